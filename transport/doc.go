@@ -1,0 +1,28 @@
+// Package transport states the contract between rollnet's sessions and the
+// networks that carry their packets.
+//
+// A Transport moves datagrams between peers. It promises little, on purpose,
+// so that anything from an in-memory test network to a WebRTC data channel
+// can implement it:
+//
+//   - Datagrams may be lost, duplicated, delayed or reordered. A session
+//     never relies on delivery; it relies only on a datagram arriving whole
+//     or not at all.
+//   - Send never blocks the game loop. A datagram that cannot go now is
+//     dropped (and counted by the transport), not queued without bound.
+//   - Receive never blocks. It copies the next waiting datagram into the
+//     caller's buffer and returns ErrNoPacket when none waits.
+//   - Neither Send nor Receive retains the caller's buffer after it returns.
+//   - No datagram is larger than MaxDatagram bytes. Send refuses a larger
+//     one with ErrTooLarge; Receive needs a buffer of at least MaxDatagram
+//     bytes and drops (with ErrShortBuffer) a datagram that does not fit.
+//   - Peer identities are comparable values that the transport hands out
+//     (an endpoint name on the local network, a signaling id over WebRTC).
+//     A datagram from a peer the session does not know is the session's to
+//     ignore.
+//   - After Close, Send and Receive return ErrClosed. Close is idempotent
+//     and releases every goroutine the transport started.
+//
+// Every implementation runs the conformance checks in
+// transport/transporttest.
+package transport
