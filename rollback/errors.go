@@ -1,0 +1,46 @@
+package rollback
+
+import (
+	"errors"
+	"reflect"
+)
+
+// Sentinel errors. Every error returned by this package is, or wraps, one of
+// these; test with errors.Is.
+var (
+	// ErrCapacity reports a ring capacity that is not a power of two in
+	// [1, MaxCapacity].
+	ErrCapacity = errors.New("rollback: capacity must be a power of two in [1, 2^20]")
+
+	// ErrSize reports a state size outside [1, MaxSize], or a ring whose
+	// total storage (size × (capacity+1)) exceeds MaxTotal.
+	ErrSize = errors.New("rollback: state size out of range")
+
+	// ErrDepth reports a Peek, Rollback or ChecksumAt index outside
+	// [0, Depth()).
+	ErrDepth = errors.New("rollback: depth out of range")
+
+	// ErrStateType reports a state (or input) type that is not pointer-free,
+	// gap-free and made of fixed-width fields. The error returned by CheckType
+	// is a *TypeError that wraps it and names the offending field.
+	ErrStateType = errors.New("rollback: state type not allowed")
+)
+
+// TypeError is the error CheckType returns. It names the offending field by
+// its path from the checked type, e.g. "World.Players[].Name", and
+// errors.Is(err, ErrStateType) holds for it.
+type TypeError struct {
+	// Type is the checked type (the root of Path).
+	Type reflect.Type
+	// Path is the dotted path to the offending field; "[]" stands for an
+	// array element. For a problem with the whole type it is the type name.
+	Path string
+	// Reason says what is wrong, e.g. "string is not allowed".
+	Reason string
+}
+
+// Error returns "rollback: <path>: <reason>".
+func (e *TypeError) Error() string { return "rollback: " + e.Path + ": " + e.Reason }
+
+// Unwrap returns ErrStateType.
+func (e *TypeError) Unwrap() error { return ErrStateType }
