@@ -18,10 +18,7 @@ type Bytes struct {
 // size must be in [1, MaxSize] and size × (capacity+1) at most MaxTotal
 // (else ErrSize). The live state and the slots are one zeroed allocation.
 func NewBytes(capacity, size int) (*Bytes, error) {
-	if size < 1 {
-		return nil, fmt.Errorf("%w: size %d", ErrSize, size)
-	}
-	mask, err := checkGeometry(capacity, uint64(size))
+	mask, err := checkGeometry(capacity, uint64(size)) // a negative size wraps to > MaxSize
 	if err != nil {
 		return nil, fmt.Errorf("%w: %d × %d bytes", err, capacity, size)
 	}

@@ -32,7 +32,12 @@ func CheckType(t reflect.Type) error {
 	if root == "" {
 		root = t.String()
 	}
-	if err := checkType(t, t, root); err != nil {
+	// Field types first, over the whole type, then layout: a string
+	// field is the error to report, not the padding its alignment causes.
+	if err := checkType(t, t, root, false); err != nil {
+		return err
+	}
+	if err := checkType(t, t, root, true); err != nil {
 		return err
 	}
 	if t.Size() == 0 {
@@ -41,7 +46,9 @@ func CheckType(t reflect.Type) error {
 	return nil
 }
 
-func checkType(root, t reflect.Type, path string) error {
+// checkType walks t. Without layout it checks kinds; with layout (run only
+// once every kind is known to be allowed) it checks for padding.
+func checkType(root, t reflect.Type, path string, layout bool) error {
 	switch t.Kind() {
 	case reflect.Bool,
 		reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -52,23 +59,23 @@ func checkType(root, t reflect.Type, path string) error {
 	case reflect.Array:
 		// Checked even when the length is 0: a [0]string is still a
 		// declaration of intent we refuse.
-		return checkType(root, t.Elem(), path+"[]")
+		return checkType(root, t.Elem(), path+"[]", layout)
 	case reflect.Struct:
 		var next uintptr // offset just past the previous field
 		for i := range t.NumField() {
 			f := t.Field(i)
 			fpath := path + "." + f.Name
-			if f.Offset != next {
+			if layout && f.Offset != next {
 				return &TypeError{Type: root, Path: fpath, Reason: fmt.Sprintf(
 					"%d bytes of compiler padding before this field are not allowed (add an explicit `_ [%d]byte` field)",
 					f.Offset-next, f.Offset-next)}
 			}
-			if err := checkType(root, f.Type, fpath); err != nil {
+			if err := checkType(root, f.Type, fpath, layout); err != nil {
 				return err
 			}
 			next = f.Offset + f.Type.Size()
 		}
-		if next != t.Size() {
+		if layout && next != t.Size() {
 			return &TypeError{Type: root, Path: path, Reason: fmt.Sprintf(
 				"%d bytes of compiler padding at the end of the struct are not allowed (add an explicit `_ [%d]byte` field)",
 				t.Size()-next, t.Size()-next)}
