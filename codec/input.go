@@ -1,0 +1,227 @@
+package codec
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
+
+// PeerStatus is what the sender knows of one player's connection, as GGPO
+// sends it: whether the player is connected and the last frame seen of them.
+type PeerStatus struct {
+	Connected bool
+	LastFrame int32
+}
+
+// Input carries the sender's inputs for every frame the receiver has not
+// acknowledged, the sender's acknowledgement of the receiver's inputs and,
+// in sessions of more than two players, the sender's view of every player's
+// connection.
+//
+// Layout after the header, all varints minimal:
+//
+//	Start    uvarint
+//	Ack      zigzag varint of Ack-Start
+//	Frames   uvarint
+//	Players  uvarint (the mask)
+//	len(Status) uvarint, then per entry uvarint(zigzag(LastFrame-Start)<<1 | Connected)
+//	inputs   XOR-then-run-length coded, see below
+//
+// The inputs, Frames × popcount(Players) × Size bytes frame-major then
+// player, are first XORed against the input of the same player one frame
+// earlier in the packet (the first frame against zero, so every packet stands
+// alone). The resulting bytes are cut into tokens, each a uvarint control c:
+// c even is a run of c/2+2 zero bytes; c odd is a literal of c/2+1 bytes
+// that follow. Runs are the maximal runs of two zeros or more; literals are
+// what lies between them. So tokens alternate, a literal holds no two
+// consecutive zeros and starts or ends with a zero only at the edge of the
+// stream; the decoder rejects anything else, so the coding is canonical.
+// A held button costs nothing after its first frame.
+type Input struct {
+	Seq     uint16
+	Ack     int32        // newest frame of the receiver's inputs the sender has, contiguously; -1 none
+	Start   int32        // first frame carried (>= 0)
+	Frames  int          // frames carried, 0..MaxFrames
+	Players uint64       // mask of the players whose inputs are carried, ascending order
+	Size    int          // bytes per player input, 1..MaxInputSize: session config, not on the wire
+	Inputs  []byte       // Frames × popcount(Players) × Size bytes, frame-major, then player
+	Status  []PeerStatus // empty when absent (2-player sessions); else one per player
+}
+
+// checkFields reports whether the fields agree with each other and the limits.
+func (m *Input) checkFields() error {
+	if m.Frames < 0 || m.Size < 1 || m.Start < 0 || m.Ack < -1 {
+		return ErrMalformed
+	}
+	if m.Frames > MaxFrames || m.Size > MaxInputSize || len(m.Status) > MaxPlayers {
+		return ErrLimit
+	}
+	if int64(m.Start)+int64(m.Frames)-1 > math.MaxInt32 {
+		return ErrMalformed
+	}
+	if len(m.Inputs) != m.Frames*bits.OnesCount64(m.Players)*m.Size {
+		return ErrMalformed
+	}
+	return nil
+}
+
+// Check reports whether Append would encode m: ErrMalformed or ErrLimit when
+// the fields disagree with each other or the limits, ErrTooLarge when the
+// encoding would exceed MaxPacket (send fewer frames).
+func (m *Input) Check() error {
+	if err := m.checkFields(); err != nil {
+		return err
+	}
+	if m.Len() > MaxPacket {
+		return ErrTooLarge
+	}
+	return nil
+}
+
+// Len is the encoded size in bytes. It is meaningful only when the fields
+// agree (see Check).
+func (m *Input) Len() int {
+	n := HeaderLen + uvarintLen(uint64(uint32(m.Start))) +
+		uvarintLen(zigzag(int64(m.Ack)-int64(m.Start))) +
+		uvarintLen(uint64(m.Frames)) + uvarintLen(m.Players) + uvarintLen(uint64(len(m.Status)))
+	for _, s := range m.Status {
+		n += uvarintLen(statusWord(s, m.Start))
+	}
+	return n + rleLen(m.Inputs, bits.OnesCount64(m.Players)*m.Size)
+}
+
+// Append appends the encoded message to b (no allocation when b has room).
+// It never emits more than MaxPacket bytes: when Check reports an error it
+// appends nothing and returns b unchanged.
+func (m *Input) Append(b []byte) []byte {
+	if m.checkFields() != nil {
+		return b
+	}
+	n0 := len(b)
+	b = appendHeader(b, TypeInput, m.Seq)
+	b = binary.AppendUvarint(b, uint64(uint32(m.Start)))
+	b = binary.AppendUvarint(b, zigzag(int64(m.Ack)-int64(m.Start)))
+	b = binary.AppendUvarint(b, uint64(m.Frames))
+	b = binary.AppendUvarint(b, m.Players)
+	b = binary.AppendUvarint(b, uint64(len(m.Status)))
+	for _, s := range m.Status {
+		b = binary.AppendUvarint(b, statusWord(s, m.Start))
+	}
+	b = appendRLE(b, m.Inputs, bits.OnesCount64(m.Players)*m.Size)
+	if len(b)-n0 > MaxPacket {
+		return b[:n0]
+	}
+	return b
+}
+
+func statusWord(s PeerStatus, start int32) uint64 {
+	w := zigzag(int64(s.LastFrame)-int64(start)) << 1
+	if s.Connected {
+		w |= 1
+	}
+	return w
+}
+
+// maxDelta bounds a decoded frame delta before it is added to a frame, so the
+// sum cannot overflow; the result is range-checked after.
+const maxDelta = 1 << 33
+
+// ParseInput decodes a whole Input packet into m and caller-owned storage,
+// without allocating. m.Size must be set by the caller (it is not on the
+// wire). The inputs are written into inputs, which must have capacity for
+// MaxFrames × popcount(Players) × m.Size bytes, and m.Inputs aliases it; the
+// statuses, when present, into status, which must then have capacity for
+// MaxPlayers entries, and m.Status aliases it (else m.Status is empty). A
+// message that claims more than the limits or the buffers allow is ErrLimit,
+// reported before anything is copied. On error m is left unchanged.
+func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, error) {
+	seq, err := parseHeaderOf(b, TypeInput)
+	if err != nil {
+		return 0, err
+	}
+	if len(b) > MaxPacket {
+		return 0, ErrTooLarge
+	}
+	size := m.Size
+	if size < 1 {
+		return 0, ErrMalformed
+	}
+	if size > MaxInputSize {
+		return 0, ErrLimit
+	}
+	i := HeaderLen
+	var v uint64
+	if v, i, err = readUvarint(b, i); err != nil {
+		return 0, err
+	}
+	if v > math.MaxInt32 {
+		return 0, ErrMalformed
+	}
+	start := int64(v)
+	if v, i, err = readUvarint(b, i); err != nil {
+		return 0, err
+	}
+	d := unzigzag(v)
+	if d < -maxDelta || d > maxDelta || start+d < -1 || start+d > math.MaxInt32 {
+		return 0, ErrMalformed
+	}
+	ack := start + d
+	if v, i, err = readUvarint(b, i); err != nil {
+		return 0, err
+	}
+	if v > MaxFrames {
+		return 0, ErrLimit
+	}
+	frames := int(v)
+	if start+int64(frames)-1 > math.MaxInt32 {
+		return 0, ErrMalformed
+	}
+	var players uint64
+	if players, i, err = readUvarint(b, i); err != nil {
+		return 0, err
+	}
+	if v, i, err = readUvarint(b, i); err != nil {
+		return 0, err
+	}
+	if v > MaxPlayers {
+		return 0, ErrLimit
+	}
+	count := int(v)
+	stride := bits.OnesCount64(players) * size
+	if cap(inputs) < MaxFrames*stride || (count > 0 && cap(status) < MaxPlayers) {
+		return 0, ErrLimit
+	}
+	status = status[:count]
+	for k := range status {
+		if v, i, err = readUvarint(b, i); err != nil {
+			return 0, err
+		}
+		d := unzigzag(v >> 1)
+		if d < -maxDelta || d > maxDelta || start+d < math.MinInt32 || start+d > math.MaxInt32 {
+			return 0, ErrMalformed
+		}
+		status[k] = PeerStatus{Connected: v&1 == 1, LastFrame: int32(start + d)}
+	}
+	inputs = inputs[:frames*stride]
+	if i, err = decodeRLE(b, i, inputs, stride); err != nil {
+		return 0, err
+	}
+	n, err := end(b, i)
+	if err != nil {
+		return 0, err
+	}
+	if count == 0 {
+		status = nil
+	}
+	*m = Input{
+		Seq:     seq,
+		Ack:     int32(ack),
+		Start:   int32(start),
+		Frames:  frames,
+		Players: players,
+		Size:    size,
+		Inputs:  inputs,
+		Status:  status,
+	}
+	return n, nil
+}
