@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// match is one side of a game as the loop drives it: the offline game, or
+// a P2P session over a network.
+type match interface {
+	// Side is the local player's side (0 left, 1 right); -1 for a
+	// spectator.
+	Side() int
+	// State is the live state to draw.
+	State() *State
+	// Tick adds the local input for the next frame and advances one frame
+	// if the session allows it now (it may ask to wait). It returns an
+	// error that ends the match.
+	Tick(in Input) error
+	// HUD is the live numbers.
+	HUD() hud
+	// Report is the closing report; call after the last Tick.
+	Report() report
+	// Close releases the network.
+	Close() error
+}
+
+// report is what both processes print at exit.
+type report struct {
+	Role      string        // "left", "right", "spectator"
+	Frames    int32         // frames simulated
+	Compared  int           // confirmed frames whose checksums were compared with the peer's
+	Desyncs   int           // comparisons that disagreed
+	Rollbacks int64         // rollbacks
+	Deepest   int           // deepest rollback, frames
+	Resim     int64         // frames re-simulated by rollbacks
+	OutBPS    float64       // bytes per second sent
+	InBPS     float64       // bytes per second received
+	RTT       time.Duration // round trip, last measured
+	Score     [2]uint8
+	Wins      [2]uint8
+	Err       string // why the match ended early, if it did
+}
+
+func (r report) ok() bool { return r.Desyncs == 0 && r.Err == "" }
+
+func (r report) print(w io.Writer) {
+	agree := "checksums agree"
+	if r.Desyncs > 0 {
+		agree = fmt.Sprintf("DESYNC: %d disagreed", r.Desyncs)
+	} else if r.Compared == 0 {
+		agree = "nothing compared"
+	}
+	result := "ok"
+	switch {
+	case r.Err != "":
+		result = "FAILED: " + r.Err
+	case r.Desyncs > 0:
+		result = "FAILED: desync"
+	}
+	fmt.Fprintf(w, "pong report (%s)\n", r.Role)
+	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
+	fmt.Fprintf(w, "  confirmed compared  %d (%s)\n", r.Compared, agree)
+	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
+	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
+	fmt.Fprintf(w, "  round trip          %s\n", fmtRTT(r.RTT))
+	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
+	fmt.Fprintf(w, "  result              %s\n", result)
+}
+
+func fmtRTT(d time.Duration) string {
+	if d <= 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+// rate counts events per second over a sliding one-second window, sampled
+// once per frame.
+type rate struct {
+	at    [8]time.Time
+	count [8]int64
+	i     int
+}
+
+// sample records the running total n at time now and returns the events
+// per second over about the last second.
+func (r *rate) sample(now time.Time, n int64) float64 {
+	if now.Sub(r.at[r.i]) < time.Second/8 {
+		r.count[r.i] = n
+	} else {
+		r.i = (r.i + 1) % len(r.at)
+		r.at[r.i], r.count[r.i] = now, n
+	}
+	old := (r.i + 1) % len(r.at)
+	dt := now.Sub(r.at[old])
+	if r.at[old].IsZero() || dt <= 0 {
+		return 0
+	}
+	return float64(n-r.count[old]) / dt.Seconds()
+}
+
+// play runs the game loop at o.fps until the frame budget is spent, the
+// player quits, ctx ends or the match fails. v is nil without a terminal.
+func play(ctx context.Context, m match, v *view, o options) error {
+	tick := time.NewTicker(time.Second / time.Duration(o.fps))
+	defer tick.Stop()
+	side := m.Side()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		s := m.State()
+		var in Input
+		switch {
+		case side < 0:
+		case v != nil && !o.bot:
+			v.poll(s)
+			in = v.keys.input(s, side)
+		default:
+			if v != nil {
+				v.poll(s)
+			}
+			in = Bot(s, side)
+		}
+		if v != nil && v.quit {
+			return nil
+		}
+		if err := m.Tick(in); err != nil {
+			return err
+		}
+		h := m.HUD()
+		if v != nil {
+			v.draw(m.State(), h)
+		}
+		if o.frames > 0 && int(h.Frame) >= o.frames {
+			return nil
+		}
+	}
+}

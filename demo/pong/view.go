@@ -1,0 +1,235 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// hud is what the view shows beside the court: the live numbers that
+// show rollback at work.
+type hud struct {
+	Title      string        // who plays whom
+	Frame      int32         // frames simulated
+	Confirmed  int32         // newest frame with every input known
+	RTT        time.Duration // round trip to the peer; 0 when unknown
+	Advantage  int           // local frame advantage over the peer
+	RollbacksS float64       // rollbacks in the last second
+	Rollbacks  int64         // rollbacks in total
+	Deepest    int           // deepest rollback, in frames
+	Desync     string        // non-empty once a desync was detected
+	Note       string        // a status line (waiting, disconnected, ...)
+}
+
+// view draws the game on a terminal with tcell and turns key presses into
+// inputs for the local paddle.
+type view struct {
+	screen tcell.Screen
+	side   int // the local player's side, 0 left or 1 right
+	keys   keys
+	quit   bool
+}
+
+func newView(side int) (*view, error) {
+	sc, err := tcell.NewScreen()
+	if err != nil {
+		return nil, fmt.Errorf("pong: terminal: %w", err)
+	}
+	if err := sc.Init(); err != nil {
+		return nil, fmt.Errorf("pong: terminal: %w", err)
+	}
+	sc.HideCursor()
+	sc.Clear()
+	return &view{screen: sc, side: side}, nil
+}
+
+// close restores the terminal.
+func (v *view) close() { v.screen.Fini() }
+
+// poll handles every waiting terminal event without blocking: arrow keys
+// and W/S move the target of the local paddle, q, Esc and Ctrl-C quit.
+func (v *view) poll(s *State) {
+	for v.screen.HasPendingEvent() {
+		switch ev := v.screen.PollEvent().(type) {
+		case *tcell.EventKey:
+			switch ev.Key() {
+			case tcell.KeyUp:
+				v.keys.press(-1, s, v.side)
+			case tcell.KeyDown:
+				v.keys.press(+1, s, v.side)
+			case tcell.KeyEscape, tcell.KeyCtrlC:
+				v.quit = true
+			case tcell.KeyRune:
+				switch ev.Rune() {
+				case 'w', 'W', 'k':
+					v.keys.press(-1, s, v.side)
+				case 's', 'S', 'j':
+					v.keys.press(+1, s, v.side)
+				case 'q', 'Q':
+					v.quit = true
+				}
+			}
+		case *tcell.EventResize:
+			v.screen.Sync()
+		case nil:
+			v.quit = true
+			return
+		}
+	}
+}
+
+// keys turns key presses into a paddle target. Terminals report presses
+// (and auto-repeats), never releases, so a press moves the target two
+// cells and the paddle runs to it: a tap nudges, a held key runs at full
+// speed, and the paddle stops soon after the key is let go.
+type keys struct {
+	target int32 // centre the paddle runs to, fixed point
+	set    bool
+}
+
+// step is how far one key press moves the target.
+const step = 2 * Sub
+
+func (k *keys) press(dir int32, s *State, side int) {
+	centre := s.PaddleY[side] + PaddleH/2
+	if !k.set {
+		k.target, k.set = centre, true
+	}
+	// From the paddle, not from an old target: the paddle never runs on
+	// long after the key is let go.
+	base := k.target
+	if (dir < 0 && base > centre) || (dir > 0 && base < centre) {
+		base = centre
+	}
+	t := base + dir*step
+	t = max(centre-2*step, min(t, centre+2*step))
+	k.target = max(PaddleH/2, min(t, CourtH-PaddleH/2))
+}
+
+// input is the local player's input for this frame. The local paddle's
+// position is never predicted, so reading it from the live state is exact.
+func (k *keys) input(s *State, side int) Input {
+	if !k.set {
+		return 0
+	}
+	centre := s.PaddleY[side] + PaddleH/2
+	switch {
+	case centre < k.target-PaddleV/2:
+		return InputDown
+	case centre > k.target+PaddleV/2:
+		return InputUp
+	}
+	return 0
+}
+
+var (
+	styleCourt  = tcell.StyleDefault
+	styleBorder = tcell.StyleDefault.Foreground(tcell.ColorGray)
+	styleYou    = tcell.StyleDefault.Foreground(tcell.ColorGreen).Bold(true)
+	styleThem   = tcell.StyleDefault.Foreground(tcell.ColorAqua)
+	styleBall   = tcell.StyleDefault.Foreground(tcell.ColorYellow).Bold(true)
+	styleHUD    = tcell.StyleDefault.Foreground(tcell.ColorSilver)
+	styleAlarm  = tcell.StyleDefault.Foreground(tcell.ColorWhite).Background(tcell.ColorRed).Bold(true)
+)
+
+// hudLines is how many lines the view uses under the court.
+const hudLines = 3
+
+// draw renders the court scaled to the terminal, then the numbers.
+func (v *view) draw(s *State, h hud) {
+	sc := v.screen
+	sc.Clear()
+	w, ht := sc.Size()
+	cw, ch := w-2, ht-2-hudLines-1 // court interior, in cells
+	if cw < 20 || ch < 6 {
+		put(sc, 0, 0, "terminal too small for pong (need 22x12)", styleAlarm)
+		sc.Show()
+		return
+	}
+	// Score line.
+	score := fmt.Sprintf("%2d   %-2d", s.Score[0], s.Score[1])
+	put(sc, (w-len(score))/2, 0, score, styleYou)
+	if h.Title != "" {
+		put(sc, 1, 0, h.Title, styleHUD)
+	}
+	if s.Matches > 0 || s.Winner != 0 {
+		m := fmt.Sprintf("matches %d-%d", s.Wins[0], s.Wins[1])
+		put(sc, w-len(m)-1, 0, m, styleHUD)
+	}
+	// Border.
+	top, bottom := 1, ch+2
+	for x := 0; x < w; x++ {
+		sc.SetContent(x, top, '─', nil, styleBorder)
+		sc.SetContent(x, bottom, '─', nil, styleBorder)
+	}
+	for y := top + 1; y < bottom; y++ {
+		sc.SetContent(0, y, '│', nil, styleBorder)
+		sc.SetContent(w-1, y, '│', nil, styleBorder)
+		if y%2 == 0 {
+			sc.SetContent(w/2, y, '┊', nil, styleBorder)
+		}
+	}
+	col := func(x int32) int { return 1 + int(int64(x)*int64(cw)/CourtW) }
+	row := func(y int32) int { return top + 1 + int(int64(y)*int64(ch)/CourtH) }
+	// Paddles.
+	for p := range 2 {
+		st := styleThem
+		if p == v.side {
+			st = styleYou
+		}
+		x := col(FaceL - Sub/2)
+		if p == 1 {
+			x = col(FaceR + Sub/2)
+		}
+		r0, r1 := row(s.PaddleY[p]), row(s.PaddleY[p]+PaddleH-1)
+		for y := r0; y <= r1; y++ {
+			sc.SetContent(x, y, '█', nil, st)
+		}
+	}
+	// Ball, or the winner.
+	if s.Winner != 0 {
+		msg := "left wins the match"
+		if s.Winner == 2 {
+			msg = "right wins the match"
+		}
+		if int(s.Winner-1) == v.side {
+			msg = "you win the match!"
+		}
+		put(sc, (w-len(msg))/2, top+1+ch/2, msg, styleYou)
+	} else if s.Wait == 0 {
+		sc.SetContent(col(s.BallX), row(s.BallY), '●', nil, styleBall)
+	}
+	// Numbers.
+	y := bottom + 1
+	rtt := "ping  -"
+	if h.RTT > 0 {
+		rtt = fmt.Sprintf("ping %.1f ms", float64(h.RTT)/float64(time.Millisecond))
+	}
+	put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  %s  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
+		h.Frame, h.Confirmed, rtt, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	y++
+	if h.Desync != "" {
+		put(sc, 1, y, "DESYNC: "+h.Desync, styleAlarm)
+	} else {
+		put(sc, 1, y, "checksums agree", styleHUD)
+	}
+	y++
+	side := "left"
+	if v.side == 1 {
+		side = "right"
+	}
+	help := "you are " + side + " (green): ↑/↓ or W/S move, q quits"
+	if h.Note != "" {
+		help = h.Note + "  |  " + help
+	}
+	put(sc, 1, y, help, styleHUD)
+	sc.Show()
+}
+
+func put(sc tcell.Screen, x, y int, s string, st tcell.Style) {
+	for _, r := range s {
+		sc.SetContent(x, y, r, nil, st)
+		x++
+	}
+}
