@@ -1,0 +1,524 @@
+package session
+
+// What the P2P protocol session (same package) may use from the core
+// session, beyond the exported API. All of it is allocation-free.
+//
+//	s.InputSize() int                       bytes per input (exported)
+//	s.codec.append(dst, &in) []byte         an input's bytes appended to dst
+//	s.codec.decode(b, &in) error            an input from b[:InputSize()];
+//	                                        ErrMalformed for a bool byte > 1
+//	s.confirmedInput(p, f) (I, bool)        player p's confirmed input for
+//	                                        frame f if still held (for
+//	                                        resending unacknowledged local
+//	                                        inputs); false if not confirmed
+//	                                        or no longer held
+//	s.playerConfirmedFrame(p) Frame         newest g with p's inputs confirmed
+//	                                        for every frame <= g (an ack)
+//	s.acceptWindow() (lo, hi Frame)         frames AddRemoteInput stores
+//	                                        (below lo: stale; above hi:
+//	                                        ErrOutOfWindow)
+//	s.Frame(), s.ConfirmedFrame(), s.FrameAdvantage(), s.Stats()
+//	s.ChecksumAt(f)                         only after Step (a pending
+//	                                        rollback makes frames from the
+//	                                        wrong one unanswerable until the
+//	                                        next Step); compare at
+//	                                        min(ConfirmedFrame(), Frame()-1)
+//	s.PackInputs / s.UnpackInputs           the plain packing (pack.go)
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/rollnet/rollnet/rollback"
+)
+
+// Frame numbers simulation steps. Frame 0 is the first one simulated.
+type Frame int32
+
+// NoFrame stands for "no frame": ConfirmedFrame() before anything is
+// confirmed, for instance.
+const NoFrame Frame = -1
+
+// MaxPlayers is the largest Config.Players.
+const MaxPlayers = 64
+
+// defaultCapacity is the ring capacity a zero Config.Capacity means.
+const defaultCapacity = 16
+
+// Config configures a Session. The zero value of every field but Players
+// means its documented default.
+type Config[I comparable] struct {
+	// Players is the number of players, 1..64. Every player has one input
+	// per frame, local or remote.
+	Players int
+	// Capacity is the number of committed states kept for rollback, a
+	// power of two; 0 means 16. A rollback can reach back Capacity-1
+	// frames.
+	Capacity int
+	// InputDelay is the number of frames between AddLocalInput and the
+	// frame the input is for. Frames [0, InputDelay) have the zero input
+	// for every player.
+	InputDelay int
+	// MaxPrediction is how many frames Step may run past ConfirmedFrame().
+	// 0 means as many as the window allows: W = Capacity-1-InputDelay.
+	// It may not exceed W.
+	MaxPrediction int
+	// Lockstep makes the session never predict: Step waits (returning
+	// ErrPredictionLimit) until every player's input for the frame is
+	// confirmed. MaxPrediction must then be 0.
+	Lockstep bool
+	// Predict guesses a missing input of player for frame from last, the
+	// input confirmed for the nearest earlier frame (the zero value if
+	// none). nil repeats last. It must be deterministic.
+	Predict func(player int, last I, frame Frame) I
+	// OnDesync, if set, is called when a remote input contradicts an input
+	// already confirmed for the same frame and player.
+	OnDesync func(frame Frame, player int)
+}
+
+// Stats are a session's counters since New or the last Reset.
+type Stats struct {
+	// Rollbacks counts Steps that rolled back (at most one per Step).
+	Rollbacks int
+	// MaxRollbackDepth is the most frames one rollback re-simulated.
+	MaxRollbackDepth int
+	// Mispredictions counts inputs that arrived for a frame already
+	// simulated with a different, predicted input.
+	Mispredictions int
+	// ResimulatedFrames counts frames simulated again by rollbacks (not
+	// the new frame each Step simulates).
+	ResimulatedFrames int
+	// Desyncs counts remote inputs that contradicted a confirmed input.
+	Desyncs int
+	// StaleInputs counts remote inputs ignored because their frame was
+	// older than the redo window.
+	StaleInputs int
+}
+
+// Session is a rollback session without a network: it simulates a frame
+// per Step with every player's confirmed input or a prediction, and rolls
+// back (at most once per Step) when a late input contradicts a prediction.
+// A Session is not safe for concurrent use.
+type Session[S any, I comparable] struct {
+	simulate func(s *S, inputs []I, frame Frame)
+	predict  func(player int, last I, frame Frame) I
+	onDesync func(frame Frame, player int)
+	ring     *rollback.Ring[S]
+	codec    inputCodec[I]
+
+	players int
+	delay   int // InputDelay
+	window  int // W = Capacity - 1 - InputDelay
+	maxPred int // effective MaxPrediction
+	all     uint64
+
+	frame     Frame // next frame Step simulates
+	started   bool  // genesis committed
+	confirmed Frame // ConfirmedFrame()
+	pending   Frame // earliest frame simulated with a wrong prediction, or NoFrame
+	lastLocal Frame // newest frame AddLocalInput covered
+	stats     Stats
+
+	// The input ring: slot int(f)&mask holds frame f while tags[slot] == f.
+	mask   int
+	tags   []Frame
+	conf   []uint64 // bit p: player p's input is confirmed
+	inputs []I      // [slot*players + p]: confirmed inputs
+	used   []I      // [slot*players + p]: the inputs the frame was last simulated with
+	args   []I      // players: the slice simulate receives
+
+	contig []Frame // per player: newest g with every frame <= g confirmed
+	newest []Frame // per player: newest confirmed frame
+}
+
+// New returns a session for cfg that advances a state of type S with
+// simulate. S must be pointer-free and gap-free (see rollback.CheckType);
+// so must I. simulate must be deterministic and must not retain inputs.
+// Set the initial state through State() before the first Step.
+func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, frame Frame)) (*Session[S, I], error) {
+	if simulate == nil {
+		return nil, fmt.Errorf("%w: simulate is nil", ErrConfig)
+	}
+	if cfg.Players < 1 || cfg.Players > MaxPlayers {
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, MaxPlayers)
+	}
+	capacity := cfg.Capacity
+	if capacity == 0 {
+		capacity = defaultCapacity
+	}
+	if capacity < 1 || capacity&(capacity-1) != 0 || capacity > 1<<20 {
+		return nil, fmt.Errorf("%w: Capacity %d is not a power of two in [1, 2^20]", ErrConfig, cfg.Capacity)
+	}
+	if cfg.InputDelay < 0 || cfg.InputDelay > capacity-1 {
+		return nil, fmt.Errorf("%w: InputDelay %d not in [0, Capacity-1 = %d]", ErrConfig, cfg.InputDelay, capacity-1)
+	}
+	window := capacity - 1 - cfg.InputDelay
+	maxPred := cfg.MaxPrediction
+	switch {
+	case cfg.Lockstep && maxPred != 0:
+		return nil, fmt.Errorf("%w: MaxPrediction %d with Lockstep (which means 0)", ErrConfig, maxPred)
+	case cfg.Lockstep:
+		maxPred = 0
+	case window < 1:
+		return nil, fmt.Errorf("%w: redo window Capacity-1-InputDelay = %d < 1 (raise Capacity or lower InputDelay)", ErrConfig, window)
+	case maxPred < 0 || maxPred > window:
+		return nil, fmt.Errorf("%w: MaxPrediction %d not in [0, Capacity-1-InputDelay = %d]", ErrConfig, maxPred, window)
+	case maxPred == 0:
+		maxPred = window
+	}
+	ic, err := newInputCodec[I]()
+	if err != nil {
+		return nil, err
+	}
+	ring, err := rollback.New[S](capacity)
+	if err != nil {
+		return nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
+	}
+	// The input ring holds frames from Frame()-W-1 (the base of a
+	// prediction at the window's edge) to Frame()+InputDelay+MaxPrediction
+	// (a peer running ahead by the whole prediction window).
+	span := window + cfg.InputDelay + maxPred + 2
+	slots := 1 << bits.Len(uint(span-1))
+	s := &Session[S, I]{
+		simulate: simulate,
+		predict:  cfg.Predict,
+		onDesync: cfg.OnDesync,
+		ring:     ring,
+		codec:    ic,
+		players:  cfg.Players,
+		delay:    cfg.InputDelay,
+		window:   window,
+		maxPred:  maxPred,
+		all:      ^uint64(0) >> (64 - cfg.Players),
+		mask:     slots - 1,
+		tags:     make([]Frame, slots),
+		conf:     make([]uint64, slots),
+		inputs:   make([]I, slots*cfg.Players),
+		used:     make([]I, slots*cfg.Players),
+		args:     make([]I, cfg.Players),
+		contig:   make([]Frame, cfg.Players),
+		newest:   make([]Frame, cfg.Players),
+	}
+	s.reset()
+	return s, nil
+}
+
+// reset puts everything but the live state and the ring in the state of a
+// new match.
+func (s *Session[S, I]) reset() {
+	s.frame = 0
+	s.started = false
+	s.pending = NoFrame
+	s.stats = Stats{}
+	for i := range s.tags {
+		s.tags[i] = NoFrame
+		s.conf[i] = 0
+	}
+	clear(s.inputs)
+	clear(s.used)
+	// Frames [0, InputDelay): the zero input, confirmed for everyone.
+	for f := range Frame(s.delay) {
+		s.tags[int(f)&s.mask] = f
+		s.conf[int(f)&s.mask] = s.all
+	}
+	last := Frame(s.delay) - 1
+	for p := range s.contig {
+		s.contig[p] = last
+		s.newest[p] = last
+	}
+	s.confirmed = last
+	s.lastLocal = last
+}
+
+// Reset starts a new match: the live state becomes the zero S, and every
+// input, committed state and counter is forgotten. The Config stays. Set
+// the initial state through State() before the next Step.
+func (s *Session[S, I]) Reset() {
+	var zero S
+	*s.ring.Live() = zero
+	s.ring.Reset()
+	s.reset()
+}
+
+// State returns the live state. Write the initial state through it before
+// the first Step; afterwards read it (the state after frame Frame()-1) but
+// do not write it, or peers will disagree.
+func (s *Session[S, I]) State() *S { return s.ring.Live() }
+
+// Frame returns the frame the next Step simulates (0 at start).
+func (s *Session[S, I]) Frame() Frame { return s.frame }
+
+// ConfirmedFrame returns the newest frame F such that every player's input
+// is confirmed for every frame <= F (NoFrame if none). It may be ahead of
+// Frame()-1.
+func (s *Session[S, I]) ConfirmedFrame() Frame { return s.confirmed }
+
+// FrameAdvantage returns the newest frame local input covers (the newest
+// frame AddLocalInput has given an input for, or InputDelay-1) minus
+// ConfirmedFrame(): how far local input runs ahead of what every peer has
+// confirmed.
+func (s *Session[S, I]) FrameAdvantage() int { return int(s.lastLocal) - int(s.confirmed) }
+
+// Stats returns the counters since New or the last Reset.
+func (s *Session[S, I]) Stats() Stats { return s.stats }
+
+// acceptWindow returns the frames AddRemoteInput stores: [lo, hi]. Older
+// is stale (ignored), newer is ErrOutOfWindow.
+func (s *Session[S, I]) acceptWindow() (lo, hi Frame) {
+	return s.frame - Frame(s.window), s.frame + Frame(s.delay+s.maxPred)
+}
+
+// slotOf returns the input-ring slot of frame f, claiming (and clearing)
+// it for f if it held another frame: a slot reused a revolution later
+// never shows the old revolution's inputs as current.
+func (s *Session[S, I]) slotOf(f Frame) int {
+	slot := int(f) & s.mask
+	if s.tags[slot] != f {
+		s.tags[slot] = f
+		s.conf[slot] = 0
+	}
+	return slot
+}
+
+// AddLocalInput confirms player's input for frame Frame()+InputDelay.
+// Called again for the same frame before it is simulated (after a refused
+// Step, say), the newest value replaces the old.
+func (s *Session[S, I]) AddLocalInput(player int, in I) error {
+	if uint(player) >= uint(s.players) {
+		return ErrPlayer
+	}
+	f := s.frame + Frame(s.delay)
+	s.confirm(player, f, s.slotOf(f), in)
+	if f > s.lastLocal {
+		s.lastLocal = f
+	}
+	return nil
+}
+
+// AddRemoteInput records player's input for frame. Frames from
+// Frame()-W (W = Capacity-1-InputDelay) to Frame()+InputDelay+MaxPrediction
+// are accepted. Older is stale: ignored, counted in Stats.StaleInputs, nil
+// returned. Newer, or a frame below 0, is ErrOutOfWindow and nothing is
+// stored. A duplicate of a confirmed input does nothing. A different value
+// for a confirmed input is a desync: the first value stays, Desyncs counts,
+// OnDesync fires, and a *ConflictError (wrapping ErrConflict) is returned.
+// An input that contradicts a prediction already simulated marks a
+// rollback, which the next Step performs.
+func (s *Session[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
+	if uint(player) >= uint(s.players) {
+		return ErrPlayer
+	}
+	if frame < 0 {
+		return ErrOutOfWindow
+	}
+	lo, hi := s.acceptWindow()
+	if frame < lo {
+		s.stats.StaleInputs++
+		return nil
+	}
+	if frame > hi {
+		return ErrOutOfWindow
+	}
+	slot := s.slotOf(frame)
+	i := slot*s.players + player
+	if s.conf[slot]&(1<<player) != 0 {
+		if s.inputs[i] == in {
+			return nil
+		}
+		s.stats.Desyncs++
+		if s.onDesync != nil {
+			s.onDesync(frame, player)
+		}
+		return &ConflictError{Frame: frame, Player: player}
+	}
+	s.confirm(player, frame, slot, in)
+	if frame < s.frame && s.used[i] != in {
+		s.stats.Mispredictions++
+		if s.pending == NoFrame || frame < s.pending {
+			s.pending = frame
+		}
+	}
+	return nil
+}
+
+// confirm stores player's input for frame f (in slot) and advances the
+// confirmation marks.
+func (s *Session[S, I]) confirm(p int, f Frame, slot int, in I) {
+	s.inputs[slot*s.players+p] = in
+	s.conf[slot] |= 1 << p
+	if f > s.newest[p] {
+		s.newest[p] = f
+	}
+	if f != s.contig[p]+1 {
+		return
+	}
+	c := f
+	for c < s.newest[p] {
+		n := c + 1
+		sl := int(n) & s.mask
+		if s.tags[sl] != n || s.conf[sl]&(1<<p) == 0 {
+			break
+		}
+		c = n
+	}
+	old := s.contig[p]
+	s.contig[p] = c
+	if old == s.confirmed {
+		m := s.contig[0]
+		for _, g := range s.contig[1:] {
+			m = min(m, g)
+		}
+		s.confirmed = m
+	}
+}
+
+// confirmedInput returns player's confirmed input for frame f, if it is
+// confirmed and still held.
+func (s *Session[S, I]) confirmedInput(p int, f Frame) (I, bool) {
+	var zero I
+	if uint(p) >= uint(s.players) || f < 0 {
+		return zero, false
+	}
+	slot := int(f) & s.mask
+	if s.tags[slot] != f || s.conf[slot]&(1<<p) == 0 {
+		return zero, false
+	}
+	return s.inputs[slot*s.players+p], true
+}
+
+// playerConfirmedFrame returns the newest frame g such that player p's
+// inputs are confirmed for every frame <= g.
+func (s *Session[S, I]) playerConfirmedFrame(p int) Frame { return s.contig[p] }
+
+// Step simulates frame Frame() with every player's input for it,
+// confirmed or predicted, and commits the state. Before that it performs
+// the one rollback marked since the last Step, if any: back to just before
+// the earliest mispredicted frame, then forward again with what is now
+// known. The first Step (and the first after Reset) first commits the
+// state as it stands (genesis), so frame 0 can be rolled back.
+//
+// When Frame()-ConfirmedFrame() > MaxPrediction, Step returns
+// ErrPredictionLimit and changes nothing.
+func (s *Session[S, I]) Step() error {
+	if int(s.frame)-int(s.confirmed) > s.maxPred {
+		return ErrPredictionLimit
+	}
+	if !s.started {
+		s.ring.Commit()
+		s.started = true
+	}
+	if s.pending != NoFrame {
+		if err := s.rollback(); err != nil {
+			return err
+		}
+	}
+	s.simulateFrame(s.frame)
+	s.frame++
+	return nil
+}
+
+// rollback restores the state from before the pending frame and
+// re-simulates up to Frame()-1.
+func (s *Session[S, I]) rollback() error {
+	from := s.pending
+	n := int(s.frame - from)
+	if err := s.ring.Rollback(n); err != nil {
+		// Unreachable: inputs are accepted only within the window, which
+		// the ring holds.
+		return fmt.Errorf("session: rollback of %d frames from frame %d: %w", n, s.frame, err)
+	}
+	s.pending = NoFrame
+	for f := from; f < s.frame; f++ {
+		s.simulateFrame(f)
+	}
+	s.stats.Rollbacks++
+	s.stats.ResimulatedFrames += n
+	s.stats.MaxRollbackDepth = max(s.stats.MaxRollbackDepth, n)
+	return nil
+}
+
+// simulateFrame simulates frame f on the live state with the confirmed or
+// predicted inputs, records them, and commits.
+func (s *Session[S, I]) simulateFrame(f Frame) {
+	slot := s.slotOf(f)
+	base := slot * s.players
+	used := s.used[base : base+s.players]
+	c := s.conf[slot]
+	if c == s.all {
+		copy(used, s.inputs[base:base+s.players])
+	} else {
+		for p := range used {
+			if c&(1<<p) != 0 {
+				used[p] = s.inputs[base+p]
+			} else {
+				used[p] = s.predictInput(p, f)
+			}
+		}
+	}
+	copy(s.args, used)
+	s.simulate(s.ring.Live(), s.args, f)
+	s.ring.Commit()
+}
+
+// predictInput predicts player p's input for frame f from the input
+// confirmed for the nearest earlier frame (by frame, not by arrival).
+func (s *Session[S, I]) predictInput(p int, f Frame) I {
+	var last I
+	g := s.newest[p]
+	if g >= f {
+		// An input for a later frame has arrived: search back from f-1;
+		// everything up to contig[p] is confirmed.
+		g = f - 1
+		for g > s.contig[p] {
+			sl := int(g) & s.mask
+			if s.tags[sl] == g && s.conf[sl]&(1<<p) != 0 {
+				break
+			}
+			g--
+		}
+	}
+	if g >= 0 {
+		last = s.inputs[(int(g)&s.mask)*s.players+p]
+	}
+	if s.predict != nil {
+		return s.predict(p, last, f)
+	}
+	return last
+}
+
+// held returns how far back (n for ring.Peek) the committed state after
+// frame f is, or an error if it is not held or awaits re-simulation.
+func (s *Session[S, I]) held(f Frame) (int, error) {
+	n := int(s.frame) - 1 - int(f)
+	if n < 0 || n >= s.ring.Depth() {
+		return 0, fmt.Errorf("%w: frame %d (held: %d..%d)", ErrOutOfWindow, f, int(s.frame)-s.ring.Depth(), s.frame-1)
+	}
+	if s.pending != NoFrame && f >= s.pending {
+		return 0, fmt.Errorf("%w: frame %d awaits re-simulation from frame %d at the next Step", ErrOutOfWindow, f, s.pending)
+	}
+	return n, nil
+}
+
+// ChecksumAt returns the CRC32-C of the state committed after frame (frame
+// -1 is the genesis state), while it is held: frames from
+// Frame()-Capacity to Frame()-1, and not at or after a frame marked for
+// re-simulation by an input since the last Step. Anything else is
+// ErrOutOfWindow. Peers compare at min(ConfirmedFrame(), Frame()-1).
+func (s *Session[S, I]) ChecksumAt(frame Frame) (uint32, error) {
+	n, err := s.held(frame)
+	if err != nil {
+		return 0, err
+	}
+	return s.ring.ChecksumAt(n)
+}
+
+// StateAt returns the state committed after frame, under the same rules
+// as ChecksumAt. The pointer aliases the session's storage: read it, do
+// not write it, and do not keep it past the next Step.
+func (s *Session[S, I]) StateAt(frame Frame) (*S, error) {
+	n, err := s.held(frame)
+	if err != nil {
+		return nil, err
+	}
+	return s.ring.Peek(n)
+}
