@@ -1,0 +1,136 @@
+package webrtc
+
+import (
+	"fmt"
+	"time"
+
+	ptransport "github.com/pion/transport/v5"
+	pion "github.com/pion/webrtc/v4"
+)
+
+// Defaults of Config, used where a field is zero.
+const (
+	DefaultSendThreshold          = 256
+	DefaultQueueLen               = 256
+	DefaultMaxPeers               = 16
+	DefaultMaxPendingCandidates   = 32
+	DefaultICEDisconnectedTimeout = time.Second
+	DefaultICEFailedTimeout       = 2 * time.Second
+	DefaultICEKeepAlive           = 250 * time.Millisecond
+	DefaultSignalTimeout          = 5 * time.Second
+)
+
+// MaxMessageSize is the SCTP maximum message size every Transport
+// advertises in its SDP and the size of each peer's read buffer. It equals
+// transport.MaxDatagram: a well-behaved peer never sends more, and one that
+// does is disconnected with ErrOversizeMessage.
+const MaxMessageSize = 1200
+
+// Config configures a Transport. The zero value of every field means its
+// documented default.
+type Config struct {
+	// ICEServers are the STUN and TURN servers used to gather candidates.
+	// Nil means the list the Signaler hands out; an empty non-nil slice
+	// means none (host candidates only).
+	ICEServers []pion.ICEServer
+
+	// SendThreshold is the data channel's buffered amount, in bytes, above
+	// which Send skips (and counts) a datagram instead of queueing it behind
+	// SCTP congestion control. 0 means DefaultSendThreshold (256 B): after a
+	// blackout nothing seconds old is flushed to the peer.
+	SendThreshold int
+
+	// QueueLen is the number of received datagrams waiting for Receive; a
+	// datagram arriving at a full queue is dropped and counted. 0 means
+	// DefaultQueueLen.
+	QueueLen int
+
+	// MaxPeers bounds the number of peer connections (open, connecting or
+	// gone); a peer beyond it is ignored and counted. 0 means
+	// DefaultMaxPeers.
+	MaxPeers int
+
+	// MaxPendingCandidates bounds the remote ICE candidates buffered per
+	// peer until its remote description is set. 0 means
+	// DefaultMaxPendingCandidates.
+	MaxPendingCandidates int
+
+	// ICEDisconnectedTimeout, ICEFailedTimeout and ICEKeepAlive are pion's
+	// ICE timeouts: a peer silent for ICEDisconnectedTimeout is
+	// disconnected (it may recover), and ICEFailedTimeout later it has
+	// failed and is gone. 0 means 1 s, 2 s and 250 ms: a dead peer is
+	// detected in about 3.2 s instead of pion's 30 s.
+	ICEDisconnectedTimeout time.Duration
+	ICEFailedTimeout       time.Duration
+	ICEKeepAlive           time.Duration
+
+	// SignalTimeout bounds each Signaler.Send. 0 means DefaultSignalTimeout.
+	SignalTimeout time.Duration
+
+	// LoopbackOnly restricts ICE to UDP over IPv4 on the loopback
+	// interface, with mDNS off and no ICE servers: for tests and two
+	// processes on one machine.
+	LoopbackOnly bool
+
+	// Net replaces the operating system's network, for example with pion's
+	// virtual network (github.com/pion/transport/v5/vnet) in tests. Nil
+	// means the real network. mDNS is off on a replaced network.
+	Net ptransport.Net
+}
+
+func (c Config) withDefaults() (Config, error) {
+	neg := func(name string, v int64) error {
+		if v < 0 {
+			return fmt.Errorf("%w: %s is negative (%d)", ErrInvalidConfig, name, v)
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"SendThreshold", int64(c.SendThreshold)},
+		{"QueueLen", int64(c.QueueLen)},
+		{"MaxPeers", int64(c.MaxPeers)},
+		{"MaxPendingCandidates", int64(c.MaxPendingCandidates)},
+		{"ICEDisconnectedTimeout", int64(c.ICEDisconnectedTimeout)},
+		{"ICEFailedTimeout", int64(c.ICEFailedTimeout)},
+		{"ICEKeepAlive", int64(c.ICEKeepAlive)},
+		{"SignalTimeout", int64(c.SignalTimeout)},
+	} {
+		if err := neg(f.name, f.v); err != nil {
+			return c, err
+		}
+	}
+	if c.SendThreshold == 0 {
+		c.SendThreshold = DefaultSendThreshold
+	}
+	if c.QueueLen == 0 {
+		c.QueueLen = DefaultQueueLen
+	}
+	if c.QueueLen > 1<<16 {
+		return c, fmt.Errorf("%w: QueueLen %d over %d", ErrInvalidConfig, c.QueueLen, 1<<16)
+	}
+	if c.MaxPeers == 0 {
+		c.MaxPeers = DefaultMaxPeers
+	}
+	if c.MaxPendingCandidates == 0 {
+		c.MaxPendingCandidates = DefaultMaxPendingCandidates
+	}
+	if c.ICEDisconnectedTimeout == 0 {
+		c.ICEDisconnectedTimeout = DefaultICEDisconnectedTimeout
+	}
+	if c.ICEFailedTimeout == 0 {
+		c.ICEFailedTimeout = DefaultICEFailedTimeout
+	}
+	if c.ICEKeepAlive == 0 {
+		c.ICEKeepAlive = DefaultICEKeepAlive
+	}
+	if c.SignalTimeout == 0 {
+		c.SignalTimeout = DefaultSignalTimeout
+	}
+	if c.LoopbackOnly && c.Net != nil {
+		return c, fmt.Errorf("%w: LoopbackOnly and Net are exclusive", ErrInvalidConfig)
+	}
+	return c, nil
+}

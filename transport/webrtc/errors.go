@@ -1,0 +1,33 @@
+package webrtc
+
+import "errors"
+
+var (
+	// ErrInvalidConfig is returned by New for a Config field out of range.
+	// The wrapping error names the field.
+	ErrInvalidConfig = errors.New("webrtc: invalid config")
+
+	// ErrNoSignaler is returned by New without a Signaler.
+	ErrNoSignaler = errors.New("webrtc: no signaler")
+
+	// ErrICEFailed is the reason a peer is gone when ICE gave up on it
+	// (no packet through for the configured failed timeout).
+	ErrICEFailed = errors.New("webrtc: ICE failed")
+
+	// ErrPeerClosed is the reason a peer is gone when its connection or
+	// data channel was closed (usually by the remote side).
+	ErrPeerClosed = errors.New("webrtc: peer closed the connection")
+
+	// ErrPeerLeft is the reason a peer is gone when signaling reported it
+	// left before its data channel opened.
+	ErrPeerLeft = errors.New("webrtc: peer left before connecting")
+
+	// ErrOversizeMessage is the reason a peer is gone when it sent a
+	// message larger than the advertised maximum message size. Such a peer
+	// ignores the SDP it agreed to; it is disconnected, not read around.
+	ErrOversizeMessage = errors.New("webrtc: peer sent a message over the maximum size")
+
+	// ErrSignaling is the reason a peer is gone when its negotiation failed
+	// (a malformed or out-of-order offer, answer or candidate).
+	ErrSignaling = errors.New("webrtc: negotiation failed")
+)

@@ -1,0 +1,377 @@
+package webrtc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+var errReplaced = errors.New("webrtc: connection replaced after both sides offered")
+
+// run is the signal loop: the only goroutine that creates peers and drives
+// their offer/answer exchange.
+func (t *Transport) run() {
+	defer close(t.loopDone)
+	events := t.sig.Events()
+	for {
+		select {
+		case <-t.ctx.Done():
+			return
+		case e, ok := <-events:
+			if !ok {
+				t.mu.Lock()
+				t.sigErr = io.EOF
+				t.notifyLocked()
+				t.mu.Unlock()
+				return
+			}
+			t.handle(e)
+		}
+	}
+}
+
+func (t *Transport) handle(e SignalEvent) {
+	id := transport.Peer(e.Peer)
+	if id == "" || id == t.local {
+		t.c.signalsInvalid.Add(1)
+		return
+	}
+	switch e.Kind {
+	case PeerJoined:
+		t.offer(id)
+	case PeerLeft:
+		t.mu.RLock()
+		p := t.peers[id]
+		t.mu.RUnlock()
+		if p != nil {
+			t.peerGone(p, ErrPeerLeft, true)
+		}
+	case SignalReceived:
+		switch e.Signal.Kind {
+		case SignalOffer:
+			t.answer(id, e.Signal.Payload)
+		case SignalAnswer:
+			t.receiveAnswer(id, e.Signal.Payload)
+		case SignalCandidate:
+			t.receiveCandidate(id, e.Signal.Payload)
+		default:
+			t.c.signalsInvalid.Add(1)
+		}
+	default:
+		t.c.signalsInvalid.Add(1)
+	}
+}
+
+// lookup returns the peer for id, creating a placeholder without a
+// connection when create is set. It returns nil over MaxPeers.
+func (t *Transport) lookup(id transport.Peer, create bool) *peer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p, ok := t.peers[id]; ok || !create {
+		return p
+	}
+	if len(t.peers) >= t.cfg.MaxPeers {
+		return nil
+	}
+	p := &peer{id: id}
+	t.peers[id] = p
+	return p
+}
+
+func (t *Transport) isGone(p *peer) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return p.gone != nil
+}
+
+// connect gives p its PeerConnection and negotiated data channel.
+func (t *Transport) connect(p *peer, offerer bool) error {
+	pc, err := t.api.NewPeerConnection(pion.Configuration{ICEServers: t.ice})
+	if err != nil {
+		return err
+	}
+	ordered, retransmits, negotiated, id := false, uint16(0), true, uint16(0)
+	dc, err := pc.CreateDataChannel("rollnet", &pion.DataChannelInit{
+		Ordered:        &ordered,
+		MaxRetransmits: &retransmits,
+		Negotiated:     &negotiated,
+		ID:             &id,
+	})
+	if err != nil {
+		_ = pc.Close()
+		return err
+	}
+	t.mu.Lock()
+	p.pc, p.dc, p.offerer = pc, dc, offerer
+	t.mu.Unlock()
+	pc.OnICECandidate(func(c *pion.ICECandidate) {
+		if c == nil {
+			return
+		}
+		payload, err := json.Marshal(c.ToJSON())
+		if err != nil {
+			t.c.signalErrors.Add(1)
+			return
+		}
+		t.signal(p.id, Signal{Kind: SignalCandidate, Payload: payload})
+	})
+	pc.OnConnectionStateChange(func(s pion.PeerConnectionState) {
+		switch s {
+		case pion.PeerConnectionStateFailed:
+			t.peerGone(p, ErrICEFailed, false)
+		case pion.PeerConnectionStateClosed:
+			t.peerGone(p, ErrPeerClosed, false)
+		}
+	})
+	dc.OnOpen(func() { t.opened(p) })
+	return nil
+}
+
+func (t *Transport) signal(to transport.Peer, s Signal) {
+	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.SignalTimeout)
+	defer cancel()
+	if err := t.sig.Send(ctx, string(to), s); err != nil {
+		t.c.signalErrors.Add(1)
+	}
+}
+
+func (t *Transport) fail(p *peer, step string, err error) {
+	t.peerGone(p, fmt.Errorf("%w: %s: %w", ErrSignaling, step, err), true)
+}
+
+// offer starts the connection to a peer that joined after this endpoint.
+func (t *Transport) offer(id transport.Peer) {
+	p := t.lookup(id, true)
+	if p == nil || p.pc != nil || t.isGone(p) {
+		t.c.signalsInvalid.Add(1)
+		return
+	}
+	if err := t.connect(p, true); err != nil {
+		t.fail(p, "connect", err)
+		return
+	}
+	offer, err := p.pc.CreateOffer(nil)
+	if err != nil {
+		t.fail(p, "create offer", err)
+		return
+	}
+	if err := p.pc.SetLocalDescription(offer); err != nil {
+		t.fail(p, "set local offer", err)
+		return
+	}
+	payload, err := json.Marshal(offer)
+	if err != nil {
+		t.fail(p, "encode offer", err)
+		return
+	}
+	t.signal(id, Signal{Kind: SignalOffer, Payload: payload})
+}
+
+func parseDescription(payload []byte, want pion.SDPType) (pion.SessionDescription, error) {
+	var d pion.SessionDescription
+	if err := json.Unmarshal(payload, &d); err != nil {
+		return d, err
+	}
+	if d.Type != want {
+		return d, fmt.Errorf("got %q, want %q", d.Type, want)
+	}
+	return d, nil
+}
+
+// answer accepts an offer from a peer that was here first.
+func (t *Transport) answer(id transport.Peer, payload []byte) {
+	offer, err := parseDescription(payload, pion.SDPTypeOffer)
+	if err != nil {
+		t.c.signalsInvalid.Add(1)
+		return
+	}
+	p := t.lookup(id, true)
+	if p == nil || p.remoteSet || t.isGone(p) {
+		t.c.signalsInvalid.Add(1) // over MaxPeers, renegotiation, or gone
+		return
+	}
+	if p.pc != nil {
+		// Both sides offered. The lower id's offer wins.
+		if t.local < id {
+			t.c.signalsInvalid.Add(1)
+			return
+		}
+		// Replace our offering peer; its callbacks act on the old one.
+		t.mu.Lock()
+		if p.gone != nil {
+			t.mu.Unlock()
+			t.c.signalsInvalid.Add(1)
+			return
+		}
+		old := p
+		old.gone, old.rw = errReplaced, nil
+		p = &peer{id: id, pending: old.pending}
+		old.pending = nil
+		t.peers[id] = p
+		t.wg.Add(1)
+		t.mu.Unlock()
+		go func() {
+			defer t.wg.Done()
+			_ = old.pc.Close()
+		}()
+	}
+	if err := t.connect(p, false); err != nil {
+		t.fail(p, "connect", err)
+		return
+	}
+	if err := p.pc.SetRemoteDescription(offer); err != nil {
+		t.fail(p, "set remote offer", err)
+		return
+	}
+	t.remoteSet(p)
+	answer, err := p.pc.CreateAnswer(nil)
+	if err != nil {
+		t.fail(p, "create answer", err)
+		return
+	}
+	if err := p.pc.SetLocalDescription(answer); err != nil {
+		t.fail(p, "set local answer", err)
+		return
+	}
+	payload, err = json.Marshal(answer)
+	if err != nil {
+		t.fail(p, "encode answer", err)
+		return
+	}
+	t.signal(id, Signal{Kind: SignalAnswer, Payload: payload})
+}
+
+func (t *Transport) receiveAnswer(id transport.Peer, payload []byte) {
+	answer, err := parseDescription(payload, pion.SDPTypeAnswer)
+	if err != nil {
+		t.c.signalsInvalid.Add(1)
+		return
+	}
+	p := t.lookup(id, false)
+	if p == nil || p.pc == nil || !p.offerer || p.remoteSet {
+		t.c.signalsInvalid.Add(1)
+		return
+	}
+	if err := p.pc.SetRemoteDescription(answer); err != nil {
+		t.fail(p, "set remote answer", err)
+		return
+	}
+	t.remoteSet(p)
+}
+
+// remoteSet marks p's remote description set and adds the candidates that
+// arrived before it.
+func (t *Transport) remoteSet(p *peer) {
+	p.remoteSet = true
+	for _, c := range p.pending {
+		if err := p.pc.AddICECandidate(c); err != nil {
+			t.c.signalsInvalid.Add(1)
+		}
+	}
+	p.pending = nil
+}
+
+func (t *Transport) receiveCandidate(id transport.Peer, payload []byte) {
+	var c pion.ICECandidateInit
+	if err := json.Unmarshal(payload, &c); err != nil || c.Candidate == "" {
+		t.c.signalsInvalid.Add(1)
+		return
+	}
+	p := t.lookup(id, true)
+	if p == nil {
+		t.c.signalsInvalid.Add(1)
+		return
+	}
+	if !p.remoteSet {
+		if len(p.pending) >= t.cfg.MaxPendingCandidates {
+			t.c.signalsInvalid.Add(1)
+			return
+		}
+		p.pending = append(p.pending, c)
+		return
+	}
+	if err := p.pc.AddICECandidate(c); err != nil {
+		t.c.signalsInvalid.Add(1)
+	}
+}
+
+// opened runs when p's data channel opens: it detaches the channel and
+// starts its read loop.
+func (t *Transport) opened(p *peer) {
+	rw, err := p.dc.Detach()
+	if err != nil {
+		t.peerGone(p, fmt.Errorf("%w: detach: %w", ErrSignaling, err), false)
+		return
+	}
+	t.mu.Lock()
+	if t.closed || p.gone != nil {
+		t.mu.Unlock()
+		_ = rw.Close()
+		return
+	}
+	p.rw = rw
+	t.wg.Add(1)
+	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
+	t.mu.Unlock()
+	go t.readLoop(p, rw)
+}
+
+// readLoop moves p's datagrams into the receive queue. Its buffer is the
+// largest message the SCTP association accepts; it allocates nothing per
+// datagram.
+func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser) {
+	defer t.wg.Done()
+	buf := make([]byte, MaxMessageSize)
+	for {
+		n, err := rw.Read(buf)
+		if err != nil {
+			if errors.Is(err, io.ErrShortBuffer) {
+				// The message stays queued in SCTP: reading on would spin.
+				t.peerGone(p, ErrOversizeMessage, false)
+				_ = rw.Close()
+			} else {
+				t.peerGone(p, ErrPeerClosed, false)
+			}
+			return
+		}
+		if !t.q.push(p.id, buf[:n]) {
+			t.c.receivesDropped.Add(1)
+			continue
+		}
+		t.c.packetsReceived.Add(1)
+		t.c.bytesReceived.Add(uint64(n))
+	}
+}
+
+// peerGone removes p for good: Send returns transport.ErrPeerGone, a
+// PeerGone event is recorded, and its connection is closed. A peer that
+// left through signaling while its channel is open stays (onlyUnopened):
+// the data channel outlives the rendezvous, and ICE reports a real
+// departure.
+func (t *Transport) peerGone(p *peer, reason error, onlyUnopened bool) {
+	t.mu.Lock()
+	if t.closed || p.gone != nil || (onlyUnopened && p.rw != nil) {
+		t.mu.Unlock()
+		return
+	}
+	p.gone = reason
+	p.rw = nil
+	t.emitLocked(PeerEvent{Kind: PeerGone, Peer: p.id, Err: reason})
+	pc := p.pc
+	if pc != nil {
+		t.wg.Add(1)
+	}
+	t.mu.Unlock()
+	if pc != nil {
+		go func() { // pion callbacks must not close their own connection inline
+			defer t.wg.Done()
+			_ = pc.Close()
+		}()
+	}
+}

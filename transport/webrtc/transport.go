@@ -1,0 +1,372 @@
+package webrtc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pion/ice/v4"
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// PeerEventKind is the kind of a PeerEvent.
+type PeerEventKind uint8
+
+// The peer events.
+const (
+	// PeerConnected: the peer's data channel opened; Send reaches it.
+	PeerConnected PeerEventKind = iota + 1
+	// PeerGone: the peer failed, closed or left; Send returns
+	// transport.ErrPeerGone from now on. Err says why.
+	PeerGone
+)
+
+func (k PeerEventKind) String() string {
+	switch k {
+	case PeerConnected:
+		return "connected"
+	case PeerGone:
+		return "gone"
+	}
+	return "unknown"
+}
+
+// PeerEvent reports a peer's data channel opening or its connection ending.
+type PeerEvent struct {
+	Kind PeerEventKind
+	Peer transport.Peer
+	// Err is the reason for PeerGone: ErrICEFailed, ErrPeerClosed,
+	// ErrPeerLeft, ErrOversizeMessage or an error wrapping ErrSignaling.
+	Err error
+}
+
+// Stats counts what a Transport did. All counters only grow.
+type Stats struct {
+	PacketsSent     uint64 // datagrams handed to a data channel
+	BytesSent       uint64
+	PacketsReceived uint64 // datagrams queued for Receive
+	BytesReceived   uint64
+	// SendsSkipped counts datagrams Send dropped because the channel's
+	// buffered amount was above Config.SendThreshold.
+	SendsSkipped uint64
+	// SendsNotOpen counts datagrams Send dropped because the peer's data
+	// channel had not opened yet.
+	SendsNotOpen uint64
+	// SendErrors counts datagrams the data channel refused.
+	SendErrors uint64
+	// ReceivesDropped counts datagrams dropped because the receive queue
+	// was full.
+	ReceivesDropped uint64
+	// ReceivesShort counts datagrams dropped by Receive for a short buffer.
+	ReceivesShort uint64
+	// SignalsInvalid counts rendezvous messages ignored: malformed, out of
+	// order, from a peer over MaxPeers, or candidates over the pending
+	// bound.
+	SignalsInvalid uint64
+	// SignalErrors counts signals the Signaler failed to send.
+	SignalErrors uint64
+	// EventsDropped counts peer events lost because nobody drained Events.
+	EventsDropped uint64
+}
+
+type counters struct {
+	packetsSent, bytesSent, packetsReceived, bytesReceived  atomic.Uint64
+	sendsSkipped, sendsNotOpen, sendErrors, receivesDropped atomic.Uint64
+	receivesShort, signalsInvalid, signalErrors             atomic.Uint64
+}
+
+// Transport carries datagrams to peers over WebRTC data channels. It
+// implements transport.Transport; see the package documentation.
+type Transport struct {
+	cfg   Config
+	sig   Signaler
+	owned io.Closer // closed by Close when the Transport made the Signaler
+	api   *pion.API
+	ice   []pion.ICEServer
+	local transport.Peer
+	q     *recvQueue
+	c     counters
+
+	ctx      context.Context
+	cancel   context.CancelFunc
+	loopDone chan struct{}
+	wg       sync.WaitGroup // read loops and peer closers
+
+	mu            sync.RWMutex
+	closed        bool
+	sigErr        error
+	peers         map[transport.Peer]*peer
+	events        []PeerEvent
+	eventsDropped uint64
+	changed       chan struct{} // closed and replaced on every peer change
+}
+
+type peer struct {
+	id      transport.Peer
+	offerer bool
+	pc      *pion.PeerConnection // nil until an offer is made or received
+	dc      *pion.DataChannel
+
+	// Guarded by Transport.mu.
+	rw   io.ReadWriteCloser // set when the channel opens, cleared when gone
+	gone error
+
+	// Touched by the signal loop only.
+	remoteSet bool
+	pending   []pion.ICECandidateInit
+}
+
+// New starts a Transport that negotiates through sig. The peers already
+// present offer to it; it offers to every peer that joins later. New does
+// not close sig; Close stops reading from it.
+func New(cfg Config, sig Signaler) (*Transport, error) {
+	return newTransport(cfg, sig, nil)
+}
+
+func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error) {
+	if sig == nil {
+		return nil, ErrNoSignaler
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	var se pion.SettingEngine
+	se.DetachDataChannels()
+	se.SetSCTPMaxMessageSize(MaxMessageSize)
+	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepAlive)
+	servers := cfg.ICEServers
+	if servers == nil {
+		servers = sig.ICEServers()
+	}
+	switch {
+	case cfg.LoopbackOnly:
+		se.SetIncludeLoopbackCandidate(true)
+		se.SetInterfaceFilter(func(name string) bool { return strings.HasPrefix(name, "lo") })
+		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+		se.SetNetworkTypes([]pion.NetworkType{pion.NetworkTypeUDP4})
+		servers = nil
+	case cfg.Net != nil:
+		se.SetNet(cfg.Net)
+		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &Transport{
+		cfg:      cfg,
+		sig:      sig,
+		owned:    owned,
+		api:      pion.NewAPI(pion.WithSettingEngine(se)),
+		ice:      servers,
+		local:    transport.Peer(sig.ID()),
+		q:        newRecvQueue(cfg.QueueLen),
+		ctx:      ctx,
+		cancel:   cancel,
+		loopDone: make(chan struct{}),
+		peers:    make(map[transport.Peer]*peer),
+		changed:  make(chan struct{}),
+	}
+	go t.run()
+	return t, nil
+}
+
+// Local is this endpoint's signaling id.
+func (t *Transport) Local() transport.Peer { return t.local }
+
+// Send hands b to the peer's data channel and returns at once. A datagram
+// for a peer whose channel is not open yet, or whose channel has more than
+// Config.SendThreshold bytes buffered, is dropped and counted: it returns
+// nil, as a datagram lost on the wire would.
+func (t *Transport) Send(to transport.Peer, b []byte) error {
+	t.mu.RLock()
+	if t.closed {
+		t.mu.RUnlock()
+		return transport.ErrClosed
+	}
+	if len(b) > transport.MaxDatagram {
+		t.mu.RUnlock()
+		return transport.ErrTooLarge
+	}
+	p, ok := t.peers[to]
+	if !ok {
+		t.mu.RUnlock()
+		return transport.ErrUnknownPeer
+	}
+	if p.gone != nil {
+		t.mu.RUnlock()
+		return transport.ErrPeerGone
+	}
+	rw, dc := p.rw, p.dc
+	t.mu.RUnlock()
+	if rw == nil {
+		t.c.sendsNotOpen.Add(1)
+		return nil
+	}
+	if dc.BufferedAmount() > uint64(t.cfg.SendThreshold) {
+		t.c.sendsSkipped.Add(1)
+		return nil
+	}
+	if _, err := rw.Write(b); err != nil {
+		t.c.sendErrors.Add(1)
+		return nil
+	}
+	t.c.packetsSent.Add(1)
+	t.c.bytesSent.Add(uint64(len(b)))
+	return nil
+}
+
+// Receive copies the oldest received datagram into buf. It never blocks.
+func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+	t.mu.RLock()
+	closed := t.closed
+	t.mu.RUnlock()
+	if closed {
+		return 0, "", transport.ErrClosed
+	}
+	n, from, err := t.q.pop(buf)
+	if errors.Is(err, transport.ErrShortBuffer) {
+		t.c.receivesShort.Add(1)
+	}
+	return n, from, err
+}
+
+// Peers appends the peers whose data channel is open to dst, sorted, and
+// returns the extended slice.
+func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	start := len(dst)
+	for id, p := range t.peers {
+		if p.rw != nil && p.gone == nil {
+			dst = append(dst, id)
+		}
+	}
+	slices.Sort(dst[start:])
+	return dst
+}
+
+// WaitPeers blocks until at least n peers have an open data channel and
+// returns them, sorted. It fails with ctx's error, or transport.ErrClosed.
+func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+	for {
+		t.mu.RLock()
+		closed, ch := t.closed, t.changed
+		t.mu.RUnlock()
+		if closed {
+			return nil, transport.ErrClosed
+		}
+		if ps := t.Peers(nil); len(ps) >= n {
+			return ps, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// Events appends the peer events since the last call to dst and returns the
+// extended slice. Events are kept up to a bound (4 per peer slot); past it
+// they are dropped and counted in Stats.EventsDropped.
+func (t *Transport) Events(dst []PeerEvent) []PeerEvent {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	dst = append(dst, t.events...)
+	t.events = t.events[:0]
+	return dst
+}
+
+// SignalingErr is nil while the rendezvous connection is up, and
+// io.EOF (or the Signaler's reason) once its events ended. Open data
+// channels outlive it; new peers can no longer connect.
+func (t *Transport) SignalingErr() error {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.sigErr
+}
+
+// Stats returns the counters.
+func (t *Transport) Stats() Stats {
+	t.mu.RLock()
+	dropped := t.eventsDropped
+	t.mu.RUnlock()
+	return Stats{
+		PacketsSent:     t.c.packetsSent.Load(),
+		BytesSent:       t.c.bytesSent.Load(),
+		PacketsReceived: t.c.packetsReceived.Load(),
+		BytesReceived:   t.c.bytesReceived.Load(),
+		SendsSkipped:    t.c.sendsSkipped.Load(),
+		SendsNotOpen:    t.c.sendsNotOpen.Load(),
+		SendErrors:      t.c.sendErrors.Load(),
+		ReceivesDropped: t.c.receivesDropped.Load(),
+		ReceivesShort:   t.c.receivesShort.Load(),
+		SignalsInvalid:  t.c.signalsInvalid.Load(),
+		SignalErrors:    t.c.signalErrors.Load(),
+		EventsDropped:   dropped,
+	}
+}
+
+// Close closes every peer connection, stops reading the Signaler (and
+// closes it if the Transport dialed it) and waits for every goroutine the
+// Transport started. It is idempotent.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.notifyLocked()
+	t.mu.Unlock()
+
+	t.cancel()
+	<-t.loopDone // no peer is created after this
+
+	t.mu.RLock()
+	pcs := make([]*pion.PeerConnection, 0, len(t.peers))
+	for _, p := range t.peers {
+		if p.pc != nil {
+			pcs = append(pcs, p.pc)
+		}
+	}
+	t.mu.RUnlock()
+	var errs []error
+	for _, pc := range pcs {
+		if err := pc.GracefulClose(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if t.owned != nil {
+		if err := t.owned.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	t.wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("webrtc: close: %w", err)
+	}
+	return nil
+}
+
+// notifyLocked wakes WaitPeers. t.mu must be held for writing.
+func (t *Transport) notifyLocked() {
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// emitLocked records a peer event. t.mu must be held for writing.
+func (t *Transport) emitLocked(e PeerEvent) {
+	if len(t.events) >= 4*t.cfg.MaxPeers {
+		t.eventsDropped++
+	} else {
+		t.events = append(t.events, e)
+	}
+	t.notifyLocked()
+}

@@ -1,0 +1,150 @@
+package webrtc
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// loopPair starts two loopback transports through a fresh hub: a joins
+// first and offers to b. It waits until both see each other.
+func loopPair(t *testing.T, cfg Config) (a, b *Transport, h *hub) {
+	t.Helper()
+	cfg.LoopbackOnly = true
+	h = newHub()
+	a, err := New(cfg, h.join("a"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Close() })
+	b, err = New(cfg, h.join("b"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = a.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	_, err = b.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	return a, b, h
+}
+
+// recv polls tr until a datagram arrives or the deadline passes.
+func recv(t *testing.T, tr *Transport, buf []byte) (int, transport.Peer) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		n, from, err := tr.Receive(buf)
+		if err == nil {
+			return n, from
+		}
+		require.ErrorIs(t, err, transport.ErrNoPacket)
+		time.Sleep(100 * time.Microsecond)
+	}
+	t.Fatal("no datagram within 5 s")
+	return 0, ""
+}
+
+func TestLoopbackRoundTrip(t *testing.T) {
+	a, b, _ := loopPair(t, Config{})
+	require.Equal(t, []transport.Peer{"b"}, a.Peers(nil))
+	require.Equal(t, []transport.Peer{"a"}, b.Peers(nil))
+	require.Equal(t, []PeerEvent{{Kind: PeerConnected, Peer: "b"}}, a.Events(nil))
+	require.Equal(t, []PeerEvent{{Kind: PeerConnected, Peer: "a"}}, b.Events(nil))
+
+	buf := make([]byte, transport.MaxDatagram)
+	require.NoError(t, a.Send("b", []byte("ping")))
+	n, from := recv(t, b, buf)
+	require.Equal(t, "ping", string(buf[:n]))
+	require.Equal(t, transport.Peer("a"), from)
+
+	big := make([]byte, transport.MaxDatagram)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	require.NoError(t, b.Send("a", big))
+	n, from = recv(t, a, buf)
+	require.Equal(t, big, buf[:n])
+	require.Equal(t, transport.Peer("b"), from)
+
+	sa, sb := a.Stats(), b.Stats()
+	require.Equal(t, uint64(1), sa.PacketsSent)
+	require.Equal(t, uint64(4), sa.BytesSent)
+	require.Equal(t, uint64(1), sa.PacketsReceived)
+	require.Equal(t, uint64(transport.MaxDatagram), sa.BytesReceived)
+	require.Equal(t, uint64(1), sb.PacketsReceived)
+}
+
+func TestSendAndReceiveErrors(t *testing.T) {
+	a, b, _ := loopPair(t, Config{})
+	buf := make([]byte, transport.MaxDatagram)
+
+	_, _, err := a.Receive(buf)
+	require.ErrorIs(t, err, transport.ErrNoPacket)
+	require.ErrorIs(t, a.Send("b", make([]byte, transport.MaxDatagram+1)), transport.ErrTooLarge)
+	require.ErrorIs(t, a.Send("nobody", []byte("x")), transport.ErrUnknownPeer)
+
+	require.NoError(t, a.Send("b", []byte("12345")))
+	_ = recvShort(t, b)
+
+	require.NoError(t, a.Close())
+	require.NoError(t, a.Close())
+	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrClosed)
+	_, _, err = a.Receive(buf)
+	require.ErrorIs(t, err, transport.ErrClosed)
+	_, err = a.WaitPeers(context.Background(), 1)
+	require.ErrorIs(t, err, transport.ErrClosed)
+}
+
+// recvShort waits for a datagram and receives it into a 2-byte buffer.
+func recvShort(t *testing.T, tr *Transport) error {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		_, _, err := tr.Receive(make([]byte, 2))
+		if !errors.Is(err, transport.ErrNoPacket) {
+			require.ErrorIs(t, err, transport.ErrShortBuffer)
+			require.Equal(t, uint64(1), tr.Stats().ReceivesShort)
+			_, _, err = tr.Receive(make([]byte, transport.MaxDatagram))
+			require.ErrorIs(t, err, transport.ErrNoPacket, "a short read drops the datagram")
+			return nil
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	t.Fatal("no datagram within 5 s")
+	return nil
+}
+
+func TestRemoteCloseRemovesPeer(t *testing.T) {
+	a, b, _ := loopPair(t, Config{})
+	a.Events(nil)
+	require.NoError(t, b.Close())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ev := waitEvent(ctx, t, a, PeerGone)
+	require.Equal(t, transport.Peer("b"), ev.Peer)
+	require.ErrorIs(t, ev.Err, ErrPeerClosed)
+	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)
+	require.Empty(t, a.Peers(nil))
+}
+
+// waitEvent waits for the next event of kind on tr.
+func waitEvent(ctx context.Context, t *testing.T, tr *Transport, kind PeerEventKind) PeerEvent {
+	t.Helper()
+	for {
+		for _, e := range tr.Events(nil) {
+			if e.Kind == kind {
+				return e
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no %v event: %v", kind, ctx.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
