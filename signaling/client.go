@@ -3,6 +3,15 @@ package signaling
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
 )
 
 // ProtocolVersion is the version carried in every envelope ("v") and
@@ -28,7 +37,8 @@ const (
 )
 
 // Signal is one offer, answer or ICE candidate. The payload is opaque to the
-// server: any JSON value (an SDP object, a candidate object, a string).
+// server: any JSON value except null (an SDP object, a candidate object, a
+// string).
 type Signal struct {
 	Kind    SignalKind      `json:"kind"`
 	Payload json.RawMessage `json:"payload"`
@@ -45,11 +55,25 @@ const (
 	PeerLeft
 	// SignalReceived: Peer sent Signal to this client.
 	SignalReceived
-	// ServerError: the server refused something this client sent (for
-	// example a signal to a peer no longer in the room) without closing
-	// the connection. Err says what; errors.Is works with the sentinels.
+	// ServerError: the server refused something this client sent without
+	// closing the connection (a signal to Peer, no longer in the room:
+	// errors.Is(Err, ErrUnknownPeer)).
 	ServerError
 )
+
+func (k EventKind) String() string {
+	switch k {
+	case PeerJoined:
+		return "peer-joined"
+	case PeerLeft:
+		return "peer-left"
+	case SignalReceived:
+		return "signal"
+	case ServerError:
+		return "error"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
 
 // Event is one thing the server told this client.
 type Event struct {
@@ -61,29 +85,214 @@ type Event struct {
 
 // ClientConfig configures Dial. The zero value is ready to use.
 type ClientConfig struct {
-	// EventQueue is the capacity of the Events channel. Zero means 64.
-	// When the application does not drain Events, the client stops reading
-	// and the server eventually drops it as a slow consumer.
+	// EventQueue is the capacity of the Events channel (default 64). While
+	// it is full the client stops reading; a server then eventually drops
+	// the client as a slow consumer.
 	EventQueue int
+	// HTTPClient makes the handshake request (nil: http.DefaultClient).
+	HTTPClient *http.Client
+	// HTTPHeader is added to the handshake request (for example Origin).
+	HTTPHeader http.Header
 }
+
+// DefaultEventQueue is the capacity of Events when ClientConfig.EventQueue
+// is zero.
+const DefaultEventQueue = 64
+
+// clientReadLimit bounds one message from the server: a join reply with
+// many ICE servers, or a relayed signal a little larger than the server's
+// own limit.
+const clientReadLimit = 1 << 20
+
+// clientCloseTimeout bounds the close handshake of Client.Close.
+const clientCloseTimeout = time.Second
 
 // Client is one joined connection to a signaling server. Its methods are
 // safe for concurrent use.
 type Client struct {
+	ws    *websocket.Conn
 	id    string
 	room  string
 	peers []string
 	ice   []ICEServer
-	evs   chan Event
+	max   int
+
+	evs        chan Event // nil once closed (under mu)
+	evsRecv    <-chan Event
+	closing    chan struct{} // closed by Close
+	done       chan struct{} // closed when the read loop has ended
+	cancelRead context.CancelFunc
+	closeOnce  sync.Once
+	closers    sync.WaitGroup // a close handshake started by the read loop
+
+	mu    sync.Mutex
+	known map[string]struct{} // peers in the room now
 	err   error
 }
 
 // Dial connects to a server URL such as "ws://127.0.0.1:8080/room/NAME" or
 // "ws://127.0.0.1:8080/room?next=2" (plus "&token=..." when the server
-// requires one), and returns once the server has assigned this client an id
-// (the join reply).
+// requires one; "wss://" for TLS), and returns once the server has assigned
+// this client an id (the join reply). ctx bounds the dial and the join only.
+//
+// A refusal before the upgrade is an *HTTPError (errors.Is with
+// ErrUnauthorized, ErrTooManyConnections, ErrBadRequest, ErrServerClosing);
+// a refused join is a *CloseError (errors.Is with ErrRoomFull, ...).
 func Dial(ctx context.Context, url string, cfg ClientConfig) (*Client, error) {
-	return nil, ErrClosed
+	if cfg.EventQueue < 0 {
+		return nil, fmt.Errorf("%w: EventQueue is %d, want >= 0", ErrConfig, cfg.EventQueue)
+	}
+	if cfg.EventQueue == 0 {
+		cfg.EventQueue = DefaultEventQueue
+	}
+	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
+		HTTPClient: cfg.HTTPClient,
+		HTTPHeader: cfg.HTTPHeader,
+	})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			var msg []byte
+			if resp.Body != nil {
+				msg, _ = io.ReadAll(io.LimitReader(resp.Body, 1024))
+				_ = resp.Body.Close()
+			}
+			return nil, &HTTPError{Status: resp.StatusCode, Message: strings.TrimSpace(string(msg))}
+		}
+		return nil, fmt.Errorf("signaling: dial %s: %w", url, err)
+	}
+	ws.SetReadLimit(clientReadLimit)
+	join, err := json.Marshal(envelope{V: ProtocolVersion, Type: typeJoin})
+	if err == nil {
+		err = ws.Write(ctx, websocket.MessageText, join)
+	}
+	var b []byte
+	if err == nil {
+		_, b, err = ws.Read(ctx)
+	}
+	if err != nil {
+		_ = ws.CloseNow()
+		return nil, connError(err)
+	}
+	e, err := parseEnvelope(b, fromServer)
+	if err == nil && e.Type != typeJoin {
+		err = fmt.Errorf("%w: %q message before the join reply", ErrMalformed, e.Type)
+	}
+	if err != nil {
+		_ = ws.CloseNow()
+		return nil, err
+	}
+	readCtx, cancel := context.WithCancel(context.Background())
+	c := &Client{
+		ws:         ws,
+		id:         e.ID,
+		room:       e.Room,
+		peers:      e.Peers,
+		ice:        e.ICE,
+		max:        e.Max,
+		evs:        make(chan Event, cfg.EventQueue),
+		closing:    make(chan struct{}),
+		done:       make(chan struct{}),
+		cancelRead: cancel,
+		known:      make(map[string]struct{}, len(e.Peers)),
+	}
+	c.evsRecv = c.evs
+	for _, p := range e.Peers {
+		c.known[p] = struct{}{}
+	}
+	go c.readLoop(readCtx)
+	return c, nil
+}
+
+// connError turns a read or write error into the reason the connection
+// ended: a *CloseError for a close frame with a code (nil for a normal
+// closure), otherwise an error wrapping ErrClosed.
+func connError(err error) error {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		if ce.Code == websocket.StatusNormalClosure {
+			return nil
+		}
+		return &CloseError{Code: int(ce.Code), Reason: ce.Reason}
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, err)
+}
+
+func (c *Client) readLoop(ctx context.Context) {
+	defer close(c.done)
+	for {
+		_, b, err := c.ws.Read(ctx)
+		if err != nil {
+			c.finish(connError(err))
+			return
+		}
+		e, err := parseEnvelope(b, fromServer)
+		if err == nil && e.Type == typeJoin {
+			err = fmt.Errorf("%w: a second join reply", ErrMalformed)
+		}
+		if err != nil {
+			c.finish(err)
+			c.closers.Add(1)
+			go func() {
+				defer c.closers.Done()
+				_ = c.ws.Close(CodeMalformed, ErrMalformed.Error())
+			}()
+			time.AfterFunc(clientCloseTimeout, c.cancelRead)
+			continue // read on to finish the close handshake
+		}
+		var ev Event
+		switch e.Type {
+		case typePeerJoined:
+			c.mu.Lock()
+			c.known[e.Peer] = struct{}{}
+			c.mu.Unlock()
+			ev = Event{Kind: PeerJoined, Peer: e.Peer}
+		case typePeerLeft:
+			c.mu.Lock()
+			delete(c.known, e.Peer)
+			c.mu.Unlock()
+			ev = Event{Kind: PeerLeft, Peer: e.Peer}
+		case typeSignal:
+			ev = Event{Kind: SignalReceived, Peer: e.Peer, Signal: Signal{Kind: e.Kind, Payload: e.Payload}}
+		case typeError:
+			err := fmt.Errorf("signaling: server error %s: %s", e.Code, e.Message)
+			if e.Code == errCodeUnknownPeer {
+				err = fmt.Errorf("%w: %s", ErrUnknownPeer, e.Peer)
+			}
+			ev = Event{Kind: ServerError, Peer: e.Peer, Err: err}
+		}
+		c.deliver(ev)
+	}
+}
+
+// deliver queues ev on Events unless the client is closing or has ended.
+func (c *Client) deliver(ev Event) {
+	c.mu.Lock()
+	ended := c.evs == nil
+	c.mu.Unlock()
+	if ended {
+		return
+	}
+	select {
+	case c.evs <- ev:
+	case <-c.closing:
+	}
+}
+
+// finish records why the connection ended and closes Events, once.
+func (c *Client) finish(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.evs == nil {
+		return
+	}
+	select {
+	case <-c.closing:
+		err = nil
+	default:
+	}
+	c.err = err
+	close(c.evs)
+	c.evs = nil
 }
 
 // ID is this client's server-assigned id.
@@ -93,22 +302,87 @@ func (c *Client) ID() string { return c.id }
 // for next=N grouping).
 func (c *Client) Room() string { return c.room }
 
-// Peers returns the ids already in the room at join (a copy).
+// Peers returns the ids already in the room at join, oldest first (a copy).
 func (c *Client) Peers() []string { return append([]string(nil), c.peers...) }
 
 // ICEServers returns the ICE servers handed out by the server at join (a copy).
-func (c *Client) ICEServers() []ICEServer { return append([]ICEServer(nil), c.ice...) }
+func (c *Client) ICEServers() []ICEServer {
+	out := make([]ICEServer, len(c.ice))
+	for i, s := range c.ice {
+		s.URLs = append([]string(nil), s.URLs...)
+		out[i] = s
+	}
+	return out
+}
 
-// Events delivers what the server reports. It is closed when the client
-// closes or the connection drops; Err then says why.
-func (c *Client) Events() <-chan Event { return c.evs }
+// MaxMessageSize is the server's limit on one message, learned at join.
+func (c *Client) MaxMessageSize() int { return c.max }
 
-// Send relays s to the peer with id to, which must be in this client's room.
-func (c *Client) Send(ctx context.Context, to string, s Signal) error { return ErrClosed }
+// Events delivers what the server reports, in order. It is closed when the
+// client closes or the connection drops; Err then says why.
+func (c *Client) Events() <-chan Event { return c.evsRecv }
 
-// Err says why the connection ended, once Events is closed: nil after Close,
-// otherwise an error that matches the sentinels with errors.Is.
-func (c *Client) Err() error { return c.err }
+// Send relays s to the peer with id to, which must be in this client's room
+// (ErrUnknownPeer otherwise). A signal over the server's message size limit
+// is refused with ErrMessageTooBig, a kind other than offer, answer or
+// candidate or a payload that is not JSON with ErrInvalidSignal. Cancelling
+// ctx during the write closes the connection (a WebSocket message cannot be
+// abandoned half-sent).
+func (c *Client) Send(ctx context.Context, to string, s Signal) error {
+	select {
+	case <-c.done:
+		return ErrClosed
+	case <-c.closing:
+		return ErrClosed
+	default:
+	}
+	if !s.Kind.valid() {
+		return fmt.Errorf("%w: kind %q", ErrInvalidSignal, s.Kind)
+	}
+	if len(s.Payload) == 0 || !json.Valid(s.Payload) || string(s.Payload) == "null" {
+		return fmt.Errorf("%w: payload is not a JSON value", ErrInvalidSignal)
+	}
+	c.mu.Lock()
+	_, ok := c.known[to]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownPeer, to)
+	}
+	b, err := json.Marshal(envelope{V: ProtocolVersion, Type: typeSignal, Peer: to, Kind: s.Kind, Payload: s.Payload})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidSignal, err)
+	}
+	if len(b) > c.max {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrMessageTooBig, len(b), c.max)
+	}
+	if err := c.ws.Write(ctx, websocket.MessageText, b); err != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return nil
+}
 
-// Close leaves the room and closes the connection. It is idempotent.
-func (c *Client) Close() error { return nil }
+// Err says why the connection ended, once Events is closed: nil after
+// Close or a normal closure, a *CloseError when the server closed it with a
+// reason (errors.Is with ErrRoomFull, ErrRateLimited, ErrSlowConsumer,
+// ErrServerClosing, ...), otherwise an error wrapping ErrClosed.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close leaves the room and closes the connection, waiting at most about a
+// second for the server to acknowledge. It is idempotent and returns once
+// the client's goroutine has ended.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closing)
+		t := time.AfterFunc(clientCloseTimeout, c.cancelRead)
+		_ = c.ws.Close(websocket.StatusNormalClosure, "")
+		<-c.done
+		c.closers.Wait()
+		t.Stop()
+		c.cancelRead()
+	})
+	return nil
+}

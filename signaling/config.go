@@ -1,0 +1,139 @@
+package signaling
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Defaults for the zero fields of ServerConfig.
+const (
+	DefaultMaxRoomSize     = 8
+	DefaultMaxMessageSize  = 16 << 10
+	DefaultMessageRate     = 50
+	DefaultMessageBurst    = 100
+	DefaultMaxConnsPerAddr = 32
+	DefaultMaxConns        = 10000
+	DefaultJoinTimeout     = 10 * time.Second
+	DefaultPingInterval    = 15 * time.Second
+	DefaultPingTimeout     = 10 * time.Second
+	DefaultWriteTimeout    = 10 * time.Second
+	DefaultCloseTimeout    = time.Second
+	DefaultSendQueue       = 64
+)
+
+// ServerConfig configures NewServer. The zero value of every field means its
+// documented default; a negative value is an error (ErrConfig).
+type ServerConfig struct {
+	// MaxRoomSize caps the peers in one room (default 8). A next=N request
+	// needs 2 <= N <= MaxRoomSize.
+	MaxRoomSize int
+	// MaxMessageSize caps one incoming message in bytes (default 16 KiB);
+	// a larger one closes the connection with 1009.
+	MaxMessageSize int
+	// MessageRate is the messages per second a connection may send on
+	// average, and MessageBurst how many it may send at once (defaults 50
+	// and 100; every message counts, the join too). Exceeding it closes
+	// the connection with CodeRateLimited.
+	MessageRate  int
+	MessageBurst int
+	// MaxConnsPerAddr caps the open connections from one IP address
+	// (default 32); MaxConns caps them in total (default 10000). Over
+	// either, the upgrade is refused with HTTP 429.
+	MaxConnsPerAddr int
+	MaxConns        int
+	// JoinTimeout is how long a connection may stay open without joining
+	// (default 10 s); then it is closed with CodeJoinTimeout.
+	JoinTimeout time.Duration
+	// PingInterval is how often the server pings every connection (default
+	// 15 s); one that does not answer within PingTimeout (default 10 s) is
+	// closed with CodePingTimeout.
+	PingInterval time.Duration
+	PingTimeout  time.Duration
+	// WriteTimeout bounds one write to a connection (default 10 s).
+	WriteTimeout time.Duration
+	// CloseTimeout bounds the close handshake after the server decided to
+	// close a connection (default 1 s); then the socket is cut.
+	CloseTimeout time.Duration
+	// SendQueue is the number of messages queued for one connection
+	// (default 64). A connection whose queue overflows is a slow consumer:
+	// it is dropped with CodeSlowConsumer, and no one else waits for it.
+	SendQueue int
+	// TokenSecret, when set, requires a join token (see Token) for the
+	// room on every connection, checked before the upgrade. Without it,
+	// rooms are open.
+	TokenSecret []byte
+	// ICEServers are handed to every client at join.
+	ICEServers []ICEServer
+	// OriginPatterns lists the browser origins allowed besides the
+	// server's own host (see websocket.AcceptOptions). Clients that send no
+	// Origin header (Go programs) are always allowed.
+	OriginPatterns []string
+	// Now is the clock for token expiry and rate limits (nil: time.Now).
+	Now func() time.Time
+	// Logger receives structured logs (nil: discarded).
+	Logger *slog.Logger
+}
+
+func (c ServerConfig) withDefaults() (ServerConfig, error) {
+	ints := []struct {
+		name string
+		v    *int
+		def  int
+	}{
+		{"MaxRoomSize", &c.MaxRoomSize, DefaultMaxRoomSize},
+		{"MaxMessageSize", &c.MaxMessageSize, DefaultMaxMessageSize},
+		{"MessageRate", &c.MessageRate, DefaultMessageRate},
+		{"MessageBurst", &c.MessageBurst, DefaultMessageBurst},
+		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, DefaultMaxConnsPerAddr},
+		{"MaxConns", &c.MaxConns, DefaultMaxConns},
+		{"SendQueue", &c.SendQueue, DefaultSendQueue},
+	}
+	for _, f := range ints {
+		if *f.v < 0 {
+			return c, fmt.Errorf("%w: %s is %d, want >= 0", ErrConfig, f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	durs := []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"JoinTimeout", &c.JoinTimeout, DefaultJoinTimeout},
+		{"PingInterval", &c.PingInterval, DefaultPingInterval},
+		{"PingTimeout", &c.PingTimeout, DefaultPingTimeout},
+		{"WriteTimeout", &c.WriteTimeout, DefaultWriteTimeout},
+		{"CloseTimeout", &c.CloseTimeout, DefaultCloseTimeout},
+	}
+	for _, f := range durs {
+		if *f.v < 0 {
+			return c, fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	if c.MaxRoomSize < 2 {
+		return c, fmt.Errorf("%w: MaxRoomSize is %d, want >= 2", ErrConfig, c.MaxRoomSize)
+	}
+	if c.MaxMessageSize < 512 {
+		return c, fmt.Errorf("%w: MaxMessageSize is %d, want >= 512", ErrConfig, c.MaxMessageSize)
+	}
+	for i, s := range c.ICEServers {
+		if err := s.validate(); err != nil {
+			return c, fmt.Errorf("%w: ICEServers[%d]: %v", ErrConfig, i, err)
+		}
+	}
+	c.ICEServers = append([]ICEServer(nil), c.ICEServers...)
+	c.TokenSecret = append([]byte(nil), c.TokenSecret...)
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}

@@ -1,0 +1,215 @@
+package signaling
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Message types of the envelope.
+const (
+	typeJoin       = "join"
+	typePeerJoined = "peer-joined"
+	typePeerLeft   = "peer-left"
+	typeSignal     = "signal"
+	typeError      = "error"
+)
+
+// Error codes carried by an "error" envelope.
+const (
+	errCodeUnknownPeer = "unknown-peer"
+)
+
+// envelope is every message of the protocol, in both directions:
+//
+//	client → server  {"v":1,"type":"join"}
+//	client → server  {"v":1,"type":"signal","peer":TO,"kind":K,"payload":P}
+//	server → client  {"v":1,"type":"join","id":ID,"room":R,"peers":[...],"ice":[...],"max":N}
+//	server → client  {"v":1,"type":"peer-joined","peer":ID}
+//	server → client  {"v":1,"type":"peer-left","peer":ID}
+//	server → client  {"v":1,"type":"signal","peer":FROM,"kind":K,"payload":P}
+//	server → client  {"v":1,"type":"error","code":C,"message":M,"peer":ID}
+type envelope struct {
+	V       int             `json:"v"`
+	Type    string          `json:"type"`
+	ID      string          `json:"id,omitempty"`
+	Room    string          `json:"room,omitempty"`
+	Peers   []string        `json:"peers,omitempty"`
+	ICE     []ICEServer     `json:"ice,omitempty"`
+	Max     int             `json:"max,omitempty"`
+	Peer    string          `json:"peer,omitempty"`
+	Kind    SignalKind      `json:"kind,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+	Code    string          `json:"code,omitempty"`
+	Message string          `json:"message,omitempty"`
+}
+
+// direction says who sent an envelope, which decides the types and fields
+// that are allowed.
+type direction int
+
+const (
+	fromClient direction = iota
+	fromServer
+)
+
+// maxErrorMessage bounds the message of an "error" envelope.
+const maxErrorMessage = 256
+
+// parseEnvelope decodes and validates one message. Anything that does not
+// fit the protocol exactly is an error wrapping ErrMalformed: unknown
+// fields, trailing data, a wrong version, an unknown type, a field that the
+// type does not carry, a malformed id.
+func parseEnvelope(b []byte, dir direction) (envelope, error) {
+	var e envelope
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return envelope{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return envelope{}, fmt.Errorf("%w: trailing data", ErrMalformed)
+	}
+	if err := e.validate(dir); err != nil {
+		return envelope{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return e, nil
+}
+
+func (e *envelope) validate(dir direction) error {
+	if e.V != ProtocolVersion {
+		return fmt.Errorf("protocol version %d, want %d", e.V, ProtocolVersion)
+	}
+	// Which fields each type carries.
+	var id, room, peers, ice, max, peer, signal, errFields bool
+	switch {
+	case e.Type == typeJoin && dir == fromClient:
+	case e.Type == typeJoin && dir == fromServer:
+		id, room, peers, ice, max = true, true, true, true, true
+	case e.Type == typeSignal:
+		peer, signal = true, true
+	case (e.Type == typePeerJoined || e.Type == typePeerLeft) && dir == fromServer:
+		peer = true
+	case e.Type == typeError && dir == fromServer:
+		errFields = true
+		peer = true
+	default:
+		return fmt.Errorf("unexpected message type %q", e.Type)
+	}
+	if !id && e.ID != "" || !room && e.Room != "" || !peers && e.Peers != nil ||
+		!ice && e.ICE != nil || !max && e.Max != 0 || !peer && e.Peer != "" ||
+		!signal && (e.Kind != "" || e.Payload != nil) ||
+		!errFields && (e.Code != "" || e.Message != "") {
+		return fmt.Errorf("field not allowed in a %q message", e.Type)
+	}
+	switch e.Type {
+	case typeJoin:
+		if dir == fromClient {
+			return nil
+		}
+		if !validID(e.ID) {
+			return fmt.Errorf("malformed id %q", e.ID)
+		}
+		if !validRoom(e.Room) {
+			return fmt.Errorf("malformed room %q", e.Room)
+		}
+		for _, p := range e.Peers {
+			if !validID(p) || p == e.ID {
+				return fmt.Errorf("malformed peer id %q", p)
+			}
+		}
+		for _, s := range e.ICE {
+			if err := s.validate(); err != nil {
+				return err
+			}
+		}
+		if e.Max <= 0 {
+			return fmt.Errorf("message size limit %d", e.Max)
+		}
+	case typeSignal:
+		if !validID(e.Peer) {
+			return fmt.Errorf("malformed peer id %q", e.Peer)
+		}
+		if !e.Kind.valid() {
+			return fmt.Errorf("unknown signal kind %q", e.Kind)
+		}
+		if len(e.Payload) == 0 || string(e.Payload) == "null" {
+			return fmt.Errorf("signal without payload")
+		}
+	case typePeerJoined, typePeerLeft:
+		if !validID(e.Peer) {
+			return fmt.Errorf("malformed peer id %q", e.Peer)
+		}
+	case typeError:
+		if e.Code == "" || len(e.Code) > 64 || len(e.Message) > maxErrorMessage {
+			return fmt.Errorf("malformed error message")
+		}
+		if e.Peer != "" && !validID(e.Peer) {
+			return fmt.Errorf("malformed peer id %q", e.Peer)
+		}
+	}
+	return nil
+}
+
+func (k SignalKind) valid() bool {
+	return k == SignalOffer || k == SignalAnswer || k == SignalCandidate
+}
+
+// idLen is the length of a server-assigned id: 16 lowercase hex digits
+// (64 random bits).
+const idLen = 16
+
+func validID(s string) bool {
+	if len(s) != idLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// maxRoomName bounds a room name's length.
+const maxRoomName = 64
+
+// validRoom reports whether s is a valid room name: 1 to 64 characters from
+// A-Z, a-z, 0-9, '.', '_' and '-'.
+func validRoom(s string) bool {
+	if len(s) == 0 || len(s) > maxRoomName {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' ||
+			c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s ICEServer) validate() error {
+	if len(s.URLs) == 0 {
+		return fmt.Errorf("ICE server without URLs")
+	}
+	turn := false
+	for _, u := range s.URLs {
+		switch {
+		case hasPrefix(u, "stun:"), hasPrefix(u, "stuns:"):
+		case hasPrefix(u, "turn:"), hasPrefix(u, "turns:"):
+			turn = true
+		default:
+			return fmt.Errorf("ICE server URL %q: want a stun, stuns, turn or turns URL", u)
+		}
+	}
+	if turn && (s.Username == "" || s.Credential == "") {
+		return fmt.Errorf("TURN server %q without username and credential", s.URLs[0])
+	}
+	return nil
+}
+
+func hasPrefix(s, p string) bool { return len(s) > len(p) && s[:len(p)] == p }

@@ -1,0 +1,587 @@
+package signaling
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Server is the signaling server, an http.Handler:
+//
+//	GET /              {"service":"rollnet-signal","protocol":1,"status":"ok",...}
+//	GET /healthz       200 "ok" (503 once Close has begun)
+//	GET /room/NAME     WebSocket: join the room NAME
+//	GET /room?next=N   WebSocket: join the room being filled with the next N joiners
+//
+// Add "token=TOKEN" to the query when the server has a TokenSecret.
+// Serve it with anything that serves an http.Handler: httptest.NewServer,
+// http.Serve on a listener, or an http.Server. Close ends every connection
+// (the http.Server's own Shutdown does not see hijacked WebSockets).
+type Server struct {
+	cfg ServerConfig
+	log *slog.Logger
+
+	mu      sync.Mutex
+	closing bool
+	active  int // admitted requests, upgraded or about to be
+	perAddr map[string]int
+	conns   map[*peerConn]struct{}
+	ids     map[string]*peerConn
+	rooms   map[string]*room
+	pending map[int]*room // next=N rooms still filling, by N
+
+	wg sync.WaitGroup // one per admitted request
+
+	stats struct {
+		relayed, refused, rejected, malformed, tooBig, rateLimited,
+		joinTimeouts, slowConsumers, pingTimeouts, roomFull atomic.Uint64
+	}
+}
+
+// Stats is a snapshot of a server's state and counters.
+type Stats struct {
+	Connections   int    // open WebSocket connections, joined or not
+	Rooms         int    // rooms with at least one peer
+	Relayed       uint64 // signals relayed
+	Refused       uint64 // signals refused: addressee not in the sender's room
+	Rejected      uint64 // requests refused before the upgrade (token, limits, bad URL)
+	Malformed     uint64 // connections closed for a malformed message
+	TooBig        uint64 // connections closed for a message over MaxMessageSize
+	RateLimited   uint64 // connections closed for exceeding the message rate
+	JoinTimeouts  uint64 // connections closed for not joining in time
+	SlowConsumers uint64 // connections dropped for an overflowing send queue
+	PingTimeouts  uint64 // connections closed for not answering a ping
+	RoomFull      uint64 // joins refused because the room was full
+}
+
+type room struct {
+	name    string
+	cap     int
+	next    int // N for a next=N room, else 0
+	members []*peerConn
+}
+
+// NewServer returns a server for cfg, or an error wrapping ErrConfig.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		perAddr: make(map[string]int),
+		conns:   make(map[*peerConn]struct{}),
+		ids:     make(map[string]*peerConn),
+		rooms:   make(map[string]*room),
+		pending: make(map[int]*room),
+	}, nil
+}
+
+// Stats returns a snapshot of the server's state and counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	st := Stats{Connections: len(s.conns), Rooms: len(s.rooms)}
+	s.mu.Unlock()
+	st.Relayed = s.stats.relayed.Load()
+	st.Refused = s.stats.refused.Load()
+	st.Rejected = s.stats.rejected.Load()
+	st.Malformed = s.stats.malformed.Load()
+	st.TooBig = s.stats.tooBig.Load()
+	st.RateLimited = s.stats.rateLimited.Load()
+	st.JoinTimeouts = s.stats.joinTimeouts.Load()
+	st.SlowConsumers = s.stats.slowConsumers.Load()
+	st.PingTimeouts = s.stats.pingTimeouts.Load()
+	st.RoomFull = s.stats.roomFull.Load()
+	return st
+}
+
+// Close closes every connection with 1001 (going away), refuses new ones
+// with HTTP 503, and returns once every goroutine the server started has
+// ended. It is idempotent.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	first := !s.closing
+	s.closing = true
+	list := make([]*peerConn, 0, len(s.conns))
+	for c := range s.conns {
+		list = append(list, c)
+	}
+	s.mu.Unlock()
+	if first {
+		s.log.Info("signaling server closing", "connections", len(list))
+	}
+	for _, c := range list {
+		c.kill(int(websocket.StatusGoingAway), ErrServerClosing)
+	}
+	s.wg.Wait()
+	return nil
+}
+
+// ServeHTTP routes a request: health, version, or a WebSocket join.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch p := r.URL.Path; {
+	case p == "/room" || strings.HasPrefix(p, "/room/"):
+		s.serveRoom(w, r)
+	case p == "/" && r.Method == http.MethodGet:
+		s.mu.Lock()
+		status, conns, rooms := "ok", len(s.conns), len(s.rooms)
+		if s.closing {
+			status = "closing"
+		}
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(struct {
+			Service     string `json:"service"`
+			Protocol    int    `json:"protocol"`
+			Status      string `json:"status"`
+			Connections int    `json:"connections"`
+			Rooms       int    `json:"rooms"`
+		}{"rollnet-signal", ProtocolVersion, status, conns, rooms})
+	case p == "/healthz" && r.Method == http.MethodGet:
+		s.mu.Lock()
+		closing := s.closing
+		s.mu.Unlock()
+		if closing {
+			http.Error(w, "closing", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// roomRequest is what a join URL asks for: a named room, or next=N.
+type roomRequest struct {
+	name string
+	next int
+}
+
+// tokenRoom is the room string a join token is signed for.
+func (q roomRequest) tokenRoom() string {
+	if q.next > 0 {
+		return "next=" + strconv.Itoa(q.next)
+	}
+	return q.name
+}
+
+func (s *Server) parseRoomRequest(r *http.Request) (roomRequest, error) {
+	var q roomRequest
+	next := r.URL.Query().Get("next")
+	if name, ok := strings.CutPrefix(r.URL.Path, "/room/"); ok {
+		if !validRoom(name) {
+			return q, errors.New("signaling: room name must be 1 to 64 characters of A-Z a-z 0-9 . _ -")
+		}
+		if next != "" {
+			return q, errors.New("signaling: a named room takes no next parameter")
+		}
+		q.name = name
+		return q, nil
+	}
+	n, err := strconv.Atoi(next)
+	if next == "" || err != nil || strconv.Itoa(n) != next || n < 2 || n > s.cfg.MaxRoomSize {
+		return q, errors.New("signaling: want /room/NAME or /room?next=N with 2 <= N <= " +
+			strconv.Itoa(s.cfg.MaxRoomSize))
+	}
+	q.next = n
+	return q, nil
+}
+
+func (s *Server) reject(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	s.stats.rejected.Add(1)
+	s.log.Info("signaling request refused", "addr", r.RemoteAddr, "path", r.URL.Path,
+		"status", status, "reason", msg)
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, status)
+}
+
+func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
+	q, err := s.parseRoomRequest(r)
+	if err != nil {
+		s.reject(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	if len(s.cfg.TokenSecret) > 0 {
+		tok := r.URL.Query().Get("token")
+		if tok == "" {
+			s.reject(w, r, http.StatusUnauthorized, ErrUnauthorized.Error()+": token required")
+			return
+		}
+		if err := checkToken(s.cfg.TokenSecret, q.tokenRoom(), tok, s.cfg.Now()); err != nil {
+			s.reject(w, r, http.StatusForbidden, ErrUnauthorized.Error()+": "+err.Error())
+			return
+		}
+	}
+	addr, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		addr = r.RemoteAddr
+	}
+
+	// Admission: counted before the upgrade, released when the handler ends.
+	s.mu.Lock()
+	switch {
+	case s.closing:
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusServiceUnavailable, ErrServerClosing.Error())
+		return
+	case s.active >= s.cfg.MaxConns:
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+": server full")
+		return
+	case s.perAddr[addr] >= s.cfg.MaxConnsPerAddr:
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address")
+		return
+	}
+	s.active++
+	s.perAddr[addr]++
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.active--
+		if s.perAddr[addr]--; s.perAddr[addr] == 0 {
+			delete(s.perAddr, addr)
+		}
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
+
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	if err != nil {
+		s.stats.rejected.Add(1)
+		s.log.Info("signaling upgrade failed", "addr", r.RemoteAddr, "err", err)
+		return
+	}
+	ws.SetReadLimit(int64(s.cfg.MaxMessageSize))
+	s.serveConn(ws, addr, q)
+}
+
+// peerConn is one upgraded connection.
+type peerConn struct {
+	srv  *Server
+	ws   *websocket.Conn
+	id   string
+	addr string
+	want roomReq
+	room *room // written by the connection's own goroutine under srv.mu
+
+	out  chan []byte   // bounded send queue, drained by the writer
+	done chan struct{} // closed when the connection ends
+
+	killOnce   sync.Once
+	killed     atomic.Bool
+	cancelRead context.CancelFunc
+	closeTimer *time.Timer
+	wg         sync.WaitGroup // writer, pinger, closer
+
+	tokens float64 // rate limit bucket, read loop only
+	last   time.Time
+}
+
+type roomReq = roomRequest
+
+func newID() string {
+	var b [idLen / 2]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (s *Server) serveConn(ws *websocket.Conn, addr string, q roomRequest) {
+	readCtx, cancelRead := context.WithCancel(context.Background())
+	defer cancelRead()
+	c := &peerConn{
+		srv:        s,
+		ws:         ws,
+		addr:       addr,
+		want:       q,
+		out:        make(chan []byte, s.cfg.SendQueue),
+		done:       make(chan struct{}),
+		cancelRead: cancelRead,
+		tokens:     float64(s.cfg.MessageBurst),
+		last:       s.cfg.Now(),
+	}
+	s.mu.Lock()
+	for c.id == "" || s.ids[c.id] != nil {
+		c.id = newID()
+	}
+	s.ids[c.id] = c
+	s.conns[c] = struct{}{}
+	closing := s.closing
+	s.mu.Unlock()
+	log := s.log.With("peer", c.id, "addr", addr)
+	log.Debug("signaling connection open", "room", q.tokenRoom())
+	if closing {
+		c.kill(int(websocket.StatusGoingAway), ErrServerClosing)
+	}
+
+	c.wg.Add(2)
+	go c.writeLoop()
+	go c.pingLoop()
+	joinTimer := time.AfterFunc(s.cfg.JoinTimeout, func() {
+		c.kill(CodeJoinTimeout, ErrJoinTimeout)
+	})
+
+	end := c.readLoop(readCtx, joinTimer)
+
+	joinTimer.Stop()
+	c.killOnce.Do(func() {}) // no kill after this point: its goroutine would race wg.Wait
+	if !c.killed.Load() {
+		_ = ws.CloseNow()
+	}
+	s.leave(c)
+	close(c.done)
+	c.wg.Wait()
+	if c.closeTimer != nil {
+		c.closeTimer.Stop()
+	}
+	log.Debug("signaling connection closed", "err", end)
+}
+
+// readLoop reads and handles messages until the connection ends.
+func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
+	s := c.srv
+	for {
+		_, b, err := c.ws.Read(ctx)
+		if err != nil {
+			if errors.Is(err, websocket.ErrMessageTooBig) {
+				s.stats.tooBig.Add(1)
+				s.log.Info("signaling connection closed", "peer", c.id, "addr", c.addr,
+					"reason", ErrMessageTooBig.Error())
+			}
+			return err
+		}
+		if c.killed.Load() {
+			continue // closing: keep reading only to finish the close handshake
+		}
+		if !c.allow() {
+			c.kill(CodeRateLimited, ErrRateLimited)
+			continue
+		}
+		e, err := parseEnvelope(b, fromClient)
+		if err == nil && (e.Type == typeJoin) == (c.room == nil) {
+			switch e.Type {
+			case typeJoin:
+				c.join()
+				joinTimer.Stop()
+			case typeSignal:
+				c.relay(e)
+			}
+			continue
+		}
+		if err == nil {
+			err = errors.New("join must come first and only once")
+		}
+		c.srv.log.Debug("signaling malformed message", "peer", c.id, "err", err)
+		c.kill(CodeMalformed, ErrMalformed)
+	}
+}
+
+// allow takes one message from the connection's token bucket.
+func (c *peerConn) allow() bool {
+	cfg := &c.srv.cfg
+	now := cfg.Now()
+	if d := now.Sub(c.last); d > 0 {
+		c.tokens = min(float64(cfg.MessageBurst), c.tokens+d.Seconds()*float64(cfg.MessageRate))
+		c.last = now
+	}
+	if c.tokens < 1 {
+		return false
+	}
+	c.tokens--
+	return true
+}
+
+func mustMarshal(e envelope) []byte {
+	b, err := json.Marshal(e)
+	if err != nil {
+		panic("signaling: marshal envelope: " + err.Error()) // only our own well-formed values
+	}
+	return b
+}
+
+// join places c in its room, replies with its id and the peers already
+// there, and tells them about c.
+func (c *peerConn) join() {
+	s := c.srv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rm *room
+	if n := c.want.next; n > 0 {
+		rm = s.pending[n]
+		if rm == nil {
+			rm = &room{name: "next" + strconv.Itoa(n) + "-" + newID(), cap: n, next: n}
+			s.rooms[rm.name] = rm
+			s.pending[n] = rm
+		}
+	} else {
+		rm = s.rooms[c.want.name]
+		if rm == nil {
+			rm = &room{name: c.want.name, cap: s.cfg.MaxRoomSize}
+			s.rooms[rm.name] = rm
+		}
+	}
+	if len(rm.members) >= rm.cap {
+		s.stats.roomFull.Add(1)
+		c.kill(CodeRoomFull, ErrRoomFull)
+		return
+	}
+	peers := make([]string, len(rm.members))
+	for i, m := range rm.members {
+		peers[i] = m.id
+	}
+	rm.members = append(rm.members, c)
+	c.room = rm
+	if rm.next > 0 && len(rm.members) == rm.cap {
+		delete(s.pending, rm.next)
+	}
+	c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeJoin, ID: c.id, Room: rm.name,
+		Peers: peers, ICE: s.cfg.ICEServers, Max: s.cfg.MaxMessageSize}))
+	pj := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerJoined, Peer: c.id})
+	for _, m := range rm.members[:len(rm.members)-1] {
+		m.enqueue(pj)
+	}
+	s.log.Debug("signaling join", "peer", c.id, "room", rm.name, "size", len(rm.members))
+}
+
+// relay forwards a signal to its addressee if it is in c's room, and
+// otherwise tells c it was refused.
+func (c *peerConn) relay(e envelope) {
+	s := c.srv
+	b := mustMarshal(envelope{V: ProtocolVersion, Type: typeSignal, Peer: c.id, Kind: e.Kind, Payload: e.Payload})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	to := s.ids[e.Peer]
+	if to == nil || to == c || to.room != c.room {
+		s.stats.refused.Add(1)
+		c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeError, Code: errCodeUnknownPeer,
+			Message: ErrUnknownPeer.Error(), Peer: e.Peer}))
+		return
+	}
+	s.stats.relayed.Add(1)
+	to.enqueue(b)
+}
+
+// leave removes c from the server and its room, and tells the room.
+func (s *Server) leave(c *peerConn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, c)
+	delete(s.ids, c.id)
+	rm := c.room
+	if rm == nil {
+		return
+	}
+	c.room = nil
+	for i, m := range rm.members {
+		if m == c {
+			rm.members = append(rm.members[:i], rm.members[i+1:]...)
+			break
+		}
+	}
+	if len(rm.members) == 0 {
+		delete(s.rooms, rm.name)
+		if rm.next > 0 && s.pending[rm.next] == rm {
+			delete(s.pending, rm.next)
+		}
+		return
+	}
+	pl := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerLeft, Peer: c.id})
+	for _, m := range rm.members {
+		m.enqueue(pl)
+	}
+}
+
+// enqueue queues b for c without blocking; a full queue drops c.
+func (c *peerConn) enqueue(b []byte) {
+	if c.killed.Load() {
+		return
+	}
+	select {
+	case c.out <- b:
+	default:
+		c.kill(CodeSlowConsumer, ErrSlowConsumer)
+	}
+}
+
+// kill closes c with code and reason: the close handshake runs in the
+// background, and the socket is cut after CloseTimeout whatever the peer
+// does. Only the first kill counts.
+func (c *peerConn) kill(code int, reason error) {
+	c.killOnce.Do(func() {
+		s := c.srv
+		c.killed.Store(true)
+		switch code {
+		case CodeMalformed:
+			s.stats.malformed.Add(1)
+		case CodeRateLimited:
+			s.stats.rateLimited.Add(1)
+		case CodeJoinTimeout:
+			s.stats.joinTimeouts.Add(1)
+		case CodeSlowConsumer:
+			s.stats.slowConsumers.Add(1)
+		case CodePingTimeout:
+			s.stats.pingTimeouts.Add(1)
+		}
+		s.log.Info("signaling connection closed", "peer", c.id, "addr", c.addr,
+			"code", code, "reason", reason.Error())
+		c.closeTimer = time.AfterFunc(s.cfg.CloseTimeout, c.cancelRead)
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			_ = c.ws.Close(websocket.StatusCode(code), reason.Error())
+		}()
+	})
+}
+
+func (c *peerConn) writeLoop() {
+	defer c.wg.Done()
+	for {
+		select {
+		case b := <-c.out:
+			ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.WriteTimeout)
+			err := c.ws.Write(ctx, websocket.MessageText, b)
+			cancel()
+			if err != nil {
+				return // the connection is closed; the read loop ends it
+			}
+		case <-c.done:
+			return
+		}
+	}
+}
+
+func (c *peerConn) pingLoop() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.srv.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.PingTimeout)
+			err := c.ws.Ping(ctx)
+			cancel()
+			if err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					c.kill(CodePingTimeout, ErrPingTimeout)
+				}
+				return // otherwise the connection is closed already
+			}
+		case <-c.done:
+			return
+		}
+	}
+}
