@@ -1,0 +1,170 @@
+package local
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// DefaultQueueLen is the per-endpoint bound on datagrams in flight to an
+// endpoint plus those waiting for it to Receive, when Config.QueueLen is zero.
+const DefaultQueueLen = 256
+
+// MaxQueueLen is the largest Config.QueueLen accepted.
+const MaxQueueLen = 1 << 16
+
+// maxDelay bounds Latency, Jitter and ReorderDelay, to keep arithmetic on
+// delivery times far from overflow.
+const maxDelay = time.Hour
+
+// Config configures a Network. The zero value is a network with a perfect
+// default link (no delay, no loss), seed 0, on the wall clock.
+type Config struct {
+	// Seed seeds every link's randomness. The same seed and the same calls
+	// (on the same clock readings) give the same deliveries, byte for byte.
+	Seed uint64
+
+	// Now is the clock. Delivery happens when the receiver polls at or after
+	// a datagram's delivery time. Nil means time.Now: the real-time mode for
+	// demos, with the same code path as fake time.
+	Now func() time.Time
+
+	// QueueLen bounds, per endpoint, the datagrams in flight to it plus
+	// those waiting for Receive. A datagram that finds the queue full is
+	// dropped and counted (Stats.DroppedFull). Zero means DefaultQueueLen;
+	// at most MaxQueueLen. The endpoint's packet buffers (QueueLen ×
+	// transport.MaxDatagram bytes) are allocated once, by Endpoint.
+	QueueLen int
+
+	// Link is the default link, used for every direction that has no link of
+	// its own (see Network.SetLink).
+	Link Link
+}
+
+// Link describes one direction of a link. The zero value is a perfect link:
+// no delay, no loss, no duplicates, in order.
+type Link struct {
+	// Latency is the base one-way delay.
+	Latency time.Duration
+
+	// Jitter spreads each datagram's delay uniformly over
+	// [Latency-Jitter, Latency+Jitter], to the nanosecond. At most Latency.
+	Jitter time.Duration
+
+	// Loss is the probability that a datagram is lost, independently of the
+	// others (in the good state of the burst model, when Burst is set).
+	Loss float64
+
+	// Burst, when Burst.Enter > 0, adds Gilbert-Elliott burst loss.
+	Burst Burst
+
+	// Duplicate is the probability that a datagram is delivered twice. The
+	// copy has its own delay drawn from [Latency-Jitter, Latency+Jitter].
+	Duplicate float64
+
+	// Reorder is the probability that a datagram is held back by an extra
+	// ReorderDelay, so that datagrams sent after it overtake it. Not allowed
+	// with Ordered.
+	Reorder float64
+
+	// ReorderDelay is the extra delay of a reordered datagram. Zero means
+	// 2×Jitter + 20 ms.
+	ReorderDelay time.Duration
+
+	// Ordered keeps the direction in order: jitter may delay a datagram past
+	// its predecessor's delivery time but never ahead of it, and duplicates
+	// arrive after their original. Loss still applies.
+	Ordered bool
+}
+
+// Burst is the two-state Gilbert-Elliott burst-loss model. The link is in a
+// good or a bad state. A datagram is lost with probability Link.Loss in the
+// good state and Burst.Loss in the bad one; after each datagram the link
+// moves from good to bad with probability Enter and from bad to good with
+// probability Leave. In the long run the link is bad a fraction
+// Enter/(Enter+Leave) of the datagrams, and a bad spell lasts 1/Leave
+// datagrams on average.
+type Burst struct {
+	// Enter is the per-datagram probability of going from good to bad.
+	// Zero disables the burst model.
+	Enter float64
+
+	// Leave is the per-datagram probability of going from bad to good. It
+	// must be above zero when Enter is.
+	Leave float64
+
+	// Loss is the loss probability in the bad state. Zero means 1: every
+	// datagram of a bad spell is lost.
+	Loss float64
+}
+
+func (c Config) validate() (Config, error) {
+	switch {
+	case c.QueueLen == 0:
+		c.QueueLen = DefaultQueueLen
+	case c.QueueLen < 0 || c.QueueLen > MaxQueueLen:
+		return c, fmt.Errorf("%w: QueueLen %d is outside [1, %d]", ErrConfig, c.QueueLen, MaxQueueLen)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	l, err := c.Link.validate()
+	if err != nil {
+		return c, fmt.Errorf("%w (Config.Link)", err)
+	}
+	c.Link = l
+	return c, nil
+}
+
+func checkProb(name string, p float64) error {
+	if math.IsNaN(p) || p < 0 || p > 1 {
+		return fmt.Errorf("%w: %s %v is outside [0, 1]", ErrLink, name, p)
+	}
+	return nil
+}
+
+func checkDelay(name string, d time.Duration) error {
+	if d < 0 || d > maxDelay {
+		return fmt.Errorf("%w: %s %v is outside [0, %v]", ErrLink, name, d, maxDelay)
+	}
+	return nil
+}
+
+// validate checks l and returns it with its defaults filled in.
+func (l Link) validate() (Link, error) {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"Latency", l.Latency}, {"Jitter", l.Jitter}, {"ReorderDelay", l.ReorderDelay}} {
+		if err := checkDelay(d.name, d.v); err != nil {
+			return l, err
+		}
+	}
+	if l.Jitter > l.Latency {
+		return l, fmt.Errorf("%w: Jitter %v exceeds Latency %v", ErrLink, l.Jitter, l.Latency)
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{
+		{"Loss", l.Loss}, {"Duplicate", l.Duplicate}, {"Reorder", l.Reorder},
+		{"Burst.Enter", l.Burst.Enter}, {"Burst.Leave", l.Burst.Leave}, {"Burst.Loss", l.Burst.Loss},
+	} {
+		if err := checkProb(p.name, p.v); err != nil {
+			return l, err
+		}
+	}
+	if l.Burst.Enter > 0 && l.Burst.Leave == 0 {
+		return l, fmt.Errorf("%w: Burst.Leave is 0 with Burst.Enter %v: the first bad spell would never end", ErrLink, l.Burst.Enter)
+	}
+	if l.Ordered && l.Reorder > 0 {
+		return l, fmt.Errorf("%w: Reorder %v on an Ordered link", ErrLink, l.Reorder)
+	}
+	if l.Burst.Loss == 0 {
+		l.Burst.Loss = 1
+	}
+	if l.ReorderDelay == 0 {
+		l.ReorderDelay = 2*l.Jitter + 20*time.Millisecond
+	}
+	return l, nil
+}

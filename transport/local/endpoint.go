@@ -1,0 +1,125 @@
+package local
+
+import (
+	"time"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// Endpoint is one named endpoint of a Network. It implements
+// transport.Transport; its peer identity is transport.Peer(name). Safe for
+// concurrent use.
+type Endpoint struct {
+	net    *Network
+	node   *node
+	q      *queue
+	closed bool
+}
+
+// Local returns the endpoint's name as a transport.Peer.
+func (e *Endpoint) Local() transport.Peer { return transport.Peer(e.node.name) }
+
+// Send runs b through the link from this endpoint to the endpoint named to,
+// which will find a copy in its queue after the link's delay, unless the
+// link loses it. Send fails with transport.ErrClosed after Close,
+// transport.ErrTooLarge over transport.MaxDatagram bytes,
+// transport.ErrUnknownPeer for a name never opened on the network, and
+// transport.ErrPeerGone for an endpoint that has closed. It copies b and
+// does not allocate.
+func (e *Endpoint) Send(to transport.Peer, b []byte) error {
+	n := e.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e.closed {
+		return transport.ErrClosed
+	}
+	if len(b) > transport.MaxDatagram {
+		return transport.ErrTooLarge
+	}
+	dst := n.nodes[string(to)]
+	if dst == nil {
+		return transport.ErrUnknownPeer
+	}
+	if dst.ep.closed {
+		return transport.ErrPeerGone
+	}
+	n.send(n.link(e.node.name, dst.name), dst.ep, b)
+	return nil
+}
+
+// Receive copies the earliest datagram due at the clock's current reading
+// into buf. With none due it returns transport.ErrNoPacket; a datagram
+// longer than buf is dropped with transport.ErrShortBuffer (and its sender).
+// It does not allocate.
+func (e *Endpoint) Receive(buf []byte) (int, transport.Peer, error) {
+	n := e.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e.closed {
+		return 0, "", transport.ErrClosed
+	}
+	a := e.q.peek()
+	if a == nil || a.at > n.now() {
+		return 0, "", transport.ErrNoPacket
+	}
+	d := e.q.pop()
+	defer e.q.release(d.slot)
+	d.link.stats.InFlight--
+	from := transport.Peer(d.link.from)
+	if int(d.n) > len(buf) {
+		d.link.stats.DroppedShort++
+		return 0, from, transport.ErrShortBuffer
+	}
+	d.link.stats.Delivered++
+	return copy(buf, e.q.buf(d.slot)[:d.n]), from, nil
+}
+
+// NextArrival reports when the earliest datagram queued for this endpoint is
+// due, for tests that advance a fake clock from event to event. It is false
+// when nothing is queued or the endpoint is closed.
+func (e *Endpoint) NextArrival() (time.Time, bool) {
+	n := e.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	a := e.q.peek()
+	if e.closed || a == nil {
+		return time.Time{}, false
+	}
+	return n.epoch.Add(time.Duration(a.at)), true
+}
+
+// Stats returns the counts of this endpoint's links: sent sums every
+// direction from it, received every direction to it.
+func (e *Endpoint) Stats() (sent, received Stats) {
+	n := e.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, lk := range n.order {
+		if lk.from == e.node.name {
+			sent.add(lk.stats)
+		}
+		if lk.to == e.node.name {
+			received.add(lk.stats)
+		}
+	}
+	return sent, received
+}
+
+// Close closes the endpoint: datagrams queued for it are discarded (counted
+// as Stats.DroppedClosed), its Send and Receive return transport.ErrClosed,
+// and its peers' Sends to it return transport.ErrPeerGone until the name is
+// opened again. Close is idempotent and always returns nil.
+func (e *Endpoint) Close() error {
+	n := e.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.q.clearAll(func(a *arrival) {
+		a.link.stats.InFlight--
+		a.link.stats.DroppedClosed++
+	})
+	return nil
+}

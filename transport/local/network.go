@@ -1,0 +1,278 @@
+package local
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// Network is an in-process network of named endpoints. It is safe for
+// concurrent use; one mutex guards it all, and it starts no goroutines.
+type Network struct {
+	mu    sync.Mutex
+	cfg   Config
+	epoch time.Time
+	seq   uint64
+
+	nodes map[string]*node
+	links map[dirKey]*link
+	order []*link // every link, in creation order, for the stats sums
+}
+
+// node is a name on the network; its endpoint may be closed and reopened.
+type node struct {
+	name string
+	ep   *Endpoint // the latest endpoint opened under name
+}
+
+type dirKey struct{ from, to string }
+
+// link is the state of one direction from → to.
+type link struct {
+	from, to    string
+	own         bool // cfg set by SetLink; otherwise the network default
+	cfg         Link
+	rng         rng
+	bad         bool  // Gilbert-Elliott state
+	last        int64 // latest delivery time queued, for Ordered
+	partitioned bool
+	stats       Stats
+}
+
+// Stats counts datagrams on one link direction, or summed over several.
+// Every datagram Send accepts, and every duplicate, ends in exactly one of
+// Delivered, Lost, Partitioned, DroppedFull, DroppedShort, DroppedClosed,
+// or is still InFlight:
+//
+//	Sent + Duplicated == Delivered + Lost + Partitioned + DroppedFull +
+//	                     DroppedShort + DroppedClosed + InFlight
+type Stats struct {
+	Sent          uint64 // datagrams accepted by Send
+	Duplicated    uint64 // extra copies made by Link.Duplicate
+	Delivered     uint64 // handed to the receiver by Receive
+	Lost          uint64 // lost to Loss or burst loss
+	Partitioned   uint64 // lost to a partition (sent during it, or in flight when it began)
+	DroppedFull   uint64 // the receiver's queue was full
+	DroppedShort  uint64 // the receiver's buffer was too short (ErrShortBuffer)
+	DroppedClosed uint64 // the receiver closed with the datagram still queued
+	InFlight      uint64 // queued at the receiver now, delivered or not yet due
+}
+
+func (s *Stats) add(o Stats) {
+	s.Sent += o.Sent
+	s.Duplicated += o.Duplicated
+	s.Delivered += o.Delivered
+	s.Lost += o.Lost
+	s.Partitioned += o.Partitioned
+	s.DroppedFull += o.DroppedFull
+	s.DroppedShort += o.DroppedShort
+	s.DroppedClosed += o.DroppedClosed
+	s.InFlight += o.InFlight
+}
+
+// NewNetwork returns an empty network. It fails with ErrConfig or ErrLink
+// for a Config out of range.
+func NewNetwork(cfg Config) (*Network, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	return &Network{
+		cfg:   cfg,
+		epoch: cfg.Now(),
+		nodes: make(map[string]*node),
+		links: make(map[dirKey]*link),
+	}, nil
+}
+
+// Endpoint opens the endpoint called name, whose peer identity is
+// transport.Peer(name). It fails with ErrName for an empty name and with
+// ErrNameTaken while an endpoint of that name is open. A closed endpoint's
+// name may be opened again: the new endpoint starts with an empty queue and
+// keeps the name's links, their settings, randomness and stats.
+func (n *Network) Endpoint(name string) (*Endpoint, error) {
+	if name == "" {
+		return nil, ErrName
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	nd := n.nodes[name]
+	if nd == nil {
+		nd = &node{name: name}
+		n.nodes[name] = nd
+	}
+	if nd.ep != nil && !nd.ep.closed {
+		return nil, fmt.Errorf("%w: %q", ErrNameTaken, name)
+	}
+	nd.ep = &Endpoint{net: n, node: nd, q: newQueue(n.cfg.QueueLen)}
+	return nd.ep, nil
+}
+
+// SetLink sets the link of the direction from → to, overriding the default
+// link for it. Names need not be open yet. It fails with ErrLink for a Link
+// out of range.
+func (n *Network) SetLink(from, to string, l Link) error {
+	l, err := l.validate()
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	lk := n.link(from, to)
+	lk.own, lk.cfg = true, l
+	return nil
+}
+
+// SetDefaultLink replaces the default link, used by every direction without
+// a SetLink of its own. It fails with ErrLink for a Link out of range.
+func (n *Network) SetDefaultLink(l Link) error {
+	l, err := l.validate()
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.cfg.Link = l
+	for _, lk := range n.order {
+		if !lk.own {
+			lk.cfg = l
+		}
+	}
+	return nil
+}
+
+// Partition cuts both directions between a and b: datagrams in flight
+// between them are lost, and so is every datagram sent between them until
+// Heal. Both count as Stats.Partitioned.
+func (n *Network) Partition(a, b string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, lk := range [2]*link{n.link(a, b), n.link(b, a)} {
+		lk.partitioned = true
+		if nd := n.nodes[lk.to]; nd != nil && nd.ep != nil && !nd.ep.closed {
+			nd.ep.q.removeIf(func(a *arrival) bool {
+				if a.link != lk {
+					return false
+				}
+				lk.stats.InFlight--
+				lk.stats.Partitioned++
+				return true
+			})
+		}
+	}
+}
+
+// Heal ends the partition between a and b. Datagrams sent from now on travel
+// as before.
+func (n *Network) Heal(a, b string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.link(a, b).partitioned = false
+	n.link(b, a).partitioned = false
+}
+
+// LinkStats returns the counts of the direction from → to (zero if it never
+// carried a datagram).
+func (n *Network) LinkStats(from, to string) Stats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if lk := n.links[dirKey{from, to}]; lk != nil {
+		return lk.stats
+	}
+	return Stats{}
+}
+
+// Stats returns the counts summed over every link of the network.
+func (n *Network) Stats() Stats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var s Stats
+	for _, lk := range n.order {
+		s.add(lk.stats)
+	}
+	return s
+}
+
+// link returns the state of from → to, creating it on first use with the
+// default link and its own seed. Called with n.mu held.
+func (n *Network) link(from, to string) *link {
+	k := dirKey{from, to}
+	lk := n.links[k]
+	if lk == nil {
+		lk = &link{from: from, to: to, cfg: n.cfg.Link, rng: rng{linkSeed(n.cfg.Seed, from, to)}}
+		n.links[k] = lk
+		n.order = append(n.order, lk)
+	}
+	return lk
+}
+
+// now is the clock reading in nanoseconds since the epoch. Called with n.mu
+// held.
+func (n *Network) now() int64 { return int64(n.cfg.Now().Sub(n.epoch)) }
+
+// send runs one datagram through the link from → dst. Called with n.mu held.
+func (n *Network) send(lk *link, dst *Endpoint, b []byte) {
+	lk.stats.Sent++
+	c := &lk.cfg
+	r := &lk.rng
+	// A fixed number of draws per datagram whatever the settings, so that
+	// changing one setting does not shift the randomness of the others.
+	uBurst, uLoss, uDelay := r.float(), r.float(), r.float()
+	uDup, uDupDelay, uReorder := r.float(), r.float(), r.float()
+
+	if lk.partitioned {
+		lk.stats.Partitioned++
+		return
+	}
+	lossP := c.Loss
+	if lk.bad {
+		lossP = c.Burst.Loss
+	}
+	if c.Burst.Enter > 0 {
+		if lk.bad {
+			lk.bad = uBurst >= c.Burst.Leave
+		} else {
+			lk.bad = uBurst < c.Burst.Enter
+		}
+	}
+	if uLoss < lossP {
+		lk.stats.Lost++
+		return
+	}
+	now := n.now()
+	at := now + delay(c, uDelay)
+	if uReorder < c.Reorder {
+		at += int64(c.ReorderDelay)
+	}
+	n.enqueue(lk, dst, at, b)
+	if uDup < c.Duplicate {
+		lk.stats.Duplicated++
+		n.enqueue(lk, dst, now+delay(c, uDupDelay), b)
+	}
+}
+
+// delay maps u in [0, 1) uniformly onto [Latency-Jitter, Latency+Jitter] ns.
+func delay(c *Link, u float64) int64 {
+	j := int64(c.Jitter)
+	off := int64(u * float64(2*j+1))
+	off = min(off, 2*j)
+	return int64(c.Latency) - j + off
+}
+
+func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
+	if lk.cfg.Ordered {
+		at = max(at, lk.last)
+	}
+	if dst.q.full() {
+		lk.stats.DroppedFull++
+		return
+	}
+	lk.last = max(lk.last, at)
+	n.seq++
+	dst.q.push(arrival{at: at, seq: n.seq, link: lk}, b)
+	lk.stats.InFlight++
+}
+
+var _ transport.Transport = (*Endpoint)(nil)
