@@ -1,5 +1,7 @@
 package main
 
+import "github.com/rollnet/rollnet/session"
+
 // The deterministic game. Everything here is integer arithmetic on a
 // pointer-free, padding-free State, so every peer that applies the same
 // inputs from the same start reaches the same bytes, on any machine.
@@ -43,28 +45,25 @@ const (
 // field is fixed-width and the struct's size is the sum of its fields'),
 // so its bytes are what peers checksum.
 type State struct {
-	BallX, BallY   int32    // ball position, fixed point
-	BallVX, BallVY int32    // ball velocity per frame, fixed point
-	PaddleY        [2]int32 // top of each paddle, fixed point
-	Rally          int32    // paddle hits since the last serve
-	Wait           int32    // frames until the next serve (or the next match)
-	Matches        int32    // matches finished
-	Rng            uint32   // xorshift32 state for serves; never zero once seeded
-	Score          [2]uint8 // points this match
-	Server         uint8    // side the next serve goes towards
-	Winner         uint8    // 0 while a match is on; 1 or 2 when side 0 or 1 won
-	Wins           [2]uint8 // matches won by each side (wraps at 256)
-	_              [2]byte  // explicit padding to a multiple of 4
+	Rng            session.Rand // serve PRNG (SplitMix64); lives here so rollback restores it
+	BallX, BallY   int32        // ball position, fixed point
+	BallVX, BallVY int32        // ball velocity per frame, fixed point
+	PaddleY        [2]int32     // top of each paddle, fixed point
+	Rally          int32        // paddle hits since the last serve
+	Wait           int32        // frames until the next serve (or the next match)
+	Matches        int32        // matches finished
+	Score          [2]uint8     // points this match
+	Server         uint8        // side the next serve goes towards
+	Winner         uint8        // 0 while a match is on; 1 or 2 when side 0 or 1 won
+	Wins           [2]uint8     // matches won by each side (wraps at 256)
+	_              [6]byte      // explicit padding to a multiple of 8
 }
 
 // NewState returns the state before frame 0 of a match whose serves are
 // drawn from seed. Both peers must use the same seed.
 func NewState(seed uint32) State {
 	var s State
-	s.Rng = seed
-	if s.Rng == 0 {
-		s.Rng = 0x9E3779B9 // xorshift is stuck at zero
-	}
+	s.Rng = session.NewRand(uint64(seed))
 	s.reset()
 	return s
 }
@@ -74,7 +73,7 @@ func (s *State) reset() {
 	s.PaddleY = [2]int32{(CourtH - PaddleH) / 2, (CourtH - PaddleH) / 2}
 	s.Score = [2]uint8{}
 	s.Winner = 0
-	s.Server = uint8(s.next() & 1)
+	s.Server = uint8(s.Rng.Uint64() & 1)
 	s.park()
 	s.Wait = ServeWait
 }
@@ -86,24 +85,11 @@ func (s *State) park() {
 	s.Rally = 0
 }
 
-// next advances the xorshift32 PRNG kept in the state.
-func (s *State) next() uint32 {
-	x := s.Rng
-	if x == 0 {
-		x = 0x9E3779B9
-	}
-	x ^= x << 13
-	x ^= x >> 17
-	x ^= x << 5
-	s.Rng = x
-	return x
-}
-
 // serve launches the ball from the centre towards s.Server at a random
 // angle.
 func (s *State) serve() {
 	s.park()
-	vy := int32(s.next()%uint32(MaxVY)) - MaxVY/2 // in [-MaxVY/2, MaxVY/2)
+	vy := s.Rng.Int32N(MaxVY) - MaxVY/2 // in [-MaxVY/2, MaxVY/2)
 	if vy > -Sub/16 && vy < Sub/16 {
 		vy = Sub / 8 // never a flat serve
 	}

@@ -124,7 +124,6 @@ func (k *keys) input(s *State, side int) Input {
 }
 
 var (
-	styleCourt  = tcell.StyleDefault
 	styleBorder = tcell.StyleDefault.Foreground(tcell.ColorGray)
 	styleYou    = tcell.StyleDefault.Foreground(tcell.ColorGreen).Bold(true)
 	styleThem   = tcell.StyleDefault.Foreground(tcell.ColorAqua)
