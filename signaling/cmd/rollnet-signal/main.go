@@ -1,0 +1,162 @@
+// Command rollnet-signal runs rollnet's signaling server: WebSocket rooms
+// at /room/NAME and /room?next=N, the protocol version and health as JSON
+// on GET /, and "ok" on /healthz.
+//
+//	go run ./signaling/cmd/rollnet-signal -addr 127.0.0.1:8080
+//	go run ./signaling/cmd/rollnet-signal -stun stun:stun.l.google.com:19302 \
+//	    -turn turn:turn.example.org:3478 -turn-user u -turn-credential p
+//	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal   # tokens required
+//	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal -mint-token lobby -token-ttl 1h
+//
+// Logs are structured (log/slog) on stderr. SIGINT or SIGTERM closes every
+// connection with 1001 and exits.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rollnet/rollnet/signaling"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv, nil); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "rollnet-signal:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// listFlag collects a repeatable or comma-separated string flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}
+
+// run parses args, serves until ctx ends, and shuts down. ready, when not
+// nil, is called with the listening address.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready func(addr string)) error {
+	fs := flag.NewFlagSet("rollnet-signal", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg        signaling.ServerConfig
+		addr       = fs.String("addr", "127.0.0.1:8080", "listen address")
+		stun, turn listFlag
+		origins    listFlag
+		turnUser   = fs.String("turn-user", "", "TURN username")
+		turnCred   = fs.String("turn-credential", "", "TURN credential")
+		mint       = fs.String("mint-token", "", "print a join token for this room (\"next=N\" for grouping) and exit")
+		ttl        = fs.Duration("token-ttl", time.Hour, "lifetime of a token printed by -mint-token")
+		logLevel   = fs.String("log-level", "info", "debug, info, warn or error")
+		logJSON    = fs.Bool("log-json", false, "log JSON instead of text")
+		shutdown   = fs.Duration("shutdown-timeout", 5*time.Second, "grace for HTTP requests at shutdown")
+	)
+	fs.IntVar(&cfg.MaxRoomSize, "max-room", signaling.DefaultMaxRoomSize, "peers per room")
+	fs.IntVar(&cfg.MaxMessageSize, "max-message", signaling.DefaultMaxMessageSize, "bytes per incoming message")
+	fs.IntVar(&cfg.MessageRate, "rate", signaling.DefaultMessageRate, "messages per second per connection")
+	fs.IntVar(&cfg.MessageBurst, "burst", signaling.DefaultMessageBurst, "message burst per connection")
+	fs.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", signaling.DefaultMaxConnsPerAddr, "connections per IP address")
+	fs.IntVar(&cfg.MaxConns, "max-conns", signaling.DefaultMaxConns, "connections in total")
+	fs.IntVar(&cfg.SendQueue, "send-queue", signaling.DefaultSendQueue, "messages queued per connection before it is dropped as a slow consumer")
+	fs.DurationVar(&cfg.JoinTimeout, "join-timeout", signaling.DefaultJoinTimeout, "time to join after connecting")
+	fs.DurationVar(&cfg.PingInterval, "ping-interval", signaling.DefaultPingInterval, "interval between pings")
+	fs.DurationVar(&cfg.PingTimeout, "ping-timeout", signaling.DefaultPingTimeout, "time to answer a ping")
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", signaling.DefaultWriteTimeout, "time for one write to a connection")
+	fs.Var(&stun, "stun", "STUN server URL handed to clients (repeatable, comma-separated)")
+	fs.Var(&turn, "turn", "TURN server URL handed to clients with -turn-user and -turn-credential (repeatable)")
+	fs.Var(&origins, "origin", "browser origin pattern allowed besides the server's own host (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: rollnet-signal [flags]\n\nThe join-token secret is read from $ROLLNET_SIGNAL_SECRET (unset: rooms are open).\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if s := getenv("ROLLNET_SIGNAL_SECRET"); s != "" {
+		cfg.TokenSecret = []byte(s)
+	}
+	if *mint != "" {
+		if len(cfg.TokenSecret) == 0 {
+			return errors.New("-mint-token needs $ROLLNET_SIGNAL_SECRET")
+		}
+		fmt.Fprintln(stdout, signaling.Token(cfg.TokenSecret, *mint, time.Now().Add(*ttl)))
+		return nil
+	}
+	if len(stun) > 0 {
+		cfg.ICEServers = append(cfg.ICEServers, signaling.ICEServer{URLs: stun})
+	}
+	if len(turn) > 0 {
+		cfg.ICEServers = append(cfg.ICEServers, signaling.ICEServer{URLs: turn, Username: *turnUser, Credential: *turnCred})
+	}
+	cfg.OriginPatterns = origins
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("-log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(stderr, opts)
+	if *logJSON {
+		h = slog.NewJSONHandler(stderr, opts)
+	}
+	log := slog.New(h)
+	cfg.Logger = log
+
+	srv, err := signaling.NewServer(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
+	}
+	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", signaling.ProtocolVersion,
+		"tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers))
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		_ = srv.Close()
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("rollnet-signal shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
+	defer cancel()
+	err = hs.Shutdown(sctx) // stops accepting; WebSockets are hijacked, so:
+	_ = srv.Close()
+	<-errc
+	return err
+}

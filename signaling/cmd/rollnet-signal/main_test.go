@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/rollnet/rollnet/signaling"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRunServesAndShutsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	errc := make(chan error, 1)
+	var stderr bytes.Buffer
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-stun", "stun:stun.example.org:3478", "-max-room", "2"},
+			&bytes.Buffer{}, &stderr, func(string) string { return "" }, func(a string) { addrc <- a })
+	}()
+	addr := <-addrc
+
+	resp, err := http.Get("http://" + addr + "/")
+	require.NoError(t, err)
+	var health struct {
+		Protocol int    `json:"protocol"`
+		Status   string `json:"status"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&health))
+	resp.Body.Close()
+	require.Equal(t, signaling.ProtocolVersion, health.Protocol)
+	require.Equal(t, "ok", health.Status)
+
+	c, err := signaling.Dial(ctx, "ws://"+addr+"/room/a", signaling.ClientConfig{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"stun:stun.example.org:3478"}, c.ICEServers()[0].URLs)
+
+	cancel()
+	require.NoError(t, <-errc)
+	for range c.Events() {
+	}
+	require.ErrorIs(t, c.Err(), signaling.ErrServerClosing)
+	require.NoError(t, c.Close())
+	http.DefaultClient.CloseIdleConnections()
+	require.Contains(t, stderr.String(), "rollnet-signal listening")
+}
+
+func TestRunMintToken(t *testing.T) {
+	var out bytes.Buffer
+	env := func(k string) string { return map[string]string{"ROLLNET_SIGNAL_SECRET": "s3cret"}[k] }
+	require.NoError(t, run(context.Background(), []string{"-mint-token", "lobby", "-token-ttl", "1m"}, &out, &bytes.Buffer{}, env, nil))
+	tok := strings.TrimSpace(out.String())
+	require.Regexp(t, `^[0-9]+\.[A-Za-z0-9_-]{43}$`, tok)
+	// Without the secret there is nothing to sign with.
+	require.Error(t, run(context.Background(), []string{"-mint-token", "lobby"}, &out, &bytes.Buffer{}, func(string) string { return "" }, nil))
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	none := func(string) string { return "" }
+	for _, args := range [][]string{
+		{"-max-room", "-1"},
+		{"-turn", "turn:x:3478"}, // no credentials
+		{"-stun", "http://x"},
+		{"-log-level", "loud"},
+		{"extra"},
+	} {
+		require.Error(t, run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}, none, nil), "%q", args)
+	}
+}
