@@ -1,9 +1,6 @@
 package codec
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "encoding/binary"
 
 // InputsHeaderLen is the size of the plain packing's header:
 // baseFrame (u32 LE) then playerMask (u32 LE).
@@ -27,7 +24,7 @@ func AppendInputs(dst []byte, baseFrame, playerMask uint32, block []byte) []byte
 // (ErrMalformed). It never allocates on success.
 func ParseInputs(src []byte) (baseFrame, playerMask uint32, block []byte, err error) {
 	if len(src) < InputsHeaderLen {
-		return 0, 0, nil, fmt.Errorf("%w: plain inputs need %d header bytes, have %d", ErrShort, InputsHeaderLen, len(src))
+		return 0, 0, nil, ErrShort
 	}
 	baseFrame = binary.LittleEndian.Uint32(src)
 	playerMask = binary.LittleEndian.Uint32(src[4:])

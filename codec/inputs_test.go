@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"testing"
@@ -64,4 +65,22 @@ func TestInputsAllocs(t *testing.T) {
 	})
 	_ = sink
 	require.Zero(t, n)
+}
+
+func FuzzParseInputs(f *testing.F) {
+	f.Add(AppendInputs(nil, 7, 3, []byte{1, 2, 3, 4}))
+	f.Add(AppendInputs(nil, 0, 0, nil))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		base, mask, block, err := ParseInputs(b)
+		if err != nil {
+			if len(b) >= InputsHeaderLen {
+				t.Fatalf("ParseInputs(% x): %v", b, err)
+			}
+			return
+		}
+		if out := AppendInputs(nil, base, mask, block); !bytes.Equal(out, b) {
+			t.Fatalf("re-encoding differs: % x vs % x", out, b)
+		}
+	})
 }
