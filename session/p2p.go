@@ -1,0 +1,753 @@
+package session
+
+// A P2P session runs the core session for a set of players spread over
+// peers, GGPO style: local players' inputs go out to every peer, remote
+// players' inputs come in, late ones roll the state back. One tick of a
+// game loop:
+//
+//	cfg := session.P2PConfig[Buttons]{
+//		Session: session.Config[Buttons]{Players: 2, InputDelay: 2, Capacity: 32},
+//		Remote:  []transport.Peer{"", "bob"}, // player 0 is local, player 1 is bob's
+//	}
+//	p, err := session.NewP2P[World](cfg, tr, simulate)
+//	...
+//	for range ticker { // FrameRate times a second
+//		if p.WaitRecommendation() > 0 {
+//			p.Poll() // running ahead: skip this tick, keep the network going
+//		} else {
+//			p.AddLocalInput(0, readButtons())
+//			err := p.AdvanceFrame() // ErrNotSynchronized, ErrPredictionLimit: try again next tick
+//		}
+//		events = p.Events(events[:0]) // Disconnected, DesyncDetected, ...
+//		draw(p.State())
+//	}
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// P2PConfig configures a P2P session. The zero value of every field except
+// Session.Players and Remote means its documented default.
+type P2PConfig[I comparable] struct {
+	// Session configures the core session (players, capacity, input delay,
+	// prediction). Its Predict, if set, guesses inputs not yet heard.
+	Session Config[I]
+	// Remote says where each player is: Remote[p] is the peer that holds
+	// player p, and the zero Peer means player p is local. Its length is
+	// Session.Players. Several players may sit behind one peer; at least
+	// one player must be local.
+	Remote []transport.Peer
+	// Spectators are peers that receive every player's confirmed inputs
+	// from this session (their host) and play along behind.
+	Spectators []transport.Peer
+	// Net holds the protocol's settings: frame rate, checksum interval,
+	// timeouts, clock, nonce source.
+	Net NetConfig
+}
+
+// P2P is a rollback session over a network. See the top of p2p.go for a
+// game loop. A P2P is not safe for concurrent use.
+type P2P[S any, I comparable] struct {
+	endpoint
+	core  *Session[S, I]
+	codec inputCodec[I]
+	user  func(player int, last I, frame Frame) I
+
+	players  int
+	size     int
+	delay    int
+	maxPred  int
+	capacity int
+	owner    []int // per player: the index of the link holding it, -1 local
+	local    uint64
+	all      uint64
+	multi    bool // two or more remote player peers: connection status is exchanged and agreed
+	nPlayers int  // player links (links[:nPlayers]); spectators follow
+
+	hist     history
+	recv     []Frame // per player: newest frame heard contiguously (local: committed)
+	fed      []Frame // per player: newest frame given to the core
+	disc     []bool  // per player: disconnected
+	frozenAt []Frame // per player: the agreed last real frame of a disconnected player, or NoFrame
+	frozen   []I     // per player: the input repeated after frozenAt
+	added    []Frame // per local player: the frame of the newest AddLocalInput
+	newest   Frame   // newest local frame committed (sent to peers)
+
+	running bool
+	wait    int
+	checks  checks
+
+	inBuf   []byte
+	inStat  []codec.PeerStatus
+	block   []byte
+	outStat []codec.PeerStatus
+}
+
+// NewP2P returns a P2P session for cfg over t, advancing a state of type S
+// with simulate (which must be deterministic; see the package
+// documentation). The session owns t's receive side from now on but does not
+// close it. It starts synchronizing with every peer at the first
+// AdvanceFrame or Poll.
+func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, Frame)) (*P2P[S, I], error) {
+	if t == nil {
+		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
+	}
+	n, err := cfg.Net.resolve()
+	if err != nil {
+		return nil, err
+	}
+	players := cfg.Session.Players
+	if players < 1 || players > MaxPlayers {
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, players, MaxPlayers)
+	}
+	if len(cfg.Remote) != players {
+		return nil, fmt.Errorf("%w: Remote has %d entries for %d players", ErrConfig, len(cfg.Remote), players)
+	}
+	ic, err := newInputCodec[I]()
+	if err != nil {
+		return nil, err
+	}
+	if ic.size > codec.MaxInputSize {
+		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", ErrConfig, ic.size, codec.MaxInputSize)
+	}
+	p := &P2P[S, I]{
+		endpoint: newEndpoint(t, n),
+		codec:    ic,
+		user:     cfg.Session.Predict,
+		players:  players,
+		size:     ic.size,
+		delay:    cfg.Session.InputDelay,
+		owner:    make([]int, players),
+		all:      ^uint64(0) >> (64 - players),
+		recv:     make([]Frame, players),
+		fed:      make([]Frame, players),
+		disc:     make([]bool, players),
+		frozenAt: make([]Frame, players),
+		frozen:   make([]I, players),
+		added:    make([]Frame, players),
+		checks:   newChecks(n.checkInterval),
+	}
+	for pl, peer := range cfg.Remote {
+		if peer == "" {
+			p.owner[pl] = -1
+			p.local |= 1 << pl
+			continue
+		}
+		i, ok := p.byPeer[peer]
+		if !ok {
+			if err := p.addLink(newLink(peer, players)); err != nil {
+				return nil, err
+			}
+			i = len(p.links) - 1
+		}
+		p.owner[pl] = i
+		p.links[i].mask |= 1 << pl
+	}
+	if p.local == 0 {
+		return nil, fmt.Errorf("%w: no local player (a spectator is a Spectator)", ErrConfig)
+	}
+	p.nPlayers = len(p.links)
+	p.multi = p.nPlayers >= 2
+	for _, peer := range cfg.Spectators {
+		l := newLink(peer, players)
+		l.spectator = true
+		if err := p.addLink(l); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range p.links {
+		if l.spectator {
+			l.offer = settingsHash(&n, players, ic.size, p.delay, roleHost, roleSpectator)
+			l.expect = settingsHash(&n, players, ic.size, p.delay, roleSpectator, roleHost)
+		} else {
+			l.offer = settingsHash(&n, players, ic.size, p.delay, p.local, l.mask)
+			l.expect = settingsHash(&n, players, ic.size, p.delay, l.mask, p.local)
+		}
+	}
+	coreCfg := cfg.Session
+	coreCfg.Predict = p.predict
+	if !p.multi && cfg.Session.Predict == nil {
+		coreCfg.Predict = nil
+	}
+	core, err := New[S, I](coreCfg, simulate)
+	if err != nil {
+		return nil, err
+	}
+	p.core = core
+	p.capacity = cfg.Session.Capacity
+	if p.capacity == 0 {
+		p.capacity = defaultCapacity
+	}
+	_, hi := core.acceptWindow()
+	p.maxPred = int(hi) - p.delay
+	histFrames := 256
+	for histFrames < 4*(p.capacity+p.delay+p.maxPred) {
+		histFrames *= 2
+	}
+	p.hist = newHistory(histFrames, players, ic.size)
+	for pl := range players {
+		p.recv[pl] = Frame(p.delay) - 1
+		p.fed[pl] = Frame(p.delay) - 1
+		p.frozenAt[pl] = NoFrame
+		p.added[pl] = NoFrame
+	}
+	p.newest = Frame(p.delay) - 1
+	for _, l := range p.links {
+		l.acked = Frame(p.delay) - 1
+		l.sent = Frame(p.delay) - 1
+		for pl := range l.status {
+			l.status[pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
+		}
+	}
+	maxStride := 0
+	for _, l := range p.links {
+		maxStride = max(maxStride, bits.OnesCount64(l.mask)*ic.size)
+	}
+	p.inBuf = make([]byte, codec.MaxFrames*maxStride)
+	p.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
+	p.block = make([]byte, codec.MaxFrames*players*ic.size)
+	p.outStat = make([]codec.PeerStatus, players)
+	return p, nil
+}
+
+// predict is the core session's Predict in sessions of more than two
+// peers: an input heard but not yet agreed on by every peer is the best
+// prediction there is.
+func (p *P2P[S, I]) predict(player int, last I, frame Frame) I {
+	if p.owner[player] >= 0 && p.recv[player] > p.fed[player] {
+		g := min(frame, p.recv[player])
+		if g > p.fed[player] {
+			var in I
+			if b, ok := p.hist.get(g, player); ok {
+				copy(bytesOf(&in), b)
+				if g == frame {
+					return in
+				}
+				last = in
+			}
+		}
+	}
+	if p.user != nil {
+		return p.user(player, last, frame)
+	}
+	return last
+}
+
+// AddLocalInput gives local player's input for frame Frame()+InputDelay.
+// Called again before that frame is simulated (after a refused
+// AdvanceFrame), the newest value replaces the old.
+func (p *P2P[S, I]) AddLocalInput(player int, in I) error {
+	if p.closed {
+		return ErrClosed
+	}
+	if uint(player) >= uint(p.players) {
+		return ErrPlayer
+	}
+	if p.owner[player] >= 0 {
+		return fmt.Errorf("%w: player %d", ErrNotLocal, player)
+	}
+	f := p.core.Frame() + Frame(p.delay)
+	if err := p.core.AddLocalInput(player, in); err != nil {
+		return err
+	}
+	p.hist.put(f, player, bytesOf(&in))
+	p.added[player] = f
+	return nil
+}
+
+// AdvanceFrame polls the network, feeds what arrived to the core session,
+// and simulates one frame (after at most one rollback), then sends every
+// peer the local inputs it has not acknowledged. It returns
+// ErrNotSynchronized during the handshake, ErrPredictionLimit when the
+// frame would be predicted too far past the confirmed one (the network is
+// still polled and served: call again next tick), ErrNoLocalInput when a
+// local player has no input for the frame, a *SyncError after a failed
+// handshake, ErrClosed after Close.
+func (p *P2P[S, I]) AdvanceFrame() error {
+	if p.closed {
+		return ErrClosed
+	}
+	p.pump()
+	if p.failErr != nil {
+		return p.failErr
+	}
+	if !p.running {
+		return ErrNotSynchronized
+	}
+	f := p.core.Frame() + Frame(p.delay)
+	for pl := range p.players {
+		if p.owner[pl] < 0 && p.added[pl] != f {
+			p.flush()
+			return fmt.Errorf("%w: player %d, frame %d", ErrNoLocalInput, pl, f)
+		}
+	}
+	p.feed()
+	if err := p.core.Step(); err != nil {
+		p.flush()
+		return err
+	}
+	if p.wait > 0 {
+		p.wait-- // ran instead of waiting: the advice is spent
+	}
+	p.newest = f
+	for pl := range p.players {
+		if p.owner[pl] < 0 {
+			p.recv[pl] = f
+			p.fed[pl] = f
+		}
+	}
+	p.checksums()
+	p.timeSync()
+	p.flush()
+	return nil
+}
+
+// Poll runs the network for a tick in which the game does not advance (a
+// recommended wait, a pause, the handshake): it receives, answers, resends
+// and runs the timers. Each Poll spends one frame of a wait recommendation.
+func (p *P2P[S, I]) Poll() error {
+	if p.closed {
+		return ErrClosed
+	}
+	p.pump()
+	if p.running {
+		p.feed()
+	}
+	if p.wait > 0 {
+		p.wait--
+	}
+	p.flush()
+	return p.failErr
+}
+
+// pump reads the clock and the network and runs the timers.
+func (p *P2P[S, I]) pump() {
+	p.clock()
+	for {
+		l, typ, b, ok := p.receive()
+		if !ok {
+			break
+		}
+		p.handle(l, typ, b)
+	}
+	for _, l := range p.links {
+		p.tick(l)
+	}
+	for _, l := range p.links[:p.nPlayers] {
+		if l.state == linkDisconnected {
+			p.lost(l)
+		}
+	}
+	if !p.running && p.failErr == nil {
+		all := true
+		for _, l := range p.links[:p.nPlayers] {
+			all = all && l.state == linkRunning
+		}
+		if all {
+			p.running = true
+			for _, l := range p.links {
+				l.lastRecv = max(l.lastRecv, p.t)
+			}
+			p.events.push(Event{Kind: EventRunning})
+		}
+	}
+	p.agree()
+}
+
+// handle processes one packet from l.
+func (p *P2P[S, I]) handle(l *link, typ codec.Type, b []byte) {
+	switch typ {
+	case codec.TypeSyncRequest, codec.TypeSyncReply:
+		if p.handleSync(l, typ, b) {
+			l.lastRecv = p.t
+		}
+		return
+	}
+	if l.state != linkRunning {
+		return // nothing but the handshake before it completes
+	}
+	if p.handleCommon(l, typ, b) {
+		return
+	}
+	switch typ {
+	case codec.TypeInput:
+		if l.spectator {
+			l.malformed++
+			return
+		}
+		p.handleInput(l, b)
+	case codec.TypeInputAck:
+		m, _, err := codec.ParseInputAck(b)
+		if err != nil || !l.spectator {
+			l.malformed++
+			return
+		}
+		if Frame(m.Ack) > l.sent {
+			l.malformed++ // an ack of frames never sent
+			return
+		}
+		p.heard(l)
+		l.acked = max(l.acked, Frame(m.Ack))
+	case codec.TypeChecksum:
+		p.remoteChecksum(l, &p.checks, b)
+	default:
+		l.malformed++
+	}
+}
+
+// handleInput processes an Input message from player link l.
+func (p *P2P[S, I]) handleInput(l *link, b []byte) {
+	m := codec.Input{Size: p.size}
+	if _, err := codec.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.mask ||
+		Frame(m.Ack) > p.newest || (p.multi && len(m.Status) != p.players) {
+		l.malformed++
+		return
+	}
+	p.heard(l)
+	l.acked = max(l.acked, Frame(m.Ack))
+	// Inputs: take the frames that extend what was heard, up to the core's
+	// window.
+	first := bits.TrailingZeros64(l.mask)
+	_, hi := p.core.acceptWindow()
+	stride := bits.OnesCount64(l.mask) * p.size
+	for k := range m.Frames {
+		f := Frame(m.Start) + Frame(k)
+		if f <= p.recv[first] {
+			continue
+		}
+		if f > p.recv[first]+1 || f > hi {
+			break
+		}
+		row := m.Inputs[k*stride : (k+1)*stride]
+		var in I
+		ok := true
+		for j := 0; j < stride; j += p.size {
+			if p.codec.decode(row[j:j+p.size], &in) != nil {
+				ok = false
+			}
+		}
+		if !ok {
+			l.malformed++
+			break
+		}
+		j := 0
+		for mask := l.mask; mask != 0; mask &= mask - 1 {
+			pl := bits.TrailingZeros64(mask)
+			p.hist.put(f, pl, row[j:j+p.size])
+			p.recv[pl] = f
+			j += p.size
+		}
+	}
+	if !p.multi {
+		return
+	}
+	// Connection status: merge monotonically; adopt disconnections.
+	for pl, s := range m.Status {
+		cur := &l.status[pl]
+		if !cur.Connected {
+			continue // final
+		}
+		if !s.Connected {
+			*cur = s
+			if o := p.owner[pl]; o >= 0 && p.links[o] != l && !p.disc[pl] {
+				p.disconnect(p.links[o])
+				p.lost(p.links[o])
+			}
+			continue
+		}
+		cur.LastFrame = max(cur.LastFrame, s.LastFrame)
+	}
+}
+
+// lost marks every player of player link l disconnected: their heard
+// inputs stop where they are.
+func (p *P2P[S, I]) lost(l *link) {
+	for mask := l.mask; mask != 0; mask &= mask - 1 {
+		p.disc[bits.TrailingZeros64(mask)] = true
+	}
+}
+
+// agree fixes the last real frame of each disconnected player once every
+// remaining peer has reported its own final view of it: the smallest
+// frame anyone heard. Every peer computes the same minimum.
+func (p *P2P[S, I]) agree() {
+	for pl := range p.players {
+		if !p.disc[pl] || p.frozenAt[pl] != NoFrame {
+			continue
+		}
+		f := p.recv[pl]
+		known := true
+		for i, l := range p.links[:p.nPlayers] {
+			if i == p.owner[pl] || l.state != linkRunning {
+				continue
+			}
+			s := l.status[pl]
+			if s.Connected {
+				known = false
+				break
+			}
+			f = min(f, Frame(s.LastFrame))
+		}
+		if !known {
+			continue
+		}
+		f = max(f, p.fed[pl]) // what was fed stays (only a lying peer gets here)
+		p.frozenAt[pl] = f
+		var in I
+		if b, ok := p.hist.get(f, pl); ok && f >= Frame(p.delay) {
+			copy(bytesOf(&in), b)
+		}
+		p.frozen[pl] = in
+		p.events.push(Event{Kind: EventPlayerDisconnected, Player: pl, Frame: f})
+	}
+}
+
+// feed gives the core every remote input it may have: heard ones (in
+// sessions of more than two peers, only those every other peer has heard
+// too), and frozen ones for disconnected players.
+func (p *P2P[S, I]) feed() {
+	_, hi := p.core.acceptWindow()
+	for pl := range p.players {
+		o := p.owner[pl]
+		if o < 0 {
+			continue
+		}
+		limit := p.recv[pl]
+		if fz := p.frozenAt[pl]; fz != NoFrame {
+			limit = fz
+		} else if p.multi {
+			for i, l := range p.links[:p.nPlayers] {
+				if i != o && l.state == linkRunning {
+					limit = min(limit, Frame(l.status[pl].LastFrame))
+				}
+			}
+		}
+		for f := p.fed[pl] + 1; f <= limit && f <= hi; f++ {
+			b, ok := p.hist.get(f, pl)
+			if !ok {
+				break
+			}
+			var in I
+			copy(bytesOf(&in), b)
+			if err := p.core.AddRemoteInput(pl, f, in); err != nil && !errors.Is(err, ErrConflict) {
+				break
+			}
+			p.fed[pl] = f
+		}
+		if fz := p.frozenAt[pl]; fz != NoFrame && p.fed[pl] >= fz {
+			in := p.frozen[pl]
+			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+Frame(p.delay); f++ {
+				if err := p.core.AddRemoteInput(pl, f, in); err != nil && !errors.Is(err, ErrConflict) {
+					break
+				}
+				p.hist.put(f, pl, bytesOf(&in))
+				p.fed[pl] = f
+				p.recv[pl] = f
+			}
+		}
+	}
+}
+
+// checksums computes the checksums of newly confirmed frames due one.
+func (p *P2P[S, I]) checksums() {
+	if p.checks.interval <= 0 {
+		return
+	}
+	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
+	for p.checks.next <= c {
+		f := p.checks.next
+		p.checks.next += Frame(p.checks.interval)
+		if sum, err := p.core.ChecksumAt(f); err == nil {
+			p.localChecksum(&p.checks, f, sum)
+		}
+	}
+}
+
+// timeSync samples the frame advantage over every player peer and
+// recommends a wait when this session runs ahead.
+func (p *P2P[S, I]) timeSync() {
+	best := 0.0
+	ready := false
+	for _, l := range p.links[:p.nPlayers] {
+		if l.state != linkRunning {
+			continue
+		}
+		first := bits.TrailingZeros64(l.mask)
+		oneWay := l.rtt / 2 * int64(p.net.frameRate) / 1e9
+		// The peer's frame now: the frame its newest input was for, less
+		// the input delay, plus the frames it ran while that input flew.
+		est := int64(p.recv[first]) - int64(p.delay) + 1 + oneWay
+		adv := int32(int64(p.core.Frame()) - est)
+		l.localAdv = adv
+		l.locals.add(adv, p.net.window)
+		if l.locals.n >= p.net.window/2 && l.remotes.n > 0 {
+			ready = true
+			best = max(best, (l.locals.mean()-l.remotes.mean())/2)
+		}
+	}
+	if !ready || p.wait > 0 {
+		return
+	}
+	if w := int(best + 0.5); w >= p.net.minWait {
+		p.wait = min(w, p.net.frameRate)
+		p.events.push(Event{Kind: EventWaitRecommended, Frames: p.wait})
+		for _, l := range p.links[:p.nPlayers] {
+			l.locals.reset()
+			l.remotes.reset()
+		}
+	}
+}
+
+// flush sends each peer what it is owed this tick.
+func (p *P2P[S, I]) flush() {
+	for i, l := range p.links {
+		if l.state != linkRunning {
+			continue
+		}
+		if p.running {
+			if i < p.nPlayers {
+				p.sendInputs(l)
+			} else {
+				p.sendSpectator(l)
+			}
+		}
+		if l.checkAgain > 0 && p.checks.newest.frame != NoFrame {
+			l.checkAgain--
+			p.sendChecksum(l, p.checks.newest)
+		}
+		if p.t-l.lastQual >= p.net.quality && p.checks.newest.frame != NoFrame {
+			p.sendChecksum(l, p.checks.newest)
+		}
+		p.keepAlive(l, l.localAdv)
+	}
+}
+
+// sendInputs sends player link l every local input it has not
+// acknowledged, our acknowledgement of its inputs and, with more than two
+// peers, our view of every player's connection.
+func (p *P2P[S, I]) sendInputs(l *link) {
+	start := l.acked + 1
+	n := int(p.newest - l.acked)
+	n = min(n, codec.MaxFrames)
+	stride := bits.OnesCount64(p.local) * p.size
+	for k := range n {
+		j := k * stride
+		for mask := p.local; mask != 0; mask &= mask - 1 {
+			b, ok := p.hist.get(start+Frame(k), bits.TrailingZeros64(mask))
+			if !ok {
+				n = k // lost to the history: the peer fell too far behind
+				break
+			}
+			j += copy(p.block[j:], b)
+		}
+	}
+	m := codec.Input{
+		Seq:     l.seq,
+		Ack:     int32(p.recv[bits.TrailingZeros64(l.mask)]),
+		Start:   int32(start),
+		Frames:  n,
+		Players: p.local,
+		Size:    p.size,
+	}
+	if p.multi {
+		for pl := range p.players {
+			p.outStat[pl] = codec.PeerStatus{Connected: !p.disc[pl], LastFrame: int32(p.recv[pl])}
+		}
+		m.Status = p.outStat
+	}
+	p.sendInput(l, &m, stride)
+}
+
+// sendInput sends m, shortened until it fits a packet.
+func (p *P2P[S, I]) sendInput(l *link, m *codec.Input, stride int) {
+	for {
+		m.Inputs = p.block[:m.Frames*stride]
+		err := m.Check()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, codec.ErrTooLarge) || m.Frames == 0 {
+			return
+		}
+		m.Frames = m.Frames * 3 / 4
+	}
+	e := m.Start + int32(m.Frames) - 1
+	l.sent = max(l.sent, Frame(e))
+	p.out = m.Append(p.out[:0])
+	p.send(l)
+}
+
+// sendSpectator sends spectator link l every confirmed frame it has not
+// acknowledged, every player's input.
+func (p *P2P[S, I]) sendSpectator(l *link) {
+	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
+	if c <= l.acked {
+		return
+	}
+	start := l.acked + 1
+	n := min(int(c-l.acked), codec.MaxFrames)
+	stride := p.players * p.size
+	for k := range n {
+		for pl := range p.players {
+			b, ok := p.hist.get(start+Frame(k), pl)
+			if !ok {
+				// The spectator fell behind what we keep: it cannot catch up.
+				p.disconnect(l)
+				return
+			}
+			copy(p.block[k*stride+pl*p.size:], b)
+		}
+	}
+	m := codec.Input{Seq: l.seq, Ack: -1, Start: int32(start), Frames: n, Players: p.all, Size: p.size}
+	p.sendInput(l, &m, stride)
+}
+
+// Events appends every event since the last call to dst, oldest first,
+// and returns it. With a dst of enough capacity it allocates nothing.
+func (p *P2P[S, I]) Events(dst []Event) []Event { return p.events.drain(dst) }
+
+// PeerStats returns the network statistics of peer (a player peer or a
+// spectator), or ErrNotAPeer.
+func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) { return p.peerStats(peer) }
+
+// WaitRecommendation returns how many ticks the game should skip (calling
+// Poll instead of AdvanceFrame) to let its peers catch up; 0 when in step.
+// Each Poll spends one.
+func (p *P2P[S, I]) WaitRecommendation() int { return p.wait }
+
+// State returns the live state: read it to draw; write it only before the
+// first frame (the initial state, the same on every peer).
+func (p *P2P[S, I]) State() *S { return p.core.State() }
+
+// Frame returns the frame the next AdvanceFrame simulates.
+func (p *P2P[S, I]) Frame() Frame { return p.core.Frame() }
+
+// ConfirmedFrame returns the newest frame every player's input is known
+// for.
+func (p *P2P[S, I]) ConfirmedFrame() Frame { return p.core.ConfirmedFrame() }
+
+// ChecksumAt returns the checksum of the state after frame, while held
+// (see Session.ChecksumAt). Peers agree at min(ConfirmedFrame(), Frame()-1).
+func (p *P2P[S, I]) ChecksumAt(frame Frame) (uint32, error) { return p.core.ChecksumAt(frame) }
+
+// StateAt returns the state after frame, while held (see Session.StateAt).
+func (p *P2P[S, I]) StateAt(frame Frame) (*S, error) { return p.core.StateAt(frame) }
+
+// Stats returns the core session's counters (rollbacks, mispredictions...).
+func (p *P2P[S, I]) Stats() Stats { return p.core.Stats() }
+
+// Running reports whether every player peer is synchronized.
+func (p *P2P[S, I]) Running() bool { return p.running }
+
+// Close tells every peer this session is leaving and stops it. It does not
+// close the transport, which the caller owns. Calling it again does
+// nothing.
+func (p *P2P[S, I]) Close() error {
+	p.close()
+	return nil
+}

@@ -1,0 +1,62 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// Sentinel errors of the P2P session and the spectator. Test with
+// errors.Is.
+var (
+	// ErrNotSynchronized is returned by AdvanceFrame while the handshake
+	// with some peer is still running. The network was polled; call again
+	// next tick.
+	ErrNotSynchronized = errors.New("session: not synchronized with every peer yet")
+
+	// ErrSyncFailed reports a handshake that failed: the peers disagree on
+	// the settings (players, input size, input delay, frame rate, ...) or
+	// speak another protocol. The error is a *SyncError naming the peer and
+	// the reason; a SyncFailed event says the same.
+	ErrSyncFailed = errors.New("session: synchronization failed")
+
+	// ErrNotLocal reports AddLocalInput for a player that is not local.
+	ErrNotLocal = errors.New("session: player is not local")
+
+	// ErrNoLocalInput reports AdvanceFrame before AddLocalInput gave every
+	// local player an input for the frame.
+	ErrNoLocalInput = errors.New("session: local input missing for this frame")
+
+	// ErrNotAPeer reports a transport peer the session does not know.
+	ErrNotAPeer = errors.New("session: not a peer of this session")
+
+	// ErrClosed is returned by every call after Close.
+	ErrClosed = errors.New("session: closed")
+
+	// ErrHostGone reports, on a spectator, that the host disconnected; the
+	// spectator plays on no further.
+	ErrHostGone = errors.New("session: spectator's host disconnected")
+)
+
+// SyncError is the error of a failed handshake: which peer, and why.
+// errors.Is(err, ErrSyncFailed) holds for it.
+type SyncError struct {
+	Peer   transport.Peer
+	Reason string
+}
+
+// Error names the peer and the reason.
+func (e *SyncError) Error() string {
+	return fmt.Sprintf("%v with %q: %s", ErrSyncFailed, string(e.Peer), e.Reason)
+}
+
+// Unwrap returns ErrSyncFailed.
+func (e *SyncError) Unwrap() error { return ErrSyncFailed }
+
+// Reasons a handshake fails, as SyncError.Reason and Event.Reason carry them.
+const (
+	ReasonSettings = "settings differ (players, input size, input delay, frame rate, checksum interval, player placement or game settings)"
+	ReasonProtocol = "protocol version differs"
+	ReasonWire     = "wire version differs"
+)
