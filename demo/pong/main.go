@@ -41,6 +41,7 @@ type options struct {
 	spectate bool
 	fps      int
 	headless bool // forced by -headless or by not having a terminal
+	offline  bool // no network: against a bot in this process
 	child    bool // this process is the opponent started by a parent
 	side     int  // -1: decided by join order
 	timeout  time.Duration
@@ -54,12 +55,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://host:port); empty: start one on loopback and a bot opponent process")
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one)")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
-	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one)")
+	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in `frames`")
 	fs.Var(&o.impair, "impair", "impair the local side's packets: `latency,jitter,loss`, e.g. 100ms,15ms,2%")
 	fs.BoolVar(&o.spectate, "spectate", false, "watch the room's match instead of playing")
 	fs.IntVar(&o.fps, "fps", 60, "frames per `second`")
 	fs.BoolVar(&o.headless, "headless", false, "no terminal view even on a terminal: both sides bots")
+	fs.BoolVar(&o.offline, "offline", false, "no network: play a bot in this process")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
 	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "give up connecting after `duration`")
@@ -70,8 +72,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("pong: unexpected argument %q", fs.Arg(0))
 	}
-	if o.frames < 0 || o.delay < 0 || o.fps <= 0 || o.fps > 1000 || o.side < -1 || o.side > 1 {
-		return o, errors.New("pong: -frames and -delay must be >= 0, -fps in 1..1000, -side -1, 0 or 1")
+	if o.frames < -1 || o.delay < 0 || o.fps <= 0 || o.fps > 1000 || o.side < -1 || o.side > 1 {
+		return o, errors.New("pong: -frames must be >= -1, -delay >= 0, -fps in 1..1000, -side -1, 0 or 1")
 	}
 	if o.room != "" && o.signal == "" {
 		return o, errors.New("pong: -room needs -signal")
@@ -88,6 +90,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		if o.frames == 0 && !o.spectate {
 			o.frames = 600
 		}
+	}
+	if o.frames < 0 {
+		o.frames = 0
+	}
+	if o.offline && (o.signal != "" || o.spectate) {
+		return o, errors.New("pong: -offline plays no network: no -signal or -spectate")
 	}
 	return o, nil
 }

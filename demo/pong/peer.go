@@ -2,18 +2,32 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
+	"time"
 )
 
-// runLocal plays one match in this process and prints its report.
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitDesync  = 1
+	exitUsage   = 2
+	exitFailure = 3 // failure to connect, or the match ended in an error
+)
+
+// runLocal plays one match in this process and prints its report. It
+// returns the exit status.
 func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer) int {
 	var v *view
 	if !o.headless {
 		var err error
 		if v, err = newView(m.Side()); err != nil {
 			fmt.Fprintln(stderr, err)
-			return 3
+			_ = m.Close()
+			return exitFailure
 		}
 	}
 	err := play(ctx, m, v, o)
@@ -26,23 +40,105 @@ func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer)
 	}
 	_ = m.Close()
 	r.print(stdout)
-	if !r.ok() {
-		if r.Desyncs > 0 {
-			return 1
-		}
-		return 3
+	return r.status()
+}
+
+func (r report) status() int {
+	switch {
+	case r.Desyncs > 0:
+		return exitDesync
+	case r.Err != "":
+		return exitFailure
 	}
-	return 0
+	return exitOK
 }
 
+// runParent is `go run ./demo/pong` with no -signal: a signaling server on
+// loopback, this process as the left player, and a second process of this
+// program as the right one (a bot), over WebRTC.
 func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	side := max(o.side, 0)
-	return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), side), o, stdout, stderr)
+	if o.offline {
+		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
+	}
+	out := &syncWriter{w: stdout}
+	srv, err := startSignalServer()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	defer srv.close()
+	o.signal, o.room, o.side = srv.url, "pong-"+randomHex(4), 0
+	if o.headless {
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting the opponent process\n", srv.url, o.room)
+	}
+
+	var opp *opponent
+	c, err := connect(ctx, o, func() error {
+		// Joined: now start the opponent, which joins second and so
+		// plays the right side.
+		var err error
+		opp, err = startOpponent(childArgs(o), out, o.headless)
+		return err
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		if opp != nil {
+			opp.finish(time.Second)
+			opp.flush(out)
+		}
+		return exitFailure
+	}
+	status := runNet(ctx, c, o, out, stderr)
+	// Our side is done and closed: the opponent sees us leave and ends too.
+	childStatus := opp.finish(10 * time.Second)
+	opp.flush(out)
+	if status == exitOK && childStatus != 0 {
+		fmt.Fprintf(out, "pong: the opponent process exited with status %d\n", childStatus)
+		status = childStatus
+		if status < 0 {
+			status = exitFailure
+		}
+	}
+	return status
 }
 
+// childArgs are the flags of the opponent process.
+func childArgs(o options) []string {
+	args := []string{
+		"-child", "-bot", "-headless",
+		"-signal", o.signal, "-room", o.room, "-side", "1",
+		"-delay", strconv.Itoa(o.delay),
+		"-fps", strconv.Itoa(o.fps),
+		"-timeout", o.timeout.String(),
+		"-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
+	}
+	if o.frames == 0 {
+		// Play until the parent leaves.
+		return append(args, "-frames", "-1")
+	}
+	return append(args, "-frames", strconv.Itoa(o.frames))
+}
+
+// runPeer is a process that joins a room on a signaling server: the
+// opponent the parent started, or a player on another machine.
 func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "pong: network play is not wired yet")
-	return 3
+	c, err := connect(ctx, o, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	return runNet(ctx, c, o, stdout, stderr)
+}
+
+// runNet plays the match over an open connection.
+func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
+	m, err := newNetMatch(c, o)
+	if err != nil {
+		c.close()
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	return runLocal(ctx, m, o, stdout, stderr)
 }
 
 func (o options) seedOr(room string) uint32 {
@@ -50,4 +146,10 @@ func (o options) seedOr(room string) uint32 {
 		return o.seed
 	}
 	return seedFor(room)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

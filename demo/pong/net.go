@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/webrtc"
+)
+
+// signalServer is the signaling server the parent runs for itself and its
+// opponent, on a random loopback port.
+type signalServer struct {
+	srv  *signaling.Server
+	http *http.Server
+	url  string // ws://127.0.0.1:PORT
+	done chan struct{}
+}
+
+func startSignalServer() (*signalServer, error) {
+	srv, err := signaling.NewServer(signaling.ServerConfig{})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = srv.Close()
+		return nil, fmt.Errorf("pong: signaling server: %w", err)
+	}
+	s := &signalServer{
+		srv:  srv,
+		http: &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second},
+		url:  "ws://" + ln.Addr().String(),
+		done: make(chan struct{}),
+	}
+	go func() {
+		defer close(s.done)
+		_ = s.http.Serve(ln)
+	}()
+	return s, nil
+}
+
+func (s *signalServer) close() {
+	_ = s.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = s.http.Shutdown(ctx)
+	<-s.done
+}
+
+// roomURL is the join URL for -signal and -room: a named room, or, with no
+// name, the next two joiners paired by the server.
+func roomURL(signal, room string) (string, error) {
+	u, err := url.Parse(signal)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return "", fmt.Errorf("pong: -signal wants ws://HOST:PORT or wss://HOST, got %q", signal)
+	}
+	base := strings.TrimRight(signal, "/")
+	if strings.Contains(u.Path, "/room") {
+		return signal, nil // a full join URL already
+	}
+	if room == "" {
+		return base + "/room?next=2", nil
+	}
+	return base + "/room/" + url.PathEscape(room), nil
+}
+
+// conn is this process's link to its opponent: a signaling client, the
+// WebRTC transport negotiated through it, and the transport the session
+// uses (the WebRTC one, impaired if asked).
+type conn struct {
+	client *signaling.Client
+	sig    *signalAdapter
+	rtc    *webrtc.Transport
+	tr     transport.Transport // what the session sends through
+	imp    *impaired           // nil without -impair
+	peer   transport.Peer      // the opponent
+	first  bool                // this process was in the room first
+	room   string
+}
+
+// connect joins the room, calls joined (if not nil), and waits, up to
+// o.timeout, for the opponent's data channel to open.
+func connect(ctx context.Context, o options, joined func() error) (*conn, error) {
+	u, err := roomURL(o.signal, o.room)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("pong: joining %s: %w", u, err)
+	}
+	c := &conn{client: client, first: len(client.Peers()) == 0, room: client.Room()}
+	c.sig = newSignalAdapter(client)
+	c.rtc, err = webrtc.New(webrtc.Config{LoopbackOnly: isLoopback(u)}, c.sig)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	c.tr = c.rtc
+	if joined != nil {
+		if err := joined(); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
+	peers, err := c.rtc.WaitPeers(ctx, 1)
+	if err != nil {
+		c.close()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("pong: no opponent connected within %v (room %s)", o.timeout, c.room)
+		}
+		return nil, fmt.Errorf("pong: connecting: %w", err)
+	}
+	c.peer = peers[0]
+	if o.impair != (impairment{}) {
+		c.imp = newImpaired(c.rtc, o.impair, seedFor(string(c.rtc.Local())))
+		c.tr = c.imp
+	}
+	return c, nil
+}
+
+func (c *conn) close() {
+	if c.imp != nil {
+		_ = c.imp.Close()
+	}
+	if c.rtc != nil {
+		_ = c.rtc.Close()
+	}
+	c.sig.close()
+	_ = c.client.Close()
+}
+
+// isLoopback reports whether the signaling URL names this machine: then
+// ICE is kept to loopback (fast, and no network interfaces needed).
+func isLoopback(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	h := p.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// signalAdapter lets the WebRTC transport negotiate through a signaling
+// client.
+type signalAdapter struct {
+	c    *signaling.Client
+	evs  chan webrtc.SignalEvent
+	stop chan struct{} // closed by close: stop pumping events
+}
+
+func newSignalAdapter(c *signaling.Client) *signalAdapter {
+	a := &signalAdapter{c: c, evs: make(chan webrtc.SignalEvent, 64), stop: make(chan struct{})}
+	go func() {
+		defer close(a.evs)
+		for ev := range c.Events() {
+			var out webrtc.SignalEvent
+			out.Peer = ev.Peer
+			switch ev.Kind {
+			case signaling.PeerJoined:
+				out.Kind = webrtc.PeerJoined
+			case signaling.PeerLeft:
+				out.Kind = webrtc.PeerLeft
+			case signaling.SignalReceived:
+				out.Kind = webrtc.SignalReceived
+				switch ev.Signal.Kind {
+				case signaling.SignalOffer:
+					out.Signal.Kind = webrtc.SignalOffer
+				case signaling.SignalAnswer:
+					out.Signal.Kind = webrtc.SignalAnswer
+				case signaling.SignalCandidate:
+					out.Signal.Kind = webrtc.SignalCandidate
+				default:
+					continue
+				}
+				out.Signal.Payload = ev.Signal.Payload
+			default:
+				continue
+			}
+			select {
+			case a.evs <- out:
+			case <-a.stop:
+				return
+			}
+		}
+	}()
+	return a
+}
+
+// close stops the event pump (the client's own Close ends its channel).
+func (a *signalAdapter) close() { close(a.stop) }
+
+func (a *signalAdapter) ID() string                        { return a.c.ID() }
+func (a *signalAdapter) Peers() []string                   { return a.c.Peers() }
+func (a *signalAdapter) Events() <-chan webrtc.SignalEvent { return a.evs }
+
+func (a *signalAdapter) ICEServers() []pion.ICEServer {
+	var out []pion.ICEServer
+	for _, s := range a.c.ICEServers() {
+		out = append(out, pion.ICEServer{URLs: s.URLs, Username: s.Username, Credential: s.Credential})
+	}
+	return out
+}
+
+func (a *signalAdapter) Send(ctx context.Context, to string, s webrtc.Signal) error {
+	var kind signaling.SignalKind
+	switch s.Kind {
+	case webrtc.SignalOffer:
+		kind = signaling.SignalOffer
+	case webrtc.SignalAnswer:
+		kind = signaling.SignalAnswer
+	case webrtc.SignalCandidate:
+		kind = signaling.SignalCandidate
+	default:
+		return fmt.Errorf("pong: unknown signal kind %v", s.Kind)
+	}
+	return a.c.Send(ctx, to, signaling.Signal{Kind: kind, Payload: s.Payload})
+}
