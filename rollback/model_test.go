@@ -20,6 +20,16 @@ type modelState struct {
 	Tail   [8]uint8
 }
 
+// bigState is at least bulkCopyMin bytes, so its ring copies with memmove
+// rather than by assignment.
+type bigState struct {
+	Frame uint32
+	_     [4]byte
+	Grid  [80]uint64
+	Tail  [100]uint8
+	_     [4]byte
+}
+
 // underTest is what the model test drives: a Ring[T] seen through its byte
 // views, or a Bytes.
 type underTest interface {
@@ -199,6 +209,15 @@ func TestRingMatchesModel(t *testing.T) {
 			r, err := New[modelState](capacity)
 			require.NoError(t, err)
 			runModel(t, typedUnderTest[modelState]{r}, capacity, 4000, rng)
+		})
+		t.Run(fmt.Sprintf("big/cap%d", capacity), func(t *testing.T) {
+			seed := uint64(capacity) + 77
+			t.Logf("seed %d", seed)
+			rng := rand.New(rand.NewPCG(seed, 4))
+			r, err := New[bigState](capacity)
+			require.NoError(t, err)
+			require.True(t, r.bulk, "bigState must take the memmove path")
+			runModel(t, typedUnderTest[bigState]{r}, capacity, 1500, rng)
 		})
 	}
 }
