@@ -1,8 +1,258 @@
 package main
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"time"
 
-// newNetMatch builds the match over an open connection.
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// checksumInterval is how many frames apart the peers compare confirmed
+// states: six times a second at 60 fps.
+const checksumInterval = 6
+
+// capacity is the rollback window: 31 frames minus the input delay, about
+// half a second of prediction at 60 fps.
+const capacity = 32
+
+// linger bounds how long a side that reached its frame budget keeps the
+// network going so the other side can finish and compare its last frames.
+const linger = 3 * time.Second
+
+// simulate adapts Step to the session's simulate signature.
+func simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) }
+
+// p2pConfig is the session configuration of a player on side (0 or 1)
+// against peer.
+func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time) session.P2PConfig[Input] {
+	remote := []transport.Peer{"", ""}
+	remote[1-side] = peer
+	return session.P2PConfig[Input]{
+		Session: session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: capacity},
+		Remote:  remote,
+		Net: session.NetConfig{
+			FrameRate:        o.fps,
+			ChecksumInterval: checksumInterval,
+			Settings:         uint64(o.seed),
+			Now:              now,
+		},
+	}
+}
+
+// netMatch is one side of a match over a network: a P2P session.
+type netMatch struct {
+	p     *session.P2P[State, Input]
+	c     *conn // nil in tests
+	audit *audit
+	peer  transport.Peer
+	side  int
+	o     options
+	now   func() time.Time
+
+	events  []session.Event
+	desyncs int    // DesyncDetected events
+	desync  string // the first one, for the screen
+	note    string
+	gone    bool // the peer left
+	err     error
+	stalls  int // ticks refused by the prediction limit
+	waits   int // ticks skipped on a wait recommendation
+	start   time.Time
+	end     time.Time // when Tick stopped advancing (for bytes/s)
+	rb      rate
+	lastRPS float64
+}
+
+// newNetMatch starts the session over an open connection.
 func newNetMatch(c *conn, o options) (match, error) {
-	return nil, fmt.Errorf("pong: connected to %s in room %s (first %v), but the P2P session is not wired yet", c.peer, c.room, c.first)
+	side := o.side
+	if side < 0 {
+		side = 1
+		if c.first {
+			side = 0
+		}
+	}
+	if o.seed == 0 {
+		o.seed = seedFor(c.room)
+	}
+	m, err := newP2PMatch(c.tr, c.peer, side, o, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	m.c = c
+	return m, nil
+}
+
+func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options, now func() time.Time) (*netMatch, error) {
+	a := newAudit(t)
+	p, err := session.NewP2P[State](p2pConfig(side, peer, o, now), a, simulate)
+	if err != nil {
+		return nil, fmt.Errorf("pong: session: %w", err)
+	}
+	*p.State() = NewState(o.seed)
+	return &netMatch{p: p, audit: a, peer: peer, side: side, o: o, now: now, note: "synchronizing"}, nil
+}
+
+func (m *netMatch) Side() int     { return m.side }
+func (m *netMatch) State() *State { return m.p.State() }
+
+// errPeerLeft ends a match whose peer left.
+var errPeerLeft = errors.New("the opponent left")
+
+// Tick runs one tick of the game loop: a frame, or a network poll when
+// the session recommends waiting for the peer.
+func (m *netMatch) Tick(in Input) error {
+	if m.err != nil {
+		return m.err
+	}
+	var err error
+	if m.p.Running() && m.p.WaitRecommendation() > 0 {
+		m.waits++
+		err = m.p.Poll()
+	} else if err = m.p.AddLocalInput(m.side, in); err == nil {
+		err = m.p.AdvanceFrame()
+	}
+	switch {
+	case err == nil:
+		if m.start.IsZero() {
+			m.start = m.now()
+			m.note = ""
+		}
+	case errors.Is(err, session.ErrNotSynchronized):
+	case errors.Is(err, session.ErrPredictionLimit):
+		m.stalls++
+		m.note = "waiting for the opponent's inputs"
+	default:
+		m.err = err
+	}
+	m.drain()
+	if m.err == nil && m.gone {
+		m.err = errPeerLeft
+	}
+	return m.err
+}
+
+// drain handles the session's events.
+func (m *netMatch) drain() {
+	m.events = m.p.Events(m.events[:0])
+	for _, e := range m.events {
+		switch e.Kind {
+		case session.EventRunning:
+			m.note = ""
+		case session.EventSyncFailed:
+			m.err = fmt.Errorf("pong: handshake failed: %s", e.Reason)
+		case session.EventNetworkInterrupted:
+			m.note = fmt.Sprintf("opponent silent; dropping it in %v", e.Timeout.Round(100*time.Millisecond))
+		case session.EventNetworkResumed:
+			m.note = ""
+		case session.EventDisconnected:
+			m.gone = true
+		case session.EventDesyncDetected:
+			m.desyncs++
+			if m.desync == "" {
+				m.desync = fmt.Sprintf("frame %d: local %08x, remote %08x", e.Frame, e.Local, e.Remote)
+			}
+		}
+	}
+}
+
+// finish keeps the network going after the last frame, up to linger, so
+// the peer can confirm and compare its last frames, until the peer leaves.
+func (m *netMatch) finish(tick time.Duration) {
+	m.end = m.now()
+	if m.err != nil || m.gone {
+		return
+	}
+	deadline := m.now().Add(linger)
+	for m.now().Before(deadline) && !m.gone {
+		if err := m.p.Poll(); err != nil {
+			return
+		}
+		m.drain()
+		time.Sleep(tick)
+	}
+}
+
+func (m *netMatch) stats() session.PeerStats {
+	ps, _ := m.p.PeerStats(m.peer)
+	return ps
+}
+
+func (m *netMatch) HUD() hud {
+	st := m.p.Stats()
+	ps := m.stats()
+	now := m.now()
+	m.lastRPS = m.rb.sample(now, int64(st.Rollbacks))
+	h := hud{
+		Title:      fmt.Sprintf("you (%s) vs %s", sideName(m.side), short(m.peer)),
+		Frame:      int32(m.p.Frame()),
+		Confirmed:  int32(m.p.ConfirmedFrame()),
+		RTT:        ps.RTT,
+		Advantage:  ps.LocalFrameAdvantage,
+		RollbacksS: m.lastRPS,
+		Rollbacks:  int64(st.Rollbacks),
+		Deepest:    st.MaxRollbackDepth,
+		Desync:     m.desync,
+		Note:       m.note,
+	}
+	if _, bad, first, _ := m.audit.result(); bad > 0 && h.Desync == "" {
+		h.Desync = fmt.Sprintf("checksums differ from frame %d", first)
+	}
+	return h
+}
+
+func short(p transport.Peer) string {
+	if len(p) > 8 {
+		return string(p[:8])
+	}
+	return string(p)
+}
+
+func (m *netMatch) Report() report {
+	st := m.p.Stats()
+	ps := m.stats()
+	compared, bad, _, _ := m.audit.result()
+	r := report{
+		Role:      sideName(m.side),
+		Frames:    int32(m.p.Frame()),
+		Compared:  compared,
+		Desyncs:   max(bad, m.desyncs),
+		Rollbacks: int64(st.Rollbacks),
+		Deepest:   st.MaxRollbackDepth,
+		Resim:     int64(st.ResimulatedFrames),
+		RTT:       ps.RTT,
+		Score:     m.p.State().Score,
+		Wins:      m.p.State().Wins,
+	}
+	end := m.end
+	if end.IsZero() {
+		end = m.now()
+	}
+	if d := end.Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
+		r.OutBPS = float64(ps.BytesSent) / d
+		r.InBPS = float64(ps.BytesReceived) / d
+	}
+	switch {
+	case m.start.IsZero() && m.err != nil:
+		r.Err = m.err.Error()
+	case m.start.IsZero():
+		r.Err = "the match never started (no handshake with the opponent)"
+	case errors.Is(m.err, errPeerLeft):
+		if m.o.frames > 0 && int(r.Frames) < m.o.frames {
+			r.Err = fmt.Sprintf("the opponent left at frame %d of %d", r.Frames, m.o.frames)
+		}
+	case m.err != nil:
+		r.Err = m.err.Error()
+	}
+	return r
+}
+
+func (m *netMatch) Close() error {
+	err := m.p.Close()
+	if m.c != nil {
+		m.c.close()
+	}
+	return err
 }

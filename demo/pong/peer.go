@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -34,8 +35,11 @@ func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer)
 	if v != nil {
 		v.close()
 	}
+	if f, ok := m.(interface{ finish(time.Duration) }); ok {
+		f.finish(time.Second / time.Duration(o.fps))
+	}
 	r := m.Report()
-	if err != nil && r.Err == "" {
+	if err != nil && r.Err == "" && !errors.Is(err, errPeerLeft) {
 		r.Err = err.Error()
 	}
 	_ = m.Close()
