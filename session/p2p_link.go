@@ -63,10 +63,10 @@ type NetConfig struct {
 // nanoseconds.
 type netSettings struct {
 	frameRate, checkInterval, rounds, window, minWait int
-	syncRetry, keepAlive, quality, notify, timeout      int64
-	settings                                            uint64
-	now                                                 func() time.Time
-	rand                                                func() uint64
+	syncRetry, keepAlive, quality, notify, timeout    int64
+	settings                                          uint64
+	now                                               func() time.Time
+	rand                                              func() uint64
 }
 
 func (c NetConfig) resolve() (netSettings, error) {
@@ -276,8 +276,8 @@ type PeerStats struct {
 	UnackedFrames int
 	// Bytes per second each way over the last whole second.
 	SendBytesPerSecond, ReceiveBytesPerSecond int
-	PacketsSent, PacketsReceived                 uint64
-	BytesSent, BytesReceived                     uint64
+	PacketsSent, PacketsReceived              uint64
+	BytesSent, BytesReceived                  uint64
 	// Malformed counts packets from the peer dropped because they did not
 	// decode or made claims that cannot be true (acks of frames never sent).
 	Malformed uint64

@@ -1,0 +1,271 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
+)
+
+// p2pWorld is the P2P tests' game: accumulators that mix every input, so a
+// wrong input on any frame shows in the checksum.
+type p2pWorld struct {
+	Acc   [4]uint32
+	H     uint64
+	Frame int32
+	_     [4]byte
+}
+
+func simP2P(w *p2pWorld, in []uint16, f Frame) {
+	for p, v := range in {
+		a := &w.Acc[p%4]
+		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
+		w.H = (w.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
+	}
+	w.Frame = int32(f)
+}
+
+var p2pEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// p2pNode is one peer (or spectator) of a test cluster.
+type p2pNode struct {
+	name    string
+	ep      *local.Endpoint
+	p       *P2P[p2pWorld, uint16]
+	s       *Spectator[p2pWorld, uint16]
+	locals  []int
+	rng     *rand.Rand
+	in      []uint16
+	mash    float64 // probability an input changes on a frame
+	events  []Event
+	checked Frame         // newest frame whose checksum was recorded
+	period  time.Duration // tick period
+	next    time.Time     // next tick
+	paused  bool
+	follow  bool // follow wait recommendations
+	waited  int
+}
+
+// p2pCluster is players and spectators on one local network, on a fake
+// clock.
+type p2pCluster struct {
+	t      testing.TB
+	clock  *local.Clock
+	net    *local.Network
+	nodes  []*p2pNode
+	sums   map[Frame]uint32 // first checksum recorded for each frame
+	states map[Frame]p2pWorld
+	agreed int // frames compared between two or more nodes
+}
+
+type clusterOpts struct {
+	players    int
+	perPeer    int // players per peer (1 unless set)
+	spectators int
+	seed       uint64
+	link       local.Link
+	cfg        Config[uint16]
+	net        NetConfig
+	mash       float64
+	mutate     func(i int, c *P2PConfig[uint16])
+}
+
+func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
+	t.Helper()
+	clock := local.NewClock(p2pEpoch)
+	nw, err := local.NewNetwork(local.Config{Seed: o.seed, Now: clock.Now, Link: o.link})
+	require.NoError(t, err)
+	c := &p2pCluster{t: t, clock: clock, net: nw, sums: map[Frame]uint32{}, states: map[Frame]p2pWorld{}}
+	if o.perPeer == 0 {
+		o.perPeer = 1
+	}
+	peers := (o.players + o.perPeer - 1) / o.perPeer
+	name := func(i int) transport.Peer { return transport.Peer(fmt.Sprintf("p%d", i)) }
+	var specs []transport.Peer
+	for i := range o.spectators {
+		specs = append(specs, transport.Peer(fmt.Sprintf("s%d", i)))
+	}
+	nc := o.net
+	if nc.Now == nil {
+		nc.Now = clock.Now
+	}
+	for i := range peers {
+		ep, err := nw.Endpoint(string(name(i)))
+		require.NoError(t, err)
+		cfg := P2PConfig[uint16]{Session: o.cfg, Net: nc}
+		cfg.Session.Players = o.players
+		n := &p2pNode{name: string(name(i)), ep: ep, rng: rand.New(rand.NewPCG(o.seed, uint64(i))), mash: o.mash,
+			checked: Frame(o.cfg.InputDelay) - 1, period: time.Second / 60, next: p2pEpoch, follow: true}
+		for pl := range o.players {
+			if pl/o.perPeer == i {
+				cfg.Remote = append(cfg.Remote, "")
+				n.locals = append(n.locals, pl)
+			} else {
+				cfg.Remote = append(cfg.Remote, name(pl/o.perPeer))
+			}
+		}
+		if i == 0 {
+			cfg.Spectators = specs
+		}
+		seed := o.seed*100 + uint64(i)
+		r := rand.New(rand.NewPCG(seed, 7))
+		cfg.Net.Rand = r.Uint64
+		if o.mutate != nil {
+			o.mutate(i, &cfg)
+		}
+		n.p, err = NewP2P[p2pWorld](cfg, ep, simP2P)
+		require.NoError(t, err)
+		n.in = make([]uint16, o.players)
+		c.nodes = append(c.nodes, n)
+	}
+	for i, s := range specs {
+		ep, err := nw.Endpoint(string(s))
+		require.NoError(t, err)
+		nc := nc
+		r := rand.New(rand.NewPCG(o.seed, 1000+uint64(i)))
+		nc.Rand = r.Uint64
+		sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: o.players, InputDelay: o.cfg.InputDelay,
+			Capacity: 64, Host: name(0), Net: nc}, ep, simP2P)
+		require.NoError(t, err)
+		c.nodes = append(c.nodes, &p2pNode{name: string(s), ep: ep, s: sp, checked: Frame(o.cfg.InputDelay) - 1,
+			period: time.Second / 60, next: p2pEpoch})
+	}
+	return c
+}
+
+// tickNode runs one game-loop tick of n.
+func (c *p2pCluster) tickNode(n *p2pNode) {
+	if n.paused {
+		return
+	}
+	if n.s != nil {
+		err := n.s.AdvanceFrame()
+		if err != nil && !errors.Is(err, ErrNotSynchronized) && !errors.Is(err, ErrPredictionLimit) && !errors.Is(err, ErrHostGone) {
+			c.t.Fatalf("%s: %v", n.name, err)
+		}
+		n.events = n.s.Events(n.events)
+		if err == nil {
+			c.record(n, n.s.Frame()-1, n.s.core)
+		}
+		return
+	}
+	p := n.p
+	var err error = ErrNotSynchronized
+	if n.follow && p.WaitRecommendation() > 0 {
+		n.waited++
+		require.NoError(c.t, p.Poll())
+	} else {
+		for _, pl := range n.locals {
+			if n.rng.Float64() < n.mash {
+				n.in[pl] = uint16(n.rng.Uint32())
+			}
+			require.NoError(c.t, p.AddLocalInput(pl, n.in[pl]))
+		}
+		err = p.AdvanceFrame()
+		if err != nil && !errors.Is(err, ErrNotSynchronized) && !errors.Is(err, ErrPredictionLimit) {
+			c.t.Fatalf("%s: %v", n.name, err)
+		}
+	}
+	n.events = p.Events(n.events)
+	if err == nil { // checksums are answerable after a Step only
+		c.record(n, min(p.ConfirmedFrame(), p.Frame()-1), p.core)
+	}
+}
+
+// record compares n's checksums of newly confirmed frames with the first
+// recorded for each frame.
+func (c *p2pCluster) record(n *p2pNode, upto Frame, core *Session[p2pWorld, uint16]) {
+	for f := n.checked + 1; f <= upto; f++ {
+		sum, err := core.ChecksumAt(f)
+		if err != nil {
+			c.t.Fatalf("%s: checksum of frame %d (frame %d, confirmed %d): %v", n.name, f, core.Frame(), core.ConfirmedFrame(), err)
+		}
+		if want, ok := c.sums[f]; ok {
+			if want != sum {
+				st, _ := core.StateAt(f)
+				c.t.Fatalf("%s: frame %d checksum %08x, another peer had %08x (state %+v, other %+v)", n.name, f, sum, want, *st, c.states[f])
+			}
+			c.agreed++
+		} else {
+			c.sums[f] = sum
+			st, _ := core.StateAt(f)
+			c.states[f] = *st
+		}
+		n.checked = f
+	}
+	// Keep the maps small.
+	delete(c.sums, upto-2000)
+	delete(c.states, upto-2000)
+}
+
+// run advances the clock tick by tick, by the shortest node period, for d.
+func (c *p2pCluster) run(d time.Duration) {
+	end := c.clock.Now().Add(d)
+	for {
+		next := end
+		for _, n := range c.nodes {
+			if n.next.Before(next) {
+				next = n.next
+			}
+		}
+		if !next.Before(end) {
+			c.clock.Set(end)
+			return
+		}
+		c.clock.Set(next)
+		for _, n := range c.nodes {
+			if !n.next.After(next) {
+				c.tickNode(n)
+				n.next = n.next.Add(n.period)
+			}
+		}
+	}
+}
+
+// frames runs until every player node has simulated at least frames frames
+// (or the time limit passes).
+func (c *p2pCluster) frames(frames int, limit time.Duration) {
+	end := c.clock.Now().Add(limit)
+	for c.clock.Now().Before(end) {
+		c.run(time.Second / 60)
+		done := true
+		for _, n := range c.nodes {
+			if n.p != nil && !n.paused && int(n.p.Frame()) < frames {
+				done = false
+			}
+		}
+		if done {
+			return
+		}
+	}
+	c.t.Fatalf("not %d frames after %v: %s", frames, limit, c.describe())
+}
+
+func (c *p2pCluster) describe() string {
+	s := ""
+	for _, n := range c.nodes {
+		if n.p != nil {
+			s += fmt.Sprintf("[%s frame %d confirmed %d running %v] ", n.name, n.p.Frame(), n.p.ConfirmedFrame(), n.p.running)
+		} else {
+			s += fmt.Sprintf("[%s frame %d recv %d] ", n.name, n.s.Frame(), n.s.recv)
+		}
+	}
+	return s
+}
+
+// kinds returns the events of kind k n saw.
+func (n *p2pNode) kinds(k EventKind) []Event {
+	var out []Event
+	for _, e := range n.events {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
