@@ -18,6 +18,7 @@ const (
 	DefaultICEFailedTimeout       = 2 * time.Second
 	DefaultICEKeepAlive           = 250 * time.Millisecond
 	DefaultSignalTimeout          = 5 * time.Second
+	DefaultSCTPRTOMax             = time.Second
 )
 
 // MaxMessageSize is the SCTP maximum message size every Transport
@@ -64,6 +65,12 @@ type Config struct {
 	ICEFailedTimeout       time.Duration
 	ICEKeepAlive           time.Duration
 
+	// SCTPRTOMax caps SCTP's retransmission timeout, which otherwise
+	// doubles up to 60 s while a path is dead and then holds the channel
+	// silent for seconds after the path heals. 0 means DefaultSCTPRTOMax
+	// (1 s, SCTP's minimum RTO: the cap only removes the backoff).
+	SCTPRTOMax time.Duration
+
 	// SignalTimeout bounds each Signaler.Send. 0 means DefaultSignalTimeout.
 	SignalTimeout time.Duration
 
@@ -97,6 +104,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"ICEFailedTimeout", int64(c.ICEFailedTimeout)},
 		{"ICEKeepAlive", int64(c.ICEKeepAlive)},
 		{"SignalTimeout", int64(c.SignalTimeout)},
+		{"SCTPRTOMax", int64(c.SCTPRTOMax)},
 	} {
 		if err := neg(f.name, f.v); err != nil {
 			return c, err
@@ -125,6 +133,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ICEKeepAlive == 0 {
 		c.ICEKeepAlive = DefaultICEKeepAlive
+	}
+	if c.SCTPRTOMax == 0 {
+		c.SCTPRTOMax = DefaultSCTPRTOMax
 	}
 	if c.SignalTimeout == 0 {
 		c.SignalTimeout = DefaultSignalTimeout

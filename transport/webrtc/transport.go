@@ -141,6 +141,7 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 	var se pion.SettingEngine
 	se.DetachDataChannels()
 	se.SetSCTPMaxMessageSize(MaxMessageSize)
+	se.SetSCTPRTOMax(cfg.SCTPRTOMax)
 	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepAlive)
 	servers := cfg.ICEServers
 	if servers == nil {

@@ -1,0 +1,232 @@
+package webrtc
+
+import (
+	"context"
+	"encoding/binary"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/pion/logging"
+	"github.com/pion/transport/v5/vnet"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// vnetPair connects two transports over pion's virtual network, inside the
+// caller's synctest bubble: no sockets, fake time. Every packet crossing
+// the router passes filter (nil: all pass). a offers to b.
+func vnetPair(t *testing.T, cfg Config, delay time.Duration, filter vnet.ChunkFilter) (a, b *Transport) {
+	t.Helper()
+	lf := logging.NewDefaultLoggerFactory()
+	lf.DefaultLogLevel = logging.LogLevelError
+	router, err := vnet.NewRouter(&vnet.RouterConfig{CIDR: "10.0.0.0/24", MinDelay: delay, LoggerFactory: lf})
+	require.NoError(t, err)
+	if filter != nil {
+		router.AddChunkFilter(filter)
+	}
+	netA, err := vnet.NewNet(&vnet.NetConfig{StaticIPs: []string{"10.0.0.1"}})
+	require.NoError(t, err)
+	netB, err := vnet.NewNet(&vnet.NetConfig{StaticIPs: []string{"10.0.0.2"}})
+	require.NoError(t, err)
+	require.NoError(t, router.AddNet(netA))
+	require.NoError(t, router.AddNet(netB))
+	require.NoError(t, router.Start())
+	t.Cleanup(func() { _ = router.Stop() })
+
+	h := newHub()
+	cfg.Net = netA
+	a, err = New(cfg, h.join("a"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Close() })
+	cfg.Net = netB
+	b, err = New(cfg, h.join("b"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = a.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	_, err = b.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	return a, b
+}
+
+// stamp writes the fake clock's now and a sequence number into a packet.
+func stamp(buf []byte, seq uint32) []byte {
+	buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(time.Now().UnixNano()))
+	return binary.LittleEndian.AppendUint32(buf, seq)
+}
+
+// drain receives everything waiting on tr and appends each datagram's age
+// (from its stamp) and sequence number.
+func drain(t *testing.T, tr *Transport, ages []time.Duration, seqs []uint32) ([]time.Duration, []uint32) {
+	t.Helper()
+	buf := make([]byte, transport.MaxDatagram)
+	for {
+		n, _, err := tr.Receive(buf)
+		if err != nil {
+			require.ErrorIs(t, err, transport.ErrNoPacket)
+			return ages, seqs
+		}
+		require.Equal(t, 12, n)
+		sent := time.Unix(0, int64(binary.LittleEndian.Uint64(buf)))
+		ages = append(ages, time.Since(sent))
+		seqs = append(seqs, binary.LittleEndian.Uint32(buf[8:]))
+	}
+}
+
+func TestVNetLatencyAndLoss(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Drop every 10th datagram after the connection is up: an explicit
+		// filter, so the count is exact whatever the scheduling.
+		var armed atomic.Bool
+		var n atomic.Int64
+		filter := func(c vnet.Chunk) bool {
+			if !armed.Load() || c.SourceAddr().String()[:8] != "10.0.0.1" {
+				return true
+			}
+			return n.Add(1)%10 != 0
+		}
+		a, b := vnetPair(t, Config{}, 20*time.Millisecond, filter)
+		armed.Store(true)
+
+		var seqs []uint32
+		var ages []time.Duration
+		buf := make([]byte, 0, 12)
+		for i := range uint32(100) {
+			require.NoError(t, a.Send("b", stamp(buf, i)))
+			for range 16 { // poll every millisecond
+				time.Sleep(time.Millisecond)
+				ages, seqs = drain(t, b, ages, seqs)
+			}
+		}
+		for range 200 {
+			time.Sleep(time.Millisecond)
+			ages, seqs = drain(t, b, ages, seqs)
+		}
+
+		onTime := 0
+		for _, age := range ages {
+			if age <= 22*time.Millisecond {
+				onTime++
+			}
+		}
+		st := a.Stats()
+		t.Logf("delivered %d/100, %d within 22 ms, max age %v, skipped %d",
+			len(seqs), onTime, slices.Max(ages), st.SendsSkipped)
+		require.Equal(t, uint64(100), st.PacketsSent+st.SendsSkipped)
+		require.GreaterOrEqual(t, len(seqs), 85, "about 1 packet in 10 is lost")
+		require.Less(t, len(seqs), 100, "about 1 packet in 10 is lost")
+		// Unreliable: a lost datagram is not resent, and does not hold the
+		// ones behind it (with pion/datachannel v1.6.3, which never applied
+		// a negotiated channel's settings, each loss delayed 4 datagrams by
+		// a fast retransmit).
+		require.Equal(t, len(seqs), onTime, "one-way delay is 20 ms")
+		slices.Sort(seqs)
+		require.Equal(t, len(seqs), len(slices.Compact(seqs)), "no duplicates")
+	})
+}
+
+// blackout sends 64-byte datagrams every 16 ms (fake time) for 4 s, with
+// the path dead from 0.5 s to 2 s (long enough for ICE to call it
+// disconnected, not failed), and reports how many datagrams sent during the
+// blackout were delivered, and when the first datagram sent after it
+// arrived.
+func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Duration, st Stats) {
+	var dead atomic.Bool
+	a, b := vnetPair(t, cfg, 10*time.Millisecond, func(vnet.Chunk) bool { return !dead.Load() })
+	pkt := make([]byte, 64)
+	rbuf := make([]byte, transport.MaxDatagram)
+	var healed time.Time
+	var firstAfter uint32
+	recovery = -1
+	const begin, end, total = 31, 125, 250 // 0.5 s, 2 s, 4 s
+	for i := range uint32(total) {
+		switch i {
+		case begin:
+			dead.Store(true)
+		case end:
+			dead.Store(false)
+			healed = time.Now()
+			firstAfter = i
+		}
+		binary.LittleEndian.PutUint32(pkt, i)
+		require.NoError(t, a.Send("b", pkt))
+		time.Sleep(16 * time.Millisecond)
+		for {
+			n, _, err := b.Receive(rbuf)
+			if err != nil {
+				break
+			}
+			require.Equal(t, 64, n)
+			seq := binary.LittleEndian.Uint32(rbuf)
+			if seq >= begin && seq < end {
+				staleDelivered++
+			}
+			if seq >= firstAfter && firstAfter > 0 && recovery < 0 {
+				recovery = time.Since(healed)
+			}
+		}
+	}
+	return staleDelivered, recovery, a.Stats()
+}
+
+func TestVNetBlackoutSendsNothingStale(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stale, recovery, st := blackout(t, Config{})
+		t.Logf("default: %d of 94 blackout datagrams delivered late, %d skipped, recovered %v after the path healed",
+			stale, st.SendsSkipped, recovery)
+		// What was written before the threshold was crossed was sent once,
+		// lost, and abandoned; the rest was skipped.
+		require.Zero(t, stale)
+		require.Positive(t, st.SendsSkipped)
+		require.GreaterOrEqual(t, recovery, time.Duration(0), "the channel recovers")
+		require.LessOrEqual(t, recovery, DefaultSCTPRTOMax, "SCTP's backoff is capped")
+	})
+	t.Run("without threshold", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			stale, recovery, st := blackout(t, Config{SendThreshold: 1 << 30})
+			t.Logf("no threshold: %d of 94 blackout datagrams delivered late, recovered %v after the path healed", stale, recovery)
+			require.Zero(t, st.SendsSkipped)
+			require.Greater(t, stale, 20, "the baseline this package avoids: the blackout is flushed late")
+		})
+	})
+}
+
+func TestVNetBlackoutRecoveryCapped(t *testing.T) {
+	var capped, uncapped time.Duration
+	synctest.Test(t, func(t *testing.T) { _, capped, _ = blackout(t, Config{}) })
+	synctest.Test(t, func(t *testing.T) { _, uncapped, _ = blackout(t, Config{SCTPRTOMax: time.Minute}) })
+	t.Logf("first datagram after a 1.5 s blackout arrives %v after the path heals (%v with SCTP's 60 s RTO cap)", capped, uncapped)
+	require.Less(t, capped, uncapped)
+}
+
+func TestVNetICEFailureRemovesPeer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var blackout atomic.Bool
+		a, b := vnetPair(t, Config{}, 0, func(vnet.Chunk) bool { return !blackout.Load() })
+		a.Events(nil)
+		b.Events(nil)
+
+		start := time.Now()
+		blackout.Store(true)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ev := waitEvent(ctx, t, a, PeerGone)
+		elapsed := time.Since(start)
+		require.Equal(t, transport.Peer("b"), ev.Peer)
+		require.ErrorIs(t, ev.Err, ErrICEFailed)
+		require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)
+		ev = waitEvent(ctx, t, b, PeerGone)
+		require.ErrorIs(t, ev.Err, ErrICEFailed)
+		// Disconnected after 1 s of silence, failed 2 s later, checked every
+		// 250 ms (keep-alive) or so.
+		require.Greater(t, elapsed, 2500*time.Millisecond)
+		require.Less(t, elapsed, 4*time.Second)
+		t.Logf("peer gone %v after the blackout began", elapsed)
+	})
+}
