@@ -251,7 +251,7 @@ type link struct {
 }
 
 func newLink(id transport.Peer, players int) *link {
-	l := &link{id: id, acked: NoFrame, sent: NoFrame, desyncAt: NoFrame, status: make([]codec.PeerStatus, players)}
+	l := &link{id: id, acked: NoFrame, sent: NoFrame, desyncAt: NoFrame, budget: syncReplyBudget, status: make([]codec.PeerStatus, players)}
 	for i := range l.checks {
 		l.checks[i].frame = NoFrame
 	}
