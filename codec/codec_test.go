@@ -147,6 +147,10 @@ func inputSamples() []Input {
 		{Seq: 0xffff, Ack: 5, Start: 5, Frames: 4, Players: 0b1, Size: MaxInputSize, Inputs: make([]byte, 4*MaxInputSize)},
 		{Seq: 10, Ack: 1, Start: 2, Frames: 2, Players: 0b1, Size: 2, Inputs: []byte{0, 5, 0, 5}},
 		{Seq: 11, Ack: 1, Start: 2, Frames: 3, Players: 0b1, Size: 2, Inputs: []byte{7, 0, 0, 0, 7, 1}},
+		{Seq: 12, Ack: 1, Start: 2, Frames: 100, Players: 0b1, Size: 2, Inputs: changingInputs(100)}, // a 200-byte literal
+		{Seq: 13, Ack: 1, Start: 2, Frames: 1, Players: 0b1, Size: 1, Inputs: []byte{0}},
+		{Seq: 14, Ack: 1, Start: 2, Frames: 3, Players: 0b1, Size: 1, Inputs: []byte{0, 0, 0}},
+		{Seq: 15, Ack: 1, Start: 2, Frames: 4, Players: 0b1, Size: 1, Inputs: []byte{0, 0, 1, 0}},
 	}
 }
 

@@ -20,11 +20,15 @@ func uvarintLen(v uint64) int {
 
 // readUvarint reads a minimal uvarint from b at i and returns the value and
 // the index after it. Over-long encodings and overflow are ErrMalformed, a
-// short buffer ErrShort.
+// short buffer ErrShort. The one-byte case is inlined.
 func readUvarint(b []byte, i int) (uint64, int, error) {
 	if i < len(b) && b[i] < 0x80 {
 		return uint64(b[i]), i + 1, nil
 	}
+	return readUvarintSlow(b, i)
+}
+
+func readUvarintSlow(b []byte, i int) (uint64, int, error) {
 	if i >= len(b) {
 		return 0, i, ErrShort
 	}
