@@ -467,7 +467,7 @@ func (c *peerConn) relay(e envelope) {
 	to := s.ids[e.Peer]
 	if to == nil || to == c || to.room != c.room {
 		s.stats.refused.Add(1)
-		c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeError, Code: errCodeUnknownPeer,
+		c.tryEnqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeError, Code: errCodeUnknownPeer,
 			Message: ErrUnknownPeer.Error(), Peer: e.Peer}))
 		return
 	}
@@ -514,6 +514,16 @@ func (c *peerConn) enqueue(b []byte) {
 	case c.out <- b:
 	default:
 		c.kill(CodeSlowConsumer, ErrSlowConsumer)
+	}
+}
+
+// tryEnqueue queues b for c if there is room, and otherwise drops b: for
+// replies that are advice (an error reply), so that a burst of refused
+// signals does not make their sender a slow consumer.
+func (c *peerConn) tryEnqueue(b []byte) {
+	select {
+	case c.out <- b:
+	default:
 	}
 }
 

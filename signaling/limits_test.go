@@ -1,0 +1,307 @@
+package signaling
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/stretchr/testify/require"
+)
+
+// stillServes checks the server works for everyone else: two fresh clients
+// meet in a fresh room and exchange a signal.
+func stillServes(t *testing.T, h *harness, room string) {
+	t.Helper()
+	a := h.dial("/room/" + room)
+	b := h.dial("/room/" + room)
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	send(t, b, a.ID(), offer("still-up"))
+	require.Equal(t, offer("still-up"), next(t, a).Signal)
+	require.NoError(t, a.Close())
+	require.NoError(t, b.Close())
+}
+
+func TestLimitRoomSize(t *testing.T) {
+	h := start(t, ServerConfig{MaxRoomSize: 2})
+	a := h.dial("/room/full")
+	b := h.dial("/room/full")
+	_, err := h.tryDial("/room/full")
+	require.ErrorIs(t, err, ErrRoomFull)
+	var ce *CloseError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, CodeRoomFull, ce.Code)
+	require.Equal(t, "signaling: room full", ce.Reason)
+	require.Equal(t, uint64(1), h.srv.Stats().RoomFull)
+
+	// The two inside never heard of the third and still talk.
+	require.Equal(t, Event{Kind: PeerJoined, Peer: b.ID()}, next(t, a))
+	send(t, b, a.ID(), offer("hi"))
+	require.Equal(t, SignalReceived, next(t, a).Kind)
+	// next=N above the room size is refused before the upgrade.
+	_, err = h.tryDial("/room?next=3")
+	require.ErrorIs(t, err, ErrBadRequest)
+	stillServes(t, h, "other")
+}
+
+func TestLimitMessageSize(t *testing.T) {
+	h := start(t, ServerConfig{MaxMessageSize: 1024})
+	a := h.dial("/room/big")
+	b := h.dial("/room/big")
+	require.Equal(t, 1024, b.MaxMessageSize())
+
+	// The client refuses to send what the server would refuse.
+	big := Signal{Kind: SignalOffer, Payload: json.RawMessage(`"` + strings.Repeat("x", 1024) + `"`)}
+	require.ErrorIs(t, b.Send(context.Background(), a.ID(), big), ErrMessageTooBig)
+
+	// A raw connection that sends it anyway is closed with 1009.
+	ws, _ := h.rawJoin("/room/big")
+	rawWrite(t, ws, `{"v":1,"type":"signal","peer":"`+a.ID()+`","kind":"offer","payload":"`+strings.Repeat("x", 1024)+`"}`)
+	code, _ := rawCloseStatus(t, ws)
+	require.Equal(t, websocket.StatusMessageTooBig, code)
+	eventually(t, func() bool { return h.srv.Stats().TooBig == 1 }, "counted")
+	require.Equal(t, (&CloseError{Code: 1009}).Is(ErrMessageTooBig), true)
+
+	// Just under the limit goes through.
+	fits := Signal{Kind: SignalOffer, Payload: json.RawMessage(`"` + strings.Repeat("x", 900) + `"`)}
+	send(t, b, a.ID(), fits)
+	for ev := next(t, a); ev.Kind != SignalReceived; ev = next(t, a) {
+	}
+	stillServes(t, h, "other")
+}
+
+func TestLimitMessageRate(t *testing.T) {
+	clock := newFakeClock()
+	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 3, Now: clock.Now})
+	a := h.dial("/room/rate") // the join is 1 of a's 3
+	b := h.dial("/room/rate")
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	send(t, a, b.ID(), offer("1"))
+	send(t, a, b.ID(), offer("2"))
+	require.Equal(t, offer("1"), next(t, b).Signal)
+	require.Equal(t, offer("2"), next(t, b).Signal)
+	// The clock stands still: the bucket is empty, the next message closes a.
+	send(t, a, b.ID(), offer("3"))
+	err := ended(t, a)
+	require.ErrorIs(t, err, ErrRateLimited)
+	require.Equal(t, Event{Kind: PeerLeft, Peer: a.ID()}, next(t, b))
+	require.Equal(t, uint64(1), h.srv.Stats().RateLimited)
+
+	// b's bucket refills with time: one message per second.
+	c := h.dial("/room/rate")
+	require.Equal(t, PeerJoined, next(t, b).Kind)
+	send(t, b, c.ID(), offer("b1"))
+	send(t, b, c.ID(), offer("b2"))
+	clock.Advance(time.Second)
+	send(t, b, c.ID(), offer("b3"))
+	require.Equal(t, offer("b1"), next(t, c).Signal)
+	require.Equal(t, offer("b2"), next(t, c).Signal)
+	require.Equal(t, offer("b3"), next(t, c).Signal)
+	clock.Advance(time.Hour) // refills to the burst, no more
+	stillServes(t, h, "other")
+}
+
+func TestLimitConnsPerAddr(t *testing.T) {
+	h := start(t, ServerConfig{MaxConnsPerAddr: 2})
+	a := h.dial("/room/x")
+	h.raw("/room/x") // not joined: counts all the same
+	_, err := h.tryDial("/room/x")
+	require.ErrorIs(t, err, ErrTooManyConnections)
+	var he *HTTPError
+	require.ErrorAs(t, err, &he)
+	require.Equal(t, http.StatusTooManyRequests, he.Status)
+	require.Contains(t, he.Message, "too many connections from this address")
+
+	// One leaves, one more may come.
+	require.NoError(t, a.Close())
+	eventually(t, func() bool { return h.srv.Stats().Connections == 1 }, "a gone")
+	h.dial("/room/x")
+}
+
+func TestLimitConnsTotal(t *testing.T) {
+	h := start(t, ServerConfig{MaxConns: 1})
+	a := h.dial("/room/x")
+	_, err := h.tryDial("/room/y")
+	require.ErrorIs(t, err, ErrTooManyConnections)
+	require.NoError(t, a.Close())
+	eventually(t, func() bool { return h.srv.Stats().Connections == 0 }, "a gone")
+	h.dial("/room/y")
+}
+
+func TestLimitJoinTimeout(t *testing.T) {
+	h := start(t, ServerConfig{JoinTimeout: 30 * time.Millisecond, CloseTimeout: 50 * time.Millisecond})
+	ws := h.raw("/room/slow")
+	code, reason := rawCloseStatus(t, ws)
+	require.Equal(t, CodeJoinTimeout, int(code))
+	require.Equal(t, ErrJoinTimeout.Error(), reason)
+	require.Equal(t, uint64(1), h.srv.Stats().JoinTimeouts)
+	// A client that joins in time stays.
+	a := h.dial("/room/slow")
+	b := h.dial("/room/slow")
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	send(t, b, a.ID(), offer("in time"))
+	require.Equal(t, SignalReceived, next(t, a).Kind)
+	require.Equal(t, uint64(1), h.srv.Stats().JoinTimeouts)
+}
+
+func TestLimitPingTimeout(t *testing.T) {
+	h := start(t, ServerConfig{
+		PingInterval: 10 * time.Millisecond,
+		PingTimeout:  20 * time.Millisecond,
+		CloseTimeout: 50 * time.Millisecond,
+	})
+	a := h.dial("/room/ping")
+	// A raw connection that joins, then stops reading: it answers no ping.
+	ws, joined := h.rawJoin("/room/ping")
+	require.Equal(t, Event{Kind: PeerJoined, Peer: joined.ID}, next(t, a))
+	require.Equal(t, Event{Kind: PeerLeft, Peer: joined.ID}, next(t, a), "dropped")
+	require.Equal(t, uint64(1), h.srv.Stats().PingTimeouts)
+	// When it reads again, it finds why.
+	code, reason := rawCloseStatus(t, ws)
+	require.Equal(t, CodePingTimeout, int(code))
+	require.Equal(t, ErrPingTimeout.Error(), reason)
+
+	// The client, which reads, answered every ping meanwhile and is still
+	// connected and served.
+	b := h.dial("/room/ping")
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	send(t, b, a.ID(), offer("alive"))
+	require.Equal(t, SignalReceived, next(t, a).Kind)
+	require.Equal(t, uint64(1), h.srv.Stats().PingTimeouts)
+}
+
+func TestLimitSlowConsumer(t *testing.T) {
+	h := startWith(t, ServerConfig{
+		SendQueue:    4,
+		MessageRate:  1 << 20,
+		MessageBurst: 1 << 20,
+		CloseTimeout: 50 * time.Millisecond,
+	}, func(l net.Listener) net.Listener { return smallSendBuffers{l} })
+	a := h.dial("/room/slow")
+	// A raw connection that joins and never reads again, while a floods it.
+	_, joined := h.rawJoin("/room/slow")
+	require.Equal(t, Event{Kind: PeerJoined, Peer: joined.ID}, next(t, a))
+	payload := json.RawMessage(`"` + strings.Repeat("x", 15<<10) + `"`)
+	sent := 0
+	for dropped := false; !dropped; {
+		select {
+		case ev := <-a.Events():
+			require.Equal(t, Event{Kind: PeerLeft, Peer: joined.ID}, ev)
+			dropped = true
+		default:
+			// Until a hears about the drop, sends may race it.
+			if err := a.Send(context.Background(), joined.ID, Signal{Kind: SignalOffer, Payload: payload}); err != nil {
+				require.ErrorIs(t, err, ErrUnknownPeer)
+			}
+			sent++
+			require.Less(t, sent, 100000, "never dropped")
+		}
+	}
+	t.Logf("dropped after %d messages of 15 KiB", sent)
+	require.Equal(t, uint64(1), h.srv.Stats().SlowConsumers)
+	eventually(t, func() bool { return h.srv.Stats().Connections == 1 }, "slow consumer gone")
+	// a, which sent all that, is still served, and so is everyone else.
+	b := h.dial("/room/slow")
+	// a may still hear refusals of the signals that raced the drop.
+	nextOfA := func() Event {
+		ev := next(t, a)
+		for ; ev.Kind == ServerError; ev = next(t, a) {
+			require.ErrorIs(t, ev.Err, ErrUnknownPeer)
+			require.Equal(t, joined.ID, ev.Peer)
+		}
+		return ev
+	}
+	require.Equal(t, Event{Kind: PeerJoined, Peer: b.ID()}, nextOfA())
+	send(t, b, a.ID(), offer("still"))
+	require.Equal(t, SignalReceived, nextOfA().Kind)
+	stillServes(t, h, "other")
+}
+
+func TestMalformedClosesConnection(t *testing.T) {
+	h := start(t, ServerConfig{})
+	for name, msgs := range map[string][]string{
+		"not JSON":            {`hello`},
+		"wrong version":       {`{"v":2,"type":"join"}`},
+		"no version":          {`{"type":"join"}`},
+		"unknown type":        {`{"v":1,"type":"bogus"}`},
+		"unknown field":       {`{"v":1,"type":"join","x":1}`},
+		"field of other type": {`{"v":1,"type":"join","peer":"0123456789abcdef"}`},
+		"trailing data":       {`{"v":1,"type":"join"} {}`},
+		"server's type":       {`{"v":1,"type":"peer-joined","peer":"0123456789abcdef"}`},
+		"signal before join":  {`{"v":1,"type":"signal","peer":"0123456789abcdef","kind":"offer","payload":{}}`},
+		"join twice":          {`{"v":1,"type":"join"}`, `{"v":1,"type":"join"}`},
+		"bad kind":            {`{"v":1,"type":"join"}`, `{"v":1,"type":"signal","peer":"0123456789abcdef","kind":"bye","payload":{}}`},
+		"null payload":        {`{"v":1,"type":"join"}`, `{"v":1,"type":"signal","peer":"0123456789abcdef","kind":"offer","payload":null}`},
+		"no payload":          {`{"v":1,"type":"join"}`, `{"v":1,"type":"signal","peer":"0123456789abcdef","kind":"offer"}`},
+		"bad peer id":         {`{"v":1,"type":"join"}`, `{"v":1,"type":"signal","peer":"../x","kind":"offer","payload":{}}`},
+		"array":               {`[1,2]`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws := h.raw("/room/m")
+			for _, m := range msgs {
+				rawWrite(t, ws, m)
+			}
+			code, reason := rawCloseStatus(t, ws)
+			require.Equal(t, CodeMalformed, int(code))
+			require.Equal(t, ErrMalformed.Error(), reason)
+		})
+	}
+	ws := h.raw("/room/m")
+	ctx := context.Background()
+	require.NoError(t, ws.Write(ctx, websocket.MessageBinary, []byte{0xff, 0x00}))
+	code, _ := rawCloseStatus(t, ws)
+	require.Equal(t, CodeMalformed, int(code))
+	stillServes(t, h, "other")
+}
+
+func TestToken(t *testing.T) {
+	clock := newFakeClock()
+	secret := []byte("s3cret")
+	h := start(t, ServerConfig{TokenSecret: secret, Now: clock.Now})
+	exp := clock.Now().Add(time.Minute)
+	good := Token(secret, "vip", exp)
+
+	c := h.dial("/room/vip?token=" + good)
+	require.Equal(t, "vip", c.Room())
+	h.dial("/room?next=2&token=" + Token(secret, "next=2", exp))
+
+	for name, tc := range map[string]struct {
+		path   string
+		status int
+	}{
+		"missing":        {"/room/vip", 401},
+		"empty":          {"/room/vip?token=", 401},
+		"other room":     {"/room/vip?token=" + Token(secret, "other", exp), 403},
+		"other secret":   {"/room/vip?token=" + Token([]byte("guess"), "vip", exp), 403},
+		"expired":        {"/room/vip?token=" + Token(secret, "vip", clock.Now()), 403},
+		"garbage":        {"/room/vip?token=abc", 403},
+		"next of size 3": {"/room?next=3&token=" + Token(secret, "next=2", exp), 403},
+		"tampered":       {"/room/vip?token=" + tamper(good), 403},
+	} {
+		_, err := h.tryDial(tc.path)
+		require.ErrorIs(t, err, ErrUnauthorized, name)
+		var he *HTTPError
+		require.ErrorAs(t, err, &he, "refused before the upgrade: %s", name)
+		require.Equal(t, tc.status, he.Status, name)
+	}
+	require.Equal(t, 2, h.srv.Stats().Connections)
+
+	// The same token expires with the clock.
+	clock.Advance(time.Minute)
+	_, err := h.tryDial("/room/vip?token=" + good)
+	require.ErrorIs(t, err, ErrUnauthorized)
+}
+
+func tamper(tok string) string {
+	b := []byte(tok)
+	if b[len(b)-2] == 'A' {
+		b[len(b)-2] = 'B'
+	} else {
+		b[len(b)-2] = 'A'
+	}
+	return string(b)
+}
