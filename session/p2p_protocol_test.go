@@ -93,7 +93,7 @@ func TestP2PConfigMismatch(t *testing.T) {
 // A planted divergence is detected on both sides within the checksum
 // interval plus a round trip (plus the confirmation delay).
 func TestP2PDesyncDetected(t *testing.T) {
-	const plant = 300
+	const plant = 301
 	const interval = 30
 	c := newCluster(t, clusterOpts{players: 2, seed: 6, mash: 0.3,
 		link: local.Link{Latency: 50 * time.Millisecond, Jitter: 5 * time.Millisecond},
@@ -121,7 +121,7 @@ func TestP2PDesyncDetected(t *testing.T) {
 	})
 	for _, n := range c.nodes {
 		e, _ := n.first(EventDesyncDetected)
-		require.Equal(t, Frame(plant), e.Frame, "first checksum frame at or after the plant")
+		require.Equal(t, Frame(330), e.Frame, "the first checksum frame at or after the plant")
 		require.NotEqual(t, e.Local, e.Remote)
 		require.NotEmpty(t, e.Peer)
 	}
