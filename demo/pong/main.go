@@ -46,6 +46,7 @@ type options struct {
 	side     int  // -1: decided by join order
 	timeout  time.Duration
 	seed     uint32
+	inject   int // -inject-desync: corrupt the local state at this frame (tests)
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -65,6 +66,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
 	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "give up connecting after `duration`")
+	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt this side's state at `frame` F, to see a desync caught")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -26,7 +26,7 @@ func simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], i
 
 // p2pConfig is the session configuration of a player on side (0 or 1)
 // against peer.
-func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time) session.P2PConfig[Input] {
+func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, nonce func() uint64) session.P2PConfig[Input] {
 	remote := []transport.Peer{"", ""}
 	remote[1-side] = peer
 	return session.P2PConfig[Input]{
@@ -37,6 +37,7 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time) s
 			ChecksumInterval: checksumInterval,
 			Settings:         uint64(o.seed),
 			Now:              now,
+			Rand:             nonce,
 		},
 	}
 }
@@ -77,7 +78,7 @@ func newNetMatch(c *conn, o options) (match, error) {
 	if o.seed == 0 {
 		o.seed = seedFor(c.room)
 	}
-	m, err := newP2PMatch(c.tr, c.peer, side, o, time.Now)
+	m, err := newP2PMatch(c.tr, c.peer, side, o, time.Now, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +86,11 @@ func newNetMatch(c *conn, o options) (match, error) {
 	return m, nil
 }
 
-func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options, now func() time.Time) (*netMatch, error) {
+// newP2PMatch starts a session on side against peer over t, reading the
+// clock now; nonce is the handshake's nonce source (nil: crypto/rand).
+func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options, now func() time.Time, nonce func() uint64) (*netMatch, error) {
 	a := newAudit(t)
-	p, err := session.NewP2P[State](p2pConfig(side, peer, o, now), a, simulate)
+	p, err := session.NewP2P[State](p2pConfig(side, peer, o, now, nonce), a, simulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: session: %w", err)
 	}
@@ -106,6 +109,9 @@ var errPeerLeft = errors.New("the opponent left")
 func (m *netMatch) Tick(in Input) error {
 	if m.err != nil {
 		return m.err
+	}
+	if m.o.inject > 0 && int(m.p.Frame()) == m.o.inject {
+		m.p.State().Wins[m.side]++ // -inject-desync: this side only
 	}
 	var err error
 	if m.p.Running() && m.p.WaitRecommendation() > 0 {

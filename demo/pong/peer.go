@@ -72,6 +72,8 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	}
 	defer srv.close()
 	o.signal, o.room, o.side = srv.url, "pong-"+randomHex(4), 0
+	inject := o.inject // a desync is injected on one side only: the opponent's
+	o.inject = 0
 	if o.headless {
 		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting the opponent process\n", srv.url, o.room)
 	}
@@ -81,7 +83,7 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		// Joined: now start the opponent, which joins second and so
 		// plays the right side.
 		var err error
-		opp, err = startOpponent(childArgs(o), out, o.headless)
+		opp, err = startOpponent(childArgs(o, inject), out, o.headless)
 		return err
 	})
 	if err != nil {
@@ -107,7 +109,7 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 }
 
 // childArgs are the flags of the opponent process.
-func childArgs(o options) []string {
+func childArgs(o options, inject int) []string {
 	args := []string{
 		"-child", "-bot", "-headless",
 		"-signal", o.signal, "-room", o.room, "-side", "1",
@@ -115,6 +117,9 @@ func childArgs(o options) []string {
 		"-fps", strconv.Itoa(o.fps),
 		"-timeout", o.timeout.String(),
 		"-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
+	}
+	if inject > 0 {
+		args = append(args, "-inject-desync", strconv.Itoa(inject))
 	}
 	if o.frames == 0 {
 		// Play until the parent leaves.

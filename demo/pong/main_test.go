@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// childEnv, when set, makes this test binary run as the demo itself (see
+// TestMain), so the process tests run the real program, parent and
+// opponent, without a separate build.
+const childEnv = "ROLLNET_PONG_AS_DEMO"
+
+// demo runs the demo as a separate process with args and returns its
+// combined output and exit status.
+func demo(t *testing.T, timeout time.Duration, args ...string) (string, int) {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, ctx.Err(), "the demo ran over %v:\n%s", timeout, out)
+	if err != nil {
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "%s", out)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// TestTwoProcessesOverWebRTC runs what CI and a newcomer run: the demo
+// starts a signaling server and its opponent process, the two connect over
+// WebRTC on loopback, play 600 frames headless, and agree.
+func TestTwoProcessesOverWebRTC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two processes for about 15 s")
+	}
+	out, status := demo(t, 60*time.Second, "-frames", "600", "-headless")
+	t.Logf("demo output:\n%s", out)
+	require.Equal(t, exitOK, status)
+	require.Equal(t, 2, strings.Count(out, "pong report ("), "both processes report")
+	require.Equal(t, 2, strings.Count(out, "frames played       600"))
+	require.Equal(t, 2, strings.Count(out, "(checksums agree)"))
+	require.Equal(t, 2, strings.Count(out, "result              ok"))
+	require.Contains(t, out, "[opponent] pong report (right)")
+}
+
+// TestTwoProcessesDesyncFails: a desync (injected in the opponent) is
+// detected by both processes and the exit status says so.
+func TestTwoProcessesDesyncFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two processes")
+	}
+	out, status := demo(t, 60*time.Second, "-frames", "240", "-headless", "-inject-desync", "120")
+	t.Logf("demo output:\n%s", out)
+	require.Equal(t, exitDesync, status)
+	require.Equal(t, 2, strings.Count(out, "result              FAILED: desync"))
+}
+
+// TestNoServerFailsToConnect: an unreachable signaling server is a failure
+// to connect, with a non-zero status and a message saying so.
+func TestNoServerFailsToConnect(t *testing.T) {
+	out, status := demo(t, 30*time.Second, "-signal", "ws://127.0.0.1:1", "-room", "x", "-timeout", "2s", "-headless")
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, "joining ws://127.0.0.1:1/room/x")
+}
+
+func TestBadFlags(t *testing.T) {
+	var out strings.Builder
+	require.Equal(t, exitUsage, run([]string{"-impair", "fast"}, &out, &out))
+	require.Equal(t, exitUsage, run([]string{"-room", "x"}, &out, &out))
+	require.Equal(t, exitUsage, run([]string{"-fps", "0"}, &out, &out))
+	require.Equal(t, exitUsage, run([]string{"stray"}, &out, &out))
+}
+
+func TestImpairFlag(t *testing.T) {
+	var im impairment
+	require.NoError(t, im.Set("100ms,15ms,2%"))
+	require.Equal(t, impairment{Latency: 100 * time.Millisecond, Jitter: 15 * time.Millisecond, Loss: 0.02}, im)
+	require.NoError(t, im.Set("40ms"))
+	require.Equal(t, impairment{Latency: 40 * time.Millisecond}, im)
+	for _, bad := range []string{"", "x", "10ms,20ms", "1ms,0ms,101%", "1ms,1ms,1%,1", "-5ms"} {
+		require.Error(t, im.Set(bad), bad)
+	}
+}
+
+func TestRoomURL(t *testing.T) {
+	u, err := roomURL("ws://example.org:8080", "friday")
+	require.NoError(t, err)
+	require.Equal(t, "ws://example.org:8080/room/friday", u)
+	u, err = roomURL("wss://example.org/", "")
+	require.NoError(t, err)
+	require.Equal(t, "wss://example.org/room?next=2", u)
+	_, err = roomURL("http://example.org", "x")
+	require.Error(t, err)
+}
