@@ -1,0 +1,153 @@
+package webrtc
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rollnet/rollnet/signaling"
+)
+
+// SignalingAdapter lets a Transport negotiate through a signaling.Client.
+// It pumps the client's events into its own channel until Close.
+type SignalingAdapter struct {
+	c    *signaling.Client
+	evs  chan SignalEvent
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+var _ Signaler = (*SignalingAdapter)(nil)
+
+// NewSignalingAdapter wraps c. Close the adapter (which closes c) after the
+// Transport that uses it.
+func NewSignalingAdapter(c *signaling.Client) *SignalingAdapter {
+	a := &SignalingAdapter{
+		c:    c,
+		evs:  make(chan SignalEvent, signaling.DefaultEventQueue),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	go a.pump()
+	return a
+}
+
+func (a *SignalingAdapter) pump() {
+	defer close(a.done)
+	defer close(a.evs)
+	for {
+		var ev signaling.Event
+		var ok bool
+		select {
+		case <-a.stop:
+			return
+		case ev, ok = <-a.c.Events():
+			if !ok {
+				return
+			}
+		}
+		out := SignalEvent{Peer: ev.Peer}
+		switch ev.Kind {
+		case signaling.PeerJoined:
+			out.Kind = PeerJoined
+		case signaling.PeerLeft:
+			out.Kind = PeerLeft
+		case signaling.SignalReceived:
+			out.Kind = SignalReceived
+			out.Signal.Payload = ev.Signal.Payload
+			switch ev.Signal.Kind {
+			case signaling.SignalOffer:
+				out.Signal.Kind = SignalOffer
+			case signaling.SignalAnswer:
+				out.Signal.Kind = SignalAnswer
+			case signaling.SignalCandidate:
+				out.Signal.Kind = SignalCandidate
+			default:
+				continue
+			}
+		default:
+			continue // a server error about a signal: nothing to do
+		}
+		select {
+		case a.evs <- out:
+		case <-a.stop:
+			return
+		}
+	}
+}
+
+// ID is the client's server-assigned id.
+func (a *SignalingAdapter) ID() string { return a.c.ID() }
+
+// Peers are the ids in the room when the client joined.
+func (a *SignalingAdapter) Peers() []string { return a.c.Peers() }
+
+// Events delivers the client's joins, leaves and signals.
+func (a *SignalingAdapter) Events() <-chan SignalEvent { return a.evs }
+
+// Client is the wrapped client.
+func (a *SignalingAdapter) Client() *signaling.Client { return a.c }
+
+// ICEServers converts the list the server handed out at join.
+func (a *SignalingAdapter) ICEServers() []pion.ICEServer {
+	in := a.c.ICEServers()
+	out := make([]pion.ICEServer, 0, len(in))
+	for _, s := range in {
+		ps := pion.ICEServer{URLs: s.URLs, Username: s.Username}
+		if s.Credential != "" {
+			ps.Credential = s.Credential
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// Send relays s to peer to through the server.
+func (a *SignalingAdapter) Send(ctx context.Context, to string, s Signal) error {
+	var kind signaling.SignalKind
+	switch s.Kind {
+	case SignalOffer:
+		kind = signaling.SignalOffer
+	case SignalAnswer:
+		kind = signaling.SignalAnswer
+	case SignalCandidate:
+		kind = signaling.SignalCandidate
+	default:
+		return fmt.Errorf("webrtc: unknown signal kind %d", s.Kind)
+	}
+	return a.c.Send(ctx, to, signaling.Signal{Kind: kind, Payload: s.Payload})
+}
+
+// Close stops the pump and closes the client. It is idempotent.
+func (a *SignalingAdapter) Close() error {
+	var err error
+	a.once.Do(func() {
+		close(a.stop)
+		err = a.c.Close()
+		<-a.done
+	})
+	return err
+}
+
+// Dial joins a signaling server (see signaling.Dial for the URL forms) and
+// starts a Transport that negotiates through it. The Transport owns the
+// connection: its Close closes it.
+func Dial(ctx context.Context, url string, cfg Config) (*Transport, error) {
+	if _, err := cfg.withDefaults(); err != nil {
+		return nil, err
+	}
+	c, err := signaling.Dial(ctx, url, signaling.ClientConfig{})
+	if err != nil {
+		return nil, err
+	}
+	a := NewSignalingAdapter(c)
+	t, err := newTransport(cfg, a, a)
+	if err != nil {
+		_ = a.Close()
+		return nil, err
+	}
+	return t, nil
+}
