@@ -126,8 +126,9 @@ type Client struct {
 	closers    sync.WaitGroup // a close handshake started by the read loop
 
 	mu    sync.Mutex
-	known map[string]struct{} // peers in the room now
-	err   error
+	known     map[string]struct{} // peers in the room now
+	err       error
+	closingWS bool // a close handshake has begun (by Close or the read loop)
 }
 
 // Dial connects to a server URL such as "ws://127.0.0.1:8080/room/NAME" or
@@ -230,13 +231,20 @@ func (c *Client) readLoop(ctx context.Context) {
 			err = fmt.Errorf("%w: a second join reply", ErrMalformed)
 		}
 		if err != nil {
-			c.finish(err)
+			c.mu.Lock()
+			started := c.closingWS
+			c.closingWS = true
+			c.mu.Unlock()
+			if started {
+				continue // Close is closing; read on to finish the handshake
+			}
 			c.closers.Add(1)
 			go func() {
 				defer c.closers.Done()
 				_ = c.ws.Close(CodeMalformed, ErrMalformed.Error())
 			}()
 			time.AfterFunc(clientCloseTimeout, c.cancelRead)
+			c.finish(err)
 			continue // read on to finish the close handshake
 		}
 		var ev Event
@@ -378,7 +386,13 @@ func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closing)
 		t := time.AfterFunc(clientCloseTimeout, c.cancelRead)
-		_ = c.ws.Close(websocket.StatusNormalClosure, "")
+		c.mu.Lock()
+		started := c.closingWS
+		c.closingWS = true
+		c.mu.Unlock()
+		if !started {
+			_ = c.ws.Close(websocket.StatusNormalClosure, "")
+		}
 		<-c.done
 		c.closers.Wait()
 		t.Stop()

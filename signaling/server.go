@@ -52,7 +52,7 @@ type Server struct {
 
 // Stats is a snapshot of a server's state and counters.
 type Stats struct {
-	Connections   int    // open WebSocket connections, joined or not
+	Connections   int    // connections holding a slot (MaxConns): upgrading, open or closing
 	Rooms         int    // rooms with at least one peer
 	Relayed       uint64 // signals relayed
 	Refused       uint64 // signals refused: addressee not in the sender's room
@@ -93,7 +93,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 // Stats returns a snapshot of the server's state and counters.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
-	st := Stats{Connections: len(s.conns), Rooms: len(s.rooms)}
+	st := Stats{Connections: s.active, Rooms: len(s.rooms)}
 	s.mu.Unlock()
 	st.Relayed = s.stats.relayed.Load()
 	st.Refused = s.stats.refused.Load()
