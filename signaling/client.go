@@ -125,7 +125,7 @@ type Client struct {
 	closeOnce  sync.Once
 	closers    sync.WaitGroup // a close handshake started by the read loop
 
-	mu    sync.Mutex
+	mu        sync.Mutex
 	known     map[string]struct{} // peers in the room now
 	err       error
 	closingWS bool // a close handshake has begun (by Close or the read loop)
