@@ -1,0 +1,76 @@
+package local_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// BenchmarkSendReceive is one datagram through the network and out: Send,
+// then Receive, on a perfect link and on a link with every impairment. Its
+// physical baseline is BenchmarkCopyBaseline, the two memory copies a
+// datagram costs at least.
+func BenchmarkSendReceive(b *testing.B) {
+	for _, size := range []int{64, 256, transport.MaxDatagram} {
+		for _, c := range []struct {
+			name string
+			link local.Link
+		}{{"Perfect", local.Link{}}, {"Nasty", nasty}} {
+			b.Run(c.name+"/"+sizeName(size), func(b *testing.B) {
+				clock := local.NewClock(epoch)
+				net, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now, Link: c.link})
+				if err != nil {
+					b.Fatal(err)
+				}
+				a, _ := net.Endpoint("a")
+				r, _ := net.Endpoint("b")
+				msg := make([]byte, size)
+				buf := make([]byte, transport.MaxDatagram)
+				// Keep about 16 datagrams in flight, as a game does.
+				step := 10 * time.Millisecond
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = a.Send("b", msg)
+					clock.Advance(step)
+					for {
+						if _, _, err := r.Receive(buf); err != nil {
+							break
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCopyBaseline is the floor for BenchmarkSendReceive: copying the
+// datagram into a queue buffer and out again.
+func BenchmarkCopyBaseline(b *testing.B) {
+	for _, size := range []int{64, 256, transport.MaxDatagram} {
+		b.Run(sizeName(size), func(b *testing.B) {
+			msg := make([]byte, size)
+			slot := make([]byte, transport.MaxDatagram)
+			buf := make([]byte, transport.MaxDatagram)
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(slot, msg)
+				copy(buf, slot[:size])
+			}
+		})
+	}
+}
+
+func sizeName(n int) string {
+	switch n {
+	case 64:
+		return "64B"
+	case 256:
+		return "256B"
+	default:
+		return "1200B"
+	}
+}
