@@ -46,7 +46,8 @@ type options struct {
 	side     int  // -1: decided by join order
 	timeout  time.Duration
 	seed     uint32
-	inject   int // -inject-desync: corrupt the local state at this frame (tests)
+	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
+	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -59,7 +60,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in `frames`")
 	fs.Var(&o.impair, "impair", "impair the local side's packets: `latency,jitter,loss`, e.g. 100ms,15ms,2%")
-	fs.BoolVar(&o.spectate, "spectate", false, "watch the room's match instead of playing")
+	fs.BoolVar(&o.spectate, "spectate", false, "watch two bot processes play (over WebRTC) instead of playing")
 	fs.IntVar(&o.fps, "fps", 60, "frames per `second`")
 	fs.BoolVar(&o.headless, "headless", false, "no terminal view even on a terminal: both sides bots")
 	fs.BoolVar(&o.offline, "offline", false, "no network: play a bot in this process")
@@ -67,6 +68,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "give up connecting after `duration`")
 	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt this side's state at `frame` F, to see a desync caught")
+	fs.StringVar(&o.watcher, "spectator", "", "internal: the `id` of a spectator in the room")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -80,8 +82,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.room != "" && o.signal == "" {
 		return o, errors.New("pong: -room needs -signal")
 	}
-	if o.spectate && o.signal == "" {
-		return o, errors.New("pong: -spectate needs -signal and -room")
+	if o.spectate && o.signal != "" {
+		return o, errors.New("pong: -spectate starts its own players; it takes no -signal")
 	}
 	o.seed = uint32(*seed)
 	if !isTerminal() {
@@ -89,7 +91,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.headless {
 		o.bot = true
-		if o.frames == 0 && !o.spectate {
+		if o.frames == 0 {
 			o.frames = 600
 		}
 	}
@@ -138,6 +140,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.child {
 		// The parent holds our stdin open: when it ends, so do we.
 		ctx = watchParent(ctx, os.Stdin)
+	}
+	if o.spectate {
+		return runSpectate(ctx, o, stdout, stderr)
 	}
 	if o.signal == "" {
 		return runParent(ctx, o, stdout, stderr)

@@ -89,8 +89,10 @@ type conn struct {
 }
 
 // connect joins the room, calls joined (if not nil), and waits, up to
-// o.timeout, for the opponent's data channel to open.
-func connect(ctx context.Context, o options, joined func() error) (*conn, error) {
+// o.timeout, for the data channels to the opponent (and the spectator, if
+// any) to open. The opponent is the peer that is not o.watcher, unless
+// joined chose c.peer.
+func connect(ctx context.Context, o options, joined func(context.Context, *conn) error) (*conn, error) {
 	u, err := roomURL(o.signal, o.room)
 	if err != nil {
 		return nil, err
@@ -110,20 +112,25 @@ func connect(ctx context.Context, o options, joined func() error) (*conn, error)
 	}
 	c.tr = c.rtc
 	if joined != nil {
-		if err := joined(); err != nil {
+		if err := joined(ctx, c); err != nil {
 			c.close()
 			return nil, err
 		}
 	}
-	peers, err := c.rtc.WaitPeers(ctx, 1)
+	want := 1
+	if o.watcher != "" || o.spectate {
+		want = 2 // the opponent and the spectator, or both players
+	}
+	peers, err := c.rtc.WaitPeers(ctx, want)
 	if err != nil {
 		c.close()
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("pong: no opponent connected within %v (room %s)", o.timeout, c.room)
-		}
-		return nil, fmt.Errorf("pong: connecting: %w", err)
+		return nil, waitError(err, o, c.room)
 	}
-	c.peer = peers[0]
+	for _, p := range peers {
+		if c.peer == "" && string(p) != o.watcher {
+			c.peer = p
+		}
+	}
 	if o.impair != (impairment{}) {
 		c.imp = newImpaired(c.rtc, o.impair, seedFor(string(c.rtc.Local())))
 		c.tr = c.imp
@@ -231,4 +238,11 @@ func (a *signalAdapter) Send(ctx context.Context, to string, s webrtc.Signal) er
 		return fmt.Errorf("pong: unknown signal kind %v", s.Kind)
 	}
 	return a.c.Send(ctx, to, signaling.Signal{Kind: kind, Payload: s.Payload})
+}
+
+func waitError(err error, o options, room string) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("pong: no opponent connected within %v (room %s)", o.timeout, room)
+	}
+	return fmt.Errorf("pong: connecting: %w", err)
 }

@@ -29,9 +29,14 @@ func simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], i
 func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, nonce func() uint64) session.P2PConfig[Input] {
 	remote := []transport.Peer{"", ""}
 	remote[1-side] = peer
+	var watchers []transport.Peer
+	if o.watcher != "" && side == 0 {
+		watchers = append(watchers, transport.Peer(o.watcher)) // the left side feeds the spectator
+	}
 	return session.P2PConfig[Input]{
-		Session: session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: capacity},
-		Remote:  remote,
+		Session:    session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: capacity},
+		Remote:     remote,
+		Spectators: watchers,
 		Net: session.NetConfig{
 			FrameRate:        o.fps,
 			ChecksumInterval: checksumInterval,
@@ -52,18 +57,19 @@ type netMatch struct {
 	o     options
 	now   func() time.Time
 
-	events  []session.Event
-	desyncs int    // DesyncDetected events
-	desync  string // the first one, for the screen
-	note    string
-	gone    bool // the peer left
-	err     error
-	stalls  int // ticks refused by the prediction limit
-	waits   int // ticks skipped on a wait recommendation
-	start   time.Time
-	end     time.Time // when Tick stopped advancing (for bytes/s)
-	rb      rate
-	lastRPS float64
+	events      []session.Event
+	desyncs     int    // DesyncDetected events
+	desync      string // the first one, for the screen
+	firstDesync int32  // its frame, -1 if none
+	note        string
+	gone        bool // the peer left
+	err         error
+	stalls      int // ticks refused by the prediction limit
+	waits       int // ticks skipped on a wait recommendation
+	start       time.Time
+	end         time.Time // when Tick stopped advancing (for bytes/s)
+	rb          rate
+	lastRPS     float64
 }
 
 // newNetMatch starts the session over an open connection.
@@ -95,7 +101,7 @@ func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options
 		return nil, fmt.Errorf("pong: session: %w", err)
 	}
 	*p.State() = NewState(o.seed)
-	return &netMatch{p: p, audit: a, peer: peer, side: side, o: o, now: now, note: "synchronizing"}, nil
+	return &netMatch{p: p, audit: a, peer: peer, side: side, o: o, now: now, note: "synchronizing", firstDesync: -1}, nil
 }
 
 func (m *netMatch) Side() int     { return m.side }
@@ -158,6 +164,7 @@ func (m *netMatch) drain() {
 		case session.EventDesyncDetected:
 			m.desyncs++
 			if m.desync == "" {
+				m.firstDesync = int32(e.Frame)
 				m.desync = fmt.Sprintf("frame %d: local %08x, remote %08x", e.Frame, e.Local, e.Remote)
 			}
 		}
@@ -219,7 +226,7 @@ func short(p transport.Peer) string {
 func (m *netMatch) Report() report {
 	st := m.p.Stats()
 	ps := m.stats()
-	compared, bad, _, _ := m.audit.result()
+	compared, bad, first, _ := m.audit.result()
 	r := report{
 		Role:      sideName(m.side),
 		Frames:    int32(m.p.Frame()),
@@ -231,6 +238,13 @@ func (m *netMatch) Report() report {
 		RTT:       ps.RTT,
 		Score:     m.p.State().Score,
 		Wins:      m.p.State().Wins,
+		First:     first,
+	}
+	if m.firstDesync >= 0 && (first < 0 || m.firstDesync < first) {
+		r.First = m.firstDesync
+	}
+	if m.c != nil && m.c.imp != nil {
+		r.Impair = fmt.Sprintf("%s on what this side sends (%d dropped)", m.o.impair.String(), m.c.imp.lost())
 	}
 	end := m.end
 	if end.IsZero() {

@@ -79,11 +79,11 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	}
 
 	var opp *opponent
-	c, err := connect(ctx, o, func() error {
+	c, err := connect(ctx, o, func(context.Context, *conn) error {
 		// Joined: now start the opponent, which joins second and so
 		// plays the right side.
 		var err error
-		opp, err = startOpponent(childArgs(o, inject), out, o.headless)
+		opp, err = startProcess(childArgs(o, 1, inject), out, o.headless, "[opponent] ")
 		return err
 	})
 	if err != nil {
@@ -108,15 +108,18 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	return status
 }
 
-// childArgs are the flags of the opponent process.
-func childArgs(o options, inject int) []string {
+// childArgs are the flags of a player process started by this one.
+func childArgs(o options, side, inject int) []string {
 	args := []string{
 		"-child", "-bot", "-headless",
-		"-signal", o.signal, "-room", o.room, "-side", "1",
+		"-signal", o.signal, "-room", o.room, "-side", strconv.Itoa(side),
 		"-delay", strconv.Itoa(o.delay),
 		"-fps", strconv.Itoa(o.fps),
 		"-timeout", o.timeout.String(),
 		"-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
+	}
+	if o.watcher != "" {
+		args = append(args, "-spectator", o.watcher)
 	}
 	if inject > 0 {
 		args = append(args, "-inject-desync", strconv.Itoa(inject))

@@ -41,15 +41,15 @@ type report struct {
 	RTT       time.Duration // round trip, last measured
 	Score     [2]uint8
 	Wins      [2]uint8
+	First     int32  // first frame found to differ, when Desyncs > 0
+	Impair    string // the -impair line, if any
 	Err       string // why the match ended early, if it did
 }
-
-func (r report) ok() bool { return r.Desyncs == 0 && r.Err == "" }
 
 func (r report) print(w io.Writer) {
 	agree := "checksums agree"
 	if r.Desyncs > 0 {
-		agree = fmt.Sprintf("DESYNC: %d disagreed", r.Desyncs)
+		agree = fmt.Sprintf("DESYNC: %d disagreed, first at frame %d", r.Desyncs, r.First)
 	} else if r.Compared == 0 {
 		agree = "nothing compared"
 	}
@@ -66,6 +66,9 @@ func (r report) print(w io.Writer) {
 	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
 	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
 	fmt.Fprintf(w, "  round trip          %s\n", fmtRTT(r.RTT))
+	if r.Impair != "" {
+		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)
+	}
 	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
 	fmt.Fprintf(w, "  result              %s\n", result)
 }

@@ -16,12 +16,13 @@ import (
 // the parent ends; on Linux the kernel also kills it if the parent dies
 // (see process_linux.go).
 type opponent struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *lockedBuffer // its output while the parent's screen is up
-	live  *prefixWriter // its output as it comes, when streaming
-	done  chan struct{}
-	err   error
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *lockedBuffer // its output while the parent's screen is up
+	live   *prefixWriter // its output as it comes, when streaming
+	done   chan struct{}
+	err    error
+	prefix string
 }
 
 // lockedBuffer is a bytes.Buffer safe for the child's output copier and
@@ -43,10 +44,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startOpponent starts this executable again with args. When stream is
-// set its output goes to w line by line, prefixed; otherwise it is kept
+// startProcess starts this executable again with args. When stream is
+// set its output goes to w line by line, with prefix; otherwise it is kept
 // until flush (so it does not scribble over the parent's terminal view).
-func startOpponent(args []string, w io.Writer, stream bool) (*opponent, error) {
+func startProcess(args []string, w io.Writer, stream bool, prefix string) (*opponent, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("pong: finding this program to start the opponent: %w", err)
@@ -57,10 +58,10 @@ func startOpponent(args []string, w io.Writer, stream bool) (*opponent, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &opponent{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	o := &opponent{cmd: cmd, stdin: stdin, done: make(chan struct{}), prefix: prefix}
 	var sink io.Writer
 	if stream {
-		o.live = &prefixWriter{prefix: "[opponent] ", w: &syncWriter{w: w}}
+		o.live = &prefixWriter{prefix: prefix, w: w}
 		sink = o.live
 	} else {
 		o.out = &lockedBuffer{}
@@ -105,7 +106,7 @@ func (o *opponent) flush(w io.Writer) {
 		o.live.flush()
 		return
 	}
-	p := &prefixWriter{prefix: "[opponent] ", w: w}
+	p := &prefixWriter{prefix: o.prefix, w: w}
 	_, _ = io.WriteString(p, o.out.String())
 	p.flush()
 }

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// runSpectate is `pong -spectate`: a signaling server on loopback, two bot
+// processes playing each other over WebRTC, and this process watching as
+// the left player's spectator: it receives the confirmed inputs and plays
+// the match along, a little behind, without ever predicting.
+func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	out := &syncWriter{w: stdout}
+	srv, err := startSignalServer()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	defer srv.close()
+	o.signal, o.room = srv.url, "pong-"+randomHex(4)
+	if o.headless {
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch\n", srv.url, o.room)
+	}
+	var players [2]*opponent
+	c, err := connect(ctx, o, func(ctx context.Context, c *conn) error {
+		po := o
+		po.watcher = string(c.rtc.Local())
+		// The left player first, so this side knows which peer is its
+		// host; then the right one.
+		var err error
+		if players[0], err = startProcess(childArgs(po, 0, 0), out, o.headless, "[left] "); err != nil {
+			return err
+		}
+		peers, err := c.rtc.WaitPeers(ctx, 1)
+		if err != nil {
+			return waitError(err, o, c.room)
+		}
+		c.peer = peers[0]
+		players[1], err = startProcess(childArgs(po, 1, 0), out, o.headless, "[right] ")
+		return err
+	})
+	status := exitFailure
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+	} else if m, err := newSpectatorMatch(c, o); err != nil {
+		c.close()
+		fmt.Fprintln(stderr, err)
+	} else {
+		status = runLocal(ctx, m, o, out, stderr)
+	}
+	// With a frame budget the players end on their own; otherwise they
+	// play until we leave: closing their stdin ends them now.
+	grace := time.Duration(0)
+	if o.frames > 0 {
+		grace = 10 * time.Second
+	}
+	for _, p := range players {
+		if p == nil {
+			continue
+		}
+		if st := p.finish(grace); status == exitOK && st != 0 {
+			fmt.Fprintf(out, "pong: a player process exited with status %d\n", st)
+			status = max(st, exitDesync)
+		}
+		p.flush(out)
+	}
+	return status
+}
+
+// spectatorMatch is the spectator's side of a match.
+type spectatorMatch struct {
+	s     *session.Spectator[State, Input]
+	c     *conn
+	audit *audit
+	host  transport.Peer
+	o     options
+	now   func() time.Time
+
+	events  []session.Event
+	desyncs int
+	desync  string
+	first   int32
+	note    string
+	err     error
+	start   time.Time
+	end     time.Time
+}
+
+func newSpectatorMatch(c *conn, o options) (*spectatorMatch, error) {
+	if o.seed == 0 {
+		o.seed = seedFor(c.room)
+	}
+	m, err := newSpectatorOver(c.tr, c.peer, o, time.Now, nil)
+	if err != nil {
+		return nil, err
+	}
+	m.c = c
+	return m, nil
+}
+
+func newSpectatorOver(t transport.Transport, host transport.Peer, o options, now func() time.Time, nonce func() uint64) (*spectatorMatch, error) {
+	a := newAudit(t)
+	net := p2pConfig(0, host, o, now, nonce).Net
+	s, err := session.NewSpectator[State](session.SpectatorConfig{
+		Players: 2, InputDelay: o.delay, Capacity: capacity, Host: host, Net: net,
+	}, a, simulate)
+	if err != nil {
+		return nil, fmt.Errorf("pong: spectator: %w", err)
+	}
+	*s.State() = NewState(o.seed)
+	return &spectatorMatch{s: s, audit: a, host: host, o: o, now: now, note: "synchronizing", first: -1}, nil
+}
+
+func (m *spectatorMatch) Side() int     { return -1 }
+func (m *spectatorMatch) State() *State { return m.s.State() }
+
+func (m *spectatorMatch) Tick(Input) error {
+	if m.err != nil {
+		return m.err
+	}
+	err := m.s.AdvanceFrame()
+	switch {
+	case err == nil:
+		if m.start.IsZero() {
+			m.start = m.now()
+		}
+		m.note = ""
+	case errors.Is(err, session.ErrNotSynchronized):
+	case errors.Is(err, session.ErrPredictionLimit):
+		m.note = "waiting for inputs from the players"
+	case errors.Is(err, session.ErrHostGone):
+		m.err = errPeerLeft
+	default:
+		m.err = err
+	}
+	m.events = m.s.Events(m.events[:0])
+	for _, e := range m.events {
+		if e.Kind == session.EventDesyncDetected {
+			m.desyncs++
+			if m.desync == "" {
+				m.first = int32(e.Frame)
+				m.desync = fmt.Sprintf("frame %d: local %08x, host %08x", e.Frame, e.Local, e.Remote)
+			}
+		}
+	}
+	return m.err
+}
+
+func (m *spectatorMatch) HUD() hud {
+	ps := m.s.PeerStats()
+	h := hud{
+		Title:     "spectating left (" + short(m.host) + ") vs right",
+		Frame:     int32(m.s.Frame()),
+		Confirmed: int32(m.s.Frame()) - 1,
+		RTT:       ps.RTT,
+		Advantage: -m.s.Behind(),
+		Desync:    m.desync,
+		Note:      m.note,
+	}
+	if _, bad, first, _ := m.audit.result(); bad > 0 && h.Desync == "" {
+		h.Desync = fmt.Sprintf("checksums differ from frame %d", first)
+	}
+	return h
+}
+
+// finish records the end of the match for bytes per second.
+func (m *spectatorMatch) finish(time.Duration) { m.end = m.now() }
+
+func (m *spectatorMatch) Report() report {
+	ps := m.s.PeerStats()
+	compared, bad, first, _ := m.audit.result()
+	r := report{
+		Role:     "spectator",
+		Frames:   int32(m.s.Frame()),
+		Compared: compared,
+		Desyncs:  max(bad, m.desyncs),
+		RTT:      ps.RTT,
+		Score:    m.s.State().Score,
+		Wins:     m.s.State().Wins,
+		First:    first,
+	}
+	if m.first >= 0 && (first < 0 || m.first < first) {
+		r.First = m.first
+	}
+	end := m.end
+	if end.IsZero() {
+		end = m.now()
+	}
+	if d := end.Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
+		r.OutBPS = float64(ps.BytesSent) / d
+		r.InBPS = float64(ps.BytesReceived) / d
+	}
+	switch {
+	case m.start.IsZero() && m.err != nil && !errors.Is(m.err, errPeerLeft):
+		r.Err = m.err.Error()
+	case m.start.IsZero():
+		r.Err = "the match never started (no handshake with the host)"
+	case m.err != nil && !errors.Is(m.err, errPeerLeft):
+		r.Err = m.err.Error()
+	}
+	return r
+}
+
+func (m *spectatorMatch) Close() error {
+	err := m.s.Close()
+	if m.c != nil {
+		m.c.close()
+	}
+	return err
+}
