@@ -1,0 +1,159 @@
+package webrtc
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	pion "github.com/pion/webrtc/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// Candidates that reach the answerer before the offer are kept until the
+// remote description is set, then added: none is refused.
+func TestCandidatesBeforeOfferAreBuffered(t *testing.T) {
+	h := newHub()
+	h.hold = func(from, _ string, s Signal) bool { return from == "a" && s.Kind != SignalAnswer }
+	cfg := Config{LoopbackOnly: true}
+	a, err := New(cfg, h.join("a"))
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := New(cfg, h.join("b"))
+	require.NoError(t, err)
+	defer b.Close()
+
+	// Wait for a's offer and at least one candidate, then deliver the
+	// candidates first.
+	require.Eventually(t, func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		var offer, cand bool
+		for _, hs := range h.held {
+			offer = offer || hs.s.Kind == SignalOffer
+			cand = cand || hs.s.Kind == SignalCandidate
+		}
+		return offer && cand
+	}, 5*time.Second, time.Millisecond)
+	h.mu.Lock()
+	h.hold = nil
+	var reordered []heldSignal
+	for _, hs := range h.held {
+		if hs.s.Kind == SignalCandidate {
+			reordered = append(reordered, hs)
+		}
+	}
+	for _, hs := range h.held {
+		if hs.s.Kind != SignalCandidate {
+			reordered = append(reordered, hs)
+		}
+	}
+	h.held = reordered
+	h.mu.Unlock()
+	h.release()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = b.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	_, err = a.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	require.Zero(t, b.Stats().SignalsInvalid, "early candidates were buffered, not refused")
+	require.Zero(t, a.Stats().SignalsInvalid)
+}
+
+// When both sides offer (a rendezvous that told each about the other), the
+// lower id's offer wins and the two still connect.
+func TestBothOfferLowerIDWins(t *testing.T) {
+	h := newHub()
+	cfg := Config{LoopbackOnly: true}
+	pa, pb := h.join("a"), h.join("b")
+	pb.deliver(SignalEvent{Kind: PeerJoined, Peer: "a"}) // b is told a joined after it
+	a, err := New(cfg, pa)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := New(cfg, pb)
+	require.NoError(t, err)
+	defer b.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = a.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	_, err = b.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	buf := make([]byte, transport.MaxDatagram)
+	require.NoError(t, b.Send("a", []byte("hi")))
+	n, from := recv(t, a, buf)
+	require.Equal(t, "hi", string(buf[:n]))
+	require.Equal(t, transport.Peer("b"), from)
+	require.Equal(t, uint64(1), a.Stats().SignalsInvalid, "a ignores b's offer")
+	for _, e := range b.Events(nil) {
+		require.Equal(t, PeerConnected, e.Kind, "b's replaced offer is not reported")
+	}
+}
+
+// Malformed and out-of-order signals are counted and ignored; none creates
+// more than MaxPeers peers or panics.
+func TestHostileSignalsAreIgnored(t *testing.T) {
+	h := newHub()
+	pa := h.join("a")
+	a, err := New(Config{LoopbackOnly: true, MaxPeers: 2, MaxPendingCandidates: 1}, pa)
+	require.NoError(t, err)
+	defer a.Close()
+
+	cand, err := json.Marshal(pion.ICECandidateInit{Candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host"})
+	require.NoError(t, err)
+	hostile := []SignalEvent{
+		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalOffer, Payload: []byte("{")}},
+		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalOffer, Payload: []byte(`{"type":"answer","sdp":""}`)}},
+		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalAnswer, Payload: []byte(`{"type":"answer","sdp":"v=0"}`)}},
+		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalCandidate, Payload: []byte(`{}`)}},
+		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: 99}},
+		{Kind: 42, Peer: "x"},
+		{Kind: SignalReceived, Peer: "", Signal: Signal{Kind: SignalCandidate, Payload: cand}},
+		{Kind: SignalReceived, Peer: "a", Signal: Signal{Kind: SignalCandidate, Payload: cand}},
+		{Kind: SignalReceived, Peer: "y", Signal: Signal{Kind: SignalCandidate, Payload: cand}}, // y: buffered
+		{Kind: SignalReceived, Peer: "y", Signal: Signal{Kind: SignalCandidate, Payload: cand}}, // over the bound
+		{Kind: SignalReceived, Peer: "z", Signal: Signal{Kind: SignalCandidate, Payload: cand}}, // z: second peer
+		{Kind: SignalReceived, Peer: "w", Signal: Signal{Kind: SignalCandidate, Payload: cand}}, // over MaxPeers
+		{Kind: SignalReceived, Peer: "y", Signal: Signal{Kind: SignalOffer, Payload: []byte(`{"type":"offer","sdp":"garbage"}`)}},
+	}
+	for _, e := range hostile {
+		pa.deliver(e)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ev := waitEvent(ctx, t, a, PeerGone) // y's garbage offer ends y
+	require.Equal(t, transport.Peer("y"), ev.Peer)
+	require.ErrorIs(t, ev.Err, ErrSignaling)
+	require.Eventually(t, func() bool { return a.Stats().SignalsInvalid == 10 }, 5*time.Second, time.Millisecond,
+		"got %d", a.Stats().SignalsInvalid)
+	require.ErrorIs(t, a.Send("y", []byte("x")), transport.ErrPeerGone)
+	require.NoError(t, a.Send("z", []byte("x")), "z is known, not connected: the datagram is dropped")
+	require.Equal(t, uint64(1), a.Stats().SendsNotOpen)
+	require.ErrorIs(t, a.Send("w", []byte("x")), transport.ErrUnknownPeer)
+}
+
+func TestConfigValidation(t *testing.T) {
+	h := newHub()
+	for _, cfg := range []Config{
+		{SendThreshold: -1},
+		{QueueLen: -1},
+		{QueueLen: 1<<16 + 1},
+		{MaxPeers: -1},
+		{MaxPendingCandidates: -1},
+		{ICEDisconnectedTimeout: -1},
+		{ICEFailedTimeout: -1},
+		{ICEKeepAlive: -1},
+		{SignalTimeout: -1},
+		{SCTPRTOMax: -1},
+	} {
+		_, err := New(cfg, h.join("a"))
+		require.ErrorIs(t, err, ErrInvalidConfig, "%+v", cfg)
+	}
+	_, err := New(Config{}, nil)
+	require.ErrorIs(t, err, ErrNoSignaler)
+}
