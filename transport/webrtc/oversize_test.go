@@ -1,0 +1,104 @@
+package webrtc
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	pion "github.com/pion/webrtc/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// A peer that ignores the advertised maximum message size (here a raw pion
+// peer that was shown a doctored offer) is disconnected at its first
+// oversize message, instead of jamming the read loop.
+func TestOversizeMessageDisconnectsPeer(t *testing.T) {
+	h := newHub()
+	a, err := New(Config{LoopbackOnly: true}, h.join("a"))
+	require.NoError(t, err)
+	defer a.Close()
+	pb := h.join("b") // the hostile peer, driven by hand below
+
+	var se pion.SettingEngine
+	se.SetIncludeLoopbackCandidate(true)
+	se.SetInterfaceFilter(func(name string) bool { return strings.HasPrefix(name, "lo") })
+	se.SetNetworkTypes([]pion.NetworkType{pion.NetworkTypeUDP4})
+	pc, err := pion.NewAPI(pion.WithSettingEngine(se)).NewPeerConnection(pion.Configuration{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, pc.GracefulClose()) }()
+	ordered, zero, negotiated, id := false, uint16(0), true, uint16(0)
+	dc, err := pc.CreateDataChannel("evil", &pion.DataChannelInit{
+		Ordered: &ordered, MaxRetransmits: &zero, Negotiated: &negotiated, ID: &id,
+	})
+	require.NoError(t, err)
+	open := make(chan struct{})
+	dc.OnOpen(func() { close(open) })
+	pc.OnICECandidate(func(c *pion.ICECandidate) {
+		if c != nil {
+			payload, _ := json.Marshal(c.ToJSON())
+			_ = pb.Send(context.Background(), "a", Signal{Kind: SignalCandidate, Payload: payload})
+		}
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var early []pion.ICECandidateInit
+	for remoteSet := false; ; {
+		var e SignalEvent
+		select {
+		case e = <-pb.ch:
+		case <-open:
+		case <-ctx.Done():
+			t.Fatal("no connection")
+		}
+		if e.Kind == 0 {
+			break // open
+		}
+		if e.Kind != SignalReceived {
+			continue
+		}
+		switch e.Signal.Kind {
+		case SignalOffer:
+			var offer pion.SessionDescription
+			require.NoError(t, json.Unmarshal(e.Signal.Payload, &offer))
+			require.Contains(t, offer.SDP, "a=max-message-size:1200")
+			offer.SDP = strings.ReplaceAll(offer.SDP, "a=max-message-size:1200", "a=max-message-size:65536")
+			require.NoError(t, pc.SetRemoteDescription(offer))
+			remoteSet = true
+			for _, c := range early {
+				require.NoError(t, pc.AddICECandidate(c))
+			}
+			answer, err := pc.CreateAnswer(nil)
+			require.NoError(t, err)
+			require.NoError(t, pc.SetLocalDescription(answer))
+			payload, _ := json.Marshal(answer)
+			require.NoError(t, pb.Send(ctx, "a", Signal{Kind: SignalAnswer, Payload: payload}))
+		case SignalCandidate:
+			var c pion.ICECandidateInit
+			require.NoError(t, json.Unmarshal(e.Signal.Payload, &c))
+			if !remoteSet {
+				early = append(early, c)
+				continue
+			}
+			require.NoError(t, pc.AddICECandidate(c))
+		}
+	}
+	_, err = a.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	a.Events(nil)
+
+	require.NoError(t, dc.Send([]byte("fine")))
+	buf := make([]byte, transport.MaxDatagram)
+	n, _ := recv(t, a, buf)
+	require.Equal(t, "fine", string(buf[:n]))
+
+	require.NoError(t, dc.Send(make([]byte, 4000)))
+	ev := waitEvent(ctx, t, a, PeerGone)
+	require.Equal(t, transport.Peer("b"), ev.Peer)
+	require.ErrorIs(t, ev.Err, ErrOversizeMessage)
+	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)
+}
