@@ -76,6 +76,7 @@ type clusterOpts struct {
 	mash       float64
 	mutate     func(i int, c *P2PConfig[uint16])
 	sim        func(i int) func(*p2pWorld, []uint16, Frame) // per node; nil: simP2P
+	wrap       func(i int, tr transport.Transport) transport.Transport
 }
 
 func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
@@ -125,7 +126,11 @@ func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 		if o.sim != nil {
 			sim = o.sim(i)
 		}
-		n.p, err = NewP2P[p2pWorld](cfg, ep, sim)
+		var tr transport.Transport = ep
+		if o.wrap != nil {
+			tr = o.wrap(i, tr)
+		}
+		n.p, err = NewP2P[p2pWorld](cfg, tr, sim)
 		require.NoError(t, err)
 		n.in = make([]uint16, o.players)
 		c.nodes = append(c.nodes, n)

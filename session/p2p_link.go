@@ -223,6 +223,8 @@ type link struct {
 	lastSend  int64
 	lastQual  int64
 	interrupt bool
+	leaving   bool  // sent a disconnect notice
+	leaveAt   int64 // when
 
 	acked Frame // newest frame of what we send it that it acknowledged
 	sent  Frame // newest frame we sent it
@@ -419,20 +421,30 @@ func (e *endpoint) receive() (l *link, typ codec.Type, b []byte, ok bool) {
 			l.malformed++
 			continue
 		}
-		if l.seqValid && int16(seq-l.lastSeq) <= -1024 {
-			// Far older than the newest packet: a replay.
-			l.malformed++
-			continue
-		}
-		if !l.seqValid || int16(seq-l.lastSeq) > 0 {
-			l.lastSeq, l.seqValid = seq, true
-		}
+		_ = seq // noted by heard, once the packet proved valid
 		return l, t, b, true
 	}
 }
 
-// heard notes a valid packet from l.
+// seqWindow is how far ahead of the newest sequence number a valid packet
+// may move it: forged packets with random sequence numbers rarely land in
+// it, so they cannot make the peer's real packets look old.
+const seqWindow = 1024
+
+// plausible reports whether seq is near the newest sequence number heard
+// from l: what a packet must show before it may change much (a checksum
+// report, a disconnect notice).
+func (l *link) plausible(seq uint16) bool {
+	d := int16(seq - l.lastSeq)
+	return l.seqValid && d > -seqWindow && d <= seqWindow
+}
+
+// heard notes a valid packet from l: the peer is alive, and its sequence
+// number advances.
 func (e *endpoint) heard(l *link) {
+	if seq := binary.LittleEndian.Uint16(e.in[1:3]); !l.seqValid || (int16(seq-l.lastSeq) > 0 && int16(seq-l.lastSeq) <= seqWindow) {
+		l.lastSeq, l.seqValid = seq, true
+	}
 	l.lastRecv = e.t
 	if l.interrupt {
 		l.interrupt = false
@@ -461,6 +473,9 @@ func (e *endpoint) handleSync(l *link, typ codec.Type, b []byte) bool {
 		e.out = reply.Append(e.out[:0])
 		e.send(l)
 		switch {
+		case l.state != linkSyncing:
+			// After the handshake a request changes nothing: the peer
+			// missed a reply, or someone forged it.
 		case m.Protocol != protocolVersion:
 			e.fail(l, ReasonProtocol)
 		case m.Settings != l.expect:
@@ -560,9 +575,13 @@ func (e *endpoint) handleCommon(l *link, typ codec.Type, b []byte) bool {
 			l.malformed++
 			return true
 		}
-		// Only the newest packet may disconnect: a replayed notice is old.
-		if l.state == linkRunning && m.Seq == l.lastSeq {
-			e.disconnect(l)
+		// Only a notice just after the newest packet counts (a replayed one
+		// is old, a forged one must guess the sequence), and only if the
+		// peer then stays silent (a forged one cannot silence it): the
+		// peer is dropped after twice the keep-alive instead of the
+		// timeout.
+		if d := int16(m.Seq - l.lastSeq); l.state == linkRunning && l.seqValid && d > 0 && d <= 16 && !l.leaving {
+			l.leaving, l.leaveAt = true, e.t
 		}
 	default:
 		return false
@@ -586,6 +605,13 @@ func (e *endpoint) tick(l *link) bool {
 		}
 	case linkRunning:
 		silent := e.t - l.lastRecv
+		if l.leaving && l.lastRecv > l.leaveAt {
+			l.leaving = false // it spoke after its notice: not leaving
+		}
+		if l.leaving && e.t-l.leaveAt >= 2*e.net.keepAlive {
+			e.disconnect(l)
+			return true
+		}
 		if silent >= e.net.timeout {
 			e.disconnect(l)
 			return true
@@ -657,11 +683,12 @@ func (e *endpoint) remoteChecksum(l *link, own *checks, b []byte) {
 		l.malformed++
 		return
 	}
-	e.heard(l)
 	f := Frame(m.Frame)
-	if own.interval <= 0 || int(f)%own.interval != 0 {
+	if own.interval <= 0 || int(f)%own.interval != 0 || !l.plausible(m.Seq) {
+		l.malformed++
 		return
 	}
+	e.heard(l)
 	l.checks[int(f/Frame(own.interval))%checkRing] = checkEntry{frame: f, sum: m.Checksum}
 	if sum, ok := own.find(f); ok {
 		e.compare(l, f, sum, m.Checksum)
