@@ -7,95 +7,107 @@ var le = binary.LittleEndian
 // The input coding: bytes XORed against the byte one stride (one frame)
 // earlier, then cut into zero runs and literals. See Input for the layout.
 
-// rleLen is the coded size of in: the same walk as appendRLE, counting.
+// rleLen is the coded size of in: the walk of appendRLE, counting.
 func rleLen(in []byte, stride int) int {
 	n := 0
 	lit := -1 // length of the open literal, -1 when none
 	z := 0    // zeros seen and not yet coded
 	for i := 0; i < len(in); {
-		x := in[i]
-		if i >= stride {
-			if z > 0 && len(in)-i >= 8 && le.Uint64(in[i:]) == le.Uint64(in[i-stride:]) {
-				z += 8
-				i += 8
-				continue
-			}
-			x ^= in[i-stride]
-		}
-		i++
-		if x == 0 {
-			z++
+		w, k := xorWord(in, i, stride)
+		i += k
+		if w == 0 {
+			z += k
 			continue
 		}
-		switch {
-		case z >= 2:
-			if lit >= 0 {
-				n += uvarintLen(uint64(lit-1)<<1|1) + lit
-			}
-			n += uvarintLen(uint64(z-2) << 1)
-			lit = 0
-		case lit < 0:
-			lit = z
-		default:
-			lit += z
+		if k == 8 && z == 0 && lit >= 0 && zeroBytes(w) == 0 {
+			lit += 8
+			continue
 		}
-		lit++
-		z = 0
+		for ; k > 0; k-- {
+			x := byte(w)
+			w >>= 8
+			if x == 0 {
+				z++
+				continue
+			}
+			switch {
+			case z >= 2:
+				if lit >= 0 {
+					n += literalLen(lit)
+				}
+				n += uvarintLen(uint64(z-2) << 1)
+				lit = 0
+			case lit < 0:
+				lit = z
+			default:
+				lit += z
+			}
+			lit++
+			z = 0
+		}
 	}
 	switch {
 	case z >= 2:
 		if lit >= 0 {
-			n += uvarintLen(uint64(lit-1)<<1|1) + lit
+			n += literalLen(lit)
 		}
 		n += uvarintLen(uint64(z-2) << 1)
 	case lit >= 0 || z == 1:
-		lit = max(lit, 0) + z
-		n += uvarintLen(uint64(lit-1)<<1|1) + lit
+		n += literalLen(max(lit, 0) + z)
 	}
 	return n
 }
 
+// literalLen is the coded size of a literal of l bytes.
+func literalLen(l int) int { return uvarintLen(uint64(l-1)<<1|1) + l }
+
 // appendRLE appends the coding of in to b in one pass: literal bytes are
 // written as they come after a one-byte placeholder for their control, which
-// is patched (and, past 64 bytes, widened) when the literal closes.
+// is patched (and, past 64 bytes, widened) when the literal closes. The XORed
+// stream is read eight bytes at a time: a word of zeros (held inputs) or of
+// no zeros (changing inputs inside a literal) costs one step.
 func appendRLE(b, in []byte, stride int) []byte {
 	open := -1 // index in b of the open literal's control byte, -1 when none
 	z := 0     // zeros seen and not yet coded
 	for i := 0; i < len(in); {
-		x := in[i]
-		if i >= stride {
-			if z > 0 && len(in)-i >= 8 && le.Uint64(in[i:]) == le.Uint64(in[i-stride:]) {
-				z += 8 // held inputs: skip eight unchanged bytes at once
-				i += 8
-				continue
-			}
-			x ^= in[i-stride]
-		}
-		i++
-		if x == 0 {
-			z++
+		w, k := xorWord(in, i, stride)
+		i += k
+		if w == 0 {
+			z += k
 			continue
 		}
-		switch {
-		case z >= 2:
-			if open >= 0 {
-				b = closeLiteral(b, open)
+		if k == 8 && z == 0 && open >= 0 && zeroBytes(w) == 0 {
+			b = le.AppendUint64(b, w) // inside a literal, no zeros: take the word whole
+			continue
+		}
+		for ; k > 0; k-- {
+			x := byte(w)
+			w >>= 8
+			if x == 0 {
+				z++
+				continue
 			}
-			b = binary.AppendUvarint(b, uint64(z-2)<<1)
-			open = len(b)
-			b = append(b, 0)
-		case open < 0:
-			open = len(b)
-			if z == 1 {
-				b = append(b, 0, 0)
-			} else {
+			switch {
+			case z >= 2:
+				if open >= 0 {
+					b = closeLiteral(b, open)
+				}
+				b = binary.AppendUvarint(b, uint64(z-2)<<1)
+				open = len(b)
+				b = append(b, 0)
+			case open < 0:
+				open = len(b)
+				if z == 1 {
+					b = append(b, 0, 0)
+				} else {
+					b = append(b, 0)
+				}
+			case z == 1:
 				b = append(b, 0)
 			}
-		case z == 1:
-			b = append(b, 0)
+			b = append(b, x)
+			z = 0
 		}
-		b = append(b, x)
-		z = 0
 	}
 	switch {
 	case z >= 2:
@@ -114,6 +126,36 @@ func appendRLE(b, in []byte, stride int) []byte {
 		b = closeLiteral(b, open)
 	}
 	return b
+}
+
+// xorWord returns up to eight bytes of the XORed stream from i, little-endian
+// in w, and how many (eight unless the stream ends sooner).
+func xorWord(in []byte, i, stride int) (w uint64, k int) {
+	if len(in)-i >= 8 {
+		w = le.Uint64(in[i:])
+		switch {
+		case i >= stride:
+			w ^= le.Uint64(in[i-stride:])
+		case i+8 > stride: // the word straddles the end of the first frame
+			w ^= le.Uint64(in) << (8 * (stride - i))
+		}
+		return w, 8
+	}
+	for k = 0; i+k < len(in); k++ {
+		x := in[i+k]
+		if i+k >= stride {
+			x ^= in[i+k-stride]
+		}
+		w |= uint64(x) << (8 * k)
+	}
+	return w, k
+}
+
+// zeroBytes has the high bit set in every byte of w that is zero, and only
+// there.
+func zeroBytes(w uint64) uint64 {
+	const lo7 = 0x7f7f7f7f7f7f7f7f
+	return ^((w&lo7 + lo7) | w | lo7)
 }
 
 // closeLiteral writes the control of the literal whose placeholder is at
