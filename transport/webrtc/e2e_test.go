@@ -1,0 +1,277 @@
+package webrtc_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/webrtc"
+)
+
+// world is the end-to-end game: accumulators that mix every input, so one
+// wrong input on any frame changes every later checksum.
+type world struct {
+	Acc   [2]uint32
+	H     uint64
+	Frame int32
+	_     [4]byte
+}
+
+func simulate(w *world, in []uint16, f session.Frame) {
+	for p, v := range in {
+		w.Acc[p] = bits.RotateLeft32(w.Acc[p]^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
+		w.H = (w.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
+	}
+	w.Frame = int32(f)
+}
+
+// inputProbe wraps a transport to time input round trips: from the first
+// Send of a local input frame to the first packet from the peer that
+// acknowledges it. It includes the peer's wait for its next tick, as a
+// game experiences it.
+type inputProbe struct {
+	transport.Transport
+	sentAt map[int32]time.Time
+	acked  int32
+	rtts   []time.Duration
+	msg    codec.Input
+	inputs []byte
+	status []codec.PeerStatus
+}
+
+func newInputProbe(t transport.Transport) *inputProbe {
+	return &inputProbe{
+		Transport: t,
+		sentAt:    map[int32]time.Time{},
+		acked:     -1,
+		inputs:    make([]byte, codec.MaxFrames*codec.MaxPlayers*2),
+		status:    make([]codec.PeerStatus, codec.MaxPlayers),
+	}
+}
+
+func (p *inputProbe) Send(to transport.Peer, b []byte) error {
+	if typ, _, _, err := codec.ParseHeader(b); err == nil && typ == codec.TypeInput {
+		p.msg.Size = 2
+		if _, err := codec.ParseInput(b, &p.msg, p.inputs, p.status); err == nil {
+			now := time.Now()
+			for f := p.msg.Start; f < p.msg.Start+int32(p.msg.Frames); f++ {
+				if _, ok := p.sentAt[f]; !ok && f > p.acked {
+					p.sentAt[f] = now
+				}
+			}
+		}
+	}
+	return p.Transport.Send(to, b)
+}
+
+func (p *inputProbe) Receive(buf []byte) (int, transport.Peer, error) {
+	n, from, err := p.Transport.Receive(buf)
+	if err != nil {
+		return n, from, err
+	}
+	ack := int32(-1)
+	switch typ, _, _, herr := codec.ParseHeader(buf[:n]); {
+	case herr != nil:
+	case typ == codec.TypeInput:
+		var m codec.Input
+		m.Size = 2
+		if _, err := codec.ParseInput(buf[:n], &m, p.inputs, p.status); err == nil {
+			ack = m.Ack
+		}
+	case typ == codec.TypeInputAck:
+		if m, _, err := codec.ParseInputAck(buf[:n]); err == nil {
+			ack = m.Ack
+		}
+	}
+	if ack > p.acked {
+		now := time.Now()
+		for f := p.acked + 1; f <= ack; f++ {
+			if at, ok := p.sentAt[f]; ok {
+				p.rtts = append(p.rtts, now.Sub(at))
+				delete(p.sentAt, f)
+			}
+		}
+		p.acked = ack
+	}
+	return n, from, err
+}
+
+// player runs one peer's game loop at 60 frames a second until every
+// player's peer has confirmed frames frames, recording the checksum of
+// every confirmed frame.
+type player struct {
+	tr        *webrtc.Transport
+	probe     *inputProbe
+	p2p       *session.P2P[world, uint16]
+	index     int
+	opponent  transport.Peer
+	sums      map[session.Frame]uint32
+	checked   session.Frame
+	running   time.Time // when the session reported EventRunning
+	peerStats session.PeerStats
+}
+
+func TestEndToEnd600Frames(t *testing.T) {
+	const frames = 600
+	srv, err := signaling.NewServer(signaling.ServerConfig{})
+	require.NoError(t, err)
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/room/e2e"
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	trs := make([]*webrtc.Transport, 2)
+	for i := range trs {
+		trs[i], err = webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true})
+		require.NoError(t, err)
+		defer trs[i].Close()
+	}
+	opponents := make([]transport.Peer, 2)
+	for i, tr := range trs {
+		ps, err := tr.WaitPeers(ctx, 1)
+		require.NoError(t, err)
+		opponents[i] = ps[0]
+	}
+	channelOpen := time.Since(start)
+
+	players := make([]*player, 2)
+	for i, tr := range trs {
+		// The lower id plays player 0, on both sides.
+		index := 0
+		if tr.Local() > opponents[i] {
+			index = 1
+		}
+		remote := []transport.Peer{"", ""}
+		remote[1-index] = opponents[i]
+		probe := newInputProbe(tr)
+		p2p, err := session.NewP2P[world](session.P2PConfig[uint16]{
+			Session: session.Config[uint16]{Players: 2, InputDelay: 2},
+			Remote:  remote,
+			Net:     session.NetConfig{ChecksumInterval: 30},
+		}, probe, simulate)
+		require.NoError(t, err)
+		defer p2p.Close()
+		players[i] = &player{tr: tr, probe: probe, p2p: p2p, index: index, opponent: opponents[i],
+			sums: map[session.Frame]uint32{}, checked: -1}
+	}
+	require.NotEqual(t, players[0].index, players[1].index)
+
+	var mu sync.Mutex // guards done
+	done := [2]bool{}
+	allDone := func() bool { mu.Lock(); defer mu.Unlock(); return done[0] && done[1] }
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, pl := range players {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = pl.run(ctx, frames, func() { mu.Lock(); done[i] = true; mu.Unlock() }, allDone)
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+
+	// Every frame confirmed on both sides has the same checksum.
+	compared := 0
+	for f, sum := range players[0].sums {
+		if other, ok := players[1].sums[f]; ok {
+			require.Equal(t, sum, other, "frame %d", f)
+			compared++
+		}
+	}
+	require.GreaterOrEqual(t, compared, frames)
+
+	var rtts []time.Duration
+	for _, pl := range players {
+		rtts = append(rtts, pl.probe.rtts...)
+		for _, e := range pl.p2p.Events(nil) {
+			require.NotEqual(t, session.EventDesyncDetected, e.Kind, "%v", e)
+		}
+	}
+	slices.Sort(rtts)
+	pct := func(q float64) time.Duration { return rtts[int(q*float64(len(rtts)-1))] }
+	running := max(players[0].running.Sub(start), players[1].running.Sub(start))
+	t.Logf("connection: data channels open %v after the first dial, sessions running %v", channelOpen, running)
+	t.Logf("input round trip over %d frames at 60 Hz: p50 %v, p99 %v, max %v (includes up to one 16.7 ms tick of the peer)",
+		len(rtts), pct(0.5), pct(0.99), rtts[len(rtts)-1])
+	t.Logf("session smoothed RTT: %v and %v; %d frames compared; transport stats: %+v",
+		players[0].peerStats.RTT, players[1].peerStats.RTT, compared, trs[0].Stats())
+	require.Less(t, pct(0.5), 50*time.Millisecond)
+}
+
+func (pl *player) run(ctx context.Context, frames session.Frame, finished func(), allDone func() bool) error {
+	rng := rand.New(rand.NewPCG(uint64(pl.index), 42))
+	var in uint16
+	tick := time.NewTicker(time.Second / 60)
+	defer tick.Stop()
+	var events []session.Event
+	reported := false
+	for !allDone() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("player %d at frame %d (confirmed %d): %w",
+				pl.index, pl.p2p.Frame(), pl.p2p.ConfirmedFrame(), ctx.Err())
+		case <-tick.C:
+		}
+		stepped := false
+		if pl.p2p.WaitRecommendation() > 0 {
+			if err := pl.p2p.Poll(); err != nil {
+				return err
+			}
+		} else {
+			if rng.IntN(8) == 0 {
+				in = uint16(rng.Uint32())
+			}
+			if err := pl.p2p.AddLocalInput(pl.index, in); err != nil {
+				return err
+			}
+			err := pl.p2p.AdvanceFrame()
+			if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+				return err
+			}
+			stepped = err == nil
+		}
+		events = pl.p2p.Events(events[:0])
+		for _, e := range events {
+			switch e.Kind {
+			case session.EventRunning:
+				pl.running = time.Now()
+			case session.EventDesyncDetected, session.EventDisconnected, session.EventSyncFailed:
+				return fmt.Errorf("player %d: %v", pl.index, e)
+			}
+		}
+		// A confirmed frame's checksum is answerable after a Step, once
+		// simulated.
+		for f := pl.checked + 1; stepped && f <= min(pl.p2p.ConfirmedFrame(), pl.p2p.Frame()-1); f++ {
+			sum, err := pl.p2p.ChecksumAt(f)
+			if err != nil {
+				return fmt.Errorf("player %d: checksum of frame %d: %w", pl.index, f, err)
+			}
+			pl.sums[f] = sum
+			pl.checked = f
+		}
+		if !reported && pl.checked >= frames {
+			reported = true
+			pl.peerStats, _ = pl.p2p.PeerStats(pl.opponent)
+			finished()
+		}
+	}
+	return nil
+}
