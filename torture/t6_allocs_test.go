@@ -592,5 +592,10 @@ func TestT6AllocsMixed(t *testing.T) {
 	st := w.net.LinkStats("x", "y")
 	require.NotZero(t, st.Delivered)
 	require.NotZero(t, st.Lost+st.Duplicated)
-	t.Logf("seed %d: %d operations, 0 allocations in rollnet code (%d by the runtime); %v per kind; %d P2P frames; x→y %+v", seed, len(ops), total, count, advanced, st)
+	perKind := ""
+	for k := range t6Kinds {
+		perKind += fmt.Sprintf(" %s %d,", t6Names[k], count[k])
+	}
+	t.Logf("seed %d: %d operations (%s), 0 allocations in rollnet code (%d by the runtime); %d P2P frames; x→y %+v",
+		seed, len(ops), strings.TrimSuffix(perKind[1:], ","), total, advanced, st)
 }
