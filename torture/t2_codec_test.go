@@ -260,7 +260,24 @@ func t2Input(rng *rand.Rand) codec.Input {
 // t2Mutate returns a damaged copy of b (other is a second packet to splice).
 func t2Mutate(rng *rand.Rand, b, other []byte) []byte {
 	m := append([]byte(nil), b...)
-	switch rng.IntN(8) {
+	switch rng.IntN(9) {
+	case 8: // split what may be a run or literal token of an Input in two: same bytes, another coding
+		if len(m) > codec.HeaderLen {
+			p := codec.HeaderLen + rng.IntN(len(m)-codec.HeaderLen)
+			c := int(m[p])
+			switch {
+			case c < 0x80 && c&1 == 0 && c >= 4: // a run of c/2+2 zeros as two runs
+				l := c/2 + 2
+				a := 2 + rng.IntN(l-3)
+				m = append(m[:p], append([]byte{byte(a-2) << 1, byte(l-a-2) << 1}, m[p+1:]...)...)
+			case c < 0x80 && c&1 == 1 && c >= 3 && p+1+c/2+1 <= len(m): // a literal as two literals
+				l := c/2 + 1
+				a := 1 + rng.IntN(l-1)
+				m[p] = byte(a-1)<<1 | 1
+				at := p + 1 + a
+				m = append(m[:at], append([]byte{byte(l-a-1)<<1 | 1}, m[at:]...)...)
+			}
+		}
 	case 0: // flip one to four bits
 		for range rng.IntN(4) + 1 {
 			if len(m) > 0 {
