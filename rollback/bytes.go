@@ -2,8 +2,8 @@ package rollback
 
 import "fmt"
 
-// Bytes is the ring of Ring for a state whose size is known only at run
-// time: the state is a []byte of fixed length. Create it with NewBytes. A
+// Bytes is Ring for a state whose size is known only at run time: the
+// state is a []byte of fixed length. Create it with NewBytes. A
 // Bytes is not safe for concurrent use.
 type Bytes struct {
 	buf   []byte // live state, then capacity slots, each size bytes
@@ -20,7 +20,7 @@ type Bytes struct {
 func NewBytes(capacity, size int) (*Bytes, error) {
 	mask, err := checkGeometry(capacity, uint64(size)) // a negative size wraps to > MaxSize
 	if err != nil {
-		return nil, fmt.Errorf("%w: %d × %d bytes", err, capacity, size)
+		return nil, fmt.Errorf("%w: capacity %d, size %d", err, capacity, size)
 	}
 	return &Bytes{buf: make([]byte, size*(capacity+1)), size: size, mask: mask, head: mask}, nil
 }

@@ -47,7 +47,7 @@ func New[T any](capacity int) (*Ring[T], error) {
 	}
 	mask, err := checkGeometry(capacity, uint64(t.Size()))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %d × %d-byte %s", err, capacity, t.Size(), t)
+		return nil, fmt.Errorf("%w: capacity %d, %d-byte %s", err, capacity, t.Size(), t)
 	}
 	buf := make([]T, capacity+1)
 	return &Ring[T]{live: &buf[0], slots: buf[1:], mask: mask, head: mask, bulk: t.Size() >= bulkCopyMin}, nil
