@@ -91,6 +91,7 @@ type t6World struct {
 	remoteNext session.Frame
 	remoteIn   uint16
 	packBuf    []byte
+	packed     int // successful PackInputs
 
 	// Codec.
 	pkt    []byte
@@ -330,6 +331,7 @@ func (w *t6World) opPack() {
 	if err != nil {
 		return // the frame left the window since: allowed, and must not allocate
 	}
+	w.packed++
 	base, mask, block, err := codec.ParseInputs(b)
 	if err != nil || base != uint32(f) || mask != 0b11 || len(block)%4 != 0 {
 		w.fail("ParseInputs of PackInputs: base %d mask %b len %d: %v", base, mask, len(block), err)
@@ -589,6 +591,10 @@ func TestT6AllocsMixed(t *testing.T) {
 	require.NoError(t, errA)
 	require.NoError(t, errB)
 	require.Equal(t, a, b, "peers disagree at frame %d", f)
+	cs := w.core.Stats()
+	require.NotZero(t, cs.Rollbacks, "the core session never rolled back")
+	require.Zero(t, cs.Desyncs)
+	require.Greater(t, w.packed, count[t6Pack]/2, "PackInputs mostly failed")
 	st := w.net.LinkStats("x", "y")
 	require.NotZero(t, st.Delivered)
 	require.NotZero(t, st.Lost+st.Duplicated)
@@ -596,6 +602,6 @@ func TestT6AllocsMixed(t *testing.T) {
 	for k := range t6Kinds {
 		perKind += fmt.Sprintf(" %s %d,", t6Names[k], count[k])
 	}
-	t.Logf("seed %d: %d operations (%s), 0 allocations in rollnet code (%d by the runtime); %d P2P frames; x→y %+v",
-		seed, len(ops), strings.TrimSuffix(perKind[1:], ","), total, advanced, st)
+	t.Logf("seed %d: %d operations (%s), 0 allocations in rollnet code (%d by the runtime); %d P2P frames; core %+v; x→y %+v",
+		seed, len(ops), strings.TrimSuffix(perKind[1:], ","), total, advanced, cs, st)
 }
