@@ -11,10 +11,10 @@ type Checksum struct {
 }
 
 // Len is the encoded size in bytes.
-func (m *Checksum) Len() int { return HeaderLen + frameLen(m.Frame) + 4 }
+func (m Checksum) Len() int { return HeaderLen + frameLen(m.Frame) + 4 }
 
 // Append appends the encoded message to b (no allocation when b has room).
-func (m *Checksum) Append(b []byte) []byte {
+func (m Checksum) Append(b []byte) []byte {
 	b = appendHeader(b, TypeChecksum, m.Seq)
 	b = appendFrame(b, m.Frame)
 	return binary.LittleEndian.AppendUint32(b, m.Checksum)

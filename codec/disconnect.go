@@ -6,10 +6,10 @@ type Disconnect struct {
 }
 
 // Len is the encoded size in bytes.
-func (m *Disconnect) Len() int { return HeaderLen }
+func (m Disconnect) Len() int { return HeaderLen }
 
 // Append appends the encoded message to b (no allocation when b has room).
-func (m *Disconnect) Append(b []byte) []byte { return appendHeader(b, TypeDisconnect, m.Seq) }
+func (m Disconnect) Append(b []byte) []byte { return appendHeader(b, TypeDisconnect, m.Seq) }
 
 // ParseDisconnect decodes a whole Disconnect packet.
 func ParseDisconnect(b []byte) (Disconnect, int, error) {

@@ -49,7 +49,7 @@ type Input struct {
 }
 
 // checkFields reports whether the fields agree with each other and the limits.
-func (m *Input) checkFields() error {
+func (m Input) checkFields() error {
 	if m.Frames < 0 || m.Size < 1 || m.Start < 0 || m.Ack < -1 {
 		return ErrMalformed
 	}
@@ -68,7 +68,7 @@ func (m *Input) checkFields() error {
 // Check reports whether Append would encode m: ErrMalformed or ErrLimit when
 // the fields disagree with each other or the limits, ErrTooLarge when the
 // encoding would exceed MaxPacket (send fewer frames).
-func (m *Input) Check() error {
+func (m Input) Check() error {
 	if err := m.checkFields(); err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (m *Input) Check() error {
 
 // Len is the encoded size in bytes. It is meaningful only when the fields
 // agree (see Check).
-func (m *Input) Len() int {
+func (m Input) Len() int {
 	n := HeaderLen + uvarintLen(uint64(uint32(m.Start))) +
 		uvarintLen(zigzag(int64(m.Ack)-int64(m.Start))) +
 		uvarintLen(uint64(m.Frames)) + uvarintLen(m.Players) + uvarintLen(uint64(len(m.Status)))
@@ -93,7 +93,7 @@ func (m *Input) Len() int {
 // Append appends the encoded message to b (no allocation when b has room).
 // It never emits more than MaxPacket bytes: when Check reports an error it
 // appends nothing and returns b unchanged.
-func (m *Input) Append(b []byte) []byte {
+func (m Input) Append(b []byte) []byte {
 	if m.checkFields() != nil {
 		return b
 	}

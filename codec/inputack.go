@@ -9,10 +9,10 @@ type InputAck struct {
 }
 
 // Len is the encoded size in bytes.
-func (m *InputAck) Len() int { return HeaderLen + frameLen(m.Ack) }
+func (m InputAck) Len() int { return HeaderLen + frameLen(m.Ack) }
 
 // Append appends the encoded message to b (no allocation when b has room).
-func (m *InputAck) Append(b []byte) []byte {
+func (m InputAck) Append(b []byte) []byte {
 	b = appendHeader(b, TypeInputAck, m.Seq)
 	return appendFrame(b, m.Ack)
 }

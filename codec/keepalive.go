@@ -6,10 +6,10 @@ type KeepAlive struct {
 }
 
 // Len is the encoded size in bytes.
-func (m *KeepAlive) Len() int { return HeaderLen }
+func (m KeepAlive) Len() int { return HeaderLen }
 
 // Append appends the encoded message to b (no allocation when b has room).
-func (m *KeepAlive) Append(b []byte) []byte { return appendHeader(b, TypeKeepAlive, m.Seq) }
+func (m KeepAlive) Append(b []byte) []byte { return appendHeader(b, TypeKeepAlive, m.Seq) }
 
 // ParseKeepAlive decodes a whole KeepAlive packet.
 func ParseKeepAlive(b []byte) (KeepAlive, int, error) {

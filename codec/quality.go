@@ -19,10 +19,10 @@ type QualityReply struct {
 }
 
 // Len is the encoded size in bytes.
-func (m *QualityReport) Len() int { return HeaderLen + int32Len(m.FrameAdvantage) + uvarintLen(m.Ping) }
+func (m QualityReport) Len() int { return HeaderLen + int32Len(m.FrameAdvantage) + uvarintLen(m.Ping) }
 
 // Append appends the encoded message to b (no allocation when b has room).
-func (m *QualityReport) Append(b []byte) []byte {
+func (m QualityReport) Append(b []byte) []byte {
 	b = appendHeader(b, TypeQualityReport, m.Seq)
 	b = appendInt32(b, m.FrameAdvantage)
 	return binary.AppendUvarint(b, m.Ping)
@@ -50,10 +50,10 @@ func ParseQualityReport(b []byte) (QualityReport, int, error) {
 }
 
 // Len is the encoded size in bytes.
-func (m *QualityReply) Len() int { return HeaderLen + uvarintLen(m.Pong) }
+func (m QualityReply) Len() int { return HeaderLen + uvarintLen(m.Pong) }
 
 // Append appends the encoded message to b (no allocation when b has room).
-func (m *QualityReply) Append(b []byte) []byte {
+func (m QualityReply) Append(b []byte) []byte {
 	b = appendHeader(b, TypeQualityReply, m.Seq)
 	return binary.AppendUvarint(b, m.Pong)
 }

@@ -25,10 +25,10 @@ type SyncReply struct {
 }
 
 // Len is the encoded size in bytes.
-func (m *SyncRequest) Len() int { return syncLen }
+func (m SyncRequest) Len() int { return syncLen }
 
 // Append appends the encoded message to b (no allocation when b has room).
-func (m *SyncRequest) Append(b []byte) []byte {
+func (m SyncRequest) Append(b []byte) []byte {
 	return appendSync(b, TypeSyncRequest, m.Seq, m.Nonce, m.Protocol, m.Settings)
 }
 
@@ -43,10 +43,10 @@ func ParseSyncRequest(b []byte) (SyncRequest, int, error) {
 }
 
 // Len is the encoded size in bytes.
-func (m *SyncReply) Len() int { return syncLen }
+func (m SyncReply) Len() int { return syncLen }
 
 // Append appends the encoded message to b (no allocation when b has room).
-func (m *SyncReply) Append(b []byte) []byte {
+func (m SyncReply) Append(b []byte) []byte {
 	return appendSync(b, TypeSyncReply, m.Seq, m.Nonce, m.Protocol, m.Settings)
 }
 
