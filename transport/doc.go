@@ -19,10 +19,15 @@
 //   - Peer identities are comparable values that the transport hands out
 //     (an endpoint name on the local network, a signaling id over WebRTC).
 //     A datagram from a peer the session does not know is the session's to
-//     ignore.
-//   - After Close, Send and Receive return ErrClosed. Close is idempotent
-//     and releases every goroutine the transport started.
+//     ignore. Send to a peer never known, the zero Peer included, is
+//     ErrUnknownPeer; to a peer whose connection has gone, ErrPeerGone (or,
+//     until the transport learns of it, nil).
+//   - After Close, Send and Receive return ErrClosed, before any other
+//     check. Close is idempotent (every call returns nil) and releases every
+//     goroutine the transport started; datagrams still waiting are dropped.
 //
 // Every implementation runs the conformance checks in
-// transport/transporttest.
+// transport/transporttest (transporttest.Run), on a quiet link where every
+// datagram must arrive exactly once and on a lossy one where what arrives
+// must still be whole.
 package transport
