@@ -1,18 +1,3 @@
-// Command pong is rollnet's demo: a deterministic pong played by two
-// processes over WebRTC with rollback netcode.
-//
-//	go run ./demo/pong
-//
-// With no flags it starts a signaling server on loopback, starts a second
-// copy of itself as the opponent (a bot), and the two connect over WebRTC
-// and play. On a terminal you move the left paddle (arrow keys or W/S, q
-// quits); without one (CI, a pipe) both sides are bots and it plays a fixed
-// number of frames. Both processes print the same report at exit, and the
-// exit status is non-zero on a desync or a failure to connect.
-//
-// To play another machine through a running signaling server:
-//
-//	go run ./demo/pong -signal ws://HOST:PORT -room NAME
 package main
 
 import (

@@ -64,6 +64,22 @@ func TestTwoProcessesDesyncFails(t *testing.T) {
 	require.Equal(t, 2, strings.Count(out, "result              FAILED: desync"))
 }
 
+// TestSpectateProcesses: -spectate starts two player processes and watches
+// them as the left player's spectator; all three agree.
+func TestSpectateProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes")
+	}
+	out, status := demo(t, 60*time.Second, "-spectate", "-frames", "240", "-headless")
+	t.Logf("demo output:\n%s", out)
+	require.Equal(t, exitOK, status)
+	require.Contains(t, out, "pong report (spectator)")
+	require.Contains(t, out, "[left] pong report (left)")
+	require.Contains(t, out, "[right] pong report (right)")
+	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
+	require.Equal(t, 3, strings.Count(out, "result              ok"))
+}
+
 // TestNoServerFailsToConnect: an unreachable signaling server is a failure
 // to connect, with a non-zero status and a message saying so.
 func TestNoServerFailsToConnect(t *testing.T) {
@@ -100,4 +116,25 @@ func TestRoomURL(t *testing.T) {
 	require.Equal(t, "wss://example.org/room?next=2", u)
 	_, err = roomURL("http://example.org", "x")
 	require.Error(t, err)
+}
+
+func FuzzImpairment(f *testing.F) {
+	for _, s := range []string{"100ms,15ms,2%", "0s", "1ms,1ms,100%", "5ms,,", ",,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var im impairment
+		if im.Set(s) != nil {
+			return
+		}
+		require.GreaterOrEqual(t, im.Latency, im.Jitter)
+		require.GreaterOrEqual(t, im.Jitter, time.Duration(0))
+		require.True(t, im.Loss >= 0 && im.Loss <= 1)
+		if im == (impairment{}) {
+			return // String is empty for no impairment (the flag's default)
+		}
+		var again impairment
+		require.NoError(t, again.Set(im.String()), im.String())
+		require.Equal(t, im, again)
+	})
 }

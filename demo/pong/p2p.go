@@ -175,8 +175,8 @@ func (m *netMatch) drain() {
 // the peer can confirm and compare its last frames, until the peer leaves.
 func (m *netMatch) finish(tick time.Duration) {
 	m.end = m.now()
-	if m.err != nil || m.gone {
-		return
+	if m.err != nil || m.gone || m.o.frames == 0 || int(m.p.Frame()) < m.o.frames {
+		return // only a side that spent its frame budget waits for the other
 	}
 	deadline := m.now().Add(linger)
 	for m.now().Before(deadline) && !m.gone {
@@ -201,7 +201,7 @@ func (m *netMatch) HUD() hud {
 	h := hud{
 		Title:      fmt.Sprintf("you (%s) vs %s", sideName(m.side), short(m.peer)),
 		Frame:      int32(m.p.Frame()),
-		Confirmed:  int32(m.p.ConfirmedFrame()),
+		Confirmed:  int32(min(m.p.ConfirmedFrame(), m.p.Frame()-1)),
 		RTT:        ps.RTT,
 		Advantage:  ps.LocalFrameAdvantage,
 		RollbacksS: m.lastRPS,

@@ -181,7 +181,10 @@ func (v *view) draw(s *State, h hud) {
 		if p == 1 {
 			x = col(FaceR + Sub/2)
 		}
-		r0, r1 := row(s.PaddleY[p]), row(s.PaddleY[p]+PaddleH-1)
+		// Same height wherever it is: the rows from its top's row, as
+		// many as the paddle spans on this screen.
+		r0 := row(s.PaddleY[p])
+		r1 := r0 + max(1, int(int64(PaddleH)*int64(ch)/CourtH)) - 1
 		for y := r0; y <= r1; y++ {
 			sc.SetContent(x, y, '█', nil, st)
 		}
