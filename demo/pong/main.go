@@ -51,7 +51,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.offline, "offline", false, "no network: play a bot in this process")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
 	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
-	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "give up connecting after `duration`")
+	fs.DurationVar(&o.timeout, "timeout", 0, "give up waiting for the opponent after `duration` (0: 2m with -signal, 20s otherwise)")
 	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt this side's state at `frame` F, to see a desync caught")
 	fs.StringVar(&o.watcher, "spectator", "", "internal: the `id` of a spectator in the room")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
@@ -71,6 +71,15 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("pong: -spectate starts its own players; it takes no -signal")
 	}
 	o.seed = uint32(*seed)
+	if o.timeout < 0 {
+		return o, errors.New("pong: -timeout must be >= 0")
+	}
+	if o.timeout == 0 {
+		o.timeout = 20 * time.Second // a process this one started joins at once
+		if o.signal != "" && !o.child {
+			o.timeout = 2 * time.Minute // a person on another machine may take a while
+		}
+	}
 	if !isTerminal() {
 		o.headless = true
 	}

@@ -134,7 +134,14 @@ func childArgs(o options, side, inject int) []string {
 // runPeer is a process that joins a room on a signaling server: the
 // opponent the parent started, or a player on another machine.
 func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	c, err := connect(ctx, o, nil)
+	var joined func(context.Context, *conn) error
+	if !o.child {
+		joined = func(_ context.Context, c *conn) error {
+			fmt.Fprintf(stdout, "pong: in room %s on %s; waiting up to %v for an opponent\n", c.room, o.signal, o.timeout)
+			return nil
+		}
+	}
+	c, err := connect(ctx, o, joined)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure
