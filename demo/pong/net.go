@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	pion "github.com/pion/webrtc/v4"
-
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -78,14 +76,13 @@ func roomURL(signal, room string) (string, error) {
 // WebRTC transport negotiated through it, and the transport the session
 // uses (the WebRTC one, impaired if asked).
 type conn struct {
-	client *signaling.Client
-	sig    *signalAdapter
-	rtc    *webrtc.Transport
-	tr     transport.Transport // what the session sends through
-	imp    *impaired           // nil without -impair
-	peer   transport.Peer      // the opponent
-	first  bool                // this process was in the room first
-	room   string
+	sig   *webrtc.SignalingAdapter // owns the signaling client
+	rtc   *webrtc.Transport
+	tr    transport.Transport // what the session sends through
+	imp   *impaired           // nil without -impair
+	peer  transport.Peer      // the opponent
+	first bool                // this process was in the room first
+	room  string
 }
 
 // connect joins the room, calls joined (if not nil), and waits, up to
@@ -103,8 +100,7 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 	if err != nil {
 		return nil, fmt.Errorf("pong: joining %s: %w", u, err)
 	}
-	c := &conn{client: client, first: len(client.Peers()) == 0, room: client.Room()}
-	c.sig = newSignalAdapter(client)
+	c := &conn{sig: webrtc.NewSignalingAdapter(client), first: len(client.Peers()) == 0, room: client.Room()}
 	c.rtc, err = webrtc.New(webrtc.Config{LoopbackOnly: isLoopback(u)}, c.sig)
 	if err != nil {
 		c.close()
@@ -145,8 +141,7 @@ func (c *conn) close() {
 	if c.rtc != nil {
 		_ = c.rtc.Close()
 	}
-	c.sig.close()
-	_ = c.client.Close()
+	_ = c.sig.Close()
 }
 
 // isLoopback reports whether the signaling URL names this machine: then
@@ -162,82 +157,6 @@ func isLoopback(u string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
-}
-
-// signalAdapter lets the WebRTC transport negotiate through a signaling
-// client.
-type signalAdapter struct {
-	c    *signaling.Client
-	evs  chan webrtc.SignalEvent
-	stop chan struct{} // closed by close: stop pumping events
-}
-
-func newSignalAdapter(c *signaling.Client) *signalAdapter {
-	a := &signalAdapter{c: c, evs: make(chan webrtc.SignalEvent, 64), stop: make(chan struct{})}
-	go func() {
-		defer close(a.evs)
-		for ev := range c.Events() {
-			var out webrtc.SignalEvent
-			out.Peer = ev.Peer
-			switch ev.Kind {
-			case signaling.PeerJoined:
-				out.Kind = webrtc.PeerJoined
-			case signaling.PeerLeft:
-				out.Kind = webrtc.PeerLeft
-			case signaling.SignalReceived:
-				out.Kind = webrtc.SignalReceived
-				switch ev.Signal.Kind {
-				case signaling.SignalOffer:
-					out.Signal.Kind = webrtc.SignalOffer
-				case signaling.SignalAnswer:
-					out.Signal.Kind = webrtc.SignalAnswer
-				case signaling.SignalCandidate:
-					out.Signal.Kind = webrtc.SignalCandidate
-				default:
-					continue
-				}
-				out.Signal.Payload = ev.Signal.Payload
-			default:
-				continue
-			}
-			select {
-			case a.evs <- out:
-			case <-a.stop:
-				return
-			}
-		}
-	}()
-	return a
-}
-
-// close stops the event pump (the client's own Close ends its channel).
-func (a *signalAdapter) close() { close(a.stop) }
-
-func (a *signalAdapter) ID() string                        { return a.c.ID() }
-func (a *signalAdapter) Peers() []string                   { return a.c.Peers() }
-func (a *signalAdapter) Events() <-chan webrtc.SignalEvent { return a.evs }
-
-func (a *signalAdapter) ICEServers() []pion.ICEServer {
-	var out []pion.ICEServer
-	for _, s := range a.c.ICEServers() {
-		out = append(out, pion.ICEServer{URLs: s.URLs, Username: s.Username, Credential: s.Credential})
-	}
-	return out
-}
-
-func (a *signalAdapter) Send(ctx context.Context, to string, s webrtc.Signal) error {
-	var kind signaling.SignalKind
-	switch s.Kind {
-	case webrtc.SignalOffer:
-		kind = signaling.SignalOffer
-	case webrtc.SignalAnswer:
-		kind = signaling.SignalAnswer
-	case webrtc.SignalCandidate:
-		kind = signaling.SignalCandidate
-	default:
-		return fmt.Errorf("pong: unknown signal kind %v", s.Kind)
-	}
-	return a.c.Send(ctx, to, signaling.Signal{Kind: kind, Payload: s.Payload})
 }
 
 func waitError(err error, o options, room string) error {
