@@ -20,6 +20,8 @@ const (
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultCloseTimeout    = time.Second
 	DefaultSendQueue       = 64
+
+	DefaultTURNCredentialTTL = time.Hour
 )
 
 // ServerConfig configures NewServer. The zero value of every field means its
@@ -63,8 +65,18 @@ type ServerConfig struct {
 	// room on every connection, checked before the upgrade. Without it,
 	// rooms are open.
 	TokenSecret []byte
-	// ICEServers are handed to every client at join.
+	// ICEServers are handed to every client at join. A TURN server needs a
+	// Username and Credential, unless TURNSecret is set and both are empty.
 	ICEServers []ICEServer
+	// TURNSecret, when set, makes the server mint short-lived TURN
+	// credentials at every join, in the TURN REST API scheme that coturn's
+	// use-auth-secret checks: each ICE server with a turn URL and no
+	// Username is handed out with username "EXPIRY:ID" (Unix seconds, the
+	// client's id) and credential base64(HMAC-SHA1(TURNSecret, username)).
+	TURNSecret []byte
+	// TURNCredentialTTL is how long minted TURN credentials last (default
+	// 1 h).
+	TURNCredentialTTL time.Duration
 	// OriginPatterns lists the browser origins allowed besides the
 	// server's own host (see websocket.AcceptOptions). Clients that send no
 	// Origin header (Go programs) are always allowed.
@@ -107,6 +119,7 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"PingTimeout", &c.PingTimeout, DefaultPingTimeout},
 		{"WriteTimeout", &c.WriteTimeout, DefaultWriteTimeout},
 		{"CloseTimeout", &c.CloseTimeout, DefaultCloseTimeout},
+		{"TURNCredentialTTL", &c.TURNCredentialTTL, DefaultTURNCredentialTTL},
 	}
 	for _, f := range durs {
 		if *f.v < 0 {
@@ -123,12 +136,16 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		return c, fmt.Errorf("%w: MaxMessageSize is %d, want >= 512", ErrConfig, c.MaxMessageSize)
 	}
 	for i, s := range c.ICEServers {
+		if len(c.TURNSecret) > 0 && s.Username == "" && s.Credential == "" {
+			s.Username, s.Credential = "minted", "minted" // filled in at join
+		}
 		if err := s.validate(); err != nil {
 			return c, fmt.Errorf("%w: ICEServers[%d]: %v", ErrConfig, i, err)
 		}
 	}
 	c.ICEServers = append([]ICEServer(nil), c.ICEServers...)
 	c.TokenSecret = append([]byte(nil), c.TokenSecret...)
+	c.TURNSecret = append([]byte(nil), c.TURNSecret...)
 	if c.Now == nil {
 		c.Now = time.Now
 	}

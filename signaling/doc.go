@@ -65,6 +65,13 @@
 // (dropped when the queue is full) so that refusals cannot turn their
 // sender into a slow consumer. A close handshake is cut after CloseTimeout.
 //
+// # ICE servers
+//
+// ServerConfig.ICEServers (STUN, and TURN with credentials) go to every
+// client in the join reply. With TURNSecret, a TURN server configured
+// without credentials gets short-lived ones minted per client
+// (TURNCredentials: the TURN REST API scheme coturn checks).
+//
 // # Client
 //
 // Dial joins and returns once the server has assigned an id. Events

@@ -212,4 +212,13 @@ func (s ICEServer) validate() error {
 	return nil
 }
 
+func (s ICEServer) isTURN() bool {
+	for _, u := range s.URLs {
+		if hasPrefix(u, "turn:") || hasPrefix(u, "turns:") {
+			return true
+		}
+	}
+	return false
+}
+
 func hasPrefix(s, p string) bool { return len(s) > len(p) && s[:len(p)] == p }

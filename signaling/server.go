@@ -449,12 +449,29 @@ func (c *peerConn) join() {
 		delete(s.pending, rm.next)
 	}
 	c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeJoin, ID: c.id, Room: rm.name,
-		Peers: peers, ICE: s.cfg.ICEServers, Max: s.cfg.MaxMessageSize}))
+		Peers: peers, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
 	pj := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerJoined, Peer: c.id})
 	for _, m := range rm.members[:len(rm.members)-1] {
 		m.enqueue(pj)
 	}
 	s.log.Debug("signaling join", "peer", c.id, "room", rm.name, "size", len(rm.members))
+}
+
+// iceServersFor returns the ICE servers for the client with id: the
+// configured list, with TURN credentials minted for it when the server has a
+// TURNSecret.
+func (s *Server) iceServersFor(id string) []ICEServer {
+	if len(s.cfg.TURNSecret) == 0 {
+		return s.cfg.ICEServers
+	}
+	out := make([]ICEServer, len(s.cfg.ICEServers))
+	for i, is := range s.cfg.ICEServers {
+		if is.isTURN() && is.Username == "" && is.Credential == "" {
+			is.Username, is.Credential = TURNCredentials(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
+		}
+		out[i] = is
+	}
+	return out
 }
 
 // relay forwards a signal to its addressee if it is in c's room, and

@@ -2,7 +2,11 @@ package signaling
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha1"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -200,4 +204,36 @@ func TestNewServerConfig(t *testing.T) {
 	require.Equal(t, DefaultSendQueue, srv.cfg.SendQueue)
 	require.Equal(t, DefaultPingInterval, srv.cfg.PingInterval)
 	require.NoError(t, srv.Close())
+}
+
+func TestTURNCredentialsMinted(t *testing.T) {
+	clock := newFakeClock()
+	secret := []byte("turn-secret")
+	h := start(t, ServerConfig{
+		Now:        clock.Now,
+		TURNSecret: secret,
+		ICEServers: []ICEServer{
+			{URLs: []string{"stun:stun.example.org:3478"}},
+			{URLs: []string{"turn:turn.example.org:3478"}},
+			{URLs: []string{"turns:turn.example.org:5349"}, Username: "static", Credential: "kept"},
+		},
+	})
+	a := h.dial("/room/t")
+	ice := a.ICEServers()
+	require.Len(t, ice, 3)
+	require.Empty(t, ice[0].Username, "STUN needs none")
+	wantUser := fmt.Sprint(clock.Now().Add(DefaultTURNCredentialTTL).Unix()) + ":" + a.ID()
+	require.Equal(t, wantUser, ice[1].Username)
+	// The credential coturn computes for use-auth-secret.
+	m := hmac.New(sha1.New, secret)
+	m.Write([]byte(wantUser))
+	require.Equal(t, base64.StdEncoding.EncodeToString(m.Sum(nil)), ice[1].Credential)
+	require.Equal(t, ICEServer{URLs: []string{"turns:turn.example.org:5349"}, Username: "static", Credential: "kept"}, ice[2])
+
+	b := h.dial("/room/t")
+	require.NotEqual(t, ice[1].Username, b.ICEServers()[1].Username, "per client")
+
+	// Without the secret, a TURN server without credentials is a config error.
+	_, err := NewServer(ServerConfig{ICEServers: []ICEServer{{URLs: []string{"turn:x:3478"}}}})
+	require.ErrorIs(t, err, ErrConfig)
 }

@@ -7,6 +7,7 @@
 //	    -turn turn:turn.example.org:3478 -turn-user u -turn-credential p
 //	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal   # tokens required
 //	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal -mint-token lobby -token-ttl 1h
+//	ROLLNET_TURN_SECRET=t go run ./signaling/cmd/rollnet-signal -turn turn:turn.example.org:3478  # per-client TURN credentials
 //
 // Logs are structured (log/slog) on stderr. SIGINT or SIGTERM closes every
 // connection with 1001 and exits.
@@ -82,12 +83,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.DurationVar(&cfg.JoinTimeout, "join-timeout", signaling.DefaultJoinTimeout, "time to join after connecting")
 	fs.DurationVar(&cfg.PingInterval, "ping-interval", signaling.DefaultPingInterval, "interval between pings")
 	fs.DurationVar(&cfg.PingTimeout, "ping-timeout", signaling.DefaultPingTimeout, "time to answer a ping")
+	fs.DurationVar(&cfg.TURNCredentialTTL, "turn-ttl", signaling.DefaultTURNCredentialTTL, "lifetime of TURN credentials minted with $ROLLNET_TURN_SECRET")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", signaling.DefaultWriteTimeout, "time for one write to a connection")
 	fs.Var(&stun, "stun", "STUN server URL handed to clients (repeatable, comma-separated)")
-	fs.Var(&turn, "turn", "TURN server URL handed to clients with -turn-user and -turn-credential (repeatable)")
+	fs.Var(&turn, "turn", "TURN server URL handed to clients with -turn-user and -turn-credential, or minted ones (repeatable)")
 	fs.Var(&origins, "origin", "browser origin pattern allowed besides the server's own host (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rollnet-signal [flags]\n\nThe join-token secret is read from $ROLLNET_SIGNAL_SECRET (unset: rooms are open).\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: rollnet-signal [flags]\n\n"+
+			"The join-token secret is read from $ROLLNET_SIGNAL_SECRET (unset: rooms are open).\n"+
+			"With $ROLLNET_TURN_SECRET (coturn's static-auth-secret), -turn servers given without\n"+
+			"-turn-user get short-lived credentials minted per client.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -98,6 +103,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	if s := getenv("ROLLNET_SIGNAL_SECRET"); s != "" {
 		cfg.TokenSecret = []byte(s)
+	}
+	if s := getenv("ROLLNET_TURN_SECRET"); s != "" {
+		cfg.TURNSecret = []byte(s)
 	}
 	if *mint != "" {
 		if len(cfg.TokenSecret) == 0 {

@@ -74,3 +74,23 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		require.Error(t, run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}, none, nil), "%q", args)
 	}
 }
+
+func TestRunMintsTURNCredentials(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	errc := make(chan error, 1)
+	env := func(k string) string { return map[string]string{"ROLLNET_TURN_SECRET": "t"}[k] }
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-turn", "turn:turn.example.org:3478"},
+			&bytes.Buffer{}, &bytes.Buffer{}, env, func(a string) { addrc <- a })
+	}()
+	c, err := signaling.Dial(ctx, "ws://"+<-addrc+"/room/a", signaling.ClientConfig{})
+	require.NoError(t, err)
+	ice := c.ICEServers()
+	require.Len(t, ice, 1)
+	require.True(t, strings.HasSuffix(ice[0].Username, ":"+c.ID()), ice[0].Username)
+	require.NotEmpty(t, ice[0].Credential)
+	require.NoError(t, c.Close())
+	cancel()
+	require.NoError(t, <-errc)
+}
