@@ -90,11 +90,19 @@ func (m Input) Len() int {
 	return n + rleLen(m.Inputs, bits.OnesCount64(m.Players)*m.Size)
 }
 
-// Append appends the encoded message to b (no allocation when b has room).
-// It never emits more than MaxPacket bytes: when Check reports an error it
-// appends nothing and returns b unchanged.
+// safeInputs is a stream length whose coding, with every other field at its
+// largest, cannot exceed MaxPacket: a coding is at most one byte longer than
+// its stream plus one per 64 bytes, and the fields take at most 3+5+10+2+10+1
+// bytes and 64 statuses of 6.
+const safeInputs = MaxPacket/2 + 64
+
+// Append appends the encoded message to b. It never emits more than
+// MaxPacket bytes: when Check reports an error it appends nothing and returns
+// b unchanged. It does not allocate when b has MaxPacket bytes of room, even
+// for a message it refuses (a long stream is measured before it is written).
+// So a sender may skip Check and compare lengths instead.
 func (m Input) Append(b []byte) []byte {
-	if m.checkFields() != nil {
+	if m.checkFields() != nil || (len(m.Inputs) > safeInputs && m.Len() > MaxPacket) {
 		return b
 	}
 	n0 := len(b)

@@ -339,3 +339,37 @@ func FuzzParseInput(f *testing.F) {
 		}
 	})
 }
+
+// Refusing an oversized message writes nothing, so it allocates nothing
+// even into a buffer of exactly MaxPacket bytes.
+func TestInputAppendRefusesWithoutAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	big := Input{Start: 1, Frames: MaxFrames, Players: 0b1, Size: 16, Inputs: patternInputs(MaxFrames*16, 9)}
+	require.ErrorIs(t, big.Check(), ErrTooLarge)
+	buf := make([]byte, 0, MaxPacket)
+	var out []byte
+	require.Zero(t, testing.AllocsPerRun(20, func() { out = big.Append(buf) }))
+	require.Empty(t, out)
+	// The bound behind the shortcut: the costliest coding of a stream of
+	// safeInputs bytes, with every other field at its largest, fits.
+	worst := Input{Ack: -1, Start: math.MaxInt32 - 82, Frames: 83, Players: 1 << 63, Size: 8,
+		Inputs: make([]byte, safeInputs), Status: make([]PeerStatus, MaxPlayers)}
+	for i := range worst.Inputs { // XORed stream lit(1) run(2) lit(1) ..., the costliest per byte
+		var x byte
+		if i%3 == 0 {
+			x = byte(i/3%255 + 1)
+		}
+		if i >= worst.Size {
+			x ^= worst.Inputs[i-worst.Size]
+		}
+		worst.Inputs[i] = x
+	}
+	for k := range worst.Status {
+		worst.Status[k] = PeerStatus{LastFrame: math.MinInt32}
+	}
+	require.NoError(t, worst.checkFields())
+	t.Logf("costliest coding of %d stream bytes: %d", len(worst.Inputs), worst.Len())
+	require.LessOrEqual(t, worst.Len(), MaxPacket)
+}

@@ -70,10 +70,38 @@ func TestRLEMatchesReference(t *testing.T) {
 		require.Equal(t, byte(0xAA), got[0])
 		require.Equal(t, want, got[1:], "len %d stride %d in % x", length, stride, in)
 		require.Equal(t, len(want), rleLen(in, stride))
+		require.LessOrEqual(t, len(want), length+1+length/64, "the bound safeInputs relies on")
 		dec := out[:length]
 		i, err := decodeRLE(got, 1, dec, stride)
 		require.NoError(t, err)
 		require.Equal(t, len(got), i)
 		require.Equal(t, in, dec)
 	}
+}
+
+// FuzzRLE checks the encoder side: for any stream and stride, the fast coder
+// matches the reference, rleLen matches both, and decoding inverts it.
+func FuzzRLE(f *testing.F) {
+	f.Add([]byte{1, 2, 1, 2, 1, 2, 1, 2}, uint8(2))
+	f.Add([]byte{0, 0, 1, 0, 0, 0, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5}, uint8(3))
+	f.Add(changingInputs(70), uint8(2))
+	f.Fuzz(func(t *testing.T, in []byte, stride uint8) {
+		s := int(stride)%64 + 1
+		want := referenceRLE(in, s)
+		got := appendRLE(nil, in, s)
+		if string(got) != string(want) {
+			t.Fatalf("stride %d in % x: got % x want % x", s, in, got, want)
+		}
+		if n := rleLen(in, s); n != len(want) {
+			t.Fatalf("rleLen %d, coded %d", n, len(want))
+		}
+		if len(want) > len(in)+1+len(in)/64 {
+			t.Fatalf("coding of %d bytes takes %d, past the bound safeInputs relies on", len(in), len(want))
+		}
+		out := make([]byte, len(in))
+		i, err := decodeRLE(got, 0, out, s)
+		if err != nil || i != len(got) || string(out) != string(in) {
+			t.Fatalf("decode: %v, %d of %d, % x", err, i, len(got), out)
+		}
+	})
 }
