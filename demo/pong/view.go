@@ -36,6 +36,12 @@ func newView(side int) (*view, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pong: terminal: %w", err)
 	}
+	return newViewOn(sc, side)
+}
+
+// newViewOn draws on sc (a terminal, or tcell's simulation screen in
+// tests).
+func newViewOn(sc tcell.Screen, side int) (*view, error) {
 	if err := sc.Init(); err != nil {
 		return nil, fmt.Errorf("pong: terminal: %w", err)
 	}

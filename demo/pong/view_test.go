@@ -1,0 +1,115 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/stretchr/testify/require"
+)
+
+func simView(t *testing.T, side int) (*view, tcell.SimulationScreen) {
+	t.Helper()
+	sc := tcell.NewSimulationScreen("UTF-8")
+	v, err := newViewOn(sc, side)
+	require.NoError(t, err)
+	sc.SetSize(100, 32)
+	t.Cleanup(v.close)
+	return v, sc
+}
+
+// screenText is the simulation screen's contents, one string per row.
+func screenText(sc tcell.SimulationScreen) []string {
+	cells, w, h := sc.GetContents()
+	rows := make([]string, h)
+	for y := range h {
+		var b strings.Builder
+		for x := range w {
+			r := cells[y*w+x].Runes
+			if len(r) == 0 {
+				b.WriteByte(' ')
+				continue
+			}
+			b.WriteString(string(r))
+		}
+		rows[y] = b.String()
+	}
+	return rows
+}
+
+// TestViewDrawsCourtAndNumbers: paddles, ball, score and the live numbers
+// are on screen, and a desync gets its own line.
+func TestViewDrawsCourtAndNumbers(t *testing.T) {
+	v, sc := simView(t, 0)
+	s := NewState(1)
+	s.Wait = 0
+	s.Score = [2]uint8{3, 7}
+	v.draw(&s, hud{Frame: 1234, Confirmed: 1230, RTT: 42 * time.Millisecond, Advantage: 2,
+		RollbacksS: 5, Rollbacks: 99, Deepest: 6})
+	all := strings.Join(screenText(sc), "\n")
+	require.Contains(t, all, " 3   7")
+	require.Contains(t, all, "frame 1234 (confirmed 1230)  ping 42.0 ms  advantage +2  rollbacks 5/s (99 total, deepest 6)")
+	require.Contains(t, all, "checksums agree")
+	require.Equal(t, 2*int(PaddleH*26/CourtH), strings.Count(all, "█"), "two paddles")
+	require.Equal(t, 1, strings.Count(all, "●"), "one ball")
+
+	v.draw(&s, hud{Desync: "frame 60: local 1, remote 2"})
+	all = strings.Join(screenText(sc), "\n")
+	require.Contains(t, all, "DESYNC: frame 60: local 1, remote 2")
+}
+
+// TestKeysMoveThePaddle: arrow keys and W/S become inputs that move the
+// local paddle and stop it; q quits.
+func TestKeysMoveThePaddle(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		up, down *tcell.EventKey
+	}{
+		{"arrows", tcell.NewEventKey(tcell.KeyUp, 0, 0), tcell.NewEventKey(tcell.KeyDown, 0, 0)},
+		{"w/s", tcell.NewEventKey(tcell.KeyRune, 'w', 0), tcell.NewEventKey(tcell.KeyRune, 's', 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, sc := simView(t, 1)
+			s := NewState(1)
+			start := s.PaddleY[1]
+			require.Zero(t, v.keys.input(&s, 1), "no key, no move")
+			require.NoError(t, sc.PostEvent(tc.up))
+			v.poll(&s)
+			require.Equal(t, InputUp, v.keys.input(&s, 1))
+			for range 30 {
+				Step(&s, [2]Input{0, v.keys.input(&s, 1)})
+			}
+			require.Equal(t, start-step, s.PaddleY[1], "one press moves the paddle one step, then it stops")
+			require.Zero(t, v.keys.input(&s, 1))
+			require.NoError(t, sc.PostEvent(tc.down))
+			v.poll(&s)
+			require.Equal(t, InputDown, v.keys.input(&s, 1))
+			require.False(t, v.quit)
+			require.NoError(t, sc.PostEvent(tcell.NewEventKey(tcell.KeyRune, 'q', 0)))
+			v.poll(&s)
+			require.True(t, v.quit)
+		})
+	}
+}
+
+// TestHeldKeyRunsThenStops: auto-repeat keeps the paddle running at full
+// speed, and it stops within a few frames of the last repeat.
+func TestHeldKeyRunsThenStops(t *testing.T) {
+	var k keys
+	s := NewState(1)
+	s.PaddleY[0] = 0
+	for f := range 60 {
+		if f%2 == 0 && f < 40 { // a repeat every other frame, for 40 frames
+			k.press(+1, &s, 0)
+		}
+		Step(&s, [2]Input{k.input(&s, 0), 0})
+		if f < 40 {
+			require.Equal(t, int32(f+1)*PaddleV, s.PaddleY[0], "full speed while held, frame %d", f)
+		}
+	}
+	stopped := s.PaddleY[0]
+	require.LessOrEqual(t, stopped-40*PaddleV, int32(2*step), "stops soon after the key is let go")
+	Step(&s, [2]Input{k.input(&s, 0), 0})
+	require.Equal(t, stopped, s.PaddleY[0])
+}
