@@ -3,6 +3,7 @@ package signaling
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 )
 
@@ -81,6 +82,10 @@ type ServerConfig struct {
 	// server's own host (see websocket.AcceptOptions). Clients that send no
 	// Origin header (Go programs) are always allowed.
 	OriginPatterns []string
+	// ClientAddr returns the address a request counts against for
+	// MaxConnsPerAddr (nil: the host of r.RemoteAddr). Behind a reverse
+	// proxy, return the client address the proxy vouches for.
+	ClientAddr func(r *http.Request) string
 	// Now is the clock for token expiry and rate limits (nil: time.Now).
 	Now func() time.Time
 	// Logger receives structured logs (nil: discarded).

@@ -305,3 +305,15 @@ func tamper(tok string) string {
 	}
 	return string(b)
 }
+
+func TestLimitConnsPerAddrBehindProxy(t *testing.T) {
+	// Behind a proxy every request comes from the proxy; ClientAddr says
+	// whose it really is.
+	h := start(t, ServerConfig{MaxConnsPerAddr: 1, ClientAddr: func(r *http.Request) string {
+		return r.URL.Query().Get("as") // a stand-in for a header the proxy sets
+	}})
+	h.dial("/room/x?as=alice")
+	h.dial("/room/x?as=bob")
+	_, err := h.tryDial("/room/x?as=alice")
+	require.ErrorIs(t, err, ErrTooManyConnections)
+}

@@ -200,6 +200,17 @@ func (s *Server) parseRoomRequest(r *http.Request) (roomRequest, error) {
 	return q, nil
 }
 
+func (s *Server) clientAddr(r *http.Request) string {
+	if s.cfg.ClientAddr != nil {
+		return s.cfg.ClientAddr(r)
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.stats.rejected.Add(1)
 	s.log.Info("signaling request refused", "addr", r.RemoteAddr, "path", r.URL.Path,
@@ -225,10 +236,7 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	addr, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		addr = r.RemoteAddr
-	}
+	addr := s.clientAddr(r)
 
 	// Admission: counted before the upgrade, released when the handler ends.
 	s.mu.Lock()
