@@ -448,8 +448,8 @@ func t2ReadEntry(path string) (t2Entry, error) {
 			v := line[strings.IndexByte(line, '(')+1 : len(line)-1]
 			if n, err := strconv.ParseUint(v, 0, 8); err == nil {
 				e.size = int(n)
-			} else if s, err := strconv.Unquote(v); err == nil && len(s) == 1 {
-				e.size = int(s[0])
+			} else if r, _, tail, err := strconv.UnquoteChar(strings.TrimSuffix(strings.TrimPrefix(v, "'"), "'"), '\''); err == nil && tail == "" && r < 256 {
+				e.size = int(r) // a byte written as a rune literal, e.g. '\x11' or 'À'
 			} else {
 				return e, fmt.Errorf("input size %q", v)
 			}
