@@ -99,6 +99,9 @@ type ClientConfig struct {
 // is zero.
 const DefaultEventQueue = 64
 
+// DefaultDialTimeout bounds Dial when its context has no deadline.
+const DefaultDialTimeout = 30 * time.Second
+
 // clientReadLimit bounds one message from the server: a join reply with
 // many ICE servers, or a relayed signal a little larger than the server's
 // own limit.
@@ -134,7 +137,8 @@ type Client struct {
 // Dial connects to a server URL such as "ws://127.0.0.1:8080/room/NAME" or
 // "ws://127.0.0.1:8080/room?next=2" (plus "&token=..." when the server
 // requires one; "wss://" for TLS), and returns once the server has assigned
-// this client an id (the join reply). ctx bounds the dial and the join only.
+// this client an id (the join reply). ctx bounds the dial and the join only;
+// without a deadline, DefaultDialTimeout applies.
 //
 // A refusal before the upgrade is an *HTTPError (errors.Is with
 // ErrUnauthorized, ErrTooManyConnections, ErrBadRequest, ErrServerClosing);
@@ -145,6 +149,11 @@ func Dial(ctx context.Context, url string, cfg ClientConfig) (*Client, error) {
 	}
 	if cfg.EventQueue == 0 {
 		cfg.EventQueue = DefaultEventQueue
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultDialTimeout)
+		defer cancel()
 	}
 	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
 		HTTPClient: cfg.HTTPClient,
@@ -172,7 +181,10 @@ func Dial(ctx context.Context, url string, cfg ClientConfig) (*Client, error) {
 	}
 	if err != nil {
 		_ = ws.CloseNow()
-		return nil, connError(err)
+		if err = connError(err); err == nil {
+			err = fmt.Errorf("%w: the server closed the connection before the join reply", ErrClosed)
+		}
+		return nil, err
 	}
 	e, err := parseEnvelope(b, fromServer)
 	if err == nil && e.Type != typeJoin {

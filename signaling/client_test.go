@@ -168,3 +168,12 @@ func TestClientDialErrors(t *testing.T) {
 	_, err = Dial(ctx, h.url("/room/x"), ClientConfig{})
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+func TestClientDialServerClosesBeforeJoinReply(t *testing.T) {
+	url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) {
+		_ = ws.Close(websocket.StatusNormalClosure, "")
+	})
+	c, err := Dial(context.Background(), url, ClientConfig{})
+	require.ErrorIs(t, err, ErrClosed)
+	require.Nil(t, c)
+}

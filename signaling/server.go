@@ -284,7 +284,7 @@ type peerConn struct {
 	ws   *websocket.Conn
 	id   string
 	addr string
-	want roomReq
+	want roomRequest
 	room *room // written by the connection's own goroutine under srv.mu
 
 	out  chan []byte   // bounded send queue, drained by the writer
@@ -299,8 +299,6 @@ type peerConn struct {
 	tokens float64 // rate limit bucket, read loop only
 	last   time.Time
 }
-
-type roomReq = roomRequest
 
 func newID() string {
 	var b [idLen / 2]byte
