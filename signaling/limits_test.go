@@ -133,7 +133,8 @@ func TestLimitConnsTotal(t *testing.T) {
 }
 
 func TestLimitJoinTimeout(t *testing.T) {
-	h := start(t, ServerConfig{JoinTimeout: 30 * time.Millisecond, CloseTimeout: 50 * time.Millisecond})
+	// Long enough for a client on a loaded machine to join in time.
+	h := start(t, ServerConfig{JoinTimeout: 300 * time.Millisecond, CloseTimeout: 50 * time.Millisecond})
 	ws := h.raw("/room/slow")
 	code, reason := rawCloseStatus(t, ws)
 	require.Equal(t, CodeJoinTimeout, int(code))
@@ -151,7 +152,7 @@ func TestLimitJoinTimeout(t *testing.T) {
 func TestLimitPingTimeout(t *testing.T) {
 	h := start(t, ServerConfig{
 		PingInterval: 10 * time.Millisecond,
-		PingTimeout:  20 * time.Millisecond,
+		PingTimeout:  300 * time.Millisecond, // ample for a client that reads, on a loaded machine
 		CloseTimeout: 50 * time.Millisecond,
 	})
 	a := h.dial("/room/ping")
