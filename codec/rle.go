@@ -70,7 +70,13 @@ func appendRLE(b, in []byte, stride int) []byte {
 	open := -1 // index in b of the open literal's control byte, -1 when none
 	z := 0     // zeros seen and not yet coded
 	for i := 0; i < len(in); {
-		w, k := xorWord(in, i, stride)
+		var w uint64
+		k := 8
+		if len(in)-i >= 8 && i >= stride { // xorWord's common case, by hand
+			w = le.Uint64(in[i:]) ^ le.Uint64(in[i-stride:])
+		} else {
+			w, k = xorWord(in, i, stride)
+		}
 		i += k
 		if w == 0 {
 			z += k
@@ -89,10 +95,16 @@ func appendRLE(b, in []byte, stride int) []byte {
 			}
 			switch {
 			case z >= 2:
-				if open >= 0 {
+				if l := len(b) - open - 1; open >= 0 && l <= 64 {
+					b[open] = byte(l-1)<<1 | 1 // closeLiteral's common case
+				} else if open >= 0 {
 					b = closeLiteral(b, open)
 				}
-				b = binary.AppendUvarint(b, uint64(z-2)<<1)
+				if z <= 65 {
+					b = append(b, byte(z-2)<<1)
+				} else {
+					b = binary.AppendUvarint(b, uint64(z-2)<<1)
+				}
 				open = len(b)
 				b = append(b, 0)
 			case open < 0:
@@ -189,11 +201,16 @@ func decodeRLE(b []byte, i int, out []byte, stride int) (int, error) {
 	prev := none
 	lastZero := false // the last byte of the previous literal is zero
 	for pos := 0; pos < len(out); {
-		c, next, err := readUvarint(b, i)
-		if err != nil {
-			return i, err
+		var c uint64
+		if i < len(b) && b[i] < 0x80 { // readUvarint's fast path, by hand: it does not inline
+			c = uint64(b[i])
+			i++
+		} else {
+			var err error
+			if c, i, err = readUvarintSlow(b, i); err != nil {
+				return i, err
+			}
 		}
-		i = next
 		left := uint64(len(out) - pos)
 		if c&1 == 0 {
 			l := c>>1 + 2
@@ -206,11 +223,15 @@ func decodeRLE(b []byte, i int, out []byte, stride int) (int, error) {
 				clear(out[pos:z])
 				pos = z
 			}
-			// Each byte repeats the one a frame earlier: copy from a frame
-			// before the run, doubling the span, which stays a whole number
-			// of frames.
-			for from := pos - stride; pos < end; {
-				pos += copy(out[pos:end], out[from:pos])
+			// Each byte repeats the one a frame earlier.
+			if end-pos <= 16 { // short runs: bytes beat a call to memmove
+				for ; pos < end; pos++ {
+					out[pos] = out[pos-stride]
+				}
+			} else { // copy from a frame before the run, doubling the span (whole frames)
+				for from := pos - stride; pos < end; {
+					pos += copy(out[pos:end], out[from:pos])
+				}
 			}
 			prev = run
 			continue
