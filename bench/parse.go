@@ -10,18 +10,18 @@ import (
 
 // Result is one benchmark's measurements: the median of its runs.
 type Result struct {
-	Package   string             `json:"package"`
-	Name      string             `json:"name"`
-	Runs      int                `json:"runs"`
-	NsPerOp   float64            `json:"ns_per_op"`
-	MBPerSec  float64            `json:"mb_per_s,omitempty"`
-	BPerOp    float64            `json:"b_per_op"`
-	AllocsOp  float64            `json:"allocs_per_op"`
-	Metrics   map[string]float64 `json:"metrics,omitempty"`
-	Baseline  string             `json:"baseline,omitempty"`
-	BaseNs    float64            `json:"baseline_ns_per_op,omitempty"`
-	Ratio     float64            `json:"ratio,omitempty"`
-	samples   []sample
+	Package  string             `json:"package"`
+	Name     string             `json:"name"`
+	Runs     int                `json:"runs"`
+	NsPerOp  float64            `json:"ns_per_op"`
+	MBPerSec float64            `json:"mb_per_s,omitempty"`
+	BPerOp   float64            `json:"b_per_op"`
+	AllocsOp float64            `json:"allocs_per_op"`
+	Metrics  map[string]float64 `json:"metrics,omitempty"`
+	Baseline string             `json:"baseline,omitempty"`
+	BaseNs   float64            `json:"baseline_ns_per_op,omitempty"`
+	Ratio    float64            `json:"ratio,omitempty"`
+	samples  []sample
 }
 
 type sample map[string]float64
