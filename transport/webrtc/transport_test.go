@@ -13,7 +13,7 @@ import (
 
 // loopPair starts two loopback transports through a fresh hub: a joins
 // first and offers to b. It waits until both see each other.
-func loopPair(t *testing.T, cfg Config) (a, b *Transport, h *hub) {
+func loopPair(t testing.TB, cfg Config) (a, b *Transport, h *hub) {
 	t.Helper()
 	cfg.LoopbackOnly = true
 	h = newHub()
