@@ -61,8 +61,7 @@ type p2pCluster struct {
 	nodes  []*p2pNode
 	sums   map[Frame]uint32 // first checksum recorded for each frame
 	noSums bool             // do not compare (desync tests)
-	states map[Frame]p2pWorld
-	agreed int // frames compared between two or more nodes
+	agreed int              // frames compared between two or more nodes
 }
 
 type clusterOpts struct {
@@ -84,7 +83,7 @@ func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 	clock := local.NewClock(p2pEpoch)
 	nw, err := local.NewNetwork(local.Config{Seed: o.seed, Now: clock.Now, Link: o.link})
 	require.NoError(t, err)
-	c := &p2pCluster{t: t, clock: clock, net: nw, sums: map[Frame]uint32{}, states: map[Frame]p2pWorld{}}
+	c := &p2pCluster{t: t, clock: clock, net: nw, sums: map[Frame]uint32{}}
 	if o.perPeer == 0 {
 		o.perPeer = 1
 	}
@@ -203,19 +202,16 @@ func (c *p2pCluster) record(n *p2pNode, upto Frame, core *Session[p2pWorld, uint
 		if want, ok := c.sums[f]; ok {
 			if want != sum {
 				st, _ := core.StateAt(f)
-				c.t.Fatalf("%s: frame %d checksum %08x, another peer had %08x (state %+v, other %+v)", n.name, f, sum, want, *st, c.states[f])
+				c.t.Fatalf("%s: frame %d checksum %08x, another peer had %08x (state %+v)", n.name, f, sum, want, *st)
 			}
 			c.agreed++
 		} else {
 			c.sums[f] = sum
-			st, _ := core.StateAt(f)
-			c.states[f] = *st
 		}
 		n.checked = f
 	}
 	// Keep the maps small.
 	delete(c.sums, upto-2000)
-	delete(c.states, upto-2000)
 }
 
 // run advances the clock tick by tick, by the shortest node period, for d.

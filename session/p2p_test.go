@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
@@ -31,9 +32,9 @@ var p2pProfiles = []struct {
 // profile, with and without duplication and reordering: every frame
 // confirmed on two nodes has the same checksum on both, spectator included.
 func TestP2PAgreement(t *testing.T) {
-	frames := 2400
-	if testing.Short() {
-		frames = 600
+	frames := 3000
+	if race.Enabled || testing.Short() {
+		frames = 2000 // the race detector slows this 30 times
 	}
 	for _, players := range []int{2, 3, 4} {
 		for _, prof := range p2pProfiles {

@@ -1,0 +1,33 @@
+package session
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
+)
+
+// TestP2PAllocsAdvanceFrame: at steady state a tick of every peer and a
+// spectator (AddLocalInput, AdvanceFrame with rollbacks, sends, receives,
+// acks, quality reports, checksums) allocates nothing.
+func TestP2PAllocsAdvanceFrame(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	for _, players := range []int{2, 4} {
+		c := newCluster(t, clusterOpts{players: players, spectators: 1, seed: 20, mash: 0.3,
+			link: local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.01},
+			cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: 10}})
+		c.frames(300, time.Minute)
+		c.noSums = true
+		for _, n := range c.nodes {
+			n.events = make([]Event, 0, 1<<14)
+		}
+		allocs := testing.AllocsPerRun(600, func() { c.run(time.Second / 60) })
+		require.Zero(t, allocs, "%d players", players)
+		st := c.nodes[0].p.Stats()
+		require.Positive(t, st.Rollbacks, "the run exercised rollbacks")
+	}
+}
