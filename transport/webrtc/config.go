@@ -46,9 +46,10 @@ type Config struct {
 	// DefaultQueueLen.
 	QueueLen int
 
-	// MaxPeers bounds the number of peer connections (open, connecting or
-	// gone); a peer beyond it is ignored and counted. 0 means
-	// DefaultMaxPeers.
+	// MaxPeers bounds the number of peers known (open, connecting or
+	// gone). A new peer over it takes the place of a gone one (Send to the
+	// forgotten peer then returns transport.ErrUnknownPeer), or is ignored
+	// and counted when every peer is live. 0 means DefaultMaxPeers.
 	MaxPeers int
 
 	// MaxPendingCandidates bounds the remote ICE candidates buffered per

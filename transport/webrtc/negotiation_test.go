@@ -2,6 +2,7 @@ package webrtc
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"testing"
 	"time"
@@ -135,6 +136,13 @@ func TestHostileSignalsAreIgnored(t *testing.T) {
 	require.NoError(t, a.Send("z", []byte("x")), "z is known, not connected: the datagram is dropped")
 	require.Equal(t, uint64(1), a.Stats().SendsNotOpen)
 	require.ErrorIs(t, a.Send("w", []byte("x")), transport.ErrUnknownPeer)
+
+	// Now that y is gone, a new peer takes its place.
+	pa.deliver(SignalEvent{Kind: SignalReceived, Peer: "v", Signal: Signal{Kind: SignalCandidate, Payload: cand}})
+	require.Eventually(t, func() bool { return errors.Is(a.Send("y", []byte("x")), transport.ErrUnknownPeer) },
+		5*time.Second, time.Millisecond, "y forgotten")
+	require.NoError(t, a.Send("v", []byte("x")))
+	require.Equal(t, uint64(10), a.Stats().SignalsInvalid)
 }
 
 func TestConfigValidation(t *testing.T) {

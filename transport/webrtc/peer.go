@@ -25,8 +25,12 @@ func (t *Transport) run() {
 			return
 		case e, ok := <-events:
 			if !ok {
+				err := io.EOF
+				if e, ok := t.sig.(interface{ Err() error }); ok && e.Err() != nil {
+					err = e.Err()
+				}
 				t.mu.Lock()
-				t.sigErr = io.EOF
+				t.sigErr = err
 				t.notifyLocked()
 				t.mu.Unlock()
 				return
@@ -76,12 +80,25 @@ func (t *Transport) lookup(id transport.Peer, create bool) *peer {
 	if p, ok := t.peers[id]; ok || !create {
 		return p
 	}
-	if len(t.peers) >= t.cfg.MaxPeers {
+	if len(t.peers) >= t.cfg.MaxPeers && !t.evictGoneLocked() {
 		return nil
 	}
 	p := &peer{id: id}
 	t.peers[id] = p
 	return p
+}
+
+// evictGoneLocked forgets one gone peer to make room for a new one (Send to
+// it then returns transport.ErrUnknownPeer instead of ErrPeerGone). t.mu
+// must be held for writing.
+func (t *Transport) evictGoneLocked() bool {
+	for id, p := range t.peers {
+		if p.gone != nil {
+			delete(t.peers, id)
+			return true
+		}
+	}
+	return false
 }
 
 func (t *Transport) isGone(p *peer) bool {

@@ -88,6 +88,9 @@ func (a *SignalingAdapter) Peers() []string { return a.c.Peers() }
 // Events delivers the client's joins, leaves and signals.
 func (a *SignalingAdapter) Events() <-chan SignalEvent { return a.evs }
 
+// Err is why the client's connection ended (nil while it is up).
+func (a *SignalingAdapter) Err() error { return a.c.Err() }
+
 // Client is the wrapped client.
 func (a *SignalingAdapter) Client() *signaling.Client { return a.c }
 

@@ -284,8 +284,9 @@ func (t *Transport) Events(dst []PeerEvent) []PeerEvent {
 	return dst
 }
 
-// SignalingErr is nil while the rendezvous connection is up, and
-// io.EOF (or the Signaler's reason) once its events ended. Open data
+// SignalingErr is nil while the rendezvous connection is up, and the
+// Signaler's Err (if it has that method and it is not nil) or io.EOF once
+// its events ended. Open data
 // channels outlive it; new peers can no longer connect.
 func (t *Transport) SignalingErr() error {
 	t.mu.RLock()
