@@ -178,6 +178,10 @@ func TestP2PDisconnectAgreement(t *testing.T) {
 			c := newCluster(t, clusterOpts{players: 4, seed: 8, mash: 0.3, link: prof.link, spectators: 1,
 				cfg: Config[uint16]{InputDelay: 2, Capacity: 64}})
 			c.frames(300, 30*time.Second)
+			// p1 stops hearing p3 a few frames before p3 dies: the others
+			// have heard more of p3 than p1 has, and must not use it.
+			c.net.Partition("p3", "p1")
+			c.run(10 * time.Second / 60)
 			c.node("p3").paused = true
 			c.until(15*time.Second, "p3 disconnected everywhere", func() bool {
 				for _, n := range c.nodes[:3] {

@@ -285,4 +285,3 @@ func (s *Spectator[S, I]) Close() error {
 	s.close()
 	return nil
 }
-
