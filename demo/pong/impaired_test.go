@@ -72,11 +72,14 @@ func TestImpairedLoses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in := &sink{}
 		im := newImpaired(in, impairment{Loss: 0.25}, 7)
-		for range 4000 {
-			require.NoError(t, im.Send("you", []byte("x")))
+		defer im.Close()
+		for range 40 { // in batches under the delay line's bound
+			for range 100 {
+				require.NoError(t, im.Send("you", []byte("x")))
+			}
+			time.Sleep(time.Millisecond)
+			synctest.Wait()
 		}
-		time.Sleep(time.Millisecond)
-		synctest.Wait()
 		n := len(in.all())
 		require.Equal(t, 4000, n+im.lost())
 		require.InDelta(t, 1000, im.lost(), 150)
