@@ -1,0 +1,272 @@
+package torture
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// T5: four players and two spectators over a hostile network, 20,000
+// frames (times -torture.scale; 5,000 under -race).
+//
+// Every link jitters, loses packets independently and in bursts,
+// duplicates and reorders them. Each player mashes inputs from its own
+// seeded stream and follows the wait recommendations; two of the players
+// host a spectator each. After every successful AdvanceFrame each node's
+// newly confirmed frames are checksummed and compared with the first
+// checksum any node recorded for that frame: every frame confirmed on two
+// nodes must agree, spectators included, and nobody may report a desync or
+// a disconnection.
+
+type pState struct {
+	Acc   [4]uint32
+	H     uint64
+	Frame int32
+	_     [4]byte
+}
+
+func pSimulate(s *pState, in []uint16, f session.Frame) {
+	for p, v := range in {
+		a := &s.Acc[p%4]
+		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
+		s.H = (s.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
+	}
+	s.Frame = int32(f)
+}
+
+var pEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// pNode is a player or a spectator of a torture cluster.
+type pNode struct {
+	name    string
+	player  int
+	p       *session.P2P[pState, uint16]
+	s       *session.Spectator[pState, uint16]
+	rng     *rand.Rand
+	in      uint16
+	checked session.Frame
+	events  []session.Event
+	paused  bool
+}
+
+// pCluster runs nodes on a local network and a fake clock, comparing
+// every confirmed frame's checksum across nodes.
+type pCluster struct {
+	t      testing.TB
+	seed   uint64
+	clock  *local.Clock
+	net    *local.Network
+	nodes  []*pNode
+	sums   map[session.Frame]uint32
+	agreed int
+	// compare, when false, skips the checksum comparison (T8 plants a
+	// divergence on purpose).
+	compare bool
+}
+
+type pOpts struct {
+	players    int
+	spectators int // hosted by players 0, 1, ...
+	link       local.Link
+	net        session.NetConfig
+	sim        func(player int) func(*pState, []uint16, session.Frame)
+	wrap       func(player int, tr transport.Transport) transport.Transport
+	mash       float64
+}
+
+func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
+	t.Helper()
+	clock := local.NewClock(pEpoch)
+	nw, err := local.NewNetwork(local.Config{Seed: seed, Now: clock.Now, Link: o.link})
+	require.NoError(t, err)
+	c := &pCluster{t: t, seed: seed, clock: clock, net: nw, sums: map[session.Frame]uint32{}, compare: true}
+	name := func(i int) transport.Peer { return transport.Peer(fmt.Sprintf("p%d", i)) }
+	nc := o.net
+	nc.Now = clock.Now
+	for i := range o.players {
+		ep, err := nw.Endpoint(string(name(i)))
+		require.NoError(t, err)
+		remote := make([]transport.Peer, o.players)
+		for j := range remote {
+			if j != i {
+				remote[j] = name(j)
+			}
+		}
+		var specs []transport.Peer
+		if i < o.spectators {
+			specs = []transport.Peer{transport.Peer(fmt.Sprintf("s%d", i))}
+		}
+		cfg := session.P2PConfig[uint16]{
+			Session:    session.Config[uint16]{Players: o.players, InputDelay: 2, Capacity: 64},
+			Remote:     remote,
+			Spectators: specs,
+			Net:        nc,
+		}
+		cfg.Net.Rand = rand.New(rand.NewPCG(seed, uint64(i))).Uint64
+		var tr transport.Transport = ep
+		if o.wrap != nil {
+			tr = o.wrap(i, tr)
+		}
+		sim := pSimulate
+		if o.sim != nil {
+			sim = o.sim(i)
+		}
+		p, err := session.NewP2P[pState](cfg, tr, sim)
+		require.NoError(t, err)
+		c.nodes = append(c.nodes, &pNode{name: string(name(i)), player: i, p: p,
+			rng: rand.New(rand.NewPCG(seed, 100+uint64(i))), checked: 1})
+	}
+	for i := range o.spectators {
+		sname := fmt.Sprintf("s%d", i)
+		ep, err := nw.Endpoint(sname)
+		require.NoError(t, err)
+		snc := nc
+		snc.Rand = rand.New(rand.NewPCG(seed, 200+uint64(i))).Uint64
+		s, err := session.NewSpectator[pState, uint16](session.SpectatorConfig{Players: o.players, InputDelay: 2,
+			Capacity: 64, Host: name(i), Net: snc}, ep, pSimulate)
+		require.NoError(t, err)
+		c.nodes = append(c.nodes, &pNode{name: sname, s: s, checked: 1})
+	}
+	return c
+}
+
+// tick runs one game-loop tick of every node, then advances the clock.
+func (c *pCluster) tick(mash float64) {
+	for _, n := range c.nodes {
+		if n.paused {
+			continue
+		}
+		var err error
+		if n.s != nil {
+			err = n.s.AdvanceFrame()
+			n.events = n.s.Events(n.events)
+			if err == nil {
+				c.record(n, n.s.Frame()-1, n.s.ChecksumAt)
+			} else if !errors.Is(err, session.ErrPredictionLimit) && !errors.Is(err, session.ErrNotSynchronized) {
+				c.t.Fatalf("seed %d: %s: %v", c.seed, n.name, err)
+			}
+			continue
+		}
+		if n.p.WaitRecommendation() > 0 {
+			require.NoError(c.t, n.p.Poll())
+			n.events = n.p.Events(n.events)
+			continue
+		}
+		if n.rng.Float64() < mash {
+			n.in = uint16(n.rng.Uint32())
+		}
+		require.NoError(c.t, n.p.AddLocalInput(n.player, n.in))
+		err = n.p.AdvanceFrame()
+		n.events = n.p.Events(n.events)
+		if err == nil {
+			c.record(n, min(n.p.ConfirmedFrame(), n.p.Frame()-1), n.p.ChecksumAt)
+		} else if !errors.Is(err, session.ErrPredictionLimit) && !errors.Is(err, session.ErrNotSynchronized) {
+			c.t.Fatalf("seed %d: %s: %v", c.seed, n.name, err)
+		}
+	}
+	c.clock.Advance(time.Second / 60)
+}
+
+func (c *pCluster) record(n *pNode, upto session.Frame, sumAt func(session.Frame) (uint32, error)) {
+	if !c.compare {
+		return
+	}
+	for f := n.checked + 1; f <= upto; f++ {
+		sum, err := sumAt(f)
+		require.NoError(c.t, err, "seed %d: %s: checksum of frame %d", c.seed, n.name, f)
+		if want, ok := c.sums[f]; ok {
+			if want != sum {
+				c.t.Fatalf("seed %d: %s: frame %d checksum %08x, another node had %08x", c.seed, n.name, f, sum, want)
+			}
+			c.agreed++
+		} else {
+			c.sums[f] = sum
+		}
+		n.checked = f
+	}
+	delete(c.sums, upto-4000)
+}
+
+// runTo ticks until every unpaused player reached frame (or fails after
+// limit ticks).
+func (c *pCluster) runTo(frame int, limit int, mash float64) {
+	for range limit {
+		c.tick(mash)
+		done := true
+		for _, n := range c.nodes {
+			if n.p != nil && !n.paused && int(n.p.Frame()) < frame {
+				done = false
+			}
+		}
+		if done {
+			return
+		}
+	}
+	c.t.Fatalf("seed %d: frame %d not reached in %d ticks: %s", c.seed, frame, limit, c.describe())
+}
+
+func (c *pCluster) describe() string {
+	s := ""
+	for _, n := range c.nodes {
+		if n.p != nil {
+			s += fmt.Sprintf("[%s frame %d confirmed %d] ", n.name, n.p.Frame(), n.p.ConfirmedFrame())
+		} else {
+			s += fmt.Sprintf("[%s frame %d] ", n.name, n.s.Frame())
+		}
+	}
+	return s
+}
+
+func (n *pNode) has(k session.EventKind) bool {
+	for _, e := range n.events {
+		if e.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// hostileLink is T5's network: 80 ± 40 ms, 3% loss plus bursts, 5%
+// duplicates, 5% reordered.
+var hostileLink = local.Link{
+	Latency:   80 * time.Millisecond,
+	Jitter:    40 * time.Millisecond,
+	Loss:      0.03,
+	Burst:     local.Burst{Enter: 0.01, Leave: 0.25},
+	Duplicate: 0.05,
+	Reorder:   0.05,
+}
+
+func TestT5P2PHostileNetwork(t *testing.T) {
+	frames := scaled(20000)
+	if race.Enabled {
+		frames = scaled(5000)
+	}
+	c := newPCluster(t, baseSeed()+5, pOpts{players: 4, spectators: 2, link: hostileLink})
+	c.runTo(frames, frames*3, 0.2)
+	for _, n := range c.nodes {
+		require.False(t, n.has(session.EventDesyncDetected), "%s: %v", n.name, n.events)
+		require.False(t, n.has(session.EventDisconnected), "%s: %v", n.name, n.events)
+		if n.s != nil {
+			require.Greater(t, int(n.s.Frame()), frames-120, "spectator %s kept up", n.name)
+		}
+	}
+	require.Greater(t, c.agreed, frames*4, "frames compared between nodes")
+	var rollbacks, depth int
+	for _, n := range c.nodes[:4] {
+		st := n.p.Stats()
+		rollbacks += st.Rollbacks
+		depth = max(depth, st.MaxRollbackDepth)
+	}
+	t.Logf("seed %d: %d frames, %d comparisons, %d rollbacks (deepest %d); %s", c.seed, frames, c.agreed, rollbacks, depth, c.describe())
+}
