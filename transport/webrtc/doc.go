@@ -36,6 +36,36 @@
 //   - Close closes every connection and waits for every goroutine the
 //     Transport started.
 //
+// # Use
+//
+// Dial joins a signaling server room and returns a Transport that owns the
+// connection; New takes any Signaler (NewSignalingAdapter wraps a
+// signaling.Client the caller keeps). Hand the Transport to
+// session.NewP2P once WaitPeers reports the opponents; both sides can seat
+// players from the sorted ids without exchanging a message. Config's zero
+// value suits the Internet with the ICE servers the signaling server hands
+// out; Config.LoopbackOnly suits tests and two processes on one machine;
+// Config.Net runs on pion's virtual network.
+//
+// # Measured (loopback, pion/webrtc v4.2.26, datachannel v1.6.4)
+//
+//   - Connection: data channels open about 20 ms after the first Dial
+//     through an in-process signaling server; a P2P session is running
+//     (5-round-trip handshake at 60 Hz) about 200 ms after.
+//   - 32-byte round trip (BenchmarkRoundTrip): raw pion about 45 us p50;
+//     through two Transports polled every 10 us about 130 us p50, adding no
+//     allocation to pion's ~216 per round trip. A game polls once a frame,
+//     so its input round trip is about one frame (TestEndToEnd600Frames).
+//   - After a 1.5 s blackout (vnet, fake time): nothing sent during it is
+//     delivered late (without the send threshold, about a third of it
+//     arrived up to 2 s late), and the channel carries data again about
+//     0.7 s after the path heals (1.7 s without the SCTP RTO cap). A dead
+//     peer is gone 3.2 s after its last packet.
+//   - pion/datachannel before v1.6.4 never applied a negotiated channel's
+//     reliability settings: the channel stayed ordered and reliable, and
+//     each loss held the next datagrams behind a retransmission. go.mod
+//     requires v1.6.4; TestVNetLatencyAndLoss fails on the older one.
+//
 // Everything from the network or the rendezvous is untrusted: malformed or
 // out-of-order signals are counted and ignored, peers are bounded by
 // Config.MaxPeers, and pending candidates per peer are bounded.

@@ -213,6 +213,13 @@ func TestEndToEnd600Frames(t *testing.T) {
 		len(rtts), pct(0.5), pct(0.99), rtts[len(rtts)-1])
 	t.Logf("session smoothed RTT: %v and %v; %d frames compared; transport stats: %+v",
 		players[0].peerStats.RTT, players[1].peerStats.RTT, compared, trs[0].Stats())
+	if testing.Verbose() {
+		hist := map[int]int{}
+		for _, r := range rtts {
+			hist[int(r/(time.Second/60))]++
+		}
+		t.Logf("input round trips by whole ticks: %v", hist)
+	}
 	require.Less(t, pct(0.5), 50*time.Millisecond)
 }
 
