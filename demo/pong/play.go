@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -46,7 +47,11 @@ type report struct {
 	Err       string // why the match ended early, if it did
 }
 
-func (r report) print(w io.Writer) {
+// print writes the report in one write, so another process's lines
+// streamed to the same output do not land inside it.
+func (r report) print(out io.Writer) {
+	w := &strings.Builder{}
+	defer func() { _, _ = io.WriteString(out, w.String()) }()
 	agree := "checksums agree"
 	if r.Desyncs > 0 {
 		agree = fmt.Sprintf("DESYNC: %d disagreed, first at frame %d", r.Desyncs, r.First)
@@ -62,7 +67,7 @@ func (r report) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "pong report (%s)\n", r.Role)
 	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
-	fmt.Fprintf(w, "  confirmed compared  %d (%s)\n", r.Compared, agree)
+	fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
 	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
 	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
 	fmt.Fprintf(w, "  round trip          %s\n", fmtRTT(r.RTT))
