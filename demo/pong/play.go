@@ -126,6 +126,9 @@ func play(ctx context.Context, m match, v *view, o options) error {
 		var in Input
 		switch {
 		case side < 0:
+			if v != nil {
+				v.poll(s)
+			}
 		case v != nil && !o.bot:
 			v.poll(s)
 			in = v.keys.input(s, side)

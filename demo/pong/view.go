@@ -223,11 +223,13 @@ func (v *view) draw(s *State, h hud) {
 		put(sc, 1, y, "checksums agree", styleHUD)
 	}
 	y++
-	side := "left"
-	if v.side == 1 {
-		side = "right"
+	var help string
+	switch v.side {
+	case 0, 1:
+		help = "you are " + sideName(v.side) + " (green): ↑/↓ or W/S move, q quits"
+	default:
+		help = "spectating: q quits"
 	}
-	help := "you are " + side + " (green): ↑/↓ or W/S move, q quits"
 	if h.Note != "" {
 		help = h.Note + "  |  " + help
 	}

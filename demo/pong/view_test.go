@@ -54,9 +54,15 @@ func TestViewDrawsCourtAndNumbers(t *testing.T) {
 	require.Equal(t, 2*int(PaddleH*26/CourtH), strings.Count(all, "█"), "two paddles")
 	require.Equal(t, 1, strings.Count(all, "●"), "one ball")
 
+	require.Contains(t, all, "you are left (green)")
+
 	v.draw(&s, hud{Desync: "frame 60: local 1, remote 2"})
 	all = strings.Join(screenText(sc), "\n")
 	require.Contains(t, all, "DESYNC: frame 60: local 1, remote 2")
+
+	w, sc2 := simView(t, -1)
+	w.draw(&s, hud{})
+	require.Contains(t, strings.Join(screenText(sc2), "\n"), "spectating: q quits")
 }
 
 // TestKeysMoveThePaddle: arrow keys and W/S become inputs that move the
