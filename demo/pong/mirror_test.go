@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -154,4 +155,21 @@ func TestMirrorDesyncIsReported(t *testing.T) {
 		require.Positive(t, r.Desyncs)
 		require.Equal(t, exitDesync, r.status())
 	}
+}
+
+// TestTickAllocs: a frame of the demo's match (both sides' input, the
+// P2P session, the checksum audit, the local network) allocates nothing at
+// steady state, rollbacks included.
+func TestTickAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	m := newMirror(t, 5, local.Link{Latency: 40 * time.Millisecond, Jitter: 8 * time.Millisecond, Loss: 0.01}, 2)
+	for range 600 {
+		m.tick(t)
+	}
+	before := m.a.p.Stats().Rollbacks + m.b.p.Stats().Rollbacks
+	allocs := testing.AllocsPerRun(600, func() { m.tick(t) })
+	require.Zero(t, allocs)
+	require.Greater(t, m.a.p.Stats().Rollbacks+m.b.p.Stats().Rollbacks, before, "rollbacks happened while measured")
 }
