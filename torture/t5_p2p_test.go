@@ -81,7 +81,6 @@ type pOpts struct {
 	net        session.NetConfig
 	sim        func(player int) func(*pState, []uint16, session.Frame)
 	wrap       func(player int, tr transport.Transport) transport.Transport
-	mash       float64
 }
 
 func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
