@@ -708,7 +708,9 @@ func (p *P2P[S, I]) sendSpectator(l *link) {
 }
 
 // Events appends every event since the last call to dst, oldest first,
-// and returns it. With a dst of enough capacity it allocates nothing.
+// and returns it. With a dst of enough capacity it allocates nothing. The
+// session holds at most 256 undrained events, dropping the oldest beyond
+// that: drain every tick.
 func (p *P2P[S, I]) Events(dst []Event) []Event { return p.events.drain(dst) }
 
 // PeerStats returns the network statistics of peer (a player peer or a
@@ -733,6 +735,9 @@ func (p *P2P[S, I]) ConfirmedFrame() Frame { return p.core.ConfirmedFrame() }
 
 // ChecksumAt returns the checksum of the state after frame, while held
 // (see Session.ChecksumAt). Peers agree at min(ConfirmedFrame(), Frame()-1).
+// Ask after a successful AdvanceFrame: inputs that arrive during a refused
+// AdvanceFrame or a Poll may mark frames for re-simulation, which are
+// ErrOutOfWindow until the next frame is simulated.
 func (p *P2P[S, I]) ChecksumAt(frame Frame) (uint32, error) { return p.core.ChecksumAt(frame) }
 
 // StateAt returns the state after frame, while held (see Session.StateAt).
