@@ -152,3 +152,25 @@ func TestP2PConfigErrors(t *testing.T) {
 	_, err = NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: 2, Host: "me"}, ep, simP2P)
 	require.ErrorIs(t, err, ErrConfig)
 }
+
+// Several players behind one peer, and two spectators on one host.
+func TestP2PPlayersPerPeer(t *testing.T) {
+	for _, o := range []clusterOpts{
+		{players: 3, perPeer: 2, spectators: 2},
+		{players: 4, perPeer: 2, spectators: 1},
+		{players: 6, perPeer: 2},
+	} {
+		o.seed = 44
+		o.mash = 0.3
+		o.link = local.Link{Latency: 60 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.02, Duplicate: 0.02, Reorder: 0.02}
+		o.cfg = Config[uint16]{InputDelay: 2, Capacity: 64}
+		c := newCluster(t, o)
+		c.frames(900, time.Minute)
+		require.Greater(t, c.agreed, 900*o.players/o.perPeer/2, "%+v", o)
+		for _, n := range c.nodes {
+			if n.s != nil {
+				require.Greater(t, int(n.s.Frame()), 850, n.name)
+			}
+		}
+	}
+}
