@@ -11,12 +11,13 @@ import (
 //	BenchmarkCommit/36000B      vs BenchmarkCommitBaselineCopy/36000B
 //	BenchmarkRollback/36000B    vs BenchmarkRollbackBaselineCopy/36000B
 //	BenchmarkChecksum/36000B    vs BenchmarkChecksumBaselineCRC32C/36000B
+//	BenchmarkPeek               vs BenchmarkPeekBaselineIndex
 //
 // The copy baselines write into (or read from) as many rotating buffers as
-// the ring has slots (benchCapacity), in one allocation like the ring's: a
-// ring writes a different slot each time, so a copy into one cache-hot
-// buffer is not a limit it could reach. "36 KB" is 36000 bytes, the seed's
-// state size.
+// the ring has slots (benchCapacity), in one allocation laid out like the
+// ring's: a ring writes a different slot each time, so a copy into one
+// cache-hot buffer is not a limit it could reach. "36 KB" is 36000 bytes,
+// the seed's state size.
 //
 // Run: go test -run '^$' -bench . -count 5 ./rollback/
 
@@ -29,67 +30,43 @@ type (
 	state1MiB [1 << 20 / 8]uint64
 )
 
-var sizeNames = []string{"192B", "8KiB", "36000B", "1MiB"}
+var benchSizes = []struct {
+	name string
+	size int
+}{{"192B", 192}, {"8KiB", 8 << 10}, {"36000B", 36000}, {"1MiB", 1 << 20}}
 
-// forSizes runs f once per state size with the typed ring's constructor.
-func forSizes(b *testing.B, f func(b *testing.B, size int, typed func() typedBench)) {
-	b.Run(sizeNames[0], func(b *testing.B) { f(b, 192, newTypedBench[state192B]) })
-	b.Run(sizeNames[1], func(b *testing.B) { f(b, 8<<10, newTypedBench[state8KiB]) })
-	b.Run(sizeNames[2], func(b *testing.B) { f(b, 36000, newTypedBench[state36KB]) })
-	b.Run(sizeNames[3], func(b *testing.B) { f(b, 1<<20, newTypedBench[state1MiB]) })
+// typedSizes runs one instantiation of a generic benchmark per state size;
+// the timed loops are generic functions, not closures, so the ring stays in
+// registers as it would in a caller's frame loop.
+func typedSizes(b *testing.B, f192, f8K, f36K, f1M func(*testing.B)) {
+	for i, f := range []func(*testing.B){f192, f8K, f36K, f1M} {
+		b.Run(benchSizes[i].name, f)
+	}
 }
 
-// typedBench hides the state type of a Ring[T] behind closures built once,
-// outside the timed loop.
-type typedBench struct {
-	commit     func(b *testing.B)
-	rollback   func(b *testing.B)
-	checksum   func(b *testing.B)
-	checksumAt func(b *testing.B)
+// byteSizes runs f once per state size.
+func byteSizes(b *testing.B, f func(b *testing.B, size int)) {
+	for _, s := range benchSizes {
+		b.Run(s.name, func(b *testing.B) { f(b, s.size) })
+	}
 }
 
 var sink uint32
 
-func newTypedBench[T any]() typedBench {
+// fullRing returns a ring of benchCapacity whose live state is non-zero and
+// whose every slot holds a commit.
+func fullRing[T any](b *testing.B) *Ring[T] {
 	r, err := New[T](benchCapacity)
 	if err != nil {
-		panic(err)
+		b.Fatal(err)
 	}
 	fill(BytesOf(r.Live()))
 	for range benchCapacity {
 		r.Commit()
 	}
-	return typedBench{
-		commit: func(b *testing.B) {
-			for b.Loop() {
-				r.Commit()
-			}
-		},
-		rollback: func(b *testing.B) {
-			for b.Loop() {
-				// Keep the ring full (the slots still hold their
-				// commits) so Rollback(1) reads a different slot each
-				// time, as a session rolling back does.
-				r.depth = benchCapacity
-				if err := r.Rollback(1); err != nil {
-					b.Fatal(err)
-				}
-			}
-		},
-		checksum: func(b *testing.B) {
-			for b.Loop() {
-				sink += r.Checksum()
-			}
-		},
-		checksumAt: func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				c, _ := r.ChecksumAt(i & (benchCapacity - 1))
-				sink += c
-				i++
-			}
-		},
-	}
+	b.SetBytes(int64(len(BytesOf(r.Live()))))
+	b.ReportAllocs()
+	return r
 }
 
 func fill(b []byte) {
@@ -98,19 +75,51 @@ func fill(b []byte) {
 	}
 }
 
+func benchCommit[T any](b *testing.B) {
+	r := fullRing[T](b)
+	for b.Loop() {
+		r.Commit()
+	}
+}
+
+func benchRollback[T any](b *testing.B) {
+	r := fullRing[T](b)
+	for b.Loop() {
+		// Keep the ring full (the slots still hold their commits) so
+		// Rollback(1) reads a different slot each time, as a session
+		// rolling back does.
+		r.depth = benchCapacity
+		if err := r.Rollback(1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchChecksum[T any](b *testing.B) {
+	r := fullRing[T](b)
+	for b.Loop() {
+		sink += r.Checksum()
+	}
+}
+
+func benchChecksumAt[T any](b *testing.B) {
+	r := fullRing[T](b)
+	i := 0
+	for b.Loop() {
+		c, _ := r.ChecksumAt(i & (benchCapacity - 1))
+		sink += c
+		i++
+	}
+}
+
 func BenchmarkCommit(b *testing.B) {
-	forSizes(b, func(b *testing.B, size int, typed func() typedBench) {
-		tb := typed()
-		b.SetBytes(int64(size))
-		b.ReportAllocs()
-		tb.commit(b)
-	})
+	typedSizes(b, benchCommit[state192B], benchCommit[state8KiB], benchCommit[state36KB], benchCommit[state1MiB])
 }
 
 // BenchmarkCommitBaselineCopy is the floor for Commit: copy the same bytes
 // into benchCapacity rotating destinations.
 func BenchmarkCommitBaselineCopy(b *testing.B) {
-	forSizes(b, func(b *testing.B, size int, _ func() typedBench) {
+	byteSizes(b, func(b *testing.B, size int) {
 		buf := make([]byte, size*(benchCapacity+1))
 		src := buf[:size]
 		fill(src)
@@ -126,18 +135,13 @@ func BenchmarkCommitBaselineCopy(b *testing.B) {
 }
 
 func BenchmarkRollback(b *testing.B) {
-	forSizes(b, func(b *testing.B, size int, typed func() typedBench) {
-		tb := typed()
-		b.SetBytes(int64(size))
-		b.ReportAllocs()
-		tb.rollback(b)
-	})
+	typedSizes(b, benchRollback[state192B], benchRollback[state8KiB], benchRollback[state36KB], benchRollback[state1MiB])
 }
 
 // BenchmarkRollbackBaselineCopy is the floor for Rollback: copy the same
 // bytes from benchCapacity rotating sources.
 func BenchmarkRollbackBaselineCopy(b *testing.B) {
-	forSizes(b, func(b *testing.B, size int, _ func() typedBench) {
+	byteSizes(b, func(b *testing.B, size int) {
 		buf := make([]byte, size*(benchCapacity+1))
 		fill(buf)
 		dst := buf[:size]
@@ -153,7 +157,7 @@ func BenchmarkRollbackBaselineCopy(b *testing.B) {
 }
 
 func BenchmarkBytesCommit(b *testing.B) {
-	forSizes(b, func(b *testing.B, size int, _ func() typedBench) {
+	byteSizes(b, func(b *testing.B, size int) {
 		r, err := NewBytes(benchCapacity, size)
 		if err != nil {
 			b.Fatal(err)
@@ -168,7 +172,7 @@ func BenchmarkBytesCommit(b *testing.B) {
 }
 
 func BenchmarkBytesRollback(b *testing.B) {
-	forSizes(b, func(b *testing.B, size int, _ func() typedBench) {
+	byteSizes(b, func(b *testing.B, size int) {
 		r, err := NewBytes(benchCapacity, size)
 		if err != nil {
 			b.Fatal(err)
@@ -189,14 +193,8 @@ func BenchmarkBytesRollback(b *testing.B) {
 }
 
 func BenchmarkPeek(b *testing.B) {
-	r, err := New[state192B](benchCapacity)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for range benchCapacity {
-		r.Commit()
-	}
-	b.ReportAllocs()
+	r := fullRing[state192B](b)
+	b.SetBytes(0)
 	i := 0
 	for b.Loop() {
 		p, _ := r.Peek(i & (benchCapacity - 1))
@@ -236,28 +234,18 @@ func BenchmarkBytesPeek(b *testing.B) {
 }
 
 func BenchmarkChecksum(b *testing.B) {
-	forSizes(b, func(b *testing.B, size int, typed func() typedBench) {
-		tb := typed()
-		b.SetBytes(int64(size))
-		b.ReportAllocs()
-		tb.checksum(b)
-	})
+	typedSizes(b, benchChecksum[state192B], benchChecksum[state8KiB], benchChecksum[state36KB], benchChecksum[state1MiB])
 }
 
 func BenchmarkChecksumAt(b *testing.B) {
-	forSizes(b, func(b *testing.B, size int, typed func() typedBench) {
-		tb := typed()
-		b.SetBytes(int64(size))
-		b.ReportAllocs()
-		tb.checksumAt(b)
-	})
+	typedSizes(b, benchChecksumAt[state192B], benchChecksumAt[state8KiB], benchChecksumAt[state36KB], benchChecksumAt[state1MiB])
 }
 
 // BenchmarkChecksumBaselineCRC32C is the floor for Checksum: the standard
 // library's CRC32-C of the same number of bytes.
 func BenchmarkChecksumBaselineCRC32C(b *testing.B) {
 	table := crc32.MakeTable(crc32.Castagnoli)
-	forSizes(b, func(b *testing.B, size int, _ func() typedBench) {
+	byteSizes(b, func(b *testing.B, size int) {
 		buf := make([]byte, size)
 		fill(buf)
 		b.SetBytes(int64(size))

@@ -216,7 +216,7 @@ func TestRingMatchesModel(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 4))
 			r, err := New[bigState](capacity)
 			require.NoError(t, err)
-			require.True(t, r.bulk, "bigState must take the memmove path")
+			require.True(t, bulk[bigState](), "bigState must take the memmove path")
 			runModel(t, typedUnderTest[bigState]{r}, capacity, 1500, rng)
 		})
 	}

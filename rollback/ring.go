@@ -14,24 +14,6 @@ type Ring[T any] struct {
 	mask  int // capacity - 1
 	head  int // slot of the newest commit (meaningful when depth > 0)
 	depth int // commits held, in [0, capacity]
-	// bulk selects how a state is copied: an assignment for small states
-	// (the compiler inlines it as a few vector moves, cheaper than a call),
-	// runtime memmove over the byte views for large ones (the compiler
-	// lowers a large assignment to REP MOVSQ, which memmove's vector loops
-	// beat at a few KiB).
-	bulk bool
-}
-
-// bulkCopyMin is the state size from which copies go through memmove.
-const bulkCopyMin = 512
-
-// copyState sets *dst = *src.
-func (r *Ring[T]) copyState(dst, src *T) {
-	if r.bulk {
-		copy(BytesOf(dst), BytesOf(src))
-	} else {
-		*dst = *src
-	}
 }
 
 // New returns a ring of capacity snapshots of T. capacity must be a power
@@ -50,7 +32,7 @@ func New[T any](capacity int) (*Ring[T], error) {
 		return nil, fmt.Errorf("%w: capacity %d, %d-byte %s", err, capacity, t.Size(), t)
 	}
 	buf := make([]T, capacity+1)
-	return &Ring[T]{live: &buf[0], slots: buf[1:], mask: mask, head: mask, bulk: t.Size() >= bulkCopyMin}, nil
+	return &Ring[T]{live: &buf[0], slots: buf[1:], mask: mask, head: mask}, nil
 }
 
 // Live returns the live state, the one user code mutates. The pointer is
@@ -62,7 +44,15 @@ func (r *Ring[T]) Live() *T { return r.live }
 // and Depth stays at Capacity.
 func (r *Ring[T]) Commit() {
 	r.head = (r.head + 1) & r.mask
-	r.copyState(&r.slots[r.head], r.live)
+	// How to copy is decided per T at compile time (see bulk): an element
+	// assignment, which the compiler inlines as vector moves for a small
+	// state, or memmove over the byte views for a large one, where the
+	// compiler would emit REP MOVSQ.
+	if bulk[T]() {
+		copy(BytesOf(&r.slots[r.head]), BytesOf(r.live))
+	} else {
+		r.slots[r.head] = *r.live
+	}
 	if r.depth <= r.mask {
 		r.depth++
 	}
@@ -78,7 +68,11 @@ func (r *Ring[T]) Rollback(n int) error {
 	}
 	r.head = (r.head - n) & r.mask
 	r.depth -= n
-	r.copyState(r.live, &r.slots[r.head])
+	if bulk[T]() { // as in Commit
+		copy(BytesOf(r.live), BytesOf(&r.slots[r.head]))
+	} else {
+		*r.live = r.slots[r.head]
+	}
 	return nil
 }
 

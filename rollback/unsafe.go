@@ -28,3 +28,15 @@ import "unsafe"
 func BytesOf[T any](p *T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
 }
+
+// bulkCopyMin is the state size from which Ring copies states with memmove.
+const bulkCopyMin = 512
+
+// bulk reports whether states of type T are copied with memmove over their
+// byte views rather than by assignment. unsafe.Sizeof of a type parameter
+// is fixed for each instantiation, so a call folds to a constant and the
+// branch on it disappears.
+func bulk[T any]() bool {
+	var z T
+	return unsafe.Sizeof(z) >= bulkCopyMin
+}
