@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pion/logging"
 	ptransport "github.com/pion/transport/v5"
 	pion "github.com/pion/webrtc/v4"
 )
@@ -84,6 +85,10 @@ type Config struct {
 	// virtual network (github.com/pion/transport/v5/vnet) in tests. Nil
 	// means the real network. mDNS is off on a replaced network.
 	Net ptransport.Net
+
+	// LoggerFactory receives pion's logs. Nil means pion's default:
+	// warnings and errors to stderr.
+	LoggerFactory logging.LoggerFactory
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pion/logging"
 	pion "github.com/pion/webrtc/v4"
 	"github.com/stretchr/testify/require"
 
@@ -69,7 +70,9 @@ func TestCandidatesBeforeOfferAreBuffered(t *testing.T) {
 // lower id's offer wins and the two still connect.
 func TestBothOfferLowerIDWins(t *testing.T) {
 	h := newHub()
-	cfg := Config{LoopbackOnly: true}
+	quiet := logging.NewDefaultLoggerFactory()
+	quiet.DefaultLogLevel = logging.LogLevelDisabled // b's first candidates are for its replaced offer
+	cfg := Config{LoopbackOnly: true, LoggerFactory: quiet}
 	pa, pb := h.join("a"), h.join("b")
 	pb.deliver(SignalEvent{Kind: PeerJoined, Peer: "a"}) // b is told a joined after it
 	a, err := New(cfg, pa)

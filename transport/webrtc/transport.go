@@ -158,6 +158,9 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 		se.SetNet(cfg.Net)
 		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	}
+	if cfg.LoggerFactory != nil {
+		se.LoggerFactory = cfg.LoggerFactory
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Transport{
 		cfg:      cfg,
