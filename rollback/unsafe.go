@@ -23,7 +23,7 @@ import "unsafe"
 // T must satisfy CheckType; BytesOf does not check it, because it is meant
 // for hot paths. Viewing a type with pointers and writing through the view
 // would corrupt the garbage collector's view of memory. The byte values are
-// those of the platform's memory layout (little-endian on every platform Go
+// those of the platform's memory layout (little-endian on every platform
 // rollnet targets).
 func BytesOf[T any](p *T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
