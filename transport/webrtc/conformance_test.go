@@ -60,7 +60,7 @@ func TestConformance(t *testing.T) {
 		// itself, as a lossy link would.
 		transporttest.Run(t, func(t *testing.T) transporttest.Pair {
 			a, b := dialPair(t, base, Config{})
-			return transporttest.Pair{A: a, B: b, Tick: tick, Patience: 300, Lossy: true}
+			return transporttest.Pair{A: a, B: b, Tick: tick, Patience: 500, Lossy: true}
 		})
 	})
 	t.Run("no send threshold", func(t *testing.T) {
@@ -68,7 +68,7 @@ func TestConformance(t *testing.T) {
 		// datagram must arrive, exactly once.
 		transporttest.Run(t, func(t *testing.T) transporttest.Pair {
 			a, b := dialPair(t, base, Config{SendThreshold: 1 << 30})
-			return transporttest.Pair{A: a, B: b, Tick: tick, Patience: 300}
+			return transporttest.Pair{A: a, B: b, Tick: tick, Patience: 500}
 		})
 	})
 }
