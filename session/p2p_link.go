@@ -518,8 +518,8 @@ func (e *endpoint) handleSync(l *link, typ codec.Type, b []byte) bool {
 // syncRequest sends l a handshake request, keeping the outstanding nonce
 // (a reply to a retried request still counts).
 func (e *endpoint) syncRequest(l *link) {
-	for l.nonce == 0 {
-		l.nonce = e.net.rand()
+	if l.nonce == 0 {
+		l.nonce = e.net.rand() | 1<<63 // never 0, which means none outstanding
 	}
 	m := codec.SyncRequest{Seq: l.seq, Nonce: l.nonce, Protocol: protocolVersion, Settings: l.offer}
 	e.out = m.Append(e.out[:0])
