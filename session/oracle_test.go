@@ -170,7 +170,10 @@ func runOracle(t *testing.T, seed uint64, run oracleRun) Stats {
 			}
 		}
 		err := s.Step()
-		for errors.Is(err, ErrPredictionLimit) {
+		for waits := 0; errors.Is(err, ErrPredictionLimit); waits++ {
+			if waits > 2*run.frames {
+				t.Fatalf("seed %d: stuck at frame %d, confirmed %d", seed, s.Frame(), s.ConfirmedFrame())
+			}
 			if s.Frame() != Frame(now) {
 				t.Fatal("a refused Step moved the frame")
 			}
