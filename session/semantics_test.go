@@ -111,7 +111,7 @@ func TestGenesisAfterReset(t *testing.T) {
 	s.State().Acc[5] = 77
 	start := *s.State()
 	require.NoError(t, s.AddLocalInput(0, 4)) // frame 1
-	step(t, s, 2)                            // frames 0 (delay) and 1, player 1 predicted 0 at 1
+	step(t, s, 2)                             // frames 0 (delay) and 1, player 1 predicted 0 at 1
 	require.NoError(t, s.AddRemoteInput(1, 1, 8))
 	step(t, s, 1)
 	require.Equal(t, 1, s.Stats().Rollbacks)
@@ -195,7 +195,7 @@ func TestSlotReuseClearsOldRevolution(t *testing.T) {
 		step(t, s, 1)
 	}
 	c := s.playerConfirmedFrame(1)
-	f := c + 1 // its slot holds frame f-slots, confirmed
+	f := c + 1           // its slot holds frame f-slots, confirmed
 	for s.Frame() <= f { // simulate f, with player 1 silent
 		require.NoError(t, s.AddLocalInput(0, 1))
 		step(t, s, 1)
@@ -279,7 +279,7 @@ func TestLocalInputReplaced(t *testing.T) {
 	s := newRecord(t, Config[uint16]{Players: 2, InputDelay: 1, Lockstep: true})
 	require.NoError(t, s.AddLocalInput(0, 3)) // frame 1
 	require.NoError(t, s.AddLocalInput(0, 4)) // replaces it
-	step(t, s, 1)                            // frame 0: delay
+	step(t, s, 1)                             // frame 0: delay
 	require.NoError(t, s.AddLocalInput(0, 5)) // frame 2
 	require.ErrorIs(t, s.Step(), ErrPredictionLimit)
 	require.NoError(t, s.AddLocalInput(0, 6)) // the loop retries: still frame 2
