@@ -32,7 +32,9 @@
 //     else from the Signaler. A peer that leaves the rendezvous before its
 //     channel opens is gone; one whose channel is open stays (the data
 //     channel outlives the rendezvous; ICE reports a real departure).
-//   - Peers, WaitPeers and Events tell the game who is connected.
+//   - Peers, WaitPeers and Events tell the game who is connected; Events
+//     also reports a peer interrupted (silent for about 1.2 s, may come
+//     back) and resumed.
 //   - Close closes every connection and waits for every goroutine the
 //     Transport started.
 //

@@ -144,6 +144,10 @@ func (t *Transport) connect(p *peer, offerer bool) error {
 			t.peerGone(p, ErrICEFailed, false)
 		case pion.PeerConnectionStateClosed:
 			t.peerGone(p, ErrPeerClosed, false)
+		case pion.PeerConnectionStateDisconnected:
+			t.interrupted(p, true)
+		case pion.PeerConnectionStateConnected:
+			t.interrupted(p, false)
 		}
 	})
 	dc.OnOpen(func() { t.opened(p) })
@@ -316,6 +320,21 @@ func (t *Transport) receiveCandidate(id transport.Peer, payload []byte) {
 	if err := p.pc.AddICECandidate(c); err != nil {
 		t.c.signalsInvalid.Add(1)
 	}
+}
+
+// interrupted records an open peer's ICE disconnection or recovery.
+func (t *Transport) interrupted(p *peer, now bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || p.gone != nil || p.rw == nil || p.interrupted == now {
+		return
+	}
+	p.interrupted = now
+	kind := PeerResumed
+	if now {
+		kind = PeerInterrupted
+	}
+	t.emitLocked(PeerEvent{Kind: kind, Peer: p.id})
 }
 
 // opened runs when p's data channel opens: it detaches the channel and

@@ -26,6 +26,12 @@ const (
 	// PeerGone: the peer failed, closed or left; Send returns
 	// transport.ErrPeerGone from now on. Err says why.
 	PeerGone
+	// PeerInterrupted: nothing came from the peer for
+	// Config.ICEDisconnectedTimeout; it may come back (PeerResumed) or be
+	// gone after Config.ICEFailedTimeout more.
+	PeerInterrupted
+	// PeerResumed: an interrupted peer is heard again.
+	PeerResumed
 )
 
 func (k PeerEventKind) String() string {
@@ -34,6 +40,10 @@ func (k PeerEventKind) String() string {
 		return "connected"
 	case PeerGone:
 		return "gone"
+	case PeerInterrupted:
+		return "interrupted"
+	case PeerResumed:
+		return "resumed"
 	}
 	return "unknown"
 }
@@ -115,8 +125,9 @@ type peer struct {
 	dc      *pion.DataChannel
 
 	// Guarded by Transport.mu.
-	rw   io.ReadWriteCloser // set when the channel opens, cleared when gone
-	gone error
+	rw          io.ReadWriteCloser // set when the channel opens, cleared when gone
+	gone        error
+	interrupted bool
 
 	// Touched by the signal loop only.
 	remoteSet bool

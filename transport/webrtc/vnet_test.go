@@ -136,7 +136,7 @@ func TestVNetLatencyAndLoss(t *testing.T) {
 // disconnected, not failed), and reports how many datagrams sent during the
 // blackout were delivered, and when the first datagram sent after it
 // arrived.
-func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Duration, st Stats) {
+func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Duration, st Stats, events []PeerEvent) {
 	var dead atomic.Bool
 	a, b := vnetPair(t, cfg, 10*time.Millisecond, func(vnet.Chunk) bool { return !dead.Load() })
 	pkt := make([]byte, 64)
@@ -172,12 +172,17 @@ func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Durat
 			}
 		}
 	}
-	return staleDelivered, recovery, a.Stats()
+	return staleDelivered, recovery, a.Stats(), a.Events(nil)
 }
 
 func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		stale, recovery, st := blackout(t, Config{})
+		stale, recovery, st, events := blackout(t, Config{})
+		require.Equal(t, []PeerEvent{
+			{Kind: PeerConnected, Peer: "b"},
+			{Kind: PeerInterrupted, Peer: "b"},
+			{Kind: PeerResumed, Peer: "b"},
+		}, events)
 		t.Logf("default: %d of 94 blackout datagrams delivered late, %d skipped, recovered %v after the path healed",
 			stale, st.SendsSkipped, recovery)
 		// What was written before the threshold was crossed was sent once,
@@ -189,7 +194,7 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 	})
 	t.Run("without threshold", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			stale, recovery, st := blackout(t, Config{SendThreshold: 1 << 30})
+			stale, recovery, st, _ := blackout(t, Config{SendThreshold: 1 << 30})
 			t.Logf("no threshold: %d of 94 blackout datagrams delivered late, recovered %v after the path healed", stale, recovery)
 			require.Zero(t, st.SendsSkipped)
 			require.Greater(t, stale, 20, "the baseline this package avoids: the blackout is flushed late")
@@ -199,8 +204,8 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 
 func TestVNetBlackoutRecoveryCapped(t *testing.T) {
 	var capped, uncapped time.Duration
-	synctest.Test(t, func(t *testing.T) { _, capped, _ = blackout(t, Config{}) })
-	synctest.Test(t, func(t *testing.T) { _, uncapped, _ = blackout(t, Config{SCTPRTOMax: time.Minute}) })
+	synctest.Test(t, func(t *testing.T) { _, capped, _, _ = blackout(t, Config{}) })
+	synctest.Test(t, func(t *testing.T) { _, uncapped, _, _ = blackout(t, Config{SCTPRTOMax: time.Minute}) })
 	t.Logf("first datagram after a 1.5 s blackout arrives %v after the path heals (%v with SCTP's 60 s RTO cap)", capped, uncapped)
 	require.Less(t, capped, uncapped)
 }
