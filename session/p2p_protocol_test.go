@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
@@ -28,9 +29,6 @@ func TestP2PZeroRollbacksJitterFree(t *testing.T) {
 func TestP2PHandshakeEvents(t *testing.T) {
 	c := newCluster(t, clusterOpts{players: 2, seed: 4, link: local.Link{Latency: 50 * time.Millisecond}})
 	at := c.until(5*time.Second, "running", func() bool { return c.nodes[0].p.Running() && c.nodes[1].p.Running() })
-	for _, n := range c.nodes {
-		t.Logf("%s: %v", n.name, n.events)
-	}
 	// Five round trips of 100 ms each, each reply and request waiting for a
 	// tick of 16.7 ms on arrival: 133 ms.
 	require.WithinDuration(t, p2pEpoch.Add(5*133*time.Millisecond), at, 50*time.Millisecond)
@@ -38,9 +36,13 @@ func TestP2PHandshakeEvents(t *testing.T) {
 		require.Len(t, n.kinds(EventSynchronizing), 4, n.name)
 		require.Len(t, n.kinds(EventSynchronized), 1, n.name)
 		require.Len(t, n.kinds(EventRunning), 1, n.name)
-		st, err := n.p.PeerStats(c.nodes[1-len(n.name[1:])+len(n.name[1:])-1].ep.Local())
-		_ = st
-		_ = err
+		other := "p1"
+		if n.name == "p1" {
+			other = "p0"
+		}
+		st, err := n.p.PeerStats(transport.Peer(other))
+		require.NoError(t, err)
+		require.True(t, st.Synchronized)
 	}
 	_, err := c.nodes[0].p.PeerStats("nobody")
 	require.ErrorIs(t, err, ErrNotAPeer)
