@@ -13,6 +13,11 @@ import (
 // edges through checkGeometry, which allocates nothing (a ring of MaxSize
 // would be 2 GiB).
 func TestMutationGeometryBounds(t *testing.T) {
+	if ^uint(0)>>63 == 1 { // 64-bit platforms
+		require.Equal(t, uint64(1<<32), uint64(MaxTotal))
+	} else {
+		require.Equal(t, uint64(1<<30), uint64(MaxTotal))
+	}
 	if uint64(MaxTotal) >= 2*MaxSize { // 64-bit platforms
 		mask, err := checkGeometry(1, MaxSize)
 		require.NoError(t, err, "the largest state size is allowed")
