@@ -547,7 +547,8 @@ func (p *P2P[S, I]) feed() {
 				}
 				p.hist.put(f, pl, bytesOf(&in))
 				p.fed[pl] = f
-				p.recv[pl] = f
+				// recv stays: it is the final frame this session reports
+				// in its connection status, whatever order packets take.
 			}
 		}
 	}
