@@ -269,3 +269,46 @@ func TestT5P2PHostileNetwork(t *testing.T) {
 	}
 	t.Logf("seed %d: %d frames, %d comparisons, %d rollbacks (deepest %d); %s", c.seed, frames, c.agreed, rollbacks, depth, c.describe())
 }
+
+// T5, departures: the same cluster loses p3 (silent: a crash) a fifth of
+// the way in and p2 (Close: a notice) at two fifths, over the hostile
+// network. The survivors must report each departed player frozen from the
+// same frame, keep agreeing with each other and the spectators to the end,
+// and never stall for good.
+func TestT5P2PHostileNetworkDepartures(t *testing.T) {
+	frames := scaled(10000)
+	if race.Enabled {
+		frames = scaled(3000)
+	}
+	c := newPCluster(t, baseSeed()+55, pOpts{players: 4, spectators: 2, link: hostileLink})
+	c.runTo(frames/5, frames, 0.2)
+	c.nodes[3].paused = true
+	c.runTo(frames*2/5, frames*2, 0.2)
+	require.NoError(t, c.nodes[2].p.Close())
+	c.nodes[2].paused = true
+	c.runTo(frames, frames*3, 0.2)
+	for _, pl := range []int{2, 3} {
+		var frozen session.Frame = -2
+		for _, n := range c.nodes[:2] {
+			var got session.Frame = -2
+			for _, e := range n.events {
+				if e.Kind == session.EventPlayerDisconnected && e.Player == pl {
+					got = e.Frame
+				}
+			}
+			require.NotEqual(t, session.Frame(-2), got, "seed %d: %s never froze player %d", c.seed, n.name, pl)
+			if frozen == -2 {
+				frozen = got
+			}
+			require.Equal(t, frozen, got, "seed %d: %s froze player %d from another frame", c.seed, n.name, pl)
+		}
+		t.Logf("seed %d: player %d frozen after frame %d", c.seed, pl, frozen)
+	}
+	for _, n := range c.nodes {
+		require.False(t, n.has(session.EventDesyncDetected), "%s: %v", n.name, n.events)
+		if n.s != nil {
+			require.Greater(t, int(n.s.Frame()), frames-150, "spectator %s kept up", n.name)
+		}
+	}
+	t.Logf("seed %d: %d comparisons; %s", c.seed, c.agreed, c.describe())
+}
