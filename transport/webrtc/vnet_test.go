@@ -210,6 +210,31 @@ func TestVNetBlackoutRecoveryCapped(t *testing.T) {
 	require.Less(t, capped, uncapped)
 }
 
+func TestVNetPeerInfo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := vnetPair(t, Config{}, 25*time.Millisecond, nil)
+		time.Sleep(time.Second) // a few ICE keep-alives
+		for _, tr := range []*Transport{a, b} {
+			other := map[*Transport]transport.Peer{a: "b", b: "a"}[tr]
+			info, err := tr.PeerInfo(other)
+			require.NoError(t, err)
+			require.Equal(t, PeerInfo{Peer: other, Open: true, RTT: 50 * time.Millisecond,
+				LocalCandidate: "host", RemoteCandidate: "host"}, info)
+		}
+		_, err := a.PeerInfo("nobody")
+		require.ErrorIs(t, err, transport.ErrUnknownPeer)
+		require.NoError(t, b.Close())
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		waitEvent(ctx, t, a, PeerGone)
+		_, err = a.PeerInfo("b")
+		require.ErrorIs(t, err, transport.ErrPeerGone)
+		require.NoError(t, a.Close())
+		_, err = a.PeerInfo("b")
+		require.ErrorIs(t, err, transport.ErrClosed)
+	})
+}
+
 func TestVNetICEFailureRemovesPeer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var blackout atomic.Bool
