@@ -1,5 +1,32 @@
 package session
 
+// The P2P protocol, in brief (the messages are codec's):
+//
+//   - Handshake, per link: SyncRequest{random nonce, protocol, settings
+//     hash} answered by SyncReply echoing the nonce, SyncRoundTrips times,
+//     retried every SyncRetry with the same nonce. The settings hash covers
+//     players, input size, input delay, frame rate, the game's Settings and
+//     which players each end holds; a mismatch fails the link on both ends
+//     (SyncFailed, *SyncError). Replies are rate-limited per peer.
+//   - Inputs: every tick each player link gets an Input with every local
+//     frame it has not acknowledged (from its ack + 1, at most
+//     codec.MaxFrames, shortened to fit codec.MaxPacket), our ack of its
+//     inputs and, with three or more peers, our connection status of every
+//     player. Received frames are taken only when they extend what was
+//     heard, up to the core session's window.
+//   - Agreement with three or more peers: a remote player's input is given
+//     to the core session only up to the frame every other peer reports
+//     having heard (until then it is the prediction, so nothing rolls back
+//     for it). A disconnected player's last real frame is the smallest any
+//     remaining peer heard; every peer computes the same one from the final
+//     statuses, and repeats that input from there on.
+//   - QualityReport{frame advantage, ping} / QualityReply{pong} every
+//     QualityInterval; KeepAlive when nothing else went out; Checksum of
+//     every ChecksumInterval-th confirmed frame (sent three times and with
+//     each quality report); Disconnect on Close.
+//   - Spectators: their host sends Input{every player, confirmed frames
+//     from the spectator's ack + 1}; the spectator answers InputAck.
+
 import (
 	"crypto/rand"
 	"encoding/binary"
