@@ -119,7 +119,7 @@ func TestVNetLatencyAndLoss(t *testing.T) {
 		t.Logf("delivered %d/100, %d within 22 ms, max age %v, skipped %d",
 			len(seqs), onTime, slices.Max(ages), st.SendsSkipped)
 		require.Equal(t, uint64(100), st.PacketsSent+st.SendsSkipped)
-		require.GreaterOrEqual(t, len(seqs), 85, "about 1 packet in 10 is lost")
+		require.GreaterOrEqual(t, len(seqs), 80, "about 1 packet in 10 is lost")
 		require.Less(t, len(seqs), 100, "about 1 packet in 10 is lost")
 		// Unreliable: a lost datagram is not resent, and does not hold the
 		// ones behind it (with pion/datachannel v1.6.3, which never applied
