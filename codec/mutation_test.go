@@ -1,0 +1,95 @@
+package codec
+
+// Tests written against the mutants gremlins left alive in this package;
+// see torture/MUTATION.md. Identifiers are prefixed "mut" to keep clear of
+// the package's other tests.
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	mutInputs = make([]byte, MaxFrames*MaxPlayers*MaxInputSize)
+	mutStatus = make([]PeerStatus, MaxPlayers)
+)
+
+// mutRoundTrip encodes m after prefix, checks the encoding is Len bytes
+// and parses back to m.
+func mutRoundTrip(t *testing.T, m Input, prefix int) []byte {
+	t.Helper()
+	require.NoError(t, m.Check())
+	pre := make([]byte, prefix, prefix+MaxPacket)
+	for i := range pre {
+		pre[i] = 0xa5
+	}
+	b := m.Append(pre)
+	require.Len(t, b, prefix+m.Len())
+	require.Equal(t, pre, b[:prefix])
+	got := Input{Size: m.Size}
+	n, err := ParseInput(b[prefix:], &got, mutInputs, mutStatus)
+	require.NoError(t, err)
+	require.Equal(t, m.Len(), n)
+	if len(m.Inputs) == 0 {
+		got.Inputs = m.Inputs
+	}
+	require.Equal(t, m, got)
+	return b[prefix:]
+}
+
+// mutFullInput is an Input of exactly MaxPacket bytes (with statuses
+// entries; each extra one adds a byte): 37 frames of one player's 32-byte
+// input changing in every byte, so the stream is one 1184-byte literal,
+// past safeInputs (the length is measured before writing).
+func mutFullInput(statuses int) Input {
+	in := make([]byte, 37*32)
+	for i := range in {
+		in[i] = byte(i%251 + 1)
+	}
+	return Input{Seq: 1, Ack: -1, Start: 0, Frames: 37, Players: 1, Size: 32, Inputs: in, Status: make([]PeerStatus, statuses)}
+}
+
+func TestMutationInputExactlyMaxPacket(t *testing.T) {
+	m := mutFullInput(6)
+	require.Greater(t, len(m.Inputs), safeInputs)
+	require.Equal(t, MaxPacket, m.Len())
+	for _, prefix := range []int{0, 1, 100, 1000} {
+		b := mutRoundTrip(t, m, prefix)
+		require.Len(t, b, MaxPacket)
+	}
+
+	over := mutFullInput(7)
+	require.Equal(t, MaxPacket+1, over.Len())
+	require.ErrorIs(t, over.Check(), ErrTooLarge)
+	pre := make([]byte, 5, 5+MaxPacket)
+	require.Equal(t, pre, over.Append(pre))
+	// A packet one byte too long is refused before it is decoded.
+	b := append(m.Append(nil), 0)
+	got := Input{Size: 32}
+	_, err := ParseInput(b, &got, mutInputs, mutStatus)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.Equal(t, Input{Size: 32}, got)
+}
+
+func TestMutationInputFrameExtremes(t *testing.T) {
+	for _, m := range []Input{
+		{Ack: math.MaxInt32, Start: math.MaxInt32, Frames: 1, Players: 1, Size: 1, Inputs: []byte{7}},
+		{Ack: -1, Start: math.MaxInt32, Frames: 1, Players: 1, Size: 1, Inputs: []byte{7}},
+		{Ack: math.MaxInt32, Start: 0, Frames: 0, Players: 1, Size: 1},
+		{Ack: -1, Start: math.MaxInt32 - 127, Frames: MaxFrames, Players: 1, Size: 1, Inputs: make([]byte, MaxFrames)},
+		{Ack: 0, Start: 5, Frames: 1, Players: 1, Size: 1, Inputs: []byte{1}, Status: []PeerStatus{
+			{Connected: true, LastFrame: math.MinInt32}, {LastFrame: math.MaxInt32}, {LastFrame: -1}, {Connected: true, LastFrame: 5},
+		}},
+		{Ack: 0, Start: math.MaxInt32, Frames: 1, Players: 1, Size: 1, Inputs: []byte{1}, Status: []PeerStatus{
+			{Connected: true, LastFrame: math.MinInt32}, {LastFrame: math.MaxInt32},
+		}},
+	} {
+		mutRoundTrip(t, m, 0)
+	}
+	// One frame more than MaxInt32 allows.
+	m := Input{Ack: -1, Start: math.MaxInt32 - 126, Frames: MaxFrames, Players: 1, Size: 1, Inputs: make([]byte, MaxFrames)}
+	require.ErrorIs(t, m.Check(), ErrMalformed)
+	require.Empty(t, m.Append(nil))
+}
