@@ -348,26 +348,32 @@ func (s *Session[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
 func (s *Session[S, I]) confirm(p int, f Frame, slot int, in I) {
 	s.inputs[slot*s.players+p] = in
 	s.conf[slot] |= 1 << p
-	if f > s.newest[p] {
-		s.newest[p] = f
-	}
-	if f != s.contig[p]+1 {
+	old := s.contig[p]
+	if f != old+1 {
+		// Out of order, or a local input given again.
+		if f > s.newest[p] {
+			s.newest[p] = f
+		}
 		return
 	}
 	c := f
-	for c < s.newest[p] {
-		n := c + 1
-		sl := int(n) & s.mask
-		if s.tags[sl] != n || s.conf[sl]&(1<<p) == 0 {
-			break
+	if f >= s.newest[p] {
+		s.newest[p] = f // in order: the common case
+	} else {
+		// A gap closed: walk over the inputs that arrived ahead of it.
+		for c < s.newest[p] {
+			n := c + 1
+			sl := int(n) & s.mask
+			if s.tags[sl] != n || s.conf[sl]&(1<<p) == 0 {
+				break
+			}
+			c = n
 		}
-		c = n
 	}
-	old := s.contig[p]
 	s.contig[p] = c
 	if old == s.confirmed {
-		m := s.contig[0]
-		for _, g := range s.contig[1:] {
+		m := c
+		for _, g := range s.contig {
 			m = min(m, g)
 		}
 		s.confirmed = m
@@ -444,21 +450,18 @@ func (s *Session[S, I]) rollback() error {
 func (s *Session[S, I]) simulateFrame(f Frame) {
 	slot := s.slotOf(f)
 	base := slot * s.players
-	used := s.used[base : base+s.players]
+	end := base + s.players
+	in, used, args := s.inputs[base:end:end], s.used[base:end:end], s.args
+	used, args = used[:len(in)], args[:len(in)]
 	c := s.conf[slot]
-	if c == s.all {
-		copy(used, s.inputs[base:base+s.players])
-	} else {
-		for p := range used {
-			if c&(1<<p) != 0 {
-				used[p] = s.inputs[base+p]
-			} else {
-				used[p] = s.predictInput(p, f)
-			}
+	for p, v := range in {
+		if c&(1<<p) == 0 {
+			v = s.predictInput(p, f)
 		}
+		used[p] = v
+		args[p] = v
 	}
-	copy(s.args, used)
-	s.simulate(s.ring.Live(), s.args, f)
+	s.simulate(s.ring.Live(), args, f)
 	s.ring.Commit()
 }
 
