@@ -174,12 +174,13 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 	if err != nil {
 		return nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
 	}
-	// The input ring holds frames from Frame()-W (the oldest accepted; a
-	// prediction's base is never older, since ConfirmedFrame() >=
-	// Frame()-MaxPrediction whenever Step simulates) to
-	// Frame()+InputDelay+MaxPrediction (a peer running ahead by the whole
-	// prediction window).
-	span := window + cfg.InputDelay + maxPred + 1
+	// The input ring must hold frames from Frame()-W (the oldest
+	// accepted; a prediction's base is never older, since
+	// ConfirmedFrame() >= Frame()-MaxPrediction whenever Step simulates)
+	// to Frame()+InputDelay+MaxPrediction (a peer running ahead by the
+	// whole prediction window): W+InputDelay+MaxPrediction+1 frames. It
+	// keeps one more, Frame()-W-1, as a margin.
+	span := window + cfg.InputDelay + maxPred + 2
 	slots := 1 << bits.Len(uint(span-1))
 	s := &Session[S, I]{
 		simulate: simulate,
