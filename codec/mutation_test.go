@@ -5,6 +5,7 @@ package codec
 // the package's other tests.
 
 import (
+	"encoding/binary"
 	"math"
 	"testing"
 
@@ -92,4 +93,49 @@ func TestMutationInputFrameExtremes(t *testing.T) {
 	m := Input{Ack: -1, Start: math.MaxInt32 - 126, Frames: MaxFrames, Players: 1, Size: 1, Inputs: make([]byte, MaxFrames)}
 	require.ErrorIs(t, m.Check(), ErrMalformed)
 	require.Empty(t, m.Append(nil))
+}
+
+// mutStatusPacket is an Input packet with Start start, no frames and one
+// status whose LastFrame-Start is d (any int64, as a peer may send).
+func mutStatusPacket(start uint64, d int64) []byte {
+	b := appendHeader(nil, TypeInput, 9)
+	b = binary.AppendUvarint(b, start)
+	b = binary.AppendUvarint(b, zigzag(-1-int64(start))) // Ack -1
+	b = append(b, 0, 0, 1)                                // no frames, no players, one status
+	return binary.AppendUvarint(b, zigzag(d)<<1|1)
+}
+
+func TestMutationInputStatusRange(t *testing.T) {
+	for _, c := range []struct {
+		start uint64
+		d     int64
+		want  int32
+		err   error
+	}{
+		{0, math.MinInt32, math.MinInt32, nil},
+		{0, math.MaxInt32, math.MaxInt32, nil},
+		{math.MaxInt32, -math.MaxInt32 - math.MaxInt32 - 1, math.MinInt32, nil},
+		{math.MaxInt32, 0, math.MaxInt32, nil},
+		{0, math.MinInt32 - 1, 0, ErrMalformed},
+		{0, math.MaxInt32 + 1, 0, ErrMalformed},
+		{math.MaxInt32, -math.MaxInt32 - math.MaxInt32 - 2, 0, ErrMalformed},
+		{math.MaxInt32, 1, 0, ErrMalformed},
+		{100, -maxDelta - 1, 0, ErrMalformed},
+		{100, maxDelta + 1, 0, ErrMalformed},
+		{100, math.MinInt64 / 4, 0, ErrMalformed},
+		{100, math.MaxInt64 / 4, 0, ErrMalformed},
+	} {
+		b := mutStatusPacket(c.start, c.d)
+		var m Input
+		m.Size = 1
+		_, err := ParseInput(b, &m, mutInputs, mutStatus)
+		if c.err != nil {
+			require.ErrorIs(t, err, c.err, "%+v", c)
+			require.Equal(t, Input{Size: 1}, m)
+			continue
+		}
+		require.NoError(t, err, "%+v", c)
+		require.Equal(t, []PeerStatus{{Connected: true, LastFrame: c.want}}, m.Status)
+		require.Equal(t, b, m.Append(nil), "canonical")
+	}
 }
