@@ -280,4 +280,3 @@ func TestT1SessionOracle(t *testing.T) {
 		t.Fatalf("the games did not exercise rollbacks and stale inputs: %+v", total)
 	}
 }
-
