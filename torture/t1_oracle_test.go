@@ -233,7 +233,7 @@ func coreRun(t testing.TB, seed uint64, g coreGame, fullEvery int) session.Stats
 			if s.Frame() != session.Frame(now) {
 				t.Fatalf("seed %d: a refused Step moved the frame", seed)
 			}
-			if waits > 2*g.Frames {
+			if waits > 4*(g.MaxLate+g.Capacity)+100 {
 				t.Fatalf("seed %d %+v: stuck at frame %d, confirmed %d", seed, g, s.Frame(), s.ConfirmedFrame())
 			}
 			arrive(1)
