@@ -141,7 +141,8 @@ const maxDelta = 1 << 33
 // statuses, when present, into status, which must then have capacity for
 // MaxPlayers entries, and m.Status aliases it (else m.Status is empty). A
 // message that claims more than the limits or the buffers allow is ErrLimit,
-// reported before anything is copied. On error m is left unchanged.
+// reported before anything is copied. On error m is left unchanged (the
+// buffers may have been written).
 func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, error) {
 	seq, err := parseHeaderOf(b, TypeInput)
 	if err != nil {
