@@ -33,22 +33,69 @@ func simEntities(s *entities, in []uint16, _ Frame) {
 	s.R.Uint64()
 }
 
-// BenchmarkStep: one frame with every input confirmed (two local inputs
-// and a Step) on the 48-byte test world.
+// stepCapacity is the ring capacity of the step benchmarks: wide enough
+// to confirm inputs 1000 frames ahead, outside the timer.
+const stepCapacity = 1024
+
+// BenchmarkStep: Step alone, every input already confirmed (fed 1000
+// frames at a time with the timer stopped), on the 48-byte test world.
 func BenchmarkStep(b *testing.B) {
+	s := newWorld(b, Config[uint16]{Players: 2, Capacity: stepCapacity})
+	next := Frame(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		if s.Frame() >= next {
+			b.StopTimer()
+			for f := next; f < next+1000; f++ {
+				_ = s.AddRemoteInput(0, f, 1)
+				_ = s.AddRemoteInput(1, f, 2)
+			}
+			next += 1000
+			b.StartTimer()
+		}
+		if err := s.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStepBaselineSimulateCommit: the bare work of a Step, simulate
+// and Commit of the same state on a ring of the same capacity, with the
+// same inputs.
+func BenchmarkStepBaselineSimulateCommit(b *testing.B) {
+	r, err := rollback.New[world](stepCapacity)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sim := simWorld
+	in := []uint16{1, 2}
+	f := Frame(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		sim(r.Live(), in, f)
+		r.Commit()
+		f++
+	}
+}
+
+// BenchmarkFrame: a whole frame of a two-player game loop, both inputs
+// given (AddLocalInput twice) and Step, on the default capacity.
+func BenchmarkFrame(b *testing.B) {
 	s := newWorld(b, Config[uint16]{Players: 2})
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = s.AddLocalInput(0, 1)
 		_ = s.AddLocalInput(1, 2)
-		_ = s.Step()
+		if err := s.Step(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
-// BenchmarkStepBaselineSimulateCommit: the bare work of a frame, simulate
-// and Commit of the same state on a ring, with the same inputs.
-func BenchmarkStepBaselineSimulateCommit(b *testing.B) {
-	r, err := rollback.New[world](16)
+// BenchmarkFrameBaselineSimulateCommit: simulate and Commit on a ring of
+// the default capacity.
+func BenchmarkFrameBaselineSimulateCommit(b *testing.B) {
+	r, err := rollback.New[world](defaultCapacity)
 	if err != nil {
 		b.Fatal(err)
 	}
