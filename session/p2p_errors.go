@@ -16,8 +16,9 @@ var (
 	ErrNotSynchronized = errors.New("session: not synchronized with every peer yet")
 
 	// ErrSyncFailed reports a handshake that failed: the peers disagree on
-	// the settings (players, input size, input delay, frame rate, ...) or
-	// speak another protocol. The error is a *SyncError naming the peer and
+	// the settings (players, input size, input delay, frame rate, ...),
+	// speak another protocol, or did not complete it within
+	// NetConfig.SyncTimeout. The error is a *SyncError naming the peer and
 	// the reason; a SyncFailed event says the same.
 	ErrSyncFailed = errors.New("session: synchronization failed")
 
@@ -59,4 +60,5 @@ const (
 	ReasonSettings = "settings differ (players, input size, input delay, frame rate, checksum interval, player placement or game settings)"
 	ReasonProtocol = "protocol version differs"
 	ReasonWire     = "wire version differs"
+	ReasonTimeout  = "no handshake within the sync timeout (peer absent, unreachable or failed)"
 )

@@ -58,6 +58,14 @@ type NetConfig struct {
 	// SyncRetry is how long a handshake request waits for its reply before
 	// it is sent again; 0 means 200 ms.
 	SyncRetry time.Duration
+	// SyncTimeout is how long a link's handshake may run without
+	// completing, counted from its first request (for a spectator added
+	// with AddSpectator, from the first poll after it was added); 0 means
+	// 10 s. Then the link fails with ReasonTimeout: a SyncFailed event and,
+	// for a player peer or a spectator's host, a *SyncError from
+	// AdvanceFrame. A host whose spectator never answers only reports the
+	// event and plays on.
+	SyncTimeout time.Duration
 	// KeepAlive is the longest a peer goes without a packet from us; 0
 	// means 200 ms.
 	KeepAlive time.Duration
@@ -90,7 +98,8 @@ type NetConfig struct {
 // nanoseconds.
 type netSettings struct {
 	frameRate, checkInterval, rounds, window, minWait int
-	syncRetry, keepAlive, quality, notify, timeout    int64
+	syncRetry, syncTimeout, keepAlive, quality        int64
+	notify, timeout                                   int64
 	settings                                          uint64
 	now                                               func() time.Time
 	rand                                              func() uint64
@@ -116,6 +125,7 @@ func (c NetConfig) resolve() (netSettings, error) {
 		window:        def(c.TimeSyncWindow, 30),
 		minWait:       def(c.MinWait, 3),
 		syncRetry:     dur(c.SyncRetry, 200*time.Millisecond),
+		syncTimeout:   dur(c.SyncTimeout, 10*time.Second),
 		keepAlive:     dur(c.KeepAlive, 200*time.Millisecond),
 		quality:       dur(c.QualityInterval, 200*time.Millisecond),
 		notify:        dur(c.DisconnectNotify, 750*time.Millisecond),
@@ -133,7 +143,7 @@ func (c NetConfig) resolve() (netSettings, error) {
 		return n, fmt.Errorf("%w: TimeSyncWindow %d not in [1, %d]", ErrConfig, c.TimeSyncWindow, maxAdvSamples)
 	case n.minWait < 1:
 		return n, fmt.Errorf("%w: MinWait %d < 1", ErrConfig, c.MinWait)
-	case n.syncRetry < 0 || n.keepAlive < 0 || n.quality < 0 || n.notify < 0 || n.timeout < 0:
+	case n.syncRetry < 0 || n.syncTimeout < 0 || n.keepAlive < 0 || n.quality < 0 || n.notify < 0 || n.timeout < 0:
 		return n, fmt.Errorf("%w: negative duration", ErrConfig)
 	case n.notify > n.timeout:
 		return n, fmt.Errorf("%w: DisconnectNotify %v after DisconnectTimeout %v", ErrConfig, time.Duration(n.notify), time.Duration(n.timeout))
@@ -240,6 +250,8 @@ type link struct {
 	nonce     uint64
 	rounds    int
 	syncSent  int64
+	syncBegan int64 // when the first handshake request went out
+	syncGoing bool  // a first request went out
 	syncEver  bool
 	budget    int
 	budgetAt  int64
@@ -402,13 +414,16 @@ func (e *endpoint) disconnect(l *link) {
 	e.events.push(Event{Kind: EventDisconnected, Peer: l.id})
 }
 
+// fail ends l's handshake for reason. A failed player link (or a
+// spectator's host link) fails the whole session; a failed spectator link
+// at its host is only reported: the players never wait for a spectator.
 func (e *endpoint) fail(l *link, reason string) {
 	if l.state == linkFailed {
 		return
 	}
 	l.state = linkFailed
 	e.events.push(Event{Kind: EventSyncFailed, Peer: l.id, Reason: reason})
-	if e.failErr == nil {
+	if e.failErr == nil && !l.spectator {
 		e.failErr = &SyncError{Peer: l.id, Reason: reason}
 	}
 }
@@ -495,6 +510,12 @@ func (e *endpoint) handleSync(l *link, typ codec.Type, b []byte) bool {
 		if l.budget <= 0 {
 			return false
 		}
+		if l.state == linkFailed && m.Protocol == protocolVersion && m.Settings == l.expect {
+			// Failed here for another reason (a timeout): no reply, so the
+			// peer's handshake cannot complete with a session that will
+			// not play; it times out too.
+			return false
+		}
 		l.budget--
 		reply := codec.SyncReply{Seq: l.seq, Nonce: m.Nonce, Protocol: protocolVersion, Settings: l.offer}
 		e.out = reply.Append(e.out[:0])
@@ -551,6 +572,9 @@ func (e *endpoint) syncRequest(l *link) {
 	m := codec.SyncRequest{Seq: l.seq, Nonce: l.nonce, Protocol: protocolVersion, Settings: l.offer}
 	e.out = m.Append(e.out[:0])
 	l.syncSent = e.t
+	if !l.syncGoing {
+		l.syncGoing, l.syncBegan = true, e.t
+	}
 	e.send(l)
 }
 
@@ -627,6 +651,10 @@ func (e *endpoint) tick(l *link) bool {
 	}
 	switch l.state {
 	case linkSyncing:
+		if l.syncGoing && e.t-l.syncBegan >= e.net.syncTimeout {
+			e.fail(l, ReasonTimeout)
+			return false
+		}
 		if l.nonce == 0 || e.t-l.syncSent >= e.net.syncRetry {
 			e.syncRequest(l)
 		}

@@ -1,0 +1,122 @@
+package session
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
+)
+
+// tickUntilErr ticks node n by hand (AddLocalInput, AdvanceFrame, Events)
+// and returns AdvanceFrame's error.
+func tickHand(n *p2pNode) error {
+	for _, pl := range n.locals {
+		_ = n.p.AddLocalInput(pl, 0)
+	}
+	err := n.p.AdvanceFrame()
+	n.events = n.p.Events(n.events)
+	return err
+}
+
+// A peer that never answers fails the handshake after SyncTimeout (10 s by
+// default), with a SyncFailed event and a *SyncError, instead of
+// ErrNotSynchronized forever. A peer that shows up after that gets no
+// replies from the failed session, and times out in turn.
+func TestP2PSyncTimeout(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 2, seed: 51, link: local.Link{Latency: 10 * time.Millisecond}})
+	p0, p1 := c.nodes[0], c.nodes[1]
+	p1.paused = true
+	for c.clock.Now().Before(p2pEpoch.Add(10*time.Second - 20*time.Millisecond)) {
+		require.ErrorIs(t, tickHand(p0), ErrNotSynchronized)
+		c.clock.Advance(time.Second / 60)
+	}
+	_, failed := p0.first(EventSyncFailed)
+	require.False(t, failed, "before the default 10 s")
+	c.clock.Advance(time.Second / 30)
+	err := tickHand(p0)
+	var se *SyncError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, ReasonTimeout, se.Reason)
+	require.EqualValues(t, "p1", se.Peer)
+	e, ok := p0.first(EventSyncFailed)
+	require.True(t, ok)
+	require.Equal(t, ReasonTimeout, e.Reason)
+	require.EqualValues(t, "p1", e.Peer)
+	require.ErrorAs(t, p0.p.Poll(), &se)
+
+	// p1 starts late: p0 keeps polling but does not answer a handshake it
+	// already gave up; p1 fails after its own timeout, never running.
+	late := c.clock.Now()
+	for c.clock.Now().Before(late.Add(10*time.Second + 50*time.Millisecond)) {
+		_ = p0.p.Poll()
+		err = tickHand(p1)
+		if err != nil && !errors.Is(err, ErrNotSynchronized) {
+			break
+		}
+		c.clock.Advance(time.Second / 60)
+	}
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, ReasonTimeout, se.Reason)
+	require.False(t, p1.p.Running())
+	_, ok = p1.first(EventSynchronized)
+	require.False(t, ok, "no handshake with a session that failed")
+}
+
+// SyncTimeout is configurable; negative is refused.
+func TestP2PSyncTimeoutConfig(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 2, seed: 52, net: NetConfig{SyncTimeout: time.Second}})
+	c.nodes[1].paused = true
+	at := p2pEpoch
+	for range 120 {
+		if err := tickHand(c.nodes[0]); !errors.Is(err, ErrNotSynchronized) {
+			require.ErrorIs(t, err, ErrSyncFailed)
+			break
+		}
+		c.clock.Advance(time.Second / 60)
+		at = c.clock.Now()
+	}
+	require.True(t, c.nodes[0].p.failErr != nil, "no failure after 2 s")
+	require.WithinDuration(t, p2pEpoch.Add(time.Second), at, time.Second/60)
+
+	_, err := NewP2P[p2pWorld](P2PConfig[uint16]{Session: Config[uint16]{Players: 1}, Remote: []transport.Peer{""},
+		Net: NetConfig{SyncTimeout: -1}}, c.nodes[0].ep, simP2P)
+	require.ErrorIs(t, err, ErrConfig)
+}
+
+// A spectator whose host never answers fails after SyncTimeout; a host
+// whose spectator never shows reports SyncFailed for it and plays on.
+func TestP2PSyncTimeoutSpectator(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 53, link: local.Link{Latency: 10 * time.Millisecond},
+		net: NetConfig{SyncTimeout: 2 * time.Second}})
+	spec := c.nodes[2]
+	spec.paused = true
+	c.run(3 * time.Second)
+	e, ok := c.nodes[0].first(EventSyncFailed)
+	require.True(t, ok, "host: %v", c.nodes[0].events)
+	require.EqualValues(t, "s0", e.Peer)
+	require.Equal(t, ReasonTimeout, e.Reason)
+	c.frames(300, 10*time.Second) // the players play on (tickNode fails on any other error)
+	st, err := c.nodes[0].p.PeerStats("s0")
+	require.NoError(t, err)
+	require.False(t, st.Synchronized)
+
+	// The spectator starts now: its host gave up on it, so it times out.
+	spec.paused = false
+	late := c.clock.Now()
+	var serr error
+	for c.clock.Now().Before(late.Add(3 * time.Second)) {
+		serr = spec.s.AdvanceFrame()
+		spec.events = spec.s.Events(spec.events)
+		if serr != nil && !errors.Is(serr, ErrNotSynchronized) {
+			break
+		}
+		c.clock.Advance(time.Second / 60)
+	}
+	var se *SyncError
+	require.ErrorAs(t, serr, &se)
+	require.Equal(t, ReasonTimeout, se.Reason)
+	require.EqualValues(t, "p0", se.Peer)
+}
