@@ -232,6 +232,7 @@ func (w *advWindow) reset() { w.n, w.i, w.sum = 0, 0, 0 }
 type checkEntry struct {
 	frame Frame
 	sum   uint32
+	done  bool // a peer's report: compared with ours already
 }
 
 const checkRing = 32
@@ -286,6 +287,7 @@ type link struct {
 
 	// counters
 	pktsSent, pktsRecv, bytesSent, bytesRecv, malformed uint64
+	compared, agreed                                    uint64
 	winStart                                            int64
 	winSent, winRecv                                    uint64
 	rateSent, rateRecv                                  int
@@ -322,6 +324,14 @@ type PeerStats struct {
 	// Malformed counts packets from the peer dropped because they did not
 	// decode or made claims that cannot be true (acks of frames never sent).
 	Malformed uint64
+	// ChecksumsCompared counts the confirmed frames whose checksum both
+	// this session and the peer computed and compared here (one every
+	// NetConfig.ChecksumInterval frames, each counted once however often
+	// the report arrives); ChecksumsAgreed counts those that were equal.
+	// ChecksumsCompared > ChecksumsAgreed means a desync (see
+	// EventDesyncDetected). A spectator's own stats count its comparisons
+	// with its host.
+	ChecksumsCompared, ChecksumsAgreed uint64
 }
 
 func (l *link) stats() PeerStats {
@@ -342,6 +352,8 @@ func (l *link) stats() PeerStats {
 		BytesSent:             l.bytesSent,
 		BytesReceived:         l.bytesRecv,
 		Malformed:             l.malformed,
+		ChecksumsCompared:     l.compared,
+		ChecksumsAgreed:       l.agreed,
 	}
 }
 
@@ -744,14 +756,24 @@ func (e *endpoint) remoteChecksum(l *link, own *checks, b []byte) {
 		return
 	}
 	e.heard(l)
-	l.checks[int(f/Frame(own.interval))%checkRing] = checkEntry{frame: f, sum: m.Checksum}
+	r := &l.checks[int(f/Frame(own.interval))%checkRing]
+	if r.frame == f && r.done {
+		return // a repeat of a report already compared
+	}
+	*r = checkEntry{frame: f, sum: m.Checksum}
 	if sum, ok := own.find(f); ok {
+		r.done = true
 		e.compare(l, f, sum, m.Checksum)
 	}
 }
 
-// compare reports a desync with l at f once.
+// compare counts a comparison with l at f (once per frame: the callers
+// mark the report done) and reports a desync with l at f once.
 func (e *endpoint) compare(l *link, f Frame, local, remote uint32) {
+	l.compared++
+	if local == remote {
+		l.agreed++
+	}
 	if local == remote || f <= l.desyncAt {
 		return
 	}
@@ -768,7 +790,8 @@ func (e *endpoint) localChecksum(own *checks, f Frame, sum uint32) {
 		if l.state != linkRunning {
 			continue
 		}
-		if r := l.checks[slot]; r.frame == f {
+		if r := &l.checks[slot]; r.frame == f && !r.done {
+			r.done = true
 			e.compare(l, f, sum, r.sum)
 		}
 		e.sendChecksum(l, own.newest)

@@ -126,6 +126,10 @@ func TestP2PDesyncDetected(t *testing.T) {
 		require.Equal(t, Frame(330), e.Frame, "the first checksum frame at or after the plant")
 		require.NotEqual(t, e.Local, e.Remote)
 		require.NotEmpty(t, e.Peer)
+		st, err := n.p.PeerStats(e.Peer)
+		require.NoError(t, err)
+		require.EqualValues(t, plant/interval, st.ChecksumsAgreed, "%s: frames 30 to 300 agreed", n.name)
+		require.Greater(t, st.ChecksumsCompared, st.ChecksumsAgreed, n.name)
 	}
 	rtt := 100 * time.Millisecond
 	budget := interval*time.Second/60 + rtt + 3*time.Second/60 + 100*time.Millisecond // + input delay, confirmation

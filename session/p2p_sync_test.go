@@ -120,3 +120,32 @@ func TestP2PSyncTimeoutSpectator(t *testing.T) {
 	require.Equal(t, ReasonTimeout, se.Reason)
 	require.EqualValues(t, "p0", se.Peer)
 }
+
+// PeerStats counts the checksums compared with each peer, once per frame
+// however often a report arrives (each is sent several times, and this
+// link duplicates and reorders), and how many agreed.
+func TestP2PChecksumCounts(t *testing.T) {
+	const interval = 30
+	c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 54, mash: 0.3,
+		link: local.Link{Latency: 40 * time.Millisecond, Jitter: 6 * time.Millisecond, Duplicate: 0.2, Reorder: 0.1},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: interval}})
+	c.frames(900, 30*time.Second)
+	p0, p1, spec := c.nodes[0], c.nodes[1], c.nodes[2]
+	check := func(who string, st PeerStats, upto Frame) {
+		t.Helper()
+		most := uint64(upto / interval)
+		require.LessOrEqual(t, st.ChecksumsCompared, most, "%s: at most one per checksum frame up to %d", who, upto)
+		require.GreaterOrEqual(t, st.ChecksumsCompared, most-3, "%s: up to %d", who, upto)
+		require.Equal(t, st.ChecksumsCompared, st.ChecksumsAgreed, who)
+	}
+	st, err := p0.p.PeerStats("p1")
+	require.NoError(t, err)
+	check("p0/p1", st, min(p0.p.ConfirmedFrame(), p1.p.ConfirmedFrame()))
+	st, err = p1.p.PeerStats("p0")
+	require.NoError(t, err)
+	check("p1/p0", st, min(p0.p.ConfirmedFrame(), p1.p.ConfirmedFrame()))
+	st, err = p0.p.PeerStats("s0")
+	require.NoError(t, err)
+	check("p0/s0", st, spec.s.Frame()-1)
+	check("s0/p0", spec.s.PeerStats(), spec.s.Frame()-1)
+}
