@@ -308,7 +308,16 @@ type PeerStats struct {
 	Synchronized bool // the handshake completed
 	Interrupted  bool // silent for more than the disconnect notify time
 	Disconnected bool
-	// RTT is the smoothed round-trip time.
+	// RTT is the smoothed round-trip time as the game loop sees it: from
+	// the tick that sends a quality report to the tick that reads its
+	// reply. Packets are read only when the game calls AdvanceFrame or
+	// Poll, so it includes each packet's wait for the receiving loop's
+	// next tick: with steady loops it is a whole number of this session's
+	// ticks, at least one however short the link (on loopback at 60 fps,
+	// 16.7 or 33 ms, smoothed in between). That is what an input meets on
+	// its way, and what time sync needs; the network's own round trip is
+	// about one tick less, and a transport may know it exactly (WebRTC's
+	// ICE round trip).
 	RTT time.Duration
 	// LocalFrameAdvantage is how many frames this session runs ahead of the
 	// peer, as estimated here; RemoteFrameAdvantage is the peer's estimate

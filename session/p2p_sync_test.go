@@ -149,3 +149,25 @@ func TestP2PChecksumCounts(t *testing.T) {
 	check("p0/s0", st, spec.s.Frame()-1)
 	check("s0/p0", spec.s.PeerStats(), spec.s.Frame()-1)
 }
+
+// The round-trip time is measured between game-loop ticks: the report goes
+// out at a tick, waits at the peer for its next tick, and the reply waits
+// here for ours. With steady loops it is a whole number of ticks, at least
+// one however short the link (the documented behaviour of PeerStats.RTT).
+func TestP2PRTTIsGameLoopRoundTrip(t *testing.T) {
+	tick := time.Second / 60
+	for _, tc := range []struct {
+		latency time.Duration
+		ticks   int
+	}{
+		{0, 1},                     // loopback: one tick, not zero
+		{10 * time.Millisecond, 3}, // 20 ms on the wire: sent at 0, read at 24.7 there, back at 50
+	} {
+		c := newCluster(t, clusterOpts{players: 2, seed: 55, link: local.Link{Latency: tc.latency}})
+		c.nodes[1].next = p2pEpoch.Add(8 * time.Millisecond) // the peer ticks half a tick later
+		c.frames(120, 10*time.Second)
+		st, err := c.nodes[0].p.PeerStats("p1")
+		require.NoError(t, err)
+		require.Equal(t, time.Duration(tc.ticks)*tick, st.RTT, "latency %v", tc.latency)
+	}
+}
