@@ -22,8 +22,9 @@ import (
 // ErrNotConfirmed; n < 1 is ErrArgument; a mask naming a player >=
 // Players is ErrPlayer. On error dst is returned unchanged.
 //
-// A session packs its local players' inputs, typically ending at the
-// newest local frame; sending n >= 2 makes one lost packet harmless, since
+// The mask is 32 bits wide, as on the wire: players 32 and above cannot be
+// packed. A session packs its local players' inputs, typically ending at
+// the newest local frame; sending n >= 2 makes one lost packet harmless, since
 // the next one carries its frames too.
 func (s *Session[S, I]) PackInputs(dst []byte, baseFrame Frame, n int, playerMask uint32) ([]byte, error) {
 	if n < 1 {
