@@ -15,20 +15,16 @@ type entities struct {
 }
 
 func simEntities(s *entities, in []uint16, _ Frame) {
+	// Branch-free, so that its cost does not depend on the inputs: the
+	// session and its baseline simulate different input sequences.
 	for i := range s.Pos {
 		p := &s.Pos[i]
 		v := &s.Vel[i]
-		c := int32(in[i&1] & 3)
-		v[0] += c - 1
-		v[1] -= c - 2
-		p[0] += v[0]
-		p[1] += v[1]
-		if p[0] < 0 || p[0] > 1<<16 {
-			v[0] = -v[0]
-		}
-		if p[1] < 0 || p[1] > 1<<16 {
-			v[1] = -v[1]
-		}
+		c := int32(in[i&1]&3) - 1
+		v[0] = (v[0] + c) & 0xff
+		v[1] = (v[1] - c) & 0xff
+		p[0] = (p[0] + v[0] - 0x80) & 0xffff
+		p[1] = (p[1] + v[1] - 0x80) & 0xffff
 	}
 	s.R.Uint64()
 }
