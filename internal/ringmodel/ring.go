@@ -1,0 +1,55 @@
+package ringmodel
+
+// Ring is a state ring seen through byte views: the methods of
+// rollback.Bytes, and of rollback.Ring[T] through Typed.
+type Ring interface {
+	Live() []byte
+	Commit()
+	Rollback(n int) error
+	Peek(n int) ([]byte, error)
+	Depth() int
+	Capacity() int
+	Reset()
+	Checksum() uint32
+	ChecksumAt(n int) (uint32, error)
+}
+
+// TypedRing is a state ring over a typed state, the methods of
+// rollback.Ring[T].
+type TypedRing[T any] interface {
+	Live() *T
+	Commit()
+	Rollback(n int) error
+	Peek(n int) (*T, error)
+	Depth() int
+	Capacity() int
+	Reset()
+	Checksum() uint32
+	ChecksumAt(n int) (uint32, error)
+}
+
+// Typed returns r as a Ring, viewing each state through bytesOf
+// (rollback.BytesOf[T]). A Peek that returns a non-nil pointer together with
+// an error comes out as a non-nil empty view, which Check reports.
+func Typed[T any](r TypedRing[T], bytesOf func(*T) []byte) Ring {
+	return typed[T]{TypedRing: r, bytesOf: bytesOf}
+}
+
+type typed[T any] struct {
+	TypedRing[T] // all but Live and Peek, which return byte views here
+	bytesOf      func(*T) []byte
+}
+
+func (u typed[T]) Live() []byte { return u.bytesOf(u.TypedRing.Live()) }
+
+func (u typed[T]) Peek(n int) ([]byte, error) {
+	p, err := u.TypedRing.Peek(n)
+	switch {
+	case err == nil:
+		return u.bytesOf(p), nil
+	case p != nil:
+		return []byte{}, err
+	default:
+		return nil, err
+	}
+}
