@@ -293,6 +293,11 @@ func TestMutationPrediction(t *testing.T) {
 	require.Equal(t, [4]uint16{1, 50, 1, 0}, s.State().In[3])
 	require.Equal(t, [4]uint16{1, 150, 77, 0}, s.State().In[4]) // player 1: from frame 3
 	require.Equal(t, int32(4), s.State().Last)
+	for g := range Frame(5) { // one commit per frame, re-simulated or not
+		st, err := s.StateAt(g)
+		require.NoError(t, err)
+		require.Equal(t, int32(g), st.Last, "state after frame %d", g)
+	}
 
 	// A deeper rollback raises the maximum; a shallower one does not.
 	local(1)
