@@ -43,12 +43,30 @@ type P2PConfig[I comparable] struct {
 	// one player must be local.
 	Remote []transport.Peer
 	// Spectators are peers that receive every player's confirmed inputs
-	// from this session (their host) and play along behind.
+	// from this session (their host) and play along behind. More can join
+	// later with AddSpectator; at most MaxSpectators in all.
 	Spectators []transport.Peer
+	// SpectatorArchive is how many frames of confirmed inputs, from the
+	// first, this session keeps so that a spectator added with
+	// AddSpectator during the match can replay it from the start (a
+	// spectator always starts from the initial state). It costs
+	// SpectatorArchive × Players × input size bytes, allocated by NewP2P.
+	// 0 means none: AddSpectator then works only while the input history
+	// (a few hundred frames) still holds the match's first frame. For
+	// example 36000 keeps ten minutes at 60 fps.
+	SpectatorArchive int
 	// Net holds the protocol's settings: frame rate, checksum interval,
 	// timeouts, clock, nonce source.
 	Net NetConfig
 }
+
+// MaxSpectators is the most spectators one P2P session feeds, listed in
+// P2PConfig.Spectators and added with AddSpectator together. Each costs
+// the host a packet per tick.
+const MaxSpectators = 16
+
+// maxArchive bounds P2PConfig.SpectatorArchive (about 78 hours at 60 fps).
+const maxArchive = 1 << 24
 
 // P2P is a rollback session over a network. See the top of p2p.go for a
 // game loop. A P2P is not safe for concurrent use.
@@ -70,6 +88,8 @@ type P2P[S any, I comparable] struct {
 	nPlayers int  // player links (links[:nPlayers]); spectators follow
 
 	hist     history
+	archive  []byte  // confirmed inputs of frames [0, len/stride), all players
+	archived Frame   // newest frame in archive (frames before it all are)
 	recv     []Frame // per player: newest frame heard contiguously (local: committed)
 	fed      []Frame // per player: newest frame given to the core
 	disc     []bool  // per player: disconnected
@@ -153,6 +173,12 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	}
 	p.nPlayers = len(p.links)
 	p.multi = p.nPlayers >= 2
+	if len(cfg.Spectators) > MaxSpectators {
+		return nil, fmt.Errorf("%w: %d spectators (at most %d)", ErrConfig, len(cfg.Spectators), MaxSpectators)
+	}
+	if cfg.SpectatorArchive < 0 || cfg.SpectatorArchive > maxArchive {
+		return nil, fmt.Errorf("%w: SpectatorArchive %d not in [0, %d]", ErrConfig, cfg.SpectatorArchive, maxArchive)
+	}
 	for _, peer := range cfg.Spectators {
 		l := newLink(peer, players)
 		l.spectator = true
@@ -198,12 +224,10 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	}
 	p.newest = Frame(p.delay) - 1
 	for _, l := range p.links {
-		l.acked = Frame(p.delay) - 1
-		l.sent = Frame(p.delay) - 1
-		for pl := range l.status {
-			l.status[pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
-		}
+		p.initLink(l)
 	}
+	p.archive = make([]byte, cfg.SpectatorArchive*players*ic.size)
+	p.archived = Frame(p.delay) - 1 // the first frames' inputs are zero
 	maxStride := 0
 	for _, l := range p.links {
 		maxStride = max(maxStride, bits.OnesCount64(l.mask)*ic.size)
@@ -213,6 +237,110 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	p.block = make([]byte, codec.MaxFrames*players*ic.size)
 	p.outStat = make([]codec.PeerStatus, players)
 	return p, nil
+}
+
+// initLink sets l's frame counters and connection statuses to the
+// session's start.
+func (p *P2P[S, I]) initLink(l *link) {
+	l.acked = Frame(p.delay) - 1
+	l.sent = Frame(p.delay) - 1
+	for pl := range l.status {
+		l.status[pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
+	}
+}
+
+// AddSpectator adds a spectator of this session: peer runs a Spectator
+// whose SpectatorConfig.Host is this session, and the handshake with it
+// starts at the next AdvanceFrame or Poll. Like every spectator it starts
+// from the initial state and replays the match from its first frame,
+// catching up several frames per tick (see SpectatorConfig.CatchUp), so it
+// needs every confirmed input since the start: AddSpectator returns
+// ErrSpectatorLate when they are no longer held (the match outgrew
+// P2PConfig.SpectatorArchive, or with no archive, the input history), and
+// a spectator that cannot catch up before the frames it needs are dropped
+// is disconnected (EventDisconnected). A spectator that disconnected or
+// failed its handshake may be added again (it replays from the start). It
+// returns ErrSpectatorLimit beyond MaxSpectators, an ErrConfig error for a
+// peer that is this session, one of its players' peers or a spectator
+// already live, ErrClosed after Close. It allocates; call it between
+// ticks, not from within a game loop's hot path.
+func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
+	if p.closed {
+		return ErrClosed
+	}
+	i, known := p.byPeer[peer]
+	if known {
+		old := p.links[i]
+		if !old.spectator {
+			return fmt.Errorf("%w: peer %q is a player's peer", ErrConfig, string(peer))
+		}
+		if old.state != linkDisconnected && old.state != linkFailed {
+			return fmt.Errorf("%w: spectator %q already added", ErrConfig, string(peer))
+		}
+	} else if len(p.links)-p.nPlayers >= MaxSpectators {
+		return fmt.Errorf("%w: %d spectators already", ErrSpectatorLimit, MaxSpectators)
+	}
+	if !p.replayable() {
+		return fmt.Errorf("%w: frame %d confirmed, first %d frames kept (SpectatorArchive)", ErrSpectatorLate,
+			p.core.ConfirmedFrame(), len(p.archive)/max(1, p.players*p.size))
+	}
+	l := newLink(peer, p.players)
+	l.spectator = true
+	l.offer = settingsHash(&p.net, p.players, p.size, p.delay, roleHost, roleSpectator)
+	l.expect = settingsHash(&p.net, p.players, p.size, p.delay, roleSpectator, roleHost)
+	p.initLink(l)
+	if known {
+		p.links[i] = l
+		return nil
+	}
+	return p.addLink(l)
+}
+
+// replayable reports whether every confirmed frame's inputs are still
+// held, in the archive or the history: what a new spectator needs.
+func (p *P2P[S, I]) replayable() bool {
+	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
+	f := max(p.archived+1, Frame(p.delay))
+	if f > c {
+		return true
+	}
+	for pl := range p.players {
+		if _, ok := p.hist.get(f, pl); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// archiveConfirmed copies newly confirmed frames' inputs from the history
+// into the spectator archive, while it has room.
+func (p *P2P[S, I]) archiveConfirmed() {
+	stride := p.players * p.size
+	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
+	for f := p.archived + 1; f <= c && int(f+1)*stride <= len(p.archive); f++ {
+		row := p.archive[int(f)*stride : int(f+1)*stride]
+		for pl := range p.players {
+			b, ok := p.hist.get(f, pl)
+			if !ok {
+				return
+			}
+			copy(row[pl*p.size:], b)
+		}
+		p.archived = f
+	}
+}
+
+// confirmedInput returns player's confirmed input of frame f, from the
+// history or the archive.
+func (p *P2P[S, I]) confirmedInput(f Frame, player int) ([]byte, bool) {
+	if b, ok := p.hist.get(f, player); ok {
+		return b, true
+	}
+	if f >= 0 && f <= p.archived && len(p.archive) > 0 {
+		i := (int(f)*p.players + player) * p.size
+		return p.archive[i : i+p.size], true
+	}
+	return nil, false
 }
 
 // predict is the core session's Predict in sessions of more than two
@@ -302,6 +430,9 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		}
 	}
 	p.checksums()
+	if len(p.archive) > 0 {
+		p.archiveConfirmed()
+	}
 	p.timeSync()
 	p.flush()
 	return nil
@@ -695,7 +826,7 @@ func (p *P2P[S, I]) sendSpectator(l *link) {
 	stride := p.players * p.size
 	for k := range n {
 		for pl := range p.players {
-			b, ok := p.hist.get(start+Frame(k), pl)
+			b, ok := p.confirmedInput(start+Frame(k), pl)
 			if !ok {
 				// The spectator fell behind what we keep: it cannot catch up.
 				p.disconnect(l)

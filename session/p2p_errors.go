@@ -35,6 +35,14 @@ var (
 	// ErrClosed is returned by every call after Close.
 	ErrClosed = errors.New("session: closed")
 
+	// ErrSpectatorLate is returned by AddSpectator when the inputs a new
+	// spectator needs to replay the match from its start are no longer
+	// held (see P2PConfig.SpectatorArchive).
+	ErrSpectatorLate = errors.New("session: too late to add a spectator: the match's first inputs are no longer held")
+
+	// ErrSpectatorLimit is returned by AddSpectator beyond MaxSpectators.
+	ErrSpectatorLimit = errors.New("session: too many spectators")
+
 	// ErrHostGone reports, on a spectator, that the host disconnected; the
 	// spectator plays on no further.
 	ErrHostGone = errors.New("session: spectator's host disconnected")

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -131,10 +132,16 @@ func TestP2PConfigErrors(t *testing.T) {
 		"self":            func(c *P2PConfig[uint16]) { c.Remote[1] = "me" },
 		"spectator twice": func(c *P2PConfig[uint16]) { c.Spectators = []transport.Peer{"s", "s"} },
 		"spectator plays": func(c *P2PConfig[uint16]) { c.Spectators = []transport.Peer{"you"} },
-		"frame rate":      func(c *P2PConfig[uint16]) { c.Net.FrameRate = -1 },
-		"timeouts":        func(c *P2PConfig[uint16]) { c.Net.DisconnectNotify = time.Hour },
-		"players":         func(c *P2PConfig[uint16]) { c.Session.Players = 0; c.Remote = nil },
-		"core":            func(c *P2PConfig[uint16]) { c.Session.Capacity = 3 },
+		"spectators": func(c *P2PConfig[uint16]) {
+			for i := range MaxSpectators + 1 {
+				c.Spectators = append(c.Spectators, transport.Peer(fmt.Sprint("s", i)))
+			}
+		},
+		"archive":    func(c *P2PConfig[uint16]) { c.SpectatorArchive = -1 },
+		"frame rate": func(c *P2PConfig[uint16]) { c.Net.FrameRate = -1 },
+		"timeouts":   func(c *P2PConfig[uint16]) { c.Net.DisconnectNotify = time.Hour },
+		"players":    func(c *P2PConfig[uint16]) { c.Session.Players = 0; c.Remote = nil },
+		"core":       func(c *P2PConfig[uint16]) { c.Session.Capacity = 3 },
 	}
 	for name, mutate := range bad {
 		cfg := base()
