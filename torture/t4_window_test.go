@@ -8,8 +8,8 @@ import (
 	"github.com/rollnet/rollnet/session"
 )
 
-// T4: window edges. For every capacity up to 64, every input delay and
-// several prediction limits, a remote player lags by the whole prediction
+// T4: window edges. For every capacity up to 32 and every input delay
+// (capacity 64 at its edge delays), with several prediction limits, a remote player lags by the whole prediction
 // window; then inputs exactly at, one inside and one outside both edges
 // of the accept window: [Frame()-W, Frame()+InputDelay+MaxPrediction],
 // W = Capacity-1-InputDelay. Below is stale (ignored, counted, even when
@@ -20,6 +20,9 @@ func TestT4WindowEdges(t *testing.T) {
 	cases := 0
 	for _, capacity := range []int{2, 4, 8, 16, 32, 64} {
 		for delay := range capacity - 1 {
+			if capacity == 64 && delay > 2 && delay < 60 && delay != 31 {
+				continue // the largest ring at its edge delays only
+			}
 			w := capacity - 1 - delay
 			for _, maxPred := range []int{0, 1, (w + 1) / 2, w} {
 				if maxPred > w {
