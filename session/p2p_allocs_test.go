@@ -11,7 +11,8 @@ import (
 
 // TestP2PAllocsAdvanceFrame: at steady state a tick of every peer and a
 // spectator (AddLocalInput, AdvanceFrame with rollbacks, sends, receives,
-// acks, quality reports, checksums) allocates nothing.
+// acks, quality reports, checksums) allocates nothing; nor does a spectator
+// added mid-match, replaying the match out of the host's archive.
 func TestP2PAllocsAdvanceFrame(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocates under -race")
@@ -19,8 +20,12 @@ func TestP2PAllocsAdvanceFrame(t *testing.T) {
 	for _, players := range []int{2, 4} {
 		c := newCluster(t, clusterOpts{players: players, spectators: 1, seed: 20, mash: 0.3,
 			link: local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.01},
-			cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: 10}})
-		c.frames(300, time.Minute)
+			cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: 10},
+			mutate: func(i int, cfg *P2PConfig[uint16]) { cfg.SpectatorArchive = 4096 }})
+		c.frames(1000, time.Minute)
+		require.NoError(t, c.nodes[0].p.AddSpectator("late"))
+		late := c.joinSpectator("late", "p0", 2, nil)
+		c.run(time.Second) // its handshake
 		c.noSums = true
 		for _, n := range c.nodes {
 			n.events = make([]Event, 0, 1<<14)
@@ -29,5 +34,6 @@ func TestP2PAllocsAdvanceFrame(t *testing.T) {
 		require.Zero(t, allocs, "%d players", players)
 		st := c.nodes[0].p.Stats()
 		require.Positive(t, st.Rollbacks, "the run exercised rollbacks")
+		require.Greater(t, late.s.Behind(), 100, "the late spectator still replays out of the archive")
 	}
 }
