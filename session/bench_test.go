@@ -14,6 +14,11 @@ type entities struct {
 	Vel [128][2]int32
 }
 
+// simEntities is never inlined: the session calls it through a func
+// value, so the baselines must not let the compiler inline it into their
+// loops and specialize it to their constant inputs.
+//
+//go:noinline
 func simEntities(s *entities, in []uint16, _ Frame) {
 	// Branch-free, so that its cost does not depend on the inputs: the
 	// session and its baseline simulate different input sequences.

@@ -17,6 +17,10 @@ type world struct {
 	_     [4]byte
 }
 
+// simWorld is never inlined, so that the step benchmarks' baseline calls
+// it as the session does (see simEntities).
+//
+//go:noinline
 func simWorld(w *world, in []uint16, f Frame) {
 	for p, v := range in {
 		a := &w.Acc[p%8]
