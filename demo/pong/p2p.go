@@ -49,27 +49,16 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 
 // netMatch is one side of a match over a network: a P2P session.
 type netMatch struct {
-	p     *session.P2P[State, Input]
-	c     *conn // nil in tests
-	audit *audit
-	peer  transport.Peer
-	side  int
-	o     options
-	now   func() time.Time
+	matchLog
+	p    *session.P2P[State, Input]
+	peer transport.Peer
+	side int
 
-	events      []session.Event
-	desyncs     int    // DesyncDetected events
-	desync      string // the first one, for the screen
-	firstDesync int32  // its frame, -1 if none
-	note        string
-	gone        bool // the peer left
-	err         error
-	stalls      int // ticks refused by the prediction limit
-	waits       int // ticks skipped on a wait recommendation
-	start       time.Time
-	end         time.Time // when Tick stopped advancing (for bytes/s)
-	rb          rate
-	lastRPS     float64
+	gone    bool // the peer left
+	stalls  int  // ticks refused by the prediction limit
+	waits   int  // ticks skipped on a wait recommendation
+	rb      rate
+	lastRPS float64
 }
 
 // newNetMatch starts the session over an open connection.
@@ -81,9 +70,7 @@ func newNetMatch(c *conn, o options) (match, error) {
 			side = 0
 		}
 	}
-	if o.seed == 0 {
-		o.seed = seedFor(c.room)
-	}
+	o.seed = o.seedOr(c.room)
 	m, err := newP2PMatch(c.tr, c.peer, side, o, time.Now, nil)
 	if err != nil {
 		return nil, err
@@ -101,7 +88,7 @@ func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options
 		return nil, fmt.Errorf("pong: session: %w", err)
 	}
 	*p.State() = NewState(o.seed)
-	return &netMatch{p: p, audit: a, peer: peer, side: side, o: o, now: now, note: "synchronizing", firstDesync: -1}, nil
+	return &netMatch{matchLog: newMatchLog(a, o, now), p: p, peer: peer, side: side}, nil
 }
 
 func (m *netMatch) Side() int     { return m.side }
@@ -128,8 +115,7 @@ func (m *netMatch) Tick(in Input) error {
 	}
 	switch {
 	case err == nil:
-		if m.start.IsZero() {
-			m.start = m.now()
+		if m.advanced() {
 			m.note = ""
 		}
 	case errors.Is(err, session.ErrNotSynchronized):
@@ -162,11 +148,7 @@ func (m *netMatch) drain() {
 		case session.EventDisconnected:
 			m.gone = true
 		case session.EventDesyncDetected:
-			m.desyncs++
-			if m.desync == "" {
-				m.firstDesync = int32(e.Frame)
-				m.desync = fmt.Sprintf("frame %d: local %08x, remote %08x", e.Frame, e.Local, e.Remote)
-			}
+			m.desyncDetected(e, "remote")
 		}
 	}
 }
@@ -207,11 +189,8 @@ func (m *netMatch) HUD() hud {
 		RollbacksS: m.lastRPS,
 		Rollbacks:  int64(st.Rollbacks),
 		Deepest:    st.MaxRollbackDepth,
-		Desync:     m.desync,
+		Desync:     m.hudDesync(),
 		Note:       m.note,
-	}
-	if _, bad, first, _ := m.audit.result(); bad > 0 && h.Desync == "" {
-		h.Desync = fmt.Sprintf("checksums differ from frame %d", first)
 	}
 	return h
 }
@@ -226,33 +205,19 @@ func short(p transport.Peer) string {
 func (m *netMatch) Report() report {
 	st := m.p.Stats()
 	ps := m.stats()
-	compared, bad, first, _ := m.audit.result()
 	r := report{
 		Role:      sideName(m.side),
 		Frames:    int32(m.p.Frame()),
-		Compared:  compared,
-		Desyncs:   max(bad, m.desyncs),
 		Rollbacks: int64(st.Rollbacks),
 		Deepest:   st.MaxRollbackDepth,
 		Resim:     int64(st.ResimulatedFrames),
 		RTT:       ps.RTT,
 		Score:     m.p.State().Score,
 		Wins:      m.p.State().Wins,
-		First:     first,
 	}
-	if m.firstDesync >= 0 && (first < 0 || m.firstDesync < first) {
-		r.First = m.firstDesync
-	}
+	m.fillReport(&r, ps)
 	if m.c != nil && m.c.imp != nil {
 		r.Impair = fmt.Sprintf("%s on what this side sends (%d dropped)", m.o.impair.String(), m.c.imp.lost())
-	}
-	end := m.end
-	if end.IsZero() {
-		end = m.now()
-	}
-	if d := end.Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
-		r.OutBPS = float64(ps.BytesSent) / d
-		r.InBPS = float64(ps.BytesReceived) / d
 	}
 	switch {
 	case m.start.IsZero() && m.err != nil:
@@ -269,10 +234,4 @@ func (m *netMatch) Report() report {
 	return r
 }
 
-func (m *netMatch) Close() error {
-	err := m.p.Close()
-	if m.c != nil {
-		m.c.close()
-	}
-	return err
-}
+func (m *netMatch) Close() error { return m.closed(m.p.Close()) }

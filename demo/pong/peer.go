@@ -65,13 +65,13 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
 	}
 	out := &syncWriter{w: stdout}
-	srv, err := startSignalServer()
+	srv, err := hostRoom(&o)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
 	defer srv.close()
-	o.signal, o.room, o.side = srv.url, "pong-"+randomHex(4), 0
+	o.side = 0
 	inject := o.inject // a desync is injected on one side only: the opponent's
 	o.inject = 0
 	if o.headless {
@@ -96,16 +96,18 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	}
 	status := runNet(ctx, c, o, out, stderr)
 	// Our side is done and closed: the opponent sees us leave and ends too.
-	childStatus := opp.finish(10 * time.Second)
-	opp.flush(out)
-	if status == exitOK && childStatus != 0 {
-		fmt.Fprintf(out, "pong: the opponent process exited with status %d\n", childStatus)
-		status = childStatus
-		if status < 0 {
-			status = exitFailure
-		}
+	return opp.reap(10*time.Second, status, "the opponent", out)
+}
+
+// hostRoom starts a signaling server on loopback and points o at a new
+// room on it, for this process and the player processes it starts.
+func hostRoom(o *options) (*signalServer, error) {
+	srv, err := startSignalServer()
+	if err != nil {
+		return nil, err
 	}
-	return status
+	o.signal, o.room = srv.url, "pong-"+randomHex(4)
+	return srv, nil
 }
 
 // childArgs are the flags of a player process started by this one.

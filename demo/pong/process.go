@@ -100,6 +100,23 @@ func (o *opponent) finish(grace time.Duration) int {
 	return o.cmd.ProcessState.ExitCode()
 }
 
+// reap finishes the player process (see finish, with grace), writes its
+// kept output to w and folds its exit status into status, ours: when we
+// succeeded and it did not, its status becomes ours (a process that died
+// without one counts as a failure), with a line naming it as who.
+func (o *opponent) reap(grace time.Duration, status int, who string, w io.Writer) int {
+	st := o.finish(grace)
+	o.flush(w)
+	if status != exitOK || st == 0 {
+		return status
+	}
+	fmt.Fprintf(w, "pong: %s process exited with status %d\n", who, st)
+	if st < 0 {
+		return exitFailure
+	}
+	return st
+}
+
 // flush writes the opponent's kept output to w, each line prefixed.
 func (o *opponent) flush(w io.Writer) {
 	if o.live != nil {

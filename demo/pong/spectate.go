@@ -17,13 +17,12 @@ import (
 // the match along, a little behind, without ever predicting.
 func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	out := &syncWriter{w: stdout}
-	srv, err := startSignalServer()
+	srv, err := hostRoom(&o)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
 	defer srv.close()
-	o.signal, o.room = srv.url, "pong-"+randomHex(4)
 	if o.headless {
 		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch\n", srv.url, o.room)
 	}
@@ -61,41 +60,22 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		grace = 10 * time.Second
 	}
 	for _, p := range players {
-		if p == nil {
-			continue
+		if p != nil {
+			status = p.reap(grace, status, "a player", out)
 		}
-		if st := p.finish(grace); status == exitOK && st != 0 {
-			fmt.Fprintf(out, "pong: a player process exited with status %d\n", st)
-			status = max(st, exitDesync)
-		}
-		p.flush(out)
 	}
 	return status
 }
 
 // spectatorMatch is the spectator's side of a match.
 type spectatorMatch struct {
-	s     *session.Spectator[State, Input]
-	c     *conn
-	audit *audit
-	host  transport.Peer
-	o     options
-	now   func() time.Time
-
-	events  []session.Event
-	desyncs int
-	desync  string
-	first   int32
-	note    string
-	err     error
-	start   time.Time
-	end     time.Time
+	matchLog
+	s    *session.Spectator[State, Input]
+	host transport.Peer
 }
 
 func newSpectatorMatch(c *conn, o options) (*spectatorMatch, error) {
-	if o.seed == 0 {
-		o.seed = seedFor(c.room)
-	}
+	o.seed = o.seedOr(c.room)
 	m, err := newSpectatorOver(c.tr, c.peer, o, time.Now, nil)
 	if err != nil {
 		return nil, err
@@ -114,7 +94,7 @@ func newSpectatorOver(t transport.Transport, host transport.Peer, o options, now
 		return nil, fmt.Errorf("pong: spectator: %w", err)
 	}
 	*s.State() = NewState(o.seed)
-	return &spectatorMatch{s: s, audit: a, host: host, o: o, now: now, note: "synchronizing", first: -1}, nil
+	return &spectatorMatch{matchLog: newMatchLog(a, o, now), s: s, host: host}, nil
 }
 
 func (m *spectatorMatch) Side() int     { return -1 }
@@ -127,9 +107,7 @@ func (m *spectatorMatch) Tick(Input) error {
 	err := m.s.AdvanceFrame()
 	switch {
 	case err == nil:
-		if m.start.IsZero() {
-			m.start = m.now()
-		}
+		m.advanced()
 		m.note = ""
 	case errors.Is(err, session.ErrNotSynchronized):
 	case errors.Is(err, session.ErrPredictionLimit):
@@ -142,11 +120,7 @@ func (m *spectatorMatch) Tick(Input) error {
 	m.events = m.s.Events(m.events[:0])
 	for _, e := range m.events {
 		if e.Kind == session.EventDesyncDetected {
-			m.desyncs++
-			if m.desync == "" {
-				m.first = int32(e.Frame)
-				m.desync = fmt.Sprintf("frame %d: local %08x, host %08x", e.Frame, e.Local, e.Remote)
-			}
+			m.desyncDetected(e, "host")
 		}
 	}
 	return m.err
@@ -160,11 +134,8 @@ func (m *spectatorMatch) HUD() hud {
 		Confirmed: int32(m.s.Frame()) - 1,
 		RTT:       ps.RTT,
 		Advantage: -m.s.Behind(),
-		Desync:    m.desync,
+		Desync:    m.hudDesync(),
 		Note:      m.note,
-	}
-	if _, bad, first, _ := m.audit.result(); bad > 0 && h.Desync == "" {
-		h.Desync = fmt.Sprintf("checksums differ from frame %d", first)
 	}
 	return h
 }
@@ -174,28 +145,14 @@ func (m *spectatorMatch) finish(time.Duration) { m.end = m.now() }
 
 func (m *spectatorMatch) Report() report {
 	ps := m.s.PeerStats()
-	compared, bad, first, _ := m.audit.result()
 	r := report{
-		Role:     "spectator",
-		Frames:   int32(m.s.Frame()),
-		Compared: compared,
-		Desyncs:  max(bad, m.desyncs),
-		RTT:      ps.RTT,
-		Score:    m.s.State().Score,
-		Wins:     m.s.State().Wins,
-		First:    first,
+		Role:   "spectator",
+		Frames: int32(m.s.Frame()),
+		RTT:    ps.RTT,
+		Score:  m.s.State().Score,
+		Wins:   m.s.State().Wins,
 	}
-	if m.first >= 0 && (first < 0 || m.first < first) {
-		r.First = m.first
-	}
-	end := m.end
-	if end.IsZero() {
-		end = m.now()
-	}
-	if d := end.Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
-		r.OutBPS = float64(ps.BytesSent) / d
-		r.InBPS = float64(ps.BytesReceived) / d
-	}
+	m.fillReport(&r, ps)
 	switch {
 	case m.start.IsZero() && m.err != nil && !errors.Is(m.err, errPeerLeft):
 		r.Err = m.err.Error()
@@ -207,10 +164,4 @@ func (m *spectatorMatch) Report() report {
 	return r
 }
 
-func (m *spectatorMatch) Close() error {
-	err := m.s.Close()
-	if m.c != nil {
-		m.c.close()
-	}
-	return err
-}
+func (m *spectatorMatch) Close() error { return m.closed(m.s.Close()) }
