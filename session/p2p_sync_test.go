@@ -129,7 +129,7 @@ func TestP2PChecksumCounts(t *testing.T) {
 	c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 54, mash: 0.3,
 		link: local.Link{Latency: 40 * time.Millisecond, Jitter: 6 * time.Millisecond, Duplicate: 0.2, Reorder: 0.1},
 		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: interval}})
-	c.frames(900, 30*time.Second)
+	c.frames(600, 30*time.Second)
 	p0, p1, spec := c.nodes[0], c.nodes[1], c.nodes[2]
 	check := func(who string, st PeerStats, upto Frame) {
 		t.Helper()
