@@ -395,7 +395,8 @@ func (p *P2P[S, I]) AddLocalInput(player int, in I) error {
 // frame would be predicted too far past the confirmed one (the network is
 // still polled and served: call again next tick), ErrNoLocalInput when a
 // local player has no input for the frame, a *SyncError after a failed
-// handshake, ErrClosed after Close.
+// handshake (settings differ, or no handshake within NetConfig.SyncTimeout),
+// ErrClosed after Close.
 func (p *P2P[S, I]) AdvanceFrame() error {
 	if p.closed {
 		return ErrClosed

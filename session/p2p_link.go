@@ -4,7 +4,9 @@ package session
 //
 //   - Handshake, per link: SyncRequest{random nonce, protocol, settings
 //     hash} answered by SyncReply echoing the nonce, SyncRoundTrips times,
-//     retried every SyncRetry with the same nonce. The settings hash covers
+//     retried every SyncRetry with the same nonce, for at most SyncTimeout
+//     (then SyncFailed, ReasonTimeout; a failed link answers no matching
+//     request, so its peer times out too). The settings hash covers
 //     players, input size, input delay, frame rate, the game's Settings and
 //     which players each end holds; a mismatch fails the link on both ends
 //     (SyncFailed, *SyncError). Replies are rate-limited per peer.
@@ -25,7 +27,9 @@ package session
 //     every ChecksumInterval-th confirmed frame (sent three times and with
 //     each quality report); Disconnect on Close.
 //   - Spectators: their host sends Input{every player, confirmed frames
-//     from the spectator's ack + 1}; the spectator answers InputAck.
+//     from the spectator's ack + 1}; the spectator answers InputAck. One
+//     added mid-match starts at frame 0 like the others: its host serves
+//     the old frames from the spectator archive.
 
 import (
 	"crypto/rand"
