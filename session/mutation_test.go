@@ -568,6 +568,11 @@ func TestMutationUnpackInputs(t *testing.T) {
 		require.Equal(t, before, s.Stats())
 	}
 	require.ErrorIs(t, s.UnpackInputs(pkt[:8+6+1]), codec.ErrMalformed)
+	// The largest base frame fits a Frame: it is well formed, just far
+	// out of the window.
+	err = s.UnpackInputs(codec.AppendInputs(nil, math.MaxInt32, 1, make([]byte, 12)))
+	require.ErrorIs(t, err, ErrOutOfWindow)
+	require.NotErrorIs(t, err, ErrMalformed)
 
 	// Frames 0..2 of a packet ending at 2: the first is frame 0.
 	require.NoError(t, s.UnpackInputs(codec.AppendInputs(nil, 2, 0b010, []byte{0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0, 0})))
