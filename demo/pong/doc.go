@@ -22,8 +22,9 @@
 // The contract the demo keeps, and its tests check: the game (game.go) is
 // integer arithmetic on a pointer-free, padding-free State, so both peers
 // agree byte for byte; both processes compare checksums of confirmed
-// frames six times a second (the session's desync detection, and an
-// independent audit of the checksum reports each way); at exit both print
+// frames six times a second (the session's desync detection: the figures
+// shown are its PeerStats.ChecksumsCompared and ChecksumsAgreed, and its
+// DesyncDetected events); at exit both print
 // the same report, and the exit status is 0 for a clean match, 1 for a
 // desync, 2 for bad flags, 3 for a failure to connect or play. The
 // opponent process never outlives the parent: it exits when its stdin (a

@@ -9,15 +9,16 @@ import (
 
 // matchLog is what both network matches, a player's (netMatch) and a
 // spectator's (spectatorMatch), keep besides their session: the
-// connection, the checksum audit, the desyncs the session reported, the
-// note for the screen, the error that ended the match and the times
-// between which frames advanced. Its methods are the parts of HUD, Report
-// and Close that are the same for both.
+// connection, the desyncs the session reported, the note for the screen,
+// the error that ended the match and the times between which frames
+// advanced. Its methods are the parts of HUD, Report and Close that are
+// the same for both. The checksum figures are the session's own
+// (PeerStats.ChecksumsCompared and ChecksumsAgreed, EventDesyncDetected):
+// a game needs nothing of its own to know its peers agree.
 type matchLog struct {
-	c     *conn // nil in tests
-	audit *audit
-	o     options
-	now   func() time.Time
+	c   *conn // nil in tests
+	o   options
+	now func() time.Time
 
 	events      []session.Event
 	desyncs     int    // DesyncDetected events
@@ -29,8 +30,8 @@ type matchLog struct {
 	end         time.Time // when Tick stopped advancing (for bytes/s)
 }
 
-func newMatchLog(a *audit, o options, now func() time.Time) matchLog {
-	return matchLog{audit: a, o: o, now: now, note: "synchronizing", firstDesync: -1}
+func newMatchLog(o options, now func() time.Time) matchLog {
+	return matchLog{o: o, now: now, note: "synchronizing", firstDesync: -1}
 }
 
 // advanced notes that a frame was advanced: the first one starts the clock
@@ -54,27 +55,24 @@ func (l *matchLog) desyncDetected(e session.Event, other string) {
 	}
 }
 
-// hudDesync is the HUD's desync line: the session's first report, else the
-// audit's, else empty.
-func (l *matchLog) hudDesync() string {
-	if l.desync != "" {
-		return l.desync
+// hudChecksums sets the HUD's checksum figures from ps (the session's
+// counts with the peer) and its desync line from the session's first
+// DesyncDetected event.
+func (l *matchLog) hudChecksums(h *hud, ps session.PeerStats) {
+	h.Compared, h.Agreed = ps.ChecksumsCompared, ps.ChecksumsAgreed
+	h.Desync = l.desync
+	if h.Desync == "" && h.Agreed < h.Compared {
+		h.Desync = "checksums differ" // the event is on its way
 	}
-	if _, bad, first, _ := l.audit.result(); bad > 0 {
-		return fmt.Sprintf("checksums differ from frame %d", first)
-	}
-	return ""
 }
 
-// fillReport sets the report's checksum figures (from the audit and the
-// session's desync events, whichever saw a difference first) and its bytes
-// per second (ps's totals over the time frames advanced).
+// fillReport sets the report's checksum figures (ps's counts and the
+// first DesyncDetected event's frame) and its bytes per second (ps's
+// totals over the time frames advanced).
 func (l *matchLog) fillReport(r *report, ps session.PeerStats) {
-	compared, bad, first, _ := l.audit.result()
-	r.Compared, r.Desyncs, r.First = compared, max(bad, l.desyncs), first
-	if l.firstDesync >= 0 && (first < 0 || l.firstDesync < first) {
-		r.First = l.firstDesync
-	}
+	r.Compared = int(ps.ChecksumsCompared)
+	r.Desyncs = max(int(ps.ChecksumsCompared-ps.ChecksumsAgreed), l.desyncs)
+	r.First = l.firstDesync
 	end := l.end
 	if end.IsZero() {
 		end = l.now()

@@ -82,13 +82,12 @@ func newNetMatch(c *conn, o options) (match, error) {
 // newP2PMatch starts a session on side against peer over t, reading the
 // clock now; nonce is the handshake's nonce source (nil: crypto/rand).
 func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options, now func() time.Time, nonce func() uint64) (*netMatch, error) {
-	a := newAudit(t)
-	p, err := session.NewP2P[State](p2pConfig(side, peer, o, now, nonce), a, simulate)
+	p, err := session.NewP2P[State](p2pConfig(side, peer, o, now, nonce), t, simulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: session: %w", err)
 	}
 	*p.State() = NewState(o.seed)
-	return &netMatch{matchLog: newMatchLog(a, o, now), p: p, peer: peer, side: side}, nil
+	return &netMatch{matchLog: newMatchLog(o, now), p: p, peer: peer, side: side}, nil
 }
 
 func (m *netMatch) Side() int     { return m.side }
@@ -189,9 +188,9 @@ func (m *netMatch) HUD() hud {
 		RollbacksS: m.lastRPS,
 		Rollbacks:  int64(st.Rollbacks),
 		Deepest:    st.MaxRollbackDepth,
-		Desync:     m.hudDesync(),
 		Note:       m.note,
 	}
+	m.hudChecksums(&h, ps)
 	return h
 }
 

@@ -85,16 +85,15 @@ func newSpectatorMatch(c *conn, o options) (*spectatorMatch, error) {
 }
 
 func newSpectatorOver(t transport.Transport, host transport.Peer, o options, now func() time.Time, nonce func() uint64) (*spectatorMatch, error) {
-	a := newAudit(t)
 	net := p2pConfig(0, host, o, now, nonce).Net
 	s, err := session.NewSpectator[State](session.SpectatorConfig{
 		Players: 2, InputDelay: o.delay, Capacity: capacity, Host: host, Net: net,
-	}, a, simulate)
+	}, t, simulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: spectator: %w", err)
 	}
 	*s.State() = NewState(o.seed)
-	return &spectatorMatch{matchLog: newMatchLog(a, o, now), s: s, host: host}, nil
+	return &spectatorMatch{matchLog: newMatchLog(o, now), s: s, host: host}, nil
 }
 
 func (m *spectatorMatch) Side() int     { return -1 }
@@ -134,9 +133,9 @@ func (m *spectatorMatch) HUD() hud {
 		Confirmed: int32(m.s.Frame()) - 1,
 		RTT:       ps.RTT,
 		Advantage: -m.s.Behind(),
-		Desync:    m.hudDesync(),
 		Note:      m.note,
 	}
+	m.hudChecksums(&h, ps)
 	return h
 }
 

@@ -18,6 +18,8 @@ type hud struct {
 	RollbacksS float64       // rollbacks in the last second
 	Rollbacks  int64         // rollbacks in total
 	Deepest    int           // deepest rollback, in frames
+	Compared   uint64        // confirmed frames whose checksums were compared with the peer's
+	Agreed     uint64        // of those, how many agreed
 	Desync     string        // non-empty once a desync was detected
 	Note       string        // a status line (waiting, disconnected, ...)
 }
@@ -219,8 +221,10 @@ func (v *view) draw(s *State, h hud) {
 	y++
 	if h.Desync != "" {
 		put(sc, 1, y, "DESYNC: "+h.Desync, styleAlarm)
+	} else if h.Compared == 0 {
+		put(sc, 1, y, "no checksums compared yet", styleHUD)
 	} else {
-		put(sc, 1, y, "checksums agree", styleHUD)
+		put(sc, 1, y, fmt.Sprintf("checksums agree (%d frames compared)", h.Compared), styleHUD)
 	}
 	y++
 	var help string

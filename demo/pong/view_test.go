@@ -50,11 +50,14 @@ func TestViewDrawsCourtAndNumbers(t *testing.T) {
 	all := strings.Join(screenText(sc), "\n")
 	require.Contains(t, all, " 3   7")
 	require.Contains(t, all, "frame 1234 (confirmed 1230)  ping 42.0 ms  advantage +2  rollbacks 5/s (99 total, deepest 6)")
-	require.Contains(t, all, "checksums agree")
+	require.Contains(t, all, "no checksums compared yet")
 	require.Equal(t, 2*int(PaddleH*26/CourtH), strings.Count(all, "█"), "two paddles")
 	require.Equal(t, 1, strings.Count(all, "●"), "one ball")
 
 	require.Contains(t, all, "you are left (green)")
+
+	v.draw(&s, hud{Compared: 40, Agreed: 40})
+	require.Contains(t, strings.Join(screenText(sc), "\n"), "checksums agree (40 frames compared)")
 
 	v.draw(&s, hud{Desync: "frame 60: local 1, remote 2"})
 	all = strings.Join(screenText(sc), "\n")
