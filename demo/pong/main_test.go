@@ -50,6 +50,10 @@ func TestTwoProcessesOverWebRTC(t *testing.T) {
 	require.Equal(t, 2, strings.Count(out, "(checksums agree)"))
 	require.Equal(t, 2, strings.Count(out, "result              ok"))
 	require.Contains(t, out, "[opponent] pong report (right)")
+	// Both round trips, each labelled: the game loop's, and the network's
+	// own as ICE measured it.
+	require.Equal(t, 2, strings.Count(out, "round trip          game loop "))
+	require.Equal(t, 2, strings.Count(out, " ms (WebRTC ICE)"))
 }
 
 // TestTwoProcessesDesyncFails: a desync (injected in the opponent) is

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
 )
 
 // matchLog is what both network matches, a player's (netMatch) and a
@@ -28,6 +29,8 @@ type matchLog struct {
 	err         error
 	start       time.Time // the first frame advanced
 	end         time.Time // when Tick stopped advancing (for bytes/s)
+	netRTT      time.Duration
+	netRTTAt    time.Time // when netRTT was last asked for
 }
 
 func newMatchLog(o options, now func() time.Time) matchLog {
@@ -73,6 +76,7 @@ func (l *matchLog) fillReport(r *report, ps session.PeerStats) {
 	r.Compared = int(ps.ChecksumsCompared)
 	r.Desyncs = max(int(ps.ChecksumsCompared-ps.ChecksumsAgreed), l.desyncs)
 	r.First = l.firstDesync
+	r.WebRTC = l.c != nil
 	end := l.end
 	if end.IsZero() {
 		end = l.now()
@@ -81,6 +85,25 @@ func (l *matchLog) fillReport(r *report, ps session.PeerStats) {
 		r.OutBPS = float64(ps.BytesSent) / d
 		r.InBPS = float64(ps.BytesReceived) / d
 	}
+}
+
+// networkRTT is the network's own round trip to peer as WebRTC's ICE
+// measures it (0 without WebRTC, or until measured), asked for at most
+// once a second since asking allocates; the last value is kept once the
+// peer is gone.
+func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
+	if l.c == nil || l.c.rtc == nil {
+		return 0
+	}
+	now := l.now()
+	if !l.netRTTAt.IsZero() && now.Sub(l.netRTTAt) < time.Second {
+		return l.netRTT
+	}
+	l.netRTTAt = now
+	if info, err := l.c.rtc.PeerInfo(peer); err == nil && info.RTT > 0 {
+		l.netRTT = info.RTT
+	}
+	return l.netRTT
 }
 
 // closed closes the connection, if any, after the session's Close, and

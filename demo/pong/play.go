@@ -39,7 +39,9 @@ type report struct {
 	Resim     int64         // frames re-simulated by rollbacks
 	OutBPS    float64       // bytes per second sent
 	InBPS     float64       // bytes per second received
-	RTT       time.Duration // round trip, last measured
+	LoopRTT   time.Duration // round trip through both game loops (PeerStats.RTT), last measured
+	NetRTT    time.Duration // the network's own round trip (WebRTC's ICE), last measured; 0 when unknown
+	WebRTC    bool          // played over WebRTC (NetRTT is known there)
 	Score     [2]uint8
 	Wins      [2]uint8
 	First     int32  // first frame found to differ, when Desyncs > 0
@@ -70,7 +72,10 @@ func (r report) print(out io.Writer) {
 	fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
 	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
 	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
-	fmt.Fprintf(w, "  round trip          %s\n", fmtRTT(r.RTT))
+	fmt.Fprintf(w, "  round trip          game loop %s (a packet waits for each loop's tick)\n", fmtRTT(r.LoopRTT))
+	if r.WebRTC {
+		fmt.Fprintf(w, "                      network %s (WebRTC ICE)\n", fmtRTT(r.NetRTT))
+	}
 	if r.Impair != "" {
 		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)
 	}

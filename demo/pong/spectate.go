@@ -131,7 +131,8 @@ func (m *spectatorMatch) HUD() hud {
 		Title:     "spectating left (" + short(m.host) + ") vs right",
 		Frame:     int32(m.s.Frame()),
 		Confirmed: int32(m.s.Frame()) - 1,
-		RTT:       ps.RTT,
+		LoopRTT:   ps.RTT,
+		NetRTT:    m.networkRTT(m.host),
 		Advantage: -m.s.Behind(),
 		Note:      m.note,
 	}
@@ -145,11 +146,12 @@ func (m *spectatorMatch) finish(time.Duration) { m.end = m.now() }
 func (m *spectatorMatch) Report() report {
 	ps := m.s.PeerStats()
 	r := report{
-		Role:   "spectator",
-		Frames: int32(m.s.Frame()),
-		RTT:    ps.RTT,
-		Score:  m.s.State().Score,
-		Wins:   m.s.State().Wins,
+		Role:    "spectator",
+		Frames:  int32(m.s.Frame()),
+		LoopRTT: ps.RTT,
+		NetRTT:  m.networkRTT(m.host),
+		Score:   m.s.State().Score,
+		Wins:    m.s.State().Wins,
 	}
 	m.fillReport(&r, ps)
 	switch {

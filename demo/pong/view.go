@@ -13,7 +13,8 @@ type hud struct {
 	Title      string        // who plays whom
 	Frame      int32         // frames simulated
 	Confirmed  int32         // newest frame with every input known
-	RTT        time.Duration // round trip to the peer; 0 when unknown
+	LoopRTT    time.Duration // round trip through both game loops (whole ticks); 0 when unknown
+	NetRTT     time.Duration // the network's own round trip (WebRTC's ICE); 0 when unknown
 	Advantage  int           // local frame advantage over the peer
 	RollbacksS float64       // rollbacks in the last second
 	Rollbacks  int64         // rollbacks in total
@@ -141,7 +142,7 @@ var (
 )
 
 // hudLines is how many lines the view uses under the court.
-const hudLines = 3
+const hudLines = 4
 
 // draw renders the court scaled to the terminal, then the numbers.
 func (v *view) draw(s *State, h hud) {
@@ -212,12 +213,10 @@ func (v *view) draw(s *State, h hud) {
 	}
 	// Numbers.
 	y := bottom + 1
-	rtt := "ping  -"
-	if h.RTT > 0 {
-		rtt = fmt.Sprintf("ping %.1f ms", float64(h.RTT)/float64(time.Millisecond))
-	}
-	put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  %s  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
-		h.Frame, h.Confirmed, rtt, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
+		h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	y++
+	put(sc, 1, y, "round trip: game loop "+hudMS(h.LoopRTT)+", network "+hudMS(h.NetRTT), styleHUD)
 	y++
 	if h.Desync != "" {
 		put(sc, 1, y, "DESYNC: "+h.Desync, styleAlarm)
@@ -239,6 +238,14 @@ func (v *view) draw(s *State, h hud) {
 	}
 	put(sc, 1, y, help, styleHUD)
 	sc.Show()
+}
+
+// hudMS is a round trip for the HUD: milliseconds, "-" when unknown.
+func hudMS(d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 }
 
 func put(sc tcell.Screen, x, y int, s string, st tcell.Style) {

@@ -45,11 +45,12 @@ func TestViewDrawsCourtAndNumbers(t *testing.T) {
 	s := NewState(1)
 	s.Wait = 0
 	s.Score = [2]uint8{3, 7}
-	v.draw(&s, hud{Frame: 1234, Confirmed: 1230, RTT: 42 * time.Millisecond, Advantage: 2,
+	v.draw(&s, hud{Frame: 1234, Confirmed: 1230, LoopRTT: 33 * time.Millisecond, NetRTT: 420 * time.Microsecond, Advantage: 2,
 		RollbacksS: 5, Rollbacks: 99, Deepest: 6})
 	all := strings.Join(screenText(sc), "\n")
 	require.Contains(t, all, " 3   7")
-	require.Contains(t, all, "frame 1234 (confirmed 1230)  ping 42.0 ms  advantage +2  rollbacks 5/s (99 total, deepest 6)")
+	require.Contains(t, all, "frame 1234 (confirmed 1230)  advantage +2  rollbacks 5/s (99 total, deepest 6)")
+	require.Contains(t, all, "round trip: game loop 33.0 ms, network 0.4 ms")
 	require.Contains(t, all, "no checksums compared yet")
 	require.Equal(t, 2*int(PaddleH*26/CourtH), strings.Count(all, "█"), "two paddles")
 	require.Equal(t, 1, strings.Count(all, "●"), "one ball")
