@@ -63,7 +63,15 @@ func TestMutationConfigRefused(t *testing.T) {
 		require.ErrorIs(t, err, ErrConfig, "%+v", cfg)
 		require.Nil(t, s)
 	}
-	_, err := New[uint8](Config[uint16]{Players: 1}, nil)
+	// The messages name the bound that was broken.
+	_, err := New[uint8](Config[uint16]{Players: 1, Capacity: 4, InputDelay: 4}, sim)
+	require.EqualError(t, err, "session: invalid config: InputDelay 4 not in [0, Capacity-1 = 3]")
+	_, err = New[uint8](Config[uint16]{Players: 1, Capacity: 8, InputDelay: 2, MaxPrediction: 6}, sim)
+	require.EqualError(t, err, "session: invalid config: MaxPrediction 6 not in [0, Capacity-1-InputDelay = 5]")
+	_, err = New[uint8](Config[uint16]{Players: 65}, sim)
+	require.EqualError(t, err, "session: invalid config: Players 65 not in [1, 64]")
+
+	_, err = New[uint8](Config[uint16]{Players: 1}, nil)
 	require.ErrorIs(t, err, ErrConfig)
 	_, err = New[uint8](Config[int]{Players: 1}, func(*uint8, []int, Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
