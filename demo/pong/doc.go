@@ -14,10 +14,21 @@
 //
 //	go run ./demo/pong -signal ws://HOST:PORT -room NAME
 //
+// and to watch a match already running in that room (both players must
+// be in it first; the oldest peer there, the left player, is the host):
+//
+//	go run ./demo/pong -signal ws://HOST:PORT -room NAME -spectate
+//
+// The left player adds a peer that connects during the match as a
+// spectator (session's AddSpectator); the spectator replays the match from
+// frame 0 out of the left player's P2PConfig.SpectatorArchive, which holds
+// the whole match with -frames, else its first ten minutes (72 KB): a
+// spectator joining later is refused, and the report says so.
+//
 // Flags: -bot (a bot plays this side), -frames N, -delay F (input delay),
 // -impair 100ms,15ms,2% (latency, jitter and loss added to what this side
-// sends, to watch rollback work), -spectate (watch two bot processes as a
-// spectator), -offline (no network).
+// sends, to watch rollback work), -spectate (watch: two bot processes this
+// one starts, or with -signal the match in -room), -offline (no network).
 //
 // The screen and the report show two round trips: the game loop's
 // (session.PeerStats.RTT: a packet also waits for each loop's next tick,

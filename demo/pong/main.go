@@ -45,7 +45,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
 	fs.Var(&o.impair, "impair", "impair the local side's packets: `latency,jitter,loss`, e.g. 100ms,15ms,2%")
-	fs.BoolVar(&o.spectate, "spectate", false, "watch two bot processes play (over WebRTC) instead of playing")
+	fs.BoolVar(&o.spectate, "spectate", false, "watch instead of playing: two bot processes this one starts, or with -signal and -room the match already in that room")
 	fs.IntVar(&o.fps, "fps", 60, "`N` frames per second")
 	fs.BoolVar(&o.headless, "headless", false, "no terminal view even on a terminal: both sides bots")
 	fs.BoolVar(&o.offline, "offline", false, "no network: play a bot in this process")
@@ -67,8 +67,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.room != "" && o.signal == "" {
 		return o, errors.New("pong: -room needs -signal")
 	}
-	if o.spectate && o.signal != "" {
-		return o, errors.New("pong: -spectate starts its own players; it takes no -signal")
+	if o.spectate && o.signal != "" && o.room == "" {
+		return o, errors.New("pong: -spectate with -signal watches the match in a named -room")
 	}
 	o.seed = uint32(*seed)
 	if o.timeout < 0 {
@@ -134,6 +134,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.child {
 		// The parent holds our stdin open: when it ends, so do we.
 		ctx = watchParent(ctx, os.Stdin)
+	}
+	if o.spectate && o.signal != "" {
+		return runSpectateRoom(ctx, o, stdout, stderr)
 	}
 	if o.spectate {
 		return runSpectate(ctx, o, stdout, stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/rollnet/rollnet/session"
@@ -29,6 +30,8 @@ type matchLog struct {
 	err         error
 	start       time.Time // the first frame advanced
 	end         time.Time // when Tick stopped advancing (for bytes/s)
+	spectators  []string  // spectators who joined during the match, or were refused
+	out         io.Writer // progress lines, headless on the command line; nil: none
 	netRTT      time.Duration
 	netRTTAt    time.Time // when netRTT was last asked for
 }
@@ -104,6 +107,21 @@ func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
 		l.netRTT = info.RTT
 	}
 	return l.netRTT
+}
+
+// logf writes a progress line to l.out, if any.
+func (l *matchLog) logf(format string, args ...any) {
+	if l.out != nil {
+		fmt.Fprintf(l.out, format+"\n", args...)
+	}
+}
+
+// room is the signaling room's name ("" in tests).
+func (l *matchLog) room() string {
+	if l.c == nil {
+		return ""
+	}
+	return l.c.room
 }
 
 // closed closes the connection, if any, after the session's Close, and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -175,4 +176,45 @@ func TestTickAllocs(t *testing.T) {
 	allocs := testing.AllocsPerRun(600, func() { m.tick(t) })
 	require.Zero(t, allocs)
 	require.Greater(t, m.a.p.Stats().Rollbacks+m.b.p.Stats().Rollbacks, before, "rollbacks happened while measured")
+}
+
+// TestSpectatorJoinsRunningMatch: a peer that connects to the left player
+// after frame 600, long past the session's input history (256 frames), is
+// added as a spectator, replays the match from frame 0 out of the left
+// player's archive, catches up, and agrees with it.
+func TestSpectatorJoinsRunningMatch(t *testing.T) {
+	m := newMirror(t, 7, local.Link{Latency: 20 * time.Millisecond, Jitter: 4 * time.Millisecond, Loss: 0.01}, 2)
+	for m.a.p.Frame() < 600 {
+		m.tick(t)
+	}
+	ew, err := m.net.Endpoint("watcher")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ew.Close() })
+	rw := rand.New(rand.NewPCG(7, 3))
+	w, err := newSpectatorOver(ew, "left", options{delay: 2, fps: 60, seed: 7}, m.clock.Now, rw.Uint64)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close() })
+	joined := []transport.Peer{"watcher"} // what WebRTC's PeerConnected would say
+	m.a.newPeers = func(dst []transport.Peer) []transport.Peer {
+		dst, joined = append(dst, joined...), nil
+		return dst
+	}
+	for tick := 0; w.s.Frame() < m.a.p.Frame()-30; tick++ {
+		require.Less(t, tick, 1200, "the spectator does not catch up (at frame %d of %d)", w.s.Frame(), m.a.p.Frame())
+		m.tick(t)
+		require.NoError(t, w.Tick(0))
+	}
+	for range 120 { // caught up: its checksums meet the host's still held
+		m.tick(t)
+		require.NoError(t, w.Tick(0))
+	}
+	rh := m.a.Report()
+	require.Len(t, rh.Watchers, 1)
+	require.Contains(t, rh.Watchers[0], "joined at frame 6")
+	r := w.Report()
+	t.Logf("spectator: %d frames, %d checksums compared with the host; host: %s", r.Frames, r.Compared, rh.Watchers[0])
+	require.Empty(t, r.Err)
+	require.Zero(t, r.Desyncs)
+	require.Greater(t, r.Compared, 20)
+	require.Equal(t, r.Compared, int(w.s.PeerStats().ChecksumsAgreed))
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,9 +123,25 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 		c.close()
 		return nil, waitError(err, o, c.room)
 	}
+	if c.peer == "" && !c.first {
+		// The opponent of a player that joined second is the oldest peer
+		// in the room (not a spectator that may connect as fast).
+		for _, id := range c.sig.Peers() {
+			if id != o.watcher {
+				c.peer = transport.Peer(id)
+				break
+			}
+		}
+	}
 	for _, p := range peers {
 		if c.peer == "" && string(p) != o.watcher {
 			c.peer = p
+		}
+	}
+	for c.peer != "" && !slices.Contains(peers, c.peer) {
+		if peers, err = c.rtc.WaitPeers(ctx, len(peers)+1); err != nil {
+			c.close()
+			return nil, waitError(err, o, c.room)
 		}
 	}
 	if o.impair != (impairment{}) {

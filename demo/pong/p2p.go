@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
 // checksumInterval is how many frames apart the peers compare confirmed
@@ -21,6 +22,22 @@ const capacity = 32
 // network going so the other side can finish and compare its last frames.
 const linger = 3 * time.Second
 
+// archiveMinutes is how much of a match without a frame budget the left
+// player keeps for spectators who join it late: a spectator replays the
+// match from its first frame, so one that joins later than this is
+// refused (session.ErrSpectatorLate). Ten minutes at 60 fps is 36,000
+// frames of two one-byte inputs: 72 KB, allocated when the match starts.
+const archiveMinutes = 10
+
+// spectatorArchive is P2PConfig.SpectatorArchive for the left player: the
+// whole match with a frame budget (-frames), else archiveMinutes.
+func spectatorArchive(o options) int {
+	if o.frames > 0 {
+		return o.frames + capacity
+	}
+	return archiveMinutes * 60 * o.fps
+}
+
 // simulate adapts Step to the session's simulate signature.
 func simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) }
 
@@ -30,13 +47,19 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 	remote := []transport.Peer{"", ""}
 	remote[1-side] = peer
 	var watchers []transport.Peer
-	if o.watcher != "" && side == 0 {
-		watchers = append(watchers, transport.Peer(o.watcher)) // the left side feeds the spectator
+	archive := 0
+	if side == 0 { // the left side feeds the spectators
+		if o.watcher != "" {
+			watchers = append(watchers, transport.Peer(o.watcher))
+		}
+		archive = spectatorArchive(o)
 	}
 	return session.P2PConfig[Input]{
 		Session:    session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: capacity},
 		Remote:     remote,
 		Spectators: watchers,
+		// Spectators who join later replay the match from the start.
+		SpectatorArchive: archive,
 		Net: session.NetConfig{
 			FrameRate:        o.fps,
 			ChecksumInterval: checksumInterval,
@@ -54,6 +77,13 @@ type netMatch struct {
 	peer transport.Peer
 	side int
 
+	// newPeers appends the peers that connected since its last call (the
+	// left player over WebRTC: spectators joining the room; nil
+	// otherwise).
+	newPeers func(dst []transport.Peer) []transport.Peer
+	joined   []transport.Peer
+	peerEvs  []webrtc.PeerEvent
+
 	gone    bool // the peer left
 	stalls  int  // ticks refused by the prediction limit
 	waits   int  // ticks skipped on a wait recommendation
@@ -62,7 +92,7 @@ type netMatch struct {
 }
 
 // newNetMatch starts the session over an open connection.
-func newNetMatch(c *conn, o options) (match, error) {
+func newNetMatch(c *conn, o options) (*netMatch, error) {
 	side := o.side
 	if side < 0 {
 		side = 1
@@ -76,6 +106,17 @@ func newNetMatch(c *conn, o options) (match, error) {
 		return nil, err
 	}
 	m.c = c
+	if side == 0 {
+		m.newPeers = func(dst []transport.Peer) []transport.Peer {
+			m.peerEvs = c.rtc.Events(m.peerEvs[:0])
+			for _, e := range m.peerEvs {
+				if e.Kind == webrtc.PeerConnected && e.Peer != m.peer && string(e.Peer) != o.watcher {
+					dst = append(dst, e.Peer)
+				}
+			}
+			return dst
+		}
+	}
 	return m, nil
 }
 
@@ -116,6 +157,7 @@ func (m *netMatch) Tick(in Input) error {
 	case err == nil:
 		if m.advanced() {
 			m.note = ""
+			m.logf("pong: match started: %s against %s in room %s", sideName(m.side), m.peer, m.room())
 		}
 	case errors.Is(err, session.ErrNotSynchronized):
 	case errors.Is(err, session.ErrPredictionLimit):
@@ -125,6 +167,12 @@ func (m *netMatch) Tick(in Input) error {
 		m.err = err
 	}
 	m.drain()
+	if m.newPeers != nil {
+		m.joined = m.newPeers(m.joined[:0])
+		for _, p := range m.joined {
+			m.addSpectator(p)
+		}
+	}
 	if m.err == nil && m.gone {
 		m.err = errPeerLeft
 	}
@@ -150,6 +198,20 @@ func (m *netMatch) drain() {
 			m.desyncDetected(e, "remote")
 		}
 	}
+}
+
+// addSpectator makes peer, which connected during the match, a spectator:
+// it replays the match from the start out of the session's archive. The
+// screen and the report say so, or why it was refused.
+func (m *netMatch) addSpectator(peer transport.Peer) {
+	f := m.p.Frame()
+	msg := fmt.Sprintf("spectator %s joined at frame %d (replays from frame 0)", short(peer), f)
+	if err := m.p.AddSpectator(peer); err != nil {
+		msg = fmt.Sprintf("spectator %s refused at frame %d: %v", short(peer), f, err)
+	}
+	m.note = msg
+	m.spectators = append(m.spectators, msg)
+	m.logf("pong: %s", msg)
 }
 
 // finish keeps the network going after the last frame, up to linger, so
@@ -215,6 +277,7 @@ func (m *netMatch) Report() report {
 		NetRTT:    m.networkRTT(m.peer),
 		Score:     m.p.State().Score,
 		Wins:      m.p.State().Wins,
+		Watchers:  m.spectators,
 	}
 	m.fillReport(&r, ps)
 	if m.c != nil && m.c.imp != nil {

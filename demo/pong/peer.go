@@ -159,6 +159,9 @@ func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
+	if o.headless && !o.child {
+		m.out = stdout
+	}
 	return runLocal(ctx, m, o, stdout, stderr)
 }
 

@@ -44,9 +44,10 @@ type report struct {
 	WebRTC    bool          // played over WebRTC (NetRTT is known there)
 	Score     [2]uint8
 	Wins      [2]uint8
-	First     int32  // first frame found to differ, when Desyncs > 0
-	Impair    string // the -impair line, if any
-	Err       string // why the match ended early, if it did
+	First     int32    // first frame found to differ, when Desyncs > 0
+	Impair    string   // the -impair line, if any
+	Watchers  []string // spectators who joined during the match (or were refused)
+	Err       string   // why the match ended early, if it did
 }
 
 // print writes the report in one write, so another process's lines
@@ -78,6 +79,9 @@ func (r report) print(out io.Writer) {
 	}
 	if r.Impair != "" {
 		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)
+	}
+	for _, s := range r.Watchers {
+		fmt.Fprintf(w, "  spectators          %s\n", s)
 	}
 	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
 	fmt.Fprintf(w, "  result              %s\n", result)

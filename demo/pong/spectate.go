@@ -67,6 +67,38 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	return status
 }
 
+// runSpectateRoom is `pong -signal URL -room NAME -spectate`: join the
+// room where two players are already playing (or about to) and watch the
+// left one's match, from its first frame: the left player adds this
+// process as a spectator when it connects (session's AddSpectator) and
+// feeds it the match from its archive, which it replays a few frames per
+// tick until it has caught up. Both players must be in the room first:
+// the oldest peer there is the left player, the host.
+func runSpectateRoom(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	c, err := connect(ctx, o, func(_ context.Context, c *conn) error {
+		peers := c.sig.Peers()
+		if len(peers) < 2 {
+			return fmt.Errorf("pong: room %s has %d peers: a spectator joins once both players are in it", c.room, len(peers))
+		}
+		c.peer = transport.Peer(peers[0])
+		if !o.child {
+			fmt.Fprintf(stdout, "pong: in room %s on %s; watching %s's match\n", c.room, o.signal, short(c.peer))
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	m, err := newSpectatorMatch(c, o)
+	if err != nil {
+		c.close()
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	return runLocal(ctx, m, o, stdout, stderr)
+}
+
 // spectatorMatch is the spectator's side of a match.
 type spectatorMatch struct {
 	matchLog
