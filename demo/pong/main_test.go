@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -141,4 +142,69 @@ func FuzzImpairment(f *testing.F) {
 		require.NoError(t, again.Set(im.String()), im.String())
 		require.Equal(t, im, again)
 	})
+}
+
+// TestSpectateRoomJoinsRunningMatch: two players in a room on a signaling
+// server start their match; a third process started only then, with
+// -signal -room -spectate, is added by the left player and watches the
+// match from frame 0; all three agree.
+func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes")
+	}
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := []string{"-signal", srv.url, "-room", "watched", "-headless", "-frames", "600", "-fps", "120", "-timeout", "20s"}
+	type proc struct {
+		cmd  *exec.Cmd
+		out  strings.Builder
+		read chan struct{} // closed once out holds all the output
+	}
+	start := func(started chan<- struct{}, extra ...string) *proc {
+		p := &proc{cmd: exec.CommandContext(ctx, exe, append(args, extra...)...), read: make(chan struct{})}
+		p.cmd.Env = append(os.Environ(), childEnv+"=1")
+		r, err := p.cmd.StdoutPipe()
+		require.NoError(t, err)
+		p.cmd.Stderr = p.cmd.Stdout
+		require.NoError(t, p.cmd.Start())
+		go func() {
+			defer close(p.read)
+			sc := bufio.NewScanner(r)
+			for sc.Scan() {
+				p.out.WriteString(sc.Text() + "\n")
+				if started != nil && strings.HasPrefix(sc.Text(), "pong: match started") {
+					close(started)
+					started = nil
+				}
+			}
+		}()
+		return p
+	}
+	started := make(chan struct{})
+	left := start(started)
+	right := start(nil)
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the match never started")
+	}
+	watcher := start(nil, "-spectate")
+	for _, p := range []*proc{left, right, watcher} {
+		<-p.read // before Wait, which closes the pipe
+		_ = p.cmd.Wait()
+	}
+	out := left.out.String() + right.out.String() + watcher.out.String()
+	t.Logf("left, right, spectator:\n%s", out)
+	for _, p := range []*proc{left, right, watcher} {
+		require.Equal(t, exitOK, p.cmd.ProcessState.ExitCode())
+	}
+	require.Contains(t, left.out.String(), "spectators          spectator ")
+	require.Contains(t, watcher.out.String(), "pong report (spectator)")
+	require.Contains(t, watcher.out.String(), "frames played       600")
+	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
 }
