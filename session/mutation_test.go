@@ -318,6 +318,24 @@ func TestMutationPrediction(t *testing.T) {
 	require.Equal(t, 3, s.Stats().ResimulatedFrames)
 }
 
+// TestMutationPredictionNearestConfirmed: with inputs of player 1 arriving
+// early for frames 2 and 4, frame 3 is predicted from frame 2 (the nearest
+// earlier confirmed frame), not from frame 0 (the end of the contiguous run).
+func TestMutationPredictionNearestConfirmed(t *testing.T) {
+	s := newMutRec(t, Config[uint16]{Players: 2, Capacity: 16})
+	require.NoError(t, s.AddRemoteInput(1, 0, 5))
+	require.NoError(t, s.AddRemoteInput(1, 2, 7))
+	require.NoError(t, s.AddRemoteInput(1, 4, 9))
+	for range 5 {
+		require.NoError(t, s.AddLocalInput(0, 1))
+		require.NoError(t, s.Step())
+	}
+	for f, want := range []uint16{5, 5, 7, 7, 9} {
+		require.Equal(t, want, s.State().In[f][1], "frame %d", f)
+	}
+	require.Zero(t, s.Stats().Mispredictions)
+}
+
 func TestMutationPredictionLimit(t *testing.T) {
 	s := newMutRec(t, Config[uint16]{Players: 2, Capacity: 8, MaxPrediction: 3})
 	for range 3 {
@@ -369,6 +387,9 @@ func TestMutationChecksumWindowAndReset(t *testing.T) {
 			require.Equal(t, w, *st)
 		}
 	}
+
+	_, err = s.ChecksumAt(6)
+	require.EqualError(t, err, "session: frame out of window: frame 6 (held: 2..5)")
 
 	s.Reset()
 	require.Equal(t, mutRec{}, *s.State())
@@ -670,6 +691,8 @@ func TestMutationSyncTestConfig(t *testing.T) {
 	}
 	_, err := NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 0}}, sim)
 	require.ErrorIs(t, err, ErrConfig)
+	_, err = NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: 4}, CheckDistance: 4}, sim)
+	require.EqualError(t, err, "session: invalid config: CheckDistance 4 not in [1, Capacity-1 = 3]")
 }
 
 // mutSyncWorld is a state every input and frame changes.
