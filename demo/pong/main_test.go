@@ -159,14 +159,17 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	args := []string{"-signal", srv.url, "-room", "watched", "-headless", "-frames", "600", "-fps", "120", "-timeout", "20s"}
+	args := []string{"-signal", srv.url, "-room", "watched", "-headless", "-frames", "360", "-fps", "120", "-timeout", "20s"}
 	type proc struct {
-		cmd  *exec.Cmd
-		out  strings.Builder
-		read chan struct{} // closed once out holds all the output
+		cmd     *exec.Cmd
+		out     strings.Builder
+		joined  chan struct{} // closed once it is in the room
+		started chan struct{} // closed once its match started
+		read    chan struct{} // closed once out holds all the output
 	}
-	start := func(started chan<- struct{}, extra ...string) *proc {
-		p := &proc{cmd: exec.CommandContext(ctx, exe, append(args, extra...)...), read: make(chan struct{})}
+	start := func(extra ...string) *proc {
+		p := &proc{cmd: exec.CommandContext(ctx, exe, append(args, extra...)...),
+			joined: make(chan struct{}), started: make(chan struct{}), read: make(chan struct{})}
 		p.cmd.Env = append(os.Environ(), childEnv+"=1")
 		r, err := p.cmd.StdoutPipe()
 		require.NoError(t, err)
@@ -175,9 +178,14 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 		go func() {
 			defer close(p.read)
 			sc := bufio.NewScanner(r)
+			joined, started := p.joined, p.started
 			for sc.Scan() {
 				p.out.WriteString(sc.Text() + "\n")
-				if started != nil && strings.HasPrefix(sc.Text(), "pong: match started") {
+				switch {
+				case joined != nil && strings.HasPrefix(sc.Text(), "pong: in room"):
+					close(joined)
+					joined = nil
+				case started != nil && strings.HasPrefix(sc.Text(), "pong: match started"):
 					close(started)
 					started = nil
 				}
@@ -185,15 +193,18 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 		}()
 		return p
 	}
-	started := make(chan struct{})
-	left := start(started)
-	right := start(nil)
-	select {
-	case <-started:
-	case <-ctx.Done():
-		t.Fatal("the match never started")
+	wait := func(c <-chan struct{}, what string) {
+		select {
+		case <-c:
+		case <-ctx.Done():
+			t.Fatal(what)
+		}
 	}
-	watcher := start(nil, "-spectate")
+	left := start() // in the room first: the left player, the host
+	wait(left.joined, "the first player never joined")
+	right := start()
+	wait(left.started, "the match never started")
+	watcher := start("-spectate")
 	for _, p := range []*proc{left, right, watcher} {
 		<-p.read // before Wait, which closes the pipe
 		_ = p.cmd.Wait()
@@ -205,6 +216,6 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	}
 	require.Contains(t, left.out.String(), "spectators          spectator ")
 	require.Contains(t, watcher.out.String(), "pong report (spectator)")
-	require.Contains(t, watcher.out.String(), "frames played       600")
+	require.Contains(t, watcher.out.String(), "frames played       360")
 	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,4 +218,18 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 	require.Zero(t, r.Desyncs)
 	require.Greater(t, r.Compared, 20)
 	require.Equal(t, r.Compared, int(w.s.PeerStats().ChecksumsAgreed))
+
+	// The spectator leaves: the players play on (m.tick fails on any
+	// error), and the left one says so.
+	var log strings.Builder
+	m.a.out = &log
+	require.NoError(t, w.Close())
+	for tick := 0; !strings.Contains(log.String(), "spectator watcher left"); tick++ {
+		require.Less(t, tick, 1200, "the spectator's leaving is never noticed")
+		m.tick(t)
+	}
+	for range 60 {
+		m.tick(t)
+	}
+	require.False(t, m.a.gone || m.b.gone)
 }

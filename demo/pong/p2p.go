@@ -183,6 +183,10 @@ func (m *netMatch) Tick(in Input) error {
 func (m *netMatch) drain() {
 	m.events = m.p.Events(m.events[:0])
 	for _, e := range m.events {
+		if e.Peer != "" && e.Peer != m.peer {
+			m.spectatorEvent(e)
+			continue
+		}
 		switch e.Kind {
 		case session.EventRunning:
 			m.note = ""
@@ -198,6 +202,28 @@ func (m *netMatch) drain() {
 			m.desyncDetected(e, "remote")
 		}
 	}
+}
+
+// spectatorEvent handles an event about one of this side's spectators: it
+// is news for the screen, never the end of the match (a spectator that
+// disagrees with this side reports its desync itself).
+func (m *netMatch) spectatorEvent(e session.Event) {
+	who, f := short(e.Peer), m.p.Frame()
+	var msg string
+	switch e.Kind {
+	case session.EventSynchronized:
+		msg = fmt.Sprintf("spectator %s synchronized at frame %d", who, f)
+	case session.EventSyncFailed:
+		msg = fmt.Sprintf("spectator %s failed its handshake at frame %d: %s", who, f, e.Reason)
+	case session.EventDisconnected:
+		msg = fmt.Sprintf("spectator %s left at frame %d", who, f)
+	case session.EventDesyncDetected:
+		msg = fmt.Sprintf("spectator %s disagrees at frame %d", who, e.Frame)
+	default:
+		return
+	}
+	m.note = msg
+	m.logf("pong: %s", msg)
 }
 
 // addSpectator makes peer, which connected during the match, a spectator:

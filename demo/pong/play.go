@@ -75,7 +75,11 @@ func (r report) print(out io.Writer) {
 	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
 	fmt.Fprintf(w, "  round trip          game loop %s (a packet waits for each loop's tick)\n", fmtRTT(r.LoopRTT))
 	if r.WebRTC {
-		fmt.Fprintf(w, "                      network %s (WebRTC ICE)\n", fmtRTT(r.NetRTT))
+		how := "WebRTC ICE"
+		if r.Impair != "" {
+			how += "; -impair's delay is added above the transport, so not in it"
+		}
+		fmt.Fprintf(w, "                      network %s (%s)\n", fmtRTT(r.NetRTT), how)
 	}
 	if r.Impair != "" {
 		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)
