@@ -3,6 +3,7 @@ package webrtc
 import (
 	"context"
 	"encoding/binary"
+	"os"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,22 @@ import (
 
 	"github.com/rollnet/rollnet/transport"
 )
+
+// needVNet skips a test on pion's virtual network inside testing/synctest
+// unless ROLLNET_VNET=1. Closing a PeerConnection can hang such a test:
+// pion's SCTPTransport.Stop holds its lock while sctp's Abort waits on a
+// 200 ms timer, and when the data-channel accept loop blocks on that lock
+// at the same moment, the bubble has a goroutine blocked on a mutex, which
+// is not durably blocked, so fake time never reaches the timer. Real time
+// always does, so the transport itself is unaffected. Seen once in about
+// twenty runs; .ci/run runs these tests in a step of their own with a
+// short timeout and one retry, so a hang is told apart from a failure.
+func needVNet(t *testing.T) {
+	t.Helper()
+	if os.Getenv("ROLLNET_VNET") != "1" {
+		t.Skip("set ROLLNET_VNET=1 to run the virtual-network tests (see needVNet)")
+	}
+}
 
 // vnetPair connects two transports over pion's virtual network, inside the
 // caller's synctest bubble: no sockets, fake time. Every packet crossing
@@ -80,6 +97,7 @@ func drain(t *testing.T, tr *Transport, ages []time.Duration, seqs []uint32) ([]
 }
 
 func TestVNetLatencyAndLoss(t *testing.T) {
+	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		// Drop every 10th datagram after the connection is up: an explicit
 		// filter, so the count is exact whatever the scheduling.
@@ -176,6 +194,7 @@ func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Durat
 }
 
 func TestVNetBlackoutSendsNothingStale(t *testing.T) {
+	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		stale, recovery, st, events := blackout(t, Config{})
 		require.Equal(t, []PeerEvent{
@@ -203,6 +222,7 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 }
 
 func TestVNetBlackoutRecoveryCapped(t *testing.T) {
+	needVNet(t)
 	var capped, uncapped time.Duration
 	synctest.Test(t, func(t *testing.T) { _, capped, _, _ = blackout(t, Config{}) })
 	synctest.Test(t, func(t *testing.T) { _, uncapped, _, _ = blackout(t, Config{SCTPRTOMax: time.Minute}) })
@@ -211,6 +231,7 @@ func TestVNetBlackoutRecoveryCapped(t *testing.T) {
 }
 
 func TestVNetPeerInfo(t *testing.T) {
+	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		a, b := vnetPair(t, Config{}, 25*time.Millisecond, nil)
 		time.Sleep(time.Second) // a few ICE keep-alives
@@ -236,6 +257,7 @@ func TestVNetPeerInfo(t *testing.T) {
 }
 
 func TestVNetICEFailureRemovesPeer(t *testing.T) {
+	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		var blackout atomic.Bool
 		a, b := vnetPair(t, Config{}, 0, func(vnet.Chunk) bool { return !blackout.Load() })
