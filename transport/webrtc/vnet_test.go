@@ -23,9 +23,10 @@ import (
 // 200 ms timer, and when the data-channel accept loop blocks on that lock
 // at the same moment, the bubble has a goroutine blocked on a mutex, which
 // is not durably blocked, so fake time never reaches the timer. Real time
-// always does, so the transport itself is unaffected. Seen once in about
-// twenty runs; .ci/run runs these tests in a step of their own with a
-// short timeout and one retry, so a hang is told apart from a failure.
+// always does, so the transport itself is unaffected. On an idle machine
+// 3 runs in 5 hung, so CI does not run these tests until the harness
+// avoids that close path; run them by hand with
+// ROLLNET_VNET=1 go test -race -timeout 3m -run VNet ./transport/webrtc/
 func needVNet(t *testing.T) {
 	t.Helper()
 	if os.Getenv("ROLLNET_VNET") != "1" {
