@@ -140,6 +140,9 @@ func BenchmarkP2PProfile(b *testing.B) {
 			b.ReportMetric(float64(ahead)/float64(frames), "frames-ahead")
 			b.ReportMetric(float64(ps.BytesSent)/seconds, "B/s/peer")
 			b.ReportMetric(boolMetric(agree), "agree")
+			if !agree {
+				b.Errorf("peers disagreed on a confirmed frame's checksum over %s", pr.name)
+			}
 		})
 	}
 }
