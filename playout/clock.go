@@ -10,7 +10,7 @@ import (
 const (
 	// DefaultDelay is the render delay a zero ClockConfig.Delay means, in
 	// frames behind the newest host frame.
-	DefaultDelay = 2.0
+	DefaultDelay = 3.0
 	// DefaultMaxRate is the bound on the clock's rate a zero
 	// ClockConfig.MaxRate means: it runs between 0.9 and 1.1 times real
 	// time.
@@ -110,20 +110,30 @@ func NewClock(cfg ClockConfig) (*Clock, error) {
 // Config returns the configuration in force, defaults filled in.
 func (c *Clock) Config() ClockConfig { return c.cfg }
 
-// Observe notes a host frame that is now available to draw from. A frame
-// newer than the newest observed moves the stream; an older one (reordered,
-// duplicated) changes nothing. The clock starts at the first Observe that
-// makes a whole delay available.
-func (c *Clock) Observe(frame int32) {
+// Observe notes a host frame that is now available to draw from, as of
+// now. It is ObserveAt(frame, 0).
+func (c *Clock) Observe(frame int32) { c.ObserveAt(frame, 0) }
+
+// ObserveAt notes a host frame that is now available to draw from and has
+// been the newest for age already: a client that applies frames on its
+// fixed steps passes Timestep.Pending, the time since the step that
+// applied it opened, so the stream's present is read at the step's phase
+// and not at whichever drawn frame happened to run the step. A frame newer
+// than the newest observed moves the stream; an older one (reordered,
+// duplicated, a stall's late state) changes nothing. The clock starts at
+// the first observation that makes a whole delay available. A negative age
+// counts as zero.
+func (c *Clock) ObserveAt(frame int32, age time.Duration) {
 	c.observed++
+	since := float64(max(age, 0)) / c.step
 	if !c.have {
-		c.have, c.first, c.newest, c.since = true, frame, frame, 0
+		c.have, c.first, c.newest, c.since = true, frame, frame, since
 	} else if frame > c.newest {
-		c.newest, c.since = frame, 0
+		c.newest, c.since = frame, since
 	}
 	if !c.started && float64(c.newest)-float64(c.first) >= c.cfg.Delay {
 		c.started = true
-		c.t = float64(c.newest) - c.cfg.Delay
+		c.t = c.target()
 		c.rate = 1
 	}
 }
@@ -143,6 +153,11 @@ func (c *Clock) Advance(dt time.Duration) (t float64, ok bool) {
 				c.resyncs++
 			} else {
 				c.rate = 1 + min(max(e*c.cfg.Gain, -c.cfg.MaxRate), c.cfg.MaxRate)
+				if float64(c.newest)-c.t < 1 {
+					// Less than a frame left to blend toward: the stream
+					// stalled. Slow down all the way rather than run dry.
+					c.rate = 1 - c.cfg.MaxRate
+				}
 				c.t += f * c.rate
 			}
 		}
