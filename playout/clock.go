@@ -146,8 +146,8 @@ func (c *Clock) Advance(dt time.Duration) (t float64, ok bool) {
 		f := float64(dt) / c.step
 		c.since += f
 		if c.started {
-			e := c.target() - c.t
-			if math.Abs(e) > c.cfg.Resync || math.Abs(f) > c.cfg.Resync {
+			e := c.target() - (c.t + f) // the error left running at rate 1
+			if math.Abs(e) > c.cfg.Resync || f > c.cfg.Resync {
 				c.t = c.target()
 				c.rate = 1
 				c.resyncs++

@@ -38,6 +38,8 @@ type Smoother struct {
 	cfg  SmootherConfig
 	keep float64 // 1 - Decay
 	off  Vec
+	dt   time.Duration // the last Advance's duration, and
+	k    float64       // what it kept: frames are mostly alike
 }
 
 // NewSmoother returns a Smoother with no offset.
@@ -83,9 +85,11 @@ func (s *Smoother) Advance(dt time.Duration) {
 	if dt <= 0 || s.off == (Vec{}) {
 		return
 	}
-	k := math.Pow(s.keep, float64(dt)/float64(s.cfg.Step))
+	if dt != s.dt {
+		s.dt, s.k = dt, math.Pow(s.keep, float64(dt)/float64(s.cfg.Step))
+	}
 	for i := range s.off {
-		s.off[i] *= k
+		s.off[i] *= s.k
 		if math.Abs(s.off[i]) < 1e-12 {
 			s.off[i] = 0
 		}

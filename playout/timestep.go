@@ -76,31 +76,25 @@ func NewTimestep(cfg TimestepConfig) (*Timestep, error) {
 }
 
 // Advance adds one frame's duration, multiplied by the time scale, and
-// returns how many whole steps the caller runs now, at most MaxSteps. Time
-// past the cap is dropped and counted by Dropped. A zero or negative frame
-// time adds nothing; a huge one is capped before it is scaled, so it cannot
-// overflow.
+// returns how many whole steps the caller runs now, at most MaxSteps. Whole
+// steps past the cap are dropped and counted by Dropped; the phase within a
+// step is kept. A zero or negative frame time adds nothing; a huge one
+// cannot overflow.
 func (t *Timestep) Advance(frame time.Duration) int {
 	if frame <= 0 {
 		return 0
 	}
-	limit := time.Duration(t.maxSteps+1) * t.step // more cannot be stepped
-	scaled := limit
-	if f := float64(frame) * t.scale; f < float64(limit) {
-		scaled = time.Duration(math.Round(f))
+	step := float64(t.step)
+	total := float64(t.acc) + float64(frame)*t.scale
+	steps := math.Floor(total / step)
+	rem := min(max(total-steps*step, 0), step-1)
+	n := t.maxSteps
+	if steps < float64(n) {
+		n = int(steps)
 	} else {
-		t.dropped = satAdd(t.dropped, time.Duration(min(f, math.MaxInt64/2))-limit)
+		t.dropped = satAdd(t.dropped, time.Duration(min((steps-float64(n))*step, math.MaxInt64/2)))
 	}
-	t.acc += scaled
-	n := int(t.acc / t.step)
-	if n > t.maxSteps {
-		t.dropped = satAdd(t.dropped, time.Duration(n-t.maxSteps)*t.step)
-		n = t.maxSteps
-		t.acc -= time.Duration(n) * t.step
-		t.acc %= t.step
-	} else {
-		t.acc -= time.Duration(n) * t.step
-	}
+	t.acc = time.Duration(rem)
 	t.steps += int64(n)
 	return n
 }
