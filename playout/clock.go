@@ -153,11 +153,6 @@ func (c *Clock) Advance(dt time.Duration) (t float64, ok bool) {
 				c.resyncs++
 			} else {
 				c.rate = 1 + min(max(e*c.cfg.Gain, -c.cfg.MaxRate), c.cfg.MaxRate)
-				if float64(c.newest)-c.t < 1 {
-					// Less than a frame left to blend toward: the stream
-					// stalled. Slow down all the way rather than run dry.
-					c.rate = 1 - c.cfg.MaxRate
-				}
 				c.t += f * c.rate
 			}
 		}

@@ -2,6 +2,7 @@ package hitch_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rollnet/rollnet/playout/hitch"
 	"github.com/stretchr/testify/require"
@@ -30,12 +31,16 @@ func TestHitches(t *testing.T) {
 	}
 	require.Positive(t, unpaced.Views[hitch.Remote].Hitches, "on-arrival play must hitch, or the test proves nothing")
 
-	// Not one lucky link: twenty more, paced, none may hitch.
-	for seed := uint64(2); seed <= 21; seed++ {
-		r, err := hitch.Run(hitch.Config{Seed: seed})
-		require.NoError(t, err)
-		for _, v := range r.Views {
-			require.Zero(t, v.Hitches, "seed %d: %s", seed, v.Name)
+	// Not one lucky link: twenty more, paced, none may hitch, drawn at
+	// 144 Hz and at 60 Hz (where a render delay of 2 frames, not the
+	// default 3, hitched on a third of the links).
+	for _, draw := range []time.Duration{time.Second / 144, time.Second / 60} {
+		for seed := uint64(2); seed <= 21; seed++ {
+			r, err := hitch.Run(hitch.Config{Seed: seed, Draw: draw})
+			require.NoError(t, err)
+			for _, v := range r.Views {
+				require.Zero(t, v.Hitches, "seed %d, draw %v: %s", seed, draw, v.Name)
+			}
 		}
 	}
 }
