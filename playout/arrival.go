@@ -55,17 +55,11 @@ type Arrival struct {
 
 // NewArrival returns an Arrival monitor that has observed nothing.
 func NewArrival(cfg ArrivalConfig) (*Arrival, error) {
-	if cfg.Step == 0 {
-		cfg.Step = DefaultStep
+	if err := checkStep(&cfg.Step); err != nil {
+		return nil, err
 	}
-	if cfg.Step < time.Microsecond || cfg.Step > time.Second {
-		return nil, fmt.Errorf("%w: Step %v not in [1µs, 1s]", ErrConfig, cfg.Step)
-	}
-	if cfg.Smoothing == 0 {
-		cfg.Smoothing = DefaultSmoothing
-	}
-	if !(cfg.Smoothing > 0 && cfg.Smoothing <= 1) {
-		return nil, fmt.Errorf("%w: Smoothing %v not in (0, 1]", ErrConfig, cfg.Smoothing)
+	if err := checkFraction("Smoothing", &cfg.Smoothing, DefaultSmoothing, 1); err != nil {
+		return nil, err
 	}
 	if cfg.Window == 0 {
 		cfg.Window = DefaultArrivalWindow

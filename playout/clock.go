@@ -74,11 +74,8 @@ type Clock struct {
 
 // NewClock returns a Clock that has observed nothing.
 func NewClock(cfg ClockConfig) (*Clock, error) {
-	if cfg.Step == 0 {
-		cfg.Step = DefaultStep
-	}
-	if cfg.Step < time.Microsecond || cfg.Step > time.Second {
-		return nil, fmt.Errorf("%w: Step %v not in [1µs, 1s]", ErrConfig, cfg.Step)
+	if err := checkStep(&cfg.Step); err != nil {
+		return nil, err
 	}
 	if cfg.Delay == 0 {
 		cfg.Delay = DefaultDelay
@@ -86,17 +83,11 @@ func NewClock(cfg ClockConfig) (*Clock, error) {
 	if !(cfg.Delay >= 0.5 && cfg.Delay <= 600) {
 		return nil, fmt.Errorf("%w: Delay %v not in [0.5, 600]", ErrConfig, cfg.Delay)
 	}
-	if cfg.MaxRate == 0 {
-		cfg.MaxRate = DefaultMaxRate
+	if err := checkFraction("MaxRate", &cfg.MaxRate, DefaultMaxRate, 0.5); err != nil {
+		return nil, err
 	}
-	if !(cfg.MaxRate > 0 && cfg.MaxRate <= 0.5) {
-		return nil, fmt.Errorf("%w: MaxRate %v not in (0, 0.5]", ErrConfig, cfg.MaxRate)
-	}
-	if cfg.Gain == 0 {
-		cfg.Gain = DefaultGain
-	}
-	if !(cfg.Gain > 0 && cfg.Gain <= 1) {
-		return nil, fmt.Errorf("%w: Gain %v not in (0, 1]", ErrConfig, cfg.Gain)
+	if err := checkFraction("Gain", &cfg.Gain, DefaultGain, 1); err != nil {
+		return nil, err
 	}
 	if cfg.Resync == 0 {
 		cfg.Resync = max(DefaultResync, 2*cfg.Delay)

@@ -46,17 +46,11 @@ type RTT struct {
 
 // NewRTT returns an RTT estimator with no samples.
 func NewRTT(cfg RTTConfig) (*RTT, error) {
-	if cfg.Alpha == 0 {
-		cfg.Alpha = DefaultRTTAlpha
+	if err := checkFraction("Alpha", &cfg.Alpha, DefaultRTTAlpha, 1); err != nil {
+		return nil, err
 	}
-	if !(cfg.Alpha > 0 && cfg.Alpha <= 1) {
-		return nil, fmt.Errorf("%w: Alpha %v not in (0, 1]", ErrConfig, cfg.Alpha)
-	}
-	if cfg.Beta == 0 {
-		cfg.Beta = DefaultRTTBeta
-	}
-	if !(cfg.Beta > 0 && cfg.Beta <= 1) {
-		return nil, fmt.Errorf("%w: Beta %v not in (0, 1]", ErrConfig, cfg.Beta)
+	if err := checkFraction("Beta", &cfg.Beta, DefaultRTTBeta, 1); err != nil {
+		return nil, err
 	}
 	if cfg.Max == 0 {
 		cfg.Max = DefaultMaxRTT

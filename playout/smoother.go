@@ -1,7 +1,6 @@
 package playout
 
 import (
-	"fmt"
 	"math"
 	"time"
 )
@@ -44,17 +43,11 @@ type Smoother struct {
 
 // NewSmoother returns a Smoother with no offset.
 func NewSmoother(cfg SmootherConfig) (*Smoother, error) {
-	if cfg.Step == 0 {
-		cfg.Step = DefaultStep
+	if err := checkStep(&cfg.Step); err != nil {
+		return nil, err
 	}
-	if cfg.Step < time.Microsecond || cfg.Step > time.Second {
-		return nil, fmt.Errorf("%w: Step %v not in [1µs, 1s]", ErrConfig, cfg.Step)
-	}
-	if cfg.Decay == 0 {
-		cfg.Decay = DefaultDecay
-	}
-	if !(cfg.Decay > 0 && cfg.Decay <= 1) {
-		return nil, fmt.Errorf("%w: Decay %v not in (0, 1]", ErrConfig, cfg.Decay)
+	if err := checkFraction("Decay", &cfg.Decay, DefaultDecay, 1); err != nil {
+		return nil, err
 	}
 	return &Smoother{cfg: cfg, keep: 1 - cfg.Decay}, nil
 }

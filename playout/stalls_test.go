@@ -26,18 +26,11 @@ const hullSpeed = 3.0
 // step simulates one host frame; turn says whether the hull turns this
 // frame (the host's own decision, from its seeded generator).
 func (w *hullWorld) step(turn float64) {
-	w.Frame++
 	if turn != 0 {
 		a := math.Atan2(w.VY, w.VX) + turn
 		w.VX, w.VY = hullSpeed*math.Cos(a), hullSpeed*math.Sin(a)
 	}
-	w.X += w.VX
-	w.Y += w.VY
-	for i := range w.Bolts {
-		b := &w.Bolts[i]
-		b[0] += b[2]
-		b[1] += b[3]
-	}
+	w.coast()
 }
 
 // coast carries the world one frame along its velocities, as a client does
@@ -199,6 +192,25 @@ func TestStallsAndJumps(t *testing.T) {
 	require.LessOrEqual(t, settledDepth, 4)
 	require.Zero(t, st.Stalls)
 	require.Zero(t, st.Jumps)
+
+	// Not one lucky wire: thirty more, none may stall, jump or coast.
+	for seed := uint64(100); seed < 130; seed++ {
+		host := hostRun(ticks+10, seed, true)
+		net := wire(ticks, 2, 3, 0.05, 0, seed)
+		q, err := playout.NewQueue[hullWorld](playout.QueueConfig{})
+		require.NoError(t, err)
+		for tick := 1; tick <= ticks; tick++ {
+			for _, f := range net[tick] {
+				q.Push(f, &host[f])
+			}
+			q.Tick()
+			if tick > 300 {
+				require.LessOrEqual(t, q.Len(), 4, "seed %d", seed)
+			}
+		}
+		st := q.Stats()
+		require.Zero(t, st.Stalls+st.Jumps+st.Coasted, "seed %d: %+v", seed, st)
+	}
 }
 
 // TestLostStateCoastedOnce: a perfect wire loses exactly one state while

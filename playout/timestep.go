@@ -54,11 +54,8 @@ type Timestep struct {
 
 // NewTimestep returns a Timestep with an empty accumulator and a scale of 1.
 func NewTimestep(cfg TimestepConfig) (*Timestep, error) {
-	if cfg.Step == 0 {
-		cfg.Step = DefaultStep
-	}
-	if cfg.Step < time.Microsecond || cfg.Step > time.Second {
-		return nil, fmt.Errorf("%w: Step %v not in [1µs, 1s]", ErrConfig, cfg.Step)
+	if err := checkStep(&cfg.Step); err != nil {
+		return nil, err
 	}
 	if cfg.MaxSteps == 0 {
 		cfg.MaxSteps = DefaultMaxSteps
@@ -66,11 +63,8 @@ func NewTimestep(cfg TimestepConfig) (*Timestep, error) {
 	if cfg.MaxSteps < 1 || cfg.MaxSteps > 1000 {
 		return nil, fmt.Errorf("%w: MaxSteps %d not in [1, 1000]", ErrConfig, cfg.MaxSteps)
 	}
-	if cfg.MaxScale == 0 {
-		cfg.MaxScale = DefaultMaxScale
-	}
-	if !(cfg.MaxScale > 0 && cfg.MaxScale <= 0.5) { // NaN fails too
-		return nil, fmt.Errorf("%w: MaxScale %v not in (0, 0.5]", ErrConfig, cfg.MaxScale)
+	if err := checkFraction("MaxScale", &cfg.MaxScale, DefaultMaxScale, 0.5); err != nil {
+		return nil, err
 	}
 	return &Timestep{step: cfg.Step, maxSteps: cfg.MaxSteps, maxScale: cfg.MaxScale, scale: 1}, nil
 }
