@@ -33,6 +33,8 @@ func TestAllocs(t *testing.T) {
 	require.NoError(t, err)
 	ar, err := playout.NewArrival(playout.ArrivalConfig{})
 	require.NoError(t, err)
+	hist, err := playout.NewHistory[bigWorld](playout.HistoryConfig{})
+	require.NoError(t, err)
 
 	var w bigWorld
 	var frame int32
@@ -88,6 +90,14 @@ func TestAllocs(t *testing.T) {
 			_ = cs.ObserveExchange(now, 0, now-1)
 			o, _ := cs.Offset(now)
 			sink += float64(o) + cs.Skew()
+		},
+		"History": func() {
+			frame++
+			hist.Put(frame, &w)
+			hist.Put(frame-2, &w)
+			a, b, wt, _ := hist.At(float64(frame) - 2.5)
+			sink += float64(a[0]+b[0]) + wt
+			_, _ = hist.Get(frame - 1)
 		},
 		"Arrival": func() {
 			frame++

@@ -95,6 +95,23 @@ func BenchmarkClockAdvance(b *testing.B) {
 	}
 }
 
+// BenchmarkHistoryPutAt puts a 192-byte state a tick and blends at a render
+// time three frames back, with every seventh frame missing (bridged).
+func BenchmarkHistoryPutAt(b *testing.B) {
+	h, _ := playout.NewHistory[world192](playout.HistoryConfig{})
+	var s world192
+	f := int32(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		f++
+		if f%7 != 0 {
+			h.Put(f, &s)
+		}
+		a, c, w, _ := h.At(float64(f) - 3.4)
+		benchSink += float64(a[0]+c[0]) + w
+	}
+}
+
 func BenchmarkSmootherAdvance(b *testing.B) {
 	s, _ := playout.NewSmoother(playout.SmootherConfig{})
 	b.ReportAllocs()

@@ -21,6 +21,9 @@
 //     a render delay behind the newest host frame, started once a whole
 //     delay is available, free-running, steered by rate within ±MaxRate and
 //     never by snapping.
+//   - History keeps the states of the newest frames by frame, and gives the
+//     two to blend (and the weight) for the Clock's T, bridging a frame the
+//     playout jumped over and holding at the newest.
 //   - Smoother is a visual offset that hides a correction in what is drawn
 //     and decays by a fraction per step; Snap is for teleports.
 //   - RTT (RFC 6298 mean, deviation, minimum), ClockSync (offset and skew
@@ -37,8 +40,9 @@
 // step calls Queue.Tick once and applies, coasts or restarts its world. The
 // client draws its own players from its predicted present, blended at
 // Timestep.Alpha, plus a Smoother's offset after a correction; entities it
-// does not control are drawn at the Clock's T from the states the Queue
-// applied (or coasted), fed to Clock.ObserveAt with Timestep.Pending as
+// does not control are drawn at the Clock's T from a History of the states
+// the Queue applied (or the caller coasted), each frame also fed to
+// Clock.ObserveAt with Timestep.Pending as
 // each step runs. On TimelineLost (or a Restart) the caller drops what it
 // derived from the old stream and calls Clock.Reset.
 //

@@ -119,15 +119,18 @@ func Run(cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	hist, err := playout.NewHistory[float64](playout.HistoryConfig{})
+	if err != nil {
+		return Result{}, err
+	}
 
 	var (
 		hostFrame          int32
 		hostPrev, hostCur  float64 // the host's own entity
 		me, mePrev         float64 // the client's predicted entity
 		wire, pending      []packet
-		hist               = map[int32]float64{} // remote entity by frame, paced
-		arrPrev, arrCur    float64               // remote entity, unpaced
-		remoteX            float64               // the client's world's copy of it
+		arrPrev, arrCur    float64 // remote entity, unpaced
+		remoteX            float64 // the client's world's copy of it, paced
 		last               [NumViews]float64
 		res                Result
 		names              = [NumViews]string{"client's predicted entity", "host entity drawn on the client", "host's own entity"}
@@ -182,14 +185,13 @@ func Run(cfg Config) (Result, error) {
 				}
 				remoteX += speed // coast along its velocity
 			case playout.Restart:
-				clear(hist)
+				hist.Reset()
 				clock.Reset()
 				remoteX = *s
 			case playout.Apply:
 				remoteX = *s
 			}
-			hist[f] = remoteX
-			delete(hist, f-64)
+			hist.Put(f, &remoteX)
 			clock.ObserveAt(f, clientTS.Pending())
 		}
 		// 2. The network delivers, between update and draw.
@@ -211,8 +213,8 @@ func Run(cfg Config) (Result, error) {
 			remote = arrPrev + (arrCur-arrPrev)*clientTS.Alpha()
 		} else {
 			t, ok := clock.Advance(cfg.Draw)
-			if ok {
-				remote = at(hist, t)
+			if a, b, w, ok2 := hist.At(t); ok && ok2 {
+				remote = *a + (*b-*a)*w
 			}
 		}
 		drawn := [2]float64{mePrev + (me-mePrev)*clientTS.Alpha(), remote}
@@ -229,34 +231,6 @@ func Run(cfg Config) (Result, error) {
 	}
 	res.Queue = queue.Stats()
 	return res, nil
-}
-
-// at blends the history at render time t between the nearest frames held
-// either side (a frame the playout jumped over is bridged, not held); past
-// the newest it holds the newest.
-func at(hist map[int32]float64, t float64) float64 {
-	f := int32(math.Floor(t))
-	lo, hi := f, f+1
-	for ; lo > f-8; lo-- {
-		if _, ok := hist[lo]; ok {
-			break
-		}
-	}
-	for ; hi < f+8; hi++ {
-		if _, ok := hist[hi]; ok {
-			break
-		}
-	}
-	a, okA := hist[lo]
-	b, okB := hist[hi]
-	switch {
-	case okA && okB:
-		return a + (b-a)*(t-float64(lo))/float64(hi-lo)
-	case okA:
-		return a
-	default:
-		return b
-	}
 }
 
 func record(v *View, last, x float64) float64 {
