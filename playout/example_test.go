@@ -25,7 +25,7 @@ func Example() {
 			out, frame, s := q.Tick()
 			switch out {
 			case playout.Coast:
-				if q.Stats().Applied > 0 {
+				if q.Started() {
 					x++ // carry it along its velocity
 				}
 			default:

@@ -301,6 +301,10 @@ func (q *Queue[S]) Tick() (out Outcome, frame int32, s *S) {
 	return q.take(Apply)
 }
 
+// Started reports whether a state has been applied since the queue was
+// made or Reset: before that, a Coast has nothing to coast from.
+func (q *Queue[S]) Started() bool { return q.started }
+
 // Len returns how many states are held.
 func (q *Queue[S]) Len() int { return len(q.order) }
 

@@ -234,7 +234,7 @@ func TestLostStateCoastedOnce(t *testing.T) {
 		out, frame, s := q.Tick()
 		switch out {
 		case playout.Coast:
-			if q.Stats().Applied == 0 {
+			if !q.Started() {
 				continue
 			}
 			world.coast()

@@ -180,7 +180,7 @@ func Run(cfg Config) (Result, error) {
 			out, f, s := queue.Tick()
 			switch out {
 			case playout.Coast:
-				if queue.Stats().Applied == 0 {
+				if !queue.Started() {
 					continue
 				}
 				remoteX += speed // coast along its velocity
