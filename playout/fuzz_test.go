@@ -27,6 +27,11 @@ func FuzzQueue(f *testing.F) {
 	}
 	f.Add(s)
 	f.Add(op(op(op(nil, 0, 5), 0, 5), 1, 0))
+	s = nil // a state reordered behind a newer one, then ticks
+	for _, off := range []int16{1, 1, 1, 0, 2, -1, 0, 0, 0, 0} {
+		s = op(s, map[bool]byte{true: 1, false: 0}[off == 0], off)
+	}
+	f.Add(s)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		q, err := playout.NewQueue[int32](playout.QueueConfig{Depth: 3, Start: 2, LostAhead: 50})
 		if err != nil {
