@@ -70,3 +70,42 @@ func requireVec(t *testing.T, want, got playout.Vec, delta float64) {
 	t.Helper()
 	require.InDeltaSlice(t, want[:], got[:], delta)
 }
+
+// TestSmootherHidesCorrections is rule 8 measured: an entity moving one
+// unit a 60 Hz step, drawn at 144 Hz, corrected by 0.3 units every tenth of
+// a second. Snapped, every correction is a hitch; through a Smoother, none.
+func TestSmootherHidesCorrections(t *testing.T) {
+	const draw = time.Second / 144
+	run := func(smooth bool) (hitches int) {
+		ts, err := playout.NewTimestep(playout.TimestepConfig{})
+		require.NoError(t, err)
+		s, err := playout.NewSmoother(playout.SmootherConfig{})
+		require.NoError(t, err)
+		prev, cur, last := -1.0, 0.0, 0.0 // moving from the start
+		for frame := range 1440 {
+			for range ts.Advance(draw) {
+				prev, cur = cur, cur+1
+				if int(ts.Steps())%6 == 0 { // a host state says we were off
+					prev += 0.3
+					cur += 0.3
+					if smooth {
+						require.NoError(t, s.Correct(playout.Vec{0.3}))
+					}
+				}
+			}
+			s.Advance(draw)
+			x := s.Draw(playout.Vec{prev + (cur-prev)*ts.Alpha()})[0]
+			if frame > 0 {
+				if r := (x - last) / (60.0 / 144); r < 0.5 || r > 1.5 {
+					hitches++
+				}
+			}
+			last = x
+		}
+		return hitches
+	}
+	snapped, smoothed := run(false), run(true)
+	t.Logf("corrections of 0.3 every 6 steps, 1440 frames at 144 Hz: snapped %d hitches, smoothed %d", snapped, smoothed)
+	require.Positive(t, snapped)
+	require.Zero(t, smoothed)
+}
