@@ -41,7 +41,15 @@ func main() {
 	benchtime := flag.String("benchtime", "", "passed to go test -benchtime (default: go test's)")
 	filter := flag.String("bench", ".", "benchmark regexp, passed to go test -bench")
 	out := flag.String("o", "bench/latest.json", "where to write the JSON report (empty: nowhere)")
+	hitchPlot := flag.String("hitchplot", "", "write an SVG of drawn displacement per frame, paced against on arrival, to this file, and run nothing else")
 	flag.Parse()
+	if *hitchPlot != "" {
+		if err := writeHitchPlot(*hitchPlot); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	pkgs := flag.Args()
 	if len(pkgs) == 0 {
 		pkgs = defaultPackages
