@@ -33,6 +33,7 @@ var defaultPackages = []string{
 	"./session/",
 	"./codec/",
 	"./transport/local/",
+	"./playout/",
 	"./bench/",
 }
 
