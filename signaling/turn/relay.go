@@ -1,0 +1,233 @@
+package turn
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	pionturn "github.com/pion/turn/v5"
+)
+
+// Relay is a running TURN server: pion's, with rollnet's credentials,
+// caps and peer filter.
+type Relay struct {
+	cfg   Config
+	log   *slog.Logger
+	srv   *pionturn.Server
+	udp   net.PacketConn // nil when serving TCP only
+	tcp   *listener      // nil when serving UDP only
+	alloc *allocator
+
+	closeOnce sync.Once
+	closeErr  error
+
+	stats struct {
+		allocations, quotaRefused, capRefused, malformed, expired, forged,
+		peersRefused, tcpRefused, connsRefused, expiredEnded atomic.Uint64
+	}
+}
+
+// Stats is a snapshot of a relay's state and counters.
+type Stats struct {
+	Allocations  int    // live allocations (each holds a relay socket)
+	TCPConns     int    // open TURN-over-TCP connections
+	Allocated    uint64 // allocations made
+	QuotaRefused uint64 // allocations refused: the user's MaxAllocationsPerUser
+	CapRefused   uint64 // allocations refused: MaxAllocations in total
+	Malformed    uint64 // requests refused: username not EXPIRY:ID, or another realm
+	Expired      uint64 // requests refused: credentials past their expiry
+	Forged       uint64 // requests refused: password not the secret's HMAC of the username
+	PeersRefused uint64 // permissions refused: a loopback, private or reserved peer
+	TCPRefused   uint64 // RFC 6062 TCP allocations refused
+	ConnsRefused uint64 // TCP connections closed at accept: MaxConnsPerAddr or MaxConns
+	ExpiredEnded uint64 // allocations ended because their credentials expired
+}
+
+// Listen starts a relay on addr ("host:port") over UDP and TCP, on the
+// same port. With port 0 it picks a port free for both.
+func Listen(cfg Config, addr string) (*Relay, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: listen address %q: %v", ErrConfig, addr, err)
+	}
+	var lastErr error
+	for range 10 {
+		pc, err := net.ListenPacket("udp", addr)
+		if err != nil {
+			return nil, err
+		}
+		tcpAddr := net.JoinHostPort(host, strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port))
+		ln, err := net.Listen("tcp", tcpAddr)
+		if err != nil {
+			_ = pc.Close()
+			if port != "0" {
+				return nil, err
+			}
+			lastErr = err // the UDP port's TCP twin is taken: try another
+			continue
+		}
+		r, err := New(cfg, pc, ln)
+		if err != nil {
+			_ = pc.Close()
+			_ = ln.Close()
+		}
+		return r, err
+	}
+	return nil, lastErr
+}
+
+// New starts a relay serving TURN on pc (UDP) and ln (TCP); either may be
+// nil, not both. The relay owns them: Close closes them.
+func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if pc == nil && ln == nil {
+		return nil, fmt.Errorf("%w: no UDP socket and no TCP listener", ErrConfig)
+	}
+	r := &Relay{cfg: cfg, log: cfg.Logger, udp: pc}
+	r.alloc = &allocator{r: r, perUser: make(map[string]int), conns: make(map[*relayConn]struct{}), next: &pionturn.RelayAddressGeneratorPortRange{
+		RelayAddress: cfg.PublicIP,
+		Address:      cfg.RelayBind,
+		MinPort:      uint16(cfg.MinPort),
+		MaxPort:      uint16(cfg.MaxPort),
+	}}
+	sc := pionturn.ServerConfig{
+		Realm:              cfg.Realm,
+		AuthHandler:        r.authenticate,
+		AllocationLifetime: cfg.AllocationLifetime,
+		LoggerFactory:      pionLogs{cfg.Logger},
+		EventHandler: pionturn.EventHandler{
+			OnAuth: func(_, _ net.Addr, _, _, _, _ string, verdict bool) {
+				if !verdict { // authenticate accepted the username: the password was wrong
+					r.stats.forged.Add(1)
+				}
+			},
+		},
+	}
+	if pc != nil {
+		sc.PacketConnConfigs = []pionturn.PacketConnConfig{{
+			PacketConn: pc, RelayAddressGenerator: r.alloc, PermissionHandler: r.permit,
+		}}
+	}
+	if ln != nil {
+		r.tcp = &listener{Listener: ln, r: r, perAddr: make(map[string]int), conns: make(map[*conn]struct{})}
+		sc.ListenerConfigs = []pionturn.ListenerConfig{{
+			Listener: r.tcp, RelayAddressGenerator: r.alloc, PermissionHandler: r.permit,
+		}}
+	}
+	if r.srv, err = pionturn.NewServer(sc); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	r.log.Info("turn relay listening", "urls", r.URLs(), "realm", cfg.Realm,
+		"ports", fmt.Sprintf("%d-%d", cfg.MinPort, cfg.MaxPort),
+		"allow_loopback", cfg.AllowLoopback, "allow_private", cfg.AllowPrivate)
+	return r, nil
+}
+
+// authenticate is pion's AuthHandler. The user id it returns is the
+// whole username, so that the allocator knows the credentials' expiry.
+func (r *Relay) authenticate(ra *pionturn.RequestAttributes) (string, []byte, bool) {
+	if ra.Realm != r.cfg.Realm {
+		r.stats.malformed.Add(1)
+		return "", nil, false
+	}
+	key, cred, err := authKey(r.cfg.Secret, ra.Username, ra.Realm, r.cfg.Now())
+	switch {
+	case errors.Is(err, ErrExpired):
+		r.stats.expired.Add(1)
+		r.log.Debug("turn credentials expired", "user", cred.user, "from", ra.SrcAddr.String())
+		return "", nil, false
+	case err != nil:
+		r.stats.malformed.Add(1)
+		return "", nil, false
+	}
+	return ra.Username, key, true
+}
+
+// permit is pion's PermissionHandler: CreatePermission, ChannelBind and
+// Connect to a peer address pass it.
+func (r *Relay) permit(client net.Addr, peer net.IP) bool {
+	if r.cfg.peerAllowed(peer) {
+		return true
+	}
+	r.stats.peersRefused.Add(1)
+	r.log.Debug("turn permission refused", "client", client.String(), "peer", peer.String())
+	return false
+}
+
+// URLs returns the ICE server URLs of the relay as peers reach it at
+// PublicIP: "turn:IP:PORT?transport=udp" and "...?transport=tcp".
+func (r *Relay) URLs() []string {
+	var urls []string
+	if r.udp != nil {
+		urls = append(urls, r.url(r.udp.LocalAddr(), "udp"))
+	}
+	if r.tcp != nil {
+		urls = append(urls, r.url(r.tcp.Addr(), "tcp"))
+	}
+	return urls
+}
+
+func (r *Relay) url(a net.Addr, transport string) string {
+	_, port, _ := net.SplitHostPort(a.String())
+	return "turn:" + net.JoinHostPort(r.cfg.PublicIP.String(), port) + "?transport=" + transport
+}
+
+// UDPAddr returns the address the relay's UDP socket is bound to (nil
+// when serving TCP only).
+func (r *Relay) UDPAddr() net.Addr {
+	if r.udp == nil {
+		return nil
+	}
+	return r.udp.LocalAddr()
+}
+
+// TCPAddr returns the address the relay's TCP listener is bound to (nil
+// when serving UDP only).
+func (r *Relay) TCPAddr() net.Addr {
+	if r.tcp == nil {
+		return nil
+	}
+	return r.tcp.Addr()
+}
+
+// Stats returns a snapshot of the relay's state and counters.
+func (r *Relay) Stats() Stats {
+	st := Stats{
+		Allocations:  r.alloc.live(),
+		Allocated:    r.stats.allocations.Load(),
+		QuotaRefused: r.stats.quotaRefused.Load(),
+		CapRefused:   r.stats.capRefused.Load(),
+		Malformed:    r.stats.malformed.Load(),
+		Expired:      r.stats.expired.Load(),
+		Forged:       r.stats.forged.Load(),
+		PeersRefused: r.stats.peersRefused.Load(),
+		TCPRefused:   r.stats.tcpRefused.Load(),
+		ConnsRefused: r.stats.connsRefused.Load(),
+		ExpiredEnded: r.stats.expiredEnded.Load(),
+	}
+	if r.tcp != nil {
+		st.TCPConns = r.tcp.open()
+	}
+	return st
+}
+
+// Close stops the relay: its sockets, every TCP connection and every
+// allocation. It is idempotent.
+func (r *Relay) Close() error {
+	r.closeOnce.Do(func() {
+		// pion closes the UDP socket and the listener (which closes its
+		// connections), then the allocations from its own goroutines: the
+		// allocator closes what is left now, so none outlives Close.
+		r.closeErr = r.srv.Close()
+		r.alloc.closeAll()
+		r.log.Info("turn relay closed", "allocations", r.alloc.live())
+	})
+	return r.closeErr
+}
