@@ -24,5 +24,4 @@ var (
 	// UDP only (WebRTC needs nothing else), whichever transport the client
 	// reaches it over.
 	ErrTCPRelay = errors.New("turn: TCP relay allocations are not offered")
-
 )
