@@ -2,10 +2,14 @@ package turn_test
 
 import (
 	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"net"
 	"testing"
 	"time"
 
+	pionturn "github.com/pion/turn/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling/turn"
@@ -220,4 +224,30 @@ func TestConfigErrors(t *testing.T) {
 	}
 	_, err := turn.New(turn.Config{Secret: secret, PublicIP: ip}, nil, nil)
 	require.ErrorIs(t, err, turn.ErrConfig)
+}
+
+// Many users at once, over TCP (pion serves each connection on its own
+// goroutine): the total cap holds exactly.
+func TestRelayTotalCapHoldsUnderConcurrentAllocations(t *testing.T) {
+	const clients, capacity = 24, 5
+	r := startRelay(t, turn.Config{AllowLoopback: true, MaxAllocations: capacity, MaxConnsPerAddr: clients})
+	exp := time.Now().Add(time.Hour)
+	cs := make([]*pionturn.Client, clients)
+	for i := range cs {
+		cs[i] = dialTURN(t, r, "tcp", creds(fmt.Sprintf("user%d", i), exp))
+	}
+	var wg sync.WaitGroup
+	var ok atomic.Int32
+	for _, c := range cs {
+		wg.Go(func() {
+			if rc, err := c.Allocate(); err == nil {
+				ok.Add(1)
+				t.Cleanup(func() { _ = rc.Close() })
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, int32(capacity), ok.Load())
+	require.Equal(t, capacity, r.Stats().Allocations)
+	require.Equal(t, uint64(clients-capacity), r.Stats().CapRefused)
 }
