@@ -3,9 +3,9 @@ package turn_test
 import (
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
-	"net"
 	"testing"
 	"time"
 
