@@ -2,7 +2,6 @@ package turn_test
 
 import (
 	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +14,6 @@ import (
 )
 
 var secret = []byte("t3st-secret")
-
-// clock is a settable clock for credential expiry.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // startRelay runs a relay on loopback for cfg, with the test secret and
 // 127.0.0.1 as its public address unless cfg says otherwise.

@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -53,15 +54,26 @@ func (l *listener) Close() error {
 	err := l.Listener.Close()
 	l.mu.Lock()
 	l.closed = true
-	list := make([]*conn, 0, len(l.conns))
-	for c := range l.conns {
+	l.mu.Unlock()
+	closeAll(&l.mu, l.conns)
+	return err
+}
+
+// closeAll closes every member of set, read under mu (a member's Close
+// takes mu to leave the set).
+func closeAll[C interface {
+	comparable
+	io.Closer
+}](mu *sync.Mutex, set map[C]struct{}) {
+	mu.Lock()
+	list := make([]C, 0, len(set))
+	for c := range set {
 		list = append(list, c)
 	}
-	l.mu.Unlock()
+	mu.Unlock()
 	for _, c := range list {
 		_ = c.Close()
 	}
-	return err
 }
 
 func (l *listener) open() int {

@@ -74,17 +74,7 @@ func (a *allocator) release(user string, rc *relayConn) {
 }
 
 // closeAll closes every relay socket.
-func (a *allocator) closeAll() {
-	a.mu.Lock()
-	list := make([]*relayConn, 0, len(a.conns))
-	for c := range a.conns {
-		list = append(list, c)
-	}
-	a.mu.Unlock()
-	for _, c := range list {
-		_ = c.Close()
-	}
-}
+func (a *allocator) closeAll() { closeAll(&a.mu, a.conns) }
 
 // live returns the allocations holding a relay socket.
 func (a *allocator) live() int {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling/turn"
+	"github.com/rollnet/rollnet/transport/local"
 )
 
 // relayed sends msg from a's allocation to b's relay address and returns
@@ -53,7 +54,7 @@ func TestRelayRelaysOverUDPAndTCP(t *testing.T) {
 }
 
 func TestRelayRefusesForgedExpiredAndMalformedCredentials(t *testing.T) {
-	clk := &clock{now: time.Unix(1_800_000_000, 0)}
+	clk := local.NewClock(time.Unix(1_800_000_000, 0))
 	r := startRelay(t, turn.Config{AllowLoopback: true, Now: clk.Now})
 	valid := creds("mallory", clk.Now().Add(time.Minute))
 	user, pass := valid.user, valid.pass
@@ -77,7 +78,7 @@ func TestRelayRefusesForgedExpiredAndMalformedCredentials(t *testing.T) {
 	// Valid until the expiry, refused from it on.
 	_, err := allocate(t, dialTURN(t, r, "udp", valid))
 	require.NoError(t, err)
-	clk.Set(clk.Now().Add(time.Minute))
+	clk.Advance(time.Minute)
 	_, err = allocate(t, dialTURN(t, r, "udp", valid))
 	require.Error(t, err)
 	require.Equal(t, uint64(1), r.Stats().Expired)
@@ -85,7 +86,7 @@ func TestRelayRefusesForgedExpiredAndMalformedCredentials(t *testing.T) {
 }
 
 func TestRelayStopsRelayingWhenCredentialsExpire(t *testing.T) {
-	clk := &clock{now: time.Unix(1_800_000_000, 0)}
+	clk := local.NewClock(time.Unix(1_800_000_000, 0))
 	r := startRelay(t, turn.Config{AllowLoopback: true, Now: clk.Now})
 	a, err := allocate(t, dialTURN(t, r, "udp", creds("alice", clk.Now().Add(time.Minute))))
 	require.NoError(t, err)
@@ -96,7 +97,7 @@ func TestRelayStopsRelayingWhenCredentialsExpire(t *testing.T) {
 	require.Equal(t, "ping", string(relayed(t, a, b, []byte("ping"))))
 
 	// Alice asked for a lifetime of minutes; her credentials end first.
-	clk.Set(clk.Now().Add(time.Minute))
+	clk.Advance(time.Minute)
 	_, _ = a.WriteTo([]byte("after expiry"), b.LocalAddr())
 	eventually(t, func() bool { return r.Stats().Allocations == 1 }, "alice's allocation ended")
 	require.Equal(t, uint64(1), r.Stats().ExpiredEnded)
