@@ -14,6 +14,7 @@ const (
 	DefaultMaxPort               = 65535
 	DefaultMaxAllocations        = 1000
 	DefaultMaxAllocationsPerUser = 16
+	DefaultMaxAllocationsPerAddr = 64
 	DefaultMaxConnsPerAddr       = 16
 	DefaultMaxConns              = 1024
 	DefaultIdleTimeout           = time.Minute
@@ -51,6 +52,13 @@ type Config struct {
 	// other peer and TURN URL). Over either, Allocate is answered 508.
 	MaxAllocations        int
 	MaxAllocationsPerUser int
+
+	// MaxAllocationsPerAddr caps the live allocations of one client IP
+	// address (default 64), whatever credentials they use: one join
+	// mints one user id, and an attacker who joins again and again would
+	// otherwise take the whole relay. Over it, Allocate is answered 486.
+	// Players behind one carrier-grade NAT share it.
+	MaxAllocationsPerAddr int
 
 	// MaxConnsPerAddr caps the TURN-over-TCP connections one IP address
 	// holds (default 16), MaxConns those in total (default 1024); over
@@ -97,6 +105,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"MaxPort", &c.MaxPort, DefaultMaxPort},
 		{"MaxAllocations", &c.MaxAllocations, DefaultMaxAllocations},
 		{"MaxAllocationsPerUser", &c.MaxAllocationsPerUser, DefaultMaxAllocationsPerUser},
+		{"MaxAllocationsPerAddr", &c.MaxAllocationsPerAddr, DefaultMaxAllocationsPerAddr},
 		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, DefaultMaxConnsPerAddr},
 		{"MaxConns", &c.MaxConns, DefaultMaxConns},
 	} {

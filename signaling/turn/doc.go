@@ -34,16 +34,20 @@
 //
 //	allocations in total      1000        Allocate answered 508, Stats.CapRefused
 //	allocations per user id   16          Allocate answered 508, Stats.QuotaRefused
+//	allocations per client IP 64          Allocate answered 486, Stats.AddrRefused
 //	TCP conns per address     16          closed at accept, Stats.ConnsRefused
 //	TCP conns in total        1024        closed at accept, Stats.ConnsRefused
 //	TCP idle                  1 min       connection closed
 //	relay ports               49152-65535 the range a firewall opens
 //	relay transport           UDP only    RFC 6062 TCP allocations refused, Stats.TCPRefused
 //
-// The allocation caps are counted where pion asks for a relay socket and
-// freed when the socket closes, so concurrent requests cannot overshoot
-// them. A user id is one join's; the signaling server's per-address and
-// rate limits bound how many ids one attacker gets.
+// The total and per-user caps are counted where pion asks for a relay
+// socket and freed when the socket closes, so concurrent requests cannot
+// overshoot them. A user id is one join's, and joining again mints another:
+// the per-address cap is what stops one machine from taking the relay.
+// It follows pion's allocation events and is checked before the socket is
+// made, so concurrent requests over several TCP connections from one
+// address can overshoot it by at most MaxConnsPerAddr.
 //
 // # Logs and goroutines
 //

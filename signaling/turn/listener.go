@@ -27,7 +27,7 @@ func (l *listener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		host := remoteHost(c)
+		host := hostOf(c.RemoteAddr())
 		l.mu.Lock()
 		switch {
 		case l.closed:
@@ -80,13 +80,6 @@ func (l *listener) open() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.conns)
-}
-
-func remoteHost(c net.Conn) string {
-	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
-		return a.IP.String()
-	}
-	return c.RemoteAddr().String()
 }
 
 // conn is one accepted TURN-over-TCP connection.

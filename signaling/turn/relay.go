@@ -27,8 +27,11 @@ type Relay struct {
 
 	stats struct {
 		allocations, quotaRefused, capRefused, malformed, expired, forged,
-		peersRefused, tcpRefused, connsRefused, expiredEnded atomic.Uint64
+		peersRefused, tcpRefused, connsRefused, expiredEnded, addrRefused atomic.Uint64
 	}
+
+	addrMu  sync.Mutex
+	perAddr map[string]int // live allocations by client IP
 }
 
 // Stats is a snapshot of a relay's state and counters.
@@ -37,6 +40,7 @@ type Stats struct {
 	TCPConns     int    // open TURN-over-TCP connections
 	Allocated    uint64 // allocations made
 	QuotaRefused uint64 // allocations refused: the user's MaxAllocationsPerUser
+	AddrRefused  uint64 // allocations refused: the client address's MaxAllocationsPerAddr
 	CapRefused   uint64 // allocations refused: MaxAllocations in total
 	Malformed    uint64 // requests refused: username not EXPIRY:ID, or another realm
 	Expired      uint64 // requests refused: credentials past their expiry
@@ -90,7 +94,7 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 	if pc == nil && ln == nil {
 		return nil, fmt.Errorf("%w: no UDP socket and no TCP listener", ErrConfig)
 	}
-	r := &Relay{cfg: cfg, log: cfg.Logger, udp: pc}
+	r := &Relay{cfg: cfg, log: cfg.Logger, udp: pc, perAddr: make(map[string]int)}
 	r.alloc = &allocator{r: r, perUser: make(map[string]int), conns: make(map[*relayConn]struct{}), next: &pionturn.RelayAddressGeneratorPortRange{
 		RelayAddress: cfg.PublicIP,
 		Address:      cfg.RelayBind,
@@ -100,6 +104,7 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 	sc := pionturn.ServerConfig{
 		Realm:              cfg.Realm,
 		AuthHandler:        r.authenticate,
+		QuotaHandler:       r.addrQuota,
 		AllocationLifetime: cfg.AllocationLifetime,
 		LoggerFactory:      pionLogs{cfg.Logger},
 		EventHandler: pionturn.EventHandler{
@@ -108,6 +113,8 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 					r.stats.forged.Add(1)
 				}
 			},
+			OnAllocationCreated: func(src, _ net.Addr, _, _, _ string, _ net.Addr, _ int) { r.countAddr(src, 1) },
+			OnAllocationDeleted: func(src, _ net.Addr, _, _, _ string) { r.countAddr(src, -1) },
 		},
 	}
 	if pc != nil {
@@ -148,6 +155,44 @@ func (r *Relay) authenticate(ra *pionturn.RequestAttributes) (string, []byte, bo
 		return "", nil, false
 	}
 	return ra.Username, key, true
+}
+
+// addrQuota is pion's QuotaHandler: it refuses an Allocate from an address
+// holding MaxAllocationsPerAddr. The count follows pion's allocation events;
+// requests are checked one at a time per connection (all of UDP is one),
+// so concurrent requests from one address over TCP can pass the check
+// together: at most MaxConnsPerAddr over the cap.
+func (r *Relay) addrQuota(_, _ string, src net.Addr) bool {
+	host := hostOf(src)
+	r.addrMu.Lock()
+	n := r.perAddr[host]
+	r.addrMu.Unlock()
+	if n < r.cfg.MaxAllocationsPerAddr {
+		return true
+	}
+	r.stats.addrRefused.Add(1)
+	r.log.Info("turn allocation refused: address quota", "addr", host, "max", r.cfg.MaxAllocationsPerAddr)
+	return false
+}
+
+func (r *Relay) countAddr(src net.Addr, d int) {
+	host := hostOf(src)
+	r.addrMu.Lock()
+	defer r.addrMu.Unlock()
+	if r.perAddr[host] += d; r.perAddr[host] <= 0 {
+		delete(r.perAddr, host)
+	}
+}
+
+// hostOf is the IP of a UDP or TCP address.
+func hostOf(a net.Addr) string {
+	switch a := a.(type) {
+	case *net.UDPAddr:
+		return a.IP.String()
+	case *net.TCPAddr:
+		return a.IP.String()
+	}
+	return a.String()
 }
 
 // permit is pion's PermissionHandler: CreatePermission, ChannelBind and
@@ -203,6 +248,7 @@ func (r *Relay) Stats() Stats {
 		Allocations:  r.alloc.live(),
 		Allocated:    r.stats.allocations.Load(),
 		QuotaRefused: r.stats.quotaRefused.Load(),
+		AddrRefused:  r.stats.addrRefused.Load(),
 		CapRefused:   r.stats.capRefused.Load(),
 		Malformed:    r.stats.malformed.Load(),
 		Expired:      r.stats.expired.Load(),

@@ -252,3 +252,21 @@ func TestRelayTotalCapHoldsUnderConcurrentAllocations(t *testing.T) {
 	require.Equal(t, capacity, r.Stats().Allocations)
 	require.Equal(t, uint64(clients-capacity), r.Stats().CapRefused)
 }
+
+// One address cannot take the relay with credentials from many joins.
+func TestRelayCapsAllocationsPerAddress(t *testing.T) {
+	r := startRelay(t, turn.Config{AllowLoopback: true, MaxAllocationsPerAddr: 2})
+	exp := time.Now().Add(time.Hour)
+	first, err := allocate(t, dialTURN(t, r, "udp", creds("join1", exp)))
+	require.NoError(t, err)
+	_, err = allocate(t, dialTURN(t, r, "tcp", creds("join2", exp)))
+	require.NoError(t, err)
+	_, err = allocate(t, dialTURN(t, r, "udp", creds("join3", exp)))
+	require.Error(t, err, "a third allocation from 127.0.0.1")
+	require.Equal(t, uint64(1), r.Stats().AddrRefused)
+
+	require.NoError(t, first.Close())
+	eventually(t, func() bool { return r.Stats().Allocations == 1 }, "deallocated")
+	_, err = allocate(t, dialTURN(t, r, "udp", creds("join3", exp)))
+	require.NoError(t, err, "the slot is free again")
+}
