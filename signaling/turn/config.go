@@ -15,6 +15,7 @@ const (
 	DefaultMaxAllocations        = 1000
 	DefaultMaxAllocationsPerUser = 16
 	DefaultMaxAllocationsPerAddr = 64
+	DefaultMaxPermissions        = 32
 	DefaultMaxConnsPerAddr       = 16
 	DefaultMaxConns              = 1024
 	DefaultIdleTimeout           = time.Minute
@@ -59,6 +60,13 @@ type Config struct {
 	// otherwise take the whole relay. Over it, Allocate is answered 486.
 	// Players behind one carrier-grade NAT share it.
 	MaxAllocationsPerAddr int
+
+	// MaxPermissions caps the peer addresses one allocation may relay to
+	// (default 32; ICE asks for one per remote candidate's address).
+	// pion keeps a timer per permission: without a cap one allocation could
+	// grow the relay's memory without bound. A refresh of a permission
+	// held is always granted.
+	MaxPermissions int
 
 	// MaxConnsPerAddr caps the TURN-over-TCP connections one IP address
 	// holds (default 16), MaxConns those in total (default 1024); over
@@ -106,6 +114,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"MaxAllocations", &c.MaxAllocations, DefaultMaxAllocations},
 		{"MaxAllocationsPerUser", &c.MaxAllocationsPerUser, DefaultMaxAllocationsPerUser},
 		{"MaxAllocationsPerAddr", &c.MaxAllocationsPerAddr, DefaultMaxAllocationsPerAddr},
+		{"MaxPermissions", &c.MaxPermissions, DefaultMaxPermissions},
 		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, DefaultMaxConnsPerAddr},
 		{"MaxConns", &c.MaxConns, DefaultMaxConns},
 	} {

@@ -32,14 +32,15 @@
 // A TURN port is public. Every limit is a Config field whose zero value is
 // a documented default:
 //
-//	allocations in total      1000        Allocate answered 508, Stats.CapRefused
-//	allocations per user id   16          Allocate answered 508, Stats.QuotaRefused
-//	allocations per client IP 64          Allocate answered 486, Stats.AddrRefused
-//	TCP conns per address     16          closed at accept, Stats.ConnsRefused
-//	TCP conns in total        1024        closed at accept, Stats.ConnsRefused
-//	TCP idle                  1 min       connection closed
-//	relay ports               49152-65535 the range a firewall opens
-//	relay transport           UDP only    RFC 6062 TCP allocations refused, Stats.TCPRefused
+//	allocations in total        1000         Allocate answered 508, Stats.CapRefused
+//	allocations per user id     16           Allocate answered 508, Stats.QuotaRefused
+//	allocations per client IP   64           Allocate answered 486, Stats.AddrRefused
+//	permissions per allocation  32           CreatePermission answered 403, Stats.PermsRefused
+//	TCP conns per address       16           closed at accept, Stats.ConnsRefused
+//	TCP conns in total          1024         closed at accept, Stats.ConnsRefused
+//	TCP idle                    1 min        connection closed
+//	relay ports                 49152-65535  the range a firewall opens
+//	relay transport             UDP only     RFC 6062 TCP allocations refused, Stats.TCPRefused
 //
 // The total and per-user caps are counted where pion asks for a relay
 // socket and freed when the socket closes, so concurrent requests cannot

@@ -27,11 +27,14 @@ type Relay struct {
 
 	stats struct {
 		allocations, quotaRefused, capRefused, malformed, expired, forged,
-		peersRefused, tcpRefused, connsRefused, expiredEnded, addrRefused atomic.Uint64
+		peersRefused, tcpRefused, connsRefused, expiredEnded, addrRefused, permsRefused atomic.Uint64
 	}
 
 	addrMu  sync.Mutex
 	perAddr map[string]int // live allocations by client IP
+
+	permMu sync.Mutex
+	perms  map[string]map[string]struct{} // peer IPs permitted, by client address (one allocation each)
 }
 
 // Stats is a snapshot of a relay's state and counters.
@@ -46,6 +49,7 @@ type Stats struct {
 	Expired      uint64 // requests refused: credentials past their expiry
 	Forged       uint64 // requests refused: password not the secret's HMAC of the username
 	PeersRefused uint64 // permissions refused: a loopback, private or reserved peer
+	PermsRefused uint64 // permissions refused: the allocation's MaxPermissions
 	TCPRefused   uint64 // RFC 6062 TCP allocations refused
 	ConnsRefused uint64 // TCP connections closed at accept: MaxConnsPerAddr or MaxConns
 	ExpiredEnded uint64 // allocations ended because their credentials expired
@@ -94,7 +98,8 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 	if pc == nil && ln == nil {
 		return nil, fmt.Errorf("%w: no UDP socket and no TCP listener", ErrConfig)
 	}
-	r := &Relay{cfg: cfg, log: cfg.Logger, udp: pc, perAddr: make(map[string]int)}
+	r := &Relay{cfg: cfg, log: cfg.Logger, udp: pc, perAddr: make(map[string]int),
+		perms: make(map[string]map[string]struct{})}
 	r.alloc = &allocator{r: r, perUser: make(map[string]int), conns: make(map[*relayConn]struct{}), next: &pionturn.RelayAddressGeneratorPortRange{
 		RelayAddress: cfg.PublicIP,
 		Address:      cfg.RelayBind,
@@ -115,6 +120,8 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 			},
 			OnAllocationCreated: func(src, _ net.Addr, _, _, _ string, _ net.Addr, _ int) { r.countAddr(src, 1) },
 			OnAllocationDeleted: func(src, _ net.Addr, _, _, _ string) { r.countAddr(src, -1) },
+			OnPermissionCreated: func(src, _ net.Addr, _, _, _ string, _ net.Addr, peer net.IP) { r.countPerm(src, peer, true) },
+			OnPermissionDeleted: func(src, _ net.Addr, _, _, _ string, _ net.Addr, peer net.IP) { r.countPerm(src, peer, false) },
 		},
 	}
 	if pc != nil {
@@ -197,13 +204,43 @@ func hostOf(a net.Addr) string {
 
 // permit is pion's PermissionHandler: CreatePermission, ChannelBind and
 // Connect to a peer address pass it.
+// One client's requests are handled one at a time, each permission
+// granted before the next is checked, so the count is exact.
 func (r *Relay) permit(client net.Addr, peer net.IP) bool {
-	if r.cfg.peerAllowed(peer) {
+	if !r.cfg.peerAllowed(peer) {
+		r.stats.peersRefused.Add(1)
+		r.log.Debug("turn permission refused", "client", client.String(), "peer", peer.String())
+		return false
+	}
+	r.permMu.Lock()
+	set := r.perms[client.String()]
+	_, held := set[peer.String()]
+	n := len(set)
+	r.permMu.Unlock()
+	if held || n < r.cfg.MaxPermissions {
 		return true
 	}
-	r.stats.peersRefused.Add(1)
-	r.log.Debug("turn permission refused", "client", client.String(), "peer", peer.String())
+	r.stats.permsRefused.Add(1)
+	r.log.Debug("turn permission refused: allocation full", "client", client.String(), "max", r.cfg.MaxPermissions)
 	return false
+}
+
+func (r *Relay) countPerm(client net.Addr, peer net.IP, created bool) {
+	key := client.String()
+	r.permMu.Lock()
+	defer r.permMu.Unlock()
+	set := r.perms[key]
+	switch {
+	case created && set == nil:
+		r.perms[key] = map[string]struct{}{peer.String(): {}}
+	case created:
+		set[peer.String()] = struct{}{}
+	default:
+		delete(set, peer.String())
+		if len(set) == 0 {
+			delete(r.perms, key)
+		}
+	}
 }
 
 // URLs returns the ICE server URLs of the relay as peers reach it at
@@ -254,6 +291,7 @@ func (r *Relay) Stats() Stats {
 		Expired:      r.stats.expired.Load(),
 		Forged:       r.stats.forged.Load(),
 		PeersRefused: r.stats.peersRefused.Load(),
+		PermsRefused: r.stats.permsRefused.Load(),
 		TCPRefused:   r.stats.tcpRefused.Load(),
 		ConnsRefused: r.stats.connsRefused.Load(),
 		ExpiredEnded: r.stats.expiredEnded.Load(),

@@ -270,3 +270,19 @@ func TestRelayCapsAllocationsPerAddress(t *testing.T) {
 	_, err = allocate(t, dialTURN(t, r, "udp", creds("join3", exp)))
 	require.NoError(t, err, "the slot is free again")
 }
+
+// One allocation cannot hold permissions without bound; refreshing one it
+// holds is always granted.
+func TestRelayCapsPermissionsPerAllocation(t *testing.T) {
+	r := startRelay(t, turn.Config{MaxPermissions: 3})
+	c := dialTURN(t, r, "udp", creds("perms", time.Now().Add(time.Hour)))
+	_, err := allocate(t, c)
+	require.NoError(t, err)
+	peer := func(i byte) net.Addr { return &net.UDPAddr{IP: net.IPv4(192, 0, 2, i), Port: 9} }
+	for i := range byte(3) {
+		require.NoError(t, c.CreatePermission(peer(i+1)))
+	}
+	require.Error(t, c.CreatePermission(peer(4)))
+	require.Equal(t, uint64(1), r.Stats().PermsRefused)
+	require.NoError(t, c.CreatePermission(peer(1)), "a refresh")
+}
