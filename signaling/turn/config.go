@@ -16,6 +16,7 @@ const (
 	DefaultMaxAllocationsPerUser = 16
 	DefaultMaxAllocationsPerAddr = 64
 	DefaultMaxPermissions        = 32
+	DefaultMaxChannels           = 64
 	DefaultMaxConnsPerAddr       = 16
 	DefaultMaxConns              = 1024
 	DefaultIdleTimeout           = time.Minute
@@ -68,6 +69,13 @@ type Config struct {
 	// held is always granted.
 	MaxPermissions int
 
+	// MaxChannels caps one allocation's channel bindings (default 64;
+	// pion's client binds one per peer address it sends to). An allocation
+	// holding MaxChannels is granted nothing more, not even a refresh,
+	// until some expire: a peer address is an IP and a port, so only this
+	// bounds the bindings, and their timers, an allocation can make.
+	MaxChannels int
+
 	// MaxConnsPerAddr caps the TURN-over-TCP connections one IP address
 	// holds (default 16), MaxConns those in total (default 1024); over
 	// either, a new connection is closed at accept. A TCP connection silent
@@ -115,6 +123,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"MaxAllocationsPerUser", &c.MaxAllocationsPerUser, DefaultMaxAllocationsPerUser},
 		{"MaxAllocationsPerAddr", &c.MaxAllocationsPerAddr, DefaultMaxAllocationsPerAddr},
 		{"MaxPermissions", &c.MaxPermissions, DefaultMaxPermissions},
+		{"MaxChannels", &c.MaxChannels, DefaultMaxChannels},
 		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, DefaultMaxConnsPerAddr},
 		{"MaxConns", &c.MaxConns, DefaultMaxConns},
 	} {

@@ -36,6 +36,7 @@
 //	allocations per user id     16           Allocate answered 508, Stats.QuotaRefused
 //	allocations per client IP   64           Allocate answered 486, Stats.AddrRefused
 //	permissions per allocation  32           CreatePermission answered 403, Stats.PermsRefused
+//	channels per allocation     64           ChannelBind (and all else) answered 403, Stats.PermsRefused
 //	TCP conns per address       16           closed at accept, Stats.ConnsRefused
 //	TCP conns in total          1024         closed at accept, Stats.ConnsRefused
 //	TCP idle                    1 min        connection closed

@@ -35,6 +35,7 @@ type Relay struct {
 
 	permMu sync.Mutex
 	perms  map[string]map[string]struct{} // peer IPs permitted, by client address (one allocation each)
+	chans  map[string]int                 // channel bindings, by client address
 }
 
 // Stats is a snapshot of a relay's state and counters.
@@ -49,7 +50,7 @@ type Stats struct {
 	Expired      uint64 // requests refused: credentials past their expiry
 	Forged       uint64 // requests refused: password not the secret's HMAC of the username
 	PeersRefused uint64 // permissions refused: a loopback, private or reserved peer
-	PermsRefused uint64 // permissions refused: the allocation's MaxPermissions
+	PermsRefused uint64 // permissions and channels refused: the allocation's MaxPermissions or MaxChannels
 	TCPRefused   uint64 // RFC 6062 TCP allocations refused
 	ConnsRefused uint64 // TCP connections closed at accept: MaxConnsPerAddr or MaxConns
 	ExpiredEnded uint64 // allocations ended because their credentials expired
@@ -99,7 +100,7 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 		return nil, fmt.Errorf("%w: no UDP socket and no TCP listener", ErrConfig)
 	}
 	r := &Relay{cfg: cfg, log: cfg.Logger, udp: pc, perAddr: make(map[string]int),
-		perms: make(map[string]map[string]struct{})}
+		perms: make(map[string]map[string]struct{}), chans: make(map[string]int)}
 	r.alloc = &allocator{r: r, perUser: make(map[string]int), conns: make(map[*relayConn]struct{}), next: &pionturn.RelayAddressGeneratorPortRange{
 		RelayAddress: cfg.PublicIP,
 		Address:      cfg.RelayBind,
@@ -122,6 +123,8 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 			OnAllocationDeleted: func(src, _ net.Addr, _, _, _ string) { r.countAddr(src, -1) },
 			OnPermissionCreated: func(src, _ net.Addr, _, _, _ string, _ net.Addr, peer net.IP) { r.countPerm(src, peer, true) },
 			OnPermissionDeleted: func(src, _ net.Addr, _, _, _ string, _ net.Addr, peer net.IP) { r.countPerm(src, peer, false) },
+			OnChannelCreated:    func(src, _ net.Addr, _, _, _ string, _, _ net.Addr, _ uint16) { r.countChannel(src, 1) },
+			OnChannelDeleted:    func(src, _ net.Addr, _, _, _ string, _, _ net.Addr, _ uint16) { r.countChannel(src, -1) },
 		},
 	}
 	if pc != nil {
@@ -215,14 +218,23 @@ func (r *Relay) permit(client net.Addr, peer net.IP) bool {
 	r.permMu.Lock()
 	set := r.perms[client.String()]
 	_, held := set[peer.String()]
-	n := len(set)
+	n, chans := len(set), r.chans[client.String()]
 	r.permMu.Unlock()
-	if held || n < r.cfg.MaxPermissions {
+	if (held || n < r.cfg.MaxPermissions) && chans < r.cfg.MaxChannels {
 		return true
 	}
 	r.stats.permsRefused.Add(1)
 	r.log.Debug("turn permission refused: allocation full", "client", client.String(), "max", r.cfg.MaxPermissions)
 	return false
+}
+
+func (r *Relay) countChannel(client net.Addr, d int) {
+	key := client.String()
+	r.permMu.Lock()
+	defer r.permMu.Unlock()
+	if r.chans[key] += d; r.chans[key] <= 0 {
+		delete(r.chans, key)
+	}
 }
 
 func (r *Relay) countPerm(client net.Addr, peer net.IP, created bool) {

@@ -286,3 +286,19 @@ func TestRelayCapsPermissionsPerAllocation(t *testing.T) {
 	require.Equal(t, uint64(1), r.Stats().PermsRefused)
 	require.NoError(t, c.CreatePermission(peer(1)), "a refresh")
 }
+
+// Channel bindings are per peer address (IP and port), so only their own
+// cap bounds them: at it, the allocation is granted nothing more.
+func TestRelayCapsChannelsPerAllocation(t *testing.T) {
+	r := startRelay(t, turn.Config{MaxChannels: 2})
+	c := dialTURN(t, r, "udp", creds("chans", time.Now().Add(time.Hour)))
+	rc, err := allocate(t, c)
+	require.NoError(t, err)
+	// pion's client binds a channel to each peer address it sends to.
+	for port := range 3 {
+		_, err := rc.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 9 + port})
+		require.NoError(t, err)
+	}
+	eventually(t, func() bool { return r.Stats().PermsRefused >= 1 }, "the third channel refused")
+	require.Error(t, c.CreatePermission(&net.UDPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 9}))
+}

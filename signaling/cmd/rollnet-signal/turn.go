@@ -31,6 +31,7 @@ func (f *relayFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.MaxAllocationsPerUser, "turn-max-allocations-per-user", turn.DefaultMaxAllocationsPerUser, "relay allocations per credential (one join)")
 	fs.IntVar(&f.cfg.MaxAllocationsPerAddr, "turn-max-allocations-per-addr", turn.DefaultMaxAllocationsPerAddr, "relay allocations per client IP address, whatever the credentials")
 	fs.IntVar(&f.cfg.MaxPermissions, "turn-max-permissions", turn.DefaultMaxPermissions, "peer addresses per relay allocation")
+	fs.IntVar(&f.cfg.MaxChannels, "turn-max-channels", turn.DefaultMaxChannels, "channel bindings per relay allocation")
 	fs.IntVar(&f.cfg.MaxConnsPerAddr, "turn-max-conns-per-addr", turn.DefaultMaxConnsPerAddr, "TURN-over-TCP connections per IP address")
 	fs.BoolVar(&f.cfg.AllowLoopback, "turn-allow-loopback", false, "let the relay forward to loopback addresses (tests on one machine; never on a public server)")
 	fs.BoolVar(&f.cfg.AllowPrivate, "turn-allow-private", false, "let the relay forward to private and local ranges (a LAN; never on a public server)")
