@@ -17,7 +17,7 @@ var secret = []byte("t3st-secret")
 
 // startRelay runs a relay on loopback for cfg, with the test secret and
 // 127.0.0.1 as its public address unless cfg says otherwise.
-func startRelay(t *testing.T, cfg turn.Config) *turn.Relay {
+func startRelay(t testing.TB, cfg turn.Config) *turn.Relay {
 	t.Helper()
 	if cfg.Secret == nil {
 		cfg.Secret = secret
@@ -46,7 +46,7 @@ func creds(user string, expiry time.Time) login {
 
 // dialTURN returns a raw pion TURN client of r over network ("udp" or
 // "tcp") with the given credentials, listening.
-func dialTURN(t *testing.T, r *turn.Relay, network string, l login) *pionturn.Client {
+func dialTURN(t testing.TB, r *turn.Relay, network string, l login) *pionturn.Client {
 	t.Helper()
 	var conn net.PacketConn
 	var server string
@@ -80,7 +80,7 @@ func dialTURN(t *testing.T, r *turn.Relay, network string, l login) *pionturn.Cl
 
 // allocate makes one UDP allocation on c; the relay socket is closed
 // (deallocated) at cleanup.
-func allocate(t *testing.T, c *pionturn.Client) (net.PacketConn, error) {
+func allocate(t testing.TB, c *pionturn.Client) (net.PacketConn, error) {
 	t.Helper()
 	rc, err := c.Allocate()
 	if err == nil {
