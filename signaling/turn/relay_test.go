@@ -302,3 +302,14 @@ func TestRelayCapsChannelsPerAllocation(t *testing.T) {
 	eventually(t, func() bool { return r.Stats().PermsRefused >= 1 }, "the third channel refused")
 	require.Error(t, c.CreatePermission(&net.UDPAddr{IP: net.IPv4(192, 0, 2, 2), Port: 9}))
 }
+
+// The relay takes credentials from another implementation of the TURN
+// REST scheme (pion's, written for coturn's use-auth-secret), so the
+// signaling server's credentials and an external coturn's agree too.
+func TestRelayAcceptsTURNRESTCredentialsFromPion(t *testing.T) {
+	r := startRelay(t, turn.Config{})
+	user, pass, err := pionturn.GenerateLongTermTURNRESTCredentials(string(secret), "external", time.Hour)
+	require.NoError(t, err)
+	_, err = allocate(t, dialTURN(t, r, "udp", login{user, pass}))
+	require.NoError(t, err)
+}
