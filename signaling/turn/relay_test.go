@@ -164,7 +164,7 @@ func TestRelayRefusesTCPRelayAllocations(t *testing.T) {
 }
 
 func TestRelayCapsTCPConnectionsAndClosesIdleOnes(t *testing.T) {
-	r := startRelay(t, turn.Config{MaxConnsPerAddr: 2, IdleTimeout: 200 * time.Millisecond})
+	r := startRelay(t, turn.Config{MaxConnsPerAddr: 2, IdleTimeout: 500 * time.Millisecond})
 	var conns []net.Conn
 	for range 3 {
 		c, err := net.Dial("tcp", r.TCPAddr().String())
