@@ -27,6 +27,7 @@ type options struct {
 	fps      int
 	headless bool // forced by -headless or by not having a terminal
 	offline  bool // no network: against a bot in this process
+	relay    bool // -relay: WebRTC through the TURN relay only
 	child    bool // this process is the opponent started by a parent
 	side     int  // -1: decided by join order
 	timeout  time.Duration
@@ -47,6 +48,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&o.impair, "impair", "impair the local side's packets: `latency,jitter,loss`, e.g. 100ms,15ms,2%")
 	fs.BoolVar(&o.spectate, "spectate", false, "watch instead of playing: two bot processes this one starts, or with -signal and -room the match already in that room")
 	fs.IntVar(&o.fps, "fps", 60, "`N` frames per second")
+	fs.BoolVar(&o.relay, "relay", false, "with -signal: connect only through the TURN relay the signaling server hands out (rollnet-signal -turn-listen)")
 	fs.BoolVar(&o.headless, "headless", false, "no terminal view even on a terminal: both sides bots")
 	fs.BoolVar(&o.offline, "offline", false, "no network: play a bot in this process")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")

@@ -102,7 +102,11 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 		return nil, fmt.Errorf("pong: joining %s: %w", u, err)
 	}
 	c := &conn{sig: webrtc.NewSignalingAdapter(client), first: len(client.Peers()) == 0, room: client.Room()}
-	c.rtc, err = webrtc.New(webrtc.Config{LoopbackOnly: isLoopback(u)}, c.sig)
+	if o.relay && !handsOutTURN(client.ICEServers()) {
+		c.close()
+		return nil, errors.New("pong: -relay: the signaling server hands out no TURN relay (-signal to a rollnet-signal -turn-listen)")
+	}
+	c.rtc, err = webrtc.New(webrtc.Config{LoopbackOnly: isLoopback(u) && !o.relay, RelayOnly: o.relay}, c.sig)
 	if err != nil {
 		c.close()
 		return nil, err
@@ -159,6 +163,18 @@ func (c *conn) close() {
 		_ = c.rtc.Close()
 	}
 	_ = c.sig.Close()
+}
+
+// handsOutTURN reports whether ice names a TURN server, which -relay needs.
+func handsOutTURN(ice []signaling.ICEServer) bool {
+	for _, s := range ice {
+		for _, u := range s.URLs {
+			if strings.HasPrefix(u, "turn:") || strings.HasPrefix(u, "turns:") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isLoopback reports whether the signaling URL names this machine: then

@@ -81,6 +81,15 @@ type Config struct {
 	// processes on one machine.
 	LoopbackOnly bool
 
+	// RelayOnly makes ICE use TURN relay candidates only
+	// (ICETransportPolicyRelay): every packet goes through a TURN server
+	// of ICEServers, and the peer never learns this host's addresses. For
+	// players who hide their address and for testing a relay; it adds the
+	// relay's detour to the round trip. Without a TURN server no candidate
+	// is gathered and every peer fails with ErrICEFailed. Exclusive with
+	// LoopbackOnly, which uses no ICE servers.
+	RelayOnly bool
+
 	// Net replaces the operating system's network, for example with pion's
 	// virtual network (github.com/pion/transport/v5/vnet) in tests. Nil
 	// means the real network. mDNS is off on a replaced network.
@@ -149,5 +158,17 @@ func (c Config) withDefaults() (Config, error) {
 	if c.LoopbackOnly && c.Net != nil {
 		return c, fmt.Errorf("%w: LoopbackOnly and Net are exclusive", ErrInvalidConfig)
 	}
+	if c.LoopbackOnly && c.RelayOnly {
+		return c, fmt.Errorf("%w: LoopbackOnly (no ICE servers) and RelayOnly are exclusive", ErrInvalidConfig)
+	}
 	return c, nil
+}
+
+// peerConnection is the configuration of every PeerConnection.
+func (c Config) peerConnection(ice []pion.ICEServer) pion.Configuration {
+	pc := pion.Configuration{ICEServers: ice}
+	if c.RelayOnly {
+		pc.ICETransportPolicy = pion.ICETransportPolicyRelay
+	}
+	return pc
 }

@@ -109,7 +109,7 @@ func (t *Transport) isGone(p *peer) bool {
 
 // connect gives p its PeerConnection and negotiated data channel.
 func (t *Transport) connect(p *peer, offerer bool) error {
-	pc, err := t.api.NewPeerConnection(pion.Configuration{ICEServers: t.ice})
+	pc, err := t.api.NewPeerConnection(t.cfg.peerConnection(t.ice))
 	if err != nil {
 		return err
 	}

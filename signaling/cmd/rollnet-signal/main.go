@@ -8,6 +8,7 @@
 //	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal   # tokens required
 //	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal -mint-token lobby -token-ttl 1h
 //	ROLLNET_TURN_SECRET=t go run ./signaling/cmd/rollnet-signal -turn turn:turn.example.org:3478  # per-client TURN credentials
+//	ROLLNET_TURN_SECRET=t go run ./signaling/cmd/rollnet-signal -turn-listen 0.0.0.0:3478 -turn-public-ip 203.0.113.7  # embedded relay
 //
 // Logs are structured (log/slog) on stderr. SIGINT or SIGTERM closes every
 // connection with 1001 and exits.
@@ -72,7 +73,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		logLevel   = fs.String("log-level", "info", "debug, info, warn or error")
 		logJSON    = fs.Bool("log-json", false, "log JSON instead of text")
 		shutdown   = fs.Duration("shutdown-timeout", 5*time.Second, "grace for HTTP requests at shutdown")
+		relay      relayFlags
 	)
+	relay.register(fs)
 	fs.IntVar(&cfg.MaxRoomSize, "max-room", signaling.DefaultMaxRoomSize, "peers per room")
 	fs.IntVar(&cfg.MaxMessageSize, "max-message", signaling.DefaultMaxMessageSize, "bytes per incoming message")
 	fs.IntVar(&cfg.MessageRate, "rate", signaling.DefaultMessageRate, "messages per second per connection")
@@ -133,6 +136,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	log := slog.New(h)
 	cfg.Logger = log
+	rl, err := relay.start(&cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeRelay(rl, log)
 
 	srv, err := signaling.NewServer(cfg)
 	if err != nil {
@@ -143,7 +151,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           withRelayStats(srv, rl),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
 	}
