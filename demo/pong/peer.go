@@ -31,9 +31,12 @@ func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer)
 			return exitFailure
 		}
 	}
-	err := play(ctx, m, v, o)
+	var err error
 	if v != nil {
+		v.run(func() { err = play(ctx, m, v, o) })
 		v.close()
+	} else {
+		err = play(ctx, m, v, o)
 	}
 	if f, ok := m.(interface{ finish(time.Duration) }); ok {
 		f.finish(time.Second / time.Duration(o.fps))

@@ -29,9 +29,10 @@ type hud struct {
 // inputs for the local paddle.
 type view struct {
 	screen tcell.Screen
-	side   int // the local player's side, 0 left or 1 right
+	side   int // the local player's side, 0 left or 1 right; -1 a spectator
 	keys   keys
 	quit   bool
+	closed bool
 }
 
 func newView(side int) (*view, error) {
@@ -53,8 +54,35 @@ func newViewOn(sc tcell.Screen, side int) (*view, error) {
 	return &view{screen: sc, side: side}, nil
 }
 
-// close restores the terminal.
-func (v *view) close() { v.screen.Fini() }
+// close restores the terminal; it is safe to call more than once.
+func (v *view) close() {
+	if !v.closed {
+		v.closed = true
+		v.screen.Fini()
+	}
+}
+
+// run calls f, which draws on v, and restores the terminal if f panics
+// before the panic goes on up: its message then lands on a usable
+// terminal instead of one left in raw mode. (A panic on another goroutine
+// cannot be caught here; the terminal UI runs on this one.)
+func (v *view) run(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			v.close()
+			panic(r)
+		}
+	}()
+	f()
+}
+
+// move moves the local paddle's target, if this side has a paddle (a
+// spectator has none).
+func (v *view) move(dir int32, s *State) {
+	if v.side == 0 || v.side == 1 {
+		v.keys.press(dir, s, v.side)
+	}
+}
 
 // poll handles every waiting terminal event without blocking: arrow keys
 // and W/S move the target of the local paddle, q, Esc and Ctrl-C quit.
@@ -64,17 +92,17 @@ func (v *view) poll(s *State) {
 		case *tcell.EventKey:
 			switch ev.Key() {
 			case tcell.KeyUp:
-				v.keys.press(-1, s, v.side)
+				v.move(-1, s)
 			case tcell.KeyDown:
-				v.keys.press(+1, s, v.side)
+				v.move(+1, s)
 			case tcell.KeyEscape, tcell.KeyCtrlC:
 				v.quit = true
 			case tcell.KeyRune:
 				switch ev.Rune() {
 				case 'w', 'W', 'k':
-					v.keys.press(-1, s, v.side)
+					v.move(-1, s)
 				case 's', 'S', 'j':
-					v.keys.press(+1, s, v.side)
+					v.move(+1, s)
 				case 'q', 'Q':
 					v.quit = true
 				}

@@ -123,3 +123,48 @@ func TestHeldKeyRunsThenStops(t *testing.T) {
 	Step(&s, [2]Input{k.input(&s, 0), 0})
 	require.Equal(t, stopped, s.PaddleY[0])
 }
+
+// TestSpectatorIgnoresMovementKeys: a spectator has no paddle, so arrow
+// keys and W/S do nothing (they once indexed side -1 and panicked); q
+// still quits.
+func TestSpectatorIgnoresMovementKeys(t *testing.T) {
+	v, sc := simView(t, -1)
+	s := NewState(1)
+	for _, ev := range []*tcell.EventKey{
+		tcell.NewEventKey(tcell.KeyUp, 0, 0), tcell.NewEventKey(tcell.KeyDown, 0, 0),
+		tcell.NewEventKey(tcell.KeyRune, 'w', 0), tcell.NewEventKey(tcell.KeyRune, 's', 0),
+		tcell.NewEventKey(tcell.KeyRune, 'k', 0), tcell.NewEventKey(tcell.KeyRune, 'j', 0),
+	} {
+		require.NoError(t, sc.PostEvent(ev))
+	}
+	require.NotPanics(t, func() { v.poll(&s) })
+	require.False(t, v.keys.set)
+	require.False(t, v.quit)
+	require.NoError(t, sc.PostEvent(tcell.NewEventKey(tcell.KeyRune, 'q', 0)))
+	v.poll(&s)
+	require.True(t, v.quit)
+}
+
+// finiScreen is a simulation screen that records Fini, the call that
+// gives the terminal back.
+type finiScreen struct {
+	tcell.SimulationScreen
+	finis int
+}
+
+func (f *finiScreen) Fini() { f.finis++; f.SimulationScreen.Fini() }
+
+// TestPanicRestoresTerminal: a panic in the game loop gives the terminal
+// back (Fini) before it goes on up, so the panic's message lands on a
+// usable terminal, not one left in raw mode.
+func TestPanicRestoresTerminal(t *testing.T) {
+	sc := &finiScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	v, err := newViewOn(sc, 0)
+	require.NoError(t, err)
+	require.PanicsWithValue(t, "boom", func() {
+		v.run(func() { panic("boom") })
+	})
+	require.Equal(t, 1, sc.finis, "the terminal was restored once")
+	v.close()
+	require.Equal(t, 1, sc.finis, "and only once")
+}
