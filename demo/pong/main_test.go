@@ -93,12 +93,69 @@ func TestNoServerFailsToConnect(t *testing.T) {
 	require.Contains(t, out, "joining ws://127.0.0.1:1/room/x")
 }
 
+// TestBadFlags: every bad command line exits 2 (a bad -signal URL once
+// exited 3, as a failure to connect) with one line saying what is wrong
+// and where help is, not the whole usage.
 func TestBadFlags(t *testing.T) {
-	var out strings.Builder
-	require.Equal(t, exitUsage, run([]string{"-impair", "fast"}, &out, &out))
-	require.Equal(t, exitUsage, run([]string{"-room", "x"}, &out, &out))
-	require.Equal(t, exitUsage, run([]string{"-fps", "0"}, &out, &out))
-	require.Equal(t, exitUsage, run([]string{"stray"}, &out, &out))
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-impair", "fast"}, `invalid value "fast" for flag -impair`},
+		{[]string{"-room", "x"}, "-room needs -signal"},
+		{[]string{"-fps", "0"}, "-fps 0: want 1 to 1000"},
+		{[]string{"-delay", "40"}, "-delay 40: want 0 to 31"},
+		{[]string{"stray"}, `unexpected argument "stray"`},
+		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"-signal", "http://example.org"}, "-signal wants ws://HOST:PORT"},
+		{[]string{"-signal", "ws://"}, "-signal wants ws://HOST:PORT"},
+		{[]string{"-signal", "ws://example.org/room/a", "-room", "b"}, `names room "a"`},
+		{[]string{"-signal", "ws://example.org/room?next=2", "-room", "b"}, "pairs the next joiners"},
+		{[]string{"-signal", "ws://example.org/room?next=2", "-spectate"}, "named -room"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			require.Equal(t, exitUsage, run(tc.args, &stdout, &stderr))
+			require.Empty(t, stdout.String())
+			require.Contains(t, stderr.String(), tc.msg)
+			require.Contains(t, stderr.String(), "pong -h")
+			require.NotContains(t, stderr.String(), "let a bot play", "not the whole usage")
+			require.LessOrEqual(t, strings.Count(stderr.String(), "\n"), 2, "%s", stderr.String())
+		})
+	}
+}
+
+// TestHelp: -h exits 0 and prints, on stdout, a summary, the keys, the
+// flags a player uses (not the internal ones the demo passes to the
+// processes it starts) and the exit statuses.
+func TestHelp(t *testing.T) {
+	var stdout, stderr strings.Builder
+	require.Equal(t, exitOK, run([]string{"-h"}, &stdout, &stderr))
+	require.Empty(t, stderr.String())
+	help := stdout.String()
+	for _, want := range []string{"rollback netcode", "Keys:", "Ctrl-C quits", "-signal URL", "-spectate", "-impair", "Exit status", "4  the opponent"} {
+		require.Contains(t, help, want)
+	}
+	for _, internal := range []string{"-child", "-side", "-spectator "} {
+		require.NotContains(t, help, internal)
+	}
+}
+
+// TestRoomInSignalURL: a -signal URL that names a room is that room (so
+// -spectate accepts it); naming the same room twice is no conflict.
+func TestRoomInSignalURL(t *testing.T) {
+	for _, args := range [][]string{
+		{"-signal", "ws://example.org:8080/room/friday"},
+		{"-signal", "ws://example.org:8080/room/friday", "-room", "friday"},
+		{"-signal", "ws://example.org:8080/room/friday", "-spectate"},
+	} {
+		o, err := parseOptions(args)
+		require.NoError(t, err, args)
+		require.Equal(t, "friday", o.room, args)
+		u, err := roomURL(o.signal, o.room)
+		require.NoError(t, err)
+		require.Equal(t, "ws://example.org:8080/room/friday", u)
+	}
 }
 
 func TestImpairFlag(t *testing.T) {
