@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,6 +202,107 @@ func FuzzImpairment(f *testing.F) {
 	})
 }
 
+// proc is a demo process a test started and reads line by line.
+type proc struct {
+	cmd     *exec.Cmd
+	out     strings.Builder
+	joined  chan struct{} // closed once it is in the room
+	started chan struct{} // closed once its match started
+	read    chan struct{} // closed once out holds all the output
+}
+
+// startDemo starts the demo with args, as its own process.
+func startDemo(ctx context.Context, t *testing.T, args ...string) *proc {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	p := &proc{cmd: exec.CommandContext(ctx, exe, args...),
+		joined: make(chan struct{}), started: make(chan struct{}), read: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), childEnv+"=1")
+	r, err := p.cmd.StdoutPipe()
+	require.NoError(t, err)
+	p.cmd.Stderr = p.cmd.Stdout
+	require.NoError(t, p.cmd.Start())
+	go func() {
+		defer close(p.read)
+		sc := bufio.NewScanner(r)
+		joined, started := p.joined, p.started
+		for sc.Scan() {
+			p.out.WriteString(sc.Text() + "\n")
+			switch {
+			case joined != nil && strings.HasPrefix(sc.Text(), "pong: in room"):
+				close(joined)
+				joined = nil
+			case started != nil && strings.HasPrefix(sc.Text(), "pong: match started"):
+				close(started)
+				started = nil
+			}
+		}
+	}()
+	return p
+}
+
+// await waits for c, failing the test with what if ctx ends first.
+func await(ctx context.Context, t *testing.T, c <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-ctx.Done():
+		t.Fatal(what)
+	}
+}
+
+// end waits for the process to exit and returns its output and status.
+func (p *proc) end() (string, int) {
+	<-p.read // before Wait, which closes the pipe
+	_ = p.cmd.Wait()
+	return p.out.String(), p.cmd.ProcessState.ExitCode()
+}
+
+// TestSurvivorSaysHowTheOpponentLeft: two players in a room; one is ended
+// by SIGTERM (it quits: its session says goodbye) or SIGKILL (it vanishes
+// without a word); the survivor's report says which, and it exits 4.
+func TestSurvivorSaysHowTheOpponentLeft(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four processes for about 10 s")
+	}
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	type pair struct {
+		sig         syscall.Signal
+		want        string
+		left, right *proc
+	}
+	pairs := []*pair{
+		{sig: syscall.SIGTERM, want: "result              the opponent quit at frame "},
+		{sig: syscall.SIGKILL, want: "result              the opponent vanished: nothing heard from it for "},
+	}
+	for _, p := range pairs {
+		args := []string{"-signal", srv.url, "-room", "left-" + p.sig.String(), "-headless", "-frames", "-1", "-timeout", "20s"}
+		p.left = startDemo(ctx, t, args...)
+		await(ctx, t, p.left.joined, "the first player never joined")
+		p.right = startDemo(ctx, t, args...)
+	}
+	for _, p := range pairs {
+		await(ctx, t, p.left.started, "the match never started")
+		await(ctx, t, p.right.started, "the match never started")
+		require.NoError(t, p.right.cmd.Process.Signal(p.sig))
+	}
+	for _, p := range pairs {
+		out, status := p.left.end()
+		rout, rstatus := p.right.end()
+		t.Logf("%v: survivor (status %d):\n%s\nthe other (status %d):\n%s", p.sig, status, out, rstatus, rout)
+		require.Equal(t, exitOpponentLeft, status, "survivor of %v", p.sig)
+		require.Contains(t, out, p.want)
+		if p.sig == syscall.SIGTERM {
+			require.Equal(t, exitOK, rstatus, "a player who quits ends cleanly")
+		}
+	}
+}
+
 // TestSpectateRoomJoinsRunningMatch: two players in a room on a signaling
 // server start their match; a third process started only then, with
 // -signal -room -spectate, is added by the left player and watches the
@@ -212,59 +314,16 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	srv, err := startSignalServer()
 	require.NoError(t, err)
 	defer srv.close()
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := []string{"-signal", srv.url, "-room", "watched", "-headless", "-frames", "360", "-fps", "120", "-timeout", "20s"}
-	type proc struct {
-		cmd     *exec.Cmd
-		out     strings.Builder
-		joined  chan struct{} // closed once it is in the room
-		started chan struct{} // closed once its match started
-		read    chan struct{} // closed once out holds all the output
-	}
-	start := func(extra ...string) *proc {
-		p := &proc{cmd: exec.CommandContext(ctx, exe, append(args, extra...)...),
-			joined: make(chan struct{}), started: make(chan struct{}), read: make(chan struct{})}
-		p.cmd.Env = append(os.Environ(), childEnv+"=1")
-		r, err := p.cmd.StdoutPipe()
-		require.NoError(t, err)
-		p.cmd.Stderr = p.cmd.Stdout
-		require.NoError(t, p.cmd.Start())
-		go func() {
-			defer close(p.read)
-			sc := bufio.NewScanner(r)
-			joined, started := p.joined, p.started
-			for sc.Scan() {
-				p.out.WriteString(sc.Text() + "\n")
-				switch {
-				case joined != nil && strings.HasPrefix(sc.Text(), "pong: in room"):
-					close(joined)
-					joined = nil
-				case started != nil && strings.HasPrefix(sc.Text(), "pong: match started"):
-					close(started)
-					started = nil
-				}
-			}
-		}()
-		return p
-	}
-	wait := func(c <-chan struct{}, what string) {
-		select {
-		case <-c:
-		case <-ctx.Done():
-			t.Fatal(what)
-		}
-	}
-	left := start() // in the room first: the left player, the host
-	wait(left.joined, "the first player never joined")
-	right := start()
-	wait(left.started, "the match never started")
-	watcher := start("-spectate")
+	left := startDemo(ctx, t, args...) // in the room first: the left player, the host
+	await(ctx, t, left.joined, "the first player never joined")
+	right := startDemo(ctx, t, args...)
+	await(ctx, t, left.started, "the match never started")
+	watcher := startDemo(ctx, t, append(args, "-spectate")...)
 	for _, p := range []*proc{left, right, watcher} {
-		<-p.read // before Wait, which closes the pipe
-		_ = p.cmd.Wait()
+		p.end()
 	}
 	out := left.out.String() + right.out.String() + watcher.out.String()
 	t.Logf("left, right, spectator:\n%s", out)

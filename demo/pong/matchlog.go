@@ -34,6 +34,8 @@ type matchLog struct {
 	out         io.Writer // progress lines, headless on the command line; nil: none
 	netRTT      time.Duration
 	netRTTAt    time.Time // when netRTT was last asked for
+	silentSince time.Time // the opponent (host) is silent since then: NetworkInterrupted, not resumed
+	left        string    // how the opponent (host) left, once it did
 }
 
 func newMatchLog(o options, now func() time.Time) matchLog {
@@ -59,6 +61,43 @@ func (l *matchLog) desyncDetected(e session.Event, other string) {
 		l.firstDesync = int32(e.Frame)
 		l.desync = fmt.Sprintf("frame %d: local %08x, %s %08x", e.Frame, e.Local, other, e.Remote)
 	}
+}
+
+// opponentEvent handles the session's events about the opponent (the
+// host, for a spectator), who, going silent, coming back and going away
+// at frame f: a peer whose session said goodbye (q, Ctrl-C, SIGTERM) quit;
+// one that went silent first (SIGKILL, a lost network) vanished and was
+// dropped after dropAfter of silence, or sooner if the transport saw it
+// go.
+func (l *matchLog) opponentEvent(e session.Event, who string, f session.Frame) {
+	switch e.Kind {
+	case session.EventNetworkInterrupted:
+		// Silent since dropAfter before it will be dropped.
+		l.silentSince = l.now().Add(e.Timeout - dropAfter)
+		l.note = fmt.Sprintf("%s is silent; dropping it in %v", who, e.Timeout.Round(100*time.Millisecond))
+	case session.EventNetworkResumed:
+		l.silentSince = time.Time{}
+		l.note = ""
+	case session.EventDisconnected:
+		if !l.silentSince.IsZero() {
+			l.left = fmt.Sprintf("%s vanished: nothing heard from it for %v, declared disconnected at frame %d",
+				who, l.now().Sub(l.silentSince).Round(100*time.Millisecond), f)
+		} else {
+			l.left = fmt.Sprintf("%s quit at frame %d", who, f)
+		}
+		l.note = l.left
+	}
+}
+
+// leftEarly reports whether the opponent leaving at frame f ended the
+// match before its end: a match without a frame budget has no end but a
+// player leaving, except for a process this one started, which plays
+// until its parent leaves.
+func (l *matchLog) leftEarly(f int32) bool {
+	if l.o.frames == 0 {
+		return !l.o.child
+	}
+	return int(f) < l.o.frames
 }
 
 // hudChecksums sets the HUD's checksum figures from ps (the session's

@@ -233,3 +233,42 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 	}
 	require.False(t, m.a.gone || m.b.gone)
 }
+
+// TestOpponentLeavingIsExplained: a match whose opponent leaves says how
+// it left, on the screen and in the report, with its own exit status: it
+// quit (its session's notice, as q, Ctrl-C or SIGTERM send), or it
+// vanished (SIGKILL, a cut cable) and was declared disconnected after the
+// silence the session allows.
+func TestOpponentLeavingIsExplained(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		leave func(m *mirror)
+		want  string
+	}{
+		{"quit", func(m *mirror) { require.NoError(t, m.b.Close()) }, "the opponent quit at frame "},
+		{"vanished", func(*mirror) {}, "the opponent vanished: nothing heard from it for 5s, declared disconnected at frame "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMirror(t, 11, local.Link{Latency: 20 * time.Millisecond}, 2)
+			for m.a.p.Frame() < 120 {
+				m.tick(t)
+			}
+			tc.leave(m)
+			var err error
+			for tick := 0; err == nil; tick++ {
+				require.Less(t, tick, 20*60, "the opponent's leaving is never noticed")
+				m.clock.Advance(time.Second / 60)
+				err = m.a.Tick(0) // b plays no more
+			}
+			require.ErrorIs(t, err, errPeerLeft)
+			require.Contains(t, m.a.HUD().Note, tc.want)
+			r := m.a.Report()
+			require.Contains(t, r.Left, tc.want)
+			require.Empty(t, r.Err)
+			require.Equal(t, exitOpponentLeft, r.status())
+			var out strings.Builder
+			r.print(&out)
+			require.Contains(t, out.String(), "result              "+tc.want)
+		})
+	}
+}

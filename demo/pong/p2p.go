@@ -22,6 +22,11 @@ const capacity = 32
 // network going so the other side can finish and compare its last frames.
 const linger = 3 * time.Second
 
+// dropAfter is how long the opponent may be silent before it is declared
+// disconnected (NetConfig.DisconnectTimeout): a peer that quits says so
+// and is dropped at once, one that vanishes is dropped after this.
+const dropAfter = 5 * time.Second
+
 // archiveMinutes is how much of a match without a frame budget the left
 // player keeps for spectators who join it late: a spectator replays the
 // match from its first frame, so one that joins later than this is
@@ -61,11 +66,12 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 		// Spectators who join later replay the match from the start.
 		SpectatorArchive: archive,
 		Net: session.NetConfig{
-			FrameRate:        o.fps,
-			ChecksumInterval: checksumInterval,
-			Settings:         uint64(o.seed),
-			Now:              now,
-			Rand:             nonce,
+			FrameRate:         o.fps,
+			ChecksumInterval:  checksumInterval,
+			DisconnectTimeout: dropAfter,
+			Settings:          uint64(o.seed),
+			Now:               now,
+			Rand:              nonce,
 		},
 	}
 }
@@ -192,11 +198,10 @@ func (m *netMatch) drain() {
 			m.note = ""
 		case session.EventSyncFailed:
 			m.err = fmt.Errorf("pong: handshake failed: %s", e.Reason)
-		case session.EventNetworkInterrupted:
-			m.note = fmt.Sprintf("opponent silent; dropping it in %v", e.Timeout.Round(100*time.Millisecond))
-		case session.EventNetworkResumed:
-			m.note = ""
+		case session.EventNetworkInterrupted, session.EventNetworkResumed:
+			m.opponentEvent(e, "the opponent", m.p.Frame())
 		case session.EventDisconnected:
+			m.opponentEvent(e, "the opponent", m.p.Frame())
 			m.gone = true
 		case session.EventDesyncDetected:
 			m.desyncDetected(e, "remote")
@@ -315,8 +320,8 @@ func (m *netMatch) Report() report {
 	case m.start.IsZero():
 		r.Err = "the match never started (no handshake with the opponent)"
 	case errors.Is(m.err, errPeerLeft):
-		if m.o.frames > 0 && int(r.Frames) < m.o.frames {
-			r.Err = fmt.Sprintf("the opponent left at frame %d of %d", r.Frames, m.o.frames)
+		if m.leftEarly(r.Frames) {
+			r.Left = m.left
 		}
 	case m.err != nil:
 		r.Err = m.err.Error()

@@ -17,6 +17,9 @@ const (
 	exitDesync  = 1
 	exitUsage   = 2
 	exitFailure = 3 // failure to connect, or the match ended in an error
+	// exitOpponentLeft: the opponent (a spectator's host) left before the
+	// match's end; the report says whether it quit or vanished.
+	exitOpponentLeft = 4
 )
 
 // runLocal plays one match in this process and prints its report. It
@@ -33,7 +36,16 @@ func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer)
 	}
 	var err error
 	if v != nil {
-		v.run(func() { err = play(ctx, m, v, o) })
+		v.run(func() {
+			if err = play(ctx, m, v, o); err != nil && ctx.Err() == nil {
+				// Why the match ended, on the screen before it closes.
+				h := m.HUD()
+				if !errors.Is(err, errPeerLeft) {
+					h.Note = err.Error()
+				}
+				v.hold(m.State(), h, holdEnd)
+			}
+		})
 		v.close()
 	} else {
 		err = play(ctx, m, v, o)
@@ -56,6 +68,8 @@ func (r report) status() int {
 		return exitDesync
 	case r.Err != "":
 		return exitFailure
+	case r.Left != "":
+		return exitOpponentLeft
 	}
 	return exitOK
 }

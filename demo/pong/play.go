@@ -48,6 +48,7 @@ type report struct {
 	Impair    string   // the -impair line, if any
 	Watchers  []string // spectators who joined during the match (or were refused)
 	Err       string   // why the match ended early, if it did
+	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
 }
 
 // print writes the report in one write, so another process's lines
@@ -67,6 +68,8 @@ func (r report) print(out io.Writer) {
 		result = "FAILED: " + r.Err
 	case r.Desyncs > 0:
 		result = "FAILED: desync"
+	case r.Left != "":
+		result = r.Left
 	}
 	fmt.Fprintf(w, "pong report (%s)\n", r.Role)
 	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)

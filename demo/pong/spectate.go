@@ -150,8 +150,11 @@ func (m *spectatorMatch) Tick(Input) error {
 	}
 	m.events = m.s.Events(m.events[:0])
 	for _, e := range m.events {
-		if e.Kind == session.EventDesyncDetected {
+		switch e.Kind {
+		case session.EventDesyncDetected:
 			m.desyncDetected(e, "host")
+		case session.EventNetworkInterrupted, session.EventNetworkResumed, session.EventDisconnected:
+			m.opponentEvent(e, "the host (left player)", m.s.Frame())
 		}
 	}
 	return m.err
@@ -193,6 +196,8 @@ func (m *spectatorMatch) Report() report {
 		r.Err = "the match never started (no handshake with the host)"
 	case m.err != nil && !errors.Is(m.err, errPeerLeft):
 		r.Err = m.err.Error()
+	case m.err != nil && m.leftEarly(r.Frames):
+		r.Left = m.left
 	}
 	return r
 }

@@ -116,6 +116,29 @@ func (v *view) poll(s *State) {
 	}
 }
 
+// holdEnd is how long the screen stays up to say why a match ended,
+// unless a key is pressed first.
+const holdEnd = 5 * time.Second
+
+// hold shows s and h (whose Note says why the match ended) until a key is
+// pressed or d passes, so that the player reads why before the screen
+// closes.
+func (v *view) hold(s *State, h hud, d time.Duration) {
+	h.Note += " (press a key)"
+	v.draw(s, h)
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for v.screen.HasPendingEvent() {
+			switch v.screen.PollEvent().(type) {
+			case *tcell.EventKey, nil:
+				return
+			case *tcell.EventResize:
+				v.screen.Sync()
+				v.draw(s, h)
+			}
+		}
+	}
+}
+
 // keys turns key presses into a paddle target. Terminals report presses
 // (and auto-repeats), never releases, so a press moves the target two
 // cells and the paddle runs to it: a tap nudges, a held key runs at full
