@@ -34,6 +34,20 @@ type options struct {
 	seed     uint32
 	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
 	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
+
+	// view is the terminal view (nil headless), made by run before
+	// connecting so the wait and the match share it.
+	view *view
+}
+
+// say writes a progress line: on the waiting screen if there is one, else
+// to w.
+func (o options) say(w io.Writer, format string, args ...any) {
+	if o.view != nil {
+		o.view.setWaiting(fmt.Sprintf(format, args...))
+		return
+	}
+	fmt.Fprintf(w, format+"\n", args...)
 }
 
 // internalFlags are the flags the demo passes to the processes it starts;
@@ -244,6 +258,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// The parent holds our stdin open: when it ends, so do we.
 		ctx = watchParent(ctx, os.Stdin)
 	}
+	if o.headless {
+		return dispatch(ctx, o, stdout, stderr)
+	}
+	v, err := newView(-1)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	defer v.close()
+	o.view = v
+	// Anything written gives the terminal back first.
+	stdout, stderr = &restoring{v: v, w: stdout}, &restoring{v: v, w: stderr}
+	status := exitFailure
+	v.run(func() { status = dispatch(ctx, o, stdout, stderr) })
+	return status
+}
+
+// dispatch runs the mode the options ask for.
+func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.spectate && o.signal != "" {
 		return runSpectateRoom(ctx, o, stdout, stderr)
 	}
@@ -254,6 +287,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runParent(ctx, o, stdout, stderr)
 	}
 	return runPeer(ctx, o, stdout, stderr)
+}
+
+// restoring is a writer that closes the terminal view before it writes:
+// an error or a report is printed on a terminal given back.
+type restoring struct {
+	v *view
+	w io.Writer
+}
+
+func (r *restoring) Write(b []byte) (int, error) {
+	r.v.close()
+	return r.w.Write(b)
 }
 
 // watchParent returns a context cancelled when r reaches EOF (the parent

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 )
 
@@ -334,4 +335,60 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	require.Contains(t, watcher.out.String(), "pong report (spectator)")
 	require.Contains(t, watcher.out.String(), "frames played       360")
 	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
+}
+
+// TestCancelWhileWaiting: a player waiting for an opponent who gives up
+// (Ctrl-C: SIGINT, or SIGTERM) is told the wait was cancelled and the
+// exit status is 0, not "context canceled" and 3.
+func TestCancelWhileWaiting(t *testing.T) {
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		p := startDemo(ctx, t, "-signal", srv.url, "-room", "alone-"+sig.String(), "-headless", "-timeout", "20s")
+		await(ctx, t, p.joined, "never joined the room")
+		require.NoError(t, p.cmd.Process.Signal(sig))
+		out, status := p.end()
+		require.Equal(t, exitOK, status, "%v: %s", sig, out)
+		require.Contains(t, out, "pong: cancelled while waiting for the opponent", "%v", sig)
+		require.NotContains(t, out, "context canceled")
+	}
+}
+
+// TestQuitKeyWhileWaiting: on the terminal, q (or Esc, Ctrl-C) while
+// waiting for an opponent cancels the wait.
+func TestQuitKeyWhileWaiting(t *testing.T) {
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	for _, key := range []*tcell.EventKey{
+		tcell.NewEventKey(tcell.KeyRune, 'q', 0),
+		tcell.NewEventKey(tcell.KeyCtrlC, 0, 0),
+	} {
+		v, sc := simView(t, -1)
+		o, err := parseOptions([]string{"-signal", srv.url, "-room", "alone", "-timeout", "20s"})
+		require.NoError(t, err)
+		o.view = v
+		go func() {
+			// Once the waiting screen says so, press the key.
+			for {
+				v.mu.Lock()
+				msg := v.waitMsg
+				v.mu.Unlock()
+				if strings.Contains(msg, "waiting up to") {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			_ = sc.PostEvent(key)
+		}()
+		start := time.Now()
+		var stdout, stderr strings.Builder
+		status := runPeer(context.Background(), o, &stdout, &stderr)
+		require.Equal(t, exitOK, status, stderr.String())
+		require.Contains(t, stdout.String(), "cancelled while waiting")
+		require.Less(t, time.Since(start), 10*time.Second)
+	}
 }

@@ -25,41 +25,48 @@ const (
 // runLocal plays one match in this process and prints its report. It
 // returns the exit status.
 func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer) int {
-	var v *view
-	if !o.headless {
-		var err error
-		if v, err = newView(m.Side()); err != nil {
-			fmt.Fprintln(stderr, err)
-			_ = m.Close()
-			return exitFailure
-		}
-	}
-	var err error
+	v := o.view
 	if v != nil {
-		v.run(func() {
-			if err = play(ctx, m, v, o); err != nil && ctx.Err() == nil {
-				// Why the match ended, on the screen before it closes.
-				h := m.HUD()
-				if !errors.Is(err, errPeerLeft) {
-					h.Note = err.Error()
-				}
-				v.hold(m.State(), h, holdEnd)
-			}
-		})
+		v.side = m.Side()
+	}
+	err := play(ctx, m, v, o)
+	if v != nil && err != nil && !errors.Is(err, errQuit) {
+		// Why the match ended, on the screen before it closes.
+		h := m.HUD()
+		if !errors.Is(err, errPeerLeft) {
+			h.Note = err.Error()
+		}
+		v.hold(m.State(), h, holdEnd)
+	}
+	if v != nil {
 		v.close()
-	} else {
-		err = play(ctx, m, v, o)
 	}
 	if f, ok := m.(interface{ finish(time.Duration) }); ok {
 		f.finish(time.Second / time.Duration(o.fps))
 	}
 	r := m.Report()
-	if err != nil && r.Err == "" && !errors.Is(err, errPeerLeft) {
+	if errors.Is(err, errQuit) && r.Frames == 0 {
+		_ = m.Close()
+		fmt.Fprintln(stdout, "pong: cancelled before the match started")
+		return exitOK
+	}
+	if err != nil && r.Err == "" && !errors.Is(err, errPeerLeft) && !errors.Is(err, errQuit) {
 		r.Err = err.Error()
 	}
 	_ = m.Close()
 	r.print(stdout)
 	return r.status()
+}
+
+// connectFailed reports why connecting failed and returns the exit
+// status: 0 if the player cancelled the wait, else a failure to connect.
+func connectFailed(err error, stdout, stderr io.Writer) int {
+	if errors.Is(err, errCancelled) {
+		fmt.Fprintln(stdout, err)
+		return exitOK
+	}
+	fmt.Fprintln(stderr, err)
+	return exitFailure
 }
 
 func (r report) status() int {
@@ -104,12 +111,11 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return err
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
 		if opp != nil {
 			opp.finish(time.Second)
 			opp.flush(out)
 		}
-		return exitFailure
+		return connectFailed(err, out, stderr)
 	}
 	status := runNet(ctx, c, o, out, stderr)
 	// Our side is done and closed: the opponent sees us leave and ends too.
@@ -156,14 +162,13 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	var joined func(context.Context, *conn) error
 	if !o.child {
 		joined = func(_ context.Context, c *conn) error {
-			fmt.Fprintf(stdout, "pong: in room %s on %s; waiting up to %v for an opponent\n", c.room, o.signal, o.timeout)
+			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, o.signal, o.timeout)
 			return nil
 		}
 	}
 	c, err := connect(ctx, o, joined)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitFailure
+		return connectFailed(err, stdout, stderr)
 	}
 	return runNet(ctx, c, o, stdout, stderr)
 }

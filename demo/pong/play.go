@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -126,8 +127,13 @@ func (r *rate) sample(now time.Time, n int64) float64 {
 	return float64(n-r.count[old]) / dt.Seconds()
 }
 
+// errQuit ends a match the player left (q, Esc, Ctrl-C on the screen;
+// SIGINT, SIGTERM, or a parent process that went away).
+var errQuit = errors.New("pong: quit")
+
 // play runs the game loop at o.fps until the frame budget is spent, the
-// player quits, ctx ends or the match fails. v is nil without a terminal.
+// player quits (errQuit), ctx ends (errQuit) or the match fails. v is nil
+// without a terminal.
 func play(ctx context.Context, m match, v *view, o options) error {
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
@@ -135,7 +141,7 @@ func play(ctx context.Context, m match, v *view, o options) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return errQuit
 		case <-tick.C:
 		}
 		s := m.State()
@@ -155,7 +161,7 @@ func play(ctx context.Context, m match, v *view, o options) error {
 			in = Bot(s, side)
 		}
 		if v != nil && v.quit {
-			return nil
+			return errQuit
 		}
 		if err := m.Tick(in); err != nil {
 			return err

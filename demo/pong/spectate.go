@@ -46,7 +46,7 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	})
 	status := exitFailure
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		status = connectFailed(err, out, stderr)
 	} else if m, err := newSpectatorMatch(c, o); err != nil {
 		c.close()
 		fmt.Fprintln(stderr, err)
@@ -82,13 +82,12 @@ func runSpectateRoom(ctx context.Context, o options, stdout, stderr io.Writer) i
 		}
 		c.peer = transport.Peer(peers[0])
 		if !o.child {
-			fmt.Fprintf(stdout, "pong: in room %s on %s; watching %s's match\n", c.room, o.signal, short(c.peer))
+			o.say(stdout, "pong: in room %s on %s; watching %s's match", c.room, o.signal, short(c.peer))
 		}
 		return nil
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitFailure
+		return connectFailed(err, stdout, stderr)
 	}
 	m, err := newSpectatorMatch(c, o)
 	if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -29,10 +31,13 @@ type hud struct {
 // inputs for the local paddle.
 type view struct {
 	screen tcell.Screen
-	side   int // the local player's side, 0 left or 1 right; -1 a spectator
+	side   int // the local player's side, 0 left or 1 right; -1 a spectator (or not known yet)
 	keys   keys
 	quit   bool
 	closed bool
+
+	mu      sync.Mutex
+	waitMsg string // what the waiting screen says
 }
 
 func newView(side int) (*view, error) {
@@ -74,6 +79,58 @@ func (v *view) run(f func()) {
 		}
 	}()
 	f()
+}
+
+// setWaiting sets what the waiting screen says.
+func (v *view) setWaiting(msg string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.waitMsg = msg
+}
+
+// waiting shows the waiting screen, redrawn ten times a second, until
+// the returned stop is called; q, Esc or Ctrl-C calls cancel. Nothing
+// else may draw on v until stop returns.
+func (v *view) waiting(cancel func()) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		v.run(func() {
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				v.mu.Lock()
+				msg := v.waitMsg
+				v.mu.Unlock()
+				v.drawWaiting(msg, time.Since(start))
+				if v.poll(nil); v.quit {
+					cancel()
+				}
+				select {
+				case <-done:
+					return
+				case <-t.C:
+				}
+			}
+		})
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// drawWaiting draws the waiting screen: what it waits for, for how long
+// already, and how to give up.
+func (v *view) drawWaiting(msg string, waited time.Duration) {
+	sc := v.screen
+	sc.Clear()
+	w, _ := sc.Size()
+	y := putWrapped(sc, 1, 1, w-2, "pong: "+msg, styleHUD)
+	y = putWrapped(sc, 1, y+1, w-2, fmt.Sprintf("waiting %v", waited.Truncate(time.Second)), styleHUD)
+	putWrapped(sc, 1, y+1, w-2, "q, Esc or Ctrl-C cancels", styleHUD)
+	sc.Show()
 }
 
 // move moves the local paddle's target, if this side has a paddle (a
@@ -202,7 +259,7 @@ func (v *view) draw(s *State, h hud) {
 	w, ht := sc.Size()
 	cw, ch := w-2, ht-2-hudLines-1 // court interior, in cells
 	if cw < 20 || ch < 6 {
-		put(sc, 0, 0, "terminal too small for pong (need 22x12)", styleAlarm)
+		putWrapped(sc, 0, 0, w, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 6+2+hudLines+1), styleAlarm)
 		sc.Show()
 		return
 	}
@@ -297,6 +354,26 @@ func hudMS(d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
+// putWrapped writes s from (x, y) in lines of at most w cells, broken at
+// spaces where it can, and returns the row after the last.
+func putWrapped(sc tcell.Screen, x, y, w int, s string, st tcell.Style) int {
+	w = max(w, 1)
+	for s != "" {
+		line := []rune(s)
+		if len(line) > w {
+			cut := w
+			if i := strings.LastIndexByte(string(line[:w+1]), ' '); i > 0 {
+				cut = len([]rune(string(line[:w+1])[:i]))
+			}
+			line = line[:cut]
+		}
+		put(sc, x, y, string(line), st)
+		s = strings.TrimLeft(strings.TrimPrefix(s, string(line)), " ")
+		y++
+	}
+	return y
 }
 
 func put(sc tcell.Screen, x, y int, s string, st tcell.Style) {
