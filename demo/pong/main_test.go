@@ -392,3 +392,43 @@ func TestQuitKeyWhileWaiting(t *testing.T) {
 		require.Less(t, time.Since(start), 10*time.Second)
 	}
 }
+
+// TestThirdPlayerIsToldTheRoomIsFull: a player who joins a room where two
+// players already are is told the room is full and to add -spectate (not
+// that "settings differ"), and the match in the room goes on.
+func TestThirdPlayerIsToldTheRoomIsFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes")
+	}
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := []string{"-signal", srv.url, "-room", "full", "-headless", "-frames", "240", "-timeout", "20s"}
+	left := startDemo(ctx, t, args...)
+	await(ctx, t, left.joined, "the first player never joined")
+	right := startDemo(ctx, t, args...)
+	await(ctx, t, left.started, "the match never started")
+	third := startDemo(ctx, t, args...)
+	out, status := third.end()
+	t.Logf("third player:\n%s", out)
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, "pong: room full is full: two players are in it; add -spectate to watch their match")
+	require.NotContains(t, out, "settings differ")
+	for _, p := range []*proc{left, right} {
+		out, status := p.end()
+		require.Equal(t, exitOK, status, out)
+	}
+}
+
+// TestSpectatorTooEarly: a spectator in a room with no match yet is told
+// so in words (it once said "0 peers", "1 peers").
+func TestSpectatorTooEarly(t *testing.T) {
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	out, status := demo(t, 30*time.Second, "-signal", srv.url, "-room", "early", "-spectate", "-headless", "-timeout", "5s")
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, "pong: room early: nobody is in it; a spectator joins once both players are")
+}

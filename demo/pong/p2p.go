@@ -27,6 +27,11 @@ const linger = 3 * time.Second
 // and is dropped at once, one that vanishes is dropped after this.
 const dropAfter = 5 * time.Second
 
+// syncTimeout bounds the handshake (NetConfig.SyncTimeout): the peer's
+// data channel is open by then, so only a peer that died or a network
+// slower than -impair allows can make it fail.
+const syncTimeout = 10 * time.Second
+
 // archiveMinutes is how much of a match without a frame budget the left
 // player keeps for spectators who join it late: a spectator replays the
 // match from its first frame, so one that joins later than this is
@@ -69,6 +74,7 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 			FrameRate:         o.fps,
 			ChecksumInterval:  checksumInterval,
 			DisconnectTimeout: dropAfter,
+			SyncTimeout:       syncTimeout,
 			Settings:          uint64(o.seed),
 			Now:               now,
 			Rand:              nonce,
@@ -197,7 +203,7 @@ func (m *netMatch) drain() {
 		case session.EventRunning:
 			m.note = ""
 		case session.EventSyncFailed:
-			m.err = fmt.Errorf("pong: handshake failed: %s", e.Reason)
+			m.err = syncFailed(e.Reason)
 		case session.EventNetworkInterrupted, session.EventNetworkResumed:
 			m.opponentEvent(e, "the opponent", m.p.Frame())
 		case session.EventDisconnected:
@@ -207,6 +213,18 @@ func (m *netMatch) drain() {
 			m.desyncDetected(e, "remote")
 		}
 	}
+}
+
+// syncFailed is the error of a failed handshake with the opponent, in the
+// demo's words.
+func syncFailed(reason string) error {
+	switch reason {
+	case session.ReasonSettings:
+		return errors.New("pong: the opponent plays with other settings (-delay, -fps or another version of the demo), or already plays someone else in this room (add -spectate to watch)")
+	case session.ReasonTimeout:
+		return fmt.Errorf("pong: the opponent connected but never completed the handshake within %v", syncTimeout)
+	}
+	return fmt.Errorf("pong: handshake failed: %s", reason)
 }
 
 // spectatorEvent handles an event about one of this side's spectators: it

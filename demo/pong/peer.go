@@ -162,6 +162,9 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	var joined func(context.Context, *conn) error
 	if !o.child {
 		joined = func(_ context.Context, c *conn) error {
+			if n := len(c.sig.Peers()); n >= 2 {
+				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))
+			}
 			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, o.signal, o.timeout)
 			return nil
 		}
@@ -192,6 +195,19 @@ func (o options) seedOr(room string) uint32 {
 		return o.seed
 	}
 	return seedFor(room)
+}
+
+// peersIn says how many peers a room holds, for messages.
+func peersIn(n int) string {
+	switch n {
+	case 0:
+		return "nobody is"
+	case 1:
+		return "one player is"
+	case 2:
+		return "two players are"
+	}
+	return fmt.Sprintf("%d peers are", n)
 }
 
 func randomHex(n int) string {

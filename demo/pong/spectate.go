@@ -78,7 +78,7 @@ func runSpectateRoom(ctx context.Context, o options, stdout, stderr io.Writer) i
 	c, err := connect(ctx, o, func(_ context.Context, c *conn) error {
 		peers := c.sig.Peers()
 		if len(peers) < 2 {
-			return fmt.Errorf("pong: room %s has %d peers: a spectator joins once both players are in it", c.room, len(peers))
+			return fmt.Errorf("pong: room %s: %s in it; a spectator joins once both players are", c.room, peersIn(len(peers)))
 		}
 		c.peer = transport.Peer(peers[0])
 		if !o.child {
