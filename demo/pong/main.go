@@ -66,7 +66,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
-	fs.Var(&o.impair, "impair", "impair the local side's packets: `latency,jitter,loss`, e.g. 100ms,15ms,2%")
+	fs.Var(&o.impair, "impair", "impair the network: `latency,jitter,loss` added to each direction (up to 1s), e.g. 100ms,15ms,2%")
 	fs.BoolVar(&o.spectate, "spectate", false, "watch instead of playing: two bot processes this one starts, or with -signal and -room the match already in that room")
 	fs.IntVar(&o.fps, "fps", 60, "`N` frames per second")
 	fs.BoolVar(&o.headless, "headless", false, "no terminal view even on a terminal: both sides bots")

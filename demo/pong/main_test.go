@@ -166,7 +166,11 @@ func TestImpairFlag(t *testing.T) {
 	require.Equal(t, impairment{Latency: 100 * time.Millisecond, Jitter: 15 * time.Millisecond, Loss: 0.02}, im)
 	require.NoError(t, im.Set("40ms"))
 	require.Equal(t, impairment{Latency: 40 * time.Millisecond}, im)
-	for _, bad := range []string{"", "x", "10ms,20ms", "1ms,0ms,101%", "1ms,1ms,1%,1", "-5ms"} {
+	require.NoError(t, im.Set("800ms,200ms"), "the most -impair allows")
+	require.Equal(t, "800ms±200ms each way", im.label())
+	// Over a second each way (3 s once passed, and the handshake blamed
+	// an absent peer).
+	for _, bad := range []string{"", "x", "10ms,20ms", "1ms,0ms,101%", "1ms,1ms,1%,1", "-5ms", "3s", "1001ms", "900ms,200ms"} {
 		require.Error(t, im.Set(bad), bad)
 	}
 }

@@ -148,6 +148,15 @@ func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
 	return l.netRTT
 }
 
+// impairNote says what -impair does to this side's link, "" without it.
+func (l *matchLog) impairNote() string {
+	if l.c == nil || l.c.imp == nil {
+		return ""
+	}
+	in, out := l.c.imp.lost()
+	return fmt.Sprintf("%s (lost on purpose: %d received, %d sent)", l.o.impair.label(), in, out)
+}
+
 // logf writes a progress line to l.out, if any.
 func (l *matchLog) logf(format string, args ...any) {
 	if l.out != nil {

@@ -27,10 +27,11 @@ const linger = 3 * time.Second
 // and is dropped at once, one that vanishes is dropped after this.
 const dropAfter = 5 * time.Second
 
-// syncTimeout bounds the handshake (NetConfig.SyncTimeout): the peer's
-// data channel is open by then, so only a peer that died or a network
-// slower than -impair allows can make it fail.
-const syncTimeout = 10 * time.Second
+// syncTimeout bounds the handshake (NetConfig.SyncTimeout). The peer's
+// data channel is open by then, so only a peer that died can make it
+// fail; the time is what two players who both impair their links as much
+// as -impair allows need (maxImpair), with room to spare.
+const syncTimeout = 30 * time.Second
 
 // archiveMinutes is how much of a match without a frame budget the left
 // player keeps for spectators who join it late: a spectator replays the
@@ -301,6 +302,7 @@ func (m *netMatch) HUD() hud {
 		Rollbacks:  int64(st.Rollbacks),
 		Deepest:    st.MaxRollbackDepth,
 		Note:       m.note,
+		Impair:     m.impairNote(),
 	}
 	m.hudChecksums(&h, ps)
 	return h
@@ -329,9 +331,7 @@ func (m *netMatch) Report() report {
 		Watchers:  m.spectators,
 	}
 	m.fillReport(&r, ps)
-	if m.c != nil && m.c.imp != nil {
-		r.Impair = fmt.Sprintf("%s on what this side sends (%d dropped)", m.o.impair.String(), m.c.imp.lost())
-	}
+	r.Impair = m.impairNote()
 	switch {
 	case m.start.IsZero() && m.err != nil:
 		r.Err = m.err.Error()

@@ -169,6 +169,7 @@ func (m *spectatorMatch) HUD() hud {
 		NetRTT:    m.networkRTT(m.host),
 		Advantage: -m.s.Behind(),
 		Note:      m.note,
+		Impair:    m.impairNote(),
 	}
 	m.hudChecksums(&h, ps)
 	return h

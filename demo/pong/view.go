@@ -25,6 +25,7 @@ type hud struct {
 	Agreed     uint64        // of those, how many agreed
 	Desync     string        // non-empty once a desync was detected
 	Note       string        // a status line (waiting, disconnected, ...)
+	Impair     string        // what -impair does to the link, "" without it
 }
 
 // view draws the game on a terminal with tcell and turns key presses into
@@ -247,10 +248,11 @@ var (
 	styleBall   = tcell.StyleDefault.Foreground(tcell.ColorYellow).Bold(true)
 	styleHUD    = tcell.StyleDefault.Foreground(tcell.ColorSilver)
 	styleAlarm  = tcell.StyleDefault.Foreground(tcell.ColorWhite).Background(tcell.ColorRed).Bold(true)
+	styleImpair = tcell.StyleDefault.Foreground(tcell.ColorOrange)
 )
 
 // hudLines is how many lines the view uses under the court.
-const hudLines = 4
+const hudLines = 5
 
 // draw renders the court scaled to the terminal, then the numbers.
 func (v *view) draw(s *State, h hud) {
@@ -325,6 +327,10 @@ func (v *view) draw(s *State, h hud) {
 		h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
 	y++
 	put(sc, 1, y, "round trip: game loop "+hudMS(h.LoopRTT)+", network "+hudMS(h.NetRTT), styleHUD)
+	y++
+	if h.Impair != "" {
+		put(sc, 1, y, "-impair: "+h.Impair, styleImpair)
+	}
 	y++
 	if h.Desync != "" {
 		put(sc, 1, y, "DESYNC: "+h.Desync, styleAlarm)

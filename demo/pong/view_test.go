@@ -57,6 +57,9 @@ func TestViewDrawsCourtAndNumbers(t *testing.T) {
 
 	require.Contains(t, all, "you are left (green)")
 
+	v.draw(&s, hud{Impair: "100ms±15ms 2% loss each way (lost on purpose: 3 received, 4 sent)"})
+	require.Contains(t, strings.Join(screenText(sc), "\n"), "-impair: 100ms±15ms 2% loss each way (lost on purpose: 3 received, 4 sent)")
+
 	v.draw(&s, hud{Compared: 40, Agreed: 40})
 	require.Contains(t, strings.Join(screenText(sc), "\n"), "checksums agree (40 frames compared)")
 
