@@ -30,7 +30,7 @@ type matchLog struct {
 	err         error
 	start       time.Time // the first frame advanced
 	end         time.Time // when Tick stopped advancing (for bytes/s)
-	spectators  []string  // spectators who joined during the match, or were refused
+	spectators  []string  // spectators' news: joined during the match, refused, failed, left
 	out         io.Writer // progress lines, headless on the command line; nil: none
 	netRTT      time.Duration
 	netRTTAt    time.Time // when netRTT was last asked for

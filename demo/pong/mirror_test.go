@@ -232,6 +232,10 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 		m.tick(t)
 	}
 	require.False(t, m.a.gone || m.b.gone)
+	// The report says when it joined and when it left.
+	rh = m.a.Report()
+	require.Len(t, rh.Watchers, 2, "%q", rh.Watchers)
+	require.Contains(t, rh.Watchers[1], "spectator watcher left at frame ")
 }
 
 // TestOpponentLeavingIsExplained: a match whose opponent leaves says how

@@ -247,6 +247,9 @@ func (m *netMatch) spectatorEvent(e session.Event) {
 		return
 	}
 	m.note = msg
+	if e.Kind != session.EventSynchronized {
+		m.spectators = append(m.spectators, msg) // the report says when each left
+	}
 	m.logf("pong: %s", msg)
 }
 

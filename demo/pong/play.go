@@ -47,7 +47,7 @@ type report struct {
 	Wins      [2]uint8
 	First     int32    // first frame found to differ, when Desyncs > 0
 	Impair    string   // the -impair line, if any
-	Watchers  []string // spectators who joined during the match (or were refused)
+	Watchers  []string // spectators' news, in order: joined during the match, refused, failed, left
 	Err       string   // why the match ended early, if it did
 	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
 }
@@ -88,8 +88,12 @@ func (r report) print(out io.Writer) {
 	if r.Impair != "" {
 		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)
 	}
-	for _, s := range r.Watchers {
-		fmt.Fprintf(w, "  spectators          %s\n", s)
+	for i, s := range r.Watchers {
+		label := "spectators"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "  %-19s %s\n", label, s)
 	}
 	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
 	fmt.Fprintf(w, "  result              %s\n", result)

@@ -171,3 +171,19 @@ func TestPanicRestoresTerminal(t *testing.T) {
 	v.close()
 	require.Equal(t, 1, sc.finis, "and only once")
 }
+
+// TestTerminalTooSmall: a terminal too small for the court gets the whole
+// message, wrapped, with its size and the size needed (it was cut off at
+// the terminal's width).
+func TestTerminalTooSmall(t *testing.T) {
+	v, sc := simView(t, 0)
+	sc.SetSize(16, 6)
+	s := NewState(1)
+	v.draw(&s, hud{})
+	rows := screenText(sc)
+	var words []string
+	for _, r := range rows {
+		words = append(words, strings.Fields(r)...)
+	}
+	require.Equal(t, "terminal too small for pong: 16x6, need at least 22x14", strings.Join(words, " "), "%q", rows)
+}
