@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"os/user"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +35,7 @@ type options struct {
 	seed     uint32
 	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
 	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
+	name     string // the player's name, shown to the opponent and spectators
 
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.
@@ -63,6 +65,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.Usage = func() {}
 	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT, or with /room/NAME); empty: start one on loopback and a bot opponent process")
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one; empty: the server pairs the next two joiners)")
+	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
@@ -162,6 +165,9 @@ func parseOptions(args []string) (options, error) {
 	if o.room != "" && o.signal == "" {
 		return o, usageError("-room needs -signal")
 	}
+	if o.name == "" || !validName(o.name) {
+		return o, usageError("-name %q: want 1 to %d bytes of printable characters", o.name, maxName)
+	}
 	if o.signal != "" {
 		if err := checkSignal(&o); err != nil {
 			return o, err
@@ -219,6 +225,18 @@ func checkSignal(o *options) error {
 		return usageError("-signal's URL pairs the next joiners (room?...) and -room names %q: give one", o.room)
 	}
 	return nil
+}
+
+// defaultName is -name's default: the user's login name, or "player".
+func defaultName() string {
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if name = cutName(name); name == "" || !validName(name) {
+		return "player"
+	}
+	return name
 }
 
 // isTerminal reports whether both stdin and stdout are terminals.

@@ -322,9 +322,9 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := []string{"-signal", srv.url, "-room", "watched", "-headless", "-frames", "360", "-fps", "120", "-timeout", "20s"}
-	left := startDemo(ctx, t, args...) // in the room first: the left player, the host
+	left := startDemo(ctx, t, append(args, "-name", "alice")...) // in the room first: the left player, the host
 	await(ctx, t, left.joined, "the first player never joined")
-	right := startDemo(ctx, t, args...)
+	right := startDemo(ctx, t, append(args, "-name", "bob")...)
 	await(ctx, t, left.started, "the match never started")
 	watcher := startDemo(ctx, t, append(args, "-spectate")...)
 	for _, p := range []*proc{left, right, watcher} {
@@ -339,6 +339,10 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	require.Contains(t, watcher.out.String(), "pong report (spectator)")
 	require.Contains(t, watcher.out.String(), "frames played       360")
 	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
+	// Names, not ids: the players said theirs to each other, and the left
+	// one to the spectator.
+	require.Equal(t, 3, strings.Count(out, "players             alice (left) vs bob (right)"), "%s", out)
+	require.Contains(t, left.out.String(), "pong: match started: alice (left) against bob (")
 }
 
 // TestCancelWhileWaiting: a player waiting for an opponent who gives up

@@ -35,6 +35,7 @@ type matchLog struct {
 	netRTT      time.Duration
 	netRTTAt    time.Time // when netRTT was last asked for
 	silentSince time.Time // the opponent (host) is silent since then: NetworkInterrupted, not resumed
+	names       [2]string // the players' names by side, "" while unknown (see hello)
 	left        string    // how the opponent (host) left, once it did
 }
 
@@ -155,6 +156,25 @@ func (l *matchLog) impairNote() string {
 	}
 	in, out := l.c.imp.lost()
 	return fmt.Sprintf("%s (lost on purpose: %d received, %d sent)", l.o.impair.label(), in, out)
+}
+
+// nameOf is the name of the player on side, or id's short form while it
+// is not known.
+func (l *matchLog) nameOf(side int, id transport.Peer) string {
+	if n := l.names[side]; n != "" {
+		return n
+	}
+	return short(id)
+}
+
+// players is the report's line of who played whom; id is the peer whose
+// name may be unknown, on the side other than known.
+func (l *matchLog) players(known int, id transport.Peer) string {
+	n := [2]string{l.nameOf(known, id), l.nameOf(1-known, id)}
+	if known == 1 {
+		n[0], n[1] = n[1], n[0]
+	}
+	return n[0] + " (left) vs " + n[1] + " (right)"
 }
 
 // logf writes a progress line to l.out, if any.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -200,15 +201,34 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 		dst, joined = append(dst, joined...), nil
 		return dst
 	}
+	// What the host's hello said (the process path, awaitHello, is
+	// tested with it).
+	w.hostFrame, w.helloAt = int32(m.a.p.Frame()), m.clock.Now()
+	var progress []string // what the screen says while it catches up
 	for tick := 0; w.s.Frame() < m.a.p.Frame()-30; tick++ {
 		require.Less(t, tick, 1200, "the spectator does not catch up (at frame %d of %d)", w.s.Frame(), m.a.p.Frame())
 		m.tick(t)
 		require.NoError(t, w.Tick(0))
+		if tick%20 == 0 && w.s.Frame() > 0 {
+			progress = append(progress, w.HUD().Progress)
+		}
 	}
+	// It counts down while the spectator catches up (the trailing-frames
+	// figure stayed frozen then), and says how far behind once it has.
+	var left []int
+	for _, p := range progress {
+		var n int
+		if _, err := fmt.Sscanf(p, "catching up with the host: about %d frames to go", &n); err == nil {
+			left = append(left, n)
+		}
+	}
+	require.GreaterOrEqual(t, len(left), 3, "%q", progress)
+	require.Greater(t, left[0], left[len(left)-1], "%q", progress)
 	for range 120 { // caught up: its checksums meet the host's still held
 		m.tick(t)
 		require.NoError(t, w.Tick(0))
 	}
+	require.Regexp(t, `^\d+ frames behind the host$`, w.HUD().Progress)
 	rh := m.a.Report()
 	require.Len(t, rh.Watchers, 1)
 	require.Contains(t, rh.Watchers[0], "joined at frame 6")

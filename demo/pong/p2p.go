@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -87,8 +88,10 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 type netMatch struct {
 	matchLog
 	p    *session.P2P[State, Input]
+	tr   transport.Transport // the session's, for the demo's hellos to spectators
 	peer transport.Peer
 	side int
+	buf  []byte // a hello being sent
 
 	// newPeers appends the peers that connected since its last call (the
 	// left player over WebRTC: spectators joining the room; nil
@@ -104,8 +107,13 @@ type netMatch struct {
 	lastRPS float64
 }
 
-// newNetMatch starts the session over an open connection.
-func newNetMatch(c *conn, o options) (*netMatch, error) {
+// greetWithin bounds the exchange of names before a match; a peer that
+// does not answer in time is shown by its id.
+const greetWithin = 3 * time.Second
+
+// newNetMatch starts the session over an open connection, once the
+// players have said their names (see hello).
+func newNetMatch(ctx context.Context, c *conn, o options) (*netMatch, error) {
 	side := o.side
 	if side < 0 {
 		side = 1
@@ -119,6 +127,12 @@ func newNetMatch(c *conn, o options) (*netMatch, error) {
 		return nil, err
 	}
 	m.c = c
+	if h, ok := greet(ctx, c.tr, c.peer, hello{Names: m.names}, greetWithin); ok && h.Names[1-side] != "" {
+		m.names[1-side] = h.Names[1-side]
+	}
+	if side == 0 && o.watcher != "" {
+		m.helloSpectator(transport.Peer(o.watcher))
+	}
 	if side == 0 {
 		m.newPeers = func(dst []transport.Peer) []transport.Peer {
 			m.peerEvs = c.rtc.Events(m.peerEvs[:0])
@@ -141,7 +155,18 @@ func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options
 		return nil, fmt.Errorf("pong: session: %w", err)
 	}
 	*p.State() = NewState(o.seed)
-	return &netMatch{matchLog: newMatchLog(o, now), p: p, peer: peer, side: side}, nil
+	m := &netMatch{matchLog: newMatchLog(o, now), p: p, tr: t, peer: peer, side: side, buf: make([]byte, 0, helloMax)}
+	m.names[side] = o.name
+	return m, nil
+}
+
+// helloSpectator tells a spectator the players' names and the frame the
+// match is at (a few times: a datagram may be lost), for its screen.
+func (m *netMatch) helloSpectator(peer transport.Peer) {
+	m.buf = hello{Frame: int32(m.p.Frame()), Names: m.names}.Append(m.buf[:0])
+	for range 3 {
+		_ = m.tr.Send(peer, m.buf)
+	}
 }
 
 func (m *netMatch) Side() int     { return m.side }
@@ -170,7 +195,7 @@ func (m *netMatch) Tick(in Input) error {
 	case err == nil:
 		if m.advanced() {
 			m.note = ""
-			m.logf("pong: match started: %s against %s in room %s", sideName(m.side), m.peer, m.room())
+			m.logf("pong: match started: %s (%s) against %s (%s) in room %s", m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.peer), m.peer, m.room())
 		}
 	case errors.Is(err, session.ErrNotSynchronized):
 	case errors.Is(err, session.ErrPredictionLimit):
@@ -258,6 +283,7 @@ func (m *netMatch) spectatorEvent(e session.Event) {
 // screen and the report say so, or why it was refused.
 func (m *netMatch) addSpectator(peer transport.Peer) {
 	f := m.p.Frame()
+	m.helloSpectator(peer)
 	msg := fmt.Sprintf("spectator %s joined at frame %d (replays from frame 0)", short(peer), f)
 	if err := m.p.AddSpectator(peer); err != nil {
 		msg = fmt.Sprintf("spectator %s refused at frame %d: %v", short(peer), f, err)
@@ -295,7 +321,7 @@ func (m *netMatch) HUD() hud {
 	now := m.now()
 	m.lastRPS = m.rb.sample(now, int64(st.Rollbacks))
 	h := hud{
-		Title:      fmt.Sprintf("you (%s) vs %s", sideName(m.side), short(m.peer)),
+		Title:      fmt.Sprintf("%s (you, %s) vs %s", m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.peer)),
 		Frame:      int32(m.p.Frame()),
 		Confirmed:  int32(min(m.p.ConfirmedFrame(), m.p.Frame()-1)),
 		LoopRTT:    ps.RTT,
@@ -332,6 +358,7 @@ func (m *netMatch) Report() report {
 		Score:     m.p.State().Score,
 		Wins:      m.p.State().Wins,
 		Watchers:  m.spectators,
+		Players:   m.players(m.side, m.peer),
 	}
 	m.fillReport(&r, ps)
 	r.Impair = m.impairNote()

@@ -136,7 +136,7 @@ func hostRoom(o *options) (*signalServer, error) {
 // childArgs are the flags of a player process started by this one.
 func childArgs(o options, side, inject int) []string {
 	args := []string{
-		"-child", "-bot", "-headless",
+		"-child", "-bot", "-headless", "-name", "bot",
 		"-signal", o.signal, "-room", o.room, "-side", strconv.Itoa(side),
 		"-delay", strconv.Itoa(o.delay),
 		"-fps", strconv.Itoa(o.fps),
@@ -178,7 +178,7 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 
 // runNet plays the match over an open connection.
 func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
-	m, err := newNetMatch(c, o)
+	m, err := newNetMatch(ctx, c, o)
 	if err != nil {
 		c.close()
 		fmt.Fprintln(stderr, err)

@@ -50,6 +50,7 @@ type report struct {
 	Watchers  []string // spectators' news, in order: joined during the match, refused, failed, left
 	Err       string   // why the match ended early, if it did
 	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
+	Players   string   // who played whom
 }
 
 // print writes the report in one write, so another process's lines
@@ -73,6 +74,9 @@ func (r report) print(out io.Writer) {
 		result = r.Left
 	}
 	fmt.Fprintf(w, "pong report (%s)\n", r.Role)
+	if r.Players != "" {
+		fmt.Fprintf(w, "  players             %s\n", r.Players)
+	}
 	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
 	fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
 	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)

@@ -47,7 +47,7 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	status := exitFailure
 	if err != nil {
 		status = connectFailed(err, out, stderr)
-	} else if m, err := newSpectatorMatch(c, o); err != nil {
+	} else if m, err := newSpectatorMatch(ctx, c, o); err != nil {
 		c.close()
 		fmt.Fprintln(stderr, err)
 	} else {
@@ -89,7 +89,7 @@ func runSpectateRoom(ctx context.Context, o options, stdout, stderr io.Writer) i
 	if err != nil {
 		return connectFailed(err, stdout, stderr)
 	}
-	m, err := newSpectatorMatch(c, o)
+	m, err := newSpectatorMatch(ctx, c, o)
 	if err != nil {
 		c.close()
 		fmt.Fprintln(stderr, err)
@@ -103,15 +103,27 @@ type spectatorMatch struct {
 	matchLog
 	s    *session.Spectator[State, Input]
 	host transport.Peer
+
+	hostFrame  int32     // the host's frame when it said hello (0: unknown)
+	helloAt    time.Time // when that was
+	catchingUp time.Time // the last tick that advanced several frames
 }
 
-func newSpectatorMatch(c *conn, o options) (*spectatorMatch, error) {
+// helloWait bounds a spectator's wait for its host's hello (the names,
+// and the frame to catch up to); without one it shows ids.
+const helloWait = 5 * time.Second
+
+func newSpectatorMatch(ctx context.Context, c *conn, o options) (*spectatorMatch, error) {
 	o.seed = o.seedOr(c.room)
+	h, ok := awaitHello(ctx, c.tr, c.peer, helloWait)
 	m, err := newSpectatorOver(c.tr, c.peer, o, time.Now, nil)
 	if err != nil {
 		return nil, err
 	}
 	m.c = c
+	if ok {
+		m.names, m.hostFrame, m.helloAt = h.Names, h.Frame, m.now()
+	}
 	return m, nil
 }
 
@@ -134,9 +146,13 @@ func (m *spectatorMatch) Tick(Input) error {
 	if m.err != nil {
 		return m.err
 	}
+	before := m.s.Frame()
 	err := m.s.AdvanceFrame()
 	switch {
 	case err == nil:
+		if m.s.Frame()-before > 2 { // a late packet's frames make two
+			m.catchingUp = m.now()
+		}
 		m.advanced()
 		m.note = ""
 	case errors.Is(err, session.ErrNotSynchronized):
@@ -162,7 +178,8 @@ func (m *spectatorMatch) Tick(Input) error {
 func (m *spectatorMatch) HUD() hud {
 	ps := m.s.PeerStats()
 	h := hud{
-		Title:     "spectating left (" + short(m.host) + ") vs right",
+		Title:     "spectating " + m.players(0, m.host),
+		Progress:  m.progress(),
 		Frame:     int32(m.s.Frame()),
 		Confirmed: int32(m.s.Frame()) - 1,
 		LoopRTT:   ps.RTT,
@@ -173,6 +190,26 @@ func (m *spectatorMatch) HUD() hud {
 	}
 	m.hudChecksums(&h, ps)
 	return h
+}
+
+// progress says how far behind the host the spectator is: while it
+// replays several frames a tick (a spectator that joined late starts from
+// frame 0), how many are left to the host's frame as its hello and the
+// time since put it; then, how many frames it trails.
+func (m *spectatorMatch) progress() string {
+	now := m.now()
+	behind := fmt.Sprintf("%d frames behind the host", m.s.Behind())
+	if m.catchingUp.IsZero() || now.Sub(m.catchingUp) > time.Second/2 {
+		return behind
+	}
+	if m.hostFrame == 0 {
+		return "catching up with the host, several frames a tick"
+	}
+	host := int64(m.hostFrame) + int64(now.Sub(m.helloAt))*int64(m.o.fps)/int64(time.Second)
+	if left := host - int64(m.s.Frame()); left > int64(m.o.fps/4) {
+		return fmt.Sprintf("catching up with the host: about %d frames to go", left)
+	}
+	return behind
 }
 
 // finish records the end of the match for bytes per second.
@@ -187,6 +224,7 @@ func (m *spectatorMatch) Report() report {
 		NetRTT:  m.networkRTT(m.host),
 		Score:   m.s.State().Score,
 		Wins:    m.s.State().Wins,
+		Players: m.players(0, m.host),
 	}
 	m.fillReport(&r, ps)
 	switch {

@@ -26,6 +26,7 @@ type hud struct {
 	Desync     string        // non-empty once a desync was detected
 	Note       string        // a status line (waiting, disconnected, ...)
 	Impair     string        // what -impair does to the link, "" without it
+	Progress   string        // a spectator's: how far behind the host, in place of advantage and rollbacks
 }
 
 // view draws the game on a terminal with tcell and turns key presses into
@@ -323,8 +324,12 @@ func (v *view) draw(s *State, h hud) {
 	}
 	// Numbers.
 	y := bottom + 1
-	put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
-		h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	if h.Progress != "" {
+		put(sc, 1, y, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), styleHUD)
+	} else {
+		put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
+			h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	}
 	y++
 	put(sc, 1, y, "round trip: game loop "+hudMS(h.LoopRTT)+", network "+hudMS(h.NetRTT), styleHUD)
 	y++
