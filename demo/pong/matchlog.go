@@ -90,6 +90,16 @@ func (l *matchLog) opponentEvent(e session.Event, who string, f session.Frame) {
 	}
 }
 
+// silence is the note for the screen: while the opponent (host), who, is
+// silent and not yet dropped, how long it has been and when it will be
+// dropped, counting; else the note.
+func (l *matchLog) silence(who string) string {
+	if l.silentSince.IsZero() || l.left != "" {
+		return l.note
+	}
+	return fmt.Sprintf("%s has been silent for %.1fs; dropped at %v", who, l.now().Sub(l.silentSince).Seconds(), dropAfter)
+}
+
 // leftEarly reports whether the opponent leaving at frame f ended the
 // match before its end: a match without a frame budget has no end but a
 // player leaving, except for a process this one started, which plays

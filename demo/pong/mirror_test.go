@@ -279,11 +279,14 @@ func TestOpponentLeavingIsExplained(t *testing.T) {
 			}
 			tc.leave(m)
 			var err error
+			counted := false // the screen counted the silence
 			for tick := 0; err == nil; tick++ {
 				require.Less(t, tick, 20*60, "the opponent's leaving is never noticed")
 				m.clock.Advance(time.Second / 60)
 				err = m.a.Tick(0) // b plays no more
+				counted = counted || strings.HasPrefix(m.a.HUD().Note, "the opponent has been silent for 2.0s; dropped at 5s")
 			}
+			require.Equal(t, tc.name == "vanished", counted)
 			require.ErrorIs(t, err, errPeerLeft)
 			require.Contains(t, m.a.HUD().Note, tc.want)
 			r := m.a.Report()

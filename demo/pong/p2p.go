@@ -200,7 +200,9 @@ func (m *netMatch) Tick(in Input) error {
 	case errors.Is(err, session.ErrNotSynchronized):
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.stalls++
-		m.note = "waiting for the opponent's inputs"
+		if m.silentSince.IsZero() { // else the note counts the silence
+			m.note = "waiting for the opponent's inputs"
+		}
 	default:
 		m.err = err
 	}
@@ -330,7 +332,7 @@ func (m *netMatch) HUD() hud {
 		RollbacksS: m.lastRPS,
 		Rollbacks:  int64(st.Rollbacks),
 		Deepest:    st.MaxRollbackDepth,
-		Note:       m.note,
+		Note:       m.silence("the opponent"),
 		Impair:     m.impairNote(),
 	}
 	m.hudChecksums(&h, ps)

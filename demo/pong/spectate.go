@@ -157,7 +157,9 @@ func (m *spectatorMatch) Tick(Input) error {
 		m.note = ""
 	case errors.Is(err, session.ErrNotSynchronized):
 	case errors.Is(err, session.ErrPredictionLimit):
-		m.note = "waiting for inputs from the players"
+		if m.silentSince.IsZero() { // else the note counts the silence
+			m.note = "waiting for inputs from the players"
+		}
 	case errors.Is(err, session.ErrHostGone):
 		m.err = errPeerLeft
 	default:
@@ -185,7 +187,7 @@ func (m *spectatorMatch) HUD() hud {
 		LoopRTT:   ps.RTT,
 		NetRTT:    m.networkRTT(m.host),
 		Advantage: -m.s.Behind(),
-		Note:      m.note,
+		Note:      m.silence("the host"),
 		Impair:    m.impairNote(),
 	}
 	m.hudChecksums(&h, ps)

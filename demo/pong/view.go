@@ -129,7 +129,7 @@ func (v *view) drawWaiting(msg string, waited time.Duration) {
 	sc := v.screen
 	sc.Clear()
 	w, _ := sc.Size()
-	y := putWrapped(sc, 1, 1, w-2, "pong: "+msg, styleHUD)
+	y := putWrapped(sc, 1, 1, w-2, "pong: "+strings.TrimPrefix(msg, "pong: "), styleHUD)
 	y = putWrapped(sc, 1, y+1, w-2, fmt.Sprintf("waiting %v", waited.Truncate(time.Second)), styleHUD)
 	putWrapped(sc, 1, y+1, w-2, "q, Esc or Ctrl-C cancels", styleHUD)
 	sc.Show()
@@ -183,8 +183,28 @@ const holdEnd = 5 * time.Second
 // pressed or d passes, so that the player reads why before the screen
 // closes.
 func (v *view) hold(s *State, h hud, d time.Duration) {
-	h.Note += " (press a key)"
-	v.draw(s, h)
+	show := func() {
+		v.draw(s, h)
+		// Over the court's middle, wrapped to it: the note line is one
+		// line, often cut by the terminal's width.
+		w, ht := v.screen.Size()
+		if w >= 22 && ht >= 14 {
+			lines := append(wrap(h.Note, w-6), "press a key")
+			y := max(2, ht/2-len(lines))
+			for i, line := range lines {
+				for x := 1; x < w-1; x++ { // a banner across the court
+					v.screen.SetContent(x, y+i, ' ', nil, styleHUD)
+				}
+				st := styleAlarm
+				if i == len(lines)-1 {
+					st = styleHUD
+				}
+				put(v.screen, 3, y+i, line, st)
+			}
+			v.screen.Show()
+		}
+	}
+	show()
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for v.screen.HasPendingEvent() {
 			switch v.screen.PollEvent().(type) {
@@ -192,7 +212,7 @@ func (v *view) hold(s *State, h hud, d time.Duration) {
 				return
 			case *tcell.EventResize:
 				v.screen.Sync()
-				v.draw(s, h)
+				show()
 			}
 		}
 	}
@@ -367,10 +387,20 @@ func hudMS(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 }
 
-// putWrapped writes s from (x, y) in lines of at most w cells, broken at
-// spaces where it can, and returns the row after the last.
+// putWrapped writes s from (x, y) in lines of at most w cells (see wrap)
+// and returns the row after the last.
 func putWrapped(sc tcell.Screen, x, y, w int, s string, st tcell.Style) int {
+	for _, line := range wrap(s, w) {
+		put(sc, x, y, line, st)
+		y++
+	}
+	return y
+}
+
+// wrap breaks s into lines of at most w cells, at spaces where it can.
+func wrap(s string, w int) []string {
 	w = max(w, 1)
+	var lines []string
 	for s != "" {
 		line := []rune(s)
 		if len(line) > w {
@@ -380,11 +410,10 @@ func putWrapped(sc tcell.Screen, x, y, w int, s string, st tcell.Style) int {
 			}
 			line = line[:cut]
 		}
-		put(sc, x, y, string(line), st)
+		lines = append(lines, string(line))
 		s = strings.TrimLeft(strings.TrimPrefix(s, string(line)), " ")
-		y++
 	}
-	return y
+	return lines
 }
 
 func put(sc tcell.Screen, x, y int, s string, st tcell.Style) {

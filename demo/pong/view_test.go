@@ -172,6 +172,21 @@ func TestPanicRestoresTerminal(t *testing.T) {
 	require.Equal(t, 1, sc.finis, "and only once")
 }
 
+// TestHoldSaysWhyTheMatchEnded: the reason a match ended is drawn whole
+// over the court, wrapped, however long (the note line cut it off).
+func TestHoldSaysWhyTheMatchEnded(t *testing.T) {
+	v, sc := simView(t, 0)
+	sc.SetSize(40, 20)
+	s := NewState(1)
+	why := "the opponent vanished: nothing heard from it for 3.2s, declared disconnected at frame 588"
+	v.hold(&s, hud{Note: why}, 0)
+	var words []string
+	for _, r := range screenText(sc) {
+		words = append(words, strings.Fields(strings.Trim(r, "│ "))...)
+	}
+	require.Contains(t, strings.Join(words, " "), why+" press a key")
+}
+
 // TestTerminalTooSmall: a terminal too small for the court gets the whole
 // message, wrapped, with its size and the size needed (it was cut off at
 // the terminal's width).
