@@ -201,6 +201,9 @@ func (m *spectatorMatch) HUD() hud {
 func (m *spectatorMatch) progress() string {
 	now := m.now()
 	behind := fmt.Sprintf("%d frames behind the host", m.s.Behind())
+	if m.s.Behind() == 1 {
+		behind = "1 frame behind the host"
+	}
 	if m.catchingUp.IsZero() || now.Sub(m.catchingUp) > time.Second/2 {
 		return behind
 	}
