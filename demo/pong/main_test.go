@@ -413,7 +413,7 @@ func TestThirdPlayerIsToldTheRoomIsFull(t *testing.T) {
 	defer srv.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	args := []string{"-signal", srv.url, "-room", "full", "-headless", "-frames", "240", "-timeout", "20s"}
+	args := []string{"-signal", srv.url, "-room", "full", "-headless", "-frames", "240", "-fps", "120", "-timeout", "20s"}
 	left := startDemo(ctx, t, args...)
 	await(ctx, t, left.joined, "the first player never joined")
 	right := startDemo(ctx, t, args...)
