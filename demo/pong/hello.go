@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"io"
 	"time"
 	"unicode"
@@ -39,12 +38,6 @@ const (
 	helloMagic = "pong"
 	maxName    = 32
 	helloMax   = 1 + len(helloMagic) + 1 + 4 + 2*(1+maxName)
-)
-
-// Errors of parseHello, besides io.ErrUnexpectedEOF for a short buffer.
-var (
-	errNotHello     = errors.New("pong: not a hello")
-	errHelloInvalid = errors.New("pong: malformed hello")
 )
 
 // Len is the encoded length of h.

@@ -181,10 +181,6 @@ func isLoopback(u string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// errCancelled ends a wait for the opponent that the player cancelled (q,
-// Esc or Ctrl-C on the screen; SIGINT or SIGTERM).
-var errCancelled = errors.New("pong: cancelled while waiting for the opponent")
-
 // connectError is err, or errCancelled if ctx, connect's, was cancelled
 // (not timed out): the player gave up waiting.
 func connectError(ctx context.Context, err error) error {

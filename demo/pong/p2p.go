@@ -172,9 +172,6 @@ func (m *netMatch) helloSpectator(peer transport.Peer) {
 func (m *netMatch) Side() int     { return m.side }
 func (m *netMatch) State() *State { return m.p.State() }
 
-// errPeerLeft ends a match whose peer left.
-var errPeerLeft = errors.New("the opponent left")
-
 // Tick runs one tick of the game loop: a frame, or a network poll when
 // the session recommends waiting for the peer.
 func (m *netMatch) Tick(in Input) error {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -134,10 +133,6 @@ func (r *rate) sample(now time.Time, n int64) float64 {
 	}
 	return float64(n-r.count[old]) / dt.Seconds()
 }
-
-// errQuit ends a match the player left (q, Esc, Ctrl-C on the screen;
-// SIGINT, SIGTERM, or a parent process that went away).
-var errQuit = errors.New("pong: quit")
 
 // play runs the game loop at o.fps until the frame budget is spent, the
 // player quits (errQuit), ctx ends (errQuit) or the match fails. v is nil
