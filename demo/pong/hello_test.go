@@ -97,10 +97,10 @@ func FuzzHello(f *testing.F) {
 	})
 }
 
-// helloPair is two endpoints of a local network on the bubble's clock.
-func helloPair(t *testing.T) (a, b transport.Transport) {
+// localPair is the endpoints "a" and "b" of a local network with cfg.
+func localPair(t *testing.T, cfg local.Config) (a, b transport.Transport) {
 	t.Helper()
-	nw, err := local.NewNetwork(local.Config{Seed: 4, Now: time.Now, Link: local.Link{Latency: 30 * time.Millisecond, Loss: 0.2}})
+	nw, err := local.NewNetwork(cfg)
 	require.NoError(t, err)
 	ea, err := nw.Endpoint("a")
 	require.NoError(t, err)
@@ -108,6 +108,11 @@ func helloPair(t *testing.T) (a, b transport.Transport) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ea.Close(); _ = eb.Close() })
 	return ea, eb
+}
+
+// helloPair is a lossy local pair on the bubble's clock.
+func helloPair(t *testing.T) (a, b transport.Transport) {
+	return localPair(t, local.Config{Seed: 4, Now: time.Now, Link: local.Link{Latency: 30 * time.Millisecond, Loss: 0.2}})
 }
 
 // TestGreetExchangesNames: two players learn each other's names over a

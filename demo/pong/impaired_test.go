@@ -102,14 +102,7 @@ func TestImpairedLoses(t *testing.T) {
 // screen of the player who asked for them.
 func TestImpairedDelaysWhatArrives(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		nw, err := local.NewNetwork(local.Config{Seed: 1, Now: time.Now})
-		require.NoError(t, err)
-		ea, err := nw.Endpoint("a")
-		require.NoError(t, err)
-		eb, err := nw.Endpoint("b")
-		require.NoError(t, err)
-		defer ea.Close()
-		defer eb.Close()
+		ea, eb := localPair(t, local.Config{Seed: 1, Now: time.Now})
 		im := newImpaired(ea, impairment{Latency: 100 * time.Millisecond, Jitter: 15 * time.Millisecond, Loss: 0.1}, 1)
 		defer im.Close()
 		buf := make([]byte, transport.MaxDatagram)
@@ -180,14 +173,7 @@ func TestImpairedAllocs(t *testing.T) {
 		t.Skip("allocates under -race")
 	}
 	clock := local.NewClock(time.Unix(1_700_000_000, 0))
-	nw, err := local.NewNetwork(local.Config{Seed: 3, Now: clock.Now})
-	require.NoError(t, err)
-	ea, err := nw.Endpoint("a")
-	require.NoError(t, err)
-	eb, err := nw.Endpoint("b")
-	require.NoError(t, err)
-	defer ea.Close()
-	defer eb.Close()
+	ea, eb := localPair(t, local.Config{Seed: 3, Now: clock.Now})
 	im := newImpaired(ea, impairment{Loss: 0.1}, 1) // no latency: due at once
 	defer im.Close()
 	buf := make([]byte, transport.MaxDatagram)

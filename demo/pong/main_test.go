@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -257,6 +258,30 @@ func await(ctx context.Context, t *testing.T, c <-chan struct{}, what string) {
 	}
 }
 
+// processTest is a signaling server on loopback, and a context that ends
+// a process test that runs over a minute.
+func processTest(t *testing.T) (*signalServer, context.Context) {
+	t.Helper()
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	t.Cleanup(srv.close)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return srv, ctx
+}
+
+// startPair starts two players with args (and their own extras): the
+// left one first, the right one once the left one is in the room. It
+// returns once the left one's match has started.
+func startPair(ctx context.Context, t *testing.T, args, leftExtra, rightExtra []string) (left, right *proc) {
+	t.Helper()
+	left = startDemo(ctx, t, append(slices.Clip(args), leftExtra...)...) // in the room first: the left player, the host
+	await(ctx, t, left.joined, "the first player never joined")
+	right = startDemo(ctx, t, append(slices.Clip(args), rightExtra...)...)
+	await(ctx, t, left.started, "the match never started")
+	return left, right
+}
+
 // end waits for the process to exit and returns its output and status.
 func (p *proc) end() (string, int) {
 	<-p.read // before Wait, which closes the pipe
@@ -271,11 +296,7 @@ func TestSurvivorSaysHowTheOpponentLeft(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four processes for about 10 s")
 	}
-	srv, err := startSignalServer()
-	require.NoError(t, err)
-	defer srv.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	srv, ctx := processTest(t)
 	type pair struct {
 		sig         syscall.Signal
 		want        string
@@ -287,12 +308,9 @@ func TestSurvivorSaysHowTheOpponentLeft(t *testing.T) {
 	}
 	for _, p := range pairs {
 		args := []string{"-signal", srv.url, "-room", "left-" + p.sig.String(), "-headless", "-frames", "-1", "-timeout", "20s"}
-		p.left = startDemo(ctx, t, args...)
-		await(ctx, t, p.left.joined, "the first player never joined")
-		p.right = startDemo(ctx, t, args...)
+		p.left, p.right = startPair(ctx, t, args, nil, nil)
 	}
 	for _, p := range pairs {
-		await(ctx, t, p.left.started, "the match never started")
 		await(ctx, t, p.right.started, "the match never started")
 		require.NoError(t, p.right.cmd.Process.Signal(p.sig))
 	}
@@ -316,16 +334,9 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three processes")
 	}
-	srv, err := startSignalServer()
-	require.NoError(t, err)
-	defer srv.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	srv, ctx := processTest(t)
 	args := []string{"-signal", srv.url, "-room", "watched", "-headless", "-frames", "360", "-fps", "120", "-timeout", "20s"}
-	left := startDemo(ctx, t, append(args, "-name", "alice")...) // in the room first: the left player, the host
-	await(ctx, t, left.joined, "the first player never joined")
-	right := startDemo(ctx, t, append(args, "-name", "bob")...)
-	await(ctx, t, left.started, "the match never started")
+	left, right := startPair(ctx, t, args, []string{"-name", "alice"}, []string{"-name", "bob"})
 	watcher := startDemo(ctx, t, append(args, "-spectate")...)
 	for _, p := range []*proc{left, right, watcher} {
 		p.end()
@@ -349,11 +360,7 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 // (Ctrl-C: SIGINT, or SIGTERM) is told the wait was cancelled and the
 // exit status is 0, not "context canceled" and 3.
 func TestCancelWhileWaiting(t *testing.T) {
-	srv, err := startSignalServer()
-	require.NoError(t, err)
-	defer srv.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	srv, ctx := processTest(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		p := startDemo(ctx, t, "-signal", srv.url, "-room", "alone-"+sig.String(), "-headless", "-timeout", "20s")
 		await(ctx, t, p.joined, "never joined the room")
@@ -408,16 +415,9 @@ func TestThirdPlayerIsToldTheRoomIsFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three processes")
 	}
-	srv, err := startSignalServer()
-	require.NoError(t, err)
-	defer srv.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	srv, ctx := processTest(t)
 	args := []string{"-signal", srv.url, "-room", "full", "-headless", "-frames", "240", "-fps", "120", "-timeout", "20s"}
-	left := startDemo(ctx, t, args...)
-	await(ctx, t, left.joined, "the first player never joined")
-	right := startDemo(ctx, t, args...)
-	await(ctx, t, left.started, "the match never started")
+	left, right := startPair(ctx, t, args, nil, nil)
 	third := startDemo(ctx, t, args...)
 	out, status := third.end()
 	t.Logf("third player:\n%s", out)
