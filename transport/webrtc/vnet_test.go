@@ -3,7 +3,6 @@ package webrtc
 import (
 	"context"
 	"encoding/binary"
-	"os"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -16,23 +15,6 @@ import (
 
 	"github.com/rollnet/rollnet/transport"
 )
-
-// needVNet skips a test on pion's virtual network inside testing/synctest
-// unless ROLLNET_VNET=1. Closing a PeerConnection can hang such a test:
-// pion's SCTPTransport.Stop holds its lock while sctp's Abort waits on a
-// 200 ms timer, and when the data-channel accept loop blocks on that lock
-// at the same moment, the bubble has a goroutine blocked on a mutex, which
-// is not durably blocked, so fake time never reaches the timer. Real time
-// always does, so the transport itself is unaffected. On an idle machine
-// 3 runs in 5 hung, so CI does not run these tests until the harness
-// avoids that close path; run them by hand with
-// ROLLNET_VNET=1 go test -race -timeout 3m -run VNet ./transport/webrtc/
-func needVNet(t *testing.T) {
-	t.Helper()
-	if os.Getenv("ROLLNET_VNET") != "1" {
-		t.Skip("set ROLLNET_VNET=1 to run the virtual-network tests (see needVNet)")
-	}
-}
 
 // vnetPair connects two transports over pion's virtual network, inside the
 // caller's synctest bubble: no sockets, fake time. Every packet crossing
@@ -118,7 +100,6 @@ func drain(t *testing.T, tr *Transport, ages []time.Duration, seqs []uint32) ([]
 }
 
 func TestVNetLatencyAndLoss(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		// Drop every 10th datagram after the connection is up: an explicit
 		// filter, so the count is exact whatever the scheduling.
@@ -215,7 +196,6 @@ func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Durat
 }
 
 func TestVNetBlackoutSendsNothingStale(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		stale, recovery, st, events := blackout(t, Config{})
 		require.Equal(t, []PeerEvent{
@@ -243,7 +223,6 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 }
 
 func TestVNetBlackoutRecoveryCapped(t *testing.T) {
-	needVNet(t)
 	var capped, uncapped time.Duration
 	synctest.Test(t, func(t *testing.T) { _, capped, _, _ = blackout(t, Config{}) })
 	synctest.Test(t, func(t *testing.T) { _, uncapped, _, _ = blackout(t, Config{SCTPRTOMax: time.Minute}) })
@@ -252,7 +231,6 @@ func TestVNetBlackoutRecoveryCapped(t *testing.T) {
 }
 
 func TestVNetPeerInfo(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		var dead atomic.Bool
 		a, b := vnetPair(t, Config{}, 25*time.Millisecond, func(vnet.Chunk) bool { return !dead.Load() })
@@ -281,7 +259,6 @@ func TestVNetPeerInfo(t *testing.T) {
 }
 
 func TestVNetICEFailureRemovesPeer(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		var blackout atomic.Bool
 		a, b := vnetPair(t, Config{}, 0, func(vnet.Chunk) bool { return !blackout.Load() })
@@ -311,7 +288,6 @@ func TestVNetICEFailureRemovesPeer(t *testing.T) {
 // one message per candidate (issue 14: each join made every member send an
 // offer and a message per candidate, charged to its own rate limit).
 func TestVNetCandidatesBundled(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		sent := map[SignalKind]int{}
 		var bundled []int
