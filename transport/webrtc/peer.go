@@ -39,10 +39,7 @@ func (t *Transport) run() {
 				return
 			case e, ok = <-events:
 			default:
-				for _, id := range t.joined {
-					t.offer(id)
-				}
-				t.joined = t.joined[:0]
+				t.offerJoined()
 				continue
 			}
 		}
@@ -75,6 +72,9 @@ func (t *Transport) handle(e SignalEvent) {
 		if !slices.Contains(t.joined, id) {
 			t.joined = append(t.joined, id)
 		}
+		if len(t.joined) >= t.cfg.MaxPeers { // bounded even if events never pause
+			t.offerJoined()
+		}
 	case PeerLeft:
 		if i := slices.Index(t.joined, id); i >= 0 {
 			t.joined = slices.Delete(t.joined, i, i+1)
@@ -100,6 +100,14 @@ func (t *Transport) handle(e SignalEvent) {
 	default:
 		t.c.signalsInvalid.Add(1)
 	}
+}
+
+// offerJoined offers to every peer that joined since the last call.
+func (t *Transport) offerJoined() {
+	for _, id := range t.joined {
+		t.offer(id)
+	}
+	t.joined = t.joined[:0]
 }
 
 // admit reports whether this endpoint connects to id: a peer it knows
