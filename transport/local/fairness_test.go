@@ -10,7 +10,7 @@ import (
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-// flood plays 600 ticks of 16 ms in which the real peer sends one datagram
+// flood plays 200 ticks of 16 ms in which the real peer sends one datagram
 // to the player and the outsider sends 300, over a 40 ms link, the player
 // draining its queue every tick as a session does. It returns how many of
 // the real peer's datagrams arrived, and the player's received stats per
@@ -20,7 +20,7 @@ func flood(t *testing.T, expect bool) (real int, fromPeer, fromOutsider local.St
 	if expect {
 		f.eps["player"].Expect("peer")
 	}
-	const ticks, ratio = 600, 300
+	const ticks, ratio = 200, 300
 	junk := make([]byte, 64)
 	for i := range ticks {
 		f.sendSeq("peer", "player", uint64(i))
@@ -51,9 +51,9 @@ func flood(t *testing.T, expect bool) (real int, fromPeer, fromOutsider local.St
 func TestFloodingOutsiderCostsNothing(t *testing.T) {
 	t.Run("fair queue", func(t *testing.T) {
 		real, peer, outsider := flood(t, false)
-		t.Logf("real peer: %d of 600 delivered; outsider: %d delivered, %d dropped on a full queue",
+		t.Logf("real peer: %d of 200 delivered; outsider: %d delivered, %d dropped on a full queue",
 			real, outsider.Delivered, outsider.DroppedFull)
-		require.Equal(t, 600, real)
+		require.Equal(t, 200, real)
 		require.Zero(t, peer.DroppedFull)
 		require.Positive(t, outsider.DroppedFull)
 		conserved(t, peer)
@@ -61,10 +61,10 @@ func TestFloodingOutsiderCostsNothing(t *testing.T) {
 	})
 	t.Run("expected peers", func(t *testing.T) {
 		real, peer, outsider := flood(t, true)
-		require.Equal(t, 600, real)
+		require.Equal(t, 200, real)
 		require.Zero(t, peer.DroppedFull+peer.DroppedUnexpected)
 		require.Zero(t, outsider.Delivered+outsider.DroppedFull+outsider.InFlight)
-		require.EqualValues(t, 600*300, outsider.DroppedUnexpected)
+		require.EqualValues(t, 200*300, outsider.DroppedUnexpected)
 		conserved(t, outsider)
 	})
 }
