@@ -32,13 +32,7 @@ const (
 	TokenLen = 16
 )
 
-var authTypeNames = [...]string{
-	TypeHello - TypeHello:         "Hello",
-	TypeWelcome - TypeHello:       "Welcome",
-	TypeAuthInput - TypeHello:     "AuthInput",
-	TypeStateFragment - TypeHello: "StateFragment",
-	TypeNack - TypeHello:          "Nack",
-}
+var authTypeNames = [...]string{"Hello", "Welcome", "AuthInput", "StateFragment", "Nack"}
 
 func authTypeName(t Type) string {
 	if t >= TypeHello && t <= typeLast {

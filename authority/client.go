@@ -1,0 +1,550 @@
+package authority
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// Stats are a Client's own statistics (a host's view of each client is
+// ClientStats).
+type Stats struct {
+	// Synchronized says the client has its slots and a host state.
+	Synchronized bool
+	First, Slots int
+	// RTT is the round trip of the connection's Hello and its answer.
+	RTT time.Duration
+	// Rate is the host's advised change of the tick rate (0.05: 5% fast);
+	// Depth how early the host says the client's inputs arrive, in frames.
+	Rate, Depth float64
+	// Matches counts host states equal to the client's own prediction of
+	// their frame, Mismatches those that were not (the client took the
+	// host's and re-simulated ResimulatedFrames frames to the present).
+	Matches, Mismatches, ResimulatedFrames uint64
+	// StatesApplied counts host states received whole and verified;
+	// StatesDropped those older than the newest, or whose baseline was
+	// gone; Reanchors the times the client's present was moved to the
+	// host's (a first state, or a host state outside the client's window).
+	StatesApplied, StatesDropped, Reanchors uint64
+	// NacksSent counts repair requests, FragmentsRepaired fragments that
+	// arrived for a state after its Nack.
+	NacksSent, FragmentsRepaired uint64
+	// Malformed counts packets from the host that did not decode or did
+	// not verify (a wrong checksum), UnknownPackets packets from others.
+	Malformed, UnknownPackets uint64
+	// Rejected says the host rejected the last resume (a fresh world
+	// followed).
+	Rejected bool
+	// Bytes per second each way over the last whole second, and totals.
+	SendBytesPerSecond, ReceiveBytesPerSecond int
+	BytesSent, BytesReceived                  uint64
+}
+
+// Client predicts the world from the host's states and its own inputs. See
+// the package documentation.
+type Client[S any, I comparable] struct {
+	tr        transport.Transport
+	host      transport.Peer
+	sim       func(s *S, inputs []I, frame Frame)
+	rand      func() uint64
+	clk       clock
+	t         int64
+	tick      int64
+	players   int
+	inputSize int
+	stateSize int
+	hash      uint64
+	capacity  int
+	maxSend   int
+	target    int
+	retry     int64
+	nackAfter int64
+	period    int64
+
+	ring    *rollback.Ring[S]
+	frame   Frame // next frame to simulate
+	started bool
+	firstIn Frame // first frame of own inputs held
+
+	// connection
+	nonce    uint64
+	helloAt  int64
+	helloSeq bool // a Hello went out on this connection
+	token    [codec.TokenLen]byte
+	resume   bool              // the Hello carries token
+	answer   codec.WelcomeKind // 0 until the connection's answer
+	first    int
+	slots    int
+	seq      uint16
+	rtt      int64
+
+	own     []I // [frame%capacity*players + slot - first]... see ownAt
+	pending []I // per slot: the input for the next frame
+	others  []I // every player's input at the newest host state
+	args    []I
+
+	// host states
+	base       []S // delta baselines, slot f%baselineWindow
+	baseTags   []Frame
+	newestHost Frame
+	reconciled Frame
+	hostAck    Frame // newest own input frame the host applied
+	asm        reassembler
+	body       codec.StateBody
+	bodyIn     []byte
+	delta      []byte
+
+	in    []byte
+	out   []byte
+	outIn []byte
+	rate  int32
+	depth int32
+	up    rate
+	down  rate
+	stats Stats
+	done  bool
+}
+
+// NewClient returns a client of cfg.Host over tr that advances S with
+// simulate (the host's simulation, deterministic). It says Hello on its
+// first Advance.
+func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, simulate func(s *S, inputs []I, frame Frame)) (*Client[S, I], error) {
+	if tr == nil || simulate == nil || cfg.Host == "" {
+		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", ErrConfig)
+	}
+	stateSize, inputSize, err := checkTypes[S, I]()
+	if err != nil {
+		return nil, err
+	}
+	def := func(v, d int) int {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	c := &Client[S, I]{
+		tr: tr, host: cfg.Host, sim: simulate, rand: cfg.Rand, clk: newClock(cfg.Now),
+		players: cfg.Players, inputSize: inputSize, stateSize: stateSize,
+		capacity: def(cfg.Capacity, 128), maxSend: def(cfg.MaxSend, 32), target: def(cfg.TargetDepth, 2),
+		retry: int64(cfg.HelloRetry), nackAfter: int64(def(cfg.NackAfter, 2)),
+	}
+	frameRate := def(cfg.FrameRate, 60)
+	switch {
+	case c.players < 1 || c.players > 64:
+		return nil, fmt.Errorf("%w: Players %d not in [1, 64]", ErrConfig, cfg.Players)
+	case frameRate < 1 || frameRate > 1000:
+		return nil, fmt.Errorf("%w: FrameRate %d not in [1, 1000]", ErrConfig, cfg.FrameRate)
+	case c.maxSend < 1 || c.maxSend > codec.MaxFrames || c.maxSend > c.capacity:
+		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, codec.MaxFrames)
+	case c.target < 0 || c.nackAfter < 1 || c.retry < 0:
+		return nil, fmt.Errorf("%w: negative TargetDepth, NackAfter or HelloRetry", ErrConfig)
+	}
+	if c.retry == 0 {
+		c.retry = int64(200 * time.Millisecond)
+	}
+	c.period = int64(time.Second) / int64(frameRate)
+	if c.ring, err = rollback.New[S](c.capacity); err != nil {
+		return nil, fmt.Errorf("%w: Capacity: %w", ErrConfig, err)
+	}
+	if c.rand == nil {
+		c.rand = cryptoRand
+	}
+	c.hash = settingsHash(c.players, stateSize, inputSize, frameRate, cfg.Settings)
+	c.own = make([]I, c.capacity*c.players)
+	c.pending = make([]I, c.players)
+	c.others = make([]I, c.players)
+	c.args = make([]I, c.players)
+	c.base = make([]S, baselineWindow)
+	c.baseTags = make([]Frame, baselineWindow)
+	c.asm = newReassembler(codec.MaxStateBody)
+	c.bodyIn = make([]byte, c.players*inputSize)
+	c.delta = make([]byte, stateSize)
+	c.in = make([]byte, transport.MaxDatagram)
+	c.out = make([]byte, 0, codec.MaxPacket)
+	c.outIn = make([]byte, 0, codec.MaxFrames*c.players*inputSize)
+	c.forget()
+	return c, nil
+}
+
+// forget drops the world: the next host state anchors a fresh one.
+func (c *Client[S, I]) forget() {
+	c.started = false
+	c.newestHost, c.reconciled, c.hostAck = NoFrame, NoFrame, NoFrame
+	for i := range c.baseTags {
+		c.baseTags[i] = NoFrame
+	}
+	c.asm = reassembler{slots: c.asm.slots}
+	for i := range c.asm.slots {
+		c.asm.slots[i].active = false
+	}
+}
+
+// Reconnect continues over a new transport (the old one was cut): the
+// client says Hello with its resume token. RESUME_ACCEPT continues the
+// world (the inputs predicted meanwhile are sent and the host applies them
+// late); RESUME_REJECT and the INITIAL_SYNC after it start a fresh one.
+func (c *Client[S, I]) Reconnect(tr transport.Transport) error {
+	if tr == nil {
+		return fmt.Errorf("%w: nil transport", ErrConfig)
+	}
+	c.tr = tr
+	c.resume = c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
+	c.answer, c.helloSeq = 0, false
+	return nil
+}
+
+// AddLocalInput sets the input of one of the client's slots (an index
+// into them, 0..Slots-1) for the next Advance and, until set again, the
+// ones after.
+func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
+	if c.answer == 0 || c.answer == codec.WelcomeReject {
+		return ErrNotReady
+	}
+	if uint(slot) >= uint(c.slots) {
+		return fmt.Errorf("%w: slot %d (the client holds %d)", ErrSlot, slot, c.slots)
+	}
+	c.pending[slot] = in
+	return nil
+}
+
+// Synchronized says the client holds its slots and a host state.
+func (c *Client[S, I]) Synchronized() bool { return c.started }
+
+// State is the predicted present: the state after Frame()-1.
+func (c *Client[S, I]) State() *S { return c.ring.Live() }
+
+// Frame is the next frame Advance simulates.
+func (c *Client[S, I]) Frame() Frame { return c.frame }
+
+// HostState is the newest host state received whole, and its frame
+// (NoFrame and nil before the first). The pointer aliases the client's
+// storage, valid until the next Advance.
+func (c *Client[S, I]) HostState() (*S, Frame) {
+	if c.newestHost == NoFrame {
+		return nil, NoFrame
+	}
+	return &c.base[int(c.newestHost)%baselineWindow], c.newestHost
+}
+
+// TimeScale is the rate to run the client's fixed step at: 1 plus the
+// host's advice (1.05 is 5% fast). A game multiplies its frame time by it
+// before feeding its fixed-step accumulator, so no step is skipped or
+// doubled.
+func (c *Client[S, I]) TimeScale() float64 { return 1 + float64(c.rate)/1000 }
+
+// Stats returns the client's statistics.
+func (c *Client[S, I]) Stats() Stats {
+	s := c.stats
+	s.Synchronized, s.First, s.Slots = c.started, c.first, c.slots
+	s.RTT = time.Duration(c.rtt)
+	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/100
+	s.SendBytesPerSecond, s.ReceiveBytesPerSecond = c.up.perSec, c.down.perSec
+	s.BytesSent, s.BytesReceived = c.up.total, c.down.total
+	return s
+}
+
+// Close stops the client; it does not close the transport.
+func (c *Client[S, I]) Close() error {
+	c.done = true
+	return nil
+}
+
+// Advance runs one tick: reads the host's packets, reconciles the newest
+// host state (at most one re-simulation), simulates the next frame with
+// the client's inputs and the others' as the host last reported them, and
+// sends the host every input it has not applied. Before the first host
+// state it only says Hello. It allocates nothing at steady state.
+func (c *Client[S, I]) Advance() error {
+	if c.done {
+		return ErrClosed
+	}
+	c.t = c.clk.read()
+	c.tick++
+	c.up.tick(c.t)
+	c.down.tick(c.t)
+	c.receive()
+	if c.answer == 0 || c.answer == codec.WelcomeReject {
+		if !c.helloSeq || c.t-c.helloAt >= c.retry {
+			c.hello()
+		}
+		return nil
+	}
+	if !c.started {
+		if c.newestHost == NoFrame {
+			c.sendNacks()
+			return nil
+		}
+		c.anchor(c.newestHost)
+	} else if c.newestHost > c.reconciled {
+		c.reconcile(c.newestHost)
+	}
+	c.step()
+	c.sendInputs()
+	c.sendNacks()
+	return nil
+}
+
+func (c *Client[S, I]) hello() {
+	if !c.helloSeq {
+		c.nonce = c.rand() | 1
+		c.helloSeq = true
+	}
+	c.helloAt = c.t
+	m := codec.Hello{Seq: c.seq, Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token}
+	c.out = m.Append(c.out[:0])
+	c.send()
+}
+
+func (c *Client[S, I]) send() {
+	if err := c.tr.Send(c.host, c.out); err == nil {
+		c.up.add(len(c.out))
+	}
+	c.seq++
+}
+
+func (c *Client[S, I]) receive() {
+	for {
+		n, from, err := c.tr.Receive(c.in)
+		if err != nil {
+			if errors.Is(err, transport.ErrNoPacket) || errors.Is(err, transport.ErrClosed) {
+				return
+			}
+			continue
+		}
+		if from != c.host {
+			c.stats.UnknownPackets++
+			continue
+		}
+		c.down.add(n)
+		b := c.in[:n]
+		typ, _, _, err := codec.ParseHeader(b)
+		if err != nil {
+			c.stats.Malformed++
+			continue
+		}
+		switch typ {
+		case codec.TypeWelcome:
+			c.welcome(b)
+		case codec.TypeStateFragment:
+			c.fragment(b)
+		default:
+			c.stats.Malformed++
+		}
+	}
+}
+
+// welcome takes the connection's answer: the first wins; copies, and a
+// reject after an acceptance, are ignored. A reject is followed by an
+// INITIAL_SYNC, which starts a fresh world.
+func (c *Client[S, I]) welcome(b []byte) {
+	m, _, err := codec.ParseWelcome(b)
+	if err != nil || int(m.First)+int(m.Slots) > c.players {
+		c.stats.Malformed++
+		return
+	}
+	if !c.helloSeq || m.Nonce != c.nonce {
+		return // stale or forged
+	}
+	switch {
+	case c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume:
+		return
+	case m.Kind == codec.WelcomeReject:
+		if c.answer == 0 {
+			c.answer = codec.WelcomeReject
+			c.stats.Rejected = true
+			c.forget()
+		}
+		return
+	case m.Kind == codec.WelcomeResume && (c.answer == codec.WelcomeReject || !c.resume):
+		return
+	}
+	c.rtt = c.t - c.helloAt
+	if m.Kind == codec.WelcomeSync {
+		c.forget()
+		c.stats.Rejected = c.answer == codec.WelcomeReject
+		c.first, c.slots, c.token = int(m.First), int(m.Slots), m.Token
+		clear(c.pending)
+	}
+	c.answer = m.Kind
+}
+
+// fragment takes one piece of a host state; a completed one is decoded.
+func (c *Client[S, I]) fragment(b []byte) {
+	if c.answer != codec.WelcomeSync && c.answer != codec.WelcomeResume {
+		return // no world to put it in yet
+	}
+	f, _, err := codec.ParseStateFragment(b)
+	if err != nil {
+		c.stats.Malformed++
+		return
+	}
+	for i := range c.asm.slots {
+		if s := &c.asm.slots[i]; s.active && s.msg == f.Msg && s.nacks > 0 && s.have&(1<<f.Index) == 0 {
+			c.stats.FragmentsRepaired++
+		}
+	}
+	a, bad := c.asm.add(f, c.tick)
+	if bad {
+		c.stats.Malformed++
+		return
+	}
+	if a == nil {
+		return
+	}
+	c.asm.finish(a)
+	c.decode(a.body())
+}
+
+// decode verifies a whole state body and keeps the state as a baseline.
+func (c *Client[S, I]) decode(body []byte) {
+	m := &c.body
+	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil ||
+		m.Players != c.players || m.Size != c.inputSize || len(m.Delta) != c.stateSize {
+		c.stats.Malformed++
+		return
+	}
+	f := Frame(m.Frame)
+	if f <= c.newestHost {
+		c.stats.StatesDropped++
+		return
+	}
+	k := int(f) % baselineWindow
+	dst := rollback.BytesOf(&c.base[k])
+	if m.Base == -1 {
+		copy(dst, m.Delta)
+	} else {
+		bk := int(m.Base) % baselineWindow
+		if c.baseTags[bk] != Frame(m.Base) || bk == k {
+			c.stats.StatesDropped++
+			return
+		}
+		xorInto(dst, m.Delta, rollback.BytesOf(&c.base[bk]))
+	}
+	c.baseTags[k] = NoFrame
+	if rollback.Checksum(dst) != m.Checksum {
+		c.stats.Malformed++
+		return
+	}
+	c.baseTags[k] = f
+	c.newestHost = f
+	c.stats.StatesApplied++
+	for p := range c.others {
+		copy(rollback.BytesOf(&c.others[p]), m.Inputs[p*c.inputSize:])
+	}
+	if Frame(m.InputAck) > c.hostAck {
+		c.hostAck = Frame(m.InputAck)
+	}
+	c.rate, c.depth = m.Rate, m.Depth
+}
+
+// lead is how many frames past the host's newest state the client's
+// present should be: one round trip, plus the target depth.
+func (c *Client[S, I]) lead() int {
+	rt := int((c.rtt + c.period - 1) / c.period)
+	return min(rt+c.target+1, c.capacity/2)
+}
+
+// anchor makes host state f the client's past and predicts forward to the
+// present.
+func (c *Client[S, I]) anchor(f Frame) {
+	*c.ring.Live() = c.base[int(f)%baselineWindow]
+	c.ring.Reset()
+	c.ring.Commit()
+	c.frame = f + 1
+	c.reconciled = f
+	c.started = true
+	c.firstIn = c.frame
+	c.stats.Reanchors++
+	for range c.lead() - 1 {
+		c.step()
+	}
+}
+
+// reconcile compares host state f with the client's own prediction of f:
+// equal costs nothing; different restores the host's and re-simulates to
+// the present.
+func (c *Client[S, I]) reconcile(f Frame) {
+	c.reconciled = f
+	host := &c.base[int(f)%baselineWindow]
+	n := int(c.frame - 1 - f)
+	if n < 0 || n >= c.ring.Depth() {
+		c.anchor(f) // the host is past the client's present, or far behind it
+		return
+	}
+	mine, _ := c.ring.Peek(n)
+	if bytes.Equal(rollback.BytesOf(mine), rollback.BytesOf(host)) {
+		c.stats.Matches++
+		return
+	}
+	c.stats.Mismatches++
+	_ = c.ring.Rollback(n)
+	*c.ring.Live() = *host
+	*mine = *host
+	for g := f + 1; g < c.frame; g++ {
+		c.simulate(g)
+	}
+	c.stats.ResimulatedFrames += uint64(n)
+}
+
+// step simulates the next frame with the pending inputs.
+func (c *Client[S, I]) step() {
+	o := int(c.frame) % c.capacity * c.players
+	copy(c.own[o+c.first:o+c.first+c.slots], c.pending[:c.slots])
+	c.simulate(c.frame)
+	c.frame++
+}
+
+// simulate simulates frame g on the live state, own inputs from the
+// history, the others' as the host last reported, and commits.
+func (c *Client[S, I]) simulate(g Frame) {
+	copy(c.args, c.others)
+	o := int(g) % c.capacity * c.players
+	copy(c.args[c.first:c.first+c.slots], c.own[o+c.first:o+c.first+c.slots])
+	c.sim(c.ring.Live(), c.args, g)
+	c.ring.Commit()
+}
+
+// sendInputs sends every own input the host has not applied (at most
+// MaxSend frames, oldest first), or a frame marker, with the newest state
+// received as the acknowledgement.
+func (c *Client[S, I]) sendInputs() {
+	last := c.frame - 1
+	from := max(c.hostAck+1, c.firstIn, last-Frame(c.maxSend)+1)
+	m := codec.AuthInput{Seq: c.seq, Ack: int32(c.newestHost), Start: int32(last), Slots: c.slots, Size: c.inputSize}
+	if from <= last {
+		buf := c.outIn[:0]
+		for g := from; g <= last; g++ {
+			o := int(g) % c.capacity * c.players
+			for j := c.first; j < c.first+c.slots; j++ {
+				buf = append(buf, rollback.BytesOf(&c.own[o+j])...)
+			}
+		}
+		m.Start, m.Frames, m.Inputs = int32(from), int(last-from+1), buf
+	}
+	c.out = m.Append(c.out[:0])
+	if len(c.out) > 0 {
+		c.send()
+	}
+}
+
+// sendNacks asks for the missing fragments of an incomplete state once its
+// fragments stopped coming, at most three times per state.
+func (c *Client[S, I]) sendNacks() {
+	for i := range c.asm.slots {
+		a := &c.asm.slots[i]
+		if !a.active || a.nacks >= maxNacks || c.tick-a.lastAt < c.nackAfter || c.tick-a.nackAt < c.nackAfter {
+			continue
+		}
+		a.nacks++
+		a.nackAt = c.tick
+		m := codec.Nack{Seq: c.seq, Msg: a.msg, Missing: a.missing()}
+		c.out = m.Append(c.out[:0])
+		c.send()
+		c.stats.NacksSent++
+	}
+}
