@@ -2,12 +2,13 @@ package authority
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -17,7 +18,8 @@ type Stats struct {
 	// Synchronized says the client has its slots and a host state.
 	Synchronized bool
 	First, Slots int
-	// RTT is the round trip of the connection's Hello and its answer.
+	// RTT is the link's smoothed round-trip time (before its first
+	// measure, the round trip of the Hello and its answer).
 	RTT time.Duration
 	// Rate is the host's advised change of the tick rate (0.05: 5% fast);
 	// Depth how early the host says the client's inputs arrive, in frames.
@@ -35,24 +37,25 @@ type Stats struct {
 	// arrived for a state after its Nack.
 	NacksSent, FragmentsRepaired uint64
 	// Malformed counts packets from the host that did not decode or did
-	// not verify (a wrong checksum), UnknownPackets packets from others.
-	Malformed, UnknownPackets uint64
+	// not verify (a wrong checksum); they are in Link.Malformed too.
+	Malformed uint64
 	// Rejected says the host rejected the last resume (a fresh world
 	// followed).
 	Rejected bool
-	// Bytes per second each way over the last whole second, and totals.
-	SendBytesPerSecond, ReceiveBytesPerSecond int
-	BytesSent, BytesReceived                  uint64
+	// Link is the connection's link statistics: round-trip time, bytes
+	// per second each way, totals.
+	Link session.PeerStats
 }
 
 // Client predicts the world from the host's states and its own inputs. See
 // the package documentation.
 type Client[S any, I comparable] struct {
-	tr        transport.Transport
 	host      transport.Peer
+	net       link.Settings
+	e         link.Endpoint
+	l         *link.Link
+	events    []link.Event
 	sim       func(s *S, inputs []I, frame Frame)
-	rand      func() uint64
-	clk       clock
 	t         int64
 	tick      int64
 	players   int
@@ -80,7 +83,6 @@ type Client[S any, I comparable] struct {
 	answer   codec.WelcomeKind // 0 until the connection's answer
 	first    int
 	slots    int
-	seq      uint16
 	rtt      int64
 
 	own     []I // [frame%capacity*players + slot - first]... see ownAt
@@ -99,13 +101,10 @@ type Client[S any, I comparable] struct {
 	bodyIn     []byte
 	delta      []byte
 
-	in    []byte
 	out   []byte
 	outIn []byte
 	rate  int32
 	depth int32
-	up    rate
-	down  rate
 	stats Stats
 	done  bool
 }
@@ -127,34 +126,33 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 		}
 		return v
 	}
+	net, err := cfg.Net.Resolve()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	c := &Client[S, I]{
-		tr: tr, host: cfg.Host, sim: simulate, rand: cfg.Rand, clk: newClock(cfg.Now),
+		host: cfg.Host, net: net, sim: simulate,
 		players: cfg.Players, inputSize: inputSize, stateSize: stateSize,
 		capacity: def(cfg.Capacity, 128), maxSend: def(cfg.MaxSend, 32), target: def(cfg.TargetDepth, 2),
-		retry: int64(cfg.HelloRetry), nackAfter: int64(def(cfg.NackAfter, 2)),
+		retry: net.SyncRetry, nackAfter: int64(def(cfg.NackAfter, 2)),
+		events: make([]link.Event, 0, 256),
 	}
-	frameRate := def(cfg.FrameRate, 60)
 	switch {
 	case c.players < 1 || c.players > 64:
 		return nil, fmt.Errorf("%w: Players %d not in [1, 64]", ErrConfig, cfg.Players)
-	case frameRate < 1 || frameRate > 1000:
-		return nil, fmt.Errorf("%w: FrameRate %d not in [1, 1000]", ErrConfig, cfg.FrameRate)
 	case c.maxSend < 1 || c.maxSend > codec.MaxFrames || c.maxSend > c.capacity:
 		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, codec.MaxFrames)
-	case c.target < 0 || c.nackAfter < 1 || c.retry < 0:
-		return nil, fmt.Errorf("%w: negative TargetDepth, NackAfter or HelloRetry", ErrConfig)
+	case c.target < 0 || c.nackAfter < 1:
+		return nil, fmt.Errorf("%w: negative TargetDepth or NackAfter", ErrConfig)
 	}
-	if c.retry == 0 {
-		c.retry = int64(200 * time.Millisecond)
-	}
-	c.period = int64(time.Second) / int64(frameRate)
+	c.period = int64(time.Second) / int64(net.FrameRate)
 	if c.ring, err = rollback.New[S](c.capacity); err != nil {
 		return nil, fmt.Errorf("%w: Capacity: %w", ErrConfig, err)
 	}
-	if c.rand == nil {
-		c.rand = cryptoRand
+	c.hash = settingsHash(c.players, stateSize, inputSize, &net)
+	if err := c.dial(tr); err != nil {
+		return nil, err
 	}
-	c.hash = settingsHash(c.players, stateSize, inputSize, frameRate, cfg.Settings)
 	c.own = make([]I, c.capacity*c.players)
 	c.pending = make([]I, c.players)
 	c.others = make([]I, c.players)
@@ -164,7 +162,6 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 	c.asm = newReassembler(codec.MaxStateBody)
 	c.bodyIn = make([]byte, c.players*inputSize)
 	c.delta = make([]byte, stateSize)
-	c.in = make([]byte, transport.MaxDatagram)
 	c.out = make([]byte, 0, codec.MaxPacket)
 	c.outIn = make([]byte, 0, codec.MaxFrames*c.players*inputSize)
 	c.forget()
@@ -184,6 +181,17 @@ func (c *Client[S, I]) forget() {
 	}
 }
 
+// dial makes the link to the host over tr; it runs once the host answers
+// the Hello (this mode's handshake).
+func (c *Client[S, I]) dial(tr transport.Transport) error {
+	c.e = link.NewEndpoint(tr, c.net, protocol)
+	c.l = link.New(c.host)
+	if err := c.e.AddLink(c.l); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return nil
+}
+
 // Reconnect continues over a new transport (the old one was cut): the
 // client says Hello with its resume token. RESUME_ACCEPT continues the
 // world (the inputs predicted meanwhile are sent and the host applies them
@@ -192,7 +200,9 @@ func (c *Client[S, I]) Reconnect(tr transport.Transport) error {
 	if tr == nil {
 		return fmt.Errorf("%w: nil transport", ErrConfig)
 	}
-	c.tr = tr
+	if err := c.dial(tr); err != nil {
+		return err
+	}
 	c.resume = c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
 	c.answer, c.helloSeq = 0, false
 	return nil
@@ -241,15 +251,21 @@ func (c *Client[S, I]) TimeScale() float64 { return 1 + float64(c.rate)/1000 }
 func (c *Client[S, I]) Stats() Stats {
 	s := c.stats
 	s.Synchronized, s.First, s.Slots = c.started, c.first, c.slots
-	s.RTT = time.Duration(c.rtt)
+	s.Link = c.l.Stats()
+	s.RTT = s.Link.RTT
+	if s.RTT == 0 {
+		s.RTT = time.Duration(c.rtt)
+	}
 	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/100
-	s.SendBytesPerSecond, s.ReceiveBytesPerSecond = c.up.perSec, c.down.perSec
-	s.BytesSent, s.BytesReceived = c.up.total, c.down.total
 	return s
 }
 
-// Close stops the client; it does not close the transport.
+// Close sends the host a disconnect notice and stops the client; it does
+// not close the transport.
 func (c *Client[S, I]) Close() error {
+	if !c.done {
+		c.e.Close()
+	}
 	c.done = true
 	return nil
 }
@@ -263,11 +279,14 @@ func (c *Client[S, I]) Advance() error {
 	if c.done {
 		return ErrClosed
 	}
-	c.t = c.clk.read()
+	c.e.Clock()
+	c.t = c.e.Time()
 	c.tick++
-	c.up.tick(c.t)
-	c.down.tick(c.t)
 	c.receive()
+	if c.l.State() == link.Running {
+		c.e.Tick(c.l)
+		c.events = c.e.Events(c.events[:0])
+	}
 	if c.answer == 0 || c.answer == codec.WelcomeReject {
 		if !c.helloSeq || c.t-c.helloAt >= c.retry {
 			c.hello()
@@ -286,45 +305,32 @@ func (c *Client[S, I]) Advance() error {
 	c.step()
 	c.sendInputs()
 	c.sendNacks()
+	c.e.KeepAlive(c.l, 0)
 	return nil
 }
 
 func (c *Client[S, I]) hello() {
 	if !c.helloSeq {
-		c.nonce = c.rand() | 1
+		c.nonce = c.net.Rand() | 1
 		c.helloSeq = true
 	}
 	c.helloAt = c.t
-	m := codec.Hello{Seq: c.seq, Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token}
+	m := codec.Hello{Seq: c.l.Seq(), Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token}
 	c.out = m.Append(c.out[:0])
 	c.send()
 }
 
-func (c *Client[S, I]) send() {
-	if err := c.tr.Send(c.host, c.out); err == nil {
-		c.up.add(len(c.out))
-	}
-	c.seq++
-}
+func (c *Client[S, I]) send() { c.e.Send(c.l, c.out) }
 
+// receive reads the host's packets: the link's own messages to the link
+// once it runs, Welcomes and state fragments here.
 func (c *Client[S, I]) receive() {
 	for {
-		n, from, err := c.tr.Receive(c.in)
-		if err != nil {
-			if errors.Is(err, transport.ErrNoPacket) || errors.Is(err, transport.ErrClosed) {
-				return
-			}
-			continue
+		l, typ, b, ok := c.e.Receive()
+		if !ok {
+			return
 		}
-		if from != c.host {
-			c.stats.UnknownPackets++
-			continue
-		}
-		c.down.add(n)
-		b := c.in[:n]
-		typ, _, _, err := codec.ParseHeader(b)
-		if err != nil {
-			c.stats.Malformed++
+		if l.State() == link.Running && c.e.HandleCommon(l, typ, b) {
 			continue
 		}
 		switch typ {
@@ -333,9 +339,14 @@ func (c *Client[S, I]) receive() {
 		case codec.TypeStateFragment:
 			c.fragment(b)
 		default:
-			c.stats.Malformed++
+			c.malformed()
 		}
 	}
+}
+
+func (c *Client[S, I]) malformed() {
+	c.stats.Malformed++
+	c.l.Malformed()
 }
 
 // welcome takes the connection's answer: the first wins; copies, and a
@@ -344,7 +355,7 @@ func (c *Client[S, I]) receive() {
 func (c *Client[S, I]) welcome(b []byte) {
 	m, _, err := codec.ParseWelcome(b)
 	if err != nil || int(m.First)+int(m.Slots) > c.players {
-		c.stats.Malformed++
+		c.malformed()
 		return
 	}
 	if !c.helloSeq || m.Nonce != c.nonce {
@@ -364,6 +375,11 @@ func (c *Client[S, I]) welcome(b []byte) {
 		return
 	}
 	c.rtt = c.t - c.helloAt
+	c.e.Heard(c.l)
+	if c.l.State() != link.Running {
+		c.l.MarkSynchronized()
+		c.e.Synced(c.l)
+	}
 	if m.Kind == codec.WelcomeSync {
 		c.forget()
 		c.stats.Rejected = c.answer == codec.WelcomeReject
@@ -380,9 +396,10 @@ func (c *Client[S, I]) fragment(b []byte) {
 	}
 	f, _, err := codec.ParseStateFragment(b)
 	if err != nil {
-		c.stats.Malformed++
+		c.malformed()
 		return
 	}
+	c.e.Heard(c.l)
 	for i := range c.asm.slots {
 		if s := &c.asm.slots[i]; s.active && s.msg == f.Msg && s.nacks > 0 && s.have&(1<<f.Index) == 0 {
 			c.stats.FragmentsRepaired++
@@ -390,7 +407,7 @@ func (c *Client[S, I]) fragment(b []byte) {
 	}
 	a, bad := c.asm.add(f, c.tick)
 	if bad {
-		c.stats.Malformed++
+		c.malformed()
 		return
 	}
 	if a == nil {
@@ -405,7 +422,7 @@ func (c *Client[S, I]) decode(body []byte) {
 	m := &c.body
 	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil ||
 		m.Players != c.players || m.Size != c.inputSize || len(m.Delta) != c.stateSize {
-		c.stats.Malformed++
+		c.malformed()
 		return
 	}
 	f := Frame(m.Frame)
@@ -427,7 +444,7 @@ func (c *Client[S, I]) decode(body []byte) {
 	}
 	c.baseTags[k] = NoFrame
 	if rollback.Checksum(dst) != m.Checksum {
-		c.stats.Malformed++
+		c.malformed()
 		return
 	}
 	c.baseTags[k] = f
@@ -515,7 +532,7 @@ func (c *Client[S, I]) simulate(g Frame) {
 func (c *Client[S, I]) sendInputs() {
 	last := c.frame - 1
 	from := max(c.hostAck+1, c.firstIn, last-Frame(c.maxSend)+1)
-	m := codec.AuthInput{Seq: c.seq, Ack: int32(c.newestHost), Start: int32(last), Slots: c.slots, Size: c.inputSize}
+	m := codec.AuthInput{Seq: c.l.Seq(), Ack: int32(c.newestHost), Start: int32(last), Slots: c.slots, Size: c.inputSize}
 	if from <= last {
 		buf := c.outIn[:0]
 		for g := from; g <= last; g++ {
@@ -542,7 +559,7 @@ func (c *Client[S, I]) sendNacks() {
 		}
 		a.nacks++
 		a.nackAt = c.tick
-		m := codec.Nack{Seq: c.seq, Msg: a.msg, Missing: a.missing()}
+		m := codec.Nack{Seq: c.l.Seq(), Msg: a.msg, Missing: a.missing()}
 		c.out = m.Append(c.out[:0])
 		c.send()
 		c.stats.NacksSent++

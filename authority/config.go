@@ -1,11 +1,11 @@
 package authority
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -44,9 +44,6 @@ type HostConfig[I comparable] struct {
 	LocalPlayers int
 	// SlotsPerClient is how many slots each client drives; 0 means 1.
 	SlotsPerClient int
-	// FrameRate is the ticks per second; 0 means 60. It is part of the
-	// settings hash.
-	FrameRate int
 	// InputAhead is how many frames past the host's an input may be for and
 	// still be held; 0 means 32, at most 64. Further is dropped and counted.
 	InputAhead int
@@ -66,9 +63,6 @@ type HostConfig[I comparable] struct {
 	// Predict guesses a client's missing input from its last; nil repeats
 	// the last. It must be deterministic.
 	Predict func(player int, last I, frame Frame) I
-	// Timeout is how long a client may be silent before it is away (its
-	// slots predicted); 0 means 5 s.
-	Timeout time.Duration
 	// Grace is how long an away client's slots and resume token are kept;
 	// 0 means 20 s. Then the slots are free and the token is void.
 	Grace time.Duration
@@ -82,22 +76,22 @@ type HostConfig[I comparable] struct {
 	// MaxJoinsPerTick bounds the Hellos from unknown peers handled per
 	// tick; 0 means 4.
 	MaxJoinsPerTick int
-	// Settings is the game's own hash of what clients must agree on; it
-	// is mixed into the settings hash a Hello must carry.
-	Settings uint64
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// Rand returns random 64-bit values for resume tokens; nil means
-	// crypto/rand.
-	Rand func() uint64
+	// Net is the per-connection link's settings, as a P2P session's:
+	// FrameRate (in the settings hash), keep-alive, quality reports (the
+	// round-trip time), DisconnectTimeout (a client silent that long is
+	// away: its slots predicted, its token valid for Grace), Settings (the
+	// game's own hash, mixed into the one a Hello must carry), the clock
+	// (Now) and Rand (resume tokens).
+	Net session.NetConfig
 }
 
 type hostSettings struct {
-	players, locals, perClient, maxClients, frameRate int
-	ahead, target, maxRate, interval, window          int
-	copies, maxPkts, maxJoins                         int
-	timeout, grace, spacing                           int64
-	late                                              LateInput
+	players, locals, perClient, maxClients   int
+	ahead, target, maxRate, interval, window int
+	copies, maxPkts, maxJoins                int
+	grace, spacing                           int64
+	late                                     LateInput
+	net                                      link.Settings
 }
 
 func (c HostConfig[I]) resolve() (hostSettings, error) {
@@ -115,10 +109,10 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 	}
 	s := hostSettings{
 		players: c.Players, locals: c.LocalPlayers, perClient: def(c.SlotsPerClient, 1),
-		frameRate: def(c.FrameRate, 60), ahead: def(c.InputAhead, 32), target: def(c.TargetDepth, 2),
+		ahead: def(c.InputAhead, 32), target: def(c.TargetDepth, 2),
 		maxRate: def(c.MaxRate, 100), interval: def(c.StateInterval, 1), window: def(c.RollbackWindow, 8),
 		copies: def(c.WelcomeCopies, 3), maxPkts: def(c.MaxPacketsPerTick, 64), maxJoins: def(c.MaxJoinsPerTick, 4),
-		timeout: dur(c.Timeout, 5*time.Second), grace: dur(c.Grace, 20*time.Second),
+		grace:   dur(c.Grace, 20*time.Second),
 		spacing: dur(c.WelcomeSpacing, 100*time.Millisecond), late: c.LateInput,
 	}
 	switch {
@@ -128,8 +122,6 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", ErrConfig, c.LocalPlayers)
 	case s.perClient < 1 || s.perClient > s.players:
 		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, Players]", ErrConfig, c.SlotsPerClient)
-	case s.frameRate < 1 || s.frameRate > 1000:
-		return s, fmt.Errorf("%w: FrameRate %d not in [1, 1000]", ErrConfig, c.FrameRate)
 	case s.ahead < 1 || s.ahead > 64:
 		return s, fmt.Errorf("%w: InputAhead %d not in [1, 64]", ErrConfig, c.InputAhead)
 	case s.target < 1 || s.target > s.ahead:
@@ -144,10 +136,14 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: LateInput %d unknown", ErrConfig, c.LateInput)
 	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1:
 		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick must be positive (copies at most 10)", ErrConfig)
-	case s.timeout < 0 || s.grace < 0 || s.spacing < 0:
+	case s.grace < 0 || s.spacing < 0:
 		return s, fmt.Errorf("%w: negative duration", ErrConfig)
 	}
 	s.maxClients = (s.players - s.locals) / s.perClient
+	var err error
+	if s.net, err = c.Net.Resolve(); err != nil {
+		return s, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	return s, nil
 }
 
@@ -156,11 +152,8 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 type ClientConfig struct {
 	// Host is the host's transport identity.
 	Host transport.Peer
-	// Players, FrameRate and Settings must equal the host's (they are in
-	// the settings hash).
-	Players   int
-	FrameRate int
-	Settings  uint64
+	// Players must equal the host's (it is in the settings hash).
+	Players int
 	// Capacity is how many predicted frames the client keeps for
 	// comparison and re-simulation, a power of two; 0 means 128.
 	Capacity int
@@ -171,20 +164,12 @@ type ClientConfig struct {
 	// beyond one round trip (time dilation then holds the host's target);
 	// 0 means 2.
 	TargetDepth int
-	// HelloRetry is how long a Hello waits for its answer before it is
-	// sent again; 0 means 200 ms.
-	HelloRetry time.Duration
 	// NackAfter is how many ticks an incomplete state waits, after its
 	// newest fragment, before the missing ones are asked for; 0 means 2.
 	NackAfter int
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// Rand returns random Hello nonces; nil means crypto/rand.
-	Rand func() uint64
-}
-
-func cryptoRand() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
+	// Net is the link's settings, and must agree with the host's in
+	// FrameRate and Settings (the settings hash). A Hello is retried every
+	// SyncRetry; the host is lost after DisconnectTimeout of silence (then
+	// Reconnect). Rand gives Hello nonces.
+	Net session.NetConfig
 }

@@ -86,9 +86,9 @@ func newCluster(t testing.TB, o clusterOpts) *cluster {
 	require.NoError(t, err)
 	hc := o.host
 	hc.Players, hc.LocalPlayers = o.players, o.locals
-	hc.Now = clock.Now
+	hc.Net.Now = clock.Now
 	seed := o.seed
-	hc.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
+	hc.Net.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
 	h, err := NewHost(transport.Transport(hep), hc, simWorld)
 	require.NoError(t, err)
 	return &cluster{t: t, clock: clock, net: n, hep: hep, h: h, hnext: epoch, sums: map[Frame]uint32{}}
@@ -101,9 +101,9 @@ func (c *cluster) add(name string, cfg ClientConfig, input func(Frame) uint16) *
 	require.NoError(c.t, err)
 	cfg.Host = "host"
 	cfg.Players = c.h.s.players
-	cfg.Now = c.clock.Now
+	cfg.Net.Now = c.clock.Now
 	seed := uint64(len(c.nodes) + 99)
-	cfg.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
+	cfg.Net.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
 	cl, err := NewClient[world, uint16](ep, cfg, simWorld)
 	require.NoError(c.t, err)
 	nd := &node{name: name, ep: ep, c: cl, input: input, next: c.clock.Now(), seen: NoFrame, joinAt: c.clock.Now()}

@@ -1,11 +1,11 @@
 package authority
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -34,11 +34,11 @@ type HostStats struct {
 
 // Host runs the simulation that counts. See the package documentation.
 type Host[S any, I comparable] struct {
-	tr        transport.Transport
 	s         hostSettings
 	predict   func(player int, last I, frame Frame) I
-	rand      func() uint64
-	clk       clock
+	e         link.Endpoint
+	conns     *conns
+	events    []link.Event
 	t         int64
 	core      *session.Session[S, I]
 	hash      uint64
@@ -50,14 +50,12 @@ type Host[S any, I comparable] struct {
 	usedB   []byte
 	scratch []I
 	clients []*hostClient[I]
-	byPeer  map[transport.Peer]int
 	joins   int
 
 	sent     []S // states as sent, slot f%sentLen
 	sentTags []Frame
 	sums     []uint32
 
-	in    []byte // receive buffer
 	out   []byte // one packet
 	ins   []byte // AuthInput parse buffer
 	delta []byte
@@ -86,18 +84,17 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	h := &Host[S, I]{
-		tr: tr, s: s, predict: cfg.Predict, rand: cfg.Rand, clk: newClock(cfg.Now), core: core,
-		hash:      settingsHash(s.players, stateSize, inputSize, s.frameRate, cfg.Settings),
+		s: s, predict: cfg.Predict, core: core,
+		hash:      settingsHash(s.players, stateSize, inputSize, &s.net),
 		stateSize: stateSize, inputSize: inputSize,
 		local: make([]I, max(s.locals, 1)), used: make([]I, s.players), usedB: make([]byte, s.players*inputSize),
-		scratch: make([]I, s.perClient), byPeer: make(map[transport.Peer]int, s.maxClients),
-		sent: make([]S, sentLen), sentTags: make([]Frame, sentLen), sums: make([]uint32, sentLen),
-		in: make([]byte, transport.MaxDatagram), out: make([]byte, 0, codec.MaxPacket),
+		scratch: make([]I, s.perClient),
+		sent:    make([]S, sentLen), sentTags: make([]Frame, sentLen), sums: make([]uint32, sentLen),
+		out: make([]byte, 0, codec.MaxPacket), events: make([]link.Event, 0, 256),
 		ins: make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
 	}
-	if h.rand == nil {
-		h.rand = cryptoRand
-	}
+	h.conns = newConns(tr, s.maxClients, h.hello)
+	h.e = link.NewEndpoint(h.conns, s.net, protocol)
 	for i := range h.sentTags {
 		h.sentTags[i] = NoFrame
 	}
@@ -106,6 +103,9 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 		c := newHostClient[I](s.perClient, bodyCap)
 		c.first = s.locals + i*s.perClient
 		h.clients = append(h.clients, c)
+		if err := h.e.AddLink(h.newLink(i)); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
 	}
 	return h, nil
 }
@@ -165,10 +165,21 @@ func (h *Host[S, I]) Clients(dst []ClientStats) []ClientStats {
 	return dst
 }
 
-// Close stops the host; it does not close the transport.
+// Close sends every connected client a disconnect notice and stops the
+// host; it does not close the transport.
 func (h *Host[S, I]) Close() error {
+	if !h.done {
+		h.e.Close()
+	}
 	h.done = true
 	return nil
+}
+
+// newLink returns a fresh link for record i, for a new connection.
+func (h *Host[S, I]) newLink(i int) *link.Link {
+	l := link.New(h.conns.names[i])
+	l.Optional = true
+	return l
 }
 
 // Advance runs one tick: reads every waiting packet, decides each slot's
@@ -178,7 +189,8 @@ func (h *Host[S, I]) Advance() error {
 	if h.done {
 		return ErrClosed
 	}
-	h.t = h.clk.read()
+	h.e.Clock()
+	h.t = h.e.Time()
 	f := h.core.Frame()
 	h.joins = 0
 	for _, c := range h.clients {
@@ -201,38 +213,32 @@ func (h *Host[S, I]) Advance() error {
 		}
 	}
 	h.sendWelcomes()
+	for _, c := range h.clients {
+		if c.state == clientConnected {
+			h.e.KeepAlive(c.l, 0)
+		}
+	}
 	return nil
 }
 
-// receive reads every waiting packet and routes it.
+// receive reads every waiting packet and routes it: the link's own
+// messages to the link, inputs and Nacks here; packets from peers on no
+// record reach hello through conns.
 func (h *Host[S, I]) receive(f Frame) {
 	for {
-		n, from, err := h.tr.Receive(h.in)
-		if err != nil {
-			if errors.Is(err, transport.ErrNoPacket) || errors.Is(err, transport.ErrClosed) {
-				return
-			}
-			continue // too large for the buffer: dropped by the transport
+		l, typ, b, ok := h.e.Receive()
+		if !ok {
+			return
 		}
-		b := h.in[:n]
-		typ, _, _, herr := codec.ParseHeader(b)
-		i, known := h.byPeer[from]
-		if !known {
-			if herr == nil && typ == codec.TypeHello {
-				h.hello(from, b)
-			} else {
-				h.stats.UnknownPackets++
-			}
+		c := h.clients[l.Index()]
+		if c.state == clientFree || l.State() != link.Running {
 			continue
 		}
-		c := h.clients[i]
-		c.down.add(n)
 		if c.pkts++; c.pkts > h.s.maxPkts {
 			c.stats.Flooded++
 			continue
 		}
-		if herr != nil {
-			c.stats.Malformed++
+		if h.e.HandleCommon(l, typ, b) {
 			continue
 		}
 		switch typ {
@@ -243,7 +249,7 @@ func (h *Host[S, I]) receive(f Frame) {
 		case codec.TypeHello:
 			c.stats.HellosIgnored++
 		default:
-			c.stats.Malformed++
+			l.Malformed()
 		}
 	}
 }
@@ -256,6 +262,12 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		return
 	}
 	h.joins++
+	typ, _, _, err := codec.ParseHeader(b)
+	if err != nil || typ != codec.TypeHello {
+		h.joins--
+		h.stats.UnknownPackets++
+		return
+	}
 	m, _, err := codec.ParseHello(b)
 	if err != nil || m.Settings != h.hash || from == "" {
 		h.stats.HellosRefused++
@@ -264,9 +276,7 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 	if m.Resume {
 		if i := h.byToken(m.Token); i >= 0 {
 			c := h.clients[i]
-			delete(h.byPeer, c.peer)
-			c.reset(from, true)
-			h.byPeer[from] = i
+			c.reset(from, h.connect(i, from), true)
 			h.answer(c, codec.WelcomeResume, m.Nonce)
 			h.stats.Resumed++
 			return
@@ -284,8 +294,7 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		return
 	}
 	c := h.clients[i]
-	c.reset(from, false)
-	h.byPeer[from] = i
+	c.reset(from, h.connect(i, from), false)
 	c.token = h.newToken()
 	h.answer(c, codec.WelcomeSync, m.Nonce)
 	if m.Resume {
@@ -298,12 +307,22 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint64) {
 	c.kind, c.nonce, c.welcomes = kind, nonce, h.s.copies
 	c.welcomeAt = h.t - h.s.spacing
-	c.lastRecv = h.t
+}
+
+// connect puts record i on connection from with a fresh link, running at
+// once: the Hello was this mode's handshake (settings hash and nonce).
+func (h *Host[S, I]) connect(i int, from transport.Peer) *link.Link {
+	h.conns.bind(i, from)
+	l := h.newLink(i)
+	h.e.ReplaceLink(i, l)
+	l.MarkSynchronized()
+	h.e.Synced(l)
+	return l
 }
 
 func (h *Host[S, I]) newToken() (t [codec.TokenLen]byte) {
 	for t == ([codec.TokenLen]byte{}) {
-		a, b := h.rand(), h.rand()
+		a, b := h.s.net.Rand(), h.s.net.Rand()
 		for i := range 8 {
 			t[i], t[8+i] = byte(a>>(8*i)), byte(b>>(8*i))
 		}
@@ -325,18 +344,15 @@ func (h *Host[S, I]) byToken(t [codec.TokenLen]byte) int {
 func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 	var m codec.AuthInput
 	if _, err := codec.ParseAuthInput(b, &m, h.ins); err != nil || m.Slots != h.s.perClient || m.Size != h.inputSize {
-		c.stats.Malformed++
+		c.l.Malformed()
 		return
 	}
 	newest := Frame(m.Newest())
 	if newest > f+Frame(h.s.ahead) || Frame(m.Ack) > c.sentUpTo {
-		c.stats.Malformed++ // absurd frames, or an ack of a state never sent
+		c.l.Malformed() // absurd frames, or an ack of a state never sent
 		return
 	}
-	c.lastRecv = h.t
-	if c.state == clientAway {
-		c.state = clientConnected
-	}
+	h.e.Heard(c.l)
 	if Frame(m.Ack) > c.ack {
 		c.ack = Frame(m.Ack)
 	}
@@ -387,9 +403,10 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
 	m, _, err := codec.ParseNack(b)
 	if err != nil {
-		c.stats.Malformed++
+		c.l.Malformed()
 		return
 	}
+	h.e.Heard(c.l)
 	sb := c.out.find(m.Msg)
 	if sb == nil || sb.nacks >= maxNacks {
 		c.stats.NacksRefused++
@@ -403,28 +420,27 @@ func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
 	}
 }
 
-// timers moves silent clients away, frees those past the grace window, and
-// updates byte rates.
+// timers runs each connection's link timers: a client whose link timed
+// out (or whose connection is gone) is away; one away past the grace window
+// is freed, its token void. Then each client's rate advice is updated.
 func (h *Host[S, I]) timers() {
-	for _, c := range h.clients {
-		switch c.state {
-		case clientConnected:
-			if h.t-c.lastRecv >= h.s.timeout {
+	for i, c := range h.clients {
+		if c.state == clientConnected {
+			h.e.Tick(c.l)
+			if c.l.State() == link.Disconnected {
 				c.state, c.awaySince = clientAway, h.t
 			}
-		case clientAway:
-			if h.t-c.awaySince >= h.s.grace {
-				delete(h.byPeer, c.peer)
-				c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
-				h.stats.Expired++
-			}
 		}
-		c.up.tick(h.t)
-		c.down.tick(h.t)
+		if c.state == clientAway && h.t-c.awaySince >= h.s.grace {
+			h.conns.unbind(i)
+			c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
+			h.stats.Expired++
+		}
 		if c.state != clientFree {
 			c.advise(h.s.target, h.s.maxRate)
 		}
 	}
+	h.events = h.e.Events(h.events[:0]) // the link's events: its state says it all
 }
 
 // gather decides every slot's input for frame f and gives it to the core
@@ -553,7 +569,7 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
 }
 
 func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) {
-	m := codec.StateFragment{Seq: c.seq, Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
+	m := codec.StateFragment{Seq: c.l.Seq(), Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
 	h.out = m.Append(h.out[:0])
 	h.send(c)
 }
@@ -567,11 +583,11 @@ func (h *Host[S, I]) sendWelcomes() {
 		c.welcomes--
 		c.welcomeAt = h.t
 		if c.reject {
-			r := codec.Welcome{Seq: c.seq, Kind: codec.WelcomeReject, Nonce: c.nonce}
+			r := codec.Welcome{Seq: c.l.Seq(), Kind: codec.WelcomeReject, Nonce: c.nonce}
 			h.out = r.Append(h.out[:0])
 			h.send(c)
 		}
-		w := codec.Welcome{Seq: c.seq, Kind: c.kind, Nonce: c.nonce, Token: c.token,
+		w := codec.Welcome{Seq: c.l.Seq(), Kind: c.kind, Nonce: c.nonce, Token: c.token,
 			First: uint8(c.first), Slots: uint8(h.s.perClient), Frame: int32(h.core.Frame())}
 		h.out = w.Append(h.out[:0])
 		h.send(c)
@@ -579,13 +595,5 @@ func (h *Host[S, I]) sendWelcomes() {
 }
 
 func (h *Host[S, I]) send(c *hostClient[I]) {
-	err := h.tr.Send(c.peer, h.out)
-	c.seq++
-	if err == nil {
-		c.up.add(len(h.out))
-		return
-	}
-	if errors.Is(err, transport.ErrPeerGone) && c.state == clientConnected {
-		c.state, c.awaySince = clientAway, h.t
-	}
+	h.e.Send(c.l, h.out)
 }

@@ -2,6 +2,8 @@ package authority
 
 import (
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -47,14 +49,15 @@ type ClientStats struct {
 	// bound (or for bodies no longer kept), FragmentsResent the fragments
 	// they resent.
 	NacksServed, NacksRefused, FragmentsResent uint64
-	// Malformed counts packets dropped because they did not decode or
-	// made impossible claims (an ack of a state never sent, inputs too
-	// far ahead, another input size); Flooded those over
-	// MaxPacketsPerTick; HellosIgnored Hellos after the one answered.
-	Malformed, Flooded, HellosIgnored uint64
-	// Bytes per second each way over the last whole second, and totals.
-	SendBytesPerSecond, ReceiveBytesPerSecond int
-	BytesSent, BytesReceived                  uint64
+	// Flooded counts packets over MaxPacketsPerTick, dropped;
+	// HellosIgnored Hellos after the one answered. Packets that did not
+	// decode or made impossible claims (an ack of a state never sent,
+	// inputs too far ahead, another input size) are Link.Malformed.
+	Flooded, HellosIgnored uint64
+	// Link is the connection's link statistics: round-trip time, bytes
+	// per second each way, packet and byte totals, malformed packets
+	// (Link.Malformed counts those this package dropped too).
+	Link session.PeerStats
 }
 
 // hostClient is the host's record of one client slot group.
@@ -68,10 +71,9 @@ type hostClient[I comparable] struct {
 	welcomes  int               // copies still to send
 	welcomeAt int64
 	reject    bool // a RESUME_REJECT goes before each copy of the answer
-	lastRecv  int64
 	awaySince int64
-	seq       uint16
-	pkts      int // packets read this tick
+	l         *link.Link // the link of this record's connection now
+	pkts      int        // packets read this tick
 
 	// inputs, [frame%inputRing*slots + j], valid where tags[frame%inputRing] == frame
 	inputs []I
@@ -90,7 +92,6 @@ type hostClient[I comparable] struct {
 	integ    float64
 	rate     int32
 	out      outbox
-	up, down rate
 	stats    ClientStats
 }
 
@@ -108,8 +109,8 @@ func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
 
 // reset readies the record for a new client (or a resumed one: keep is
 // true, and the inputs and slots stay).
-func (c *hostClient[I]) reset(peer transport.Peer, keep bool) {
-	c.peer, c.state, c.pkts = peer, clientConnected, 0
+func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
+	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
 	c.ack, c.sentUpTo = NoFrame, NoFrame
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired
@@ -193,7 +194,9 @@ func (c *hostClient[I]) clientStats(slots int) ClientStats {
 	s.Peer, s.First, s.Slots = c.peer, c.first, slots
 	s.Connected, s.Away = c.state == clientConnected, c.state == clientAway
 	s.Depth, s.Rate = c.depth, float64(c.rate)/1000
-	s.SendBytesPerSecond, s.ReceiveBytesPerSecond = c.up.perSec, c.down.perSec
-	s.BytesSent, s.BytesReceived = c.up.total, c.down.total
+	if c.l != nil {
+		s.Link = c.l.Stats()
+		s.Link.Peer = c.peer
+	}
 	return s
 }

@@ -3,10 +3,9 @@ package authority
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"reflect"
-	"time"
 
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 )
@@ -65,46 +64,8 @@ func holdsBool(t reflect.Type) bool {
 // settingsHash is what host and client must agree on: the protocol, the
 // players, the sizes of a state and an input, the frame rate and the
 // game's own settings. A Hello with another hash gets no answer.
-func settingsHash(players, stateSize, inputSize, frameRate int, game uint64) uint64 {
-	var b [48]byte
-	for i, v := range [...]uint64{protocol, uint64(players), uint64(stateSize), uint64(inputSize), uint64(frameRate), game} {
-		binary.LittleEndian.PutUint64(b[8*i:], v)
-	}
-	lo := crc32.Checksum(b[:], crc32.MakeTable(crc32.Castagnoli))
-	hi := crc32.ChecksumIEEE(b[:])
-	return uint64(hi)<<32 | uint64(lo)
-}
-
-// clock turns an injected clock into nanoseconds since construction.
-type clock struct {
-	now   func() time.Time
-	start time.Time
-}
-
-func newClock(now func() time.Time) clock {
-	if now == nil {
-		now = time.Now
-	}
-	return clock{now: now, start: now()}
-}
-
-func (c clock) read() int64 { return c.now().Sub(c.start).Nanoseconds() }
-
-// rate measures bytes per second over whole-second windows.
-type rate struct {
-	winStart int64
-	win      uint64
-	perSec   int
-	total    uint64
-}
-
-func (r *rate) add(n int) { r.win += uint64(n); r.total += uint64(n) }
-
-func (r *rate) tick(t int64) {
-	if span := t - r.winStart; span >= int64(time.Second) {
-		r.perSec = int(r.win * uint64(time.Second) / uint64(span))
-		r.winStart, r.win = t, 0
-	}
+func settingsHash(players, stateSize, inputSize int, n *link.Settings) uint64 {
+	return link.SettingsHash(protocol, uint64(players), uint64(stateSize), uint64(inputSize), uint64(n.FrameRate), n.Game)
 }
 
 // xorInto sets dst[i] = a[i] ^ b[i], eight bytes at a time.
