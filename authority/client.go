@@ -105,6 +105,7 @@ type Client[S any, I comparable] struct {
 	outIn []byte
 	rate  int32
 	depth int32
+	view  presentation[S]
 	stats Stats
 	done  bool
 }
@@ -150,6 +151,9 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 		return nil, fmt.Errorf("%w: Capacity: %w", ErrConfig, err)
 	}
 	c.hash = settingsHash(c.players, stateSize, inputSize, &net)
+	if c.view, err = newPresentation[S](cfg.Playout, time.Duration(c.period)); err != nil {
+		return nil, err
+	}
 	if err := c.dial(tr); err != nil {
 		return nil, err
 	}
@@ -174,6 +178,9 @@ func (c *Client[S, I]) forget() {
 	c.newestHost, c.reconciled, c.hostAck = NoFrame, NoFrame, NoFrame
 	for i := range c.baseTags {
 		c.baseTags[i] = NoFrame
+	}
+	if c.view.q != nil {
+		c.view.reset()
 	}
 	c.asm = reassembler{slots: c.asm.slots}
 	for i := range c.asm.slots {
@@ -302,6 +309,7 @@ func (c *Client[S, I]) Advance() error {
 	} else if c.newestHost > c.reconciled {
 		c.reconcile(c.newestHost)
 	}
+	c.view.tick()
 	c.step()
 	c.sendInputs()
 	c.sendNacks()
@@ -450,6 +458,7 @@ func (c *Client[S, I]) decode(body []byte) {
 	c.baseTags[k] = f
 	c.newestHost = f
 	c.stats.StatesApplied++
+	c.view.push(f, &c.base[k], c.t)
 	for p := range c.others {
 		copy(rollback.BytesOf(&c.others[p]), m.Inputs[p*c.inputSize:])
 	}

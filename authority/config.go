@@ -167,6 +167,9 @@ type ClientConfig struct {
 	// NackAfter is how many ticks an incomplete state waits, after its
 	// newest fragment, before the missing ones are asked for; 0 means 2.
 	NackAfter int
+	// Playout configures the presentation: the paced queue of host
+	// states, the render clock, the timestep's largest dilation.
+	Playout PlayoutConfig
 	// Net is the link's settings, and must agree with the host's in
 	// FrameRate and Settings (the settings hash). A Hello is retried every
 	// SyncRetry; the host is lost after DisconnectTimeout of silence (then

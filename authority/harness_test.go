@@ -20,7 +20,7 @@ type world struct {
 	Acc   [8]uint32
 	H     uint64
 	Frame int32
-	_     [4]byte
+	NPC   int32 // a host entity moving at constant velocity
 }
 
 func simWorld(w *world, in []uint16, f Frame) {
@@ -31,6 +31,7 @@ func simWorld(w *world, in []uint16, f Frame) {
 		w.H = (w.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
 	}
 	w.Frame = int32(f)
+	w.NPC += 5
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
