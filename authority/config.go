@@ -45,7 +45,9 @@ type HostConfig[I comparable] struct {
 	// SlotsPerClient is how many slots each client drives; 0 means 1.
 	SlotsPerClient int
 	// InputAhead is how many frames past the host's an input may be for and
-	// still be held; 0 means 32, at most 64. Further is dropped and counted.
+	// still be held; 0 means 32, at most 64. Further is not held (counted;
+	// the client sends it again); a message claiming frames more than four
+	// times further is malformed.
 	InputAhead int
 	// TargetDepth is how many frames early each client's inputs should
 	// arrive; the host advises a rate change to hold it. 0 means 2.

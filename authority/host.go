@@ -348,7 +348,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 		return
 	}
 	newest := Frame(m.Newest())
-	if newest > f+Frame(h.s.ahead) || Frame(m.Ack) > c.sentUpTo {
+	if newest > f+4*Frame(h.s.ahead) || Frame(m.Ack) > c.sentUpTo {
 		c.l.Malformed() // absurd frames, or an ack of a state never sent
 		return
 	}
@@ -367,6 +367,10 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 		g := Frame(m.Start) + Frame(k)
 		if g <= c.heard {
 			continue
+		}
+		if g > f+Frame(h.s.ahead) {
+			c.stats.TooEarly += uint64(m.Frames - k) // not heard: sent again, and the advice slows the client
+			break
 		}
 		if c.heard != NoFrame && g > c.heard+1 {
 			c.stats.InputsLost += uint64(g - c.heard - 1)

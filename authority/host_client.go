@@ -40,8 +40,10 @@ type ClientStats struct {
 	// LateDropped those lost to a full queue. InputsLost counts frames
 	// never received (a gap wider than the client's redundancy).
 	LateInputs, LateApplied, LateRolledBack, LateDropped, InputsLost uint64
-	// PredictedInputs counts frames simulated without the client's input.
-	PredictedInputs uint64
+	// PredictedInputs counts frames simulated without the client's input;
+	// TooEarly input frames past InputAhead, not held (the client sends
+	// them again, and the advice slows it).
+	PredictedInputs, TooEarly uint64
 	// StatesSent counts state bodies sent, FullStates those not
 	// delta-coded.
 	StatesSent, FullStates uint64
