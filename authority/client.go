@@ -134,7 +134,7 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 	c := &Client[S, I]{
 		host: cfg.Host, net: net, sim: simulate,
 		players: cfg.Players, inputSize: inputSize, stateSize: stateSize,
-		capacity: def(cfg.Capacity, 128), maxSend: def(cfg.MaxSend, 32), target: def(cfg.TargetDepth, 2),
+		capacity: def(cfg.Capacity, 128), maxSend: def(cfg.MaxSend, codec.MaxFrames), target: def(cfg.TargetDepth, 2),
 		retry: net.SyncRetry, nackAfter: int64(def(cfg.NackAfter, 2)),
 		events: make([]link.Event, 0, 256),
 	}
@@ -219,7 +219,7 @@ func (c *Client[S, I]) Reconnect(tr transport.Transport) error {
 // into them, 0..Slots-1) for the next Advance and, until set again, the
 // ones after.
 func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
-	if c.answer == 0 || c.answer == codec.WelcomeReject {
+	if !c.started {
 		return ErrNotReady
 	}
 	if uint(slot) >= uint(c.slots) {
@@ -294,26 +294,28 @@ func (c *Client[S, I]) Advance() error {
 		c.e.Tick(c.l)
 		c.events = c.e.Events(c.events[:0])
 	}
-	if c.answer == 0 || c.answer == codec.WelcomeReject {
-		if !c.helloSeq || c.t-c.helloAt >= c.retry {
-			c.hello()
+	ready := c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
+	if !ready && (!c.helloSeq || c.t-c.helloAt >= c.retry) {
+		c.hello()
+	}
+	switch {
+	case !c.started && (!ready || c.newestHost == NoFrame):
+		if ready {
+			c.sendNacks()
 		}
 		return nil
-	}
-	if !c.started {
-		if c.newestHost == NoFrame {
-			c.sendNacks()
-			return nil
-		}
+	case !c.started:
 		c.anchor(c.newestHost)
-	} else if c.newestHost > c.reconciled {
+	case ready && c.newestHost > c.reconciled:
 		c.reconcile(c.newestHost)
 	}
 	c.view.tick()
-	c.step()
-	c.sendInputs()
-	c.sendNacks()
-	c.e.KeepAlive(c.l, 0)
+	c.step() // while a resume waits for its answer, the world goes on predicted
+	if ready {
+		c.sendInputs()
+		c.sendNacks()
+		c.e.KeepAlive(c.l, 0)
+	}
 	return nil
 }
 
@@ -346,6 +348,8 @@ func (c *Client[S, I]) receive() {
 			c.welcome(b)
 		case codec.TypeStateFragment:
 			c.fragment(b)
+		case codec.TypeQualityReport, codec.TypeQualityReply, codec.TypeKeepAlive, codec.TypeDisconnect:
+			// The link's, before the Welcome that starts it (reordered).
 		default:
 			c.malformed()
 		}
@@ -535,22 +539,26 @@ func (c *Client[S, I]) simulate(g Frame) {
 	c.ring.Commit()
 }
 
-// sendInputs sends every own input the host has not applied (at most
-// MaxSend frames, oldest first), or a frame marker, with the newest state
-// received as the acknowledgement.
+// sendInputs sends the own inputs the host has not applied, oldest first
+// (at most MaxSend frames, fewer if they would not fit a packet), or a
+// frame marker, with the newest state received as the acknowledgement. A
+// backlog (after a cut) goes oldest first so none is skipped.
 func (c *Client[S, I]) sendInputs() {
 	last := c.frame - 1
-	from := max(c.hostAck+1, c.firstIn, last-Frame(c.maxSend)+1)
+	from := max(c.hostAck+1, c.firstIn, last-Frame(c.capacity)+1)
 	m := codec.AuthInput{Seq: c.l.Seq(), Ack: int32(c.newestHost), Start: int32(last), Slots: c.slots, Size: c.inputSize}
-	if from <= last {
+	for n := min(int(last-from+1), c.maxSend); n > 0; n /= 2 {
 		buf := c.outIn[:0]
-		for g := from; g <= last; g++ {
+		for g := from; g < from+Frame(n); g++ {
 			o := int(g) % c.capacity * c.players
 			for j := c.first; j < c.first+c.slots; j++ {
 				buf = append(buf, rollback.BytesOf(&c.own[o+j])...)
 			}
 		}
-		m.Start, m.Frames, m.Inputs = int32(from), int(last-from+1), buf
+		m.Start, m.Frames, m.Inputs = int32(from), n, buf
+		if m.Check() == nil {
+			break
+		}
 	}
 	c.out = m.Append(c.out[:0])
 	if len(c.out) > 0 {

@@ -160,7 +160,7 @@ type ClientConfig struct {
 	// comparison and re-simulation, a power of two; 0 means 128.
 	Capacity int
 	// MaxSend is the most frames of inputs one message carries; 0 means
-	// 32.
+	// 128 (codec.MaxFrames), at most Capacity.
 	MaxSend int
 	// TargetDepth is how many frames ahead of the host the client starts
 	// beyond one round trip (time dilation then holds the host's target);
