@@ -71,4 +71,3 @@ func TestBigStateOverLoss(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, sum, rollback.Checksum(rollback.BytesOf(s)))
 }
-
