@@ -11,7 +11,9 @@ import "github.com/rollnet/rollnet/codec"
 // how often it asks.
 
 const (
-	outboxLen = 2
+	// outboxLen covers a round trip of ticks: a Nack names a body sent up
+	// to that many ticks before (at 60 Hz, 133 ms plus the client's wait).
+	outboxLen = 8
 	maxNacks  = 3
 )
 

@@ -98,7 +98,9 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 	for i := range h.sentTags {
 		h.sentTags[i] = NoFrame
 	}
-	bodyCap := codec.MaxStateBody + 64
+	// The run-length coding grows a state by a control byte per literal
+	// at worst; twice the state bounds it with room to spare.
+	bodyCap := min(codec.MaxStateBody+64, 2*stateSize+s.players*inputSize+64)
 	for i := range s.maxClients {
 		c := newHostClient[I](s.perClient, bodyCap)
 		c.first = s.locals + i*s.perClient
@@ -257,17 +259,15 @@ func (h *Host[S, I]) receive(f Frame) {
 // hello handles a Hello from a peer that is not a client: one answer,
 // decided now, for this connection.
 func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
+	if typ, _, _, err := codec.ParseHeader(b); err != nil || typ != codec.TypeHello {
+		h.stats.UnknownPackets++
+		return
+	}
 	if h.joins >= h.s.maxJoins {
 		h.stats.HellosDropped++
 		return
 	}
 	h.joins++
-	typ, _, _, err := codec.ParseHeader(b)
-	if err != nil || typ != codec.TypeHello {
-		h.joins--
-		h.stats.UnknownPackets++
-		return
-	}
 	m, _, err := codec.ParseHello(b)
 	if err != nil || m.Settings != h.hash || from == "" {
 		h.stats.HellosRefused++
