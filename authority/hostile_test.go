@@ -114,9 +114,9 @@ func TestHostileClients(t *testing.T) {
 	f := int32(c.h.Frame())
 	attacks := [][]byte{
 		codec.AuthInput{Ack: -1, Start: f, Frames: 1, Slots: 2, Size: 2, Inputs: []byte{1, 0, 1, 0}}.Append(nil), // another's slot too
-		codec.AuthInput{Ack: -1, Start: 1 << 30, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil),   // absurd frame
-		codec.AuthInput{Ack: f + 1000, Start: f, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil),   // ack of a state never sent
-		codec.AuthInput{Ack: -1, Start: f, Frames: 1, Slots: 1, Size: 4, Inputs: []byte{1, 0, 0, 0}}.Append(nil),   // another input size
+		codec.AuthInput{Ack: -1, Start: 1 << 30, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil), // absurd frame
+		codec.AuthInput{Ack: f + 1000, Start: f, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil), // ack of a state never sent
+		codec.AuthInput{Ack: -1, Start: f, Frames: 1, Slots: 1, Size: 4, Inputs: []byte{1, 0, 0, 0}}.Append(nil), // another input size
 	}
 	sent := 0
 	buf := make([]byte, transport.MaxDatagram)
