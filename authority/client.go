@@ -121,12 +121,6 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 	if err != nil {
 		return nil, err
 	}
-	def := func(v, d int) int {
-		if v == 0 {
-			return d
-		}
-		return v
-	}
 	net, err := cfg.Net.Resolve()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -134,8 +128,8 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 	c := &Client[S, I]{
 		host: cfg.Host, net: net, sim: simulate,
 		players: cfg.Players, inputSize: inputSize, stateSize: stateSize,
-		capacity: def(cfg.Capacity, 128), maxSend: def(cfg.MaxSend, codec.MaxFrames), target: def(cfg.TargetDepth, 2),
-		retry: net.SyncRetry, nackAfter: int64(def(cfg.NackAfter, 2)),
+		capacity: or(cfg.Capacity, 128), maxSend: or(cfg.MaxSend, codec.MaxFrames), target: or(cfg.TargetDepth, 2),
+		retry: net.SyncRetry, nackAfter: int64(or(cfg.NackAfter, 2)),
 		events: make([]link.Event, 0, 256),
 	}
 	switch {
@@ -229,6 +223,11 @@ func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
 	return nil
 }
 
+// Events appends the link's events of the last Advance to dst (network
+// interrupted or resumed, disconnected: then Reconnect over a new
+// transport resumes).
+func (c *Client[S, I]) Events(dst []session.Event) []session.Event { return append(dst, c.events...) }
+
 // Synchronized says the client holds its slots and a host state.
 func (c *Client[S, I]) Synchronized() bool { return c.started }
 
@@ -292,8 +291,8 @@ func (c *Client[S, I]) Advance() error {
 	c.receive()
 	if c.l.State() == link.Running {
 		c.e.Tick(c.l)
-		c.events = c.e.Events(c.events[:0])
 	}
+	c.events = c.e.Events(c.events[:0])
 	ready := c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
 	if !ready && (!c.helloSeq || c.t-c.helloAt >= c.retry) {
 		c.hello()

@@ -97,25 +97,13 @@ type hostSettings struct {
 }
 
 func (c HostConfig[I]) resolve() (hostSettings, error) {
-	def := func(v, d int) int {
-		if v == 0 {
-			return d
-		}
-		return v
-	}
-	dur := func(v, d time.Duration) int64 {
-		if v == 0 {
-			return int64(d)
-		}
-		return int64(v)
-	}
 	s := hostSettings{
-		players: c.Players, locals: c.LocalPlayers, perClient: def(c.SlotsPerClient, 1),
-		ahead: def(c.InputAhead, 32), target: def(c.TargetDepth, 2),
-		maxRate: def(c.MaxRate, 100), interval: def(c.StateInterval, 1), window: def(c.RollbackWindow, 8),
-		copies: def(c.WelcomeCopies, 3), maxPkts: def(c.MaxPacketsPerTick, 64), maxJoins: def(c.MaxJoinsPerTick, 4),
-		grace:   dur(c.Grace, 20*time.Second),
-		spacing: dur(c.WelcomeSpacing, 100*time.Millisecond), late: c.LateInput,
+		players: c.Players, locals: c.LocalPlayers, perClient: or(c.SlotsPerClient, 1),
+		ahead: or(c.InputAhead, 32), target: or(c.TargetDepth, 2),
+		maxRate: or(c.MaxRate, 100), interval: or(c.StateInterval, 1), window: or(c.RollbackWindow, 8),
+		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
+		grace:   int64(or(c.Grace, 20*time.Second)),
+		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
 	}
 	switch {
 	case s.players < 1 || s.players > 64:
@@ -147,6 +135,15 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return s, nil
+}
+
+// or is v, or d when v is the zero value (a Config field's default).
+func or[T comparable](v, d T) T {
+	var zero T
+	if v == zero {
+		return d
+	}
+	return v
 }
 
 // ClientConfig configures a Client. The zero value of every field but

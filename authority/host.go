@@ -142,6 +142,11 @@ func (h *Host[S, I]) Checksum(frame Frame) (uint32, bool) {
 	return h.sums[k], true
 }
 
+// Events appends the links' events of the last Advance to dst: a
+// client's connection interrupted, resumed or disconnected (then away,
+// its token valid for the grace window).
+func (h *Host[S, I]) Events(dst []session.Event) []session.Event { return append(dst, h.events...) }
+
 // Stats returns the host's counters.
 func (h *Host[S, I]) Stats() HostStats {
 	st := h.stats
@@ -444,7 +449,12 @@ func (h *Host[S, I]) timers() {
 			c.advise(h.s.target, h.s.maxRate)
 		}
 	}
-	h.events = h.e.Events(h.events[:0]) // the link's events: its state says it all
+	h.events = h.e.Events(h.events[:0])
+	for k := range h.events {
+		if i, ok := h.conns.byName[h.events[k].Peer]; ok {
+			h.events[k].Peer = h.clients[i].peer // the connection, not the record's link name
+		}
+	}
 }
 
 // gather decides every slot's input for frame f and gives it to the core
