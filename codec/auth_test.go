@@ -81,20 +81,20 @@ var token = [TokenLen]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 func authSamples() []sample {
 	big := patternInputs(3000, 9)
 	s := []sample{
-		{"hello", TypeHello, 0, Hello{Seq: 1, Settings: 0xabcdef, Nonce: 42}.Append(nil)},
-		{"hello resume", TypeHello, 0, Hello{Seq: 2, Settings: 1, Nonce: math.MaxUint64, Resume: true, Token: token}.Append(nil)},
-		{"welcome sync", TypeWelcome, 0, Welcome{Seq: 3, Kind: WelcomeSync, Nonce: 42, Token: token, First: 2, Slots: 1, Frame: 1234}.Append(nil)},
-		{"welcome resume", TypeWelcome, 0, Welcome{Seq: 3, Kind: WelcomeResume, Nonce: 42, Token: token, First: 0, Slots: 64, Frame: math.MaxInt32}.Append(nil)},
-		{"welcome reject", TypeWelcome, 0, Welcome{Seq: 4, Kind: WelcomeReject, Nonce: 7}.Append(nil)},
-		{"input marker", TypeAuthInput, 0, AuthInput{Seq: 5, Ack: -1, Start: 77, Slots: 1, Size: 2}.Append(nil)},
-		{"input", TypeAuthInput, 0, AuthInput{Seq: 6, Ack: 70, Start: 75, Frames: 8, Slots: 1, Size: 2, Inputs: heldInputs(8)}.Append(nil)},
-		{"input two slots", TypeAuthInput, 0, AuthInput{Seq: 7, Ack: 3, Start: 0, Frames: 10, Slots: 2, Size: 3, Inputs: patternInputs(60, 4)}.Append(nil)},
-		{"fragment", TypeStateFragment, 0, StateFragment{Seq: 8, Msg: 9, Index: 0, Count: 1, Chunk: []byte{1, 2, 3}}.Append(nil)},
-		{"fragment full", TypeStateFragment, 0, StateFragment{Seq: 8, Msg: math.MaxUint32, Index: 63, Count: 64, Chunk: big[:MaxChunk]}.Append(nil)},
-		{"nack", TypeNack, 0, Nack{Seq: 9, Msg: 12, Missing: 0b1010}.Append(nil)},
-		{"body full", 0, 0, StateBody{Frame: 10, Base: -1, InputAck: 9, Depth: 210, Rate: -20, Players: 2, Size: 2,
+		{name: "hello", t: TypeHello, b: Hello{Seq: 1, Settings: 0xabcdef, Nonce: 42}.Append(nil)},
+		{name: "hello resume", t: TypeHello, b: Hello{Seq: 2, Settings: 1, Nonce: math.MaxUint64, Resume: true, Token: token}.Append(nil)},
+		{name: "welcome sync", t: TypeWelcome, b: Welcome{Seq: 3, Kind: WelcomeSync, Nonce: 42, Token: token, First: 2, Slots: 1, Frame: 1234}.Append(nil)},
+		{name: "welcome resume", t: TypeWelcome, b: Welcome{Seq: 3, Kind: WelcomeResume, Nonce: 42, Token: token, First: 0, Slots: 64, Frame: math.MaxInt32}.Append(nil)},
+		{name: "welcome reject", t: TypeWelcome, b: Welcome{Seq: 4, Kind: WelcomeReject, Nonce: 7}.Append(nil)},
+		{name: "input marker", t: TypeAuthInput, b: AuthInput{Seq: 5, Ack: -1, Start: 77, Slots: 1, Size: 2}.Append(nil)},
+		{name: "input", t: TypeAuthInput, b: AuthInput{Seq: 6, Ack: 70, Start: 75, Frames: 8, Slots: 1, Size: 2, Inputs: heldInputs(8)}.Append(nil)},
+		{name: "input two slots", t: TypeAuthInput, b: AuthInput{Seq: 7, Ack: 3, Start: 0, Frames: 10, Slots: 2, Size: 3, Inputs: patternInputs(60, 4)}.Append(nil)},
+		{name: "fragment", t: TypeStateFragment, b: StateFragment{Seq: 8, Msg: 9, Index: 0, Count: 1, Chunk: []byte{1, 2, 3}}.Append(nil)},
+		{name: "fragment full", t: TypeStateFragment, b: StateFragment{Seq: 8, Msg: math.MaxUint32, Index: 63, Count: 64, Chunk: big[:MaxChunk]}.Append(nil)},
+		{name: "nack", t: TypeNack, b: Nack{Seq: 9, Msg: 12, Missing: 0b1010}.Append(nil)},
+		{name: "body full", t: 0, b: StateBody{Frame: 10, Base: -1, InputAck: 9, Depth: 210, Rate: -20, Players: 2, Size: 2,
 			Inputs: []byte{1, 2, 3, 4}, Checksum: 0xfeed, Delta: big[:700]}.Append(nil)},
-		{"body delta", 0, 0, StateBody{Frame: 11, Base: 10, InputAck: -1, Depth: -5, Rate: MaxRate, Players: 1, Size: 1,
+		{name: "body delta", t: 0, b: StateBody{Frame: 11, Base: 10, InputAck: -1, Depth: -5, Rate: MaxRate, Players: 1, Size: 1,
 			Inputs: []byte{9}, Checksum: 1, Delta: make([]byte, 2048)}.Append(nil)},
 	}
 	return s
