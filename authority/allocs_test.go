@@ -41,3 +41,27 @@ func TestTicksAllocateNothing(t *testing.T) {
 	require.NotZero(t, st.Mismatches)
 	require.NotZero(t, st.Matches)
 }
+
+// Corrected reports a step of the last Update that re-simulated.
+func TestCorrectedFlag(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 8, players: 2, link: local.Link{Latency: 30 * time.Millisecond}})
+	a := c.add("a", ClientConfig{}, func(Frame) uint16 { return 1 })
+	b := c.add("b", ClientConfig{}, mash(2, 3)) // changes: a mispredicts it
+	c.run(3 * time.Second)
+	b.cut = true
+	seen := 0
+	for range 300 {
+		c.clock.Advance(tick)
+		before := a.c.Stats().Mismatches
+		_ = c.h.Advance()
+		_ = b.c.AddLocalInput(0, uint16(c.h.Frame()/3))
+		_ = b.c.Advance()
+		_, err := a.c.Update(tick)
+		require.NoError(t, err)
+		require.Equal(t, a.c.Stats().Mismatches > before, a.c.Corrected())
+		if a.c.Corrected() {
+			seen++
+		}
+	}
+	require.Greater(t, seen, 10)
+}

@@ -101,13 +101,15 @@ type Client[S any, I comparable] struct {
 	bodyIn     []byte
 	delta      []byte
 
-	out   []byte
-	outIn []byte
-	rate  int32
-	depth int32
-	view  presentation[S]
-	stats Stats
-	done  bool
+	out      []byte
+	outIn    []byte
+	rate     int32
+	depth    int32
+	view     presentation[S]
+	fixed    bool // the last Advance (or Update) corrected a misprediction
+	updating bool // inside Update: its steps share one fixed flag
+	stats    Stats
+	done     bool
 }
 
 // NewClient returns a client of cfg.Host over tr that advances S with
@@ -228,6 +230,14 @@ func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
 // transport resumes).
 func (c *Client[S, I]) Events(dst []session.Event) []session.Event { return append(dst, c.events...) }
 
+// Corrected says the last Advance (any step of the last Update) took a
+// host state that differed from
+// the prediction and re-simulated: what the game drew of its predicted
+// entities may jump. Hide the jump in what is drawn, never in the state:
+// feed the difference to a playout.Smoother (a fraction decays per step),
+// or snap for causes that should (a spawn, a teleport).
+func (c *Client[S, I]) Corrected() bool { return c.fixed }
+
 // Synchronized says the client holds its slots and a host state.
 func (c *Client[S, I]) Synchronized() bool { return c.started }
 
@@ -288,6 +298,9 @@ func (c *Client[S, I]) Advance() error {
 	c.e.Clock()
 	c.t = c.e.Time()
 	c.tick++
+	if !c.updating {
+		c.fixed = false
+	}
 	c.receive()
 	if c.l.State() == link.Running {
 		c.e.Tick(c.l)
@@ -511,6 +524,7 @@ func (c *Client[S, I]) reconcile(f Frame) {
 		return
 	}
 	c.stats.Mismatches++
+	c.fixed = true
 	_ = c.ring.Rollback(n)
 	*c.ring.Live() = *host
 	*mine = *host

@@ -118,6 +118,8 @@ func (p *presentation[S]) tick() {
 func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
 	_ = c.view.ts.SetScale(c.TimeScale())
 	n := c.view.ts.Advance(dt)
+	c.fixed, c.updating = false, true
+	defer func() { c.updating = false }()
 	for range n {
 		if err := c.Advance(); err != nil {
 			return 0, err
