@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,11 +42,15 @@ type Server struct {
 	rooms   map[string]*room
 	pending map[int]*room // next=N rooms still filling, by N
 
+	https    []*http.Server // started by Serve
+	nsockets int            // TCP connections accepted by Serve and open
+	sockets  map[netip.Addr]int
+
 	wg sync.WaitGroup // one per admitted request
 
 	stats struct {
 		relayed, refused, rejected, malformed, tooBig, rateLimited,
-		joinTimeouts, slowConsumers, pingTimeouts, roomFull atomic.Uint64
+		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused atomic.Uint64
 	}
 }
 
@@ -64,6 +68,8 @@ type Stats struct {
 	SlowConsumers uint64 // connections dropped for an overflowing send queue
 	PingTimeouts  uint64 // connections closed for not answering a ping
 	RoomFull      uint64 // joins refused because the room was full
+	Sockets       int    // TCP connections open, accepted by Serve
+	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
 }
 
 type room struct {
@@ -87,13 +93,14 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		ids:     make(map[string]*peerConn),
 		rooms:   make(map[string]*room),
 		pending: make(map[int]*room),
+		sockets: make(map[netip.Addr]int),
 	}, nil
 }
 
 // Stats returns a snapshot of the server's state and counters.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
-	st := Stats{Connections: s.active, Rooms: len(s.rooms)}
+	st := Stats{Connections: s.active, Rooms: len(s.rooms), Sockets: s.nsockets}
 	s.mu.Unlock()
 	st.Relayed = s.stats.relayed.Load()
 	st.Refused = s.stats.refused.Load()
@@ -105,6 +112,7 @@ func (s *Server) Stats() Stats {
 	st.SlowConsumers = s.stats.slowConsumers.Load()
 	st.PingTimeouts = s.stats.pingTimeouts.Load()
 	st.RoomFull = s.stats.roomFull.Load()
+	st.AcceptRefused = s.stats.acceptRefused.Load()
 	return st
 }
 
@@ -119,7 +127,11 @@ func (s *Server) Close() error {
 	for c := range s.conns {
 		list = append(list, c)
 	}
+	https := s.https
 	s.mu.Unlock()
+	for _, hs := range https {
+		_ = hs.Close() // the listeners and every connection not upgraded
+	}
 	if first {
 		s.log.Info("signaling server closing", "connections", len(list))
 	}
@@ -198,17 +210,6 @@ func (s *Server) parseRoomRequest(r *http.Request) (roomRequest, error) {
 	}
 	q.next = n
 	return q, nil
-}
-
-func (s *Server) clientAddr(r *http.Request) string {
-	if s.cfg.ClientAddr != nil {
-		return s.cfg.ClientAddr(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, status int, msg string) {
