@@ -22,6 +22,11 @@ const (
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultCloseTimeout    = time.Second
 	DefaultSendQueue       = 64
+	DefaultJoinRate        = 2
+	DefaultJoinBurst       = 20
+	DefaultRoomJoinRate    = 2
+	DefaultRoomJoinBurst   = 16
+	DefaultReplyAllowance  = 16
 
 	DefaultHeaderTimeout  = 10 * time.Second
 	DefaultIdleTimeout    = 30 * time.Second
@@ -41,10 +46,30 @@ type ServerConfig struct {
 	MaxMessageSize int
 	// MessageRate is the messages per second a connection may send on
 	// average, and MessageBurst how many it may send at once (defaults 50
-	// and 100; every message counts, the join too). Exceeding it closes
-	// the connection with CodeRateLimited.
+	// and 100; every message counts, the join, pings and pongs too, but
+	// not the signals ReplyAllowance covers). Exceeding it closes the
+	// connection with CodeRateLimited.
 	MessageRate  int
 	MessageBurst int
+	// JoinRate and JoinBurst bound the join attempts from one client
+	// address (defaults 2 a second, 20 at once), RoomJoinRate and
+	// RoomJoinBurst those into one named room (defaults 2 a second, 16 at
+	// once): over either, the request is refused with HTTP 429
+	// (ErrJoinRateLimited) before the upgrade. Every join makes each
+	// member signal the newcomer, so join/leave churn would otherwise make
+	// members send without bound.
+	JoinRate      int
+	JoinBurst     int
+	RoomJoinRate  int
+	RoomJoinBurst int
+	// ReplyAllowance is how many signals a member may send to a peer free
+	// of its own rate limit after that peer joined its room, or sent it a
+	// signal that was charged (default 16): the offer and candidates a
+	// join causes, the answer and candidates an offer causes, are charged
+	// to whoever caused them. Free signals grant nothing, so two peers
+	// cannot trade them without bound. A signal to a peer that left less
+	// than 10 s ago (it crossed peer-left) uses the allowance too.
+	ReplyAllowance int
 	// MaxConnsPerAddr caps the open connections from one IP address
 	// (default 32); MaxConns caps them in total (default 10000). Over
 	// either, the upgrade is refused with HTTP 429. Serve also counts TCP
@@ -127,6 +152,11 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"MaxConns", &c.MaxConns, DefaultMaxConns},
 		{"SendQueue", &c.SendQueue, DefaultSendQueue},
 		{"MaxHeaderBytes", &c.MaxHeaderBytes, DefaultMaxHeaderBytes},
+		{"JoinRate", &c.JoinRate, DefaultJoinRate},
+		{"JoinBurst", &c.JoinBurst, DefaultJoinBurst},
+		{"RoomJoinRate", &c.RoomJoinRate, DefaultRoomJoinRate},
+		{"RoomJoinBurst", &c.RoomJoinBurst, DefaultRoomJoinBurst},
+		{"ReplyAllowance", &c.ReplyAllowance, DefaultReplyAllowance},
 	}
 	for _, f := range ints {
 		if *f.v < 0 {

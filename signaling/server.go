@@ -42,6 +42,9 @@ type Server struct {
 	rooms   map[string]*room
 	pending map[int]*room // next=N rooms still filling, by N
 
+	addrJoins bucketMap // join attempts per client address
+	roomJoins bucketMap // join attempts per named room
+
 	https    []*http.Server // started by Serve
 	nsockets int            // TCP connections accepted by Serve and open
 	sockets  map[netip.Addr]int
@@ -254,6 +257,14 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address")
 		return
+	case !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" from this address")
+		return
+	case q.name != "" && !s.roomJoins.take(q.name, s.cfg.Now(), s.cfg.RoomJoinRate, s.cfg.RoomJoinBurst):
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" in this room")
+		return
 	}
 	s.active++
 	s.perAddr[addr]++
@@ -309,8 +320,9 @@ type peerConn struct {
 	wg         sync.WaitGroup // writer, pinger, closer
 
 	rateMu sync.Mutex // the bucket: the read loop and the close handshake both read frames
-	tokens float64
-	last   time.Time
+	rate   bucket
+
+	replies map[string]*allowance // free signals to peers, by id, under srv.mu
 }
 
 func newID() string {
@@ -330,8 +342,7 @@ func (s *Server) newConn(addr string, q roomRequest) *peerConn {
 		done:       make(chan struct{}),
 		readCtx:    readCtx,
 		cancelRead: cancelRead,
-		tokens:     float64(s.cfg.MessageBurst),
-		last:       s.cfg.Now(),
+		rate:       bucket{last: s.cfg.Now()},
 	}
 }
 
@@ -391,10 +402,6 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 		if c.killed.Load() {
 			continue // closing: keep reading only to finish the close handshake
 		}
-		if !c.allow() {
-			c.kill(CodeRateLimited, ErrRateLimited)
-			continue
-		}
 		e, err := parseEnvelope(b, fromClient)
 		if err == nil && typ != websocket.MessageText {
 			err = errors.New("binary message: the protocol is JSON text")
@@ -402,6 +409,10 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 		if err == nil && (e.Type == typeJoin) == (c.room == nil) {
 			switch e.Type {
 			case typeJoin:
+				if !c.allow() {
+					c.kill(CodeRateLimited, ErrRateLimited)
+					continue
+				}
 				c.join()
 				joinTimer.Stop()
 			case typeSignal:
@@ -435,16 +446,7 @@ func (c *peerConn) allow() bool {
 	c.rateMu.Lock()
 	defer c.rateMu.Unlock()
 	cfg := &c.srv.cfg
-	now := cfg.Now()
-	if d := now.Sub(c.last); d > 0 {
-		c.tokens = min(float64(cfg.MessageBurst), c.tokens+d.Seconds()*float64(cfg.MessageRate))
-		c.last = now
-	}
-	if c.tokens < 1 {
-		return false
-	}
-	c.tokens--
-	return true
+	return c.rate.take(cfg.Now(), cfg.MessageRate, cfg.MessageBurst)
 }
 
 func mustMarshal(e envelope) []byte {
@@ -494,6 +496,7 @@ func (c *peerConn) join() {
 		Peers: peers, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
 	pj := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerJoined, Peer: c.id})
 	for _, m := range rm.members[:len(rm.members)-1] {
+		m.grant(c.id, s.cfg.ReplyAllowance) // c's arrival makes m offer: c pays
 		m.enqueue(pj)
 	}
 	s.log.Debug("signaling join", "peer", c.id, "room", rm.name, "size", len(rm.members))
@@ -517,18 +520,28 @@ func (s *Server) iceServersFor(id string) []ICEServer {
 }
 
 // relay forwards a signal to its addressee if it is in c's room, and
-// otherwise tells c it was refused.
+// otherwise tells c it was refused. A signal c's allowance to the addressee
+// covers is free; any other is charged to c's rate limit and grants the
+// addressee an allowance to answer c.
 func (c *peerConn) relay(e envelope) {
 	s := c.srv
 	b := appendSignal(make([]byte, 0, signalOverhead+len(e.Payload)), c.id, e.Kind, e.Payload)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	free := c.takeAllowance(e.Peer, s.cfg.Now())
+	if !free && !c.allow() {
+		c.kill(CodeRateLimited, ErrRateLimited)
+		return
+	}
 	to := s.ids[e.Peer]
 	if to == nil || to == c || to.room != c.room {
 		s.stats.refused.Add(1)
 		c.tryEnqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeError, Code: errCodeUnknownPeer,
 			Message: ErrUnknownPeer.Error(), Peer: e.Peer}))
 		return
+	}
+	if !free {
+		to.grant(c.id, s.cfg.ReplyAllowance)
 	}
 	s.stats.relayed.Add(1)
 	to.enqueue(b)
@@ -559,7 +572,9 @@ func (s *Server) leave(c *peerConn) {
 		return
 	}
 	pl := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerLeft, Peer: c.id})
+	now := s.cfg.Now()
 	for _, m := range rm.members {
+		m.peerGone(c.id, now)
 		m.enqueue(pl)
 	}
 }
