@@ -73,8 +73,9 @@ type ServerConfig struct {
 	// MaxConnsPerAddr caps the open connections from one IP address
 	// (default 32); MaxConns caps them in total (default 10000). Over
 	// either, the upgrade is refused with HTTP 429. Serve also counts TCP
-	// connections at accept, before reading anything: one over either cap
-	// gets HTTP 429 and is closed (a TrustedProxies address is not capped
+	// connections at accept, before reading anything: one over MaxConns,
+	// or over MaxConnsPerAddr+8 from its address, gets HTTP 429 and is
+	// closed (a TrustedProxies address is not capped
 	// per address there, since it carries many clients).
 	MaxConnsPerAddr int
 	MaxConns        int
