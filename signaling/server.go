@@ -45,8 +45,9 @@ type Server struct {
 	addrJoins bucketMap // join attempts per client address
 	roomJoins bucketMap // join attempts per named room
 
-	https    []*http.Server // started by Serve
-	nsockets int            // TCP connections accepted by Serve and open
+	routes   map[string]http.Handler // added by Handle
+	https    []*http.Server          // started by Serve
+	nsockets int                     // TCP connections accepted by Serve and open
 	sockets  map[netip.Addr]int
 
 	wg sync.WaitGroup // one per admitted request
@@ -175,8 +176,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	default:
-		http.NotFound(w, r)
+		s.mu.Lock()
+		h := s.routes[p]
+		s.mu.Unlock()
+		if h == nil {
+			h = http.NotFoundHandler()
+		}
+		h.ServeHTTP(w, r)
 	}
+}
+
+// Handle serves h at the exact path beside the server's own routes (a
+// status page of a service run beside it, such as a TURN relay's counts).
+// The server's own paths cannot be taken.
+func (s *Server) Handle(path string, h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if path == "/" || path == "/healthz" || path == "/room" || strings.HasPrefix(path, "/room/") {
+		panic("signaling: Handle: " + path + " is the server's own route")
+	}
+	if s.routes == nil {
+		s.routes = make(map[string]http.Handler)
+	}
+	s.routes[path] = h
 }
 
 // roomRequest is what a join URL asks for: a named room, or next=N.
@@ -314,6 +336,7 @@ type peerConn struct {
 
 	killOnce   sync.Once
 	killed     atomic.Bool
+	killReason string // set by the first kill, read after the read loop
 	readCtx    context.Context
 	cancelRead context.CancelFunc
 	closeTimer *time.Timer
@@ -377,13 +400,36 @@ func (s *Server) serveConn(c *peerConn) {
 	if !c.killed.Load() {
 		_ = ws.CloseNow()
 	}
-	s.leave(c)
+	roomName, left := s.leave(c)
 	close(c.done)
 	c.wg.Wait()
 	if c.closeTimer != nil {
 		c.closeTimer.Stop()
 	}
-	log.Debug("signaling connection closed", "err", end)
+	why := c.killReason
+	if why == "" {
+		why = closeReason(end)
+	}
+	if roomName != "" {
+		log.Info("signaling leave", "room", roomName, "size", left, "reason", why)
+	} else {
+		log.Debug("signaling connection closed before joining", "reason", why)
+	}
+}
+
+// closeReason says in words why a connection the server did not close
+// ended: a normal close is not an error.
+func closeReason(err error) string {
+	switch code := websocket.CloseStatus(err); code {
+	case websocket.StatusNormalClosure:
+		return "closed by the client"
+	case websocket.StatusGoingAway:
+		return "client going away"
+	case -1:
+		return "connection lost: " + err.Error()
+	default:
+		return "closed by the client with " + code.String()
+	}
 }
 
 // readLoop reads and handles messages until the connection ends.
@@ -499,7 +545,11 @@ func (c *peerConn) join() {
 		m.grant(c.id, s.cfg.ReplyAllowance) // c's arrival makes m offer: c pays
 		m.enqueue(pj)
 	}
-	s.log.Debug("signaling join", "peer", c.id, "room", rm.name, "size", len(rm.members))
+	// peers is who c meets: with rollnet's convention each of them offers.
+	s.log.Info("signaling join", "peer", c.id, "addr", c.addr, "room", rm.name, "size", len(rm.members), "peers", peers)
+	if rm.next > 0 && len(rm.members) == rm.cap {
+		s.log.Info("signaling room filled", "room", rm.name, "size", rm.cap)
+	}
 }
 
 // iceServersFor returns the ICE servers for the client with id: the
@@ -547,15 +597,16 @@ func (c *peerConn) relay(e envelope) {
 	to.enqueue(b)
 }
 
-// leave removes c from the server and its room, and tells the room.
-func (s *Server) leave(c *peerConn) {
+// leave removes c from the server and its room, and tells the room. It
+// returns the room c was in ("" if none) and how many are left in it.
+func (s *Server) leave(c *peerConn) (string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
 	delete(s.ids, c.id)
 	rm := c.room
 	if rm == nil {
-		return
+		return "", 0
 	}
 	c.room = nil
 	for i, m := range rm.members {
@@ -569,7 +620,7 @@ func (s *Server) leave(c *peerConn) {
 		if rm.next > 0 && s.pending[rm.next] == rm {
 			delete(s.pending, rm.next)
 		}
-		return
+		return rm.name, 0
 	}
 	pl := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerLeft, Peer: c.id})
 	now := s.cfg.Now()
@@ -577,6 +628,7 @@ func (s *Server) leave(c *peerConn) {
 		m.peerGone(c.id, now)
 		m.enqueue(pl)
 	}
+	return rm.name, len(rm.members)
 }
 
 // enqueue queues b for c without blocking; a full queue drops c.
@@ -620,7 +672,12 @@ func (c *peerConn) kill(code int, reason error) {
 		case CodePingTimeout:
 			s.stats.pingTimeouts.Add(1)
 		}
-		s.log.Info("signaling connection closed", "peer", c.id, "addr", c.addr,
+		c.killReason = "closed by the server: " + reason.Error()
+		lvl := slog.LevelInfo
+		if code == int(websocket.StatusGoingAway) {
+			lvl = slog.LevelDebug // every connection at shutdown
+		}
+		s.log.Log(context.Background(), lvl, "signaling connection closed", "peer", c.id, "addr", c.addr,
 			"code", code, "reason", reason.Error())
 		c.closeTimer = time.AfterFunc(s.cfg.CloseTimeout, c.cancelRead)
 		c.wg.Add(1)
