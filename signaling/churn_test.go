@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -165,4 +167,45 @@ func TestJoinRateLimits(t *testing.T) {
 	for _, as := range []string{"v", "w", "y", "z"} {
 		h.dial("/room?next=2&as=" + as)
 	}
+}
+
+var churnCycles = flag.Int("signal.churn", 300,
+	"join/leave cycles in TestChurnBackToBaseline (the review ran 10,000)")
+
+// TestChurnBackToBaseline: many join/leave cycles beside a room that
+// stays, and the server is back where it started: no connection, room,
+// allowance or goroutine left behind.
+func TestChurnBackToBaseline(t *testing.T) {
+	n := *churnCycles
+	clock := newFakeClock()
+	h := start(t, ServerConfig{JoinBurst: n + 3, RoomJoinBurst: n + 3, Now: clock.Now})
+	a := h.dial("/room/stay")
+	base := runtime.NumGoroutine()
+	for i := range n {
+		x := h.dial("/room/stay")
+		require.Equal(t, Event{Kind: PeerJoined, Peer: x.ID()}, next(t, a))
+		if i%2 == 0 {
+			send(t, a, x.ID(), offer("hello"))
+			require.Equal(t, SignalReceived, next(t, x).Kind)
+		}
+		require.NoError(t, x.Close())
+		require.Equal(t, Event{Kind: PeerLeft, Peer: x.ID()}, next(t, a))
+	}
+	// Past the grace, the next leave forgets the departed peers' allowances.
+	clock.Advance(replyGrace + time.Second)
+	x := h.dial("/room/stay")
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.NoError(t, x.Close())
+	require.Equal(t, PeerLeft, next(t, a).Kind)
+	eventually(t, func() bool { return h.srv.Stats().Connections == 1 }, "churners gone")
+	// +1: require.Eventually runs the condition in a goroutine of its own.
+	eventually(t, func() bool { return runtime.NumGoroutine() <= base+1 }, "goroutines back to baseline")
+	h.srv.mu.Lock()
+	require.Len(t, h.srv.rooms, 1)
+	var allowances int
+	for c := range h.srv.conns {
+		allowances += len(c.replies)
+	}
+	h.srv.mu.Unlock()
+	require.LessOrEqual(t, allowances, 1, "departed peers' allowances are forgotten after the grace")
 }

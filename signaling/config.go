@@ -130,8 +130,10 @@ type ServerConfig struct {
 	// Origin header (Go programs) are always allowed.
 	OriginPatterns []string
 	// ClientAddr returns the address a request counts against for
-	// MaxConnsPerAddr (nil: the host of r.RemoteAddr). Behind a reverse
-	// proxy, return the client address the proxy vouches for.
+	// MaxConnsPerAddr and JoinRate (nil: the host of r.RemoteAddr, or the
+	// address a TrustedProxies proxy vouches for). It overrides
+	// TrustedProxies for that count; Serve's accept-time count still uses
+	// the TCP peer.
 	ClientAddr func(r *http.Request) string
 	// Now is the clock for token expiry and rate limits (nil: time.Now).
 	Now func() time.Time

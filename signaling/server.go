@@ -26,9 +26,11 @@ import (
 //	GET /room?next=N   WebSocket: join the room being filled with the next N joiners
 //
 // Add "token=TOKEN" to the query when the server has a TokenSecret.
-// Serve it with anything that serves an http.Handler: httptest.NewServer,
-// http.Serve on a listener, or an http.Server. Close ends every connection
-// (the http.Server's own Shutdown does not see hijacked WebSockets).
+// Serve and ServeTLS run it on a listener with the accept-time, header and
+// idle limits of its ServerConfig; as an http.Handler (httptest.NewServer,
+// an http.Server of the caller's) those limits are the caller's. Close ends
+// every connection (an http.Server's own Shutdown does not see hijacked
+// WebSockets).
 type Server struct {
 	cfg ServerConfig
 	log *slog.Logger
