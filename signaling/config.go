@@ -22,15 +22,17 @@ const (
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultCloseTimeout    = time.Second
 	DefaultSendQueue       = 64
-	DefaultJoinRate        = 2
-	DefaultJoinBurst       = 20
-	DefaultRoomJoinRate    = 2
-	DefaultRoomJoinBurst   = 16
-	DefaultReplyAllowance  = 16
 
-	DefaultHeaderTimeout  = 10 * time.Second
-	DefaultIdleTimeout    = 30 * time.Second
-	DefaultMaxHeaderBytes = 8 << 10
+	// Joins per client address and per named room: a player reconnecting,
+	// or a LAN party behind one NAT, is well inside; a join/leave loop is not.
+	DefaultJoinRate, DefaultJoinBurst         = 2, 20
+	DefaultRoomJoinRate, DefaultRoomJoinBurst = 2, 16
+	// An offer and its candidates, or an answer and its candidates.
+	DefaultReplyAllowance = 16
+
+	// The http.Server that Serve runs.
+	DefaultHeaderTimeout, DefaultIdleTimeout = 10 * time.Second, 30 * time.Second
+	DefaultMaxHeaderBytes                    = 8 << 10
 
 	DefaultTURNCredentialTTL = time.Hour
 )
