@@ -57,7 +57,9 @@ type ServerConfig struct {
 	// address (defaults 2 a second, 20 at once), RoomJoinRate and
 	// RoomJoinBurst those into one named room (defaults 2 a second, 16 at
 	// once): over either, the request is refused with HTTP 429
-	// (ErrJoinRateLimited) before the upgrade. Every join makes each
+	// (ErrJoinRateLimited) before the upgrade. A loopback client address
+	// (tests, the demo, a local proxy not in TrustedProxies) has no
+	// per-address join limit; a remote peer cannot send from one. Every join makes each
 	// member signal the newcomer, so join/leave churn would otherwise make
 	// members send without bound.
 	JoinRate      int
