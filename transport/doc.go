@@ -22,6 +22,12 @@
 //     ignore. Send to a peer never known, the zero Peer included, is
 //     ErrUnknownPeer; to a peer whose connection has gone, ErrPeerGone (or,
 //     until the transport learns of it, nil).
+//   - Receive is fair between peers: each sender's datagrams wait in their
+//     own share of the receive queue and Receive takes them round robin, so
+//     a peer sending far more than the others fills only its own share and
+//     cannot delay or crowd out another peer's datagrams.
+//   - A Transport that implements Expecter drops datagrams from peers the
+//     session has not named before they take a receive-queue slot.
 //   - After Close, Send and Receive return ErrClosed, before any other
 //     check. Close is idempotent (every call returns nil) and releases every
 //     goroutine the transport started; datagrams still waiting are dropped.
