@@ -242,6 +242,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	p.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
 	p.block = make([]byte, codec.MaxFrames*players*ic.size)
 	p.outStat = make([]codec.PeerStatus, players)
+	p.ep.ExpectPeers()
 	return p, nil
 }
 
@@ -306,6 +307,7 @@ func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
 		return netError(err)
 	}
 	p.initLink(l)
+	p.ep.ExpectPeers()
 	return nil
 }
 

@@ -98,6 +98,7 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 	s.hist = newHistory(512, cfg.Players, s.size)
 	s.inBuf = make([]byte, codec.MaxFrames*cfg.Players*s.size)
 	s.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
+	s.ep.ExpectPeers()
 	return s, nil
 }
 

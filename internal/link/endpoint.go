@@ -453,3 +453,20 @@ func (e *Endpoint) Close() {
 
 // Unknown counts datagrams dropped because their sender has no link here.
 func (e *Endpoint) Unknown() uint64 { return e.unknown }
+
+// ExpectPeers tells the transport, if it implements transport.Expecter,
+// that the peers of this endpoint's links are the only ones it expects,
+// so datagrams from anyone else are dropped before they take a receive
+// slot. Call it once the links are added and whenever they change; it
+// allocates.
+func (e *Endpoint) ExpectPeers() {
+	x, ok := e.tr.(transport.Expecter)
+	if !ok {
+		return
+	}
+	peers := make([]transport.Peer, len(e.links))
+	for i, l := range e.links {
+		peers[i] = l.Peer
+	}
+	x.Expect(peers...)
+}
