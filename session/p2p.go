@@ -217,6 +217,10 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	}
 	_, hi := core.acceptWindow()
 	p.maxPred = int(hi) - p.delay
+	// How far a peer may honestly claim to run ahead or behind: the
+	// prediction window, the input delay both ways, and a second of
+	// flight. A quality report claiming more is forged.
+	p.ep.SetMaxAdvantage(int32(p.maxPred + 2*p.delay + n.FrameRate))
 	histFrames := 256
 	for histFrames < 4*(p.capacity+p.delay+p.maxPred) {
 		histFrames *= 2
@@ -532,12 +536,17 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 			l.Malformed()
 			return
 		}
-		if Frame(m.Ack) > l.Sent {
+		if Frame(m.Ack) > l.Sent || Frame(m.Ack) < Frame(p.delay)-1 {
 			l.Malformed() // an ack of frames never sent
 			return
 		}
-		p.ep.Heard(l)
-		l.Acked = max(l.Acked, Frame(m.Ack))
+		if !p.ep.Accept(l, m.Seq) {
+			return
+		}
+		// The newest ack to arrive stands, even below the one before: a
+		// forged ack lasts until the peer's next packet (an older one
+		// arriving late only makes us send a few frames again).
+		l.Acked = Frame(m.Ack)
 	case codec.TypeChecksum:
 		p.ep.RemoteChecksum(l, &p.checks, b)
 	default:
@@ -549,12 +558,15 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	m := codec.Input{Size: p.size}
 	if _, err := codec.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.Mask ||
-		Frame(m.Ack) > p.newest || (p.multi && len(m.Status) != p.players) {
+		Frame(m.Ack) > p.newest || Frame(m.Ack) < Frame(p.delay)-1 || (p.multi && len(m.Status) != p.players) {
 		l.Malformed()
 		return
 	}
-	p.ep.Heard(l)
-	l.Acked = max(l.Acked, Frame(m.Ack))
+	if !p.ep.Accept(l, m.Seq) {
+		return
+	}
+	l.Acked = Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
+
 	// Inputs: take the frames that extend what was heard, up to the core's
 	// window.
 	first := bits.TrailingZeros64(l.Mask)

@@ -213,7 +213,9 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 		l.Malformed()
 		return
 	}
-	s.ep.Heard(l)
+	if !s.ep.Accept(l, m.Seq) {
+		return
+	}
 	s.ackDue = true
 	stride := s.players * s.size
 	limit := s.core.Frame() + Frame(s.hist.mask)

@@ -58,11 +58,13 @@ func (e *Endpoint) RemoteChecksum(l *Link, own *Checks, b []byte) {
 		return
 	}
 	f := Frame(m.Frame)
-	if own.Interval <= 0 || int(f)%own.Interval != 0 || !l.Plausible(m.Seq) {
+	if own.Interval <= 0 || int(f)%own.Interval != 0 {
 		l.malformed++
 		return
 	}
-	e.Heard(l)
+	if !e.Accept(l, m.Seq) {
+		return
+	}
 	r := &l.checks[int(f/Frame(own.Interval))%checkRing]
 	if r.frame == f && r.done {
 		return // a repeat of a report already compared

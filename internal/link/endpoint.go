@@ -39,6 +39,7 @@ type Endpoint struct {
 	unknown  uint64
 	failErr  error
 	closed   bool
+	maxAdv   int32
 }
 
 // NewEndpoint returns an endpoint over tr with settings n, whose handshake
@@ -53,8 +54,14 @@ func NewEndpoint(tr transport.Transport, n Settings, protocol uint16) Endpoint {
 		out:      make([]byte, 0, codec.MaxPacket),
 		in:       make([]byte, transport.MaxDatagram),
 		events:   NewEventQueue(256),
+		maxAdv:   1<<20 - 1,
 	}
 }
+
+// SetMaxAdvantage bounds the frame advantage a peer's quality report may
+// claim: a report beyond ±n frames (more than the owner's window allows,
+// so forged) is dropped as malformed. The default is 2^20-1.
+func (e *Endpoint) SetMaxAdvantage(n int32) { e.maxAdv = n }
 
 // AddLink adds l; a *ConfigError for a peer that is this endpoint, empty
 // or already linked.
@@ -194,25 +201,60 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 	}
 }
 
-// seqWindow is how far ahead of the newest sequence number a valid packet
-// may move it: forged packets with random sequence numbers rarely land in
-// it, so they cannot make the peer's real packets look old.
+// seqWindow is how far from the anchor (the sequence number of the newest
+// packet that proved it came from the peer) a plausible packet's sequence
+// number may be: forged packets with random sequence numbers land in it
+// one time in 32, and cannot move the anchor.
 const seqWindow = 1024
 
-// Plausible reports whether seq is near the newest sequence number heard
-// from l: what a packet must show before it may change much (a checksum
-// report, a disconnect notice).
+// Plausible reports whether seq is near the anchor of l: what every packet
+// from a running peer must show before it may change anything. Only
+// packets that prove they come from the peer (a handshake reply echoing
+// our nonce, a quality reply echoing one of our pings) move the anchor, so
+// forged packets, even plausible ones, cannot make the peer's real
+// packets look implausible.
 func (l *Link) Plausible(seq uint16) bool {
 	d := int16(seq - l.lastSeq)
 	return l.seqValid && d > -seqWindow && d <= seqWindow
 }
 
-// Heard notes a valid packet from l (the one Receive returned last): the
-// peer is alive, and its sequence number advances.
+// Accept is the rule every handler applies to a running peer's packet once
+// its content proved valid and before it acts on it: a packet whose
+// sequence number is not Plausible is counted malformed and refused
+// (false); otherwise the peer is alive (Heard) and Accept returns true.
+func (e *Endpoint) Accept(l *Link, seq uint16) bool {
+	if !l.Plausible(seq) {
+		l.malformed++
+		return false
+	}
+	if d := int16(seq - l.newestSeq); d > 0 {
+		l.newestSeq = seq
+	}
+	e.alive(l)
+	return true
+}
+
+// Heard is Accept for the packet Receive returned last, its answer
+// ignored: prefer Accept, whose answer says whether to act on the packet.
 func (e *Endpoint) Heard(l *Link) {
-	if seq := binary.LittleEndian.Uint16(e.in[1:3]); !l.seqValid || (int16(seq-l.lastSeq) > 0 && int16(seq-l.lastSeq) <= seqWindow) {
+	e.Accept(l, binary.LittleEndian.Uint16(e.in[1:3]))
+}
+
+// authentic notes a packet that proved it comes from l: its sequence
+// number becomes the anchor if newer.
+func (e *Endpoint) authentic(l *Link, seq uint16) {
+	first := !l.seqValid
+	if first || int16(seq-l.lastSeq) > 0 {
 		l.lastSeq, l.seqValid = seq, true
 	}
+	if first || int16(seq-l.newestSeq) > 0 {
+		l.newestSeq = seq
+	}
+	e.alive(l)
+}
+
+// alive notes that l was heard now.
+func (e *Endpoint) alive(l *Link) {
 	l.lastRecv = e.t
 	if l.interrupt {
 		l.interrupt = false
@@ -254,7 +296,7 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 		case m.Settings != l.Expect:
 			e.fail(l, ReasonSettings)
 		default:
-			e.Heard(l)
+			e.alive(l)
 		}
 	case codec.TypeSyncReply:
 		m, _, err := codec.ParseSyncReply(b)
@@ -273,7 +315,7 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 			e.fail(l, ReasonSettings)
 			return false
 		}
-		e.Heard(l)
+		e.authentic(l, m.Seq)
 		l.rounds++
 		l.nonce = 0
 		if l.rounds >= e.net.Rounds {
@@ -313,11 +355,15 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 			l.malformed++
 			return true
 		}
-		e.Heard(l)
-		if m.FrameAdvantage > -1<<20 && m.FrameAdvantage < 1<<20 {
-			l.remoteAdv = m.FrameAdvantage
-			l.remotes.add(m.FrameAdvantage, e.net.Window)
+		if m.FrameAdvantage < -e.maxAdv || m.FrameAdvantage > e.maxAdv {
+			l.malformed++ // more than the window allows
+			return true
 		}
+		if !e.Accept(l, m.Seq) {
+			return true
+		}
+		l.remoteAdv = m.FrameAdvantage
+		l.remotes.add(m.FrameAdvantage, e.net.Window)
 		r := codec.QualityReply{Seq: l.seq, Pong: m.Ping}
 		e.Send(l, r.Append(e.out[:0]))
 	case codec.TypeQualityReply:
@@ -326,36 +372,37 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 			l.malformed++
 			return true
 		}
-		e.Heard(l)
-		now := uint64(e.t) + 1
-		if m.Pong <= l.lastPing || m.Pong > now {
-			return true // replayed or forged
+		i := l.ping(m.Pong)
+		if i < 0 {
+			return true // replayed, answered already, too late or forged
 		}
-		l.lastPing = m.Pong
-		rtt := int64(now - m.Pong)
+		l.pings[i] = 0
+		e.authentic(l, m.Seq)
+		rtt := int64(uint64(e.t) + 1 - m.Pong)
 		if l.rtt == 0 {
 			l.rtt = rtt
 		} else {
 			l.rtt += (rtt - l.rtt) / 4
 		}
 	case codec.TypeKeepAlive:
-		if _, _, err := codec.ParseKeepAlive(b); err != nil {
+		m, _, err := codec.ParseKeepAlive(b)
+		if err != nil {
 			l.malformed++
 			return true
 		}
-		e.Heard(l)
+		e.Accept(l, m.Seq)
 	case codec.TypeDisconnect:
 		m, _, err := codec.ParseDisconnect(b)
 		if err != nil {
 			l.malformed++
 			return true
 		}
-		// Only a notice just after the newest packet counts (a replayed one
-		// is old, a forged one must guess the sequence), and only if the
-		// peer then stays silent (a forged one cannot silence it): the
-		// peer is dropped after twice the keep-alive instead of the
-		// timeout.
-		if d := int16(m.Seq - l.lastSeq); l.state == Running && l.seqValid && d > 0 && d <= 16 && !l.leaving {
+		// Only a plausible notice just after the newest packet counts (a
+		// replayed one is old, a forged one must guess the sequence), and
+		// only if the peer then stays silent (a forged one cannot silence
+		// it): the peer is dropped after twice the keep-alive instead of
+		// the timeout.
+		if d := int16(m.Seq - l.newestSeq); l.state == Running && l.Plausible(m.Seq) && d > 0 && d <= 16 && !l.leaving {
 			l.leaving, l.leaveAt = true, e.t
 		}
 	default:
@@ -427,6 +474,8 @@ func (e *Endpoint) KeepAlive(l *Link, adv int32) {
 	if e.t-l.lastQual >= e.net.Quality {
 		l.lastQual = e.t
 		m := codec.QualityReport{Seq: l.seq, FrameAdvantage: adv, Ping: uint64(e.t) + 1}
+		l.pings[l.pingNext] = m.Ping
+		l.pingNext = (l.pingNext + 1) % pingRing
 		e.Send(l, m.Append(e.out[:0]))
 	}
 	if e.t-l.lastSend >= e.net.KeepAlive {

@@ -17,6 +17,12 @@ const (
 	Failed                    // handshake failed (settings, protocol, timeout)
 )
 
+// pingRing is how many unanswered quality-report pings a link remembers: a
+// reply must echo one of them exactly (a timestamp to the nanosecond, which
+// only the peer that received the report can know), so the last pingRing
+// reports, 3.2 s at the default interval, can still be answered.
+const pingRing = 16
+
 // SyncReplyBudget is how many handshake replies a peer gets per SyncRetry
 // period: a flood of requests gets bounded replies.
 const SyncReplyBudget = 8
@@ -89,8 +95,9 @@ type Link struct {
 	budget    int
 	budgetAt  int64
 	seq       uint16 // next sequence number to send
-	lastSeq   uint16 // newest received
-	seqValid  bool
+	lastSeq   uint16 // the anchor: sequence number of the newest packet that proved it came from the peer
+	seqValid  bool   // an anchor is set
+	newestSeq uint16 // newest plausible sequence number heard
 	lastRecv  int64
 	lastSend  int64
 	lastQual  int64
@@ -100,7 +107,8 @@ type Link struct {
 
 	// time sync
 	rtt       int64
-	lastPing  uint64
+	pings     [pingRing]uint64 // pings sent and not answered yet (0: none)
+	pingNext  int
 	remoteAdv int32
 	locals    advWindow
 	remotes   advWindow
@@ -127,6 +135,16 @@ func New(peer transport.Peer) *Link {
 	return l
 }
 
+// ping returns the index of ping among the unanswered pings, or -1.
+func (l *Link) ping(ping uint64) int {
+	for i, p := range l.pings {
+		if p == ping && p != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
 // Index is the link's position in its endpoint's Links.
 func (l *Link) Index() int { return l.index }
 
@@ -145,8 +163,9 @@ func (l *Link) RTT() int64 { return l.rtt }
 func (l *Link) Malformed() { l.malformed++ }
 
 // MarkSynchronized puts a link in the Running state as if its handshake
-// had completed: for tests that feed an endpoint packets directly.
-func (l *Link) MarkSynchronized() { l.state, l.syncEver = Running, true }
+// had completed, with sequence number 0 as its anchor: for tests that feed
+// an endpoint packets directly.
+func (l *Link) MarkSynchronized() { l.state, l.syncEver, l.seqValid = Running, true, true }
 
 // AddLocalAdvantage records adv, this end's frame advantage over the peer
 // as the owner estimates it this frame, into a window of size samples.
@@ -203,7 +222,9 @@ type PeerStats struct {
 	PacketsSent, PacketsReceived              uint64
 	BytesSent, BytesReceived                  uint64
 	// Malformed counts packets from the peer dropped because they did not
-	// decode or made claims that cannot be true (acks of frames never sent).
+	// decode or made claims that cannot be true (acks of frames never sent,
+	// a frame advantage the window does not allow, a sequence number far
+	// from the peer's: forged).
 	Malformed uint64
 	// ChecksumsCompared counts the confirmed frames whose checksum both
 	// this session and the peer computed and compared here (one every
