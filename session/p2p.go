@@ -547,6 +547,9 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 		// forged ack lasts until the peer's next packet (an older one
 		// arriving late only makes us send a few frames again).
 		l.Acked = Frame(m.Ack)
+		if m.HasChecksum {
+			p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
+		}
 	case codec.TypeChecksum:
 		p.ep.RemoteChecksum(l, &p.checks, b)
 	default:
@@ -566,6 +569,9 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 		return
 	}
 	l.Acked = Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
+	if m.HasChecksum {
+		p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
+	}
 
 	// Inputs: take the frames that extend what was heard, up to the core's
 	// window.
@@ -721,7 +727,7 @@ func (p *P2P[S, I]) checksums() {
 		f := p.checks.Next
 		p.checks.Next += Frame(p.checks.Interval)
 		if sum, err := p.core.ChecksumAt(f); err == nil {
-			p.ep.LocalChecksum(&p.checks, f, sum)
+			p.ep.RecordChecksum(&p.checks, f, sum)
 		}
 	}
 }
@@ -773,10 +779,6 @@ func (p *P2P[S, I]) flush() {
 				p.sendSpectator(l)
 			}
 		}
-		p.ep.RepeatChecksum(l, &p.checks)
-		if p.ep.QualityDue(l) && p.checks.Newest() != NoFrame {
-			p.ep.SendChecksum(l, &p.checks)
-		}
 		p.ep.KeepAlive(l, l.LocalAdv)
 	}
 }
@@ -817,8 +819,12 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	p.sendInput(l, &m, stride)
 }
 
-// sendInput sends m, shortened until it fits a packet.
+// sendInput sends m, shortened until it fits a packet, with the checksum
+// l is owed.
 func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) {
+	if f, sum, ok := p.ep.CarriedChecksum(l, &p.checks); ok {
+		m.HasChecksum, m.CheckFrame, m.Checksum = true, int32(f), sum
+	}
 	for {
 		m.Inputs = p.block[:m.Frames*stride]
 		err := m.Check()
@@ -831,8 +837,15 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) {
 		m.Frames = m.Frames * 3 / 4
 	}
 	e := m.Start + int32(m.Frames) - 1
+	fresh := NoFrame
+	if m.Frames > 0 && Frame(e) > l.Sent {
+		fresh = Frame(e)
+	}
 	l.Sent = max(l.Sent, Frame(e))
 	p.ep.Send(l, m.Append(p.ep.Buffer()))
+	if m.HasChecksum {
+		p.ep.CarriedChecksumSent(l, fresh)
+	}
 }
 
 // sendSpectator sends spectator link l every confirmed frame it has not

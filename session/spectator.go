@@ -152,7 +152,7 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 			f := s.checks.Next
 			s.checks.Next += Frame(s.checks.Interval)
 			if sum, err := s.core.ChecksumAt(f); err == nil {
-				s.ep.LocalChecksum(&s.checks, f, sum)
+				s.ep.RecordChecksum(&s.checks, f, sum)
 			}
 		}
 	}
@@ -217,6 +217,9 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 		return
 	}
 	s.ackDue = true
+	if m.HasChecksum {
+		s.ep.ReceivedChecksum(l, &s.checks, Frame(m.CheckFrame), m.Checksum)
+	}
 	stride := s.players * s.size
 	limit := s.core.Frame() + Frame(s.hist.mask)
 	var in I
@@ -247,13 +250,14 @@ func (s *Spectator[S, I]) flush() {
 	if l.State() != link.Running {
 		return
 	}
-	if s.ackDue || s.recv != s.ackSent {
+	// Our checksums ride on the acks, on the first three after each.
+	f, sum, check := s.ep.RepeatedChecksum(l, &s.checks)
+	if s.ackDue || s.recv != s.ackSent || check {
 		s.ackDue = false
 		s.ackSent = s.recv
-		m := codec.InputAck{Seq: l.Seq(), Ack: int32(s.recv)}
+		m := codec.InputAck{Seq: l.Seq(), Ack: int32(s.recv), HasChecksum: check, CheckFrame: int32(f), Checksum: sum}
 		s.ep.Send(l, m.Append(s.ep.Buffer()))
 	}
-	s.ep.RepeatChecksum(l, &s.checks)
 	s.ep.KeepAlive(l, 0)
 }
 

@@ -221,8 +221,16 @@ func (l *Link) Plausible(seq uint16) bool {
 // Accept is the rule every handler applies to a running peer's packet once
 // its content proved valid and before it acts on it: a packet whose
 // sequence number is not Plausible is counted malformed and refused
-// (false); otherwise the peer is alive (Heard) and Accept returns true.
+// (false); otherwise the peer is alive (Heard) and Accept returns true. On
+// a link with no anchor yet (one that skipped the handshake), the packet
+// becomes the anchor.
 func (e *Endpoint) Accept(l *Link, seq uint16) bool {
+	if !l.seqValid {
+		// No anchor yet: a link its owner runs without the handshake
+		// (MarkSynchronized before any packet). The first packet anchors.
+		e.authentic(l, seq)
+		return true
+	}
 	if !l.Plausible(seq) {
 		l.malformed++
 		return false
@@ -484,8 +492,13 @@ func (e *Endpoint) KeepAlive(l *Link, adv int32) {
 	}
 }
 
-// Close sends every running link a disconnect notice. Calling it again
-// does nothing.
+// disconnectNotices is how many disconnect notices Close sends each peer,
+// back to back: one lost costs the peer the whole timeout.
+const disconnectNotices = 3
+
+// Close sends every running link a disconnect notice, three times (each
+// with the next sequence number, so any one that arrives counts). Calling
+// it again does nothing.
 func (e *Endpoint) Close() {
 	if e.closed {
 		return
@@ -493,8 +506,10 @@ func (e *Endpoint) Close() {
 	e.Clock()
 	for _, l := range e.links {
 		if l.state == Running {
-			m := codec.Disconnect{Seq: l.seq}
-			e.Send(l, m.Append(e.out[:0]))
+			for range disconnectNotices {
+				m := codec.Disconnect{Seq: l.seq}
+				e.Send(l, m.Append(e.out[:0]))
+			}
 		}
 	}
 	e.closed = true

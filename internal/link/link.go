@@ -54,6 +54,7 @@ type checkEntry struct {
 	frame Frame
 	sum   uint32
 	done  bool // a peer's report: compared with ours already
+	same  bool // and equal to ours
 }
 
 const checkRing = 32
@@ -117,6 +118,13 @@ type Link struct {
 	checks     [checkRing]checkEntry
 	desyncAt   Frame
 	checkAgain int
+	agreedAt   Frame // newest frame compared equal
+
+	// the checksum our messages carry to it until it acknowledges them
+	carried    Frame // frame of the checksum being carried, NoFrame none
+	carriedEnd Frame // newest frame of the first message that carried it, NoFrame until one had frames
+	carriedN   int   // how many messages carried it
+	carryAgain int   // for count-based carriage: how many more messages carry it
 
 	// counters
 	pktsSent, pktsRecv, bytesSent, bytesRecv, malformed uint64
@@ -128,7 +136,8 @@ type Link struct {
 
 // New returns a link to peer, in the Syncing state.
 func New(peer transport.Peer) *Link {
-	l := &Link{Peer: peer, Acked: NoFrame, Sent: NoFrame, desyncAt: NoFrame, budget: SyncReplyBudget}
+	l := &Link{Peer: peer, Acked: NoFrame, Sent: NoFrame, desyncAt: NoFrame, agreedAt: NoFrame,
+		carried: NoFrame, carriedEnd: NoFrame, budget: SyncReplyBudget}
 	for i := range l.checks {
 		l.checks[i].frame = NoFrame
 	}
