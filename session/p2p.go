@@ -888,9 +888,16 @@ func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) { return p
 // Each Poll spends one.
 func (p *P2P[S, I]) WaitRecommendation() int { return p.wait }
 
-// State returns the live state: read it to draw; write it only before the
-// first frame (the initial state, the same on every peer).
+// State returns the live state: read it to draw. Set the initial state
+// with SetInitialState (writing through State before the first frame does
+// the same).
 func (p *P2P[S, I]) State() *S { return p.core.State() }
+
+// SetInitialState sets the state frame 0 starts from (the zero S unless
+// set). Every player and spectator of the match must set the same one, so
+// their simulations agree from the first frame. It returns ErrStarted once
+// the first frame was simulated.
+func (p *P2P[S, I]) SetInitialState(s S) error { return setInitial(p.core, s) }
 
 // Frame returns the frame the next AdvanceFrame simulates.
 func (p *P2P[S, I]) Frame() Frame { return p.core.Frame() }

@@ -267,8 +267,25 @@ func (s *Spectator[S, I]) Events(dst []Event) []Event { return s.ep.Events(dst) 
 // PeerStats returns the network statistics of the host.
 func (s *Spectator[S, I]) PeerStats() PeerStats { return linkStats(s.host) }
 
-// State returns the live state (read it; never write it).
+// State returns the live state: read it to draw. Set the initial state
+// with SetInitialState (writing through State before the first frame does
+// the same).
 func (s *Spectator[S, I]) State() *S { return s.core.State() }
+
+// SetInitialState sets the state frame 0 starts from: the players' initial
+// state (see P2P.SetInitialState), or the spectator disagrees with them
+// from the first frame. It returns ErrStarted once the first frame was
+// simulated.
+func (s *Spectator[S, I]) SetInitialState(st S) error { return setInitial(s.core, st) }
+
+// setInitial writes core's state before its first frame.
+func setInitial[S any, I comparable](core *Session[S, I], s S) error {
+	if core.started {
+		return ErrStarted
+	}
+	*core.State() = s
+	return nil
+}
 
 // Frame returns the frame the next simulated step is for.
 func (s *Spectator[S, I]) Frame() Frame { return s.core.Frame() }
