@@ -760,8 +760,13 @@ func (p *P2P[S, I]) timeSync() {
 	if n := p.ep.Settings(); int(best+0.5) >= n.MinWait {
 		p.wait = min(int(best+0.5), n.FrameRate)
 		p.ep.Push(Event{Kind: EventWaitRecommended, Frames: p.wait})
+		tick := int64(1e9) / int64(n.FrameRate)
 		for _, l := range p.ep.Links()[:p.nPlayers] {
 			l.ResetAdvantages()
+			// Reports the peer sent before it saw this wait describe the
+			// lead it waits out (issue 19 defect 2): count only those
+			// after the wait, our next inputs' flight and the report's.
+			l.DiscardRemoteUntil(p.ep.Time() + int64(p.wait+1)*tick + l.RTT())
 		}
 	}
 }

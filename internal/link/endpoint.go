@@ -324,6 +324,9 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 			return false
 		}
 		e.authentic(l, m.Seq)
+		// The handshake's round trips seed the estimate, before any
+		// quality report (whose reply a stalled peer may read late).
+		l.sampleRTT(max(e.t-l.syncSent, 1))
 		l.rounds++
 		l.nonce = 0
 		if l.rounds >= e.net.Rounds {
@@ -371,7 +374,9 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 			return true
 		}
 		l.remoteAdv = m.FrameAdvantage
-		l.remotes.add(m.FrameAdvantage, e.net.Window)
+		if e.t >= l.remoteAt {
+			l.remotes.add(m.FrameAdvantage, e.net.Window)
+		}
 		r := codec.QualityReply{Seq: l.seq, Pong: m.Ping}
 		e.Send(l, r.Append(e.out[:0]))
 	case codec.TypeQualityReply:
@@ -386,12 +391,7 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 		}
 		l.pings[i] = 0
 		e.authentic(l, m.Seq)
-		rtt := int64(uint64(e.t) + 1 - m.Pong)
-		if l.rtt == 0 {
-			l.rtt = rtt
-		} else {
-			l.rtt += (rtt - l.rtt) / 4
-		}
+		l.sampleRTT(max(int64(uint64(e.t)+1-m.Pong), 1))
 	case codec.TypeKeepAlive:
 		m, _, err := codec.ParseKeepAlive(b)
 		if err != nil {

@@ -111,6 +111,7 @@ type Link struct {
 	pings     [pingRing]uint64 // pings sent and not answered yet (0: none)
 	pingNext  int
 	remoteAdv int32
+	remoteAt  int64 // remote advantage samples received before this are stale
 	locals    advWindow
 	remotes   advWindow
 
@@ -154,6 +155,20 @@ func (l *Link) ping(ping uint64) int {
 	return -1
 }
 
+// sampleRTT smooths a round-trip sample into l's estimate. A sample more
+// than twice the estimate counts as twice it: a reply the peer's stalled
+// loop (a pause, a hitch) read late says little of the network, and would
+// skew time sync for seconds.
+func (l *Link) sampleRTT(rtt int64) {
+	switch {
+	case l.rtt == 0:
+		l.rtt = rtt
+	default:
+		rtt = min(rtt, 2*l.rtt)
+		l.rtt += (rtt - l.rtt) / 4
+	}
+}
+
 // Index is the link's position in its endpoint's Links.
 func (l *Link) Index() int { return l.index }
 
@@ -193,6 +208,13 @@ func (l *Link) Advantages(minLocal int) (local, remote float64, ok bool) {
 	}
 	return l.locals.mean(), l.remotes.mean(), true
 }
+
+// DiscardRemoteUntil makes the peer's frame-advantage reports received
+// before t (endpoint time, ns) count for nothing: after a wait, the reports
+// the peer sent before it saw us wait describe the old lead. A report
+// reflects our wait once our inputs after it reached the peer and its
+// report came back: t = end of the wait + the round trip.
+func (l *Link) DiscardRemoteUntil(t int64) { l.remoteAt = t }
 
 // ResetAdvantages forgets the frame-advantage samples (after a wait was
 // recommended, the old ones describe the old lead).
