@@ -250,7 +250,10 @@ func TestRelayTotalCapHoldsUnderConcurrentAllocations(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, int32(capacity), ok.Load())
 	require.Equal(t, capacity, r.Stats().Allocations)
-	require.Equal(t, uint64(clients-capacity), r.Stats().CapRefused)
+	// A client whose refusal came late may retransmit its request (pion
+	// retries a transaction it has no answer to), and each copy is refused
+	// and counted: at least one refusal per client over the cap.
+	require.GreaterOrEqual(t, r.Stats().CapRefused, uint64(clients-capacity))
 }
 
 // One address cannot take the relay with credentials from many joins.
