@@ -102,6 +102,7 @@ type P2P[S any, I comparable] struct {
 	running bool
 	wait    int
 	checks  link.Checks
+	rec     *Recorder[S, I] // SetRecorder's, or nil
 
 	inBuf   []byte
 	inStat  []codec.PeerStatus
@@ -444,6 +445,7 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		}
 	}
 	p.checksums()
+	p.rec.recordConfirmed(p.core)
 	if len(p.archive) > 0 {
 		p.archiveConfirmed()
 	}

@@ -95,9 +95,9 @@ type RecordConfig struct {
 // (when the writer does not); the writer sees a write per block of 64
 // frames. A Recorder is not safe for concurrent use.
 //
-// P2P sessions and spectators record through their Config's Record
-// field; an authoritative host, or any loop of its own, calls Record with
-// each frame's confirmed inputs and the state after the frame.
+// P2P sessions and spectators record themselves once given a recorder
+// (SetRecorder); an authoritative host, or any loop of its own, calls
+// Record with each frame's confirmed inputs and the state after the frame.
 type Recorder[S any, I comparable] struct {
 	w       *bufio.Writer
 	players int
@@ -113,6 +113,7 @@ type Recorder[S any, I comparable] struct {
 	states []byte   // with States: the open block's checkpoint states
 	stateN int      // state size
 	out    []byte   // a chunk being built
+	args   []I      // a frame's inputs, for sessions recording themselves
 	// A chunk's kind and length, and its CRC: here rather than on the
 	// stack, since the writer's Write may keep what it is given.
 	head [1 + binary.MaxVarintLen64]byte
@@ -159,6 +160,7 @@ func NewRecorder[S any, I comparable](w io.Writer, cfg RecordConfig, initial *S)
 		inputs:  make([]byte, 0, recordBlock*cfg.Players*ic.size),
 		sums:    make([]uint32, 0, recordBlock),
 		stateN:  stateN,
+		args:    make([]I, cfg.Players),
 		out:     make([]byte, 0, codec.MaxPacket+8+4*recordBlock+16),
 	}
 	if cfg.States {

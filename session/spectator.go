@@ -49,6 +49,7 @@ type Spectator[S any, I comparable] struct {
 	ackDue  bool
 	running bool
 	checks  link.Checks
+	rec     *Recorder[S, I] // SetRecorder's, or nil
 	inBuf   []byte
 	inStat  []codec.PeerStatus
 }
@@ -145,6 +146,7 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 		if err := s.core.Step(); err != nil {
 			return err
 		}
+		s.rec.recordConfirmed(s.core)
 	}
 	if s.checks.Interval > 0 {
 		for s.checks.Next <= s.core.Frame()-1 {
