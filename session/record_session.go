@@ -13,7 +13,7 @@ func (p *P2P[S, I]) SetRecorder(r *Recorder[S, I]) error {
 	if err := canRecord(r, p.core, p.players); err != nil {
 		return err
 	}
-	p.rec = r
+	p.rec.rec = r
 	return nil
 }
 
@@ -23,7 +23,7 @@ func (s *Spectator[S, I]) SetRecorder(r *Recorder[S, I]) error {
 	if err := canRecord(r, s.core, s.players); err != nil {
 		return err
 	}
-	s.rec = r
+	s.rec.rec = r
 	return nil
 }
 

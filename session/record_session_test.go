@@ -81,19 +81,23 @@ func TestSetRecorderRefuses(t *testing.T) {
 	require.ErrorIs(t, c.nodes[0].p.SetRecorder(r2), ErrArgument, "too late: frames were simulated")
 }
 
-// Recording a session's confirmed frames as they come allocates nothing.
+// Recording a session's confirmed frames as they come, and keeping the
+// states of checksummed ones, allocates nothing.
 func TestAllocsRecordConfirmed(t *testing.T) {
 	skipUnderRace(t)
 	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2})
 	r, err := NewRecorder[world, uint16](io.Discard, RecordConfig{Players: 2}, s.State())
 	require.NoError(t, err)
+	k, err := newKeeper[world](16)
+	require.NoError(t, err)
+	rec := recording[world, uint16]{rec: r, keep: k}
 	allocs := testing.AllocsPerRun(2000, func() {
 		_ = s.AddLocalInput(0, uint16(s.Frame()/7))
 		_ = s.AddLocalInput(1, uint16(s.Frame()/3))
 		if err := s.Step(); err != nil {
 			panic(err)
 		}
-		r.recordConfirmed(s)
+		rec.confirmed(s, 10)
 	})
 	require.Zero(t, allocs)
 	require.Greater(t, int(r.Frame()), 2000)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,5 +28,21 @@ func FuzzReplay(f *testing.F) {
 			return
 		}
 		require.LessOrEqual(t, p.Checked(), int(p.Frame()))
+	})
+}
+
+// FuzzReadState: a state file from a peer is bytes like any other.
+func FuzzReadState(f *testing.F) {
+	var buf bytes.Buffer
+	w := world{Frame: 3}
+	require.NoError(f, WriteState(&buf, 99, &w))
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:20])
+	f.Fuzz(func(t *testing.T, file []byte) {
+		_, s, err := ReadState[world](bytes.NewReader(file))
+		if err != nil {
+			require.True(t, isRecordErr(err), "%v", err)
+			require.Nil(t, s)
+		}
 	})
 }
