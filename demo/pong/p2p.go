@@ -89,6 +89,8 @@ type netMatch struct {
 	waits   int  // ticks skipped on a wait recommendation
 	rb      rate
 	lastRPS float64
+
+	dbg *debugging // -record and desync forensics (record.go)
 }
 
 // newNetMatch starts the session over an open connection.
@@ -128,7 +130,11 @@ func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options
 		return nil, fmt.Errorf("pong: session: %w", err)
 	}
 	*p.State() = NewState(o.seed)
-	return &netMatch{matchLog: newMatchLog(o, now), p: p, peer: peer, side: side}, nil
+	dbg, err := debugTo(p, o, side)
+	if err != nil {
+		return nil, err
+	}
+	return &netMatch{matchLog: newMatchLog(o, now), p: p, peer: peer, side: side, dbg: dbg}, nil
 }
 
 func (m *netMatch) Side() int     { return m.side }
@@ -200,6 +206,7 @@ func (m *netMatch) drain() {
 			m.gone = true
 		case session.EventDesyncDetected:
 			m.desyncDetected(e, "remote")
+			m.dbg.desync(m.p, e)
 		}
 	}
 }
@@ -306,6 +313,7 @@ func (m *netMatch) Report() report {
 		Watchers:  m.spectators,
 	}
 	m.fillReport(&r, ps)
+	r.Forensics = m.dbg.forensics()
 	if m.c != nil && m.c.imp != nil {
 		r.Impair = fmt.Sprintf("%s on what this side sends (%d dropped)", m.o.impair.String(), m.c.imp.lost())
 	}
@@ -324,4 +332,4 @@ func (m *netMatch) Report() report {
 	return r
 }
 
-func (m *netMatch) Close() error { return m.closed(m.p.Close()) }
+func (m *netMatch) Close() error { return errors.Join(m.closed(m.p.Close()), m.dbg.close()) }
