@@ -100,20 +100,22 @@ func SimulateCloud(madd func(x, y, z float64) float64) func(*Cloud, []uint8, ses
 
 // bounce reflects b off the walls of the unit box.
 func (c *Cloud) bounce(b *Body) {
-	if b.X < 0 {
-		b.X, b.VX = -b.X, -b.VX*0.9
-		c.Bumps++
-	} else if b.X > 1 {
-		b.X, b.VX = 2-b.X, -b.VX*0.9
-		c.Bumps++
+	c.Bumps += wall(&b.X, &b.VX) + wall(&b.Y, &b.VY)
+}
+
+// wall reflects a position on one axis (and its velocity, losing a tenth)
+// off 0 and 1, and returns 1 if it bounced.
+func wall(x, v *float64) int32 {
+	switch {
+	case *x < 0:
+		*x = -*x
+	case *x > 1:
+		*x = 2 - *x
+	default:
+		return 0
 	}
-	if b.Y < 0 {
-		b.Y, b.VY = -b.Y, -b.VY*0.9
-		c.Bumps++
-	} else if b.Y > 1 {
-		b.Y, b.VY = 2-b.Y, -b.VY*0.9
-		c.Bumps++
-	}
+	*v = -*v * 0.9
+	return 1
 }
 
 // CloudPilots steers the ships with a script of the frame number: bursts
