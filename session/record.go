@@ -202,7 +202,7 @@ func (r *Recorder[S, I]) Record(inputs []I, state *S) error {
 		return r.err
 	}
 	if len(inputs) != r.players || state == nil {
-		return fmt.Errorf("%w: %d inputs for %d players", ErrArgument, len(inputs), r.players)
+		return fmt.Errorf("%w: %d inputs for %d players, or a nil state", ErrArgument, len(inputs), r.players)
 	}
 	for i := range inputs {
 		r.inputs = r.codecAppend(r.inputs, &inputs[i])
