@@ -97,4 +97,12 @@
 // checksum and names the first frame that differs (and, when states were
 // recorded, the fields, see rollback.Diff). Damaged, cut or foreign files
 // are errors (ErrRecordCorrupt, ErrRecordTruncated, ErrRecordSettings).
+// P2P sessions and spectators record themselves (SetRecorder).
+//
+// # Desync forensics
+//
+// KeepStates (a debug mode) keeps the states of a session's last
+// checksummed frames, so that the frame of an EventDesyncDetected can be
+// examined: WriteState and ReadState carry it to the other peer's machine
+// and DescribeDesync names the fields that differ (see forensics.go).
 package session
