@@ -281,10 +281,12 @@ func (r *Recorder[S, I]) writeBlock() {
 // checksums sums of their checkpoints.
 func (r *Recorder[S, I]) writeInputs(start Frame, n int, in []byte, sums []uint32) {
 	msg := codec.Input{Ack: -1, Start: int32(start), Frames: n, Players: ^uint64(0) >> (64 - r.players), Size: r.size, Inputs: in}
-	out := binary.AppendUvarint(r.out[:0], uint64(msg.Len()))
-	l := len(out)
-	out = msg.Append(out)
-	if len(out) == l { // more than a codec message holds: halve
+	// The message's length goes before it, as a uvarint of at most two
+	// bytes (a message is at most codec.MaxPacket): encode after two
+	// bytes of room, then close the gap if one byte was enough, rather
+	// than run the encoder twice (Len, then Append).
+	out := msg.Append(r.out[:2])
+	if len(out) == 2 { // more than a codec message holds: halve
 		h := n / 2
 		k := checkpoints(start, h, r.every)
 		stride := r.players * r.size
@@ -292,10 +294,15 @@ func (r *Recorder[S, I]) writeInputs(start Frame, n int, in []byte, sums []uint3
 		r.writeInputs(start+Frame(h), n-h, in[h*stride:], sums[k:])
 		return
 	}
+	if l := len(out) - 2; l < 0x80 {
+		out[1] = byte(l)
+		out = out[1:]
+	} else {
+		out[0], out[1] = byte(l)|0x80, byte(l>>7)
+	}
 	for _, s := range sums {
 		out = binary.LittleEndian.AppendUint32(out, s)
 	}
-	r.out = out
 	r.writeChunk(chunkInputs, out, nil)
 }
 
