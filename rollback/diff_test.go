@@ -132,3 +132,28 @@ func TestDiffBytesRefuses(t *testing.T) {
 	fields, _, _ := DiffBytes(reflect.TypeFor[[4]uint8](), []byte{1, 2, 3, 4}, []byte{1, 2, 0, 4}, -1)
 	require.Equal(t, "[4]uint8[2]: 3 vs 0", fields[0].String())
 }
+
+// FuzzDiffBytes: any bytes of the right length diff without a panic, a
+// state never differs from itself, and the count is symmetric.
+func FuzzDiffBytes(f *testing.F) {
+	var a, b Court
+	b.Ball.VX, b.Paddles[1].Hit, b.Grid[1][0] = 1.5, true, -3
+	f.Add(BytesOf(&a), BytesOf(&b))
+	t := reflect.TypeFor[Court]()
+	f.Fuzz(func(tt *testing.T, x, y []byte) {
+		n := int(t.Size())
+		if len(x) < n || len(y) < n {
+			_, _, err := DiffBytes(t, x, y, -1)
+			require.ErrorIs(tt, err, ErrSize)
+			return
+		}
+		x, y = x[:n], y[:n]
+		fxy, nxy, err := DiffBytes(t, x, y, 3)
+		require.NoError(tt, err)
+		_, nyx, _ := DiffBytes(t, y, x, 0)
+		require.Equal(tt, nxy, nyx)
+		require.Len(tt, fxy, min(nxy, 3))
+		_, self, _ := DiffBytes(t, x, x, -1)
+		require.Zero(tt, self)
+	})
+}
