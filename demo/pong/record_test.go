@@ -40,7 +40,6 @@ func replayDemo(t *testing.T, file string) (int, string) {
 // state corrupted is reported at that frame with the field; a file cut
 // short or not a recording is refused.
 func TestRecordReplay(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir()) // the desync's state files
 	dir := t.TempDir()
 	file := playRecorded(t, dir, "match.rnr", 0)
 	code, out := replayDemo(t, file)
@@ -69,7 +68,6 @@ func TestRecordReplay(t *testing.T) {
 // writes its state of the frame, and each finds the other's on this
 // machine.
 func TestDesyncForensics(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
 	m := newMirror(t, 9, local.Link{Latency: 20 * time.Millisecond}, 3)
 	m.a.o.inject = 300
 	for m.a.p.Frame() < 600 || m.b.p.Frame() < 600 {
