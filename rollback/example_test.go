@@ -71,3 +71,26 @@ func ExampleNewBytes() {
 	// Output:
 	// abc 1
 }
+
+// Two peers' states of the same frame differ: Diff names the fields.
+func ExampleDiff() {
+	type Ball struct{ X, VX int32 }
+	type World struct {
+		Frame int32
+		Ball  Ball
+		Score [2]uint8
+		_     [2]byte
+	}
+	here := World{Frame: 600, Ball: Ball{X: 120, VX: 3}, Score: [2]uint8{4, 2}}
+	peer := here
+	peer.Ball.VX, peer.Ball.X, peer.Score[1] = 4, 121, 3
+
+	fields, total, err := rollback.Diff(&here, &peer, 1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %s here, %s at the peer; %d other fields differ\n",
+		fields[0].Path, fields[0].A, fields[0].B, total-1)
+	// Output:
+	// World.Ball.X: 120 here, 121 at the peer; 2 other fields differ
+}

@@ -34,10 +34,14 @@ func CheckType(t reflect.Type) error {
 	}
 	// Field types first, over the whole type, then layout: a string
 	// field is the error to report, not the padding its alignment causes.
-	if err := checkType(t, t, root, false); err != nil {
+	if err := walk(t, root, 0, func(ft reflect.Type, path string, _ uintptr) (bool, error) {
+		return true, checkKind(t, ft, path)
+	}); err != nil {
 		return err
 	}
-	if err := checkType(t, t, root, true); err != nil {
+	if err := walk(t, root, 0, func(ft reflect.Type, path string, _ uintptr) (bool, error) {
+		return true, checkPadding(t, ft, path)
+	}); err != nil {
 		return err
 	}
 	if t.Size() == 0 {
@@ -46,42 +50,55 @@ func CheckType(t reflect.Type) error {
 	return nil
 }
 
-// checkType walks t. Without layout it checks kinds; with layout (run only
-// once every kind is known to be allowed) it checks for padding.
-func checkType(root, t reflect.Type, path string, layout bool) error {
+// walk calls visit for t (at path and offset off) and then, depth first,
+// for everything inside it: every struct field, with path+"."+Name and its
+// offset, and an array's element type, once, with path+"[]" at the array's
+// offset. It goes inside an array or struct only when visit returns true,
+// and stops at visit's first error. Checked even when an array's length is
+// 0: a [0]string is still a declaration of intent CheckType refuses.
+//
+// CheckType and Diff both walk with it, so a TypeError and a FieldDiff
+// name a field by the same path.
+func walk(t reflect.Type, path string, off uintptr, visit func(t reflect.Type, path string, off uintptr) (descend bool, err error)) error {
+	descend, err := visit(t, path, off)
+	if err != nil || !descend {
+		return err
+	}
 	switch t.Kind() {
+	case reflect.Array:
+		return walk(t.Elem(), path+"[]", off, visit)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if err := walk(f.Type, path+"."+f.Name, off+f.Offset, visit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scalar reports whether k is one of the fixed-width kinds a state is
+// made of.
+func scalar(k reflect.Kind) bool {
+	switch k {
 	case reflect.Bool,
 		reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64,
 		reflect.Complex64, reflect.Complex128:
+		return true
+	}
+	return false
+}
+
+// checkKind refuses t, found at path inside root, unless it is a scalar,
+// an array or a struct.
+func checkKind(root, t reflect.Type, path string) error {
+	switch k := t.Kind(); {
+	case scalar(k), k == reflect.Array, k == reflect.Struct:
 		return nil
-	case reflect.Array:
-		// Checked even when the length is 0: a [0]string is still a
-		// declaration of intent we refuse.
-		return checkType(root, t.Elem(), path+"[]", layout)
-	case reflect.Struct:
-		var next uintptr // offset just past the previous field
-		for i := range t.NumField() {
-			f := t.Field(i)
-			fpath := path + "." + f.Name
-			if layout && f.Offset != next {
-				return &TypeError{Type: root, Path: fpath, Reason: fmt.Sprintf(
-					"%d bytes of compiler padding before this field are not allowed (add an explicit `_ [%d]byte` field)",
-					f.Offset-next, f.Offset-next)}
-			}
-			if err := checkType(root, f.Type, fpath, layout); err != nil {
-				return err
-			}
-			next = f.Offset + f.Type.Size()
-		}
-		if layout && next != t.Size() {
-			return &TypeError{Type: root, Path: path, Reason: fmt.Sprintf(
-				"%d bytes of compiler padding at the end of the struct are not allowed (add an explicit `_ [%d]byte` field)",
-				t.Size()-next, t.Size()-next)}
-		}
-		return nil
-	case reflect.Int, reflect.Uint, reflect.Uintptr:
+	case k == reflect.Int, k == reflect.Uint, k == reflect.Uintptr:
 		return &TypeError{Type: root, Path: path, Reason: t.String() +
 			" is not allowed (its width depends on the platform; use a fixed-width type such as int32 or int64)"}
 	default:
@@ -89,4 +106,29 @@ func checkType(root, t reflect.Type, path string, layout bool) error {
 		// strings, channels, funcs, interfaces.
 		return &TypeError{Type: root, Path: path, Reason: t.String() + " is not allowed"}
 	}
+}
+
+// checkPadding refuses a struct t, found at path inside root, with
+// compiler padding between its fields or at its end (run only once every
+// kind is known to be allowed).
+func checkPadding(root, t reflect.Type, path string) error {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var next uintptr // offset just past the previous field
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Offset != next {
+			return &TypeError{Type: root, Path: path + "." + f.Name, Reason: fmt.Sprintf(
+				"%d bytes of compiler padding before this field are not allowed (add an explicit `_ [%d]byte` field)",
+				f.Offset-next, f.Offset-next)}
+		}
+		next = f.Offset + f.Type.Size()
+	}
+	if next != t.Size() {
+		return &TypeError{Type: root, Path: path, Reason: fmt.Sprintf(
+			"%d bytes of compiler padding at the end of the struct are not allowed (add an explicit `_ [%d]byte` field)",
+			t.Size()-next, t.Size()-next)}
+	}
+	return nil
 }

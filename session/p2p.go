@@ -102,6 +102,7 @@ type P2P[S any, I comparable] struct {
 	running bool
 	wait    int
 	checks  link.Checks
+	rec     recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
 
 	inBuf   []byte
 	inStat  []codec.PeerStatus
@@ -450,6 +451,7 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		}
 	}
 	p.checksums()
+	p.rec.confirmed(p.core, p.checks.Interval)
 	if len(p.archive) > 0 {
 		p.archiveConfirmed()
 	}

@@ -49,6 +49,7 @@ type Spectator[S any, I comparable] struct {
 	ackDue  bool
 	running bool
 	checks  link.Checks
+	rec     recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
 	inBuf   []byte
 	inStat  []codec.PeerStatus
 }
@@ -146,6 +147,7 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 		if err := s.core.Step(); err != nil {
 			return err
 		}
+		s.rec.confirmed(s.core, s.checks.Interval)
 	}
 	if s.checks.Interval > 0 {
 		for s.checks.Next <= s.core.Frame()-1 {

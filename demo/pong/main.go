@@ -37,6 +37,8 @@ type options struct {
 	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
 	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
 	name     string // the player's name, shown to the opponent and spectators
+	record   string // -record: the file this side records its match into (record.go)
+	replay   string // -replay: the recording to play back instead of a match
 
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.
@@ -78,6 +80,8 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.BoolVar(&o.offline, "offline", false, "no network: play a bot in this process")
 	fs.DurationVar(&o.timeout, "timeout", 0, "give up waiting for the opponent after `duration` (0: 2m with -signal, 20s otherwise)")
 	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt one side's state at frame `F` (the opponent process's; this one's with -signal) to see a desync caught")
+	fs.StringVar(&o.record, "record", "", "record this side's match into `FILE` (replay it with -replay)")
+	fs.StringVar(&o.replay, "replay", "", "play the match recorded in `FILE` back (headless: check it at full speed) and report ok or the first difference")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
 	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
@@ -297,6 +301,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // dispatch runs the mode the options ask for.
 func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	if o.replay != "" {
+		return runReplay(ctx, o, stdout, stderr)
+	}
 	if o.spectate && o.signal != "" {
 		return runSpectateRoom(ctx, o, stdout, stderr)
 	}

@@ -29,7 +29,7 @@ func demo(t *testing.T, timeout time.Duration, args ...string) (string, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "TMPDIR="+t.TempDir()) // a desync's state files (record.go)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, ctx.Err(), "the demo ran over %v:\n%s", timeout, out)
 	if err != nil {

@@ -36,6 +36,7 @@ type mirror struct {
 
 func newMirror(t *testing.T, seed uint64, link local.Link, delay int) *mirror {
 	t.Helper()
+	t.Setenv("TMPDIR", t.TempDir()) // where a desync's state files go (record.go)
 	clock := local.NewClock(time.Unix(1_700_000_000, 0))
 	nw, err := local.NewNetwork(local.Config{Seed: seed, Now: clock.Now, Link: link})
 	require.NoError(t, err)

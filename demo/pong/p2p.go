@@ -105,6 +105,8 @@ type netMatch struct {
 	waits   int  // ticks skipped on a wait recommendation
 	rb      rate
 	lastRPS float64
+
+	dbg *debugging // -record and desync forensics (record.go)
 }
 
 // greetWithin bounds the exchange of names before a match; a peer that
@@ -155,7 +157,11 @@ func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options
 		return nil, fmt.Errorf("pong: session: %w", err)
 	}
 	*p.State() = NewState(o.seed)
-	m := &netMatch{matchLog: newMatchLog(o, now), p: p, tr: t, peer: peer, side: side, buf: make([]byte, 0, helloMax)}
+	dbg, err := debugTo(p, o, side)
+	if err != nil {
+		return nil, err
+	}
+	m := &netMatch{matchLog: newMatchLog(o, now), p: p, tr: t, peer: peer, side: side, buf: make([]byte, 0, helloMax), dbg: dbg}
 	m.names[side] = o.name
 	return m, nil
 }
@@ -236,6 +242,7 @@ func (m *netMatch) drain() {
 			m.gone = true
 		case session.EventDesyncDetected:
 			m.desyncDetected(e, "remote")
+			m.dbg.desync(m.p, e)
 		}
 	}
 }
@@ -361,6 +368,7 @@ func (m *netMatch) Report() report {
 	}
 	m.fillReport(&r, ps)
 	r.Impair = m.impairNote()
+	r.Forensics = m.dbg.forensics()
 	switch {
 	case m.start.IsZero() && m.err != nil:
 		r.Err = m.err.Error()
@@ -376,4 +384,4 @@ func (m *netMatch) Report() report {
 	return r
 }
 
-func (m *netMatch) Close() error { return m.closed(m.p.Close()) }
+func (m *netMatch) Close() error { return errors.Join(m.closed(m.p.Close()), m.dbg.close()) }

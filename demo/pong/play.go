@@ -45,6 +45,7 @@ type report struct {
 	Score     [2]uint8
 	Wins      [2]uint8
 	First     int32    // first frame found to differ, when Desyncs > 0
+	Forensics string   // where the states of the first desync parted (record.go)
 	Impair    string   // the -impair line, if any
 	Watchers  []string // spectators' news, in order: joined during the match, refused, failed, left
 	Err       string   // why the match ended early, if it did
@@ -78,6 +79,9 @@ func (r report) print(out io.Writer) {
 	}
 	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
 	fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
+	if r.Forensics != "" {
+		fmt.Fprintf(w, "  desync forensics    %s\n", r.Forensics)
+	}
 	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
 	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
 	fmt.Fprintf(w, "  round trip          game loop %s (a packet waits for each loop's tick)\n", fmtRTT(r.LoopRTT))

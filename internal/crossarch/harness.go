@@ -1,0 +1,89 @@
+package crossarch
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rollnet/rollnet/session"
+)
+
+// Match is a scripted match: a simulation, its initial state and players
+// whose inputs depend only on the state and the frame (bots), so the
+// recording is the same on every run.
+type Match[S any, I comparable] struct {
+	Name     string // the recording's file name, without extension
+	Settings uint64 // the game's settings hash, recorded and checked
+	Players  int
+	Frames   int
+	Initial  S
+	Simulate func(s *S, inputs []I, frame session.Frame)
+	// Inputs fills every player's input for frame, from the state before it.
+	Inputs func(s *S, frame session.Frame, inputs []I)
+}
+
+// Record plays m and writes its recording to w, with states, so that a
+// replay that differs names the fields.
+func Record[S any, I comparable](w io.Writer, m Match[S, I]) error {
+	s := m.Initial
+	r, err := session.NewRecorder[S, I](w, session.RecordConfig{Players: m.Players, Settings: m.Settings, States: true}, &s)
+	if err != nil {
+		return err
+	}
+	in := make([]I, m.Players)
+	for f := range session.Frame(m.Frames) {
+		m.Inputs(&s, f, in)
+		m.Simulate(&s, in, f)
+		if err := r.Record(in, &s); err != nil {
+			return err
+		}
+	}
+	return r.Close()
+}
+
+// Replay replays a recording of m with simulate (m.Simulate if nil) and
+// returns the frames replayed and the checksums that matched, and the
+// replay's error (a *session.ReplayMismatchError when it differs).
+func Replay[S any, I comparable](r io.Reader, m Match[S, I], simulate func(*S, []I, session.Frame)) (frames, checked int, err error) {
+	if simulate == nil {
+		simulate = m.Simulate
+	}
+	p, err := session.NewReplayer[S, I](r, session.ReplayConfig{Settings: m.Settings, Players: m.Players}, simulate)
+	if err != nil {
+		return 0, 0, err
+	}
+	err = p.Run()
+	return int(p.Frame()), p.Checked(), err
+}
+
+// Mode is what the environment asks of a cross-architecture test.
+type Mode struct {
+	Record string // ROLLNET_CROSSARCH_RECORD: the directory to record into
+	Replay string // ROLLNET_CROSSARCH_REPLAY: the directory to replay from
+}
+
+// ModeFromEnv reads the mode from the environment.
+func ModeFromEnv() Mode {
+	return Mode{Record: os.Getenv("ROLLNET_CROSSARCH_RECORD"), Replay: os.Getenv("ROLLNET_CROSSARCH_REPLAY")}
+}
+
+// Recording returns the recording of m the mode asks to replay: recorded
+// now and written to the record directory (record mode), read from the
+// replay directory (replay mode), or recorded now in memory.
+func Recording[S any, I comparable](mode Mode, m Match[S, I]) ([]byte, error) {
+	if mode.Replay != "" {
+		return os.ReadFile(filepath.Join(mode.Replay, m.Name+".rnr"))
+	}
+	var buf bytes.Buffer
+	if err := Record(&buf, m); err != nil {
+		return nil, fmt.Errorf("record %s: %w", m.Name, err)
+	}
+	if mode.Record != "" {
+		if err := os.WriteFile(filepath.Join(mode.Record, m.Name+".rnr"), buf.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}

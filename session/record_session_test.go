@@ -1,0 +1,105 @@
+package session
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
+)
+
+// Three players on a lossy, jittery, reordering link and a spectator all
+// record the match; every recording replays cleanly, and the four agree
+// on every frame they all hold: a recording is the match, whoever made
+// it.
+func TestRecordP2PAndSpectator(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 3, spectators: 1, seed: 21, mash: 0.1,
+		link: local.Link{Latency: 60 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.03, Reorder: 0.03},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}})
+	files := make([]*bytes.Buffer, len(c.nodes))
+	recs := make([]*Recorder[p2pWorld, uint16], len(c.nodes))
+	for i, n := range c.nodes {
+		files[i] = &bytes.Buffer{}
+		var err error
+		var w p2pWorld
+		recs[i], err = NewRecorder[p2pWorld, uint16](files[i], RecordConfig{Players: 3, States: i == 1}, &w)
+		require.NoError(t, err)
+		if n.p != nil {
+			require.NoError(t, n.p.SetRecorder(recs[i]))
+		} else {
+			require.NoError(t, n.s.SetRecorder(recs[i]))
+		}
+	}
+	c.frames(900, 60*time.Second)
+	for _, r := range recs {
+		require.NoError(t, r.Close())
+	}
+
+	reps := make([]*Replayer[p2pWorld, uint16], len(files))
+	common := Frame(1 << 30)
+	for i, f := range files {
+		p, err := NewReplayer[p2pWorld, uint16](bytes.NewReader(f.Bytes()), ReplayConfig{Players: 3}, simP2P)
+		require.NoError(t, err)
+		reps[i] = p
+		require.Greater(t, int(recs[i].Frame()), 400, "%s recorded", c.nodes[i].name)
+		common = min(common, recs[i].Frame())
+	}
+	for f := range common {
+		var want uint32
+		for i, p := range reps {
+			require.NoError(t, p.Step(), "%s frame %d", c.nodes[i].name, f)
+			sum := checksumOf(p.State())
+			if i == 0 {
+				want = sum
+			}
+			require.Equal(t, want, sum, "%s frame %d", c.nodes[i].name, f)
+		}
+	}
+	for i, p := range reps {
+		require.NoError(t, p.Run(), c.nodes[i].name)
+		require.Equal(t, int(recs[i].Frame()), p.Checked())
+	}
+	t.Logf("recorded frames: p0 %d, p1 %d, p2 %d, spectator %d; %d bytes each for p0",
+		recs[0].Frame(), recs[1].Frame(), recs[2].Frame(), recs[3].Frame(), files[0].Len())
+}
+
+func checksumOf(w *p2pWorld) uint32 { return rollback.Checksum(bytesOf(w)) }
+
+func TestSetRecorderRefuses(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 2, seed: 3, cfg: Config[uint16]{InputDelay: 1}})
+	var w p2pWorld
+	r3, err := NewRecorder[p2pWorld, uint16](io.Discard, RecordConfig{Players: 3}, &w)
+	require.NoError(t, err)
+	require.ErrorIs(t, c.nodes[0].p.SetRecorder(r3), ErrArgument)
+	require.NoError(t, c.nodes[0].p.SetRecorder(nil))
+	c.frames(10, 10*time.Second)
+	r2, err := NewRecorder[p2pWorld, uint16](io.Discard, RecordConfig{Players: 2}, &w)
+	require.NoError(t, err)
+	require.ErrorIs(t, c.nodes[0].p.SetRecorder(r2), ErrArgument, "too late: frames were simulated")
+}
+
+// Recording a session's confirmed frames as they come, and keeping the
+// states of checksummed ones, allocates nothing.
+func TestAllocsRecordConfirmed(t *testing.T) {
+	skipUnderRace(t)
+	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2})
+	r, err := NewRecorder[world, uint16](io.Discard, RecordConfig{Players: 2}, s.State())
+	require.NoError(t, err)
+	k, err := newKeeper[world](16)
+	require.NoError(t, err)
+	rec := recording[world, uint16]{rec: r, keep: k}
+	allocs := testing.AllocsPerRun(2000, func() {
+		_ = s.AddLocalInput(0, uint16(s.Frame()/7))
+		_ = s.AddLocalInput(1, uint16(s.Frame()/3))
+		if err := s.Step(); err != nil {
+			panic(err)
+		}
+		rec.confirmed(s, 10)
+	})
+	require.Zero(t, allocs)
+	require.Greater(t, int(r.Frame()), 2000)
+	require.NoError(t, r.Close())
+}
