@@ -34,6 +34,7 @@ var defaultPackages = []string{
 	"./codec/",
 	"./transport/local/",
 	"./playout/",
+	"./demo/pong/",
 	"./bench/",
 }
 
