@@ -217,6 +217,10 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	}
 	_, hi := core.acceptWindow()
 	p.maxPred = int(hi) - p.delay
+	// How far a peer may honestly claim to run ahead or behind: the
+	// prediction window, the input delay both ways, and a second of
+	// flight. A quality report claiming more is forged.
+	p.ep.SetMaxAdvantage(int32(p.maxPred + 2*p.delay + n.FrameRate))
 	histFrames := 256
 	for histFrames < 4*(p.capacity+p.delay+p.maxPred) {
 		histFrames *= 2
@@ -242,6 +246,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	p.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
 	p.block = make([]byte, codec.MaxFrames*players*ic.size)
 	p.outStat = make([]codec.PeerStatus, players)
+	p.ep.ExpectPeers()
 	return p, nil
 }
 
@@ -306,6 +311,7 @@ func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
 		return netError(err)
 	}
 	p.initLink(l)
+	p.ep.ExpectPeers()
 	return nil
 }
 
@@ -530,12 +536,20 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 			l.Malformed()
 			return
 		}
-		if Frame(m.Ack) > l.Sent {
+		if Frame(m.Ack) > l.Sent || Frame(m.Ack) < Frame(p.delay)-1 {
 			l.Malformed() // an ack of frames never sent
 			return
 		}
-		p.ep.Heard(l)
-		l.Acked = max(l.Acked, Frame(m.Ack))
+		if !p.ep.Accept(l, m.Seq) {
+			return
+		}
+		// The newest ack to arrive stands, even below the one before: a
+		// forged ack lasts until the peer's next packet (an older one
+		// arriving late only makes us send a few frames again).
+		l.Acked = Frame(m.Ack)
+		if m.HasChecksum {
+			p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
+		}
 	case codec.TypeChecksum:
 		p.ep.RemoteChecksum(l, &p.checks, b)
 	default:
@@ -547,12 +561,18 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	m := codec.Input{Size: p.size}
 	if _, err := codec.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.Mask ||
-		Frame(m.Ack) > p.newest || (p.multi && len(m.Status) != p.players) {
+		Frame(m.Ack) > p.newest || Frame(m.Ack) < Frame(p.delay)-1 || (p.multi && len(m.Status) != p.players) {
 		l.Malformed()
 		return
 	}
-	p.ep.Heard(l)
-	l.Acked = max(l.Acked, Frame(m.Ack))
+	if !p.ep.Accept(l, m.Seq) {
+		return
+	}
+	l.Acked = Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
+	if m.HasChecksum {
+		p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
+	}
+
 	// Inputs: take the frames that extend what was heard, up to the core's
 	// window.
 	first := bits.TrailingZeros64(l.Mask)
@@ -707,7 +727,7 @@ func (p *P2P[S, I]) checksums() {
 		f := p.checks.Next
 		p.checks.Next += Frame(p.checks.Interval)
 		if sum, err := p.core.ChecksumAt(f); err == nil {
-			p.ep.LocalChecksum(&p.checks, f, sum)
+			p.ep.RecordChecksum(&p.checks, f, sum)
 		}
 	}
 }
@@ -740,8 +760,13 @@ func (p *P2P[S, I]) timeSync() {
 	if n := p.ep.Settings(); int(best+0.5) >= n.MinWait {
 		p.wait = min(int(best+0.5), n.FrameRate)
 		p.ep.Push(Event{Kind: EventWaitRecommended, Frames: p.wait})
+		tick := int64(1e9) / int64(n.FrameRate)
 		for _, l := range p.ep.Links()[:p.nPlayers] {
 			l.ResetAdvantages()
+			// Reports the peer sent before it saw this wait describe the
+			// lead it waits out (issue 19 defect 2): count only those
+			// after the wait, our next inputs' flight and the report's.
+			l.DiscardRemoteUntil(p.ep.Time() + int64(p.wait+1)*tick + l.RTT())
 		}
 	}
 }
@@ -758,10 +783,6 @@ func (p *P2P[S, I]) flush() {
 			} else {
 				p.sendSpectator(l)
 			}
-		}
-		p.ep.RepeatChecksum(l, &p.checks)
-		if p.ep.QualityDue(l) && p.checks.Newest() != NoFrame {
-			p.ep.SendChecksum(l, &p.checks)
 		}
 		p.ep.KeepAlive(l, l.LocalAdv)
 	}
@@ -803,8 +824,12 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	p.sendInput(l, &m, stride)
 }
 
-// sendInput sends m, shortened until it fits a packet.
+// sendInput sends m, shortened until it fits a packet, with the checksum
+// l is owed.
 func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) {
+	if f, sum, ok := p.ep.CarriedChecksum(l, &p.checks); ok {
+		m.HasChecksum, m.CheckFrame, m.Checksum = true, int32(f), sum
+	}
 	for {
 		m.Inputs = p.block[:m.Frames*stride]
 		err := m.Check()
@@ -817,8 +842,15 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) {
 		m.Frames = m.Frames * 3 / 4
 	}
 	e := m.Start + int32(m.Frames) - 1
+	fresh := NoFrame
+	if m.Frames > 0 && Frame(e) > l.Sent {
+		fresh = Frame(e)
+	}
 	l.Sent = max(l.Sent, Frame(e))
 	p.ep.Send(l, m.Append(p.ep.Buffer()))
+	if m.HasChecksum {
+		p.ep.CarriedChecksumSent(l, fresh)
+	}
 }
 
 // sendSpectator sends spectator link l every confirmed frame it has not
@@ -861,9 +893,16 @@ func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) { return p
 // Each Poll spends one.
 func (p *P2P[S, I]) WaitRecommendation() int { return p.wait }
 
-// State returns the live state: read it to draw; write it only before the
-// first frame (the initial state, the same on every peer).
+// State returns the live state: read it to draw. Set the initial state
+// with SetInitialState (writing through State before the first frame does
+// the same).
 func (p *P2P[S, I]) State() *S { return p.core.State() }
+
+// SetInitialState sets the state frame 0 starts from (the zero S unless
+// set). Every player and spectator of the match must set the same one, so
+// their simulations agree from the first frame. It returns ErrStarted once
+// the first frame was simulated.
+func (p *P2P[S, I]) SetInitialState(s S) error { return setInitial(p.core, s) }
 
 // Frame returns the frame the next AdvanceFrame simulates.
 func (p *P2P[S, I]) Frame() Frame { return p.core.Frame() }

@@ -42,6 +42,10 @@ var (
 	// ErrSpectatorLimit is returned by AddSpectator beyond MaxSpectators.
 	ErrSpectatorLimit = errors.New("session: too many spectators")
 
+	// ErrStarted is returned by SetInitialState once the first frame was
+	// simulated.
+	ErrStarted = errors.New("session: the first frame was simulated already")
+
 	// ErrHostGone reports, on a spectator, that the host disconnected; the
 	// spectator plays on no further.
 	ErrHostGone = errors.New("session: spectator's host disconnected")

@@ -7,15 +7,21 @@ package session
 //     retried every SyncRetry with the same nonce, for at most SyncTimeout
 //     (then SyncFailed, ReasonTimeout; a failed link answers no matching
 //     request, so its peer times out too). The settings hash covers
-//     players, input size, input delay, frame rate, the game's Settings and
-//     which players each end holds; a mismatch fails the link on both ends
+//     players, input size, input delay, frame rate, checksum interval, the
+//     game's Settings and which players each end holds; a mismatch fails
+//     the link on both ends
 //     (SyncFailed, *SyncError). Replies are rate-limited per peer.
 //   - Inputs: every tick each player link gets an Input with every local
 //     frame it has not acknowledged (from its ack + 1, at most
 //     codec.MaxFrames, shortened to fit codec.MaxPacket), our ack of its
 //     inputs and, with three or more peers, our connection status of every
 //     player. Received frames are taken only when they extend what was
-//     heard, up to the core session's window.
+//     heard, up to the core session's window. Acks are the newest to
+//     arrive (a forged one lasts until the next real packet).
+//   - Checksums ride on the Inputs: every ChecksumInterval-th confirmed
+//     frame's checksum goes on the Inputs to each peer until the peer
+//     acknowledges a frame first sent with it, on at most three; a
+//     spectator's ride on its InputAcks (the first three after each).
 //   - Agreement with three or more peers: a remote player's input is given
 //     to the core session only up to the frame every other peer reports
 //     having heard (until then it is the prediction, so nothing rolls back
@@ -23,9 +29,12 @@ package session
 //     remaining peer heard; every peer computes the same one from the final
 //     statuses, and repeats that input from there on.
 //   - QualityReport{frame advantage, ping} / QualityReply{pong} every
-//     QualityInterval; KeepAlive when nothing else went out; Checksum of
-//     every ChecksumInterval-th confirmed frame (sent three times and with
-//     each quality report); Disconnect on Close.
+//     QualityInterval; KeepAlive when nothing else went out; Disconnect,
+//     three times, on Close.
+//   - Hostile packets: every message is validated, then must carry a
+//     sequence number near the newest one that proved it came from the
+//     peer (a handshake reply echoing our nonce, a quality reply echoing
+//     one of our pings) before it changes anything (see internal/link).
 //   - Spectators: their host sends Input{every player, confirmed frames
 //     from the spectator's ack + 1}; the spectator answers InputAck. One
 //     added mid-match starts at frame 0 like the others: its host serves
@@ -41,7 +50,7 @@ import (
 
 // protocolVersion is the P2P protocol's version, exchanged (and required to
 // match) in the handshake. The wire version is codec.Version.
-const protocolVersion = 1
+const protocolVersion = 2 // 2: checksums ride on Input and InputAck
 
 // NetConfig holds the network settings a P2P session and a spectator share.
 // The zero value of every field means its documented default.
@@ -74,7 +83,8 @@ func netError(err error) error {
 // role for spectator links), so each end computes what it sends (its own
 // view) and what it expects (the other's view).
 func settingsHash(n *link.Settings, players, size, delay int, from, to uint64) uint64 {
-	return link.SettingsHash(protocolVersion, uint64(players), uint64(size), uint64(delay), uint64(n.FrameRate), n.Game, from, to)
+	return link.SettingsHash(protocolVersion, uint64(players), uint64(size), uint64(delay), uint64(n.FrameRate), n.Game, from, to,
+		uint64(max(n.CheckInterval, 0)))
 }
 
 // Roles in the settings hash of a spectator link (player masks never reach

@@ -98,6 +98,7 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 	s.hist = newHistory(512, cfg.Players, s.size)
 	s.inBuf = make([]byte, codec.MaxFrames*cfg.Players*s.size)
 	s.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
+	s.ep.ExpectPeers()
 	return s, nil
 }
 
@@ -151,7 +152,7 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 			f := s.checks.Next
 			s.checks.Next += Frame(s.checks.Interval)
 			if sum, err := s.core.ChecksumAt(f); err == nil {
-				s.ep.LocalChecksum(&s.checks, f, sum)
+				s.ep.RecordChecksum(&s.checks, f, sum)
 			}
 		}
 	}
@@ -212,8 +213,13 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 		l.Malformed()
 		return
 	}
-	s.ep.Heard(l)
+	if !s.ep.Accept(l, m.Seq) {
+		return
+	}
 	s.ackDue = true
+	if m.HasChecksum {
+		s.ep.ReceivedChecksum(l, &s.checks, Frame(m.CheckFrame), m.Checksum)
+	}
 	stride := s.players * s.size
 	limit := s.core.Frame() + Frame(s.hist.mask)
 	var in I
@@ -244,13 +250,14 @@ func (s *Spectator[S, I]) flush() {
 	if l.State() != link.Running {
 		return
 	}
-	if s.ackDue || s.recv != s.ackSent {
+	// Our checksums ride on the acks, on the first three after each.
+	f, sum, check := s.ep.RepeatedChecksum(l, &s.checks)
+	if s.ackDue || s.recv != s.ackSent || check {
 		s.ackDue = false
 		s.ackSent = s.recv
-		m := codec.InputAck{Seq: l.Seq(), Ack: int32(s.recv)}
+		m := codec.InputAck{Seq: l.Seq(), Ack: int32(s.recv), HasChecksum: check, CheckFrame: int32(f), Checksum: sum}
 		s.ep.Send(l, m.Append(s.ep.Buffer()))
 	}
-	s.ep.RepeatChecksum(l, &s.checks)
 	s.ep.KeepAlive(l, 0)
 }
 
@@ -260,8 +267,25 @@ func (s *Spectator[S, I]) Events(dst []Event) []Event { return s.ep.Events(dst) 
 // PeerStats returns the network statistics of the host.
 func (s *Spectator[S, I]) PeerStats() PeerStats { return linkStats(s.host) }
 
-// State returns the live state (read it; never write it).
+// State returns the live state: read it to draw. Set the initial state
+// with SetInitialState (writing through State before the first frame does
+// the same).
 func (s *Spectator[S, I]) State() *S { return s.core.State() }
+
+// SetInitialState sets the state frame 0 starts from: the players' initial
+// state (see P2P.SetInitialState), or the spectator disagrees with them
+// from the first frame. It returns ErrStarted once the first frame was
+// simulated.
+func (s *Spectator[S, I]) SetInitialState(st S) error { return setInitial(s.core, st) }
+
+// setInitial writes core's state before its first frame.
+func setInitial[S any, I comparable](core *Session[S, I], s S) error {
+	if core.started {
+		return ErrStarted
+	}
+	*core.State() = s
+	return nil
+}
 
 // Frame returns the frame the next simulated step is for.
 func (s *Spectator[S, I]) Frame() Frame { return s.core.Frame() }

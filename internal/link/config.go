@@ -14,7 +14,8 @@ type NetConfig struct {
 	// settings hash; 0 means 60.
 	FrameRate int
 	// ChecksumInterval is how many frames apart confirmed states are
-	// checksummed and compared with every peer; 0 means 60, negative never.
+	// checksummed and compared with every peer; 0 means 10, negative never.
+	// Both ends must use the same (it is in the settings hash).
 	ChecksumInterval int
 	// SyncRoundTrips is how many handshake round trips must succeed; 0
 	// means 5.
@@ -90,7 +91,7 @@ func (c NetConfig) Resolve() (Settings, error) {
 	}
 	n := Settings{
 		FrameRate:     def(c.FrameRate, 60),
-		CheckInterval: def(c.ChecksumInterval, 60),
+		CheckInterval: def(c.ChecksumInterval, 10),
 		Rounds:        def(c.SyncRoundTrips, 5),
 		Window:        def(c.TimeSyncWindow, 30),
 		MinWait:       def(c.MinWait, 3),

@@ -39,6 +39,7 @@ type Endpoint struct {
 	unknown  uint64
 	failErr  error
 	closed   bool
+	maxAdv   int32
 }
 
 // NewEndpoint returns an endpoint over tr with settings n, whose handshake
@@ -53,8 +54,14 @@ func NewEndpoint(tr transport.Transport, n Settings, protocol uint16) Endpoint {
 		out:      make([]byte, 0, codec.MaxPacket),
 		in:       make([]byte, transport.MaxDatagram),
 		events:   NewEventQueue(256),
+		maxAdv:   1<<20 - 1,
 	}
 }
+
+// SetMaxAdvantage bounds the frame advantage a peer's quality report may
+// claim: a report beyond ±n frames (more than the owner's window allows,
+// so forged) is dropped as malformed. The default is 2^20-1.
+func (e *Endpoint) SetMaxAdvantage(n int32) { e.maxAdv = n }
 
 // AddLink adds l; a *ConfigError for a peer that is this endpoint, empty
 // or already linked.
@@ -194,25 +201,68 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 	}
 }
 
-// seqWindow is how far ahead of the newest sequence number a valid packet
-// may move it: forged packets with random sequence numbers rarely land in
-// it, so they cannot make the peer's real packets look old.
+// seqWindow is how far from the anchor (the sequence number of the newest
+// packet that proved it came from the peer) a plausible packet's sequence
+// number may be: forged packets with random sequence numbers land in it
+// one time in 32, and cannot move the anchor.
 const seqWindow = 1024
 
-// Plausible reports whether seq is near the newest sequence number heard
-// from l: what a packet must show before it may change much (a checksum
-// report, a disconnect notice).
+// Plausible reports whether seq is near the anchor of l: what every packet
+// from a running peer must show before it may change anything. Only
+// packets that prove they come from the peer (a handshake reply echoing
+// our nonce, a quality reply echoing one of our pings) move the anchor, so
+// forged packets, even plausible ones, cannot make the peer's real
+// packets look implausible.
 func (l *Link) Plausible(seq uint16) bool {
 	d := int16(seq - l.lastSeq)
 	return l.seqValid && d > -seqWindow && d <= seqWindow
 }
 
-// Heard notes a valid packet from l (the one Receive returned last): the
-// peer is alive, and its sequence number advances.
+// Accept is the rule every handler applies to a running peer's packet once
+// its content proved valid and before it acts on it: a packet whose
+// sequence number is not Plausible is counted malformed and refused
+// (false); otherwise the peer is alive (Heard) and Accept returns true. On
+// a link with no anchor yet (one that skipped the handshake), the packet
+// becomes the anchor.
+func (e *Endpoint) Accept(l *Link, seq uint16) bool {
+	if !l.seqValid {
+		// No anchor yet: a link its owner runs without the handshake
+		// (MarkSynchronized before any packet). The first packet anchors.
+		e.authentic(l, seq)
+		return true
+	}
+	if !l.Plausible(seq) {
+		l.malformed++
+		return false
+	}
+	if d := int16(seq - l.newestSeq); d > 0 {
+		l.newestSeq = seq
+	}
+	e.alive(l)
+	return true
+}
+
+// Heard is Accept for the packet Receive returned last, its answer
+// ignored: prefer Accept, whose answer says whether to act on the packet.
 func (e *Endpoint) Heard(l *Link) {
-	if seq := binary.LittleEndian.Uint16(e.in[1:3]); !l.seqValid || (int16(seq-l.lastSeq) > 0 && int16(seq-l.lastSeq) <= seqWindow) {
+	e.Accept(l, binary.LittleEndian.Uint16(e.in[1:3]))
+}
+
+// authentic notes a packet that proved it comes from l: its sequence
+// number becomes the anchor if newer.
+func (e *Endpoint) authentic(l *Link, seq uint16) {
+	first := !l.seqValid
+	if first || int16(seq-l.lastSeq) > 0 {
 		l.lastSeq, l.seqValid = seq, true
 	}
+	if first || int16(seq-l.newestSeq) > 0 {
+		l.newestSeq = seq
+	}
+	e.alive(l)
+}
+
+// alive notes that l was heard now.
+func (e *Endpoint) alive(l *Link) {
 	l.lastRecv = e.t
 	if l.interrupt {
 		l.interrupt = false
@@ -254,7 +304,7 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 		case m.Settings != l.Expect:
 			e.fail(l, ReasonSettings)
 		default:
-			e.Heard(l)
+			e.alive(l)
 		}
 	case codec.TypeSyncReply:
 		m, _, err := codec.ParseSyncReply(b)
@@ -273,7 +323,10 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 			e.fail(l, ReasonSettings)
 			return false
 		}
-		e.Heard(l)
+		e.authentic(l, m.Seq)
+		// The handshake's round trips seed the estimate, before any
+		// quality report (whose reply a stalled peer may read late).
+		l.sampleRTT(max(e.t-l.syncSent, 1))
 		l.rounds++
 		l.nonce = 0
 		if l.rounds >= e.net.Rounds {
@@ -313,9 +366,15 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 			l.malformed++
 			return true
 		}
-		e.Heard(l)
-		if m.FrameAdvantage > -1<<20 && m.FrameAdvantage < 1<<20 {
-			l.remoteAdv = m.FrameAdvantage
+		if m.FrameAdvantage < -e.maxAdv || m.FrameAdvantage > e.maxAdv {
+			l.malformed++ // more than the window allows
+			return true
+		}
+		if !e.Accept(l, m.Seq) {
+			return true
+		}
+		l.remoteAdv = m.FrameAdvantage
+		if e.t >= l.remoteAt {
 			l.remotes.add(m.FrameAdvantage, e.net.Window)
 		}
 		r := codec.QualityReply{Seq: l.seq, Pong: m.Ping}
@@ -326,36 +385,32 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 			l.malformed++
 			return true
 		}
-		e.Heard(l)
-		now := uint64(e.t) + 1
-		if m.Pong <= l.lastPing || m.Pong > now {
-			return true // replayed or forged
+		i := l.ping(m.Pong)
+		if i < 0 {
+			return true // replayed, answered already, too late or forged
 		}
-		l.lastPing = m.Pong
-		rtt := int64(now - m.Pong)
-		if l.rtt == 0 {
-			l.rtt = rtt
-		} else {
-			l.rtt += (rtt - l.rtt) / 4
-		}
+		l.pings[i] = 0
+		e.authentic(l, m.Seq)
+		l.sampleRTT(max(int64(uint64(e.t)+1-m.Pong), 1))
 	case codec.TypeKeepAlive:
-		if _, _, err := codec.ParseKeepAlive(b); err != nil {
+		m, _, err := codec.ParseKeepAlive(b)
+		if err != nil {
 			l.malformed++
 			return true
 		}
-		e.Heard(l)
+		e.Accept(l, m.Seq)
 	case codec.TypeDisconnect:
 		m, _, err := codec.ParseDisconnect(b)
 		if err != nil {
 			l.malformed++
 			return true
 		}
-		// Only a notice just after the newest packet counts (a replayed one
-		// is old, a forged one must guess the sequence), and only if the
-		// peer then stays silent (a forged one cannot silence it): the
-		// peer is dropped after twice the keep-alive instead of the
-		// timeout.
-		if d := int16(m.Seq - l.lastSeq); l.state == Running && l.seqValid && d > 0 && d <= 16 && !l.leaving {
+		// Only a plausible notice just after the newest packet counts (a
+		// replayed one is old, a forged one must guess the sequence), and
+		// only if the peer then stays silent (a forged one cannot silence
+		// it): the peer is dropped after twice the keep-alive instead of
+		// the timeout.
+		if d := int16(m.Seq - l.newestSeq); l.state == Running && l.Plausible(m.Seq) && d > 0 && d <= 16 && !l.leaving {
 			l.leaving, l.leaveAt = true, e.t
 		}
 	default:
@@ -427,6 +482,8 @@ func (e *Endpoint) KeepAlive(l *Link, adv int32) {
 	if e.t-l.lastQual >= e.net.Quality {
 		l.lastQual = e.t
 		m := codec.QualityReport{Seq: l.seq, FrameAdvantage: adv, Ping: uint64(e.t) + 1}
+		l.pings[l.pingNext] = m.Ping
+		l.pingNext = (l.pingNext + 1) % pingRing
 		e.Send(l, m.Append(e.out[:0]))
 	}
 	if e.t-l.lastSend >= e.net.KeepAlive {
@@ -435,8 +492,13 @@ func (e *Endpoint) KeepAlive(l *Link, adv int32) {
 	}
 }
 
-// Close sends every running link a disconnect notice. Calling it again
-// does nothing.
+// disconnectNotices is how many disconnect notices Close sends each peer,
+// back to back: one lost costs the peer the whole timeout.
+const disconnectNotices = 3
+
+// Close sends every running link a disconnect notice, three times (each
+// with the next sequence number, so any one that arrives counts). Calling
+// it again does nothing.
 func (e *Endpoint) Close() {
 	if e.closed {
 		return
@@ -444,8 +506,10 @@ func (e *Endpoint) Close() {
 	e.Clock()
 	for _, l := range e.links {
 		if l.state == Running {
-			m := codec.Disconnect{Seq: l.seq}
-			e.Send(l, m.Append(e.out[:0]))
+			for range disconnectNotices {
+				m := codec.Disconnect{Seq: l.seq}
+				e.Send(l, m.Append(e.out[:0]))
+			}
 		}
 	}
 	e.closed = true
@@ -453,3 +517,20 @@ func (e *Endpoint) Close() {
 
 // Unknown counts datagrams dropped because their sender has no link here.
 func (e *Endpoint) Unknown() uint64 { return e.unknown }
+
+// ExpectPeers tells the transport, if it implements transport.Expecter,
+// that the peers of this endpoint's links are the only ones it expects,
+// so datagrams from anyone else are dropped before they take a receive
+// slot. Call it once the links are added and whenever they change; it
+// allocates.
+func (e *Endpoint) ExpectPeers() {
+	x, ok := e.tr.(transport.Expecter)
+	if !ok {
+		return
+	}
+	peers := make([]transport.Peer, len(e.links))
+	for i, l := range e.links {
+		peers[i] = l.Peer
+	}
+	x.Expect(peers...)
+}

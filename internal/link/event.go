@@ -41,7 +41,10 @@ const (
 	// peers; skip that many ticks (call Poll instead of AdvanceFrame).
 	EventWaitRecommended
 	// EventDesyncDetected: the state after Frame has checksum Local here and
-	// Remote at Peer.
+	// Remote at Peer: the earliest frame known to differ. Agreed is the
+	// newest frame known to agree before it (NoFrame if none), so the
+	// simulations parted in (Agreed, Frame]. Reported once per peer (again
+	// only for an earlier frame found later).
 	EventDesyncDetected
 )
 
@@ -72,6 +75,7 @@ type Event struct {
 	Kind    EventKind
 	Peer    transport.Peer
 	Frame   Frame         // DesyncDetected, PlayerDisconnected
+	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame
 	Local   uint32        // DesyncDetected: this session's checksum
 	Remote  uint32        // DesyncDetected: Peer's checksum
 	Player  int           // PlayerDisconnected
@@ -96,7 +100,7 @@ func (e Event) String() string {
 	case EventWaitRecommended:
 		return fmt.Sprintf("WaitRecommended{%d frames}", e.Frames)
 	case EventDesyncDetected:
-		return fmt.Sprintf("DesyncDetected{frame %d, local %08x, remote %08x, %s}", e.Frame, e.Local, e.Remote, e.Peer)
+		return fmt.Sprintf("DesyncDetected{frame %d (agreed at %d), local %08x, remote %08x, %s}", e.Frame, e.Agreed, e.Local, e.Remote, e.Peer)
 	case EventRunning:
 		return "Running"
 	}

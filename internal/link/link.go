@@ -17,6 +17,12 @@ const (
 	Failed                    // handshake failed (settings, protocol, timeout)
 )
 
+// pingRing is how many unanswered quality-report pings a link remembers: a
+// reply must echo one of them exactly (a timestamp to the nanosecond, which
+// only the peer that received the report can know), so the last pingRing
+// reports, 3.2 s at the default interval, can still be answered.
+const pingRing = 16
+
 // SyncReplyBudget is how many handshake replies a peer gets per SyncRetry
 // period: a flood of requests gets bounded replies.
 const SyncReplyBudget = 8
@@ -48,6 +54,7 @@ type checkEntry struct {
 	frame Frame
 	sum   uint32
 	done  bool // a peer's report: compared with ours already
+	same  bool // and equal to ours
 }
 
 const checkRing = 32
@@ -89,8 +96,9 @@ type Link struct {
 	budget    int
 	budgetAt  int64
 	seq       uint16 // next sequence number to send
-	lastSeq   uint16 // newest received
-	seqValid  bool
+	lastSeq   uint16 // the anchor: sequence number of the newest packet that proved it came from the peer
+	seqValid  bool   // an anchor is set
+	newestSeq uint16 // newest plausible sequence number heard
 	lastRecv  int64
 	lastSend  int64
 	lastQual  int64
@@ -100,8 +108,10 @@ type Link struct {
 
 	// time sync
 	rtt       int64
-	lastPing  uint64
+	pings     [pingRing]uint64 // pings sent and not answered yet (0: none)
+	pingNext  int
 	remoteAdv int32
+	remoteAt  int64 // remote advantage samples received before this are stale
 	locals    advWindow
 	remotes   advWindow
 
@@ -109,6 +119,13 @@ type Link struct {
 	checks     [checkRing]checkEntry
 	desyncAt   Frame
 	checkAgain int
+	agreedAt   Frame // newest frame compared equal
+
+	// the checksum our messages carry to it until it acknowledges them
+	carried    Frame // frame of the checksum being carried, NoFrame none
+	carriedEnd Frame // newest frame of the first message that carried it, NoFrame until one had frames
+	carriedN   int   // how many messages carried it
+	carryAgain int   // for count-based carriage: how many more messages carry it
 
 	// counters
 	pktsSent, pktsRecv, bytesSent, bytesRecv, malformed uint64
@@ -120,11 +137,36 @@ type Link struct {
 
 // New returns a link to peer, in the Syncing state.
 func New(peer transport.Peer) *Link {
-	l := &Link{Peer: peer, Acked: NoFrame, Sent: NoFrame, desyncAt: NoFrame, budget: SyncReplyBudget}
+	l := &Link{Peer: peer, Acked: NoFrame, Sent: NoFrame, desyncAt: NoFrame, agreedAt: NoFrame,
+		carried: NoFrame, carriedEnd: NoFrame, budget: SyncReplyBudget}
 	for i := range l.checks {
 		l.checks[i].frame = NoFrame
 	}
 	return l
+}
+
+// ping returns the index of ping among the unanswered pings, or -1.
+func (l *Link) ping(ping uint64) int {
+	for i, p := range l.pings {
+		if p == ping && p != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// sampleRTT smooths a round-trip sample into l's estimate. A sample more
+// than twice the estimate counts as twice it: a reply the peer's stalled
+// loop (a pause, a hitch) read late says little of the network, and would
+// skew time sync for seconds.
+func (l *Link) sampleRTT(rtt int64) {
+	switch {
+	case l.rtt == 0:
+		l.rtt = rtt
+	default:
+		rtt = min(rtt, 2*l.rtt)
+		l.rtt += (rtt - l.rtt) / 4
+	}
 }
 
 // Index is the link's position in its endpoint's Links.
@@ -145,8 +187,9 @@ func (l *Link) RTT() int64 { return l.rtt }
 func (l *Link) Malformed() { l.malformed++ }
 
 // MarkSynchronized puts a link in the Running state as if its handshake
-// had completed: for tests that feed an endpoint packets directly.
-func (l *Link) MarkSynchronized() { l.state, l.syncEver = Running, true }
+// had completed, with sequence number 0 as its anchor: for tests that feed
+// an endpoint packets directly.
+func (l *Link) MarkSynchronized() { l.state, l.syncEver, l.seqValid = Running, true, true }
 
 // AddLocalAdvantage records adv, this end's frame advantage over the peer
 // as the owner estimates it this frame, into a window of size samples.
@@ -165,6 +208,13 @@ func (l *Link) Advantages(minLocal int) (local, remote float64, ok bool) {
 	}
 	return l.locals.mean(), l.remotes.mean(), true
 }
+
+// DiscardRemoteUntil makes the peer's frame-advantage reports received
+// before t (endpoint time, ns) count for nothing: after a wait, the reports
+// the peer sent before it saw us wait describe the old lead. A report
+// reflects our wait once our inputs after it reached the peer and its
+// report came back: t = end of the wait + the round trip.
+func (l *Link) DiscardRemoteUntil(t int64) { l.remoteAt = t }
 
 // ResetAdvantages forgets the frame-advantage samples (after a wait was
 // recommended, the old ones describe the old lead).
@@ -203,7 +253,9 @@ type PeerStats struct {
 	PacketsSent, PacketsReceived              uint64
 	BytesSent, BytesReceived                  uint64
 	// Malformed counts packets from the peer dropped because they did not
-	// decode or made claims that cannot be true (acks of frames never sent).
+	// decode or made claims that cannot be true (acks of frames never sent,
+	// a frame advantage the window does not allow, a sequence number far
+	// from the peer's: forged).
 	Malformed uint64
 	// ChecksumsCompared counts the confirmed frames whose checksum both
 	// this session and the peer computed and compared here (one every
