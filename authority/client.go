@@ -399,7 +399,10 @@ func (c *Client[S, I]) welcome(b []byte) {
 		return
 	}
 	c.rtt = c.t - c.helloAt
-	c.e.Heard(c.l)
+	// It echoes our nonce: it comes from the host, and anchors the
+	// connection's sequence numbers (on a new link, the first accepted
+	// packet does).
+	c.e.Accept(c.l, m.Seq)
 	if c.l.State() != link.Running {
 		c.l.MarkSynchronized()
 		c.e.Synced(c.l)
@@ -423,7 +426,10 @@ func (c *Client[S, I]) fragment(b []byte) {
 		c.malformed()
 		return
 	}
-	c.e.Heard(c.l)
+	if !c.e.Accept(c.l, f.Seq) {
+		c.stats.Malformed++ // far from the host's sequence numbers: replayed or forged
+		return
+	}
 	for i := range c.asm.slots {
 		if s := &c.asm.slots[i]; s.active && s.msg == f.Msg && s.nacks > 0 && s.have&(1<<f.Index) == 0 {
 			c.stats.FragmentsRepaired++

@@ -75,7 +75,15 @@
 // with no hitch where applying states on arrival gives hundreds.
 //
 // Links (keep-alive, round-trip time, disconnect timers, byte counts) are
-// internal/link's, as the P2P session's; Events reports theirs.
+// internal/link's, as the P2P session's; Events reports theirs. Every
+// payload packet (an input, a Nack, a state fragment) is validated, then
+// must pass the link's one plausibility rule (link.Accept: a sequence
+// number near the connection's anchor) before it acts, as the link's own
+// messages do; a client's acknowledgement is its newest packet's, so a
+// forged one is healed by the next real one. Nothing authenticates a
+// packet: an attacker who can spoof the other end's address gets about
+// one forgery in 32 through (a transport that authenticates, WebRTC's
+// DTLS, closes that).
 //
 // # Wire
 //

@@ -357,11 +357,14 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 		c.l.Malformed() // absurd frames, or an ack of a state never sent
 		return
 	}
-	h.e.Heard(c.l)
-	c.played = true
-	if Frame(m.Ack) > c.ack {
-		c.ack = Frame(m.Ack)
+	if !h.e.Accept(c.l, m.Seq) {
+		return // a sequence number far from the connection's: replayed or forged
 	}
+	c.played = true
+	// The newest packet's acknowledgement, not the greatest ever: a forged
+	// ack that got through is healed by the client's next packet (an older
+	// one, reordered, names a baseline the client still holds).
+	c.ack = Frame(m.Ack)
 	d := float64(newest - f + 1)
 	if c.stats.StatesSent == 0 && c.depth == 0 {
 		c.depth = d
@@ -416,7 +419,9 @@ func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
 		c.l.Malformed()
 		return
 	}
-	h.e.Heard(c.l)
+	if !h.e.Accept(c.l, m.Seq) {
+		return
+	}
 	sb := c.out.find(m.Msg)
 	if sb == nil || sb.nacks >= maxNacks {
 		c.stats.NacksRefused++
