@@ -21,9 +21,14 @@
 //
 //   - reads every waiting packet: inputs stamped with the frame they are
 //     for are held up to InputAhead frames ahead; one for a frame already
-//     simulated is late: applied at a later frame and counted (LateApply),
-//     or rolled back for within RollbackWindow frames by the core session
-//     (LateRollback);
+//     simulated is late: applied at the current frame, in order, where the
+//     client sent nothing of its own (LateApply), or rolled back for
+//     within RollbackWindow frames by the core session (LateRollback).
+//     Every late input is counted and accounted for: applied, or
+//     superseded (dropped, counted apart) once the client's own newer
+//     inputs held the frames it waited for for RollbackWindow frames: the
+//     player has moved on, and a stale press replayed now would act on a
+//     world that moved on too;
 //   - simulates the frame with each slot's input, or a prediction (the
 //     client's last, or HostConfig.Predict) where none came;
 //   - sends each client (every StateInterval ticks) the state after the
@@ -43,7 +48,10 @@
 // (slots and a random 128-bit resume token; the full state follows as
 // states do), or, for a token still valid, RESUME_ACCEPT on the new
 // connection (the client's world goes on; the inputs it made while cut
-// off arrive late, by the LateInput rule). A client whose link times out
+// off arrive late, its backlog, and are applied: in order, one a frame,
+// before its newer inputs, which it displaces, counted; with
+// ResumeBacklog: BacklogSupersede the newer inputs supersede the backlog
+// instead). A client whose link times out
 // (Net.DisconnectTimeout, or soon after its Close) is away, its slots
 // predicted; after Grace its token is void, and its Hello gets
 // RESUME_REJECT then an INITIAL_SYNC of a fresh slot. A record that never

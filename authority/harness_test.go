@@ -68,6 +68,9 @@ type cluster struct {
 	// frames).
 	noCheck bool
 	wrap    func(name string, tr transport.Transport) transport.Transport
+	// afterHost, if set, runs after each host tick, with the frame
+	// simulated.
+	afterHost func(f Frame)
 }
 
 type clusterOpts struct {
@@ -155,6 +158,9 @@ func (c *cluster) hostTick() {
 		require.NoError(c.t, c.h.AddLocalInput(0, c.hinput(f)))
 	}
 	require.NoError(c.t, c.h.Advance())
+	if c.afterHost != nil {
+		c.afterHost(f)
+	}
 	sum, ok := c.h.Checksum(f)
 	require.True(c.t, ok)
 	c.sums[f] = sum

@@ -282,6 +282,7 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		if i := h.byToken(m.Token); i >= 0 {
 			c := h.clients[i]
 			c.reset(from, h.connect(i, from), true)
+			c.resuming = h.s.backlog == BacklogApply
 			h.answer(c, codec.WelcomeResume, m.Nonce)
 			h.stats.Resumed++
 			return
@@ -387,6 +388,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 		c.heard = g
 		vals := h.scratch
 		if g >= f {
+			c.resuming = false // on time: the backlog, if any, is whole
 			vals = c.at(g, per)
 			c.tags[int(g)%inputRing] = g
 			c.sent[int(g)%inputRing] = false
@@ -409,6 +411,9 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 			continue
 		}
 		c.pushLate(f, vals, per)
+		if c.resuming && c.backlogN == c.lateN-1 {
+			c.backlogN++ // the resume's backlog: applied before anything newer
+		}
 	}
 }
 
@@ -482,8 +487,16 @@ func (h *Host[S, I]) gather(f Frame) error {
 		switch {
 		case c.state == clientFree:
 			clear(vals)
+		case c.backlogN > 0:
+			copy(vals, c.popLate(per))
+			c.stats.LateApplied++
+			if c.has(f) {
+				c.stats.Displaced++
+				copy(c.at(f, per), vals) // what the frame was simulated with
+				c.sent[int(f)%inputRing] = true
+			}
 		case c.has(f):
-			c.expireLate(f - Frame(h.s.window))
+			c.supersede(f - Frame(h.s.window))
 			copy(vals, c.at(f, per))
 			c.sent[int(f)%inputRing] = true
 		default:
