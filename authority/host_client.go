@@ -98,7 +98,7 @@ type hostClient[I comparable] struct {
 	// resumed connection brings before its first on-time one (resuming).
 	backlogN int
 	resuming bool
-	last   []I // per slot: the input used at the newest simulated frame
+	last     []I // per slot: the input used at the newest simulated frame
 
 	ack      Frame // newest state frame the client acknowledged
 	sentUpTo Frame // newest state frame sent it
