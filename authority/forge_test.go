@@ -161,3 +161,21 @@ func TestForgedEachType(t *testing.T) {
 		})
 	}
 }
+
+// A client whose Hellos went unanswered for a while (the host was full)
+// has counted its sequence numbers far past zero: the Hello that gets in
+// anchors its connection, so its first input is taken, not refused as
+// implausible.
+func TestHelloAnchorsSequence(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 70, players: 1, link: local.Link{Latency: 10 * time.Millisecond}})
+	z, err := c.net.Endpoint("z")
+	require.NoError(t, err)
+	require.NoError(t, z.Send("host", codec.Hello{Seq: 5000, Settings: c.h.Settings(), Nonce: 9}.Append(nil)))
+	c.run(100 * time.Millisecond)
+	f := int32(c.h.Frame())
+	require.NoError(t, z.Send("host", codec.AuthInput{Seq: 5001, Ack: -1, Start: f + 2, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{7, 0}}.Append(nil)))
+	c.run(100 * time.Millisecond)
+	s := c.h.clients[c.record("z")].clientStats(1)
+	require.Zero(t, s.Link.Malformed)
+	require.True(t, c.h.clients[c.record("z")].played, "its input was taken")
+}

@@ -281,7 +281,7 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 	if m.Resume {
 		if i := h.byToken(m.Token); i >= 0 {
 			c := h.clients[i]
-			c.reset(from, h.connect(i, from), true)
+			c.reset(from, h.connect(i, from, m.Seq), true)
 			c.resuming = h.s.backlog == BacklogApply
 			h.answer(c, codec.WelcomeResume, m.Nonce)
 			h.stats.Resumed++
@@ -300,7 +300,7 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		return
 	}
 	c := h.clients[i]
-	c.reset(from, h.connect(i, from), false)
+	c.reset(from, h.connect(i, from, m.Seq), false)
 	c.token = h.newToken()
 	h.answer(c, codec.WelcomeSync, m.Nonce)
 	if m.Resume {
@@ -316,11 +316,14 @@ func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint
 }
 
 // connect puts record i on connection from with a fresh link, running at
-// once: the Hello was this mode's handshake (settings hash and nonce).
-func (h *Host[S, I]) connect(i int, from transport.Peer) *link.Link {
+// once: the Hello was this mode's handshake (settings hash and nonce), and
+// its sequence number anchors the connection's (a client refused for a
+// while has counted far past zero).
+func (h *Host[S, I]) connect(i int, from transport.Peer, seq uint16) *link.Link {
 	h.conns.bind(i, from)
 	l := h.newLink(i)
 	h.e.ReplaceLink(i, l)
+	h.e.Accept(l, seq) // a link with no anchor yet takes this one
 	l.MarkSynchronized()
 	h.e.Synced(l)
 	return l
