@@ -121,7 +121,7 @@ func TestResumeBacklog(t *testing.T) {
 			c.run(2 * time.Second)
 			require.True(t, hc.clientStats(1).Away)
 			heard := hc.heard // the backlog starts after it
-			before := hc.clientStats(1)
+			before, mine := hc.clientStats(1), a.c.Stats()
 			ep2, err := c.net.Endpoint("a2")
 			require.NoError(t, err)
 			require.NoError(t, a.c.Reconnect(ep2))
@@ -130,9 +130,10 @@ func TestResumeBacklog(t *testing.T) {
 			after := hc.clientStats(1)
 			d := func(x, y uint64) uint64 { return x - y }
 			backlog := d(after.LateInputs, before.LateInputs)
-			t.Logf("backlog %d: applied %d, superseded %d, displaced %d, dropped %d, lost %d",
+			t.Logf("backlog %d: applied %d, superseded %d, displaced %d, dropped %d, lost %d; the client's mismatches %d, frames re-simulated %d",
 				backlog, d(after.LateApplied, before.LateApplied), d(after.LateSuperseded, before.LateSuperseded),
-				d(after.Displaced, before.Displaced), d(after.LateDropped, before.LateDropped), d(after.InputsLost, before.InputsLost))
+				d(after.Displaced, before.Displaced), d(after.LateDropped, before.LateDropped), d(after.InputsLost, before.InputsLost),
+				a.c.Stats().Mismatches-mine.Mismatches, a.c.Stats().ResimulatedFrames-mine.ResimulatedFrames)
 			require.Greater(t, backlog, uint64(100), "2 s of inputs made while cut off arrived late")
 			require.Zero(t, hc.lateN, "nothing still waiting")
 			require.Zero(t, after.InputsLost)
