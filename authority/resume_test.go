@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -163,4 +165,42 @@ func TestResumeBacklog(t *testing.T) {
 			require.True(t, a.c.Synchronized())
 		})
 	}
+}
+
+// Once the resume is answered, the ticks that take and apply its backlog
+// allocate nothing (the new connection's link and endpoint are made once,
+// before).
+func TestResumeBacklogAllocatesNothing(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	c := newCluster(t, clusterOpts{seed: 33, players: 2, link: local.Link{Latency: 30 * time.Millisecond}, host: HostConfig[uint16]{Net: net}})
+	a := c.add("a", ClientConfig{Net: net}, mash(1, 3))
+	c.run(3 * time.Second)
+	hc := c.h.clients[c.record("a")]
+	c.net.Partition("a", "host")
+	c.run(2 * time.Second)
+	ep2, err := c.net.Endpoint("a2")
+	require.NoError(t, err)
+	require.NoError(t, a.c.Reconnect(ep2))
+	for a.c.answer != codec.WelcomeResume {
+		c.run(tick)
+	}
+	before := hc.stats
+	f := c.h.Frame()
+	// Counted over all 200 ticks, not averaged per tick (AllocsPerRun's
+	// integer mean would hide an allocation on fewer than all of them).
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range 200 {
+		c.clock.Advance(tick)
+		f++
+		_ = c.h.Advance()
+		_ = a.c.AddLocalInput(0, uint16(f/3))
+		_ = a.c.Advance()
+	}
+	runtime.ReadMemStats(&m1)
+	require.Zero(t, m1.Mallocs-m0.Mallocs)
+	require.Greater(t, hc.stats.Displaced-before.Displaced, uint64(100), "the backlog was applied meanwhile")
 }
