@@ -105,8 +105,9 @@ type HostConfig[I comparable] struct {
 	// MaxPacketsPerTick bounds what one client may make the host read per
 	// tick; more are dropped and counted. 0 means 64.
 	MaxPacketsPerTick int
-	// MaxJoinsPerTick bounds the Hellos from unknown peers handled per
-	// tick; 0 means 4.
+	// MaxJoinsPerTick bounds the Hellos from unknown peers answered per
+	// tick (those with the wrong settings, or that do not decode, are
+	// refused without counting); 0 means 4.
 	MaxJoinsPerTick int
 	// Net is the per-connection link's settings, as a P2P session's:
 	// FrameRate (in the settings hash), keep-alive, quality reports (the

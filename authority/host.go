@@ -22,7 +22,7 @@ type HostStats struct {
 	// UnknownPackets counts packets from peers that are not clients (other
 	// than Hellos); HellosRefused Hellos with another settings hash, that
 	// did not decode, or that found no free slot; HellosDropped Hellos
-	// over MaxJoinsPerTick.
+	// over MaxJoinsPerTick (only Hellos owed an answer count against it).
 	UnknownPackets, HellosRefused, HellosDropped uint64
 	// Joined counts INITIAL_SYNCs decided, Resumed RESUME_ACCEPTs,
 	// ResumesRejected RESUME_REJECTs, Expired clients whose grace window
@@ -268,16 +268,19 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		h.stats.UnknownPackets++
 		return
 	}
-	if h.joins >= h.s.maxJoins {
-		h.stats.HellosDropped++
-		return
-	}
-	h.joins++
+	// Refused before they count against the joins a tick allows: no
+	// answer is owed them, so a flood of them cannot starve an honest
+	// Hello of its turn.
 	m, _, err := codec.ParseHello(b)
 	if err != nil || m.Settings != h.hash || from == "" {
 		h.stats.HellosRefused++
 		return
 	}
+	if h.joins >= h.s.maxJoins {
+		h.stats.HellosDropped++
+		return
+	}
+	h.joins++
 	if m.Resume {
 		if i := h.byToken(m.Token); i >= 0 {
 			c := h.clients[i]

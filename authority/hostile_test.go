@@ -340,3 +340,30 @@ func TestHelloAnchorsSequence(t *testing.T) {
 	require.Zero(t, s.Link.Malformed)
 	require.True(t, c.h.clients[c.record("z")].played, "its input was taken")
 }
+
+// Strangers flooding Hellos with the wrong settings (no answer is owed
+// them) cannot use up the joins a tick allows: an honest client's Hello,
+// sent among them every tick, gets its answer at once.
+func TestWrongHellosDoNotStarveJoins(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 71, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
+	var strangers []*local.Endpoint
+	for i := range 4 {
+		ep, err := c.net.Endpoint("stranger" + strconv.Itoa(i))
+		require.NoError(t, err)
+		strangers = append(strangers, ep)
+	}
+	z, err := c.net.Endpoint("z")
+	require.NoError(t, err)
+	for k := range 10 {
+		for _, ep := range strangers {
+			for range 4 {
+				require.NoError(t, ep.Send("host", codec.Hello{Settings: c.h.Settings() ^ 1, Nonce: uint64(k)}.Append(nil)))
+			}
+		}
+		require.NoError(t, z.Send("host", codec.Hello{Settings: c.h.Settings(), Nonce: 3}.Append(nil)))
+		c.run(tick)
+		require.Equal(t, uint64(1), c.h.Stats().Joined, "the honest Hello got in at once")
+	}
+	require.Equal(t, uint64(160), c.h.Stats().HellosRefused)
+	require.Zero(t, c.h.Stats().HellosDropped)
+}
