@@ -25,10 +25,10 @@
 //     client sent nothing of its own (LateApply), or rolled back for
 //     within RollbackWindow frames by the core session (LateRollback).
 //     Every late input is counted and accounted for: applied, or
-//     superseded (dropped, counted apart) once the client's own newer
-//     inputs held the frames it waited for for RollbackWindow frames: the
-//     player has moved on, and a stale press replayed now would act on a
-//     world that moved on too;
+//     superseded (dropped, counted apart) once it has waited
+//     RollbackWindow frames while the client's own newer inputs held
+//     every frame: the player has moved on, and a stale press replayed
+//     now would act on a world that moved on too;
 //   - simulates the frame with each slot's input, or a prediction (the
 //     client's last, or HostConfig.Predict) where none came;
 //   - sends each client (every StateInterval ticks) the state after the
@@ -87,8 +87,11 @@
 // payload packet (an input, a Nack, a state fragment) is validated, then
 // must pass the link's one plausibility rule (link.Accept: a sequence
 // number near the connection's anchor) before it acts, as the link's own
-// messages do; a client's acknowledgement is its newest packet's, so a
-// forged one is healed by the next real one. Nothing authenticates a
+// messages do. Acknowledgements heal: the host takes a client's newest
+// packet's, the client the newest state's, so a forged one is undone by
+// the next real one; and only a state that verified moves the client's
+// reassembly on, so a forged body number cannot make the host's look
+// old. Nothing authenticates a
 // packet: an attacker who can spoof the other end's address gets about
 // one forgery in 32 through (a transport that authenticates, WebRTC's
 // DTLS, closes that).
