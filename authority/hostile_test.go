@@ -378,18 +378,7 @@ func TestWrongHellosDoNotStarveJoins(t *testing.T) {
 // is lost; taking the greatest ever, every state for a baseline window
 // (32 frames) would be.
 func TestForgedAckHeals(t *testing.T) {
-	var spoof *spoofed
-	c := newCluster(t, clusterOpts{seed: 72, players: 1, link: local.Link{Latency: 20 * time.Millisecond},
-		wrap: func(name string, tr transport.Transport) transport.Transport {
-			if name != "host" {
-				return tr
-			}
-			spoof = &spoofed{Transport: tr, from: "a"}
-			return spoof
-		}})
-	a := c.add("a", ClientConfig{}, mash(1, 3))
-	c.run(2 * time.Second)
-	hc := c.h.clients[c.record("a")]
+	c, a, hc, spoof := oneSpoofed(t, 72, "host")
 	// The host's states stop reaching a for a moment: the newest it sent
 	// is one a never got.
 	require.NoError(t, c.net.SetLink("host", "a", local.Link{Latency: 20 * time.Millisecond, Loss: 1}))
@@ -410,18 +399,7 @@ func TestForgedAckHeals(t *testing.T) {
 // not the greatest ever): the host misses a frame or two of the client's
 // inputs, not a hundred.
 func TestForgedInputAckHeals(t *testing.T) {
-	var spoof *spoofed
-	c := newCluster(t, clusterOpts{seed: 73, players: 1, link: local.Link{Latency: 20 * time.Millisecond},
-		wrap: func(name string, tr transport.Transport) transport.Transport {
-			if name != "a" {
-				return tr
-			}
-			spoof = &spoofed{Transport: tr, from: "host"}
-			return spoof
-		}})
-	a := c.add("a", ClientConfig{}, mash(1, 3))
-	c.run(2 * time.Second)
-	hc := c.h.clients[c.record("a")]
+	c, a, hc, spoof := oneSpoofed(t, 73, "a")
 	before := hc.stats
 	var w world
 	b := rollback.BytesOf(&w)
@@ -434,4 +412,23 @@ func TestForgedInputAckHeals(t *testing.T) {
 	predicted := hc.stats.PredictedInputs - before.PredictedInputs
 	t.Logf("inputs lost %d, predicted %d", lost, predicted)
 	require.LessOrEqual(t, predicted, uint64(3))
+}
+
+// oneSpoofed is a host and one client, a, over a 20 ms link, playing for
+// two seconds; the transport of at ("host" or "a") also delivers what is
+// forged into the returned spoofed, as if from the other end.
+func oneSpoofed(t *testing.T, seed uint64, at string) (*cluster, *node, *hostClient[uint16], *spoofed) {
+	var spoof *spoofed
+	other := map[string]transport.Peer{"host": "a", "a": "host"}[at]
+	c := newCluster(t, clusterOpts{seed: seed, players: 1, link: local.Link{Latency: 20 * time.Millisecond},
+		wrap: func(name string, tr transport.Transport) transport.Transport {
+			if name != at {
+				return tr
+			}
+			spoof = &spoofed{Transport: tr, from: other}
+			return spoof
+		}})
+	a := c.add("a", ClientConfig{}, mash(1, 3))
+	c.run(2 * time.Second)
+	return c, a, c.h.clients[c.record("a")], spoof
 }
