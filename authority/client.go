@@ -399,7 +399,10 @@ func (c *Client[S, I]) welcome(b []byte) {
 		return
 	}
 	c.rtt = c.t - c.helloAt
-	c.e.Heard(c.l)
+	// It echoes our nonce: it comes from the host, and anchors the
+	// connection's sequence numbers (on a new link, the first accepted
+	// packet does).
+	c.e.Accept(c.l, m.Seq)
 	if c.l.State() != link.Running {
 		c.l.MarkSynchronized()
 		c.e.Synced(c.l)
@@ -423,7 +426,10 @@ func (c *Client[S, I]) fragment(b []byte) {
 		c.malformed()
 		return
 	}
-	c.e.Heard(c.l)
+	if !c.e.Accept(c.l, f.Seq) {
+		c.stats.Malformed++ // far from the host's sequence numbers: replayed or forged
+		return
+	}
 	for i := range c.asm.slots {
 		if s := &c.asm.slots[i]; s.active && s.msg == f.Msg && s.nacks > 0 && s.have&(1<<f.Index) == 0 {
 			c.stats.FragmentsRepaired++
@@ -437,22 +443,29 @@ func (c *Client[S, I]) fragment(b []byte) {
 	if a == nil {
 		return
 	}
-	c.asm.finish(a)
-	c.decode(a.body())
+	// Only a body that verified (a state taken) moves the reassembler on:
+	// a forged one that got through, never verified, cannot make the
+	// host's real bodies look old.
+	if c.decode(a.body()) {
+		c.asm.finish(a)
+	} else {
+		a.active = false
+	}
 }
 
-// decode verifies a whole state body and keeps the state as a baseline.
-func (c *Client[S, I]) decode(body []byte) {
+// decode verifies a whole state body and keeps the state as a baseline;
+// it reports whether the state was taken.
+func (c *Client[S, I]) decode(body []byte) bool {
 	m := &c.body
 	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil ||
 		m.Players != c.players || m.Size != c.inputSize || len(m.Delta) != c.stateSize {
 		c.malformed()
-		return
+		return false
 	}
 	f := Frame(m.Frame)
 	if f <= c.newestHost {
 		c.stats.StatesDropped++
-		return
+		return false
 	}
 	k := int(f) % baselineWindow
 	dst := rollback.BytesOf(&c.base[k])
@@ -462,14 +475,14 @@ func (c *Client[S, I]) decode(body []byte) {
 		bk := int(m.Base) % baselineWindow
 		if c.baseTags[bk] != Frame(m.Base) || bk == k {
 			c.stats.StatesDropped++
-			return
+			return false
 		}
 		xorInto(dst, m.Delta, rollback.BytesOf(&c.base[bk]))
 	}
 	c.baseTags[k] = NoFrame
 	if rollback.Checksum(dst) != m.Checksum {
 		c.malformed()
-		return
+		return false
 	}
 	c.baseTags[k] = f
 	c.newestHost = f
@@ -478,10 +491,13 @@ func (c *Client[S, I]) decode(body []byte) {
 	for p := range c.others {
 		copy(rollback.BytesOf(&c.others[p]), m.Inputs[p*c.inputSize:])
 	}
-	if Frame(m.InputAck) > c.hostAck {
-		c.hostAck = Frame(m.InputAck)
-	}
+	// The newest state's, not the greatest ever: the host's count only
+	// grows, and a forged state that got through (claiming the host has
+	// inputs it never had, so the client would stop sending them) is
+	// healed by the next real one.
+	c.hostAck = Frame(m.InputAck)
 	c.rate, c.depth = m.Rate, m.Depth
+	return true
 }
 
 // lead is how many frames past the host's newest state the client's

@@ -14,17 +14,44 @@ import (
 type LateInput uint8
 
 const (
-	// LateApply (the default) applies a late input at the first frame
-	// simulated after it arrives for which the client sent nothing of its
-	// own, in order, and counts it. A client that stays late loses none
-	// (up to a bounded queue); one whose own inputs are on time again
-	// drops those waiting longer than RollbackWindow frames (counted), so
-	// a stale press is never replayed long after.
+	// LateApply (the default) applies a late input at the current frame:
+	// the first frame simulated after it arrives for which the client
+	// sent nothing of its own, in order, and counts it (LateApplied). A
+	// client that stays late loses none (up to a bounded queue). A late
+	// input still waiting after the client's own newer inputs held the
+	// frames for RollbackWindow frames is superseded: the player has
+	// moved on, and pressing it now would replay a stale action against
+	// a world that moved on too; it is dropped and counted apart
+	// (LateSuperseded). A resume's backlog is the exception: see
+	// ResumeBacklog.
 	LateApply LateInput = iota
 	// LateRollback rolls the host back and re-simulates (the core session
 	// does it) for a late input up to RollbackWindow frames old; older
 	// ones are applied as with LateApply.
 	LateRollback
+)
+
+// ResumeBacklog says what a host does with the inputs a resumed client
+// made while it was cut off: its backlog, for frames the host simulated
+// with predictions.
+type ResumeBacklog uint8
+
+const (
+	// BacklogApply (the default) applies the backlog late, as the resume
+	// promises: in order, one frame each, from the frame it arrives at,
+	// before any of the client's newer inputs. What the player did while
+	// cut off happens, that much later; the price is the client's own
+	// inputs for as many frames (at most the client's Capacity, 128
+	// frames by default), which the backlog holds the frames of: they are
+	// dropped and counted (Displaced), and the client's prediction of its
+	// own player is corrected meanwhile.
+	BacklogApply ResumeBacklog = iota
+	// BacklogSupersede treats the backlog as any late input: the client's
+	// own newer inputs, on time again, supersede it (LateSuperseded). The
+	// player's present is never held back; what it did while cut off is
+	// lost, and its prediction corrected once. What most shipped
+	// authoritative engines do.
+	BacklogSupersede
 )
 
 // baselineWindow is how many recent host states a client keeps as delta
@@ -62,6 +89,9 @@ type HostConfig[I comparable] struct {
 	LateInput LateInput
 	// RollbackWindow bounds LateRollback, in frames; 0 means 8, at most 32.
 	RollbackWindow int
+	// ResumeBacklog chooses what happens to a resumed client's backlog;
+	// see ResumeBacklog.
+	ResumeBacklog ResumeBacklog
 	// Predict guesses a client's missing input from its last; nil repeats
 	// the last. It must be deterministic.
 	Predict func(player int, last I, frame Frame) I
@@ -75,8 +105,9 @@ type HostConfig[I comparable] struct {
 	// MaxPacketsPerTick bounds what one client may make the host read per
 	// tick; more are dropped and counted. 0 means 64.
 	MaxPacketsPerTick int
-	// MaxJoinsPerTick bounds the Hellos from unknown peers handled per
-	// tick; 0 means 4.
+	// MaxJoinsPerTick bounds the Hellos from unknown peers answered per
+	// tick (those with the wrong settings, or that do not decode, are
+	// refused without counting); 0 means 4.
 	MaxJoinsPerTick int
 	// Net is the per-connection link's settings, as a P2P session's:
 	// FrameRate (in the settings hash), keep-alive, quality reports (the
@@ -93,6 +124,7 @@ type hostSettings struct {
 	copies, maxPkts, maxJoins                int
 	grace, spacing                           int64
 	late                                     LateInput
+	backlog                                  ResumeBacklog
 	net                                      link.Settings
 }
 
@@ -104,6 +136,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
 		grace:   int64(or(c.Grace, 20*time.Second)),
 		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
+		backlog: c.ResumeBacklog,
 	}
 	switch {
 	case s.players < 1 || s.players > 64:
@@ -124,6 +157,8 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: RollbackWindow %d not in [1, 32]", ErrConfig, c.RollbackWindow)
 	case s.late > LateRollback:
 		return s, fmt.Errorf("%w: LateInput %d unknown", ErrConfig, c.LateInput)
+	case s.backlog > BacklogSupersede:
+		return s, fmt.Errorf("%w: ResumeBacklog %d unknown", ErrConfig, c.ResumeBacklog)
 	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1:
 		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick must be positive (copies at most 10)", ErrConfig)
 	case s.grace < 0 || s.spacing < 0:

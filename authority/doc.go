@@ -21,9 +21,14 @@
 //
 //   - reads every waiting packet: inputs stamped with the frame they are
 //     for are held up to InputAhead frames ahead; one for a frame already
-//     simulated is late: applied at a later frame and counted (LateApply),
-//     or rolled back for within RollbackWindow frames by the core session
-//     (LateRollback);
+//     simulated is late: applied at the current frame, in order, where the
+//     client sent nothing of its own (LateApply), or rolled back for
+//     within RollbackWindow frames by the core session (LateRollback).
+//     Every late input is counted and accounted for: applied, or
+//     superseded (dropped, counted apart) once it has waited
+//     RollbackWindow frames while the client's own newer inputs held
+//     every frame: the player has moved on, and a stale press replayed
+//     now would act on a world that moved on too;
 //   - simulates the frame with each slot's input, or a prediction (the
 //     client's last, or HostConfig.Predict) where none came;
 //   - sends each client (every StateInterval ticks) the state after the
@@ -43,7 +48,10 @@
 // (slots and a random 128-bit resume token; the full state follows as
 // states do), or, for a token still valid, RESUME_ACCEPT on the new
 // connection (the client's world goes on; the inputs it made while cut
-// off arrive late, by the LateInput rule). A client whose link times out
+// off arrive late, its backlog, and are applied: in order, one a frame,
+// before its newer inputs, which it displaces, counted; with
+// ResumeBacklog: BacklogSupersede the newer inputs supersede the backlog
+// instead). A client whose link times out
 // (Net.DisconnectTimeout, or soon after its Close) is away, its slots
 // predicted; after Grace its token is void, and its Hello gets
 // RESUME_REJECT then an INITIAL_SYNC of a fresh slot. A record that never
@@ -75,7 +83,18 @@
 // with no hitch where applying states on arrival gives hundreds.
 //
 // Links (keep-alive, round-trip time, disconnect timers, byte counts) are
-// internal/link's, as the P2P session's; Events reports theirs.
+// internal/link's, as the P2P session's; Events reports theirs. Every
+// payload packet (an input, a Nack, a state fragment) is validated, then
+// must pass the link's one plausibility rule (link.Accept: a sequence
+// number near the connection's anchor) before it acts, as the link's own
+// messages do. Acknowledgements heal: the host takes a client's newest
+// packet's, the client the newest state's, so a forged one is undone by
+// the next real one; and only a state that verified moves the client's
+// reassembly on, so a forged body number cannot make the host's look
+// old. Nothing authenticates a
+// packet: an attacker who can spoof the other end's address gets about
+// one forgery in 32 through (a transport that authenticates, WebRTC's
+// DTLS, closes that).
 //
 // # Wire
 //

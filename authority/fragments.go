@@ -15,6 +15,15 @@ const (
 	// to that many ticks before (at 60 Hz, 133 ms plus the client's wait).
 	outboxLen = 8
 	maxNacks  = 3
+	// doneWindow is how many body numbers at and before the newest taken
+	// are done with (their late fragments dropped). Further behind is a
+	// new body: a forged body number far ahead, taken, does not make the
+	// host's own look old.
+	doneWindow = 64
+	// staleTicks is how long an incomplete body holds its slot without a
+	// new fragment; then a new body may take it (a forged fragment of a
+	// body that never completes cannot hold the slots).
+	staleTicks = 60
 )
 
 // sentBody is a body kept for repair.
@@ -109,15 +118,17 @@ func newReassembler(bodyCap int) reassembler {
 // add takes one fragment. It returns the slot when that fragment
 // completed its body, and bad when the fragment contradicts what came
 // before (counted as malformed by the caller). Fragments of bodies older
-// than both held, or than the newest completed, are dropped.
+// than both held, or just behind the newest taken, are dropped.
 func (r *reassembler) add(f codec.StateFragment, now int64) (done *assembly, bad bool) {
-	if r.done && int32(f.Msg-r.newest) <= 0 {
+	if d := int32(f.Msg - r.newest); r.done && d <= 0 && d > -doneWindow {
 		return nil, false
 	}
 	var a *assembly
 	for i := range r.slots {
 		if s := &r.slots[i]; s.active && s.msg == f.Msg {
 			a = s
+		} else if s.active && now-s.lastAt > staleTicks {
+			s.active = false
 		}
 	}
 	if a == nil {
@@ -155,8 +166,8 @@ func (r *reassembler) add(f codec.StateFragment, now int64) (done *assembly, bad
 	return a, false
 }
 
-// finish marks a completed body as consumed: it and anything older are
-// done with.
+// finish marks a completed body whose state was taken as consumed: it and
+// anything older are done with.
 func (r *reassembler) finish(a *assembly) {
 	r.newest, r.done = a.msg, true
 	for i := range r.slots {

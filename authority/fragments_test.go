@@ -71,3 +71,33 @@ func TestBigStateOverLoss(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, sum, rollback.Checksum(rollback.BytesOf(s)))
 }
+
+// Forged fragments cannot hold the reassembler: two halves of bodies
+// numbered far ahead, never completed, give their slots up after
+// staleTicks; a body numbered far ahead that completed but never verified
+// moves nothing (the caller does not finish it), and one that did leaves
+// the host's bodies, far behind it, new again.
+func TestReassemblerForgedNumbers(t *testing.T) {
+	r := newReassembler(codec.MaxStateBody)
+	half := make([]byte, codec.MaxChunk)
+	real := func(msg uint32, now int64) *assembly {
+		a, bad := r.add(codec.StateFragment{Msg: msg, Count: 1, Chunk: []byte{1}}, now)
+		require.False(t, bad)
+		return a
+	}
+	require.NotNil(t, real(5, 0))
+	r.finish(&r.slots[0])
+	for _, m := range []uint32{1 << 30, 1<<30 + 1} {
+		a, bad := r.add(codec.StateFragment{Msg: m, Count: 2, Chunk: half}, 1)
+		require.False(t, bad)
+		require.Nil(t, a)
+	}
+	require.Nil(t, real(6, 2), "both slots held by the forged halves, newer by number")
+	a := real(7, 2+staleTicks+1)
+	require.NotNil(t, a, "a stale slot given up")
+	r.finish(a)
+	f := real(1<<31, 100) // far ahead, completed and taken
+	r.finish(f)
+	require.NotNil(t, real(8, 101), "the host's next body is new again")
+	require.Nil(t, real(1<<31-3, 102), "just behind the newest taken: done with")
+}

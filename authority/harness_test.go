@@ -67,6 +67,10 @@ type cluster struct {
 	// noCheck skips the comparison (a host that rolls back changes old
 	// frames).
 	noCheck bool
+	wrap    func(name string, tr transport.Transport) transport.Transport
+	// afterHost, if set, runs after each host tick, with the frame
+	// simulated.
+	afterHost func(f Frame)
 }
 
 type clusterOpts struct {
@@ -76,6 +80,9 @@ type clusterOpts struct {
 	host    HostConfig[uint16]
 	link    local.Link
 	queue   int
+	// wrap, if set, wraps each endpoint's transport (the host's and each
+	// client's, by name).
+	wrap func(name string, tr transport.Transport) transport.Transport
 }
 
 func newCluster(t testing.TB, o clusterOpts) *cluster {
@@ -90,9 +97,13 @@ func newCluster(t testing.TB, o clusterOpts) *cluster {
 	hc.Net.Now = clock.Now
 	seed := o.seed
 	hc.Net.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
-	h, err := NewHost(transport.Transport(hep), hc, simWorld)
+	var tr transport.Transport = hep
+	if o.wrap != nil {
+		tr = o.wrap("host", tr)
+	}
+	h, err := NewHost(tr, hc, simWorld)
 	require.NoError(t, err)
-	return &cluster{t: t, clock: clock, net: n, hep: hep, h: h, hnext: epoch, sums: map[Frame]uint32{}}
+	return &cluster{t: t, clock: clock, net: n, hep: hep, h: h, hnext: epoch, sums: map[Frame]uint32{}, wrap: o.wrap}
 }
 
 // add adds a client named name that joins at the current time.
@@ -105,7 +116,11 @@ func (c *cluster) add(name string, cfg ClientConfig, input func(Frame) uint16) *
 	cfg.Net.Now = c.clock.Now
 	seed := uint64(len(c.nodes) + 99)
 	cfg.Net.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
-	cl, err := NewClient[world, uint16](ep, cfg, simWorld)
+	var tr transport.Transport = ep
+	if c.wrap != nil {
+		tr = c.wrap(name, tr)
+	}
+	cl, err := NewClient[world, uint16](tr, cfg, simWorld)
 	require.NoError(c.t, err)
 	nd := &node{name: name, ep: ep, c: cl, input: input, next: c.clock.Now(), seen: NoFrame, joinAt: c.clock.Now()}
 	c.nodes = append(c.nodes, nd)
@@ -143,6 +158,9 @@ func (c *cluster) hostTick() {
 		require.NoError(c.t, c.h.AddLocalInput(0, c.hinput(f)))
 	}
 	require.NoError(c.t, c.h.Advance())
+	if c.afterHost != nil {
+		c.afterHost(f)
+	}
 	sum, ok := c.h.Checksum(f)
 	require.True(c.t, ok)
 	c.sums[f] = sum
@@ -164,4 +182,15 @@ func (c *cluster) clientTick(nd *node) {
 	}
 	period := float64(tick) / cl.TimeScale() / (1 + nd.skew)
 	nd.next = nd.next.Add(time.Duration(period))
+}
+
+// record is the index of the host's record of the client named name.
+func (c *cluster) record(name string) int {
+	for i, hc := range c.h.clients {
+		if hc.state != clientFree && string(hc.peer) == name {
+			return i
+		}
+	}
+	c.t.Fatalf("no record of %s", name)
+	return -1
 }

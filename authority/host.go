@@ -22,7 +22,7 @@ type HostStats struct {
 	// UnknownPackets counts packets from peers that are not clients (other
 	// than Hellos); HellosRefused Hellos with another settings hash, that
 	// did not decode, or that found no free slot; HellosDropped Hellos
-	// over MaxJoinsPerTick.
+	// over MaxJoinsPerTick (only Hellos owed an answer count against it).
 	UnknownPackets, HellosRefused, HellosDropped uint64
 	// Joined counts INITIAL_SYNCs decided, Resumed RESUME_ACCEPTs,
 	// ResumesRejected RESUME_REJECTs, Expired clients whose grace window
@@ -268,20 +268,24 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		h.stats.UnknownPackets++
 		return
 	}
-	if h.joins >= h.s.maxJoins {
-		h.stats.HellosDropped++
-		return
-	}
-	h.joins++
+	// Refused before they count against the joins a tick allows: no
+	// answer is owed them, so a flood of them cannot starve an honest
+	// Hello of its turn.
 	m, _, err := codec.ParseHello(b)
 	if err != nil || m.Settings != h.hash || from == "" {
 		h.stats.HellosRefused++
 		return
 	}
+	if h.joins >= h.s.maxJoins {
+		h.stats.HellosDropped++
+		return
+	}
+	h.joins++
 	if m.Resume {
 		if i := h.byToken(m.Token); i >= 0 {
 			c := h.clients[i]
-			c.reset(from, h.connect(i, from), true)
+			c.reset(from, h.connect(i, from, m.Seq), true)
+			c.resuming = h.s.backlog == BacklogApply
 			h.answer(c, codec.WelcomeResume, m.Nonce)
 			h.stats.Resumed++
 			return
@@ -299,7 +303,7 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		return
 	}
 	c := h.clients[i]
-	c.reset(from, h.connect(i, from), false)
+	c.reset(from, h.connect(i, from, m.Seq), false)
 	c.token = h.newToken()
 	h.answer(c, codec.WelcomeSync, m.Nonce)
 	if m.Resume {
@@ -315,11 +319,14 @@ func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint
 }
 
 // connect puts record i on connection from with a fresh link, running at
-// once: the Hello was this mode's handshake (settings hash and nonce).
-func (h *Host[S, I]) connect(i int, from transport.Peer) *link.Link {
+// once: the Hello was this mode's handshake (settings hash and nonce), and
+// its sequence number anchors the connection's (a client refused for a
+// while has counted far past zero).
+func (h *Host[S, I]) connect(i int, from transport.Peer, seq uint16) *link.Link {
 	h.conns.bind(i, from)
 	l := h.newLink(i)
 	h.e.ReplaceLink(i, l)
+	h.e.Accept(l, seq) // a link with no anchor yet takes this one
 	l.MarkSynchronized()
 	h.e.Synced(l)
 	return l
@@ -357,11 +364,14 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 		c.l.Malformed() // absurd frames, or an ack of a state never sent
 		return
 	}
-	h.e.Heard(c.l)
-	c.played = true
-	if Frame(m.Ack) > c.ack {
-		c.ack = Frame(m.Ack)
+	if !h.e.Accept(c.l, m.Seq) {
+		return // a sequence number far from the connection's: replayed or forged
 	}
+	c.played = true
+	// The newest packet's acknowledgement, not the greatest ever: a forged
+	// ack that got through is healed by the client's next packet (an older
+	// one, reordered, names a baseline the client still holds).
+	c.ack = Frame(m.Ack)
 	d := float64(newest - f + 1)
 	if c.stats.StatesSent == 0 && c.depth == 0 {
 		c.depth = d
@@ -384,6 +394,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 		c.heard = g
 		vals := h.scratch
 		if g >= f {
+			c.resuming = false // on time: the backlog, if any, is whole
 			vals = c.at(g, per)
 			c.tags[int(g)%inputRing] = g
 			c.sent[int(g)%inputRing] = false
@@ -406,6 +417,9 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 			continue
 		}
 		c.pushLate(f, vals, per)
+		if c.resuming && c.backlogN == c.lateN-1 {
+			c.backlogN++ // the resume's backlog: applied before anything newer
+		}
 	}
 }
 
@@ -416,7 +430,9 @@ func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
 		c.l.Malformed()
 		return
 	}
-	h.e.Heard(c.l)
+	if !h.e.Accept(c.l, m.Seq) {
+		return
+	}
 	sb := c.out.find(m.Msg)
 	if sb == nil || sb.nacks >= maxNacks {
 		c.stats.NacksRefused++
@@ -477,8 +493,16 @@ func (h *Host[S, I]) gather(f Frame) error {
 		switch {
 		case c.state == clientFree:
 			clear(vals)
+		case c.backlogN > 0:
+			copy(vals, c.popLate(per))
+			c.stats.LateApplied++
+			if c.has(f) {
+				c.stats.Displaced++
+				copy(c.at(f, per), vals) // what the frame was simulated with
+				c.sent[int(f)%inputRing] = true
+			}
 		case c.has(f):
-			c.expireLate(f - Frame(h.s.window))
+			c.supersede(f - Frame(h.s.window))
 			copy(vals, c.at(f, per))
 			c.sent[int(f)%inputRing] = true
 		default:

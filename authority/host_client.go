@@ -40,6 +40,12 @@ type ClientStats struct {
 	// LateDropped those lost to a full queue. InputsLost counts frames
 	// never received (a gap wider than the client's redundancy).
 	LateInputs, LateApplied, LateRolledBack, LateDropped, InputsLost uint64
+	// LateSuperseded counts late inputs dropped because the client's own
+	// newer inputs held the frames they waited for (see LateApply);
+	// Displaced the client's on-time inputs not applied because a resume's
+	// backlog held their frame (BacklogApply). Every late input is
+	// applied, rolled back for, superseded, dropped, or still waiting.
+	LateSuperseded, Displaced uint64
 	// PredictedInputs counts frames simulated without the client's input;
 	// TooEarly input frames past InputAhead, not held (the client sends
 	// them again, and the advice slows it).
@@ -87,7 +93,12 @@ type hostClient[I comparable] struct {
 	lateAt []Frame // the host frame each late input arrived at
 	lateHd int
 	lateN  int
-	last   []I // per slot: the input used at the newest simulated frame
+	// backlogN is how many late frames at the head of the queue are a
+	// resume's backlog, applied before anything else: the late inputs a
+	// resumed connection brings before its first on-time one (resuming).
+	backlogN int
+	resuming bool
+	last     []I // per slot: the input used at the newest simulated frame
 
 	ack      Frame // newest state frame the client acknowledged
 	sentUpTo Frame // newest state frame sent it
@@ -120,7 +131,12 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 	for i := range c.out.slots {
 		c.out.slots[i].active = false
 	}
+	c.backlogN, c.resuming = 0, false
 	if keep {
+		// Late inputs of the old connection still waiting arrived before
+		// the cut: the backlog the new one brings supersedes them.
+		c.stats.LateSuperseded += uint64(c.lateN)
+		c.lateHd, c.lateN = 0, 0
 		return
 	}
 	c.played = false
@@ -150,6 +166,7 @@ func (c *hostClient[I]) pushLate(arrived Frame, in []I, slots int) {
 	if c.lateN == lateCap {
 		c.lateHd = (c.lateHd + 1) % lateCap
 		c.lateN--
+		c.backlogN = max(c.backlogN-1, 0)
 		c.stats.LateDropped++
 	}
 	k := (c.lateHd + c.lateN) % lateCap
@@ -166,17 +183,18 @@ func (c *hostClient[I]) popLate(slots int) []I {
 	k := c.lateHd
 	c.lateHd = (c.lateHd + 1) % lateCap
 	c.lateN--
+	c.backlogN = max(c.backlogN-1, 0)
 	return c.late[k*slots : (k+1)*slots]
 }
 
-// expireLate drops late inputs that arrived before frame f: the client's
-// own inputs are on time again, and applying old ones now would replay
-// stale presses.
-func (c *hostClient[I]) expireLate(f Frame) {
-	for c.lateN > 0 && c.lateAt[c.lateHd] < f {
+// supersede drops the late inputs that arrived before frame f (not a
+// resume's backlog): the client's own inputs are on time again, and
+// applying old ones now would replay stale presses.
+func (c *hostClient[I]) supersede(f Frame) {
+	for c.lateN > c.backlogN && c.lateAt[c.lateHd] < f {
 		c.lateHd = (c.lateHd + 1) % lateCap
 		c.lateN--
-		c.stats.LateDropped++
+		c.stats.LateSuperseded++
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // as time dilation needs to bring it ahead again: every late input is
 // counted, and applied in order at the frames that lack one of their own;
 // the only ones not applied are those still waiting when the client's own
-// inputs are on time again (counted as dropped, a handful).
+// inputs are on time again (superseded, counted apart, a handful).
 func TestLateInputsApplied(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 11, players: 1, link: local.Link{Latency: 20 * time.Millisecond}})
 	a := c.add("a", ClientConfig{}, mash(1, 2))
@@ -27,11 +27,13 @@ func TestLateInputsApplied(t *testing.T) {
 	late := s.LateInputs
 	require.Greater(t, late, uint64(100))
 	pending := uint64(c.h.clients[0].lateN)
-	require.Equal(t, late, s.LateApplied+s.LateDropped+pending, "every late input applied or counted")
+	require.Equal(t, late, s.LateApplied+s.LateSuperseded+s.LateDropped+pending, "every late input applied or counted")
 	// Superseded: still waiting when the client's own inputs were on time
 	// again, at most the frames it had fallen behind (200-20 ms is 11
 	// frames) plus the two dilation overshoots.
-	require.LessOrEqual(t, s.LateDropped, uint64(16))
+	require.LessOrEqual(t, s.LateSuperseded, uint64(16))
+	require.Zero(t, s.LateDropped, "the queue never overflowed")
+	require.Zero(t, s.Displaced, "no resume, no backlog")
 	require.Zero(t, s.InputsLost)
 	require.InDelta(t, 2, s.Depth, 1, "time dilation brought the client back ahead")
 }

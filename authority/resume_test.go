@@ -1,19 +1,22 @@
 package authority
 
 import (
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
 // Resume: a client's transport is cut for 2 s, then it says Hello with its
 // token on a new one: RESUME_ACCEPT, its slot kept, the inputs it made
-// meanwhile reach the host (late, accounted for), and its world goes on.
+// meanwhile reach the host and are applied late, and its world goes on.
 // Cut past the grace window, the same Hello gets RESUME_REJECT and a fresh
 // INITIAL_SYNC, and nothing of the old world is sent.
 func TestResume(t *testing.T) {
@@ -46,7 +49,8 @@ func TestResume(t *testing.T) {
 	require.Greater(t, late, uint64(100), "the 2 s of inputs made while cut off arrived late")
 	require.Zero(t, after.InputsLost)
 	pending := uint64(c.h.clients[clientIndex(c, slot)].lateN)
-	require.Equal(t, after.LateInputs, after.LateApplied+after.LateDropped+pending)
+	require.Equal(t, after.LateInputs, after.LateApplied+after.LateSuperseded+after.LateDropped+pending)
+	require.Equal(t, after.LateApplied-before.LateApplied, late, "the backlog applied whole (BacklogApply)")
 	require.True(t, a.c.Synchronized())
 
 	// Cut past the grace window: the token is void.
@@ -86,4 +90,117 @@ func clientIndex(c *cluster, slot int) int {
 		}
 	}
 	return -1
+}
+
+// The resume's backlog, both ways. BacklogApply: every input the client
+// made while cut off is applied, in the order made, one a frame from the
+// frame the backlog arrived at; the client's own inputs for as many frames
+// are displaced (counted), and none is superseded. BacklogSupersede: the
+// client's own inputs, on time again, supersede the backlog (counted) and
+// none is displaced. Either way every late input is accounted for, none
+// is lost, and the client's world goes on.
+func TestResumeBacklog(t *testing.T) {
+	for _, mode := range []ResumeBacklog{BacklogApply, BacklogSupersede} {
+		t.Run([]string{"Apply", "Supersede"}[mode], func(t *testing.T) {
+			link := local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond}
+			net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+			c := newCluster(t, clusterOpts{seed: 32, players: 2, link: link, host: HostConfig[uint16]{ResumeBacklog: mode, Net: net}})
+			in := mash(1, 3)
+			a := c.add("a", ClientConfig{Net: net}, in)
+			c.run(3 * time.Second)
+			r := c.record("a")
+			hc := c.h.clients[r]
+			// What the host simulated a with, frame by frame, and whether
+			// that frame took a late input.
+			used, late := map[Frame]uint16{}, map[Frame]bool{}
+			applied := hc.stats.LateApplied
+			c.afterHost = func(f Frame) {
+				used[f] = c.h.used[hc.first]
+				late[f] = hc.stats.LateApplied > applied
+				applied = hc.stats.LateApplied
+			}
+			c.net.Partition("a", "host")
+			c.run(2 * time.Second)
+			require.True(t, hc.clientStats(1).Away)
+			heard := hc.heard // the backlog starts after it
+			before, mine := hc.clientStats(1), a.c.Stats()
+			ep2, err := c.net.Endpoint("a2")
+			require.NoError(t, err)
+			require.NoError(t, a.c.Reconnect(ep2))
+			c.run(4 * time.Second)
+			require.Equal(t, codec.WelcomeResume, a.c.answer)
+			after := hc.clientStats(1)
+			d := func(x, y uint64) uint64 { return x - y }
+			backlog := d(after.LateInputs, before.LateInputs)
+			t.Logf("backlog %d: applied %d, superseded %d, displaced %d, dropped %d, lost %d; the client's mismatches %d, frames re-simulated %d",
+				backlog, d(after.LateApplied, before.LateApplied), d(after.LateSuperseded, before.LateSuperseded),
+				d(after.Displaced, before.Displaced), d(after.LateDropped, before.LateDropped), d(after.InputsLost, before.InputsLost),
+				a.c.Stats().Mismatches-mine.Mismatches, a.c.Stats().ResimulatedFrames-mine.ResimulatedFrames)
+			require.Greater(t, backlog, uint64(100), "2 s of inputs made while cut off arrived late")
+			require.Zero(t, hc.lateN, "nothing still waiting")
+			require.Zero(t, after.InputsLost)
+			require.Zero(t, after.LateDropped)
+			require.Equal(t, after.LateInputs, after.LateApplied+after.LateSuperseded)
+			if mode == BacklogSupersede {
+				require.Less(t, d(after.LateApplied, before.LateApplied), uint64(10))
+				require.Zero(t, after.Displaced)
+				return
+			}
+			require.Equal(t, backlog, d(after.LateApplied, before.LateApplied))
+			require.Zero(t, d(after.LateSuperseded, before.LateSuperseded))
+			require.Equal(t, backlog, d(after.Displaced, before.Displaced), "the client's inputs for as many frames")
+			// In the order made, one a frame.
+			var frames []Frame
+			for f := range late {
+				if late[f] {
+					frames = append(frames, f)
+				}
+			}
+			slices.Sort(frames)
+			require.Len(t, frames, int(backlog))
+			for k, f := range frames {
+				require.Equal(t, frames[0]+Frame(k), f, "one a frame, back to back")
+				require.Equal(t, in(heard+1+Frame(k)), used[f], "backlog input %d applied at frame %d", k, f)
+			}
+			require.True(t, a.c.Synchronized())
+		})
+	}
+}
+
+// Once the resume is answered, the ticks that take and apply its backlog
+// allocate nothing (the new connection's link and endpoint are made once,
+// before).
+func TestResumeBacklogAllocatesNothing(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	c := newCluster(t, clusterOpts{seed: 33, players: 2, link: local.Link{Latency: 30 * time.Millisecond}, host: HostConfig[uint16]{Net: net}})
+	a := c.add("a", ClientConfig{Net: net}, mash(1, 3))
+	c.run(3 * time.Second)
+	hc := c.h.clients[c.record("a")]
+	c.net.Partition("a", "host")
+	c.run(2 * time.Second)
+	ep2, err := c.net.Endpoint("a2")
+	require.NoError(t, err)
+	require.NoError(t, a.c.Reconnect(ep2))
+	for a.c.answer != codec.WelcomeResume {
+		c.run(tick)
+	}
+	before := hc.stats
+	f := c.h.Frame()
+	// Counted over all 200 ticks, not averaged per tick (AllocsPerRun's
+	// integer mean would hide an allocation on fewer than all of them).
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range 200 {
+		c.clock.Advance(tick)
+		f++
+		_ = c.h.Advance()
+		_ = a.c.AddLocalInput(0, uint16(f/3))
+		_ = a.c.Advance()
+	}
+	runtime.ReadMemStats(&m1)
+	require.Zero(t, m1.Mallocs-m0.Mallocs)
+	require.Greater(t, hc.stats.Displaced-before.Displaced, uint64(100), "the backlog was applied meanwhile")
 }
