@@ -84,10 +84,11 @@ func reencode(t Type, b []byte, size int) ([]byte, error) {
 
 // sample is one valid encoded message.
 type sample struct {
-	name string
-	t    Type
-	size int // input size, for Input
-	b    []byte
+	name     string
+	t        Type
+	size     int // input size, for Input
+	b        []byte
+	checksum bool // an Input or InputAck carrying a checksum
 }
 
 // heldInputs is one player's 2-byte input held for n frames.
@@ -151,27 +152,35 @@ func inputSamples() []Input {
 		{Seq: 13, Ack: 1, Start: 2, Frames: 1, Players: 0b1, Size: 1, Inputs: []byte{0}},
 		{Seq: 14, Ack: 1, Start: 2, Frames: 3, Players: 0b1, Size: 1, Inputs: []byte{0, 0, 0}},
 		{Seq: 15, Ack: 1, Start: 2, Frames: 4, Players: 0b1, Size: 1, Inputs: []byte{0, 0, 1, 0}},
+		{Seq: 16, Ack: 1, Start: 2, Frames: 0, Players: 0b1, Size: 2, HasChecksum: true, CheckFrame: 0, Checksum: 0xfeedface},
+		{Seq: 17, Ack: 100, Start: 50, Frames: 3, Players: 0b1010, Size: 4, Inputs: patternInputs(24, 3),
+			Status:      []PeerStatus{{true, 49}, {false, -1}, {true, 60}, {true, math.MaxInt32}},
+			HasChecksum: true, CheckFrame: 40, Checksum: 1},
+		{Seq: 18, Ack: math.MaxInt32, Start: math.MaxInt32 - 127, Frames: MaxFrames, Players: 1 << 63,
+			Size: 1, Inputs: patternInputs(MaxFrames, 11), HasChecksum: true, CheckFrame: math.MaxInt32, Checksum: math.MaxUint32},
 	}
 }
 
 // samples is one or more valid encodings of every message type.
 func samples() []sample {
 	s := []sample{
-		{"sync request", TypeSyncRequest, 0, (&SyncRequest{Seq: 1, Nonce: 0xdeadbeefcafe, Protocol: 1, Settings: 0x1234567890abcdef}).Append(nil)},
-		{"sync reply", TypeSyncReply, 0, (&SyncReply{Seq: 2, Nonce: 0xdeadbeefcafe, Protocol: 1, Settings: 0x1234567890abcdef}).Append(nil)},
-		{"input ack none", TypeInputAck, 0, (&InputAck{Seq: 3, Ack: -1}).Append(nil)},
-		{"input ack", TypeInputAck, 0, (&InputAck{Seq: 3, Ack: 100000}).Append(nil)},
-		{"input ack max", TypeInputAck, 0, (&InputAck{Seq: 3, Ack: math.MaxInt32}).Append(nil)},
-		{"quality report", TypeQualityReport, 0, (&QualityReport{Seq: 4, FrameAdvantage: -3, Ping: 1234567}).Append(nil)},
-		{"quality report max", TypeQualityReport, 0, (&QualityReport{Seq: 4, FrameAdvantage: math.MinInt32, Ping: math.MaxUint64}).Append(nil)},
-		{"quality reply", TypeQualityReply, 0, (&QualityReply{Seq: 5, Pong: 1234567}).Append(nil)},
-		{"keep-alive", TypeKeepAlive, 0, (&KeepAlive{Seq: 6}).Append(nil)},
-		{"checksum", TypeChecksum, 0, (&Checksum{Seq: 7, Frame: 600, Checksum: 0xfeedface}).Append(nil)},
-		{"checksum negative", TypeChecksum, 0, (&Checksum{Seq: 7, Frame: math.MinInt32, Checksum: 1}).Append(nil)},
-		{"disconnect", TypeDisconnect, 0, (&Disconnect{Seq: 8}).Append(nil)},
+		{"sync request", TypeSyncRequest, 0, (&SyncRequest{Seq: 1, Nonce: 0xdeadbeefcafe, Protocol: 1, Settings: 0x1234567890abcdef}).Append(nil), false},
+		{"sync reply", TypeSyncReply, 0, (&SyncReply{Seq: 2, Nonce: 0xdeadbeefcafe, Protocol: 1, Settings: 0x1234567890abcdef}).Append(nil), false},
+		{"input ack none", TypeInputAck, 0, (&InputAck{Seq: 3, Ack: -1}).Append(nil), false},
+		{"input ack", TypeInputAck, 0, (&InputAck{Seq: 3, Ack: 100000}).Append(nil), false},
+		{"input ack max", TypeInputAck, 0, (&InputAck{Seq: 3, Ack: math.MaxInt32}).Append(nil), false},
+		{"input ack checksum", TypeInputAck, 0, (&InputAck{Seq: 3, Ack: 40, HasChecksum: true, CheckFrame: 30, Checksum: 0xfeedface}).Append(nil), true},
+		{"input ack checksum max", TypeInputAck, 0, (&InputAck{Seq: 3, Ack: 40, HasChecksum: true, CheckFrame: math.MaxInt32, Checksum: 7}).Append(nil), true},
+		{"quality report", TypeQualityReport, 0, (&QualityReport{Seq: 4, FrameAdvantage: -3, Ping: 1234567}).Append(nil), false},
+		{"quality report max", TypeQualityReport, 0, (&QualityReport{Seq: 4, FrameAdvantage: math.MinInt32, Ping: math.MaxUint64}).Append(nil), false},
+		{"quality reply", TypeQualityReply, 0, (&QualityReply{Seq: 5, Pong: 1234567}).Append(nil), false},
+		{"keep-alive", TypeKeepAlive, 0, (&KeepAlive{Seq: 6}).Append(nil), false},
+		{"checksum", TypeChecksum, 0, (&Checksum{Seq: 7, Frame: 600, Checksum: 0xfeedface}).Append(nil), false},
+		{"checksum negative", TypeChecksum, 0, (&Checksum{Seq: 7, Frame: math.MinInt32, Checksum: 1}).Append(nil), false},
+		{"disconnect", TypeDisconnect, 0, (&Disconnect{Seq: 8}).Append(nil), false},
 	}
 	for i, m := range inputSamples() {
-		s = append(s, sample{fmt.Sprintf("input %d", i), TypeInput, m.Size, m.Append(nil)})
+		s = append(s, sample{fmt.Sprintf("input %d", i), TypeInput, m.Size, m.Append(nil), m.HasChecksum})
 	}
 	return s
 }

@@ -26,6 +26,8 @@ type PeerStatus struct {
 //	Players  uvarint (the mask)
 //	len(Status) uvarint, then per entry uvarint(zigzag(LastFrame-Start)<<1 | Connected)
 //	inputs   XOR-then-run-length coded, see below
+//	checksum optional, present when bytes remain after the inputs:
+//	         zigzag varint of CheckFrame-Start, then Checksum u32 LE
 //
 // The inputs, Frames × popcount(Players) × Size bytes frame-major then
 // player, are first XORed against the input of the same player one frame
@@ -37,6 +39,10 @@ type PeerStatus struct {
 // consecutive zeros and starts or ends with a zero only at the edge of the
 // stream; the decoder rejects anything else, so the coding is canonical.
 // A held button costs nothing after its first frame.
+//
+// The checksum rides along only when HasChecksum is set: the sender's
+// checksum of its state after CheckFrame, a confirmed frame, so a desync
+// is found without datagrams of its own. Absent, it costs nothing.
 type Input struct {
 	Seq     uint16
 	Ack     int32        // newest frame of the receiver's inputs the sender has, contiguously; -1 none
@@ -46,11 +52,15 @@ type Input struct {
 	Size    int          // bytes per player input, 1..MaxInputSize: session config, not on the wire
 	Inputs  []byte       // Frames × popcount(Players) × Size bytes, frame-major, then player
 	Status  []PeerStatus // empty when absent (2-player sessions); else one per player
+
+	HasChecksum bool   // CheckFrame and Checksum are carried
+	CheckFrame  int32  // the frame (>= 0) whose state Checksum is of
+	Checksum    uint32 // CRC32-C of the sender's state after CheckFrame
 }
 
 // checkFields reports whether the fields agree with each other and the limits.
 func (m Input) checkFields() error {
-	if m.Frames < 0 || m.Size < 1 || m.Start < 0 || m.Ack < -1 {
+	if m.Frames < 0 || m.Size < 1 || m.Start < 0 || m.Ack < -1 || (m.HasChecksum && m.CheckFrame < 0) {
 		return ErrMalformed
 	}
 	if m.Frames > MaxFrames || m.Size > MaxInputSize || len(m.Status) > MaxPlayers {
@@ -87,13 +97,17 @@ func (m Input) Len() int {
 	for _, s := range m.Status {
 		n += uvarintLen(statusWord(s, m.Start))
 	}
-	return n + rleLen(m.Inputs, bits.OnesCount64(m.Players)*m.Size)
+	n += rleLen(m.Inputs, bits.OnesCount64(m.Players)*m.Size)
+	if m.HasChecksum {
+		n += uvarintLen(zigzag(int64(m.CheckFrame)-int64(m.Start))) + 4
+	}
+	return n
 }
 
 // safeInputs is a stream length whose coding, with every other field at its
 // largest, cannot exceed MaxPacket: a coding is at most one byte longer than
 // its stream plus one per 64 bytes, and the fields take at most 3+5+10+2+10+1
-// bytes and 64 statuses of 6.
+// bytes, 64 statuses of 6 and a checksum of 10.
 const safeInputs = MaxPacket/2 + 64
 
 // Append appends the encoded message to b. It never emits more than
@@ -116,6 +130,10 @@ func (m Input) Append(b []byte) []byte {
 		b = binary.AppendUvarint(b, statusWord(s, m.Start))
 	}
 	b = appendRLE(b, m.Inputs, bits.OnesCount64(m.Players)*m.Size)
+	if m.HasChecksum {
+		b = binary.AppendUvarint(b, zigzag(int64(m.CheckFrame)-int64(m.Start)))
+		b = binary.LittleEndian.AppendUint32(b, m.Checksum)
+	}
 	if len(b)-n0 > MaxPacket {
 		return b[:n0]
 	}
@@ -215,6 +233,24 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 	if i, err = decodeRLE(b, i, inputs, stride); err != nil {
 		return 0, err
 	}
+	var check int64
+	var sum uint32
+	has := i < len(b)
+	if has {
+		if v, i, err = readUvarint(b, i); err != nil {
+			return 0, err
+		}
+		d := unzigzag(v)
+		if d < -maxDelta || d > maxDelta || start+d < 0 || start+d > math.MaxInt32 {
+			return 0, ErrMalformed
+		}
+		check = start + d
+		if len(b)-i < 4 {
+			return 0, ErrShort
+		}
+		sum = binary.LittleEndian.Uint32(b[i:])
+		i += 4
+	}
 	n, err := end(b, i)
 	if err != nil {
 		return 0, err
@@ -231,6 +267,10 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 		Size:    size,
 		Inputs:  inputs,
 		Status:  status,
+
+		HasChecksum: has,
+		CheckFrame:  int32(check),
+		Checksum:    sum,
 	}
 	return n, nil
 }

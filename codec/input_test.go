@@ -225,7 +225,11 @@ func TestParseInputRejects(t *testing.T) {
 		{"run past the frames", encodeFields(10, 0, 2, 1, 0, cat(lit(1, 2), []byte{run(3)})...), ErrMalformed},
 		{"literal past the frames", encodeFields(10, 0, 1, 1, 0, lit(1, 2, 3)...), ErrMalformed},
 		{"huge run", encodeFields(10, 0, 1, 1, 0, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), ErrMalformed},
-		{"trailing byte", encodeFields(10, 0, 1, 1, 0, cat(lit(1, 2), []byte{0})...), ErrMalformed},
+		{"trailing byte: a checksum cut short", encodeFields(10, 0, 1, 1, 0, cat(lit(1, 2), []byte{0})...), ErrShort},
+		{"checksum cut short", encodeFields(10, 0, 1, 1, 0, cat(lit(1, 2), []byte{0, 1, 2, 3})...), ErrShort},
+		{"checksum", encodeFields(10, 0, 1, 1, 0, cat(lit(1, 2), []byte{0, 1, 2, 3, 4})...), nil},
+		{"byte after the checksum", encodeFields(10, 0, 1, 1, 0, cat(lit(1, 2), []byte{0, 1, 2, 3, 4, 0})...), ErrMalformed},
+		{"checksum frame before 0", encodeFields(10, 0, 1, 1, 0, cat(lit(1, 2), []byte{21, 1, 2, 3, 4})...), ErrMalformed},
 		{"literal cut short", encodeFields(10, 0, 2, 1, 0, lit(1, 2, 3, 4)[:3]...), ErrShort},
 		{"too large", append(encodeFields(10, 0, 1, 1, 0, lit(1, 2)...), make([]byte, MaxPacket)...), ErrTooLarge},
 	} {

@@ -55,6 +55,9 @@ func TestP2PConfigMismatch(t *testing.T) {
 		"input delay": func(i int, c *P2PConfig[uint16]) { c.Session.InputDelay = 1 + i },
 		"frame rate":  func(i int, c *P2PConfig[uint16]) { c.Net.FrameRate = 60 + i },
 		"game":        func(i int, c *P2PConfig[uint16]) { c.Net.Settings = uint64(i) },
+		// Issue 19 defect 1: intervals 30 and 60 synchronised and played,
+		// each refusing the other's checksum reports as malformed.
+		"checksum interval": func(i int, c *P2PConfig[uint16]) { c.Net.ChecksumInterval = 30 * (i + 1) },
 		"placement": func(i int, c *P2PConfig[uint16]) {
 			if i == 1 { // p1 thinks it holds player 0 and p0 holds player 1
 				c.Remote[0], c.Remote[1] = "", "p0"

@@ -86,3 +86,39 @@ func TestP2PTimeSyncIgnoredAdviceDrifts(t *testing.T) {
 	worst, _, _ := frameGap(c, a, b, 10*time.Second)
 	require.Greater(t, worst, 4)
 }
+
+// A loop started 28 ticks late over 50±10 ms with 1% loss (issue 19 defect
+// 2): the early side is told to wait about its lead once; the gap then
+// settles within 2 frames and the late side never runs more than 2 frames
+// ahead. The estimate used to mix fresh local samples with remote ones up
+// to a quality interval old, which still described the lead already waited
+// out: the early side was told to wait 32 frames for a 31-frame lead, then
+// 9 more, and the late side ran about 10 frames ahead for 100 ticks.
+func TestP2PTimeSyncLateStartNoOvershoot(t *testing.T) {
+	for _, seed := range []uint64{11, 12, 13} {
+		c := newCluster(t, clusterOpts{players: 2, seed: seed, mash: 0.2,
+			link: local.Link{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.01},
+			cfg:  Config[uint16]{InputDelay: 2, Capacity: 64}})
+		a, b := c.nodes[0], c.nodes[1]
+		c.until(5*time.Second, "running", func() bool { return a.p.Running() && b.p.Running() })
+		b.paused = true
+		c.run(28 * time.Second / 60)
+		b.paused = false
+		overshoot, settledWorst := 0, 0
+		for tick := range 20 * 60 {
+			c.run(time.Second / 60)
+			g := int(a.p.Frame() - b.p.Frame())
+			overshoot = max(overshoot, -g)
+			if tick >= 5*60 {
+				settledWorst = max(settledWorst, g, -g)
+			}
+		}
+		var waits []int
+		for _, e := range a.kinds(EventWaitRecommended) {
+			waits = append(waits, e.Frames)
+		}
+		t.Logf("seed %d: a's waits %v, b's %d; b ahead by at most %d; after 5 s the gap is at most %d", seed, waits, len(b.kinds(EventWaitRecommended)), overshoot, settledWorst)
+		require.LessOrEqual(t, overshoot, 2, "seed %d: the late side ran ahead", seed)
+		require.LessOrEqual(t, settledWorst, 2, "seed %d: the gap did not settle", seed)
+	}
+}

@@ -1,0 +1,213 @@
+package link
+
+import "github.com/rollnet/rollnet/codec"
+
+// Checks holds this end's own checksums of confirmed frames, one every
+// Interval frames.
+type Checks struct {
+	Interval int   // frames apart; <= 0 never
+	Next     Frame // the next frame due a checksum
+	ring     [checkRing]checkEntry
+	newest   checkEntry
+}
+
+// NewChecks returns the checksums of an owner checksumming every interval
+// frames.
+func NewChecks(interval int) Checks {
+	c := Checks{Interval: interval, Next: Frame(interval), newest: checkEntry{frame: NoFrame}}
+	for i := range c.ring {
+		c.ring[i].frame = NoFrame
+	}
+	return c
+}
+
+// Newest returns the newest frame checksummed, or NoFrame.
+func (c *Checks) Newest() Frame { return c.newest.frame }
+
+func (c *Checks) find(f Frame) (uint32, bool) {
+	e := c.ring[int(f/Frame(max(c.Interval, 1)))%checkRing]
+	return e.sum, e.frame == f
+}
+
+func (c *Checks) store(f Frame, sum uint32) {
+	c.ring[int(f/Frame(max(c.Interval, 1)))%checkRing] = checkEntry{frame: f, sum: sum}
+	c.newest = checkEntry{frame: f, sum: sum}
+}
+
+// SendChecksum sends l our newest checksum.
+func (e *Endpoint) SendChecksum(l *Link, own *Checks) {
+	m := codec.Checksum{Seq: l.seq, Frame: int32(own.newest.frame), Checksum: own.newest.sum}
+	e.Send(l, m.Append(e.out[:0]))
+}
+
+// RepeatChecksum sends l our newest checksum again while it is owed
+// repeats (each new checksum goes out three times: once from
+// LocalChecksum, twice from here).
+func (e *Endpoint) RepeatChecksum(l *Link, own *Checks) {
+	if l.checkAgain > 0 && own.newest.frame != NoFrame {
+		l.checkAgain--
+		e.SendChecksum(l, own)
+	}
+}
+
+// RemoteChecksum records l's checksum report b and compares it with ours.
+func (e *Endpoint) RemoteChecksum(l *Link, own *Checks, b []byte) {
+	m, _, err := codec.ParseChecksum(b)
+	if err != nil || m.Frame < 0 {
+		l.malformed++
+		return
+	}
+	f := Frame(m.Frame)
+	if own.Interval <= 0 || int(f)%own.Interval != 0 {
+		l.malformed++
+		return
+	}
+	if !e.Accept(l, m.Seq) {
+		return
+	}
+	r := &l.checks[int(f/Frame(own.Interval))%checkRing]
+	if r.frame == f && r.done {
+		return // a repeat of a report already compared
+	}
+	*r = checkEntry{frame: f, sum: m.Checksum}
+	if sum, ok := own.find(f); ok {
+		r.done = true
+		e.compare(l, r, f, sum, m.Checksum)
+	}
+}
+
+// RecordChecksum records our checksum sum of the state after f (a
+// confirmed frame on the grid: a multiple of own.Interval) and compares it
+// with what each link reported of f. Unlike LocalChecksum it sends
+// nothing: the checksum rides on the owner's messages (CarriedChecksum,
+// RepeatedChecksum).
+func (e *Endpoint) RecordChecksum(own *Checks, f Frame, sum uint32) {
+	own.store(f, sum)
+	slot := int(f/Frame(own.Interval)) % checkRing
+	for _, l := range e.links {
+		if l.state != Running {
+			continue
+		}
+		if r := &l.checks[slot]; r.frame == f && !r.done {
+			r.done = true
+			e.compare(l, r, f, sum, r.sum)
+		}
+		l.carryAgain = carryRepeats
+	}
+}
+
+// carryRepeats is how many messages carry a new checksum when nothing
+// acknowledges it (RepeatedChecksum).
+const carryRepeats = 3
+
+// CarriedChecksum returns the checksum the next message to l that carries
+// frames of ours should carry: our newest, until l acknowledged (Acked) the
+// first frame whose first sending carried it (every message holding that
+// frame carries it, so l has received the checksum), and on at most three
+// messages (on a long round trip the ack comes late: three carriers lose
+// the checksum only when all three are lost, and the next checksum,
+// Interval frames later, still finds a desync). ok is false when there is
+// none to carry. After sending the message, call CarriedChecksumSent.
+func (e *Endpoint) CarriedChecksum(l *Link, own *Checks) (f Frame, sum uint32, ok bool) {
+	n := own.newest
+	if n.frame == NoFrame {
+		return NoFrame, 0, false
+	}
+	if l.carried != n.frame {
+		l.carried, l.carriedEnd, l.carriedN = n.frame, NoFrame, 0
+	}
+	if l.carriedN >= carryRepeats || (l.carriedEnd != NoFrame && l.Acked >= l.carriedEnd) {
+		return NoFrame, 0, false // it has it
+	}
+	return n.frame, n.sum, true
+}
+
+// CarriedChecksumSent notes that a message carrying CarriedChecksum's
+// answer went to l; fresh is the newest frame it carried if that frame
+// went to l for the first time (else NoFrame: an older message may hold
+// it without the checksum).
+func (e *Endpoint) CarriedChecksumSent(l *Link, fresh Frame) {
+	end := fresh
+	l.carriedN++
+	if l.carriedEnd == NoFrame && end != NoFrame {
+		l.carriedEnd = end
+	}
+}
+
+// RepeatedChecksum returns the checksum the next message to l should carry
+// when l acknowledges nothing of ours (a spectator's acks to its host): our
+// newest, on the first three messages after it was recorded.
+func (e *Endpoint) RepeatedChecksum(l *Link, own *Checks) (f Frame, sum uint32, ok bool) {
+	if own.newest.frame == NoFrame || l.carryAgain <= 0 {
+		return NoFrame, 0, false
+	}
+	l.carryAgain--
+	return own.newest.frame, own.newest.sum, true
+}
+
+// ReceivedChecksum records the checksum sum of frame f that rode on a
+// message from l the owner already validated and Accepted, and compares it
+// with ours. A frame off our grid is counted malformed.
+func (e *Endpoint) ReceivedChecksum(l *Link, own *Checks, f Frame, sum uint32) {
+	if f < 0 || own.Interval <= 0 || int(f)%own.Interval != 0 {
+		l.malformed++
+		return
+	}
+	r := &l.checks[int(f/Frame(own.Interval))%checkRing]
+	if r.frame == f && r.done {
+		return // a repeat of a report already compared
+	}
+	*r = checkEntry{frame: f, sum: sum}
+	if mine, ok := own.find(f); ok {
+		r.done = true
+		e.compare(l, r, f, mine, sum)
+	}
+}
+
+// compare counts a comparison with l at f (once per frame: the callers
+// mark the report done) and reports a desync with l at f once.
+func (e *Endpoint) compare(l *Link, r *checkEntry, f Frame, local, remote uint32) {
+	l.compared++
+	if local == remote {
+		l.agreed++
+		l.agreedAt = max(l.agreedAt, f)
+		r.same = true
+		return
+	}
+	if l.desyncAt != NoFrame && f >= l.desyncAt {
+		return // reported already, at this frame or an earlier one
+	}
+	// The first difference found, or one earlier than the one reported
+	// (reports can arrive out of order): the event names the earliest
+	// frame known to differ, and the newest known to agree before it.
+	l.desyncAt = f
+	agreed := NoFrame
+	if l.agreedAt < f {
+		agreed = l.agreedAt
+	} else {
+		for _, c := range l.checks {
+			if c.same && c.frame < f {
+				agreed = max(agreed, c.frame)
+			}
+		}
+	}
+	e.events.Push(Event{Kind: EventDesyncDetected, Peer: l.Peer, Frame: f, Agreed: agreed, Local: local, Remote: remote})
+}
+
+// LocalChecksum records our checksum at f, compares it with what each
+// link reported, and sends it to every running link.
+func (e *Endpoint) LocalChecksum(own *Checks, f Frame, sum uint32) {
+	own.store(f, sum)
+	slot := int(f/Frame(own.Interval)) % checkRing
+	for _, l := range e.links {
+		if l.state != Running {
+			continue
+		}
+		if r := &l.checks[slot]; r.frame == f && !r.done {
+			r.done = true
+			e.compare(l, r, f, sum, r.sum)
+		}
+		e.SendChecksum(l, own)
+		l.checkAgain = 2
+	}
+}
