@@ -36,6 +36,7 @@ const (
 	TypeKeepAlive
 	TypeChecksum
 	TypeDisconnect
+	TypeRejoin
 )
 
 var typeNames = [...]string{
@@ -48,6 +49,7 @@ var typeNames = [...]string{
 	TypeKeepAlive:     "KeepAlive",
 	TypeChecksum:      "Checksum",
 	TypeDisconnect:    "Disconnect",
+	TypeRejoin:        "Rejoin",
 }
 
 // String names the type, for logs.
@@ -58,7 +60,7 @@ func (t Type) String() string {
 	return "Unknown"
 }
 
-func (t Type) valid() bool { return t >= TypeSyncRequest && t <= TypeDisconnect }
+func (t Type) valid() bool { return t >= TypeSyncRequest && t <= TypeRejoin }
 
 // ParseHeader reads the version-and-type byte and the sequence number every
 // message starts with, and returns n == HeaderLen. An unknown version is

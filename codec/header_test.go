@@ -27,7 +27,8 @@ func TestParseHeader(t *testing.T) {
 		{"version 2", []byte{0x21, 0, 0}, 0, 0, ErrVersion},
 		{"version 2 one byte", []byte{0x21}, 0, 0, ErrVersion},
 		{"type 0", []byte{0x10, 0, 0}, 0, 0, ErrType},
-		{"type 10", []byte{0x1a, 0, 0}, 0, 0, ErrType},
+		{"type 10 (Rejoin)", []byte{0x1a, 0, 0}, TypeRejoin, 0, nil},
+		{"type 11", []byte{0x1b, 0, 0}, 0, 0, ErrType},
 		{"type 15", []byte{0x1f, 0, 0}, 0, 0, ErrType},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,7 +117,7 @@ func TestMessagesWrongVersion(t *testing.T) {
 func TestMessagesWrongType(t *testing.T) {
 	for _, s := range samples() {
 		t.Run(s.name, func(t *testing.T) {
-			for other := TypeSyncRequest; other <= TypeDisconnect; other++ {
+			for other := TypeSyncRequest; other <= TypeRejoin; other++ {
 				if other == s.t {
 					continue
 				}
