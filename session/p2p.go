@@ -59,6 +59,13 @@ type P2PConfig[I comparable] struct {
 	// Net holds the protocol's settings: frame rate, checksum interval,
 	// timeouts, clock, nonce source.
 	Net NetConfig
+	// Rejoin, when set, makes this session a player coming back into a
+	// running match: the token is the one RejoinToken returned in the
+	// session that dropped (saved by the game), the rest of the config the
+	// same as then. The session asks the other peers to take it back,
+	// replays the match from its first frame without drawing, and plays on
+	// from the frame they agree on. See Rejoin.
+	Rejoin RejoinToken
 }
 
 // MaxSpectators is the most spectators one P2P session feeds, listed in
@@ -108,6 +115,11 @@ type P2P[S any, I comparable] struct {
 	block   []byte
 	outStat []codec.PeerStatus
 	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
+
+	rj      rejoinState          // identity, rejoins of others, our own rejoin
+	cfg     P2PConfig[I]         // for Rejoin
+	sim     func(*S, []I, Frame) // for Rejoin
+	initial *S                   // the state frame 0 started from, for Rejoin
 }
 
 // NewP2P returns a P2P session for cfg over t, advancing a state of type S
@@ -116,28 +128,37 @@ type P2P[S any, I comparable] struct {
 // close it. It starts synchronizing with every peer at the first
 // AdvanceFrame or Poll.
 func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, Frame)) (*P2P[S, I], error) {
+	p := new(P2P[S, I])
+	if err := p.init(cfg, t, simulate); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// init makes p a new session for cfg (NewP2P, and Rejoin in place).
+func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, Frame)) error {
 	if t == nil {
-		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
+		return fmt.Errorf("%w: nil transport", ErrConfig)
 	}
 	n, err := resolve(cfg.Net)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	players := cfg.Session.Players
 	if players < 1 || players > MaxPlayers {
-		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, players, MaxPlayers)
+		return fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, players, MaxPlayers)
 	}
 	if len(cfg.Remote) != players {
-		return nil, fmt.Errorf("%w: Remote has %d entries for %d players", ErrConfig, len(cfg.Remote), players)
+		return fmt.Errorf("%w: Remote has %d entries for %d players", ErrConfig, len(cfg.Remote), players)
 	}
 	ic, err := newInputCodec[I]()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if ic.size > codec.MaxInputSize {
-		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", ErrConfig, ic.size, codec.MaxInputSize)
+		return fmt.Errorf("%w: input of %d bytes (at most %d)", ErrConfig, ic.size, codec.MaxInputSize)
 	}
-	p := &P2P[S, I]{
+	*p = P2P[S, I]{
 		ep:       link.NewEndpoint(t, n, protocolVersion),
 		codec:    ic,
 		user:     cfg.Session.Predict,
@@ -163,7 +184,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		i, ok := p.ep.Lookup(peer)
 		if !ok {
 			if err := p.ep.AddLink(link.New(peer)); err != nil {
-				return nil, netError(err)
+				return netError(err)
 			}
 			i = len(p.ep.Links()) - 1
 		}
@@ -171,7 +192,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		p.ep.Links()[i].Mask |= 1 << pl
 	}
 	if p.local == 0 {
-		return nil, fmt.Errorf("%w: no local player (a spectator is a Spectator)", ErrConfig)
+		return fmt.Errorf("%w: no local player (a spectator is a Spectator)", ErrConfig)
 	}
 	p.nPlayers = len(p.ep.Links())
 	p.status = make([][]codec.PeerStatus, p.nPlayers)
@@ -180,16 +201,16 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	}
 	p.multi = p.nPlayers >= 2
 	if len(cfg.Spectators) > MaxSpectators {
-		return nil, fmt.Errorf("%w: %d spectators (at most %d)", ErrConfig, len(cfg.Spectators), MaxSpectators)
+		return fmt.Errorf("%w: %d spectators (at most %d)", ErrConfig, len(cfg.Spectators), MaxSpectators)
 	}
 	if cfg.SpectatorArchive < 0 || cfg.SpectatorArchive > maxArchive {
-		return nil, fmt.Errorf("%w: SpectatorArchive %d not in [0, %d]", ErrConfig, cfg.SpectatorArchive, maxArchive)
+		return fmt.Errorf("%w: SpectatorArchive %d not in [0, %d]", ErrConfig, cfg.SpectatorArchive, maxArchive)
 	}
 	for _, peer := range cfg.Spectators {
 		l := link.New(peer)
 		l.Optional = true
 		if err := p.ep.AddLink(l); err != nil {
-			return nil, netError(err)
+			return netError(err)
 		}
 	}
 	for _, l := range p.ep.Links() {
@@ -208,7 +229,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	}
 	core, err := New[S, I](coreCfg, simulate)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.core = core
 	p.capacity = cfg.Session.Capacity
@@ -246,8 +267,10 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	p.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
 	p.block = make([]byte, codec.MaxFrames*players*ic.size)
 	p.outStat = make([]codec.PeerStatus, players)
+	p.cfg, p.sim, p.initial = cfg, simulate, new(S)
+	p.initRejoin(cfg.Rejoin)
 	p.ep.ExpectPeers()
-	return p, nil
+	return nil
 }
 
 // initLink sets l's frame counters and connection statuses to the
@@ -255,8 +278,8 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 func (p *P2P[S, I]) initLink(l *link.Link) {
 	l.Acked = Frame(p.delay) - 1
 	l.Sent = Frame(p.delay) - 1
-	if l.Optional {
-		return
+	if l.Index() >= p.nPlayers {
+		return // a spectator
 	}
 	for pl := range p.status[l.Index()] {
 		p.status[l.Index()][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
@@ -285,7 +308,7 @@ func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
 	i, known := p.ep.Lookup(peer)
 	if known {
 		old := p.ep.Links()[i]
-		if !old.Optional {
+		if i < p.nPlayers {
 			return fmt.Errorf("%w: peer %q is a player's peer", ErrConfig, string(peer))
 		}
 		if old.State() != link.Disconnected && old.State() != link.Failed {
@@ -398,6 +421,9 @@ func (p *P2P[S, I]) AddLocalInput(player int, in I) error {
 	if p.owner[player] >= 0 {
 		return fmt.Errorf("%w: player %d", ErrNotLocal, player)
 	}
+	if p.rejoining() {
+		return nil // not back yet: the input counts for nothing
+	}
 	f := p.core.Frame() + Frame(p.delay)
 	if err := p.core.AddLocalInput(player, in); err != nil {
 		return err
@@ -424,6 +450,9 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 	if p.ep.Err() != nil {
 		return p.ep.Err()
 	}
+	if p.rejoining() {
+		return p.catchUp()
+	}
 	if !p.running {
 		return ErrNotSynchronized
 	}
@@ -435,6 +464,9 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		}
 	}
 	p.feed()
+	if p.core.Frame() == 0 {
+		*p.initial = *p.core.State()
+	}
 	if err := p.core.Step(); err != nil {
 		p.flush()
 		return err
@@ -466,7 +498,7 @@ func (p *P2P[S, I]) Poll() error {
 		return ErrClosed
 	}
 	p.pump()
-	if p.running {
+	if p.running && !p.rejoining() {
 		p.feed()
 	}
 	if p.wait > 0 {
@@ -479,6 +511,10 @@ func (p *P2P[S, I]) Poll() error {
 // pump reads the clock and the network and runs the timers.
 func (p *P2P[S, I]) pump() {
 	p.ep.Clock()
+	if p.rj.phase == phaseAsking {
+		p.askPump()
+		return
+	}
 	for {
 		l, typ, b, ok := p.ep.Receive()
 		if !ok {
@@ -490,6 +526,7 @@ func (p *P2P[S, I]) pump() {
 		p.ep.Tick(l)
 	}
 	for _, l := range p.ep.Links()[:p.nPlayers] {
+		p.rejoinTick(l)
 		if l.State() == link.Disconnected {
 			p.lost(l)
 		}
@@ -511,6 +548,9 @@ func (p *P2P[S, I]) pump() {
 // handle processes one packet from l.
 func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 	switch typ {
+	case codec.TypeRejoin:
+		p.handleRejoin(l, b)
+		return
 	case codec.TypeSyncRequest, codec.TypeSyncReply:
 		if p.ep.HandleSync(l, typ, b) {
 			p.ep.Synced(l)
@@ -525,14 +565,21 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 	}
 	switch typ {
 	case codec.TypeInput:
-		if l.Optional {
+		if l.Index() >= p.nPlayers {
 			l.Malformed()
+			return
+		}
+		if p.rj.phase != phaseNone && p.catchInput(l, b) {
 			return
 		}
 		p.handleInput(l, b)
 	case codec.TypeInputAck:
+		if l.Index() < p.nPlayers {
+			p.catchAck(l, b)
+			return
+		}
 		m, _, err := codec.ParseInputAck(b)
-		if err != nil || !l.Optional {
+		if err != nil {
 			l.Malformed()
 			return
 		}
@@ -568,6 +615,7 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	if !p.ep.Accept(l, m.Seq) {
 		return
 	}
+	p.rejoinHeard(l)
 	l.Acked = Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
 		p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
@@ -616,6 +664,9 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 			continue // final
 		}
 		if !s.Connected {
+			if p.stale(pl, s) {
+				continue // sent before it saw the player come back
+			}
 			*cur = s
 			if o := p.owner[pl]; o >= 0 && p.ep.Links()[o] != l && !p.disc[pl] {
 				p.ep.Disconnect(p.ep.Links()[o])
@@ -646,7 +697,7 @@ func (p *P2P[S, I]) agree() {
 		f := p.recv[pl]
 		known := true
 		for i, l := range p.ep.Links()[:p.nPlayers] {
-			if i == p.owner[pl] || l.State() != link.Running {
+			if i == p.owner[pl] || l.State() != link.Running || p.rj.catching(i) {
 				continue
 			}
 			s := p.status[l.Index()][pl]
@@ -685,7 +736,7 @@ func (p *P2P[S, I]) feed() {
 			limit = fz
 		} else if p.multi {
 			for i, l := range p.ep.Links()[:p.nPlayers] {
-				if i != o && l.State() == link.Running {
+				if i != o && l.State() == link.Running && !p.rj.catching(i) {
 					limit = min(limit, Frame(p.status[l.Index()][pl].LastFrame))
 				}
 			}
@@ -704,7 +755,7 @@ func (p *P2P[S, I]) feed() {
 		}
 		if fz := p.frozenAt[pl]; fz != NoFrame && p.fed[pl] >= fz {
 			in := p.frozen[pl]
-			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+Frame(p.delay); f++ {
+			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+Frame(p.delay) && f < p.rj.until[pl]; f++ {
 				if err := p.core.AddRemoteInput(pl, f, in); err != nil && !errors.Is(err, ErrConflict) {
 					break
 				}
@@ -713,6 +764,7 @@ func (p *P2P[S, I]) feed() {
 				// recv stays: it is the final frame this session reports
 				// in its connection status, whatever order packets take.
 			}
+			p.frozenDone(pl)
 		}
 	}
 }
@@ -777,7 +829,9 @@ func (p *P2P[S, I]) flush() {
 		if l.State() != link.Running {
 			continue
 		}
-		if p.running {
+		if i < p.nPlayers && p.rejoinFlush(l) {
+			// the rejoin's own traffic took the place of inputs
+		} else if p.running {
 			if i < p.nPlayers {
 				p.sendInputs(l)
 			} else {
@@ -794,7 +848,7 @@ func (p *P2P[S, I]) flush() {
 func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	start := l.Acked + 1
 	n := int(p.newest - l.Acked)
-	n = min(n, codec.MaxFrames)
+	n = max(min(n, codec.MaxFrames, p.rejoinLimit(l, start)), 0)
 	stride := bits.OnesCount64(p.local) * p.size
 	for k := range n {
 		j := k * stride

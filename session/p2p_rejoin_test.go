@@ -1,0 +1,227 @@
+package session
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
+)
+
+// rejoinCluster is three players, one per peer, over a 20 ms link with 2%
+// loss, every peer keeping a minute of archive, after 120 frames.
+func rejoinCluster(t *testing.T, seed uint64, window time.Duration) *p2pCluster {
+	t.Helper()
+	c := newCluster(t, clusterOpts{players: 3, seed: seed, mash: 0.3,
+		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
+		net:  NetConfig{RejoinWindow: window},
+		mutate: func(i int, cfg *P2PConfig[uint16]) {
+			cfg.SpectatorArchive = 3600
+		}})
+	c.frames(120, 10*time.Second)
+	for _, n := range c.nodes {
+		_, ok := n.p.RejoinToken()
+		require.True(t, ok, "%s has no token", n.name)
+	}
+	tok0, _ := c.nodes[0].p.RejoinToken()
+	tok1, _ := c.nodes[1].p.RejoinToken()
+	require.Equal(t, tok0.Match, tok1.Match, "one match id")
+	require.NotEqual(t, tok0.Secret, tok1.Secret, "a secret per player")
+	return c
+}
+
+// drop closes n's endpoint and stops its loop for d: its link is gone.
+func (c *p2pCluster) drop(n *p2pNode, d time.Duration) {
+	require.NoError(c.t, n.ep.Close())
+	n.paused = true
+	c.run(d)
+}
+
+// reopen opens a new endpoint under n's name.
+func (c *p2pCluster) reopen(n *p2pNode) *local.Endpoint {
+	ep, err := c.net.Endpoint(n.name)
+	require.NoError(c.t, err)
+	n.ep = ep
+	return ep
+}
+
+// rejoined runs until every player node saw n's player rejoin, then checks
+// they agree on R, and returns it. n's checksums are compared again from
+// the states its replay still holds.
+func (c *p2pCluster) rejoined(n *p2pNode, player int) Frame {
+	c.t.Helper()
+	n.checked = 1 << 30 // nothing to compare while it replays
+	c.until(20*time.Second, "rejoined everywhere", func() bool {
+		for _, m := range c.nodes {
+			if ev := m.kinds(EventPlayerRejoined); len(ev) == 0 || ev[len(ev)-1].Player != player {
+				return false
+			}
+		}
+		return true
+	})
+	n.checked = n.p.Frame() - 8
+	r := NoFrame
+	for _, m := range c.nodes {
+		for _, k := range []EventKind{EventPlayerRejoining, EventPlayerRejoined} {
+			ev := m.kinds(k)
+			require.NotEmpty(c.t, ev, "%s: %v", m.name, k)
+			e := ev[len(ev)-1]
+			require.Equal(c.t, player, e.Player)
+			if r == NoFrame {
+				r = e.Frame
+			}
+			require.Equal(c.t, r, e.Frame, "%s: %v at another frame", m.name, k)
+		}
+	}
+	return r
+}
+
+// noDesync checks no node saw a desync.
+func (c *p2pCluster) noDesync() {
+	for _, m := range c.nodes {
+		_, bad := m.first(EventDesyncDetected)
+		require.False(c.t, bad, "%s: desync", m.name)
+	}
+}
+
+// TestP2PRejoinSameProcess: a 3-player match where player 2's link drops
+// for 5 s and comes back on a new endpoint in the same process
+// (P2P.Rejoin): every peer agrees on R, and on every confirmed frame
+// afterwards, the replayed ones included.
+func TestP2PRejoinSameProcess(t *testing.T) {
+	c := rejoinCluster(t, 31, 0)
+	n := c.nodes[2]
+	c.drop(n, 5*time.Second)
+	require.NoError(t, n.p.Rejoin(c.reopen(n)))
+	n.paused = false
+	before := c.agreed
+	r := c.rejoined(n, 2)
+	require.Greater(t, r, Frame(300), "R is after the drop")
+	frozen, ok := c.nodes[0].first(EventPlayerDisconnected)
+	require.True(t, ok)
+	require.Less(t, frozen.Frame, r)
+	c.frames(int(r)+300, 20*time.Second)
+	c.noDesync()
+	require.Greater(t, c.agreed-before, 2*250, "the other nodes compared their frames with the first after R")
+	st := n.p.RejoinStats()
+	t.Logf("froze at %d, R %d, replayed %d frames in %v; %s; %d frames compared after R", frozen.Frame, r, st.Replayed, st.CatchUp, c.describe(), c.agreed-before)
+	require.Equal(t, r, st.Frame)
+	require.GreaterOrEqual(t, st.Replayed, int(r)-2-2)
+	for _, m := range c.nodes {
+		require.Greater(t, m.p.ConfirmedFrame(), r+250, "%s plays on", m.name)
+	}
+	// Its input counts again: what p2 plays reaches the others.
+	in0, _ := c.nodes[0].p.StateAt(c.nodes[0].p.ConfirmedFrame())
+	in2, _ := n.p.StateAt(c.nodes[0].p.ConfirmedFrame())
+	if in2 != nil {
+		require.Equal(t, *in0, *in2)
+	}
+}
+
+// TestP2PRejoinFreshProcess: the same, with the rejoining peer a new
+// session that has nothing but the token and the settings.
+func TestP2PRejoinFreshProcess(t *testing.T) {
+	c := rejoinCluster(t, 32, 0)
+	n := c.nodes[2]
+	tok, _ := n.p.RejoinToken()
+	cfg := n.p.cfg
+	c.drop(n, 5*time.Second)
+	cfg.Rejoin = tok
+	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
+	require.NoError(t, err)
+	n.p = q
+	n.paused = false
+	n.events = nil
+	r := c.rejoined(n, 2)
+	c.frames(int(r)+200, 20*time.Second)
+	c.noDesync()
+	st := q.RejoinStats()
+	require.Equal(t, r, st.Frame)
+	require.Positive(t, st.CatchUp)
+}
+
+// tickManual runs the cluster while n (paused in it) is ticked here, until
+// its AdvanceFrame returns an error other than ErrNotSynchronized.
+func (c *p2pCluster) tickManual(n *p2pNode, limit time.Duration) error {
+	var last error
+	c.until(limit, "an error", func() bool {
+		for _, pl := range n.locals {
+			require.NoError(c.t, n.p.AddLocalInput(pl, 1))
+		}
+		last = n.p.AdvanceFrame()
+		return last != nil && !errors.Is(last, ErrNotSynchronized)
+	})
+	return last
+}
+
+// TestP2PRejoinAfterWindow: a rejoin after NetConfig.RejoinWindow is
+// refused with the reason, and the others play on with the player frozen.
+func TestP2PRejoinAfterWindow(t *testing.T) {
+	c := rejoinCluster(t, 33, 2*time.Second)
+	n := c.nodes[2]
+	c.drop(n, 8*time.Second) // 5 s to the timeout, 3 past it
+	require.NoError(t, n.p.Rejoin(c.reopen(n)))
+	err := c.tickManual(n, 5*time.Second)
+	var re *RejoinError
+	require.ErrorAs(t, err, &re)
+	require.ErrorIs(t, err, ErrRejoinRefused)
+	require.Equal(t, ReasonRejoinWindow, re.Reason)
+	for _, m := range c.nodes[:2] {
+		_, ok := m.first(EventPlayerRejoining)
+		require.False(t, ok)
+	}
+	c.noDesync()
+}
+
+// TestP2PRejoinStranger: someone with the player's address and settings
+// but not its secret is refused and changes nothing: the others play on
+// with the player frozen, and the player itself can still come back.
+func TestP2PRejoinStranger(t *testing.T) {
+	c := rejoinCluster(t, 34, 0)
+	n := c.nodes[2]
+	tok, _ := n.p.RejoinToken()
+	cfg := n.p.cfg
+	c.drop(n, 6*time.Second)
+	malformed := func() uint64 {
+		st, err := c.nodes[0].p.PeerStats("p2")
+		require.NoError(t, err)
+		return st.Malformed
+	}
+	was := malformed()
+	for _, bad := range []RejoinToken{{Match: tok.Match, Secret: [16]byte{1}}, {Match: tok.Match + 1, Secret: tok.Secret}} {
+		cfg.Rejoin = bad
+		ep := c.reopen(n)
+		q, err := NewP2P[p2pWorld](cfg, ep, simP2P)
+		require.NoError(t, err)
+		n.p = q
+		err = c.tickManual(n, 5*time.Second)
+		var re *RejoinError
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, ReasonRejoinIdentity, re.Reason)
+		require.NoError(t, ep.Close())
+	}
+	require.Greater(t, malformed(), was, "counted")
+	for _, m := range c.nodes[:2] {
+		_, ok := m.first(EventPlayerRejoining)
+		require.False(t, ok, "%s: a stranger made it rejoin", m.name)
+	}
+	c.frames(int(c.nodes[0].p.Frame())+120, 10*time.Second)
+	// The player itself still comes back.
+	cfg.Rejoin = tok
+	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
+	require.NoError(t, err)
+	n.p, n.paused, n.events = q, false, nil
+	r := c.rejoined(n, 2)
+	c.frames(int(r)+120, 20*time.Second)
+	c.noDesync()
+}
+
+// TestP2PRejoinNoToken: Rejoin before the identities were exchanged.
+func TestP2PRejoinNoToken(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 2, seed: 35})
+	ep, err := c.net.Endpoint("x")
+	require.NoError(t, err)
+	require.ErrorIs(t, c.nodes[0].p.Rejoin(ep), ErrNoRejoinToken)
+}
