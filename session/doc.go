@@ -100,7 +100,11 @@
 // NewSyncTest wraps a Session: after every frame it rolls back
 // CheckDistance frames and re-simulates them with the same inputs,
 // returning a *DesyncError when a checksum differs. Run a game's
-// simulation under it in tests.
+// simulation under it in tests. A desync found in a match instead (see
+// Desyncs in a match) is turned into a recovery by the game: end the
+// match, or restart from one peer's confirmed state; replaying the match's
+// inputs under the sync test then finds the code that is not
+// deterministic.
 //
 // # Plain packing
 //

@@ -9,6 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// plantSim is the cluster's simulation with a divergence planted on one
+// node: its state after frame plant differs from the others'.
+func plantSim(node int, plant Frame) func(i int) func(*p2pWorld, []uint16, Frame) {
+	return func(i int) func(*p2pWorld, []uint16, Frame) {
+		return func(w *p2pWorld, in []uint16, f Frame) {
+			simP2P(w, in, f)
+			if i == node && f == plant {
+				w.Acc[0]++
+			}
+		}
+	}
+}
+
 // TestP2PDesyncBound holds the bound the package documentation states: a
 // desync is reported on both sides within one checksum interval plus one
 // round trip (plus two ticks: the frame's own and the receiving loop's) of
@@ -23,15 +36,7 @@ func TestP2PDesyncBound(t *testing.T) {
 			const jitter = 5 * time.Millisecond
 			c := newCluster(t, clusterOpts{players: 2, seed: 7, mash: 0.3,
 				link: local.Link{Latency: oneWay, Jitter: jitter},
-				cfg:  Config[uint16]{InputDelay: 2, Capacity: 64},
-				sim: func(i int) func(*p2pWorld, []uint16, Frame) {
-					return func(w *p2pWorld, in []uint16, f Frame) {
-						simP2P(w, in, f)
-						if i == 1 && f == plant {
-							w.Acc[0]++
-						}
-					}
-				}})
+				cfg:  Config[uint16]{InputDelay: 2, Capacity: 64}, sim: plantSim(1, plant)})
 			c.noSums = true
 			planted := map[int]time.Time{}
 			detected := map[int]time.Time{}

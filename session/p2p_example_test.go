@@ -54,6 +54,8 @@ func ExampleNewP2P() {
 			fmt.Println(err)
 			return
 		}
+		// Both start from the same state: paddles mid-court.
+		_ = p.SetInitialState(Pong{Paddle: [2]int32{10, 10}})
 		peers[i] = p
 	}
 

@@ -70,13 +70,7 @@ func TestP2PForgedEachType(t *testing.T) {
 			c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 40 + uint64(i), mash: 0.3,
 				link: local.Link{Latency: 40 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.03},
 				cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: 10},
-				wrap: func(i int, tr transport.Transport) transport.Transport {
-					if i != 0 {
-						return tr
-					}
-					h = &hostileTransport{Transport: tr, sent: map[transport.Peer]int{}}
-					return h
-				}})
+				wrap: hostileP0(&h)})
 			c.frames(120, 10*time.Second)
 			p0, spec := c.nodes[0].p, c.node("s0")
 			before, _ := p0.PeerStats("p1")

@@ -45,6 +45,11 @@ func fuzzSeeds(f *testing.F) {
 	f.Add(all.Append(nil))
 	ack := codec.InputAck{Seq: 4, Ack: 3}
 	f.Add(ack.Append(nil))
+	in = codec.Input{Seq: 3, Ack: 1, Start: 2, Frames: 1, Players: 2, Size: 2, Inputs: []byte{1, 0},
+		HasChecksum: true, CheckFrame: 2, Checksum: 5}
+	f.Add(in.Append(nil))
+	ack = codec.InputAck{Seq: 4, Ack: 3, HasChecksum: true, CheckFrame: 2, Checksum: 5}
+	f.Add(ack.Append(nil))
 	q := codec.QualityReport{Seq: 5, FrameAdvantage: -3, Ping: 99}
 	f.Add(q.Append(nil))
 	r := codec.QualityReply{Seq: 6, Pong: 1}

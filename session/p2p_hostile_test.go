@@ -45,20 +45,25 @@ func (h *hostileTransport) forge(from transport.Peer, b []byte) {
 	h.from = append(h.from, from)
 }
 
+// hostileP0 is a clusterOpts.wrap that makes p0's transport hostile and
+// puts it in *h.
+func hostileP0(h **hostileTransport) func(int, transport.Transport) transport.Transport {
+	return func(i int, tr transport.Transport) transport.Transport {
+		if i != 0 {
+			return tr
+		}
+		*h = &hostileTransport{Transport: tr, sent: map[transport.Peer]int{}}
+		return *h
+	}
+}
+
 // hostileCluster is two players on a 40 ms link; p0's transport is
 // hostile.
 func hostileCluster(t *testing.T, seed uint64) (*p2pCluster, *hostileTransport) {
 	var h *hostileTransport
 	c := newCluster(t, clusterOpts{players: 2, seed: seed, mash: 0.3,
 		link: local.Link{Latency: 40 * time.Millisecond, Jitter: 5 * time.Millisecond},
-		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
-		wrap: func(i int, tr transport.Transport) transport.Transport {
-			if i != 0 {
-				return tr
-			}
-			h = &hostileTransport{Transport: tr, sent: map[transport.Peer]int{}}
-			return h
-		}})
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, wrap: hostileP0(&h)})
 	c.frames(120, 10*time.Second)
 	return c, h
 }

@@ -37,6 +37,10 @@ func TestP2PInitialStateWithSpectator(t *testing.T) {
 			st := spec.s.PeerStats()
 			require.Positive(t, st.ChecksumsAgreed)
 			require.Equal(t, st.ChecksumsCompared, st.ChecksumsAgreed)
+			hs, err := c.nodes[0].p.PeerStats("s0") // the spectator's checksums ride on its acks
+			require.NoError(t, err)
+			require.Positive(t, hs.ChecksumsAgreed)
+			require.Equal(t, hs.ChecksumsCompared, hs.ChecksumsAgreed)
 		} else {
 			require.True(t, desync, "a spectator without the initial state disagrees")
 			require.Equal(t, Frame(10), e.Frame)

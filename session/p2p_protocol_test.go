@@ -103,14 +103,7 @@ func TestP2PDesyncDetected(t *testing.T) {
 	c := newCluster(t, clusterOpts{players: 2, seed: 6, mash: 0.3,
 		link: local.Link{Latency: 50 * time.Millisecond, Jitter: 5 * time.Millisecond},
 		cfg:  Config[uint16]{InputDelay: 3, Capacity: 32}, net: NetConfig{ChecksumInterval: interval},
-		sim: func(i int) func(*p2pWorld, []uint16, Frame) {
-			return func(w *p2pWorld, in []uint16, f Frame) {
-				simP2P(w, in, f)
-				if i == 1 && f == plant {
-					w.Acc[0]++
-				}
-			}
-		}})
+		sim: plantSim(1, plant)})
 	c.noSums = true
 	var planted time.Time
 	c.until(20*time.Second, "past the plant", func() bool {

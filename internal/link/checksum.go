@@ -50,29 +50,15 @@ func (e *Endpoint) RepeatChecksum(l *Link, own *Checks) {
 	}
 }
 
-// RemoteChecksum records l's checksum report b and compares it with ours.
+// RemoteChecksum records l's Checksum message b and compares it with ours.
 func (e *Endpoint) RemoteChecksum(l *Link, own *Checks, b []byte) {
 	m, _, err := codec.ParseChecksum(b)
-	if err != nil || m.Frame < 0 {
+	if err != nil || m.Frame < 0 || own.Interval <= 0 || int(m.Frame)%own.Interval != 0 {
 		l.malformed++
 		return
 	}
-	f := Frame(m.Frame)
-	if own.Interval <= 0 || int(f)%own.Interval != 0 {
-		l.malformed++
-		return
-	}
-	if !e.Accept(l, m.Seq) {
-		return
-	}
-	r := &l.checks[int(f/Frame(own.Interval))%checkRing]
-	if r.frame == f && r.done {
-		return // a repeat of a report already compared
-	}
-	*r = checkEntry{frame: f, sum: m.Checksum}
-	if sum, ok := own.find(f); ok {
-		r.done = true
-		e.compare(l, r, f, sum, m.Checksum)
+	if e.Accept(l, m.Seq) {
+		e.ReceivedChecksum(l, own, Frame(m.Frame), m.Checksum)
 	}
 }
 
@@ -195,19 +181,14 @@ func (e *Endpoint) compare(l *Link, r *checkEntry, f Frame, local, remote uint32
 }
 
 // LocalChecksum records our checksum at f, compares it with what each
-// link reported, and sends it to every running link.
+// link reported (RecordChecksum), and sends it to every running link in a
+// Checksum message, repeated twice by RepeatChecksum.
 func (e *Endpoint) LocalChecksum(own *Checks, f Frame, sum uint32) {
-	own.store(f, sum)
-	slot := int(f/Frame(own.Interval)) % checkRing
+	e.RecordChecksum(own, f, sum)
 	for _, l := range e.links {
-		if l.state != Running {
-			continue
+		if l.state == Running {
+			e.SendChecksum(l, own)
+			l.checkAgain = 2
 		}
-		if r := &l.checks[slot]; r.frame == f && !r.done {
-			r.done = true
-			e.compare(l, r, f, sum, r.sum)
-		}
-		e.SendChecksum(l, own)
-		l.checkAgain = 2
 	}
 }

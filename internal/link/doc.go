@@ -23,14 +23,36 @@
 //     EventDisconnected after DisconnectTimeout or soon after a plausible
 //     Disconnect notice (Close sends one).
 //   - Checksums: the owner records its checksum of every ChecksumInterval-th
-//     confirmed frame (LocalChecksum); it goes to every running link, is
-//     repeated (RepeatChecksum), and reports from the peer (RemoteChecksum)
-//     are compared once per frame: EventDesyncDetected on a difference.
+//     confirmed frame (RecordChecksum) and lets it ride on its own
+//     messages: CarriedChecksum for messages whose frames the peer
+//     acknowledges (until it acknowledges a frame first sent with it, on
+//     at most three), RepeatedChecksum for those it does not (the first
+//     three after each); ReceivedChecksum compares one that rode in.
+//     LocalChecksum/RemoteChecksum do the same with Checksum messages of
+//     their own. A difference is EventDesyncDetected, once per peer,
+//     naming the earliest frame known to differ and the newest known to
+//     agree.
 //   - Hostile packets: a packet whose header does not parse, or that claims
 //     what cannot be true, is counted (PeerStats.Malformed) and dropped;
-//     packets from peers without a link are counted and dropped; a packet
-//     that may change much must carry a sequence number near the newest
-//     heard (Link.Plausible).
+//     packets from peers without a link are counted and dropped (and, with
+//     ExpectPeers, a transport that can drops them before they take a
+//     receive slot). Every running message is validated first, then must
+//     pass Accept: its sequence number within 1024 of the anchor, the
+//     newest sequence number of a packet that proved it came from the peer
+//     (a handshake reply echoing our nonce, a quality reply echoing one of
+//     our pings to the nanosecond). Forged packets with guessed sequence
+//     numbers land one time in 32 and cannot move the anchor. A quality
+//     report's frame advantage is bounded (SetMaxAdvantage).
+//   - Time sync: the owner samples its frame advantage (AddLocalAdvantage)
+//     and reads both means (Advantages); after recommending a wait it
+//     resets them and discards the peer's reports until they can reflect
+//     the wait (DiscardRemoteUntil). The round trip is seeded by the
+//     handshake, and one sample counts for at most twice the estimate.
+//
+// Nothing here authenticates a packet: an attacker who can spoof the
+// peer's address and guess a plausible sequence number can still inject
+// a message (an input, a checksum) now and then. A transport that
+// authenticates (WebRTC's DTLS) closes that.
 //
 // Every message's wire form is codec's. The owner handles its own payload
 // messages (inputs, acks, states) between Receive and Tick, and sends them

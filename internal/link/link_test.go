@@ -21,6 +21,8 @@ type owner struct {
 	frame  link.Frame // our counter, sent every tick
 	heard  []link.Frame
 	events []link.Event
+	checks link.Checks
+	wrong  link.Frame // from this frame on, our checksums differ (a desync)
 }
 
 func newOwner(t *testing.T, nw *local.Network, clock *local.Clock, name string, optional bool, peers ...string) *owner {
@@ -28,7 +30,8 @@ func newOwner(t *testing.T, nw *local.Network, clock *local.Clock, name string, 
 	require.NoError(t, err)
 	n, err := link.NetConfig{Now: clock.Now, Rand: func() uint64 { return 7 }}.Resolve()
 	require.NoError(t, err)
-	o := &owner{ep: link.NewEndpoint(tr, n, 9), heard: make([]link.Frame, len(peers)), events: make([]link.Event, 0, 256)}
+	o := &owner{ep: link.NewEndpoint(tr, n, 9), heard: make([]link.Frame, len(peers)), events: make([]link.Event, 0, 256),
+		checks: link.NewChecks(n.CheckInterval), wrong: 1 << 30}
 	for i, p := range peers {
 		l := link.New(transport.Peer(p))
 		l.Optional = optional
@@ -41,6 +44,11 @@ func newOwner(t *testing.T, nw *local.Network, clock *local.Clock, name string, 
 }
 
 func (o *owner) tick() {
+	o.tickOnly()
+	o.events = o.ep.Events(o.events[:0])
+}
+
+func (o *owner) tickOnly() {
 	o.ep.Clock()
 	for {
 		l, typ, b, ok := o.ep.Receive()
@@ -62,8 +70,22 @@ func (o *owner) tick() {
 			l.Malformed()
 			continue
 		}
-		o.ep.Heard(l)
+		if !o.ep.Accept(l, m.Seq) {
+			continue
+		}
 		o.heard[l.Index()] = max(o.heard[l.Index()], link.Frame(m.Ack))
+		l.Acked = link.Frame(m.Ack) - 1 // it has our counter up to here
+		if m.HasChecksum {
+			o.ep.ReceivedChecksum(l, &o.checks, link.Frame(m.CheckFrame), m.Checksum)
+		}
+	}
+	// Every frame confirmed at once here: checksum the grid frames.
+	for ; o.checks.Next <= o.frame; o.checks.Next += link.Frame(o.checks.Interval) {
+		sum := uint32(o.checks.Next)
+		if o.checks.Next >= o.wrong {
+			sum++
+		}
+		o.ep.RecordChecksum(&o.checks, o.checks.Next, sum)
 	}
 	for _, l := range o.ep.Links() {
 		o.ep.Tick(l)
@@ -71,11 +93,15 @@ func (o *owner) tick() {
 			continue
 		}
 		m := codec.InputAck{Seq: l.Seq(), Ack: int32(o.frame)}
+		f, sum, ok := o.ep.CarriedChecksum(l, &o.checks)
+		m.HasChecksum, m.CheckFrame, m.Checksum = ok, int32(f), sum
 		o.ep.Send(l, m.Append(o.ep.Buffer()))
+		if ok {
+			o.ep.CarriedChecksumSent(l, o.frame) // each message's counter is new
+		}
 		o.ep.KeepAlive(l, 0)
 	}
 	o.frame++
-	o.events = o.ep.Events(o.events[:0])
 }
 
 // TestEndpointHostAndClients: one host, two clients, a payload of the
@@ -148,4 +174,38 @@ func TestEndpointOptionalFailure(t *testing.T) {
 	require.True(t, failed)
 	require.NoError(t, host.ep.Err(), "an optional link's failure is only reported")
 	require.ErrorIs(t, c0.ep.Err(), link.ErrSyncFailed)
+}
+
+// TestEndpointCarriedChecksums: checksums that ride on an owner's own
+// messages are compared on both sides; a difference from frame 95 on is
+// reported once on each side, naming frame 100 (the first grid frame at or
+// after it) and 90 (the newest that agreed).
+func TestEndpointCarriedChecksums(t *testing.T) {
+	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	nw, err := local.NewNetwork(local.Config{Seed: 2, Now: clock.Now})
+	require.NoError(t, err)
+	require.NoError(t, nw.SetDefaultLink(local.Link{Latency: 30 * time.Millisecond}))
+	host := newOwner(t, nw, clock, "host", true, "c0")
+	c0 := newOwner(t, nw, clock, "c0", false, "host")
+	c0.wrong = 95
+	var desyncs [2][]link.Event
+	for range 300 {
+		for i, o := range []*owner{host, c0} {
+			o.tick()
+			for _, e := range o.events {
+				if e.Kind == link.EventDesyncDetected {
+					desyncs[i] = append(desyncs[i], e)
+				}
+			}
+		}
+		clock.Advance(time.Second / 60)
+	}
+	for i, o := range []*owner{host, c0} {
+		require.Len(t, desyncs[i], 1, "reported once")
+		require.Equal(t, link.Frame(100), desyncs[i][0].Frame)
+		require.Equal(t, link.Frame(90), desyncs[i][0].Agreed)
+		st := o.ep.Links()[0].Stats()
+		require.Greater(t, st.ChecksumsCompared, uint64(20))
+		require.Equal(t, uint64(8), st.ChecksumsAgreed, "frames 20 to 90 (10 was the newest before the handshake ended, and only the newest rides)")
+	}
 }
