@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
@@ -224,4 +226,98 @@ func TestP2PRejoinNoToken(t *testing.T) {
 	ep, err := c.net.Endpoint("x")
 	require.NoError(t, err)
 	require.ErrorIs(t, c.nodes[0].p.Rejoin(ep), ErrNoRejoinToken)
+}
+
+// rejoinSeeds adds a Rejoin message of every kind to a fuzz corpus.
+func rejoinSeeds(f *testing.F) {
+	for k := codec.RejoinToken; k <= codec.RejoinAtAck; k++ {
+		m := codec.Rejoin{Seq: 10, Kind: k, Players: 2, Frame: 40, Match: 7, Secret: [codec.SecretLen]byte{7}, Reason: 1}
+		f.Add(m.Append(nil))
+	}
+}
+
+// FuzzP2PRejoinPacket feeds arbitrary packets from its sponsor to a
+// session coming back into a match, before and after an acceptance:
+// never a panic, never a frame replayed that did not arrive.
+func FuzzP2PRejoinPacket(f *testing.F) {
+	fuzzSeeds(f)
+	all := codec.Input{Seq: 3, Ack: -1, Start: 1, Frames: 3, Players: 7, Size: 2, Inputs: make([]byte, 18)}
+	f.Add(all.Append(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr := &scriptTransport{from: "p1", local: "p0"}
+		clock := p2pEpoch
+		p, err := NewP2P[p2pWorld](P2PConfig[uint16]{
+			Session: Config[uint16]{Players: 3, InputDelay: 1, Capacity: 16},
+			Remote:  []transport.Peer{"", "p1", "p2"},
+			Net:     NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }},
+			Rejoin:  RejoinToken{Match: 7, Secret: [codec.SecretLen]byte{7}},
+		}, tr, simP2P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		accept := codec.Rejoin{Seq: 1, Kind: codec.RejoinAccept, Players: 1, Frame: 50}
+		for round := range 4 {
+			tr.pkts = [][]byte{b, b[:len(b)/2]}
+			if round == 1 {
+				tr.pkts = append(tr.pkts, accept.Append(nil))
+			}
+			if round == 2 {
+				for _, l := range p.ep.Links() {
+					l.MarkSynchronized()
+				}
+			}
+			_ = p.AddLocalInput(0, uint16(round))
+			_ = p.AdvanceFrame()
+			_ = p.Poll()
+			clock = clock.Add(time.Second / 60)
+		}
+		if p.rj.phase == phaseCatching && p.core.Frame() > p.rj.caught+1 {
+			t.Fatalf("replayed to %d with frames up to %d", p.core.Frame(), p.rj.caught)
+		}
+	})
+}
+
+// TestP2PRejoinFlood: a flood of requests with a wrong secret from the
+// dropped player's address gets a bounded number of refusals (four per
+// SyncRetry per peer), each counted, and changes nothing.
+func TestP2PRejoinFlood(t *testing.T) {
+	c := rejoinCluster(t, 36, 0)
+	n := c.nodes[2]
+	tok, _ := n.p.RejoinToken()
+	c.drop(n, 6*time.Second)
+	ep := c.reopen(n)
+	bad := codec.Rejoin{Kind: codec.RejoinRequest, Players: 1 << 2, Match: tok.Match, Secret: [codec.SecretLen]byte{9}}
+	refusals := 0
+	buf := make([]byte, transport.MaxDatagram)
+	start := c.clock.Now()
+	for range 60 { // a second
+		for k := range 50 {
+			bad.Seq = uint16(k)
+			require.NoError(t, ep.Send("p0", bad.Append(nil)))
+			require.NoError(t, ep.Send("p1", bad.Append(nil)))
+		}
+		c.run(time.Second / 60)
+		for {
+			nb, _, err := ep.Receive(buf)
+			if err != nil {
+				break
+			}
+			m, _, err := codec.ParseRejoin(buf[:nb])
+			require.NoError(t, err)
+			require.Equal(t, codec.RejoinRefuse, m.Kind)
+			refusals++
+		}
+	}
+	d := c.clock.Now().Sub(start)
+	bound := 2 * 4 * int(d/(200*time.Millisecond)+1)
+	require.Positive(t, refusals)
+	require.LessOrEqual(t, refusals, bound, "refusals in %v", d)
+	for _, m := range c.nodes[:2] {
+		_, ok := m.first(EventPlayerRejoining)
+		require.False(t, ok)
+		st, err := m.p.PeerStats("p2")
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, st.Malformed, uint64(refusals/2))
+	}
+	c.noDesync()
 }
