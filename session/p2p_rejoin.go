@@ -165,9 +165,10 @@ type rejoinState struct {
 	askAt   int64
 	r       Frame
 	sponsor int
-	ring    []byte // catch-up inputs, catchFrames frames of every player
-	in      []byte // parse buffer, codec.MaxFrames frames of every player
-	caught  Frame  // newest catch-up frame held, contiguously
+	ring    []byte  // catch-up inputs, catchFrames frames of every player
+	tags    []Frame // per ring slot: the frame it holds, NoFrame none
+	in      []byte  // parse buffer, codec.MaxFrames frames of every player
+	caught  Frame   // newest catch-up frame held, contiguously
 	ackDue  bool
 	began   int64
 	stats   RejoinStats
@@ -211,6 +212,10 @@ func (p *P2P[S, I]) initRejoin(tok RejoinToken) {
 		r.secret, r.match, r.known = tok.Secret, tok.Match, true
 		r.phase, r.askAt = phaseAsking, math.MinInt64/2
 		r.ring = make([]byte, catchFrames*p.players*p.size)
+		r.tags = make([]Frame, catchFrames)
+		for k := range r.tags {
+			r.tags[k] = NoFrame
+		}
 		r.in = make([]byte, codec.MaxFrames*p.players*p.size)
 		return
 	}
@@ -751,12 +756,14 @@ func (p *P2P[S, I]) catchInput(l *link.Link, b []byte) bool {
 	}
 	stride := p.players * p.size
 	var in I
+	// Datagrams of one burst arrive in any order: every frame of the
+	// window is kept, and caught advances over those held contiguously.
 	for k := range m.Frames {
 		f := Frame(m.Start) + Frame(k)
 		if f <= r.caught {
 			continue
 		}
-		if f > r.caught+1 || f >= r.r || f >= p.core.Frame()+catchFrames {
+		if f >= r.r || f >= p.core.Frame()+catchFrames {
 			break
 		}
 		row := m.Inputs[k*stride : (k+1)*stride]
@@ -767,7 +774,10 @@ func (p *P2P[S, I]) catchInput(l *link.Link, b []byte) bool {
 			}
 		}
 		copy(r.ring[(int(f)%catchFrames)*stride:], row)
-		r.caught = f
+		r.tags[int(f)%catchFrames] = f
+	}
+	for r.caught+1 < r.r && r.tags[int(r.caught+1)%catchFrames] == r.caught+1 {
+		r.caught++
 	}
 	return true
 }
