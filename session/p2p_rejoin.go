@@ -3,8 +3,8 @@ package session
 // Rejoin: a player peer that dropped comes back into the running match.
 //
 //   - Identity: once synchronized, every peer sends every player peer a
-//     Token (its share of the match id, its rejoin secret), repeated each
-//     tick until acknowledged. The match id is the XOR of every peer's
+//     Token (its share of the match id, its rejoin secret), with each
+//     quality report until acknowledged. The match id is the XOR of every peer's
 //     share; each peer keeps the SHA-256 of every other peer's secret.
 //     RejoinToken returns the match id and this peer's secret.
 //   - Request: the player coming back (a new session, P2PConfig.Rejoin, or
@@ -611,7 +611,7 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 		m := codec.InputAck{Seq: l.Seq(), Ack: int32(r.r - 1)}
 		p.ep.Send(l, m.Append(p.ep.Buffer()))
 	}
-	if !r.tokAcked[i] && p.running {
+	if !r.tokAcked[i] && p.running && p.ep.QualityDue(l) {
 		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinToken, Players: p.local, Match: r.share, Secret: r.secret})
 	}
 	for j, rr := range r.atR {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -325,4 +326,62 @@ func TestP2PRejoinFlood(t *testing.T) {
 		require.GreaterOrEqual(t, st.Malformed, uint64(refusals/2))
 	}
 	c.noDesync()
+}
+
+// TestP2PRejoinLongMatch: a fresh process comes back into a 2-player
+// match after ten minutes (36,000 frames; 6,000 under -race) over a 20 ms
+// link: how long the handshake, the replay and the whole rejoin take (fake
+// time), and the other player never stalls.
+func TestP2PRejoinLongMatch(t *testing.T) {
+	frames := 36000
+	if race.Enabled {
+		frames = 6000
+	}
+	c := newCluster(t, clusterOpts{players: 2, seed: 37, mash: 0.1,
+		link: local.Link{Latency: 20 * time.Millisecond},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
+		mutate: func(i int, cfg *P2PConfig[uint16]) {
+			cfg.SpectatorArchive = 40000
+		}})
+	c.noSums = true // 36,000 frames of sums: the replay is checked below
+	c.frames(frames, time.Duration(frames+600)*time.Second/60)
+	n := c.nodes[1]
+	tok, _ := n.p.RejoinToken()
+	cfg := n.p.cfg
+	c.drop(n, 5*time.Second)
+	cfg.Rejoin = tok
+	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
+	require.NoError(t, err)
+	n.p, n.paused, n.events = q, false, nil
+	start := c.clock.Now()
+	var synced, replayed time.Time
+	host := c.nodes[0]
+	hostFrame := host.p.Frame()
+	c.until(20*time.Second, "rejoined", func() bool {
+		if synced.IsZero() && q.Running() {
+			synced = c.clock.Now()
+		}
+		if replayed.IsZero() && q.Frame() >= hostFrame {
+			replayed = c.clock.Now()
+		}
+		_, ok := n.first(EventPlayerRejoined)
+		return ok
+	})
+	back := c.clock.Now()
+	st := q.RejoinStats()
+	// The host never stalled: it simulated a frame every tick but its waits.
+	ticks := int(back.Sub(start) / (time.Second / 60))
+	ran := int(host.p.Frame() - hostFrame)
+	t.Logf("%d frames: asked and synchronized in %v, replayed the %d frames held at the request in %v more, back at R=%d after %v (replayed %d); host ran %d frames in %d ticks (waited %d)",
+		frames, synced.Sub(start), hostFrame, replayed.Sub(synced), st.Frame, back.Sub(start), st.Replayed, ran, ticks, host.waited)
+	require.GreaterOrEqual(t, ran+host.waited+2, ticks, "the host stalled")
+	require.Less(t, replayed.Sub(synced), 2*time.Second, "replay of %d frames", hostFrame)
+	// The replay agrees with the host on the frames both hold.
+	c.frames(int(st.Frame)+120, 10*time.Second)
+	f := min(q.ConfirmedFrame(), host.p.ConfirmedFrame()) - 2
+	a, err := q.ChecksumAt(f)
+	require.NoError(t, err)
+	b, err := host.p.ChecksumAt(f)
+	require.NoError(t, err)
+	require.Equal(t, b, a, "frame %d", f)
 }
