@@ -66,6 +66,15 @@ type P2PConfig[I comparable] struct {
 	// replays the match from its first frame without drawing, and plays on
 	// from the frame they agree on. See Rejoin.
 	Rejoin RejoinToken
+	// Open is the set of players (bit p for player p) whose slots are open
+	// when the match starts: their peers are absent, their input is the
+	// zero input until a player takes the slot with Join. Every peer of the
+	// match, the joiners too, must list the same Open (it is in the
+	// settings hash). At least one player must be present.
+	Open uint64
+	// Join makes this session a late joiner taking its (open) slots: like
+	// Rejoin, without a token. Its local players must be in Open.
+	Join bool
 }
 
 // MaxSpectators is the most spectators one P2P session feeds, listed in
@@ -220,6 +229,10 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 		} else {
 			l.Offer = settingsHash(&n, players, ic.size, p.delay, p.local, l.Mask)
 			l.Expect = settingsHash(&n, players, ic.size, p.delay, l.Mask, p.local)
+			if cfg.Open != 0 {
+				l.Offer = link.SettingsHash(l.Offer, cfg.Open)
+				l.Expect = link.SettingsHash(l.Expect, cfg.Open)
+			}
 		}
 	}
 	coreCfg := cfg.Session
@@ -268,7 +281,9 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 	p.block = make([]byte, codec.MaxFrames*players*ic.size)
 	p.outStat = make([]codec.PeerStatus, players)
 	p.cfg, p.sim, p.initial = cfg, simulate, new(S)
-	p.initRejoin(cfg.Rejoin)
+	if err := p.initRejoin(cfg); err != nil {
+		return err
+	}
 	p.ep.ExpectPeers()
 	return nil
 }
@@ -533,8 +548,8 @@ func (p *P2P[S, I]) pump() {
 	}
 	if !p.running && p.ep.Err() == nil {
 		all := true
-		for _, l := range p.ep.Links()[:p.nPlayers] {
-			all = all && l.State() == link.Running
+		for i, l := range p.ep.Links()[:p.nPlayers] {
+			all = all && (l.State() == link.Running || p.rj.openSlot(i))
 		}
 		if all {
 			p.running = true

@@ -146,6 +146,7 @@ type rejoinState struct {
 	heard    []bool              // per player link: its token arrived
 	tokAcked []bool              // per player link: it acknowledged ours
 	goneAt   []int64             // per player link: when it disconnected, -1 connected
+	open     []bool              // per player link: its slot was open at the start
 	replyAt  []int64             // per player link: when its last request was answered
 
 	// others coming back
@@ -175,14 +176,30 @@ type rejoinState struct {
 	refused error
 }
 
+// openSlot reports whether player link i is an open slot no one took
+// yet.
+func (r *rejoinState) openSlot(i int) bool {
+	return r.open != nil && r.open[i] && !r.heard[i] && r.backR[i] == NoFrame
+}
+
 // catching reports whether player link i was taken back and has not sent
 // its first live input: its connection statuses are not counted yet.
 func (r *rejoinState) catching(i int) bool { return r.pending != nil && r.pending[i] }
 
-// initRejoin sets up the rejoin state; tok is P2PConfig.Rejoin.
-func (p *P2P[S, I]) initRejoin(tok RejoinToken) {
+// initRejoin sets up the rejoin state and the open slots of cfg.
+func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
+	tok := cfg.Rejoin
+	switch {
+	case cfg.Open&^p.all != 0 || cfg.Open == p.all:
+		return fmt.Errorf("%w: Open %b: not players of %d, or all of them", ErrConfig, cfg.Open, p.players)
+	case cfg.Join && tok != (RejoinToken{}):
+		return fmt.Errorf("%w: Join and Rejoin both set", ErrConfig)
+	case cfg.Join && p.local&^cfg.Open != 0:
+		return fmt.Errorf("%w: Join with local players %b not in Open %b", ErrConfig, p.local, cfg.Open)
+	}
 	np := p.nPlayers
 	r := &p.rj
+	r.open = make([]bool, np)
 	r.hashes = make([][sha256.Size]byte, np)
 	r.shares = make([]uint64, np)
 	r.heard = make([]bool, np)
@@ -207,9 +224,29 @@ func (p *P2P[S, I]) initRejoin(tok RejoinToken) {
 		r.back[pl], r.until[pl] = NoFrame, never
 	}
 	r.stats.Frame = NoFrame
+	for i, l := range p.ep.Links()[:np] {
+		if l.Mask&cfg.Open == 0 {
+			continue
+		}
+		if l.Mask&^cfg.Open != 0 {
+			return fmt.Errorf("%w: Open %b holds some of peer %q's players, not all", ErrConfig, cfg.Open, string(l.Peer))
+		}
+		// Absent from the start, its players' input zero until joined.
+		r.open[i] = true
+		l.MarkGone()
+		for mask := l.Mask; mask != 0; mask &= mask - 1 {
+			pl := bits.TrailingZeros64(mask)
+			p.disc[pl], p.frozenAt[pl] = true, Frame(p.delay)-1
+		}
+	}
 	n := p.ep.Settings()
-	if tok != (RejoinToken{}) {
-		r.secret, r.match, r.known = tok.Secret, tok.Match, true
+	binary.LittleEndian.PutUint64(r.secret[:8], n.Rand())
+	binary.LittleEndian.PutUint64(r.secret[8:], n.Rand())
+	r.share = n.Rand()
+	if tok != (RejoinToken{}) || cfg.Join {
+		if !cfg.Join {
+			r.secret, r.match, r.known = tok.Secret, tok.Match, true
+		}
 		r.phase, r.askAt = phaseAsking, math.MinInt64/2
 		r.ring = make([]byte, catchFrames*p.players*p.size)
 		r.tags = make([]Frame, catchFrames)
@@ -217,11 +254,8 @@ func (p *P2P[S, I]) initRejoin(tok RejoinToken) {
 			r.tags[k] = NoFrame
 		}
 		r.in = make([]byte, codec.MaxFrames*p.players*p.size)
-		return
 	}
-	binary.LittleEndian.PutUint64(r.secret[:8], n.Rand())
-	binary.LittleEndian.PutUint64(r.secret[8:], n.Rand())
-	r.share = n.Rand()
+	return nil
 }
 
 // rejoining reports whether this session is coming back and not playing
@@ -339,6 +373,9 @@ func (p *P2P[S, I]) handleRejoin(l *link.Link, b []byte) {
 		p.rejoinRequest(l, &m)
 	case codec.RejoinAccept:
 		if r.phase == phaseAsking && m.Players == p.local && Frame(m.Frame) > Frame(p.delay) {
+			if !r.known { // a late joiner learns the match id
+				r.match, r.known = m.Match, true
+			}
 			p.accepted(i, Frame(m.Frame))
 		}
 	case codec.RejoinRefuse:
@@ -369,6 +406,9 @@ func (p *P2P[S, I]) identityComplete() {
 	}
 	id := r.share
 	for i, h := range r.heard {
+		if r.open[i] && !h {
+			continue // an open slot: not in the match id
+		}
 		if !h {
 			return
 		}
@@ -410,16 +450,19 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	same := subtle.ConstantTimeCompare(h[:], r.hashes[i][:]) &
 		subtle.ConstantTimeEq(int32(m.Match>>32), int32(r.match>>32)) &
 		subtle.ConstantTimeEq(int32(m.Match), int32(r.match))
-	if m.Players != l.Mask || !r.known || !r.heard[i] || same != 1 {
+	open := r.openSlot(i) // anyone with the settings may take an open slot
+	if !open && (m.Players != l.Mask || !r.known || !r.heard[i] || same != 1) {
 		l.Malformed()
 		refuse(refuseIdentity)
 		return
 	}
 	switch {
-	case n.Rejoin < 0:
+	case m.Players != l.Mask || !r.known:
+		return // a joiner for another slot, or our identities are not all in yet
+	case n.Rejoin < 0 && !open:
 		refuse(refuseOff)
 		return
-	case l.State() == link.Disconnected && t-r.goneAt[i] > n.Rejoin:
+	case l.State() == link.Disconnected && t-r.goneAt[i] > n.Rejoin && !open:
 		refuse(refuseWindow)
 		return
 	}
@@ -428,7 +471,7 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		// again): the same R.
 		if r.feeding[i] || r.atR[i] != NoFrame {
 			r.replyAt[i] = t
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.backR[i])})
+			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.backR[i]), Match: r.match})
 		}
 		return
 	}
@@ -458,7 +501,7 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	p.adopt(i, rr)
 	r.atR[i], r.atAcked[i] = rr, 0
 	r.feeding[i], r.feedAck[i], r.feedTo[i], r.feedAt[i] = true, Frame(p.delay)-1, Frame(p.delay)-1, t
-	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr)})
+	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.match})
 }
 
 // sponsors reports whether this session decides the rejoin of player link
@@ -717,6 +760,9 @@ func (p *P2P[S, I]) accepted(s int, rr Frame) {
 	r.caught = Frame(p.delay) - 1
 	r.stats.Frame = rr
 	for i, old := range p.ep.Links()[:p.nPlayers] {
+		if r.openSlot(i) {
+			continue // still open, as far as we know
+		}
 		l := link.New(old.Peer)
 		l.Mask, l.Offer, l.Expect = old.Mask, old.Offer, old.Expect
 		p.ep.ReplaceLink(i, l)

@@ -63,6 +63,9 @@ func (c *p2pCluster) rejoined(n *p2pNode, player int) Frame {
 	n.checked = 1 << 30 // nothing to compare while it replays
 	c.until(20*time.Second, "rejoined everywhere", func() bool {
 		for _, m := range c.nodes {
+			if m.paused {
+				continue
+			}
 			if ev := m.kinds(EventPlayerRejoined); len(ev) == 0 || ev[len(ev)-1].Player != player {
 				return false
 			}
@@ -72,6 +75,9 @@ func (c *p2pCluster) rejoined(n *p2pNode, player int) Frame {
 	n.checked = n.p.Frame() - 8
 	r := NoFrame
 	for _, m := range c.nodes {
+		if m.paused {
+			continue
+		}
 		for _, k := range []EventKind{EventPlayerRejoining, EventPlayerRejoined} {
 			ev := m.kinds(k)
 			require.NotEmpty(c.t, ev, "%s: %v", m.name, k)
@@ -384,4 +390,76 @@ func TestP2PRejoinLongMatch(t *testing.T) {
 	b, err := host.p.ChecksumAt(f)
 	require.NoError(t, err)
 	require.Equal(t, b, a, "frame %d", f)
+}
+
+// TestP2PLateJoin: a 4-slot match started by players 0 and 1, slots 2 and
+// 3 open. A late joiner takes slot 2: every peer agrees on the frame it
+// plays from and on every confirmed frame (its input zero before it, slot
+// 3's zero throughout); a stranger cannot take the slot from it.
+func TestP2PLateJoin(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 4, seed: 38, mash: 0.3,
+		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
+		mutate: func(i int, cfg *P2PConfig[uint16]) {
+			cfg.SpectatorArchive = 3600
+			cfg.Open = 0b1100
+		}})
+	for _, n := range c.nodes[2:] {
+		require.NoError(t, n.ep.Close())
+		n.paused = true
+	}
+	c.frames(300, 10*time.Second)
+	for _, n := range c.nodes[:2] {
+		_, ok := n.p.RejoinToken()
+		require.True(t, ok, "%s: identities complete without the open slots", n.name)
+		_, gone := n.first(EventDisconnected)
+		require.False(t, gone)
+	}
+	n := c.nodes[2]
+	cfg := n.p.cfg
+	cfg.Join = true
+	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
+	require.NoError(t, err)
+	n.p, n.paused, n.events = q, false, nil
+	r := c.rejoined(n, 2)
+	c.frames(int(r)+300, 20*time.Second)
+	c.noDesync()
+	// Its token works like anyone's: it can come back, a stranger cannot
+	// take its slot.
+	tok, ok := q.RejoinToken()
+	require.True(t, ok)
+	tok0, _ := c.nodes[0].p.RejoinToken()
+	require.Equal(t, tok0.Match, tok.Match)
+	c.drop(n, 6*time.Second)
+	cfg.Join = false
+	cfg.Rejoin = RejoinToken{Match: tok.Match}
+	s, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
+	require.NoError(t, err)
+	n.p = s
+	var re *RejoinError
+	require.ErrorAs(t, c.tickManual(n, 5*time.Second), &re)
+	require.Equal(t, ReasonRejoinIdentity, re.Reason)
+}
+
+func TestP2PRejoinConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  func(*P2PConfig[uint16])
+	}{
+		{"every slot open", func(c *P2PConfig[uint16]) { c.Open = 0b111 }},
+		{"open slot of no player", func(c *P2PConfig[uint16]) { c.Open = 0b1000 }},
+		{"join and rejoin", func(c *P2PConfig[uint16]) { c.Open, c.Join, c.Rejoin = 0b1, true, RejoinToken{Match: 1} }},
+		{"join a slot not open", func(c *P2PConfig[uint16]) { c.Open, c.Join = 0b10, true }},
+		{"open part of a peer", func(c *P2PConfig[uint16]) {
+			c.Remote = []transport.Peer{"", "p1", "p1"}
+			c.Open = 0b10
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := P2PConfig[uint16]{Session: Config[uint16]{Players: 3}, Remote: []transport.Peer{"", "p1", "p2"}}
+			tc.cfg(&cfg)
+			_, err := NewP2P[p2pWorld](cfg, &scriptTransport{local: "p0"}, simP2P)
+			require.ErrorIs(t, err, ErrConfig)
+		})
+	}
 }
