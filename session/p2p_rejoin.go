@@ -133,33 +133,38 @@ const catchSteps = 4096
 // never is a frame no match reaches.
 const never = Frame(math.MaxInt32)
 
+// peerRejoin is a player link's part in rejoins.
+type peerRejoin struct {
+	hash     [sha256.Size]byte // its secret's hash
+	share    uint64            // its share of the match id
+	heard    bool              // its token arrived
+	tokAcked bool              // it acknowledged ours
+	goneAt   int64             // when it disconnected, -1 connected
+	replyAt  int64             // when its last request was answered
+	open     bool              // its slot was open at the start
+	pending  bool              // taken back, its first live input not here yet
+	backR    Frame             // its R while pending, NoFrame none
+	atR      Frame             // the R we sponsor for it and tell the others, NoFrame none
+	atAcked  uint64            // links that acknowledged atR
+	feeding  bool              // we send it catch-up frames
+	feedAck  Frame             // newest catch-up frame it acknowledged
+	feedTo   Frame             // newest catch-up frame sent
+	feedAt   int64             // when its ack last moved (or we rewound)
+}
+
 // rejoinState is a P2P session's part in rejoins: its identity, the
 // rejoins of others it takes part in, and its own.
 type rejoinState struct {
 	// identity
-	secret   [codec.SecretLen]byte
-	share    uint64
-	match    uint64
-	known    bool
-	hashes   [][sha256.Size]byte // per player link: its secret's hash
-	shares   []uint64            // per player link: its share
-	heard    []bool              // per player link: its token arrived
-	tokAcked []bool              // per player link: it acknowledged ours
-	goneAt   []int64             // per player link: when it disconnected, -1 connected
-	open     []bool              // per player link: its slot was open at the start
-	replyAt  []int64             // per player link: when its last request was answered
+	secret [codec.SecretLen]byte
+	share  uint64
+	match  uint64
+	known  bool
+	peers  []peerRejoin // per player link
 
 	// others coming back
-	back    []Frame  // per player: the R of its latest rejoin, NoFrame none
-	until   []Frame  // per player: frozen input repeated below this (R while pending), never otherwise
-	pending []bool   // per player link: taken back, its first live input not here yet
-	backR   []Frame  // per player link: its R while pending
-	atR     []Frame  // per player link: the R we sponsor and tell the others, NoFrame none
-	atAcked []uint64 // per player link: links that acknowledged atR
-	feeding []bool   // per player link: we send it catch-up frames
-	feedAck []Frame  // per player link: newest catch-up frame it acknowledged
-	feedTo  []Frame  // per player link: newest catch-up frame sent
-	feedAt  []int64  // per player link: when its ack last moved (or we rewound)
+	back  []Frame // per player: the R of its latest rejoin, NoFrame none
+	until []Frame // per player: frozen input repeated below this (R while pending), never otherwise
 
 	// our own rejoin
 	phase   int
@@ -179,12 +184,12 @@ type rejoinState struct {
 // openSlot reports whether player link i is an open slot no one took
 // yet.
 func (r *rejoinState) openSlot(i int) bool {
-	return r.open != nil && r.open[i] && !r.heard[i] && r.backR[i] == NoFrame
+	return r.peers != nil && r.peers[i].open && !r.peers[i].heard && r.peers[i].backR == NoFrame
 }
 
 // catching reports whether player link i was taken back and has not sent
 // its first live input: its connection statuses are not counted yet.
-func (r *rejoinState) catching(i int) bool { return r.pending != nil && r.pending[i] }
+func (r *rejoinState) catching(i int) bool { return r.peers != nil && r.peers[i].pending }
 
 // initRejoin sets up the rejoin state and the open slots of cfg.
 func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
@@ -199,26 +204,11 @@ func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
 	}
 	np := p.nPlayers
 	r := &p.rj
-	r.open = make([]bool, np)
-	r.hashes = make([][sha256.Size]byte, np)
-	r.shares = make([]uint64, np)
-	r.heard = make([]bool, np)
-	r.tokAcked = make([]bool, np)
-	r.goneAt = make([]int64, np)
-	r.replyAt = make([]int64, np)
-	r.pending = make([]bool, np)
-	r.backR = make([]Frame, np)
-	r.atR = make([]Frame, np)
-	r.atAcked = make([]uint64, np)
-	r.feeding = make([]bool, np)
-	r.feedAck = make([]Frame, np)
-	r.feedTo = make([]Frame, np)
-	r.feedAt = make([]int64, np)
+	r.peers = make([]peerRejoin, np)
 	r.back = make([]Frame, p.players)
 	r.until = make([]Frame, p.players)
-	for i := range np {
-		r.goneAt[i], r.replyAt[i] = -1, math.MinInt64/2
-		r.backR[i], r.atR[i] = NoFrame, NoFrame
+	for i := range r.peers {
+		r.peers[i] = peerRejoin{goneAt: -1, replyAt: math.MinInt64 / 2, backR: NoFrame, atR: NoFrame}
 	}
 	for pl := range p.players {
 		r.back[pl], r.until[pl] = NoFrame, never
@@ -232,7 +222,7 @@ func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
 			return fmt.Errorf("%w: Open %b holds some of peer %q's players, not all", ErrConfig, cfg.Open, string(l.Peer))
 		}
 		// Absent from the start, its players' input zero until joined.
-		r.open[i] = true
+		r.peers[i].open = true
 		l.MarkGone()
 		for mask := l.Mask; mask != 0; mask &= mask - 1 {
 			pl := bits.TrailingZeros64(mask)
@@ -360,14 +350,14 @@ func (p *P2P[S, I]) handleRejoin(l *link.Link, b []byte) {
 		if !p.ep.Accept(l, m.Seq) {
 			return
 		}
-		if !r.heard[i] {
-			r.heard[i], r.shares[i], r.hashes[i] = true, m.Match, sha256.Sum256(m.Secret[:])
+		if !r.peers[i].heard {
+			r.peers[i].heard, r.peers[i].share, r.peers[i].hash = true, m.Match, sha256.Sum256(m.Secret[:])
 			p.identityComplete()
 		}
 		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinTokenAck, Match: m.Match})
 	case codec.RejoinTokenAck:
 		if l.State() == link.Running && m.Match == r.share && p.ep.Accept(l, m.Seq) {
-			r.tokAcked[i] = true
+			r.peers[i].tokAcked = true
 		}
 	case codec.RejoinRequest:
 		p.rejoinRequest(l, &m)
@@ -391,8 +381,8 @@ func (p *P2P[S, I]) handleRejoin(l *link.Link, b []byte) {
 		if l.State() != link.Running || !p.ep.Accept(l, m.Seq) {
 			return
 		}
-		if j, ok := p.linkOf(m.Players); ok && r.atR[j] == Frame(m.Frame) {
-			r.atAcked[j] |= 1 << i
+		if j, ok := p.linkOf(m.Players); ok && r.peers[j].atR == Frame(m.Frame) {
+			r.peers[j].atAcked |= 1 << i
 		}
 	}
 }
@@ -405,14 +395,15 @@ func (p *P2P[S, I]) identityComplete() {
 		return
 	}
 	id := r.share
-	for i, h := range r.heard {
-		if r.open[i] && !h {
+	for i := range r.peers {
+		h := r.peers[i].heard
+		if r.peers[i].open && !h {
 			continue // an open slot: not in the match id
 		}
 		if !h {
 			return
 		}
-		id ^= r.shares[i]
+		id ^= r.peers[i].share
 	}
 	r.match, r.known = id, true
 }
@@ -439,19 +430,19 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	}
 	t := p.ep.Time()
 	n := p.ep.Settings()
-	if t-r.replyAt[i] < n.SyncRetry/4 {
+	if t-r.peers[i].replyAt < n.SyncRetry/4 {
 		return // at most four answers per retry period
 	}
 	refuse := func(why uint8) {
-		r.replyAt[i] = t
+		r.peers[i].replyAt = t
 		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinRefuse, Reason: why})
 	}
 	h := sha256.Sum256(m.Secret[:])
-	same := subtle.ConstantTimeCompare(h[:], r.hashes[i][:]) &
+	same := subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) &
 		subtle.ConstantTimeEq(int32(m.Match>>32), int32(r.match>>32)) &
 		subtle.ConstantTimeEq(int32(m.Match), int32(r.match))
 	open := r.openSlot(i) // anyone with the settings may take an open slot
-	if !open && (m.Players != l.Mask || !r.known || !r.heard[i] || same != 1) {
+	if !open && (m.Players != l.Mask || !r.known || !r.peers[i].heard || same != 1) {
 		l.Malformed()
 		refuse(refuseIdentity)
 		return
@@ -462,16 +453,16 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	case n.Rejoin < 0 && !open:
 		refuse(refuseOff)
 		return
-	case l.State() == link.Disconnected && t-r.goneAt[i] > n.Rejoin && !open:
+	case l.State() == link.Disconnected && t-r.peers[i].goneAt > n.Rejoin && !open:
 		refuse(refuseWindow)
 		return
 	}
-	if r.backR[i] != NoFrame {
+	if r.peers[i].backR != NoFrame {
 		// Taken back already (our acceptance was lost, or it restarted
 		// again): the same R.
-		if r.feeding[i] || r.atR[i] != NoFrame {
-			r.replyAt[i] = t
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.backR[i]), Match: r.match})
+		if r.peers[i].feeding || r.peers[i].atR != NoFrame {
+			r.peers[i].replyAt = t
+			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.peers[i].backR), Match: r.match})
 		}
 		return
 	}
@@ -497,10 +488,10 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
 	margin := p.maxPred + p.delay + n.FrameRate/2 + 2*int(c)/(feedBurst*codec.MaxFrames) + 2
 	rr := p.core.Frame() + Frame(p.delay+margin)
-	r.replyAt[i] = t
+	r.peers[i].replyAt = t
 	p.adopt(i, rr)
-	r.atR[i], r.atAcked[i] = rr, 0
-	r.feeding[i], r.feedAck[i], r.feedTo[i], r.feedAt[i] = true, Frame(p.delay)-1, Frame(p.delay)-1, t
+	r.peers[i].atR, r.peers[i].atAcked = rr, 0
+	r.peers[i].feeding, r.peers[i].feedAck, r.peers[i].feedTo, r.peers[i].feedAt = true, Frame(p.delay)-1, Frame(p.delay)-1, t
 	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.match})
 }
 
@@ -555,7 +546,7 @@ func (p *P2P[S, I]) adopt(i int, rr Frame) {
 	p.initLink(l)
 	l.Acked, l.Sent = rr-1, rr-1
 	r := &p.rj
-	r.backR[i], r.pending[i], r.tokAcked[i], r.goneAt[i] = rr, true, false, -1
+	r.peers[i].backR, r.peers[i].pending, r.peers[i].tokAcked, r.peers[i].goneAt = rr, true, false, -1
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
 		r.back[pl], r.until[pl] = rr, rr
@@ -595,9 +586,9 @@ func (p *P2P[S, I]) rejoinHeard(l *link.Link) {
 	if !p.rj.catching(i) {
 		return
 	}
-	p.rj.pending[i] = false
-	p.rj.feeding[i] = false
-	p.rj.backR[i] = NoFrame
+	p.rj.peers[i].pending = false
+	p.rj.peers[i].feeding = false
+	p.rj.peers[i].backR = NoFrame
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
 		p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl]})
@@ -610,8 +601,8 @@ func (p *P2P[S, I]) rejoinTick(l *link.Link) {
 	r := &p.rj
 	switch l.State() {
 	case link.Disconnected:
-		if r.goneAt[i] < 0 {
-			r.goneAt[i] = p.ep.Time()
+		if r.peers[i].goneAt < 0 {
+			r.peers[i].goneAt = p.ep.Time()
 		}
 	case link.Failed:
 		if l.Optional { // taken back, and its handshake failed: gone again
@@ -627,8 +618,9 @@ func (p *P2P[S, I]) rejoinTick(l *link.Link) {
 // and the input delay.
 func (p *P2P[S, I]) rejoinLimit(l *link.Link, start Frame) int {
 	n := math.MaxInt
-	for j, rr := range p.rj.atR {
-		if rr == NoFrame || j == l.Index() || p.rj.atAcked[j]&(1<<l.Index()) != 0 {
+	for j := range p.rj.peers {
+		rr := p.rj.peers[j].atR
+		if rr == NoFrame || j == l.Index() || p.rj.peers[j].atAcked&(1<<l.Index()) != 0 {
 			continue
 		}
 		n = min(n, int(rr-Frame(p.maxPred+p.delay+2)-start+1))
@@ -654,22 +646,23 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 		m := codec.InputAck{Seq: l.Seq(), Ack: int32(r.r - 1)}
 		p.ep.Send(l, m.Append(p.ep.Buffer()))
 	}
-	if !r.tokAcked[i] && p.running && p.ep.QualityDue(l) {
+	if !r.peers[i].tokAcked && p.running && p.ep.QualityDue(l) {
 		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinToken, Players: p.local, Match: r.share, Secret: r.secret})
 	}
-	for j, rr := range r.atR {
+	for j := range r.peers {
+		rr := r.peers[j].atR
 		if rr == NoFrame || j == i {
 			continue
 		}
-		if r.atAcked[j]&(1<<i) == 0 {
+		if r.peers[j].atAcked&(1<<i) == 0 {
 			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr)})
 		} else if p.atDone(j) {
-			r.atR[j] = NoFrame
+			r.peers[j].atR = NoFrame
 		}
 	}
-	if r.feeding[i] {
+	if r.peers[i].feeding {
 		p.feedCatchUp(l)
-		return r.pending[i]
+		return r.peers[i].pending
 	}
 	return false
 }
@@ -678,7 +671,7 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 // the R of j.
 func (p *P2P[S, I]) atDone(j int) bool {
 	for k, l := range p.ep.Links()[:p.nPlayers] {
-		if k != j && l.State() == link.Running && p.rj.atAcked[j]&(1<<k) == 0 {
+		if k != j && l.State() == link.Running && p.rj.peers[j].atAcked&(1<<k) == 0 {
 			return false
 		}
 	}
@@ -691,19 +684,19 @@ func (p *P2P[S, I]) atDone(j int) bool {
 func (p *P2P[S, I]) feedCatchUp(l *link.Link) {
 	r := &p.rj
 	i := l.Index()
-	last := min(p.core.ConfirmedFrame(), p.core.Frame()-1, r.backR[i]-1)
-	ack := r.feedAck[i]
-	if ack >= r.backR[i]-1 {
+	last := min(p.core.ConfirmedFrame(), p.core.Frame()-1, r.peers[i].backR-1)
+	ack := r.peers[i].feedAck
+	if ack >= r.peers[i].backR-1 {
 		return
 	}
 	t := p.ep.Time()
 	tick := int64(time.Second) / int64(p.ep.Settings().FrameRate)
-	if r.feedTo[i] > ack && t-r.feedAt[i] > 2*l.RTT()+2*tick {
-		r.feedTo[i], r.feedAt[i] = ack, t // the ack stalled: go back
+	if r.peers[i].feedTo > ack && t-r.peers[i].feedAt > 2*l.RTT()+2*tick {
+		r.peers[i].feedTo, r.peers[i].feedAt = ack, t // the ack stalled: go back
 	}
 	stride := p.players * p.size
 	for range feedBurst {
-		start := max(ack, r.feedTo[i]) + 1
+		start := max(ack, r.peers[i].feedTo) + 1
 		if start > last {
 			return
 		}
@@ -731,7 +724,7 @@ func (p *P2P[S, I]) feedCatchUp(l *link.Link) {
 			m.Frames = m.Frames * 3 / 4
 		}
 		p.ep.Send(l, m.Append(p.ep.Buffer()))
-		r.feedTo[i] = start + Frame(m.Frames) - 1
+		r.peers[i].feedTo = start + Frame(m.Frames) - 1
 	}
 }
 
@@ -741,15 +734,15 @@ func (p *P2P[S, I]) catchAck(l *link.Link, b []byte) {
 	m, _, err := codec.ParseInputAck(b)
 	i := l.Index()
 	r := &p.rj
-	if err != nil || !r.feeding[i] || Frame(m.Ack) > r.feedTo[i] || Frame(m.Ack) < Frame(p.delay)-1 {
+	if err != nil || !r.peers[i].feeding || Frame(m.Ack) > r.peers[i].feedTo || Frame(m.Ack) < Frame(p.delay)-1 {
 		l.Malformed()
 		return
 	}
 	if !p.ep.Accept(l, m.Seq) {
 		return
 	}
-	if Frame(m.Ack) > r.feedAck[i] {
-		r.feedAck[i], r.feedAt[i] = Frame(m.Ack), p.ep.Time()
+	if Frame(m.Ack) > r.peers[i].feedAck {
+		r.peers[i].feedAck, r.peers[i].feedAt = Frame(m.Ack), p.ep.Time()
 	}
 }
 

@@ -55,6 +55,15 @@ func (c *p2pCluster) reopen(n *p2pNode) *local.Endpoint {
 	return ep
 }
 
+// comeBack starts a new session for n with cfg (a new process) on a new
+// endpoint under n's name.
+func (c *p2pCluster) comeBack(n *p2pNode, cfg P2PConfig[uint16]) *P2P[p2pWorld, uint16] {
+	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
+	require.NoError(c.t, err)
+	n.p, n.paused, n.events = q, false, nil
+	return q
+}
+
 // rejoined runs until every player node saw n's player rejoin, then checks
 // they agree on R, and returns it. n's checksums are compared again from
 // the states its replay still holds.
@@ -143,11 +152,7 @@ func TestP2PRejoinFreshProcess(t *testing.T) {
 	cfg := n.p.cfg
 	c.drop(n, 5*time.Second)
 	cfg.Rejoin = tok
-	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
-	require.NoError(t, err)
-	n.p = q
-	n.paused = false
-	n.events = nil
+	q := c.comeBack(n, cfg)
 	r := c.rejoined(n, 2)
 	c.frames(int(r)+200, 20*time.Second)
 	c.noDesync()
@@ -206,15 +211,13 @@ func TestP2PRejoinStranger(t *testing.T) {
 	was := malformed()
 	for _, bad := range []RejoinToken{{Match: tok.Match, Secret: [16]byte{1}}, {Match: tok.Match + 1, Secret: tok.Secret}} {
 		cfg.Rejoin = bad
-		ep := c.reopen(n)
-		q, err := NewP2P[p2pWorld](cfg, ep, simP2P)
-		require.NoError(t, err)
-		n.p = q
-		err = c.tickManual(n, 5*time.Second)
+		c.comeBack(n, cfg)
+		n.paused = true
+		err := c.tickManual(n, 5*time.Second)
 		var re *RejoinError
 		require.ErrorAs(t, err, &re)
 		require.Equal(t, ReasonRejoinIdentity, re.Reason)
-		require.NoError(t, ep.Close())
+		require.NoError(t, n.ep.Close())
 	}
 	require.Greater(t, malformed(), was, "counted")
 	for _, m := range c.nodes[:2] {
@@ -224,9 +227,7 @@ func TestP2PRejoinStranger(t *testing.T) {
 	c.frames(int(c.nodes[0].p.Frame())+120, 10*time.Second)
 	// The player itself still comes back.
 	cfg.Rejoin = tok
-	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
-	require.NoError(t, err)
-	n.p, n.paused, n.events = q, false, nil
+	c.comeBack(n, cfg)
 	r := c.rejoined(n, 2)
 	c.frames(int(r)+120, 20*time.Second)
 	c.noDesync()
@@ -356,9 +357,7 @@ func TestP2PRejoinLongMatch(t *testing.T) {
 	cfg := n.p.cfg
 	c.drop(n, 5*time.Second)
 	cfg.Rejoin = tok
-	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
-	require.NoError(t, err)
-	n.p, n.paused, n.events = q, false, nil
+	q := c.comeBack(n, cfg)
 	start := c.clock.Now()
 	var synced, replayed time.Time
 	host := c.nodes[0]
@@ -418,9 +417,7 @@ func TestP2PLateJoin(t *testing.T) {
 	n := c.nodes[2]
 	cfg := n.p.cfg
 	cfg.Join = true
-	q, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
-	require.NoError(t, err)
-	n.p, n.paused, n.events = q, false, nil
+	q := c.comeBack(n, cfg)
 	r := c.rejoined(n, 2)
 	c.frames(int(r)+300, 20*time.Second)
 	c.noDesync()
@@ -433,9 +430,8 @@ func TestP2PLateJoin(t *testing.T) {
 	c.drop(n, 6*time.Second)
 	cfg.Join = false
 	cfg.Rejoin = RejoinToken{Match: tok.Match}
-	s, err := NewP2P[p2pWorld](cfg, c.reopen(n), simP2P)
-	require.NoError(t, err)
-	n.p = s
+	c.comeBack(n, cfg)
+	n.paused = true
 	var re *RejoinError
 	require.ErrorAs(t, c.tickManual(n, 5*time.Second), &re)
 	require.Equal(t, ReasonRejoinIdentity, re.Reason)
