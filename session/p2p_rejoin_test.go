@@ -459,3 +459,27 @@ func TestP2PRejoinConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestP2PRejoinAllocs: while a player comes back (its replay, the
+// sponsor's feed, the others' At and the frozen input up to R) and after,
+// a tick of every peer allocates nothing.
+func TestP2PRejoinAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	c := rejoinCluster(t, 39, 0)
+	n := c.nodes[2]
+	c.drop(n, 5*time.Second)
+	require.NoError(t, n.p.Rejoin(c.reopen(n)))
+	n.paused = false
+	n.checked = 1 << 30
+	c.until(2*time.Second, "catching up", func() bool { return n.p.rj.phase == phaseCatching && n.p.Running() })
+	c.noSums = true
+	for _, m := range c.nodes {
+		m.events = make([]Event, 0, 1<<14)
+	}
+	require.Zero(t, testing.AllocsPerRun(10, func() { c.run(time.Second / 60) }), "catching up")
+	require.True(t, n.p.rejoining(), "measured while it caught up")
+	c.until(5*time.Second, "back", func() bool { return n.p.rj.phase == phaseLive })
+	require.Zero(t, testing.AllocsPerRun(120, func() { c.run(time.Second / 60) }), "back")
+}
