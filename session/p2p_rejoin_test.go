@@ -483,3 +483,38 @@ func TestP2PRejoinAllocs(t *testing.T) {
 	c.until(5*time.Second, "back", func() bool { return n.p.rj.phase == phaseLive })
 	require.Zero(t, testing.AllocsPerRun(120, func() { c.run(time.Second / 60) }), "back")
 }
+
+// TestP2PRejoinDiesAgain: a player taken back that dies again before it
+// plays (its new process crashes while it replays) is frozen again, at
+// the same frame on every peer, once its new link times out: the others
+// stall at most that long and play on, agreeing.
+func TestP2PRejoinDiesAgain(t *testing.T) {
+	c := rejoinCluster(t, 40, 0)
+	n := c.nodes[2]
+	c.drop(n, 5*time.Second)
+	require.NoError(t, n.p.Rejoin(c.reopen(n)))
+	n.paused = false
+	n.checked = 1 << 30
+	c.until(3*time.Second, "catching up", func() bool { return n.p.rj.phase == phaseCatching && n.p.Running() })
+	c.drop(n, 0)
+	for _, m := range c.nodes[:2] {
+		m.events = m.events[:0]
+	}
+	died := c.clock.Now()
+	c.until(20*time.Second, "frozen again", func() bool {
+		for _, m := range c.nodes[:2] {
+			if _, ok := m.first(EventPlayerDisconnected); !ok {
+				return false
+			}
+		}
+		return true
+	})
+	e0, _ := c.nodes[0].first(EventPlayerDisconnected)
+	e1, _ := c.nodes[1].first(EventPlayerDisconnected)
+	require.Equal(t, e0.Frame, e1.Frame)
+	require.Equal(t, c.nodes[0].p.rj.back[2]-1, e0.Frame, "frozen where the frozen input ran to")
+	t.Logf("frozen again at %d, %v after it died", e0.Frame, c.clock.Now().Sub(died))
+	f := c.nodes[0].p.Frame()
+	c.frames(int(f)+300, 10*time.Second)
+	c.noDesync()
+}
