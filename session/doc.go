@@ -118,6 +118,12 @@
 // replay's transfer time) that it is back before they reach it. See
 // p2p_rejoin.go for the protocol.
 //
+// Late joiners work the same way: a match whose P2PConfig.Open lists open
+// slots starts without their peers (their input is the zero input), and a
+// session with P2PConfig.Join takes its slot at an agreed frame, without
+// a token; from then on it holds the slot like any player (a stranger
+// cannot take it, and it can rejoin with its own token).
+//
 // # Sync test
 //
 // NewSyncTest wraps a Session: after every frame it rolls back

@@ -518,3 +518,56 @@ func TestP2PRejoinDiesAgain(t *testing.T) {
 	c.frames(int(f)+300, 10*time.Second)
 	c.noDesync()
 }
+
+// BenchmarkP2PRejoinReplay is the rejoining peer's replay: an op is one
+// AdvanceFrame replaying 4,096 frames of 2 players with simP2P; beside it,
+// the physical baseline, simP2P alone over the same inputs. ns/frame
+// divides by the frames.
+func BenchmarkP2PRejoinReplay(b *testing.B) {
+	const frames = catchFrames
+	b.Run("replay", func(b *testing.B) {
+		p, err := NewP2P[p2pWorld](P2PConfig[uint16]{
+			Session: Config[uint16]{Players: 2, InputDelay: 2, Capacity: 32},
+			Remote:  []transport.Peer{"", "p1"},
+			Rejoin:  RejoinToken{Match: 1},
+		}, &scriptTransport{local: "p0"}, simP2P)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range p.rj.ring {
+			p.rj.ring[i] = byte(i * 7)
+		}
+		for f := range p.rj.tags {
+			p.rj.tags[f] = Frame(f)
+		}
+		p.accepted(0, frames+100)
+		p.running = true
+		b.SetBytes(frames * 2 * 2)
+		b.ReportAllocs()
+		start := time.Now()
+		for b.Loop() {
+			p.core.Reset()
+			p.rj.caught = frames - 1
+			if err := p.catchUp(); !errors.Is(err, ErrRejoining) || p.core.Frame() != frames {
+				b.Fatalf("%v at frame %d", err, p.core.Frame())
+			}
+		}
+		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*frames), "ns/frame")
+	})
+	b.Run("baseline", func(b *testing.B) {
+		in := make([]uint16, 2*frames)
+		for i := range in {
+			in[i] = uint16(i * 7)
+		}
+		b.SetBytes(frames * 2 * 2)
+		b.ReportAllocs()
+		start := time.Now()
+		for b.Loop() {
+			var w p2pWorld
+			for f := range frames {
+				simP2P(&w, in[2*f:2*f+2], Frame(f))
+			}
+		}
+		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*frames), "ns/frame")
+	})
+}
