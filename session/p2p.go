@@ -955,7 +955,13 @@ func (p *P2P[S, I]) Events(dst []Event) []Event { return p.ep.Events(dst) }
 
 // PeerStats returns the network statistics of peer (a player peer or a
 // spectator), or ErrNotAPeer.
-func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) { return peerStats(&p.ep, peer) }
+func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) {
+	st, err := peerStats(&p.ep, peer)
+	if i, ok := p.ep.Lookup(peer); ok {
+		st.Spectator = i >= p.nPlayers // a player taken back is optional until it runs
+	}
+	return st, err
+}
 
 // WaitRecommendation returns how many ticks the game should skip (calling
 // Poll instead of AdvanceFrame) to let its peers catch up; 0 when in step.
