@@ -460,6 +460,19 @@ func TestP2PRejoinConfig(t *testing.T) {
 	}
 }
 
+// catchingCluster is rejoinCluster with player 2 dropped for 5 s and
+// back in the same session, synchronized and replaying.
+func catchingCluster(t *testing.T, seed uint64) (*p2pCluster, *p2pNode) {
+	c := rejoinCluster(t, seed, 0)
+	n := c.nodes[2]
+	c.drop(n, 5*time.Second)
+	require.NoError(t, n.p.Rejoin(c.reopen(n)))
+	n.paused = false
+	n.checked = 1 << 30
+	c.until(3*time.Second, "catching up", func() bool { return n.p.rj.phase == phaseCatching && n.p.Running() })
+	return c, n
+}
+
 // TestP2PRejoinAllocs: while a player comes back (its replay, the
 // sponsor's feed, the others' At and the frozen input up to R) and after,
 // a tick of every peer allocates nothing.
@@ -467,13 +480,7 @@ func TestP2PRejoinAllocs(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocates under -race")
 	}
-	c := rejoinCluster(t, 39, 0)
-	n := c.nodes[2]
-	c.drop(n, 5*time.Second)
-	require.NoError(t, n.p.Rejoin(c.reopen(n)))
-	n.paused = false
-	n.checked = 1 << 30
-	c.until(2*time.Second, "catching up", func() bool { return n.p.rj.phase == phaseCatching && n.p.Running() })
+	c, n := catchingCluster(t, 39)
 	c.noSums = true
 	for _, m := range c.nodes {
 		m.events = make([]Event, 0, 1<<14)
@@ -489,13 +496,7 @@ func TestP2PRejoinAllocs(t *testing.T) {
 // the same frame on every peer, once its new link times out: the others
 // stall at most that long and play on, agreeing.
 func TestP2PRejoinDiesAgain(t *testing.T) {
-	c := rejoinCluster(t, 40, 0)
-	n := c.nodes[2]
-	c.drop(n, 5*time.Second)
-	require.NoError(t, n.p.Rejoin(c.reopen(n)))
-	n.paused = false
-	n.checked = 1 << 30
-	c.until(3*time.Second, "catching up", func() bool { return n.p.rj.phase == phaseCatching && n.p.Running() })
+	c, n := catchingCluster(t, 40)
 	c.drop(n, 0)
 	for _, m := range c.nodes[:2] {
 		m.events = m.events[:0]
