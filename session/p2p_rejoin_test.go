@@ -572,3 +572,31 @@ func BenchmarkP2PRejoinReplay(b *testing.B) {
 		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*frames), "ns/frame")
 	})
 }
+
+// BenchmarkP2PRejoinFeed is what feeding a rejoining peer costs its
+// sponsor per tick: an op is one tick's burst (feedBurst datagrams of
+// codec.MaxFrames frames of 2 players, read from the archive, encoded and
+// sent). A 60 fps tick lasts 16.7 ms.
+func BenchmarkP2PRejoinFeed(b *testing.B) {
+	c := newCluster(b, clusterOpts{players: 2, seed: 41, mash: 0.2,
+		link: local.Link{Latency: 20 * time.Millisecond},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
+		mutate: func(i int, cfg *P2PConfig[uint16]) {
+			cfg.SpectatorArchive = 4096
+		}})
+	c.noSums = true
+	c.frames(3000, time.Minute)
+	p := c.nodes[0].p
+	l := p.ep.Links()[0]
+	r := &p.rj
+	r.peers[0].feeding, r.peers[0].backR = true, p.core.ConfirmedFrame()+1
+	b.ReportAllocs()
+	for b.Loop() {
+		pr := &r.peers[0]
+		pr.feedAck, pr.feedTo, pr.feedAt = 1, 1, p.ep.Time()
+		p.feedCatchUp(l)
+		if pr.feedTo != 1+feedBurst*codec.MaxFrames {
+			b.Fatalf("sent to %d", pr.feedTo)
+		}
+	}
+}
