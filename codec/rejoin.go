@@ -3,8 +3,8 @@ package codec
 import "encoding/binary"
 
 // rejoinLen is the size of a Rejoin message: header, Kind u8, Players u64
-// LE, Frame i32 LE, Match u64 LE, Secret [16], Reason u8.
-const rejoinLen = HeaderLen + 1 + 8 + 4 + 8 + SecretLen + 1
+// LE, Frame i32 LE, Match u64 LE, Secret [16], Reason u8, Frozen u64 LE.
+const rejoinLen = HeaderLen + 1 + 8 + 4 + 8 + SecretLen + 1 + 8
 
 // SecretLen is the length of a player's rejoin secret.
 const SecretLen = 16
@@ -21,7 +21,7 @@ const (
 	RejoinToken    RejoinKind = iota + 1 // Match: sender's share of the match id; Secret: its secret; Players: its players
 	RejoinTokenAck                       // Match: the share acknowledged
 	RejoinRequest                        // Match: the match id; Secret: the player's secret; Players: its players
-	RejoinAccept                         // Players come back at Frame
+	RejoinAccept                         // Players come back at Frame; Match: the match id; Frozen: the players frozen then
 	RejoinRefuse                         // Reason says why
 	RejoinAt                             // Players come back at Frame (to the other peers)
 	RejoinAtAck                          // Players, Frame: the At acknowledged
@@ -37,6 +37,7 @@ type Rejoin struct {
 	Match   uint64
 	Secret  [SecretLen]byte
 	Reason  uint8
+	Frozen  uint64 // Accept: the players gone (their input frozen) at Frame
 }
 
 // Len is the encoded size in bytes.
@@ -50,7 +51,8 @@ func (m Rejoin) Append(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(m.Frame))
 	b = binary.LittleEndian.AppendUint64(b, m.Match)
 	b = append(b, m.Secret[:]...)
-	return append(b, m.Reason)
+	b = append(b, m.Reason)
+	return binary.LittleEndian.AppendUint64(b, m.Frozen)
 }
 
 // ParseRejoin decodes a whole Rejoin packet. An unknown Kind is
@@ -74,6 +76,7 @@ func ParseRejoin(b []byte) (Rejoin, int, error) {
 	m.Match = binary.LittleEndian.Uint64(b[i+13:])
 	copy(m.Secret[:], b[i+21:i+21+SecretLen])
 	m.Reason = b[i+21+SecretLen]
+	m.Frozen = binary.LittleEndian.Uint64(b[i+22+SecretLen:])
 	n, err := end(b, rejoinLen)
 	if err != nil {
 		return Rejoin{}, 0, err

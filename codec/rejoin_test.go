@@ -10,7 +10,7 @@ import (
 
 func TestRejoin(t *testing.T) {
 	m := Rejoin{Seq: 0x0102, Kind: RejoinAt, Players: 0b1010, Frame: -7, Match: 0x1122334455667788,
-		Secret: [SecretLen]byte{0: 9, 15: 10}, Reason: 3}
+		Secret: [SecretLen]byte{0: 9, 15: 10}, Reason: 3, Frozen: 1<<63 | 5}
 	b := m.Append(nil)
 	require.Len(t, b, m.Len())
 	require.Equal(t, byte(Version<<4|byte(TypeRejoin)), b[0])

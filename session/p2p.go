@@ -549,7 +549,7 @@ func (p *P2P[S, I]) pump() {
 	if !p.running && p.ep.Err() == nil {
 		all := true
 		for i, l := range p.ep.Links()[:p.nPlayers] {
-			all = all && (l.State() == link.Running || p.rj.openSlot(i))
+			all = all && (l.State() == link.Running || p.rj.absent(i))
 		}
 		if all {
 			p.running = true

@@ -150,6 +150,8 @@ type peerRejoin struct {
 	feedAck  Frame             // newest catch-up frame it acknowledged
 	feedTo   Frame             // newest catch-up frame sent
 	feedAt   int64             // when its ack last moved (or we rewound)
+	frozen   uint64            // the players frozen when we took it back, for a repeated Accept
+	gone     bool              // (our own rejoin) its players were frozen when we were taken back
 }
 
 // rejoinState is a P2P session's part in rejoins: its identity, the
@@ -186,6 +188,10 @@ type rejoinState struct {
 func (r *rejoinState) openSlot(i int) bool {
 	return r.peers != nil && r.peers[i].open && !r.peers[i].heard && r.peers[i].backR == NoFrame
 }
+
+// absent reports whether player link i is not expected to synchronize:
+// an open slot, or (in our own rejoin) a player frozen when we came back.
+func (r *rejoinState) absent(i int) bool { return r.openSlot(i) || r.peers != nil && r.peers[i].gone }
 
 // catching reports whether player link i was taken back and has not sent
 // its first live input: its connection statuses are not counted yet.
@@ -366,7 +372,7 @@ func (p *P2P[S, I]) handleRejoin(l *link.Link, b []byte) {
 			if !r.known { // a late joiner learns the match id
 				r.match, r.known = m.Match, true
 			}
-			p.accepted(i, Frame(m.Frame))
+			p.accepted(i, Frame(m.Frame), m.Frozen&^p.local&p.all)
 		}
 	case codec.RejoinRefuse:
 		if r.phase == phaseAsking && int(m.Reason) < len(rejoinReasons) && m.Reason > 0 {
@@ -462,7 +468,8 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		// again): the same R.
 		if r.peers[i].feeding || r.peers[i].atR != NoFrame {
 			r.peers[i].replyAt = t
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.peers[i].backR), Match: r.match})
+			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.peers[i].backR), Match: r.match,
+				Frozen: r.peers[i].frozen})
 		}
 		return
 	}
@@ -476,9 +483,16 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	if !p.sponsors(i) {
 		return // the sponsor answers; we learn R from it
 	}
-	for mask := l.Mask; mask != 0; mask &= mask - 1 {
-		if p.frozenAt[bits.TrailingZeros64(mask)] == NoFrame {
-			return // freeze frame not agreed yet: it asks again
+	var frozen uint64
+	for pl := range p.players {
+		if !p.disc[pl] {
+			continue
+		}
+		if p.frozenAt[pl] == NoFrame {
+			return // a freeze frame not agreed yet: it asks again
+		}
+		if l.Mask&(1<<pl) == 0 {
+			frozen |= 1 << pl
 		}
 	}
 	if !p.replayable() {
@@ -492,7 +506,8 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	p.adopt(i, rr)
 	r.peers[i].atR, r.peers[i].atAcked = rr, 0
 	r.peers[i].feeding, r.peers[i].feedAck, r.peers[i].feedTo, r.peers[i].feedAt = true, Frame(p.delay)-1, Frame(p.delay)-1, t
-	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.match})
+	r.peers[i].frozen = frozen
+	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.match, Frozen: frozen})
 }
 
 // sponsors reports whether this session decides the rejoin of player link
@@ -746,15 +761,28 @@ func (p *P2P[S, I]) catchAck(l *link.Link, b []byte) {
 	}
 }
 
-// accepted starts catching up: sponsor link s took us back at rr.
-func (p *P2P[S, I]) accepted(s int, rr Frame) {
+// accepted starts catching up: sponsor link s took us back at rr, with
+// the players of frozen gone (their input frozen) then.
+func (p *P2P[S, I]) accepted(s int, rr Frame, frozen uint64) {
 	r := &p.rj
 	r.phase, r.r, r.sponsor, r.began = phaseCatching, rr, s, p.ep.Time()
 	r.caught = Frame(p.delay) - 1
 	r.stats.Frame = rr
 	for i, old := range p.ep.Links()[:p.nPlayers] {
-		if r.openSlot(i) {
-			continue // still open, as far as we know
+		if old.Mask&frozen == old.Mask {
+			// Gone: its input repeats the one of R-1 (the replay shows
+			// it) from R on; its link stays down.
+			old.MarkGone()
+			r.peers[i].gone = true
+			for mask := old.Mask; mask != 0; mask &= mask - 1 {
+				pl := bits.TrailingZeros64(mask)
+				p.disc[pl], p.frozenAt[pl], r.until[pl] = true, rr-1, never
+			}
+			continue
+		}
+		for mask := old.Mask; mask != 0; mask &= mask - 1 {
+			pl := bits.TrailingZeros64(mask) // playing (a slot open in our config may be taken)
+			p.disc[pl], p.frozenAt[pl] = false, NoFrame
 		}
 		l := link.New(old.Peer)
 		l.Mask, l.Offer, l.Expect = old.Mask, old.Offer, old.Expect
@@ -859,6 +887,12 @@ func (p *P2P[S, I]) catchUp() error {
 	}
 	for pl := range p.players {
 		p.recv[pl], p.fed[pl] = r.r-1, r.r-1
+		if p.disc[pl] { // gone: the input it had at R-1 repeats
+			var in I
+			row := r.ring[(int(r.r-1)%catchFrames)*stride:]
+			copy(bytesOf(&in), row[pl*p.size:(pl+1)*p.size])
+			p.frozen[pl] = in
+		}
 	}
 	r.phase = phaseLive
 	r.stats.CatchUp = time.Duration(p.ep.Time() - r.began)

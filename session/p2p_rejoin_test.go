@@ -541,7 +541,7 @@ func BenchmarkP2PRejoinReplay(b *testing.B) {
 		for f := range p.rj.tags {
 			p.rj.tags[f] = Frame(f)
 		}
-		p.accepted(0, frames+100)
+		p.accepted(0, frames+100, 0)
 		p.running = true
 		b.SetBytes(frames * 2 * 2)
 		b.ReportAllocs()
@@ -599,4 +599,35 @@ func BenchmarkP2PRejoinFeed(b *testing.B) {
 			b.Fatalf("sent to %d", pr.feedTo)
 		}
 	}
+}
+
+// TestP2PRejoinBesideGone: in a 4-player match whose player 3 left for
+// good, player 2 drops and comes back: the acceptance tells it player 3
+// is gone, so it does not wait for it, repeats its frozen input like the
+// others, and every peer agrees.
+func TestP2PRejoinBesideGone(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 4, seed: 42, mash: 0.3,
+		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
+		mutate: func(i int, cfg *P2PConfig[uint16]) {
+			cfg.SpectatorArchive = 3600
+		}})
+	c.frames(120, 10*time.Second)
+	c.drop(c.nodes[3], 0)
+	c.until(10*time.Second, "p3 frozen", func() bool {
+		for _, m := range c.nodes[:3] {
+			if _, ok := m.first(EventPlayerDisconnected); !ok {
+				return false
+			}
+		}
+		return true
+	})
+	n := c.nodes[2]
+	c.drop(n, 5*time.Second)
+	require.NoError(t, n.p.Rejoin(c.reopen(n)))
+	n.paused = false
+	r := c.rejoined(n, 2)
+	c.frames(int(r)+300, 20*time.Second)
+	c.noDesync()
+	require.True(t, n.p.disc[3], "p3 gone on the rejoined peer too")
 }
