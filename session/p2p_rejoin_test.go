@@ -631,3 +631,32 @@ func TestP2PRejoinBesideGone(t *testing.T) {
 	c.noDesync()
 	require.True(t, n.p.disc[3], "p3 gone on the rejoined peer too")
 }
+
+// TestP2PLateJoinTwo: two late joiners one after the other into a match
+// started with 2 of 4 slots: the second, whose config still lists the
+// first's slot as open, plays beside it.
+func TestP2PLateJoinTwo(t *testing.T) {
+	c := newCluster(t, clusterOpts{players: 4, seed: 43, mash: 0.3,
+		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
+		mutate: func(i int, cfg *P2PConfig[uint16]) {
+			cfg.SpectatorArchive = 3600
+			cfg.Open = 0b1100
+			cfg.Join = i >= 2
+		}})
+	for _, n := range c.nodes[2:] {
+		require.NoError(t, n.ep.Close())
+		n.paused = true
+	}
+	c.frames(200, 10*time.Second)
+	for _, pl := range []int{2, 3} {
+		n := c.nodes[pl]
+		c.comeBack(n, n.p.cfg)
+		r := c.rejoined(n, pl)
+		c.frames(int(r)+200, 20*time.Second)
+	}
+	c.noDesync()
+	for _, n := range c.nodes {
+		require.False(t, n.p.disc[2] || n.p.disc[3], "%s: every slot taken", n.name)
+	}
+}
