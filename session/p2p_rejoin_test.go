@@ -12,17 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// rejoinCluster is three players, one per peer, over a 20 ms link with 2%
-// loss, every peer keeping a minute of archive, after 120 frames.
+// rejoinCluster is an archiveCluster of three players after 120 frames.
 func rejoinCluster(t *testing.T, seed uint64, window time.Duration) *p2pCluster {
 	t.Helper()
-	c := newCluster(t, clusterOpts{players: 3, seed: seed, mash: 0.3,
-		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
-		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
-		net:  NetConfig{RejoinWindow: window},
-		mutate: func(i int, cfg *P2PConfig[uint16]) {
-			cfg.SpectatorArchive = 3600
-		}})
+	c := archiveCluster(t, 3, seed, window, nil)
 	c.frames(120, 10*time.Second)
 	for _, n := range c.nodes {
 		_, ok := n.p.RejoinToken()
@@ -33,6 +26,30 @@ func rejoinCluster(t *testing.T, seed uint64, window time.Duration) *p2pCluster 
 	require.Equal(t, tok0.Match, tok1.Match, "one match id")
 	require.NotEqual(t, tok0.Secret, tok1.Secret, "a secret per player")
 	return c
+}
+
+// archiveCluster is players, one per peer, over a 20 ms link with 2% loss,
+// every peer keeping a minute of archive; edit, if set, changes each
+// peer's config further.
+func archiveCluster(t *testing.T, players int, seed uint64, window time.Duration, edit func(i int, cfg *P2PConfig[uint16])) *p2pCluster {
+	return newCluster(t, clusterOpts{players: players, seed: seed, mash: 0.3,
+		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
+		net:  NetConfig{RejoinWindow: window},
+		mutate: func(i int, cfg *P2PConfig[uint16]) {
+			cfg.SpectatorArchive = 3600
+			if edit != nil {
+				edit(i, cfg)
+			}
+		}})
+}
+
+// absent closes the endpoints of nodes and stops their loops: open slots.
+func (c *p2pCluster) absent(nodes []*p2pNode) {
+	for _, n := range nodes {
+		require.NoError(c.t, n.ep.Close())
+		n.paused = true
+	}
 }
 
 // drop closes n's endpoint and stops its loop for d: its link is gone.
@@ -396,17 +413,8 @@ func TestP2PRejoinLongMatch(t *testing.T) {
 // plays from and on every confirmed frame (its input zero before it, slot
 // 3's zero throughout); a stranger cannot take the slot from it.
 func TestP2PLateJoin(t *testing.T) {
-	c := newCluster(t, clusterOpts{players: 4, seed: 38, mash: 0.3,
-		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
-		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
-		mutate: func(i int, cfg *P2PConfig[uint16]) {
-			cfg.SpectatorArchive = 3600
-			cfg.Open = 0b1100
-		}})
-	for _, n := range c.nodes[2:] {
-		require.NoError(t, n.ep.Close())
-		n.paused = true
-	}
+	c := archiveCluster(t, 4, 38, 0, func(i int, cfg *P2PConfig[uint16]) { cfg.Open = 0b1100 })
+	c.absent(c.nodes[2:])
 	c.frames(300, 10*time.Second)
 	for _, n := range c.nodes[:2] {
 		_, ok := n.p.RejoinToken()
@@ -606,12 +614,7 @@ func BenchmarkP2PRejoinFeed(b *testing.B) {
 // is gone, so it does not wait for it, repeats its frozen input like the
 // others, and every peer agrees.
 func TestP2PRejoinBesideGone(t *testing.T) {
-	c := newCluster(t, clusterOpts{players: 4, seed: 42, mash: 0.3,
-		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
-		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
-		mutate: func(i int, cfg *P2PConfig[uint16]) {
-			cfg.SpectatorArchive = 3600
-		}})
+	c := archiveCluster(t, 4, 42, 0, nil)
 	c.frames(120, 10*time.Second)
 	c.drop(c.nodes[3], 0)
 	c.until(10*time.Second, "p3 frozen", func() bool {
@@ -636,18 +639,11 @@ func TestP2PRejoinBesideGone(t *testing.T) {
 // started with 2 of 4 slots: the second, whose config still lists the
 // first's slot as open, plays beside it.
 func TestP2PLateJoinTwo(t *testing.T) {
-	c := newCluster(t, clusterOpts{players: 4, seed: 43, mash: 0.3,
-		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
-		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
-		mutate: func(i int, cfg *P2PConfig[uint16]) {
-			cfg.SpectatorArchive = 3600
-			cfg.Open = 0b1100
-			cfg.Join = i >= 2
-		}})
-	for _, n := range c.nodes[2:] {
-		require.NoError(t, n.ep.Close())
-		n.paused = true
-	}
+	c := archiveCluster(t, 4, 43, 0, func(i int, cfg *P2PConfig[uint16]) {
+		cfg.Open = 0b1100
+		cfg.Join = i >= 2
+	})
+	c.absent(c.nodes[2:])
 	c.frames(200, 10*time.Second)
 	for _, pl := range []int{2, 3} {
 		n := c.nodes[pl]
