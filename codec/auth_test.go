@@ -202,8 +202,10 @@ func TestAuthTypeNames(t *testing.T) {
 	require.Equal(t, "Hello", TypeHello.String())
 	require.Equal(t, "Nack", TypeNack.String())
 	require.Equal(t, "Disconnect", TypeDisconnect.String())
-	require.Equal(t, "Unknown", Type(15).String())
-	_, _, _, err := ParseHeader([]byte{0x1f, 0, 0})
+	require.Equal(t, "Rejoin", TypeRejoin.String())
+	require.Equal(t, Type(15), TypeNack, "the header has four bits for the type: Nack is the last")
+	require.Equal(t, "Unknown", Type(0).String())
+	_, _, _, err := ParseHeader([]byte{0x10, 0, 0})
 	require.ErrorIs(t, err, ErrType)
 }
 

@@ -14,7 +14,7 @@ package codec
 //	Nack           fragments to resend
 const (
 	// TypeHello opens a client's connection to a host (Hello).
-	TypeHello Type = TypeDisconnect + 1 + iota
+	TypeHello Type = TypeRejoin + 1 + iota
 	// TypeWelcome is the host's one answer to a Hello (Welcome).
 	TypeWelcome
 	// TypeAuthInput carries a client's inputs, or a frame marker (AuthInput).
@@ -24,6 +24,7 @@ const (
 	// TypeNack asks the host to resend fragments of a state (Nack).
 	TypeNack
 
+	// typeLast is the last type: the header has four bits for it.
 	typeLast = TypeNack
 )
 

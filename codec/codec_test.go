@@ -70,6 +70,11 @@ func reencode(t Type, b []byte, size int) ([]byte, error) {
 		if m, n, err = ParseDisconnect(b); err == nil {
 			out = m.Append(nil)
 		}
+	case TypeRejoin:
+		var m Rejoin
+		if m, n, err = ParseRejoin(b); err == nil {
+			out = m.Append(nil)
+		}
 	default:
 		return nil, fmt.Errorf("no parser for type %d", t)
 	}
@@ -178,6 +183,9 @@ func samples() []sample {
 		{"checksum", TypeChecksum, 0, (&Checksum{Seq: 7, Frame: 600, Checksum: 0xfeedface}).Append(nil), false},
 		{"checksum negative", TypeChecksum, 0, (&Checksum{Seq: 7, Frame: math.MinInt32, Checksum: 1}).Append(nil), false},
 		{"disconnect", TypeDisconnect, 0, (&Disconnect{Seq: 8}).Append(nil), false},
+		{"rejoin request", TypeRejoin, 0, (&Rejoin{Seq: 9, Kind: RejoinRequest, Players: 0b100, Match: 0xabcdef, Secret: [SecretLen]byte{1, 2, 3, 15: 0xff}}).Append(nil), false},
+		{"rejoin accept", TypeRejoin, 0, (&Rejoin{Seq: 10, Kind: RejoinAccept, Players: 1 << 63, Frame: math.MaxInt32}).Append(nil), false},
+		{"rejoin refuse", TypeRejoin, 0, (&Rejoin{Seq: 11, Kind: RejoinRefuse, Reason: 2}).Append(nil), false},
 	}
 	for i, m := range inputSamples() {
 		s = append(s, sample{fmt.Sprintf("input %d", i), TypeInput, m.Size, m.Append(nil), m.HasChecksum})

@@ -29,6 +29,9 @@
 //	QualityReply            Pong uvarint
 //	KeepAlive, Disconnect   nothing
 //	Checksum                Frame as uvarint(uint32(Frame)+1), Checksum u32 LE
+//	Rejoin                  Kind u8, Players u64 LE, Frame i32 LE, Match u64 LE,
+//	                        Secret [16], Reason u8, Frozen u64 LE (fixed, 49
+//	                        bytes in all)
 //
 // Each type has Append(b []byte) []byte and Len() int, and a ParseX function
 // that takes the whole packet: it checks the version (ErrVersion, so the

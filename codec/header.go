@@ -36,6 +36,7 @@ const (
 	TypeKeepAlive
 	TypeChecksum
 	TypeDisconnect
+	TypeRejoin
 )
 
 var typeNames = [...]string{
@@ -48,6 +49,7 @@ var typeNames = [...]string{
 	TypeKeepAlive:     "KeepAlive",
 	TypeChecksum:      "Checksum",
 	TypeDisconnect:    "Disconnect",
+	TypeRejoin:        "Rejoin",
 }
 
 // String names the type, for logs.

@@ -27,7 +27,9 @@ func TestParseHeader(t *testing.T) {
 		{"version 2", []byte{0x21, 0, 0}, 0, 0, ErrVersion},
 		{"version 2 one byte", []byte{0x21}, 0, 0, ErrVersion},
 		{"type 0", []byte{0x10, 0, 0}, 0, 0, ErrType},
-		{"type 15", []byte{0x1f, 0, 0}, 0, 0, ErrType},
+		{"type 10 (Rejoin)", []byte{0x1a, 0, 0}, TypeRejoin, 0, nil},
+		{"type 11 (Hello)", []byte{0x1b, 0, 0}, TypeHello, 0, nil},
+		{"type 15 (Nack)", []byte{0x1f, 0, 0}, TypeNack, 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			typ, seq, n, err := ParseHeader(tc.b)
@@ -47,7 +49,7 @@ func TestTypeString(t *testing.T) {
 	require.Equal(t, "Input", TypeInput.String())
 	require.Equal(t, "Disconnect", TypeDisconnect.String())
 	require.Equal(t, "Unknown", Type(0).String())
-	require.Equal(t, "Unknown", Type(15).String())
+	require.Equal(t, "Nack", Type(15).String())
 }
 
 // Every sample parses with its own parse function and re-encodes to the
@@ -115,7 +117,7 @@ func TestMessagesWrongVersion(t *testing.T) {
 func TestMessagesWrongType(t *testing.T) {
 	for _, s := range samples() {
 		t.Run(s.name, func(t *testing.T) {
-			for other := TypeSyncRequest; other <= TypeDisconnect; other++ {
+			for other := TypeSyncRequest; other <= TypeRejoin; other++ {
 				if other == s.t {
 					continue
 				}

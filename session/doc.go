@@ -95,6 +95,35 @@
 // and in development, log both checksums and the inputs (PackInputs) and
 // replay them under the sync test to find the non-deterministic code.
 //
+// # A dropped player comes back
+//
+// A player peer that dropped (a network change, a sleep, a crash) can come
+// back within NetConfig.RejoinWindow (0 means 60 s) of its disconnection:
+// in the same process with P2P.Rejoin on a new transport, or in a new one
+// with P2PConfig.Rejoin set to the token RejoinToken returned before (the
+// match id and this player's secret, exchanged once every peer is
+// synchronized), under the same peer identity and settings either way.
+// Only the player who left can: its secret is checked (by its hash, in
+// constant time) and a stranger is refused (ReasonRejoinIdentity) without
+// changing anything, as is a request after the window
+// (ReasonRejoinWindow). Every peer agrees on a frame R
+// (EventPlayerRejoining): the player's input stays the frozen one up to
+// R-1 and is its live input from R (EventPlayerRejoined). The rejoining
+// session starts over from the initial state and replays the match
+// without drawing, from the confirmed inputs one peer (the sponsor) sends
+// it in bursts from its archive: the sponsor needs
+// P2PConfig.SpectatorArchive frames covering the match
+// (ReasonRejoinArchive otherwise). The other players never wait for it:
+// R lies far enough ahead (the prediction window, half a second, and the
+// replay's transfer time) that it is back before they reach it. See
+// p2p_rejoin.go for the protocol.
+//
+// Late joiners work the same way: a match whose P2PConfig.Open lists open
+// slots starts without their peers (their input is the zero input), and a
+// session with P2PConfig.Join takes its slot at an agreed frame, without
+// a token; from then on it holds the slot like any player (a stranger
+// cannot take it, and it can rejoin with its own token).
+//
 // # Sync test
 //
 // NewSyncTest wraps a Session: after every frame it rolls back

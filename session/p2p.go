@@ -59,6 +59,22 @@ type P2PConfig[I comparable] struct {
 	// Net holds the protocol's settings: frame rate, checksum interval,
 	// timeouts, clock, nonce source.
 	Net NetConfig
+	// Rejoin, when set, makes this session a player coming back into a
+	// running match: the token is the one RejoinToken returned in the
+	// session that dropped (saved by the game), the rest of the config the
+	// same as then. The session asks the other peers to take it back,
+	// replays the match from its first frame without drawing, and plays on
+	// from the frame they agree on. See Rejoin.
+	Rejoin RejoinToken
+	// Open is the set of players (bit p for player p) whose slots are open
+	// when the match starts: their peers are absent, their input is the
+	// zero input until a player takes the slot with Join. Every peer of the
+	// match, the joiners too, must list the same Open (it is in the
+	// settings hash). At least one player must be present.
+	Open uint64
+	// Join makes this session a late joiner taking its (open) slots: like
+	// Rejoin, without a token. Its local players must be in Open.
+	Join bool
 }
 
 // MaxSpectators is the most spectators one P2P session feeds, listed in
@@ -109,6 +125,11 @@ type P2P[S any, I comparable] struct {
 	block   []byte
 	outStat []codec.PeerStatus
 	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
+
+	rj      rejoinState          // identity, rejoins of others, our own rejoin
+	cfg     P2PConfig[I]         // for Rejoin
+	sim     func(*S, []I, Frame) // for Rejoin
+	initial *S                   // the state frame 0 started from, for Rejoin
 }
 
 // NewP2P returns a P2P session for cfg over t, advancing a state of type S
@@ -117,28 +138,37 @@ type P2P[S any, I comparable] struct {
 // close it. It starts synchronizing with every peer at the first
 // AdvanceFrame or Poll.
 func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, Frame)) (*P2P[S, I], error) {
+	p := new(P2P[S, I])
+	if err := p.init(cfg, t, simulate); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// init makes p a new session for cfg (NewP2P, and Rejoin in place).
+func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, Frame)) error {
 	if t == nil {
-		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
+		return fmt.Errorf("%w: nil transport", ErrConfig)
 	}
 	n, err := resolve(cfg.Net)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	players := cfg.Session.Players
 	if players < 1 || players > MaxPlayers {
-		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, players, MaxPlayers)
+		return fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, players, MaxPlayers)
 	}
 	if len(cfg.Remote) != players {
-		return nil, fmt.Errorf("%w: Remote has %d entries for %d players", ErrConfig, len(cfg.Remote), players)
+		return fmt.Errorf("%w: Remote has %d entries for %d players", ErrConfig, len(cfg.Remote), players)
 	}
 	ic, err := newInputCodec[I]()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if ic.size > codec.MaxInputSize {
-		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", ErrConfig, ic.size, codec.MaxInputSize)
+		return fmt.Errorf("%w: input of %d bytes (at most %d)", ErrConfig, ic.size, codec.MaxInputSize)
 	}
-	p := &P2P[S, I]{
+	*p = P2P[S, I]{
 		ep:       link.NewEndpoint(t, n, protocolVersion),
 		codec:    ic,
 		user:     cfg.Session.Predict,
@@ -164,7 +194,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		i, ok := p.ep.Lookup(peer)
 		if !ok {
 			if err := p.ep.AddLink(link.New(peer)); err != nil {
-				return nil, netError(err)
+				return netError(err)
 			}
 			i = len(p.ep.Links()) - 1
 		}
@@ -172,7 +202,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		p.ep.Links()[i].Mask |= 1 << pl
 	}
 	if p.local == 0 {
-		return nil, fmt.Errorf("%w: no local player (a spectator is a Spectator)", ErrConfig)
+		return fmt.Errorf("%w: no local player (a spectator is a Spectator)", ErrConfig)
 	}
 	p.nPlayers = len(p.ep.Links())
 	p.status = make([][]codec.PeerStatus, p.nPlayers)
@@ -181,16 +211,16 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	}
 	p.multi = p.nPlayers >= 2
 	if len(cfg.Spectators) > MaxSpectators {
-		return nil, fmt.Errorf("%w: %d spectators (at most %d)", ErrConfig, len(cfg.Spectators), MaxSpectators)
+		return fmt.Errorf("%w: %d spectators (at most %d)", ErrConfig, len(cfg.Spectators), MaxSpectators)
 	}
 	if cfg.SpectatorArchive < 0 || cfg.SpectatorArchive > maxArchive {
-		return nil, fmt.Errorf("%w: SpectatorArchive %d not in [0, %d]", ErrConfig, cfg.SpectatorArchive, maxArchive)
+		return fmt.Errorf("%w: SpectatorArchive %d not in [0, %d]", ErrConfig, cfg.SpectatorArchive, maxArchive)
 	}
 	for _, peer := range cfg.Spectators {
 		l := link.New(peer)
 		l.Optional = true
 		if err := p.ep.AddLink(l); err != nil {
-			return nil, netError(err)
+			return netError(err)
 		}
 	}
 	for _, l := range p.ep.Links() {
@@ -200,6 +230,10 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		} else {
 			l.Offer = settingsHash(&n, players, ic.size, p.delay, p.local, l.Mask)
 			l.Expect = settingsHash(&n, players, ic.size, p.delay, l.Mask, p.local)
+			if cfg.Open != 0 {
+				l.Offer = link.SettingsHash(l.Offer, cfg.Open)
+				l.Expect = link.SettingsHash(l.Expect, cfg.Open)
+			}
 		}
 	}
 	coreCfg := cfg.Session
@@ -209,7 +243,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	}
 	core, err := New[S, I](coreCfg, simulate)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.core = core
 	p.capacity = cfg.Session.Capacity
@@ -247,8 +281,12 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	p.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
 	p.block = make([]byte, codec.MaxFrames*players*ic.size)
 	p.outStat = make([]codec.PeerStatus, players)
+	p.cfg, p.sim, p.initial = cfg, simulate, new(S)
+	if err := p.initRejoin(cfg); err != nil {
+		return err
+	}
 	p.ep.ExpectPeers()
-	return p, nil
+	return nil
 }
 
 // initLink sets l's frame counters and connection statuses to the
@@ -256,8 +294,8 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 func (p *P2P[S, I]) initLink(l *link.Link) {
 	l.Acked = Frame(p.delay) - 1
 	l.Sent = Frame(p.delay) - 1
-	if l.Optional {
-		return
+	if l.Index() >= p.nPlayers {
+		return // a spectator
 	}
 	for pl := range p.status[l.Index()] {
 		p.status[l.Index()][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
@@ -286,7 +324,7 @@ func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
 	i, known := p.ep.Lookup(peer)
 	if known {
 		old := p.ep.Links()[i]
-		if !old.Optional {
+		if i < p.nPlayers {
 			return fmt.Errorf("%w: peer %q is a player's peer", ErrConfig, string(peer))
 		}
 		if old.State() != link.Disconnected && old.State() != link.Failed {
@@ -399,6 +437,9 @@ func (p *P2P[S, I]) AddLocalInput(player int, in I) error {
 	if p.owner[player] >= 0 {
 		return fmt.Errorf("%w: player %d", ErrNotLocal, player)
 	}
+	if p.rejoining() {
+		return nil // not back yet: the input counts for nothing
+	}
 	f := p.core.Frame() + Frame(p.delay)
 	if err := p.core.AddLocalInput(player, in); err != nil {
 		return err
@@ -425,6 +466,9 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 	if p.ep.Err() != nil {
 		return p.ep.Err()
 	}
+	if p.rejoining() {
+		return p.catchUp()
+	}
 	if !p.running {
 		return ErrNotSynchronized
 	}
@@ -436,6 +480,9 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		}
 	}
 	p.feed()
+	if p.core.Frame() == 0 {
+		*p.initial = *p.core.State()
+	}
 	if err := p.core.Step(); err != nil {
 		p.flush()
 		return err
@@ -468,7 +515,7 @@ func (p *P2P[S, I]) Poll() error {
 		return ErrClosed
 	}
 	p.pump()
-	if p.running {
+	if p.running && !p.rejoining() {
 		p.feed()
 	}
 	if p.wait > 0 {
@@ -481,6 +528,10 @@ func (p *P2P[S, I]) Poll() error {
 // pump reads the clock and the network and runs the timers.
 func (p *P2P[S, I]) pump() {
 	p.ep.Clock()
+	if p.rj.phase == phaseAsking {
+		p.askPump()
+		return
+	}
 	for {
 		l, typ, b, ok := p.ep.Receive()
 		if !ok {
@@ -492,14 +543,15 @@ func (p *P2P[S, I]) pump() {
 		p.ep.Tick(l)
 	}
 	for _, l := range p.ep.Links()[:p.nPlayers] {
+		p.rejoinTick(l)
 		if l.State() == link.Disconnected {
 			p.lost(l)
 		}
 	}
 	if !p.running && p.ep.Err() == nil {
 		all := true
-		for _, l := range p.ep.Links()[:p.nPlayers] {
-			all = all && l.State() == link.Running
+		for i, l := range p.ep.Links()[:p.nPlayers] {
+			all = all && (l.State() == link.Running || p.rj.absent(i))
 		}
 		if all {
 			p.running = true
@@ -513,6 +565,9 @@ func (p *P2P[S, I]) pump() {
 // handle processes one packet from l.
 func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 	switch typ {
+	case codec.TypeRejoin:
+		p.handleRejoin(l, b)
+		return
 	case codec.TypeSyncRequest, codec.TypeSyncReply:
 		if p.ep.HandleSync(l, typ, b) {
 			p.ep.Synced(l)
@@ -527,14 +582,21 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 	}
 	switch typ {
 	case codec.TypeInput:
-		if l.Optional {
+		if l.Index() >= p.nPlayers {
 			l.Malformed()
+			return
+		}
+		if p.rj.phase != phaseNone && p.catchInput(l, b) {
 			return
 		}
 		p.handleInput(l, b)
 	case codec.TypeInputAck:
+		if l.Index() < p.nPlayers {
+			p.catchAck(l, b)
+			return
+		}
 		m, _, err := codec.ParseInputAck(b)
-		if err != nil || !l.Optional {
+		if err != nil {
 			l.Malformed()
 			return
 		}
@@ -570,6 +632,7 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	if !p.ep.Accept(l, m.Seq) {
 		return
 	}
+	p.rejoinHeard(l)
 	l.Acked = Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
 		p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
@@ -618,6 +681,9 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 			continue // final
 		}
 		if !s.Connected {
+			if p.stale(pl, s) {
+				continue // sent before it saw the player come back
+			}
 			*cur = s
 			if o := p.owner[pl]; o >= 0 && p.ep.Links()[o] != l && !p.disc[pl] {
 				p.ep.Disconnect(p.ep.Links()[o])
@@ -648,7 +714,7 @@ func (p *P2P[S, I]) agree() {
 		f := p.recv[pl]
 		known := true
 		for i, l := range p.ep.Links()[:p.nPlayers] {
-			if i == p.owner[pl] || l.State() != link.Running {
+			if i == p.owner[pl] || l.State() != link.Running || p.rj.catching(i) {
 				continue
 			}
 			s := p.status[l.Index()][pl]
@@ -687,7 +753,7 @@ func (p *P2P[S, I]) feed() {
 			limit = fz
 		} else if p.multi {
 			for i, l := range p.ep.Links()[:p.nPlayers] {
-				if i != o && l.State() == link.Running {
+				if i != o && l.State() == link.Running && !p.rj.catching(i) {
 					limit = min(limit, Frame(p.status[l.Index()][pl].LastFrame))
 				}
 			}
@@ -706,7 +772,7 @@ func (p *P2P[S, I]) feed() {
 		}
 		if fz := p.frozenAt[pl]; fz != NoFrame && p.fed[pl] >= fz {
 			in := p.frozen[pl]
-			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+Frame(p.delay); f++ {
+			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+Frame(p.delay) && f < p.rj.until[pl]; f++ {
 				if err := p.core.AddRemoteInput(pl, f, in); err != nil && !errors.Is(err, ErrConflict) {
 					break
 				}
@@ -715,6 +781,7 @@ func (p *P2P[S, I]) feed() {
 				// recv stays: it is the final frame this session reports
 				// in its connection status, whatever order packets take.
 			}
+			p.frozenDone(pl)
 		}
 	}
 }
@@ -779,7 +846,9 @@ func (p *P2P[S, I]) flush() {
 		if l.State() != link.Running {
 			continue
 		}
-		if p.running {
+		if i < p.nPlayers && p.rejoinFlush(l) {
+			// the rejoin's own traffic took the place of inputs
+		} else if p.running {
 			if i < p.nPlayers {
 				p.sendInputs(l)
 			} else {
@@ -796,7 +865,7 @@ func (p *P2P[S, I]) flush() {
 func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	start := l.Acked + 1
 	n := int(p.newest - l.Acked)
-	n = min(n, codec.MaxFrames)
+	n = max(min(n, codec.MaxFrames, p.rejoinLimit(l, start)), 0)
 	stride := bits.OnesCount64(p.local) * p.size
 	for k := range n {
 		j := k * stride
@@ -888,7 +957,13 @@ func (p *P2P[S, I]) Events(dst []Event) []Event { return p.ep.Events(dst) }
 
 // PeerStats returns the network statistics of peer (a player peer or a
 // spectator), or ErrNotAPeer.
-func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) { return peerStats(&p.ep, peer) }
+func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) {
+	st, err := peerStats(&p.ep, peer)
+	if i, ok := p.ep.Lookup(peer); ok {
+		st.Spectator = i >= p.nPlayers // a player taken back is optional until it runs
+	}
+	return st, err
+}
 
 // WaitRecommendation returns how many ticks the game should skip (calling
 // Poll instead of AdvanceFrame) to let its peers catch up; 0 when in step.

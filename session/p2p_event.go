@@ -37,6 +37,12 @@ const (
 	// EventDesyncDetected: the state after Frame has checksum Local here and
 	// Remote at Peer.
 	EventDesyncDetected = link.EventDesyncDetected
+	// EventPlayerRejoining: disconnected Player is coming back; every peer
+	// agreed its live inputs count again from Frame (R).
+	EventPlayerRejoining = link.EventPlayerRejoining
+	// EventPlayerRejoined: Player is back from Frame (R): its first live
+	// input arrived or, on its own peer, the replay reached R.
+	EventPlayerRejoined = link.EventPlayerRejoined
 )
 
 // Event is something the session reports to the game. Which fields mean

@@ -60,6 +60,7 @@ func fuzzSeeds(f *testing.F) {
 	f.Add(c.Append(nil))
 	d := codec.Disconnect{Seq: 9}
 	f.Add(d.Append(nil))
+	rejoinSeeds(f)
 }
 
 // FuzzP2PPacket feeds arbitrary packets from a known peer to a running

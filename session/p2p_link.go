@@ -35,6 +35,11 @@ package session
 //     sequence number near the newest one that proved it came from the
 //     peer (a handshake reply echoing our nonce, a quality reply echoing
 //     one of our pings) before it changes anything (see internal/link).
+//   - Rejoin: Rejoin messages (codec.Rejoin) carry each peer's identity
+//     token once synchronized, a dropped player's request to come back,
+//     the sponsor's acceptance at R or a refusal, and R to every other
+//     peer; the sponsor feeds the replay as spectator-style Inputs (every
+//     player) answered by InputAcks. See p2p_rejoin.go.
 //   - Spectators: their host sends Input{every player, confirmed frames
 //     from the spectator's ack + 1}; the spectator answers InputAck. One
 //     added mid-match starts at frame 0 like the others: its host serves

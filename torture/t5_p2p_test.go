@@ -67,6 +67,8 @@ type pCluster struct {
 	clock  *local.Clock
 	net    *local.Network
 	nodes  []*pNode
+	eps    []transport.Transport       // per player: its endpoint
+	cfgs   []session.P2PConfig[uint16] // per player: its config
 	sums   map[session.Frame]uint32
 	agreed int
 	// compare, when false, skips the checksum comparison (T8 plants a
@@ -81,6 +83,7 @@ type pOpts struct {
 	net        session.NetConfig
 	sim        func(player int) func(*pState, []uint16, session.Frame)
 	wrap       func(player int, tr transport.Transport) transport.Transport
+	archive    int // P2PConfig.SpectatorArchive
 }
 
 func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
@@ -106,10 +109,11 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 			specs = []transport.Peer{transport.Peer(fmt.Sprintf("s%d", i))}
 		}
 		cfg := session.P2PConfig[uint16]{
-			Session:    session.Config[uint16]{Players: o.players, InputDelay: 2, Capacity: 64},
-			Remote:     remote,
-			Spectators: specs,
-			Net:        nc,
+			Session:          session.Config[uint16]{Players: o.players, InputDelay: 2, Capacity: 64},
+			Remote:           remote,
+			Spectators:       specs,
+			Net:              nc,
+			SpectatorArchive: o.archive,
 		}
 		cfg.Net.Rand = rand.New(rand.NewPCG(seed, uint64(i))).Uint64
 		var tr transport.Transport = ep
@@ -122,6 +126,7 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 		}
 		p, err := session.NewP2P[pState](cfg, tr, sim)
 		require.NoError(t, err)
+		c.eps, c.cfgs = append(c.eps, ep), append(c.cfgs, cfg)
 		c.nodes = append(c.nodes, &pNode{name: string(name(i)), player: i, p: p,
 			rng: rand.New(rand.NewPCG(seed, 100+uint64(i))), checked: 1})
 	}

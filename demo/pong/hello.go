@@ -18,10 +18,10 @@ import (
 // frame the match is at, so that the spectator can show how far it has
 // to catch up. The session never needs it: a hello that reaches a session
 // is dropped there as malformed (its first byte is the session's wire
-// version with type 15, which the session does not use, so it is never
-// taken for a peer of another version).
+// version with type 0, which no message uses, so it is never taken for a
+// peer of another version).
 //
-//	[codec.Version<<4 | 15] "pong" [flags u8] [frame u32 LE]
+//	[codec.Version<<4 | 0] "pong" [flags u8] [frame u32 LE]
 //	[len u8][left's name] [len u8][right's name]
 //
 // flags bit 0 (heard): the sender has the receiver's hello. A name is at
@@ -34,7 +34,7 @@ type hello struct {
 }
 
 const (
-	helloType  = codec.Version<<4 | 0x0f
+	helloType  = codec.Version<<4 | 0x00
 	helloMagic = "pong"
 	maxName    = 32
 	helloMax   = 1 + len(helloMagic) + 1 + 4 + 2*(1+maxName)

@@ -49,6 +49,10 @@ type NetConfig struct {
 	TimeSyncWindow int
 	// MinWait is the smallest wait worth recommending, in frames; 0 means 3.
 	MinWait int
+	// RejoinWindow is how long after a player peer disconnected it may come
+	// back into the match (P2P.Rejoin, P2PConfig.Rejoin); 0 means 60 s,
+	// negative never.
+	RejoinWindow time.Duration
 	// Settings is the game's own hash of anything peers must agree on (a
 	// game version, a map, a rule set); it is mixed into the handshake's
 	// settings hash, so a mismatch fails the handshake.
@@ -66,6 +70,7 @@ type Settings struct {
 	FrameRate, CheckInterval, Rounds, Window, MinWait int
 	SyncRetry, SyncTimeout, KeepAlive, Quality        int64
 	Notify, Timeout                                   int64
+	Rejoin                                            int64  // RejoinWindow; negative never
 	Game                                              uint64 // NetConfig.Settings
 	Now                                               func() time.Time
 	Rand                                              func() uint64
@@ -101,6 +106,7 @@ func (c NetConfig) Resolve() (Settings, error) {
 		Quality:       dur(c.QualityInterval, 200*time.Millisecond),
 		Notify:        dur(c.DisconnectNotify, 750*time.Millisecond),
 		Timeout:       dur(c.DisconnectTimeout, 5*time.Second),
+		Rejoin:        dur(c.RejoinWindow, 60*time.Second),
 		Game:          c.Settings,
 		Now:           c.Now,
 		Rand:          c.Rand,

@@ -36,7 +36,9 @@
 //     what cannot be true, is counted (PeerStats.Malformed) and dropped;
 //     packets from peers without a link are counted and dropped (and, with
 //     ExpectPeers, a transport that can drops them before they take a
-//     receive slot). Every running message is validated first, then must
+//     receive slot), as are a disconnected link's, but for codec.Rejoin
+//     messages (a player asking to come back: its owner checks who it
+//     is). Every running message is validated first, then must
 //     pass Accept: its sequence number within 1024 of the anchor, the
 //     newest sequence number of a packet that proved it came from the peer
 //     (a handshake reply echoing our nonce, a quality reply echoing one of

@@ -182,13 +182,13 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 		}
 		l = e.links[i]
 		b = e.in[:n]
-		if l.state == Disconnected {
-			continue
+		t, seq, _, err := codec.ParseHeader(b)
+		if l.state == Disconnected && (err != nil || t != codec.TypeRejoin) {
+			continue // gone, unless it asks to come back
 		}
 		l.pktsRecv++
 		l.bytesRecv += uint64(n)
 		l.winRecv += uint64(n)
-		t, seq, _, err := codec.ParseHeader(b)
 		if err != nil {
 			if errors.Is(err, codec.ErrVersion) && l.state == Syncing {
 				e.fail(l, ReasonWire)

@@ -46,6 +46,14 @@ const (
 	// simulations parted in (Agreed, Frame]. Reported once per peer (again
 	// only for an earlier frame found later).
 	EventDesyncDetected
+	// EventPlayerRejoining: Player (disconnected) is coming back: every
+	// peer agreed its live inputs count again from Frame; until then its
+	// input stays the frozen one.
+	EventPlayerRejoining
+	// EventPlayerRejoined: Player is back: its live input of Frame (the
+	// agreed frame) arrived, or, on the rejoining peer, it caught up and
+	// plays from Frame.
+	EventPlayerRejoined
 )
 
 var eventNames = [...]string{
@@ -59,6 +67,8 @@ var eventNames = [...]string{
 	EventPlayerDisconnected: "PlayerDisconnected",
 	EventWaitRecommended:    "WaitRecommended",
 	EventDesyncDetected:     "DesyncDetected",
+	EventPlayerRejoining:    "PlayerRejoining",
+	EventPlayerRejoined:     "PlayerRejoined",
 }
 
 // String names the kind.
@@ -74,16 +84,16 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind    EventKind
 	Peer    transport.Peer
-	Frame   Frame         // DesyncDetected, PlayerDisconnected
+	Frame   Frame         // DesyncDetected, PlayerDisconnected, PlayerRejoining, PlayerRejoined
 	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame
 	Local   uint32        // DesyncDetected: this session's checksum
 	Remote  uint32        // DesyncDetected: Peer's checksum
-	Player  int           // PlayerDisconnected
+	Player  int           // PlayerDisconnected, PlayerRejoining, PlayerRejoined
 	Frames  int           // WaitRecommended
 	Count   int           // Synchronizing: round trips done
 	Total   int           // Synchronizing: round trips needed
 	Timeout time.Duration // NetworkInterrupted: time left before Disconnected
-	Reason  string        // SyncFailed
+	Reason  string        // SyncFailed, RejoinRefused
 }
 
 // String describes the event, for logs.
@@ -97,6 +107,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("NetworkInterrupted{%s, timeout in %v}", e.Peer, e.Timeout)
 	case EventPlayerDisconnected:
 		return fmt.Sprintf("PlayerDisconnected{player %d, last frame %d}", e.Player, e.Frame)
+	case EventPlayerRejoining, EventPlayerRejoined:
+		return fmt.Sprintf("%v{player %d, frame %d}", e.Kind, e.Player, e.Frame)
 	case EventWaitRecommended:
 		return fmt.Sprintf("WaitRecommended{%d frames}", e.Frames)
 	case EventDesyncDetected:

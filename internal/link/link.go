@@ -191,6 +191,10 @@ func (l *Link) Malformed() { l.malformed++ }
 // an endpoint packets directly.
 func (l *Link) MarkSynchronized() { l.state, l.syncEver, l.seqValid = Running, true, true }
 
+// MarkGone puts a link in the Disconnected state without an event: a
+// peer its owner knows is absent from the start (an open slot).
+func (l *Link) MarkGone() { l.state = Disconnected }
+
 // AddLocalAdvantage records adv, this end's frame advantage over the peer
 // as the owner estimates it this frame, into a window of size samples.
 func (l *Link) AddLocalAdvantage(adv int32, size int) {
