@@ -52,13 +52,13 @@ var typeNames = [...]string{
 
 // String names the type, for logs.
 func (t Type) String() string {
-	if t.valid() {
+	if t.valid() && int(t) < len(typeNames) {
 		return typeNames[t]
 	}
-	return "Unknown"
+	return authTypeName(t)
 }
 
-func (t Type) valid() bool { return t >= TypeSyncRequest && t <= TypeDisconnect }
+func (t Type) valid() bool { return t >= TypeSyncRequest && t <= typeLast }
 
 // ParseHeader reads the version-and-type byte and the sequence number every
 // message starts with, and returns n == HeaderLen. An unknown version is

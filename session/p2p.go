@@ -28,6 +28,7 @@ import (
 	"math/bits"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -71,7 +72,7 @@ const maxArchive = 1 << 24
 // P2P is a rollback session over a network. See the top of p2p.go for a
 // game loop. A P2P is not safe for concurrent use.
 type P2P[S any, I comparable] struct {
-	endpoint
+	ep    link.Endpoint
 	core  *Session[S, I]
 	codec inputCodec[I]
 	user  func(player int, last I, frame Frame) I
@@ -100,12 +101,13 @@ type P2P[S any, I comparable] struct {
 
 	running bool
 	wait    int
-	checks  checks
+	checks  link.Checks
 
 	inBuf   []byte
 	inStat  []codec.PeerStatus
 	block   []byte
 	outStat []codec.PeerStatus
+	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
 }
 
 // NewP2P returns a P2P session for cfg over t, advancing a state of type S
@@ -117,7 +119,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
 	}
-	n, err := cfg.Net.resolve()
+	n, err := resolve(cfg.Net)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +138,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", ErrConfig, ic.size, codec.MaxInputSize)
 	}
 	p := &P2P[S, I]{
-		endpoint: newEndpoint(t, n),
+		ep:       link.NewEndpoint(t, n, protocolVersion),
 		codec:    ic,
 		user:     cfg.Session.Predict,
 		players:  players,
@@ -150,7 +152,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		frozenAt: make([]Frame, players),
 		frozen:   make([]I, players),
 		added:    make([]Frame, players),
-		checks:   newChecks(n.checkInterval),
+		checks:   link.NewChecks(n.CheckInterval),
 	}
 	for pl, peer := range cfg.Remote {
 		if peer == "" {
@@ -158,20 +160,24 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 			p.local |= 1 << pl
 			continue
 		}
-		i, ok := p.byPeer[peer]
+		i, ok := p.ep.Lookup(peer)
 		if !ok {
-			if err := p.addLink(newLink(peer, players)); err != nil {
-				return nil, err
+			if err := p.ep.AddLink(link.New(peer)); err != nil {
+				return nil, netError(err)
 			}
-			i = len(p.links) - 1
+			i = len(p.ep.Links()) - 1
 		}
 		p.owner[pl] = i
-		p.links[i].mask |= 1 << pl
+		p.ep.Links()[i].Mask |= 1 << pl
 	}
 	if p.local == 0 {
 		return nil, fmt.Errorf("%w: no local player (a spectator is a Spectator)", ErrConfig)
 	}
-	p.nPlayers = len(p.links)
+	p.nPlayers = len(p.ep.Links())
+	p.status = make([][]codec.PeerStatus, p.nPlayers)
+	for i := range p.status {
+		p.status[i] = make([]codec.PeerStatus, players)
+	}
 	p.multi = p.nPlayers >= 2
 	if len(cfg.Spectators) > MaxSpectators {
 		return nil, fmt.Errorf("%w: %d spectators (at most %d)", ErrConfig, len(cfg.Spectators), MaxSpectators)
@@ -180,19 +186,19 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		return nil, fmt.Errorf("%w: SpectatorArchive %d not in [0, %d]", ErrConfig, cfg.SpectatorArchive, maxArchive)
 	}
 	for _, peer := range cfg.Spectators {
-		l := newLink(peer, players)
-		l.spectator = true
-		if err := p.addLink(l); err != nil {
-			return nil, err
+		l := link.New(peer)
+		l.Optional = true
+		if err := p.ep.AddLink(l); err != nil {
+			return nil, netError(err)
 		}
 	}
-	for _, l := range p.links {
-		if l.spectator {
-			l.offer = settingsHash(&n, players, ic.size, p.delay, roleHost, roleSpectator)
-			l.expect = settingsHash(&n, players, ic.size, p.delay, roleSpectator, roleHost)
+	for _, l := range p.ep.Links() {
+		if l.Optional {
+			l.Offer = settingsHash(&n, players, ic.size, p.delay, roleHost, roleSpectator)
+			l.Expect = settingsHash(&n, players, ic.size, p.delay, roleSpectator, roleHost)
 		} else {
-			l.offer = settingsHash(&n, players, ic.size, p.delay, p.local, l.mask)
-			l.expect = settingsHash(&n, players, ic.size, p.delay, l.mask, p.local)
+			l.Offer = settingsHash(&n, players, ic.size, p.delay, p.local, l.Mask)
+			l.Expect = settingsHash(&n, players, ic.size, p.delay, l.Mask, p.local)
 		}
 	}
 	coreCfg := cfg.Session
@@ -223,14 +229,14 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 		p.added[pl] = NoFrame
 	}
 	p.newest = Frame(p.delay) - 1
-	for _, l := range p.links {
+	for _, l := range p.ep.Links() {
 		p.initLink(l)
 	}
 	p.archive = make([]byte, cfg.SpectatorArchive*players*ic.size)
 	p.archived = Frame(p.delay) - 1 // the first frames' inputs are zero
 	maxStride := 0
-	for _, l := range p.links {
-		maxStride = max(maxStride, bits.OnesCount64(l.mask)*ic.size)
+	for _, l := range p.ep.Links() {
+		maxStride = max(maxStride, bits.OnesCount64(l.Mask)*ic.size)
 	}
 	p.inBuf = make([]byte, codec.MaxFrames*maxStride)
 	p.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
@@ -241,11 +247,14 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 
 // initLink sets l's frame counters and connection statuses to the
 // session's start.
-func (p *P2P[S, I]) initLink(l *link) {
-	l.acked = Frame(p.delay) - 1
-	l.sent = Frame(p.delay) - 1
-	for pl := range l.status {
-		l.status[pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
+func (p *P2P[S, I]) initLink(l *link.Link) {
+	l.Acked = Frame(p.delay) - 1
+	l.Sent = Frame(p.delay) - 1
+	if l.Optional {
+		return
+	}
+	for pl := range p.status[l.Index()] {
+		p.status[l.Index()][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
 	}
 }
 
@@ -265,35 +274,39 @@ func (p *P2P[S, I]) initLink(l *link) {
 // already live, ErrClosed after Close. It allocates; call it between
 // ticks, not from within a game loop's hot path.
 func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
-	if p.closed {
+	if p.ep.Closed() {
 		return ErrClosed
 	}
-	i, known := p.byPeer[peer]
+	i, known := p.ep.Lookup(peer)
 	if known {
-		old := p.links[i]
-		if !old.spectator {
+		old := p.ep.Links()[i]
+		if !old.Optional {
 			return fmt.Errorf("%w: peer %q is a player's peer", ErrConfig, string(peer))
 		}
-		if old.state != linkDisconnected && old.state != linkFailed {
+		if old.State() != link.Disconnected && old.State() != link.Failed {
 			return fmt.Errorf("%w: spectator %q already added", ErrConfig, string(peer))
 		}
-	} else if len(p.links)-p.nPlayers >= MaxSpectators {
+	} else if len(p.ep.Links())-p.nPlayers >= MaxSpectators {
 		return fmt.Errorf("%w: %d spectators already", ErrSpectatorLimit, MaxSpectators)
 	}
 	if !p.replayable() {
 		return fmt.Errorf("%w: frame %d confirmed, first %d frames kept (SpectatorArchive)", ErrSpectatorLate,
 			p.core.ConfirmedFrame(), len(p.archive)/max(1, p.players*p.size))
 	}
-	l := newLink(peer, p.players)
-	l.spectator = true
-	l.offer = settingsHash(&p.net, p.players, p.size, p.delay, roleHost, roleSpectator)
-	l.expect = settingsHash(&p.net, p.players, p.size, p.delay, roleSpectator, roleHost)
-	p.initLink(l)
+	l := link.New(peer)
+	l.Optional = true
+	l.Offer = settingsHash(p.ep.Settings(), p.players, p.size, p.delay, roleHost, roleSpectator)
+	l.Expect = settingsHash(p.ep.Settings(), p.players, p.size, p.delay, roleSpectator, roleHost)
 	if known {
-		p.links[i] = l
+		p.ep.ReplaceLink(i, l)
+		p.initLink(l)
 		return nil
 	}
-	return p.addLink(l)
+	if err := p.ep.AddLink(l); err != nil {
+		return netError(err)
+	}
+	p.initLink(l)
+	return nil
 }
 
 // replayable reports whether every confirmed frame's inputs are still
@@ -370,7 +383,7 @@ func (p *P2P[S, I]) predict(player int, last I, frame Frame) I {
 // Called again before that frame is simulated (after a refused
 // AdvanceFrame), the newest value replaces the old.
 func (p *P2P[S, I]) AddLocalInput(player int, in I) error {
-	if p.closed {
+	if p.ep.Closed() {
 		return ErrClosed
 	}
 	if uint(player) >= uint(p.players) {
@@ -398,12 +411,12 @@ func (p *P2P[S, I]) AddLocalInput(player int, in I) error {
 // handshake (settings differ, or no handshake within NetConfig.SyncTimeout),
 // ErrClosed after Close.
 func (p *P2P[S, I]) AdvanceFrame() error {
-	if p.closed {
+	if p.ep.Closed() {
 		return ErrClosed
 	}
 	p.pump()
-	if p.failErr != nil {
-		return p.failErr
+	if p.ep.Err() != nil {
+		return p.ep.Err()
 	}
 	if !p.running {
 		return ErrNotSynchronized
@@ -443,7 +456,7 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 // recommended wait, a pause, the handshake): it receives, answers, resends
 // and runs the timers. Each Poll spends one frame of a wait recommendation.
 func (p *P2P[S, I]) Poll() error {
-	if p.closed {
+	if p.ep.Closed() {
 		return ErrClosed
 	}
 	p.pump()
@@ -454,99 +467,97 @@ func (p *P2P[S, I]) Poll() error {
 		p.wait--
 	}
 	p.flush()
-	return p.failErr
+	return p.ep.Err()
 }
 
 // pump reads the clock and the network and runs the timers.
 func (p *P2P[S, I]) pump() {
-	p.clock()
+	p.ep.Clock()
 	for {
-		l, typ, b, ok := p.receive()
+		l, typ, b, ok := p.ep.Receive()
 		if !ok {
 			break
 		}
 		p.handle(l, typ, b)
 	}
-	for _, l := range p.links {
-		p.tick(l)
+	for _, l := range p.ep.Links() {
+		p.ep.Tick(l)
 	}
-	for _, l := range p.links[:p.nPlayers] {
-		if l.state == linkDisconnected {
+	for _, l := range p.ep.Links()[:p.nPlayers] {
+		if l.State() == link.Disconnected {
 			p.lost(l)
 		}
 	}
-	if !p.running && p.failErr == nil {
+	if !p.running && p.ep.Err() == nil {
 		all := true
-		for _, l := range p.links[:p.nPlayers] {
-			all = all && l.state == linkRunning
+		for _, l := range p.ep.Links()[:p.nPlayers] {
+			all = all && l.State() == link.Running
 		}
 		if all {
 			p.running = true
-			for _, l := range p.links {
-				l.lastRecv = max(l.lastRecv, p.t)
-			}
-			p.events.push(Event{Kind: EventRunning})
+			p.ep.Started()
+			p.ep.Push(Event{Kind: EventRunning})
 		}
 	}
 	p.agree()
 }
 
 // handle processes one packet from l.
-func (p *P2P[S, I]) handle(l *link, typ codec.Type, b []byte) {
+func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 	switch typ {
 	case codec.TypeSyncRequest, codec.TypeSyncReply:
-		if p.handleSync(l, typ, b) {
-			l.lastRecv = p.t
+		if p.ep.HandleSync(l, typ, b) {
+			p.ep.Synced(l)
 		}
 		return
 	}
-	if l.state != linkRunning {
+	if l.State() != link.Running {
 		return // nothing but the handshake before it completes
 	}
-	if p.handleCommon(l, typ, b) {
+	if p.ep.HandleCommon(l, typ, b) {
 		return
 	}
 	switch typ {
 	case codec.TypeInput:
-		if l.spectator {
-			l.malformed++
+		if l.Optional {
+			l.Malformed()
 			return
 		}
 		p.handleInput(l, b)
 	case codec.TypeInputAck:
 		m, _, err := codec.ParseInputAck(b)
-		if err != nil || !l.spectator {
-			l.malformed++
+		if err != nil || !l.Optional {
+			l.Malformed()
 			return
 		}
-		if Frame(m.Ack) > l.sent {
-			l.malformed++ // an ack of frames never sent
+		if Frame(m.Ack) > l.Sent {
+			l.Malformed() // an ack of frames never sent
 			return
 		}
-		p.heard(l)
-		l.acked = max(l.acked, Frame(m.Ack))
+		p.ep.Heard(l)
+		l.Acked = max(l.Acked, Frame(m.Ack))
 	case codec.TypeChecksum:
-		p.remoteChecksum(l, &p.checks, b)
+		p.ep.RemoteChecksum(l, &p.checks, b)
 	default:
-		l.malformed++
+		l.Malformed()
 	}
 }
 
 // handleInput processes an Input message from player link l.
-func (p *P2P[S, I]) handleInput(l *link, b []byte) {
+func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	m := codec.Input{Size: p.size}
-	if _, err := codec.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.mask ||
+	if _, err := codec.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.Mask ||
 		Frame(m.Ack) > p.newest || (p.multi && len(m.Status) != p.players) {
-		l.malformed++
+		l.Malformed()
 		return
 	}
-	p.heard(l)
-	l.acked = max(l.acked, Frame(m.Ack))
+	p.ep.Heard(l)
+	l.Acked = max(l.Acked, Frame(m.Ack))
 	// Inputs: take the frames that extend what was heard, up to the core's
 	// window.
-	first := bits.TrailingZeros64(l.mask)
+	first := bits.TrailingZeros64(l.Mask)
 	_, hi := p.core.acceptWindow()
-	stride := bits.OnesCount64(l.mask) * p.size
+	stride := bits.OnesCount64(l.Mask) * p.size
 	for k := range m.Frames {
 		f := Frame(m.Start) + Frame(k)
 		if f <= p.recv[first] {
@@ -564,11 +575,11 @@ func (p *P2P[S, I]) handleInput(l *link, b []byte) {
 			}
 		}
 		if !ok {
-			l.malformed++
+			l.Malformed()
 			break
 		}
 		j := 0
-		for mask := l.mask; mask != 0; mask &= mask - 1 {
+		for mask := l.Mask; mask != 0; mask &= mask - 1 {
 			pl := bits.TrailingZeros64(mask)
 			p.hist.put(f, pl, row[j:j+p.size])
 			p.recv[pl] = f
@@ -580,15 +591,15 @@ func (p *P2P[S, I]) handleInput(l *link, b []byte) {
 	}
 	// Connection status: merge monotonically; adopt disconnections.
 	for pl, s := range m.Status {
-		cur := &l.status[pl]
+		cur := &p.status[l.Index()][pl]
 		if !cur.Connected {
 			continue // final
 		}
 		if !s.Connected {
 			*cur = s
-			if o := p.owner[pl]; o >= 0 && p.links[o] != l && !p.disc[pl] {
-				p.disconnect(p.links[o])
-				p.lost(p.links[o])
+			if o := p.owner[pl]; o >= 0 && p.ep.Links()[o] != l && !p.disc[pl] {
+				p.ep.Disconnect(p.ep.Links()[o])
+				p.lost(p.ep.Links()[o])
 			}
 			continue
 		}
@@ -598,8 +609,8 @@ func (p *P2P[S, I]) handleInput(l *link, b []byte) {
 
 // lost marks every player of player link l disconnected: their heard
 // inputs stop where they are.
-func (p *P2P[S, I]) lost(l *link) {
-	for mask := l.mask; mask != 0; mask &= mask - 1 {
+func (p *P2P[S, I]) lost(l *link.Link) {
+	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		p.disc[bits.TrailingZeros64(mask)] = true
 	}
 }
@@ -614,11 +625,11 @@ func (p *P2P[S, I]) agree() {
 		}
 		f := p.recv[pl]
 		known := true
-		for i, l := range p.links[:p.nPlayers] {
-			if i == p.owner[pl] || l.state != linkRunning {
+		for i, l := range p.ep.Links()[:p.nPlayers] {
+			if i == p.owner[pl] || l.State() != link.Running {
 				continue
 			}
-			s := l.status[pl]
+			s := p.status[l.Index()][pl]
 			if s.Connected {
 				known = false
 				break
@@ -635,7 +646,7 @@ func (p *P2P[S, I]) agree() {
 			copy(bytesOf(&in), b)
 		}
 		p.frozen[pl] = in
-		p.events.push(Event{Kind: EventPlayerDisconnected, Player: pl, Frame: f})
+		p.ep.Push(Event{Kind: EventPlayerDisconnected, Player: pl, Frame: f})
 	}
 }
 
@@ -653,9 +664,9 @@ func (p *P2P[S, I]) feed() {
 		if fz := p.frozenAt[pl]; fz != NoFrame {
 			limit = fz
 		} else if p.multi {
-			for i, l := range p.links[:p.nPlayers] {
-				if i != o && l.state == linkRunning {
-					limit = min(limit, Frame(l.status[pl].LastFrame))
+			for i, l := range p.ep.Links()[:p.nPlayers] {
+				if i != o && l.State() == link.Running {
+					limit = min(limit, Frame(p.status[l.Index()][pl].LastFrame))
 				}
 			}
 		}
@@ -688,15 +699,15 @@ func (p *P2P[S, I]) feed() {
 
 // checksums computes the checksums of newly confirmed frames due one.
 func (p *P2P[S, I]) checksums() {
-	if p.checks.interval <= 0 {
+	if p.checks.Interval <= 0 {
 		return
 	}
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
-	for p.checks.next <= c {
-		f := p.checks.next
-		p.checks.next += Frame(p.checks.interval)
+	for p.checks.Next <= c {
+		f := p.checks.Next
+		p.checks.Next += Frame(p.checks.Interval)
 		if sum, err := p.core.ChecksumAt(f); err == nil {
-			p.localChecksum(&p.checks, f, sum)
+			p.ep.LocalChecksum(&p.checks, f, sum)
 		}
 	}
 }
@@ -706,40 +717,39 @@ func (p *P2P[S, I]) checksums() {
 func (p *P2P[S, I]) timeSync() {
 	best := 0.0
 	ready := false
-	for _, l := range p.links[:p.nPlayers] {
-		if l.state != linkRunning {
+	for _, l := range p.ep.Links()[:p.nPlayers] {
+		if l.State() != link.Running {
 			continue
 		}
-		first := bits.TrailingZeros64(l.mask)
-		oneWay := l.rtt / 2 * int64(p.net.frameRate) / 1e9
+		first := bits.TrailingZeros64(l.Mask)
+		n := p.ep.Settings()
+		oneWay := l.RTT() / 2 * int64(n.FrameRate) / 1e9
 		// The peer's frame now: the frame its newest input was for, less
 		// the input delay, plus the frames it ran while that input flew.
 		est := int64(p.recv[first]) - int64(p.delay) + 1 + oneWay
 		adv := int32(int64(p.core.Frame()) - est)
-		l.localAdv = adv
-		l.locals.add(adv, p.net.window)
-		if l.locals.n >= p.net.window/2 && l.remotes.n > 0 {
+		l.AddLocalAdvantage(adv, n.Window)
+		if local, remote, ok := l.Advantages(n.Window / 2); ok {
 			ready = true
-			best = max(best, (l.locals.mean()-l.remotes.mean())/2)
+			best = max(best, (local-remote)/2)
 		}
 	}
 	if !ready || p.wait > 0 {
 		return
 	}
-	if w := int(best + 0.5); w >= p.net.minWait {
-		p.wait = min(w, p.net.frameRate)
-		p.events.push(Event{Kind: EventWaitRecommended, Frames: p.wait})
-		for _, l := range p.links[:p.nPlayers] {
-			l.locals.reset()
-			l.remotes.reset()
+	if n := p.ep.Settings(); int(best+0.5) >= n.MinWait {
+		p.wait = min(int(best+0.5), n.FrameRate)
+		p.ep.Push(Event{Kind: EventWaitRecommended, Frames: p.wait})
+		for _, l := range p.ep.Links()[:p.nPlayers] {
+			l.ResetAdvantages()
 		}
 	}
 }
 
 // flush sends each peer what it is owed this tick.
 func (p *P2P[S, I]) flush() {
-	for i, l := range p.links {
-		if l.state != linkRunning {
+	for i, l := range p.ep.Links() {
+		if l.State() != link.Running {
 			continue
 		}
 		if p.running {
@@ -749,23 +759,20 @@ func (p *P2P[S, I]) flush() {
 				p.sendSpectator(l)
 			}
 		}
-		if l.checkAgain > 0 && p.checks.newest.frame != NoFrame {
-			l.checkAgain--
-			p.sendChecksum(l, p.checks.newest)
+		p.ep.RepeatChecksum(l, &p.checks)
+		if p.ep.QualityDue(l) && p.checks.Newest() != NoFrame {
+			p.ep.SendChecksum(l, &p.checks)
 		}
-		if p.t-l.lastQual >= p.net.quality && p.checks.newest.frame != NoFrame {
-			p.sendChecksum(l, p.checks.newest)
-		}
-		p.keepAlive(l, l.localAdv)
+		p.ep.KeepAlive(l, l.LocalAdv)
 	}
 }
 
 // sendInputs sends player link l every local input it has not
 // acknowledged, our acknowledgement of its inputs and, with more than two
 // peers, our view of every player's connection.
-func (p *P2P[S, I]) sendInputs(l *link) {
-	start := l.acked + 1
-	n := int(p.newest - l.acked)
+func (p *P2P[S, I]) sendInputs(l *link.Link) {
+	start := l.Acked + 1
+	n := int(p.newest - l.Acked)
 	n = min(n, codec.MaxFrames)
 	stride := bits.OnesCount64(p.local) * p.size
 	for k := range n {
@@ -780,8 +787,8 @@ func (p *P2P[S, I]) sendInputs(l *link) {
 		}
 	}
 	m := codec.Input{
-		Seq:     l.seq,
-		Ack:     int32(p.recv[bits.TrailingZeros64(l.mask)]),
+		Seq:     l.Seq(),
+		Ack:     int32(p.recv[bits.TrailingZeros64(l.Mask)]),
 		Start:   int32(start),
 		Frames:  n,
 		Players: p.local,
@@ -797,7 +804,7 @@ func (p *P2P[S, I]) sendInputs(l *link) {
 }
 
 // sendInput sends m, shortened until it fits a packet.
-func (p *P2P[S, I]) sendInput(l *link, m *codec.Input, stride int) {
+func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) {
 	for {
 		m.Inputs = p.block[:m.Frames*stride]
 		err := m.Check()
@@ -810,33 +817,32 @@ func (p *P2P[S, I]) sendInput(l *link, m *codec.Input, stride int) {
 		m.Frames = m.Frames * 3 / 4
 	}
 	e := m.Start + int32(m.Frames) - 1
-	l.sent = max(l.sent, Frame(e))
-	p.out = m.Append(p.out[:0])
-	p.send(l)
+	l.Sent = max(l.Sent, Frame(e))
+	p.ep.Send(l, m.Append(p.ep.Buffer()))
 }
 
 // sendSpectator sends spectator link l every confirmed frame it has not
 // acknowledged, every player's input.
-func (p *P2P[S, I]) sendSpectator(l *link) {
+func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
-	if c <= l.acked {
+	if c <= l.Acked {
 		return
 	}
-	start := l.acked + 1
-	n := min(int(c-l.acked), codec.MaxFrames)
+	start := l.Acked + 1
+	n := min(int(c-l.Acked), codec.MaxFrames)
 	stride := p.players * p.size
 	for k := range n {
 		for pl := range p.players {
 			b, ok := p.confirmedInput(start+Frame(k), pl)
 			if !ok {
 				// The spectator fell behind what we keep: it cannot catch up.
-				p.disconnect(l)
+				p.ep.Disconnect(l)
 				return
 			}
 			copy(p.block[k*stride+pl*p.size:], b)
 		}
 	}
-	m := codec.Input{Seq: l.seq, Ack: -1, Start: int32(start), Frames: n, Players: p.all, Size: p.size}
+	m := codec.Input{Seq: l.Seq(), Ack: -1, Start: int32(start), Frames: n, Players: p.all, Size: p.size}
 	p.sendInput(l, &m, stride)
 }
 
@@ -844,11 +850,11 @@ func (p *P2P[S, I]) sendSpectator(l *link) {
 // and returns it. With a dst of enough capacity it allocates nothing. The
 // session holds at most 256 undrained events, dropping the oldest beyond
 // that: drain every tick.
-func (p *P2P[S, I]) Events(dst []Event) []Event { return p.events.drain(dst) }
+func (p *P2P[S, I]) Events(dst []Event) []Event { return p.ep.Events(dst) }
 
 // PeerStats returns the network statistics of peer (a player peer or a
 // spectator), or ErrNotAPeer.
-func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) { return p.peerStats(peer) }
+func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) { return peerStats(&p.ep, peer) }
 
 // WaitRecommendation returns how many ticks the game should skip (calling
 // Poll instead of AdvanceFrame) to let its peers catch up; 0 when in step.
@@ -886,6 +892,6 @@ func (p *P2P[S, I]) Running() bool { return p.running }
 // close the transport, which the caller owns. Calling it again does
 // nothing.
 func (p *P2P[S, I]) Close() error {
-	p.close()
+	p.ep.Close()
 	return nil
 }

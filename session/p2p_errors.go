@@ -2,9 +2,8 @@ package session
 
 import (
 	"errors"
-	"fmt"
 
-	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/internal/link"
 )
 
 // Sentinel errors of the P2P session and the spectator. Test with
@@ -20,7 +19,7 @@ var (
 	// speak another protocol, or did not complete it within
 	// NetConfig.SyncTimeout. The error is a *SyncError naming the peer and
 	// the reason; a SyncFailed event says the same.
-	ErrSyncFailed = errors.New("session: synchronization failed")
+	ErrSyncFailed = link.ErrSyncFailed
 
 	// ErrNotLocal reports AddLocalInput for a player that is not local.
 	ErrNotLocal = errors.New("session: player is not local")
@@ -50,23 +49,12 @@ var (
 
 // SyncError is the error of a failed handshake: which peer, and why.
 // errors.Is(err, ErrSyncFailed) holds for it.
-type SyncError struct {
-	Peer   transport.Peer
-	Reason string
-}
-
-// Error names the peer and the reason.
-func (e *SyncError) Error() string {
-	return fmt.Sprintf("%v with %q: %s", ErrSyncFailed, string(e.Peer), e.Reason)
-}
-
-// Unwrap returns ErrSyncFailed.
-func (e *SyncError) Unwrap() error { return ErrSyncFailed }
+type SyncError = link.SyncError
 
 // Reasons a handshake fails, as SyncError.Reason and Event.Reason carry them.
 const (
-	ReasonSettings = "settings differ (players, input size, input delay, frame rate, checksum interval, player placement or game settings)"
-	ReasonProtocol = "protocol version differs"
-	ReasonWire     = "wire version differs"
-	ReasonTimeout  = "no handshake within the sync timeout (peer absent, unreachable or failed)"
+	ReasonSettings = link.ReasonSettings
+	ReasonProtocol = link.ReasonProtocol
+	ReasonWire     = link.ReasonWire
+	ReasonTimeout  = link.ReasonTimeout
 )

@@ -76,8 +76,8 @@ func FuzzP2PPacket(f *testing.F) {
 		}
 		for round := range 3 {
 			if round == 1 {
-				for _, l := range p.links {
-					l.state, l.syncEver = linkRunning, true
+				for _, l := range p.ep.Links() {
+					l.MarkSynchronized()
 				}
 			}
 			tr.pkts = [][]byte{b, b[:len(b)/2], b}
@@ -110,7 +110,7 @@ func FuzzSpectatorPacket(f *testing.F) {
 		}
 		for round := range 3 {
 			if round == 1 {
-				s.host.state, s.host.syncEver = linkRunning, true
+				s.host.MarkSynchronized()
 			}
 			tr.pkts = [][]byte{b, b[:len(b)/2], b}
 			_ = s.AdvanceFrame()

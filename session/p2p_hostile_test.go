@@ -115,7 +115,7 @@ func TestP2PHostileUnknownPeer(t *testing.T) {
 	buf := make([]byte, transport.MaxDatagram)
 	_, _, err = evil.Receive(buf)
 	require.ErrorIs(t, err, transport.ErrNoPacket, "nothing is ever sent to an unknown peer")
-	require.Greater(t, c.nodes[0].p.unknown, uint64(100))
+	require.Greater(t, c.nodes[0].p.ep.Unknown(), uint64(100))
 }
 
 func TestP2PHostileReplay(t *testing.T) {

@@ -78,7 +78,7 @@ func TestP2PSyncTimeoutConfig(t *testing.T) {
 		c.clock.Advance(time.Second / 60)
 		at = c.clock.Now()
 	}
-	require.True(t, c.nodes[0].p.failErr != nil, "no failure after 2 s")
+	require.True(t, c.nodes[0].p.ep.Err() != nil, "no failure after 2 s")
 	require.WithinDuration(t, p2pEpoch.Add(time.Second), at, time.Second/60)
 
 	_, err := NewP2P[p2pWorld](P2PConfig[uint16]{Session: Config[uint16]{Players: 1}, Remote: []transport.Peer{""},

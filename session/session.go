@@ -29,15 +29,16 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/rollback"
 )
 
 // Frame numbers simulation steps. Frame 0 is the first one simulated.
-type Frame int32
+type Frame = link.Frame
 
 // NoFrame stands for "no frame": ConfirmedFrame() before anything is
 // confirmed, for instance.
-const NoFrame Frame = -1
+const NoFrame = link.NoFrame
 
 // MaxPlayers is the largest Config.Players.
 const MaxPlayers = 64

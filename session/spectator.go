@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -34,10 +35,10 @@ type SpectatorConfig struct {
 // AdvanceFrame. The players never wait for it. A Spectator is not safe for
 // concurrent use.
 type Spectator[S any, I comparable] struct {
-	endpoint
+	ep      link.Endpoint
 	core    *Session[S, I]
 	codec   inputCodec[I]
-	host    *link
+	host    *link.Link
 	players int
 	size    int
 	delay   int
@@ -47,7 +48,7 @@ type Spectator[S any, I comparable] struct {
 	ackSent Frame
 	ackDue  bool
 	running bool
-	checks  checks
+	checks  link.Checks
 	inBuf   []byte
 	inStat  []codec.PeerStatus
 }
@@ -58,7 +59,7 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
 	}
-	n, err := cfg.Net.resolve()
+	n, err := resolve(cfg.Net)
 	if err != nil {
 		return nil, err
 	}
@@ -73,26 +74,25 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", ErrConfig, core.InputSize(), codec.MaxInputSize)
 	}
 	s := &Spectator[S, I]{
-		endpoint: newEndpoint(t, n),
-		core:     core,
-		codec:    core.codec,
-		players:  cfg.Players,
-		size:     core.InputSize(),
-		delay:    cfg.InputDelay,
-		catchUp:  cfg.CatchUp,
-		recv:     Frame(cfg.InputDelay) - 1,
-		ackSent:  Frame(cfg.InputDelay) - 1,
-		checks:   newChecks(n.checkInterval),
+		ep:      link.NewEndpoint(t, n, protocolVersion),
+		core:    core,
+		codec:   core.codec,
+		players: cfg.Players,
+		size:    core.InputSize(),
+		delay:   cfg.InputDelay,
+		catchUp: cfg.CatchUp,
+		recv:    Frame(cfg.InputDelay) - 1,
+		ackSent: Frame(cfg.InputDelay) - 1,
+		checks:  link.NewChecks(n.CheckInterval),
 	}
 	if s.catchUp == 0 {
 		s.catchUp = 4
 	}
-	l := newLink(cfg.Host, cfg.Players)
-	l.host = true
-	l.offer = settingsHash(&n, cfg.Players, s.size, s.delay, roleSpectator, roleHost)
-	l.expect = settingsHash(&n, cfg.Players, s.size, s.delay, roleHost, roleSpectator)
-	if err := s.addLink(l); err != nil {
-		return nil, err
+	l := link.New(cfg.Host)
+	l.Offer = settingsHash(&n, cfg.Players, s.size, s.delay, roleSpectator, roleHost)
+	l.Expect = settingsHash(&n, cfg.Players, s.size, s.delay, roleHost, roleSpectator)
+	if err := s.ep.AddLink(l); err != nil {
+		return nil, netError(err)
 	}
 	s.host = l
 	s.hist = newHistory(512, cfg.Players, s.size)
@@ -108,15 +108,15 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 // tick), ErrHostGone once the host disconnected, a *SyncError after a
 // failed handshake, ErrClosed after Close.
 func (s *Spectator[S, I]) AdvanceFrame() error {
-	if s.closed {
+	if s.ep.Closed() {
 		return ErrClosed
 	}
 	s.pump()
 	defer s.flush()
 	switch {
-	case s.failErr != nil:
-		return s.failErr
-	case s.host.state == linkDisconnected:
+	case s.ep.Err() != nil:
+		return s.ep.Err()
+	case s.host.State() == link.Disconnected:
 		return ErrHostGone
 	case !s.running:
 		return ErrNotSynchronized
@@ -146,12 +146,12 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 			return err
 		}
 	}
-	if s.checks.interval > 0 {
-		for s.checks.next <= s.core.Frame()-1 {
-			f := s.checks.next
-			s.checks.next += Frame(s.checks.interval)
+	if s.checks.Interval > 0 {
+		for s.checks.Next <= s.core.Frame()-1 {
+			f := s.checks.Next
+			s.checks.Next += Frame(s.checks.Interval)
 			if sum, err := s.core.ChecksumAt(f); err == nil {
-				s.localChecksum(&s.checks, f, sum)
+				s.ep.LocalChecksum(&s.checks, f, sum)
 			}
 		}
 	}
@@ -160,59 +160,59 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 
 // Poll runs the network for a tick without simulating.
 func (s *Spectator[S, I]) Poll() error {
-	if s.closed {
+	if s.ep.Closed() {
 		return ErrClosed
 	}
 	s.pump()
 	s.flush()
-	return s.failErr
+	return s.ep.Err()
 }
 
 func (s *Spectator[S, I]) pump() {
-	s.clock()
+	s.ep.Clock()
 	for {
-		l, typ, b, ok := s.receive()
+		l, typ, b, ok := s.ep.Receive()
 		if !ok {
 			break
 		}
 		s.handle(l, typ, b)
 	}
-	s.tick(s.host)
-	if !s.running && s.host.state == linkRunning {
+	s.ep.Tick(s.host)
+	if !s.running && s.host.State() == link.Running {
 		s.running = true
-		s.events.push(Event{Kind: EventRunning})
+		s.ep.Push(Event{Kind: EventRunning})
 	}
 }
 
-func (s *Spectator[S, I]) handle(l *link, typ codec.Type, b []byte) {
+func (s *Spectator[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 	switch typ {
 	case codec.TypeSyncRequest, codec.TypeSyncReply:
-		if s.handleSync(l, typ, b) {
-			l.lastRecv = s.t
+		if s.ep.HandleSync(l, typ, b) {
+			s.ep.Synced(l)
 		}
 		return
 	}
-	if l.state != linkRunning || s.handleCommon(l, typ, b) {
+	if l.State() != link.Running || s.ep.HandleCommon(l, typ, b) {
 		return
 	}
 	switch typ {
 	case codec.TypeInput:
 		s.handleInput(l, b)
 	case codec.TypeChecksum:
-		s.remoteChecksum(l, &s.checks, b)
+		s.ep.RemoteChecksum(l, &s.checks, b)
 	default:
-		l.malformed++
+		l.Malformed()
 	}
 }
 
-func (s *Spectator[S, I]) handleInput(l *link, b []byte) {
+func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 	all := ^uint64(0) >> (64 - s.players)
 	m := codec.Input{Size: s.size}
 	if _, err := codec.ParseInput(b, &m, s.inBuf, s.inStat); err != nil || m.Players != all {
-		l.malformed++
+		l.Malformed()
 		return
 	}
-	s.heard(l)
+	s.ep.Heard(l)
 	s.ackDue = true
 	stride := s.players * s.size
 	limit := s.core.Frame() + Frame(s.hist.mask)
@@ -228,7 +228,7 @@ func (s *Spectator[S, I]) handleInput(l *link, b []byte) {
 		row := m.Inputs[k*stride : (k+1)*stride]
 		for j := 0; j < stride; j += s.size {
 			if s.codec.decode(row[j:j+s.size], &in) != nil {
-				l.malformed++
+				l.Malformed()
 				return
 			}
 		}
@@ -241,28 +241,24 @@ func (s *Spectator[S, I]) handleInput(l *link, b []byte) {
 
 func (s *Spectator[S, I]) flush() {
 	l := s.host
-	if l.state != linkRunning {
+	if l.State() != link.Running {
 		return
 	}
 	if s.ackDue || s.recv != s.ackSent {
 		s.ackDue = false
 		s.ackSent = s.recv
-		m := codec.InputAck{Seq: l.seq, Ack: int32(s.recv)}
-		s.out = m.Append(s.out[:0])
-		s.send(l)
+		m := codec.InputAck{Seq: l.Seq(), Ack: int32(s.recv)}
+		s.ep.Send(l, m.Append(s.ep.Buffer()))
 	}
-	if l.checkAgain > 0 && s.checks.newest.frame != NoFrame {
-		l.checkAgain--
-		s.sendChecksum(l, s.checks.newest)
-	}
-	s.keepAlive(l, 0)
+	s.ep.RepeatChecksum(l, &s.checks)
+	s.ep.KeepAlive(l, 0)
 }
 
 // Events appends every event since the last call to dst and returns it.
-func (s *Spectator[S, I]) Events(dst []Event) []Event { return s.events.drain(dst) }
+func (s *Spectator[S, I]) Events(dst []Event) []Event { return s.ep.Events(dst) }
 
 // PeerStats returns the network statistics of the host.
-func (s *Spectator[S, I]) PeerStats() PeerStats { return s.host.stats() }
+func (s *Spectator[S, I]) PeerStats() PeerStats { return linkStats(s.host) }
 
 // State returns the live state (read it; never write it).
 func (s *Spectator[S, I]) State() *S { return s.core.State() }
@@ -282,6 +278,6 @@ func (s *Spectator[S, I]) StateAt(frame Frame) (*S, error) { return s.core.State
 // Close tells the host this spectator is leaving. It does not close the
 // transport.
 func (s *Spectator[S, I]) Close() error {
-	s.close()
+	s.ep.Close()
 	return nil
 }

@@ -3,19 +3,26 @@
 //
 //	go run ./demo/pong
 //
+// The first run downloads and compiles pion (WebRTC) and the rest, a
+// minute or two with nothing on the screen; later runs start in about a
+// second.
+//
 // With no flags it starts a signaling server on loopback, starts a second
 // copy of itself as the opponent (a bot), and the two connect over WebRTC
-// and play. On a terminal you move the left paddle (arrow keys or W/S, q
-// quits); without one (CI, a pipe) both sides are bots and it plays a fixed
-// number of frames. Both processes print the same report at exit, and the
-// exit status is non-zero on a desync or a failure to connect.
+// and play. On a terminal you move the left paddle (arrow keys or W/S; q,
+// Esc or Ctrl-C quits, also while waiting for the opponent); without one
+// (CI, a pipe) both sides are bots and it plays a fixed number of frames.
+// Both processes print a report at exit.
 //
-// To play another machine through a running signaling server:
+// To play another machine through a running signaling server
+// (go run ./signaling/cmd/rollnet-signal):
 //
 //	go run ./demo/pong -signal ws://HOST:PORT -room NAME
 //
-// and to watch a match already running in that room (both players must
-// be in it first; the oldest peer there, the left player, is the host):
+// (or -signal ws://HOST:PORT/room/NAME; a -room naming another room is
+// refused). A third player in a room that holds two is told it is full.
+// To watch a match already running in that room (both players must be in
+// it first; the oldest peer there, the left player, is the host):
 //
 //	go run ./demo/pong -signal ws://HOST:PORT -room NAME -spectate
 //
@@ -23,12 +30,20 @@
 // spectator (session's AddSpectator); the spectator replays the match from
 // frame 0 out of the left player's P2PConfig.SpectatorArchive, which holds
 // the whole match with -frames, else its first ten minutes (72 KB): a
-// spectator joining later is refused, and the report says so.
+// spectator joining later is refused, and the report says so. While it
+// catches up its screen counts the frames to go; the left player's report
+// says when each spectator joined and left.
 //
-// Flags: -bot (a bot plays this side), -frames N, -delay F (input delay),
-// -impair 100ms,15ms,2% (latency, jitter and loss added to what this side
-// sends, to watch rollback work), -spectate (watch: two bot processes this
-// one starts, or with -signal the match in -room), -offline (no network).
+// Flags (pong -h lists them all): -name (yours, default your login name),
+// -bot (a bot plays this side), -frames N, -delay F (input delay), -impair
+// 100ms,15ms,2% (latency, jitter and loss added to each direction of this
+// side's link, at most 1s of latency plus jitter, so that rollbacks show
+// on your own screen), -spectate (watch: two bot processes this one
+// starts, or with -signal the match in -room), -offline (no network).
+//
+// Before the session starts the players exchange names in a hello of the
+// demo's own (hello.go), and the left player sends a spectator the names
+// and its frame; a session that meets a hello drops it as malformed.
 //
 // The screen and the report show two round trips: the game loop's
 // (session.PeerStats.RTT: a packet also waits for each loop's next tick,
@@ -36,15 +51,29 @@
 // meets) and, over WebRTC, the network's own (transport/webrtc's
 // PeerInfo, ICE's keep-alives: well under a millisecond on loopback).
 //
+// An opponent who leaves is explained on the screen and in the report: it
+// quit (its session said goodbye: q, Ctrl-C, SIGTERM), or it vanished
+// (SIGKILL, a lost network: silent first) and was declared disconnected
+// after so many seconds (at most 5).
+//
 // The contract the demo keeps, and its tests check: the game (game.go) is
 // integer arithmetic on a pointer-free, padding-free State, so both peers
 // agree byte for byte; both processes compare checksums of confirmed
 // frames six times a second (the session's desync detection: the figures
 // shown are its PeerStats.ChecksumsCompared and ChecksumsAgreed, and its
-// DesyncDetected events); at exit both print
-// the same report, and the exit status is 0 for a clean match, 1 for a
-// desync, 2 for bad flags, 3 for a failure to connect or play. The
-// opponent process never outlives the parent: it exits when its stdin (a
-// pipe the parent holds) closes, and on Linux the kernel kills it if the
-// parent dies.
+// DesyncDetected events). The opponent process never outlives the parent:
+// it exits when its stdin (a pipe the parent holds) closes, and on Linux
+// the kernel kills it if the parent dies. A panic in the terminal UI
+// gives the terminal back before it is printed.
+//
+// # Exit status
+//
+//	0  the match ended cleanly, or you quit (q, Esc, Ctrl-C, SIGTERM), also while waiting
+//	1  a desync: the peers' checksums of a confirmed frame differ
+//	2  bad flags (one line says which; pong -h prints the usage and exits 0)
+//	3  a failure to connect or play: no opponent in time, the room is full, the handshake failed
+//	4  the opponent (for a spectator, the host) left before the match ended: it quit, or vanished
+//
+// In the default two-process mode the parent's status is its own, unless
+// it is 0 and the opponent process's is not.
 package main

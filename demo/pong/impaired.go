@@ -1,7 +1,7 @@
 package main
 
 import (
-	"container/heap"
+	"errors"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -9,46 +9,83 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// impaired wraps a transport and makes every datagram this side sends
-// late (latency plus or minus jitter, so some arrive out of order) or lost,
-// as -impair asks. It runs on the wall clock: it is for seeing rollback
-// at work in the demo, not for tests (those use transport/local).
+// impaired wraps a transport and makes every datagram late (latency plus
+// or minus jitter, so some arrive out of order) or lost, as -impair asks,
+// in each direction: what this side sends and what it receives. Both
+// directions, so the player who asks for impairment sees its rollbacks on
+// the screen they watch (impairing only what this side sends made the
+// opponent's process do the rolling back). It runs on the wall clock: it
+// is for seeing rollback at work in the demo, not for tests of the
+// protocol (those use transport/local).
 type impaired struct {
 	transport.Transport
 	im impairment
 
 	mu      sync.Mutex
 	rng     *rand.Rand
-	q       packetHeap
+	out, in delayLine // held back on the way out, on the way in
 	free    [][]byte
 	wake    chan struct{}
 	done    chan struct{}
 	stopped chan struct{}
 	closed  bool
-	dropped int // lost on purpose
-	full    int // dropped because the delay queue was full
+	lostOut int // sent datagrams lost on purpose, or for a full delay line
+	lostIn  int // received datagrams lost on purpose
 }
 
-// impairQueue bounds the datagrams held back at once.
+// impairQueue bounds the datagrams held back at once, each way.
 const impairQueue = 1024
 
 type delayed struct {
-	at time.Time
-	to transport.Peer
-	b  []byte
+	at   time.Time
+	peer transport.Peer // to, on the way out; from, on the way in
+	b    []byte
 }
 
-type packetHeap []delayed
+// delayLine is a min-heap of datagrams by due time, typed so that holding
+// one back allocates nothing (container/heap boxes each in an interface).
+type delayLine []delayed
 
-func (h packetHeap) Len() int           { return len(h) }
-func (h packetHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
-func (h packetHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *packetHeap) Push(x any)        { *h = append(*h, x.(delayed)) }
-func (h *packetHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *delayLine) push(d delayed) {
+	*h = append(*h, d)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q[i].at.Before(q[p].at) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+// due pops the earliest datagram if its time has come by now.
+func (h *delayLine) due(now time.Time) (delayed, bool) {
+	q := *h
+	if len(q) == 0 || q[0].at.After(now) {
+		return delayed{}, false
+	}
+	d := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q[last] = delayed{}
+	q = q[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(q) && q[l].at.Before(q[m].at) {
+			m = l
+		}
+		if r < len(q) && q[r].at.Before(q[m].at) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return d, true
 }
 
 func newImpaired(inner transport.Transport, im impairment, seed uint32) *impaired {
@@ -56,12 +93,36 @@ func newImpaired(inner transport.Transport, im impairment, seed uint32) *impaire
 		Transport: inner,
 		im:        im,
 		rng:       rand.New(rand.NewPCG(uint64(seed), 0x5eed)),
+		out:       make(delayLine, 0, impairQueue),
+		in:        make(delayLine, 0, impairQueue),
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		stopped:   make(chan struct{}),
 	}
 	go t.run()
 	return t
+}
+
+// lose reports whether the next datagram is lost; t.mu is held.
+func (t *impaired) lose() bool { return t.im.Loss > 0 && t.rng.Float64() < t.im.Loss }
+
+// delay is the next datagram's delay; t.mu is held.
+func (t *impaired) delay() time.Duration {
+	d := t.im.Latency
+	if t.im.Jitter > 0 {
+		d += time.Duration(t.rng.Int64N(int64(2*t.im.Jitter)+1)) - t.im.Jitter
+	}
+	return d
+}
+
+// buffer is a spare datagram buffer; t.mu is held.
+func (t *impaired) buffer() []byte {
+	if n := len(t.free); n > 0 {
+		b := t.free[n-1][:0]
+		t.free = t.free[:n-1]
+		return b
+	}
+	return make([]byte, 0, transport.MaxDatagram)
 }
 
 // Send holds b back (or loses it) and returns at once.
@@ -74,30 +135,51 @@ func (t *impaired) Send(to transport.Peer, b []byte) error {
 	if t.closed {
 		return transport.ErrClosed
 	}
-	if t.im.Loss > 0 && t.rng.Float64() < t.im.Loss {
-		t.dropped++
+	if t.lose() || len(t.out) >= impairQueue {
+		t.lostOut++
 		return nil
 	}
-	if len(t.q) >= impairQueue {
-		t.full++
-		return nil
-	}
-	delay := t.im.Latency
-	if t.im.Jitter > 0 {
-		delay += time.Duration(t.rng.Int64N(int64(2*t.im.Jitter)+1)) - t.im.Jitter
-	}
-	var buf []byte
-	if n := len(t.free); n > 0 {
-		buf, t.free = t.free[n-1][:0], t.free[:n-1]
-	} else {
-		buf = make([]byte, 0, transport.MaxDatagram)
-	}
-	heap.Push(&t.q, delayed{at: time.Now().Add(delay), to: to, b: append(buf, b...)})
+	t.out.push(delayed{at: time.Now().Add(t.delay()), peer: to, b: append(t.buffer(), b...)})
 	select {
 	case t.wake <- struct{}{}:
 	default:
 	}
 	return nil
+}
+
+// Receive takes in what has arrived (losing some and holding the rest
+// back) and returns the earliest datagram whose time has come.
+func (t *impaired) Receive(buf []byte) (int, transport.Peer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return 0, "", transport.ErrClosed
+	}
+	now := time.Now()
+	for len(t.in) < impairQueue { // a full line leaves the rest in the transport
+		b := t.buffer()
+		n, from, err := t.Transport.Receive(b[:cap(b)])
+		if err != nil {
+			t.free = append(t.free, b)
+			if errors.Is(err, transport.ErrNoPacket) {
+				break
+			}
+			return 0, "", err
+		}
+		if t.lose() {
+			t.lostIn++
+			t.free = append(t.free, b)
+			continue
+		}
+		t.in.push(delayed{at: now.Add(t.delay()), peer: from, b: b[:n]})
+	}
+	d, ok := t.in.due(now)
+	if !ok {
+		return 0, "", transport.ErrNoPacket
+	}
+	n := copy(buf, d.b)
+	t.free = append(t.free, d.b)
+	return n, d.peer, nil
 }
 
 // run sends each held datagram when its time comes.
@@ -108,14 +190,17 @@ func (t *impaired) run() {
 	for {
 		t.mu.Lock()
 		now := time.Now()
-		for len(t.q) > 0 && !t.q[0].at.After(now) {
-			d := heap.Pop(&t.q).(delayed)
-			_ = t.Transport.Send(d.to, d.b)
+		for {
+			d, ok := t.out.due(now)
+			if !ok {
+				break
+			}
+			_ = t.Transport.Send(d.peer, d.b)
 			t.free = append(t.free, d.b)
 		}
 		next := time.Hour
-		if len(t.q) > 0 {
-			next = t.q[0].at.Sub(now)
+		if len(t.out) > 0 {
+			next = t.out[0].at.Sub(now)
 		}
 		t.mu.Unlock()
 		timer.Reset(next)
@@ -128,11 +213,11 @@ func (t *impaired) run() {
 	}
 }
 
-// lost is how many datagrams were dropped on purpose.
-func (t *impaired) lost() int {
+// lost is how many datagrams were dropped on purpose, received and sent.
+func (t *impaired) lost() (in, out int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.dropped + t.full
+	return t.lostIn, t.lostOut
 }
 
 // Close stops the delay line; the wrapped transport is the caller's.

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"os/user"
 	"strings"
 	"syscall"
 	"time"
@@ -33,46 +35,150 @@ type options struct {
 	seed     uint32
 	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
 	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
+	name     string // the player's name, shown to the opponent and spectators
+
+	// view is the terminal view (nil headless), made by run before
+	// connecting so the wait and the match share it.
+	view *view
 }
 
-func parseOptions(args []string, stderr io.Writer) (options, error) {
-	var o options
+// say writes a progress line: on the waiting screen if there is one, else
+// to w.
+func (o options) say(w io.Writer, format string, args ...any) {
+	if o.view != nil {
+		o.view.setWaiting(fmt.Sprintf(format, args...))
+		return
+	}
+	fmt.Fprintf(w, format+"\n", args...)
+}
+
+// internalFlags are the flags the demo passes to the processes it starts;
+// -h does not list them.
+var internalFlags = map[string]bool{"child": true, "side": true, "spectator": true}
+
+// newFlagSet defines the command line's flags on o. A new flag is one
+// line here (and one in internalFlags if a player never types it), plus
+// its checks in parseOptions.
+func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs := flag.NewFlagSet("pong", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://host:port); empty: start one on loopback and a bot opponent process")
+	fs.SetOutput(io.Discard) // parseOptions says what went wrong, usage prints -h
+	fs.Usage = func() {}
+	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT, or with /room/NAME); empty: start one on loopback and a bot opponent process")
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one; empty: the server pairs the next two joiners)")
+	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
-	fs.Var(&o.impair, "impair", "impair the local side's packets: `latency,jitter,loss`, e.g. 100ms,15ms,2%")
+	fs.Var(&o.impair, "impair", "impair the network: `latency,jitter,loss` added to each direction (up to 1s), e.g. 100ms,15ms,2%")
 	fs.BoolVar(&o.spectate, "spectate", false, "watch instead of playing: two bot processes this one starts, or with -signal and -room the match already in that room")
 	fs.IntVar(&o.fps, "fps", 60, "`N` frames per second")
 	fs.BoolVar(&o.headless, "headless", false, "no terminal view even on a terminal: both sides bots")
 	fs.BoolVar(&o.offline, "offline", false, "no network: play a bot in this process")
-	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
-	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
 	fs.DurationVar(&o.timeout, "timeout", 0, "give up waiting for the opponent after `duration` (0: 2m with -signal, 20s otherwise)")
 	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt one side's state at frame `F` (the opponent process's; this one's with -signal) to see a desync caught")
-	fs.StringVar(&o.watcher, "spectator", "", "internal: the `id` of a spectator in the room")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
+	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
+	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
+	fs.StringVar(&o.watcher, "spectator", "", "internal: the `id` of a spectator in the room")
+	return fs, seed
+}
+
+// usageText is what -h prints: a summary, the keys, the flags a player
+// uses and the exit statuses.
+const usageText = `pong: rollnet's demo, a deterministic pong played over WebRTC with rollback netcode.
+
+Usage:
+  pong                                    play a bot run by a second process, over WebRTC on loopback
+  pong -spectate                          watch two bot processes play
+  pong -signal ws://HOST:PORT -room NAME  play whoever joins room NAME on a signaling server
+  pong -signal ws://HOST:PORT -room NAME -spectate
+                                          watch the match being played in room NAME
+  pong -offline                           play a bot, no network
+
+Keys: up/down arrows or W/S move your paddle (green); q, Esc or Ctrl-C quits, also while waiting.
+Without a terminal both sides are bots and it plays 600 frames.
+
+Flags:
+`
+
+const exitText = `
+Exit status:
+  0  the match ended cleanly, or you quit (q, Esc, Ctrl-C, SIGTERM), also while waiting
+  1  a desync: the peers' checksums of a confirmed frame differ
+  2  bad flags
+  3  a failure to connect or play: no opponent in time, the room is full, the handshake failed
+  4  the opponent (for a spectator, the host) left before the match ended: it quit, or vanished
+     and was declared disconnected
+`
+
+// usage writes -h's text to w: the flags are fs's, without the internal
+// ones, with their defaults as defined (not as parsed so far).
+func usage(w io.Writer) {
+	var o options
+	fs, _ := newFlagSet(&o)
+	pub := flag.NewFlagSet("pong", flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !internalFlags[f.Name] {
+			pub.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	pub.SetOutput(w)
+	_, _ = io.WriteString(w, usageText)
+	pub.PrintDefaults()
+	_, _ = io.WriteString(w, exitText)
+}
+
+// usageErr is a bad command line (exit status 2): what is wrong, in one
+// line.
+type usageErr struct{ msg string }
+
+func (e *usageErr) Error() string { return "pong: " + e.msg }
+
+func usageError(format string, args ...any) error {
+	return &usageErr{fmt.Sprintf(format, args...)}
+}
+
+// parseOptions parses and checks the command line. It returns
+// flag.ErrHelp for -h, and a *usageErr for anything wrong.
+func parseOptions(args []string) (options, error) {
+	var o options
+	fs, seed := newFlagSet(&o)
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, usageError("%v", err)
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("pong: unexpected argument %q", fs.Arg(0))
+		return o, usageError("unexpected argument %q", fs.Arg(0))
 	}
-	if o.frames < -1 || o.delay < 0 || o.fps <= 0 || o.fps > 1000 || o.side < -1 || o.side > 1 {
-		return o, errors.New("pong: -frames must be >= -1, -delay >= 0, -fps in 1..1000, -side -1, 0 or 1")
+	switch {
+	case o.frames < -1:
+		return o, usageError("-frames %d: want -1 (unlimited), 0 (the default) or more", o.frames)
+	case o.delay < 0 || o.delay >= capacity:
+		return o, usageError("-delay %d: want 0 to %d frames", o.delay, capacity-1)
+	case o.fps <= 0 || o.fps > 1000:
+		return o, usageError("-fps %d: want 1 to 1000", o.fps)
+	case o.side < -1 || o.side > 1:
+		return o, usageError("-side %d: want -1, 0 or 1", o.side)
 	}
 	if o.room != "" && o.signal == "" {
-		return o, errors.New("pong: -room needs -signal")
+		return o, usageError("-room needs -signal")
+	}
+	if o.name == "" || !validName(o.name) {
+		return o, usageError("-name %q: want 1 to %d bytes of printable characters", o.name, maxName)
+	}
+	if o.signal != "" {
+		if err := checkSignal(&o); err != nil {
+			return o, err
+		}
 	}
 	if o.spectate && o.signal != "" && o.room == "" {
-		return o, errors.New("pong: -spectate with -signal watches the match in a named -room")
+		return o, usageError("-spectate with -signal watches the match in a named -room")
 	}
 	o.seed = uint32(*seed)
 	if o.timeout < 0 {
-		return o, errors.New("pong: -timeout must be >= 0")
+		return o, usageError("-timeout must be >= 0")
 	}
 	if o.timeout == 0 {
 		o.timeout = 20 * time.Second // a process this one started joins at once
@@ -93,9 +199,44 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		o.frames = 0
 	}
 	if o.offline && (o.signal != "" || o.spectate) {
-		return o, errors.New("pong: -offline plays no network: no -signal or -spectate")
+		return o, usageError("-offline plays no network: no -signal or -spectate")
 	}
 	return o, nil
+}
+
+// checkSignal checks -signal's URL and takes the room it names, if any,
+// as -room's: a URL that names a room and a -room naming another one (or
+// the server's pairing, room?next=N, and any -room) conflict.
+func checkSignal(o *options) error {
+	u, err := url.Parse(o.signal)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return usageError("-signal wants ws://HOST:PORT or wss://HOST, got %q", o.signal)
+	}
+	switch name, ok := strings.CutPrefix(u.Path, "/room/"); {
+	case ok:
+		if name, err = url.PathUnescape(name); err != nil || name == "" {
+			return usageError("-signal %q names no room after /room/", o.signal)
+		}
+		if o.room != "" && o.room != name {
+			return usageError("-signal's URL names room %q and -room names %q: give the room once", name, o.room)
+		}
+		o.room = name
+	case u.Path == "/room" && o.room != "":
+		return usageError("-signal's URL pairs the next joiners (room?...) and -room names %q: give one", o.room)
+	}
+	return nil
+}
+
+// defaultName is -name's default: the user's login name, or "player".
+func defaultName() string {
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if name = cutName(name); name == "" || !validName(name) {
+		return "player"
+	}
+	return name
 }
 
 // isTerminal reports whether both stdin and stdout are terminals.
@@ -118,16 +259,16 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run is main with its outputs and exit status explicit: 0 on a clean
-// match, 1 on a desync, 2 on bad flags, 3 on a failure to connect or play.
+// run is main with its outputs and exit status explicit (see exitText).
 func run(args []string, stdout, stderr io.Writer) int {
-	o, err := parseOptions(args, stderr)
+	o, err := parseOptions(args)
 	if errors.Is(err, flag.ErrHelp) {
-		return 0
+		usage(stdout)
+		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+		fmt.Fprintf(stderr, "%v (pong -h lists the flags)\n", err)
+		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -135,6 +276,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// The parent holds our stdin open: when it ends, so do we.
 		ctx = watchParent(ctx, os.Stdin)
 	}
+	if o.headless {
+		return dispatch(ctx, o, stdout, stderr)
+	}
+	v, err := newView(-1)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	defer v.close()
+	o.view = v
+	// Anything written gives the terminal back first.
+	stdout, stderr = &restoring{v: v, w: stdout}, &restoring{v: v, w: stderr}
+	status := exitFailure
+	v.run(func() { status = dispatch(ctx, o, stdout, stderr) })
+	return status
+}
+
+// dispatch runs the mode the options ask for.
+func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.spectate && o.signal != "" {
 		return runSpectateRoom(ctx, o, stdout, stderr)
 	}
@@ -145,6 +305,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runParent(ctx, o, stdout, stderr)
 	}
 	return runPeer(ctx, o, stdout, stderr)
+}
+
+// restoring is a writer that closes the terminal view before it writes:
+// an error or a report is printed on a terminal given back.
+type restoring struct {
+	v *view
+	w io.Writer
+}
+
+func (r *restoring) Write(b []byte) (int, error) {
+	r.v.close()
+	return r.w.Write(b)
 }
 
 // watchParent returns a context cancelled when r reaches EOF (the parent

@@ -5,10 +5,13 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 )
 
@@ -93,12 +96,69 @@ func TestNoServerFailsToConnect(t *testing.T) {
 	require.Contains(t, out, "joining ws://127.0.0.1:1/room/x")
 }
 
+// TestBadFlags: every bad command line exits 2 (a bad -signal URL once
+// exited 3, as a failure to connect) with one line saying what is wrong
+// and where help is, not the whole usage.
 func TestBadFlags(t *testing.T) {
-	var out strings.Builder
-	require.Equal(t, exitUsage, run([]string{"-impair", "fast"}, &out, &out))
-	require.Equal(t, exitUsage, run([]string{"-room", "x"}, &out, &out))
-	require.Equal(t, exitUsage, run([]string{"-fps", "0"}, &out, &out))
-	require.Equal(t, exitUsage, run([]string{"stray"}, &out, &out))
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-impair", "fast"}, `invalid value "fast" for flag -impair`},
+		{[]string{"-room", "x"}, "-room needs -signal"},
+		{[]string{"-fps", "0"}, "-fps 0: want 1 to 1000"},
+		{[]string{"-delay", "40"}, "-delay 40: want 0 to 31"},
+		{[]string{"stray"}, `unexpected argument "stray"`},
+		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"-signal", "http://example.org"}, "-signal wants ws://HOST:PORT"},
+		{[]string{"-signal", "ws://"}, "-signal wants ws://HOST:PORT"},
+		{[]string{"-signal", "ws://example.org/room/a", "-room", "b"}, `names room "a"`},
+		{[]string{"-signal", "ws://example.org/room?next=2", "-room", "b"}, "pairs the next joiners"},
+		{[]string{"-signal", "ws://example.org/room?next=2", "-spectate"}, "named -room"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			require.Equal(t, exitUsage, run(tc.args, &stdout, &stderr))
+			require.Empty(t, stdout.String())
+			require.Contains(t, stderr.String(), tc.msg)
+			require.Contains(t, stderr.String(), "pong -h")
+			require.NotContains(t, stderr.String(), "let a bot play", "not the whole usage")
+			require.LessOrEqual(t, strings.Count(stderr.String(), "\n"), 2, "%s", stderr.String())
+		})
+	}
+}
+
+// TestHelp: -h exits 0 and prints, on stdout, a summary, the keys, the
+// flags a player uses (not the internal ones the demo passes to the
+// processes it starts) and the exit statuses.
+func TestHelp(t *testing.T) {
+	var stdout, stderr strings.Builder
+	require.Equal(t, exitOK, run([]string{"-h"}, &stdout, &stderr))
+	require.Empty(t, stderr.String())
+	help := stdout.String()
+	for _, want := range []string{"rollback netcode", "Keys:", "Ctrl-C quits", "-signal URL", "-spectate", "-impair", "Exit status", "4  the opponent"} {
+		require.Contains(t, help, want)
+	}
+	for _, internal := range []string{"-child", "-side", "-spectator "} {
+		require.NotContains(t, help, internal)
+	}
+}
+
+// TestRoomInSignalURL: a -signal URL that names a room is that room (so
+// -spectate accepts it); naming the same room twice is no conflict.
+func TestRoomInSignalURL(t *testing.T) {
+	for _, args := range [][]string{
+		{"-signal", "ws://example.org:8080/room/friday"},
+		{"-signal", "ws://example.org:8080/room/friday", "-room", "friday"},
+		{"-signal", "ws://example.org:8080/room/friday", "-spectate"},
+	} {
+		o, err := parseOptions(args)
+		require.NoError(t, err, args)
+		require.Equal(t, "friday", o.room, args)
+		u, err := roomURL(o.signal, o.room)
+		require.NoError(t, err)
+		require.Equal(t, "ws://example.org:8080/room/friday", u)
+	}
 }
 
 func TestImpairFlag(t *testing.T) {
@@ -107,7 +167,11 @@ func TestImpairFlag(t *testing.T) {
 	require.Equal(t, impairment{Latency: 100 * time.Millisecond, Jitter: 15 * time.Millisecond, Loss: 0.02}, im)
 	require.NoError(t, im.Set("40ms"))
 	require.Equal(t, impairment{Latency: 40 * time.Millisecond}, im)
-	for _, bad := range []string{"", "x", "10ms,20ms", "1ms,0ms,101%", "1ms,1ms,1%,1", "-5ms"} {
+	require.NoError(t, im.Set("800ms,200ms"), "the most -impair allows")
+	require.Equal(t, "800ms±200ms each way", im.label())
+	// Over a second each way (3 s once passed, and the handshake blamed
+	// an absent peer).
+	for _, bad := range []string{"", "x", "10ms,20ms", "1ms,0ms,101%", "1ms,1ms,1%,1", "-5ms", "3s", "1001ms", "900ms,200ms"} {
 		require.Error(t, im.Set(bad), bad)
 	}
 }
@@ -144,6 +208,124 @@ func FuzzImpairment(f *testing.F) {
 	})
 }
 
+// proc is a demo process a test started and reads line by line.
+type proc struct {
+	cmd     *exec.Cmd
+	out     strings.Builder
+	joined  chan struct{} // closed once it is in the room
+	started chan struct{} // closed once its match started
+	read    chan struct{} // closed once out holds all the output
+}
+
+// startDemo starts the demo with args, as its own process.
+func startDemo(ctx context.Context, t *testing.T, args ...string) *proc {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	p := &proc{cmd: exec.CommandContext(ctx, exe, args...),
+		joined: make(chan struct{}), started: make(chan struct{}), read: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), childEnv+"=1")
+	r, err := p.cmd.StdoutPipe()
+	require.NoError(t, err)
+	p.cmd.Stderr = p.cmd.Stdout
+	require.NoError(t, p.cmd.Start())
+	go func() {
+		defer close(p.read)
+		sc := bufio.NewScanner(r)
+		joined, started := p.joined, p.started
+		for sc.Scan() {
+			p.out.WriteString(sc.Text() + "\n")
+			switch {
+			case joined != nil && strings.HasPrefix(sc.Text(), "pong: in room"):
+				close(joined)
+				joined = nil
+			case started != nil && strings.HasPrefix(sc.Text(), "pong: match started"):
+				close(started)
+				started = nil
+			}
+		}
+	}()
+	return p
+}
+
+// await waits for c, failing the test with what if ctx ends first.
+func await(ctx context.Context, t *testing.T, c <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-ctx.Done():
+		t.Fatal(what)
+	}
+}
+
+// processTest is a signaling server on loopback, and a context that ends
+// a process test that runs over a minute.
+func processTest(t *testing.T) (*signalServer, context.Context) {
+	t.Helper()
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	t.Cleanup(srv.close)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return srv, ctx
+}
+
+// startPair starts two players with args (and their own extras): the
+// left one first, the right one once the left one is in the room. It
+// returns once the left one's match has started.
+func startPair(ctx context.Context, t *testing.T, args, leftExtra, rightExtra []string) (left, right *proc) {
+	t.Helper()
+	left = startDemo(ctx, t, append(slices.Clip(args), leftExtra...)...) // in the room first: the left player, the host
+	await(ctx, t, left.joined, "the first player never joined")
+	right = startDemo(ctx, t, append(slices.Clip(args), rightExtra...)...)
+	await(ctx, t, left.started, "the match never started")
+	return left, right
+}
+
+// end waits for the process to exit and returns its output and status.
+func (p *proc) end() (string, int) {
+	<-p.read // before Wait, which closes the pipe
+	_ = p.cmd.Wait()
+	return p.out.String(), p.cmd.ProcessState.ExitCode()
+}
+
+// TestSurvivorSaysHowTheOpponentLeft: two players in a room; one is ended
+// by SIGTERM (it quits: its session says goodbye) or SIGKILL (it vanishes
+// without a word); the survivor's report says which, and it exits 4.
+func TestSurvivorSaysHowTheOpponentLeft(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four processes for about 10 s")
+	}
+	srv, ctx := processTest(t)
+	type pair struct {
+		sig         syscall.Signal
+		want        string
+		left, right *proc
+	}
+	pairs := []*pair{
+		{sig: syscall.SIGTERM, want: "result              the opponent quit at frame "},
+		{sig: syscall.SIGKILL, want: "result              the opponent vanished: nothing heard from it for "},
+	}
+	for _, p := range pairs {
+		args := []string{"-signal", srv.url, "-room", "left-" + p.sig.String(), "-headless", "-frames", "-1", "-timeout", "20s"}
+		p.left, p.right = startPair(ctx, t, args, nil, nil)
+	}
+	for _, p := range pairs {
+		await(ctx, t, p.right.started, "the match never started")
+		require.NoError(t, p.right.cmd.Process.Signal(p.sig))
+	}
+	for _, p := range pairs {
+		out, status := p.left.end()
+		rout, rstatus := p.right.end()
+		t.Logf("%v: survivor (status %d):\n%s\nthe other (status %d):\n%s", p.sig, status, out, rstatus, rout)
+		require.Equal(t, exitOpponentLeft, status, "survivor of %v", p.sig)
+		require.Contains(t, out, p.want)
+		if p.sig == syscall.SIGTERM {
+			require.Equal(t, exitOK, rstatus, "a player who quits ends cleanly")
+		}
+	}
+}
+
 // TestSpectateRoomJoinsRunningMatch: two players in a room on a signaling
 // server start their match; a third process started only then, with
 // -signal -room -spectate, is added by the left player and watches the
@@ -152,62 +334,12 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three processes")
 	}
-	srv, err := startSignalServer()
-	require.NoError(t, err)
-	defer srv.close()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	srv, ctx := processTest(t)
 	args := []string{"-signal", srv.url, "-room", "watched", "-headless", "-frames", "360", "-fps", "120", "-timeout", "20s"}
-	type proc struct {
-		cmd     *exec.Cmd
-		out     strings.Builder
-		joined  chan struct{} // closed once it is in the room
-		started chan struct{} // closed once its match started
-		read    chan struct{} // closed once out holds all the output
-	}
-	start := func(extra ...string) *proc {
-		p := &proc{cmd: exec.CommandContext(ctx, exe, append(args, extra...)...),
-			joined: make(chan struct{}), started: make(chan struct{}), read: make(chan struct{})}
-		p.cmd.Env = append(os.Environ(), childEnv+"=1")
-		r, err := p.cmd.StdoutPipe()
-		require.NoError(t, err)
-		p.cmd.Stderr = p.cmd.Stdout
-		require.NoError(t, p.cmd.Start())
-		go func() {
-			defer close(p.read)
-			sc := bufio.NewScanner(r)
-			joined, started := p.joined, p.started
-			for sc.Scan() {
-				p.out.WriteString(sc.Text() + "\n")
-				switch {
-				case joined != nil && strings.HasPrefix(sc.Text(), "pong: in room"):
-					close(joined)
-					joined = nil
-				case started != nil && strings.HasPrefix(sc.Text(), "pong: match started"):
-					close(started)
-					started = nil
-				}
-			}
-		}()
-		return p
-	}
-	wait := func(c <-chan struct{}, what string) {
-		select {
-		case <-c:
-		case <-ctx.Done():
-			t.Fatal(what)
-		}
-	}
-	left := start() // in the room first: the left player, the host
-	wait(left.joined, "the first player never joined")
-	right := start()
-	wait(left.started, "the match never started")
-	watcher := start("-spectate")
+	left, right := startPair(ctx, t, args, []string{"-name", "alice"}, []string{"-name", "bob"})
+	watcher := startDemo(ctx, t, append(args, "-spectate")...)
 	for _, p := range []*proc{left, right, watcher} {
-		<-p.read // before Wait, which closes the pipe
-		_ = p.cmd.Wait()
+		p.end()
 	}
 	out := left.out.String() + right.out.String() + watcher.out.String()
 	t.Logf("left, right, spectator:\n%s", out)
@@ -218,4 +350,93 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	require.Contains(t, watcher.out.String(), "pong report (spectator)")
 	require.Contains(t, watcher.out.String(), "frames played       360")
 	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
+	// Names, not ids: the players said theirs to each other, and the left
+	// one to the spectator.
+	require.Equal(t, 3, strings.Count(out, "players             alice (left) vs bob (right)"), "%s", out)
+	require.Contains(t, left.out.String(), "pong: match started: alice (left) against bob (")
+}
+
+// TestCancelWhileWaiting: a player waiting for an opponent who gives up
+// (Ctrl-C: SIGINT, or SIGTERM) is told the wait was cancelled and the
+// exit status is 0, not "context canceled" and 3.
+func TestCancelWhileWaiting(t *testing.T) {
+	srv, ctx := processTest(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		p := startDemo(ctx, t, "-signal", srv.url, "-room", "alone-"+sig.String(), "-headless", "-timeout", "20s")
+		await(ctx, t, p.joined, "never joined the room")
+		require.NoError(t, p.cmd.Process.Signal(sig))
+		out, status := p.end()
+		require.Equal(t, exitOK, status, "%v: %s", sig, out)
+		require.Contains(t, out, "pong: cancelled while waiting for the opponent", "%v", sig)
+		require.NotContains(t, out, "context canceled")
+	}
+}
+
+// TestQuitKeyWhileWaiting: on the terminal, q (or Esc, Ctrl-C) while
+// waiting for an opponent cancels the wait.
+func TestQuitKeyWhileWaiting(t *testing.T) {
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	for _, key := range []*tcell.EventKey{
+		tcell.NewEventKey(tcell.KeyRune, 'q', 0),
+		tcell.NewEventKey(tcell.KeyCtrlC, 0, 0),
+	} {
+		v, sc := simView(t, -1)
+		o, err := parseOptions([]string{"-signal", srv.url, "-room", "alone", "-timeout", "20s"})
+		require.NoError(t, err)
+		o.view = v
+		go func() {
+			// Once the waiting screen says so, press the key.
+			for {
+				v.mu.Lock()
+				msg := v.waitMsg
+				v.mu.Unlock()
+				if strings.Contains(msg, "waiting up to") {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			_ = sc.PostEvent(key)
+		}()
+		start := time.Now()
+		var stdout, stderr strings.Builder
+		status := runPeer(context.Background(), o, &stdout, &stderr)
+		require.Equal(t, exitOK, status, stderr.String())
+		require.Contains(t, stdout.String(), "cancelled while waiting")
+		require.Less(t, time.Since(start), 10*time.Second)
+	}
+}
+
+// TestThirdPlayerIsToldTheRoomIsFull: a player who joins a room where two
+// players already are is told the room is full and to add -spectate (not
+// that "settings differ"), and the match in the room goes on.
+func TestThirdPlayerIsToldTheRoomIsFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes")
+	}
+	srv, ctx := processTest(t)
+	args := []string{"-signal", srv.url, "-room", "full", "-headless", "-frames", "240", "-fps", "120", "-timeout", "20s"}
+	left, right := startPair(ctx, t, args, nil, nil)
+	third := startDemo(ctx, t, args...)
+	out, status := third.end()
+	t.Logf("third player:\n%s", out)
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, "pong: room full is full: two players are in it; add -spectate to watch their match")
+	require.NotContains(t, out, "settings differ")
+	for _, p := range []*proc{left, right} {
+		out, status := p.end()
+		require.Equal(t, exitOK, status, out)
+	}
+}
+
+// TestSpectatorTooEarly: a spectator in a room with no match yet is told
+// so in words (it once said "0 peers", "1 peers").
+func TestSpectatorTooEarly(t *testing.T) {
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	out, status := demo(t, 30*time.Second, "-signal", srv.url, "-room", "early", "-spectate", "-headless", "-timeout", "5s")
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, "pong: room early: nobody is in it; a spectator joins once both players are")
 }

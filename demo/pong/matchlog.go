@@ -30,10 +30,13 @@ type matchLog struct {
 	err         error
 	start       time.Time // the first frame advanced
 	end         time.Time // when Tick stopped advancing (for bytes/s)
-	spectators  []string  // spectators who joined during the match, or were refused
+	spectators  []string  // spectators' news: joined during the match, refused, failed, left
 	out         io.Writer // progress lines, headless on the command line; nil: none
 	netRTT      time.Duration
 	netRTTAt    time.Time // when netRTT was last asked for
+	silentSince time.Time // the opponent (host) is silent since then: NetworkInterrupted, not resumed
+	names       [2]string // the players' names by side, "" while unknown (see hello)
+	left        string    // how the opponent (host) left, once it did
 }
 
 func newMatchLog(o options, now func() time.Time) matchLog {
@@ -59,6 +62,53 @@ func (l *matchLog) desyncDetected(e session.Event, other string) {
 		l.firstDesync = int32(e.Frame)
 		l.desync = fmt.Sprintf("frame %d: local %08x, %s %08x", e.Frame, e.Local, other, e.Remote)
 	}
+}
+
+// opponentEvent handles the session's events about the opponent (the
+// host, for a spectator), who, going silent, coming back and going away
+// at frame f: a peer whose session said goodbye (q, Ctrl-C, SIGTERM) quit;
+// one that went silent first (SIGKILL, a lost network) vanished and was
+// dropped after dropAfter of silence, or sooner if the transport saw it
+// go.
+func (l *matchLog) opponentEvent(e session.Event, who string, f session.Frame) {
+	switch e.Kind {
+	case session.EventNetworkInterrupted:
+		// Silent since dropAfter before it will be dropped.
+		l.silentSince = l.now().Add(e.Timeout - dropAfter)
+		l.note = fmt.Sprintf("%s is silent; dropping it in %v", who, e.Timeout.Round(100*time.Millisecond))
+	case session.EventNetworkResumed:
+		l.silentSince = time.Time{}
+		l.note = ""
+	case session.EventDisconnected:
+		if !l.silentSince.IsZero() {
+			l.left = fmt.Sprintf("%s vanished: nothing heard from it for %v, declared disconnected at frame %d",
+				who, l.now().Sub(l.silentSince).Round(100*time.Millisecond), f)
+		} else {
+			l.left = fmt.Sprintf("%s quit at frame %d", who, f)
+		}
+		l.note = l.left
+	}
+}
+
+// silence is the note for the screen: while the opponent (host), who, is
+// silent and not yet dropped, how long it has been and when it will be
+// dropped, counting; else the note.
+func (l *matchLog) silence(who string) string {
+	if l.silentSince.IsZero() || l.left != "" {
+		return l.note
+	}
+	return fmt.Sprintf("%s has been silent for %.1fs; dropped at %v", who, l.now().Sub(l.silentSince).Seconds(), dropAfter)
+}
+
+// leftEarly reports whether the opponent leaving at frame f ended the
+// match before its end: a match without a frame budget has no end but a
+// player leaving, except for a process this one started, which plays
+// until its parent leaves.
+func (l *matchLog) leftEarly(f int32) bool {
+	if l.o.frames == 0 {
+		return !l.o.child
+	}
+	return int(f) < l.o.frames
 }
 
 // hudChecksums sets the HUD's checksum figures from ps (the session's
@@ -107,6 +157,34 @@ func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
 		l.netRTT = info.RTT
 	}
 	return l.netRTT
+}
+
+// impairNote says what -impair does to this side's link, "" without it.
+func (l *matchLog) impairNote() string {
+	if l.c == nil || l.c.imp == nil {
+		return ""
+	}
+	in, out := l.c.imp.lost()
+	return fmt.Sprintf("%s (lost on purpose: %d received, %d sent)", l.o.impair.label(), in, out)
+}
+
+// nameOf is the name of the player on side, or id's short form while it
+// is not known.
+func (l *matchLog) nameOf(side int, id transport.Peer) string {
+	if n := l.names[side]; n != "" {
+		return n
+	}
+	return short(id)
+}
+
+// players is the report's line of who played whom; id is the peer whose
+// name may be unknown, on the side other than known.
+func (l *matchLog) players(known int, id transport.Peer) string {
+	n := [2]string{l.nameOf(known, id), l.nameOf(1-known, id)}
+	if known == 1 {
+		n[0], n[1] = n[1], n[0]
+	}
+	return n[0] + " (left) vs " + n[1] + " (right)"
 }
 
 // logf writes a progress line to l.out, if any.

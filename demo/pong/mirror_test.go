@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -200,15 +201,34 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 		dst, joined = append(dst, joined...), nil
 		return dst
 	}
+	// What the host's hello said (the process path, awaitHello, is
+	// tested with it).
+	w.hostFrame, w.helloAt = int32(m.a.p.Frame()), m.clock.Now()
+	var progress []string // what the screen says while it catches up
 	for tick := 0; w.s.Frame() < m.a.p.Frame()-30; tick++ {
 		require.Less(t, tick, 1200, "the spectator does not catch up (at frame %d of %d)", w.s.Frame(), m.a.p.Frame())
 		m.tick(t)
 		require.NoError(t, w.Tick(0))
+		if tick%20 == 0 && w.s.Frame() > 0 {
+			progress = append(progress, w.HUD().Progress)
+		}
 	}
+	// It counts down while the spectator catches up (the trailing-frames
+	// figure stayed frozen then), and says how far behind once it has.
+	var left []int
+	for _, p := range progress {
+		var n int
+		if _, err := fmt.Sscanf(p, "catching up with the host: about %d frames to go", &n); err == nil {
+			left = append(left, n)
+		}
+	}
+	require.GreaterOrEqual(t, len(left), 3, "%q", progress)
+	require.Greater(t, left[0], left[len(left)-1], "%q", progress)
 	for range 120 { // caught up: its checksums meet the host's still held
 		m.tick(t)
 		require.NoError(t, w.Tick(0))
 	}
+	require.Regexp(t, `^(\d+ frames|1 frame) behind the host$`, w.HUD().Progress)
 	rh := m.a.Report()
 	require.Len(t, rh.Watchers, 1)
 	require.Contains(t, rh.Watchers[0], "joined at frame 6")
@@ -232,4 +252,50 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 		m.tick(t)
 	}
 	require.False(t, m.a.gone || m.b.gone)
+	// The report says when it joined and when it left.
+	rh = m.a.Report()
+	require.Len(t, rh.Watchers, 2, "%q", rh.Watchers)
+	require.Contains(t, rh.Watchers[1], "spectator watcher left at frame ")
+}
+
+// TestOpponentLeavingIsExplained: a match whose opponent leaves says how
+// it left, on the screen and in the report, with its own exit status: it
+// quit (its session's notice, as q, Ctrl-C or SIGTERM send), or it
+// vanished (SIGKILL, a cut cable) and was declared disconnected after the
+// silence the session allows.
+func TestOpponentLeavingIsExplained(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		leave func(m *mirror)
+		want  string
+	}{
+		{"quit", func(m *mirror) { require.NoError(t, m.b.Close()) }, "the opponent quit at frame "},
+		{"vanished", func(*mirror) {}, "the opponent vanished: nothing heard from it for 5s, declared disconnected at frame "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMirror(t, 11, local.Link{Latency: 20 * time.Millisecond}, 2)
+			for m.a.p.Frame() < 120 {
+				m.tick(t)
+			}
+			tc.leave(m)
+			var err error
+			counted := false // the screen counted the silence
+			for tick := 0; err == nil; tick++ {
+				require.Less(t, tick, 20*60, "the opponent's leaving is never noticed")
+				m.clock.Advance(time.Second / 60)
+				err = m.a.Tick(0) // b plays no more
+				counted = counted || strings.HasPrefix(m.a.HUD().Note, "the opponent has been silent for 2.0s; dropped at 5s")
+			}
+			require.Equal(t, tc.name == "vanished", counted)
+			require.ErrorIs(t, err, errPeerLeft)
+			require.Contains(t, m.a.HUD().Note, tc.want)
+			r := m.a.Report()
+			require.Contains(t, r.Left, tc.want)
+			require.Empty(t, r.Err)
+			require.Equal(t, exitOpponentLeft, r.status())
+			var out strings.Builder
+			r.print(&out)
+			require.Contains(t, out.String(), "result              "+tc.want)
+		})
+	}
 }

@@ -97,9 +97,14 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	if o.view != nil {
+		// q, Esc and Ctrl-C cancel the wait.
+		defer o.view.waiting(cancel)()
+		o.view.setWaiting(fmt.Sprintf("joining %s", u))
+	}
 	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
 	if err != nil {
-		return nil, fmt.Errorf("pong: joining %s: %w", u, err)
+		return nil, connectError(ctx, fmt.Errorf("pong: joining %s: %w", u, err))
 	}
 	c := &conn{sig: webrtc.NewSignalingAdapter(client), first: len(client.Peers()) == 0, room: client.Room()}
 	c.rtc, err = webrtc.New(webrtc.Config{LoopbackOnly: isLoopback(u)}, c.sig)
@@ -111,7 +116,7 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 	if joined != nil {
 		if err := joined(ctx, c); err != nil {
 			c.close()
-			return nil, err
+			return nil, connectError(ctx, err)
 		}
 	}
 	want := 1
@@ -121,7 +126,7 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 	peers, err := c.rtc.WaitPeers(ctx, want)
 	if err != nil {
 		c.close()
-		return nil, waitError(err, o, c.room)
+		return nil, connectError(ctx, waitError(err, o, c.room))
 	}
 	if c.peer == "" && !c.first {
 		// The opponent of a player that joined second is the oldest peer
@@ -141,7 +146,7 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 	for c.peer != "" && !slices.Contains(peers, c.peer) {
 		if peers, err = c.rtc.WaitPeers(ctx, len(peers)+1); err != nil {
 			c.close()
-			return nil, waitError(err, o, c.room)
+			return nil, connectError(ctx, waitError(err, o, c.room))
 		}
 	}
 	if o.impair != (impairment{}) {
@@ -174,6 +179,15 @@ func isLoopback(u string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// connectError is err, or errCancelled if ctx, connect's, was cancelled
+// (not timed out): the player gave up waiting.
+func connectError(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return errCancelled
+	}
+	return err
 }
 
 func waitError(err error, o options, room string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -21,6 +22,17 @@ const capacity = 32
 // linger bounds how long a side that reached its frame budget keeps the
 // network going so the other side can finish and compare its last frames.
 const linger = 3 * time.Second
+
+// dropAfter is how long the opponent may be silent before it is declared
+// disconnected (NetConfig.DisconnectTimeout): a peer that quits says so
+// and is dropped at once, one that vanishes is dropped after this.
+const dropAfter = 5 * time.Second
+
+// syncTimeout bounds the handshake (NetConfig.SyncTimeout). The peer's
+// data channel is open by then, so only a peer that died can make it
+// fail; the time is what two players who both impair their links as much
+// as -impair allows need (maxImpair), with room to spare.
+const syncTimeout = 30 * time.Second
 
 // archiveMinutes is how much of a match without a frame budget the left
 // player keeps for spectators who join it late: a spectator replays the
@@ -61,11 +73,13 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 		// Spectators who join later replay the match from the start.
 		SpectatorArchive: archive,
 		Net: session.NetConfig{
-			FrameRate:        o.fps,
-			ChecksumInterval: checksumInterval,
-			Settings:         uint64(o.seed),
-			Now:              now,
-			Rand:             nonce,
+			FrameRate:         o.fps,
+			ChecksumInterval:  checksumInterval,
+			DisconnectTimeout: dropAfter,
+			SyncTimeout:       syncTimeout,
+			Settings:          uint64(o.seed),
+			Now:               now,
+			Rand:              nonce,
 		},
 	}
 }
@@ -74,8 +88,10 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 type netMatch struct {
 	matchLog
 	p    *session.P2P[State, Input]
+	tr   transport.Transport // the session's, for the demo's hellos to spectators
 	peer transport.Peer
 	side int
+	buf  []byte // a hello being sent
 
 	// newPeers appends the peers that connected since its last call (the
 	// left player over WebRTC: spectators joining the room; nil
@@ -91,8 +107,13 @@ type netMatch struct {
 	lastRPS float64
 }
 
-// newNetMatch starts the session over an open connection.
-func newNetMatch(c *conn, o options) (*netMatch, error) {
+// greetWithin bounds the exchange of names before a match; a peer that
+// does not answer in time is shown by its id.
+const greetWithin = 3 * time.Second
+
+// newNetMatch starts the session over an open connection, once the
+// players have said their names (see hello).
+func newNetMatch(ctx context.Context, c *conn, o options) (*netMatch, error) {
 	side := o.side
 	if side < 0 {
 		side = 1
@@ -106,6 +127,12 @@ func newNetMatch(c *conn, o options) (*netMatch, error) {
 		return nil, err
 	}
 	m.c = c
+	if h, ok := greet(ctx, c.tr, c.peer, hello{Names: m.names}, greetWithin); ok && h.Names[1-side] != "" {
+		m.names[1-side] = h.Names[1-side]
+	}
+	if side == 0 && o.watcher != "" {
+		m.helloSpectator(transport.Peer(o.watcher))
+	}
 	if side == 0 {
 		m.newPeers = func(dst []transport.Peer) []transport.Peer {
 			m.peerEvs = c.rtc.Events(m.peerEvs[:0])
@@ -128,14 +155,22 @@ func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options
 		return nil, fmt.Errorf("pong: session: %w", err)
 	}
 	*p.State() = NewState(o.seed)
-	return &netMatch{matchLog: newMatchLog(o, now), p: p, peer: peer, side: side}, nil
+	m := &netMatch{matchLog: newMatchLog(o, now), p: p, tr: t, peer: peer, side: side, buf: make([]byte, 0, helloMax)}
+	m.names[side] = o.name
+	return m, nil
+}
+
+// helloSpectator tells a spectator the players' names and the frame the
+// match is at (a few times: a datagram may be lost), for its screen.
+func (m *netMatch) helloSpectator(peer transport.Peer) {
+	m.buf = hello{Frame: int32(m.p.Frame()), Names: m.names}.Append(m.buf[:0])
+	for range 3 {
+		_ = m.tr.Send(peer, m.buf)
+	}
 }
 
 func (m *netMatch) Side() int     { return m.side }
 func (m *netMatch) State() *State { return m.p.State() }
-
-// errPeerLeft ends a match whose peer left.
-var errPeerLeft = errors.New("the opponent left")
 
 // Tick runs one tick of the game loop: a frame, or a network poll when
 // the session recommends waiting for the peer.
@@ -157,12 +192,14 @@ func (m *netMatch) Tick(in Input) error {
 	case err == nil:
 		if m.advanced() {
 			m.note = ""
-			m.logf("pong: match started: %s against %s in room %s", sideName(m.side), m.peer, m.room())
+			m.logf("pong: match started: %s (%s) against %s (%s) in room %s", m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.peer), m.peer, m.room())
 		}
 	case errors.Is(err, session.ErrNotSynchronized):
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.stalls++
-		m.note = "waiting for the opponent's inputs"
+		if m.silentSince.IsZero() { // else the note counts the silence
+			m.note = "waiting for the opponent's inputs"
+		}
 	default:
 		m.err = err
 	}
@@ -191,17 +228,28 @@ func (m *netMatch) drain() {
 		case session.EventRunning:
 			m.note = ""
 		case session.EventSyncFailed:
-			m.err = fmt.Errorf("pong: handshake failed: %s", e.Reason)
-		case session.EventNetworkInterrupted:
-			m.note = fmt.Sprintf("opponent silent; dropping it in %v", e.Timeout.Round(100*time.Millisecond))
-		case session.EventNetworkResumed:
-			m.note = ""
+			m.err = syncFailed(e.Reason)
+		case session.EventNetworkInterrupted, session.EventNetworkResumed:
+			m.opponentEvent(e, "the opponent", m.p.Frame())
 		case session.EventDisconnected:
+			m.opponentEvent(e, "the opponent", m.p.Frame())
 			m.gone = true
 		case session.EventDesyncDetected:
 			m.desyncDetected(e, "remote")
 		}
 	}
+}
+
+// syncFailed is the error of a failed handshake with the opponent, in the
+// demo's words.
+func syncFailed(reason string) error {
+	switch reason {
+	case session.ReasonSettings:
+		return errors.New("pong: the opponent plays with other settings (-delay, -fps or another version of the demo), or already plays someone else in this room (add -spectate to watch)")
+	case session.ReasonTimeout:
+		return fmt.Errorf("pong: the opponent connected but never completed the handshake within %v", syncTimeout)
+	}
+	return fmt.Errorf("pong: handshake failed: %s", reason)
 }
 
 // spectatorEvent handles an event about one of this side's spectators: it
@@ -223,6 +271,9 @@ func (m *netMatch) spectatorEvent(e session.Event) {
 		return
 	}
 	m.note = msg
+	if e.Kind != session.EventSynchronized {
+		m.spectators = append(m.spectators, msg) // the report says when each left
+	}
 	m.logf("pong: %s", msg)
 }
 
@@ -231,6 +282,7 @@ func (m *netMatch) spectatorEvent(e session.Event) {
 // screen and the report say so, or why it was refused.
 func (m *netMatch) addSpectator(peer transport.Peer) {
 	f := m.p.Frame()
+	m.helloSpectator(peer)
 	msg := fmt.Sprintf("spectator %s joined at frame %d (replays from frame 0)", short(peer), f)
 	if err := m.p.AddSpectator(peer); err != nil {
 		msg = fmt.Sprintf("spectator %s refused at frame %d: %v", short(peer), f, err)
@@ -268,7 +320,7 @@ func (m *netMatch) HUD() hud {
 	now := m.now()
 	m.lastRPS = m.rb.sample(now, int64(st.Rollbacks))
 	h := hud{
-		Title:      fmt.Sprintf("you (%s) vs %s", sideName(m.side), short(m.peer)),
+		Title:      fmt.Sprintf("%s (you, %s) vs %s", m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.peer)),
 		Frame:      int32(m.p.Frame()),
 		Confirmed:  int32(min(m.p.ConfirmedFrame(), m.p.Frame()-1)),
 		LoopRTT:    ps.RTT,
@@ -277,7 +329,8 @@ func (m *netMatch) HUD() hud {
 		RollbacksS: m.lastRPS,
 		Rollbacks:  int64(st.Rollbacks),
 		Deepest:    st.MaxRollbackDepth,
-		Note:       m.note,
+		Note:       m.silence("the opponent"),
+		Impair:     m.impairNote(),
 	}
 	m.hudChecksums(&h, ps)
 	return h
@@ -304,19 +357,18 @@ func (m *netMatch) Report() report {
 		Score:     m.p.State().Score,
 		Wins:      m.p.State().Wins,
 		Watchers:  m.spectators,
+		Players:   m.players(m.side, m.peer),
 	}
 	m.fillReport(&r, ps)
-	if m.c != nil && m.c.imp != nil {
-		r.Impair = fmt.Sprintf("%s on what this side sends (%d dropped)", m.o.impair.String(), m.c.imp.lost())
-	}
+	r.Impair = m.impairNote()
 	switch {
 	case m.start.IsZero() && m.err != nil:
 		r.Err = m.err.Error()
 	case m.start.IsZero():
 		r.Err = "the match never started (no handshake with the opponent)"
 	case errors.Is(m.err, errPeerLeft):
-		if m.o.frames > 0 && int(r.Frames) < m.o.frames {
-			r.Err = fmt.Sprintf("the opponent left at frame %d of %d", r.Frames, m.o.frames)
+		if m.leftEarly(r.Frames) {
+			r.Left = m.left
 		}
 	case m.err != nil:
 		r.Err = m.err.Error()

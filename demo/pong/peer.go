@@ -17,21 +17,27 @@ const (
 	exitDesync  = 1
 	exitUsage   = 2
 	exitFailure = 3 // failure to connect, or the match ended in an error
+	// exitOpponentLeft: the opponent (a spectator's host) left before the
+	// match's end; the report says whether it quit or vanished.
+	exitOpponentLeft = 4
 )
 
 // runLocal plays one match in this process and prints its report. It
 // returns the exit status.
 func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer) int {
-	var v *view
-	if !o.headless {
-		var err error
-		if v, err = newView(m.Side()); err != nil {
-			fmt.Fprintln(stderr, err)
-			_ = m.Close()
-			return exitFailure
-		}
+	v := o.view
+	if v != nil {
+		v.side = m.Side()
 	}
 	err := play(ctx, m, v, o)
+	if v != nil && err != nil && !errors.Is(err, errQuit) {
+		// Why the match ended, on the screen before it closes.
+		h := m.HUD()
+		if !errors.Is(err, errPeerLeft) {
+			h.Note = err.Error()
+		}
+		v.hold(m.State(), h, holdEnd)
+	}
 	if v != nil {
 		v.close()
 	}
@@ -39,12 +45,28 @@ func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer)
 		f.finish(time.Second / time.Duration(o.fps))
 	}
 	r := m.Report()
-	if err != nil && r.Err == "" && !errors.Is(err, errPeerLeft) {
+	if errors.Is(err, errQuit) && r.Frames == 0 {
+		_ = m.Close()
+		fmt.Fprintln(stdout, "pong: cancelled before the match started")
+		return exitOK
+	}
+	if err != nil && r.Err == "" && !errors.Is(err, errPeerLeft) && !errors.Is(err, errQuit) {
 		r.Err = err.Error()
 	}
 	_ = m.Close()
 	r.print(stdout)
 	return r.status()
+}
+
+// connectFailed reports why connecting failed and returns the exit
+// status: 0 if the player cancelled the wait, else a failure to connect.
+func connectFailed(err error, stdout, stderr io.Writer) int {
+	if errors.Is(err, errCancelled) {
+		fmt.Fprintln(stdout, err)
+		return exitOK
+	}
+	fmt.Fprintln(stderr, err)
+	return exitFailure
 }
 
 func (r report) status() int {
@@ -53,6 +75,8 @@ func (r report) status() int {
 		return exitDesync
 	case r.Err != "":
 		return exitFailure
+	case r.Left != "":
+		return exitOpponentLeft
 	}
 	return exitOK
 }
@@ -87,12 +111,11 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return err
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
 		if opp != nil {
 			opp.finish(time.Second)
 			opp.flush(out)
 		}
-		return exitFailure
+		return connectFailed(err, out, stderr)
 	}
 	status := runNet(ctx, c, o, out, stderr)
 	// Our side is done and closed: the opponent sees us leave and ends too.
@@ -113,7 +136,7 @@ func hostRoom(o *options) (*signalServer, error) {
 // childArgs are the flags of a player process started by this one.
 func childArgs(o options, side, inject int) []string {
 	args := []string{
-		"-child", "-bot", "-headless",
+		"-child", "-bot", "-headless", "-name", "bot",
 		"-signal", o.signal, "-room", o.room, "-side", strconv.Itoa(side),
 		"-delay", strconv.Itoa(o.delay),
 		"-fps", strconv.Itoa(o.fps),
@@ -139,21 +162,23 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	var joined func(context.Context, *conn) error
 	if !o.child {
 		joined = func(_ context.Context, c *conn) error {
-			fmt.Fprintf(stdout, "pong: in room %s on %s; waiting up to %v for an opponent\n", c.room, o.signal, o.timeout)
+			if n := len(c.sig.Peers()); n >= 2 {
+				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))
+			}
+			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, o.signal, o.timeout)
 			return nil
 		}
 	}
 	c, err := connect(ctx, o, joined)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitFailure
+		return connectFailed(err, stdout, stderr)
 	}
 	return runNet(ctx, c, o, stdout, stderr)
 }
 
 // runNet plays the match over an open connection.
 func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
-	m, err := newNetMatch(c, o)
+	m, err := newNetMatch(ctx, c, o)
 	if err != nil {
 		c.close()
 		fmt.Fprintln(stderr, err)
@@ -170,6 +195,19 @@ func (o options) seedOr(room string) uint32 {
 		return o.seed
 	}
 	return seedFor(room)
+}
+
+// peersIn says how many peers a room holds, for messages.
+func peersIn(n int) string {
+	switch n {
+	case 0:
+		return "nobody is"
+	case 1:
+		return "one player is"
+	case 2:
+		return "two players are"
+	}
+	return fmt.Sprintf("%d peers are", n)
 }
 
 func randomHex(n int) string {

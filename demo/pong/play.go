@@ -46,8 +46,10 @@ type report struct {
 	Wins      [2]uint8
 	First     int32    // first frame found to differ, when Desyncs > 0
 	Impair    string   // the -impair line, if any
-	Watchers  []string // spectators who joined during the match (or were refused)
+	Watchers  []string // spectators' news, in order: joined during the match, refused, failed, left
 	Err       string   // why the match ended early, if it did
+	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
+	Players   string   // who played whom
 }
 
 // print writes the report in one write, so another process's lines
@@ -67,8 +69,13 @@ func (r report) print(out io.Writer) {
 		result = "FAILED: " + r.Err
 	case r.Desyncs > 0:
 		result = "FAILED: desync"
+	case r.Left != "":
+		result = r.Left
 	}
 	fmt.Fprintf(w, "pong report (%s)\n", r.Role)
+	if r.Players != "" {
+		fmt.Fprintf(w, "  players             %s\n", r.Players)
+	}
 	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
 	fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
 	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
@@ -84,8 +91,12 @@ func (r report) print(out io.Writer) {
 	if r.Impair != "" {
 		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)
 	}
-	for _, s := range r.Watchers {
-		fmt.Fprintf(w, "  spectators          %s\n", s)
+	for i, s := range r.Watchers {
+		label := "spectators"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "  %-19s %s\n", label, s)
 	}
 	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
 	fmt.Fprintf(w, "  result              %s\n", result)
@@ -124,7 +135,8 @@ func (r *rate) sample(now time.Time, n int64) float64 {
 }
 
 // play runs the game loop at o.fps until the frame budget is spent, the
-// player quits, ctx ends or the match fails. v is nil without a terminal.
+// player quits (errQuit), ctx ends (errQuit) or the match fails. v is nil
+// without a terminal.
 func play(ctx context.Context, m match, v *view, o options) error {
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
@@ -132,7 +144,7 @@ func play(ctx context.Context, m match, v *view, o options) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return errQuit
 		case <-tick.C:
 		}
 		s := m.State()
@@ -152,7 +164,7 @@ func play(ctx context.Context, m match, v *view, o options) error {
 			in = Bot(s, side)
 		}
 		if v != nil && v.quit {
-			return nil
+			return errQuit
 		}
 		if err := m.Tick(in); err != nil {
 			return err

@@ -107,10 +107,12 @@ func (o *opponent) finish(grace time.Duration) int {
 func (o *opponent) reap(grace time.Duration, status int, who string, w io.Writer) int {
 	st := o.finish(grace)
 	o.flush(w)
+	if st != 0 {
+		fmt.Fprintf(w, "pong: %s process ended: %v\n", who, o.cmd.ProcessState)
+	}
 	if status != exitOK || st == 0 {
 		return status
 	}
-	fmt.Fprintf(w, "pong: %s process exited with status %d\n", who, st)
 	if st < 0 {
 		return exitFailure
 	}

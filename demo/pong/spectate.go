@@ -46,8 +46,8 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	})
 	status := exitFailure
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-	} else if m, err := newSpectatorMatch(c, o); err != nil {
+		status = connectFailed(err, out, stderr)
+	} else if m, err := newSpectatorMatch(ctx, c, o); err != nil {
 		c.close()
 		fmt.Fprintln(stderr, err)
 	} else {
@@ -78,19 +78,18 @@ func runSpectateRoom(ctx context.Context, o options, stdout, stderr io.Writer) i
 	c, err := connect(ctx, o, func(_ context.Context, c *conn) error {
 		peers := c.sig.Peers()
 		if len(peers) < 2 {
-			return fmt.Errorf("pong: room %s has %d peers: a spectator joins once both players are in it", c.room, len(peers))
+			return fmt.Errorf("pong: room %s: %s in it; a spectator joins once both players are", c.room, peersIn(len(peers)))
 		}
 		c.peer = transport.Peer(peers[0])
 		if !o.child {
-			fmt.Fprintf(stdout, "pong: in room %s on %s; watching %s's match\n", c.room, o.signal, short(c.peer))
+			o.say(stdout, "pong: in room %s on %s; watching %s's match", c.room, o.signal, short(c.peer))
 		}
 		return nil
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitFailure
+		return connectFailed(err, stdout, stderr)
 	}
-	m, err := newSpectatorMatch(c, o)
+	m, err := newSpectatorMatch(ctx, c, o)
 	if err != nil {
 		c.close()
 		fmt.Fprintln(stderr, err)
@@ -104,15 +103,27 @@ type spectatorMatch struct {
 	matchLog
 	s    *session.Spectator[State, Input]
 	host transport.Peer
+
+	hostFrame  int32     // the host's frame when it said hello (0: unknown)
+	helloAt    time.Time // when that was
+	catchingUp time.Time // the last tick that advanced several frames
 }
 
-func newSpectatorMatch(c *conn, o options) (*spectatorMatch, error) {
+// helloWait bounds a spectator's wait for its host's hello (the names,
+// and the frame to catch up to); without one it shows ids.
+const helloWait = 5 * time.Second
+
+func newSpectatorMatch(ctx context.Context, c *conn, o options) (*spectatorMatch, error) {
 	o.seed = o.seedOr(c.room)
+	h, ok := awaitHello(ctx, c.tr, c.peer, helloWait)
 	m, err := newSpectatorOver(c.tr, c.peer, o, time.Now, nil)
 	if err != nil {
 		return nil, err
 	}
 	m.c = c
+	if ok {
+		m.names, m.hostFrame, m.helloAt = h.Names, h.Frame, m.now()
+	}
 	return m, nil
 }
 
@@ -135,14 +146,20 @@ func (m *spectatorMatch) Tick(Input) error {
 	if m.err != nil {
 		return m.err
 	}
+	before := m.s.Frame()
 	err := m.s.AdvanceFrame()
 	switch {
 	case err == nil:
+		if m.s.Frame()-before > 2 { // a late packet's frames make two
+			m.catchingUp = m.now()
+		}
 		m.advanced()
 		m.note = ""
 	case errors.Is(err, session.ErrNotSynchronized):
 	case errors.Is(err, session.ErrPredictionLimit):
-		m.note = "waiting for inputs from the players"
+		if m.silentSince.IsZero() { // else the note counts the silence
+			m.note = "waiting for inputs from the players"
+		}
 	case errors.Is(err, session.ErrHostGone):
 		m.err = errPeerLeft
 	default:
@@ -150,8 +167,11 @@ func (m *spectatorMatch) Tick(Input) error {
 	}
 	m.events = m.s.Events(m.events[:0])
 	for _, e := range m.events {
-		if e.Kind == session.EventDesyncDetected {
+		switch e.Kind {
+		case session.EventDesyncDetected:
 			m.desyncDetected(e, "host")
+		case session.EventNetworkInterrupted, session.EventNetworkResumed, session.EventDisconnected:
+			m.opponentEvent(e, "the host (left player)", m.s.Frame())
 		}
 	}
 	return m.err
@@ -160,16 +180,41 @@ func (m *spectatorMatch) Tick(Input) error {
 func (m *spectatorMatch) HUD() hud {
 	ps := m.s.PeerStats()
 	h := hud{
-		Title:     "spectating left (" + short(m.host) + ") vs right",
+		Title:     "spectating " + m.players(0, m.host),
+		Progress:  m.progress(),
 		Frame:     int32(m.s.Frame()),
 		Confirmed: int32(m.s.Frame()) - 1,
 		LoopRTT:   ps.RTT,
 		NetRTT:    m.networkRTT(m.host),
 		Advantage: -m.s.Behind(),
-		Note:      m.note,
+		Note:      m.silence("the host"),
+		Impair:    m.impairNote(),
 	}
 	m.hudChecksums(&h, ps)
 	return h
+}
+
+// progress says how far behind the host the spectator is: while it
+// replays several frames a tick (a spectator that joined late starts from
+// frame 0), how many are left to the host's frame as its hello and the
+// time since put it; then, how many frames it trails.
+func (m *spectatorMatch) progress() string {
+	now := m.now()
+	behind := fmt.Sprintf("%d frames behind the host", m.s.Behind())
+	if m.s.Behind() == 1 {
+		behind = "1 frame behind the host"
+	}
+	if m.catchingUp.IsZero() || now.Sub(m.catchingUp) > time.Second/2 {
+		return behind
+	}
+	if m.hostFrame == 0 {
+		return "catching up with the host, several frames a tick"
+	}
+	host := int64(m.hostFrame) + int64(now.Sub(m.helloAt))*int64(m.o.fps)/int64(time.Second)
+	if left := host - int64(m.s.Frame()); left > int64(m.o.fps/4) {
+		return fmt.Sprintf("catching up with the host: about %d frames to go", left)
+	}
+	return behind
 }
 
 // finish records the end of the match for bytes per second.
@@ -184,6 +229,7 @@ func (m *spectatorMatch) Report() report {
 		NetRTT:  m.networkRTT(m.host),
 		Score:   m.s.State().Score,
 		Wins:    m.s.State().Wins,
+		Players: m.players(0, m.host),
 	}
 	m.fillReport(&r, ps)
 	switch {
@@ -193,6 +239,8 @@ func (m *spectatorMatch) Report() report {
 		r.Err = "the match never started (no handshake with the host)"
 	case m.err != nil && !errors.Is(m.err, errPeerLeft):
 		r.Err = m.err.Error()
+	case m.err != nil && m.leftEarly(r.Frames):
+		r.Left = m.left
 	}
 	return r
 }

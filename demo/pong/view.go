@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -23,15 +25,21 @@ type hud struct {
 	Agreed     uint64        // of those, how many agreed
 	Desync     string        // non-empty once a desync was detected
 	Note       string        // a status line (waiting, disconnected, ...)
+	Impair     string        // what -impair does to the link, "" without it
+	Progress   string        // a spectator's: how far behind the host, in place of advantage and rollbacks
 }
 
 // view draws the game on a terminal with tcell and turns key presses into
 // inputs for the local paddle.
 type view struct {
 	screen tcell.Screen
-	side   int // the local player's side, 0 left or 1 right
+	side   int // the local player's side, 0 left or 1 right; -1 a spectator (or not known yet)
 	keys   keys
 	quit   bool
+	closed bool
+
+	mu      sync.Mutex
+	waitMsg string // what the waiting screen says
 }
 
 func newView(side int) (*view, error) {
@@ -53,8 +61,87 @@ func newViewOn(sc tcell.Screen, side int) (*view, error) {
 	return &view{screen: sc, side: side}, nil
 }
 
-// close restores the terminal.
-func (v *view) close() { v.screen.Fini() }
+// close restores the terminal; it is safe to call more than once.
+func (v *view) close() {
+	if !v.closed {
+		v.closed = true
+		v.screen.Fini()
+	}
+}
+
+// run calls f, which draws on v, and restores the terminal if f panics
+// before the panic goes on up: its message then lands on a usable
+// terminal instead of one left in raw mode. (A panic on another goroutine
+// cannot be caught here; the terminal UI runs on this one.)
+func (v *view) run(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			v.close()
+			panic(r)
+		}
+	}()
+	f()
+}
+
+// setWaiting sets what the waiting screen says.
+func (v *view) setWaiting(msg string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.waitMsg = msg
+}
+
+// waiting shows the waiting screen, redrawn ten times a second, until
+// the returned stop is called; q, Esc or Ctrl-C calls cancel. Nothing
+// else may draw on v until stop returns.
+func (v *view) waiting(cancel func()) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		v.run(func() {
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				v.mu.Lock()
+				msg := v.waitMsg
+				v.mu.Unlock()
+				v.drawWaiting(msg, time.Since(start))
+				if v.poll(nil); v.quit {
+					cancel()
+				}
+				select {
+				case <-done:
+					return
+				case <-t.C:
+				}
+			}
+		})
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// drawWaiting draws the waiting screen: what it waits for, for how long
+// already, and how to give up.
+func (v *view) drawWaiting(msg string, waited time.Duration) {
+	sc := v.screen
+	sc.Clear()
+	w, _ := sc.Size()
+	y := putWrapped(sc, 1, 1, w-2, "pong: "+strings.TrimPrefix(msg, "pong: "), styleHUD)
+	y = putWrapped(sc, 1, y+1, w-2, fmt.Sprintf("waiting %v", waited.Truncate(time.Second)), styleHUD)
+	putWrapped(sc, 1, y+1, w-2, "q, Esc or Ctrl-C cancels", styleHUD)
+	sc.Show()
+}
+
+// move moves the local paddle's target, if this side has a paddle (a
+// spectator has none).
+func (v *view) move(dir int32, s *State) {
+	if v.side == 0 || v.side == 1 {
+		v.keys.press(dir, s, v.side)
+	}
+}
 
 // poll handles every waiting terminal event without blocking: arrow keys
 // and W/S move the target of the local paddle, q, Esc and Ctrl-C quit.
@@ -64,17 +151,17 @@ func (v *view) poll(s *State) {
 		case *tcell.EventKey:
 			switch ev.Key() {
 			case tcell.KeyUp:
-				v.keys.press(-1, s, v.side)
+				v.move(-1, s)
 			case tcell.KeyDown:
-				v.keys.press(+1, s, v.side)
+				v.move(+1, s)
 			case tcell.KeyEscape, tcell.KeyCtrlC:
 				v.quit = true
 			case tcell.KeyRune:
 				switch ev.Rune() {
 				case 'w', 'W', 'k':
-					v.keys.press(-1, s, v.side)
+					v.move(-1, s)
 				case 's', 'S', 'j':
-					v.keys.press(+1, s, v.side)
+					v.move(+1, s)
 				case 'q', 'Q':
 					v.quit = true
 				}
@@ -84,6 +171,49 @@ func (v *view) poll(s *State) {
 		case nil:
 			v.quit = true
 			return
+		}
+	}
+}
+
+// holdEnd is how long the screen stays up to say why a match ended,
+// unless a key is pressed first.
+const holdEnd = 5 * time.Second
+
+// hold shows s and h (whose Note says why the match ended) until a key is
+// pressed or d passes, so that the player reads why before the screen
+// closes.
+func (v *view) hold(s *State, h hud, d time.Duration) {
+	show := func() {
+		v.draw(s, h)
+		// Over the court's middle, wrapped to it: the note line is one
+		// line, often cut by the terminal's width.
+		w, ht := v.screen.Size()
+		if w >= 22 && ht >= 14 {
+			lines := append(wrap(h.Note, w-6), "press a key")
+			y := max(2, ht/2-len(lines))
+			for i, line := range lines {
+				for x := 1; x < w-1; x++ { // a banner across the court
+					v.screen.SetContent(x, y+i, ' ', nil, styleHUD)
+				}
+				st := styleAlarm
+				if i == len(lines)-1 {
+					st = styleHUD
+				}
+				put(v.screen, 3, y+i, line, st)
+			}
+			v.screen.Show()
+		}
+	}
+	show()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for v.screen.HasPendingEvent() {
+			switch v.screen.PollEvent().(type) {
+			case *tcell.EventKey, nil:
+				return
+			case *tcell.EventResize:
+				v.screen.Sync()
+				show()
+			}
 		}
 	}
 }
@@ -139,10 +269,11 @@ var (
 	styleBall   = tcell.StyleDefault.Foreground(tcell.ColorYellow).Bold(true)
 	styleHUD    = tcell.StyleDefault.Foreground(tcell.ColorSilver)
 	styleAlarm  = tcell.StyleDefault.Foreground(tcell.ColorWhite).Background(tcell.ColorRed).Bold(true)
+	styleImpair = tcell.StyleDefault.Foreground(tcell.ColorOrange)
 )
 
 // hudLines is how many lines the view uses under the court.
-const hudLines = 4
+const hudLines = 5
 
 // draw renders the court scaled to the terminal, then the numbers.
 func (v *view) draw(s *State, h hud) {
@@ -151,7 +282,7 @@ func (v *view) draw(s *State, h hud) {
 	w, ht := sc.Size()
 	cw, ch := w-2, ht-2-hudLines-1 // court interior, in cells
 	if cw < 20 || ch < 6 {
-		put(sc, 0, 0, "terminal too small for pong (need 22x12)", styleAlarm)
+		putWrapped(sc, 0, 0, w, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 6+2+hudLines+1), styleAlarm)
 		sc.Show()
 		return
 	}
@@ -213,10 +344,18 @@ func (v *view) draw(s *State, h hud) {
 	}
 	// Numbers.
 	y := bottom + 1
-	put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
-		h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	if h.Progress != "" {
+		put(sc, 1, y, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), styleHUD)
+	} else {
+		put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
+			h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	}
 	y++
 	put(sc, 1, y, "round trip: game loop "+hudMS(h.LoopRTT)+", network "+hudMS(h.NetRTT), styleHUD)
+	y++
+	if h.Impair != "" {
+		put(sc, 1, y, "-impair: "+h.Impair, styleImpair)
+	}
 	y++
 	if h.Desync != "" {
 		put(sc, 1, y, "DESYNC: "+h.Desync, styleAlarm)
@@ -246,6 +385,35 @@ func hudMS(d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
+// putWrapped writes s from (x, y) in lines of at most w cells (see wrap)
+// and returns the row after the last.
+func putWrapped(sc tcell.Screen, x, y, w int, s string, st tcell.Style) int {
+	for _, line := range wrap(s, w) {
+		put(sc, x, y, line, st)
+		y++
+	}
+	return y
+}
+
+// wrap breaks s into lines of at most w cells, at spaces where it can.
+func wrap(s string, w int) []string {
+	w = max(w, 1)
+	var lines []string
+	for s != "" {
+		line := []rune(s)
+		if len(line) > w {
+			cut := w
+			if i := strings.LastIndexByte(string(line[:w+1]), ' '); i > 0 {
+				cut = len([]rune(string(line[:w+1])[:i]))
+			}
+			line = line[:cut]
+		}
+		lines = append(lines, string(line))
+		s = strings.TrimLeft(strings.TrimPrefix(s, string(line)), " ")
+	}
+	return lines
 }
 
 func put(sc tcell.Screen, x, y int, s string, st tcell.Style) {

@@ -57,6 +57,9 @@ func TestViewDrawsCourtAndNumbers(t *testing.T) {
 
 	require.Contains(t, all, "you are left (green)")
 
+	v.draw(&s, hud{Impair: "100ms±15ms 2% loss each way (lost on purpose: 3 received, 4 sent)"})
+	require.Contains(t, strings.Join(screenText(sc), "\n"), "-impair: 100ms±15ms 2% loss each way (lost on purpose: 3 received, 4 sent)")
+
 	v.draw(&s, hud{Compared: 40, Agreed: 40})
 	require.Contains(t, strings.Join(screenText(sc), "\n"), "checksums agree (40 frames compared)")
 
@@ -122,4 +125,80 @@ func TestHeldKeyRunsThenStops(t *testing.T) {
 	require.LessOrEqual(t, stopped-40*PaddleV, int32(2*step), "stops soon after the key is let go")
 	Step(&s, [2]Input{k.input(&s, 0), 0})
 	require.Equal(t, stopped, s.PaddleY[0])
+}
+
+// TestSpectatorIgnoresMovementKeys: a spectator has no paddle, so arrow
+// keys and W/S do nothing (they once indexed side -1 and panicked); q
+// still quits.
+func TestSpectatorIgnoresMovementKeys(t *testing.T) {
+	v, sc := simView(t, -1)
+	s := NewState(1)
+	for _, ev := range []*tcell.EventKey{
+		tcell.NewEventKey(tcell.KeyUp, 0, 0), tcell.NewEventKey(tcell.KeyDown, 0, 0),
+		tcell.NewEventKey(tcell.KeyRune, 'w', 0), tcell.NewEventKey(tcell.KeyRune, 's', 0),
+		tcell.NewEventKey(tcell.KeyRune, 'k', 0), tcell.NewEventKey(tcell.KeyRune, 'j', 0),
+	} {
+		require.NoError(t, sc.PostEvent(ev))
+	}
+	require.NotPanics(t, func() { v.poll(&s) })
+	require.False(t, v.keys.set)
+	require.False(t, v.quit)
+	require.NoError(t, sc.PostEvent(tcell.NewEventKey(tcell.KeyRune, 'q', 0)))
+	v.poll(&s)
+	require.True(t, v.quit)
+}
+
+// finiScreen is a simulation screen that records Fini, the call that
+// gives the terminal back.
+type finiScreen struct {
+	tcell.SimulationScreen
+	finis int
+}
+
+func (f *finiScreen) Fini() { f.finis++; f.SimulationScreen.Fini() }
+
+// TestPanicRestoresTerminal: a panic in the game loop gives the terminal
+// back (Fini) before it goes on up, so the panic's message lands on a
+// usable terminal, not one left in raw mode.
+func TestPanicRestoresTerminal(t *testing.T) {
+	sc := &finiScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	v, err := newViewOn(sc, 0)
+	require.NoError(t, err)
+	require.PanicsWithValue(t, "boom", func() {
+		v.run(func() { panic("boom") })
+	})
+	require.Equal(t, 1, sc.finis, "the terminal was restored once")
+	v.close()
+	require.Equal(t, 1, sc.finis, "and only once")
+}
+
+// TestHoldSaysWhyTheMatchEnded: the reason a match ended is drawn whole
+// over the court, wrapped, however long (the note line cut it off).
+func TestHoldSaysWhyTheMatchEnded(t *testing.T) {
+	v, sc := simView(t, 0)
+	sc.SetSize(40, 20)
+	s := NewState(1)
+	why := "the opponent vanished: nothing heard from it for 3.2s, declared disconnected at frame 588"
+	v.hold(&s, hud{Note: why}, 0)
+	var words []string
+	for _, r := range screenText(sc) {
+		words = append(words, strings.Fields(strings.Trim(r, "│ "))...)
+	}
+	require.Contains(t, strings.Join(words, " "), why+" press a key")
+}
+
+// TestTerminalTooSmall: a terminal too small for the court gets the whole
+// message, wrapped, with its size and the size needed (it was cut off at
+// the terminal's width).
+func TestTerminalTooSmall(t *testing.T) {
+	v, sc := simView(t, 0)
+	sc.SetSize(16, 6)
+	s := NewState(1)
+	v.draw(&s, hud{})
+	rows := screenText(sc)
+	var words []string
+	for _, r := range rows {
+		words = append(words, strings.Fields(r)...)
+	}
+	require.Equal(t, "terminal too small for pong: 16x6, need at least 22x14", strings.Join(words, " "), "%q", rows)
 }

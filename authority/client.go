@@ -1,0 +1,597 @@
+package authority
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// Stats are a Client's own statistics (a host's view of each client is
+// ClientStats).
+type Stats struct {
+	// Synchronized says the client has its slots and a host state.
+	Synchronized bool
+	First, Slots int
+	// RTT is the link's smoothed round-trip time (before its first
+	// measure, the round trip of the Hello and its answer).
+	RTT time.Duration
+	// Rate is the host's advised change of the tick rate (0.05: 5% fast);
+	// Depth how early the host says the client's inputs arrive, in frames.
+	Rate, Depth float64
+	// Matches counts host states equal to the client's own prediction of
+	// their frame, Mismatches those that were not (the client took the
+	// host's and re-simulated ResimulatedFrames frames to the present).
+	Matches, Mismatches, ResimulatedFrames uint64
+	// StatesApplied counts host states received whole and verified;
+	// StatesDropped those older than the newest, or whose baseline was
+	// gone; Reanchors the times the client's present was moved to the
+	// host's (a first state, or a host state outside the client's window).
+	StatesApplied, StatesDropped, Reanchors uint64
+	// NacksSent counts repair requests, FragmentsRepaired fragments that
+	// arrived for a state after its Nack.
+	NacksSent, FragmentsRepaired uint64
+	// Malformed counts packets from the host that did not decode or did
+	// not verify (a wrong checksum); they are in Link.Malformed too.
+	Malformed uint64
+	// Rejected says the host rejected the last resume (a fresh world
+	// followed).
+	Rejected bool
+	// Link is the connection's link statistics: round-trip time, bytes
+	// per second each way, totals.
+	Link session.PeerStats
+}
+
+// Client predicts the world from the host's states and its own inputs. See
+// the package documentation.
+type Client[S any, I comparable] struct {
+	host      transport.Peer
+	net       link.Settings
+	e         link.Endpoint
+	l         *link.Link
+	events    []link.Event
+	sim       func(s *S, inputs []I, frame Frame)
+	t         int64
+	tick      int64
+	players   int
+	inputSize int
+	stateSize int
+	hash      uint64
+	capacity  int
+	maxSend   int
+	target    int
+	retry     int64
+	nackAfter int64
+	period    int64
+
+	ring    *rollback.Ring[S]
+	frame   Frame // next frame to simulate
+	started bool
+	firstIn Frame // first frame of own inputs held
+
+	// connection
+	nonce    uint64
+	helloAt  int64
+	helloSeq bool // a Hello went out on this connection
+	token    [codec.TokenLen]byte
+	resume   bool              // the Hello carries token
+	answer   codec.WelcomeKind // 0 until the connection's answer
+	first    int
+	slots    int
+	rtt      int64
+
+	own     []I // [frame%capacity*players + slot - first]... see ownAt
+	pending []I // per slot: the input for the next frame
+	others  []I // every player's input at the newest host state
+	args    []I
+
+	// host states
+	base       []S // delta baselines, slot f%baselineWindow
+	baseTags   []Frame
+	newestHost Frame
+	reconciled Frame
+	hostAck    Frame // newest own input frame the host applied
+	asm        reassembler
+	body       codec.StateBody
+	bodyIn     []byte
+	delta      []byte
+
+	out      []byte
+	outIn    []byte
+	rate     int32
+	depth    int32
+	view     presentation[S]
+	fixed    bool // the last Advance (or Update) corrected a misprediction
+	updating bool // inside Update: its steps share one fixed flag
+	stats    Stats
+	done     bool
+}
+
+// NewClient returns a client of cfg.Host over tr that advances S with
+// simulate (the host's simulation, deterministic). It says Hello on its
+// first Advance.
+func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, simulate func(s *S, inputs []I, frame Frame)) (*Client[S, I], error) {
+	if tr == nil || simulate == nil || cfg.Host == "" {
+		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", ErrConfig)
+	}
+	stateSize, inputSize, err := checkTypes[S, I]()
+	if err != nil {
+		return nil, err
+	}
+	net, err := cfg.Net.Resolve()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	c := &Client[S, I]{
+		host: cfg.Host, net: net, sim: simulate,
+		players: cfg.Players, inputSize: inputSize, stateSize: stateSize,
+		capacity: or(cfg.Capacity, 128), maxSend: or(cfg.MaxSend, codec.MaxFrames), target: or(cfg.TargetDepth, 2),
+		retry: net.SyncRetry, nackAfter: int64(or(cfg.NackAfter, 2)),
+		events: make([]link.Event, 0, 256),
+	}
+	switch {
+	case c.players < 1 || c.players > 64:
+		return nil, fmt.Errorf("%w: Players %d not in [1, 64]", ErrConfig, cfg.Players)
+	case c.maxSend < 1 || c.maxSend > codec.MaxFrames || c.maxSend > c.capacity:
+		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, codec.MaxFrames)
+	case c.target < 0 || c.nackAfter < 1:
+		return nil, fmt.Errorf("%w: negative TargetDepth or NackAfter", ErrConfig)
+	}
+	c.period = int64(time.Second) / int64(net.FrameRate)
+	if c.ring, err = rollback.New[S](c.capacity); err != nil {
+		return nil, fmt.Errorf("%w: Capacity: %w", ErrConfig, err)
+	}
+	c.hash = settingsHash(c.players, stateSize, inputSize, &net)
+	if c.view, err = newPresentation[S](cfg.Playout, time.Duration(c.period)); err != nil {
+		return nil, err
+	}
+	if err := c.dial(tr); err != nil {
+		return nil, err
+	}
+	c.own = make([]I, c.capacity*c.players)
+	c.pending = make([]I, c.players)
+	c.others = make([]I, c.players)
+	c.args = make([]I, c.players)
+	c.base = make([]S, baselineWindow)
+	c.baseTags = make([]Frame, baselineWindow)
+	c.asm = newReassembler(codec.MaxStateBody)
+	c.bodyIn = make([]byte, c.players*inputSize)
+	c.delta = make([]byte, stateSize)
+	c.out = make([]byte, 0, codec.MaxPacket)
+	c.outIn = make([]byte, 0, codec.MaxFrames*c.players*inputSize)
+	c.forget()
+	return c, nil
+}
+
+// forget drops the world: the next host state anchors a fresh one.
+func (c *Client[S, I]) forget() {
+	c.started = false
+	c.newestHost, c.reconciled, c.hostAck = NoFrame, NoFrame, NoFrame
+	for i := range c.baseTags {
+		c.baseTags[i] = NoFrame
+	}
+	if c.view.q != nil {
+		c.view.reset()
+	}
+	c.asm = reassembler{slots: c.asm.slots}
+	for i := range c.asm.slots {
+		c.asm.slots[i].active = false
+	}
+}
+
+// dial makes the link to the host over tr; it runs once the host answers
+// the Hello (this mode's handshake).
+func (c *Client[S, I]) dial(tr transport.Transport) error {
+	c.e = link.NewEndpoint(tr, c.net, protocol)
+	c.l = link.New(c.host)
+	if err := c.e.AddLink(c.l); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return nil
+}
+
+// Reconnect continues over a new transport (the old one was cut): the
+// client says Hello with its resume token. RESUME_ACCEPT continues the
+// world (the inputs predicted meanwhile are sent and the host applies them
+// late); RESUME_REJECT and the INITIAL_SYNC after it start a fresh one.
+func (c *Client[S, I]) Reconnect(tr transport.Transport) error {
+	if tr == nil {
+		return fmt.Errorf("%w: nil transport", ErrConfig)
+	}
+	if err := c.dial(tr); err != nil {
+		return err
+	}
+	c.resume = c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
+	c.answer, c.helloSeq = 0, false
+	return nil
+}
+
+// AddLocalInput sets the input of one of the client's slots (an index
+// into them, 0..Slots-1) for the next Advance and, until set again, the
+// ones after.
+func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
+	if !c.started {
+		return ErrNotReady
+	}
+	if uint(slot) >= uint(c.slots) {
+		return fmt.Errorf("%w: slot %d (the client holds %d)", ErrSlot, slot, c.slots)
+	}
+	c.pending[slot] = in
+	return nil
+}
+
+// Events appends the link's events of the last Advance to dst (network
+// interrupted or resumed, disconnected: then Reconnect over a new
+// transport resumes).
+func (c *Client[S, I]) Events(dst []session.Event) []session.Event { return append(dst, c.events...) }
+
+// Corrected says the last Advance (any step of the last Update) took a
+// host state that differed from
+// the prediction and re-simulated: what the game drew of its predicted
+// entities may jump. Hide the jump in what is drawn, never in the state:
+// feed the difference to a playout.Smoother (a fraction decays per step),
+// or snap for causes that should (a spawn, a teleport).
+func (c *Client[S, I]) Corrected() bool { return c.fixed }
+
+// Synchronized says the client holds its slots and a host state.
+func (c *Client[S, I]) Synchronized() bool { return c.started }
+
+// State is the predicted present: the state after Frame()-1.
+func (c *Client[S, I]) State() *S { return c.ring.Live() }
+
+// Frame is the next frame Advance simulates.
+func (c *Client[S, I]) Frame() Frame { return c.frame }
+
+// HostState is the newest host state received whole, and its frame
+// (NoFrame and nil before the first). The pointer aliases the client's
+// storage, valid until the next Advance.
+func (c *Client[S, I]) HostState() (*S, Frame) {
+	if c.newestHost == NoFrame {
+		return nil, NoFrame
+	}
+	return &c.base[int(c.newestHost)%baselineWindow], c.newestHost
+}
+
+// TimeScale is the rate to run the client's fixed step at: 1 plus the
+// host's advice (1.05 is 5% fast). A game multiplies its frame time by it
+// before feeding its fixed-step accumulator, so no step is skipped or
+// doubled.
+func (c *Client[S, I]) TimeScale() float64 { return 1 + float64(c.rate)/1000 }
+
+// Stats returns the client's statistics.
+func (c *Client[S, I]) Stats() Stats {
+	s := c.stats
+	s.Synchronized, s.First, s.Slots = c.started, c.first, c.slots
+	s.Link = c.l.Stats()
+	s.RTT = s.Link.RTT
+	if s.RTT == 0 {
+		s.RTT = time.Duration(c.rtt)
+	}
+	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/100
+	return s
+}
+
+// Close sends the host a disconnect notice and stops the client; it does
+// not close the transport.
+func (c *Client[S, I]) Close() error {
+	if !c.done {
+		c.e.Close()
+	}
+	c.done = true
+	return nil
+}
+
+// Advance runs one tick: reads the host's packets, reconciles the newest
+// host state (at most one re-simulation), simulates the next frame with
+// the client's inputs and the others' as the host last reported them, and
+// sends the host every input it has not applied. Before the first host
+// state it only says Hello. It allocates nothing at steady state.
+func (c *Client[S, I]) Advance() error {
+	if c.done {
+		return ErrClosed
+	}
+	c.e.Clock()
+	c.t = c.e.Time()
+	c.tick++
+	if !c.updating {
+		c.fixed = false
+	}
+	c.receive()
+	if c.l.State() == link.Running {
+		c.e.Tick(c.l)
+	}
+	c.events = c.e.Events(c.events[:0])
+	ready := c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
+	if !ready && (!c.helloSeq || c.t-c.helloAt >= c.retry) {
+		c.hello()
+	}
+	switch {
+	case !c.started && (!ready || c.newestHost == NoFrame):
+		if ready {
+			c.sendNacks()
+		}
+		return nil
+	case !c.started:
+		c.anchor(c.newestHost)
+	case ready && c.newestHost > c.reconciled:
+		c.reconcile(c.newestHost)
+	}
+	c.view.tick()
+	c.step() // while a resume waits for its answer, the world goes on predicted
+	if ready {
+		c.sendInputs()
+		c.sendNacks()
+		c.e.KeepAlive(c.l, 0)
+	}
+	return nil
+}
+
+func (c *Client[S, I]) hello() {
+	if !c.helloSeq {
+		c.nonce = c.net.Rand() | 1
+		c.helloSeq = true
+	}
+	c.helloAt = c.t
+	m := codec.Hello{Seq: c.l.Seq(), Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token}
+	c.out = m.Append(c.out[:0])
+	c.send()
+}
+
+func (c *Client[S, I]) send() { c.e.Send(c.l, c.out) }
+
+// receive reads the host's packets: the link's own messages to the link
+// once it runs, Welcomes and state fragments here.
+func (c *Client[S, I]) receive() {
+	for {
+		l, typ, b, ok := c.e.Receive()
+		if !ok {
+			return
+		}
+		if l.State() == link.Running && c.e.HandleCommon(l, typ, b) {
+			continue
+		}
+		switch typ {
+		case codec.TypeWelcome:
+			c.welcome(b)
+		case codec.TypeStateFragment:
+			c.fragment(b)
+		case codec.TypeQualityReport, codec.TypeQualityReply, codec.TypeKeepAlive, codec.TypeDisconnect:
+			// The link's, before the Welcome that starts it (reordered).
+		default:
+			c.malformed()
+		}
+	}
+}
+
+func (c *Client[S, I]) malformed() {
+	c.stats.Malformed++
+	c.l.Malformed()
+}
+
+// welcome takes the connection's answer: the first wins; copies, and a
+// reject after an acceptance, are ignored. A reject is followed by an
+// INITIAL_SYNC, which starts a fresh world.
+func (c *Client[S, I]) welcome(b []byte) {
+	m, _, err := codec.ParseWelcome(b)
+	if err != nil || int(m.First)+int(m.Slots) > c.players {
+		c.malformed()
+		return
+	}
+	if !c.helloSeq || m.Nonce != c.nonce {
+		return // stale or forged
+	}
+	switch {
+	case c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume:
+		return
+	case m.Kind == codec.WelcomeReject:
+		if c.answer == 0 {
+			c.answer = codec.WelcomeReject
+			c.stats.Rejected = true
+			c.forget()
+		}
+		return
+	case m.Kind == codec.WelcomeResume && (c.answer == codec.WelcomeReject || !c.resume):
+		return
+	}
+	c.rtt = c.t - c.helloAt
+	c.e.Heard(c.l)
+	if c.l.State() != link.Running {
+		c.l.MarkSynchronized()
+		c.e.Synced(c.l)
+	}
+	if m.Kind == codec.WelcomeSync {
+		c.forget()
+		c.stats.Rejected = c.answer == codec.WelcomeReject
+		c.first, c.slots, c.token = int(m.First), int(m.Slots), m.Token
+		clear(c.pending)
+	}
+	c.answer = m.Kind
+}
+
+// fragment takes one piece of a host state; a completed one is decoded.
+func (c *Client[S, I]) fragment(b []byte) {
+	if c.answer != codec.WelcomeSync && c.answer != codec.WelcomeResume {
+		return // no world to put it in yet
+	}
+	f, _, err := codec.ParseStateFragment(b)
+	if err != nil {
+		c.malformed()
+		return
+	}
+	c.e.Heard(c.l)
+	for i := range c.asm.slots {
+		if s := &c.asm.slots[i]; s.active && s.msg == f.Msg && s.nacks > 0 && s.have&(1<<f.Index) == 0 {
+			c.stats.FragmentsRepaired++
+		}
+	}
+	a, bad := c.asm.add(f, c.tick)
+	if bad {
+		c.malformed()
+		return
+	}
+	if a == nil {
+		return
+	}
+	c.asm.finish(a)
+	c.decode(a.body())
+}
+
+// decode verifies a whole state body and keeps the state as a baseline.
+func (c *Client[S, I]) decode(body []byte) {
+	m := &c.body
+	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil ||
+		m.Players != c.players || m.Size != c.inputSize || len(m.Delta) != c.stateSize {
+		c.malformed()
+		return
+	}
+	f := Frame(m.Frame)
+	if f <= c.newestHost {
+		c.stats.StatesDropped++
+		return
+	}
+	k := int(f) % baselineWindow
+	dst := rollback.BytesOf(&c.base[k])
+	if m.Base == -1 {
+		copy(dst, m.Delta)
+	} else {
+		bk := int(m.Base) % baselineWindow
+		if c.baseTags[bk] != Frame(m.Base) || bk == k {
+			c.stats.StatesDropped++
+			return
+		}
+		xorInto(dst, m.Delta, rollback.BytesOf(&c.base[bk]))
+	}
+	c.baseTags[k] = NoFrame
+	if rollback.Checksum(dst) != m.Checksum {
+		c.malformed()
+		return
+	}
+	c.baseTags[k] = f
+	c.newestHost = f
+	c.stats.StatesApplied++
+	c.view.push(f, &c.base[k], c.t)
+	for p := range c.others {
+		copy(rollback.BytesOf(&c.others[p]), m.Inputs[p*c.inputSize:])
+	}
+	if Frame(m.InputAck) > c.hostAck {
+		c.hostAck = Frame(m.InputAck)
+	}
+	c.rate, c.depth = m.Rate, m.Depth
+}
+
+// lead is how many frames past the host's newest state the client's
+// present should be: one round trip, plus the target depth.
+func (c *Client[S, I]) lead() int {
+	rt := int((c.rtt + c.period - 1) / c.period)
+	return min(rt+c.target+1, c.capacity/2)
+}
+
+// anchor makes host state f the client's past and predicts forward to the
+// present.
+func (c *Client[S, I]) anchor(f Frame) {
+	*c.ring.Live() = c.base[int(f)%baselineWindow]
+	c.ring.Reset()
+	c.ring.Commit()
+	c.frame = f + 1
+	c.reconciled = f
+	c.started = true
+	c.firstIn = c.frame
+	c.stats.Reanchors++
+	for range c.lead() - 1 {
+		c.step()
+	}
+}
+
+// reconcile compares host state f with the client's own prediction of f:
+// equal costs nothing; different restores the host's and re-simulates to
+// the present.
+func (c *Client[S, I]) reconcile(f Frame) {
+	c.reconciled = f
+	host := &c.base[int(f)%baselineWindow]
+	n := int(c.frame - 1 - f)
+	if n < 0 || n >= c.ring.Depth() {
+		c.anchor(f) // the host is past the client's present, or far behind it
+		return
+	}
+	mine, _ := c.ring.Peek(n)
+	if bytes.Equal(rollback.BytesOf(mine), rollback.BytesOf(host)) {
+		c.stats.Matches++
+		return
+	}
+	c.stats.Mismatches++
+	c.fixed = true
+	_ = c.ring.Rollback(n)
+	*c.ring.Live() = *host
+	*mine = *host
+	for g := f + 1; g < c.frame; g++ {
+		c.simulate(g)
+	}
+	c.stats.ResimulatedFrames += uint64(n)
+}
+
+// step simulates the next frame with the pending inputs.
+func (c *Client[S, I]) step() {
+	o := int(c.frame) % c.capacity * c.players
+	copy(c.own[o+c.first:o+c.first+c.slots], c.pending[:c.slots])
+	c.simulate(c.frame)
+	c.frame++
+}
+
+// simulate simulates frame g on the live state, own inputs from the
+// history, the others' as the host last reported, and commits.
+func (c *Client[S, I]) simulate(g Frame) {
+	copy(c.args, c.others)
+	o := int(g) % c.capacity * c.players
+	copy(c.args[c.first:c.first+c.slots], c.own[o+c.first:o+c.first+c.slots])
+	c.sim(c.ring.Live(), c.args, g)
+	c.ring.Commit()
+}
+
+// sendInputs sends the own inputs the host has not applied, oldest first
+// (at most MaxSend frames, fewer if they would not fit a packet), or a
+// frame marker, with the newest state received as the acknowledgement. A
+// backlog (after a cut) goes oldest first so none is skipped.
+func (c *Client[S, I]) sendInputs() {
+	last := c.frame - 1
+	from := max(c.hostAck+1, c.firstIn, last-Frame(c.capacity)+1)
+	m := codec.AuthInput{Seq: c.l.Seq(), Ack: int32(c.newestHost), Start: int32(last), Slots: c.slots, Size: c.inputSize}
+	for n := min(int(last-from+1), c.maxSend); n > 0; n /= 2 {
+		buf := c.outIn[:0]
+		for g := from; g < from+Frame(n); g++ {
+			o := int(g) % c.capacity * c.players
+			for j := c.first; j < c.first+c.slots; j++ {
+				buf = append(buf, rollback.BytesOf(&c.own[o+j])...)
+			}
+		}
+		m.Start, m.Frames, m.Inputs = int32(from), n, buf
+		if m.Check() == nil {
+			break
+		}
+	}
+	c.out = m.Append(c.out[:0])
+	if len(c.out) > 0 {
+		c.send()
+	}
+}
+
+// sendNacks asks for the missing fragments of an incomplete state once its
+// fragments stopped coming, at most three times per state.
+func (c *Client[S, I]) sendNacks() {
+	for i := range c.asm.slots {
+		a := &c.asm.slots[i]
+		if !a.active || a.nacks >= maxNacks || c.tick-a.lastAt < c.nackAfter || c.tick-a.nackAt < c.nackAfter {
+			continue
+		}
+		a.nacks++
+		a.nackAt = c.tick
+		m := codec.Nack{Seq: c.l.Seq(), Msg: a.msg, Missing: a.missing()}
+		c.out = m.Append(c.out[:0])
+		c.send()
+		c.stats.NacksSent++
+	}
+}

@@ -1,0 +1,199 @@
+package authority
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rollnet/rollnet/playout"
+)
+
+// The client's presentation, wired so that the obvious use is smooth: the
+// fixed step runs through a playout.Timestep at the host's advised rate
+// (Update), host states enter a playout.Queue that applies at most one per
+// step, and a playout.Clock gives one render time per drawn frame for the
+// entities a game draws in the past (PlayoutAt).
+
+// defaultRenderDelay is the render clock's least delay a zero
+// Render.Delay means, in frames: the paced queue may hold a state back a
+// tick and coast a lost one, so the clock draws one frame further back
+// than playout's default. The delay grows past it to what the stream's
+// arrivals need (playout.Arrival).
+const defaultRenderDelay = 3.0
+
+// PlayoutConfig configures a client's presentation; the zero value of every
+// field means playout's default.
+type PlayoutConfig struct {
+	// Queue paces host states: at most one applied per step (rule 7 of
+	// the design).
+	Queue playout.QueueConfig
+	// Render is the interpolation clock; its Step defaults to the frame
+	// period, its Delay to 3 frames.
+	Render playout.ClockConfig
+	// MaxScale bounds the time dilation the timestep applies; zero means
+	// playout's (10%).
+	MaxScale float64
+}
+
+// presentation is the client's timestep, paced queue, clock, and the
+// state the queue applied last.
+type presentation[S any] struct {
+	ts     *playout.Timestep
+	q      *playout.Queue[S]
+	clk    *playout.Clock
+	arr    *playout.Arrival
+	least  float64 // the configured render delay
+	played S
+	newest Frame
+}
+
+func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentation[S], error) {
+	var p presentation[S]
+	var err error
+	if p.ts, err = playout.NewTimestep(playout.TimestepConfig{Step: period, MaxScale: cfg.MaxScale}); err != nil {
+		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if p.q, err = playout.NewQueue[S](cfg.Queue); err != nil {
+		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rc := cfg.Render
+	if rc.Step == 0 {
+		rc.Step = period
+	}
+	if rc.Delay == 0 {
+		rc.Delay = defaultRenderDelay
+	}
+	if p.clk, err = playout.NewClock(rc); err != nil {
+		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if p.arr, err = playout.NewArrival(playout.ArrivalConfig{Step: period}); err != nil {
+		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.least = p.clk.Delay()
+	p.reset()
+	return p, nil
+}
+
+func (p *presentation[S]) reset() {
+	p.q.Reset()
+	p.clk.Reset()
+	p.arr.Reset()
+	p.newest = NoFrame
+}
+
+// push offers a verified host state, arrived at (client time), to the
+// paced queue and the arrival monitor.
+func (p *presentation[S]) push(f Frame, s *S, at int64) {
+	p.arr.Observe(int32(f), time.Duration(at))
+	if p.q.Push(int32(f), s) == playout.TimelineLost {
+		p.clk.Reset()
+		p.arr.Reset()
+	}
+}
+
+// tick runs the queue for one step: an applied state is kept for drawing
+// and observed by the clock.
+func (p *presentation[S]) tick() {
+	out, f, s := p.q.Tick()
+	if out == playout.Coast {
+		return
+	}
+	p.played, p.newest = *s, Frame(f)
+	p.clk.Observe(f)
+	if p.arr.WarmedUp() {
+		// What the arrivals need behind the newest received, plus the
+		// tick the queue may hold the newest back: the clock counts from
+		// the newest applied.
+		d := max(p.least, p.arr.NeededFrames()+1)
+		if math.Abs(d-p.clk.Delay()) >= 0.25 {
+			_ = p.clk.SetDelay(min(d, p.clk.Config().Resync/2)) // glides there by rate
+		}
+	}
+}
+
+// Update is the game's frame: dt of real time goes through the fixed
+// timestep at the host's advised rate, and Advance runs once per whole step
+// (never a skipped or doubled step); then the render clock moves by dt.
+// Add inputs with AddLocalInput before. It returns the steps run.
+func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
+	_ = c.view.ts.SetScale(c.TimeScale())
+	n := c.view.ts.Advance(dt)
+	c.fixed, c.updating = false, true
+	defer func() { c.updating = false }()
+	for range n {
+		if err := c.Advance(); err != nil {
+			return 0, err
+		}
+	}
+	c.view.clk.Advance(dt)
+	return n, nil
+}
+
+// Alpha is how far real time is into the next step, for drawing the
+// predicted present blended between Previous() and State().
+func (c *Client[S, I]) Alpha() float64 { return c.view.ts.Alpha() }
+
+// Previous is the predicted state one step before State(), for blending;
+// nil before two steps.
+func (c *Client[S, I]) Previous() *S {
+	s, err := c.ring.Peek(1)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// RenderTime is the render clock's time T, in host frames (fractional),
+// for entities drawn in the past; ok is false until enough host states
+// were played out.
+func (c *Client[S, I]) RenderTime() (float64, bool) { return c.view.clk.T() }
+
+// PlayoutAt returns the two host states around render time t (the one at
+// floor(t) or the nearest before it, and the next one after it, among every
+// host state received whole and still kept) and how far t lies between
+// them; ok is false when none is held. The render clock is paced by the
+// queue, so t moves steadily; the states come from every arrival, so a
+// state the queue skipped or that arrived after its tick still shapes the
+// curve. When t is past the newest, a and b are both the newest and alpha
+// is 0. The pointers are valid until the next Advance.
+func (c *Client[S, I]) PlayoutAt(t float64) (a, b *S, alpha float64, ok bool) {
+	newest := c.newestHost
+	if newest == NoFrame {
+		return nil, nil, 0, false
+	}
+	fa := NoFrame
+	for g := min(Frame(t), newest); g > newest-baselineWindow && g >= 0; g-- {
+		if c.baseTags[int(g)%baselineWindow] == g {
+			fa = g
+			break
+		}
+	}
+	if fa == NoFrame {
+		s := &c.base[int(newest)%baselineWindow]
+		return s, s, 0, true
+	}
+	a = &c.base[int(fa)%baselineWindow]
+	for g := fa + 1; g <= newest; g++ {
+		if c.baseTags[int(g)%baselineWindow] == g {
+			b = &c.base[int(g)%baselineWindow]
+			return a, b, max(0, min(1, (t-float64(fa))/float64(g-fa))), true
+		}
+	}
+	return a, a, 0, true
+}
+
+// Played is the host state the paced queue applied last (the newest host
+// state played out) and its frame; ok is false before the first.
+func (c *Client[S, I]) Played() (s *S, frame Frame, ok bool) {
+	p := &c.view
+	if p.newest == NoFrame {
+		return nil, NoFrame, false
+	}
+	return &p.played, p.newest, true
+}
+
+// PlayoutStats are the paced queue's counts (stalls, jumps, coasts,
+// restarts) and the render clock's resyncs.
+func (c *Client[S, I]) PlayoutStats() (playout.QueueStats, int64) {
+	return c.view.q.Stats(), c.view.clk.Resyncs()
+}

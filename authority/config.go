@@ -1,0 +1,177 @@
+package authority
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// LateInput says what a host does with an input for a frame it already
+// simulated.
+type LateInput uint8
+
+const (
+	// LateApply (the default) applies a late input at the first frame
+	// simulated after it arrives for which the client sent nothing of its
+	// own, in order, and counts it. A client that stays late loses none
+	// (up to a bounded queue); one whose own inputs are on time again
+	// drops those waiting longer than RollbackWindow frames (counted), so
+	// a stale press is never replayed long after.
+	LateApply LateInput = iota
+	// LateRollback rolls the host back and re-simulates (the core session
+	// does it) for a late input up to RollbackWindow frames old; older
+	// ones are applied as with LateApply.
+	LateRollback
+)
+
+// baselineWindow is how many recent host states a client keeps as delta
+// baselines, and so how old an acknowledged state the host may code
+// against (older: a full state).
+const baselineWindow = 32
+
+// HostConfig configures a Host. The zero value of every field but Players
+// means its documented default.
+type HostConfig[I comparable] struct {
+	// Players is the number of player slots, 1..64: the host's own
+	// (LocalPlayers, slots 0..LocalPlayers-1) then SlotsPerClient for each
+	// client, in join order.
+	Players int
+	// LocalPlayers is how many slots the host itself drives (a listen
+	// server); 0 is a dedicated host.
+	LocalPlayers int
+	// SlotsPerClient is how many slots each client drives; 0 means 1.
+	SlotsPerClient int
+	// InputAhead is how many frames past the host's an input may be for and
+	// still be held; 0 means 32, at most 64. Further is not held (counted;
+	// the client sends it again); a message claiming frames more than four
+	// times further is malformed.
+	InputAhead int
+	// TargetDepth is how many frames early each client's inputs should
+	// arrive; the host advises a rate change to hold it. 0 means 2.
+	TargetDepth int
+	// MaxRate is the largest rate change advised, in thousandths; 0 means
+	// 100 (10%).
+	MaxRate int
+	// StateInterval sends each client a state every this many ticks; 0
+	// means 1.
+	StateInterval int
+	// LateInput chooses what happens to a late input; see LateInput.
+	LateInput LateInput
+	// RollbackWindow bounds LateRollback, in frames; 0 means 8, at most 32.
+	RollbackWindow int
+	// Predict guesses a client's missing input from its last; nil repeats
+	// the last. It must be deterministic.
+	Predict func(player int, last I, frame Frame) I
+	// Grace is how long an away client's slots and resume token are kept;
+	// 0 means 20 s. Then the slots are free and the token is void.
+	Grace time.Duration
+	// WelcomeCopies is how many copies of the one answer to a Hello are
+	// sent, WelcomeSpacing apart, against loss; 0 means 3 and 100 ms.
+	WelcomeCopies  int
+	WelcomeSpacing time.Duration
+	// MaxPacketsPerTick bounds what one client may make the host read per
+	// tick; more are dropped and counted. 0 means 64.
+	MaxPacketsPerTick int
+	// MaxJoinsPerTick bounds the Hellos from unknown peers handled per
+	// tick; 0 means 4.
+	MaxJoinsPerTick int
+	// Net is the per-connection link's settings, as a P2P session's:
+	// FrameRate (in the settings hash), keep-alive, quality reports (the
+	// round-trip time), DisconnectTimeout (a client silent that long is
+	// away: its slots predicted, its token valid for Grace), Settings (the
+	// game's own hash, mixed into the one a Hello must carry), the clock
+	// (Now) and Rand (resume tokens).
+	Net session.NetConfig
+}
+
+type hostSettings struct {
+	players, locals, perClient, maxClients   int
+	ahead, target, maxRate, interval, window int
+	copies, maxPkts, maxJoins                int
+	grace, spacing                           int64
+	late                                     LateInput
+	net                                      link.Settings
+}
+
+func (c HostConfig[I]) resolve() (hostSettings, error) {
+	s := hostSettings{
+		players: c.Players, locals: c.LocalPlayers, perClient: or(c.SlotsPerClient, 1),
+		ahead: or(c.InputAhead, 32), target: or(c.TargetDepth, 2),
+		maxRate: or(c.MaxRate, 100), interval: or(c.StateInterval, 1), window: or(c.RollbackWindow, 8),
+		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
+		grace:   int64(or(c.Grace, 20*time.Second)),
+		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
+	}
+	switch {
+	case s.players < 1 || s.players > 64:
+		return s, fmt.Errorf("%w: Players %d not in [1, 64]", ErrConfig, c.Players)
+	case s.locals < 0 || s.locals > s.players:
+		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", ErrConfig, c.LocalPlayers)
+	case s.perClient < 1 || s.perClient > s.players:
+		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, Players]", ErrConfig, c.SlotsPerClient)
+	case s.ahead < 1 || s.ahead > 64:
+		return s, fmt.Errorf("%w: InputAhead %d not in [1, 64]", ErrConfig, c.InputAhead)
+	case s.target < 1 || s.target > s.ahead:
+		return s, fmt.Errorf("%w: TargetDepth %d not in [1, InputAhead]", ErrConfig, c.TargetDepth)
+	case s.maxRate < 1 || s.maxRate > 500:
+		return s, fmt.Errorf("%w: MaxRate %d not in [1, 500]", ErrConfig, c.MaxRate)
+	case s.interval < 1 || s.interval > baselineWindow:
+		return s, fmt.Errorf("%w: StateInterval %d not in [1, %d]", ErrConfig, c.StateInterval, baselineWindow)
+	case s.window < 1 || s.window > 32:
+		return s, fmt.Errorf("%w: RollbackWindow %d not in [1, 32]", ErrConfig, c.RollbackWindow)
+	case s.late > LateRollback:
+		return s, fmt.Errorf("%w: LateInput %d unknown", ErrConfig, c.LateInput)
+	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1:
+		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick must be positive (copies at most 10)", ErrConfig)
+	case s.grace < 0 || s.spacing < 0:
+		return s, fmt.Errorf("%w: negative duration", ErrConfig)
+	}
+	s.maxClients = (s.players - s.locals) / s.perClient
+	var err error
+	if s.net, err = c.Net.Resolve(); err != nil {
+		return s, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return s, nil
+}
+
+// or is v, or d when v is the zero value (a Config field's default).
+func or[T comparable](v, d T) T {
+	var zero T
+	if v == zero {
+		return d
+	}
+	return v
+}
+
+// ClientConfig configures a Client. The zero value of every field but
+// Host and Players means its documented default.
+type ClientConfig struct {
+	// Host is the host's transport identity.
+	Host transport.Peer
+	// Players must equal the host's (it is in the settings hash).
+	Players int
+	// Capacity is how many predicted frames the client keeps for
+	// comparison and re-simulation, a power of two; 0 means 128.
+	Capacity int
+	// MaxSend is the most frames of inputs one message carries; 0 means
+	// 128 (codec.MaxFrames), at most Capacity.
+	MaxSend int
+	// TargetDepth is how many frames ahead of the host the client starts
+	// beyond one round trip (time dilation then holds the host's target);
+	// 0 means 2.
+	TargetDepth int
+	// NackAfter is how many ticks an incomplete state waits, after its
+	// newest fragment, before the missing ones are asked for; 0 means 2.
+	NackAfter int
+	// Playout configures the presentation: the paced queue of host
+	// states, the render clock, the timestep's largest dilation.
+	Playout PlayoutConfig
+	// Net is the link's settings, and must agree with the host's in
+	// FrameRate and Settings (the settings hash). A Hello is retried every
+	// SyncRetry; the host is lost after DisconnectTimeout of silence (then
+	// Reconnect). Rand gives Hello nonces.
+	Net session.NetConfig
+}

@@ -1,0 +1,167 @@
+package authority
+
+import "github.com/rollnet/rollnet/codec"
+
+// Fragmentation: a state body is cut into chunks of codec.MaxChunk bytes
+// (the last shorter), at most codec.MaxFragments. The host keeps the last
+// outboxLen bodies it sent each client for repair; a client's Nack names
+// the missing chunks of one of them. Each Nack resends each named chunk at
+// most once, and at most maxNacks Nacks are answered per body: what a
+// client can make the host send is bounded by what the host sent, not by
+// how often it asks.
+
+const (
+	// outboxLen covers a round trip of ticks: a Nack names a body sent up
+	// to that many ticks before (at 60 Hz, 133 ms plus the client's wait).
+	outboxLen = 8
+	maxNacks  = 3
+)
+
+// sentBody is a body kept for repair.
+type sentBody struct {
+	msg    uint32
+	count  uint8
+	nacks  uint8
+	body   []byte
+	frame  Frame
+	active bool
+}
+
+func (s *sentBody) chunk(i int) []byte {
+	lo := i * codec.MaxChunk
+	return s.body[lo:min(lo+codec.MaxChunk, len(s.body))]
+}
+
+// outbox is the bodies sent to one client.
+type outbox struct {
+	next  uint32 // number of the next body
+	slots [outboxLen]sentBody
+}
+
+func newOutbox(bodyCap int) outbox {
+	var o outbox
+	for i := range o.slots {
+		o.slots[i].body = make([]byte, 0, bodyCap)
+	}
+	return o
+}
+
+// claim returns the slot for a new body (the older one is overwritten).
+func (o *outbox) claim(frame Frame) *sentBody {
+	s := &o.slots[o.next%outboxLen]
+	*s = sentBody{msg: o.next, body: s.body[:0], frame: frame, active: true}
+	o.next++
+	return s
+}
+
+// find returns the kept body numbered msg, or nil.
+func (o *outbox) find(msg uint32) *sentBody {
+	s := &o.slots[msg%outboxLen]
+	if !s.active || s.msg != msg {
+		return nil
+	}
+	return s
+}
+
+func fragmentCount(n int) int { return (n + codec.MaxChunk - 1) / codec.MaxChunk }
+
+// assembly collects the fragments of one body.
+type assembly struct {
+	msg    uint32
+	count  uint8
+	have   uint64
+	last   int // length of the last chunk
+	active bool
+	lastAt int64 // when its newest fragment arrived (client ticks)
+	nackAt int64 // when the last Nack for it went out
+	nacks  uint8
+	buf    []byte // MaxStateBody
+}
+
+func (a *assembly) body() []byte {
+	return a.buf[:int(a.count-1)*codec.MaxChunk+a.last]
+}
+
+func (a *assembly) missing() uint64 { return fullMask(a.count) &^ a.have }
+
+func fullMask(count uint8) uint64 {
+	if count >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<count - 1
+}
+
+// reassembler holds the two newest bodies being received.
+type reassembler struct {
+	slots  [2]assembly
+	newest uint32 // newest body number completed (valid when done)
+	done   bool
+}
+
+func newReassembler(bodyCap int) reassembler {
+	var r reassembler
+	for i := range r.slots {
+		r.slots[i].buf = make([]byte, bodyCap)
+	}
+	return r
+}
+
+// add takes one fragment. It returns the slot when that fragment
+// completed its body, and bad when the fragment contradicts what came
+// before (counted as malformed by the caller). Fragments of bodies older
+// than both held, or than the newest completed, are dropped.
+func (r *reassembler) add(f codec.StateFragment, now int64) (done *assembly, bad bool) {
+	if r.done && int32(f.Msg-r.newest) <= 0 {
+		return nil, false
+	}
+	var a *assembly
+	for i := range r.slots {
+		if s := &r.slots[i]; s.active && s.msg == f.Msg {
+			a = s
+		}
+	}
+	if a == nil {
+		// A new body: take a free slot, else the older one, unless this
+		// body is older than both.
+		a = &r.slots[0]
+		if r.slots[0].active && (!r.slots[1].active || int32(r.slots[1].msg-r.slots[0].msg) < 0) {
+			a = &r.slots[1]
+		}
+		if a.active && int32(f.Msg-a.msg) < 0 {
+			return nil, false
+		}
+		*a = assembly{msg: f.Msg, count: f.Count, active: true, buf: a.buf, nackAt: now}
+	}
+	if f.Count != a.count {
+		return nil, true
+	}
+	last := f.Index == f.Count-1
+	if !last && len(f.Chunk) != codec.MaxChunk {
+		return nil, true
+	}
+	bit := uint64(1) << f.Index
+	if a.have&bit != 0 {
+		return nil, false // a duplicate or a repair already received
+	}
+	a.have |= bit
+	a.lastAt = now
+	copy(a.buf[int(f.Index)*codec.MaxChunk:], f.Chunk)
+	if last {
+		a.last = len(f.Chunk)
+	}
+	if a.have != fullMask(a.count) {
+		return nil, false
+	}
+	return a, false
+}
+
+// finish marks a completed body as consumed: it and anything older are
+// done with.
+func (r *reassembler) finish(a *assembly) {
+	r.newest, r.done = a.msg, true
+	for i := range r.slots {
+		if s := &r.slots[i]; s.active && int32(s.msg-a.msg) <= 0 {
+			s.active = false
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package authority
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// bigWorld is a 64 KiB state whose bytes do not compress: every frame
+// stirs a few words, so deltas stay small once a full state arrived.
+type bigWorld struct {
+	W [16384]uint32
+}
+
+func simBig(w *bigWorld, in []uint16, f Frame) {
+	x := uint32(f)*2654435761 + uint32(in[0])
+	for k := range 8 {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		w.W[x%uint32(len(w.W))] = x + uint32(k)
+	}
+}
+
+// A 64 KiB state over a 10%-loss link arrives whole: 56 fragments, the
+// missing ones asked for by Nack; the host resends each at most once per
+// Nack and answers at most three Nacks per state.
+func TestBigStateOverLoss(t *testing.T) {
+	clock := local.NewClock(epoch)
+	n, err := local.NewNetwork(local.Config{Seed: 41, Now: clock.Now, QueueLen: 2048,
+		Link: local.Link{Latency: 40 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.10}})
+	require.NoError(t, err)
+	hep, err := n.Endpoint("host")
+	require.NoError(t, err)
+	cep, err := n.Endpoint("c")
+	require.NoError(t, err)
+	seed := uint64(1)
+	rnd := func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
+	net := session.NetConfig{Now: clock.Now, Rand: rnd}
+	h, err := NewHost[bigWorld, uint16](transport.Transport(hep), HostConfig[uint16]{Players: 1, StateInterval: 8, Net: net}, simBig)
+	require.NoError(t, err)
+	for i := range h.State().W {
+		h.State().W[i] = uint32(rnd())
+	}
+	cl, err := NewClient[bigWorld, uint16](cep, ClientConfig{Host: "host", Players: 1, Net: net}, simBig)
+	require.NoError(t, err)
+
+	for range 10 * 60 {
+		clock.Advance(tick)
+		require.NoError(t, h.Advance())
+		require.NoError(t, cl.Advance())
+	}
+	st := cl.Stats()
+	hs := h.Clients(nil)[0]
+	t.Logf("client %+v\nhost view %+v", st, hs)
+	require.True(t, st.Synchronized, "a whole 64 KiB state arrived")
+	require.NotZero(t, st.NacksSent)
+	require.NotZero(t, st.FragmentsRepaired)
+	frags := fragmentCount(codec.MaxStateBody) // the most any body has
+	require.LessOrEqual(t, hs.NacksServed, 3*hs.StatesSent)
+	require.LessOrEqual(t, hs.FragmentsResent, uint64(3*frags)*hs.StatesSent)
+	s, f := cl.HostState()
+	sum, ok := h.Checksum(f)
+	require.True(t, ok)
+	require.Equal(t, sum, rollback.Checksum(rollback.BytesOf(s)))
+}

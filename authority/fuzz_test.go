@@ -1,0 +1,140 @@
+package authority
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// feed is a transport whose Receive hands out the datagrams queued on it
+// and whose Send records what went out: the fuzz targets drive a host or a
+// client with hostile bytes through it.
+type feed struct {
+	local transport.Peer
+	in    []feedPacket
+	sent  [][]byte
+}
+
+type feedPacket struct {
+	from transport.Peer
+	b    []byte
+}
+
+func (f *feed) Local() transport.Peer { return f.local }
+func (f *feed) Send(to transport.Peer, b []byte) error {
+	f.sent = append(f.sent, append([]byte(nil), b...))
+	return nil
+}
+func (f *feed) Receive(buf []byte) (int, transport.Peer, error) {
+	if len(f.in) == 0 {
+		return 0, "", transport.ErrNoPacket
+	}
+	p := f.in[0]
+	f.in = f.in[1:]
+	if len(p.b) > len(buf) {
+		return 0, "", transport.ErrShortBuffer
+	}
+	return copy(buf, p.b), p.from, nil
+}
+func (f *feed) Close() error { return nil }
+
+// fuzzSeeds plays a host and a client over a lossy local network and
+// returns what each sent: real encoder output to seed the targets.
+func fuzzSeeds(t testing.TB) (toClient, toHost [][]byte) {
+	link := local.Link{Latency: 20 * time.Millisecond, Loss: 0.05}
+	c := newCluster(t, clusterOpts{seed: 61, players: 2, link: link})
+	ep, err := c.net.Endpoint("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := &tap{Transport: ep}
+	seed := uint64(5)
+	net := session.NetConfig{Now: c.clock.Now, Rand: func() uint64 { seed = seed*6364136223846793005 + 1; return seed }}
+	cl, err := NewClient[world, uint16](tap, ClientConfig{Host: "host", Players: 2, Net: net}, simWorld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.nodes = append(c.nodes, &node{name: "a", ep: ep, c: cl, input: mash(1, 3), next: c.clock.Now(), seen: NoFrame})
+	c.add("b", ClientConfig{}, mash(2, 4))
+	c.run(2 * time.Second)
+	return tap.in, tap.out
+}
+
+// tap records what passes through a transport.
+type tap struct {
+	transport.Transport
+	in, out [][]byte
+}
+
+func (t *tap) Send(to transport.Peer, b []byte) error {
+	t.out = append(t.out, append([]byte(nil), b...))
+	return t.Transport.Send(to, b)
+}
+
+func (t *tap) Receive(buf []byte) (int, transport.Peer, error) {
+	n, from, err := t.Transport.Receive(buf)
+	if err == nil {
+		t.in = append(t.in, append([]byte(nil), buf[:n]...))
+	}
+	return n, from, err
+}
+
+// FuzzClientPackets feeds a synchronized-to-be client a Welcome and then
+// arbitrary datagrams from its host: whatever they are, no panic, and a
+// state is only ever taken whole and verified.
+func FuzzClientPackets(f *testing.F) {
+	toClient, _ := fuzzSeeds(f)
+	for _, b := range toClient {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr := &feed{local: "me"}
+		net := session.NetConfig{Now: func() time.Time { return epoch }, Rand: func() uint64 { return 42 }}
+		cl, err := NewClient[world, uint16](tr, ClientConfig{Host: "host", Players: 2, Net: net}, simWorld)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cl.Advance() // says Hello with nonce 43
+		w := codec.Welcome{Kind: codec.WelcomeSync, Nonce: 43, Slots: 1, Frame: 5}
+		tr.in = append(tr.in, feedPacket{"host", w.Append(nil)}, feedPacket{"host", b}, feedPacket{"stranger", b})
+		for range 3 {
+			_ = cl.Advance()
+			tr.in = append(tr.in, feedPacket{"host", b})
+		}
+	})
+}
+
+// FuzzHostPackets has a client join a host, then sends the host arbitrary
+// datagrams from it and from a stranger: no panic, and nothing the host
+// sends back exceeds a datagram.
+func FuzzHostPackets(f *testing.F) {
+	_, toHost := fuzzSeeds(f)
+	for _, b := range toHost {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr := &feed{local: "host"}
+		net := session.NetConfig{Now: func() time.Time { return epoch }, Rand: func() uint64 { return 42 }}
+		h, err := NewHost[world, uint16](tr, HostConfig[uint16]{Players: 2, Net: net}, simWorld)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hello := codec.Hello{Settings: h.Settings(), Nonce: 9}
+		tr.in = append(tr.in, feedPacket{"c", hello.Append(nil)})
+		for range 3 {
+			tr.in = append(tr.in, feedPacket{"c", b}, feedPacket{"stranger", b})
+			if err := h.Advance(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range tr.sent {
+			if len(p) > transport.MaxDatagram {
+				t.Fatalf("sent %d bytes", len(p))
+			}
+		}
+	})
+}

@@ -1,0 +1,613 @@
+package authority
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// sentLen is how many of its own states, as sent, the host keeps by frame:
+// the baselines a client may have acknowledged.
+const sentLen = 2 * baselineWindow
+
+// HostStats are a host's own counters.
+type HostStats struct {
+	Frame   Frame
+	Clients int // connected or away
+	// UnknownPackets counts packets from peers that are not clients (other
+	// than Hellos); HellosRefused Hellos with another settings hash, that
+	// did not decode, or that found no free slot; HellosDropped Hellos
+	// over MaxJoinsPerTick.
+	UnknownPackets, HellosRefused, HellosDropped uint64
+	// Joined counts INITIAL_SYNCs decided, Resumed RESUME_ACCEPTs,
+	// ResumesRejected RESUME_REJECTs, Expired clients whose grace window
+	// ran out.
+	Joined, Resumed, ResumesRejected, Expired uint64
+	// Rollbacks and ResimulatedFrames are the core session's (LateRollback).
+	Rollbacks, ResimulatedFrames int
+}
+
+// Host runs the simulation that counts. See the package documentation.
+type Host[S any, I comparable] struct {
+	s         hostSettings
+	predict   func(player int, last I, frame Frame) I
+	e         link.Endpoint
+	conns     *conns
+	events    []link.Event
+	t         int64
+	core      *session.Session[S, I]
+	hash      uint64
+	stateSize int
+	inputSize int
+
+	local   []I // the host's own slots' inputs, as last given
+	used    []I // every slot's input at the newest frame
+	usedB   []byte
+	scratch []I
+	clients []*hostClient[I]
+	joins   int
+
+	sent     []S // states as sent, slot f%sentLen
+	sentTags []Frame
+	sums     []uint32
+
+	out   []byte // one packet
+	ins   []byte // AuthInput parse buffer
+	delta []byte
+	stats HostStats
+	done  bool
+}
+
+// NewHost returns a host that reads and writes tr and advances S with
+// simulate. Set the initial state through State() before the first
+// Advance. S and I must be pointer-free and gap-free (rollback.CheckType),
+// S at most 64 KiB, I at most 32 bytes and without bools.
+func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], simulate func(s *S, inputs []I, frame Frame)) (*Host[S, I], error) {
+	if tr == nil || simulate == nil {
+		return nil, fmt.Errorf("%w: nil transport or simulate", ErrConfig)
+	}
+	s, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	stateSize, inputSize, err := checkTypes[S, I]()
+	if err != nil {
+		return nil, err
+	}
+	core, err := session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	h := &Host[S, I]{
+		s: s, predict: cfg.Predict, core: core,
+		hash:      settingsHash(s.players, stateSize, inputSize, &s.net),
+		stateSize: stateSize, inputSize: inputSize,
+		local: make([]I, max(s.locals, 1)), used: make([]I, s.players), usedB: make([]byte, s.players*inputSize),
+		scratch: make([]I, s.perClient),
+		sent:    make([]S, sentLen), sentTags: make([]Frame, sentLen), sums: make([]uint32, sentLen),
+		out: make([]byte, 0, codec.MaxPacket), events: make([]link.Event, 0, 256),
+		ins: make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
+	}
+	h.conns = newConns(tr, s.maxClients, h.hello)
+	h.e = link.NewEndpoint(h.conns, s.net, protocol)
+	for i := range h.sentTags {
+		h.sentTags[i] = NoFrame
+	}
+	// The run-length coding grows a state by a control byte per literal
+	// at worst; twice the state bounds it with room to spare.
+	bodyCap := min(codec.MaxStateBody+64, 2*stateSize+s.players*inputSize+64)
+	for i := range s.maxClients {
+		c := newHostClient[I](s.perClient, bodyCap)
+		c.first = s.locals + i*s.perClient
+		h.clients = append(h.clients, c)
+		if err := h.e.AddLink(h.newLink(i)); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	return h, nil
+}
+
+// State is the live state: set the initial state through it before the
+// first Advance; read it after.
+func (h *Host[S, I]) State() *S { return h.core.State() }
+
+// Frame is the next frame Advance simulates.
+func (h *Host[S, I]) Frame() Frame { return h.core.Frame() }
+
+// Settings is the settings hash a client's Hello must carry.
+func (h *Host[S, I]) Settings() uint64 { return h.hash }
+
+// AddLocalInput sets the input of one of the host's own slots for the next
+// Advance (and, until set again, the ones after).
+func (h *Host[S, I]) AddLocalInput(slot int, in I) error {
+	if uint(slot) >= uint(h.s.locals) {
+		return fmt.Errorf("%w: slot %d (the host holds %d)", ErrSlot, slot, h.s.locals)
+	}
+	h.local[slot] = in
+	return nil
+}
+
+// Checksum is the CRC32-C of the state after frame as sent to clients,
+// while it is kept (the newest 64 frames).
+func (h *Host[S, I]) Checksum(frame Frame) (uint32, bool) {
+	k := int(frame) % sentLen
+	if frame < 0 || h.sentTags[k] != frame {
+		return 0, false
+	}
+	return h.sums[k], true
+}
+
+// Events appends the links' events of the last Advance to dst: a
+// client's connection interrupted, resumed or disconnected (then away,
+// its token valid for the grace window).
+func (h *Host[S, I]) Events(dst []session.Event) []session.Event { return append(dst, h.events...) }
+
+// Stats returns the host's counters.
+func (h *Host[S, I]) Stats() HostStats {
+	st := h.stats
+	st.Frame = h.core.Frame()
+	st.Clients = 0
+	for _, c := range h.clients {
+		if c.state != clientFree {
+			st.Clients++
+		}
+	}
+	cs := h.core.Stats()
+	st.Rollbacks, st.ResimulatedFrames = cs.Rollbacks, cs.ResimulatedFrames
+	return st
+}
+
+// Clients appends the statistics of every connected or away client to dst.
+func (h *Host[S, I]) Clients(dst []ClientStats) []ClientStats {
+	for _, c := range h.clients {
+		if c.state != clientFree {
+			dst = append(dst, c.clientStats(h.s.perClient))
+		}
+	}
+	return dst
+}
+
+// Close sends every connected client a disconnect notice and stops the
+// host; it does not close the transport.
+func (h *Host[S, I]) Close() error {
+	if !h.done {
+		h.e.Close()
+	}
+	h.done = true
+	return nil
+}
+
+// newLink returns a fresh link for record i, for a new connection.
+func (h *Host[S, I]) newLink(i int) *link.Link {
+	l := link.New(h.conns.names[i])
+	l.Optional = true
+	return l
+}
+
+// Advance runs one tick: reads every waiting packet, decides each slot's
+// input for the frame (received, late, or predicted), simulates it, and
+// sends each client what it is owed. It allocates nothing at steady state.
+func (h *Host[S, I]) Advance() error {
+	if h.done {
+		return ErrClosed
+	}
+	h.e.Clock()
+	h.t = h.e.Time()
+	f := h.core.Frame()
+	h.joins = 0
+	for _, c := range h.clients {
+		c.pkts = 0
+	}
+	h.receive(f)
+	h.timers()
+	if err := h.gather(f); err != nil {
+		return err
+	}
+	if err := h.core.Step(); err != nil {
+		return fmt.Errorf("authority: host step at frame %d: %w", f, err)
+	}
+	h.record(f)
+	if int(f)%h.s.interval == 0 {
+		for _, c := range h.clients {
+			if c.state == clientConnected {
+				h.sendState(c, f)
+			}
+		}
+	}
+	h.sendWelcomes()
+	for _, c := range h.clients {
+		if c.state == clientConnected {
+			h.e.KeepAlive(c.l, 0)
+		}
+	}
+	return nil
+}
+
+// receive reads every waiting packet and routes it: the link's own
+// messages to the link, inputs and Nacks here; packets from peers on no
+// record reach hello through conns.
+func (h *Host[S, I]) receive(f Frame) {
+	for {
+		l, typ, b, ok := h.e.Receive()
+		if !ok {
+			return
+		}
+		c := h.clients[l.Index()]
+		if c.state == clientFree || l.State() != link.Running {
+			continue
+		}
+		if c.pkts++; c.pkts > h.s.maxPkts {
+			c.stats.Flooded++
+			continue
+		}
+		if h.e.HandleCommon(l, typ, b) {
+			continue
+		}
+		switch typ {
+		case codec.TypeAuthInput:
+			h.input(c, b, f)
+		case codec.TypeNack:
+			h.nack(c, b)
+		case codec.TypeHello:
+			c.stats.HellosIgnored++
+		default:
+			l.Malformed()
+		}
+	}
+}
+
+// hello handles a Hello from a peer that is not a client: one answer,
+// decided now, for this connection.
+func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
+	if typ, _, _, err := codec.ParseHeader(b); err != nil || typ != codec.TypeHello {
+		h.stats.UnknownPackets++
+		return
+	}
+	if h.joins >= h.s.maxJoins {
+		h.stats.HellosDropped++
+		return
+	}
+	h.joins++
+	m, _, err := codec.ParseHello(b)
+	if err != nil || m.Settings != h.hash || from == "" {
+		h.stats.HellosRefused++
+		return
+	}
+	if m.Resume {
+		if i := h.byToken(m.Token); i >= 0 {
+			c := h.clients[i]
+			c.reset(from, h.connect(i, from), true)
+			h.answer(c, codec.WelcomeResume, m.Nonce)
+			h.stats.Resumed++
+			return
+		}
+	}
+	i := -1
+	for k, c := range h.clients {
+		if c.state == clientFree {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
+		h.stats.HellosRefused++
+		return
+	}
+	c := h.clients[i]
+	c.reset(from, h.connect(i, from), false)
+	c.token = h.newToken()
+	h.answer(c, codec.WelcomeSync, m.Nonce)
+	if m.Resume {
+		c.reject = true
+		h.stats.ResumesRejected++
+	}
+	h.stats.Joined++
+}
+
+func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint64) {
+	c.kind, c.nonce, c.welcomes = kind, nonce, h.s.copies
+	c.welcomeAt = h.t - h.s.spacing
+}
+
+// connect puts record i on connection from with a fresh link, running at
+// once: the Hello was this mode's handshake (settings hash and nonce).
+func (h *Host[S, I]) connect(i int, from transport.Peer) *link.Link {
+	h.conns.bind(i, from)
+	l := h.newLink(i)
+	h.e.ReplaceLink(i, l)
+	l.MarkSynchronized()
+	h.e.Synced(l)
+	return l
+}
+
+func (h *Host[S, I]) newToken() (t [codec.TokenLen]byte) {
+	for t == ([codec.TokenLen]byte{}) {
+		a, b := h.s.net.Rand(), h.s.net.Rand()
+		for i := range 8 {
+			t[i], t[8+i] = byte(a>>(8*i)), byte(b>>(8*i))
+		}
+	}
+	return t
+}
+
+func (h *Host[S, I]) byToken(t [codec.TokenLen]byte) int {
+	for i, c := range h.clients {
+		if c.state != clientFree && c.token == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// input takes a client's AuthInput: its acknowledgement, a depth sample,
+// and every frame it has not sent before.
+func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
+	var m codec.AuthInput
+	if _, err := codec.ParseAuthInput(b, &m, h.ins); err != nil || m.Slots != h.s.perClient || m.Size != h.inputSize {
+		c.l.Malformed()
+		return
+	}
+	newest := Frame(m.Newest())
+	if newest > f+4*Frame(h.s.ahead) || Frame(m.Ack) > c.sentUpTo {
+		c.l.Malformed() // absurd frames, or an ack of a state never sent
+		return
+	}
+	h.e.Heard(c.l)
+	if Frame(m.Ack) > c.ack {
+		c.ack = Frame(m.Ack)
+	}
+	d := float64(newest - f + 1)
+	if c.stats.StatesSent == 0 && c.depth == 0 {
+		c.depth = d
+	} else {
+		c.depth += (d - c.depth) / 8
+	}
+	per, size := h.s.perClient, h.inputSize
+	for k := range m.Frames {
+		g := Frame(m.Start) + Frame(k)
+		if g <= c.heard {
+			continue
+		}
+		if g > f+Frame(h.s.ahead) {
+			c.stats.TooEarly += uint64(m.Frames - k) // not heard: sent again, and the advice slows the client
+			break
+		}
+		if c.heard != NoFrame && g > c.heard+1 {
+			c.stats.InputsLost += uint64(g - c.heard - 1)
+		}
+		c.heard = g
+		vals := h.scratch
+		if g >= f {
+			vals = c.at(g, per)
+			c.tags[int(g)%inputRing] = g
+			c.sent[int(g)%inputRing] = false
+		}
+		for j := range vals {
+			o := (k*per + j) * size
+			copy(rollback.BytesOf(&vals[j]), m.Inputs[o:o+size])
+		}
+		if g >= f {
+			continue
+		}
+		c.stats.LateInputs++
+		if h.s.late == LateRollback && g >= f-Frame(h.s.window) && !c.has(g) {
+			for j, v := range vals {
+				_ = h.core.AddRemoteInput(c.first+j, g, v)
+			}
+			copy(c.at(g, per), vals)
+			c.tags[int(g)%inputRing], c.sent[int(g)%inputRing] = g, true
+			c.stats.LateRolledBack++
+			continue
+		}
+		c.pushLate(f, vals, per)
+	}
+}
+
+// nack resends the fragments a client names, within the bounds.
+func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
+	m, _, err := codec.ParseNack(b)
+	if err != nil {
+		c.l.Malformed()
+		return
+	}
+	h.e.Heard(c.l)
+	sb := c.out.find(m.Msg)
+	if sb == nil || sb.nacks >= maxNacks {
+		c.stats.NacksRefused++
+		return
+	}
+	sb.nacks++
+	c.stats.NacksServed++
+	for miss := m.Missing & fullMask(sb.count); miss != 0; miss &= miss - 1 {
+		h.sendFragment(c, sb, bits.TrailingZeros64(miss))
+		c.stats.FragmentsResent++
+	}
+}
+
+// timers runs each connection's link timers: a client whose link timed
+// out (or whose connection is gone) is away; one away past the grace window
+// is freed, its token void. Then each client's rate advice is updated.
+func (h *Host[S, I]) timers() {
+	for i, c := range h.clients {
+		if c.state == clientConnected {
+			h.e.Tick(c.l)
+			if c.l.State() == link.Disconnected {
+				c.state, c.awaySince = clientAway, h.t
+			}
+		}
+		if c.state == clientAway && h.t-c.awaySince >= h.s.grace {
+			h.conns.unbind(i)
+			c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
+			h.stats.Expired++
+		}
+		if c.state != clientFree {
+			c.advise(h.s.target, h.s.maxRate)
+		}
+	}
+	h.events = h.e.Events(h.events[:0])
+	for k := range h.events {
+		if i, ok := h.conns.byName[h.events[k].Peer]; ok {
+			h.events[k].Peer = h.clients[i].peer // the connection, not the record's link name
+		}
+	}
+}
+
+// gather decides every slot's input for frame f and gives it to the core
+// session.
+func (h *Host[S, I]) gather(f Frame) error {
+	for p := range h.s.locals {
+		h.used[p] = h.local[p]
+		if err := h.core.AddRemoteInput(p, f, h.local[p]); err != nil {
+			return fmt.Errorf("authority: host input: %w", err)
+		}
+	}
+	per := h.s.perClient
+	for _, c := range h.clients {
+		vals := h.used[c.first : c.first+per]
+		confirm := true
+		switch {
+		case c.state == clientFree:
+			clear(vals)
+		case c.has(f):
+			c.expireLate(f - Frame(h.s.window))
+			copy(vals, c.at(f, per))
+			c.sent[int(f)%inputRing] = true
+		default:
+			if late := c.popLate(per); late != nil {
+				copy(vals, late)
+				c.stats.LateApplied++
+				break
+			}
+			for j := range vals {
+				vals[j] = h.guess(c.first+j, c.last[j], f)
+			}
+			c.stats.PredictedInputs++
+			if h.s.late == LateRollback {
+				confirm = false // the core predicts it; a late input may still correct it
+			}
+		}
+		copy(c.last, vals)
+		if confirm {
+			for j, v := range vals {
+				if err := h.core.AddRemoteInput(c.first+j, f, v); err != nil {
+					return fmt.Errorf("authority: host input: %w", err)
+				}
+			}
+		}
+		if h.s.late == LateRollback && c.state != clientFree {
+			h.settle(c, f-Frame(h.s.window))
+		}
+	}
+	for p, v := range h.used {
+		copy(h.usedB[p*h.inputSize:], rollback.BytesOf(&v))
+	}
+	return nil
+}
+
+// settle confirms frame g of c with the prediction if no input came for it
+// in the rollback window (LateRollback).
+func (h *Host[S, I]) settle(c *hostClient[I], g Frame) {
+	if g < 0 || (c.has(g) && c.sent[int(g)%inputRing]) {
+		return
+	}
+	per := h.s.perClient
+	vals := c.at(g, per)
+	var prev []I
+	if c.has(g - 1) {
+		prev = c.at(g-1, per)
+	}
+	for j := range vals {
+		var last I
+		if prev != nil {
+			last = prev[j]
+		}
+		vals[j] = h.guess(c.first+j, last, g)
+		_ = h.core.AddRemoteInput(c.first+j, g, vals[j])
+	}
+	c.tags[int(g)%inputRing], c.sent[int(g)%inputRing] = g, true
+}
+
+func (h *Host[S, I]) guess(p int, last I, f Frame) I {
+	if h.predict != nil {
+		return h.predict(p, last, f)
+	}
+	return last
+}
+
+// record keeps the state after f as it is sent.
+func (h *Host[S, I]) record(f Frame) {
+	k := int(f) % sentLen
+	h.sent[k] = *h.core.State()
+	h.sentTags[k] = f
+	h.sums[k] = rollback.Checksum(rollback.BytesOf(&h.sent[k]))
+}
+
+// sendState sends c the state after f, delta-coded against the newest
+// state it acknowledged when that is still kept.
+func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
+	k := int(f) % sentLen
+	cur := rollback.BytesOf(&h.sent[k])
+	base := NoFrame
+	delta := cur
+	if a := c.ack; a >= 0 && f-a < baselineWindow && h.sentTags[int(a)%sentLen] == a {
+		base = a
+		xorInto(h.delta, cur, rollback.BytesOf(&h.sent[int(a)%sentLen]))
+		delta = h.delta
+	}
+	body := codec.StateBody{
+		Frame: int32(f), Base: int32(base), InputAck: int32(c.heard),
+		Depth: int32(c.depth * 100), Rate: c.rate,
+		Players: h.s.players, Size: h.inputSize, Inputs: h.usedB,
+		Checksum: h.sums[k], Delta: delta,
+	}
+	sb := c.out.claim(f)
+	sb.body = body.Append(sb.body)
+	if len(sb.body) == 0 || len(sb.body) > codec.MaxStateBody {
+		sb.active = false
+		return
+	}
+	sb.count = uint8(fragmentCount(len(sb.body)))
+	for i := range int(sb.count) {
+		h.sendFragment(c, sb, i)
+	}
+	c.sentUpTo = f
+	c.stats.StatesSent++
+	if base == NoFrame {
+		c.stats.FullStates++
+	}
+}
+
+func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) {
+	m := codec.StateFragment{Seq: c.l.Seq(), Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
+	h.out = m.Append(h.out[:0])
+	h.send(c)
+}
+
+// sendWelcomes sends the copies of each connection's one answer.
+func (h *Host[S, I]) sendWelcomes() {
+	for _, c := range h.clients {
+		if c.welcomes == 0 || c.state == clientFree || h.t-c.welcomeAt < h.s.spacing {
+			continue
+		}
+		c.welcomes--
+		c.welcomeAt = h.t
+		if c.reject {
+			r := codec.Welcome{Seq: c.l.Seq(), Kind: codec.WelcomeReject, Nonce: c.nonce}
+			h.out = r.Append(h.out[:0])
+			h.send(c)
+		}
+		w := codec.Welcome{Seq: c.l.Seq(), Kind: c.kind, Nonce: c.nonce, Token: c.token,
+			First: uint8(c.first), Slots: uint8(h.s.perClient), Frame: int32(h.core.Frame())}
+		h.out = w.Append(h.out[:0])
+		h.send(c)
+	}
+}
+
+func (h *Host[S, I]) send(c *hostClient[I]) {
+	h.e.Send(c.l, h.out)
+}

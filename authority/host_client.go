@@ -1,0 +1,204 @@
+package authority
+
+import (
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// inputRing is how many frames of one client's inputs a host holds, by
+// frame: InputAhead ahead plus the rollback window behind, rounded up.
+const inputRing = 128
+
+// lateCap bounds the late inputs waiting to be applied, per client, in
+// frames.
+const lateCap = 256
+
+type clientState uint8
+
+const (
+	clientFree clientState = iota
+	clientConnected
+	clientAway // silent past the timeout: slots predicted, token valid for the grace window
+)
+
+// ClientStats are a host's statistics of one client.
+type ClientStats struct {
+	Peer      transport.Peer
+	First     int // first slot
+	Slots     int
+	Connected bool
+	Away      bool // silent past HostConfig.Timeout, inside the grace window
+	// Depth is how many frames early the client's inputs arrive, smoothed;
+	// Rate the advised change of its tick rate (0.05: 5% fast).
+	Depth float64
+	Rate  float64
+	// LateInputs counts input frames that arrived after their frame was
+	// simulated; LateApplied those applied at a later frame (LateApply),
+	// LateRolledBack those the host rolled back for (LateRollback),
+	// LateDropped those lost to a full queue. InputsLost counts frames
+	// never received (a gap wider than the client's redundancy).
+	LateInputs, LateApplied, LateRolledBack, LateDropped, InputsLost uint64
+	// PredictedInputs counts frames simulated without the client's input;
+	// TooEarly input frames past InputAhead, not held (the client sends
+	// them again, and the advice slows it).
+	PredictedInputs, TooEarly uint64
+	// StatesSent counts state bodies sent, FullStates those not
+	// delta-coded.
+	StatesSent, FullStates uint64
+	// NacksServed counts Nacks answered, NacksRefused those past the
+	// bound (or for bodies no longer kept), FragmentsResent the fragments
+	// they resent.
+	NacksServed, NacksRefused, FragmentsResent uint64
+	// Flooded counts packets over MaxPacketsPerTick, dropped;
+	// HellosIgnored Hellos after the one answered. Packets that did not
+	// decode or made impossible claims (an ack of a state never sent,
+	// inputs too far ahead, another input size) are Link.Malformed.
+	Flooded, HellosIgnored uint64
+	// Link is the connection's link statistics: round-trip time, bytes
+	// per second each way, packet and byte totals, malformed packets
+	// (Link.Malformed counts those this package dropped too).
+	Link session.PeerStats
+}
+
+// hostClient is the host's record of one client slot group.
+type hostClient[I comparable] struct {
+	state     clientState
+	peer      transport.Peer
+	first     int
+	token     [codec.TokenLen]byte
+	nonce     uint64
+	kind      codec.WelcomeKind // the answer decided for this connection
+	welcomes  int               // copies still to send
+	welcomeAt int64
+	reject    bool // a RESUME_REJECT goes before each copy of the answer
+	awaySince int64
+	l         *link.Link // the link of this record's connection now
+	pkts      int        // packets read this tick
+
+	// inputs, [frame%inputRing*slots + j], valid where tags[frame%inputRing] == frame
+	inputs []I
+	tags   []Frame
+	sent   []bool  // LateRollback: the frame's inputs were given to the core session
+	heard  Frame   // newest input frame received
+	late   []I     // FIFO of late frames, [k*slots + j]
+	lateAt []Frame // the host frame each late input arrived at
+	lateHd int
+	lateN  int
+	last   []I // per slot: the input used at the newest simulated frame
+
+	ack      Frame // newest state frame the client acknowledged
+	sentUpTo Frame // newest state frame sent it
+	depth    float64
+	integ    float64
+	rate     int32
+	out      outbox
+	stats    ClientStats
+}
+
+func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
+	return &hostClient[I]{
+		inputs: make([]I, inputRing*slots),
+		tags:   make([]Frame, inputRing),
+		sent:   make([]bool, inputRing),
+		late:   make([]I, lateCap*slots),
+		lateAt: make([]Frame, lateCap),
+		last:   make([]I, slots),
+		out:    newOutbox(bodyCap),
+	}
+}
+
+// reset readies the record for a new client (or a resumed one: keep is
+// true, and the inputs and slots stay).
+func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
+	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
+	c.ack, c.sentUpTo = NoFrame, NoFrame
+	c.welcomes, c.reject = 0, false
+	c.out.next++ // bodies of the old connection are never repaired
+	for i := range c.out.slots {
+		c.out.slots[i].active = false
+	}
+	if keep {
+		return
+	}
+	c.stats = ClientStats{}
+	c.heard = NoFrame
+	c.lateHd, c.lateN = 0, 0
+	c.depth, c.integ, c.rate = 0, 0, 0
+	for i := range c.tags {
+		c.tags[i] = NoFrame
+	}
+	clear(c.last)
+}
+
+// NoFrame is "no frame".
+const NoFrame = Frame(-1)
+
+// has reports whether the client's inputs for frame f are held.
+func (c *hostClient[I]) has(f Frame) bool { return f >= 0 && c.tags[int(f)%inputRing] == f }
+
+func (c *hostClient[I]) at(f Frame, slots int) []I {
+	i := int(f) % inputRing * slots
+	return c.inputs[i : i+slots]
+}
+
+// pushLate queues frame f's inputs; a full queue drops the oldest.
+func (c *hostClient[I]) pushLate(arrived Frame, in []I, slots int) {
+	if c.lateN == lateCap {
+		c.lateHd = (c.lateHd + 1) % lateCap
+		c.lateN--
+		c.stats.LateDropped++
+	}
+	k := (c.lateHd + c.lateN) % lateCap
+	copy(c.late[k*slots:(k+1)*slots], in)
+	c.lateAt[k] = arrived
+	c.lateN++
+}
+
+// popLate returns the oldest late frame's inputs, or nil.
+func (c *hostClient[I]) popLate(slots int) []I {
+	if c.lateN == 0 {
+		return nil
+	}
+	k := c.lateHd
+	c.lateHd = (c.lateHd + 1) % lateCap
+	c.lateN--
+	return c.late[k*slots : (k+1)*slots]
+}
+
+// expireLate drops late inputs that arrived before frame f: the client's
+// own inputs are on time again, and applying old ones now would replay
+// stale presses.
+func (c *hostClient[I]) expireLate(f Frame) {
+	for c.lateN > 0 && c.lateAt[c.lateHd] < f {
+		c.lateHd = (c.lateHd + 1) % lateCap
+		c.lateN--
+		c.stats.LateDropped++
+	}
+}
+
+// advise updates the client's rate advice from its smoothed depth: a
+// proportional term, and an integral one that holds a client whose clock
+// runs fast or slow at the target.
+func (c *hostClient[I]) advise(target, maxRate int) {
+	e := float64(target) - c.depth // frames short of the target
+	const kp, ki = 15.0, 0.15      // thousandths per frame of error; per frame of error per tick
+	c.integ += ki * e
+	lim := float64(maxRate)
+	c.integ = max(-lim, min(lim, c.integ))
+	r := kp*e + c.integ
+	c.rate = int32(max(-lim, min(lim, r)))
+}
+
+func (c *hostClient[I]) clientStats(slots int) ClientStats {
+	s := c.stats
+	s.Peer, s.First, s.Slots = c.peer, c.first, slots
+	s.Connected, s.Away = c.state == clientConnected, c.state == clientAway
+	s.Depth, s.Rate = c.depth, float64(c.rate)/1000
+	if c.l != nil {
+		s.Link = c.l.Stats()
+		s.Link.Peer = c.peer
+	}
+	return s
+}

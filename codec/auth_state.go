@@ -1,0 +1,102 @@
+package codec
+
+import "encoding/binary"
+
+// StateFragment is one piece of an encoded state body (StateBody) a host
+// sends a client. A body longer than MaxChunk is cut into chunks of
+// MaxChunk bytes (the last shorter), at most MaxFragments.
+//
+// Layout after the header: Msg uvarint (the body's number, per client,
+// increasing), Index u8, Count u8 (1..MaxFragments, Index < Count), then
+// the chunk: the rest of the packet, 1..MaxChunk bytes.
+type StateFragment struct {
+	Seq          uint16
+	Msg          uint32
+	Index, Count uint8
+	Chunk        []byte
+}
+
+// Len is the encoded size in bytes.
+func (m StateFragment) Len() int { return HeaderLen + uvarintLen(uint64(m.Msg)) + 2 + len(m.Chunk) }
+
+// Append appends the encoded message to b (no allocation when b has room).
+// It appends nothing for a fragment that would not parse (an empty or
+// oversized chunk, Index not below Count, Count past MaxFragments).
+func (m StateFragment) Append(b []byte) []byte {
+	if len(m.Chunk) == 0 || len(m.Chunk) > MaxChunk || m.Count == 0 || m.Count > MaxFragments || m.Index >= m.Count {
+		return b
+	}
+	b = appendHeader(b, TypeStateFragment, m.Seq)
+	b = binary.AppendUvarint(b, uint64(m.Msg))
+	b = append(b, m.Index, m.Count)
+	return append(b, m.Chunk...)
+}
+
+// ParseStateFragment decodes a whole StateFragment packet; m.Chunk aliases
+// b.
+func ParseStateFragment(b []byte) (StateFragment, int, error) {
+	var m StateFragment
+	var err error
+	if m.Seq, err = parseHeaderOf(b, TypeStateFragment); err != nil {
+		return StateFragment{}, 0, err
+	}
+	msg, i, err := readUvarint(b, HeaderLen)
+	if err != nil {
+		return StateFragment{}, 0, err
+	}
+	if len(b)-i < 3 { // index, count, and a chunk of at least one byte
+		return StateFragment{}, 0, ErrShort
+	}
+	m.Msg, m.Index, m.Count = uint32(msg), b[i], b[i+1]
+	i += 2
+	if msg > 1<<32-1 || m.Count == 0 || m.Count > MaxFragments || m.Index >= m.Count || len(b)-i > MaxChunk {
+		return StateFragment{}, 0, ErrMalformed
+	}
+	m.Chunk = b[i:len(b):len(b)]
+	return m, len(b), nil
+}
+
+// Nack asks the host to resend the fragments of state body Msg whose bits
+// are set in Missing (bit i: fragment i).
+//
+// Layout after the header: Msg uvarint, Missing u64 LE (not zero).
+type Nack struct {
+	Seq     uint16
+	Msg     uint32
+	Missing uint64
+}
+
+// Len is the encoded size in bytes.
+func (m Nack) Len() int { return HeaderLen + uvarintLen(uint64(m.Msg)) + 8 }
+
+// Append appends the encoded message to b (no allocation when b has room).
+func (m Nack) Append(b []byte) []byte {
+	b = appendHeader(b, TypeNack, m.Seq)
+	b = binary.AppendUvarint(b, uint64(m.Msg))
+	return binary.LittleEndian.AppendUint64(b, m.Missing)
+}
+
+// ParseNack decodes a whole Nack packet. Nothing missing is ErrMalformed.
+func ParseNack(b []byte) (Nack, int, error) {
+	var m Nack
+	var err error
+	if m.Seq, err = parseHeaderOf(b, TypeNack); err != nil {
+		return Nack{}, 0, err
+	}
+	msg, i, err := readUvarint(b, HeaderLen)
+	if err != nil {
+		return Nack{}, 0, err
+	}
+	if len(b)-i < 8 {
+		return Nack{}, 0, ErrShort
+	}
+	m.Msg, m.Missing = uint32(msg), binary.LittleEndian.Uint64(b[i:])
+	if msg > 1<<32-1 || m.Missing == 0 {
+		return Nack{}, 0, ErrMalformed
+	}
+	n, err := end(b, i+8)
+	if err != nil {
+		return Nack{}, 0, err
+	}
+	return m, n, nil
+}

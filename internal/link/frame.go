@@ -1,0 +1,8 @@
+package link
+
+// Frame numbers simulation steps. Frame 0 is the first one simulated.
+type Frame int32
+
+// NoFrame stands for "no frame": nothing confirmed, acknowledged or
+// checksummed yet.
+const NoFrame Frame = -1

@@ -1,0 +1,239 @@
+package link
+
+import (
+	"time"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// State is where a link stands.
+type State uint8
+
+// The states of a link.
+const (
+	Syncing      State = iota // handshake running
+	Running                   // handshake completed; payload flows
+	Disconnected              // gone for good (timeout, notice, or the owner said so)
+	Failed                    // handshake failed (settings, protocol, timeout)
+)
+
+// SyncReplyBudget is how many handshake replies a peer gets per SyncRetry
+// period: a flood of requests gets bounded replies.
+const SyncReplyBudget = 8
+
+// advWindow averages the newest samples of a frame advantage.
+type advWindow struct {
+	v    [MaxAdvSamples]int32
+	n, i int
+	sum  int64
+}
+
+func (w *advWindow) add(x int32, size int) {
+	if w.n == size {
+		w.sum -= int64(w.v[w.i])
+	} else {
+		w.n++
+	}
+	w.v[w.i] = x
+	w.sum += int64(x)
+	w.i = (w.i + 1) % size
+}
+
+func (w *advWindow) mean() float64 { return float64(w.sum) / float64(w.n) }
+
+func (w *advWindow) reset() { w.n, w.i, w.sum = 0, 0, 0 }
+
+// checkEntry is a checksum of the state after frame.
+type checkEntry struct {
+	frame Frame
+	sum   uint32
+	done  bool // a peer's report: compared with ours already
+}
+
+const checkRing = 32
+
+// Link is one remote end: its handshake, sequence numbers, timers,
+// round trip, frame advantage, checksum reports and counters. The
+// exported fields are the owner's to set before the link is added
+// (Peer, Optional, Mask, Offer, Expect) or to keep as its payload flows
+// (Acked, Sent).
+type Link struct {
+	Peer transport.Peer
+	// Optional says the owner plays on without this link: its failed
+	// handshake is reported (EventSyncFailed) but does not fail the
+	// endpoint (a spectator at its host, a client at an authoritative
+	// host).
+	Optional bool
+	// Mask is the owner's description of what the remote end holds (the
+	// players behind it); the link does not read it.
+	Mask uint64
+	// Offer is the settings hash this end sends; Expect the one it
+	// requires from the remote end (see SettingsHash).
+	Offer, Expect uint64
+	// Acked is the newest frame of what we send it that it acknowledged;
+	// Sent the newest frame we sent it. UnackedFrames is Sent-Acked.
+	Acked, Sent Frame
+	// LocalAdv is this end's frame advantage over the remote end, as the
+	// owner last estimated it (AddLocalAdvantage sets it); it rides on
+	// quality reports.
+	LocalAdv int32
+
+	index     int
+	state     State
+	nonce     uint64
+	rounds    int
+	syncSent  int64
+	syncBegan int64 // when the first handshake request went out
+	syncGoing bool  // a first request went out
+	syncEver  bool
+	budget    int
+	budgetAt  int64
+	seq       uint16 // next sequence number to send
+	lastSeq   uint16 // newest received
+	seqValid  bool
+	lastRecv  int64
+	lastSend  int64
+	lastQual  int64
+	interrupt bool
+	leaving   bool  // sent a disconnect notice
+	leaveAt   int64 // when
+
+	// time sync
+	rtt       int64
+	lastPing  uint64
+	remoteAdv int32
+	locals    advWindow
+	remotes   advWindow
+
+	// checksums it reported, and the newest frame a desync was reported at
+	checks     [checkRing]checkEntry
+	desyncAt   Frame
+	checkAgain int
+
+	// counters
+	pktsSent, pktsRecv, bytesSent, bytesRecv, malformed uint64
+	compared, agreed                                    uint64
+	winStart                                            int64
+	winSent, winRecv                                    uint64
+	rateSent, rateRecv                                  int
+}
+
+// New returns a link to peer, in the Syncing state.
+func New(peer transport.Peer) *Link {
+	l := &Link{Peer: peer, Acked: NoFrame, Sent: NoFrame, desyncAt: NoFrame, budget: SyncReplyBudget}
+	for i := range l.checks {
+		l.checks[i].frame = NoFrame
+	}
+	return l
+}
+
+// Index is the link's position in its endpoint's Links.
+func (l *Link) Index() int { return l.index }
+
+// State is where the link stands.
+func (l *Link) State() State { return l.state }
+
+// Seq is the sequence number the next packet to the peer carries.
+func (l *Link) Seq() uint16 { return l.seq }
+
+// RTT is the smoothed round-trip time in nanoseconds (0 before the first
+// quality reply).
+func (l *Link) RTT() int64 { return l.rtt }
+
+// Malformed counts one more packet from the peer dropped as malformed or
+// implausible.
+func (l *Link) Malformed() { l.malformed++ }
+
+// MarkSynchronized puts a link in the Running state as if its handshake
+// had completed: for tests that feed an endpoint packets directly.
+func (l *Link) MarkSynchronized() { l.state, l.syncEver = Running, true }
+
+// AddLocalAdvantage records adv, this end's frame advantage over the peer
+// as the owner estimates it this frame, into a window of size samples.
+func (l *Link) AddLocalAdvantage(adv int32, size int) {
+	l.LocalAdv = adv
+	l.locals.add(adv, size)
+}
+
+// Advantages returns the mean frame advantage of this end over the peer
+// (its own samples) and of the peer over this end (the peer's reports);
+// ok is false until there are at least minLocal local samples and one
+// remote.
+func (l *Link) Advantages(minLocal int) (local, remote float64, ok bool) {
+	if l.locals.n < minLocal || l.remotes.n == 0 {
+		return 0, 0, false
+	}
+	return l.locals.mean(), l.remotes.mean(), true
+}
+
+// ResetAdvantages forgets the frame-advantage samples (after a wait was
+// recommended, the old ones describe the old lead).
+func (l *Link) ResetAdvantages() {
+	l.locals.reset()
+	l.remotes.reset()
+}
+
+// PeerStats are the network statistics of one peer.
+type PeerStats struct {
+	Peer         transport.Peer
+	Spectator    bool // the peer is a spectator of this session (set by the owner)
+	Synchronized bool // the handshake completed
+	Interrupted  bool // silent for more than the disconnect notify time
+	Disconnected bool
+	// RTT is the smoothed round-trip time as the game loop sees it: from
+	// the tick that sends a quality report to the tick that reads its
+	// reply. Packets are read only when the game calls AdvanceFrame or
+	// Poll, so it includes each packet's wait for the receiving loop's
+	// next tick: with steady loops it is a whole number of this session's
+	// ticks, at least one however short the link (on loopback at 60 fps,
+	// 16.7 or 33 ms, smoothed in between). That is what an input meets on
+	// its way, and what time sync needs; the network's own round trip is
+	// about one tick less, and a transport may know it exactly (WebRTC's
+	// ICE round trip).
+	RTT time.Duration
+	// LocalFrameAdvantage is how many frames this session runs ahead of the
+	// peer, as estimated here; RemoteFrameAdvantage is the peer's estimate
+	// of how far it runs ahead of this session, as it last reported.
+	LocalFrameAdvantage, RemoteFrameAdvantage int
+	// UnackedFrames is how many frames sent to the peer it has not
+	// acknowledged yet.
+	UnackedFrames int
+	// Bytes per second each way over the last whole second.
+	SendBytesPerSecond, ReceiveBytesPerSecond int
+	PacketsSent, PacketsReceived              uint64
+	BytesSent, BytesReceived                  uint64
+	// Malformed counts packets from the peer dropped because they did not
+	// decode or made claims that cannot be true (acks of frames never sent).
+	Malformed uint64
+	// ChecksumsCompared counts the confirmed frames whose checksum both
+	// this session and the peer computed and compared here (one every
+	// NetConfig.ChecksumInterval frames, each counted once however often
+	// the report arrives); ChecksumsAgreed counts those that were equal.
+	// ChecksumsCompared > ChecksumsAgreed means a desync (see
+	// EventDesyncDetected). A spectator's own stats count its comparisons
+	// with its host.
+	ChecksumsCompared, ChecksumsAgreed uint64
+}
+
+// Stats returns the link's statistics (Spectator is left to the owner).
+func (l *Link) Stats() PeerStats {
+	return PeerStats{
+		Peer:                  l.Peer,
+		Synchronized:          l.state == Running || (l.state == Disconnected && l.syncEver),
+		Interrupted:           l.interrupt,
+		Disconnected:          l.state == Disconnected,
+		RTT:                   time.Duration(l.rtt),
+		LocalFrameAdvantage:   int(l.LocalAdv),
+		RemoteFrameAdvantage:  int(l.remoteAdv),
+		UnackedFrames:         max(0, int(l.Sent-l.Acked)),
+		SendBytesPerSecond:    l.rateSent,
+		ReceiveBytesPerSecond: l.rateRecv,
+		PacketsSent:           l.pktsSent,
+		PacketsReceived:       l.pktsRecv,
+		BytesSent:             l.bytesSent,
+		BytesReceived:         l.bytesRecv,
+		Malformed:             l.malformed,
+		ChecksumsCompared:     l.compared,
+		ChecksumsAgreed:       l.agreed,
+	}
+}

@@ -1,0 +1,151 @@
+package link_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
+)
+
+// owner is the smallest owner of an endpoint: a host or a client of a
+// made-up protocol whose one payload message is an InputAck carrying a
+// counter, the way an authoritative host and its clients would plug in
+// their own messages.
+type owner struct {
+	ep     link.Endpoint
+	frame  link.Frame // our counter, sent every tick
+	heard  []link.Frame
+	events []link.Event
+}
+
+func newOwner(t *testing.T, nw *local.Network, clock *local.Clock, name string, optional bool, peers ...string) *owner {
+	tr, err := nw.Endpoint(name)
+	require.NoError(t, err)
+	n, err := link.NetConfig{Now: clock.Now, Rand: func() uint64 { return 7 }}.Resolve()
+	require.NoError(t, err)
+	o := &owner{ep: link.NewEndpoint(tr, n, 9), heard: make([]link.Frame, len(peers)), events: make([]link.Event, 0, 256)}
+	for i, p := range peers {
+		l := link.New(transport.Peer(p))
+		l.Optional = optional
+		l.Offer = link.SettingsHash(1, 2)
+		l.Expect = link.SettingsHash(1, 2)
+		require.NoError(t, o.ep.AddLink(l))
+		o.heard[i] = link.NoFrame
+	}
+	return o
+}
+
+func (o *owner) tick() {
+	o.ep.Clock()
+	for {
+		l, typ, b, ok := o.ep.Receive()
+		if !ok {
+			break
+		}
+		switch typ {
+		case codec.TypeSyncRequest, codec.TypeSyncReply:
+			if o.ep.HandleSync(l, typ, b) {
+				o.ep.Synced(l)
+			}
+			continue
+		}
+		if l.State() != link.Running || o.ep.HandleCommon(l, typ, b) {
+			continue
+		}
+		m, _, err := codec.ParseInputAck(b)
+		if err != nil || typ != codec.TypeInputAck {
+			l.Malformed()
+			continue
+		}
+		o.ep.Heard(l)
+		o.heard[l.Index()] = max(o.heard[l.Index()], link.Frame(m.Ack))
+	}
+	for _, l := range o.ep.Links() {
+		o.ep.Tick(l)
+		if l.State() != link.Running {
+			continue
+		}
+		m := codec.InputAck{Seq: l.Seq(), Ack: int32(o.frame)}
+		o.ep.Send(l, m.Append(o.ep.Buffer()))
+		o.ep.KeepAlive(l, 0)
+	}
+	o.frame++
+	o.events = o.ep.Events(o.events[:0])
+}
+
+// TestEndpointHostAndClients: one host, two clients, a payload of the
+// owner's own: the handshakes complete, payload flows both ways, the round
+// trip is measured, a client's Close reaches the host as a disconnection
+// well before the timeout, and nothing allocates at steady state.
+func TestEndpointHostAndClients(t *testing.T) {
+	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	nw, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now})
+	require.NoError(t, err)
+	require.NoError(t, nw.SetDefaultLink(local.Link{Latency: 40 * time.Millisecond}))
+	host := newOwner(t, nw, clock, "host", true, "c0", "c1")
+	c0 := newOwner(t, nw, clock, "c0", false, "host")
+	c1 := newOwner(t, nw, clock, "c1", false, "host")
+	all := []*owner{host, c0, c1}
+	step := func(n int) {
+		for range n {
+			for _, o := range all {
+				o.tick()
+			}
+			clock.Advance(time.Second / 60)
+		}
+	}
+	step(120)
+	for _, o := range all {
+		for i, l := range o.ep.Links() {
+			require.Equal(t, link.Running, l.State())
+			require.Positive(t, o.heard[i], "payload heard")
+			st := l.Stats()
+			require.InDelta(t, 80*time.Millisecond, st.RTT, float64(40*time.Millisecond), "RTT")
+			require.Zero(t, st.Malformed)
+		}
+		require.NoError(t, o.ep.Err())
+	}
+	if !race.Enabled {
+		require.Zero(t, testing.AllocsPerRun(100, func() { step(1) }))
+	}
+	c1.ep.Close()
+	all = all[:2]
+	gone := false
+	for range 60 { // one second, far less than the 5 s timeout
+		step(1)
+		for _, e := range host.events {
+			gone = gone || (e.Kind == link.EventDisconnected && e.Peer == "c1")
+		}
+	}
+	require.True(t, gone, "the host saw c1 leave")
+	require.Equal(t, link.Running, host.ep.Links()[0].State(), "c0 plays on")
+}
+
+// TestEndpointOptionalFailure: a client whose settings differ fails its
+// own link at the host (reported, the host plays on) and fails the client.
+func TestEndpointOptionalFailure(t *testing.T) {
+	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	nw, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now})
+	require.NoError(t, err)
+	host := newOwner(t, nw, clock, "host", true, "c0")
+	c0 := newOwner(t, nw, clock, "c0", false, "host")
+	c0.ep.Links()[0].Offer = link.SettingsHash(1, 3)
+	c0.ep.Links()[0].Expect = link.SettingsHash(1, 3)
+	var failed bool
+	for range 60 {
+		host.tick()
+		c0.tick()
+		for _, e := range host.events {
+			failed = failed || (e.Kind == link.EventSyncFailed && e.Reason == link.ReasonSettings)
+		}
+		clock.Advance(time.Second / 60)
+	}
+	require.True(t, failed)
+	require.NoError(t, host.ep.Err(), "an optional link's failure is only reported")
+	require.ErrorIs(t, c0.ep.Err(), link.ErrSyncFailed)
+}
