@@ -36,6 +36,7 @@ type options struct {
 	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
 	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
 	name     string // the player's name, shown to the opponent and spectators
+	mode     string // modeP2P or modeAuthority
 
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.
@@ -66,6 +67,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT, or with /room/NAME); empty: start one on loopback and a bot opponent process")
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one; empty: the server pairs the next two joiners)")
 	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
+	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
@@ -94,6 +96,7 @@ Usage:
   pong -signal ws://HOST:PORT -room NAME -spectate
                                           watch the match being played in room NAME
   pong -offline                           play a bot, no network
+  pong -mode authority                    the same, server-authoritative: you host, the bot process is your client
 
 Keys: up/down arrows or W/S move your paddle (green); q, Esc or Ctrl-C quits, also while waiting.
 Without a terminal both sides are bots and it plays 600 frames.
@@ -161,6 +164,10 @@ func parseOptions(args []string) (options, error) {
 		return o, usageError("-fps %d: want 1 to 1000", o.fps)
 	case o.side < -1 || o.side > 1:
 		return o, usageError("-side %d: want -1, 0 or 1", o.side)
+	case o.mode != modeP2P && o.mode != modeAuthority:
+		return o, usageError("-mode %q: want p2p or authority", o.mode)
+	case o.mode == modeAuthority && o.spectate:
+		return o, usageError("-spectate is not in the authority mode yet: the host holds one client")
 	}
 	if o.room != "" && o.signal == "" {
 		return o, usageError("-room needs -signal")

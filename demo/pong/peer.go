@@ -140,6 +140,7 @@ func childArgs(o options, side, inject int) []string {
 		"-signal", o.signal, "-room", o.room, "-side", strconv.Itoa(side),
 		"-delay", strconv.Itoa(o.delay),
 		"-fps", strconv.Itoa(o.fps),
+		"-mode", o.mode,
 		"-timeout", o.timeout.String(),
 		"-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
 	}
@@ -178,6 +179,9 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 
 // runNet plays the match over an open connection.
 func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
+	if o.mode == modeAuthority {
+		return runAuth(ctx, c, o, stdout, stderr)
+	}
 	m, err := newNetMatch(ctx, c, o)
 	if err != nil {
 		c.close()

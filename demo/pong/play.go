@@ -50,6 +50,8 @@ type report struct {
 	Err       string   // why the match ended early, if it did
 	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
 	Players   string   // who played whom
+	Checks    string   // what Compared compares, when not the P2P confirmed frames
+	Extra     []string // the mode's own lines, before the score
 }
 
 // print writes the report in one write, so another process's lines
@@ -77,7 +79,11 @@ func (r report) print(out io.Writer) {
 		fmt.Fprintf(w, "  players             %s\n", r.Players)
 	}
 	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
-	fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
+	if r.Checks != "" {
+		fmt.Fprintf(w, "  states compared     %d frames, %s (%s)\n", r.Compared, r.Checks, agree)
+	} else {
+		fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
+	}
 	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
 	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
 	fmt.Fprintf(w, "  round trip          game loop %s (a packet waits for each loop's tick)\n", fmtRTT(r.LoopRTT))
@@ -98,6 +104,7 @@ func (r report) print(out io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-19s %s\n", label, s)
 	}
+	_, _ = io.WriteString(w, extraLines(r.Extra))
 	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
 	fmt.Fprintf(w, "  result              %s\n", result)
 }

@@ -27,6 +27,7 @@ type hud struct {
 	Note       string        // a status line (waiting, disconnected, ...)
 	Impair     string        // what -impair does to the link, "" without it
 	Progress   string        // a spectator's: how far behind the host, in place of advantage and rollbacks
+	Auth       string        // the authority mode's second line: buffers, playout, hitches
 }
 
 // view draws the game on a terminal with tcell and turns key presses into
@@ -273,7 +274,7 @@ var (
 )
 
 // hudLines is how many lines the view uses under the court.
-const hudLines = 5
+const hudLines = 6
 
 // draw renders the court scaled to the terminal, then the numbers.
 func (v *view) draw(s *State, h hud) {
@@ -349,6 +350,10 @@ func (v *view) draw(s *State, h hud) {
 	} else {
 		put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
 			h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	}
+	y++
+	if h.Auth != "" {
+		put(sc, 1, y, h.Auth, styleHUD)
 	}
 	y++
 	put(sc, 1, y, "round trip: game loop "+hudMS(h.LoopRTT)+", network "+hudMS(h.NetRTT), styleHUD)

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// authClient is the right player's side of the authority mode: a client
+// that predicts the whole world, draws its own paddle from its predicted
+// present (blended between its last two steps) and the ball and the
+// host's paddle from the paced playout at the render clock's time, and
+// counts hitches on the frames it draws.
+type authClient struct {
+	matchLog
+	cl   *authority.Client[State, Input]
+	mux  *sumsMux
+	host string // the host's connection, for the screen
+	sums checks
+	buf  []byte
+	evs  []session.Event
+
+	draw   State     // what is drawn: the playout's world with the own paddle predicted
+	last   time.Time // the previous Tick
+	period time.Duration
+	played int32 // the newest host frame the playout applied, -1 before
+	synced bool
+	gone   bool
+	hitch  hitches
+	match  rate
+	miss   rate
+	mps    float64
+	xps    float64
+	done   int // ticks since the newest host state reached the frame budget
+}
+
+// lastStates is how many ticks the client plays out after the host's
+// state for the budget's last frame arrived: the render delay and then
+// some.
+const lastStates = 30
+
+func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error) {
+	m := &authClient{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, sumsMax), played: -1,
+		period: time.Second / time.Duration(o.fps)}
+	m.c = c
+	m.host = string(c.peer)
+	m.mux = newSumsMux(c.tr, func(from transport.Peer, first int32, crcs []uint32) {
+		if string(from) != m.host {
+			return
+		}
+		for i, crc := range crcs {
+			m.sums.other(first+int32(i), crc)
+		}
+	})
+	cl, err := authority.NewClient[State](m.mux, authority.ClientConfig{Host: c.peer, Players: 2, Net: authNet(o, now)}, authSimulate)
+	if err != nil {
+		return nil, fmt.Errorf("pong: client: %w", err)
+	}
+	m.cl = cl
+	m.names[1] = o.name
+	m.draw = NewState(o.seed)
+	m.note = "saying hello to the host"
+	return m, nil
+}
+
+func (m *authClient) Side() int     { return 1 }
+func (m *authClient) State() *State { return &m.draw }
+
+func (m *authClient) Tick(in Input) error {
+	if m.err != nil {
+		return m.err
+	}
+	now := m.now()
+	dt := m.period
+	if !m.last.IsZero() {
+		dt = min(now.Sub(m.last), 250*time.Millisecond)
+	}
+	m.last = now
+	if m.cl.Synchronized() {
+		_ = m.cl.AddLocalInput(0, in)
+	}
+	if _, err := m.cl.Update(dt); err != nil {
+		m.err = err
+		return err
+	}
+	if m.cl.Synchronized() && !m.synced {
+		m.synced = true
+		m.advanced()
+		m.note = ""
+		st := m.cl.Stats()
+		m.logf("pong: match started: %s (right, client, slot %d) against the host %s (%s) in room %s (authority mode)",
+			m.names[1], st.First, m.nameOf(0, m.c.peer), short(m.c.peer), m.room())
+	}
+	if s, f, ok := m.cl.Played(); ok && int32(f) != m.played {
+		m.played = int32(f)
+		crc := crcOf(s)
+		if m.o.inject > 0 && int(f) >= m.o.inject {
+			bad := *s // -inject-desync: what this side applied is not the host's
+			bad.Wins[1]++
+			crc = crcOf(&bad)
+		}
+		m.sums.own(int32(f), crc)
+		m.buf = appendSums(m.buf[:0], int32(f), []uint32{crc})
+		_ = m.mux.Send(m.c.peer, m.buf)
+		if f%printEvery == 0 {
+			m.logf("pong: checksum frame %d %08x", f, crc)
+		}
+	}
+	m.compose(dt)
+	m.drain()
+	if _, f := m.cl.HostState(); m.o.frames > 0 && int(f) >= m.o.frames-1 {
+		m.done++
+	}
+	if m.err == nil && m.gone && !m.finished() {
+		m.err = errPeerLeft
+	}
+	m.desyncs = m.sums.desyncs()
+	return m.err
+}
+
+// finished says the client has played the frame budget's states out.
+func (m *authClient) finished() bool {
+	return m.o.frames > 0 && (m.played >= int32(m.o.frames-1) || m.done >= lastStates)
+}
+
+func (m *authClient) drain() {
+	m.evs = m.cl.Events(m.evs[:0])
+	for _, e := range m.evs {
+		m.opponentEvent(e, "the host", m.cl.Frame())
+		if e.Kind == session.EventDisconnected {
+			m.gone = true
+		}
+	}
+}
+
+// compose makes the drawn state: the world at the render clock's time
+// from the playout (the ball and the host's paddle between the two host
+// states around it), the own paddle from the predicted present, and counts
+// hitches on it.
+func (m *authClient) compose(dt time.Duration) {
+	if !m.cl.Synchronized() {
+		return
+	}
+	pred := m.cl.State()
+	own := float64(pred.PaddleY[1])
+	if prev := m.cl.Previous(); prev != nil {
+		own = lerp(prev.PaddleY[1], pred.PaddleY[1], m.cl.Alpha())
+	}
+	t, ok := m.cl.RenderTime()
+	var a, b *State
+	var w float64
+	if ok {
+		a, b, w, ok = m.cl.PlayoutAt(t)
+	}
+	if !ok {
+		m.draw = *pred // until the playout starts, the prediction
+		return
+	}
+	m.draw = *a
+	if a.Wait == 0 && b.Wait == 0 && a.Score == b.Score && a.Matches == b.Matches {
+		m.draw.BallX = int32(math.Round(lerp(a.BallX, b.BallX, w)))
+		m.draw.BallY = int32(math.Round(lerp(a.BallY, b.BallY, w)))
+	}
+	m.draw.PaddleY[0] = int32(math.Round(lerp(a.PaddleY[0], b.PaddleY[0], w)))
+	m.draw.PaddleY[1] = int32(math.Round(own))
+	m.hitch.drawn(own, lerp(a.PaddleY[0], b.PaddleY[0], w), &m.draw, float64(dt)/float64(m.period))
+}
+
+func lerp(a, b int32, w float64) float64 { return float64(a) + float64(b-a)*w }
+
+// hitches counts the drawn frames on which an entity moved in a way the
+// game cannot: a jump, further than its top speed over the frame's time
+// (half as far again, for the render clock's steering and the timestep's
+// dilation), or, for the ball in play, a stall, not moving at all. A
+// correction snapped into view, a playout that skipped or held a state,
+// a render clock that jumped or stopped: each is a hitch.
+type hitches struct {
+	started              bool
+	own, other           float64
+	ballX, ballY         float64
+	inPlay               bool
+	Own, Other, Ball     int
+	Frames               int
+	ownJumps, otherJumps int
+}
+
+func (h *hitches) drawn(own, other float64, s *State, k float64) {
+	inPlay := s.Wait == 0 && s.Winner == 0
+	bx, by := float64(s.BallX), float64(s.BallY)
+	if h.started {
+		h.Frames++
+		lim := 1.5 * k
+		if math.Abs(own-h.own) > lim*PaddleV+1 {
+			h.Own++
+		}
+		if math.Abs(other-h.other) > lim*PaddleV+1 {
+			h.Other++
+		}
+		if inPlay && h.inPlay {
+			dx, dy := math.Abs(bx-h.ballX), math.Abs(by-h.ballY)
+			if dx > lim*MaxVX+1 || dy > lim*MaxVY+1 || (dx == 0 && dy == 0) {
+				h.Ball++
+			}
+		}
+	}
+	h.started = true
+	h.own, h.other, h.ballX, h.ballY, h.inPlay = own, other, bx, by, inPlay
+}
+
+func (m *authClient) HUD() hud {
+	st := m.cl.Stats()
+	now := m.now()
+	m.mps = m.match.sample(now, int64(st.Matches))
+	m.xps = m.miss.sample(now, int64(st.Mismatches))
+	qs, resyncs := m.cl.PlayoutStats()
+	depth := 0.0
+	if t, ok := m.cl.RenderTime(); ok {
+		_, f := m.cl.HostState()
+		depth = float64(f) - t
+	}
+	h := hud{
+		Title:     fmt.Sprintf("%s (you, right, client) vs %s (host)", m.names[1], m.nameOf(0, m.c.peer)),
+		Frame:     m.played + 1,
+		Confirmed: m.played,
+		LoopRTT:   st.RTT,
+		NetRTT:    m.networkRTT(m.c.peer),
+		Compared:  uint64(m.sums.compared),
+		Agreed:    uint64(m.sums.agree),
+		Note:      m.silence("the host"),
+		Impair:    m.impairNote(),
+	}
+	h.Progress = fmt.Sprintf("predicting %d, played %d  host buffer %.1f frames, rate %+.1f%%  match %.0f/s mismatch %.0f/s, %d re-simulated",
+		m.cl.Frame(), m.played, st.Depth, 100*st.Rate, m.mps, m.xps, st.ResimulatedFrames)
+	h.Auth = fmt.Sprintf("playout %.1f frames deep, stalls %d, jumps %d, resyncs %d  hitches drawn: own %d, host's paddle %d, ball %d",
+		depth, qs.Stalls, qs.Jumps, resyncs, m.hitch.Own, m.hitch.Other, m.hitch.Ball)
+	if m.finished() {
+		h.Frame = int32(m.o.frames) // the budget's states are played out
+	}
+	if m.sums.first >= 0 {
+		h.Desync = fmt.Sprintf("frame %d: applied %08x, host %08x", m.sums.first, m.sums.firstMine, m.sums.firstTheirs)
+	}
+	return h
+}
+
+func (m *authClient) Report() report {
+	st := m.cl.Stats()
+	qs, resyncs := m.cl.PlayoutStats()
+	r := report{
+		Role:     "right, client",
+		Frames:   m.played + 1,
+		Compared: m.sums.compared,
+		Desyncs:  m.sums.desyncs(),
+		First:    m.sums.first,
+		Checks:   "states applied, against the host's",
+		Resim:    int64(st.ResimulatedFrames),
+		LoopRTT:  st.RTT,
+		NetRTT:   m.networkRTT(m.c.peer),
+		WebRTC:   m.c != nil,
+		Score:    m.draw.Score,
+		Wins:     m.draw.Wins,
+		Players:  fmt.Sprintf("%s (left, host) vs %s (right, client)", m.nameOf(0, m.c.peer), m.names[1]),
+		Impair:   m.impairNote(),
+	}
+	r.Rollbacks = int64(st.Mismatches)
+	end := m.end
+	if end.IsZero() {
+		end = m.now()
+	}
+	secs := end.Sub(m.start).Seconds()
+	perSec := func(n uint64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	if secs > 0 {
+		r.OutBPS, r.InBPS = perSec(st.Link.BytesSent), perSec(st.Link.BytesReceived)
+	}
+	r.Extra = []string{
+		fmt.Sprintf("host states         %d applied, %d matched the prediction (%.1f/s), %d did not (%.1f/s)",
+			st.StatesApplied, st.Matches, perSec(st.Matches), st.Mismatches, perSec(st.Mismatches)),
+		fmt.Sprintf("host's advice       inputs %.1f frames early, rate %+.1f%%", st.Depth, 100*st.Rate),
+		fmt.Sprintf("playout             %d played, %d coasted, stalls %d, jumps %d, underruns %d, restarts %d, clock resyncs %d",
+			qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, qs.Restarts, resyncs),
+		fmt.Sprintf("hitches (drawn)     own paddle %d, host's paddle %d, ball %d, in %d drawn frames",
+			m.hitch.Own, m.hitch.Other, m.hitch.Ball, m.hitch.Frames),
+	}
+	switch {
+	case !m.synced && m.err != nil:
+		r.Err = m.err.Error()
+	case !m.synced:
+		r.Err = "never synchronized with the host"
+	case m.err == errPeerLeft:
+		if m.leftEarly(r.Frames) && !m.finished() {
+			r.Left = m.left
+		}
+	case m.err != nil:
+		r.Err = m.err.Error()
+	}
+	return r
+}
+
+func (m *authClient) finish(time.Duration) { m.end = m.now() }
+
+func (m *authClient) Close() error {
+	err := m.cl.Close()
+	return m.closed(err)
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// The server-authoritative mode (-mode authority): the left player hosts
+// (an authority.Host, a listen server holding slot 0) and the right one is
+// an authority.Client (slot 1) that predicts its own paddle and draws the
+// ball and the host's paddle from the paced playout. Both run the same
+// Step. See authClient for the client.
+
+// Modes (-mode).
+const (
+	modeP2P       = "p2p"
+	modeAuthority = "authority"
+)
+
+// printEvery is how many frames apart both sides print a checksum line
+// headless (a test compares the two processes' lines).
+const printEvery = 60
+
+// authSimulate adapts Step to the authority mode's simulate signature.
+func authSimulate(s *State, in []Input, _ authority.Frame) { Step(s, [2]Input{in[0], in[1]}) }
+
+// authNet is the link settings of both sides: the same frame rate and
+// game settings (the serve seed), or the client's Hello gets no answer.
+func authNet(o options, now func() time.Time) session.NetConfig {
+	return session.NetConfig{
+		FrameRate:         o.fps,
+		DisconnectTimeout: dropAfter,
+		Settings:          uint64(o.seed),
+		Now:               now,
+	}
+}
+
+// hostConfig is the pong host's configuration: two slots, the host's own
+// and one client's; a late input is rolled back for, so the host's world
+// keeps the client's paddle where the client predicted it.
+func hostConfig(o options, now func() time.Time) authority.HostConfig[Input] {
+	return authority.HostConfig[Input]{
+		Players: 2, LocalPlayers: 1, SlotsPerClient: 1,
+		LateInput: authority.LateRollback,
+		Net:       authNet(o, now),
+	}
+}
+
+// authHost is the left player's side: the host.
+type authHost struct {
+	matchLog
+	h      *authority.Host[State, Input]
+	mux    *sumsMux
+	client transport.Peer // the connection of the client, once it joined
+	sums   checks
+	batch  [checksumInterval]uint32
+	buf    []byte
+	cs     []authority.ClientStats
+	evs    []session.Event
+	gone   bool  // the client left
+	budget int32 // the frame the budget was spent at (the report's frames), 0 before
+	joined uint64
+	rb     rate
+}
+
+func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
+	m := &authHost{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, sumsMax)}
+	m.c = c
+	m.mux = newSumsMux(c.tr, func(from transport.Peer, first int32, crcs []uint32) {
+		if from != m.client {
+			return
+		}
+		for i, crc := range crcs {
+			m.sums.other(first+int32(i), crc)
+		}
+	})
+	h, err := authority.NewHost[State](m.mux, hostConfig(o, now), authSimulate)
+	if err != nil {
+		return nil, fmt.Errorf("pong: host: %w", err)
+	}
+	*h.State() = NewState(o.seed)
+	m.h = h
+	m.names[0] = o.name
+	m.note = "waiting for the client's hello"
+	return m, nil
+}
+
+func (m *authHost) Side() int     { return 0 }
+func (m *authHost) State() *State { return m.h.State() }
+
+func (m *authHost) Tick(in Input) error {
+	if m.err != nil {
+		return m.err
+	}
+	_ = m.h.AddLocalInput(0, in)
+	if err := m.h.Advance(); err != nil {
+		m.err = err
+		return err
+	}
+	f := int32(m.h.Frame() - 1)
+	crc, _ := m.h.Checksum(authority.Frame(f))
+	m.sums.own(f, crc)
+	m.batch[f%checksumInterval] = crc
+	if f%checksumInterval == checksumInterval-1 && m.client != "" {
+		m.buf = appendSums(m.buf[:0], f-checksumInterval+1, m.batch[:])
+		_ = m.mux.Send(m.client, m.buf)
+	}
+	if f%printEvery == 0 {
+		m.logf("pong: checksum frame %d %08x", f, crc)
+	}
+	m.advanced()
+	m.drain()
+	if m.err == nil && m.gone && (m.o.frames == 0 || f < int32(m.o.frames)) {
+		m.err = errPeerLeft
+	}
+	if m.err == nil && m.sums.desyncs() > 0 {
+		m.desyncs = m.sums.desyncs()
+	}
+	return m.err
+}
+
+// drain notes the client joining, and its link's news.
+func (m *authHost) drain() {
+	if st := m.h.Stats(); st.Joined+st.Resumed > m.joined {
+		m.joined = st.Joined + st.Resumed
+		m.cs = m.h.Clients(m.cs[:0])
+		if len(m.cs) > 0 {
+			resumed := m.client != "" && st.Resumed > 0
+			m.client, m.gone = m.cs[0].Peer, false
+			m.silentSince, m.left, m.note = time.Time{}, "", ""
+			if m.names[1] == "" {
+				m.names[1] = m.nameOf(1, m.client)
+			}
+			how := "joined"
+			if resumed {
+				how = "resumed"
+			}
+			m.logf("pong: match started: %s (left, host) and the client %s %s at frame %d in room %s (authority mode)",
+				m.names[0], short(m.client), how, m.h.Frame(), m.room())
+		}
+	}
+	m.evs = m.h.Events(m.evs[:0])
+	for _, e := range m.evs {
+		if e.Peer != m.client {
+			continue
+		}
+		m.opponentEvent(e, "the client", m.h.Frame())
+		if e.Kind == session.EventDisconnected {
+			m.gone = true
+		}
+	}
+}
+
+// finish keeps hosting after the frame budget, up to linger, until the
+// client has played its last states out and left.
+func (m *authHost) finish(tick time.Duration) {
+	m.end = m.now()
+	m.budget = int32(m.h.Frame())
+	if m.err != nil || m.gone || m.o.frames == 0 || int(m.budget) < m.o.frames {
+		return
+	}
+	deadline := m.now().Add(linger)
+	for m.now().Before(deadline) && !m.gone && m.err == nil {
+		_ = m.h.AddLocalInput(0, Bot(m.h.State(), 0))
+		if err := m.h.Advance(); err != nil {
+			return
+		}
+		f := int32(m.h.Frame() - 1)
+		crc, _ := m.h.Checksum(authority.Frame(f))
+		m.sums.own(f, crc)
+		m.drain()
+		time.Sleep(tick)
+	}
+}
+
+func (m *authHost) clientStats() (authority.ClientStats, bool) {
+	m.cs = m.h.Clients(m.cs[:0])
+	for _, c := range m.cs {
+		if c.Peer == m.client {
+			return c, true
+		}
+	}
+	return authority.ClientStats{}, false
+}
+
+func (m *authHost) HUD() hud {
+	st := m.h.Stats()
+	cs, _ := m.clientStats()
+	h := hud{
+		Title:      fmt.Sprintf("%s (you, left, host) vs %s (client)", m.names[0], m.nameOf(1, m.client)),
+		Frame:      int32(m.h.Frame()),
+		Confirmed:  int32(m.h.Frame()) - 1,
+		LoopRTT:    cs.Link.RTT,
+		NetRTT:     m.networkRTT(m.client),
+		RollbacksS: m.rb.sample(m.now(), int64(st.Rollbacks)),
+		Rollbacks:  int64(st.Rollbacks),
+		Compared:   uint64(m.sums.compared),
+		Agreed:     uint64(m.sums.agree),
+		Note:       m.silence("the client"),
+		Impair:     m.impairNote(),
+	}
+	h.Progress = fmt.Sprintf("host  rollbacks %.0f/s (%d, %d frames re-simulated)", h.RollbacksS, st.Rollbacks, st.ResimulatedFrames)
+	h.Auth = fmt.Sprintf("client's inputs: %.1f frames early, advised rate %+.1f%%, late %d (rolled back %d), predicted %d",
+		cs.Depth, 100*cs.Rate, cs.LateInputs, cs.LateRolledBack, cs.PredictedInputs)
+	if m.sums.first >= 0 {
+		h.Desync = fmt.Sprintf("frame %d: host %08x, client applied %08x", m.sums.first, m.sums.firstMine, m.sums.firstTheirs)
+	}
+	return h
+}
+
+func (m *authHost) Report() report {
+	st := m.h.Stats()
+	cs, _ := m.clientStats()
+	frames := m.budget
+	if frames == 0 {
+		frames = int32(m.h.Frame())
+	}
+	r := report{
+		Role:      "left, host",
+		Frames:    frames,
+		Compared:  m.sums.compared,
+		Desyncs:   m.sums.desyncs(),
+		First:     m.sums.first,
+		Checks:    "states the client applied, against the host's",
+		Rollbacks: int64(st.Rollbacks),
+		Resim:     int64(st.ResimulatedFrames),
+		LoopRTT:   cs.Link.RTT,
+		NetRTT:    m.networkRTT(m.client),
+		WebRTC:    m.c != nil,
+		Score:     m.h.State().Score,
+		Wins:      m.h.State().Wins,
+		Players:   fmt.Sprintf("%s (left, host) vs %s (right, client)", m.names[0], m.nameOf(1, m.client)),
+		Impair:    m.impairNote(),
+	}
+	r.Extra = []string{
+		fmt.Sprintf("client's inputs     %.1f frames early at the end, advised rate %+.1f%%", cs.Depth, 100*cs.Rate),
+		fmt.Sprintf("late inputs         %d (rolled back for %d, applied late %d, dropped %d), predicted %d, lost %d",
+			cs.LateInputs, cs.LateRolledBack, cs.LateApplied, cs.LateDropped, cs.PredictedInputs, cs.InputsLost),
+		fmt.Sprintf("states sent         %d (%d full), Nacks served %d, joined %d, resumed %d",
+			cs.StatesSent, cs.FullStates, cs.NacksServed, st.Joined, st.Resumed),
+	}
+	if d := m.end.Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
+		r.OutBPS, r.InBPS = float64(cs.Link.BytesSent)/d, float64(cs.Link.BytesReceived)/d
+	}
+	switch {
+	case m.joined == 0 && m.err != nil:
+		r.Err = m.err.Error()
+	case m.joined == 0:
+		r.Err = "no client joined"
+	case m.err == errPeerLeft:
+		if m.leftEarly(frames) {
+			r.Left = m.left
+		}
+	case m.err != nil:
+		r.Err = m.err.Error()
+	}
+	return r
+}
+
+func (m *authHost) Close() error {
+	err := m.h.Close()
+	return m.closed(err)
+}
+
+// newAuthMatch starts this side of the authority mode over an open
+// connection, once the players have said their names: the first in the
+// room hosts.
+func newAuthMatch(ctx context.Context, c *conn, o options) (match, error) {
+	side := o.side
+	if side < 0 {
+		side = 1
+		if c.first {
+			side = 0
+		}
+	}
+	o.seed = o.seedOr(c.room)
+	var names [2]string
+	names[side] = o.name
+	if h, ok := greet(ctx, c.tr, c.peer, hello{Names: names}, greetWithin); ok {
+		names[1-side] = h.Names[1-side]
+	}
+	if side == 0 {
+		m, err := newAuthHost(c, o, time.Now)
+		if err != nil {
+			return nil, err
+		}
+		m.names[1] = names[1]
+		return m, nil
+	}
+	m, err := newAuthClient(c, o, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	m.names[0] = names[0]
+	return m, nil
+}
+
+// crcOf is the CRC32-C of a state's bytes, the host's Checksum.
+func crcOf(s *State) uint32 { return rollback.Checksum(rollback.BytesOf(s)) }
+
+// extraLines is the report's mode lines, indented as the others.
+func extraLines(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}
+
+// runAuth plays the authority mode over an open connection.
+func runAuth(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
+	m, err := newAuthMatch(ctx, c, o)
+	if err != nil {
+		c.close()
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	if o.headless {
+		switch m := m.(type) {
+		case *authHost:
+			m.out = stdout
+		case *authClient:
+			m.out = stdout
+		}
+	}
+	return runLocal(ctx, m, o, stdout, stderr)
+}
