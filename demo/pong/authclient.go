@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -36,7 +37,18 @@ type authClient struct {
 	mps    float64
 	xps    float64
 	done   int // ticks since the newest host state reached the frame budget
+
+	// The own paddle's predicted place by frame, to measure what a
+	// correction moved it by; smooth hides that in what is drawn.
+	ownAt  [128]struct{ f, y int32 }
+	smooth *playout.Smoother
 }
+
+// smoothDecay is the fraction of a correction of the own paddle hidden in
+// what is drawn that goes per step: a tenth, so that a correction of up
+// to five frames of the paddle's travel never draws it faster than it
+// moves (half again its speed, the hitch bound).
+const smoothDecay = 0.1
 
 // lastStates is how many ticks the client plays out after the host's
 // state for the budget's last frame arrived: the render delay and then
@@ -61,6 +73,9 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 		return nil, fmt.Errorf("pong: client: %w", err)
 	}
 	m.cl = cl
+	if m.smooth, err = playout.NewSmoother(playout.SmootherConfig{Step: m.period, Decay: smoothDecay}); err != nil {
+		return nil, err
+	}
 	m.names[1] = o.name
 	m.draw = NewState(o.seed)
 	m.note = "saying hello to the host"
@@ -87,6 +102,7 @@ func (m *authClient) Tick(in Input) error {
 		m.err = err
 		return err
 	}
+	m.smoothOwn(dt)
 	if m.cl.Synchronized() && !m.synced {
 		m.synced = true
 		m.advanced()
@@ -127,6 +143,25 @@ func (m *authClient) finished() bool {
 	return m.o.frames > 0 && (m.played >= int32(m.o.frames-1) || m.done >= lastStates)
 }
 
+// smoothOwn records the own paddle's predicted place and, when the last
+// Update corrected a misprediction, hides the jump of the frame before in
+// the smoother (what is drawn keeps its place, the difference decays).
+func (m *authClient) smoothOwn(dt time.Duration) {
+	if !m.cl.Synchronized() {
+		return
+	}
+	if prev := m.cl.Previous(); prev != nil && m.cl.Corrected() {
+		f := int32(m.cl.Frame()) - 2
+		if was := m.ownAt[f%int32(len(m.ownAt))]; was.f == f && f >= 0 {
+			_ = m.smooth.Correct(playout.Vec{float64(prev.PaddleY[1] - was.y)})
+
+		}
+	}
+	f := int32(m.cl.Frame()) - 1
+	m.ownAt[f%int32(len(m.ownAt))] = struct{ f, y int32 }{f, m.cl.State().PaddleY[1]}
+	m.smooth.Advance(dt)
+}
+
 func (m *authClient) drain() {
 	m.evs = m.cl.Events(m.evs[:0])
 	for _, e := range m.evs {
@@ -150,6 +185,7 @@ func (m *authClient) compose(dt time.Duration) {
 	if prev := m.cl.Previous(); prev != nil {
 		own = lerp(prev.PaddleY[1], pred.PaddleY[1], m.cl.Alpha())
 	}
+	own += m.smooth.Offset()[0]
 	t, ok := m.cl.RenderTime()
 	var a, b *State
 	var w float64

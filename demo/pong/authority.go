@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -67,6 +68,8 @@ type authHost struct {
 	evs    []session.Event
 	gone   bool  // the client left
 	budget int32 // the frame the budget was spent at (the report's frames), 0 before
+	ts     *playout.Timestep
+	last   time.Time
 	joined uint64
 	rb     rate
 }
@@ -82,6 +85,11 @@ func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
 			m.sums.other(first+int32(i), crc)
 		}
 	})
+	ts, err := playout.NewTimestep(playout.TimestepConfig{Step: time.Second / time.Duration(o.fps)})
+	if err != nil {
+		return nil, err
+	}
+	m.ts = ts
 	h, err := authority.NewHost[State](m.mux, hostConfig(o, now), authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: host: %w", err)
@@ -96,13 +104,41 @@ func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
 func (m *authHost) Side() int     { return 0 }
 func (m *authHost) State() *State { return m.h.State() }
 
+// Tick runs the host's frames for the time since the last Tick: the host
+// keeps real time (a fixed step on the wall clock, catching up on a late
+// tick) so its clients, which do the same, keep their lead.
 func (m *authHost) Tick(in Input) error {
 	if m.err != nil {
 		return m.err
 	}
+	now := m.now()
+	dt := m.ts.Step()
+	if !m.last.IsZero() {
+		dt = now.Sub(m.last)
+	}
+	m.last = now
+	n := m.ts.Advance(dt)
+	if m.o.frames > 0 {
+		n = min(n, m.o.frames-int(m.h.Frame()))
+	}
 	_ = m.h.AddLocalInput(0, in)
+	for range n {
+		if err := m.step(); err != nil {
+			m.err = err
+			return err
+		}
+	}
+	m.drain()
+	if m.err == nil && m.gone && (m.o.frames == 0 || int(m.h.Frame()) < m.o.frames) {
+		m.err = errPeerLeft
+	}
+	m.desyncs = m.sums.desyncs()
+	return m.err
+}
+
+// step advances the host one frame and sends the client its checksums.
+func (m *authHost) step() error {
 	if err := m.h.Advance(); err != nil {
-		m.err = err
 		return err
 	}
 	f := int32(m.h.Frame() - 1)
@@ -117,14 +153,7 @@ func (m *authHost) Tick(in Input) error {
 		m.logf("pong: checksum frame %d %08x", f, crc)
 	}
 	m.advanced()
-	m.drain()
-	if m.err == nil && m.gone && (m.o.frames == 0 || f < int32(m.o.frames)) {
-		m.err = errPeerLeft
-	}
-	if m.err == nil && m.sums.desyncs() > 0 {
-		m.desyncs = m.sums.desyncs()
-	}
-	return m.err
+	return nil
 }
 
 // drain notes the client joining, and its link's news.
@@ -170,12 +199,9 @@ func (m *authHost) finish(tick time.Duration) {
 	deadline := m.now().Add(linger)
 	for m.now().Before(deadline) && !m.gone && m.err == nil {
 		_ = m.h.AddLocalInput(0, Bot(m.h.State(), 0))
-		if err := m.h.Advance(); err != nil {
+		if err := m.step(); err != nil {
 			return
 		}
-		f := int32(m.h.Frame() - 1)
-		crc, _ := m.h.Checksum(authority.Frame(f))
-		m.sums.own(f, crc)
 		m.drain()
 		time.Sleep(tick)
 	}
