@@ -42,10 +42,12 @@
 // per connection (sent WelcomeCopies times against loss): INITIAL_SYNC
 // (slots and a random 128-bit resume token; the full state follows as
 // states do), or, for a token still valid, RESUME_ACCEPT on the new
-// connection (the client's world goes on; the inputs it predicted while
-// cut off arrive late and are applied). A client silent for Timeout is
-// away, its slots predicted; after Grace its token is void, and its
-// Hello gets RESUME_REJECT then an INITIAL_SYNC of a fresh slot.
+// connection (the client's world goes on; the inputs it made while cut
+// off arrive late, by the LateInput rule). A client whose link times out
+// (Net.DisconnectTimeout, or soon after its Close) is away, its slots
+// predicted; after Grace its token is void, and its Hello gets
+// RESUME_REJECT then an INITIAL_SYNC of a fresh slot. A record that never
+// saw a valid input is freed as soon as its connection goes.
 //
 // # Client
 //

@@ -10,17 +10,17 @@ import (
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-// A pong-like world: two paddles steered by their players' inputs.
+// A pong-like world: two paddles steered by their players' inputs, and a
+// ball that drifts.
 type court struct {
-	Paddle [2]int32
-	Frame  int32
-	_      [4]byte
+	Left, Right int32
+	Ball, Frame int32
 }
 
 func play(c *court, in []int8, f authority.Frame) {
-	for p, v := range in {
-		c.Paddle[p] += int32(v)
-	}
+	c.Left += int32(in[0])
+	c.Right += int32(in[1])
+	c.Ball += 3
 	c.Frame = int32(f)
 }
 

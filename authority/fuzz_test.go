@@ -83,6 +83,9 @@ func (t *tap) Receive(buf []byte) (int, transport.Peer, error) {
 	return n, from, err
 }
 
+// stillNet is a clock that never moves and a Rand that always says 42.
+var stillNet = session.NetConfig{Now: func() time.Time { return epoch }, Rand: func() uint64 { return 42 }}
+
 // FuzzClientPackets feeds a synchronized-to-be client a Welcome and then
 // arbitrary datagrams from its host: whatever they are, no panic, and a
 // state is only ever taken whole and verified.
@@ -93,8 +96,7 @@ func FuzzClientPackets(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &feed{local: "me"}
-		net := session.NetConfig{Now: func() time.Time { return epoch }, Rand: func() uint64 { return 42 }}
-		cl, err := NewClient[world, uint16](tr, ClientConfig{Host: "host", Players: 2, Net: net}, simWorld)
+		cl, err := NewClient[world, uint16](tr, ClientConfig{Host: "host", Players: 2, Net: stillNet}, simWorld)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,8 +120,7 @@ func FuzzHostPackets(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &feed{local: "host"}
-		net := session.NetConfig{Now: func() time.Time { return epoch }, Rand: func() uint64 { return 42 }}
-		h, err := NewHost[world, uint16](tr, HostConfig[uint16]{Players: 2, Net: net}, simWorld)
+		h, err := NewHost[world, uint16](tr, HostConfig[uint16]{Players: 2, Net: stillNet}, simWorld)
 		if err != nil {
 			t.Fatal(err)
 		}

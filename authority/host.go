@@ -358,6 +358,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 		return
 	}
 	h.e.Heard(c.l)
+	c.played = true
 	if Frame(m.Ack) > c.ack {
 		c.ack = Frame(m.Ack)
 	}
@@ -440,7 +441,10 @@ func (h *Host[S, I]) timers() {
 				c.state, c.awaySince = clientAway, h.t
 			}
 		}
-		if c.state == clientAway && h.t-c.awaySince >= h.s.grace {
+		// A record that never saw an input (a bare Hello, a flood of them
+		// from many addresses) holds no world worth resuming: it is freed
+		// as soon as its connection is gone, not after the grace window.
+		if c.state == clientAway && (h.t-c.awaySince >= h.s.grace || !c.played) {
 			h.conns.unbind(i)
 			c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
 			h.stats.Expired++

@@ -74,6 +74,7 @@ type hostClient[I comparable] struct {
 	welcomeAt int64
 	reject    bool // a RESUME_REJECT goes before each copy of the answer
 	awaySince int64
+	played    bool       // a valid input came on this record: a player, not a bare Hello
 	l         *link.Link // the link of this record's connection now
 	pkts      int        // packets read this tick
 
@@ -122,6 +123,7 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 	if keep {
 		return
 	}
+	c.played = false
 	c.stats = ClientStats{}
 	c.heard = NoFrame
 	c.lateHd, c.lateN = 0, 0

@@ -2,7 +2,16 @@ package codec
 
 // The server-authoritative messages (package authority's protocol). They
 // share the header and the rules of the P2P messages: canonical, whole
-// packets, trailing bytes refused, no allocation.
+// packets, trailing bytes refused, no allocation:
+//
+//	Hello          client: settings hash, nonce, optional resume token
+//	Welcome        the host's one answer: INITIAL_SYNC, RESUME_ACCEPT or
+//	               RESUME_REJECT
+//	AuthInput      a client's unacknowledged inputs, or a frame marker
+//	StateFragment  a piece of a StateBody: a host state XOR the acknowledged
+//	               baseline, run-length coded, with the inputs at its frame
+//	               and the host's rate advice
+//	Nack           fragments to resend
 const (
 	// TypeHello opens a client's connection to a host (Hello).
 	TypeHello Type = TypeDisconnect + 1 + iota

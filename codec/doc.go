@@ -39,16 +39,6 @@
 // anything that parses re-encodes to the same bytes. The fuzz targets hold
 // this.
 //
-// # Server-authoritative messages
-//
-// Package authority's protocol uses the same header and rules: Hello
-// (client: settings hash, nonce, optional resume token), Welcome (the
-// host's one answer: INITIAL_SYNC, RESUME_ACCEPT or RESUME_REJECT),
-// AuthInput (a client's unacknowledged inputs, or a frame marker),
-// StateFragment (a piece of a StateBody: a host state XOR the acknowledged
-// baseline, run-length coded, with the inputs at its frame and the host's
-// rate advice) and Nack (fragments to resend). See auth_*.go.
-//
 // # Allocation contract
 //
 // Every Append appends to the caller's slice and allocates nothing when it
