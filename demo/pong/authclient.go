@@ -28,6 +28,8 @@ type authClient struct {
 	draw   State     // what is drawn: the playout's world with the own paddle predicted
 	last   time.Time // the previous Tick
 	period time.Duration
+	side   int   // the slot the host gave, -1 before
+	listen bool  // the host is a pong player's (it answered the hello), not a dedicated host
 	played int32 // the newest host frame the playout applied, -1 before
 	synced bool
 	gone   bool
@@ -56,7 +58,7 @@ const smoothDecay = 0.1
 const lastStates = 30
 
 func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error) {
-	m := &authClient{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, sumsMax), played: -1,
+	m := &authClient{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, sumsMax), played: -1, side: -1,
 		period: time.Second / time.Duration(o.fps)}
 	m.c = c
 	m.host = string(c.peer)
@@ -76,13 +78,15 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 	if m.smooth, err = playout.NewSmoother(playout.SmootherConfig{Step: m.period, Decay: smoothDecay}); err != nil {
 		return nil, err
 	}
-	m.names[1] = o.name
+	m.names[1] = o.name // the right side's, from a listen server
 	m.draw = NewState(o.seed)
 	m.note = "saying hello to the host"
 	return m, nil
 }
 
-func (m *authClient) Side() int     { return 1 }
+// Side is the slot the host gave this client (-1 until it did): the
+// right one from a listen server, either from a dedicated host.
+func (m *authClient) Side() int     { return m.side }
 func (m *authClient) State() *State { return &m.draw }
 
 func (m *authClient) Tick(in Input) error {
@@ -102,15 +106,18 @@ func (m *authClient) Tick(in Input) error {
 		m.err = err
 		return err
 	}
-	m.smoothOwn(dt)
 	if m.cl.Synchronized() && !m.synced {
 		m.synced = true
 		m.advanced()
 		m.note = ""
-		st := m.cl.Stats()
-		m.logf("pong: match started: %s (right, client, slot %d) against the host %s (%s) in room %s (authority mode)",
-			m.names[1], st.First, m.nameOf(0, m.c.peer), short(m.c.peer), m.room())
+		m.side = min(max(m.cl.Stats().First, 0), 1)
+		if m.side == 0 { // a dedicated host's first client: the names were by join order
+			m.names[0], m.names[1] = m.names[1], ""
+		}
+		m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode)",
+			m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room())
 	}
+	m.smoothOwn(dt)
 	if s, f, ok := m.cl.Played(); ok && int32(f) != m.played {
 		m.played = int32(f)
 		crc := crcOf(s)
@@ -120,8 +127,10 @@ func (m *authClient) Tick(in Input) error {
 			crc = crcOf(&bad)
 		}
 		m.sums.own(int32(f), crc)
-		m.buf = appendSums(m.buf[:0], int32(f), []uint32{crc})
-		_ = m.mux.Send(m.c.peer, m.buf)
+		if m.listen { // a dedicated host knows nothing of the demo's messages
+			m.buf = appendSums(m.buf[:0], int32(f), []uint32{crc})
+			_ = m.mux.Send(m.c.peer, m.buf)
+		}
 		if f%printEvery == 0 {
 			m.logf("pong: checksum frame %d %08x", f, crc)
 		}
@@ -151,14 +160,14 @@ func (m *authClient) smoothOwn(dt time.Duration) {
 		return
 	}
 	if prev := m.cl.Previous(); prev != nil && m.cl.Corrected() {
-		f := int32(m.cl.Frame()) - 2
-		if was := m.ownAt[f%int32(len(m.ownAt))]; was.f == f && f >= 0 {
-			_ = m.smooth.Correct(playout.Vec{float64(prev.PaddleY[1] - was.y)})
+		f := max(int32(m.cl.Frame())-2, 0)
+		if was := m.ownAt[f%int32(len(m.ownAt))]; was.f == f {
+			_ = m.smooth.Correct(playout.Vec{float64(prev.PaddleY[m.side] - was.y)})
 
 		}
 	}
-	f := int32(m.cl.Frame()) - 1
-	m.ownAt[f%int32(len(m.ownAt))] = struct{ f, y int32 }{f, m.cl.State().PaddleY[1]}
+	f := max(int32(m.cl.Frame())-1, 0)
+	m.ownAt[f%int32(len(m.ownAt))] = struct{ f, y int32 }{f, m.cl.State().PaddleY[m.side]}
 	m.smooth.Advance(dt)
 }
 
@@ -180,10 +189,11 @@ func (m *authClient) compose(dt time.Duration) {
 	if !m.cl.Synchronized() {
 		return
 	}
+	me, them := m.side, 1-m.side
 	pred := m.cl.State()
-	own := float64(pred.PaddleY[1])
+	own := float64(pred.PaddleY[me])
 	if prev := m.cl.Previous(); prev != nil {
-		own = lerp(prev.PaddleY[1], pred.PaddleY[1], m.cl.Alpha())
+		own = lerp(prev.PaddleY[me], pred.PaddleY[me], m.cl.Alpha())
 	}
 	own += m.smooth.Offset()[0]
 	t, ok := m.cl.RenderTime()
@@ -201,9 +211,9 @@ func (m *authClient) compose(dt time.Duration) {
 		m.draw.BallX = int32(math.Round(lerp(a.BallX, b.BallX, w)))
 		m.draw.BallY = int32(math.Round(lerp(a.BallY, b.BallY, w)))
 	}
-	m.draw.PaddleY[0] = int32(math.Round(lerp(a.PaddleY[0], b.PaddleY[0], w)))
-	m.draw.PaddleY[1] = int32(math.Round(own))
-	m.hitch.drawn(own, lerp(a.PaddleY[0], b.PaddleY[0], w), &m.draw, float64(dt)/float64(m.period))
+	m.draw.PaddleY[them] = int32(math.Round(lerp(a.PaddleY[them], b.PaddleY[them], w)))
+	m.draw.PaddleY[me] = int32(math.Round(own))
+	m.hitch.drawn(own, lerp(a.PaddleY[them], b.PaddleY[them], w), &m.draw, float64(dt)/float64(m.period))
 }
 
 func lerp(a, b int32, w float64) float64 { return float64(a) + float64(b-a)*w }
@@ -259,7 +269,7 @@ func (m *authClient) HUD() hud {
 		depth = float64(f) - t
 	}
 	h := hud{
-		Title:     fmt.Sprintf("%s (you, right, client) vs %s (host)", m.names[1], m.nameOf(0, m.c.peer)),
+		Title:     fmt.Sprintf("%s (you, %s, client) vs %s", m.names[max(m.side, 0)], sideName(m.side), m.opponent()),
 		Frame:     m.played + 1,
 		Confirmed: m.played,
 		LoopRTT:   st.RTT,
@@ -286,7 +296,7 @@ func (m *authClient) Report() report {
 	st := m.cl.Stats()
 	qs, resyncs := m.cl.PlayoutStats()
 	r := report{
-		Role:     "right, client",
+		Role:     sideName(m.side) + ", client",
 		Frames:   m.played + 1,
 		Compared: m.sums.compared,
 		Desyncs:  m.sums.desyncs(),
@@ -298,7 +308,7 @@ func (m *authClient) Report() report {
 		WebRTC:   m.c != nil,
 		Score:    m.draw.Score,
 		Wins:     m.draw.Wins,
-		Players:  fmt.Sprintf("%s (left, host) vs %s (right, client)", m.nameOf(0, m.c.peer), m.names[1]),
+		Players:  fmt.Sprintf("%s (you, %s, client) vs %s", m.names[max(m.side, 0)], sideName(m.side), m.opponent()),
 		Impair:   m.impairNote(),
 	}
 	r.Rollbacks = int64(st.Mismatches)
@@ -338,6 +348,15 @@ func (m *authClient) Report() report {
 		r.Err = m.err.Error()
 	}
 	return r
+}
+
+// opponent names who the client plays: the listen server's player, or
+// the other client of a dedicated host.
+func (m *authClient) opponent() string {
+	if m.side == 1 && m.names[0] != "" {
+		return m.names[0] + " (left, host)"
+	}
+	return "the host " + short(m.c.peer)
 }
 
 func (m *authClient) finish(time.Duration) { m.end = m.now() }

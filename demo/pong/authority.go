@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
@@ -25,6 +26,18 @@ const (
 	modeP2P       = "p2p"
 	modeAuthority = "authority"
 )
+
+func init() {
+	// The dedicated pong host (pong host) runs the same simulation with
+	// both players as clients.
+	hostcmd.Register("pong", hostcmd.Sim[State, Input]{
+		Players:   2,
+		Simulate:  authSimulate,
+		Settings:  func(room string) uint64 { return uint64(seedFor(room)) },
+		Init:      func(seed uint64) State { return NewState(uint32(seed)) },
+		LateInput: authority.LateRollback,
+	})
+}
 
 // printEvery is how many frames apart both sides print a checksum line
 // headless (a test compares the two processes' lines).
@@ -310,7 +323,9 @@ func newAuthMatch(ctx context.Context, c *conn, o options) (match, error) {
 	o.seed = o.seedOr(c.room)
 	var names [2]string
 	names[side] = o.name
-	if h, ok := greet(ctx, c.tr, c.peer, hello{Names: names}, greetWithin); ok {
+	// A dedicated host does not answer: wait less than P2P does.
+	h, listen := greet(ctx, c.tr, c.peer, hello{Names: names}, greetWithin/3)
+	if listen {
 		names[1-side] = h.Names[1-side]
 	}
 	if side == 0 {
@@ -325,7 +340,7 @@ func newAuthMatch(ctx context.Context, c *conn, o options) (match, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.names[0] = names[0]
+	m.names[0], m.listen = names[0], listen
 	return m, nil
 }
 

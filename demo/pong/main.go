@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 )
 
 // options are the command line.
@@ -97,6 +99,8 @@ Usage:
                                           watch the match being played in room NAME
   pong -offline                           play a bot, no network
   pong -mode authority                    the same, server-authoritative: you host, the bot process is your client
+  pong host [-signal URL] [-room NAME]    a dedicated pong host (pong host -h lists its flags); players join it with
+                                          pong -mode authority -signal URL -room NAME
 
 Keys: up/down arrows or W/S move your paddle (green); q, Esc or Ctrl-C quits, also while waiting.
 Without a terminal both sides are bots and it plays 600 frames.
@@ -268,6 +272,9 @@ func main() {
 
 // run is main with its outputs and exit status explicit (see exitText).
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "host" {
+		return hostcmd.Main("pong host", args[1:], stdout, stderr) // the dedicated host (authority.go)
+	}
 	o, err := parseOptions(args)
 	if errors.Is(err, flag.ErrHelp) {
 		usage(stdout)

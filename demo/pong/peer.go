@@ -161,7 +161,7 @@ func childArgs(o options, side, inject int) []string {
 // opponent the parent started, or a player on another machine.
 func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	var joined func(context.Context, *conn) error
-	if !o.child {
+	if !o.child && o.mode != modeAuthority { // a host refuses a client it has no slot for
 		joined = func(_ context.Context, c *conn) error {
 			if n := len(c.sig.Peers()); n >= 2 {
 				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))

@@ -147,12 +147,15 @@ func (r *rate) sample(now time.Time, n int64) float64 {
 func play(ctx context.Context, m match, v *view, o options) error {
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
-	side := m.Side()
 	for {
 		select {
 		case <-ctx.Done():
 			return errQuit
 		case <-tick.C:
+		}
+		side := m.Side() // an authority client learns its side from the host
+		if v != nil {
+			v.side = side
 		}
 		s := m.State()
 		var in Input
