@@ -274,16 +274,20 @@ var (
 )
 
 // hudLines is how many lines the view uses under the court.
-const hudLines = 6
+const hudLines = 5
 
 // draw renders the court scaled to the terminal, then the numbers.
 func (v *view) draw(s *State, h hud) {
 	sc := v.screen
 	sc.Clear()
 	w, ht := sc.Size()
-	cw, ch := w-2, ht-2-hudLines-1 // court interior, in cells
+	lines := hudLines
+	if h.Auth != "" {
+		lines++ // the authority mode's line
+	}
+	cw, ch := w-2, ht-2-lines-1 // court interior, in cells
 	if cw < 20 || ch < 6 {
-		putWrapped(sc, 0, 0, w, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 6+2+hudLines+1), styleAlarm)
+		putWrapped(sc, 0, 0, w, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 6+2+lines+1), styleAlarm)
 		sc.Show()
 		return
 	}
@@ -354,8 +358,8 @@ func (v *view) draw(s *State, h hud) {
 	y++
 	if h.Auth != "" {
 		put(sc, 1, y, h.Auth, styleHUD)
+		y++
 	}
-	y++
 	put(sc, 1, y, "round trip: game loop "+hudMS(h.LoopRTT)+", network "+hudMS(h.NetRTT), styleHUD)
 	y++
 	if h.Impair != "" {

@@ -200,5 +200,5 @@ func TestTerminalTooSmall(t *testing.T) {
 	for _, r := range rows {
 		words = append(words, strings.Fields(r)...)
 	}
-	require.Equal(t, "terminal too small for pong: 16x6, need at least 22x15", strings.Join(words, " "), "%q", rows)
+	require.Equal(t, "terminal too small for pong: 16x6, need at least 22x14", strings.Join(words, " "), "%q", rows)
 }
