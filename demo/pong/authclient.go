@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -19,7 +20,7 @@ import (
 type authClient struct {
 	matchLog
 	cl   *authority.Client[State, Input]
-	mux  *sumsMux
+	mux  *tokenMux
 	host string // the host's connection, for the screen
 	sums checks
 	buf  []byte
@@ -62,7 +63,7 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 		period: time.Second / time.Duration(o.fps)}
 	m.c = c
 	m.host = string(c.peer)
-	m.mux = newSumsMux(c.tr, func(from transport.Peer, first int32, crcs []uint32) {
+	sums := newSumsMux(c.tr, func(from transport.Peer, first int32, crcs []uint32) {
 		if string(from) != m.host {
 			return
 		}
@@ -70,6 +71,14 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 			m.sums.other(first+int32(i), crc)
 		}
 	})
+	var token [codec.TokenLen]byte
+	if o.resume != "" {
+		var err error
+		if token, err = parseToken(o.resume); err != nil {
+			return nil, fmt.Errorf("pong: -resume %q: %w", o.resume, err)
+		}
+	}
+	m.mux = newTokenMux(sums, token)
 	cl, err := authority.NewClient[State](m.mux, authority.ClientConfig{Host: c.peer, Players: 2, Net: authNet(o, now)}, authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: client: %w", err)
@@ -114,8 +123,18 @@ func (m *authClient) Tick(in Input) error {
 		if m.side == 0 { // a dedicated host's first client: the names were by join order
 			m.names[0], m.names[1] = m.names[1], ""
 		}
-		m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode)",
-			m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room())
+		how := ""
+		switch {
+		case m.mux.resumed:
+			how = ", resumed with -resume's token: the same paddle"
+		case m.mux.rejected:
+			how = ", -resume's token was refused (too late): a fresh paddle"
+		}
+		m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode%s)",
+			m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
+		if m.mux.given {
+			m.logf("pong: resume token %x (a restarted client rejoins with -resume %x)", m.mux.token, m.mux.token)
+		}
 	}
 	m.smoothOwn(dt)
 	if s, f, ok := m.cl.Played(); ok && int32(f) != m.played {

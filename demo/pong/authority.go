@@ -31,11 +31,16 @@ func init() {
 	// The dedicated pong host (pong host) runs the same simulation with
 	// both players as clients.
 	hostcmd.Register("pong", hostcmd.Sim[State, Input]{
-		Players:   2,
-		Simulate:  authSimulate,
-		Settings:  func(room string) uint64 { return uint64(seedFor(room)) },
-		Init:      func(seed uint64) State { return NewState(uint32(seed)) },
-		LateInput: authority.LateRollback,
+		Players:  2,
+		Simulate: authSimulate,
+		Settings: func(room string) uint64 { return uint64(seedFor(room)) },
+		Init:     func(seed uint64) State { return NewState(uint32(seed)) },
+		// LateApply, not the listen server's LateRollback: with
+		// LateRollback a client that expires leaves its last frames
+		// unconfirmed in the host's core session, which then stops with
+		// its prediction limit 64 frames later (an authority bug, reported;
+		// the listen server ends its match when its one client expires).
+		LateInput: authority.LateApply,
 	})
 }
 
@@ -64,6 +69,7 @@ func hostConfig(o options, now func() time.Time) authority.HostConfig[Input] {
 	return authority.HostConfig[Input]{
 		Players: 2, LocalPlayers: 1, SlotsPerClient: 1,
 		LateInput: authority.LateRollback,
+		Grace:     o.grace,
 		Net:       authNet(o, now),
 	}
 }
@@ -71,24 +77,28 @@ func hostConfig(o options, now func() time.Time) authority.HostConfig[Input] {
 // authHost is the left player's side: the host.
 type authHost struct {
 	matchLog
-	h      *authority.Host[State, Input]
-	mux    *sumsMux
-	client transport.Peer // the connection of the client, once it joined
-	sums   checks
-	batch  [checksumInterval]uint32
-	buf    []byte
-	cs     []authority.ClientStats
-	evs    []session.Event
-	gone   bool  // the client left
-	budget int32 // the frame the budget was spent at (the report's frames), 0 before
-	ts     *playout.Timestep
-	last   time.Time
-	joined uint64
-	rb     rate
+	h       *authority.Host[State, Input]
+	mux     *sumsMux
+	client  transport.Peer // the connection of the client, once it joined
+	sums    checks
+	batch   [checksumInterval]uint32
+	buf     []byte
+	cs      []authority.ClientStats
+	evs     []session.Event
+	gone    bool // the client quit, or vanished and its grace window ran out
+	away    bool // the client vanished: it may resume within the grace window
+	expired uint64
+	budget  int32 // the frame the budget was spent at (the report's frames), 0 before
+	ts      *playout.Timestep
+	last    time.Time
+	joined  uint64 // clients joined or resumed
+	resumed uint64
+	news    []string // clients resuming or joining again, for the report
+	rb      rate
 }
 
 func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
-	m := &authHost{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, sumsMax)}
+	m := &authHost{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, max(sumsMax, helloMax))}
 	m.c = c
 	m.mux = newSumsMux(c.tr, func(from transport.Peer, first int32, crcs []uint32) {
 		if from != m.client {
@@ -103,6 +113,15 @@ func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
 		return nil, err
 	}
 	m.ts = ts
+	m.mux.onHello = func(from transport.Peer, h hello) {
+		if h.Names[1] != "" {
+			m.names[1] = h.Names[1]
+		}
+		// Answered as greet does (a datagram for a datagram, the same
+		// size): the restarted client's greet ends at once.
+		m.buf = hello{Heard: true, Names: [2]string{m.names[0], h.Names[1]}}.Append(m.buf[:0])
+		_ = m.mux.Send(from, m.buf)
+	}
 	h, err := authority.NewHost[State](m.mux, hostConfig(o, now), authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: host: %w", err)
@@ -172,14 +191,19 @@ func (m *authHost) step() error {
 // drain notes the client joining, and its link's news.
 func (m *authHost) drain() {
 	if st := m.h.Stats(); st.Joined+st.Resumed > m.joined {
-		m.joined = st.Joined + st.Resumed
+		resumed := st.Resumed > m.resumed
+		m.joined, m.resumed = st.Joined+st.Resumed, st.Resumed
 		m.cs = m.h.Clients(m.cs[:0])
 		if len(m.cs) > 0 {
-			resumed := m.client != "" && st.Resumed > 0
-			m.client, m.gone = m.cs[0].Peer, false
+			m.client, m.gone, m.away = m.cs[0].Peer, false, false
 			m.silentSince, m.left, m.note = time.Time{}, "", ""
 			if m.names[1] == "" {
 				m.names[1] = m.nameOf(1, m.client)
+			}
+			if resumed {
+				m.news = append(m.news, fmt.Sprintf("the client resumed its paddle at frame %d (%s)", m.h.Frame(), short(m.client)))
+			} else if m.joined > 1 {
+				m.news = append(m.news, fmt.Sprintf("a client joined afresh at frame %d (%s)", m.h.Frame(), short(m.client)))
 			}
 			how := "joined"
 			if resumed {
@@ -194,9 +218,24 @@ func (m *authHost) drain() {
 		if e.Peer != m.client {
 			continue
 		}
+		vanished := !m.silentSince.IsZero()
 		m.opponentEvent(e, "the client", m.h.Frame())
 		if e.Kind == session.EventDisconnected {
+			if vanished {
+				// It may come back with its token (pong -resume).
+				m.away = true
+				m.note = fmt.Sprintf("%s; its paddle is kept for %v for it to resume", m.left, m.o.grace)
+				m.logf("pong: %s", m.note)
+			} else {
+				m.gone = true
+			}
+		}
+	}
+	if st := m.h.Stats(); st.Expired > m.expired {
+		m.expired = st.Expired
+		if m.away {
 			m.gone = true
+			m.left += fmt.Sprintf("; it did not resume within %v", m.o.grace)
 		}
 	}
 }
@@ -285,6 +324,9 @@ func (m *authHost) Report() report {
 			cs.LateInputs, cs.LateRolledBack, cs.LateApplied, cs.LateDropped, cs.PredictedInputs, cs.InputsLost),
 		fmt.Sprintf("states sent         %d (%d full), Nacks served %d, joined %d, resumed %d",
 			cs.StatesSent, cs.FullStates, cs.NacksServed, st.Joined, st.Resumed),
+	}
+	for _, n := range m.news {
+		r.Extra = append(r.Extra, "                    "+n)
 	}
 	if d := m.end.Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
 		r.OutBPS, r.InBPS = float64(cs.Link.BytesSent)/d, float64(cs.Link.BytesReceived)/d

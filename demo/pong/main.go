@@ -39,6 +39,8 @@ type options struct {
 	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
 	name     string // the player's name, shown to the opponent and spectators
 	mode     string // modeP2P or modeAuthority
+	resume   string // -resume: an authority client's token from an earlier process
+	grace    time.Duration
 
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.
@@ -70,6 +72,8 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one; empty: the server pairs the next two joiners)")
 	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
 	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
+	fs.StringVar(&o.resume, "resume", "", "authority mode: rejoin with the resume `token` an earlier client process printed (within the host's grace window: the same paddle)")
+	fs.DurationVar(&o.grace, "grace", 20*time.Second, "authority mode, hosting: how long a vanished client's paddle and resume token are kept")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
@@ -170,6 +174,10 @@ func parseOptions(args []string) (options, error) {
 		return o, usageError("-side %d: want -1, 0 or 1", o.side)
 	case o.mode != modeP2P && o.mode != modeAuthority:
 		return o, usageError("-mode %q: want p2p or authority", o.mode)
+	case o.resume != "" && o.mode != modeAuthority:
+		return o, usageError("-resume is the authority mode's (-mode authority)")
+	case o.grace <= 0:
+		return o, usageError("-grace %v: want more than 0", o.grace)
 	case o.mode == modeAuthority && o.spectate:
 		return o, usageError("-spectate is not in the authority mode yet: the host holds one client")
 	}

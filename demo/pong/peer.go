@@ -161,9 +161,9 @@ func childArgs(o options, side, inject int) []string {
 // opponent the parent started, or a player on another machine.
 func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	var joined func(context.Context, *conn) error
-	if !o.child && o.mode != modeAuthority { // a host refuses a client it has no slot for
+	if !o.child {
 		joined = func(_ context.Context, c *conn) error {
-			if n := len(c.sig.Peers()); n >= 2 {
+			if n := len(c.sig.Peers()); n >= 2 && o.mode != modeAuthority { // a host refuses a client it has no slot for
 				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))
 			}
 			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, o.signal, o.timeout)

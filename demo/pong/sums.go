@@ -154,7 +154,10 @@ func (c *checks) desyncs() int { return c.compared - c.agree }
 type sumsMux struct {
 	transport.Transport
 	onSums func(from transport.Peer, first int32, crcs []uint32)
-	crcs   []uint32
+	// onHello, if set, hears the hellos that arrive once the mode runs (a
+	// client process restarted with -resume greets its host again).
+	onHello func(from transport.Peer, h hello)
+	crcs    []uint32
 	// Malformed counts the demo's messages that did not parse.
 	Malformed int
 }
@@ -174,8 +177,11 @@ func (m *sumsMux) Receive(b []byte) (int, transport.Peer, error) {
 		case err == nil:
 			m.onSums(from, first, crcs)
 		case errors.Is(err, errNotSums):
-			if _, _, err := parseHello(b[:n]); err != nil {
+			h, _, err := parseHello(b[:n])
+			if err != nil {
 				m.Malformed++
+			} else if m.onHello != nil {
+				m.onHello(from, h)
 			}
 		default:
 			m.Malformed++

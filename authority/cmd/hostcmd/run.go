@@ -251,15 +251,17 @@ func (w *watcher) watch(h host) {
 		for _, c := range w.cs {
 			w.known[c.Peer] = true
 		}
-		switch {
-		case st.Joined > w.last.Joined:
-			w.log.Info("client joined", "peer", peer, "frame", st.Frame, "clients", st.Clients)
-		case st.Resumed > w.last.Resumed:
-			w.log.Info("client resumed", "peer", peer, "frame", st.Frame, "clients", st.Clients)
-		case st.ResumesRejected > w.last.ResumesRejected:
-			w.log.Info("resume rejected (token void): a fresh slot follows", "frame", st.Frame)
-		case st.Expired > w.last.Expired:
+		if st.ResumesRejected > w.last.ResumesRejected {
+			w.log.Info("resume rejected: the token is void (its grace window ran out); a fresh slot follows", "frame", st.Frame)
+		}
+		if st.Expired > w.last.Expired {
 			w.log.Info("client expired: its grace window ran out, its slots are free", "frame", st.Frame, "clients", st.Clients)
+		}
+		if st.Joined > w.last.Joined {
+			w.log.Info("client joined", "peer", peer, "frame", st.Frame, "clients", st.Clients)
+		}
+		if st.Resumed > w.last.Resumed {
+			w.log.Info("client resumed", "peer", peer, "frame", st.Frame, "clients", st.Clients)
 		}
 		for _, c := range w.cs {
 			w.log.Debug("client", "peer", string(c.Peer), "first_slot", c.First, "slots", c.Slots, "away", c.Away)
