@@ -288,7 +288,7 @@ func (m *authClient) HUD() hud {
 		depth = float64(f) - t
 	}
 	h := hud{
-		Title:     fmt.Sprintf("%s (you, %s, client) vs %s", m.names[max(m.side, 0)], sideName(m.side), m.opponent()),
+		Title:     fmt.Sprintf("%s (you) vs %s", m.names[max(m.side, 0)], m.opponentShort()),
 		Frame:     m.played + 1,
 		Confirmed: m.played,
 		LoopRTT:   st.RTT,
@@ -298,10 +298,10 @@ func (m *authClient) HUD() hud {
 		Note:      m.silence("the host"),
 		Impair:    m.impairNote(),
 	}
-	h.Progress = fmt.Sprintf("predicting %d, played %d  host buffer %.1f frames, rate %+.1f%%  match %.0f/s mismatch %.0f/s, %d re-simulated",
-		m.cl.Frame(), m.played, st.Depth, 100*st.Rate, m.mps, m.xps, st.ResimulatedFrames)
-	h.Auth = fmt.Sprintf("playout %.1f frames deep, stalls %d, jumps %d, resyncs %d  hitches drawn: own %d, host's paddle %d, ball %d",
-		depth, qs.Stalls, qs.Jumps, resyncs, m.hitch.Own, m.hitch.Other, m.hitch.Ball)
+	h.Progress = fmt.Sprintf("(predicting %d)  host buffer %.1f, rate %+.1f%%  match %.0f/s, miss %.0f/s",
+		m.cl.Frame(), st.Depth, 100*st.Rate, m.mps, m.xps)
+	h.Auth = fmt.Sprintf("resim %d  playout %.1f deep, stalls %d, jumps %d  hitches %d/%d/%d (own/other/ball)",
+		st.ResimulatedFrames, depth, qs.Stalls+resyncs, qs.Jumps, m.hitch.Own, m.hitch.Other, m.hitch.Ball)
 	if m.finished() {
 		h.Frame = int32(m.o.frames) // the budget's states are played out
 	}
@@ -376,6 +376,14 @@ func (m *authClient) opponent() string {
 		return m.names[0] + " (left, host)"
 	}
 	return "the host " + short(m.c.peer)
+}
+
+// opponentShort is opponent, for the title beside the score.
+func (m *authClient) opponentShort() string {
+	if m.side == 1 && m.names[0] != "" {
+		return m.names[0] + " (host)"
+	}
+	return "host " + short(m.c.peer)
 }
 
 func (m *authClient) finish(time.Duration) { m.end = m.now() }

@@ -273,7 +273,7 @@ func (m *authHost) HUD() hud {
 	st := m.h.Stats()
 	cs, _ := m.clientStats()
 	h := hud{
-		Title:      fmt.Sprintf("%s (you, left, host) vs %s (client)", m.names[0], m.nameOf(1, m.client)),
+		Title:      fmt.Sprintf("%s (you, host) vs %s", m.names[0], m.nameOf(1, m.client)),
 		Frame:      int32(m.h.Frame()),
 		Confirmed:  int32(m.h.Frame()) - 1,
 		LoopRTT:    cs.Link.RTT,
@@ -285,9 +285,9 @@ func (m *authHost) HUD() hud {
 		Note:       m.silence("the client"),
 		Impair:     m.impairNote(),
 	}
-	h.Progress = fmt.Sprintf("host  rollbacks %.0f/s (%d, %d frames re-simulated)", h.RollbacksS, st.Rollbacks, st.ResimulatedFrames)
-	h.Auth = fmt.Sprintf("client's inputs: %.1f frames early, advised rate %+.1f%%, late %d (rolled back %d), predicted %d",
-		cs.Depth, 100*cs.Rate, cs.LateInputs, cs.LateRolledBack, cs.PredictedInputs)
+	h.Progress = fmt.Sprintf("(host)  rollbacks %.0f/s (%d, resim %d)", h.RollbacksS, st.Rollbacks, st.ResimulatedFrames)
+	h.Auth = fmt.Sprintf("client's inputs %.1f frames early, advised %+.1f%%, late %d, predicted %d",
+		cs.Depth, 100*cs.Rate, cs.LateInputs, cs.PredictedInputs)
 	if m.sums.first >= 0 {
 		h.Desync = fmt.Sprintf("frame %d: host %08x, client applied %08x", m.sums.first, m.sums.firstMine, m.sums.firstTheirs)
 	}
