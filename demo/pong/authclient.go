@@ -79,7 +79,7 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 		}
 	}
 	m.mux = newTokenMux(sums, token)
-	cl, err := authority.NewClient[State](m.mux, authority.ClientConfig{Host: c.peer, Players: 2, Net: authNet(o, now)}, authSimulate)
+	cl, err := authority.NewClient[State](m.mux, authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now)}, authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: client: %w", err)
 	}
@@ -119,9 +119,13 @@ func (m *authClient) Tick(in Input) error {
 		m.synced = true
 		m.advanced()
 		m.note = ""
-		m.side = min(max(m.cl.Stats().First, 0), 1)
-		if m.side == 0 { // a dedicated host's first client: the names were by join order
+		m.side = m.cl.Stats().First
+		switch m.side {
+		case 0: // a dedicated host's first client: the names were by join order
 			m.names[0], m.names[1] = m.names[1], ""
+		case 1:
+		default: // the third slot: a spectator's
+			m.side = -1
 		}
 		how := ""
 		switch {
@@ -130,9 +134,14 @@ func (m *authClient) Tick(in Input) error {
 		case m.mux.rejected:
 			how = ", -resume's token was refused (too late): a fresh paddle"
 		}
-		m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode%s)",
-			m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
-		if m.mux.given {
+		if m.side < 0 {
+			m.logf("pong: match started: spectating the host %s (%s) in room %s (authority mode%s)",
+				m.nameOf(0, m.c.peer), short(m.c.peer), m.room(), how)
+		} else {
+			m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode%s)",
+				m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
+		}
+		if m.mux.given && m.side >= 0 {
 			m.logf("pong: resume token %x (a restarted client rejoins with -resume %x)", m.mux.token, m.mux.token)
 		}
 	}
@@ -175,7 +184,7 @@ func (m *authClient) finished() bool {
 // Update corrected a misprediction, hides the jump of the frame before in
 // the smoother (what is drawn keeps its place, the difference decays).
 func (m *authClient) smoothOwn(dt time.Duration) {
-	if !m.cl.Synchronized() {
+	if !m.cl.Synchronized() || m.side < 0 {
 		return
 	}
 	if prev := m.cl.Previous(); prev != nil && m.cl.Corrected() {
@@ -209,6 +218,9 @@ func (m *authClient) compose(dt time.Duration) {
 		return
 	}
 	me, them := m.side, 1-m.side
+	if me < 0 { // a spectator: both paddles from the playout, the left one as its own
+		me, them = 0, 1
+	}
 	pred := m.cl.State()
 	own := float64(pred.PaddleY[me])
 	if prev := m.cl.Previous(); prev != nil {
@@ -231,6 +243,9 @@ func (m *authClient) compose(dt time.Duration) {
 		m.draw.BallY = int32(math.Round(lerp(a.BallY, b.BallY, w)))
 	}
 	m.draw.PaddleY[them] = int32(math.Round(lerp(a.PaddleY[them], b.PaddleY[them], w)))
+	if m.side < 0 {
+		own = lerp(a.PaddleY[me], b.PaddleY[me], w)
+	}
 	m.draw.PaddleY[me] = int32(math.Round(own))
 	m.hitch.drawn(own, lerp(a.PaddleY[them], b.PaddleY[them], w), &m.draw, float64(dt)/float64(m.period))
 }
@@ -288,7 +303,7 @@ func (m *authClient) HUD() hud {
 		depth = float64(f) - t
 	}
 	h := hud{
-		Title:     fmt.Sprintf("%s (you) vs %s", m.names[max(m.side, 0)], m.opponentShort()),
+		Title:     m.title(),
 		Frame:     m.played + 1,
 		Confirmed: m.played,
 		LoopRTT:   st.RTT,
@@ -327,7 +342,7 @@ func (m *authClient) Report() report {
 		WebRTC:   m.c != nil,
 		Score:    m.draw.Score,
 		Wins:     m.draw.Wins,
-		Players:  fmt.Sprintf("%s (you, %s, client) vs %s", m.names[max(m.side, 0)], sideName(m.side), m.opponent()),
+		Players:  m.players(),
 		Impair:   m.impairNote(),
 	}
 	r.Rollbacks = int64(st.Mismatches)
@@ -376,6 +391,23 @@ func (m *authClient) opponent() string {
 		return m.names[0] + " (left, host)"
 	}
 	return "the host " + short(m.c.peer)
+}
+
+// title is the HUD's who plays whom, short (it shares its line with the
+// score).
+func (m *authClient) title() string {
+	if m.side < 0 {
+		return fmt.Sprintf("watching %s vs %s", m.nameOf(0, m.c.peer), m.nameOf(1, ""))
+	}
+	return fmt.Sprintf("%s (you) vs %s", m.names[m.side], m.opponentShort())
+}
+
+// players is the report's who played whom.
+func (m *authClient) players() string {
+	if m.side < 0 {
+		return fmt.Sprintf("%s (left, host) vs %s (right, client), watched by you", m.nameOf(0, m.c.peer), m.nameOf(1, ""))
+	}
+	return fmt.Sprintf("%s (you, %s, client) vs %s", m.names[m.side], sideName(m.side), m.opponent())
 }
 
 // opponentShort is opponent, for the title beside the score.

@@ -31,7 +31,7 @@ func init() {
 	// The dedicated pong host (pong host) runs the same simulation with
 	// both players as clients.
 	hostcmd.Register("pong", hostcmd.Sim[State, Input]{
-		Players:  2,
+		Players:  authPlayers,
 		Simulate: authSimulate,
 		Settings: func(room string) uint64 { return uint64(seedFor(room)) },
 		Init:     func(seed uint64) State { return NewState(uint32(seed)) },
@@ -43,6 +43,12 @@ func init() {
 		LateInput: authority.LateApply,
 	})
 }
+
+// authPlayers is the slots of the authority mode: the left paddle, the
+// right one and a spectator's (a client whose input moves nothing: the
+// authority package has no client without a slot). The players join
+// first; the third client is the spectator.
+const authPlayers = 3
 
 // printEvery is how many frames apart both sides print a checksum line
 // headless (a test compares the two processes' lines).
@@ -67,7 +73,7 @@ func authNet(o options, now func() time.Time) session.NetConfig {
 // keeps the client's paddle where the client predicted it.
 func hostConfig(o options, now func() time.Time) authority.HostConfig[Input] {
 	return authority.HostConfig[Input]{
-		Players: 2, LocalPlayers: 1, SlotsPerClient: 1,
+		Players: authPlayers, LocalPlayers: 1, SlotsPerClient: 1,
 		LateInput: authority.LateRollback,
 		Grace:     o.grace,
 		Net:       authNet(o, now),
@@ -114,12 +120,12 @@ func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
 	}
 	m.ts = ts
 	m.mux.onHello = func(from transport.Peer, h hello) {
-		if h.Names[1] != "" {
-			m.names[1] = h.Names[1]
+		if h.Names[1] != "" && (m.client == "" || from == m.client || m.away) {
+			m.names[1] = h.Names[1] // the player's (a spectator's hello names nobody)
 		}
 		// Answered as greet does (a datagram for a datagram, the same
 		// size): the restarted client's greet ends at once.
-		m.buf = hello{Heard: true, Names: [2]string{m.names[0], h.Names[1]}}.Append(m.buf[:0])
+		m.buf = hello{Heard: true, Names: m.names}.Append(m.buf[:0])
 		_ = m.mux.Send(from, m.buf)
 	}
 	h, err := authority.NewHost[State](m.mux, hostConfig(o, now), authSimulate)
@@ -179,7 +185,12 @@ func (m *authHost) step() error {
 	m.batch[f%checksumInterval] = crc
 	if f%checksumInterval == checksumInterval-1 && m.client != "" {
 		m.buf = appendSums(m.buf[:0], f-checksumInterval+1, m.batch[:])
-		_ = m.mux.Send(m.client, m.buf)
+		m.cs = m.h.Clients(m.cs[:0])
+		for _, c := range m.cs { // the player, and a spectator
+			if !c.Away {
+				_ = m.mux.Send(c.Peer, m.buf)
+			}
+		}
 	}
 	if f%printEvery == 0 {
 		m.logf("pong: checksum frame %d %08x", f, crc)
@@ -194,8 +205,8 @@ func (m *authHost) drain() {
 		resumed := st.Resumed > m.resumed
 		m.joined, m.resumed = st.Joined+st.Resumed, st.Resumed
 		m.cs = m.h.Clients(m.cs[:0])
-		if len(m.cs) > 0 {
-			m.client, m.gone, m.away = m.cs[0].Peer, false, false
+		if i := playerOf(m.cs); i >= 0 && (m.cs[i].Peer != m.client || resumed) {
+			m.client, m.gone, m.away = m.cs[i].Peer, false, false
 			m.silentSince, m.left, m.note = time.Time{}, "", ""
 			if m.names[1] == "" {
 				m.names[1] = m.nameOf(1, m.client)
@@ -211,6 +222,11 @@ func (m *authHost) drain() {
 			}
 			m.logf("pong: match started: %s (left, host) and the client %s %s at frame %d in room %s (authority mode)",
 				m.names[0], short(m.client), how, m.h.Frame(), m.room())
+		} else {
+			msg := fmt.Sprintf("a spectator joined at frame %d", m.h.Frame())
+			m.note = msg
+			m.news = append(m.news, msg)
+			m.logf("pong: %s", msg)
 		}
 	}
 	m.evs = m.h.Events(m.evs[:0])
@@ -257,6 +273,17 @@ func (m *authHost) finish(tick time.Duration) {
 		m.drain()
 		time.Sleep(tick)
 	}
+}
+
+// playerOf is the index in cs of the client that plays the right paddle
+// (slot 1), -1 if none: a third client is a spectator.
+func playerOf(cs []authority.ClientStats) int {
+	for i, c := range cs {
+		if c.First == 1 && !c.Away {
+			return i
+		}
+	}
+	return -1
 }
 
 func (m *authHost) clientStats() (authority.ClientStats, bool) {
@@ -358,17 +385,22 @@ func newAuthMatch(ctx context.Context, c *conn, o options) (match, error) {
 	side := o.side
 	if side < 0 {
 		side = 1
-		if c.first {
+		if c.first && !o.spectate {
 			side = 0
 		}
 	}
 	o.seed = o.seedOr(c.room)
 	var names [2]string
-	names[side] = o.name
+	if !o.spectate {
+		names[side] = o.name
+	}
 	// A dedicated host does not answer: wait less than P2P does.
 	h, listen := greet(ctx, c.tr, c.peer, hello{Names: names}, greetWithin/3)
 	if listen {
 		names[1-side] = h.Names[1-side]
+		if o.spectate {
+			names = h.Names
+		}
 	}
 	if side == 0 {
 		m, err := newAuthHost(c, o, time.Now)
@@ -383,6 +415,9 @@ func newAuthMatch(ctx context.Context, c *conn, o options) (match, error) {
 		return nil, err
 	}
 	m.names[0], m.listen = names[0], listen
+	if o.spectate {
+		m.names = names
+	}
 	return m, nil
 }
 

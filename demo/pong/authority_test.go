@@ -96,6 +96,24 @@ func TestAuthorityImpairedHitches(t *testing.T) {
 	require.Equal(t, 2, strings.Count(out, "(checksums agree)"))
 }
 
+// TestAuthoritySpectate: -spectate in the authority mode starts both
+// players (the left one hosts) and watches as the host's third client,
+// without a paddle; all three agree on every state they applied.
+func TestAuthoritySpectate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes")
+	}
+	out, status := demo(t, 60*time.Second, "-mode", "authority", "-spectate", "-frames", "240", "-fps", "120", "-headless")
+	t.Logf("demo output:\n%s", withoutChecksums(out))
+	require.Equal(t, exitOK, status)
+	require.Contains(t, out, "pong report (spectator, client)")
+	require.Contains(t, out, "[left] pong report (left, host)")
+	require.Contains(t, out, "[right] pong report (right, client)")
+	require.Contains(t, out, "a spectator joined at frame")
+	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
+	require.Equal(t, 3, strings.Count(out, "result              ok"))
+}
+
 func withoutChecksums(out string) string {
 	var b strings.Builder
 	sc := bufio.NewScanner(strings.NewReader(out))

@@ -178,8 +178,6 @@ func parseOptions(args []string) (options, error) {
 		return o, usageError("-resume is the authority mode's (-mode authority)")
 	case o.grace <= 0:
 		return o, usageError("-grace %v: want more than 0", o.grace)
-	case o.mode == modeAuthority && o.spectate:
-		return o, usageError("-spectate is not in the authority mode yet: the host holds one client")
 	}
 	if o.room != "" && o.signal == "" {
 		return o, usageError("-room needs -signal")
@@ -317,6 +315,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // dispatch runs the mode the options ask for.
 func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	if o.spectate && o.mode == modeAuthority {
+		return runAuthSpectate(ctx, o, stdout, stderr)
+	}
 	if o.spectate && o.signal != "" {
 		return runSpectateRoom(ctx, o, stdout, stderr)
 	}
