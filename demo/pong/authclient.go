@@ -259,13 +259,12 @@ func lerp(a, b int32, w float64) float64 { return float64(a) + float64(b-a)*w }
 // correction snapped into view, a playout that skipped or held a state,
 // a render clock that jumped or stopped: each is a hitch.
 type hitches struct {
-	started              bool
-	own, other           float64
-	ballX, ballY         float64
-	inPlay               bool
-	Own, Other, Ball     int
-	Frames               int
-	ownJumps, otherJumps int
+	started          bool
+	own, other       float64
+	ballX, ballY     float64
+	inPlay           bool
+	Own, Other, Ball int
+	Frames           int
 }
 
 func (h *hitches) drawn(own, other float64, s *State, k float64) {

@@ -68,15 +68,7 @@ func runAuthSpectate(ctx context.Context, o options, stdout, stderr io.Writer) i
 	} else {
 		status = runAuth(ctx, c, o, out, stderr)
 	}
-	grace := time.Duration(0)
-	if o.frames > 0 {
-		grace = 10 * time.Second
-	}
-	for _, p := range players {
-		if p != nil {
-			status = p.reap(grace, status, "a player", out)
-		}
-	}
+	status = reapPlayers(players[:], o, status, out)
 	if kept != nil {
 		_, _ = io.WriteString(out, kept.String())
 	}
@@ -100,4 +92,21 @@ func (l *lineWatch) Write(p []byte) (int, error) {
 		l.once.Do(func() { close(l.seen) })
 	}
 	return l.w.Write(p)
+}
+
+// reapPlayers ends the player processes a spectator started and folds
+// their exit statuses into status (see opponent.reap). With a frame budget
+// the players end on their own; otherwise they play until we leave:
+// closing their stdin ends them now.
+func reapPlayers(players []*opponent, o options, status int, out io.Writer) int {
+	grace := time.Duration(0)
+	if o.frames > 0 {
+		grace = 10 * time.Second
+	}
+	for _, p := range players {
+		if p != nil {
+			status = p.reap(grace, status, "a player", out)
+		}
+	}
+	return status
 }

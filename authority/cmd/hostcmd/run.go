@@ -141,12 +141,13 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 	log := slog.New(handler)
 
 	if o.signal == "" {
-		srv, err := serveSignaling(log)
+		srv, err := StartSignaling(signaling.ServerConfig{Logger: log})
 		if err != nil {
 			return err
 		}
-		defer srv.close()
-		o.signal = srv.url
+		defer srv.Close()
+		o.signal = srv.URL()
+		log.Info("signaling server on loopback", "url", o.signal)
 	}
 	join := strings.TrimRight(o.signal, "/") + "/room/" + url.PathEscape(o.room)
 	client, err := signaling.Dial(ctx, join, signaling.ClientConfig{})
@@ -160,7 +161,7 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 	if maxPeers == 0 {
 		maxPeers = 2*(players/perClient) + 4
 	}
-	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: isLoopback(join), MaxPeers: maxPeers}, sig)
+	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: IsLoopback(join), MaxPeers: maxPeers}, sig)
 	if err != nil {
 		return err
 	}
@@ -293,17 +294,20 @@ func (w *watcher) stats(h host) {
 	}
 }
 
-// signalServer is a signaling server on a loopback port, when -signal is
-// not given.
-type signalServer struct {
+// SignalServer is a signaling server on a random loopback port: the one
+// the host starts when -signal is not given (a demo starts its own the
+// same way).
+type SignalServer struct {
 	srv  *signaling.Server
 	http *http.Server
 	url  string
 	done chan struct{}
 }
 
-func serveSignaling(log *slog.Logger) (*signalServer, error) {
-	srv, err := signaling.NewServer(signaling.ServerConfig{Logger: log})
+// StartSignaling serves a signaling server with cfg on 127.0.0.1, on a
+// port of the system's choosing, until Close.
+func StartSignaling(cfg signaling.ServerConfig) (*SignalServer, error) {
+	srv, err := signaling.NewServer(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -312,17 +316,20 @@ func serveSignaling(log *slog.Logger) (*signalServer, error) {
 		_ = srv.Close()
 		return nil, err
 	}
-	s := &signalServer{srv: srv, http: &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second},
+	s := &SignalServer{srv: srv, http: &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second},
 		url: "ws://" + ln.Addr().String(), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		_ = s.http.Serve(ln)
 	}()
-	log.Info("signaling server on loopback", "url", s.url)
 	return s, nil
 }
 
-func (s *signalServer) close() {
+// URL is the server's ws://127.0.0.1:PORT.
+func (s *SignalServer) URL() string { return s.url }
+
+// Close closes every connection and stops serving.
+func (s *SignalServer) Close() {
 	_ = s.srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -330,9 +337,9 @@ func (s *signalServer) close() {
 	<-s.done
 }
 
-// isLoopback reports whether the URL names this machine: ICE is then kept
-// to loopback.
-func isLoopback(u string) bool {
+// IsLoopback reports whether a signaling URL names this machine: ICE is
+// then kept to loopback (fast, and no network interfaces needed).
+func IsLoopback(u string) bool {
 	p, err := url.Parse(u)
 	if err != nil {
 		return false
