@@ -45,6 +45,11 @@ type authClient struct {
 	// correction moved it by; smooth hides that in what is drawn.
 	ownAt  [128]struct{ f, y int32 }
 	smooth *playout.Smoother
+	// The own paddle as last drawn, and the frames it was held to its
+	// speed (see held).
+	lastOwn    float64
+	drawnOwn   bool
+	heldFrames int
 }
 
 // smoothDecay is the fraction of a correction of the own paddle hidden in
@@ -243,11 +248,35 @@ func (m *authClient) compose(dt time.Duration) {
 		m.draw.BallY = int32(math.Round(lerp(a.BallY, b.BallY, w)))
 	}
 	m.draw.PaddleY[them] = int32(math.Round(lerp(a.PaddleY[them], b.PaddleY[them], w)))
+	k := float64(dt) / float64(m.period)
 	if m.side < 0 {
 		own = lerp(a.PaddleY[me], b.PaddleY[me], w)
+	} else {
+		own = m.held(own, k)
 	}
 	m.draw.PaddleY[me] = int32(math.Round(own))
-	m.hitch.drawn(own, lerp(a.PaddleY[them], b.PaddleY[them], w), &m.draw, float64(dt)/float64(m.period))
+	m.hitch.drawn(own, lerp(a.PaddleY[them], b.PaddleY[them], w), &m.draw, k)
+}
+
+// ownSpeed bounds how fast the own paddle is drawn, in its top speeds: the
+// timestep's dilation (at most 10%) and a third to catch up.
+const ownSpeed = 1.4
+
+// held is where to draw the own paddle this frame, k steps' time after the
+// last: where the prediction (plus the smoother's offset) puts it, but
+// never further from the last drawn place than ownSpeed times what the
+// paddle can move: a correction the smoother could not measure (it came
+// with more than one step) is caught up over a few frames, not jumped.
+func (m *authClient) held(own, k float64) float64 {
+	if m.drawnOwn {
+		lim := ownSpeed * k * PaddleV
+		if d := own - m.lastOwn; math.Abs(d) > lim {
+			own = m.lastOwn + math.Copysign(lim, d)
+			m.heldFrames++
+		}
+	}
+	m.lastOwn, m.drawnOwn = own, true
+	return own
 }
 
 func lerp(a, b int32, w float64) float64 { return float64(a) + float64(b-a)*w }
@@ -367,6 +396,7 @@ func (m *authClient) Report() report {
 			qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, qs.Restarts, resyncs),
 		fmt.Sprintf("hitches (drawn)     own paddle %d, host's paddle %d, ball %d, in %d drawn frames",
 			m.hitch.Own, m.hitch.Other, m.hitch.Ball, m.hitch.Frames),
+		fmt.Sprintf("own paddle          held to its top speed on %d drawn frames (catching up a correction)", m.heldFrames),
 	}
 	switch {
 	case !m.synced && m.err != nil:
