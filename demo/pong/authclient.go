@@ -389,8 +389,8 @@ func (m *authClient) Report() report {
 		r.OutBPS, r.InBPS = perSec(st.Link.BytesSent), perSec(st.Link.BytesReceived)
 	}
 	r.Extra = []string{
-		fmt.Sprintf("host states         %d applied, %d matched the prediction (%.1f/s), %d did not (%.1f/s)",
-			st.StatesApplied, st.Matches, perSec(st.Matches), st.Mismatches, perSec(st.Mismatches)),
+		fmt.Sprintf("host states         %d applied, %d dropped (older than the newest, or no baseline); %d matched the prediction (%.1f/s), %d did not (%.1f/s)",
+			st.StatesApplied, st.StatesDropped, st.Matches, perSec(st.Matches), st.Mismatches, perSec(st.Mismatches)),
 		fmt.Sprintf("host's advice       inputs %.1f frames early, rate %+.1f%%", st.Depth, 100*st.Rate),
 		fmt.Sprintf("playout             %d played, %d coasted, stalls %d, jumps %d, underruns %d, restarts %d, clock resyncs %d",
 			qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, qs.Restarts, resyncs),

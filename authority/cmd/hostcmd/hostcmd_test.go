@@ -174,7 +174,7 @@ func TestBadFlags(t *testing.T) {
 	}
 	var errs bytes.Buffer
 	require.Equal(t, ExitOK, Main("rollnet-host", []string{"-h"}, &errs, &errs))
-	require.True(t, strings.Contains(errs.String(), "Games: line"), errs.String())
+	require.True(t, strings.Contains(errs.String(), "Games: "), errs.String())
 }
 
 // TestRegister: a duplicate or empty name, or no simulation, is refused
@@ -183,7 +183,7 @@ func TestRegister(t *testing.T) {
 	require.Panics(t, func() { Register("line", Sim[line, int8]{Players: 2, Simulate: step}) })
 	require.Panics(t, func() { Register("", Sim[line, int8]{Players: 2, Simulate: step}) })
 	require.Panics(t, func() { Register("x", Sim[line, int8]{Players: 2}) })
-	require.Equal(t, []string{"line"}, Games())
+	require.Contains(t, Games(), "line")
 }
 
 var _ transport.Transport = (*webrtc.Transport)(nil)
