@@ -398,6 +398,7 @@ func (m *authClient) Report() report {
 			m.hitch.Own, m.hitch.Other, m.hitch.Ball, m.hitch.Frames),
 		fmt.Sprintf("own paddle          held to its top speed on %d drawn frames (catching up a correction)", m.heldFrames),
 	}
+	r.Extra = append(r.Extra, webrtcLine(m.c)...)
 	switch {
 	case !m.synced && m.err != nil:
 		r.Err = m.err.Error()

@@ -355,6 +355,7 @@ func (m *authHost) Report() report {
 	for _, n := range m.news {
 		r.Extra = append(r.Extra, "                    "+n)
 	}
+	r.Extra = append(r.Extra, webrtcLine(m.c)...)
 	if d := m.end.Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
 		r.OutBPS, r.InBPS = float64(cs.Link.BytesSent)/d, float64(cs.Link.BytesReceived)/d
 	}
@@ -419,6 +420,21 @@ func newAuthMatch(ctx context.Context, c *conn, o options) (match, error) {
 		m.names = names
 	}
 	return m, nil
+}
+
+// webrtcLine is the report's line of what WebRTC dropped, if anything:
+// a datagram sent while the data channel holds more than its threshold is
+// skipped (a burst, such as -impair's delayed datagrams released at once).
+func webrtcLine(c *conn) []string {
+	if c == nil || c.rtc == nil {
+		return nil
+	}
+	st := c.rtc.Stats()
+	if st.SendsSkipped+st.ReceivesDropped+st.SendErrors == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("WebRTC dropped      %d sends (channel above its threshold), %d receives (queue full), %d send errors",
+		st.SendsSkipped, st.ReceivesDropped, st.SendErrors)}
 }
 
 // crcOf is the CRC32-C of a state's bytes, the host's Checksum.
