@@ -10,7 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -130,7 +129,8 @@ func TestResumeAcrossProcesses(t *testing.T) {
 
 // TestResumeTooLate: from a dedicated host (pong host) with a one-second
 // grace window, a client process killed and restarted with its token after
-// the window gets RESUME_REJECT and a fresh paddle, and plays on.
+// the window gets RESUME_REJECT and a fresh paddle, and plays on until the
+// host is ended by SIGTERM, which tells it: it reports the host quit.
 func TestResumeTooLate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three processes for about 15 s")
@@ -150,14 +150,15 @@ func TestResumeTooLate(t *testing.T) {
 	fresh := again.waitFor(ctx, t, tokenLine)[1]
 	require.NotEqual(t, token, fresh, "a fresh slot comes with a fresh token")
 	host.waitFor(ctx, t, regexp.MustCompile(`msg="resume rejected`))
-	require.NoError(t, again.cmd.Process.Signal(syscall.SIGTERM))
-	out, status := again.end()
-	t.Logf("restarted client:\n%s", withoutChecksums(out))
-	require.Equal(t, exitOK, status, "quit by SIGTERM")
+	// SIGTERM on the host tells its clients: the client says the host
+	// quit (not that it vanished) and exits 4.
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
-	out, status = host.end()
+	out, status := host.end()
 	t.Logf("host:\n%s", out)
 	require.Equal(t, 0, status)
 	require.Contains(t, out, `msg="shutting down: telling the clients"`)
-	_ = time.Second
+	out, status = again.end()
+	t.Logf("restarted client:\n%s", withoutChecksums(out))
+	require.Equal(t, exitOpponentLeft, status)
+	require.Contains(t, out, "result              the host quit at frame")
 }
