@@ -341,9 +341,9 @@ func (m *authClient) HUD() hud {
 		Note:      m.silence("the host"),
 		Impair:    m.impairNote(),
 	}
-	h.Progress = fmt.Sprintf("(predicting %d)  host buffer %.1f, rate %+.1f%%  match %.0f/s, miss %.0f/s",
+	h.Progress = fmt.Sprintf("(predicting %d)  buffer %.1f, rate %+.1f%%  match %.0f/s, miss %.0f/s",
 		m.cl.Frame(), st.Depth, 100*st.Rate, m.mps, m.xps)
-	h.Auth = fmt.Sprintf("resim %d  playout %.1f deep, stalls %d, jumps %d  hitches %d/%d/%d (own/other/ball)",
+	h.Auth = fmt.Sprintf("resim %d  playout %.1f deep, stalls %d, jumps %d  hitches %d/%d/%d own/them/ball",
 		st.ResimulatedFrames, depth, qs.Stalls+resyncs, qs.Jumps, m.hitch.Own, m.hitch.Other, m.hitch.Ball)
 	if m.finished() {
 		h.Frame = int32(m.o.frames) // the budget's states are played out
