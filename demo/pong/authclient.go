@@ -28,6 +28,7 @@ type authClient struct {
 
 	draw   State     // what is drawn: the playout's world with the own paddle predicted
 	last   time.Time // the previous Tick
+	began  time.Time // the first Tick
 	period time.Duration
 	side   int   // the slot the host gave, -1 before
 	listen bool  // the host is a pong player's (it answered the hello), not a dedicated host
@@ -113,6 +114,15 @@ func (m *authClient) Tick(in Input) error {
 		dt = min(now.Sub(m.last), 250*time.Millisecond)
 	}
 	m.last = now
+	if m.began.IsZero() {
+		m.began = now
+	}
+	if !m.cl.Synchronized() && now.Sub(m.began) > m.o.timeout {
+		// The host never answered the Hello: it plays with other settings
+		// (-fps, -seed, another version), or has no slot left.
+		m.err = fmt.Errorf("pong: the host did not take this client within %v: other settings (-fps, -seed, another version of the demo), or no slot left", m.o.timeout)
+		return m.err
+	}
 	if m.cl.Synchronized() {
 		_ = m.cl.AddLocalInput(0, in)
 	}

@@ -117,6 +117,29 @@ func TestAuthoritySpectate(t *testing.T) {
 	require.Equal(t, 3, strings.Count(out, "result              ok"))
 }
 
+// TestAuthorityClientNotTaken: a client whose settings differ from the
+// host's (another -seed: another settings hash) gets no answer to its
+// Hello; it gives up after -timeout with status 3, and the host, whom no
+// client joined, ends its frame budget with status 3 too.
+func TestAuthorityClientNotTaken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two processes")
+	}
+	srv, ctx := processTest(t)
+	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "other", "-headless", "-fps", "120", "-frames", "600"}
+	host := startWatched(ctx, t, append(args, "-seed", "1", "-timeout", "20s")...)
+	host.waitFor(ctx, t, regexp.MustCompile(`^pong: in room`))
+	client := startWatched(ctx, t, append(args, "-seed", "2", "-timeout", "2s")...)
+	out, status := client.end()
+	t.Logf("client:\n%s", out)
+	require.Equal(t, exitFailure, status)
+	require.Contains(t, out, "the host did not take this client within 2s")
+	out, status = host.end()
+	t.Logf("host:\n%s", withoutChecksums(out))
+	require.Equal(t, exitFailure, status)
+	require.Contains(t, out, "FAILED: no client joined")
+}
+
 func withoutChecksums(out string) string {
 	var b strings.Builder
 	sc := bufio.NewScanner(strings.NewReader(out))
