@@ -27,6 +27,10 @@ const (
 	modeAuthority = "authority"
 )
 
+// dedicatedBatch is the dedicated pong host's checksums of the frames since
+// the last it announced (one host per process).
+var dedicatedBatch [checksumInterval]uint32
+
 func init() {
 	// The dedicated pong host (pong host) runs the same simulation with
 	// both players as clients.
@@ -41,6 +45,14 @@ func init() {
 		// its prediction limit 64 frames later (an authority bug, reported;
 		// the listen server ends its match when its one client expires).
 		LateInput: authority.LateApply,
+		// The host's checksums, as the listen server sends them (sums.go).
+		Announce: func(dst []byte, f authority.Frame, crc uint32) []byte {
+			dedicatedBatch[f%checksumInterval] = crc
+			if f%checksumInterval != checksumInterval-1 {
+				return dst
+			}
+			return appendSums(dst, int32(f)-checksumInterval+1, dedicatedBatch[:])
+		},
 	})
 }
 

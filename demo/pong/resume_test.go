@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -161,4 +162,35 @@ func TestResumeTooLate(t *testing.T) {
 	t.Logf("restarted client:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOpponentLeft, status)
 	require.Contains(t, out, "result              the host quit at frame")
+}
+
+// TestDedicatedHost: two clients of a dedicated pong host (pong host), one
+// on each side, play to the frame budget; the host announces its
+// checksums, and each client's applied states agree with them.
+func TestDedicatedHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes for about 10 s")
+	}
+	srv, ctx := processTest(t)
+	host := startWatched(ctx, t, "host", "-signal", srv.url, "-room", "dedicated", "-stats-every", "0")
+	host.waitFor(ctx, t, regexp.MustCompile(`msg=hosting game=pong`))
+	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "dedicated", "-headless", "-timeout", "20s", "-frames", "600"}
+	left := startWatched(ctx, t, append(args, "-name", "lefty")...)
+	left.waitFor(ctx, t, regexp.MustCompile(`^pong: match started: lefty \(left, client\)`))
+	right := startWatched(ctx, t, append(args, "-name", "righty")...)
+	for _, c := range []*watched{left, right} {
+		out, status := c.end()
+		t.Logf("client:\n%s", withoutChecksums(out))
+		require.Equal(t, exitOK, status)
+		require.Contains(t, out, "(checksums agree)")
+		m := regexp.MustCompile(`states compared     (\d+) frames`).FindStringSubmatch(out)
+		require.NotNil(t, m)
+		n, _ := strconv.Atoi(m[1])
+		require.Greater(t, n, 100, "the host's announced checksums were compared")
+	}
+	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
+	out, status := host.end()
+	t.Logf("host:\n%s", out)
+	require.Equal(t, 0, status)
+	require.Equal(t, 2, strings.Count(out, `msg="client joined"`))
 }

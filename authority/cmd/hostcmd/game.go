@@ -26,12 +26,19 @@ type Sim[S any, I comparable] struct {
 	Init func(settings uint64) S
 	// LateInput is the host's choice for late inputs (authority.LateInput).
 	LateInput authority.LateInput
+	// Announce, if set, is the game's own message after each frame, sent
+	// to every connected client beside the mode's packets: it appends it
+	// for frame (whose state's CRC32-C is crc) to dst, or returns dst as
+	// it is for none. The pong demo sends its checksums this way, so its
+	// clients check the states they applied against a dedicated host too.
+	Announce func(dst []byte, frame authority.Frame, crc uint32) []byte
 }
 
 // game is a registered Sim with its types erased.
 type game interface {
 	players() (players, perClient int)
 	open(tr transport.Transport, room string, lim limits, net session.NetConfig) (host, error)
+	announce() func(dst []byte, frame authority.Frame, crc uint32) []byte
 }
 
 // host is the part of an authority.Host the command drives.
@@ -41,10 +48,13 @@ type host interface {
 	Stats() authority.HostStats
 	Clients(dst []authority.ClientStats) []authority.ClientStats
 	Events(dst []session.Event) []session.Event
+	Checksum(frame authority.Frame) (uint32, bool)
 	Close() error
 }
 
 func (g Sim[S, I]) players() (int, int) { return g.Players, max(g.SlotsPerClient, 1) }
+
+func (g Sim[S, I]) announce() func([]byte, authority.Frame, uint32) []byte { return g.Announce }
 
 func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net session.NetConfig) (host, error) {
 	if g.Settings != nil {

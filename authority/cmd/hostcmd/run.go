@@ -175,7 +175,7 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 	if ready != nil {
 		ready(join)
 	}
-	err = loop(ctx, h, o, log)
+	err = loop(ctx, h, o, log, announcer{say: g.announce(), tr: tr, buf: make([]byte, 0, transport.MaxDatagram)})
 	// Close tells every client (a disconnect notice each); a client drops
 	// the host twice its keep-alive after the notice if nothing follows, so
 	// the transport stays open past that: the client hears the notice, not
@@ -190,7 +190,7 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 
 // loop runs the fixed step on the wall clock until ctx ends or the frame
 // budget is spent, logging what happens to clients.
-func loop(ctx context.Context, h host, o options, log *slog.Logger) error {
+func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer) error {
 	step := time.Second / time.Duration(o.fps)
 	ts, err := playout.NewTimestep(playout.TimestepConfig{Step: step})
 	if err != nil {
@@ -217,11 +217,41 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger) error {
 					return err
 				}
 				w.watch(h)
+				a.announce(h)
 			}
 			if o.statsEvery > 0 && now.Sub(lastStats) >= o.statsEvery {
 				lastStats = now
 				w.stats(h)
 			}
+		}
+	}
+}
+
+// announcer sends the game's own message after each frame (Sim.Announce)
+// to every connected client.
+type announcer struct {
+	say func(dst []byte, frame authority.Frame, crc uint32) []byte
+	tr  transport.Transport
+	buf []byte
+	cs  []authority.ClientStats
+}
+
+func (a *announcer) announce(h host) {
+	if a.say == nil {
+		return
+	}
+	f := h.Frame() - 1
+	crc, ok := h.Checksum(f)
+	if !ok {
+		return
+	}
+	if a.buf = a.say(a.buf[:0], f, crc); len(a.buf) == 0 {
+		return
+	}
+	a.cs = h.Clients(a.cs[:0])
+	for _, c := range a.cs {
+		if !c.Away {
+			_ = a.tr.Send(c.Peer, a.buf)
 		}
 	}
 }
