@@ -66,6 +66,32 @@
 // the kernel kills it if the parent dies. A panic in the terminal UI
 // gives the terminal back before it is printed.
 //
+// # The server-authoritative mode
+//
+//	go run ./demo/pong -mode authority
+//
+// plays the same game in package authority's mode (authority.go): the left
+// player hosts (a listen server) and the right one is its client, which
+// predicts its own paddle from its inputs and draws the ball and the
+// host's paddle from the paced playout (package playout) a few frames in
+// the past; its own paddle hides corrections (a playout.Smoother, and
+// never drawn faster than 1.4 times its speed). -impair, -frames, -bot,
+// -signal, -room and -spectate (a third client, without a paddle) work as
+// in P2P. The screen and the report show the host's input buffer and
+// advised rate, matches and mismatches per second, frames re-simulated,
+// the playout's depth, stalls and jumps, and the hitches counted on the
+// frames drawn. Both sides exchange the checksums of every state the
+// client applied (sums.go) and exit 1 on a difference. The client prints
+// a resume token: killed and started again with -resume TOKEN within the
+// host's -grace it gets its paddle back (resume.go works the token through
+// the wire: package authority has no API for it). A dedicated host:
+//
+//	go run ./demo/pong host [-signal URL] [-room NAME]   # then two players:
+//	go run ./demo/pong -mode authority -signal URL -room NAME
+//
+// is package hostcmd's command with pong registered (rollnet-host's, see
+// authority/cmd).
+//
 // # Exit status
 //
 //	0  the match ended cleanly, or you quit (q, Esc, Ctrl-C, SIGTERM), also while waiting

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 )
 
 // options are the command line.
@@ -39,6 +41,9 @@ type options struct {
 	name     string // the player's name, shown to the opponent and spectators
 	record   string // -record: the file this side records its match into (record.go)
 	replay   string // -replay: the recording to play back instead of a match
+	mode     string // modeP2P or modeAuthority
+	resume   string // -resume: an authority client's token from an earlier process
+	grace    time.Duration
 
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.
@@ -69,6 +74,9 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT, or with /room/NAME); empty: start one on loopback and a bot opponent process")
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one; empty: the server pairs the next two joiners)")
 	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
+	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
+	fs.StringVar(&o.resume, "resume", "", "authority mode: rejoin with the resume `token` an earlier client process printed (within the host's grace window: the same paddle)")
+	fs.DurationVar(&o.grace, "grace", 20*time.Second, "authority mode, hosting: how long a vanished client's paddle and resume token are kept")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
@@ -100,6 +108,9 @@ Usage:
   pong -signal ws://HOST:PORT -room NAME -spectate
                                           watch the match being played in room NAME
   pong -offline                           play a bot, no network
+  pong -mode authority                    the same, server-authoritative: you host, the bot process is your client
+  pong host [-signal URL] [-room NAME]    a dedicated pong host (pong host -h lists its flags); players join it with
+                                          pong -mode authority -signal URL -room NAME
 
 Keys: up/down arrows or W/S move your paddle (green); q, Esc or Ctrl-C quits, also while waiting.
 Without a terminal both sides are bots and it plays 600 frames.
@@ -167,6 +178,12 @@ func parseOptions(args []string) (options, error) {
 		return o, usageError("-fps %d: want 1 to 1000", o.fps)
 	case o.side < -1 || o.side > 1:
 		return o, usageError("-side %d: want -1, 0 or 1", o.side)
+	case o.mode != modeP2P && o.mode != modeAuthority:
+		return o, usageError("-mode %q: want p2p or authority", o.mode)
+	case o.resume != "" && o.mode != modeAuthority:
+		return o, usageError("-resume is the authority mode's (-mode authority)")
+	case o.grace <= 0:
+		return o, usageError("-grace %v: want more than 0", o.grace)
 	}
 	if o.room != "" && o.signal == "" {
 		return o, usageError("-room needs -signal")
@@ -267,6 +284,9 @@ func main() {
 
 // run is main with its outputs and exit status explicit (see exitText).
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "host" {
+		return hostcmd.Main("pong host", args[1:], stdout, stderr) // the dedicated host (authority.go)
+	}
 	o, err := parseOptions(args)
 	if errors.Is(err, flag.ErrHelp) {
 		usage(stdout)
@@ -303,6 +323,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.replay != "" {
 		return runReplay(ctx, o, stdout, stderr)
+	}
+	if o.spectate && o.mode == modeAuthority {
+		return runAuthSpectate(ctx, o, stdout, stderr)
 	}
 	if o.spectate && o.signal != "" {
 		return runSpectateRoom(ctx, o, stdout, stderr)

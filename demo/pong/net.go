@@ -4,57 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
 // signalServer is the signaling server the parent runs for itself and its
-// opponent, on a random loopback port.
+// opponent, on a random loopback port (the dedicated host's).
 type signalServer struct {
-	srv  *signaling.Server
-	http *http.Server
-	url  string // ws://127.0.0.1:PORT
-	done chan struct{}
+	*hostcmd.SignalServer
+	url string // ws://127.0.0.1:PORT
 }
 
 func startSignalServer() (*signalServer, error) {
-	srv, err := signaling.NewServer(signaling.ServerConfig{})
+	srv, err := hostcmd.StartSignaling(signaling.ServerConfig{})
 	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		_ = srv.Close()
 		return nil, fmt.Errorf("pong: signaling server: %w", err)
 	}
-	s := &signalServer{
-		srv:  srv,
-		http: &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second},
-		url:  "ws://" + ln.Addr().String(),
-		done: make(chan struct{}),
-	}
-	go func() {
-		defer close(s.done)
-		_ = s.http.Serve(ln)
-	}()
-	return s, nil
+	return &signalServer{SignalServer: srv, url: srv.URL()}, nil
 }
 
-func (s *signalServer) close() {
-	_ = s.srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	_ = s.http.Shutdown(ctx)
-	<-s.done
-}
+func (s *signalServer) close() { s.Close() }
 
 // roomURL is the join URL for -signal and -room: a named room, or, with no
 // name, the next two joiners paired by the server.
@@ -111,7 +86,7 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 		c.close()
 		return nil, errors.New("pong: -relay: the signaling server hands out no TURN relay (-signal to a rollnet-signal -turn-listen)")
 	}
-	c.rtc, err = webrtc.New(webrtc.Config{LoopbackOnly: isLoopback(u) && !o.relay, RelayOnly: o.relay}, c.sig)
+	c.rtc, err = webrtc.New(webrtc.Config{LoopbackOnly: hostcmd.IsLoopback(u) && !o.relay, RelayOnly: o.relay}, c.sig)
 	if err != nil {
 		c.close()
 		return nil, err
@@ -180,21 +155,6 @@ func handsOutTURN(ice []signaling.ICEServer) bool {
 		}
 	}
 	return false
-}
-
-// isLoopback reports whether the signaling URL names this machine: then
-// ICE is kept to loopback (fast, and no network interfaces needed).
-func isLoopback(u string) bool {
-	p, err := url.Parse(u)
-	if err != nil {
-		return false
-	}
-	h := p.Hostname()
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // connectError is err, or errCancelled if ctx, connect's, was cancelled

@@ -140,6 +140,7 @@ func childArgs(o options, side, inject int) []string {
 		"-signal", o.signal, "-room", o.room, "-side", strconv.Itoa(side),
 		"-delay", strconv.Itoa(o.delay),
 		"-fps", strconv.Itoa(o.fps),
+		"-mode", o.mode,
 		"-timeout", o.timeout.String(),
 		"-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
 	}
@@ -162,7 +163,7 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	var joined func(context.Context, *conn) error
 	if !o.child {
 		joined = func(_ context.Context, c *conn) error {
-			if n := len(c.sig.Peers()); n >= 2 {
+			if n := len(c.sig.Peers()); n >= 2 && o.mode != modeAuthority { // a host refuses a client it has no slot for
 				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))
 			}
 			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, o.signal, o.timeout)
@@ -178,6 +179,9 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 
 // runNet plays the match over an open connection.
 func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
+	if o.mode == modeAuthority {
+		return runAuth(ctx, c, o, stdout, stderr)
+	}
 	m, err := newNetMatch(ctx, c, o)
 	if err != nil {
 		c.close()

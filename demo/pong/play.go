@@ -51,6 +51,8 @@ type report struct {
 	Err       string   // why the match ended early, if it did
 	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
 	Players   string   // who played whom
+	Checks    string   // what Compared compares, when not the P2P confirmed frames
+	Extra     []string // the mode's own lines, before the score
 }
 
 // print writes the report in one write, so another process's lines
@@ -78,7 +80,11 @@ func (r report) print(out io.Writer) {
 		fmt.Fprintf(w, "  players             %s\n", r.Players)
 	}
 	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
-	fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
+	if r.Checks != "" {
+		fmt.Fprintf(w, "  states compared     %d frames, %s (%s)\n", r.Compared, r.Checks, agree)
+	} else {
+		fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
+	}
 	if r.Forensics != "" {
 		fmt.Fprintf(w, "  desync forensics    %s\n", r.Forensics)
 	}
@@ -102,6 +108,7 @@ func (r report) print(out io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-19s %s\n", label, s)
 	}
+	_, _ = io.WriteString(w, extraLines(r.Extra))
 	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
 	fmt.Fprintf(w, "  result              %s\n", result)
 }
@@ -144,12 +151,15 @@ func (r *rate) sample(now time.Time, n int64) float64 {
 func play(ctx context.Context, m match, v *view, o options) error {
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
-	side := m.Side()
 	for {
 		select {
 		case <-ctx.Done():
 			return errQuit
 		case <-tick.C:
+		}
+		side := m.Side() // an authority client learns its side from the host
+		if v != nil {
+			v.side = side
 		}
 		s := m.State()
 		var in Input

@@ -53,17 +53,7 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	} else {
 		status = runLocal(ctx, m, o, out, stderr)
 	}
-	// With a frame budget the players end on their own; otherwise they
-	// play until we leave: closing their stdin ends them now.
-	grace := time.Duration(0)
-	if o.frames > 0 {
-		grace = 10 * time.Second
-	}
-	for _, p := range players {
-		if p != nil {
-			status = p.reap(grace, status, "a player", out)
-		}
-	}
+	status = reapPlayers(players[:], o, status, out)
 	return status
 }
 

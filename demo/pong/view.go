@@ -27,6 +27,7 @@ type hud struct {
 	Note       string        // a status line (waiting, disconnected, ...)
 	Impair     string        // what -impair does to the link, "" without it
 	Progress   string        // a spectator's: how far behind the host, in place of advantage and rollbacks
+	Auth       string        // the authority mode's second line: buffers, playout, hitches
 }
 
 // view draws the game on a terminal with tcell and turns key presses into
@@ -280,9 +281,13 @@ func (v *view) draw(s *State, h hud) {
 	sc := v.screen
 	sc.Clear()
 	w, ht := sc.Size()
-	cw, ch := w-2, ht-2-hudLines-1 // court interior, in cells
+	lines := hudLines
+	if h.Auth != "" {
+		lines++ // the authority mode's line
+	}
+	cw, ch := w-2, ht-2-lines-1 // court interior, in cells
 	if cw < 20 || ch < 6 {
-		putWrapped(sc, 0, 0, w, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 6+2+hudLines+1), styleAlarm)
+		putWrapped(sc, 0, 0, w, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 6+2+lines+1), styleAlarm)
 		sc.Show()
 		return
 	}
@@ -351,6 +356,10 @@ func (v *view) draw(s *State, h hud) {
 			h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
 	}
 	y++
+	if h.Auth != "" {
+		put(sc, 1, y, h.Auth, styleHUD)
+		y++
+	}
 	put(sc, 1, y, "round trip: game loop "+hudMS(h.LoopRTT)+", network "+hudMS(h.NetRTT), styleHUD)
 	y++
 	if h.Impair != "" {

@@ -1,0 +1,63 @@
+package hostcmd
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// TestLoopFrameAllocs: a frame of the host command (the host's Advance,
+// the watcher, the game's announcement to every client) allocates nothing
+// at steady state, with two clients playing.
+func TestLoopFrameAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	network, err := local.NewNetwork(local.Config{Now: clock.Now, Link: local.Link{Latency: 20 * time.Millisecond}})
+	require.NoError(t, err)
+	he, err := network.Endpoint("host")
+	require.NoError(t, err)
+	g := Sim[line, int8]{Players: 2, Simulate: step, Announce: func(dst []byte, f authority.Frame, crc uint32) []byte {
+		return append(dst, byte(f), byte(crc))
+	}}
+	net := session.NetConfig{Now: clock.Now}
+	h, err := g.open(he, "r", limits{inputAhead: 32, packets: 64, joins: 4, grace: time.Second}, net)
+	require.NoError(t, err)
+	var clients []*authority.Client[line, int8]
+	for _, name := range []string{"a", "b"} {
+		e, err := network.Endpoint(name)
+		require.NoError(t, err)
+		c, err := authority.NewClient[line](e, authority.ClientConfig{Host: "host", Players: 2, Net: net}, step)
+		require.NoError(t, err)
+		clients = append(clients, c)
+	}
+	w := watcher{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	a := announcer{say: g.Announce, tr: he, buf: make([]byte, 0, transport.MaxDatagram)}
+	frame := func() {
+		clock.Advance(time.Second / 60)
+		require.NoError(t, h.Advance())
+		w.watch(h)
+		a.announce(h)
+		for _, c := range clients {
+			if c.Synchronized() {
+				_ = c.AddLocalInput(0, 1)
+			}
+			_, _ = c.Update(time.Second / 60)
+		}
+	}
+	for range 300 {
+		frame()
+	}
+	require.Equal(t, 2, h.Stats().Clients)
+	require.Zero(t, testing.AllocsPerRun(300, frame))
+}

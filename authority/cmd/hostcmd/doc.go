@@ -1,0 +1,23 @@
+// Package hostcmd is the dedicated host command of rollnet's
+// server-authoritative mode, as a library: a game registers its
+// simulation (Register), and Main runs it as a host that clients join
+// through a signaling server, over WebRTC. The command rollnet-host is
+// Main with the games it links registered; a game's own binary can offer
+// the same (the pong demo's "pong host").
+//
+// The host joins one room on the signaling server (or starts a server on
+// loopback when none is given), answers every peer that says Hello with
+// the registered game's settings, and runs the fixed step on the wall
+// clock. It logs with log/slog on stderr: clients joining, resuming,
+// leaving and expiring, and every -stats-every the frame and each client's
+// round trip, input buffer and advised rate. Its limits are flags: the
+// slots (and so the clients) the game has, the WebRTC peers known, the
+// Hellos handled and the packets read per client per tick, the grace
+// window of a resume token, the silence after which a client is away.
+// SIGINT or SIGTERM (or the context's end) closes the host, which sends
+// every client a disconnect notice, flushes, and exits 0.
+//
+// Contract: Register is for init time (it panics on a duplicate name or a
+// Sim without Simulate); Main and Run parse their own flags and return an
+// exit status (0, 2 for bad flags, 3 for a failure) or an error.
+package hostcmd

@@ -1,0 +1,124 @@
+package hostcmd
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// Sim is a game's simulation as a dedicated host runs it.
+type Sim[S any, I comparable] struct {
+	// Players is the number of player slots, SlotsPerClient how many each
+	// client drives (0: 1); the host holds none.
+	Players, SlotsPerClient int
+	// Simulate advances the state one frame; deterministic.
+	Simulate func(s *S, inputs []I, frame authority.Frame)
+	// Settings is the game's settings hash for a room (mixed into the one
+	// a client's Hello must carry: a pong client derives its serve seed
+	// from the room's name); nil means 0.
+	Settings func(room string) uint64
+	// Init is the state before frame 0 for those settings; nil means the
+	// zero state.
+	Init func(settings uint64) S
+	// LateInput is the host's choice for late inputs (authority.LateInput).
+	LateInput authority.LateInput
+	// Announce, if set, is the game's own message after each frame, sent
+	// to every connected client beside the mode's packets: it appends it
+	// for frame (whose state's CRC32-C is crc) to dst, or returns dst as
+	// it is for none. The pong demo sends its checksums this way, so its
+	// clients check the states they applied against a dedicated host too.
+	Announce func(dst []byte, frame authority.Frame, crc uint32) []byte
+}
+
+// game is a registered Sim with its types erased.
+type game interface {
+	players() (players, perClient int)
+	open(tr transport.Transport, room string, lim limits, net session.NetConfig) (host, error)
+	announce() func(dst []byte, frame authority.Frame, crc uint32) []byte
+}
+
+// host is the part of an authority.Host the command drives.
+type host interface {
+	Advance() error
+	Frame() authority.Frame
+	Stats() authority.HostStats
+	Clients(dst []authority.ClientStats) []authority.ClientStats
+	Events(dst []session.Event) []session.Event
+	Checksum(frame authority.Frame) (uint32, bool)
+	Close() error
+}
+
+func (g Sim[S, I]) players() (int, int) { return g.Players, max(g.SlotsPerClient, 1) }
+
+func (g Sim[S, I]) announce() func([]byte, authority.Frame, uint32) []byte { return g.Announce }
+
+func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net session.NetConfig) (host, error) {
+	if g.Settings != nil {
+		net.Settings = g.Settings(room)
+	}
+	h, err := authority.NewHost[S](tr, authority.HostConfig[I]{
+		Players: g.Players, SlotsPerClient: g.SlotsPerClient,
+		InputAhead: lim.inputAhead, LateInput: g.LateInput,
+		Grace: lim.grace, MaxPacketsPerTick: lim.packets, MaxJoinsPerTick: lim.joins,
+		Net: net,
+	}, g.Simulate)
+	if err != nil {
+		return nil, err
+	}
+	if g.Init != nil {
+		*h.State() = g.Init(net.Settings)
+	}
+	return h, nil
+}
+
+var (
+	mu    sync.Mutex
+	games = map[string]game{}
+)
+
+// Register makes a game hostable by name. Call it at init; it panics on
+// a name already registered or a Sim without Simulate.
+func Register[S any, I comparable](name string, g Sim[S, I]) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := games[name]; dup || name == "" || g.Simulate == nil {
+		panic(fmt.Sprintf("hostcmd: Register(%q): empty or duplicate name, or no Simulate", name))
+	}
+	games[name] = g
+}
+
+// Games lists the registered games' names, sorted.
+func Games() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	return names()
+}
+
+// lookup finds the game named name, or the only one for "".
+func lookup(name string) (game, string, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if name == "" && len(games) == 1 {
+		for n, g := range games {
+			return g, n, nil
+		}
+	}
+	g, ok := games[name]
+	if !ok {
+		return nil, "", fmt.Errorf("%w %q (registered: %v)", ErrUnknownGame, name, names())
+	}
+	return g, name, nil
+}
+
+func names() []string { // mu held
+	names := make([]string, 0, len(games))
+	for n := range games {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,189 @@
+package hostcmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/webrtc"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// line is the test game: two counters, each moved by its player's input.
+type line struct {
+	Pos   [2]int32
+	Frame int32
+	_     [4]byte
+}
+
+func step(l *line, in []int8, f authority.Frame) {
+	for p, v := range in {
+		l.Pos[p] += int32(v)
+	}
+	l.Frame = int32(f)
+}
+
+func init() {
+	Register("line", Sim[line, int8]{Players: 2, Simulate: step, Settings: func(room string) uint64 { return uint64(len(room)) }})
+}
+
+// syncBuffer is a bytes.Buffer for the host's logs, written by its loop
+// and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestHostTellsClientsOnShutdown: a dedicated host of a registered game,
+// joined by a client over real WebRTC on loopback through the signaling
+// server it started; the client synchronizes and plays; the host's context
+// ending (SIGINT, SIGTERM in Main) makes it tell the client, which drops
+// it on that notice while the host's transport is still open (checked to
+// fail without Host.Close: the client then waits out its silence timeout).
+func TestHostTellsClientsOnShutdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real WebRTC")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	hostCtx, stopHost := context.WithCancel(ctx)
+	defer stopHost()
+	logs := &syncBuffer{}
+	joinURL := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(hostCtx, "rollnet-host", []string{"-game", "line", "-room", "r1", "-stats-every", "0"}, logs, func(u string) { joinURL <- u })
+	}()
+	var u string
+	select {
+	case u = <-joinURL:
+	case err := <-done:
+		t.Fatalf("host ended: %v\n%s", err, logs)
+	}
+
+	sc, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
+	require.NoError(t, err)
+	sig := webrtc.NewSignalingAdapter(sc)
+	defer sig.Close()
+	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: true}, sig)
+	require.NoError(t, err)
+	defer tr.Close()
+	peers, err := tr.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	const timeout = 5 * time.Second
+	cl, err := authority.NewClient[line](tr, authority.ClientConfig{Host: peers[0], Players: 2,
+		Net: session.NetConfig{DisconnectTimeout: timeout, Settings: uint64(len("r1"))}}, step)
+	require.NoError(t, err)
+	defer cl.Close()
+
+	tick := time.NewTicker(time.Second / 60)
+	defer tick.Stop()
+	var evs []session.Event
+	var stoppedAt time.Time
+	for ticks := 0; ; ticks++ {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no disconnect from the host:\n%s", logs)
+		case <-tick.C:
+		}
+		if cl.Synchronized() {
+			require.NoError(t, cl.AddLocalInput(0, 1))
+		}
+		_, err := cl.Update(time.Second / 60)
+		require.NoError(t, err)
+		if _, f := cl.HostState(); f >= 60 && stoppedAt.IsZero() {
+			stoppedAt = time.Now()
+			stopHost() // as SIGTERM does
+		}
+		evs = cl.Events(evs[:0])
+		if i := indexOf(evs, session.EventDisconnected); i >= 0 {
+			require.False(t, stoppedAt.IsZero(), "disconnected before the host stopped")
+			// Before the host closed its transport (it logs "stopped"
+			// first): the notice did it, not a broken connection, and
+			// not the silence timeout.
+			require.NotContains(t, logs.String(), "msg=stopped", "the client learnt of the host leaving only when its transport closed")
+			require.Less(t, time.Since(stoppedAt), timeout/2)
+			break
+		}
+	}
+	require.NoError(t, <-done)
+	out := logs.String()
+	require.Contains(t, out, "msg=hosting game=line room=r1")
+	require.Contains(t, out, `msg="client joined"`)
+	require.Contains(t, out, `msg="shutting down: telling the clients"`)
+	require.Contains(t, out, "msg=stopped")
+	st := cl.Stats()
+	require.Zero(t, st.Malformed)
+	require.Greater(t, st.StatesApplied, uint64(30))
+}
+
+func indexOf(evs []session.Event, k session.EventKind) int {
+	for i, e := range evs {
+		if e.Kind == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestBadFlags: each bad command line is a usage error (status 2), with
+// one line saying what is wrong.
+func TestBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-fps", "0"}, "-fps 0"},
+		{[]string{"-game", "chess"}, `unknown game "chess"`},
+		{[]string{"-signal", "http://x"}, "-signal wants ws://"},
+		{[]string{"-timeout", "0s"}, "-timeout > 0"},
+		{[]string{"-max-joins-per-tick", "0"}, "-max-joins-per-tick"},
+		{[]string{"-room", ""}, "-room is empty"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-nope"}, "flag provided but not defined"},
+	} {
+		var out, errs bytes.Buffer
+		status := Main("rollnet-host", tc.args, &out, &errs)
+		require.Equal(t, ExitUsage, status, "%v: %s", tc.args, errs.String())
+		require.Contains(t, errs.String(), tc.want, "%v", tc.args)
+	}
+	var errs bytes.Buffer
+	require.Equal(t, ExitOK, Main("rollnet-host", []string{"-h"}, &errs, &errs))
+	require.True(t, strings.Contains(errs.String(), "Games: "), errs.String())
+}
+
+// TestRegister: a duplicate or empty name, or no simulation, is refused
+// at init time.
+func TestRegister(t *testing.T) {
+	require.Panics(t, func() { Register("line", Sim[line, int8]{Players: 2, Simulate: step}) })
+	require.Panics(t, func() { Register("", Sim[line, int8]{Players: 2, Simulate: step}) })
+	require.Panics(t, func() { Register("x", Sim[line, int8]{Players: 2}) })
+	require.Contains(t, Games(), "line")
+}
+
+var _ transport.Transport = (*webrtc.Transport)(nil)

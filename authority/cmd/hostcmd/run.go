@@ -1,0 +1,382 @@
+package hostcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/playout"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/webrtc"
+)
+
+// Exit statuses of Main.
+const (
+	ExitOK      = 0
+	ExitUsage   = 2
+	ExitFailure = 3
+)
+
+// noticeWait is how long the transport outlives the host's disconnect
+// notices: three times the link's default keep-alive (200 ms), a client
+// dropping the host after two.
+const noticeWait = 600 * time.Millisecond
+
+// limits are the flags that bound what the host holds and does.
+type limits struct {
+	inputAhead, packets, joins int
+	grace, timeout             time.Duration
+	maxPeers                   int
+}
+
+type options struct {
+	name, game, signal, room string
+	fps, frames              int
+	statsEvery               time.Duration
+	lim                      limits
+	logLevel                 string
+	logJSON                  bool
+}
+
+func parse(name string, args []string, stderr io.Writer) (options, error) {
+	o := options{name: name}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.game, "game", "", "the registered `game` to host (empty: the only one)")
+	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT); empty: start one on loopback and log its URL")
+	fs.StringVar(&o.room, "room", "rollnet-host", "the room `NAME` clients join")
+	fs.IntVar(&o.fps, "fps", 60, "the fixed step, `N` frames per second (clients must use the same)")
+	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: run until SIGINT or SIGTERM)")
+	fs.DurationVar(&o.statsEvery, "stats-every", 5*time.Second, "log the frame and every client's figures this often (0: never)")
+	fs.IntVar(&o.lim.inputAhead, "input-ahead", 32, "frames past the host's an input may be for and still be held (1-64)")
+	fs.IntVar(&o.lim.packets, "max-packets-per-tick", 64, "packets read from one client per tick; more are dropped and counted")
+	fs.IntVar(&o.lim.joins, "max-joins-per-tick", 4, "Hellos from unknown peers handled per tick")
+	fs.IntVar(&o.lim.maxPeers, "max-peers", 0, "WebRTC peers known at once (0: twice the game's clients plus 4)")
+	fs.DurationVar(&o.lim.grace, "grace", 20*time.Second, "how long an away client's slots and resume token are kept")
+	fs.DurationVar(&o.lim.timeout, "timeout", 5*time.Second, "silence after which a client is away")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON instead of text")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s [flags]\n\nA dedicated host of rollnet's server-authoritative mode. Games: %s.\n\nFlags:\n",
+			name, strings.Join(Games(), ", "))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	case o.fps < 1 || o.fps > 1000:
+		return o, fmt.Errorf("%w: -fps %d: want 1 to 1000", ErrUsage, o.fps)
+	case o.frames < 0 || o.statsEvery < 0 || o.lim.grace < 0 || o.lim.timeout <= 0:
+		return o, fmt.Errorf("%w: -frames, -stats-every and -grace must be >= 0, -timeout > 0", ErrUsage)
+	case o.lim.packets < 1 || o.lim.joins < 1 || o.lim.maxPeers < 0:
+		return o, fmt.Errorf("%w: -max-packets-per-tick and -max-joins-per-tick must be >= 1, -max-peers >= 0", ErrUsage)
+	case o.room == "":
+		return o, fmt.Errorf("%w: -room is empty", ErrUsage)
+	}
+	if o.signal != "" {
+		if u, err := url.Parse(o.signal); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return o, fmt.Errorf("%w: -signal wants ws://HOST:PORT or wss://HOST, got %q", ErrUsage, o.signal)
+		}
+	}
+	return o, nil
+}
+
+// Main is the command: it runs until SIGINT or SIGTERM (or -frames) and
+// returns the exit status. name is the command's name in messages.
+func Main(name string, args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := Run(ctx, name, args, stderr, nil)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case errors.Is(err, ErrUsage), errors.Is(err, ErrUnknownGame), strings.HasPrefix(err.Error(), "flag"):
+		fmt.Fprintln(stderr, err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	return ExitFailure
+}
+
+// Run parses args and hosts until ctx ends or -frames are played; logs go
+// to logs. ready, when not nil, is called with the room's join URL once
+// the host is in it.
+func Run(ctx context.Context, name string, args []string, logs io.Writer, ready func(joinURL string)) error {
+	o, err := parse(name, args, logs)
+	if err != nil {
+		return err
+	}
+	g, gameName, err := lookup(o.game)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return fmt.Errorf("%w: -log-level: %w", ErrUsage, err)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var handler slog.Handler = slog.NewTextHandler(logs, hopts)
+	if o.logJSON {
+		handler = slog.NewJSONHandler(logs, hopts)
+	}
+	log := slog.New(handler)
+
+	if o.signal == "" {
+		srv, err := StartSignaling(signaling.ServerConfig{Logger: log})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		o.signal = srv.URL()
+		log.Info("signaling server on loopback", "url", o.signal)
+	}
+	join := strings.TrimRight(o.signal, "/") + "/room/" + url.PathEscape(o.room)
+	client, err := signaling.Dial(ctx, join, signaling.ClientConfig{})
+	if err != nil {
+		return fmt.Errorf("joining %s: %w", join, err)
+	}
+	sig := webrtc.NewSignalingAdapter(client)
+	defer sig.Close()
+	players, perClient := g.players()
+	maxPeers := o.lim.maxPeers
+	if maxPeers == 0 {
+		maxPeers = 2*(players/perClient) + 4
+	}
+	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: IsLoopback(join), MaxPeers: maxPeers}, sig)
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	h, err := g.open(tr, client.Room(), o.lim, session.NetConfig{FrameRate: o.fps, DisconnectTimeout: o.lim.timeout})
+	if err != nil {
+		return err
+	}
+	log.Info("hosting", "game", gameName, "room", client.Room(), "join", join, "id", client.ID(),
+		"players", players, "clients", players/perClient, "fps", o.fps)
+	if ready != nil {
+		ready(join)
+	}
+	err = loop(ctx, h, o, log, announcer{say: g.announce(), tr: tr, buf: make([]byte, 0, transport.MaxDatagram)})
+	// Close tells every client (a disconnect notice each); a client drops
+	// the host twice its keep-alive after the notice if nothing follows, so
+	// the transport stays open past that: the client hears the notice, not
+	// a broken connection.
+	_ = h.Close()
+	time.Sleep(noticeWait)
+	st := h.Stats()
+	log.Info("stopped", "frame", st.Frame, "joined", st.Joined, "resumed", st.Resumed, "expired", st.Expired,
+		"hellos_refused", st.HellosRefused, "hellos_dropped", st.HellosDropped, "unknown_packets", st.UnknownPackets)
+	return err
+}
+
+// loop runs the fixed step on the wall clock until ctx ends or the frame
+// budget is spent, logging what happens to clients.
+func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer) error {
+	step := time.Second / time.Duration(o.fps)
+	ts, err := playout.NewTimestep(playout.TimestepConfig{Step: step})
+	if err != nil {
+		return err
+	}
+	tick := time.NewTicker(step)
+	defer tick.Stop()
+	w := watcher{log: log}
+	last, lastStats := time.Now(), time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			log.Info("shutting down: telling the clients", "frame", h.Frame())
+			return nil
+		case now := <-tick.C:
+			n := ts.Advance(now.Sub(last))
+			last = now
+			for range n {
+				if o.frames > 0 && int(h.Frame()) >= o.frames {
+					log.Info("frame budget spent", "frames", o.frames)
+					return nil
+				}
+				if err := h.Advance(); err != nil {
+					return err
+				}
+				w.watch(h)
+				a.announce(h)
+			}
+			if o.statsEvery > 0 && now.Sub(lastStats) >= o.statsEvery {
+				lastStats = now
+				w.stats(h)
+			}
+		}
+	}
+}
+
+// announcer sends the game's own message after each frame (Sim.Announce)
+// to every connected client.
+type announcer struct {
+	say func(dst []byte, frame authority.Frame, crc uint32) []byte
+	tr  transport.Transport
+	buf []byte
+	cs  []authority.ClientStats
+}
+
+func (a *announcer) announce(h host) {
+	if a.say == nil {
+		return
+	}
+	f := h.Frame() - 1
+	crc, ok := h.Checksum(f)
+	if !ok {
+		return
+	}
+	if a.buf = a.say(a.buf[:0], f, crc); len(a.buf) == 0 {
+		return
+	}
+	a.cs = h.Clients(a.cs[:0])
+	for _, c := range a.cs {
+		if !c.Away {
+			_ = a.tr.Send(c.Peer, a.buf)
+		}
+	}
+}
+
+// watcher logs clients joining, resuming, leaving and expiring.
+type watcher struct {
+	log   *slog.Logger
+	last  authority.HostStats
+	cs    []authority.ClientStats
+	evs   []session.Event
+	known map[transport.Peer]bool // the connections of the clients last seen
+}
+
+func (w *watcher) watch(h host) {
+	st := h.Stats()
+	if st.Joined != w.last.Joined || st.Resumed != w.last.Resumed || st.Expired != w.last.Expired || st.ResumesRejected != w.last.ResumesRejected {
+		w.cs = h.Clients(w.cs[:0])
+		var peer string
+		for _, c := range w.cs {
+			if !c.Away && (peer == "" || !w.known[c.Peer]) {
+				peer = string(c.Peer) // the newest connection, if one is new
+			}
+		}
+		if w.known == nil {
+			w.known = map[transport.Peer]bool{}
+		}
+		clear(w.known)
+		for _, c := range w.cs {
+			w.known[c.Peer] = true
+		}
+		if st.ResumesRejected > w.last.ResumesRejected {
+			w.log.Info("resume rejected: the token is void (its grace window ran out); a fresh slot follows", "frame", st.Frame)
+		}
+		if st.Expired > w.last.Expired {
+			w.log.Info("client expired: its grace window ran out, its slots are free", "frame", st.Frame, "clients", st.Clients)
+		}
+		if st.Joined > w.last.Joined {
+			w.log.Info("client joined", "peer", peer, "frame", st.Frame, "clients", st.Clients)
+		}
+		if st.Resumed > w.last.Resumed {
+			w.log.Info("client resumed", "peer", peer, "frame", st.Frame, "clients", st.Clients)
+		}
+		for _, c := range w.cs {
+			w.log.Debug("client", "peer", string(c.Peer), "first_slot", c.First, "slots", c.Slots, "away", c.Away)
+		}
+	}
+	w.last = st
+	w.evs = h.Events(w.evs[:0])
+	for _, e := range w.evs {
+		switch e.Kind {
+		case session.EventNetworkInterrupted:
+			w.log.Info("client silent", "peer", string(e.Peer), "frame", st.Frame, "away_in", e.Timeout)
+		case session.EventNetworkResumed:
+			w.log.Info("client heard again", "peer", string(e.Peer), "frame", st.Frame)
+		case session.EventDisconnected:
+			w.log.Info("client away: its slots are predicted, its token valid for the grace window", "peer", string(e.Peer), "frame", st.Frame)
+		}
+	}
+}
+
+func (w *watcher) stats(h host) {
+	st := h.Stats()
+	w.cs = h.Clients(w.cs[:0])
+	w.log.Info("stats", "frame", st.Frame, "clients", st.Clients, "rollbacks", st.Rollbacks, "resimulated", st.ResimulatedFrames,
+		"hellos_refused", st.HellosRefused, "hellos_dropped", st.HellosDropped, "unknown_packets", st.UnknownPackets)
+	for _, c := range w.cs {
+		w.log.Info("client stats", "peer", string(c.Peer), "first_slot", c.First, "away", c.Away,
+			"rtt", c.Link.RTT.Round(100*time.Microsecond), "inputs_early", fmt.Sprintf("%.1f", c.Depth), "advised_rate", fmt.Sprintf("%+.1f%%", 100*c.Rate),
+			"late", c.LateInputs, "predicted", c.PredictedInputs, "malformed", c.Link.Malformed, "flooded", c.Flooded)
+	}
+}
+
+// SignalServer is a signaling server on a random loopback port: the one
+// the host starts when -signal is not given (a demo starts its own the
+// same way).
+type SignalServer struct {
+	srv  *signaling.Server
+	http *http.Server
+	url  string
+	done chan struct{}
+}
+
+// StartSignaling serves a signaling server with cfg on 127.0.0.1, on a
+// port of the system's choosing, until Close.
+func StartSignaling(cfg signaling.ServerConfig) (*SignalServer, error) {
+	srv, err := signaling.NewServer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = srv.Close()
+		return nil, err
+	}
+	s := &SignalServer{srv: srv, http: &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second},
+		url: "ws://" + ln.Addr().String(), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		_ = s.http.Serve(ln)
+	}()
+	return s, nil
+}
+
+// URL is the server's ws://127.0.0.1:PORT.
+func (s *SignalServer) URL() string { return s.url }
+
+// Close closes every connection and stops serving.
+func (s *SignalServer) Close() {
+	_ = s.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = s.http.Shutdown(ctx)
+	<-s.done
+}
+
+// IsLoopback reports whether a signaling URL names this machine: ICE is
+// then kept to loopback (fast, and no network interfaces needed).
+func IsLoopback(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	if p.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(p.Hostname())
+	return ip != nil && ip.IsLoopback()
+}

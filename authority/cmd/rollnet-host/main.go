@@ -1,0 +1,56 @@
+// Command rollnet-host is a dedicated host of rollnet's
+// server-authoritative mode (package authority): clients join a room on a
+// signaling server and play the registered game over WebRTC; the host
+// holds no player. It is package hostcmd's Main with the games this binary
+// links: "court", a small example (up to eight paddles, each client
+// steering one). A game's own binary registers its simulation the same
+// way and offers the same command (the pong demo: go run ./demo/pong host).
+//
+//	go run ./authority/cmd/rollnet-host                                  # a signaling server on loopback too
+//	go run ./authority/cmd/rollnet-host -signal ws://HOST:PORT -room lobby -grace 30s
+//
+// Logs are structured (log/slog) on stderr. SIGINT or SIGTERM sends every
+// client a disconnect notice and exits 0.
+package main
+
+import (
+	"os"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+)
+
+// court is the example game: eight paddles on a line, each moved by its
+// player's input (-1, 0 or 1 a frame) and kept on the court.
+type court struct {
+	Paddle [8]int32
+	Frame  int32
+	_      [4]byte
+}
+
+const courtHeight = 1000
+
+func play(c *court, in []int8, f authority.Frame) {
+	for p, v := range in {
+		c.Paddle[p] = min(max(c.Paddle[p]+int32(max(min(v, 1), -1)), 0), courtHeight)
+	}
+	c.Frame = int32(f)
+}
+
+func init() {
+	hostcmd.Register("court", hostcmd.Sim[court, int8]{
+		Players:  8,
+		Simulate: play,
+		Init: func(uint64) court {
+			var c court
+			for i := range c.Paddle {
+				c.Paddle[i] = courtHeight / 2
+			}
+			return c
+		},
+	})
+}
+
+func main() {
+	os.Exit(hostcmd.Main("rollnet-host", os.Args[1:], os.Stdout, os.Stderr))
+}

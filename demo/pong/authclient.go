@@ -1,0 +1,466 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/playout"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// authClient is the right player's side of the authority mode: a client
+// that predicts the whole world, draws its own paddle from its predicted
+// present (blended between its last two steps) and the ball and the
+// host's paddle from the paced playout at the render clock's time, and
+// counts hitches on the frames it draws.
+type authClient struct {
+	matchLog
+	cl   *authority.Client[State, Input]
+	mux  *tokenMux
+	host string // the host's connection, for the screen
+	sums checks
+	buf  []byte
+	evs  []session.Event
+
+	draw   State     // what is drawn: the playout's world with the own paddle predicted
+	last   time.Time // the previous Tick
+	began  time.Time // the first Tick
+	period time.Duration
+	side   int   // the slot the host gave, -1 before
+	listen bool  // the host is a pong player's (it answered the hello), not a dedicated host
+	played int32 // the newest host frame the playout applied, -1 before
+	synced bool
+	gone   bool
+	hitch  hitches
+	match  rate
+	miss   rate
+	mps    float64
+	xps    float64
+	done   int // ticks since the newest host state reached the frame budget
+
+	// The own paddle's predicted place by frame, to measure what a
+	// correction moved it by; smooth hides that in what is drawn.
+	ownAt  [128]struct{ f, y int32 }
+	smooth *playout.Smoother
+	// The own paddle as last drawn, and the frames it was held to its
+	// speed (see held).
+	lastOwn    float64
+	drawnOwn   bool
+	heldFrames int
+}
+
+// smoothDecay is the fraction of a correction of the own paddle hidden in
+// what is drawn that goes per step: a tenth, so that a correction of up
+// to five frames of the paddle's travel never draws it faster than it
+// moves (half again its speed, the hitch bound).
+const smoothDecay = 0.1
+
+// lastStates is how many ticks the client plays out after the host's
+// state for the budget's last frame arrived: the render delay and then
+// some.
+const lastStates = 30
+
+func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error) {
+	m := &authClient{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, sumsMax), played: -1, side: -1,
+		period: time.Second / time.Duration(o.fps)}
+	m.c = c
+	m.host = string(c.peer)
+	sums := newSumsMux(c.tr, func(from transport.Peer, first int32, crcs []uint32) {
+		if string(from) != m.host {
+			return
+		}
+		for i, crc := range crcs {
+			m.sums.other(first+int32(i), crc)
+		}
+	})
+	var token [codec.TokenLen]byte
+	if o.resume != "" {
+		var err error
+		if token, err = parseToken(o.resume); err != nil {
+			return nil, fmt.Errorf("pong: -resume %q: %w", o.resume, err)
+		}
+	}
+	m.mux = newTokenMux(sums, token)
+	cl, err := authority.NewClient[State](m.mux, authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now)}, authSimulate)
+	if err != nil {
+		return nil, fmt.Errorf("pong: client: %w", err)
+	}
+	m.cl = cl
+	if m.smooth, err = playout.NewSmoother(playout.SmootherConfig{Step: m.period, Decay: smoothDecay}); err != nil {
+		return nil, err
+	}
+	m.names[1] = o.name // the right side's, from a listen server
+	m.draw = NewState(o.seed)
+	m.note = "saying hello to the host"
+	return m, nil
+}
+
+// Side is the slot the host gave this client (-1 until it did): the
+// right one from a listen server, either from a dedicated host.
+func (m *authClient) Side() int     { return m.side }
+func (m *authClient) State() *State { return &m.draw }
+
+func (m *authClient) Tick(in Input) error {
+	if m.err != nil {
+		return m.err
+	}
+	now := m.now()
+	dt := m.period
+	if !m.last.IsZero() {
+		dt = min(now.Sub(m.last), 250*time.Millisecond)
+	}
+	m.last = now
+	if m.began.IsZero() {
+		m.began = now
+	}
+	if !m.cl.Synchronized() && now.Sub(m.began) > m.o.timeout {
+		// The host never answered the Hello: it plays with other settings
+		// (-fps, -seed, another version), or has no slot left.
+		m.err = fmt.Errorf("pong: the host did not take this client within %v: other settings (-fps, -seed, another version of the demo), or no slot left", m.o.timeout)
+		return m.err
+	}
+	if m.cl.Synchronized() {
+		_ = m.cl.AddLocalInput(0, in)
+	}
+	if _, err := m.cl.Update(dt); err != nil {
+		m.err = err
+		return err
+	}
+	if m.cl.Synchronized() && !m.synced {
+		m.synced = true
+		m.advanced()
+		m.note = ""
+		m.side = m.cl.Stats().First
+		switch m.side {
+		case 0: // a dedicated host's first client: the names were by join order
+			m.names[0], m.names[1] = m.names[1], ""
+		case 1:
+		default: // the third slot: a spectator's
+			m.side = -1
+		}
+		how := ""
+		switch {
+		case m.mux.resumed:
+			how = ", resumed with -resume's token: the same paddle"
+		case m.mux.rejected:
+			how = ", -resume's token was refused (too late): a fresh paddle"
+		}
+		if m.side < 0 {
+			m.logf("pong: match started: spectating the host %s (%s) in room %s (authority mode%s)",
+				m.nameOf(0, m.c.peer), short(m.c.peer), m.room(), how)
+		} else {
+			m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode%s)",
+				m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
+		}
+		if m.mux.given && m.side >= 0 {
+			m.logf("pong: resume token %x (a restarted client rejoins with -resume %x)", m.mux.token, m.mux.token)
+		}
+	}
+	m.smoothOwn(dt)
+	if s, f, ok := m.cl.Played(); ok && int32(f) != m.played {
+		m.played = int32(f)
+		crc := crcOf(s)
+		if m.o.inject > 0 && int(f) >= m.o.inject {
+			bad := *s // -inject-desync: what this side applied is not the host's
+			bad.Wins[1]++
+			crc = crcOf(&bad)
+		}
+		m.sums.own(int32(f), crc)
+		if m.listen { // a dedicated host knows nothing of the demo's messages
+			m.buf = appendSums(m.buf[:0], int32(f), []uint32{crc})
+			_ = m.mux.Send(m.c.peer, m.buf)
+		}
+		if f%printEvery == 0 {
+			m.logf("pong: checksum frame %d %08x", f, crc)
+		}
+	}
+	m.compose(dt)
+	m.drain()
+	if _, f := m.cl.HostState(); m.o.frames > 0 && int(f) >= m.o.frames-1 {
+		m.done++
+	}
+	if m.err == nil && m.gone && !m.finished() {
+		m.err = errPeerLeft
+	}
+	m.desyncs = m.sums.desyncs()
+	return m.err
+}
+
+// finished says the client has played the frame budget's states out.
+func (m *authClient) finished() bool {
+	return m.o.frames > 0 && (m.played >= int32(m.o.frames-1) || m.done >= lastStates)
+}
+
+// smoothOwn records the own paddle's predicted place and, when the last
+// Update corrected a misprediction, hides the jump of the frame before in
+// the smoother (what is drawn keeps its place, the difference decays).
+func (m *authClient) smoothOwn(dt time.Duration) {
+	if !m.cl.Synchronized() || m.side < 0 {
+		return
+	}
+	if prev := m.cl.Previous(); prev != nil && m.cl.Corrected() {
+		f := max(int32(m.cl.Frame())-2, 0)
+		if was := m.ownAt[f%int32(len(m.ownAt))]; was.f == f {
+			_ = m.smooth.Correct(playout.Vec{float64(prev.PaddleY[m.side] - was.y)})
+
+		}
+	}
+	f := max(int32(m.cl.Frame())-1, 0)
+	m.ownAt[f%int32(len(m.ownAt))] = struct{ f, y int32 }{f, m.cl.State().PaddleY[m.side]}
+	m.smooth.Advance(dt)
+}
+
+func (m *authClient) drain() {
+	m.evs = m.cl.Events(m.evs[:0])
+	for _, e := range m.evs {
+		m.opponentEvent(e, "the host", m.cl.Frame())
+		if e.Kind == session.EventDisconnected {
+			m.gone = true
+		}
+	}
+}
+
+// compose makes the drawn state: the world at the render clock's time
+// from the playout (the ball and the host's paddle between the two host
+// states around it), the own paddle from the predicted present, and counts
+// hitches on it.
+func (m *authClient) compose(dt time.Duration) {
+	if !m.cl.Synchronized() {
+		return
+	}
+	me, them := m.side, 1-m.side
+	if me < 0 { // a spectator: both paddles from the playout, the left one as its own
+		me, them = 0, 1
+	}
+	pred := m.cl.State()
+	own := float64(pred.PaddleY[me])
+	if prev := m.cl.Previous(); prev != nil {
+		own = lerp(prev.PaddleY[me], pred.PaddleY[me], m.cl.Alpha())
+	}
+	own += m.smooth.Offset()[0]
+	t, ok := m.cl.RenderTime()
+	var a, b *State
+	var w float64
+	if ok {
+		a, b, w, ok = m.cl.PlayoutAt(t)
+	}
+	if !ok {
+		m.draw = *pred // until the playout starts, the prediction
+		return
+	}
+	m.draw = *a
+	if a.Wait == 0 && b.Wait == 0 && a.Score == b.Score && a.Matches == b.Matches {
+		m.draw.BallX = int32(math.Round(lerp(a.BallX, b.BallX, w)))
+		m.draw.BallY = int32(math.Round(lerp(a.BallY, b.BallY, w)))
+	}
+	m.draw.PaddleY[them] = int32(math.Round(lerp(a.PaddleY[them], b.PaddleY[them], w)))
+	k := float64(dt) / float64(m.period)
+	if m.side < 0 {
+		own = lerp(a.PaddleY[me], b.PaddleY[me], w)
+	} else {
+		own = m.held(own, k)
+	}
+	m.draw.PaddleY[me] = int32(math.Round(own))
+	m.hitch.drawn(own, lerp(a.PaddleY[them], b.PaddleY[them], w), &m.draw, k)
+}
+
+// ownSpeed bounds how fast the own paddle is drawn, in its top speeds: the
+// timestep's dilation (at most 10%) and a third to catch up.
+const ownSpeed = 1.4
+
+// held is where to draw the own paddle this frame, k steps' time after the
+// last: where the prediction (plus the smoother's offset) puts it, but
+// never further from the last drawn place than ownSpeed times what the
+// paddle can move: a correction the smoother could not measure (it came
+// with more than one step) is caught up over a few frames, not jumped.
+func (m *authClient) held(own, k float64) float64 {
+	if m.drawnOwn {
+		lim := ownSpeed * k * PaddleV
+		if d := own - m.lastOwn; math.Abs(d) > lim {
+			own = m.lastOwn + math.Copysign(lim, d)
+			m.heldFrames++
+		}
+	}
+	m.lastOwn, m.drawnOwn = own, true
+	return own
+}
+
+func lerp(a, b int32, w float64) float64 { return float64(a) + float64(b-a)*w }
+
+// hitches counts the drawn frames on which an entity moved in a way the
+// game cannot: a jump, further than its top speed over the frame's time
+// (half as far again, for the render clock's steering and the timestep's
+// dilation), or, for the ball in play, a stall, not moving at all. A
+// correction snapped into view, a playout that skipped or held a state,
+// a render clock that jumped or stopped: each is a hitch.
+type hitches struct {
+	started          bool
+	own, other       float64
+	ballX, ballY     float64
+	inPlay           bool
+	Own, Other, Ball int
+	Frames           int
+}
+
+func (h *hitches) drawn(own, other float64, s *State, k float64) {
+	inPlay := s.Wait == 0 && s.Winner == 0
+	bx, by := float64(s.BallX), float64(s.BallY)
+	if h.started {
+		h.Frames++
+		lim := 1.5 * k
+		if math.Abs(own-h.own) > lim*PaddleV+1 {
+			h.Own++
+		}
+		if math.Abs(other-h.other) > lim*PaddleV+1 {
+			h.Other++
+		}
+		if inPlay && h.inPlay {
+			dx, dy := math.Abs(bx-h.ballX), math.Abs(by-h.ballY)
+			if dx > lim*MaxVX+1 || dy > lim*MaxVY+1 || (dx == 0 && dy == 0) {
+				h.Ball++
+			}
+		}
+	}
+	h.started = true
+	h.own, h.other, h.ballX, h.ballY, h.inPlay = own, other, bx, by, inPlay
+}
+
+func (m *authClient) HUD() hud {
+	st := m.cl.Stats()
+	now := m.now()
+	m.mps = m.match.sample(now, int64(st.Matches))
+	m.xps = m.miss.sample(now, int64(st.Mismatches))
+	qs, resyncs := m.cl.PlayoutStats()
+	depth := 0.0
+	if t, ok := m.cl.RenderTime(); ok {
+		_, f := m.cl.HostState()
+		depth = float64(f) - t
+	}
+	h := hud{
+		Title:     m.title(),
+		Frame:     m.played + 1,
+		Confirmed: m.played,
+		LoopRTT:   st.RTT,
+		NetRTT:    m.networkRTT(m.c.peer),
+		Compared:  uint64(m.sums.compared),
+		Agreed:    uint64(m.sums.agree),
+		Note:      m.silence("the host"),
+		Impair:    m.impairNote(),
+	}
+	h.Progress = fmt.Sprintf("(predicting %d)  buffer %.1f, rate %+.1f%%  match %.0f/s, miss %.0f/s",
+		m.cl.Frame(), st.Depth, 100*st.Rate, m.mps, m.xps)
+	h.Auth = fmt.Sprintf("resim %d  playout %.1f deep, stalls %d, jumps %d  hitches %d/%d/%d own/them/ball",
+		st.ResimulatedFrames, depth, qs.Stalls+resyncs, qs.Jumps, m.hitch.Own, m.hitch.Other, m.hitch.Ball)
+	if m.finished() {
+		h.Frame = int32(m.o.frames) // the budget's states are played out
+	}
+	if m.sums.first >= 0 {
+		h.Desync = fmt.Sprintf("frame %d: applied %08x, host %08x", m.sums.first, m.sums.firstMine, m.sums.firstTheirs)
+	}
+	return h
+}
+
+func (m *authClient) Report() report {
+	st := m.cl.Stats()
+	qs, resyncs := m.cl.PlayoutStats()
+	r := report{
+		Role:     sideName(m.side) + ", client",
+		Frames:   m.played + 1,
+		Compared: m.sums.compared,
+		Desyncs:  m.sums.desyncs(),
+		First:    m.sums.first,
+		Checks:   "states applied, against the host's",
+		Resim:    int64(st.ResimulatedFrames),
+		LoopRTT:  st.RTT,
+		NetRTT:   m.networkRTT(m.c.peer),
+		WebRTC:   m.c != nil,
+		Score:    m.draw.Score,
+		Wins:     m.draw.Wins,
+		Players:  m.players(),
+		Impair:   m.impairNote(),
+	}
+	r.Rollbacks = int64(st.Mismatches)
+	end := m.end
+	if end.IsZero() {
+		end = m.now()
+	}
+	secs := end.Sub(m.start).Seconds()
+	perSec := func(n uint64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	if secs > 0 {
+		r.OutBPS, r.InBPS = perSec(st.Link.BytesSent), perSec(st.Link.BytesReceived)
+	}
+	r.Extra = []string{
+		fmt.Sprintf("host states         %d applied, %d dropped (older than the newest, or no baseline); %d matched the prediction (%.1f/s), %d did not (%.1f/s)",
+			st.StatesApplied, st.StatesDropped, st.Matches, perSec(st.Matches), st.Mismatches, perSec(st.Mismatches)),
+		fmt.Sprintf("host's advice       inputs %.1f frames early, rate %+.1f%%", st.Depth, 100*st.Rate),
+		fmt.Sprintf("playout             %d played, %d coasted, stalls %d, jumps %d, underruns %d, restarts %d, clock resyncs %d",
+			qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, qs.Restarts, resyncs),
+		fmt.Sprintf("hitches (drawn)     own paddle %d, host's paddle %d, ball %d, in %d drawn frames",
+			m.hitch.Own, m.hitch.Other, m.hitch.Ball, m.hitch.Frames),
+		fmt.Sprintf("own paddle          held to its top speed on %d drawn frames (catching up a correction)", m.heldFrames),
+	}
+	r.Extra = append(r.Extra, webrtcLine(m.c)...)
+	switch {
+	case !m.synced && m.err != nil:
+		r.Err = m.err.Error()
+	case !m.synced:
+		r.Err = "never synchronized with the host"
+	case m.err == errPeerLeft:
+		if m.leftEarly(r.Frames) && !m.finished() {
+			r.Left = m.left
+		}
+	case m.err != nil:
+		r.Err = m.err.Error()
+	}
+	return r
+}
+
+// opponent names who the client plays: the listen server's player, or
+// the other client of a dedicated host.
+func (m *authClient) opponent() string {
+	if m.side == 1 && m.names[0] != "" {
+		return m.names[0] + " (left, host)"
+	}
+	return "the host " + short(m.c.peer)
+}
+
+// title is the HUD's who plays whom, short (it shares its line with the
+// score).
+func (m *authClient) title() string {
+	if m.side < 0 {
+		return fmt.Sprintf("watching %s vs %s", m.nameOf(0, m.c.peer), m.nameOf(1, ""))
+	}
+	return fmt.Sprintf("%s (you) vs %s", m.names[m.side], m.opponentShort())
+}
+
+// players is the report's who played whom.
+func (m *authClient) players() string {
+	if m.side < 0 {
+		return fmt.Sprintf("%s (left, host) vs %s (right, client), watched by you", m.nameOf(0, m.c.peer), m.nameOf(1, ""))
+	}
+	return fmt.Sprintf("%s (you, %s, client) vs %s", m.names[m.side], sideName(m.side), m.opponent())
+}
+
+// opponentShort is opponent, for the title beside the score.
+func (m *authClient) opponentShort() string {
+	if m.side == 1 && m.names[0] != "" {
+		return m.names[0] + " (host)"
+	}
+	return "host " + short(m.c.peer)
+}
+
+func (m *authClient) finish(time.Duration) { m.end = m.now() }
+
+func (m *authClient) Close() error {
+	err := m.cl.Close()
+	return m.closed(err)
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// runAuthSpectate is -spectate in the authority mode: a client of the
+// host without a paddle (the third slot, whose input moves nothing), drawn
+// wholly from the paced playout. With -signal and -room it joins the
+// match in that room; without, it starts both players as processes (the
+// left one hosts) and joins once the right one is the host's client: the
+// host gives its slots in join order.
+func runAuthSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	if o.signal != "" {
+		return runPeer(ctx, o, stdout, stderr)
+	}
+	out := &syncWriter{w: stdout}
+	srv, err := hostRoom(&o)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	defer srv.close()
+	if o.headless {
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch (authority mode)\n", srv.url, o.room)
+	}
+	// The players' output streams through watch (kept until the end while
+	// a screen is up), which sees the right player start.
+	var kept *lockedBuffer
+	var sink io.Writer = out
+	if !o.headless {
+		kept = &lockedBuffer{}
+		sink = kept
+	}
+	rightIn := make(chan struct{})
+	watch := &lineWatch{w: sink, want: "[right] pong: match started", seen: rightIn}
+	var players [2]*opponent
+	c, err := connect(ctx, o, func(ctx context.Context, c *conn) error {
+		po := o
+		po.watcher = string(c.rtc.Local())
+		var err error
+		if players[0], err = startProcess(childArgs(po, 0, 0), watch, true, "[left] "); err != nil {
+			return err
+		}
+		peers, err := c.rtc.WaitPeers(ctx, 1)
+		if err != nil {
+			return waitError(err, o, c.room)
+		}
+		c.peer = peers[0]
+		if players[1], err = startProcess(childArgs(po, 1, 0), watch, true, "[right] "); err != nil {
+			return err
+		}
+		select {
+		case <-rightIn:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("pong: the right player never joined the host: %w", ctx.Err())
+		}
+	})
+	status := exitFailure
+	if err != nil {
+		status = connectFailed(err, out, stderr)
+	} else {
+		status = runAuth(ctx, c, o, out, stderr)
+	}
+	status = reapPlayers(players[:], o, status, out)
+	if kept != nil {
+		_, _ = io.WriteString(out, kept.String())
+	}
+	return status
+}
+
+// lineWatch passes writes on to w and closes seen the first time one
+// holds want (the players' prefixWriters write whole lines).
+type lineWatch struct {
+	mu   sync.Mutex
+	w    io.Writer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (l *lineWatch) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if strings.Contains(string(p), l.want) {
+		l.once.Do(func() { close(l.seen) })
+	}
+	return l.w.Write(p)
+}
+
+// reapPlayers ends the player processes a spectator started and folds
+// their exit statuses into status (see opponent.reap). With a frame budget
+// the players end on their own; otherwise they play until we leave:
+// closing their stdin ends them now.
+func reapPlayers(players []*opponent, o options, status int, out io.Writer) int {
+	grace := time.Duration(0)
+	if o.frames > 0 {
+		grace = 10 * time.Second
+	}
+	for _, p := range players {
+		if p != nil {
+			status = p.reap(grace, status, "a player", out)
+		}
+	}
+	return status
+}

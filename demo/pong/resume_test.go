@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// watched is a demo process whose output a test waits on, line by line.
+type watched struct {
+	cmd     *exec.Cmd
+	mu      sync.Mutex
+	out     strings.Builder
+	changed chan struct{} // closed, and replaced, at each line and at the end
+	done    bool
+}
+
+func startWatched(ctx context.Context, t *testing.T, args ...string) *watched {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	w := &watched{cmd: exec.CommandContext(ctx, exe, args...), changed: make(chan struct{})}
+	w.cmd.Env = append(os.Environ(), childEnv+"=1")
+	r, err := w.cmd.StdoutPipe()
+	require.NoError(t, err)
+	w.cmd.Stderr = w.cmd.Stdout
+	require.NoError(t, w.cmd.Start())
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			w.mu.Lock()
+			w.out.WriteString(sc.Text() + "\n")
+			close(w.changed)
+			w.changed = make(chan struct{})
+			w.mu.Unlock()
+		}
+		w.mu.Lock()
+		w.done = true
+		close(w.changed)
+		w.mu.Unlock()
+	}()
+	return w
+}
+
+// waitFor waits for a line matching re and returns its submatches; the
+// test fails if the process ends or ctx does first.
+func (w *watched) waitFor(ctx context.Context, t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	for {
+		w.mu.Lock()
+		out, done, changed := w.out.String(), w.done, w.changed
+		w.mu.Unlock()
+		for _, line := range strings.Split(out, "\n") {
+			if m := re.FindStringSubmatch(line); m != nil {
+				return m
+			}
+		}
+		if done {
+			t.Fatalf("the process ended without a line matching %s:\n%s", re, withoutChecksums(out))
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("no line matching %s:\n%s", re, withoutChecksums(out))
+		}
+	}
+}
+
+// end waits for the process to exit and returns its output and status.
+func (w *watched) end() (string, int) {
+	_ = w.cmd.Wait()
+	for {
+		w.mu.Lock()
+		done, changed := w.done, w.changed
+		w.mu.Unlock()
+		if done {
+			break
+		}
+		<-changed
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.out.String(), w.cmd.ProcessState.ExitCode()
+}
+
+var tokenLine = regexp.MustCompile(`pong: resume token ([0-9a-f]{32})`)
+
+// TestResumeAcrossProcesses: a client process killed (SIGKILL: it says
+// nothing) and started again with the token it printed (-resume) gets its
+// paddle back from the listen server: the host's report says the client
+// resumed, and both agree on every state the new process applied.
+func TestResumeAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes for about 15 s")
+	}
+	srv, ctx := processTest(t)
+	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "resume", "-headless", "-timeout", "20s"}
+	host := startWatched(ctx, t, append(args, "-frames", "900", "-name", "hostie")...)
+	host.waitFor(ctx, t, regexp.MustCompile(`^pong: in room`))
+	first := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "cli")...)
+	token := first.waitFor(ctx, t, tokenLine)[1]
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = first.end()
+
+	again := startWatched(ctx, t, append(args, "-frames", "900", "-name", "cli", "-resume", token)...)
+	again.waitFor(ctx, t, regexp.MustCompile(`resumed with -resume's token: the same paddle`))
+	out, status := again.end()
+	t.Logf("restarted client:\n%s", withoutChecksums(out))
+	require.Equal(t, exitOK, status)
+	require.Contains(t, out, "result              ok")
+	require.Contains(t, out, "(checksums agree)")
+	require.Contains(t, out, "pong: resume token "+token, "the same token, the same slot")
+
+	out, status = host.end()
+	t.Logf("host:\n%s", withoutChecksums(out))
+	require.Equal(t, exitOK, status)
+	require.Contains(t, out, "joined 1, resumed 1")
+	require.Contains(t, out, "the client resumed its paddle at frame")
+	require.Contains(t, out, "(checksums agree)")
+}
+
+// TestResumeTooLate: from a dedicated host (pong host) with a one-second
+// grace window, a client process killed and restarted with its token after
+// the window gets RESUME_REJECT and a fresh paddle, and plays on until the
+// host is ended by SIGTERM, which tells it: it reports the host quit.
+func TestResumeTooLate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes for about 15 s")
+	}
+	srv, ctx := processTest(t)
+	host := startWatched(ctx, t, "host", "-signal", srv.url, "-room", "late", "-grace", "1s", "-timeout", "2s", "-stats-every", "0")
+	host.waitFor(ctx, t, regexp.MustCompile(`msg=hosting game=pong`))
+	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "late", "-headless", "-timeout", "20s", "-frames", "-1"}
+	first := startWatched(ctx, t, args...)
+	token := first.waitFor(ctx, t, tokenLine)[1]
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = first.end()
+	host.waitFor(ctx, t, regexp.MustCompile(`msg="client expired`))
+
+	again := startWatched(ctx, t, append(args, "-resume", token)...)
+	again.waitFor(ctx, t, regexp.MustCompile(`-resume's token was refused \(too late\): a fresh paddle`))
+	fresh := again.waitFor(ctx, t, tokenLine)[1]
+	require.NotEqual(t, token, fresh, "a fresh slot comes with a fresh token")
+	host.waitFor(ctx, t, regexp.MustCompile(`msg="resume rejected`))
+	// SIGTERM on the host tells its clients: the client says the host
+	// quit (not that it vanished) and exits 4.
+	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
+	out, status := host.end()
+	t.Logf("host:\n%s", out)
+	require.Equal(t, 0, status)
+	require.Contains(t, out, `msg="shutting down: telling the clients"`)
+	out, status = again.end()
+	t.Logf("restarted client:\n%s", withoutChecksums(out))
+	require.Equal(t, exitOpponentLeft, status)
+	require.Contains(t, out, "result              the host quit at frame")
+}
+
+// TestDedicatedHost: two clients of a dedicated pong host (pong host), one
+// on each side, play to the frame budget; the host announces its
+// checksums, and each client's applied states agree with them.
+func TestDedicatedHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes for about 10 s")
+	}
+	srv, ctx := processTest(t)
+	host := startWatched(ctx, t, "host", "-signal", srv.url, "-room", "dedicated", "-stats-every", "0")
+	host.waitFor(ctx, t, regexp.MustCompile(`msg=hosting game=pong`))
+	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "dedicated", "-headless", "-timeout", "20s", "-frames", "600"}
+	left := startWatched(ctx, t, append(args, "-name", "lefty")...)
+	left.waitFor(ctx, t, regexp.MustCompile(`^pong: match started: lefty \(left, client\)`))
+	right := startWatched(ctx, t, append(args, "-name", "righty")...)
+	for _, c := range []*watched{left, right} {
+		out, status := c.end()
+		t.Logf("client:\n%s", withoutChecksums(out))
+		require.Equal(t, exitOK, status)
+		require.Contains(t, out, "(checksums agree)")
+		m := regexp.MustCompile(`states compared     (\d+) frames`).FindStringSubmatch(out)
+		require.NotNil(t, m)
+		n, _ := strconv.Atoi(m[1])
+		require.Greater(t, n, 100, "the host's announced checksums were compared")
+	}
+	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
+	out, status := host.end()
+	t.Logf("host:\n%s", out)
+	require.Equal(t, 0, status)
+	require.Equal(t, 2, strings.Count(out, `msg="client joined"`))
+}
