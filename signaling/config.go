@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 )
 
@@ -21,6 +22,10 @@ const (
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultCloseTimeout    = time.Second
 	DefaultSendQueue       = 64
+
+	DefaultHeaderTimeout  = 10 * time.Second
+	DefaultIdleTimeout    = 30 * time.Second
+	DefaultMaxHeaderBytes = 8 << 10
 
 	DefaultTURNCredentialTTL = time.Hour
 )
@@ -42,9 +47,25 @@ type ServerConfig struct {
 	MessageBurst int
 	// MaxConnsPerAddr caps the open connections from one IP address
 	// (default 32); MaxConns caps them in total (default 10000). Over
-	// either, the upgrade is refused with HTTP 429.
+	// either, the upgrade is refused with HTTP 429. Serve also counts TCP
+	// connections at accept, before reading anything: one over either cap
+	// gets HTTP 429 and is closed (a TrustedProxies address is not capped
+	// per address there, since it carries many clients).
 	MaxConnsPerAddr int
 	MaxConns        int
+	// HeaderTimeout bounds the reading of a request's headers (default
+	// 10 s), MaxHeaderBytes their size (default 8 KiB), and IdleTimeout
+	// how long Serve keeps an idle keep-alive connection (default 30 s).
+	// They bound the http.Server that Serve runs.
+	HeaderTimeout  time.Duration
+	IdleTimeout    time.Duration
+	MaxHeaderBytes int
+	// TrustedProxies are the reverse proxies whose word on the client's
+	// address is taken: a request whose TCP peer is in one counts against
+	// the address in its Forwarded header (else X-Forwarded-For), read
+	// right to left past the trusted hops. Headers from any other address
+	// are ignored. (ClientAddr, when set, overrides this.)
+	TrustedProxies []netip.Prefix
 	// JoinTimeout is how long a connection may stay open without joining
 	// (default 10 s); then it is closed with CodeJoinTimeout.
 	JoinTimeout time.Duration
@@ -105,6 +126,7 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, DefaultMaxConnsPerAddr},
 		{"MaxConns", &c.MaxConns, DefaultMaxConns},
 		{"SendQueue", &c.SendQueue, DefaultSendQueue},
+		{"MaxHeaderBytes", &c.MaxHeaderBytes, DefaultMaxHeaderBytes},
 	}
 	for _, f := range ints {
 		if *f.v < 0 {
@@ -125,6 +147,8 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"WriteTimeout", &c.WriteTimeout, DefaultWriteTimeout},
 		{"CloseTimeout", &c.CloseTimeout, DefaultCloseTimeout},
 		{"TURNCredentialTTL", &c.TURNCredentialTTL, DefaultTURNCredentialTTL},
+		{"HeaderTimeout", &c.HeaderTimeout, DefaultHeaderTimeout},
+		{"IdleTimeout", &c.IdleTimeout, DefaultIdleTimeout},
 	}
 	for _, f := range durs {
 		if *f.v < 0 {
@@ -151,6 +175,13 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 	c.ICEServers = append([]ICEServer(nil), c.ICEServers...)
 	c.TokenSecret = append([]byte(nil), c.TokenSecret...)
 	c.TURNSecret = append([]byte(nil), c.TURNSecret...)
+	c.TrustedProxies = append([]netip.Prefix(nil), c.TrustedProxies...)
+	for i, p := range c.TrustedProxies {
+		if !p.IsValid() {
+			return c, fmt.Errorf("%w: TrustedProxies[%d] is not a valid prefix", ErrConfig, i)
+		}
+		c.TrustedProxies[i] = p.Masked()
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}

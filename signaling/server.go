@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,11 +42,15 @@ type Server struct {
 	rooms   map[string]*room
 	pending map[int]*room // next=N rooms still filling, by N
 
+	https    []*http.Server // started by Serve
+	nsockets int            // TCP connections accepted by Serve and open
+	sockets  map[netip.Addr]int
+
 	wg sync.WaitGroup // one per admitted request
 
 	stats struct {
 		relayed, refused, rejected, malformed, tooBig, rateLimited,
-		joinTimeouts, slowConsumers, pingTimeouts, roomFull atomic.Uint64
+		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused atomic.Uint64
 	}
 }
 
@@ -64,6 +68,8 @@ type Stats struct {
 	SlowConsumers uint64 // connections dropped for an overflowing send queue
 	PingTimeouts  uint64 // connections closed for not answering a ping
 	RoomFull      uint64 // joins refused because the room was full
+	Sockets       int    // TCP connections open, accepted by Serve
+	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
 }
 
 type room struct {
@@ -87,13 +93,14 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		ids:     make(map[string]*peerConn),
 		rooms:   make(map[string]*room),
 		pending: make(map[int]*room),
+		sockets: make(map[netip.Addr]int),
 	}, nil
 }
 
 // Stats returns a snapshot of the server's state and counters.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
-	st := Stats{Connections: s.active, Rooms: len(s.rooms)}
+	st := Stats{Connections: s.active, Rooms: len(s.rooms), Sockets: s.nsockets}
 	s.mu.Unlock()
 	st.Relayed = s.stats.relayed.Load()
 	st.Refused = s.stats.refused.Load()
@@ -105,6 +112,7 @@ func (s *Server) Stats() Stats {
 	st.SlowConsumers = s.stats.slowConsumers.Load()
 	st.PingTimeouts = s.stats.pingTimeouts.Load()
 	st.RoomFull = s.stats.roomFull.Load()
+	st.AcceptRefused = s.stats.acceptRefused.Load()
 	return st
 }
 
@@ -119,7 +127,11 @@ func (s *Server) Close() error {
 	for c := range s.conns {
 		list = append(list, c)
 	}
+	https := s.https
 	s.mu.Unlock()
+	for _, hs := range https {
+		_ = hs.Close() // the listeners and every connection not upgraded
+	}
 	if first {
 		s.log.Info("signaling server closing", "connections", len(list))
 	}
@@ -200,17 +212,6 @@ func (s *Server) parseRoomRequest(r *http.Request) (roomRequest, error) {
 	return q, nil
 }
 
-func (s *Server) clientAddr(r *http.Request) string {
-	if s.cfg.ClientAddr != nil {
-		return s.cfg.ClientAddr(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.stats.rejected.Add(1)
 	s.log.Info("signaling request refused", "addr", r.RemoteAddr, "path", r.URL.Path,
@@ -268,14 +269,24 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.wg.Done()
 	}()
 
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	// Control frames count against the rate limit like messages: the
+	// library answers pings by itself, and unbounded it answered 200,000
+	// pings in 3 s. The callbacks run in whichever goroutine reads.
+	c := s.newConn(addr, q)
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		OriginPatterns: s.cfg.OriginPatterns,
+		OnPingReceived: func(context.Context, []byte) bool { return c.controlFrame() },
+		OnPongReceived: func(context.Context, []byte) { c.controlFrame() },
+	})
 	if err != nil {
+		c.cancelRead()
 		s.stats.rejected.Add(1)
 		s.log.Info("signaling upgrade failed", "addr", r.RemoteAddr, "err", err)
 		return
 	}
 	ws.SetReadLimit(int64(s.cfg.MaxMessageSize))
-	s.serveConn(ws, addr, q)
+	c.ws = ws
+	s.serveConn(c)
 }
 
 // peerConn is one upgraded connection.
@@ -292,11 +303,13 @@ type peerConn struct {
 
 	killOnce   sync.Once
 	killed     atomic.Bool
+	readCtx    context.Context
 	cancelRead context.CancelFunc
 	closeTimer *time.Timer
 	wg         sync.WaitGroup // writer, pinger, closer
 
-	tokens float64 // rate limit bucket, read loop only
+	rateMu sync.Mutex // the bucket: the read loop and the close handshake both read frames
+	tokens float64
 	last   time.Time
 }
 
@@ -306,20 +319,25 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (s *Server) serveConn(ws *websocket.Conn, addr string, q roomRequest) {
+// newConn returns the connection state for a request about to be upgraded.
+func (s *Server) newConn(addr string, q roomRequest) *peerConn {
 	readCtx, cancelRead := context.WithCancel(context.Background())
-	defer cancelRead()
-	c := &peerConn{
+	return &peerConn{
 		srv:        s,
-		ws:         ws,
 		addr:       addr,
 		want:       q,
 		out:        make(chan []byte, s.cfg.SendQueue),
 		done:       make(chan struct{}),
+		readCtx:    readCtx,
 		cancelRead: cancelRead,
 		tokens:     float64(s.cfg.MessageBurst),
 		last:       s.cfg.Now(),
 	}
+}
+
+func (s *Server) serveConn(c *peerConn) {
+	defer c.cancelRead()
+	ws, addr, q := c.ws, c.addr, c.want
 	s.mu.Lock()
 	for c.id == "" || s.ids[c.id] != nil {
 		c.id = newID()
@@ -341,7 +359,7 @@ func (s *Server) serveConn(ws *websocket.Conn, addr string, q roomRequest) {
 		c.kill(CodeJoinTimeout, ErrJoinTimeout)
 	})
 
-	end := c.readLoop(readCtx, joinTimer)
+	end := c.readLoop(c.readCtx, joinTimer)
 
 	joinTimer.Stop()
 	c.killOnce.Do(func() {}) // no kill after this point: its goroutine would race wg.Wait
@@ -361,7 +379,7 @@ func (s *Server) serveConn(ws *websocket.Conn, addr string, q roomRequest) {
 func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 	s := c.srv
 	for {
-		_, b, err := c.ws.Read(ctx)
+		typ, b, err := c.ws.Read(ctx)
 		if err != nil {
 			if errors.Is(err, websocket.ErrMessageTooBig) {
 				s.stats.tooBig.Add(1)
@@ -378,6 +396,9 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 			continue
 		}
 		e, err := parseEnvelope(b, fromClient)
+		if err == nil && typ != websocket.MessageText {
+			err = errors.New("binary message: the protocol is JSON text")
+		}
 		if err == nil && (e.Type == typeJoin) == (c.room == nil) {
 			switch e.Type {
 			case typeJoin:
@@ -396,8 +417,23 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 	}
 }
 
+// controlFrame charges a ping or pong to the rate limit, and closes the
+// connection over it. It reports whether to answer a ping.
+func (c *peerConn) controlFrame() bool {
+	if c.killed.Load() {
+		return false
+	}
+	if !c.allow() {
+		c.kill(CodeRateLimited, ErrRateLimited)
+		return false
+	}
+	return true
+}
+
 // allow takes one message from the connection's token bucket.
 func (c *peerConn) allow() bool {
+	c.rateMu.Lock()
+	defer c.rateMu.Unlock()
 	cfg := &c.srv.cfg
 	now := cfg.Now()
 	if d := now.Sub(c.last); d > 0 {
@@ -484,7 +520,7 @@ func (s *Server) iceServersFor(id string) []ICEServer {
 // otherwise tells c it was refused.
 func (c *peerConn) relay(e envelope) {
 	s := c.srv
-	b := mustMarshal(envelope{V: ProtocolVersion, Type: typeSignal, Peer: c.id, Kind: e.Kind, Payload: e.Payload})
+	b := appendSignal(make([]byte, 0, signalOverhead+len(e.Payload)), c.id, e.Kind, e.Payload)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	to := s.ids[e.Peer]

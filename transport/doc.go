@@ -19,9 +19,15 @@
 //   - Peer identities are comparable values that the transport hands out
 //     (an endpoint name on the local network, a signaling id over WebRTC).
 //     A datagram from a peer the session does not know is the session's to
-//     ignore. Send to a peer never known, the zero Peer included, is
+//     ignore (or, through Expecter, the transport's to drop). Send to a peer never known, the zero Peer included, is
 //     ErrUnknownPeer; to a peer whose connection has gone, ErrPeerGone (or,
 //     until the transport learns of it, nil).
+//   - Receive is fair between peers: each sender's datagrams wait in their
+//     own share of the receive queue and Receive takes them round robin, so
+//     a peer sending far more than the others fills only its own share and
+//     cannot delay or crowd out another peer's datagrams.
+//   - A Transport that implements Expecter drops datagrams from peers the
+//     session has not named before they take a receive-queue slot.
 //   - After Close, Send and Receive return ErrClosed, before any other
 //     check. Close is idempotent (every call returns nil) and releases every
 //     goroutine the transport started; datagrams still waiting are dropped.
@@ -29,5 +35,6 @@
 // Every implementation runs the conformance checks in
 // transport/transporttest (transporttest.Run), on a quiet link where every
 // datagram must arrive exactly once and on a lossy one where what arrives
-// must still be whole.
+// must still be whole; a transport that implements Expecter also runs the
+// Expect check.
 package transport

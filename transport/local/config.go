@@ -30,8 +30,10 @@ type Config struct {
 	Now func() time.Time
 
 	// QueueLen bounds, per endpoint, the datagrams in flight to it plus
-	// those waiting for Receive. A datagram that finds the queue full is
-	// dropped and counted (Stats.DroppedFull). Zero means DefaultQueueLen;
+	// those waiting for Receive, from all senders. A datagram that finds
+	// the queue full displaces the newest datagram of the sender holding
+	// the most, or is dropped when its own sender holds the most; either
+	// drop is counted (Stats.DroppedFull). Zero means DefaultQueueLen;
 	// at most MaxQueueLen. The endpoint's packet buffers (QueueLen ×
 	// transport.MaxDatagram bytes) are allocated once, by Endpoint.
 	QueueLen int

@@ -24,10 +24,15 @@
 // # Memory
 //
 // Each endpoint owns a bounded queue: Config.QueueLen packet buffers of
-// transport.MaxDatagram bytes, allocated once by Network.Endpoint. A
-// datagram that finds its receiver's queue full is dropped and counted, the
-// queue never grows. Send and Receive copy and do not allocate (the first
-// datagram on a link direction allocates that direction's state, once).
+// transport.MaxDatagram bytes, allocated once by Network.Endpoint, shared
+// by one lane per sender. Receive takes due datagrams from the lanes round
+// robin. A datagram that finds the queue full takes the newest slot of the
+// sender holding the most, or is dropped when its own sender holds the most
+// (and counted either way): a flooding sender fills only its share, and
+// the queue never grows. Endpoint.Expect (transport.Expecter) drops
+// datagrams from senders the session does not expect before they take a
+// slot. Send and Receive copy and do not allocate (the first datagram on a
+// link direction allocates that direction's state and lane, once).
 //
 // # Concurrency
 //

@@ -14,6 +14,9 @@ type Endpoint struct {
 	node   *node
 	q      *queue
 	closed bool
+
+	expecting bool                // Expect was called
+	expected  map[string]struct{} // the senders named by the latest Expect
 }
 
 // Local returns the endpoint's name as a transport.Peer.
@@ -47,10 +50,12 @@ func (e *Endpoint) Send(to transport.Peer, b []byte) error {
 	return nil
 }
 
-// Receive copies the earliest datagram due at the clock's current reading
-// into buf. With none due it returns transport.ErrNoPacket; a datagram
-// longer than buf is dropped with transport.ErrShortBuffer (and its sender).
-// It does not allocate.
+// Receive copies a datagram due at the clock's current reading into buf:
+// the earliest due from the next sender in turn (senders are taken round
+// robin, so a flood from one cannot delay another's datagrams). With none
+// due it returns transport.ErrNoPacket; a datagram longer than buf is
+// dropped with transport.ErrShortBuffer (and its sender). It does not
+// allocate.
 func (e *Endpoint) Receive(buf []byte) (int, transport.Peer, error) {
 	n := e.net
 	n.mu.Lock()
@@ -58,11 +63,10 @@ func (e *Endpoint) Receive(buf []byte) (int, transport.Peer, error) {
 	if e.closed {
 		return 0, "", transport.ErrClosed
 	}
-	a := e.q.peek()
-	if a == nil || a.at > n.now() {
+	d, ok := e.q.popDue(n.now())
+	if !ok {
 		return 0, "", transport.ErrNoPacket
 	}
-	d := e.q.pop()
 	defer e.q.release(d.slot)
 	d.link.stats.InFlight--
 	from := transport.Peer(d.link.from)
@@ -122,4 +126,39 @@ func (e *Endpoint) Close() error {
 		a.link.stats.DroppedClosed++
 	})
 	return nil
+}
+
+// Expect names the senders this endpoint receives from (see
+// transport.Expecter): from now on a datagram from any other endpoint is
+// dropped on arrival, before it takes a queue slot, and counted as
+// Stats.DroppedUnexpected, as are the datagrams of senders left out that
+// are still queued. Each call replaces the last; with no peers nothing is
+// received. A reopened endpoint expects everyone again.
+func (e *Endpoint) Expect(peers ...transport.Peer) {
+	set := make(map[string]struct{}, len(peers))
+	for _, p := range peers {
+		set[string(p)] = struct{}{}
+	}
+	n := e.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	e.expecting, e.expected = true, set
+	e.q.removeIf(nil, func(a *arrival) bool {
+		if e.expects(a.link.from) {
+			return false
+		}
+		a.link.stats.InFlight--
+		a.link.stats.DroppedUnexpected++
+		return true
+	})
+}
+
+// expects reports whether datagrams from the sender called from are
+// received. Called with the network's mutex held.
+func (e *Endpoint) expects(from string) bool {
+	if !e.expecting {
+		return true
+	}
+	_, ok := e.expected[from]
+	return ok
 }

@@ -86,6 +86,6 @@ func (f *fixture) runUntilIdle(name string) []delivery {
 func conserved(t testing.TB, s local.Stats) {
 	t.Helper()
 	require.Equal(t, s.Sent+s.Duplicated,
-		s.Delivered+s.Lost+s.Partitioned+s.DroppedFull+s.DroppedShort+s.DroppedClosed+s.InFlight,
+		s.Delivered+s.Lost+s.Partitioned+s.DroppedFull+s.DroppedShort+s.DroppedClosed+s.DroppedUnexpected+s.InFlight,
 		"datagrams not conserved: %+v", s)
 }

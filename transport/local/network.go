@@ -39,25 +39,32 @@ type link struct {
 	last        int64 // latest delivery time queued, for Ordered
 	partitioned bool
 	stats       Stats
+	lane        *lane  // this direction's lane in its receiver's queue
+	laneOf      *queue // the queue lane belongs to (a reopened endpoint has a new one)
 }
 
 // Stats counts datagrams on one link direction, or summed over several.
 // Every datagram Send accepts, and every duplicate, ends in exactly one of
 // Delivered, Lost, Partitioned, DroppedFull, DroppedShort, DroppedClosed,
-// or is still InFlight:
+// DroppedUnexpected, or is still InFlight:
 //
 //	Sent + Duplicated == Delivered + Lost + Partitioned + DroppedFull +
-//	                     DroppedShort + DroppedClosed + InFlight
+//	                     DroppedShort + DroppedClosed + DroppedUnexpected +
+//	                     InFlight
 type Stats struct {
 	Sent          uint64 // datagrams accepted by Send
 	Duplicated    uint64 // extra copies made by Link.Duplicate
 	Delivered     uint64 // handed to the receiver by Receive
 	Lost          uint64 // lost to Loss or burst loss
 	Partitioned   uint64 // lost to a partition (sent during it, or in flight when it began)
-	DroppedFull   uint64 // the receiver's queue was full
+	DroppedFull   uint64 // the receiver's queue was full and this sender held the most of it
 	DroppedShort  uint64 // the receiver's buffer was too short (ErrShortBuffer)
 	DroppedClosed uint64 // the receiver closed with the datagram still queued
-	InFlight      uint64 // queued at the receiver now, delivered or not yet due
+	// DroppedUnexpected counts datagrams from a sender the receiver does
+	// not expect (Endpoint.Expect): refused on arrival, or dropped from the
+	// queue when Expect left the sender out.
+	DroppedUnexpected uint64
+	InFlight          uint64 // queued at the receiver now, delivered or not yet due
 }
 
 func (s *Stats) add(o Stats) {
@@ -69,6 +76,7 @@ func (s *Stats) add(o Stats) {
 	s.DroppedFull += o.DroppedFull
 	s.DroppedShort += o.DroppedShort
 	s.DroppedClosed += o.DroppedClosed
+	s.DroppedUnexpected += o.DroppedUnexpected
 	s.InFlight += o.InFlight
 }
 
@@ -152,10 +160,7 @@ func (n *Network) Partition(a, b string) {
 	for _, lk := range [2]*link{n.link(a, b), n.link(b, a)} {
 		lk.partitioned = true
 		if nd := n.nodes[lk.to]; nd != nil && nd.ep != nil && !nd.ep.closed {
-			nd.ep.q.removeIf(func(a *arrival) bool {
-				if a.link != lk {
-					return false
-				}
+			nd.ep.q.removeIf(lk, func(*arrival) bool {
 				lk.stats.InFlight--
 				lk.stats.Partitioned++
 				return true
@@ -265,14 +270,23 @@ func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
 	if lk.cfg.Ordered {
 		at = max(at, lk.last)
 	}
-	if dst.q.full() {
-		lk.stats.DroppedFull++
+	if !dst.expects(lk.from) {
+		lk.stats.DroppedUnexpected++
+		return
+	}
+	n.seq++
+	dropped := dst.q.push(dst.q.lane(lk), arrival{at: at, seq: n.seq, link: lk}, b)
+	if dropped != nil {
+		dropped.stats.DroppedFull++
+	}
+	if dropped == lk { // refused: lk holds the most of a full queue
 		return
 	}
 	lk.last = max(lk.last, at)
-	n.seq++
-	dst.q.push(arrival{at: at, seq: n.seq, link: lk}, b)
 	lk.stats.InFlight++
 }
 
-var _ transport.Transport = (*Endpoint)(nil)
+var (
+	_ transport.Transport = (*Endpoint)(nil)
+	_ transport.Expecter  = (*Endpoint)(nil)
+)

@@ -20,18 +20,30 @@ func (a *arrival) before(b *arrival) bool {
 	return a.seq < b.seq
 }
 
-// queue is an endpoint's bounded receive queue: a binary min-heap of
-// arrivals over fixed storage, and a pool of packet buffers with a free
-// list. Nothing in it allocates after newQueue.
+// queue is an endpoint's bounded receive queue: one lane per sender, each a
+// binary min-heap of arrivals by delivery time, over one pool of packet
+// buffers shared by the lanes. Receive takes due datagrams from the lanes
+// round robin. When the pool is full, an arriving datagram takes the newest
+// slot of the longest lane, unless its own lane is the longest: a sender
+// can fill only its fair share while others want room (longest queue drop).
+// Nothing in it allocates after newQueue, except a lane's heap, once per
+// sender.
 type queue struct {
-	heap []arrival // len = waiting, cap = bound
-	free []int32   // free slots, a stack
-	bufs []byte    // bound × MaxDatagram
+	lanes []*lane
+	next  int     // the lane Receive looks at first
+	used  int     // slots held by all lanes
+	free  []int32 // free slots, a stack
+	bufs  []byte  // bound × MaxDatagram
+}
+
+// lane is one sender's datagrams to the endpoint.
+type lane struct {
+	link *link
+	heap []arrival // cap = the queue's bound
 }
 
 func newQueue(bound int) *queue {
 	q := &queue{
-		heap: make([]arrival, 0, bound),
 		free: make([]int32, bound),
 		bufs: make([]byte, bound*transport.MaxDatagram),
 	}
@@ -41,71 +53,138 @@ func newQueue(bound int) *queue {
 	return q
 }
 
-func (q *queue) full() bool { return len(q.heap) == cap(q.heap) }
+func (q *queue) bound() int { return cap(q.free) }
 
 func (q *queue) buf(slot int32) []byte {
 	off := int(slot) * transport.MaxDatagram
 	return q.bufs[off : off+transport.MaxDatagram : off+transport.MaxDatagram]
 }
 
-// push copies b into a free buffer and queues it. The caller checks full.
-func (q *queue) push(a arrival, b []byte) {
+// lane returns lk's lane, adding it on the sender's first datagram.
+func (q *queue) lane(lk *link) *lane {
+	if lk.lane != nil && lk.laneOf == q {
+		return lk.lane
+	}
+	l := &lane{link: lk, heap: make([]arrival, 0, q.bound())}
+	q.lanes = append(q.lanes, l)
+	lk.lane, lk.laneOf = l, q
+	return l
+}
+
+// push copies b into a free buffer and queues it on l. With the pool full
+// it makes room in the longest lane, or refuses b when l is the longest; it
+// reports the arrival it dropped (b's or an older one), if any.
+func (q *queue) push(l *lane, a arrival, b []byte) (dropped *link) {
+	if q.used == q.bound() {
+		long := l
+		for _, o := range q.lanes {
+			if len(o.heap) > len(long.heap) {
+				long = o
+			}
+		}
+		if long == l {
+			return a.link
+		}
+		long.removeNewest(q)
+		dropped = long.link
+	}
 	a.slot = q.free[len(q.free)-1]
 	q.free = q.free[:len(q.free)-1]
+	q.used++
 	a.n = int32(copy(q.buf(a.slot), b))
-	q.heap = append(q.heap, a)
-	q.up(len(q.heap) - 1)
+	l.heap = append(l.heap, a)
+	l.up(len(l.heap) - 1)
+	return dropped
 }
 
-// peek returns the earliest arrival, or nil.
+// peek returns the earliest arrival of any lane, or nil.
 func (q *queue) peek() *arrival {
-	if len(q.heap) == 0 {
-		return nil
+	var first *arrival
+	for _, l := range q.lanes {
+		if len(l.heap) > 0 && (first == nil || l.heap[0].before(first)) {
+			first = &l.heap[0]
+		}
 	}
-	return &q.heap[0]
+	return first
 }
 
-// pop removes the earliest arrival; its buffer stays readable until the
-// next push. The caller releases its slot.
-func (q *queue) pop() arrival {
-	a := q.heap[0]
-	last := len(q.heap) - 1
-	q.heap[0] = q.heap[last]
-	q.heap[last] = arrival{}
-	q.heap = q.heap[:last]
-	if last > 0 {
-		q.down(0)
+// popDue removes the next arrival due at now, taking the lanes in turn. Its
+// buffer stays readable until the next push; the caller releases its slot.
+func (q *queue) popDue(now int64) (arrival, bool) {
+	for i := range q.lanes {
+		k := (q.next + i) % len(q.lanes)
+		l := q.lanes[k]
+		if len(l.heap) > 0 && l.heap[0].at <= now {
+			q.next = (k + 1) % len(q.lanes)
+			return l.removeAt(0), true
+		}
 	}
-	return a
+	return arrival{}, false
 }
 
-func (q *queue) release(slot int32) { q.free = append(q.free, slot) }
+func (q *queue) release(slot int32) {
+	q.free = append(q.free, slot)
+	q.used--
+}
 
-// removeIf drops every arrival for which drop is true, releasing its slot,
-// and restores the heap.
-func (q *queue) removeIf(drop func(*arrival) bool) {
-	kept := q.heap[:0]
-	for i := range q.heap {
-		if drop(&q.heap[i]) {
-			q.release(q.heap[i].slot)
+// removeIf drops every arrival of lk's lane (every lane, for a nil lk) for
+// which drop is true, releasing its slot.
+func (q *queue) removeIf(lk *link, drop func(*arrival) bool) {
+	for _, l := range q.lanes {
+		if lk != nil && l.link != lk {
 			continue
 		}
-		kept = append(kept, q.heap[i])
-	}
-	clear(q.heap[len(kept):])
-	q.heap = kept
-	for i := len(q.heap)/2 - 1; i >= 0; i-- {
-		q.down(i)
+		kept := l.heap[:0]
+		for i := range l.heap {
+			if drop(&l.heap[i]) {
+				q.release(l.heap[i].slot)
+				continue
+			}
+			kept = append(kept, l.heap[i])
+		}
+		clear(l.heap[len(kept):])
+		l.heap = kept
+		for i := len(l.heap)/2 - 1; i >= 0; i-- {
+			l.down(i)
+		}
 	}
 }
 
 // clearAll drops everything, calling each for every arrival.
 func (q *queue) clearAll(each func(*arrival)) {
-	q.removeIf(func(a *arrival) bool { each(a); return true })
+	q.removeIf(nil, func(a *arrival) bool { each(a); return true })
 }
 
-func (q *queue) up(i int) {
-	h := q.heap
+// removeNewest drops the lane's most recently queued arrival, releasing its
+// slot.
+func (l *lane) removeNewest(q *queue) {
+	newest := 0
+	for i := range l.heap {
+		if l.heap[i].seq > l.heap[newest].seq {
+			newest = i
+		}
+	}
+	a := l.removeAt(newest)
+	a.link.stats.InFlight--
+	q.release(a.slot)
+}
+
+// removeAt removes the arrival at heap index i and restores the heap.
+func (l *lane) removeAt(i int) arrival {
+	a := l.heap[i]
+	last := len(l.heap) - 1
+	l.heap[i] = l.heap[last]
+	l.heap[last] = arrival{}
+	l.heap = l.heap[:last]
+	if i < last {
+		l.down(i)
+		l.up(i)
+	}
+	return a
+}
+
+func (l *lane) up(i int) {
+	h := l.heap
 	for i > 0 {
 		p := (i - 1) / 2
 		if !h[i].before(&h[p]) {
@@ -116,15 +195,15 @@ func (q *queue) up(i int) {
 	}
 }
 
-func (q *queue) down(i int) {
-	h := q.heap
+func (l *lane) down(i int) {
+	h := l.heap
 	for {
-		l := 2*i + 1
-		if l >= len(h) {
+		c := 2*i + 1
+		if c >= len(h) {
 			return
 		}
-		m := l
-		if r := l + 1; r < len(h) && h[r].before(&h[l]) {
+		m := c
+		if r := c + 1; r < len(h) && h[r].before(&h[c]) {
 			m = r
 		}
 		if !h[m].before(&h[i]) {

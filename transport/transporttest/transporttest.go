@@ -85,6 +85,7 @@ func Run(t *testing.T, newPair func(t *testing.T) Pair) {
 		{"Burst", checkBurst},
 		{"Close", checkClose},
 		{"SendToClosedPeer", checkSendToClosedPeer},
+		{"Expect", checkExpect},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
@@ -466,4 +467,38 @@ func checkSendToClosedPeer(t *testing.T, p Pair) {
 	// B itself is unharmed.
 	_, _, err := p.B.Receive(make([]byte, transport.MaxDatagram))
 	require.ErrorIs(t, err, transport.ErrNoPacket)
+}
+
+// checkExpect runs on a transport that implements transport.Expecter:
+// naming the other side keeps its datagrams coming, naming nobody drops
+// them (those waiting too), and naming it again lets new ones through.
+// Send is unaffected throughout.
+func checkExpect(t *testing.T, p Pair) {
+	ea, ok := p.A.(transport.Expecter)
+	if !ok {
+		t.Skip("A does not implement transport.Expecter")
+	}
+	ea.Expect(p.B.Local(), p.Unknown)
+	sendUntil(t, p, p.B, p.A, datagram(20, 32))
+
+	// Waiting when A stops expecting B: dropped.
+	require.NoError(t, p.B.Send(p.A.Local(), datagram(21, 32)))
+	if !p.Lossy {
+		// Let it arrive (a real transport needs time), then drop it.
+		for range p.Patience / 4 {
+			p.Tick()
+		}
+	}
+	ea.Expect()
+	quiet(t, p, p.A)
+	// Arriving while B is not expected: dropped; A's own Send still works.
+	require.NoError(t, p.B.Send(p.A.Local(), datagram(22, 32)))
+	sendUntil(t, p, p.A, p.B, datagram(23, 32))
+	quiet(t, p, p.A)
+
+	ea.Expect(p.B.Local())
+	sendUntil(t, p, p.B, p.A, datagram(24, 32))
+	if !p.Lossy {
+		quiet(t, p, p.A)
+	}
 }

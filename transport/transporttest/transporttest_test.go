@@ -24,6 +24,9 @@ type fake struct {
 	queue  []fakeDatagram
 	closed bool
 	kept   []byte // the last Receive buffer, for the "retain" flaw
+
+	expecting bool
+	expected  map[transport.Peer]bool
 }
 
 type fakeDatagram struct {
@@ -65,6 +68,9 @@ func (f *fake) Send(to transport.Peer, b []byte) error {
 	}
 	if dst.closed {
 		return transport.ErrPeerGone
+	}
+	if dst.expecting && !dst.expected[f.name] && f.flaw != "expectignored" {
+		return nil
 	}
 	d := fakeDatagram{from: f.name, b: append([]byte(nil), b...)}
 	switch f.flaw {
@@ -122,6 +128,26 @@ func (f *fake) Close() error {
 	return nil
 }
 
+// Expect implements transport.Expecter.
+func (f *fake) Expect(peers ...transport.Peer) {
+	f.net.mu.Lock()
+	defer f.net.mu.Unlock()
+	f.expecting, f.expected = true, map[transport.Peer]bool{}
+	for _, p := range peers {
+		f.expected[p] = true
+	}
+	if f.flaw == "expectkeepsqueued" {
+		return
+	}
+	kept := f.queue[:0]
+	for _, d := range f.queue {
+		if f.expected[d.from] {
+			kept = append(kept, d)
+		}
+	}
+	f.queue = kept
+}
+
 func fakePair(flaw string, lossy bool) func(t *testing.T) transporttest.Pair {
 	return func(t *testing.T) transporttest.Pair {
 		a, b := newFakePair(flaw)
@@ -169,6 +195,9 @@ func TestSuiteCatchesFlaws(t *testing.T) {
 		{"duplicate", "", "Burst"},
 		{"sendafterclose", "", "Close"},
 		{"doubleclose", "", "Close"},
+		{"expectignored", "", "Expect"},
+		{"expectignored", "1", "Expect"},
+		{"expectkeepsqueued", "", "Expect"},
 	}
 	for _, c := range cases {
 		t.Run(c.flaw+c.lossy, func(t *testing.T) {

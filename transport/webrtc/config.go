@@ -7,6 +7,8 @@ import (
 	"github.com/pion/logging"
 	ptransport "github.com/pion/transport/v5"
 	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rollnet/rollnet/transport"
 )
 
 // Defaults of Config, used where a field is zero.
@@ -89,6 +91,14 @@ type Config struct {
 	// LoggerFactory receives pion's logs. Nil means pion's default:
 	// warnings and errors to stderr.
 	LoggerFactory logging.LoggerFactory
+
+	// Accept, when set, chooses the peers this endpoint connects to: it is
+	// asked, from the signal loop, about each peer that joins, offers or
+	// sends a candidate while unknown, and a peer it refuses is never
+	// offered to or answered (counted in Stats.PeersRefused). Nil connects
+	// to every peer in the room, up to MaxPeers. To drop datagrams from a
+	// connected peer instead, see Transport.Expect.
+	Accept func(peer transport.Peer) bool
 }
 
 func (c Config) withDefaults() (Config, error) {

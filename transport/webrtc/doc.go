@@ -13,9 +13,14 @@
 //   - The channel is detached and read by one goroutine per peer into a
 //     buffer of MaxMessageSize (= transport.MaxDatagram) bytes, the SCTP
 //     maximum message size this endpoint advertises; datagrams are copied
-//     into a bounded receive queue (Config.QueueLen) allocated once. A full
-//     queue drops and counts. No allocation per datagram in this package
-//     (pion allocates inside DTLS and SCTP).
+//     into a bounded receive queue (Config.QueueLen slots allocated once,
+//     shared by one lane per peer). Receive takes the lanes round robin; a
+//     datagram that finds the queue full displaces the newest datagram of
+//     the peer holding the most slots, or is dropped when its own peer
+//     holds the most (counted either way): a flooding peer fills only its
+//     share. Expect (transport.Expecter) drops datagrams from peers the
+//     session does not expect before they take a slot. No allocation per
+//     datagram in this package (pion allocates inside DTLS and SCTP).
 //   - Send never blocks. It refuses datagrams over transport.MaxDatagram
 //     (transport.ErrTooLarge), and drops and counts one when the peer's
 //     channel is not open yet or holds more than Config.SendThreshold bytes
@@ -26,9 +31,14 @@
 //     returns transport.ErrPeerGone and a PeerGone event says why. A peer
 //     that sends more than MaxMessageSize in one message is disconnected.
 //   - Peers are found through the Signaler: a peer already present offers
-//     to each newcomer (if both offer, the lower id wins); ICE candidates
-//     trickle and are buffered (Config.MaxPendingCandidates) until the
-//     remote description is set. ICE servers come from Config.ICEServers or
+//     to each newcomer (if both offer, the lower id wins), once no
+//     rendezvous event is waiting, so a newcomer whose leave is already
+//     queued costs no offer; Config.Accept, when set, chooses the peers to
+//     connect to. Local ICE candidates are sent in bundles (a JSON array,
+//     one message when gathering completes or 50 ms after the first
+//     candidate; a single candidate object, as browsers send, is accepted
+//     too), and remote ones are buffered (Config.MaxPendingCandidates)
+//     until the remote description is set. ICE servers come from Config.ICEServers or
 //     else from the Signaler. A peer that leaves the rendezvous before its
 //     channel opens is gone; one whose channel is open stays (the data
 //     channel outlives the rendezvous; ICE reports a real departure).

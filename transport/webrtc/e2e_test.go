@@ -311,7 +311,6 @@ func (pl *player) run(ctx context.Context, frames session.Frame, finished func()
 // and one packet in 20 dropped in each direction (an explicit filter, so
 // the drops do not depend on scheduling). Every confirmed frame agrees.
 func TestEndToEndVNetImpaired(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		var armed atomic.Bool
 		var n atomic.Int64

@@ -75,12 +75,21 @@ func TestBothOfferLowerIDWins(t *testing.T) {
 	cfg := Config{LoopbackOnly: true, LoggerFactory: quiet}
 	pa, pb := h.join("a"), h.join("b")
 	pb.deliver(SignalEvent{Kind: PeerJoined, Peer: "a"}) // b is told a joined after it
+	// a's signals wait until b's offer reached a, so that b offers before
+	// it hears a's offer.
+	h.hold = func(from, _ string, _ Signal) bool { return from == "a" }
 	a, err := New(cfg, pa)
 	require.NoError(t, err)
 	defer a.Close()
 	b, err := New(cfg, pb)
 	require.NoError(t, err)
 	defer b.Close()
+	require.Eventually(t, func() bool { return a.Stats().SignalsInvalid == 1 }, 5*time.Second, time.Millisecond,
+		"a ignores b's offer")
+	h.mu.Lock()
+	h.hold = nil
+	h.mu.Unlock()
+	h.release()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

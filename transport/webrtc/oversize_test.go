@@ -78,13 +78,15 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 			payload, _ := json.Marshal(answer)
 			require.NoError(t, pb.Send(ctx, "a", Signal{Kind: SignalAnswer, Payload: payload}))
 		case SignalCandidate:
-			var c pion.ICECandidateInit
-			require.NoError(t, json.Unmarshal(e.Signal.Payload, &c))
+			cs, ok := parseCandidates(e.Signal.Payload, DefaultMaxPendingCandidates)
+			require.True(t, ok)
 			if !remoteSet {
-				early = append(early, c)
+				early = append(early, cs...)
 				continue
 			}
-			require.NoError(t, pc.AddICECandidate(c))
+			for _, c := range cs {
+				require.NoError(t, pc.AddICECandidate(c))
+			}
 		}
 	}
 	_, err = a.WaitPeers(ctx, 1)

@@ -1,11 +1,14 @@
 package webrtc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"time"
 
 	pion "github.com/pion/webrtc/v4"
 
@@ -15,28 +18,43 @@ import (
 var errReplaced = errors.New("webrtc: connection replaced after both sides offered")
 
 // run is the signal loop: the only goroutine that creates peers and drives
-// their offer/answer exchange.
+// their offer/answer exchange. It offers to the peers that joined only once
+// no event is waiting, so that a peer whose leave is already queued behind
+// its join is never offered to (a join/leave churn costs nothing).
 func (t *Transport) run() {
 	defer close(t.loopDone)
 	events := t.sig.Events()
 	for {
-		select {
-		case <-t.ctx.Done():
-			return
-		case e, ok := <-events:
-			if !ok {
-				err := io.EOF
-				if e, ok := t.sig.(interface{ Err() error }); ok && e.Err() != nil {
-					err = e.Err()
-				}
-				t.mu.Lock()
-				t.sigErr = err
-				t.notifyLocked()
-				t.mu.Unlock()
+		var e SignalEvent
+		var ok bool
+		if len(t.joined) == 0 {
+			select {
+			case <-t.ctx.Done():
 				return
+			case e, ok = <-events:
 			}
-			t.handle(e)
+		} else {
+			select {
+			case <-t.ctx.Done():
+				return
+			case e, ok = <-events:
+			default:
+				t.offerJoined()
+				continue
+			}
 		}
+		if !ok {
+			err := io.EOF
+			if e, ok := t.sig.(interface{ Err() error }); ok && e.Err() != nil {
+				err = e.Err()
+			}
+			t.mu.Lock()
+			t.sigErr = err
+			t.notifyLocked()
+			t.mu.Unlock()
+			return
+		}
+		t.handle(e)
 	}
 }
 
@@ -46,10 +64,22 @@ func (t *Transport) handle(e SignalEvent) {
 		t.c.signalsInvalid.Add(1)
 		return
 	}
+	if e.Kind != PeerLeft && !t.admit(id) {
+		return
+	}
 	switch e.Kind {
 	case PeerJoined:
-		t.offer(id)
+		if !slices.Contains(t.joined, id) {
+			t.joined = append(t.joined, id)
+		}
+		if len(t.joined) >= t.cfg.MaxPeers { // bounded even if events never pause
+			t.offerJoined()
+		}
 	case PeerLeft:
+		if i := slices.Index(t.joined, id); i >= 0 {
+			t.joined = slices.Delete(t.joined, i, i+1)
+			t.c.offersSkipped.Add(1)
+		}
 		t.mu.RLock()
 		p := t.peers[id]
 		t.mu.RUnlock()
@@ -70,6 +100,30 @@ func (t *Transport) handle(e SignalEvent) {
 	default:
 		t.c.signalsInvalid.Add(1)
 	}
+}
+
+// offerJoined offers to every peer that joined since the last call.
+func (t *Transport) offerJoined() {
+	for _, id := range t.joined {
+		t.offer(id)
+	}
+	t.joined = t.joined[:0]
+}
+
+// admit reports whether this endpoint connects to id: a peer it knows
+// already, or one Config.Accept accepts. A refusal is counted.
+func (t *Transport) admit(id transport.Peer) bool {
+	if t.cfg.Accept == nil {
+		return true
+	}
+	t.mu.RLock()
+	_, known := t.peers[id]
+	t.mu.RUnlock()
+	if known || t.cfg.Accept(id) {
+		return true
+	}
+	t.c.peersRefused.Add(1)
+	return false
 }
 
 // lookup returns the peer for id, creating a placeholder without a
@@ -95,6 +149,7 @@ func (t *Transport) evictGoneLocked() bool {
 	for id, p := range t.peers {
 		if p.gone != nil {
 			delete(t.peers, id)
+			t.q.forget(id)
 			return true
 		}
 	}
@@ -127,17 +182,7 @@ func (t *Transport) connect(p *peer, offerer bool) error {
 	t.mu.Lock()
 	p.pc, p.dc, p.offerer = pc, dc, offerer
 	t.mu.Unlock()
-	pc.OnICECandidate(func(c *pion.ICECandidate) {
-		if c == nil {
-			return
-		}
-		payload, err := json.Marshal(c.ToJSON())
-		if err != nil {
-			t.c.signalErrors.Add(1)
-			return
-		}
-		t.signal(p.id, Signal{Kind: SignalCandidate, Payload: payload})
-	})
+	pc.OnICECandidate(func(c *pion.ICECandidate) { t.bundleCandidate(p, c) })
 	pc.OnConnectionStateChange(func(s pion.PeerConnectionState) {
 		switch s {
 		case pion.PeerConnectionStateFailed:
@@ -298,9 +343,11 @@ func (t *Transport) remoteSet(p *peer) {
 	p.pending = nil
 }
 
+// receiveCandidate takes one candidate (a JSON object, as a browser sends
+// it) or a bundle of them (a JSON array, as a Transport sends them).
 func (t *Transport) receiveCandidate(id transport.Peer, payload []byte) {
-	var c pion.ICECandidateInit
-	if err := json.Unmarshal(payload, &c); err != nil || c.Candidate == "" {
+	cs, ok := parseCandidates(payload, t.cfg.MaxPendingCandidates)
+	if !ok {
 		t.c.signalsInvalid.Add(1)
 		return
 	}
@@ -309,17 +356,99 @@ func (t *Transport) receiveCandidate(id transport.Peer, payload []byte) {
 		t.c.signalsInvalid.Add(1)
 		return
 	}
-	if !p.remoteSet {
-		if len(p.pending) >= t.cfg.MaxPendingCandidates {
+	for _, c := range cs {
+		if !p.remoteSet {
+			if len(p.pending) >= t.cfg.MaxPendingCandidates {
+				t.c.signalsInvalid.Add(1)
+				return
+			}
+			p.pending = append(p.pending, c)
+			continue
+		}
+		if err := p.pc.AddICECandidate(c); err != nil {
 			t.c.signalsInvalid.Add(1)
 			return
 		}
-		p.pending = append(p.pending, c)
+	}
+}
+
+// parseCandidates decodes one candidate or an array of at most max, none
+// empty.
+func parseCandidates(payload []byte, max int) ([]pion.ICECandidateInit, bool) {
+	var cs []pion.ICECandidateInit
+	if b := bytes.TrimLeft(payload, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		if err := json.Unmarshal(b, &cs); err != nil || len(cs) == 0 || len(cs) > max {
+			return nil, false
+		}
+	} else {
+		var c pion.ICECandidateInit
+		if err := json.Unmarshal(payload, &c); err != nil {
+			return nil, false
+		}
+		cs = append(cs, c)
+	}
+	for _, c := range cs {
+		if c.Candidate == "" {
+			return nil, false
+		}
+	}
+	return cs, true
+}
+
+// candidateBundleDelay is how long a gathered candidate waits for others
+// before its bundle is sent, unless gathering completes first (with host
+// candidates only, it always does: one message per connection).
+const candidateBundleDelay = 50 * time.Millisecond
+
+// bundleCandidate collects p's local candidates and sends them as one
+// signal when gathering completes (c == nil) or candidateBundleDelay after
+// the first unsent one: a join costs the offerer an offer and about one
+// candidate message, not one message per candidate.
+func (t *Transport) bundleCandidate(p *peer, c *pion.ICECandidate) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || p.gone != nil {
 		return
 	}
-	if err := p.pc.AddICECandidate(c); err != nil {
-		t.c.signalsInvalid.Add(1)
+	if c != nil {
+		p.bundle = append(p.bundle, c.ToJSON())
+		if p.bundleTimer == nil {
+			t.wg.Add(1)
+			p.bundleTimer = time.AfterFunc(candidateBundleDelay, func() {
+				defer t.wg.Done()
+				t.flushCandidates(p)
+			})
+		}
+		return
 	}
+	if p.bundleTimer != nil && p.bundleTimer.Stop() {
+		t.wg.Done()
+	}
+	p.bundleTimer = nil
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		t.flushCandidates(p)
+	}()
+}
+
+// flushCandidates sends p's bundled candidates, unless p or the Transport
+// is gone.
+func (t *Transport) flushCandidates(p *peer) {
+	t.mu.Lock()
+	bundle := p.bundle
+	p.bundle, p.bundleTimer = nil, nil
+	gone := t.closed || p.gone != nil
+	t.mu.Unlock()
+	if gone || len(bundle) == 0 {
+		return
+	}
+	payload, err := json.Marshal(bundle)
+	if err != nil {
+		t.c.signalErrors.Add(1)
+		return
+	}
+	t.signal(p.id, Signal{Kind: SignalCandidate, Payload: payload})
 }
 
 // interrupted records an open peer's ICE disconnection or recovery.
@@ -355,13 +484,13 @@ func (t *Transport) opened(p *peer) {
 	t.wg.Add(1)
 	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
 	t.mu.Unlock()
-	go t.readLoop(p, rw)
+	go t.readLoop(p, rw, t.q.lane(p.id))
 }
 
 // readLoop moves p's datagrams into the receive queue. Its buffer is the
 // largest message the SCTP association accepts; it allocates nothing per
 // datagram.
-func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser) {
+func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvLane) {
 	defer t.wg.Done()
 	buf := make([]byte, MaxMessageSize)
 	for {
@@ -376,9 +505,15 @@ func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser) {
 			}
 			return
 		}
-		if !t.q.push(p.id, buf[:n]) {
+		switch t.q.push(lane, buf[:n]) {
+		case unexpected:
+			t.c.receivesUnexpected.Add(1)
+			continue
+		case refused:
 			t.c.receivesDropped.Add(1)
 			continue
+		case pushedOver:
+			t.c.receivesDropped.Add(1)
 		}
 		t.c.packetsReceived.Add(1)
 		t.c.bytesReceived.Add(uint64(n))

@@ -16,21 +16,11 @@ import (
 // Three endpoints in one room form a full mesh: each offers to those who
 // join after it.
 func TestThreePeersMesh(t *testing.T) {
-	h := newHub()
 	names := []string{"a", "b", "c"}
-	trs := make([]*Transport, len(names))
-	for i, n := range names {
-		tr, err := New(Config{LoopbackOnly: true}, h.join(n))
-		require.NoError(t, err)
-		defer tr.Close()
-		trs[i] = tr
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	a, b, c := meshOfThree(t, Config{}, Config{}, Config{})
+	trs := []*Transport{a, b, c}
 	for _, tr := range trs {
-		ps, err := tr.WaitPeers(ctx, 2)
-		require.NoError(t, err)
-		require.Len(t, ps, 2)
+		require.Len(t, tr.Peers(nil), 2)
 	}
 	buf := make([]byte, transport.MaxDatagram)
 	for i, from := range trs {

@@ -50,7 +50,8 @@ func (k SignalKind) String() string {
 }
 
 // Signal is one negotiation message. Payload is the JSON of a
-// pion SessionDescription (offer, answer) or ICECandidateInit (candidate).
+// pion SessionDescription (offer, answer), or of an ICECandidateInit or an
+// array of them (candidate: a Transport sends arrays, and takes either).
 type Signal struct {
 	Kind    SignalKind
 	Payload []byte

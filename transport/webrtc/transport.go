@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pion/ice/v4"
 	pion "github.com/pion/webrtc/v4"
@@ -72,8 +73,19 @@ type Stats struct {
 	// SendErrors counts datagrams the data channel refused.
 	SendErrors uint64
 	// ReceivesDropped counts datagrams dropped because the receive queue
-	// was full.
+	// was full: refused from the peer holding the most of it, or displaced
+	// by another peer's.
 	ReceivesDropped uint64
+	// ReceivesUnexpected counts datagrams dropped because their peer is not
+	// among those named by Expect: on arrival, or waiting when Expect left
+	// the peer out.
+	ReceivesUnexpected uint64
+	// PeersRefused counts rendezvous events (joins, offers, candidates)
+	// from peers Config.Accept refused to connect to.
+	PeersRefused uint64
+	// OffersSkipped counts peers that joined and left before this
+	// endpoint offered to them.
+	OffersSkipped uint64
 	// ReceivesShort counts datagrams dropped by Receive for a short buffer.
 	ReceivesShort uint64
 	// SignalsInvalid counts rendezvous messages ignored: malformed, out of
@@ -90,6 +102,7 @@ type counters struct {
 	packetsSent, bytesSent, packetsReceived, bytesReceived  atomic.Uint64
 	sendsSkipped, sendsNotOpen, sendErrors, receivesDropped atomic.Uint64
 	receivesShort, signalsInvalid, signalErrors             atomic.Uint64
+	receivesUnexpected, peersRefused, offersSkipped         atomic.Uint64
 }
 
 // Transport carries datagrams to peers over WebRTC data channels. It
@@ -116,6 +129,8 @@ type Transport struct {
 	events        []PeerEvent
 	eventsDropped uint64
 	changed       chan struct{} // closed and replaced on every peer change
+
+	joined []transport.Peer // signal loop only: joined, not offered to yet
 }
 
 type peer struct {
@@ -128,6 +143,10 @@ type peer struct {
 	rw          io.ReadWriteCloser // set when the channel opens, cleared when gone
 	gone        error
 	interrupted bool
+
+	// Guarded by Transport.mu: local candidates not sent yet.
+	bundle      []pion.ICECandidateInit
+	bundleTimer *time.Timer
 
 	// Touched by the signal loop only.
 	remoteSet bool
@@ -236,7 +255,9 @@ func (t *Transport) Send(to transport.Peer, b []byte) error {
 	return nil
 }
 
-// Receive copies the oldest received datagram into buf. It never blocks.
+// Receive copies the oldest received datagram of the next peer in turn into
+// buf (peers are taken round robin, so one peer's flood cannot delay
+// another's datagrams). It never blocks.
 func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 	t.mu.RLock()
 	closed := t.closed
@@ -249,6 +270,16 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 		t.c.receivesShort.Add(1)
 	}
 	return n, from, err
+}
+
+// Expect names the peers whose datagrams Receive returns (see
+// transport.Expecter): from now on the read loop of any other peer drops
+// what it reads before it takes a queue slot, and that peer's datagrams
+// still waiting are dropped; both count in Stats.ReceivesUnexpected. Each
+// call replaces the last; with no peers nothing is received. Connections
+// are unaffected: to choose whom to connect to, see Config.Accept.
+func (t *Transport) Expect(peers ...transport.Peer) {
+	t.c.receivesUnexpected.Add(uint64(t.q.expect(peers)))
 }
 
 // Peers appends the peers whose data channel is open to dst, sorted, and
@@ -314,18 +345,21 @@ func (t *Transport) Stats() Stats {
 	dropped := t.eventsDropped
 	t.mu.RUnlock()
 	return Stats{
-		PacketsSent:     t.c.packetsSent.Load(),
-		BytesSent:       t.c.bytesSent.Load(),
-		PacketsReceived: t.c.packetsReceived.Load(),
-		BytesReceived:   t.c.bytesReceived.Load(),
-		SendsSkipped:    t.c.sendsSkipped.Load(),
-		SendsNotOpen:    t.c.sendsNotOpen.Load(),
-		SendErrors:      t.c.sendErrors.Load(),
-		ReceivesDropped: t.c.receivesDropped.Load(),
-		ReceivesShort:   t.c.receivesShort.Load(),
-		SignalsInvalid:  t.c.signalsInvalid.Load(),
-		SignalErrors:    t.c.signalErrors.Load(),
-		EventsDropped:   dropped,
+		PacketsSent:        t.c.packetsSent.Load(),
+		BytesSent:          t.c.bytesSent.Load(),
+		PacketsReceived:    t.c.packetsReceived.Load(),
+		BytesReceived:      t.c.bytesReceived.Load(),
+		SendsSkipped:       t.c.sendsSkipped.Load(),
+		SendsNotOpen:       t.c.sendsNotOpen.Load(),
+		SendErrors:         t.c.sendErrors.Load(),
+		ReceivesDropped:    t.c.receivesDropped.Load(),
+		ReceivesUnexpected: t.c.receivesUnexpected.Load(),
+		PeersRefused:       t.c.peersRefused.Load(),
+		OffersSkipped:      t.c.offersSkipped.Load(),
+		ReceivesShort:      t.c.receivesShort.Load(),
+		SignalsInvalid:     t.c.signalsInvalid.Load(),
+		SignalErrors:       t.c.signalErrors.Load(),
+		EventsDropped:      dropped,
 	}
 }
 
@@ -386,3 +420,8 @@ func (t *Transport) emitLocked(e PeerEvent) {
 	}
 	t.notifyLocked()
 }
+
+var (
+	_ transport.Transport = (*Transport)(nil)
+	_ transport.Expecter  = (*Transport)(nil)
+)

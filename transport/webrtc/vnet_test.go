@@ -3,7 +3,6 @@ package webrtc
 import (
 	"context"
 	"encoding/binary"
-	"os"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -17,45 +16,47 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// needVNet skips a test on pion's virtual network inside testing/synctest
-// unless ROLLNET_VNET=1. Closing a PeerConnection can hang such a test:
-// pion's SCTPTransport.Stop holds its lock while sctp's Abort waits on a
-// 200 ms timer, and when the data-channel accept loop blocks on that lock
-// at the same moment, the bubble has a goroutine blocked on a mutex, which
-// is not durably blocked, so fake time never reaches the timer. Real time
-// always does, so the transport itself is unaffected. On an idle machine
-// 3 runs in 5 hung, so CI does not run these tests until the harness
-// avoids that close path; run them by hand with
-// ROLLNET_VNET=1 go test -race -timeout 3m -run VNet ./transport/webrtc/
-func needVNet(t *testing.T) {
-	t.Helper()
-	if os.Getenv("ROLLNET_VNET") != "1" {
-		t.Skip("set ROLLNET_VNET=1 to run the virtual-network tests (see needVNet)")
-	}
-}
-
 // vnetPair connects two transports over pion's virtual network, inside the
 // caller's synctest bubble: no sockets, fake time. Every packet crossing
 // the router passes filter (nil: all pass). a offers to b.
+//
+// Teardown cuts the network before closing either transport, and no test
+// closes one side while the other listens: a side that hears its peer's
+// SCTP ABORT or DTLS close_notify closes its own connection, and pion's
+// SCTPTransport.Stop then holds its lock while sctp's Association.Abort
+// waits on a 200 ms timer for a write loop that has already ended. If
+// the data-channel accept loop reaches that lock meanwhile, a goroutine in
+// the bubble is blocked on a mutex, which synctest does not count as
+// durably blocked, so fake time never reaches the timer and the test hangs
+// (real time always does). With the network cut first, each side's write
+// loop is alive when it closes, so Abort never waits on its timer.
 func vnetPair(t *testing.T, cfg Config, delay time.Duration, filter vnet.ChunkFilter) (a, b *Transport) {
+	t.Helper()
+	return vnetPairOn(t, cfg, delay, filter, []string{"10.0.0.1"}, []string{"10.0.0.2"}, newHub())
+}
+
+// vnetPairOn is vnetPair with the addresses of each side's interface, and
+// a hub of the caller's, for tests that watch the signals.
+func vnetPairOn(t *testing.T, cfg Config, delay time.Duration, filter vnet.ChunkFilter, ipsA, ipsB []string, h *hub) (a, b *Transport) {
 	t.Helper()
 	lf := logging.NewDefaultLoggerFactory()
 	lf.DefaultLogLevel = logging.LogLevelError
 	router, err := vnet.NewRouter(&vnet.RouterConfig{CIDR: "10.0.0.0/24", MinDelay: delay, LoggerFactory: lf})
 	require.NoError(t, err)
+	var cut atomic.Bool
+	router.AddChunkFilter(func(vnet.Chunk) bool { return !cut.Load() })
 	if filter != nil {
 		router.AddChunkFilter(filter)
 	}
-	netA, err := vnet.NewNet(&vnet.NetConfig{StaticIPs: []string{"10.0.0.1"}})
+	netA, err := vnet.NewNet(&vnet.NetConfig{StaticIPs: ipsA})
 	require.NoError(t, err)
-	netB, err := vnet.NewNet(&vnet.NetConfig{StaticIPs: []string{"10.0.0.2"}})
+	netB, err := vnet.NewNet(&vnet.NetConfig{StaticIPs: ipsB})
 	require.NoError(t, err)
 	require.NoError(t, router.AddNet(netA))
 	require.NoError(t, router.AddNet(netB))
 	require.NoError(t, router.Start())
 	t.Cleanup(func() { _ = router.Stop() })
 
-	h := newHub()
 	cfg.Net = netA
 	a, err = New(cfg, h.join("a"))
 	require.NoError(t, err)
@@ -64,6 +65,7 @@ func vnetPair(t *testing.T, cfg Config, delay time.Duration, filter vnet.ChunkFi
 	b, err = New(cfg, h.join("b"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
+	t.Cleanup(func() { cut.Store(true) }) // runs first: see vnetPair
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err = a.WaitPeers(ctx, 1)
@@ -98,7 +100,6 @@ func drain(t *testing.T, tr *Transport, ages []time.Duration, seqs []uint32) ([]
 }
 
 func TestVNetLatencyAndLoss(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		// Drop every 10th datagram after the connection is up: an explicit
 		// filter, so the count is exact whatever the scheduling.
@@ -195,7 +196,6 @@ func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Durat
 }
 
 func TestVNetBlackoutSendsNothingStale(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		stale, recovery, st, events := blackout(t, Config{})
 		require.Equal(t, []PeerEvent{
@@ -223,7 +223,6 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 }
 
 func TestVNetBlackoutRecoveryCapped(t *testing.T) {
-	needVNet(t)
 	var capped, uncapped time.Duration
 	synctest.Test(t, func(t *testing.T) { _, capped, _, _ = blackout(t, Config{}) })
 	synctest.Test(t, func(t *testing.T) { _, uncapped, _, _ = blackout(t, Config{SCTPRTOMax: time.Minute}) })
@@ -232,9 +231,9 @@ func TestVNetBlackoutRecoveryCapped(t *testing.T) {
 }
 
 func TestVNetPeerInfo(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
-		a, b := vnetPair(t, Config{}, 25*time.Millisecond, nil)
+		var dead atomic.Bool
+		a, b := vnetPair(t, Config{}, 25*time.Millisecond, func(vnet.Chunk) bool { return !dead.Load() })
 		time.Sleep(time.Second) // a few ICE keep-alives
 		for _, tr := range []*Transport{a, b} {
 			other := map[*Transport]transport.Peer{a: "b", b: "a"}[tr]
@@ -245,7 +244,9 @@ func TestVNetPeerInfo(t *testing.T) {
 		}
 		_, err := a.PeerInfo("nobody")
 		require.ErrorIs(t, err, transport.ErrUnknownPeer)
-		require.NoError(t, b.Close())
+		// b goes silent rather than closing: a remote close would race
+		// pion's own close of a's connection (see vnetPair).
+		dead.Store(true)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		waitEvent(ctx, t, a, PeerGone)
@@ -258,7 +259,6 @@ func TestVNetPeerInfo(t *testing.T) {
 }
 
 func TestVNetICEFailureRemovesPeer(t *testing.T) {
-	needVNet(t)
 	synctest.Test(t, func(t *testing.T) {
 		var blackout atomic.Bool
 		a, b := vnetPair(t, Config{}, 0, func(vnet.Chunk) bool { return !blackout.Load() })
@@ -281,5 +281,35 @@ func TestVNetICEFailureRemovesPeer(t *testing.T) {
 		require.Greater(t, elapsed, 2500*time.Millisecond)
 		require.Less(t, elapsed, 4*time.Second)
 		t.Logf("peer gone %v after the blackout began", elapsed)
+	})
+}
+
+// A joining peer costs the offerer one offer and one candidate message, not
+// one message per candidate (issue 14: each join made every member send an
+// offer and a message per candidate, charged to its own rate limit).
+func TestVNetCandidatesBundled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := map[SignalKind]int{}
+		var bundled []int
+		h := newHub()
+		h.hold = func(from, _ string, s Signal) bool {
+			if from == "a" {
+				sent[s.Kind]++
+				if s.Kind == SignalCandidate {
+					cs, ok := parseCandidates(s.Payload, DefaultMaxPendingCandidates)
+					require.True(t, ok)
+					bundled = append(bundled, len(cs))
+				}
+			}
+			return false
+		}
+		ips := []string{"10.0.0.1", "10.0.0.3", "10.0.0.5"}
+		vnetPairOn(t, Config{}, 5*time.Millisecond, nil, ips, []string{"10.0.0.2"}, h)
+		time.Sleep(time.Second) // every candidate gathered and sent
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		t.Logf("a sent %v; candidates per message %v", sent, bundled)
+		require.Equal(t, map[SignalKind]int{SignalOffer: 1, SignalCandidate: 1}, sent)
+		require.Equal(t, []int{3}, bundled, "a's three host candidates in one message")
 	})
 }

@@ -1,0 +1,158 @@
+package webrtc
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// meshOfThree connects player a, its real opponent b and a third room
+// member c on loopback through one hub, each with its own Config.
+func meshOfThree(t *testing.T, ca, cb, cc Config) (a, b, c *Transport) {
+	t.Helper()
+	h := newHub()
+	trs := make([]*Transport, 3)
+	for i, cfg := range []Config{ca, cb, cc} {
+		cfg.LoopbackOnly = true
+		tr, err := New(cfg, h.join(string(rune('a'+i))))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = tr.Close() })
+		trs[i] = tr
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, tr := range trs {
+		_, err := tr.WaitPeers(ctx, 2)
+		require.NoError(t, err)
+	}
+	return trs[0], trs[1], trs[2]
+}
+
+// floodRoom plays ticks in which b sends a one datagram and c, a flooding
+// room member, sends it 300; a drains its queue (16 slots) every tick. It
+// returns how many of b's and c's datagrams a received.
+func floodRoom(t *testing.T, expect bool) (fromB, fromC int, st Stats) {
+	const ticks, ratio = 50, 300
+	a, b, c := meshOfThree(t, Config{QueueLen: 16}, Config{}, Config{SendThreshold: 1 << 30})
+	if expect {
+		a.Expect("b")
+	}
+	buf := make([]byte, transport.MaxDatagram)
+	junk := make([]byte, 32)
+	seen := make([]bool, ticks)
+	drain := func() {
+		for {
+			n, from, err := a.Receive(buf)
+			if err != nil {
+				require.ErrorIs(t, err, transport.ErrNoPacket)
+				return
+			}
+			switch from {
+			case "b":
+				require.Equal(t, 4, n)
+				seen[binary.LittleEndian.Uint32(buf)] = true
+				fromB++
+			case "c":
+				fromC++
+			}
+		}
+	}
+	var pkt [4]byte
+	for i := range uint32(ticks) {
+		binary.LittleEndian.PutUint32(pkt[:], i)
+		require.NoError(t, b.Send("a", pkt[:]))
+		for range ratio {
+			require.NoError(t, c.Send("a", junk))
+		}
+		time.Sleep(time.Millisecond)
+		drain()
+	}
+	for deadline := time.Now().Add(2 * time.Second); fromB < ticks && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		drain()
+	}
+	return fromB, fromC, a.Stats()
+}
+
+// TestFloodingRoomMemberCostsNothing is issue 14's WebRTC attack: a room
+// member sending 300 datagrams for every one of the real opponent's (2.7 M
+// in 15 s cost a player half its opponent's packets through one shared
+// queue). Each peer has its own share of the queue, so the opponent loses
+// nothing; once the session names the peers it expects, the flood takes no
+// slot at all.
+func TestFloodingRoomMemberCostsNothing(t *testing.T) {
+	t.Run("fair queue", func(t *testing.T) {
+		fromB, fromC, st := floodRoom(t, false)
+		t.Logf("opponent: %d of 50 delivered; flooder: %d delivered, %d dropped by a full queue",
+			fromB, fromC, st.ReceivesDropped)
+		require.Equal(t, 50, fromB)
+		require.Positive(t, st.ReceivesDropped, "the flood did fill the queue")
+	})
+	t.Run("expected peers", func(t *testing.T) {
+		fromB, fromC, st := floodRoom(t, true)
+		t.Logf("opponent: %d of 50 delivered; flooder: %d delivered, %d dropped as unexpected",
+			fromB, fromC, st.ReceivesUnexpected)
+		require.Equal(t, 50, fromB)
+		require.Zero(t, fromC)
+		require.Zero(t, st.ReceivesDropped)
+		require.Positive(t, st.ReceivesUnexpected)
+	})
+}
+
+// With Config.Accept, an endpoint connects only to the peers it wants: the
+// refused member is neither offered to nor answered.
+func TestAcceptChoosesPeers(t *testing.T) {
+	h := newHub()
+	notC := func(p transport.Peer) bool { return p != "c" }
+	cfg := Config{LoopbackOnly: true, Accept: notC}
+	var trs []*Transport
+	for _, id := range []string{"a", "b", "c"} {
+		c := cfg
+		if id == "c" {
+			c.Accept = nil
+		}
+		tr, err := New(c, h.join(id))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = tr.Close() })
+		trs = append(trs, tr)
+	}
+	a, b, c := trs[0], trs[1], trs[2]
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	peers, err := a.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	require.Equal(t, []transport.Peer{"b"}, peers)
+	_, err = b.WaitPeers(ctx, 1)
+	require.NoError(t, err)
+	// c joined last and waits for offers; a and b refused its join, so it
+	// never connects.
+	require.Eventually(t, func() bool {
+		return a.Stats().PeersRefused > 0 && b.Stats().PeersRefused > 0
+	}, 5*time.Second, time.Millisecond)
+	require.ErrorIs(t, a.Send("c", []byte("x")), transport.ErrUnknownPeer)
+	require.Empty(t, c.Peers(nil))
+}
+
+// A peer that joined and left before this endpoint got to offer costs no
+// offer (issue 14: join/leave churn made every member send offers and
+// candidates to peers already gone).
+func TestNoOfferToPeerThatLeft(t *testing.T) {
+	h := newHub()
+	pa := h.join("a")
+	for range 3 {
+		pa.deliver(SignalEvent{Kind: PeerJoined, Peer: "x"})
+		pa.deliver(SignalEvent{Kind: PeerLeft, Peer: "x"})
+	}
+	a, err := New(Config{LoopbackOnly: true}, pa)
+	require.NoError(t, err)
+	defer a.Close()
+	require.Eventually(t, func() bool { return a.Stats().OffersSkipped == 3 }, 5*time.Second, time.Millisecond)
+	st := a.Stats()
+	require.Zero(t, st.SignalErrors, "no signal went to the departed peer")
+	require.ErrorIs(t, a.Send("x", []byte("x")), transport.ErrUnknownPeer, "no connection was made")
+}
