@@ -1,0 +1,160 @@
+package webrtc
+
+import (
+	"errors"
+	"syscall/js"
+
+	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// In a browser (GOOS=js), pion wraps the page's own RTCPeerConnection: the
+// browser runs ICE, DTLS and SCTP, and pion's SettingEngine has none of the
+// native knobs. The differences from the native build:
+//
+//   - The channel is the same (negotiated, ID 0, unordered, MaxRetransmits
+//     0), but it is read through its onmessage event instead of a detached
+//     read loop: each message is copied from the page's ArrayBuffer into a
+//     buffer allocated once per peer and pushed into the same bounded
+//     receive queue, on the browser's event loop, without a goroutine. A
+//     message over MaxMessageSize, or a text message, disconnects the peer
+//     (ErrOversizeMessage, ErrTextMessage): the browser has already
+//     received it (it advertises its own, larger, maximum message size),
+//     but nothing keeps it.
+//   - Config.ICEDisconnectedTimeout, ICEFailedTimeout, ICEKeepAlive,
+//     SCTPRTOMax, LoopbackOnly, Net and LoggerFactory are the browser's to
+//     decide and are ignored; the session's own keep-alive and disconnect
+//     timeout still bound how long a silent peer is waited for.
+//   - Local candidates are the browser's candidate.toJSON() (mDNS host
+//     names included), bundled as on the native side.
+
+// newAPI is pion's API for a browser: nothing to configure.
+func newAPI(_ Config, servers []pion.ICEServer) (*pion.API, []pion.ICEServer) {
+	return pion.NewAPI(), servers
+}
+
+// watchCandidates hands each of the browser's local candidates to f, as
+// its own toJSON() gives it, and nil at the end of gathering.
+func watchCandidates(pc *pion.PeerConnection, f func(*pion.ICECandidateInit)) {
+	var fn js.Func
+	fn = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		c := args[0].Get("candidate")
+		if c.IsNull() || c.IsUndefined() || c.Get("candidate").String() == "" {
+			go f(nil) // end of candidates (some browsers send an empty one)
+			return nil
+		}
+		j := c.Call("toJSON")
+		init := pion.ICECandidateInit{Candidate: j.Get("candidate").String()}
+		if v := j.Get("sdpMid"); v.Type() == js.TypeString {
+			s := v.String()
+			init.SDPMid = &s
+		}
+		if v := j.Get("sdpMLineIndex"); v.Type() == js.TypeNumber {
+			i := uint16(v.Int())
+			init.SDPMLineIndex = &i
+		}
+		if v := j.Get("usernameFragment"); v.Type() == js.TypeString {
+			s := v.String()
+			init.UsernameFragment = &s
+		}
+		go f(&init) // bundleCandidate takes a lock: off the event loop
+		return nil
+	})
+	pc.JSValue().Set("onicecandidate", fn)
+	// Released when the connection closes, with the channel's handlers.
+	pc.JSValue().Call("addEventListener", "connectionstatechange", js.FuncOf(func(this js.Value, _ []js.Value) any {
+		if this.Get("connectionState").String() == "closed" {
+			this.Set("onicecandidate", js.Null())
+			fn.Release()
+		}
+		return nil
+	}))
+}
+
+// closeGracefully closes pc (the browser closes its transports itself).
+func closeGracefully(pc *pion.PeerConnection) error { return pc.Close() }
+
+// browserChannel is an open data channel in a browser: Write sends, Close
+// closes and releases the message handler.
+type browserChannel struct {
+	dc      *pion.DataChannel
+	handler js.Func
+}
+
+func (c *browserChannel) Read([]byte) (int, error) { return 0, errors.ErrUnsupported }
+
+func (c *browserChannel) Write(b []byte) (int, error) {
+	if err := c.dc.Send(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (c *browserChannel) Close() error {
+	c.dc.JSValue().Set("onmessage", js.Null())
+	err := c.dc.Close()
+	c.handler.Release()
+	return err
+}
+
+// opened runs when p's data channel opens: it reads the channel through
+// its onmessage event into the receive queue.
+func (t *Transport) opened(p *peer) {
+	dc := p.dc.JSValue()
+	dc.Set("binaryType", "arraybuffer")
+	lane := t.q.lane(p.id)
+	buf := make([]byte, MaxMessageSize)
+	view := js.Global().Get("Uint8Array")
+	ch := &browserChannel{dc: p.dc}
+	ch.handler = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		data := args[0].Get("data")
+		if data.Type() == js.TypeString {
+			go t.peerGone(p, ErrTextMessage, false)
+			return nil
+		}
+		n := data.Get("byteLength").Int()
+		if n > MaxMessageSize {
+			go t.peerGone(p, ErrOversizeMessage, false)
+			return nil
+		}
+		js.CopyBytesToGo(buf[:n], view.New(data))
+		t.received(lane, buf[:n])
+		return nil
+	})
+	t.mu.Lock()
+	if t.closed || p.gone != nil {
+		t.mu.Unlock()
+		ch.handler.Release()
+		return
+	}
+	p.rw = ch
+	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
+	t.mu.Unlock()
+	dc.Set("onmessage", ch.handler)
+	dc.Call("addEventListener", "close", js.FuncOf(func(js.Value, []js.Value) any {
+		dc.Set("onmessage", js.Null())
+		ch.handler.Release()
+		go t.peerGone(p, ErrPeerClosed, false)
+		return nil
+	}))
+}
+
+// PeerInfo returns what is known about peer's connection: in a browser,
+// whether it is open and interrupted (RTT and candidate types are not
+// read from the browser's statistics).
+func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.closed {
+		return PeerInfo{}, transport.ErrClosed
+	}
+	p, ok := t.peers[peer]
+	if !ok {
+		return PeerInfo{}, transport.ErrUnknownPeer
+	}
+	if p.gone != nil {
+		return PeerInfo{}, transport.ErrPeerGone
+	}
+	return PeerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}, nil
+}
