@@ -33,6 +33,7 @@ type options struct {
 	seed     uint32
 	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
 	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
+	web      string // -web: serve the browser pong and a signaling server here (web.go)
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -54,6 +55,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 0, "give up waiting for the opponent after `duration` (0: 2m with -signal, 20s otherwise)")
 	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt one side's state at frame `F` (the opponent process's; this one's with -signal) to see a desync caught")
 	fs.StringVar(&o.watcher, "spectator", "", "internal: the `id` of a spectator in the room")
+	fs.StringVar(&o.web, "web", "", "serve the browser pong and a signaling server on `ADDR` (e.g. 127.0.0.1:8000)")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -134,6 +136,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.child {
 		// The parent holds our stdin open: when it ends, so do we.
 		ctx = watchParent(ctx, os.Stdin)
+	}
+	if o.web != "" {
+		return runWeb(ctx, o.web, stdout, stderr)
 	}
 	if o.spectate && o.signal != "" {
 		return runSpectateRoom(ctx, o, stdout, stderr)

@@ -1,0 +1,228 @@
+//go:build !js
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// The real-browser tests: the browser pong (web_wasm.go, compiled by -web
+// as a person runs it) in headless Chromium, driven with chromedp. The tab
+// runs the Go session in WebAssembly over transport/webrtc's browser
+// build, that is over Chromium's own WebRTC stack (ICE, DTLS, SCTP, the
+// negotiated channel), against a native pong process on pion's, or against
+// another tab.
+
+// chromium is the browser the tests drive: $ROLLNET_CHROMIUM, else
+// Debian's chromium on PATH. Without one the tests skip, saying how to get
+// it; CI installs it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("ROLLNET_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium on PATH: apt-get install -y chromium (or set ROLLNET_CHROMIUM) to run the browser tests")
+	return ""
+}
+
+// pageResult is window.pong when the tab's match is over.
+type pageResult struct {
+	Done      bool    `json:"done"`
+	Error     string  `json:"error"`
+	Status    string  `json:"status"`
+	Side      int     `json:"side"`
+	Frame     int     `json:"frame"`
+	Compared  int     `json:"compared"`
+	Agreed    int     `json:"agreed"`
+	LoadedMs  float64 `json:"loadedMs"`
+	OpenMs    float64 `json:"openMs"`
+	RTTMs     float64 `json:"rttMs"`
+	RTTTicks  float64 `json:"rttTicks"`
+	Rollbacks int     `json:"rollbacks"`
+}
+
+// The browser pong, built once for every test.
+var (
+	webOnce  sync.Once
+	webBuilt *webBuild
+	webErr   error
+)
+
+// browserEnv is one -web server and one headless Chromium.
+type browserEnv struct {
+	addr    string
+	build   *webBuild
+	browser context.Context
+}
+
+func newBrowserEnv(t *testing.T) *browserEnv {
+	t.Helper()
+	exe := chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	webOnce.Do(func() { webBuilt, webErr = buildWeb(ctx) })
+	require.NoError(t, webErr)
+	b := webBuilt
+	srv, err := startWeb("127.0.0.1:0", b)
+	require.NoError(t, err)
+	t.Cleanup(srv.close)
+	t.Logf("pong.wasm: %d bytes (%.1f MB), %d gzipped, built in %v", len(b.wasm), float64(len(b.wasm))/1e6, len(b.gzipped), b.took.Round(time.Millisecond))
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		// Two tabs play each other: neither may be throttled as hidden.
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	// The browser starts with its first tab; later tabs open beside it.
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(cancelBrowser)
+	require.NoError(t, chromedp.Do(browser, chromedp.Navigate("about:blank")))
+	return &browserEnv{addr: srv.addr(), build: b, browser: browser}
+}
+
+// tab opens a new tab on the page for room, with a bot playing, and returns
+// its context.
+func (e *browserEnv) tab(t *testing.T, room string, frames int) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(e.browser)
+	t.Cleanup(cancel)
+	url := fmt.Sprintf("http://%s/?room=%s&bot=1&frames=%d", e.addr, room, frames)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	return ctx
+}
+
+// wait polls the tab's window.pong until its match is over.
+func wait(t *testing.T, ctx context.Context, within time.Duration) pageResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	var r pageResult
+	for {
+		var err error
+		r, err = chromedp.Run(ctx, chromedp.Evaluate[pageResult](`window.pong || {}`))
+		require.NoError(t, err, "the tab's match did not end within %v (last: %+v)", within, r)
+		if r.Done {
+			return r
+		}
+		select {
+		case <-ctx.Done():
+			require.Fail(t, "timeout", "the tab's match did not end within %v (last: %+v)", within, r)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// checkPlayed asserts a tab played frames frames and agreed with its
+// opponent on every compared checksum, and logs its measurements.
+func checkPlayed(t *testing.T, name string, r pageResult, frames int) {
+	t.Helper()
+	require.Empty(t, r.Error, "%s: %+v", name, r)
+	require.GreaterOrEqual(t, r.Frame, frames, "%s: %+v", name, r)
+	require.Positive(t, r.Compared, "%s compared no checksum: %+v", name, r)
+	require.Equal(t, r.Compared, r.Agreed, "%s: checksums disagree: %+v", name, r)
+	t.Logf("%s (side %d): page load to channel open %.0f ms (wasm started at %.0f ms), input round trip %.1f ticks (%.1f ms), %d checksums compared, all agree, %d rollbacks",
+		name, r.Side, r.OpenMs, r.LoadedMs, r.RTTTicks, r.RTTMs, r.Compared, r.Rollbacks)
+}
+
+// screenshot saves the tab's canvas under the test's artifact directory
+// and checks it is not blank: the court, two paddles and the score are
+// drawn in several colours.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	buf, err := chromedp.Run(ctx, chromedp.Screenshot("#court"))
+	require.NoError(t, err)
+	path := filepath.Join(t.ArtifactDir(), name+".png")
+	require.NoError(t, os.WriteFile(path, buf, 0o644))
+	img, err := png.Decode(bytes.NewReader(buf))
+	require.NoError(t, err)
+	colours := map[[3]uint32]int{}
+	lit := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}]++
+			if r+g+bl > 3*0x2000 {
+				lit++
+			}
+		}
+	}
+	t.Logf("canvas screenshot %s: %dx%d, %d colours, %d lit pixels", path, b.Dx(), b.Dy(), len(colours), lit)
+	require.GreaterOrEqual(t, len(colours), 3, "the canvas is blank")
+	require.Greater(t, lit, b.Dx()*b.Dy()/200, "the canvas is (nearly) blank")
+}
+
+// TestBrowserTabPlaysNativeProcess: a tab plays a native pong process (the
+// real demo, -signal -room -bot) for 600 frames through the signaling
+// server the page came from, on loopback; both sides' sessions compare
+// checksums of confirmed frames and agree on every one (the native
+// process exits 1 on a desync).
+func TestBrowserTabPlaysNativeProcess(t *testing.T) {
+	e := newBrowserEnv(t)
+	const frames = 600
+	room := "tab-vs-native"
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	pctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	native := exec.CommandContext(pctx, exe, "-signal", "ws://"+e.addr, "-room", room, "-bot", "-frames", fmt.Sprint(frames), "-headless", "-timeout", "3m")
+	native.Env = append(os.Environ(), childEnv+"=1")
+	native.Stdout, native.Stderr = &out, &out
+	require.NoError(t, native.Start())
+	ctx := e.tab(t, room, frames)
+	r := wait(t, ctx, 4*time.Minute)
+	screenshot(t, ctx, "tab-vs-native")
+	err = native.Wait()
+	t.Logf("native pong:\n%s", out.String())
+	require.NoError(t, err, "the native process failed or saw a desync")
+	checkPlayed(t, "tab", r, frames)
+	require.Contains(t, out.String(), "(checksums agree)")
+	require.True(t, strings.Contains(out.String(), fmt.Sprintf("frames played       %d", frames)), "the native side played %d frames", frames)
+}
+
+// TestBrowserTwoTabs: two tabs of one Chromium play each other, browser
+// to browser, through the same server.
+func TestBrowserTwoTabs(t *testing.T) {
+	e := newBrowserEnv(t)
+	const frames = 600
+	a := e.tab(t, "tab-vs-tab", frames)
+	b := e.tab(t, "tab-vs-tab", frames)
+	ra := wait(t, a, 4*time.Minute)
+	rb := wait(t, b, time.Minute)
+	screenshot(t, a, "tab-a")
+	checkPlayed(t, "tab A", ra, frames)
+	checkPlayed(t, "tab B", rb, frames)
+	require.NotEqual(t, ra.Side, rb.Side)
+}

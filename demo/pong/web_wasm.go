@@ -1,0 +1,303 @@
+//go:build js && pongweb
+
+// The pong a browser tab plays: game.go and this file, compiled by -web
+// (web.go) with GOOS=js GOARCH=wasm -tags pongweb, as their own program.
+// It joins the room named in the page's URL on the signaling server that
+// served the page, plays its opponent (a native pong or another tab) over
+// transport/webrtc's browser build with the same session settings as the
+// native pong, draws on the page's canvas, and publishes its numbers in
+// window.pong for the page and for tests.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"syscall/js"
+	"time"
+
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/webrtc"
+)
+
+// The session settings: the native pong's (p2p.go), which a mismatch of
+// the seed would fail at the handshake.
+const (
+	webFPS       = 60
+	webCapacity  = 32
+	webChecksums = 6
+	webLinger    = 3 * time.Second
+)
+
+// webOptions are the page URL's query: room, bot=1, frames=N, delay=F.
+type webOptions struct {
+	room   string
+	bot    bool
+	frames int
+	delay  int
+}
+
+func pageOptions() webOptions {
+	search := js.Global().Get("location").Get("search").String()
+	if len(search) > 0 {
+		search = search[1:] // "?"
+	}
+	q, _ := url.ParseQuery(search)
+	o := webOptions{room: q.Get("room"), bot: q.Get("bot") == "1", delay: 2}
+	if n, err := strconv.Atoi(q.Get("frames")); err == nil && n > 0 {
+		o.frames = n
+	}
+	if n, err := strconv.Atoi(q.Get("delay")); err == nil && n >= 0 && n <= 10 {
+		o.delay = n
+	}
+	return o
+}
+
+// page is the document: the canvas, the stats line, and window.pong.
+type page struct {
+	canvas, ctx, stats, pong js.Value
+	keys                     Input
+}
+
+func newPage() *page {
+	doc := js.Global().Get("document")
+	p := &page{
+		canvas: doc.Call("getElementById", "court"),
+		stats:  doc.Call("getElementById", "stats"),
+		pong:   js.Global().Get("pong"), // the page's, with its load time
+	}
+	if p.pong.Type() != js.TypeObject {
+		p.pong = js.Global().Get("Object").New()
+		js.Global().Set("pong", p.pong)
+	}
+	p.ctx = p.canvas.Call("getContext", "2d")
+	key := func(down bool) js.Func {
+		return js.FuncOf(func(_ js.Value, args []js.Value) any {
+			var bit Input
+			switch args[0].Get("key").String() {
+			case "ArrowUp", "w", "W":
+				bit = InputUp
+			case "ArrowDown", "s", "S":
+				bit = InputDown
+			default:
+				return nil
+			}
+			args[0].Call("preventDefault")
+			if down {
+				p.keys |= bit
+			} else {
+				p.keys &^= bit
+			}
+			return nil
+		})
+	}
+	js.Global().Call("addEventListener", "keydown", key(true))
+	js.Global().Call("addEventListener", "keyup", key(false))
+	return p
+}
+
+func (p *page) set(k string, v any) { p.pong.Set(k, v) }
+
+func (p *page) say(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.stats.Set("textContent", msg)
+	p.set("status", msg)
+}
+
+// draw paints s: the court, the paddles (the local one brighter), the ball
+// and the score.
+func (p *page) draw(s *State, side int) {
+	w, h := p.canvas.Get("width").Float(), p.canvas.Get("height").Float()
+	sx, sy := w/CourtW, h/CourtH
+	c := p.ctx
+	c.Set("fillStyle", "#000")
+	c.Call("fillRect", 0, 0, w, h)
+	c.Set("fillStyle", "#444")
+	for y := 0.0; y < h; y += 16 {
+		c.Call("fillRect", w/2-1, y, 2, 8)
+	}
+	for i, x := range [2]int32{FaceL - Sub, FaceR} {
+		c.Set("fillStyle", "#888")
+		if i == side {
+			c.Set("fillStyle", "#4f4")
+		}
+		c.Call("fillRect", float64(x)*sx, float64(s.PaddleY[i])*sy, Sub*sx, PaddleH*sy)
+	}
+	c.Set("fillStyle", "#fff")
+	if s.Winner == 0 && s.Wait == 0 {
+		c.Call("fillRect", float64(s.BallX)*sx-Sub*sx/2, float64(s.BallY)*sy-Sub*sy/2, Sub*sx, Sub*sy)
+	}
+	c.Set("font", "bold 32px monospace")
+	c.Set("textAlign", "center")
+	c.Call("fillText", fmt.Sprintf("%d   %d", s.Score[0], s.Score[1]), w/2, 36)
+}
+
+func main() {
+	pg := newPage()
+	o := pageOptions()
+	err := play(pg, o)
+	if err != nil {
+		pg.set("error", err.Error())
+		pg.say("pong: %v", err)
+	}
+	pg.set("done", true)
+}
+
+// now is the page's clock, in milliseconds since the page started loading.
+func now() float64 { return js.Global().Get("performance").Call("now").Float() }
+
+func play(pg *page, o webOptions) error {
+	loc := js.Global().Get("location")
+	scheme := "ws"
+	if loc.Get("protocol").String() == "https:" {
+		scheme = "wss"
+	}
+	u := scheme + "://" + loc.Get("host").String() + "/room?next=2"
+	if o.room != "" {
+		u = scheme + "://" + loc.Get("host").String() + "/room/" + url.PathEscape(o.room)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pg.say("joining %s", u)
+	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
+	if err != nil {
+		return fmt.Errorf("joining %s: %w", u, err)
+	}
+	sig := webrtc.NewSignalingAdapter(client)
+	defer sig.Close()
+	if len(client.Peers()) > 1 {
+		return fmt.Errorf("room %s has a match already (watching one is for the native pong: -spectate)", client.Room())
+	}
+	tr, err := webrtc.New(webrtc.Config{}, sig)
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	pg.say("in room %s as %s; waiting for an opponent", client.Room(), client.ID())
+	peers, err := tr.WaitPeers(ctx, 1)
+	if err != nil {
+		return fmt.Errorf("no opponent: %w", err)
+	}
+	side, peer := 0, peers[0]
+	if len(client.Peers()) == 1 { // the opponent was here first: it serves left
+		side, peer = 1, transport.Peer(client.Peers()[0])
+		for !slices.Contains(peers, peer) {
+			if peers, err = tr.WaitPeers(ctx, len(peers)+1); err != nil {
+				return fmt.Errorf("the opponent %s did not connect: %w", peer, err)
+			}
+		}
+	}
+	pg.set("openMs", now())
+	pg.set("side", side)
+	pg.set("peer", string(peer))
+	return run(pg, o, tr, peer, side, seedOf(client.Room()))
+}
+
+// seedOf is main.go's seedFor (FNV-1a of the room name): both players
+// serve alike; a different seed fails the handshake's settings check.
+func seedOf(room string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(room); i++ {
+		h ^= uint32(room[i])
+		h *= 16777619
+	}
+	return h
+}
+
+func run(pg *page, o webOptions, tr transport.Transport, peer transport.Peer, side int, seed uint32) error {
+	remote := []transport.Peer{"", ""}
+	remote[1-side] = peer
+	p, err := session.NewP2P[State](session.P2PConfig[Input]{
+		Session: session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: webCapacity},
+		Remote:  remote,
+		Net:     session.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, Settings: uint64(seed)},
+	}, tr, func(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) })
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	*p.State() = NewState(seed)
+	tick := time.NewTicker(time.Second / webFPS)
+	defer tick.Stop()
+	var events []session.Event
+	var desync, gone error
+	var lingerUntil time.Time
+	for n := 0; ; n++ {
+		<-tick.C
+		if p.Running() && p.WaitRecommendation() > 0 || (o.frames > 0 && int(p.Frame()) >= o.frames) {
+			err = p.Poll()
+		} else {
+			in := pg.keys
+			if o.bot {
+				in = Bot(p.State(), side)
+			}
+			if err = p.AddLocalInput(side, in); err == nil {
+				err = p.AdvanceFrame()
+			}
+		}
+		if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+			return err
+		}
+		events = p.Events(events[:0])
+		for _, e := range events {
+			switch e.Kind {
+			case session.EventDesyncDetected:
+				desync = fmt.Errorf("desync at frame %d", e.Frame)
+			case session.EventDisconnected:
+				gone = errors.New("the opponent left")
+			case session.EventSyncFailed:
+				return fmt.Errorf("handshake failed: %s", e.Reason)
+			}
+		}
+		pg.draw(p.State(), side)
+		done := o.frames > 0 && int(p.Frame()) >= o.frames
+		if done && lingerUntil.IsZero() {
+			lingerUntil = time.Now().Add(webLinger) // the peer confirms its last frames
+		}
+		if n%15 == 0 || gone != nil || desync != nil || (done && time.Now().After(lingerUntil)) {
+			publish(pg, p, peer, side)
+		}
+		switch {
+		case desync != nil:
+			return desync
+		case gone != nil && done:
+			return nil
+		case gone != nil:
+			return fmt.Errorf("%w at frame %d", gone, p.Frame())
+		case done && time.Now().After(lingerUntil):
+			return nil
+		}
+	}
+}
+
+// publish shows the terminal's numbers under the canvas and in window.pong.
+func publish(pg *page, p *session.P2P[State, Input], peer transport.Peer, side int) {
+	st := p.Stats()
+	ps, _ := p.PeerStats(peer)
+	rttTicks := ps.RTT.Seconds() * webFPS
+	for k, v := range map[string]any{
+		"frame": int(p.Frame()), "confirmed": int(p.ConfirmedFrame()),
+		"compared": int(ps.ChecksumsCompared), "agreed": int(ps.ChecksumsAgreed),
+		"rttMs": float64(ps.RTT.Microseconds()) / 1000, "rttTicks": rttTicks,
+		"rollbacks": int(st.Rollbacks), "deepest": st.MaxRollbackDepth,
+		"advantage": ps.LocalFrameAdvantage,
+	} {
+		pg.set(k, v)
+	}
+	check := "no checksums compared yet"
+	if ps.ChecksumsCompared > 0 {
+		check = fmt.Sprintf("checksums agree (%d frames compared)", ps.ChecksumsCompared)
+		if ps.ChecksumsAgreed != ps.ChecksumsCompared {
+			check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", ps.ChecksumsCompared-ps.ChecksumsAgreed, ps.ChecksumsCompared)
+		}
+	}
+	name := [2]string{"left", "right"}[side]
+	pg.stats.Set("textContent", fmt.Sprintf("you (%s) vs %s\nframe %d (confirmed %d)  advantage %+d  rollbacks %d (deepest %d)\nround trip: game loop %.1f ms (%.1f ticks)\n%s",
+		name, peer, p.Frame(), p.ConfirmedFrame(), ps.LocalFrameAdvantage, st.Rollbacks, st.MaxRollbackDepth, float64(ps.RTT.Microseconds())/1000, rttTicks, check))
+}
