@@ -24,6 +24,11 @@ const (
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultCloseTimeout    = time.Second
 	DefaultSendQueue       = 64
+	DefaultJoinRate        = 2
+	DefaultJoinBurst       = 20
+	DefaultRoomJoinRate    = 2
+	DefaultRoomJoinBurst   = 16
+	DefaultReplyAllowance  = 16
 
 	DefaultHeaderTimeout  = 10 * time.Second
 	DefaultIdleTimeout    = 30 * time.Second
@@ -43,15 +48,36 @@ type ServerConfig struct {
 	MaxMessageSize int
 	// MessageRate is the messages per second a connection may send on
 	// average, and MessageBurst how many it may send at once (defaults 50
-	// and 100; every message counts, the join too). Exceeding it closes
-	// the connection with CodeRateLimited.
+	// and 100; every message counts, the join, pings and pongs too, but
+	// not the signals ReplyAllowance covers). Exceeding it closes the
+	// connection with CodeRateLimited.
 	MessageRate  int
 	MessageBurst int
+	// JoinRate and JoinBurst bound the join attempts from one client
+	// address (defaults 2 a second, 20 at once), RoomJoinRate and
+	// RoomJoinBurst those into one named room (defaults 2 a second, 16 at
+	// once): over either, the request is refused with HTTP 429
+	// (ErrJoinRateLimited) before the upgrade. Every join makes each
+	// member signal the newcomer, so join/leave churn would otherwise make
+	// members send without bound.
+	JoinRate      int
+	JoinBurst     int
+	RoomJoinRate  int
+	RoomJoinBurst int
+	// ReplyAllowance is how many signals a member may send to a peer free
+	// of its own rate limit after that peer joined its room, or sent it a
+	// signal that was charged (default 16): the offer and candidates a
+	// join causes, the answer and candidates an offer causes, are charged
+	// to whoever caused them. Free signals grant nothing, so two peers
+	// cannot trade them without bound. A signal to a peer that left less
+	// than 10 s ago (it crossed peer-left) uses the allowance too.
+	ReplyAllowance int
 	// MaxConnsPerAddr caps the open connections from one IP address
 	// (default 32); MaxConns caps them in total (default 10000). Over
 	// either, the upgrade is refused with HTTP 429. Serve also counts TCP
-	// connections at accept, before reading anything: one over either cap
-	// gets HTTP 429 and is closed (a TrustedProxies address is not capped
+	// connections at accept, before reading anything: one over MaxConns,
+	// or over MaxConnsPerAddr+8 from its address, gets HTTP 429 and is
+	// closed (a TrustedProxies address is not capped
 	// per address there, since it carries many clients).
 	MaxConnsPerAddr int
 	MaxConns        int
@@ -106,8 +132,10 @@ type ServerConfig struct {
 	// Origin header (Go programs) are always allowed.
 	OriginPatterns []string
 	// ClientAddr returns the address a request counts against for
-	// MaxConnsPerAddr (nil: the host of r.RemoteAddr). Behind a reverse
-	// proxy, return the client address the proxy vouches for.
+	// MaxConnsPerAddr and JoinRate (nil: the host of r.RemoteAddr, or the
+	// address a TrustedProxies proxy vouches for). It overrides
+	// TrustedProxies for that count; Serve's accept-time count still uses
+	// the TCP peer.
 	ClientAddr func(r *http.Request) string
 	// Now is the clock for token expiry and rate limits (nil: time.Now).
 	Now func() time.Time
@@ -129,6 +157,11 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"MaxConns", &c.MaxConns, DefaultMaxConns},
 		{"SendQueue", &c.SendQueue, DefaultSendQueue},
 		{"MaxHeaderBytes", &c.MaxHeaderBytes, DefaultMaxHeaderBytes},
+		{"JoinRate", &c.JoinRate, DefaultJoinRate},
+		{"JoinBurst", &c.JoinBurst, DefaultJoinBurst},
+		{"RoomJoinRate", &c.RoomJoinRate, DefaultRoomJoinRate},
+		{"RoomJoinBurst", &c.RoomJoinBurst, DefaultRoomJoinBurst},
+		{"ReplyAllowance", &c.ReplyAllowance, DefaultReplyAllowance},
 	}
 	for _, f := range ints {
 		if *f.v < 0 {

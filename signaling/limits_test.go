@@ -79,9 +79,10 @@ func TestLimitMessageSize(t *testing.T) {
 func TestLimitMessageRate(t *testing.T) {
 	clock := newFakeClock()
 	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 3, Now: clock.Now})
-	a := h.dial("/room/rate") // the join is 1 of a's 3
 	b := h.dial("/room/rate")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	a := h.dial("/room/rate") // the join is 1 of a's 3
+	require.Equal(t, PeerJoined, next(t, b).Kind)
+	// a contacts b, who was there first: a pays.
 	send(t, a, b.ID(), offer("1"))
 	send(t, a, b.ID(), offer("2"))
 	require.Equal(t, offer("1"), next(t, b).Signal)
@@ -93,16 +94,16 @@ func TestLimitMessageRate(t *testing.T) {
 	require.Equal(t, Event{Kind: PeerLeft, Peer: a.ID()}, next(t, b))
 	require.Equal(t, uint64(1), h.srv.Stats().RateLimited)
 
-	// b's bucket refills with time: one message per second.
+	// c's bucket refills with time: one message per second.
 	c := h.dial("/room/rate")
 	require.Equal(t, PeerJoined, next(t, b).Kind)
-	send(t, b, c.ID(), offer("b1"))
-	send(t, b, c.ID(), offer("b2"))
+	send(t, c, b.ID(), offer("c1"))
+	send(t, c, b.ID(), offer("c2"))
 	clock.Advance(time.Second)
-	send(t, b, c.ID(), offer("b3"))
-	require.Equal(t, offer("b1"), next(t, c).Signal)
-	require.Equal(t, offer("b2"), next(t, c).Signal)
-	require.Equal(t, offer("b3"), next(t, c).Signal)
+	send(t, c, b.ID(), offer("c3"))
+	require.Equal(t, offer("c1"), next(t, b).Signal)
+	require.Equal(t, offer("c2"), next(t, b).Signal)
+	require.Equal(t, offer("c3"), next(t, b).Signal)
 	clock.Advance(time.Hour) // refills to the burst, no more
 	stillServes(t, h, "other")
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // Serve accepts connections on ln and serves them with an http.Server that
-// the ServerConfig bounds: at most MaxConnsPerAddr TCP connections from one
-// address (TrustedProxies exempt) and MaxConns in total, counted at accept
+// the ServerConfig bounds: at most MaxConnsPerAddr+8 TCP connections from
+// one address (TrustedProxies exempt) and MaxConns in total, counted at accept
 // (the ones over are answered HTTP 429 and closed before anything is
 // read), headers of at most MaxHeaderBytes within HeaderTimeout, and
 // keep-alive connections closed after IdleTimeout. It returns
@@ -64,6 +64,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return errors.Join(err, s.Close())
 }
 
+// acceptSlack is how many TCP connections one address may hold at accept
+// beyond MaxConnsPerAddr WebSockets (health checks, a page load, a request
+// being upgraded), so that a client over its WebSocket cap is normally
+// refused at the upgrade, where the server has read its request and the
+// 429 reaches it as an answer. Refused at accept, the 429 is written before
+// the request is read, and an HTTP client may report only a dropped
+// connection.
+const acceptSlack = 8
+
 // tooManyResponse is the whole answer to a connection refused at accept.
 const tooManyResponse = "HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n" +
 	"Content-Type: text/plain; charset=utf-8\r\nContent-Length: 34\r\n\r\n" +
@@ -108,7 +117,7 @@ func (s *Server) admitSocket(ip netip.Addr) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing || s.nsockets >= s.cfg.MaxConns ||
-		!s.trusted(ip) && s.sockets[ip] >= s.cfg.MaxConnsPerAddr {
+		!s.trusted(ip) && s.sockets[ip] >= s.cfg.MaxConnsPerAddr+acceptSlack {
 		s.stats.acceptRefused.Add(1)
 		return false
 	}

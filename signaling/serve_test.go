@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -77,23 +78,28 @@ func readAll(t *testing.T, c net.Conn) string {
 	return string(b)
 }
 
+var hoard = flag.Int("signal.hoard", 40,
+	"TCP connections one address opens in TestServeCapsConnectionsPerAddrAtAccept (the issue's attack is 1000)")
+
 func TestServeCapsConnectionsPerAddrAtAccept(t *testing.T) {
-	const perAddr, attackers = 4, 40
+	const perAddr = 4
+	attackers := *hoard
+	const held = perAddr + acceptSlack
 	s := serve(t, ServerConfig{MaxConnsPerAddr: perAddr})
 	// One address opens many connections and sends nothing.
 	var conns []net.Conn
 	for range attackers {
 		conns = append(conns, s.rawTCP("127.0.0.1"))
 	}
-	eventually(t, func() bool { return s.srv.Stats().AcceptRefused == attackers-perAddr }, "refused at accept")
-	require.Equal(t, perAddr, s.srv.Stats().Sockets, "only the cap is held")
+	eventually(t, func() bool { return s.srv.Stats().AcceptRefused == uint64(attackers-held) }, "refused at accept")
+	require.Equal(t, held, s.srv.Stats().Sockets, "only the cap is held")
 	refused := 0
-	for _, c := range conns[perAddr:] {
+	for _, c := range conns[held:] {
 		if strings.HasPrefix(readAll(t, c), "HTTP/1.1 429 ") {
 			refused++
 		}
 	}
-	require.Equal(t, attackers-perAddr, refused, "each refused one is told why")
+	require.Equal(t, attackers-held, refused, "each refused one is told why")
 
 	// Others are served meanwhile, and the capped address is refused.
 	a, err := s.dialFrom("127.0.0.2", "/room/x", nil)
@@ -101,8 +107,11 @@ func TestServeCapsConnectionsPerAddrAtAccept(t *testing.T) {
 	b, err := s.dialFrom("127.0.0.3", "/room/x", nil)
 	require.NoError(t, err)
 	require.Equal(t, Event{Kind: PeerJoined, Peer: b.ID()}, next(t, a))
+	// (The 429 is written before the request is read: the HTTP client
+	// may see only a dropped connection.)
 	_, err = s.dialFrom("127.0.0.1", "/room/x", nil)
-	require.ErrorIs(t, err, ErrTooManyConnections)
+	require.Error(t, err)
+	require.Equal(t, uint64(attackers-held+1), s.srv.Stats().AcceptRefused)
 
 	// The slots come back when the connections close.
 	for _, c := range conns {

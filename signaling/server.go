@@ -28,9 +28,11 @@ import (
 //	GET /room?next=N   WebSocket: join the room being filled with the next N joiners
 //
 // Add "token=TOKEN" to the query when the server has a TokenSecret.
-// Serve it with anything that serves an http.Handler: httptest.NewServer,
-// http.Serve on a listener, or an http.Server. Close ends every connection
-// (the http.Server's own Shutdown does not see hijacked WebSockets).
+// Serve and ServeTLS run it on a listener with the accept-time, header and
+// idle limits of its ServerConfig; as an http.Handler (httptest.NewServer,
+// an http.Server of the caller's) those limits are the caller's. Close ends
+// every connection (an http.Server's own Shutdown does not see hijacked
+// WebSockets).
 type Server struct {
 	cfg ServerConfig
 	log *slog.Logger
@@ -44,8 +46,12 @@ type Server struct {
 	rooms   map[string]*room
 	pending map[int]*room // next=N rooms still filling, by N
 
-	https    []*http.Server // started by Serve
-	nsockets int            // TCP connections accepted by Serve and open
+	addrJoins bucketMap // join attempts per client address
+	roomJoins bucketMap // join attempts per named room
+
+	routes   map[string]http.Handler // added by Handle
+	https    []*http.Server          // started by Serve
+	nsockets int                     // TCP connections accepted by Serve and open
 	sockets  map[netip.Addr]int
 
 	wg sync.WaitGroup // one per admitted request
@@ -174,8 +180,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	default:
-		http.NotFound(w, r)
+		s.mu.Lock()
+		h := s.routes[p]
+		s.mu.Unlock()
+		if h == nil {
+			h = http.NotFoundHandler()
+		}
+		h.ServeHTTP(w, r)
 	}
+}
+
+// Handle serves h at the exact path beside the server's own routes (a
+// status page of a service run beside it, such as a TURN relay's counts).
+// The server's own paths cannot be taken.
+func (s *Server) Handle(path string, h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if path == "/" || path == "/healthz" || path == "/room" || strings.HasPrefix(path, "/room/") {
+		panic("signaling: Handle: " + path + " is the server's own route")
+	}
+	if s.routes == nil {
+		s.routes = make(map[string]http.Handler)
+	}
+	s.routes[path] = h
 }
 
 // roomRequest is what a join URL asks for: a named room, or next=N.
@@ -256,6 +283,14 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address")
 		return
+	case !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" from this address")
+		return
+	case q.name != "" && !s.roomJoins.take(q.name, s.cfg.Now(), s.cfg.RoomJoinRate, s.cfg.RoomJoinBurst):
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" in this room")
+		return
 	}
 	s.active++
 	s.perAddr[addr]++
@@ -305,14 +340,16 @@ type peerConn struct {
 
 	killOnce   sync.Once
 	killed     atomic.Bool
+	killReason string // set by the first kill, read after the read loop
 	readCtx    context.Context
 	cancelRead context.CancelFunc
 	closeTimer *time.Timer
 	wg         sync.WaitGroup // writer, pinger, closer
 
 	rateMu sync.Mutex // the bucket: the read loop and the close handshake both read frames
-	tokens float64
-	last   time.Time
+	rate   bucket
+
+	replies map[string]*allowance // free signals to peers, by id, under srv.mu
 }
 
 func newID() string {
@@ -332,8 +369,7 @@ func (s *Server) newConn(addr string, q roomRequest) *peerConn {
 		done:       make(chan struct{}),
 		readCtx:    readCtx,
 		cancelRead: cancelRead,
-		tokens:     float64(s.cfg.MessageBurst),
-		last:       s.cfg.Now(),
+		rate:       bucket{last: s.cfg.Now()},
 	}
 }
 
@@ -368,13 +404,36 @@ func (s *Server) serveConn(c *peerConn) {
 	if !c.killed.Load() {
 		_ = ws.CloseNow()
 	}
-	s.leave(c)
+	roomName, left := s.leave(c)
 	close(c.done)
 	c.wg.Wait()
 	if c.closeTimer != nil {
 		c.closeTimer.Stop()
 	}
-	log.Debug("signaling connection closed", "err", end)
+	why := c.killReason
+	if why == "" {
+		why = closeReason(end)
+	}
+	if roomName != "" {
+		log.Info("signaling leave", "room", roomName, "size", left, "reason", why)
+	} else {
+		log.Debug("signaling connection closed before joining", "reason", why)
+	}
+}
+
+// closeReason says in words why a connection the server did not close
+// ended: a normal close is not an error.
+func closeReason(err error) string {
+	switch code := websocket.CloseStatus(err); code {
+	case websocket.StatusNormalClosure:
+		return "closed by the client"
+	case websocket.StatusGoingAway:
+		return "client going away"
+	case -1:
+		return "connection lost: " + err.Error()
+	default:
+		return "closed by the client with " + code.String()
+	}
 }
 
 // readLoop reads and handles messages until the connection ends.
@@ -393,10 +452,6 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 		if c.killed.Load() {
 			continue // closing: keep reading only to finish the close handshake
 		}
-		if !c.allow() {
-			c.kill(CodeRateLimited, ErrRateLimited)
-			continue
-		}
 		e, err := parseEnvelope(b, fromClient)
 		if err == nil && typ != websocket.MessageText {
 			err = errors.New("binary message: the protocol is JSON text")
@@ -404,6 +459,10 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 		if err == nil && (e.Type == typeJoin) == (c.room == nil) {
 			switch e.Type {
 			case typeJoin:
+				if !c.allow() {
+					c.kill(CodeRateLimited, ErrRateLimited)
+					continue
+				}
 				c.join()
 				joinTimer.Stop()
 			case typeSignal:
@@ -437,16 +496,7 @@ func (c *peerConn) allow() bool {
 	c.rateMu.Lock()
 	defer c.rateMu.Unlock()
 	cfg := &c.srv.cfg
-	now := cfg.Now()
-	if d := now.Sub(c.last); d > 0 {
-		c.tokens = min(float64(cfg.MessageBurst), c.tokens+d.Seconds()*float64(cfg.MessageRate))
-		c.last = now
-	}
-	if c.tokens < 1 {
-		return false
-	}
-	c.tokens--
-	return true
+	return c.rate.take(cfg.Now(), cfg.MessageRate, cfg.MessageBurst)
 }
 
 func mustMarshal(e envelope) []byte {
@@ -496,9 +546,14 @@ func (c *peerConn) join() {
 		Peers: peers, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
 	pj := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerJoined, Peer: c.id})
 	for _, m := range rm.members[:len(rm.members)-1] {
+		m.grant(c.id, s.cfg.ReplyAllowance) // c's arrival makes m offer: c pays
 		m.enqueue(pj)
 	}
-	s.log.Debug("signaling join", "peer", c.id, "room", rm.name, "size", len(rm.members))
+	// peers is who c meets: with rollnet's convention each of them offers.
+	s.log.Info("signaling join", "peer", c.id, "addr", c.addr, "room", rm.name, "size", len(rm.members), "peers", peers)
+	if rm.next > 0 && len(rm.members) == rm.cap {
+		s.log.Info("signaling room filled", "room", rm.name, "size", rm.cap)
+	}
 }
 
 // iceServersFor returns the ICE servers for the client with id: the
@@ -519,12 +574,19 @@ func (s *Server) iceServersFor(id string) []ICEServer {
 }
 
 // relay forwards a signal to its addressee if it is in c's room, and
-// otherwise tells c it was refused.
+// otherwise tells c it was refused. A signal c's allowance to the addressee
+// covers is free; any other is charged to c's rate limit and grants the
+// addressee an allowance to answer c.
 func (c *peerConn) relay(e envelope) {
 	s := c.srv
 	b := appendSignal(make([]byte, 0, signalOverhead+len(e.Payload)), c.id, e.Kind, e.Payload)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	free := c.takeAllowance(e.Peer, s.cfg.Now())
+	if !free && !c.allow() {
+		c.kill(CodeRateLimited, ErrRateLimited)
+		return
+	}
 	to := s.ids[e.Peer]
 	if to == nil || to == c || to.room != c.room {
 		s.stats.refused.Add(1)
@@ -532,19 +594,23 @@ func (c *peerConn) relay(e envelope) {
 			Message: ErrUnknownPeer.Error(), Peer: e.Peer}))
 		return
 	}
+	if !free {
+		to.grant(c.id, s.cfg.ReplyAllowance)
+	}
 	s.stats.relayed.Add(1)
 	to.enqueue(b)
 }
 
-// leave removes c from the server and its room, and tells the room.
-func (s *Server) leave(c *peerConn) {
+// leave removes c from the server and its room, and tells the room. It
+// returns the room c was in ("" if none) and how many are left in it.
+func (s *Server) leave(c *peerConn) (string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
 	delete(s.ids, c.id)
 	rm := c.room
 	if rm == nil {
-		return
+		return "", 0
 	}
 	c.room = nil
 	for i, m := range rm.members {
@@ -558,12 +624,15 @@ func (s *Server) leave(c *peerConn) {
 		if rm.next > 0 && s.pending[rm.next] == rm {
 			delete(s.pending, rm.next)
 		}
-		return
+		return rm.name, 0
 	}
 	pl := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerLeft, Peer: c.id})
+	now := s.cfg.Now()
 	for _, m := range rm.members {
+		m.peerGone(c.id, now)
 		m.enqueue(pl)
 	}
+	return rm.name, len(rm.members)
 }
 
 // enqueue queues b for c without blocking; a full queue drops c.
@@ -607,7 +676,12 @@ func (c *peerConn) kill(code int, reason error) {
 		case CodePingTimeout:
 			s.stats.pingTimeouts.Add(1)
 		}
-		s.log.Info("signaling connection closed", "peer", c.id, "addr", c.addr,
+		c.killReason = "closed by the server: " + reason.Error()
+		lvl := slog.LevelInfo
+		if code == int(websocket.StatusGoingAway) {
+			lvl = slog.LevelDebug // every connection at shutdown
+		}
+		s.log.Log(context.Background(), lvl, "signaling connection closed", "peer", c.id, "addr", c.addr,
 			"code", code, "reason", reason.Error())
 		c.closeTimer = time.AfterFunc(s.cfg.CloseTimeout, c.cancelRead)
 		c.wg.Add(1)

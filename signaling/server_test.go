@@ -276,3 +276,17 @@ func TestClientReadLimitFollowsServer(t *testing.T) {
 	require.Equal(t, len(payload), len(ev.Signal.Payload))
 	require.Equal(t, uint64(0), h.srv.Stats().TooBig)
 }
+
+func TestHandleAddsRoutes(t *testing.T) {
+	h := start(t, ServerConfig{})
+	h.srv.Handle("/turn", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("relay counts\n"))
+	}))
+	resp, err := http.Get(h.hs.URL + "/turn")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, "relay counts\n", string(body))
+	require.Panics(t, func() { h.srv.Handle("/healthz", http.NotFoundHandler()) })
+	h.dial("/room/still-mine")
+}
