@@ -1,5 +1,3 @@
-//go:build !js
-
 package signaling_test
 
 import (
