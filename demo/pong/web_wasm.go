@@ -35,12 +35,15 @@ const (
 	webLinger    = 3 * time.Second
 )
 
-// webOptions are the page URL's query: room, bot=1, frames=N, delay=F.
+// webOptions are the page URL's query: room, bot=1, frames=N, delay=F,
+// and inject=F (testing: this tab's state is corrupted from frame F on, at
+// every frame so that no rollback undoes it, to see the desync caught).
 type webOptions struct {
 	room   string
 	bot    bool
 	frames int
 	delay  int
+	inject int
 }
 
 func pageOptions() webOptions {
@@ -55,6 +58,9 @@ func pageOptions() webOptions {
 	}
 	if n, err := strconv.Atoi(q.Get("delay")); err == nil && n >= 0 && n <= 10 {
 		o.delay = n
+	}
+	if n, err := strconv.Atoi(q.Get("inject")); err == nil && n > 0 {
+		o.inject = n
 	}
 	return o
 }
@@ -239,6 +245,9 @@ func run(pg *page, o webOptions, tr transport.Transport, peer transport.Peer, si
 			}
 			if err = p.AddLocalInput(side, in); err == nil {
 				err = p.AdvanceFrame()
+			}
+			if o.inject > 0 && int(p.Frame()) >= o.inject {
+				p.State().Wins[side] = 200 // inject=F: this tab only
 			}
 		}
 		if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
