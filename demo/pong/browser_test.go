@@ -44,18 +44,19 @@ func chromium(t *testing.T) string {
 
 // pageResult is window.pong when the tab's match is over.
 type pageResult struct {
-	Done      bool    `json:"done"`
-	Error     string  `json:"error"`
-	Status    string  `json:"status"`
-	Side      int     `json:"side"`
-	Frame     int     `json:"frame"`
-	Compared  int     `json:"compared"`
-	Agreed    int     `json:"agreed"`
-	LoadedMs  float64 `json:"loadedMs"`
-	OpenMs    float64 `json:"openMs"`
-	RTTMs     float64 `json:"rttMs"`
-	RTTTicks  float64 `json:"rttTicks"`
-	Rollbacks int     `json:"rollbacks"`
+	Done       bool    `json:"done"`
+	Error      string  `json:"error"`
+	Status     string  `json:"status"`
+	Side       int     `json:"side"`
+	Frame      int     `json:"frame"`
+	Compared   int     `json:"compared"`
+	Agreed     int     `json:"agreed"`
+	LoadedMs   float64 `json:"loadedMs"`
+	OpenMs     float64 `json:"openMs"`
+	RTTMs      float64 `json:"rttMs"`
+	RTTTicks   float64 `json:"rttTicks"`
+	Rollbacks  int     `json:"rollbacks"`
+	Spectators int     `json:"spectators"`
 }
 
 // The browser pong, built once for every test.
@@ -127,6 +128,12 @@ func (e *browserEnv) tab(t *testing.T, room string, frames int, query ...string)
 // wait polls the tab's window.pong until its match is over.
 func wait(t *testing.T, ctx context.Context, within time.Duration) pageResult {
 	t.Helper()
+	return waitUntil(t, ctx, within, func(r pageResult) bool { return r.Done })
+}
+
+// waitUntil polls the tab's window.pong until cond holds.
+func waitUntil(t *testing.T, ctx context.Context, within time.Duration, cond func(pageResult) bool) pageResult {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	var r pageResult
@@ -134,7 +141,7 @@ func wait(t *testing.T, ctx context.Context, within time.Duration) pageResult {
 		var err error
 		r, err = chromedp.Run(ctx, chromedp.Evaluate[pageResult](`window.pong || {}`))
 		require.NoError(t, err, "the tab's match did not end within %v (last: %+v)", within, r)
-		if r.Done {
+		if cond(r) {
 			return r
 		}
 		select {
@@ -216,17 +223,24 @@ func (e *browserEnv) native(t *testing.T, room string, frames int, extra ...stri
 // real demo, -signal -room -bot) for 600 frames through the signaling
 // server the page came from, on loopback; both sides' sessions compare
 // checksums of confirmed frames and agree on every one (the native
-// process exits 1 on a desync).
+// process exits 1 on a desync). A second tab watches: the native host
+// adds it as a spectator.
 func TestBrowserTabPlaysNativeProcess(t *testing.T) {
 	e := newBrowserEnv(t)
 	const frames = 600
 	done := e.native(t, "tab-vs-native", frames)
 	ctx := e.tab(t, "tab-vs-native", frames)
+	waitUntil(t, ctx, 2*time.Minute, func(r pageResult) bool { return r.OpenMs > 0 || r.Done })
+	w := e.tab(t, "tab-vs-native", frames) // watches the native host
 	r := wait(t, ctx, 4*time.Minute)
+	rw := wait(t, w, 2*time.Minute)
 	screenshot(t, ctx, "tab-vs-native")
 	out, status := done()
 	require.Equal(t, exitOK, status, "the native pong failed or saw a desync")
 	checkPlayed(t, "tab", r, frames)
+	require.Equal(t, -1, rw.Side)
+	checkPlayed(t, "spectator tab", rw, frames)
+	require.Contains(t, out, "(replays from frame 0)", "the native host added the tab as a spectator")
 	require.Contains(t, out, "(checksums agree)")
 	require.Contains(t, out, fmt.Sprintf("frames played       %d", frames))
 }
@@ -251,16 +265,27 @@ func TestBrowserDesyncCaught(t *testing.T) {
 }
 
 // TestBrowserTwoTabs: two tabs of one Chromium play each other, browser
-// to browser, through the same server.
+// to browser, through the same server, and a third tab, opened once the
+// match is on, watches it: the left tab (the host) adds it as a spectator,
+// and it replays the match from frame 0, agreeing with the host's
+// checksums.
 func TestBrowserTwoTabs(t *testing.T) {
 	e := newBrowserEnv(t)
 	const frames = 600
 	a := e.tab(t, "tab-vs-tab", frames)
 	b := e.tab(t, "tab-vs-tab", frames)
+	open := func(r pageResult) bool { return r.OpenMs > 0 || r.Done }
+	waitUntil(t, a, 2*time.Minute, open)
+	waitUntil(t, b, time.Minute, open)
+	w := e.tab(t, "tab-vs-tab", frames)
 	ra := wait(t, a, 4*time.Minute)
 	rb := wait(t, b, time.Minute)
+	rw := wait(t, w, 2*time.Minute)
 	screenshot(t, a, "tab-a")
 	checkPlayed(t, "tab A", ra, frames)
 	checkPlayed(t, "tab B", rb, frames)
 	require.NotEqual(t, ra.Side, rb.Side)
+	require.Equal(t, 1, ra.Spectators+rb.Spectators, "the host added the spectator")
+	require.Equal(t, -1, rw.Side)
+	checkPlayed(t, "spectator tab", rw, frames)
 }

@@ -33,6 +33,7 @@ const (
 	webCapacity  = 32
 	webChecksums = 6
 	webLinger    = 3 * time.Second
+	webArchive   = 10 * 60 * webFPS // ten minutes of inputs for late spectators: 72 KB
 )
 
 // webOptions are the page URL's query: room, bot=1, frames=N, delay=F,
@@ -177,14 +178,21 @@ func play(pg *page, o webOptions) error {
 	}
 	sig := webrtc.NewSignalingAdapter(client)
 	defer sig.Close()
-	if len(client.Peers()) > 1 {
-		return fmt.Errorf("room %s has a match already (watching one is for the native pong: -spectate)", client.Room())
-	}
 	tr, err := webrtc.New(webrtc.Config{}, sig)
 	if err != nil {
 		return err
 	}
 	defer tr.Close()
+	if len(client.Peers()) > 1 { // both players are here: watch the host's match
+		host := transport.Peer(client.Peers()[0])
+		pg.say("in room %s as %s; connecting to the host %s to watch", client.Room(), client.ID(), host)
+		if err := waitFor(ctx, tr, host); err != nil {
+			return err
+		}
+		pg.set("openMs", now())
+		pg.set("side", -1)
+		return spectate(pg, o, tr, host, seedOf(client.Room()))
+	}
 	pg.say("in room %s as %s; waiting for an opponent", client.Room(), client.ID())
 	peers, err := tr.WaitPeers(ctx, 1)
 	if err != nil {
@@ -193,16 +201,28 @@ func play(pg *page, o webOptions) error {
 	side, peer := 0, peers[0]
 	if len(client.Peers()) == 1 { // the opponent was here first: it serves left
 		side, peer = 1, transport.Peer(client.Peers()[0])
-		for !slices.Contains(peers, peer) {
-			if peers, err = tr.WaitPeers(ctx, len(peers)+1); err != nil {
-				return fmt.Errorf("the opponent %s did not connect: %w", peer, err)
-			}
+		if err := waitFor(ctx, tr, peer); err != nil {
+			return err
 		}
 	}
 	pg.set("openMs", now())
 	pg.set("side", side)
 	pg.set("peer", string(peer))
 	return run(pg, o, tr, peer, side, seedOf(client.Room()))
+}
+
+// waitFor waits for peer's data channel to open.
+func waitFor(ctx context.Context, tr *webrtc.Transport, peer transport.Peer) error {
+	for n := 1; ; n++ {
+		peers, err := tr.WaitPeers(ctx, n)
+		if err != nil {
+			return fmt.Errorf("%s did not connect: %w", peer, err)
+		}
+		if slices.Contains(peers, peer) {
+			return nil
+		}
+		n = len(peers)
+	}
 }
 
 // seedOf is main.go's seedFor (FNV-1a of the room name): both players
@@ -216,14 +236,28 @@ func seedOf(room string) uint32 {
 	return h
 }
 
-func run(pg *page, o webOptions, tr transport.Transport, peer transport.Peer, side int, seed uint32) error {
+func simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) }
+
+func netConfig(seed uint32) session.NetConfig {
+	return session.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, Settings: uint64(seed)}
+}
+
+// run plays the match on side against peer. The left player is the host:
+// peers that connect during the match are its spectators, replaying it
+// from frame 0 out of the session's archive (webArchive frames).
+func run(pg *page, o webOptions, tr *webrtc.Transport, peer transport.Peer, side int, seed uint32) error {
 	remote := []transport.Peer{"", ""}
 	remote[1-side] = peer
+	archive := 0
+	if side == 0 {
+		archive = webArchive
+	}
 	p, err := session.NewP2P[State](session.P2PConfig[Input]{
-		Session: session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: webCapacity},
-		Remote:  remote,
-		Net:     session.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, Settings: uint64(seed)},
-	}, tr, func(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) })
+		Session:          session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: webCapacity},
+		Remote:           remote,
+		SpectatorArchive: archive,
+		Net:              netConfig(seed),
+	}, tr, simulate)
 	if err != nil {
 		return err
 	}
@@ -232,10 +266,21 @@ func run(pg *page, o webOptions, tr transport.Transport, peer transport.Peer, si
 	tick := time.NewTicker(time.Second / webFPS)
 	defer tick.Stop()
 	var events []session.Event
+	var peerEvents []webrtc.PeerEvent
 	var desync, gone error
 	var lingerUntil time.Time
+	watchers := 0
 	for n := 0; ; n++ {
 		<-tick.C
+		if side == 0 {
+			peerEvents = tr.Events(peerEvents[:0])
+			for _, e := range peerEvents {
+				if e.Kind == webrtc.PeerConnected && e.Peer != peer && p.AddSpectator(e.Peer) == nil {
+					watchers++
+					pg.set("spectators", watchers)
+				}
+			}
+		}
 		if p.Running() && p.WaitRecommendation() > 0 || (o.frames > 0 && int(p.Frame()) >= o.frames) {
 			err = p.Poll()
 		} else {
@@ -255,6 +300,9 @@ func run(pg *page, o webOptions, tr transport.Transport, peer transport.Peer, si
 		}
 		events = p.Events(events[:0])
 		for _, e := range events {
+			if e.Peer != "" && e.Peer != peer {
+				continue // about a spectator: never the end of the match
+			}
 			switch e.Kind {
 			case session.EventDesyncDetected:
 				desync = fmt.Errorf("desync at frame %d", e.Frame)
@@ -289,13 +337,17 @@ func run(pg *page, o webOptions, tr transport.Transport, peer transport.Peer, si
 func publish(pg *page, p *session.P2P[State, Input], peer transport.Peer, side int) {
 	st := p.Stats()
 	ps, _ := p.PeerStats(peer)
+	title := fmt.Sprintf("you (%s) vs %s", [2]string{"left", "right"}[side], peer)
+	show(pg, title, int(p.Frame()), int(p.ConfirmedFrame()), ps, int(st.Rollbacks), st.MaxRollbackDepth)
+}
+
+func show(pg *page, title string, frame, confirmed int, ps session.PeerStats, rollbacks, deepest int) {
 	rttTicks := ps.RTT.Seconds() * webFPS
 	for k, v := range map[string]any{
-		"frame": int(p.Frame()), "confirmed": int(p.ConfirmedFrame()),
+		"frame": frame, "confirmed": confirmed,
 		"compared": int(ps.ChecksumsCompared), "agreed": int(ps.ChecksumsAgreed),
 		"rttMs": float64(ps.RTT.Microseconds()) / 1000, "rttTicks": rttTicks,
-		"rollbacks": int(st.Rollbacks), "deepest": st.MaxRollbackDepth,
-		"advantage": ps.LocalFrameAdvantage,
+		"rollbacks": rollbacks, "deepest": deepest, "advantage": ps.LocalFrameAdvantage,
 	} {
 		pg.set(k, v)
 	}
@@ -306,7 +358,52 @@ func publish(pg *page, p *session.P2P[State, Input], peer transport.Peer, side i
 			check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", ps.ChecksumsCompared-ps.ChecksumsAgreed, ps.ChecksumsCompared)
 		}
 	}
-	name := [2]string{"left", "right"}[side]
-	pg.stats.Set("textContent", fmt.Sprintf("you (%s) vs %s\nframe %d (confirmed %d)  advantage %+d  rollbacks %d (deepest %d)\nround trip: game loop %.1f ms (%.1f ticks)\n%s",
-		name, peer, p.Frame(), p.ConfirmedFrame(), ps.LocalFrameAdvantage, st.Rollbacks, st.MaxRollbackDepth, float64(ps.RTT.Microseconds())/1000, rttTicks, check))
+	pg.stats.Set("textContent", fmt.Sprintf("%s\nframe %d (confirmed %d)  advantage %+d  rollbacks %d (deepest %d)\nround trip: game loop %.1f ms (%.1f ticks)\n%s",
+		title, frame, confirmed, ps.LocalFrameAdvantage, rollbacks, deepest, float64(ps.RTT.Microseconds())/1000, rttTicks, check))
+}
+
+// spectate watches host's match from frame 0 until o.frames (or until the
+// host leaves), comparing checksums with the host.
+func spectate(pg *page, o webOptions, tr transport.Transport, host transport.Peer, seed uint32) error {
+	s, err := session.NewSpectator[State](session.SpectatorConfig{
+		Players: 2, InputDelay: o.delay, Capacity: webCapacity, Host: host, Net: netConfig(seed),
+	}, tr, simulate)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	*s.State() = NewState(seed)
+	tick := time.NewTicker(time.Second / webFPS)
+	defer tick.Stop()
+	var events []session.Event
+	title := fmt.Sprintf("watching %s (left) vs right", host)
+	for n := 0; ; n++ {
+		<-tick.C
+		err := s.AdvanceFrame()
+		switch {
+		case err == nil, errors.Is(err, session.ErrNotSynchronized), errors.Is(err, session.ErrPredictionLimit):
+		case errors.Is(err, session.ErrHostGone):
+			if o.frames > 0 && int(s.Frame()) < o.frames {
+				return fmt.Errorf("the host left at frame %d", s.Frame())
+			}
+			return nil
+		default:
+			return err
+		}
+		events = s.Events(events[:0])
+		for _, e := range events {
+			if e.Kind == session.EventDesyncDetected {
+				show(pg, title, int(s.Frame()), int(s.Frame())-1, s.PeerStats(), 0, 0)
+				return fmt.Errorf("desync at frame %d", e.Frame)
+			}
+		}
+		pg.draw(s.State(), -1)
+		done := o.frames > 0 && int(s.Frame()) >= o.frames
+		if n%15 == 0 || done {
+			show(pg, title, int(s.Frame()), int(s.Frame())-1, s.PeerStats(), 0, 0)
+		}
+		if done {
+			return nil
+		}
+	}
 }
