@@ -55,6 +55,7 @@ type pageResult struct {
 	OpenMs     float64 `json:"openMs"`
 	RTTMs      float64 `json:"rttMs"`
 	RTTTicks   float64 `json:"rttTicks"`
+	NetRTTMs   float64 `json:"netRttMs"`
 	Rollbacks  int     `json:"rollbacks"`
 	Spectators int     `json:"spectators"`
 }
@@ -160,8 +161,8 @@ func checkPlayed(t *testing.T, name string, r pageResult, frames int) {
 	require.GreaterOrEqual(t, r.Frame, frames, "%s: %+v", name, r)
 	require.Positive(t, r.Compared, "%s compared no checksum: %+v", name, r)
 	require.Equal(t, r.Compared, r.Agreed, "%s: checksums disagree: %+v", name, r)
-	t.Logf("%s (side %d): page load to channel open %.0f ms (wasm started at %.0f ms), input round trip %.1f ticks (%.1f ms), %d checksums compared, all agree, %d rollbacks",
-		name, r.Side, r.OpenMs, r.LoadedMs, r.RTTTicks, r.RTTMs, r.Compared, r.Rollbacks)
+	t.Logf("%s (side %d): page load to channel open %.0f ms (wasm started at %.0f ms), input round trip %.1f ticks (%.1f ms; network %.2f ms), %d checksums compared, all agree, %d rollbacks",
+		name, r.Side, r.OpenMs, r.LoadedMs, r.RTTTicks, r.RTTMs, r.NetRTTMs, r.Compared, r.Rollbacks)
 }
 
 // screenshot saves the tab's canvas under the test's artifact directory
@@ -238,6 +239,7 @@ func TestBrowserTabPlaysNativeProcess(t *testing.T) {
 	out, status := done()
 	require.Equal(t, exitOK, status, "the native pong failed or saw a desync")
 	checkPlayed(t, "tab", r, frames)
+	require.Positive(t, r.NetRTTMs, "the browser's ICE round trip (PeerInfo from getStats)")
 	require.Equal(t, -1, rw.Side)
 	checkPlayed(t, "spectator tab", rw, frames)
 	require.Contains(t, out, "(replays from frame 0)", "the native host added the tab as a spectator")

@@ -318,7 +318,7 @@ func run(pg *page, o webOptions, tr *webrtc.Transport, peer transport.Peer, side
 			lingerUntil = time.Now().Add(webLinger) // the peer confirms its last frames
 		}
 		if n%15 == 0 || gone != nil || desync != nil || (done && time.Now().After(lingerUntil)) {
-			publish(pg, p, peer, side)
+			publish(pg, p, tr, peer, side)
 		}
 		switch {
 		case desync != nil:
@@ -334,11 +334,17 @@ func run(pg *page, o webOptions, tr *webrtc.Transport, peer transport.Peer, side
 }
 
 // publish shows the terminal's numbers under the canvas and in window.pong.
-func publish(pg *page, p *session.P2P[State, Input], peer transport.Peer, side int) {
+func publish(pg *page, p *session.P2P[State, Input], tr *webrtc.Transport, peer transport.Peer, side int) {
 	st := p.Stats()
 	ps, _ := p.PeerStats(peer)
 	title := fmt.Sprintf("you (%s) vs %s", [2]string{"left", "right"}[side], peer)
 	show(pg, title, int(p.Frame()), int(p.ConfirmedFrame()), ps, int(st.Rollbacks), st.MaxRollbackDepth)
+	if info, err := tr.PeerInfo(peer); err == nil && info.RTT > 0 {
+		ms := float64(info.RTT.Microseconds()) / 1000
+		pg.set("netRttMs", ms)
+		pg.stats.Set("textContent", pg.stats.Get("textContent").String()+
+			fmt.Sprintf("\nnetwork round trip %.2f ms (the browser's ICE, %s to %s candidate)", ms, info.LocalCandidate, info.RemoteCandidate))
+	}
 }
 
 func show(pg *page, title string, frame, confirmed int, ps session.PeerStats, rollbacks, deepest int) {

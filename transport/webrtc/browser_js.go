@@ -3,6 +3,7 @@ package webrtc
 import (
 	"errors"
 	"syscall/js"
+	"time"
 
 	pion "github.com/pion/webrtc/v4"
 
@@ -140,21 +141,78 @@ func (t *Transport) opened(p *peer) {
 	}))
 }
 
-// PeerInfo returns what is known about peer's connection: in a browser,
-// whether it is open and interrupted (RTT and candidate types are not
-// read from the browser's statistics).
+// PeerInfo returns what is known about peer's connection. It reads the
+// browser's statistics (getStats: the nominated candidate pair's current
+// round trip and candidate types), waiting for the browser's promise:
+// call it now and then from a goroutine, never from a browser callback.
+// It fails with transport.ErrUnknownPeer, transport.ErrPeerGone or
+// transport.ErrClosed.
 func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
 	t.mu.RLock()
-	defer t.mu.RUnlock()
 	if t.closed {
+		t.mu.RUnlock()
 		return PeerInfo{}, transport.ErrClosed
 	}
 	p, ok := t.peers[peer]
 	if !ok {
+		t.mu.RUnlock()
 		return PeerInfo{}, transport.ErrUnknownPeer
 	}
 	if p.gone != nil {
+		t.mu.RUnlock()
 		return PeerInfo{}, transport.ErrPeerGone
 	}
-	return PeerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}, nil
+	info := PeerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}
+	pc := p.pc
+	t.mu.RUnlock()
+	if pc == nil {
+		return info, nil
+	}
+	report, ok := await(pc.JSValue().Call("getStats"))
+	if !ok {
+		return info, nil
+	}
+	var pair js.Value
+	byID := map[string]js.Value{}
+	each := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		s := args[0]
+		byID[s.Get("id").String()] = s
+		if s.Get("type").String() == "candidate-pair" && s.Get("nominated").Truthy() && s.Get("state").String() == "succeeded" {
+			pair = s
+		}
+		return nil
+	})
+	report.Call("forEach", each)
+	each.Release()
+	if pair.IsUndefined() {
+		return info, nil
+	}
+	if rtt := pair.Get("currentRoundTripTime"); rtt.Type() == js.TypeNumber {
+		info.RTT = time.Duration(rtt.Float() * float64(time.Second))
+	}
+	candidateType := func(id js.Value) string {
+		if c, ok := byID[id.String()]; ok && c.Get("candidateType").Type() == js.TypeString {
+			return c.Get("candidateType").String()
+		}
+		return ""
+	}
+	info.LocalCandidate = candidateType(pair.Get("localCandidateId"))
+	info.RemoteCandidate = candidateType(pair.Get("remoteCandidateId"))
+	return info, nil
+}
+
+// await waits for a promise; ok is false if it was rejected.
+func await(promise js.Value) (js.Value, bool) {
+	type result struct {
+		v  js.Value
+		ok bool
+	}
+	done := make(chan result, 1)
+	then := js.FuncOf(func(_ js.Value, args []js.Value) any { done <- result{args[0], true}; return nil })
+	catch := js.FuncOf(func(js.Value, []js.Value) any { done <- result{js.Undefined(), false}; return nil })
+	defer then.Release()
+	defer catch.Release()
+	promise.Call("then", then, catch)
+	r := <-done
+	return r.v, r.ok
 }
