@@ -5,17 +5,23 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	pion "github.com/pion/webrtc/v4"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
 // The real-browser tests: the browser pong (web_wasm.go, compiled by -web
@@ -58,6 +64,7 @@ type pageResult struct {
 	NetRTTMs   float64 `json:"netRttMs"`
 	Rollbacks  int     `json:"rollbacks"`
 	Spectators int     `json:"spectators"`
+	PeerGone   string  `json:"peerGone"`
 }
 
 // The browser pong, built once for every test.
@@ -290,4 +297,99 @@ func TestBrowserTwoTabs(t *testing.T) {
 	require.Equal(t, 1, ra.Spectators+rb.Spectators, "the host added the spectator")
 	require.Equal(t, -1, rw.Side)
 	checkPlayed(t, "spectator tab", rw, frames)
+}
+
+// TestBrowserTabDropsHostilePeer: a raw pion peer (not a Transport) joins a
+// tab's room, answers its offer on the game channel's settings, and sends
+// what no Transport sends: a message over MaxMessageSize (the browser
+// accepts up to its own advertised size, 256 KiB) or a text message. The
+// tab's transport disconnects it with the reason (read from the page's
+// PeerGone event), never queueing the message.
+func TestBrowserTabDropsHostilePeer(t *testing.T) {
+	e := newBrowserEnv(t)
+	for _, c := range []struct {
+		name string
+		send func(*pion.DataChannel) error
+		want string
+	}{
+		{"oversize", func(dc *pion.DataChannel) error { return dc.Send(make([]byte, 2000)) }, webrtc.ErrOversizeMessage.Error()},
+		{"text", func(dc *pion.DataChannel) error { return dc.SendText("hello") }, webrtc.ErrTextMessage.Error()},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tab := e.tab(t, "hostile-"+c.name, 600)
+			waitUntil(t, tab, 2*time.Minute, func(r pageResult) bool { return strings.Contains(r.Status, "waiting for an opponent") })
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			dc := hostilePeer(t, ctx, "ws://"+e.addr+"/room/hostile-"+c.name)
+			require.NoError(t, c.send(dc))
+			r := waitUntil(t, tab, time.Minute, func(r pageResult) bool { return r.PeerGone != "" || r.Done })
+			require.Equal(t, c.want, r.PeerGone, "%+v", r)
+		})
+	}
+}
+
+// hostilePeer joins url as a raw pion peer, answers the offer of the peer
+// already there on a negotiated channel 0, and returns the channel once
+// open.
+func hostilePeer(t *testing.T, ctx context.Context, url string) *pion.DataChannel {
+	t.Helper()
+	client, err := signaling.Dial(ctx, url, signaling.ClientConfig{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	require.Len(t, client.Peers(), 1)
+	tab := client.Peers()[0]
+	pc, err := pion.NewPeerConnection(pion.Configuration{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = pc.GracefulClose() })
+	ordered, zero, negotiated, id := false, uint16(0), true, uint16(0)
+	dc, err := pc.CreateDataChannel("hostile", &pion.DataChannelInit{Ordered: &ordered, MaxRetransmits: &zero, Negotiated: &negotiated, ID: &id})
+	require.NoError(t, err)
+	open := make(chan struct{})
+	dc.OnOpen(func() { close(open) })
+	pc.OnICECandidate(func(c *pion.ICECandidate) {
+		if c != nil {
+			payload, _ := json.Marshal(c.ToJSON())
+			_ = client.Send(ctx, tab, signaling.Signal{Kind: signaling.SignalCandidate, Payload: payload})
+		}
+	})
+	var early []pion.ICECandidateInit
+	for remoteSet := false; ; {
+		var ev signaling.Event
+		select {
+		case ev = <-client.Events():
+		case <-open:
+			return dc
+		case <-ctx.Done():
+			require.FailNow(t, "the tab never connected")
+		}
+		if ev.Kind != signaling.SignalReceived {
+			continue
+		}
+		switch ev.Signal.Kind {
+		case signaling.SignalOffer:
+			var offer pion.SessionDescription
+			require.NoError(t, json.Unmarshal(ev.Signal.Payload, &offer))
+			require.NoError(t, pc.SetRemoteDescription(offer))
+			remoteSet = true
+			for _, c := range early {
+				require.NoError(t, pc.AddICECandidate(c))
+			}
+			answer, err := pc.CreateAnswer(nil)
+			require.NoError(t, err)
+			require.NoError(t, pc.SetLocalDescription(answer))
+			payload, err := json.Marshal(answer)
+			require.NoError(t, err)
+			require.NoError(t, client.Send(ctx, tab, signaling.Signal{Kind: signaling.SignalAnswer, Payload: payload}))
+		case signaling.SignalCandidate:
+			var cs []pion.ICECandidateInit // the tab bundles its candidates
+			require.NoError(t, json.Unmarshal(ev.Signal.Payload, &cs))
+			if !remoteSet {
+				early = append(early, cs...)
+				continue
+			}
+			for _, c := range cs {
+				require.NoError(t, pc.AddICECandidate(c))
+			}
+		}
+	}
 }

@@ -272,13 +272,14 @@ func run(pg *page, o webOptions, tr *webrtc.Transport, peer transport.Peer, side
 	watchers := 0
 	for n := 0; ; n++ {
 		<-tick.C
-		if side == 0 {
-			peerEvents = tr.Events(peerEvents[:0])
-			for _, e := range peerEvents {
-				if e.Kind == webrtc.PeerConnected && e.Peer != peer && p.AddSpectator(e.Peer) == nil {
-					watchers++
-					pg.set("spectators", watchers)
-				}
+		peerEvents = tr.Events(peerEvents[:0])
+		for _, e := range peerEvents {
+			switch {
+			case e.Kind == webrtc.PeerGone && e.Peer == peer:
+				pg.set("peerGone", e.Err.Error())
+			case e.Kind == webrtc.PeerConnected && e.Peer != peer && side == 0 && p.AddSpectator(e.Peer) == nil:
+				watchers++
+				pg.set("spectators", watchers)
 			}
 		}
 		if p.Running() && p.WaitRecommendation() > 0 || (o.frames > 0 && int(p.Frame()) >= o.frames) {
