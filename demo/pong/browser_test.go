@@ -234,6 +234,7 @@ func (e *browserEnv) native(t *testing.T, room string, frames int, extra ...stri
 // process exits 1 on a desync). A second tab watches: the native host
 // adds it as a spectator.
 func TestBrowserTabPlaysNativeProcess(t *testing.T) {
+	t.Parallel() // mostly waiting on real-time frames
 	e := newBrowserEnv(t)
 	const frames = 600
 	done := e.native(t, "tab-vs-native", frames)
@@ -261,6 +262,7 @@ func TestBrowserTabPlaysNativeProcess(t *testing.T) {
 // fail. (The native -inject-desync corrupts one frame, which a rollback
 // past it undoes: against a browser's timing it went unseen.)
 func TestBrowserDesyncCaught(t *testing.T) {
+	t.Parallel() // mostly waiting on real-time frames
 	e := newBrowserEnv(t)
 	const frames = 600
 	done := e.native(t, "desync", frames)
@@ -279,6 +281,7 @@ func TestBrowserDesyncCaught(t *testing.T) {
 // and it replays the match from frame 0, agreeing with the host's
 // checksums.
 func TestBrowserTwoTabs(t *testing.T) {
+	t.Parallel() // mostly waiting on real-time frames
 	e := newBrowserEnv(t)
 	const frames = 600
 	a := e.tab(t, "tab-vs-tab", frames)
@@ -306,6 +309,7 @@ func TestBrowserTwoTabs(t *testing.T) {
 // tab's transport disconnects it with the reason (read from the page's
 // PeerGone event), never queueing the message.
 func TestBrowserTabDropsHostilePeer(t *testing.T) {
+	t.Parallel() // mostly waiting on real-time frames
 	e := newBrowserEnv(t)
 	for _, c := range []struct {
 		name string

@@ -38,8 +38,7 @@ func newAPI(_ Config, servers []pion.ICEServer) (*pion.API, []pion.ICEServer) {
 // watchCandidates hands each of the browser's local candidates to f, as
 // its own toJSON() gives it, and nil at the end of gathering.
 func watchCandidates(pc *pion.PeerConnection, f func(*pion.ICECandidateInit)) {
-	var fn js.Func
-	fn = js.FuncOf(func(_ js.Value, args []js.Value) any {
+	fn := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		c := args[0].Get("candidate")
 		if c.IsNull() || c.IsUndefined() || c.Get("candidate").String() == "" {
 			go f(nil) // end of candidates (some browsers send an empty one)
