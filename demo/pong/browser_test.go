@@ -116,7 +116,7 @@ func newBrowserEnv(t *testing.T) *browserEnv {
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	t.Cleanup(cancelBrowser)
 	require.NoError(t, chromedp.Do(browser, chromedp.Navigate("about:blank")))
-	return &browserEnv{addr: srv.addr(), build: b, browser: browser}
+	return &browserEnv{addr: strings.TrimPrefix(srv.url, "ws://"), build: b, browser: browser}
 }
 
 // tab opens a new tab on the page for room, with a bot playing and query

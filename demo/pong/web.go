@@ -74,16 +74,6 @@ func buildWeb(ctx context.Context) (*webBuild, error) {
 	return b, nil
 }
 
-// webServer serves the page, the wasm pong and the signaling server on one
-// address: the page's WebSocket goes to its own origin, which the
-// signaling server's origin check accepts.
-type webServer struct {
-	sig  *signaling.Server
-	http *http.Server
-	ln   net.Listener
-	done chan struct{}
-}
-
 func (b *webBuild) handler(sig http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/room", sig)
@@ -110,8 +100,10 @@ func (b *webBuild) handler(sig http.Handler) http.Handler {
 	return mux
 }
 
-// startWeb serves the browser pong b with a signaling server on addr.
-func startWeb(addr string, b *webBuild) (*webServer, error) {
+// startWeb serves the page, the browser pong b and a signaling server on
+// addr, one origin: the page's WebSocket goes to the server it came from,
+// whose origin check accepts it.
+func startWeb(addr string, b *webBuild) (*signalServer, error) {
 	sig, err := signaling.NewServer(signaling.ServerConfig{})
 	if err != nil {
 		return nil, err
@@ -121,10 +113,10 @@ func startWeb(addr string, b *webBuild) (*webServer, error) {
 		_ = sig.Close()
 		return nil, fmt.Errorf("pong: -web: %w", err)
 	}
-	s := &webServer{
-		sig:  sig,
+	s := &signalServer{
+		srv:  sig,
 		http: &http.Server{Handler: b.handler(sig), ReadHeaderTimeout: 5 * time.Second},
-		ln:   ln,
+		url:  "ws://" + ln.Addr().String(),
 		done: make(chan struct{}),
 	}
 	go func() {
@@ -132,16 +124,6 @@ func startWeb(addr string, b *webBuild) (*webServer, error) {
 		_ = s.http.Serve(ln)
 	}()
 	return s, nil
-}
-
-func (s *webServer) addr() string { return s.ln.Addr().String() }
-
-func (s *webServer) close() {
-	_ = s.sig.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	_ = s.http.Shutdown(ctx)
-	<-s.done
 }
 
 // runWeb is -web ADDR: it serves the browser pong and a signaling server
@@ -159,7 +141,7 @@ func runWeb(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer s.close()
-	a := s.addr()
+	a := strings.TrimPrefix(s.url, "ws://")
 	fmt.Fprintf(stdout, "pong: built pong.wasm (%.1f MB, %.1f MB gzipped) in %v\n", float64(len(b.wasm))/1e6, float64(len(b.gzipped))/1e6, b.took.Round(100*time.Millisecond))
 	fmt.Fprintf(stdout, "pong: open http://%s/?room=lobby in two tabs to play each other (W/S or the arrow keys),\n", a)
 	fmt.Fprintf(stdout, "      or one tab and: go run ./demo/pong -signal ws://%s -room lobby\n", a)

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	pion "github.com/pion/webrtc/v4"
-
-	"github.com/rollnet/rollnet/transport"
 )
 
 // In a browser (GOOS=js), pion wraps the page's own RTCPeerConnection: the
@@ -140,36 +138,13 @@ func (t *Transport) opened(p *peer) {
 	}))
 }
 
-// PeerInfo returns what is known about peer's connection. It reads the
-// browser's statistics (getStats: the nominated candidate pair's current
-// round trip and candidate types), waiting for the browser's promise:
-// call it now and then from a goroutine, never from a browser callback.
-// It fails with transport.ErrUnknownPeer, transport.ErrPeerGone or
-// transport.ErrClosed.
-func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
-	t.mu.RLock()
-	if t.closed {
-		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrClosed
-	}
-	p, ok := t.peers[peer]
-	if !ok {
-		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrUnknownPeer
-	}
-	if p.gone != nil {
-		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrPeerGone
-	}
-	info := PeerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}
-	pc := p.pc
-	t.mu.RUnlock()
-	if pc == nil {
-		return info, nil
-	}
+// readStats fills info's round trip and candidate types from the
+// browser's getStats: the nominated candidate pair's current round trip,
+// and its candidates' types.
+func readStats(pc *pion.PeerConnection, info *PeerInfo) {
 	report, ok := await(pc.JSValue().Call("getStats"))
 	if !ok {
-		return info, nil
+		return
 	}
 	var pair js.Value
 	byID := map[string]js.Value{}
@@ -184,7 +159,7 @@ func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
 	report.Call("forEach", each)
 	each.Release()
 	if pair.IsUndefined() {
-		return info, nil
+		return
 	}
 	if rtt := pair.Get("currentRoundTripTime"); rtt.Type() == js.TypeNumber {
 		info.RTT = time.Duration(rtt.Float() * float64(time.Second))
@@ -197,7 +172,6 @@ func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
 	}
 	info.LocalCandidate = candidateType(pair.Get("localCandidateId"))
 	info.RemoteCandidate = candidateType(pair.Get("remoteCandidateId"))
-	return info, nil
 }
 
 // await waits for a promise; ok is false if it was rejected.

@@ -11,8 +11,6 @@ import (
 
 	"github.com/pion/ice/v4"
 	pion "github.com/pion/webrtc/v4"
-
-	"github.com/rollnet/rollnet/transport"
 )
 
 // newAPI is pion's API configured by cfg: detached data channels, the SCTP
@@ -101,31 +99,9 @@ func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvLane) {
 	}
 }
 
-// PeerInfo returns what is known about peer's connection. It asks pion for
-// its statistics and allocates: call it now and then, not every frame. It
-// fails with transport.ErrUnknownPeer, transport.ErrPeerGone or
-// transport.ErrClosed.
-func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
-	t.mu.RLock()
-	if t.closed {
-		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrClosed
-	}
-	p, ok := t.peers[peer]
-	if !ok {
-		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrUnknownPeer
-	}
-	if p.gone != nil {
-		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrPeerGone
-	}
-	info := PeerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}
-	pc := p.pc
-	t.mu.RUnlock()
-	if pc == nil {
-		return info, nil
-	}
+// readStats fills info's round trip and candidate types from pion's
+// statistics.
+func readStats(pc *pion.PeerConnection, info *PeerInfo) {
 	if sctp := pc.SCTP(); sctp != nil {
 		if pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair(); err == nil && pair != nil {
 			info.LocalCandidate = pair.Local.Typ.String()
@@ -137,5 +113,4 @@ func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
 			info.RTT = time.Duration(ps.CurrentRoundTripTime * float64(time.Second))
 		}
 	}
-	return info, nil
 }
