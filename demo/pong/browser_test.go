@@ -33,7 +33,7 @@ import (
 
 // chromium is the browser the tests drive: $ROLLNET_CHROMIUM, else
 // Debian's chromium on PATH. Without one the tests skip, saying how to get
-// it; CI installs it.
+// it, except under CI=true, where they fail: CI installs it.
 func chromium(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("ROLLNET_CHROMIUM"); p != "" {
@@ -43,6 +43,9 @@ func chromium(t *testing.T) string {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("CI=true and no chromium on PATH: CI must install it (apt-get install -y chromium)")
 	}
 	t.Skip("no chromium on PATH: apt-get install -y chromium (or set ROLLNET_CHROMIUM) to run the browser tests")
 	return ""
