@@ -60,14 +60,18 @@ func watchCandidates(pc *pion.PeerConnection, f func(*pion.ICECandidateInit)) {
 		return nil
 	})
 	pc.JSValue().Set("onicecandidate", fn)
-	// Released when the connection closes, with the channel's handlers.
-	pc.JSValue().Call("addEventListener", "connectionstatechange", js.FuncOf(func(this js.Value, _ []js.Value) any {
+	// Both released when the connection closes.
+	var closed js.Func
+	closed = js.FuncOf(func(this js.Value, _ []js.Value) any {
 		if this.Get("connectionState").String() == "closed" {
 			this.Set("onicecandidate", js.Null())
+			this.Call("removeEventListener", "connectionstatechange", closed)
 			fn.Release()
+			closed.Release()
 		}
 		return nil
-	}))
+	})
+	pc.JSValue().Call("addEventListener", "connectionstatechange", closed)
 }
 
 // closeGracefully closes pc (the browser closes its transports itself).
@@ -105,14 +109,20 @@ func (t *Transport) opened(p *peer) {
 	buf := make([]byte, MaxMessageSize)
 	view := js.Global().Get("Uint8Array")
 	ch := &browserChannel{dc: p.dc}
+	dead := false // a message broke the rules: nothing after it is read
 	ch.handler = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if dead {
+			return nil
+		}
 		data := args[0].Get("data")
 		if data.Type() == js.TypeString {
+			dead = true
 			go t.peerGone(p, ErrTextMessage, false)
 			return nil
 		}
 		n := data.Get("byteLength").Int()
 		if n > MaxMessageSize {
+			dead = true
 			go t.peerGone(p, ErrOversizeMessage, false)
 			return nil
 		}
@@ -130,12 +140,16 @@ func (t *Transport) opened(p *peer) {
 	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
 	t.mu.Unlock()
 	dc.Set("onmessage", ch.handler)
-	dc.Call("addEventListener", "close", js.FuncOf(func(js.Value, []js.Value) any {
+	var closed js.Func
+	closed = js.FuncOf(func(js.Value, []js.Value) any {
 		dc.Set("onmessage", js.Null())
+		dc.Call("removeEventListener", "close", closed)
 		ch.handler.Release()
+		closed.Release()
 		go t.peerGone(p, ErrPeerClosed, false)
 		return nil
-	}))
+	})
+	dc.Call("addEventListener", "close", closed)
 }
 
 // readStats fills info's round trip and candidate types from the
