@@ -119,7 +119,9 @@
 // newcomer meets), filled next=N rooms, and leaves (peer, room, who is
 // left, and why: "closed by the client" for a normal close, which is not
 // an error) at info; the server's own closes (rate limit, slow consumer,
-// ...) and refused requests at info; shutdown closes at debug.
+// ...) and refused requests at info; refusals for a limit (HTTP 429, a
+// flood would flood the log: Stats counts them) and shutdown closes at
+// debug.
 //
 // # ICE servers
 //

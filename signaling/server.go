@@ -241,7 +241,11 @@ func (s *Server) parseRoomRequest(r *http.Request) (roomRequest, error) {
 
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.stats.rejected.Add(1)
-	s.log.Info("signaling request refused", "addr", r.RemoteAddr, "path", r.URL.Path,
+	lvl := slog.LevelInfo
+	if status == http.StatusTooManyRequests {
+		lvl = slog.LevelDebug // a flood of them would flood the log; Stats counts them
+	}
+	s.log.Log(r.Context(), lvl, "signaling request refused", "addr", r.RemoteAddr, "path", r.URL.Path,
 		"status", status, "reason", msg)
 	w.Header().Set("Connection", "close")
 	http.Error(w, msg, status)
