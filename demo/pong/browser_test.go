@@ -204,13 +204,16 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	require.Greater(t, lit, b.Dx()*b.Dy()/400, "nothing bright on the canvas: no paddles, no score")
 }
 
-// native starts the native pong (this test binary as the demo) with a bot
-// in room on e's server, and returns a func that waits for it to exit and
+// native starts the native pong (this test binary as the demo, or the
+// binary $ROLLNET_PONG_NATIVE names) with a bot in room on e's server, and returns a func that waits for it to exit and
 // returns its output and exit status.
 func (e *browserEnv) native(t *testing.T, room string, frames int, extra ...string) func() (string, int) {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
+	if p := os.Getenv("ROLLNET_PONG_NATIVE"); p != "" {
+		exe = p // another build of the native pong (another release, say)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	args := append([]string{"-signal", "ws://" + e.addr, "-room", room, "-bot", "-frames", fmt.Sprint(frames), "-headless", "-timeout", "3m"}, extra...)
 	cmd := exec.CommandContext(ctx, exe, args...)

@@ -33,7 +33,11 @@ const (
 	webCapacity  = 32
 	webChecksums = 6
 	webLinger    = 3 * time.Second
-	webArchive   = 10 * 60 * webFPS // ten minutes of inputs for late spectators: 72 KB
+	// webSyncTimeout bounds the handshake; the native pong greets its
+	// opponent by name for up to 3 s before its session starts (a tab
+	// does not: it waits that out).
+	webSyncTimeout = 30 * time.Second
+	webArchive     = 10 * 60 * webFPS // ten minutes of inputs for late spectators: 72 KB
 )
 
 // webOptions are the page URL's query: room, bot=1, frames=N, delay=F,
@@ -239,7 +243,7 @@ func seedOf(room string) uint32 {
 func simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) }
 
 func netConfig(seed uint32) session.NetConfig {
-	return session.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, Settings: uint64(seed)}
+	return session.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, SyncTimeout: webSyncTimeout, Settings: uint64(seed)}
 }
 
 // run plays the match on side against peer. The left player is the host:
