@@ -20,6 +20,7 @@ import (
 	pion "github.com/pion/webrtc/v4"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/browsertest"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
@@ -30,26 +31,6 @@ import (
 // build, that is over Chromium's own WebRTC stack (ICE, DTLS, SCTP, the
 // negotiated channel), against a native pong process on pion's, or against
 // another tab.
-
-// chromium is the browser the tests drive: $ROLLNET_CHROMIUM, else
-// Debian's chromium on PATH. Without one the tests skip, saying how to get
-// it, except under CI=true, where they fail: CI installs it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("ROLLNET_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("CI=true and no chromium on PATH: CI must install it (apt-get install -y chromium)")
-	}
-	t.Skip("no chromium on PATH: apt-get install -y chromium (or set ROLLNET_CHROMIUM) to run the browser tests")
-	return ""
-}
 
 // pageResult is window.pong when the tab's match is over.
 type pageResult struct {
@@ -86,7 +67,7 @@ type browserEnv struct {
 
 func newBrowserEnv(t *testing.T) *browserEnv {
 	t.Helper()
-	exe := chromium(t)
+	browsertest.Path(t) // skip before building anything without a browser
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	t.Cleanup(cancel)
 	webOnce.Do(func() { webBuilt, webErr = buildWeb(ctx) })
@@ -96,29 +77,7 @@ func newBrowserEnv(t *testing.T) *browserEnv {
 	require.NoError(t, err)
 	t.Cleanup(srv.close)
 	t.Logf("pong.wasm: %d bytes (%.1f MB), %d gzipped, built in %v", len(b.wasm), float64(len(b.wasm))/1e6, len(b.gzipped), b.took.Round(time.Millisecond))
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		// Two tabs play each other: neither may be throttled as hidden.
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc)
-	// The browser starts with its first tab; later tabs open beside it.
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(cancelBrowser)
-	require.NoError(t, chromedp.Do(browser, chromedp.Navigate("about:blank")))
+	browser := browsertest.Start(t, 10*time.Minute)
 	return &browserEnv{addr: strings.TrimPrefix(srv.url, "ws://"), build: b, browser: browser}
 }
 

@@ -1,0 +1,22 @@
+package browsertest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestWebRTCInChromium runs transport/webrtc's tests that apply to its
+// browser build inside Chromium: the transport contract (transporttest),
+// round trips, argument errors and a remote close, between two Transports
+// in one page over the browser's own WebRTC stack.
+func TestWebRTCInChromium(t *testing.T) {
+	browser := Start(t, 5*time.Minute)
+	out, status := GoTest(t, browser, "github.com/rollnet/rollnet/transport/webrtc",
+		"^(TestConformanceInBrowser|TestLoopbackRoundTrip|TestSendAndReceiveErrors|TestRemoteCloseRemovesPeer)$", 3*time.Minute)
+	t.Logf("transport/webrtc in Chromium:\n%s", out)
+	require.Equal(t, 0, status)
+	require.Contains(t, out, "--- PASS: TestConformanceInBrowser")
+	require.Contains(t, out, "--- PASS: TestLoopbackRoundTrip")
+}
