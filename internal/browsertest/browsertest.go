@@ -1,3 +1,5 @@
+//go:build !js
+
 // Package browsertest starts headless Chromium for the real-browser tests
 // (driven with chromedp), and runs a package's Go tests compiled for
 // GOOS=js GOARCH=wasm inside a page of it.
