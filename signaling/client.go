@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -90,6 +88,8 @@ type ClientConfig struct {
 	// the client as a slow consumer.
 	EventQueue int
 	// HTTPClient makes the handshake request (nil: http.DefaultClient).
+	// In a browser (GOOS=js) the page makes the handshake: HTTPClient and
+	// HTTPHeader must be nil there, or Dial fails with ErrConfig.
 	HTTPClient *http.Client
 	// HTTPHeader is added to the handshake request (for example Origin).
 	HTTPHeader http.Header
@@ -161,20 +161,9 @@ func Dial(ctx context.Context, url string, cfg ClientConfig) (*Client, error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultDialTimeout)
 		defer cancel()
 	}
-	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
-		HTTPClient: cfg.HTTPClient,
-		HTTPHeader: cfg.HTTPHeader,
-	})
+	ws, err := dialWebSocket(ctx, url, cfg)
 	if err != nil {
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			var msg []byte
-			if resp.Body != nil {
-				msg, _ = io.ReadAll(io.LimitReader(resp.Body, 1024))
-				_ = resp.Body.Close()
-			}
-			return nil, &HTTPError{Status: resp.StatusCode, Message: strings.TrimSpace(string(msg))}
-		}
-		return nil, fmt.Errorf("signaling: dial %s: %w", url, err)
+		return nil, err
 	}
 	ws.SetReadLimit(joinReadLimit)
 	join, err := json.Marshal(envelope{V: ProtocolVersion, Type: typeJoin})

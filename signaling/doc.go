@@ -2,6 +2,11 @@
 // groups peers into rooms and relays WebRTC offers, answers and ICE
 // candidates between them, and the Go client a transport uses to reach it.
 //
+// The client builds for GOOS=js GOARCH=wasm and dials through the
+// browser's WebSocket (the page makes the handshake: ClientConfig's
+// HTTPClient and HTTPHeader are refused there, and a refusal before the
+// upgrade is not an *HTTPError); the server is for native programs.
+//
 // # Running a server
 //
 // The command runs one (go run ./signaling/cmd/rollnet-signal -addr

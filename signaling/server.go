@@ -308,15 +308,8 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.wg.Done()
 	}()
 
-	// Control frames count against the rate limit like messages: the
-	// library answers pings by itself, and unbounded it answered 200,000
-	// pings in 3 s. The callbacks run in whichever goroutine reads.
 	c := s.newConn(addr, q)
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
-		OriginPatterns: s.cfg.OriginPatterns,
-		OnPingReceived: func(context.Context, []byte) bool { return c.controlFrame() },
-		OnPongReceived: func(context.Context, []byte) { c.controlFrame() },
-	})
+	ws, err := accept(w, r, s.cfg.OriginPatterns, c)
 	if err != nil {
 		c.cancelRead()
 		s.stats.rejected.Add(1)

@@ -44,6 +44,7 @@ type options struct {
 	mode     string // modeP2P or modeAuthority
 	resume   string // -resume: an authority client's token from an earlier process
 	grace    time.Duration
+	web      string // -web: serve the browser pong and a signaling server here (web.go)
 
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.
@@ -90,6 +91,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt one side's state at frame `F` (the opponent process's; this one's with -signal) to see a desync caught")
 	fs.StringVar(&o.record, "record", "", "record this side's match into `FILE` (replay it with -replay)")
 	fs.StringVar(&o.replay, "replay", "", "play the match recorded in `FILE` back (headless: check it at full speed) and report ok or the first difference")
+	fs.StringVar(&o.web, "web", "", "serve the browser pong and a signaling server on `ADDR` (e.g. 127.0.0.1:8000)")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
 	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
@@ -301,6 +303,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.child {
 		// The parent holds our stdin open: when it ends, so do we.
 		ctx = watchParent(ctx, os.Stdin)
+	}
+	if o.web != "" {
+		return runWeb(ctx, o.web, stdout, stderr)
 	}
 	if o.headless {
 		return dispatch(ctx, o, stdout, stderr)

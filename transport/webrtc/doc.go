@@ -59,6 +59,23 @@
 // out; Config.LoopbackOnly suits tests and two processes on one machine;
 // Config.Net runs on pion's virtual network.
 //
+// # In a browser
+//
+// The package builds for GOOS=js GOARCH=wasm, where pion wraps the page's
+// own RTCPeerConnection (ICE, DTLS and SCTP are the browser's). The
+// contract above holds, with the same channel, with these differences
+// (browser_js.go): the channel is read through its onmessage event, on the
+// browser's event loop, into the same bounded queue (a message over
+// MaxMessageSize, which the browser accepts up to its own advertised size,
+// or a text message, disconnects the peer: ErrOversizeMessage,
+// ErrTextMessage); the ICE and SCTP timeouts, LoopbackOnly, Net and
+// LoggerFactory are the browser's and ignored; candidates are the
+// browser's own toJSON() (mDNS host names); PeerInfo reads getStats.
+// Measured in headless Chromium against a native peer on loopback (the
+// pong demo's browser tests): the channel opens 1 to 3 s after the page
+// starts loading (about 0.3 to 0.8 s of it is loading the 6.9 MB wasm), and
+// the network round trip reads 1 ms.
+//
 // # Measured (loopback, pion/webrtc v4.2.26, datachannel v1.6.4)
 //
 //   - Connection: data channels open about 20 ms after the first Dial

@@ -27,6 +27,11 @@ var (
 	// ignores the SDP it agreed to; it is disconnected, not read around.
 	ErrOversizeMessage = errors.New("webrtc: peer sent a message over the maximum size")
 
+	// ErrTextMessage is the reason a peer is gone, in a browser, when it
+	// sent a text message on the game channel, which carries binary
+	// datagrams only (the native build reads a message's bytes either way).
+	ErrTextMessage = errors.New("webrtc: peer sent a text message")
+
 	// ErrSignaling is the reason a peer is gone when its negotiation failed
 	// (a malformed or out-of-order offer, answer or candidate).
 	ErrSignaling = errors.New("webrtc: negotiation failed")

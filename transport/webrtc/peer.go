@@ -182,7 +182,7 @@ func (t *Transport) connect(p *peer, offerer bool) error {
 	t.mu.Lock()
 	p.pc, p.dc, p.offerer = pc, dc, offerer
 	t.mu.Unlock()
-	pc.OnICECandidate(func(c *pion.ICECandidate) { t.bundleCandidate(p, c) })
+	watchCandidates(pc, func(c *pion.ICECandidateInit) { t.bundleCandidate(p, c) })
 	pc.OnConnectionStateChange(func(s pion.PeerConnectionState) {
 		switch s {
 		case pion.PeerConnectionStateFailed:
@@ -404,14 +404,14 @@ const candidateBundleDelay = 50 * time.Millisecond
 // signal when gathering completes (c == nil) or candidateBundleDelay after
 // the first unsent one: a join costs the offerer an offer and about one
 // candidate message, not one message per candidate.
-func (t *Transport) bundleCandidate(p *peer, c *pion.ICECandidate) {
+func (t *Transport) bundleCandidate(p *peer, c *pion.ICECandidateInit) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || p.gone != nil {
 		return
 	}
 	if c != nil {
-		p.bundle = append(p.bundle, c.ToJSON())
+		p.bundle = append(p.bundle, *c)
 		if p.bundleTimer == nil {
 			t.wg.Add(1)
 			p.bundleTimer = time.AfterFunc(candidateBundleDelay, func() {
@@ -466,58 +466,21 @@ func (t *Transport) interrupted(p *peer, now bool) {
 	t.emitLocked(PeerEvent{Kind: kind, Peer: p.id})
 }
 
-// opened runs when p's data channel opens: it detaches the channel and
-// starts its read loop.
-func (t *Transport) opened(p *peer) {
-	rw, err := p.dc.Detach()
-	if err != nil {
-		t.peerGone(p, fmt.Errorf("%w: detach: %w", ErrSignaling, err), false)
+// received queues a datagram read from the peer of lane, counting it, or
+// counts why it was dropped. It allocates nothing.
+func (t *Transport) received(lane *recvLane, b []byte) {
+	switch t.q.push(lane, b) {
+	case unexpected:
+		t.c.receivesUnexpected.Add(1)
 		return
-	}
-	t.mu.Lock()
-	if t.closed || p.gone != nil {
-		t.mu.Unlock()
-		_ = rw.Close()
+	case refused:
+		t.c.receivesDropped.Add(1)
 		return
+	case pushedOver:
+		t.c.receivesDropped.Add(1)
 	}
-	p.rw = rw
-	t.wg.Add(1)
-	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
-	t.mu.Unlock()
-	go t.readLoop(p, rw, t.q.lane(p.id))
-}
-
-// readLoop moves p's datagrams into the receive queue. Its buffer is the
-// largest message the SCTP association accepts; it allocates nothing per
-// datagram.
-func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvLane) {
-	defer t.wg.Done()
-	buf := make([]byte, MaxMessageSize)
-	for {
-		n, err := rw.Read(buf)
-		if err != nil {
-			if errors.Is(err, io.ErrShortBuffer) {
-				// The message stays queued in SCTP: reading on would spin.
-				t.peerGone(p, ErrOversizeMessage, false)
-				_ = rw.Close()
-			} else {
-				t.peerGone(p, ErrPeerClosed, false)
-			}
-			return
-		}
-		switch t.q.push(lane, buf[:n]) {
-		case unexpected:
-			t.c.receivesUnexpected.Add(1)
-			continue
-		case refused:
-			t.c.receivesDropped.Add(1)
-			continue
-		case pushedOver:
-			t.c.receivesDropped.Add(1)
-		}
-		t.c.packetsReceived.Add(1)
-		t.c.bytesReceived.Add(uint64(n))
-	}
+	t.c.packetsReceived.Add(1)
+	t.c.bytesReceived.Add(uint64(len(b)))
 }
 
 // peerGone removes p for good: Send returns transport.ErrPeerGone, a

@@ -3,8 +3,6 @@ package webrtc
 import (
 	"time"
 
-	pion "github.com/pion/webrtc/v4"
-
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -24,10 +22,11 @@ type PeerInfo struct {
 	LocalCandidate, RemoteCandidate string
 }
 
-// PeerInfo returns what is known about peer's connection. It asks pion for
-// its statistics and allocates: call it now and then, not every frame. It
-// fails with transport.ErrUnknownPeer, transport.ErrPeerGone or
-// transport.ErrClosed.
+// PeerInfo returns what is known about peer's connection. It asks pion
+// for its statistics (in a browser, the page's getStats, waiting for its
+// promise: never call it from a browser callback) and allocates: call it
+// now and then, not every frame. It fails with transport.ErrUnknownPeer,
+// transport.ErrPeerGone or transport.ErrClosed.
 func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
 	t.mu.RLock()
 	if t.closed {
@@ -46,19 +45,8 @@ func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
 	info := PeerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}
 	pc := p.pc
 	t.mu.RUnlock()
-	if pc == nil {
-		return info, nil
-	}
-	if sctp := pc.SCTP(); sctp != nil {
-		if pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair(); err == nil && pair != nil {
-			info.LocalCandidate = pair.Local.Typ.String()
-			info.RemoteCandidate = pair.Remote.Typ.String()
-		}
-	}
-	for _, s := range pc.GetStats() {
-		if ps, ok := s.(pion.ICECandidatePairStats); ok && ps.Nominated && ps.CurrentRoundTripTime > 0 {
-			info.RTT = time.Duration(ps.CurrentRoundTripTime * float64(time.Second))
-		}
+	if pc != nil {
+		readStats(pc, &info) // native.go, browser_js.go
 	}
 	return info, nil
 }

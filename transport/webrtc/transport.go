@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/pion/ice/v4"
 	pion "github.com/pion/webrtc/v4"
 
 	"github.com/rollnet/rollnet/transport"
@@ -168,35 +166,17 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 	if err != nil {
 		return nil, err
 	}
-	var se pion.SettingEngine
-	se.DetachDataChannels()
-	se.SetSCTPMaxMessageSize(MaxMessageSize)
-	se.SetSCTPRTOMax(cfg.SCTPRTOMax)
-	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepAlive)
 	servers := cfg.ICEServers
 	if servers == nil {
 		servers = sig.ICEServers()
 	}
-	switch {
-	case cfg.LoopbackOnly:
-		se.SetIncludeLoopbackCandidate(true)
-		se.SetInterfaceFilter(func(name string) bool { return strings.HasPrefix(name, "lo") })
-		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-		se.SetNetworkTypes([]pion.NetworkType{pion.NetworkTypeUDP4})
-		servers = nil
-	case cfg.Net != nil:
-		se.SetNet(cfg.Net)
-		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	}
-	if cfg.LoggerFactory != nil {
-		se.LoggerFactory = cfg.LoggerFactory
-	}
+	api, servers := newAPI(cfg, servers)
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Transport{
 		cfg:      cfg,
 		sig:      sig,
 		owned:    owned,
-		api:      pion.NewAPI(pion.WithSettingEngine(se)),
+		api:      api,
 		ice:      servers,
 		local:    transport.Peer(sig.ID()),
 		q:        newRecvQueue(cfg.QueueLen),
@@ -389,7 +369,7 @@ func (t *Transport) Close() error {
 	t.mu.RUnlock()
 	var errs []error
 	for _, pc := range pcs {
-		if err := pc.GracefulClose(); err != nil {
+		if err := closeGracefully(pc); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -346,13 +346,20 @@ func StartSignaling(cfg signaling.ServerConfig) (*SignalServer, error) {
 		_ = srv.Close()
 		return nil, err
 	}
-	s := &SignalServer{srv: srv, http: &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second},
+	return ServeSignaling(srv, ln, srv), nil
+}
+
+// ServeSignaling serves h on ln until Close, where h hands the signaling
+// server's own routes to srv (h is srv itself, or a handler that serves
+// pages of its own beside it, as the demo's -web does); Close closes srv.
+func ServeSignaling(srv *signaling.Server, ln net.Listener, h http.Handler) *SignalServer {
+	s := &SignalServer{srv: srv, http: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second},
 		url: "ws://" + ln.Addr().String(), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		_ = s.http.Serve(ln)
 	}()
-	return s, nil
+	return s
 }
 
 // URL is the server's ws://127.0.0.1:PORT.

@@ -1,0 +1,28 @@
+//go:build !js
+
+package browsertest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestWebRTCInChromium runs transport/webrtc's tests that apply to its
+// browser build inside Chromium: the transport contract (transporttest),
+// round trips, argument errors and a remote close, between two Transports
+// in one page over the browser's own WebRTC stack, and the allocation check
+// of the queue and Receive (zero in the browser too; measured apart from
+// it, pion's browser Send allocates 2 times a datagram and a message
+// delivered through onmessage about 8: syscall/js's event dispatch).
+func TestWebRTCInChromium(t *testing.T) {
+	browser := Start(t, 5*time.Minute)
+	out, status := GoTest(t, browser, "github.com/rollnet/rollnet/transport/webrtc",
+		"^(TestConformanceInBrowser|TestLoopbackRoundTrip|TestSendAndReceiveErrors|TestRemoteCloseRemovesPeer|TestAllocsPerDatagram)$", 3*time.Minute)
+	t.Logf("transport/webrtc in Chromium:\n%s", out)
+	require.Equal(t, 0, status)
+	require.Contains(t, out, "--- PASS: TestConformanceInBrowser")
+	require.Contains(t, out, "--- PASS: TestLoopbackRoundTrip")
+	require.Contains(t, out, "--- PASS: TestAllocsPerDatagram")
+}

@@ -1,0 +1,93 @@
+//go:build !js
+
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// testPage runs the test binary test.wasm with the arguments in the
+// page's query (one "arg" each), keeps what it prints in window.testOut, and
+// its exit status in window.testStatus.
+const testPage = `<!doctype html><meta charset="utf-8"><script src="wasm_exec.js"></script><script>
+window.testOut = "";
+const log = console.log;
+console.log = (s) => { window.testOut += s + "\n"; log(s); };
+const go = new Go();
+go.argv = ["js"].concat(new URLSearchParams(location.search).getAll("arg"));
+go.exit = (code) => { window.testStatus = code; };
+WebAssembly.instantiateStreaming(fetch("test.wasm"), go.importObject)
+  .then((r) => go.run(r.instance))
+  .catch((e) => { window.testOut += "browsertest: " + e + "\n"; window.testStatus = -1; });
+</script>`
+
+// GoTest compiles the tests of pkg (an import path) for GOOS=js
+// GOARCH=wasm, runs those matching run in a page of browser (from Start),
+// and returns what they printed and their exit status (-1: the page
+// failed to start them). It fails t if they do not end within limit.
+func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.Duration) (string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "test.wasm")
+	cmd := exec.Command("go", "test", "-c", "-o", bin, pkg)
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c %s for js/wasm: %v\n%s", pkg, err, out)
+	}
+	root, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	wasmExec := filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", "wasm_exec.js")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, testPage) })
+	mux.HandleFunc("/wasm_exec.js", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, wasmExec) })
+	mux.HandleFunc("/test.wasm", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wasm")
+		http.ServeFile(w, r, bin)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	tab, cancel := chromedp.NewContext(browser)
+	defer cancel()
+	url := fmt.Sprintf("http://%s/?arg=-test.v&arg=-test.count=1&arg=-test.run=%s", ln.Addr(), run)
+	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("opening the test page: %v", err)
+	}
+	ctx, stop := context.WithTimeout(tab, limit)
+	defer stop()
+	type result struct {
+		Out    string `json:"out"`
+		Status *int   `json:"status"`
+	}
+	for {
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[result](`({out: window.testOut, status: window.testStatus})`))
+		if err != nil {
+			t.Fatalf("the tests of %s did not end within %v: %v\n%s", pkg, limit, err, r.Out)
+		}
+		if r.Status != nil {
+			return r.Out, *r.Status
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

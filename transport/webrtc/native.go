@@ -1,0 +1,116 @@
+//go:build !js
+
+package webrtc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pion/ice/v4"
+	pion "github.com/pion/webrtc/v4"
+)
+
+// newAPI is pion's API configured by cfg: detached data channels, the SCTP
+// message size cap and RTO cap, the ICE timeouts, and the network
+// (loopback only, a virtual one, or the host's). It returns the ICE
+// servers to use (none on loopback).
+func newAPI(cfg Config, servers []pion.ICEServer) (*pion.API, []pion.ICEServer) {
+	var se pion.SettingEngine
+	se.DetachDataChannels()
+	se.SetSCTPMaxMessageSize(MaxMessageSize)
+	se.SetSCTPRTOMax(cfg.SCTPRTOMax)
+	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepAlive)
+	switch {
+	case cfg.LoopbackOnly:
+		se.SetIncludeLoopbackCandidate(true)
+		se.SetInterfaceFilter(func(name string) bool { return strings.HasPrefix(name, "lo") })
+		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+		se.SetNetworkTypes([]pion.NetworkType{pion.NetworkTypeUDP4})
+		servers = nil
+	case cfg.Net != nil:
+		se.SetNet(cfg.Net)
+		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	}
+	if cfg.LoggerFactory != nil {
+		se.LoggerFactory = cfg.LoggerFactory
+	}
+	return pion.NewAPI(pion.WithSettingEngine(se)), servers
+}
+
+// watchCandidates hands each local candidate of pc to f, and nil when
+// gathering completes.
+func watchCandidates(pc *pion.PeerConnection, f func(*pion.ICECandidateInit)) {
+	pc.OnICECandidate(func(c *pion.ICECandidate) {
+		if c == nil {
+			f(nil)
+			return
+		}
+		j := c.ToJSON()
+		f(&j)
+	})
+}
+
+// closeGracefully closes pc and waits for its goroutines.
+func closeGracefully(pc *pion.PeerConnection) error { return pc.GracefulClose() }
+
+// opened runs when p's data channel opens: it detaches the channel and
+// starts its read loop.
+func (t *Transport) opened(p *peer) {
+	rw, err := p.dc.Detach()
+	if err != nil {
+		t.peerGone(p, fmt.Errorf("%w: detach: %w", ErrSignaling, err), false)
+		return
+	}
+	t.mu.Lock()
+	if t.closed || p.gone != nil {
+		t.mu.Unlock()
+		_ = rw.Close()
+		return
+	}
+	p.rw = rw
+	t.wg.Add(1)
+	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
+	t.mu.Unlock()
+	go t.readLoop(p, rw, t.q.lane(p.id))
+}
+
+// readLoop moves p's datagrams into the receive queue. Its buffer is the
+// largest message the SCTP association accepts; it allocates nothing per
+// datagram.
+func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvLane) {
+	defer t.wg.Done()
+	buf := make([]byte, MaxMessageSize)
+	for {
+		n, err := rw.Read(buf)
+		if err != nil {
+			if errors.Is(err, io.ErrShortBuffer) {
+				// The message stays queued in SCTP: reading on would spin.
+				t.peerGone(p, ErrOversizeMessage, false)
+				_ = rw.Close()
+			} else {
+				t.peerGone(p, ErrPeerClosed, false)
+			}
+			return
+		}
+		t.received(lane, buf[:n])
+	}
+}
+
+// readStats fills info's round trip and candidate types from pion's
+// statistics.
+func readStats(pc *pion.PeerConnection, info *PeerInfo) {
+	if sctp := pc.SCTP(); sctp != nil {
+		if pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair(); err == nil && pair != nil {
+			info.LocalCandidate = pair.Local.Typ.String()
+			info.RemoteCandidate = pair.Remote.Typ.String()
+		}
+	}
+	for _, s := range pc.GetStats() {
+		if ps, ok := s.(pion.ICECandidatePairStats); ok && ps.Nominated && ps.CurrentRoundTripTime > 0 {
+			info.RTT = time.Duration(ps.CurrentRoundTripTime * float64(time.Second))
+		}
+	}
+}
