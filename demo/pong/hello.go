@@ -34,7 +34,7 @@ type hello struct {
 }
 
 const (
-	helloType  = codec.Version<<4 | 0x00
+	helloType  = codec.Version << 4 // type 0: no message uses it
 	helloMagic = "pong"
 	maxName    = 32
 	helloMax   = 1 + len(helloMagic) + 1 + 4 + 2*(1+maxName)
