@@ -41,6 +41,7 @@ type Host[S any, I comparable] struct {
 	events    []link.Event
 	t         int64
 	core      *session.Session[S, I]
+	recorder  *session.Recorder[S, I] // SetRecorder's (record.go), or nil
 	hash      uint64
 	stateSize int
 	inputSize int
@@ -212,6 +213,9 @@ func (h *Host[S, I]) Advance() error {
 		return fmt.Errorf("authority: host step at frame %d: %w", f, err)
 	}
 	h.record(f)
+	if h.recorder != nil {
+		_ = h.recorder.RecordConfirmed(h.core) // its error is kept for Flush and Close
+	}
 	if int(f)%h.s.interval == 0 {
 		for _, c := range h.clients {
 			if c.state == clientConnected {

@@ -64,3 +64,23 @@ func (r *Recorder[S, I]) recordConfirmed(core *Session[S, I]) {
 		_ = r.Record(r.args, st)
 	}
 }
+
+// Attach checks that r can record a match driven by core (a host of package
+// authority, or a game that steps a core Session itself): r is new, for
+// core's players, and core has not simulated a frame. After it, call
+// RecordConfirmed after every Step.
+func (r *Recorder[S, I]) Attach(core *Session[S, I]) error {
+	if r == nil {
+		return fmt.Errorf("%w: a nil recorder", ErrArgument)
+	}
+	return canRecord(r, core, core.players)
+}
+
+// RecordConfirmed records core's frames from r.Frame() through the newest
+// frame both confirmed and simulated, and returns r's error (a write error,
+// or an input no longer held because RecordConfirmed was not called for
+// too long). It allocates nothing unless the writer does.
+func (r *Recorder[S, I]) RecordConfirmed(core *Session[S, I]) error {
+	r.recordConfirmed(core)
+	return r.err
+}
