@@ -24,15 +24,21 @@ func play(c *court, in []int8, f authority.Frame) {
 	c.Frame = int32(f)
 }
 
+// lan is an in-memory network with 30 ms each way, on a fake clock, and
+// the link settings that read that clock.
+func lan() (*local.Clock, *local.Network, session.NetConfig) {
+	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	network, _ := local.NewNetwork(local.Config{Now: clock.Now, Link: local.Link{Latency: 30 * time.Millisecond}})
+	seed := uint64(0)
+	return clock, network, session.NetConfig{Now: clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+}
+
 // A dedicated host and two clients over an in-memory network with 30 ms
 // each way, on a fake clock. Each client steers its own paddle; after two
 // seconds both clients predict the present, and the newest host state each
 // holds is the host's own.
 func Example() {
-	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	network, _ := local.NewNetwork(local.Config{Now: clock.Now, Link: local.Link{Latency: 30 * time.Millisecond}})
-	seed := uint64(0)
-	net := session.NetConfig{Now: clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+	clock, network, net := lan()
 
 	hostEnd, _ := network.Endpoint("host")
 	host, err := authority.NewHost[court, int8](hostEnd, authority.HostConfig[int8]{Players: 2, Net: net}, play)
@@ -78,10 +84,7 @@ func Example() {
 // process keeps its token (Client.Token), the new one starts its client
 // with it (ClientConfig.Resume) within the host's grace window.
 func ExampleClientConfig_resume() {
-	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	network, _ := local.NewNetwork(local.Config{Now: clock.Now, Link: local.Link{Latency: 30 * time.Millisecond}})
-	seed := uint64(0)
-	net := session.NetConfig{Now: clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+	clock, network, net := lan()
 	hostEnd, _ := network.Endpoint("host")
 	host, _ := authority.NewHost[court, int8](hostEnd, authority.HostConfig[int8]{Players: 2, Net: net}, play)
 	run := func(c *authority.Client[court, int8], d time.Duration) {
