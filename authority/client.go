@@ -40,8 +40,8 @@ type Stats struct {
 	// not verify (a wrong checksum); they are in Link.Malformed too.
 	Malformed uint64
 	// Rejected says the host rejected the last resume (a fresh world
-	// followed).
-	Rejected bool
+	// followed); Resumed that it accepted it (the same slots).
+	Rejected, Resumed bool
 	// Link is the connection's link statistics: round-trip time, bytes
 	// per second each way, totals.
 	Link session.PeerStats
@@ -78,7 +78,8 @@ type Client[S any, I comparable] struct {
 	nonce    uint64
 	helloAt  int64
 	helloSeq bool // a Hello went out on this connection
-	token    [codec.TokenLen]byte
+	token    Token
+	held     bool              // token is the host's: given with the slots, or accepted
 	resume   bool              // the Hello carries token
 	answer   codec.WelcomeKind // 0 until the connection's answer
 	first    int
@@ -133,6 +134,7 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 		capacity: or(cfg.Capacity, 128), maxSend: or(cfg.MaxSend, codec.MaxFrames), target: or(cfg.TargetDepth, 2),
 		retry: net.SyncRetry, nackAfter: int64(or(cfg.NackAfter, 2)),
 		events: make([]link.Event, 0, 256),
+		token:  cfg.Resume, resume: cfg.Resume != Token{},
 	}
 	switch {
 	case c.players < 1 || c.players > 64:
@@ -210,6 +212,12 @@ func (c *Client[S, I]) Reconnect(tr transport.Transport) error {
 	c.answer, c.helloSeq = 0, false
 	return nil
 }
+
+// Token is the client's resume token and whether it holds one: the host's
+// with the slots, or ClientConfig.Resume once the host accepted it. Keep
+// it to start a new process with (ClientConfig.Resume) within the host's
+// grace window.
+func (c *Client[S, I]) Token() (Token, bool) { return c.token, c.held }
 
 // AddLocalInput sets the input of one of the client's slots (an index
 // into them, 0..Slots-1) for the next Advance and, until set again, the
@@ -391,7 +399,7 @@ func (c *Client[S, I]) welcome(b []byte) {
 	case m.Kind == codec.WelcomeReject:
 		if c.answer == 0 {
 			c.answer = codec.WelcomeReject
-			c.stats.Rejected = true
+			c.stats.Rejected, c.stats.Resumed, c.held = true, false, false
 			c.forget()
 		}
 		return
@@ -407,12 +415,28 @@ func (c *Client[S, I]) welcome(b []byte) {
 		c.l.MarkSynchronized()
 		c.e.Synced(c.l)
 	}
-	if m.Kind == codec.WelcomeSync {
+	switch {
+	case m.Kind == codec.WelcomeSync:
 		c.forget()
-		c.stats.Rejected = c.answer == codec.WelcomeReject
+		// A host answers a Hello with a token INITIAL_SYNC only when it
+		// rejects the token: rejected, even if the RESUME_REJECT before
+		// it was lost or is still on its way.
+		c.stats.Rejected, c.stats.Resumed = c.resume, false
 		c.first, c.slots, c.token = int(m.First), int(m.Slots), m.Token
 		clear(c.pending)
+	case !c.started:
+		// Resumed without a world to go on with (a process started
+		// with ClientConfig.Resume, or cut before its first state): the
+		// slots as the Welcome says, and the host's next state, full
+		// since this connection acknowledged none, starts the world.
+		c.forget()
+		c.stats.Rejected, c.stats.Resumed = false, true
+		c.first, c.slots = int(m.First), int(m.Slots)
+		clear(c.pending)
+	default:
+		c.stats.Rejected, c.stats.Resumed = false, true
 	}
+	c.held = true
 	c.answer = m.Kind
 }
 

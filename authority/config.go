@@ -208,5 +208,11 @@ type ClientConfig struct {
 	// FrameRate and Settings (the settings hash). A Hello is retried every
 	// SyncRetry; the host is lost after DisconnectTimeout of silence (then
 	// Reconnect). Rand gives Hello nonces.
-	Net session.NetConfig
+	Net session.NetConfig // Resume is a resume token kept from an earlier client (Token), for a
+	// process started again: the first Hello asks for its slots back.
+	// Within the host's grace window RESUME_ACCEPT gives them back and the
+	// host's next full state starts this client's world (it has none to go
+	// on with); after it, RESUME_REJECT and a fresh INITIAL_SYNC. The zero
+	// token (the default) joins afresh.
+	Resume Token
 }

@@ -55,7 +55,11 @@
 // (Net.DisconnectTimeout, or soon after its Close) is away, its slots
 // predicted; after Grace its token is void, and its Hello gets
 // RESUME_REJECT then an INITIAL_SYNC of a fresh slot. A record that never
-// saw a valid input is freed as soon as its connection goes.
+// saw a valid input is freed as soon as its connection goes. A client
+// reads its token (Client.Token); a process started again gives the one it
+// kept to its new client (ClientConfig.Resume), whose RESUME_ACCEPT
+// brings the same slots and, the new connection having acknowledged
+// nothing, a full state to start its world from.
 //
 // # Client
 //

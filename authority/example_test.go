@@ -24,15 +24,21 @@ func play(c *court, in []int8, f authority.Frame) {
 	c.Frame = int32(f)
 }
 
+// lan is an in-memory network with 30 ms each way, on a fake clock, and
+// the link settings that read that clock.
+func lan() (*local.Clock, *local.Network, session.NetConfig) {
+	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	network, _ := local.NewNetwork(local.Config{Now: clock.Now, Link: local.Link{Latency: 30 * time.Millisecond}})
+	seed := uint64(0)
+	return clock, network, session.NetConfig{Now: clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+}
+
 // A dedicated host and two clients over an in-memory network with 30 ms
 // each way, on a fake clock. Each client steers its own paddle; after two
 // seconds both clients predict the present, and the newest host state each
 // holds is the host's own.
 func Example() {
-	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	network, _ := local.NewNetwork(local.Config{Now: clock.Now, Link: local.Link{Latency: 30 * time.Millisecond}})
-	seed := uint64(0)
-	net := session.NetConfig{Now: clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+	clock, network, net := lan()
 
 	hostEnd, _ := network.Endpoint("host")
 	host, err := authority.NewHost[court, int8](hostEnd, authority.HostConfig[int8]{Players: 2, Net: net}, play)
@@ -72,4 +78,39 @@ func Example() {
 	// Output:
 	// slot 0: synchronized true, host state is the host's: true, predictions mostly right: true
 	// slot 1: synchronized true, host state is the host's: true, predictions mostly right: true
+}
+
+// A client process that ends and starts again keeps its slot: the first
+// process keeps its token (Client.Token), the new one starts its client
+// with it (ClientConfig.Resume) within the host's grace window.
+func ExampleClientConfig_resume() {
+	clock, network, net := lan()
+	hostEnd, _ := network.Endpoint("host")
+	host, _ := authority.NewHost[court, int8](hostEnd, authority.HostConfig[int8]{Players: 2, Net: net}, play)
+	run := func(c *authority.Client[court, int8], d time.Duration) {
+		for range d / (time.Second / 60) {
+			clock.Advance(time.Second / 60)
+			_ = host.Advance()
+			if c.Synchronized() {
+				_ = c.AddLocalInput(0, 1)
+			}
+			_ = c.Advance()
+		}
+	}
+	// The first process: it joins and keeps its token.
+	end, _ := network.Endpoint("process-1")
+	first, _ := authority.NewClient[court, int8](end, authority.ClientConfig{Host: "host", Players: 2, Net: net}, play)
+	run(first, time.Second)
+	token, ok := first.Token()
+	fmt.Printf("first process: slot %d, token held %v\n", first.Stats().First, ok)
+
+	// It ends without a word; a new process starts with the token.
+	end2, _ := network.Endpoint("process-2")
+	again, _ := authority.NewClient[court, int8](end2, authority.ClientConfig{Host: "host", Players: 2, Net: net, Resume: token}, play)
+	run(again, time.Second)
+	st := again.Stats()
+	fmt.Printf("new process: slot %d, resumed %v, synchronized %v\n", st.First, st.Resumed, st.Synchronized)
+	// Output:
+	// first process: slot 0, token held true
+	// new process: slot 0, resumed true, synchronized true
 }

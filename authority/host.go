@@ -465,9 +465,7 @@ func (h *Host[S, I]) timers() {
 		// from many addresses) holds no world worth resuming: it is freed
 		// as soon as its connection is gone, not after the grace window.
 		if c.state == clientAway && (h.t-c.awaySince >= h.s.grace || !c.played) {
-			h.conns.unbind(i)
-			c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
-			h.stats.Expired++
+			h.free(i, c)
 		}
 		if c.state != clientFree {
 			c.advise(h.s.target, h.s.maxRate)
@@ -479,6 +477,22 @@ func (h *Host[S, I]) timers() {
 			h.events[k].Peer = h.clients[i].peer // the connection, not the record's link name
 		}
 	}
+}
+
+// free voids record i's token and frees its slots. With LateRollback the
+// frames of the rollback window the core still predicts for them are
+// settled first: gather settles only the slots of a client, and a frame
+// left unconfirmed would stop the core at its prediction limit.
+func (h *Host[S, I]) free(i int, c *hostClient[I]) {
+	if h.s.late == LateRollback {
+		f := h.core.Frame()
+		for g := f - Frame(h.s.window); g < f; g++ {
+			h.settle(c, g)
+		}
+	}
+	h.conns.unbind(i)
+	c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
+	h.stats.Expired++
 }
 
 // gather decides every slot's input for frame f and gives it to the core

@@ -204,3 +204,68 @@ func TestResumeBacklogAllocatesNothing(t *testing.T) {
 	require.Zero(t, m1.Mallocs-m0.Mallocs)
 	require.Greater(t, hc.stats.Displaced-before.Displaced, uint64(100), "the backlog was applied meanwhile")
 }
+
+// A process started again with the token an earlier one kept
+// (ClientConfig.Resume) gets its slots back within the grace window: the
+// host says RESUME_ACCEPT, and its next state, full since the new
+// connection acknowledged none, starts the new client's world; every host
+// state it applies is the host's. After the grace window the same token
+// gets RESUME_REJECT and a fresh slot, with a new token.
+func TestResumeFreshProcess(t *testing.T) {
+	link := local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02}
+	net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	c := newCluster(t, clusterOpts{seed: 34, players: 2, link: link, host: HostConfig[uint16]{Grace: 5 * time.Second, Net: net}})
+	a := c.add("a", ClientConfig{Net: net}, mash(1, 3))
+	_, held := a.c.Token()
+	require.False(t, held, "no token before the host's answer")
+	b := c.add("b", ClientConfig{Net: net}, mash(2, 4))
+	c.run(3 * time.Second)
+	token, held := a.c.Token()
+	require.True(t, held)
+	require.NotEqual(t, Token{}, token)
+	slot := a.c.Stats().First
+	require.False(t, a.c.Stats().Resumed)
+
+	// Killed: silent, gone. A new process with the token, 2 s later.
+	c.net.Partition("a", "host")
+	a.cut = true
+	c.run(2 * time.Second)
+	hc := c.h.clients[clientIndex(c, slot)]
+	require.Equal(t, clientAway, hc.state)
+	full := hc.stats.FullStates
+	a2 := c.add("a2", ClientConfig{Net: net, Resume: token}, mash(1, 3))
+	c.run(3 * time.Second)
+	st := a2.c.Stats()
+	require.True(t, st.Synchronized)
+	require.True(t, st.Resumed)
+	require.False(t, st.Rejected)
+	require.Equal(t, slot, st.First, "the same slot")
+	require.Equal(t, codec.WelcomeResume, a2.c.answer)
+	got, held := a2.c.Token()
+	require.True(t, held)
+	require.Equal(t, token, got, "the same token")
+	require.Equal(t, uint64(1), c.h.Stats().Resumed)
+	require.Equal(t, clientConnected, hc.state)
+	require.Equal(t, "a2", string(hc.peer))
+	require.Greater(t, hc.stats.FullStates, full, "the new process's world began with a full state")
+	require.Greater(t, a2.seen, Frame(0), "it applied host states (each checked against the host's)")
+	require.True(t, b.c.Synchronized(), "the other client played on")
+
+	// Killed again, started again past the grace window: a fresh slot.
+	c.net.Partition("a2", "host")
+	a2.cut = true
+	c.run(7 * time.Second)
+	require.Equal(t, uint64(1), c.h.Stats().Expired)
+	a3 := c.add("a3", ClientConfig{Net: net, Resume: token}, mash(1, 3))
+	c.run(3 * time.Second)
+	st = a3.c.Stats()
+	t.Logf("host %+v; a3 %+v", c.h.Stats(), st)
+	require.True(t, st.Synchronized)
+	require.True(t, st.Rejected)
+	require.False(t, st.Resumed)
+	fresh, held := a3.c.Token()
+	require.True(t, held)
+	require.NotEqual(t, token, fresh, "a new token with the fresh slot")
+	require.Equal(t, uint64(1), c.h.Stats().ResumesRejected)
+	t.Logf("host %+v; a2 %+v", c.h.Stats(), a2.c.Stats())
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
@@ -80,3 +81,8 @@ func xorInto(dst, a, b []byte) {
 		dst[i] = a[i] ^ b[i]
 	}
 }
+
+// Token is a resume token: random 128 bits a host gives each client with
+// its slots, valid while the client is connected and for the host's grace
+// window after. The zero Token is none.
+type Token = [codec.TokenLen]byte

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -20,7 +19,7 @@ import (
 type authClient struct {
 	matchLog
 	cl   *authority.Client[State, Input]
-	mux  *tokenMux
+	mux  *sumsMux
 	host string // the host's connection, for the screen
 	sums checks
 	buf  []byte
@@ -77,15 +76,15 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 			m.sums.other(first+int32(i), crc)
 		}
 	})
-	var token [codec.TokenLen]byte
+	var token authority.Token
 	if o.resume != "" {
 		var err error
 		if token, err = parseToken(o.resume); err != nil {
 			return nil, fmt.Errorf("pong: -resume %q: %w", o.resume, err)
 		}
 	}
-	m.mux = newTokenMux(sums, token)
-	cl, err := authority.NewClient[State](m.mux, authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now)}, authSimulate)
+	m.mux = sums
+	cl, err := authority.NewClient[State](m.mux, authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Resume: token}, authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: client: %w", err)
 	}
@@ -143,10 +142,10 @@ func (m *authClient) Tick(in Input) error {
 			m.side = -1
 		}
 		how := ""
-		switch {
-		case m.mux.resumed:
+		switch st := m.cl.Stats(); {
+		case st.Resumed:
 			how = ", resumed with -resume's token: the same paddle"
-		case m.mux.rejected:
+		case st.Rejected:
 			how = ", -resume's token was refused (too late): a fresh paddle"
 		}
 		if m.side < 0 {
@@ -156,8 +155,8 @@ func (m *authClient) Tick(in Input) error {
 			m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode%s)",
 				m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
 		}
-		if m.mux.given && m.side >= 0 {
-			m.logf("pong: resume token %x (a restarted client rejoins with -resume %x)", m.mux.token, m.mux.token)
+		if token, ok := m.cl.Token(); ok && m.side >= 0 {
+			m.logf("pong: resume token %x (a restarted client rejoins with -resume %x)", token, token)
 		}
 	}
 	m.smoothOwn(dt)

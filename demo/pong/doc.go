@@ -83,8 +83,8 @@
 // frames drawn. Both sides exchange the checksums of every state the
 // client applied (sums.go) and exit 1 on a difference. The client prints
 // a resume token: killed and started again with -resume TOKEN within the
-// host's -grace it gets its paddle back (resume.go works the token through
-// the wire: package authority has no API for it). A dedicated host:
+// host's -grace it gets its paddle back (authority.ClientConfig.Resume). A
+// dedicated host:
 //
 //	go run ./demo/pong host [-signal URL] [-room NAME]   # then two players:
 //	go run ./demo/pong -mode authority -signal URL -room NAME
