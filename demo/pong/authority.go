@@ -39,12 +39,9 @@ func init() {
 		Simulate: authSimulate,
 		Settings: func(room string) uint64 { return uint64(seedFor(room)) },
 		Init:     func(seed uint64) State { return NewState(uint32(seed)) },
-		// LateApply, not the listen server's LateRollback: with
-		// LateRollback a client that expires leaves its last frames
-		// unconfirmed in the host's core session, which then stops with
-		// its prediction limit 64 frames later (an authority bug, reported;
-		// the listen server ends its match when its one client expires).
-		LateInput: authority.LateApply,
+		// LateRollback, as the listen server: a late input rolls the host
+		// back instead of landing a frame later.
+		LateInput: authority.LateRollback,
 		// The host's checksums, as the listen server sends them (sums.go).
 		Announce: func(dst []byte, f authority.Frame, crc uint32) []byte {
 			dedicatedBatch[f%checksumInterval] = crc

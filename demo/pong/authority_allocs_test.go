@@ -27,7 +27,7 @@ func newAuthPair(t *testing.T, link local.Link) *authPair {
 	require.NoError(t, err)
 	ce, err := network.Endpoint("client")
 	require.NoError(t, err)
-	o := options{fps: 60, frames: 0, seed: 9, grace: 20 * time.Second, name: "h"}
+	o := options{fps: 60, frames: 0, seed: 9, grace: 20 * time.Second, timeout: 20 * time.Second, name: "h"}
 	h, err := newAuthHost(&conn{tr: he, peer: "client"}, o, clock.Now)
 	require.NoError(t, err)
 	o.name = "c"
