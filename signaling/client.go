@@ -102,10 +102,16 @@ const DefaultEventQueue = 64
 // DefaultDialTimeout bounds Dial when its context has no deadline.
 const DefaultDialTimeout = 30 * time.Second
 
-// clientReadLimit bounds one message from the server: a join reply with
-// many ICE servers, or a relayed signal a little larger than the server's
-// own limit.
-const clientReadLimit = 1 << 20
+// joinReadLimit bounds the join reply (many ICE servers fit). After it, the
+// client reads at most the server's advertised message size plus
+// serverOverhead (a relayed signal is the sender's message with its
+// addressee's id replaced by the sender's, and no escaping), and never more
+// than maxClientReadLimit, whatever a server advertises.
+const (
+	joinReadLimit      = 1 << 20
+	serverOverhead     = 1 << 10
+	maxClientReadLimit = 64 << 20
+)
 
 // clientCloseTimeout bounds the close handshake of Client.Close.
 const clientCloseTimeout = time.Second
@@ -170,7 +176,7 @@ func Dial(ctx context.Context, url string, cfg ClientConfig) (*Client, error) {
 		}
 		return nil, fmt.Errorf("signaling: dial %s: %w", url, err)
 	}
-	ws.SetReadLimit(clientReadLimit)
+	ws.SetReadLimit(joinReadLimit)
 	join, err := json.Marshal(envelope{V: ProtocolVersion, Type: typeJoin})
 	if err == nil {
 		err = ws.Write(ctx, websocket.MessageText, join)
@@ -194,6 +200,7 @@ func Dial(ctx context.Context, url string, cfg ClientConfig) (*Client, error) {
 		_ = ws.CloseNow()
 		return nil, err
 	}
+	ws.SetReadLimit(int64(min(e.Max, maxClientReadLimit-serverOverhead) + serverOverhead))
 	readCtx, cancel := context.WithCancel(context.Background())
 	c := &Client{
 		ws:         ws,
@@ -368,10 +375,12 @@ func (c *Client) Send(ctx context.Context, to string, s Signal) error {
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownPeer, to)
 	}
-	b, err := json.Marshal(envelope{V: ProtocolVersion, Type: typeSignal, Peer: to, Kind: s.Kind, Payload: s.Payload})
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidSignal, err)
+	if !validID(to) {
+		return fmt.Errorf("%w: %q", ErrUnknownPeer, to)
 	}
+	// By hand, so the payload's bytes go as they are (json.Marshal would
+	// HTML-escape them).
+	b := appendSignal(make([]byte, 0, signalOverhead+len(s.Payload)), to, s.Kind, s.Payload)
 	if len(b) > c.max {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrMessageTooBig, len(b), c.max)
 	}

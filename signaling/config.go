@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 )
 
@@ -21,6 +22,15 @@ const (
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultCloseTimeout    = time.Second
 	DefaultSendQueue       = 64
+	DefaultJoinRate        = 2
+	DefaultJoinBurst       = 20
+	DefaultRoomJoinRate    = 2
+	DefaultRoomJoinBurst   = 16
+	DefaultReplyAllowance  = 16
+
+	DefaultHeaderTimeout  = 10 * time.Second
+	DefaultIdleTimeout    = 30 * time.Second
+	DefaultMaxHeaderBytes = 8 << 10
 
 	DefaultTURNCredentialTTL = time.Hour
 )
@@ -36,15 +46,52 @@ type ServerConfig struct {
 	MaxMessageSize int
 	// MessageRate is the messages per second a connection may send on
 	// average, and MessageBurst how many it may send at once (defaults 50
-	// and 100; every message counts, the join too). Exceeding it closes
-	// the connection with CodeRateLimited.
+	// and 100; every message counts, the join, pings and pongs too, but
+	// not the signals ReplyAllowance covers). Exceeding it closes the
+	// connection with CodeRateLimited.
 	MessageRate  int
 	MessageBurst int
+	// JoinRate and JoinBurst bound the join attempts from one client
+	// address (defaults 2 a second, 20 at once), RoomJoinRate and
+	// RoomJoinBurst those into one named room (defaults 2 a second, 16 at
+	// once): over either, the request is refused with HTTP 429
+	// (ErrJoinRateLimited) before the upgrade. Every join makes each
+	// member signal the newcomer, so join/leave churn would otherwise make
+	// members send without bound.
+	JoinRate      int
+	JoinBurst     int
+	RoomJoinRate  int
+	RoomJoinBurst int
+	// ReplyAllowance is how many signals a member may send to a peer free
+	// of its own rate limit after that peer joined its room, or sent it a
+	// signal that was charged (default 16): the offer and candidates a
+	// join causes, the answer and candidates an offer causes, are charged
+	// to whoever caused them. Free signals grant nothing, so two peers
+	// cannot trade them without bound. A signal to a peer that left less
+	// than 10 s ago (it crossed peer-left) uses the allowance too.
+	ReplyAllowance int
 	// MaxConnsPerAddr caps the open connections from one IP address
 	// (default 32); MaxConns caps them in total (default 10000). Over
-	// either, the upgrade is refused with HTTP 429.
+	// either, the upgrade is refused with HTTP 429. Serve also counts TCP
+	// connections at accept, before reading anything: one over MaxConns,
+	// or over MaxConnsPerAddr+8 from its address, gets HTTP 429 and is
+	// closed (a TrustedProxies address is not capped
+	// per address there, since it carries many clients).
 	MaxConnsPerAddr int
 	MaxConns        int
+	// HeaderTimeout bounds the reading of a request's headers (default
+	// 10 s), MaxHeaderBytes their size (default 8 KiB), and IdleTimeout
+	// how long Serve keeps an idle keep-alive connection (default 30 s).
+	// They bound the http.Server that Serve runs.
+	HeaderTimeout  time.Duration
+	IdleTimeout    time.Duration
+	MaxHeaderBytes int
+	// TrustedProxies are the reverse proxies whose word on the client's
+	// address is taken: a request whose TCP peer is in one counts against
+	// the address in its Forwarded header (else X-Forwarded-For), read
+	// right to left past the trusted hops. Headers from any other address
+	// are ignored. (ClientAddr, when set, overrides this.)
+	TrustedProxies []netip.Prefix
 	// JoinTimeout is how long a connection may stay open without joining
 	// (default 10 s); then it is closed with CodeJoinTimeout.
 	JoinTimeout time.Duration
@@ -83,8 +130,10 @@ type ServerConfig struct {
 	// Origin header (Go programs) are always allowed.
 	OriginPatterns []string
 	// ClientAddr returns the address a request counts against for
-	// MaxConnsPerAddr (nil: the host of r.RemoteAddr). Behind a reverse
-	// proxy, return the client address the proxy vouches for.
+	// MaxConnsPerAddr and JoinRate (nil: the host of r.RemoteAddr, or the
+	// address a TrustedProxies proxy vouches for). It overrides
+	// TrustedProxies for that count; Serve's accept-time count still uses
+	// the TCP peer.
 	ClientAddr func(r *http.Request) string
 	// Now is the clock for token expiry and rate limits (nil: time.Now).
 	Now func() time.Time
@@ -105,6 +154,12 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, DefaultMaxConnsPerAddr},
 		{"MaxConns", &c.MaxConns, DefaultMaxConns},
 		{"SendQueue", &c.SendQueue, DefaultSendQueue},
+		{"MaxHeaderBytes", &c.MaxHeaderBytes, DefaultMaxHeaderBytes},
+		{"JoinRate", &c.JoinRate, DefaultJoinRate},
+		{"JoinBurst", &c.JoinBurst, DefaultJoinBurst},
+		{"RoomJoinRate", &c.RoomJoinRate, DefaultRoomJoinRate},
+		{"RoomJoinBurst", &c.RoomJoinBurst, DefaultRoomJoinBurst},
+		{"ReplyAllowance", &c.ReplyAllowance, DefaultReplyAllowance},
 	}
 	for _, f := range ints {
 		if *f.v < 0 {
@@ -125,6 +180,8 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"WriteTimeout", &c.WriteTimeout, DefaultWriteTimeout},
 		{"CloseTimeout", &c.CloseTimeout, DefaultCloseTimeout},
 		{"TURNCredentialTTL", &c.TURNCredentialTTL, DefaultTURNCredentialTTL},
+		{"HeaderTimeout", &c.HeaderTimeout, DefaultHeaderTimeout},
+		{"IdleTimeout", &c.IdleTimeout, DefaultIdleTimeout},
 	}
 	for _, f := range durs {
 		if *f.v < 0 {
@@ -151,6 +208,13 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 	c.ICEServers = append([]ICEServer(nil), c.ICEServers...)
 	c.TokenSecret = append([]byte(nil), c.TokenSecret...)
 	c.TURNSecret = append([]byte(nil), c.TURNSecret...)
+	c.TrustedProxies = append([]netip.Prefix(nil), c.TrustedProxies...)
+	for i, p := range c.TrustedProxies {
+		if !p.IsValid() {
+			return c, fmt.Errorf("%w: TrustedProxies[%d] is not a valid prefix", ErrConfig, i)
+		}
+		c.TrustedProxies[i] = p.Masked()
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}

@@ -5,25 +5,31 @@
 // # Running a server
 //
 // The command runs one (go run ./signaling/cmd/rollnet-signal -addr
-// 127.0.0.1:8080). In a program or a test, a *Server is an http.Handler:
+// 127.0.0.1:8080). In a program, Serve (or ServeTLS) runs it on a listener
+// with the limits below applied from the first byte:
 //
 //	srv, _ := signaling.NewServer(signaling.ServerConfig{})
-//	hs := httptest.NewServer(srv)            // or http.Serve(listener, srv)
-//	url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/room/lobby"
+//	ln, _ := net.Listen("tcp", ":8080")
+//	go srv.Serve(ln)                         // or srv.ServeTLS(ln, "cert.pem", "key.pem")
 //	...
-//	srv.Close()                              // ends every WebSocket
-//	hs.Close()
+//	srv.Shutdown(ctx)                        // stops accepting, ends every WebSocket
+//
+// A *Server is also an http.Handler (httptest.NewServer(srv) in tests), but
+// then the accept-time, header and idle limits are the caller's http.Server's.
 //
 // Routes: GET / returns {"service":"rollnet-signal","protocol":1,
 // "status":"ok",...}; GET /healthz returns "ok" (503 once closing);
 // /room/NAME joins the room NAME (1 to 64 characters of A-Z a-z 0-9 . _ -);
 // /room?next=N joins the room being filled by the next N joiners (2 <= N <=
 // MaxRoomSize). With a TokenSecret, add token=Token(secret, room, expiry),
-// where room is NAME or "next=N"; it is checked before the upgrade.
+// where room is NAME or "next=N"; it is checked before the upgrade (one
+// spelling per token: the MAC is decoded strictly). Handle adds an exact
+// path beside these (a relay's status page).
 //
 // # Protocol (version 1)
 //
-// Every message is one JSON text message, an envelope {"v":1,"type":...}:
+// Every message is one JSON text message (a binary message closes the
+// connection with 4000), an envelope {"v":1,"type":...}:
 //
 //	client → server  {"v":1,"type":"join"}                                   first, and only once
 //	server → client  {"v":1,"type":"join","id":ID,"room":R,"peers":[ID...],"ice":[...],"max":BYTES}
@@ -37,7 +43,9 @@
 // "peers" in the join reply lists the room's members oldest first, so the
 // newcomer knows who was there (and, by rollnet's convention, waits for
 // their offers). K is "offer", "answer" or "candidate"; the payload is any
-// JSON value but null, opaque to the server. A signal is relayed only to a
+// JSON value but null, opaque to the server: relayed byte for byte, never
+// re-escaped (the client reads up to the "max" the server advertises, plus
+// 1 KiB for the envelope). A signal is relayed only to a
 // peer in the sender's room; any other is refused with an "error" message
 // and the connection stays open. Every message is validated: unknown
 // fields, a wrong version, a type the sender may not send, or a malformed
@@ -47,23 +55,65 @@
 //
 // Every limit is a ServerConfig field whose zero value is a documented
 // default. Crossing one gives a clear error, and only the connection that
-// crossed it is affected:
+// crossed it is closed (each row is tested with a real client or raw
+// connections against a server on loopback):
 //
-//	room size          8 peers          join refused: close 4001 "signaling: room full"
-//	message size       16 KiB           close 1009; Client.Send refuses it first
-//	message rate       50/s, burst 100  close 4002 "signaling: rate limit exceeded"
-//	conns per address  32               HTTP 429 before the upgrade
-//	conns in total     10000            HTTP 429 before the upgrade
-//	join timeout       10 s             close 4003 "signaling: join timeout"
-//	ping               every 15 s, 10 s to answer: close 4005 "signaling: ping timeout"
-//	send queue         64 messages      overflow drops the slow reader: close 4004
-//	relay outside room                  refused: "error" message, connection kept
-//	join token         (optional)       HTTP 401 or 403 before the upgrade
+//	TCP conns per address  32+8, at accept    HTTP 429 written, closed before reading (Serve only;
+//	                                          TrustedProxies exempt; the 8 spare are for health checks)
+//	TCP conns in total     10000, at accept   the same
+//	request headers        8 KiB, 10 s        HTTP 431; cut after 10 s (slowloris) (Serve only)
+//	idle keep-alive        30 s               closed (Serve only)
+//	conns per address      32                 HTTP 429 before the upgrade (the client address:
+//	                                          behind a TrustedProxies proxy, the one it vouches for)
+//	conns in total         10000              HTTP 429 before the upgrade
+//	joins per address      2/s, burst 20      HTTP 429 ErrJoinRateLimited before the upgrade
+//	joins per named room   2/s, burst 16      HTTP 429 ErrJoinRateLimited before the upgrade
+//	room size              8 peers            join refused: close 4001 "signaling: room full"
+//	message size           16 KiB             close 1009; Client.Send refuses it first
+//	message rate           50/s, burst 100    close 4002 "signaling: rate limit exceeded"; every
+//	                                          frame counts (messages, pings, pongs), except replies
+//	join timeout           10 s               close 4003 "signaling: join timeout"
+//	ping                   every 15 s, 10 s to answer: close 4005 "signaling: ping timeout"
+//	send queue             64 messages        overflow drops the slow reader: close 4004
+//	relay outside room                        refused: "error" message, connection kept
+//	binary message                            close 4000 (the protocol is text)
+//	join token             (optional)         HTTP 401 or 403 before the upgrade
+//
+// Nobody pays for traffic another peer caused. Each join into a room lets
+// every member send the newcomer ReplyAllowance (16) signals free of its
+// own rate limit (the offer and candidates the join makes it send), and
+// each signal a peer pays for lets its addressee answer with as many
+// (the answer and candidates); free signals grant nothing, so peers
+// cannot trade them without bound, and a peer's allowance to someone
+// who left lasts 10 s (signals that crossed peer-left are refused, not
+// charged). A peer that cycles join/leave therefore spends its own join
+// rate and the room's, never the members' message rate: churn in a room
+// can make later joins to that room wait (HTTP 429, retry), but closes
+// nobody in it. next=N rooms have no per-room join limit, since they do
+// not outlive their filling.
 //
 // Nobody waits for a slow peer: relaying never blocks the sender; a full
 // queue drops the peer that does not read. Error replies are best effort
 // (dropped when the queue is full) so that refusals cannot turn their
 // sender into a slow consumer. A close handshake is cut after CloseTimeout.
+//
+// # Behind a reverse proxy
+//
+// TLS is native (ServeTLS; the command's -tls-cert and -tls-key), so no
+// proxy is needed for wss://. Behind one, list it in TrustedProxies (the
+// command's -trusted-proxy): a request whose TCP peer is a trusted proxy
+// counts against the address in its Forwarded header (else
+// X-Forwarded-For), read right to left past trusted hops, so what a client
+// wrote itself is never believed; the proxy's own TCP connections are not
+// capped per address. The headers of any other peer are ignored.
+//
+// # Logs
+//
+// With ServerConfig.Logger: joins (peer, room, size and the peers the
+// newcomer meets), filled next=N rooms, and leaves (peer, room, who is
+// left, and why: "closed by the client" for a normal close, which is not
+// an error) at info; the server's own closes (rate limit, slow consumer,
+// ...) and refused requests at info; shutdown closes at debug.
 //
 // # ICE servers
 //
@@ -83,8 +133,9 @@
 //
 // # Time and goroutines
 //
-// Token expiry and rate limits read ServerConfig.Now. Timeouts (join, ping,
-// write, close) are real timers. The server runs three goroutines per
+// Token expiry and rate limits (messages, joins, allowances) read
+// ServerConfig.Now. Timeouts (join, ping, write, close, header, idle) are
+// real timers. The server runs three goroutines per
 // connection (reader, writer, pinger); Close returns when all have ended.
 // A client runs one, which Close ends.
 package signaling

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // Message types of the envelope.
@@ -43,6 +44,25 @@ type envelope struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 	Code    string          `json:"code,omitempty"`
 	Message string          `json:"message,omitempty"`
+}
+
+// signalOverhead bounds the bytes of a signal envelope besides its payload.
+const signalOverhead = 96
+
+// appendSignal appends the signal envelope {"v":1,"type":"signal","peer":
+// PEER,"kind":KIND,"payload":PAYLOAD} with the payload's bytes unchanged.
+// json.Marshal would HTML-escape them ('<' becomes "\u003c", six times the
+// size). peer and kind must be valid and payload a JSON value.
+func appendSignal(b []byte, peer string, kind SignalKind, payload []byte) []byte {
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, ProtocolVersion, 10)
+	b = append(b, `,"type":"signal","peer":"`...)
+	b = append(b, peer...)
+	b = append(b, `","kind":"`...)
+	b = append(b, kind...)
+	b = append(b, `","payload":`...)
+	b = append(b, payload...)
+	return append(b, '}')
 }
 
 // direction says who sent an envelope, which decides the types and fields

@@ -3,6 +3,7 @@ package signaling
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -62,6 +63,11 @@ var (
 	// of connections, or the server holds its maximum in total (HTTP 429).
 	ErrTooManyConnections = errors.New("signaling: too many connections")
 
+	// ErrJoinRateLimited: too many join attempts from this address, or
+	// into this room, lately (HTTP 429 before the upgrade); try again
+	// later.
+	ErrJoinRateLimited = errors.New("signaling: join rate exceeded")
+
 	// ErrBadRequest: the URL names no valid room (HTTP 400 or 404).
 	ErrBadRequest = errors.New("signaling: bad request")
 )
@@ -119,7 +125,8 @@ func sentinelForCode(code int) error {
 
 // HTTPError is a refusal before the WebSocket upgrade: the HTTP status and
 // the server's message. errors.Is matches it against the sentinel for its
-// status (401 and 403: ErrUnauthorized; 429: ErrTooManyConnections; 400
+// status (401 and 403: ErrUnauthorized; 429: ErrTooManyConnections or
+// ErrJoinRateLimited, as the message says; 400
 // and 404: ErrBadRequest; 503: ErrServerClosing).
 type HTTPError struct {
 	Status  int
@@ -138,6 +145,9 @@ func (e *HTTPError) Is(target error) bool {
 		s = ErrUnauthorized
 	case 429:
 		s = ErrTooManyConnections
+		if strings.HasPrefix(e.Message, ErrJoinRateLimited.Error()) {
+			s = ErrJoinRateLimited
+		}
 	case 400, 404:
 		s = ErrBadRequest
 	case 503:

@@ -77,9 +77,10 @@ func TestLimitMessageSize(t *testing.T) {
 func TestLimitMessageRate(t *testing.T) {
 	clock := newFakeClock()
 	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 3, Now: clock.Now})
-	a := h.dial("/room/rate") // the join is 1 of a's 3
 	b := h.dial("/room/rate")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	a := h.dial("/room/rate") // the join is 1 of a's 3
+	require.Equal(t, PeerJoined, next(t, b).Kind)
+	// a contacts b, who was there first: a pays.
 	send(t, a, b.ID(), offer("1"))
 	send(t, a, b.ID(), offer("2"))
 	require.Equal(t, offer("1"), next(t, b).Signal)
@@ -91,16 +92,16 @@ func TestLimitMessageRate(t *testing.T) {
 	require.Equal(t, Event{Kind: PeerLeft, Peer: a.ID()}, next(t, b))
 	require.Equal(t, uint64(1), h.srv.Stats().RateLimited)
 
-	// b's bucket refills with time: one message per second.
+	// c's bucket refills with time: one message per second.
 	c := h.dial("/room/rate")
 	require.Equal(t, PeerJoined, next(t, b).Kind)
-	send(t, b, c.ID(), offer("b1"))
-	send(t, b, c.ID(), offer("b2"))
+	send(t, c, b.ID(), offer("c1"))
+	send(t, c, b.ID(), offer("c2"))
 	clock.Advance(time.Second)
-	send(t, b, c.ID(), offer("b3"))
-	require.Equal(t, offer("b1"), next(t, c).Signal)
-	require.Equal(t, offer("b2"), next(t, c).Signal)
-	require.Equal(t, offer("b3"), next(t, c).Signal)
+	send(t, c, b.ID(), offer("c3"))
+	require.Equal(t, offer("c1"), next(t, b).Signal)
+	require.Equal(t, offer("c2"), next(t, b).Signal)
+	require.Equal(t, offer("c3"), next(t, b).Signal)
 	clock.Advance(time.Hour) // refills to the burst, no more
 	stillServes(t, h, "other")
 }
@@ -317,4 +318,60 @@ func TestLimitConnsPerAddrBehindProxy(t *testing.T) {
 	h.dial("/room/x?as=bob")
 	_, err := h.tryDial("/room/x?as=alice")
 	require.ErrorIs(t, err, ErrTooManyConnections)
+}
+
+func TestBinaryMessageRefused(t *testing.T) {
+	h := start(t, ServerConfig{})
+	// A well-formed join, sent as a binary message: the protocol is text.
+	ws := h.raw("/room/bin")
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	require.NoError(t, ws.Write(ctx, websocket.MessageBinary, []byte(`{"v":1,"type":"join"}`)))
+	code, reason := rawCloseStatus(t, ws)
+	require.Equal(t, CodeMalformed, int(code))
+	require.Equal(t, ErrMalformed.Error(), reason)
+	// And after joining in text, a binary signal is refused the same way.
+	a := h.dial("/room/bin")
+	ws, _ = h.rawJoin("/room/bin")
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.NoError(t, ws.Write(ctx, websocket.MessageBinary,
+		[]byte(`{"v":1,"type":"signal","peer":"`+a.ID()+`","kind":"offer","payload":{}}`)))
+	code, _ = rawCloseStatus(t, ws)
+	require.Equal(t, CodeMalformed, int(code))
+	require.Equal(t, PeerLeft, next(t, a).Kind, "a never got the binary signal")
+	require.Equal(t, uint64(0), h.srv.Stats().Relayed)
+}
+
+func TestLimitPingsCountAgainstRate(t *testing.T) {
+	clock := newFakeClock() // stands still: the bucket never refills
+	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 10, Now: clock.Now, CloseTimeout: 50 * time.Millisecond})
+	ws, _ := h.rawJoin("/room/ping") // the join is 1 of 10
+	type closed struct {
+		code websocket.StatusCode
+		err  error
+	}
+	closedc := make(chan closed, 1)
+	go func() { // Ping needs a reader to see the pong
+		_, _, err := ws.Read(context.Background())
+		closedc <- closed{websocket.CloseStatus(err), err}
+	}()
+	answered := 0
+	for ; answered < 1000; answered++ {
+		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+		err := ws.Ping(ctx)
+		cancel()
+		if err != nil {
+			break
+		}
+	}
+	var got closed
+	select {
+	case got = <-closedc:
+	case <-time.After(waitTimeout):
+		t.Fatalf("never closed: %d pings answered", answered)
+	}
+	require.Equal(t, CodeRateLimited, int(got.code), "%v", got.err)
+	require.Equal(t, 9, answered, "pings answered within the burst, no more")
+	require.Equal(t, uint64(1), h.srv.Stats().RateLimited)
+	stillServes(t, h, "other")
 }

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,9 +26,11 @@ import (
 //	GET /room?next=N   WebSocket: join the room being filled with the next N joiners
 //
 // Add "token=TOKEN" to the query when the server has a TokenSecret.
-// Serve it with anything that serves an http.Handler: httptest.NewServer,
-// http.Serve on a listener, or an http.Server. Close ends every connection
-// (the http.Server's own Shutdown does not see hijacked WebSockets).
+// Serve and ServeTLS run it on a listener with the accept-time, header and
+// idle limits of its ServerConfig; as an http.Handler (httptest.NewServer,
+// an http.Server of the caller's) those limits are the caller's. Close ends
+// every connection (an http.Server's own Shutdown does not see hijacked
+// WebSockets).
 type Server struct {
 	cfg ServerConfig
 	log *slog.Logger
@@ -42,11 +44,19 @@ type Server struct {
 	rooms   map[string]*room
 	pending map[int]*room // next=N rooms still filling, by N
 
+	addrJoins bucketMap // join attempts per client address
+	roomJoins bucketMap // join attempts per named room
+
+	routes   map[string]http.Handler // added by Handle
+	https    []*http.Server          // started by Serve
+	nsockets int                     // TCP connections accepted by Serve and open
+	sockets  map[netip.Addr]int
+
 	wg sync.WaitGroup // one per admitted request
 
 	stats struct {
 		relayed, refused, rejected, malformed, tooBig, rateLimited,
-		joinTimeouts, slowConsumers, pingTimeouts, roomFull atomic.Uint64
+		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused atomic.Uint64
 	}
 }
 
@@ -64,6 +74,8 @@ type Stats struct {
 	SlowConsumers uint64 // connections dropped for an overflowing send queue
 	PingTimeouts  uint64 // connections closed for not answering a ping
 	RoomFull      uint64 // joins refused because the room was full
+	Sockets       int    // TCP connections open, accepted by Serve
+	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
 }
 
 type room struct {
@@ -87,13 +99,14 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		ids:     make(map[string]*peerConn),
 		rooms:   make(map[string]*room),
 		pending: make(map[int]*room),
+		sockets: make(map[netip.Addr]int),
 	}, nil
 }
 
 // Stats returns a snapshot of the server's state and counters.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
-	st := Stats{Connections: s.active, Rooms: len(s.rooms)}
+	st := Stats{Connections: s.active, Rooms: len(s.rooms), Sockets: s.nsockets}
 	s.mu.Unlock()
 	st.Relayed = s.stats.relayed.Load()
 	st.Refused = s.stats.refused.Load()
@@ -105,6 +118,7 @@ func (s *Server) Stats() Stats {
 	st.SlowConsumers = s.stats.slowConsumers.Load()
 	st.PingTimeouts = s.stats.pingTimeouts.Load()
 	st.RoomFull = s.stats.roomFull.Load()
+	st.AcceptRefused = s.stats.acceptRefused.Load()
 	return st
 }
 
@@ -119,7 +133,11 @@ func (s *Server) Close() error {
 	for c := range s.conns {
 		list = append(list, c)
 	}
+	https := s.https
 	s.mu.Unlock()
+	for _, hs := range https {
+		_ = hs.Close() // the listeners and every connection not upgraded
+	}
 	if first {
 		s.log.Info("signaling server closing", "connections", len(list))
 	}
@@ -160,8 +178,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	default:
-		http.NotFound(w, r)
+		s.mu.Lock()
+		h := s.routes[p]
+		s.mu.Unlock()
+		if h == nil {
+			h = http.NotFoundHandler()
+		}
+		h.ServeHTTP(w, r)
 	}
+}
+
+// Handle serves h at the exact path beside the server's own routes (a
+// status page of a service run beside it, such as a TURN relay's counts).
+// The server's own paths cannot be taken.
+func (s *Server) Handle(path string, h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if path == "/" || path == "/healthz" || path == "/room" || strings.HasPrefix(path, "/room/") {
+		panic("signaling: Handle: " + path + " is the server's own route")
+	}
+	if s.routes == nil {
+		s.routes = make(map[string]http.Handler)
+	}
+	s.routes[path] = h
 }
 
 // roomRequest is what a join URL asks for: a named room, or next=N.
@@ -198,17 +237,6 @@ func (s *Server) parseRoomRequest(r *http.Request) (roomRequest, error) {
 	}
 	q.next = n
 	return q, nil
-}
-
-func (s *Server) clientAddr(r *http.Request) string {
-	if s.cfg.ClientAddr != nil {
-		return s.cfg.ClientAddr(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, status int, msg string) {
@@ -253,6 +281,14 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address")
 		return
+	case !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" from this address")
+		return
+	case q.name != "" && !s.roomJoins.take(q.name, s.cfg.Now(), s.cfg.RoomJoinRate, s.cfg.RoomJoinBurst):
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" in this room")
+		return
 	}
 	s.active++
 	s.perAddr[addr]++
@@ -268,14 +304,24 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.wg.Done()
 	}()
 
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	// Control frames count against the rate limit like messages: the
+	// library answers pings by itself, and unbounded it answered 200,000
+	// pings in 3 s. The callbacks run in whichever goroutine reads.
+	c := s.newConn(addr, q)
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		OriginPatterns: s.cfg.OriginPatterns,
+		OnPingReceived: func(context.Context, []byte) bool { return c.controlFrame() },
+		OnPongReceived: func(context.Context, []byte) { c.controlFrame() },
+	})
 	if err != nil {
+		c.cancelRead()
 		s.stats.rejected.Add(1)
 		s.log.Info("signaling upgrade failed", "addr", r.RemoteAddr, "err", err)
 		return
 	}
 	ws.SetReadLimit(int64(s.cfg.MaxMessageSize))
-	s.serveConn(ws, addr, q)
+	c.ws = ws
+	s.serveConn(c)
 }
 
 // peerConn is one upgraded connection.
@@ -292,12 +338,16 @@ type peerConn struct {
 
 	killOnce   sync.Once
 	killed     atomic.Bool
+	killReason string // set by the first kill, read after the read loop
+	readCtx    context.Context
 	cancelRead context.CancelFunc
 	closeTimer *time.Timer
 	wg         sync.WaitGroup // writer, pinger, closer
 
-	tokens float64 // rate limit bucket, read loop only
-	last   time.Time
+	rateMu sync.Mutex // the bucket: the read loop and the close handshake both read frames
+	rate   bucket
+
+	replies map[string]*allowance // free signals to peers, by id, under srv.mu
 }
 
 func newID() string {
@@ -306,20 +356,24 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (s *Server) serveConn(ws *websocket.Conn, addr string, q roomRequest) {
+// newConn returns the connection state for a request about to be upgraded.
+func (s *Server) newConn(addr string, q roomRequest) *peerConn {
 	readCtx, cancelRead := context.WithCancel(context.Background())
-	defer cancelRead()
-	c := &peerConn{
+	return &peerConn{
 		srv:        s,
-		ws:         ws,
 		addr:       addr,
 		want:       q,
 		out:        make(chan []byte, s.cfg.SendQueue),
 		done:       make(chan struct{}),
+		readCtx:    readCtx,
 		cancelRead: cancelRead,
-		tokens:     float64(s.cfg.MessageBurst),
-		last:       s.cfg.Now(),
+		rate:       bucket{last: s.cfg.Now()},
 	}
+}
+
+func (s *Server) serveConn(c *peerConn) {
+	defer c.cancelRead()
+	ws, addr, q := c.ws, c.addr, c.want
 	s.mu.Lock()
 	for c.id == "" || s.ids[c.id] != nil {
 		c.id = newID()
@@ -341,27 +395,50 @@ func (s *Server) serveConn(ws *websocket.Conn, addr string, q roomRequest) {
 		c.kill(CodeJoinTimeout, ErrJoinTimeout)
 	})
 
-	end := c.readLoop(readCtx, joinTimer)
+	end := c.readLoop(c.readCtx, joinTimer)
 
 	joinTimer.Stop()
 	c.killOnce.Do(func() {}) // no kill after this point: its goroutine would race wg.Wait
 	if !c.killed.Load() {
 		_ = ws.CloseNow()
 	}
-	s.leave(c)
+	roomName, left := s.leave(c)
 	close(c.done)
 	c.wg.Wait()
 	if c.closeTimer != nil {
 		c.closeTimer.Stop()
 	}
-	log.Debug("signaling connection closed", "err", end)
+	why := c.killReason
+	if why == "" {
+		why = closeReason(end)
+	}
+	if roomName != "" {
+		log.Info("signaling leave", "room", roomName, "size", left, "reason", why)
+	} else {
+		log.Debug("signaling connection closed before joining", "reason", why)
+	}
+}
+
+// closeReason says in words why a connection the server did not close
+// ended: a normal close is not an error.
+func closeReason(err error) string {
+	switch code := websocket.CloseStatus(err); code {
+	case websocket.StatusNormalClosure:
+		return "closed by the client"
+	case websocket.StatusGoingAway:
+		return "client going away"
+	case -1:
+		return "connection lost: " + err.Error()
+	default:
+		return "closed by the client with " + code.String()
+	}
 }
 
 // readLoop reads and handles messages until the connection ends.
 func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 	s := c.srv
 	for {
-		_, b, err := c.ws.Read(ctx)
+		typ, b, err := c.ws.Read(ctx)
 		if err != nil {
 			if errors.Is(err, websocket.ErrMessageTooBig) {
 				s.stats.tooBig.Add(1)
@@ -373,14 +450,17 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 		if c.killed.Load() {
 			continue // closing: keep reading only to finish the close handshake
 		}
-		if !c.allow() {
-			c.kill(CodeRateLimited, ErrRateLimited)
-			continue
-		}
 		e, err := parseEnvelope(b, fromClient)
+		if err == nil && typ != websocket.MessageText {
+			err = errors.New("binary message: the protocol is JSON text")
+		}
 		if err == nil && (e.Type == typeJoin) == (c.room == nil) {
 			switch e.Type {
 			case typeJoin:
+				if !c.allow() {
+					c.kill(CodeRateLimited, ErrRateLimited)
+					continue
+				}
 				c.join()
 				joinTimer.Stop()
 			case typeSignal:
@@ -396,19 +476,25 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 	}
 }
 
-// allow takes one message from the connection's token bucket.
-func (c *peerConn) allow() bool {
-	cfg := &c.srv.cfg
-	now := cfg.Now()
-	if d := now.Sub(c.last); d > 0 {
-		c.tokens = min(float64(cfg.MessageBurst), c.tokens+d.Seconds()*float64(cfg.MessageRate))
-		c.last = now
-	}
-	if c.tokens < 1 {
+// controlFrame charges a ping or pong to the rate limit, and closes the
+// connection over it. It reports whether to answer a ping.
+func (c *peerConn) controlFrame() bool {
+	if c.killed.Load() {
 		return false
 	}
-	c.tokens--
+	if !c.allow() {
+		c.kill(CodeRateLimited, ErrRateLimited)
+		return false
+	}
 	return true
+}
+
+// allow takes one message from the connection's token bucket.
+func (c *peerConn) allow() bool {
+	c.rateMu.Lock()
+	defer c.rateMu.Unlock()
+	cfg := &c.srv.cfg
+	return c.rate.take(cfg.Now(), cfg.MessageRate, cfg.MessageBurst)
 }
 
 func mustMarshal(e envelope) []byte {
@@ -458,9 +544,14 @@ func (c *peerConn) join() {
 		Peers: peers, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
 	pj := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerJoined, Peer: c.id})
 	for _, m := range rm.members[:len(rm.members)-1] {
+		m.grant(c.id, s.cfg.ReplyAllowance) // c's arrival makes m offer: c pays
 		m.enqueue(pj)
 	}
-	s.log.Debug("signaling join", "peer", c.id, "room", rm.name, "size", len(rm.members))
+	// peers is who c meets: with rollnet's convention each of them offers.
+	s.log.Info("signaling join", "peer", c.id, "addr", c.addr, "room", rm.name, "size", len(rm.members), "peers", peers)
+	if rm.next > 0 && len(rm.members) == rm.cap {
+		s.log.Info("signaling room filled", "room", rm.name, "size", rm.cap)
+	}
 }
 
 // iceServersFor returns the ICE servers for the client with id: the
@@ -481,12 +572,19 @@ func (s *Server) iceServersFor(id string) []ICEServer {
 }
 
 // relay forwards a signal to its addressee if it is in c's room, and
-// otherwise tells c it was refused.
+// otherwise tells c it was refused. A signal c's allowance to the addressee
+// covers is free; any other is charged to c's rate limit and grants the
+// addressee an allowance to answer c.
 func (c *peerConn) relay(e envelope) {
 	s := c.srv
-	b := mustMarshal(envelope{V: ProtocolVersion, Type: typeSignal, Peer: c.id, Kind: e.Kind, Payload: e.Payload})
+	b := appendSignal(make([]byte, 0, signalOverhead+len(e.Payload)), c.id, e.Kind, e.Payload)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	free := c.takeAllowance(e.Peer, s.cfg.Now())
+	if !free && !c.allow() {
+		c.kill(CodeRateLimited, ErrRateLimited)
+		return
+	}
 	to := s.ids[e.Peer]
 	if to == nil || to == c || to.room != c.room {
 		s.stats.refused.Add(1)
@@ -494,19 +592,23 @@ func (c *peerConn) relay(e envelope) {
 			Message: ErrUnknownPeer.Error(), Peer: e.Peer}))
 		return
 	}
+	if !free {
+		to.grant(c.id, s.cfg.ReplyAllowance)
+	}
 	s.stats.relayed.Add(1)
 	to.enqueue(b)
 }
 
-// leave removes c from the server and its room, and tells the room.
-func (s *Server) leave(c *peerConn) {
+// leave removes c from the server and its room, and tells the room. It
+// returns the room c was in ("" if none) and how many are left in it.
+func (s *Server) leave(c *peerConn) (string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
 	delete(s.ids, c.id)
 	rm := c.room
 	if rm == nil {
-		return
+		return "", 0
 	}
 	c.room = nil
 	for i, m := range rm.members {
@@ -520,12 +622,15 @@ func (s *Server) leave(c *peerConn) {
 		if rm.next > 0 && s.pending[rm.next] == rm {
 			delete(s.pending, rm.next)
 		}
-		return
+		return rm.name, 0
 	}
 	pl := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerLeft, Peer: c.id})
+	now := s.cfg.Now()
 	for _, m := range rm.members {
+		m.peerGone(c.id, now)
 		m.enqueue(pl)
 	}
+	return rm.name, len(rm.members)
 }
 
 // enqueue queues b for c without blocking; a full queue drops c.
@@ -569,7 +674,12 @@ func (c *peerConn) kill(code int, reason error) {
 		case CodePingTimeout:
 			s.stats.pingTimeouts.Add(1)
 		}
-		s.log.Info("signaling connection closed", "peer", c.id, "addr", c.addr,
+		c.killReason = "closed by the server: " + reason.Error()
+		lvl := slog.LevelInfo
+		if code == int(websocket.StatusGoingAway) {
+			lvl = slog.LevelDebug // every connection at shutdown
+		}
+		s.log.Log(context.Background(), lvl, "signaling connection closed", "peer", c.id, "addr", c.addr,
 			"code", code, "reason", reason.Error())
 		c.closeTimer = time.AfterFunc(s.cfg.CloseTimeout, c.cancelRead)
 		c.wg.Add(1)

@@ -237,3 +237,54 @@ func TestTURNCredentialsMinted(t *testing.T) {
 	_, err := NewServer(ServerConfig{ICEServers: []ICEServer{{URLs: []string{"turn:x:3478"}}}})
 	require.ErrorIs(t, err, ErrConfig)
 }
+
+func TestRelayKeepsPayloadBytes(t *testing.T) {
+	h := start(t, ServerConfig{})
+	a := h.dial("/room/html")
+	// A raw sender at the size limit, with characters json.Marshal escapes.
+	ws, _ := h.rawJoin("/room/html")
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	payload := `"` + strings.Repeat("<>&", (DefaultMaxMessageSize-200)/3) + "\u2028\""
+	msg := `{"v":1,"type":"signal","peer":"` + a.ID() + `","kind":"offer","payload":` + payload + `}`
+	require.LessOrEqual(t, len(msg), DefaultMaxMessageSize)
+	rawWrite(t, ws, msg)
+	ev := next(t, a)
+	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, payload, string(ev.Signal.Payload), "relayed byte for byte")
+
+	// Client to client, the same.
+	b := h.dial("/room/html")
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	send(t, a, b.ID(), Signal{Kind: SignalOffer, Payload: json.RawMessage(payload)})
+	require.Equal(t, payload, string(next(t, b).Signal.Payload))
+}
+
+func TestClientReadLimitFollowsServer(t *testing.T) {
+	// A server that allows 2 MiB messages: a client must read a relayed
+	// signal of that size (its fixed 1 MiB read limit closed it).
+	const max = 2 << 20
+	h := start(t, ServerConfig{MaxMessageSize: max})
+	a := h.dial("/room/big")
+	b := h.dial("/room/big")
+	require.Equal(t, PeerJoined, next(t, a).Kind)
+	payload := json.RawMessage(`"` + strings.Repeat("x", max-200) + `"`)
+	send(t, a, b.ID(), Signal{Kind: SignalOffer, Payload: payload})
+	ev := next(t, b)
+	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, len(payload), len(ev.Signal.Payload))
+	require.Equal(t, uint64(0), h.srv.Stats().TooBig)
+}
+
+func TestHandleAddsRoutes(t *testing.T) {
+	h := start(t, ServerConfig{})
+	h.srv.Handle("/turn", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("relay counts\n"))
+	}))
+	resp, err := http.Get(h.hs.URL + "/turn")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, "relay counts\n", string(body))
+	require.Panics(t, func() { h.srv.Handle("/healthz", http.NotFoundHandler()) })
+	h.dial("/room/still-mine")
+}

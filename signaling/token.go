@@ -56,7 +56,9 @@ func checkToken(secret []byte, room, tok string, now time.Time) error {
 	if err != nil {
 		return errTokenMalformed
 	}
-	got, err := base64.RawURLEncoding.DecodeString(mac)
+	// Strict: a MAC has one spelling. Lax decoding ignores the last
+	// character's unused low bits, so four tokens would pass for one.
+	got, err := base64.RawURLEncoding.Strict().DecodeString(mac)
 	if err != nil {
 		return errTokenMalformed
 	}

@@ -10,19 +10,33 @@
 //	ROLLNET_TURN_SECRET=t go run ./signaling/cmd/rollnet-signal -turn turn:turn.example.org:3478  # per-client TURN credentials
 //	ROLLNET_TURN_SECRET=t go run ./signaling/cmd/rollnet-signal -turn-listen 0.0.0.0:3478 -turn-public-ip 203.0.113.7  # embedded relay
 //
-// Logs are structured (log/slog) on stderr. SIGINT or SIGTERM closes every
-// connection with 1001 and exits.
+//	go run ./signaling/cmd/rollnet-signal -addr :443 -tls-cert cert.pem -tls-key key.pem   # wss:// natively
+//	go run ./signaling/cmd/rollnet-signal -trusted-proxy 10.0.0.5   # behind a reverse proxy at 10.0.0.5
+//
+// Behind a reverse proxy, name it with -trusted-proxy (an address or a
+// CIDR prefix, repeatable): the per-address limits then apply to the client
+// address the proxy writes in Forwarded or X-Forwarded-For, and to nobody
+// else's (without it, every client shares the proxy's 32 connections).
+//
+// Logs are structured (log/slog) on stderr: joins (with the peers the
+// newcomer meets), filled next=N rooms and leaves (with why) at info. SIGINT
+// or SIGTERM closes every connection with 1001 and exits.
+//
+// Exit status: 0 after a shutdown by signal, or -h; 2 for a bad flag or
+// flag value (one line on stderr, no usage); 1 when serving fails (the
+// address is taken, the certificate does not load).
 package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -34,13 +48,54 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv, nil); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "rollnet-signal:", err)
-		}
-		os.Exit(2)
+	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// runMain runs the command and returns its exit status (see the package
+// doc).
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	err := run(ctx, args, stdout, stderr, getenv, nil)
+	var ue usageError
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "rollnet-signal: %v\nrun 'rollnet-signal -h' for usage\n", ue.err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "rollnet-signal:", err)
+		return 1
 	}
+}
+
+// usageError is a bad flag or flag value: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// prefixFlag collects addresses or CIDR prefixes (repeatable, comma-separated).
+type prefixFlag []netip.Prefix
+
+func (l *prefixFlag) String() string { return fmt.Sprint([]netip.Prefix(*l)) }
+func (l *prefixFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			ip, ierr := netip.ParseAddr(v)
+			if ierr != nil {
+				return fmt.Errorf("%q is neither an address nor a CIDR prefix", v)
+			}
+			p = netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen())
+		}
+		*l = append(*l, p)
+	}
+	return nil
 }
 
 // listFlag collects a repeatable or comma-separated string flag.
@@ -60,7 +115,7 @@ func (l *listFlag) Set(s string) error {
 // nil, is called with the listening address.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready func(addr string)) error {
 	fs := flag.NewFlagSet("rollnet-signal", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // a flag error is one line, from runMain
 	var (
 		cfg        signaling.ServerConfig
 		addr       = fs.String("addr", "127.0.0.1:8080", "listen address")
@@ -73,6 +128,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		logLevel   = fs.String("log-level", "info", "debug, info, warn or error")
 		logJSON    = fs.Bool("log-json", false, "log JSON instead of text")
 		shutdown   = fs.Duration("shutdown-timeout", 5*time.Second, "grace for HTTP requests at shutdown")
+		tlsCert    = fs.String("tls-cert", "", "serve TLS (wss://) with this PEM certificate (chain), with -tls-key")
+		tlsKey     = fs.String("tls-key", "", "PEM private key for -tls-cert")
+		proxies    prefixFlag
 		relay      relayFlags
 	)
 	relay.register(fs)
@@ -90,20 +148,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", signaling.DefaultWriteTimeout, "time for one write to a connection")
 	fs.Var(&stun, "stun", "STUN server URL handed to clients (repeatable, comma-separated)")
 	fs.Var(&turn, "turn", "TURN server URL handed to clients with -turn-user and -turn-credential, or minted ones (repeatable)")
+	fs.IntVar(&cfg.JoinRate, "join-rate", signaling.DefaultJoinRate, "joins per second per client address")
+	fs.IntVar(&cfg.JoinBurst, "join-burst", signaling.DefaultJoinBurst, "join burst per client address")
+	fs.IntVar(&cfg.RoomJoinRate, "room-join-rate", signaling.DefaultRoomJoinRate, "joins per second into one named room")
+	fs.IntVar(&cfg.RoomJoinBurst, "room-join-burst", signaling.DefaultRoomJoinBurst, "join burst into one named room")
+	fs.Var(&proxies, "trusted-proxy", "reverse proxy address or CIDR whose Forwarded/X-Forwarded-For is believed (repeatable)")
 	fs.Var(&origins, "origin", "browser origin pattern allowed besides the server's own host (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rollnet-signal [flags]\n\n"+
+	fs.Usage = func() {} // -h prints the usage below, to stdout
+	usage := func() {
+		fs.SetOutput(stdout)
+		fmt.Fprintln(stdout, "usage: rollnet-signal [flags]\n\n"+
 			"The join-token secret is read from $ROLLNET_SIGNAL_SECRET (unset: rooms are open).\n"+
 			"With $ROLLNET_TURN_SECRET (coturn's static-auth-secret), -turn servers given without\n"+
 			"-turn-user get short-lived credentials minted per client.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			usage()
+			return err
+		}
+		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return usageError{errors.New("-tls-cert and -tls-key go together")}
+	}
+	cfg.TrustedProxies = proxies
 	if s := getenv("ROLLNET_SIGNAL_SECRET"); s != "" {
 		cfg.TokenSecret = []byte(s)
 	}
@@ -112,7 +185,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	if *mint != "" {
 		if len(cfg.TokenSecret) == 0 {
-			return errors.New("-mint-token needs $ROLLNET_SIGNAL_SECRET")
+			return usageError{errors.New("-mint-token needs $ROLLNET_SIGNAL_SECRET")}
 		}
 		fmt.Fprintln(stdout, signaling.Token(cfg.TokenSecret, *mint, time.Now().Add(*ttl)))
 		return nil
@@ -127,7 +200,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("-log-level: %w", err)
+		return usageError{fmt.Errorf("-log-level: %w", err)}
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewTextHandler(stderr, opts)
@@ -144,24 +217,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 
 	srv, err := signaling.NewServer(cfg)
 	if err != nil {
-		return err
+		return usageError{err} // a flag's value
+	}
+	if rl != nil {
+		srv.Handle("/turn", relayStats(rl))
+	}
+	if *tlsCert != "" { // load now, to fail before listening
+		if _, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey); err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler:           withRelayStats(srv, rl),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
-	}
 	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", signaling.ProtocolVersion,
-		"tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers))
+		"tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
+		"trusted_proxies", len(cfg.TrustedProxies))
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() {
+		if *tlsCert != "" {
+			errc <- srv.ServeTLS(ln, *tlsCert, *tlsKey)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
 	select {
 	case err := <-errc:
 		_ = srv.Close()
@@ -171,8 +254,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	log.Info("rollnet-signal shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
 	defer cancel()
-	err = hs.Shutdown(sctx) // stops accepting; WebSockets are hijacked, so:
-	_ = srv.Close()
+	err = srv.Shutdown(sctx) // stops accepting, then closes every WebSocket
 	<-errc
 	return err
 }

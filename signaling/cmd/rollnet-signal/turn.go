@@ -74,17 +74,10 @@ func (f *relayFlags) start(cfg *signaling.ServerConfig, log *slog.Logger) (*turn
 	return r, nil
 }
 
-// withRelayStats serves the relay's counters as JSON at GET /turn beside
-// the signaling server's routes (h alone when there is no relay).
-func withRelayStats(h http.Handler, r *turn.Relay) http.Handler {
-	if r == nil {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.URL.Path != "/turn" {
-			h.ServeHTTP(w, req)
-			return
-		}
+// relayStats serves the relay's counters as JSON (at GET /turn, beside the
+// signaling server's routes).
+func relayStats(r *turn.Relay) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(r.Stats())
 	})
