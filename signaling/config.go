@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // Defaults for the zero fields of ServerConfig.
@@ -139,6 +141,13 @@ type ServerConfig struct {
 	Now func() time.Time
 	// Logger receives structured logs (nil: discarded).
 	Logger *slog.Logger
+	// NATS, when set, makes the server one of a set of instances that
+	// share rooms over this connection (JetStream must be enabled on the
+	// NATS server); nil: a single instance that needs nothing else. The
+	// caller owns the connection and closes it after Close. Cluster
+	// configures the sharing.
+	NATS    *nats.Conn
+	Cluster ClusterConfig
 }
 
 func (c ServerConfig) withDefaults() (ServerConfig, error) {
