@@ -103,13 +103,15 @@ type cluster struct {
 	dead    map[string]bool              // instances found dead, until heard again
 	orphans []orphan                     // leaves that could not be written yet
 	watch   jetstream.KeyWatcher
-	synced  bool   // the watch has delivered the bucket once
-	wasDown bool   // NATS was unreachable at the last tick
-	gen     uint64 // NATS reconnects when the watch started
+	unwatch context.CancelFunc // ends the watch (and nats.go's goroutine for its context)
+	synced  bool               // the watch has delivered the bucket once
+	wasDown bool               // NATS was unreachable at the last tick
+	gen     uint64             // NATS reconnects when the watch started
 
-	stop chan struct{}
-	wg   sync.WaitGroup
-	once sync.Once
+	stop     chan struct{}
+	tickDone chan struct{}
+	wg       sync.WaitGroup // watch loops
+	once     sync.Once
 }
 
 // clusterRoom is a room's value in the bucket.
@@ -127,9 +129,9 @@ type clusterMember struct {
 	ID   string `json:"id"`
 	Inst string `json:"i"`
 
-	key   string              // the room's key
-	rev   uint64              // the revision that added it
-	known map[string]struct{} // the peers the client was told about
+	key   string            // the room's key
+	rev   uint64            // the revision that added it
+	known map[string]string // the peers the client was told about: their instances
 }
 
 type orphan struct{ key, id string }
@@ -164,11 +166,12 @@ func newCluster(s *Server, nc *nats.Conn, cfg ClusterConfig) (*cluster, error) {
 	}
 	cl := &cluster{
 		srv: s, cfg: cfg, nc: nc, inst: newID(), subj: cfg.Name + ".",
-		rooms:   make(map[string]*clusterRoom),
-		members: make(map[*peerConn]*clusterMember),
-		seen:    make(map[string]time.Time),
-		dead:    make(map[string]bool),
-		stop:    make(chan struct{}),
+		rooms:    make(map[string]*clusterRoom),
+		members:  make(map[*peerConn]*clusterMember),
+		seen:     make(map[string]time.Time),
+		dead:     make(map[string]bool),
+		stop:     make(chan struct{}),
+		tickDone: make(chan struct{}),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.OpTimeout)
 	defer cancel()
@@ -198,7 +201,6 @@ func newCluster(s *Server, nc *nats.Conn, cfg ClusterConfig) (*cluster, error) {
 		return nil, err
 	}
 	_ = nc.Publish(cl.subj+"hb", []byte(cl.inst))
-	cl.wg.Add(1)
 	go cl.tick()
 	return cl, nil
 }
@@ -207,16 +209,19 @@ func newCluster(s *Server, nc *nats.Conn, cfg ClusterConfig) (*cluster, error) {
 // returns once the bucket's current rooms are in the mirror.
 func (cl *cluster) startWatch(ctx context.Context) error {
 	gen := cl.nc.Stats().Reconnects
-	w, err := cl.kv.WatchAll(context.Background())
+	wctx, unwatch := context.WithCancel(context.Background())
+	w, err := cl.kv.WatchAll(wctx)
 	if err != nil {
+		unwatch()
 		return fmt.Errorf("%w: watch: %v", ErrClusterUnavailable, err)
 	}
 	cl.mu.Lock()
-	old := cl.watch
-	cl.watch, cl.synced, cl.gen = w, false, gen
+	old, oldUnwatch := cl.watch, cl.unwatch
+	cl.watch, cl.unwatch, cl.synced, cl.gen = w, unwatch, false, gen
 	cl.mu.Unlock()
 	if old != nil {
 		_ = old.Stop()
+		oldUnwatch()
 	}
 	synced := make(chan struct{})
 	cl.wg.Add(1)
@@ -308,7 +313,7 @@ func (cl *cluster) reconcile(key string, r *clusterRoom) {
 			if _, ok := cm.known[m.ID]; ok || m.ID == c.id {
 				continue
 			}
-			cm.known[m.ID] = struct{}{}
+			cm.known[m.ID] = m.Inst
 			c.grant(m.ID, s.cfg.ReplyAllowance) // its arrival makes c offer: it pays
 			c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typePeerJoined, Peer: m.ID}))
 		}
@@ -437,11 +442,11 @@ func (cl *cluster) joined(c *peerConn, key string, r *clusterRoom, rev uint64, p
 	}
 	rm.members = append(rm.members, c)
 	c.room = rm
-	cm := &clusterMember{ID: c.id, Inst: cl.inst, key: key, rev: rev, known: make(map[string]struct{}, len(peers))}
+	cm := &clusterMember{ID: c.id, Inst: cl.inst, key: key, rev: rev, known: make(map[string]string, len(peers))}
 	ids := make([]string, len(peers))
 	for i, p := range peers {
 		ids[i] = p.ID
-		cm.known[p.ID] = struct{}{}
+		cm.known[p.ID] = p.Inst
 	}
 	cl.members[c] = cm
 	c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeJoin, ID: c.id, Room: name,
@@ -511,17 +516,15 @@ func (cl *cluster) remove(ctx context.Context, key string, gone func(clusterMemb
 	}
 }
 
-// relay sends signal b from c to the peer to on another instance, if the
-// room holds both. free says whether c's allowance paid for it. Called
-// under srv.mu.
+// relay sends signal b from c to the peer to on another instance, if c
+// was told that peer is in its room (by its join reply or peer-joined, and
+// no peer-left since: the mirror may not hold c's own join yet). free says
+// whether c's allowance paid for it. Called under srv.mu.
 func (cl *cluster) relay(c *peerConn, to string, b []byte, free bool) bool {
 	cl.mu.Lock()
-	cm := cl.members[c]
 	var inst string
-	if cm != nil {
-		if r := cl.rooms[cm.key]; r != nil && r.has(c.id) {
-			inst = r.inst(to)
-		}
+	if cm := cl.members[c]; cm != nil {
+		inst = cm.known[to]
 	}
 	cl.mu.Unlock()
 	if inst == "" || inst == cl.inst || c.room == nil {
@@ -570,7 +573,7 @@ func (cl *cluster) onHeartbeat(m *nats.Msg) {
 // tick says this instance is alive, finds instances that are not, and
 // retries what NATS could not take.
 func (cl *cluster) tick() {
-	defer cl.wg.Done()
+	defer close(cl.tickDone)
 	t := time.NewTicker(cl.cfg.Heartbeat)
 	defer t.Stop()
 	for {
@@ -674,12 +677,14 @@ func (cl *cluster) ready() bool {
 func (cl *cluster) close() {
 	cl.once.Do(func() {
 		close(cl.stop)
+		<-cl.tickDone // it may be starting a watch
 		_ = cl.sub.Unsubscribe()
 		_ = cl.hb.Unsubscribe()
 		cl.mu.Lock()
-		w := cl.watch
+		w, unwatch := cl.watch, cl.unwatch
 		cl.mu.Unlock()
 		_ = w.Stop()
+		unwatch()
 		cl.wg.Wait()
 	})
 }

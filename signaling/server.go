@@ -57,8 +57,8 @@ type Server struct {
 	stats struct {
 		relayed, refused, rejected, malformed, tooBig, rateLimited,
 		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused atomic.Uint64
-		relayedBytes, clusterDropped                                         atomic.Uint64
-		rejectedBy                                                           [numRejectReasons]atomic.Uint64
+		relayedBytes, clusterDropped atomic.Uint64
+		rejectedBy                   [numRejectReasons]atomic.Uint64
 	}
 	pairing pairingHistogram
 	cluster *cluster // nil: a single instance
