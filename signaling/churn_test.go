@@ -209,3 +209,14 @@ func TestChurnBackToBaseline(t *testing.T) {
 	h.srv.mu.Unlock()
 	require.LessOrEqual(t, allowances, 1, "departed peers' allowances are forgotten after the grace")
 }
+
+func TestJoinRateLoopbackExempt(t *testing.T) {
+	// From loopback (tests, the demo on one machine) only the per-room
+	// limit applies.
+	clock := newFakeClock()
+	h := start(t, ServerConfig{JoinBurst: 2, Now: clock.Now})
+	for i := range 10 {
+		c := h.dial("/room/l" + string(rune('0'+i)))
+		require.NoError(t, c.Close())
+	}
+}

@@ -24,15 +24,17 @@ const (
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultCloseTimeout    = time.Second
 	DefaultSendQueue       = 64
-	DefaultJoinRate        = 2
-	DefaultJoinBurst       = 20
-	DefaultRoomJoinRate    = 2
-	DefaultRoomJoinBurst   = 16
-	DefaultReplyAllowance  = 16
 
-	DefaultHeaderTimeout  = 10 * time.Second
-	DefaultIdleTimeout    = 30 * time.Second
-	DefaultMaxHeaderBytes = 8 << 10
+	// Joins per client address and per named room: a player reconnecting,
+	// or a LAN party behind one NAT, is well inside; a join/leave loop is not.
+	DefaultJoinRate, DefaultJoinBurst         = 2, 20
+	DefaultRoomJoinRate, DefaultRoomJoinBurst = 2, 16
+	// An offer and its candidates, or an answer and its candidates.
+	DefaultReplyAllowance = 16
+
+	// The http.Server that Serve runs.
+	DefaultHeaderTimeout, DefaultIdleTimeout = 10 * time.Second, 30 * time.Second
+	DefaultMaxHeaderBytes                    = 8 << 10
 
 	DefaultTURNCredentialTTL = time.Hour
 )
@@ -57,7 +59,9 @@ type ServerConfig struct {
 	// address (defaults 2 a second, 20 at once), RoomJoinRate and
 	// RoomJoinBurst those into one named room (defaults 2 a second, 16 at
 	// once): over either, the request is refused with HTTP 429
-	// (ErrJoinRateLimited) before the upgrade. Every join makes each
+	// (ErrJoinRateLimited) before the upgrade. A loopback client address
+	// (tests, the demo, a local proxy not in TrustedProxies) has no
+	// per-address join limit; a remote peer cannot send from one. Every join makes each
 	// member signal the newcomer, so join/leave churn would otherwise make
 	// members send without bound.
 	JoinRate      int

@@ -67,6 +67,7 @@
 //	                                          behind a TrustedProxies proxy, the one it vouches for)
 //	conns in total         10000              HTTP 429 before the upgrade
 //	joins per address      2/s, burst 20      HTTP 429 ErrJoinRateLimited before the upgrade
+//	                                          (loopback addresses exempt: tests, the demo)
 //	joins per named room   2/s, burst 16      HTTP 429 ErrJoinRateLimited before the upgrade
 //	room size              8 peers            join refused: close 4001 "signaling: room full"
 //	message size           16 KiB             close 1009; Client.Send refuses it first
@@ -113,7 +114,9 @@
 // newcomer meets), filled next=N rooms, and leaves (peer, room, who is
 // left, and why: "closed by the client" for a normal close, which is not
 // an error) at info; the server's own closes (rate limit, slow consumer,
-// ...) and refused requests at info; shutdown closes at debug.
+// ...) and refused requests at info; refusals for a limit (HTTP 429, a
+// flood would flood the log: Stats counts them) and shutdown closes at
+// debug.
 //
 // # ICE servers
 //

@@ -3,7 +3,9 @@ package signaling_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"strings"
 
@@ -51,4 +53,37 @@ func Example() {
 	// alice hears peer-joined true
 	// bob hears signal offer from alice: true
 	// {"type":"offer","sdp":"v=0..."}
+}
+
+// A server on its own listener, as in production: Serve applies the
+// accept-time connection caps and the header and idle limits, and Shutdown
+// stops it.
+func ExampleServer_Serve() {
+	srv, err := signaling.NewServer(signaling.ServerConfig{})
+	if err != nil {
+		panic(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	c, err := signaling.Dial(context.Background(), "ws://"+ln.Addr().String()+"/room/lobby", signaling.ClientConfig{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("joined", c.Room())
+
+	_ = srv.Shutdown(context.Background())
+	fmt.Println("serve:", <-served)
+	for range c.Events() {
+	}
+	fmt.Println("client:", errors.Is(c.Err(), signaling.ErrServerClosing))
+	_ = c.Close()
+	// Output:
+	// joined lobby
+	// serve: http: Server closed
+	// client: true
 }

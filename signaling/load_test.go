@@ -46,7 +46,7 @@ func TestLoad(t *testing.T) {
 	if *loadExternal {
 		base, rss = startExternal(t, n)
 	} else {
-		h := start(t, ServerConfig{MaxConnsPerAddr: n, MaxConns: n, JoinBurst: n})
+		h := start(t, ServerConfig{MaxConnsPerAddr: n, MaxConns: n})
 		base = h.url("")
 		rss = func() string { return inProcessMemory() }
 	}
@@ -160,8 +160,7 @@ func startExternal(t *testing.T, n int) (string, func() string) {
 	bin := filepath.Join(t.TempDir(), "rollnet-signal")
 	out, err := exec.Command("go", "build", "-o", bin, "./cmd/rollnet-signal").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-max-conns-per-addr", fmt.Sprint(n), "-max-conns", fmt.Sprint(n),
-		"-join-burst", fmt.Sprint(n))
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-max-conns-per-addr", fmt.Sprint(n), "-max-conns", fmt.Sprint(n))
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

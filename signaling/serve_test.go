@@ -222,3 +222,30 @@ func TestForwardedFor(t *testing.T) {
 	_, err = NewServer(ServerConfig{TrustedProxies: []netip.Prefix{{}}})
 	require.ErrorIs(t, err, ErrConfig)
 }
+
+// FuzzForwardedFor: proxy headers are written by whoever is left of the
+// last proxy, so anything may be in them: the walk never panics, and the
+// client it names is the peer or an address that appears in a header.
+func FuzzForwardedFor(f *testing.F) {
+	f.Add("for=192.0.2.60;proto=http, for=\"[2001:db8::1]:4711\"", "")
+	f.Add("", "6.6.6.6, 192.0.2.1, 10.9.9.9")
+	f.Add("for=unknown", "::ffff:192.0.2.1")
+	srv, err := NewServer(ServerConfig{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	require.NoError(f, err)
+	peer := netip.MustParseAddr("10.0.0.1")
+	f.Fuzz(func(t *testing.T, fwd, xff string) {
+		h := http.Header{}
+		if fwd != "" {
+			h.Set("Forwarded", fwd)
+		}
+		if xff != "" {
+			h.Set("X-Forwarded-For", xff)
+		}
+		got := srv.forwardedFor(h, peer)
+		require.True(t, got.IsValid())
+		if got != peer {
+			require.True(t, strings.Contains(fwd+xff, got.String()) || strings.Contains(strings.ToLower(fwd+xff), got.String()) ||
+				got.Is4() && strings.Contains(fwd+xff, "::ffff:"), "%v from %q %q", got, fwd, xff)
+		}
+	})
+}

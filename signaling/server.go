@@ -258,7 +258,11 @@ func (s *Server) parseRoomRequest(r *http.Request) (roomRequest, error) {
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.stats.rejected.Add(1)
 	s.stats.rejectedBy[rejectReasonOf(status, msg)].Add(1)
-	s.log.Info("signaling request refused", "addr", r.RemoteAddr, "path", r.URL.Path,
+	lvl := slog.LevelInfo
+	if status == http.StatusTooManyRequests {
+		lvl = slog.LevelDebug // a flood of them would flood the log; Stats counts them
+	}
+	s.log.Log(r.Context(), lvl, "signaling request refused", "addr", r.RemoteAddr, "path", r.URL.Path,
 		"status", status, "reason", msg)
 	w.Header().Set("Connection", "close")
 	http.Error(w, msg, status)
@@ -302,7 +306,7 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address")
 		return
-	case !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
+	case !isLoopback(addr) && !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" from this address")
 		return
@@ -375,6 +379,14 @@ func newID() string {
 	var b [idLen / 2]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// isLoopback reports whether a client address is this machine's: tests,
+// the demo and a local proxy are not join-rate-limited per address (a
+// remote peer cannot send from a loopback address).
+func isLoopback(addr string) bool {
+	ip, err := netip.ParseAddr(addr)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // newConn returns the connection state for a request about to be upgraded.

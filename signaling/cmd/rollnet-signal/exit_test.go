@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -17,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -65,28 +65,25 @@ func TestRunMainExitStatus(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer the server's goroutines may log to while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// logFile is a file the server's goroutines log to while the test reads
+// it (a file is safe for that; a bytes.Buffer is not).
+type logFile struct{ *os.File }
+
+func newLogFile(t *testing.T) logFile {
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	return logFile{f}
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+func (l logFile) String() string {
+	b, _ := os.ReadFile(l.Name())
+	return string(b)
 }
 
 // serveCmd runs the command with args on a loopback port until the test
 // ends, and returns its address.
-func serveCmd(t *testing.T, args []string, stderr *syncBuffer) string {
+func serveCmd(t *testing.T, args []string, stderr io.Writer) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
@@ -109,8 +106,8 @@ func serveCmd(t *testing.T, args []string, stderr *syncBuffer) string {
 }
 
 func TestRunLogsJoinsAndLeaves(t *testing.T) {
-	var stderr syncBuffer
-	addr := serveCmd(t, []string{"-log-level", "debug"}, &stderr)
+	stderr := newLogFile(t)
+	addr := serveCmd(t, []string{"-log-level", "debug"}, stderr)
 	ctx := context.Background()
 	a, err := signaling.Dial(ctx, "ws://"+addr+"/room/lobby", signaling.ClientConfig{})
 	require.NoError(t, err)
@@ -135,7 +132,7 @@ func TestRunLogsJoinsAndLeaves(t *testing.T) {
 func TestRunTLS(t *testing.T) {
 	dir := t.TempDir()
 	pool := writeSelfSigned(t, dir)
-	addr := serveCmd(t, []string{"-tls-cert", filepath.Join(dir, "cert.pem"), "-tls-key", filepath.Join(dir, "key.pem")}, &syncBuffer{})
+	addr := serveCmd(t, []string{"-tls-cert", filepath.Join(dir, "cert.pem"), "-tls-key", filepath.Join(dir, "key.pem")}, io.Discard)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 	defer tr.CloseIdleConnections()
 	c, err := signaling.Dial(context.Background(), "wss://"+addr+"/room/secure",
