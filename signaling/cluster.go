@@ -99,6 +99,7 @@ type cluster struct {
 	mu      sync.Mutex
 	rooms   map[string]*clusterRoom      // the bucket's rooms, by key
 	members map[*peerConn]*clusterMember // this instance's clients in rooms
+	early   map[*peerConn][]relayMsg     // clients joining: signals that came before their join reply
 	seen    map[string]time.Time         // other instances, when last heard
 	dead    map[string]bool              // instances found dead, until heard again
 	orphans []orphan                     // leaves that could not be written yet
@@ -168,6 +169,7 @@ func newCluster(s *Server, nc *nats.Conn, cfg ClusterConfig) (*cluster, error) {
 		srv: s, cfg: cfg, nc: nc, inst: newID(), subj: cfg.Name + ".",
 		rooms:    make(map[string]*clusterRoom),
 		members:  make(map[*peerConn]*clusterMember),
+		early:    make(map[*peerConn][]relayMsg),
 		seen:     make(map[string]time.Time),
 		dead:     make(map[string]bool),
 		stop:     make(chan struct{}),
@@ -333,6 +335,16 @@ func (cl *cluster) join(c *peerConn) {
 	s := cl.srv
 	ctx, cancel := context.WithTimeout(context.Background(), cl.cfg.OpTimeout)
 	defer cancel()
+	// A peer told of c by another instance's watch may signal c before
+	// the bucket's answer reaches this one: those signals wait for it.
+	cl.mu.Lock()
+	cl.early[c] = nil
+	cl.mu.Unlock()
+	defer func() {
+		cl.mu.Lock()
+		delete(cl.early, c)
+		cl.mu.Unlock()
+	}()
 	for {
 		key, r, nextRev, err := cl.target(ctx, c.want)
 		if err == nil && len(r.Members) >= r.Cap {
@@ -457,6 +469,12 @@ func (cl *cluster) joined(c *peerConn, key string, r *clusterRoom, rev uint64, p
 	if m := cl.rooms[key]; m != nil && m.rev >= rev {
 		cl.reconcile(key, m) // the watch was faster than the reply
 	}
+	for _, rl := range cl.early[c] {
+		if rl.room == name {
+			cl.deliver(c, rl)
+		}
+	}
+	delete(cl.early, c)
 	s.log.Info("signaling join", "peer", c.id, "addr", c.addr, "room", name, "size", len(r.Members),
 		"peers", ids, "instance", cl.inst)
 	if r.Next > 0 && len(r.Members) == r.Cap {
@@ -547,10 +565,28 @@ func (cl *cluster) onRelay(m *nats.Msg) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	to := s.ids[rl.to]
+	if to != nil && to.room == nil {
+		cl.mu.Lock()
+		q, joining := cl.early[to]
+		if joining && len(q) < s.cfg.SendQueue {
+			cl.early[to] = append(q, rl)
+		}
+		cl.mu.Unlock()
+		if joining {
+			return
+		}
+	}
 	if to == nil || to.room == nil || to.room.name != rl.room {
 		s.stats.clusterDropped.Add(1) // it left meanwhile
 		return
 	}
+	cl.deliver(to, rl)
+}
+
+// deliver queues a signal from another instance for its addressee. Called
+// under srv.mu.
+func (cl *cluster) deliver(to *peerConn, rl relayMsg) {
+	s := cl.srv
 	if !rl.free {
 		to.grant(rl.from, s.cfg.ReplyAllowance)
 	}
