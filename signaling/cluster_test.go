@@ -213,7 +213,7 @@ func TestClusterShutdown(t *testing.T) {
 	require.ErrorIs(t, ended(t, b), ErrServerClosing)
 	ev := next(t, a)
 	require.Equal(t, PeerLeft, ev.Kind)
-	require.Less(t, time.Since(begin), testCluster.DeadAfter, "told by the leave, not by the death")
+	require.Less(t, time.Since(begin), testCluster.DeadAfter/2, "told by the leave, not by the death")
 }
 
 // TestClusterUnavailableAtStart: NewServer with a NATS that has no
