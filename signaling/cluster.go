@@ -52,22 +52,13 @@ func (c ClusterConfig) withDefaults() (ClusterConfig, error) {
 			return c, fmt.Errorf("%w: Cluster.Name %q: want letters, digits, - and _", ErrConfig, c.Name)
 		}
 	}
-	durs := []struct {
-		name string
-		v    *time.Duration
-		def  time.Duration
-	}{
+	durs := []field[time.Duration]{
 		{"Cluster.Heartbeat", &c.Heartbeat, DefaultClusterHeartbeat},
 		{"Cluster.DeadAfter", &c.DeadAfter, DefaultClusterDeadAfter},
 		{"Cluster.OpTimeout", &c.OpTimeout, DefaultClusterOpTimeout},
 	}
-	for _, f := range durs {
-		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
-		}
-		if *f.v == 0 {
-			*f.v = f.def
-		}
+	if err := setDefaults(durs); err != nil {
+		return c, err
 	}
 	if c.DeadAfter < 2*c.Heartbeat {
 		return c, fmt.Errorf("%w: Cluster.DeadAfter %v is less than two heartbeats (%v)", ErrConfig, c.DeadAfter, c.Heartbeat)
@@ -139,15 +130,6 @@ type orphan struct{ key, id string }
 
 func (r *clusterRoom) has(id string) bool {
 	return slices.ContainsFunc(r.Members, func(m clusterMember) bool { return m.ID == id })
-}
-
-func (r *clusterRoom) inst(id string) string {
-	for _, m := range r.Members {
-		if m.ID == id {
-			return m.Inst
-		}
-	}
-	return ""
 }
 
 // roomKey is the bucket key of the room name: '.' separates key tokens, so

@@ -155,11 +155,7 @@ type ServerConfig struct {
 }
 
 func (c ServerConfig) withDefaults() (ServerConfig, error) {
-	ints := []struct {
-		name string
-		v    *int
-		def  int
-	}{
+	ints := []field[int]{
 		{"MaxRoomSize", &c.MaxRoomSize, DefaultMaxRoomSize},
 		{"MaxMessageSize", &c.MaxMessageSize, DefaultMaxMessageSize},
 		{"MessageRate", &c.MessageRate, DefaultMessageRate},
@@ -174,19 +170,10 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"RoomJoinBurst", &c.RoomJoinBurst, DefaultRoomJoinBurst},
 		{"ReplyAllowance", &c.ReplyAllowance, DefaultReplyAllowance},
 	}
-	for _, f := range ints {
-		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %d, want >= 0", ErrConfig, f.name, *f.v)
-		}
-		if *f.v == 0 {
-			*f.v = f.def
-		}
+	if err := setDefaults(ints); err != nil {
+		return c, err
 	}
-	durs := []struct {
-		name string
-		v    *time.Duration
-		def  time.Duration
-	}{
+	durs := []field[time.Duration]{
 		{"JoinTimeout", &c.JoinTimeout, DefaultJoinTimeout},
 		{"PingInterval", &c.PingInterval, DefaultPingInterval},
 		{"PingTimeout", &c.PingTimeout, DefaultPingTimeout},
@@ -196,13 +183,8 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"HeaderTimeout", &c.HeaderTimeout, DefaultHeaderTimeout},
 		{"IdleTimeout", &c.IdleTimeout, DefaultIdleTimeout},
 	}
-	for _, f := range durs {
-		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
-		}
-		if *f.v == 0 {
-			*f.v = f.def
-		}
+	if err := setDefaults(durs); err != nil {
+		return c, err
 	}
 	if c.MaxRoomSize < 2 {
 		return c, fmt.Errorf("%w: MaxRoomSize is %d, want >= 2", ErrConfig, c.MaxRoomSize)
@@ -235,4 +217,25 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return c, nil
+}
+
+// field is a config field: its name, where it is, and its default.
+type field[T int | time.Duration] struct {
+	name string
+	v    *T
+	def  T
+}
+
+// setDefaults sets each zero field to its default, and refuses a negative
+// one with ErrConfig.
+func setDefaults[T int | time.Duration](fs []field[T]) error {
+	for _, f := range fs {
+		if *f.v < 0 {
+			return fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	return nil
 }
