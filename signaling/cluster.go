@@ -366,6 +366,13 @@ func (cl *cluster) join(c *peerConn) {
 			continue // someone wrote first: read again
 		}
 		s.log.Info("signaling cluster join failed", "peer", c.id, "addr", c.addr, "err", err)
+		if key != "" {
+			// The write may have reached the bucket with its answer lost:
+			// the next heartbeats take c out again if so.
+			cl.mu.Lock()
+			cl.orphans = append(cl.orphans, orphan{key, c.id})
+			cl.mu.Unlock()
+		}
 		c.kill(CodeClusterUnavailable, ErrClusterUnavailable)
 		return
 	}
