@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // Defaults for the zero fields of ServerConfig.
@@ -143,14 +145,17 @@ type ServerConfig struct {
 	Now func() time.Time
 	// Logger receives structured logs (nil: discarded).
 	Logger *slog.Logger
+	// NATS, when set, makes the server one of a set of instances that
+	// share rooms over this connection (JetStream must be enabled on the
+	// NATS server); nil: a single instance that needs nothing else. The
+	// caller owns the connection and closes it after Close. Cluster
+	// configures the sharing.
+	NATS    *nats.Conn
+	Cluster ClusterConfig
 }
 
 func (c ServerConfig) withDefaults() (ServerConfig, error) {
-	ints := []struct {
-		name string
-		v    *int
-		def  int
-	}{
+	ints := []field[int]{
 		{"MaxRoomSize", &c.MaxRoomSize, DefaultMaxRoomSize},
 		{"MaxMessageSize", &c.MaxMessageSize, DefaultMaxMessageSize},
 		{"MessageRate", &c.MessageRate, DefaultMessageRate},
@@ -165,19 +170,10 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"RoomJoinBurst", &c.RoomJoinBurst, DefaultRoomJoinBurst},
 		{"ReplyAllowance", &c.ReplyAllowance, DefaultReplyAllowance},
 	}
-	for _, f := range ints {
-		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %d, want >= 0", ErrConfig, f.name, *f.v)
-		}
-		if *f.v == 0 {
-			*f.v = f.def
-		}
+	if err := setDefaults(ints); err != nil {
+		return c, err
 	}
-	durs := []struct {
-		name string
-		v    *time.Duration
-		def  time.Duration
-	}{
+	durs := []field[time.Duration]{
 		{"JoinTimeout", &c.JoinTimeout, DefaultJoinTimeout},
 		{"PingInterval", &c.PingInterval, DefaultPingInterval},
 		{"PingTimeout", &c.PingTimeout, DefaultPingTimeout},
@@ -187,13 +183,8 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		{"HeaderTimeout", &c.HeaderTimeout, DefaultHeaderTimeout},
 		{"IdleTimeout", &c.IdleTimeout, DefaultIdleTimeout},
 	}
-	for _, f := range durs {
-		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
-		}
-		if *f.v == 0 {
-			*f.v = f.def
-		}
+	if err := setDefaults(durs); err != nil {
+		return c, err
 	}
 	if c.MaxRoomSize < 2 {
 		return c, fmt.Errorf("%w: MaxRoomSize is %d, want >= 2", ErrConfig, c.MaxRoomSize)
@@ -226,4 +217,25 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return c, nil
+}
+
+// field is a config field: its name, where it is, and its default.
+type field[T int | time.Duration] struct {
+	name string
+	v    *T
+	def  T
+}
+
+// setDefaults sets each zero field to its default, and refuses a negative
+// one with ErrConfig.
+func setDefaults[T int | time.Duration](fs []field[T]) error {
+	for _, f := range fs {
+		if *f.v < 0 {
+			return fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	return nil
 }

@@ -23,7 +23,8 @@
 // then the accept-time, header and idle limits are the caller's http.Server's.
 //
 // Routes: GET / returns {"service":"rollnet-signal","protocol":1,
-// "status":"ok",...}; GET /healthz returns "ok" (503 once closing);
+// "status":"ok",...}; GET /healthz returns "ok" (503 once closing); GET
+// /readyz returns "ready" (503 once closing, or while NATS is unreachable);
 // /room/NAME joins the room NAME (1 to 64 characters of A-Z a-z 0-9 . _ -);
 // /room?next=N joins the room being filled by the next N joiners (2 <= N <=
 // MaxRoomSize). With a TokenSecret, add token=Token(secret, room, expiry),
@@ -112,6 +113,59 @@
 // X-Forwarded-For), read right to left past trusted hops, so what a client
 // wrote itself is never believed; the proxy's own TCP connections are not
 // capped per address. The headers of any other peer are ignored.
+//
+// # Several instances (NATS)
+//
+// With ServerConfig.NATS (the command's -nats nats://HOST:4222), servers
+// behind a load balancer share their rooms through NATS, with JetStream
+// enabled: rooms, next=N pairing and relaying work across instances as if
+// they were one, and each signal still goes only to a peer in its room.
+// Without it nothing changes: a single instance needs nothing else, and
+// its paths do not touch the cluster code.
+//
+// Room membership is kept in a JetStream key-value bucket ("<Name>-rooms"),
+// one key per room holding its members oldest first with their instances,
+// and next=N's room being filled under "n.N". Every change is a
+// compare-and-set on the key's revision, retried on conflict, so the room
+// size, who joined first (the host, by rollnet's convention) and the
+// order of "peers" are the bucket's, decided once: two instances racing
+// for a room's last place cannot both get it (TestClusterRoomFullRace).
+// This was chosen over a room owner elected through NATS because an owner
+// is state that dies with its instance and must be handed over; the
+// bucket outlives every instance, and NATS restarts with it (file
+// storage). Every instance watches the bucket and keeps a mirror; what
+// its clients hear (peer-joined, peer-left) is the difference between
+// what each was told and the mirror, so a late or replayed update changes
+// nothing. A signal to a peer on another instance is published on that
+// instance's subject ("<Name>.i.ID") and checked again there (the
+// addressee still in that room). Per-connection limits (rates, queues,
+// joins per address) stay local to each instance.
+//
+// Instances say they are alive every Cluster.Heartbeat (500 ms). One not
+// heard for Cluster.DeadAfter (3 s) is dead: the others take its clients
+// out of their rooms, so their peers hear peer-left within DeadAfter +
+// Heartbeat (plus a key-value write, milliseconds; TestClusterInstanceDeath
+// checks it), and its places are free again. An instance taken for dead
+// that comes back closes its clients with CodeClusterUnavailable (4006)
+// so they join again. An instance shutting down (Close, SIGTERM) closes
+// its clients with 1001 (going away: join again, through another
+// instance) and takes them out of their rooms at once.
+//
+// When NATS is unreachable, an instance refuses joins at once (HTTP 503
+// ErrClusterUnavailable, /readyz 503) instead of hanging; a join whose
+// key-value write does not complete within Cluster.OpTimeout is closed
+// with 4006. Clients already paired keep their connection. When NATS is
+// back the instance watches the bucket again and goes on; nobody is taken
+// for dead for the silence of the outage.
+//
+// # Operators
+//
+// GET /readyz answers 200 "ready", or 503 while closing or while NATS is
+// unreachable; MetricsHandler serves Prometheus metrics (the command's
+// -metrics ADDR serves them at /metrics, with /healthz and /readyz):
+// clients, rooms, signals and bytes relayed, refusals by reason, closes by
+// limit, pairing latency, and with NATS the instances heard and the rooms
+// in the bucket.
 //
 // # Logs
 //

@@ -68,6 +68,12 @@ var (
 	// later.
 	ErrJoinRateLimited = errors.New("signaling: join rate exceeded")
 
+	// ErrClusterUnavailable: the instance cannot reach the NATS its rooms
+	// live on (HTTP 503 before the upgrade, or close 4006 when a join
+	// could not be written in time, or when the other instances took this
+	// one for dead). Join again, through another instance or later.
+	ErrClusterUnavailable = errors.New("signaling: cluster unavailable")
+
 	// ErrBadRequest: the URL names no valid room (HTTP 400 or 404).
 	ErrBadRequest = errors.New("signaling: bad request")
 )
@@ -82,6 +88,8 @@ const (
 	CodeJoinTimeout  = 4003
 	CodeSlowConsumer = 4004
 	CodePingTimeout  = 4005
+
+	CodeClusterUnavailable = 4006
 )
 
 // CloseError is why the server closed a connection: the WebSocket close
@@ -115,6 +123,8 @@ func sentinelForCode(code int) error {
 		return ErrSlowConsumer
 	case CodePingTimeout:
 		return ErrPingTimeout
+	case CodeClusterUnavailable:
+		return ErrClusterUnavailable
 	case 1009: // websocket.StatusMessageTooBig
 		return ErrMessageTooBig
 	case 1001: // websocket.StatusGoingAway
@@ -127,7 +137,8 @@ func sentinelForCode(code int) error {
 // the server's message. errors.Is matches it against the sentinel for its
 // status (401 and 403: ErrUnauthorized; 429: ErrTooManyConnections or
 // ErrJoinRateLimited, as the message says; 400
-// and 404: ErrBadRequest; 503: ErrServerClosing).
+// and 404: ErrBadRequest; 503: ErrServerClosing, or ErrClusterUnavailable as
+// the message says).
 type HTTPError struct {
 	Status  int
 	Message string
@@ -152,6 +163,9 @@ func (e *HTTPError) Is(target error) bool {
 		s = ErrBadRequest
 	case 503:
 		s = ErrServerClosing
+		if strings.HasPrefix(e.Message, ErrClusterUnavailable.Error()) {
+			s = ErrClusterUnavailable
+		}
 	}
 	return s != nil && s == target
 }

@@ -157,10 +157,21 @@ func inProcessMemory() string {
 // startExternal builds and starts the command, and returns its base URL
 // and a function reading its resident memory.
 func startExternal(t *testing.T, n int) (string, func() string) {
+	return runCommand(t, buildCommand(t), "-max-conns-per-addr", fmt.Sprint(n), "-max-conns", fmt.Sprint(n))
+}
+
+// buildCommand builds rollnet-signal for the test.
+func buildCommand(t *testing.T) string {
 	bin := filepath.Join(t.TempDir(), "rollnet-signal")
 	out, err := exec.Command("go", "build", "-o", bin, "./cmd/rollnet-signal").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-max-conns-per-addr", fmt.Sprint(n), "-max-conns", fmt.Sprint(n))
+	return bin
+}
+
+// runCommand starts bin on a loopback port with args until the test ends,
+// and returns its base URL and a function reading its resident memory.
+func runCommand(t *testing.T, bin string, args ...string) (string, func() string) {
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -57,7 +57,11 @@ type Server struct {
 	stats struct {
 		relayed, refused, rejected, malformed, tooBig, rateLimited,
 		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused atomic.Uint64
+		relayedBytes, clusterDropped atomic.Uint64
+		rejectedBy                   [numRejectReasons]atomic.Uint64
 	}
+	pairing pairingHistogram
+	cluster *cluster // nil: a single instance
 }
 
 // Stats is a snapshot of a server's state and counters.
@@ -79,6 +83,7 @@ type Stats struct {
 }
 
 type room struct {
+	since   time.Time // when its first member joined
 	name    string
 	cap     int
 	next    int // N for a next=N room, else 0
@@ -91,7 +96,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{
+	s := &Server{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		perAddr: make(map[string]int),
@@ -100,7 +105,13 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		rooms:   make(map[string]*room),
 		pending: make(map[int]*room),
 		sockets: make(map[netip.Addr]int),
-	}, nil
+	}
+	if cfg.NATS != nil {
+		if s.cluster, err = newCluster(s, cfg.NATS, cfg.Cluster); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // Stats returns a snapshot of the server's state and counters.
@@ -145,6 +156,9 @@ func (s *Server) Close() error {
 		c.kill(int(websocket.StatusGoingAway), ErrServerClosing)
 	}
 	s.wg.Wait()
+	if s.cluster != nil {
+		s.cluster.close()
+	}
 	return nil
 }
 
@@ -177,6 +191,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = w.Write([]byte("ok\n"))
+	case p == "/readyz" && r.Method == http.MethodGet:
+		s.serveReady(w)
 	default:
 		s.mu.Lock()
 		h := s.routes[p]
@@ -194,7 +210,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Handle(path string, h http.Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if path == "/" || path == "/healthz" || path == "/room" || strings.HasPrefix(path, "/room/") {
+	if path == "/" || path == "/healthz" || path == "/readyz" || path == "/room" || strings.HasPrefix(path, "/room/") {
 		panic("signaling: Handle: " + path + " is the server's own route")
 	}
 	if s.routes == nil {
@@ -241,6 +257,7 @@ func (s *Server) parseRoomRequest(r *http.Request) (roomRequest, error) {
 
 func (s *Server) reject(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.stats.rejected.Add(1)
+	s.stats.rejectedBy[rejectReasonOf(status, msg)].Add(1)
 	lvl := slog.LevelInfo
 	if status == http.StatusTooManyRequests {
 		lvl = slog.LevelDebug // a flood of them would flood the log; Stats counts them
@@ -276,6 +293,10 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 	case s.closing:
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusServiceUnavailable, ErrServerClosing.Error())
+		return
+	case s.cluster != nil && !s.cluster.ready():
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusServiceUnavailable, ErrClusterUnavailable.Error())
 		return
 	case s.active >= s.cfg.MaxConns:
 		s.mu.Unlock()
@@ -408,6 +429,9 @@ func (s *Server) serveConn(c *peerConn) {
 		_ = ws.CloseNow()
 	}
 	roomName, left := s.leave(c)
+	if s.cluster != nil {
+		s.cluster.leave(c)
+	}
 	close(c.done)
 	c.wg.Wait()
 	if c.closeTimer != nil {
@@ -466,7 +490,11 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 					c.kill(CodeRateLimited, ErrRateLimited)
 					continue
 				}
-				c.join()
+				if s.cluster != nil {
+					s.cluster.join(c)
+				} else {
+					c.join()
+				}
 				joinTimer.Stop()
 			case typeSignal:
 				c.relay(e)
@@ -520,14 +548,14 @@ func (c *peerConn) join() {
 	if n := c.want.next; n > 0 {
 		rm = s.pending[n]
 		if rm == nil {
-			rm = &room{name: "next" + strconv.Itoa(n) + "-" + newID(), cap: n, next: n}
+			rm = &room{name: "next" + strconv.Itoa(n) + "-" + newID(), cap: n, next: n, since: s.cfg.Now()}
 			s.rooms[rm.name] = rm
 			s.pending[n] = rm
 		}
 	} else {
 		rm = s.rooms[c.want.name]
 		if rm == nil {
-			rm = &room{name: c.want.name, cap: s.cfg.MaxRoomSize}
+			rm = &room{name: c.want.name, cap: s.cfg.MaxRoomSize, since: s.cfg.Now()}
 			s.rooms[rm.name] = rm
 		}
 	}
@@ -542,6 +570,9 @@ func (c *peerConn) join() {
 	}
 	rm.members = append(rm.members, c)
 	c.room = rm
+	if len(rm.members) == 2 {
+		s.observePairing(s.cfg.Now().Sub(rm.since))
+	}
 	if rm.next > 0 && len(rm.members) == rm.cap {
 		delete(s.pending, rm.next)
 	}
@@ -591,6 +622,11 @@ func (c *peerConn) relay(e envelope) {
 		return
 	}
 	to := s.ids[e.Peer]
+	if (to == nil || to.room != c.room) && s.cluster != nil && s.cluster.relay(c, e.Peer, b, free) {
+		s.stats.relayed.Add(1)
+		s.stats.relayedBytes.Add(uint64(len(b)))
+		return
+	}
 	if to == nil || to == c || to.room != c.room {
 		s.stats.refused.Add(1)
 		c.tryEnqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeError, Code: errCodeUnknownPeer,
@@ -601,6 +637,7 @@ func (c *peerConn) relay(e envelope) {
 		to.grant(c.id, s.cfg.ReplyAllowance)
 	}
 	s.stats.relayed.Add(1)
+	s.stats.relayedBytes.Add(uint64(len(b)))
 	to.enqueue(b)
 }
 
@@ -628,6 +665,9 @@ func (s *Server) leave(c *peerConn) (string, int) {
 			delete(s.pending, rm.next)
 		}
 		return rm.name, 0
+	}
+	if s.cluster != nil {
+		return rm.name, len(rm.members) // the cluster tells the room, from the bucket
 	}
 	pl := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerLeft, Peer: c.id})
 	now := s.cfg.Now()

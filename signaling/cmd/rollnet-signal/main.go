@@ -20,7 +20,19 @@
 //
 // Logs are structured (log/slog) on stderr: joins (with the peers the
 // newcomer meets), filled next=N rooms and leaves (with why) at info. SIGINT
-// or SIGTERM closes every connection with 1001 and exits.
+// or SIGTERM closes every connection with 1001 (going away: clients join
+// again, through another instance) and exits.
+//
+// Several instances behind a load balancer share their rooms over NATS
+// (JetStream enabled), as if they were one:
+//
+//	nats-server -js &
+//	go run ./signaling/cmd/rollnet-signal -addr :8081 -nats nats://127.0.0.1:4222 -metrics 127.0.0.1:9091
+//	go run ./signaling/cmd/rollnet-signal -addr :8082 -nats nats://127.0.0.1:4222 -metrics 127.0.0.1:9092
+//
+// -metrics serves Prometheus metrics at /metrics (see
+// signaling.Server.MetricsHandler), and /healthz and /readyz (503 while
+// NATS is unreachable or shutting down), on their own address.
 //
 // Exit status: 0 after a shutdown by signal, or -h; 2 for a bad flag or
 // flag value (one line on stderr, no usage); 1 when serving fails (the
@@ -43,6 +55,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/rollnet/rollnet/signaling"
 )
 
@@ -132,7 +145,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		tlsKey     = fs.String("tls-key", "", "PEM private key for -tls-cert")
 		proxies    prefixFlag
 		relay      relayFlags
+		natsURL    = fs.String("nats", "", "join the instances sharing rooms over this NATS (nats://HOST:4222, JetStream enabled); empty: a single instance")
+		natsName   = fs.String("nats-name", signaling.DefaultClusterName, "name of the set of instances on that NATS (bucket and subjects)")
+		metrics    = fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics, with /healthz and /readyz (e.g. 127.0.0.1:9090)")
 	)
+	fs.DurationVar(&cfg.Cluster.DeadAfter, "nats-dead-after", signaling.DefaultClusterDeadAfter, "an instance silent this long is dead: its clients leave their rooms")
 	relay.register(fs)
 	fs.IntVar(&cfg.MaxRoomSize, "max-room", signaling.DefaultMaxRoomSize, "peers per room")
 	fs.IntVar(&cfg.MaxMessageSize, "max-message", signaling.DefaultMaxMessageSize, "bytes per incoming message")
@@ -215,9 +232,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	defer closeRelay(rl, log)
 
+	if *natsURL != "" {
+		nc, err := nats.Connect(*natsURL, nats.Name("rollnet-signal"), nats.MaxReconnects(-1),
+			nats.ReconnectWait(250*time.Millisecond), nats.Timeout(5*time.Second))
+		if err != nil {
+			return fmt.Errorf("-nats %s: %w", *natsURL, err)
+		}
+		defer nc.Close()
+		cfg.NATS = nc
+		cfg.Cluster.Name = *natsName
+	}
 	srv, err := signaling.NewServer(cfg)
+	if errors.Is(err, signaling.ErrClusterUnavailable) {
+		return err
+	}
 	if err != nil {
 		return usageError{err} // a flag's value
+	}
+	if *metrics != "" {
+		stopMetrics, err := serveMetrics(*metrics, srv, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
 	}
 	if rl != nil {
 		srv.Handle("/turn", relayStats(rl))
@@ -232,7 +269,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", signaling.ProtocolVersion,
-		"tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
+		"nats", *natsURL, "tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
 		"trusted_proxies", len(cfg.TrustedProxies))
 	if ready != nil {
 		ready(ln.Addr().String())

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling"
+)
+
+// freeAddr returns a loopback address nobody listens on (for -metrics,
+// whose address run does not report).
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+// TestRunNATS: two commands with -nats share a room; -metrics serves the
+// counts, /healthz and /readyz; cancelling one (what SIGTERM does) closes
+// its client with going away and tells the peer on the other at once.
+func TestRunNATS(t *testing.T) {
+	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	require.NoError(t, err)
+	ns.Start()
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	require.True(t, ns.ReadyForConnections(10*time.Second))
+	natsURL := "nats://" + ns.Addr().String()
+
+	type instance struct {
+		addr, metrics string
+		cancel        context.CancelFunc
+		errc          chan error
+	}
+	start := func() *instance {
+		ctx, cancel := context.WithCancel(context.Background())
+		in := &instance{metrics: freeAddr(t), cancel: cancel, errc: make(chan error, 1)}
+		addrc := make(chan string, 1)
+		go func() {
+			in.errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-nats", natsURL, "-metrics", in.metrics},
+				io.Discard, &bytes.Buffer{}, func(string) string { return "" }, func(a string) { addrc <- a })
+		}()
+		select {
+		case in.addr = <-addrc:
+		case err := <-in.errc:
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cancel(); <-in.errc })
+		return in
+	}
+	one, two := start(), start()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	a, err := signaling.Dial(ctx, "ws://"+one.addr+"/room/match", signaling.ClientConfig{})
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := signaling.Dial(ctx, "ws://"+two.addr+"/room/match", signaling.ClientConfig{})
+	require.NoError(t, err)
+	defer b.Close()
+	require.Equal(t, []string{a.ID()}, b.Peers())
+	ev := <-a.Events()
+	require.Equal(t, signaling.PeerJoined, ev.Kind)
+	require.NoError(t, a.Send(ctx, b.ID(), signaling.Signal{Kind: signaling.SignalOffer, Payload: []byte(`{"sdp":"x"}`)}))
+	ev = <-b.Events()
+	require.Equal(t, signaling.SignalReceived, ev.Kind)
+
+	code, body := get(t, "http://"+two.metrics+"/metrics")
+	require.Equal(t, http.StatusOK, code)
+	for _, want := range []string{
+		"rollnet_signal_clients 1", "rollnet_signal_relayed_total 1",
+		fmt.Sprintf("rollnet_signal_relayed_bytes_total %d", len(`{"v":1,"type":"signal","peer":"0123456789abcdef","kind":"offer","payload":{"sdp":"x"}}`)),
+		"rollnet_signal_cluster_instances 2", "rollnet_signal_cluster_rooms 1", "rollnet_signal_cluster_ready 1",
+		`rollnet_signal_rejected_total{reason="join_rate"} 0`, `rollnet_signal_closed_total{reason="room_full"} 0`,
+		"rollnet_signal_pairing_seconds_count 1", "go_goroutines", "process_resident_memory_bytes",
+	} {
+		require.Contains(t, body, want)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		code, _ := get(t, "http://"+two.metrics+path)
+		require.Equal(t, http.StatusOK, code, path)
+	}
+
+	begin := time.Now()
+	two.cancel() // SIGTERM
+	for range b.Events() {
+	}
+	require.ErrorIs(t, b.Err(), signaling.ErrServerClosing, "going away: join again elsewhere")
+	ev = <-a.Events()
+	require.Equal(t, signaling.PeerLeft, ev.Kind)
+	require.Less(t, time.Since(begin), signaling.DefaultClusterDeadAfter, "told by the leave, not found dead")
+	require.NoError(t, <-two.errc)
+	two.errc <- nil // for the cleanup
+	http.DefaultClient.CloseIdleConnections()
+}
