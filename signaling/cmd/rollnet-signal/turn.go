@@ -45,30 +45,33 @@ func (f *relayFlags) start(cfg *signaling.ServerConfig, log *slog.Logger) (*turn
 		return nil, nil
 	}
 	if len(cfg.TURNSecret) == 0 {
-		return nil, errors.New("-turn-listen needs $ROLLNET_TURN_SECRET: the relay checks the credentials minted with it")
+		return nil, usageError{errors.New("-turn-listen needs $ROLLNET_TURN_SECRET: the relay checks the credentials minted with it")}
 	}
 	host, _, err := net.SplitHostPort(f.listen)
 	if err != nil {
-		return nil, fmt.Errorf("-turn-listen: %w", err)
+		return nil, usageError{fmt.Errorf("-turn-listen: %w", err)}
 	}
 	if f.publicIP == "" {
 		f.publicIP = host
 	}
 	if f.cfg.PublicIP = net.ParseIP(f.publicIP); f.cfg.PublicIP == nil || f.cfg.PublicIP.IsUnspecified() {
-		return nil, fmt.Errorf("-turn-public-ip %q: the relay needs the address peers reach it at", f.publicIP)
+		return nil, usageError{fmt.Errorf("-turn-public-ip %q: the relay needs the address peers reach it at", f.publicIP)}
 	}
 	lo, hi, ok := strings.Cut(f.ports, "-")
 	if f.cfg.MinPort, err = strconv.Atoi(lo); !ok || err != nil {
-		return nil, fmt.Errorf("-turn-ports %q: want MIN-MAX", f.ports)
+		return nil, usageError{fmt.Errorf("-turn-ports %q: want MIN-MAX", f.ports)}
 	}
 	if f.cfg.MaxPort, err = strconv.Atoi(hi); err != nil || f.cfg.MinPort < 1 {
-		return nil, fmt.Errorf("-turn-ports %q: want MIN-MAX", f.ports)
+		return nil, usageError{fmt.Errorf("-turn-ports %q: want MIN-MAX", f.ports)}
 	}
 	f.cfg.Secret = cfg.TURNSecret
 	f.cfg.Logger = log
 	r, err := turn.Listen(f.cfg, f.listen)
+	if errors.Is(err, turn.ErrConfig) {
+		return nil, usageError{err} // a flag's value (the ports reversed, ...)
+	}
 	if err != nil {
-		return nil, err
+		return nil, err // serving failed: the port is taken
 	}
 	cfg.ICEServers = append(cfg.ICEServers, signaling.ICEServer{URLs: r.URLs()})
 	return r, nil

@@ -86,8 +86,8 @@ func TestRunTURNFlagErrors(t *testing.T) {
 		{[]string{"-turn-listen", "nohost"}, secret},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, c.args...), &bytes.Buffer{}, &bytes.Buffer{}, c.env, nil)
+		code := runMain(ctx, append([]string{"-addr", "127.0.0.1:0"}, c.args...), &bytes.Buffer{}, &bytes.Buffer{}, c.env)
 		cancel()
-		require.Error(t, err, "%q", c.args)
+		require.Equal(t, 2, code, "%q: a bad flag value exits 2", c.args)
 	}
 }
