@@ -2,12 +2,14 @@ package signaling
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -228,4 +230,26 @@ func TestClusterConfig(t *testing.T) {
 	require.ErrorIs(t, err, ErrConfig)
 	_ = context.Background
 	_ = errors.New
+}
+
+// TestClusterRoomLostCounted: a client whose room no longer lists it in
+// the bucket (rewritten behind the instance's back) is closed with 4006,
+// and the close is counted (Stats.ClusterClosed, closed_total
+// {reason="cluster_unavailable"}).
+func TestClusterRoomLostCounted(t *testing.T) {
+	e := startNATS(t)
+	in := e.instances(t, 1, ServerConfig{})
+	a := in[0].dial("/room/lost")
+	js, err := jetstream.New(e.connect(t))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	kv, err := js.KeyValue(ctx, DefaultClusterName+"-rooms")
+	require.NoError(t, err)
+	b, err := json.Marshal(clusterRoom{Cap: 2, Since: 1, Members: []clusterMember{{ID: "0123456789abcdef", Inst: "elsewhere"}}})
+	require.NoError(t, err)
+	_, err = kv.Put(ctx, roomKey("lost"), b)
+	require.NoError(t, err)
+	require.ErrorIs(t, ended(t, a), ErrClusterUnavailable)
+	require.EqualValues(t, 1, in[0].srv.Stats().ClusterClosed)
 }

@@ -179,6 +179,7 @@ func (m metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		{"malformed", st.Malformed}, {"too_big", st.TooBig}, {"rate_limited", st.RateLimited},
 		{"join_timeout", st.JoinTimeouts}, {"slow_consumer", st.SlowConsumers},
 		{"ping_timeout", st.PingTimeouts}, {"room_full", st.RoomFull},
+		{"cluster_unavailable", st.ClusterClosed},
 	} {
 		counter(descClosed, c.v, c.reason)
 	}

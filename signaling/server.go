@@ -56,7 +56,7 @@ type Server struct {
 
 	stats struct {
 		relayed, refused, rejected, malformed, tooBig, rateLimited,
-		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused atomic.Uint64
+		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused, clusterClosed atomic.Uint64
 		relayedBytes, clusterDropped atomic.Uint64
 		rejectedBy                   [numRejectReasons]atomic.Uint64
 	}
@@ -80,6 +80,7 @@ type Stats struct {
 	RoomFull      uint64 // joins refused because the room was full
 	Sockets       int    // TCP connections open, accepted by Serve
 	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
+	ClusterClosed uint64 // connections closed with CodeClusterUnavailable (NATS lost, or a room not placed)
 }
 
 type room struct {
@@ -128,6 +129,7 @@ func (s *Server) Stats() Stats {
 	st.JoinTimeouts = s.stats.joinTimeouts.Load()
 	st.SlowConsumers = s.stats.slowConsumers.Load()
 	st.PingTimeouts = s.stats.pingTimeouts.Load()
+	st.ClusterClosed = s.stats.clusterClosed.Load()
 	st.RoomFull = s.stats.roomFull.Load()
 	st.AcceptRefused = s.stats.acceptRefused.Load()
 	return st
@@ -334,6 +336,7 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		c.cancelRead()
 		s.stats.rejected.Add(1)
+		s.stats.rejectedBy[rejectUpgrade].Add(1)
 		s.log.Info("signaling upgrade failed", "addr", r.RemoteAddr, "err", err)
 		return
 	}
@@ -718,6 +721,8 @@ func (c *peerConn) kill(code int, reason error) {
 			s.stats.slowConsumers.Add(1)
 		case CodePingTimeout:
 			s.stats.pingTimeouts.Add(1)
+		case CodeClusterUnavailable:
+			s.stats.clusterClosed.Add(1)
 		}
 		c.killReason = "closed by the server: " + reason.Error()
 		lvl := slog.LevelInfo

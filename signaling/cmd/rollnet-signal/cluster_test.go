@@ -84,6 +84,11 @@ func TestRunNATS(t *testing.T) {
 	ev = <-b.Events()
 	require.Equal(t, signaling.SignalReceived, ev.Kind)
 
+	// A plain GET where a WebSocket upgrade belongs is refused at the
+	// upgrade, and counted so.
+	code, _ := get(t, "http://"+two.addr+"/room/plain")
+	require.Equal(t, http.StatusUpgradeRequired, code)
+
 	code, body := get(t, "http://"+two.metrics+"/metrics")
 	require.Equal(t, http.StatusOK, code)
 	for _, want := range []string{
@@ -91,6 +96,7 @@ func TestRunNATS(t *testing.T) {
 		fmt.Sprintf("rollnet_signal_relayed_bytes_total %d", len(`{"v":1,"type":"signal","peer":"0123456789abcdef","kind":"offer","payload":{"sdp":"x"}}`)),
 		"rollnet_signal_cluster_instances 2", "rollnet_signal_cluster_rooms 1", "rollnet_signal_cluster_ready 1",
 		`rollnet_signal_rejected_total{reason="join_rate"} 0`, `rollnet_signal_closed_total{reason="room_full"} 0`,
+		`rollnet_signal_rejected_total{reason="upgrade"} 1`, `rollnet_signal_closed_total{reason="cluster_unavailable"} 0`,
 		"rollnet_signal_pairing_seconds_count 1", "go_goroutines", "process_resident_memory_bytes",
 	} {
 		require.Contains(t, body, want)
