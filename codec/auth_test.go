@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -215,7 +216,7 @@ func TestAuthAllocs(t *testing.T) {
 	}
 	ss := authSamples()
 	buf := make([]byte, 0, 2*MaxStateBody)
-	require.Zero(t, testing.AllocsPerRun(50, func() {
+	require.Zero(t, allocs.Total(50, func() {
 		for _, s := range ss {
 			switch s.t {
 			case 0:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -40,7 +41,7 @@ func TestChecksumAllocs(t *testing.T) {
 	}
 	m := Checksum{Seq: 1, Frame: 100000, Checksum: 0xfeedface}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, testing.AllocsPerRun(100, func() {
+	require.Zero(t, allocs.Total(100, func() {
 		b := m.Append(buf[:0])
 		_, _, _ = ParseChecksum(b)
 		_, _, _ = ParseChecksum(b[:5])

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -134,7 +135,7 @@ func TestHeaderAllocs(t *testing.T) {
 	}
 	b := []byte{0x17, 1, 0}
 	bad := []byte{0x27, 1, 0}
-	require.Zero(t, testing.AllocsPerRun(100, func() {
+	require.Zero(t, allocs.Total(100, func() {
 		_, _, _, _ = ParseHeader(b)
 		_, _, _, _ = ParseHeader(bad)
 		_, _, _, _ = ParseHeader(b[:1])

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -306,7 +307,7 @@ func TestInputAllocs(t *testing.T) {
 	status := make([]PeerStatus, MaxPlayers)
 	for _, m := range ms {
 		var got Input
-		require.Zero(t, testing.AllocsPerRun(50, func() {
+		require.Zero(t, allocs.Total(50, func() {
 			b := m.Append(buf[:0])
 			_ = m.Len()
 			_ = m.Check()
@@ -354,7 +355,7 @@ func TestInputAppendRefusesWithoutAllocs(t *testing.T) {
 	require.ErrorIs(t, big.Check(), ErrTooLarge)
 	buf := make([]byte, 0, MaxPacket)
 	var out []byte
-	require.Zero(t, testing.AllocsPerRun(20, func() { out = big.Append(buf) }))
+	require.Zero(t, allocs.Total(20, func() { out = big.Append(buf) }))
 	require.Empty(t, out)
 	// The bound behind the shortcut: the costliest coding of a stream of
 	// safeInputs bytes, with every other field at its largest, fits.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -34,7 +35,7 @@ func TestInputAckAllocs(t *testing.T) {
 	}
 	m := InputAck{Seq: 1, Ack: 100000}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, testing.AllocsPerRun(100, func() {
+	require.Zero(t, allocs.Total(100, func() {
 		b := m.Append(buf[:0])
 		_, _, _ = ParseInputAck(b)
 		_, _, _ = ParseInputAck(b[:4])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -59,7 +60,7 @@ func TestInputsAllocs(t *testing.T) {
 	buf := make([]byte, 0, 64)
 	block := []byte{1, 2, 3, 4}
 	var sink []byte
-	n := testing.AllocsPerRun(100, func() {
+	n := allocs.Total(100, func() {
 		b := AppendInputs(buf[:0], 5, 3, block)
 		_, _, sink, _ = ParseInputs(b)
 	})

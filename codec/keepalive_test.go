@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -25,7 +26,7 @@ func TestKeepAliveAllocs(t *testing.T) {
 	}
 	m := KeepAlive{Seq: 1}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, testing.AllocsPerRun(100, func() {
+	require.Zero(t, allocs.Total(100, func() {
 		_, _, _ = ParseKeepAlive(m.Append(buf[:0]))
 		_, _, _ = ParseKeepAlive(buf[:1])
 	}))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -45,7 +46,7 @@ func TestQualityAllocs(t *testing.T) {
 	m := QualityReport{Seq: 1, FrameAdvantage: -2, Ping: 1 << 50}
 	r := QualityReply{Seq: 1, Pong: 1 << 50}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, testing.AllocsPerRun(100, func() {
+	require.Zero(t, allocs.Total(100, func() {
 		b := m.Append(buf[:0])
 		_, _, _ = ParseQualityReport(b)
 		_, _, _ = ParseQualityReport(b[:6])

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -38,7 +39,7 @@ func TestRejoinAllocs(t *testing.T) {
 	}
 	m := Rejoin{Seq: 1, Kind: RejoinRequest, Match: 5}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, testing.AllocsPerRun(100, func() {
+	require.Zero(t, allocs.Total(100, func() {
 		_, _, _ = ParseRejoin(m.Append(buf[:0]))
 		_, _, _ = ParseRejoin(buf[:4])
 	}))

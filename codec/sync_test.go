@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 )
 
@@ -41,7 +42,7 @@ func TestSyncAllocs(t *testing.T) {
 	req := SyncRequest{Seq: 1, Nonce: 2, Protocol: 3, Settings: 4}
 	rep := SyncReply{Seq: 1, Nonce: 2, Protocol: 3, Settings: 4}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, testing.AllocsPerRun(100, func() {
+	require.Zero(t, allocs.Total(100, func() {
 		_, _, _ = ParseSyncRequest(req.Append(buf[:0]))
 		_, _, _ = ParseSyncReply(rep.Append(buf[:0]))
 		_, _, _ = ParseSyncReply(buf[:5])

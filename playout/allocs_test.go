@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
@@ -106,7 +107,7 @@ func TestAllocs(t *testing.T) {
 			sink += float64(ar.NeededDelay() + ar.Jitter())
 		},
 	} {
-		require.Zero(t, testing.AllocsPerRun(100, f), name)
+		require.Zero(t, allocs.Total(100, f), name)
 	}
 	_ = sink
 }

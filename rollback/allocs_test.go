@@ -3,6 +3,7 @@ package rollback
 import (
 	"testing"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +42,7 @@ func allocsRing[T any](t *testing.T) {
 		},
 		"Reset": func() { r.Reset(); r.Commit(); r.Commit() },
 	} {
-		require.Zero(t, testing.AllocsPerRun(20, f), name)
+		require.Zero(t, allocs.Total(20, f), name)
 	}
 	_ = sink
 }
@@ -70,7 +71,7 @@ func TestAllocsBytes(t *testing.T) {
 		},
 		"Reset": func() { r.Reset(); r.Commit(); r.Commit() },
 	} {
-		require.Zero(t, testing.AllocsPerRun(100, f), name)
+		require.Zero(t, allocs.Total(100, f), name)
 	}
 	_ = sink
 }
@@ -80,6 +81,6 @@ func TestAllocsBytesOf(t *testing.T) {
 		t.Skip("allocates under -race")
 	}
 	var s modelState
-	require.Zero(t, testing.AllocsPerRun(100, func() { BytesOf(&s)[0]++ }))
+	require.Zero(t, allocs.Total(100, func() { BytesOf(&s)[0]++ }))
 	require.Len(t, BytesOf(&s), 32)
 }
