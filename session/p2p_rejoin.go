@@ -35,7 +35,6 @@ package session
 
 import (
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -320,7 +319,7 @@ func (p *P2P[S, I]) askPump() {
 		if !ok {
 			break
 		}
-		if typ == codec.TypeRejoin {
+		if typ == codec.TypeRejoin && l != nil {
 			p.handleRejoin(l, b)
 		}
 	}
@@ -443,12 +442,10 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		r.peers[i].replyAt = t
 		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinRefuse, Reason: why})
 	}
-	h := sha256.Sum256(m.Secret[:])
-	same := subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) &
-		subtle.ConstantTimeEq(int32(m.Match>>32), int32(r.match>>32)) &
-		subtle.ConstantTimeEq(int32(m.Match), int32(r.match))
-	open := r.openSlot(i) // anyone with the settings may take an open slot
-	if !open && (m.Players != l.Mask || !r.known || !r.peers[i].heard || same != 1) {
+	// Anyone with the settings may take an open slot; the joiner we took
+	// asks again from its address until it plays (our answer was lost).
+	open := r.openSlot(i) || r.joining(i)
+	if !open && (m.Players != l.Mask || !r.known || !r.peers[i].heard || !r.proves(i, m)) {
 		l.Malformed()
 		refuse(refuseIdentity)
 		return
@@ -570,7 +567,7 @@ func (p *P2P[S, I]) adopt(i int, rr Frame) {
 		for j := range p.status {
 			p.status[j][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
 		}
-		p.ep.Push(Event{Kind: EventPlayerRejoining, Player: pl, Frame: rr})
+		p.ep.Push(Event{Kind: EventPlayerRejoining, Player: pl, Frame: rr, Peer: l.Peer})
 	}
 	for pl := range p.players {
 		p.status[i][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
@@ -606,7 +603,7 @@ func (p *P2P[S, I]) rejoinHeard(l *link.Link) {
 	p.rj.peers[i].backR = NoFrame
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
-		p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl]})
+		p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl], Peer: l.Peer})
 	}
 }
 
