@@ -8,14 +8,19 @@ package session
 //     share; each peer keeps the SHA-256 of every other peer's secret.
 //     RejoinToken returns the match id and this peer's secret.
 //   - Request: the player coming back (a new session, P2PConfig.Rejoin, or
-//     P2P.Rejoin on a new transport; either way under the same peer
-//     identity) sends Request{match id, secret} to every player peer,
-//     every SyncRetry, until answered. Each peer compares the hash of the
-//     secret with the one it holds (constant time) and the match id; a
-//     mismatch is Refused (and counted malformed) and changes nothing, as
-//     is a request past NetConfig.RejoinWindow after the disconnection. A
-//     request that proves the identity while the old link still runs (a
-//     process restarted before the timeout) disconnects the old link.
+//     P2P.Rejoin on a new transport; from its old address or a new one)
+//     sends Request{match id, secret} to every player peer, every
+//     SyncRetry, until answered, and then to every peer whose link has
+//     not completed its handshake yet, but its sponsor, while it catches
+//     up. Each peer compares the hash of the secret with the one it holds
+//     (constant time) and the match id: the identity is the secret, not
+//     the address. A request from a new address that proves it moves the
+//     player's link there (p2p_rebind.go). A mismatch is Refused and
+//     changes nothing (counted malformed from the link's address, unknown
+//     from a stranger's), as is a request past NetConfig.RejoinWindow
+//     after the disconnection. A request that proves the identity while
+//     the old link still runs (a process restarted before the timeout)
+//     disconnects the old link.
 //   - Agreement on R: the sponsor (the peer of the lowest-numbered player
 //     still connected) waits until the player's freeze frame is agreed, then
 //     picks R = its frame + input delay + a margin (the prediction window,
@@ -274,7 +279,8 @@ func (p *P2P[S, I]) RejoinToken() (tok RejoinToken, ok bool) {
 func (p *P2P[S, I]) RejoinStats() RejoinStats { return p.rj.stats }
 
 // Rejoin brings this session back into its match over t, a new transport
-// under the same peer identity, after its old one dropped (the other
+// (its Local may be a new address: the other peers follow the proven
+// secret), after its old one dropped (the other
 // peers froze its players, or will once they notice): the session starts
 // over from the initial state, asks the other peers to take it back,
 // replays the match without drawing (AdvanceFrame returns ErrRejoining,
