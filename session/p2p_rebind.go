@@ -38,6 +38,7 @@ import (
 
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/transport"
 )
 
 // rebindState is a P2P session's part in requests from new addresses.
@@ -158,3 +159,15 @@ func (p *P2P[S, I]) askAgain() {
 // them itself), the rejoin requests from new addresses that proved
 // nothing included.
 func (p *P2P[S, I]) Unknown() uint64 { return p.ep.Unknown() }
+
+// remotes is P2PConfig.Remote with every player's peer at the address its
+// link has now (which a rejoin may have moved).
+func (p *P2P[S, I]) remotes() []transport.Peer {
+	remote := make([]transport.Peer, p.players)
+	for pl, o := range p.owner {
+		if o >= 0 {
+			remote[pl] = p.ep.Links()[o].Peer
+		}
+	}
+	return remote
+}

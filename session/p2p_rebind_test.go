@@ -333,3 +333,29 @@ func TestP2PRebindLateJoin(t *testing.T) {
 	require.ErrorAs(t, c.tickManual(c2, 5*time.Second), &re)
 	require.Equal(t, ReasonRejoinIdentity, re.Reason)
 }
+
+// TestP2PRebindThenRejoin: after player 2 moved to a new address, player
+// 1 drops and comes back in the same session (P2P.Rejoin): it finds
+// player 2 where it is now, not where its config said.
+func TestP2PRebindThenRejoin(t *testing.T) {
+	c := rejoinCluster(t, 56, 0)
+	n := c.nodes[2]
+	tok, _ := n.p.RejoinToken()
+	cfg := n.p.cfg
+	c.drop(n, 5*time.Second)
+	cfg.Rejoin = tok
+	c.comeBackAs(n, cfg, "p2-new", nil)
+	r := c.rejoined(n, 2)
+	c.frames(int(r)+120, 20*time.Second)
+
+	m := c.nodes[1]
+	c.drop(m, 5*time.Second)
+	require.NoError(t, m.p.Rejoin(c.reopen(m)))
+	m.paused = false
+	r1 := c.rejoined(m, 1)
+	c.frames(int(r1)+200, 20*time.Second)
+	c.noDesync()
+	_, err := m.p.PeerStats("p2-new")
+	require.NoError(t, err)
+	require.Equal(t, []transport.Peer{"p0", "", "p2-new"}, m.p.cfg.Remote)
+}

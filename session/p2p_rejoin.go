@@ -280,7 +280,8 @@ func (p *P2P[S, I]) RejoinStats() RejoinStats { return p.rj.stats }
 
 // Rejoin brings this session back into its match over t, a new transport
 // (its Local may be a new address: the other peers follow the proven
-// secret), after its old one dropped (the other
+// secret; it finds them at the addresses its links have now), after its
+// old one dropped (the other
 // peers froze its players, or will once they notice): the session starts
 // over from the initial state, asks the other peers to take it back,
 // replays the match without drawing (AdvanceFrame returns ErrRejoining,
@@ -300,6 +301,7 @@ func (p *P2P[S, I]) Rejoin(t transport.Transport) error {
 	cfg, sim, initial := p.cfg, p.sim, *p.initial
 	events := p.ep.Events(nil)
 	cfg.Rejoin = tok
+	cfg.Remote = p.remotes()
 	if err := p.init(cfg, t, sim); err != nil {
 		return err
 	}
