@@ -56,10 +56,22 @@ func (r *rejoinState) proves(i int, m *codec.Rejoin) bool {
 	return same == 1
 }
 
-// joining reports whether player link i is an open slot's joiner we took
-// and have not heard play (nor its token) yet.
-func (r *rejoinState) joining(i int) bool {
-	return r.peers != nil && r.peers[i].open && r.peers[i].pending && !r.peers[i].heard
+// joiner reports whether m comes from the joiner taken into open slot i
+// that has not played (nor sent its token) yet: it carries the secret the
+// joiner asked with (a joiner learns the match id only when accepted).
+func (r *rejoinState) joiner(i int, m *codec.Rejoin) bool {
+	if r.peers == nil || !r.peers[i].open || !r.peers[i].pending || r.peers[i].heard {
+		return false
+	}
+	h := sha256.Sum256(m.Secret[:])
+	return subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) == 1
+}
+
+// takeJoiner notes the secret of the joiner taken into open slot i (by
+// us, the sponsor, or by the sponsor's At): only it may ask for the slot
+// again, from any address, until its token comes.
+func (r *rejoinState) takeJoiner(i int, secret [codec.SecretLen]byte) {
+	r.peers[i].joiner, r.peers[i].hash = secret, sha256.Sum256(secret[:])
 }
 
 // admitStrangers lets strangers' rejoin requests in while a slot can be
@@ -99,7 +111,7 @@ func (p *P2P[S, I]) stranger(b []byte) {
 		return
 	}
 	i, ok := p.linkOf(m.Players)
-	if !ok || !(r.openSlot(i) || r.known && r.peers[i].heard && r.proves(i, &m)) {
+	if !ok || !(r.openSlot(i) || r.joiner(i, &m) || r.known && r.peers[i].heard && r.proves(i, &m)) {
 		p.ep.RefuseStranger()
 		p.refuseStranger()
 		return

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -358,4 +359,107 @@ func TestP2PRebindThenRejoin(t *testing.T) {
 	_, err := m.p.PeerStats("p2-new")
 	require.NoError(t, err)
 	require.Equal(t, []transport.Peer{"p0", "", "p2-new"}, m.p.cfg.Remote)
+}
+
+// TestP2PRebindJoinRace: two joiners race for one open slot. The sponsor
+// (p0) hears only joiner A; p1 hears joiner B first (A's requests to it
+// are lost until A is accepted) and binds the slot to B's address. The
+// sponsor's word (At) carries the secret A asked with, so p1 moves the
+// slot to A when A asks again, and refuses B: A plays, everyone agrees.
+func TestP2PRebindJoinRace(t *testing.T) {
+	c := archiveCluster(t, 3, 57, 0, func(i int, cfg *P2PConfig[uint16]) { cfg.Open = 0b100 })
+	c.absent(c.nodes[2:])
+	c.frames(200, 10*time.Second)
+	n := c.nodes[2]
+	cfg := n.p.cfg
+	cfg.Join = true
+
+	// B asks p1 only, ten ticks ahead of A.
+	b := &p2pNode{name: "joiner-b", locals: n.locals, in: make([]uint16, 3), rng: n.rng, period: n.period, next: c.clock.Now()}
+	c.nodes = append(c.nodes, b)
+	cfgB := cfg
+	cfgB.Net.Rand = func() uint64 { return 0xb }
+	c.comeBackAs(b, cfgB, "joiner-b", func(ep *local.Endpoint) transport.Transport {
+		return &dropRequests{Endpoint: ep, to: "p0", drop: func() bool { return true }}
+	})
+	b.paused = true
+	c.until(time.Second, "p1 bound the slot to B", func() bool {
+		require.NoError(t, b.p.Poll())
+		_, err := c.nodes[1].p.PeerStats("joiner-b")
+		return err == nil
+	})
+
+	var q *P2P[p2pWorld, uint16]
+	q = c.comeBackAs(n, cfg, "joiner-a", func(ep *local.Endpoint) transport.Transport {
+		return &dropRequests{Endpoint: ep, to: "p1", drop: func() bool { return q == nil || q.rj.phase == phaseAsking }}
+	})
+	n.checked = 1 << 30 // nothing to compare while it replays
+	var errB error
+	c.until(10*time.Second, "A rejoined everywhere, B refused", func() bool {
+		if errB == nil {
+			for _, pl := range b.locals {
+				require.NoError(t, b.p.AddLocalInput(pl, 1))
+			}
+			if err := b.p.AdvanceFrame(); !errors.Is(err, ErrNotSynchronized) {
+				errB = err
+			}
+		}
+		for _, m := range c.nodes[:3] {
+			if _, ok := m.first(EventPlayerRejoined); !ok {
+				return false
+			}
+		}
+		return errB != nil
+	})
+	var re *RejoinError
+	require.ErrorAs(t, errB, &re, "B refused")
+	require.Equal(t, ReasonRejoinIdentity, re.Reason)
+	c.nodes = c.nodes[:3]
+	r := c.rejoined(n, 2)
+	c.frames(int(r)+200, 20*time.Second)
+	c.noDesync()
+	c.movedTo(n, 2, "joiner-b")
+}
+
+// FuzzP2PStranger feeds arbitrary packets from a stranger to a session
+// with an open slot (so strangers are admitted): never a panic, and the
+// stranger gets a link only by a join request for the open slot, never
+// the link of a player who is there.
+func FuzzP2PStranger(f *testing.F) {
+	fuzzSeeds(f)
+	rejoinSeeds(f)
+	join := codec.Rejoin{Seq: 1, Kind: codec.RejoinRequest, Players: 0b100}
+	f.Add(join.Append(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr := &scriptTransport{from: "zz", local: "p0"}
+		clock := p2pEpoch
+		p, err := NewP2P[p2pWorld](P2PConfig[uint16]{
+			Session: Config[uint16]{Players: 3, InputDelay: 1, Capacity: 16},
+			Remote:  []transport.Peer{"", "p1", "p2"},
+			Open:    0b100,
+			Net:     NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }},
+		}, tr, simP2P)
+		require.NoError(t, err)
+		for round := range 3 {
+			tr.pkts = [][]byte{b, b[:len(b)/2]}
+			if round == 1 {
+				p.ep.Links()[0].MarkSynchronized()
+			}
+			_ = p.AddLocalInput(0, uint16(round))
+			_ = p.AdvanceFrame()
+			_ = p.Poll()
+			clock = clock.Add(time.Second / 60)
+		}
+		_, ok := p.ep.Lookup("p1")
+		require.True(t, ok, "a stranger took p1's link")
+		if i, ok := p.ep.Lookup("zz"); ok {
+			require.Equal(t, 1, i, "the stranger took a link other than the open slot's")
+			joined := false
+			for _, pkt := range [][]byte{b, b[:len(b)/2]} {
+				m, _, err := codec.ParseRejoin(pkt)
+				joined = joined || err == nil && m.Kind == codec.RejoinRequest && m.Players == 0b100
+			}
+			require.True(t, joined, "bound by % x", b)
+		}
+	})
 }
