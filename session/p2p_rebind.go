@@ -128,7 +128,24 @@ func (p *P2P[S, I]) stranger(b []byte) {
 		p.ep.RefuseStranger() // our own address: forged
 		return
 	}
-	p.rejoinRequest(l, &m)
+	if r.peers[i].pending && l.State() != link.Disconnected {
+		// Taken back, and asking again from elsewhere before it played
+		// while its link lives: a new process, starting over at the same
+		// R. (A link that died is frozen again, see TestP2PRejoinDiesAgain.)
+		p.renew(i)
+	}
+	p.rejoinRequest(p.ep.Links()[i], &m)
+}
+
+// renew takes player link i, taken back at R and not playing yet, back
+// again at the same R from a new process: a new link (a new handshake)
+// and, if we sponsor it, the catch-up fed from the start.
+func (p *P2P[S, I]) renew(i int) {
+	pr := &p.rj.peers[i]
+	p.adopt(i, pr.backR)
+	if pr.feeding {
+		pr.feedAck, pr.feedTo, pr.feedAt = Frame(p.delay)-1, Frame(p.delay)-1, p.ep.Time()
+	}
 }
 
 // refuseStranger tells the stranger of the packet just received that it

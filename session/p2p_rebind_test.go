@@ -463,3 +463,27 @@ func FuzzP2PStranger(f *testing.F) {
 		}
 	})
 }
+
+// TestP2PRebindRestartWhileCatchingUp: the new process of player 2 hangs
+// while it catches up and a third one comes back from yet another
+// address before the others notice: they take it back at the same R, from
+// a new handshake and the catch-up's start, and everyone agrees.
+func TestP2PRebindRestartWhileCatchingUp(t *testing.T) {
+	c := rejoinCluster(t, 58, 0)
+	n := c.nodes[2]
+	tok, _ := n.p.RejoinToken()
+	cfg := n.p.cfg
+	c.drop(n, 5*time.Second)
+	cfg.Rejoin = tok
+	q := c.comeBackAs(n, cfg, "p2-a", nil)
+	n.checked = 1 << 30
+	c.until(3*time.Second, "catching up", func() bool { return q.rj.phase == phaseCatching && q.Running() && q.Frame() > 50 })
+	r := q.rj.r
+	n.paused = true // hung: its endpoint open, silent
+	q = c.comeBackAs(n, cfg, "p2-b", nil)
+	require.Equal(t, r, c.rejoined(n, 2), "the same R")
+	c.frames(int(r)+200, 20*time.Second)
+	c.noDesync()
+	c.movedTo(n, 2, "p2-a")
+	require.Equal(t, r, q.RejoinStats().Frame)
+}
