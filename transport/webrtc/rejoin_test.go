@@ -66,20 +66,9 @@ func TestRejoinNewID(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real WebRTC for several seconds")
 	}
-	h := newHub()
-	cfg := Config{LoopbackOnly: true}
-	a, err := New(cfg, h.join("a"))
-	require.NoError(t, err)
-	defer a.Close()
-	b, err := New(cfg, h.join("b"))
-	require.NoError(t, err)
-	defer b.Close()
+	a, b, h := loopPair(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	for _, tr := range []*Transport{a, b} {
-		_, err := tr.WaitPeers(ctx, 1)
-		require.NoError(t, err)
-	}
 	pcfg := func(remote ...transport.Peer) session.P2PConfig[uint16] {
 		return session.P2PConfig[uint16]{
 			Session:          session.Config[uint16]{Players: 2, InputDelay: 2},
@@ -132,7 +121,7 @@ func TestRejoinNewID(t *testing.T) {
 	})
 
 	// A fresh process, a fresh transport under a new id.
-	b2, err := New(cfg, h.join("b2"))
+	b2, err := New(Config{LoopbackOnly: true}, h.join("b2"))
 	require.NoError(t, err)
 	defer b2.Close()
 	c := pcfg("a", "")
