@@ -160,8 +160,11 @@ func newNetMatch(ctx context.Context, c *conn, o options) (*netMatch, error) {
 		m.newPeers = func(dst []transport.Peer) []transport.Peer {
 			m.peerEvs = c.rtc.Events(m.peerEvs[:0])
 			for _, e := range m.peerEvs {
-				if e.Kind == webrtc.PeerConnected && e.Peer != m.peer && string(e.Peer) != o.watcher {
+				switch {
+				case e.Kind == webrtc.PeerConnected && e.Peer != m.peer && string(e.Peer) != o.watcher:
 					dst = append(dst, e.Peer)
+				case e.Kind == webrtc.PeerGone:
+					m.rj.unhold(e.Peer) // gone before it proved to be anyone
 				}
 			}
 			return dst
@@ -246,14 +249,14 @@ func (m *netMatch) Tick(in Input) error {
 	m.expireRejoin()
 	if m.newPeers != nil {
 		m.joined = m.newPeers(m.joined[:0])
-		if !m.rj.droppedAt.IsZero() {
+		if m.mayRejoin() {
 			// It may be the opponent coming back: held until known.
 			for _, p := range m.joined {
 				m.rj.hold(p, m.now())
 			}
 			m.joined = m.joined[:0]
 		}
-		for _, p := range m.rj.released(m.joined, m.now()) {
+		for _, p := range m.released(m.joined) {
 			m.addSpectator(p)
 		}
 	}

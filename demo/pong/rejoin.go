@@ -172,6 +172,7 @@ type rejoining struct {
 	// Our own return (back != nil).
 	progressAt time.Time // the last progress line
 	askedAt    time.Time // the first tick asking to come back
+	asking     bool      // the last progress line was the request's
 	rejoinedAt session.Frame
 	refused    *session.RejoinError
 
@@ -315,8 +316,8 @@ func (m *netMatch) catchUpNote() string {
 	return fmt.Sprintf("rejoining: frame %d of ~%d", m.p.Frame(), st.Frame)
 }
 
-// rejoinProgress writes the catch-up's progress line, at most twice a
-// second, and gives up when nobody answers our requests within
+// rejoinProgress writes the catch-up's progress line (asking, once; the
+// frame, at most once a second), and gives up when nobody answers our requests within
 // syncTimeout (the opponent is gone too).
 func (m *netMatch) rejoinProgress() {
 	r := &m.rj
@@ -328,10 +329,11 @@ func (m *netMatch) rejoinProgress() {
 		return
 	}
 	note := m.catchUpNote()
-	if note == "" || m.now().Sub(m.rj.progressAt) < time.Second/2 {
-		return
+	asking := m.p.RejoinStats().Frame == session.NoFrame
+	if note == "" || asking == r.asking && (asking || m.now().Sub(r.progressAt) < time.Second) {
+		return // the request once, the catch-up's frame once a second
 	}
-	m.rj.progressAt = m.now()
+	r.progressAt, r.asking = m.now(), asking
 	m.logf("pong: %s", note)
 }
 
@@ -351,12 +353,19 @@ func (r *rejoining) unhold(peer transport.Peer) {
 	}
 }
 
+// mayRejoin reports whether the opponent may be about to come back: this
+// player has -rejoin and the opponent is silent or dropped.
+func (m *netMatch) mayRejoin() bool {
+	return m.rj.on() && (!m.rj.droppedAt.IsZero() || !m.silentSince.IsZero())
+}
+
 // released appends the held peers that are spectators after all (held
 // long enough, or the opponent is back or gone) to dst.
-func (r *rejoining) released(dst []transport.Peer, now time.Time) []transport.Peer {
+func (m *netMatch) released(dst []transport.Peer) []transport.Peer {
+	r, now := &m.rj, m.now()
 	k := 0
 	for _, h := range r.held {
-		if r.droppedAt.IsZero() || now.Sub(h.at) >= holdNewPeer {
+		if !m.mayRejoin() || now.Sub(h.at) >= holdNewPeer {
 			dst = append(dst, h.peer)
 			continue
 		}
@@ -394,7 +403,7 @@ func (m *netMatch) printSums() {
 func (m *netMatch) rejoinReport(r *report) {
 	r.Rejoins = m.rj.news
 	if w := m.rejoinWait(); w != "" {
-		r.Rejoins = append(r.Rejoins, w+" more when the match ended")
+		r.Rejoins = append(r.Rejoins, fmt.Sprintf("%s still away when the match ended (%s)", sideName(1-m.side), w))
 	}
 	if m.rj.refused != nil {
 		r.Refused = fmt.Sprintf("pong: rejoin refused by the %s player: %s (%s removed)", sideName(1-m.side), m.rj.refused.Reason, m.rj.path)
