@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,14 +17,13 @@ import (
 )
 
 // rejoinPair is two -rejoin players in one process, over the local
-// network on a fake clock: the right one can die (its endpoint closed,
-// no goodbye) and come back as a new session from its FILE.
+// network on a fake clock: either can die (never ticked again: it says
+// nothing) and come back as a new session from its FILE.
 type rejoinPair struct {
 	clock  *local.Clock
 	net    *local.Network
-	left   *netMatch
-	right  *netMatch
-	dead   *netMatch // the right player killed
+	p      [2]*netMatch // by side; nil while dead
+	dead   *netMatch    // the player killed
 	opts   [2]options
 	closer []func()
 }
@@ -39,9 +39,9 @@ func newRejoinPair(t *testing.T) *rejoinPair {
 	for side, name := range []string{"alice", "bob"} {
 		rp.opts[side] = options{delay: 2, fps: 60, seed: 99, room: "friday", name: name, rejoin: filepath.Join(dir, sideName(side)+".rejoin")}
 	}
-	rp.left = rp.start(t, 0, nil)
-	rp.right = rp.start(t, 1, nil)
-	rp.left.names[1], rp.right.names[0] = "bob", "alice" // what their hellos say over a network
+	rp.p[0] = rp.start(t, 0, nil)
+	rp.p[1] = rp.start(t, 1, nil)
+	rp.p[0].names[1], rp.p[1].names[0] = "bob", "alice" // what their hellos say over a network
 	t.Cleanup(func() {
 		for _, c := range rp.closer {
 			c()
@@ -55,6 +55,8 @@ func newRejoinPair(t *testing.T) *rejoinPair {
 func (rp *rejoinPair) start(t *testing.T, side int, back *rejoinFile) *netMatch {
 	t.Helper()
 	if rp.dead != nil {
+		// A local endpoint closed earlier would make the other player's
+		// sends fail at once, as a goodbye does.
 		require.NoError(t, rp.dead.tr.(*local.Endpoint).Close())
 	}
 	e, err := rp.net.Endpoint(sideName(side))
@@ -70,122 +72,109 @@ func (rp *rejoinPair) start(t *testing.T, side int, back *rejoinFile) *netMatch 
 	return m
 }
 
-// kill makes the right player's process vanish: it is never ticked
-// again, so it says nothing (a closed local endpoint would make the left
-// one's sends fail at once, like a goodbye); its endpoint closes when a
-// new process takes its name.
-func (rp *rejoinPair) kill(t *testing.T) {
-	t.Helper()
-	rp.dead, rp.right = rp.right, nil
-}
-
 // tick advances the clock a frame and ticks the live players with bots.
-func (rp *rejoinPair) tick(t *testing.T) (errLeft, errRight error) {
+func (rp *rejoinPair) tick(t *testing.T) (errs [2]error) {
 	t.Helper()
 	rp.clock.Advance(time.Second / 60)
-	errLeft = rp.left.Tick(Bot(rp.left.State(), 0))
-	if rp.right != nil {
-		errRight = rp.right.Tick(Bot(rp.right.State(), 1))
+	for side, m := range rp.p {
+		if m != nil {
+			errs[side] = m.Tick(Bot(m.State(), side))
+		}
 	}
-	return errLeft, errRight
+	return errs
 }
 
 // playTo ticks both until both reached frame f.
 func (rp *rejoinPair) playTo(t *testing.T, f session.Frame) {
 	t.Helper()
-	for n := 0; rp.left.p.Frame() < f || rp.right.p.Frame() < f; n++ {
+	for n := 0; rp.p[0].p.Frame() < f || rp.p[1].p.Frame() < f; n++ {
 		require.Less(t, n, 4*int(f)+600, "the match does not advance")
-		errL, errR := rp.tick(t)
-		require.NoError(t, errL)
-		require.NoError(t, errR)
+		errs := rp.tick(t)
+		require.NoError(t, errs[0])
+		require.NoError(t, errs[1])
 	}
 }
 
-// TestRejoinInProcess: the right player dies; the left one keeps playing
-// and counts down the window; a new right session started from FILE
+// drop kills side's player and ticks the other one until it declared it
+// disconnected.
+func (rp *rejoinPair) drop(t *testing.T, side int) {
+	t.Helper()
+	rp.dead, rp.p[side] = rp.p[side], nil
+	for n := 0; rp.p[1-side].rj.droppedAt.IsZero(); n++ {
+		require.Less(t, n, 600, "never declared disconnected")
+		require.NoError(t, rp.tick(t)[1-side])
+	}
+}
+
+// TestRejoinInProcess: a player dies; the other one keeps playing and
+// counts down the window; a new session started from the dead one's FILE
 // catches up without drawing and plays on with the same paddle; both
 // agree on every confirmed frame from R on; the reports say so.
 func TestRejoinInProcess(t *testing.T) {
-	rp := newRejoinPair(t)
-	rp.playTo(t, 300)
-	for side := range 2 {
-		fi, err := os.Stat(rp.opts[side].rejoin)
-		require.NoError(t, err, "FILE written once the token is there")
-		require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-	}
-	rp.kill(t)
-	// The left player hears nothing, declares it disconnected after
-	// dropAfter and plays on, its opponent's input frozen.
-	var note string
-	for n := 0; !strings.HasPrefix(note, "right dropped"); n++ {
-		require.Less(t, n, 600, "never declared disconnected")
-		errL, _ := rp.tick(t)
-		require.NoError(t, errL)
-		note = rp.left.HUD().Note
-	}
-	require.Equal(t, "right dropped — can rejoin for 60 s", note)
-	for range 181 { // three seconds later
-		errL, _ := rp.tick(t)
-		require.NoError(t, errL)
-	}
-	require.Equal(t, "right dropped — can rejoin for 57 s", rp.left.HUD().Note)
+	for dies := range 2 {
+		t.Run(sideName(dies)+" dies", func(t *testing.T) {
+			rp := newRejoinPair(t)
+			rp.playTo(t, 300)
+			for side := range 2 {
+				fi, err := os.Stat(rp.opts[side].rejoin)
+				require.NoError(t, err, "FILE written once the token is there")
+				require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+			}
+			lives := 1 - dies
+			who := sideName(dies)
+			rp.drop(t, dies)
+			require.Equal(t, who+" dropped — can rejoin for 60 s", rp.p[lives].HUD().Note)
+			for range 181 { // three seconds later
+				require.NoError(t, rp.tick(t)[lives], "the other player plays on")
+			}
+			require.Equal(t, who+" dropped — can rejoin for 57 s", rp.p[lives].HUD().Note)
 
-	back, err := readRejoin(rp.opts[1])
-	require.NoError(t, err)
-	require.NotNil(t, back)
-	require.Equal(t, 1, back.Side)
-	require.Equal(t, [2]string{"alice", "bob"}, back.Names)
-	rp.right = rp.start(t, 1, back)
-	var progress []string
-	for n := 0; rp.right.rj.rejoinedAt == 0; n++ {
-		require.Less(t, n, 600, "never rejoined")
-		if h := rp.right.HUD(); h.Rejoining != "" {
-			progress = append(progress, h.Rejoining)
-		}
-		errL, errR := rp.tick(t)
-		require.NoError(t, errL)
-		require.NoError(t, errR)
-	}
-	r := rp.right.rj.rejoinedAt
-	t.Logf("rejoined at frame %d; progress %q", r, progress)
-	require.Contains(t, progress[0], "rejoining: ")
-	require.Contains(t, strings.Join(progress, "\n"), "rejoining: frame ")
-	rp.playTo(t, r+600)
-	require.Contains(t, rp.left.HUD().Note, "right rejoined at frame ")
+			back, err := readRejoin(rp.opts[dies])
+			require.NoError(t, err)
+			require.NotNil(t, back)
+			require.Equal(t, dies, back.Side)
+			require.Equal(t, [2]string{"alice", "bob"}, back.Names)
+			rp.p[dies] = rp.start(t, dies, back)
+			var progress []string
+			for n := 0; rp.p[dies].rj.rejoinedAt == 0; n++ {
+				require.Less(t, n, 600, "never rejoined")
+				if h := rp.p[dies].HUD(); h.Rejoining != "" {
+					progress = append(progress, h.Rejoining)
+				}
+				errs := rp.tick(t)
+				require.NoError(t, errs[0])
+				require.NoError(t, errs[1])
+			}
+			r := rp.p[dies].rj.rejoinedAt
+			t.Logf("rejoined at frame %d; progress from %q to %q", r, progress[0], progress[len(progress)-1])
+			require.Equal(t, progress[0], "rejoining: asking "+rp.opts[lives].name+" to take us back")
+			require.Contains(t, strings.Join(progress, "\n"), "rejoining: frame ")
+			rp.playTo(t, r+600)
+			require.Contains(t, rp.p[lives].HUD().Note, who+" rejoined at frame ")
 
-	// Every confirmed frame from R on agrees.
-	to := min(rp.left.p.ConfirmedFrame(), rp.right.p.ConfirmedFrame(), rp.left.p.Frame()-1, rp.right.p.Frame()-1)
-	compared := 0
-	for f := max(r, to-capacity+1); f <= to; f++ {
-		cl, errL := rp.left.p.ChecksumAt(f)
-		cr, errR := rp.right.p.ChecksumAt(f)
-		require.NoError(t, errL)
-		require.NoError(t, errR)
-		require.Equal(t, cl, cr, "frame %d", f)
-		compared++
-	}
-	require.Positive(t, compared)
-	rr := rp.right.Report()
-	require.Zero(t, rr.Desyncs)
-	require.Positive(t, rr.Compared, "the session compared checksums after the rejoin")
-	lr := rp.left.Report()
-	require.Zero(t, lr.Desyncs)
-	require.Empty(t, lr.Left)
-	require.Len(t, lr.Rejoins, 2, "%q", lr.Rejoins)
-	require.Contains(t, lr.Rejoins[0], "right dropped at frame ")
-	require.Contains(t, lr.Rejoins[1], "right rejoined at frame ")
-	require.Contains(t, rr.Rejoins[0], "rejoined at frame ")
-}
-
-// dropRight kills the right player and ticks the left one until it
-// declared it disconnected.
-func (rp *rejoinPair) dropRight(t *testing.T) {
-	t.Helper()
-	rp.kill(t)
-	for n := 0; rp.left.rj.droppedAt.IsZero(); n++ {
-		require.Less(t, n, 600, "never declared disconnected")
-		errL, _ := rp.tick(t)
-		require.NoError(t, errL)
+			// Every confirmed frame from R on agrees.
+			to := min(rp.p[0].p.ConfirmedFrame(), rp.p[1].p.ConfirmedFrame(), rp.p[0].p.Frame()-1, rp.p[1].p.Frame()-1)
+			compared := 0
+			for f := max(r, to-capacity+1); f <= to; f++ {
+				cl, errL := rp.p[0].p.ChecksumAt(f)
+				cr, errR := rp.p[1].p.ChecksumAt(f)
+				require.NoError(t, errL)
+				require.NoError(t, errR)
+				require.Equal(t, cl, cr, "frame %d", f)
+				compared++
+			}
+			require.Positive(t, compared)
+			back2 := rp.p[dies].Report()
+			require.Zero(t, back2.Desyncs)
+			require.Positive(t, back2.Compared, "the session compared checksums after the rejoin")
+			require.Contains(t, back2.Rejoins[0], fmt.Sprintf("rejoined at frame %d: replayed ", r))
+			lr := rp.p[lives].Report()
+			require.Zero(t, lr.Desyncs)
+			require.Empty(t, lr.Left)
+			require.Len(t, lr.Rejoins, 2, "%q", lr.Rejoins)
+			require.Contains(t, lr.Rejoins[0], who+" dropped at frame ")
+			require.Equal(t, lr.Rejoins[1], fmt.Sprintf("%s rejoined at frame %d", who, r))
+		})
 	}
 }
 
@@ -195,16 +184,16 @@ func (rp *rejoinPair) dropRight(t *testing.T) {
 func TestRejoinWindowPasses(t *testing.T) {
 	rp := newRejoinPair(t)
 	rp.playTo(t, 120)
-	rp.dropRight(t)
-	from := rp.left.p.Frame()
+	rp.drop(t, 1)
+	from := rp.p[0].p.Frame()
 	var err error
 	for n := 0; err == nil; n++ {
 		require.Less(t, n, int(rejoinWindow/time.Second)*60+60, "the window never ended")
-		err, _ = rp.tick(t)
+		err = rp.tick(t)[0]
 	}
 	require.ErrorIs(t, err, errPeerLeft)
-	require.Greater(t, rp.left.p.Frame(), from+55*60, "the left player played on through the window")
-	r := rp.left.Report()
+	require.Greater(t, rp.p[0].p.Frame(), from+55*60, "the left player played on through the window")
+	r := rp.p[0].Report()
 	require.Contains(t, r.Left, "the opponent vanished: declared disconnected at frame ")
 	require.Contains(t, r.Left, "did not rejoin within 1m0s")
 	require.Equal(t, exitOpponentLeft, r.status())
@@ -216,25 +205,24 @@ func TestRejoinWindowPasses(t *testing.T) {
 func TestRejoinRefused(t *testing.T) {
 	rp := newRejoinPair(t)
 	rp.playTo(t, 120)
-	rp.dropRight(t)
+	rp.drop(t, 1)
 	back, err := readRejoin(rp.opts[1])
 	require.NoError(t, err)
 	back.Secret = strings.Repeat("ab", len(back.Secret)/2) // another match's
-	rp.right = rp.start(t, 1, back)
-	var errR error
-	for n := 0; errR == nil; n++ {
+	rp.p[1] = rp.start(t, 1, back)
+	var errs [2]error
+	for n := 0; errs[1] == nil; n++ {
 		require.Less(t, n, 600, "never refused")
-		var errL error
-		errL, errR = rp.tick(t)
-		require.NoError(t, errL)
+		errs = rp.tick(t)
+		require.NoError(t, errs[0])
 	}
-	require.ErrorIs(t, errR, session.ErrRejoinRefused)
-	r := rp.right.Report()
+	require.ErrorIs(t, errs[1], session.ErrRejoinRefused)
+	r := rp.p[1].Report()
 	require.Equal(t, exitRejoinRefused, r.status())
 	var out strings.Builder
 	r.print(&out)
 	require.Equal(t, "pong: rejoin refused by the left player: "+session.ReasonRejoinIdentity+" ("+rp.opts[1].rejoin+" removed)\n", out.String())
-	require.NotEmpty(t, rp.left.rejoinWait(), "the left player still waits for the real one")
+	require.NotEmpty(t, rp.p[0].rejoinWait(), "the left player still waits for the real one")
 }
 
 // TestRejoinFile: FILE round-trips; a damaged one, or one of another
