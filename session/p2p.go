@@ -127,6 +127,7 @@ type P2P[S any, I comparable] struct {
 	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
 
 	rj      rejoinState          // identity, rejoins of others, our own rejoin
+	rb      rebindState          // rejoin requests from new addresses
 	cfg     P2PConfig[I]         // for Rejoin
 	sim     func(*S, []I, Frame) // for Rejoin
 	initial *S                   // the state frame 0 started from, for Rejoin
@@ -537,6 +538,10 @@ func (p *P2P[S, I]) pump() {
 		if !ok {
 			break
 		}
+		if l == nil {
+			p.stranger(b) // a rejoin request from a new address
+			continue
+		}
 		p.handle(l, typ, b)
 	}
 	for _, l := range p.ep.Links() {
@@ -548,6 +553,8 @@ func (p *P2P[S, I]) pump() {
 			p.lost(l)
 		}
 	}
+	p.askAgain()
+	p.admitStrangers()
 	if !p.running && p.ep.Err() == nil {
 		all := true
 		for i, l := range p.ep.Links()[:p.nPlayers] {

@@ -8,14 +8,19 @@ package session
 //     share; each peer keeps the SHA-256 of every other peer's secret.
 //     RejoinToken returns the match id and this peer's secret.
 //   - Request: the player coming back (a new session, P2PConfig.Rejoin, or
-//     P2P.Rejoin on a new transport; either way under the same peer
-//     identity) sends Request{match id, secret} to every player peer,
-//     every SyncRetry, until answered. Each peer compares the hash of the
-//     secret with the one it holds (constant time) and the match id; a
-//     mismatch is Refused (and counted malformed) and changes nothing, as
-//     is a request past NetConfig.RejoinWindow after the disconnection. A
-//     request that proves the identity while the old link still runs (a
-//     process restarted before the timeout) disconnects the old link.
+//     P2P.Rejoin on a new transport; from its old address or a new one)
+//     sends Request{match id, secret} to every player peer, every
+//     SyncRetry, until answered, and then to every peer whose link has
+//     not completed its handshake yet, but its sponsor, while it catches
+//     up. Each peer compares the hash of the secret with the one it holds
+//     (constant time) and the match id: the identity is the secret, not
+//     the address. A request from a new address that proves it moves the
+//     player's link there (p2p_rebind.go). A mismatch is Refused and
+//     changes nothing (counted malformed from the link's address, unknown
+//     from a stranger's), as is a request past NetConfig.RejoinWindow
+//     after the disconnection. A request that proves the identity while
+//     the old link still runs (a process restarted before the timeout)
+//     disconnects the old link.
 //   - Agreement on R: the sponsor (the peer of the lowest-numbered player
 //     still connected) waits until the player's freeze frame is agreed, then
 //     picks R = its frame + input delay + a margin (the prediction window,
@@ -35,7 +40,6 @@ package session
 
 import (
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -275,7 +279,8 @@ func (p *P2P[S, I]) RejoinToken() (tok RejoinToken, ok bool) {
 func (p *P2P[S, I]) RejoinStats() RejoinStats { return p.rj.stats }
 
 // Rejoin brings this session back into its match over t, a new transport
-// under the same peer identity, after its old one dropped (the other
+// (its Local may be a new address: the other peers follow the proven
+// secret), after its old one dropped (the other
 // peers froze its players, or will once they notice): the session starts
 // over from the initial state, asks the other peers to take it back,
 // replays the match without drawing (AdvanceFrame returns ErrRejoining,
@@ -320,7 +325,7 @@ func (p *P2P[S, I]) askPump() {
 		if !ok {
 			break
 		}
-		if typ == codec.TypeRejoin {
+		if typ == codec.TypeRejoin && l != nil {
 			p.handleRejoin(l, b)
 		}
 	}
@@ -443,12 +448,10 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		r.peers[i].replyAt = t
 		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinRefuse, Reason: why})
 	}
-	h := sha256.Sum256(m.Secret[:])
-	same := subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) &
-		subtle.ConstantTimeEq(int32(m.Match>>32), int32(r.match>>32)) &
-		subtle.ConstantTimeEq(int32(m.Match), int32(r.match))
-	open := r.openSlot(i) // anyone with the settings may take an open slot
-	if !open && (m.Players != l.Mask || !r.known || !r.peers[i].heard || same != 1) {
+	// Anyone with the settings may take an open slot; the joiner we took
+	// asks again from its address until it plays (our answer was lost).
+	open := r.openSlot(i) || r.joining(i)
+	if !open && (m.Players != l.Mask || !r.known || !r.peers[i].heard || !r.proves(i, m)) {
 		l.Malformed()
 		refuse(refuseIdentity)
 		return
@@ -570,7 +573,7 @@ func (p *P2P[S, I]) adopt(i int, rr Frame) {
 		for j := range p.status {
 			p.status[j][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
 		}
-		p.ep.Push(Event{Kind: EventPlayerRejoining, Player: pl, Frame: rr})
+		p.ep.Push(Event{Kind: EventPlayerRejoining, Player: pl, Frame: rr, Peer: l.Peer})
 	}
 	for pl := range p.players {
 		p.status[i][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
@@ -606,7 +609,7 @@ func (p *P2P[S, I]) rejoinHeard(l *link.Link) {
 	p.rj.peers[i].backR = NoFrame
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
-		p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl]})
+		p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl], Peer: l.Peer})
 	}
 }
 
