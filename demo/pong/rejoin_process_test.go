@@ -19,7 +19,7 @@ import (
 // address a restarted process comes back from (the rebind branch): over
 // WebRTC a new process has a new signaling id, which the other player's
 // session ignores without it.
-const rebindLanded = false
+const rebindLanded = true
 
 // sumLine is a checksum line a -rejoin player prints (headless).
 var sumLine = regexp.MustCompile(`^pong: checksum frame (\d+) ([0-9a-f]{8})$`)
@@ -57,7 +57,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	srv, ctx := processTest(t)
 	dir := t.TempDir()
 	files := [2]string{filepath.Join(dir, "left.rejoin"), filepath.Join(dir, "right.rejoin")}
-	args := []string{"-signal", srv.url, "-room", "comeback", "-headless", "-frames", "1500", "-timeout", "20s"}
+	args := []string{"-signal", srv.url, "-room", "comeback", "-headless", "-frames", "1200", "-timeout", "20s"}
 	playerArgs := func(name, file string) []string {
 		return append(append([]string{}, args...), "-name", name, "-rejoin", file)
 	}

@@ -50,16 +50,21 @@ func newRejoinPair(t *testing.T) *rejoinPair {
 	return rp
 }
 
-// start starts side's player on a new endpoint, coming back from back if
-// not nil.
+// start starts side's player on a new endpoint (named by its side),
+// coming back from back if not nil.
 func (rp *rejoinPair) start(t *testing.T, side int, back *rejoinFile) *netMatch {
+	return rp.startAt(t, sideName(side), side, back)
+}
+
+// startAt is start on an endpoint named addr.
+func (rp *rejoinPair) startAt(t *testing.T, addr string, side int, back *rejoinFile) *netMatch {
 	t.Helper()
 	if rp.dead != nil {
 		// A local endpoint closed earlier would make the other player's
 		// sends fail at once, as a goodbye does.
 		require.NoError(t, rp.dead.tr.(*local.Endpoint).Close())
 	}
-	e, err := rp.net.Endpoint(sideName(side))
+	e, err := rp.net.Endpoint(addr)
 	require.NoError(t, err)
 	o := rp.opts[side]
 	o.back = back
@@ -107,12 +112,17 @@ func (rp *rejoinPair) drop(t *testing.T, side int) {
 }
 
 // TestRejoinInProcess: a player dies; the other one keeps playing and
-// counts down the window; a new session started from the dead one's FILE
+// counts down the window; a new session started from the dead one's FILE,
+// at the same address or a new one (a restarted process over WebRTC),
 // catches up without drawing and plays on with the same paddle; both
 // agree on every confirmed frame from R on; the reports say so.
 func TestRejoinInProcess(t *testing.T) {
-	for dies := range 2 {
-		t.Run(sideName(dies)+" dies", func(t *testing.T) {
+	for _, tc := range []struct {
+		dies int
+		addr string // the new process's address
+	}{{1, "right"}, {0, "left"}, {1, "right again"}, {0, "left again"}} {
+		dies := tc.dies
+		t.Run(sideName(dies)+" dies, back at "+tc.addr, func(t *testing.T) {
 			rp := newRejoinPair(t)
 			rp.playTo(t, 300)
 			for side := range 2 {
@@ -134,7 +144,7 @@ func TestRejoinInProcess(t *testing.T) {
 			require.NotNil(t, back)
 			require.Equal(t, dies, back.Side)
 			require.Equal(t, [2]string{"alice", "bob"}, back.Names)
-			rp.p[dies] = rp.start(t, dies, back)
+			rp.p[dies] = rp.startAt(t, tc.addr, dies, back)
 			var progress []string
 			for n := 0; rp.p[dies].rj.rejoinedAt == 0; n++ {
 				require.Less(t, n, 600, "never rejoined")
@@ -149,21 +159,18 @@ func TestRejoinInProcess(t *testing.T) {
 			t.Logf("rejoined at frame %d; progress from %q to %q", r, progress[0], progress[len(progress)-1])
 			require.Equal(t, progress[0], "rejoining: asking "+rp.opts[lives].name+" to take us back")
 			require.Contains(t, strings.Join(progress, "\n"), "rejoining: frame ")
-			rp.playTo(t, r+600)
-			require.Contains(t, rp.p[lives].HUD().Note, who+" rejoined at frame ")
-
-			// Every confirmed frame from R on agrees.
-			to := min(rp.p[0].p.ConfirmedFrame(), rp.p[1].p.ConfirmedFrame(), rp.p[0].p.Frame()-1, rp.p[1].p.Frame()-1)
-			compared := 0
-			for f := max(r, to-capacity+1); f <= to; f++ {
-				cl, errL := rp.p[0].p.ChecksumAt(f)
-				cr, errR := rp.p[1].p.ChecksumAt(f)
-				require.NoError(t, errL)
-				require.NoError(t, errR)
-				require.Equal(t, cl, cr, "frame %d", f)
-				compared++
+			// Every confirmed frame from R on agrees, state by state.
+			agree := &mirror{a: rp.p[0], b: rp.p[1], next: r}
+			for n := 0; rp.p[0].p.Frame() < r+600 || rp.p[1].p.Frame() < r+600; n++ {
+				require.Less(t, n, 1200, "the match does not advance")
+				errs := rp.tick(t)
+				require.NoError(t, errs[0])
+				require.NoError(t, errs[1])
+				agree.agree(t)
 			}
-			require.Positive(t, compared)
+			require.Greater(t, agree.next, r+500, "every frame compared from R on")
+			require.Contains(t, rp.p[lives].HUD().Note, who+" rejoined at frame ")
+			require.Equal(t, transport.Peer(tc.addr), rp.p[lives].peer, "the opponent is where it came back from")
 			back2 := rp.p[dies].Report()
 			require.Zero(t, back2.Desyncs)
 			require.Positive(t, back2.Compared, "the session compared checksums after the rejoin")
