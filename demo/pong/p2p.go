@@ -227,7 +227,9 @@ func (m *netMatch) Tick(in Input) error {
 	switch {
 	case err == nil:
 		if m.advanced() {
-			m.note = ""
+			if m.rj.rejoinedAt == 0 {
+				m.note = "" // not "rejoined at frame R"
+			}
 			m.logf("pong: match started: %s (%s) against %s (%s) in room %s", m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.peer), m.peer, m.room())
 		}
 		m.printSums()

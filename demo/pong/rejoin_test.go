@@ -156,6 +156,9 @@ func TestRejoinInProcess(t *testing.T) {
 				require.NoError(t, errs[1])
 			}
 			r := rp.p[dies].rj.rejoinedAt
+			rp.tick(t)
+			require.Equal(t, fmt.Sprintf("rejoined at frame %d: replayed %d frames in %v", r, rp.p[dies].p.RejoinStats().Replayed, rp.p[dies].p.RejoinStats().CatchUp.Round(time.Millisecond)),
+				rp.p[dies].HUD().Note, "its screen says so once it plays")
 			t.Logf("rejoined at frame %d; progress from %q to %q", r, progress[0], progress[len(progress)-1])
 			require.Equal(t, progress[0], "rejoining: asking "+rp.opts[lives].name+" to take us back")
 			require.Contains(t, strings.Join(progress, "\n"), "rejoining: frame ")
