@@ -223,7 +223,6 @@ func (m *netMatch) Tick(in Input) error {
 	} else if err = m.p.AddLocalInput(m.side, in); err == nil {
 		err = m.p.AdvanceFrame()
 	}
-	var refused *session.RejoinError
 	switch {
 	case err == nil:
 		if m.advanced() {
@@ -234,9 +233,8 @@ func (m *netMatch) Tick(in Input) error {
 		}
 		m.printSums()
 		m.saveRejoin()
-	case errors.As(err, &refused):
-		m.rj.refused = refused
-		m.err = err
+	case errors.Is(err, session.ErrRejoinRefused):
+		m.refused(err)
 	case errors.Is(err, session.ErrNotSynchronized):
 		m.rejoinProgress()
 	case errors.Is(err, session.ErrPredictionLimit):

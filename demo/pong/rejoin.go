@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rollnet/rollnet/codec"
@@ -181,6 +182,7 @@ type rejoining struct {
 	droppedFrame session.Frame
 	news         []string // the report's lines: dropped, rejoined
 	held         []heldPeer
+	line         []byte // a checksum line being written
 }
 
 // heldPeer is a peer that connected while the opponent could rejoin.
@@ -199,14 +201,14 @@ func (m *netMatch) saveRejoin() {
 	if !r.on() || r.failed != "" || m.p.Frame() == 0 {
 		return
 	}
+	if r.wrote && string(m.peer) == r.saved.Opponent {
+		return // the same as written (no allocation per frame)
+	}
 	tok, ok := m.p.RejoinToken()
 	if !ok {
 		return
 	}
 	f := newRejoinFile(m, tok)
-	if r.wrote && f == r.saved {
-		return
-	}
 	if err := writeRejoin(r.path, f); err != nil {
 		r.failed = fmt.Sprintf("-rejoin: %v", err)
 		m.note = "pong: " + r.failed
@@ -217,6 +219,17 @@ func (m *netMatch) saveRejoin() {
 		m.logf("pong: rejoin token saved in %s", r.path)
 	}
 	r.saved, r.wrote = f, true
+}
+
+// refused ends the match on a refused rejoin (a *session.RejoinError in
+// err; out of Tick's switch, where its pointer would be allocated every
+// frame).
+func (m *netMatch) refused(err error) {
+	var re *session.RejoinError
+	if errors.As(err, &re) {
+		m.rj.refused = re
+	}
+	m.err = err
 }
 
 // removeRejoin removes FILE: the match is over for this player.
@@ -393,9 +406,19 @@ func (m *netMatch) printSums() {
 	}
 	c := min(m.p.ConfirmedFrame(), m.p.Frame()-1)
 	for ; m.sumNext <= c; m.sumNext += sumEvery {
-		if crc, err := m.p.ChecksumAt(m.sumNext); err == nil {
-			m.logf("pong: checksum frame %d %08x", m.sumNext, crc)
+		crc, err := m.p.ChecksumAt(m.sumNext)
+		if err != nil {
+			continue
 		}
+		// "pong: checksum frame F X", without fmt's allocations.
+		b := append(m.rj.line[:0], "pong: checksum frame "...)
+		b = strconv.AppendInt(b, int64(m.sumNext), 10)
+		b = append(b, ' ')
+		for sh := 28; sh >= 0; sh -= 4 {
+			b = append(b, "0123456789abcdef"[crc>>sh&15])
+		}
+		m.rj.line = append(b, '\n')
+		_, _ = m.out.Write(m.rj.line)
 	}
 }
 

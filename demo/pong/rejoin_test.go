@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -288,4 +289,38 @@ func TestRejoinFile(t *testing.T) {
 			require.NotContains(t, err.Error(), "\n")
 		})
 	}
+}
+
+// TestRejoinTickAllocs: with -rejoin, a frame allocates nothing at
+// steady state, checksum lines included (FILE is written once), for
+// both players after one of them came back too.
+func TestRejoinTickAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	rp := newRejoinPair(t)
+	var out strings.Builder
+	out.Grow(1 << 20)
+	for _, m := range rp.p {
+		m.out = &out
+	}
+	rp.playTo(t, 300)
+	tick := func() {
+		errs := rp.tick(t)
+		require.NoError(t, errs[0])
+		require.NoError(t, errs[1])
+	}
+	require.Zero(t, testing.AllocsPerRun(600, tick))
+	require.Contains(t, out.String(), "pong: checksum frame 600 ")
+
+	rp.drop(t, 1)
+	back, err := readRejoin(rp.opts[1])
+	require.NoError(t, err)
+	rp.p[1] = rp.startAt(t, "right again", 1, back)
+	rp.p[1].out = &out
+	for n := 0; rp.p[1].rj.rejoinedAt == 0 || rp.p[0].p.Frame() < rp.p[1].rj.rejoinedAt+300; n++ {
+		require.Less(t, n, 1200, "never rejoined")
+		tick()
+	}
+	require.Zero(t, testing.AllocsPerRun(600, tick))
 }
