@@ -62,7 +62,9 @@ type P2PConfig[I comparable] struct {
 	// Rejoin, when set, makes this session a player coming back into a
 	// running match: the token is the one RejoinToken returned in the
 	// session that dropped (saved by the game), the rest of the config the
-	// same as then. The session asks the other peers to take it back,
+	// same as then but for addresses: this session's own may be new, and
+	// Remote must name where the other players are now (one that came
+	// back from a new address is known there). The session asks the other peers to take it back,
 	// replays the match from its first frame without drawing, and plays on
 	// from the frame they agree on. See Rejoin.
 	Rejoin RejoinToken

@@ -38,6 +38,7 @@ import (
 
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/transport"
 )
 
 // rebindState is a P2P session's part in requests from new addresses.
@@ -55,10 +56,22 @@ func (r *rejoinState) proves(i int, m *codec.Rejoin) bool {
 	return same == 1
 }
 
-// joining reports whether player link i is an open slot's joiner we took
-// and have not heard play (nor its token) yet.
-func (r *rejoinState) joining(i int) bool {
-	return r.peers != nil && r.peers[i].open && r.peers[i].pending && !r.peers[i].heard
+// joiner reports whether m comes from the joiner taken into open slot i
+// that has not played (nor sent its token) yet: it carries the secret the
+// joiner asked with (a joiner learns the match id only when accepted).
+func (r *rejoinState) joiner(i int, m *codec.Rejoin) bool {
+	if r.peers == nil || !r.peers[i].open || !r.peers[i].pending || r.peers[i].heard {
+		return false
+	}
+	h := sha256.Sum256(m.Secret[:])
+	return subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) == 1
+}
+
+// takeJoiner notes the secret of the joiner taken into open slot i (by
+// us, the sponsor, or by the sponsor's At): only it may ask for the slot
+// again, from any address, until its token comes.
+func (r *rejoinState) takeJoiner(i int, secret [codec.SecretLen]byte) {
+	r.peers[i].joiner, r.peers[i].hash = secret, sha256.Sum256(secret[:])
 }
 
 // admitStrangers lets strangers' rejoin requests in while a slot can be
@@ -98,7 +111,7 @@ func (p *P2P[S, I]) stranger(b []byte) {
 		return
 	}
 	i, ok := p.linkOf(m.Players)
-	if !ok || !(r.openSlot(i) || r.known && r.peers[i].heard && r.proves(i, &m)) {
+	if !ok || !(r.openSlot(i) || r.joiner(i, &m) || r.known && r.peers[i].heard && r.proves(i, &m)) {
 		p.ep.RefuseStranger()
 		p.refuseStranger()
 		return
@@ -115,7 +128,24 @@ func (p *P2P[S, I]) stranger(b []byte) {
 		p.ep.RefuseStranger() // our own address: forged
 		return
 	}
-	p.rejoinRequest(l, &m)
+	if r.peers[i].pending && l.State() != link.Disconnected {
+		// Taken back, and asking again from elsewhere before it played
+		// while its link lives: a new process, starting over at the same
+		// R. (A link that died is frozen again, see TestP2PRejoinDiesAgain.)
+		p.renew(i)
+	}
+	p.rejoinRequest(p.ep.Links()[i], &m)
+}
+
+// renew takes player link i, taken back at R and not playing yet, back
+// again at the same R from a new process: a new link (a new handshake)
+// and, if we sponsor it, the catch-up fed from the start.
+func (p *P2P[S, I]) renew(i int) {
+	pr := &p.rj.peers[i]
+	p.adopt(i, pr.backR)
+	if pr.feeding {
+		pr.feedAck, pr.feedTo, pr.feedAt = Frame(p.delay)-1, Frame(p.delay)-1, p.ep.Time()
+	}
 }
 
 // refuseStranger tells the stranger of the packet just received that it
@@ -158,3 +188,15 @@ func (p *P2P[S, I]) askAgain() {
 // them itself), the rejoin requests from new addresses that proved
 // nothing included.
 func (p *P2P[S, I]) Unknown() uint64 { return p.ep.Unknown() }
+
+// remotes is P2PConfig.Remote with every player's peer at the address its
+// link has now (which a rejoin may have moved).
+func (p *P2P[S, I]) remotes() []transport.Peer {
+	remote := make([]transport.Peer, p.players)
+	for pl, o := range p.owner {
+		if o >= 0 {
+			remote[pl] = p.ep.Links()[o].Peer
+		}
+	}
+	return remote
+}
