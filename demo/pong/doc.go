@@ -76,7 +76,8 @@
 // FILE and exits 5; a damaged FILE, one of another room or other
 // settings, or -rejoin without a named -room exits 2. The match ending
 // (its frame budget, q, the opponent gone for good, a desync) removes
-// FILE; a failure to connect keeps it for another try.
+// FILE; a failure to connect keeps it for another try, unless the
+// opponent FILE names is no longer in the room (its match is over).
 //
 // The other player, with -rejoin too, keeps playing when its opponent
 // vanishes (the opponent's last input repeats: the session's frozen

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 )
@@ -186,6 +187,9 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		}
 	}
 	c, err := connect(ctx, o, joined)
+	if errors.Is(err, errMatchOver) {
+		_ = os.Remove(o.rejoin)
+	}
 	if err != nil {
 		return connectFailed(err, stdout, stderr)
 	}

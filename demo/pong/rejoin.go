@@ -438,7 +438,8 @@ func (m *netMatch) rejoinReport(r *report) {
 // also list this player's dead process until the server notices).
 func rejoinRoom(c *conn, o options, stdout io.Writer) error {
 	if !slices.Contains(c.sig.Peers(), o.back.Opponent) {
-		return fmt.Errorf("pong: -rejoin: the opponent (%s) is no longer in room %s", short(transport.Peer(o.back.Opponent)), c.room)
+		return fmt.Errorf("%w: the opponent (%s) is no longer in room %s, so its match is over (%s removed; start again to play a new one)",
+			errMatchOver, short(transport.Peer(o.back.Opponent)), c.room, o.rejoin)
 	}
 	c.peer = transport.Peer(o.back.Opponent)
 	o.say(stdout, "pong: in room %s on %s; rejoining the match as %s", c.room, o.signal, sideName(o.back.Side))

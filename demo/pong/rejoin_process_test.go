@@ -139,3 +139,21 @@ func TestRejoinProcessFlags(t *testing.T) {
 	_, err := os.Stat(f)
 	require.NoError(t, err, "a damaged FILE is the player's to look at: kept")
 }
+
+// TestRejoinMatchOver: a FILE whose opponent is no longer in the room
+// names a match that is over: one line says so, FILE is removed (it would
+// fail the same way at every start), the status is a failure to connect.
+func TestRejoinMatchOver(t *testing.T) {
+	srv, err := startSignalServer()
+	require.NoError(t, err)
+	defer srv.close()
+	f := filepath.Join(t.TempDir(), "f")
+	back := rejoinFile{Format: rejoinFormat, Version: rejoinVersion, Room: "over", Side: 1, Opponent: "0123456789abcdef",
+		Delay: 2, FPS: 60, Match: "0011223344556677", Secret: strings.Repeat("ab", 16)}
+	require.NoError(t, writeRejoin(f, back))
+	out, status := demo(t, 30*time.Second, "-signal", srv.url, "-room", "over", "-rejoin", f, "-headless", "-timeout", "5s")
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, "pong: -rejoin: the opponent (01234567) is no longer in room over, so its match is over")
+	_, err = os.Stat(f)
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
