@@ -85,9 +85,10 @@
 // only when the 60 s window (NetConfig.RejoinWindow, from the
 // disconnection) passes ends the match as vanished (exit 4); the report
 // says when it dropped and when it rejoined. An opponent that quit (its
-// session said goodbye) is not waited for. While the opponent is silent
-// or dropped, the left player holds a newly connected peer for up to 10 s
-// before taking it for a spectator: it may be the opponent coming back.
+// session said goodbye) is not waited for. The left player with -rejoin
+// holds a newly connected peer 2 s before taking it for a spectator, up
+// to 10 s while the opponent is silent or dropped: it may be the opponent
+// coming back, even restarted at once (before its old process is missed).
 //
 // The contract the demo keeps, and its tests check: the game (game.go) is
 // integer arithmetic on a pointer-free, padding-free State, so both peers

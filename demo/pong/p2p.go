@@ -249,7 +249,7 @@ func (m *netMatch) Tick(in Input) error {
 	m.expireRejoin()
 	if m.newPeers != nil {
 		m.joined = m.newPeers(m.joined[:0])
-		if m.mayRejoin() {
+		if m.rj.on() {
 			// It may be the opponent coming back: held until known.
 			for _, p := range m.joined {
 				m.rj.hold(p, m.now())

@@ -46,11 +46,19 @@ const never = session.Frame(math.MaxInt32)
 // (NetConfig.RejoinWindow), counted from its disconnection.
 const rejoinWindow = 60 * time.Second
 
-// holdNewPeer is how long the left player, while its opponent may rejoin,
-// holds a peer that connects before taking it for a spectator: a
-// restarted opponent connects the same way, and proves who it is within a
-// round trip or two.
-const holdNewPeer = 10 * time.Second
+// holdNewPeer is how long the left player with -rejoin, while its
+// opponent may rejoin (silent or dropped), holds a peer that connects
+// before taking it for a spectator: a restarted opponent connects the
+// same way, and proves who it is within a round trip or two of the
+// session admitting strangers. probation is how long it holds one while
+// the opponent plays on: a process restarted at once may connect before
+// the old one is even silent (the session lets strangers in after
+// DisconnectNotify, 750 ms of silence); a spectator it held starts that
+// much later.
+const (
+	holdNewPeer = 10 * time.Second
+	probation   = 2 * time.Second
+)
 
 // rejoinFormat and rejoinVersion name FILE's format.
 const (
@@ -373,12 +381,12 @@ func (m *netMatch) mayRejoin() bool {
 }
 
 // released appends the held peers that are spectators after all (held
-// long enough, or the opponent is back or gone) to dst.
+// long enough) to dst.
 func (m *netMatch) released(dst []transport.Peer) []transport.Peer {
 	r, now := &m.rj, m.now()
 	k := 0
 	for _, h := range r.held {
-		if !m.mayRejoin() || now.Sub(h.at) >= holdNewPeer {
+		if held := now.Sub(h.at); held >= holdNewPeer || held >= probation && !m.mayRejoin() {
 			dst = append(dst, h.peer)
 			continue
 		}

@@ -60,9 +60,11 @@ func (rp *rejoinPair) start(t *testing.T, side int, back *rejoinFile) *netMatch 
 // startAt is start on an endpoint named addr.
 func (rp *rejoinPair) startAt(t *testing.T, addr string, side int, back *rejoinFile) *netMatch {
 	t.Helper()
-	if rp.dead != nil {
-		// A local endpoint closed earlier would make the other player's
-		// sends fail at once, as a goodbye does.
+	if rp.dead != nil && string(rp.dead.tr.Local()) == addr {
+		// Closed only now, and only to take its name: a local endpoint
+		// closed earlier would make the other player's sends fail at
+		// once, which it takes for a goodbye (over WebRTC, the dead
+		// process goes silent first).
 		require.NoError(t, rp.dead.tr.(*local.Endpoint).Close())
 	}
 	e, err := rp.net.Endpoint(addr)
@@ -323,4 +325,48 @@ func TestRejoinTickAllocs(t *testing.T) {
 		tick()
 	}
 	require.Zero(t, testing.AllocsPerRun(600, tick))
+}
+
+// TestRejoinRestartAtOnce: the right player's process restarts at once,
+// from a new address, and connects to the left one before the old one is
+// even silent. The left one holds the newcomer (it would take it for a
+// spectator otherwise, and the session would never hear its request as a
+// player's) until the request proves it is the right player; a spectator
+// who connects while both play is added after the probation.
+func TestRejoinRestartAtOnce(t *testing.T) {
+	rp := newRejoinPair(t)
+	var connected []transport.Peer // what WebRTC's PeerConnected would say
+	rp.p[0].newPeers = func(dst []transport.Peer) []transport.Peer {
+		dst = append(dst, connected...)
+		connected = connected[:0]
+		return dst
+	}
+	rp.playTo(t, 300)
+
+	connected = append(connected, "watcher")
+	start := rp.clock.Now()
+	for n := 0; len(rp.p[0].spectators) == 0; n++ {
+		require.Less(t, n, 600, "the spectator was never added")
+		errs := rp.tick(t)
+		require.NoError(t, errs[0])
+		require.NoError(t, errs[1])
+	}
+	require.GreaterOrEqual(t, rp.clock.Now().Sub(start), probation, "held for the probation first")
+	require.Contains(t, rp.p[0].spectators[0], "spectator watcher joined at frame ")
+
+	back, err := readRejoin(rp.opts[1])
+	require.NoError(t, err)
+	rp.dead, rp.p[1] = rp.p[1], nil
+	rp.p[1] = rp.startAt(t, "right again", 1, back)
+	connected = append(connected, "right again")
+	for n := 0; rp.p[1].rj.rejoinedAt == 0; n++ {
+		require.Less(t, n, 900, "never rejoined")
+		errs := rp.tick(t)
+		require.NoError(t, errs[0])
+		require.NoError(t, errs[1])
+	}
+	rp.playTo(t, rp.p[1].rj.rejoinedAt+120)
+	require.Len(t, rp.p[0].spectators, 1, "the restarted player was not taken for a spectator: %q", rp.p[0].spectators)
+	require.Equal(t, transport.Peer("right again"), rp.p[0].peer)
+	require.Empty(t, rp.p[0].rj.held)
 }
