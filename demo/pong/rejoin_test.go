@@ -370,3 +370,20 @@ func TestRejoinRestartAtOnce(t *testing.T) {
 	require.Equal(t, transport.Peer("right again"), rp.p[0].peer)
 	require.Empty(t, rp.p[0].rj.held)
 }
+
+// TestRejoinScreen: while it catches up, a player coming back sees its
+// progress, not the court (the state flies through the replay); once it
+// plays, the court and the note are back.
+func TestRejoinScreen(t *testing.T) {
+	v, sc := simView(t, 1)
+	s := NewState(1)
+	v.draw(&s, hud{Rejoining: "rejoining: frame 1200 of ~2300"})
+	text := strings.Join(screenText(sc), "\n")
+	require.Contains(t, text, "pong: rejoining: frame 1200 of ~2300")
+	require.NotContains(t, text, "█", "no paddles")
+	require.NotContains(t, text, "─", "no court")
+	v.draw(&s, hud{Note: "rejoined at frame 2300: replayed 2298 frames in 1.1s"})
+	text = strings.Join(screenText(sc), "\n")
+	require.Contains(t, text, "█")
+	require.Contains(t, text, "rejoined at frame 2300")
+}
