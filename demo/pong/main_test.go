@@ -140,7 +140,7 @@ func TestHelp(t *testing.T) {
 	require.Equal(t, exitOK, run([]string{"-h"}, &stdout, &stderr))
 	require.Empty(t, stderr.String())
 	help := stdout.String()
-	for _, want := range []string{"rollback netcode", "Keys:", "Ctrl-C quits", "-signal URL", "-spectate", "-impair", "Exit status", "4  the opponent"} {
+	for _, want := range []string{"rollback netcode", "Keys:", "Ctrl-C quits", "-signal URL", "-spectate", "-impair", "-rejoin FILE", "Exit status", "4  the opponent", "5  -rejoin"} {
 		require.Contains(t, help, want)
 	}
 	for _, internal := range []string{"-child", "-side", "-spectator "} {
