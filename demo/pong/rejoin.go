@@ -386,6 +386,9 @@ func (m *netMatch) released(dst []transport.Peer) []transport.Peer {
 	r, now := &m.rj, m.now()
 	k := 0
 	for _, h := range r.held {
+		if h.peer == m.peer {
+			continue // the opponent, back (its event said so first)
+		}
 		if held := now.Sub(h.at); held >= holdNewPeer || held >= probation && !m.mayRejoin() {
 			dst = append(dst, h.peer)
 			continue
