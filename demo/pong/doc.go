@@ -56,6 +56,40 @@
 // (SIGKILL, a lost network: silent first) and was declared disconnected
 // after so many seconds (at most 5).
 //
+// # Coming back after a crash: -rejoin
+//
+//	go run ./demo/pong -signal ws://HOST:PORT -room NAME -rejoin FILE
+//
+// (both players, each with its own FILE) keeps this player's rejoin
+// token (session.P2P.RejoinToken) in FILE once the match runs: mode 0600,
+// written to a temporary file renamed over FILE, JSON with a format
+// version, the room, the side, the opponent's signaling id, the names and
+// the settings a restart must repeat (rejoin.go). A process started again
+// with the same flags while FILE is there joins the same room, sets
+// P2PConfig.Rejoin from it, catches up without drawing (its screen says
+// "rejoining: frame X of ~Y") and plays on with the same paddle from the
+// frame R the players agree on ("rejoined at frame R"). Headless, a
+// -rejoin player prints the checksum of every 60th confirmed frame
+// ("pong: checksum frame F X"; the restarted one from R on) for tests to
+// compare across the restart. A refusal (*session.RejoinError: another
+// match's FILE, the window over) prints its reason in one line, removes
+// FILE and exits 5; a damaged FILE, one of another room or other
+// settings, or -rejoin without a named -room exits 2. The match ending
+// (its frame budget, q, the opponent gone for good, a desync) removes
+// FILE; a failure to connect keeps it for another try, unless the
+// opponent FILE names is no longer in the room (its match is over).
+//
+// The other player, with -rejoin too, keeps playing when its opponent
+// vanishes (the opponent's last input repeats: the session's frozen
+// input), shows "right dropped — can rejoin for 57 s" counting down, and
+// only when the 60 s window (NetConfig.RejoinWindow, from the
+// disconnection) passes ends the match as vanished (exit 4); the report
+// says when it dropped and when it rejoined. An opponent that quit (its
+// session said goodbye) is not waited for. The left player with -rejoin
+// holds a newly connected peer 2 s before taking it for a spectator, up
+// to 10 s while the opponent is silent or dropped: it may be the opponent
+// coming back, even restarted at once (before its old process is missed).
+//
 // The contract the demo keeps, and its tests check: the game (game.go) is
 // integer arithmetic on a pointer-free, padding-free State, so both peers
 // agree byte for byte; both processes compare checksums of confirmed
@@ -99,6 +133,8 @@
 //	2  bad flags (one line says which; pong -h prints the usage and exits 0)
 //	3  a failure to connect or play: no opponent in time, the room is full, the handshake failed
 //	4  the opponent (for a spectator, the host) left before the match ended: it quit, or vanished
+//	   (with -rejoin: and did not rejoin within 60 s)
+//	5  -rejoin: the other player refused to take this one back; FILE is removed
 //
 // In the default two-process mode the parent's status is its own, unless
 // it is 0 and the opponent process's is not.

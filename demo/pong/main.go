@@ -45,6 +45,10 @@ type options struct {
 	resume   string // -resume: an authority client's token from an earlier process
 	grace    time.Duration
 	web      string // -web: serve the browser pong and a signaling server here (web.go)
+	rejoin   string // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
+
+	// back is -rejoin's file as a restarted process found it, nil if none.
+	back *rejoinFile
 
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.
@@ -91,6 +95,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt one side's state at frame `F` (the opponent process's; this one's with -signal) to see a desync caught")
 	fs.StringVar(&o.record, "record", "", "record this side's match into `FILE` (replay it with -replay)")
 	fs.StringVar(&o.replay, "replay", "", "play the match recorded in `FILE` back (headless: check it at full speed) and report ok or the first difference")
+	fs.StringVar(&o.rejoin, "rejoin", "", "with -signal and a named -room: keep this player's rejoin token in `FILE`; started again with the same flags while FILE is there, it rejoins its match with the same paddle")
 	fs.StringVar(&o.web, "web", "", "serve the browser pong and a signaling server on `ADDR` (e.g. 127.0.0.1:8000)")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
@@ -109,6 +114,9 @@ Usage:
   pong -signal ws://HOST:PORT -room NAME  play whoever joins room NAME on a signaling server
   pong -signal ws://HOST:PORT -room NAME -spectate
                                           watch the match being played in room NAME
+  pong -signal ws://HOST:PORT -room NAME -rejoin FILE
+                                          the same, and if this process dies, start it again with the
+                                          same flags: it takes its paddle back (both players add -rejoin)
   pong -offline                           play a bot, no network
   pong -mode authority                    the same, server-authoritative: you host, the bot process is your client
   pong host [-signal URL] [-room NAME]    a dedicated pong host (pong host -h lists its flags); players join it with
@@ -127,7 +135,9 @@ Exit status:
   2  bad flags
   3  a failure to connect or play: no opponent in time, the room is full, the handshake failed
   4  the opponent (for a spectator, the host) left before the match ended: it quit, or vanished
-     and was declared disconnected
+     and was declared disconnected (with -rejoin: and did not rejoin within 60 s)
+  5  -rejoin: the other player refused to take this one back (another match's FILE, the window
+     is over); one line says why, and FILE is removed
 `
 
 // usage writes -h's text to w: the flags are fs's, without the internal
@@ -196,6 +206,14 @@ func parseOptions(args []string) (options, error) {
 	if o.signal != "" {
 		if err := checkSignal(&o); err != nil {
 			return o, err
+		}
+	}
+	if o.rejoin != "" {
+		switch {
+		case o.room == "":
+			return o, usageError("-rejoin needs a named -room (and -signal): a restarted player must find its match's room")
+		case o.spectate || o.mode != modeP2P || o.replay != "" || o.web != "":
+			return o, usageError("-rejoin is a P2P player's (not with -spectate, -mode authority, -replay or -web)")
 		}
 	}
 	if o.spectate && o.signal != "" && o.room == "" {

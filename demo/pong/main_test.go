@@ -115,6 +115,10 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-signal", "ws://example.org/room/a", "-room", "b"}, `names room "a"`},
 		{[]string{"-signal", "ws://example.org/room?next=2", "-room", "b"}, "pairs the next joiners"},
 		{[]string{"-signal", "ws://example.org/room?next=2", "-spectate"}, "named -room"},
+		{[]string{"-rejoin", "f"}, "-rejoin needs a named -room"},
+		{[]string{"-signal", "ws://example.org", "-rejoin", "f"}, "-rejoin needs a named -room"},
+		{[]string{"-signal", "ws://example.org", "-room", "a", "-rejoin", "f", "-spectate"}, "-rejoin is a P2P player's"},
+		{[]string{"-signal", "ws://example.org", "-room", "a", "-rejoin", "f", "-mode", "authority"}, "-rejoin is a P2P player's"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr strings.Builder
@@ -136,7 +140,7 @@ func TestHelp(t *testing.T) {
 	require.Equal(t, exitOK, run([]string{"-h"}, &stdout, &stderr))
 	require.Empty(t, stderr.String())
 	help := stdout.String()
-	for _, want := range []string{"rollback netcode", "Keys:", "Ctrl-C quits", "-signal URL", "-spectate", "-impair", "Exit status", "4  the opponent"} {
+	for _, want := range []string{"rollback netcode", "Keys:", "Ctrl-C quits", "-signal URL", "-spectate", "-impair", "-rejoin FILE", "Exit status", "4  the opponent", "5  -rejoin"} {
 		require.Contains(t, help, want)
 	}
 	for _, internal := range []string{"-child", "-side", "-spectator "} {

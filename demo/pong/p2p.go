@@ -66,17 +66,28 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 		}
 		archive = spectatorArchive(o)
 	}
+	var back session.RejoinToken
+	if o.rejoin != "" {
+		// Either side may sponsor the other's return: it replays the
+		// match from the archive.
+		archive = spectatorArchive(o)
+		if o.back != nil {
+			back = o.back.token()
+		}
+	}
 	return session.P2PConfig[Input]{
 		Session:    session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: capacity},
 		Remote:     remote,
 		Spectators: watchers,
 		// Spectators who join later replay the match from the start.
 		SpectatorArchive: archive,
+		Rejoin:           back,
 		Net: session.NetConfig{
 			FrameRate:         o.fps,
 			ChecksumInterval:  checksumInterval,
 			DisconnectTimeout: dropAfter,
 			SyncTimeout:       syncTimeout,
+			RejoinWindow:      rejoinWindow,
 			Settings:          uint64(o.seed),
 			Now:               now,
 			Rand:              nonce,
@@ -107,6 +118,9 @@ type netMatch struct {
 	lastRPS float64
 
 	dbg *debugging // -record and desync forensics (record.go)
+
+	rj      rejoining     // -rejoin (rejoin.go)
+	sumNext session.Frame // the next frame whose checksum -rejoin prints
 }
 
 // greetWithin bounds the exchange of names before a match; a peer that
@@ -117,6 +131,9 @@ const greetWithin = 3 * time.Second
 // players have said their names (see hello).
 func newNetMatch(ctx context.Context, c *conn, o options) (*netMatch, error) {
 	side := o.side
+	if o.back != nil {
+		side = o.back.Side
+	}
 	if side < 0 {
 		side = 1
 		if c.first {
@@ -129,7 +146,11 @@ func newNetMatch(ctx context.Context, c *conn, o options) (*netMatch, error) {
 		return nil, err
 	}
 	m.c = c
-	if h, ok := greet(ctx, c.tr, c.peer, hello{Names: m.names}, greetWithin); ok && h.Names[1-side] != "" {
+	if o.back != nil {
+		// Coming back: the names are in FILE, and the opponent's session
+		// is running (it would drop a hello).
+		m.names, m.names[side] = o.back.Names, o.name
+	} else if h, ok := greet(ctx, c.tr, c.peer, hello{Names: m.names}, greetWithin); ok && h.Names[1-side] != "" {
 		m.names[1-side] = h.Names[1-side]
 	}
 	if side == 0 && o.watcher != "" {
@@ -139,8 +160,11 @@ func newNetMatch(ctx context.Context, c *conn, o options) (*netMatch, error) {
 		m.newPeers = func(dst []transport.Peer) []transport.Peer {
 			m.peerEvs = c.rtc.Events(m.peerEvs[:0])
 			for _, e := range m.peerEvs {
-				if e.Kind == webrtc.PeerConnected && e.Peer != m.peer && string(e.Peer) != o.watcher {
+				switch {
+				case e.Kind == webrtc.PeerConnected && e.Peer != m.peer && string(e.Peer) != o.watcher:
 					dst = append(dst, e.Peer)
+				case e.Kind == webrtc.PeerGone:
+					m.rj.unhold(e.Peer) // gone before it proved to be anyone
 				}
 			}
 			return dst
@@ -161,8 +185,13 @@ func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options
 	if err != nil {
 		return nil, err
 	}
-	m := &netMatch{matchLog: newMatchLog(o, now), p: p, tr: t, peer: peer, side: side, buf: make([]byte, 0, helloMax), dbg: dbg}
+	m := &netMatch{matchLog: newMatchLog(o, now), p: p, tr: t, peer: peer, side: side, buf: make([]byte, 0, helloMax), dbg: dbg,
+		rj: rejoining{path: o.rejoin, back: o.back}, sumNext: sumEvery}
 	m.names[side] = o.name
+	if o.back != nil {
+		m.sumNext = never // from R on, once back
+		m.note = m.catchUpNote()
+	}
 	return m, nil
 }
 
@@ -197,10 +226,17 @@ func (m *netMatch) Tick(in Input) error {
 	switch {
 	case err == nil:
 		if m.advanced() {
-			m.note = ""
+			if m.rj.rejoinedAt == 0 {
+				m.note = "" // not "rejoined at frame R"
+			}
 			m.logf("pong: match started: %s (%s) against %s (%s) in room %s", m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.peer), m.peer, m.room())
 		}
+		m.printSums()
+		m.saveRejoin()
+	case errors.Is(err, session.ErrRejoinRefused):
+		m.refused(err)
 	case errors.Is(err, session.ErrNotSynchronized):
+		m.rejoinProgress()
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.stalls++
 		if m.silentSince.IsZero() { // else the note counts the silence
@@ -210,9 +246,17 @@ func (m *netMatch) Tick(in Input) error {
 		m.err = err
 	}
 	m.drain()
+	m.expireRejoin()
 	if m.newPeers != nil {
 		m.joined = m.newPeers(m.joined[:0])
-		for _, p := range m.joined {
+		if m.rj.on() {
+			// It may be the opponent coming back: held until known.
+			for _, p := range m.joined {
+				m.rj.hold(p, m.now())
+			}
+			m.joined = m.joined[:0]
+		}
+		for _, p := range m.released(m.joined) {
 			m.addSpectator(p)
 		}
 	}
@@ -226,6 +270,9 @@ func (m *netMatch) Tick(in Input) error {
 func (m *netMatch) drain() {
 	m.events = m.p.Events(m.events[:0])
 	for _, e := range m.events {
+		if m.rejoinEvent(e) {
+			continue
+		}
 		if e.Peer != "" && e.Peer != m.peer {
 			m.spectatorEvent(e)
 			continue
@@ -239,6 +286,10 @@ func (m *netMatch) drain() {
 			m.opponentEvent(e, "the opponent", m.p.Frame())
 		case session.EventDisconnected:
 			m.opponentEvent(e, "the opponent", m.p.Frame())
+			if m.opponentDropped(m.p.Frame()) {
+				m.left, m.silentSince = "", time.Time{}
+				continue
+			}
 			m.gone = true
 		case session.EventDesyncDetected:
 			m.desyncDetected(e, "remote")
@@ -338,6 +389,10 @@ func (m *netMatch) HUD() hud {
 		Deepest:    st.MaxRollbackDepth,
 		Note:       m.silence("the opponent"),
 		Impair:     m.impairNote(),
+		Rejoining:  m.catchUpNote(),
+	}
+	if w := m.rejoinWait(); w != "" {
+		h.Note = w
 	}
 	m.hudChecksums(&h, ps)
 	return h
@@ -369,6 +424,7 @@ func (m *netMatch) Report() report {
 	m.fillReport(&r, ps)
 	r.Impair = m.impairNote()
 	r.Forensics = m.dbg.forensics()
+	m.rejoinReport(&r)
 	switch {
 	case m.start.IsZero() && m.err != nil:
 		r.Err = m.err.Error()

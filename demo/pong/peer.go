@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 )
@@ -20,6 +21,10 @@ const (
 	// exitOpponentLeft: the opponent (a spectator's host) left before the
 	// match's end; the report says whether it quit or vanished.
 	exitOpponentLeft = 4
+	// exitRejoinRefused: -rejoin, and the other player refused to take
+	// this one back (another match's FILE, the window is over); one line
+	// says why, and FILE is removed.
+	exitRejoinRefused = 5
 )
 
 // runLocal plays one match in this process and prints its report. It
@@ -71,6 +76,8 @@ func connectFailed(err error, stdout, stderr io.Writer) int {
 
 func (r report) status() int {
 	switch {
+	case r.Refused != "":
+		return exitRejoinRefused
 	case r.Desyncs > 0:
 		return exitDesync
 	case r.Err != "":
@@ -160,8 +167,17 @@ func childArgs(o options, side, inject int) []string {
 // runPeer is a process that joins a room on a signaling server: the
 // opponent the parent started, or a player on another machine.
 func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	if o.rejoin != "" {
+		var err error
+		if o.back, err = readRejoin(o); err != nil {
+			fmt.Fprintf(stderr, "%v\n", err)
+			return exitUsage
+		}
+	}
 	var joined func(context.Context, *conn) error
-	if !o.child {
+	if o.back != nil {
+		joined = func(_ context.Context, c *conn) error { return rejoinRoom(c, o, stdout) }
+	} else if !o.child {
 		joined = func(_ context.Context, c *conn) error {
 			if n := len(c.sig.Peers()); n >= 2 && o.mode != modeAuthority { // a host refuses a client it has no slot for
 				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))
@@ -171,6 +187,9 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		}
 	}
 	c, err := connect(ctx, o, joined)
+	if errors.Is(err, errMatchOver) {
+		_ = os.Remove(o.rejoin)
+	}
 	if err != nil {
 		return connectFailed(err, stdout, stderr)
 	}
@@ -191,7 +210,13 @@ func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) i
 	if o.headless && !o.child {
 		m.out = stdout
 	}
-	return runLocal(ctx, m, o, stdout, stderr)
+	status := runLocal(ctx, m, o, stdout, stderr)
+	if status != exitFailure {
+		// Over (its end, a quit, the opponent gone, a refusal): nothing
+		// to come back to. A failure keeps FILE for another try.
+		m.removeRejoin()
+	}
+	return status
 }
 
 func (o options) seedOr(room string) uint32 {

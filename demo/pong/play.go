@@ -48,6 +48,8 @@ type report struct {
 	Forensics string   // where the states of the first desync parted (record.go)
 	Impair    string   // the -impair line, if any
 	Watchers  []string // spectators' news, in order: joined during the match, refused, failed, left
+	Rejoins   []string // -rejoin's news, in order: the opponent dropped, rejoined; this player rejoined
+	Refused   string   // -rejoin: the one line saying the other player refused to take this one back
 	Err       string   // why the match ended early, if it did
 	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
 	Players   string   // who played whom
@@ -60,6 +62,10 @@ type report struct {
 func (r report) print(out io.Writer) {
 	w := &strings.Builder{}
 	defer func() { _, _ = io.WriteString(out, w.String()) }()
+	if r.Refused != "" {
+		fmt.Fprintln(w, r.Refused) // the match was never ours to report
+		return
+	}
 	agree := "checksums agree"
 	if r.Desyncs > 0 {
 		agree = fmt.Sprintf("DESYNC: %d disagreed, first at frame %d", r.Desyncs, r.First)
@@ -103,6 +109,13 @@ func (r report) print(out io.Writer) {
 	}
 	for i, s := range r.Watchers {
 		label := "spectators"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "  %-19s %s\n", label, s)
+	}
+	for i, s := range r.Rejoins {
+		label := "rejoin"
 		if i > 0 {
 			label = ""
 		}

@@ -28,6 +28,7 @@ type hud struct {
 	Impair     string        // what -impair does to the link, "" without it
 	Progress   string        // a spectator's: how far behind the host, in place of advantage and rollbacks
 	Auth       string        // the authority mode's second line: buffers, playout, hitches
+	Rejoining  string        // -rejoin's catch-up progress: drawn instead of the court, which is not shown yet
 }
 
 // view draws the game on a terminal with tcell and turns key presses into
@@ -279,6 +280,14 @@ const hudLines = 5
 // draw renders the court scaled to the terminal, then the numbers.
 func (v *view) draw(s *State, h hud) {
 	sc := v.screen
+	if h.Rejoining != "" {
+		sc.Clear()
+		w, _ := sc.Size()
+		y := putWrapped(sc, 1, 1, w-2, "pong: "+h.Rejoining, styleHUD)
+		putWrapped(sc, 1, y+1, w-2, "q, Esc or Ctrl-C quits", styleHUD)
+		sc.Show()
+		return
+	}
 	sc.Clear()
 	w, ht := sc.Size()
 	lines := hudLines
