@@ -366,9 +366,16 @@ func (m *authClient) HUD() hud {
 func (m *authClient) Report() report {
 	st := m.cl.Stats()
 	qs, resyncs := m.cl.PlayoutStats()
+	frames := m.played + 1
+	if m.o.frames > 0 {
+		// The host sends states past the budget until the client leaves,
+		// and a loaded machine's playout may jump onto one of them (seen:
+		// 3612 of 3600): the match is the budget's frames.
+		frames = min(frames, int32(m.o.frames))
+	}
 	r := report{
 		Role:     sideName(m.side) + ", client",
-		Frames:   m.played + 1,
+		Frames:   frames,
 		Compared: m.sums.compared,
 		Desyncs:  m.sums.desyncs(),
 		First:    m.sums.first,
