@@ -34,7 +34,7 @@ var defaultPackages = []string{
 	"./codec/",
 	"./transport/local/",
 	"./playout/",
-	"./demo/pong/",
+	"./demo/pong/game/",
 	"./bench/",
 }
 

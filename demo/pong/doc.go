@@ -90,7 +90,7 @@
 // to 10 s while the opponent is silent or dropped: it may be the opponent
 // coming back, even restarted at once (before its old process is missed).
 //
-// The contract the demo keeps, and its tests check: the game (game.go) is
+// The contract the demo keeps, and its tests check: the game (package game, in demo/pong/game) is
 // integer arithmetic on a pointer-free, padding-free State, so both peers
 // agree byte for byte; both processes compare checksums of confirmed
 // frames six times a second (the session's desync detection: the figures

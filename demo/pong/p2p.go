@@ -50,9 +50,6 @@ func spectatorArchive(o options) int {
 	return archiveMinutes * 60 * o.fps
 }
 
-// simulate adapts Step to the session's simulate signature.
-func simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) }
-
 // p2pConfig is the session configuration of a player on side (0 or 1)
 // against peer.
 func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, nonce func() uint64) session.P2PConfig[Input] {

@@ -240,8 +240,6 @@ func seedOf(room string) uint32 {
 	return h
 }
 
-func simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) }
-
 func netConfig(seed uint32) session.NetConfig {
 	return session.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, SyncTimeout: webSyncTimeout, Settings: uint64(seed)}
 }

@@ -21,10 +21,10 @@
 // package; binfmt_misc is not needed, -exec names the emulator):
 //
 //	dir=$(mktemp -d)
-//	ROLLNET_CROSSARCH_RECORD=$dir go test -count=1 -run CrossArch ./internal/crossarch ./demo/pong
-//	GOARCH=386 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -run CrossArch ./internal/crossarch ./demo/pong
-//	GOARCH=arm64 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -exec qemu-aarch64-static -run CrossArch ./internal/crossarch ./demo/pong
-//	GOARCH=riscv64 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -exec qemu-riscv64-static -run CrossArch ./internal/crossarch ./demo/pong
+//	ROLLNET_CROSSARCH_RECORD=$dir go test -count=1 -run CrossArch ./internal/crossarch ./demo/pong/game
+//	GOARCH=386 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -run CrossArch ./internal/crossarch ./demo/pong/game
+//	GOARCH=arm64 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -exec qemu-aarch64-static -run CrossArch ./internal/crossarch ./demo/pong/game
+//	GOARCH=riscv64 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -exec qemu-riscv64-static -run CrossArch ./internal/crossarch ./demo/pong/game
 //
 // Each test logs the frames it replayed and the checksums that agreed on
 // its architecture ("crossarch linux/arm64: pong: 3600 frames replayed,

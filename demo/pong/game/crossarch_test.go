@@ -1,4 +1,4 @@
-package main
+package game
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 func botMatch(frames int) crossarch.Match[State, Input] {
 	return crossarch.Match[State, Input]{
 		Name: "pong", Settings: 0x9096, Players: 2, Frames: frames,
-		Initial: NewState(7), Simulate: simulate,
+		Initial: NewState(7), Simulate: Simulate,
 		Inputs: func(s *State, _ session.Frame, in []Input) { in[0], in[1] = Bot(s, 0), Bot(s, 1) },
 	}
 }
