@@ -28,8 +28,8 @@ package session
 //     every peer computes the same inputs.
 //   - Catch-up: the sponsor sends the rejoining peer every confirmed frame
 //     of [0, R) (all players, from the spectator archive and the history),
-//     at most feedBurst datagrams per tick, go-back-N from its InputAck,
-//     resent when the ack stalls for two round trips and two ticks. The
+//     in bulk (feed.go: a burst a tick within a byte budget, go-back-N from
+//     its InputAck, resent when the ack stalls). The
 //     rejoining peer simulates them without drawing (AdvanceFrame returns
 //     ErrRejoining meanwhile) and plays from R.
 
