@@ -78,6 +78,11 @@ func TestSpectatorFeedLate36000(t *testing.T) {
 	require.Less(t, st.BytesSent, uint64(frames*4*3), "the host sent each frame's inputs about once")
 	require.False(t, spec.s.CatchingUp())
 	require.Less(t, spec.s.Behind(), 4)
+	// Live: one Input a tick, as before the bulk feed.
+	c.run(time.Second)
+	after, _ := c.nodes[0].p.PeerStats("late")
+	require.False(t, c.nodes[0].p.feeds[0].on)
+	require.LessOrEqual(t, after.PacketsSent-st.PacketsSent, uint64(80), "one Input a tick and a few quality reports (a burst a tick: 960)")
 }
 
 // ackDropper drops the InputAcks a node receives from one peer while on.
