@@ -43,6 +43,11 @@ func fuzzSeeds(f *testing.F) {
 	f.Add(in.Append(nil))
 	all := codec.Input{Seq: 3, Ack: -1, Start: 2, Frames: 1, Players: 7, Size: 2, Inputs: make([]byte, 6)}
 	f.Add(all.Append(nil))
+	// The bulk feed's: frames ahead of what arrived, Ack the host's newest
+	// confirmed frame.
+	bulk := codec.Input{Seq: 3, Ack: 9000, Start: 130, Frames: codec.MaxFrames, Players: 7, Size: 2,
+		Inputs: make([]byte, codec.MaxFrames*6)}
+	f.Add(bulk.Append(nil))
 	ack := codec.InputAck{Seq: 4, Ack: 3}
 	f.Add(ack.Append(nil))
 	in = codec.Input{Seq: 3, Ack: 1, Start: 2, Frames: 1, Players: 2, Size: 2, Inputs: []byte{1, 0},
@@ -121,6 +126,9 @@ func FuzzSpectatorPacket(f *testing.F) {
 			tr.pkts = [][]byte{b, b[:len(b)/2], b}
 			_ = s.AdvanceFrame()
 			clock = clock.Add(time.Second / 60)
+			if s.recv > s.core.Frame()+Frame(s.hist.mask) {
+				t.Fatalf("heard up to %d at frame %d, past its buffer", s.recv, s.core.Frame())
+			}
 		}
 	})
 }

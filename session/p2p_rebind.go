@@ -158,7 +158,7 @@ func (p *P2P[S, I]) renew(i int) {
 	pr := &p.rj.peers[i]
 	p.adopt(i, pr.backR)
 	if pr.feeding {
-		pr.feedAck, pr.feedTo, pr.feedAt = Frame(p.delay)-1, Frame(p.delay)-1, p.ep.Time()
+		pr.feed.start(Frame(p.delay)-1, p.ep.Time())
 	}
 }
 

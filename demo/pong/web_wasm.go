@@ -406,6 +406,14 @@ func spectate(pg *page, o webOptions, tr transport.Transport, host transport.Pee
 				return fmt.Errorf("desync at frame %d", e.Frame)
 			}
 		}
+		if s.CatchingUp() {
+			// Fast-forwarding the match in bulk: the frames fly by
+			// undrawn, the count of those to go is shown instead.
+			if n%4 == 0 {
+				show(pg, fmt.Sprintf("%s: catching up, %d frames to go", title, s.Behind()), int(s.Frame()), int(s.Frame())-1, s.PeerStats(), 0, 0)
+			}
+			continue
+		}
 		pg.draw(s.State(), -1)
 		done := o.frames > 0 && int(s.Frame()) >= o.frames
 		if n%15 == 0 || done {

@@ -10,7 +10,7 @@ import (
 )
 
 // The per-datagram paths of this package allocate nothing: the read loop's
-// queue push, Receive, and Send up to the data channel (pion's own write
+// queue push, Receive, and Send and SendBulk up to the data channel (pion's own write
 // allocates inside SCTP and DTLS, and is not ours to count).
 func TestAllocsPerDatagram(t *testing.T) {
 	if race.Enabled {
@@ -35,6 +35,9 @@ func TestAllocsPerDatagram(t *testing.T) {
 		}
 		if err := a.Send("b", pkt); err != nil {
 			t.Fatal(err)
+		}
+		if taken, err := a.SendBulk("b", pkt); taken || err != nil {
+			t.Fatal(taken, err)
 		}
 		if _, _, err := a.Receive(buf); err != transport.ErrNoPacket {
 			t.Fatal(err)
