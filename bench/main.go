@@ -26,6 +26,9 @@ type Report struct {
 	CPUs      int       `json:"cpus"`
 	Command   string    `json:"command"`
 	Results   []*Result `json:"results"`
+	// CatchUp is the catch-up run over loopback WebRTC (-catchup), when
+	// it ran.
+	CatchUp *catchReport `json:"catchup,omitempty"`
 }
 
 var defaultPackages = []string{
@@ -43,6 +46,10 @@ func main() {
 	benchtime := flag.String("benchtime", "", "passed to go test -benchtime (default: go test's)")
 	filter := flag.String("bench", ".", "benchmark regexp, passed to go test -bench")
 	out := flag.String("o", "bench/latest.json", "where to write the JSON report (empty: nowhere)")
+	catchFrames := flag.Int("catchup", 36000, "frames of a two-player match over loopback WebRTC that a fresh spectator and a fresh rejoiner catch up on, after the benchmarks (0: none)")
+	catchSteps := flag.Int("catchup-steps", 0, "the spectator's SpectatorConfig.CatchUp, the most frames one AdvanceFrame replays (0: the session's default)")
+	catchRejoin := flag.Bool("catchup-rejoin", true, "a rejoiner catches up after the spectator")
+	catchOnly := flag.Bool("catchup-only", false, "run the catch-up only: no benchmarks, no JSON")
 	hitchPlot := flag.String("hitchplot", "", "write an SVG of drawn displacement per frame, paced against on arrival, to this file, and run nothing else")
 	flag.Parse()
 	if *hitchPlot != "" {
@@ -56,13 +63,23 @@ func main() {
 	if len(pkgs) == 0 {
 		pkgs = defaultPackages
 	}
-	if err := run(*count, *benchtime, *filter, *out, pkgs); err != nil {
+	catch := catchConfig{Frames: *catchFrames, FastRate: 4000, Quiet: 2 * time.Second, Live: 4,
+		CatchUp: *catchSteps, Rejoin: *catchRejoin}
+	catch.Timeout = time.Duration(catch.Frames/catch.FastRate)*3*time.Second + 3*time.Minute
+	if *catchOnly {
+		if err := printCatchUp(os.Stdout, catch); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*count, *benchtime, *filter, *out, pkgs, catch); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(count int, benchtime, filter, out string, pkgs []string) error {
+func run(count int, benchtime, filter, out string, pkgs []string, catch catchConfig) error {
 	args := []string{"test", "-run", "^$", "-bench", filter, "-benchmem", "-count", fmt.Sprint(count)}
 	if benchtime != "" {
 		args = append(args, "-benchtime", benchtime)
@@ -97,6 +114,15 @@ func run(count int, benchtime, filter, out string, pkgs []string) error {
 		Results:   parsed.Results,
 	}
 	printTable(os.Stdout, rep)
+	if catch.Frames > 0 {
+		fmt.Println()
+		cr, err := runCatchUp(catch)
+		if err != nil {
+			return fmt.Errorf("catch-up: %w", err)
+		}
+		printCatchReport(os.Stdout, cr)
+		rep.CatchUp = &cr
+	}
 	if out == "" {
 		return nil
 	}
