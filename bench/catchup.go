@@ -70,8 +70,9 @@ type catchFigure struct {
 	Kind     string        `json:"kind"`         // spectator or rejoiner
 	Frames   int           `json:"frames"`       // the match's frame when it started: what it replayed
 	Connect  time.Duration `json:"connect"`      // from its start to the data channel with the feeding player open
+	Replayed time.Duration `json:"replayed"`     // from its start to its frame reaching Frames
 	Live     time.Duration `json:"live"`         // from its start to live
-	Rate     float64       `json:"frames_per_s"` // Frames / Live
+	Rate     float64       `json:"frames_per_s"` // Frames / Replayed
 	Quiet    tickTimes     `json:"quiet"`        // the feeding player's ticks before it started
 	Busy     tickTimes     `json:"busy"`         // and while it caught up
 	Compared int           `json:"compared"`     // its confirmed checksums compared with the feeding player's
@@ -136,6 +137,9 @@ type catchPlayer struct {
 	done  chan struct{}
 	err   error
 	live  time.Time // a rejoiner: when AdvanceFrame first succeeded
+
+	target  session.Frame // a rejoiner: the match's frame when it started
+	reached time.Time     // when its frame reached target
 }
 
 type tickSample struct {
@@ -234,6 +238,9 @@ func (pl *catchPlayer) loop(ctx context.Context) {
 		if err != nil {
 			pl.err = fmt.Errorf("player %d at frame %d: %w", pl.index, pl.p2p.Frame(), err)
 			return
+		}
+		if pl.target > 0 && pl.reached.IsZero() && pl.p2p.Frame() >= pl.target {
+			pl.reached = time.Now()
 		}
 		if stepped {
 			if pl.live.IsZero() {
@@ -485,7 +492,8 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 	if addErr != nil {
 		return fig, addErr
 	}
-	capacity := 1 << bits.Len(uint(cfg.CatchUp))
+	// Room for the checksum of every frame one AdvanceFrame replays.
+	capacity := max(16, 1<<bits.Len(uint(cfg.CatchUp)))
 	spec, err := session.NewSpectator[world](session.SpectatorConfig{
 		Players: 2, InputDelay: catchDelay, Capacity: capacity, Host: hostID, CatchUp: cfg.CatchUp,
 	}, tr, simulate)
@@ -521,13 +529,16 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 			}
 			checked = f
 		}
+		if spec.Frame() > from && fig.Replayed == 0 {
+			fig.Replayed = time.Since(start)
+		}
 		if spec.Frame() > from && spec.Behind() <= cfg.Live {
 			live = time.Now()
 		}
 	}
 	fig.Live = live.Sub(start)
 	fig.Frames = int(from)
-	fig.Rate = float64(from) / fig.Live.Seconds()
+	fig.Rate = float64(from) / fig.Replayed.Seconds()
 	// The host's view of the same frames, read between its ticks.
 	var hostSums []uint32
 	var hostHave []bool
@@ -607,20 +618,24 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 	if err != nil {
 		return fig, nil, err
 	}
+	back.target = from
 	back.start(ctx)
-	var live time.Time
+	var live, reached time.Time
 	var st session.RejoinStats
 	for live.IsZero() {
 		if !sleepCtx(ctx, 10*time.Millisecond) {
 			return fig, back, ctx.Err()
 		}
-		if err := back.do(ctx, func() { live, st = back.live, back.p2p.RejoinStats() }); err != nil {
+		if err := back.do(ctx, func() { live, reached, st = back.live, back.reached, back.p2p.RejoinStats() }); err != nil {
 			return fig, back, err
 		}
 	}
 	fig.Live = live.Sub(start)
+	if !reached.IsZero() {
+		fig.Replayed = reached.Sub(start)
+	}
 	fig.Frames = int(from)
-	fig.Rate = float64(from) / fig.Live.Seconds()
+	fig.Rate = float64(from) / fig.Replayed.Seconds()
 	fig.R = int(st.Frame)
 	// A second of play after R, then both views of every frame from R on.
 	if !sleepCtx(ctx, time.Second) {
@@ -661,10 +676,14 @@ func printCatchReport(w io.Writer, rep catchReport) {
 	fmt.Fprintf(w, "catch-up over loopback WebRTC: %d frames of a 2-player match played at %d ticks/s in %v, then 60 Hz; spectator CatchUp %d\n",
 		rep.Config.Frames, rep.Config.FastRate, rep.Played.Round(time.Millisecond), rep.Config.CatchUp)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "late peer\tframes\tconnected\tlive after\tframes/s\tfeeder tick p50, before -> during\tratio\tp99, before -> during\tratio\tchecksums agreed\t")
+	fmt.Fprintln(tw, "late peer\tframes\tconnected\treplayed\tframes/s\tlive after\tR\tfeeder tick p50, before -> during\tratio\tp99, before -> during\tratio\tchecksums agreed\t")
 	for _, f := range rep.Figures {
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%.0f\t%v -> %v\t%.2fx\t%v -> %v\t%.2fx\t%d\t\n",
-			f.Kind, f.Frames, f.Connect.Round(time.Millisecond), f.Live.Round(time.Millisecond), f.Rate,
+		r := ""
+		if f.R > 0 {
+			r = fmt.Sprint(f.R)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%.0f\t%v\t%s\t%v -> %v\t%.2fx\t%v -> %v\t%.2fx\t%d\t\n",
+			f.Kind, f.Frames, f.Connect.Round(time.Millisecond), f.Replayed.Round(time.Millisecond), f.Rate, f.Live.Round(time.Millisecond), r,
 			f.Quiet.P50.Round(time.Microsecond), f.Busy.P50.Round(time.Microsecond), ratio(f.Busy.P50, f.Quiet.P50),
 			f.Quiet.P99.Round(time.Microsecond), f.Busy.P99.Round(time.Microsecond), ratio(f.Busy.P99, f.Quiet.P99),
 			f.Compared)
