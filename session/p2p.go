@@ -126,6 +126,7 @@ type P2P[S any, I comparable] struct {
 	outStat []codec.PeerStatus
 	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
 
+	feeds   [MaxSpectators]feed  // per spectator link: its bulk feed
 	rj      rejoinState          // identity, rejoins of others, our own rejoin
 	cfg     P2PConfig[I]         // for Rejoin
 	sim     func(*S, []I, Frame) // for Rejoin
@@ -295,7 +296,8 @@ func (p *P2P[S, I]) initLink(l *link.Link) {
 	l.Acked = Frame(p.delay) - 1
 	l.Sent = Frame(p.delay) - 1
 	if l.Index() >= p.nPlayers {
-		return // a spectator
+		p.feeds[l.Index()-p.nPlayers] = feed{} // a spectator
+		return
 	}
 	for pl := range p.status[l.Index()] {
 		p.status[l.Index()][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
@@ -611,6 +613,9 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 		// forged ack lasts until the peer's next packet (an older one
 		// arriving late only makes us send a few frames again).
 		l.Acked = Frame(m.Ack)
+		if f := &p.feeds[l.Index()-p.nPlayers]; f.on {
+			f.acked(l.Acked, p.ep.Time())
+		}
 		if m.HasChecksum {
 			p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
 		}
@@ -896,21 +901,13 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 }
 
 // sendInput sends m, shortened until it fits a packet, with the checksum
-// l is owed.
-func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) {
+// l is owed; it returns the bytes sent (0: not even its first frame fits).
+func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) int {
 	if f, sum, ok := p.ep.CarriedChecksum(l, &p.checks); ok {
 		m.HasChecksum, m.CheckFrame, m.Checksum = true, int32(f), sum
 	}
-	for {
-		m.Inputs = p.block[:m.Frames*stride]
-		err := m.Check()
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, codec.ErrTooLarge) || m.Frames == 0 {
-			return
-		}
-		m.Frames = m.Frames * 3 / 4
+	if !p.fit(m, stride) {
+		return 0
 	}
 	e := m.Start + int32(m.Frames) - 1
 	fresh := NoFrame
@@ -918,16 +915,32 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) {
 		fresh = Frame(e)
 	}
 	l.Sent = max(l.Sent, Frame(e))
-	p.ep.Send(l, m.Append(p.ep.Buffer()))
+	b := m.Append(p.ep.Buffer())
+	p.ep.Send(l, b)
 	if m.HasChecksum {
 		p.ep.CarriedChecksumSent(l, fresh)
 	}
+	return len(b)
 }
 
-// sendSpectator sends spectator link l every confirmed frame it has not
-// acknowledged, every player's input.
+// sendSpectator sends spectator link l the confirmed frames it has not
+// acknowledged, every player's input: in bulk (feed.go) while it is more
+// than feedLive frames behind, else the live stream, all of them in one
+// Input each tick. Either way the Input's Ack is the newest confirmed
+// frame, which tells the spectator how far behind it is.
 func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
+	f := &p.feeds[l.Index()-p.nPlayers]
+	if c-l.Acked > feedLive {
+		if !f.on {
+			f.start(l.Acked, p.ep.Time())
+		}
+		if !p.feedBulk(l, f, c) {
+			p.ep.Disconnect(l) // it fell behind what we keep: it cannot catch up
+		}
+		return
+	}
+	f.on = false
 	if c <= l.Acked {
 		return
 	}
@@ -945,7 +958,7 @@ func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 			copy(p.block[k*stride+pl*p.size:], b)
 		}
 	}
-	m := codec.Input{Seq: l.Seq(), Ack: -1, Start: int32(start), Frames: n, Players: p.all, Size: p.size}
+	m := codec.Input{Seq: l.Seq(), Ack: int32(c), Start: int32(start), Frames: n, Players: p.all, Size: p.size}
 	p.sendInput(l, &m, stride)
 }
 

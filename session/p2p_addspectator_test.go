@@ -23,7 +23,7 @@ func (c *p2pCluster) joinSpectator(name, host string, catchUp int, ep *local.End
 	nc := NetConfig{Now: c.clock.Now, Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64}
 	delay := c.nodes[0].p.delay
 	sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: c.nodes[0].p.players, InputDelay: delay,
-		Capacity: 64, Host: transport.Peer(host), CatchUp: catchUp, Net: nc}, ep, simP2P)
+		Capacity: 64, FastForward: 32, Host: transport.Peer(host), CatchUp: catchUp, Net: nc}, ep, simP2P)
 	require.NoError(c.t, err)
 	n := &p2pNode{name: name, ep: ep, s: sp, checked: Frame(delay) - 1, period: time.Second / 60, next: c.clock.Now()}
 	c.nodes = append(c.nodes, n)

@@ -55,13 +55,14 @@ type p2pNode struct {
 // p2pCluster is players and spectators on one local network, on a fake
 // clock.
 type p2pCluster struct {
-	t      testing.TB
-	clock  *local.Clock
-	net    *local.Network
-	nodes  []*p2pNode
-	sums   map[Frame]uint32 // first checksum recorded for each frame
-	noSums bool             // do not compare (desync tests)
-	agreed int              // frames compared between two or more nodes
+	t        testing.TB
+	clock    *local.Clock
+	net      *local.Network
+	nodes    []*p2pNode
+	sums     map[Frame]uint32 // first checksum recorded for each frame
+	noSums   bool             // do not compare (desync tests)
+	keepSums bool             // keep every frame's checksum (late spectators)
+	agreed   int              // frames compared between two or more nodes
 }
 
 type clusterOpts struct {
@@ -141,7 +142,7 @@ func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 		r := rand.New(rand.NewPCG(o.seed, 1000+uint64(i)))
 		nc.Rand = r.Uint64
 		sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: o.players, InputDelay: o.cfg.InputDelay,
-			Capacity: 64, Host: name(0), Net: nc}, ep, simP2P)
+			Capacity: 64, FastForward: 32, Host: name(0), Net: nc}, ep, simP2P)
 		require.NoError(t, err)
 		c.nodes = append(c.nodes, &p2pNode{name: string(s), ep: ep, s: sp, checked: Frame(o.cfg.InputDelay) - 1,
 			period: time.Second / 60, next: p2pEpoch})
@@ -211,7 +212,9 @@ func (c *p2pCluster) record(n *p2pNode, upto Frame, core *Session[p2pWorld, uint
 		n.checked = f
 	}
 	// Keep the maps small.
-	delete(c.sums, upto-2000)
+	if !c.keepSums {
+		delete(c.sums, upto-2000)
+	}
 }
 
 // run advances the clock tick by tick, by the shortest node period, for d.

@@ -39,11 +39,16 @@ package session
 //     token once synchronized, a dropped player's request to come back,
 //     the sponsor's acceptance at R or a refusal, and R to every other
 //     peer; the sponsor feeds the replay as spectator-style Inputs (every
-//     player) answered by InputAcks. See p2p_rejoin.go.
+//     player, Ack -1) in bulk (feed.go) answered by InputAcks. See
+//     p2p_rejoin.go.
 //   - Spectators: their host sends Input{every player, confirmed frames
-//     from the spectator's ack + 1}; the spectator answers InputAck. One
-//     added mid-match starts at frame 0 like the others: its host serves
-//     the old frames from the spectator archive.
+//     from the spectator's ack + 1, Ack: the newest confirmed frame, which
+//     says how far behind the spectator is}; the spectator answers
+//     InputAck (what it holds contiguously, at most feedWindow frames
+//     past the end of what it simulated: its buffer). One added mid-match
+//     starts at frame 0 like the others: its host serves the old frames
+//     from the spectator archive, in bulk (feed.go) while the spectator is
+//     more than feedLive frames behind, else one Input a tick.
 
 import (
 	"errors"

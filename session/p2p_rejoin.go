@@ -28,8 +28,8 @@ package session
 //     every peer computes the same inputs.
 //   - Catch-up: the sponsor sends the rejoining peer every confirmed frame
 //     of [0, R) (all players, from the spectator archive and the history),
-//     at most feedBurst datagrams per tick, go-back-N from its InputAck,
-//     resent when the ack stalls for two round trips and two ticks. The
+//     in bulk (feed.go: a burst a tick within a byte budget, go-back-N from
+//     its InputAck, resent when the ack stalls). The
 //     rejoining peer simulates them without drawing (AdvanceFrame returns
 //     ErrRejoining meanwhile) and plays from R.
 
@@ -118,14 +118,9 @@ const (
 	phaseLive     // back
 )
 
-// feedBurst is the most catch-up datagrams a sponsor sends a rejoining
-// peer per tick: at most 8 × 1200 bytes, 576 kB/s at 60 ticks a second,
-// up to 8 × 128 frames a tick.
-const feedBurst = 8
-
 // catchFrames is the rejoining peer's buffer of catch-up frames not yet
-// simulated.
-const catchFrames = 4096
+// simulated: twice the bulk feed's window (feed.go).
+const catchFrames = 2 * feedWindow
 
 // catchSteps is the most frames one AdvanceFrame replays while catching up.
 const catchSteps = 4096
@@ -147,9 +142,7 @@ type peerRejoin struct {
 	atR      Frame             // the R we sponsor for it and tell the others, NoFrame none
 	atAcked  uint64            // links that acknowledged atR
 	feeding  bool              // we send it catch-up frames
-	feedAck  Frame             // newest catch-up frame it acknowledged
-	feedTo   Frame             // newest catch-up frame sent
-	feedAt   int64             // when its ack last moved (or we rewound)
+	feed     feed              // and how (feed.go)
 	frozen   uint64            // the players frozen when we took it back, for a repeated Accept
 	gone     bool              // (our own rejoin) its players were frozen when we were taken back
 }
@@ -500,12 +493,13 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		return
 	}
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
-	margin := p.maxPred + p.delay + n.FrameRate/2 + 2*int(c)/(feedBurst*codec.MaxFrames) + 2
+	margin := p.maxPred + p.delay + n.FrameRate/2 + 2*feedTicks(int(c), l.RTT(), n.FrameRate) + 2
 	rr := p.core.Frame() + Frame(p.delay+margin)
 	r.peers[i].replyAt = t
 	p.adopt(i, rr)
 	r.peers[i].atR, r.peers[i].atAcked = rr, 0
-	r.peers[i].feeding, r.peers[i].feedAck, r.peers[i].feedTo, r.peers[i].feedAt = true, Frame(p.delay)-1, Frame(p.delay)-1, t
+	r.peers[i].feeding = true
+	r.peers[i].feed.start(Frame(p.delay)-1, t)
 	r.peers[i].frozen = frozen
 	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.match, Frozen: frozen})
 }
@@ -694,52 +688,14 @@ func (p *P2P[S, I]) atDone(j int) bool {
 }
 
 // feedCatchUp sends rejoining link l the confirmed frames of [0, R) it
-// has not acknowledged: up to feedBurst datagrams, each every player's
-// inputs of up to codec.MaxFrames frames.
+// has not acknowledged, in bulk (feed.go).
 func (p *P2P[S, I]) feedCatchUp(l *link.Link) {
-	r := &p.rj
-	i := l.Index()
-	last := min(p.core.ConfirmedFrame(), p.core.Frame()-1, r.peers[i].backR-1)
-	ack := r.peers[i].feedAck
-	if ack >= r.peers[i].backR-1 {
+	pr := &p.rj.peers[l.Index()]
+	if pr.feed.ack >= pr.backR-1 {
 		return
 	}
-	t := p.ep.Time()
-	tick := int64(time.Second) / int64(p.ep.Settings().FrameRate)
-	if r.peers[i].feedTo > ack && t-r.peers[i].feedAt > 2*l.RTT()+2*tick {
-		r.peers[i].feedTo, r.peers[i].feedAt = ack, t // the ack stalled: go back
-	}
-	stride := p.players * p.size
-	for range feedBurst {
-		start := max(ack, r.peers[i].feedTo) + 1
-		if start > last {
-			return
-		}
-		n := min(int(last-start+1), codec.MaxFrames)
-		for k := range n {
-			for pl := range p.players {
-				b, ok := p.confirmedInput(start+Frame(k), pl)
-				if !ok {
-					p.ep.Disconnect(l) // no longer held: it cannot catch up
-					return
-				}
-				copy(p.block[k*stride+pl*p.size:], b)
-			}
-		}
-		m := codec.Input{Seq: l.Seq(), Ack: -1, Start: int32(start), Frames: n, Players: p.all, Size: p.size}
-		for {
-			m.Inputs = p.block[:m.Frames*stride]
-			err := m.Check()
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, codec.ErrTooLarge) || m.Frames <= 1 {
-				return
-			}
-			m.Frames = m.Frames * 3 / 4
-		}
-		p.ep.Send(l, m.Append(p.ep.Buffer()))
-		r.peers[i].feedTo = start + Frame(m.Frames) - 1
+	if !p.feedBulk(l, &pr.feed, min(p.core.ConfirmedFrame(), p.core.Frame()-1, pr.backR-1)) {
+		p.ep.Disconnect(l) // no longer held: it cannot catch up
 	}
 }
 
@@ -747,18 +703,15 @@ func (p *P2P[S, I]) feedCatchUp(l *link.Link) {
 // it holds.
 func (p *P2P[S, I]) catchAck(l *link.Link, b []byte) {
 	m, _, err := codec.ParseInputAck(b)
-	i := l.Index()
-	r := &p.rj
-	if err != nil || !r.peers[i].feeding || Frame(m.Ack) > r.peers[i].feedTo || Frame(m.Ack) < Frame(p.delay)-1 {
+	pr := &p.rj.peers[l.Index()]
+	if err != nil || !pr.feeding || Frame(m.Ack) > pr.feed.high || Frame(m.Ack) < Frame(p.delay)-1 {
 		l.Malformed()
 		return
 	}
 	if !p.ep.Accept(l, m.Seq) {
 		return
 	}
-	if Frame(m.Ack) > r.peers[i].feedAck {
-		r.peers[i].feedAck, r.peers[i].feedAt = Frame(m.Ack), p.ep.Time()
-	}
+	pr.feed.acked(Frame(m.Ack), p.ep.Time())
 }
 
 // accepted starts catching up: sponsor link s took us back at rr, with

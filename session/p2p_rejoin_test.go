@@ -601,10 +601,10 @@ func BenchmarkP2PRejoinFeed(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		pr := &r.peers[0]
-		pr.feedAck, pr.feedTo, pr.feedAt = 1, 1, p.ep.Time()
+		pr.feed.start(1, p.ep.Time())
 		p.feedCatchUp(l)
-		if pr.feedTo != 1+feedBurst*codec.MaxFrames {
-			b.Fatalf("sent to %d", pr.feedTo)
+		if pr.feed.to != 1+feedBurst*codec.MaxFrames {
+			b.Fatalf("sent to %d", pr.feed.to)
 		}
 	}
 }

@@ -22,8 +22,13 @@ type SpectatorConfig struct {
 	// lists this spectator in Spectators).
 	Host transport.Peer
 	// CatchUp is the most frames one AdvanceFrame simulates when the
-	// spectator has fallen behind; 0 means 4.
+	// spectator has fallen a little behind (at most feedLive, 32 frames,
+	// see CatchingUp); 0 means 4.
 	CatchUp int
+	// FastForward is the most frames one AdvanceFrame simulates while
+	// CatchingUp (a spectator that joined late replays the match from
+	// its first frame); 0 means 2048.
+	FastForward int
 	// Net holds the protocol's settings; FrameRate must equal the
 	// players'.
 	Net NetConfig
@@ -32,8 +37,12 @@ type SpectatorConfig struct {
 // Spectator plays a P2P session along, behind the players: its host sends
 // it every player's confirmed inputs, and it simulates them without ever
 // predicting. When inputs pile up it catches up, several frames per
-// AdvanceFrame. The players never wait for it. A Spectator is not safe for
-// concurrent use.
+// AdvanceFrame; far behind (CatchingUp: it joined late, or was cut off for
+// a while) its host feeds it in bulk and it replays up to FastForward
+// frames per AdvanceFrame, which the game should not draw. It holds up to
+// spectatorBuffer (8192) frames of inputs not yet simulated, allocated by
+// NewSpectator: 8192 × Players × input size bytes. The players never wait
+// for it. A Spectator is not safe for concurrent use.
 type Spectator[S any, I comparable] struct {
 	ep      link.Endpoint
 	core    *Session[S, I]
@@ -43,8 +52,10 @@ type Spectator[S any, I comparable] struct {
 	size    int
 	delay   int
 	catchUp int
+	fast    int
 	hist    history
 	recv    Frame // newest frame whose inputs arrived, contiguously
+	live    Frame // the host's newest confirmed frame, as its newest Input says
 	ackSent Frame
 	ackDue  bool
 	running bool
@@ -64,8 +75,8 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 	if err != nil {
 		return nil, err
 	}
-	if cfg.CatchUp < 0 {
-		return nil, fmt.Errorf("%w: CatchUp %d < 0", ErrConfig, cfg.CatchUp)
+	if cfg.CatchUp < 0 || cfg.FastForward < 0 {
+		return nil, fmt.Errorf("%w: CatchUp %d or FastForward %d < 0", ErrConfig, cfg.CatchUp, cfg.FastForward)
 	}
 	core, err := New[S, I](Config[I]{Players: cfg.Players, Capacity: cfg.Capacity, InputDelay: cfg.InputDelay, Lockstep: true}, simulate)
 	if err != nil {
@@ -82,12 +93,17 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 		size:    core.InputSize(),
 		delay:   cfg.InputDelay,
 		catchUp: cfg.CatchUp,
+		fast:    cfg.FastForward,
 		recv:    Frame(cfg.InputDelay) - 1,
+		live:    Frame(cfg.InputDelay) - 1,
 		ackSent: Frame(cfg.InputDelay) - 1,
 		checks:  link.NewChecks(n.CheckInterval),
 	}
 	if s.catchUp == 0 {
 		s.catchUp = 4
+	}
+	if s.fast == 0 {
+		s.fast = 2048
 	}
 	l := link.New(cfg.Host)
 	l.Offer = settingsHash(&n, cfg.Players, s.size, s.delay, roleSpectator, roleHost)
@@ -96,16 +112,23 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 		return nil, netError(err)
 	}
 	s.host = l
-	s.hist = newHistory(512, cfg.Players, s.size)
+	s.hist = newHistory(spectatorBuffer, cfg.Players, s.size)
 	s.inBuf = make([]byte, codec.MaxFrames*cfg.Players*s.size)
 	s.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
 	s.ep.ExpectPeers()
 	return s, nil
 }
 
+// spectatorBuffer is how many frames of inputs a spectator holds: twice
+// the bulk feed's window, so that the frames its host may send past its
+// acknowledgement always fit (its acknowledgement is at most feedWindow
+// frames past its simulation; see flush).
+const spectatorBuffer = 2 * feedWindow
+
 // AdvanceFrame polls the network and simulates the next frame if its
 // inputs have arrived; when several frames are waiting, it simulates up to
-// CatchUp of them. It returns ErrNotSynchronized during the handshake,
+// CatchUp of them, and up to FastForward while CatchingUp. It allocates
+// nothing. It returns ErrNotSynchronized during the handshake,
 // ErrPredictionLimit when no frame's inputs are there yet (call again next
 // tick), ErrHostGone once the host disconnected, a *SyncError after a
 // failed handshake, ErrClosed after Close.
@@ -128,7 +151,10 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 		return ErrPredictionLimit
 	}
 	n := 1
-	if avail > 2 {
+	switch {
+	case s.CatchingUp():
+		n = min(avail, s.fast)
+	case avail > 2:
 		n = min(avail-1, s.catchUp)
 	}
 	for range n {
@@ -148,13 +174,13 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 			return err
 		}
 		s.rec.confirmed(s.core, s.checks.Interval)
-	}
-	if s.checks.Interval > 0 {
-		for s.checks.Next <= s.core.Frame()-1 {
-			f := s.checks.Next
+		// Each frame's checksum while it is held: a fast forward runs
+		// past Capacity.
+		if s.checks.Interval > 0 && s.checks.Next <= f {
+			g := s.checks.Next
 			s.checks.Next += Frame(s.checks.Interval)
-			if sum, err := s.core.ChecksumAt(f); err == nil {
-				s.ep.RecordChecksum(&s.checks, f, sum)
+			if sum, err := s.core.ChecksumAt(g); err == nil {
+				s.ep.RecordChecksum(&s.checks, g, sum)
 			}
 		}
 	}
@@ -219,20 +245,22 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 		return
 	}
 	s.ackDue = true
+	s.live = Frame(m.Ack) // the newest to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
 		s.ep.ReceivedChecksum(l, &s.checks, Frame(m.CheckFrame), m.Checksum)
 	}
+	// The bulk feed's datagrams arrive in any order: every frame of the
+	// buffer is kept, and recv advances over those held contiguously.
+	// Frames past the buffer are past any acknowledgement we sent plus
+	// the feed's window: an impossible claim.
 	stride := s.players * s.size
-	limit := s.core.Frame() + Frame(s.hist.mask)
+	low, limit := max(s.recv+1, s.core.Frame()), s.core.Frame()+Frame(s.hist.mask)
+	if end := Frame(m.Start) + Frame(m.Frames) - 1; m.Frames > 0 && end > limit {
+		l.Malformed()
+		return
+	}
 	var in I
 	for k := range m.Frames {
-		f := Frame(m.Start) + Frame(k)
-		if f <= s.recv {
-			continue
-		}
-		if f > s.recv+1 || f > limit {
-			break
-		}
 		row := m.Inputs[k*stride : (k+1)*stride]
 		for j := 0; j < stride; j += s.size {
 			if s.codec.decode(row[j:j+s.size], &in) != nil {
@@ -240,11 +268,28 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 				return
 			}
 		}
-		for pl := range s.players {
-			s.hist.put(f, pl, row[pl*s.size:(pl+1)*s.size])
-		}
-		s.recv = f
 	}
+	for k := range m.Frames {
+		if f := Frame(m.Start) + Frame(k); f >= low {
+			row := m.Inputs[k*stride : (k+1)*stride]
+			for pl := range s.players {
+				s.hist.put(f, pl, row[pl*s.size:(pl+1)*s.size])
+			}
+		}
+	}
+	for s.held(s.recv + 1) {
+		s.recv++
+	}
+}
+
+// held reports whether every player's input of frame f is in the buffer.
+func (s *Spectator[S, I]) held(f Frame) bool {
+	for pl := range s.players {
+		if _, ok := s.hist.get(f, pl); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Spectator[S, I]) flush() {
@@ -254,10 +299,14 @@ func (s *Spectator[S, I]) flush() {
 	}
 	// Our checksums ride on the acks, on the first three after each.
 	f, sum, check := s.ep.RepeatedChecksum(l, &s.checks)
-	if s.ackDue || s.recv != s.ackSent || check {
+	// The acknowledgement: what arrived, but never more than feedWindow
+	// frames past the buffer's start, so that whatever the host may send
+	// after it fits the buffer.
+	ack := min(s.recv, s.core.Frame()-1+spectatorBuffer-feedWindow)
+	if s.ackDue || ack != s.ackSent || check {
 		s.ackDue = false
-		s.ackSent = s.recv
-		m := codec.InputAck{Seq: l.Seq(), Ack: int32(s.recv), HasChecksum: check, CheckFrame: int32(f), Checksum: sum}
+		s.ackSent = ack
+		m := codec.InputAck{Seq: l.Seq(), Ack: int32(ack), HasChecksum: check, CheckFrame: int32(f), Checksum: sum}
 		s.ep.Send(l, m.Append(s.ep.Buffer()))
 	}
 	s.ep.KeepAlive(l, 0)
@@ -292,8 +341,17 @@ func setInitial[S any, I comparable](core *Session[S, I], s S) error {
 // Frame returns the frame the next simulated step is for.
 func (s *Spectator[S, I]) Frame() Frame { return s.core.Frame() }
 
-// Behind returns how many frames have arrived and wait to be simulated.
-func (s *Spectator[S, I]) Behind() int { return int(s.recv - s.core.Frame() + 1) }
+// Behind returns how many frames the spectator trails its host's newest
+// confirmed frame (as the host's newest Input said it) or, if more, the
+// newest frame whose inputs arrived: the frames it has to simulate to be
+// live. 0 when live.
+func (s *Spectator[S, I]) Behind() int { return int(max(s.recv, s.live) - s.core.Frame() + 1) }
+
+// CatchingUp reports whether the spectator is more than feedLive (32)
+// frames Behind: its host feeds it in bulk and AdvanceFrame replays up to
+// FastForward frames a call. A game should not draw those frames (they
+// fly by), but show how many are left (Behind).
+func (s *Spectator[S, I]) CatchingUp() bool { return s.Behind() > feedLive }
 
 // ChecksumAt returns the checksum of the state after frame, while held.
 func (s *Spectator[S, I]) ChecksumAt(frame Frame) (uint32, error) { return s.core.ChecksumAt(frame) }

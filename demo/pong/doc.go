@@ -30,9 +30,11 @@
 // spectator (session's AddSpectator); the spectator replays the match from
 // frame 0 out of the left player's P2PConfig.SpectatorArchive, which holds
 // the whole match with -frames, else its first ten minutes (72 KB): a
-// spectator joining later is refused, and the report says so. While it
-// catches up its screen counts the frames to go; the left player's report
-// says when each spectator joined and left.
+// spectator joining later is refused, and the report says so. The left
+// player feeds a spectator far behind in bulk and it fast-forwards (a
+// spectator joining ten minutes in is live within about two seconds):
+// meanwhile its screen counts the frames to go instead of drawing them.
+// The left player's report says when each spectator joined and left.
 //
 // Flags (pong -h lists them all): -name (yours, default your login name),
 // -bot (a bot plays this side), -frames N, -delay F (input delay), -impair

@@ -184,7 +184,11 @@ func play(ctx context.Context, m match, v *view, o options) error {
 			return err
 		}
 		h := m.HUD()
-		if v != nil {
+		if c, ok := m.(interface{ catchingUp() bool }); ok && c.catchingUp() {
+			if v != nil {
+				v.drawProgress(h) // frames replayed in bulk are not drawn
+			}
+		} else if v != nil {
 			v.draw(m.State(), h)
 		}
 		if o.frames > 0 && int(h.Frame) >= o.frames {

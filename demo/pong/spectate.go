@@ -94,9 +94,7 @@ type spectatorMatch struct {
 	s    *session.Spectator[State, Input]
 	host transport.Peer
 
-	hostFrame  int32     // the host's frame when it said hello (0: unknown)
-	helloAt    time.Time // when that was
-	catchingUp time.Time // the last tick that advanced several frames
+	catching bool // far behind the host: fast-forwarding, not drawn
 }
 
 // helloWait bounds a spectator's wait for its host's hello (the names,
@@ -112,7 +110,7 @@ func newSpectatorMatch(ctx context.Context, c *conn, o options) (*spectatorMatch
 	}
 	m.c = c
 	if ok {
-		m.names, m.hostFrame, m.helloAt = h.Names, h.Frame, m.now()
+		m.names = h.Names
 	}
 	return m, nil
 }
@@ -136,13 +134,10 @@ func (m *spectatorMatch) Tick(Input) error {
 	if m.err != nil {
 		return m.err
 	}
-	before := m.s.Frame()
 	err := m.s.AdvanceFrame()
+	m.catching = m.s.CatchingUp()
 	switch {
 	case err == nil:
-		if m.s.Frame()-before > 2 { // a late packet's frames make two
-			m.catchingUp = m.now()
-		}
 		m.advanced()
 		m.note = ""
 	case errors.Is(err, session.ErrNotSynchronized):
@@ -185,27 +180,23 @@ func (m *spectatorMatch) HUD() hud {
 }
 
 // progress says how far behind the host the spectator is: while it
-// replays several frames a tick (a spectator that joined late starts from
-// frame 0), how many are left to the host's frame as its hello and the
-// time since put it; then, how many frames it trails.
+// fast-forwards (a spectator that joined late replays the match from
+// frame 0, its host feeding it in bulk), how many frames are left to the
+// host's confirmed frame; then, how many frames it trails.
 func (m *spectatorMatch) progress() string {
-	now := m.now()
-	behind := fmt.Sprintf("%d frames behind the host", m.s.Behind())
-	if m.s.Behind() == 1 {
-		behind = "1 frame behind the host"
+	switch b := m.s.Behind(); {
+	case m.catching:
+		return fmt.Sprintf("catching up with the host: %d frames to go", b)
+	case b == 1:
+		return "1 frame behind the host"
+	default:
+		return fmt.Sprintf("%d frames behind the host", b)
 	}
-	if m.catchingUp.IsZero() || now.Sub(m.catchingUp) > time.Second/2 {
-		return behind
-	}
-	if m.hostFrame == 0 {
-		return "catching up with the host, several frames a tick"
-	}
-	host := int64(m.hostFrame) + int64(now.Sub(m.helloAt))*int64(m.o.fps)/int64(time.Second)
-	if left := host - int64(m.s.Frame()); left > int64(m.o.fps/4) {
-		return fmt.Sprintf("catching up with the host: about %d frames to go", left)
-	}
-	return behind
 }
+
+// catchingUp reports whether the spectator fast-forwards: the loop shows
+// the progress, not the frames flying by.
+func (m *spectatorMatch) catchingUp() bool { return m.catching }
 
 // finish records the end of the match for bytes per second.
 func (m *spectatorMatch) finish(time.Duration) { m.end = m.now() }

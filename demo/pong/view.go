@@ -136,6 +136,18 @@ func (v *view) drawWaiting(msg string, waited time.Duration) {
 	sc.Show()
 }
 
+// drawProgress draws, in place of the court, a spectator's catch-up: whom
+// it watches and how many frames are left to replay.
+func (v *view) drawProgress(h hud) {
+	sc := v.screen
+	sc.Clear()
+	w, _ := sc.Size()
+	y := putWrapped(sc, 1, 1, w-2, h.Title, styleHUD)
+	y = putWrapped(sc, 1, y+1, w-2, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), styleHUD)
+	putWrapped(sc, 1, y+1, w-2, "replaying the match without drawing it; q, Esc or Ctrl-C quits", styleHUD)
+	sc.Show()
+}
+
 // move moves the local paddle's target, if this side has a paddle (a
 // spectator has none).
 func (v *view) move(dir int32, s *State) {

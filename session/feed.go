@@ -1,0 +1,203 @@
+package session
+
+// The bulk feed: a peer far behind the match (a rejoining player, from its
+// sponsor; a spectator that joined late, or fell behind, from its host)
+// gets every player's confirmed inputs in bulk, by one function, feedBulk:
+//
+//   - every tick, up to feedBurst datagrams of up to codec.MaxFrames frames
+//     each, within a byte budget refilled at feedRate (bytes per second,
+//     at most feedBurst full packets banked);
+//   - never more than feedWindow frames past the peer's acknowledgement
+//     (the receiver's buffer holds them all: catchFrames, spectatorBuffer);
+//   - go-back-N: each frame goes once, and when the acknowledgement has not
+//     moved for two round trips and two ticks, the feed goes back to the
+//     frame after it and sends again; each go-back in a row without
+//     progress doubles that wait (up to 16 times), so a peer that stops
+//     acknowledging costs one window per wait, not a burst per tick;
+//   - fast retransmit: the receiver keeps the frames past a lost datagram
+//     and acknowledges what it holds contiguously every tick something
+//     arrives, so an acknowledgement repeated twice with frames in flight
+//     says the datagram after it was lost: it is sent again at once
+//     (once a round trip), without waiting for the go-back.
+//
+// A spectator within feedLive frames of the confirmed frame gets the live
+// stream instead (sendSpectator): one Input a tick with every frame it has
+// not acknowledged, so a lost datagram costs nothing more than a tick.
+
+import (
+	"errors"
+	"time"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
+)
+
+const (
+	// feedBurst is the most bulk-feed datagrams one peer gets per tick: at
+	// most 16 × codec.MaxFrames = 2048 frames.
+	feedBurst = 16
+	// feedRate is the bulk feed's budget per peer, in bytes per second
+	// (1 MB/s, 16.7 kB a tick at 60 fps), at most feedBurst full packets
+	// banked. Small inputs (pong's: 2 players of 2 bytes, 530-byte
+	// datagrams) meet feedBurst first, large ones feedRate.
+	feedRate = 1_000_000
+	// feedWindow is the most frames in flight past the peer's
+	// acknowledgement: with feedBurst, the feed runs at a burst a tick up
+	// to a round trip of 2 ticks, a window a round trip beyond (1024 frames
+	// a tick at 4 ticks, a 67 ms loop round trip at 60 fps).
+	feedWindow = 4096
+	// feedLive is how far behind the confirmed frame a spectator may be
+	// and still get the live stream rather than the bulk feed.
+	feedLive = 32
+	// feedMaxBackoff bounds the doubling of the go-back wait (1 << 4).
+	feedMaxBackoff = 4
+)
+
+// feed is the bulk-feed state of one catching-up peer.
+type feed struct {
+	on     bool  // feeding in bulk
+	ack    Frame // its acknowledgement: the newest to arrive stands
+	to     Frame // newest frame sent since the last go-back
+	high   Frame // newest frame ever sent: acks above it are impossible
+	at     int64 // when the acknowledgement last moved forward, or we went back
+	backs  int   // go-backs in a row without progress
+	dups   int   // acknowledgements in a row that repeated ack with frames in flight
+	fixed  Frame // the ack whose next frames were sent again early, NoFrame none
+	fixAt  int64 // when
+	tokens int64 // bytes the budget allows now
+	filled int64 // when tokens was last refilled
+}
+
+// start begins a bulk feed to a peer that holds every frame up to ack.
+func (f *feed) start(ack Frame, now int64) {
+	*f = feed{on: true, ack: ack, to: ack, high: ack, at: now, fixed: NoFrame,
+		tokens: feedBurst * codec.MaxPacket, filled: now}
+}
+
+// acked takes the peer's acknowledgement a (already checked to be at most
+// f.high). The newest one stands even below the one before: a forged one
+// lasts until the next real one, which the feed then serves from.
+func (f *feed) acked(a Frame, now int64) {
+	switch {
+	case a > f.ack:
+		f.at, f.backs, f.dups = now, 0, 0
+	case a == f.ack && f.to > a:
+		f.dups++ // later frames arrive, the next one does not: lost
+	}
+	f.ack = a
+}
+
+// feedBulk sends l every player's confirmed inputs after f's
+// acknowledgement up to last, within f's window and budget (see the top of
+// this file). It returns false when a frame to send is no longer held (in
+// the history or the spectator archive): the peer cannot catch up. A
+// spectator's datagrams carry the checksum its link is owed and, in Ack,
+// the newest frame confirmed here (see Spectator.Behind); a rejoining
+// player's carry Ack -1. It allocates nothing.
+func (p *P2P[S, I]) feedBulk(l *link.Link, f *feed, last Frame) bool {
+	t := p.ep.Time()
+	f.tokens = min(f.tokens+min(t-f.filled, int64(time.Second))*feedRate/int64(time.Second), feedBurst*codec.MaxPacket)
+	f.filled = t
+	tick := int64(time.Second) / int64(p.ep.Settings().FrameRate)
+	if f.to > f.ack && t-f.at > (2*l.RTT()+2*tick)<<min(f.backs, feedMaxBackoff) {
+		f.to, f.at = f.ack, t // the acknowledgement stalled: go back
+		f.backs++
+	}
+	if f.dups >= 2 && (f.fixed != f.ack || t-f.fixAt > l.RTT()+tick) && f.to > f.ack {
+		// Fast retransmit: the acknowledgement repeats while later frames
+		// arrive, so the datagram after it was lost; send it again, once a
+		// round trip.
+		f.fixed, f.fixAt, f.dups = f.ack, t, 0
+		if _, ok := p.feedOne(l, f, f.ack+1, f.to, last); !ok {
+			return false
+		}
+	}
+	for range feedBurst {
+		start := max(f.ack, f.to) + 1
+		end := min(last, f.ack+feedWindow)
+		if start > end || f.tokens <= 0 {
+			return true
+		}
+		sent, ok := p.feedOne(l, f, start, end, last)
+		if !ok {
+			return false
+		}
+		if sent == 0 {
+			return true // not one frame fits a packet
+		}
+		f.to = start + Frame(sent) - 1
+		f.high = max(f.high, f.to)
+	}
+	return true
+}
+
+// feedOne sends l one datagram of the frames from start, up to end, and
+// returns how many frames it carried; false when one is no longer held.
+func (p *P2P[S, I]) feedOne(l *link.Link, f *feed, start, end, last Frame) (int, bool) {
+	stride := p.players * p.size
+	n := min(int(end-start+1), codec.MaxFrames)
+	if start >= 0 && start+Frame(n)-1 <= p.archived && len(p.archive) > 0 {
+		copy(p.block[:n*stride], p.archive[int(start)*stride:]) // the archive's rows are the datagram's
+	} else {
+		for k := range n {
+			for pl := range p.players {
+				b, ok := p.confirmedInput(start+Frame(k), pl)
+				if !ok {
+					return 0, false
+				}
+				copy(p.block[k*stride+pl*p.size:], b)
+			}
+		}
+	}
+	m := codec.Input{Seq: l.Seq(), Ack: -1, Start: int32(start), Frames: n, Players: p.all, Size: p.size}
+	var bytes int
+	if l.Index() >= p.nPlayers {
+		m.Ack = int32(last)
+		bytes = p.sendInput(l, &m, stride)
+	} else {
+		bytes = p.sendPlain(l, &m, stride)
+	}
+	f.tokens -= int64(bytes)
+	if bytes == 0 {
+		return 0, true
+	}
+	return m.Frames, true
+}
+
+// feedTicks is about how many ticks the bulk feed takes to send frames
+// frames over a link whose round trip is rtt, at rate ticks a second: a
+// burst a tick, or a window a round trip when that is less.
+func feedTicks(frames int, rtt int64, rate int) int {
+	per := int64(feedBurst * codec.MaxFrames)
+	if rtt > 0 {
+		per = min(per, feedWindow*int64(time.Second)/(rtt*int64(rate)))
+	}
+	return frames / int(max(per, 1))
+}
+
+// sendPlain sends m, shortened until it fits a packet, and returns the
+// bytes sent (0: nothing fits).
+func (p *P2P[S, I]) sendPlain(l *link.Link, m *codec.Input, stride int) int {
+	if !p.fit(m, stride) {
+		return 0
+	}
+	b := m.Append(p.ep.Buffer())
+	p.ep.Send(l, b)
+	return len(b)
+}
+
+// fit shortens m (its inputs from p.block) until it fits a packet, to no
+// frames at worst; false when not even that fits.
+func (p *P2P[S, I]) fit(m *codec.Input, stride int) bool {
+	for {
+		m.Inputs = p.block[:m.Frames*stride]
+		err := m.Check()
+		if err == nil {
+			return true
+		}
+		if !errors.Is(err, codec.ErrTooLarge) || m.Frames == 0 {
+			return false
+		}
+		m.Frames = m.Frames * 3 / 4
+	}
+}
