@@ -102,11 +102,17 @@
 // in the same process with P2P.Rejoin on a new transport, or in a new one
 // with P2PConfig.Rejoin set to the token RejoinToken returned before (the
 // match id and this player's secret, exchanged once every peer is
-// synchronized), under the same peer identity and settings either way.
-// Only the player who left can: its secret is checked (by its hash, in
-// constant time) and a stranger is refused (ReasonRejoinIdentity) without
-// changing anything, as is a request after the window
-// (ReasonRejoinWindow). Every peer agrees on a frame R
+// synchronized), with the same settings either way. A player is its
+// secret, not its address: it may come back from a new one (a restarted
+// process's new signaling id, a phone that moved to mobile data), which
+// every peer then knows it by (EventPlayerRejoined.Peer, PeerStats); its
+// old address is forgotten. Only the player who left can: its secret is
+// checked (by its hash, in constant time) and a stranger is refused
+// (ReasonRejoinIdentity) without changing anything (counted in Unknown,
+// its refusals bounded), as is a request after the window
+// (ReasonRejoinWindow). While a slot can be taken, the session lets
+// strangers' rejoin requests through its transport (ExpectAnyone), and
+// only those. Every peer agrees on a frame R
 // (EventPlayerRejoining): the player's input stays the frozen one up to
 // R-1 and is its live input from R (EventPlayerRejoined). The rejoining
 // session starts over from the initial state and replays the match
@@ -121,8 +127,9 @@
 // Late joiners work the same way: a match whose P2PConfig.Open lists open
 // slots starts without their peers (their input is the zero input), and a
 // session with P2PConfig.Join takes its slot at an agreed frame, without
-// a token; from then on it holds the slot like any player (a stranger
-// cannot take it, and it can rejoin with its own token).
+// a token, from any address; from then on it holds the slot like any
+// player (a stranger cannot take it, and it can rejoin with its own
+// token).
 //
 // # Spectators who join late
 //

@@ -62,7 +62,9 @@ type P2PConfig[I comparable] struct {
 	// Rejoin, when set, makes this session a player coming back into a
 	// running match: the token is the one RejoinToken returned in the
 	// session that dropped (saved by the game), the rest of the config the
-	// same as then. The session asks the other peers to take it back,
+	// same as then but for addresses: this session's own may be new, and
+	// Remote must name where the other players are now (one that came
+	// back from a new address is known there). The session asks the other peers to take it back,
 	// replays the match from its first frame without drawing, and plays on
 	// from the frame they agree on. See Rejoin.
 	Rejoin RejoinToken
@@ -128,6 +130,7 @@ type P2P[S any, I comparable] struct {
 
 	feeds   [MaxSpectators]feed  // per spectator link: its bulk feed
 	rj      rejoinState          // identity, rejoins of others, our own rejoin
+	rb      rebindState          // rejoin requests from new addresses
 	cfg     P2PConfig[I]         // for Rejoin
 	sim     func(*S, []I, Frame) // for Rejoin
 	initial *S                   // the state frame 0 started from, for Rejoin
@@ -539,6 +542,10 @@ func (p *P2P[S, I]) pump() {
 		if !ok {
 			break
 		}
+		if l == nil {
+			p.stranger(b) // a rejoin request from a new address
+			continue
+		}
 		p.handle(l, typ, b)
 	}
 	for _, l := range p.ep.Links() {
@@ -550,6 +557,8 @@ func (p *P2P[S, I]) pump() {
 			p.lost(l)
 		}
 	}
+	p.askAgain()
+	p.admitStrangers()
 	if !p.running && p.ep.Err() == nil {
 		all := true
 		for i, l := range p.ep.Links()[:p.nPlayers] {

@@ -20,6 +20,9 @@ func (e *expecting) Expect(peers ...transport.Peer) {
 	e.calls = append(e.calls, append([]transport.Peer(nil), peers...))
 }
 
+// ExpectAnyone is recorded as a nil set.
+func (e *expecting) ExpectAnyone() { e.calls = append(e.calls, nil) }
+
 // TestP2PExpectsItsPeers: a transport that can filter is told every player
 // peer and spectator at construction, again with a spectator added during
 // the match, and a spectator's transport is told its host.

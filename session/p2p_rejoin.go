@@ -8,14 +8,19 @@ package session
 //     share; each peer keeps the SHA-256 of every other peer's secret.
 //     RejoinToken returns the match id and this peer's secret.
 //   - Request: the player coming back (a new session, P2PConfig.Rejoin, or
-//     P2P.Rejoin on a new transport; either way under the same peer
-//     identity) sends Request{match id, secret} to every player peer,
-//     every SyncRetry, until answered. Each peer compares the hash of the
-//     secret with the one it holds (constant time) and the match id; a
-//     mismatch is Refused (and counted malformed) and changes nothing, as
-//     is a request past NetConfig.RejoinWindow after the disconnection. A
-//     request that proves the identity while the old link still runs (a
-//     process restarted before the timeout) disconnects the old link.
+//     P2P.Rejoin on a new transport; from its old address or a new one)
+//     sends Request{match id, secret} to every player peer, every
+//     SyncRetry, until answered, and then to every peer whose link has
+//     not completed its handshake yet, but its sponsor, while it catches
+//     up. Each peer compares the hash of the secret with the one it holds
+//     (constant time) and the match id: the identity is the secret, not
+//     the address. A request from a new address that proves it moves the
+//     player's link there (p2p_rebind.go). A mismatch is Refused and
+//     changes nothing (counted malformed from the link's address, unknown
+//     from a stranger's), as is a request past NetConfig.RejoinWindow
+//     after the disconnection. A request that proves the identity while
+//     the old link still runs (a process restarted before the timeout)
+//     disconnects the old link.
 //   - Agreement on R: the sponsor (the peer of the lowest-numbered player
 //     still connected) waits until the player's freeze frame is agreed, then
 //     picks R = its frame + input delay + a margin (the prediction window,
@@ -35,7 +40,6 @@ package session
 
 import (
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -130,21 +134,22 @@ const never = Frame(math.MaxInt32)
 
 // peerRejoin is a player link's part in rejoins.
 type peerRejoin struct {
-	hash     [sha256.Size]byte // its secret's hash
-	share    uint64            // its share of the match id
-	heard    bool              // its token arrived
-	tokAcked bool              // it acknowledged ours
-	goneAt   int64             // when it disconnected, -1 connected
-	replyAt  int64             // when its last request was answered
-	open     bool              // its slot was open at the start
-	pending  bool              // taken back, its first live input not here yet
-	backR    Frame             // its R while pending, NoFrame none
-	atR      Frame             // the R we sponsor for it and tell the others, NoFrame none
-	atAcked  uint64            // links that acknowledged atR
-	feeding  bool              // we send it catch-up frames
-	feed     feed              // and how (feed.go)
-	frozen   uint64            // the players frozen when we took it back, for a repeated Accept
-	gone     bool              // (our own rejoin) its players were frozen when we were taken back
+	hash     [sha256.Size]byte     // its secret's hash
+	share    uint64                // its share of the match id
+	heard    bool                  // its token arrived
+	tokAcked bool                  // it acknowledged ours
+	goneAt   int64                 // when it disconnected, -1 connected
+	replyAt  int64                 // when its last request was answered
+	open     bool                  // its slot was open at the start
+	joiner   [codec.SecretLen]byte // (an open slot taken) the joiner's secret, which At carries
+	pending  bool                  // taken back, its first live input not here yet
+	backR    Frame                 // its R while pending, NoFrame none
+	atR      Frame                 // the R we sponsor for it and tell the others, NoFrame none
+	atAcked  uint64                // links that acknowledged atR
+	feeding  bool                  // we send it catch-up frames
+	feed     feed                  // and how (feed.go)
+	frozen   uint64                // the players frozen when we took it back, for a repeated Accept
+	gone     bool                  // (our own rejoin) its players were frozen when we were taken back
 }
 
 // rejoinState is a P2P session's part in rejoins: its identity, the
@@ -268,7 +273,9 @@ func (p *P2P[S, I]) RejoinToken() (tok RejoinToken, ok bool) {
 func (p *P2P[S, I]) RejoinStats() RejoinStats { return p.rj.stats }
 
 // Rejoin brings this session back into its match over t, a new transport
-// under the same peer identity, after its old one dropped (the other
+// (its Local may be a new address: the other peers follow the proven
+// secret; it finds them at the addresses its links have now), after its
+// old one dropped (the other
 // peers froze its players, or will once they notice): the session starts
 // over from the initial state, asks the other peers to take it back,
 // replays the match without drawing (AdvanceFrame returns ErrRejoining,
@@ -288,6 +295,7 @@ func (p *P2P[S, I]) Rejoin(t transport.Transport) error {
 	cfg, sim, initial := p.cfg, p.sim, *p.initial
 	events := p.ep.Events(nil)
 	cfg.Rejoin = tok
+	cfg.Remote = p.remotes()
 	if err := p.init(cfg, t, sim); err != nil {
 		return err
 	}
@@ -313,7 +321,7 @@ func (p *P2P[S, I]) askPump() {
 		if !ok {
 			break
 		}
-		if typ == codec.TypeRejoin {
+		if typ == codec.TypeRejoin && l != nil {
 			p.handleRejoin(l, b)
 		}
 	}
@@ -436,12 +444,11 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		r.peers[i].replyAt = t
 		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinRefuse, Reason: why})
 	}
-	h := sha256.Sum256(m.Secret[:])
-	same := subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) &
-		subtle.ConstantTimeEq(int32(m.Match>>32), int32(r.match>>32)) &
-		subtle.ConstantTimeEq(int32(m.Match), int32(r.match))
-	open := r.openSlot(i) // anyone with the settings may take an open slot
-	if !open && (m.Players != l.Mask || !r.known || !r.peers[i].heard || same != 1) {
+	// Anyone with the settings may take an open slot; the joiner taken
+	// asks again until it plays (our answer was lost, or we learnt its R
+	// from the sponsor first).
+	open := r.openSlot(i) || r.joiner(i, m)
+	if !open && (m.Players != l.Mask || !r.known || !r.peers[i].heard || !r.proves(i, m)) {
 		l.Malformed()
 		refuse(refuseIdentity)
 		return
@@ -496,6 +503,9 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	margin := p.maxPred + p.delay + n.FrameRate/2 + 2*feedTicks(int(c), l.RTT(), n.FrameRate) + 2
 	rr := p.core.Frame() + Frame(p.delay+margin)
 	r.peers[i].replyAt = t
+	if r.openSlot(i) {
+		r.takeJoiner(i, m.Secret)
+	}
 	p.adopt(i, rr)
 	r.peers[i].atR, r.peers[i].atAcked = rr, 0
 	r.peers[i].feeding = true
@@ -539,6 +549,9 @@ func (p *P2P[S, I]) rejoinAt(from *link.Link, m *codec.Rejoin) {
 			return
 		}
 	}
+	if p.rj.openSlot(i) {
+		p.rj.takeJoiner(i, m.Secret)
+	}
 	p.adopt(i, rr)
 	p.sendRejoin(from, ack)
 }
@@ -564,7 +577,7 @@ func (p *P2P[S, I]) adopt(i int, rr Frame) {
 		for j := range p.status {
 			p.status[j][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
 		}
-		p.ep.Push(Event{Kind: EventPlayerRejoining, Player: pl, Frame: rr})
+		p.ep.Push(Event{Kind: EventPlayerRejoining, Player: pl, Frame: rr, Peer: l.Peer})
 	}
 	for pl := range p.players {
 		p.status[i][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
@@ -600,7 +613,7 @@ func (p *P2P[S, I]) rejoinHeard(l *link.Link) {
 	p.rj.peers[i].backR = NoFrame
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
-		p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl]})
+		p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl], Peer: l.Peer})
 	}
 }
 
@@ -664,7 +677,7 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 			continue
 		}
 		if r.peers[j].atAcked&(1<<i) == 0 {
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr)})
+			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: r.peers[j].joiner})
 		} else if p.atDone(j) {
 			r.peers[j].atR = NoFrame
 		}

@@ -229,11 +229,7 @@ func TestP2PRejoinStranger(t *testing.T) {
 	for _, bad := range []RejoinToken{{Match: tok.Match, Secret: [16]byte{1}}, {Match: tok.Match + 1, Secret: tok.Secret}} {
 		cfg.Rejoin = bad
 		c.comeBack(n, cfg)
-		n.paused = true
-		err := c.tickManual(n, 5*time.Second)
-		var re *RejoinError
-		require.ErrorAs(t, err, &re)
-		require.Equal(t, ReasonRejoinIdentity, re.Reason)
+		c.refused(n, ReasonRejoinIdentity)
 		require.NoError(t, n.ep.Close())
 	}
 	require.Greater(t, malformed(), was, "counted")
@@ -276,15 +272,9 @@ func FuzzP2PRejoinPacket(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &scriptTransport{from: "p1", local: "p0"}
 		clock := p2pEpoch
-		p, err := NewP2P[p2pWorld](P2PConfig[uint16]{
-			Session: Config[uint16]{Players: 3, InputDelay: 1, Capacity: 16},
-			Remote:  []transport.Peer{"", "p1", "p2"},
-			Net:     NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }},
-			Rejoin:  RejoinToken{Match: 7, Secret: [codec.SecretLen]byte{7}},
-		}, tr, simP2P)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := fuzzP2P(t, tr, &clock, func(cfg *P2PConfig[uint16]) {
+			cfg.Rejoin = RejoinToken{Match: 7, Secret: [codec.SecretLen]byte{7}}
+		})
 		accept := codec.Rejoin{Seq: 1, Kind: codec.RejoinAccept, Players: 1, Frame: 50}
 		for round := range 4 {
 			tr.pkts = [][]byte{b, b[:len(b)/2]}
@@ -317,7 +307,7 @@ func TestP2PRejoinFlood(t *testing.T) {
 	c.drop(n, 6*time.Second)
 	ep := c.reopen(n)
 	bad := codec.Rejoin{Kind: codec.RejoinRequest, Players: 1 << 2, Match: tok.Match, Secret: [codec.SecretLen]byte{9}}
-	refusals := 0
+	refused := 0
 	buf := make([]byte, transport.MaxDatagram)
 	start := c.clock.Now()
 	for range 60 { // a second
@@ -327,27 +317,18 @@ func TestP2PRejoinFlood(t *testing.T) {
 			require.NoError(t, ep.Send("p1", bad.Append(nil)))
 		}
 		c.run(time.Second / 60)
-		for {
-			nb, _, err := ep.Receive(buf)
-			if err != nil {
-				break
-			}
-			m, _, err := codec.ParseRejoin(buf[:nb])
-			require.NoError(t, err)
-			require.Equal(t, codec.RejoinRefuse, m.Kind)
-			refusals++
-		}
+		refused += refusals(t, ep, buf)
 	}
 	d := c.clock.Now().Sub(start)
 	bound := 2 * 4 * int(d/(200*time.Millisecond)+1)
-	require.Positive(t, refusals)
-	require.LessOrEqual(t, refusals, bound, "refusals in %v", d)
+	require.Positive(t, refused)
+	require.LessOrEqual(t, refused, bound, "refusals in %v", d)
 	for _, m := range c.nodes[:2] {
 		_, ok := m.first(EventPlayerRejoining)
 		require.False(t, ok)
 		st, err := m.p.PeerStats("p2")
 		require.NoError(t, err)
-		require.GreaterOrEqual(t, st.Malformed, uint64(refusals/2))
+		require.GreaterOrEqual(t, st.Malformed, uint64(refused/2))
 	}
 	c.noDesync()
 }
@@ -626,9 +607,7 @@ func TestP2PRejoinBesideGone(t *testing.T) {
 		return true
 	})
 	n := c.nodes[2]
-	c.drop(n, 5*time.Second)
-	require.NoError(t, n.p.Rejoin(c.reopen(n)))
-	n.paused = false
+	c.backHere(n)
 	r := c.rejoined(n, 2)
 	c.frames(int(r)+300, 20*time.Second)
 	c.noDesync()

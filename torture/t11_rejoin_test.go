@@ -14,7 +14,8 @@ import (
 
 // T11: rejoins over the hostile network. Four players and two spectators;
 // p3's process crashes a fifth of the way in and a new process takes its
-// place 5 s later with nothing but the token (P2PConfig.Rejoin); at three
+// place 5 s later, from a new address (a restarted process's new id),
+// with nothing but the token (P2PConfig.Rejoin); at three
 // fifths p2's link drops for 3 s and the same session comes back on a new
 // endpoint (P2P.Rejoin). Every node must report the same R for each
 // rejoin, and every frame confirmed on two nodes (the rejoiners' replays
@@ -40,10 +41,15 @@ func TestT11RejoinHostileNetwork(t *testing.T) {
 	}
 	cfg := c.cfgOf(3)
 	cfg.Rejoin = tok
+	p3.name += "-new"
 	q, err := session.NewP2P[pState](cfg, c.reopenNode(p3), pSimulate)
 	require.NoError(t, err)
 	p3.p, p3.events, p3.paused = q, nil, false
 	r3 := c.rejoinedAll(p3, 3, frames)
+	for _, m := range c.nodes[:3] {
+		_, err := m.p.PeerStats(transport.Peer(p3.name))
+		require.NoError(t, err, "seed %d: %s knows p3 by its new address", seed, m.name)
+	}
 
 	c.runTo(frames*3/5, frames*2, 0.2)
 	// p2 drops for 3 s and comes back in the same session.
@@ -76,7 +82,8 @@ func (c *pCluster) dropNode(n *pNode) {
 	}
 }
 
-// reopenNode opens a new endpoint under n's name.
+// reopenNode opens a new endpoint under n's name (a new one if the test
+// renamed it).
 func (c *pCluster) reopenNode(n *pNode) transport.Transport {
 	ep, err := c.net.Endpoint(n.name)
 	require.NoError(c.t, err)

@@ -27,7 +27,9 @@
 //     a peer sending far more than the others fills only its own share and
 //     cannot delay or crowd out another peer's datagrams.
 //   - A Transport that implements Expecter drops datagrams from peers the
-//     session has not named before they take a receive-queue slot.
+//     session has not named before they take a receive-queue slot, and
+//     receives anyone's again after ExpectAnyone (while a player may come
+//     back from a new address), until the next Expect.
 //   - After Close, Send and Receive return ErrClosed, before any other
 //     check. Close is idempotent (every call returns nil) and releases every
 //     goroutine the transport started; datagrams still waiting are dropped.

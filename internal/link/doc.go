@@ -38,7 +38,12 @@
 //     ExpectPeers, a transport that can drops them before they take a
 //     receive slot), as are a disconnected link's, but for codec.Rejoin
 //     messages (a player asking to come back: its owner checks who it
-//     is). Every running message is validated first, then must
+//     is). While the owner admits strangers (AdmitStrangers: a player
+//     may come back from an address it does not know), their Rejoin
+//     messages are returned too, with no link and their sender (From);
+//     an address is not an identity, so once the owner checked who a
+//     stranger is, Rebind moves that player's link to its address and
+//     the old one becomes unknown. Every running message is validated first, then must
 //     pass Accept: its sequence number within 1024 of the anchor, the
 //     newest sequence number of a packet that proved it came from the peer
 //     (a handshake reply echoing our nonce, a quality reply echoing one of

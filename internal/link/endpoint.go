@@ -37,6 +37,8 @@ type Endpoint struct {
 	in       []byte
 	events   EventQueue
 	unknown  uint64
+	strange  bool           // Receive returns strangers' Rejoin packets (AdmitStrangers)
+	from     transport.Peer // the sender of the packet Receive returned last
 	failErr  error
 	closed   bool
 	maxAdv   int32
@@ -163,9 +165,10 @@ func (e *Endpoint) fail(l *Link, reason string) {
 
 // Receive reads the next datagram from a known peer. It returns the link,
 // the message type and the packet; ok is false when nothing waits.
-// Packets from unknown peers are counted and skipped; packets whose header
-// does not parse are counted as malformed (or fail a handshake with a peer
-// of another wire version).
+// Packets from unknown peers are counted and skipped, but for a Rejoin
+// packet while AdmitStrangers is on: it is returned with a nil link (From
+// names its sender). Packets whose header does not parse are counted as
+// malformed (or fail a handshake with a peer of another wire version).
 func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 	for {
 		n, from, err := e.tr.Receive(e.in)
@@ -175,8 +178,14 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 			}
 			continue // a datagram too large for the buffer: dropped
 		}
+		e.from = from
 		i, known := e.byPeer[from]
 		if !known {
+			if e.strange {
+				if t, _, _, err := codec.ParseHeader(e.in[:n]); err == nil && t == codec.TypeRejoin {
+					return nil, t, e.in[:n], true
+				}
+			}
 			e.unknown++
 			continue
 		}
@@ -515,17 +524,83 @@ func (e *Endpoint) Close() {
 	e.closed = true
 }
 
-// Unknown counts datagrams dropped because their sender has no link here.
+// Unknown counts datagrams dropped because their sender has no link here,
+// the strangers' packets the owner refused (RefuseStranger) included.
 func (e *Endpoint) Unknown() uint64 { return e.unknown }
+
+// From is the sender of the packet Receive returned last: the link's peer,
+// or a stranger's address when the link was nil.
+func (e *Endpoint) From() transport.Peer { return e.from }
+
+// AdmitStrangers sets whether Receive returns Rejoin packets from senders
+// with no link (a player coming back from a new address, a late joiner):
+// the owner turns it on while a slot can be taken and off after, and
+// checks who each stranger is before it gives it a link (Rebind). A
+// transport that implements transport.Expecter is told too: ExpectAnyone
+// while on, the links' peers (ExpectPeers) once off again. It allocates
+// when the setting changes (the transport's new set), never otherwise.
+func (e *Endpoint) AdmitStrangers(on bool) {
+	if on == e.strange {
+		return
+	}
+	e.strange = on
+	if !on {
+		e.ExpectPeers()
+		return
+	}
+	if x, ok := e.tr.(transport.Expecter); ok {
+		x.ExpectAnyone()
+	}
+}
+
+// StrangersAdmitted reports whether AdmitStrangers is on.
+func (e *Endpoint) StrangersAdmitted() bool { return e.strange }
+
+// RefuseStranger counts in Unknown a stranger's packet its owner read and
+// refused (a rejoin request that did not prove who sent it).
+func (e *Endpoint) RefuseStranger() { e.unknown++ }
+
+// SendTo sends b to peer, which has no link here (a refusal to a
+// stranger): nothing is counted on any link. It returns the transport's
+// error.
+func (e *Endpoint) SendTo(peer transport.Peer, b []byte) error { return e.tr.Send(peer, b) }
+
+// Rebind moves link i to peer, a new address of the same remote end (a
+// restarted process, a player whose network changed; its owner checked
+// who it is): datagrams from peer reach link i from now on, and those from
+// its old address are unknown. Nothing else of the link changes. The
+// transport is told the new set of peers (ExpectPeers). It returns a *ConfigError for an index out of range, a
+// peer that is empty, this endpoint, or another link's. It allocates.
+func (e *Endpoint) Rebind(i int, peer transport.Peer) error {
+	if i < 0 || i >= len(e.links) {
+		return configError("no link %d", i)
+	}
+	l := e.links[i]
+	if peer == l.Peer {
+		return nil
+	}
+	if peer == "" || peer == e.tr.Local() {
+		return configError("peer %q is this endpoint or empty", peer)
+	}
+	if _, dup := e.byPeer[peer]; dup {
+		return configError("peer %q has a link already", peer)
+	}
+	delete(e.byPeer, l.Peer)
+	e.byPeer[peer] = i
+	l.Peer = peer
+	e.ExpectPeers()
+	return nil
+}
 
 // ExpectPeers tells the transport, if it implements transport.Expecter,
 // that the peers of this endpoint's links are the only ones it expects,
 // so datagrams from anyone else are dropped before they take a receive
 // slot. Call it once the links are added and whenever they change; it
-// allocates.
+// allocates. While strangers are admitted (AdmitStrangers) it does
+// nothing: the transport hears the set when they no longer are.
 func (e *Endpoint) ExpectPeers() {
 	x, ok := e.tr.(transport.Expecter)
-	if !ok {
+	if !ok || e.strange {
 		return
 	}
 	peers := make([]transport.Peer, len(e.links))

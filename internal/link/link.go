@@ -182,6 +182,10 @@ func (l *Link) Seq() uint16 { return l.seq }
 // quality reply).
 func (l *Link) RTT() int64 { return l.rtt }
 
+// Interrupted reports whether the peer has been silent past
+// DisconnectNotify (EventNetworkInterrupted) and not heard since.
+func (l *Link) Interrupted() bool { return l.interrupt }
+
 // Malformed counts one more packet from the peer dropped as malformed or
 // implausible.
 func (l *Link) Malformed() { l.malformed++ }

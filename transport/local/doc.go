@@ -31,7 +31,7 @@
 // (and counted either way): a flooding sender fills only its share, and
 // the queue never grows. Endpoint.Expect (transport.Expecter) drops
 // datagrams from senders the session does not expect before they take a
-// slot. Send and Receive copy and do not allocate (the first datagram on a
+// slot, until ExpectAnyone opens the gate again. Send and Receive copy and do not allocate (the first datagram on a
 // link direction allocates that direction's state and lane, once).
 //
 // # Concurrency

@@ -153,6 +153,15 @@ func (e *Endpoint) Expect(peers ...transport.Peer) {
 	})
 }
 
+// ExpectAnyone receives every sender's datagrams again (see
+// transport.Expecter), as before the first Expect, until the next Expect.
+func (e *Endpoint) ExpectAnyone() {
+	n := e.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	e.expecting, e.expected = false, nil
+}
+
 // expects reports whether datagrams from the sender called from are
 // received. Called with the network's mutex held.
 func (e *Endpoint) expects(from string) bool {

@@ -471,8 +471,9 @@ func checkSendToClosedPeer(t *testing.T, p Pair) {
 
 // checkExpect runs on a transport that implements transport.Expecter:
 // naming the other side keeps its datagrams coming, naming nobody drops
-// them (those waiting too), and naming it again lets new ones through.
-// Send is unaffected throughout.
+// them (those waiting too), naming it again lets new ones through, and so
+// does ExpectAnyone after naming nobody, until Expect closes the gate
+// again. Send is unaffected throughout.
 func checkExpect(t *testing.T, p Pair) {
 	ea, ok := p.A.(transport.Expecter)
 	if !ok {
@@ -501,4 +502,27 @@ func checkExpect(t *testing.T, p Pair) {
 	if !p.Lossy {
 		quiet(t, p, p.A)
 	}
+
+	// A stranger again, then anyone: B's datagrams arrive though A never
+	// named it, until A names only someone else.
+	ea.Expect(p.Unknown)
+	require.NoError(t, p.B.Send(p.A.Local(), datagram(25, 32)))
+	sendUntil(t, p, p.A, p.B, datagram(26, 32))
+	quiet(t, p, p.A)
+	ea.ExpectAnyone()
+	sendUntil(t, p, p.B, p.A, datagram(27, 32))
+	if !p.Lossy {
+		quiet(t, p, p.A)
+	}
+	require.NoError(t, p.B.Send(p.A.Local(), datagram(28, 32)))
+	if !p.Lossy {
+		for range p.Patience / 4 {
+			p.Tick()
+		}
+	}
+	ea.Expect(p.Unknown)
+	quiet(t, p, p.A)
+	require.NoError(t, p.B.Send(p.A.Local(), datagram(29, 32)))
+	sendUntil(t, p, p.A, p.B, datagram(30, 32))
+	quiet(t, p, p.A)
 }

@@ -27,6 +27,7 @@ type fake struct {
 
 	expecting bool
 	expected  map[transport.Peer]bool
+	anyone    bool // ExpectAnyone was called
 }
 
 type fakeDatagram struct {
@@ -132,6 +133,9 @@ func (f *fake) Close() error {
 func (f *fake) Expect(peers ...transport.Peer) {
 	f.net.mu.Lock()
 	defer f.net.mu.Unlock()
+	if f.anyone && f.flaw == "anyonesticks" {
+		return // a later Expect no longer closes the gate
+	}
 	f.expecting, f.expected = true, map[transport.Peer]bool{}
 	for _, p := range peers {
 		f.expected[p] = true
@@ -146,6 +150,17 @@ func (f *fake) Expect(peers ...transport.Peer) {
 		}
 	}
 	f.queue = kept
+}
+
+// ExpectAnyone implements transport.Expecter.
+func (f *fake) ExpectAnyone() {
+	f.net.mu.Lock()
+	defer f.net.mu.Unlock()
+	if f.flaw == "anyonestaysclosed" {
+		return
+	}
+	f.anyone = true
+	f.expecting, f.expected = false, nil
 }
 
 func fakePair(flaw string, lossy bool) func(t *testing.T) transporttest.Pair {
@@ -198,6 +213,9 @@ func TestSuiteCatchesFlaws(t *testing.T) {
 		{"expectignored", "", "Expect"},
 		{"expectignored", "1", "Expect"},
 		{"expectkeepsqueued", "", "Expect"},
+		{"anyonestaysclosed", "", "Expect"},
+		{"anyonestaysclosed", "1", "Expect"},
+		{"anyonesticks", "", "Expect"},
 	}
 	for _, c := range cases {
 		t.Run(c.flaw+c.lossy, func(t *testing.T) {

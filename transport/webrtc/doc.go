@@ -19,7 +19,8 @@
 //     the peer holding the most slots, or is dropped when its own peer
 //     holds the most (counted either way): a flooding peer fills only its
 //     share. Expect (transport.Expecter) drops datagrams from peers the
-//     session does not expect before they take a slot. No allocation per
+//     session does not expect before they take a slot, until ExpectAnyone
+//     opens the gate again. No allocation per
 //     datagram in this package (pion allocates inside DTLS and SCTP).
 //   - Send never blocks. It refuses datagrams over transport.MaxDatagram
 //     (transport.ErrTooLarge), and drops and counts one when the peer's

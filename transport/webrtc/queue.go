@@ -103,6 +103,17 @@ func (q *recvQueue) expect(peers []transport.Peer) (dropped int) {
 	return dropped
 }
 
+// expectAnyone keeps every peer's datagrams from now on, as before the
+// first expect.
+func (q *recvQueue) expectAnyone() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.expecting, q.expected = false, nil
+	for _, l := range q.lanes {
+		l.expected = true
+	}
+}
+
 func (q *recvQueue) expectsLocked(from transport.Peer) bool {
 	if !q.expecting {
 		return true

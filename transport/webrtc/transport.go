@@ -262,6 +262,11 @@ func (t *Transport) Expect(peers ...transport.Peer) {
 	t.c.receivesUnexpected.Add(uint64(t.q.expect(peers)))
 }
 
+// ExpectAnyone makes Receive return every peer's datagrams again (see
+// transport.Expecter), as before the first Expect, until the next Expect.
+// The lanes keep each peer to its share of the queue meanwhile.
+func (t *Transport) ExpectAnyone() { t.q.expectAnyone() }
+
 // Peers appends the peers whose data channel is open to dst, sorted, and
 // returns the extended slice.
 func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {

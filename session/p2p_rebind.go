@@ -1,0 +1,202 @@
+package session
+
+// Rebind: a player's identity is its rejoin secret, not its address.
+//
+// A player that comes back may do so from an address no peer knows: a
+// restarted process gets a new signaling id over WebRTC, a phone that
+// moved from Wi-Fi to mobile data a new address. While a slot can be
+// taken (a player link disconnected within NetConfig.RejoinWindow, or
+// silent past DisconnectNotify; a player taken back whose first live
+// input has not arrived; an open slot), the session admits strangers:
+// its transport receives anyone's datagrams (transport.Expecter's
+// ExpectAnyone), and the endpoint hands it the Rejoin packets of senders
+// it has no link to, with their address. Every other packet from a
+// stranger is counted (Unknown) and dropped, as always.
+//
+// A stranger's RejoinRequest that names a player link (Players) and
+// proves its identity (the match id and the secret whose hash that
+// player sent at the start, compared in constant time), or names an open
+// slot no one took yet, moves that link to the stranger's address
+// (link.Endpoint.Rebind: the old address is forgotten, and unknown from
+// then on) and is answered as if it came from the link. A link still
+// running when its player proves itself from elsewhere is disconnected
+// first: that process is gone. A request that proves nothing changes
+// nothing: it is counted in Unknown (not in a link's Malformed: a stranger
+// is no link's peer) and answered by a refusal (ReasonRejoinIdentity), at
+// most four per SyncRetry for all strangers together, so a flood gets
+// bounded replies and costs no memory.
+//
+// Every player peer rebinds on its own proof, not only the sponsor: the
+// player coming back asks every player peer (each SyncRetry) until it is
+// accepted, and then keeps asking every peer whose link has not completed
+// its handshake, but its sponsor, until it has, so a peer that lost the
+// first request still learns the new address.
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// rebindState is a P2P session's part in requests from new addresses.
+type rebindState struct {
+	refusedAt int64 // when a stranger was last refused
+}
+
+// proves reports, in constant time, whether m carries the match id and
+// the secret of player link i.
+func (r *rejoinState) proves(i int, m *codec.Rejoin) bool {
+	h := sha256.Sum256(m.Secret[:])
+	same := subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) &
+		subtle.ConstantTimeEq(int32(m.Match>>32), int32(r.match>>32)) &
+		subtle.ConstantTimeEq(int32(m.Match), int32(r.match))
+	return same == 1
+}
+
+// joiner reports whether m comes from the joiner taken into open slot i
+// that has not played (nor sent its token) yet: it carries the secret the
+// joiner asked with (a joiner learns the match id only when accepted).
+func (r *rejoinState) joiner(i int, m *codec.Rejoin) bool {
+	if r.peers == nil || !r.peers[i].open || !r.peers[i].pending || r.peers[i].heard {
+		return false
+	}
+	h := sha256.Sum256(m.Secret[:])
+	return subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) == 1
+}
+
+// takeJoiner notes the secret of the joiner taken into open slot i (by
+// us, the sponsor, or by the sponsor's At): only it may ask for the slot
+// again, from any address, until its token comes.
+func (r *rejoinState) takeJoiner(i int, secret [codec.SecretLen]byte) {
+	r.peers[i].joiner, r.peers[i].hash = secret, sha256.Sum256(secret[:])
+}
+
+// admitStrangers lets strangers' rejoin requests in while a slot can be
+// taken, and shuts them out otherwise.
+func (p *P2P[S, I]) admitStrangers() {
+	p.ep.AdmitStrangers(p.takeable())
+}
+
+// takeable reports whether a player may come back, or join, now.
+func (p *P2P[S, I]) takeable() bool {
+	r := &p.rj
+	if p.rejoining() || r.peers == nil {
+		return false
+	}
+	n := p.ep.Settings()
+	t := p.ep.Time()
+	for i, l := range p.ep.Links()[:p.nPlayers] {
+		switch {
+		case r.openSlot(i) || r.peers[i].pending:
+			return true
+		case n.Rejoin < 0:
+		case l.State() == link.Disconnected && (r.peers[i].goneAt < 0 || t-r.peers[i].goneAt <= n.Rejoin):
+			return true
+		case l.State() == link.Running && l.Interrupted():
+			return true // a restarted process asks from its new address before the timeout
+		}
+	}
+	return false
+}
+
+// stranger answers a Rejoin packet from an address with no link.
+func (p *P2P[S, I]) stranger(b []byte) {
+	r := &p.rj
+	m, _, err := codec.ParseRejoin(b)
+	if err != nil || m.Kind != codec.RejoinRequest || p.rejoining() {
+		p.ep.RefuseStranger()
+		return
+	}
+	i, ok := p.linkOf(m.Players)
+	if !ok || !(r.openSlot(i) || r.joiner(i, &m) || r.known && r.peers[i].heard && r.proves(i, &m)) {
+		p.ep.RefuseStranger()
+		p.refuseStranger()
+		return
+	}
+	l := p.ep.Links()[i]
+	if l.State() == link.Running && !r.peers[i].pending {
+		// It proved who it is from elsewhere while its old link runs: that
+		// process is gone (restarted before the timeout).
+		p.ep.Disconnect(l)
+		p.lost(l)
+		r.peers[i].goneAt = p.ep.Time()
+	}
+	if p.ep.Rebind(i, p.ep.From()) != nil {
+		p.ep.RefuseStranger() // our own address: forged
+		return
+	}
+	if r.peers[i].pending && l.State() != link.Disconnected {
+		// Taken back, and asking again from elsewhere before it played
+		// while its link lives: a new process, starting over at the same
+		// R. (A link that died is frozen again, see TestP2PRejoinDiesAgain.)
+		p.renew(i)
+	}
+	p.rejoinRequest(p.ep.Links()[i], &m)
+}
+
+// renew takes player link i, taken back at R and not playing yet, back
+// again at the same R from a new process: a new link (a new handshake)
+// and, if we sponsor it, the catch-up fed from the start.
+func (p *P2P[S, I]) renew(i int) {
+	pr := &p.rj.peers[i]
+	p.adopt(i, pr.backR)
+	if pr.feeding {
+		pr.feed.start(Frame(p.delay)-1, p.ep.Time())
+	}
+}
+
+// refuseStranger tells the stranger of the packet just received that it
+// is not who it claims, at most four times per SyncRetry for all
+// strangers.
+func (p *P2P[S, I]) refuseStranger() {
+	t := p.ep.Time()
+	if t-p.rb.refusedAt < p.ep.Settings().SyncRetry/4 {
+		return
+	}
+	p.rb.refusedAt = t
+	m := codec.Rejoin{Kind: codec.RejoinRefuse, Reason: refuseIdentity}
+	_ = p.ep.SendTo(p.ep.From(), m.Append(p.ep.Buffer()))
+}
+
+// askAgain, while we catch up, asks every player peer whose link has not
+// completed its handshake, but our sponsor, to take us back, every
+// SyncRetry: one that lost our first request learns our address from it
+// (the sponsor knows it: it answered).
+func (p *P2P[S, I]) askAgain() {
+	r := &p.rj
+	if r.phase != phaseCatching {
+		return
+	}
+	t := p.ep.Time()
+	if t-r.askAt < p.ep.Settings().SyncRetry {
+		return
+	}
+	r.askAt = t
+	for i, l := range p.ep.Links()[:p.nPlayers] {
+		if i == r.sponsor || r.peers[i].gone || l.State() != link.Syncing {
+			continue
+		}
+		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinRequest, Players: p.local, Match: r.match, Secret: r.secret})
+	}
+}
+
+// Unknown counts the datagrams this session dropped because their sender
+// has no link here (a transport.Expecter drops most before, and counts
+// them itself), the rejoin requests from new addresses that proved
+// nothing included.
+func (p *P2P[S, I]) Unknown() uint64 { return p.ep.Unknown() }
+
+// remotes is P2PConfig.Remote with every player's peer at the address its
+// link has now (which a rejoin may have moved).
+func (p *P2P[S, I]) remotes() []transport.Peer {
+	remote := make([]transport.Peer, p.players)
+	for pl, o := range p.owner {
+		if o >= 0 {
+			remote[pl] = p.ep.Links()[o].Peer
+		}
+	}
+	return remote
+}
