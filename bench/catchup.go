@@ -22,10 +22,11 @@ package main
 // the second player with its rejoin token on a fresh transport, after
 // its old transport closed. Every late peer runs a game loop at 60 Hz
 // that draws nothing while it catches up: one AdvanceFrame a tick, which
-// replays up to SpectatorConfig.CatchUp frames (the rejoiner's own
+// replays up to SpectatorConfig.FastForward frames (the rejoiner's own
 // session replays what has arrived).
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,11 +57,15 @@ type catchConfig struct {
 	// Live is the most frames a late spectator may have waiting
 	// (Spectator.Behind) and count as live.
 	Live int
-	// CatchUp is the spectator's SpectatorConfig.CatchUp: the most frames
-	// one AdvanceFrame replays.
-	CatchUp int
+	// CatchUp and FastForward are the spectator's SpectatorConfig.CatchUp
+	// and FastForward: the most frames one AdvanceFrame replays a little
+	// behind, and far behind (0: the session's defaults).
+	CatchUp, FastForward int
 	// FastRate is the players' ticks a second in the first phase.
 	FastRate int
+	// SendThreshold is every transport's webrtc.Config.SendThreshold (0:
+	// its default).
+	SendThreshold int
 	// Timeout bounds the whole run.
 	Timeout time.Duration
 }
@@ -77,15 +82,21 @@ type catchFigure struct {
 	Busy     tickTimes     `json:"busy"`         // and while it caught up
 	Compared int           `json:"compared"`     // its confirmed checksums compared with the feeding player's
 	R        int           `json:"r,omitempty"`  // the rejoiner's agreed frame R
+	// Sent and Skipped count the feeding player's datagrams while it
+	// caught up: handed to the data channel, and skipped by the transport
+	// (more than webrtc.Config.SendThreshold bytes buffered).
+	Sent    uint64 `json:"sent"`
+	Skipped uint64 `json:"skipped"`
 }
 
 // tickTimes summarizes the durations of a player's ticks (AddLocalInput
 // and AdvanceFrame, or Poll) in a window.
 type tickTimes struct {
-	N   int           `json:"n"`
-	P50 time.Duration `json:"p50"`
-	P99 time.Duration `json:"p99"`
-	Max time.Duration `json:"max"`
+	N       int           `json:"n"`
+	Refused int           `json:"refused"` // ticks whose AdvanceFrame was refused: the player's game stood still
+	P50     time.Duration `json:"p50"`
+	P99     time.Duration `json:"p99"`
+	Max     time.Duration `json:"max"`
 }
 
 // catchReport is a run's figures.
@@ -113,6 +124,9 @@ func catchInput(player int, f session.Frame) uint16 {
 	x *= 0x94d049bb133111eb
 	return uint16(x >> 40)
 }
+
+// defaultFastForward is SpectatorConfig.FastForward's default.
+const defaultFastForward = 2048
 
 const (
 	catchDelay    = 2
@@ -143,8 +157,9 @@ type catchPlayer struct {
 }
 
 type tickSample struct {
-	at time.Time
-	d  time.Duration
+	at      time.Time
+	d       time.Duration
+	refused bool
 }
 
 func newCatchPlayer(tr *webrtc.Transport, index int, cfg session.P2PConfig[uint16], frames int) (*catchPlayer, error) {
@@ -220,17 +235,17 @@ func (pl *catchPlayer) loop(ctx context.Context) {
 		}
 		t0 := time.Now()
 		var (
-			stepped bool
-			err     error
+			stepped, waited bool
+			err             error
 		)
 		if pl.p2p.WaitRecommendation() > 0 {
-			err = pl.p2p.Poll()
+			err, waited = pl.p2p.Poll(), true
 		} else {
 			stepped, err = pl.step()
 		}
 		d := time.Since(t0)
 		if len(pl.ticks) < cap(pl.ticks) {
-			pl.ticks = append(pl.ticks, tickSample{t0, d})
+			pl.ticks = append(pl.ticks, tickSample{t0, d, !stepped && !waited})
 		}
 		if err == nil {
 			events, err = pl.events(events)
@@ -281,15 +296,21 @@ func (pl *catchPlayer) do(ctx context.Context, f func()) error {
 	return nil
 }
 
-// ticksIn returns the durations of the ticks that started in [from, to).
-func (pl *catchPlayer) ticksIn(from, to time.Time) []time.Duration {
+// ticksIn summarizes the ticks that started in [from, to).
+func (pl *catchPlayer) ticksIn(from, to time.Time) tickTimes {
 	var d []time.Duration
+	refused := 0
 	for _, t := range pl.ticks {
 		if !t.at.Before(from) && t.at.Before(to) {
 			d = append(d, t.d)
+			if t.refused {
+				refused++
+			}
 		}
 	}
-	return d
+	tt := summarize(d)
+	tt.Refused = refused
+	return tt
 }
 
 // agree checks that every frame both hold a checksum of agrees, from
@@ -331,7 +352,7 @@ func runCatchUp(cfg catchConfig) (rep catchReport, err error) {
 		}
 	}()
 	dial := func() (*webrtc.Transport, error) {
-		tr, err := webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true})
+		tr, err := webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true, SendThreshold: cfg.SendThreshold})
 		if err != nil {
 			return nil, err
 		}
@@ -471,6 +492,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // it until it is live.
 func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dial func() (*webrtc.Transport, error), total int) (catchFigure, error) {
 	fig := catchFigure{Kind: "spectator"}
+	before := host.tr.Stats()
 	start := time.Now()
 	tr, err := dial()
 	if err != nil {
@@ -493,9 +515,10 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 		return fig, addErr
 	}
 	// Room for the checksum of every frame one AdvanceFrame replays.
-	capacity := max(16, 1<<bits.Len(uint(cfg.CatchUp)))
+	capacity := max(16, 1<<bits.Len(uint(max(cfg.CatchUp, cmp.Or(cfg.FastForward, defaultFastForward)))))
 	spec, err := session.NewSpectator[world](session.SpectatorConfig{
-		Players: 2, InputDelay: catchDelay, Capacity: capacity, Host: hostID, CatchUp: cfg.CatchUp,
+		Players: 2, InputDelay: catchDelay, Capacity: capacity, Host: hostID,
+		CatchUp: cfg.CatchUp, FastForward: cfg.FastForward,
 	}, tr, simulate)
 	if err != nil {
 		return fig, err
@@ -539,6 +562,8 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 	fig.Live = live.Sub(start)
 	fig.Frames = int(from)
 	fig.Rate = float64(from) / fig.Replayed.Seconds()
+	after := host.tr.Stats()
+	fig.Sent, fig.Skipped = after.PacketsSent-before.PacketsSent, after.SendsSkipped-before.SendsSkipped
 	// The host's view of the same frames, read between its ticks.
 	var hostSums []uint32
 	var hostHave []bool
@@ -554,8 +579,8 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 		return fig, fmt.Errorf("%d of the %d frames it replayed compared", fig.Compared, from)
 	}
 	if err := host.do(ctx, func() {
-		fig.Quiet = summarize(host.ticksIn(start.Add(-cfg.Quiet), start))
-		fig.Busy = summarize(host.ticksIn(start, live))
+		fig.Quiet = host.ticksIn(start.Add(-cfg.Quiet), start)
+		fig.Busy = host.ticksIn(start, live)
 	}); err != nil {
 		return fig, err
 	}
@@ -600,6 +625,7 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 		return fig, nil, err
 	}
 	var from session.Frame
+	before := sponsor.tr.Stats()
 	start := time.Now()
 	if err := sponsor.do(ctx, func() { from = sponsor.p2p.Frame() }); err != nil {
 		return fig, nil, err
@@ -631,6 +657,8 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 		}
 	}
 	fig.Live = live.Sub(start)
+	after := sponsor.tr.Stats()
+	fig.Sent, fig.Skipped = after.PacketsSent-before.PacketsSent, after.SendsSkipped-before.SendsSkipped
 	if !reached.IsZero() {
 		fig.Replayed = reached.Sub(start)
 	}
@@ -645,8 +673,8 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 	var ha, hb []bool
 	if err := sponsor.do(ctx, func() {
 		a, ha = slices.Clone(sponsor.sums), slices.Clone(sponsor.have)
-		fig.Quiet = summarize(sponsor.ticksIn(start.Add(-cfg.Quiet), start))
-		fig.Busy = summarize(sponsor.ticksIn(start, live))
+		fig.Quiet = sponsor.ticksIn(start.Add(-cfg.Quiet), start)
+		fig.Busy = sponsor.ticksIn(start, live)
 	}); err != nil {
 		return fig, back, err
 	}
@@ -673,20 +701,20 @@ func printCatchUp(w io.Writer, cfg catchConfig) error {
 }
 
 func printCatchReport(w io.Writer, rep catchReport) {
-	fmt.Fprintf(w, "catch-up over loopback WebRTC: %d frames of a 2-player match played at %d ticks/s in %v, then 60 Hz; spectator CatchUp %d\n",
-		rep.Config.Frames, rep.Config.FastRate, rep.Played.Round(time.Millisecond), rep.Config.CatchUp)
+	fmt.Fprintf(w, "catch-up over loopback WebRTC: %d frames of a 2-player match played at %d ticks/s in %v, then 60 Hz; spectator CatchUp %d, FastForward %d, SendThreshold %d (0: default)\n",
+		rep.Config.Frames, rep.Config.FastRate, rep.Played.Round(time.Millisecond), rep.Config.CatchUp, rep.Config.FastForward, rep.Config.SendThreshold)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "late peer\tframes\tconnected\treplayed\tframes/s\tlive after\tR\tfeeder tick p50, before -> during\tratio\tp99, before -> during\tratio\tchecksums agreed\t")
+	fmt.Fprintln(tw, "late peer\tframes\tconnected\treplayed\tframes/s\tlive after\tR\tfeeder tick p50, before -> during\tratio\tp99, before -> during\tratio\tfeeder ticks refused, before / during\tchecksums agreed\tfeeder datagrams sent, skipped\t")
 	for _, f := range rep.Figures {
 		r := ""
 		if f.R > 0 {
 			r = fmt.Sprint(f.R)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%.0f\t%v\t%s\t%v -> %v\t%.2fx\t%v -> %v\t%.2fx\t%d\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%.0f\t%v\t%s\t%v -> %v\t%.2fx\t%v -> %v\t%.2fx\t%d / %d\t%d\t%d, %d\t\n",
 			f.Kind, f.Frames, f.Connect.Round(time.Millisecond), f.Replayed.Round(time.Millisecond), f.Rate, f.Live.Round(time.Millisecond), r,
 			f.Quiet.P50.Round(time.Microsecond), f.Busy.P50.Round(time.Microsecond), ratio(f.Busy.P50, f.Quiet.P50),
 			f.Quiet.P99.Round(time.Microsecond), f.Busy.P99.Round(time.Microsecond), ratio(f.Busy.P99, f.Quiet.P99),
-			f.Compared)
+			f.Quiet.Refused, f.Busy.Refused, f.Compared, f.Sent, f.Skipped)
 	}
 	tw.Flush()
 }

@@ -47,7 +47,9 @@ func main() {
 	filter := flag.String("bench", ".", "benchmark regexp, passed to go test -bench")
 	out := flag.String("o", "bench/latest.json", "where to write the JSON report (empty: nowhere)")
 	catchFrames := flag.Int("catchup", 36000, "frames of a two-player match over loopback WebRTC that a fresh spectator and a fresh rejoiner catch up on, after the benchmarks (0: none)")
-	catchSteps := flag.Int("catchup-steps", 0, "the spectator's SpectatorConfig.CatchUp, the most frames one AdvanceFrame replays (0: the session's default)")
+	catchSteps := flag.Int("catchup-steps", 0, "the spectator's SpectatorConfig.CatchUp (0: the session's default)")
+	catchFast := flag.Int("catchup-fastforward", 0, "the spectator's SpectatorConfig.FastForward (0: the session's default)")
+	catchThreshold := flag.Int("catchup-sendthreshold", 0, "every transport's webrtc.Config.SendThreshold in the catch-up (0: its default)")
 	catchRejoin := flag.Bool("catchup-rejoin", true, "a rejoiner catches up after the spectator")
 	catchOnly := flag.Bool("catchup-only", false, "run the catch-up only: no benchmarks, no JSON")
 	hitchPlot := flag.String("hitchplot", "", "write an SVG of drawn displacement per frame, paced against on arrival, to this file, and run nothing else")
@@ -64,7 +66,7 @@ func main() {
 		pkgs = defaultPackages
 	}
 	catch := catchConfig{Frames: *catchFrames, FastRate: 4000, Quiet: 2 * time.Second, Live: 4,
-		CatchUp: *catchSteps, Rejoin: *catchRejoin}
+		CatchUp: *catchSteps, FastForward: *catchFast, SendThreshold: *catchThreshold, Rejoin: *catchRejoin}
 	catch.Timeout = time.Duration(catch.Frames/catch.FastRate)*3*time.Second + 3*time.Minute
 	if *catchOnly {
 		if err := printCatchUp(os.Stdout, catch); err != nil {
