@@ -690,13 +690,18 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 	return fig, back, nil
 }
 
-// printCatchUp runs the catch-up and prints its figures.
-func printCatchUp(w io.Writer, cfg catchConfig) error {
-	rep, err := runCatchUp(cfg)
-	if err != nil {
-		return err
+// printCatchUps runs each catch-up and prints its figures.
+func printCatchUps(w io.Writer, cfgs []catchConfig) error {
+	for i, cfg := range cfgs {
+		rep, err := runCatchUp(cfg)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		printCatchReport(w, rep)
 	}
-	printCatchReport(w, rep)
 	return nil
 }
 
