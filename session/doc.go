@@ -140,9 +140,12 @@
 // flight, go-back-N), and while CatchingUp (more than 32 frames Behind)
 // AdvanceFrame simulates up to SpectatorConfig.FastForward frames a call
 // (default 2048), which the game should not draw: show Behind, the frames
-// to go. A spectator joining a two-player match 36,000 frames (10
-// minutes) in is live within 1 s over a 40 ms round trip, 2 s over 100 ms
-// (TestSpectatorFeedTimes); one within 32 frames gets the live stream.
+// to go. The feed goes through the transport's bulk path when it has one
+// (webrtc.Transport.SendBulk, which queues deeper than Send and says what
+// it dropped). A spectator joining a two-player match 36,000 frames (10
+// minutes) in is live in about 1 s over a 40 ms round trip, 2 s over
+// 100 ms (TestSpectatorFeedTimes), 0.4 s over loopback WebRTC; one within
+// 32 frames gets the live stream.
 //
 // # Sync test
 //

@@ -906,12 +906,14 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 		}
 		m.Status = p.outStat
 	}
-	p.sendInput(l, &m, stride)
+	p.sendInput(l, &m, stride, false)
 }
 
 // sendInput sends m, shortened until it fits a packet, with the checksum
-// l is owed; it returns the bytes sent (0: not even its first frame fits).
-func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) int {
+// l is owed, through the transport's bulk path for the bulk feed; it
+// returns the bytes sent (0: not even its first frame fits, -1: the
+// transport did not take it).
+func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk bool) int {
 	if f, sum, ok := p.ep.CarriedChecksum(l, &p.checks); ok {
 		m.HasChecksum, m.CheckFrame, m.Checksum = true, int32(f), sum
 	}
@@ -923,9 +925,14 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int) int {
 	if m.Frames > 0 && Frame(e) > l.Sent {
 		fresh = Frame(e)
 	}
-	l.Sent = max(l.Sent, Frame(e))
 	b := m.Append(p.ep.Buffer())
-	p.ep.Send(l, b)
+	if bulk && !p.ep.SendBulk(l, b) {
+		return -1 // sent again next tick, its checksum with it
+	}
+	if !bulk {
+		p.ep.Send(l, b)
+	}
+	l.Sent = max(l.Sent, Frame(e))
 	if m.HasChecksum {
 		p.ep.CarriedChecksumSent(l, fresh)
 	}
@@ -968,7 +975,7 @@ func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 		}
 	}
 	m := codec.Input{Seq: l.Seq(), Ack: int32(c), Start: int32(start), Frames: n, Players: p.all, Size: p.size}
-	p.sendInput(l, &m, stride)
+	p.sendInput(l, &m, stride, false)
 }
 
 // Events appends every event since the last call to dst, oldest first,

@@ -89,8 +89,9 @@ func ExampleNewP2P() {
 }
 
 // A spectator joins a match already running: alice keeps an archive of
-// the confirmed inputs, carol replays the match from its start and catches
-// up.
+// the confirmed inputs and feeds it to carol in bulk; carol replays the
+// match from its start, fast-forwarding (CatchingUp: frames a game would
+// not draw, showing Behind instead), and is live within a few ticks.
 func ExampleP2P_AddSpectator() {
 	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	network, _ := local.NewNetwork(local.Config{Seed: 2, Now: clock.Now, Link: local.Link{Latency: 20 * time.Millisecond}})
@@ -113,6 +114,7 @@ func ExampleP2P_AddSpectator() {
 		peers[i], _ = session.NewP2P[Pong](cfg, ep, simulatePong)
 	}
 	var carol *session.Spectator[Pong, uint8]
+	live := 0 // the tick carol was live
 	for tick := 0; carol == nil || carol.Frame() < 1200 || carol.Behind() > 2; tick++ {
 		for i, p := range peers {
 			_ = p.AddLocalInput(i, uint8(tick/20%4))
@@ -120,6 +122,12 @@ func ExampleP2P_AddSpectator() {
 		}
 		if carol != nil {
 			_ = carol.AdvanceFrame()
+			if carol.CatchingUp() {
+				// A game draws no frame but the progress: carol.Behind()
+				// frames to go.
+			} else if live == 0 && carol.Frame() > 900 {
+				live = tick // a game draws carol.State()
+			}
 		}
 		if tick == 900 { // fifteen seconds in, carol wants to watch
 			if err := peers[0].AddSpectator("carol"); err != nil {
@@ -128,7 +136,7 @@ func ExampleP2P_AddSpectator() {
 			}
 			ep, _ := network.Endpoint("carol")
 			carol, _ = session.NewSpectator[Pong, uint8](session.SpectatorConfig{
-				Players: 2, InputDelay: 2, Host: "alice", CatchUp: 16, Net: netCfg}, ep, simulatePong)
+				Players: 2, InputDelay: 2, Host: "alice", Net: netCfg}, ep, simulatePong)
 		}
 		clock.Advance(time.Second / 60)
 	}
@@ -136,9 +144,11 @@ func ExampleP2P_AddSpectator() {
 	a, errA := peers[0].ChecksumAt(f)
 	c, errC := carol.ChecksumAt(f)
 	fmt.Println("carol agrees with alice:", errA == nil && errC == nil && a == c)
+	fmt.Printf("carol live %d ticks after joining, its handshake included\n", live-900)
 	st, _ := peers[0].PeerStats("carol")
 	fmt.Println("checksums compared with carol all agreed:", st.ChecksumsCompared > 0 && st.ChecksumsCompared == st.ChecksumsAgreed)
 	// Output:
 	// carol agrees with alice: true
+	// carol live 23 ticks after joining, its handshake included
 	// checksums compared with carol all agreed: true
 }

@@ -95,6 +95,10 @@ type spectatorMatch struct {
 	host transport.Peer
 
 	catching bool // far behind the host: fast-forwarding, not drawn
+
+	created  time.Time     // when the session was made (the handshake follows)
+	ffFrames int32         // frames fast-forwarded, once live after catching up
+	ffLive   time.Duration // from created to live then
 }
 
 // helloWait bounds a spectator's wait for its host's hello (the names,
@@ -124,7 +128,7 @@ func newSpectatorOver(t transport.Transport, host transport.Peer, o options, now
 		return nil, fmt.Errorf("pong: spectator: %w", err)
 	}
 	*s.State() = NewState(o.seed)
-	return &spectatorMatch{matchLog: newMatchLog(o, now), s: s, host: host}, nil
+	return &spectatorMatch{matchLog: newMatchLog(o, now), s: s, host: host, created: now()}, nil
 }
 
 func (m *spectatorMatch) Side() int     { return -1 }
@@ -135,7 +139,12 @@ func (m *spectatorMatch) Tick(Input) error {
 		return m.err
 	}
 	err := m.s.AdvanceFrame()
+	was := m.catching
 	m.catching = m.s.CatchingUp()
+	if was && !m.catching && m.ffFrames == 0 {
+		m.ffFrames, m.ffLive = int32(m.s.Frame()), m.now().Sub(m.created)
+		m.logf("pong: caught up with the host: %d frames fast-forwarded, live %.2f s after connecting", m.ffFrames, m.ffLive.Seconds())
+	}
 	switch {
 	case err == nil:
 		m.advanced()
@@ -213,6 +222,10 @@ func (m *spectatorMatch) Report() report {
 		Players: m.players(0, m.host),
 	}
 	m.fillReport(&r, ps)
+	if m.ffFrames > 0 {
+		r.Extra = append(r.Extra, fmt.Sprintf("catch-up            %d frames fast-forwarded (not drawn), live %.2f s after connecting",
+			m.ffFrames, m.ffLive.Seconds()))
+	}
 	switch {
 	case m.start.IsZero() && m.err != nil && !errors.Is(m.err, errPeerLeft):
 		r.Err = m.err.Error()

@@ -27,6 +27,7 @@ import (
 // An Endpoint is not safe for concurrent use.
 type Endpoint struct {
 	tr       transport.Transport
+	bulk     BulkSender // tr, if it is one
 	net      Settings
 	protocol uint16
 	start    time.Time
@@ -47,8 +48,10 @@ type Endpoint struct {
 // NewEndpoint returns an endpoint over tr with settings n, whose handshake
 // requires protocol (the owner's protocol version) at both ends.
 func NewEndpoint(tr transport.Transport, n Settings, protocol uint16) Endpoint {
+	bulk, _ := tr.(BulkSender)
 	return Endpoint{
 		tr:       tr,
+		bulk:     bulk,
 		net:      n,
 		protocol: protocol,
 		start:    n.Now(),
@@ -127,7 +130,11 @@ func (e *Endpoint) Buffer() []byte { return e.out[:0] }
 // sequence number advances. A peer the transport reports gone is
 // disconnected.
 func (e *Endpoint) Send(l *Link, b []byte) {
-	err := e.tr.Send(l.Peer, b)
+	e.sent(l, b, e.tr.Send(l.Peer, b))
+}
+
+// sent accounts for b sent to l, the transport's answer err.
+func (e *Endpoint) sent(l *Link, b []byte, err error) {
 	l.seq++
 	l.lastSend = e.t
 	if err != nil {
@@ -139,6 +146,26 @@ func (e *Endpoint) Send(l *Link, b []byte) {
 	l.pktsSent++
 	l.bytesSent += uint64(len(b))
 	l.winSent += uint64(len(b))
+}
+
+// BulkSender is implemented by transports with a send path for bulk
+// transfers (webrtc.Transport): SendBulk queues deeper than Send, and
+// reports whether it took the datagram.
+type BulkSender interface {
+	SendBulk(to transport.Peer, b []byte) (bool, error)
+}
+
+// SendBulk is Send for a datagram of a bulk transfer: through the
+// transport's SendBulk when it has one. It reports whether the transport
+// took b (always, for a transport without SendBulk: as far as it knows).
+func (e *Endpoint) SendBulk(l *Link, b []byte) bool {
+	if e.bulk == nil {
+		e.Send(l, b)
+		return true
+	}
+	taken, err := e.bulk.SendBulk(l.Peer, b)
+	e.sent(l, b, err)
+	return taken && err == nil
 }
 
 // Disconnect drops l for good (EventDisconnected, once).

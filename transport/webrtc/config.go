@@ -14,6 +14,7 @@ import (
 // Defaults of Config, used where a field is zero.
 const (
 	DefaultSendThreshold          = 256
+	DefaultBulkThreshold          = 64 << 10
 	DefaultQueueLen               = 256
 	DefaultMaxPeers               = 16
 	DefaultMaxPendingCandidates   = 32
@@ -43,6 +44,12 @@ type Config struct {
 	// SCTP congestion control. 0 means DefaultSendThreshold (256 B): after a
 	// blackout nothing seconds old is flushed to the peer.
 	SendThreshold int
+
+	// BulkThreshold is SendThreshold for SendBulk: the datagrams of a bulk
+	// transfer (rollnet's session feeding a peer that catches up), which
+	// a later datagram does not make stale, may queue up to it. 0 means
+	// DefaultBulkThreshold (64 KiB).
+	BulkThreshold int
 
 	// QueueLen is the number of received datagrams waiting for Receive; a
 	// datagram arriving at a full queue is dropped and counted. 0 means
@@ -122,6 +129,7 @@ func (c Config) withDefaults() (Config, error) {
 		v    int64
 	}{
 		{"SendThreshold", int64(c.SendThreshold)},
+		{"BulkThreshold", int64(c.BulkThreshold)},
 		{"QueueLen", int64(c.QueueLen)},
 		{"MaxPeers", int64(c.MaxPeers)},
 		{"MaxPendingCandidates", int64(c.MaxPendingCandidates)},
@@ -137,6 +145,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SendThreshold == 0 {
 		c.SendThreshold = DefaultSendThreshold
+	}
+	if c.BulkThreshold == 0 {
+		c.BulkThreshold = DefaultBulkThreshold
 	}
 	if c.QueueLen == 0 {
 		c.QueueLen = DefaultQueueLen

@@ -26,7 +26,10 @@
 //     (transport.ErrTooLarge), and drops and counts one when the peer's
 //     channel is not open yet or holds more than Config.SendThreshold bytes
 //     (256 by default): after a blackout, seconds-old inputs are not flushed
-//     to the peer.
+//     to the peer. SendBulk, for the datagrams of a bulk transfer (the
+//     session feeding a peer that catches up), queues up to
+//     Config.BulkThreshold (64 KiB) instead and says whether it took the
+//     datagram, so that the sender stops its burst there.
 //   - A peer whose PeerConnection fails (ICE gave up: about 3.2 s of
 //     silence with the default timeouts) or closes is gone for good: Send
 //     returns transport.ErrPeerGone and a PeerGone event says why. A peer

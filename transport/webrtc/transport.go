@@ -198,41 +198,57 @@ func (t *Transport) Local() transport.Peer { return t.local }
 // Config.SendThreshold bytes buffered, is dropped and counted: it returns
 // nil, as a datagram lost on the wire would.
 func (t *Transport) Send(to transport.Peer, b []byte) error {
+	_, err := t.send(to, b, t.cfg.SendThreshold)
+	return err
+}
+
+// SendBulk is Send for a datagram of a bulk transfer (rollnet's session
+// feeding a peer that catches up: a burst of datagrams a tick, none made
+// stale by the next): it queues behind up to Config.BulkThreshold bytes
+// rather than SendThreshold. It reports whether the datagram was taken,
+// so that the sender stops its burst at the first one dropped (and sends
+// it again later) instead of leaving holes.
+func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
+	return t.send(to, b, t.cfg.BulkThreshold)
+}
+
+// send is Send with the given threshold; it reports whether b was taken.
+func (t *Transport) send(to transport.Peer, b []byte, threshold int) (bool, error) {
 	t.mu.RLock()
 	if t.closed {
 		t.mu.RUnlock()
-		return transport.ErrClosed
+		return false, transport.ErrClosed
 	}
 	if len(b) > transport.MaxDatagram {
 		t.mu.RUnlock()
-		return transport.ErrTooLarge
+		return false, transport.ErrTooLarge
 	}
 	p, ok := t.peers[to]
 	if !ok {
 		t.mu.RUnlock()
-		return transport.ErrUnknownPeer
+		return false, transport.ErrUnknownPeer
 	}
 	if p.gone != nil {
 		t.mu.RUnlock()
-		return transport.ErrPeerGone
+		return false, transport.ErrPeerGone
 	}
 	rw, dc := p.rw, p.dc
 	t.mu.RUnlock()
 	if rw == nil {
 		t.c.sendsNotOpen.Add(1)
-		return nil
+		return false, nil
 	}
-	if dc.BufferedAmount() > uint64(t.cfg.SendThreshold) {
+	if dc.BufferedAmount() > uint64(threshold) {
 		t.c.sendsSkipped.Add(1)
-		return nil
+		return false, nil
 	}
 	if _, err := rw.Write(b); err != nil {
 		t.c.sendErrors.Add(1)
-		return nil
+		return false, nil
 	}
 	t.c.packetsSent.Add(1)
 	t.c.bytesSent.Add(uint64(len(b)))
-	return nil
+	return true, nil
 }
 
 // Receive copies the oldest received datagram of the next peer in turn into
