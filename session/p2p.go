@@ -64,9 +64,10 @@ type P2PConfig[I comparable] struct {
 	// session that dropped (saved by the game), the rest of the config the
 	// same as then but for addresses: this session's own may be new, and
 	// Remote must name where the other players are now (one that came
-	// back from a new address is known there). The session asks the other peers to take it back,
-	// replays the match from its first frame without drawing, and plays on
-	// from the frame they agree on. See Rejoin.
+	// back from a new address is known there). The session asks the other
+	// peers to take it back, replays the match from its first frame
+	// without drawing, and plays on from the frame they agree on. See
+	// Rejoin.
 	Rejoin RejoinToken
 	// Open is the set of players (bit p for player p) whose slots are open
 	// when the match starts: their peers are absent, their input is the

@@ -43,7 +43,17 @@ import (
 
 // rebindState is a P2P session's part in requests from new addresses.
 type rebindState struct {
-	refusedAt int64 // when a stranger was last refused
+	refusedAt int64                   // when a stranger was last refused
+	joiners   [][codec.SecretLen]byte // per player link: the secret of the joiner taken into its open slot, nil before any
+}
+
+// joiner returns the secret of the joiner taken into the open slot of
+// player link i (zero if none), which At carries.
+func (r *rebindState) joiner(i int) [codec.SecretLen]byte {
+	if r.joiners == nil {
+		return [codec.SecretLen]byte{}
+	}
+	return r.joiners[i]
 }
 
 // proves reports, in constant time, whether m carries the match id and
@@ -67,11 +77,15 @@ func (r *rejoinState) joiner(i int, m *codec.Rejoin) bool {
 	return subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) == 1
 }
 
-// takeJoiner notes the secret of the joiner taken into open slot i (by
-// us, the sponsor, or by the sponsor's At): only it may ask for the slot
-// again, from any address, until its token comes.
-func (r *rejoinState) takeJoiner(i int, secret [codec.SecretLen]byte) {
-	r.peers[i].joiner, r.peers[i].hash = secret, sha256.Sum256(secret[:])
+// takeJoiner notes the secret of the joiner taken into the open slot of
+// player link i (by us, the sponsor, or by the sponsor's At): only it may
+// ask for the slot again, from any address, until its token comes. The
+// first allocates.
+func (p *P2P[S, I]) takeJoiner(i int, secret [codec.SecretLen]byte) {
+	if p.rb.joiners == nil {
+		p.rb.joiners = make([][codec.SecretLen]byte, p.nPlayers)
+	}
+	p.rb.joiners[i], p.rj.peers[i].hash = secret, sha256.Sum256(secret[:])
 }
 
 // admitStrangers lets strangers' rejoin requests in while a slot can be

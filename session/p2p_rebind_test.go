@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -511,4 +512,49 @@ func fuzzP2P(t *testing.T, tr transport.Transport, clock *time.Time, edit func(*
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestP2PRebindAllocs: while a player comes back from a new address (the
+// others admitting strangers, the stranger's requests, the catch-up) a
+// tick of every peer allocates nothing.
+func TestP2PRebindAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	c, n, _ := elsewhere(t, 59, "p2-new", nil)
+	c.noSums = true
+	for _, m := range c.nodes {
+		m.events = make([]Event, 0, 1<<14)
+	}
+	c.until(3*time.Second, "rebound and catching up", func() bool {
+		_, err := c.nodes[1].p.PeerStats("p2-new")
+		return err == nil && n.p.rj.phase == phaseCatching && n.p.Running()
+	})
+	// A stranger with a wrong secret asks all along.
+	mallory, err := c.net.Endpoint("mallory")
+	require.NoError(t, err)
+	bad := (&codec.Rejoin{Kind: codec.RejoinRequest, Players: 1 << 2, Secret: [codec.SecretLen]byte{9}}).Append(nil)
+	buf := make([]byte, transport.MaxDatagram)
+	tick := func() {
+		_ = mallory.Send("p0", bad)
+		_ = mallory.Send("p1", bad)
+		c.run(time.Second / 60)
+		for {
+			if _, _, err := mallory.Receive(buf); err != nil {
+				break
+			}
+		}
+	}
+	tick()
+	unknown := c.nodes[0].p.Unknown()
+	// One run of ten ticks: the total, not a mean that would round a
+	// single allocation away.
+	require.Zero(t, testing.AllocsPerRun(1, func() {
+		for range 10 {
+			tick()
+		}
+	}))
+	require.Greater(t, c.nodes[0].p.Unknown(), unknown, "the stranger's requests were read and refused")
+	require.True(t, c.nodes[0].p.ep.StrangersAdmitted(), "measured while strangers were admitted")
+	require.True(t, n.p.rejoining(), "measured while it caught up")
 }

@@ -134,22 +134,21 @@ const never = Frame(math.MaxInt32)
 
 // peerRejoin is a player link's part in rejoins.
 type peerRejoin struct {
-	hash     [sha256.Size]byte     // its secret's hash
-	share    uint64                // its share of the match id
-	heard    bool                  // its token arrived
-	tokAcked bool                  // it acknowledged ours
-	goneAt   int64                 // when it disconnected, -1 connected
-	replyAt  int64                 // when its last request was answered
-	open     bool                  // its slot was open at the start
-	joiner   [codec.SecretLen]byte // (an open slot taken) the joiner's secret, which At carries
-	pending  bool                  // taken back, its first live input not here yet
-	backR    Frame                 // its R while pending, NoFrame none
-	atR      Frame                 // the R we sponsor for it and tell the others, NoFrame none
-	atAcked  uint64                // links that acknowledged atR
-	feeding  bool                  // we send it catch-up frames
-	feed     feed                  // and how (feed.go)
-	frozen   uint64                // the players frozen when we took it back, for a repeated Accept
-	gone     bool                  // (our own rejoin) its players were frozen when we were taken back
+	hash     [sha256.Size]byte // its secret's hash
+	share    uint64            // its share of the match id
+	heard    bool              // its token arrived
+	tokAcked bool              // it acknowledged ours
+	goneAt   int64             // when it disconnected, -1 connected
+	replyAt  int64             // when its last request was answered
+	open     bool              // its slot was open at the start
+	pending  bool              // taken back, its first live input not here yet
+	backR    Frame             // its R while pending, NoFrame none
+	atR      Frame             // the R we sponsor for it and tell the others, NoFrame none
+	atAcked  uint64            // links that acknowledged atR
+	feeding  bool              // we send it catch-up frames
+	feed     feed              // and how (feed.go)
+	frozen   uint64            // the players frozen when we took it back, for a repeated Accept
+	gone     bool              // (our own rejoin) its players were frozen when we were taken back
 }
 
 // rejoinState is a P2P session's part in rejoins: its identity, the
@@ -275,8 +274,8 @@ func (p *P2P[S, I]) RejoinStats() RejoinStats { return p.rj.stats }
 // Rejoin brings this session back into its match over t, a new transport
 // (its Local may be a new address: the other peers follow the proven
 // secret; it finds them at the addresses its links have now), after its
-// old one dropped (the other
-// peers froze its players, or will once they notice): the session starts
+// old one dropped (the other peers froze its players, or will once they
+// notice): the session starts
 // over from the initial state, asks the other peers to take it back,
 // replays the match without drawing (AdvanceFrame returns ErrRejoining,
 // Frame climbs fast) and plays again from the frame they agree on
@@ -504,7 +503,7 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	rr := p.core.Frame() + Frame(p.delay+margin)
 	r.peers[i].replyAt = t
 	if r.openSlot(i) {
-		r.takeJoiner(i, m.Secret)
+		p.takeJoiner(i, m.Secret)
 	}
 	p.adopt(i, rr)
 	r.peers[i].atR, r.peers[i].atAcked = rr, 0
@@ -550,7 +549,7 @@ func (p *P2P[S, I]) rejoinAt(from *link.Link, m *codec.Rejoin) {
 		}
 	}
 	if p.rj.openSlot(i) {
-		p.rj.takeJoiner(i, m.Secret)
+		p.takeJoiner(i, m.Secret)
 	}
 	p.adopt(i, rr)
 	p.sendRejoin(from, ack)
@@ -677,7 +676,7 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 			continue
 		}
 		if r.peers[j].atAcked&(1<<i) == 0 {
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: r.peers[j].joiner})
+			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: p.rb.joiner(j)})
 		} else if p.atDone(j) {
 			r.peers[j].atR = NoFrame
 		}
