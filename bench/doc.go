@@ -23,8 +23,9 @@
 // took to replay the match and to be live, whether every frame it
 // replayed (for the rejoiner, from R) has the players' checksum, and the
 // feeding player's tick (p50, p99) before and during the catch-up in the
-// same run, with the ticks its game stood still. It runs once per
-// -catchup-sendthreshold value (webrtc.Config.SendThreshold: the default
-// skips most of a bulk feed). Real time, so a loaded machine moves the
+// same run, with the ticks its game stood still, and the datagrams it
+// sent and the transport skipped. It runs once per -catchup-sendthreshold
+// value (webrtc.Config.SendThreshold; the feed itself goes through the
+// transport's bulk path). Real time, so a loaded machine moves the
 // figures; TestCatchUp runs it short and checks only the agreement.
 package main
