@@ -70,7 +70,8 @@ type catchConfig struct {
 	Timeout time.Duration
 }
 
-// catchFigure is what one late peer measured.
+// catchFigure is what one late peer measured (durations in nanoseconds
+// in the JSON).
 type catchFigure struct {
 	Kind     string        `json:"kind"`         // spectator or rejoiner
 	Frames   int           `json:"frames"`       // the match's frame when it started: what it replayed
