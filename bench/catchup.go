@@ -155,6 +155,8 @@ type catchPlayer struct {
 
 	target  session.Frame // a rejoiner: the match's frame when it started
 	reached time.Time     // when its frame reached target
+
+	mayLeave bool // the other player may disconnect (it is the one that rejoins)
 }
 
 type tickSample struct {
@@ -210,6 +212,12 @@ func (pl *catchPlayer) events(buf []session.Event) ([]session.Event, error) {
 		switch e.Kind {
 		case session.EventDesyncDetected, session.EventSyncFailed:
 			return buf, fmt.Errorf("player %d: %v", pl.index, e)
+		case session.EventPlayerDisconnected:
+			// Frozen inputs from here on: the players would part without
+			// a desync to say so (a link that collapsed under load).
+			if !pl.mayLeave {
+				return buf, fmt.Errorf("player %d at frame %d: %v", pl.index, pl.p2p.Frame(), e)
+			}
 		}
 	}
 	return buf, nil
@@ -613,6 +621,9 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 		ok  bool
 	)
 	if err := gone.do(ctx, func() { tok, ok = gone.p2p.RejoinToken() }); err != nil {
+		return fig, nil, err
+	}
+	if err := sponsor.do(ctx, func() { sponsor.mayLeave = true }); err != nil {
 		return fig, nil, err
 	}
 	if !ok {
