@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,6 +27,9 @@ type Report struct {
 	CPUs      int       `json:"cpus"`
 	Command   string    `json:"command"`
 	Results   []*Result `json:"results"`
+	// CatchUp is the catch-up runs over loopback WebRTC (-catchup), one
+	// for each -catchup-sendthreshold.
+	CatchUp []catchReport `json:"catchup,omitempty"`
 }
 
 var defaultPackages = []string{
@@ -43,6 +47,12 @@ func main() {
 	benchtime := flag.String("benchtime", "", "passed to go test -benchtime (default: go test's)")
 	filter := flag.String("bench", ".", "benchmark regexp, passed to go test -bench")
 	out := flag.String("o", "bench/latest.json", "where to write the JSON report (empty: nowhere)")
+	catchFrames := flag.Int("catchup", 36000, "frames of a two-player match over loopback WebRTC that a fresh spectator and a fresh rejoiner catch up on, after the benchmarks (0: none)")
+	catchSteps := flag.Int("catchup-steps", 0, "the spectator's SpectatorConfig.CatchUp (0: the session's default)")
+	catchFast := flag.Int("catchup-fastforward", 0, "the spectator's SpectatorConfig.FastForward (0: the session's default)")
+	catchThresholds := flag.String("catchup-sendthreshold", "0", "comma-separated webrtc.Config.SendThreshold values, one catch-up run each (0: the transport's default)")
+	catchRejoin := flag.Bool("catchup-rejoin", true, "a rejoiner catches up after the spectator")
+	catchOnly := flag.Bool("catchup-only", false, "run the catch-up only: no benchmarks, no JSON")
 	hitchPlot := flag.String("hitchplot", "", "write an SVG of drawn displacement per frame, paced against on arrival, to this file, and run nothing else")
 	flag.Parse()
 	if *hitchPlot != "" {
@@ -56,13 +66,34 @@ func main() {
 	if len(pkgs) == 0 {
 		pkgs = defaultPackages
 	}
-	if err := run(*count, *benchtime, *filter, *out, pkgs); err != nil {
+	var catches []catchConfig
+	for _, th := range strings.Split(*catchThresholds, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(th))
+		if err != nil || n < 0 {
+			fmt.Fprintf(os.Stderr, "bench: -catchup-sendthreshold %q: not a byte count\n", th)
+			os.Exit(2)
+		}
+		c := catchConfig{Frames: *catchFrames, FastRate: 4000, Quiet: 2 * time.Second, Live: 4,
+			CatchUp: *catchSteps, FastForward: *catchFast, SendThreshold: n, Rejoin: *catchRejoin}
+		c.Timeout = time.Duration(c.Frames/c.FastRate)*3*time.Second + 3*time.Minute
+		if c.Frames > 0 {
+			catches = append(catches, c)
+		}
+	}
+	if *catchOnly {
+		if err := printCatchUps(os.Stdout, catches); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*count, *benchtime, *filter, *out, pkgs, catches); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(count int, benchtime, filter, out string, pkgs []string) error {
+func run(count int, benchtime, filter, out string, pkgs []string, catches []catchConfig) error {
 	args := []string{"test", "-run", "^$", "-bench", filter, "-benchmem", "-count", fmt.Sprint(count)}
 	if benchtime != "" {
 		args = append(args, "-benchtime", benchtime)
@@ -97,6 +128,15 @@ func run(count int, benchtime, filter, out string, pkgs []string) error {
 		Results:   parsed.Results,
 	}
 	printTable(os.Stdout, rep)
+	for _, c := range catches {
+		fmt.Println()
+		cr, err := runCatchUp(c)
+		if err != nil {
+			return fmt.Errorf("catch-up: %w", err)
+		}
+		printCatchReport(os.Stdout, cr)
+		rep.CatchUp = append(rep.CatchUp, cr)
+	}
 	if out == "" {
 		return nil
 	}

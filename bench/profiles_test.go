@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math/bits"
 	"testing"
 	"time"
 
@@ -23,21 +22,6 @@ var profiles = []profile{
 	{"40ms+-6ms_0.2%", 40 * time.Millisecond, 6 * time.Millisecond, 0.002},
 	{"100ms+-15ms_2%", 100 * time.Millisecond, 15 * time.Millisecond, 0.02},
 	{"200ms+-30ms_10%", 200 * time.Millisecond, 30 * time.Millisecond, 0.10},
-}
-
-// world is a state that mixes every input, so one wrong input anywhere
-// changes every later checksum.
-type world struct {
-	Acc   [2]uint32
-	Frame int32
-	_     [4]byte
-}
-
-func simulate(w *world, in []uint16, f session.Frame) {
-	for p, v := range in {
-		w.Acc[p] = bits.RotateLeft32(w.Acc[p]^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)
-	}
-	w.Frame = int32(f)
 }
 
 // BenchmarkP2PProfile plays two peers at 60 frames per second over the

@@ -514,7 +514,7 @@ func TestP2PRejoinDiesAgain(t *testing.T) {
 // the physical baseline, simP2P alone over the same inputs. ns/frame
 // divides by the frames.
 func BenchmarkP2PRejoinReplay(b *testing.B) {
-	const frames = catchFrames
+	const frames = catchSteps // what one AdvanceFrame replays
 	b.Run("replay", func(b *testing.B) {
 		p, err := NewP2P[p2pWorld](P2PConfig[uint16]{
 			Session: Config[uint16]{Players: 2, InputDelay: 2, Capacity: 32},
