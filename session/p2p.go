@@ -131,7 +131,6 @@ type P2P[S any, I comparable] struct {
 
 	feeds   [MaxSpectators]feed  // per spectator link: its bulk feed
 	rj      rejoinState          // identity, rejoins of others, our own rejoin
-	rb      rebindState          // rejoin requests from new addresses
 	cfg     P2PConfig[I]         // for Rejoin
 	sim     func(*S, []I, Frame) // for Rejoin
 	initial *S                   // the state frame 0 started from, for Rejoin

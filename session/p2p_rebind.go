@@ -41,21 +41,6 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// rebindState is a P2P session's part in requests from new addresses.
-type rebindState struct {
-	refusedAt int64                   // when a stranger was last refused
-	joiners   [][codec.SecretLen]byte // per player link: the secret of the joiner taken into its open slot, nil before any
-}
-
-// joiner returns the secret of the joiner taken into the open slot of
-// player link i (zero if none), which At carries.
-func (r *rebindState) joiner(i int) [codec.SecretLen]byte {
-	if r.joiners == nil {
-		return [codec.SecretLen]byte{}
-	}
-	return r.joiners[i]
-}
-
 // proves reports, in constant time, whether m carries the match id and
 // the secret of player link i.
 func (r *rejoinState) proves(i int, m *codec.Rejoin) bool {
@@ -79,13 +64,9 @@ func (r *rejoinState) joiner(i int, m *codec.Rejoin) bool {
 
 // takeJoiner notes the secret of the joiner taken into the open slot of
 // player link i (by us, the sponsor, or by the sponsor's At): only it may
-// ask for the slot again, from any address, until its token comes. The
-// first allocates.
+// ask for the slot again, from any address, until its token comes.
 func (p *P2P[S, I]) takeJoiner(i int, secret [codec.SecretLen]byte) {
-	if p.rb.joiners == nil {
-		p.rb.joiners = make([][codec.SecretLen]byte, p.nPlayers)
-	}
-	p.rb.joiners[i], p.rj.peers[i].hash = secret, sha256.Sum256(secret[:])
+	p.rj.peers[i].joiner, p.rj.peers[i].hash = secret, sha256.Sum256(secret[:])
 }
 
 // admitStrangers lets strangers' rejoin requests in while a slot can be
@@ -167,10 +148,10 @@ func (p *P2P[S, I]) renew(i int) {
 // strangers.
 func (p *P2P[S, I]) refuseStranger() {
 	t := p.ep.Time()
-	if t-p.rb.refusedAt < p.ep.Settings().SyncRetry/4 {
+	if t-p.rj.strangerAt < p.ep.Settings().SyncRetry/4 {
 		return
 	}
-	p.rb.refusedAt = t
+	p.rj.strangerAt = t
 	m := codec.Rejoin{Kind: codec.RejoinRefuse, Reason: refuseIdentity}
 	_ = p.ep.SendTo(p.ep.From(), m.Append(p.ep.Buffer()))
 }

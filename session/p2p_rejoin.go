@@ -134,21 +134,22 @@ const never = Frame(math.MaxInt32)
 
 // peerRejoin is a player link's part in rejoins.
 type peerRejoin struct {
-	hash     [sha256.Size]byte // its secret's hash
-	share    uint64            // its share of the match id
-	heard    bool              // its token arrived
-	tokAcked bool              // it acknowledged ours
-	goneAt   int64             // when it disconnected, -1 connected
-	replyAt  int64             // when its last request was answered
-	open     bool              // its slot was open at the start
-	pending  bool              // taken back, its first live input not here yet
-	backR    Frame             // its R while pending, NoFrame none
-	atR      Frame             // the R we sponsor for it and tell the others, NoFrame none
-	atAcked  uint64            // links that acknowledged atR
-	feeding  bool              // we send it catch-up frames
-	feed     feed              // and how (feed.go)
-	frozen   uint64            // the players frozen when we took it back, for a repeated Accept
-	gone     bool              // (our own rejoin) its players were frozen when we were taken back
+	hash     [sha256.Size]byte     // its secret's hash
+	share    uint64                // its share of the match id
+	heard    bool                  // its token arrived
+	tokAcked bool                  // it acknowledged ours
+	goneAt   int64                 // when it disconnected, -1 connected
+	replyAt  int64                 // when its last request was answered
+	open     bool                  // its slot was open at the start
+	pending  bool                  // taken back, its first live input not here yet
+	backR    Frame                 // its R while pending, NoFrame none
+	atR      Frame                 // the R we sponsor for it and tell the others, NoFrame none
+	atAcked  uint64                // links that acknowledged atR
+	feeding  bool                  // we send it catch-up frames
+	feed     feed                  // and how (feed.go)
+	frozen   uint64                // the players frozen when we took it back, for a repeated Accept
+	joiner   [codec.SecretLen]byte // (an open slot) the secret of the joiner taken into it, which At carries
+	gone     bool                  // (our own rejoin) its players were frozen when we were taken back
 }
 
 // rejoinState is a P2P session's part in rejoins: its identity, the
@@ -178,6 +179,9 @@ type rejoinState struct {
 	began   int64
 	stats   RejoinStats
 	refused error
+
+	// strangers (p2p_rebind.go)
+	strangerAt int64 // when a stranger was last refused
 }
 
 // openSlot reports whether player link i is an open slot no one took
@@ -676,7 +680,7 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 			continue
 		}
 		if r.peers[j].atAcked&(1<<i) == 0 {
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: p.rb.joiner(j)})
+			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: r.peers[j].joiner})
 		} else if p.atDone(j) {
 			r.peers[j].atR = NoFrame
 		}
