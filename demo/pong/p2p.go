@@ -183,7 +183,7 @@ func newP2PMatch(t transport.Transport, peer transport.Peer, side int, o options
 		return nil, err
 	}
 	m := &netMatch{matchLog: newMatchLog(o, now), p: p, tr: t, peer: peer, side: side, buf: make([]byte, 0, helloMax), dbg: dbg,
-		rj: rejoining{path: o.rejoin, back: o.back}, sumNext: sumEvery}
+		rj: rejoining{path: o.rejoin, back: o.back}, sumNext: printEvery}
 	m.names[side] = o.name
 	if o.back != nil {
 		m.sumNext = never // from R on, once back

@@ -402,21 +402,18 @@ func (m *netMatch) released(dst []transport.Peer) []transport.Peer {
 
 // nextSum is the first frame at or after f whose checksum is printed.
 func nextSum(f session.Frame) session.Frame {
-	return (f + sumEvery - 1) / sumEvery * sumEvery
+	return (f + printEvery - 1) / printEvery * printEvery
 }
 
-// sumEvery is how many frames apart a -rejoin player prints its
-// checksums ("pong: checksum frame F X", headless): the process test
-// compares them across a rejoin.
-const sumEvery = 60
-
-// printSums prints the checksums of the confirmed frames due.
+// printSums prints the checksums of the confirmed frames due, printEvery
+// frames apart like the authority mode's: the process test compares them
+// across a rejoin.
 func (m *netMatch) printSums() {
 	if !m.rj.on() || m.out == nil {
 		return
 	}
 	c := min(m.p.ConfirmedFrame(), m.p.Frame()-1)
-	for ; m.sumNext <= c; m.sumNext += sumEvery {
+	for ; m.sumNext <= c; m.sumNext += printEvery {
 		crc, err := m.p.ChecksumAt(m.sumNext)
 		if err != nil {
 			continue
