@@ -596,8 +596,9 @@ func (e *Endpoint) SendTo(peer transport.Peer, b []byte) error { return e.tr.Sen
 // restarted process, a player whose network changed; its owner checked
 // who it is): datagrams from peer reach link i from now on, and those from
 // its old address are unknown. Nothing else of the link changes. The
-// transport is told the new set of peers (ExpectPeers). It returns a *ConfigError for an index out of range, a
-// peer that is empty, this endpoint, or another link's. It allocates.
+// transport is told the new set of peers (ExpectPeers). It returns a
+// *ConfigError for an index out of range, a peer that is empty, this
+// endpoint, or another link's. It allocates.
 func (e *Endpoint) Rebind(i int, peer transport.Peer) error {
 	if i < 0 || i >= len(e.links) {
 		return configError("no link %d", i)
