@@ -69,11 +69,7 @@ func TestRejoinFeedTimes(t *testing.T) {
 	c := archiveCluster(t, 3, 91, 0, func(i int, cfg *P2PConfig[uint16]) { cfg.SpectatorArchive = frames + 2000 })
 	c.frames(frames, time.Hour)
 	n := c.nodes[2]
-	tok, _ := n.p.RejoinToken()
-	cfg := n.p.cfg
-	c.drop(n, 5*time.Second)
-	cfg.Rejoin = tok
-	q := c.comeBack(n, cfg)
+	q := c.restart(n, 5*time.Second)
 	r := c.rejoined(n, 2)
 	c.frames(int(r)+300, 20*time.Second)
 	c.noDesync()

@@ -81,6 +81,19 @@ func (c *p2pCluster) comeBack(n *p2pNode, cfg P2PConfig[uint16]) *P2P[p2pWorld, 
 	return q
 }
 
+// restart kills n's process for gap, then starts a new one with its
+// token and settings on a new endpoint under its name, as a player whose
+// process crashed would.
+func (c *p2pCluster) restart(n *p2pNode, gap time.Duration) *P2P[p2pWorld, uint16] {
+	c.t.Helper()
+	tok, ok := n.p.RejoinToken()
+	require.True(c.t, ok, "no rejoin token yet")
+	cfg := n.p.cfg
+	c.drop(n, gap)
+	cfg.Rejoin = tok
+	return c.comeBack(n, cfg)
+}
+
 // rejoined runs until every player node saw n's player rejoin, then checks
 // they agree on R, and returns it. n's checksums are compared again from
 // the states its replay still holds.
@@ -165,11 +178,7 @@ func TestP2PRejoinSameProcess(t *testing.T) {
 func TestP2PRejoinFreshProcess(t *testing.T) {
 	c := rejoinCluster(t, 32, 0)
 	n := c.nodes[2]
-	tok, _ := n.p.RejoinToken()
-	cfg := n.p.cfg
-	c.drop(n, 5*time.Second)
-	cfg.Rejoin = tok
-	q := c.comeBack(n, cfg)
+	q := c.restart(n, 5*time.Second)
 	r := c.rejoined(n, 2)
 	c.frames(int(r)+200, 20*time.Second)
 	c.noDesync()
@@ -351,11 +360,7 @@ func TestP2PRejoinLongMatch(t *testing.T) {
 	c.noSums = true // 36,000 frames of sums: the replay is checked below
 	c.frames(frames, time.Duration(frames+600)*time.Second/60)
 	n := c.nodes[1]
-	tok, _ := n.p.RejoinToken()
-	cfg := n.p.cfg
-	c.drop(n, 5*time.Second)
-	cfg.Rejoin = tok
-	q := c.comeBack(n, cfg)
+	q := c.restart(n, 5*time.Second)
 	start := c.clock.Now()
 	var synced, replayed time.Time
 	host := c.nodes[0]
