@@ -124,7 +124,7 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 	if err != nil {
 		return nil, err
 	}
-	net, err := cfg.Net.Resolve()
+	net, err := link.Resolve(cfg.Net)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

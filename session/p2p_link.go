@@ -75,7 +75,7 @@ const syncReplyBudget = link.SyncReplyBudget
 
 // resolve applies cfg's defaults; its error is an ErrConfig error.
 func resolve(cfg NetConfig) (link.Settings, error) {
-	n, err := cfg.Resolve()
+	n, err := link.Resolve(cfg)
 	return n, netError(err)
 }
 

@@ -1,0 +1,7 @@
+package session
+
+import "github.com/rollnet/rollnet"
+
+type Rand = rollnet.Rand
+
+var NewRand = rollnet.NewRand
