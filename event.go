@@ -3,7 +3,6 @@ package rollnet
 import (
 	"fmt"
 	"time"
-
 )
 
 // EventKind says what an Event reports.

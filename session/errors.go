@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 )
 
@@ -57,7 +58,7 @@ var (
 // contradicts the input already confirmed for the same frame and player.
 // errors.Is(err, ErrConflict) holds for it.
 type ConflictError struct {
-	Frame  Frame
+	Frame  rollnet.Frame
 	Player int
 }
 
@@ -73,9 +74,9 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 // frame with the same inputs produced a state whose checksum differs from
 // the one first committed: the simulation is not deterministic.
 type DesyncError struct {
-	Frame Frame  // the first frame whose re-simulated state differed
-	Want  uint32 // checksum of the state first committed after Frame
-	Got   uint32 // checksum of the re-simulated state after Frame
+	Frame rollnet.Frame // the first frame whose re-simulated state differed
+	Want  uint32        // checksum of the state first committed after Frame
+	Got   uint32        // checksum of the re-simulated state after Frame
 }
 
 // Error names the frame and both checksums.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -30,8 +31,8 @@ const maxKeep = 1 << 16
 // keeper keeps the states of the last len(tags) checksummed frames.
 type keeper[S any] struct {
 	states []S
-	tags   []Frame // frame held by states[i], or NoFrame
-	next   Frame   // next frame to keep
+	tags   []rollnet.Frame // frame held by states[i], or NoFrame
+	next   rollnet.Frame   // next frame to keep
 }
 
 // recording is what a session records as frames become confirmed: into a
@@ -50,12 +51,12 @@ func (r *recording[S, I]) confirmed(core *Session[S, I], every int) {
 		return
 	}
 	c := min(core.ConfirmedFrame(), core.Frame()-1)
-	for ; k.next <= c; k.next += Frame(every) {
+	for ; k.next <= c; k.next += rollnet.Frame(every) {
 		st, err := core.StateAt(k.next)
 		if err != nil {
 			continue // not held: the interval is longer than the ring
 		}
-		i := int(k.next/Frame(every)) % len(k.tags)
+		i := int(k.next/rollnet.Frame(every)) % len(k.tags)
 		k.states[i], k.tags[i] = *st, k.next
 	}
 }
@@ -65,19 +66,19 @@ func newKeeper[S any](n int) (*keeper[S], error) {
 	if n < 1 || n > maxKeep {
 		return nil, fmt.Errorf("%w: KeepStates %d not in [1, %d]", ErrArgument, n, maxKeep)
 	}
-	k := &keeper[S]{states: make([]S, n), tags: make([]Frame, n)}
+	k := &keeper[S]{states: make([]S, n), tags: make([]rollnet.Frame, n)}
 	for i := range k.tags {
-		k.tags[i] = NoFrame
+		k.tags[i] = rollnet.NoFrame
 	}
 	return k, nil
 }
 
 // state returns the kept state of frame f.
-func (k *keeper[S]) state(f Frame, every int) (*S, bool) {
+func (k *keeper[S]) state(f rollnet.Frame, every int) (*S, bool) {
 	if k == nil || f < 0 || every <= 0 {
 		return nil, false
 	}
-	i := int(f/Frame(every)) % len(k.tags)
+	i := int(f/rollnet.Frame(every)) % len(k.tags)
 	if k.tags[i] != f {
 		return nil, false
 	}
@@ -100,7 +101,7 @@ func (p *P2P[S, I]) KeepStates(n int) error {
 
 // KeptState returns the state after frame f, kept by KeepStates, if the
 // frame was checksummed and is still kept. Read it, do not write it.
-func (p *P2P[S, I]) KeptState(f Frame) (*S, bool) {
+func (p *P2P[S, I]) KeptState(f rollnet.Frame) (*S, bool) {
 	return p.rec.keep.state(f, p.checks.Interval)
 }
 
@@ -115,7 +116,7 @@ func (s *Spectator[S, I]) KeepStates(n int) error {
 }
 
 // KeptState is P2P.KeptState for a spectator.
-func (s *Spectator[S, I]) KeptState(f Frame) (*S, bool) {
+func (s *Spectator[S, I]) KeptState(f rollnet.Frame) (*S, bool) {
 	return s.rec.keep.state(f, s.checks.Interval)
 }
 
@@ -126,7 +127,7 @@ const chunkDesync = 'D'
 // another peer: the recording format's magic and version, then one chunk
 // 'D' (frame uvarint, state size uvarint, the state's bytes) with its
 // CRC32-C. S must satisfy rollback.CheckType.
-func WriteState[S any](w io.Writer, f Frame, s *S) error {
+func WriteState[S any](w io.Writer, f rollnet.Frame, s *S) error {
 	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
 		return fmt.Errorf("%w: state: %w", ErrConfig, err)
 	}
@@ -149,7 +150,7 @@ func WriteState[S any](w io.Writer, f Frame, s *S) error {
 // is ErrRecordFormat, of another version ErrRecordVersion, of another
 // state size ErrRecordSettings, damaged ErrRecordCorrupt, cut short
 // ErrRecordTruncated.
-func ReadState[S any](r io.Reader) (Frame, *S, error) {
+func ReadState[S any](r io.Reader) (rollnet.Frame, *S, error) {
 	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
 		return 0, nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
 	}
@@ -207,7 +208,7 @@ func ReadState[S any](r io.Reader) (Frame, *S, error) {
 			return 0, nil, fmt.Errorf("%w: a bool byte is %d", ErrRecordCorrupt, b[o])
 		}
 	}
-	return Frame(f), s, nil
+	return rollnet.Frame(f), s, nil
 }
 
 // DescribeDesync names where two states of the same frame parted, for a

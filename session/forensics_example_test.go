@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -30,7 +31,7 @@ func ExampleDescribeDesync() {
 		}
 		simulate := simulatePong
 		if name == "bob" {
-			simulate = func(s *Pong, in []uint8, f session.Frame) {
+			simulate = func(s *Pong, in []uint8, f rollnet.Frame) {
 				simulatePong(s, in, f)
 				if f == 200 {
 					s.Paddle[1]++ // the bug
@@ -41,20 +42,20 @@ func ExampleDescribeDesync() {
 		peers[i], _ = session.NewP2P[Pong](session.P2PConfig[uint8]{
 			Session: session.Config[uint8]{Players: 2, InputDelay: 2},
 			Remote:  remote,
-			Net: session.NetConfig{Now: clock.Now, ChecksumInterval: 30,
+			Net: rollnet.NetConfig{Now: clock.Now, ChecksumInterval: 30,
 				Rand: func() uint64 { nonce += 2; return nonce }},
 		}, ep, simulate)
 		_ = peers[i].KeepStates(64) // the debug mode: about 30 s of checksummed frames
 	}
 
-	var events []session.Event
-	var desync session.Frame = -1
+	var events []rollnet.Event
+	var desync rollnet.Frame = -1
 	for tick := 0; tick < 600 && len(files) < 2; tick++ {
 		for i, p := range peers {
 			_ = p.AddLocalInput(i, uint8(tick/20%4))
 			_ = p.AdvanceFrame()
 			for _, e := range p.Events(events[:0]) {
-				if e.Kind != session.EventDesyncDetected || files[names[i]] != nil {
+				if e.Kind != rollnet.EventDesyncDetected || files[names[i]] != nil {
 					continue
 				}
 				fmt.Printf("%s: desync at frame %d with %s\n", names[i], e.Frame, e.Peer)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ func TestStateFileRoundTrip(t *testing.T) {
 	file := bytes.Clone(buf.Bytes())
 	f, got, err := ReadState[world](bytes.NewReader(file))
 	require.NoError(t, err)
-	require.Equal(t, Frame(1234), f)
+	require.Equal(t, rollnet.Frame(1234), f)
 	require.Equal(t, w, *got)
 
 	// Every prefix and every flipped byte is an error, never a panic.
@@ -60,7 +61,7 @@ func TestDescribeDesync(t *testing.T) {
 func TestKeepStates(t *testing.T) {
 	c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 8, mash: 0.2,
 		link: local.Link{Latency: 40 * time.Millisecond, Jitter: 8 * time.Millisecond, Loss: 0.02},
-		cfg:  Config[uint16]{InputDelay: 2, Capacity: 16}, net: NetConfig{ChecksumInterval: 10}})
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 16}, net: rollnet.NetConfig{ChecksumInterval: 10}})
 	require.ErrorIs(t, c.nodes[0].p.KeepStates(0), ErrArgument)
 	require.NoError(t, c.nodes[0].p.KeepStates(8))
 	require.NoError(t, c.nodes[2].s.KeepStates(100))
@@ -75,14 +76,14 @@ func TestKeepStates(t *testing.T) {
 	// The recording's states (bob's) are the reference.
 	p, err := NewReplayer[p2pWorld, uint16](bytes.NewReader(rec.Bytes()), ReplayConfig{}, simP2P)
 	require.NoError(t, err)
-	want := map[Frame]p2pWorld{}
-	for p.Step() == nil {
+	want := map[rollnet.Frame]p2pWorld{}
+	for p.AdvanceFrame() == nil {
 		want[p.Frame()-1] = *p.State()
 	}
 	alice, spec := c.nodes[0].p, c.nodes[2].s
 	kept := 0
 	upto := min(alice.ConfirmedFrame(), alice.Frame()-1)
-	for f := Frame(0); f <= upto; f++ {
+	for f := rollnet.Frame(0); f <= upto; f++ {
 		st, ok := alice.KeptState(f)
 		require.Equal(t, f%10 == 0 && f > upto-80, ok, "frame %d: the last 8 checksummed frames", f)
 		if ok {

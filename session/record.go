@@ -39,6 +39,7 @@ import (
 	"io"
 	"reflect"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/rollback"
 )
@@ -103,9 +104,9 @@ type Recorder[S any, I comparable] struct {
 	players int
 	size    int // input size
 	every   int
-	frame   Frame // next frame Record takes
-	start   Frame // first frame of the open block
-	err     error // sticky write error
+	frame   rollnet.Frame // next frame Record takes
+	start   rollnet.Frame // first frame of the open block
+	err     error         // sticky write error
 	closed  bool
 
 	inputs []byte   // the open block's inputs, frame-major, then player
@@ -187,7 +188,7 @@ func NewRecorder[S any, I comparable](w io.Writer, cfg RecordConfig, initial *S)
 }
 
 // Frame returns the frame the next Record is for (0 at first).
-func (r *Recorder[S, I]) Frame() Frame { return r.frame }
+func (r *Recorder[S, I]) Frame() rollnet.Frame { return r.frame }
 
 // Record records frame Frame(): every player's confirmed input for it
 // (len(inputs) == Players) and the state after it. It allocates nothing
@@ -279,7 +280,7 @@ func (r *Recorder[S, I]) writeBlock() {
 
 // writeInputs writes frames [start, start+n) with their inputs in and the
 // checksums sums of their checkpoints.
-func (r *Recorder[S, I]) writeInputs(start Frame, n int, in []byte, sums []uint32) {
+func (r *Recorder[S, I]) writeInputs(start rollnet.Frame, n int, in []byte, sums []uint32) {
 	msg := codec.Input{Ack: -1, Start: int32(start), Frames: n, Players: ^uint64(0) >> (64 - r.players), Size: r.size, Inputs: in}
 	// The message's length goes before it, as a uvarint of at most two
 	// bytes (a message is at most codec.MaxPacket): encode after two
@@ -291,7 +292,7 @@ func (r *Recorder[S, I]) writeInputs(start Frame, n int, in []byte, sums []uint3
 		k := checkpoints(start, h, r.every)
 		stride := r.players * r.size
 		r.writeInputs(start, h, in[:h*stride], sums[:k])
-		r.writeInputs(start+Frame(h), n-h, in[h*stride:], sums[k:])
+		r.writeInputs(start+rollnet.Frame(h), n-h, in[h*stride:], sums[k:])
 		return
 	}
 	if l := len(out) - 2; l < 0x80 {
@@ -308,7 +309,7 @@ func (r *Recorder[S, I]) writeInputs(start Frame, n int, in []byte, sums []uint3
 
 // checkpoints counts the frames f in [start, start+n) whose checksum is
 // recorded: (f+1) % every == 0.
-func checkpoints(start Frame, n, every int) int {
+func checkpoints(start rollnet.Frame, n, every int) int {
 	return (int(start)+n)/every - int(start)/every
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -94,7 +95,7 @@ func replayBench(b *testing.B, step func(p *Replayer[world, uint16]) error) {
 // BenchmarkReplay: one replayed frame: decode its inputs, simulate the
 // test world, check its checksum.
 func BenchmarkReplay(b *testing.B) {
-	replayBench(b, func(p *Replayer[world, uint16]) error { return p.Step() })
+	replayBench(b, func(p *Replayer[world, uint16]) error { return p.AdvanceFrame() })
 }
 
 // BenchmarkReplayBaselineSimulate: the physical floor of a replayed
@@ -114,7 +115,7 @@ func BenchmarkReplayBaselineSimulate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		i := 2 * (f & (n - 1))
-		simWorld(&w, ins[i:i+2:i+2], Frame(f))
+		simWorld(&w, ins[i:i+2:i+2], rollnet.Frame(f))
 		sum ^= rollback.Checksum(bytesOf(&w))
 		f++
 	}

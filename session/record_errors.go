@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -49,10 +50,10 @@ var (
 // errors.Is(err, ErrReplayMismatch) holds for it.
 type ReplayMismatchError struct {
 	// Frame is the frame after which the states differ.
-	Frame Frame
+	Frame rollnet.Frame
 	// LastAgreed is the newest frame whose recorded checksum matched,
 	// NoFrame if none did: the states parted in (LastAgreed, Frame].
-	LastAgreed Frame
+	LastAgreed rollnet.Frame
 	// Recorded and Replayed are the two checksums of the state after
 	// Frame.
 	Recorded, Replayed uint32

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -12,7 +13,7 @@ import (
 // replayed: by the same simulation, and by one changed in a new release.
 func ExampleNewRecorder() {
 	s, _ := session.New[game](session.Config[uint8]{Players: 2}, move)
-	s.State().R = session.NewRand(1)
+	s.State().R = rollnet.NewRand(1)
 	var file bytes.Buffer
 	rec, err := session.NewRecorder[game, uint8](&file, session.RecordConfig{Players: 2, Settings: 1, States: true}, s.State())
 	if err != nil {
@@ -22,7 +23,7 @@ func ExampleNewRecorder() {
 		in := []uint8{uint8(f / 10 % 3), uint8(f / 7 % 3)}
 		_ = s.AddLocalInput(0, in[0])
 		_ = s.AddLocalInput(1, in[1])
-		_ = s.Step()
+		_ = s.AdvanceFrame()
 		_ = rec.Record(in, s.State())
 	}
 	_ = rec.Close()
@@ -32,7 +33,7 @@ func ExampleNewRecorder() {
 	fmt.Println("replay:", p.Run(), "-", p.Checked(), "checksums agree")
 
 	// Release 2 moves player 1 twice as fast from frame 400 on.
-	moveV2 := func(g *game, in []uint8, f session.Frame) {
+	moveV2 := func(g *game, in []uint8, f rollnet.Frame) {
 		move(g, in, f)
 		if f >= 400 {
 			g.X[1] += int32(in[1]) - 1

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -39,7 +40,7 @@ func TestRecordP2PAndSpectator(t *testing.T) {
 	}
 
 	reps := make([]*Replayer[p2pWorld, uint16], len(files))
-	common := Frame(1 << 30)
+	common := rollnet.Frame(1 << 30)
 	for i, f := range files {
 		p, err := NewReplayer[p2pWorld, uint16](bytes.NewReader(f.Bytes()), ReplayConfig{Players: 3}, simP2P)
 		require.NoError(t, err)
@@ -50,7 +51,7 @@ func TestRecordP2PAndSpectator(t *testing.T) {
 	for f := range common {
 		var want uint32
 		for i, p := range reps {
-			require.NoError(t, p.Step(), "%s frame %d", c.nodes[i].name, f)
+			require.NoError(t, p.AdvanceFrame(), "%s frame %d", c.nodes[i].name, f)
 			sum := checksumOf(p.State())
 			if i == 0 {
 				want = sum
@@ -94,7 +95,7 @@ func TestAllocsRecordConfirmed(t *testing.T) {
 	allocs := testing.AllocsPerRun(2000, func() {
 		_ = s.AddLocalInput(0, uint16(s.Frame()/7))
 		_ = s.AddLocalInput(1, uint16(s.Frame()/3))
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			panic(err)
 		}
 		rec.confirmed(s, 10)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +17,7 @@ func recordMatch(t testing.TB, cfg RecordConfig, frames int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	var w world
-	w.R = NewRand(7)
+	w.R = rollnet.NewRand(7)
 	r, err := NewRecorder[world, uint16](&buf, cfg, &w)
 	require.NoError(t, err)
 	in := make([]uint16, cfg.Players)
@@ -24,14 +25,14 @@ func recordMatch(t testing.TB, cfg RecordConfig, frames int) []byte {
 		for p := range in {
 			in[p] = uint16((f/(5+p) + p) % 4)
 		}
-		simWorld(&w, in, Frame(f))
+		simWorld(&w, in, rollnet.Frame(f))
 		require.NoError(t, r.Record(in, &w))
 	}
 	require.NoError(t, r.Close())
 	return buf.Bytes()
 }
 
-func replayAll(file []byte, cfg ReplayConfig, sim func(*world, []uint16, Frame)) (*Replayer[world, uint16], error) {
+func replayAll(file []byte, cfg ReplayConfig, sim func(*world, []uint16, rollnet.Frame)) (*Replayer[world, uint16], error) {
 	p, err := NewReplayer[world, uint16](bytes.NewReader(file), cfg, sim)
 	if err != nil {
 		return nil, err
@@ -56,10 +57,10 @@ func TestRecordReplay(t *testing.T) {
 			file := recordMatch(t, tc.cfg, tc.frames)
 			p, err := replayAll(file, ReplayConfig{Settings: tc.cfg.Settings}, simWorld)
 			require.NoError(t, err)
-			require.Equal(t, Frame(tc.frames), p.Frame())
+			require.Equal(t, rollnet.Frame(tc.frames), p.Frame())
 			require.Equal(t, tc.checked, p.Checked())
 			require.Equal(t, tc.cfg.Players, p.Players())
-			require.ErrorIs(t, p.Step(), io.EOF, "the end stays the end")
+			require.ErrorIs(t, p.AdvanceFrame(), io.EOF, "the end stays the end")
 		})
 	}
 }
@@ -68,7 +69,7 @@ func TestRecordReplay(t *testing.T) {
 // recorded as they are confirmed, replay to the session's checksums.
 func TestRecordSessionFrames(t *testing.T) {
 	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2})
-	s.State().R = NewRand(3)
+	s.State().R = rollnet.NewRand(3)
 	var buf bytes.Buffer
 	r, err := NewRecorder[world, uint16](&buf, RecordConfig{Players: 2}, s.State())
 	require.NoError(t, err)
@@ -77,7 +78,7 @@ func TestRecordSessionFrames(t *testing.T) {
 	for f := range 300 {
 		require.NoError(t, s.AddLocalInput(0, uint16(f/9%3)))
 		require.NoError(t, s.AddLocalInput(1, uint16(f/4%5)))
-		require.NoError(t, s.Step())
+		require.NoError(t, s.AdvanceFrame())
 		g := s.Frame() - 1
 		for p := range in {
 			in[p], _ = s.confirmedInput(p, g)
@@ -92,16 +93,16 @@ func TestRecordSessionFrames(t *testing.T) {
 	p, err := NewReplayer[world, uint16](bytes.NewReader(buf.Bytes()), ReplayConfig{Players: 2}, simWorld)
 	require.NoError(t, err)
 	for f := range 300 {
-		require.NoError(t, p.Step())
+		require.NoError(t, p.AdvanceFrame())
 		require.Equal(t, want[f], worldSum(p.State()), "frame %d", f)
 	}
-	require.ErrorIs(t, p.Step(), io.EOF)
+	require.ErrorIs(t, p.AdvanceFrame(), io.EOF)
 }
 
 // A simulation that changes at frame 500 is caught at frame 500, and with
 // states recorded the error names the field.
 func TestReplayMismatch(t *testing.T) {
-	drift := func(w *world, in []uint16, f Frame) {
+	drift := func(w *world, in []uint16, f rollnet.Frame) {
 		simWorld(w, in, f)
 		if f == 500 {
 			w.Acc[3]++
@@ -112,20 +113,20 @@ func TestReplayMismatch(t *testing.T) {
 	var me *ReplayMismatchError
 	require.ErrorAs(t, err, &me)
 	require.ErrorIs(t, err, ErrReplayMismatch)
-	require.Equal(t, Frame(500), me.Frame)
-	require.Equal(t, Frame(499), me.LastAgreed)
+	require.Equal(t, rollnet.Frame(500), me.Frame)
+	require.Equal(t, rollnet.Frame(499), me.LastAgreed)
 	require.Empty(t, me.Fields)
 
 	file = recordMatch(t, RecordConfig{Players: 2, ChecksumEvery: 10, States: true}, 1000)
 	p, err := replayAll(file, ReplayConfig{}, drift)
 	require.ErrorAs(t, err, &me)
-	require.Equal(t, Frame(509), me.Frame)
-	require.Equal(t, Frame(499), me.LastAgreed)
+	require.Equal(t, rollnet.Frame(509), me.Frame)
+	require.Equal(t, rollnet.Frame(499), me.LastAgreed)
 	require.Equal(t, 50, p.Checked())
 	require.NotEmpty(t, me.Fields)
 	require.Equal(t, len(me.Fields), min(me.Differ, 8))
 	require.Contains(t, err.Error(), "world.Acc[")
-	require.ErrorIs(t, p.Step(), ErrReplayMismatch, "sticky")
+	require.ErrorIs(t, p.AdvanceFrame(), ErrReplayMismatch, "sticky")
 }
 
 // Every byte of a recording matters: flipping any one is an error, never
@@ -175,7 +176,7 @@ func TestReplayTruncated(t *testing.T) {
 	r, err := NewRecorder[world, uint16](&buf, RecordConfig{Players: 2}, &w)
 	require.NoError(t, err)
 	for f := range 100 {
-		simWorld(&w, []uint16{1, 2}, Frame(f))
+		simWorld(&w, []uint16{1, 2}, rollnet.Frame(f))
 		require.NoError(t, r.Record([]uint16{1, 2}, &w))
 	}
 	require.NoError(t, r.Flush())
@@ -190,7 +191,7 @@ type otherWorld struct {
 
 func TestReplayForeign(t *testing.T) {
 	file := recordMatch(t, RecordConfig{Players: 2, Settings: 9}, 10)
-	sim := func(*otherWorld, []uint16, Frame) {}
+	sim := func(*otherWorld, []uint16, rollnet.Frame) {}
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -206,7 +207,7 @@ func TestReplayForeign(t *testing.T) {
 			return err
 		}},
 		{"input type", ErrRecordSettings, func() error {
-			_, err := NewReplayer[world, uint32](bytes.NewReader(file), ReplayConfig{Settings: 9}, func(*world, []uint32, Frame) {})
+			_, err := NewReplayer[world, uint32](bytes.NewReader(file), ReplayConfig{Settings: 9}, func(*world, []uint32, rollnet.Frame) {})
 			return err
 		}},
 		{"a PNG", ErrRecordFormat, func() error {
@@ -290,7 +291,7 @@ func TestRecordSplitsWideBlocks(t *testing.T) {
 	type pad [16]byte
 	var buf bytes.Buffer
 	var w world
-	sim := func(w *world, in []pad, f Frame) {
+	sim := func(w *world, in []pad, f rollnet.Frame) {
 		for p := range in {
 			w.Acc[p%8] += rollback.Checksum(in[p][:])
 		}
@@ -298,14 +299,14 @@ func TestRecordSplitsWideBlocks(t *testing.T) {
 	r, err := NewRecorder[world, pad](&buf, RecordConfig{Players: 64}, &w)
 	require.NoError(t, err)
 	in := make([]pad, 64)
-	rnd := NewRand(5)
+	rnd := rollnet.NewRand(5)
 	for f := range 200 {
 		for p := range in {
 			for i := range in[p] {
 				in[p][i] = byte(rnd.Uint32())
 			}
 		}
-		sim(&w, in, Frame(f))
+		sim(&w, in, rollnet.Frame(f))
 		require.NoError(t, r.Record(in, &w))
 	}
 	require.NoError(t, r.Close())
@@ -332,7 +333,7 @@ func TestReplayRefusesForgedBool(t *testing.T) {
 	file[payloadEnd-8] = 2
 	crc := rollback.Checksum(file[len(recordMagic)+1 : payloadEnd])
 	file[payloadEnd], file[payloadEnd+1], file[payloadEnd+2], file[payloadEnd+3] = byte(crc), byte(crc>>8), byte(crc>>16), byte(crc>>24)
-	_, err = NewReplayer[flag, uint8](bytes.NewReader(file), ReplayConfig{}, func(*flag, []uint8, Frame) {})
+	_, err = NewReplayer[flag, uint8](bytes.NewReader(file), ReplayConfig{}, func(*flag, []uint8, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrRecordCorrupt)
 	require.ErrorContains(t, err, "bool")
 }
@@ -346,7 +347,7 @@ func TestAllocsRecordAndReplay(t *testing.T) {
 	f := 0
 	allocs := testing.AllocsPerRun(2000, func() {
 		in[0], in[1] = uint16(f/7%3), uint16(f/5%4)
-		simWorld(&w, in, Frame(f))
+		simWorld(&w, in, rollnet.Frame(f))
 		if err := r.Record(in, &w); err != nil {
 			panic(err)
 		}
@@ -358,7 +359,7 @@ func TestAllocsRecordAndReplay(t *testing.T) {
 	p, err := NewReplayer[world, uint16](bytes.NewReader(file), ReplayConfig{}, simWorld)
 	require.NoError(t, err)
 	allocs = testing.AllocsPerRun(4000, func() {
-		if err := p.Step(); err != nil {
+		if err := p.AdvanceFrame(); err != nil {
 			panic(err)
 		}
 	})

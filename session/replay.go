@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/rollback"
 )
@@ -38,7 +39,7 @@ type ReplayConfig struct {
 // built for.
 type Replayer[S any, I comparable] struct {
 	r        *bufio.Reader
-	simulate func(*S, []I, Frame)
+	simulate func(*S, []I, rollnet.Frame)
 	codec    inputCodec[I]
 	state    *S
 	players  int
@@ -48,12 +49,12 @@ type Replayer[S any, I comparable] struct {
 	states   bool
 	maxField int
 
-	frame   Frame // next frame Step simulates
-	agreed  Frame // newest frame whose checksum matched
-	checked int   // checksums that matched
-	err     error // sticky
+	frame   rollnet.Frame // next frame Step simulates
+	agreed  rollnet.Frame // newest frame whose checksum matched
+	checked int           // checksums that matched
+	err     error         // sticky
 
-	blockStart Frame
+	blockStart rollnet.Frame
 	blockN     int
 	blockIn    []byte   // the block's inputs
 	sums       []uint32 // the block's checksums
@@ -67,7 +68,7 @@ type Replayer[S any, I comparable] struct {
 // NewReplayer reads the header of the recording r and returns a replayer
 // whose State() is the recorded initial state. The recording must be of
 // states of type S and inputs of type I, with cfg's Settings and Players.
-func NewReplayer[S any, I comparable](r io.Reader, cfg ReplayConfig, simulate func(s *S, inputs []I, frame Frame)) (*Replayer[S, I], error) {
+func NewReplayer[S any, I comparable](r io.Reader, cfg ReplayConfig, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Replayer[S, I], error) {
 	if r == nil || simulate == nil {
 		return nil, fmt.Errorf("%w: nil reader or simulate", ErrConfig)
 	}
@@ -90,7 +91,7 @@ func NewReplayer[S any, I comparable](r io.Reader, cfg ReplayConfig, simulate fu
 		size:     ic.size,
 		stateN:   int(st.Size()),
 		maxField: cfg.MaxFields,
-		agreed:   NoFrame,
+		agreed:   rollnet.NoFrame,
 	}
 	if p.maxField == 0 {
 		p.maxField = 8
@@ -271,7 +272,7 @@ func (p *Replayer[S, I]) ChecksumEvery() int { return p.every }
 func (p *Replayer[S, I]) State() *S { return p.state }
 
 // Frame returns the frame the next Step simulates.
-func (p *Replayer[S, I]) Frame() Frame { return p.frame }
+func (p *Replayer[S, I]) Frame() rollnet.Frame { return p.frame }
 
 // Inputs returns the inputs of the frame last simulated (aliasing the
 // replayer's storage, valid until the next Step).
@@ -286,7 +287,7 @@ func (p *Replayer[S, I]) Checked() int { return p.checked }
 // *ReplayMismatchError; a damaged file ErrRecordCorrupt or
 // ErrRecordTruncated. Errors are sticky. Step allocates nothing but
 // errors.
-func (p *Replayer[S, I]) Step() error {
+func (p *Replayer[S, I]) AdvanceFrame() error {
 	if p.err != nil {
 		return p.err
 	}
@@ -323,7 +324,7 @@ func (p *Replayer[S, I]) Step() error {
 // matched, else Step's error.
 func (p *Replayer[S, I]) Run() error {
 	for {
-		if err := p.Step(); err != nil {
+		if err := p.AdvanceFrame(); err != nil {
 			if err == io.EOF {
 				return nil
 			}
@@ -389,18 +390,18 @@ func (p *Replayer[S, I]) parseInputs(b []byte) error {
 }
 
 // parseState checks a state chunk and returns its frame and bytes.
-func (p *Replayer[S, I]) parseState(b []byte) (Frame, []byte, error) {
+func (p *Replayer[S, I]) parseState(b []byte) (rollnet.Frame, []byte, error) {
 	f, k := binary.Uvarint(b)
 	if k <= 0 || len(b)-k != p.stateN || f >= uint64(p.frame) || (f+1)%uint64(p.every) != 0 {
 		return 0, nil, fmt.Errorf("%w: state chunk after frame %d", ErrRecordCorrupt, p.frame-1)
 	}
-	return Frame(f), b[k:], nil
+	return rollnet.Frame(f), b[k:], nil
 }
 
 // mismatch builds the error for frame f. With states recorded, it reads
 // on to the recorded state of f (it follows f's block) and diffs it with
 // the replayed one.
-func (p *Replayer[S, I]) mismatch(f Frame, want, got uint32) error {
+func (p *Replayer[S, I]) mismatch(f rollnet.Frame, want, got uint32) error {
 	e := &ReplayMismatchError{Frame: f, LastAgreed: p.agreed, Recorded: want, Replayed: got}
 	for p.states {
 		kind, b, err := p.readChunk()

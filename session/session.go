@@ -29,16 +29,9 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 )
-
-// Frame numbers simulation steps. Frame 0 is the first one simulated.
-type Frame = link.Frame
-
-// NoFrame stands for "no frame": ConfirmedFrame() before anything is
-// confirmed, for instance.
-const NoFrame = link.NoFrame
 
 // MaxPlayers is the largest Config.Players.
 const MaxPlayers = 64
@@ -71,10 +64,10 @@ type Config[I comparable] struct {
 	// Predict guesses a missing input of player for frame from last, the
 	// input confirmed for the nearest earlier frame (the zero value if
 	// none). nil repeats last. It must be deterministic.
-	Predict func(player int, last I, frame Frame) I
+	Predict func(player int, last I, frame rollnet.Frame) I
 	// OnDesync, if set, is called when a remote input contradicts an input
 	// already confirmed for the same frame and player.
-	OnDesync func(frame Frame, player int)
+	OnDesync func(frame rollnet.Frame, player int)
 }
 
 // Stats are a session's counters since New or the last Reset.
@@ -101,9 +94,9 @@ type Stats struct {
 // back (at most once per Step) when a late input contradicts a prediction.
 // A Session is not safe for concurrent use.
 type Session[S any, I comparable] struct {
-	simulate func(s *S, inputs []I, frame Frame)
-	predict  func(player int, last I, frame Frame) I
-	onDesync func(frame Frame, player int)
+	simulate func(s *S, inputs []I, frame rollnet.Frame)
+	predict  func(player int, last I, frame rollnet.Frame) I
+	onDesync func(frame rollnet.Frame, player int)
 	ring     *rollback.Ring[S]
 	codec    inputCodec[I]
 
@@ -113,30 +106,30 @@ type Session[S any, I comparable] struct {
 	maxPred int // effective MaxPrediction
 	all     uint64
 
-	frame     Frame // next frame Step simulates
-	started   bool  // genesis committed
-	confirmed Frame // ConfirmedFrame()
-	pending   Frame // earliest frame simulated with a wrong prediction, or NoFrame
-	lastLocal Frame // newest frame AddLocalInput covered
+	frame     rollnet.Frame // next frame Step simulates
+	started   bool          // genesis committed
+	confirmed rollnet.Frame // ConfirmedFrame()
+	pending   rollnet.Frame // earliest frame simulated with a wrong prediction, or NoFrame
+	lastLocal rollnet.Frame // newest frame AddLocalInput covered
 	stats     Stats
 
 	// The input ring: slot int(f)&mask holds frame f while tags[slot] == f.
 	mask   int
-	tags   []Frame
+	tags   []rollnet.Frame
 	conf   []uint64 // bit p: player p's input is confirmed
 	inputs []I      // [slot*players + p]: confirmed inputs
 	used   []I      // [slot*players + p]: the inputs the frame was last simulated with
 	args   []I      // players: the slice simulate receives
 
-	contig []Frame // per player: newest g with every frame <= g confirmed
-	newest []Frame // per player: newest confirmed frame
+	contig []rollnet.Frame // per player: newest g with every frame <= g confirmed
+	newest []rollnet.Frame // per player: newest confirmed frame
 }
 
 // New returns a session for cfg that advances a state of type S with
 // simulate. S must be pointer-free and gap-free (see rollback.CheckType);
 // so must I. simulate must be deterministic and must not retain inputs.
 // Set the initial state through State() before the first Step.
-func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, frame Frame)) (*Session[S, I], error) {
+func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Session[S, I], error) {
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: simulate is nil", ErrConfig)
 	}
@@ -195,13 +188,13 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 		maxPred:  maxPred,
 		all:      ^uint64(0) >> (64 - cfg.Players),
 		mask:     slots - 1,
-		tags:     make([]Frame, slots),
+		tags:     make([]rollnet.Frame, slots),
 		conf:     make([]uint64, slots),
 		inputs:   make([]I, slots*cfg.Players),
 		used:     make([]I, slots*cfg.Players),
 		args:     make([]I, cfg.Players),
-		contig:   make([]Frame, cfg.Players),
-		newest:   make([]Frame, cfg.Players),
+		contig:   make([]rollnet.Frame, cfg.Players),
+		newest:   make([]rollnet.Frame, cfg.Players),
 	}
 	s.reset()
 	return s, nil
@@ -212,20 +205,20 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 func (s *Session[S, I]) reset() {
 	s.frame = 0
 	s.started = false
-	s.pending = NoFrame
+	s.pending = rollnet.NoFrame
 	s.stats = Stats{}
 	for i := range s.tags {
-		s.tags[i] = NoFrame
+		s.tags[i] = rollnet.NoFrame
 		s.conf[i] = 0
 	}
 	clear(s.inputs)
 	clear(s.used)
 	// Frames [0, InputDelay): the zero input, confirmed for everyone.
-	for f := range Frame(s.delay) {
+	for f := range rollnet.Frame(s.delay) {
 		s.tags[int(f)&s.mask] = f
 		s.conf[int(f)&s.mask] = s.all
 	}
-	last := Frame(s.delay) - 1
+	last := rollnet.Frame(s.delay) - 1
 	for p := range s.contig {
 		s.contig[p] = last
 		s.newest[p] = last
@@ -250,12 +243,12 @@ func (s *Session[S, I]) Reset() {
 func (s *Session[S, I]) State() *S { return s.ring.Live() }
 
 // Frame returns the frame the next Step simulates (0 at start).
-func (s *Session[S, I]) Frame() Frame { return s.frame }
+func (s *Session[S, I]) Frame() rollnet.Frame { return s.frame }
 
 // ConfirmedFrame returns the newest frame F such that every player's input
 // is confirmed for every frame <= F (NoFrame if none). It may be ahead of
 // Frame()-1.
-func (s *Session[S, I]) ConfirmedFrame() Frame { return s.confirmed }
+func (s *Session[S, I]) ConfirmedFrame() rollnet.Frame { return s.confirmed }
 
 // FrameAdvantage returns the newest frame local input covers (the newest
 // frame AddLocalInput has given an input for, or InputDelay-1) minus
@@ -268,14 +261,14 @@ func (s *Session[S, I]) Stats() Stats { return s.stats }
 
 // acceptWindow returns the frames AddRemoteInput stores: [lo, hi]. Older
 // is stale (ignored), newer is ErrOutOfWindow.
-func (s *Session[S, I]) acceptWindow() (lo, hi Frame) {
-	return s.frame - Frame(s.window), s.frame + Frame(s.delay+s.maxPred)
+func (s *Session[S, I]) acceptWindow() (lo, hi rollnet.Frame) {
+	return s.frame - rollnet.Frame(s.window), s.frame + rollnet.Frame(s.delay+s.maxPred)
 }
 
 // slotOf returns the input-ring slot of frame f, claiming (and clearing)
 // it for f if it held another frame: a slot reused a revolution later
 // never shows the old revolution's inputs as current.
-func (s *Session[S, I]) slotOf(f Frame) int {
+func (s *Session[S, I]) slotOf(f rollnet.Frame) int {
 	slot := int(f) & s.mask
 	if s.tags[slot] != f {
 		s.tags[slot] = f
@@ -291,7 +284,7 @@ func (s *Session[S, I]) AddLocalInput(player int, in I) error {
 	if uint(player) >= uint(s.players) {
 		return ErrPlayer
 	}
-	f := s.frame + Frame(s.delay)
+	f := s.frame + rollnet.Frame(s.delay)
 	s.confirm(player, f, s.slotOf(f), in)
 	if f > s.lastLocal {
 		s.lastLocal = f
@@ -308,7 +301,7 @@ func (s *Session[S, I]) AddLocalInput(player int, in I) error {
 // OnDesync fires, and a *ConflictError (wrapping ErrConflict) is returned.
 // An input that contradicts a prediction already simulated marks a
 // rollback, which the next Step performs.
-func (s *Session[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
+func (s *Session[S, I]) AddRemoteInput(player int, frame rollnet.Frame, in I) error {
 	if uint(player) >= uint(s.players) {
 		return ErrPlayer
 	}
@@ -338,7 +331,7 @@ func (s *Session[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
 	s.confirm(player, frame, slot, in)
 	if frame < s.frame && s.used[i] != in {
 		s.stats.Mispredictions++
-		if s.pending == NoFrame || frame < s.pending {
+		if s.pending == rollnet.NoFrame || frame < s.pending {
 			s.pending = frame
 		}
 	}
@@ -347,7 +340,7 @@ func (s *Session[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
 
 // confirm stores player's input for frame f (in slot) and advances the
 // confirmation marks.
-func (s *Session[S, I]) confirm(p int, f Frame, slot int, in I) {
+func (s *Session[S, I]) confirm(p int, f rollnet.Frame, slot int, in I) {
 	s.inputs[slot*s.players+p] = in
 	s.conf[slot] |= 1 << p
 	old := s.contig[p]
@@ -384,7 +377,7 @@ func (s *Session[S, I]) confirm(p int, f Frame, slot int, in I) {
 
 // confirmedInput returns player's confirmed input for frame f, if it is
 // confirmed and still held.
-func (s *Session[S, I]) confirmedInput(p int, f Frame) (I, bool) {
+func (s *Session[S, I]) confirmedInput(p int, f rollnet.Frame) (I, bool) {
 	var zero I
 	if uint(p) >= uint(s.players) || f < 0 {
 		return zero, false
@@ -398,7 +391,7 @@ func (s *Session[S, I]) confirmedInput(p int, f Frame) (I, bool) {
 
 // playerConfirmedFrame returns the newest frame g such that player p's
 // inputs are confirmed for every frame <= g.
-func (s *Session[S, I]) playerConfirmedFrame(p int) Frame { return s.contig[p] }
+func (s *Session[S, I]) playerConfirmedFrame(p int) rollnet.Frame { return s.contig[p] }
 
 // Step simulates frame Frame() with every player's input for it,
 // confirmed or predicted, and commits the state. Before that it performs
@@ -409,7 +402,7 @@ func (s *Session[S, I]) playerConfirmedFrame(p int) Frame { return s.contig[p] }
 //
 // When Frame()-ConfirmedFrame() > MaxPrediction, Step returns
 // ErrPredictionLimit and changes nothing.
-func (s *Session[S, I]) Step() error {
+func (s *Session[S, I]) AdvanceFrame() error {
 	if int(s.frame)-int(s.confirmed) > s.maxPred {
 		return ErrPredictionLimit
 	}
@@ -417,7 +410,7 @@ func (s *Session[S, I]) Step() error {
 		s.ring.Commit()
 		s.started = true
 	}
-	if s.pending != NoFrame {
+	if s.pending != rollnet.NoFrame {
 		if err := s.rollback(); err != nil {
 			return err
 		}
@@ -437,7 +430,7 @@ func (s *Session[S, I]) rollback() error {
 		// the ring holds.
 		return fmt.Errorf("session: rollback of %d frames from frame %d: %w", n, s.frame, err)
 	}
-	s.pending = NoFrame
+	s.pending = rollnet.NoFrame
 	for f := from; f < s.frame; f++ {
 		s.simulateFrame(f)
 	}
@@ -449,7 +442,7 @@ func (s *Session[S, I]) rollback() error {
 
 // simulateFrame simulates frame f on the live state with the confirmed or
 // predicted inputs, records them, and commits.
-func (s *Session[S, I]) simulateFrame(f Frame) {
+func (s *Session[S, I]) simulateFrame(f rollnet.Frame) {
 	slot := s.slotOf(f)
 	base := slot * s.players
 	end := base + s.players
@@ -469,7 +462,7 @@ func (s *Session[S, I]) simulateFrame(f Frame) {
 
 // predictInput predicts player p's input for frame f from the input
 // confirmed for the nearest earlier frame (by frame, not by arrival).
-func (s *Session[S, I]) predictInput(p int, f Frame) I {
+func (s *Session[S, I]) predictInput(p int, f rollnet.Frame) I {
 	var last I
 	g := s.newest[p]
 	if g >= f {
@@ -495,12 +488,12 @@ func (s *Session[S, I]) predictInput(p int, f Frame) I {
 
 // held returns how far back (n for ring.Peek) the committed state after
 // frame f is, or an error if it is not held or awaits re-simulation.
-func (s *Session[S, I]) held(f Frame) (int, error) {
+func (s *Session[S, I]) held(f rollnet.Frame) (int, error) {
 	n := int(s.frame) - 1 - int(f)
 	if n < 0 || n >= s.ring.Depth() {
 		return 0, fmt.Errorf("%w: frame %d (held: %d..%d)", ErrOutOfWindow, f, int(s.frame)-s.ring.Depth(), s.frame-1)
 	}
-	if s.pending != NoFrame && f >= s.pending {
+	if s.pending != rollnet.NoFrame && f >= s.pending {
 		return 0, fmt.Errorf("%w: frame %d awaits re-simulation from frame %d at the next Step", ErrOutOfWindow, f, s.pending)
 	}
 	return n, nil
@@ -511,7 +504,7 @@ func (s *Session[S, I]) held(f Frame) (int, error) {
 // Frame()-Capacity to Frame()-1, and not at or after a frame marked for
 // re-simulation by an input since the last Step. Anything else is
 // ErrOutOfWindow. Peers compare at min(ConfirmedFrame(), Frame()-1).
-func (s *Session[S, I]) ChecksumAt(frame Frame) (uint32, error) {
+func (s *Session[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 	n, err := s.held(frame)
 	if err != nil {
 		return 0, err
@@ -522,7 +515,7 @@ func (s *Session[S, I]) ChecksumAt(frame Frame) (uint32, error) {
 // StateAt returns the state committed after frame, under the same rules
 // as ChecksumAt. The pointer aliases the session's storage: read it, do
 // not write it, and do not keep it past the next Step.
-func (s *Session[S, I]) StateAt(frame Frame) (*S, error) {
+func (s *Session[S, I]) StateAt(frame rollnet.Frame) (*S, error) {
 	n, err := s.held(frame)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,10 @@
 package session
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rollnet/rollnet"
+)
 
 // defaultCheckDistance is the CheckDistance a zero SyncTestConfig means.
 const defaultCheckDistance = 2
@@ -29,7 +33,7 @@ type SyncTest[S any, I comparable] struct {
 
 // NewSyncTest returns a sync test for cfg and simulate. Config rules are
 // those of New; CheckDistance must be in [0, Capacity-1].
-func NewSyncTest[S any, I comparable](cfg SyncTestConfig[I], simulate func(s *S, inputs []I, frame Frame)) (*SyncTest[S, I], error) {
+func NewSyncTest[S any, I comparable](cfg SyncTestConfig[I], simulate func(s *S, inputs []I, frame rollnet.Frame)) (*SyncTest[S, I], error) {
 	s, err := New[S](cfg.Config, simulate)
 	if err != nil {
 		return nil, err
@@ -53,8 +57,8 @@ func (t *SyncTest[S, I]) CheckDistance() int { return t.distance }
 // for the first frame whose re-simulated state's checksum differs from the
 // one first committed; the session has then moved on to the next frame all
 // the same, with the re-simulated states committed.
-func (t *SyncTest[S, I]) Step() error {
-	if err := t.Session.Step(); err != nil {
+func (t *SyncTest[S, I]) AdvanceFrame() error {
+	if err := t.Session.AdvanceFrame(); err != nil {
 		return err
 	}
 	s := t.Session
@@ -66,7 +70,7 @@ func (t *SyncTest[S, I]) Step() error {
 		return fmt.Errorf("session: sync test rollback of %d frames: %w", d, err) // unreachable
 	}
 	var desync *DesyncError
-	for f := s.frame - Frame(d); f < s.frame; f++ {
+	for f := s.frame - rollnet.Frame(d); f < s.frame; f++ {
 		base := (int(f) & s.mask) * s.players
 		copy(s.args, s.used[base:base+s.players])
 		s.simulate(s.ring.Live(), s.args, f)

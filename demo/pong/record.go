@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -29,7 +30,7 @@ type debugging struct {
 	seed       uint32
 	side       int
 	desyncFile string        // this side's state at the first desync, written
-	desyncAt   session.Frame // its frame
+	desyncAt   rollnet.Frame // its frame
 	note       string        // why the forensics could not be done
 }
 
@@ -78,13 +79,13 @@ func (d *debugging) close() error {
 
 // stateFile is where a side writes its state of a desync's frame: both
 // sides of the default run are on this machine, so each finds the other's.
-func stateFile(seed uint32, side int, f session.Frame) string {
+func stateFile(seed uint32, side int, f rollnet.Frame) string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("pong-%08x-%s-frame%d.state", seed, sideName(side), f))
 }
 
 // desync writes this side's state of the first desync's frame to its
 // state file.
-func (d *debugging) desync(p *session.P2P[State, Input], e session.Event) {
+func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
 	if d == nil || d.desyncFile != "" || d.note != "" {
 		return
 	}
@@ -154,7 +155,7 @@ func (m *replayMatch) State() *State { return m.p.State() }
 func (m *replayMatch) Close() error  { return nil }
 
 func (m *replayMatch) Tick(Input) error {
-	if m.err = m.p.Step(); m.err == io.EOF {
+	if m.err = m.p.AdvanceFrame(); m.err == io.EOF {
 		return errReplayEnd
 	}
 	return m.err
@@ -200,7 +201,7 @@ func runReplay(ctx context.Context, o options, stdout, stderr io.Writer) int {
 }
 
 // replayResult prints the replay's outcome and returns the exit status.
-func replayResult(out io.Writer, name string, frames session.Frame, checked int, took time.Duration, err error) int {
+func replayResult(out io.Writer, name string, frames rollnet.Frame, checked int, took time.Duration, err error) int {
 	fmt.Fprintf(out, "pong replay of %s\n", name)
 	fmt.Fprintf(out, "  frames replayed     %d in %v\n", frames, took.Round(time.Microsecond))
 	fmt.Fprintf(out, "  checksums agreed    %d\n", checked)

@@ -17,7 +17,7 @@ import (
 // (INITIAL_SYNC).
 
 // parseToken reads -resume's hex token.
-func parseToken(s string) (t authority.Token, err error) {
+func parseToken(s string) (t authority.RejoinToken, err error) {
 	b, err := hex.DecodeString(s)
 	if err != nil || len(b) != codec.TokenLen {
 		return t, fmt.Errorf("want %d hex digits", 2*codec.TokenLen)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -19,9 +20,9 @@ type Match[S any, I comparable] struct {
 	Players  int
 	Frames   int
 	Initial  S
-	Simulate func(s *S, inputs []I, frame session.Frame)
+	Simulate func(s *S, inputs []I, frame rollnet.Frame)
 	// Inputs fills every player's input for frame, from the state before it.
-	Inputs func(s *S, frame session.Frame, inputs []I)
+	Inputs func(s *S, frame rollnet.Frame, inputs []I)
 }
 
 // Record plays m and writes its recording to w, with states, so that a
@@ -33,7 +34,7 @@ func Record[S any, I comparable](w io.Writer, m Match[S, I]) error {
 		return err
 	}
 	in := make([]I, m.Players)
-	for f := range session.Frame(m.Frames) {
+	for f := range rollnet.Frame(m.Frames) {
 		m.Inputs(&s, f, in)
 		m.Simulate(&s, in, f)
 		if err := r.Record(in, &s); err != nil {
@@ -46,7 +47,7 @@ func Record[S any, I comparable](w io.Writer, m Match[S, I]) error {
 // Replay replays a recording of m with simulate (m.Simulate if nil) and
 // returns the frames replayed and the checksums that matched, and the
 // replay's error (a *session.ReplayMismatchError when it differs).
-func Replay[S any, I comparable](r io.Reader, m Match[S, I], simulate func(*S, []I, session.Frame)) (frames, checked int, err error) {
+func Replay[S any, I comparable](r io.Reader, m Match[S, I], simulate func(*S, []I, rollnet.Frame)) (frames, checked int, err error) {
 	if simulate == nil {
 		simulate = m.Simulate
 	}

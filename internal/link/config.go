@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"time"
+
+	"github.com/rollnet/rollnet"
 )
 
 // Settings is a NetConfig with the defaults applied, durations in
@@ -24,7 +26,7 @@ const MaxAdvSamples = 128
 
 // Resolve applies c's defaults and checks the ranges; the error is a
 // *ConfigError.
-func Resolve(c NetConfig) (Settings, error) {
+func Resolve(c rollnet.NetConfig) (Settings, error) {
 	def := func(v, d int) int {
 		if v == 0 {
 			return d

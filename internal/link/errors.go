@@ -3,7 +3,6 @@ package link
 import (
 	"errors"
 	"fmt"
-
 )
 
 // Sentinel errors of the link. Test with errors.Is.
@@ -12,7 +11,6 @@ var (
 	// is a *ConfigError, whose Detail an owner may rewrap under its own
 	// sentinel.
 	ErrConfig = errors.New("link: invalid config")
-
 )
 
 // ConfigError is the error of a bad NetConfig or link: Detail says what.

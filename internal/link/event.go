@@ -1,18 +1,20 @@
 package link
 
+import "github.com/rollnet/rollnet"
+
 // EventQueue holds events until the game drains them. It never grows past
 // its capacity: when full, the oldest event is dropped and counted.
 type EventQueue struct {
-	buf     []Event
+	buf     []rollnet.Event
 	head, n int
 	dropped int
 }
 
 // NewEventQueue returns a queue of capacity events.
-func NewEventQueue(capacity int) EventQueue { return EventQueue{buf: make([]Event, capacity)} }
+func NewEventQueue(capacity int) EventQueue { return EventQueue{buf: make([]rollnet.Event, capacity)} }
 
 // Push queues e, dropping the oldest event when full.
-func (q *EventQueue) Push(e Event) {
+func (q *EventQueue) Push(e rollnet.Event) {
 	if q.n == len(q.buf) {
 		q.head = (q.head + 1) % len(q.buf)
 		q.n--
@@ -24,7 +26,7 @@ func (q *EventQueue) Push(e Event) {
 
 // Drain appends every queued event to dst, oldest first, and empties the
 // queue.
-func (q *EventQueue) Drain(dst []Event) []Event {
+func (q *EventQueue) Drain(dst []rollnet.Event) []rollnet.Event {
 	for i := 0; i < q.n; i++ {
 		dst = append(dst, q.buf[(q.head+i)%len(q.buf)])
 	}

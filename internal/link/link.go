@@ -3,6 +3,7 @@ package link
 import (
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -51,7 +52,7 @@ func (w *advWindow) reset() { w.n, w.i, w.sum = 0, 0, 0 }
 
 // checkEntry is a checksum of the state after frame.
 type checkEntry struct {
-	frame Frame
+	frame rollnet.Frame
 	sum   uint32
 	done  bool // a peer's report: compared with ours already
 	same  bool // and equal to ours
@@ -79,7 +80,7 @@ type Link struct {
 	Offer, Expect uint64
 	// Acked is the newest frame of what we send it that it acknowledged;
 	// Sent the newest frame we sent it. UnackedFrames is Sent-Acked.
-	Acked, Sent Frame
+	Acked, Sent rollnet.Frame
 	// LocalAdv is this end's frame advantage over the remote end, as the
 	// owner last estimated it (AddLocalAdvantage sets it); it rides on
 	// quality reports.
@@ -117,15 +118,15 @@ type Link struct {
 
 	// checksums it reported, and the newest frame a desync was reported at
 	checks     [checkRing]checkEntry
-	desyncAt   Frame
+	desyncAt   rollnet.Frame
 	checkAgain int
-	agreedAt   Frame // newest frame compared equal
+	agreedAt   rollnet.Frame // newest frame compared equal
 
 	// the checksum our messages carry to it until it acknowledges them
-	carried    Frame // frame of the checksum being carried, NoFrame none
-	carriedEnd Frame // newest frame of the first message that carried it, NoFrame until one had frames
-	carriedN   int   // how many messages carried it
-	carryAgain int   // for count-based carriage: how many more messages carry it
+	carried    rollnet.Frame // frame of the checksum being carried, NoFrame none
+	carriedEnd rollnet.Frame // newest frame of the first message that carried it, NoFrame until one had frames
+	carriedN   int           // how many messages carried it
+	carryAgain int           // for count-based carriage: how many more messages carry it
 
 	// counters
 	pktsSent, pktsRecv, bytesSent, bytesRecv, malformed uint64
@@ -137,10 +138,10 @@ type Link struct {
 
 // New returns a link to peer, in the Syncing state.
 func New(peer transport.Peer) *Link {
-	l := &Link{Peer: peer, Acked: NoFrame, Sent: NoFrame, desyncAt: NoFrame, agreedAt: NoFrame,
-		carried: NoFrame, carriedEnd: NoFrame, budget: SyncReplyBudget}
+	l := &Link{Peer: peer, Acked: rollnet.NoFrame, Sent: rollnet.NoFrame, desyncAt: rollnet.NoFrame, agreedAt: rollnet.NoFrame,
+		carried: rollnet.NoFrame, carriedEnd: rollnet.NoFrame, budget: SyncReplyBudget}
 	for i := range l.checks {
-		l.checks[i].frame = NoFrame
+		l.checks[i].frame = rollnet.NoFrame
 	}
 	return l
 }
@@ -232,8 +233,8 @@ func (l *Link) ResetAdvantages() {
 }
 
 // Stats returns the link's statistics (Spectator is left to the owner).
-func (l *Link) Stats() PeerStats {
-	return PeerStats{
+func (l *Link) Stats() rollnet.PeerStats {
+	return rollnet.PeerStats{
 		Peer:                  l.Peer,
 		Synchronized:          l.state == Running || (l.state == Disconnected && l.syncEver),
 		Interrupted:           l.interrupt,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/crossarch"
 	"github.com/rollnet/rollnet/session"
 )
@@ -17,7 +18,7 @@ func recordBots(b *testing.B, buf *bytes.Buffer, m crossarch.Match[State, Input]
 		b.Fatal(err)
 	}
 	in := make([]Input, 2)
-	for f := range session.Frame(m.Frames) {
+	for f := range rollnet.Frame(m.Frames) {
 		m.Inputs(&s, f, in)
 		m.Simulate(&s, in, f)
 		if err := r.Record(in, &s); err != nil {

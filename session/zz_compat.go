@@ -1,7 +1,0 @@
-package session
-
-import "github.com/rollnet/rollnet"
-
-type Rand = rollnet.Rand
-
-var NewRand = rollnet.NewRand
