@@ -7,6 +7,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -42,7 +43,7 @@ type Host[S any, I comparable] struct {
 	events    []rollnet.Event
 	t         int64
 	core      *session.Session[S, I]
-	recorder  *session.Recorder[S, I] // SetRecorder's (record.go), or nil
+	recorder  *replay.Recorder[S, I] // SetRecorder's (record.go), or nil
 	hash      uint64
 	stateSize int
 	inputSize int

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/inputbytes"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/stretchr/testify/require"
 )
@@ -421,9 +422,9 @@ type mutInput struct {
 }
 
 func TestMutationInputCodec(t *testing.T) {
-	require.Equal(t, []int{1, 2, 4}, boolOffsets(reflect.TypeFor[mutInput](), 0, nil))
-	require.Equal(t, []int{11, 12, 14}, boolOffsets(reflect.TypeFor[mutInput](), 10, nil))
-	require.Equal(t, []int{0, 0, 1, 2}, boolOffsets(reflect.TypeFor[[3]bool](), 0, []int{0}))
+	require.Equal(t, []int{1, 2, 4}, inputbytes.BoolOffsets(reflect.TypeFor[mutInput](), 0, nil))
+	require.Equal(t, []int{11, 12, 14}, inputbytes.BoolOffsets(reflect.TypeFor[mutInput](), 10, nil))
+	require.Equal(t, []int{0, 0, 1, 2}, inputbytes.BoolOffsets(reflect.TypeFor[[3]bool](), 0, []int{0}))
 	c, err := newInputCodec[mutInput]()
 	require.NoError(t, err)
 	require.Equal(t, 8, c.size)

@@ -2,10 +2,12 @@ package session
 
 import (
 	"encoding/binary"
+	"reflect"
 	"testing"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/inputbytes"
 	"github.com/stretchr/testify/require"
 )
 
@@ -196,7 +198,8 @@ func TestUnpackRefusesBadBool(t *testing.T) {
 	}
 	c, err := newInputCodec[nested]()
 	require.NoError(t, err)
-	require.Equal(t, []int{1, 3, 4}, c.bools)
+	require.Equal(t, []int{1, 3, 4}, inputbytes.BoolOffsets(reflect.TypeFor[nested](), 0, nil))
+	require.Equal(t, int(reflect.TypeFor[nested]().Size()), c.size)
 }
 
 // FuzzUnpackInputs: untrusted bytes never panic, and whatever is accepted

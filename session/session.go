@@ -377,6 +377,17 @@ func (s *Session[S, I]) confirm(p int, f rollnet.Frame, slot int, in I) {
 
 // confirmedInput returns player's confirmed input for frame f, if it is
 // confirmed and still held.
+// Players returns the number of players.
+func (s *Session[S, I]) Players() int { return s.players }
+
+// ConfirmedInput returns player's input of frame f once every input of f
+// is known (f <= ConfirmedFrame), while the session still holds it (the
+// newest Capacity frames). A recorder reads confirmed frames through it
+// (replay.Source).
+func (s *Session[S, I]) ConfirmedInput(player int, f rollnet.Frame) (I, bool) {
+	return s.confirmedInput(player, f)
+}
+
 func (s *Session[S, I]) confirmedInput(p int, f rollnet.Frame) (I, bool) {
 	var zero I
 	if uint(p) >= uint(s.players) || f < 0 {

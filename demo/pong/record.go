@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -25,7 +26,7 @@ const recordSettings = 0x706f6e67_00000001 // "pong", 1
 type debugging struct {
 	f *os.File
 	w *bufio.Writer
-	r *session.Recorder[State, Input] // nil without -record
+	r *replay.Recorder[State, Input] // nil without -record
 
 	seed       uint32
 	side       int
@@ -54,7 +55,7 @@ func debugTo(p *session.P2P[State, Input], o options, side int) (*debugging, err
 		return nil, fmt.Errorf("pong: -record: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 64<<10)
-	r, err := session.NewRecorder[State, Input](w, session.RecordConfig{Players: 2, Settings: recordSettings, States: true}, p.State())
+	r, err := replay.NewRecorder[State, Input](replay.RecorderConfig{Players: 2, Settings: recordSettings, States: true}, w, p.State())
 	if err == nil {
 		err = p.SetRecorder(r)
 	}
@@ -97,7 +98,7 @@ func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
 	name := stateFile(d.seed, d.side, e.Frame)
 	f, err := os.Create(name)
 	if err == nil {
-		err = errors.Join(session.WriteState(f, e.Frame, st), f.Close())
+		err = errors.Join(replay.WriteState(f, e.Frame, st), f.Close())
 	}
 	if err != nil {
 		d.note = err.Error()
@@ -122,7 +123,7 @@ func (d *debugging) forensics() string {
 	if err := errors.Join(err1, err2); err != nil {
 		return fmt.Sprintf("frame %d: this side's state is in %s; compare it with the %s side's (%v)", d.desyncAt, d.desyncFile, other, err)
 	}
-	s, err := session.DescribeDesync(ours, theirs, other)
+	s, err := replay.DescribeDesync(ours, theirs, other)
 	if err != nil {
 		return err.Error()
 	}
@@ -135,14 +136,14 @@ func readState(name string) (*State, error) {
 		return nil, err
 	}
 	defer f.Close()
-	_, s, err := session.ReadState[State](bufio.NewReader(f))
+	_, s, err := replay.ReadState[State](bufio.NewReader(f))
 	return s, err
 }
 
 // replayMatch is -replay on a terminal: the recorded match played back on
 // screen at -fps, checked frame by frame. It is a match for play.
 type replayMatch struct {
-	p    *session.Replayer[State, Input]
+	p    *replay.Replayer[State, Input]
 	name string
 	err  error // the replay's end: io.EOF when every frame was checked
 }
@@ -181,7 +182,7 @@ func runReplay(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer f.Close()
-	p, err := session.NewReplayer[State, Input](bufio.NewReader(f), session.ReplayConfig{Players: 2, Settings: recordSettings}, simulate)
+	p, err := replay.NewReplayer[State, Input](replay.ReplayerConfig{Players: 2, Settings: recordSettings}, bufio.NewReader(f), simulate)
 	if err != nil {
 		fmt.Fprintf(stderr, "pong: -replay %s: %v\n", o.replay, err)
 		return exitFailure
@@ -205,7 +206,7 @@ func replayResult(out io.Writer, name string, frames rollnet.Frame, checked int,
 	fmt.Fprintf(out, "pong replay of %s\n", name)
 	fmt.Fprintf(out, "  frames replayed     %d in %v\n", frames, took.Round(time.Microsecond))
 	fmt.Fprintf(out, "  checksums agreed    %d\n", checked)
-	var me *session.ReplayMismatchError
+	var me *replay.MismatchError
 	switch {
 	case err == nil:
 		fmt.Fprintf(out, "  result              ok\n")

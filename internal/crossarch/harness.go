@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/replay"
 )
 
 // Match is a scripted match: a simulation, its initial state and players
@@ -29,7 +29,7 @@ type Match[S any, I comparable] struct {
 // replay that differs names the fields.
 func Record[S any, I comparable](w io.Writer, m Match[S, I]) error {
 	s := m.Initial
-	r, err := session.NewRecorder[S, I](w, session.RecordConfig{Players: m.Players, Settings: m.Settings, States: true}, &s)
+	r, err := replay.NewRecorder[S, I](replay.RecorderConfig{Players: m.Players, Settings: m.Settings, States: true}, w, &s)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func Replay[S any, I comparable](r io.Reader, m Match[S, I], simulate func(*S, [
 	if simulate == nil {
 		simulate = m.Simulate
 	}
-	p, err := session.NewReplayer[S, I](r, session.ReplayConfig{Settings: m.Settings, Players: m.Players}, simulate)
+	p, err := replay.NewReplayer[S, I](replay.ReplayerConfig{Settings: m.Settings, Players: m.Players}, r, simulate)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -6,14 +6,14 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/crossarch"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/replay"
 )
 
 // recordBots records m, a bot match, into buf with a checksum every
 // `every` frames and no states (as -record does with every 1).
 func recordBots(b *testing.B, buf *bytes.Buffer, m crossarch.Match[State, Input], every int) {
 	s := m.Initial
-	r, err := session.NewRecorder[State, Input](buf, session.RecordConfig{Players: 2, Settings: m.Settings, ChecksumEvery: every}, &s)
+	r, err := replay.NewRecorder[State, Input](replay.RecorderConfig{Players: 2, Settings: m.Settings, ChecksumEvery: every}, buf, &s)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package session
+package replay
 
 import (
 	"bytes"
@@ -13,12 +13,12 @@ import (
 
 // recordMatch records frames of the test world with inputs that change
 // now and then (as a player's do) and returns the file.
-func recordMatch(t testing.TB, cfg RecordConfig, frames int) []byte {
+func recordMatch(t testing.TB, cfg RecorderConfig, frames int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	var w world
 	w.R = rollnet.NewRand(7)
-	r, err := NewRecorder[world, uint16](&buf, cfg, &w)
+	r, err := NewRecorder[world, uint16](cfg, &buf, &w)
 	require.NoError(t, err)
 	in := make([]uint16, cfg.Players)
 	for f := range frames {
@@ -32,8 +32,8 @@ func recordMatch(t testing.TB, cfg RecordConfig, frames int) []byte {
 	return buf.Bytes()
 }
 
-func replayAll(file []byte, cfg ReplayConfig, sim func(*world, []uint16, rollnet.Frame)) (*Replayer[world, uint16], error) {
-	p, err := NewReplayer[world, uint16](bytes.NewReader(file), cfg, sim)
+func replayAll(file []byte, cfg ReplayerConfig, sim func(*world, []uint16, rollnet.Frame)) (*Replayer[world, uint16], error) {
+	p, err := NewReplayer[world, uint16](cfg, bytes.NewReader(file), sim)
 	if err != nil {
 		return nil, err
 	}
@@ -43,19 +43,19 @@ func replayAll(file []byte, cfg ReplayConfig, sim func(*world, []uint16, rollnet
 func TestRecordReplay(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		cfg     RecordConfig
+		cfg     RecorderConfig
 		frames  int
 		checked int
 	}{
-		{"every frame", RecordConfig{Players: 2}, 1000, 1000},
-		{"every 7, states", RecordConfig{Players: 3, ChecksumEvery: 7, States: true, Settings: 42}, 1000, 142},
-		{"one frame", RecordConfig{Players: 1}, 1, 1},
-		{"no frames", RecordConfig{Players: 2}, 0, 0},
-		{"a block exactly", RecordConfig{Players: 2, ChecksumEvery: 64}, 128, 2},
+		{"every frame", RecorderConfig{Players: 2}, 1000, 1000},
+		{"every 7, states", RecorderConfig{Players: 3, ChecksumEvery: 7, States: true, Settings: 42}, 1000, 142},
+		{"one frame", RecorderConfig{Players: 1}, 1, 1},
+		{"no frames", RecorderConfig{Players: 2}, 0, 0},
+		{"a block exactly", RecorderConfig{Players: 2, ChecksumEvery: 64}, 128, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := recordMatch(t, tc.cfg, tc.frames)
-			p, err := replayAll(file, ReplayConfig{Settings: tc.cfg.Settings}, simWorld)
+			p, err := replayAll(file, ReplayerConfig{Settings: tc.cfg.Settings}, simWorld)
 			require.NoError(t, err)
 			require.Equal(t, rollnet.Frame(tc.frames), p.Frame())
 			require.Equal(t, tc.checked, p.Checked())
@@ -63,40 +63,6 @@ func TestRecordReplay(t *testing.T) {
 			require.ErrorIs(t, p.AdvanceFrame(), io.EOF, "the end stays the end")
 		})
 	}
-}
-
-// The recorder and a session agree: a session's confirmed frames,
-// recorded as they are confirmed, replay to the session's checksums.
-func TestRecordSessionFrames(t *testing.T) {
-	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2})
-	s.State().R = rollnet.NewRand(3)
-	var buf bytes.Buffer
-	r, err := NewRecorder[world, uint16](&buf, RecordConfig{Players: 2}, s.State())
-	require.NoError(t, err)
-	var want []uint32
-	in := make([]uint16, 2)
-	for f := range 300 {
-		require.NoError(t, s.AddLocalInput(0, uint16(f/9%3)))
-		require.NoError(t, s.AddLocalInput(1, uint16(f/4%5)))
-		require.NoError(t, s.AdvanceFrame())
-		g := s.Frame() - 1
-		for p := range in {
-			in[p], _ = s.confirmedInput(p, g)
-		}
-		st, err := s.StateAt(g)
-		require.NoError(t, err)
-		require.NoError(t, r.Record(in, st))
-		sum, _ := s.ChecksumAt(g)
-		want = append(want, sum)
-	}
-	require.NoError(t, r.Close())
-	p, err := NewReplayer[world, uint16](bytes.NewReader(buf.Bytes()), ReplayConfig{Players: 2}, simWorld)
-	require.NoError(t, err)
-	for f := range 300 {
-		require.NoError(t, p.AdvanceFrame())
-		require.Equal(t, want[f], worldSum(p.State()), "frame %d", f)
-	}
-	require.ErrorIs(t, p.AdvanceFrame(), io.EOF)
 }
 
 // A simulation that changes at frame 500 is caught at frame 500, and with
@@ -108,17 +74,17 @@ func TestReplayMismatch(t *testing.T) {
 			w.Acc[3]++
 		}
 	}
-	file := recordMatch(t, RecordConfig{Players: 2}, 1000)
-	_, err := replayAll(file, ReplayConfig{}, drift)
-	var me *ReplayMismatchError
+	file := recordMatch(t, RecorderConfig{Players: 2}, 1000)
+	_, err := replayAll(file, ReplayerConfig{}, drift)
+	var me *MismatchError
 	require.ErrorAs(t, err, &me)
-	require.ErrorIs(t, err, ErrReplayMismatch)
+	require.ErrorIs(t, err, ErrMismatch)
 	require.Equal(t, rollnet.Frame(500), me.Frame)
 	require.Equal(t, rollnet.Frame(499), me.LastAgreed)
 	require.Empty(t, me.Fields)
 
-	file = recordMatch(t, RecordConfig{Players: 2, ChecksumEvery: 10, States: true}, 1000)
-	p, err := replayAll(file, ReplayConfig{}, drift)
+	file = recordMatch(t, RecorderConfig{Players: 2, ChecksumEvery: 10, States: true}, 1000)
+	p, err := replayAll(file, ReplayerConfig{}, drift)
 	require.ErrorAs(t, err, &me)
 	require.Equal(t, rollnet.Frame(509), me.Frame)
 	require.Equal(t, rollnet.Frame(499), me.LastAgreed)
@@ -126,18 +92,18 @@ func TestReplayMismatch(t *testing.T) {
 	require.NotEmpty(t, me.Fields)
 	require.Equal(t, len(me.Fields), min(me.Differ, 8))
 	require.Contains(t, err.Error(), "world.Acc[")
-	require.ErrorIs(t, p.AdvanceFrame(), ErrReplayMismatch, "sticky")
+	require.ErrorIs(t, p.AdvanceFrame(), ErrMismatch, "sticky")
 }
 
 // Every byte of a recording matters: flipping any one is an error, never
 // a panic, and never a replay that claims success.
 func TestReplayCorruptEveryByte(t *testing.T) {
-	file := recordMatch(t, RecordConfig{Players: 2, ChecksumEvery: 3, States: true}, 150)
+	file := recordMatch(t, RecorderConfig{Players: 2, ChecksumEvery: 3, States: true}, 150)
 	for i := range file {
 		for _, x := range []byte{0x01, 0x80, 0xff} {
 			bad := bytes.Clone(file)
 			bad[i] ^= x
-			_, err := replayAll(bad, ReplayConfig{}, simWorld)
+			_, err := replayAll(bad, ReplayerConfig{}, simWorld)
 			require.Error(t, err, "byte %d ^ %#x", i, x)
 			require.True(t, isRecordErr(err), "byte %d: %v", i, err)
 		}
@@ -145,7 +111,7 @@ func TestReplayCorruptEveryByte(t *testing.T) {
 }
 
 func isRecordErr(err error) bool {
-	for _, e := range []error{ErrRecordFormat, ErrRecordVersion, ErrRecordSettings, ErrRecordCorrupt, ErrRecordTruncated, ErrReplayMismatch} {
+	for _, e := range []error{ErrFormat, ErrVersion, ErrSettings, ErrCorrupt, ErrTruncated, ErrMismatch} {
 		if errors.Is(err, e) {
 			return true
 		}
@@ -156,14 +122,14 @@ func isRecordErr(err error) bool {
 // Every prefix of a recording is refused as cut short (or, for a few
 // bytes, as no recording), after replaying what it holds.
 func TestReplayTruncated(t *testing.T) {
-	file := recordMatch(t, RecordConfig{Players: 2}, 200)
+	file := recordMatch(t, RecorderConfig{Players: 2}, 200)
 	for n := range len(file) {
-		p, err := replayAll(file[:n], ReplayConfig{}, simWorld)
+		p, err := replayAll(file[:n], ReplayerConfig{}, simWorld)
 		if n < len(recordMagic)+1 {
-			require.ErrorIs(t, err, ErrRecordFormat, "prefix %d", n)
+			require.ErrorIs(t, err, ErrFormat, "prefix %d", n)
 			continue
 		}
-		require.ErrorIs(t, err, ErrRecordTruncated, "prefix %d", n)
+		require.ErrorIs(t, err, ErrTruncated, "prefix %d", n)
 		require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 		if p != nil {
 			require.Equal(t, int(p.Frame()), p.Checked(), "every frame replayed was checked")
@@ -173,15 +139,15 @@ func TestReplayTruncated(t *testing.T) {
 	// to the flush.
 	var buf bytes.Buffer
 	var w world
-	r, err := NewRecorder[world, uint16](&buf, RecordConfig{Players: 2}, &w)
+	r, err := NewRecorder[world, uint16](RecorderConfig{Players: 2}, &buf, &w)
 	require.NoError(t, err)
 	for f := range 100 {
 		simWorld(&w, []uint16{1, 2}, rollnet.Frame(f))
 		require.NoError(t, r.Record([]uint16{1, 2}, &w))
 	}
 	require.NoError(t, r.Flush())
-	p, err := replayAll(buf.Bytes(), ReplayConfig{}, simWorld)
-	require.ErrorIs(t, err, ErrRecordTruncated)
+	p, err := replayAll(buf.Bytes(), ReplayerConfig{}, simWorld)
+	require.ErrorIs(t, err, ErrTruncated)
 	require.Equal(t, 100, p.Checked())
 }
 
@@ -190,39 +156,39 @@ type otherWorld struct {
 }
 
 func TestReplayForeign(t *testing.T) {
-	file := recordMatch(t, RecordConfig{Players: 2, Settings: 9}, 10)
+	file := recordMatch(t, RecorderConfig{Players: 2, Settings: 9}, 10)
 	sim := func(*otherWorld, []uint16, rollnet.Frame) {}
 	for _, tc := range []struct {
 		name string
 		err  error
 		run  func() error
 	}{
-		{"settings", ErrRecordSettings, func() error { _, err := replayAll(file, ReplayConfig{Settings: 8}, simWorld); return err }},
-		{"players", ErrRecordSettings, func() error {
-			_, err := replayAll(file, ReplayConfig{Settings: 9, Players: 3}, simWorld)
+		{"settings", ErrSettings, func() error { _, err := replayAll(file, ReplayerConfig{Settings: 8}, simWorld); return err }},
+		{"players", ErrSettings, func() error {
+			_, err := replayAll(file, ReplayerConfig{Settings: 9, Players: 3}, simWorld)
 			return err
 		}},
-		{"state type", ErrRecordSettings, func() error {
-			_, err := NewReplayer[otherWorld, uint16](bytes.NewReader(file), ReplayConfig{Settings: 9}, sim)
+		{"state type", ErrSettings, func() error {
+			_, err := NewReplayer[otherWorld, uint16](ReplayerConfig{Settings: 9}, bytes.NewReader(file), sim)
 			return err
 		}},
-		{"input type", ErrRecordSettings, func() error {
-			_, err := NewReplayer[world, uint32](bytes.NewReader(file), ReplayConfig{Settings: 9}, func(*world, []uint32, rollnet.Frame) {})
+		{"input type", ErrSettings, func() error {
+			_, err := NewReplayer[world, uint32](ReplayerConfig{Settings: 9}, bytes.NewReader(file), func(*world, []uint32, rollnet.Frame) {})
 			return err
 		}},
-		{"a PNG", ErrRecordFormat, func() error {
-			_, err := replayAll([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), ReplayConfig{}, simWorld)
+		{"a PNG", ErrFormat, func() error {
+			_, err := replayAll([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), ReplayerConfig{}, simWorld)
 			return err
 		}},
-		{"empty", ErrRecordFormat, func() error { _, err := replayAll(nil, ReplayConfig{}, simWorld); return err }},
-		{"version 2", ErrRecordVersion, func() error {
+		{"empty", ErrFormat, func() error { _, err := replayAll(nil, ReplayerConfig{}, simWorld); return err }},
+		{"version 2", ErrVersion, func() error {
 			bad := bytes.Clone(file)
 			bad[len(recordMagic)] = 2
-			_, err := replayAll(bad, ReplayConfig{Settings: 9}, simWorld)
+			_, err := replayAll(bad, ReplayerConfig{Settings: 9}, simWorld)
 			return err
 		}},
-		{"trailing bytes", ErrRecordCorrupt, func() error {
-			_, err := replayAll(append(bytes.Clone(file), 0), ReplayConfig{Settings: 9}, simWorld)
+		{"trailing bytes", ErrCorrupt, func() error {
+			_, err := replayAll(append(bytes.Clone(file), 0), ReplayerConfig{Settings: 9}, simWorld)
 			return err
 		}},
 	} {
@@ -237,32 +203,32 @@ func TestReplayForeign(t *testing.T) {
 func TestRecorderRefuses(t *testing.T) {
 	var w world
 	type wide struct{ B [33]byte }
-	_, err := NewRecorder[world, uint16](io.Discard, RecordConfig{}, &w)
+	_, err := NewRecorder[world, uint16](RecorderConfig{}, io.Discard, &w)
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewRecorder[world, uint16](io.Discard, RecordConfig{Players: 65}, &w)
+	_, err = NewRecorder[world, uint16](RecorderConfig{Players: 65}, io.Discard, &w)
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewRecorder[world, uint16](io.Discard, RecordConfig{Players: 2, ChecksumEvery: -1}, &w)
+	_, err = NewRecorder[world, uint16](RecorderConfig{Players: 2, ChecksumEvery: -1}, io.Discard, &w)
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewRecorder[world, wide](io.Discard, RecordConfig{Players: 1}, &w)
+	_, err = NewRecorder[world, wide](RecorderConfig{Players: 1}, io.Discard, &w)
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewRecorder[world, [32]byte](io.Discard, RecordConfig{Players: 33}, &w)
+	_, err = NewRecorder[world, [32]byte](RecorderConfig{Players: 33}, io.Discard, &w)
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewRecorder[struct{ S string }, uint16](io.Discard, RecordConfig{Players: 1}, &struct{ S string }{})
+	_, err = NewRecorder[struct{ S string }, uint16](RecorderConfig{Players: 1}, io.Discard, &struct{ S string }{})
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewRecorder[world, uint16](nil, RecordConfig{Players: 1}, &w)
+	_, err = NewRecorder[world, uint16](RecorderConfig{Players: 1}, nil, &w)
 	require.ErrorIs(t, err, ErrConfig)
 
-	r, err := NewRecorder[world, uint16](io.Discard, RecordConfig{Players: 2}, &w)
+	r, err := NewRecorder[world, uint16](RecorderConfig{Players: 2}, io.Discard, &w)
 	require.NoError(t, err)
 	require.ErrorIs(t, r.Record([]uint16{1}, &w), ErrArgument)
 	require.NoError(t, r.Close())
-	require.ErrorIs(t, r.Record([]uint16{1, 2}, &w), ErrRecordClosed)
-	require.ErrorIs(t, r.Close(), ErrRecordClosed)
-	require.ErrorIs(t, r.Flush(), ErrRecordClosed)
+	require.ErrorIs(t, r.Record([]uint16{1, 2}, &w), ErrClosed)
+	require.ErrorIs(t, r.Close(), ErrClosed)
+	require.ErrorIs(t, r.Flush(), ErrClosed)
 
 	// A write error is returned, and again by every later call.
 	fail := errors.New("disk full")
-	r, err = NewRecorder[world, uint16](&failAfter{n: 100, err: fail}, RecordConfig{Players: 2}, &w)
+	r, err = NewRecorder[world, uint16](RecorderConfig{Players: 2}, &failAfter{n: 100, err: fail}, &w)
 	require.NoError(t, err)
 	var got error
 	for f := 0; f < 1000 && got == nil; f++ {
@@ -296,7 +262,7 @@ func TestRecordSplitsWideBlocks(t *testing.T) {
 			w.Acc[p%8] += rollback.Checksum(in[p][:])
 		}
 	}
-	r, err := NewRecorder[world, pad](&buf, RecordConfig{Players: 64}, &w)
+	r, err := NewRecorder[world, pad](RecorderConfig{Players: 64}, &buf, &w)
 	require.NoError(t, err)
 	in := make([]pad, 64)
 	rnd := rollnet.NewRand(5)
@@ -310,7 +276,7 @@ func TestRecordSplitsWideBlocks(t *testing.T) {
 		require.NoError(t, r.Record(in, &w))
 	}
 	require.NoError(t, r.Close())
-	p, err := NewReplayer[world, pad](bytes.NewReader(buf.Bytes()), ReplayConfig{}, sim)
+	p, err := NewReplayer[world, pad](ReplayerConfig{}, bytes.NewReader(buf.Bytes()), sim)
 	require.NoError(t, err)
 	require.NoError(t, p.Run())
 	require.Equal(t, 200, p.Checked())
@@ -323,7 +289,7 @@ func TestReplayRefusesForgedBool(t *testing.T) {
 		_  [7]byte
 	}
 	var buf bytes.Buffer
-	_, err := NewRecorder[flag, uint8](&buf, RecordConfig{Players: 1}, &flag{On: true})
+	_, err := NewRecorder[flag, uint8](RecorderConfig{Players: 1}, &buf, &flag{On: true})
 	require.NoError(t, err)
 	file := buf.Bytes()
 	// The header chunk ends the file: its payload ends with the 8-byte
@@ -333,15 +299,15 @@ func TestReplayRefusesForgedBool(t *testing.T) {
 	file[payloadEnd-8] = 2
 	crc := rollback.Checksum(file[len(recordMagic)+1 : payloadEnd])
 	file[payloadEnd], file[payloadEnd+1], file[payloadEnd+2], file[payloadEnd+3] = byte(crc), byte(crc>>8), byte(crc>>16), byte(crc>>24)
-	_, err = NewReplayer[flag, uint8](bytes.NewReader(file), ReplayConfig{}, func(*flag, []uint8, rollnet.Frame) {})
-	require.ErrorIs(t, err, ErrRecordCorrupt)
+	_, err = NewReplayer[flag, uint8](ReplayerConfig{}, bytes.NewReader(file), func(*flag, []uint8, rollnet.Frame) {})
+	require.ErrorIs(t, err, ErrCorrupt)
 	require.ErrorContains(t, err, "bool")
 }
 
 func TestAllocsRecordAndReplay(t *testing.T) {
 	skipUnderRace(t)
 	var w world
-	r, err := NewRecorder[world, uint16](io.Discard, RecordConfig{Players: 2, States: true}, &w)
+	r, err := NewRecorder[world, uint16](RecorderConfig{Players: 2, States: true}, io.Discard, &w)
 	require.NoError(t, err)
 	in := []uint16{0, 0}
 	f := 0
@@ -355,8 +321,8 @@ func TestAllocsRecordAndReplay(t *testing.T) {
 	})
 	require.Zero(t, allocs, "Record")
 
-	file := recordMatch(t, RecordConfig{Players: 2}, 5000)
-	p, err := NewReplayer[world, uint16](bytes.NewReader(file), ReplayConfig{}, simWorld)
+	file := recordMatch(t, RecorderConfig{Players: 2}, 5000)
+	p, err := NewReplayer[world, uint16](ReplayerConfig{}, bytes.NewReader(file), simWorld)
 	require.NoError(t, err)
 	allocs = testing.AllocsPerRun(4000, func() {
 		if err := p.AdvanceFrame(); err != nil {

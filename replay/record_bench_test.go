@@ -1,4 +1,4 @@
-package session
+package replay
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func recordInputs(f int, in []uint16) {
 func BenchmarkRecord(b *testing.B) {
 	var w world
 	cw := &countWriter{}
-	r, err := NewRecorder[world, uint16](cw, RecordConfig{Players: 2}, &w)
+	r, err := NewRecorder[world, uint16](RecorderConfig{Players: 2}, cw, &w)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,9 +54,9 @@ func BenchmarkRecordBaselineChecksum(b *testing.B) {
 	for b.Loop() {
 		recordInputs(f, in)
 		for i := range in {
-			buf = append(buf, bytesOf(&in[i])...)
+			buf = append(buf, rollback.BytesOf(&in[i])...)
 		}
-		sums = append(sums, rollback.Checksum(bytesOf(&w)))
+		sums = append(sums, rollback.Checksum(rollback.BytesOf(&w)))
 		if len(sums) == recordBlock {
 			buf, sums = buf[:0], sums[:0]
 		}
@@ -67,11 +67,11 @@ func BenchmarkRecordBaselineChecksum(b *testing.B) {
 // replayBench runs step once per op over a recording of 1<<14 frames,
 // starting again (timer stopped) at its end.
 func replayBench(b *testing.B, step func(p *Replayer[world, uint16]) error) {
-	file := recordMatch(b, RecordConfig{Players: 2}, 1<<14)
+	file := recordMatch(b, RecorderConfig{Players: 2}, 1<<14)
 	var p *Replayer[world, uint16]
 	open := func() {
 		var err error
-		if p, err = NewReplayer[world, uint16](bytes.NewReader(file), ReplayConfig{}, simWorld); err != nil {
+		if p, err = NewReplayer[world, uint16](ReplayerConfig{}, bytes.NewReader(file), simWorld); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -116,7 +116,7 @@ func BenchmarkReplayBaselineSimulate(b *testing.B) {
 	for b.Loop() {
 		i := 2 * (f & (n - 1))
 		simWorld(&w, ins[i:i+2:i+2], rollnet.Frame(f))
-		sum ^= rollback.Checksum(bytesOf(&w))
+		sum ^= rollback.Checksum(rollback.BytesOf(&w))
 		f++
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")

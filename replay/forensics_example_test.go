@@ -1,4 +1,4 @@
-package session_test
+package replay_test
 
 import (
 	"bytes"
@@ -6,10 +6,30 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
+
+// Pong is a tiny game state: pointer-free, fixed-width fields.
+type Pong struct {
+	Paddle [2]int32
+	Ticks  int32
+	_      [4]byte
+}
+
+func simulatePong(s *Pong, in []uint8, _ rollnet.Frame) {
+	for p, b := range in {
+		if b&1 != 0 {
+			s.Paddle[p]--
+		}
+		if b&2 != 0 {
+			s.Paddle[p]++
+		}
+	}
+	s.Ticks++
+}
 
 // Handling DesyncDetected: bob's build has a bug that moves his own
 // paddle one unit too far at frame 200. Both peers keep the states of
@@ -61,7 +81,7 @@ func ExampleDescribeDesync() {
 				fmt.Printf("%s: desync at frame %d with %s\n", names[i], e.Frame, e.Peer)
 				if st, ok := p.KeptState(e.Frame); ok {
 					files[names[i]] = &bytes.Buffer{}
-					_ = session.WriteState(files[names[i]], e.Frame, st)
+					_ = replay.WriteState(files[names[i]], e.Frame, st)
 					desync = e.Frame
 				}
 			}
@@ -70,13 +90,13 @@ func ExampleDescribeDesync() {
 	}
 
 	// At alice's, with bob's file copied over.
-	frame, theirs, err := session.ReadState[Pong](files["bob"])
+	frame, theirs, err := replay.ReadState[Pong](files["bob"])
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	ours, _ := peers[0].KeptState(desync)
-	report, _ := session.DescribeDesync(ours, theirs, "bob")
+	report, _ := replay.DescribeDesync(ours, theirs, "bob")
 	fmt.Printf("frame %d: %s\n", frame, report)
 	// Output:
 	// alice: desync at frame 210 with bob
