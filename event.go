@@ -8,9 +8,12 @@ import (
 // EventKind says what an Event reports.
 type EventKind uint8
 
-// The events a link's owner reports (a P2P session, a spectator, an
-// authoritative host or client). The link itself pushes the handshake,
-// interruption, disconnection and desync events; the owner the others.
+// The events a P2P session, a spectator, an authoritative host or a client
+// reports. Those about a link (handshake, interruption, disconnection,
+// desync) come from every mode; those about players (running, a player
+// disconnected, a wait, a rejoin) from the modes that have them: the
+// rejoin events from P2P (an authoritative host reports a client's return
+// in its stats and its client list).
 const (
 	// EventSynchronizing: a handshake round trip with Peer completed;
 	// Count of Total.

@@ -165,21 +165,13 @@
 // frame, every player's slot present, a mask saying which mean something.
 // Sending N >= 2 frames per packet makes one lost packet harmless.
 //
-// # Recordings
+// # Recordings and desync forensics
 //
-// A Recorder writes a match (settings, initial state, every frame's
-// confirmed inputs, a state checksum every N frames) to an io.Writer in a
-// small versioned format, documented in record.go, allocating nothing per
-// frame; a Replayer plays it back headless at full speed, checks every
-// checksum and names the first frame that differs (and, when states were
-// recorded, the fields, see rollback.Diff). Damaged, cut or foreign files
-// are errors (ErrRecordCorrupt, ErrRecordTruncated, ErrRecordSettings).
-// P2P sessions and spectators record themselves (SetRecorder).
-//
-// # Desync forensics
-//
-// KeepStates (a debug mode) keeps the states of a session's last
-// checksummed frames, so that the frame of an EventDesyncDetected can be
-// examined: WriteState and ReadState carry it to the other peer's machine
-// and DescribeDesync names the fields that differ (see forensics.go).
+// P2P sessions and spectators record themselves into a replay.Recorder
+// (SetRecorder); package replay holds the format, the Replayer and the
+// state files. KeepStates (a debug mode) keeps the states of a session's
+// last checksummed frames, so that the frame of an EventDesyncDetected can
+// be examined: replay.WriteState and replay.ReadState carry it to the
+// other peer's machine and replay.DescribeDesync names the fields that
+// differ.
 package session
