@@ -12,8 +12,8 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// Stats are a Client's own statistics (a host's view of each client is
-// ClientStats).
+// ClientStats are a Client's own statistics (Client.Stats); a host's view
+// of each of its clients is HostClientStats, its own HostStats.
 type ClientStats struct {
 	// Synchronized says the client has its slots and a host state.
 	Synchronized bool
@@ -107,7 +107,7 @@ type Client[S any, I comparable] struct {
 	rate     int32
 	depth    int32
 	view     presentation[S]
-	fixed    bool // the last Advance (or Update) corrected a misprediction
+	fixed    bool // the last AdvanceFrame (or Update) corrected a misprediction
 	updating bool // inside Update: its steps share one fixed flag
 	stats    ClientStats
 	done     bool
@@ -115,7 +115,7 @@ type Client[S any, I comparable] struct {
 
 // NewClient returns a client of cfg.Host over tr that advances S with
 // simulate (the host's simulation, deterministic). It says Hello on its
-// first Advance.
+// first AdvanceFrame.
 func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Client[S, I], error) {
 	if tr == nil || simulate == nil || cfg.Host == "" {
 		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", ErrConfig)
@@ -197,8 +197,8 @@ func (c *Client[S, I]) dial(tr transport.Transport) error {
 	return nil
 }
 
-// Reconnect continues over a new transport (the old one was cut): the
-// client says Hello with its resume token. RESUME_ACCEPT continues the
+// Rejoin continues over a new transport (the old one was cut): the
+// client says Hello with its rejoin token. RESUME_ACCEPT continues the
 // world (the inputs predicted meanwhile are sent and the host applies them
 // late); RESUME_REJECT and the INITIAL_SYNC after it start a fresh one.
 func (c *Client[S, I]) Rejoin(tr transport.Transport) error {
@@ -213,14 +213,14 @@ func (c *Client[S, I]) Rejoin(tr transport.Transport) error {
 	return nil
 }
 
-// Token is the client's resume token and whether it holds one: the host's
-// with the slots, or ClientConfig.Resume once the host accepted it. Keep
-// it to start a new process with (ClientConfig.Resume) within the host's
+// RejoinToken is the client's rejoin token and whether it holds one: the host's
+// with the slots, or ClientConfig.Rejoin once the host accepted it. Keep
+// it to start a new process with (ClientConfig.Rejoin) within the host's
 // grace window.
 func (c *Client[S, I]) RejoinToken() (RejoinToken, bool) { return c.token, c.held }
 
 // AddLocalInput sets the input of one of the client's slots (an index
-// into them, 0..Slots-1) for the next Advance and, until set again, the
+// into them, 0..Slots-1) for the next AdvanceFrame and, until set again, the
 // ones after.
 func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
 	if !c.started {
@@ -233,12 +233,12 @@ func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
 	return nil
 }
 
-// Events appends the link's events of the last Advance to dst (network
-// interrupted or resumed, disconnected: then Reconnect over a new
+// Events appends the link's events of the last AdvanceFrame to dst (network
+// interrupted or resumed, disconnected: then Rejoin over a new
 // transport resumes).
 func (c *Client[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return append(dst, c.events...) }
 
-// Corrected says the last Advance (any step of the last Update) took a
+// Corrected says the last AdvanceFrame (any step of the last Update) took a
 // host state that differed from
 // the prediction and re-simulated: what the game drew of its predicted
 // entities may jump. Hide the jump in what is drawn, never in the state:
@@ -252,12 +252,12 @@ func (c *Client[S, I]) Synchronized() bool { return c.started }
 // State is the predicted present: the state after Frame()-1.
 func (c *Client[S, I]) State() *S { return c.ring.Live() }
 
-// Frame is the next frame Advance simulates.
+// Frame is the next frame AdvanceFrame simulates.
 func (c *Client[S, I]) Frame() rollnet.Frame { return c.frame }
 
 // HostState is the newest host state received whole, and its frame
 // (NoFrame and nil before the first). The pointer aliases the client's
-// storage, valid until the next Advance.
+// storage, valid until the next AdvanceFrame.
 func (c *Client[S, I]) HostState() (*S, rollnet.Frame) {
 	if c.newestHost == rollnet.NoFrame {
 		return nil, rollnet.NoFrame
@@ -294,7 +294,7 @@ func (c *Client[S, I]) Close() error {
 	return nil
 }
 
-// Advance runs one tick: reads the host's packets, reconciles the newest
+// AdvanceFrame runs one tick: reads the host's packets, reconciles the newest
 // host state (at most one re-simulation), simulates the next frame with
 // the client's inputs and the others' as the host last reported them, and
 // sends the host every input it has not applied. Before the first host
@@ -426,7 +426,7 @@ func (c *Client[S, I]) welcome(b []byte) {
 		clear(c.pending)
 	case !c.started:
 		// Resumed without a world to go on with (a process started
-		// with ClientConfig.Resume, or cut before its first state): the
+		// with ClientConfig.Rejoin, or cut before its first state): the
 		// slots as the Welcome says, and the host's next state, full
 		// since this connection acknowledged none, starts the world.
 		c.forget()

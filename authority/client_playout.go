@@ -113,7 +113,7 @@ func (p *presentation[S]) tick() {
 }
 
 // Update is the game's frame: dt of real time goes through the fixed
-// timestep at the host's advised rate, and Advance runs once per whole step
+// timestep at the host's advised rate, and AdvanceFrame runs once per whole step
 // (never a skipped or doubled step); then the render clock moves by dt.
 // Add inputs with AddLocalInput before. It returns the steps run.
 func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
@@ -156,7 +156,7 @@ func (c *Client[S, I]) RenderTime() (float64, bool) { return c.view.clk.T() }
 // queue, so t moves steadily; the states come from every arrival, so a
 // state the queue skipped or that arrived after its tick still shapes the
 // curve. When t is past the newest, a and b are both the newest and alpha
-// is 0. The pointers are valid until the next Advance.
+// is 0. The pointers are valid until the next AdvanceFrame.
 func (c *Client[S, I]) PlayoutAt(t float64) (a, b *S, alpha float64, ok bool) {
 	newest := c.newestHost
 	if newest == rollnet.NoFrame {

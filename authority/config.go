@@ -23,7 +23,7 @@ const (
 	// moved on, and pressing it now would replay a stale action against
 	// a world that moved on too; it is dropped and counted apart
 	// (LateSuperseded). A resume's backlog is the exception: see
-	// ResumeBacklog.
+	// RejoinBacklog.
 	LateApply LateInput = iota
 	// LateRollback rolls the host back and re-simulates (the core session
 	// does it) for a late input up to RollbackWindow frames old; older
@@ -31,7 +31,7 @@ const (
 	LateRollback
 )
 
-// ResumeBacklog says what a host does with the inputs a resumed client
+// RejoinBacklog says what a host does with the inputs a resumed client
 // made while it was cut off: its backlog, for frames the host simulated
 // with predictions.
 type RejoinBacklog uint8
@@ -89,13 +89,13 @@ type HostConfig[I comparable] struct {
 	LateInput LateInput
 	// RollbackWindow bounds LateRollback, in frames; 0 means 8, at most 32.
 	RollbackWindow int
-	// ResumeBacklog chooses what happens to a resumed client's backlog;
-	// see ResumeBacklog.
+	// RejoinBacklog chooses what happens to a resumed client's backlog;
+	// see RejoinBacklog.
 	RejoinBacklog RejoinBacklog
 	// Predict guesses a client's missing input from its last; nil repeats
 	// the last. It must be deterministic.
 	Predict func(player int, last I, frame rollnet.Frame) I
-	// Grace is how long an away client's slots and resume token are kept;
+	// Grace is how long an away client's slots and rejoin token are kept;
 	// 0 means 20 s. Then the slots are free and the token is void.
 	Grace time.Duration
 	// WelcomeCopies is how many copies of the one answer to a Hello are
@@ -207,9 +207,10 @@ type ClientConfig struct {
 	// Net is the link's settings, and must agree with the host's in
 	// FrameRate and Settings (the settings hash). A Hello is retried every
 	// SyncRetry; the host is lost after DisconnectTimeout of silence (then
-	// Reconnect). Rand gives Hello nonces.
-	Net rollnet.NetConfig // Resume is a resume token kept from an earlier client (Token), for a
-	// process started again: the first Hello asks for its slots back.
+	// Rejoin). Rand gives Hello nonces.
+	Net rollnet.NetConfig
+	// Rejoin is a rejoin token kept from an earlier client (its
+	// RejoinToken), for a process started again: the first Hello asks for its slots back.
 	// Within the host's grace window RESUME_ACCEPT gives them back and the
 	// host's next full state starts this client's world (it has none to go
 	// on with); after it, RESUME_REJECT and a fresh INITIAL_SYNC. The zero

@@ -81,8 +81,8 @@ func Example() {
 }
 
 // A client process that ends and starts again keeps its slot: the first
-// process keeps its token (Client.Token), the new one starts its client
-// with it (ClientConfig.Resume) within the host's grace window.
+// process keeps its token (Client.RejoinToken), the new one starts its client
+// with it (ClientConfig.Rejoin) within the host's grace window.
 func ExampleClientConfig_resume() {
 	clock, network, net := lan()
 	hostEnd, _ := network.Endpoint("host")

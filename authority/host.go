@@ -68,7 +68,7 @@ type Host[S any, I comparable] struct {
 
 // NewHost returns a host that reads and writes tr and advances S with
 // simulate. Set the initial state through State() before the first
-// Advance. S and I must be pointer-free and gap-free (rollback.CheckType),
+// AdvanceFrame. S and I must be pointer-free and gap-free (rollback.CheckType),
 // S at most 64 KiB, I at most 32 bytes and without bools.
 func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Host[S, I], error) {
 	if tr == nil || simulate == nil {
@@ -116,17 +116,17 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 }
 
 // State is the live state: set the initial state through it before the
-// first Advance; read it after.
+// first AdvanceFrame; read it after.
 func (h *Host[S, I]) State() *S { return h.core.State() }
 
-// Frame is the next frame Advance simulates.
+// Frame is the next frame AdvanceFrame simulates.
 func (h *Host[S, I]) Frame() rollnet.Frame { return h.core.Frame() }
 
 // Settings is the settings hash a client's Hello must carry.
 func (h *Host[S, I]) Settings() uint64 { return h.hash }
 
 // AddLocalInput sets the input of one of the host's own slots for the next
-// Advance (and, until set again, the ones after).
+// AdvanceFrame (and, until set again, the ones after).
 func (h *Host[S, I]) AddLocalInput(slot int, in I) error {
 	if uint(slot) >= uint(h.s.locals) {
 		return fmt.Errorf("%w: slot %d (the host holds %d)", ErrSlot, slot, h.s.locals)
@@ -146,7 +146,7 @@ func (h *Host[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 	return h.sums[k], nil
 }
 
-// Events appends the links' events of the last Advance to dst: a
+// Events appends the links' events of the last AdvanceFrame to dst: a
 // client's connection interrupted, resumed or disconnected (then away,
 // its token valid for the grace window).
 func (h *Host[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return append(dst, h.events...) }
@@ -193,7 +193,7 @@ func (h *Host[S, I]) newLink(i int) *link.Link {
 	return l
 }
 
-// Advance runs one tick: reads every waiting packet, decides each slot's
+// AdvanceFrame runs one tick: reads every waiting packet, decides each slot's
 // input for the frame (received, late, or predicted), simulates it, and
 // sends each client what it is owed. It allocates nothing at steady state.
 func (h *Host[S, I]) AdvanceFrame() error {

@@ -23,7 +23,8 @@ const (
 	clientAway // silent past the timeout: slots predicted, token valid for the grace window
 )
 
-// ClientStats are a host's statistics of one client.
+// HostClientStats are a host's statistics of one of its clients
+// (Host.Clients); the client's own are ClientStats.
 type HostClientStats struct {
 	Peer      transport.Peer
 	First     int // first slot

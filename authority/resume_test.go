@@ -206,7 +206,7 @@ func TestResumeBacklogAllocatesNothing(t *testing.T) {
 }
 
 // A process started again with the token an earlier one kept
-// (ClientConfig.Resume) gets its slots back within the grace window: the
+// (ClientConfig.Rejoin) gets its slots back within the grace window: the
 // host says RESUME_ACCEPT, and its next state, full since the new
 // connection acknowledged none, starts the new client's world; every host
 // state it applies is the host's. After the grace window the same token

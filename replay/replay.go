@@ -30,8 +30,8 @@ type ReplayerConfig struct {
 
 // Replayer plays a recording back: the initial state, then every frame
 // with its recorded inputs, checking the state against every recorded
-// checksum. It runs as fast as simulate does (Run), or a frame per Step
-// for a game that shows it. Step allocates nothing. A Replayer is not
+// checksum. It runs as fast as simulate does (Run), or a frame per AdvanceFrame
+// for a game that shows it. AdvanceFrame allocates nothing. A Replayer is not
 // safe for concurrent use.
 //
 // Bytes from the file are not trusted: a damaged, forged or cut file is
@@ -50,7 +50,7 @@ type Replayer[S any, I comparable] struct {
 	states   bool
 	maxField int
 
-	frame   rollnet.Frame // next frame Step simulates
+	frame   rollnet.Frame // next frame AdvanceFrame simulates
 	agreed  rollnet.Frame // newest frame whose checksum matched
 	checked int           // checksums that matched
 	err     error         // sticky
@@ -272,21 +272,21 @@ func (p *Replayer[S, I]) ChecksumEvery() int { return p.every }
 // it; writing it makes the replay differ.
 func (p *Replayer[S, I]) State() *S { return p.state }
 
-// Frame returns the frame the next Step simulates.
+// Frame returns the frame the next AdvanceFrame simulates.
 func (p *Replayer[S, I]) Frame() rollnet.Frame { return p.frame }
 
 // Inputs returns the inputs of the frame last simulated (aliasing the
-// replayer's storage, valid until the next Step).
+// replayer's storage, valid until the next AdvanceFrame).
 func (p *Replayer[S, I]) Inputs() []I { return p.args }
 
 // Checked returns how many recorded checksums the replay has matched.
 func (p *Replayer[S, I]) Checked() int { return p.checked }
 
-// Step simulates frame Frame() with its recorded inputs and checks the
+// AdvanceFrame simulates frame Frame() with its recorded inputs and checks the
 // state against its recorded checksum, if it has one. At the end of the
 // recording it returns io.EOF. A state that differs is a
 // *ReplayMismatchError; a damaged file ErrRecordCorrupt or
-// ErrRecordTruncated. Errors are sticky. Step allocates nothing but
+// ErrRecordTruncated. Errors are sticky. AdvanceFrame allocates nothing but
 // errors.
 func (p *Replayer[S, I]) AdvanceFrame() error {
 	if p.err != nil {
@@ -322,7 +322,7 @@ func (p *Replayer[S, I]) AdvanceFrame() error {
 }
 
 // Run steps to the end of the recording and returns nil if every checksum
-// matched, else Step's error.
+// matched, else AdvanceFrame's error.
 func (p *Replayer[S, I]) Run() error {
 	for {
 		if err := p.AdvanceFrame(); err != nil {

@@ -81,7 +81,7 @@ func BenchmarkStepBaselineSimulateCommit(b *testing.B) {
 }
 
 // BenchmarkFrame: a whole frame of a two-player game loop, both inputs
-// given (AddLocalInput twice) and Step, on the default capacity.
+// given (AddLocalInput twice) and AdvanceFrame, on the default capacity.
 func BenchmarkFrame(b *testing.B) {
 	s := newWorld(b, Config[uint16]{Players: 2})
 	b.ReportAllocs()
@@ -165,7 +165,7 @@ func BenchmarkRollback(b *testing.B) {
 }
 
 // BenchmarkRollbackBaselineRestoreResimulate: the bare work of the same
-// Step: one restore (ring.Rollback(d)) and d+1 simulate + Commit (d
+// AdvanceFrame: one restore (ring.Rollback(d)) and d+1 simulate + Commit (d
 // re-simulated frames and the new one).
 func BenchmarkRollbackBaselineRestoreResimulate(b *testing.B) {
 	for _, d := range depths {

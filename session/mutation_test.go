@@ -363,7 +363,7 @@ func TestMutationPredictionLimit(t *testing.T) {
 
 func TestMutationChecksumWindowAndReset(t *testing.T) {
 	s := newMutRec(t, Config[uint16]{Players: 2, Capacity: 4})
-	s.State().Last = 77 // the initial state, committed by the first Step
+	s.State().Last = 77 // the initial state, committed by the first AdvanceFrame
 	_, err := s.ChecksumAt(-1)
 	require.ErrorIs(t, err, ErrOutOfWindow)
 

@@ -209,7 +209,7 @@ func runOracle(t *testing.T, seed uint64, run oracleRun) Stats {
 // TestOracleDifferential plays random games (1 to 8 players, capacities 2
 // to 32, input delays, prediction limits, predictors, late, early,
 // duplicated and reordered delivery) against a lockstep oracle that
-// simulates each frame once with every real input: after every Step every
+// simulates each frame once with every real input: after every AdvanceFrame every
 // confirmed frame's checksum must equal the oracle's. 240 games of 500
 // frames: 120,000 frames.
 func TestOracleDifferential(t *testing.T) {

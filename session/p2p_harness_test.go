@@ -185,7 +185,7 @@ func (c *p2pCluster) tickNode(n *p2pNode) {
 		}
 	}
 	n.events = p.Events(n.events)
-	if err == nil { // checksums are answerable after a Step only
+	if err == nil { // checksums are answerable after a AdvanceFrame only
 		c.record(n, min(p.ConfirmedFrame(), p.Frame()-1), p.core)
 	}
 }

@@ -179,7 +179,7 @@ func (p *P2P[S, I]) askAgain() {
 	}
 }
 
-// Unknown counts the datagrams this session dropped because their sender
+// UnknownPackets counts the datagrams this session dropped because their sender
 // has no link here (a transport.Expecter drops most before, and counts
 // them itself), the rejoin requests from new addresses that proved
 // nothing included.

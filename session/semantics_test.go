@@ -64,7 +64,7 @@ func TestConfigRefused(t *testing.T) {
 	}
 }
 
-// TestGenesisCoversInitialState: the first Step commits the state written
+// TestGenesisCoversInitialState: the first AdvanceFrame commits the state written
 // before it, so a misprediction at frame 0 rolls back to it.
 func TestGenesisCoversInitialState(t *testing.T) {
 	s := newWorld(t, Config[uint16]{Players: 2})
@@ -89,7 +89,7 @@ func TestGenesisCoversInitialState(t *testing.T) {
 	require.Equal(t, start, *genesis, "frame -1 is the genesis state")
 }
 
-// TestGenesisAfterReset: Reset zeroes everything and the next Step
+// TestGenesisAfterReset: Reset zeroes everything and the next AdvanceFrame
 // commits a new genesis that a frame-0 misprediction rolls back to.
 func TestGenesisAfterReset(t *testing.T) {
 	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 1})
@@ -275,7 +275,7 @@ func TestBadPlayer(t *testing.T) {
 }
 
 // TestLocalInputReplaced: a local input given again before its frame is
-// simulated replaces the old one, including after a refused Step.
+// simulated replaces the old one, including after a refused AdvanceFrame.
 func TestLocalInputReplaced(t *testing.T) {
 	s := newRecord(t, Config[uint16]{Players: 2, InputDelay: 1, Lockstep: true})
 	require.NoError(t, s.AddLocalInput(0, 3)) // frame 1
@@ -349,7 +349,7 @@ func TestPredictReceivesLast(t *testing.T) {
 	require.Equal(t, uint16(106), s.State().In[1][1])
 }
 
-// TestPredictionLimit: Step refuses, changing nothing, once Frame() is
+// TestPredictionLimit: AdvanceFrame refuses, changing nothing, once Frame() is
 // more than MaxPrediction frames past ConfirmedFrame().
 func TestPredictionLimit(t *testing.T) {
 	for _, tc := range []struct {
@@ -373,7 +373,7 @@ func TestPredictionLimit(t *testing.T) {
 				n++
 			}
 			require.Equal(t, tc.limit+int(d), n, "frames run with player 1 silent")
-			// Mark a rollback, then check that a refused Step changes nothing.
+			// Mark a rollback, then check that a refused AdvanceFrame changes nothing.
 			if n > int(d)+1 {
 				require.NoError(t, s.AddRemoteInput(1, s.Frame()-1, 5))
 				require.NotEqual(t, rollnet.NoFrame, s.pending)
@@ -389,7 +389,7 @@ func TestPredictionLimit(t *testing.T) {
 			step(t, s, 1)
 		})
 	}
-	// A refused first Step does not commit genesis.
+	// A refused first AdvanceFrame does not commit genesis.
 	s := newRecord(t, Config[uint16]{Players: 2, Lockstep: true})
 	require.ErrorIs(t, s.AdvanceFrame(), ErrPredictionLimit)
 	require.Equal(t, 0, s.ring.Depth())
@@ -467,7 +467,7 @@ func TestChecksumAtWindow(t *testing.T) {
 }
 
 // TestOneRollbackPerStep: however many late inputs arrive between two
-// Steps, the next Step rolls back once, from the earliest wrong frame.
+// AdvanceFrame calls, the next AdvanceFrame rolls back once, from the earliest wrong frame.
 func TestOneRollbackPerStep(t *testing.T) {
 	var count [16]int
 	s, err := New[record](Config[uint16]{Players: 3}, func(r *record, in []uint16, f rollnet.Frame) {
@@ -490,7 +490,7 @@ func TestOneRollbackPerStep(t *testing.T) {
 	require.Equal(t, [16]int{1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 1}, count)
 }
 
-// TestResimulatedFramesCountsOnlyRedos: the new frame of a Step is not a
+// TestResimulatedFramesCountsOnlyRedos: the new frame of a AdvanceFrame is not a
 // re-simulated frame; an input equal to its prediction causes no
 // rollback.
 func TestResimulatedFramesCountsOnlyRedos(t *testing.T) {

@@ -18,10 +18,10 @@ package session
 //	                                        (below lo: stale; above hi:
 //	                                        ErrOutOfWindow)
 //	s.Frame(), s.ConfirmedFrame(), s.FrameAdvantage(), s.Stats()
-//	s.ChecksumAt(f)                         only after Step (a pending
+//	s.ChecksumAt(f)                         only after AdvanceFrame (a pending
 //	                                        rollback makes frames from the
 //	                                        wrong one unanswerable until the
-//	                                        next Step); compare at
+//	                                        next AdvanceFrame); compare at
 //	                                        min(ConfirmedFrame(), Frame()-1)
 //	s.PackInputs / s.UnpackInputs           the plain packing (pack.go)
 
@@ -53,11 +53,11 @@ type Config[I comparable] struct {
 	// frame the input is for. Frames [0, InputDelay) have the zero input
 	// for every player.
 	InputDelay int
-	// MaxPrediction is how many frames Step may run past ConfirmedFrame().
+	// MaxPrediction is how many frames AdvanceFrame may run past ConfirmedFrame().
 	// 0 means as many as the window allows: W = Capacity-1-InputDelay.
 	// It may not exceed W.
 	MaxPrediction int
-	// Lockstep makes the session never predict: Step waits (returning
+	// Lockstep makes the session never predict: AdvanceFrame waits (returning
 	// ErrPredictionLimit) until every player's input for the frame is
 	// confirmed. MaxPrediction must then be 0.
 	Lockstep bool
@@ -72,7 +72,7 @@ type Config[I comparable] struct {
 
 // Stats are a session's counters since New or the last Reset.
 type Stats struct {
-	// Rollbacks counts Steps that rolled back (at most one per Step).
+	// Rollbacks counts AdvanceFrame calls that rolled back (at most one per AdvanceFrame).
 	Rollbacks int
 	// MaxRollbackDepth is the most frames one rollback re-simulated.
 	MaxRollbackDepth int
@@ -80,7 +80,7 @@ type Stats struct {
 	// simulated with a different, predicted input.
 	Mispredictions int
 	// ResimulatedFrames counts frames simulated again by rollbacks (not
-	// the new frame each Step simulates).
+	// the new frame each AdvanceFrame simulates).
 	ResimulatedFrames int
 	// Desyncs counts remote inputs that contradicted a confirmed input.
 	Desyncs int
@@ -90,8 +90,8 @@ type Stats struct {
 }
 
 // Session is a rollback session without a network: it simulates a frame
-// per Step with every player's confirmed input or a prediction, and rolls
-// back (at most once per Step) when a late input contradicts a prediction.
+// per AdvanceFrame with every player's confirmed input or a prediction, and rolls
+// back (at most once per AdvanceFrame) when a late input contradicts a prediction.
 // A Session is not safe for concurrent use.
 type Session[S any, I comparable] struct {
 	simulate func(s *S, inputs []I, frame rollnet.Frame)
@@ -106,7 +106,7 @@ type Session[S any, I comparable] struct {
 	maxPred int // effective MaxPrediction
 	all     uint64
 
-	frame     rollnet.Frame // next frame Step simulates
+	frame     rollnet.Frame // next frame AdvanceFrame simulates
 	started   bool          // genesis committed
 	confirmed rollnet.Frame // ConfirmedFrame()
 	pending   rollnet.Frame // earliest frame simulated with a wrong prediction, or NoFrame
@@ -128,7 +128,7 @@ type Session[S any, I comparable] struct {
 // New returns a session for cfg that advances a state of type S with
 // simulate. S must be pointer-free and gap-free (see rollback.CheckType);
 // so must I. simulate must be deterministic and must not retain inputs.
-// Set the initial state through State() before the first Step.
+// Set the initial state through State() before the first AdvanceFrame.
 func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Session[S, I], error) {
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: simulate is nil", ErrConfig)
@@ -170,7 +170,7 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 	}
 	// The input ring must hold frames from Frame()-W (the oldest
 	// accepted; a prediction's base is never older, since
-	// ConfirmedFrame() >= Frame()-MaxPrediction whenever Step simulates)
+	// ConfirmedFrame() >= Frame()-MaxPrediction whenever AdvanceFrame simulates)
 	// to Frame()+InputDelay+MaxPrediction (a peer running ahead by the
 	// whole prediction window): W+InputDelay+MaxPrediction+1 frames. It
 	// keeps one more, Frame()-W-1, as a margin.
@@ -229,7 +229,7 @@ func (s *Session[S, I]) reset() {
 
 // Reset starts a new match: the live state becomes the zero S, and every
 // input, committed state and counter is forgotten. The Config stays. Set
-// the initial state through State() before the next Step.
+// the initial state through State() before the next AdvanceFrame.
 func (s *Session[S, I]) Reset() {
 	var zero S
 	*s.ring.Live() = zero
@@ -238,11 +238,11 @@ func (s *Session[S, I]) Reset() {
 }
 
 // State returns the live state. Write the initial state through it before
-// the first Step; afterwards read it (the state after frame Frame()-1) but
+// the first AdvanceFrame; afterwards read it (the state after frame Frame()-1) but
 // do not write it, or peers will disagree.
 func (s *Session[S, I]) State() *S { return s.ring.Live() }
 
-// Frame returns the frame the next Step simulates (0 at start).
+// Frame returns the frame the next AdvanceFrame simulates (0 at start).
 func (s *Session[S, I]) Frame() rollnet.Frame { return s.frame }
 
 // ConfirmedFrame returns the newest frame F such that every player's input
@@ -279,7 +279,7 @@ func (s *Session[S, I]) slotOf(f rollnet.Frame) int {
 
 // AddLocalInput confirms player's input for frame Frame()+InputDelay.
 // Called again for the same frame before it is simulated (after a refused
-// Step, say), the newest value replaces the old.
+// AdvanceFrame, say), the newest value replaces the old.
 func (s *Session[S, I]) AddLocalInput(player int, in I) error {
 	if uint(player) >= uint(s.players) {
 		return ErrPlayer
@@ -300,7 +300,7 @@ func (s *Session[S, I]) AddLocalInput(player int, in I) error {
 // for a confirmed input is a desync: the first value stays, Desyncs counts,
 // OnDesync fires, and a *ConflictError (wrapping ErrConflict) is returned.
 // An input that contradicts a prediction already simulated marks a
-// rollback, which the next Step performs.
+// rollback, which the next AdvanceFrame performs.
 func (s *Session[S, I]) AddRemoteInput(player int, frame rollnet.Frame, in I) error {
 	if uint(player) >= uint(s.players) {
 		return ErrPlayer
@@ -404,14 +404,14 @@ func (s *Session[S, I]) confirmedInput(p int, f rollnet.Frame) (I, bool) {
 // inputs are confirmed for every frame <= g.
 func (s *Session[S, I]) playerConfirmedFrame(p int) rollnet.Frame { return s.contig[p] }
 
-// Step simulates frame Frame() with every player's input for it,
+// AdvanceFrame simulates frame Frame() with every player's input for it,
 // confirmed or predicted, and commits the state. Before that it performs
-// the one rollback marked since the last Step, if any: back to just before
+// the one rollback marked since the last AdvanceFrame, if any: back to just before
 // the earliest mispredicted frame, then forward again with what is now
-// known. The first Step (and the first after Reset) first commits the
+// known. The first AdvanceFrame (and the first after Reset) first commits the
 // state as it stands (genesis), so frame 0 can be rolled back.
 //
-// When Frame()-ConfirmedFrame() > MaxPrediction, Step returns
+// When Frame()-ConfirmedFrame() > MaxPrediction, AdvanceFrame returns
 // ErrPredictionLimit and changes nothing.
 func (s *Session[S, I]) AdvanceFrame() error {
 	if int(s.frame)-int(s.confirmed) > s.maxPred {
@@ -513,7 +513,7 @@ func (s *Session[S, I]) held(f rollnet.Frame) (int, error) {
 // ChecksumAt returns the CRC32-C of the state committed after frame (frame
 // -1 is the genesis state), while it is held: frames from
 // Frame()-Capacity to Frame()-1, and not at or after a frame marked for
-// re-simulation by an input since the last Step. Anything else is
+// re-simulation by an input since the last AdvanceFrame. Anything else is
 // ErrOutOfWindow. Peers compare at min(ConfirmedFrame(), Frame()-1).
 func (s *Session[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 	n, err := s.held(frame)
@@ -525,7 +525,7 @@ func (s *Session[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 
 // StateAt returns the state committed after frame, under the same rules
 // as ChecksumAt. The pointer aliases the session's storage: read it, do
-// not write it, and do not keep it past the next Step.
+// not write it, and do not keep it past the next AdvanceFrame.
 func (s *Session[S, I]) StateAt(frame rollnet.Frame) (*S, error) {
 	n, err := s.held(frame)
 	if err != nil {

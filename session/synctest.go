@@ -10,17 +10,17 @@ import (
 const defaultCheckDistance = 2
 
 // SyncTestConfig configures a SyncTest: a session Config plus how far back
-// every Step re-simulates.
+// every AdvanceFrame re-simulates.
 type SyncTestConfig[I comparable] struct {
 	Config[I]
-	// CheckDistance is how many frames every Step rolls back and
+	// CheckDistance is how many frames every AdvanceFrame rolls back and
 	// re-simulates with the same inputs; 0 means 2. It must be below
 	// Capacity.
 	CheckDistance int
 }
 
 // SyncTest is a Session that proves its simulation deterministic: every
-// Step simulates the frame like a Session, then rolls back CheckDistance
+// AdvanceFrame simulates the frame like a Session, then rolls back CheckDistance
 // frames and re-simulates them with the same inputs, comparing every
 // re-simulated state's checksum with the one first committed. Use it in a
 // game's tests, with every player's input given through AddLocalInput (or
@@ -48,10 +48,10 @@ func NewSyncTest[S any, I comparable](cfg SyncTestConfig[I], simulate func(s *S,
 	return &SyncTest[S, I]{Session: s, distance: d, want: make([]uint32, d)}, nil
 }
 
-// CheckDistance returns how many frames every Step re-simulates.
+// CheckDistance returns how many frames every AdvanceFrame re-simulates.
 func (t *SyncTest[S, I]) CheckDistance() int { return t.distance }
 
-// Step steps the session (see Session.Step), then rolls back up to
+// AdvanceFrame steps the session (see Session.AdvanceFrame), then rolls back up to
 // CheckDistance frames (fewer at the start of a match) and re-simulates
 // them with the inputs they were simulated with. It returns a *DesyncError
 // for the first frame whose re-simulated state's checksum differs from the

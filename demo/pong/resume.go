@@ -8,10 +8,10 @@ import (
 	"github.com/rollnet/rollnet/codec"
 )
 
-// -resume across processes. A host gives each client a resume token with
-// its slot; the client prints it (authority.Client.Token). A process
+// -resume across processes. A host gives each client a rejoin token with
+// its slot; the client prints it (authority.Client.RejoinToken). A process
 // killed and started again with -resume TOKEN gives it to its new client
-// (authority.ClientConfig.Resume): within the host's grace window the host
+// (authority.ClientConfig.Rejoin): within the host's grace window the host
 // answers RESUME_ACCEPT and the same paddle, whose world starts from the
 // host's next full state; after it, RESUME_REJECT and a fresh paddle
 // (INITIAL_SYNC).

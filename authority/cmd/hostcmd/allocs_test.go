@@ -15,7 +15,7 @@ import (
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-// TestLoopFrameAllocs: a frame of the host command (the host's Advance,
+// TestLoopFrameAllocs: a frame of the host command (the host's AdvanceFrame,
 // the watcher, the game's announcement to every client) allocates nothing
 // at steady state, with two clients playing.
 func TestLoopFrameAllocs(t *testing.T) {
