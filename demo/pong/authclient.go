@@ -76,12 +76,9 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 			m.sums.other(first+int32(i), crc)
 		}
 	})
-	var token authority.RejoinToken
-	if o.resume != "" {
-		var err error
-		if token, err = parseToken(o.resume); err != nil {
-			return nil, fmt.Errorf("pong: -resume %q: %w", o.resume, err)
-		}
+	token, err := readAuthToken(o.rejoin)
+	if err != nil {
+		return nil, err
 	}
 	m.mux = sums
 	cl, err := authority.NewClient[State](authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Rejoin: token}, m.mux, authSimulate)
@@ -144,9 +141,9 @@ func (m *authClient) Tick(in Input) error {
 		how := ""
 		switch st := m.cl.Stats(); {
 		case st.Rejoined:
-			how = ", resumed with -resume's token: the same paddle"
+			how = ", rejoined with -rejoin's token: the same paddle"
 		case st.Rejected:
-			how = ", -resume's token was refused (too late): a fresh paddle"
+			how = ", -rejoin's token was refused (too late): a fresh paddle"
 		}
 		if m.side < 0 {
 			m.logf("pong: match started: spectating the host %s (%s) in room %s (authority mode%s)",
@@ -156,7 +153,7 @@ func (m *authClient) Tick(in Input) error {
 				m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
 		}
 		if token, ok := m.cl.RejoinToken(); ok && m.side >= 0 {
-			m.logf("pong: resume token %x (a restarted client rejoins with -resume %x)", token, token)
+			m.logf("pong: rejoin token %x%s", token[:], m.keepToken(token))
 		}
 	}
 	m.smoothOwn(dt)

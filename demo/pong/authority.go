@@ -247,9 +247,9 @@ func (m *authHost) drain() {
 		m.opponentEvent(e, "the client", m.h.Frame())
 		if e.Kind == rollnet.EventDisconnected {
 			if vanished {
-				// It may come back with its token (pong -resume).
+				// It may come back with its token (pong -rejoin FILE).
 				m.away = true
-				m.note = fmt.Sprintf("%s; its paddle is kept for %v for it to resume", m.left, m.o.grace)
+				m.note = fmt.Sprintf("%s; its paddle is kept for %v for it to rejoin", m.left, m.o.grace)
 				m.logf("pong: %s", m.note)
 			} else {
 				m.gone = true
@@ -260,7 +260,7 @@ func (m *authHost) drain() {
 		m.expired = st.Expired
 		if m.away {
 			m.gone = true
-			m.left += fmt.Sprintf("; it did not resume within %v", m.o.grace)
+			m.left += fmt.Sprintf("; it did not rejoin within %v", m.o.grace)
 		}
 	}
 }

@@ -118,8 +118,10 @@
 // the playout's depth, stalls and jumps, and the hitches counted on the
 // frames drawn. Both sides exchange the checksums of every state the
 // client applied (sums.go) and exit 1 on a difference. The client prints
-// a rejoin token: killed and started again with -resume TOKEN within the
-// host's -grace it gets its paddle back (authority.ClientConfig.Rejoin). A
+// a rejoin token and, with -rejoin FILE, keeps it there: killed and
+// started again with the same -rejoin FILE within the host's -grace it
+// gets its paddle back (authority.ClientConfig.Rejoin), after it a fresh
+// one whose token replaces the old in FILE. A
 // dedicated host:
 //
 //	go run ./demo/pong host [-signal URL] [-room NAME]   # then two players:
