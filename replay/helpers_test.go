@@ -6,7 +6,6 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
-	"github.com/rollnet/rollnet/rollback"
 )
 
 // world is the recordings' test state (session's test world): a PRNG and
@@ -32,9 +31,6 @@ func simWorld(w *world, in []uint16, f rollnet.Frame) {
 	}
 	w.Frame = int32(f)
 }
-
-// worldSum is the checksum a session computes of a world.
-func worldSum(w *world) uint32 { return rollback.Checksum(rollback.BytesOf(w)) }
 
 func skipUnderRace(t *testing.T) {
 	if race.Enabled {
