@@ -221,13 +221,13 @@ func (m *authHost) drain() {
 				m.names[1] = m.nameOf(1, m.client)
 			}
 			if resumed {
-				m.news = append(m.news, fmt.Sprintf("the client resumed its paddle at frame %d (%s)", m.h.Frame(), short(m.client)))
+				m.news = append(m.news, fmt.Sprintf("the client rejoined: its paddle back at frame %d (%s)", m.h.Frame(), short(m.client)))
 			} else if m.joined > 1 {
 				m.news = append(m.news, fmt.Sprintf("a client joined afresh at frame %d (%s)", m.h.Frame(), short(m.client)))
 			}
 			how := "joined"
 			if resumed {
-				how = "resumed"
+				how = "rejoined"
 			}
 			m.logf("pong: match started: %s (left, host) and the client %s %s at frame %d in room %s (authority mode)",
 				m.names[0], short(m.client), how, m.h.Frame(), m.room())
@@ -358,7 +358,7 @@ func (m *authHost) Report() report {
 		fmt.Sprintf("client's inputs     %.1f frames early at the end, advised rate %+.1f%%", cs.Depth, 100*cs.Rate),
 		fmt.Sprintf("late inputs         %d (rolled back for %d, applied late %d, dropped %d), predicted %d, lost %d",
 			cs.LateInputs, cs.LateRolledBack, cs.LateApplied, cs.LateDropped, cs.PredictedInputs, cs.InputsLost),
-		fmt.Sprintf("states sent         %d (%d full), Nacks served %d, joined %d, resumed %d",
+		fmt.Sprintf("states sent         %d (%d full), Nacks served %d, joined %d, rejoined %d",
 			cs.StatesSent, cs.FullStates, cs.NacksServed, st.Joined, st.Rejoined),
 	}
 	for _, n := range m.news {

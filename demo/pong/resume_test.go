@@ -128,8 +128,8 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	out, status = host.end()
 	t.Logf("host:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOK, status)
-	require.Contains(t, out, "joined 1, resumed 1")
-	require.Contains(t, out, "the client resumed its paddle at frame")
+	require.Contains(t, out, "joined 1, rejoined 1")
+	require.Contains(t, out, "the client rejoined: its paddle back at frame")
 	require.Contains(t, out, "(checksums agree)")
 }
 
