@@ -43,7 +43,7 @@
 // inputs arrive (a client with nothing new sends a frame marker) and
 // advises a rate change, at most MaxRate (10%), that holds TargetDepth.
 //
-// Connect and resume: a Hello with the right settings hash gets one answer
+// Connect and rejoin: a Hello with the right settings hash gets one answer
 // per connection (sent WelcomeCopies times against loss): INITIAL_SYNC
 // (slots and a random 128-bit rejoin token; the full state follows as
 // states do), or, for a token still valid, RESUME_ACCEPT on the new
