@@ -69,6 +69,10 @@ func TestBigStateOverLoss(t *testing.T) {
 	s, f := cl.HostState()
 	sum, err := h.ChecksumAt(f)
 	require.NoError(t, err)
+	_, err = h.ChecksumAt(rollnet.NoFrame)
+	require.ErrorIs(t, err, ErrOutOfWindow, "no frame")
+	_, err = h.ChecksumAt(h.Frame())
+	require.ErrorIs(t, err, ErrOutOfWindow, "a frame not simulated yet")
 	require.Equal(t, sum, rollback.Checksum(rollback.BytesOf(s)))
 }
 
