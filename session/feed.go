@@ -232,27 +232,30 @@ func feedTicks(frames int, rtt int64, rate int) int {
 // transport's bulk path, and returns the bytes sent (0: nothing fits, -1:
 // the transport did not take it).
 func (p *P2P[S, I]) sendPlain(l *link.Link, m *codec.Input, stride int) int {
-	if !p.fit(m, stride) {
+	b := p.encode(m, stride)
+	if b == nil {
 		return 0
 	}
-	b := m.Append(p.ep.Buffer())
 	if !p.ep.SendBulk(l, b) {
 		return -1
 	}
 	return len(b)
 }
 
-// fit shortens m (its inputs from p.block) until it fits a packet, to no
-// frames at worst; false when not even that fits.
-func (p *P2P[S, I]) fit(m *codec.Input, stride int) bool {
+// encode codes m (its inputs from p.block) into the endpoint's buffer,
+// shortened until it fits a packet, to no frames at worst; nil when not
+// even that fits. A message that fits (every one but a bulk feed's first
+// tries) is coded once: the inputs' coding is walked by Append alone, not
+// measured before.
+func (p *P2P[S, I]) encode(m *codec.Input, stride int) []byte {
+	buf := p.ep.Buffer()
 	for {
 		m.Inputs = p.block[:m.Frames*stride]
-		err := m.Check()
-		if err == nil {
-			return true
+		if b := m.Append(buf); len(b) > len(buf) {
+			return b
 		}
-		if !errors.Is(err, codec.ErrTooLarge) || m.Frames == 0 {
-			return false
+		if err := m.Check(); !errors.Is(err, codec.ErrTooLarge) || m.Frames == 0 {
+			return nil
 		}
 		m.Frames = m.Frames * 3 / 4
 	}

@@ -534,13 +534,22 @@ func (p *P2P[S, I]) pump() {
 	}
 	take, open := !p.rejoining(), false
 	for i, l := range p.ep.Links()[:p.nPlayers] {
-		p.rejoinTick(l)
-		if l.State() == link.Disconnected {
+		switch l.State() {
+		case link.Running:
+			l.Optional = false // (rejoinTick's, inline: the path of every frame)
+		case link.Disconnected:
+			p.rejoinTick(l)
 			p.lost(l)
+		default:
+			p.rejoinTick(l)
 		}
-		open = open || take && p.takeable(i, l)
+		if pr := &p.rj.peers[i]; take && !open && (pr.pending || pr.open || l.State() != link.Running || l.Interrupted()) {
+			open = p.takeable(pr, l) // not idle: look closer
+		}
 	}
-	p.askAgain()
+	if p.rj.phase == phaseCatching {
+		p.askAgain()
+	}
 	p.gate.set(&p.ep, open)
 	if !p.running && p.ep.Err() == nil {
 		all := true
@@ -629,7 +638,9 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	if !p.ep.Accept(l, m.Seq) {
 		return
 	}
-	p.rejoinHeard(l)
+	if p.rj.peers[l.Index()].pending {
+		p.rejoinHeard(l) // a player taken back is back
+	}
 	l.Acked = rollnet.Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
 		p.ep.ReceivedChecksum(l, &p.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
@@ -839,11 +850,12 @@ func (p *P2P[S, I]) timeSync() {
 
 // flush sends each peer what it is owed this tick.
 func (p *P2P[S, I]) flush() {
+	quiet := p.rj.quiet()
 	for i, l := range p.ep.Links() {
 		if l.State() != link.Running {
 			continue
 		}
-		if i < p.nPlayers && p.rejoinFlush(l) {
+		if i < p.nPlayers && !(quiet && p.rj.peers[i].settled()) && p.rejoinFlush(l) {
 			// the rejoin's own traffic took the place of inputs
 		} else if p.running {
 			if i < p.nPlayers {
@@ -862,7 +874,11 @@ func (p *P2P[S, I]) flush() {
 func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	start := l.Acked + 1
 	n := int(p.newest - l.Acked)
-	n = max(min(n, codec.MaxFrames, p.rejoinLimit(l, start)), 0)
+	n = min(n, codec.MaxFrames)
+	if p.rj.ats > 0 { // an R we sponsor not acknowledged by every peer yet
+		n = min(n, p.rejoinLimit(l, start))
+	}
+	n = max(n, 0)
 	stride := bits.OnesCount64(p.local) * p.size
 	for k := range n {
 		j := k * stride
@@ -900,7 +916,8 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk boo
 	if f, sum, ok := p.ep.CarriedChecksum(l, &p.checks); ok {
 		m.HasChecksum, m.CheckFrame, m.Checksum = true, int32(f), sum
 	}
-	if !p.fit(m, stride) {
+	b := p.encode(m, stride)
+	if b == nil {
 		return 0
 	}
 	e := m.Start + int32(m.Frames) - 1
@@ -908,7 +925,6 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk boo
 	if m.Frames > 0 && rollnet.Frame(e) > l.Sent {
 		fresh = rollnet.Frame(e)
 	}
-	b := m.Append(p.ep.Buffer())
 	if bulk && !p.ep.SendBulk(l, b) {
 		return -1 // sent again next tick, its checksum with it
 	}

@@ -90,9 +90,11 @@ func (g *rebindGate) refuse(now, retry int64) bool {
 }
 
 // takeable reports whether a player may come back, or join, into the
-// slot of player link i now (this session is not rejoining itself).
-func (p *P2P[S, I]) takeable(i int, l *link.Link) bool {
-	pr := &p.rj.peers[i]
+// slot of player link l (pr its part in rejoins) now, this session not
+// rejoining itself. The pump tests first, inline, what holds on every
+// frame of a match nobody rejoins (a player playing and heard, pr and l
+// idle), and calls it only when that fails.
+func (p *P2P[S, I]) takeable(pr *peerRejoin, l *link.Link) bool {
 	if pr.pending || pr.open && !pr.heard && pr.backR == rollnet.NoFrame {
 		return true // an open slot, or a player taken back not playing yet
 	}

@@ -162,6 +162,7 @@ type rejoiner[S any, I comparable] struct {
 	// others coming back
 	back  []rollnet.Frame // per player: the R of its latest rejoin, NoFrame none
 	until []rollnet.Frame // per player: frozen input repeated below this (R while pending), never otherwise
+	ats   int             // peers whose atR is set: At messages to send or settle
 
 	// our own rejoin
 	phase   int
@@ -180,6 +181,15 @@ type rejoiner[S any, I comparable] struct {
 		initial *S // the state frame 0 started from
 	}
 }
+
+// quiet reports whether no rejoin is under way: not ours, and no At of
+// another's to send. With every player link settled, the rejoin owes no
+// link anything (rejoinFlush has nothing to do).
+func (r *rejoiner[S, I]) quiet() bool { return r.phase == phaseNone && r.ats == 0 }
+
+// settled reports whether the link acknowledged our token and is fed
+// nothing.
+func (pr *peerRejoin) settled() bool { return pr.tokAcked && !pr.feeding }
 
 // openSlot reports whether player link i is an open slot no one took
 // yet.
@@ -499,6 +509,9 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		p.takeJoiner(i, m.Secret)
 	}
 	p.adopt(i, rr)
+	if r.peers[i].atR == rollnet.NoFrame {
+		r.ats++
+	}
 	r.peers[i].atR, r.peers[i].atAcked = rr, 0
 	r.peers[i].feeding = true
 	r.peers[i].feed.start(rollnet.Frame(p.delay)-1, t)
@@ -593,13 +606,10 @@ func (p *P2P[S, I]) stale(pl int, s codec.PeerStatus) bool {
 	return b != rollnet.NoFrame && rollnet.Frame(s.LastFrame) < b-1
 }
 
-// rejoinHeard notes a live input from player link l: a player taken back
-// is back.
+// rejoinHeard notes the first live input from player link l, taken back
+// (pending): it is back.
 func (p *P2P[S, I]) rejoinHeard(l *link.Link) {
 	i := l.Index()
-	if !p.rj.catching(i) {
-		return
-	}
 	p.rj.peers[i].pending = false
 	p.rj.peers[i].feeding = false
 	p.rj.peers[i].backR = rollnet.NoFrame
@@ -672,6 +682,7 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: r.peers[j].joiner})
 		} else if p.atDone(j) {
 			r.peers[j].atR = rollnet.NoFrame
+			r.ats--
 		}
 	}
 	if r.peers[i].feeding {
