@@ -141,7 +141,7 @@ func (d *dropRequests) Send(to transport.Peer, b []byte) error {
 func TestP2PRebindFreshProcess(t *testing.T) {
 	c, n, tok := elsewhere(t, 51, "p2-new", nil)
 	q := n.p
-	before := c.agreed
+	before := c.agreed()
 	// The old address speaks again (a stale process, a replay): nothing
 	// it sends counts, be it a disconnect notice, inputs or a request
 	// without the secret, while the peers let strangers in (the player
@@ -173,7 +173,7 @@ func TestP2PRebindFreshProcess(t *testing.T) {
 	c.frames(int(r)+300, 20*time.Second)
 	c.noDesync()
 	c.movedTo(n, 2, "p2")
-	require.Greater(t, c.agreed-before, 2*250, "frames compared after R")
+	require.Greater(t, c.agreed()-before, 2*250, "frames compared after R")
 	st := q.RejoinStats()
 	require.Equal(t, r, st.Frame)
 	t.Logf("R %d, replayed %d frames in %v; %s", r, st.Replayed, st.CatchUp, c.describe())
@@ -321,7 +321,7 @@ func TestP2PRebindBeforeTimeout(t *testing.T) {
 	cfg := n.p.rj.restart.cfg
 	n.paused = true
 	for f := n.checked - 200; f <= n.checked; f++ {
-		delete(c.sums, f)
+		c.sums.Forget(f)
 	}
 	hung := c.clock.Now()
 	cfg.Rejoin = tok
