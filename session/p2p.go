@@ -618,7 +618,7 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 			f.acked(l.Acked, p.ep.Time())
 		}
 		if m.HasChecksum {
-			p.ep.ReceivedChecksum(l, &p.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
+			takeChecksum(&p.ep, l, &p.checks, m.Seq, m.Ack, m.CheckFrame, m.Checksum)
 		}
 	case codec.TypeChecksum:
 		p.ep.RemoteChecksum(l, &p.checks, b)
@@ -643,7 +643,7 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	}
 	l.Acked = rollnet.Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
-		p.ep.ReceivedChecksum(l, &p.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
+		takeChecksum(&p.ep, l, &p.checks, m.Seq, m.Ack, m.CheckFrame, m.Checksum)
 	}
 
 	// Inputs: take the frames that extend what was heard, up to the core's
