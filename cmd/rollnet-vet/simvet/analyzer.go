@@ -71,9 +71,9 @@ func (f *hazardsFact) String() string {
 	}
 	return fmt.Sprintf("hazards %d", len(f.Findings))
 }
-func (*simulateFact) String() string  { return "simulate" }
-func (*writtenFact) String() string   { return "written" }
-func (*productFact) String() string   { return "product" }
+func (*simulateFact) String() string { return "simulate" }
+func (*writtenFact) String() string  { return "written" }
+func (*productFact) String() string  { return "product" }
 
 // finding is one report in this package.
 type finding struct {
