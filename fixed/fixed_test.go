@@ -109,7 +109,7 @@ func TestAddSubSaturate(t *testing.T) {
 
 func TestIntConversions(t *testing.T) {
 	for _, c := range []struct {
-		f                        F
+		f                       F
 		floor, ceil, trunc, rnd int32
 	}{
 		{FromInt(3), 3, 3, 3, 3},
