@@ -32,6 +32,14 @@ whose doc comment holds it.`,
 	FactTypes: []analysis.Fact{new(hazardsFact), new(simulateFact), new(writtenFact), new(productFact)},
 }
 
+// ignoreOK is the -ignore-ok flag: report what //rollnet:ok comments
+// silence, to audit them.
+var ignoreOK bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&ignoreOK, "ignore-ok", false, "also report the findings //rollnet:ok comments silence (to audit them)")
+}
+
 // maxCarried is how many findings a function's fact carries to the
 // packages that import it; the rest are counted.
 const maxCarried = 8
