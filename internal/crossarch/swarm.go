@@ -26,14 +26,14 @@ type Swarm struct {
 
 // Swarm's constants.
 const (
-	swarmBox    = 8 * fixed.One   // the box is [-8, 8]²
-	swarmStep   = fixed.One / 16  // a ship's move per frame
-	swarmDt     = fixed.One / 60  // seconds per frame
-	swarmPull   = 3 * fixed.One   // pull at distance 1
-	swarmSoft   = fixed.One / 4   // softening of the pull near a ship
-	swarmSwirl  = fixed.One / 3   // bearing ahead of the ship's, in quarter turns
-	swarmSway   = fixed.One / 2   // amplitude of the sway, radians
-	swarmSpin   = fixed.One / 20  // the sway's phase, radians per frame
+	swarmBox    = 8 * fixed.One  // the box is [-8, 8]²
+	swarmStep   = fixed.One / 16 // a ship's move per frame
+	swarmDt     = fixed.One / 60 // seconds per frame
+	swarmPull   = 3 * fixed.One  // pull at distance 1
+	swarmSoft   = fixed.One / 4  // softening of the pull near a ship
+	swarmSwirl  = fixed.One / 3  // bearing ahead of the ship's, in quarter turns
+	swarmSway   = fixed.One / 2  // amplitude of the sway, radians
+	swarmSpin   = fixed.One / 20 // the sway's phase, radians per frame
 	swarmDrag   = fixed.One - fixed.One/128
 	swarmBounce = fixed.One * 9 / 10
 )
