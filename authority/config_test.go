@@ -35,7 +35,7 @@ func TestConfigErrors(t *testing.T) {
 	_, err = NewHost[world, withBool](ep, HostConfig[withBool]{Players: 1}, func(*world, []withBool, Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorContains(t, err, "bool")
-	_, err = NewHost[withPointer, uint16](ep, HostConfig[uint16]{Players: 1}, func(*withPointer, []uint16, Frame) {})
+	_, err = NewHost[withPointer, uint16](ep, HostConfig[uint16]{Players: 1}, func(*withPointer, []uint16, Frame) {}) //rollnet:ok the state type is refused on purpose
 	require.ErrorIs(t, err, ErrConfig)
 	_, err = NewHost[bigWorld, uint16](nil, HostConfig[uint16]{Players: 1}, simBig)
 	require.ErrorIs(t, err, ErrConfig)

@@ -246,7 +246,7 @@ func TestRecorderRefuses(t *testing.T) {
 	require.ErrorIs(t, err, ErrConfig)
 	_, err = NewRecorder[world, [32]byte](io.Discard, RecordConfig{Players: 33}, &w)
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewRecorder[struct{ S string }, uint16](io.Discard, RecordConfig{Players: 1}, &struct{ S string }{})
+	_, err = NewRecorder[struct{ S string }, uint16](io.Discard, RecordConfig{Players: 1}, &struct{ S string }{}) //rollnet:ok the state type is refused on purpose
 	require.ErrorIs(t, err, ErrConfig)
 	_, err = NewRecorder[world, uint16](nil, RecordConfig{Players: 1}, &w)
 	require.ErrorIs(t, err, ErrConfig)

@@ -34,7 +34,7 @@ func TestConfigRefused(t *testing.T) {
 	}
 	_, err := New[world](Config[uint16]{Players: 2}, nil)
 	require.ErrorIs(t, err, ErrConfig, "nil simulate")
-	_, err = New[struct{ A int }](Config[uint16]{Players: 2}, func(*struct{ A int }, []uint16, Frame) {})
+	_, err = New[struct{ A int }](Config[uint16]{Players: 2}, func(*struct{ A int }, []uint16, Frame) {}) //rollnet:ok the state type is refused on purpose
 	require.ErrorIs(t, err, ErrConfig, "int in state")
 	_, err = New[world](Config[string]{Players: 2}, func(*world, []string, Frame) {})
 	require.ErrorIs(t, err, ErrConfig, "string input")
