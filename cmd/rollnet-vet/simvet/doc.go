@@ -21,7 +21,7 @@
 //
 // # The rules
 //
-// Inside a simulation it reports (the category, as printed with -json):
+// Inside a simulation it reports, by category:
 //
 //   - maprange: a range over a map, or over maps.Keys, Values or All;
 //   - wallclock: time.Now, Since, Until, After, AfterFunc, Tick, Sleep,
