@@ -3,7 +3,7 @@ package crossarch
 import (
 	"math"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 )
 
 // Body is a point mass in Cloud.
@@ -62,8 +62,8 @@ func MulAddFused(x, y, z float64) float64 { return x*y + z }
 // bit 2 left, bit 3 right.
 //
 //rollnet:simulate
-func SimulateCloud(madd func(x, y, z float64) float64) func(*Cloud, []uint8, session.Frame) {
-	return func(c *Cloud, in []uint8, _ session.Frame) {
+func SimulateCloud(madd func(x, y, z float64) float64) func(*Cloud, []uint8, rollnet.Frame) {
+	return func(c *Cloud, in []uint8, _ rollnet.Frame) {
 		for p := range c.Ships {
 			s := &c.Ships[p]
 			var ax, ay float64
@@ -124,9 +124,9 @@ func wall(x, v *float64) int32 {
 
 // Pilots steers the ships of Cloud and Swarm with a script of the frame
 // number: bursts of thrust that change every few dozen frames.
-func Pilots[S any](_ *S, f session.Frame, in []uint8) {
+func Pilots[S any](_ *S, f rollnet.Frame, in []uint8) {
 	for p := range in {
-		h := uint32(f/23+session.Frame(p)*7) * 0x9e3779b1
+		h := uint32(f/23+rollnet.Frame(p)*7) * 0x9e3779b1
 		in[p] = uint8(h>>28) & 0x0f
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/stretchr/testify/require"
 )
 
@@ -56,7 +57,7 @@ func TestCrossArchFusedDiverges(t *testing.T) {
 // (amd64), with simulate: a build that fuses x*y + z (which it must on
 // arm64, riscv64, ppc64le and s390x) must diverge, and one that does not
 // must agree.
-func requireDivergesWhereFused[S any](t *testing.T, name string, file []byte, m Match[S, uint8], simulate func(*S, []uint8, session.Frame)) {
+func requireDivergesWhereFused[S any](t *testing.T, name string, file []byte, m Match[S, uint8], simulate func(*S, []uint8, rollnet.Frame)) {
 	t.Helper()
 	switch runtime.GOARCH {
 	case "arm64", "riscv64", "ppc64le", "s390x":
@@ -70,7 +71,7 @@ func requireDivergesWhereFused[S any](t *testing.T, name string, file []byte, m 
 		t.Logf("crossarch %s/%s: %s: nothing fused here, %d frames agree", runtime.GOOS, runtime.GOARCH, name, checked)
 		return
 	}
-	var me *session.ReplayMismatchError
+	var me *replay.MismatchError
 	require.True(t, errors.As(err, &me), "a fusing build must diverge: %v", err)
 	require.NotEmpty(t, me.Fields, "the recording has states: the field is named")
 	t.Logf("crossarch %s/%s: %s diverged after %d frames (%d checksums agreed): %v",
@@ -106,7 +107,7 @@ func TestCrossArchSwarm(t *testing.T) {
 	require.Equal(t, m.Frames, checked)
 	final := m.Initial
 	in := make([]uint8, m.Players)
-	for f := range session.Frame(m.Frames) {
+	for f := range rollnet.Frame(m.Frames) {
 		m.Inputs(&final, f, in)
 		m.Simulate(&final, in, f)
 	}

@@ -1,8 +1,8 @@
 package crossarch
 
 import (
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fixed"
-	"github.com/rollnet/rollnet/session"
 )
 
 // SwarmMotes is how many bodies a Swarm moves.
@@ -57,7 +57,7 @@ func NewSwarm() Swarm {
 // bit 2 left, bit 3 right.
 //
 //rollnet:simulate
-func SimulateSwarm(s *Swarm, in []uint8, f session.Frame) {
+func SimulateSwarm(s *Swarm, in []uint8, f rollnet.Frame) {
 	for p := range s.Ships {
 		dx, dy := steer(in[p])
 		s.Ships[p] = s.Ships[p].Add(fixed.V(swarmStep*fixed.F(dx), swarmStep*fixed.F(dy)))

@@ -3,7 +3,7 @@ package crossarch
 import (
 	"math"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 )
 
 // MoteFloat is one body of a SwarmFloat.
@@ -50,7 +50,7 @@ func NewSwarmFloat() SwarmFloat {
 //
 //rollnet:simulate
 //rollnet:ok written x*y + z on purpose: TestCrossArchSwarmFloat requires it to diverge where Go fuses, and simvet's TestFlagsCrossArch requires rollnet-vet to flag it
-func SimulateSwarmFloat(s *SwarmFloat, in []uint8, f session.Frame) {
+func SimulateSwarmFloat(s *SwarmFloat, in []uint8, f rollnet.Frame) {
 	for p := range s.Ships {
 		dx, dy := steer(in[p])
 		s.Ships[p][0] = max(-floatBox, min(floatBox, s.Ships[p][0]+float64(dx)*floatStep))

@@ -20,14 +20,15 @@ var constructors = []constructor{
 	{Pkg: sessionPkg, Func: "NewSyncTest", Simulate: 1, State: 0},
 	{Pkg: sessionPkg, Func: "NewP2P", Simulate: 2, State: 0},
 	{Pkg: sessionPkg, Func: "NewSpectator", Simulate: 2, State: 0},
-	{Pkg: sessionPkg, Func: "NewReplayer", Simulate: 2, State: 0},
-	{Pkg: sessionPkg, Func: "NewRecorder", Simulate: -1, State: 0},
+	{Pkg: replayPkg, Func: "NewReplayer", Simulate: 2, State: 0},
+	{Pkg: replayPkg, Func: "NewRecorder", Simulate: -1, State: 0},
 	{Pkg: authorityPkg, Func: "NewHost", Simulate: 2, State: 0},
 	{Pkg: authorityPkg, Func: "NewClient", Simulate: 2, State: 0},
 }
 
 const (
 	sessionPkg   = "github.com/rollnet/rollnet/session"
+	replayPkg    = "github.com/rollnet/rollnet/replay"
 	authorityPkg = "github.com/rollnet/rollnet/authority"
 )
 

@@ -8,10 +8,10 @@
 // The analyzer finds the simulation functions itself:
 //
 //   - the simulate argument of every constructor in its table (session's
-//     New, NewSyncTest, NewP2P, NewSpectator and NewReplayer, authority's
-//     NewHost and NewClient): a function, a method value, a function
-//     literal, a local variable assigned one, or a call that builds one
-//     (every function named in the argument counts);
+//     New, NewSyncTest, NewP2P and NewSpectator, replay's NewReplayer,
+//     authority's NewHost and NewClient): a function, a method value, a
+//     function literal, a local variable assigned one, or a call that
+//     builds one (every function named in the argument counts);
 //   - every function whose doc comment holds //rollnet:simulate, and the
 //     functions passed as arguments to it (a builder like
 //     SimulateCloud(MulAdd) makes MulAdd part of the simulation);
@@ -55,12 +55,12 @@
 //     Pow, Hypot, ...), which may round differently on another
 //     architecture; package fixed is the replacement. Sqrt, Abs, Floor
 //     and the like are exact everywhere and allowed;
-//   - state: at every constructor call, the state type parameter is
-//     checked like rollback.CheckType checks it at run time: fields of
-//     int, uint, uintptr, pointers, slices, maps, strings, channels, funcs
-//     and interfaces, compiler padding (amd64's layout, the strictest of
-//     the targets: a type without padding there has none on 386 or arm),
-//     and a zero size.
+//   - state: at every constructor call (and replay.NewRecorder's), the
+//     state type parameter is checked like rollback.CheckType checks it at
+//     run time: fields of int, uint, uintptr, pointers, slices, maps,
+//     strings, channels, funcs and interfaces, compiler padding (amd64's
+//     layout, the strictest of the targets: a type without padding there
+//     has none on 386 or arm), and a zero size.
 //
 // # Silencing a finding
 //

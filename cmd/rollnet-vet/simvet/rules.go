@@ -469,9 +469,9 @@ func denied(fn *types.Func) (category, message string) {
 		if recv != nil || strings.HasPrefix(name, "New") {
 			return "", ""
 		}
-		return "random", qual + " draws from the global random source: peers draw different numbers; keep a session.Rand in the state"
+		return "random", qual + " draws from the global random source: peers draw different numbers; keep a rollnet.Rand in the state"
 	case path == "crypto/rand":
-		return "random", qual + " reads the system's random source: peers draw different numbers; keep a session.Rand in the state"
+		return "random", qual + " reads the system's random source: peers draw different numbers; keep a rollnet.Rand in the state"
 	case path == "math" && transcendental[name]:
 		return "math", "warning: " + qual + " may round differently on another architecture (its polynomial may be fused, or it is assembly); use package fixed, or record the value in the state"
 	}

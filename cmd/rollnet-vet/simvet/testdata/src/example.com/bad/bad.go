@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -41,7 +42,7 @@ func Start() { // want Start:"hazards 8\\+"
 	remember(1)
 }
 
-func simulate(s *State, in []uint8, f session.Frame) { // want simulate:"hazards 8\\+"
+func simulate(s *State, in []uint8, f rollnet.Frame) { // want simulate:"hazards 8\\+"
 	m := map[int32]int32{1: 2}
 	for k := range m { // want `range over map m: its order is random`
 		s.N += k

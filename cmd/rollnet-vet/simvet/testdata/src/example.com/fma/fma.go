@@ -1,7 +1,10 @@
 // Package fma has every shape of fusable multiply-add, and its fixes.
 package fma
 
-import "github.com/rollnet/rollnet/session"
+import (
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/session"
+)
 
 type Meters float64
 
@@ -13,7 +16,7 @@ type S struct {
 }
 
 func Start() { // want Start:"hazards 8\\+"
-	var sim = func(s *S, in []uint8, f session.Frame) {
+	var sim = func(s *S, in []uint8, f rollnet.Frame) {
 		s.A = s.A*s.B + s.C     // want `float multiply s.A \* s.B feeds an add`
 		s.A = s.C - s.A*s.B     // want `float multiply s.A \* s.B feeds an add`
 		s.A = (s.A * s.B) - s.C // want `float multiply s.A \* s.B feeds an add`

@@ -8,12 +8,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/session"
 )
 
 type State struct {
-	Rng  session.Rand
+	Rng  rollnet.Rand
 	X, Y float64
 	V    [2]float32
 	N    int32
@@ -32,11 +32,11 @@ func init() {
 const k = 2.5
 
 func Start() {
-	_, _ = authority.NewHost[State, uint8](nil, authority.HostConfig[uint8]{}, simulate)
-	_, _ = authority.NewClient[State, uint8](nil, authority.ClientConfig{}, simulate)
+	_, _ = authority.NewHost[State, uint8](authority.HostConfig[uint8]{}, nil, simulate)
+	_, _ = authority.NewClient[State, uint8](authority.ClientConfig{}, nil, simulate)
 }
 
-func simulate(s *State, in []uint8, f session.Frame) {
+func simulate(s *State, in []uint8, f rollnet.Frame) {
 	s.X = float64(s.X*s.Y) + 1           // converted: rounded, not fused
 	s.Y = float64(s.X*k) - s.Y           // converted
 	s.V[0] = float32(s.V[0]*s.V[1]) + 1  // float32 too

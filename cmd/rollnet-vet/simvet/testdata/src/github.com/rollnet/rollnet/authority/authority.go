@@ -2,9 +2,7 @@
 // only.
 package authority
 
-import "github.com/rollnet/rollnet/session"
-
-type Frame = session.Frame
+import "github.com/rollnet/rollnet"
 
 type HostConfig[I comparable] struct{ Players int }
 
@@ -12,10 +10,10 @@ type ClientConfig struct{ Players int }
 
 type Host[S any, I comparable] struct{ s S }
 
-func NewHost[S any, I comparable](tr any, cfg HostConfig[I], simulate func(s *S, inputs []I, frame Frame)) (*Host[S, I], error) {
+func NewHost[S any, I comparable](cfg HostConfig[I], tr any, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Host[S, I], error) {
 	return nil, nil
 }
 
-func NewClient[S any, I comparable](tr any, cfg ClientConfig, simulate func(s *S, inputs []I, frame Frame)) (*Host[S, I], error) {
+func NewClient[S any, I comparable](cfg ClientConfig, tr any, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Host[S, I], error) {
 	return nil, nil
 }
