@@ -22,6 +22,7 @@ func Start() { // want Start:"hazards 8\\+"
 		s.A = (s.A * s.B) - s.C // want `float multiply s.A \* s.B feeds an add`
 		s.A = -s.A*s.B + s.C    // want `float multiply -s.A \* s.B feeds an add`
 		s.A += s.B * s.C        // want `float multiply s.B \* s.C feeds an add`
+		s.A -= s.B * s.C        // want `float multiply s.B \* s.C feeds an add`
 		s.M = s.M*2 + s.M       // want `float multiply s.M \* 2 feeds an add.*write Meters\(s.M \* 2\)`
 		s.F = s.F*s.F + 1       // want `write float32\(s.F \* s.F\)`
 		p := s.A * s.B
