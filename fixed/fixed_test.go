@@ -226,7 +226,7 @@ var accuracies = []accuracy{
 	{"Sqrt, [0, 4]", 0.5, func(yield func(F, float64)) {
 		sweep(0, 4, 1<<18, func(x F) { yield(x.Sqrt(), math.Sqrt(x.Float64())) })
 	}},
-	{"Sqrt, [0, 2³¹)", 0.5, func(yield func(F, float64)) {
+	{"Sqrt, [0, 2²¹]", 0.5, func(yield func(F, float64)) {
 		// float64 has 53 bits: x·2³² is exact for x < 2²¹, and the
 		// root's error is a ten-millionth of an ulp above.
 		sweep(0, 1<<21, 1<<17, func(x F) { yield(x.Sqrt(), math.Sqrt(x.Float64())) })
