@@ -23,6 +23,11 @@ func newAPI(cfg Config, servers []pion.ICEServer) (*pion.API, []pion.ICEServer) 
 	se.SetSCTPMaxMessageSize(MaxMessageSize)
 	se.SetSCTPRTOMax(cfg.SCTPRTOMax)
 	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepAlive)
+	se.SetSrflxAcceptanceMinWait(cfg.ICEReflexiveWait)
+	se.SetPrflxAcceptanceMinWait(cfg.ICEReflexiveWait)
+	if !cfg.RelayOnly {
+		se.SetRelayAcceptanceMinWait(cfg.ICERelayWait) // relay only: pion's 0, nothing better to wait for
+	}
 	switch {
 	case cfg.LoopbackOnly:
 		se.SetIncludeLoopbackCandidate(true)
