@@ -1,3 +1,5 @@
+//go:build linux
+
 package netlab_test
 
 import (
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/rollnet/rollnet/internal/netlab"
 )
@@ -37,6 +40,12 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if binaries.dir != "" {
 		_ = os.RemoveAll(binaries.dir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
