@@ -63,24 +63,23 @@ func pairKind(a, b path) string {
 // report), and to the match's first frame (its "match started" line).
 const figuresTitle = "join to open, join to first frame (the later joiner; left, right, path, open, first frame):"
 
-// topology figures for the bench report.
-var figures struct {
-	sync.Mutex
+// figures collects a test's rows for the bench report.
+type figures struct {
+	mu   sync.Mutex
 	rows []string
 }
 
-func figure(format string, args ...any) {
-	figures.Lock()
-	defer figures.Unlock()
-	figures.rows = append(figures.rows, fmt.Sprintf(format, args...))
+func (f *figures) add(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rows = append(f.rows, fmt.Sprintf(format, args...))
 }
 
-func printFigures(t *testing.T, title string) {
-	figures.Lock()
-	defer figures.Unlock()
-	sort.Strings(figures.rows)
-	t.Logf("%s\n%s", title, strings.Join(figures.rows, "\n"))
-	figures.rows = nil
+func (f *figures) print(t *testing.T, title string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sort.Strings(f.rows)
+	t.Logf("%s\n%s", title, strings.Join(f.rows, "\n"))
 }
 
 // TestPairsOfNATs plays P2P pong between two players for every pair of
@@ -91,6 +90,7 @@ func printFigures(t *testing.T, title string) {
 // to the data channels open.
 func TestPairsOfNATs(t *testing.T) {
 	var table sync.Map
+	var figs figures
 	t.Run("pairs", func(t *testing.T) {
 		for i, a := range netlab.Kinds {
 			for _, b := range netlab.Kinds[i:] {
@@ -109,7 +109,7 @@ func TestPairsOfNATs(t *testing.T) {
 					played(t, "bob ("+b.String()+")", rout, rcode)
 					lpath, rpath := parsePath(t, "alice", lout), parsePath(t, "bob", rout)
 					table.Store(a.String()+" "+b.String(), lpath.String()+" | "+rpath.String())
-					figure("  %-10s %-10s %-9s %8v %8v", a, b, pairKind(lpath, rpath), rpath.Open.Round(time.Millisecond), rp.joinToMatch(t))
+					figs.add("  %-10s %-10s %-9s %8v %8v", a, b, pairKind(lpath, rpath), rpath.Open.Round(time.Millisecond), rp.joinToMatch(t))
 					require.Equal(t, pairPath(a, b), pairKind(lpath, rpath), "alice (%s): %s; bob (%s): %s", a, lpath, b, rpath)
 					require.Equal(t, "UDP", lpath.Protocol)
 					require.Equal(t, "UDP", rpath.Protocol)
@@ -124,5 +124,5 @@ func TestPairsOfNATs(t *testing.T) {
 	table.Range(func(k, v any) bool { rows = append(rows, fmt.Sprintf("  %-22s %s", k, v)); return true })
 	sort.Strings(rows)
 	t.Logf("paths (left's NAT, right's NAT: left's selected pair | right's):\n%s", strings.Join(rows, "\n"))
-	printFigures(t, figuresTitle)
+	figs.print(t, figuresTitle)
 }

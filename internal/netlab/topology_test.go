@@ -18,6 +18,7 @@ import (
 // one behind a home router; ICE finds no UDP path from the first, and the
 // match runs over the TURN relay reached over TCP.
 func TestUDPBlocked(t *testing.T) {
+	t.Parallel()
 	l := lab(t)
 	sig := startSignal(t, l)
 	left, right := l.Player("alice", netlab.NoUDP), l.Player("bob", netlab.Home)
@@ -31,11 +32,12 @@ func TestUDPBlocked(t *testing.T) {
 	played(t, "bob (home)", rout, rcode)
 	lpath, rpath := parsePath(t, "alice", lout), parsePath(t, "bob", rout)
 	t.Logf("alice (no UDP): %s; bob (home): %s; open %v after joining", lpath, rpath, rpath.Open)
-	figure("  %-10s %-10s %-9s %8v %8v", netlab.NoUDP, netlab.Home, "relay/TCP", rpath.Open.Round(time.Millisecond), rp.joinToMatch(t))
+	var figs figures
+	figs.add("  %-10s %-10s %-9s %8v %8v", netlab.NoUDP, netlab.Home, "relay/TCP", rpath.Open.Round(time.Millisecond), rp.joinToMatch(t))
 	require.Equal(t, path{Kind: "relay", Protocol: "TCP", Local: "relay", Remote: lpath.Remote, Open: lpath.Open}, lpath)
 	require.Equal(t, "relay", rpath.Remote, "bob sends to alice's relay candidate")
 	require.Regexp(t, `rollnet_turn_allocations_total [1-9]`, sig.metrics(t))
-	printFigures(t, figuresTitle)
+	figs.print(t, figuresTitle)
 }
 
 // TestAuthorityBehindNATs: an authoritative host on the public segment
@@ -43,6 +45,7 @@ func TestUDPBlocked(t *testing.T) {
 // all at once); every client's states agree with the host's, and the
 // path is the one a public peer meets that NAT by.
 func TestAuthorityBehindNATs(t *testing.T) {
+	t.Parallel()
 	l := lab(t)
 	sig := startSignal(t, l)
 	host := l.Public("host")
@@ -51,6 +54,7 @@ func TestAuthorityBehindNATs(t *testing.T) {
 		host, client *proc
 	}
 	var matches []match
+	var figs figures
 	for _, nat := range netlab.Kinds {
 		args := []string{"-mode", "authority", "-signal", sig.url, "-room", "auth-" + nat.String(),
 			"-frames", "240", "-fps", "120", "-timeout", "30s"}
@@ -67,10 +71,10 @@ func TestAuthorityBehindNATs(t *testing.T) {
 		require.Contains(t, cout, "frames played       240")
 		hpath, cpath := parsePath(t, "host", hout), parsePath(t, "client", cout)
 		t.Logf("client behind %-10s host: %s | client: %s", m.nat, hpath, cpath)
-		figure("  %-10s %-10s %-9s %8v %8v", "host", m.nat, pairKind(hpath, cpath), cpath.Open.Round(time.Millisecond), m.client.joinToMatch(t))
+		figs.add("  %-10s %-10s %-9s %8v %8v", "host", m.nat, pairKind(hpath, cpath), cpath.Open.Round(time.Millisecond), m.client.joinToMatch(t))
 		require.Equal(t, pairPath(netlab.None, m.nat), pairKind(hpath, cpath), "client behind %s", m.nat)
 	}
-	printFigures(t, "authority mode; "+figuresTitle)
+	figs.print(t, "authority mode; "+figuresTitle)
 }
 
 // TestRouterChange: two players with -rejoin play through home routers;
@@ -79,6 +83,7 @@ func TestAuthorityBehindNATs(t *testing.T) {
 // killed and started again from its rejoin FILE behind the new router; it
 // rejoins, and every checksum both print after the rejoin frame agrees.
 func TestRouterChange(t *testing.T) {
+	t.Parallel()
 	l := lab(t)
 	sig := startSignal(t, l)
 	left := l.Player("alice", netlab.Home)
@@ -86,7 +91,7 @@ func TestRouterChange(t *testing.T) {
 	second := l.Router("bob-mobile", netlab.Masquerade)
 	dir := t.TempDir()
 	args := func(name string) []string {
-		return []string{"-signal", sig.url, "-room", "move", "-frames", "1500", "-timeout", "30s",
+		return []string{"-signal", sig.url, "-room", "move", "-frames", "1200", "-fps", "120", "-timeout", "30s",
 			"-rejoin", fmt.Sprintf("%s/%s.rejoin", dir, name)}
 	}
 	lp := pong(t, left, "alice", args("alice")...)
@@ -121,6 +126,7 @@ func TestRouterChange(t *testing.T) {
 			same++
 		}
 	}
+	t.Logf("%d checksums compared after the rejoin, all agree", same)
 	require.GreaterOrEqual(t, same, 3, "checksums compared after the rejoin")
 }
 
