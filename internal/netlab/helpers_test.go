@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -64,7 +65,8 @@ func lab(t *testing.T) *netlab.Lab {
 func bin(t *testing.T, name string) string {
 	t.Helper()
 	binaries.once.Do(func() {
-		binaries.dir, binaries.err = os.MkdirTemp("", "netlab-bin-")
+		sweepBinaries(t)
+		binaries.dir, binaries.err = os.MkdirTemp("", fmt.Sprintf("netlab-bin-%d-", os.Getpid()))
 		if binaries.err != nil {
 			return
 		}
@@ -81,6 +83,20 @@ func bin(t *testing.T, name string) string {
 	})
 	require.NoError(t, binaries.err)
 	return filepath.Join(binaries.dir, name)
+}
+
+// sweepBinaries removes the binaries of test processes that are gone
+// (killed before TestMain removed them).
+func sweepBinaries(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "netlab-bin-*-*"))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.Split(filepath.Base(d), "-")[2])
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		t.Logf("netlab: removing %s, left by process %d", d, pid)
+		_ = os.RemoveAll(d)
+	}
 }
 
 // proc is a process running in a lab host, its output kept by line.
