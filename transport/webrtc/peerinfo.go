@@ -37,8 +37,10 @@ type Path string
 
 // The paths, from the candidates' types.
 const (
-	// PathDirect: host candidates on both ends, no NAT between them (a LAN,
-	// or public addresses).
+	// PathDirect: host candidates on both ends as this end sees them: a
+	// LAN, public addresses, or a NAT only the other end can see (a host
+	// behind a NAT talking to a public peer pairs its host candidate with
+	// the peer's, while the peer sees it as peer-reflexive: PathSTUN).
 	PathDirect Path = "direct"
 	// PathSTUN: peer to peer through a NAT's mapping on one end or both
 	// (a server-reflexive or peer-reflexive candidate), no relay.
