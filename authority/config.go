@@ -109,6 +109,18 @@ type HostConfig[I comparable] struct {
 	// tick (those with the wrong settings, or that do not decode, are
 	// refused without counting); 0 means 4.
 	MaxJoinsPerTick int
+	// JoinTimeout is how long a new client's record waits for its first
+	// valid input once its Hello is answered; 0 means 5 s. Then the
+	// record is freed however alive its connection (a Hello and
+	// keep-alives hold no slot), and its address may not join again for
+	// as long (HostStats.JoinTimeouts).
+	JoinTimeout time.Duration
+	// MaxClientsPerAddress bounds the records, connected or away, one
+	// address holds: the host part of a connection's name ("ip" of
+	// "ip:port"), or the whole name on a transport whose names have no
+	// port (WebRTC's peer IDs). A Hello for another is refused
+	// (HellosRefused); a resume of one it holds is not. 0 means 4.
+	MaxClientsPerAddress int
 	// Net is the per-connection link's settings, as a P2P session's:
 	// FrameRate (in the settings hash), keep-alive, quality reports (the
 	// round-trip time), DisconnectTimeout (a client silent that long is
@@ -121,8 +133,8 @@ type HostConfig[I comparable] struct {
 type hostSettings struct {
 	players, locals, perClient, maxClients   int
 	ahead, target, maxRate, interval, window int
-	copies, maxPkts, maxJoins                int
-	grace, spacing                           int64
+	copies, maxPkts, maxJoins, perAddress    int
+	grace, spacing, joinTimeout              int64
 	late                                     LateInput
 	backlog                                  ResumeBacklog
 	net                                      link.Settings
@@ -134,6 +146,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		ahead: or(c.InputAhead, 32), target: or(c.TargetDepth, 2),
 		maxRate: or(c.MaxRate, 100), interval: or(c.StateInterval, 1), window: or(c.RollbackWindow, 8),
 		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
+		perAddress: or(c.MaxClientsPerAddress, 4), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
 		grace:   int64(or(c.Grace, 20*time.Second)),
 		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
 		backlog: c.ResumeBacklog,
@@ -159,9 +172,9 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: LateInput %d unknown", ErrConfig, c.LateInput)
 	case s.backlog > BacklogSupersede:
 		return s, fmt.Errorf("%w: ResumeBacklog %d unknown", ErrConfig, c.ResumeBacklog)
-	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1:
-		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick must be positive (copies at most 10)", ErrConfig)
-	case s.grace < 0 || s.spacing < 0:
+	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1 || s.perAddress < 1:
+		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick, MaxClientsPerAddress must be positive (copies at most 10)", ErrConfig)
+	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0:
 		return s, fmt.Errorf("%w: negative duration", ErrConfig)
 	}
 	s.maxClients = (s.players - s.locals) / s.perClient

@@ -55,7 +55,11 @@
 // (Net.DisconnectTimeout, or soon after its Close) is away, its slots
 // predicted; after Grace its token is void, and its Hello gets
 // RESUME_REJECT then an INITIAL_SYNC of a fresh slot. A record that never
-// saw a valid input is freed as soon as its connection goes. A client
+// saw a valid input is freed as soon as its connection goes, and, however
+// alive its connection, JoinTimeout (5 s) after its Hello was answered;
+// its address then gets no fresh slot for as long. One address (the host
+// of "host:port", or the whole name) holds at most MaxClientsPerAddress
+// (4) records. A client
 // reads its token (Client.Token); a process started again gives the one it
 // kept to its new client (ClientConfig.Resume), whose RESUME_ACCEPT
 // brings the same slots and, the new connection having acknowledged

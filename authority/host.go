@@ -26,8 +26,11 @@ type HostStats struct {
 	UnknownPackets, HellosRefused, HellosDropped uint64
 	// Joined counts INITIAL_SYNCs decided, Resumed RESUME_ACCEPTs,
 	// ResumesRejected RESUME_REJECTs, Expired clients whose grace window
-	// ran out.
+	// ran out (or that never played, once their connection went).
 	Joined, Resumed, ResumesRejected, Expired uint64
+	// JoinTimeouts counts records freed because no valid input came
+	// within HostConfig.JoinTimeout of their Hello's answer.
+	JoinTimeouts uint64
 	// Rollbacks and ResimulatedFrames are the core session's (LateRollback).
 	Rollbacks, ResimulatedFrames int
 }
@@ -52,6 +55,10 @@ type Host[S any, I comparable] struct {
 	scratch []I
 	clients []*hostClient[I]
 	joins   int
+	// barred are the addresses of records freed by the join timeout,
+	// refused new slots until their time (a ring, one entry per record).
+	barred     []barredAddress
+	barredNext int
 
 	sent     []S // states as sent, slot f%sentLen
 	sentTags []Frame
@@ -93,6 +100,7 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 		sent:    make([]S, sentLen), sentTags: make([]Frame, sentLen), sums: make([]uint32, sentLen),
 		out: make([]byte, 0, codec.MaxPacket), events: make([]link.Event, 0, 256),
 		ins: make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
+		barred: make([]barredAddress, max(s.maxClients, 1)),
 	}
 	h.conns = newConns(tr, s.maxClients, h.hello)
 	h.e = link.NewEndpoint(h.conns, s.net, protocol)
@@ -280,30 +288,42 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		h.stats.HellosRefused++
 		return
 	}
+	resume := -1
+	if m.Resume {
+		resume = h.byToken(m.Token)
+	}
+	i := -1
+	if resume < 0 {
+		// A fresh slot: not for an address barred by the join timeout,
+		// nor past the records one address may hold; refused before the
+		// joins budget too, so such Hellos cannot starve honest ones.
+		addr := addressOf(from)
+		if h.isBarred(addr) || h.perAddress(addr) >= h.s.perAddress {
+			h.stats.HellosRefused++
+			return
+		}
+		for k, c := range h.clients {
+			if c.state == clientFree {
+				i = k
+				break
+			}
+		}
+		if i < 0 {
+			h.stats.HellosRefused++
+			return
+		}
+	}
 	if h.joins >= h.s.maxJoins {
 		h.stats.HellosDropped++
 		return
 	}
 	h.joins++
-	if m.Resume {
-		if i := h.byToken(m.Token); i >= 0 {
-			c := h.clients[i]
-			c.reset(from, h.connect(i, from, m.Seq), true)
-			c.resuming = h.s.backlog == BacklogApply
-			h.answer(c, codec.WelcomeResume, m.Nonce)
-			h.stats.Resumed++
-			return
-		}
-	}
-	i := -1
-	for k, c := range h.clients {
-		if c.state == clientFree {
-			i = k
-			break
-		}
-	}
-	if i < 0 {
-		h.stats.HellosRefused++
+	if resume >= 0 {
+		c := h.clients[resume]
+		c.reset(from, h.connect(resume, from, m.Seq), true)
+		c.resuming = h.s.backlog == BacklogApply
+		h.answer(c, codec.WelcomeResume, m.Nonce)
+		h.stats.Resumed++
 		return
 	}
 	c := h.clients[i]
@@ -320,6 +340,40 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint64) {
 	c.kind, c.nonce, c.welcomes = kind, nonce, h.s.copies
 	c.welcomeAt = h.t - h.s.spacing
+	c.joinAt = h.t
+}
+
+// barredAddress is an address refused new slots until a time.
+type barredAddress struct {
+	addr  string
+	until int64
+}
+
+// bar refuses addr new slots for the join timeout.
+func (h *Host[S, I]) bar(addr string) {
+	h.barred[h.barredNext] = barredAddress{addr: addr, until: h.t + h.s.joinTimeout}
+	h.barredNext = (h.barredNext + 1) % len(h.barred)
+}
+
+func (h *Host[S, I]) isBarred(addr string) bool {
+	for _, b := range h.barred {
+		if b.until > h.t && b.addr == addr {
+			return true
+		}
+	}
+	return false
+}
+
+// perAddress counts the records, connected or away, of connections from
+// addr.
+func (h *Host[S, I]) perAddress(addr string) int {
+	n := 0
+	for _, c := range h.clients {
+		if c.state != clientFree && addressOf(c.peer) == addr {
+			n++
+		}
+	}
+	return n
 }
 
 // connect puts record i on connection from with a fresh link, running at
@@ -463,9 +517,17 @@ func (h *Host[S, I]) timers() {
 		}
 		// A record that never saw an input (a bare Hello, a flood of them
 		// from many addresses) holds no world worth resuming: it is freed
-		// as soon as its connection is gone, not after the grace window.
-		if c.state == clientAway && (h.t-c.awaySince >= h.s.grace || !c.played) {
+		// as soon as its connection is gone, not after the grace window,
+		// and after the join timeout however alive its connection (its
+		// address barred from new slots as long).
+		switch {
+		case c.state == clientConnected && !c.played && h.t-c.joinAt >= h.s.joinTimeout:
+			h.bar(addressOf(c.peer))
 			h.free(i, c)
+			h.stats.JoinTimeouts++
+		case c.state == clientAway && (h.t-c.awaySince >= h.s.grace || !c.played):
+			h.free(i, c)
+			h.stats.Expired++
 		}
 		if c.state != clientFree {
 			c.advise(h.s.target, h.s.maxRate)
@@ -492,7 +554,6 @@ func (h *Host[S, I]) free(i int, c *hostClient[I]) {
 	}
 	h.conns.unbind(i)
 	c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
-	h.stats.Expired++
 }
 
 // gather decides every slot's input for frame f and gives it to the core
