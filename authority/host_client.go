@@ -79,7 +79,7 @@ type hostClient[I comparable] struct {
 	welcomes  int               // copies still to send
 	welcomeAt int64
 	joinAt    int64 // when the Hello was answered (the join timeout counts from it)
-	reject    bool // a RESUME_REJECT goes before each copy of the answer
+	reject    bool  // a RESUME_REJECT goes before each copy of the answer
 	awaySince int64
 	played    bool       // a valid input came on this record: a player, not a bare Hello
 	l         *link.Link // the link of this record's connection now
