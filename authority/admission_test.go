@@ -96,3 +96,87 @@ func TestClientsPerAddressCapped(t *testing.T) {
 	require.Less(t, took, time.Second, "in at once: one address holds at most four of eight")
 	require.GreaterOrEqual(t, refused, uint64(4), "four of the eight sockets were refused")
 }
+
+// Issue 28 item 5: a client silent past the disconnect timeout (5 s) that
+// keeps its socket says Hello with its token from the same address. The
+// host used to ignore it for the whole grace window (the address stayed
+// bound to the away record, whose link drops all but a Rejoin), then
+// answered RESUME_REJECT and a fresh slot (its world lost, 12 s after
+// the Hello). Now an away record lets go of its connection: the Hello
+// reaches the join logic and resumes the same slot at once.
+func TestResumeSameAddress(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 81, players: 2, link: local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond}})
+	a := c.add("a", ClientConfig{}, mash(1, 3))
+	b := c.add("b", ClientConfig{}, mash(2, 4))
+	c.run(3 * time.Second)
+	slot, token := a.c.Stats().First, a.c.token
+	c.net.Partition("a", "host")
+	c.run(8 * time.Second)
+	require.Equal(t, clientAway, c.h.clients[c.record("a")].state, "the host noticed the silence")
+	c.net.Heal("a", "host")
+	require.NoError(t, a.c.Reconnect(a.ep)) // the same socket
+	start, took := c.clock.Now(), time.Duration(-1)
+	for range 20 * 60 {
+		c.run(tick)
+		if a.c.answer != 0 {
+			took = c.clock.Now().Sub(start)
+			break
+		}
+	}
+	st := a.c.Stats()
+	t.Logf("answer %v after %v; host %+v", a.c.answer, took, c.h.Stats())
+	require.Equal(t, codec.WelcomeResume, a.c.answer, "resumed, not rejected")
+	require.Less(t, took, time.Second)
+	require.Equal(t, slot, st.First)
+	require.Equal(t, token, a.c.token)
+	require.Zero(t, c.h.Stats().ResumesRejected)
+	c.run(2 * time.Second)
+	require.True(t, a.c.Synchronized())
+	require.Greater(t, c.checked, 0)
+	require.True(t, b.c.Synchronized(), "the other client played on")
+}
+
+// Issue 28 item 5, the other half: a valid token from another address
+// while its owner is connected. It used to take the live slot at once.
+// Now it is refused (no answer, HostStats.ResumesRefused) while the owner
+// is heard, and takes the slot over once the owner's connection is
+// interrupted (silent past Net.DisconnectNotify, 750 ms): so a client
+// whose address changed (a NAT rebinding, a network switch), silent on
+// its old one, resumes within that, not after the disconnect timeout.
+func TestResumeFromAnotherAddress(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 82, players: 2, link: local.Link{Latency: 20 * time.Millisecond}})
+	a := c.add("a", ClientConfig{}, mash(1, 3))
+	c.run(3 * time.Second)
+	token := a.c.token
+	thief, err := c.net.Endpoint("thief")
+	require.NoError(t, err)
+	for k := range 120 {
+		require.NoError(t, thief.Send("host", codec.Hello{Seq: uint16(k), Settings: c.h.Settings(), Nonce: 5, Resume: true, Token: token}.Append(nil)))
+		c.run(tick)
+	}
+	c.run(100 * time.Millisecond)
+	_, kinds := drain(thief)
+	require.Zero(t, kinds[codec.TypeWelcome], "no answer while the owner is heard")
+	require.Equal(t, "a", string(c.h.clients[c.record("a")].peer), "the owner kept its slot")
+	require.Equal(t, uint64(120), c.h.Stats().ResumesRefused)
+	require.Zero(t, c.h.Stats().Resumed)
+
+	// The owner moves to a new address; its old one falls silent.
+	ep2, err := c.net.Endpoint("a2")
+	require.NoError(t, err)
+	c.net.Partition("a", "host")
+	require.NoError(t, a.c.Reconnect(ep2))
+	start, took := c.clock.Now(), time.Duration(-1)
+	for range 5 * 60 {
+		c.run(tick)
+		if a.c.answer != 0 {
+			took = c.clock.Now().Sub(start)
+			break
+		}
+	}
+	t.Logf("moved: answer %v after %v", a.c.answer, took)
+	require.Equal(t, codec.WelcomeResume, a.c.answer)
+	require.Less(t, took, 1200*time.Millisecond, "about DisconnectNotify (750 ms) and a Hello retry")
+	c.run(time.Second)
+	require.True(t, a.c.Synchronized())
+}

@@ -51,16 +51,22 @@
 // off arrive late, its backlog, and are applied: in order, one a frame,
 // before its newer inputs, which it displaces, counted; with
 // ResumeBacklog: BacklogSupersede the newer inputs supersede the backlog
-// instead). A client whose link times out
-// (Net.DisconnectTimeout, or soon after its Close) is away, its slots
-// predicted; after Grace its token is void, and its Hello gets
-// RESUME_REJECT then an INITIAL_SYNC of a fresh slot. A record that never
-// saw a valid input is freed as soon as its connection goes, and, however
-// alive its connection, JoinTimeout (5 s) after its Hello was answered;
-// its address then gets no fresh slot for as long. One address (the host
-// of "host:port", or the whole name) holds at most MaxClientsPerAddress
-// (4) records. A client
-// reads its token (Client.Token); a process started again gives the one it
+// instead). A client whose link times out (Net.DisconnectTimeout, or soon
+// after its Close) is away, its slots predicted, and its connection let go of: a Hello with the token from the
+// same address (a client that kept its socket through an outage) resumes
+// as one from a new address does. After Grace its token is void, and its
+// Hello gets RESUME_REJECT then an INITIAL_SYNC of a fresh slot. A valid
+// token from another connection while its owner is heard (silent less
+// than Net.DisconnectNotify, 750 ms) gets no answer (ResumesRefused): the
+// owner plays on. Once the owner is interrupted the token takes the slot
+// over and the old connection is dropped, so a client whose address
+// changed (a NAT rebinding, a network switch) resumes within about that.
+//
+// A record that never saw a valid input is freed as soon as its connection
+// goes, and, however alive its connection, JoinTimeout (5 s) after its
+// Hello was answered; its address then gets no fresh slot for as long.
+// One address (the host of "host:port", or the whole name) holds at most
+// MaxClientsPerAddress (4) records. A client reads its token (Client.Token); a process started again gives the one it
 // kept to its new client (ClientConfig.Resume), whose RESUME_ACCEPT
 // brings the same slots and, the new connection having acknowledged
 // nothing, a full state to start its world from.

@@ -29,8 +29,10 @@ type HostStats struct {
 	// ran out (or that never played, once their connection went).
 	Joined, Resumed, ResumesRejected, Expired uint64
 	// JoinTimeouts counts records freed because no valid input came
-	// within HostConfig.JoinTimeout of their Hello's answer.
-	JoinTimeouts uint64
+	// within HostConfig.JoinTimeout of their Hello's answer;
+	// ResumesRefused Hellos with a valid token from another connection
+	// while the token's owner is heard (not answered).
+	JoinTimeouts, ResumesRefused uint64
 	// Rollbacks and ResimulatedFrames are the core session's (LateRollback).
 	Rollbacks, ResimulatedFrames int
 }
@@ -292,6 +294,17 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 	if m.Resume {
 		resume = h.byToken(m.Token)
 	}
+	if resume >= 0 {
+		// A valid token from another address while its owner is heard is
+		// refused: the owner plays on. Once the owner's connection is
+		// interrupted (silent past Net.DisconnectNotify) the token takes
+		// the slot over: a client whose address changed is silent on its
+		// old one, so it resumes within that.
+		if c := h.clients[resume]; c.state == clientConnected && !c.l.Interrupted() {
+			h.stats.ResumesRefused++
+			return
+		}
+	}
 	i := -1
 	if resume < 0 {
 		// A fresh slot: not for an address barred by the join timeout,
@@ -513,6 +526,10 @@ func (h *Host[S, I]) timers() {
 			h.e.Tick(c.l)
 			if c.l.State() == link.Disconnected {
 				c.state, c.awaySince = clientAway, h.t
+				// The connection is let go of: what comes from it now
+				// reaches hello, so a Hello with the token from the same
+				// address resumes (the link would drop it: it is gone).
+				h.conns.unbind(i)
 			}
 		}
 		// A record that never saw an input (a bare Hello, a flood of them
