@@ -54,6 +54,15 @@ const (
 	BacklogSupersede
 )
 
+// ClientBudgetDefault is HostConfig.ClientBudget's default: 256 KiB a
+// second (2 Mbit/s), some fifty times what a client of a 16 KiB world of
+// 1024 entities, eight moving a frame, is sent.
+const ClientBudgetDefault = 256 << 10
+
+// maxFullGap is the most frames between full states to a client that
+// acknowledges none of them.
+const maxFullGap = 128
+
 // baselineWindow is how many recent host states a client keeps as delta
 // baselines, and so how old an acknowledged state the host may code
 // against (older: a full state).
@@ -115,6 +124,15 @@ type HostConfig[I comparable] struct {
 	// keep-alives hold no slot), and its address may not join again for
 	// as long (HostStats.JoinTimeouts).
 	JoinTimeout time.Duration
+	// ClientBudget bounds the bytes of states and repairs a host sends
+	// one client, per second (a token bucket holding at most a second's
+	// worth, full at the Hello's answer): a state or Nack past it waits
+	// (StatesDeferred, NacksRefused). 0 means ClientBudgetDefault.
+	// Whatever the budget, a full state (to a client that acknowledged no
+	// state the host still keeps) waits for the previous full one to be
+	// acknowledged: the gap between them doubles, from one frame to
+	// maxFullGap (128), while none is.
+	ClientBudget int
 	// MaxClientsPerAddress bounds the records, connected or away, one
 	// address holds: the host part of a connection's name ("ip" of
 	// "ip:port"), or the whole name on a transport whose names have no
@@ -134,6 +152,7 @@ type hostSettings struct {
 	players, locals, perClient, maxClients   int
 	ahead, target, maxRate, interval, window int
 	copies, maxPkts, maxJoins, perAddress    int
+	budget                                   int64
 	grace, spacing, joinTimeout              int64
 	late                                     LateInput
 	backlog                                  ResumeBacklog
@@ -146,7 +165,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		ahead: or(c.InputAhead, 32), target: or(c.TargetDepth, 2),
 		maxRate: or(c.MaxRate, 100), interval: or(c.StateInterval, 1), window: or(c.RollbackWindow, 8),
 		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
-		perAddress: or(c.MaxClientsPerAddress, 4), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
+		perAddress: or(c.MaxClientsPerAddress, 4), budget: int64(or(c.ClientBudget, ClientBudgetDefault)), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
 		grace:   int64(or(c.Grace, 20*time.Second)),
 		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
 		backlog: c.ResumeBacklog,
@@ -174,6 +193,8 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: ResumeBacklog %d unknown", ErrConfig, c.ResumeBacklog)
 	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1 || s.perAddress < 1:
 		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick, MaxClientsPerAddress must be positive (copies at most 10)", ErrConfig)
+	case s.budget < 1:
+		return s, fmt.Errorf("%w: ClientBudget %d not positive", ErrConfig, c.ClientBudget)
 	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0:
 		return s, fmt.Errorf("%w: negative duration", ErrConfig)
 	}

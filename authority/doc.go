@@ -37,7 +37,15 @@
 //     input frame of its it holds, every player's input at the frame, a
 //     checksum, and time-dilation advice. A body longer than a datagram is
 //     fragmented; a client's Nack resends each missing fragment once, and
-//     at most three Nacks are answered per body.
+//     at most three Nacks are answered per body. What a client may cost
+//     is bounded by what it acknowledges: a full state waits for the
+//     previous full one's acknowledgement, the gap doubling from one
+//     frame to 128 while none comes (a client that acknowledges nothing
+//     of a 16 KiB world costs about 5 KB/s, 20 KB/s with every Nack it
+//     may send, where it cost 490 to 750 KB/s); and the bytes of states
+//     and repairs a client is sent are budgeted, ClientBudget (256 KiB/s
+//     by default, a second's burst): past it states wait
+//     (StatesDeferred) and Nacks are refused.
 //
 // Time dilation: the host measures how many frames early each client's
 // inputs arrive (a client with nothing new sends a frame marker) and

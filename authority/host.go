@@ -354,6 +354,7 @@ func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint
 	c.kind, c.nonce, c.welcomes = kind, nonce, h.s.copies
 	c.welcomeAt = h.t - h.s.spacing
 	c.joinAt = h.t
+	c.budget, c.budgetAt = h.s.budget, h.t
 }
 
 // barredAddress is an address refused new slots until a time.
@@ -443,6 +444,9 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 	// ack that got through is healed by the client's next packet (an older
 	// one, reordered, names a baseline the client still holds).
 	c.ack = Frame(m.Ack)
+	if c.fullAt != NoFrame && c.ack >= c.fullAt {
+		c.fullGap = 1 // a full state arrived: the next may go at once
+	}
 	d := float64(newest - f + 1)
 	if c.stats.StatesSent == 0 && c.depth == 0 {
 		c.depth = d
@@ -505,14 +509,15 @@ func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
 		return
 	}
 	sb := c.out.find(m.Msg)
-	if sb == nil || sb.nacks >= maxNacks {
+	c.fill(h.t, h.s.budget)
+	if sb == nil || sb.nacks >= maxNacks || c.budget <= 0 {
 		c.stats.NacksRefused++
 		return
 	}
 	sb.nacks++
 	c.stats.NacksServed++
 	for miss := m.Missing & fullMask(sb.count); miss != 0; miss &= miss - 1 {
-		h.sendFragment(c, sb, bits.TrailingZeros64(miss))
+		c.budget -= int64(h.sendFragment(c, sb, bits.TrailingZeros64(miss)))
 		c.stats.FragmentsResent++
 	}
 }
@@ -680,7 +685,17 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
 	delta := cur
 	if a := c.ack; a >= 0 && f-a < baselineWindow && h.sentTags[int(a)%sentLen] == a {
 		base = a
-		xorInto(h.delta, cur, rollback.BytesOf(&h.sent[int(a)%sentLen]))
+	}
+	// What a client may cost is bounded by what it acknowledges: a full
+	// state waits for the previous one's acknowledgement (the gap
+	// doubling while none comes), and every state for the budget.
+	c.fill(h.t, h.s.budget)
+	if (base == NoFrame && c.fullAt != NoFrame && f-c.fullAt < c.fullGap) || c.budget <= 0 {
+		c.stats.StatesDeferred++
+		return
+	}
+	if base != NoFrame {
+		xorInto(h.delta, cur, rollback.BytesOf(&h.sent[int(base)%sentLen]))
 		delta = h.delta
 	}
 	body := codec.StateBody{
@@ -697,19 +712,25 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
 	}
 	sb.count = uint8(fragmentCount(len(sb.body)))
 	for i := range int(sb.count) {
-		h.sendFragment(c, sb, i)
+		c.budget -= int64(h.sendFragment(c, sb, i))
 	}
 	c.sentUpTo = f
 	c.stats.StatesSent++
 	if base == NoFrame {
 		c.stats.FullStates++
+		if c.fullAt != NoFrame {
+			c.fullGap = min(2*c.fullGap, maxFullGap)
+		}
+		c.fullAt = f
 	}
 }
 
-func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) {
+// sendFragment sends fragment i of sb to c and returns its size.
+func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) int {
 	m := codec.StateFragment{Seq: c.l.Seq(), Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
 	h.out = m.Append(h.out[:0])
 	h.send(c)
+	return len(h.out)
 }
 
 // sendWelcomes sends the copies of each connection's one answer.

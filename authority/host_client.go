@@ -51,8 +51,9 @@ type ClientStats struct {
 	// them again, and the advice slows it).
 	PredictedInputs, TooEarly uint64
 	// StatesSent counts state bodies sent, FullStates those not
-	// delta-coded.
-	StatesSent, FullStates uint64
+	// delta-coded; StatesDeferred states not sent: a full state before
+	// the previous one was acknowledged, or past HostConfig.ClientBudget.
+	StatesSent, FullStates, StatesDeferred uint64
 	// NacksServed counts Nacks answered, NacksRefused those past the
 	// bound (or for bodies no longer kept), FragmentsResent the fragments
 	// they resent.
@@ -103,6 +104,10 @@ type hostClient[I comparable] struct {
 
 	ack      Frame // newest state frame the client acknowledged
 	sentUpTo Frame // newest state frame sent it
+	fullAt   Frame // frame of the newest full state sent (NoFrame none)
+	fullGap  Frame // frames before another full state may go, unacknowledged
+	budget   int64 // bytes it may be sent now (ClientBudget's bucket)
+	budgetAt int64 // when the bucket was last filled
 	depth    float64
 	integ    float64
 	rate     int32
@@ -126,7 +131,7 @@ func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
 // true, and the inputs and slots stay).
 func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
-	c.ack, c.sentUpTo = NoFrame, NoFrame
+	c.ack, c.sentUpTo, c.fullAt, c.fullGap = NoFrame, NoFrame, NoFrame, 1
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired
 	for i := range c.out.slots {
@@ -149,6 +154,15 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 		c.tags[i] = NoFrame
 	}
 	clear(c.last)
+}
+
+// fill fills the client's byte budget for the time since the last fill:
+// rate bytes a second, at most a second's worth.
+func (c *hostClient[I]) fill(now, rate int64) {
+	if d := now - c.budgetAt; d > 0 {
+		c.budget = min(c.budget+rate*d/1e9, rate)
+		c.budgetAt = now
+	}
 }
 
 // NoFrame is "no frame".
