@@ -92,7 +92,8 @@ type Client[S any, I comparable] struct {
 	args    []I
 
 	// host states
-	base       []S // delta baselines, slot f%baselineWindow
+	base       []S    // delta baselines, slot f%baselineWindow
+	baseIn     []byte // every player's input at each, [k*len(bodyIn):]
 	baseTags   []Frame
 	newestHost Frame
 	reconciled Frame
@@ -163,6 +164,7 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 	c.baseTags = make([]Frame, baselineWindow)
 	c.asm = newReassembler(codec.MaxStateBody)
 	c.bodyIn = make([]byte, c.players*inputSize)
+	c.baseIn = make([]byte, baselineWindow*len(c.bodyIn))
 	c.delta = make([]byte, stateSize)
 	c.out = make([]byte, 0, codec.MaxPacket)
 	c.outIn = make([]byte, 0, codec.MaxFrames*c.players*inputSize)
@@ -481,8 +483,7 @@ func (c *Client[S, I]) fragment(b []byte) {
 // it reports whether the state was taken.
 func (c *Client[S, I]) decode(body []byte) bool {
 	m := &c.body
-	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil ||
-		m.Players != c.players || m.Size != c.inputSize || len(m.Delta) != c.stateSize {
+	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil {
 		c.malformed()
 		return false
 	}
@@ -492,9 +493,11 @@ func (c *Client[S, I]) decode(body []byte) bool {
 		return false
 	}
 	k := int(f) % baselineWindow
-	dst := rollback.BytesOf(&c.base[k])
+	n := len(c.bodyIn)
+	dst, in := rollback.BytesOf(&c.base[k]), c.baseIn[k*n:(k+1)*n]
 	if m.Base == -1 {
 		copy(dst, m.Delta)
+		copy(in, m.Inputs)
 	} else {
 		bk := int(m.Base) % baselineWindow
 		if c.baseTags[bk] != Frame(m.Base) || bk == k {
@@ -502,6 +505,7 @@ func (c *Client[S, I]) decode(body []byte) bool {
 			return false
 		}
 		xorInto(dst, m.Delta, rollback.BytesOf(&c.base[bk]))
+		xorInto(in, m.Inputs, c.baseIn[bk*n:(bk+1)*n])
 	}
 	c.baseTags[k] = NoFrame
 	if rollback.Checksum(dst) != m.Checksum {
@@ -513,7 +517,7 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	c.stats.StatesApplied++
 	c.view.push(f, &c.base[k], c.t)
 	for p := range c.others {
-		copy(rollback.BytesOf(&c.others[p]), m.Inputs[p*c.inputSize:])
+		copy(rollback.BytesOf(&c.others[p]), in[p*c.inputSize:])
 	}
 	// The newest state's, not the greatest ever: the host's count only
 	// grows, and a forged state that got through (claiming the host has

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -194,4 +195,44 @@ func TestClientBudgetBinds(t *testing.T) {
 	require.Greater(t, st.StatesApplied, uint64(seconds*60/4))
 	require.Zero(t, st.Malformed)
 	require.True(t, a.Synchronized())
+}
+
+// A host tick allocates nothing with many clients sharing coded parts
+// (most acknowledge the same few bases) and some past the cache.
+func TestHostSharedCodingAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocates under -race")
+	}
+	m := newEntityMatch(t, 24, HostConfig[uint16]{MaxJoinsPerTick: 24, MaxClientsPerAddress: 24})
+	var cs []*Client[entityWorld, uint16]
+	for i := range 24 {
+		cs = append(cs, m.client(t, "c"+strconv.Itoa(i)))
+		// Latencies of 5 to 235 ms: more bases a tick than the cache holds.
+		require.NoError(t, m.net.SetLink("c"+strconv.Itoa(i), "host", local.Link{Latency: time.Duration(5+10*i) * time.Millisecond}))
+	}
+	n := 0
+	round := func() {
+		n++
+		m.clock.Advance(tick)
+		_ = m.h.Advance()
+		for i, c := range cs {
+			_ = c.AddLocalInput(0, uint16((n+i)/20))
+			_ = c.Advance()
+		}
+	}
+	for range 240 {
+		round()
+	}
+	for _, c := range cs {
+		require.True(t, c.Synchronized())
+	}
+	allocs := testing.AllocsPerRun(1, func() {
+		for range 300 {
+			round()
+		}
+	})
+	require.Zero(t, allocs)
+	for _, c := range cs {
+		require.Zero(t, c.Stats().Malformed)
+	}
 }

@@ -32,10 +32,15 @@
 //   - simulates the frame with each slot's input, or a prediction (the
 //     client's last, or HostConfig.Predict) where none came;
 //   - sends each client (every StateInterval ticks) the state after the
-//     frame, XORed with the newest state it acknowledged and run-length
-//     coded (a full state when it acknowledged none still kept), the last
-//     input frame of its it holds, every player's input at the frame, a
-//     checksum, and time-dilation advice. A body longer than a datagram is
+//     frame and every player's input at the frame, both XORed with those
+//     of the newest state it acknowledged and run-length coded (whole
+//     when it acknowledged none still kept), a checksum, the last input
+//     frame of its it holds, and time-dilation advice. The coded part
+//     depends on the frame and the base alone: it is coded once a tick
+//     per base the clients acknowledged and copied to each (a client's
+//     bytes do not grow with the room while its players hold their
+//     inputs; the host's cost per client falls as clients share bases).
+//     A body longer than a datagram is
 //     fragmented; a client's Nack resends each missing fragment once, and
 //     at most three Nacks are answered per body. What a client may cost
 //     is bounded by what it acknowledges: a full state waits for the

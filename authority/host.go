@@ -62,9 +62,12 @@ type Host[S any, I comparable] struct {
 	barred     []barredAddress
 	barredNext int
 
-	sent     []S // states as sent, slot f%sentLen
+	sent     []S    // states as sent, slot f%sentLen
+	sentIn   []byte // every player's input at each, [f%sentLen*len(usedB):]
 	sentTags []Frame
 	sums     []uint32
+	coded    codedCache
+	inDelta  []byte
 
 	out   []byte // one packet
 	ins   []byte // AuthInput parse buffer
@@ -100,6 +103,7 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 		local: make([]I, max(s.locals, 1)), used: make([]I, s.players), usedB: make([]byte, s.players*inputSize),
 		scratch: make([]I, s.perClient),
 		sent:    make([]S, sentLen), sentTags: make([]Frame, sentLen), sums: make([]uint32, sentLen),
+		sentIn: make([]byte, sentLen*s.players*inputSize), inDelta: make([]byte, s.players*inputSize),
 		out: make([]byte, 0, codec.MaxPacket), events: make([]link.Event, 0, 256),
 		ins: make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
 		barred: make([]barredAddress, max(s.maxClients, 1)),
@@ -111,7 +115,8 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 	}
 	// The run-length coding grows a state by a control byte per literal
 	// at worst; twice the state bounds it with room to spare.
-	bodyCap := min(codec.MaxStateBody+64, 2*stateSize+s.players*inputSize+64)
+	bodyCap := min(codec.MaxStateBody+64, 2*(stateSize+s.players*inputSize)+64)
+	h.coded = newCodedCache(bodyCap)
 	for i := range s.maxClients {
 		c := newHostClient[I](s.perClient, bodyCap)
 		c.first = s.locals + i*s.perClient
@@ -668,12 +673,14 @@ func (h *Host[S, I]) guess(p int, last I, f Frame) I {
 	return last
 }
 
-// record keeps the state after f as it is sent.
+// record keeps the state after f, and the inputs at f, as they are sent.
 func (h *Host[S, I]) record(f Frame) {
 	k := int(f) % sentLen
 	h.sent[k] = *h.core.State()
 	h.sentTags[k] = f
 	h.sums[k] = rollback.Checksum(rollback.BytesOf(&h.sent[k]))
+	copy(h.sentIn[k*len(h.usedB):(k+1)*len(h.usedB)], h.usedB)
+	h.coded.reset(f)
 }
 
 // sendState sends c the state after f, delta-coded against the newest
@@ -682,7 +689,6 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
 	k := int(f) % sentLen
 	cur := rollback.BytesOf(&h.sent[k])
 	base := NoFrame
-	delta := cur
 	if a := c.ack; a >= 0 && f-a < baselineWindow && h.sentTags[int(a)%sentLen] == a {
 		base = a
 	}
@@ -694,19 +700,16 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
 		c.stats.StatesDeferred++
 		return
 	}
-	if base != NoFrame {
-		xorInto(h.delta, cur, rollback.BytesOf(&h.sent[int(base)%sentLen]))
-		delta = h.delta
-	}
-	body := codec.StateBody{
+	coded := h.code(f, base)
+	head := codec.StateBody{
 		Frame: int32(f), Base: int32(base), InputAck: int32(c.heard),
 		Depth: int32(c.depth * 100), Rate: c.rate,
-		Players: h.s.players, Size: h.inputSize, Inputs: h.usedB,
-		Checksum: h.sums[k], Delta: delta,
+		Checksum: h.sums[k], Inputs: h.usedB, Delta: cur,
 	}
 	sb := c.out.claim(f)
-	sb.body = body.Append(sb.body)
-	if len(sb.body) == 0 || len(sb.body) > codec.MaxStateBody {
+	sb.body = head.AppendHead(sb.body)
+	sb.body = append(sb.body, coded...)
+	if len(coded) == 0 || len(sb.body) > codec.MaxStateBody {
 		sb.active = false
 		return
 	}
@@ -723,6 +726,25 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
 		}
 		c.fullAt = f
 	}
+}
+
+// code returns the coded part of the body of state f against base (its
+// checksum, inputs and delta), coded once per tick for every client that
+// acknowledged the same base (the bytes are the same).
+func (h *Host[S, I]) code(f, base Frame) []byte {
+	if b, ok := h.coded.find(base); ok {
+		return b
+	}
+	k := int(f) % sentLen
+	m := codec.StateBody{Frame: int32(f), Base: int32(base), Checksum: h.sums[k],
+		Inputs: h.usedB, Delta: rollback.BytesOf(&h.sent[k])}
+	if base != NoFrame {
+		j := int(base) % sentLen
+		xorInto(h.delta, m.Delta, rollback.BytesOf(&h.sent[j]))
+		xorInto(h.inDelta, h.usedB, h.sentIn[j*len(h.usedB):])
+		m.Delta, m.Inputs = h.delta, h.inDelta
+	}
+	return h.coded.put(base, m)
 }
 
 // sendFragment sends fragment i of sb to c and returns its size.

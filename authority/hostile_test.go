@@ -236,7 +236,7 @@ func TestForgedEachType(t *testing.T) {
 			var w world
 			w.H = rng.Uint64()
 			b := rollback.BytesOf(&w)
-			body := codec.StateBody{Frame: int32(cl.newestHost + 1), Base: -1, InputAck: int32(cl.frame), Players: 2, Size: 2,
+			body := codec.StateBody{Frame: int32(cl.newestHost + 1), Base: -1, InputAck: int32(cl.frame),
 				Inputs: []byte{1, 2, 3, 4}, Checksum: rollback.Checksum(b), Delta: b}
 			return codec.StateFragment{Seq: seq(rng), Msg: rng.Uint32(), Count: 1, Chunk: body.Append(nil)}.Append(nil)
 		}},
@@ -403,7 +403,7 @@ func TestForgedInputAckHeals(t *testing.T) {
 	before := hc.stats
 	var w world
 	b := rollback.BytesOf(&w)
-	body := codec.StateBody{Frame: int32(a.c.newestHost + 1), Base: -1, InputAck: int32(a.c.frame + 100), Players: 1, Size: 2,
+	body := codec.StateBody{Frame: int32(a.c.newestHost + 1), Base: -1, InputAck: int32(a.c.frame + 100),
 		Inputs: []byte{0, 0}, Checksum: rollback.Checksum(b), Delta: b}
 	spoof.forged = append(spoof.forged, codec.StateFragment{Seq: hc.l.Seq(), Msg: 1 << 30, Count: 1, Chunk: body.Append(nil)}.Append(nil))
 	c.noCheck = true // the forged state is applied, once

@@ -18,8 +18,11 @@ import (
 
 var (
 	authInputBuf = make([]byte, MaxFrames*MaxPlayers*MaxInputSize)
-	bodyInputBuf = make([]byte, MaxPlayers*MaxInputSize)
-	bodyDeltaBuf = make([]byte, MaxStateBody*2)
+	// A body's sizes are the caller's (host and client agree on them):
+	// the samples' and fuzz targets' are four bytes of inputs and a
+	// 700-byte state.
+	bodyInputBuf = make([]byte, 4)
+	bodyDeltaBuf = make([]byte, 700)
 )
 
 // authReencode parses a whole packet of type t (or a state body, t == 0)
@@ -93,10 +96,12 @@ func authSamples() []sample {
 		{name: "fragment", t: TypeStateFragment, b: StateFragment{Seq: 8, Msg: 9, Index: 0, Count: 1, Chunk: []byte{1, 2, 3}}.Append(nil)},
 		{name: "fragment full", t: TypeStateFragment, b: StateFragment{Seq: 8, Msg: math.MaxUint32, Index: 63, Count: 64, Chunk: big[:MaxChunk]}.Append(nil)},
 		{name: "nack", t: TypeNack, b: Nack{Seq: 9, Msg: 12, Missing: 0b1010}.Append(nil)},
-		{name: "body full", t: 0, b: StateBody{Frame: 10, Base: -1, InputAck: 9, Depth: 210, Rate: -20, Players: 2, Size: 2,
+		{name: "body full", t: 0, b: StateBody{Frame: 10, Base: -1, InputAck: 9, Depth: 210, Rate: -20,
 			Inputs: []byte{1, 2, 3, 4}, Checksum: 0xfeed, Delta: big[:700]}.Append(nil)},
-		{name: "body delta", t: 0, b: StateBody{Frame: 11, Base: 10, InputAck: -1, Depth: -5, Rate: MaxRate, Players: 1, Size: 1,
-			Inputs: []byte{9}, Checksum: 1, Delta: make([]byte, 2048)}.Append(nil)},
+		{name: "body delta", t: 0, b: StateBody{Frame: 11, Base: 10, InputAck: -1, Depth: -5, Rate: MaxRate,
+			Inputs: make([]byte, 4), Checksum: 1, Delta: make([]byte, 700)}.Append(nil)},
+		{name: "body far", t: 0, b: StateBody{Frame: math.MaxInt32, Base: 0, InputAck: math.MaxInt32, Rate: -MaxRate,
+			Inputs: []byte{0, 0, 7, 0}, Checksum: math.MaxUint32, Delta: big[1000:1700]}.Append(nil)},
 	}
 	return s
 }
@@ -173,8 +178,9 @@ func TestAuthMalformed(t *testing.T) {
 		{"fragment count 65", TypeStateFragment, []byte{byte(Version<<4 | byte(TypeStateFragment)), 0, 0, 1, 0, 65, 9}, ErrMalformed},
 		{"fragment oversized", TypeStateFragment, append([]byte{byte(Version<<4 | byte(TypeStateFragment)), 0, 0, 1, 0, 1}, make([]byte, MaxChunk+1)...), ErrMalformed},
 		{"nack nothing", TypeNack, Nack{Msg: 1}.Append(nil), ErrMalformed},
-		{"body base not before frame", 0, []byte{5, 5, 0, 0, 0, 1, 1, 0}, ErrMalformed},
-		{"body rate", 0, append(append([]byte{5, 0, 0, 0}, appendInt32(nil, MaxRate+1)...), 1, 1, 0), ErrMalformed},
+		{"body base past frame", 0, []byte{5, 6, 0, 0, 0, 0, 0, 0, 0}, ErrMalformed},
+		{"body input ack before -1", 0, append([]byte{5, 0}, appendInt32(nil, -7)...), ErrMalformed},
+		{"body rate", 0, append([]byte{5, 0, 0, 0}, appendInt32(nil, MaxRate+1)...), ErrMalformed},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -182,10 +188,17 @@ func TestAuthMalformed(t *testing.T) {
 			require.ErrorIs(t, err, c.err)
 		})
 	}
-	// A body claiming a state larger than the caller's buffer.
-	b := StateBody{Frame: 1, Base: -1, InputAck: -1, Players: 1, Size: 1, Inputs: []byte{0}, Delta: make([]byte, 100)}.Append(nil)
+	// A body of another size than the caller's: a state longer, or
+	// shorter, or inputs of another size.
+	b := StateBody{Frame: 1, Base: -1, InputAck: -1, Inputs: []byte{1}, Delta: patternInputs(100, 3)}.Append(nil)
 	var m StateBody
-	_, err := ParseStateBody(b, &m, bodyInputBuf, make([]byte, 99))
+	for _, sizes := range [][2]int{{1, 99}, {1, 101}, {2, 100}} {
+		_, err := ParseStateBody(b, &m, make([]byte, sizes[0]), make([]byte, sizes[1]))
+		require.Error(t, err, "%v", sizes)
+	}
+	_, err := ParseStateBody(b, &m, make([]byte, 1), make([]byte, 100))
+	require.NoError(t, err)
+	_, err = ParseStateBody(b, &m, make([]byte, MaxStateInputs+1), make([]byte, 100))
 	require.ErrorIs(t, err, ErrLimit)
 	// Inputs past the caller's buffer.
 	in := AuthInput{Ack: -1, Start: 0, Frames: 4, Slots: 1, Size: 2, Inputs: make([]byte, 8)}.Append(nil)
@@ -195,7 +208,8 @@ func TestAuthMalformed(t *testing.T) {
 	// Encoders refuse what would not parse.
 	require.Empty(t, StateFragment{Count: 1}.Append(nil))
 	require.Empty(t, AuthInput{Slots: 1, Size: 1, Frames: 1}.Append(nil))
-	require.Empty(t, StateBody{Frame: 1, Base: 1, Players: 1, Size: 1, Inputs: []byte{0}, Delta: []byte{1}}.Append(nil))
+	require.Empty(t, StateBody{Frame: 1, Base: 1, Inputs: []byte{0}, Delta: []byte{1}}.Append(nil))
+	require.Empty(t, StateBody{Frame: 1, Base: -1, Delta: []byte{1}}.Append(nil), "no inputs")
 	require.ErrorIs(t, AuthInput{Slots: 64, Size: 32, Frames: 128, Inputs: patternInputs(128*64*32, 3)}.Check(), ErrTooLarge)
 }
 
