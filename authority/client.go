@@ -138,8 +138,8 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 		token:  cfg.Resume, resume: cfg.Resume != Token{},
 	}
 	switch {
-	case c.players < 1 || c.players > 64:
-		return nil, fmt.Errorf("%w: Players %d not in [1, 64]", ErrConfig, cfg.Players)
+	case c.players < 1 || c.players > maxHostPlayers:
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, maxHostPlayers)
 	case c.maxSend < 1 || c.maxSend > codec.MaxFrames || c.maxSend > c.capacity:
 		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, codec.MaxFrames)
 	case c.target < 0 || c.nackAfter < 1:
@@ -456,6 +456,12 @@ func (c *Client[S, I]) fragment(b []byte) {
 		c.stats.Malformed++ // far from the host's sequence numbers: replayed or forged
 		return
 	}
+	if f.Count == 1 {
+		// A body in one packet: nothing to reassemble or repair; its
+		// frame orders it (decode drops one older than the newest).
+		c.decode(f.Chunk)
+		return
+	}
 	for i := range c.asm.slots {
 		if s := &c.asm.slots[i]; s.active && s.msg == f.Msg && s.nacks > 0 && s.have&(1<<f.Index) == 0 {
 			c.stats.FragmentsRepaired++
@@ -524,7 +530,9 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	// inputs it never had, so the client would stop sending them) is
 	// healed by the next real one.
 	c.hostAck = Frame(m.InputAck)
-	c.rate, c.depth = m.Rate, m.Depth
+	if m.Advice {
+		c.rate, c.depth = m.Rate, m.Depth
+	}
 	return true
 }
 

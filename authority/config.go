@@ -71,9 +71,11 @@ const baselineWindow = 32
 // HostConfig configures a Host. The zero value of every field but Players
 // means its documented default.
 type HostConfig[I comparable] struct {
-	// Players is the number of player slots, 1..64: the host's own
-	// (LocalPlayers, slots 0..LocalPlayers-1) then SlotsPerClient for each
-	// client, in join order.
+	// Players is the number of player slots, 1..256 (LateRollback: 1..64):
+	// the host's own (LocalPlayers, slots 0..LocalPlayers-1) then
+	// SlotsPerClient for each client, in join order. A host of more than
+	// 64 simulates without the core session (nothing is rolled back) and
+	// is not recorded.
 	Players int
 	// LocalPlayers is how many slots the host itself drives (a listen
 	// server); 0 is a dedicated host.
@@ -171,8 +173,10 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		backlog: c.ResumeBacklog,
 	}
 	switch {
-	case s.players < 1 || s.players > 64:
-		return s, fmt.Errorf("%w: Players %d not in [1, 64]", ErrConfig, c.Players)
+	case s.players < 1 || s.players > maxHostPlayers:
+		return s, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, c.Players, maxHostPlayers)
+	case s.players > maxCorePlayers && c.LateInput != LateApply:
+		return s, fmt.Errorf("%w: LateRollback holds at most %d Players (%d)", ErrConfig, maxCorePlayers, c.Players)
 	case s.locals < 0 || s.locals > s.players:
 		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", ErrConfig, c.LocalPlayers)
 	case s.perClient < 1 || s.perClient > s.players:

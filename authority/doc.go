@@ -126,5 +126,21 @@
 // # Wire
 //
 // codec's Hello, Welcome, AuthInput, StateFragment (carrying a StateBody)
-// and Nack.
+// and Nack, protocol 2: the version is in the settings hash a Hello
+// carries, so a client of another version is refused at its Hello
+// (HellosRefused, no answer). Protocol 2 codes the players' inputs in a
+// state body against the base like the state, drops from the wire what
+// both ends know (the sizes), sends the advice only when it changed
+// (or every 30 frames), sends a body that fits one packet without its
+// number, and allows 256 players.
+//
+// # Scale
+//
+// Players is at most 256. In a world of 1024 entities of 16 bytes,
+// eight moving a frame, the host's cost per client and tick is about
+// 1.4 to 2.2 times copying the state and checksumming it once per client,
+// at 16 to 256 clients (bench's BenchmarkAuthorityHostScale beside its
+// baseline), with nothing allocated, and each client is sent about 4 KB/s
+// whatever the room's size while its players hold their inputs
+// (BenchmarkAuthorityStateBytesScale).
 package authority

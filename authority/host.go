@@ -11,6 +11,10 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
+// adviceEvery is the most frames between two states that carry a
+// client's advice (it rides on others only when it changed).
+const adviceEvery = 30
+
 // sentLen is how many of its own states, as sent, the host keeps by frame:
 // the baselines a client may have acknowledged.
 const sentLen = 2 * baselineWindow
@@ -45,7 +49,8 @@ type Host[S any, I comparable] struct {
 	conns     *conns
 	events    []link.Event
 	t         int64
-	core      *session.Session[S, I]
+	core      core[S, I]              // the core session, or direct past 64 players
+	session   *session.Session[S, I]  // the core session, or nil
 	recorder  *session.Recorder[S, I] // SetRecorder's (record.go), or nil
 	hash      uint64
 	stateSize int
@@ -92,12 +97,8 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 	if err != nil {
 		return nil, err
 	}
-	core, err := session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
 	h := &Host[S, I]{
-		s: s, predict: cfg.Predict, core: core,
+		s: s, predict: cfg.Predict,
 		hash:      settingsHash(s.players, stateSize, inputSize, &s.net),
 		stateSize: stateSize, inputSize: inputSize,
 		local: make([]I, max(s.locals, 1)), used: make([]I, s.players), usedB: make([]byte, s.players*inputSize),
@@ -107,6 +108,14 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 		out: make([]byte, 0, codec.MaxPacket), events: make([]link.Event, 0, 256),
 		ins: make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
 		barred: make([]barredAddress, max(s.maxClients, 1)),
+	}
+	if s.players <= maxCorePlayers {
+		if h.session, err = session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		h.core = h.session
+	} else {
+		h.core = newDirect[S, I](s.players, simulate)
 	}
 	h.conns = newConns(tr, s.maxClients, h.hello)
 	h.e = link.NewEndpoint(h.conns, s.net, protocol)
@@ -229,7 +238,7 @@ func (h *Host[S, I]) Advance() error {
 	}
 	h.record(f)
 	if h.recorder != nil {
-		_ = h.recorder.RecordConfirmed(h.core) // its error is kept for Flush and Close
+		_ = h.recorder.RecordConfirmed(h.session) // its error is kept for Flush and Close
 	}
 	if int(f)%h.s.interval == 0 {
 		for _, c := range h.clients {
@@ -703,8 +712,15 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
 	coded := h.code(f, base)
 	head := codec.StateBody{
 		Frame: int32(f), Base: int32(base), InputAck: int32(c.heard),
-		Depth: int32(c.depth * 100), Rate: c.rate,
 		Checksum: h.sums[k], Inputs: h.usedB, Delta: cur,
+	}
+	// The advice rides when it changed (the rate, or the depth by a
+	// quarter frame), on a full state, and at least every adviceEvery
+	// frames against loss; the client keeps the last it got.
+	depth := int32(c.depth * 100)
+	if base == NoFrame || c.advAt == NoFrame || c.rate != c.advRate || max(depth-c.advDepth, c.advDepth-depth) >= 25 || f-c.advAt >= adviceEvery {
+		head.Advice, head.Depth, head.Rate = true, depth, c.rate
+		c.advAt, c.advDepth, c.advRate = f, depth, c.rate
 	}
 	sb := c.out.claim(f)
 	sb.body = head.AppendHead(sb.body)
@@ -750,6 +766,9 @@ func (h *Host[S, I]) code(f, base Frame) []byte {
 // sendFragment sends fragment i of sb to c and returns its size.
 func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) int {
 	m := codec.StateFragment{Seq: c.l.Seq(), Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
+	if sb.count == 1 {
+		m.Msg = 0 // a body in one packet travels without its number
+	}
 	h.out = m.Append(h.out[:0])
 	h.send(c)
 	return len(h.out)

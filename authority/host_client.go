@@ -106,6 +106,9 @@ type hostClient[I comparable] struct {
 	sentUpTo Frame // newest state frame sent it
 	fullAt   Frame // frame of the newest full state sent (NoFrame none)
 	fullGap  Frame // frames before another full state may go, unacknowledged
+	advAt    Frame // frame of the newest state that carried the advice
+	advDepth int32 // the advice it carried
+	advRate  int32
 	budget   int64 // bytes it may be sent now (ClientBudget's bucket)
 	budgetAt int64 // when the bucket was last filled
 	depth    float64
@@ -131,7 +134,7 @@ func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
 // true, and the inputs and slots stay).
 func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
-	c.ack, c.sentUpTo, c.fullAt, c.fullGap = NoFrame, NoFrame, NoFrame, 1
+	c.ack, c.sentUpTo, c.fullAt, c.fullGap, c.advAt = NoFrame, NoFrame, NoFrame, 1, NoFrame
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired
 	for i := range c.out.slots {

@@ -34,7 +34,7 @@ func simEntities(w *entities, in []uint16, f authority.Frame) {
 	}
 }
 
-var scaleClients = []int{1, 4, 16, 64}
+var scaleClients = []int{1, 4, 16, 64, 128, 256}
 
 type scaleMatch struct {
 	held    bool // the players hold their inputs

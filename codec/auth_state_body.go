@@ -15,13 +15,14 @@ import (
 // header: a body travels in fragments). First the head, this client's:
 //
 //	Frame     uvarint(Frame), Frame >= 0
-//	Base      uvarint(Frame-Base), 1..Frame; 0: a full state (Base -1)
+//	Base      uvarint(D<<1 | A): D is Frame-Base, 1..Frame, or 0 for a
+//	          full state (Base -1); A is 1 when the advice follows
 //	InputAck  zigzag varint(InputAck-Frame): the newest input frame of
 //	          this client the host applied, >= -1 (-1 none)
-//	Depth     zigzag varint: how early the client's inputs arrive, in
-//	          hundredths of a frame
-//	Rate      zigzag varint: the advised change of the client's tick rate,
-//	          in thousandths, |Rate| <= MaxRate
+//	Depth     (A only) zigzag varint: how early the client's inputs
+//	          arrive, in hundredths of a frame
+//	Rate      (A only) zigzag varint: the advised change of the client's
+//	          tick rate, in thousandths, |Rate| <= MaxRate
 //
 // then the coded part, which depends on Frame and Base alone (every client
 // that acknowledged the same Base is sent the same bytes):
@@ -35,13 +36,16 @@ import (
 // The sizes of the inputs and of the state are not sent: host and client
 // agree on them (they are in the authority's settings hash), and the
 // decoder is given them. Body version 1 (authority protocol 1) sent
-// Frame+1, Base+1 and InputAck+1 whole, the players, the input size and
-// the state's size, and the inputs raw: every client's bytes grew with
-// the room.
+// Frame+1, Base+1 and InputAck+1 whole, the advice always, the players,
+// the input size and the state's size, and the inputs raw: every client's
+// bytes grew with the room.
 type StateBody struct {
 	Frame, Base, InputAck int32
-	Depth, Rate           int32
-	Checksum              uint32
+	// Advice says Depth and Rate are sent (a client keeps the last it
+	// got); without it they are zero.
+	Advice      bool
+	Depth, Rate int32
+	Checksum    uint32
 	// Inputs is every player's input at Frame XOR those at Base (the
 	// inputs themselves when Base is -1), MaxStateInputs bytes at most.
 	Inputs []byte
@@ -53,16 +57,16 @@ type StateBody struct {
 // MaxRate bounds StateBody.Rate: a rate change of 100%.
 const MaxRate = 1000
 
-// MaxStateInputs bounds StateBody.Inputs: 256 players of MaxInputSize
-// bytes.
-const MaxStateInputs = 256 * MaxInputSize
+// MaxStateInputs bounds StateBody.Inputs: MaxAuthPlayers players of
+// MaxInputSize bytes.
+const MaxStateInputs = MaxAuthPlayers * MaxInputSize
 
 // Check reports whether Append would encode m.
 func (m StateBody) Check() error {
 	switch {
 	case m.Frame < 0 || m.Base < -1 || m.Base >= m.Frame || m.InputAck < -1 || len(m.Delta) == 0 || len(m.Inputs) == 0:
 		return ErrMalformed
-	case m.Rate < -MaxRate || m.Rate > MaxRate:
+	case m.Rate < -MaxRate || m.Rate > MaxRate || (!m.Advice && (m.Depth != 0 || m.Rate != 0)):
 		return ErrMalformed
 	case len(m.Inputs) > MaxStateInputs || len(m.Delta) > math.MaxInt32:
 		return ErrLimit
@@ -80,19 +84,27 @@ func (m StateBody) Append(b []byte) []byte {
 	return m.AppendCoded(m.AppendHead(b))
 }
 
-// AppendHead appends the head alone: Frame, Base, InputAck, Depth, Rate.
+// AppendHead appends the head alone: Frame, Base, InputAck, and the
+// advice (Depth, Rate) when Advice.
 // It appends nothing when Check reports an error.
 func (m StateBody) AppendHead(b []byte) []byte {
 	if m.Check() != nil {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(m.Frame))
-	if m.Base < 0 {
-		b = append(b, 0)
-	} else {
-		b = binary.AppendUvarint(b, uint64(m.Frame-m.Base))
+	d := uint64(0)
+	if m.Base >= 0 {
+		d = uint64(m.Frame - m.Base)
 	}
+	a := uint64(0)
+	if m.Advice {
+		a = 1
+	}
+	b = binary.AppendUvarint(b, d<<1|a)
 	b = appendInt32(b, m.InputAck-m.Frame)
+	if !m.Advice {
+		return b
+	}
 	b = appendInt32(b, m.Depth)
 	return appendInt32(b, m.Rate)
 }
@@ -130,6 +142,8 @@ func ParseStateBody(b []byte, m *StateBody, inputs, delta []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	advice := d&1 == 1
+	d >>= 1
 	if d > uint64(frame) {
 		return 0, ErrMalformed
 	}
@@ -144,16 +158,17 @@ func ParseStateBody(b []byte, m *StateBody, inputs, delta []byte) (int, error) {
 	if int64(frame)+int64(ack) < -1 || int64(frame)+int64(ack) > math.MaxInt32 {
 		return 0, ErrMalformed
 	}
-	depth, i, err := readInt32(b, i)
-	if err != nil {
-		return 0, err
-	}
-	rate, i, err := readInt32(b, i)
-	if err != nil {
-		return 0, err
-	}
-	if rate < -MaxRate || rate > MaxRate {
-		return 0, ErrMalformed
+	var depth, rate int32
+	if advice {
+		if depth, i, err = readInt32(b, i); err != nil {
+			return 0, err
+		}
+		if rate, i, err = readInt32(b, i); err != nil {
+			return 0, err
+		}
+		if rate < -MaxRate || rate > MaxRate {
+			return 0, ErrMalformed
+		}
 	}
 	if len(b)-i < 4 {
 		return 0, ErrShort
@@ -171,7 +186,7 @@ func ParseStateBody(b []byte, m *StateBody, inputs, delta []byte) (int, error) {
 	if i, err = end(b, i); err != nil {
 		return 0, err
 	}
-	*m = StateBody{Frame: frame, Base: base, InputAck: frame + ack, Depth: depth, Rate: rate,
+	*m = StateBody{Frame: frame, Base: base, InputAck: frame + ack, Advice: advice, Depth: depth, Rate: rate,
 		Checksum: sum, Inputs: in, Delta: dl}
 	return i, nil
 }
