@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"io"
 	"strconv"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -179,4 +181,26 @@ func TestResumeFromAnotherAddress(t *testing.T) {
 	require.Less(t, took, 1200*time.Millisecond, "about DisconnectNotify (750 ms) and a Hello retry")
 	c.run(time.Second)
 	require.True(t, a.c.Synchronized())
+}
+
+// Past 64 players the host simulates without the core session: three
+// clients of a 200-slot room over a lossy, jittery link agree with the
+// host on every state they apply (the cluster checks each), and a
+// recorder is refused clearly.
+func TestHostPast64Players(t *testing.T) {
+	link := local.Link{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05, Reorder: 0.02, ReorderDelay: 10 * time.Millisecond}
+	c := newCluster(t, clusterOpts{seed: 83, players: 200, locals: 1, link: link})
+	c.hinput = mash(9, 5)
+	nodes := []*node{c.add("a", ClientConfig{}, mash(1, 3)), c.add("b", ClientConfig{}, mash(2, 4)), c.add("c", ClientConfig{}, mash(3, 7))}
+	c.run(10 * time.Second)
+	for _, nd := range nodes {
+		st := nd.c.Stats()
+		require.True(t, st.Synchronized, nd.name)
+		require.Zero(t, st.Malformed, nd.name)
+	}
+	require.Greater(t, c.checked, 1200)
+	require.Equal(t, 3, c.h.Stats().Clients)
+	r, err := session.NewRecorder[world, uint16](io.Discard, session.RecordConfig{Players: 2}, c.h.State())
+	require.NoError(t, err)
+	require.ErrorIs(t, c.h.SetRecorder(r), session.ErrArgument)
 }
