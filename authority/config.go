@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -80,7 +81,8 @@ type HostConfig[I comparable] struct {
 	// LocalPlayers is how many slots the host itself drives (a listen
 	// server); 0 is a dedicated host.
 	LocalPlayers int
-	// SlotsPerClient is how many slots each client drives; 0 means 1.
+	// SlotsPerClient is how many slots each client drives, at most 64;
+	// 0 means 1.
 	SlotsPerClient int
 	// InputAhead is how many frames past the host's an input may be for and
 	// still be held; 0 means 32, at most 64. Further is not held (counted;
@@ -179,8 +181,8 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: LateRollback holds at most %d Players (%d)", ErrConfig, maxCorePlayers, c.Players)
 	case s.locals < 0 || s.locals > s.players:
 		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", ErrConfig, c.LocalPlayers)
-	case s.perClient < 1 || s.perClient > s.players:
-		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, Players]", ErrConfig, c.SlotsPerClient)
+	case s.perClient < 1 || s.perClient > s.players || s.perClient > codec.MaxPlayers:
+		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, min(Players, %d)]", ErrConfig, c.SlotsPerClient, codec.MaxPlayers)
 	case s.ahead < 1 || s.ahead > 64:
 		return s, fmt.Errorf("%w: InputAhead %d not in [1, 64]", ErrConfig, c.InputAhead)
 	case s.target < 1 || s.target > s.ahead:

@@ -24,7 +24,7 @@ func TestConfigErrors(t *testing.T) {
 	ep, err := n.Endpoint("x")
 	require.NoError(t, err)
 	for _, cfg := range []HostConfig[uint16]{
-		{Players: 0}, {Players: 257}, {Players: 65, LateInput: LateRollback}, {Players: 2, LocalPlayers: 3}, {Players: 2, SlotsPerClient: 3},
+		{Players: 0}, {Players: 257}, {Players: 65, LateInput: LateRollback}, {Players: 2, LocalPlayers: 3}, {Players: 2, SlotsPerClient: 3}, {Players: 100, SlotsPerClient: 65},
 		{Players: 2, InputAhead: 65}, {Players: 2, TargetDepth: 40}, {Players: 2, MaxRate: 600},
 		{Players: 2, StateInterval: 33}, {Players: 2, RollbackWindow: 33}, {Players: 2, LateInput: 7},
 		{Players: 2, Grace: -time.Second}, {Players: 2, Net: session.NetConfig{FrameRate: 5000}},
