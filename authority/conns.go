@@ -65,7 +65,10 @@ func (c *conns) Receive(buf []byte) (int, transport.Peer, error) {
 	for {
 		n, from, err := c.tr.Receive(buf)
 		if err != nil {
-			if errors.Is(err, transport.ErrShortBuffer) {
+			// Nothing waiting, the common case, compared first: errors.Is
+			// type-asserts, and the runtime's per-site cache of those
+			// grows now and then, an allocation in a steady tick.
+			if err != transport.ErrNoPacket && errors.Is(err, transport.ErrShortBuffer) {
 				continue
 			}
 			return 0, "", err
