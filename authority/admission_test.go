@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/codec"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -116,7 +116,7 @@ func TestResumeSameAddress(t *testing.T) {
 	c.run(8 * time.Second)
 	require.Equal(t, clientAway, c.h.clients[c.record("a")].state, "the host noticed the silence")
 	c.net.Heal("a", "host")
-	require.NoError(t, a.c.Reconnect(a.ep)) // the same socket
+	require.NoError(t, a.c.Rejoin(a.ep)) // the same socket
 	start, took := c.clock.Now(), time.Duration(-1)
 	for range 20 * 60 {
 		c.run(tick)
@@ -131,7 +131,7 @@ func TestResumeSameAddress(t *testing.T) {
 	require.Less(t, took, time.Second)
 	require.Equal(t, slot, st.First)
 	require.Equal(t, token, a.c.token)
-	require.Zero(t, c.h.Stats().ResumesRejected)
+	require.Zero(t, c.h.Stats().RejoinsRefused)
 	c.run(2 * time.Second)
 	require.True(t, a.c.Synchronized())
 	require.Greater(t, c.checked, 0)
@@ -140,7 +140,7 @@ func TestResumeSameAddress(t *testing.T) {
 
 // Issue 28 item 5, the other half: a valid token from another address
 // while its owner is connected. It used to take the live slot at once.
-// Now it is refused (no answer, HostStats.ResumesRefused) while the owner
+// Now it is refused (no answer, HostStats.RejoinsWhileHeard) while the owner
 // is heard, and takes the slot over once the owner's connection is
 // interrupted (silent past Net.DisconnectNotify, 750 ms): so a client
 // whose address changed (a NAT rebinding, a network switch), silent on
@@ -160,14 +160,14 @@ func TestResumeFromAnotherAddress(t *testing.T) {
 	_, kinds := drain(thief)
 	require.Zero(t, kinds[codec.TypeWelcome], "no answer while the owner is heard")
 	require.Equal(t, "a", string(c.h.clients[c.record("a")].peer), "the owner kept its slot")
-	require.Equal(t, uint64(120), c.h.Stats().ResumesRefused)
-	require.Zero(t, c.h.Stats().Resumed)
+	require.Equal(t, uint64(120), c.h.Stats().RejoinsWhileHeard)
+	require.Zero(t, c.h.Stats().Rejoined)
 
 	// The owner moves to a new address; its old one falls silent.
 	ep2, err := c.net.Endpoint("a2")
 	require.NoError(t, err)
 	c.net.Partition("a", "host")
-	require.NoError(t, a.c.Reconnect(ep2))
+	require.NoError(t, a.c.Rejoin(ep2))
 	start, took := c.clock.Now(), time.Duration(-1)
 	for range 5 * 60 {
 		c.run(tick)
@@ -200,7 +200,7 @@ func TestHostPast64Players(t *testing.T) {
 	}
 	require.Greater(t, c.checked, 1200)
 	require.Equal(t, 3, c.h.Stats().Clients)
-	r, err := session.NewRecorder[world, uint16](io.Discard, session.RecordConfig{Players: 2}, c.h.State())
+	r, err := replay.NewRecorder[world, uint16](replay.RecorderConfig{Players: 2}, io.Discard, c.h.State())
 	require.NoError(t, err)
-	require.ErrorIs(t, c.h.SetRecorder(r), session.ErrArgument)
+	require.ErrorIs(t, c.h.SetRecorder(r), replay.ErrArgument)
 }

@@ -3,6 +3,7 @@ package authority
 import (
 	"fmt"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -19,30 +20,30 @@ const maxHostPlayers = 256
 // 64 players, any LateInput, recordable), or direct past that.
 type core[S any, I comparable] interface {
 	State() *S
-	Frame() Frame
+	Frame() rollnet.Frame
 	Stats() session.Stats
-	Step() error
-	AddRemoteInput(player int, frame Frame, in I) error
+	AdvanceFrame() error
+	AddRemoteInput(player int, frame rollnet.Frame, in I) error
 }
 
 // direct simulates frame after frame with every player's input given for
 // it: no prediction, no rollback, no ring (LateApply past 64 players).
 type direct[S any, I comparable] struct {
-	simulate func(s *S, inputs []I, frame Frame)
+	simulate func(s *S, inputs []I, frame rollnet.Frame)
 	state    S
-	frame    Frame
+	frame    rollnet.Frame
 	inputs   []I
 }
 
-func newDirect[S any, I comparable](players int, simulate func(s *S, inputs []I, frame Frame)) *direct[S, I] {
+func newDirect[S any, I comparable](players int, simulate func(s *S, inputs []I, frame rollnet.Frame)) *direct[S, I] {
 	return &direct[S, I]{simulate: simulate, inputs: make([]I, players)}
 }
 
 func (d *direct[S, I]) State() *S            { return &d.state }
-func (d *direct[S, I]) Frame() Frame         { return d.frame }
+func (d *direct[S, I]) Frame() rollnet.Frame { return d.frame }
 func (d *direct[S, I]) Stats() session.Stats { return session.Stats{} }
 
-func (d *direct[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
+func (d *direct[S, I]) AddRemoteInput(player int, frame rollnet.Frame, in I) error {
 	if uint(player) >= uint(len(d.inputs)) || frame != d.frame {
 		return fmt.Errorf("%w: input for player %d, frame %d (simulating %d)", ErrConfig, player, frame, d.frame)
 	}
@@ -50,7 +51,7 @@ func (d *direct[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
 	return nil
 }
 
-func (d *direct[S, I]) Step() error {
+func (d *direct[S, I]) AdvanceFrame() error {
 	d.simulate(&d.state, d.inputs, d.frame)
 	d.frame++
 	return nil

@@ -9,10 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -23,7 +23,7 @@ type entityWorld struct {
 	E [1024]struct{ X, Y, VX, VY int32 }
 }
 
-func simEntities(w *entityWorld, in []uint16, f Frame) {
+func simEntities(w *entityWorld, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		e := &w.E[p%len(w.E)]
 		e.VX, e.VY = int32(int8(v)), int32(int8(v>>8))
@@ -53,7 +53,7 @@ func newEntityMatch(t testing.TB, players int, cfg HostConfig[uint16]) *entityMa
 	cfg.Players = players
 	cfg.Net.Now = m.clock.Now
 	cfg.Net.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
-	m.h, err = NewHost(transport.Transport(hep), cfg, simEntities)
+	m.h, err = NewHost(cfg, transport.Transport(hep), simEntities)
 	require.NoError(t, err)
 	for i := range m.h.State().E {
 		m.h.State().E[i].X, m.h.State().E[i].Y = int32(i*100), int32(i*7)
@@ -65,8 +65,8 @@ func (m *entityMatch) client(t testing.TB, name string) *Client[entityWorld, uin
 	ep, err := m.net.Endpoint(name)
 	require.NoError(t, err)
 	seed := uint64(len(name)) + 7
-	c, err := NewClient[entityWorld, uint16](ep, ClientConfig{Host: "host", Players: m.h.s.players,
-		Net: session.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }}}, simEntities)
+	c, err := NewClient[entityWorld, uint16](ClientConfig{Host: "host", Players: m.h.s.players,
+		Net: rollnet.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }}}, ep, simEntities)
 	require.NoError(t, err)
 	return c
 }
@@ -93,9 +93,9 @@ func TestNeverAcknowledgingClientCost(t *testing.T) {
 			const seconds = 10
 			for n := range (seconds + 1) * 60 {
 				m.clock.Advance(tick)
-				require.NoError(t, m.h.Advance())
+				require.NoError(t, m.h.AdvanceFrame())
 				_ = honest.AddLocalInput(0, uint16(n/7))
-				require.NoError(t, honest.Advance())
+				require.NoError(t, honest.AdvanceFrame())
 				for {
 					k, _, err := raw.Receive(buf)
 					if errors.Is(err, transport.ErrNoPacket) {
@@ -120,7 +120,7 @@ func TestNeverAcknowledgingClientCost(t *testing.T) {
 					in += uint64(len(p))
 				}
 			}
-			var rawStats, honestStats ClientStats
+			var rawStats, honestStats HostClientStats
 			for _, s := range m.h.Clients(nil) {
 				switch s.Peer {
 				case "raw":
@@ -149,8 +149,8 @@ func TestFullStateBackoffRecovers(t *testing.T) {
 	tickBoth := func(n int) {
 		for range n {
 			m.clock.Advance(tick)
-			require.NoError(t, m.h.Advance())
-			require.NoError(t, a.Advance())
+			require.NoError(t, m.h.AdvanceFrame())
+			require.NoError(t, a.AdvanceFrame())
 		}
 	}
 	tickBoth(120)
@@ -178,12 +178,12 @@ func TestClientBudgetBinds(t *testing.T) {
 	a := m.client(t, "a")
 	for n := range seconds * 60 {
 		m.clock.Advance(tick)
-		require.NoError(t, m.h.Advance())
+		require.NoError(t, m.h.AdvanceFrame())
 		_ = a.AddLocalInput(0, uint16(n/5))
-		require.NoError(t, a.Advance())
+		require.NoError(t, a.AdvanceFrame())
 		if s, f := a.HostState(); s != nil {
-			sum, ok := m.h.Checksum(f)
-			require.True(t, ok)
+			sum, err := m.h.ChecksumAt(f)
+			require.NoError(t, err)
 			require.Equal(t, sum, rollback.Checksum(rollback.BytesOf(s)))
 		}
 	}
@@ -215,10 +215,10 @@ func TestHostSharedCodingAllocs(t *testing.T) {
 	round := func() {
 		n++
 		m.clock.Advance(tick)
-		_ = m.h.Advance()
+		_ = m.h.AdvanceFrame()
 		for i, c := range cs {
 			_ = c.AddLocalInput(0, uint16((n+i)/20))
-			_ = c.Advance()
+			_ = c.AdvanceFrame()
 		}
 	}
 	for range 240 {

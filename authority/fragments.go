@@ -1,6 +1,9 @@
 package authority
 
-import "github.com/rollnet/rollnet/codec"
+import (
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/codec"
+)
 
 // Fragmentation: a state body is cut into chunks of codec.MaxChunk bytes
 // (the last shorter), at most codec.MaxFragments. The host keeps the last
@@ -32,7 +35,7 @@ type sentBody struct {
 	count  uint8
 	nacks  uint8
 	body   []byte
-	frame  Frame
+	frame  rollnet.Frame
 	active bool
 }
 
@@ -56,7 +59,7 @@ func newOutbox(bodyCap int) outbox {
 }
 
 // claim returns the slot for a new body (the older one is overwritten).
-func (o *outbox) claim(frame Frame) *sentBody {
+func (o *outbox) claim(frame rollnet.Frame) *sentBody {
 	s := &o.slots[o.next%outboxLen]
 	*s = sentBody{msg: o.next, body: s.body[:0], frame: frame, active: true}
 	o.next++
@@ -186,15 +189,15 @@ const codedLen = 8
 // codedCache is the coded parts (StateBody.AppendCoded) of the newest
 // frame's state, by base.
 type codedCache struct {
-	frame Frame
+	frame rollnet.Frame
 	n     int
-	base  [codedLen]Frame
+	base  [codedLen]rollnet.Frame
 	buf   [codedLen][]byte
 	spare []byte
 }
 
 func newCodedCache(bodyCap int) codedCache {
-	c := codedCache{frame: NoFrame, spare: make([]byte, 0, bodyCap)}
+	c := codedCache{frame: rollnet.NoFrame, spare: make([]byte, 0, bodyCap)}
 	for i := range c.buf {
 		c.buf[i] = make([]byte, 0, bodyCap)
 	}
@@ -202,9 +205,9 @@ func newCodedCache(bodyCap int) codedCache {
 }
 
 // reset empties the cache for frame f.
-func (c *codedCache) reset(f Frame) { c.frame, c.n = f, 0 }
+func (c *codedCache) reset(f rollnet.Frame) { c.frame, c.n = f, 0 }
 
-func (c *codedCache) find(base Frame) ([]byte, bool) {
+func (c *codedCache) find(base rollnet.Frame) ([]byte, bool) {
 	for i := range c.n {
 		if c.base[i] == base {
 			return c.buf[i], true
@@ -214,7 +217,7 @@ func (c *codedCache) find(base Frame) ([]byte, bool) {
 }
 
 // put codes m's part and keeps it under base (in the spare when full).
-func (c *codedCache) put(base Frame, m codec.StateBody) []byte {
+func (c *codedCache) put(base rollnet.Frame, m codec.StateBody) []byte {
 	if c.n == codedLen {
 		c.spare = m.AppendCoded(c.spare[:0])
 		return c.spare

@@ -14,7 +14,7 @@ import (
 )
 
 // appendV1Fragment is protocol 1's state fragment of a whole protocol-1
-// body (Frame+1, Base+1, InputAck+1, Depth, Rate, Players, Size, the raw
+// body (rollnet.Frame+1, Base+1, InputAck+1, Depth, Rate, Players, Size, the raw
 // inputs, the state's size, the checksum, the coded state), as an old
 // host sent it.
 func appendV1Fragment(b []byte, seq uint16, msg uint32, frame int32, inputs []byte, players, size int, state []byte) []byte {

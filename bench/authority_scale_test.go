@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -22,7 +22,7 @@ import (
 
 type entities struct{ E [1024]entity }
 
-func simEntities(w *entities, in []uint16, f authority.Frame) {
+func simEntities(w *entities, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		e := &w.E[p%len(w.E)]
 		e.VX = int32(int8(v))
@@ -51,13 +51,13 @@ func newScaleMatch(b *testing.B, clients int, held bool) *scaleMatch {
 		b.Fatal(err)
 	}
 	seed := uint64(0)
-	net := session.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+	net := rollnet.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
 	hep, err := network.Endpoint("host")
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg := authority.HostConfig[uint16]{Players: clients, Net: net, MaxJoinsPerTick: 64, MaxClientsPerAddress: clients}
-	if m.host, err = authority.NewHost[entities, uint16](transport.Transport(hep), cfg, simEntities); err != nil {
+	if m.host, err = authority.NewHost[entities, uint16](cfg, transport.Transport(hep), simEntities); err != nil {
 		b.Fatal(err)
 	}
 	for i := range m.host.State().E {
@@ -68,7 +68,7 @@ func newScaleMatch(b *testing.B, clients int, held bool) *scaleMatch {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := authority.NewClient[entities, uint16](ep, authority.ClientConfig{Host: "host", Players: clients, Net: net}, simEntities)
+		c, err := authority.NewClient[entities, uint16](authority.ClientConfig{Host: "host", Players: clients, Net: net}, ep, simEntities)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -90,13 +90,13 @@ func (m *scaleMatch) tick(host bool) {
 	m.f++
 	m.clock.Advance(time.Second / 60)
 	if host {
-		if err := m.host.Advance(); err != nil {
+		if err := m.host.AdvanceFrame(); err != nil {
 			panic(err)
 		}
 	}
 	for i, c := range m.clients {
 		_ = c.AddLocalInput(0, input(i, (m.f+i*7)/30, !m.held))
-		if err := c.Advance(); err != nil {
+		if err := c.AdvanceFrame(); err != nil {
 			panic(err)
 		}
 	}
@@ -114,7 +114,7 @@ func BenchmarkAuthorityHostScale(b *testing.B) {
 				b.StopTimer()
 				m.tick(false)
 				b.StartTimer()
-				if err := m.host.Advance(); err != nil {
+				if err := m.host.AdvanceFrame(); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -163,7 +163,7 @@ func BenchmarkAuthorityHostScaleBaselineCopy(b *testing.B) {
 			f := 0
 			for b.Loop() {
 				f++
-				simEntities(w, in, authority.Frame(f))
+				simEntities(w, in, rollnet.Frame(f))
 				for range n {
 					*out = *w
 					_ = rollback.Checksum(rollback.BytesOf(out))
