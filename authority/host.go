@@ -79,6 +79,7 @@ type Host[S any, I comparable] struct {
 	inDelta  []byte
 
 	out   []byte // one packet
+	chunk []byte // a body in one packet
 	ins   []byte // AuthInput parse buffer
 	delta []byte
 	stats HostStats
@@ -110,7 +111,8 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		sent:    make([]S, sentLen), sentTags: make([]rollnet.Frame, sentLen), sums: make([]uint32, sentLen),
 		sentIn: make([]byte, sentLen*s.players*inputSize), inDelta: make([]byte, s.players*inputSize),
 		out: make([]byte, 0, codec.MaxPacket), events: make([]rollnet.Event, 0, 256),
-		ins: make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
+		chunk: make([]byte, 0, codec.MaxPacket),
+		ins:   make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
 		barred: make([]barredAddress, max(s.maxClients, 1)),
 	}
 	if s.players <= maxCorePlayers {
@@ -727,16 +729,28 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 		head.Advice, head.Depth, head.Rate = true, depth, c.rate
 		c.advAt, c.advDepth, c.advRate = f, depth, c.rate
 	}
-	sb := c.out.claim(f)
-	sb.body = head.AppendHead(sb.body)
-	sb.body = append(sb.body, coded...)
-	if len(coded) == 0 || len(sb.body) > codec.MaxStateBody {
-		sb.active = false
+	if len(coded) == 0 {
 		return
 	}
-	sb.count = uint8(fragmentCount(len(sb.body)))
-	for i := range int(sb.count) {
-		c.budget -= int64(h.sendFragment(c, sb, i))
+	if h.chunk = head.AppendHead(h.chunk[:0]); len(h.chunk)+len(coded) <= codec.MaxChunk {
+		// One packet: nothing of it can be missing, so nothing is kept
+		// for repair; it goes out from the host's own buffers.
+		h.chunk = append(h.chunk, coded...)
+		m := codec.StateFragment{Seq: c.l.Seq(), Count: 1, Chunk: h.chunk}
+		h.out = m.Append(h.out[:0])
+		h.send(c)
+		c.budget -= int64(len(h.out))
+	} else {
+		sb := c.out.claim(f)
+		sb.body = append(append(sb.body, h.chunk...), coded...)
+		if len(sb.body) > codec.MaxStateBody {
+			sb.active = false
+			return
+		}
+		sb.count = uint8(fragmentCount(len(sb.body)))
+		for i := range int(sb.count) {
+			c.budget -= int64(h.sendFragment(c, sb, i))
+		}
 	}
 	c.sentUpTo = f
 	c.stats.StatesSent++
@@ -771,9 +785,6 @@ func (h *Host[S, I]) code(f, base rollnet.Frame) []byte {
 // sendFragment sends fragment i of sb to c and returns its size.
 func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) int {
 	m := codec.StateFragment{Seq: c.l.Seq(), Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
-	if sb.count == 1 {
-		m.Msg = 0 // a body in one packet travels without its number
-	}
 	h.out = m.Append(h.out[:0])
 	h.send(c)
 	return len(h.out)

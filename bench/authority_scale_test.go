@@ -44,9 +44,11 @@ type scaleMatch struct {
 	f       int
 }
 
+// newScaleMatch: the host's queue holds every client's datagrams in flight
+// (2048; a full one would drop some, and its eviction scans the senders).
 func newScaleMatch(b *testing.B, clients int, held bool) *scaleMatch {
 	m := &scaleMatch{clock: local.NewClock(authEpoch), held: held}
-	network, err := local.NewNetwork(local.Config{Seed: 9, Now: m.clock.Now, Link: local.Link{Latency: 20 * time.Millisecond}, QueueLen: 1024})
+	network, err := local.NewNetwork(local.Config{Seed: 9, Now: m.clock.Now, Link: local.Link{Latency: 20 * time.Millisecond}, QueueLen: 2048})
 	if err != nil {
 		b.Fatal(err)
 	}
