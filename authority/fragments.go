@@ -7,7 +7,8 @@ import (
 
 // Fragmentation: a state body is cut into chunks of codec.MaxChunk bytes
 // (the last shorter), at most codec.MaxFragments. The host keeps the last
-// outboxLen bodies it sent each client for repair; a client's Nack names
+// outboxLen bodies of more than one fragment it sent each client for
+// repair (one in a single packet is whole or lost); a client's Nack names
 // the missing chunks of one of them. Each Nack resends each named chunk at
 // most once, and at most maxNacks Nacks are answered per body: what a
 // client can make the host send is bounded by what the host sent, not by
