@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
-
-	"github.com/nats-io/nats.go"
 )
 
 // Defaults for the zero fields of ServerConfig.
@@ -145,12 +143,13 @@ type ServerConfig struct {
 	Now func() time.Time
 	// Logger receives structured logs (nil: discarded).
 	Logger *slog.Logger
-	// NATS, when set, makes the server one of a set of instances that
-	// share rooms over this connection (JetStream must be enabled on the
-	// NATS server); nil: a single instance that needs nothing else. The
-	// caller owns the connection and closes it after Close. Cluster
-	// configures the sharing.
-	NATS    *nats.Conn
+	// NATS, when set (a *nats.Conn of github.com/nats-io/nats.go), makes
+	// the server one of a set of instances that share rooms over this
+	// connection (JetStream must be enabled on the NATS server); nil: a
+	// single instance that needs nothing else. The caller owns the
+	// connection and closes it after Close. Cluster configures the
+	// sharing. A browser build (GOOS=js) has no NATS: see nats.go.
+	NATS    natsConn
 	Cluster ClusterConfig
 }
 

@@ -5,7 +5,11 @@
 // The client builds for GOOS=js GOARCH=wasm and dials through the
 // browser's WebSocket (the page makes the handshake: ClientConfig's
 // HTTPClient and HTTPHeader are refused there, and a refusal before the
-// upgrade is not an *HTTPError); the server is for native programs.
+// upgrade is not an *HTTPError); the server is for native programs. In a
+// browser build the Server compiles but refuses every upgrade, and its NATS
+// clustering and Prometheus metrics are left out (native-only files), so a
+// game that links this package for its client carries none of NATS,
+// JetStream, Prometheus or protobuf (.ci/run checks it with go list -deps).
 //
 // # Running a server
 //
