@@ -78,7 +78,11 @@
 //	conns in total         10000              HTTP 429 before the upgrade
 //	joins per address      2/s, burst 20      HTTP 429 ErrJoinRateLimited before the upgrade
 //	                                          (loopback addresses exempt: tests, the demo)
-//	joins per named room   2/s, burst 16      HTTP 429 ErrJoinRateLimited before the upgrade
+//	joins per named room   2/s, burst 16      HTTP 429 ErrJoinRateLimited before the upgrade;
+//	                                          shared fairly between addresses (below)
+//	places per address     half the room (4)  HTTP 429 ErrTooManyConnections before the upgrade:
+//	  per named room                          one address never fills a room alone (members
+//	                                          and sockets not yet joined count; loopback exempt)
 //	room size              8 peers            join refused: close 4001 "signaling: room full"
 //	message size           16 KiB             close 1009; Client.Send refuses it first
 //	message rate           50/s, burst 100    close 4002 "signaling: rate limit exceeded"; every
@@ -102,6 +106,18 @@
 // can make later joins to that room wait (HTTP 429, retry), but closes
 // nobody in it. next=N rooms have no per-room join limit, since they do
 // not outlive their filling.
+//
+// A room's join budget is shared fairly: an address that has joined the
+// room more than a quarter of RoomJoinBurst times lately (4 of 16; each
+// join counted down at a quarter of RoomJoinRate, 0.5 a second) may only
+// take the first half of the budget; the other half (8 joins, refilling
+// at 2 a second) stays for addresses within that share. Two addresses
+// joining and leaving at their own rate (2 a second each) used to drain
+// the room's budget and let an honest player in 3 times of 20; they now
+// spend the first half between them and the newcomer gets in at every try
+// (TestRoomJoinBudgetFair). Draining the whole budget takes more than four
+// addresses, each within its share. With NATS these counts, like every
+// per-address limit, are per instance.
 //
 // Nobody waits for a slow peer: relaying never blocks the sender; a full
 // queue drops the peer that does not read. Error replies are best effort

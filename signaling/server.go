@@ -44,8 +44,10 @@ type Server struct {
 	rooms   map[string]*room
 	pending map[int]*room // next=N rooms still filling, by N
 
-	addrJoins bucketMap // join attempts per client address
-	roomJoins bucketMap // join attempts per named room
+	addrJoins     bucketMap      // join attempts per client address
+	roomJoins     bucketMap      // join attempts per named room
+	roomAddrJoins bucketMap      // joins per named room and address (takeRoomJoin)
+	roomAddr      map[string]int // connections for a named room, by room and address
 
 	routes   map[string]http.Handler // added by Handle
 	https    []*http.Server          // started by Serve
@@ -98,14 +100,15 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		perAddr: make(map[string]int),
-		conns:   make(map[*peerConn]struct{}),
-		ids:     make(map[string]*peerConn),
-		rooms:   make(map[string]*room),
-		pending: make(map[int]*room),
-		sockets: make(map[netip.Addr]int),
+		cfg:      cfg,
+		log:      cfg.Logger,
+		perAddr:  make(map[string]int),
+		conns:    make(map[*peerConn]struct{}),
+		ids:      make(map[string]*peerConn),
+		rooms:    make(map[string]*room),
+		pending:  make(map[int]*room),
+		sockets:  make(map[netip.Addr]int),
+		roomAddr: make(map[string]int),
 	}
 	if cfg.NATS != nil {
 		if s.cluster, err = newCluster(s, cfg.NATS, cfg.Cluster); err != nil {
@@ -288,6 +291,7 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	addr := s.clientAddr(r)
+	roomAddr := q.name + "\x00" + addr // for a named room: its connections from addr
 
 	// Admission: counted before the upgrade, released when the handler ends.
 	s.mu.Lock()
@@ -308,17 +312,24 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address")
 		return
+	case q.name != "" && !isLoopback(addr) && s.roomAddr[roomAddr] >= s.cfg.MaxMembersPerAddr:
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address in this room")
+		return
 	case !isLoopback(addr) && !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" from this address")
 		return
-	case q.name != "" && !s.roomJoins.take(q.name, s.cfg.Now(), s.cfg.RoomJoinRate, s.cfg.RoomJoinBurst):
+	case q.name != "" && !s.takeRoomJoin(q.name, addr, s.cfg.Now()):
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" in this room")
 		return
 	}
 	s.active++
 	s.perAddr[addr]++
+	if q.name != "" {
+		s.roomAddr[roomAddr]++
+	}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer func() {
@@ -326,6 +337,11 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.active--
 		if s.perAddr[addr]--; s.perAddr[addr] == 0 {
 			delete(s.perAddr, addr)
+		}
+		if q.name != "" {
+			if s.roomAddr[roomAddr]--; s.roomAddr[roomAddr] == 0 {
+				delete(s.roomAddr, roomAddr)
+			}
 		}
 		s.mu.Unlock()
 		s.wg.Done()
