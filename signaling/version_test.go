@@ -12,16 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// rawReadBytes reads one message of ws as it is.
-func rawReadBytes(t *testing.T, ws *websocket.Conn) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
-	_, b, err := ws.Read(ctx)
-	require.NoError(t, err)
-	return string(b)
-}
-
 // TestProtocolVersionsMeet: a client of version 1 (a page written before
 // version 2, or an older rollnet) and clients of version 2 share a room.
 // Each hears the server in its own version, in the exact shape that
