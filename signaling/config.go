@@ -158,7 +158,8 @@ type ServerConfig struct {
 	// connection (JetStream must be enabled on the NATS server); nil: a
 	// single instance that needs nothing else. The caller owns the
 	// connection and closes it after Close. Cluster configures the
-	// sharing. A browser build (GOOS=js) has no NATS: see nats.go.
+	// sharing. In a browser build (GOOS=js), which leaves NATS out, it
+	// cannot be set.
 	NATS    natsConn
 	Cluster ClusterConfig
 }
