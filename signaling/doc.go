@@ -146,6 +146,7 @@
 //	send queue             64 messages        overflow drops the slow reader: close 4004
 //	relay outside room                        refused: "error" message, connection kept
 //	binary message                            close 4000 (the protocol is text)
+//	protocol version       1 and 2            any other join: close 4007 ErrProtocolVersion
 //	join token             (optional)         HTTP 401 or 403 before the upgrade
 //
 // Nobody pays for traffic another peer caused. Each join into a room lets
