@@ -109,6 +109,15 @@ var errProtocolVersion = errors.New("unsupported protocol version")
 // speaks reports whether v is a protocol version this package speaks.
 func speaks(v int) bool { return oldestProtocolVersion <= v && v <= ProtocolVersion }
 
+// spokenVersions lists the versions the server speaks, oldest first.
+func spokenVersions() []int {
+	vs := make([]int, 0, ProtocolVersion-oldestProtocolVersion+1)
+	for v := oldestProtocolVersion; v <= ProtocolVersion; v++ {
+		vs = append(vs, v)
+	}
+	return vs
+}
+
 func (e *envelope) validate(dir direction) error {
 	if e.V == 0 {
 		return errors.New("no protocol version")

@@ -188,7 +188,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Status      string `json:"status"`
 			Connections int    `json:"connections"`
 			Rooms       int    `json:"rooms"`
-		}{"rollnet-signal", ProtocolVersion, []int{1, 2}, status, conns, rooms})
+		}{"rollnet-signal", ProtocolVersion, spokenVersions(), status, conns, rooms})
 	case p == "/healthz" && r.Method == http.MethodGet:
 		s.mu.Lock()
 		closing := s.closing
