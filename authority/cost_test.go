@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
@@ -228,12 +229,11 @@ func TestHostSharedCodingAllocs(t *testing.T) {
 		require.True(t, c.Synchronized())
 	}
 	runtime.GC() // the setup's garbage (24 worlds' rings) collected before the count, not during it
-	allocs := testing.AllocsPerRun(1, func() {
+	allocs.RequireZero(t, 1, func() {
 		for range 300 {
 			round()
 		}
 	})
-	require.Zero(t, allocs)
 	for _, c := range cs {
 		require.Zero(t, c.Stats().Malformed)
 	}

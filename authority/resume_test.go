@@ -1,7 +1,6 @@
 package authority
 
 import (
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -189,19 +189,14 @@ func TestResumeBacklogAllocatesNothing(t *testing.T) {
 	}
 	before := hc.stats
 	f := c.h.Frame()
-	// Counted over all 200 ticks, not averaged per tick (AllocsPerRun's
-	// integer mean would hide an allocation on fewer than all of them).
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	for range 200 {
+	// 200 ticks in all: one to warm up, the 199 after it counted together.
+	allocs.RequireZero(t, 199, func() {
 		c.clock.Advance(tick)
 		f++
 		_ = c.h.AdvanceFrame()
 		_ = a.c.AddLocalInput(0, uint16(f/3))
 		_ = a.c.AdvanceFrame()
-	}
-	runtime.ReadMemStats(&m1)
-	require.Zero(t, m1.Mallocs-m0.Mallocs)
+	})
 	require.Greater(t, hc.stats.Displaced-before.Displaced, uint64(100), "the backlog was applied meanwhile")
 }
 

@@ -239,7 +239,7 @@ func TestAuthAllocs(t *testing.T) {
 	}
 	ss := authSamples()
 	buf := make([]byte, 0, 2*MaxStateBody)
-	require.Zero(t, allocs.Total(50, func() {
+	allocs.RequireZero(t, 50, func() {
 		for _, s := range ss {
 			switch s.t {
 			case 0:
@@ -264,7 +264,7 @@ func TestAuthAllocs(t *testing.T) {
 				buf = m.Append(buf[:0])
 			}
 		}
-	}))
+	})
 }
 
 func fuzzAuth(f *testing.F, t Type) {

@@ -41,11 +41,11 @@ func TestChecksumAllocs(t *testing.T) {
 	}
 	m := Checksum{Seq: 1, Frame: 100000, Checksum: 0xfeedface}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, allocs.Total(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		b := m.Append(buf[:0])
 		_, _, _ = ParseChecksum(b)
 		_, _, _ = ParseChecksum(b[:5])
-	}))
+	})
 }
 
 func FuzzParseChecksum(f *testing.F) { fuzzParse(f, TypeChecksum) }

@@ -26,10 +26,10 @@ func TestDisconnectAllocs(t *testing.T) {
 	}
 	m := Disconnect{Seq: 1}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, allocs.Total(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		_, _, _ = ParseDisconnect(m.Append(buf[:0]))
 		_, _, _ = ParseDisconnect(buf[:2])
-	}))
+	})
 }
 
 func FuzzParseDisconnect(f *testing.F) { fuzzParse(f, TypeDisconnect) }

@@ -129,11 +129,11 @@ func TestHeaderAllocs(t *testing.T) {
 	}
 	b := []byte{0x17, 1, 0}
 	bad := []byte{0x27, 1, 0}
-	require.Zero(t, allocs.Total(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		_, _, _, _ = ParseHeader(b)
 		_, _, _, _ = ParseHeader(bad)
 		_, _, _, _ = ParseHeader(b[:1])
-	}))
+	})
 }
 
 func FuzzParseHeader(f *testing.F) {

@@ -312,7 +312,7 @@ func TestInputAllocs(t *testing.T) {
 	status := make([]PeerStatus, MaxPlayers)
 	for _, m := range ms {
 		var got Input
-		require.Zero(t, allocs.Total(50, func() {
+		allocs.RequireZero(t, 50, func() {
 			b := m.Append(buf[:0])
 			_ = m.Len()
 			_ = m.Check()
@@ -322,7 +322,7 @@ func TestInputAllocs(t *testing.T) {
 			}
 			_, _ = ParseInput(b[:len(b)-1], &got, inputs, status)         // error path
 			_, _ = ParseInput(append(b, 0), &got, inputs[:1], status[:1]) // limits
-		}))
+		})
 	}
 }
 
@@ -360,7 +360,7 @@ func TestInputAppendRefusesWithoutAllocs(t *testing.T) {
 	require.ErrorIs(t, big.Check(), ErrTooLarge)
 	buf := make([]byte, 0, MaxPacket)
 	var out []byte
-	require.Zero(t, allocs.Total(20, func() { out = big.Append(buf) }))
+	allocs.RequireZero(t, 20, func() { out = big.Append(buf) })
 	require.Empty(t, out)
 	// The bound behind the shortcut: the costliest coding of a stream of
 	// safeInputs bytes, with every other field at its largest, fits.

@@ -45,11 +45,11 @@ func TestInputAckAllocs(t *testing.T) {
 	}
 	m := InputAck{Seq: 1, Ack: 100000}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, allocs.Total(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		b := m.Append(buf[:0])
 		_, _, _ = ParseInputAck(b)
 		_, _, _ = ParseInputAck(b[:4])
-	}))
+	})
 }
 
 func FuzzParseInputAck(f *testing.F) { fuzzParse(f, TypeInputAck) }

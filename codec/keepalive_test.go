@@ -26,10 +26,10 @@ func TestKeepAliveAllocs(t *testing.T) {
 	}
 	m := KeepAlive{Seq: 1}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, allocs.Total(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		_, _, _ = ParseKeepAlive(m.Append(buf[:0]))
 		_, _, _ = ParseKeepAlive(buf[:1])
-	}))
+	})
 }
 
 func FuzzParseKeepAlive(f *testing.F) { fuzzParse(f, TypeKeepAlive) }

@@ -46,14 +46,14 @@ func TestQualityAllocs(t *testing.T) {
 	m := QualityReport{Seq: 1, FrameAdvantage: -2, Ping: 1 << 50}
 	r := QualityReply{Seq: 1, Pong: 1 << 50}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, allocs.Total(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		b := m.Append(buf[:0])
 		_, _, _ = ParseQualityReport(b)
 		_, _, _ = ParseQualityReport(b[:6])
 		b = r.Append(buf[:0])
 		_, _, _ = ParseQualityReply(b)
 		_, _, _ = ParseQualityReply(b[:6])
-	}))
+	})
 }
 
 func FuzzParseQualityReport(f *testing.F) { fuzzParse(f, TypeQualityReport) }

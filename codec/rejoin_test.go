@@ -39,10 +39,10 @@ func TestRejoinAllocs(t *testing.T) {
 	}
 	m := Rejoin{Seq: 1, Kind: RejoinRequest, Match: 5}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, allocs.Total(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		_, _, _ = ParseRejoin(m.Append(buf[:0]))
 		_, _, _ = ParseRejoin(buf[:4])
-	}))
+	})
 }
 
 func FuzzParseRejoin(f *testing.F) { fuzzParse(f, TypeRejoin) }

@@ -42,11 +42,11 @@ func TestSyncAllocs(t *testing.T) {
 	req := SyncRequest{Seq: 1, Nonce: 2, Protocol: 3, Settings: 4}
 	rep := SyncReply{Seq: 1, Nonce: 2, Protocol: 3, Settings: 4}
 	buf := make([]byte, 0, MaxPacket)
-	require.Zero(t, allocs.Total(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		_, _, _ = ParseSyncRequest(req.Append(buf[:0]))
 		_, _, _ = ParseSyncReply(rep.Append(buf[:0]))
 		_, _, _ = ParseSyncReply(buf[:5])
-	}))
+	})
 }
 
 func FuzzParseSyncRequest(f *testing.F) { fuzzParse(f, TypeSyncRequest) }

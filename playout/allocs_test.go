@@ -107,7 +107,7 @@ func TestAllocs(t *testing.T) {
 			sink += float64(ar.NeededDelay() + ar.Jitter())
 		},
 	} {
-		require.Zero(t, allocs.Total(100, f), name)
+		allocs.RequireZero(t, 100, f, name)
 	}
 	_ = sink
 }

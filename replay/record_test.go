@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/stretchr/testify/require"
 )
@@ -311,23 +312,21 @@ func TestAllocsRecordAndReplay(t *testing.T) {
 	require.NoError(t, err)
 	in := []uint16{0, 0}
 	f := 0
-	allocs := testing.AllocsPerRun(2000, func() {
+	allocs.RequireZero(t, 2000, func() {
 		in[0], in[1] = uint16(f/7%3), uint16(f/5%4)
 		simWorld(&w, in, rollnet.Frame(f))
 		if err := r.Record(in, &w); err != nil {
 			panic(err)
 		}
 		f++
-	})
-	require.Zero(t, allocs, "Record")
+	}, "Record")
 
 	file := recordMatch(t, RecorderConfig{Players: 2}, 5000)
 	p, err := NewReplayer[world, uint16](ReplayerConfig{}, bytes.NewReader(file), simWorld)
 	require.NoError(t, err)
-	allocs = testing.AllocsPerRun(4000, func() {
+	allocs.RequireZero(t, 4000, func() {
 		if err := p.AdvanceFrame(); err != nil {
 			panic(err)
 		}
-	})
-	require.Zero(t, allocs, "Step")
+	}, "Step")
 }

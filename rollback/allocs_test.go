@@ -42,7 +42,7 @@ func allocsRing[T any](t *testing.T) {
 		},
 		"Reset": func() { r.Reset(); r.Commit(); r.Commit() },
 	} {
-		require.Zero(t, allocs.Total(20, f), name)
+		allocs.RequireZero(t, 20, f, name)
 	}
 	_ = sink
 }
@@ -71,7 +71,7 @@ func TestAllocsBytes(t *testing.T) {
 		},
 		"Reset": func() { r.Reset(); r.Commit(); r.Commit() },
 	} {
-		require.Zero(t, allocs.Total(100, f), name)
+		allocs.RequireZero(t, 100, f, name)
 	}
 	_ = sink
 }
@@ -81,6 +81,6 @@ func TestAllocsBytesOf(t *testing.T) {
 		t.Skip("allocates under -race")
 	}
 	var s modelState
-	require.Zero(t, allocs.Total(100, func() { BytesOf(&s)[0]++ }))
+	allocs.RequireZero(t, 100, func() { BytesOf(&s)[0]++ })
 	require.Len(t, BytesOf(&s), 32)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func skipUnderRace(t *testing.T) {
 func TestAllocsStepAndInputs(t *testing.T) {
 	skipUnderRace(t)
 	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2, Predict: func(_ int, last uint16, _ rollnet.Frame) uint16 { return last }})
-	allocs := testing.AllocsPerRun(1000, func() {
+	allocs.RequireZero(t, 1000, func() {
 		if err := s.AddLocalInput(0, uint16(s.Frame())); err != nil {
 			panic(err)
 		}
@@ -39,7 +40,6 @@ func TestAllocsStepAndInputs(t *testing.T) {
 			panic(err)
 		}
 	})
-	require.Zero(t, allocs)
 	require.Positive(t, s.Stats().Rollbacks)
 }
 
@@ -50,8 +50,7 @@ func TestAllocsRollbackAnyDepth(t *testing.T) {
 	for d := 1; d <= 15; d++ {
 		t.Run(fmt.Sprint(d), func(t *testing.T) {
 			s := newRollbackBench(t, d)
-			allocs := testing.AllocsPerRun(200, func() { s.step() })
-			require.Zero(t, allocs)
+			allocs.RequireZero(t, 200, func() { s.step() })
 			require.Equal(t, d, s.s.Stats().MaxRollbackDepth)
 		})
 	}
@@ -61,14 +60,13 @@ func TestAllocsSyncTestStep(t *testing.T) {
 	skipUnderRace(t)
 	st, err := NewSyncTest[world](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 2}, CheckDistance: 7}, simWorld)
 	require.NoError(t, err)
-	allocs := testing.AllocsPerRun(500, func() {
+	allocs.RequireZero(t, 500, func() {
 		_ = st.AddLocalInput(0, 1)
 		_ = st.AddLocalInput(1, uint16(st.Frame()))
 		if err := st.AdvanceFrame(); err != nil {
 			panic(err)
 		}
 	})
-	require.Zero(t, allocs)
 }
 
 func TestAllocsPackUnpack(t *testing.T) {
@@ -76,7 +74,7 @@ func TestAllocsPackUnpack(t *testing.T) {
 	a := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2})
 	b := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2})
 	buf := make([]byte, 0, 256)
-	allocs := testing.AllocsPerRun(500, func() {
+	allocs.RequireZero(t, 500, func() {
 		_ = a.AddLocalInput(0, uint16(a.Frame()))
 		_ = b.AddLocalInput(1, 3)
 		pkt, err := a.PackInputs(buf[:0], a.Frame()+2, 4, 0b01)
@@ -90,6 +88,5 @@ func TestAllocsPackUnpack(t *testing.T) {
 		_ = a.AdvanceFrame()
 		_ = b.AdvanceFrame()
 	})
-	require.Zero(t, allocs)
 	require.Equal(t, a.ConfirmedFrame(), b.ConfirmedFrame())
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -207,8 +208,7 @@ func TestAllocsSpectatorFeed(t *testing.T) {
 		n.events = make([]rollnet.Event, 0, 1<<14)
 	}
 	f := &c.nodes[0].p.feeds[0]
-	allocs := testing.AllocsPerRun(600, func() { c.run(time.Second / 60) })
-	require.Zero(t, allocs)
+	allocs.RequireZero(t, 600, func() { c.run(time.Second / 60) })
 	require.True(t, f.on, "fed in bulk while measured")
 	require.True(t, spec.s.CatchingUp())
 }

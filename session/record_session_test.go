@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport/local"
@@ -93,7 +94,7 @@ func TestAllocsRecordConfirmed(t *testing.T) {
 	k, err := newKeeper[world](16)
 	require.NoError(t, err)
 	rec := recording[world, uint16]{rec: r, keep: k}
-	allocs := testing.AllocsPerRun(2000, func() {
+	allocs.RequireZero(t, 2000, func() {
 		_ = s.AddLocalInput(0, uint16(s.Frame()/7))
 		_ = s.AddLocalInput(1, uint16(s.Frame()/3))
 		if err := s.AdvanceFrame(); err != nil {
@@ -101,7 +102,6 @@ func TestAllocsRecordConfirmed(t *testing.T) {
 		}
 		rec.confirmed(s, 10)
 	})
-	require.Zero(t, allocs)
 	require.Greater(t, int(r.Frame()), 2000)
 	require.NoError(t, r.Close())
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -78,7 +79,7 @@ func TestHelloAppendAllocs(t *testing.T) {
 	}
 	b := make([]byte, 0, helloMax)
 	h := helloSamples[3]
-	require.Zero(t, testing.AllocsPerRun(100, func() { b = h.Append(b[:0]) }))
+	allocs.RequireZero(t, 100, func() { b = h.Append(b[:0]) })
 }
 
 func FuzzHello(f *testing.F) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -205,5 +206,5 @@ func TestImpairedAllocs(t *testing.T) {
 	for range 100 {
 		round()
 	}
-	require.Zero(t, testing.AllocsPerRun(200, round))
+	allocs.RequireZero(t, 200, round)
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -176,8 +177,7 @@ func TestTickAllocs(t *testing.T) {
 		m.tick(t)
 	}
 	before := m.a.p.Stats().Rollbacks + m.b.p.Stats().Rollbacks
-	allocs := testing.AllocsPerRun(600, func() { m.tick(t) })
-	require.Zero(t, allocs)
+	allocs.RequireZero(t, 600, func() { m.tick(t) })
 	require.Greater(t, m.a.p.Stats().Rollbacks+m.b.p.Stats().Rollbacks, before, "rollbacks happened while measured")
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -313,7 +314,7 @@ func TestRejoinTickAllocs(t *testing.T) {
 		require.NoError(t, errs[0])
 		require.NoError(t, errs[1])
 	}
-	require.Zero(t, testing.AllocsPerRun(600, tick))
+	allocs.RequireZero(t, 600, tick)
 	require.Contains(t, out.String(), "pong: checksum frame 600 ")
 
 	rp.drop(t, 1)
@@ -325,7 +326,7 @@ func TestRejoinTickAllocs(t *testing.T) {
 		require.Less(t, n, 1200, "never rejoined")
 		tick()
 	}
-	require.Zero(t, testing.AllocsPerRun(600, tick))
+	allocs.RequireZero(t, 600, tick)
 }
 
 // TestRejoinRestartAtOnce: the right player's process restarts at once,

@@ -1,6 +1,7 @@
 package allocs_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,4 +28,39 @@ func TestTotalSeesRareAllocations(t *testing.T) {
 	n = 0
 	require.EqualValues(t, 10, allocs.Total(100, rare))
 	require.Zero(t, allocs.Total(100, func() { n++ }))
+}
+
+// RequireZero passes a function that does not allocate, and fails one
+// that allocates on one run in ten, naming the function that allocated.
+func TestRequireZero(t *testing.T) {
+	n := 0
+	allocs.RequireZero(t, 100, func() { n++ }, "counting")
+	rec := &recorder{TB: t}
+	func() {
+		defer func() { _ = recover() }()
+		allocs.RequireZero(rec, 100, func() { rareAlloc(&n) }, "rare %s", "growth")
+	}()
+	require.Contains(t, rec.msg, "rare growth: 10 heap allocations in 100 runs, want 0")
+	require.Contains(t, rec.msg, "allocs_test.rareAlloc")
+}
+
+//go:noinline
+func rareAlloc(n *int) {
+	*n++
+	if *n%10 == 0 {
+		sink = make([]byte, 64+*n%3)
+	}
+}
+
+// recorder keeps the failure instead of failing the test.
+type recorder struct {
+	testing.TB
+	msg string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.msg = fmt.Sprintf(format, args...)
+	panic(r)
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/stretchr/testify/require"
 )
@@ -46,11 +47,10 @@ func TestAllocs(t *testing.T) {
 	v := in{A: 1}
 	buf := make([]byte, 0, 8)
 	var got in
-	n := testing.AllocsPerRun(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		buf = c.Append(buf[:0], &v)
 		_ = c.Decode(buf, &got)
 	})
-	require.Zero(t, n)
 }
 
 // FuzzDecode: any bytes either decode to a value whose bytes are them, or

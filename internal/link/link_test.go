@@ -6,6 +6,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
@@ -138,7 +139,7 @@ func TestEndpointHostAndClients(t *testing.T) {
 		require.NoError(t, o.ep.Err())
 	}
 	if !race.Enabled {
-		require.Zero(t, testing.AllocsPerRun(100, func() { step(1) }))
+		allocs.RequireZero(t, 100, func() { step(1) })
 	}
 	c1.ep.Close()
 	all = all[:2]

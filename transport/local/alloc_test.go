@@ -1,12 +1,12 @@
 package local_test
 
 import (
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -46,17 +46,10 @@ func TestAllocsSendReceive(t *testing.T) {
 			for range 100 { // warm up: both link directions exist
 				step()
 			}
-			require.Zero(t, testing.AllocsPerRun(2000, step))
-			// AllocsPerRun rounds the average down, so an allocation on one
-			// datagram in thousands would pass it: count them all. Two are
-			// tolerated for the runtime's own background allocations.
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			for range 20000 {
-				step()
-			}
-			runtime.ReadMemStats(&after)
-			require.LessOrEqual(t, after.Mallocs-before.Mallocs, uint64(2), "allocations in 20,000 steps")
+			allocs.RequireZero(t, 2000, step)
+			// Over many more steps, two allocations are tolerated for the
+			// runtime's own background allocations.
+			require.LessOrEqual(t, allocs.Total(20000, step), uint64(2), "allocations in 20,000 steps")
 			s := f.net.Stats()
 			require.NotZero(t, s.Delivered)
 		})
@@ -78,12 +71,11 @@ func TestAllocsFullQueueAndPartition(t *testing.T) {
 	}
 	f.net.Partition("a", "c")
 	_ = f.eps["a"].Send("c", msg)
-	allocs := testing.AllocsPerRun(1000, func() {
+	allocs.RequireZero(t, 1000, func() {
 		_ = f.eps["a"].Send("b", msg)      // full
 		_ = f.eps["a"].Send("c", msg)      // partitioned
 		_ = f.eps["a"].Send("nobody", msg) // unknown
 		_ = f.eps["a"].Send("b", big)      // too large
 		_, _, _ = f.eps["b"].Receive(buf)  // nothing due
 	})
-	require.Zero(t, allocs)
 }
