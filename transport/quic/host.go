@@ -1,0 +1,340 @@
+package quic
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	quicgo "github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/qlog"
+	"github.com/quic-go/quic-go/qlogwriter"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// hostState is a host Transport's listener and its admission bookkeeping.
+type hostState struct {
+	t        *Transport
+	udp      net.PacketConn
+	qt       *quicgo.Transport
+	ln       *quicgo.Listener
+	certHash [32]byte
+
+	mu      sync.Mutex
+	perAddr map[netip.Addr]int // connections held per IP: handshaking, pending or admitted
+	pending int                // connections past the handshake, before their welcome
+	unknown int                // connections not admitted yet (handshaking or pending)
+	seq     uint64             // ids of clients without a token
+}
+
+// Listen starts a host on addr ("host:port", ":4433"; port 0 picks one):
+// one UDP socket, QUIC with RFC 9221 datagrams, ALPN Protocol. Clients are
+// admitted after the handshake and the hello (see the package
+// documentation); each admitted connection is a peer.
+func Listen(addr string, cfg Config) (*Transport, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("quic: listen %s: %w", addr, err)
+	}
+	udp, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return nil, fmt.Errorf("quic: listen %s: %w", addr, err)
+	}
+	t, err := listenOn(udp, cfg)
+	if err != nil {
+		_ = udp.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func listenOn(udp net.PacketConn, cfg Config) (*Transport, error) {
+	cert := cfg.Certificate
+	if cert == nil {
+		c, err := SelfSigned()
+		if err != nil {
+			return nil, err
+		}
+		cert = &c
+	}
+	if cfg.Address == "" {
+		cfg.Address = udp.LocalAddr().String()
+	}
+	t := newTransport(cfg)
+	t.local = transport.Peer("quic://" + cfg.Address)
+	h := &hostState{t: t, udp: udp, certHash: CertHash(*cert), perAddr: make(map[netip.Addr]int)}
+	t.host = h
+	h.qt = &quicgo.Transport{
+		Conn:                udp,
+		ConnContext:         h.connContext,
+		VerifySourceAddress: h.verifySourceAddress,
+		Tracer:              dropCounter{&t.c},
+	}
+	tlsConf := &tls.Config{
+		MinVersion:   tls.VersionTLS13,
+		Certificates: []tls.Certificate{*cert},
+		NextProtos:   []string{Protocol},
+	}
+	ln, err := h.qt.Listen(tlsConf, t.quicConfig())
+	if err != nil {
+		return nil, fmt.Errorf("quic: listen: %w", err)
+	}
+	h.ln = ln
+	t.wg.Add(1)
+	go h.acceptLoop()
+	return t, nil
+}
+
+// quicConfig is quic-go's configuration for both sides: datagrams on, no
+// streams beyond the hello's, the timeouts of cfg, and a fixed initial
+// packet size so that every path (a migrated one too) carries a
+// transport.MaxDatagram payload from its first packet.
+func (t *Transport) quicConfig() *quicgo.Config {
+	return &quicgo.Config{
+		EnableDatagrams:       true,
+		HandshakeIdleTimeout:  t.cfg.HandshakeTimeout,
+		MaxIdleTimeout:        t.cfg.IdleTimeout,
+		KeepAlivePeriod:       t.cfg.KeepAlive,
+		MaxIncomingStreams:    1,
+		MaxIncomingUniStreams: -1,
+		InitialPacketSize:     packetSize,
+		// The hello is a few hundred bytes: small windows bound what a
+		// peer can make this side buffer on its stream.
+		InitialStreamReceiveWindow:     4 << 10,
+		MaxStreamReceiveWindow:         4 << 10,
+		InitialConnectionReceiveWindow: 8 << 10,
+		MaxConnectionReceiveWindow:     8 << 10,
+	}
+}
+
+// CertHash is the SHA-256 of the host's certificate, for clients to pin
+// (Config.PinSHA256) and browsers to name in serverCertificateHashes. It
+// is zero on a client.
+func (t *Transport) CertHash() [32]byte {
+	if t.host == nil {
+		return [32]byte{}
+	}
+	return t.host.certHash
+}
+
+// Addr is the host's UDP socket address (nil on a client).
+func (t *Transport) Addr() net.Addr {
+	if t.host == nil {
+		return nil
+	}
+	return t.host.udp.LocalAddr()
+}
+
+// connContext runs when quic-go sees a new connection's first Initial
+// packet, before any TLS work: it refuses the connection when its IP
+// address already holds MaxConnsPerAddr, and otherwise holds a slot until
+// the connection ends.
+func (h *hostState) connContext(ctx context.Context, info *quicgo.ClientInfo) (context.Context, error) {
+	ip := addrIP(info.RemoteAddr)
+	h.mu.Lock()
+	if h.perAddr[ip] >= h.t.cfg.MaxConnsPerAddr {
+		h.mu.Unlock()
+		h.t.c.connsRefusedAddr.Add(1)
+		return nil, errTooManyFromAddr
+	}
+	h.perAddr[ip]++
+	h.unknown++
+	h.mu.Unlock()
+	c := &connSlot{ip: ip, unknown: true}
+	context.AfterFunc(ctx, func() { h.release(c) })
+	return context.WithValue(ctx, connSlotKey{}, c), nil
+}
+
+var errTooManyFromAddr = errors.New("quic: too many connections from one address")
+
+// connSlot is one connection's hold on its address's count.
+type connSlot struct {
+	ip       netip.Addr
+	unknown  bool // counted in hostState.unknown
+	released bool
+}
+
+type connSlotKey struct{}
+
+func (h *hostState) release(c *connSlot) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c.released {
+		return
+	}
+	c.released = true
+	if c.unknown {
+		h.unknown--
+	}
+	if h.perAddr[c.ip]--; h.perAddr[c.ip] <= 0 {
+		delete(h.perAddr, c.ip)
+	}
+}
+
+// released runs when an admitted peer is gone: its slot is freed at once
+// (the connection's context also frees it when quic-go is done with it).
+func (h *hostState) released(p *peer) {
+	if c, ok := p.ctx.Value(connSlotKey{}).(*connSlot); ok {
+		h.release(c)
+	}
+}
+
+// verifySourceAddress makes quic-go answer an Initial with a Retry (one
+// more round trip, proving the client's address) while MaxPending
+// connections are not admitted yet: a flood from spoofed addresses then
+// costs this host a Retry packet each, and no connection state.
+func (h *hostState) verifySourceAddress(net.Addr) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.unknown >= h.t.cfg.MaxPending
+}
+
+func addrIP(a net.Addr) netip.Addr {
+	if ua, ok := a.(*net.UDPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(ua.IP); ok {
+			return ip.Unmap()
+		}
+	}
+	ap, _ := netip.ParseAddrPort(a.String())
+	return ap.Addr().Unmap()
+}
+
+func (h *hostState) acceptLoop() {
+	defer h.t.wg.Done()
+	for {
+		conn, err := h.ln.Accept(h.t.ctx)
+		if err != nil {
+			return
+		}
+		h.mu.Lock()
+		full := h.pending >= h.t.cfg.MaxPending
+		if !full {
+			h.pending++
+		}
+		h.mu.Unlock()
+		if full {
+			h.t.c.connsRefusedFull.Add(1)
+			_ = conn.CloseWithError(0, "busy")
+			continue
+		}
+		h.t.wg.Add(1)
+		go func() {
+			defer h.t.wg.Done()
+			h.admit(conn)
+			h.mu.Lock()
+			h.pending--
+			h.mu.Unlock()
+		}()
+	}
+}
+
+// admit runs the hello exchange on a new connection and makes it a peer,
+// or closes it.
+func (h *hostState) admit(conn *quicgo.Conn) {
+	t := h.t
+	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.HelloTimeout)
+	defer cancel()
+	str, err := conn.AcceptStream(ctx)
+	if err != nil {
+		t.c.hellosBad.Add(1)
+		_ = conn.CloseWithError(0, "no hello")
+		return
+	}
+	_ = str.SetDeadline(time.Now().Add(t.cfg.HelloTimeout))
+	b, err := io.ReadAll(io.LimitReader(str, maxHelloLen+1))
+	var hi hello
+	if err == nil {
+		var n int
+		hi, n, err = parseHello(b)
+		if err == nil && n != len(b) {
+			err = fmt.Errorf("%w: %d bytes after the hello", ErrHello, len(b)-n)
+		}
+	}
+	if err != nil {
+		t.c.hellosBad.Add(1)
+		str.CancelRead(0)
+		_ = conn.CloseWithError(0, "bad hello")
+		return
+	}
+	_ = hi // the client key is checked against the connect token (admission)
+
+	h.mu.Lock()
+	full := len(t.Peers(nil)) >= t.cfg.MaxPeers
+	if !full {
+		h.seq++
+	}
+	id := transport.Peer("q" + strconv.FormatUint(h.seq, 10))
+	h.mu.Unlock()
+	if full {
+		t.c.connsRefusedFull.Add(1)
+		h.refuse(conn, str, "host full")
+		return
+	}
+	pctx, stop := context.WithCancel(conn.Context())
+	p := &peer{id: id, conn: quicConn{conn}, out: newSendRing(t.cfg.BulkQueueLen), ctx: pctx, stop: stop}
+	if slot, ok := conn.Context().Value(connSlotKey{}).(*connSlot); ok {
+		h.mu.Lock()
+		if slot.unknown && !slot.released {
+			slot.unknown = false
+			h.unknown--
+		}
+		h.mu.Unlock()
+	}
+	w := welcome{admitted: true, you: id, host: t.local}
+	if !t.addPeer(p) {
+		stop()
+		_ = conn.CloseWithError(0, "closed")
+		return
+	}
+	t.c.peersAdmitted.Add(1)
+	if _, err := str.Write(w.Append(nil)); err != nil {
+		t.peerGone(p, ErrPeerClosed)
+		return
+	}
+	_ = str.Close()
+}
+
+// refuse tells the client why and closes its connection.
+func (h *hostState) refuse(conn *quicgo.Conn, str *quicgo.Stream, reason string) {
+	_, _ = str.Write(welcome{reason: reason}.Append(nil))
+	_ = str.Close()
+	_ = conn.CloseWithError(0, reason)
+}
+
+func (h *hostState) close() error {
+	err := h.qt.Close()
+	if cerr := h.udp.Close(); err == nil && cerr != nil && !errors.Is(cerr, net.ErrClosed) {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("quic: close: %w", err)
+	}
+	return nil
+}
+
+// dropCounter counts the packets quic-go drops before any connection takes
+// them, from its transport-level qlog events (the only place it reports
+// them). It keeps nothing.
+type dropCounter struct{ c *counters }
+
+func (d dropCounter) RecordEvent(e qlogwriter.Event) {
+	if pd, ok := e.(qlog.PacketDropped); ok {
+		d.c.packetsDropped.Add(1)
+		if pd.Trigger == qlog.PacketDropDOSPrevention {
+			d.c.packetsDroppedDoS.Add(1)
+		}
+	}
+}
+
+func (dropCounter) Close() error { return nil }
