@@ -22,7 +22,8 @@ type clientState struct {
 	conn *quicgo.Conn
 
 	mu    sync.Mutex
-	paths []*quicgo.Transport // the first socket, then one per Migrate
+	paths []*quicgo.Transport // the first socket, then one per successful Migrate
+	spare []*quicgo.Transport // sockets of migrations that failed
 	local net.IP
 	host  transport.Peer
 }
@@ -170,7 +171,7 @@ func (t *Transport) Migrate(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.paths) > t.cfg.MaxMigrations {
+	if len(c.paths)+len(c.spare) > t.cfg.MaxMigrations {
 		return ErrTooManyMigrations
 	}
 	network := "udp4"
@@ -188,7 +189,7 @@ func (t *Transport) Migrate(ctx context.Context) error {
 		_ = udp.Close()
 		return fmt.Errorf("quic: migrate: %w", err)
 	}
-	c.paths = append(c.paths, qt)
+	c.spare = append(c.spare, qt) // closed with the rest, whether the switch works or not
 	if err := path.Probe(ctx); err != nil {
 		_ = path.Close()
 		return fmt.Errorf("quic: migrate: probe: %w", err)
@@ -197,23 +198,27 @@ func (t *Transport) Migrate(ctx context.Context) error {
 		_ = path.Close()
 		return fmt.Errorf("quic: migrate: switch: %w", err)
 	}
+	c.spare = c.spare[:len(c.spare)-1]
+	c.paths = append(c.paths, qt)
 	return nil
 }
 
 // LocalAddr is the UDP address a client's connection sends from now (it
 // changes with Migrate), nil on a host.
 func (t *Transport) LocalAddr() net.Addr {
-	if t.cl == nil || t.cl.conn == nil {
+	if t.cl == nil {
 		return nil
 	}
-	return t.cl.conn.LocalAddr()
+	t.cl.mu.Lock()
+	defer t.cl.mu.Unlock()
+	return t.cl.paths[len(t.cl.paths)-1].Conn.LocalAddr()
 }
 
 func (c *clientState) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var errs []error
-	for _, qt := range c.paths {
+	for _, qt := range append(c.paths, c.spare...) {
 		if err := qt.Close(); err != nil {
 			errs = append(errs, err)
 		}

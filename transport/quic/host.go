@@ -80,6 +80,9 @@ func listenOn(udp net.PacketConn, cfg Config) (*Transport, error) {
 		ConnContext:         h.connContext,
 		VerifySourceAddress: h.verifySourceAddress,
 		Tracer:              dropCounter{&t.c},
+		// Clients speak QUIC v1 (quic-go, browsers): a packet naming
+		// another version is garbage, not worth a reply.
+		DisableVersionNegotiationPackets: true,
 	}
 	tlsConf := &tls.Config{
 		MinVersion:   tls.VersionTLS13,

@@ -77,10 +77,10 @@ type Stats struct {
 	// is the part it dropped for denial-of-service prevention.
 	PacketsDropped    uint64
 	PacketsDroppedDoS uint64
-	// ConnsRefusedAddr counts handshakes refused because their IP address
-	// already held Config.MaxConnsPerAddr connections; ConnsRefusedFull
-	// those refused because MaxPending connections awaited their hello or
-	// MaxPeers were admitted.
+	// ConnsRefusedAddr counts Initial packets refused (retransmissions
+	// too) because their IP address already held Config.MaxConnsPerAddr
+	// connections; ConnsRefusedFull counts connections closed because
+	// MaxPending awaited their hello or MaxPeers were admitted.
 	ConnsRefusedAddr uint64
 	ConnsRefusedFull uint64
 	// HellosBad counts connections closed for a malformed, late or
@@ -125,14 +125,13 @@ type Transport struct {
 
 // peer is one connection that carries datagrams.
 type peer struct {
-	id    transport.Peer
-	conn  datagramConn
-	lane  *recvqueue.Lane
-	out   *sendRing
-	ctx   context.Context // cancelled when the peer is gone
-	stop  context.CancelFunc
-	gone  error // guarded by Transport.mu
-	slots int   // held in the host's per-address count (host only)
+	id   transport.Peer
+	conn datagramConn
+	lane *recvqueue.Lane
+	out  *sendRing
+	ctx  context.Context // cancelled when the peer is gone
+	stop context.CancelFunc
+	gone error // guarded by Transport.mu
 }
 
 // datagramConn is what a peer's loops need of a QUIC connection (or, for
