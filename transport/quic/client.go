@@ -34,10 +34,6 @@ type clientState struct {
 // Config.PinSHA256, ErrRefused when the host does not admit this client,
 // or ctx's error.
 func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
-	return dial(ctx, addr, cfg, nil)
-}
-
-func dial(ctx context.Context, addr string, cfg Config, tokenALPN []byte) (*Transport, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -70,8 +66,10 @@ func dial(ctx context.Context, addr string, cfg Config, tokenALPN []byte) (*Tran
 		ServerName: cfg.ServerName,
 		RootCAs:    cfg.RootCAs,
 	}
-	if tokenALPN != nil {
-		tlsConf.NextProtos = append(tlsConf.NextProtos, string(tokenALPN))
+	var hi hello
+	if cfg.Grant != nil {
+		tlsConf.NextProtos = append(tlsConf.NextProtos, tokenALPNPrefix+string(cfg.Grant.Token))
+		hi = hello{key: cfg.Grant.Key, hasKey: true}
 	}
 	if tlsConf.ServerName == "" {
 		tlsConf.ServerName = host
@@ -101,7 +99,7 @@ func dial(ctx context.Context, addr string, cfg Config, tokenALPN []byte) (*Tran
 		c.local = la.IP
 	}
 
-	w, err := c.hello(ctx, hello{})
+	w, err := c.hello(ctx, hi)
 	if err != nil {
 		_ = conn.CloseWithError(0, "hello failed")
 		return fail(fmt.Errorf("quic: dial %s: %w", addr, err))

@@ -5,6 +5,8 @@ import (
 	"crypto/x509"
 	"fmt"
 	"time"
+
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // Protocol is the ALPN protocol name of rollnet's datagrams over QUIC,
@@ -94,6 +96,20 @@ type Config struct {
 	// means the dialed host name.
 	RootCAs    *x509.CertPool
 	ServerName string
+
+	// Tokens, when set, admits only clients that present a connect token
+	// it accepts (host): the token in the ClientHello, checked before any
+	// TLS work, and its client key in the hello (see
+	// transport/quic/connecttoken). An admitted client's id is "c" and the
+	// token's client id in decimal, so that a client who reconnects with a
+	// new token is the same peer (its old connection, if any, is gone with
+	// ErrReplaced). Nil admits every client that completes the hello, with
+	// ids "q1", "q2", ...
+	Tokens *connecttoken.Verifier
+
+	// Grant is the connect token the client presents (client), as the
+	// game's backend minted it for this host.
+	Grant *connecttoken.Grant
 
 	// MaxMigrations bounds the sockets Migrate may open (client): every
 	// path a connection has used stays open until Close. 0 means

@@ -20,6 +20,16 @@
 //     not said hello are never read: it is closed after
 //     Config.HelloTimeout. The layout is in hello.go; a change bumps
 //     Protocol.
+//   - Admission before state: a host with Config.Tokens admits only clients
+//     whose connect token (transport/quic/connecttoken, minted by the
+//     game's backend) it accepts. The token rides in the ClientHello as a
+//     second ALPN entry ("rollnet-token/1:" and the token's bytes), so
+//     the host checks it (one HMAC) when the ClientHello arrives, before
+//     its key exchange and signature, and fails the handshake otherwise;
+//     the token's client key follows in the hello, inside TLS, and
+//     redeems it (single use). A client's id is then "c" and its client
+//     id, the same across reconnections. Without Tokens anyone who
+//     completes the hello is admitted.
 //   - A connection is a peer. A client that changes networks calls Migrate:
 //     quic-go probes the new path and switches to it, and the connection
 //     and so the peer on both sides stay the same (a session sees nothing

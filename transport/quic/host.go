@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/quic-go/quic-go/qlogwriter"
 
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // hostState is a host Transport's listener and its admission bookkeeping.
@@ -88,6 +90,9 @@ func listenOn(udp net.PacketConn, cfg Config) (*Transport, error) {
 		MinVersion:   tls.VersionTLS13,
 		Certificates: []tls.Certificate{*cert},
 		NextProtos:   []string{Protocol},
+	}
+	if cfg.Tokens != nil {
+		tlsConf.GetConfigForClient = h.checkToken
 	}
 	ln, err := h.qt.Listen(tlsConf, t.quicConfig())
 	if err != nil {
@@ -161,12 +166,53 @@ func (h *hostState) connContext(ctx context.Context, info *quicgo.ClientInfo) (c
 
 var errTooManyFromAddr = errors.New("quic: too many connections from one address")
 
-// connSlot is one connection's hold on its address's count.
+// connSlot is one connection's hold on its address's count, and on its
+// connect token.
 type connSlot struct {
 	ip       netip.Addr
 	unknown  bool // counted in hostState.unknown
 	released bool
+	ticket   *connecttoken.Ticket // reserved by checkToken
+	redeemed bool                 // the hello showed the ticket's key
 }
+
+// tokenALPNPrefix marks the ALPN entry that carries a client's connect
+// token in its ClientHello, beside Protocol. The host never selects it.
+const tokenALPNPrefix = "rollnet-token/1:"
+
+// checkToken runs when the ClientHello arrives, before the host's key
+// exchange and signature: a connection without a token the Verifier
+// accepts fails its handshake (the Verifier counts why), and an accepted
+// token is reserved for this connection until it ends or redeems it.
+func (h *hostState) checkToken(chi *tls.ClientHelloInfo) (*tls.Config, error) {
+	slot, _ := chi.Context().Value(connSlotKey{}).(*connSlot)
+	if slot == nil {
+		return nil, errNoToken
+	}
+	for _, p := range chi.SupportedProtos {
+		tok, ok := strings.CutPrefix(p, tokenALPNPrefix)
+		if !ok {
+			continue
+		}
+		tk, err := h.t.cfg.Tokens.Check([]byte(tok))
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		if slot.released {
+			h.mu.Unlock()
+			h.t.cfg.Tokens.Release(tk)
+			return nil, errNoToken
+		}
+		slot.ticket = &tk
+		h.mu.Unlock()
+		return nil, nil
+	}
+	h.t.c.tokensMissing.Add(1)
+	return nil, errNoToken
+}
+
+var errNoToken = errors.New("quic: no connect token")
 
 type connSlotKey struct{}
 
@@ -177,6 +223,9 @@ func (h *hostState) release(c *connSlot) {
 		return
 	}
 	c.released = true
+	if c.ticket != nil && !c.redeemed {
+		h.t.cfg.Tokens.Release(*c.ticket)
+	}
 	if c.unknown {
 		h.unknown--
 	}
@@ -270,14 +319,30 @@ func (h *hostState) admit(conn *quicgo.Conn) {
 		_ = conn.CloseWithError(0, "bad hello")
 		return
 	}
-	_ = hi // the client key is checked against the connect token (admission)
+	slot, _ := conn.Context().Value(connSlotKey{}).(*connSlot)
+	var id transport.Peer
+	if t.cfg.Tokens != nil {
+		if slot == nil || slot.ticket == nil || !hi.hasKey {
+			t.c.hellosBad.Add(1)
+			h.refuse(conn, str, "no connect token")
+			return
+		}
+		if err := t.cfg.Tokens.Redeem(*slot.ticket, hi.key); err != nil {
+			h.refuse(conn, str, err.Error())
+			return
+		}
+		h.mu.Lock()
+		slot.redeemed = true
+		h.mu.Unlock()
+		id = transport.Peer("c" + strconv.FormatUint(slot.ticket.Claims.Client, 10))
+	}
 
 	h.mu.Lock()
 	full := len(t.Peers(nil)) >= t.cfg.MaxPeers
-	if !full {
+	if !full && id == "" {
 		h.seq++
+		id = transport.Peer("q" + strconv.FormatUint(h.seq, 10))
 	}
-	id := transport.Peer("q" + strconv.FormatUint(h.seq, 10))
 	h.mu.Unlock()
 	if full {
 		t.c.connsRefusedFull.Add(1)
@@ -286,7 +351,7 @@ func (h *hostState) admit(conn *quicgo.Conn) {
 	}
 	pctx, stop := context.WithCancel(conn.Context())
 	p := &peer{id: id, conn: quicConn{conn}, out: newSendRing(t.cfg.BulkQueueLen), ctx: pctx, stop: stop}
-	if slot, ok := conn.Context().Value(connSlotKey{}).(*connSlot); ok {
+	if slot != nil {
 		h.mu.Lock()
 		if slot.unknown && !slot.released {
 			slot.unknown = false

@@ -88,6 +88,10 @@ type Stats struct {
 	HellosBad uint64
 	// PeersAdmitted counts peers admitted.
 	PeersAdmitted uint64
+	// TokensMissing counts handshakes refused for offering no connect
+	// token to a host that requires one (Config.Tokens, whose own Stats
+	// count the tokens it refused).
+	TokensMissing uint64
 }
 
 type counters struct {
@@ -96,7 +100,7 @@ type counters struct {
 	receivesUnexpected, receivesOversize, receivesShort    atomic.Uint64
 	packetsDropped, packetsDroppedDoS                      atomic.Uint64
 	connsRefusedAddr, connsRefusedFull, hellosBad          atomic.Uint64
-	peersAdmitted                                          atomic.Uint64
+	peersAdmitted, tokensMissing                           atomic.Uint64
 }
 
 // Transport carries datagrams over QUIC connections: a host's to each of
@@ -303,6 +307,7 @@ func (t *Transport) Stats() Stats {
 		ConnsRefusedFull:   t.c.connsRefusedFull.Load(),
 		HellosBad:          t.c.hellosBad.Load(),
 		PeersAdmitted:      t.c.peersAdmitted.Load(),
+		TokensMissing:      t.c.tokensMissing.Load(),
 	}
 }
 
