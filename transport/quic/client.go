@@ -1,3 +1,5 @@
+//go:build !js
+
 package quic
 
 import (
@@ -14,6 +16,11 @@ import (
 
 	"github.com/rollnet/rollnet/transport"
 )
+
+// quicConn adapts *quicgo.Conn to datagramConn.
+type quicConn struct{ *quicgo.Conn }
+
+func (c quicConn) closeWith(reason string) { _ = c.CloseWithError(0, reason) }
 
 // clientState is a client Transport's connection and the sockets it has
 // used.

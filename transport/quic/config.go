@@ -29,12 +29,6 @@ const (
 	DefaultMaxMigrations    = 8
 )
 
-// packetSize is the UDP payload size quic-go starts every path at (and
-// returns to after a migration): 1280 bytes, IPv6's minimum MTU, which
-// leaves room for a transport.MaxDatagram payload in one DATAGRAM frame.
-// quic-go's default after a migration is 1200, which does not.
-const packetSize = 1280
-
 // Config configures a Transport. The zero value of every field means its
 // documented default. Fields marked host or client are read only on that
 // side.
@@ -75,6 +69,13 @@ type Config struct {
 	// Empty means the listening socket's address. It is also the host's
 	// Peer identity ("quic://" + Address).
 	Address string
+
+	// WebTransport also serves browsers on the same port (host): a page
+	// connects with new WebTransport("https://" + Address +
+	// WebTransportPath, ...) (DialWebTransport in a Go wasm build), offers
+	// HTTP/3 instead of Protocol, passes its connect token in the URL, and
+	// runs the same hello on the session's first stream.
+	WebTransport bool
 
 	// MaxPeers bounds the admitted peers (host); a client over it is
 	// refused. MaxPending bounds connections past the handshake waiting

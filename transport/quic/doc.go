@@ -52,6 +52,30 @@
 //   - Close closes every connection with a CONNECTION_CLOSE, then the
 //     sockets, and waits for every goroutine the Transport started.
 //
+// # WebTransport (browsers)
+//
+// A host with Config.WebTransport also serves WebTransport on the same UDP
+// port: a connection that negotiates HTTP/3 ("h3") is handed to
+// webtransport-go, and a session at WebTransportPath is admitted exactly as
+// a native connection is (the same hello on its first bidirectional
+// stream, the same ids, the same datagram path). A browser cannot put a
+// token in its ClientHello, so with Config.Tokens its token travels in the
+// URL (?token=, unpadded base64url) and is checked before the session is
+// made, after the handshake; its key still comes in the hello. The page
+// accepts a self-signed certificate by its hash:
+//
+//	new WebTransport("https://HOST:PORT/rollnet?token=...", {
+//	  serverCertificateHashes: [{algorithm: "sha-256", value: hashBytes}],
+//	})
+//
+// which Chromium honours only for an ECDSA certificate valid for at most
+// 14 days (SelfSigned makes one). Built for GOOS=js, this package is that
+// client (DialWebTransport, webtransport_js.go), over the browser's own
+// WebTransport. Measured in headless Chromium against a host on loopback
+// (TestWebTransportInBrowser): the session, hello included, is up within
+// the page's first second; every datagram size up to transport.MaxDatagram
+// crosses both ways.
+//
 // # Limits (what a host holds for strangers)
 //
 // quic-go's own bounds, set here: DATAGRAM frames up to 16383 bytes are

@@ -1,3 +1,5 @@
+//go:build !js
+
 package quic
 
 import (
@@ -8,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +24,12 @@ import (
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
+// packetSize is the UDP payload size quic-go starts every path at (and
+// returns to after a migration): 1280 bytes, IPv6's minimum MTU, which
+// leaves room for a transport.MaxDatagram payload in one DATAGRAM frame.
+// quic-go's default after a migration is 1200, which does not.
+const packetSize = 1280
+
 // hostState is a host Transport's listener and its admission bookkeeping.
 type hostState struct {
 	t        *Transport
@@ -28,6 +37,7 @@ type hostState struct {
 	qt       *quicgo.Transport
 	ln       *quicgo.Listener
 	certHash [32]byte
+	wt       *webTransportHost // nil unless Config.WebTransport
 
 	mu      sync.Mutex
 	perAddr map[netip.Addr]int // connections held per IP: handshaking, pending or admitted
@@ -91,6 +101,10 @@ func listenOn(udp net.PacketConn, cfg Config) (*Transport, error) {
 		Certificates: []tls.Certificate{*cert},
 		NextProtos:   []string{Protocol},
 	}
+	if cfg.WebTransport {
+		tlsConf.NextProtos = append(tlsConf.NextProtos, alpnH3)
+		h.wt = newWebTransportHost(h)
+	}
 	if cfg.Tokens != nil {
 		tlsConf.GetConfigForClient = h.checkToken
 	}
@@ -109,7 +123,7 @@ func listenOn(udp net.PacketConn, cfg Config) (*Transport, error) {
 // packet size so that every path (a migrated one too) carries a
 // transport.MaxDatagram payload from its first packet.
 func (t *Transport) quicConfig() *quicgo.Config {
-	return &quicgo.Config{
+	c := &quicgo.Config{
 		EnableDatagrams:       true,
 		HandshakeIdleTimeout:  t.cfg.HandshakeTimeout,
 		MaxIdleTimeout:        t.cfg.IdleTimeout,
@@ -124,6 +138,17 @@ func (t *Transport) quicConfig() *quicgo.Config {
 		InitialConnectionReceiveWindow: 8 << 10,
 		MaxConnectionReceiveWindow:     8 << 10,
 	}
+	if t.cfg.WebTransport {
+		// HTTP/3 opens three unidirectional streams each way (control,
+		// QPACK encoder and decoder), a session its CONNECT stream, and
+		// webtransport-go requires resets with partial delivery.
+		c.MaxIncomingStreams = 4
+		c.MaxIncomingUniStreams = 4
+		c.EnableStreamResetPartialDelivery = true
+		c.InitialConnectionReceiveWindow = 32 << 10
+		c.MaxConnectionReceiveWindow = 32 << 10
+	}
+	return c
 }
 
 // CertHash is the SHA-256 of the host's certificate, for clients to pin
@@ -174,6 +199,7 @@ type connSlot struct {
 	released bool
 	ticket   *connecttoken.Ticket // reserved by checkToken
 	redeemed bool                 // the hello showed the ticket's key
+	session  bool                 // a WebTransport session was asked for
 }
 
 // tokenALPNPrefix marks the ALPN entry that carries a client's connect
@@ -208,6 +234,12 @@ func (h *hostState) checkToken(chi *tls.ClientHelloInfo) (*tls.Config, error) {
 		h.mu.Unlock()
 		return nil, nil
 	}
+	if h.wt != nil && slices.Contains(chi.SupportedProtos, alpnH3) {
+		// A browser cannot add to its ClientHello: its token comes in the
+		// WebTransport request's URL, checked before the session is
+		// made (the handshake is spent by then).
+		return nil, nil
+	}
 	h.t.c.tokensMissing.Add(1)
 	return nil, errNoToken
 }
@@ -237,8 +269,8 @@ func (h *hostState) release(c *connSlot) {
 // released runs when an admitted peer is gone: its slot is freed at once
 // (the connection's context also frees it when quic-go is done with it).
 func (h *hostState) released(p *peer) {
-	if c, ok := p.ctx.Value(connSlotKey{}).(*connSlot); ok {
-		h.release(c)
+	if p.slot != nil {
+		h.release(p.slot)
 	}
 }
 
@@ -269,6 +301,14 @@ func (h *hostState) acceptLoop() {
 		if err != nil {
 			return
 		}
+		if h.wt != nil && conn.ConnectionState().TLS.NegotiatedProtocol == alpnH3 {
+			h.t.wg.Add(1)
+			go func() {
+				defer h.t.wg.Done()
+				h.wt.serve(conn)
+			}()
+			continue
+		}
 		h.mu.Lock()
 		full := h.pending >= h.t.cfg.MaxPending
 		if !full {
@@ -283,7 +323,7 @@ func (h *hostState) acceptLoop() {
 		h.t.wg.Add(1)
 		go func() {
 			defer h.t.wg.Done()
-			h.admit(conn)
+			h.admitConn(conn)
 			h.mu.Lock()
 			h.pending--
 			h.mu.Unlock()
@@ -291,16 +331,44 @@ func (h *hostState) acceptLoop() {
 	}
 }
 
-// admit runs the hello exchange on a new connection and makes it a peer,
-// or closes it.
-func (h *hostState) admit(conn *quicgo.Conn) {
+// admitting is a connection (or a WebTransport session) waiting for its
+// hello: what admit needs of it.
+type admitting struct {
+	conn   datagramConn
+	ctx    context.Context // ends with the connection
+	slot   *connSlot       // nil only if quic-go skipped ConnContext
+	accept func(context.Context) (helloStream, error)
+}
+
+// helloStream is the stream the hello travels on.
+type helloStream interface {
+	io.ReadWriteCloser
+	SetDeadline(time.Time) error
+}
+
+// admitConn admits a native QUIC connection.
+func (h *hostState) admitConn(conn *quicgo.Conn) {
+	slot, _ := conn.Context().Value(connSlotKey{}).(*connSlot)
+	h.admit(admitting{
+		conn: quicConn{conn},
+		ctx:  conn.Context(),
+		slot: slot,
+		accept: func(ctx context.Context) (helloStream, error) {
+			return conn.AcceptStream(ctx)
+		},
+	})
+}
+
+// admit runs the hello exchange and makes the connection a peer, or
+// closes it.
+func (h *hostState) admit(a admitting) {
 	t := h.t
 	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.HelloTimeout)
 	defer cancel()
-	str, err := conn.AcceptStream(ctx)
+	str, err := a.accept(ctx)
 	if err != nil {
 		t.c.hellosBad.Add(1)
-		_ = conn.CloseWithError(0, "no hello")
+		a.conn.closeWith("no hello")
 		return
 	}
 	_ = str.SetDeadline(time.Now().Add(t.cfg.HelloTimeout))
@@ -315,20 +383,19 @@ func (h *hostState) admit(conn *quicgo.Conn) {
 	}
 	if err != nil {
 		t.c.hellosBad.Add(1)
-		str.CancelRead(0)
-		_ = conn.CloseWithError(0, "bad hello")
+		a.conn.closeWith("bad hello")
 		return
 	}
-	slot, _ := conn.Context().Value(connSlotKey{}).(*connSlot)
+	slot := a.slot
 	var id transport.Peer
 	if t.cfg.Tokens != nil {
 		if slot == nil || slot.ticket == nil || !hi.hasKey {
 			t.c.hellosBad.Add(1)
-			h.refuse(conn, str, "no connect token")
+			refuse(a.conn, str, "no connect token")
 			return
 		}
 		if err := t.cfg.Tokens.Redeem(*slot.ticket, hi.key); err != nil {
-			h.refuse(conn, str, err.Error())
+			refuse(a.conn, str, err.Error())
 			return
 		}
 		h.mu.Lock()
@@ -346,11 +413,11 @@ func (h *hostState) admit(conn *quicgo.Conn) {
 	h.mu.Unlock()
 	if full {
 		t.c.connsRefusedFull.Add(1)
-		h.refuse(conn, str, "host full")
+		refuse(a.conn, str, "host full")
 		return
 	}
-	pctx, stop := context.WithCancel(conn.Context())
-	p := &peer{id: id, conn: quicConn{conn}, out: newSendRing(t.cfg.BulkQueueLen), ctx: pctx, stop: stop}
+	pctx, stop := context.WithCancel(a.ctx)
+	p := &peer{id: id, conn: a.conn, out: newSendRing(t.cfg.BulkQueueLen), ctx: pctx, stop: stop, slot: slot}
 	if slot != nil {
 		h.mu.Lock()
 		if slot.unknown && !slot.released {
@@ -362,7 +429,7 @@ func (h *hostState) admit(conn *quicgo.Conn) {
 	w := welcome{admitted: true, you: id, host: t.local}
 	if !t.addPeer(p) {
 		stop()
-		_ = conn.CloseWithError(0, "closed")
+		a.conn.closeWith("closed")
 		return
 	}
 	t.c.peersAdmitted.Add(1)
@@ -374,13 +441,16 @@ func (h *hostState) admit(conn *quicgo.Conn) {
 }
 
 // refuse tells the client why and closes its connection.
-func (h *hostState) refuse(conn *quicgo.Conn, str *quicgo.Stream, reason string) {
+func refuse(conn datagramConn, str helloStream, reason string) {
 	_, _ = str.Write(welcome{reason: reason}.Append(nil))
 	_ = str.Close()
-	_ = conn.CloseWithError(0, reason)
+	conn.closeWith(reason)
 }
 
 func (h *hostState) close() error {
+	if h.wt != nil {
+		_ = h.wt.close()
+	}
 	err := h.qt.Close()
 	if cerr := h.udp.Close(); err == nil && cerr != nil && !errors.Is(cerr, net.ErrClosed) {
 		err = cerr

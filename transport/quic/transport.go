@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	quicgo "github.com/quic-go/quic-go"
-
 	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -135,7 +133,8 @@ type peer struct {
 	out  *sendRing
 	ctx  context.Context // cancelled when the peer is gone
 	stop context.CancelFunc
-	gone error // guarded by Transport.mu
+	gone error     // guarded by Transport.mu
+	slot *connSlot // the host's hold on the connection's address (host only)
 }
 
 // datagramConn is what a peer's loops need of a QUIC connection (or, for
@@ -147,11 +146,6 @@ type datagramConn interface {
 	// closeWith closes the connection, telling the other side why.
 	closeWith(reason string)
 }
-
-// quicConn adapts *quicgo.Conn to datagramConn.
-type quicConn struct{ *quicgo.Conn }
-
-func (c quicConn) closeWith(reason string) { _ = c.CloseWithError(0, reason) }
 
 func newTransport(cfg Config) *Transport {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -426,19 +420,25 @@ func (t *Transport) readLoop(p *peer) {
 			t.c.receivesOversize.Add(1)
 			continue
 		}
-		switch t.q.Push(p.lane, b) {
-		case recvqueue.Unexpected:
-			t.c.receivesUnexpected.Add(1)
-			continue
-		case recvqueue.Refused:
-			t.c.receivesDropped.Add(1)
-			continue
-		case recvqueue.PushedOver:
-			t.c.receivesDropped.Add(1)
-		}
-		t.c.packetsReceived.Add(1)
-		t.c.bytesReceived.Add(uint64(len(b)))
+		t.received(p.lane, b)
 	}
+}
+
+// received queues a datagram of lane's peer, counting it, or counts why
+// it was dropped. It allocates nothing.
+func (t *Transport) received(lane *recvqueue.Lane, b []byte) {
+	switch t.q.Push(lane, b) {
+	case recvqueue.Unexpected:
+		t.c.receivesUnexpected.Add(1)
+		return
+	case recvqueue.Refused:
+		t.c.receivesDropped.Add(1)
+		return
+	case recvqueue.PushedOver:
+		t.c.receivesDropped.Add(1)
+	}
+	t.c.packetsReceived.Add(1)
+	t.c.bytesReceived.Add(uint64(len(b)))
 }
 
 // sendLoop hands p's queued datagrams to its connection, which may block

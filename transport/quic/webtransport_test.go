@@ -1,0 +1,75 @@
+//go:build !js
+
+package quic
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/internal/browsertest"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+// echo sends every datagram h receives back to its sender until ctx ends.
+func echo(ctx context.Context, h *Transport) {
+	buf := make([]byte, transport.MaxDatagram)
+	for ctx.Err() == nil {
+		n, from, err := h.Receive(buf)
+		if errors.Is(err, transport.ErrNoPacket) {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return
+		}
+		_ = h.Send(from, buf[:n])
+	}
+}
+
+// A tab of headless Chromium reaches a Go host over WebTransport with
+// nothing else running: no signaling server, the self-signed certificate
+// accepted by its hash, a connect token in the URL and its key in the
+// hello; datagrams of every size cross both ways (TestWebTransportClient,
+// built for js/wasm, is the page's side).
+func TestWebTransportInBrowser(t *testing.T) {
+	browser := browsertest.Start(t, 3*time.Minute, chromedp.Flag("disable-quic", false))
+	h, v := tokenWebTransportHost(t)
+	g, err := connecttoken.Mint(tokenSecret, connecttoken.Claims{Room: "r", Client: 9, Expires: time.Now().Add(time.Minute), Address: h.cfg.Address}, nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); echo(ctx, h) }()
+	defer func() { cancel(); <-done }()
+
+	url := "https://" + h.Addr().String() + WebTransportPath
+	out, status := browsertest.GoTest(t, browser, "github.com/rollnet/rollnet/transport/quic", "^TestWebTransportClient$", 2*time.Minute,
+		"-wt.url="+url, "-wt.hash="+FormatHash(h.CertHash()), "-wt.grant="+g.String())
+	t.Log(out)
+	require.Zero(t, status, "the page's tests failed")
+	require.Contains(t, out, "--- PASS: TestWebTransportClient")
+	require.Equal(t, uint64(1), v.Stats().Redeemed)
+}
+
+// tokenWebTransportHost starts a host that serves WebTransport too and
+// admits only connect tokens minted for its socket's address, as the page
+// dials it.
+func tokenWebTransportHost(t *testing.T) (*Transport, *connecttoken.Verifier) {
+	t.Helper()
+	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	require.NoError(t, err)
+	v, err := connecttoken.NewVerifier(tokenSecret, udp.LocalAddr().String(), connecttoken.Config{})
+	require.NoError(t, err)
+	cfg, err := Config{WebTransport: true, Tokens: v}.withDefaults()
+	require.NoError(t, err)
+	h, err := listenOn(udp, cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close() })
+	return h, v
+}
