@@ -101,11 +101,13 @@ type Config struct {
 	// Tokens, when set, admits only clients that present a connect token
 	// it accepts (host): the token in the ClientHello, checked before any
 	// TLS work, and its client key in the hello (see
-	// transport/quic/connecttoken). An admitted client's id is "c" and the
-	// token's client id in decimal, so that a client who reconnects with a
-	// new token is the same peer (its old connection, if any, is gone with
-	// ErrReplaced). Nil admits every client that completes the hello, with
-	// ids "q1", "q2", ...
+	// transport/quic/connecttoken). An admitted client's id is "client-"
+	// and the token's client id in decimal, so that a client who
+	// reconnects with a new token is the same peer (its old connection, if
+	// any, is gone with ErrReplaced). Nil admits every client that
+	// completes the hello, with ids "q1", "q2", ... (Neither form can be a
+	// signaling id, 16 hex digits, so one host can serve QUIC and WebRTC
+	// clients side by side: transport/multi.)
 	Tokens *connecttoken.Verifier
 
 	// Grant is the connect token the client presents (client), as the

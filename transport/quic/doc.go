@@ -27,8 +27,8 @@
 //     the host checks it (one HMAC) when the ClientHello arrives, before
 //     its key exchange and signature, and fails the handshake otherwise;
 //     the token's client key follows in the hello, inside TLS, and
-//     redeems it (single use). A client's id is then "c" and its client
-//     id, the same across reconnections. Without Tokens anyone who
+//     redeems it (single use). A client's id is then "client-" and its
+//     client id, the same across reconnections. Without Tokens anyone who
 //     completes the hello is admitted.
 //   - A connection is a peer. A client that changes networks calls Migrate:
 //     quic-go probes the new path and switches to it, and the connection

@@ -401,7 +401,7 @@ func (h *hostState) admit(a admitting) {
 		h.mu.Lock()
 		slot.redeemed = true
 		h.mu.Unlock()
-		id = transport.Peer("c" + strconv.FormatUint(slot.ticket.Claims.Client, 10))
+		id = transport.Peer("client-" + strconv.FormatUint(slot.ticket.Claims.Client, 10))
 	}
 
 	h.mu.Lock()

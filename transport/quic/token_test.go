@@ -54,8 +54,8 @@ func TestConnectTokens(t *testing.T) {
 	c, err := dialGrant(h, good)
 	require.NoError(t, err)
 	defer c.Close()
-	require.Equal(t, "c42", string(c.Local()))
-	require.Equal(t, []string{"c42"}, peerNames(h))
+	require.Equal(t, "client-42", string(c.Local()))
+	require.Equal(t, []string{"client-42"}, peerNames(h))
 
 	_, err = dialGrant(h, good)
 	require.Error(t, err, "a replayed token")
@@ -95,7 +95,7 @@ func TestConnectTokens(t *testing.T) {
 	c46, err := dialGrant(h, &wrongKey)
 	require.NoError(t, err, "the same token with its key, once the refused connection ended")
 	defer c46.Close()
-	require.Equal(t, []string{"c42", "c46"}, peerNames(h))
+	require.Equal(t, []string{"client-42", "client-46"}, peerNames(h))
 }
 
 // A client who reconnects with a new token is the same peer: the old
@@ -109,7 +109,7 @@ func TestTokenReconnectIsTheSamePeer(t *testing.T) {
 	require.NoError(t, err)
 	defer second.Close()
 	require.Equal(t, first.Local(), second.Local())
-	require.Equal(t, []string{"c7"}, peerNames(h))
+	require.Equal(t, []string{"client-7"}, peerNames(h))
 	var gone []PeerEvent
 	for _, e := range h.Events(nil) {
 		if e.Kind == PeerGone {

@@ -36,7 +36,7 @@ func TestWebTransportClient(t *testing.T) {
 	c, err := DialWebTransport(ctx, *wtURL, Config{PinSHA256: pin, Grant: &g})
 	require.NoError(t, err)
 	defer c.Close()
-	require.Equal(t, transport.Peer("c9"), c.Local())
+	require.Equal(t, transport.Peer("client-9"), c.Local())
 	t.Logf("browser: admitted as %s by %s", c.Local(), c.Host())
 
 	buf := make([]byte, transport.MaxDatagram)
