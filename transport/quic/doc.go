@@ -71,10 +71,9 @@
 // which Chromium honours only for an ECDSA certificate valid for at most
 // 14 days (SelfSigned makes one). Built for GOOS=js, this package is that
 // client (DialWebTransport, webtransport_js.go), over the browser's own
-// WebTransport. Measured in headless Chromium against a host on loopback
-// (TestWebTransportInBrowser): the session, hello included, is up within
-// the page's first second; every datagram size up to transport.MaxDatagram
-// crosses both ways.
+// WebTransport; TestWebTransportInBrowser runs it in headless Chromium
+// against a host on loopback, every datagram size up to
+// transport.MaxDatagram crossing both ways.
 //
 // # Limits (what a host holds for strangers)
 //
@@ -86,7 +85,9 @@
 // packets per connection. Its handshake times out after
 // Config.HandshakeTimeout (2 s). Every path starts at 1280-byte packets
 // (a transport.MaxDatagram payload fits; quic-go's default after a
-// migration, 1200, would not), version negotiation packets are never sent
+// migration, 1200, would not) and path MTU discovery is off (no datagram
+// needs more; its probes cost a 32-byte input stream about 130 B per
+// input), version negotiation packets are never sent
 // (a packet naming another version is garbage), and stream windows are a
 // few KiB (the hello is the only stream).
 //
@@ -111,4 +112,17 @@
 // copies every DATAGRAM frame into a new slice. Measured over loopback
 // (TestQuicGoAllocsPerDatagram), one 64-byte datagram from client to
 // host costs about 12 allocations in quic-go, both ends together.
+//
+// # Measured (loopback, quic-go v0.64.1, against transport/webrtc)
+//
+// From go test -run Figures -v ./internal/transportfigures with
+// ROLLNET_FIGURES=1 (one run, 2 shared cores): a 32-byte input sent at
+// 60 Hz costs 115 B on the wire over QUIC (58 B of UDP payload in 1.02
+// packets up, 15 B of acknowledgements in 0.51 packets down, IPv4 and UDP
+// headers included) and 210 B over WebRTC's DTLS and SCTP (114 B up in
+// 1.15 packets, 46 B down in 0.65): 0.55x. Dial to the host's first
+// datagram: 3.3 ms over QUIC, 24 ms over WebRTC through a signaling server
+// on loopback (medians of 5). Host CPU per client per tick, 8 clients in
+// another process each sending a 32-byte input and receiving a 200-byte
+// state at 60 Hz: 72 us over QUIC, 125 us over WebRTC (0.58x).
 package quic
