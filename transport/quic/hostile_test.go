@@ -145,3 +145,20 @@ func TestHandshakeRefusals(t *testing.T) {
 	require.ErrorIs(t, err, ErrPinMismatch)
 	require.Empty(t, h.Peers(nil))
 }
+
+// A datagram over transport.MaxDatagram from an admitted peer (quic-go
+// accepts DATAGRAM frames up to 16383 bytes) is dropped and counted; the
+// next whole one arrives.
+func TestOversizeDatagramDropped(t *testing.T) {
+	h := listen(t, Config{})
+	c := dialHost(t, h, Config{})
+	c.mu.RLock()
+	p := c.peers[c.Host()]
+	c.mu.RUnlock()
+	require.NoError(t, p.conn.SendDatagram(make([]byte, transport.MaxDatagram+1)), "quic-go refused the big datagram itself")
+	require.NoError(t, c.Send(c.Host(), []byte("whole")))
+	got, _ := receiveWithin(t, h, "the datagram after the oversized one")
+	require.Equal(t, "whole", string(got))
+	require.Eventually(t, func() bool { return h.Stats().ReceivesOversize == 1 }, wait, time.Millisecond,
+		"the oversized datagram was not counted")
+}
