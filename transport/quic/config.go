@@ -14,6 +14,10 @@ import (
 // the hello exchange or the datagram framing bumps it.
 const Protocol = "rollnet/1"
 
+// WebTransportPath is the path of a host's WebTransport endpoint: a
+// browser connects to https://HOST:PORT/rollnet.
+const WebTransportPath = "/rollnet"
+
 // Defaults of Config, used where a field is zero.
 const (
 	DefaultQueueLen         = 256

@@ -13,10 +13,6 @@ import (
 	"github.com/quic-go/webtransport-go"
 )
 
-// WebTransportPath is the path of the host's WebTransport endpoint:
-// a browser connects to https://HOST:PORT/rollnet.
-const WebTransportPath = "/rollnet"
-
 // alpnH3 is HTTP/3's ALPN, which a browser offers for WebTransport.
 const alpnH3 = "h3"
 

@@ -54,6 +54,25 @@ func (c *clientState) close() error {
 // Host is the host's id (the Transport's only peer).
 func (t *Transport) Host() transport.Peer { return t.cl.host }
 
+// errNotInBrowser is what the native-only calls return in a browser.
+var errNotInBrowser = fmt.Errorf("quic: not in a browser (use DialWebTransport): %w", errors.ErrUnsupported)
+
+// Listen is not available in a browser: a page cannot listen on UDP.
+func Listen(string, Config) (*Transport, error) { return nil, errNotInBrowser }
+
+// Dial is not available in a browser, which has no raw QUIC: use
+// DialWebTransport.
+func Dial(context.Context, string, Config) (*Transport, error) { return nil, errNotInBrowser }
+
+// Migrate is the browser's own business.
+func (t *Transport) Migrate(context.Context) error { return errNotInBrowser }
+
+// CertHash and Addr are a host's; zero in a browser.
+func (t *Transport) CertHash() [32]byte { return [32]byte{} }
+
+// Addr is a host's socket address; nil in a browser.
+func (t *Transport) Addr() net.Addr { return nil }
+
 // DialWebTransport opens a WebTransport session to the host at rawURL
 // ("https://HOST:PORT" + WebTransportPath), with Config.Grant's token in
 // the URL and its key in the hello, and returns a Transport whose one peer
