@@ -34,7 +34,7 @@ func TestBrowserAuthorityClient(t *testing.T) {
 	tr, err := quic.DialWebTransport(ctx, *wtURL, quic.Config{PinSHA256: pin})
 	require.NoError(t, err)
 	defer tr.Close()
-	agreed, err := playChecked(ctx, tr, tr.Host(), *wtStates)
+	agreed, err := playChecked(ctx, tr, tr.Host(), *wtStates, nil)
 	require.NoError(t, err)
 	fmt.Printf("browser: %d states agreed with the host's, as %s\n", agreed, tr.Local())
 }

@@ -104,8 +104,9 @@ func (s *sumsTransport) Receive(b []byte) (int, transport.Peer, error) {
 
 // playChecked plays a line3 client over tr against host at 60 Hz, its
 // input +1 every frame, until it has compared want applied states with
-// the host's (every one must agree) or ctx ends.
-func playChecked(ctx context.Context, tr transport.Transport, host transport.Peer, want int) (int, error) {
+// the host's (every one must agree) or ctx ends. midway, if set, runs
+// once when half of them are compared.
+func playChecked(ctx context.Context, tr transport.Transport, host transport.Peer, want int, midway func() error) (int, error) {
 	c := &checked{}
 	st := &sumsTransport{Transport: tr, host: host, c: c}
 	cl, err := authority.NewClient[line3](authority.ClientConfig{Host: host, Players: 3,
@@ -137,6 +138,19 @@ func playChecked(ctx context.Context, tr transport.Transport, host transport.Pee
 		}
 		if c.err != nil {
 			return c.agreed, c.err
+		}
+		if midway != nil && c.agreed >= want/2 {
+			if err := midway(); err != nil {
+				return c.agreed, err
+			}
+			midway = nil
+		}
+	}
+	if evs := cl.Events(nil); len(evs) > 0 {
+		for _, e := range evs {
+			if e.Kind == rollnet.EventDisconnected {
+				return c.agreed, fmt.Errorf("the client was disconnected: %+v", e)
+			}
 		}
 	}
 	return c.agreed, nil

@@ -4,6 +4,8 @@ package hostcmd
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -72,7 +75,7 @@ func TestMatchOverQUICWebTransportAndWebRTC(t *testing.T) {
 			if err == nil {
 				defer tr.Close()
 				var agreed int
-				agreed, err = playChecked(ctx, tr, host, states)
+				agreed, err = playChecked(ctx, tr, host, states, nil)
 				t.Logf("%s: %d states agreed with the host's", name, agreed)
 			}
 			mu.Lock()
@@ -133,4 +136,83 @@ func (c closers) Close() error {
 	err := c.Transport.Close()
 	_ = c.sig.Close()
 	return err
+}
+
+// startQUICHost runs a QUIC-only host (no signaling server) of line3 with
+// extra flags, and returns its address and certificate hash; the host
+// stops at the test's end.
+func startQUICHost(t *testing.T, ctx context.Context, extra ...string) (addr string, pin [32]byte, logs *syncBuffer) {
+	t.Helper()
+	hostCtx, stopHost := context.WithCancel(ctx)
+	logs = &syncBuffer{}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(hostCtx, "rollnet-host", append([]string{"-game", "line3", "-room", line3Room, "-stats-every", "0",
+			"-quic", "127.0.0.1:0", "-webrtc=false"}, extra...), logs, func(u string) { ready <- u })
+	}()
+	t.Cleanup(func() {
+		stopHost()
+		require.NoError(t, <-done)
+	})
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("host ended: %v\n%s", err, logs)
+	}
+	m := regexp.MustCompile(`msg="quic listening" addr=(\S+) id=\S+ sha256=([0-9a-f]{64})`).FindStringSubmatch(logs.String())
+	require.NotNil(t, m, "no quic listening line:\n%s", logs)
+	pin, err := quic.ParseHash(m[2])
+	require.NoError(t, err)
+	return m[1], pin, logs
+}
+
+// TestMatchSurvivesMigration: a client that moves to a new UDP socket
+// mid-match (a phone changing networks) stays the same client: the host
+// never marks it away, no rejoin happens, and every state before and
+// after agrees with the host's.
+func TestMatchSurvivesMigration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real QUIC")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	addr, pin, logs := startQUICHost(t, ctx)
+	c, err := quic.Dial(ctx, addr, quic.Config{PinSHA256: pin})
+	require.NoError(t, err)
+	defer c.Close()
+	before := c.LocalAddr().String()
+	agreed, err := playChecked(ctx, c, c.Host(), 240, func() error { return c.Migrate(ctx) })
+	require.NoError(t, err)
+	require.Equal(t, 240, agreed)
+	require.NotEqual(t, before, c.LocalAddr().String(), "the client moved to a new socket")
+	require.NotContains(t, logs.String(), "client away", "the host lost the client over the move")
+	require.NotContains(t, logs.String(), "rejoined")
+}
+
+// TestTokenSecretFile: with -token-secret-file only a client holding a
+// connect token minted with that secret for the host's address is
+// admitted; one without is refused during its handshake.
+func TestTokenSecretFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real QUIC")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	secret := []byte("the game backend's secret, 32 B+")
+	file := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(file, append(secret, '\n'), 0o600))
+	addr, pin, _ := startQUICHost(t, ctx, "-token-secret-file", file, "-quic-address", "game.test:4433")
+
+	_, err := quic.Dial(ctx, addr, quic.Config{PinSHA256: pin})
+	require.Error(t, err, "a client without a token")
+	g, err := connecttoken.Mint(secret, connecttoken.Claims{Room: line3Room, Client: 77, Expires: time.Now().Add(time.Minute), Address: "game.test:4433"}, nil)
+	require.NoError(t, err)
+	c, err := quic.Dial(ctx, addr, quic.Config{PinSHA256: pin, Grant: &g})
+	require.NoError(t, err)
+	defer c.Close()
+	require.Equal(t, transport.Peer("client-77"), c.Local())
+	agreed, err := playChecked(ctx, c, c.Host(), 30, nil)
+	require.NoError(t, err)
+	require.Equal(t, 30, agreed)
 }
