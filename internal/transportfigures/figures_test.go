@@ -35,6 +35,7 @@ func TestFigures(t *testing.T) {
 		require.Less(t, w.OnTheWire(), 1500.0, "%s: more than a packet per input", tr.Name)
 		require.GreaterOrEqual(t, w.UpPackets, 0.9, "%s: packets per input", tr.Name)
 		require.Positive(t, tr.Connect, tr.Name)
+		require.Greater(t, tr.FirstState, tr.Connect/2, "%s: a first state before half a first datagram's time", tr.Name)
 		require.Positive(t, tr.HostCPU, tr.Name)
 	}
 }

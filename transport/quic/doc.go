@@ -115,14 +115,16 @@
 //
 // # Measured (loopback, quic-go v0.64.1, against transport/webrtc)
 //
-// From go test -run Figures -v ./internal/transportfigures with
-// ROLLNET_FIGURES=1 (one run, 2 shared cores): a 32-byte input sent at
-// 60 Hz costs 115 B on the wire over QUIC (58 B of UDP payload in 1.02
-// packets up, 15 B of acknowledgements in 0.51 packets down, IPv4 and UDP
-// headers included) and 210 B over WebRTC's DTLS and SCTP (114 B up in
+// From ROLLNET_FIGURES=1 go test -run Figures -v ./internal/transportfigures
+// (one run, 2 cores shared with a load average of 17): a 32-byte input
+// sent at 60 Hz costs 117 B on the wire over QUIC (58 B of UDP payload in
+// 1.02 packets up, 15 B of acknowledgements in 0.53 packets down, IPv4 and
+// UDP headers included) and 210 B over WebRTC's DTLS and SCTP (114 B up in
 // 1.15 packets, 46 B down in 0.65): 0.55x. Dial to the host's first
-// datagram: 3.3 ms over QUIC, 24 ms over WebRTC through a signaling server
-// on loopback (medians of 5). Host CPU per client per tick, 8 clients in
-// another process each sending a 32-byte input and receiving a 200-byte
-// state at 60 Hz: 72 us over QUIC, 125 us over WebRTC (0.58x).
+// datagram: 6 ms over QUIC, 18 ms over WebRTC through a signaling server
+// on loopback; to an authoritative client's first host state (the host
+// stepping at 60 Hz): 55 ms and 68 ms (medians of 5). Host CPU per client
+// per tick, 8 clients in another process each sending a 32-byte input and
+// receiving a 200-byte state at 60 Hz: 61 us over QUIC, 114 us over WebRTC
+// (0.54x).
 package quic
