@@ -9,7 +9,7 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-func TestPushPopAllocateNothing(t *testing.T) {
+func TestAllocsPushPop(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocates under -race")
 	}
