@@ -91,6 +91,7 @@ func (w *webTransportHost) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		if slot.released {
 			h.mu.Unlock()
 			t.cfg.Tokens.Release(tk)
+			http.Error(rw, "connection closed", http.StatusGone)
 			return
 		}
 		slot.ticket = &tk

@@ -4,12 +4,17 @@ package quic
 
 import (
 	"context"
+	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"net"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	quicgo "github.com/quic-go/quic-go"
+	"github.com/quic-go/webtransport-go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/internal/browsertest"
@@ -72,4 +77,40 @@ func tokenWebTransportHost(t *testing.T) (*Transport, *connecttoken.Verifier) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
 	return h, v
+}
+
+// A WebTransport request with no token, a garbage one or a forged one is
+// refused before a session is made, and counted: the Go client of
+// webtransport-go plays the browser.
+func TestWebTransportTokenRefusals(t *testing.T) {
+	h, v := tokenWebTransportHost(t)
+	d := &webtransport.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}, //nolint:gosec // the test host's self-signed certificate
+		QUICConfig:      &quicgo.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true},
+	}
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	base := "https://" + h.Addr().String() + WebTransportPath
+	forged, err := connecttoken.Mint([]byte("not the host's secret, but long"), connecttoken.Claims{Client: 1, Expires: time.Now().Add(time.Minute), Address: h.cfg.Address}, nil)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		query  string
+		status int
+	}{
+		{"", http.StatusUnauthorized},
+		{"?token=!!!", http.StatusUnauthorized},
+		{"?token=AAAA", http.StatusForbidden},
+		{"?token=" + base64.RawURLEncoding.EncodeToString(forged.Token), http.StatusForbidden},
+	} {
+		rsp, sess, err := d.Dial(ctx, base+tc.query, nil)
+		require.Error(t, err, tc.query)
+		require.Nil(t, sess)
+		require.NotNil(t, rsp, "%q: no HTTP answer: %v", tc.query, err)
+		require.Equal(t, tc.status, rsp.StatusCode, tc.query)
+	}
+	require.Equal(t, uint64(2), h.Stats().TokensMissing)
+	require.Equal(t, uint64(1), v.Stats().Malformed)
+	require.Equal(t, uint64(1), v.Stats().Forged)
+	require.Empty(t, h.Peers(nil))
 }
