@@ -40,12 +40,14 @@ func Path(t testing.TB) string {
 	return ""
 }
 
-// Start starts a headless Chromium for t, closed at the end of t, within
-// at most limit, and returns the context of its first tab; tabs opened
-// with chromedp.NewContext from it share the browser.
+// Start starts a headless Chromium for t, closed at the end of t or after
+// limit (less, if the test binary's deadline comes sooner: see Within),
+// and returns the context of its first tab; tabs opened with
+// chromedp.NewContext from it share the browser.
 func Start(t testing.TB, limit time.Duration) context.Context {
 	t.Helper()
 	exe := Path(t)
+	limit = Within(t, limit)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
@@ -68,7 +70,23 @@ func Start(t testing.TB, limit time.Duration) context.Context {
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	t.Cleanup(cancelBrowser)
 	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
+		t.Fatalf("starting %s (within %v): %v", exe, limit, err)
 	}
 	return browser
+}
+
+// Within is d, or less when the test binary's deadline (go test
+// -timeout, 10 minutes by default) comes sooner: the longest a wait may
+// take and still fail with its own message, 20 s before the package's
+// timeout would panic with nothing but goroutine stacks.
+func Within(t testing.TB, d time.Duration) time.Duration {
+	type deadliner interface{ Deadline() (time.Time, bool) }
+	if dt, ok := t.(deadliner); ok {
+		if dl, ok := dt.Deadline(); ok {
+			if left := time.Until(dl) - 20*time.Second; left < d {
+				return max(left, time.Second)
+			}
+		}
+	}
+	return d
 }
