@@ -29,6 +29,7 @@ func main() {
 	catchRejoin := flag.Bool("catchup-rejoin", true, "a rejoiner catches up after the spectator")
 	catchOnly := flag.Bool("catchup-only", false, "run the catch-up only: no benchmarks, no JSON")
 	hitchPlot := flag.String("hitchplot", "", "write an SVG of drawn displacement per frame, paced against on arrival, to this file, and run nothing else")
+	markdown := flag.String("markdown", "", "print the README's measurements table from this JSON report (bench/latest.json), and run nothing else")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\nThe rows measured are declared in bench/rows.go.\n\n")
 		flag.PrintDefaults()
@@ -40,6 +41,13 @@ func main() {
 	}
 	if *hitchPlot != "" {
 		if err := writeHitchPlot(*hitchPlot); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *markdown != "" {
+		if err := printMarkdown(os.Stdout, *markdown); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

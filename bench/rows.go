@@ -228,3 +228,25 @@ func profileRows(links ...[2]string) []row {
 	}
 	return out
 }
+
+// readmeRows are the rows of the README's "Latest measurements" table, by
+// Name, in its order: go run ./bench -markdown bench/latest.json prints it.
+var readmeRows = []string{
+	"Commit, 192B", "Commit, 1MiB", "Rollback, 192B", "Rollback, 1MiB",
+	"Checksum, 192B", "Checksum, 1MiB", "Peek",
+	"Step, inputs confirmed", "a frame: 2 inputs + Step",
+	"rollback, 128 entities, depth=1", "rollback, 128 entities, depth=8",
+	"P2P AdvanceFrame/frame, 2 players", "P2P AdvanceFrame/frame, 4 players",
+	"host tick feeding a spectator", "rejoin replay/frame, 4,096 a call",
+	"record a frame", "replay a frame, checked",
+	"Input held-8f-1p, encode", "Input held-8f-1p, decode", "Input held-8f-1p, bytes",
+	"Input mixed-8f-2p, bytes", "Messages InputAck, encode",
+	"send + receive, Perfect/1200B",
+	"queue push + tick, 192B", "queue push + tick, 36000B",
+	"pong Step", "a minute's file, a checksum/60",
+	"parse a relayed signal",
+	"host tick per client, 8 clients", "client tick, prediction held", "client tick, mismatch: resimulate",
+	"bytes/s a client, delta-coded",
+	"P2P 40ms 0.2%: bytes/s a peer", "P2P 200ms 10%: bytes/s a peer",
+	"P2P 200ms 10%: rollbacks a second",
+}

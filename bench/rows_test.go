@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -44,6 +45,9 @@ func TestRowsAreComplete(t *testing.T) {
 		if r.Base != "" {
 			named[r.Pkg+" "+topLevel(r.Base)] = true
 		}
+	}
+	for _, n := range readmeRows {
+		require.True(t, names[n], "readmeRows names %q, which is no row", n)
 	}
 	pkgs := map[string]bool{}
 	for _, r := range rows {
@@ -237,4 +241,38 @@ func TestMeasureRunsPasses(t *testing.T) {
 
 	_, err = measure(ctx, []row{{Pkg: "./playout/", Name: "x", Bench: "NoSuch", NoBase: "none"}}, measureConfig{Passes: 1, Benchtime: time.Millisecond, Log: os.Stderr})
 	require.ErrorContains(t, err, "has no BenchmarkNoSuch")
+}
+
+// TestMarkdownFromReport: the README's table is printed from a JSON
+// report, one line per readmeRows entry, and a report without one of them
+// is refused.
+func TestMarkdownFromReport(t *testing.T) {
+	rep := Report{Date: "2026-12-01T19:00:00Z", Commit: "0123456789ab", GoVersion: "go1.26", CPUs: 2, CPU: "Example CPU",
+		Command: "go run ./bench", Passes: 5, Benchtime: "100ms", Elapsed: "11m0s", Load: []loadAvg{{9.5, 8, 7}, {12, 9, 8}}}
+	for _, r := range rows {
+		res := rowResult{Group: r.Group, Name: r.Name, NoBase: r.NoBase, BaseName: r.BaseName,
+			Subject: figure{Unit: r.unit(), Min: 1500, Median: 1600}}
+		if r.Base != "" {
+			res.Baseline = &figure{Unit: r.baseUnit(), Min: 500, Median: 510}
+			res.RatioOfMins, res.MedianRatio = 3, 3.1
+		}
+		rep.Rows = append(rep.Rows, res)
+	}
+	path := filepath.Join(t.TempDir(), "latest.json")
+	js, err := json.Marshal(rep)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, js, 0o644))
+	var buf bytes.Buffer
+	require.NoError(t, printMarkdown(&buf, path))
+	out := buf.String()
+	t.Logf("\n%s", out)
+	require.Equal(t, len(readmeRows)+2, strings.Count(out, "\n|"), "a header, a rule and a line per row")
+	require.Contains(t, out, "| Commit, 192B (ring (rollback)) | 1.5 us (1.6 us) | copy, 16 slots: 500 ns (510 ns) | 3.00x (3.10x) | 0 |")
+	require.Contains(t, out, "load average 9.50 8.00 7.00 at the start")
+
+	rep.Rows = rep.Rows[1:]
+	js, err = json.Marshal(rep)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, js, 0o644))
+	require.ErrorContains(t, printMarkdown(&buf, path), `no row "Commit, 192B"`)
 }

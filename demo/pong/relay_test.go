@@ -55,7 +55,7 @@ func TestTwoProcessesRelayOnly(t *testing.T) {
 	wg.Wait()
 	out := outs[0] + outs[1]
 	t.Logf("both players:\n%s", out)
-	require.NoError(t, ctx.Err())
+	require.NoError(t, ctx.Err(), "waited 60 s for both relayed players to finish: killed")
 	require.Equal(t, []int{exitOK, exitOK}, codes)
 	require.Equal(t, 2, strings.Count(out, "frames played       300"))
 	require.Equal(t, 2, strings.Count(out, "(checksums agree)"))
