@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,35 +52,71 @@ type pageResult struct {
 	PeerGone   string  `json:"peerGone"`
 }
 
-// The browser pong, built once for every test.
-var (
-	webOnce  sync.Once
-	webBuilt *webBuild
-	webErr   error
-)
-
-// browserEnv is one -web server and one headless Chromium.
+// browserEnv is the browser pong's -web server and one headless
+// Chromium, shared by every browser test of the package (each in rooms of
+// its own): one browser compiles the 12 MB pong.wasm once and keeps it in
+// its code cache, where a browser per test compiled it again each time
+// (on a loaded 2-core machine, a tab then never started its game within 2
+// minutes). TestMain closes it.
 type browserEnv struct {
 	addr    string
 	build   *webBuild
 	browser context.Context
 }
 
+var shared struct {
+	once  sync.Once
+	env   *browserEnv
+	err   error
+	close []func()
+}
+
+// newBrowserEnv returns the shared browser environment, started by the
+// first test that asks, within that test's deadline.
 func newBrowserEnv(t *testing.T) *browserEnv {
 	t.Helper()
-	browsertest.Path(t) // skip before building anything without a browser
+	exe := browsertest.Path(t) // skip before building anything without a browser
+	shared.once.Do(func() { shared.env, shared.err = startBrowserEnv(t, exe) })
+	require.NoError(t, shared.err)
+	b := shared.env.build
+	t.Logf("pong.wasm: %d bytes (%.1f MB), %d gzipped, built in %v", len(b.wasm), float64(len(b.wasm))/1e6, len(b.gzipped), b.took.Round(time.Millisecond))
+	return shared.env
+}
+
+func startBrowserEnv(t *testing.T, exe string) (*browserEnv, error) {
 	limit := within(t, 10*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	t.Cleanup(cancel)
-	webOnce.Do(func() { webBuilt, webErr = buildWeb(ctx) })
-	require.NoError(t, webErr, "building the browser pong (go build for js/wasm), within %v", limit)
-	b := webBuilt
+	defer cancel()
+	b, err := buildWeb(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("building the browser pong (go build for js/wasm), within %v: %w", limit, err)
+	}
 	srv, err := startWeb("127.0.0.1:0", b)
-	require.NoError(t, err)
-	t.Cleanup(srv.close)
-	t.Logf("pong.wasm: %d bytes (%.1f MB), %d gzipped, built in %v", len(b.wasm), float64(len(b.wasm))/1e6, len(b.gzipped), b.took.Round(time.Millisecond))
-	browser := browsertest.Start(t, within(t, 10*time.Minute))
-	return &browserEnv{addr: strings.TrimPrefix(srv.url, "ws://"), build: b, browser: browser}
+	if err != nil {
+		return nil, err
+	}
+	shared.close = append(shared.close, srv.close)
+	dir, err := os.MkdirTemp("", "rollnet-pong-chromium-")
+	if err != nil {
+		return nil, err
+	}
+	shared.close = append(shared.close, func() { _ = os.RemoveAll(dir) })
+	// The browser lives until the package's tests end: the test binary's
+	// deadline bounds it.
+	browser, stop, err := browsertest.Launch(exe, dir, within(t, 10*time.Minute))
+	if err != nil {
+		return nil, err
+	}
+	shared.close = append(shared.close, stop)
+	return &browserEnv{addr: strings.TrimPrefix(srv.url, "ws://"), build: b, browser: browser}, nil
+}
+
+// closeBrowserEnv closes the shared browser and server, if a test started
+// them (TestMain, after the tests).
+func closeBrowserEnv() {
+	for _, c := range slices.Backward(shared.close) {
+		c()
+	}
 }
 
 // tab opens a new tab on the page for room, with a bot playing and query
@@ -92,6 +129,10 @@ func (e *browserEnv) tab(t *testing.T, room string, frames int, query ...string)
 	for _, q := range query {
 		url += "&" + q
 	}
+	// The first action on a tab's context makes the tab, and a bound on
+	// that call's context would close the tab with it: make it unbounded
+	// (the browser's own bound holds), then navigate within a bound.
+	require.NoError(t, chromedp.Do(ctx), "opening a tab")
 	limit := within(t, 2*time.Minute)
 	nav, stop := context.WithTimeout(ctx, limit)
 	defer stop()
@@ -186,7 +227,7 @@ func (e *browserEnv) native(t *testing.T, room string, frames int, extra ...stri
 	limit := within(t, 5*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	args := append([]string{"-signal", "ws://" + e.addr, "-room", room, "-bot", "-frames", fmt.Sprint(frames), "-headless", "-timeout", "3m"}, extra...)
-	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd := demoCommand(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

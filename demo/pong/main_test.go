@@ -30,7 +30,7 @@ func demo(t *testing.T, timeout time.Duration, args ...string) (string, int) {
 	timeout = within(t, timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd := demoCommand(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1", "TMPDIR="+t.TempDir()) // a desync's state files (record.go)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, ctx.Err(), "waited %v for the demo %q to exit: killed:\n%s", timeout, args, out)
@@ -229,7 +229,7 @@ func startDemo(ctx context.Context, t *testing.T, args ...string) *proc {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	p := &proc{ctx: ctx, cmd: exec.CommandContext(ctx, exe, args...),
+	p := &proc{ctx: ctx, cmd: demoCommand(ctx, exe, args...),
 		joined: make(chan struct{}), started: make(chan struct{}), read: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), childEnv+"=1")
 	r, err := p.cmd.StdoutPipe()
@@ -253,6 +253,17 @@ func startDemo(ctx context.Context, t *testing.T, args ...string) *proc {
 		}
 	}()
 	return p
+}
+
+// demoCommand is exec.CommandContext, except that the context's end
+// sends SIGQUIT first: a demo still running when its test's bound ends
+// prints every goroutine's stack (into the output the test reports), and
+// is killed 5 s later if that did not end it.
+func demoCommand(ctx context.Context, exe string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
 }
 
 // await waits for c, failing the test with what if ctx ends first.

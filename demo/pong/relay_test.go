@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -45,7 +44,7 @@ func TestTwoProcessesRelayOnly(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range outs {
 		wg.Go(func() {
-			cmd := exec.CommandContext(ctx, exe, "-signal", url, "-room", "relayed", "-relay",
+			cmd := demoCommand(ctx, exe, "-signal", url, "-room", "relayed", "-relay",
 				"-headless", "-frames", "300", "-fps", "120", "-timeout", "30s")
 			cmd.Env = append(os.Environ(), childEnv+"=1")
 			out, _ := cmd.CombinedOutput()

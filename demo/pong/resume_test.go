@@ -29,7 +29,7 @@ func startWatched(ctx context.Context, t *testing.T, args ...string) *watched {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	w := &watched{ctx: ctx, cmd: exec.CommandContext(ctx, exe, args...), changed: make(chan struct{})}
+	w := &watched{ctx: ctx, cmd: demoCommand(ctx, exe, args...), changed: make(chan struct{})}
 	w.cmd.Env = append(os.Environ(), childEnv+"=1")
 	r, err := w.cmd.StdoutPipe()
 	require.NoError(t, err)

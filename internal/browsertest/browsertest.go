@@ -14,6 +14,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -48,11 +49,22 @@ func Start(t testing.TB, limit time.Duration) context.Context {
 	t.Helper()
 	exe := Path(t)
 	limit = Within(t, limit)
+	browser, stop, err := Launch(exe, t.TempDir(), limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return browser
+}
+
+// Launch starts the headless Chromium exe with its profile in dir, for at
+// most limit, and returns the context of its first tab and the func that
+// closes it: for a browser that several tests share (closed by TestMain).
+func Launch(exe, dir string, limit time.Duration) (context.Context, func(), error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	t.Cleanup(cancel)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.Flag("headless", true),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -66,13 +78,13 @@ func Start(t testing.TB, limit time.Duration) context.Context {
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 	)
-	t.Cleanup(cancelAlloc)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(cancelBrowser)
+	stop := func() { cancelBrowser(); cancelAlloc(); cancel() }
 	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("starting %s (within %v): %v", exe, limit, err)
+		stop()
+		return nil, nil, fmt.Errorf("starting %s (within %v): %w", exe, limit, err)
 	}
-	return browser
+	return browser, stop, nil
 }
 
 // Within is d, or less when the test binary's deadline (go test

@@ -79,6 +79,11 @@ func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.D
 	tab, cancel := chromedp.NewContext(browser)
 	defer cancel()
 	url := fmt.Sprintf("http://%s/?arg=-test.v&arg=-test.count=1&arg=-test.run=%s", ln.Addr(), run)
+	// The first action on tab makes the tab: without a bound of its own,
+	// which would close the tab with it (the browser's bound holds).
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
 	ctx, stop := context.WithTimeout(tab, limit)
 	defer stop()
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
