@@ -112,10 +112,7 @@ var rows = concat(
 			{Name: "bytes/s a client, delta-coded", Bench: "AuthorityStateBytes/delta", Unit: "B/s/client",
 				Base: "AuthorityStateBytes/full", BaseName: "full states"},
 		},
-		profileRows(
-			[2]string{"40ms+-6ms_0.2%", "40ms 0.2%"},
-			[2]string{"100ms+-15ms_2%", "100ms 2%"},
-			[2]string{"200ms+-30ms_10%", "200ms 10%"}),
+		profileRows(profileLinks...),
 	),
 )
 
@@ -210,9 +207,16 @@ func codecRows(bench, base string, cases ...string) []row {
 	return out
 }
 
-// profileRows are what a player feels over each simulated link: the
-// benchmark's sub-name and a short label of it.
-func profileRows(links ...[2]string) []row {
+// profileLinks are BenchmarkP2PProfile's links: its sub-benchmark, a
+// short label, and the link in words.
+var profileLinks = [][3]string{
+	{"40ms+-6ms_0.2%", "40ms 0.2%", "40 ms ± 6 ms, 0.2 % loss"},
+	{"100ms+-15ms_2%", "100ms 2%", "100 ms ± 15 ms, 2 % loss"},
+	{"200ms+-30ms_10%", "200ms 10%", "200 ms ± 30 ms, 10 % loss"},
+}
+
+// profileRows are what a player feels over each simulated link.
+func profileRows(links ...[3]string) []row {
 	const why = "what a player feels over a simulated link (one way, with jitter and loss), on a fake clock: " +
 		"no floor but zero"
 	var out []row
