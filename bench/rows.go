@@ -56,6 +56,10 @@ var rows = concat(
 				Base: "P2PRejoinReplay/baseline", BaseName: "simulate alone"},
 			{Name: "rejoin feed, one tick's burst", Bench: "P2PRejoinFeed",
 				NoBase: "one tick's burst read from the archive and sent: compare it with a 16.7 ms tick"},
+		},
+	),
+	group("replay", "./replay/",
+		[]row{
 			{Name: "record a frame", Bench: "Record", Base: "RecordBaselineChecksum", BaseName: "copy + CRC32-C"},
 			{Name: "record a frame: bytes", Bench: "Record", Unit: "bytes/frame",
 				NoBase: "the file's size: 4 bytes of inputs and a checksum a frame written plainly"},

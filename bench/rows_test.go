@@ -266,7 +266,9 @@ func TestMarkdownFromReport(t *testing.T) {
 	require.NoError(t, printMarkdown(&buf, path))
 	out := buf.String()
 	t.Logf("\n%s", out)
-	require.Equal(t, len(readmeRows)+2, strings.Count(out, "\n|"), "a header, a rule and a line per row")
+	require.Equal(t, len(readmeRows)+2+2+len(profileLinks), strings.Count(out, "\n|"),
+		"a header, a rule and a line per row; then the profile table's")
+	require.Contains(t, out, "| 200 ms ± 30 ms, 10 % loss | 1.5 k | 1.5 k | 1.5 k | 1.5 kB/s | no |")
 	require.Contains(t, out, "| Commit, 192B (ring (rollback)) | 1.5 us (1.6 us) | copy, 16 slots: 500 ns (510 ns) | 3.00x (3.10x) | 0 |")
 	require.Contains(t, out, "load average 9.50 8.00 7.00 at the start")
 
