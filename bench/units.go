@@ -25,43 +25,26 @@ func formatFigure(v float64, unit string) string {
 }
 
 // formatTime prints ns nanoseconds as ns, us, ms or s.
-func formatTime(ns float64) string {
-	switch a := round3(math.Abs(ns)); {
-	case a < 1e3:
-		return sig3(ns) + " ns"
-	case a < 1e6:
-		return sig3(ns/1e3) + " us"
-	case a < 1e9:
-		return sig3(ns/1e6) + " ms"
-	}
-	return sig3(ns/1e9) + " s"
-}
+func formatTime(ns float64) string { return scaled(ns, "ns", "us", "ms", "s") }
 
-// formatBytes prints b bytes as B, kB or MB (powers of 1000).
-func formatBytes(b float64) string {
-	switch a := round3(math.Abs(b)); {
-	case a < 1e3:
-		return sig3(b) + " B"
-	case a < 1e6:
-		return sig3(b/1e3) + " kB"
-	case a < 1e9:
-		return sig3(b/1e6) + " MB"
-	}
-	return sig3(b/1e9) + " GB"
-}
+// formatBytes prints b bytes as B, kB, MB or GB (powers of 1000).
+func formatBytes(b float64) string { return scaled(b, "B", "kB", "MB", "GB") }
 
 // formatNumber prints a count: three significant digits below 1,000,
-// then k and M.
-func formatNumber(v float64) string {
-	switch a := round3(math.Abs(v)); {
-	case a < 1e3:
-		return sig3(v)
-	case a < 1e6:
-		return sig3(v/1e3) + " k"
-	case a < 1e9:
-		return sig3(v/1e6) + " M"
+// then k, M and G.
+func formatNumber(v float64) string { return scaled(v, "", "k", "M", "G") }
+
+// scaled prints v in the largest of units (each 1000 times the one
+// before) that keeps it at 1 or more, with three significant digits.
+func scaled(v float64, units ...string) string {
+	a, i := round3(math.Abs(v)), 0
+	for ; i+1 < len(units) && a >= 1000; i++ {
+		v, a = v/1000, round3(a/1000)
 	}
-	return sig3(v/1e9) + " G"
+	if units[i] == "" {
+		return sig3(v)
+	}
+	return sig3(v) + " " + units[i]
 }
 
 // formatRatio prints a ratio with two decimals ("0.69x"), one from 10
