@@ -1,5 +1,7 @@
 package main
 
+import "fmt"
+
 // rows is the report, one entry a line, in the order printed. To add a
 // measurement, add a benchmark (and its baseline) in a _test.go file of
 // its package, then a row here: the package, the benchmark's name
@@ -116,6 +118,7 @@ var rows = concat(
 			{Name: "bytes/s a client, delta-coded", Bench: "AuthorityStateBytes/delta", Unit: "B/s/client",
 				Base: "AuthorityStateBytes/full", BaseName: "full states"},
 		},
+		scaleRows(),
 		profileRows(profileLinks...),
 	),
 )
@@ -211,6 +214,32 @@ func codecRows(bench, base string, cases ...string) []row {
 	return out
 }
 
+// scaleRows are the authority host in the 1024-entity world by room size:
+// its CPU per client beside the copy-and-CRC floor, and the bytes a
+// client costs beside a room of one's.
+func scaleRows() []row {
+	var out []row
+	for _, n := range []int{1, 4, 16, 64, 128, 256} {
+		sub := fmt.Sprintf("%dclients_1024entities", n)
+		out = append(out, row{Name: fmt.Sprintf("host/client, %d clients, 1024 ent", n),
+			Bench: "AuthorityHostScale/" + sub, Unit: "ns/client",
+			Base: "AuthorityHostScaleBaselineCopy/" + sub, BaseName: "copy, CRC a client"})
+	}
+	for _, how := range []string{"held", "pressed"} {
+		for _, n := range []int{1, 16, 64} {
+			r := row{Name: fmt.Sprintf("B/s a client, %s, %d clients", how, n),
+				Bench: fmt.Sprintf("AuthorityStateBytesScale/%s_%dclients", how, n), Unit: "B/s/client"}
+			if n == 1 {
+				r.NoBase = "the room of one that the larger rooms are divided by"
+			} else {
+				r.Base, r.BaseName = fmt.Sprintf("AuthorityStateBytesScale/%s_1clients", how), "a room of one"
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // profileLinks are BenchmarkP2PProfile's links: its sub-benchmark, a
 // short label, and the link in words.
 var profileLinks = [][3]string{
@@ -253,7 +282,10 @@ var readmeRows = []string{
 	"queue push + tick, 192B", "queue push + tick, 36000B",
 	"pong Step", "a minute's file, a checksum/60",
 	"parse a relayed signal",
-	"host tick per client, 8 clients", "client tick, prediction held", "client tick, mismatch: resimulate",
+	"host tick per client, 8 clients",
+	"host/client, 64 clients, 1024 ent", "host/client, 256 clients, 1024 ent",
+	"B/s a client, held, 64 clients", "B/s a client, pressed, 64 clients",
+	"client tick, prediction held", "client tick, mismatch: resimulate",
 	"bytes/s a client, delta-coded",
 	"P2P 40ms 0.2%: bytes/s a peer", "P2P 200ms 10%: bytes/s a peer",
 	"P2P 200ms 10%: rollbacks a second",
