@@ -127,7 +127,7 @@ func measure(ctx context.Context, rs []row, cfg measureConfig) (measurement, err
 	}
 	defer os.RemoveAll(dir)
 
-	root, err := moduleRoot(ctx)
+	root, err := moduleRoot()
 	if err != nil {
 		return m, err
 	}
@@ -141,10 +141,20 @@ func measure(ctx context.Context, rs []row, cfg measureConfig) (measurement, err
 			pkgs = append(pkgs, r.Pkg)
 		}
 	}
-	for _, p := range pkgs {
+	for i, p := range pkgs {
 		cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bins[p], p)
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
+		if err != nil && ctx.Err() != nil {
+			// A loaded machine (or a cold build cache) outran the bound:
+			// every row says so, and the report is still written.
+			m.Cut = fmt.Sprintf("the time bound ended compiling %s's tests (%d of %d packages compiled in %v)",
+				p, i, len(pkgs), time.Since(began).Round(time.Second))
+			fmt.Fprintf(cfg.Log, "bench: %s\n", m.Cut)
+			m.Build = time.Since(began)
+			m.Rows = foldRows(rs, nil, nil)
+			return m, nil
+		}
 		if err != nil {
 			return m, fmt.Errorf("go test -c %s: %w\n%s", p, err, out)
 		}
@@ -219,6 +229,14 @@ func measure(ctx context.Context, rs []row, cfg measureConfig) (measurement, err
 			pass+1, cfg.Passes, len(order), last.Round(100*time.Millisecond), m.Load[len(m.Load)-1])
 	}
 
+	m.Rows = foldRows(rs, runs, fails)
+	return m, nil
+}
+
+// foldRows makes each row's result from the runs of its benchmarks (one
+// a pass) and their failures.
+func foldRows(rs []row, runs map[benchKey][]benchRun, fails map[benchKey]string) []rowResult {
+	var out []rowResult
 	for _, r := range rs {
 		res := rowResult{Group: r.Group, Name: r.Name, Package: strings.Trim(r.Pkg, "./"), Bench: r.Bench,
 			Base: r.Base, BaseName: r.BaseName, NoBase: r.NoBase}
@@ -244,9 +262,9 @@ func measure(ctx context.Context, rs []row, cfg measureConfig) (measurement, err
 			}
 			res.MedianRatio = median(ratios)
 		}
-		m.Rows = append(m.Rows, res)
+		out = append(out, res)
 	}
-	return m, nil
+	return out
 }
 
 // missing says why f has no figure, or "" when it has one.
@@ -287,7 +305,9 @@ func fold(runs []benchRun, unit string) figure {
 
 // moduleRoot is the directory of the main module's go.mod: rows name
 // their packages relative to it.
-func moduleRoot(ctx context.Context) (string, error) {
+func moduleRoot() (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)

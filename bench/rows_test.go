@@ -241,6 +241,17 @@ func TestMeasureRunsPasses(t *testing.T) {
 
 	_, err = measure(ctx, []row{{Pkg: "./playout/", Name: "x", Bench: "NoSuch", NoBase: "none"}}, measureConfig{Passes: 1, Benchtime: time.Millisecond, Log: os.Stderr})
 	require.ErrorContains(t, err, "has no BenchmarkNoSuch")
+
+	// A bound that ends before the tests are compiled: every row says
+	// so, and there is still a report to write.
+	ended, stop := context.WithTimeout(ctx, time.Millisecond)
+	defer stop()
+	time.Sleep(2 * time.Millisecond) // let the bound pass: no wait on anything
+	m, err = measure(ended, rs, measureConfig{Passes: 3, Benchtime: time.Millisecond, Log: os.Stderr})
+	require.NoError(t, err)
+	require.Contains(t, m.Cut, "the time bound ended compiling")
+	require.Len(t, m.Rows, 2)
+	require.Equal(t, "the time bound left no pass for it", m.Rows[0].Error)
 }
 
 // TestMarkdownFromReport: the README's table is printed from a JSON
