@@ -36,7 +36,7 @@ func TestConfigErrors(t *testing.T) {
 	_, err = NewHost[world, withBool](HostConfig[withBool]{Players: 1}, ep, func(*world, []withBool, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorContains(t, err, "bool")
-	_, err = NewHost[withPointer, uint16](HostConfig[uint16]{Players: 1}, ep, func(*withPointer, []uint16, rollnet.Frame) {})
+	_, err = NewHost[withPointer, uint16](HostConfig[uint16]{Players: 1}, ep, func(*withPointer, []uint16, rollnet.Frame) {}) //rollnet:ok the state type is refused on purpose
 	require.ErrorIs(t, err, ErrConfig)
 	_, err = NewHost[bigWorld, uint16](HostConfig[uint16]{Players: 1}, nil, simBig)
 	require.ErrorIs(t, err, ErrConfig)

@@ -100,6 +100,17 @@ var rows = concat(
 				NoBase: "3,600 frames simulated and checked: the session rows compare a replayed frame with simulate"},
 		},
 	),
+	group("fixed-point math (fixed)", "./fixed/",
+		[]row{
+			{Name: "fixed Mul", Bench: "Mul", Base: "MulBaselineFloat64", BaseName: "float64"},
+			{Name: "fixed Div", Bench: "Div", Base: "DivBaselineFloat64", BaseName: "float64"},
+			{Name: "fixed Sqrt", Bench: "Sqrt", Base: "SqrtBaselineFloat64", BaseName: "float64"},
+			{Name: "fixed Sin", Bench: "Sin", Base: "SinBaselineFloat64", BaseName: "float64"},
+			{Name: "fixed Atan2", Bench: "Atan2", Base: "Atan2BaselineFloat64", BaseName: "float64"},
+			{Name: "fixed Hypot", Bench: "Hypot", Base: "HypotBaselineFloat64", BaseName: "float64"},
+			{Name: "fixed RotateNormalize", Bench: "RotateNormalize", Base: "RotateNormalizeBaselineFloat64", BaseName: "float64"},
+		},
+	),
 	group("signaling", "./signaling/",
 		[]row{
 			{Name: "parse a relayed signal", Bench: "ParseEnvelope", Base: "BaselineJSONValid", BaseName: "json.Valid"},
