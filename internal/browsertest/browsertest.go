@@ -44,12 +44,14 @@ func Path(t testing.TB) string {
 // Start starts a headless Chromium for t, closed at the end of t or after
 // limit (less, if the test binary's deadline comes sooner: see Within),
 // and returns the context of its first tab; tabs opened with
-// chromedp.NewContext from it share the browser.
-func Start(t testing.TB, limit time.Duration) context.Context {
+// chromedp.NewContext from it share the browser. opts come after the
+// defaults and override them (chromedp.Flag("disable-quic", false) lets a
+// page use QUIC, for WebTransport).
+func Start(t testing.TB, limit time.Duration, opts ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	exe := Path(t)
 	limit = Within(t, limit)
-	browser, stop, err := Launch(exe, t.TempDir(), limit)
+	browser, stop, err := Launch(exe, t.TempDir(), limit, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +62,10 @@ func Start(t testing.TB, limit time.Duration) context.Context {
 // Launch starts the headless Chromium exe with its profile in dir, for at
 // most limit, and returns the context of its first tab and the func that
 // closes it: for a browser that several tests share (closed by TestMain).
-func Launch(exe, dir string, limit time.Duration) (context.Context, func(), error) {
+// opts are as Start's.
+func Launch(exe, dir string, limit time.Duration, opts ...chromedp.ExecAllocatorOption) (context.Context, func(), error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
 		chromedp.UserDataDir(dir),
 		chromedp.Flag("headless", true),
@@ -77,7 +80,7 @@ func Launch(exe, dir string, limit time.Duration) (context.Context, func(), erro
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-	)
+	}, opts...)...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	stop := func() { cancelBrowser(); cancelAlloc(); cancel() }
 	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {

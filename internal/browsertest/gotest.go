@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,8 +38,10 @@ WebAssembly.instantiateStreaming(fetch("test.wasm"), go.importObject)
 // and returns what they printed and their exit status (-1: the page
 // failed to start them). It fails t, saying which, if compiling them and
 // running them do not end within limit (less, if the test binary's
-// deadline comes sooner: see Within).
-func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.Duration) (string, int) {
+// deadline comes sooner: see Within). args go to the test binary after
+// its -test flags (flags the tests define, such as the address of a
+// server the calling test started).
+func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.Duration, args ...string) (string, int) {
 	t.Helper()
 	limit = Within(t, limit)
 	began := time.Now()
@@ -79,6 +82,9 @@ func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.D
 	tab, cancel := chromedp.NewContext(browser)
 	defer cancel()
 	url := fmt.Sprintf("http://%s/?arg=-test.v&arg=-test.count=1&arg=-test.run=%s", ln.Addr(), run)
+	for _, a := range args {
+		url += "&arg=" + neturl.QueryEscape(a)
+	}
 	// The first action on tab makes the tab: without a bound of its own,
 	// which would close the tab with it (the browser's bound holds).
 	if err := chromedp.Do(tab); err != nil {
