@@ -79,6 +79,8 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 	case u = <-joinURL:
 	case err := <-done:
 		t.Fatalf("host ended: %v\n%s", err, logs)
+	case <-ctx.Done():
+		t.Fatalf("waited for the host's join URL: %v\n%s", ctx.Err(), logs)
 	}
 
 	sc, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
@@ -126,7 +128,12 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 			break
 		}
 	}
-	require.NoError(t, <-done)
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-ctx.Done():
+		t.Fatalf("waited for the host to return after it stopped: %v\n%s", ctx.Err(), logs)
+	}
 	out := logs.String()
 	require.Contains(t, out, "msg=hosting game=line room=r1")
 	require.Contains(t, out, `msg="client joined"`)
