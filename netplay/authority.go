@@ -27,7 +27,6 @@ const grace = 20 * time.Second
 
 type rosterEntry struct {
 	state uint8
-	back  uint8 // seconds
 	name  string
 }
 

@@ -20,9 +20,9 @@ type mux struct {
 	dropped   uint64 // session datagrams from peers not expected
 }
 
-func (x *mux) Local() transport.Peer                { return x.inner.Local() }
+func (x *mux) Local() transport.Peer                  { return x.inner.Local() }
 func (x *mux) Send(to transport.Peer, b []byte) error { return x.inner.Send(to, b) }
-func (x *mux) Close() error                          { return nil } // the Match closes inner
+func (x *mux) Close() error                           { return nil } // the Match closes inner
 
 // Receive returns the next session datagram, handling netplay's on the way.
 func (x *mux) Receive(buf []byte) (int, transport.Peer, error) {
