@@ -382,6 +382,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 	} else {
 		c.depth += (d - c.depth) / 8
 	}
+	c.early.add(d)
 	per, size := h.s.perClient, h.inputSize
 	for k := range m.Frames {
 		g := Frame(m.Start) + Frame(k)
