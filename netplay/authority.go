@@ -106,7 +106,13 @@ func (m *Match[S, I]) hostRoster() {
 	if away != m.st.Away {
 		m.st.Away, m.awayUntil = away, now.Add(grace)
 	}
-	back := uint8(min(max(m.awayUntil.Sub(now), 0)/time.Second, 255))
+	m.sendRoster(roleClient)
+}
+
+// sendRoster sends m.roster (a host's slots, a P2P seat 0's seats) to
+// every peer of role to, with how long an away player may come back.
+func (m *Match[S, I]) sendRoster(to role) {
+	back := uint8(min(max(m.awayUntil.Sub(m.now()), 0)/time.Second, 255))
 	b := append(m.buf[:0], appByte, kindRoster, 0)
 	n := 0
 	for _, e := range m.roster {
@@ -124,7 +130,7 @@ func (m *Match[S, I]) hostRoster() {
 	b[2] = byte(n)
 	m.buf = b
 	for _, pe := range m.order {
-		if pe.heard && pe.h.Role == roleClient {
+		if pe.heard && pe.h.Role == to {
 			_ = m.tr.Send(pe.id, b)
 		}
 	}

@@ -308,3 +308,75 @@ func TestDelayLargestProposal(t *testing.T) {
 	require.Equal(t, 6, a.m.InputDelay())
 	require.Equal(t, 6, b.m.InputDelay())
 }
+
+func TestInterruptedAndWaiting(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
+	a := l.add("a", join, netplay.Config{Players: 2, Name: "alice"}, "b")
+	b := l.add("b", join, netplay.Config{Players: 2, Name: "bob"}, "a")
+	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
+	l.net.Partition("a", "b")
+	l.until(120, "a says bob is interrupted", func() bool { return a.st.Interrupted == "bob" })
+	require.Greater(t, a.st.Timeout, time.Duration(0))
+	l.until(120, "a waits for bob", func() bool { return a.st.Waiting == "bob" && !a.st.Advanced })
+	require.Contains(t, a.st.String(), "waiting for bob")
+	l.net.Heal("a", "b")
+	l.until(120, "bob back", func() bool { return a.st.Interrupted == "" && a.st.Waiting == "" && a.st.Advanced })
+	require.NoError(t, errors.Join(a.err, b.err))
+}
+
+func TestDesyncLine(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
+	a := l.add("a", join, netplay.Config{Players: 2}, "b")
+	broken := func(cfg netplay.Config, _ func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error) {
+		return netplay.Join[World, Buttons](cfg, func(w *World, in []Buttons, f session.Frame) {
+			simulate(w, in, f)
+			if f == 100 {
+				w.X[0]++ // a simulation that is not deterministic
+			}
+		})
+	}
+	b := l.add("b", broken, netplay.Config{Players: 2, Name: "bob"}, "a")
+	l.until(600, "both see the desync", func() bool { return a.st.Desync != "" && b.st.Desync != "" })
+	require.Regexp(t, `^frame 1\d\d: checksum [0-9a-f]{8} here, [0-9a-f]{8} at bob; the simulations parted after frame \d+$`, a.st.Desync)
+	require.NoError(t, errors.Join(a.err, b.err), "a desync is a status, not an error")
+}
+
+func TestEndedWhenTheOtherLeaves(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
+	a := l.add("a", join, netplay.Config{Players: 2, Name: "alice"}, "b", "s")
+	b := l.add("b", join, netplay.Config{Players: 2, Name: "bob"}, "a", "s")
+	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
+	s := l.add("s", watch, netplay.Config{Players: 2}, "a", "b")
+	l.until(300, "the spectator running", func() bool { return s.st.Phase == netplay.Running })
+	require.NoError(t, b.m.Close()) // bob quits
+	b.off = true
+	l.until(300, "a says bob is away", func() bool { return a.st.Away == "bob" })
+	l.until(300, "the spectator says bob is away", func() bool { return s.st.Away == "bob" })
+	require.NotEqual(t, netplay.Ended, s.st.Phase, "the spectator watches on: its host (alice) is there")
+	l.until(60*60+120, "a's match ends once bob's minute to come back is over", func() bool { return a.st.Phase == netplay.Ended })
+	require.Equal(t, netplay.EndPlayersLeft, a.st.Ended)
+	require.NoError(t, errors.Join(a.err, s.err))
+	require.NoError(t, a.m.Close())
+	a.off = true
+	l.until(600, "the spectator's host is gone", func() bool { return s.st.Phase == netplay.Ended })
+	require.Equal(t, netplay.EndHostGone, s.st.Ended)
+	require.NoError(t, s.err)
+}
+
+func TestClientRejoinsFromToken(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
+	store := &memStore{tok: map[string]netplay.Token{}}
+	h := l.add("h", host, netplay.Config{Players: 2, Room: "r"}, "c", "c2", "d")
+	c := l.add("c", connectTo, netplay.Config{Players: 2, Room: "r", Name: "carol", Tokens: store}, "h")
+	d := l.add("d", connectTo, netplay.Config{Players: 2, Room: "r", Name: "dave"}, "h")
+	l.until(600, "clients running", func() bool { return c.st.Phase == netplay.Running && d.st.Phase == netplay.Running })
+	l.until(60, "c's token saved", func() bool { _, ok := store.tok["r"]; return ok })
+	seat := c.m.Seat()
+	c.off = true // kill -9
+	l.until(600, "dave sees carol away", func() bool { return d.st.Away == "carol" })
+	c2 := l.add("c2", connectTo, netplay.Config{Players: 2, Room: "r", Name: "carol", Tokens: store}, "h")
+	l.until(600, "carol back", func() bool { return c2.st.Phase == netplay.Running && c2.st.Advanced })
+	require.Equal(t, seat, c2.m.Seat(), "the same slot")
+	l.until(600, "dave no longer sees carol away", func() bool { return d.st.Away == "" })
+	require.NoError(t, errors.Join(h.err, c2.err, d.err))
+}

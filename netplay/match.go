@@ -618,7 +618,7 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 			m.cfg.OnMessage(seat, name, payload)
 		}
 	case kindRoster:
-		if m.mode != ModeClient || from != m.hostPeer() {
+		if (m.mode != ModeClient || from != m.hostPeer()) && (m.mode != ModeSpectator || from != m.hostOfSpectator()) {
 			return
 		}
 		if err := m.parseRoster(b); err != nil {

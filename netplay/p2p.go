@@ -227,7 +227,24 @@ func (m *Match[S, I]) tickP2P(in I) error {
 	if left == m.cfg.Players-1 && !m.now().Before(m.awayUntil) {
 		m.st.Phase, m.st.Ended = Ended, EndPlayersLeft
 	}
+	if m.seat == 0 && p.Frame()%session.Frame(m.cfg.FrameRate/4+1) == 0 {
+		m.p2pRoster() // the spectators' names and who is away
+	}
 	return nil
+}
+
+// p2pRoster sends the seats' names and states to the spectators.
+func (m *Match[S, I]) p2pRoster() {
+	if m.roster == nil {
+		m.roster = make([]rosterEntry, m.cfg.Players)
+	}
+	for i, n := range m.names {
+		m.roster[i] = rosterEntry{state: 1, name: n}
+		if m.gone[i] {
+			m.roster[i].state = 2
+		}
+	}
+	m.sendRoster(roleSpectator)
 }
 
 // remoteSeats is the peer of each seat ("" for this one), from the hellos.
