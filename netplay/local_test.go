@@ -145,7 +145,7 @@ func TestWrongKindOfRoom(t *testing.T) {
 		{"client in a P2P room", join, connectTo, netplay.ErrP2PRoom},
 		{"P2P player in a host's room", host, join, netplay.ErrAuthorityRoom},
 		{"spectator in a host's room", host, watch, netplay.ErrAuthorityRoom},
-		{"host in a P2P room", join, host, netplay.ErrP2PRoom},
+		{"P2P player hearing a host arrive", host, join, netplay.ErrAuthorityRoom},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
@@ -171,6 +171,7 @@ func TestSettingsDiffer(t *testing.T) {
 			l.until(30, "an error within half a second", func() bool { return b.err != nil })
 			require.ErrorIs(t, b.err, netplay.ErrSettings)
 			require.Contains(t, b.err.Error(), "0x1")
+			require.NoError(t, l.ms["a"].err, "only the newcomer with other settings fails")
 		})
 	}
 }

@@ -629,28 +629,36 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 	}
 }
 
-// check refuses a peer of the wrong kind or with other settings.
+// check refuses, while connecting, a room of the wrong kind, and a peer
+// with other settings. Only the peer in the wrong room fails: a P2P
+// player or spectator that hears a host, a client that hears a P2P peer;
+// a host ignores everyone and a P2P peer ignores clients and spectators
+// (they fail on their own), and a running match ignores them all.
 func (m *Match[S, I]) check(pe *peer) error {
 	h := pe.h
+	if m.built() && m.mode != ModeClient {
+		return nil
+	}
 	switch m.mode {
 	case ModeP2P, ModeSpectator:
-		if h.Role.authority() {
+		switch h.Role {
+		case roleHost:
 			return fmt.Errorf("%w: %s %q is %v", ErrAuthorityRoom, pe.id, h.Name, h.Role)
+		case roleClient, roleSpectator:
+			return nil // they check the players
 		}
 	case ModeClient:
-		switch {
-		case h.Role == roleClient:
+		switch h.Role {
+		case roleClient:
 			return nil // another client: not ours to check
-		case !h.Role.authority():
+		case rolePlayer, roleSpectator, roleRejoiner:
+			if m.built() {
+				return nil
+			}
 			return fmt.Errorf("%w: %s %q is %v", ErrP2PRoom, pe.id, h.Name, h.Role)
 		}
 	case ModeHost:
-		switch {
-		case h.Role == roleHost:
-			return fmt.Errorf("%w: another host (%s %q) is in the room", ErrAuthorityRoom, pe.id, h.Name)
-		case !h.Role.authority():
-			return fmt.Errorf("%w: %s %q is %v", ErrP2PRoom, pe.id, h.Name, h.Role)
-		}
+		return nil // a client checks the host's settings, and fails alone
 	}
 	if int(h.Players) != m.cfg.Players || int(h.FrameRate) != m.cfg.FrameRate || h.Settings != m.cfg.Settings {
 		return fmt.Errorf("%w: %q plays %d players at %d fps with settings %#x, this peer %d at %d fps with %#x",
