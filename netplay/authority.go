@@ -215,6 +215,7 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 	if c.Synchronized() {
 		st := c.Stats()
 		m.st.Phase, m.st.Advanced, m.st.RTT = Running, steps > 0, st.RTT
+		m.st.Rollbacks = int(st.Mismatches)
 		if m.seat != st.First {
 			m.seat = st.First
 			if m.seat >= 0 && m.seat < len(m.names) {

@@ -211,7 +211,7 @@ func (m *Match[S, I]) tickP2P(in I) error {
 	}
 	m.evs = p.Events(m.evs[:0])
 	m.events(m.evs)
-	m.st.RTT = 0
+	m.st.RTT, m.st.FrameAdvantage, m.st.Rollbacks = 0, 0, p.Stats().Rollbacks
 	left := 0
 	for s, id := range m.remoteSeats() {
 		if id == "" {
@@ -219,6 +219,7 @@ func (m *Match[S, I]) tickP2P(in I) error {
 		}
 		if ps, err := p.PeerStats(id); err == nil {
 			m.st.RTT = max(m.st.RTT, ps.RTT)
+			m.st.FrameAdvantage = max(m.st.FrameAdvantage, ps.LocalFrameAdvantage)
 		}
 		if m.gone[s] {
 			left++

@@ -48,9 +48,9 @@ func playFriday(signal, name string) error {
 	return nil
 }
 
-// ExampleConnect_readme runs the README's authoritative client against a
-// dedicated host.
-func ExampleConnect_readme() {
+// ExampleConnect runs the README's authoritative client against a
+// dedicated host, which names its client from the client's hello.
+func ExampleConnect() {
 	signal, stop := startSignal()
 	defer stop()
 	h, err := netplay.Host[World, Buttons](netplay.Config{Signal: signal, Room: "arena", Players: 2}, simulate)
@@ -64,7 +64,7 @@ func ExampleConnect_readme() {
 	for tick := time.Tick(time.Second / 60); ; {
 		select {
 		case err := <-done:
-			fmt.Println(err)
+			fmt.Println(err, h.Name(0))
 			return
 		case <-tick:
 			if _, err := h.AdvanceFrame(0); err != nil {
@@ -73,7 +73,7 @@ func ExampleConnect_readme() {
 			}
 		}
 	}
-	// Output: <nil>
+	// Output: <nil> carol
 }
 
 func drawBlend(me, a, b *World, alpha float64) {}

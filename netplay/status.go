@@ -99,6 +99,13 @@ type Status struct {
 	// trip to the peer (the worst of them), as the session measures it.
 	InputDelay int
 	RTT        time.Duration
+
+	// For a network graph: Rollbacks counts the rollbacks so far (an
+	// authoritative client's: host states that differed from its
+	// prediction), FrameAdvantage how many frames this peer runs ahead of
+	// the peer furthest behind (P2P).
+	Rollbacks      int
+	FrameAdvantage int
 }
 
 // String is the status in a few words, for a status line (it allocates).

@@ -76,8 +76,6 @@ func (r role) String() string {
 	return fmt.Sprintf("role %d", uint8(r))
 }
 
-func (r role) authority() bool { return r == roleHost || r == roleClient }
-
 // hello is the message every peer sends every other while it connects, and
 // now and then after.
 type hello struct {

@@ -182,20 +182,28 @@ func TestLatencyBothWays(t *testing.T) {
 	})
 }
 
+// stream sends n numbered datagrams through link, one a millisecond, and
+// returns the order they arrived in.
+func stream(t *testing.T, link local.Link, n uint32) []uint32 {
+	ia, b := pair(t, impair.Config{Out: link, Seed: 3})
+	var got []uint32
+	rec := func(seq uint32, _ transport.Peer) { got = append(got, seq) }
+	for i := range n {
+		send(t, ia, "b", i)
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		drain(b, rec)
+	}
+	time.Sleep(100 * time.Millisecond)
+	synctest.Wait()
+	drain(b, rec)
+	require.Len(t, got, int(n))
+	return got
+}
+
 func TestOrdered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ia, b := pair(t, impair.Config{Out: local.Link{Latency: 40 * time.Millisecond, Jitter: 30 * time.Millisecond, Ordered: true}, Seed: 3})
-		var got []uint32
-		for i := range uint32(500) {
-			send(t, ia, "b", i)
-			time.Sleep(time.Millisecond)
-			synctest.Wait()
-			drain(b, func(seq uint32, _ transport.Peer) { got = append(got, seq) })
-		}
-		time.Sleep(100 * time.Millisecond)
-		synctest.Wait()
-		drain(b, func(seq uint32, _ transport.Peer) { got = append(got, seq) })
-		require.Len(t, got, 500)
+		got := stream(t, local.Link{Latency: 40 * time.Millisecond, Jitter: 30 * time.Millisecond, Ordered: true}, 500)
 		for i, s := range got {
 			require.EqualValues(t, i, s, "out of order at %d", i)
 		}
@@ -204,18 +212,7 @@ func TestOrdered(t *testing.T) {
 
 func TestJitterReorders(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ia, b := pair(t, impair.Config{Out: local.Link{Latency: 40 * time.Millisecond, Jitter: 30 * time.Millisecond}, Seed: 3})
-		var got []uint32
-		for i := range uint32(200) {
-			send(t, ia, "b", i)
-			time.Sleep(time.Millisecond)
-			synctest.Wait()
-			drain(b, func(seq uint32, _ transport.Peer) { got = append(got, seq) })
-		}
-		time.Sleep(100 * time.Millisecond)
-		synctest.Wait()
-		drain(b, func(seq uint32, _ transport.Peer) { got = append(got, seq) })
-		require.Len(t, got, 200)
+		got := stream(t, local.Link{Latency: 40 * time.Millisecond, Jitter: 30 * time.Millisecond}, 200)
 		swaps := 0
 		for i := 1; i < len(got); i++ {
 			if got[i] < got[i-1] {
