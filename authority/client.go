@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
-// Stats are a Client's own statistics (a host's view of each client is
-// ClientStats).
-type Stats struct {
+// ClientStats are a Client's own statistics (Client.Stats); a host's view
+// of each of its clients is HostClientStats, its own HostStats.
+type ClientStats struct {
 	// Synchronized says the client has its slots and a host state.
 	Synchronized bool
 	First, Slots int
@@ -41,10 +41,10 @@ type Stats struct {
 	Malformed uint64
 	// Rejected says the host rejected the last resume (a fresh world
 	// followed); Resumed that it accepted it (the same slots).
-	Rejected, Resumed bool
+	Rejected, Rejoined bool
 	// Link is the connection's link statistics: round-trip time, bytes
 	// per second each way, totals.
-	Link session.PeerStats
+	Link rollnet.PeerStats
 }
 
 // Client predicts the world from the host's states and its own inputs. See
@@ -54,8 +54,8 @@ type Client[S any, I comparable] struct {
 	net       link.Settings
 	e         link.Endpoint
 	l         *link.Link
-	events    []link.Event
-	sim       func(s *S, inputs []I, frame Frame)
+	events    []rollnet.Event
+	sim       func(s *S, inputs []I, frame rollnet.Frame)
 	t         int64
 	tick      int64
 	players   int
@@ -70,15 +70,15 @@ type Client[S any, I comparable] struct {
 	period    int64
 
 	ring    *rollback.Ring[S]
-	frame   Frame // next frame to simulate
+	frame   rollnet.Frame // next frame to simulate
 	started bool
-	firstIn Frame // first frame of own inputs held
+	firstIn rollnet.Frame // first frame of own inputs held
 
 	// connection
 	nonce    uint64
 	helloAt  int64
 	helloSeq bool // a Hello went out on this connection
-	token    Token
+	token    RejoinToken
 	held     bool              // token is the host's: given with the slots, or accepted
 	resume   bool              // the Hello carries token
 	answer   codec.WelcomeKind // 0 until the connection's answer
@@ -93,10 +93,10 @@ type Client[S any, I comparable] struct {
 
 	// host states
 	base       []S // delta baselines, slot f%baselineWindow
-	baseTags   []Frame
-	newestHost Frame
-	reconciled Frame
-	hostAck    Frame // newest own input frame the host applied
+	baseTags   []rollnet.Frame
+	newestHost rollnet.Frame
+	reconciled rollnet.Frame
+	hostAck    rollnet.Frame // newest own input frame the host applied
 	asm        reassembler
 	body       codec.StateBody
 	bodyIn     []byte
@@ -107,16 +107,16 @@ type Client[S any, I comparable] struct {
 	rate     int32
 	depth    int32
 	view     presentation[S]
-	fixed    bool // the last Advance (or Update) corrected a misprediction
+	fixed    bool // the last AdvanceFrame (or Update) corrected a misprediction
 	updating bool // inside Update: its steps share one fixed flag
-	stats    Stats
+	stats    ClientStats
 	done     bool
 }
 
 // NewClient returns a client of cfg.Host over tr that advances S with
 // simulate (the host's simulation, deterministic). It says Hello on its
-// first Advance.
-func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, simulate func(s *S, inputs []I, frame Frame)) (*Client[S, I], error) {
+// first AdvanceFrame.
+func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Client[S, I], error) {
 	if tr == nil || simulate == nil || cfg.Host == "" {
 		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", ErrConfig)
 	}
@@ -124,7 +124,7 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 	if err != nil {
 		return nil, err
 	}
-	net, err := cfg.Net.Resolve()
+	net, err := link.Resolve(cfg.Net)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -133,8 +133,8 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 		players: cfg.Players, inputSize: inputSize, stateSize: stateSize,
 		capacity: or(cfg.Capacity, 128), maxSend: or(cfg.MaxSend, codec.MaxFrames), target: or(cfg.TargetDepth, 2),
 		retry: net.SyncRetry, nackAfter: int64(or(cfg.NackAfter, 2)),
-		events: make([]link.Event, 0, 256),
-		token:  cfg.Resume, resume: cfg.Resume != Token{},
+		events: make([]rollnet.Event, 0, 256),
+		token:  cfg.Rejoin, resume: cfg.Rejoin != RejoinToken{},
 	}
 	switch {
 	case c.players < 1 || c.players > 64:
@@ -160,7 +160,7 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 	c.others = make([]I, c.players)
 	c.args = make([]I, c.players)
 	c.base = make([]S, baselineWindow)
-	c.baseTags = make([]Frame, baselineWindow)
+	c.baseTags = make([]rollnet.Frame, baselineWindow)
 	c.asm = newReassembler(codec.MaxStateBody)
 	c.bodyIn = make([]byte, c.players*inputSize)
 	c.delta = make([]byte, stateSize)
@@ -173,9 +173,9 @@ func NewClient[S any, I comparable](tr transport.Transport, cfg ClientConfig, si
 // forget drops the world: the next host state anchors a fresh one.
 func (c *Client[S, I]) forget() {
 	c.started = false
-	c.newestHost, c.reconciled, c.hostAck = NoFrame, NoFrame, NoFrame
+	c.newestHost, c.reconciled, c.hostAck = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame
 	for i := range c.baseTags {
-		c.baseTags[i] = NoFrame
+		c.baseTags[i] = rollnet.NoFrame
 	}
 	if c.view.q != nil {
 		c.view.reset()
@@ -197,11 +197,11 @@ func (c *Client[S, I]) dial(tr transport.Transport) error {
 	return nil
 }
 
-// Reconnect continues over a new transport (the old one was cut): the
-// client says Hello with its resume token. RESUME_ACCEPT continues the
+// Rejoin continues over a new transport (the old one was cut): the
+// client says Hello with its rejoin token. RESUME_ACCEPT continues the
 // world (the inputs predicted meanwhile are sent and the host applies them
 // late); RESUME_REJECT and the INITIAL_SYNC after it start a fresh one.
-func (c *Client[S, I]) Reconnect(tr transport.Transport) error {
+func (c *Client[S, I]) Rejoin(tr transport.Transport) error {
 	if tr == nil {
 		return fmt.Errorf("%w: nil transport", ErrConfig)
 	}
@@ -213,14 +213,14 @@ func (c *Client[S, I]) Reconnect(tr transport.Transport) error {
 	return nil
 }
 
-// Token is the client's resume token and whether it holds one: the host's
-// with the slots, or ClientConfig.Resume once the host accepted it. Keep
-// it to start a new process with (ClientConfig.Resume) within the host's
+// RejoinToken is the client's rejoin token and whether it holds one: the host's
+// with the slots, or ClientConfig.Rejoin once the host accepted it. Keep
+// it to start a new process with (ClientConfig.Rejoin) within the host's
 // grace window.
-func (c *Client[S, I]) Token() (Token, bool) { return c.token, c.held }
+func (c *Client[S, I]) RejoinToken() (RejoinToken, bool) { return c.token, c.held }
 
 // AddLocalInput sets the input of one of the client's slots (an index
-// into them, 0..Slots-1) for the next Advance and, until set again, the
+// into them, 0..Slots-1) for the next AdvanceFrame and, until set again, the
 // ones after.
 func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
 	if !c.started {
@@ -233,12 +233,12 @@ func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
 	return nil
 }
 
-// Events appends the link's events of the last Advance to dst (network
-// interrupted or resumed, disconnected: then Reconnect over a new
+// Events appends the link's events of the last AdvanceFrame to dst (network
+// interrupted or resumed, disconnected: then Rejoin over a new
 // transport resumes).
-func (c *Client[S, I]) Events(dst []session.Event) []session.Event { return append(dst, c.events...) }
+func (c *Client[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return append(dst, c.events...) }
 
-// Corrected says the last Advance (any step of the last Update) took a
+// Corrected says the last AdvanceFrame (any step of the last Update) took a
 // host state that differed from
 // the prediction and re-simulated: what the game drew of its predicted
 // entities may jump. Hide the jump in what is drawn, never in the state:
@@ -252,15 +252,15 @@ func (c *Client[S, I]) Synchronized() bool { return c.started }
 // State is the predicted present: the state after Frame()-1.
 func (c *Client[S, I]) State() *S { return c.ring.Live() }
 
-// Frame is the next frame Advance simulates.
-func (c *Client[S, I]) Frame() Frame { return c.frame }
+// Frame is the next frame AdvanceFrame simulates.
+func (c *Client[S, I]) Frame() rollnet.Frame { return c.frame }
 
 // HostState is the newest host state received whole, and its frame
 // (NoFrame and nil before the first). The pointer aliases the client's
-// storage, valid until the next Advance.
-func (c *Client[S, I]) HostState() (*S, Frame) {
-	if c.newestHost == NoFrame {
-		return nil, NoFrame
+// storage, valid until the next AdvanceFrame.
+func (c *Client[S, I]) HostState() (*S, rollnet.Frame) {
+	if c.newestHost == rollnet.NoFrame {
+		return nil, rollnet.NoFrame
 	}
 	return &c.base[int(c.newestHost)%baselineWindow], c.newestHost
 }
@@ -272,7 +272,7 @@ func (c *Client[S, I]) HostState() (*S, Frame) {
 func (c *Client[S, I]) TimeScale() float64 { return 1 + float64(c.rate)/1000 }
 
 // Stats returns the client's statistics.
-func (c *Client[S, I]) Stats() Stats {
+func (c *Client[S, I]) Stats() ClientStats {
 	s := c.stats
 	s.Synchronized, s.First, s.Slots = c.started, c.first, c.slots
 	s.Link = c.l.Stats()
@@ -294,12 +294,12 @@ func (c *Client[S, I]) Close() error {
 	return nil
 }
 
-// Advance runs one tick: reads the host's packets, reconciles the newest
+// AdvanceFrame runs one tick: reads the host's packets, reconciles the newest
 // host state (at most one re-simulation), simulates the next frame with
 // the client's inputs and the others' as the host last reported them, and
 // sends the host every input it has not applied. Before the first host
 // state it only says Hello. It allocates nothing at steady state.
-func (c *Client[S, I]) Advance() error {
+func (c *Client[S, I]) AdvanceFrame() error {
 	if c.done {
 		return ErrClosed
 	}
@@ -319,7 +319,7 @@ func (c *Client[S, I]) Advance() error {
 		c.hello()
 	}
 	switch {
-	case !c.started && (!ready || c.newestHost == NoFrame):
+	case !c.started && (!ready || c.newestHost == rollnet.NoFrame):
 		if ready {
 			c.sendNacks()
 		}
@@ -399,7 +399,7 @@ func (c *Client[S, I]) welcome(b []byte) {
 	case m.Kind == codec.WelcomeReject:
 		if c.answer == 0 {
 			c.answer = codec.WelcomeReject
-			c.stats.Rejected, c.stats.Resumed, c.held = true, false, false
+			c.stats.Rejected, c.stats.Rejoined, c.held = true, false, false
 			c.forget()
 		}
 		return
@@ -421,20 +421,20 @@ func (c *Client[S, I]) welcome(b []byte) {
 		// A host answers a Hello with a token INITIAL_SYNC only when it
 		// rejects the token: rejected, even if the RESUME_REJECT before
 		// it was lost or is still on its way.
-		c.stats.Rejected, c.stats.Resumed = c.resume, false
+		c.stats.Rejected, c.stats.Rejoined = c.resume, false
 		c.first, c.slots, c.token = int(m.First), int(m.Slots), m.Token
 		clear(c.pending)
 	case !c.started:
 		// Resumed without a world to go on with (a process started
-		// with ClientConfig.Resume, or cut before its first state): the
+		// with ClientConfig.Rejoin, or cut before its first state): the
 		// slots as the Welcome says, and the host's next state, full
 		// since this connection acknowledged none, starts the world.
 		c.forget()
-		c.stats.Rejected, c.stats.Resumed = false, true
+		c.stats.Rejected, c.stats.Rejoined = false, true
 		c.first, c.slots = int(m.First), int(m.Slots)
 		clear(c.pending)
 	default:
-		c.stats.Rejected, c.stats.Resumed = false, true
+		c.stats.Rejected, c.stats.Rejoined = false, true
 	}
 	c.held = true
 	c.answer = m.Kind
@@ -486,7 +486,7 @@ func (c *Client[S, I]) decode(body []byte) bool {
 		c.malformed()
 		return false
 	}
-	f := Frame(m.Frame)
+	f := rollnet.Frame(m.Frame)
 	if f <= c.newestHost {
 		c.stats.StatesDropped++
 		return false
@@ -497,13 +497,13 @@ func (c *Client[S, I]) decode(body []byte) bool {
 		copy(dst, m.Delta)
 	} else {
 		bk := int(m.Base) % baselineWindow
-		if c.baseTags[bk] != Frame(m.Base) || bk == k {
+		if c.baseTags[bk] != rollnet.Frame(m.Base) || bk == k {
 			c.stats.StatesDropped++
 			return false
 		}
 		xorInto(dst, m.Delta, rollback.BytesOf(&c.base[bk]))
 	}
-	c.baseTags[k] = NoFrame
+	c.baseTags[k] = rollnet.NoFrame
 	if rollback.Checksum(dst) != m.Checksum {
 		c.malformed()
 		return false
@@ -519,7 +519,7 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	// grows, and a forged state that got through (claiming the host has
 	// inputs it never had, so the client would stop sending them) is
 	// healed by the next real one.
-	c.hostAck = Frame(m.InputAck)
+	c.hostAck = rollnet.Frame(m.InputAck)
 	c.rate, c.depth = m.Rate, m.Depth
 	return true
 }
@@ -533,7 +533,7 @@ func (c *Client[S, I]) lead() int {
 
 // anchor makes host state f the client's past and predicts forward to the
 // present.
-func (c *Client[S, I]) anchor(f Frame) {
+func (c *Client[S, I]) anchor(f rollnet.Frame) {
 	*c.ring.Live() = c.base[int(f)%baselineWindow]
 	c.ring.Reset()
 	c.ring.Commit()
@@ -550,7 +550,7 @@ func (c *Client[S, I]) anchor(f Frame) {
 // reconcile compares host state f with the client's own prediction of f:
 // equal costs nothing; different restores the host's and re-simulates to
 // the present.
-func (c *Client[S, I]) reconcile(f Frame) {
+func (c *Client[S, I]) reconcile(f rollnet.Frame) {
 	c.reconciled = f
 	host := &c.base[int(f)%baselineWindow]
 	n := int(c.frame - 1 - f)
@@ -584,7 +584,7 @@ func (c *Client[S, I]) step() {
 
 // simulate simulates frame g on the live state, own inputs from the
 // history, the others' as the host last reported, and commits.
-func (c *Client[S, I]) simulate(g Frame) {
+func (c *Client[S, I]) simulate(g rollnet.Frame) {
 	copy(c.args, c.others)
 	o := int(g) % c.capacity * c.players
 	copy(c.args[c.first:c.first+c.slots], c.own[o+c.first:o+c.first+c.slots])
@@ -598,11 +598,11 @@ func (c *Client[S, I]) simulate(g Frame) {
 // backlog (after a cut) goes oldest first so none is skipped.
 func (c *Client[S, I]) sendInputs() {
 	last := c.frame - 1
-	from := max(c.hostAck+1, c.firstIn, last-Frame(c.capacity)+1)
+	from := max(c.hostAck+1, c.firstIn, last-rollnet.Frame(c.capacity)+1)
 	m := codec.AuthInput{Seq: c.l.Seq(), Ack: int32(c.newestHost), Start: int32(last), Slots: c.slots, Size: c.inputSize}
 	for n := min(int(last-from+1), c.maxSend); n > 0; n /= 2 {
 		buf := c.outIn[:0]
-		for g := from; g < from+Frame(n); g++ {
+		for g := from; g < from+rollnet.Frame(n); g++ {
 			o := int(g) % c.capacity * c.players
 			for j := c.first; j < c.first+c.slots; j++ {
 				buf = append(buf, rollback.BytesOf(&c.own[o+j])...)

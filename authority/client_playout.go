@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/playout"
 )
 
@@ -44,7 +45,7 @@ type presentation[S any] struct {
 	arr    *playout.Arrival
 	least  float64 // the configured render delay
 	played S
-	newest Frame
+	newest rollnet.Frame
 }
 
 func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentation[S], error) {
@@ -78,12 +79,12 @@ func (p *presentation[S]) reset() {
 	p.q.Reset()
 	p.clk.Reset()
 	p.arr.Reset()
-	p.newest = NoFrame
+	p.newest = rollnet.NoFrame
 }
 
 // push offers a verified host state, arrived at (client time), to the
 // paced queue and the arrival monitor.
-func (p *presentation[S]) push(f Frame, s *S, at int64) {
+func (p *presentation[S]) push(f rollnet.Frame, s *S, at int64) {
 	p.arr.Observe(int32(f), time.Duration(at))
 	if p.q.Push(int32(f), s) == playout.TimelineLost {
 		p.clk.Reset()
@@ -98,7 +99,7 @@ func (p *presentation[S]) tick() {
 	if out == playout.Coast {
 		return
 	}
-	p.played, p.newest = *s, Frame(f)
+	p.played, p.newest = *s, rollnet.Frame(f)
 	p.clk.Observe(f)
 	if p.arr.WarmedUp() {
 		// What the arrivals need behind the newest received, plus the
@@ -112,7 +113,7 @@ func (p *presentation[S]) tick() {
 }
 
 // Update is the game's frame: dt of real time goes through the fixed
-// timestep at the host's advised rate, and Advance runs once per whole step
+// timestep at the host's advised rate, and AdvanceFrame runs once per whole step
 // (never a skipped or doubled step); then the render clock moves by dt.
 // Add inputs with AddLocalInput before. It returns the steps run.
 func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
@@ -121,7 +122,7 @@ func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
 	c.fixed, c.updating = false, true
 	defer func() { c.updating = false }()
 	for range n {
-		if err := c.Advance(); err != nil {
+		if err := c.AdvanceFrame(); err != nil {
 			return 0, err
 		}
 	}
@@ -155,20 +156,20 @@ func (c *Client[S, I]) RenderTime() (float64, bool) { return c.view.clk.T() }
 // queue, so t moves steadily; the states come from every arrival, so a
 // state the queue skipped or that arrived after its tick still shapes the
 // curve. When t is past the newest, a and b are both the newest and alpha
-// is 0. The pointers are valid until the next Advance.
+// is 0. The pointers are valid until the next AdvanceFrame.
 func (c *Client[S, I]) PlayoutAt(t float64) (a, b *S, alpha float64, ok bool) {
 	newest := c.newestHost
-	if newest == NoFrame {
+	if newest == rollnet.NoFrame {
 		return nil, nil, 0, false
 	}
-	fa := NoFrame
-	for g := min(Frame(t), newest); g > newest-baselineWindow && g >= 0; g-- {
+	fa := rollnet.NoFrame
+	for g := min(rollnet.Frame(t), newest); g > newest-baselineWindow && g >= 0; g-- {
 		if c.baseTags[int(g)%baselineWindow] == g {
 			fa = g
 			break
 		}
 	}
-	if fa == NoFrame {
+	if fa == rollnet.NoFrame {
 		s := &c.base[int(newest)%baselineWindow]
 		return s, s, 0, true
 	}
@@ -184,10 +185,10 @@ func (c *Client[S, I]) PlayoutAt(t float64) (a, b *S, alpha float64, ok bool) {
 
 // Played is the host state the paced queue applied last (the newest host
 // state played out) and its frame; ok is false before the first.
-func (c *Client[S, I]) Played() (s *S, frame Frame, ok bool) {
+func (c *Client[S, I]) Played() (s *S, frame rollnet.Frame, ok bool) {
 	p := &c.view
-	if p.newest == NoFrame {
-		return nil, NoFrame, false
+	if p.newest == rollnet.NoFrame {
+		return nil, rollnet.NoFrame, false
 	}
 	return &p.played, p.newest, true
 }

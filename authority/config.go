@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/link"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -23,7 +23,7 @@ const (
 	// moved on, and pressing it now would replay a stale action against
 	// a world that moved on too; it is dropped and counted apart
 	// (LateSuperseded). A resume's backlog is the exception: see
-	// ResumeBacklog.
+	// RejoinBacklog.
 	LateApply LateInput = iota
 	// LateRollback rolls the host back and re-simulates (the core session
 	// does it) for a late input up to RollbackWindow frames old; older
@@ -31,10 +31,10 @@ const (
 	LateRollback
 )
 
-// ResumeBacklog says what a host does with the inputs a resumed client
+// RejoinBacklog says what a host does with the inputs a resumed client
 // made while it was cut off: its backlog, for frames the host simulated
 // with predictions.
-type ResumeBacklog uint8
+type RejoinBacklog uint8
 
 const (
 	// BacklogApply (the default) applies the backlog late, as the resume
@@ -45,7 +45,7 @@ const (
 	// frames by default), which the backlog holds the frames of: they are
 	// dropped and counted (Displaced), and the client's prediction of its
 	// own player is corrected meanwhile.
-	BacklogApply ResumeBacklog = iota
+	BacklogApply RejoinBacklog = iota
 	// BacklogSupersede treats the backlog as any late input: the client's
 	// own newer inputs, on time again, supersede it (LateSuperseded). The
 	// player's present is never held back; what it did while cut off is
@@ -89,13 +89,13 @@ type HostConfig[I comparable] struct {
 	LateInput LateInput
 	// RollbackWindow bounds LateRollback, in frames; 0 means 8, at most 32.
 	RollbackWindow int
-	// ResumeBacklog chooses what happens to a resumed client's backlog;
-	// see ResumeBacklog.
-	ResumeBacklog ResumeBacklog
+	// RejoinBacklog chooses what happens to a resumed client's backlog;
+	// see RejoinBacklog.
+	RejoinBacklog RejoinBacklog
 	// Predict guesses a client's missing input from its last; nil repeats
 	// the last. It must be deterministic.
-	Predict func(player int, last I, frame Frame) I
-	// Grace is how long an away client's slots and resume token are kept;
+	Predict func(player int, last I, frame rollnet.Frame) I
+	// Grace is how long an away client's slots and rejoin token are kept;
 	// 0 means 20 s. Then the slots are free and the token is void.
 	Grace time.Duration
 	// WelcomeCopies is how many copies of the one answer to a Hello are
@@ -115,7 +115,7 @@ type HostConfig[I comparable] struct {
 	// away: its slots predicted, its token valid for Grace), Settings (the
 	// game's own hash, mixed into the one a Hello must carry), the clock
 	// (Now) and Rand (resume tokens).
-	Net session.NetConfig
+	Net rollnet.NetConfig
 }
 
 type hostSettings struct {
@@ -124,7 +124,7 @@ type hostSettings struct {
 	copies, maxPkts, maxJoins                int
 	grace, spacing                           int64
 	late                                     LateInput
-	backlog                                  ResumeBacklog
+	backlog                                  RejoinBacklog
 	net                                      link.Settings
 }
 
@@ -136,7 +136,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
 		grace:   int64(or(c.Grace, 20*time.Second)),
 		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
-		backlog: c.ResumeBacklog,
+		backlog: c.RejoinBacklog,
 	}
 	switch {
 	case s.players < 1 || s.players > 64:
@@ -158,7 +158,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 	case s.late > LateRollback:
 		return s, fmt.Errorf("%w: LateInput %d unknown", ErrConfig, c.LateInput)
 	case s.backlog > BacklogSupersede:
-		return s, fmt.Errorf("%w: ResumeBacklog %d unknown", ErrConfig, c.ResumeBacklog)
+		return s, fmt.Errorf("%w: ResumeBacklog %d unknown", ErrConfig, c.RejoinBacklog)
 	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1:
 		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick must be positive (copies at most 10)", ErrConfig)
 	case s.grace < 0 || s.spacing < 0:
@@ -166,7 +166,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 	}
 	s.maxClients = (s.players - s.locals) / s.perClient
 	var err error
-	if s.net, err = c.Net.Resolve(); err != nil {
+	if s.net, err = link.Resolve(c.Net); err != nil {
 		return s, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return s, nil
@@ -207,12 +207,13 @@ type ClientConfig struct {
 	// Net is the link's settings, and must agree with the host's in
 	// FrameRate and Settings (the settings hash). A Hello is retried every
 	// SyncRetry; the host is lost after DisconnectTimeout of silence (then
-	// Reconnect). Rand gives Hello nonces.
-	Net session.NetConfig // Resume is a resume token kept from an earlier client (Token), for a
-	// process started again: the first Hello asks for its slots back.
+	// Rejoin). Rand gives Hello nonces.
+	Net rollnet.NetConfig
+	// Rejoin is a rejoin token kept from an earlier client (its
+	// RejoinToken), for a process started again: the first Hello asks for its slots back.
 	// Within the host's grace window RESUME_ACCEPT gives them back and the
 	// host's next full state starts this client's world (it has none to go
 	// on with); after it, RESUME_REJECT and a fresh INITIAL_SYNC. The zero
 	// token (the default) joins afresh.
-	Resume Token
+	Rejoin RejoinToken
 }

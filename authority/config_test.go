@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -27,38 +27,38 @@ func TestConfigErrors(t *testing.T) {
 		{Players: 0}, {Players: 65}, {Players: 2, LocalPlayers: 3}, {Players: 2, SlotsPerClient: 3},
 		{Players: 2, InputAhead: 65}, {Players: 2, TargetDepth: 40}, {Players: 2, MaxRate: 600},
 		{Players: 2, StateInterval: 33}, {Players: 2, RollbackWindow: 33}, {Players: 2, LateInput: 7},
-		{Players: 2, Grace: -time.Second}, {Players: 2, Net: session.NetConfig{FrameRate: 5000}},
+		{Players: 2, Grace: -time.Second}, {Players: 2, Net: rollnet.NetConfig{FrameRate: 5000}},
 	} {
-		_, err := NewHost[world, uint16](ep, cfg, simWorld)
+		_, err := NewHost[world, uint16](cfg, ep, simWorld)
 		require.ErrorIs(t, err, ErrConfig, "%+v", cfg)
 	}
-	_, err = NewHost[world, withBool](ep, HostConfig[withBool]{Players: 1}, func(*world, []withBool, Frame) {})
+	_, err = NewHost[world, withBool](HostConfig[withBool]{Players: 1}, ep, func(*world, []withBool, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorContains(t, err, "bool")
-	_, err = NewHost[withPointer, uint16](ep, HostConfig[uint16]{Players: 1}, func(*withPointer, []uint16, Frame) {})
+	_, err = NewHost[withPointer, uint16](HostConfig[uint16]{Players: 1}, ep, func(*withPointer, []uint16, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewHost[bigWorld, uint16](nil, HostConfig[uint16]{Players: 1}, simBig)
+	_, err = NewHost[bigWorld, uint16](HostConfig[uint16]{Players: 1}, nil, simBig)
 	require.ErrorIs(t, err, ErrConfig)
 	for _, cfg := range []ClientConfig{
 		{Players: 2}, {Host: "h", Players: 0}, {Host: "h", Players: 2, Capacity: 100},
 		{Host: "h", Players: 2, MaxSend: 129}, {Host: "h", Players: 2, NackAfter: -1},
 		{Host: "h", Players: 2, Playout: PlayoutConfig{MaxScale: 0.9}},
 	} {
-		_, err := NewClient[world, uint16](ep, cfg, simWorld)
+		_, err := NewClient[world, uint16](cfg, ep, simWorld)
 		require.ErrorIs(t, err, ErrConfig, "%+v", cfg)
 	}
-	cl, err := NewClient[world, uint16](ep, ClientConfig{Host: "h", Players: 2}, simWorld)
+	cl, err := NewClient[world, uint16](ClientConfig{Host: "h", Players: 2}, ep, simWorld)
 	require.NoError(t, err)
 	require.ErrorIs(t, cl.AddLocalInput(0, 1), ErrNotReady)
-	require.ErrorIs(t, cl.Reconnect(nil), ErrConfig)
+	require.ErrorIs(t, cl.Rejoin(nil), ErrConfig)
 	require.NoError(t, cl.Close())
-	require.ErrorIs(t, cl.Advance(), ErrClosed)
+	require.ErrorIs(t, cl.AdvanceFrame(), ErrClosed)
 }
 
 // A client that leaves (Close sends a notice) is away at once, its slot
 // free after the grace window, and a newcomer gets it.
 func TestLeaveAndJoin(t *testing.T) {
-	net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	net := rollnet.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
 	c := newCluster(t, clusterOpts{seed: 71, players: 1, link: local.Link{Latency: 20 * time.Millisecond},
 		host: HostConfig[uint16]{Grace: 2 * time.Second, Net: net}})
 	a := c.add("a", ClientConfig{Net: net}, mash(1, 3))

@@ -14,7 +14,7 @@
 //
 // # Host
 //
-// A Host is driven once per tick (Advance). It holds LocalPlayers slots of
+// A Host is driven once per tick (AdvanceFrame). It holds LocalPlayers slots of
 // its own (a listen server) or none (a dedicated host), and gives each
 // client that says Hello SlotsPerClient slots; a client's inputs carry no
 // slot numbers, so no client can move another's player. Each tick the host
@@ -43,27 +43,27 @@
 // inputs arrive (a client with nothing new sends a frame marker) and
 // advises a rate change, at most MaxRate (10%), that holds TargetDepth.
 //
-// Connect and resume: a Hello with the right settings hash gets one answer
+// Connect and rejoin: a Hello with the right settings hash gets one answer
 // per connection (sent WelcomeCopies times against loss): INITIAL_SYNC
-// (slots and a random 128-bit resume token; the full state follows as
+// (slots and a random 128-bit rejoin token; the full state follows as
 // states do), or, for a token still valid, RESUME_ACCEPT on the new
 // connection (the client's world goes on; the inputs it made while cut
 // off arrive late, its backlog, and are applied: in order, one a frame,
 // before its newer inputs, which it displaces, counted; with
-// ResumeBacklog: BacklogSupersede the newer inputs supersede the backlog
+// RejoinBacklog: BacklogSupersede the newer inputs supersede the backlog
 // instead). A client whose link times out
 // (Net.DisconnectTimeout, or soon after its Close) is away, its slots
 // predicted; after Grace its token is void, and its Hello gets
 // RESUME_REJECT then an INITIAL_SYNC of a fresh slot. A record that never
 // saw a valid input is freed as soon as its connection goes. A client
-// reads its token (Client.Token); a process started again gives the one it
-// kept to its new client (ClientConfig.Resume), whose RESUME_ACCEPT
+// reads its token (Client.RejoinToken); a process started again gives the one it
+// kept to its new client (ClientConfig.Rejoin), whose RESUME_ACCEPT
 // brings the same slots and, the new connection having acknowledged
 // nothing, a full state to start its world from.
 //
 // # Client
 //
-// A Client is driven once per tick (Advance), after AddLocalInput. It
+// A Client is driven once per tick (AdvanceFrame), after AddLocalInput. It
 // predicts the whole world from the newest host state, with its own
 // inputs and the others' as the host last reported them. A host state for
 // frame F is compared with the client's own state at F: equal (byte for
@@ -77,7 +77,7 @@
 // The obvious use is smooth (package playout does the work): the game calls
 // Update(dt) once per drawn frame, which runs the fixed step through a
 // playout.Timestep at the host's advised rate (never a skipped or doubled
-// step; Advance is the step, for a game with its own loop). Host states
+// step; AdvanceFrame is the step, for a game with its own loop). Host states
 // enter a paced playout.Queue (at most one applied per step); a
 // playout.Clock gives one render time per drawn frame (RenderTime), its
 // delay at least 3 frames and grown to what the stream's arrivals need

@@ -14,6 +14,9 @@ var (
 	// ErrNotReady reports a client call that needs the host's first state,
 	// which has not arrived.
 	ErrNotReady = errors.New("authority: not synchronized with the host")
+	// ErrOutOfWindow reports a frame whose checksum the host no longer
+	// keeps, or has not sent yet (Host.ChecksumAt).
+	ErrOutOfWindow = errors.New("authority: frame out of window")
 	// ErrClosed reports a call after Close.
 	ErrClosed = errors.New("authority: closed")
 )

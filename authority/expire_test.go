@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -23,7 +23,7 @@ func TestClientGoneKeepsHostConfirming(t *testing.T) {
 		for _, leave := range []string{"Cut", "Close", "Hello"} {
 			t.Run([]string{"Apply", "Rollback"}[late]+leave, func(t *testing.T) {
 				link := local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond}
-				net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+				net := rollnet.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
 				c := newCluster(t, clusterOpts{seed: 41, players: 2, link: link,
 					host: HostConfig[uint16]{LateInput: late, Grace: time.Second, Net: net}})
 				c.noCheck = late == LateRollback // a host that rolls back changes frames it already sent
@@ -53,7 +53,7 @@ func TestClientGoneKeepsHostConfirming(t *testing.T) {
 				hs := c.h.Stats()
 				require.Equal(t, uint64(1), hs.Expired, "a's record was freed")
 				require.Equal(t, 1, hs.Clients)
-				require.GreaterOrEqual(t, c.h.core.ConfirmedFrame(), c.h.Frame()-Frame(c.h.s.window)-1,
+				require.GreaterOrEqual(t, c.h.core.ConfirmedFrame(), c.h.Frame()-rollnet.Frame(c.h.s.window)-1,
 					"every frame older than the rollback window is confirmed")
 				t.Logf("frame %d, confirmed %d, host %+v", c.h.Frame(), c.h.core.ConfirmedFrame(), hs)
 				require.True(t, b.c.Synchronized(), "the other client played on")
@@ -63,7 +63,7 @@ func TestClientGoneKeepsHostConfirming(t *testing.T) {
 				c.run(10 * time.Second)
 				require.True(t, d.c.Synchronized())
 				require.Equal(t, 2, c.h.Stats().Clients)
-				require.GreaterOrEqual(t, c.h.core.ConfirmedFrame(), c.h.Frame()-Frame(c.h.s.window)-1)
+				require.GreaterOrEqual(t, c.h.core.ConfirmedFrame(), c.h.Frame()-rollnet.Frame(c.h.s.window)-1)
 			})
 		}
 	}

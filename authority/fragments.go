@@ -1,6 +1,9 @@
 package authority
 
-import "github.com/rollnet/rollnet/codec"
+import (
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/codec"
+)
 
 // Fragmentation: a state body is cut into chunks of codec.MaxChunk bytes
 // (the last shorter), at most codec.MaxFragments. The host keeps the last
@@ -32,7 +35,7 @@ type sentBody struct {
 	count  uint8
 	nacks  uint8
 	body   []byte
-	frame  Frame
+	frame  rollnet.Frame
 	active bool
 }
 
@@ -56,7 +59,7 @@ func newOutbox(bodyCap int) outbox {
 }
 
 // claim returns the slot for a new body (the older one is overwritten).
-func (o *outbox) claim(frame Frame) *sentBody {
+func (o *outbox) claim(frame rollnet.Frame) *sentBody {
 	s := &o.slots[o.next%outboxLen]
 	*s = sentBody{msg: o.next, body: s.body[:0], frame: frame, active: true}
 	o.next++

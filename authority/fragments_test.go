@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -19,7 +19,7 @@ type bigWorld struct {
 	W [16384]uint32
 }
 
-func simBig(w *bigWorld, in []uint16, f Frame) {
+func simBig(w *bigWorld, in []uint16, f rollnet.Frame) {
 	x := uint32(f)*2654435761 + uint32(in[0])
 	for k := range 8 {
 		x ^= x << 13
@@ -43,19 +43,19 @@ func TestBigStateOverLoss(t *testing.T) {
 	require.NoError(t, err)
 	seed := uint64(1)
 	rnd := func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
-	net := session.NetConfig{Now: clock.Now, Rand: rnd}
-	h, err := NewHost[bigWorld, uint16](transport.Transport(hep), HostConfig[uint16]{Players: 1, StateInterval: 8, Net: net}, simBig)
+	net := rollnet.NetConfig{Now: clock.Now, Rand: rnd}
+	h, err := NewHost[bigWorld, uint16](HostConfig[uint16]{Players: 1, StateInterval: 8, Net: net}, transport.Transport(hep), simBig)
 	require.NoError(t, err)
 	for i := range h.State().W {
 		h.State().W[i] = uint32(rnd())
 	}
-	cl, err := NewClient[bigWorld, uint16](cep, ClientConfig{Host: "host", Players: 1, Net: net}, simBig)
+	cl, err := NewClient[bigWorld, uint16](ClientConfig{Host: "host", Players: 1, Net: net}, cep, simBig)
 	require.NoError(t, err)
 
 	for range 10 * 60 {
 		clock.Advance(tick)
-		require.NoError(t, h.Advance())
-		require.NoError(t, cl.Advance())
+		require.NoError(t, h.AdvanceFrame())
+		require.NoError(t, cl.AdvanceFrame())
 	}
 	st := cl.Stats()
 	hs := h.Clients(nil)[0]
@@ -67,8 +67,12 @@ func TestBigStateOverLoss(t *testing.T) {
 	require.LessOrEqual(t, hs.NacksServed, 3*hs.StatesSent)
 	require.LessOrEqual(t, hs.FragmentsResent, uint64(3*frags)*hs.StatesSent)
 	s, f := cl.HostState()
-	sum, ok := h.Checksum(f)
-	require.True(t, ok)
+	sum, err := h.ChecksumAt(f)
+	require.NoError(t, err)
+	_, err = h.ChecksumAt(rollnet.NoFrame)
+	require.ErrorIs(t, err, ErrOutOfWindow, "no frame")
+	_, err = h.ChecksumAt(h.Frame())
+	require.ErrorIs(t, err, ErrOutOfWindow, "a frame not simulated yet")
 	require.Equal(t, sum, rollback.Checksum(rollback.BytesOf(s)))
 }
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -53,12 +53,12 @@ func fuzzSeeds(t testing.TB) (toClient, toHost [][]byte) {
 	}
 	tap := &tap{Transport: ep}
 	seed := uint64(5)
-	net := session.NetConfig{Now: c.clock.Now, Rand: func() uint64 { seed = seed*6364136223846793005 + 1; return seed }}
-	cl, err := NewClient[world, uint16](tap, ClientConfig{Host: "host", Players: 2, Net: net}, simWorld)
+	net := rollnet.NetConfig{Now: c.clock.Now, Rand: func() uint64 { seed = seed*6364136223846793005 + 1; return seed }}
+	cl, err := NewClient[world, uint16](ClientConfig{Host: "host", Players: 2, Net: net}, tap, simWorld)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.nodes = append(c.nodes, &node{name: "a", ep: ep, c: cl, input: mash(1, 3), next: c.clock.Now(), seen: NoFrame})
+	c.nodes = append(c.nodes, &node{name: "a", ep: ep, c: cl, input: mash(1, 3), next: c.clock.Now(), seen: rollnet.NoFrame})
 	c.add("b", ClientConfig{}, mash(2, 4))
 	c.run(2 * time.Second)
 	return tap.in, tap.out
@@ -84,7 +84,7 @@ func (t *tap) Receive(buf []byte) (int, transport.Peer, error) {
 }
 
 // stillNet is a clock that never moves and a Rand that always says 42.
-var stillNet = session.NetConfig{Now: func() time.Time { return epoch }, Rand: func() uint64 { return 42 }}
+var stillNet = rollnet.NetConfig{Now: func() time.Time { return epoch }, Rand: func() uint64 { return 42 }}
 
 // FuzzClientPackets feeds a synchronized-to-be client a Welcome and then
 // arbitrary datagrams from its host: whatever they are, no panic, and a
@@ -96,15 +96,15 @@ func FuzzClientPackets(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &feed{local: "me"}
-		cl, err := NewClient[world, uint16](tr, ClientConfig{Host: "host", Players: 2, Net: stillNet}, simWorld)
+		cl, err := NewClient[world, uint16](ClientConfig{Host: "host", Players: 2, Net: stillNet}, tr, simWorld)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = cl.Advance() // says Hello with nonce 43
+		_ = cl.AdvanceFrame() // says Hello with nonce 43
 		w := codec.Welcome{Kind: codec.WelcomeSync, Nonce: 43, Slots: 1, Frame: 5}
 		tr.in = append(tr.in, feedPacket{"host", w.Append(nil)}, feedPacket{"host", b}, feedPacket{"stranger", b})
 		for range 3 {
-			_ = cl.Advance()
+			_ = cl.AdvanceFrame()
 			tr.in = append(tr.in, feedPacket{"host", b})
 		}
 	})
@@ -120,7 +120,7 @@ func FuzzHostPackets(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &feed{local: "host"}
-		h, err := NewHost[world, uint16](tr, HostConfig[uint16]{Players: 2, Net: stillNet}, simWorld)
+		h, err := NewHost[world, uint16](HostConfig[uint16]{Players: 2, Net: stillNet}, tr, simWorld)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func FuzzHostPackets(f *testing.F) {
 		tr.in = append(tr.in, feedPacket{"c", hello.Append(nil)})
 		for range 3 {
 			tr.in = append(tr.in, feedPacket{"c", b}, feedPacket{"stranger", b})
-			if err := h.Advance(); err != nil {
+			if err := h.AdvanceFrame(); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -63,7 +64,7 @@ func lerp(a, b int32, alpha float64) float64 { return float64(a) + float64(b-a)*
 func hitchRun(t *testing.T, paced bool, seed uint64) map[string]int {
 	link := local.Link{Latency: 45 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: 0.05}
 	c := newCluster(t, clusterOpts{seed: seed, players: 2, link: link})
-	nd := c.add("a", ClientConfig{}, func(Frame) uint16 { return 3 })
+	nd := c.add("a", ClientConfig{}, func(rollnet.Frame) uint16 { return 3 })
 	cl := nd.c
 	nd.cut = true // this test drives the client itself, at 144 Hz
 
@@ -72,7 +73,7 @@ func hitchRun(t *testing.T, paced bool, seed uint64) map[string]int {
 	require.NoError(t, err)
 	var hostPrev, hostCur world
 	var recvPrev, recvCur world
-	recvFrame := NoFrame
+	recvFrame := rollnet.NoFrame
 	series := map[string][]float64{}
 	const warm = 4 * time.Second
 	start := c.clock.Now()

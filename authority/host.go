@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -17,7 +19,7 @@ const sentLen = 2 * baselineWindow
 
 // HostStats are a host's own counters.
 type HostStats struct {
-	Frame   Frame
+	Frame   rollnet.Frame
 	Clients int // connected or away
 	// UnknownPackets counts packets from peers that are not clients (other
 	// than Hellos); HellosRefused Hellos with another settings hash, that
@@ -27,7 +29,7 @@ type HostStats struct {
 	// Joined counts INITIAL_SYNCs decided, Resumed RESUME_ACCEPTs,
 	// ResumesRejected RESUME_REJECTs, Expired clients whose grace window
 	// ran out.
-	Joined, Resumed, ResumesRejected, Expired uint64
+	Joined, Rejoined, RejoinsRefused, Expired uint64
 	// Rollbacks and ResimulatedFrames are the core session's (LateRollback).
 	Rollbacks, ResimulatedFrames int
 }
@@ -35,13 +37,13 @@ type HostStats struct {
 // Host runs the simulation that counts. See the package documentation.
 type Host[S any, I comparable] struct {
 	s         hostSettings
-	predict   func(player int, last I, frame Frame) I
+	predict   func(player int, last I, frame rollnet.Frame) I
 	e         link.Endpoint
 	conns     *conns
-	events    []link.Event
+	events    []rollnet.Event
 	t         int64
 	core      *session.Session[S, I]
-	recorder  *session.Recorder[S, I] // SetRecorder's (record.go), or nil
+	recorder  *replay.Recorder[S, I] // SetRecorder's (record.go), or nil
 	hash      uint64
 	stateSize int
 	inputSize int
@@ -54,7 +56,7 @@ type Host[S any, I comparable] struct {
 	joins   int
 
 	sent     []S // states as sent, slot f%sentLen
-	sentTags []Frame
+	sentTags []rollnet.Frame
 	sums     []uint32
 
 	out   []byte // one packet
@@ -66,9 +68,9 @@ type Host[S any, I comparable] struct {
 
 // NewHost returns a host that reads and writes tr and advances S with
 // simulate. Set the initial state through State() before the first
-// Advance. S and I must be pointer-free and gap-free (rollback.CheckType),
+// AdvanceFrame. S and I must be pointer-free and gap-free (rollback.CheckType),
 // S at most 64 KiB, I at most 32 bytes and without bools.
-func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], simulate func(s *S, inputs []I, frame Frame)) (*Host[S, I], error) {
+func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Host[S, I], error) {
 	if tr == nil || simulate == nil {
 		return nil, fmt.Errorf("%w: nil transport or simulate", ErrConfig)
 	}
@@ -90,14 +92,14 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 		stateSize: stateSize, inputSize: inputSize,
 		local: make([]I, max(s.locals, 1)), used: make([]I, s.players), usedB: make([]byte, s.players*inputSize),
 		scratch: make([]I, s.perClient),
-		sent:    make([]S, sentLen), sentTags: make([]Frame, sentLen), sums: make([]uint32, sentLen),
-		out: make([]byte, 0, codec.MaxPacket), events: make([]link.Event, 0, 256),
+		sent:    make([]S, sentLen), sentTags: make([]rollnet.Frame, sentLen), sums: make([]uint32, sentLen),
+		out: make([]byte, 0, codec.MaxPacket), events: make([]rollnet.Event, 0, 256),
 		ins: make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
 	}
 	h.conns = newConns(tr, s.maxClients, h.hello)
 	h.e = link.NewEndpoint(h.conns, s.net, protocol)
 	for i := range h.sentTags {
-		h.sentTags[i] = NoFrame
+		h.sentTags[i] = rollnet.NoFrame
 	}
 	// The run-length coding grows a state by a control byte per literal
 	// at worst; twice the state bounds it with room to spare.
@@ -114,17 +116,17 @@ func NewHost[S any, I comparable](tr transport.Transport, cfg HostConfig[I], sim
 }
 
 // State is the live state: set the initial state through it before the
-// first Advance; read it after.
+// first AdvanceFrame; read it after.
 func (h *Host[S, I]) State() *S { return h.core.State() }
 
-// Frame is the next frame Advance simulates.
-func (h *Host[S, I]) Frame() Frame { return h.core.Frame() }
+// Frame is the next frame AdvanceFrame simulates.
+func (h *Host[S, I]) Frame() rollnet.Frame { return h.core.Frame() }
 
 // Settings is the settings hash a client's Hello must carry.
 func (h *Host[S, I]) Settings() uint64 { return h.hash }
 
 // AddLocalInput sets the input of one of the host's own slots for the next
-// Advance (and, until set again, the ones after).
+// AdvanceFrame (and, until set again, the ones after).
 func (h *Host[S, I]) AddLocalInput(slot int, in I) error {
 	if uint(slot) >= uint(h.s.locals) {
 		return fmt.Errorf("%w: slot %d (the host holds %d)", ErrSlot, slot, h.s.locals)
@@ -133,20 +135,21 @@ func (h *Host[S, I]) AddLocalInput(slot int, in I) error {
 	return nil
 }
 
-// Checksum is the CRC32-C of the state after frame as sent to clients,
-// while it is kept (the newest 64 frames).
-func (h *Host[S, I]) Checksum(frame Frame) (uint32, bool) {
+// ChecksumAt is the CRC32-C of the state after frame as sent to clients,
+// while it is kept (the newest 64 frames); for another frame it returns
+// ErrOutOfWindow.
+func (h *Host[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 	k := int(frame) % sentLen
 	if frame < 0 || h.sentTags[k] != frame {
-		return 0, false
+		return 0, fmt.Errorf("%w: frame %d (the host keeps the checksums of the newest %d frames sent)", ErrOutOfWindow, frame, sentLen)
 	}
-	return h.sums[k], true
+	return h.sums[k], nil
 }
 
-// Events appends the links' events of the last Advance to dst: a
+// Events appends the links' events of the last AdvanceFrame to dst: a
 // client's connection interrupted, resumed or disconnected (then away,
 // its token valid for the grace window).
-func (h *Host[S, I]) Events(dst []session.Event) []session.Event { return append(dst, h.events...) }
+func (h *Host[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return append(dst, h.events...) }
 
 // Stats returns the host's counters.
 func (h *Host[S, I]) Stats() HostStats {
@@ -164,7 +167,7 @@ func (h *Host[S, I]) Stats() HostStats {
 }
 
 // Clients appends the statistics of every connected or away client to dst.
-func (h *Host[S, I]) Clients(dst []ClientStats) []ClientStats {
+func (h *Host[S, I]) Clients(dst []HostClientStats) []HostClientStats {
 	for _, c := range h.clients {
 		if c.state != clientFree {
 			dst = append(dst, c.clientStats(h.s.perClient))
@@ -190,10 +193,10 @@ func (h *Host[S, I]) newLink(i int) *link.Link {
 	return l
 }
 
-// Advance runs one tick: reads every waiting packet, decides each slot's
+// AdvanceFrame runs one tick: reads every waiting packet, decides each slot's
 // input for the frame (received, late, or predicted), simulates it, and
 // sends each client what it is owed. It allocates nothing at steady state.
-func (h *Host[S, I]) Advance() error {
+func (h *Host[S, I]) AdvanceFrame() error {
 	if h.done {
 		return ErrClosed
 	}
@@ -209,7 +212,7 @@ func (h *Host[S, I]) Advance() error {
 	if err := h.gather(f); err != nil {
 		return err
 	}
-	if err := h.core.Step(); err != nil {
+	if err := h.core.AdvanceFrame(); err != nil {
 		return fmt.Errorf("authority: host step at frame %d: %w", f, err)
 	}
 	h.record(f)
@@ -235,7 +238,7 @@ func (h *Host[S, I]) Advance() error {
 // receive reads every waiting packet and routes it: the link's own
 // messages to the link, inputs and Nacks here; packets from peers on no
 // record reach hello through conns.
-func (h *Host[S, I]) receive(f Frame) {
+func (h *Host[S, I]) receive(f rollnet.Frame) {
 	for {
 		l, typ, b, ok := h.e.Receive()
 		if !ok {
@@ -291,7 +294,7 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 			c.reset(from, h.connect(i, from, m.Seq), true)
 			c.resuming = h.s.backlog == BacklogApply
 			h.answer(c, codec.WelcomeResume, m.Nonce)
-			h.stats.Resumed++
+			h.stats.Rejoined++
 			return
 		}
 	}
@@ -312,7 +315,7 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 	h.answer(c, codec.WelcomeSync, m.Nonce)
 	if m.Resume {
 		c.reject = true
-		h.stats.ResumesRejected++
+		h.stats.RejoinsRefused++
 	}
 	h.stats.Joined++
 }
@@ -357,14 +360,14 @@ func (h *Host[S, I]) byToken(t [codec.TokenLen]byte) int {
 
 // input takes a client's AuthInput: its acknowledgement, a depth sample,
 // and every frame it has not sent before.
-func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
+func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 	var m codec.AuthInput
 	if _, err := codec.ParseAuthInput(b, &m, h.ins); err != nil || m.Slots != h.s.perClient || m.Size != h.inputSize {
 		c.l.Malformed()
 		return
 	}
-	newest := Frame(m.Newest())
-	if newest > f+4*Frame(h.s.ahead) || Frame(m.Ack) > c.sentUpTo {
+	newest := rollnet.Frame(m.Newest())
+	if newest > f+4*rollnet.Frame(h.s.ahead) || rollnet.Frame(m.Ack) > c.sentUpTo {
 		c.l.Malformed() // absurd frames, or an ack of a state never sent
 		return
 	}
@@ -375,7 +378,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 	// The newest packet's acknowledgement, not the greatest ever: a forged
 	// ack that got through is healed by the client's next packet (an older
 	// one, reordered, names a baseline the client still holds).
-	c.ack = Frame(m.Ack)
+	c.ack = rollnet.Frame(m.Ack)
 	d := float64(newest - f + 1)
 	if c.stats.StatesSent == 0 && c.depth == 0 {
 		c.depth = d
@@ -385,15 +388,15 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 	c.early.add(d)
 	per, size := h.s.perClient, h.inputSize
 	for k := range m.Frames {
-		g := Frame(m.Start) + Frame(k)
+		g := rollnet.Frame(m.Start) + rollnet.Frame(k)
 		if g <= c.heard {
 			continue
 		}
-		if g > f+Frame(h.s.ahead) {
+		if g > f+rollnet.Frame(h.s.ahead) {
 			c.stats.TooEarly += uint64(m.Frames - k) // not heard: sent again, and the advice slows the client
 			break
 		}
-		if c.heard != NoFrame && g > c.heard+1 {
+		if c.heard != rollnet.NoFrame && g > c.heard+1 {
 			c.stats.InputsLost += uint64(g - c.heard - 1)
 		}
 		c.heard = g
@@ -412,7 +415,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f Frame) {
 			continue
 		}
 		c.stats.LateInputs++
-		if h.s.late == LateRollback && g >= f-Frame(h.s.window) && !c.has(g) {
+		if h.s.late == LateRollback && g >= f-rollnet.Frame(h.s.window) && !c.has(g) {
 			for j, v := range vals {
 				_ = h.core.AddRemoteInput(c.first+j, g, v)
 			}
@@ -487,7 +490,7 @@ func (h *Host[S, I]) timers() {
 func (h *Host[S, I]) free(i int, c *hostClient[I]) {
 	if h.s.late == LateRollback {
 		f := h.core.Frame()
-		for g := f - Frame(h.s.window); g < f; g++ {
+		for g := f - rollnet.Frame(h.s.window); g < f; g++ {
 			h.settle(c, g)
 		}
 	}
@@ -498,7 +501,7 @@ func (h *Host[S, I]) free(i int, c *hostClient[I]) {
 
 // gather decides every slot's input for frame f and gives it to the core
 // session.
-func (h *Host[S, I]) gather(f Frame) error {
+func (h *Host[S, I]) gather(f rollnet.Frame) error {
 	for p := range h.s.locals {
 		h.used[p] = h.local[p]
 		if err := h.core.AddRemoteInput(p, f, h.local[p]); err != nil {
@@ -521,7 +524,7 @@ func (h *Host[S, I]) gather(f Frame) error {
 				c.sent[int(f)%inputRing] = true
 			}
 		case c.has(f):
-			c.supersede(f - Frame(h.s.window))
+			c.supersede(f - rollnet.Frame(h.s.window))
 			copy(vals, c.at(f, per))
 			c.sent[int(f)%inputRing] = true
 		default:
@@ -547,7 +550,7 @@ func (h *Host[S, I]) gather(f Frame) error {
 			}
 		}
 		if h.s.late == LateRollback && c.state != clientFree {
-			h.settle(c, f-Frame(h.s.window))
+			h.settle(c, f-rollnet.Frame(h.s.window))
 		}
 	}
 	for p, v := range h.used {
@@ -558,7 +561,7 @@ func (h *Host[S, I]) gather(f Frame) error {
 
 // settle confirms frame g of c with the prediction if no input came for it
 // in the rollback window (LateRollback).
-func (h *Host[S, I]) settle(c *hostClient[I], g Frame) {
+func (h *Host[S, I]) settle(c *hostClient[I], g rollnet.Frame) {
 	if g < 0 || (c.has(g) && c.sent[int(g)%inputRing]) {
 		return
 	}
@@ -579,7 +582,7 @@ func (h *Host[S, I]) settle(c *hostClient[I], g Frame) {
 	c.tags[int(g)%inputRing], c.sent[int(g)%inputRing] = g, true
 }
 
-func (h *Host[S, I]) guess(p int, last I, f Frame) I {
+func (h *Host[S, I]) guess(p int, last I, f rollnet.Frame) I {
 	if h.predict != nil {
 		return h.predict(p, last, f)
 	}
@@ -587,7 +590,7 @@ func (h *Host[S, I]) guess(p int, last I, f Frame) I {
 }
 
 // record keeps the state after f as it is sent.
-func (h *Host[S, I]) record(f Frame) {
+func (h *Host[S, I]) record(f rollnet.Frame) {
 	k := int(f) % sentLen
 	h.sent[k] = *h.core.State()
 	h.sentTags[k] = f
@@ -596,10 +599,10 @@ func (h *Host[S, I]) record(f Frame) {
 
 // sendState sends c the state after f, delta-coded against the newest
 // state it acknowledged when that is still kept.
-func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
+func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	k := int(f) % sentLen
 	cur := rollback.BytesOf(&h.sent[k])
-	base := NoFrame
+	base := rollnet.NoFrame
 	delta := cur
 	if a := c.ack; a >= 0 && f-a < baselineWindow && h.sentTags[int(a)%sentLen] == a {
 		base = a
@@ -624,7 +627,7 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f Frame) {
 	}
 	c.sentUpTo = f
 	c.stats.StatesSent++
-	if base == NoFrame {
+	if base == rollnet.NoFrame {
 		c.stats.FullStates++
 	}
 }

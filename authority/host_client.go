@@ -1,9 +1,9 @@
 package authority
 
 import (
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -23,8 +23,9 @@ const (
 	clientAway // silent past the timeout: slots predicted, token valid for the grace window
 )
 
-// ClientStats are a host's statistics of one client.
-type ClientStats struct {
+// HostClientStats are a host's statistics of one of its clients
+// (Host.Clients); the client's own are ClientStats.
+type HostClientStats struct {
 	Peer      transport.Peer
 	First     int // first slot
 	Slots     int
@@ -65,7 +66,7 @@ type ClientStats struct {
 	// Link is the connection's link statistics: round-trip time, bytes
 	// per second each way, packet and byte totals, malformed packets
 	// (Link.Malformed counts those this package dropped too).
-	Link session.PeerStats
+	Link rollnet.PeerStats
 }
 
 // hostClient is the host's record of one client slot group.
@@ -86,11 +87,11 @@ type hostClient[I comparable] struct {
 
 	// inputs, [frame%inputRing*slots + j], valid where tags[frame%inputRing] == frame
 	inputs []I
-	tags   []Frame
-	sent   []bool  // LateRollback: the frame's inputs were given to the core session
-	heard  Frame   // newest input frame received
-	late   []I     // FIFO of late frames, [k*slots + j]
-	lateAt []Frame // the host frame each late input arrived at
+	tags   []rollnet.Frame
+	sent   []bool          // LateRollback: the frame's inputs were given to the core session
+	heard  rollnet.Frame   // newest input frame received
+	late   []I             // FIFO of late frames, [k*slots + j]
+	lateAt []rollnet.Frame // the host frame each late input arrived at
 	lateHd int
 	lateN  int
 	// backlogN is how many late frames at the head of the queue are a
@@ -100,23 +101,23 @@ type hostClient[I comparable] struct {
 	resuming bool
 	last     []I // per slot: the input used at the newest simulated frame
 
-	ack      Frame // newest state frame the client acknowledged
-	sentUpTo Frame // newest state frame sent it
+	ack      rollnet.Frame // newest state frame the client acknowledged
+	sentUpTo rollnet.Frame // newest state frame sent it
 	depth    float64
 	integ    float64
 	rate     int32
 	early    earliness // the depth samples the advice holds on time
 	out      outbox
-	stats    ClientStats
+	stats    HostClientStats
 }
 
 func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
 	return &hostClient[I]{
 		inputs: make([]I, inputRing*slots),
-		tags:   make([]Frame, inputRing),
+		tags:   make([]rollnet.Frame, inputRing),
 		sent:   make([]bool, inputRing),
 		late:   make([]I, lateCap*slots),
-		lateAt: make([]Frame, lateCap),
+		lateAt: make([]rollnet.Frame, lateCap),
 		last:   make([]I, slots),
 		out:    newOutbox(bodyCap),
 	}
@@ -126,7 +127,7 @@ func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
 // true, and the inputs and slots stay).
 func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
-	c.ack, c.sentUpTo = NoFrame, NoFrame
+	c.ack, c.sentUpTo = rollnet.NoFrame, rollnet.NoFrame
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired
 	for i := range c.out.slots {
@@ -142,29 +143,26 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 		return
 	}
 	c.played = false
-	c.stats = ClientStats{}
-	c.heard = NoFrame
+	c.stats = HostClientStats{}
+	c.heard = rollnet.NoFrame
 	c.lateHd, c.lateN = 0, 0
 	c.depth, c.integ, c.rate = 0, 0, 0
 	for i := range c.tags {
-		c.tags[i] = NoFrame
+		c.tags[i] = rollnet.NoFrame
 	}
 	clear(c.last)
 }
 
-// NoFrame is "no frame".
-const NoFrame = Frame(-1)
-
 // has reports whether the client's inputs for frame f are held.
-func (c *hostClient[I]) has(f Frame) bool { return f >= 0 && c.tags[int(f)%inputRing] == f }
+func (c *hostClient[I]) has(f rollnet.Frame) bool { return f >= 0 && c.tags[int(f)%inputRing] == f }
 
-func (c *hostClient[I]) at(f Frame, slots int) []I {
+func (c *hostClient[I]) at(f rollnet.Frame, slots int) []I {
 	i := int(f) % inputRing * slots
 	return c.inputs[i : i+slots]
 }
 
 // pushLate queues frame f's inputs; a full queue drops the oldest.
-func (c *hostClient[I]) pushLate(arrived Frame, in []I, slots int) {
+func (c *hostClient[I]) pushLate(arrived rollnet.Frame, in []I, slots int) {
 	if c.lateN == lateCap {
 		c.lateHd = (c.lateHd + 1) % lateCap
 		c.lateN--
@@ -192,7 +190,7 @@ func (c *hostClient[I]) popLate(slots int) []I {
 // supersede drops the late inputs that arrived before frame f (not a
 // resume's backlog): the client's own inputs are on time again, and
 // applying old ones now would replay stale presses.
-func (c *hostClient[I]) supersede(f Frame) {
+func (c *hostClient[I]) supersede(f rollnet.Frame) {
 	for c.lateN > c.backlogN && c.lateAt[c.lateHd] < f {
 		c.lateHd = (c.lateHd + 1) % lateCap
 		c.lateN--
@@ -246,8 +244,7 @@ func (e *earliness) add(d float64) {
 }
 
 // low is the low quantile of the samples held (earlyQuantile of
-// earlySamples); ok once there are
-// earlyMin of them. It sorts a copy: no allocation.
+// earlySamples); ok once there are earlyMin of them. It sorts a copy: no allocation.
 func (e *earliness) low() (float64, bool) {
 	n := min(e.n, earlySamples)
 	if n < earlyMin {
@@ -264,7 +261,7 @@ func (e *earliness) low() (float64, bool) {
 	return float64(w[n*earlyQuantile/earlySamples]), true
 }
 
-func (c *hostClient[I]) clientStats(slots int) ClientStats {
+func (c *hostClient[I]) clientStats(slots int) HostClientStats {
 	s := c.stats
 	s.Peer, s.First, s.Slots = c.peer, c.first, slots
 	s.Connected, s.Away = c.state == clientConnected, c.state == clientAway

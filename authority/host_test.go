@@ -6,12 +6,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-func mash(seed uint16, every Frame) func(Frame) uint16 {
-	return func(f Frame) uint16 { return uint16(uint32(f/every)*2654435761>>13) ^ seed }
+func mash(seed uint16, every rollnet.Frame) func(rollnet.Frame) uint16 {
+	return func(f rollnet.Frame) uint16 { return uint16(uint32(f/every)*2654435761>>13) ^ seed }
 }
 
 func TestHostClientQuiet(t *testing.T) {
@@ -75,7 +76,7 @@ func TestTicksAllocateNothing(t *testing.T) {
 	c.run(5 * time.Second)
 	require.True(t, a.c.Synchronized())
 	require.True(t, b.c.Synchronized())
-	f := Frame(0)
+	f := rollnet.Frame(0)
 	// Counted over all 300 ticks (AllocsPerRun's integer mean per run would
 	// hide an allocation made on fewer than all of them).
 	allocs := testing.AllocsPerRun(1, func() {
@@ -83,11 +84,11 @@ func TestTicksAllocateNothing(t *testing.T) {
 			c.clock.Advance(tick)
 			f++
 			_ = c.h.AddLocalInput(0, uint16(f/4))
-			_ = c.h.Advance()
+			_ = c.h.AdvanceFrame()
 			_ = a.c.AddLocalInput(0, uint16(f/3))
 			_, _ = a.c.Update(tick)
 			_ = b.c.AddLocalInput(0, uint16(f/5))
-			_ = b.c.Advance()
+			_ = b.c.AdvanceFrame()
 		}
 	})
 	require.Zero(t, allocs)
@@ -99,7 +100,7 @@ func TestTicksAllocateNothing(t *testing.T) {
 // Corrected reports a step of the last Update that re-simulated.
 func TestCorrectedFlag(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 8, players: 2, link: local.Link{Latency: 30 * time.Millisecond}})
-	a := c.add("a", ClientConfig{}, func(Frame) uint16 { return 1 })
+	a := c.add("a", ClientConfig{}, func(rollnet.Frame) uint16 { return 1 })
 	b := c.add("b", ClientConfig{}, mash(2, 3)) // changes: a mispredicts it
 	c.run(3 * time.Second)
 	b.cut = true
@@ -107,9 +108,9 @@ func TestCorrectedFlag(t *testing.T) {
 	for range 300 {
 		c.clock.Advance(tick)
 		before := a.c.Stats().Mismatches
-		_ = c.h.Advance()
+		_ = c.h.AdvanceFrame()
 		_ = b.c.AddLocalInput(0, uint16(c.h.Frame()/3))
-		_ = b.c.Advance()
+		_ = b.c.AdvanceFrame()
 		_, err := a.c.Update(tick)
 		require.NoError(t, err)
 		require.Equal(t, a.c.Stats().Mismatches > before, a.c.Corrected())

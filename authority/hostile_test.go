@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -39,7 +39,7 @@ func drain(ep *local.Endpoint) (n int, kinds map[codec.Type]int) {
 // clients' states stay the host's (checked on every one by the cluster).
 func TestHostileClients(t *testing.T) {
 	link := local.Link{Latency: 20 * time.Millisecond, Jitter: 3 * time.Millisecond, Loss: 0.01}
-	net := session.NetConfig{DisconnectTimeout: 2 * time.Second, DisconnectNotify: 500 * time.Millisecond}
+	net := rollnet.NetConfig{DisconnectTimeout: 2 * time.Second, DisconnectNotify: 500 * time.Millisecond}
 	c := newCluster(t, clusterOpts{seed: 51, players: 4, link: link, queue: 4096, host: HostConfig[uint16]{Net: net}})
 	a := c.add("a", ClientConfig{}, mash(1, 3))
 	b := c.add("b", ClientConfig{}, mash(2, 4))
@@ -108,7 +108,7 @@ func TestHostileClients(t *testing.T) {
 	_, kinds := drain(mal)
 	welcomes = kinds[codec.TypeWelcome]
 	require.NotZero(t, welcomes)
-	var me ClientStats
+	var me HostClientStats
 	for _, s := range c.h.Clients(nil) {
 		if s.Peer == "mal" {
 			me = s
@@ -275,11 +275,11 @@ func TestForgedEachType(t *testing.T) {
 				}})
 			c.noCheck = true // counted below instead: a forged state may get through now and then
 			a := c.add("a", ClientConfig{}, mash(1, 3))
-			c.add("b", ClientConfig{}, func(Frame) uint16 { return 5 })
+			c.add("b", ClientConfig{}, func(rollnet.Frame) uint16 { return 5 })
 			c.run(3 * time.Second)
 			require.True(t, a.c.Synchronized())
 			ra := c.record("a")
-			hostA := func() ClientStats { return c.h.clients[ra].clientStats(1) }
+			hostA := func() HostClientStats { return c.h.clients[ra].clientStats(1) }
 			before, beforeA := a.c.Stats(), hostA()
 			rng := rand.New(rand.NewPCG(uint64(i), 3))
 			const ticks, per = 600, 4
@@ -309,10 +309,10 @@ func TestForgedEachType(t *testing.T) {
 			require.Greater(t, int(after.StatesApplied-before.StatesApplied), ticks*3/4, "a kept receiving the host's states")
 			require.True(t, afterA.Connected)
 			require.Equal(t, transport.Peer("a"), afterA.Peer, "no forged Hello moved a's record")
-			require.Equal(t, uint64(1), c.h.Stats().Joined+c.h.Stats().Resumed-1, "no join nor resume but a's and b's")
+			require.Equal(t, uint64(1), c.h.Stats().Joined+c.h.Stats().Rejoined-1, "no join nor resume but a's and b's")
 			for _, nd := range c.nodes {
 				for _, ev := range nd.c.Events(nil) {
-					require.NotEqual(t, session.EventDisconnected, ev.Kind, nd.name)
+					require.NotEqual(t, rollnet.EventDisconnected, ev.Kind, nd.name)
 				}
 			}
 			switch f.name {

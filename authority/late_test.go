@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -46,7 +47,7 @@ func TestLateRollbackMatchesOnTime(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 12, players: 2, link: link, host: HostConfig[uint16]{LateInput: LateRollback, TargetDepth: 1}})
 	c.noCheck = true // a host that rolls back changes frames it already sent
 	m := mash(3, 2)
-	in := func(f Frame) uint16 { // still while the client joins and anchors
+	in := func(f rollnet.Frame) uint16 { // still while the client joins and anchors
 		if f < 200 {
 			return 0
 		}
@@ -63,10 +64,10 @@ func TestLateRollbackMatchesOnTime(t *testing.T) {
 
 	// The host that had every input on time.
 	slot := s.First
-	end := c.h.Frame() - Frame(c.h.s.window) - 2
+	end := c.h.Frame() - rollnet.Frame(c.h.s.window) - 2
 	var ref world
 	inputs := make([]uint16, 2)
-	for f := Frame(0); f <= end; f++ {
+	for f := rollnet.Frame(0); f <= end; f++ {
 		clear(inputs)
 		inputs[slot] = in(f)
 		simWorld(&ref, inputs, f)

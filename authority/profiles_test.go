@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -27,14 +28,14 @@ func TestFourClientsThreeProfiles(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 7, players: 4, host: HostConfig[uint16]{TargetDepth: 3}})
 	m := mash(1, 3)
 	frozen := false
-	changing := func(f Frame) uint16 {
+	changing := func(f rollnet.Frame) uint16 {
 		if frozen {
 			return 1
 		}
 		return m(f)
 	}
 	var still uint16 = 5
-	other := func(Frame) uint16 { return still }
+	other := func(rollnet.Frame) uint16 { return still }
 	for i, p := range profiles {
 		name := string(rune('a' + i))
 		require.NoError(t, c.net.SetLink(name, "host", p))
@@ -61,13 +62,13 @@ func TestFourClientsThreeProfiles(t *testing.T) {
 	// second is generous).
 	frozen = true
 	c.run(time.Second)
-	settled := make([]Stats, len(c.nodes))
+	settled := make([]ClientStats, len(c.nodes))
 	for i, nd := range c.nodes {
 		settled[i] = nd.c.Stats()
 	}
 	still = 9
 	c.run(time.Second)
-	mid := make([]Stats, len(c.nodes))
+	mid := make([]ClientStats, len(c.nodes))
 	for i, nd := range c.nodes {
 		mid[i] = nd.c.Stats()
 	}

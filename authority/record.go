@@ -1,17 +1,17 @@
 package authority
 
-import "github.com/rollnet/rollnet/session"
+import "github.com/rollnet/rollnet/replay"
 
-// SetRecorder makes the host record its match into r (package session's
+// SetRecorder makes the host record its match into r (package replay's
 // recording format: settings, initial state, every frame's inputs and
 // checksums), each frame once it is final: at once with LateApply, once no
 // late input can roll it back with LateRollback. r must be new, made for
 // the host's Players with the state the host starts from, and set before
-// the first Advance: else an error wrapping session.ErrArgument. A write
+// the first AdvanceFrame: else an error wrapping replay.ErrArgument. A write
 // error does not stop the host: r keeps it for Flush and Close. nil stops
-// recording. A recording replays with session.NewReplayer and the host's
+// recording. A recording replays with replay.NewReplayer and the host's
 // simulate.
-func (h *Host[S, I]) SetRecorder(r *session.Recorder[S, I]) error {
+func (h *Host[S, I]) SetRecorder(r *replay.Recorder[S, I]) error {
 	if r == nil {
 		h.recorder = nil
 		return nil

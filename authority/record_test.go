@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -23,7 +23,7 @@ func TestHostRecordsItsMatch(t *testing.T) {
 		c := newCluster(t, clusterOpts{seed: 21, players: 3, locals: 1, link: link, host: HostConfig[uint16]{LateInput: late}})
 		c.noCheck = late == LateRollback // a host that rolls back changes frames it already sent
 		var file bytes.Buffer
-		rec, err := session.NewRecorder[world, uint16](&file, session.RecordConfig{Players: 3, Settings: 7}, c.h.State())
+		rec, err := replay.NewRecorder[world, uint16](replay.RecorderConfig{Players: 3, Settings: 7}, &file, c.h.State())
 		require.NoError(t, err)
 		require.NoError(t, c.h.SetRecorder(rec))
 		c.add("a", ClientConfig{}, mash(1, 2))
@@ -35,7 +35,7 @@ func TestHostRecordsItsMatch(t *testing.T) {
 		t.Logf("%v: host at frame %d, %d recorded, file %d bytes", late, frames, rec.Frame(), file.Len())
 		require.Greater(t, int(rec.Frame()), int(frames)-70, "every final frame recorded")
 
-		rp, err := session.NewReplayer[world, uint16](&file, session.ReplayConfig{Settings: 7}, simWorld)
+		rp, err := replay.NewReplayer[world, uint16](replay.ReplayerConfig{Settings: 7}, &file, simWorld)
 		require.NoError(t, err)
 		require.NoError(t, rp.Run(), "the replay agrees with every recorded checksum")
 		require.Equal(t, rec.Frame(), rp.Frame())
@@ -45,12 +45,12 @@ func TestHostRecordsItsMatch(t *testing.T) {
 func TestHostSetRecorderErrors(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 22, players: 2})
 	var file bytes.Buffer
-	wrong, err := session.NewRecorder[world, uint16](&file, session.RecordConfig{Players: 3}, c.h.State())
+	wrong, err := replay.NewRecorder[world, uint16](replay.RecorderConfig{Players: 3}, &file, c.h.State())
 	require.NoError(t, err)
-	require.ErrorIs(t, c.h.SetRecorder(wrong), session.ErrArgument, "players differ")
+	require.ErrorIs(t, c.h.SetRecorder(wrong), replay.ErrArgument, "players differ")
 	require.NoError(t, c.h.SetRecorder(nil))
 	c.run(100 * time.Millisecond)
-	late, err := session.NewRecorder[world, uint16](&file, session.RecordConfig{Players: 2}, c.h.State())
+	late, err := replay.NewRecorder[world, uint16](replay.RecorderConfig{Players: 2}, &file, c.h.State())
 	require.NoError(t, err)
-	require.ErrorIs(t, c.h.SetRecorder(late), session.ErrArgument, "the host has started")
+	require.ErrorIs(t, c.h.SetRecorder(late), replay.ErrArgument, "the host has started")
 }

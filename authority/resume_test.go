@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -21,7 +21,7 @@ import (
 // INITIAL_SYNC, and nothing of the old world is sent.
 func TestResume(t *testing.T) {
 	link := local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02}
-	net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	net := rollnet.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
 	c := newCluster(t, clusterOpts{seed: 31, players: 2, link: link, host: HostConfig[uint16]{Grace: 5 * time.Second, Net: net}})
 	a := c.add("a", ClientConfig{Net: net}, mash(1, 3))
 	b := c.add("b", ClientConfig{Net: net}, mash(2, 4))
@@ -36,10 +36,10 @@ func TestResume(t *testing.T) {
 	before := c.h.Clients(nil)[clientIndex(c, slot)]
 	ep2, err := c.net.Endpoint("a2")
 	require.NoError(t, err)
-	require.NoError(t, a.c.Reconnect(ep2))
+	require.NoError(t, a.c.Rejoin(ep2))
 	c.run(3 * time.Second)
 	require.Equal(t, codec.WelcomeResume, a.c.answer)
-	require.Equal(t, uint64(1), c.h.Stats().Resumed)
+	require.Equal(t, uint64(1), c.h.Stats().Rejoined)
 	require.Equal(t, slot, a.c.Stats().First)
 	require.Equal(t, token, a.c.token)
 	after := c.h.Clients(nil)[clientIndex(c, slot)]
@@ -59,7 +59,7 @@ func TestResume(t *testing.T) {
 	require.Equal(t, uint64(1), c.h.Stats().Expired)
 	ep3, err := c.net.Endpoint("a3")
 	require.NoError(t, err)
-	require.NoError(t, a.c.Reconnect(ep3))
+	require.NoError(t, a.c.Rejoin(ep3))
 	c.run(3 * time.Second)
 	st := a.c.Stats()
 	require.True(t, st.Rejected)
@@ -67,10 +67,10 @@ func TestResume(t *testing.T) {
 	require.True(t, st.Synchronized)
 	require.NotEqual(t, token, a.c.token)
 	hs := c.h.Stats()
-	require.Equal(t, uint64(1), hs.ResumesRejected)
+	require.Equal(t, uint64(1), hs.RejoinsRefused)
 	require.Equal(t, uint64(3), hs.Joined)
 	now := c.h.Clients(nil)
-	var fresh ClientStats
+	var fresh HostClientStats
 	for _, s := range now {
 		if s.Peer == "a3" {
 			fresh = s
@@ -100,11 +100,11 @@ func clientIndex(c *cluster, slot int) int {
 // none is displaced. Either way every late input is accounted for, none
 // is lost, and the client's world goes on.
 func TestResumeBacklog(t *testing.T) {
-	for _, mode := range []ResumeBacklog{BacklogApply, BacklogSupersede} {
+	for _, mode := range []RejoinBacklog{BacklogApply, BacklogSupersede} {
 		t.Run([]string{"Apply", "Supersede"}[mode], func(t *testing.T) {
 			link := local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond}
-			net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
-			c := newCluster(t, clusterOpts{seed: 32, players: 2, link: link, host: HostConfig[uint16]{ResumeBacklog: mode, Net: net}})
+			net := rollnet.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+			c := newCluster(t, clusterOpts{seed: 32, players: 2, link: link, host: HostConfig[uint16]{RejoinBacklog: mode, Net: net}})
 			in := mash(1, 3)
 			a := c.add("a", ClientConfig{Net: net}, in)
 			c.run(3 * time.Second)
@@ -112,9 +112,9 @@ func TestResumeBacklog(t *testing.T) {
 			hc := c.h.clients[r]
 			// What the host simulated a with, frame by frame, and whether
 			// that frame took a late input.
-			used, late := map[Frame]uint16{}, map[Frame]bool{}
+			used, late := map[rollnet.Frame]uint16{}, map[rollnet.Frame]bool{}
 			applied := hc.stats.LateApplied
-			c.afterHost = func(f Frame) {
+			c.afterHost = func(f rollnet.Frame) {
 				used[f] = c.h.used[hc.first]
 				late[f] = hc.stats.LateApplied > applied
 				applied = hc.stats.LateApplied
@@ -126,7 +126,7 @@ func TestResumeBacklog(t *testing.T) {
 			before, mine := hc.clientStats(1), a.c.Stats()
 			ep2, err := c.net.Endpoint("a2")
 			require.NoError(t, err)
-			require.NoError(t, a.c.Reconnect(ep2))
+			require.NoError(t, a.c.Rejoin(ep2))
 			c.run(4 * time.Second)
 			require.Equal(t, codec.WelcomeResume, a.c.answer)
 			after := hc.clientStats(1)
@@ -150,7 +150,7 @@ func TestResumeBacklog(t *testing.T) {
 			require.Zero(t, d(after.LateSuperseded, before.LateSuperseded))
 			require.Equal(t, backlog, d(after.Displaced, before.Displaced), "the client's inputs for as many frames")
 			// In the order made, one a frame.
-			var frames []Frame
+			var frames []rollnet.Frame
 			for f := range late {
 				if late[f] {
 					frames = append(frames, f)
@@ -159,8 +159,8 @@ func TestResumeBacklog(t *testing.T) {
 			slices.Sort(frames)
 			require.Len(t, frames, int(backlog))
 			for k, f := range frames {
-				require.Equal(t, frames[0]+Frame(k), f, "one a frame, back to back")
-				require.Equal(t, in(heard+1+Frame(k)), used[f], "backlog input %d applied at frame %d", k, f)
+				require.Equal(t, frames[0]+rollnet.Frame(k), f, "one a frame, back to back")
+				require.Equal(t, in(heard+1+rollnet.Frame(k)), used[f], "backlog input %d applied at frame %d", k, f)
 			}
 			require.True(t, a.c.Synchronized())
 		})
@@ -174,7 +174,7 @@ func TestResumeBacklogAllocatesNothing(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocates under -race")
 	}
-	net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	net := rollnet.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
 	c := newCluster(t, clusterOpts{seed: 33, players: 2, link: local.Link{Latency: 30 * time.Millisecond}, host: HostConfig[uint16]{Net: net}})
 	a := c.add("a", ClientConfig{Net: net}, mash(1, 3))
 	c.run(3 * time.Second)
@@ -183,7 +183,7 @@ func TestResumeBacklogAllocatesNothing(t *testing.T) {
 	c.run(2 * time.Second)
 	ep2, err := c.net.Endpoint("a2")
 	require.NoError(t, err)
-	require.NoError(t, a.c.Reconnect(ep2))
+	require.NoError(t, a.c.Rejoin(ep2))
 	for a.c.answer != codec.WelcomeResume {
 		c.run(tick)
 	}
@@ -196,9 +196,9 @@ func TestResumeBacklogAllocatesNothing(t *testing.T) {
 	for range 200 {
 		c.clock.Advance(tick)
 		f++
-		_ = c.h.Advance()
+		_ = c.h.AdvanceFrame()
 		_ = a.c.AddLocalInput(0, uint16(f/3))
-		_ = a.c.Advance()
+		_ = a.c.AdvanceFrame()
 	}
 	runtime.ReadMemStats(&m1)
 	require.Zero(t, m1.Mallocs-m0.Mallocs)
@@ -206,25 +206,25 @@ func TestResumeBacklogAllocatesNothing(t *testing.T) {
 }
 
 // A process started again with the token an earlier one kept
-// (ClientConfig.Resume) gets its slots back within the grace window: the
+// (ClientConfig.Rejoin) gets its slots back within the grace window: the
 // host says RESUME_ACCEPT, and its next state, full since the new
 // connection acknowledged none, starts the new client's world; every host
 // state it applies is the host's. After the grace window the same token
 // gets RESUME_REJECT and a fresh slot, with a new token.
 func TestResumeFreshProcess(t *testing.T) {
 	link := local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02}
-	net := session.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	net := rollnet.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
 	c := newCluster(t, clusterOpts{seed: 34, players: 2, link: link, host: HostConfig[uint16]{Grace: 5 * time.Second, Net: net}})
 	a := c.add("a", ClientConfig{Net: net}, mash(1, 3))
-	_, held := a.c.Token()
+	_, held := a.c.RejoinToken()
 	require.False(t, held, "no token before the host's answer")
 	b := c.add("b", ClientConfig{Net: net}, mash(2, 4))
 	c.run(3 * time.Second)
-	token, held := a.c.Token()
+	token, held := a.c.RejoinToken()
 	require.True(t, held)
-	require.NotEqual(t, Token{}, token)
+	require.NotEqual(t, RejoinToken{}, token)
 	slot := a.c.Stats().First
-	require.False(t, a.c.Stats().Resumed)
+	require.False(t, a.c.Stats().Rejoined)
 
 	// Killed: silent, gone. A new process with the token, 2 s later.
 	c.net.Partition("a", "host")
@@ -233,22 +233,22 @@ func TestResumeFreshProcess(t *testing.T) {
 	hc := c.h.clients[clientIndex(c, slot)]
 	require.Equal(t, clientAway, hc.state)
 	full := hc.stats.FullStates
-	a2 := c.add("a2", ClientConfig{Net: net, Resume: token}, mash(1, 3))
+	a2 := c.add("a2", ClientConfig{Net: net, Rejoin: token}, mash(1, 3))
 	c.run(3 * time.Second)
 	st := a2.c.Stats()
 	require.True(t, st.Synchronized)
-	require.True(t, st.Resumed)
+	require.True(t, st.Rejoined)
 	require.False(t, st.Rejected)
 	require.Equal(t, slot, st.First, "the same slot")
 	require.Equal(t, codec.WelcomeResume, a2.c.answer)
-	got, held := a2.c.Token()
+	got, held := a2.c.RejoinToken()
 	require.True(t, held)
 	require.Equal(t, token, got, "the same token")
-	require.Equal(t, uint64(1), c.h.Stats().Resumed)
+	require.Equal(t, uint64(1), c.h.Stats().Rejoined)
 	require.Equal(t, clientConnected, hc.state)
 	require.Equal(t, "a2", string(hc.peer))
 	require.Greater(t, hc.stats.FullStates, full, "the new process's world began with a full state")
-	require.Greater(t, a2.seen, Frame(0), "it applied host states (each checked against the host's)")
+	require.Greater(t, a2.seen, rollnet.Frame(0), "it applied host states (each checked against the host's)")
 	require.True(t, b.c.Synchronized(), "the other client played on")
 
 	// Killed again, started again past the grace window: a fresh slot.
@@ -256,16 +256,16 @@ func TestResumeFreshProcess(t *testing.T) {
 	a2.cut = true
 	c.run(7 * time.Second)
 	require.Equal(t, uint64(1), c.h.Stats().Expired)
-	a3 := c.add("a3", ClientConfig{Net: net, Resume: token}, mash(1, 3))
+	a3 := c.add("a3", ClientConfig{Net: net, Rejoin: token}, mash(1, 3))
 	c.run(3 * time.Second)
 	st = a3.c.Stats()
 	t.Logf("host %+v; a3 %+v", c.h.Stats(), st)
 	require.True(t, st.Synchronized)
 	require.True(t, st.Rejected)
-	require.False(t, st.Resumed)
-	fresh, held := a3.c.Token()
+	require.False(t, st.Rejoined)
+	fresh, held := a3.c.RejoinToken()
 	require.True(t, held)
 	require.NotEqual(t, token, fresh, "a new token with the fresh slot")
-	require.Equal(t, uint64(1), c.h.Stats().ResumesRejected)
+	require.Equal(t, uint64(1), c.h.Stats().RejoinsRefused)
 	t.Logf("host %+v; a2 %+v", c.h.Stats(), a2.c.Stats())
 }

@@ -8,11 +8,7 @@ import (
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 )
-
-// Frame is a frame number, as in package session.
-type Frame = session.Frame
 
 // protocol is the authoritative protocol's version, part of the settings
 // hash.
@@ -82,7 +78,8 @@ func xorInto(dst, a, b []byte) {
 	}
 }
 
-// Token is a resume token: random 128 bits a host gives each client with
-// its slots, valid while the client is connected and for the host's grace
-// window after. The zero Token is none.
-type Token = [codec.TokenLen]byte
+// RejoinToken is what a client needs to come back into its slots: random
+// 128 bits a host gives each client with its slots, valid while the client
+// is connected and for the host's grace window after. The zero RejoinToken
+// is none.
+type RejoinToken [codec.TokenLen]byte

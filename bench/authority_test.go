@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -29,7 +29,7 @@ type arena struct {
 
 type entity struct{ X, Y, VX, VY int32 }
 
-func simArena(w *arena, in []uint16, f authority.Frame) {
+func simArena(w *arena, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		e := &w.E[p%len(w.E)]
 		e.VX, e.VY = int32(int8(v)), int32(int8(v>>8))
@@ -66,12 +66,12 @@ func newAuthMatch(b *testing.B, players, clients int, link local.Link) *authMatc
 		b.Fatal(err)
 	}
 	seed := uint64(0)
-	net := session.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+	net := rollnet.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
 	hep, err := m.net.Endpoint("host")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if m.host, err = authority.NewHost[arena, uint16](transport.Transport(hep), authority.HostConfig[uint16]{Players: players, Net: net}, simArena); err != nil {
+	if m.host, err = authority.NewHost[arena, uint16](authority.HostConfig[uint16]{Players: players, Net: net}, transport.Transport(hep), simArena); err != nil {
 		b.Fatal(err)
 	}
 	for i := range m.host.State().E {
@@ -82,7 +82,7 @@ func newAuthMatch(b *testing.B, players, clients int, link local.Link) *authMatc
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := authority.NewClient[arena, uint16](ep, authority.ClientConfig{Host: "host", Players: players, Net: net}, simArena)
+		c, err := authority.NewClient[arena, uint16](authority.ClientConfig{Host: "host", Players: players, Net: net}, ep, simArena)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func input(i, f int, changing bool) uint16 {
 }
 
 func (m *authMatch) tickHost() {
-	if err := m.host.Advance(); err != nil {
+	if err := m.host.AdvanceFrame(); err != nil {
 		panic(err)
 	}
 }
@@ -116,7 +116,7 @@ func (m *authMatch) tickHost() {
 func (m *authMatch) tickClient(i int, changing bool) {
 	c := m.clients[i]
 	_ = c.AddLocalInput(0, input(i, m.f, changing))
-	if err := c.Advance(); err != nil {
+	if err := c.AdvanceFrame(); err != nil {
 		panic(err)
 	}
 }
@@ -163,7 +163,7 @@ func BenchmarkAuthorityHostTickBaselineCopy(b *testing.B) {
 		f := 0
 		for b.Loop() {
 			f++
-			simArena(&w, in, authority.Frame(f))
+			simArena(&w, in, rollnet.Frame(f))
 			for range authClients {
 				out = w
 				_ = rollback.Checksum(rollback.BytesOf(&out))
@@ -209,7 +209,7 @@ func BenchmarkAuthorityClientTickBaselineSimulate(b *testing.B) {
 			f := 0
 			for b.Loop() {
 				f++
-				simArena(&w, in, authority.Frame(f))
+				simArena(&w, in, rollnet.Frame(f))
 			}
 		})
 	}

@@ -38,6 +38,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
@@ -119,7 +120,7 @@ func summarize(d []time.Duration) tickTimes {
 
 // catchInput is player's input for frame f: the same on every run and
 // every peer, changing every 10 frames or so, like a player's.
-func catchInput(player int, f session.Frame) uint16 {
+func catchInput(player int, f rollnet.Frame) uint16 {
 	x := uint64(int64(f)/10)*0x9e3779b97f4a7c15 ^ uint64(player+1)*0xbf58476d1ce4e5b9
 	x ^= x >> 31
 	x *= 0x94d049bb133111eb
@@ -144,7 +145,7 @@ type catchPlayer struct {
 
 	sums    []uint32 // by frame; valid where have is set
 	have    []bool
-	checked session.Frame // newest frame whose checksum is in sums
+	checked rollnet.Frame // newest frame whose checksum is in sums
 
 	ticks []tickSample // at 60 Hz
 	cmds  chan func()
@@ -153,7 +154,7 @@ type catchPlayer struct {
 	err   error
 	live  time.Time // a rejoiner: when AdvanceFrame first succeeded
 
-	target  session.Frame // a rejoiner: the match's frame when it started
+	target  rollnet.Frame // a rejoiner: the match's frame when it started
 	reached time.Time     // when its frame reached target
 
 	mayLeave bool // the other player may disconnect (it is the one that rejoins)
@@ -206,13 +207,13 @@ func (pl *catchPlayer) record() {
 }
 
 // events fails on what must not happen in the match.
-func (pl *catchPlayer) events(buf []session.Event) ([]session.Event, error) {
+func (pl *catchPlayer) events(buf []rollnet.Event) ([]rollnet.Event, error) {
 	buf = pl.p2p.Events(buf[:0])
 	for _, e := range buf {
 		switch e.Kind {
-		case session.EventDesyncDetected, session.EventSyncFailed:
+		case rollnet.EventDesyncDetected, rollnet.EventSyncFailed:
 			return buf, fmt.Errorf("player %d: %v", pl.index, e)
-		case session.EventPlayerDisconnected:
+		case rollnet.EventPlayerDisconnected:
 			// Frozen inputs from here on: the players would part without
 			// a desync to say so (a link that collapsed under load).
 			if !pl.mayLeave {
@@ -229,7 +230,7 @@ func (pl *catchPlayer) loop(ctx context.Context) {
 	defer close(pl.done)
 	tick := time.NewTicker(time.Second / catchTickRate)
 	defer tick.Stop()
-	events := make([]session.Event, 0, 256)
+	events := make([]rollnet.Event, 0, 256)
 	for {
 		select {
 		case <-ctx.Done():
@@ -402,10 +403,10 @@ func runCatchUp(cfg catchConfig) (rep catchReport, err error) {
 
 	// Phase 1: fast, one goroutine for both.
 	began := time.Now()
-	events := make([]session.Event, 0, 256)
+	events := make([]rollnet.Event, 0, 256)
 	fast := time.NewTicker(time.Second / time.Duration(cfg.FastRate))
 	defer fast.Stop()
-	for min(players[0].p2p.ConfirmedFrame(), players[1].p2p.ConfirmedFrame()) < session.Frame(cfg.Frames) {
+	for min(players[0].p2p.ConfirmedFrame(), players[1].p2p.ConfirmedFrame()) < rollnet.Frame(cfg.Frames) {
 		if ctx.Err() != nil {
 			return rep, fmt.Errorf("unpaced play at frames %d and %d: %w", players[0].p2p.Frame(), players[1].p2p.Frame(), ctx.Err())
 		}
@@ -512,7 +513,7 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 		return fig, err
 	}
 	fig.Connect = time.Since(start)
-	var from session.Frame
+	var from rollnet.Frame
 	var addErr error
 	if err := host.do(ctx, func() {
 		from = host.p2p.ConfirmedFrame()
@@ -534,10 +535,10 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 	}
 	defer spec.Close()
 	sums, have := make([]uint32, total), make([]bool, total)
-	checked := session.Frame(-1)
+	checked := rollnet.Frame(-1)
 	tick := time.NewTicker(time.Second / catchTickRate)
 	defer tick.Stop()
-	events := make([]session.Event, 0, 256)
+	events := make([]rollnet.Event, 0, 256)
 	var live time.Time
 	for live.IsZero() {
 		select {
@@ -551,7 +552,7 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 		}
 		events = spec.Events(events[:0])
 		for _, e := range events {
-			if e.Kind == session.EventDesyncDetected || e.Kind == session.EventDisconnected || e.Kind == session.EventSyncFailed {
+			if e.Kind == rollnet.EventDesyncDetected || e.Kind == rollnet.EventDisconnected || e.Kind == rollnet.EventSyncFailed {
 				return fig, fmt.Errorf("%v", e)
 			}
 		}
@@ -636,7 +637,7 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 	if err := gone.tr.Close(); err != nil {
 		return fig, nil, err
 	}
-	var from session.Frame
+	var from rollnet.Frame
 	before := sponsor.tr.Stats()
 	start := time.Now()
 	if err := sponsor.do(ctx, func() { from = sponsor.p2p.Frame() }); err != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -54,7 +55,7 @@ func BenchmarkP2PProfile(b *testing.B) {
 				peers[i], err = session.NewP2P[world](session.P2PConfig[uint16]{
 					Session: session.Config[uint16]{Players: 2, InputDelay: 2, Capacity: 32},
 					Remote:  remote,
-					Net: session.NetConfig{
+					Net: rollnet.NetConfig{
 						FrameRate: fps,
 						Now:       clock.Now,
 						Rand:      func() uint64 { nonce += 2; return nonce },
@@ -66,7 +67,7 @@ func BenchmarkP2PProfile(b *testing.B) {
 			}
 
 			var (
-				events   []session.Event
+				events   []rollnet.Event
 				rng      = uint64(0x9e3779b97f4a7c15)
 				input    [2]uint16
 				ahead    int
@@ -93,7 +94,7 @@ func BenchmarkP2PProfile(b *testing.B) {
 					}
 					events = p.Events(events[:0])
 					for _, e := range events {
-						if e.Kind == session.EventDesyncDetected {
+						if e.Kind == rollnet.EventDesyncDetected {
 							agree = false
 						}
 					}
@@ -116,7 +117,7 @@ func BenchmarkP2PProfile(b *testing.B) {
 			for !peers[0].Running() || !peers[1].Running() {
 				tick()
 			}
-			events = make([]session.Event, 0, 256)
+			events = make([]rollnet.Event, 0, 256)
 			b.ReportAllocs()
 			for b.Loop() {
 				tick()

@@ -3,7 +3,7 @@ package main
 import (
 	"math/bits"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 )
 
 // world is a state that mixes every input, so one wrong input anywhere
@@ -14,7 +14,7 @@ type world struct {
 	_     [4]byte
 }
 
-func simulate(w *world, in []uint16, f session.Frame) {
+func simulate(w *world, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		w.Acc[p] = bits.RotateLeft32(w.Acc[p]^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)
 	}

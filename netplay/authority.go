@@ -6,9 +6,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/codec"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -37,9 +37,9 @@ func (m *Match[S, I]) hostPeer() transport.Peer {
 }
 
 func (m *Match[S, I]) buildHost() error {
-	h, err := authority.NewHost[S](&m.mx, authority.HostConfig[I]{
+	h, err := authority.NewHost[S](authority.HostConfig[I]{
 		Players: m.cfg.Players, LocalPlayers: m.cfg.LocalPlayers, Net: m.netConfig(),
-	}, m.simulate)
+	}, &m.mx, m.simulate)
 	if err != nil {
 		return fmt.Errorf("netplay: %w", err)
 	}
@@ -65,13 +65,13 @@ func (m *Match[S, I]) tickHost(in I) error {
 			return err
 		}
 	}
-	if err := h.Advance(); err != nil {
+	if err := h.AdvanceFrame(); err != nil {
 		return err
 	}
 	m.st.Phase, m.st.Advanced = Running, true
 	m.evs = h.Events(m.evs[:0])
 	m.events(m.evs)
-	if f := h.Frame(); f%session.Frame(m.cfg.FrameRate/4+1) == 0 {
+	if f := h.Frame(); f%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
 		m.hostRoster()
 	}
 	return nil
@@ -80,7 +80,7 @@ func (m *Match[S, I]) tickHost(in I) error {
 // hostRoster refreshes the names and states of the slots and sends them
 // to every client.
 func (m *Match[S, I]) hostRoster() {
-	var cs [codec.MaxPlayers]authority.ClientStats
+	var cs [codec.MaxPlayers]authority.HostClientStats
 	clients := m.h.Clients(cs[:0])
 	for i := m.cfg.LocalPlayers; i < len(m.roster); i++ {
 		m.roster[i] = rosterEntry{}
@@ -182,9 +182,9 @@ func (m *Match[S, I]) tryConnect() error {
 		m.hostMu.Unlock()
 		cfg := authority.ClientConfig{Host: pe.id, Players: m.cfg.Players, Net: m.netConfig()}
 		if m.rejoining {
-			cfg.Resume = m.token.Host
+			cfg.Rejoin = m.token.Host
 		}
-		c, err := authority.NewClient[S, I](&m.mx, cfg, m.simulate)
+		c, err := authority.NewClient[S, I](cfg, &m.mx, m.simulate)
 		if err != nil {
 			return fmt.Errorf("netplay: %w", err)
 		}
@@ -225,7 +225,7 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 	}
 	m.evs = c.Events(m.evs[:0])
 	for _, ev := range m.evs {
-		if ev.Kind == session.EventDisconnected && ev.Peer == m.hostPeer() {
+		if ev.Kind == rollnet.EventDisconnected && ev.Peer == m.hostPeer() {
 			m.st.Phase, m.st.Ended = Ended, EndHostGone
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/signaling"
 )
 
@@ -23,7 +23,7 @@ type World struct {
 // Buttons is one player's input: -1, 0 or +1.
 type Buttons int8
 
-func simulate(w *World, in []Buttons, _ session.Frame) {
+func simulate(w *World, in []Buttons, _ rollnet.Frame) {
 	for p, b := range in {
 		w.X[p] += int32(b)
 	}

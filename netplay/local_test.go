@@ -7,10 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -41,7 +41,7 @@ func newLAN(t *testing.T, link local.Link) *lan {
 }
 
 // add starts a match on the endpoint name, greeting peers.
-func (l *lan) add(name string, start func(netplay.Config, func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error), cfg netplay.Config, peers ...string) *player {
+func (l *lan) add(name string, start func(netplay.Config, func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error), cfg netplay.Config, peers ...string) *player {
 	ep, err := l.net.Endpoint(name)
 	require.NoError(l.t, err)
 	cfg.Transport, cfg.Now = ep, l.clock.Now
@@ -81,16 +81,16 @@ func (l *lan) until(n int, what string, cond func() bool) {
 	require.True(l.t, cond(), "after %d ticks: %s", n, what)
 }
 
-func join(cfg netplay.Config, sim func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error) {
+func join(cfg netplay.Config, sim func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error) {
 	return netplay.Join[World, Buttons](cfg, sim)
 }
-func watch(cfg netplay.Config, sim func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error) {
+func watch(cfg netplay.Config, sim func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error) {
 	return netplay.Watch[World, Buttons](cfg, sim)
 }
-func host(cfg netplay.Config, sim func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error) {
+func host(cfg netplay.Config, sim func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error) {
 	return netplay.Host[World, Buttons](cfg, sim)
 }
-func connectTo(cfg netplay.Config, sim func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error) {
+func connectTo(cfg netplay.Config, sim func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error) {
 	return netplay.Connect[World, Buttons](cfg, sim)
 }
 
@@ -139,7 +139,7 @@ func TestFixedDelayNeedsNoMeasure(t *testing.T) {
 func TestWrongKindOfRoom(t *testing.T) {
 	for _, c := range []struct {
 		name       string
-		first, joi func(netplay.Config, func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error)
+		first, joi func(netplay.Config, func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error)
 		want       error
 	}{
 		{"client in a P2P room", join, connectTo, netplay.ErrP2PRoom},
@@ -162,7 +162,7 @@ func TestWrongKindOfRoom(t *testing.T) {
 func TestSettingsDiffer(t *testing.T) {
 	for _, c := range []struct {
 		name        string
-		first, join func(netplay.Config, func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error)
+		first, join func(netplay.Config, func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error)
 	}{{"P2P", join, join}, {"authority client", host, connectTo}} {
 		t.Run(c.name, func(t *testing.T) {
 			l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
@@ -330,8 +330,8 @@ func TestInterruptedAndWaiting(t *testing.T) {
 func TestDesyncLine(t *testing.T) {
 	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
 	a := l.add("a", join, netplay.Config{Players: 2}, "b")
-	broken := func(cfg netplay.Config, _ func(*World, []Buttons, session.Frame)) (*netplay.Match[World, Buttons], error) {
-		return netplay.Join[World, Buttons](cfg, func(w *World, in []Buttons, f session.Frame) {
+	broken := func(cfg netplay.Config, _ func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error) {
+		return netplay.Join[World, Buttons](cfg, func(w *World, in []Buttons, f rollnet.Frame) {
 			simulate(w, in, f)
 			if f == 100 {
 				w.X[0]++ // a simulation that is not deterministic

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/session"
@@ -117,7 +118,7 @@ type peer struct {
 type Match[S any, I comparable] struct {
 	mode     Mode
 	cfg      Config
-	simulate func(*S, []I, session.Frame)
+	simulate func(*S, []I, rollnet.Frame)
 	now      func() time.Time
 	epoch    time.Time
 	deadline time.Time
@@ -154,7 +155,7 @@ type Match[S any, I comparable] struct {
 	token     Token
 	rejoining bool // started from a stored token
 	saved     bool
-	evs       []session.Event
+	evs       []rollnet.Event
 	st        Status
 	awayUntil time.Time
 	intUntil  time.Time
@@ -219,7 +220,7 @@ func validate(mode Mode, cfg *Config) error {
 	return nil
 }
 
-func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, session.Frame)) (*Match[S, I], error) {
+func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: nil simulate", ErrConfig)
 	}
@@ -231,7 +232,7 @@ func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, se
 		peers: map[transport.Peer]*peer{},
 		buf:   make([]byte, 0, codec.MaxPacket),
 		rbuf:  make([]byte, transport.MaxDatagram),
-		evs:   make([]session.Event, 0, 32),
+		evs:   make([]rollnet.Event, 0, 32),
 		seat:  -1,
 		names: make([]string, cfg.Players),
 		gone:  make([]bool, cfg.Players),
@@ -276,27 +277,27 @@ func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, se
 // Join joins a P2P match as a player: the room's players are seated by
 // their transport ids, sorted (the same seats on every peer); with
 // Config.Tokens holding this room's token, it rejoins its seat instead.
-func Join[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame session.Frame)) (*Match[S, I], error) {
+func Join[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	return start(ModeP2P, cfg, simulate)
 }
 
 // Watch watches a P2P match: it is fed by the player in seat 0, from the
 // match's first frame.
-func Watch[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame session.Frame)) (*Match[S, I], error) {
+func Watch[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	return start(ModeSpectator, cfg, simulate)
 }
 
 // Host hosts an authoritative match: dedicated (Config.LocalPlayers 0) or
 // listen (1: this process plays slot 0). It announces itself to every
 // peer in the room.
-func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame session.Frame)) (*Match[S, I], error) {
+func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	return start(ModeHost, cfg, simulate)
 }
 
 // Connect joins an authoritative match as a client of the room's host,
 // found by its announcement (the client connects to no one else); with
 // Config.Tokens holding this room's token, it rejoins its slots.
-func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame session.Frame)) (*Match[S, I], error) {
+func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	return start(ModeClient, cfg, simulate)
 }
 
@@ -390,7 +391,7 @@ func (m *Match[S, I]) Playout() (a, b *S, alpha float64, ok bool) {
 }
 
 // Frame is the frame of State.
-func (m *Match[S, I]) Frame() session.Frame {
+func (m *Match[S, I]) Frame() rollnet.Frame {
 	switch {
 	case m.p != nil:
 		return m.p.Frame()
@@ -731,7 +732,7 @@ func (m *Match[S, I]) newToken() (Token, bool) {
 			return Token{Mode: ModeP2P, Room: m.cfg.Room, Seat: m.seat, P2P: t}, true
 		}
 	case m.c != nil:
-		if t, ok := m.c.Token(); ok {
+		if t, ok := m.c.RejoinToken(); ok {
 			return Token{Mode: ModeClient, Room: m.cfg.Room, Seat: max(m.seat, 0), Host: t}, true
 		}
 	}
@@ -799,7 +800,7 @@ func (m *Match[S, I]) Close() error {
 // inputs confirm and whose state is still held (the frame peers compare:
 // min(ConfirmedFrame, Frame-1)); ok is false before there is one, and for
 // an authoritative client (its host checks its states for it).
-func (m *Match[S, I]) ConfirmedChecksum() (frame session.Frame, sum uint32, ok bool) {
+func (m *Match[S, I]) ConfirmedChecksum() (frame rollnet.Frame, sum uint32, ok bool) {
 	switch {
 	case m.p != nil:
 		frame = min(m.p.ConfirmedFrame(), m.p.Frame()-1)
@@ -811,15 +812,15 @@ func (m *Match[S, I]) ConfirmedChecksum() (frame session.Frame, sum uint32, ok b
 		return frame, s, err == nil
 	case m.h != nil:
 		frame = m.h.Frame() - 1
-		s, ok := m.h.Checksum(frame)
-		return frame, s, ok
+		s, err := m.h.ChecksumAt(frame)
+		return frame, s, err == nil
 	}
 	return 0, 0, false
 }
 
 // ChecksumAt is the checksum of frame's state while it is held (P2P,
 // spectator, host); ok is false otherwise.
-func (m *Match[S, I]) ChecksumAt(frame session.Frame) (uint32, bool) {
+func (m *Match[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, bool) {
 	switch {
 	case m.p != nil:
 		s, err := m.p.ChecksumAt(frame)
@@ -828,7 +829,8 @@ func (m *Match[S, I]) ChecksumAt(frame session.Frame) (uint32, bool) {
 		s, err := m.sp.ChecksumAt(frame)
 		return s, err == nil
 	case m.h != nil:
-		return m.h.Checksum(frame)
+		s, err := m.h.ChecksumAt(frame)
+		return s, err == nil
 	}
 	return 0, false
 }

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
-func (m *Match[S, I]) netConfig() session.NetConfig {
-	return session.NetConfig{FrameRate: m.cfg.FrameRate, Settings: m.cfg.Settings, Now: m.cfg.Now}
+func (m *Match[S, I]) netConfig() rollnet.NetConfig {
+	return rollnet.NetConfig{FrameRate: m.cfg.FrameRate, Settings: m.cfg.Settings, Now: m.cfg.Now}
 }
 
 // tryJoin seats the room's players once every one of them is heard with
@@ -191,7 +192,7 @@ func (m *Match[S, I]) tickP2P(in I) error {
 		m.st.Phase = Rejoining
 		rs := p.RejoinStats()
 		m.st.Done, m.st.Total = int(p.Frame()), int(p.Frame())
-		if rs.Frame != session.NoFrame {
+		if rs.Frame != rollnet.NoFrame {
 			m.st.Total = int(rs.Frame)
 		}
 	case errors.Is(err, session.ErrNotSynchronized):
@@ -228,7 +229,7 @@ func (m *Match[S, I]) tickP2P(in I) error {
 	if left == m.cfg.Players-1 && !m.now().Before(m.awayUntil) {
 		m.st.Phase, m.st.Ended = Ended, EndPlayersLeft
 	}
-	if m.seat == 0 && p.Frame()%session.Frame(m.cfg.FrameRate/4+1) == 0 {
+	if m.seat == 0 && p.Frame()%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
 		m.p2pRoster() // the spectators' names and who is away
 	}
 	return nil
@@ -278,20 +279,20 @@ func (m *Match[S, I]) laggard() string {
 }
 
 // events folds the session's events into the status.
-func (m *Match[S, I]) events(evs []session.Event) {
+func (m *Match[S, I]) events(evs []rollnet.Event) {
 	for _, ev := range evs {
 		switch ev.Kind {
-		case session.EventNetworkInterrupted:
+		case rollnet.EventNetworkInterrupted:
 			m.st.Interrupted = m.nameOf(ev.Peer)
 			m.intUntil = m.now().Add(ev.Timeout)
-		case session.EventNetworkResumed, session.EventDisconnected:
+		case rollnet.EventNetworkResumed, rollnet.EventDisconnected:
 			if m.st.Interrupted == m.nameOf(ev.Peer) {
 				m.st.Interrupted = ""
 			}
-			if ev.Kind == session.EventDisconnected && m.sp != nil && ev.Peer == m.hostOfSpectator() {
+			if ev.Kind == rollnet.EventDisconnected && m.sp != nil && ev.Peer == m.hostOfSpectator() {
 				m.st.Phase, m.st.Ended = Ended, EndHostGone
 			}
-		case session.EventPlayerDisconnected:
+		case rollnet.EventPlayerDisconnected:
 			if ev.Player >= 0 && ev.Player < len(m.gone) {
 				m.gone[ev.Player] = true
 				m.st.Away = m.names[ev.Player]
@@ -303,14 +304,14 @@ func (m *Match[S, I]) events(evs []session.Event) {
 					m.awayUntil = m.awayUntil.Add(rejoinWindow)
 				}
 			}
-		case session.EventPlayerRejoined:
+		case rollnet.EventPlayerRejoined:
 			if ev.Player >= 0 && ev.Player < len(m.gone) {
 				m.gone[ev.Player] = false
 				if m.st.Away == m.names[ev.Player] {
 					m.st.Away = ""
 				}
 			}
-		case session.EventDesyncDetected:
+		case rollnet.EventDesyncDetected:
 			if m.st.Desync == "" {
 				m.st.Desync = fmt.Sprintf("frame %d: checksum %08x here, %08x at %s; the simulations parted after frame %d",
 					ev.Frame, ev.Local, ev.Remote, m.nameOf(ev.Peer), ev.Agreed)
@@ -319,7 +320,7 @@ func (m *Match[S, I]) events(evs []session.Event) {
 	}
 }
 
-// rejoinWindow is session.NetConfig.RejoinWindow's default.
+// rejoinWindow is rollnet.NetConfig.RejoinWindow's default.
 const rejoinWindow = 60 * time.Second
 
 func (m *Match[S, I]) hostOfSpectator() transport.Peer {

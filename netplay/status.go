@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 )
 
 // Phase is where a match is.
@@ -64,7 +64,7 @@ func (r EndReason) String() string {
 // allocates nothing.
 type Status struct {
 	Phase    Phase
-	Frame    session.Frame // the frame the state shown is at
+	Frame    rollnet.Frame // the frame the state shown is at
 	Advanced bool          // this tick simulated at least one new frame
 
 	// Have and Need count the players heard while Connecting.

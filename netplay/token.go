@@ -23,7 +23,7 @@ type Token struct {
 	Room string
 	Seat int // the P2P seat; the first slot of an authoritative client
 	P2P  session.RejoinToken
-	Host authority.Token // an authoritative client's
+	Host authority.RejoinToken // an authoritative client's
 }
 
 const tokenPrefix = "rn1."

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +17,7 @@ func skipUnderRace(t *testing.T) {
 
 func TestAllocsStepAndInputs(t *testing.T) {
 	skipUnderRace(t)
-	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2, Predict: func(_ int, last uint16, _ Frame) uint16 { return last }})
+	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 2, Predict: func(_ int, last uint16, _ rollnet.Frame) uint16 { return last }})
 	allocs := testing.AllocsPerRun(1000, func() {
 		if err := s.AddLocalInput(0, uint16(s.Frame())); err != nil {
 			panic(err)
@@ -31,7 +32,7 @@ func TestAllocsStepAndInputs(t *testing.T) {
 				panic(err)
 			}
 		}
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			panic(err)
 		}
 		if _, err := s.ChecksumAt(s.Frame() - 1); err != nil {
@@ -63,7 +64,7 @@ func TestAllocsSyncTestStep(t *testing.T) {
 	allocs := testing.AllocsPerRun(500, func() {
 		_ = st.AddLocalInput(0, 1)
 		_ = st.AddLocalInput(1, uint16(st.Frame()))
-		if err := st.Step(); err != nil {
+		if err := st.AdvanceFrame(); err != nil {
 			panic(err)
 		}
 	})
@@ -86,8 +87,8 @@ func TestAllocsPackUnpack(t *testing.T) {
 			panic(err)
 		}
 		_ = a.AddRemoteInput(1, a.Frame()+2, 3)
-		_ = a.Step()
-		_ = b.Step()
+		_ = a.AdvanceFrame()
+		_ = b.AdvanceFrame()
 	})
 	require.Zero(t, allocs)
 	require.Equal(t, a.ConfirmedFrame(), b.ConfirmedFrame())

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 )
 
 // entities is the 128-entity simulation of the rollback benchmarks.
 type entities struct {
-	R   Rand
+	R   rollnet.Rand
 	Pos [128][2]int32
 	Vel [128][2]int32
 }
@@ -19,7 +20,7 @@ type entities struct {
 // loops and specialize it to their constant inputs.
 //
 //go:noinline
-func simEntities(s *entities, in []uint16, _ Frame) {
+func simEntities(s *entities, in []uint16, _ rollnet.Frame) {
 	// Branch-free, so that its cost does not depend on the inputs: the
 	// session and its baseline simulate different input sequences.
 	for i := range s.Pos {
@@ -42,7 +43,7 @@ const stepCapacity = 1024
 // frames at a time with the timer stopped), on the 48-byte test world.
 func BenchmarkStep(b *testing.B) {
 	s := newWorld(b, Config[uint16]{Players: 2, Capacity: stepCapacity})
-	next := Frame(0)
+	next := rollnet.Frame(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		if s.Frame() >= next {
@@ -54,7 +55,7 @@ func BenchmarkStep(b *testing.B) {
 			next += 1000
 			b.StartTimer()
 		}
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -70,7 +71,7 @@ func BenchmarkStepBaselineSimulateCommit(b *testing.B) {
 	}
 	sim := simWorld
 	in := []uint16{1, 2}
-	f := Frame(0)
+	f := rollnet.Frame(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		sim(r.Live(), in, f)
@@ -80,14 +81,14 @@ func BenchmarkStepBaselineSimulateCommit(b *testing.B) {
 }
 
 // BenchmarkFrame: a whole frame of a two-player game loop, both inputs
-// given (AddLocalInput twice) and Step, on the default capacity.
+// given (AddLocalInput twice) and AdvanceFrame, on the default capacity.
 func BenchmarkFrame(b *testing.B) {
 	s := newWorld(b, Config[uint16]{Players: 2})
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = s.AddLocalInput(0, 1)
 		_ = s.AddLocalInput(1, 2)
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -102,7 +103,7 @@ func BenchmarkFrameBaselineSimulateCommit(b *testing.B) {
 	}
 	sim := simWorld
 	in := []uint16{1, 2}
-	f := Frame(0)
+	f := rollnet.Frame(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		sim(r.Live(), in, f)
@@ -127,7 +128,7 @@ func newRollbackBench(t testing.TB, d int) *rollbackBench {
 	rb := &rollbackBench{s: s, d: d}
 	for range d {
 		_ = s.AddLocalInput(0, 1)
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,10 +137,10 @@ func newRollbackBench(t testing.TB, d int) *rollbackBench {
 
 func (rb *rollbackBench) step() {
 	s := rb.s
-	f := s.Frame() - Frame(rb.d)
+	f := s.Frame() - rollnet.Frame(rb.d)
 	_ = s.AddLocalInput(0, 1)
 	_ = s.AddRemoteInput(1, f, uint16(f&1)+1) // predicted: frame f-1's, which differs
-	if err := s.Step(); err != nil {
+	if err := s.AdvanceFrame(); err != nil {
 		panic(err)
 	}
 }
@@ -164,7 +165,7 @@ func BenchmarkRollback(b *testing.B) {
 }
 
 // BenchmarkRollbackBaselineRestoreResimulate: the bare work of the same
-// Step: one restore (ring.Rollback(d)) and d+1 simulate + Commit (d
+// AdvanceFrame: one restore (ring.Rollback(d)) and d+1 simulate + Commit (d
 // re-simulated frames and the new one).
 func BenchmarkRollbackBaselineRestoreResimulate(b *testing.B) {
 	for _, d := range depths {
@@ -185,7 +186,7 @@ func BenchmarkRollbackBaselineRestoreResimulate(b *testing.B) {
 					b.Fatal(err)
 				}
 				for f := range d + 1 {
-					sim(r.Live(), in, Frame(f))
+					sim(r.Live(), in, rollnet.Frame(f))
 					r.Commit()
 				}
 			}
@@ -220,7 +221,7 @@ func BenchmarkPackUnpack(b *testing.B) {
 		_ = c.UnpackInputs(pkt)
 		_ = a.AddLocalInput(1, 3)
 		_ = c.AddLocalInput(1, 3)
-		_ = a.Step()
-		_ = c.Step()
+		_ = a.AdvanceFrame()
+		_ = c.AdvanceFrame()
 	}
 }

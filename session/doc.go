@@ -4,19 +4,19 @@
 //
 // # The core session
 //
-// A Session advances a state S one frame per Step with simulate(s, inputs,
+// A Session advances a state S one frame per AdvanceFrame with simulate(s, inputs,
 // frame), where inputs holds every player's input for the frame: the
 // confirmed one where it has arrived (AddLocalInput, AddRemoteInput), a
 // prediction where it has not. Predictions are remembered. An input that
 // arrives late and contradicts a prediction already simulated marks the
-// frame; the next Step rolls the state back once, to just before the
+// frame; the next AdvanceFrame rolls the state back once, to just before the
 // earliest wrong frame, re-simulates to the present with what is now
 // known, then simulates the new frame. However many late inputs arrive
-// between two Steps, there is at most one rollback per Step.
+// between two AdvanceFrame calls, there is at most one rollback per AdvanceFrame.
 //
 // Let W = Capacity-1-InputDelay, the redo window. The contract, exactly:
 //
-//   - Genesis: the first Step (and the first after Reset) commits the state
+//   - Genesis: the first AdvanceFrame (and the first after Reset) commits the state
 //     as it stands before frame 0, so frame 0 can be rolled back; whatever
 //     the caller wrote into State() before it is covered.
 //   - Input delay: AddLocalInput is for frame Frame()+InputDelay. Frames
@@ -33,13 +33,13 @@
 //   - A missing input is predicted from the input confirmed for the nearest
 //     earlier frame (by frame number, not arrival), or the zero value;
 //     Config.Predict may refine it.
-//   - Step refuses (ErrPredictionLimit, nothing changed) when Frame() is
+//   - AdvanceFrame refuses (ErrPredictionLimit, nothing changed) when Frame() is
 //     more than MaxPrediction frames past ConfirmedFrame(). Lockstep means
 //     MaxPrediction 0: no prediction at all.
 //   - ChecksumAt and StateAt answer for committed states still held; peers
-//     compare at min(ConfirmedFrame(), Frame()-1), after Step.
+//     compare at min(ConfirmedFrame(), Frame()-1), after AdvanceFrame.
 //
-// Step, AddLocalInput, AddRemoteInput, rollbacks of any depth, PackInputs
+// AdvanceFrame, AddLocalInput, AddRemoteInput, rollbacks of any depth, PackInputs
 // and UnpackInputs allocate nothing (error returns aside).
 //
 // # Types
@@ -165,21 +165,13 @@
 // frame, every player's slot present, a mask saying which mean something.
 // Sending N >= 2 frames per packet makes one lost packet harmless.
 //
-// # Recordings
+// # Recordings and desync forensics
 //
-// A Recorder writes a match (settings, initial state, every frame's
-// confirmed inputs, a state checksum every N frames) to an io.Writer in a
-// small versioned format, documented in record.go, allocating nothing per
-// frame; a Replayer plays it back headless at full speed, checks every
-// checksum and names the first frame that differs (and, when states were
-// recorded, the fields, see rollback.Diff). Damaged, cut or foreign files
-// are errors (ErrRecordCorrupt, ErrRecordTruncated, ErrRecordSettings).
-// P2P sessions and spectators record themselves (SetRecorder).
-//
-// # Desync forensics
-//
-// KeepStates (a debug mode) keeps the states of a session's last
-// checksummed frames, so that the frame of an EventDesyncDetected can be
-// examined: WriteState and ReadState carry it to the other peer's machine
-// and DescribeDesync names the fields that differ (see forensics.go).
+// P2P sessions and spectators record themselves into a replay.Recorder
+// (SetRecorder); package replay holds the format, the Replayer and the
+// state files. KeepStates (a debug mode) keeps the states of a session's
+// last checksummed frames, so that the frame of an EventDesyncDetected can
+// be examined: replay.WriteState and replay.ReadState carry it to the
+// other peer's machine and replay.DescribeDesync names the fields that
+// differ.
 package session

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 )
 
@@ -32,9 +33,9 @@ var (
 	// misprediction. The first value stays. The error is a *ConflictError.
 	ErrConflict = errors.New("session: conflicting input for a confirmed frame")
 
-	// ErrPredictionLimit reports that Step refused to run: Frame() is
+	// ErrPredictionLimit reports that AdvanceFrame refused to run: Frame() is
 	// already MaxPrediction frames past ConfirmedFrame(). Nothing changed;
-	// feed more inputs and call Step again.
+	// feed more inputs and call AdvanceFrame again.
 	ErrPredictionLimit = errors.New("session: prediction limit reached")
 
 	// ErrNotConfirmed reports a PackInputs request for a frame whose input
@@ -57,7 +58,7 @@ var (
 // contradicts the input already confirmed for the same frame and player.
 // errors.Is(err, ErrConflict) holds for it.
 type ConflictError struct {
-	Frame  Frame
+	Frame  rollnet.Frame
 	Player int
 }
 
@@ -69,13 +70,13 @@ func (e *ConflictError) Error() string {
 // Unwrap returns ErrConflict.
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
-// DesyncError is the error a SyncTest's Step returns when re-simulating a
+// DesyncError is the error a SyncTest's AdvanceFrame returns when re-simulating a
 // frame with the same inputs produced a state whose checksum differs from
 // the one first committed: the simulation is not deterministic.
 type DesyncError struct {
-	Frame Frame  // the first frame whose re-simulated state differed
-	Want  uint32 // checksum of the state first committed after Frame
-	Got   uint32 // checksum of the re-simulated state after Frame
+	Frame rollnet.Frame // the first frame whose re-simulated state differed
+	Want  uint32        // checksum of the state first committed after Frame
+	Got   uint32        // checksum of the re-simulated state after Frame
 }
 
 // Error names the frame and both checksums.

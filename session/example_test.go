@@ -3,19 +3,20 @@ package session_test
 import (
 	"fmt"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
 // game is a tiny deterministic state: two positions and a PRNG, all
 // fixed-width and pointer-free.
 type game struct {
-	R session.Rand
+	R rollnet.Rand
 	X [2]int32
 }
 
 // move applies both players' inputs (0 left, 1 stay, 2 right) and a
 // little in-state randomness.
-func move(g *game, in []uint8, _ session.Frame) {
+func move(g *game, in []uint8, _ rollnet.Frame) {
 	for p, b := range in {
 		g.X[p] += int32(b) - 1
 	}
@@ -34,11 +35,11 @@ func Example() {
 		panic(err)
 	}
 	b, _ := session.New[game](cfg, move)
-	a.State().R = session.NewRand(1) // the same initial state on both
-	b.State().R = session.NewRand(1)
+	a.State().R = rollnet.NewRand(1) // the same initial state on both
+	b.State().R = rollnet.NewRand(1)
 
 	type msg struct {
-		frame session.Frame
+		frame rollnet.Frame
 		in    uint8
 		due   int
 	}
@@ -60,10 +61,10 @@ func Example() {
 		_ = b.AddLocalInput(1, inB)
 		toB = append(toB, msg{a.Frame() + 1, inA, now + 4})
 		toA = append(toA, msg{b.Frame() + 1, inB, now + 4})
-		if err := a.Step(); err != nil {
+		if err := a.AdvanceFrame(); err != nil {
 			panic(err)
 		}
-		if err := b.Step(); err != nil {
+		if err := b.AdvanceFrame(); err != nil {
 			panic(err)
 		}
 	}
@@ -90,7 +91,7 @@ func ExampleNewSyncTest() {
 	for f := range 200 {
 		_ = st.AddLocalInput(0, uint8(f%3))
 		_ = st.AddLocalInput(1, uint8(f/3%3))
-		if err := st.Step(); err != nil {
+		if err := st.AdvanceFrame(); err != nil {
 			fmt.Println(err)
 			return
 		}

@@ -36,6 +36,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 )
@@ -63,29 +64,29 @@ const (
 
 // feed is the bulk-feed state of one catching-up peer.
 type feed struct {
-	on     bool  // feeding in bulk
-	ack    Frame // its acknowledgement: the newest to arrive stands
-	to     Frame // newest frame sent since the last go-back
-	high   Frame // newest frame ever sent: acks above it are impossible
-	at     int64 // when the acknowledgement last moved forward, or we went back
-	backs  int   // go-backs in a row without progress
-	dups   int   // acknowledgements in a row that repeated ack with frames in flight
-	fixed  Frame // the ack whose next frames were sent again early, NoFrame none
-	fixAt  int64 // when
-	tokens int64 // bytes the budget allows now
-	filled int64 // when tokens was last refilled
+	on     bool          // feeding in bulk
+	ack    rollnet.Frame // its acknowledgement: the newest to arrive stands
+	to     rollnet.Frame // newest frame sent since the last go-back
+	high   rollnet.Frame // newest frame ever sent: acks above it are impossible
+	at     int64         // when the acknowledgement last moved forward, or we went back
+	backs  int           // go-backs in a row without progress
+	dups   int           // acknowledgements in a row that repeated ack with frames in flight
+	fixed  rollnet.Frame // the ack whose next frames were sent again early, NoFrame none
+	fixAt  int64         // when
+	tokens int64         // bytes the budget allows now
+	filled int64         // when tokens was last refilled
 }
 
 // start begins a bulk feed to a peer that holds every frame up to ack.
-func (f *feed) start(ack Frame, now int64) {
-	*f = feed{on: true, ack: ack, to: ack, high: ack, at: now, fixed: NoFrame,
+func (f *feed) start(ack rollnet.Frame, now int64) {
+	*f = feed{on: true, ack: ack, to: ack, high: ack, at: now, fixed: rollnet.NoFrame,
 		tokens: feedBurst * codec.MaxPacket, filled: now}
 }
 
 // acked takes the peer's acknowledgement a (already checked to be at most
 // f.high). The newest one stands even below the one before: a forged one
 // lasts until the next real one, which the feed then serves from.
-func (f *feed) acked(a Frame, now int64) {
+func (f *feed) acked(a rollnet.Frame, now int64) {
 	switch {
 	case a > f.ack:
 		f.at, f.backs, f.dups = now, 0, 0
@@ -102,7 +103,7 @@ func (f *feed) acked(a Frame, now int64) {
 // spectator's datagrams carry the checksum its link is owed and, in Ack,
 // the newest frame confirmed here (see Spectator.Behind); a rejoining
 // player's carry Ack -1. It allocates nothing.
-func (p *P2P[S, I]) feedBulk(l *link.Link, f *feed, last Frame) bool {
+func (p *P2P[S, I]) feedBulk(l *link.Link, f *feed, last rollnet.Frame) bool {
 	t := p.ep.Time()
 	f.tokens = min(f.tokens+min(t-f.filled, int64(time.Second))*feedRate/int64(time.Second), feedBurst*codec.MaxPacket)
 	f.filled = t
@@ -133,7 +134,7 @@ func (p *P2P[S, I]) feedBulk(l *link.Link, f *feed, last Frame) bool {
 		if sent == 0 {
 			return true // not one frame fits a packet
 		}
-		f.to = start + Frame(sent) - 1
+		f.to = start + rollnet.Frame(sent) - 1
 		f.high = max(f.high, f.to)
 	}
 	return true
@@ -141,15 +142,15 @@ func (p *P2P[S, I]) feedBulk(l *link.Link, f *feed, last Frame) bool {
 
 // feedOne sends l one datagram of the frames from start, up to end, and
 // returns how many frames it carried; false when one is no longer held.
-func (p *P2P[S, I]) feedOne(l *link.Link, f *feed, start, end, last Frame) (int, bool) {
+func (p *P2P[S, I]) feedOne(l *link.Link, f *feed, start, end, last rollnet.Frame) (int, bool) {
 	stride := p.players * p.size
 	n := min(int(end-start+1), codec.MaxFrames)
-	if start >= 0 && start+Frame(n)-1 <= p.archived && len(p.archive) > 0 {
+	if start >= 0 && start+rollnet.Frame(n)-1 <= p.archived && len(p.archive) > 0 {
 		copy(p.block[:n*stride], p.archive[int(start)*stride:]) // the archive's rows are the datagram's
 	} else {
 		for k := range n {
 			for pl := range p.players {
-				b, ok := p.confirmedInput(start+Frame(k), pl)
+				b, ok := p.confirmedInput(start+rollnet.Frame(k), pl)
 				if !ok {
 					return 0, false
 				}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -15,7 +16,7 @@ import (
 // frames, every checksum kept for a late spectator to be compared with.
 func feedCluster(t testing.TB, seed uint64, l local.Link, archive int, wrap func(int, transport.Transport) transport.Transport) *p2pCluster {
 	c := newCluster(t, clusterOpts{players: 2, seed: seed, mash: 0.3, link: l,
-		cfg: Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: 10}, wrap: wrap,
+		cfg: Config[uint16]{InputDelay: 2, Capacity: 32}, net: rollnet.NetConfig{ChecksumInterval: 10}, wrap: wrap,
 		mutate: func(i int, cfg *P2PConfig[uint16]) {
 			if i == 0 {
 				cfg.SpectatorArchive = archive
@@ -37,7 +38,7 @@ func (c *p2pCluster) joinLate(name string, wrap func(transport.Transport) transp
 	if wrap != nil {
 		tr = wrap(ep)
 	}
-	nc := NetConfig{Now: c.clock.Now, Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64, ChecksumInterval: 10}
+	nc := rollnet.NetConfig{Now: c.clock.Now, Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64, ChecksumInterval: 10}
 	sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: 2, InputDelay: 2, Capacity: 4096, Host: "p0", Net: nc}, tr, simP2P)
 	require.NoError(c.t, err)
 	n := &p2pNode{name: name, ep: ep, s: sp, checked: 1, period: time.Second / 60, next: c.clock.Now()}
@@ -187,7 +188,7 @@ func TestSpectatorFeedForged(t *testing.T) {
 	st := spec.s.PeerStats()
 	t.Logf("%d forged, %d counted malformed", bad, st.Malformed)
 	require.GreaterOrEqual(t, st.Malformed, uint64(bad))
-	_, desync := spec.first(EventDesyncDetected)
+	_, desync := spec.first(rollnet.EventDesyncDetected)
 	require.False(t, desync)
 }
 
@@ -203,7 +204,7 @@ func TestAllocsSpectatorFeed(t *testing.T) {
 	c.run(time.Second) // its handshake
 	c.noSums = true
 	for _, n := range c.nodes {
-		n.events = make([]Event, 0, 1<<14)
+		n.events = make([]rollnet.Event, 0, 1<<14)
 	}
 	f := &c.nodes[0].p.feeds[0]
 	allocs := testing.AllocsPerRun(600, func() { c.run(time.Second / 60) })

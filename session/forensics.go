@@ -1,15 +1,10 @@
 package session
 
 import (
-	"bufio"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
-	"reflect"
 
-	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/replay"
 )
 
 // Desync forensics. When peers' checksums of a frame differ
@@ -30,32 +25,34 @@ const maxKeep = 1 << 16
 // keeper keeps the states of the last len(tags) checksummed frames.
 type keeper[S any] struct {
 	states []S
-	tags   []Frame // frame held by states[i], or NoFrame
-	next   Frame   // next frame to keep
+	tags   []rollnet.Frame // frame held by states[i], or NoFrame
+	next   rollnet.Frame   // next frame to keep
 }
 
 // recording is what a session records as frames become confirmed: into a
 // Recorder, and states kept for forensics. Either may be nil.
 type recording[S any, I comparable] struct {
-	rec  *Recorder[S, I]
+	rec  *replay.Recorder[S, I]
 	keep *keeper[S]
 }
 
 // confirmed records and keeps core's newly confirmed frames; every is the
 // checksum interval. It allocates nothing.
 func (r *recording[S, I]) confirmed(core *Session[S, I], every int) {
-	r.rec.recordConfirmed(core)
+	if r.rec != nil {
+		_ = r.rec.RecordConfirmed(core) // r.rec keeps its error for Flush and Close
+	}
 	k := r.keep
 	if k == nil || every <= 0 {
 		return
 	}
 	c := min(core.ConfirmedFrame(), core.Frame()-1)
-	for ; k.next <= c; k.next += Frame(every) {
+	for ; k.next <= c; k.next += rollnet.Frame(every) {
 		st, err := core.StateAt(k.next)
 		if err != nil {
 			continue // not held: the interval is longer than the ring
 		}
-		i := int(k.next/Frame(every)) % len(k.tags)
+		i := int(k.next/rollnet.Frame(every)) % len(k.tags)
 		k.states[i], k.tags[i] = *st, k.next
 	}
 }
@@ -65,19 +62,19 @@ func newKeeper[S any](n int) (*keeper[S], error) {
 	if n < 1 || n > maxKeep {
 		return nil, fmt.Errorf("%w: KeepStates %d not in [1, %d]", ErrArgument, n, maxKeep)
 	}
-	k := &keeper[S]{states: make([]S, n), tags: make([]Frame, n)}
+	k := &keeper[S]{states: make([]S, n), tags: make([]rollnet.Frame, n)}
 	for i := range k.tags {
-		k.tags[i] = NoFrame
+		k.tags[i] = rollnet.NoFrame
 	}
 	return k, nil
 }
 
 // state returns the kept state of frame f.
-func (k *keeper[S]) state(f Frame, every int) (*S, bool) {
+func (k *keeper[S]) state(f rollnet.Frame, every int) (*S, bool) {
 	if k == nil || f < 0 || every <= 0 {
 		return nil, false
 	}
-	i := int(f/Frame(every)) % len(k.tags)
+	i := int(f/rollnet.Frame(every)) % len(k.tags)
 	if k.tags[i] != f {
 		return nil, false
 	}
@@ -100,7 +97,7 @@ func (p *P2P[S, I]) KeepStates(n int) error {
 
 // KeptState returns the state after frame f, kept by KeepStates, if the
 // frame was checksummed and is still kept. Read it, do not write it.
-func (p *P2P[S, I]) KeptState(f Frame) (*S, bool) {
+func (p *P2P[S, I]) KeptState(f rollnet.Frame) (*S, bool) {
 	return p.rec.keep.state(f, p.checks.Interval)
 }
 
@@ -115,120 +112,6 @@ func (s *Spectator[S, I]) KeepStates(n int) error {
 }
 
 // KeptState is P2P.KeptState for a spectator.
-func (s *Spectator[S, I]) KeptState(f Frame) (*S, bool) {
+func (s *Spectator[S, I]) KeptState(f rollnet.Frame) (*S, bool) {
 	return s.rec.keep.state(f, s.checks.Interval)
-}
-
-// chunkDesync is the one chunk of a state file.
-const chunkDesync = 'D'
-
-// WriteState writes the state s after frame f to w, for DescribeDesync at
-// another peer: the recording format's magic and version, then one chunk
-// 'D' (frame uvarint, state size uvarint, the state's bytes) with its
-// CRC32-C. S must satisfy rollback.CheckType.
-func WriteState[S any](w io.Writer, f Frame, s *S) error {
-	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
-		return fmt.Errorf("%w: state: %w", ErrConfig, err)
-	}
-	b := rollback.BytesOf(s)
-	var h []byte
-	h = binary.AppendUvarint(h, uint64(uint32(f)))
-	h = binary.AppendUvarint(h, uint64(len(b)))
-	bw := bufio.NewWriter(w)
-	_, _ = bw.WriteString(recordMagic)
-	_ = bw.WriteByte(recordVersion)
-	head := binary.AppendUvarint([]byte{chunkDesync}, uint64(len(h)+len(b)))
-	crc := crc32.Update(crc32.Update(crc32.Update(0, castagnoli, head), castagnoli, h), castagnoli, b)
-	for _, p := range [][]byte{head, h, b, binary.LittleEndian.AppendUint32(nil, crc)} {
-		_, _ = bw.Write(p)
-	}
-	return bw.Flush()
-}
-
-// ReadState reads a state written by WriteState. A file that is not one
-// is ErrRecordFormat, of another version ErrRecordVersion, of another
-// state size ErrRecordSettings, damaged ErrRecordCorrupt, cut short
-// ErrRecordTruncated.
-func ReadState[S any](r io.Reader) (Frame, *S, error) {
-	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
-		return 0, nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
-	}
-	s := new(S)
-	want := len(rollback.BytesOf(s))
-	br := bufio.NewReader(r)
-	var magic [len(recordMagic) + 1]byte
-	if _, err := io.ReadFull(br, magic[:]); err != nil {
-		return 0, nil, ErrRecordFormat
-	}
-	switch {
-	case string(magic[:len(recordMagic)]) != recordMagic:
-		return 0, nil, ErrRecordFormat
-	case magic[len(recordMagic)] != recordVersion:
-		return 0, nil, fmt.Errorf("%w: version %d", ErrRecordVersion, magic[len(recordMagic)])
-	}
-	kind, err := br.ReadByte()
-	if err != nil {
-		return 0, nil, ErrRecordTruncated
-	}
-	if kind != chunkDesync {
-		return 0, nil, fmt.Errorf("%w: chunk %q is not a state", ErrRecordFormat, kind)
-	}
-	length, err1 := binary.ReadUvarint(br)
-	f, err2 := binary.ReadUvarint(br)
-	size, err3 := binary.ReadUvarint(br)
-	if err := errors.Join(err1, err2, err3); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return 0, nil, ErrRecordTruncated
-		}
-		return 0, nil, fmt.Errorf("%w: %w", ErrRecordCorrupt, err)
-	}
-	if size != uint64(want) {
-		return 0, nil, fmt.Errorf("%w: a %d-byte state, %d here", ErrRecordSettings, size, want)
-	}
-	h := binary.AppendUvarint(binary.AppendUvarint(nil, f), size)
-	if f > 1<<31-1 || length != uint64(len(h))+size {
-		return 0, nil, fmt.Errorf("%w: state chunk", ErrRecordCorrupt)
-	}
-	b := rollback.BytesOf(s)
-	var sum [4]byte
-	if _, err := io.ReadFull(br, b); err != nil {
-		return 0, nil, truncated(err)
-	}
-	if _, err := io.ReadFull(br, sum[:]); err != nil {
-		return 0, nil, truncated(err)
-	}
-	head := binary.AppendUvarint([]byte{chunkDesync}, length)
-	crc := crc32.Update(crc32.Update(crc32.Update(0, castagnoli, head), castagnoli, h), castagnoli, b)
-	if binary.LittleEndian.Uint32(sum[:]) != crc {
-		return 0, nil, fmt.Errorf("%w: state CRC", ErrRecordCorrupt)
-	}
-	for _, o := range boolOffsets(reflect.TypeFor[S](), 0, nil) {
-		if b[o] > 1 {
-			return 0, nil, fmt.Errorf("%w: a bool byte is %d", ErrRecordCorrupt, b[o])
-		}
-	}
-	return Frame(f), s, nil
-}
-
-// DescribeDesync names where two states of the same frame parted, for a
-// log or a report: "World.Ball.VX: 3 here, 4 at peer b; 2 other fields
-// differ", or "states are equal". S must satisfy rollback.CheckType.
-func DescribeDesync[S any](here, there *S, peer string) (string, error) {
-	fields, total, err := rollback.Diff(here, there, 1)
-	if err != nil {
-		return "", err
-	}
-	if total == 0 {
-		return "states are equal", nil
-	}
-	d := fields[0]
-	s := fmt.Sprintf("%s: %s here, %s at peer %s", d.Path, d.A, d.B, peer)
-	switch total {
-	case 1:
-	case 2:
-		s += "; 1 other field differs"
-	default:
-		s += fmt.Sprintf("; %d other fields differ", total-1)
-	}
-	return s, nil
 }

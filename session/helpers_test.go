@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/stretchr/testify/require"
 )
@@ -11,7 +12,7 @@ import (
 // world is the test games' state: a PRNG and accumulators that mix every
 // input strongly, so any wrong input on any frame shows in the checksum.
 type world struct {
-	R     Rand
+	R     rollnet.Rand
 	Acc   [8]uint32
 	Frame int32
 	_     [4]byte
@@ -21,7 +22,7 @@ type world struct {
 // it as the session does (see simEntities).
 //
 //go:noinline
-func simWorld(w *world, in []uint16, f Frame) {
+func simWorld(w *world, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		a := &w.Acc[p%8]
 		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
@@ -42,7 +43,7 @@ type record struct {
 	Count [64]uint32
 }
 
-func simRecord(r *record, in []uint16, f Frame) {
+func simRecord(r *record, in []uint16, f rollnet.Frame) {
 	copy(r.In[f%64][:], in)
 	r.Count[f%64]++
 }
@@ -67,9 +68,9 @@ func newRecord(t testing.TB, cfg Config[uint16]) *Session[record, uint16] {
 }
 
 // step steps and requires success.
-func step(t testing.TB, s interface{ Step() error }, n int) {
+func step(t testing.TB, s interface{ AdvanceFrame() error }, n int) {
 	t.Helper()
 	for range n {
-		require.NoError(t, s.Step())
+		require.NoError(t, s.AdvanceFrame())
 	}
 }

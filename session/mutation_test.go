@@ -15,7 +15,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/inputbytes"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/stretchr/testify/require"
 )
@@ -27,7 +29,7 @@ type mutRec struct {
 	Last int32
 }
 
-func simMutRec(r *mutRec, in []uint16, f Frame) {
+func simMutRec(r *mutRec, in []uint16, f rollnet.Frame) {
 	copy(r.In[f%32][:], in)
 	r.Last = int32(f)
 }
@@ -40,7 +42,7 @@ func newMutRec(t *testing.T, cfg Config[uint16]) *Session[mutRec, uint16] {
 }
 
 func TestMutationConfigRefused(t *testing.T) {
-	sim := func(*uint8, []uint16, Frame) {}
+	sim := func(*uint8, []uint16, rollnet.Frame) {}
 	for _, cfg := range []Config[uint16]{
 		{Players: 0},
 		{Players: -1},
@@ -73,16 +75,16 @@ func TestMutationConfigRefused(t *testing.T) {
 
 	_, err = New[uint8](Config[uint16]{Players: 1}, nil)
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = New[uint8](Config[int]{Players: 1}, func(*uint8, []int, Frame) {})
+	_, err = New[uint8](Config[int]{Players: 1}, func(*uint8, []int, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorIs(t, err, rollback.ErrStateType)
-	_, err = New[int](Config[uint16]{Players: 1}, func(*int, []uint16, Frame) {})
+	_, err = New[int](Config[uint16]{Players: 1}, func(*int, []uint16, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorIs(t, err, rollback.ErrStateType)
 }
 
 func TestMutationConfigAccepted(t *testing.T) {
-	sim := func(*uint8, []uint16, Frame) {}
+	sim := func(*uint8, []uint16, rollnet.Frame) {}
 	for _, c := range []struct {
 		cfg                       Config[uint16]
 		capacity, window, maxPred int
@@ -113,20 +115,20 @@ func TestMutationConfigAccepted(t *testing.T) {
 		require.GreaterOrEqual(t, slots, span, "%+v", c.cfg)
 		require.Less(t, slots/2, span, "%+v", c.cfg)
 		require.Equal(t, 0, slots&(slots-1))
-		require.Equal(t, NoFrame+Frame(c.cfg.InputDelay), s.ConfirmedFrame())
+		require.Equal(t, rollnet.NoFrame+rollnet.Frame(c.cfg.InputDelay), s.ConfirmedFrame())
 		require.Zero(t, s.FrameAdvantage())
 	}
 }
 
 // mutAdvance steps s to frame `to`, player 0 local and player 1's input for
 // each frame arriving (as value v) when the frame is given locally.
-func mutAdvance(t *testing.T, s *Session[mutRec, uint16], to Frame, v uint16) {
+func mutAdvance(t *testing.T, s *Session[mutRec, uint16], to rollnet.Frame, v uint16) {
 	t.Helper()
 	for s.Frame() < to {
-		f := s.Frame() + Frame(s.delay)
+		f := s.Frame() + rollnet.Frame(s.delay)
 		require.NoError(t, s.AddLocalInput(0, v))
 		require.NoError(t, s.AddRemoteInput(1, f, v))
-		require.NoError(t, s.Step())
+		require.NoError(t, s.AdvanceFrame())
 	}
 }
 
@@ -143,8 +145,8 @@ func TestMutationAcceptWindow(t *testing.T) {
 
 	mutAdvance(t, s, 10, 1)
 	lo, hi := s.acceptWindow()
-	require.Equal(t, Frame(5), lo)
-	require.Equal(t, Frame(15), hi)
+	require.Equal(t, rollnet.Frame(5), lo)
+	require.Equal(t, rollnet.Frame(15), hi)
 
 	// lo-1 is stale, even with a conflicting value; lo is held (a
 	// different value there is a conflict, the same value nothing).
@@ -174,12 +176,12 @@ func TestMutationAcceptWindow(t *testing.T) {
 func TestMutationConfirmation(t *testing.T) {
 	var desyncs [][2]int
 	s := newMutRec(t, Config[uint16]{Players: 2, Capacity: 8, InputDelay: 2,
-		OnDesync: func(f Frame, p int) { desyncs = append(desyncs, [2]int{int(f), p}) }})
-	require.Equal(t, Frame(1), s.ConfirmedFrame())
+		OnDesync: func(f rollnet.Frame, p int) { desyncs = append(desyncs, [2]int{int(f), p}) }})
+	require.Equal(t, rollnet.Frame(1), s.ConfirmedFrame())
 	require.Equal(t, 0, s.FrameAdvantage())
 	for p := range 2 {
-		require.Equal(t, Frame(1), s.playerConfirmedFrame(p))
-		for f := range Frame(2) {
+		require.Equal(t, rollnet.Frame(1), s.playerConfirmedFrame(p))
+		for f := range rollnet.Frame(2) {
 			in, ok := s.confirmedInput(p, f) // the delay frames: zero, confirmed
 			require.True(t, ok)
 			require.Zero(t, in)
@@ -199,16 +201,16 @@ func TestMutationConfirmation(t *testing.T) {
 	require.NoError(t, s.AddLocalInput(0, 6)) // replaces
 	in, _ := s.confirmedInput(0, 2)
 	require.Equal(t, uint16(6), in)
-	require.Equal(t, Frame(2), s.playerConfirmedFrame(0))
-	require.Equal(t, Frame(1), s.ConfirmedFrame())
+	require.Equal(t, rollnet.Frame(2), s.playerConfirmedFrame(0))
+	require.Equal(t, rollnet.Frame(1), s.ConfirmedFrame())
 
 	// Out of order: frame 3 first leaves player 1 at frame 1.
 	require.NoError(t, s.AddRemoteInput(1, 3, 7))
-	require.Equal(t, Frame(1), s.playerConfirmedFrame(1))
-	require.Equal(t, Frame(1), s.ConfirmedFrame())
+	require.Equal(t, rollnet.Frame(1), s.playerConfirmedFrame(1))
+	require.Equal(t, rollnet.Frame(1), s.ConfirmedFrame())
 	require.NoError(t, s.AddRemoteInput(1, 2, 8))
-	require.Equal(t, Frame(3), s.playerConfirmedFrame(1))
-	require.Equal(t, Frame(2), s.ConfirmedFrame()) // min over players
+	require.Equal(t, rollnet.Frame(3), s.playerConfirmedFrame(1))
+	require.Equal(t, rollnet.Frame(2), s.ConfirmedFrame()) // min over players
 	require.Equal(t, 0, s.FrameAdvantage())
 
 	// A conflict keeps the first value and calls OnDesync.
@@ -222,12 +224,12 @@ func TestMutationConfirmation(t *testing.T) {
 	require.Len(t, desyncs, 1)
 
 	// Player 0 catches up past player 1.
-	require.NoError(t, s.Step())
+	require.NoError(t, s.AdvanceFrame())
 	require.NoError(t, s.AddLocalInput(0, 6)) // frame 3
-	require.Equal(t, Frame(3), s.ConfirmedFrame())
-	require.NoError(t, s.Step())
+	require.Equal(t, rollnet.Frame(3), s.ConfirmedFrame())
+	require.NoError(t, s.AdvanceFrame())
 	require.NoError(t, s.AddLocalInput(0, 6)) // frame 4
-	require.Equal(t, Frame(3), s.ConfirmedFrame())
+	require.Equal(t, rollnet.Frame(3), s.ConfirmedFrame())
 	require.Equal(t, 1, s.FrameAdvantage())
 }
 
@@ -235,11 +237,11 @@ func TestMutationPrediction(t *testing.T) {
 	type call struct {
 		p    int
 		last uint16
-		f    Frame
+		f    rollnet.Frame
 	}
 	var calls []call
 	s := newMutRec(t, Config[uint16]{Players: 3, Capacity: 8,
-		Predict: func(p int, last uint16, f Frame) uint16 {
+		Predict: func(p int, last uint16, f rollnet.Frame) uint16 {
 			calls = append(calls, call{p, last, f})
 			return last + 100
 		}})
@@ -248,26 +250,26 @@ func TestMutationPrediction(t *testing.T) {
 	local(1)
 	require.NoError(t, s.AddRemoteInput(1, 0, 5))
 	require.NoError(t, s.AddRemoteInput(2, 0, 9))
-	require.NoError(t, s.Step()) // frame 0: all confirmed, no prediction
+	require.NoError(t, s.AdvanceFrame()) // frame 0: all confirmed, no prediction
 	require.Empty(t, calls)
 	require.Equal(t, [4]uint16{1, 5, 9, 0}, s.State().In[0])
 
 	require.NoError(t, s.AddRemoteInput(1, 3, 50)) // a later frame arrives first
 	require.NoError(t, s.AddRemoteInput(2, 1, 4))
 	local(1)
-	require.NoError(t, s.Step()) // frame 1: player 1 predicted from frame 0, not frame 3
+	require.NoError(t, s.AdvanceFrame()) // frame 1: player 1 predicted from frame 0, not frame 3
 	require.Equal(t, []call{{1, 5, 1}}, calls)
 	require.Equal(t, [4]uint16{1, 105, 4, 0}, s.State().In[1])
 	calls = nil
 
 	local(1)
-	require.NoError(t, s.Step()) // frame 2: both predicted
+	require.NoError(t, s.AdvanceFrame()) // frame 2: both predicted
 	require.Equal(t, []call{{1, 5, 2}, {2, 4, 2}}, calls)
 	require.Equal(t, [4]uint16{1, 105, 104, 0}, s.State().In[2])
 	calls = nil
 
 	local(1)
-	require.NoError(t, s.Step()) // frame 3: player 1 confirmed (50)
+	require.NoError(t, s.AdvanceFrame()) // frame 3: player 1 confirmed (50)
 	require.Equal(t, []call{{2, 4, 3}}, calls)
 	require.Equal(t, [4]uint16{1, 50, 104, 0}, s.State().In[3])
 	calls = nil
@@ -294,14 +296,14 @@ func TestMutationPrediction(t *testing.T) {
 	require.Equal(t, int32(1), st.Last)
 
 	local(1)
-	require.NoError(t, s.Step()) // rolls back to frame 2, re-simulates 2..3, simulates 4
+	require.NoError(t, s.AdvanceFrame()) // rolls back to frame 2, re-simulates 2..3, simulates 4
 	require.Equal(t, Stats{Rollbacks: 1, MaxRollbackDepth: 2, Mispredictions: 3, ResimulatedFrames: 2}, s.Stats())
 	require.Equal(t, [4]uint16{1, 105, 4, 0}, s.State().In[1])
 	require.Equal(t, [4]uint16{1, 6, 2, 0}, s.State().In[2])
 	require.Equal(t, [4]uint16{1, 50, 1, 0}, s.State().In[3])
 	require.Equal(t, [4]uint16{1, 150, 77, 0}, s.State().In[4]) // player 1: from frame 3
 	require.Equal(t, int32(4), s.State().Last)
-	for g := range Frame(5) { // one commit per frame, re-simulated or not
+	for g := range rollnet.Frame(5) { // one commit per frame, re-simulated or not
 		st, err := s.StateAt(g)
 		require.NoError(t, err)
 		require.Equal(t, int32(g), st.Last, "state after frame %d", g)
@@ -309,10 +311,10 @@ func TestMutationPrediction(t *testing.T) {
 
 	// A deeper rollback raises the maximum; a shallower one does not.
 	local(1)
-	require.NoError(t, s.Step()) // frame 5
+	require.NoError(t, s.AdvanceFrame()) // frame 5
 	require.NoError(t, s.AddRemoteInput(2, 5, 3))
 	local(1)
-	require.NoError(t, s.Step())
+	require.NoError(t, s.AdvanceFrame())
 	require.Equal(t, 2, s.Stats().Rollbacks)
 	require.Equal(t, 2, s.Stats().MaxRollbackDepth)
 	require.Equal(t, 3, s.Stats().ResimulatedFrames)
@@ -328,7 +330,7 @@ func TestMutationPredictionNearestConfirmed(t *testing.T) {
 	require.NoError(t, s.AddRemoteInput(1, 4, 9))
 	for range 5 {
 		require.NoError(t, s.AddLocalInput(0, 1))
-		require.NoError(t, s.Step())
+		require.NoError(t, s.AdvanceFrame())
 	}
 	for f, want := range []uint16{5, 5, 7, 7, 9} {
 		require.Equal(t, want, s.State().In[f][1], "frame %d", f)
@@ -340,36 +342,36 @@ func TestMutationPredictionLimit(t *testing.T) {
 	s := newMutRec(t, Config[uint16]{Players: 2, Capacity: 8, MaxPrediction: 3})
 	for range 3 {
 		require.NoError(t, s.AddLocalInput(0, 1))
-		require.NoError(t, s.Step())
+		require.NoError(t, s.AdvanceFrame())
 	}
 	require.NoError(t, s.AddLocalInput(0, 1))
-	require.ErrorIs(t, s.Step(), ErrPredictionLimit)
-	require.Equal(t, Frame(3), s.Frame())
+	require.ErrorIs(t, s.AdvanceFrame(), ErrPredictionLimit)
+	require.Equal(t, rollnet.Frame(3), s.Frame())
 	require.NoError(t, s.AddRemoteInput(1, 0, 0))
-	require.NoError(t, s.Step())
-	require.ErrorIs(t, s.Step(), ErrPredictionLimit)
+	require.NoError(t, s.AdvanceFrame())
+	require.ErrorIs(t, s.AdvanceFrame(), ErrPredictionLimit)
 
 	l := newMutRec(t, Config[uint16]{Players: 2, Capacity: 4, Lockstep: true})
-	require.ErrorIs(t, l.Step(), ErrPredictionLimit)
+	require.ErrorIs(t, l.AdvanceFrame(), ErrPredictionLimit)
 	require.NoError(t, l.AddLocalInput(0, 1))
-	require.ErrorIs(t, l.Step(), ErrPredictionLimit)
+	require.ErrorIs(t, l.AdvanceFrame(), ErrPredictionLimit)
 	require.NoError(t, l.AddRemoteInput(1, 0, 2))
-	require.NoError(t, l.Step())
+	require.NoError(t, l.AdvanceFrame())
 	require.Equal(t, [4]uint16{1, 2, 0, 0}, l.State().In[0])
-	require.ErrorIs(t, l.Step(), ErrPredictionLimit)
+	require.ErrorIs(t, l.AdvanceFrame(), ErrPredictionLimit)
 }
 
 func TestMutationChecksumWindowAndReset(t *testing.T) {
 	s := newMutRec(t, Config[uint16]{Players: 2, Capacity: 4})
-	s.State().Last = 77 // the initial state, committed by the first Step
+	s.State().Last = 77 // the initial state, committed by the first AdvanceFrame
 	_, err := s.ChecksumAt(-1)
 	require.ErrorIs(t, err, ErrOutOfWindow)
 
-	want := map[Frame]mutRec{-1: *s.State()}
-	for f := range Frame(6) {
+	want := map[rollnet.Frame]mutRec{-1: *s.State()}
+	for f := range rollnet.Frame(6) {
 		require.NoError(t, s.AddLocalInput(0, uint16(f)))
 		require.NoError(t, s.AddRemoteInput(1, f, uint16(f)+1))
-		require.NoError(t, s.Step())
+		require.NoError(t, s.AdvanceFrame())
 		want[f] = *s.State()
 		for g := f - 4; g <= f+1; g++ {
 			sum, err := s.ChecksumAt(g)
@@ -394,7 +396,7 @@ func TestMutationChecksumWindowAndReset(t *testing.T) {
 	s.Reset()
 	require.Equal(t, mutRec{}, *s.State())
 	require.Zero(t, s.Frame())
-	require.Equal(t, NoFrame, s.ConfirmedFrame())
+	require.Equal(t, rollnet.NoFrame, s.ConfirmedFrame())
 	require.Equal(t, Stats{}, s.Stats())
 	_, ok := s.confirmedInput(0, 0)
 	require.False(t, ok)
@@ -402,7 +404,7 @@ func TestMutationChecksumWindowAndReset(t *testing.T) {
 	require.ErrorIs(t, err, ErrOutOfWindow)
 	s.State().Last = 5
 	require.NoError(t, s.AddLocalInput(0, 1))
-	require.NoError(t, s.Step())
+	require.NoError(t, s.AdvanceFrame())
 	g, err := s.StateAt(-1)
 	require.NoError(t, err)
 	require.Equal(t, int32(5), g.Last, "genesis after Reset")
@@ -420,9 +422,9 @@ type mutInput struct {
 }
 
 func TestMutationInputCodec(t *testing.T) {
-	require.Equal(t, []int{1, 2, 4}, boolOffsets(reflect.TypeFor[mutInput](), 0, nil))
-	require.Equal(t, []int{11, 12, 14}, boolOffsets(reflect.TypeFor[mutInput](), 10, nil))
-	require.Equal(t, []int{0, 0, 1, 2}, boolOffsets(reflect.TypeFor[[3]bool](), 0, []int{0}))
+	require.Equal(t, []int{1, 2, 4}, inputbytes.BoolOffsets(reflect.TypeFor[mutInput](), 0, nil))
+	require.Equal(t, []int{11, 12, 14}, inputbytes.BoolOffsets(reflect.TypeFor[mutInput](), 10, nil))
+	require.Equal(t, []int{0, 0, 1, 2}, inputbytes.BoolOffsets(reflect.TypeFor[[3]bool](), 0, []int{0}))
 	c, err := newInputCodec[mutInput]()
 	require.NoError(t, err)
 	require.Equal(t, 8, c.size)
@@ -454,19 +456,19 @@ func TestMutationInputCodec(t *testing.T) {
 // (values 10+f).
 func mutPackSession(t *testing.T) *Session[mutRec, uint16] {
 	s := newMutRec(t, Config[uint16]{Players: 3, Capacity: 8})
-	for f := range Frame(6) {
+	for f := range rollnet.Frame(6) {
 		require.NoError(t, s.AddLocalInput(0, 100+uint16(f)))
 		require.NoError(t, s.AddLocalInput(2, 200+uint16(f)))
 		if f >= 3 {
 			require.NoError(t, s.AddRemoteInput(1, f, 10+uint16(f)))
 		}
-		require.NoError(t, s.Step())
+		require.NoError(t, s.AdvanceFrame())
 	}
 	return s
 }
 
 // mutPacked is the packing of frames first..base of mutPackSession for mask.
-func mutPacked(first, base Frame, mask uint32) []byte {
+func mutPacked(first, base rollnet.Frame, mask uint32) []byte {
 	b := codec.AppendInputs(nil, uint32(base), mask, nil)
 	for f := first; f <= base; f++ {
 		for p, v := range []uint16{100 + uint16(f), 10 + uint16(f), 200 + uint16(f)} {
@@ -482,10 +484,10 @@ func mutPacked(first, base Frame, mask uint32) []byte {
 func TestMutationPackInputs(t *testing.T) {
 	s := mutPackSession(t)
 	for _, c := range []struct {
-		base        Frame
+		base        rollnet.Frame
 		n           int
 		mask        uint32
-		first       Frame
+		first       rollnet.Frame
 		description string
 	}{
 		{5, 3, 0b101, 3, "three frames, player 1's slot zero"},
@@ -512,7 +514,7 @@ func TestMutationPackInputs(t *testing.T) {
 
 	dst := []byte{1, 2}
 	for _, c := range []struct {
-		base Frame
+		base rollnet.Frame
 		n    int
 		mask uint32
 		err  error
@@ -533,15 +535,15 @@ func TestMutationPackInputs(t *testing.T) {
 	}
 
 	// Later, frames before Frame()-W are no longer held.
-	for f := range Frame(3) {
+	for f := range rollnet.Frame(3) {
 		require.NoError(t, s.AddRemoteInput(1, f, 1))
 	}
 	for range 6 {
 		require.NoError(t, s.AddLocalInput(0, 1))
-		require.NoError(t, s.Step())
+		require.NoError(t, s.AdvanceFrame())
 	}
 	lo, _ := s.acceptWindow()
-	require.Equal(t, Frame(5), lo)
+	require.Equal(t, rollnet.Frame(5), lo)
 	got, err := s.PackInputs(nil, 5, 10, 0b001)
 	require.NoError(t, err)
 	require.Equal(t, mutPacked(5, 5, 0b001), got)
@@ -549,7 +551,7 @@ func TestMutationPackInputs(t *testing.T) {
 	require.ErrorIs(t, err, ErrOutOfWindow)
 
 	// From 32 players on, every uint32 mask names a player.
-	big, err := New[uint8](Config[uint16]{Players: 40, Capacity: 4}, func(*uint8, []uint16, Frame) {})
+	big, err := New[uint8](Config[uint16]{Players: 40, Capacity: 4}, func(*uint8, []uint16, rollnet.Frame) {})
 	require.NoError(t, err)
 	_, err = big.PackInputs(nil, 0, 1, 1<<31)
 	require.ErrorIs(t, err, ErrNotConfirmed)
@@ -567,7 +569,7 @@ func TestMutationUnpackInputs(t *testing.T) {
 
 	s := newMutRec(t, Config[uint16]{Players: 3, Capacity: 8})
 	require.NoError(t, s.UnpackInputs(pkt))
-	for f := range Frame(6) {
+	for f := range rollnet.Frame(6) {
 		for p := range 3 {
 			in, ok := s.confirmedInput(p, f)
 			require.Equal(t, f >= 3, ok, "player %d frame %d", p, f)
@@ -605,7 +607,7 @@ func TestMutationUnpackInputs(t *testing.T) {
 
 	// Frames 0..2 of a packet ending at 2: the first is frame 0.
 	require.NoError(t, s.UnpackInputs(codec.AppendInputs(nil, 2, 0b010, []byte{0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0, 0})))
-	for f := range Frame(3) {
+	for f := range rollnet.Frame(3) {
 		in, ok := s.confirmedInput(1, f)
 		require.True(t, ok)
 		require.Equal(t, uint16(f)+1, in)
@@ -616,7 +618,7 @@ func TestMutationUnpackInputs(t *testing.T) {
 	require.ErrorIs(t, err, ErrOutOfWindow) // 6, 7 are held (hi = 7), 8 is not
 	_, ok := s.confirmedInput(0, 8)
 	require.False(t, ok)
-	for f, want := range map[Frame]uint16{6: 42, 7: 43} {
+	for f, want := range map[rollnet.Frame]uint16{6: 42, 7: 43} {
 		in, ok := s.confirmedInput(0, f)
 		require.True(t, ok)
 		require.Equal(t, want, in)
@@ -624,12 +626,12 @@ func TestMutationUnpackInputs(t *testing.T) {
 	err = s.UnpackInputs(codec.AppendInputs(nil, 5, 0b001, []byte{0, 0, 0, 0, 0, 0, 105, 0, 0, 0, 0, 0}))
 	var ce *ConflictError
 	require.ErrorAs(t, err, &ce) // frame 4 is 104, frame 5 agrees
-	require.Equal(t, Frame(4), ce.Frame)
+	require.Equal(t, rollnet.Frame(4), ce.Frame)
 
 	// A value its type cannot hold fails before anything is fed, in any
 	// frame; a slot outside the mask is not read.
 	newB := func() *Session[uint8, mutInput] {
-		b, err := New[uint8](Config[mutInput]{Players: 2, Capacity: 4}, func(*uint8, []mutInput, Frame) {})
+		b, err := New[uint8](Config[mutInput]{Players: 2, Capacity: 4}, func(*uint8, []mutInput, rollnet.Frame) {})
 		require.NoError(t, err)
 		return b
 	}
@@ -674,7 +676,7 @@ func slicesConcat(parts ...[]byte) []byte {
 }
 
 func TestMutationSyncTestConfig(t *testing.T) {
-	sim := func(*uint8, []uint16, Frame) {}
+	sim := func(*uint8, []uint16, rollnet.Frame) {}
 	for _, c := range []struct {
 		capacity, distance, want int
 	}{
@@ -705,25 +707,25 @@ type mutSyncWorld struct {
 func TestMutationSyncTest(t *testing.T) {
 	for _, d := range []int{1, 2, 3, 7} {
 		calls := make([]int, 40) // simulations per frame
-		sim := func(w *mutSyncWorld, in []uint16, f Frame) {
+		sim := func(w *mutSyncWorld, in []uint16, f rollnet.Frame) {
 			calls[f]++
 			w.H = (w.H^uint64(in[0]))*0x100000001b3 + uint64(in[1]) + uint64(f)
 			w.F = int32(f)
 		}
 		st, err := NewSyncTest[mutSyncWorld](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 2, Capacity: 8}, CheckDistance: d}, sim)
 		require.NoError(t, err)
-		plain, err := New[mutSyncWorld](Config[uint16]{Players: 2, Capacity: 8}, func(w *mutSyncWorld, in []uint16, f Frame) {
+		plain, err := New[mutSyncWorld](Config[uint16]{Players: 2, Capacity: 8}, func(w *mutSyncWorld, in []uint16, f rollnet.Frame) {
 			w.H = (w.H^uint64(in[0]))*0x100000001b3 + uint64(in[1]) + uint64(f)
 			w.F = int32(f)
 		})
 		require.NoError(t, err)
-		for f := range Frame(30) {
+		for f := range rollnet.Frame(30) {
 			for _, s := range []*Session[mutSyncWorld, uint16]{st.Session, plain} {
 				require.NoError(t, s.AddLocalInput(0, uint16(f*7)))
 				require.NoError(t, s.AddLocalInput(1, uint16(f%3)))
 			}
-			require.NoError(t, st.Step(), "distance %d frame %d", d, f)
-			require.NoError(t, plain.Step())
+			require.NoError(t, st.AdvanceFrame(), "distance %d frame %d", d, f)
+			require.NoError(t, plain.AdvanceFrame())
 			require.Equal(t, *plain.State(), *st.State())
 			require.Equal(t, f+1, st.Frame())
 		}
@@ -731,7 +733,7 @@ func TestMutationSyncTest(t *testing.T) {
 			require.Equal(t, 1+d, calls[f], "distance %d: frame %d simulated %d times", d, f, calls[f])
 		}
 		// Every state still held is the one a plain session committed.
-		for f := Frame(29 - 7); f < 30; f++ {
+		for f := rollnet.Frame(29 - 7); f < 30; f++ {
 			a, err := st.ChecksumAt(f)
 			require.NoError(t, err)
 			b, err := plain.ChecksumAt(f)
@@ -742,14 +744,14 @@ func TestMutationSyncTest(t *testing.T) {
 }
 
 func TestMutationSyncTestDetects(t *testing.T) {
-	good := func(w mutSyncWorld, f Frame) mutSyncWorld {
+	good := func(w mutSyncWorld, f rollnet.Frame) mutSyncWorld {
 		w.H = w.H*31 + uint64(f) + 1
 		w.F = int32(f)
 		return w
 	}
 	// Distance 1: frame 5's second simulation differs, once.
 	calls := make([]int, 20)
-	sim := func(w *mutSyncWorld, in []uint16, f Frame) {
+	sim := func(w *mutSyncWorld, in []uint16, f rollnet.Frame) {
 		calls[f]++
 		*w = good(*w, f)
 		if f == 5 && calls[f] == 2 {
@@ -759,9 +761,9 @@ func TestMutationSyncTestDetects(t *testing.T) {
 	st, err := NewSyncTest[mutSyncWorld](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: 8}, CheckDistance: 1}, sim)
 	require.NoError(t, err)
 	var w mutSyncWorld
-	for f := range Frame(12) {
+	for f := range rollnet.Frame(12) {
 		require.NoError(t, st.AddLocalInput(0, 1))
-		err := st.Step()
+		err := st.AdvanceFrame()
 		require.Equal(t, f+1, st.Frame(), "the session moves on")
 		w = good(w, f)
 		if f != 5 {
@@ -781,7 +783,7 @@ func TestMutationSyncTestDetects(t *testing.T) {
 	// Distance 3: every simulation of frames 9 and later differs from the
 	// one before; the earliest frame that differs is reported.
 	calls = make([]int, 20)
-	sim2 := func(w *mutSyncWorld, in []uint16, f Frame) {
+	sim2 := func(w *mutSyncWorld, in []uint16, f rollnet.Frame) {
 		calls[f]++
 		*w = good(*w, f)
 		if f >= 9 {
@@ -790,16 +792,16 @@ func TestMutationSyncTestDetects(t *testing.T) {
 	}
 	st, err = NewSyncTest[mutSyncWorld](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: 8}, CheckDistance: 3}, sim2)
 	require.NoError(t, err)
-	for f := range Frame(14) {
+	for f := range rollnet.Frame(14) {
 		require.NoError(t, st.AddLocalInput(0, 1))
-		err := st.Step()
+		err := st.AdvanceFrame()
 		if f < 9 {
 			require.NoError(t, err, "frame %d", f)
 			continue
 		}
 		var de *DesyncError
 		require.ErrorAs(t, err, &de, "frame %d", f)
-		require.Equal(t, max(Frame(9), f-2), de.Frame, "step of frame %d", f)
+		require.Equal(t, max(rollnet.Frame(9), f-2), de.Frame, "step of frame %d", f)
 		require.NotEqual(t, de.Want, de.Got)
 		require.Equal(t, fmt.Sprintf("session: desync at frame %d: first simulation checksum %08x, re-simulation %08x", de.Frame, de.Want, de.Got), de.Error())
 	}
@@ -809,23 +811,23 @@ func TestMutationSyncTestDetects(t *testing.T) {
 // TestMutationRand pins Rand to SplitMix64's published outputs and its
 // derived methods to their definitions.
 func TestMutationRand(t *testing.T) {
-	r := NewRand(0)
+	r := rollnet.NewRand(0)
 	for _, want := range []uint64{0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f} {
 		require.Equal(t, want, r.Uint64())
 	}
 	inc := uint64(0x9e3779b97f4a7c15)
 	require.Equal(t, 3*inc, r.S)
-	seeded := NewRand(1234567)
-	require.Equal(t, Rand{S: 1234567}, seeded)
+	seeded := rollnet.NewRand(1234567)
+	require.Equal(t, rollnet.Rand{S: 1234567}, seeded)
 
 	for seed := range uint64(200) {
-		a, b := NewRand(seed), NewRand(seed)
+		a, b := rollnet.NewRand(seed), rollnet.NewRand(seed)
 		u := b.Uint64()
 		require.Equal(t, uint32(u>>32), a.Uint32())
-		a, b = NewRand(seed), NewRand(seed)
+		a, b = rollnet.NewRand(seed), rollnet.NewRand(seed)
 		u = b.Uint64()
 		require.Equal(t, u&1 != 0, a.Bool())
-		a, b = NewRand(seed), NewRand(seed)
+		a, b = rollnet.NewRand(seed), rollnet.NewRand(seed)
 		u = b.Uint64()
 		f := a.Float64()
 		require.Equal(t, float64(u>>11)/(1<<53), f)
@@ -835,7 +837,7 @@ func TestMutationRand(t *testing.T) {
 
 	// Uint32N against the textbook unbiased method: reject products whose
 	// low word is below 2^32 mod n.
-	ref := func(r *Rand, n uint32) uint32 {
+	ref := func(r *rollnet.Rand, n uint32) uint32 {
 		thresh := uint32((uint64(1) << 32) % uint64(n))
 		for {
 			m := uint64(r.Uint32()) * uint64(n)
@@ -846,7 +848,7 @@ func TestMutationRand(t *testing.T) {
 	}
 	rejections := 0
 	for _, n := range []uint32{1, 2, 3, 7, 1000, 1<<31 + 1, 3 << 30, math.MaxUint32} {
-		a, b := NewRand(uint64(n)), NewRand(uint64(n))
+		a, b := rollnet.NewRand(uint64(n)), rollnet.NewRand(uint64(n))
 		for range 300 {
 			before := b.S
 			want := ref(&b, n)
@@ -858,7 +860,7 @@ func TestMutationRand(t *testing.T) {
 			require.Less(t, got, n)
 			require.Equal(t, b.S, a.S)
 			if n <= math.MaxInt32 {
-				c, d := NewRand(b.S), NewRand(b.S)
+				c, d := rollnet.NewRand(b.S), rollnet.NewRand(b.S)
 				require.Equal(t, int32(c.Uint32N(n)), d.Int32N(int32(n)))
 			}
 		}
@@ -867,6 +869,6 @@ func TestMutationRand(t *testing.T) {
 	require.PanicsWithValue(t, "session: Rand.Uint32N with n == 0", func() { r.Uint32N(0) })
 	require.PanicsWithValue(t, "session: Rand.Int32N with n <= 0", func() { r.Int32N(0) })
 	require.PanicsWithValue(t, "session: Rand.Int32N with n <= 0", func() { r.Int32N(-1) })
-	one := NewRand(9)
+	one := rollnet.NewRand(9)
 	require.Zero(t, one.Int32N(1))
 }

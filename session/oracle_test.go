@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,7 +37,7 @@ func randomRun(rng *rand.Rand, frames int) oracleRun {
 // delivery is one remote input on its way.
 type delivery struct {
 	player int
-	frame  Frame
+	frame  rollnet.Frame
 	at     int // the local Frame() from which it may arrive
 }
 
@@ -67,7 +68,7 @@ func runOracle(t *testing.T, seed uint64, run oracleRun) Stats {
 	script := oracleScript(rng, run.players, run.frames, run.delay)
 
 	var start world
-	start.R = NewRand(rng.Uint64())
+	start.R = rollnet.NewRand(rng.Uint64())
 	start.Acc[3] = rng.Uint32()
 
 	// The oracle: every frame simulated once, with every real input.
@@ -75,13 +76,13 @@ func runOracle(t *testing.T, seed uint64, run oracleRun) Stats {
 	o := start
 	want[0] = worldSum(&o)
 	for f := range run.frames {
-		simWorld(&o, script[f], Frame(f))
+		simWorld(&o, script[f], rollnet.Frame(f))
 		want[f+1] = worldSum(&o)
 	}
 
 	cfg := Config[uint16]{Players: run.players, Capacity: run.capacity, InputDelay: run.delay, MaxPrediction: run.maxPred}
 	if run.predict {
-		cfg.Predict = func(p int, last uint16, f Frame) uint16 { return (last + uint16(f)%2) % 5 }
+		cfg.Predict = func(p int, last uint16, f rollnet.Frame) uint16 { return (last + uint16(f)%2) % 5 }
 	}
 	s := newWorld(t, cfg)
 	*s.State() = start
@@ -116,7 +117,7 @@ func runOracle(t *testing.T, seed uint64, run oracleRun) Stats {
 	for p := 1; p < run.players; p++ {
 		for f := run.delay; f < run.frames; f++ {
 			// Sent by the peer at its frame f-delay, give or take its lead.
-			pushAt(delivery{p, Frame(f), f - run.delay - run.maxPred + rng.IntN(run.maxLate+run.maxPred+1)})
+			pushAt(delivery{p, rollnet.Frame(f), f - run.delay - run.maxPred + rng.IntN(run.maxLate+run.maxPred+1)})
 		}
 	}
 	ready = append(ready, buckets[0]...)
@@ -169,18 +170,18 @@ func runOracle(t *testing.T, seed uint64, run oracleRun) Stats {
 				t.Fatal(err)
 			}
 		}
-		err := s.Step()
+		err := s.AdvanceFrame()
 		for waits := 0; errors.Is(err, ErrPredictionLimit); waits++ {
 			if waits > 2*run.frames {
 				t.Fatalf("seed %d: stuck at frame %d, confirmed %d", seed, s.Frame(), s.ConfirmedFrame())
 			}
-			if s.Frame() != Frame(now) {
+			if s.Frame() != rollnet.Frame(now) {
 				t.Fatal("a refused Step moved the frame")
 			}
 			// The network catches up: time passes until the inputs arrive.
 			arrive(1)
 			tick()
-			err = s.Step()
+			err = s.AdvanceFrame()
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -189,7 +190,7 @@ func runOracle(t *testing.T, seed uint64, run oracleRun) Stats {
 		lo := int(s.Frame()) - s.ring.Depth()
 		hi := min(int(s.ConfirmedFrame()), int(s.Frame())-1)
 		for f := lo; f <= hi; f++ {
-			got, err := s.ChecksumAt(Frame(f))
+			got, err := s.ChecksumAt(rollnet.Frame(f))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +209,7 @@ func runOracle(t *testing.T, seed uint64, run oracleRun) Stats {
 // TestOracleDifferential plays random games (1 to 8 players, capacities 2
 // to 32, input delays, prediction limits, predictors, late, early,
 // duplicated and reordered delivery) against a lockstep oracle that
-// simulates each frame once with every real input: after every Step every
+// simulates each frame once with every real input: after every AdvanceFrame every
 // confirmed frame's checksum must equal the oracle's. 240 games of 500
 // frames: 120,000 frames.
 func TestOracleDifferential(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/transport"
@@ -58,7 +59,7 @@ type P2PConfig[I comparable] struct {
 	SpectatorArchive int
 	// Net holds the protocol's settings: frame rate, checksum interval,
 	// timeouts, clock, nonce source.
-	Net NetConfig
+	Net rollnet.NetConfig
 	// Rejoin, when set, makes this session a player coming back into a
 	// running match: the token is the one RejoinToken returned in the
 	// session that dropped (saved by the game), the rest of the config the
@@ -94,7 +95,7 @@ type P2P[S any, I comparable] struct {
 	ep    link.Endpoint
 	core  *Session[S, I]
 	codec inputCodec[I]
-	user  func(player int, last I, frame Frame) I
+	user  func(player int, last I, frame rollnet.Frame) I
 
 	players  int
 	size     int
@@ -108,15 +109,15 @@ type P2P[S any, I comparable] struct {
 	nPlayers int  // player links (links[:nPlayers]); spectators follow
 
 	hist     history
-	archive  []byte  // confirmed inputs of frames [0, len/stride), all players
-	archived Frame   // newest frame in archive (frames before it all are)
-	recv     []Frame // per player: newest frame heard contiguously (local: committed)
-	fed      []Frame // per player: newest frame given to the core
-	disc     []bool  // per player: disconnected
-	frozenAt []Frame // per player: the agreed last real frame of a disconnected player, or NoFrame
-	frozen   []I     // per player: the input repeated after frozenAt
-	added    []Frame // per local player: the frame of the newest AddLocalInput
-	newest   Frame   // newest local frame committed (sent to peers)
+	archive  []byte          // confirmed inputs of frames [0, len/stride), all players
+	archived rollnet.Frame   // newest frame in archive (frames before it all are)
+	recv     []rollnet.Frame // per player: newest frame heard contiguously (local: committed)
+	fed      []rollnet.Frame // per player: newest frame given to the core
+	disc     []bool          // per player: disconnected
+	frozenAt []rollnet.Frame // per player: the agreed last real frame of a disconnected player, or NoFrame
+	frozen   []I             // per player: the input repeated after frozenAt
+	added    []rollnet.Frame // per local player: the frame of the newest AddLocalInput
+	newest   rollnet.Frame   // newest local frame committed (sent to peers)
 
 	running bool
 	wait    int
@@ -129,11 +130,11 @@ type P2P[S any, I comparable] struct {
 	outStat []codec.PeerStatus
 	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
 
-	feeds   [MaxSpectators]feed  // per spectator link: its bulk feed
-	rj      rejoinState          // identity, rejoins of others, our own rejoin
-	cfg     P2PConfig[I]         // for Rejoin
-	sim     func(*S, []I, Frame) // for Rejoin
-	initial *S                   // the state frame 0 started from, for Rejoin
+	feeds   [MaxSpectators]feed          // per spectator link: its bulk feed
+	rj      rejoinState                  // identity, rejoins of others, our own rejoin
+	cfg     P2PConfig[I]                 // for Rejoin
+	sim     func(*S, []I, rollnet.Frame) // for Rejoin
+	initial *S                           // the state frame 0 started from, for Rejoin
 }
 
 // NewP2P returns a P2P session for cfg over t, advancing a state of type S
@@ -141,7 +142,7 @@ type P2P[S any, I comparable] struct {
 // documentation). The session owns t's receive side from now on but does not
 // close it. It starts synchronizing with every peer at the first
 // AdvanceFrame or Poll.
-func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, Frame)) (*P2P[S, I], error) {
+func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, rollnet.Frame)) (*P2P[S, I], error) {
 	p := new(P2P[S, I])
 	if err := p.init(cfg, t, simulate); err != nil {
 		return nil, err
@@ -150,7 +151,7 @@ func NewP2P[S any, I comparable](cfg P2PConfig[I], t transport.Transport, simula
 }
 
 // init makes p a new session for cfg (NewP2P, and Rejoin in place).
-func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, Frame)) error {
+func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(*S, []I, rollnet.Frame)) error {
 	if t == nil {
 		return fmt.Errorf("%w: nil transport", ErrConfig)
 	}
@@ -181,12 +182,12 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 		delay:    cfg.Session.InputDelay,
 		owner:    make([]int, players),
 		all:      ^uint64(0) >> (64 - players),
-		recv:     make([]Frame, players),
-		fed:      make([]Frame, players),
+		recv:     make([]rollnet.Frame, players),
+		fed:      make([]rollnet.Frame, players),
 		disc:     make([]bool, players),
-		frozenAt: make([]Frame, players),
+		frozenAt: make([]rollnet.Frame, players),
 		frozen:   make([]I, players),
-		added:    make([]Frame, players),
+		added:    make([]rollnet.Frame, players),
 		checks:   link.NewChecks(n.CheckInterval),
 	}
 	for pl, peer := range cfg.Remote {
@@ -266,17 +267,17 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 	}
 	p.hist = newHistory(histFrames, players, ic.size)
 	for pl := range players {
-		p.recv[pl] = Frame(p.delay) - 1
-		p.fed[pl] = Frame(p.delay) - 1
-		p.frozenAt[pl] = NoFrame
-		p.added[pl] = NoFrame
+		p.recv[pl] = rollnet.Frame(p.delay) - 1
+		p.fed[pl] = rollnet.Frame(p.delay) - 1
+		p.frozenAt[pl] = rollnet.NoFrame
+		p.added[pl] = rollnet.NoFrame
 	}
-	p.newest = Frame(p.delay) - 1
+	p.newest = rollnet.Frame(p.delay) - 1
 	for _, l := range p.ep.Links() {
 		p.initLink(l)
 	}
 	p.archive = make([]byte, cfg.SpectatorArchive*players*ic.size)
-	p.archived = Frame(p.delay) - 1 // the first frames' inputs are zero
+	p.archived = rollnet.Frame(p.delay) - 1 // the first frames' inputs are zero
 	maxStride := 0
 	for _, l := range p.ep.Links() {
 		maxStride = max(maxStride, bits.OnesCount64(l.Mask)*ic.size)
@@ -296,8 +297,8 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 // initLink sets l's frame counters and connection statuses to the
 // session's start.
 func (p *P2P[S, I]) initLink(l *link.Link) {
-	l.Acked = Frame(p.delay) - 1
-	l.Sent = Frame(p.delay) - 1
+	l.Acked = rollnet.Frame(p.delay) - 1
+	l.Sent = rollnet.Frame(p.delay) - 1
 	if l.Index() >= p.nPlayers {
 		p.feeds[l.Index()-p.nPlayers] = feed{} // a spectator
 		return
@@ -363,7 +364,7 @@ func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
 // held, in the archive or the history: what a new spectator needs.
 func (p *P2P[S, I]) replayable() bool {
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
-	f := max(p.archived+1, Frame(p.delay))
+	f := max(p.archived+1, rollnet.Frame(p.delay))
 	if f > c {
 		return true
 	}
@@ -395,7 +396,7 @@ func (p *P2P[S, I]) archiveConfirmed() {
 
 // confirmedInput returns player's confirmed input of frame f, from the
 // history or the archive.
-func (p *P2P[S, I]) confirmedInput(f Frame, player int) ([]byte, bool) {
+func (p *P2P[S, I]) confirmedInput(f rollnet.Frame, player int) ([]byte, bool) {
 	if b, ok := p.hist.get(f, player); ok {
 		return b, true
 	}
@@ -409,7 +410,7 @@ func (p *P2P[S, I]) confirmedInput(f Frame, player int) ([]byte, bool) {
 // predict is the core session's Predict in sessions of more than two
 // peers: an input heard but not yet agreed on by every peer is the best
 // prediction there is.
-func (p *P2P[S, I]) predict(player int, last I, frame Frame) I {
+func (p *P2P[S, I]) predict(player int, last I, frame rollnet.Frame) I {
 	if p.owner[player] >= 0 && p.recv[player] > p.fed[player] {
 		g := min(frame, p.recv[player])
 		if g > p.fed[player] {
@@ -445,7 +446,7 @@ func (p *P2P[S, I]) AddLocalInput(player int, in I) error {
 	if p.rejoining() {
 		return nil // not back yet: the input counts for nothing
 	}
-	f := p.core.Frame() + Frame(p.delay)
+	f := p.core.Frame() + rollnet.Frame(p.delay)
 	if err := p.core.AddLocalInput(player, in); err != nil {
 		return err
 	}
@@ -477,7 +478,7 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 	if !p.running {
 		return ErrNotSynchronized
 	}
-	f := p.core.Frame() + Frame(p.delay)
+	f := p.core.Frame() + rollnet.Frame(p.delay)
 	for pl := range p.players {
 		if p.owner[pl] < 0 && p.added[pl] != f {
 			p.flush()
@@ -488,7 +489,7 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 	if p.core.Frame() == 0 {
 		*p.initial = *p.core.State()
 	}
-	if err := p.core.Step(); err != nil {
+	if err := p.core.AdvanceFrame(); err != nil {
 		p.flush()
 		return err
 	}
@@ -567,7 +568,7 @@ func (p *P2P[S, I]) pump() {
 		if all {
 			p.running = true
 			p.ep.Started()
-			p.ep.Push(Event{Kind: EventRunning})
+			p.ep.Push(rollnet.Event{Kind: rollnet.EventRunning})
 		}
 	}
 	p.agree()
@@ -611,7 +612,7 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 			l.Malformed()
 			return
 		}
-		if Frame(m.Ack) > l.Sent || Frame(m.Ack) < Frame(p.delay)-1 {
+		if rollnet.Frame(m.Ack) > l.Sent || rollnet.Frame(m.Ack) < rollnet.Frame(p.delay)-1 {
 			l.Malformed() // an ack of frames never sent
 			return
 		}
@@ -621,12 +622,12 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 		// The newest ack to arrive stands, even below the one before: a
 		// forged ack lasts until the peer's next packet (an older one
 		// arriving late only makes us send a few frames again).
-		l.Acked = Frame(m.Ack)
+		l.Acked = rollnet.Frame(m.Ack)
 		if f := &p.feeds[l.Index()-p.nPlayers]; f.on {
 			f.acked(l.Acked, p.ep.Time())
 		}
 		if m.HasChecksum {
-			p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
+			p.ep.ReceivedChecksum(l, &p.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
 		}
 	case codec.TypeChecksum:
 		p.ep.RemoteChecksum(l, &p.checks, b)
@@ -639,7 +640,7 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	m := codec.Input{Size: p.size}
 	if _, err := codec.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.Mask ||
-		Frame(m.Ack) > p.newest || Frame(m.Ack) < Frame(p.delay)-1 || (p.multi && len(m.Status) != p.players) {
+		rollnet.Frame(m.Ack) > p.newest || rollnet.Frame(m.Ack) < rollnet.Frame(p.delay)-1 || (p.multi && len(m.Status) != p.players) {
 		l.Malformed()
 		return
 	}
@@ -647,9 +648,9 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 		return
 	}
 	p.rejoinHeard(l)
-	l.Acked = Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
+	l.Acked = rollnet.Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
-		p.ep.ReceivedChecksum(l, &p.checks, Frame(m.CheckFrame), m.Checksum)
+		p.ep.ReceivedChecksum(l, &p.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
 	}
 
 	// Inputs: take the frames that extend what was heard, up to the core's
@@ -658,7 +659,7 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	_, hi := p.core.acceptWindow()
 	stride := bits.OnesCount64(l.Mask) * p.size
 	for k := range m.Frames {
-		f := Frame(m.Start) + Frame(k)
+		f := rollnet.Frame(m.Start) + rollnet.Frame(k)
 		if f <= p.recv[first] {
 			continue
 		}
@@ -722,7 +723,7 @@ func (p *P2P[S, I]) lost(l *link.Link) {
 // frame anyone heard. Every peer computes the same minimum.
 func (p *P2P[S, I]) agree() {
 	for pl := range p.players {
-		if !p.disc[pl] || p.frozenAt[pl] != NoFrame {
+		if !p.disc[pl] || p.frozenAt[pl] != rollnet.NoFrame {
 			continue
 		}
 		f := p.recv[pl]
@@ -736,7 +737,7 @@ func (p *P2P[S, I]) agree() {
 				known = false
 				break
 			}
-			f = min(f, Frame(s.LastFrame))
+			f = min(f, rollnet.Frame(s.LastFrame))
 		}
 		if !known {
 			continue
@@ -744,11 +745,11 @@ func (p *P2P[S, I]) agree() {
 		f = max(f, p.fed[pl]) // what was fed stays (only a lying peer gets here)
 		p.frozenAt[pl] = f
 		var in I
-		if b, ok := p.hist.get(f, pl); ok && f >= Frame(p.delay) {
+		if b, ok := p.hist.get(f, pl); ok && f >= rollnet.Frame(p.delay) {
 			copy(bytesOf(&in), b)
 		}
 		p.frozen[pl] = in
-		p.ep.Push(Event{Kind: EventPlayerDisconnected, Player: pl, Frame: f})
+		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerDisconnected, Player: pl, Frame: f})
 	}
 }
 
@@ -763,12 +764,12 @@ func (p *P2P[S, I]) feed() {
 			continue
 		}
 		limit := p.recv[pl]
-		if fz := p.frozenAt[pl]; fz != NoFrame {
+		if fz := p.frozenAt[pl]; fz != rollnet.NoFrame {
 			limit = fz
 		} else if p.multi {
 			for i, l := range p.ep.Links()[:p.nPlayers] {
 				if i != o && l.State() == link.Running && !p.rj.catching(i) {
-					limit = min(limit, Frame(p.status[l.Index()][pl].LastFrame))
+					limit = min(limit, rollnet.Frame(p.status[l.Index()][pl].LastFrame))
 				}
 			}
 		}
@@ -784,9 +785,9 @@ func (p *P2P[S, I]) feed() {
 			}
 			p.fed[pl] = f
 		}
-		if fz := p.frozenAt[pl]; fz != NoFrame && p.fed[pl] >= fz {
+		if fz := p.frozenAt[pl]; fz != rollnet.NoFrame && p.fed[pl] >= fz {
 			in := p.frozen[pl]
-			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+Frame(p.delay) && f < p.rj.until[pl]; f++ {
+			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+rollnet.Frame(p.delay) && f < p.rj.until[pl]; f++ {
 				if err := p.core.AddRemoteInput(pl, f, in); err != nil && !errors.Is(err, ErrConflict) {
 					break
 				}
@@ -808,7 +809,7 @@ func (p *P2P[S, I]) checksums() {
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
 	for p.checks.Next <= c {
 		f := p.checks.Next
-		p.checks.Next += Frame(p.checks.Interval)
+		p.checks.Next += rollnet.Frame(p.checks.Interval)
 		if sum, err := p.core.ChecksumAt(f); err == nil {
 			p.ep.RecordChecksum(&p.checks, f, sum)
 		}
@@ -842,7 +843,7 @@ func (p *P2P[S, I]) timeSync() {
 	}
 	if n := p.ep.Settings(); int(best+0.5) >= n.MinWait {
 		p.wait = min(int(best+0.5), n.FrameRate)
-		p.ep.Push(Event{Kind: EventWaitRecommended, Frames: p.wait})
+		p.ep.Push(rollnet.Event{Kind: rollnet.EventWaitRecommended, Frames: p.wait})
 		tick := int64(1e9) / int64(n.FrameRate)
 		for _, l := range p.ep.Links()[:p.nPlayers] {
 			l.ResetAdvantages()
@@ -884,7 +885,7 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	for k := range n {
 		j := k * stride
 		for mask := p.local; mask != 0; mask &= mask - 1 {
-			b, ok := p.hist.get(start+Frame(k), bits.TrailingZeros64(mask))
+			b, ok := p.hist.get(start+rollnet.Frame(k), bits.TrailingZeros64(mask))
 			if !ok {
 				n = k // lost to the history: the peer fell too far behind
 				break
@@ -921,9 +922,9 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk boo
 		return 0
 	}
 	e := m.Start + int32(m.Frames) - 1
-	fresh := NoFrame
-	if m.Frames > 0 && Frame(e) > l.Sent {
-		fresh = Frame(e)
+	fresh := rollnet.NoFrame
+	if m.Frames > 0 && rollnet.Frame(e) > l.Sent {
+		fresh = rollnet.Frame(e)
 	}
 	b := m.Append(p.ep.Buffer())
 	if bulk && !p.ep.SendBulk(l, b) {
@@ -932,7 +933,7 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk boo
 	if !bulk {
 		p.ep.Send(l, b)
 	}
-	l.Sent = max(l.Sent, Frame(e))
+	l.Sent = max(l.Sent, rollnet.Frame(e))
 	if m.HasChecksum {
 		p.ep.CarriedChecksumSent(l, fresh)
 	}
@@ -965,7 +966,7 @@ func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 	stride := p.players * p.size
 	for k := range n {
 		for pl := range p.players {
-			b, ok := p.confirmedInput(start+Frame(k), pl)
+			b, ok := p.confirmedInput(start+rollnet.Frame(k), pl)
 			if !ok {
 				// The spectator fell behind what we keep: it cannot catch up.
 				p.ep.Disconnect(l)
@@ -982,11 +983,11 @@ func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 // and returns it. With a dst of enough capacity it allocates nothing. The
 // session holds at most 256 undrained events, dropping the oldest beyond
 // that: drain every tick.
-func (p *P2P[S, I]) Events(dst []Event) []Event { return p.ep.Events(dst) }
+func (p *P2P[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return p.ep.Events(dst) }
 
 // PeerStats returns the network statistics of peer (a player peer or a
 // spectator), or ErrNotAPeer.
-func (p *P2P[S, I]) PeerStats(peer transport.Peer) (PeerStats, error) {
+func (p *P2P[S, I]) PeerStats(peer transport.Peer) (rollnet.PeerStats, error) {
 	st, err := peerStats(&p.ep, peer)
 	if i, ok := p.ep.Lookup(peer); ok {
 		st.Spectator = i >= p.nPlayers // a player taken back is optional until it runs
@@ -1011,21 +1012,21 @@ func (p *P2P[S, I]) State() *S { return p.core.State() }
 func (p *P2P[S, I]) SetInitialState(s S) error { return setInitial(p.core, s) }
 
 // Frame returns the frame the next AdvanceFrame simulates.
-func (p *P2P[S, I]) Frame() Frame { return p.core.Frame() }
+func (p *P2P[S, I]) Frame() rollnet.Frame { return p.core.Frame() }
 
 // ConfirmedFrame returns the newest frame every player's input is known
 // for.
-func (p *P2P[S, I]) ConfirmedFrame() Frame { return p.core.ConfirmedFrame() }
+func (p *P2P[S, I]) ConfirmedFrame() rollnet.Frame { return p.core.ConfirmedFrame() }
 
 // ChecksumAt returns the checksum of the state after frame, while held
 // (see Session.ChecksumAt). Peers agree at min(ConfirmedFrame(), Frame()-1).
 // Ask after a successful AdvanceFrame: inputs that arrive during a refused
 // AdvanceFrame or a Poll may mark frames for re-simulation, which are
 // ErrOutOfWindow until the next frame is simulated.
-func (p *P2P[S, I]) ChecksumAt(frame Frame) (uint32, error) { return p.core.ChecksumAt(frame) }
+func (p *P2P[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) { return p.core.ChecksumAt(frame) }
 
 // StateAt returns the state after frame, while held (see Session.StateAt).
-func (p *P2P[S, I]) StateAt(frame Frame) (*S, error) { return p.core.StateAt(frame) }
+func (p *P2P[S, I]) StateAt(frame rollnet.Frame) (*S, error) { return p.core.StateAt(frame) }
 
 // Stats returns the core session's counters (rollbacks, mispredictions...).
 func (p *P2P[S, I]) Stats() Stats { return p.core.Stats() }

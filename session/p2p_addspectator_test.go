@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -20,12 +21,12 @@ func (c *p2pCluster) joinSpectator(name, host string, catchUp int, ep *local.End
 		ep, err = c.net.Endpoint(name)
 		require.NoError(c.t, err)
 	}
-	nc := NetConfig{Now: c.clock.Now, Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64}
+	nc := rollnet.NetConfig{Now: c.clock.Now, Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64}
 	delay := c.nodes[0].p.delay
 	sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: c.nodes[0].p.players, InputDelay: delay,
 		Capacity: 64, FastForward: 32, Host: transport.Peer(host), CatchUp: catchUp, Net: nc}, ep, simP2P)
 	require.NoError(c.t, err)
-	n := &p2pNode{name: name, ep: ep, s: sp, checked: Frame(delay) - 1, period: time.Second / 60, next: c.clock.Now()}
+	n := &p2pNode{name: name, ep: ep, s: sp, checked: rollnet.Frame(delay) - 1, period: time.Second / 60, next: c.clock.Now()}
 	c.nodes = append(c.nodes, n)
 	return n
 }
@@ -49,7 +50,7 @@ func TestP2PAddSpectatorMidMatch(t *testing.T) {
 	agreed := c.agreed
 	c.until(20*time.Second, "spectator caught up", func() bool { return int(spec.s.Frame()) > start && spec.s.Behind() < 4 })
 	require.Greater(t, c.agreed-agreed, start, "every frame the spectator simulated was compared")
-	_, ok := host.first(EventDisconnected)
+	_, ok := host.first(rollnet.EventDisconnected)
 	require.False(t, ok)
 	st, err := host.p.PeerStats("late")
 	require.NoError(t, err)
@@ -74,7 +75,7 @@ func TestP2PAddSpectatorLate(t *testing.T) {
 			c.frames(archive+host.p.hist.mask+200, time.Minute)
 			require.ErrorIs(t, host.p.AddSpectator("late"), ErrSpectatorLate)
 			require.Greater(t, int(early.s.Frame()), archive+host.p.hist.mask, "the early one kept up")
-			_, ok := host.first(EventDisconnected)
+			_, ok := host.first(rollnet.EventDisconnected)
 			require.False(t, ok)
 		})
 	}
@@ -84,7 +85,7 @@ func TestP2PAddSpectatorLate(t *testing.T) {
 // Close; a spectator that failed may be added again.
 func TestP2PAddSpectatorErrors(t *testing.T) {
 	c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 63, link: local.Link{Latency: 10 * time.Millisecond},
-		net: NetConfig{SyncTimeout: time.Second}})
+		net: rollnet.NetConfig{SyncTimeout: time.Second}})
 	host := c.nodes[0]
 	c.nodes[2].paused = true // s0 never answers: its handshake times out
 	require.ErrorIs(t, host.p.AddSpectator("p1"), ErrConfig)
@@ -96,7 +97,7 @@ func TestP2PAddSpectatorErrors(t *testing.T) {
 	require.ErrorIs(t, host.p.AddSpectator("one too many"), ErrSpectatorLimit)
 
 	c.run(2 * time.Second)
-	e, ok := host.first(EventSyncFailed)
+	e, ok := host.first(rollnet.EventSyncFailed)
 	require.True(t, ok)
 	require.EqualValues(t, "s0", e.Peer)
 	require.NoError(t, host.p.AddSpectator("s0"), "failed: may join again")

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -20,7 +21,7 @@ func TestP2PAllocsAdvanceFrame(t *testing.T) {
 	for _, players := range []int{2, 4} {
 		c := newCluster(t, clusterOpts{players: players, spectators: 1, seed: 20, mash: 0.3,
 			link: local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.01},
-			cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: 10},
+			cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: rollnet.NetConfig{ChecksumInterval: 10},
 			mutate: func(i int, cfg *P2PConfig[uint16]) { cfg.SpectatorArchive = 4096 }})
 		c.frames(1000, time.Minute)
 		require.NoError(t, c.nodes[0].p.AddSpectator("late"))
@@ -29,7 +30,7 @@ func TestP2PAllocsAdvanceFrame(t *testing.T) {
 		c.run(time.Second) // its handshake
 		c.noSums = true
 		for _, n := range c.nodes {
-			n.events = make([]Event, 0, 1<<14)
+			n.events = make([]rollnet.Event, 0, 1<<14)
 		}
 		allocs := testing.AllocsPerRun(600, func() { c.run(time.Second / 60) })
 		require.Zero(t, allocs, "%d players", players)

@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-func simNothing(*p2pWorld, []uint16, Frame) {}
+func simNothing(*p2pWorld, []uint16, rollnet.Frame) {}
 
 // BenchmarkP2PAdvanceFrame is the cost of one frame of one peer (input,
 // AdvanceFrame, network both ways) without simulate: an op is one tick of
@@ -20,11 +21,11 @@ func BenchmarkP2PAdvanceFrame(b *testing.B) {
 			c := newCluster(b, clusterOpts{players: players, seed: 30, mash: 0.1,
 				link: local.Link{Latency: 20 * time.Millisecond},
 				cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
-				sim:  func(int) func(*p2pWorld, []uint16, Frame) { return simNothing }})
+				sim:  func(int) func(*p2pWorld, []uint16, rollnet.Frame) { return simNothing }})
 			c.frames(120, time.Minute)
 			c.noSums = true
 			for _, n := range c.nodes {
-				n.events = make([]Event, 0, 1<<16)
+				n.events = make([]rollnet.Event, 0, 1<<16)
 			}
 			b.ReportAllocs()
 			start := time.Now()
@@ -55,7 +56,7 @@ func BenchmarkP2PBaselineStep(b *testing.B) {
 				for p := 1; p < players; p++ {
 					_ = s.AddRemoteInput(p, f, uint16(f))
 				}
-				_ = s.Step()
+				_ = s.AdvanceFrame()
 			}
 		})
 	}
@@ -90,7 +91,7 @@ func bandwidthCluster(tb testing.TB, mash float64) *p2pCluster {
 	c.frames(120, time.Minute)
 	c.noSums = true
 	for _, n := range c.nodes {
-		n.events = make([]Event, 0, 1<<16)
+		n.events = make([]rollnet.Event, 0, 1<<16)
 	}
 	return c
 }

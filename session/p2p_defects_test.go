@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -47,8 +48,8 @@ func TestP2PInputForAnotherPlayer(t *testing.T) {
 func TestP2PDisconnectedPlayerRepeatsLastInput(t *testing.T) {
 	c := newCluster(t, clusterOpts{players: 3, seed: 32, mash: 1, link: local.Link{Latency: 20 * time.Millisecond},
 		cfg: Config[uint16]{InputDelay: 2, Capacity: 64},
-		sim: func(int) func(*p2pWorld, []uint16, Frame) {
-			return func(w *p2pWorld, in []uint16, f Frame) {
+		sim: func(int) func(*p2pWorld, []uint16, rollnet.Frame) {
+			return func(w *p2pWorld, in []uint16, f rollnet.Frame) {
 				simP2P(w, in, f)
 				w.Acc[3] = uint32(in[2]) | 1<<31 // player 2's input, marked as written
 			}
@@ -57,7 +58,7 @@ func TestP2PDisconnectedPlayerRepeatsLastInput(t *testing.T) {
 	c.node("p2").paused = true
 	c.until(15*time.Second, "p2 disconnected everywhere", func() bool {
 		for _, n := range c.nodes[:2] {
-			if _, ok := n.first(EventPlayerDisconnected); !ok {
+			if _, ok := n.first(rollnet.EventPlayerDisconnected); !ok {
 				return false
 			}
 		}
@@ -65,7 +66,7 @@ func TestP2PDisconnectedPlayerRepeatsLastInput(t *testing.T) {
 	})
 	c.frames(int(c.nodes[0].p.Frame())+30, 10*time.Second)
 	p0 := c.nodes[0].p
-	e, _ := c.nodes[0].first(EventPlayerDisconnected)
+	e, _ := c.nodes[0].first(rollnet.EventPlayerDisconnected)
 	b, ok := c.node("p2").p.hist.get(e.Frame, 2) // what p2 gave for its last frame
 	require.True(t, ok)
 	want := uint32(binary.LittleEndian.Uint16(b)) | 1<<31

@@ -5,15 +5,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
 
 // plantSim is the cluster's simulation with a divergence planted on one
 // node: its state after frame plant differs from the others'.
-func plantSim(node int, plant Frame) func(i int) func(*p2pWorld, []uint16, Frame) {
-	return func(i int) func(*p2pWorld, []uint16, Frame) {
-		return func(w *p2pWorld, in []uint16, f Frame) {
+func plantSim(node int, plant rollnet.Frame) func(i int) func(*p2pWorld, []uint16, rollnet.Frame) {
+	return func(i int) func(*p2pWorld, []uint16, rollnet.Frame) {
+		return func(w *p2pWorld, in []uint16, f rollnet.Frame) {
 			simP2P(w, in, f)
 			if i == node && f == plant {
 				w.Acc[0]++
@@ -46,7 +47,7 @@ func TestP2PDesyncBound(t *testing.T) {
 						planted[i] = c.clock.Now()
 					}
 					if _, ok := detected[i]; !ok {
-						if _, ok := n.first(EventDesyncDetected); ok {
+						if _, ok := n.first(rollnet.EventDesyncDetected); ok {
 							detected[i] = c.clock.Now()
 						}
 					}
@@ -64,10 +65,10 @@ func TestP2PDesyncBound(t *testing.T) {
 			tick := time.Second / 60
 			bound := interval + 2*(oneWay+jitter) + 2*tick
 			for i, n := range c.nodes {
-				e, _ := n.first(EventDesyncDetected)
-				require.Equal(t, Frame(310), e.Frame, "%s: the first grid frame at or after the plant", n.name)
-				require.Equal(t, Frame(300), e.Agreed, "%s: the grid frame before it agreed", n.name)
-				require.Len(t, n.kinds(EventDesyncDetected), 1, "%s: reported once", n.name)
+				e, _ := n.first(rollnet.EventDesyncDetected)
+				require.Equal(t, rollnet.Frame(310), e.Frame, "%s: the first grid frame at or after the plant", n.name)
+				require.Equal(t, rollnet.Frame(300), e.Agreed, "%s: the grid frame before it agreed", n.name)
+				require.Len(t, n.kinds(rollnet.EventDesyncDetected), 1, "%s: reported once", n.name)
 				took := detected[i].Sub(first)
 				require.LessOrEqual(t, took, bound, "%s detected %v after the divergent frame was first simulated", n.name, took)
 				t.Logf("%s: detected %v after the divergent frame (bound %v)", n.name, took, bound)

@@ -2,8 +2,6 @@ package session
 
 import (
 	"errors"
-
-	"github.com/rollnet/rollnet/internal/link"
 )
 
 // Sentinel errors of the P2P session and the spectator. Test with
@@ -13,13 +11,6 @@ var (
 	// with some peer is still running. The network was polled; call again
 	// next tick.
 	ErrNotSynchronized = errors.New("session: not synchronized with every peer yet")
-
-	// ErrSyncFailed reports a handshake that failed: the peers disagree on
-	// the settings (players, input size, input delay, frame rate, ...),
-	// speak another protocol, or did not complete it within
-	// NetConfig.SyncTimeout. The error is a *SyncError naming the peer and
-	// the reason; a SyncFailed event says the same.
-	ErrSyncFailed = link.ErrSyncFailed
 
 	// ErrNotLocal reports AddLocalInput for a player that is not local.
 	ErrNotLocal = errors.New("session: player is not local")
@@ -49,16 +40,4 @@ var (
 	// ErrHostGone reports, on a spectator, that the host disconnected; the
 	// spectator plays on no further.
 	ErrHostGone = errors.New("session: spectator's host disconnected")
-)
-
-// SyncError is the error of a failed handshake: which peer, and why.
-// errors.Is(err, ErrSyncFailed) holds for it.
-type SyncError = link.SyncError
-
-// Reasons a handshake fails, as SyncError.Reason and Event.Reason carry them.
-const (
-	ReasonSettings = link.ReasonSettings
-	ReasonProtocol = link.ReasonProtocol
-	ReasonWire     = link.ReasonWire
-	ReasonTimeout  = link.ReasonTimeout
 )

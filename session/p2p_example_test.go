@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -16,7 +17,7 @@ type Pong struct {
 	_      [4]byte
 }
 
-func simulatePong(s *Pong, in []uint8, _ session.Frame) {
+func simulatePong(s *Pong, in []uint8, _ rollnet.Frame) {
 	for p, b := range in {
 		if b&1 != 0 {
 			s.Paddle[p]--
@@ -45,7 +46,7 @@ func ExampleNewP2P() {
 		p, err := session.NewP2P[Pong](session.P2PConfig[uint8]{
 			Session: session.Config[uint8]{Players: 2, InputDelay: 2, Capacity: 16},
 			Remote:  remote,
-			Net: session.NetConfig{
+			Net: rollnet.NetConfig{
 				Now:  clock.Now,
 				Rand: func() uint64 { nonce += 2; return nonce },
 			},
@@ -59,7 +60,7 @@ func ExampleNewP2P() {
 		peers[i] = p
 	}
 
-	var events []session.Event
+	var events []rollnet.Event
 	for tick := 0; peers[0].Frame() < 300 || peers[1].Frame() < 300; tick++ {
 		for i, p := range peers {
 			if p.WaitRecommendation() > 0 {
@@ -70,7 +71,7 @@ func ExampleNewP2P() {
 			_ = p.AdvanceFrame()                     // ErrNotSynchronized at first
 			events = p.Events(events[:0])
 			for _, e := range events {
-				if e.Kind == session.EventRunning {
+				if e.Kind == rollnet.EventRunning {
 					fmt.Printf("peer %d running\n", i)
 				}
 			}
@@ -96,7 +97,7 @@ func ExampleP2P_AddSpectator() {
 	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	network, _ := local.NewNetwork(local.Config{Seed: 2, Now: clock.Now, Link: local.Link{Latency: 20 * time.Millisecond}})
 	nonce := uint64(0)
-	netCfg := session.NetConfig{Now: clock.Now, Rand: func() uint64 { nonce++; return nonce }}
+	netCfg := rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { nonce++; return nonce }}
 
 	peers := make([]*session.P2P[Pong, uint8], 2)
 	for i, name := range []string{"alice", "bob"} {

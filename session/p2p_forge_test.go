@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -69,7 +70,7 @@ func TestP2PForgedEachType(t *testing.T) {
 			var h *hostileTransport
 			c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 40 + uint64(i), mash: 0.3,
 				link: local.Link{Latency: 40 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.03},
-				cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: 10},
+				cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: rollnet.NetConfig{ChecksumInterval: 10},
 				wrap: hostileP0(&h)})
 			c.frames(120, 10*time.Second)
 			p0, spec := c.nodes[0].p, c.node("s0")
@@ -93,9 +94,9 @@ func TestP2PForgedEachType(t *testing.T) {
 			require.Greater(t, after.ChecksumsCompared-before.ChecksumsCompared, uint64(frames/10/2), "desync detection kept working")
 			require.Greater(t, int(spec.s.Frame()-specBefore), frames*9/10, "the spectator kept up")
 			for _, n := range c.nodes {
-				_, gone := n.first(EventDisconnected)
+				_, gone := n.first(rollnet.EventDisconnected)
 				require.False(t, gone, "%s: %v", n.name, n.events)
-				_, desync := n.first(EventDesyncDetected)
+				_, desync := n.first(rollnet.EventDesyncDetected)
 				require.False(t, desync, n.name)
 			}
 		})

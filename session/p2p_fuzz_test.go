@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -80,7 +81,7 @@ func FuzzP2PPacket(f *testing.F) {
 			Session:    Config[uint16]{Players: 3, InputDelay: 1, Capacity: 16},
 			Remote:     []transport.Peer{"", "p1", "p2"},
 			Spectators: []transport.Peer{"s0"},
-			Net:        NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }, ChecksumInterval: 2},
+			Net:        rollnet.NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }, ChecksumInterval: 2},
 		}, tr, simP2P)
 		if err != nil {
 			t.Fatal(err)
@@ -101,7 +102,7 @@ func FuzzP2PPacket(f *testing.F) {
 		tr.pkts = [][]byte{b}
 		_ = p.Poll()
 		for pl := range 3 {
-			if p.recv[pl] > p.core.Frame()+Frame(p.delay+p.maxPred) {
+			if p.recv[pl] > p.core.Frame()+rollnet.Frame(p.delay+p.maxPred) {
 				t.Fatalf("player %d heard up to %d, past the window", pl, p.recv[pl])
 			}
 		}
@@ -115,7 +116,7 @@ func FuzzSpectatorPacket(f *testing.F) {
 		tr := &scriptTransport{from: "p0", local: "s0"}
 		clock := p2pEpoch
 		s, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: 3, InputDelay: 1, Host: "p0",
-			Net: NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }, ChecksumInterval: 2}}, tr, simP2P)
+			Net: rollnet.NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }, ChecksumInterval: 2}}, tr, simP2P)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func FuzzSpectatorPacket(f *testing.F) {
 			tr.pkts = [][]byte{b, b[:len(b)/2], b}
 			_ = s.AdvanceFrame()
 			clock = clock.Add(time.Second / 60)
-			if s.recv > s.core.Frame()+Frame(s.hist.mask) {
+			if s.recv > s.core.Frame()+rollnet.Frame(s.hist.mask) {
 				t.Fatalf("heard up to %d at frame %d, past its buffer", s.recv, s.core.Frame())
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -22,7 +23,7 @@ type p2pWorld struct {
 	_     [4]byte
 }
 
-func simP2P(w *p2pWorld, in []uint16, f Frame) {
+func simP2P(w *p2pWorld, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		a := &w.Acc[p%4]
 		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
@@ -43,8 +44,8 @@ type p2pNode struct {
 	rng     *rand.Rand
 	in      []uint16
 	mash    float64 // probability an input changes on a frame
-	events  []Event
-	checked Frame         // newest frame whose checksum was recorded
+	events  []rollnet.Event
+	checked rollnet.Frame // newest frame whose checksum was recorded
 	period  time.Duration // tick period
 	next    time.Time     // next tick
 	paused  bool
@@ -59,10 +60,10 @@ type p2pCluster struct {
 	clock    *local.Clock
 	net      *local.Network
 	nodes    []*p2pNode
-	sums     map[Frame]uint32 // first checksum recorded for each frame
-	noSums   bool             // do not compare (desync tests)
-	keepSums bool             // keep every frame's checksum (late spectators)
-	agreed   int              // frames compared between two or more nodes
+	sums     map[rollnet.Frame]uint32 // first checksum recorded for each frame
+	noSums   bool                     // do not compare (desync tests)
+	keepSums bool                     // keep every frame's checksum (late spectators)
+	agreed   int                      // frames compared between two or more nodes
 }
 
 type clusterOpts struct {
@@ -72,10 +73,10 @@ type clusterOpts struct {
 	seed       uint64
 	link       local.Link
 	cfg        Config[uint16]
-	net        NetConfig
+	net        rollnet.NetConfig
 	mash       float64
 	mutate     func(i int, c *P2PConfig[uint16])
-	sim        func(i int) func(*p2pWorld, []uint16, Frame) // per node; nil: simP2P
+	sim        func(i int) func(*p2pWorld, []uint16, rollnet.Frame) // per node; nil: simP2P
 	wrap       func(i int, tr transport.Transport) transport.Transport
 }
 
@@ -84,7 +85,7 @@ func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 	clock := local.NewClock(p2pEpoch)
 	nw, err := local.NewNetwork(local.Config{Seed: o.seed, Now: clock.Now, Link: o.link})
 	require.NoError(t, err)
-	c := &p2pCluster{t: t, clock: clock, net: nw, sums: map[Frame]uint32{}}
+	c := &p2pCluster{t: t, clock: clock, net: nw, sums: map[rollnet.Frame]uint32{}}
 	if o.perPeer == 0 {
 		o.perPeer = 1
 	}
@@ -104,7 +105,7 @@ func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 		cfg := P2PConfig[uint16]{Session: o.cfg, Net: nc}
 		cfg.Session.Players = o.players
 		n := &p2pNode{name: string(name(i)), ep: ep, rng: rand.New(rand.NewPCG(o.seed, uint64(i))), mash: o.mash,
-			checked: Frame(o.cfg.InputDelay) - 1, period: time.Second / 60, next: p2pEpoch, follow: true}
+			checked: rollnet.Frame(o.cfg.InputDelay) - 1, period: time.Second / 60, next: p2pEpoch, follow: true}
 		for pl := range o.players {
 			if pl/o.perPeer == i {
 				cfg.Remote = append(cfg.Remote, "")
@@ -144,7 +145,7 @@ func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 		sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: o.players, InputDelay: o.cfg.InputDelay,
 			Capacity: 64, FastForward: 32, Host: name(0), Net: nc}, ep, simP2P)
 		require.NoError(t, err)
-		c.nodes = append(c.nodes, &p2pNode{name: string(s), ep: ep, s: sp, checked: Frame(o.cfg.InputDelay) - 1,
+		c.nodes = append(c.nodes, &p2pNode{name: string(s), ep: ep, s: sp, checked: rollnet.Frame(o.cfg.InputDelay) - 1,
 			period: time.Second / 60, next: p2pEpoch})
 	}
 	return c
@@ -184,14 +185,14 @@ func (c *p2pCluster) tickNode(n *p2pNode) {
 		}
 	}
 	n.events = p.Events(n.events)
-	if err == nil { // checksums are answerable after a Step only
+	if err == nil { // checksums are answerable after a AdvanceFrame only
 		c.record(n, min(p.ConfirmedFrame(), p.Frame()-1), p.core)
 	}
 }
 
 // record compares n's checksums of newly confirmed frames with the first
 // recorded for each frame.
-func (c *p2pCluster) record(n *p2pNode, upto Frame, core *Session[p2pWorld, uint16]) {
+func (c *p2pCluster) record(n *p2pNode, upto rollnet.Frame, core *Session[p2pWorld, uint16]) {
 	if c.noSums {
 		return
 	}
@@ -297,18 +298,18 @@ func (c *p2pCluster) until(limit time.Duration, what string, cond func() bool) t
 }
 
 // first returns the first event of kind k n saw, and whether there is one.
-func (n *p2pNode) first(k EventKind) (Event, bool) {
+func (n *p2pNode) first(k rollnet.EventKind) (rollnet.Event, bool) {
 	for _, e := range n.events {
 		if e.Kind == k {
 			return e, true
 		}
 	}
-	return Event{}, false
+	return rollnet.Event{}, false
 }
 
 // kinds returns the events of kind k n saw.
-func (n *p2pNode) kinds(k EventKind) []Event {
-	var out []Event
+func (n *p2pNode) kinds(k rollnet.EventKind) []rollnet.Event {
+	var out []rollnet.Event
 	for _, e := range n.events {
 		if e.Kind == k {
 			out = append(out, e)

@@ -1,5 +1,7 @@
 package session
 
+import "github.com/rollnet/rollnet"
+
 // history holds recent inputs as bytes, per frame and player: local ones to
 // resend until acknowledged, remote ones heard but not yet given to the core
 // session, confirmed ones for spectators. A slot is valid only while its tag
@@ -8,26 +10,26 @@ type history struct {
 	mask    int
 	players int
 	size    int
-	tags    []Frame // [slot*players + player]
-	data    []byte  // [(slot*players + player) * size ...]
+	tags    []rollnet.Frame // [slot*players + player]
+	data    []byte          // [(slot*players + player) * size ...]
 }
 
 func newHistory(frames, players, size int) history {
 	h := history{mask: frames - 1, players: players, size: size,
-		tags: make([]Frame, frames*players), data: make([]byte, frames*players*size)}
+		tags: make([]rollnet.Frame, frames*players), data: make([]byte, frames*players*size)}
 	for i := range h.tags {
-		h.tags[i] = NoFrame
+		h.tags[i] = rollnet.NoFrame
 	}
 	return h
 }
 
-func (h *history) put(f Frame, player int, b []byte) {
+func (h *history) put(f rollnet.Frame, player int, b []byte) {
 	i := (int(f)&h.mask)*h.players + player
 	h.tags[i] = f
 	copy(h.data[i*h.size:(i+1)*h.size], b)
 }
 
-func (h *history) get(f Frame, player int) ([]byte, bool) {
+func (h *history) get(f rollnet.Frame, player int) ([]byte, bool) {
 	if f < 0 {
 		return nil, false
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -81,9 +82,9 @@ func attack(t *testing.T, c *p2pCluster, frames int, inject func(rng *rand.Rand)
 	})
 	require.Greater(t, c.agreed, before+frames/2, "peers kept agreeing")
 	for _, n := range c.nodes {
-		_, gone := n.first(EventDisconnected)
+		_, gone := n.first(rollnet.EventDisconnected)
 		require.False(t, gone, "%s: %v", n.name, n.events)
-		_, desync := n.first(EventDesyncDetected)
+		_, desync := n.first(rollnet.EventDesyncDetected)
 		require.False(t, desync, n.name)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,7 @@ func TestP2PInitialStateWithSpectator(t *testing.T) {
 		c.frames(200, 20*time.Second)
 		c.run(time.Second)
 		spec := c.node("s0")
-		e, desync := spec.first(EventDesyncDetected)
+		e, desync := spec.first(rollnet.EventDesyncDetected)
 		if spectatorSets {
 			require.False(t, desync, "%v", spec.events)
 			require.Greater(t, c.agreed, 300)
@@ -43,7 +44,7 @@ func TestP2PInitialStateWithSpectator(t *testing.T) {
 			require.Equal(t, hs.ChecksumsCompared, hs.ChecksumsAgreed)
 		} else {
 			require.True(t, desync, "a spectator without the initial state disagrees")
-			require.Equal(t, Frame(10), e.Frame)
+			require.Equal(t, rollnet.Frame(10), e.Frame)
 		}
 		require.ErrorIs(t, c.nodes[0].p.SetInitialState(initial), ErrStarted)
 		require.ErrorIs(t, spec.s.SetInitialState(initial), ErrStarted)

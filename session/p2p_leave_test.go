@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -45,7 +46,7 @@ func TestP2PDisconnectNoticeLost(t *testing.T) {
 	c.nodes[0].paused = true
 	left := c.clock.Now()
 	gone := c.until(5*time.Second, "p1 drops p0", func() bool {
-		_, ok := c.nodes[1].first(EventDisconnected)
+		_, ok := c.nodes[1].first(rollnet.EventDisconnected)
 		return ok
 	})
 	require.True(t, d.dropped)

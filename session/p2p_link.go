@@ -54,6 +54,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -62,20 +63,13 @@ import (
 // match) in the handshake. The wire version is codec.Version.
 const protocolVersion = 2 // 2: checksums ride on Input and InputAck
 
-// NetConfig holds the network settings a P2P session and a spectator share.
-// The zero value of every field means its documented default.
-type NetConfig = link.NetConfig
-
-// PeerStats are the network statistics of one peer.
-type PeerStats = link.PeerStats
-
 // syncReplyBudget is how many handshake replies a peer gets per SyncRetry
 // period.
 const syncReplyBudget = link.SyncReplyBudget
 
 // resolve applies cfg's defaults; its error is an ErrConfig error.
-func resolve(cfg NetConfig) (link.Settings, error) {
-	n, err := cfg.Resolve()
+func resolve(cfg rollnet.NetConfig) (link.Settings, error) {
+	n, err := link.Resolve(cfg)
 	return n, netError(err)
 }
 
@@ -106,17 +100,17 @@ const (
 )
 
 // peerStats returns the statistics of peer from e, or ErrNotAPeer.
-func peerStats(e *link.Endpoint, peer transport.Peer) (PeerStats, error) {
+func peerStats(e *link.Endpoint, peer transport.Peer) (rollnet.PeerStats, error) {
 	i, ok := e.Lookup(peer)
 	if !ok {
-		return PeerStats{}, fmt.Errorf("%w: %q", ErrNotAPeer, string(peer))
+		return rollnet.PeerStats{}, fmt.Errorf("%w: %q", ErrNotAPeer, string(peer))
 	}
 	return linkStats(e.Links()[i]), nil
 }
 
 // linkStats is l's statistics; an optional link of a P2P session is a
 // spectator's.
-func linkStats(l *link.Link) PeerStats {
+func linkStats(l *link.Link) rollnet.PeerStats {
 	st := l.Stats()
 	st.Spectator = l.Optional
 	return st

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -112,7 +113,7 @@ func TestP2PClose(t *testing.T) {
 	require.ErrorIs(t, b.p.AdvanceFrame(), ErrClosed)
 	require.ErrorIs(t, b.p.AddLocalInput(1, 0), ErrClosed)
 	closed := c.clock.Now()
-	at := c.until(2*time.Second, "disconnected", func() bool { _, ok := c.nodes[0].first(EventDisconnected); return ok })
+	at := c.until(2*time.Second, "disconnected", func() bool { _, ok := c.nodes[0].first(rollnet.EventDisconnected); return ok })
 	require.Less(t, at.Sub(closed), 500*time.Millisecond)
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -33,9 +34,9 @@ func TestP2PHandshakeEvents(t *testing.T) {
 	// tick of 16.7 ms on arrival: 133 ms.
 	require.WithinDuration(t, p2pEpoch.Add(5*133*time.Millisecond), at, 50*time.Millisecond)
 	for _, n := range c.nodes {
-		require.Len(t, n.kinds(EventSynchronizing), 4, n.name)
-		require.Len(t, n.kinds(EventSynchronized), 1, n.name)
-		require.Len(t, n.kinds(EventRunning), 1, n.name)
+		require.Len(t, n.kinds(rollnet.EventSynchronizing), 4, n.name)
+		require.Len(t, n.kinds(rollnet.EventSynchronized), 1, n.name)
+		require.Len(t, n.kinds(rollnet.EventRunning), 1, n.name)
 		other := "p1"
 		if n.name == "p1" {
 			other = "p0"
@@ -76,19 +77,19 @@ func TestP2PConfigMismatch(t *testing.T) {
 					err := n.p.AdvanceFrame()
 					n.events = n.p.Events(n.events)
 					if err != nil && !errors.Is(err, ErrNotSynchronized) {
-						require.ErrorIs(t, err, ErrSyncFailed)
+						require.ErrorIs(t, err, rollnet.ErrSyncFailed)
 					}
 				}
 				c.clock.Advance(time.Second / 60)
 			}
 			for _, n := range c.nodes {
-				e, ok := n.first(EventSyncFailed)
+				e, ok := n.first(rollnet.EventSyncFailed)
 				require.True(t, ok, "%s saw no SyncFailed: %v", n.name, n.events)
-				require.Equal(t, ReasonSettings, e.Reason)
+				require.Equal(t, rollnet.ReasonSettings, e.Reason)
 				err := n.p.AdvanceFrame()
-				var se *SyncError
+				var se *rollnet.SyncError
 				require.ErrorAs(t, err, &se)
-				require.Equal(t, ReasonSettings, se.Reason)
+				require.Equal(t, rollnet.ReasonSettings, se.Reason)
 				require.Zero(t, n.p.Frame())
 			}
 		})
@@ -102,7 +103,7 @@ func TestP2PDesyncDetected(t *testing.T) {
 	const interval = 30
 	c := newCluster(t, clusterOpts{players: 2, seed: 6, mash: 0.3,
 		link: local.Link{Latency: 50 * time.Millisecond, Jitter: 5 * time.Millisecond},
-		cfg:  Config[uint16]{InputDelay: 3, Capacity: 32}, net: NetConfig{ChecksumInterval: interval},
+		cfg:  Config[uint16]{InputDelay: 3, Capacity: 32}, net: rollnet.NetConfig{ChecksumInterval: interval},
 		sim: plantSim(1, plant)})
 	c.noSums = true
 	var planted time.Time
@@ -113,13 +114,13 @@ func TestP2PDesyncDetected(t *testing.T) {
 		return c.nodes[0].p.Frame() > plant && c.nodes[1].p.Frame() > plant
 	})
 	detected := c.until(5*time.Second, "desync detected on both sides", func() bool {
-		_, a := c.nodes[0].first(EventDesyncDetected)
-		_, b := c.nodes[1].first(EventDesyncDetected)
+		_, a := c.nodes[0].first(rollnet.EventDesyncDetected)
+		_, b := c.nodes[1].first(rollnet.EventDesyncDetected)
 		return a && b
 	})
 	for _, n := range c.nodes {
-		e, _ := n.first(EventDesyncDetected)
-		require.Equal(t, Frame(330), e.Frame, "the first checksum frame at or after the plant")
+		e, _ := n.first(rollnet.EventDesyncDetected)
+		require.Equal(t, rollnet.Frame(330), e.Frame, "the first checksum frame at or after the plant")
 		require.NotEqual(t, e.Local, e.Remote)
 		require.NotEmpty(t, e.Peer)
 		st, err := n.p.PeerStats(e.Peer)
@@ -144,23 +145,23 @@ func TestP2PDisconnectTimings(t *testing.T) {
 	// A one-second blackout: interrupted, then resumed, not disconnected.
 	c.net.Partition("p0", "p1")
 	cut := c.clock.Now()
-	at := c.until(2*time.Second, "interrupted", func() bool { _, ok := a.first(EventNetworkInterrupted); return ok })
+	at := c.until(2*time.Second, "interrupted", func() bool { _, ok := a.first(rollnet.EventNetworkInterrupted); return ok })
 	require.InDelta(t, 750*time.Millisecond, at.Sub(cut), float64(60*time.Millisecond), "notify after %v", at.Sub(cut))
-	e, _ := a.first(EventNetworkInterrupted)
+	e, _ := a.first(rollnet.EventNetworkInterrupted)
 	require.InDelta(t, 4250*time.Millisecond, e.Timeout, float64(60*time.Millisecond))
 	c.run(250 * time.Millisecond)
 	c.net.Heal("p0", "p1")
-	c.until(time.Second, "resumed", func() bool { _, ok := a.first(EventNetworkResumed); return ok })
-	_, gone := a.first(EventDisconnected)
+	c.until(time.Second, "resumed", func() bool { _, ok := a.first(rollnet.EventNetworkResumed); return ok })
+	_, gone := a.first(rollnet.EventDisconnected)
 	require.False(t, gone)
 	c.frames(int(a.p.Frame())+120, 10*time.Second)
 
 	// b goes silent for good: disconnected after the timeout.
 	b.paused = true
 	silent := c.clock.Now()
-	at = c.until(10*time.Second, "disconnected", func() bool { _, ok := a.first(EventDisconnected); return ok })
+	at = c.until(10*time.Second, "disconnected", func() bool { _, ok := a.first(rollnet.EventDisconnected); return ok })
 	require.InDelta(t, 5*time.Second, at.Sub(silent), float64(100*time.Millisecond), "disconnected after %v", at.Sub(silent))
-	pd, ok := a.first(EventPlayerDisconnected)
+	pd, ok := a.first(rollnet.EventPlayerDisconnected)
 	require.True(t, ok)
 	require.Equal(t, 1, pd.Player)
 	// a plays on alone, b's input frozen.
@@ -187,15 +188,15 @@ func TestP2PDisconnectAgreement(t *testing.T) {
 			c.node("p3").paused = true
 			c.until(15*time.Second, "p3 disconnected everywhere", func() bool {
 				for _, n := range c.nodes[:3] {
-					if _, ok := n.first(EventPlayerDisconnected); !ok {
+					if _, ok := n.first(rollnet.EventPlayerDisconnected); !ok {
 						return false
 					}
 				}
 				return true
 			})
-			var frame Frame = -2
+			var frame rollnet.Frame = -2
 			for _, n := range c.nodes[:3] {
-				e, _ := n.first(EventPlayerDisconnected)
+				e, _ := n.first(rollnet.EventPlayerDisconnected)
 				require.Equal(t, 3, e.Player)
 				if frame == -2 {
 					frame = e.Frame

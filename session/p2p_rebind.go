@@ -36,6 +36,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/transport"
@@ -139,7 +140,7 @@ func (p *P2P[S, I]) renew(i int) {
 	pr := &p.rj.peers[i]
 	p.adopt(i, pr.backR)
 	if pr.feeding {
-		pr.feed.start(Frame(p.delay)-1, p.ep.Time())
+		pr.feed.start(rollnet.Frame(p.delay)-1, p.ep.Time())
 	}
 }
 
@@ -178,11 +179,11 @@ func (p *P2P[S, I]) askAgain() {
 	}
 }
 
-// Unknown counts the datagrams this session dropped because their sender
+// UnknownPackets counts the datagrams this session dropped because their sender
 // has no link here (a transport.Expecter drops most before, and counts
 // them itself), the rejoin requests from new addresses that proved
 // nothing included.
-func (p *P2P[S, I]) Unknown() uint64 { return p.ep.Unknown() }
+func (p *P2P[S, I]) UnknownPackets() uint64 { return p.ep.Unknown() }
 
 // remotes is P2PConfig.Remote with every player's peer at the address its
 // link has now (which a rejoin may have moved).

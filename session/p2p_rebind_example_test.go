@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -22,7 +23,7 @@ func ExampleP2P_RejoinToken() {
 			Session:          session.Config[uint8]{Players: 2, InputDelay: 2},
 			Remote:           remote,
 			SpectatorArchive: 60 * 60 * 10, // the rejoiner replays the match from it
-			Net:              session.NetConfig{Now: clock.Now, Rand: func() uint64 { nonce++; return nonce }},
+			Net:              rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { nonce++; return nonce }},
 		}
 	}
 	aliceEP, _ := network.Endpoint("alice")
@@ -55,7 +56,7 @@ func ExampleP2P_RejoinToken() {
 	play(300, alice, bob)
 
 	for _, e := range alice.Events(nil) {
-		if e.Kind == session.EventPlayerRejoined {
+		if e.Kind == rollnet.EventPlayerRejoined {
 			fmt.Printf("player %d rejoined from %s\n", e.Player, e.Peer)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
@@ -106,7 +107,7 @@ func (c *p2pCluster) movedTo(n *p2pNode, player int, old string) {
 		require.NoError(c.t, err, "%s: the new address", m.name)
 		_, err = m.p.PeerStats(transport.Peer(old))
 		require.ErrorIs(c.t, err, ErrNotAPeer, "%s: the old address forgotten", m.name)
-		ev := m.kinds(EventPlayerRejoined)
+		ev := m.kinds(rollnet.EventPlayerRejoined)
 		require.NotEmpty(c.t, ev)
 		require.Equal(c.t, transport.Peer(n.name), ev[len(ev)-1].Peer, "%s: EventPlayerRejoined names the new address", m.name)
 		require.Equal(c.t, player, ev[len(ev)-1].Player)
@@ -165,9 +166,9 @@ func TestP2PRebindFreshProcess(t *testing.T) {
 		_, err := c.nodes[0].p.PeerStats("p2-new")
 		return err == nil
 	})
-	unknown := c.nodes[0].p.Unknown()
+	unknown := c.nodes[0].p.UnknownPackets()
 	oldSpeaks()
-	require.Greater(t, c.nodes[0].p.Unknown()-unknown, uint64(60), "heard by the session while it lets strangers in, and dropped")
+	require.Greater(t, c.nodes[0].p.UnknownPackets()-unknown, uint64(60), "heard by the session while it lets strangers in, and dropped")
 	r := c.rejoined(n, 2)
 	c.frames(int(r)+300, 20*time.Second)
 	c.noDesync()
@@ -177,23 +178,23 @@ func TestP2PRebindFreshProcess(t *testing.T) {
 	require.Equal(t, r, st.Frame)
 	t.Logf("R %d, replayed %d frames in %v; %s", r, st.Replayed, st.CatchUp, c.describe())
 
-	unknown = c.nodes[0].p.Unknown()
+	unknown = c.nodes[0].p.UnknownPackets()
 	s0 := c.net.LinkStats("p2", "p0")
 	oldSpeaks()
 	c.frames(int(c.nodes[0].p.Frame())+120, 10*time.Second)
 	c.noDesync()
 	for _, m := range c.nodes[:2] {
-		_, gone := m.first(EventDisconnected)
+		_, gone := m.first(rollnet.EventDisconnected)
 		require.True(t, gone, "p2's old link went")
-		require.Len(t, m.kinds(EventDisconnected), 1, "%s: the new one stays", m.name)
-		require.Len(t, m.kinds(EventPlayerRejoining), 1, "%s", m.name)
+		require.Len(t, m.kinds(rollnet.EventDisconnected), 1, "%s: the new one stays", m.name)
+		require.Len(t, m.kinds(rollnet.EventPlayerRejoining), 1, "%s", m.name)
 	}
 	s1 := c.net.LinkStats("p2", "p0")
 	t.Logf("the old address's 90 datagrams to p0: %d dropped by the transport, %d delivered and counted unknown by the session, %d lost",
-		s1.DroppedUnexpected-s0.DroppedUnexpected, c.nodes[0].p.Unknown()-unknown, s1.Lost-s0.Lost)
+		s1.DroppedUnexpected-s0.DroppedUnexpected, c.nodes[0].p.UnknownPackets()-unknown, s1.Lost-s0.Lost)
 	require.Equal(t, uint64(90), s1.Sent-s0.Sent)
 	require.Greater(t, s1.DroppedUnexpected-s0.DroppedUnexpected, uint64(80), "the gate shut again once the player was back")
-	require.Equal(t, s1.Delivered-s0.Delivered, c.nodes[0].p.Unknown()-unknown, "every one delivered counted unknown")
+	require.Equal(t, s1.Delivered-s0.Delivered, c.nodes[0].p.UnknownPackets()-unknown, "every one delivered counted unknown")
 }
 
 // TestP2PRebindLostRequest: the same where every request the new process
@@ -240,10 +241,10 @@ func TestP2PRebindStranger(t *testing.T) {
 	require.NoError(t, strangers[0].Send("p0", bad.Append(nil)))
 	c.run(time.Second / 10)
 	require.Equal(t, uint64(1), c.net.LinkStats("mallory0", "p0").DroppedUnexpected, "the gate is shut")
-	require.Zero(t, c.nodes[0].p.Unknown())
+	require.Zero(t, c.nodes[0].p.UnknownPackets())
 
 	c.drop(n, 6*time.Second)
-	unknown := [2]uint64{c.nodes[0].p.Unknown(), c.nodes[1].p.Unknown()}
+	unknown := [2]uint64{c.nodes[0].p.UnknownPackets(), c.nodes[1].p.UnknownPackets()}
 	var malformed [2]uint64
 	for i, m := range c.nodes[:2] {
 		st, err := m.p.PeerStats("p2")
@@ -276,13 +277,13 @@ func TestP2PRebindStranger(t *testing.T) {
 	d := c.clock.Now().Sub(start)
 	bound := 2 * 4 * int(d/(200*time.Millisecond)+1)
 	t.Logf("%d requests to each peer in %v: %d refusals (bound %d), unknown %d and %d", sent, d, refused, bound,
-		c.nodes[0].p.Unknown()-unknown[0], c.nodes[1].p.Unknown()-unknown[1])
+		c.nodes[0].p.UnknownPackets()-unknown[0], c.nodes[1].p.UnknownPackets()-unknown[1])
 	require.Positive(t, refused)
 	require.LessOrEqual(t, refused, bound, "refusals in %v", d)
 	for i, m := range c.nodes[:2] {
-		_, ok := m.first(EventPlayerRejoining)
+		_, ok := m.first(rollnet.EventPlayerRejoining)
 		require.False(t, ok, "%s: a stranger made it rejoin", m.name)
-		require.GreaterOrEqual(t, m.p.Unknown()-unknown[i], uint64(sent*9/10), "%s: counted unknown (a few may still fly)", m.name)
+		require.GreaterOrEqual(t, m.p.UnknownPackets()-unknown[i], uint64(sent*9/10), "%s: counted unknown (a few may still fly)", m.name)
 		for k := range strangers {
 			_, err := m.p.PeerStats(transport.Peer(fmt.Sprintf("mallory%d", k)))
 			require.ErrorIs(t, err, ErrNotAPeer, "%s: a stranger got a link", m.name)
@@ -327,7 +328,7 @@ func TestP2PRebindBeforeTimeout(t *testing.T) {
 	c.comeBackAs(n, cfg, "p2-new", nil)
 	dropped := c.until(5*time.Second, "the old link dropped", func() bool {
 		for _, m := range c.nodes[:2] {
-			if _, ok := m.first(EventDisconnected); !ok {
+			if _, ok := m.first(rollnet.EventDisconnected); !ok {
 				return false
 			}
 		}
@@ -336,7 +337,7 @@ func TestP2PRebindBeforeTimeout(t *testing.T) {
 	require.Less(t, dropped.Sub(hung), 2*time.Second, "dropped on the proof, not at the 5 s timeout")
 	r := c.rejoined(n, 2)
 	for _, m := range c.nodes[:2] {
-		ev := m.kinds(EventDisconnected)
+		ev := m.kinds(rollnet.EventDisconnected)
 		require.Len(t, ev, 1, "%s", m.name)
 		require.Equal(t, transport.Peer("p2"), ev[0].Peer)
 	}
@@ -358,7 +359,7 @@ func TestP2PRebindLateJoin(t *testing.T) {
 	for _, m := range []*p2pNode{c.nodes[0], c.nodes[1]} {
 		_, err := m.p.PeerStats("joiner")
 		require.NoError(t, err, "%s", m.name)
-		ev := m.kinds(EventPlayerRejoined)
+		ev := m.kinds(rollnet.EventPlayerRejoined)
 		require.Equal(t, transport.Peer("joiner"), ev[len(ev)-1].Peer)
 	}
 	// The slot is taken: a second joiner from elsewhere is refused.
@@ -426,7 +427,7 @@ func TestP2PRebindJoinRace(t *testing.T) {
 			}
 		}
 		for _, m := range c.nodes[:3] {
-			if _, ok := m.first(EventPlayerRejoined); !ok {
+			if _, ok := m.first(rollnet.EventPlayerRejoined); !ok {
 				return false
 			}
 		}
@@ -504,7 +505,7 @@ func fuzzP2P(t *testing.T, tr transport.Transport, clock *time.Time, edit func(*
 	cfg := P2PConfig[uint16]{
 		Session: Config[uint16]{Players: 3, InputDelay: 1, Capacity: 16},
 		Remote:  []transport.Peer{"", "p1", "p2"},
-		Net:     NetConfig{Now: func() time.Time { return *clock }, Rand: func() uint64 { return 7 }},
+		Net:     rollnet.NetConfig{Now: func() time.Time { return *clock }, Rand: func() uint64 { return 7 }},
 	}
 	edit(&cfg)
 	p, err := NewP2P[p2pWorld](cfg, tr, simP2P)
@@ -524,7 +525,7 @@ func TestP2PRebindAllocs(t *testing.T) {
 	c, n, _ := elsewhere(t, 59, "p2-new", nil)
 	c.noSums = true
 	for _, m := range c.nodes {
-		m.events = make([]Event, 0, 1<<14)
+		m.events = make([]rollnet.Event, 0, 1<<14)
 	}
 	c.until(3*time.Second, "rebound and catching up", func() bool {
 		_, err := c.nodes[1].p.PeerStats("p2-new")
@@ -546,7 +547,7 @@ func TestP2PRebindAllocs(t *testing.T) {
 		}
 	}
 	tick()
-	unknown := c.nodes[0].p.Unknown()
+	unknown := c.nodes[0].p.UnknownPackets()
 	// One run of ten ticks: the total, not a mean that would round a
 	// single allocation away.
 	require.Zero(t, testing.AllocsPerRun(1, func() {
@@ -554,7 +555,7 @@ func TestP2PRebindAllocs(t *testing.T) {
 			tick()
 		}
 	}))
-	require.Greater(t, c.nodes[0].p.Unknown(), unknown, "the stranger's requests were read and refused")
+	require.Greater(t, c.nodes[0].p.UnknownPackets(), unknown, "the stranger's requests were read and refused")
 	require.True(t, c.nodes[0].p.ep.StrangersAdmitted(), "measured while strangers were admitted")
 	require.True(t, n.p.rejoining(), "measured while it caught up")
 }

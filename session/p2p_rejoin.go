@@ -47,6 +47,7 @@ import (
 	"math/bits"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/transport"
@@ -62,7 +63,7 @@ type RejoinToken struct {
 
 // RejoinStats says how a rejoin went, on the rejoining peer.
 type RejoinStats struct {
-	Frame    Frame         // the agreed frame R it plays from, NoFrame before
+	Frame    rollnet.Frame // the agreed frame R it plays from, NoFrame before
 	Replayed int           // frames simulated to catch up
 	CatchUp  time.Duration // from the acceptance to playing again
 }
@@ -130,7 +131,7 @@ const catchFrames = 2 * feedWindow
 const catchSteps = 4096
 
 // never is a frame no match reaches.
-const never = Frame(math.MaxInt32)
+const never = rollnet.Frame(math.MaxInt32)
 
 // peerRejoin is a player link's part in rejoins.
 type peerRejoin struct {
@@ -142,8 +143,8 @@ type peerRejoin struct {
 	replyAt  int64                 // when its last request was answered
 	open     bool                  // its slot was open at the start
 	pending  bool                  // taken back, its first live input not here yet
-	backR    Frame                 // its R while pending, NoFrame none
-	atR      Frame                 // the R we sponsor for it and tell the others, NoFrame none
+	backR    rollnet.Frame         // its R while pending, NoFrame none
+	atR      rollnet.Frame         // the R we sponsor for it and tell the others, NoFrame none
 	atAcked  uint64                // links that acknowledged atR
 	feeding  bool                  // we send it catch-up frames
 	feed     feed                  // and how (feed.go)
@@ -163,18 +164,18 @@ type rejoinState struct {
 	peers  []peerRejoin // per player link
 
 	// others coming back
-	back  []Frame // per player: the R of its latest rejoin, NoFrame none
-	until []Frame // per player: frozen input repeated below this (R while pending), never otherwise
+	back  []rollnet.Frame // per player: the R of its latest rejoin, NoFrame none
+	until []rollnet.Frame // per player: frozen input repeated below this (R while pending), never otherwise
 
 	// our own rejoin
 	phase   int
 	askAt   int64
-	r       Frame
+	r       rollnet.Frame
 	sponsor int
-	ring    []byte  // catch-up inputs, catchFrames frames of every player
-	tags    []Frame // per ring slot: the frame it holds, NoFrame none
-	in      []byte  // parse buffer, codec.MaxFrames frames of every player
-	caught  Frame   // newest catch-up frame held, contiguously
+	ring    []byte          // catch-up inputs, catchFrames frames of every player
+	tags    []rollnet.Frame // per ring slot: the frame it holds, NoFrame none
+	in      []byte          // parse buffer, codec.MaxFrames frames of every player
+	caught  rollnet.Frame   // newest catch-up frame held, contiguously
 	ackDue  bool
 	began   int64
 	stats   RejoinStats
@@ -187,7 +188,7 @@ type rejoinState struct {
 // openSlot reports whether player link i is an open slot no one took
 // yet.
 func (r *rejoinState) openSlot(i int) bool {
-	return r.peers != nil && r.peers[i].open && !r.peers[i].heard && r.peers[i].backR == NoFrame
+	return r.peers != nil && r.peers[i].open && !r.peers[i].heard && r.peers[i].backR == rollnet.NoFrame
 }
 
 // absent reports whether player link i is not expected to synchronize:
@@ -212,15 +213,15 @@ func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
 	np := p.nPlayers
 	r := &p.rj
 	r.peers = make([]peerRejoin, np)
-	r.back = make([]Frame, p.players)
-	r.until = make([]Frame, p.players)
+	r.back = make([]rollnet.Frame, p.players)
+	r.until = make([]rollnet.Frame, p.players)
 	for i := range r.peers {
-		r.peers[i] = peerRejoin{goneAt: -1, replyAt: math.MinInt64 / 2, backR: NoFrame, atR: NoFrame}
+		r.peers[i] = peerRejoin{goneAt: -1, replyAt: math.MinInt64 / 2, backR: rollnet.NoFrame, atR: rollnet.NoFrame}
 	}
 	for pl := range p.players {
-		r.back[pl], r.until[pl] = NoFrame, never
+		r.back[pl], r.until[pl] = rollnet.NoFrame, never
 	}
-	r.stats.Frame = NoFrame
+	r.stats.Frame = rollnet.NoFrame
 	for i, l := range p.ep.Links()[:np] {
 		if l.Mask&cfg.Open == 0 {
 			continue
@@ -233,7 +234,7 @@ func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
 		l.MarkGone()
 		for mask := l.Mask; mask != 0; mask &= mask - 1 {
 			pl := bits.TrailingZeros64(mask)
-			p.disc[pl], p.frozenAt[pl] = true, Frame(p.delay)-1
+			p.disc[pl], p.frozenAt[pl] = true, rollnet.Frame(p.delay)-1
 		}
 	}
 	n := p.ep.Settings()
@@ -246,9 +247,9 @@ func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
 		}
 		r.phase, r.askAt = phaseAsking, math.MinInt64/2
 		r.ring = make([]byte, catchFrames*p.players*p.size)
-		r.tags = make([]Frame, catchFrames)
+		r.tags = make([]rollnet.Frame, catchFrames)
 		for k := range r.tags {
-			r.tags[k] = NoFrame
+			r.tags[k] = rollnet.NoFrame
 		}
 		r.in = make([]byte, codec.MaxFrames*p.players*p.size)
 	}
@@ -372,11 +373,11 @@ func (p *P2P[S, I]) handleRejoin(l *link.Link, b []byte) {
 	case codec.RejoinRequest:
 		p.rejoinRequest(l, &m)
 	case codec.RejoinAccept:
-		if r.phase == phaseAsking && m.Players == p.local && Frame(m.Frame) > Frame(p.delay) {
+		if r.phase == phaseAsking && m.Players == p.local && rollnet.Frame(m.Frame) > rollnet.Frame(p.delay) {
 			if !r.known { // a late joiner learns the match id
 				r.match, r.known = m.Match, true
 			}
-			p.accepted(i, Frame(m.Frame), m.Frozen&^p.local&p.all)
+			p.accepted(i, rollnet.Frame(m.Frame), m.Frozen&^p.local&p.all)
 		}
 	case codec.RejoinRefuse:
 		if r.phase == phaseAsking && int(m.Reason) < len(rejoinReasons) && m.Reason > 0 {
@@ -391,7 +392,7 @@ func (p *P2P[S, I]) handleRejoin(l *link.Link, b []byte) {
 		if l.State() != link.Running || !p.ep.Accept(l, m.Seq) {
 			return
 		}
-		if j, ok := p.linkOf(m.Players); ok && r.peers[j].atR == Frame(m.Frame) {
+		if j, ok := p.linkOf(m.Players); ok && r.peers[j].atR == rollnet.Frame(m.Frame) {
 			r.peers[j].atAcked |= 1 << i
 		}
 	}
@@ -466,10 +467,10 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		refuse(refuseWindow)
 		return
 	}
-	if r.peers[i].backR != NoFrame {
+	if r.peers[i].backR != rollnet.NoFrame {
 		// Taken back already (our acceptance was lost, or it restarted
 		// again): the same R.
-		if r.peers[i].feeding || r.peers[i].atR != NoFrame {
+		if r.peers[i].feeding || r.peers[i].atR != rollnet.NoFrame {
 			r.peers[i].replyAt = t
 			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.peers[i].backR), Match: r.match,
 				Frozen: r.peers[i].frozen})
@@ -491,7 +492,7 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		if !p.disc[pl] {
 			continue
 		}
-		if p.frozenAt[pl] == NoFrame {
+		if p.frozenAt[pl] == rollnet.NoFrame {
 			return // a freeze frame not agreed yet: it asks again
 		}
 		if l.Mask&(1<<pl) == 0 {
@@ -504,7 +505,7 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	}
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
 	margin := p.maxPred + p.delay + n.FrameRate/2 + 2*feedTicks(int(c), l.RTT(), n.FrameRate) + 2
-	rr := p.core.Frame() + Frame(p.delay+margin)
+	rr := p.core.Frame() + rollnet.Frame(p.delay+margin)
 	r.peers[i].replyAt = t
 	if r.openSlot(i) {
 		p.takeJoiner(i, m.Secret)
@@ -512,7 +513,7 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	p.adopt(i, rr)
 	r.peers[i].atR, r.peers[i].atAcked = rr, 0
 	r.peers[i].feeding = true
-	r.peers[i].feed.start(Frame(p.delay)-1, t)
+	r.peers[i].feed.start(rollnet.Frame(p.delay)-1, t)
 	r.peers[i].frozen = frozen
 	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.match, Frozen: frozen})
 }
@@ -533,11 +534,11 @@ func (p *P2P[S, I]) sponsors(i int) bool {
 // back at R.
 func (p *P2P[S, I]) rejoinAt(from *link.Link, m *codec.Rejoin) {
 	i, ok := p.linkOf(m.Players)
-	if !ok || i == from.Index() || Frame(m.Frame) <= Frame(p.delay) {
+	if !ok || i == from.Index() || rollnet.Frame(m.Frame) <= rollnet.Frame(p.delay) {
 		from.Malformed()
 		return
 	}
-	rr := Frame(m.Frame)
+	rr := rollnet.Frame(m.Frame)
 	ack := codec.Rejoin{Kind: codec.RejoinAtAck, Players: m.Players, Frame: m.Frame}
 	if p.rj.back[bits.TrailingZeros64(m.Players)] == rr {
 		p.sendRejoin(from, ack) // taken already: our ack was lost
@@ -545,7 +546,7 @@ func (p *P2P[S, I]) rejoinAt(from *link.Link, m *codec.Rejoin) {
 	}
 	for mask := m.Players; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
-		if p.frozenAt[pl] == NoFrame || p.fed[pl] >= rr {
+		if p.frozenAt[pl] == rollnet.NoFrame || p.fed[pl] >= rr {
 			// Not frozen here yet (the sponsor asks again), or the frozen
 			// input was fed at R already, which the sponsor's limit on its
 			// inputs rules out for an honest one.
@@ -562,7 +563,7 @@ func (p *P2P[S, I]) rejoinAt(from *link.Link, m *codec.Rejoin) {
 // adopt takes the players of link i back from frame rr: a new link (the
 // handshake runs again), the frozen input repeated up to rr-1, live inputs
 // from rr.
-func (p *P2P[S, I]) adopt(i int, rr Frame) {
+func (p *P2P[S, I]) adopt(i int, rr rollnet.Frame) {
 	old := p.ep.Links()[i]
 	l := link.New(old.Peer)
 	l.Mask, l.Offer, l.Expect = old.Mask, old.Offer, old.Expect
@@ -580,7 +581,7 @@ func (p *P2P[S, I]) adopt(i int, rr Frame) {
 		for j := range p.status {
 			p.status[j][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
 		}
-		p.ep.Push(Event{Kind: EventPlayerRejoining, Player: pl, Frame: rr, Peer: l.Peer})
+		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerRejoining, Player: pl, Frame: rr, Peer: l.Peer})
 	}
 	for pl := range p.players {
 		p.status[i][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
@@ -591,7 +592,7 @@ func (p *P2P[S, I]) adopt(i int, rr Frame) {
 // from R its live inputs count.
 func (p *P2P[S, I]) frozenDone(pl int) {
 	if u := p.rj.until[pl]; u != never && p.fed[pl] >= u-1 {
-		p.frozenAt[pl] = NoFrame
+		p.frozenAt[pl] = rollnet.NoFrame
 		p.rj.until[pl] = never
 	}
 }
@@ -601,7 +602,7 @@ func (p *P2P[S, I]) frozenDone(pl int) {
 // the rejoin reports a frame from R-1 on).
 func (p *P2P[S, I]) stale(pl int, s codec.PeerStatus) bool {
 	b := p.rj.back[pl]
-	return b != NoFrame && Frame(s.LastFrame) < b-1
+	return b != rollnet.NoFrame && rollnet.Frame(s.LastFrame) < b-1
 }
 
 // rejoinHeard notes a live input from player link l: a player taken back
@@ -613,10 +614,10 @@ func (p *P2P[S, I]) rejoinHeard(l *link.Link) {
 	}
 	p.rj.peers[i].pending = false
 	p.rj.peers[i].feeding = false
-	p.rj.peers[i].backR = NoFrame
+	p.rj.peers[i].backR = rollnet.NoFrame
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
-		p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl], Peer: l.Peer})
+		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl], Peer: l.Peer})
 	}
 }
 
@@ -641,14 +642,14 @@ func (p *P2P[S, I]) rejoinTick(l *link.Link) {
 // rejoinLimit is the newest frame of our inputs l may get now: below
 // every R we sponsor that l has not acknowledged, by the prediction window
 // and the input delay.
-func (p *P2P[S, I]) rejoinLimit(l *link.Link, start Frame) int {
+func (p *P2P[S, I]) rejoinLimit(l *link.Link, start rollnet.Frame) int {
 	n := math.MaxInt
 	for j := range p.rj.peers {
 		rr := p.rj.peers[j].atR
-		if rr == NoFrame || j == l.Index() || p.rj.peers[j].atAcked&(1<<l.Index()) != 0 {
+		if rr == rollnet.NoFrame || j == l.Index() || p.rj.peers[j].atAcked&(1<<l.Index()) != 0 {
 			continue
 		}
-		n = min(n, int(rr-Frame(p.maxPred+p.delay+2)-start+1))
+		n = min(n, int(rr-rollnet.Frame(p.maxPred+p.delay+2)-start+1))
 	}
 	return n
 }
@@ -676,13 +677,13 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 	}
 	for j := range r.peers {
 		rr := r.peers[j].atR
-		if rr == NoFrame || j == i {
+		if rr == rollnet.NoFrame || j == i {
 			continue
 		}
 		if r.peers[j].atAcked&(1<<i) == 0 {
 			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: r.peers[j].joiner})
 		} else if p.atDone(j) {
-			r.peers[j].atR = NoFrame
+			r.peers[j].atR = rollnet.NoFrame
 		}
 	}
 	if r.peers[i].feeding {
@@ -720,22 +721,22 @@ func (p *P2P[S, I]) feedCatchUp(l *link.Link) {
 func (p *P2P[S, I]) catchAck(l *link.Link, b []byte) {
 	m, _, err := codec.ParseInputAck(b)
 	pr := &p.rj.peers[l.Index()]
-	if err != nil || !pr.feeding || Frame(m.Ack) > pr.feed.high || Frame(m.Ack) < Frame(p.delay)-1 {
+	if err != nil || !pr.feeding || rollnet.Frame(m.Ack) > pr.feed.high || rollnet.Frame(m.Ack) < rollnet.Frame(p.delay)-1 {
 		l.Malformed()
 		return
 	}
 	if !p.ep.Accept(l, m.Seq) {
 		return
 	}
-	pr.feed.acked(Frame(m.Ack), p.ep.Time())
+	pr.feed.acked(rollnet.Frame(m.Ack), p.ep.Time())
 }
 
 // accepted starts catching up: sponsor link s took us back at rr, with
 // the players of frozen gone (their input frozen) then.
-func (p *P2P[S, I]) accepted(s int, rr Frame, frozen uint64) {
+func (p *P2P[S, I]) accepted(s int, rr rollnet.Frame, frozen uint64) {
 	r := &p.rj
 	r.phase, r.r, r.sponsor, r.began = phaseCatching, rr, s, p.ep.Time()
-	r.caught = Frame(p.delay) - 1
+	r.caught = rollnet.Frame(p.delay) - 1
 	r.stats.Frame = rr
 	for i, old := range p.ep.Links()[:p.nPlayers] {
 		if old.Mask&frozen == old.Mask {
@@ -751,7 +752,7 @@ func (p *P2P[S, I]) accepted(s int, rr Frame, frozen uint64) {
 		}
 		for mask := old.Mask; mask != 0; mask &= mask - 1 {
 			pl := bits.TrailingZeros64(mask) // playing (a slot open in our config may be taken)
-			p.disc[pl], p.frozenAt[pl] = false, NoFrame
+			p.disc[pl], p.frozenAt[pl] = false, rollnet.NoFrame
 		}
 		l := link.New(old.Peer)
 		l.Mask, l.Offer, l.Expect = old.Mask, old.Offer, old.Expect
@@ -766,7 +767,7 @@ func (p *P2P[S, I]) accepted(s int, rr Frame, frozen uint64) {
 		if p.owner[pl] >= 0 {
 			p.recv[pl] = rr - 1
 		} else {
-			p.ep.Push(Event{Kind: EventPlayerRejoining, Player: pl, Frame: rr})
+			p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerRejoining, Player: pl, Frame: rr})
 		}
 	}
 	p.newest = rr - 1
@@ -795,7 +796,7 @@ func (p *P2P[S, I]) catchInput(l *link.Link, b []byte) bool {
 	// Datagrams of one burst arrive in any order: every frame of the
 	// window is kept, and caught advances over those held contiguously.
 	for k := range m.Frames {
-		f := Frame(m.Start) + Frame(k)
+		f := rollnet.Frame(m.Start) + rollnet.Frame(k)
 		if f <= r.caught {
 			continue
 		}
@@ -831,12 +832,12 @@ func (p *P2P[S, I]) catchUp() error {
 	}
 	stride := p.players * p.size
 	steps := 0
-	for p.core.Frame() < r.r-Frame(p.delay) && p.core.Frame() <= r.caught && steps < catchSteps {
+	for p.core.Frame() < r.r-rollnet.Frame(p.delay) && p.core.Frame() <= r.caught && steps < catchSteps {
 		f := p.core.Frame()
-		if f >= Frame(p.delay) {
+		if f >= rollnet.Frame(p.delay) {
 			p.catchFeed(f, stride)
 		}
-		if err := p.core.Step(); err != nil {
+		if err := p.core.AdvanceFrame(); err != nil {
 			return err
 		}
 		steps++
@@ -846,12 +847,12 @@ func (p *P2P[S, I]) catchUp() error {
 		}
 	}
 	r.stats.Replayed += steps
-	if p.core.Frame() < r.r-Frame(p.delay) || r.caught < r.r-1 {
+	if p.core.Frame() < r.r-rollnet.Frame(p.delay) || r.caught < r.r-1 {
 		return ErrRejoining
 	}
 	// Every frame before R is in: the frames from R-InputDelay on are
 	// simulated live, with the inputs below R given now.
-	for f := max(r.r-Frame(p.delay), Frame(p.delay)); f < r.r; f++ {
+	for f := max(r.r-rollnet.Frame(p.delay), rollnet.Frame(p.delay)); f < r.r; f++ {
 		p.catchFeed(f, stride)
 	}
 	for pl := range p.players {
@@ -867,14 +868,14 @@ func (p *P2P[S, I]) catchUp() error {
 	r.stats.CatchUp = time.Duration(p.ep.Time() - r.began)
 	for pl := range p.players {
 		if p.owner[pl] < 0 {
-			p.ep.Push(Event{Kind: EventPlayerRejoined, Player: pl, Frame: r.r})
+			p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerRejoined, Player: pl, Frame: r.r})
 		}
 	}
 	return ErrRejoining
 }
 
 // catchFeed gives the core every player's catch-up input of frame f.
-func (p *P2P[S, I]) catchFeed(f Frame, stride int) {
+func (p *P2P[S, I]) catchFeed(f rollnet.Frame, stride int) {
 	row := p.rj.ring[(int(f)%catchFrames)*stride:]
 	for pl := range p.players {
 		b := row[pl*p.size : (pl+1)*p.size]

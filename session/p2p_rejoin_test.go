@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
@@ -35,7 +36,7 @@ func archiveCluster(t *testing.T, players int, seed uint64, window time.Duration
 	return newCluster(t, clusterOpts{players: players, seed: seed, mash: 0.3,
 		link: local.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.02},
 		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32},
-		net:  NetConfig{RejoinWindow: window},
+		net:  rollnet.NetConfig{RejoinWindow: window},
 		mutate: func(i int, cfg *P2PConfig[uint16]) {
 			cfg.SpectatorArchive = 3600
 			if edit != nil {
@@ -97,7 +98,7 @@ func (c *p2pCluster) restart(n *p2pNode, gap time.Duration) *P2P[p2pWorld, uint1
 // rejoined runs until every player node saw n's player rejoin, then checks
 // they agree on R, and returns it. n's checksums are compared again from
 // the states its replay still holds.
-func (c *p2pCluster) rejoined(n *p2pNode, player int) Frame {
+func (c *p2pCluster) rejoined(n *p2pNode, player int) rollnet.Frame {
 	c.t.Helper()
 	n.checked = 1 << 30 // nothing to compare while it replays
 	c.until(20*time.Second, "rejoined everywhere", func() bool {
@@ -105,24 +106,24 @@ func (c *p2pCluster) rejoined(n *p2pNode, player int) Frame {
 			if m.paused {
 				continue
 			}
-			if ev := m.kinds(EventPlayerRejoined); len(ev) == 0 || ev[len(ev)-1].Player != player {
+			if ev := m.kinds(rollnet.EventPlayerRejoined); len(ev) == 0 || ev[len(ev)-1].Player != player {
 				return false
 			}
 		}
 		return true
 	})
 	n.checked = n.p.Frame() - 8
-	r := NoFrame
+	r := rollnet.NoFrame
 	for _, m := range c.nodes {
 		if m.paused {
 			continue
 		}
-		for _, k := range []EventKind{EventPlayerRejoining, EventPlayerRejoined} {
+		for _, k := range []rollnet.EventKind{rollnet.EventPlayerRejoining, rollnet.EventPlayerRejoined} {
 			ev := m.kinds(k)
 			require.NotEmpty(c.t, ev, "%s: %v", m.name, k)
 			e := ev[len(ev)-1]
 			require.Equal(c.t, player, e.Player)
-			if r == NoFrame {
+			if r == rollnet.NoFrame {
 				r = e.Frame
 			}
 			require.Equal(c.t, r, e.Frame, "%s: %v at another frame", m.name, k)
@@ -134,7 +135,7 @@ func (c *p2pCluster) rejoined(n *p2pNode, player int) Frame {
 // noDesync checks no node saw a desync.
 func (c *p2pCluster) noDesync() {
 	for _, m := range c.nodes {
-		_, bad := m.first(EventDesyncDetected)
+		_, bad := m.first(rollnet.EventDesyncDetected)
 		require.False(c.t, bad, "%s: desync", m.name)
 	}
 }
@@ -151,8 +152,8 @@ func TestP2PRejoinSameProcess(t *testing.T) {
 	n.paused = false
 	before := c.agreed
 	r := c.rejoined(n, 2)
-	require.Greater(t, r, Frame(300), "R is after the drop")
-	frozen, ok := c.nodes[0].first(EventPlayerDisconnected)
+	require.Greater(t, r, rollnet.Frame(300), "R is after the drop")
+	frozen, ok := c.nodes[0].first(rollnet.EventPlayerDisconnected)
 	require.True(t, ok)
 	require.Less(t, frozen.Frame, r)
 	c.frames(int(r)+300, 20*time.Second)
@@ -214,7 +215,7 @@ func TestP2PRejoinAfterWindow(t *testing.T) {
 	require.ErrorIs(t, err, ErrRejoinRefused)
 	require.Equal(t, ReasonRejoinWindow, re.Reason)
 	for _, m := range c.nodes[:2] {
-		_, ok := m.first(EventPlayerRejoining)
+		_, ok := m.first(rollnet.EventPlayerRejoining)
 		require.False(t, ok)
 	}
 	c.noDesync()
@@ -243,7 +244,7 @@ func TestP2PRejoinStranger(t *testing.T) {
 	}
 	require.Greater(t, malformed(), was, "counted")
 	for _, m := range c.nodes[:2] {
-		_, ok := m.first(EventPlayerRejoining)
+		_, ok := m.first(rollnet.EventPlayerRejoining)
 		require.False(t, ok, "%s: a stranger made it rejoin", m.name)
 	}
 	c.frames(int(c.nodes[0].p.Frame())+120, 10*time.Second)
@@ -333,7 +334,7 @@ func TestP2PRejoinFlood(t *testing.T) {
 	require.Positive(t, refused)
 	require.LessOrEqual(t, refused, bound, "refusals in %v", d)
 	for _, m := range c.nodes[:2] {
-		_, ok := m.first(EventPlayerRejoining)
+		_, ok := m.first(rollnet.EventPlayerRejoining)
 		require.False(t, ok)
 		st, err := m.p.PeerStats("p2")
 		require.NoError(t, err)
@@ -372,7 +373,7 @@ func TestP2PRejoinLongMatch(t *testing.T) {
 		if replayed.IsZero() && q.Frame() >= hostFrame {
 			replayed = c.clock.Now()
 		}
-		_, ok := n.first(EventPlayerRejoined)
+		_, ok := n.first(rollnet.EventPlayerRejoined)
 		return ok
 	})
 	back := c.clock.Now()
@@ -405,7 +406,7 @@ func TestP2PLateJoin(t *testing.T) {
 	for _, n := range c.nodes[:2] {
 		_, ok := n.p.RejoinToken()
 		require.True(t, ok, "%s: identities complete without the open slots", n.name)
-		_, gone := n.first(EventDisconnected)
+		_, gone := n.first(rollnet.EventDisconnected)
 		require.False(t, gone)
 	}
 	n := c.nodes[2]
@@ -477,7 +478,7 @@ func TestP2PRejoinAllocs(t *testing.T) {
 	c, n := catchingCluster(t, 39)
 	c.noSums = true
 	for _, m := range c.nodes {
-		m.events = make([]Event, 0, 1<<14)
+		m.events = make([]rollnet.Event, 0, 1<<14)
 	}
 	require.Zero(t, testing.AllocsPerRun(10, func() { c.run(time.Second / 60) }), "catching up")
 	require.True(t, n.p.rejoining(), "measured while it caught up")
@@ -498,14 +499,14 @@ func TestP2PRejoinDiesAgain(t *testing.T) {
 	died := c.clock.Now()
 	c.until(20*time.Second, "frozen again", func() bool {
 		for _, m := range c.nodes[:2] {
-			if _, ok := m.first(EventPlayerDisconnected); !ok {
+			if _, ok := m.first(rollnet.EventPlayerDisconnected); !ok {
 				return false
 			}
 		}
 		return true
 	})
-	e0, _ := c.nodes[0].first(EventPlayerDisconnected)
-	e1, _ := c.nodes[1].first(EventPlayerDisconnected)
+	e0, _ := c.nodes[0].first(rollnet.EventPlayerDisconnected)
+	e1, _ := c.nodes[1].first(rollnet.EventPlayerDisconnected)
 	require.Equal(t, e0.Frame, e1.Frame)
 	require.Equal(t, c.nodes[0].p.rj.back[2]-1, e0.Frame, "frozen where the frozen input ran to")
 	t.Logf("frozen again at %d, %v after it died", e0.Frame, c.clock.Now().Sub(died))
@@ -533,7 +534,7 @@ func BenchmarkP2PRejoinReplay(b *testing.B) {
 			p.rj.ring[i] = byte(i * 7)
 		}
 		for f := range p.rj.tags {
-			p.rj.tags[f] = Frame(f)
+			p.rj.tags[f] = rollnet.Frame(f)
 		}
 		p.accepted(0, frames+100, 0)
 		p.running = true
@@ -560,7 +561,7 @@ func BenchmarkP2PRejoinReplay(b *testing.B) {
 		for b.Loop() {
 			var w p2pWorld
 			for f := range frames {
-				simP2P(&w, in[2*f:2*f+2], Frame(f))
+				simP2P(&w, in[2*f:2*f+2], rollnet.Frame(f))
 			}
 		}
 		b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*frames), "ns/frame")
@@ -605,7 +606,7 @@ func TestP2PRejoinBesideGone(t *testing.T) {
 	c.drop(c.nodes[3], 0)
 	c.until(10*time.Second, "p3 frozen", func() bool {
 		for _, m := range c.nodes[:3] {
-			if _, ok := m.first(EventPlayerDisconnected); !ok {
+			if _, ok := m.first(rollnet.EventPlayerDisconnected); !ok {
 				return false
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -33,17 +34,17 @@ func TestP2PSyncTimeout(t *testing.T) {
 		require.ErrorIs(t, tickHand(p0), ErrNotSynchronized)
 		c.clock.Advance(time.Second / 60)
 	}
-	_, failed := p0.first(EventSyncFailed)
+	_, failed := p0.first(rollnet.EventSyncFailed)
 	require.False(t, failed, "before the default 10 s")
 	c.clock.Advance(time.Second / 30)
 	err := tickHand(p0)
-	var se *SyncError
+	var se *rollnet.SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, ReasonTimeout, se.Reason)
+	require.Equal(t, rollnet.ReasonTimeout, se.Reason)
 	require.EqualValues(t, "p1", se.Peer)
-	e, ok := p0.first(EventSyncFailed)
+	e, ok := p0.first(rollnet.EventSyncFailed)
 	require.True(t, ok)
-	require.Equal(t, ReasonTimeout, e.Reason)
+	require.Equal(t, rollnet.ReasonTimeout, e.Reason)
 	require.EqualValues(t, "p1", e.Peer)
 	require.ErrorAs(t, p0.p.Poll(), &se)
 
@@ -59,20 +60,20 @@ func TestP2PSyncTimeout(t *testing.T) {
 		c.clock.Advance(time.Second / 60)
 	}
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, ReasonTimeout, se.Reason)
+	require.Equal(t, rollnet.ReasonTimeout, se.Reason)
 	require.False(t, p1.p.Running())
-	_, ok = p1.first(EventSynchronized)
+	_, ok = p1.first(rollnet.EventSynchronized)
 	require.False(t, ok, "no handshake with a session that failed")
 }
 
 // SyncTimeout is configurable; negative is refused.
 func TestP2PSyncTimeoutConfig(t *testing.T) {
-	c := newCluster(t, clusterOpts{players: 2, seed: 52, net: NetConfig{SyncTimeout: time.Second}})
+	c := newCluster(t, clusterOpts{players: 2, seed: 52, net: rollnet.NetConfig{SyncTimeout: time.Second}})
 	c.nodes[1].paused = true
 	at := p2pEpoch
 	for range 120 {
 		if err := tickHand(c.nodes[0]); !errors.Is(err, ErrNotSynchronized) {
-			require.ErrorIs(t, err, ErrSyncFailed)
+			require.ErrorIs(t, err, rollnet.ErrSyncFailed)
 			break
 		}
 		c.clock.Advance(time.Second / 60)
@@ -82,7 +83,7 @@ func TestP2PSyncTimeoutConfig(t *testing.T) {
 	require.WithinDuration(t, p2pEpoch.Add(time.Second), at, time.Second/60)
 
 	_, err := NewP2P[p2pWorld](P2PConfig[uint16]{Session: Config[uint16]{Players: 1}, Remote: []transport.Peer{""},
-		Net: NetConfig{SyncTimeout: -1}}, c.nodes[0].ep, simP2P)
+		Net: rollnet.NetConfig{SyncTimeout: -1}}, c.nodes[0].ep, simP2P)
 	require.ErrorIs(t, err, ErrConfig)
 }
 
@@ -90,14 +91,14 @@ func TestP2PSyncTimeoutConfig(t *testing.T) {
 // whose spectator never shows reports SyncFailed for it and plays on.
 func TestP2PSyncTimeoutSpectator(t *testing.T) {
 	c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 53, link: local.Link{Latency: 10 * time.Millisecond},
-		net: NetConfig{SyncTimeout: 2 * time.Second}})
+		net: rollnet.NetConfig{SyncTimeout: 2 * time.Second}})
 	spec := c.nodes[2]
 	spec.paused = true
 	c.run(3 * time.Second)
-	e, ok := c.nodes[0].first(EventSyncFailed)
+	e, ok := c.nodes[0].first(rollnet.EventSyncFailed)
 	require.True(t, ok, "host: %v", c.nodes[0].events)
 	require.EqualValues(t, "s0", e.Peer)
-	require.Equal(t, ReasonTimeout, e.Reason)
+	require.Equal(t, rollnet.ReasonTimeout, e.Reason)
 	c.frames(300, 10*time.Second) // the players play on (tickNode fails on any other error)
 	st, err := c.nodes[0].p.PeerStats("s0")
 	require.NoError(t, err)
@@ -115,9 +116,9 @@ func TestP2PSyncTimeoutSpectator(t *testing.T) {
 		}
 		c.clock.Advance(time.Second / 60)
 	}
-	var se *SyncError
+	var se *rollnet.SyncError
 	require.ErrorAs(t, serr, &se)
-	require.Equal(t, ReasonTimeout, se.Reason)
+	require.Equal(t, rollnet.ReasonTimeout, se.Reason)
 	require.EqualValues(t, "p0", se.Peer)
 }
 
@@ -128,10 +129,10 @@ func TestP2PChecksumCounts(t *testing.T) {
 	const interval = 30
 	c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 54, mash: 0.3,
 		link: local.Link{Latency: 40 * time.Millisecond, Jitter: 6 * time.Millisecond, Duplicate: 0.2, Reorder: 0.1},
-		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: NetConfig{ChecksumInterval: interval}})
+		cfg:  Config[uint16]{InputDelay: 2, Capacity: 32}, net: rollnet.NetConfig{ChecksumInterval: interval}})
 	c.frames(600, 30*time.Second)
 	p0, p1, spec := c.nodes[0], c.nodes[1], c.nodes[2]
-	check := func(who string, st PeerStats, upto Frame) {
+	check := func(who string, st rollnet.PeerStats, upto rollnet.Frame) {
 		t.Helper()
 		most := uint64(upto / interval)
 		require.LessOrEqual(t, st.ChecksumsCompared, most, "%s: at most one per checksum frame up to %d", who, upto)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +52,7 @@ func TestP2PTimeSyncLateStart(t *testing.T) {
 	t.Logf("after catching up: worst gap %d, mean %.2f; a waited %d ticks, b %d", worst, mean, a.waited, b.waited)
 	require.LessOrEqual(t, worst, 2)
 	require.Greater(t, a.waited, 10)
-	_, ok := a.first(EventWaitRecommended)
+	_, ok := a.first(rollnet.EventWaitRecommended)
 	require.True(t, ok)
 }
 
@@ -114,10 +115,10 @@ func TestP2PTimeSyncLateStartNoOvershoot(t *testing.T) {
 			}
 		}
 		var waits []int
-		for _, e := range a.kinds(EventWaitRecommended) {
+		for _, e := range a.kinds(rollnet.EventWaitRecommended) {
 			waits = append(waits, e.Frames)
 		}
-		t.Logf("seed %d: a's waits %v, b's %d; b ahead by at most %d; after 5 s the gap is at most %d", seed, waits, len(b.kinds(EventWaitRecommended)), overshoot, settledWorst)
+		t.Logf("seed %d: a's waits %v, b's %d; b ahead by at most %d; after 5 s the gap is at most %d", seed, waits, len(b.kinds(rollnet.EventWaitRecommended)), overshoot, settledWorst)
 		require.LessOrEqual(t, overshoot, 2, "seed %d: the late side ran ahead", seed)
 		require.LessOrEqual(t, settledWorst, 2, "seed %d: the gap did not settle", seed)
 	}

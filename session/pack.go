@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 )
 
@@ -26,7 +27,7 @@ import (
 // packed. A session packs its local players' inputs, typically ending at
 // the newest local frame; sending n >= 2 makes one lost packet harmless, since
 // the next one carries its frames too.
-func (s *Session[S, I]) PackInputs(dst []byte, baseFrame Frame, n int, playerMask uint32) ([]byte, error) {
+func (s *Session[S, I]) PackInputs(dst []byte, baseFrame rollnet.Frame, n int, playerMask uint32) ([]byte, error) {
 	if n < 1 {
 		return dst, fmt.Errorf("%w: PackInputs of %d frames", ErrArgument, n)
 	}
@@ -62,7 +63,7 @@ func (s *Session[S, I]) PackInputs(dst []byte, baseFrame Frame, n int, playerMas
 
 // confirmedAll reports whether frame f is held with the inputs of every
 // player in mask confirmed.
-func (s *Session[S, I]) confirmedAll(f Frame, mask uint64) bool {
+func (s *Session[S, I]) confirmedAll(f rollnet.Frame, mask uint64) bool {
 	slot := int(f) & s.mask
 	return s.tags[slot] == f && s.conf[slot]&mask == mask
 }
@@ -118,7 +119,7 @@ func (s *Session[S, I]) UnpackInputs(src []byte) error {
 			}
 		}
 	}
-	first := Frame(int64(base) - int64(frames) + 1)
+	first := rollnet.Frame(int64(base) - int64(frames) + 1)
 	var firstErr error
 	for i := range frames {
 		for p := range s.players {
@@ -126,7 +127,7 @@ func (s *Session[S, I]) UnpackInputs(src []byte) error {
 				continue
 			}
 			_ = s.codec.decode(block[i*frameSize+p*s.codec.size:], &in) // checked above
-			if err := s.AddRemoteInput(p, first+Frame(i), in); err != nil && firstErr == nil {
+			if err := s.AddRemoteInput(p, first+rollnet.Frame(i), in); err != nil && firstErr == nil {
 				firstErr = err
 			}
 		}

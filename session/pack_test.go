@@ -2,9 +2,12 @@ package session
 
 import (
 	"encoding/binary"
+	"reflect"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/inputbytes"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,7 +66,7 @@ func TestPackErrors(t *testing.T) {
 	require.NoError(t, s.AddLocalInput(0, 1)) // frame 2
 	dst := []byte{7}
 	for _, tc := range []struct {
-		base Frame
+		base rollnet.Frame
 		n    int
 		mask uint32
 		err  error
@@ -98,7 +101,7 @@ func TestUnpackFeedsInputs(t *testing.T) {
 	pkt, err := a.PackInputs(nil, 4, 5, 0b01)
 	require.NoError(t, err)
 	require.NoError(t, b.UnpackInputs(pkt))
-	for f := range Frame(5) {
+	for f := range rollnet.Frame(5) {
 		in, ok := b.confirmedInput(0, f)
 		require.True(t, ok)
 		require.Equal(t, uint16(10+f), in)
@@ -126,17 +129,17 @@ func TestUnpackRecoversLostPacketWithTwoFrames(t *testing.T) {
 			require.NoError(t, b.AddLocalInput(1, 0))
 			require.NoError(t, a.AddRemoteInput(1, a.Frame()+1, 0))
 			step(t, a, 1)
-			if err := b.Step(); n == 2 || f < 18 {
+			if err := b.AdvanceFrame(); n == 2 || f < 18 {
 				require.NoError(t, err)
 			}
 		}
 		_, ok := b.confirmedInput(0, 18)
 		if n == 1 {
 			require.False(t, ok, "N = 1 loses frame 18 with its packet")
-			require.Equal(t, Frame(17), b.ConfirmedFrame())
+			require.Equal(t, rollnet.Frame(17), b.ConfirmedFrame())
 		} else {
 			require.True(t, ok, "N = 2: the next packet carries frame 18 too")
-			require.Equal(t, Frame(40), b.ConfirmedFrame())
+			require.Equal(t, rollnet.Frame(40), b.ConfirmedFrame())
 		}
 	}
 }
@@ -168,7 +171,7 @@ func TestUnpackErrors(t *testing.T) {
 }
 
 func TestUnpackRefusesBadBool(t *testing.T) {
-	s, err := New[world](Config[pad]{Players: 2}, func(*world, []pad, Frame) {})
+	s, err := New[world](Config[pad]{Players: 2}, func(*world, []pad, rollnet.Frame) {})
 	require.NoError(t, err)
 	require.Equal(t, 4, s.InputSize())
 	good := []byte{1, 1, 0, 0, 0, 0, 0, 0}
@@ -195,7 +198,8 @@ func TestUnpackRefusesBadBool(t *testing.T) {
 	}
 	c, err := newInputCodec[nested]()
 	require.NoError(t, err)
-	require.Equal(t, []int{1, 3, 4}, c.bools)
+	require.Equal(t, []int{1, 3, 4}, inputbytes.BoolOffsets(reflect.TypeFor[nested](), 0, nil))
+	require.Equal(t, int(reflect.TypeFor[nested]().Size()), c.size)
 }
 
 // FuzzUnpackInputs: untrusted bytes never panic, and whatever is accepted
@@ -221,7 +225,7 @@ func FuzzUnpackInputs(f *testing.F) {
 		mask := binary.LittleEndian.Uint32(b[4:])
 		frames := (len(b) - codec.InputsHeaderLen) / 4
 		for i := range frames {
-			f := Frame(int(base) - frames + 1 + i)
+			f := rollnet.Frame(int(base) - frames + 1 + i)
 			for p := range 2 {
 				if mask&(1<<p) == 0 || f < 0 {
 					continue

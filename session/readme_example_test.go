@@ -3,6 +3,7 @@ package session_test
 import (
 	"fmt"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -13,7 +14,7 @@ type World struct{ X [2]int32 }
 
 type Buttons uint8
 
-func simulate(w *World, in []Buttons, _ session.Frame) {
+func simulate(w *World, in []Buttons, _ rollnet.Frame) {
 	for p, b := range in {
 		w.X[p] += int32(b)
 	}
@@ -21,14 +22,14 @@ func simulate(w *World, in []Buttons, _ session.Frame) {
 
 func readButtons() Buttons { return 1 }
 
-func sessionREADME(frame session.Frame, theirButtons Buttons) error {
+func sessionREADME(frame rollnet.Frame, theirButtons Buttons) error {
 	s, err := session.New[World](session.Config[Buttons]{Players: 2, InputDelay: 2}, simulate)
 	if err != nil {
 		return err
 	}
 	s.AddLocalInput(0, readButtons())        // for frame s.Frame()+InputDelay
 	s.AddRemoteInput(1, frame, theirButtons) // whenever it arrives; a contradiction rolls back
-	if err := s.Step(); err != nil {         // at most one rollback, then this frame
+	if err := s.AdvanceFrame(); err != nil { // at most one rollback, then this frame
 		return err
 	}
 	sum, err := s.ChecksumAt(s.Frame() - 1) // peers compare min(ConfirmedFrame(), Frame()-1)

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/stretchr/testify/require"
 )
 
 // Each test here pins one rule of the session's contract (see doc.go).
 
 func TestConfigRefused(t *testing.T) {
-	sim := func(*world, []uint16, Frame) {}
+	sim := func(*world, []uint16, rollnet.Frame) {}
 	for _, tc := range []struct {
 		name string
 		cfg  Config[uint16]
@@ -34,9 +35,9 @@ func TestConfigRefused(t *testing.T) {
 	}
 	_, err := New[world](Config[uint16]{Players: 2}, nil)
 	require.ErrorIs(t, err, ErrConfig, "nil simulate")
-	_, err = New[struct{ A int }](Config[uint16]{Players: 2}, func(*struct{ A int }, []uint16, Frame) {})
+	_, err = New[struct{ A int }](Config[uint16]{Players: 2}, func(*struct{ A int }, []uint16, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig, "int in state")
-	_, err = New[world](Config[string]{Players: 2}, func(*world, []string, Frame) {})
+	_, err = New[world](Config[string]{Players: 2}, func(*world, []string, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig, "string input")
 	_, err = New[world](Config[struct {
 		A uint8
@@ -44,7 +45,7 @@ func TestConfigRefused(t *testing.T) {
 	}]{Players: 2}, func(*world, []struct {
 		A uint8
 		B uint16
-	}, Frame) {
+	}, rollnet.Frame) {
 	})
 	require.ErrorIs(t, err, ErrConfig, "input with padding")
 
@@ -63,12 +64,12 @@ func TestConfigRefused(t *testing.T) {
 	}
 }
 
-// TestGenesisCoversInitialState: the first Step commits the state written
+// TestGenesisCoversInitialState: the first AdvanceFrame commits the state written
 // before it, so a misprediction at frame 0 rolls back to it.
 func TestGenesisCoversInitialState(t *testing.T) {
 	s := newWorld(t, Config[uint16]{Players: 2})
 	s.State().Acc[0] = 12345
-	s.State().R = NewRand(7)
+	s.State().R = rollnet.NewRand(7)
 	start := *s.State()
 
 	require.NoError(t, s.AddLocalInput(0, 1))
@@ -83,12 +84,12 @@ func TestGenesisCoversInitialState(t *testing.T) {
 	got, err := s.StateAt(0)
 	require.NoError(t, err)
 	require.Equal(t, want, *got)
-	genesis, err := s.StateAt(NoFrame)
+	genesis, err := s.StateAt(rollnet.NoFrame)
 	require.NoError(t, err)
 	require.Equal(t, start, *genesis, "frame -1 is the genesis state")
 }
 
-// TestGenesisAfterReset: Reset zeroes everything and the next Step
+// TestGenesisAfterReset: Reset zeroes everything and the next AdvanceFrame
 // commits a new genesis that a frame-0 misprediction rolls back to.
 func TestGenesisAfterReset(t *testing.T) {
 	s := newWorld(t, Config[uint16]{Players: 2, InputDelay: 1})
@@ -100,10 +101,10 @@ func TestGenesisAfterReset(t *testing.T) {
 	require.NotZero(t, s.Frame())
 	s.Reset()
 	require.Equal(t, world{}, *s.State())
-	require.Equal(t, Frame(0), s.Frame())
-	require.Equal(t, Frame(0), s.ConfirmedFrame())
+	require.Equal(t, rollnet.Frame(0), s.Frame())
+	require.Equal(t, rollnet.Frame(0), s.ConfirmedFrame())
 	require.Equal(t, Stats{}, s.Stats())
-	_, err := s.ChecksumAt(NoFrame)
+	_, err := s.ChecksumAt(rollnet.NoFrame)
 	require.ErrorIs(t, err, ErrOutOfWindow, "nothing held before the first Step")
 	_, ok := s.confirmedInput(1, 20)
 	require.False(t, ok, "inputs of the last match are gone")
@@ -121,7 +122,7 @@ func TestGenesisAfterReset(t *testing.T) {
 	got, err := s.StateAt(1)
 	require.NoError(t, err)
 	require.Equal(t, want, *got)
-	genesis, err := s.StateAt(NoFrame)
+	genesis, err := s.StateAt(rollnet.NoFrame)
 	require.NoError(t, err)
 	require.Equal(t, start, *genesis, "a new genesis after Reset")
 }
@@ -131,7 +132,7 @@ func TestGenesisAfterReset(t *testing.T) {
 // frames ahead.
 func TestInputDelayFramesAreZeroAndConfirmed(t *testing.T) {
 	s := newRecord(t, Config[uint16]{Players: 3, InputDelay: 3})
-	require.Equal(t, Frame(2), s.ConfirmedFrame())
+	require.Equal(t, rollnet.Frame(2), s.ConfirmedFrame())
 	require.NoError(t, s.AddLocalInput(0, 7)) // frame 3
 	require.NoError(t, s.AddRemoteInput(1, 1, 0), "a zero for a delay frame is a duplicate")
 	require.ErrorIs(t, s.AddRemoteInput(2, 1, 5), ErrConflict, "a delay frame has no input but zero")
@@ -143,7 +144,7 @@ func TestInputDelayFramesAreZeroAndConfirmed(t *testing.T) {
 	require.Equal(t, 0, s.Stats().Rollbacks)
 
 	s0 := newRecord(t, Config[uint16]{Players: 2})
-	require.Equal(t, NoFrame, s0.ConfirmedFrame())
+	require.Equal(t, rollnet.NoFrame, s0.ConfirmedFrame())
 }
 
 // TestRemoteInputWindow: accepted from Frame()-W to
@@ -157,7 +158,7 @@ func TestRemoteInputWindow(t *testing.T) {
 		step(t, s, 1)
 	}
 	// Player 1 goes quiet: run to the prediction limit.
-	for s.Step() == nil {
+	for s.AdvanceFrame() == nil {
 		require.NoError(t, s.AddLocalInput(0, 1))
 	}
 	f := s.Frame()
@@ -236,8 +237,8 @@ func TestDuplicateIgnored(t *testing.T) {
 // input is a desync: the first value stays, no rollback, Desyncs counts,
 // OnDesync fires, the error names frame and player.
 func TestConflictIsDesyncNotRollback(t *testing.T) {
-	var fired []Frame
-	s := newRecord(t, Config[uint16]{Players: 2, OnDesync: func(f Frame, p int) {
+	var fired []rollnet.Frame
+	s := newRecord(t, Config[uint16]{Players: 2, OnDesync: func(f rollnet.Frame, p int) {
 		require.Equal(t, 1, p)
 		fired = append(fired, f)
 	}})
@@ -250,7 +251,7 @@ func TestConflictIsDesyncNotRollback(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, ConflictError{Frame: 0, Player: 1}, *ce)
 	require.Contains(t, err.Error(), "frame 0 player 1")
-	require.Equal(t, []Frame{0}, fired)
+	require.Equal(t, []rollnet.Frame{0}, fired)
 	require.Equal(t, Stats{Desyncs: 1}, s.Stats())
 	in, _ := s.confirmedInput(1, 0)
 	require.Equal(t, uint16(5), in, "the first value stays")
@@ -274,14 +275,14 @@ func TestBadPlayer(t *testing.T) {
 }
 
 // TestLocalInputReplaced: a local input given again before its frame is
-// simulated replaces the old one, including after a refused Step.
+// simulated replaces the old one, including after a refused AdvanceFrame.
 func TestLocalInputReplaced(t *testing.T) {
 	s := newRecord(t, Config[uint16]{Players: 2, InputDelay: 1, Lockstep: true})
 	require.NoError(t, s.AddLocalInput(0, 3)) // frame 1
 	require.NoError(t, s.AddLocalInput(0, 4)) // replaces it
 	step(t, s, 1)                             // frame 0: delay
 	require.NoError(t, s.AddLocalInput(0, 5)) // frame 2
-	require.ErrorIs(t, s.Step(), ErrPredictionLimit)
+	require.ErrorIs(t, s.AdvanceFrame(), ErrPredictionLimit)
 	require.NoError(t, s.AddLocalInput(0, 6)) // the loop retries: still frame 2
 	require.NoError(t, s.AddRemoteInput(1, 1, 2))
 	require.NoError(t, s.AddRemoteInput(1, 2, 2))
@@ -331,10 +332,10 @@ func TestPredictReceivesLast(t *testing.T) {
 	type call struct {
 		player int
 		last   uint16
-		frame  Frame
+		frame  rollnet.Frame
 	}
 	var calls []call
-	s := newRecord(t, Config[uint16]{Players: 2, Predict: func(p int, last uint16, f Frame) uint16 {
+	s := newRecord(t, Config[uint16]{Players: 2, Predict: func(p int, last uint16, f rollnet.Frame) uint16 {
 		calls = append(calls, call{p, last, f})
 		return last + 100
 	}})
@@ -348,7 +349,7 @@ func TestPredictReceivesLast(t *testing.T) {
 	require.Equal(t, uint16(106), s.State().In[1][1])
 }
 
-// TestPredictionLimit: Step refuses, changing nothing, once Frame() is
+// TestPredictionLimit: AdvanceFrame refuses, changing nothing, once Frame() is
 // more than MaxPrediction frames past ConfirmedFrame().
 func TestPredictionLimit(t *testing.T) {
 	for _, tc := range []struct {
@@ -362,41 +363,41 @@ func TestPredictionLimit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newRecord(t, tc.cfg)
-			d := Frame(tc.cfg.InputDelay)
+			d := rollnet.Frame(tc.cfg.InputDelay)
 			n := 0
 			for {
 				require.NoError(t, s.AddLocalInput(0, 1))
-				if s.Step() != nil {
+				if s.AdvanceFrame() != nil {
 					break
 				}
 				n++
 			}
 			require.Equal(t, tc.limit+int(d), n, "frames run with player 1 silent")
-			// Mark a rollback, then check that a refused Step changes nothing.
+			// Mark a rollback, then check that a refused AdvanceFrame changes nothing.
 			if n > int(d)+1 {
 				require.NoError(t, s.AddRemoteInput(1, s.Frame()-1, 5))
-				require.NotEqual(t, NoFrame, s.pending)
+				require.NotEqual(t, rollnet.NoFrame, s.pending)
 			}
 			before, stats, pending, depth := *s.State(), s.Stats(), s.pending, s.ring.Depth()
-			require.ErrorIs(t, s.Step(), ErrPredictionLimit)
+			require.ErrorIs(t, s.AdvanceFrame(), ErrPredictionLimit)
 			require.Equal(t, before, *s.State())
 			require.Equal(t, stats, s.Stats())
 			require.Equal(t, pending, s.pending)
 			require.Equal(t, depth, s.ring.Depth())
-			require.Equal(t, Frame(n), s.Frame())
+			require.Equal(t, rollnet.Frame(n), s.Frame())
 			require.NoError(t, s.AddRemoteInput(1, s.ConfirmedFrame()+1, 5))
 			step(t, s, 1)
 		})
 	}
-	// A refused first Step does not commit genesis.
+	// A refused first AdvanceFrame does not commit genesis.
 	s := newRecord(t, Config[uint16]{Players: 2, Lockstep: true})
-	require.ErrorIs(t, s.Step(), ErrPredictionLimit)
+	require.ErrorIs(t, s.AdvanceFrame(), ErrPredictionLimit)
 	require.Equal(t, 0, s.ring.Depth())
 	s.State().Count[63] = 1 // still the initial state
 	require.NoError(t, s.AddLocalInput(0, 1))
 	require.NoError(t, s.AddRemoteInput(1, 0, 1))
 	step(t, s, 1)
-	g, err := s.StateAt(NoFrame)
+	g, err := s.StateAt(rollnet.NoFrame)
 	require.NoError(t, err)
 	require.Equal(t, uint32(1), g.Count[63])
 }
@@ -408,8 +409,8 @@ func TestConfirmedFrameMayLeadFrame(t *testing.T) {
 	require.NoError(t, s.AddLocalInput(0, 1)) // frame 2
 	require.NoError(t, s.AddRemoteInput(1, 2, 1))
 	require.NoError(t, s.AddRemoteInput(1, 3, 1))
-	require.Equal(t, Frame(2), s.ConfirmedFrame())
-	require.Equal(t, Frame(0), s.Frame())
+	require.Equal(t, rollnet.Frame(2), s.ConfirmedFrame())
+	require.Equal(t, rollnet.Frame(0), s.Frame())
 	require.Equal(t, 0, s.FrameAdvantage()) // local covers frame 2; confirmed 2
 }
 
@@ -432,16 +433,16 @@ func TestFrameAdvantage(t *testing.T) {
 // awaiting re-simulation, are ErrOutOfWindow.
 func TestChecksumAtWindow(t *testing.T) {
 	s := newWorld(t, Config[uint16]{Players: 2, Capacity: 8})
-	_, err := s.ChecksumAt(NoFrame)
+	_, err := s.ChecksumAt(rollnet.NoFrame)
 	require.ErrorIs(t, err, ErrOutOfWindow)
-	sums := map[Frame]uint32{}
+	sums := map[rollnet.Frame]uint32{}
 	for range 20 {
 		require.NoError(t, s.AddLocalInput(0, 1))
 		require.NoError(t, s.AddRemoteInput(1, s.Frame(), 2))
 		step(t, s, 1)
 		sums[s.Frame()-1] = worldSum(s.State())
 	}
-	for f := Frame(12); f <= 19; f++ {
+	for f := rollnet.Frame(12); f <= 19; f++ {
 		got, err := s.ChecksumAt(f)
 		require.NoError(t, err)
 		require.Equal(t, sums[f], got)
@@ -449,7 +450,7 @@ func TestChecksumAtWindow(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, sums[f], worldSum(st))
 	}
-	for _, f := range []Frame{11, 20, 100, -1, -5} {
+	for _, f := range []rollnet.Frame{11, 20, 100, -1, -5} {
 		_, err := s.ChecksumAt(f)
 		require.ErrorIs(t, err, ErrOutOfWindow, "frame %d", f)
 		_, err = s.StateAt(f)
@@ -466,10 +467,10 @@ func TestChecksumAtWindow(t *testing.T) {
 }
 
 // TestOneRollbackPerStep: however many late inputs arrive between two
-// Steps, the next Step rolls back once, from the earliest wrong frame.
+// AdvanceFrame calls, the next AdvanceFrame rolls back once, from the earliest wrong frame.
 func TestOneRollbackPerStep(t *testing.T) {
 	var count [16]int
-	s, err := New[record](Config[uint16]{Players: 3}, func(r *record, in []uint16, f Frame) {
+	s, err := New[record](Config[uint16]{Players: 3}, func(r *record, in []uint16, f rollnet.Frame) {
 		count[f]++
 		simRecord(r, in, f)
 	})
@@ -489,7 +490,7 @@ func TestOneRollbackPerStep(t *testing.T) {
 	require.Equal(t, [16]int{1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 1}, count)
 }
 
-// TestResimulatedFramesCountsOnlyRedos: the new frame of a Step is not a
+// TestResimulatedFramesCountsOnlyRedos: the new frame of a AdvanceFrame is not a
 // re-simulated frame; an input equal to its prediction causes no
 // rollback.
 func TestResimulatedFramesCountsOnlyRedos(t *testing.T) {
@@ -518,10 +519,10 @@ func TestRollbackToWindowEdge(t *testing.T) {
 		w := 7 - delay
 		for range 40 {
 			require.NoError(t, s.AddLocalInput(0, 1))
-			if s.Frame() >= Frame(delay) && int(s.Frame()) < 40-w {
+			if s.Frame() >= rollnet.Frame(delay) && int(s.Frame()) < 40-w {
 				require.NoError(t, s.AddRemoteInput(1, s.Frame(), 1))
 			}
-			if s.Step() != nil {
+			if s.AdvanceFrame() != nil {
 				break
 			}
 		}

@@ -18,10 +18,10 @@ package session
 //	                                        (below lo: stale; above hi:
 //	                                        ErrOutOfWindow)
 //	s.Frame(), s.ConfirmedFrame(), s.FrameAdvantage(), s.Stats()
-//	s.ChecksumAt(f)                         only after Step (a pending
+//	s.ChecksumAt(f)                         only after AdvanceFrame (a pending
 //	                                        rollback makes frames from the
 //	                                        wrong one unanswerable until the
-//	                                        next Step); compare at
+//	                                        next AdvanceFrame); compare at
 //	                                        min(ConfirmedFrame(), Frame()-1)
 //	s.PackInputs / s.UnpackInputs           the plain packing (pack.go)
 
@@ -29,16 +29,9 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 )
-
-// Frame numbers simulation steps. Frame 0 is the first one simulated.
-type Frame = link.Frame
-
-// NoFrame stands for "no frame": ConfirmedFrame() before anything is
-// confirmed, for instance.
-const NoFrame = link.NoFrame
 
 // MaxPlayers is the largest Config.Players.
 const MaxPlayers = 64
@@ -60,26 +53,26 @@ type Config[I comparable] struct {
 	// frame the input is for. Frames [0, InputDelay) have the zero input
 	// for every player.
 	InputDelay int
-	// MaxPrediction is how many frames Step may run past ConfirmedFrame().
+	// MaxPrediction is how many frames AdvanceFrame may run past ConfirmedFrame().
 	// 0 means as many as the window allows: W = Capacity-1-InputDelay.
 	// It may not exceed W.
 	MaxPrediction int
-	// Lockstep makes the session never predict: Step waits (returning
+	// Lockstep makes the session never predict: AdvanceFrame waits (returning
 	// ErrPredictionLimit) until every player's input for the frame is
 	// confirmed. MaxPrediction must then be 0.
 	Lockstep bool
 	// Predict guesses a missing input of player for frame from last, the
 	// input confirmed for the nearest earlier frame (the zero value if
 	// none). nil repeats last. It must be deterministic.
-	Predict func(player int, last I, frame Frame) I
+	Predict func(player int, last I, frame rollnet.Frame) I
 	// OnDesync, if set, is called when a remote input contradicts an input
 	// already confirmed for the same frame and player.
-	OnDesync func(frame Frame, player int)
+	OnDesync func(frame rollnet.Frame, player int)
 }
 
 // Stats are a session's counters since New or the last Reset.
 type Stats struct {
-	// Rollbacks counts Steps that rolled back (at most one per Step).
+	// Rollbacks counts AdvanceFrame calls that rolled back (at most one per AdvanceFrame).
 	Rollbacks int
 	// MaxRollbackDepth is the most frames one rollback re-simulated.
 	MaxRollbackDepth int
@@ -87,7 +80,7 @@ type Stats struct {
 	// simulated with a different, predicted input.
 	Mispredictions int
 	// ResimulatedFrames counts frames simulated again by rollbacks (not
-	// the new frame each Step simulates).
+	// the new frame each AdvanceFrame simulates).
 	ResimulatedFrames int
 	// Desyncs counts remote inputs that contradicted a confirmed input.
 	Desyncs int
@@ -97,13 +90,13 @@ type Stats struct {
 }
 
 // Session is a rollback session without a network: it simulates a frame
-// per Step with every player's confirmed input or a prediction, and rolls
-// back (at most once per Step) when a late input contradicts a prediction.
+// per AdvanceFrame with every player's confirmed input or a prediction, and rolls
+// back (at most once per AdvanceFrame) when a late input contradicts a prediction.
 // A Session is not safe for concurrent use.
 type Session[S any, I comparable] struct {
-	simulate func(s *S, inputs []I, frame Frame)
-	predict  func(player int, last I, frame Frame) I
-	onDesync func(frame Frame, player int)
+	simulate func(s *S, inputs []I, frame rollnet.Frame)
+	predict  func(player int, last I, frame rollnet.Frame) I
+	onDesync func(frame rollnet.Frame, player int)
 	ring     *rollback.Ring[S]
 	codec    inputCodec[I]
 
@@ -113,30 +106,30 @@ type Session[S any, I comparable] struct {
 	maxPred int // effective MaxPrediction
 	all     uint64
 
-	frame     Frame // next frame Step simulates
-	started   bool  // genesis committed
-	confirmed Frame // ConfirmedFrame()
-	pending   Frame // earliest frame simulated with a wrong prediction, or NoFrame
-	lastLocal Frame // newest frame AddLocalInput covered
+	frame     rollnet.Frame // next frame AdvanceFrame simulates
+	started   bool          // genesis committed
+	confirmed rollnet.Frame // ConfirmedFrame()
+	pending   rollnet.Frame // earliest frame simulated with a wrong prediction, or NoFrame
+	lastLocal rollnet.Frame // newest frame AddLocalInput covered
 	stats     Stats
 
 	// The input ring: slot int(f)&mask holds frame f while tags[slot] == f.
 	mask   int
-	tags   []Frame
+	tags   []rollnet.Frame
 	conf   []uint64 // bit p: player p's input is confirmed
 	inputs []I      // [slot*players + p]: confirmed inputs
 	used   []I      // [slot*players + p]: the inputs the frame was last simulated with
 	args   []I      // players: the slice simulate receives
 
-	contig []Frame // per player: newest g with every frame <= g confirmed
-	newest []Frame // per player: newest confirmed frame
+	contig []rollnet.Frame // per player: newest g with every frame <= g confirmed
+	newest []rollnet.Frame // per player: newest confirmed frame
 }
 
 // New returns a session for cfg that advances a state of type S with
 // simulate. S must be pointer-free and gap-free (see rollback.CheckType);
 // so must I. simulate must be deterministic and must not retain inputs.
-// Set the initial state through State() before the first Step.
-func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, frame Frame)) (*Session[S, I], error) {
+// Set the initial state through State() before the first AdvanceFrame.
+func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Session[S, I], error) {
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: simulate is nil", ErrConfig)
 	}
@@ -177,7 +170,7 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 	}
 	// The input ring must hold frames from Frame()-W (the oldest
 	// accepted; a prediction's base is never older, since
-	// ConfirmedFrame() >= Frame()-MaxPrediction whenever Step simulates)
+	// ConfirmedFrame() >= Frame()-MaxPrediction whenever AdvanceFrame simulates)
 	// to Frame()+InputDelay+MaxPrediction (a peer running ahead by the
 	// whole prediction window): W+InputDelay+MaxPrediction+1 frames. It
 	// keeps one more, Frame()-W-1, as a margin.
@@ -195,13 +188,13 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 		maxPred:  maxPred,
 		all:      ^uint64(0) >> (64 - cfg.Players),
 		mask:     slots - 1,
-		tags:     make([]Frame, slots),
+		tags:     make([]rollnet.Frame, slots),
 		conf:     make([]uint64, slots),
 		inputs:   make([]I, slots*cfg.Players),
 		used:     make([]I, slots*cfg.Players),
 		args:     make([]I, cfg.Players),
-		contig:   make([]Frame, cfg.Players),
-		newest:   make([]Frame, cfg.Players),
+		contig:   make([]rollnet.Frame, cfg.Players),
+		newest:   make([]rollnet.Frame, cfg.Players),
 	}
 	s.reset()
 	return s, nil
@@ -212,20 +205,20 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 func (s *Session[S, I]) reset() {
 	s.frame = 0
 	s.started = false
-	s.pending = NoFrame
+	s.pending = rollnet.NoFrame
 	s.stats = Stats{}
 	for i := range s.tags {
-		s.tags[i] = NoFrame
+		s.tags[i] = rollnet.NoFrame
 		s.conf[i] = 0
 	}
 	clear(s.inputs)
 	clear(s.used)
 	// Frames [0, InputDelay): the zero input, confirmed for everyone.
-	for f := range Frame(s.delay) {
+	for f := range rollnet.Frame(s.delay) {
 		s.tags[int(f)&s.mask] = f
 		s.conf[int(f)&s.mask] = s.all
 	}
-	last := Frame(s.delay) - 1
+	last := rollnet.Frame(s.delay) - 1
 	for p := range s.contig {
 		s.contig[p] = last
 		s.newest[p] = last
@@ -236,7 +229,7 @@ func (s *Session[S, I]) reset() {
 
 // Reset starts a new match: the live state becomes the zero S, and every
 // input, committed state and counter is forgotten. The Config stays. Set
-// the initial state through State() before the next Step.
+// the initial state through State() before the next AdvanceFrame.
 func (s *Session[S, I]) Reset() {
 	var zero S
 	*s.ring.Live() = zero
@@ -245,17 +238,17 @@ func (s *Session[S, I]) Reset() {
 }
 
 // State returns the live state. Write the initial state through it before
-// the first Step; afterwards read it (the state after frame Frame()-1) but
+// the first AdvanceFrame; afterwards read it (the state after frame Frame()-1) but
 // do not write it, or peers will disagree.
 func (s *Session[S, I]) State() *S { return s.ring.Live() }
 
-// Frame returns the frame the next Step simulates (0 at start).
-func (s *Session[S, I]) Frame() Frame { return s.frame }
+// Frame returns the frame the next AdvanceFrame simulates (0 at start).
+func (s *Session[S, I]) Frame() rollnet.Frame { return s.frame }
 
 // ConfirmedFrame returns the newest frame F such that every player's input
 // is confirmed for every frame <= F (NoFrame if none). It may be ahead of
 // Frame()-1.
-func (s *Session[S, I]) ConfirmedFrame() Frame { return s.confirmed }
+func (s *Session[S, I]) ConfirmedFrame() rollnet.Frame { return s.confirmed }
 
 // FrameAdvantage returns the newest frame local input covers (the newest
 // frame AddLocalInput has given an input for, or InputDelay-1) minus
@@ -268,14 +261,14 @@ func (s *Session[S, I]) Stats() Stats { return s.stats }
 
 // acceptWindow returns the frames AddRemoteInput stores: [lo, hi]. Older
 // is stale (ignored), newer is ErrOutOfWindow.
-func (s *Session[S, I]) acceptWindow() (lo, hi Frame) {
-	return s.frame - Frame(s.window), s.frame + Frame(s.delay+s.maxPred)
+func (s *Session[S, I]) acceptWindow() (lo, hi rollnet.Frame) {
+	return s.frame - rollnet.Frame(s.window), s.frame + rollnet.Frame(s.delay+s.maxPred)
 }
 
 // slotOf returns the input-ring slot of frame f, claiming (and clearing)
 // it for f if it held another frame: a slot reused a revolution later
 // never shows the old revolution's inputs as current.
-func (s *Session[S, I]) slotOf(f Frame) int {
+func (s *Session[S, I]) slotOf(f rollnet.Frame) int {
 	slot := int(f) & s.mask
 	if s.tags[slot] != f {
 		s.tags[slot] = f
@@ -286,12 +279,12 @@ func (s *Session[S, I]) slotOf(f Frame) int {
 
 // AddLocalInput confirms player's input for frame Frame()+InputDelay.
 // Called again for the same frame before it is simulated (after a refused
-// Step, say), the newest value replaces the old.
+// AdvanceFrame, say), the newest value replaces the old.
 func (s *Session[S, I]) AddLocalInput(player int, in I) error {
 	if uint(player) >= uint(s.players) {
 		return ErrPlayer
 	}
-	f := s.frame + Frame(s.delay)
+	f := s.frame + rollnet.Frame(s.delay)
 	s.confirm(player, f, s.slotOf(f), in)
 	if f > s.lastLocal {
 		s.lastLocal = f
@@ -307,8 +300,8 @@ func (s *Session[S, I]) AddLocalInput(player int, in I) error {
 // for a confirmed input is a desync: the first value stays, Desyncs counts,
 // OnDesync fires, and a *ConflictError (wrapping ErrConflict) is returned.
 // An input that contradicts a prediction already simulated marks a
-// rollback, which the next Step performs.
-func (s *Session[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
+// rollback, which the next AdvanceFrame performs.
+func (s *Session[S, I]) AddRemoteInput(player int, frame rollnet.Frame, in I) error {
 	if uint(player) >= uint(s.players) {
 		return ErrPlayer
 	}
@@ -338,7 +331,7 @@ func (s *Session[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
 	s.confirm(player, frame, slot, in)
 	if frame < s.frame && s.used[i] != in {
 		s.stats.Mispredictions++
-		if s.pending == NoFrame || frame < s.pending {
+		if s.pending == rollnet.NoFrame || frame < s.pending {
 			s.pending = frame
 		}
 	}
@@ -347,7 +340,7 @@ func (s *Session[S, I]) AddRemoteInput(player int, frame Frame, in I) error {
 
 // confirm stores player's input for frame f (in slot) and advances the
 // confirmation marks.
-func (s *Session[S, I]) confirm(p int, f Frame, slot int, in I) {
+func (s *Session[S, I]) confirm(p int, f rollnet.Frame, slot int, in I) {
 	s.inputs[slot*s.players+p] = in
 	s.conf[slot] |= 1 << p
 	old := s.contig[p]
@@ -384,7 +377,18 @@ func (s *Session[S, I]) confirm(p int, f Frame, slot int, in I) {
 
 // confirmedInput returns player's confirmed input for frame f, if it is
 // confirmed and still held.
-func (s *Session[S, I]) confirmedInput(p int, f Frame) (I, bool) {
+// Players returns the number of players.
+func (s *Session[S, I]) Players() int { return s.players }
+
+// ConfirmedInput returns player's input of frame f once every input of f
+// is known (f <= ConfirmedFrame), while the session still holds it (the
+// newest Capacity frames). A recorder reads confirmed frames through it
+// (replay.Source).
+func (s *Session[S, I]) ConfirmedInput(player int, f rollnet.Frame) (I, bool) {
+	return s.confirmedInput(player, f)
+}
+
+func (s *Session[S, I]) confirmedInput(p int, f rollnet.Frame) (I, bool) {
 	var zero I
 	if uint(p) >= uint(s.players) || f < 0 {
 		return zero, false
@@ -398,18 +402,18 @@ func (s *Session[S, I]) confirmedInput(p int, f Frame) (I, bool) {
 
 // playerConfirmedFrame returns the newest frame g such that player p's
 // inputs are confirmed for every frame <= g.
-func (s *Session[S, I]) playerConfirmedFrame(p int) Frame { return s.contig[p] }
+func (s *Session[S, I]) playerConfirmedFrame(p int) rollnet.Frame { return s.contig[p] }
 
-// Step simulates frame Frame() with every player's input for it,
+// AdvanceFrame simulates frame Frame() with every player's input for it,
 // confirmed or predicted, and commits the state. Before that it performs
-// the one rollback marked since the last Step, if any: back to just before
+// the one rollback marked since the last AdvanceFrame, if any: back to just before
 // the earliest mispredicted frame, then forward again with what is now
-// known. The first Step (and the first after Reset) first commits the
+// known. The first AdvanceFrame (and the first after Reset) first commits the
 // state as it stands (genesis), so frame 0 can be rolled back.
 //
-// When Frame()-ConfirmedFrame() > MaxPrediction, Step returns
+// When Frame()-ConfirmedFrame() > MaxPrediction, AdvanceFrame returns
 // ErrPredictionLimit and changes nothing.
-func (s *Session[S, I]) Step() error {
+func (s *Session[S, I]) AdvanceFrame() error {
 	if int(s.frame)-int(s.confirmed) > s.maxPred {
 		return ErrPredictionLimit
 	}
@@ -417,7 +421,7 @@ func (s *Session[S, I]) Step() error {
 		s.ring.Commit()
 		s.started = true
 	}
-	if s.pending != NoFrame {
+	if s.pending != rollnet.NoFrame {
 		if err := s.rollback(); err != nil {
 			return err
 		}
@@ -437,7 +441,7 @@ func (s *Session[S, I]) rollback() error {
 		// the ring holds.
 		return fmt.Errorf("session: rollback of %d frames from frame %d: %w", n, s.frame, err)
 	}
-	s.pending = NoFrame
+	s.pending = rollnet.NoFrame
 	for f := from; f < s.frame; f++ {
 		s.simulateFrame(f)
 	}
@@ -449,7 +453,7 @@ func (s *Session[S, I]) rollback() error {
 
 // simulateFrame simulates frame f on the live state with the confirmed or
 // predicted inputs, records them, and commits.
-func (s *Session[S, I]) simulateFrame(f Frame) {
+func (s *Session[S, I]) simulateFrame(f rollnet.Frame) {
 	slot := s.slotOf(f)
 	base := slot * s.players
 	end := base + s.players
@@ -469,7 +473,7 @@ func (s *Session[S, I]) simulateFrame(f Frame) {
 
 // predictInput predicts player p's input for frame f from the input
 // confirmed for the nearest earlier frame (by frame, not by arrival).
-func (s *Session[S, I]) predictInput(p int, f Frame) I {
+func (s *Session[S, I]) predictInput(p int, f rollnet.Frame) I {
 	var last I
 	g := s.newest[p]
 	if g >= f {
@@ -495,12 +499,12 @@ func (s *Session[S, I]) predictInput(p int, f Frame) I {
 
 // held returns how far back (n for ring.Peek) the committed state after
 // frame f is, or an error if it is not held or awaits re-simulation.
-func (s *Session[S, I]) held(f Frame) (int, error) {
+func (s *Session[S, I]) held(f rollnet.Frame) (int, error) {
 	n := int(s.frame) - 1 - int(f)
 	if n < 0 || n >= s.ring.Depth() {
 		return 0, fmt.Errorf("%w: frame %d (held: %d..%d)", ErrOutOfWindow, f, int(s.frame)-s.ring.Depth(), s.frame-1)
 	}
-	if s.pending != NoFrame && f >= s.pending {
+	if s.pending != rollnet.NoFrame && f >= s.pending {
 		return 0, fmt.Errorf("%w: frame %d awaits re-simulation from frame %d at the next Step", ErrOutOfWindow, f, s.pending)
 	}
 	return n, nil
@@ -509,9 +513,9 @@ func (s *Session[S, I]) held(f Frame) (int, error) {
 // ChecksumAt returns the CRC32-C of the state committed after frame (frame
 // -1 is the genesis state), while it is held: frames from
 // Frame()-Capacity to Frame()-1, and not at or after a frame marked for
-// re-simulation by an input since the last Step. Anything else is
+// re-simulation by an input since the last AdvanceFrame. Anything else is
 // ErrOutOfWindow. Peers compare at min(ConfirmedFrame(), Frame()-1).
-func (s *Session[S, I]) ChecksumAt(frame Frame) (uint32, error) {
+func (s *Session[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 	n, err := s.held(frame)
 	if err != nil {
 		return 0, err
@@ -521,8 +525,8 @@ func (s *Session[S, I]) ChecksumAt(frame Frame) (uint32, error) {
 
 // StateAt returns the state committed after frame, under the same rules
 // as ChecksumAt. The pointer aliases the session's storage: read it, do
-// not write it, and do not keep it past the next Step.
-func (s *Session[S, I]) StateAt(frame Frame) (*S, error) {
+// not write it, and do not keep it past the next AdvanceFrame.
+func (s *Session[S, I]) StateAt(frame rollnet.Frame) (*S, error) {
 	n, err := s.held(frame)
 	if err != nil {
 		return nil, err

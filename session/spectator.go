@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/transport"
@@ -31,7 +32,7 @@ type SpectatorConfig struct {
 	FastForward int
 	// Net holds the protocol's settings; FrameRate must equal the
 	// players'.
-	Net NetConfig
+	Net rollnet.NetConfig
 }
 
 // Spectator plays a P2P session along, behind the players: its host sends
@@ -54,9 +55,9 @@ type Spectator[S any, I comparable] struct {
 	catchUp int
 	fast    int
 	hist    history
-	recv    Frame // newest frame whose inputs arrived, contiguously
-	live    Frame // the host's newest confirmed frame, as its newest Input says
-	ackSent Frame
+	recv    rollnet.Frame // newest frame whose inputs arrived, contiguously
+	live    rollnet.Frame // the host's newest confirmed frame, as its newest Input says
+	ackSent rollnet.Frame
 	ackDue  bool
 	running bool
 	checks  link.Checks
@@ -67,7 +68,7 @@ type Spectator[S any, I comparable] struct {
 
 // NewSpectator returns a spectator of the session its host plays, over t,
 // with the players' simulate.
-func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transport, simulate func(*S, []I, Frame)) (*Spectator[S, I], error) {
+func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transport, simulate func(*S, []I, rollnet.Frame)) (*Spectator[S, I], error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
 	}
@@ -94,9 +95,9 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 		delay:   cfg.InputDelay,
 		catchUp: cfg.CatchUp,
 		fast:    cfg.FastForward,
-		recv:    Frame(cfg.InputDelay) - 1,
-		live:    Frame(cfg.InputDelay) - 1,
-		ackSent: Frame(cfg.InputDelay) - 1,
+		recv:    rollnet.Frame(cfg.InputDelay) - 1,
+		live:    rollnet.Frame(cfg.InputDelay) - 1,
+		ackSent: rollnet.Frame(cfg.InputDelay) - 1,
 		checks:  link.NewChecks(n.CheckInterval),
 	}
 	if s.catchUp == 0 {
@@ -159,7 +160,7 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 	}
 	for range n {
 		f := s.core.Frame()
-		for g := f; g <= f+Frame(s.delay) && g <= s.recv; g++ {
+		for g := f; g <= f+rollnet.Frame(s.delay) && g <= s.recv; g++ {
 			for pl := range s.players {
 				b, ok := s.hist.get(g, pl)
 				if !ok {
@@ -170,7 +171,7 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 				_ = s.core.AddRemoteInput(pl, g, in)
 			}
 		}
-		if err := s.core.Step(); err != nil {
+		if err := s.core.AdvanceFrame(); err != nil {
 			return err
 		}
 		s.rec.confirmed(s.core, s.checks.Interval)
@@ -178,7 +179,7 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 		// past Capacity.
 		if s.checks.Interval > 0 && s.checks.Next <= f {
 			g := s.checks.Next
-			s.checks.Next += Frame(s.checks.Interval)
+			s.checks.Next += rollnet.Frame(s.checks.Interval)
 			if sum, err := s.core.ChecksumAt(g); err == nil {
 				s.ep.RecordChecksum(&s.checks, g, sum)
 			}
@@ -209,7 +210,7 @@ func (s *Spectator[S, I]) pump() {
 	s.ep.Tick(s.host)
 	if !s.running && s.host.State() == link.Running {
 		s.running = true
-		s.ep.Push(Event{Kind: EventRunning})
+		s.ep.Push(rollnet.Event{Kind: rollnet.EventRunning})
 	}
 }
 
@@ -245,17 +246,17 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 		return
 	}
 	s.ackDue = true
-	s.live = Frame(m.Ack) // the newest to arrive stands: a forged one heals at the next
+	s.live = rollnet.Frame(m.Ack) // the newest to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
-		s.ep.ReceivedChecksum(l, &s.checks, Frame(m.CheckFrame), m.Checksum)
+		s.ep.ReceivedChecksum(l, &s.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
 	}
 	// The bulk feed's datagrams arrive in any order: every frame of the
 	// buffer is kept, and recv advances over those held contiguously.
 	// Frames past the buffer are past any acknowledgement we sent plus
 	// the feed's window: an impossible claim.
 	stride := s.players * s.size
-	low, limit := max(s.recv+1, s.core.Frame()), s.core.Frame()+Frame(s.hist.mask)
-	if end := Frame(m.Start) + Frame(m.Frames) - 1; m.Frames > 0 && end > limit {
+	low, limit := max(s.recv+1, s.core.Frame()), s.core.Frame()+rollnet.Frame(s.hist.mask)
+	if end := rollnet.Frame(m.Start) + rollnet.Frame(m.Frames) - 1; m.Frames > 0 && end > limit {
 		l.Malformed()
 		return
 	}
@@ -270,7 +271,7 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 		}
 	}
 	for k := range m.Frames {
-		if f := Frame(m.Start) + Frame(k); f >= low {
+		if f := rollnet.Frame(m.Start) + rollnet.Frame(k); f >= low {
 			row := m.Inputs[k*stride : (k+1)*stride]
 			for pl := range s.players {
 				s.hist.put(f, pl, row[pl*s.size:(pl+1)*s.size])
@@ -283,7 +284,7 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 }
 
 // held reports whether every player's input of frame f is in the buffer.
-func (s *Spectator[S, I]) held(f Frame) bool {
+func (s *Spectator[S, I]) held(f rollnet.Frame) bool {
 	for pl := range s.players {
 		if _, ok := s.hist.get(f, pl); !ok {
 			return false
@@ -313,10 +314,10 @@ func (s *Spectator[S, I]) flush() {
 }
 
 // Events appends every event since the last call to dst and returns it.
-func (s *Spectator[S, I]) Events(dst []Event) []Event { return s.ep.Events(dst) }
+func (s *Spectator[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return s.ep.Events(dst) }
 
 // PeerStats returns the network statistics of the host.
-func (s *Spectator[S, I]) PeerStats() PeerStats { return linkStats(s.host) }
+func (s *Spectator[S, I]) PeerStats() rollnet.PeerStats { return linkStats(s.host) }
 
 // State returns the live state: read it to draw. Set the initial state
 // with SetInitialState (writing through State before the first frame does
@@ -339,7 +340,7 @@ func setInitial[S any, I comparable](core *Session[S, I], s S) error {
 }
 
 // Frame returns the frame the next simulated step is for.
-func (s *Spectator[S, I]) Frame() Frame { return s.core.Frame() }
+func (s *Spectator[S, I]) Frame() rollnet.Frame { return s.core.Frame() }
 
 // Behind returns how many frames the spectator trails its host's newest
 // confirmed frame (as the host's newest Input said it) or, if more, the
@@ -354,10 +355,12 @@ func (s *Spectator[S, I]) Behind() int { return int(max(s.recv, s.live) - s.core
 func (s *Spectator[S, I]) CatchingUp() bool { return s.Behind() > feedLive }
 
 // ChecksumAt returns the checksum of the state after frame, while held.
-func (s *Spectator[S, I]) ChecksumAt(frame Frame) (uint32, error) { return s.core.ChecksumAt(frame) }
+func (s *Spectator[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
+	return s.core.ChecksumAt(frame)
+}
 
 // StateAt returns the state after frame, while held.
-func (s *Spectator[S, I]) StateAt(frame Frame) (*S, error) { return s.core.StateAt(frame) }
+func (s *Spectator[S, I]) StateAt(frame rollnet.Frame) (*S, error) { return s.core.StateAt(frame) }
 
 // Close tells the host this spectator is leaving. It does not close the
 // transport.

@@ -1,22 +1,26 @@
 package session
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rollnet/rollnet"
+)
 
 // defaultCheckDistance is the CheckDistance a zero SyncTestConfig means.
 const defaultCheckDistance = 2
 
 // SyncTestConfig configures a SyncTest: a session Config plus how far back
-// every Step re-simulates.
+// every AdvanceFrame re-simulates.
 type SyncTestConfig[I comparable] struct {
 	Config[I]
-	// CheckDistance is how many frames every Step rolls back and
+	// CheckDistance is how many frames every AdvanceFrame rolls back and
 	// re-simulates with the same inputs; 0 means 2. It must be below
 	// Capacity.
 	CheckDistance int
 }
 
 // SyncTest is a Session that proves its simulation deterministic: every
-// Step simulates the frame like a Session, then rolls back CheckDistance
+// AdvanceFrame simulates the frame like a Session, then rolls back CheckDistance
 // frames and re-simulates them with the same inputs, comparing every
 // re-simulated state's checksum with the one first committed. Use it in a
 // game's tests, with every player's input given through AddLocalInput (or
@@ -29,7 +33,7 @@ type SyncTest[S any, I comparable] struct {
 
 // NewSyncTest returns a sync test for cfg and simulate. Config rules are
 // those of New; CheckDistance must be in [0, Capacity-1].
-func NewSyncTest[S any, I comparable](cfg SyncTestConfig[I], simulate func(s *S, inputs []I, frame Frame)) (*SyncTest[S, I], error) {
+func NewSyncTest[S any, I comparable](cfg SyncTestConfig[I], simulate func(s *S, inputs []I, frame rollnet.Frame)) (*SyncTest[S, I], error) {
 	s, err := New[S](cfg.Config, simulate)
 	if err != nil {
 		return nil, err
@@ -44,17 +48,17 @@ func NewSyncTest[S any, I comparable](cfg SyncTestConfig[I], simulate func(s *S,
 	return &SyncTest[S, I]{Session: s, distance: d, want: make([]uint32, d)}, nil
 }
 
-// CheckDistance returns how many frames every Step re-simulates.
+// CheckDistance returns how many frames every AdvanceFrame re-simulates.
 func (t *SyncTest[S, I]) CheckDistance() int { return t.distance }
 
-// Step steps the session (see Session.Step), then rolls back up to
+// AdvanceFrame steps the session (see Session.AdvanceFrame), then rolls back up to
 // CheckDistance frames (fewer at the start of a match) and re-simulates
 // them with the inputs they were simulated with. It returns a *DesyncError
 // for the first frame whose re-simulated state's checksum differs from the
 // one first committed; the session has then moved on to the next frame all
 // the same, with the re-simulated states committed.
-func (t *SyncTest[S, I]) Step() error {
-	if err := t.Session.Step(); err != nil {
+func (t *SyncTest[S, I]) AdvanceFrame() error {
+	if err := t.Session.AdvanceFrame(); err != nil {
 		return err
 	}
 	s := t.Session
@@ -66,7 +70,7 @@ func (t *SyncTest[S, I]) Step() error {
 		return fmt.Errorf("session: sync test rollback of %d frames: %w", d, err) // unreachable
 	}
 	var desync *DesyncError
-	for f := s.frame - Frame(d); f < s.frame; f++ {
+	for f := s.frame - rollnet.Frame(d); f < s.frame; f++ {
 		base := (int(f) & s.mask) * s.players
 		copy(s.args, s.used[base:base+s.players])
 		s.simulate(s.ring.Live(), s.args, f)

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/stretchr/testify/require"
 )
 
-func newSyncTest(t *testing.T, distance int, sim func(*world, []uint16, Frame)) *SyncTest[world, uint16] {
+func newSyncTest(t *testing.T, distance int, sim func(*world, []uint16, rollnet.Frame)) *SyncTest[world, uint16] {
 	t.Helper()
 	st, err := NewSyncTest[world](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 2}, CheckDistance: distance}, sim)
 	require.NoError(t, err)
@@ -22,7 +23,7 @@ func runSyncTest(st *SyncTest[world, uint16], frames int) error {
 		f := uint16(st.Frame())
 		_ = st.AddLocalInput(0, f/7%3)
 		_ = st.AddLocalInput(1, f/5%4)
-		if err := st.Step(); err != nil {
+		if err := st.AdvanceFrame(); err != nil {
 			return err
 		}
 	}
@@ -39,7 +40,7 @@ func TestSyncTestPassesDeterministicSimulation(t *testing.T) {
 		require.Equal(t, d, st.CheckDistance())
 		// The sync test ends where a plain run ends.
 		var o world
-		for f := range Frame(300) {
+		for f := range rollnet.Frame(300) {
 			simWorld(&o, []uint16{uint16(f) / 7 % 3, uint16(f) / 5 % 4}, f)
 		}
 		require.Equal(t, o, *st.State())
@@ -59,7 +60,7 @@ func TestSyncTestConfig(t *testing.T) {
 }
 
 // requireDesync runs sim under a sync test and requires a *DesyncError.
-func requireDesync(t *testing.T, sim func(*world, []uint16, Frame)) *DesyncError {
+func requireDesync(t *testing.T, sim func(*world, []uint16, rollnet.Frame)) *DesyncError {
 	t.Helper()
 	st := newSyncTest(t, 0, sim)
 	err := runSyncTest(st, 2000)
@@ -74,12 +75,12 @@ func requireDesync(t *testing.T, sim func(*world, []uint16, Frame)) *DesyncError
 var syncTestCounter uint32
 
 func TestSyncTestCatchesGlobalCounter(t *testing.T) {
-	de := requireDesync(t, func(w *world, in []uint16, f Frame) {
+	de := requireDesync(t, func(w *world, in []uint16, f rollnet.Frame) {
 		syncTestCounter++
 		w.Acc[0] += syncTestCounter
 		simWorld(w, in, f)
 	})
-	require.Equal(t, Frame(0), de.Frame, "caught on the first check")
+	require.Equal(t, rollnet.Frame(0), de.Frame, "caught on the first check")
 }
 
 func TestSyncTestCatchesMapRange(t *testing.T) {
@@ -87,7 +88,7 @@ func TestSyncTestCatchesMapRange(t *testing.T) {
 	for k := range uint32(16) {
 		m[k] = k * 7
 	}
-	requireDesync(t, func(w *world, in []uint16, f Frame) {
+	requireDesync(t, func(w *world, in []uint16, f rollnet.Frame) {
 		for k, v := range m { // order-dependent: randomized per range
 			w.Acc[1] = w.Acc[1]*31 + k ^ v
 		}
@@ -96,7 +97,7 @@ func TestSyncTestCatchesMapRange(t *testing.T) {
 }
 
 func TestSyncTestCatchesWallClock(t *testing.T) {
-	requireDesync(t, func(w *world, in []uint16, f Frame) {
+	requireDesync(t, func(w *world, in []uint16, f rollnet.Frame) {
 		w.Acc[2] ^= uint32(time.Now().UnixNano())
 		simWorld(w, in, f)
 	})
@@ -105,8 +106,8 @@ func TestSyncTestCatchesWallClock(t *testing.T) {
 // TestSyncTestCatchesUninitializedRandReuse: a PRNG kept outside the
 // state (not rolled back) is a desync too.
 func TestSyncTestCatchesRandOutsideState(t *testing.T) {
-	var r Rand
-	requireDesync(t, func(w *world, in []uint16, f Frame) {
+	var r rollnet.Rand
+	requireDesync(t, func(w *world, in []uint16, f rollnet.Frame) {
 		w.Acc[3] += r.Uint32()
 		simWorld(w, in, f)
 	})

@@ -11,10 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -51,7 +51,7 @@ type t10State struct {
 	NPC   int32
 }
 
-func t10Simulate(s *t10State, in []uint16, f authority.Frame) {
+func t10Simulate(s *t10State, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		s.Pos[p] += int32(int8(v))
 		a := &s.Acc[p]
@@ -86,7 +86,7 @@ type t10Client struct {
 	c       *authority.Client[t10State, uint16]
 	rng     *rand.Rand
 	in      uint16
-	seen    authority.Frame
+	seen    rollnet.Frame
 	since   time.Time // connected (or reconnected) at
 	cutTill time.Time // cut off until then (zero: not cut)
 	gone    bool      // left
@@ -102,9 +102,9 @@ type t10World struct {
 	host    *authority.Host[t10State, uint16]
 	counter *t10Counter
 	clients []*t10Client
-	states  map[authority.Frame]t10State // the host's, by frame
+	states  map[rollnet.Frame]t10State // the host's, by frame
 	checked int
-	nc      session.NetConfig
+	nc      rollnet.NetConfig
 	grace   time.Duration
 }
 
@@ -123,10 +123,10 @@ func (w *t10World) join() {
 	w.profile(name, k)
 	nc := w.nc
 	nc.Rand = rand.New(rand.NewPCG(w.seed, 1000+uint64(k))).Uint64
-	c, err := authority.NewClient[t10State, uint16](ep, authority.ClientConfig{Host: "host", Players: 8, Net: nc}, t10Simulate)
+	c, err := authority.NewClient[t10State, uint16](authority.ClientConfig{Host: "host", Players: 8, Net: nc}, ep, t10Simulate)
 	require.NoError(w.t, err)
 	w.clients = append(w.clients, &t10Client{name: name, conn: name, c: c, rng: rand.New(rand.NewPCG(w.seed, 2000+uint64(k))),
-		seen: authority.NoFrame, since: w.clock.Now()})
+		seen: rollnet.NoFrame, since: w.clock.Now()})
 }
 
 // reconnect gives cl a new connection (its old one cut), resuming with its
@@ -137,8 +137,8 @@ func (w *t10World) reconnect(cl *t10Client, k int) {
 	ep, err := w.net.Endpoint(cl.conn)
 	require.NoError(w.t, err)
 	w.profile(cl.conn, k)
-	require.NoError(w.t, cl.c.Reconnect(ep))
-	cl.cutTill, cl.since, cl.seen = time.Time{}, w.clock.Now(), authority.NoFrame
+	require.NoError(w.t, cl.c.Rejoin(ep))
+	cl.cutTill, cl.since, cl.seen = time.Time{}, w.clock.Now(), rollnet.NoFrame
 }
 
 func (w *t10World) live() (n int) {
@@ -181,7 +181,7 @@ func (w *t10World) event() {
 func (w *t10World) tick() {
 	const dt = time.Second / 60
 	f := w.host.Frame()
-	require.NoError(w.t, w.host.Advance())
+	require.NoError(w.t, w.host.AdvanceFrame())
 	w.states[f] = *w.host.State()
 	delete(w.states, f-600)
 	for k, cl := range w.clients {
@@ -304,15 +304,15 @@ func TestT10Authority(t *testing.T) {
 	require.NoError(t, err)
 	hep, err := nw.Endpoint("host")
 	require.NoError(t, err)
-	nc := session.NetConfig{Now: clock.Now, DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	nc := rollnet.NetConfig{Now: clock.Now, DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
 	hnc := nc
 	hnc.Rand = rand.New(rand.NewPCG(seed, 1)).Uint64
 	counter := &t10Counter{Transport: hep, sent: map[transport.Peer]int{}}
 	const grace = 3 * time.Second
-	host, err := authority.NewHost[t10State, uint16](counter, authority.HostConfig[uint16]{Players: 8, Grace: grace, Net: hnc}, t10Simulate)
+	host, err := authority.NewHost[t10State, uint16](authority.HostConfig[uint16]{Players: 8, Grace: grace, Net: hnc}, counter, t10Simulate)
 	require.NoError(t, err)
 	w := &t10World{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 2)), clock: clock, net: nw, host: host, counter: counter,
-		states: map[authority.Frame]t10State{}, nc: nc, grace: grace}
+		states: map[rollnet.Frame]t10State{}, nc: nc, grace: grace}
 	for range 4 {
 		w.join()
 	}
@@ -375,7 +375,7 @@ func TestT10Authority(t *testing.T) {
 	runtime.ReadMemStats(&after)
 
 	hs := host.Stats()
-	var malStats authority.ClientStats
+	var malStats authority.HostClientStats
 	late, accounted := uint64(0), uint64(0)
 	for _, s := range host.Clients(nil) {
 		if s.Peer == "mal" {
@@ -402,7 +402,7 @@ func TestT10Authority(t *testing.T) {
 	toStranger := counter.sent["stranger"]
 	require.LessOrEqual(t, toStranger, strangerHellos*(6+4*60*int(nc.DisconnectTimeout/time.Second)+60), "seed %d: %d packets to the stranger", seed, toStranger)
 	require.Greater(t, hs.UnknownPackets+hs.HellosRefused+hs.HellosDropped, uint64(ticks), "seed %d", seed)
-	require.GreaterOrEqual(t, hs.Resumed, uint64(3), "seed %d: resumes happened", seed)
+	require.GreaterOrEqual(t, hs.Rejoined, uint64(3), "seed %d: resumes happened", seed)
 	require.Greater(t, w.checked, frames, "seed %d: host states checked", seed)
 	growth := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	// The test keeps 600 states and the attacker 256 packets, both

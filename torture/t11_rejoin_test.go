@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -28,7 +29,7 @@ func TestT11RejoinHostileNetwork(t *testing.T) {
 	}
 	seed := baseSeed() + 10
 	c := newPCluster(t, seed, pOpts{players: 4, spectators: 2, link: hostileLink,
-		net: session.NetConfig{}, archive: frames + 1000})
+		net: rollnet.NetConfig{}, archive: frames + 1000})
 	c.runTo(frames/5, frames, 0.2)
 
 	// p3 crashes; a new process comes back with the token.
@@ -64,7 +65,7 @@ func TestT11RejoinHostileNetwork(t *testing.T) {
 
 	c.runTo(frames, frames*3, 0.2)
 	for _, n := range c.nodes {
-		require.False(t, n.has(session.EventDesyncDetected), "seed %d: %s: %v", seed, n.name, n.events)
+		require.False(t, n.has(rollnet.EventDesyncDetected), "seed %d: %s: %v", seed, n.name, n.events)
 	}
 	t.Logf("seed %d: p3 back at %d (replayed %d in %v), p2 back at %d (replayed %d in %v); %d comparisons; %s",
 		seed, r3, p3.p.RejoinStats().Replayed, p3.p.RejoinStats().CatchUp, r1, p2.p.RejoinStats().Replayed,
@@ -102,11 +103,11 @@ func (c *pCluster) cfgOf(i int) session.P2PConfig[uint16] {
 // rejoinedAll ticks until every player node saw player rejoin, checks they
 // agree on R, and returns it. n's frames are compared again from those its
 // replay still holds.
-func (c *pCluster) rejoinedAll(n *pNode, player, limit int) session.Frame {
+func (c *pCluster) rejoinedAll(n *pNode, player, limit int) rollnet.Frame {
 	c.t.Helper()
 	n.checked = 1 << 30
-	last := func(m *pNode, k session.EventKind) (session.Frame, bool) {
-		var f session.Frame
+	last := func(m *pNode, k rollnet.EventKind) (rollnet.Frame, bool) {
+		var f rollnet.Frame
 		ok := false
 		for _, e := range m.events {
 			if e.Kind == k && e.Player == player {
@@ -119,7 +120,7 @@ func (c *pCluster) rejoinedAll(n *pNode, player, limit int) session.Frame {
 		c.tick(0.2)
 		done := true
 		for _, m := range c.nodes {
-			if _, ok := last(m, session.EventPlayerRejoined); m.p != nil && !ok {
+			if _, ok := last(m, rollnet.EventPlayerRejoined); m.p != nil && !ok {
 				done = false
 			}
 		}
@@ -127,12 +128,12 @@ func (c *pCluster) rejoinedAll(n *pNode, player, limit int) session.Frame {
 			continue
 		}
 		n.checked = n.p.Frame() - 8
-		r, _ := last(n, session.EventPlayerRejoined)
+		r, _ := last(n, rollnet.EventPlayerRejoined)
 		for _, m := range c.nodes {
 			if m.p == nil {
 				continue
 			}
-			for _, k := range []session.EventKind{session.EventPlayerRejoining, session.EventPlayerRejoined} {
+			for _, k := range []rollnet.EventKind{rollnet.EventPlayerRejoining, rollnet.EventPlayerRejoined} {
 				f, ok := last(m, k)
 				require.True(c.t, ok, "seed %d: %s: no %v", c.seed, m.name, k)
 				require.Equal(c.t, r, f, "seed %d: %s: %v at another frame", c.seed, m.name, k)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 )
@@ -22,13 +23,13 @@ const t1Frames = 1_000_000 // across seeds, times -torture.scale
 // coreWorld mixes every input strongly into its state, so any wrong input
 // on any frame shows in the checksum.
 type coreWorld struct {
-	R     session.Rand
+	R     rollnet.Rand
 	Acc   [8]uint32
 	Frame int32
 	_     [4]byte
 }
 
-func coreSim(w *coreWorld, in []uint16, f session.Frame) {
+func coreSim(w *coreWorld, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		a := &w.Acc[p%8]
 		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
@@ -64,7 +65,7 @@ func (g coreGame) maxPred() int {
 func (g coreGame) config() session.Config[uint16] {
 	cfg := session.Config[uint16]{Players: g.Players, Capacity: g.Capacity, InputDelay: g.Delay, MaxPrediction: g.MaxPred}
 	if g.Predict {
-		cfg.Predict = func(_ int, last uint16, f session.Frame) uint16 { return (last + uint16(f)%2) % 5 }
+		cfg.Predict = func(_ int, last uint16, f rollnet.Frame) uint16 { return (last + uint16(f)%2) % 5 }
 	}
 	return cfg
 }
@@ -110,7 +111,7 @@ func coreOracle(start coreWorld, script [][]uint16) []uint32 {
 	w := start
 	want[0] = coreSum(&w)
 	for f, in := range script {
-		coreSim(&w, in, session.Frame(f))
+		coreSim(&w, in, rollnet.Frame(f))
 		want[f+1] = coreSum(&w)
 	}
 	return want
@@ -118,7 +119,7 @@ func coreOracle(start coreWorld, script [][]uint16) []uint32 {
 
 type coreDelivery struct {
 	player int
-	frame  session.Frame
+	frame  rollnet.Frame
 	at     int
 }
 
@@ -130,7 +131,7 @@ func coreRun(t testing.TB, seed uint64, g coreGame, fullEvery int) session.Stats
 	rng := rand.New(rand.NewPCG(seed, seed^0x7011))
 	script := coreScript(rng, g.Players, g.Frames, g.Delay)
 	var start coreWorld
-	start.R = session.NewRand(rng.Uint64())
+	start.R = rollnet.NewRand(rng.Uint64())
 	start.Acc[3] = rng.Uint32()
 	want := coreOracle(start, script)
 
@@ -147,7 +148,7 @@ func coreRun(t testing.TB, seed uint64, g coreGame, fullEvery int) session.Stats
 	for p := 1; p < g.Players; p++ {
 		for f := g.Delay; f < g.Frames; f++ {
 			at := min(max(f-g.Delay-mp+rng.IntN(g.MaxLate+mp+1), 0), g.Frames)
-			buckets[at] = append(buckets[at], coreDelivery{p, session.Frame(f), at})
+			buckets[at] = append(buckets[at], coreDelivery{p, rollnet.Frame(f), at})
 		}
 	}
 	ready = append(ready, buckets[0]...)
@@ -171,7 +172,7 @@ func coreRun(t testing.TB, seed uint64, g coreGame, fullEvery int) session.Stats
 	deliver := func(d coreDelivery) {
 		err := s.AddRemoteInput(d.player, d.frame, script[d.frame][d.player])
 		if errors.Is(err, session.ErrOutOfWindow) {
-			if hi := s.Frame() + session.Frame(g.Delay+mp); d.frame <= hi {
+			if hi := s.Frame() + rollnet.Frame(g.Delay+mp); d.frame <= hi {
 				t.Fatalf("seed %d: refused frame %d, inside the window (Frame %d, hi %d)", seed, d.frame, s.Frame(), hi)
 			}
 			d.at = int(s.Frame()) + 1
@@ -201,7 +202,7 @@ func coreRun(t testing.TB, seed uint64, g coreGame, fullEvery int) session.Stats
 	}
 	check := func(from, to int) {
 		for f := from; f <= to; f++ {
-			got, err := s.ChecksumAt(session.Frame(f))
+			got, err := s.ChecksumAt(rollnet.Frame(f))
 			if err != nil {
 				t.Fatalf("seed %d %+v: ChecksumAt(%d): %v (Frame %d, Confirmed %d)", seed, g, f, err, s.Frame(), s.ConfirmedFrame())
 			}
@@ -228,9 +229,9 @@ func coreRun(t testing.TB, seed uint64, g coreGame, fullEvery int) session.Stats
 				t.Fatal(err)
 			}
 		}
-		err := s.Step()
+		err := s.AdvanceFrame()
 		for waits := 0; errors.Is(err, session.ErrPredictionLimit); waits++ {
-			if s.Frame() != session.Frame(now) {
+			if s.Frame() != rollnet.Frame(now) {
 				t.Fatalf("seed %d: a refused Step moved the frame", seed)
 			}
 			if waits > 4*(g.MaxLate+g.Capacity)+100 {
@@ -238,7 +239,7 @@ func coreRun(t testing.TB, seed uint64, g coreGame, fullEvery int) session.Stats
 			}
 			arrive(1)
 			tick()
-			err = s.Step()
+			err = s.AdvanceFrame()
 		}
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)

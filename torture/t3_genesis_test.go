@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -43,10 +44,10 @@ func t3Match(t *testing.T, seed uint64, match int, g coreGame, mp int, s *sessio
 	}
 	// A new match: everything as after New.
 	if s.Frame() != 0 || s.Stats() != (session.Stats{}) || *s.State() != (coreWorld{}) ||
-		s.ConfirmedFrame() != session.Frame(g.Delay-1) {
+		s.ConfirmedFrame() != rollnet.Frame(g.Delay-1) {
 		fail("not a new match: frame %d stats %+v confirmed %d", s.Frame(), s.Stats(), s.ConfirmedFrame())
 	}
-	if _, err := s.ChecksumAt(session.NoFrame); err == nil {
+	if _, err := s.ChecksumAt(rollnet.NoFrame); err == nil {
 		fail("a genesis held before the first Step")
 	}
 	frames := g.Delay + mp + g.Capacity + 8
@@ -55,7 +56,7 @@ func t3Match(t *testing.T, seed uint64, match int, g coreGame, mp int, s *sessio
 		script[g.Delay][p] = uint16(1 + rng.IntN(4)) // never the predicted zero
 	}
 	var start coreWorld
-	start.R = session.NewRand(rng.Uint64())
+	start.R = rollnet.NewRand(rng.Uint64())
 	start.Acc[rng.IntN(8)] = rng.Uint32()
 	*s.State() = start
 	want := coreOracle(start, script)
@@ -71,14 +72,14 @@ func t3Match(t *testing.T, seed uint64, match int, g coreGame, mp int, s *sessio
 	k := 1 + rng.IntN(mp)
 	for int(s.Frame()) < g.Delay+k {
 		local()
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			fail("step %d: %v", s.Frame(), err)
 		}
 	}
 	// Their inputs arrive, in random order, up to the next local frame.
-	var late []session.Frame
+	var late []rollnet.Frame
 	for f := g.Delay; f <= int(s.Frame())+g.Delay && f < frames; f++ {
-		late = append(late, session.Frame(f))
+		late = append(late, rollnet.Frame(f))
 	}
 	rng.Shuffle(len(late), func(i, j int) { late[i], late[j] = late[j], late[i] })
 	for _, f := range late {
@@ -96,31 +97,31 @@ func t3Match(t *testing.T, seed uint64, match int, g coreGame, mp int, s *sessio
 		return
 	}
 	local()
-	if err := s.Step(); err != nil {
+	if err := s.AdvanceFrame(); err != nil {
 		fail("%v", err)
 	}
 	if st := s.Stats(); st.Rollbacks != 1 || st.MaxRollbackDepth != k {
 		fail("want one rollback of %d frames, got %+v", k, st)
 	}
 	if int(s.Frame()) <= g.Capacity-1 { // genesis still held
-		if sum, err := s.ChecksumAt(session.NoFrame); err != nil || sum != want[0] {
+		if sum, err := s.ChecksumAt(rollnet.NoFrame); err != nil || sum != want[0] {
 			fail("genesis checksum %08x (%v), want %08x", sum, err, want[0])
 		}
 	}
 	for int(s.Frame()) < frames {
 		if f := int(s.Frame()) + g.Delay; f < frames {
 			for p := 1; p < g.Players; p++ {
-				if err := s.AddRemoteInput(p, session.Frame(f), script[f][p]); err != nil {
+				if err := s.AddRemoteInput(p, rollnet.Frame(f), script[f][p]); err != nil {
 					fail("%v", err)
 				}
 			}
 		}
 		local()
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			fail("step %d: %v", s.Frame(), err)
 		}
 		for f := max(int(s.Frame())-g.Capacity, -1); f <= min(int(s.ConfirmedFrame()), int(s.Frame())-1); f++ {
-			if sum, err := s.ChecksumAt(session.Frame(f)); err != nil || sum != want[f+1] {
+			if sum, err := s.ChecksumAt(rollnet.Frame(f)); err != nil || sum != want[f+1] {
 				fail("frame %d checksum %08x (%v), oracle %08x", f, sum, err, want[f+1])
 			}
 		}

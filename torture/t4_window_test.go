@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -69,7 +70,7 @@ func t4Edges(t *testing.T, g coreGame, rounds int) {
 		}
 	}
 	remote := func(f int) error {
-		return s.AddRemoteInput(1, session.Frame(f), script[f][1])
+		return s.AddRemoteInput(1, rollnet.Frame(f), script[f][1])
 	}
 	sent := g.Delay - 1 // player 1's inputs delivered up to here
 	// Lag by the whole prediction window: deliver frame Frame()-mp just
@@ -83,7 +84,7 @@ func t4Edges(t *testing.T, g coreGame, rounds int) {
 			}
 		}
 		local()
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			fail("step %d: %v", s.Frame(), err)
 		}
 		if int(s.Frame()) < max(g.Delay+mp+2, w+2, nextEdge) || rounds == 0 {
@@ -97,13 +98,13 @@ func t4Edges(t *testing.T, g coreGame, rounds int) {
 			fail("confirmed %d, want %d (lagging by the prediction window)", got, f-1-mp)
 		}
 		stale := s.Stats().StaleInputs
-		if err := s.AddRemoteInput(1, session.Frame(lo-1), 99); err != nil {
+		if err := s.AddRemoteInput(1, rollnet.Frame(lo-1), 99); err != nil {
 			fail("one below the window (conflicting): %v", err)
 		}
 		if s.Stats().StaleInputs != stale+1 || s.Stats().Desyncs != 0 {
 			fail("one below the window not counted stale: %+v", s.Stats())
 		}
-		if err := s.AddRemoteInput(1, session.Frame(hi+1), 1); !errors.Is(err, session.ErrOutOfWindow) {
+		if err := s.AddRemoteInput(1, rollnet.Frame(hi+1), 1); !errors.Is(err, session.ErrOutOfWindow) {
 			fail("one above the window: %v", err)
 		}
 		// hi+1 was not stored: giving it again once in the window is
@@ -134,7 +135,7 @@ func t4Edges(t *testing.T, g coreGame, rounds int) {
 			}
 			rb := s.Stats().Rollbacks
 			local()
-			if err := s.Step(); err != nil {
+			if err := s.AdvanceFrame(); err != nil {
 				fail("%v", err)
 			}
 			if s.Stats().Rollbacks != rb+1 || s.Stats().MaxRollbackDepth != w {
@@ -156,12 +157,12 @@ func t4Edges(t *testing.T, g coreGame, rounds int) {
 			}
 		}
 		local()
-		if err := s.Step(); err != nil {
+		if err := s.AdvanceFrame(); err != nil {
 			fail("%v", err)
 		}
 	}
 	for f := max(frames-g.Capacity, -1); f < frames; f++ {
-		if sum, err := s.ChecksumAt(session.Frame(f)); err != nil || sum != want[f+1] {
+		if sum, err := s.ChecksumAt(rollnet.Frame(f)); err != nil || sum != want[f+1] {
 			fail("frame %d checksum %08x (%v), oracle %08x", f, sum, err, want[f+1])
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -35,7 +36,7 @@ type pState struct {
 	_     [4]byte
 }
 
-func pSimulate(s *pState, in []uint16, f session.Frame) {
+func pSimulate(s *pState, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		a := &s.Acc[p%4]
 		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
@@ -54,8 +55,8 @@ type pNode struct {
 	s       *session.Spectator[pState, uint16]
 	rng     *rand.Rand
 	in      uint16
-	checked session.Frame
-	events  []session.Event
+	checked rollnet.Frame
+	events  []rollnet.Event
 	paused  bool
 }
 
@@ -69,7 +70,7 @@ type pCluster struct {
 	nodes  []*pNode
 	eps    []transport.Transport       // per player: its endpoint
 	cfgs   []session.P2PConfig[uint16] // per player: its config
-	sums   map[session.Frame]uint32
+	sums   map[rollnet.Frame]uint32
 	agreed int
 	// compare, when false, skips the checksum comparison (T8 plants a
 	// divergence on purpose).
@@ -80,8 +81,8 @@ type pOpts struct {
 	players    int
 	spectators int // hosted by players 0, 1, ...
 	link       local.Link
-	net        session.NetConfig
-	sim        func(player int) func(*pState, []uint16, session.Frame)
+	net        rollnet.NetConfig
+	sim        func(player int) func(*pState, []uint16, rollnet.Frame)
 	wrap       func(player int, tr transport.Transport) transport.Transport
 	archive    int // P2PConfig.SpectatorArchive
 }
@@ -91,7 +92,7 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 	clock := local.NewClock(pEpoch)
 	nw, err := local.NewNetwork(local.Config{Seed: seed, Now: clock.Now, Link: o.link})
 	require.NoError(t, err)
-	c := &pCluster{t: t, seed: seed, clock: clock, net: nw, sums: map[session.Frame]uint32{}, compare: true}
+	c := &pCluster{t: t, seed: seed, clock: clock, net: nw, sums: map[rollnet.Frame]uint32{}, compare: true}
 	name := func(i int) transport.Peer { return transport.Peer(fmt.Sprintf("p%d", i)) }
 	nc := o.net
 	nc.Now = clock.Now
@@ -181,7 +182,7 @@ func (c *pCluster) tick(mash float64) {
 	c.clock.Advance(time.Second / 60)
 }
 
-func (c *pCluster) record(n *pNode, upto session.Frame, sumAt func(session.Frame) (uint32, error)) {
+func (c *pCluster) record(n *pNode, upto rollnet.Frame, sumAt func(rollnet.Frame) (uint32, error)) {
 	if !c.compare {
 		return
 	}
@@ -231,7 +232,7 @@ func (c *pCluster) describe() string {
 	return s
 }
 
-func (n *pNode) has(k session.EventKind) bool {
+func (n *pNode) has(k rollnet.EventKind) bool {
 	for _, e := range n.events {
 		if e.Kind == k {
 			return true
@@ -259,8 +260,8 @@ func TestT5P2PHostileNetwork(t *testing.T) {
 	c := newPCluster(t, baseSeed()+5, pOpts{players: 4, spectators: 2, link: hostileLink})
 	c.runTo(frames, frames*3, 0.2)
 	for _, n := range c.nodes {
-		require.False(t, n.has(session.EventDesyncDetected), "%s: %v", n.name, n.events)
-		require.False(t, n.has(session.EventDisconnected), "%s: %v", n.name, n.events)
+		require.False(t, n.has(rollnet.EventDesyncDetected), "%s: %v", n.name, n.events)
+		require.False(t, n.has(rollnet.EventDisconnected), "%s: %v", n.name, n.events)
 		if n.s != nil {
 			require.Greater(t, int(n.s.Frame()), frames-120, "spectator %s kept up", n.name)
 		}
@@ -293,15 +294,15 @@ func TestT5P2PHostileNetworkDepartures(t *testing.T) {
 	c.nodes[2].paused = true
 	c.runTo(frames, frames*3, 0.2)
 	for _, pl := range []int{2, 3} {
-		var frozen session.Frame = -2
+		var frozen rollnet.Frame = -2
 		for _, n := range c.nodes[:2] {
-			var got session.Frame = -2
+			var got rollnet.Frame = -2
 			for _, e := range n.events {
-				if e.Kind == session.EventPlayerDisconnected && e.Player == pl {
+				if e.Kind == rollnet.EventPlayerDisconnected && e.Player == pl {
 					got = e.Frame
 				}
 			}
-			require.NotEqual(t, session.Frame(-2), got, "seed %d: %s never froze player %d", c.seed, n.name, pl)
+			require.NotEqual(t, rollnet.Frame(-2), got, "seed %d: %s never froze player %d", c.seed, n.name, pl)
 			if frozen == -2 {
 				frozen = got
 			}
@@ -310,7 +311,7 @@ func TestT5P2PHostileNetworkDepartures(t *testing.T) {
 		t.Logf("seed %d: player %d frozen after frame %d", c.seed, pl, frozen)
 	}
 	for _, n := range c.nodes {
-		require.False(t, n.has(session.EventDesyncDetected), "%s: %v", n.name, n.events)
+		require.False(t, n.has(rollnet.EventDesyncDetected), "%s: %v", n.name, n.events)
 		if n.s != nil {
 			require.Greater(t, int(n.s.Frame()), frames-150, "spectator %s kept up", n.name)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/rollback"
@@ -45,7 +46,7 @@ type t6State struct {
 	Pad   [4]byte
 }
 
-func t6Simulate(s *t6State, in []uint16, f session.Frame) {
+func t6Simulate(s *t6State, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		a := &s.Acc[p%4]
 		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
@@ -79,7 +80,7 @@ type t6World struct {
 	peers  [2]*session.P2P[t6State, uint16]
 	spec   *session.Spectator[t6State, uint16]
 	in     [2]uint16
-	events []session.Event
+	events []rollnet.Event
 	frames int // P2P frames advanced by peer 0
 
 	// Rings.
@@ -88,7 +89,7 @@ type t6World struct {
 
 	// Core session, with player 1 remote and fed late.
 	core       *session.Session[t6State, uint16]
-	remoteNext session.Frame
+	remoteNext rollnet.Frame
 	remoteIn   uint16
 	packBuf    []byte
 	packed     int // successful PackInputs
@@ -125,7 +126,7 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 		cfg := session.P2PConfig[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:  remote,
-			Net:     session.NetConfig{Now: w.clock.Now, Rand: nonces.Uint64, ChecksumInterval: 30},
+			Net:     rollnet.NetConfig{Now: w.clock.Now, Rand: nonces.Uint64, ChecksumInterval: 30},
 		}
 		if i == 0 {
 			cfg.Spectators = []transport.Peer{"s0"}
@@ -138,10 +139,10 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 	specNonces := rand.New(rand.NewPCG(seed, 200))
 	w.spec, err = session.NewSpectator[t6State, uint16](session.SpectatorConfig{
 		Players: 2, InputDelay: 2, Capacity: 64, Host: "p0",
-		Net: session.NetConfig{Now: w.clock.Now, Rand: specNonces.Uint64, ChecksumInterval: 30},
+		Net: rollnet.NetConfig{Now: w.clock.Now, Rand: specNonces.Uint64, ChecksumInterval: 30},
 	}, sep, t6Simulate)
 	require.NoError(t, err)
-	w.events = make([]session.Event, 0, 1024)
+	w.events = make([]rollnet.Event, 0, 1024)
 
 	w.ring, err = rollback.New[t6State](16)
 	require.NoError(t, err)
@@ -222,10 +223,10 @@ func (w *t6World) tickP2P() {
 	w.drainEvents(w.spec.Events(w.events[:0]))
 }
 
-func (w *t6World) drainEvents(evs []session.Event) {
+func (w *t6World) drainEvents(evs []rollnet.Event) {
 	for i := range evs {
 		switch evs[i].Kind {
-		case session.EventDesyncDetected, session.EventSyncFailed, session.EventDisconnected:
+		case rollnet.EventDesyncDetected, rollnet.EventSyncFailed, rollnet.EventDisconnected:
 			w.fail("P2P event %v", evs[i])
 		}
 	}
@@ -304,7 +305,7 @@ func (w *t6World) opCore() {
 	if err := c.AddLocalInput(0, uint16(w.rng.Uint32())); err != nil {
 		w.fail("core AddLocalInput: %v", err)
 	}
-	upto := c.Frame() - session.Frame(w.rng.IntN(4))
+	upto := c.Frame() - rollnet.Frame(w.rng.IntN(4))
 	for ; w.remoteNext <= upto; w.remoteNext++ {
 		if w.rng.IntN(8) == 0 {
 			w.remoteIn = uint16(w.rng.Uint32())
@@ -313,7 +314,7 @@ func (w *t6World) opCore() {
 			w.fail("core AddRemoteInput(%d): %v", w.remoteNext, err)
 		}
 	}
-	if err := c.Step(); err != nil && !errors.Is(err, session.ErrPredictionLimit) {
+	if err := c.AdvanceFrame(); err != nil && !errors.Is(err, session.ErrPredictionLimit) {
 		w.fail("core Step: %v", err)
 	}
 }

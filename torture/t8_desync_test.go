@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -28,12 +28,12 @@ func TestT8PlantedDesync(t *testing.T) {
 	const interval = 30
 	for k := range scaled(3) {
 		seed := baseSeed() + 800 + uint64(k)
-		plant := session.Frame(200 + int(seed%97))
+		plant := rollnet.Frame(200 + int(seed%97))
 		c := newPCluster(t, seed, pOpts{players: 3, spectators: 2,
 			link: local.Link{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.01},
-			net:  session.NetConfig{ChecksumInterval: interval},
-			sim: func(player int) func(*pState, []uint16, session.Frame) {
-				return func(s *pState, in []uint16, f session.Frame) {
+			net:  rollnet.NetConfig{ChecksumInterval: interval},
+			sim: func(player int) func(*pState, []uint16, rollnet.Frame) {
+				return func(s *pState, in []uint16, f rollnet.Frame) {
 					pSimulate(s, in, f)
 					if player == 0 && f >= plant {
 						s.Acc[3] ^= uint32(f) // a hidden dependency only p0 has
@@ -51,11 +51,11 @@ func TestT8PlantedDesync(t *testing.T) {
 			}
 			for _, n := range c.nodes {
 				for _, e := range n.events {
-					if e.Kind == session.EventDesyncDetected {
+					if e.Kind == rollnet.EventDesyncDetected {
 						key := n.name + "/" + string(e.Peer)
 						if _, ok := detected[key]; !ok {
 							detected[key] = c.clock.Now()
-							require.Equal(t, session.Frame((int(plant)+interval-1)/interval*interval), e.Frame,
+							require.Equal(t, rollnet.Frame((int(plant)+interval-1)/interval*interval), e.Frame,
 								"seed %d: %s: first diverging checksum frame", seed, key)
 							require.NotEqual(t, e.Local, e.Remote)
 						}

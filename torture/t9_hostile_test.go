@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -177,8 +177,8 @@ func TestT9HostilePeer(t *testing.T) {
 
 	require.Greater(t, c.agreed, frames, "seed %d: frames compared", seed)
 	for _, n := range c.nodes {
-		require.False(t, n.has(session.EventDesyncDetected), "seed %d: %s: %v", seed, n.name, n.events)
-		require.False(t, n.has(session.EventDisconnected), "seed %d: %s: %v", seed, n.name, n.events)
+		require.False(t, n.has(rollnet.EventDesyncDetected), "seed %d: %s: %v", seed, n.name, n.events)
+		require.False(t, n.has(rollnet.EventDisconnected), "seed %d: %s: %v", seed, n.name, n.events)
 	}
 	for _, n := range c.nodes[:2] {
 		st, err := n.p.PeerStats("p2")

@@ -1,13 +1,15 @@
 package transport
 
+import "github.com/rollnet/rollnet"
+
 // MaxDatagram is the largest datagram any transport carries, in bytes. It
 // keeps a packet inside one SCTP chunk over WebRTC and inside one UDP
 // datagram on any path with a 1280-byte MTU.
 const MaxDatagram = 1200
 
 // Peer identifies a remote endpoint of a transport. The zero value is no
-// peer.
-type Peer string
+// peer. It is rollnet.Peer, the name the sessions' events and stats use.
+type Peer = rollnet.Peer
 
 // Transport carries datagrams between peers. See the package documentation
 // for the contract every implementation keeps.

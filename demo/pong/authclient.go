@@ -5,9 +5,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/playout"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -23,7 +23,7 @@ type authClient struct {
 	host string // the host's connection, for the screen
 	sums checks
 	buf  []byte
-	evs  []session.Event
+	evs  []rollnet.Event
 
 	draw   State     // what is drawn: the playout's world with the own paddle predicted
 	last   time.Time // the previous Tick
@@ -76,15 +76,12 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 			m.sums.other(first+int32(i), crc)
 		}
 	})
-	var token authority.Token
-	if o.resume != "" {
-		var err error
-		if token, err = parseToken(o.resume); err != nil {
-			return nil, fmt.Errorf("pong: -resume %q: %w", o.resume, err)
-		}
+	token, err := readAuthToken(o.rejoin)
+	if err != nil {
+		return nil, err
 	}
 	m.mux = sums
-	cl, err := authority.NewClient[State](m.mux, authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Resume: token}, authSimulate)
+	cl, err := authority.NewClient[State](authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Rejoin: token}, m.mux, authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: client: %w", err)
 	}
@@ -143,10 +140,10 @@ func (m *authClient) Tick(in Input) error {
 		}
 		how := ""
 		switch st := m.cl.Stats(); {
-		case st.Resumed:
-			how = ", resumed with -resume's token: the same paddle"
+		case st.Rejoined:
+			how = ", rejoined with -rejoin's token: the same paddle"
 		case st.Rejected:
-			how = ", -resume's token was refused (too late): a fresh paddle"
+			how = ", -rejoin's token was refused (too late): a fresh paddle"
 		}
 		if m.side < 0 {
 			m.logf("pong: match started: spectating the host %s (%s) in room %s (authority mode%s)",
@@ -155,8 +152,8 @@ func (m *authClient) Tick(in Input) error {
 			m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode%s)",
 				m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
 		}
-		if token, ok := m.cl.Token(); ok && m.side >= 0 {
-			m.logf("pong: resume token %x (a restarted client rejoins with -resume %x)", token, token)
+		if token, ok := m.cl.RejoinToken(); ok && m.side >= 0 {
+			m.logf("pong: rejoin token %x%s", token[:], m.keepToken(token))
 		}
 	}
 	m.smoothOwn(dt)
@@ -217,7 +214,7 @@ func (m *authClient) drain() {
 	m.evs = m.cl.Events(m.evs[:0])
 	for _, e := range m.evs {
 		m.opponentEvent(e, "the host", m.cl.Frame())
-		if e.Kind == session.EventDisconnected {
+		if e.Kind == rollnet.EventDisconnected {
 			m.gone = true
 		}
 	}

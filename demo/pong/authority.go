@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -43,7 +43,7 @@ func init() {
 		// back instead of landing a frame later.
 		LateInput: authority.LateRollback,
 		// The host's checksums, as the listen server sends them (sums.go).
-		Announce: func(dst []byte, f authority.Frame, crc uint32) []byte {
+		Announce: func(dst []byte, f rollnet.Frame, crc uint32) []byte {
 			dedicatedBatch[f%checksumInterval] = crc
 			if f%checksumInterval != checksumInterval-1 {
 				return dst
@@ -64,12 +64,12 @@ const authPlayers = 3
 const printEvery = 60
 
 // authSimulate adapts Step to the authority mode's simulate signature.
-func authSimulate(s *State, in []Input, _ authority.Frame) { Step(s, [2]Input{in[0], in[1]}) }
+func authSimulate(s *State, in []Input, _ rollnet.Frame) { Step(s, [2]Input{in[0], in[1]}) }
 
 // authNet is the link settings of both sides: the same frame rate and
 // game settings (the serve seed), or the client's Hello gets no answer.
-func authNet(o options, now func() time.Time) session.NetConfig {
-	return session.NetConfig{
+func authNet(o options, now func() time.Time) rollnet.NetConfig {
+	return rollnet.NetConfig{
 		FrameRate:         o.fps,
 		DisconnectTimeout: dropAfter,
 		Settings:          uint64(o.seed),
@@ -98,8 +98,8 @@ type authHost struct {
 	sums    checks
 	batch   [checksumInterval]uint32
 	buf     []byte
-	cs      []authority.ClientStats
-	evs     []session.Event
+	cs      []authority.HostClientStats
+	evs     []rollnet.Event
 	gone    bool // the client quit, or vanished and its grace window ran out
 	away    bool // the client vanished: it may resume within the grace window
 	expired uint64
@@ -137,7 +137,7 @@ func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
 		m.buf = hello{Heard: true, Names: m.names}.Append(m.buf[:0])
 		_ = m.mux.Send(from, m.buf)
 	}
-	h, err := authority.NewHost[State](m.mux, hostConfig(o, now), authSimulate)
+	h, err := authority.NewHost[State](hostConfig(o, now), m.mux, authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: host: %w", err)
 	}
@@ -185,11 +185,11 @@ func (m *authHost) Tick(in Input) error {
 
 // step advances the host one frame and sends the client its checksums.
 func (m *authHost) step() error {
-	if err := m.h.Advance(); err != nil {
+	if err := m.h.AdvanceFrame(); err != nil {
 		return err
 	}
 	f := int32(m.h.Frame() - 1)
-	crc, _ := m.h.Checksum(authority.Frame(f))
+	crc, _ := m.h.ChecksumAt(rollnet.Frame(f))
 	m.sums.own(f, crc)
 	m.batch[f%checksumInterval] = crc
 	if f%checksumInterval == checksumInterval-1 && m.client != "" {
@@ -210,9 +210,9 @@ func (m *authHost) step() error {
 
 // drain notes the client joining, and its link's news.
 func (m *authHost) drain() {
-	if st := m.h.Stats(); st.Joined+st.Resumed > m.joined {
-		resumed := st.Resumed > m.resumed
-		m.joined, m.resumed = st.Joined+st.Resumed, st.Resumed
+	if st := m.h.Stats(); st.Joined+st.Rejoined > m.joined {
+		resumed := st.Rejoined > m.resumed
+		m.joined, m.resumed = st.Joined+st.Rejoined, st.Rejoined
 		m.cs = m.h.Clients(m.cs[:0])
 		if i := playerOf(m.cs); i >= 0 && (m.cs[i].Peer != m.client || resumed) {
 			m.client, m.gone, m.away = m.cs[i].Peer, false, false
@@ -221,13 +221,13 @@ func (m *authHost) drain() {
 				m.names[1] = m.nameOf(1, m.client)
 			}
 			if resumed {
-				m.news = append(m.news, fmt.Sprintf("the client resumed its paddle at frame %d (%s)", m.h.Frame(), short(m.client)))
+				m.news = append(m.news, fmt.Sprintf("the client rejoined: its paddle back at frame %d (%s)", m.h.Frame(), short(m.client)))
 			} else if m.joined > 1 {
 				m.news = append(m.news, fmt.Sprintf("a client joined afresh at frame %d (%s)", m.h.Frame(), short(m.client)))
 			}
 			how := "joined"
 			if resumed {
-				how = "resumed"
+				how = "rejoined"
 			}
 			m.logf("pong: match started: %s (left, host) and the client %s %s at frame %d in room %s (authority mode)",
 				m.names[0], short(m.client), how, m.h.Frame(), m.room())
@@ -245,11 +245,11 @@ func (m *authHost) drain() {
 		}
 		vanished := !m.silentSince.IsZero()
 		m.opponentEvent(e, "the client", m.h.Frame())
-		if e.Kind == session.EventDisconnected {
+		if e.Kind == rollnet.EventDisconnected {
 			if vanished {
-				// It may come back with its token (pong -resume).
+				// It may come back with its token (pong -rejoin FILE).
 				m.away = true
-				m.note = fmt.Sprintf("%s; its paddle is kept for %v for it to resume", m.left, m.o.grace)
+				m.note = fmt.Sprintf("%s; its paddle is kept for %v for it to rejoin", m.left, m.o.grace)
 				m.logf("pong: %s", m.note)
 			} else {
 				m.gone = true
@@ -260,7 +260,7 @@ func (m *authHost) drain() {
 		m.expired = st.Expired
 		if m.away {
 			m.gone = true
-			m.left += fmt.Sprintf("; it did not resume within %v", m.o.grace)
+			m.left += fmt.Sprintf("; it did not rejoin within %v", m.o.grace)
 		}
 	}
 }
@@ -286,7 +286,7 @@ func (m *authHost) finish(tick time.Duration) {
 
 // playerOf is the index in cs of the client that plays the right paddle
 // (slot 1), -1 if none: a third client is a spectator.
-func playerOf(cs []authority.ClientStats) int {
+func playerOf(cs []authority.HostClientStats) int {
 	for i, c := range cs {
 		if c.First == 1 && !c.Away {
 			return i
@@ -295,14 +295,14 @@ func playerOf(cs []authority.ClientStats) int {
 	return -1
 }
 
-func (m *authHost) clientStats() (authority.ClientStats, bool) {
+func (m *authHost) clientStats() (authority.HostClientStats, bool) {
 	m.cs = m.h.Clients(m.cs[:0])
 	for _, c := range m.cs {
 		if c.Peer == m.client {
 			return c, true
 		}
 	}
-	return authority.ClientStats{}, false
+	return authority.HostClientStats{}, false
 }
 
 func (m *authHost) HUD() hud {
@@ -358,8 +358,8 @@ func (m *authHost) Report() report {
 		fmt.Sprintf("client's inputs     %.1f frames early at the end, advised rate %+.1f%%", cs.Depth, 100*cs.Rate),
 		fmt.Sprintf("late inputs         %d (rolled back for %d, applied late %d, dropped %d), predicted %d, lost %d",
 			cs.LateInputs, cs.LateRolledBack, cs.LateApplied, cs.LateDropped, cs.PredictedInputs, cs.InputsLost),
-		fmt.Sprintf("states sent         %d (%d full), Nacks served %d, joined %d, resumed %d",
-			cs.StatesSent, cs.FullStates, cs.NacksServed, st.Joined, st.Resumed),
+		fmt.Sprintf("states sent         %d (%d full), Nacks served %d, joined %d, rejoined %d",
+			cs.StatesSent, cs.FullStates, cs.NacksServed, st.Joined, st.Rejoined),
 	}
 	for _, n := range m.news {
 		r.Extra = append(r.Extra, "                    "+n)

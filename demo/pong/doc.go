@@ -48,7 +48,7 @@
 // and its frame; a session that meets a hello drops it as malformed.
 //
 // The screen and the report show two round trips: the game loop's
-// (session.PeerStats.RTT: a packet also waits for each loop's next tick,
+// (rollnet.PeerStats.RTT: a packet also waits for each loop's next tick,
 // so on loopback at 60 fps it reads 17-33 ms, and it is what an input
 // meets) and, over WebRTC, the network's own (transport/webrtc's
 // PeerInfo, ICE's keep-alives: well under a millisecond on loopback).
@@ -118,8 +118,10 @@
 // the playout's depth, stalls and jumps, and the hitches counted on the
 // frames drawn. Both sides exchange the checksums of every state the
 // client applied (sums.go) and exit 1 on a difference. The client prints
-// a resume token: killed and started again with -resume TOKEN within the
-// host's -grace it gets its paddle back (authority.ClientConfig.Resume). A
+// a rejoin token and, with -rejoin FILE, keeps it there: killed and
+// started again with the same -rejoin FILE within the host's -grace it
+// gets its paddle back (authority.ClientConfig.Rejoin), after it a fresh
+// one whose token replaces the old in FILE. A
 // dedicated host:
 //
 //	go run ./demo/pong host [-signal URL] [-room NAME]   # then two players:

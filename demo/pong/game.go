@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/demo/pong/game"
-	"github.com/rollnet/rollnet/session"
 )
 
 // The rules are package game's (demo/pong/game); these names keep the
@@ -45,4 +45,4 @@ func Step(s *State, in [2]Input) { game.Step(s, in) }
 func Bot(s *State, p int) Input { return game.Bot(s, p) }
 
 // simulate is game.Simulate, what the sessions step.
-func simulate(s *State, in []Input, f session.Frame) { game.Simulate(s, in, f) }
+func simulate(s *State, in []Input, f rollnet.Frame) { game.Simulate(s, in, f) }

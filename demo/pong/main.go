@@ -42,7 +42,6 @@ type options struct {
 	record   string // -record: the file this side records its match into (record.go)
 	replay   string // -replay: the recording to play back instead of a match
 	mode     string // modeP2P or modeAuthority
-	resume   string // -resume: an authority client's token from an earlier process
 	grace    time.Duration
 	web      string // -web: serve the browser pong and a signaling server here (web.go)
 	rejoin   string // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
@@ -80,8 +79,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one; empty: the server pairs the next two joiners)")
 	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
 	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
-	fs.StringVar(&o.resume, "resume", "", "authority mode: rejoin with the resume `token` an earlier client process printed (within the host's grace window: the same paddle)")
-	fs.DurationVar(&o.grace, "grace", 20*time.Second, "authority mode, hosting: how long a vanished client's paddle and resume token are kept")
+	fs.DurationVar(&o.grace, "grace", 20*time.Second, "authority mode, hosting: how long a vanished client's paddle and rejoin token are kept")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
@@ -95,7 +93,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.IntVar(&o.inject, "inject-desync", 0, "testing: corrupt one side's state at frame `F` (the opponent process's; this one's with -signal) to see a desync caught")
 	fs.StringVar(&o.record, "record", "", "record this side's match into `FILE` (replay it with -replay)")
 	fs.StringVar(&o.replay, "replay", "", "play the match recorded in `FILE` back (headless: check it at full speed) and report ok or the first difference")
-	fs.StringVar(&o.rejoin, "rejoin", "", "with -signal and a named -room: keep this player's rejoin token in `FILE`; started again with the same flags while FILE is there, it rejoins its match with the same paddle")
+	fs.StringVar(&o.rejoin, "rejoin", "", "with -signal and a named -room: keep this player's rejoin token in `FILE`; started again with the same flags while FILE is there, it rejoins its match with the same paddle (P2P; in authority mode a client, within the host's grace window)")
 	fs.StringVar(&o.web, "web", "", "serve the browser pong and a signaling server on `ADDR` (e.g. 127.0.0.1:8000)")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
@@ -119,6 +117,9 @@ Usage:
                                           same flags: it takes its paddle back (both players add -rejoin)
   pong -offline                           play a bot, no network
   pong -mode authority                    the same, server-authoritative: you host, the bot process is your client
+  pong -mode authority -signal URL -room NAME -rejoin FILE
+                                          a client keeping its rejoin token in FILE: started again with the same
+                                          flags within the host's grace window, it takes its paddle back
   pong host [-signal URL] [-room NAME]    a dedicated pong host (pong host -h lists its flags); players join it with
                                           pong -mode authority -signal URL -room NAME
 
@@ -192,8 +193,6 @@ func parseOptions(args []string) (options, error) {
 		return o, usageError("-side %d: want -1, 0 or 1", o.side)
 	case o.mode != modeP2P && o.mode != modeAuthority:
 		return o, usageError("-mode %q: want p2p or authority", o.mode)
-	case o.resume != "" && o.mode != modeAuthority:
-		return o, usageError("-resume is the authority mode's (-mode authority)")
 	case o.grace <= 0:
 		return o, usageError("-grace %v: want more than 0", o.grace)
 	}
@@ -212,8 +211,8 @@ func parseOptions(args []string) (options, error) {
 		switch {
 		case o.room == "":
 			return o, usageError("-rejoin needs a named -room (and -signal): a restarted player must find its match's room")
-		case o.spectate || o.mode != modeP2P || o.replay != "" || o.web != "":
-			return o, usageError("-rejoin is a P2P player's (not with -spectate, -mode authority, -replay or -web)")
+		case o.spectate || o.replay != "" || o.web != "":
+			return o, usageError("-rejoin is a player's (not with -spectate, -replay or -web)")
 		}
 	}
 	if o.spectate && o.signal != "" && o.room == "" {

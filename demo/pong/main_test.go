@@ -117,8 +117,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-signal", "ws://example.org/room?next=2", "-spectate"}, "named -room"},
 		{[]string{"-rejoin", "f"}, "-rejoin needs a named -room"},
 		{[]string{"-signal", "ws://example.org", "-rejoin", "f"}, "-rejoin needs a named -room"},
-		{[]string{"-signal", "ws://example.org", "-room", "a", "-rejoin", "f", "-spectate"}, "-rejoin is a P2P player's"},
-		{[]string{"-signal", "ws://example.org", "-room", "a", "-rejoin", "f", "-mode", "authority"}, "-rejoin is a P2P player's"},
+		{[]string{"-signal", "ws://example.org", "-room", "a", "-rejoin", "f", "-spectate"}, "-rejoin is a player's"},
+		{[]string{"-signal", "ws://example.org", "-room", "a", "-rejoin", "f", "-replay", "x"}, "-rejoin is a player's"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr strings.Builder

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -22,7 +22,7 @@ type matchLog struct {
 	o   options
 	now func() time.Time
 
-	events      []session.Event
+	events      []rollnet.Event
 	desyncs     int    // DesyncDetected events
 	desync      string // the first one, for the screen
 	firstDesync int32  // its frame, -1 if none
@@ -56,7 +56,7 @@ func (l *matchLog) advanced() bool {
 // desyncDetected counts a DesyncDetected event e, keeping the first for
 // the screen; other names the side whose checksum differed ("remote",
 // "host").
-func (l *matchLog) desyncDetected(e session.Event, other string) {
+func (l *matchLog) desyncDetected(e rollnet.Event, other string) {
 	l.desyncs++
 	if l.desync == "" {
 		l.firstDesync = int32(e.Frame)
@@ -70,16 +70,16 @@ func (l *matchLog) desyncDetected(e session.Event, other string) {
 // one that went silent first (SIGKILL, a lost network) vanished and was
 // dropped after dropAfter of silence, or sooner if the transport saw it
 // go.
-func (l *matchLog) opponentEvent(e session.Event, who string, f session.Frame) {
+func (l *matchLog) opponentEvent(e rollnet.Event, who string, f rollnet.Frame) {
 	switch e.Kind {
-	case session.EventNetworkInterrupted:
+	case rollnet.EventNetworkInterrupted:
 		// Silent since dropAfter before it will be dropped.
 		l.silentSince = l.now().Add(e.Timeout - dropAfter)
 		l.note = fmt.Sprintf("%s is silent; dropping it in %v", who, e.Timeout.Round(100*time.Millisecond))
-	case session.EventNetworkResumed:
+	case rollnet.EventNetworkResumed:
 		l.silentSince = time.Time{}
 		l.note = ""
-	case session.EventDisconnected:
+	case rollnet.EventDisconnected:
 		if !l.silentSince.IsZero() {
 			l.left = fmt.Sprintf("%s vanished: nothing heard from it for %v, declared disconnected at frame %d",
 				who, l.now().Sub(l.silentSince).Round(100*time.Millisecond), f)
@@ -114,7 +114,7 @@ func (l *matchLog) leftEarly(f int32) bool {
 // hudChecksums sets the HUD's checksum figures from ps (the session's
 // counts with the peer) and its desync line from the session's first
 // DesyncDetected event.
-func (l *matchLog) hudChecksums(h *hud, ps session.PeerStats) {
+func (l *matchLog) hudChecksums(h *hud, ps rollnet.PeerStats) {
 	h.Compared, h.Agreed = ps.ChecksumsCompared, ps.ChecksumsAgreed
 	h.Desync = l.desync
 	if h.Desync == "" && h.Agreed < h.Compared {
@@ -125,7 +125,7 @@ func (l *matchLog) hudChecksums(h *hud, ps session.PeerStats) {
 // fillReport sets the report's checksum figures (ps's counts and the
 // first DesyncDetected event's frame) and its bytes per second (ps's
 // totals over the time frames advanced).
-func (l *matchLog) fillReport(r *report, ps session.PeerStats) {
+func (l *matchLog) fillReport(r *report, ps rollnet.PeerStats) {
 	r.Compared = int(ps.ChecksumsCompared)
 	r.Desyncs = max(int(ps.ChecksumsCompared-ps.ChecksumsAgreed), l.desyncs)
 	r.First = l.firstDesync

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -31,7 +31,7 @@ type mirror struct {
 	clock *local.Clock
 	net   *local.Network
 	a, b  *netMatch
-	next  session.Frame // the next frame agree compares
+	next  rollnet.Frame // the next frame agree compares
 }
 
 func newMirror(t *testing.T, seed uint64, link local.Link, delay int) *mirror {
@@ -110,7 +110,7 @@ func TestMirror(t *testing.T) {
 				m.tick(t)
 				m.agree(t)
 			}
-			require.Greater(t, m.next, session.Frame(3500), "every frame compared up to here")
+			require.Greater(t, m.next, rollnet.Frame(3500), "every frame compared up to here")
 			for _, side := range []*netMatch{m.a, m.b} {
 				r := side.Report()
 				t.Logf("%s: %d frames, %d checksums compared by the session, %d rollbacks (deepest %d), %d stalls, %d waits, score %v",
@@ -138,7 +138,7 @@ func TestMirrorCleanLinkNoRollbacks(t *testing.T) {
 	}
 	require.Zero(t, m.a.p.Stats().Rollbacks)
 	require.Zero(t, m.b.p.Stats().Rollbacks)
-	require.Greater(t, m.next, session.Frame(590))
+	require.Greater(t, m.next, rollnet.Frame(590))
 }
 
 // TestMirrorDesyncIsReported: a side whose state is corrupted is caught by

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -79,7 +80,7 @@ func p2pConfig(side int, peer transport.Peer, o options, now func() time.Time, n
 		// Spectators who join later replay the match from the start.
 		SpectatorArchive: archive,
 		Rejoin:           back,
-		Net: session.NetConfig{
+		Net: rollnet.NetConfig{
 			FrameRate:         o.fps,
 			ChecksumInterval:  checksumInterval,
 			DisconnectTimeout: dropAfter,
@@ -117,7 +118,7 @@ type netMatch struct {
 	dbg *debugging // -record and desync forensics (record.go)
 
 	rj      rejoining     // -rejoin (rejoin.go)
-	sumNext session.Frame // the next frame whose checksum -rejoin prints
+	sumNext rollnet.Frame // the next frame whose checksum -rejoin prints
 }
 
 // greetWithin bounds the exchange of names before a match; a peer that
@@ -275,20 +276,20 @@ func (m *netMatch) drain() {
 			continue
 		}
 		switch e.Kind {
-		case session.EventRunning:
+		case rollnet.EventRunning:
 			m.note = ""
-		case session.EventSyncFailed:
+		case rollnet.EventSyncFailed:
 			m.err = syncFailed(e.Reason)
-		case session.EventNetworkInterrupted, session.EventNetworkResumed:
+		case rollnet.EventNetworkInterrupted, rollnet.EventNetworkResumed:
 			m.opponentEvent(e, "the opponent", m.p.Frame())
-		case session.EventDisconnected:
+		case rollnet.EventDisconnected:
 			m.opponentEvent(e, "the opponent", m.p.Frame())
 			if m.opponentDropped(m.p.Frame()) {
 				m.left, m.silentSince = "", time.Time{}
 				continue
 			}
 			m.gone = true
-		case session.EventDesyncDetected:
+		case rollnet.EventDesyncDetected:
 			m.desyncDetected(e, "remote")
 			m.dbg.desync(m.p, e)
 		}
@@ -299,9 +300,9 @@ func (m *netMatch) drain() {
 // demo's words.
 func syncFailed(reason string) error {
 	switch reason {
-	case session.ReasonSettings:
+	case rollnet.ReasonSettings:
 		return errors.New("pong: the opponent plays with other settings (-delay, -fps or another version of the demo), or already plays someone else in this room (add -spectate to watch)")
-	case session.ReasonTimeout:
+	case rollnet.ReasonTimeout:
 		return fmt.Errorf("pong: the opponent connected but never completed the handshake within %v", syncTimeout)
 	}
 	return fmt.Errorf("pong: handshake failed: %s", reason)
@@ -310,23 +311,23 @@ func syncFailed(reason string) error {
 // spectatorEvent handles an event about one of this side's spectators: it
 // is news for the screen, never the end of the match (a spectator that
 // disagrees with this side reports its desync itself).
-func (m *netMatch) spectatorEvent(e session.Event) {
+func (m *netMatch) spectatorEvent(e rollnet.Event) {
 	who, f := short(e.Peer), m.p.Frame()
 	var msg string
 	switch e.Kind {
-	case session.EventSynchronized:
+	case rollnet.EventSynchronized:
 		msg = fmt.Sprintf("spectator %s synchronized at frame %d", who, f)
-	case session.EventSyncFailed:
+	case rollnet.EventSyncFailed:
 		msg = fmt.Sprintf("spectator %s failed its handshake at frame %d: %s", who, f, e.Reason)
-	case session.EventDisconnected:
+	case rollnet.EventDisconnected:
 		msg = fmt.Sprintf("spectator %s left at frame %d", who, f)
-	case session.EventDesyncDetected:
+	case rollnet.EventDesyncDetected:
 		msg = fmt.Sprintf("spectator %s disagrees at frame %d", who, e.Frame)
 	default:
 		return
 	}
 	m.note = msg
-	if e.Kind != session.EventSynchronized {
+	if e.Kind != rollnet.EventSynchronized {
 		m.spectators = append(m.spectators, msg) // the report says when each left
 	}
 	m.logf("pong: %s", msg)
@@ -364,7 +365,7 @@ func (m *netMatch) finish(tick time.Duration) {
 	}
 }
 
-func (m *netMatch) stats() session.PeerStats {
+func (m *netMatch) stats() rollnet.PeerStats {
 	ps, _ := m.p.PeerStats(m.peer)
 	return ps
 }

@@ -167,7 +167,7 @@ func childArgs(o options, side, inject int) []string {
 // runPeer is a process that joins a room on a signaling server: the
 // opponent the parent started, or a player on another machine.
 func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	if o.rejoin != "" {
+	if o.rejoin != "" && o.mode == modeP2P { // an authority client reads its token itself (resume.go)
 		var err error
 		if o.back, err = readRejoin(o); err != nil {
 			fmt.Fprintf(stderr, "%v\n", err)

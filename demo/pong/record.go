@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -24,12 +26,12 @@ const recordSettings = 0x706f6e67_00000001 // "pong", 1
 type debugging struct {
 	f *os.File
 	w *bufio.Writer
-	r *session.Recorder[State, Input] // nil without -record
+	r *replay.Recorder[State, Input] // nil without -record
 
 	seed       uint32
 	side       int
 	desyncFile string        // this side's state at the first desync, written
-	desyncAt   session.Frame // its frame
+	desyncAt   rollnet.Frame // its frame
 	note       string        // why the forensics could not be done
 }
 
@@ -53,7 +55,7 @@ func debugTo(p *session.P2P[State, Input], o options, side int) (*debugging, err
 		return nil, fmt.Errorf("pong: -record: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 64<<10)
-	r, err := session.NewRecorder[State, Input](w, session.RecordConfig{Players: 2, Settings: recordSettings, States: true}, p.State())
+	r, err := replay.NewRecorder[State, Input](replay.RecorderConfig{Players: 2, Settings: recordSettings, States: true}, w, p.State())
 	if err == nil {
 		err = p.SetRecorder(r)
 	}
@@ -78,13 +80,13 @@ func (d *debugging) close() error {
 
 // stateFile is where a side writes its state of a desync's frame: both
 // sides of the default run are on this machine, so each finds the other's.
-func stateFile(seed uint32, side int, f session.Frame) string {
+func stateFile(seed uint32, side int, f rollnet.Frame) string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("pong-%08x-%s-frame%d.state", seed, sideName(side), f))
 }
 
 // desync writes this side's state of the first desync's frame to its
 // state file.
-func (d *debugging) desync(p *session.P2P[State, Input], e session.Event) {
+func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
 	if d == nil || d.desyncFile != "" || d.note != "" {
 		return
 	}
@@ -96,7 +98,7 @@ func (d *debugging) desync(p *session.P2P[State, Input], e session.Event) {
 	name := stateFile(d.seed, d.side, e.Frame)
 	f, err := os.Create(name)
 	if err == nil {
-		err = errors.Join(session.WriteState(f, e.Frame, st), f.Close())
+		err = errors.Join(replay.WriteState(f, e.Frame, st), f.Close())
 	}
 	if err != nil {
 		d.note = err.Error()
@@ -121,7 +123,7 @@ func (d *debugging) forensics() string {
 	if err := errors.Join(err1, err2); err != nil {
 		return fmt.Sprintf("frame %d: this side's state is in %s; compare it with the %s side's (%v)", d.desyncAt, d.desyncFile, other, err)
 	}
-	s, err := session.DescribeDesync(ours, theirs, other)
+	s, err := replay.DescribeDesync(ours, theirs, other)
 	if err != nil {
 		return err.Error()
 	}
@@ -134,14 +136,14 @@ func readState(name string) (*State, error) {
 		return nil, err
 	}
 	defer f.Close()
-	_, s, err := session.ReadState[State](bufio.NewReader(f))
+	_, s, err := replay.ReadState[State](bufio.NewReader(f))
 	return s, err
 }
 
 // replayMatch is -replay on a terminal: the recorded match played back on
 // screen at -fps, checked frame by frame. It is a match for play.
 type replayMatch struct {
-	p    *session.Replayer[State, Input]
+	p    *replay.Replayer[State, Input]
 	name string
 	err  error // the replay's end: io.EOF when every frame was checked
 }
@@ -154,7 +156,7 @@ func (m *replayMatch) State() *State { return m.p.State() }
 func (m *replayMatch) Close() error  { return nil }
 
 func (m *replayMatch) Tick(Input) error {
-	if m.err = m.p.Step(); m.err == io.EOF {
+	if m.err = m.p.AdvanceFrame(); m.err == io.EOF {
 		return errReplayEnd
 	}
 	return m.err
@@ -180,7 +182,7 @@ func runReplay(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer f.Close()
-	p, err := session.NewReplayer[State, Input](bufio.NewReader(f), session.ReplayConfig{Players: 2, Settings: recordSettings}, simulate)
+	p, err := replay.NewReplayer[State, Input](replay.ReplayerConfig{Players: 2, Settings: recordSettings}, bufio.NewReader(f), simulate)
 	if err != nil {
 		fmt.Fprintf(stderr, "pong: -replay %s: %v\n", o.replay, err)
 		return exitFailure
@@ -200,11 +202,11 @@ func runReplay(ctx context.Context, o options, stdout, stderr io.Writer) int {
 }
 
 // replayResult prints the replay's outcome and returns the exit status.
-func replayResult(out io.Writer, name string, frames session.Frame, checked int, took time.Duration, err error) int {
+func replayResult(out io.Writer, name string, frames rollnet.Frame, checked int, took time.Duration, err error) int {
 	fmt.Fprintf(out, "pong replay of %s\n", name)
 	fmt.Fprintf(out, "  frames replayed     %d in %v\n", frames, took.Round(time.Microsecond))
 	fmt.Fprintf(out, "  checksums agreed    %d\n", checked)
-	var me *session.ReplayMismatchError
+	var me *replay.MismatchError
 	switch {
 	case err == nil:
 		fmt.Fprintf(out, "  result              ok\n")

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -40,7 +41,7 @@ import (
 // goodbye) is not waited for.
 
 // never is a frame no match reaches.
-const never = session.Frame(math.MaxInt32)
+const never = rollnet.Frame(math.MaxInt32)
 
 // rejoinWindow is how long after the opponent vanished it may come back
 // (NetConfig.RejoinWindow), counted from its disconnection.
@@ -182,12 +183,12 @@ type rejoining struct {
 	progressAt time.Time // the last progress line
 	askedAt    time.Time // the first tick asking to come back
 	asking     bool      // the last progress line was the request's
-	rejoinedAt session.Frame
+	rejoinedAt rollnet.Frame
 	refused    *session.RejoinError
 
 	// The opponent's.
 	droppedAt    time.Time // when it was declared disconnected while rejoin was possible; zero otherwise
-	droppedFrame session.Frame
+	droppedFrame rollnet.Frame
 	news         []string // the report's lines: dropped, rejoined
 	held         []heldPeer
 	line         []byte // a checksum line being written
@@ -249,10 +250,10 @@ func (m *netMatch) removeRejoin() {
 
 // rejoinEvent handles the session's rejoin events; it reports whether e
 // was one.
-func (m *netMatch) rejoinEvent(e session.Event) bool {
+func (m *netMatch) rejoinEvent(e rollnet.Event) bool {
 	r := &m.rj
 	switch e.Kind {
-	case session.EventPlayerRejoining:
+	case rollnet.EventPlayerRejoining:
 		if e.Player == m.side {
 			return true // our own: the catch-up's progress says it
 		}
@@ -264,7 +265,7 @@ func (m *netMatch) rejoinEvent(e session.Event) bool {
 		m.silentSince, m.left = time.Time{}, ""
 		m.note = fmt.Sprintf("%s is rejoining at frame %d", sideName(1-m.side), e.Frame)
 		m.logf("pong: %s", m.note)
-	case session.EventPlayerRejoined:
+	case rollnet.EventPlayerRejoined:
 		msg := fmt.Sprintf("%s rejoined at frame %d", sideName(e.Player), e.Frame)
 		if e.Player == m.side {
 			st := m.p.RejoinStats()
@@ -285,7 +286,7 @@ func (m *netMatch) rejoinEvent(e session.Event) bool {
 // has -rejoin: one that vanished may come back within rejoinWindow, and
 // the match goes on meanwhile (its paddle's input frozen). It reports
 // whether the match goes on.
-func (m *netMatch) opponentDropped(f session.Frame) bool {
+func (m *netMatch) opponentDropped(f rollnet.Frame) bool {
 	r := &m.rj
 	if !r.on() || m.silentSince.IsZero() {
 		return false // no -rejoin, or it quit: not coming back
@@ -331,7 +332,7 @@ func (m *netMatch) catchUpNote() string {
 		return ""
 	}
 	st := m.p.RejoinStats()
-	if st.Frame == session.NoFrame {
+	if st.Frame == rollnet.NoFrame {
 		return fmt.Sprintf("rejoining: asking %s to take us back", m.nameOf(1-m.side, m.peer))
 	}
 	return fmt.Sprintf("rejoining: frame %d of ~%d", m.p.Frame(), st.Frame)
@@ -345,12 +346,12 @@ func (m *netMatch) rejoinProgress() {
 	if r.back != nil && r.askedAt.IsZero() {
 		r.askedAt = m.now()
 	}
-	if r.back != nil && m.p.RejoinStats().Frame == session.NoFrame && m.now().Sub(r.askedAt) > syncTimeout {
+	if r.back != nil && m.p.RejoinStats().Frame == rollnet.NoFrame && m.now().Sub(r.askedAt) > syncTimeout {
 		m.err = fmt.Errorf("pong: -rejoin: the opponent did not answer within %v", syncTimeout)
 		return
 	}
 	note := m.catchUpNote()
-	asking := m.p.RejoinStats().Frame == session.NoFrame
+	asking := m.p.RejoinStats().Frame == rollnet.NoFrame
 	if note == "" || asking == r.asking && (asking || m.now().Sub(r.progressAt) < time.Second) {
 		return // the request once, the catch-up's frame once a second
 	}
@@ -401,7 +402,7 @@ func (m *netMatch) released(dst []transport.Peer) []transport.Peer {
 }
 
 // nextSum is the first frame at or after f whose checksum is printed.
-func nextSum(f session.Frame) session.Frame {
+func nextSum(f rollnet.Frame) rollnet.Frame {
 	return (f + printEvery - 1) / printEvery * printEvery
 }
 

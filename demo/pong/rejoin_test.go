@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -93,7 +94,7 @@ func (rp *rejoinPair) tick(t *testing.T) (errs [2]error) {
 }
 
 // playTo ticks both until both reached frame f.
-func (rp *rejoinPair) playTo(t *testing.T, f session.Frame) {
+func (rp *rejoinPair) playTo(t *testing.T, f rollnet.Frame) {
 	t.Helper()
 	for n := 0; rp.p[0].p.Frame() < f || rp.p[1].p.Frame() < f; n++ {
 		require.Less(t, n, 4*int(f)+600, "the match does not advance")

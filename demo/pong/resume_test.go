@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -92,10 +93,10 @@ func (w *watched) end() (string, int) {
 	return w.out.String(), w.cmd.ProcessState.ExitCode()
 }
 
-var tokenLine = regexp.MustCompile(`pong: resume token ([0-9a-f]{32})`)
+var tokenLine = regexp.MustCompile(`pong: rejoin token ([0-9a-f]{32})`)
 
 // TestResumeAcrossProcesses: a client process killed (SIGKILL: it says
-// nothing) and started again with the token it printed (-resume) gets its
+// nothing) and started again with the token it kept (-rejoin FILE) gets its
 // paddle back from the listen server: the host's report says the client
 // resumed, and both agree on every state the new process applied.
 func TestResumeAcrossProcesses(t *testing.T) {
@@ -106,25 +107,29 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "resume", "-headless", "-timeout", "20s"}
 	host := startWatched(ctx, t, append(args, "-frames", "900", "-name", "hostie")...)
 	host.waitFor(ctx, t, regexp.MustCompile(`^pong: in room`))
-	first := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "cli")...)
+	file := filepath.Join(t.TempDir(), "token")
+	first := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "cli", "-rejoin", file)...)
 	token := first.waitFor(ctx, t, tokenLine)[1]
 	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
 	_, _ = first.end()
 
-	again := startWatched(ctx, t, append(args, "-frames", "900", "-name", "cli", "-resume", token)...)
-	again.waitFor(ctx, t, regexp.MustCompile(`resumed with -resume's token: the same paddle`))
+	kept, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, token+"\n", string(kept), "-rejoin keeps the printed token")
+	again := startWatched(ctx, t, append(args, "-frames", "900", "-name", "cli", "-rejoin", file)...)
+	again.waitFor(ctx, t, regexp.MustCompile(`rejoined with -rejoin's token: the same paddle`))
 	out, status := again.end()
 	t.Logf("restarted client:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOK, status)
 	require.Contains(t, out, "result              ok")
 	require.Contains(t, out, "(checksums agree)")
-	require.Contains(t, out, "pong: resume token "+token, "the same token, the same slot")
+	require.Contains(t, out, "pong: rejoin token "+token, "the same token, the same slot")
 
 	out, status = host.end()
 	t.Logf("host:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOK, status)
-	require.Contains(t, out, "joined 1, resumed 1")
-	require.Contains(t, out, "the client resumed its paddle at frame")
+	require.Contains(t, out, "joined 1, rejoined 1")
+	require.Contains(t, out, "the client rejoined: its paddle back at frame")
 	require.Contains(t, out, "(checksums agree)")
 }
 
@@ -140,14 +145,15 @@ func TestResumeTooLate(t *testing.T) {
 	host := startWatched(ctx, t, "host", "-signal", srv.url, "-room", "late", "-grace", "1s", "-timeout", "2s", "-stats-every", "0")
 	host.waitFor(ctx, t, regexp.MustCompile(`msg=hosting game=pong`))
 	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "late", "-headless", "-timeout", "20s", "-frames", "-1"}
-	first := startWatched(ctx, t, args...)
+	file := filepath.Join(t.TempDir(), "token")
+	first := startWatched(ctx, t, append(args, "-rejoin", file)...)
 	token := first.waitFor(ctx, t, tokenLine)[1]
 	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
 	_, _ = first.end()
 	host.waitFor(ctx, t, regexp.MustCompile(`msg="client expired`))
 
-	again := startWatched(ctx, t, append(args, "-resume", token)...)
-	again.waitFor(ctx, t, regexp.MustCompile(`-resume's token was refused \(too late\): a fresh paddle`))
+	again := startWatched(ctx, t, append(args, "-rejoin", file)...)
+	again.waitFor(ctx, t, regexp.MustCompile(`-rejoin's token was refused \(too late\): a fresh paddle`))
 	fresh := again.waitFor(ctx, t, tokenLine)[1]
 	require.NotEqual(t, token, fresh, "a fresh slot comes with a fresh token")
 	host.waitFor(ctx, t, regexp.MustCompile(`msg="resume rejected`))

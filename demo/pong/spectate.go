@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -162,9 +163,9 @@ func (m *spectatorMatch) Tick(Input) error {
 	m.events = m.s.Events(m.events[:0])
 	for _, e := range m.events {
 		switch e.Kind {
-		case session.EventDesyncDetected:
+		case rollnet.EventDesyncDetected:
 			m.desyncDetected(e, "host")
-		case session.EventNetworkInterrupted, session.EventNetworkResumed, session.EventDisconnected:
+		case rollnet.EventNetworkInterrupted, rollnet.EventNetworkResumed, rollnet.EventDisconnected:
 			m.opponentEvent(e, "the host (left player)", m.s.Frame())
 		}
 	}

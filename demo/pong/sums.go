@@ -155,7 +155,7 @@ type sumsMux struct {
 	transport.Transport
 	onSums func(from transport.Peer, first int32, crcs []uint32)
 	// onHello, if set, hears the hellos that arrive once the mode runs (a
-	// client process restarted with -resume greets its host again).
+	// client process restarted with -rejoin greets its host again).
 	onHello func(from transport.Peer, h hello)
 	crcs    []uint32
 	// Malformed counts the demo's messages that did not parse.

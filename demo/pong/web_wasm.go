@@ -20,6 +20,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
@@ -240,8 +241,8 @@ func seedOf(room string) uint32 {
 	return h
 }
 
-func netConfig(seed uint32) session.NetConfig {
-	return session.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, SyncTimeout: webSyncTimeout, Settings: uint64(seed)}
+func netConfig(seed uint32) rollnet.NetConfig {
+	return rollnet.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, SyncTimeout: webSyncTimeout, Settings: uint64(seed)}
 }
 
 // run plays the match on side against peer. The left player is the host:
@@ -267,7 +268,7 @@ func run(pg *page, o webOptions, tr *webrtc.Transport, peer transport.Peer, side
 	*p.State() = NewState(seed)
 	tick := time.NewTicker(time.Second / webFPS)
 	defer tick.Stop()
-	var events []session.Event
+	var events []rollnet.Event
 	var peerEvents []webrtc.PeerEvent
 	var desync, gone error
 	var lingerUntil time.Time
@@ -307,11 +308,11 @@ func run(pg *page, o webOptions, tr *webrtc.Transport, peer transport.Peer, side
 				continue // about a spectator: never the end of the match
 			}
 			switch e.Kind {
-			case session.EventDesyncDetected:
+			case rollnet.EventDesyncDetected:
 				desync = fmt.Errorf("desync at frame %d", e.Frame)
-			case session.EventDisconnected:
+			case rollnet.EventDisconnected:
 				gone = errors.New("the opponent left")
-			case session.EventSyncFailed:
+			case rollnet.EventSyncFailed:
 				return fmt.Errorf("handshake failed: %s", e.Reason)
 			}
 		}
@@ -350,7 +351,7 @@ func publish(pg *page, p *session.P2P[State, Input], tr *webrtc.Transport, peer 
 	}
 }
 
-func show(pg *page, title string, frame, confirmed int, ps session.PeerStats, rollbacks, deepest int) {
+func show(pg *page, title string, frame, confirmed int, ps rollnet.PeerStats, rollbacks, deepest int) {
 	rttTicks := ps.RTT.Seconds() * webFPS
 	for k, v := range map[string]any{
 		"frame": frame, "confirmed": confirmed,
@@ -384,7 +385,7 @@ func spectate(pg *page, o webOptions, tr transport.Transport, host transport.Pee
 	*s.State() = NewState(seed)
 	tick := time.NewTicker(time.Second / webFPS)
 	defer tick.Stop()
-	var events []session.Event
+	var events []rollnet.Event
 	title := fmt.Sprintf("watching %s (left) vs right", host)
 	for n := 0; ; n++ {
 		<-tick.C
@@ -401,7 +402,7 @@ func spectate(pg *page, o webOptions, tr transport.Transport, host transport.Pee
 		}
 		events = s.Events(events[:0])
 		for _, e := range events {
-			if e.Kind == session.EventDesyncDetected {
+			if e.Kind == rollnet.EventDesyncDetected {
 				show(pg, title, int(s.Frame()), int(s.Frame())-1, s.PeerStats(), 0, 0)
 				return fmt.Errorf("desync at frame %d", e.Frame)
 			}

@@ -3,7 +3,7 @@ package crossarch
 import (
 	"math"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
 )
 
 // Body is a point mass in Cloud.
@@ -58,8 +58,8 @@ func MulAddFused(x, y, z float64) float64 { return x*y + z }
 // madd (MulAdd by the rules, MulAddFused to show why they exist). Every
 // other expression is written by the rules. Inputs: bit 0 up, bit 1 down,
 // bit 2 left, bit 3 right.
-func SimulateCloud(madd func(x, y, z float64) float64) func(*Cloud, []uint8, session.Frame) {
-	return func(c *Cloud, in []uint8, _ session.Frame) {
+func SimulateCloud(madd func(x, y, z float64) float64) func(*Cloud, []uint8, rollnet.Frame) {
+	return func(c *Cloud, in []uint8, _ rollnet.Frame) {
 		for p := range c.Ships {
 			s := &c.Ships[p]
 			var ax, ay float64
@@ -120,9 +120,9 @@ func wall(x, v *float64) int32 {
 
 // CloudPilots steers the ships with a script of the frame number: bursts
 // of thrust that change every few dozen frames.
-func CloudPilots(_ *Cloud, f session.Frame, in []uint8) {
+func CloudPilots(_ *Cloud, f rollnet.Frame, in []uint8) {
 	for p := range in {
-		h := uint32(f/23+session.Frame(p)*7) * 0x9e3779b1
+		h := uint32(f/23+rollnet.Frame(p)*7) * 0x9e3779b1
 		in[p] = uint8(h>>28) & 0x0f
 	}
 }

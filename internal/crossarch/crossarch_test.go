@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/stretchr/testify/require"
 )
 
@@ -62,7 +62,7 @@ func TestCrossArchFusedDiverges(t *testing.T) {
 		t.Logf("crossarch %s/%s: fused cloud: nothing fused here, %d frames agree", runtime.GOOS, runtime.GOARCH, checked)
 		return
 	}
-	var me *session.ReplayMismatchError
+	var me *replay.MismatchError
 	require.True(t, errors.As(err, &me), "a fusing build must diverge: %v", err)
 	require.NotEmpty(t, me.Fields, "the recording has states: the field is named")
 	t.Logf("crossarch %s/%s: fused cloud diverged after %d frames (%d checksums agreed): %v",

@@ -7,7 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/replay"
 )
 
 // Match is a scripted match: a simulation, its initial state and players
@@ -19,21 +20,21 @@ type Match[S any, I comparable] struct {
 	Players  int
 	Frames   int
 	Initial  S
-	Simulate func(s *S, inputs []I, frame session.Frame)
+	Simulate func(s *S, inputs []I, frame rollnet.Frame)
 	// Inputs fills every player's input for frame, from the state before it.
-	Inputs func(s *S, frame session.Frame, inputs []I)
+	Inputs func(s *S, frame rollnet.Frame, inputs []I)
 }
 
 // Record plays m and writes its recording to w, with states, so that a
 // replay that differs names the fields.
 func Record[S any, I comparable](w io.Writer, m Match[S, I]) error {
 	s := m.Initial
-	r, err := session.NewRecorder[S, I](w, session.RecordConfig{Players: m.Players, Settings: m.Settings, States: true}, &s)
+	r, err := replay.NewRecorder[S, I](replay.RecorderConfig{Players: m.Players, Settings: m.Settings, States: true}, w, &s)
 	if err != nil {
 		return err
 	}
 	in := make([]I, m.Players)
-	for f := range session.Frame(m.Frames) {
+	for f := range rollnet.Frame(m.Frames) {
 		m.Inputs(&s, f, in)
 		m.Simulate(&s, in, f)
 		if err := r.Record(in, &s); err != nil {
@@ -46,11 +47,11 @@ func Record[S any, I comparable](w io.Writer, m Match[S, I]) error {
 // Replay replays a recording of m with simulate (m.Simulate if nil) and
 // returns the frames replayed and the checksums that matched, and the
 // replay's error (a *session.ReplayMismatchError when it differs).
-func Replay[S any, I comparable](r io.Reader, m Match[S, I], simulate func(*S, []I, session.Frame)) (frames, checked int, err error) {
+func Replay[S any, I comparable](r io.Reader, m Match[S, I], simulate func(*S, []I, rollnet.Frame)) (frames, checked int, err error) {
 	if simulate == nil {
 		simulate = m.Simulate
 	}
-	p, err := session.NewReplayer[S, I](r, session.ReplayConfig{Settings: m.Settings, Players: m.Players}, simulate)
+	p, err := replay.NewReplayer[S, I](replay.ReplayerConfig{Settings: m.Settings, Players: m.Players}, r, simulate)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -1,12 +1,15 @@
 package link
 
-import "github.com/rollnet/rollnet/codec"
+import (
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/codec"
+)
 
 // Checks holds this end's own checksums of confirmed frames, one every
 // Interval frames.
 type Checks struct {
-	Interval int   // frames apart; <= 0 never
-	Next     Frame // the next frame due a checksum
+	Interval int           // frames apart; <= 0 never
+	Next     rollnet.Frame // the next frame due a checksum
 	ring     [checkRing]checkEntry
 	newest   checkEntry
 }
@@ -14,23 +17,23 @@ type Checks struct {
 // NewChecks returns the checksums of an owner checksumming every interval
 // frames.
 func NewChecks(interval int) Checks {
-	c := Checks{Interval: interval, Next: Frame(interval), newest: checkEntry{frame: NoFrame}}
+	c := Checks{Interval: interval, Next: rollnet.Frame(interval), newest: checkEntry{frame: rollnet.NoFrame}}
 	for i := range c.ring {
-		c.ring[i].frame = NoFrame
+		c.ring[i].frame = rollnet.NoFrame
 	}
 	return c
 }
 
 // Newest returns the newest frame checksummed, or NoFrame.
-func (c *Checks) Newest() Frame { return c.newest.frame }
+func (c *Checks) Newest() rollnet.Frame { return c.newest.frame }
 
-func (c *Checks) find(f Frame) (uint32, bool) {
-	e := c.ring[int(f/Frame(max(c.Interval, 1)))%checkRing]
+func (c *Checks) find(f rollnet.Frame) (uint32, bool) {
+	e := c.ring[int(f/rollnet.Frame(max(c.Interval, 1)))%checkRing]
 	return e.sum, e.frame == f
 }
 
-func (c *Checks) store(f Frame, sum uint32) {
-	c.ring[int(f/Frame(max(c.Interval, 1)))%checkRing] = checkEntry{frame: f, sum: sum}
+func (c *Checks) store(f rollnet.Frame, sum uint32) {
+	c.ring[int(f/rollnet.Frame(max(c.Interval, 1)))%checkRing] = checkEntry{frame: f, sum: sum}
 	c.newest = checkEntry{frame: f, sum: sum}
 }
 
@@ -44,7 +47,7 @@ func (e *Endpoint) SendChecksum(l *Link, own *Checks) {
 // repeats (each new checksum goes out three times: once from
 // LocalChecksum, twice from here).
 func (e *Endpoint) RepeatChecksum(l *Link, own *Checks) {
-	if l.checkAgain > 0 && own.newest.frame != NoFrame {
+	if l.checkAgain > 0 && own.newest.frame != rollnet.NoFrame {
 		l.checkAgain--
 		e.SendChecksum(l, own)
 	}
@@ -58,7 +61,7 @@ func (e *Endpoint) RemoteChecksum(l *Link, own *Checks, b []byte) {
 		return
 	}
 	if e.Accept(l, m.Seq) {
-		e.ReceivedChecksum(l, own, Frame(m.Frame), m.Checksum)
+		e.ReceivedChecksum(l, own, rollnet.Frame(m.Frame), m.Checksum)
 	}
 }
 
@@ -67,9 +70,9 @@ func (e *Endpoint) RemoteChecksum(l *Link, own *Checks, b []byte) {
 // with what each link reported of f. Unlike LocalChecksum it sends
 // nothing: the checksum rides on the owner's messages (CarriedChecksum,
 // RepeatedChecksum).
-func (e *Endpoint) RecordChecksum(own *Checks, f Frame, sum uint32) {
+func (e *Endpoint) RecordChecksum(own *Checks, f rollnet.Frame, sum uint32) {
 	own.store(f, sum)
-	slot := int(f/Frame(own.Interval)) % checkRing
+	slot := int(f/rollnet.Frame(own.Interval)) % checkRing
 	for _, l := range e.links {
 		if l.state != Running {
 			continue
@@ -94,16 +97,16 @@ const carryRepeats = 3
 // the checksum only when all three are lost, and the next checksum,
 // Interval frames later, still finds a desync). ok is false when there is
 // none to carry. After sending the message, call CarriedChecksumSent.
-func (e *Endpoint) CarriedChecksum(l *Link, own *Checks) (f Frame, sum uint32, ok bool) {
+func (e *Endpoint) CarriedChecksum(l *Link, own *Checks) (f rollnet.Frame, sum uint32, ok bool) {
 	n := own.newest
-	if n.frame == NoFrame {
-		return NoFrame, 0, false
+	if n.frame == rollnet.NoFrame {
+		return rollnet.NoFrame, 0, false
 	}
 	if l.carried != n.frame {
-		l.carried, l.carriedEnd, l.carriedN = n.frame, NoFrame, 0
+		l.carried, l.carriedEnd, l.carriedN = n.frame, rollnet.NoFrame, 0
 	}
-	if l.carriedN >= carryRepeats || (l.carriedEnd != NoFrame && l.Acked >= l.carriedEnd) {
-		return NoFrame, 0, false // it has it
+	if l.carriedN >= carryRepeats || (l.carriedEnd != rollnet.NoFrame && l.Acked >= l.carriedEnd) {
+		return rollnet.NoFrame, 0, false // it has it
 	}
 	return n.frame, n.sum, true
 }
@@ -112,10 +115,10 @@ func (e *Endpoint) CarriedChecksum(l *Link, own *Checks) (f Frame, sum uint32, o
 // answer went to l; fresh is the newest frame it carried if that frame
 // went to l for the first time (else NoFrame: an older message may hold
 // it without the checksum).
-func (e *Endpoint) CarriedChecksumSent(l *Link, fresh Frame) {
+func (e *Endpoint) CarriedChecksumSent(l *Link, fresh rollnet.Frame) {
 	end := fresh
 	l.carriedN++
-	if l.carriedEnd == NoFrame && end != NoFrame {
+	if l.carriedEnd == rollnet.NoFrame && end != rollnet.NoFrame {
 		l.carriedEnd = end
 	}
 }
@@ -123,9 +126,9 @@ func (e *Endpoint) CarriedChecksumSent(l *Link, fresh Frame) {
 // RepeatedChecksum returns the checksum the next message to l should carry
 // when l acknowledges nothing of ours (a spectator's acks to its host): our
 // newest, on the first three messages after it was recorded.
-func (e *Endpoint) RepeatedChecksum(l *Link, own *Checks) (f Frame, sum uint32, ok bool) {
-	if own.newest.frame == NoFrame || l.carryAgain <= 0 {
-		return NoFrame, 0, false
+func (e *Endpoint) RepeatedChecksum(l *Link, own *Checks) (f rollnet.Frame, sum uint32, ok bool) {
+	if own.newest.frame == rollnet.NoFrame || l.carryAgain <= 0 {
+		return rollnet.NoFrame, 0, false
 	}
 	l.carryAgain--
 	return own.newest.frame, own.newest.sum, true
@@ -134,12 +137,12 @@ func (e *Endpoint) RepeatedChecksum(l *Link, own *Checks) (f Frame, sum uint32, 
 // ReceivedChecksum records the checksum sum of frame f that rode on a
 // message from l the owner already validated and Accepted, and compares it
 // with ours. A frame off our grid is counted malformed.
-func (e *Endpoint) ReceivedChecksum(l *Link, own *Checks, f Frame, sum uint32) {
+func (e *Endpoint) ReceivedChecksum(l *Link, own *Checks, f rollnet.Frame, sum uint32) {
 	if f < 0 || own.Interval <= 0 || int(f)%own.Interval != 0 {
 		l.malformed++
 		return
 	}
-	r := &l.checks[int(f/Frame(own.Interval))%checkRing]
+	r := &l.checks[int(f/rollnet.Frame(own.Interval))%checkRing]
 	if r.frame == f && r.done {
 		return // a repeat of a report already compared
 	}
@@ -152,7 +155,7 @@ func (e *Endpoint) ReceivedChecksum(l *Link, own *Checks, f Frame, sum uint32) {
 
 // compare counts a comparison with l at f (once per frame: the callers
 // mark the report done) and reports a desync with l at f once.
-func (e *Endpoint) compare(l *Link, r *checkEntry, f Frame, local, remote uint32) {
+func (e *Endpoint) compare(l *Link, r *checkEntry, f rollnet.Frame, local, remote uint32) {
 	l.compared++
 	if local == remote {
 		l.agreed++
@@ -160,14 +163,14 @@ func (e *Endpoint) compare(l *Link, r *checkEntry, f Frame, local, remote uint32
 		r.same = true
 		return
 	}
-	if l.desyncAt != NoFrame && f >= l.desyncAt {
+	if l.desyncAt != rollnet.NoFrame && f >= l.desyncAt {
 		return // reported already, at this frame or an earlier one
 	}
 	// The first difference found, or one earlier than the one reported
 	// (reports can arrive out of order): the event names the earliest
 	// frame known to differ, and the newest known to agree before it.
 	l.desyncAt = f
-	agreed := NoFrame
+	agreed := rollnet.NoFrame
 	if l.agreedAt < f {
 		agreed = l.agreedAt
 	} else {
@@ -177,13 +180,13 @@ func (e *Endpoint) compare(l *Link, r *checkEntry, f Frame, local, remote uint32
 			}
 		}
 	}
-	e.events.Push(Event{Kind: EventDesyncDetected, Peer: l.Peer, Frame: f, Agreed: agreed, Local: local, Remote: remote})
+	e.events.Push(rollnet.Event{Kind: rollnet.EventDesyncDetected, Peer: l.Peer, Frame: f, Agreed: agreed, Local: local, Remote: remote})
 }
 
 // LocalChecksum records our checksum at f, compares it with what each
 // link reported (RecordChecksum), and sends it to every running link in a
 // Checksum message, repeated twice by RepeatChecksum.
-func (e *Endpoint) LocalChecksum(own *Checks, f Frame, sum uint32) {
+func (e *Endpoint) LocalChecksum(own *Checks, f rollnet.Frame, sum uint32) {
 	e.RecordChecksum(own, f, sum)
 	for _, l := range e.links {
 		if l.state == Running {

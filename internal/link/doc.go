@@ -1,8 +1,15 @@
 // Package link is the per-peer machinery every rollnet network mode
 // shares: a P2P session and its spectators, an authoritative host and its
-// clients. It owns the vocabulary that machinery speaks (Frame, Event,
-// SyncError, PeerStats, NetConfig) and knows nothing of players' inputs,
-// states or spectators: those are its owner's payload.
+// clients. It speaks the root package's vocabulary (rollnet.Frame,
+// rollnet.Event, rollnet.SyncError, rollnet.PeerStats, rollnet.NetConfig)
+// and carries no players' inputs or states: those are its owner's payload.
+// It pushes the events of a link (EventSynchronizing, EventSynchronized,
+// EventSyncFailed, EventNetworkInterrupted, EventNetworkResumed,
+// EventDisconnected, EventDesyncDetected); its owner pushes the events of
+// players (EventRunning, EventPlayerDisconnected, EventWaitRecommended,
+// EventPlayerRejoining, EventPlayerRejoined) into the same EventQueue. It
+// lets a rejoin request through from a stranger's address (see Hostile
+// packets below) because the owner, not the link, knows who a player is.
 //
 // An Endpoint holds the transport, the clock, the links and the events. A
 // Link is one remote end:

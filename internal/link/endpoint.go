@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -117,10 +118,10 @@ func (e *Endpoint) Err() error { return e.failErr }
 func (e *Endpoint) Closed() bool { return e.closed }
 
 // Push queues an event of the owner's.
-func (e *Endpoint) Push(ev Event) { e.events.Push(ev) }
+func (e *Endpoint) Push(ev rollnet.Event) { e.events.Push(ev) }
 
 // Events appends every queued event to dst, oldest first.
-func (e *Endpoint) Events(dst []Event) []Event { return e.events.Drain(dst) }
+func (e *Endpoint) Events(dst []rollnet.Event) []rollnet.Event { return e.events.Drain(dst) }
 
 // Buffer returns the empty packet buffer (capacity codec.MaxPacket) to
 // append a message to before Send.
@@ -174,7 +175,7 @@ func (e *Endpoint) Disconnect(l *Link) {
 		return
 	}
 	l.state = Disconnected
-	e.events.Push(Event{Kind: EventDisconnected, Peer: l.Peer})
+	e.events.Push(rollnet.Event{Kind: rollnet.EventDisconnected, Peer: l.Peer})
 }
 
 // fail ends l's handshake for reason. A failed link fails the whole
@@ -184,9 +185,9 @@ func (e *Endpoint) fail(l *Link, reason string) {
 		return
 	}
 	l.state = Failed
-	e.events.Push(Event{Kind: EventSyncFailed, Peer: l.Peer, Reason: reason})
+	e.events.Push(rollnet.Event{Kind: rollnet.EventSyncFailed, Peer: l.Peer, Reason: reason})
 	if e.failErr == nil && !l.Optional {
-		e.failErr = &SyncError{Peer: l.Peer, Reason: reason}
+		e.failErr = &rollnet.SyncError{Peer: l.Peer, Reason: reason}
 	}
 }
 
@@ -227,7 +228,7 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 		l.winRecv += uint64(n)
 		if err != nil {
 			if errors.Is(err, codec.ErrVersion) && l.state == Syncing {
-				e.fail(l, ReasonWire)
+				e.fail(l, rollnet.ReasonWire)
 			}
 			l.malformed++
 			continue
@@ -302,7 +303,7 @@ func (e *Endpoint) alive(l *Link) {
 	l.lastRecv = e.t
 	if l.interrupt {
 		l.interrupt = false
-		e.events.Push(Event{Kind: EventNetworkResumed, Peer: l.Peer})
+		e.events.Push(rollnet.Event{Kind: rollnet.EventNetworkResumed, Peer: l.Peer})
 	}
 }
 
@@ -336,9 +337,9 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 			// After the handshake a request changes nothing: the peer
 			// missed a reply, or someone forged it.
 		case m.Protocol != e.protocol:
-			e.fail(l, ReasonProtocol)
+			e.fail(l, rollnet.ReasonProtocol)
 		case m.Settings != l.Expect:
-			e.fail(l, ReasonSettings)
+			e.fail(l, rollnet.ReasonSettings)
 		default:
 			e.alive(l)
 		}
@@ -353,10 +354,10 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 		}
 		switch {
 		case m.Protocol != e.protocol:
-			e.fail(l, ReasonProtocol)
+			e.fail(l, rollnet.ReasonProtocol)
 			return false
 		case m.Settings != l.Expect:
-			e.fail(l, ReasonSettings)
+			e.fail(l, rollnet.ReasonSettings)
 			return false
 		}
 		e.authentic(l, m.Seq)
@@ -368,10 +369,10 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 		if l.rounds >= e.net.Rounds {
 			l.state = Running
 			l.syncEver = true
-			e.events.Push(Event{Kind: EventSynchronized, Peer: l.Peer})
+			e.events.Push(rollnet.Event{Kind: rollnet.EventSynchronized, Peer: l.Peer})
 			return true
 		}
-		e.events.Push(Event{Kind: EventSynchronizing, Peer: l.Peer, Count: l.rounds, Total: e.net.Rounds})
+		e.events.Push(rollnet.Event{Kind: rollnet.EventSynchronizing, Peer: l.Peer, Count: l.rounds, Total: e.net.Rounds})
 		e.syncRequest(l)
 	}
 	return false
@@ -467,7 +468,7 @@ func (e *Endpoint) Tick(l *Link) bool {
 	switch l.state {
 	case Syncing:
 		if l.syncGoing && e.t-l.syncBegan >= e.net.SyncTimeout {
-			e.fail(l, ReasonTimeout)
+			e.fail(l, rollnet.ReasonTimeout)
 			return false
 		}
 		if l.nonce == 0 || e.t-l.syncSent >= e.net.SyncRetry {
@@ -488,7 +489,7 @@ func (e *Endpoint) Tick(l *Link) bool {
 		}
 		if silent >= e.net.Notify && !l.interrupt {
 			l.interrupt = true
-			e.events.Push(Event{Kind: EventNetworkInterrupted, Peer: l.Peer, Timeout: time.Duration(e.net.Timeout - silent)})
+			e.events.Push(rollnet.Event{Kind: rollnet.EventNetworkInterrupted, Peer: l.Peer, Timeout: time.Duration(e.net.Timeout - silent)})
 		}
 	}
 	return false

@@ -3,8 +3,6 @@ package link
 import (
 	"errors"
 	"fmt"
-
-	"github.com/rollnet/rollnet/transport"
 )
 
 // Sentinel errors of the link. Test with errors.Is.
@@ -13,12 +11,6 @@ var (
 	// is a *ConfigError, whose Detail an owner may rewrap under its own
 	// sentinel.
 	ErrConfig = errors.New("link: invalid config")
-
-	// ErrSyncFailed reports a handshake that failed: the ends disagree on
-	// the settings, speak another protocol, or did not complete it within
-	// NetConfig.SyncTimeout. The error is a *SyncError naming the peer and
-	// the reason; an EventSyncFailed says the same.
-	ErrSyncFailed = errors.New("rollnet: synchronization failed")
 )
 
 // ConfigError is the error of a bad NetConfig or link: Detail says what.
@@ -34,26 +26,3 @@ func (e *ConfigError) Unwrap() error { return ErrConfig }
 func configError(format string, args ...any) error {
 	return &ConfigError{Detail: fmt.Sprintf(format, args...)}
 }
-
-// SyncError is the error of a failed handshake: which peer, and why.
-// errors.Is(err, ErrSyncFailed) holds for it.
-type SyncError struct {
-	Peer   transport.Peer
-	Reason string
-}
-
-// Error names the peer and the reason.
-func (e *SyncError) Error() string {
-	return fmt.Sprintf("%v with %q: %s", ErrSyncFailed, string(e.Peer), e.Reason)
-}
-
-// Unwrap returns ErrSyncFailed.
-func (e *SyncError) Unwrap() error { return ErrSyncFailed }
-
-// Reasons a handshake fails, as SyncError.Reason and Event.Reason carry them.
-const (
-	ReasonSettings = "settings differ (players, input size, input delay, frame rate, checksum interval, player placement or game settings)"
-	ReasonProtocol = "protocol version differs"
-	ReasonWire     = "wire version differs"
-	ReasonTimeout  = "no handshake within the sync timeout (peer absent, unreachable or failed)"
-)

@@ -3,6 +3,7 @@ package link
 import (
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -51,7 +52,7 @@ func (w *advWindow) reset() { w.n, w.i, w.sum = 0, 0, 0 }
 
 // checkEntry is a checksum of the state after frame.
 type checkEntry struct {
-	frame Frame
+	frame rollnet.Frame
 	sum   uint32
 	done  bool // a peer's report: compared with ours already
 	same  bool // and equal to ours
@@ -79,7 +80,7 @@ type Link struct {
 	Offer, Expect uint64
 	// Acked is the newest frame of what we send it that it acknowledged;
 	// Sent the newest frame we sent it. UnackedFrames is Sent-Acked.
-	Acked, Sent Frame
+	Acked, Sent rollnet.Frame
 	// LocalAdv is this end's frame advantage over the remote end, as the
 	// owner last estimated it (AddLocalAdvantage sets it); it rides on
 	// quality reports.
@@ -117,15 +118,15 @@ type Link struct {
 
 	// checksums it reported, and the newest frame a desync was reported at
 	checks     [checkRing]checkEntry
-	desyncAt   Frame
+	desyncAt   rollnet.Frame
 	checkAgain int
-	agreedAt   Frame // newest frame compared equal
+	agreedAt   rollnet.Frame // newest frame compared equal
 
 	// the checksum our messages carry to it until it acknowledges them
-	carried    Frame // frame of the checksum being carried, NoFrame none
-	carriedEnd Frame // newest frame of the first message that carried it, NoFrame until one had frames
-	carriedN   int   // how many messages carried it
-	carryAgain int   // for count-based carriage: how many more messages carry it
+	carried    rollnet.Frame // frame of the checksum being carried, NoFrame none
+	carriedEnd rollnet.Frame // newest frame of the first message that carried it, NoFrame until one had frames
+	carriedN   int           // how many messages carried it
+	carryAgain int           // for count-based carriage: how many more messages carry it
 
 	// counters
 	pktsSent, pktsRecv, bytesSent, bytesRecv, malformed uint64
@@ -137,10 +138,10 @@ type Link struct {
 
 // New returns a link to peer, in the Syncing state.
 func New(peer transport.Peer) *Link {
-	l := &Link{Peer: peer, Acked: NoFrame, Sent: NoFrame, desyncAt: NoFrame, agreedAt: NoFrame,
-		carried: NoFrame, carriedEnd: NoFrame, budget: SyncReplyBudget}
+	l := &Link{Peer: peer, Acked: rollnet.NoFrame, Sent: rollnet.NoFrame, desyncAt: rollnet.NoFrame, agreedAt: rollnet.NoFrame,
+		carried: rollnet.NoFrame, carriedEnd: rollnet.NoFrame, budget: SyncReplyBudget}
 	for i := range l.checks {
-		l.checks[i].frame = NoFrame
+		l.checks[i].frame = rollnet.NoFrame
 	}
 	return l
 }
@@ -231,53 +232,9 @@ func (l *Link) ResetAdvantages() {
 	l.remotes.reset()
 }
 
-// PeerStats are the network statistics of one peer.
-type PeerStats struct {
-	Peer         transport.Peer
-	Spectator    bool // the peer is a spectator of this session (set by the owner)
-	Synchronized bool // the handshake completed
-	Interrupted  bool // silent for more than the disconnect notify time
-	Disconnected bool
-	// RTT is the smoothed round-trip time as the game loop sees it: from
-	// the tick that sends a quality report to the tick that reads its
-	// reply. Packets are read only when the game calls AdvanceFrame or
-	// Poll, so it includes each packet's wait for the receiving loop's
-	// next tick: with steady loops it is a whole number of this session's
-	// ticks, at least one however short the link (on loopback at 60 fps,
-	// 16.7 or 33 ms, smoothed in between). That is what an input meets on
-	// its way, and what time sync needs; the network's own round trip is
-	// about one tick less, and a transport may know it exactly (WebRTC's
-	// ICE round trip).
-	RTT time.Duration
-	// LocalFrameAdvantage is how many frames this session runs ahead of the
-	// peer, as estimated here; RemoteFrameAdvantage is the peer's estimate
-	// of how far it runs ahead of this session, as it last reported.
-	LocalFrameAdvantage, RemoteFrameAdvantage int
-	// UnackedFrames is how many frames sent to the peer it has not
-	// acknowledged yet.
-	UnackedFrames int
-	// Bytes per second each way over the last whole second.
-	SendBytesPerSecond, ReceiveBytesPerSecond int
-	PacketsSent, PacketsReceived              uint64
-	BytesSent, BytesReceived                  uint64
-	// Malformed counts packets from the peer dropped because they did not
-	// decode or made claims that cannot be true (acks of frames never sent,
-	// a frame advantage the window does not allow, a sequence number far
-	// from the peer's: forged).
-	Malformed uint64
-	// ChecksumsCompared counts the confirmed frames whose checksum both
-	// this session and the peer computed and compared here (one every
-	// NetConfig.ChecksumInterval frames, each counted once however often
-	// the report arrives); ChecksumsAgreed counts those that were equal.
-	// ChecksumsCompared > ChecksumsAgreed means a desync (see
-	// EventDesyncDetected). A spectator's own stats count its comparisons
-	// with its host.
-	ChecksumsCompared, ChecksumsAgreed uint64
-}
-
 // Stats returns the link's statistics (Spectator is left to the owner).
-func (l *Link) Stats() PeerStats {
-	return PeerStats{
+func (l *Link) Stats() rollnet.PeerStats {
+	return rollnet.PeerStats{
 		Peer:                  l.Peer,
 		Synchronized:          l.state == Running || (l.state == Disconnected && l.syncEver),
 		Interrupted:           l.interrupt,

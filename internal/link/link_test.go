@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/race"
@@ -18,19 +19,19 @@ import (
 // their own messages.
 type owner struct {
 	ep     link.Endpoint
-	frame  link.Frame // our counter, sent every tick
-	heard  []link.Frame
-	events []link.Event
+	frame  rollnet.Frame // our counter, sent every tick
+	heard  []rollnet.Frame
+	events []rollnet.Event
 	checks link.Checks
-	wrong  link.Frame // from this frame on, our checksums differ (a desync)
+	wrong  rollnet.Frame // from this frame on, our checksums differ (a desync)
 }
 
 func newOwner(t *testing.T, nw *local.Network, clock *local.Clock, name string, optional bool, peers ...string) *owner {
 	tr, err := nw.Endpoint(name)
 	require.NoError(t, err)
-	n, err := link.NetConfig{Now: clock.Now, Rand: func() uint64 { return 7 }}.Resolve()
+	n, err := link.Resolve(rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { return 7 }})
 	require.NoError(t, err)
-	o := &owner{ep: link.NewEndpoint(tr, n, 9), heard: make([]link.Frame, len(peers)), events: make([]link.Event, 0, 256),
+	o := &owner{ep: link.NewEndpoint(tr, n, 9), heard: make([]rollnet.Frame, len(peers)), events: make([]rollnet.Event, 0, 256),
 		checks: link.NewChecks(n.CheckInterval), wrong: 1 << 30}
 	for i, p := range peers {
 		l := link.New(transport.Peer(p))
@@ -38,7 +39,7 @@ func newOwner(t *testing.T, nw *local.Network, clock *local.Clock, name string, 
 		l.Offer = link.SettingsHash(1, 2)
 		l.Expect = link.SettingsHash(1, 2)
 		require.NoError(t, o.ep.AddLink(l))
-		o.heard[i] = link.NoFrame
+		o.heard[i] = rollnet.NoFrame
 	}
 	return o
 }
@@ -73,14 +74,14 @@ func (o *owner) tickOnly() {
 		if !o.ep.Accept(l, m.Seq) {
 			continue
 		}
-		o.heard[l.Index()] = max(o.heard[l.Index()], link.Frame(m.Ack))
-		l.Acked = link.Frame(m.Ack) - 1 // it has our counter up to here
+		o.heard[l.Index()] = max(o.heard[l.Index()], rollnet.Frame(m.Ack))
+		l.Acked = rollnet.Frame(m.Ack) - 1 // it has our counter up to here
 		if m.HasChecksum {
-			o.ep.ReceivedChecksum(l, &o.checks, link.Frame(m.CheckFrame), m.Checksum)
+			o.ep.ReceivedChecksum(l, &o.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
 		}
 	}
 	// Every frame confirmed at once here: checksum the grid frames.
-	for ; o.checks.Next <= o.frame; o.checks.Next += link.Frame(o.checks.Interval) {
+	for ; o.checks.Next <= o.frame; o.checks.Next += rollnet.Frame(o.checks.Interval) {
 		sum := uint32(o.checks.Next)
 		if o.checks.Next >= o.wrong {
 			sum++
@@ -145,7 +146,7 @@ func TestEndpointHostAndClients(t *testing.T) {
 	for range 60 { // one second, far less than the 5 s timeout
 		step(1)
 		for _, e := range host.events {
-			gone = gone || (e.Kind == link.EventDisconnected && e.Peer == "c1")
+			gone = gone || (e.Kind == rollnet.EventDisconnected && e.Peer == "c1")
 		}
 	}
 	require.True(t, gone, "the host saw c1 leave")
@@ -167,13 +168,13 @@ func TestEndpointOptionalFailure(t *testing.T) {
 		host.tick()
 		c0.tick()
 		for _, e := range host.events {
-			failed = failed || (e.Kind == link.EventSyncFailed && e.Reason == link.ReasonSettings)
+			failed = failed || (e.Kind == rollnet.EventSyncFailed && e.Reason == rollnet.ReasonSettings)
 		}
 		clock.Advance(time.Second / 60)
 	}
 	require.True(t, failed)
 	require.NoError(t, host.ep.Err(), "an optional link's failure is only reported")
-	require.ErrorIs(t, c0.ep.Err(), link.ErrSyncFailed)
+	require.ErrorIs(t, c0.ep.Err(), rollnet.ErrSyncFailed)
 }
 
 // TestEndpointCarriedChecksums: checksums that ride on an owner's own
@@ -188,12 +189,12 @@ func TestEndpointCarriedChecksums(t *testing.T) {
 	host := newOwner(t, nw, clock, "host", true, "c0")
 	c0 := newOwner(t, nw, clock, "c0", false, "host")
 	c0.wrong = 95
-	var desyncs [2][]link.Event
+	var desyncs [2][]rollnet.Event
 	for range 300 {
 		for i, o := range []*owner{host, c0} {
 			o.tick()
 			for _, e := range o.events {
-				if e.Kind == link.EventDesyncDetected {
+				if e.Kind == rollnet.EventDesyncDetected {
 					desyncs[i] = append(desyncs[i], e)
 				}
 			}
@@ -202,8 +203,8 @@ func TestEndpointCarriedChecksums(t *testing.T) {
 	}
 	for i, o := range []*owner{host, c0} {
 		require.Len(t, desyncs[i], 1, "reported once")
-		require.Equal(t, link.Frame(100), desyncs[i][0].Frame)
-		require.Equal(t, link.Frame(90), desyncs[i][0].Agreed)
+		require.Equal(t, rollnet.Frame(100), desyncs[i][0].Frame)
+		require.Equal(t, rollnet.Frame(90), desyncs[i][0].Agreed)
 		st := o.ep.Links()[0].Stats()
 		require.Greater(t, st.ChecksumsCompared, uint64(20))
 		require.Equal(t, uint64(8), st.ChecksumsAgreed, "frames 20 to 90 (10 was the newest before the handshake ended, and only the newest rides)")

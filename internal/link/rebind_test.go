@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/race"
@@ -22,7 +23,7 @@ func strangerNet(t *testing.T) (host *link.Endpoint, a, x *local.Endpoint, stats
 	require.NoError(t, err)
 	tr, err := nw.Endpoint("host")
 	require.NoError(t, err)
-	n, err := link.NetConfig{Now: clock.Now, Rand: func() uint64 { return 7 }}.Resolve()
+	n, err := link.Resolve(rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { return 7 }})
 	require.NoError(t, err)
 	ep := link.NewEndpoint(tr, n, 9)
 	require.NoError(t, ep.AddLink(link.New("a")))

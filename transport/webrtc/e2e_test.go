@@ -18,6 +18,7 @@ import (
 	"github.com/pion/transport/v5/vnet"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
@@ -33,7 +34,7 @@ type world struct {
 	_     [4]byte
 }
 
-func simulate(w *world, in []uint16, f session.Frame) {
+func simulate(w *world, in []uint16, f rollnet.Frame) {
 	for p, v := range in {
 		w.Acc[p] = bits.RotateLeft32(w.Acc[p]^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
 		w.H = (w.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
@@ -121,10 +122,10 @@ type player struct {
 	p2p       *session.P2P[world, uint16]
 	index     int
 	opponent  transport.Peer
-	sums      map[session.Frame]uint32
-	checked   session.Frame
+	sums      map[rollnet.Frame]uint32
+	checked   rollnet.Frame
 	running   time.Time // when the session reported EventRunning
-	peerStats session.PeerStats
+	peerStats rollnet.PeerStats
 }
 
 func TestEndToEnd600Frames(t *testing.T) {
@@ -176,7 +177,7 @@ func TestEndToEnd600Frames(t *testing.T) {
 // playGame runs a two-player P2P session over each of the two connected
 // transports until both have confirmed frames frames, checks that every
 // frame confirmed on both has the same checksum, and returns the players.
-func playGame(t *testing.T, ctx context.Context, trs []*Transport, frames session.Frame) []*player {
+func playGame(t *testing.T, ctx context.Context, trs []*Transport, frames rollnet.Frame) []*player {
 	t.Helper()
 	players := make([]*player, 2)
 	for i, tr := range trs {
@@ -192,12 +193,12 @@ func playGame(t *testing.T, ctx context.Context, trs []*Transport, frames sessio
 		p2p, err := session.NewP2P[world](session.P2PConfig[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:  remote,
-			Net:     session.NetConfig{ChecksumInterval: 30},
+			Net:     rollnet.NetConfig{ChecksumInterval: 30},
 		}, probe, simulate)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = p2p.Close() })
 		players[i] = &player{tr: tr, probe: probe, p2p: p2p, index: index, opponent: opponent,
-			sums: map[session.Frame]uint32{}, checked: -1}
+			sums: map[rollnet.Frame]uint32{}, checked: -1}
 	}
 	require.NotEqual(t, players[0].index, players[1].index)
 
@@ -227,7 +228,7 @@ func playGame(t *testing.T, ctx context.Context, trs []*Transport, frames sessio
 	require.GreaterOrEqual(t, compared, int(frames))
 	for _, pl := range players {
 		for _, e := range pl.p2p.Events(nil) {
-			require.NotEqual(t, session.EventDesyncDetected, e.Kind, "%v", e)
+			require.NotEqual(t, rollnet.EventDesyncDetected, e.Kind, "%v", e)
 		}
 	}
 	return players
@@ -247,12 +248,12 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 	return sorted[int(q*float64(len(sorted)-1))]
 }
 
-func (pl *player) run(ctx context.Context, frames session.Frame, finished func(), allDone func() bool) error {
+func (pl *player) run(ctx context.Context, frames rollnet.Frame, finished func(), allDone func() bool) error {
 	rng := rand.New(rand.NewPCG(uint64(pl.index), 42))
 	var in uint16
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
-	var events []session.Event
+	var events []rollnet.Event
 	reported := false
 	for !allDone() {
 		select {
@@ -282,9 +283,9 @@ func (pl *player) run(ctx context.Context, frames session.Frame, finished func()
 		events = pl.p2p.Events(events[:0])
 		for _, e := range events {
 			switch e.Kind {
-			case session.EventRunning:
+			case rollnet.EventRunning:
 				pl.running = time.Now()
-			case session.EventDesyncDetected, session.EventDisconnected, session.EventSyncFailed:
+			case rollnet.EventDesyncDetected, rollnet.EventDisconnected, rollnet.EventSyncFailed:
 				return fmt.Errorf("player %d: %v", pl.index, e)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
@@ -22,7 +23,7 @@ type World struct{ X [2]int32 }
 
 type Buttons uint8
 
-func simulate(w *World, in []Buttons, _ session.Frame) {
+func simulate(w *World, in []Buttons, _ rollnet.Frame) {
 	for p, b := range in {
 		w.X[p] += int32(b)
 	}
@@ -76,7 +77,7 @@ func playRaw(ctx context.Context, room string) error {
 		return err
 	}
 	defer p.Close()
-	var events []session.Event
+	var events []rollnet.Event
 	for range time.Tick(time.Second / 60) { // FrameRate times a second
 		if p.WaitRecommendation() > 0 {
 			_ = p.Poll() // ahead of the peer: skip a tick, keep the network going

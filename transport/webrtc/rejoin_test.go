@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -20,8 +21,8 @@ type rejoiner struct {
 	p      *session.P2P[world, uint16]
 	player int
 	in     uint16
-	sums   map[session.Frame]uint32
-	events []session.Event
+	sums   map[rollnet.Frame]uint32
+	events []rollnet.Event
 }
 
 // tick runs one game-loop tick and records the newly confirmed frames.
@@ -48,13 +49,13 @@ func (r *rejoiner) tick(t *testing.T, f int) {
 	}
 }
 
-func (r *rejoiner) saw(kind session.EventKind) (session.Event, bool) {
+func (r *rejoiner) saw(kind rollnet.EventKind) (rollnet.Event, bool) {
 	for _, e := range r.events {
 		if e.Kind == kind {
 			return e, true
 		}
 	}
-	return session.Event{}, false
+	return rollnet.Event{}, false
 }
 
 // TestRejoinNewID: a 2-player match over WebRTC on loopback where player
@@ -74,13 +75,13 @@ func TestRejoinNewID(t *testing.T) {
 			Session:          session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:           remote,
 			SpectatorArchive: 3600,
-			Net:              session.NetConfig{ChecksumInterval: 30},
+			Net:              rollnet.NetConfig{ChecksumInterval: 30},
 		}
 	}
 	newPlayer := func(c session.P2PConfig[uint16], tr transport.Transport, player int) *rejoiner {
 		p, err := session.NewP2P[world](c, tr, simulate)
 		require.NoError(t, err)
-		return &rejoiner{p: p, player: player, sums: map[session.Frame]uint32{}}
+		return &rejoiner{p: p, player: player, sums: map[rollnet.Frame]uint32{}}
 	}
 	host := newPlayer(pcfg("", "b"), a, 0)
 	defer host.p.Close()
@@ -116,7 +117,7 @@ func TestRejoinNewID(t *testing.T) {
 	h.leave("b")
 	died := time.Now()
 	until("p1 frozen", []*rejoiner{host}, func() bool {
-		_, ok := host.saw(session.EventPlayerDisconnected)
+		_, ok := host.saw(rollnet.EventPlayerDisconnected)
 		return ok
 	})
 
@@ -129,17 +130,17 @@ func TestRejoinNewID(t *testing.T) {
 	back := newPlayer(c, b2, 1)
 	defer back.p.Close()
 	until("rejoined", []*rejoiner{host, back}, func() bool {
-		_, ok0 := host.saw(session.EventPlayerRejoined)
-		_, ok1 := back.saw(session.EventPlayerRejoined)
+		_, ok0 := host.saw(rollnet.EventPlayerRejoined)
+		_, ok1 := back.saw(rollnet.EventPlayerRejoined)
 		return ok0 && ok1
 	})
-	e0, _ := host.saw(session.EventPlayerRejoined)
-	e1, _ := back.saw(session.EventPlayerRejoined)
+	e0, _ := host.saw(rollnet.EventPlayerRejoined)
+	e1, _ := back.saw(rollnet.EventPlayerRejoined)
 	require.Equal(t, e0.Frame, e1.Frame, "one R")
 	require.Equal(t, transport.Peer("b2"), e0.Peer, "the host knows it by its new id")
 	r := e0.Frame
 	st := back.p.RejoinStats()
-	t.Logf("died at frame %d, back at R %d %v later, caught up on %d frames in %v", host.p.Frame()-session.Frame(time.Since(died)*60/time.Second),
+	t.Logf("died at frame %d, back at R %d %v later, caught up on %d frames in %v", host.p.Frame()-rollnet.Frame(time.Since(died)*60/time.Second),
 		r, time.Since(died).Round(time.Millisecond), st.Replayed, st.CatchUp)
 	until("120 frames after R", []*rejoiner{host, back}, func() bool {
 		return min(host.p.ConfirmedFrame(), back.p.ConfirmedFrame()) > r+120
@@ -155,7 +156,7 @@ func TestRejoinNewID(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, compared, 100, "frames compared from R on")
 	for _, pl := range []*rejoiner{host, back} {
-		_, bad := pl.saw(session.EventDesyncDetected)
+		_, bad := pl.saw(rollnet.EventDesyncDetected)
 		require.False(t, bad)
 	}
 	_, err = host.p.PeerStats("b")

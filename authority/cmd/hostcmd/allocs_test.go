@@ -8,14 +8,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/race"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-// TestLoopFrameAllocs: a frame of the host command (the host's Advance,
+// TestLoopFrameAllocs: a frame of the host command (the host's AdvanceFrame,
 // the watcher, the game's announcement to every client) allocates nothing
 // at steady state, with two clients playing.
 func TestLoopFrameAllocs(t *testing.T) {
@@ -27,17 +27,17 @@ func TestLoopFrameAllocs(t *testing.T) {
 	require.NoError(t, err)
 	he, err := network.Endpoint("host")
 	require.NoError(t, err)
-	g := Sim[line, int8]{Players: 2, Simulate: step, Announce: func(dst []byte, f authority.Frame, crc uint32) []byte {
+	g := Sim[line, int8]{Players: 2, Simulate: step, Announce: func(dst []byte, f rollnet.Frame, crc uint32) []byte {
 		return append(dst, byte(f), byte(crc))
 	}}
-	net := session.NetConfig{Now: clock.Now}
+	net := rollnet.NetConfig{Now: clock.Now}
 	h, err := g.open(he, "r", limits{inputAhead: 32, packets: 64, joins: 4, grace: time.Second}, net)
 	require.NoError(t, err)
 	var clients []*authority.Client[line, int8]
 	for _, name := range []string{"a", "b"} {
 		e, err := network.Endpoint(name)
 		require.NoError(t, err)
-		c, err := authority.NewClient[line](e, authority.ClientConfig{Host: "host", Players: 2, Net: net}, step)
+		c, err := authority.NewClient[line](authority.ClientConfig{Host: "host", Players: 2, Net: net}, e, step)
 		require.NoError(t, err)
 		clients = append(clients, c)
 	}
@@ -45,7 +45,7 @@ func TestLoopFrameAllocs(t *testing.T) {
 	a := announcer{say: g.Announce, tr: he, buf: make([]byte, 0, transport.MaxDatagram)}
 	frame := func() {
 		clock.Advance(time.Second / 60)
-		require.NoError(t, h.Advance())
+		require.NoError(t, h.AdvanceFrame())
 		w.watch(h)
 		a.announce(h)
 		for _, c := range clients {

@@ -13,7 +13,7 @@
 // round trip, input buffer and advised rate. Its limits are flags: the
 // slots (and so the clients) the game has, the WebRTC peers known, the
 // Hellos handled and the packets read per client per tick, the grace
-// window of a resume token, the silence after which a client is away.
+// window of a rejoin token, the silence after which a client is away.
 // SIGINT or SIGTERM (or the context's end) closes the host, which sends
 // every client a disconnect notice, flushes, and exits 0.
 //

@@ -3,7 +3,7 @@ package hostcmd_test
 import (
 	"fmt"
 
-	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 )
 
@@ -13,7 +13,7 @@ type counter struct {
 	Frame int32
 }
 
-func count(c *counter, in []int8, f authority.Frame) {
+func count(c *counter, in []int8, f rollnet.Frame) {
 	for _, v := range in {
 		c.N += int32(v)
 	}

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -16,7 +16,7 @@ type Sim[S any, I comparable] struct {
 	// client drives (0: 1); the host holds none.
 	Players, SlotsPerClient int
 	// Simulate advances the state one frame; deterministic.
-	Simulate func(s *S, inputs []I, frame authority.Frame)
+	Simulate func(s *S, inputs []I, frame rollnet.Frame)
 	// Settings is the game's settings hash for a room (mixed into the one
 	// a client's Hello must carry: a pong client derives its serve seed
 	// from the room's name); nil means 0.
@@ -31,41 +31,41 @@ type Sim[S any, I comparable] struct {
 	// for frame (whose state's CRC32-C is crc) to dst, or returns dst as
 	// it is for none. The pong demo sends its checksums this way, so its
 	// clients check the states they applied against a dedicated host too.
-	Announce func(dst []byte, frame authority.Frame, crc uint32) []byte
+	Announce func(dst []byte, frame rollnet.Frame, crc uint32) []byte
 }
 
 // game is a registered Sim with its types erased.
 type game interface {
 	players() (players, perClient int)
-	open(tr transport.Transport, room string, lim limits, net session.NetConfig) (host, error)
-	announce() func(dst []byte, frame authority.Frame, crc uint32) []byte
+	open(tr transport.Transport, room string, lim limits, net rollnet.NetConfig) (host, error)
+	announce() func(dst []byte, frame rollnet.Frame, crc uint32) []byte
 }
 
 // host is the part of an authority.Host the command drives.
 type host interface {
-	Advance() error
-	Frame() authority.Frame
+	AdvanceFrame() error
+	Frame() rollnet.Frame
 	Stats() authority.HostStats
-	Clients(dst []authority.ClientStats) []authority.ClientStats
-	Events(dst []session.Event) []session.Event
-	Checksum(frame authority.Frame) (uint32, bool)
+	Clients(dst []authority.HostClientStats) []authority.HostClientStats
+	Events(dst []rollnet.Event) []rollnet.Event
+	ChecksumAt(frame rollnet.Frame) (uint32, error)
 	Close() error
 }
 
 func (g Sim[S, I]) players() (int, int) { return g.Players, max(g.SlotsPerClient, 1) }
 
-func (g Sim[S, I]) announce() func([]byte, authority.Frame, uint32) []byte { return g.Announce }
+func (g Sim[S, I]) announce() func([]byte, rollnet.Frame, uint32) []byte { return g.Announce }
 
-func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net session.NetConfig) (host, error) {
+func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net rollnet.NetConfig) (host, error) {
 	if g.Settings != nil {
 		net.Settings = g.Settings(room)
 	}
-	h, err := authority.NewHost[S](tr, authority.HostConfig[I]{
+	h, err := authority.NewHost[S](authority.HostConfig[I]{
 		Players: g.Players, SlotsPerClient: g.SlotsPerClient,
 		InputAhead: lim.inputAhead, LateInput: g.LateInput,
 		Grace: lim.grace, MaxPacketsPerTick: lim.packets, MaxJoinsPerTick: lim.joins,
 		Net: net,
-	}, g.Simulate)
+	}, tr, g.Simulate)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -29,7 +29,7 @@ type line struct {
 	_     [4]byte
 }
 
-func step(l *line, in []int8, f authority.Frame) {
+func step(l *line, in []int8, f rollnet.Frame) {
 	for p, v := range in {
 		l.Pos[p] += int32(v)
 	}
@@ -96,14 +96,14 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 	peers, err := tr.WaitPeers(ctx, 1)
 	require.NoError(t, err)
 	const timeout = 5 * time.Second
-	cl, err := authority.NewClient[line](tr, authority.ClientConfig{Host: peers[0], Players: 2,
-		Net: session.NetConfig{DisconnectTimeout: timeout, Settings: uint64(len("r1"))}}, step)
+	cl, err := authority.NewClient[line](authority.ClientConfig{Host: peers[0], Players: 2,
+		Net: rollnet.NetConfig{DisconnectTimeout: timeout, Settings: uint64(len("r1"))}}, tr, step)
 	require.NoError(t, err)
 	defer cl.Close()
 
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
-	var evs []session.Event
+	var evs []rollnet.Event
 	var stoppedAt time.Time
 	for ticks := 0; ; ticks++ {
 		select {
@@ -121,7 +121,7 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 			stopHost() // as SIGTERM does
 		}
 		evs = cl.Events(evs[:0])
-		if i := indexOf(evs, session.EventDisconnected); i >= 0 {
+		if i := indexOf(evs, rollnet.EventDisconnected); i >= 0 {
 			require.False(t, stoppedAt.IsZero(), "disconnected before the host stopped")
 			// Before the host closed its transport (it logs "stopped"
 			// first): the notice did it, not a broken connection, and
@@ -142,7 +142,7 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 	require.Greater(t, st.StatesApplied, uint64(30))
 }
 
-func indexOf(evs []session.Event, k session.EventKind) int {
+func indexOf(evs []rollnet.Event, k rollnet.EventKind) int {
 	for i, e := range evs {
 		if e.Kind == k {
 			return i

@@ -16,9 +16,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/playout"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -166,7 +166,7 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 		return err
 	}
 	defer tr.Close()
-	h, err := g.open(tr, client.Room(), o.lim, session.NetConfig{FrameRate: o.fps, DisconnectTimeout: o.lim.timeout})
+	h, err := g.open(tr, client.Room(), o.lim, rollnet.NetConfig{FrameRate: o.fps, DisconnectTimeout: o.lim.timeout})
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 	_ = h.Close()
 	time.Sleep(noticeWait)
 	st := h.Stats()
-	log.Info("stopped", "frame", st.Frame, "joined", st.Joined, "resumed", st.Resumed, "expired", st.Expired,
+	log.Info("stopped", "frame", st.Frame, "joined", st.Joined, "resumed", st.Rejoined, "expired", st.Expired,
 		"hellos_refused", st.HellosRefused, "hellos_dropped", st.HellosDropped, "unknown_packets", st.UnknownPackets)
 	return err
 }
@@ -213,7 +213,7 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 					log.Info("frame budget spent", "frames", o.frames)
 					return nil
 				}
-				if err := h.Advance(); err != nil {
+				if err := h.AdvanceFrame(); err != nil {
 					return err
 				}
 				w.watch(h)
@@ -230,10 +230,10 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 // announcer sends the game's own message after each frame (Sim.Announce)
 // to every connected client.
 type announcer struct {
-	say func(dst []byte, frame authority.Frame, crc uint32) []byte
+	say func(dst []byte, frame rollnet.Frame, crc uint32) []byte
 	tr  transport.Transport
 	buf []byte
-	cs  []authority.ClientStats
+	cs  []authority.HostClientStats
 }
 
 func (a *announcer) announce(h host) {
@@ -241,8 +241,8 @@ func (a *announcer) announce(h host) {
 		return
 	}
 	f := h.Frame() - 1
-	crc, ok := h.Checksum(f)
-	if !ok {
+	crc, err := h.ChecksumAt(f)
+	if err != nil {
 		return
 	}
 	if a.buf = a.say(a.buf[:0], f, crc); len(a.buf) == 0 {
@@ -260,14 +260,14 @@ func (a *announcer) announce(h host) {
 type watcher struct {
 	log   *slog.Logger
 	last  authority.HostStats
-	cs    []authority.ClientStats
-	evs   []session.Event
+	cs    []authority.HostClientStats
+	evs   []rollnet.Event
 	known map[transport.Peer]bool // the connections of the clients last seen
 }
 
 func (w *watcher) watch(h host) {
 	st := h.Stats()
-	if st.Joined != w.last.Joined || st.Resumed != w.last.Resumed || st.Expired != w.last.Expired || st.ResumesRejected != w.last.ResumesRejected {
+	if st.Joined != w.last.Joined || st.Rejoined != w.last.Rejoined || st.Expired != w.last.Expired || st.RejoinsRefused != w.last.RejoinsRefused {
 		w.cs = h.Clients(w.cs[:0])
 		var peer string
 		for _, c := range w.cs {
@@ -282,7 +282,7 @@ func (w *watcher) watch(h host) {
 		for _, c := range w.cs {
 			w.known[c.Peer] = true
 		}
-		if st.ResumesRejected > w.last.ResumesRejected {
+		if st.RejoinsRefused > w.last.RejoinsRefused {
 			w.log.Info("resume rejected: the token is void (its grace window ran out); a fresh slot follows", "frame", st.Frame)
 		}
 		if st.Expired > w.last.Expired {
@@ -291,7 +291,7 @@ func (w *watcher) watch(h host) {
 		if st.Joined > w.last.Joined {
 			w.log.Info("client joined", "peer", peer, "frame", st.Frame, "clients", st.Clients)
 		}
-		if st.Resumed > w.last.Resumed {
+		if st.Rejoined > w.last.Rejoined {
 			w.log.Info("client resumed", "peer", peer, "frame", st.Frame, "clients", st.Clients)
 		}
 		for _, c := range w.cs {
@@ -302,11 +302,11 @@ func (w *watcher) watch(h host) {
 	w.evs = h.Events(w.evs[:0])
 	for _, e := range w.evs {
 		switch e.Kind {
-		case session.EventNetworkInterrupted:
+		case rollnet.EventNetworkInterrupted:
 			w.log.Info("client silent", "peer", string(e.Peer), "frame", st.Frame, "away_in", e.Timeout)
-		case session.EventNetworkResumed:
+		case rollnet.EventNetworkResumed:
 			w.log.Info("client heard again", "peer", string(e.Peer), "frame", st.Frame)
-		case session.EventDisconnected:
+		case rollnet.EventDisconnected:
 			w.log.Info("client away: its slots are predicted, its token valid for the grace window", "peer", string(e.Peer), "frame", st.Frame)
 		}
 	}

@@ -16,7 +16,7 @@ package main
 import (
 	"os"
 
-	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 )
 
@@ -30,7 +30,7 @@ type court struct {
 
 const courtHeight = 1000
 
-func play(c *court, in []int8, f authority.Frame) {
+func play(c *court, in []int8, f rollnet.Frame) {
 	for p, v := range in {
 		c.Paddle[p] = min(max(c.Paddle[p]+int32(max(min(v, 1), -1)), 0), courtHeight)
 	}

@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/crossarch"
-	"github.com/rollnet/rollnet/session"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +16,7 @@ func botMatch(frames int) crossarch.Match[State, Input] {
 	return crossarch.Match[State, Input]{
 		Name: "pong", Settings: 0x9096, Players: 2, Frames: frames,
 		Initial: NewState(7), Simulate: Simulate,
-		Inputs: func(s *State, _ session.Frame, in []Input) { in[0], in[1] = Bot(s, 0), Bot(s, 1) },
+		Inputs: func(s *State, _ rollnet.Frame, in []Input) { in[0], in[1] = Bot(s, 0), Bot(s, 1) },
 	}
 }
 

@@ -7,7 +7,9 @@
 // reaches the same bytes, on any machine.
 package game
 
-import "github.com/rollnet/rollnet/session"
+import (
+	"github.com/rollnet/rollnet"
+)
 
 // Sub is the number of fixed-point units in one court cell: positions and
 // velocities are in 1/256 of a cell.
@@ -48,7 +50,7 @@ const (
 // field is fixed-width and the struct's size is the sum of its fields'),
 // so its bytes are what peers checksum.
 type State struct {
-	Rng            session.Rand // serve PRNG (SplitMix64); lives here so rollback restores it
+	Rng            rollnet.Rand // serve PRNG (SplitMix64); lives here so rollback restores it
 	BallX, BallY   int32        // ball position, fixed point
 	BallVX, BallVY int32        // ball velocity per frame, fixed point
 	PaddleY        [2]int32     // top of each paddle, fixed point
@@ -66,7 +68,7 @@ type State struct {
 // drawn from seed. Both peers must use the same seed.
 func NewState(seed uint32) State {
 	var s State
-	s.Rng = session.NewRand(uint64(seed))
+	s.Rng = rollnet.NewRand(uint64(seed))
 	s.reset()
 	return s
 }
@@ -105,7 +107,7 @@ func (s *State) serve() {
 
 // Simulate is Step in the shape a session takes: one frame, the inputs of
 // players 0 and 1.
-func Simulate(s *State, in []Input, _ session.Frame) { Step(s, [2]Input{in[0], in[1]}) }
+func Simulate(s *State, in []Input, _ rollnet.Frame) { Step(s, [2]Input{in[0], in[1]}) }
 
 // Step advances the game by one frame with both players' inputs. It is
 // deterministic: integer arithmetic only, no clock, no global state.

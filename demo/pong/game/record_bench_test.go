@@ -4,20 +4,21 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/crossarch"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/replay"
 )
 
 // recordBots records m, a bot match, into buf with a checksum every
 // `every` frames and no states (as -record does with every 1).
 func recordBots(b *testing.B, buf *bytes.Buffer, m crossarch.Match[State, Input], every int) {
 	s := m.Initial
-	r, err := session.NewRecorder[State, Input](buf, session.RecordConfig{Players: 2, Settings: m.Settings, ChecksumEvery: every}, &s)
+	r, err := replay.NewRecorder[State, Input](replay.RecorderConfig{Players: 2, Settings: m.Settings, ChecksumEvery: every}, buf, &s)
 	if err != nil {
 		b.Fatal(err)
 	}
 	in := make([]Input, 2)
-	for f := range session.Frame(m.Frames) {
+	for f := range rollnet.Frame(m.Frames) {
 		m.Inputs(&s, f, in)
 		m.Simulate(&s, in, f)
 		if err := r.Record(in, &s); err != nil {

@@ -1,58 +1,67 @@
-package session
+package replay
 
 import (
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 )
 
-// Sentinel errors of recordings (Recorder, Replayer). Every error they
-// return is, or wraps, one of these, ErrConfig or ErrArgument, or is the
-// writer's or reader's own; test with errors.Is.
+// Sentinel errors of recordings (Recorder, Replayer) and state files.
+// Every error they return is, or wraps, one of these, or is the writer's
+// or reader's own; test with errors.Is.
 var (
+	// ErrConfig reports a RecorderConfig or ReplayerConfig that cannot work,
+	// or a state or input type a recording cannot hold.
+	ErrConfig = errors.New("replay: invalid config")
+
+	// ErrArgument reports an argument out of its documented range (a
+	// wrong number of inputs, a nil state, a recorder that is not new).
+	ErrArgument = errors.New("replay: invalid argument")
+
 	// ErrRecordFormat reports a file that is not a rollnet recording: its
 	// first bytes are not the magic.
-	ErrRecordFormat = errors.New("session: not a rollnet recording")
+	ErrFormat = errors.New("replay: not a rollnet recording")
 
 	// ErrRecordVersion reports a recording of a format version this
 	// release does not read.
-	ErrRecordVersion = errors.New("session: unknown recording version")
+	ErrVersion = errors.New("replay: unknown recording version")
 
 	// ErrRecordSettings reports a recording of another game or of other
 	// settings: the game's Settings, the number of players, or the size
 	// of an input or of the state differ from the replayer's.
-	ErrRecordSettings = errors.New("session: recording of other settings")
+	ErrSettings = errors.New("replay: recording of other settings")
 
 	// ErrRecordCorrupt reports a recording whose bytes are damaged or
 	// forged: a chunk whose CRC does not match, an unknown chunk, a chunk
 	// too long, frames out of order, inputs that do not decode.
-	ErrRecordCorrupt = errors.New("session: corrupt recording")
+	ErrCorrupt = errors.New("replay: corrupt recording")
 
 	// ErrRecordTruncated reports a recording that ends before its end
 	// chunk (the match was cut short, or the file was). Every frame before
 	// the cut was replayed and checked. It wraps io.ErrUnexpectedEOF.
-	ErrRecordTruncated = fmt.Errorf("session: recording cut short: %w", io.ErrUnexpectedEOF)
+	ErrTruncated = fmt.Errorf("replay: recording cut short: %w", io.ErrUnexpectedEOF)
 
 	// ErrRecordClosed reports a Record, Flush or Close after Close.
-	ErrRecordClosed = errors.New("session: recorder closed")
+	ErrClosed = errors.New("replay: recorder closed")
 
 	// ErrReplayMismatch reports a replayed state whose checksum differs
 	// from the one recorded: the simulation is not deterministic (across
 	// machines, builds or versions). The error is a *ReplayMismatchError.
-	ErrReplayMismatch = errors.New("session: replay differs from the recording")
+	ErrMismatch = errors.New("replay: replay differs from the recording")
 )
 
 // ReplayMismatchError is the error a Replayer returns at the first
 // recorded checksum its own state does not match.
 // errors.Is(err, ErrReplayMismatch) holds for it.
-type ReplayMismatchError struct {
+type MismatchError struct {
 	// Frame is the frame after which the states differ.
-	Frame Frame
+	Frame rollnet.Frame
 	// LastAgreed is the newest frame whose recorded checksum matched,
 	// NoFrame if none did: the states parted in (LastAgreed, Frame].
-	LastAgreed Frame
+	LastAgreed rollnet.Frame
 	// Recorded and Replayed are the two checksums of the state after
 	// Frame.
 	Recorded, Replayed uint32
@@ -65,9 +74,9 @@ type ReplayMismatchError struct {
 
 // Error names the frame, both checksums and, when known, the first field
 // that differs.
-func (e *ReplayMismatchError) Error() string {
+func (e *MismatchError) Error() string {
 	s := fmt.Sprintf("%v: frame %d: recorded checksum %08x, replayed %08x (last agreed: frame %d)",
-		ErrReplayMismatch, e.Frame, e.Recorded, e.Replayed, e.LastAgreed)
+		ErrMismatch, e.Frame, e.Recorded, e.Replayed, e.LastAgreed)
 	if len(e.Fields) > 0 {
 		f := e.Fields[0]
 		s += fmt.Sprintf("; %s: %s recorded, %s replayed", f.Path, f.A, f.B)
@@ -79,4 +88,4 @@ func (e *ReplayMismatchError) Error() string {
 }
 
 // Unwrap returns ErrReplayMismatch.
-func (e *ReplayMismatchError) Unwrap() error { return ErrReplayMismatch }
+func (e *MismatchError) Unwrap() error { return ErrMismatch }

@@ -1,4 +1,4 @@
-package session
+package replay
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // the recording errors, never panic, and never allocate by the file's
 // claims. Seeded with real recordings and their damaged forms.
 func FuzzReplay(f *testing.F) {
-	for _, cfg := range []RecordConfig{
+	for _, cfg := range []RecorderConfig{
 		{Players: 2},
 		{Players: 3, ChecksumEvery: 3, States: true},
 		{Players: 1, ChecksumEvery: 64},
@@ -22,7 +22,7 @@ func FuzzReplay(f *testing.F) {
 		f.Add(file[:len(recordMagic)+3])
 	}
 	f.Fuzz(func(t *testing.T, file []byte) {
-		p, err := replayAll(file, ReplayConfig{}, simWorld)
+		p, err := replayAll(file, ReplayerConfig{}, simWorld)
 		if err != nil {
 			require.True(t, isRecordErr(err), "%v", err)
 			return

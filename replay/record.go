@@ -1,4 +1,4 @@
-package session
+package replay
 
 // The recording format, version 1. All integers little-endian; uvarints
 // are encoding/binary's.
@@ -39,7 +39,9 @@ import (
 	"io"
 	"reflect"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/inputbytes"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -70,8 +72,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // RecordConfig configures a Recorder. The zero value of every field but
 // Players means its documented default.
-type RecordConfig struct {
-	// Players is the number of players, 1..MaxPlayers.
+type RecorderConfig struct {
+	// Players is the number of players, 1..64 (session.MaxPlayers).
 	Players int
 	// Settings is the game's hash of anything a replay must agree on (its
 	// version, rules, map), as in NetConfig.Settings. A Replayer given
@@ -103,9 +105,9 @@ type Recorder[S any, I comparable] struct {
 	players int
 	size    int // input size
 	every   int
-	frame   Frame // next frame Record takes
-	start   Frame // first frame of the open block
-	err     error // sticky write error
+	frame   rollnet.Frame // next frame Record takes
+	start   rollnet.Frame // first frame of the open block
+	err     error         // sticky write error
 	closed  bool
 
 	inputs []byte   // the open block's inputs, frame-major, then player
@@ -126,12 +128,12 @@ type Recorder[S any, I comparable] struct {
 // and I must satisfy rollback.CheckType; players × input size may not
 // exceed 1024 bytes, nor an input 32 (codec.MaxInputSize). Errors wrap
 // ErrConfig, or are w's.
-func NewRecorder[S any, I comparable](w io.Writer, cfg RecordConfig, initial *S) (*Recorder[S, I], error) {
+func NewRecorder[S any, I comparable](cfg RecorderConfig, w io.Writer, initial *S) (*Recorder[S, I], error) {
 	if w == nil || initial == nil {
 		return nil, fmt.Errorf("%w: nil writer or initial state", ErrConfig)
 	}
-	if cfg.Players < 1 || cfg.Players > MaxPlayers {
-		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, MaxPlayers)
+	if cfg.Players < 1 || cfg.Players > maxPlayers {
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, maxPlayers)
 	}
 	every := cfg.ChecksumEvery
 	if every == 0 {
@@ -140,24 +142,24 @@ func NewRecorder[S any, I comparable](w io.Writer, cfg RecordConfig, initial *S)
 	if every < 1 || every > 1<<20 {
 		return nil, fmt.Errorf("%w: ChecksumEvery %d not in [1, 2^20]", ErrConfig, cfg.ChecksumEvery)
 	}
-	ic, err := newInputCodec[I]()
+	ic, err := inputbytes.New[I]()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: input type: %w", ErrConfig, err)
 	}
 	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
 		return nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
 	}
-	if ic.size > codec.MaxInputSize || ic.size*cfg.Players > recordMaxStride {
+	if ic.Size > codec.MaxInputSize || ic.Size*cfg.Players > recordMaxStride {
 		return nil, fmt.Errorf("%w: %d players × %d-byte inputs (at most %d bytes an input, %d a frame)",
-			ErrConfig, cfg.Players, ic.size, codec.MaxInputSize, recordMaxStride)
+			ErrConfig, cfg.Players, ic.Size, codec.MaxInputSize, recordMaxStride)
 	}
 	stateN := len(rollback.BytesOf(initial))
 	r := &Recorder[S, I]{
 		w:       bufio.NewWriterSize(w, 4096),
 		players: cfg.Players,
-		size:    ic.size,
+		size:    ic.Size,
 		every:   every,
-		inputs:  make([]byte, 0, recordBlock*cfg.Players*ic.size),
+		inputs:  make([]byte, 0, recordBlock*cfg.Players*ic.Size),
 		sums:    make([]uint32, 0, recordBlock),
 		stateN:  stateN,
 		args:    make([]I, cfg.Players),
@@ -173,7 +175,7 @@ func NewRecorder[S any, I comparable](w io.Writer, cfg RecordConfig, initial *S)
 	h := make([]byte, 0, 8+5*4+1)
 	h = binary.LittleEndian.AppendUint64(h, cfg.Settings)
 	h = binary.AppendUvarint(h, uint64(cfg.Players))
-	h = binary.AppendUvarint(h, uint64(ic.size))
+	h = binary.AppendUvarint(h, uint64(ic.Size))
 	h = binary.AppendUvarint(h, uint64(stateN))
 	h = binary.AppendUvarint(h, uint64(every))
 	h = append(h, flags)
@@ -187,7 +189,7 @@ func NewRecorder[S any, I comparable](w io.Writer, cfg RecordConfig, initial *S)
 }
 
 // Frame returns the frame the next Record is for (0 at first).
-func (r *Recorder[S, I]) Frame() Frame { return r.frame }
+func (r *Recorder[S, I]) Frame() rollnet.Frame { return r.frame }
 
 // Record records frame Frame(): every player's confirmed input for it
 // (len(inputs) == Players) and the state after it. It allocates nothing
@@ -196,7 +198,7 @@ func (r *Recorder[S, I]) Frame() Frame { return r.frame }
 // later call.
 func (r *Recorder[S, I]) Record(inputs []I, state *S) error {
 	if r.closed {
-		return ErrRecordClosed
+		return ErrClosed
 	}
 	if r.err != nil {
 		return r.err
@@ -222,14 +224,16 @@ func (r *Recorder[S, I]) Record(inputs []I, state *S) error {
 }
 
 // codecAppend appends an input's bytes.
-func (r *Recorder[S, I]) codecAppend(dst []byte, in *I) []byte { return append(dst, bytesOf(in)...) }
+func (r *Recorder[S, I]) codecAppend(dst []byte, in *I) []byte {
+	return append(dst, rollback.BytesOf(in)...)
+}
 
 // Flush writes the frames recorded so far (an incomplete block becomes a
 // block of its own) and flushes the writer, so that a recording cut short
 // later still replays up to here.
 func (r *Recorder[S, I]) Flush() error {
 	if r.closed {
-		return ErrRecordClosed
+		return ErrClosed
 	}
 	r.writeBlock()
 	if r.err == nil {
@@ -242,7 +246,7 @@ func (r *Recorder[S, I]) Flush() error {
 // It does not close the writer. Later calls return ErrRecordClosed.
 func (r *Recorder[S, I]) Close() error {
 	if r.closed {
-		return ErrRecordClosed
+		return ErrClosed
 	}
 	r.writeBlock()
 	r.writeChunk(chunkEnd, binary.AppendUvarint(r.num[:0], uint64(r.frame)), nil)
@@ -279,7 +283,7 @@ func (r *Recorder[S, I]) writeBlock() {
 
 // writeInputs writes frames [start, start+n) with their inputs in and the
 // checksums sums of their checkpoints.
-func (r *Recorder[S, I]) writeInputs(start Frame, n int, in []byte, sums []uint32) {
+func (r *Recorder[S, I]) writeInputs(start rollnet.Frame, n int, in []byte, sums []uint32) {
 	msg := codec.Input{Ack: -1, Start: int32(start), Frames: n, Players: ^uint64(0) >> (64 - r.players), Size: r.size, Inputs: in}
 	// The message's length goes before it, as a uvarint of at most two
 	// bytes (a message is at most codec.MaxPacket): encode after two
@@ -291,7 +295,7 @@ func (r *Recorder[S, I]) writeInputs(start Frame, n int, in []byte, sums []uint3
 		k := checkpoints(start, h, r.every)
 		stride := r.players * r.size
 		r.writeInputs(start, h, in[:h*stride], sums[:k])
-		r.writeInputs(start+Frame(h), n-h, in[h*stride:], sums[k:])
+		r.writeInputs(start+rollnet.Frame(h), n-h, in[h*stride:], sums[k:])
 		return
 	}
 	if l := len(out) - 2; l < 0x80 {
@@ -308,7 +312,7 @@ func (r *Recorder[S, I]) writeInputs(start Frame, n int, in []byte, sums []uint3
 
 // checkpoints counts the frames f in [start, start+n) whose checksum is
 // recorded: (f+1) % every == 0.
-func checkpoints(start Frame, n, every int) int {
+func checkpoints(start rollnet.Frame, n, every int) int {
 	return (int(start)+n)/every - int(start)/every
 }
 
@@ -329,3 +333,6 @@ func (r *Recorder[S, I]) writeChunk(kind byte, a, b []byte) {
 		}
 	}
 }
+
+// maxPlayers is the most players a recording holds (session.MaxPlayers).
+const maxPlayers = 64

@@ -1,4 +1,4 @@
-package session
+package rollnet
 
 // Rand is a deterministic pseudo-random generator whose whole state is one
 // pointer-free value, so it lives inside the simulation state S: it is

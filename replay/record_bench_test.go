@@ -1,10 +1,11 @@
-package session
+package replay
 
 import (
 	"bytes"
 	"io"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -24,7 +25,7 @@ func recordInputs(f int, in []uint16) {
 func BenchmarkRecord(b *testing.B) {
 	var w world
 	cw := &countWriter{}
-	r, err := NewRecorder[world, uint16](cw, RecordConfig{Players: 2}, &w)
+	r, err := NewRecorder[world, uint16](RecorderConfig{Players: 2}, cw, &w)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,9 +54,9 @@ func BenchmarkRecordBaselineChecksum(b *testing.B) {
 	for b.Loop() {
 		recordInputs(f, in)
 		for i := range in {
-			buf = append(buf, bytesOf(&in[i])...)
+			buf = append(buf, rollback.BytesOf(&in[i])...)
 		}
-		sums = append(sums, rollback.Checksum(bytesOf(&w)))
+		sums = append(sums, rollback.Checksum(rollback.BytesOf(&w)))
 		if len(sums) == recordBlock {
 			buf, sums = buf[:0], sums[:0]
 		}
@@ -66,11 +67,11 @@ func BenchmarkRecordBaselineChecksum(b *testing.B) {
 // replayBench runs step once per op over a recording of 1<<14 frames,
 // starting again (timer stopped) at its end.
 func replayBench(b *testing.B, step func(p *Replayer[world, uint16]) error) {
-	file := recordMatch(b, RecordConfig{Players: 2}, 1<<14)
+	file := recordMatch(b, RecorderConfig{Players: 2}, 1<<14)
 	var p *Replayer[world, uint16]
 	open := func() {
 		var err error
-		if p, err = NewReplayer[world, uint16](bytes.NewReader(file), ReplayConfig{}, simWorld); err != nil {
+		if p, err = NewReplayer[world, uint16](ReplayerConfig{}, bytes.NewReader(file), simWorld); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -94,7 +95,7 @@ func replayBench(b *testing.B, step func(p *Replayer[world, uint16]) error) {
 // BenchmarkReplay: one replayed frame: decode its inputs, simulate the
 // test world, check its checksum.
 func BenchmarkReplay(b *testing.B) {
-	replayBench(b, func(p *Replayer[world, uint16]) error { return p.Step() })
+	replayBench(b, func(p *Replayer[world, uint16]) error { return p.AdvanceFrame() })
 }
 
 // BenchmarkReplayBaselineSimulate: the physical floor of a replayed
@@ -114,8 +115,8 @@ func BenchmarkReplayBaselineSimulate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		i := 2 * (f & (n - 1))
-		simWorld(&w, ins[i:i+2:i+2], Frame(f))
-		sum ^= rollback.Checksum(bytesOf(&w))
+		simWorld(&w, ins[i:i+2:i+2], rollnet.Frame(f))
+		sum ^= rollback.Checksum(rollback.BytesOf(&w))
 		f++
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")

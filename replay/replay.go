@@ -1,4 +1,4 @@
-package session
+package replay
 
 import (
 	"bufio"
@@ -9,13 +9,15 @@ import (
 	"io"
 	"reflect"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/inputbytes"
 	"github.com/rollnet/rollnet/rollback"
 )
 
 // ReplayConfig configures a Replayer. The zero value of every field means
 // its documented default.
-type ReplayConfig struct {
+type ReplayerConfig struct {
 	// Settings must equal the recording's RecordConfig.Settings, else
 	// ErrRecordSettings.
 	Settings uint64
@@ -28,8 +30,8 @@ type ReplayConfig struct {
 
 // Replayer plays a recording back: the initial state, then every frame
 // with its recorded inputs, checking the state against every recorded
-// checksum. It runs as fast as simulate does (Run), or a frame per Step
-// for a game that shows it. Step allocates nothing. A Replayer is not
+// checksum. It runs as fast as simulate does (Run), or a frame per AdvanceFrame
+// for a game that shows it. AdvanceFrame allocates nothing. A Replayer is not
 // safe for concurrent use.
 //
 // Bytes from the file are not trusted: a damaged, forged or cut file is
@@ -38,8 +40,8 @@ type ReplayConfig struct {
 // built for.
 type Replayer[S any, I comparable] struct {
 	r        *bufio.Reader
-	simulate func(*S, []I, Frame)
-	codec    inputCodec[I]
+	simulate func(*S, []I, rollnet.Frame)
+	codec    inputbytes.Codec[I]
 	state    *S
 	players  int
 	size     int
@@ -48,12 +50,12 @@ type Replayer[S any, I comparable] struct {
 	states   bool
 	maxField int
 
-	frame   Frame // next frame Step simulates
-	agreed  Frame // newest frame whose checksum matched
-	checked int   // checksums that matched
-	err     error // sticky
+	frame   rollnet.Frame // next frame AdvanceFrame simulates
+	agreed  rollnet.Frame // newest frame whose checksum matched
+	checked int           // checksums that matched
+	err     error         // sticky
 
-	blockStart Frame
+	blockStart rollnet.Frame
 	blockN     int
 	blockIn    []byte   // the block's inputs
 	sums       []uint32 // the block's checksums
@@ -67,16 +69,16 @@ type Replayer[S any, I comparable] struct {
 // NewReplayer reads the header of the recording r and returns a replayer
 // whose State() is the recorded initial state. The recording must be of
 // states of type S and inputs of type I, with cfg's Settings and Players.
-func NewReplayer[S any, I comparable](r io.Reader, cfg ReplayConfig, simulate func(s *S, inputs []I, frame Frame)) (*Replayer[S, I], error) {
+func NewReplayer[S any, I comparable](cfg ReplayerConfig, r io.Reader, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Replayer[S, I], error) {
 	if r == nil || simulate == nil {
 		return nil, fmt.Errorf("%w: nil reader or simulate", ErrConfig)
 	}
-	if cfg.Players < 0 || cfg.Players > MaxPlayers || cfg.MaxFields < 0 {
+	if cfg.Players < 0 || cfg.Players > maxPlayers || cfg.MaxFields < 0 {
 		return nil, fmt.Errorf("%w: Players %d or MaxFields %d out of range", ErrConfig, cfg.Players, cfg.MaxFields)
 	}
-	ic, err := newInputCodec[I]()
+	ic, err := inputbytes.New[I]()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: input type: %w", ErrConfig, err)
 	}
 	st := reflect.TypeFor[S]()
 	if err := rollback.CheckType(st); err != nil {
@@ -87,10 +89,10 @@ func NewReplayer[S any, I comparable](r io.Reader, cfg ReplayConfig, simulate fu
 		simulate: simulate,
 		codec:    ic,
 		state:    new(S),
-		size:     ic.size,
+		size:     ic.Size,
 		stateN:   int(st.Size()),
 		maxField: cfg.MaxFields,
-		agreed:   NoFrame,
+		agreed:   rollnet.NoFrame,
 	}
 	if p.maxField == 0 {
 		p.maxField = 8
@@ -112,26 +114,26 @@ func NewReplayer[S any, I comparable](r io.Reader, cfg ReplayConfig, simulate fu
 
 // readHeader reads the magic, the version and the header chunk, and sets
 // the initial state.
-func (p *Replayer[S, I]) readHeader(cfg ReplayConfig) error {
+func (p *Replayer[S, I]) readHeader(cfg ReplayerConfig) error {
 	var magic [len(recordMagic) + 1]byte
 	if _, err := io.ReadFull(p.r, magic[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%w (%d bytes)", ErrRecordFormat, 0)
+			return fmt.Errorf("%w (%d bytes)", ErrFormat, 0)
 		}
 		return err
 	}
 	if string(magic[:len(recordMagic)]) != recordMagic {
-		return ErrRecordFormat
+		return ErrFormat
 	}
 	if v := magic[len(recordMagic)]; v != recordVersion {
-		return fmt.Errorf("%w: version %d (this release reads %d)", ErrRecordVersion, v, recordVersion)
+		return fmt.Errorf("%w: version %d (this release reads %d)", ErrVersion, v, recordVersion)
 	}
 	kind, length, crc, err := p.readChunkHead()
 	if err != nil {
 		return truncated(err)
 	}
 	if kind != chunkHeader {
-		return fmt.Errorf("%w: first chunk %q is not the header", ErrRecordCorrupt, kind)
+		return fmt.Errorf("%w: first chunk %q is not the header", ErrCorrupt, kind)
 	}
 	// The fields first (at most 8+4*10+1 bytes), so that a recording of
 	// another state size is named as such before its state is read.
@@ -141,7 +143,7 @@ func (p *Replayer[S, I]) readHeader(cfg ReplayConfig) error {
 		return truncated(err)
 	}
 	if len(fb) < 8 {
-		return fmt.Errorf("%w: header of %d bytes", ErrRecordCorrupt, length)
+		return fmt.Errorf("%w: header of %d bytes", ErrCorrupt, length)
 	}
 	settings := binary.LittleEndian.Uint64(fb)
 	i := 8
@@ -149,30 +151,30 @@ func (p *Replayer[S, I]) readHeader(cfg ReplayConfig) error {
 	for k := range v {
 		x, n := binary.Uvarint(fb[min(i, len(fb)):])
 		if n <= 0 {
-			return fmt.Errorf("%w: header", ErrRecordCorrupt)
+			return fmt.Errorf("%w: header", ErrCorrupt)
 		}
 		v[k] = x
 		i += n
 	}
 	if i >= len(fb) {
-		return fmt.Errorf("%w: header", ErrRecordCorrupt)
+		return fmt.Errorf("%w: header", ErrCorrupt)
 	}
 	flags := fb[i]
 	i++
 	players, size, stateN, every := v[0], v[1], v[2], v[3]
 	switch {
-	case players < 1 || players > MaxPlayers || size < 1 || every < 1 || every > 1<<20 || flags > 1:
+	case players < 1 || players > maxPlayers || size < 1 || every < 1 || every > 1<<20 || flags > 1:
 		return fmt.Errorf("%w: header: %d players, %d-byte inputs, checksum every %d frames, flags %#x",
-			ErrRecordCorrupt, players, size, every, flags)
+			ErrCorrupt, players, size, every, flags)
 	case settings != cfg.Settings:
-		return fmt.Errorf("%w: game settings %#x recorded, %#x here", ErrRecordSettings, settings, cfg.Settings)
+		return fmt.Errorf("%w: game settings %#x recorded, %#x here", ErrSettings, settings, cfg.Settings)
 	case cfg.Players != 0 && players != uint64(cfg.Players):
-		return fmt.Errorf("%w: %d players recorded, %d here", ErrRecordSettings, players, cfg.Players)
+		return fmt.Errorf("%w: %d players recorded, %d here", ErrSettings, players, cfg.Players)
 	case size != uint64(p.size) || stateN != uint64(p.stateN):
 		return fmt.Errorf("%w: %d-byte inputs and %d-byte state recorded, %d and %d here",
-			ErrRecordSettings, size, stateN, p.size, p.stateN)
+			ErrSettings, size, stateN, p.size, p.stateN)
 	case length != uint64(i)+stateN:
-		return fmt.Errorf("%w: header of %d bytes", ErrRecordCorrupt, length)
+		return fmt.Errorf("%w: header of %d bytes", ErrCorrupt, length)
 	}
 	p.players, p.every, p.states = int(players), int(every), flags == 1
 	// The rest of fb is the state's start; then read the rest of it.
@@ -186,9 +188,9 @@ func (p *Replayer[S, I]) readHeader(cfg ReplayConfig) error {
 	if err := p.checkCRC(crc); err != nil {
 		return err
 	}
-	for _, o := range boolOffsets(reflect.TypeFor[S](), 0, nil) {
+	for _, o := range inputbytes.BoolOffsets(reflect.TypeFor[S](), 0, nil) {
 		if sb[o] > 1 {
-			return fmt.Errorf("%w: initial state: a bool byte is %d", ErrRecordCorrupt, sb[o])
+			return fmt.Errorf("%w: initial state: a bool byte is %d", ErrCorrupt, sb[o])
 		}
 	}
 	return nil
@@ -197,7 +199,7 @@ func (p *Replayer[S, I]) readHeader(cfg ReplayConfig) error {
 // truncated maps an end of file inside a chunk to ErrRecordTruncated.
 func truncated(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return ErrRecordTruncated
+		return ErrTruncated
 	}
 	return err
 }
@@ -212,9 +214,9 @@ func (p *Replayer[S, I]) readChunkHead() (kind byte, length uint64, crc uint32, 
 	length, err = binary.ReadUvarint(p.r)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return 0, 0, 0, ErrRecordTruncated
+			return 0, 0, 0, ErrTruncated
 		}
-		return 0, 0, 0, fmt.Errorf("%w: chunk length: %w", ErrRecordCorrupt, err)
+		return 0, 0, 0, fmt.Errorf("%w: chunk length: %w", ErrCorrupt, err)
 	}
 	h := binary.AppendUvarint(append(p.head[:0], kind), length)
 	return kind, length, crc32.Update(0, castagnoli, h), nil
@@ -226,7 +228,7 @@ func (p *Replayer[S, I]) checkCRC(crc uint32) error {
 		return truncated(err)
 	}
 	if got := binary.LittleEndian.Uint32(p.tail[:]); got != crc {
-		return fmt.Errorf("%w: chunk CRC %08x, computed %08x (after frame %d)", ErrRecordCorrupt, got, crc, p.frame-1)
+		return fmt.Errorf("%w: chunk CRC %08x, computed %08x (after frame %d)", ErrCorrupt, got, crc, p.frame-1)
 	}
 	return nil
 }
@@ -242,13 +244,13 @@ func (p *Replayer[S, I]) readChunk() (kind byte, payload []byte, err error) {
 	case chunkInputs, chunkEnd:
 	case chunkState:
 		if !p.states {
-			return 0, nil, fmt.Errorf("%w: a state chunk in a recording without states", ErrRecordCorrupt)
+			return 0, nil, fmt.Errorf("%w: a state chunk in a recording without states", ErrCorrupt)
 		}
 	default:
-		return 0, nil, fmt.Errorf("%w: chunk kind %q after frame %d", ErrRecordCorrupt, kind, p.frame-1)
+		return 0, nil, fmt.Errorf("%w: chunk kind %q after frame %d", ErrCorrupt, kind, p.frame-1)
 	}
 	if length > uint64(len(p.chunk)) {
-		return 0, nil, fmt.Errorf("%w: chunk %q of %d bytes", ErrRecordCorrupt, kind, length)
+		return 0, nil, fmt.Errorf("%w: chunk %q of %d bytes", ErrCorrupt, kind, length)
 	}
 	payload = p.chunk[:length]
 	if _, err := io.ReadFull(p.r, payload); err != nil {
@@ -270,23 +272,23 @@ func (p *Replayer[S, I]) ChecksumEvery() int { return p.every }
 // it; writing it makes the replay differ.
 func (p *Replayer[S, I]) State() *S { return p.state }
 
-// Frame returns the frame the next Step simulates.
-func (p *Replayer[S, I]) Frame() Frame { return p.frame }
+// Frame returns the frame the next AdvanceFrame simulates.
+func (p *Replayer[S, I]) Frame() rollnet.Frame { return p.frame }
 
 // Inputs returns the inputs of the frame last simulated (aliasing the
-// replayer's storage, valid until the next Step).
+// replayer's storage, valid until the next AdvanceFrame).
 func (p *Replayer[S, I]) Inputs() []I { return p.args }
 
 // Checked returns how many recorded checksums the replay has matched.
 func (p *Replayer[S, I]) Checked() int { return p.checked }
 
-// Step simulates frame Frame() with its recorded inputs and checks the
+// AdvanceFrame simulates frame Frame() with its recorded inputs and checks the
 // state against its recorded checksum, if it has one. At the end of the
 // recording it returns io.EOF. A state that differs is a
 // *ReplayMismatchError; a damaged file ErrRecordCorrupt or
-// ErrRecordTruncated. Errors are sticky. Step allocates nothing but
+// ErrRecordTruncated. Errors are sticky. AdvanceFrame allocates nothing but
 // errors.
-func (p *Replayer[S, I]) Step() error {
+func (p *Replayer[S, I]) AdvanceFrame() error {
 	if p.err != nil {
 		return p.err
 	}
@@ -298,8 +300,8 @@ func (p *Replayer[S, I]) Step() error {
 	stride := p.players * p.size
 	in := p.blockIn[int(p.frame-p.blockStart)*stride:]
 	for i := range p.args {
-		if err := p.codec.decode(in[i*p.size:], &p.args[i]); err != nil {
-			p.err = fmt.Errorf("%w: frame %d player %d: %w", ErrRecordCorrupt, p.frame, i, err)
+		if err := p.codec.Decode(in[i*p.size:], &p.args[i]); err != nil {
+			p.err = fmt.Errorf("%w: frame %d player %d: %w", ErrCorrupt, p.frame, i, err)
 			return p.err
 		}
 	}
@@ -320,10 +322,10 @@ func (p *Replayer[S, I]) Step() error {
 }
 
 // Run steps to the end of the recording and returns nil if every checksum
-// matched, else Step's error.
+// matched, else AdvanceFrame's error.
 func (p *Replayer[S, I]) Run() error {
 	for {
-		if err := p.Step(); err != nil {
+		if err := p.AdvanceFrame(); err != nil {
 			if err == io.EOF {
 				return nil
 			}
@@ -348,10 +350,10 @@ func (p *Replayer[S, I]) nextBlock() error {
 		case chunkEnd:
 			n, k := binary.Uvarint(b)
 			if k != len(b) || n != uint64(p.frame) {
-				return fmt.Errorf("%w: end chunk after frame %d", ErrRecordCorrupt, p.frame-1)
+				return fmt.Errorf("%w: end chunk after frame %d", ErrCorrupt, p.frame-1)
 			}
 			if _, err := p.r.ReadByte(); err != io.EOF {
-				return fmt.Errorf("%w: bytes after the end", ErrRecordCorrupt)
+				return fmt.Errorf("%w: bytes after the end", ErrCorrupt)
 			}
 			return io.EOF
 		case chunkInputs:
@@ -364,20 +366,20 @@ func (p *Replayer[S, I]) nextBlock() error {
 func (p *Replayer[S, I]) parseInputs(b []byte) error {
 	l, k := binary.Uvarint(b)
 	if k <= 0 || l > uint64(len(b)-k) {
-		return fmt.Errorf("%w: inputs chunk after frame %d", ErrRecordCorrupt, p.frame-1)
+		return fmt.Errorf("%w: inputs chunk after frame %d", ErrCorrupt, p.frame-1)
 	}
 	m := codec.Input{Size: p.size}
 	if _, err := codec.ParseInput(b[k:k+int(l)], &m, p.blockIn, nil); err != nil {
-		return fmt.Errorf("%w: inputs after frame %d: %w", ErrRecordCorrupt, p.frame-1, err)
+		return fmt.Errorf("%w: inputs after frame %d: %w", ErrCorrupt, p.frame-1, err)
 	}
 	if m.Start != int32(p.frame) || m.Frames < 1 || m.Players != ^uint64(0)>>(64-p.players) {
 		return fmt.Errorf("%w: inputs for frames %d+%d of players %#x after frame %d",
-			ErrRecordCorrupt, m.Start, m.Frames, m.Players, p.frame-1)
+			ErrCorrupt, m.Start, m.Frames, m.Players, p.frame-1)
 	}
 	rest := b[k+int(l):]
 	n := checkpoints(p.frame, m.Frames, p.every)
 	if len(rest) != 4*n {
-		return fmt.Errorf("%w: %d checksum bytes for %d checksums", ErrRecordCorrupt, len(rest), n)
+		return fmt.Errorf("%w: %d checksum bytes for %d checksums", ErrCorrupt, len(rest), n)
 	}
 	p.sums = p.sums[:n]
 	for i := range p.sums {
@@ -389,19 +391,19 @@ func (p *Replayer[S, I]) parseInputs(b []byte) error {
 }
 
 // parseState checks a state chunk and returns its frame and bytes.
-func (p *Replayer[S, I]) parseState(b []byte) (Frame, []byte, error) {
+func (p *Replayer[S, I]) parseState(b []byte) (rollnet.Frame, []byte, error) {
 	f, k := binary.Uvarint(b)
 	if k <= 0 || len(b)-k != p.stateN || f >= uint64(p.frame) || (f+1)%uint64(p.every) != 0 {
-		return 0, nil, fmt.Errorf("%w: state chunk after frame %d", ErrRecordCorrupt, p.frame-1)
+		return 0, nil, fmt.Errorf("%w: state chunk after frame %d", ErrCorrupt, p.frame-1)
 	}
-	return Frame(f), b[k:], nil
+	return rollnet.Frame(f), b[k:], nil
 }
 
 // mismatch builds the error for frame f. With states recorded, it reads
 // on to the recorded state of f (it follows f's block) and diffs it with
 // the replayed one.
-func (p *Replayer[S, I]) mismatch(f Frame, want, got uint32) error {
-	e := &ReplayMismatchError{Frame: f, LastAgreed: p.agreed, Recorded: want, Replayed: got}
+func (p *Replayer[S, I]) mismatch(f rollnet.Frame, want, got uint32) error {
+	e := &MismatchError{Frame: f, LastAgreed: p.agreed, Recorded: want, Replayed: got}
 	for p.states {
 		kind, b, err := p.readChunk()
 		if err != nil || kind != chunkState {

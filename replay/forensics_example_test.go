@@ -1,14 +1,35 @@
-package session_test
+package replay_test
 
 import (
 	"bytes"
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
+
+// Pong is a tiny game state: pointer-free, fixed-width fields.
+type Pong struct {
+	Paddle [2]int32
+	Ticks  int32
+	_      [4]byte
+}
+
+func simulatePong(s *Pong, in []uint8, _ rollnet.Frame) {
+	for p, b := range in {
+		if b&1 != 0 {
+			s.Paddle[p]--
+		}
+		if b&2 != 0 {
+			s.Paddle[p]++
+		}
+	}
+	s.Ticks++
+}
 
 // Handling DesyncDetected: bob's build has a bug that moves his own
 // paddle one unit too far at frame 200. Both peers keep the states of
@@ -30,7 +51,7 @@ func ExampleDescribeDesync() {
 		}
 		simulate := simulatePong
 		if name == "bob" {
-			simulate = func(s *Pong, in []uint8, f session.Frame) {
+			simulate = func(s *Pong, in []uint8, f rollnet.Frame) {
 				simulatePong(s, in, f)
 				if f == 200 {
 					s.Paddle[1]++ // the bug
@@ -41,26 +62,26 @@ func ExampleDescribeDesync() {
 		peers[i], _ = session.NewP2P[Pong](session.P2PConfig[uint8]{
 			Session: session.Config[uint8]{Players: 2, InputDelay: 2},
 			Remote:  remote,
-			Net: session.NetConfig{Now: clock.Now, ChecksumInterval: 30,
+			Net: rollnet.NetConfig{Now: clock.Now, ChecksumInterval: 30,
 				Rand: func() uint64 { nonce += 2; return nonce }},
 		}, ep, simulate)
 		_ = peers[i].KeepStates(64) // the debug mode: about 30 s of checksummed frames
 	}
 
-	var events []session.Event
-	var desync session.Frame = -1
+	var events []rollnet.Event
+	var desync rollnet.Frame = -1
 	for tick := 0; tick < 600 && len(files) < 2; tick++ {
 		for i, p := range peers {
 			_ = p.AddLocalInput(i, uint8(tick/20%4))
 			_ = p.AdvanceFrame()
 			for _, e := range p.Events(events[:0]) {
-				if e.Kind != session.EventDesyncDetected || files[names[i]] != nil {
+				if e.Kind != rollnet.EventDesyncDetected || files[names[i]] != nil {
 					continue
 				}
 				fmt.Printf("%s: desync at frame %d with %s\n", names[i], e.Frame, e.Peer)
 				if st, ok := p.KeptState(e.Frame); ok {
 					files[names[i]] = &bytes.Buffer{}
-					_ = session.WriteState(files[names[i]], e.Frame, st)
+					_ = replay.WriteState(files[names[i]], e.Frame, st)
 					desync = e.Frame
 				}
 			}
@@ -69,13 +90,13 @@ func ExampleDescribeDesync() {
 	}
 
 	// At alice's, with bob's file copied over.
-	frame, theirs, err := session.ReadState[Pong](files["bob"])
+	frame, theirs, err := replay.ReadState[Pong](files["bob"])
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	ours, _ := peers[0].KeptState(desync)
-	report, _ := session.DescribeDesync(ours, theirs, "bob")
+	report, _ := replay.DescribeDesync(ours, theirs, "bob")
 	fmt.Printf("frame %d: %s\n", frame, report)
 	// Output:
 	// alice: desync at frame 210 with bob

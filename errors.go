@@ -1,0 +1,38 @@
+package rollnet
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors both modes share. Test with errors.Is.
+var (
+	// ErrSyncFailed reports a handshake that failed: the ends disagree on
+	// the settings, speak another protocol, or did not complete it within
+	// NetConfig.SyncTimeout. The error is a *SyncError naming the peer and
+	// the reason; an EventSyncFailed says the same.
+	ErrSyncFailed = errors.New("rollnet: synchronization failed")
+)
+
+// SyncError is the error of a failed handshake: which peer, and why.
+// errors.Is(err, ErrSyncFailed) holds for it.
+type SyncError struct {
+	Peer   Peer
+	Reason string
+}
+
+// Error names the peer and the reason.
+func (e *SyncError) Error() string {
+	return fmt.Sprintf("%v with %q: %s", ErrSyncFailed, string(e.Peer), e.Reason)
+}
+
+// Unwrap returns ErrSyncFailed.
+func (e *SyncError) Unwrap() error { return ErrSyncFailed }
+
+// Reasons a handshake fails, as SyncError.Reason and Event.Reason carry them.
+const (
+	ReasonSettings = "settings differ (players, input size, input delay, frame rate, checksum interval, player placement or game settings)"
+	ReasonProtocol = "protocol version differs"
+	ReasonWire     = "wire version differs"
+	ReasonTimeout  = "no handshake within the sync timeout (peer absent, unreachable or failed)"
+)

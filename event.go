@@ -1,0 +1,121 @@
+package rollnet
+
+import (
+	"fmt"
+	"time"
+)
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+// The events a P2P session, a spectator, an authoritative host or a client
+// reports. Those about a link (handshake, interruption, disconnection,
+// desync) come from every mode; those about players (running, a player
+// disconnected, a wait, a rejoin) from the modes that have them: the
+// rejoin events from P2P (an authoritative host reports a client's return
+// in its stats and its client list).
+const (
+	// EventSynchronizing: a handshake round trip with Peer completed;
+	// Count of Total.
+	EventSynchronizing EventKind = iota + 1
+	// EventSynchronized: the handshake with Peer completed.
+	EventSynchronized
+	// EventRunning: every player peer is synchronized; frames advance.
+	EventRunning
+	// EventSyncFailed: the handshake with Peer failed for Reason.
+	// AdvanceFrame returns a *SyncError from now on.
+	EventSyncFailed
+	// EventNetworkInterrupted: nothing heard from Peer for the disconnect
+	// notify time; Timeout is how long until it is dropped.
+	EventNetworkInterrupted
+	// EventNetworkResumed: Peer was interrupted and is heard again.
+	EventNetworkResumed
+	// EventDisconnected: Peer is gone (timeout, its notice, or another
+	// peer's report). Its players' inputs will be frozen, see
+	// EventPlayerDisconnected.
+	EventDisconnected
+	// EventPlayerDisconnected: every remaining peer agreed that Player's
+	// last real input is for Frame; from Frame+1 on, the player's input is
+	// that input repeated, on every peer.
+	EventPlayerDisconnected
+	// EventWaitRecommended: this session runs Frames frames ahead of its
+	// peers; skip that many ticks (call Poll instead of AdvanceFrame).
+	EventWaitRecommended
+	// EventDesyncDetected: the state after Frame has checksum Local here and
+	// Remote at Peer: the earliest frame known to differ. Agreed is the
+	// newest frame known to agree before it (NoFrame if none), so the
+	// simulations parted in (Agreed, Frame]. Reported once per peer (again
+	// only for an earlier frame found later).
+	EventDesyncDetected
+	// EventPlayerRejoining: Player (disconnected) is coming back: every
+	// peer agreed its live inputs count again from Frame; until then its
+	// input stays the frozen one.
+	EventPlayerRejoining
+	// EventPlayerRejoined: Player is back: its live input of Frame (the
+	// agreed frame) arrived, or, on the rejoining peer, it caught up and
+	// plays from Frame.
+	EventPlayerRejoined
+)
+
+var eventNames = [...]string{
+	EventSynchronizing:      "Synchronizing",
+	EventSynchronized:       "Synchronized",
+	EventRunning:            "Running",
+	EventSyncFailed:         "SyncFailed",
+	EventNetworkInterrupted: "NetworkInterrupted",
+	EventNetworkResumed:     "NetworkResumed",
+	EventDisconnected:       "Disconnected",
+	EventPlayerDisconnected: "PlayerDisconnected",
+	EventWaitRecommended:    "WaitRecommended",
+	EventDesyncDetected:     "DesyncDetected",
+	EventPlayerRejoining:    "PlayerRejoining",
+	EventPlayerRejoined:     "PlayerRejoined",
+}
+
+// String names the kind.
+func (k EventKind) String() string {
+	if k >= EventSynchronizing && int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// Event is something the session reports to the game. Which fields mean
+// something depends on Kind (see the EventKind constants).
+type Event struct {
+	Kind    EventKind
+	Peer    Peer
+	Frame   Frame         // DesyncDetected, PlayerDisconnected, PlayerRejoining, PlayerRejoined
+	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame
+	Local   uint32        // DesyncDetected: this session's checksum
+	Remote  uint32        // DesyncDetected: Peer's checksum
+	Player  int           // PlayerDisconnected, PlayerRejoining, PlayerRejoined
+	Frames  int           // WaitRecommended
+	Count   int           // Synchronizing: round trips done
+	Total   int           // Synchronizing: round trips needed
+	Timeout time.Duration // NetworkInterrupted: time left before Disconnected
+	Reason  string        // SyncFailed, RejoinRefused
+}
+
+// String describes the event, for logs.
+func (e Event) String() string {
+	switch e.Kind {
+	case EventSynchronizing:
+		return fmt.Sprintf("Synchronizing{%s %d/%d}", e.Peer, e.Count, e.Total)
+	case EventSyncFailed:
+		return fmt.Sprintf("SyncFailed{%s: %s}", e.Peer, e.Reason)
+	case EventNetworkInterrupted:
+		return fmt.Sprintf("NetworkInterrupted{%s, timeout in %v}", e.Peer, e.Timeout)
+	case EventPlayerDisconnected:
+		return fmt.Sprintf("PlayerDisconnected{player %d, last frame %d}", e.Player, e.Frame)
+	case EventPlayerRejoining, EventPlayerRejoined:
+		return fmt.Sprintf("%v{player %d, frame %d}", e.Kind, e.Player, e.Frame)
+	case EventWaitRecommended:
+		return fmt.Sprintf("WaitRecommended{%d frames}", e.Frames)
+	case EventDesyncDetected:
+		return fmt.Sprintf("DesyncDetected{frame %d (agreed at %d), local %08x, remote %08x, %s}", e.Frame, e.Agreed, e.Local, e.Remote, e.Peer)
+	case EventRunning:
+		return "Running"
+	}
+	return fmt.Sprintf("%v{%s}", e.Kind, e.Peer)
+}
