@@ -346,6 +346,7 @@ func (m *authClient) HUD() hud {
 		Agreed:    uint64(m.sums.agree),
 		Note:      m.silence("the host"),
 		Impair:    m.impairNote(),
+		ImpairRTT: m.impairRTT(),
 	}
 	h.Progress = fmt.Sprintf("(predicting %d)  buffer %.1f, rate %+.1f%%  match %.0f/s, miss %.0f/s",
 		m.cl.Frame(), st.Depth, 100*st.Rate, m.mps, m.xps)

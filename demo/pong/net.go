@@ -11,6 +11,7 @@ import (
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/impair"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -55,7 +56,7 @@ type conn struct {
 	sig   *webrtc.SignalingAdapter // owns the signaling client
 	rtc   *webrtc.Transport
 	tr    transport.Transport // what the session sends through
-	imp   *impaired           // nil without -impair
+	imp   *impair.Transport   // nil without -impair
 	peer  transport.Peer      // the opponent
 	first bool                // this process was in the room first
 	room  string
@@ -129,7 +130,10 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 		}
 	}
 	if o.impair != (impairment{}) {
-		c.imp = newImpaired(c.rtc, o.impair, seedFor(string(c.rtc.Local())))
+		if c.imp, err = impair.New(c.rtc, o.impair.config(seedFor(string(c.rtc.Local())))); err != nil {
+			c.close()
+			return nil, err
+		}
 		c.tr = c.imp
 	}
 	return c, nil

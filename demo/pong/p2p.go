@@ -387,6 +387,7 @@ func (m *netMatch) HUD() hud {
 		Deepest:    st.MaxRollbackDepth,
 		Note:       m.silence("the opponent"),
 		Impair:     m.impairNote(),
+		ImpairRTT:  m.impairRTT(),
 		Rejoining:  m.catchUpNote(),
 	}
 	if w := m.rejoinWait(); w != "" {

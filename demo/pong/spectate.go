@@ -184,6 +184,7 @@ func (m *spectatorMatch) HUD() hud {
 		Advantage: -m.s.Behind(),
 		Note:      m.silence("the host"),
 		Impair:    m.impairNote(),
+		ImpairRTT: m.impairRTT(),
 	}
 	m.hudChecksums(&h, ps)
 	return h
