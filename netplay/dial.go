@@ -2,7 +2,6 @@ package netplay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -22,7 +21,7 @@ import (
 func RoomURL(signal, room, token string) (string, error) {
 	u, err := url.Parse(signal)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or wss://HOST, got %q", ErrConfig, redact(signal))
+		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or wss://HOST, got %q", ErrConfig, RedactURL(signal))
 	}
 	q := u.Query()
 	if token != "" {
@@ -40,8 +39,9 @@ func RoomURL(signal, room, token string) (string, error) {
 	return u.String(), nil
 }
 
-// redact hides a token= query value, for errors and logs.
-func redact(s string) string {
+// RedactURL is raw with its token= query value hidden, for errors and
+// logs.
+func RedactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		if i := strings.Index(s, "token="); i >= 0 {
@@ -89,7 +89,7 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 	}
 	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
 	if err != nil {
-		return dialed{err: fmt.Errorf("netplay: joining %s: %w", redact(u), scrub(err, u))}
+		return dialed{err: fmt.Errorf("netplay: joining %s: %w", RedactURL(u), RedactError(err, u))}
 	}
 	if cfg.Relay && !handsOutTURN(client.ICEServers()) {
 		_ = client.Close()
@@ -119,13 +119,23 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 	return d
 }
 
-// scrub removes the token from an error's text.
-func scrub(err error, u string) error {
+// RedactError is err with every copy of url in its text shown as
+// RedactURL(url) (a signaling client's errors name the URL they dialed);
+// it still unwraps to err.
+func RedactError(err error, url string) error {
 	if err == nil || !strings.Contains(err.Error(), "token=") {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), u, redact(u)))
+	return redacted{err, strings.ReplaceAll(err.Error(), url, RedactURL(url))}
 }
+
+type redacted struct {
+	err error
+	msg string
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }
 
 // handsOutTURN reports whether ice names a TURN server.
 func handsOutTURN(ice []signaling.ICEServer) bool {

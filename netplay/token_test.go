@@ -1,6 +1,7 @@
 package netplay_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -93,4 +94,15 @@ func TestRoomURL(t *testing.T) {
 	require.ErrorIs(t, err, netplay.ErrConfig)
 	require.NotContains(t, err.Error(), "SECRET", "the token is never echoed")
 	require.Contains(t, err.Error(), "REDACTED")
+}
+
+func TestRedactError(t *testing.T) {
+	u := "ws://h:1/room/tr?token=SECRET"
+	base := errors.New("dial " + u + ": HTTP 403")
+	err := netplay.RedactError(base, u)
+	require.NotContains(t, err.Error(), "SECRET")
+	require.Contains(t, err.Error(), "token=REDACTED")
+	require.ErrorIs(t, err, base)
+	plain := errors.New("no token here")
+	require.Equal(t, plain, netplay.RedactError(plain, "ws://h:1/room/x"))
 }

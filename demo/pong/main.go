@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/netplay"
 )
 
 // options are the command line.
@@ -75,7 +76,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs := flag.NewFlagSet("pong", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parseOptions says what went wrong, usage prints -h
 	fs.Usage = func() {}
-	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT, or with /room/NAME); empty: start one on loopback and a bot opponent process")
+	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT, or with /room/NAME; a room token as ?token=T, never printed); empty: start one on loopback and a bot opponent process")
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one; empty: the server pairs the next two joiners)")
 	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
 	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
@@ -252,12 +253,12 @@ func parseOptions(args []string) (options, error) {
 func checkSignal(o *options) error {
 	u, err := url.Parse(o.signal)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return usageError("-signal wants ws://HOST:PORT or wss://HOST, got %q", o.signal)
+		return usageError("-signal wants ws://HOST:PORT or wss://HOST, got %q", netplay.RedactURL(o.signal))
 	}
 	switch name, ok := strings.CutPrefix(u.Path, "/room/"); {
 	case ok:
 		if name, err = url.PathUnescape(name); err != nil || name == "" {
-			return usageError("-signal %q names no room after /room/", o.signal)
+			return usageError("-signal %q names no room after /room/", netplay.RedactURL(o.signal))
 		}
 		if o.room != "" && o.room != name {
 			return usageError("-signal's URL names room %q and -room names %q: give the room once", name, o.room)

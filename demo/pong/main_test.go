@@ -189,6 +189,12 @@ func TestRoomURL(t *testing.T) {
 	require.Equal(t, "wss://example.org/room?next=2", u)
 	_, err = roomURL("http://example.org", "x")
 	require.Error(t, err)
+	// A room token rides in -signal's query, and stays a query.
+	u, err = roomURL("ws://example.org:8080?token=T", "tr")
+	require.NoError(t, err)
+	require.Equal(t, "ws://example.org:8080/room/tr?token=T", u)
+	_, err = roomURL("http://example.org?token=SECRET", "x")
+	require.NotContains(t, err.Error(), "SECRET", "a token is never echoed")
 }
 
 func FuzzImpairment(f *testing.F) {
