@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -244,7 +245,28 @@ func parseOptions(args []string) (options, error) {
 	if o.offline && (o.signal != "" || o.spectate) {
 		return o, usageError("-offline plays no network: no -signal or -spectate")
 	}
+	if o.record != "" {
+		if err := checkRecord(o); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
+}
+
+// checkRecord refuses -record where nothing would be recorded, and a file
+// that cannot be written, before anything starts (not after the opponent
+// connected).
+func checkRecord(o options) error {
+	switch {
+	case o.offline || o.spectate || o.replay != "" || o.mode == modeAuthority || o.web != "":
+		return usageError("-record records a P2P player's match (not with -offline, -spectate, -replay, -mode authority or -web)")
+	}
+	f, err := os.CreateTemp(filepath.Dir(o.record), ".pong-record-*")
+	if err != nil {
+		return usageError("-record %s: %v", o.record, err)
+	}
+	_ = f.Close()
+	return os.Remove(f.Name())
 }
 
 // checkSignal checks -signal's URL and takes the room it names, if any,
