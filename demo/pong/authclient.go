@@ -32,6 +32,11 @@ type authClient struct {
 	side   int   // the slot the host gave, -1 before
 	listen bool  // the host is a pong player's (it answered the hello), not a dedicated host
 	played int32 // the newest host frame the playout applied, -1 before
+	// from is the host frame -frames counts from: 0, or for a client that
+	// rejoined with -rejoin's token, the first host frame it played (the
+	// budget is this process's frames, not the host's frame number).
+	from      int32
+	rejoining bool
 	synced bool
 	gone   bool
 	hitch  hitches
@@ -81,6 +86,7 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 		return nil, err
 	}
 	m.mux = sums
+	m.rejoining = token != (authority.RejoinToken{})
 	cl, err := authority.NewClient[State](authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Rejoin: token}, m.mux, authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: client: %w", err)
@@ -157,6 +163,9 @@ func (m *authClient) Tick(in Input) error {
 		}
 	}
 	m.smoothOwn(dt)
+	if _, f, ok := m.cl.Played(); ok && m.played < 0 && m.rejoining {
+		m.from = int32(f)
+	}
 	if s, f, ok := m.cl.Played(); ok && int32(f) != m.played {
 		m.played = int32(f)
 		crc := crcOf(s)
@@ -176,7 +185,7 @@ func (m *authClient) Tick(in Input) error {
 	}
 	m.compose(dt)
 	m.drain()
-	if _, f := m.cl.HostState(); m.o.frames > 0 && int(f) >= m.o.frames-1 {
+	if _, f := m.cl.HostState(); m.o.frames > 0 && int(f)-int(m.from) >= m.o.frames-1 {
 		m.done++
 	}
 	if m.err == nil && m.gone && !m.finished() {
@@ -188,7 +197,7 @@ func (m *authClient) Tick(in Input) error {
 
 // finished says the client has played the frame budget's states out.
 func (m *authClient) finished() bool {
-	return m.o.frames > 0 && (m.played >= int32(m.o.frames-1) || m.done >= lastStates)
+	return m.o.frames > 0 && (m.played-m.from >= int32(m.o.frames-1) || m.done >= lastStates)
 }
 
 // smoothOwn records the own paddle's predicted place and, when the last
@@ -353,7 +362,7 @@ func (m *authClient) HUD() hud {
 	h.Auth = fmt.Sprintf("resim %d  playout %.1f deep, stalls %d, jumps %d  hitches %d/%d/%d own/them/ball",
 		st.ResimulatedFrames, depth, qs.Stalls+resyncs, qs.Jumps, m.hitch.Own, m.hitch.Other, m.hitch.Ball)
 	if m.finished() {
-		h.Frame = int32(m.o.frames) // the budget's states are played out
+		h.Frame = m.from + int32(m.o.frames) // the budget's states are played out
 	}
 	if m.sums.first >= 0 {
 		h.Desync = fmt.Sprintf("frame %d: applied %08x, host %08x", m.sums.first, m.sums.firstMine, m.sums.firstTheirs)
@@ -364,7 +373,7 @@ func (m *authClient) HUD() hud {
 func (m *authClient) Report() report {
 	st := m.cl.Stats()
 	qs, resyncs := m.cl.PlayoutStats()
-	frames := m.played + 1
+	frames := m.played + 1 - m.from
 	if m.o.frames > 0 {
 		// The host sends states past the budget until the client leaves,
 		// and a loaded machine's playout may jump onto one of them (seen:
