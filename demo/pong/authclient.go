@@ -159,7 +159,15 @@ func (m *authClient) Tick(in Input) error {
 				m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
 		}
 		if token, ok := m.cl.RejoinToken(); ok && m.side >= 0 {
-			m.logf("pong: rejoin token %x%s", token[:], m.keepToken(token))
+			keep := m.keepToken(token)
+			m.logf("pong: rejoin token %x%s", token[:], keep)
+			// On a terminal the log is not shown: the screen says where
+			// the token is (or how to keep one) until something else
+			// needs the line.
+			m.note = "rejoin token" + keep
+			if m.o.rejoin == "" {
+				m.note = "no rejoin token kept: start with -rejoin FILE to take your paddle back after a crash"
+			}
 		}
 	}
 	m.smoothOwn(dt)
