@@ -111,10 +111,13 @@ func (s *Server) serveReady(w http.ResponseWriter) {
 //	                                        the bucket, ready, relays dropped
 //
 // Every value is read when scraped: serving requests costs nothing more.
-func (s *Server) MetricsHandler() http.Handler {
+// The extra collectors are served beside them (rollnet-signal adds its
+// TURN relay's).
+func (s *Server) MetricsHandler(extra ...prometheus.Collector) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		metricsCollector{s})
+	reg.MustRegister(extra...)
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 

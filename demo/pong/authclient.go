@@ -398,6 +398,7 @@ func (m *authClient) Report() report {
 		Resim:    int64(st.ResimulatedFrames),
 		LoopRTT:  st.RTT,
 		NetRTT:   m.networkRTT(m.c.peer),
+		Path:     m.networkPath(),
 		WebRTC:   m.c != nil,
 		Score:    m.draw.Score,
 		Wins:     m.draw.Wins,

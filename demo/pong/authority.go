@@ -349,6 +349,7 @@ func (m *authHost) Report() report {
 		Resim:     int64(st.ResimulatedFrames),
 		LoopRTT:   cs.Link.RTT,
 		NetRTT:    m.networkRTT(m.client),
+		Path:      m.networkPath(),
 		WebRTC:    m.c != nil,
 		Score:     m.h.State().Score,
 		Wins:      m.h.State().Wins,

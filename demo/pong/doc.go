@@ -52,6 +52,9 @@
 // so on loopback at 60 fps it reads 17-33 ms, and it is what an input
 // meets) and, over WebRTC, the network's own (transport/webrtc's
 // PeerInfo, ICE's keep-alives: well under a millisecond on loopback).
+// Over WebRTC the report's path line names the candidate pair ICE chose
+// (direct, stun or relay, over UDP or TCP, and the candidates' types) and
+// how long after joining the room the channel opened.
 //
 // An opponent who leaves is explained on the screen and in the report: it
 // quit (its session said goodbye: q, Ctrl-C, SIGTERM), or it vanished

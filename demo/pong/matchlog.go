@@ -34,6 +34,7 @@ type matchLog struct {
 	out         io.Writer // progress lines, headless on the command line; nil: none
 	netRTT      time.Duration
 	netRTTAt    time.Time // when netRTT was last asked for
+	netRoute    string    // the selected candidate pair, as netRTT was last asked for (webrtc.PeerInfo.Route)
 	silentSince time.Time // the opponent (host) is silent since then: NetworkInterrupted, not resumed
 	names       [2]string // the players' names by side, "" while unknown (see hello)
 	left        string    // how the opponent (host) left, once it did
@@ -153,8 +154,13 @@ func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
 		return l.netRTT
 	}
 	l.netRTTAt = now
-	if info, err := l.c.rtc.PeerInfo(peer); err == nil && info.RTT > 0 {
-		l.netRTT = info.RTT
+	if info, err := l.c.rtc.PeerInfo(peer); err == nil {
+		if info.RTT > 0 {
+			l.netRTT = info.RTT
+		}
+		if r := info.Route(); r != "" {
+			l.netRoute = r
+		}
 	}
 	return l.netRTT
 }
@@ -166,6 +172,20 @@ func (l *matchLog) impairRTT() time.Duration {
 		return 0
 	}
 	return 2 * l.o.impair.Latency
+}
+
+// networkPath is the report's path line: the candidate pair ICE selected
+// to the peer networkRTT last asked about, and how long after joining the
+// room the data channels opened; "" without WebRTC.
+func (l *matchLog) networkPath() string {
+	if l.c == nil || l.c.rtc == nil {
+		return ""
+	}
+	route := l.netRoute
+	if route == "" {
+		route = "unknown"
+	}
+	return fmt.Sprintf("%s, open %v after joining", route, l.c.opened.Round(time.Millisecond))
 }
 
 // impairNote says what -impair does to this side's link, "" without it.

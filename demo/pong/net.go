@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/netplay"
@@ -47,13 +48,14 @@ func roomURL(signal, room string) (string, error) {
 // WebRTC transport negotiated through it, and the transport the session
 // uses (the WebRTC one, impaired if asked).
 type conn struct {
-	sig   *webrtc.SignalingAdapter // owns the signaling client
-	rtc   *webrtc.Transport
-	tr    transport.Transport // what the session sends through
-	imp   *impair.Transport   // nil without -impair
-	peer  transport.Peer      // the opponent
-	first bool                // this process was in the room first
-	room  string
+	sig    *webrtc.SignalingAdapter // owns the signaling client
+	rtc    *webrtc.Transport
+	tr     transport.Transport // what the session sends through
+	imp    *impair.Transport   // nil without -impair
+	peer   transport.Peer      // the opponent
+	first  bool                // this process was in the room first
+	opened time.Duration       // from joining the room to the data channels open
+	room   string
 }
 
 // connect joins the room, calls joined (if not nil), and waits, up to
@@ -76,6 +78,7 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 	if err != nil {
 		return nil, connectError(ctx, fmt.Errorf("pong: joining %s: %w", netplay.RedactURL(u), netplay.RedactError(err, u)))
 	}
+	joinedAt := time.Now()
 	c := &conn{sig: webrtc.NewSignalingAdapter(client), first: len(client.Peers()) == 0, room: client.Room()}
 	if o.relay && !handsOutTURN(client.ICEServers()) {
 		c.close()
@@ -123,6 +126,7 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 			return nil, connectError(ctx, waitError(err, o, c.room))
 		}
 	}
+	c.opened = time.Since(joinedAt)
 	if o.impair != (impairment{}) {
 		if c.imp, err = impair.New(c.rtc, o.impair.config(seedFor(string(c.rtc.Local())))); err != nil {
 			c.close()

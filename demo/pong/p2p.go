@@ -415,6 +415,7 @@ func (m *netMatch) Report() report {
 		Resim:     int64(st.ResimulatedFrames),
 		LoopRTT:   ps.RTT,
 		NetRTT:    m.networkRTT(m.peer),
+		Path:      m.networkPath(),
 		Score:     m.p.State().Score,
 		Wins:      m.p.State().Wins,
 		Watchers:  m.spectators,

@@ -42,6 +42,7 @@ type report struct {
 	LoopRTT   time.Duration // round trip through both game loops (PeerStats.RTT), last measured
 	NetRTT    time.Duration // the network's own round trip (WebRTC's ICE), last measured; 0 when unknown
 	WebRTC    bool          // played over WebRTC (NetRTT is known there)
+	Path      string        // the candidate pair ICE selected, over WebRTC (matchLog.networkPath)
 	Score     [2]uint8
 	Wins      [2]uint8
 	First     int32    // first frame found to differ, when Desyncs > 0
@@ -103,6 +104,9 @@ func (r report) print(out io.Writer) {
 			how += "; -impair adds its delay above the transport, in the game loop's figure"
 		}
 		fmt.Fprintf(w, "                      network %s (%s)\n", fmtRTT(r.NetRTT), how)
+	}
+	if r.Path != "" {
+		fmt.Fprintf(w, "  path                %s\n", r.Path)
 	}
 	if r.Impair != "" {
 		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)

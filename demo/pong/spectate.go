@@ -220,6 +220,7 @@ func (m *spectatorMatch) Report() report {
 		Frames:  int32(m.s.Frame()),
 		LoopRTT: ps.RTT,
 		NetRTT:  m.networkRTT(m.host),
+		Path:    m.networkPath(),
 		Score:   m.s.State().Score,
 		Wins:    m.s.State().Wins,
 		Players: m.players(0, m.host),

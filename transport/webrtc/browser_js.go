@@ -186,6 +186,15 @@ func readStats(pc *pion.PeerConnection, info *PeerInfo) {
 	}
 	info.LocalCandidate = candidateType(pair.Get("localCandidateId"))
 	info.RemoteCandidate = candidateType(pair.Get("remoteCandidateId"))
+	if c, ok := byID[pair.Get("localCandidateId").String()]; ok {
+		// A relay candidate's hop to its TURN server: relayProtocol.
+		for _, key := range []string{"relayProtocol", "protocol"} {
+			if v := c.Get(key); v.Type() == js.TypeString && v.String() != "" {
+				info.Protocol = v.String()
+				break
+			}
+		}
+	}
 }
 
 // await waits for a promise; ok is false if it was rejected.

@@ -23,6 +23,8 @@ const (
 	DefaultICEKeepAlive           = 250 * time.Millisecond
 	DefaultSignalTimeout          = 5 * time.Second
 	DefaultSCTPRTOMax             = time.Second
+	DefaultICEReflexiveWait       = 100 * time.Millisecond
+	DefaultICERelayWait           = time.Second
 )
 
 // MaxMessageSize is the SCTP maximum message size every Transport
@@ -75,6 +77,19 @@ type Config struct {
 	ICEDisconnectedTimeout time.Duration
 	ICEFailedTimeout       time.Duration
 	ICEKeepAlive           time.Duration
+
+	// ICEReflexiveWait and ICERelayWait are how long after ICE's checks
+	// start a pair using a server- or peer-reflexive candidate (a NAT's
+	// mapping), or a TURN relay candidate, may be selected: a better pair
+	// that succeeds meanwhile is taken instead (pion's acceptance minimum
+	// waits; host pairs are taken at once). 0 means 100 ms and 1 s
+	// (pion's are 500 ms, 1 s and 2 s): behind two NATs that can be
+	// punched the reflexive pair succeeds within a few of ICE's 200 ms
+	// check rounds, and where none can the relay is chosen about a second
+	// after the checks start, not after ICE's failure timeout
+	// (internal/netlab's tests measure both).
+	ICEReflexiveWait time.Duration
+	ICERelayWait     time.Duration
 
 	// SCTPRTOMax caps SCTP's retransmission timeout, which otherwise
 	// doubles up to 60 s while a path is dead and then holds the channel
@@ -138,6 +153,8 @@ func (c Config) withDefaults() (Config, error) {
 		{"ICEKeepAlive", int64(c.ICEKeepAlive)},
 		{"SignalTimeout", int64(c.SignalTimeout)},
 		{"SCTPRTOMax", int64(c.SCTPRTOMax)},
+		{"ICEReflexiveWait", int64(c.ICEReflexiveWait)},
+		{"ICERelayWait", int64(c.ICERelayWait)},
 	} {
 		if err := neg(f.name, f.v); err != nil {
 			return c, err
@@ -172,6 +189,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SCTPRTOMax == 0 {
 		c.SCTPRTOMax = DefaultSCTPRTOMax
+	}
+	if c.ICEReflexiveWait == 0 {
+		c.ICEReflexiveWait = DefaultICEReflexiveWait
+	}
+	if c.ICERelayWait == 0 {
+		c.ICERelayWait = DefaultICERelayWait
 	}
 	if c.SignalTimeout == 0 {
 		c.SignalTimeout = DefaultSignalTimeout

@@ -23,6 +23,11 @@ func newAPI(cfg Config, servers []pion.ICEServer) (*pion.API, []pion.ICEServer) 
 	se.SetSCTPMaxMessageSize(MaxMessageSize)
 	se.SetSCTPRTOMax(cfg.SCTPRTOMax)
 	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepAlive)
+	se.SetSrflxAcceptanceMinWait(cfg.ICEReflexiveWait)
+	se.SetPrflxAcceptanceMinWait(cfg.ICEReflexiveWait)
+	if !cfg.RelayOnly {
+		se.SetRelayAcceptanceMinWait(cfg.ICERelayWait) // relay only: pion's 0, nothing better to wait for
+	}
 	switch {
 	case cfg.LoopbackOnly:
 		se.SetIncludeLoopbackCandidate(true)
@@ -99,18 +104,31 @@ func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvLane) {
 	}
 }
 
-// readStats fills info's round trip and candidate types from pion's
-// statistics.
+// readStats fills info's round trip, candidate types and first hop's
+// protocol from pion's statistics.
 func readStats(pc *pion.PeerConnection, info *PeerInfo) {
+	var local pion.ICECandidate
 	if sctp := pc.SCTP(); sctp != nil {
 		if pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair(); err == nil && pair != nil {
+			local = *pair.Local
 			info.LocalCandidate = pair.Local.Typ.String()
 			info.RemoteCandidate = pair.Remote.Typ.String()
+			info.Protocol = pair.Local.Protocol.String()
 		}
 	}
 	for _, s := range pc.GetStats() {
-		if ps, ok := s.(pion.ICECandidatePairStats); ok && ps.Nominated && ps.CurrentRoundTripTime > 0 {
-			info.RTT = time.Duration(ps.CurrentRoundTripTime * float64(time.Second))
+		switch s := s.(type) {
+		case pion.ICECandidatePairStats:
+			if s.Nominated && s.CurrentRoundTripTime > 0 {
+				info.RTT = time.Duration(s.CurrentRoundTripTime * float64(time.Second))
+			}
+		case pion.ICECandidateStats:
+			// A relay candidate's own protocol is the relayed one (UDP);
+			// the hop to the TURN server is its RelayProtocol.
+			if local.Typ == pion.ICECandidateTypeRelay && s.CandidateType == pion.ICECandidateTypeRelay &&
+				s.IP == local.Address && s.Port == int32(local.Port) && s.RelayProtocol != "" {
+				info.Protocol = s.RelayProtocol
+			}
 		}
 	}
 }

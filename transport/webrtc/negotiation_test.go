@@ -170,6 +170,8 @@ func TestConfigValidation(t *testing.T) {
 		{ICEKeepAlive: -1},
 		{SignalTimeout: -1},
 		{SCTPRTOMax: -1},
+		{ICEReflexiveWait: -1},
+		{ICERelayWait: -1},
 	} {
 		_, err := New(cfg, h.join("a"))
 		require.ErrorIs(t, err, ErrInvalidConfig, "%+v", cfg)

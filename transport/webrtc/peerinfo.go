@@ -1,6 +1,8 @@
 package webrtc
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rollnet/rollnet/transport"
@@ -20,6 +22,59 @@ type PeerInfo struct {
 	// pair's candidates: "host", "srflx", "prflx" or "relay" (TURN); empty
 	// until one is selected.
 	LocalCandidate, RemoteCandidate string
+	// Path is what the selected pair costs: PathDirect, PathSTUN or
+	// PathRelay; "" until one is selected.
+	Path Path
+	// Protocol is "udp" or "tcp": the transport of this end's first hop on
+	// the selected pair (to its TURN server when LocalCandidate is
+	// "relay": "tcp" when UDP is blocked and TURN runs over TCP); "" until
+	// one is selected.
+	Protocol string
+}
+
+// Path names the route of a selected candidate pair.
+type Path string
+
+// The paths, from the candidates' types.
+const (
+	// PathDirect: host candidates on both ends as this end sees them: a
+	// LAN, public addresses, or a NAT only the other end can see (a host
+	// behind a NAT talking to a public peer pairs its host candidate with
+	// the peer's, while the peer sees it as peer-reflexive: PathSTUN).
+	PathDirect Path = "direct"
+	// PathSTUN: peer to peer through a NAT's mapping on one end or both
+	// (a server-reflexive or peer-reflexive candidate), no relay.
+	PathSTUN Path = "stun"
+	// PathRelay: through a TURN relay on one end or both; every packet
+	// costs the relay's bandwidth.
+	PathRelay Path = "relay"
+)
+
+// pathOf is the path of a pair of candidates of types local and remote
+// ("host", "srflx", "prflx", "relay"), "" if either is unknown.
+func pathOf(local, remote string) Path {
+	switch {
+	case local == "" || remote == "":
+		return ""
+	case local == "relay" || remote == "relay":
+		return PathRelay
+	case local == "host" && remote == "host":
+		return PathDirect
+	}
+	return PathSTUN
+}
+
+// Route describes the selected pair in a few words for a report line, as
+// "relay over TCP (relay to srflx)"; "" until a pair is selected.
+func (i PeerInfo) Route() string {
+	if i.Path == "" {
+		return ""
+	}
+	proto := strings.ToUpper(i.Protocol)
+	if proto == "" {
+		proto = "?"
+	}
+	return fmt.Sprintf("%s over %s (%s to %s)", i.Path, proto, i.LocalCandidate, i.RemoteCandidate)
 }
 
 // PeerInfo returns what is known about peer's connection. It asks pion
@@ -47,6 +102,7 @@ func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
 	t.mu.RUnlock()
 	if pc != nil {
 		readStats(pc, &info) // native.go, browser_js.go
+		info.Path = pathOf(info.LocalCandidate, info.RemoteCandidate)
 	}
 	return info, nil
 }

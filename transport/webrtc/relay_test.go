@@ -70,6 +70,8 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 				kinds[i], ice[i] = info.LocalCandidate+" to "+info.RemoteCandidate, info.RTT
 				if c.cfg.RelayOnly {
 					require.Equal(t, "relay to relay", kinds[i])
+					require.Equal(t, PathRelay, info.Path)
+					require.Equal(t, "udp", info.Protocol, "TURN over UDP on loopback")
 				}
 			})
 		}

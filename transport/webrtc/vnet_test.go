@@ -240,7 +240,8 @@ func TestVNetPeerInfo(t *testing.T) {
 			info, err := tr.PeerInfo(other)
 			require.NoError(t, err)
 			require.Equal(t, PeerInfo{Peer: other, Open: true, RTT: 50 * time.Millisecond,
-				LocalCandidate: "host", RemoteCandidate: "host"}, info)
+				LocalCandidate: "host", RemoteCandidate: "host", Path: PathDirect, Protocol: "udp"}, info)
+			require.Equal(t, "direct over UDP (host to host)", info.Route())
 		}
 		_, err := a.PeerInfo("nobody")
 		require.ErrorIs(t, err, transport.ErrUnknownPeer)

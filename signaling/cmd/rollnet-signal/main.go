@@ -31,7 +31,8 @@
 //	go run ./signaling/cmd/rollnet-signal -addr :8082 -nats nats://127.0.0.1:4222 -metrics 127.0.0.1:9092
 //
 // -metrics serves Prometheus metrics at /metrics (see
-// signaling.Server.MetricsHandler), and /healthz and /readyz (503 while
+// signaling.Server.MetricsHandler; with -turn-listen also the relay's
+// rollnet_turn_* allocations and refusals), and /healthz and /readyz (503 while
 // NATS is unreachable or shutting down), on their own address.
 //
 // Exit status: 0 after a shutdown by signal, or -h; 2 for a bad flag or
@@ -250,7 +251,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return usageError{err} // a flag's value
 	}
 	if *metrics != "" {
-		stopMetrics, err := serveMetrics(*metrics, srv, log)
+		stopMetrics, err := serveMetrics(*metrics, srv, rl, log)
 		if err != nil {
 			return err
 		}

@@ -18,8 +18,10 @@ import (
 )
 
 // The command with -turn-listen runs a relay that accepts the credentials
-// its own signaling server mints at join, and counts in GET /turn.
+// its own signaling server mints at join, and counts in GET /turn and in
+// the metrics.
 func TestRunEmbeddedTURNRelay(t *testing.T) {
+	metrics := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	addrc := make(chan string, 1)
@@ -28,7 +30,7 @@ func TestRunEmbeddedTURNRelay(t *testing.T) {
 	env := func(k string) string { return map[string]string{"ROLLNET_TURN_SECRET": "t"}[k] }
 	go func() {
 		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-turn-listen", "127.0.0.1:0", "-turn-realm", "test",
-			"-turn-ports", "40000-40100", "-turn-allow-loopback"},
+			"-turn-ports", "40000-40100", "-turn-allow-loopback", "-metrics", metrics},
 			&bytes.Buffer{}, &stderr, env, func(a string) { addrc <- a })
 	}()
 	addr := <-addrc
@@ -61,6 +63,12 @@ func TestRunEmbeddedTURNRelay(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&st))
 	resp.Body.Close()
 	require.Equal(t, 1, st.Allocations)
+	code, body := get(t, "http://"+metrics+"/metrics")
+	require.Equal(t, http.StatusOK, code)
+	for _, m := range []string{"rollnet_turn_allocations 1\n", "rollnet_turn_allocations_total 1\n", "rollnet_turn_tcp_conns 0\n",
+		`rollnet_turn_refused_total{reason="forged"} 0` + "\n", "rollnet_signal_clients 1\n"} {
+		require.Contains(t, body, m)
+	}
 	require.NoError(t, relayConn.Close())
 
 	require.NoError(t, c.Close())
