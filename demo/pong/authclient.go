@@ -37,14 +37,14 @@ type authClient struct {
 	// budget is this process's frames, not the host's frame number).
 	from      int32
 	rejoining bool
-	synced bool
-	gone   bool
-	hitch  hitches
-	match  rate
-	miss   rate
-	mps    float64
-	xps    float64
-	done   int // ticks since the newest host state reached the frame budget
+	synced    bool
+	gone      bool
+	hitch     hitches
+	match     rate
+	miss      rate
+	mps       float64
+	xps       float64
+	done      int // ticks since the newest host state reached the frame budget
 
 	// The own paddle's predicted place by frame, to measure what a
 	// correction moved it by; smooth hides that in what is drawn.
