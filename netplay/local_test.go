@@ -383,3 +383,43 @@ func TestClientRejoinsFromToken(t *testing.T) {
 	l.until(600, "dave no longer sees carol away", func() bool { return d.st.Away == "" })
 	require.NoError(t, errors.Join(h.err, c2.err, d.err))
 }
+
+func TestMessages(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
+	type msg struct {
+		seat int
+		name string
+		text string
+	}
+	var got []msg
+	a := l.add("a", join, netplay.Config{Players: 2, Name: "alice"}, "b")
+	b := l.add("b", join, netplay.Config{Players: 2, Name: "bob", OnMessage: func(seat int, name string, payload []byte) {
+		got = append(got, msg{seat, name, string(payload)})
+	}}, "a")
+	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
+	require.NoError(t, a.m.Send([]byte("gg")))
+	l.until(30, "bob got it", func() bool { return len(got) > 0 })
+	require.Equal(t, []msg{{0, "alice", "gg"}}, got)
+	require.ErrorIs(t, a.m.Send(nil), netplay.ErrMessage)
+	require.ErrorIs(t, a.m.Send(make([]byte, netplay.MaxMessage+1)), netplay.ErrMessage)
+	require.Zero(t, a.m.Malformed()+b.m.Malformed())
+}
+
+// TestHostileAppBytes: netplay's own messages from a stranger that do not
+// decode are counted and dropped; the match plays on.
+func TestHostileAppBytes(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
+	a := l.add("a", join, netplay.Config{Players: 2}, "b")
+	b := l.add("b", join, netplay.Config{Players: 2}, "a")
+	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
+	x, err := l.net.Endpoint("x")
+	require.NoError(t, err)
+	app := byte(1 << 4) // codec.Version<<4 | codec.TypeApp
+	for _, bad := range [][]byte{{app}, {app, 9}, {app, 1, 1}, {app, 2, 0}, {app, 4}, {app, 5, 200}, append([]byte{app, 1, 1, 0, 0, 0, 2, 60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40}, make([]byte, 40)...)} {
+		require.NoError(t, x.Send("a", bad))
+	}
+	f := a.m.Frame()
+	l.until(120, "a plays on", func() bool { return a.m.Frame() > f+60 })
+	require.EqualValues(t, 6, a.m.Malformed(), "every malformed message counted (the roster from a stranger is ignored)")
+	require.NoError(t, errors.Join(a.err, b.err))
+}
