@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rollnet/rollnet/internal/transportfigures"
 	"os"
 	"os/exec"
 	"regexp"
@@ -29,11 +30,13 @@ func main() {
 	catchRejoin := flag.Bool("catchup-rejoin", true, "a rejoiner catches up after the spectator")
 	catchOnly := flag.Bool("catchup-only", false, "run the catch-up only: no benchmarks, no JSON")
 	hitchPlot := flag.String("hitchplot", "", "write an SVG of drawn displacement per frame, paced against on arrival, to this file, and run nothing else")
+	transports := flag.Bool("transports", true, "after the catch-up, measure QUIC beside WebRTC on loopback: bytes on the wire per input datagram, dial to first datagram and to first host state, host CPU per client per tick")
 	markdown := flag.String("markdown", "", "print the README's measurements table from this JSON report (bench/latest.json), and run nothing else")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\nThe rows measured are declared in bench/rows.go.\n\n")
 		flag.PrintDefaults()
 	}
+	transportfigures.ClientsMain() // the host-CPU figure's clients run as a child of this binary
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "bench: unexpected arguments %q: the packages measured are those of bench/rows.go\n", flag.Args())
@@ -91,7 +94,10 @@ func main() {
 		}
 		return
 	}
-	err := run(began, *bound, measureConfig{Passes: *passes, Benchtime: *benchtime, Filter: re, Log: os.Stderr}, *out, catches)
+	if re != nil {
+		*transports = false
+	}
+	err := run(began, *bound, measureConfig{Passes: *passes, Benchtime: *benchtime, Filter: re, Log: os.Stderr}, *out, catches, *transports)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -105,7 +111,7 @@ func catchTimeout(frames, rate int) time.Duration {
 	return time.Duration(frames/rate)*3*time.Second + 3*time.Minute
 }
 
-func run(began time.Time, bound time.Duration, mc measureConfig, out string, catches []catchConfig) error {
+func run(began time.Time, bound time.Duration, mc measureConfig, out string, catches []catchConfig, transports bool) error {
 	rep := &Report{
 		Date:      began.UTC().Format(time.RFC3339),
 		Commit:    commit(),
@@ -139,6 +145,19 @@ func run(began time.Time, bound time.Duration, mc measureConfig, out string, cat
 	}
 	printRows(os.Stdout, rep)
 	runCatchUps(rep, catches, end)
+	if transports {
+		fmt.Println()
+		if left := time.Until(end); left < time.Minute {
+			rep.TransportsIncomplete = fmt.Sprintf("not measured: %v left of the bound", left.Round(time.Second))
+			fmt.Printf("transports: %s\n", rep.TransportsIncomplete)
+		} else if f, err := transportfigures.Measure(transportfigures.Config{Limit: left / 8}); err != nil {
+			rep.TransportsIncomplete = err.Error()
+			fmt.Printf("transports: incomplete: %v\n", err)
+		} else {
+			rep.Transports = &f
+			f.Print(os.Stdout)
+		}
+	}
 	rep.Load = append(rep.Load, readLoad())
 	rep.Elapsed = time.Since(began).Round(time.Second).String()
 	fmt.Printf("\nload average at the end %s; %s in all (bound %v)\n", rep.Load[len(rep.Load)-1], rep.Elapsed, bound)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rollnet/rollnet/internal/transportfigures"
 	"io"
 	"strings"
 	"time"
@@ -44,6 +45,11 @@ type Report struct {
 	// CatchUp is the catch-up runs over loopback WebRTC (-catchup), one
 	// for each -catchup-sendthreshold.
 	CatchUp []catchReport `json:"catchup,omitempty"`
+	// Transports is QUIC beside WebRTC on loopback (-transports): bytes
+	// on the wire per input datagram, connect times, host CPU per client.
+	Transports *transportfigures.Figures `json:"transports,omitempty"`
+	// TransportsIncomplete says why the transport figures are missing.
+	TransportsIncomplete string `json:"transports_incomplete,omitempty"`
 }
 
 func printHeader(w io.Writer, rep *Report) {
