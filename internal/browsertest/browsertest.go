@@ -42,13 +42,15 @@ func Path(t testing.TB) string {
 
 // Start starts a headless Chromium for t, closed at the end of t, within
 // at most limit, and returns the context of its first tab; tabs opened
-// with chromedp.NewContext from it share the browser.
-func Start(t testing.TB, limit time.Duration) context.Context {
+// with chromedp.NewContext from it share the browser. opts come after the
+// defaults and override them (chromedp.Flag("disable-quic", false) lets a
+// page use QUIC, for WebTransport).
+func Start(t testing.TB, limit time.Duration, opts ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	exe := Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.Flag("headless", true),
@@ -63,7 +65,7 @@ func Start(t testing.TB, limit time.Duration) context.Context {
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-	)
+	}, opts...)...)
 	t.Cleanup(cancelAlloc)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	t.Cleanup(cancelBrowser)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,8 +36,10 @@ WebAssembly.instantiateStreaming(fetch("test.wasm"), go.importObject)
 // GoTest compiles the tests of pkg (an import path) for GOOS=js
 // GOARCH=wasm, runs those matching run in a page of browser (from Start),
 // and returns what they printed and their exit status (-1: the page
-// failed to start them). It fails t if they do not end within limit.
-func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.Duration) (string, int) {
+// failed to start them). It fails t if they do not end within limit. args
+// go to the test binary after its -test flags (flags the tests define,
+// such as the address of a server the calling test started).
+func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.Duration, args ...string) (string, int) {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "test.wasm")
@@ -68,6 +71,9 @@ func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.D
 	tab, cancel := chromedp.NewContext(browser)
 	defer cancel()
 	url := fmt.Sprintf("http://%s/?arg=-test.v&arg=-test.count=1&arg=-test.run=%s", ln.Addr(), run)
+	for _, a := range args {
+		url += "&arg=" + neturl.QueryEscape(a)
+	}
 	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("opening the test page: %v", err)
 	}

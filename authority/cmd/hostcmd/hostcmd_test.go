@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
@@ -17,10 +16,6 @@ import (
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // line is the test game: two counters, each moved by its player's input.
 type line struct {
