@@ -170,6 +170,18 @@
 // 100 ms (TestSpectatorFeedTimes), 0.4 s over loopback WebRTC; one within
 // 32 frames gets the live stream.
 //
+// What a spectator may cost its host: a spectator's acknowledgement may
+// move back 64 frames (a late datagram), or undo its last move forward (a
+// forged ack healing); further back it asks for frames it held, a
+// restart of the feed, which it may do 3 times a minute (more are ignored,
+// counted Malformed), and a restart gets no fresh burst: the feed's budget
+// (1 MB/s, 16 full packets banked) carries over. A spectator of a
+// two-player match 36,000 frames long that resets its ack to frame 1 each
+// time it is nearly live costs 14 kB/s (an honest one 1.5 kB/s; 60 kB/s
+// before these bounds), TestSpectatorAckReset. A forger who sends two
+// high acks between every two of the spectator's can use its 3 restarts
+// and stall it for up to a minute.
+//
 // # Sync test
 //
 // NewSyncTest wraps a Session: after every frame it rolls back
