@@ -27,7 +27,7 @@ func TestDedicatedHostOverQUICAndWebRTC(t *testing.T) {
 	overQUIC.waitFor(ctx, t, regexp.MustCompile(`^pong: match started: quicky`))
 	overRTC := startWatched(ctx, t, append(common, "-name", "rtcy", "-signal", srv.url)...)
 	for name, c := range map[string]*watched{"QUIC": overQUIC, "WebRTC": overRTC} {
-		out, status := c.end()
+		out, status := c.end(t)
 		t.Logf("client over %s:\n%s", name, withoutChecksums(out))
 		require.Equal(t, exitOK, status, name)
 		require.Contains(t, out, "(checksums agree)", name)
@@ -37,7 +37,7 @@ func TestDedicatedHostOverQUICAndWebRTC(t *testing.T) {
 		require.Greater(t, k, 100, "%s: the host's announced checksums were compared", name)
 	}
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
-	out, status := host.end()
+	out, status := host.end(t)
 	require.Equal(t, 0, status, out)
 	require.Contains(t, out, "joined=2")
 }
@@ -73,10 +73,10 @@ func TestConnectWrongPin(t *testing.T) {
 	host := startWatched(ctx, t, "host", "-webrtc=false", "-quic", "127.0.0.1:0", "-stats-every", "0")
 	m := host.waitFor(ctx, t, regexp.MustCompile(`msg="quic listening" addr=(\S+)`))
 	c := startWatched(ctx, t, "-mode", "authority", "-headless", "-timeout", "5s", "-connect", "quic://"+m[1], "-pin", strings.Repeat("ab", 32))
-	out, status := c.end()
+	out, status := c.end(t)
 	require.Equal(t, exitFailure, status, out)
 	require.Contains(t, out, "does not match the pinned SHA-256")
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
-	_, status = host.end()
+	_, status = host.end(t)
 	require.Equal(t, 0, status)
 }
