@@ -35,6 +35,10 @@ type node struct {
 	seen   rollnet.Frame // newest host state checked
 	cut    bool          // not ticking
 	joinAt time.Time
+	// hog, when above 0, makes the client's process starved now and then
+	// (a CPU hog beside it): every 30th tick it is late by hog ticks, then
+	// runs the ticks it owes back to back.
+	hog, owed, ticks int
 }
 
 // cluster is a host and clients on one local network, on a fake clock.
@@ -167,6 +171,15 @@ func (c *cluster) clientTick(nd *node) {
 		c.checked++
 	}
 	period := float64(tick) / cl.TimeScale() / (1 + nd.skew)
+	nd.ticks++
+	switch {
+	case nd.hog > 0 && nd.ticks%30 == 0:
+		period *= float64(1 + nd.hog)
+		nd.owed = nd.hog
+	case nd.owed > 0:
+		nd.owed--
+		period = 0
+	}
 	nd.next = nd.next.Add(time.Duration(period))
 }
 

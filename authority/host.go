@@ -474,6 +474,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 	} else {
 		c.depth += (d - c.depth) / 8
 	}
+	c.early.add(d)
 	per, size := h.s.perClient, h.inputSize
 	for k := range m.Frames {
 		g := rollnet.Frame(m.Start) + rollnet.Frame(k)

@@ -115,6 +115,7 @@ type hostClient[I comparable] struct {
 	depth    float64
 	integ    float64
 	rate     int32
+	early    earliness // the depth samples the advice holds on time
 	out      outbox
 	stats    HostClientStats
 }
@@ -142,6 +143,7 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 		c.out.slots[i].active = false
 	}
 	c.backlogN, c.resuming = 0, false
+	c.early = earliness{} // the old connection's arrivals say nothing of the new one's
 	if keep {
 		// Late inputs of the old connection still waiting arrived before
 		// the cut: the backlog the new one brings supersedes them.
@@ -214,17 +216,67 @@ func (c *hostClient[I]) supersede(f rollnet.Frame) {
 	}
 }
 
-// advise updates the client's rate advice from its smoothed depth: a
-// proportional term, and an integral one that holds a client whose clock
-// runs fast or slow at the target.
+// advise updates the client's rate advice from how early its inputs
+// arrive: a proportional term, and an integral one that holds a client
+// whose clock runs fast or slow at the target. Two things are held: the
+// mean depth at the target, and the earliness of the latest-arriving few
+// percent of the recent inputs (a low quantile of the samples) at least a
+// frame less; the error is the larger shortfall. On a quiet link the mean
+// decides, as before. Under jitter, or a client whose ticks come in bursts
+// (a process beside a CPU hog), a mean on target leaves the tail late, and
+// bursts of early inputs pull the mean up and would drive the advice the
+// wrong way (slower, so later still): the tail then decides, and the
+// buffer gets deeper instead.
 func (c *hostClient[I]) advise(target, maxRate int) {
 	e := float64(target) - c.depth // frames short of the target
-	const kp, ki = 15.0, 0.15      // thousandths per frame of error; per frame of error per tick
+	if q, ok := c.early.low(); ok {
+		e = max(e, float64(target-1)-q)
+	}
+	const kp, ki = 15.0, 0.15 // thousandths per frame of error; per frame of error per tick
 	c.integ += ki * e
 	lim := float64(maxRate)
 	c.integ = max(-lim, min(lim, c.integ))
 	r := kp*e + c.integ
 	c.rate = int32(max(-lim, min(lim, r)))
+}
+
+// earliness keeps the last depth samples of a client's inputs (how many
+// frames before the host needs them they arrive), for the advice.
+type earliness struct {
+	s [earlySamples]float32
+	n int
+}
+
+// earlySamples is about a second of a 60 Hz client's messages;
+// earlyQuantile the index, in sorted order, of the sample held: the third
+// smallest of 64, about the 3rd percentile.
+const (
+	earlySamples  = 64
+	earlyQuantile = 2
+	earlyMin      = 16 // samples before the quantile is used
+)
+
+func (e *earliness) add(d float64) {
+	e.s[e.n%earlySamples] = float32(d)
+	e.n++
+}
+
+// low is the low quantile of the samples held (earlyQuantile of
+// earlySamples); ok once there are earlyMin of them. It sorts a copy: no allocation.
+func (e *earliness) low() (float64, bool) {
+	n := min(e.n, earlySamples)
+	if n < earlyMin {
+		return 0, false
+	}
+	var v [earlySamples]float32
+	copy(v[:n], e.s[:n])
+	w := v[:n]
+	for i := 1; i < len(w); i++ {
+		for j := i; j > 0 && w[j] < w[j-1]; j-- {
+			w[j], w[j-1] = w[j-1], w[j]
+		}
+	}
+	return float64(w[n*earlyQuantile/earlySamples]), true
 }
 
 func (c *hostClient[I]) clientStats(slots int) HostClientStats {

@@ -25,6 +25,15 @@ const (
 // byte.
 type Type uint8
 
+// TypeApp (0) is reserved for the layer above a session, on the same
+// transport: package netplay's messages (names, round-trip pings, the
+// game's own small messages; their layout is in netplay's documentation).
+// No session sends it, and ParseHeader refuses it (ErrType): a session
+// handed one counts it as malformed, so the layer above takes them off the
+// transport first. A program with messages of its own should send them
+// through netplay rather than take another number: all sixteen are used.
+const TypeApp Type = 0
+
 // The message types.
 const (
 	TypeSyncRequest Type = iota + 1

@@ -32,14 +32,22 @@ type authClient struct {
 	side   int   // the slot the host gave, -1 before
 	listen bool  // the host is a pong player's (it answered the hello), not a dedicated host
 	played int32 // the newest host frame the playout applied, -1 before
-	synced bool
-	gone   bool
-	hitch  hitches
-	match  rate
-	miss   rate
-	mps    float64
-	xps    float64
-	done   int // ticks since the newest host state reached the frame budget
+	// from is the host frame -frames counts from: 0 (the budget is the
+	// match's frame number, as in P2P, so that a client back with -rejoin
+	// ends with its host), or, for a client back past the budget's frame
+	// (which ended it at once), the first host frame it played: then it
+	// plays the budget's frames from there.
+	from      int32
+	fromSet   bool // from was decided, at the first host state
+	rejoining bool
+	synced    bool
+	gone      bool
+	hitch     hitches
+	match     rate
+	miss      rate
+	mps       float64
+	xps       float64
+	done      int // ticks since the newest host state reached the frame budget
 
 	// The own paddle's predicted place by frame, to measure what a
 	// correction moved it by; smooth hides that in what is drawn.
@@ -81,6 +89,7 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 		return nil, err
 	}
 	m.mux = sums
+	m.rejoining = token != (authority.RejoinToken{})
 	cl, err := authority.NewClient[State](authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Rejoin: token}, m.mux, authSimulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: client: %w", err)
@@ -153,10 +162,24 @@ func (m *authClient) Tick(in Input) error {
 				m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
 		}
 		if token, ok := m.cl.RejoinToken(); ok && m.side >= 0 {
-			m.logf("pong: rejoin token %x%s", token[:], m.keepToken(token))
+			keep := m.keepToken(token)
+			m.logf("pong: rejoin token %x%s", token[:], keep)
+			// On a terminal the log is not shown: the screen says where
+			// the token is (or how to keep one) until something else
+			// needs the line.
+			m.note = "rejoin token" + keep
+			if m.o.rejoin == "" {
+				m.note = "no rejoin token kept: start with -rejoin FILE to take your paddle back after a crash"
+			}
 		}
 	}
 	m.smoothOwn(dt)
+	if s, f := m.cl.HostState(); s != nil && !m.fromSet {
+		m.fromSet = true
+		if m.rejoining && m.o.frames > 0 && int(f) >= m.o.frames-1 {
+			m.from = int32(f) // back past the budget: play it again from here
+		}
+	}
 	if s, f, ok := m.cl.Played(); ok && int32(f) != m.played {
 		m.played = int32(f)
 		crc := crcOf(s)
@@ -176,7 +199,7 @@ func (m *authClient) Tick(in Input) error {
 	}
 	m.compose(dt)
 	m.drain()
-	if _, f := m.cl.HostState(); m.o.frames > 0 && int(f) >= m.o.frames-1 {
+	if _, f := m.cl.HostState(); m.o.frames > 0 && int(f)-int(m.from) >= m.o.frames-1 {
 		m.done++
 	}
 	if m.err == nil && m.gone && !m.finished() {
@@ -188,7 +211,7 @@ func (m *authClient) Tick(in Input) error {
 
 // finished says the client has played the frame budget's states out.
 func (m *authClient) finished() bool {
-	return m.o.frames > 0 && (m.played >= int32(m.o.frames-1) || m.done >= lastStates)
+	return m.o.frames > 0 && (m.played-m.from >= int32(m.o.frames-1) || m.done >= lastStates)
 }
 
 // smoothOwn records the own paddle's predicted place and, when the last
@@ -338,7 +361,7 @@ func (m *authClient) HUD() hud {
 	}
 	h := hud{
 		Title:     m.title(),
-		Frame:     m.played + 1,
+		Frame:     m.played + 1 - m.from, // the budget's count (from: see the field)
 		Confirmed: m.played,
 		LoopRTT:   st.RTT,
 		NetRTT:    m.networkRTT(m.c.peer),
@@ -346,6 +369,7 @@ func (m *authClient) HUD() hud {
 		Agreed:    uint64(m.sums.agree),
 		Note:      m.silence("the host"),
 		Impair:    m.impairNote(),
+		ImpairRTT: m.impairRTT(),
 	}
 	h.Progress = fmt.Sprintf("(predicting %d)  buffer %.1f, rate %+.1f%%  match %.0f/s, miss %.0f/s",
 		m.cl.Frame(), st.Depth, 100*st.Rate, m.mps, m.xps)
@@ -363,7 +387,7 @@ func (m *authClient) HUD() hud {
 func (m *authClient) Report() report {
 	st := m.cl.Stats()
 	qs, resyncs := m.cl.PlayoutStats()
-	frames := m.played + 1
+	frames := m.played + 1 - m.from
 	if m.o.frames > 0 {
 		// The host sends states past the budget until the client leaves,
 		// and a loaded machine's playout may jump onto one of them (seen:

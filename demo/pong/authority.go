@@ -320,6 +320,7 @@ func (m *authHost) HUD() hud {
 		Agreed:     uint64(m.sums.agree),
 		Note:       m.silence("the client"),
 		Impair:     m.impairNote(),
+		ImpairRTT:  m.impairRTT(),
 	}
 	h.Progress = fmt.Sprintf("(host)  rollbacks %.0f/s (%d, resim %d)", h.RollbacksS, st.Rollbacks, st.ResimulatedFrames)
 	h.Auth = fmt.Sprintf("client's inputs %.1f frames early, advised %+.1f%%, late %d, predicted %d",

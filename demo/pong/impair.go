@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/rollnet/rollnet/transport/impair"
+	"github.com/rollnet/rollnet/transport/local"
 )
 
 // impairment is the -impair flag: latency, jitter and loss added to every
-// datagram, each way (see impaired).
+// datagram, each way, by transport/impair around the WebRTC transport.
 type impairment struct {
 	Latency time.Duration
 	Jitter  time.Duration
@@ -34,46 +35,31 @@ func (im impairment) label() string {
 	return s + " each way"
 }
 
+func (im impairment) link() local.Link {
+	return local.Link{Latency: im.Latency, Jitter: im.Jitter, Loss: im.Loss}
+}
+
+// config is the transport/impair configuration of both directions.
+func (im impairment) config(seed uint32) impair.Config {
+	return impair.Config{Out: im.link(), In: im.link(), Seed: uint64(seed)}
+}
+
 func (im *impairment) String() string {
 	if im == nil || *im == (impairment{}) {
 		return ""
 	}
-	return fmt.Sprintf("%v,%v,%g%%", im.Latency, im.Jitter, im.Loss*100)
+	return impair.FormatLink(im.link())
 }
 
 // Set parses "latency[,jitter[,loss%]]", e.g. "100ms,15ms,2%".
 func (im *impairment) Set(v string) error {
-	parts := strings.Split(v, ",")
-	if len(parts) > 3 || v == "" {
-		return fmt.Errorf("want latency,jitter,loss%% (e.g. 100ms,15ms,2%%), got %q", v)
+	l, err := impair.ParseLink(v)
+	if err != nil {
+		return err
 	}
-	var out impairment
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if i < 2 {
-			d, err := time.ParseDuration(p)
-			if err != nil || d < 0 || d > maxImpair {
-				return fmt.Errorf("bad duration %q (0 to %v, e.g. 100ms)", p, maxImpair)
-			}
-			if i == 0 {
-				out.Latency = d
-			} else {
-				out.Jitter = d
-			}
-			continue
-		}
-		f, err := strconv.ParseFloat(strings.TrimSuffix(p, "%"), 64)
-		if err != nil || f < 0 || f > 100 {
-			return fmt.Errorf("bad loss %q (0%% to 100%%)", p)
-		}
-		out.Loss = f / 100
+	if l.Latency+l.Jitter > maxImpair {
+		return fmt.Errorf("latency+jitter %v over %v: the handshake could not finish", l.Latency+l.Jitter, maxImpair)
 	}
-	if out.Jitter > out.Latency {
-		return fmt.Errorf("jitter %v larger than latency %v", out.Jitter, out.Latency)
-	}
-	if out.Latency+out.Jitter > maxImpair {
-		return fmt.Errorf("latency+jitter %v over %v: the handshake could not finish", out.Latency+out.Jitter, maxImpair)
-	}
-	*im = out
+	*im = impairment{Latency: l.Latency, Jitter: l.Jitter, Loss: l.Loss}
 	return nil
 }

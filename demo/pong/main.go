@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/netplay"
 )
 
 // options are the command line.
@@ -77,13 +79,13 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs := flag.NewFlagSet("pong", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parseOptions says what went wrong, usage prints -h
 	fs.Usage = func() {}
-	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT, or with /room/NAME); empty: start one on loopback and a bot opponent process")
+	fs.StringVar(&o.signal, "signal", "", "signaling server `URL` (ws://HOST:PORT, or with /room/NAME; a room token as ?token=T, never printed); empty: start one on loopback and a bot opponent process")
 	fs.StringVar(&o.room, "room", "", "room `NAME` on the signaling server (both players use the same one; empty: the server pairs the next two joiners)")
 	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
 	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
 	fs.DurationVar(&o.grace, "grace", 20*time.Second, "authority mode, hosting: how long a vanished client's paddle and rejoin token are kept")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
-	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited)")
+	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited; an authority client back with -rejoin past frame N: N more)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
 	fs.Var(&o.impair, "impair", "impair the network: `latency,jitter,loss` added to each direction (up to 1s), e.g. 100ms,15ms,2%")
 	fs.BoolVar(&o.spectate, "spectate", false, "watch instead of playing: two bot processes this one starts, or with -signal and -room the match already in that room")
@@ -250,7 +252,28 @@ func parseOptions(args []string) (options, error) {
 	if o.offline && (o.signal != "" || o.spectate) {
 		return o, usageError("-offline plays no network: no -signal or -spectate")
 	}
+	if o.record != "" {
+		if err := checkRecord(o); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
+}
+
+// checkRecord refuses -record where nothing would be recorded, and a file
+// that cannot be written, before anything starts (not after the opponent
+// connected).
+func checkRecord(o options) error {
+	switch {
+	case o.offline || o.spectate || o.replay != "" || o.mode == modeAuthority || o.web != "":
+		return usageError("-record records a P2P player's match (not with -offline, -spectate, -replay, -mode authority or -web)")
+	}
+	f, err := os.CreateTemp(filepath.Dir(o.record), ".pong-record-*")
+	if err != nil {
+		return usageError("-record %s: %v", o.record, err)
+	}
+	_ = f.Close()
+	return os.Remove(f.Name())
 }
 
 // checkSignal checks -signal's URL and takes the room it names, if any,
@@ -259,12 +282,12 @@ func parseOptions(args []string) (options, error) {
 func checkSignal(o *options) error {
 	u, err := url.Parse(o.signal)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return usageError("-signal wants ws://HOST:PORT or wss://HOST, got %q", o.signal)
+		return usageError("-signal wants ws://HOST:PORT or wss://HOST, got %q", netplay.RedactURL(o.signal))
 	}
 	switch name, ok := strings.CutPrefix(u.Path, "/room/"); {
 	case ok:
 		if name, err = url.PathUnescape(name); err != nil || name == "" {
-			return usageError("-signal %q names no room after /room/", o.signal)
+			return usageError("-signal %q names no room after /room/", netplay.RedactURL(o.signal))
 		}
 		if o.room != "" && o.room != name {
 			return usageError("-signal's URL names room %q and -room names %q: give the room once", name, o.room)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -118,6 +119,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-signal", "ws://example.org/room?next=2", "-room", "b"}, "pairs the next joiners"},
 		{[]string{"-signal", "ws://example.org/room?next=2", "-spectate"}, "named -room"},
 		{[]string{"-rejoin", "f"}, "-rejoin needs a named -room"},
+		{[]string{"-offline", "-record", "x.rec", "-frames", "60"}, "-record records a P2P player's match"},
+		{[]string{"-mode", "authority", "-record", "x.rec"}, "-record records a P2P player's match"},
+		{[]string{"-record", "/nonexistent/x.rec"}, "-record /nonexistent/x.rec: open /nonexistent"},
 		{[]string{"-signal", "ws://example.org", "-rejoin", "f"}, "-rejoin needs a named -room"},
 		{[]string{"-signal", "ws://example.org", "-room", "a", "-rejoin", "f", "-spectate"}, "-rejoin is a player's"},
 		{[]string{"-signal", "ws://example.org", "-room", "a", "-rejoin", "f", "-replay", "x"}, "-rejoin is a player's"},
@@ -191,6 +195,12 @@ func TestRoomURL(t *testing.T) {
 	require.Equal(t, "wss://example.org/room?next=2", u)
 	_, err = roomURL("http://example.org", "x")
 	require.Error(t, err)
+	// A room token rides in -signal's query, and stays a query.
+	u, err = roomURL("ws://example.org:8080?token=T", "tr")
+	require.NoError(t, err)
+	require.Equal(t, "ws://example.org:8080/room/tr?token=T", u)
+	_, err = roomURL("http://example.org?token=SECRET", "x")
+	require.NotContains(t, err.Error(), "SECRET", "a token is never echoed")
 }
 
 func FuzzImpairment(f *testing.F) {
@@ -486,4 +496,16 @@ func TestSpectatorTooEarly(t *testing.T) {
 	out, status := demo(t, 30*time.Second, "-signal", srv.url, "-room", "early", "-spectate", "-headless", "-timeout", "5s")
 	require.Equal(t, exitFailure, status, out)
 	require.Contains(t, out, "pong: room early: nobody is in it; a spectator joins once both players are")
+}
+
+// TestWebBusyPort: -web on a port already taken fails before the browser
+// pong's build (which took 10 s to reach the same error), saying why.
+func TestWebBusyPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	out, status := demo(t, 30*time.Second, "-web", ln.Addr().String())
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, "address already in use")
+	require.NotContains(t, out, "building the browser pong", "the port is taken before the build")
 }

@@ -165,6 +165,15 @@ func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
 	return l.netRTT
 }
 
+// impairRTT is the round trip -impair adds on this side: its latency out
+// and in (the other side may add its own).
+func (l *matchLog) impairRTT() time.Duration {
+	if l.c == nil || l.c.imp == nil {
+		return 0
+	}
+	return 2 * l.o.impair.Latency
+}
+
 // networkPath is the report's path line: the candidate pair ICE selected
 // to the peer networkRTT last asked about, and how long after joining the
 // room the data channels opened; "" without WebRTC.
@@ -184,8 +193,8 @@ func (l *matchLog) impairNote() string {
 	if l.c == nil || l.c.imp == nil {
 		return ""
 	}
-	in, out := l.c.imp.lost()
-	return fmt.Sprintf("%s (lost on purpose: %d received, %d sent)", l.o.impair.label(), in, out)
+	st := l.c.imp.Stats()
+	return fmt.Sprintf("%s (lost on purpose: %d received, %d sent)", l.o.impair.label(), st.LostIn, st.LostOut)
 }
 
 // nameOf is the name of the player on side, or id's short form while it

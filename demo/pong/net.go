@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/impair"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -33,21 +34,15 @@ func startSignalServer() (*signalServer, error) {
 
 func (s *signalServer) close() { s.Close() }
 
-// roomURL is the join URL for -signal and -room: a named room, or, with no
-// name, the next two joiners paired by the server.
+// roomURL is the join URL for -signal and -room (netplay.RoomURL): a
+// named room, or, with no name, the next two joiners paired by the server;
+// a room token in -signal's query (?token=T) is kept.
 func roomURL(signal, room string) (string, error) {
-	u, err := url.Parse(signal)
-	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return "", fmt.Errorf("pong: -signal wants ws://HOST:PORT or wss://HOST, got %q", signal)
+	u, err := netplay.RoomURL(signal, room, "")
+	if err != nil {
+		return "", fmt.Errorf("pong: -signal wants ws://HOST:PORT or wss://HOST (a room token as ?token=T), got %q", netplay.RedactURL(signal))
 	}
-	base := strings.TrimRight(signal, "/")
-	if strings.Contains(u.Path, "/room") {
-		return signal, nil // a full join URL already
-	}
-	if room == "" {
-		return base + "/room?next=2", nil
-	}
-	return base + "/room/" + url.PathEscape(room), nil
+	return u, nil
 }
 
 // conn is this process's link to its opponent: a signaling client, the
@@ -57,7 +52,7 @@ type conn struct {
 	sig    *webrtc.SignalingAdapter // owns the signaling client
 	rtc    *webrtc.Transport
 	tr     transport.Transport // what the session sends through
-	imp    *impaired           // nil without -impair
+	imp    *impair.Transport   // nil without -impair
 	own    io.Closer           // a transport of its own besides (-connect's QUIC one), or nil
 	peer   transport.Peer      // the opponent
 	first  bool                // this process was in the room first
@@ -79,11 +74,11 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 	if o.view != nil {
 		// q, Esc and Ctrl-C cancel the wait.
 		defer o.view.waiting(cancel)()
-		o.view.setWaiting(fmt.Sprintf("joining %s", u))
+		o.view.setWaiting(fmt.Sprintf("joining %s", netplay.RedactURL(u)))
 	}
 	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
 	if err != nil {
-		return nil, connectError(ctx, fmt.Errorf("pong: joining %s: %w", u, err))
+		return nil, connectError(ctx, fmt.Errorf("pong: joining %s: %w", netplay.RedactURL(u), netplay.RedactError(err, u)))
 	}
 	joinedAt := time.Now()
 	c := &conn{sig: webrtc.NewSignalingAdapter(client), first: len(client.Peers()) == 0, room: client.Room()}
@@ -135,7 +130,10 @@ func connect(ctx context.Context, o options, joined func(context.Context, *conn)
 	}
 	c.opened = time.Since(joinedAt)
 	if o.impair != (impairment{}) {
-		c.imp = newImpaired(c.rtc, o.impair, seedFor(string(c.rtc.Local())))
+		if c.imp, err = impair.New(c.rtc, o.impair.config(seedFor(string(c.rtc.Local())))); err != nil {
+			c.close()
+			return nil, err
+		}
 		c.tr = c.imp
 	}
 	return c, nil

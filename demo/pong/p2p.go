@@ -117,8 +117,9 @@ type netMatch struct {
 
 	dbg *debugging // -record and desync forensics (record.go)
 
-	rj      rejoining     // -rejoin (rejoin.go)
-	sumNext rollnet.Frame // the next frame whose checksum -rejoin prints
+	rj        rejoining     // -rejoin (rejoin.go)
+	sumNext   rollnet.Frame // the next frame whose checksum -rejoin prints
+	syncSince time.Time     // the first tick of the handshake (mute)
 }
 
 // greetWithin bounds the exchange of names before a match; a peer that
@@ -235,6 +236,7 @@ func (m *netMatch) Tick(in Input) error {
 		m.refused(err)
 	case errors.Is(err, session.ErrNotSynchronized):
 		m.rejoinProgress()
+		m.mute()
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.stalls++
 		if m.silentSince.IsZero() { // else the note counts the silence
@@ -296,6 +298,24 @@ func (m *netMatch) drain() {
 	}
 }
 
+// muteAfter is how long an opponent whose data channel is open may answer
+// nothing at all before the screen says what it may be.
+const muteAfter = 5 * time.Second
+
+// muteHint is what an opponent that never answers is likely to be.
+const muteHint = "the opponent answers nothing: if the room holds a dedicated host (pong host), quit and join it with -mode authority"
+
+// mute notes, during the handshake, an opponent that has sent nothing for
+// muteAfter: a dedicated host answers no P2P handshake.
+func (m *netMatch) mute() {
+	if m.syncSince.IsZero() {
+		m.syncSince = m.now()
+	}
+	if ps, err := m.p.PeerStats(m.peer); err == nil && ps.PacketsReceived == 0 && m.now().Sub(m.syncSince) > muteAfter {
+		m.note = muteHint
+	}
+}
+
 // syncFailed is the error of a failed handshake with the opponent, in the
 // demo's words.
 func syncFailed(reason string) error {
@@ -303,7 +323,7 @@ func syncFailed(reason string) error {
 	case rollnet.ReasonSettings:
 		return errors.New("pong: the opponent plays with other settings (-delay, -fps or another version of the demo), or already plays someone else in this room (add -spectate to watch)")
 	case rollnet.ReasonTimeout:
-		return fmt.Errorf("pong: the opponent connected but never completed the handshake within %v", syncTimeout)
+		return fmt.Errorf("pong: the opponent connected but never completed the handshake within %v (a dedicated host answers none: join it with -mode authority)", syncTimeout)
 	}
 	return fmt.Errorf("pong: handshake failed: %s", reason)
 }
@@ -387,6 +407,7 @@ func (m *netMatch) HUD() hud {
 		Deepest:    st.MaxRollbackDepth,
 		Note:       m.silence("the opponent"),
 		Impair:     m.impairNote(),
+		ImpairRTT:  m.impairRTT(),
 		Rejoining:  m.catchUpNote(),
 	}
 	if w := m.rejoinWait(); w != "" {

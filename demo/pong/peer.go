@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/rollnet/rollnet/netplay"
 )
 
 // Exit statuses.
@@ -182,7 +184,7 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 			if n := len(c.sig.Peers()); n >= 2 && o.mode != modeAuthority { // a host refuses a client it has no slot for
 				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))
 			}
-			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, o.signal, o.timeout)
+			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, netplay.RedactURL(o.signal), o.timeout)
 			return nil
 		}
 	}

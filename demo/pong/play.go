@@ -101,7 +101,7 @@ func (r report) print(out io.Writer) {
 	if r.WebRTC {
 		how := "WebRTC ICE"
 		if r.Impair != "" {
-			how += "; -impair's delay is added above the transport, so not in it"
+			how += "; -impair adds its delay above the transport, in the game loop's figure"
 		}
 		fmt.Fprintf(w, "                      network %s (%s)\n", fmtRTT(r.NetRTT), how)
 	}

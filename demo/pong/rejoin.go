@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -451,6 +452,6 @@ func rejoinRoom(c *conn, o options, stdout io.Writer) error {
 			errMatchOver, short(transport.Peer(o.back.Opponent)), c.room, o.rejoin)
 	}
 	c.peer = transport.Peer(o.back.Opponent)
-	o.say(stdout, "pong: in room %s on %s; rejoining the match as %s", c.room, o.signal, sideName(o.back.Side))
+	o.say(stdout, "pong: in room %s on %s; rejoining the match as %s", c.room, netplay.RedactURL(o.signal), sideName(o.back.Side))
 	return nil
 }

@@ -211,3 +211,35 @@ func TestDedicatedHost(t *testing.T) {
 	require.Equal(t, 0, status)
 	require.Equal(t, 2, strings.Count(out, `msg="client joined"`))
 }
+
+// TestRejoinPastFrames: a client process killed and started again with
+// -rejoin FILE -frames 120 when its host is already past frame 120 plays
+// 120 frames from its return (the host's frame number once ended it at
+// once, with nothing played).
+func TestRejoinPastFrames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes for about 10 s")
+	}
+	srv, ctx := processTest(t)
+	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "past", "-headless", "-timeout", "20s"}
+	host := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "hostie")...)
+	host.waitFor(ctx, t, regexp.MustCompile(`^pong: in room`))
+	file := filepath.Join(t.TempDir(), "token")
+	first := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "cli", "-rejoin", file)...)
+	first.waitFor(ctx, t, tokenLine)
+	host.waitFor(ctx, t, regexp.MustCompile(`^pong: checksum frame 240 `)) // well past 120
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = first.end(t)
+	again := startWatched(ctx, t, append(args, "-frames", "120", "-name", "cli", "-rejoin", file)...)
+	again.waitFor(ctx, t, regexp.MustCompile(`rejoined with -rejoin's token: the same paddle`))
+	out, status := again.end(t)
+	t.Logf("restarted client:\n%s", withoutChecksums(out))
+	require.Equal(t, exitOK, status)
+	m := regexp.MustCompile(`frames played +(\d+)`).FindStringSubmatch(out)
+	require.NotNil(t, m, "a report")
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	require.Greater(t, n, 60, "it played the budget from its return")
+	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
+	_, _ = host.end(t)
+}

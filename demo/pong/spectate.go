@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -73,7 +74,7 @@ func runSpectateRoom(ctx context.Context, o options, stdout, stderr io.Writer) i
 		}
 		c.peer = transport.Peer(peers[0])
 		if !o.child {
-			o.say(stdout, "pong: in room %s on %s; watching %s's match", c.room, o.signal, short(c.peer))
+			o.say(stdout, "pong: in room %s on %s; watching %s's match", c.room, netplay.RedactURL(o.signal), short(c.peer))
 		}
 		return nil
 	})
@@ -184,6 +185,7 @@ func (m *spectatorMatch) HUD() hud {
 		Advantage: -m.s.Behind(),
 		Note:      m.silence("the host"),
 		Impair:    m.impairNote(),
+		ImpairRTT: m.impairRTT(),
 	}
 	m.hudChecksums(&h, ps)
 	return h

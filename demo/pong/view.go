@@ -26,6 +26,7 @@ type hud struct {
 	Desync     string        // non-empty once a desync was detected
 	Note       string        // a status line (waiting, disconnected, ...)
 	Impair     string        // what -impair does to the link, "" without it
+	ImpairRTT  time.Duration // the round trip -impair adds on this side (its latency, both ways)
 	Progress   string        // a spectator's: how far behind the host, in place of advantage and rollbacks
 	Auth       string        // the authority mode's second line: buffers, playout, hitches
 	Rejoining  string        // -rejoin's catch-up progress: drawn instead of the court, which is not shown yet
@@ -381,7 +382,11 @@ func (v *view) draw(s *State, h hud) {
 		put(sc, 1, y, h.Auth, styleHUD)
 		y++
 	}
-	put(sc, 1, y, "round trip: game loop "+hudMS(h.LoopRTT)+", network "+hudMS(h.NetRTT), styleHUD)
+	rtt := "round trip: game loop " + hudMS(h.LoopRTT) + ", network " + hudMS(h.NetRTT)
+	if h.ImpairRTT > 0 {
+		rtt += " + " + hudMS(h.ImpairRTT) + " of -impair"
+	}
+	put(sc, 1, y, rtt, styleHUD)
 	y++
 	if h.Impair != "" {
 		put(sc, 1, y, "-impair: "+h.Impair, styleImpair)

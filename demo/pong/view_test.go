@@ -57,8 +57,9 @@ func TestViewDrawsCourtAndNumbers(t *testing.T) {
 
 	require.Contains(t, all, "you are left (green)")
 
-	v.draw(&s, hud{Impair: "100ms±15ms 2% loss each way (lost on purpose: 3 received, 4 sent)"})
+	v.draw(&s, hud{Impair: "100ms±15ms 2% loss each way (lost on purpose: 3 received, 4 sent)", LoopRTT: 233 * time.Millisecond, NetRTT: 400 * time.Microsecond, ImpairRTT: 200 * time.Millisecond})
 	require.Contains(t, strings.Join(screenText(sc), "\n"), "-impair: 100ms±15ms 2% loss each way (lost on purpose: 3 received, 4 sent)")
+	require.Contains(t, strings.Join(screenText(sc), "\n"), "round trip: game loop 233.0 ms, network 0.4 ms + 200.0 ms of -impair", "the network's share of the delay")
 
 	v.draw(&s, hud{Compared: 40, Agreed: 40})
 	require.Contains(t, strings.Join(screenText(sc), "\n"), "checksums agree (40 frames compared)")

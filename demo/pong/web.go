@@ -105,29 +105,41 @@ func (b *webBuild) handler(sig http.Handler) http.Handler {
 // addr, one origin: the page's WebSocket goes to the server it came from,
 // whose origin check accepts it.
 func startWeb(addr string, b *webBuild) (*signalServer, error) {
-	sig, err := signaling.NewServer(signaling.ServerConfig{})
-	if err != nil {
-		return nil, err
-	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		_ = sig.Close()
 		return nil, fmt.Errorf("pong: -web: %w", err)
+	}
+	return serveWeb(ln, b)
+}
+
+// serveWeb is startWeb on a listener already open.
+func serveWeb(ln net.Listener, b *webBuild) (*signalServer, error) {
+	sig, err := signaling.NewServer(signaling.ServerConfig{})
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
 	}
 	hs := hostcmd.ServeSignaling(sig, ln, b.handler(sig))
 	return &signalServer{SignalServer: hs, url: hs.URL()}, nil
 }
 
 // runWeb is -web ADDR: it serves the browser pong and a signaling server
-// until interrupted.
+// until interrupted. It takes the address before the build, so that a busy
+// port fails at once, not after it.
 func runWeb(ctx context.Context, addr string, stdout, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pong: -web: %v\n", err)
+		return exitFailure
+	}
 	fmt.Fprintln(stdout, "pong: building the browser pong (GOOS=js GOARCH=wasm)...")
 	b, err := buildWeb(ctx)
 	if err != nil {
+		_ = ln.Close()
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
-	s, err := startWeb(addr, b)
+	s, err := serveWeb(ln, b)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure

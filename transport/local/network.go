@@ -32,10 +32,8 @@ type dirKey struct{ from, to string }
 // link is the state of one direction from → to.
 type link struct {
 	from, to    string
-	own         bool // cfg set by SetLink; otherwise the network default
-	cfg         Link
-	rng         rng
-	bad         bool  // Gilbert-Elliott state
+	own         bool  // model's link set by SetLink; otherwise the network default
+	model       Model // the fate of each datagram
 	last        int64 // latest delivery time queued, for Ordered
 	partitioned bool
 	stats       Stats
@@ -129,7 +127,7 @@ func (n *Network) SetLink(from, to string, l Link) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	lk := n.link(from, to)
-	lk.own, lk.cfg = true, l
+	lk.own, lk.model.link = true, l
 	return nil
 }
 
@@ -145,7 +143,7 @@ func (n *Network) SetDefaultLink(l Link) error {
 	n.cfg.Link = l
 	for _, lk := range n.order {
 		if !lk.own {
-			lk.cfg = l
+			lk.model.link = l
 		}
 	}
 	return nil
@@ -206,7 +204,7 @@ func (n *Network) link(from, to string) *link {
 	k := dirKey{from, to}
 	lk := n.links[k]
 	if lk == nil {
-		lk = &link{from: from, to: to, cfg: n.cfg.Link, rng: rng{linkSeed(n.cfg.Seed, from, to)}}
+		lk = &link{from: from, to: to, model: Model{link: n.cfg.Link, rng: rng{linkSeed(n.cfg.Seed, from, to)}}}
 		n.links[k] = lk
 		n.order = append(n.order, lk)
 	}
@@ -220,54 +218,26 @@ func (n *Network) now() int64 { return int64(n.cfg.Now().Sub(n.epoch)) }
 // send runs one datagram through the link from → dst. Called with n.mu held.
 func (n *Network) send(lk *link, dst *Endpoint, b []byte) {
 	lk.stats.Sent++
-	c := &lk.cfg
-	r := &lk.rng
-	// A fixed number of draws per datagram whatever the settings, so that
-	// changing one setting does not shift the randomness of the others.
-	uBurst, uLoss, uDelay := r.float(), r.float(), r.float()
-	uDup, uDupDelay, uReorder := r.float(), r.float(), r.float()
-
 	if lk.partitioned {
+		lk.model.Skip()
 		lk.stats.Partitioned++
 		return
 	}
-	lossP := c.Loss
-	if lk.bad {
-		lossP = c.Burst.Loss
-	}
-	if c.Burst.Enter > 0 {
-		if lk.bad {
-			lk.bad = uBurst >= c.Burst.Leave
-		} else {
-			lk.bad = uBurst < c.Burst.Enter
-		}
-	}
-	if uLoss < lossP {
+	f := lk.model.Next()
+	if f.Lost {
 		lk.stats.Lost++
 		return
 	}
 	now := n.now()
-	at := now + delay(c, uDelay)
-	if uReorder < c.Reorder {
-		at += int64(c.ReorderDelay)
-	}
-	n.enqueue(lk, dst, at, b)
-	if uDup < c.Duplicate {
+	n.enqueue(lk, dst, now+int64(f.Delay), b)
+	if f.Duplicate {
 		lk.stats.Duplicated++
-		n.enqueue(lk, dst, now+delay(c, uDupDelay), b)
+		n.enqueue(lk, dst, now+int64(f.DuplicateDelay), b)
 	}
-}
-
-// delay maps u in [0, 1) uniformly onto [Latency-Jitter, Latency+Jitter] ns.
-func delay(c *Link, u float64) int64 {
-	j := int64(c.Jitter)
-	off := int64(u * float64(2*j+1))
-	off = min(off, 2*j)
-	return int64(c.Latency) - j + off
 }
 
 func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
-	if lk.cfg.Ordered {
+	if lk.model.link.Ordered {
 		at = max(at, lk.last)
 	}
 	if !dst.expects(lk.from) {

@@ -1,0 +1,150 @@
+package netplay
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/impair"
+	"github.com/rollnet/rollnet/transport/webrtc"
+)
+
+// RoomURL is the signaling join URL of room on the server at signal
+// (ws://HOST:PORT or wss://HOST, with or without a path): signal's path
+// with /room/ROOM after it, or /room?next=2 for an empty room (the next two
+// joiners paired). A token (the server's room token) is sent as the token=
+// query, from token or from signal's own query.
+func RoomURL(signal, room, token string) (string, error) {
+	u, err := url.Parse(signal)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or wss://HOST, got %q", ErrConfig, RedactURL(signal))
+	}
+	q := u.Query()
+	if token != "" {
+		q.Set("token", token)
+	}
+	if !strings.Contains(u.Path, "/room") {
+		if room == "" {
+			u.Path = strings.TrimRight(u.Path, "/") + "/room"
+			q.Set("next", "2")
+		} else {
+			u.Path = strings.TrimRight(u.Path, "/") + "/room/" + room
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// RedactURL is raw with its token= query value hidden, for errors and
+// logs.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		if i := strings.Index(s, "token="); i >= 0 {
+			return s[:i] + "token=REDACTED"
+		}
+		return s
+	}
+	q := u.Query()
+	if q.Has("token") {
+		q.Set("token", "REDACTED")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// isLoopback reports whether the URL's host is a loopback address (the
+// ICE candidates are then kept to loopback).
+func isLoopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// dialed is what the background dial hands the match.
+type dialed struct {
+	rtc  *webrtc.Transport
+	tr   transport.Transport // rtc, impaired if asked
+	sig  *webrtc.SignalingAdapter
+	room string
+	err  error
+}
+
+// dial joins the room and starts the WebRTC transport negotiating through it.
+func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) dialed {
+	u, err := RoomURL(cfg.Signal, cfg.Room, cfg.RoomToken)
+	if err != nil {
+		return dialed{err: err}
+	}
+	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
+	if err != nil {
+		return dialed{err: fmt.Errorf("netplay: joining %s: %w", RedactURL(u), RedactError(err, u))}
+	}
+	if cfg.Relay && !handsOutTURN(client.ICEServers()) {
+		_ = client.Close()
+		return dialed{err: fmt.Errorf("%w: Relay: the signaling server hands out no TURN relay", ErrConfig)}
+	}
+	wc := cfg.WebRTC
+	wc.LoopbackOnly = wc.LoopbackOnly || (isLoopback(u) && !cfg.Relay)
+	wc.RelayOnly = wc.RelayOnly || cfg.Relay
+	wc.Accept = accept
+	sig := webrtc.NewSignalingAdapter(client)
+	rtc, err := webrtc.New(wc, sig)
+	if err != nil {
+		_ = sig.Close()
+		return dialed{err: err}
+	}
+	d := dialed{rtc: rtc, tr: rtc, room: client.Room()}
+	if cfg.Impair != nil {
+		imp, err := impair.New(rtc, *cfg.Impair)
+		if err != nil {
+			_ = rtc.Close()
+			_ = sig.Close()
+			return dialed{err: err}
+		}
+		d.tr = imp
+	}
+	d.sig = sig
+	return d
+}
+
+// RedactError is err with every copy of url in its text shown as
+// RedactURL(url) (a signaling client's errors name the URL they dialed);
+// it still unwraps to err.
+func RedactError(err error, url string) error {
+	if err == nil || !strings.Contains(err.Error(), "token=") {
+		return err
+	}
+	return redacted{err, strings.ReplaceAll(err.Error(), url, RedactURL(url))}
+}
+
+type redacted struct {
+	err error
+	msg string
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }
+
+// handsOutTURN reports whether ice names a TURN server.
+func handsOutTURN(ice []signaling.ICEServer) bool {
+	for _, s := range ice {
+		for _, u := range s.URLs {
+			if strings.HasPrefix(u, "turn:") || strings.HasPrefix(u, "turns:") {
+				return true
+			}
+		}
+	}
+	return false
+}

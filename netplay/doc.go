@@ -1,0 +1,101 @@
+// Package netplay puts a game in a match in a few calls, for both of
+// rollnet's modes: P2P rollback (Join, Watch) and the authoritative mode
+// (Host, Connect). A whole game loop:
+//
+//	m, err := netplay.Join[World, Buttons](netplay.Config{
+//		Signal: "ws://signal.example:8080", Room: "friday",
+//		Name: "alice", Players: 2,
+//	}, simulate)
+//	if err != nil {
+//		return err
+//	}
+//	defer m.Close()
+//	for range time.Tick(time.Second / 60) { // Config.FrameRate times a second
+//		st, err := m.AdvanceFrame(readButtons())
+//		if err != nil {
+//			return err // fatal: wrong settings, wrong room, timeout, ...
+//		}
+//		draw(m.State(), st) // st: connecting, waiting for whom, away, ...
+//		if st.Phase == netplay.Ended {
+//			return nil
+//		}
+//	}
+//
+// Each constructor returns at once; the Match connects in the background
+// and AdvanceFrame reports Connecting until the session exists, so an
+// engine that owns its loop (Ebitengine's Update at TPS = FrameRate) makes
+// the same one call per tick and never blocks. AdvanceFrame folds what a
+// game only waits out (the handshake, a peer's late inputs, a wait
+// recommended to stay in time, a rejoin's replay, a spectator's catch-up)
+// into its Status, and returns only fatal errors. Status.String is a
+// status line.
+//
+// # Rooms and seats
+//
+// Every peer joins a room of a signaling server (package signaling) and
+// says hello to every peer it connects to over the transport: its role
+// (player, spectator, host, client), name, seat, game settings and input
+// delay proposal. The rules:
+//
+//   - P2P seats: once Players players are heard, each peer seats them by
+//     their transport ids (the server's, 16 hex digits) sorted ascending:
+//     the same seats on every peer, without a leader.
+//   - Spectators are fed by the player in seat 0, from the first frame
+//     (players keep Config.Archive frames of inputs for them).
+//   - The authoritative host announces itself in its hello; a client
+//     connects to the host only (its WebRTC Accept refuses every other
+//     peer once it knows the host). A client that reaches a P2P room gets
+//     ErrP2PRoom, a P2P peer that reaches a host's room ErrAuthorityRoom,
+//     and a peer whose players, frame rate or Config.Settings differ
+//     ErrSettings naming both: at once, not after a timeout.
+//   - The host sends its clients the roster (each slot's name, and who is
+//     away and for how long), so every client names every player.
+//
+// # Input delay from the round trip
+//
+// Before a P2P match, each player pings the others (5 round trips each)
+// and proposes the delay that covers half the worst median round trip:
+// ceil((RTT/2) / frame), within Config.InputDelay (default 1 to 4 frames;
+// Min == Max fixes it without measuring). Each announces its proposal in
+// its hello once made (and never changes it), and the match uses the
+// largest: every player computes the same. Spectators and rejoiners take
+// the running match's. The delay is fixed for the match.
+//
+// # Coming back
+//
+// With Config.Tokens (FileStore: one file, 0600, written atomically), a
+// player's rejoin token is saved as soon as the match gives it and
+// deleted when the match ends or the player Closes; a Match started again
+// for the same room while the token is there rejoins: a P2P player its
+// seat (the match replayed without drawing, Status Rejoining with
+// progress), an authoritative client its slots. A refusal is
+// ErrRejoinRefused (the token is deleted). Tokens implement
+// encoding.TextMarshaler.
+//
+// # Messages
+//
+// netplay's messages travel on the same transport as the session's,
+// under the one message type the wire leaves to the layer above
+// (codec.TypeApp, 0), which the Match takes off the transport before the
+// session reads it:
+//
+//	[codec.Version<<4 | 0] [kind u8] body
+//	kind 1 hello   [role u8][seat u8][flags u8][delay+1 u8][players u8]
+//	               [frame rate u16 LE][settings u64 LE][name len u8][name]
+//	kind 2 ping, 3 pong  [stamp u64 LE]
+//	kind 4 message [payload: 1 to MaxMessage bytes]
+//	kind 5 roster  [count u8] count × ([state u8][back s u8][name len u8][name])
+//
+// Send carries the game's own small messages (a chat line, a rematch
+// request) to every peer, and Config.OnMessage receives them. Malformed
+// messages are counted (Malformed) and dropped.
+//
+// # Time
+//
+// Call AdvanceFrame FrameRate times a second. A P2P player or spectator
+// simulates at most one frame per call (a spectator catching up more). An
+// authoritative client measures the real time between calls and runs its
+// fixed timestep at the host's advised rate: 0, 1 or 2 steps a call,
+// never a step inside a step; draw State for what the player controls and
+// Playout (two host states and the blend factor) for the rest.
+package netplay

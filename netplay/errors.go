@@ -1,0 +1,51 @@
+package netplay
+
+import "errors"
+
+var (
+	// ErrConfig reports a Config field out of range; the wrapping error
+	// names it.
+	ErrConfig = errors.New("netplay: invalid config")
+
+	// ErrTimeout reports that the match was not ready within
+	// Config.Timeout; the wrapping error says what it waited for.
+	ErrTimeout = errors.New("netplay: timed out")
+
+	// ErrAuthorityRoom reports a P2P player or spectator that reached a
+	// room an authoritative host holds: join it with Connect.
+	ErrAuthorityRoom = errors.New("netplay: the room is held by an authoritative host (join it with Connect)")
+
+	// ErrP2PRoom reports an authoritative client (or host) that reached a
+	// room of P2P players: join it with Join or Watch.
+	ErrP2PRoom = errors.New("netplay: the room holds a P2P match, not an authoritative host (join it with Join or Watch)")
+
+	// ErrSettings reports a peer whose game settings differ (players,
+	// frame rate or Config.Settings); the wrapping error names both.
+	ErrSettings = errors.New("netplay: the peer's settings differ")
+
+	// ErrRoomFull reports more players in a P2P room than Config.Players.
+	ErrRoomFull = errors.New("netplay: more players in the room than the match has seats")
+
+	// ErrMatchStarted reports a player joining a room whose match has
+	// already started without it (watch it, or rejoin with a token).
+	ErrMatchStarted = errors.New("netplay: the match in this room has started without this player")
+
+	// ErrRejoinRefused reports a rejoin the match refused (the window is
+	// over, a token of another match); the token is deleted from the
+	// store. The wrapping error gives the reason.
+	ErrRejoinRefused = errors.New("netplay: rejoin refused")
+
+	// ErrToken reports a token text that does not decode.
+	ErrToken = errors.New("netplay: malformed token")
+
+	// ErrClosed is returned by every call on a closed Match.
+	ErrClosed = errors.New("netplay: match closed")
+
+	// ErrMessage reports an application message over MaxMessage bytes, or
+	// empty.
+	ErrMessage = errors.New("netplay: message size out of range")
+
+	// errMalformed: a netplay message from the network that does not
+	// decode (counted and dropped).
+	errMalformed = errors.New("netplay: malformed message")
+)

@@ -1,0 +1,108 @@
+package netplay_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/netplay"
+)
+
+func sampleToken() netplay.Token {
+	t := netplay.Token{Mode: netplay.ModeP2P, Room: "friday", Seat: 1}
+	t.P2P.Match = 0x1122334455667788
+	t.P2P.Secret[0], t.P2P.Secret[15] = 1, 2
+	t.Host[3] = 9
+	return t
+}
+
+func TestTokenText(t *testing.T) {
+	tok := sampleToken()
+	text, err := tok.MarshalText()
+	require.NoError(t, err)
+	require.Regexp(t, `^rn1\.[A-Za-z0-9_-]+$`, string(text))
+	var back netplay.Token
+	require.NoError(t, back.UnmarshalText(text))
+	require.Equal(t, tok, back)
+	for _, bad := range []string{"", "rn1.", "rn2." + string(text[4:]), string(text[:len(text)-2]), string(text) + "A", "rn1.!!!!"} {
+		require.ErrorIs(t, back.UnmarshalText([]byte(bad)), netplay.ErrToken, bad)
+	}
+}
+
+func TestFileStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pong.token")
+	s := netplay.FileStore{Path: path}
+	_, ok, err := s.Load("friday")
+	require.NoError(t, err)
+	require.False(t, ok, "no file, no token")
+	require.NoError(t, s.Save(sampleToken()))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	got, ok, err := s.Load("friday")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, sampleToken(), got)
+	_, ok, err = s.Load("monday")
+	require.NoError(t, err)
+	require.False(t, ok, "another room's token")
+	require.NoError(t, s.Delete("monday"))
+	require.FileExists(t, path, "deleting another room's token leaves the file")
+	require.NoError(t, s.Delete("friday"))
+	require.NoFileExists(t, path)
+	entries, err := os.ReadDir(filepath.Dir(path))
+	require.NoError(t, err)
+	require.Empty(t, entries, "no temporary file left")
+
+	require.NoError(t, os.WriteFile(path, []byte("garbage"), 0o600))
+	_, _, err = s.Load("friday")
+	require.ErrorIs(t, err, netplay.ErrToken)
+}
+
+func FuzzTokenText(f *testing.F) {
+	text, _ := sampleToken().MarshalText()
+	f.Add(text)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var tok netplay.Token
+		if tok.UnmarshalText(b) != nil {
+			return
+		}
+		again, err := tok.MarshalText()
+		require.NoError(t, err)
+		var back netplay.Token
+		require.NoError(t, back.UnmarshalText(again))
+		require.Equal(t, tok, back)
+	})
+}
+
+func TestRoomURL(t *testing.T) {
+	for _, c := range []struct{ signal, room, token, want string }{
+		{"ws://h:1", "tr", "", "ws://h:1/room/tr"},
+		{"ws://h:1/", "", "", "ws://h:1/room?next=2"},
+		{"ws://h:1?token=T", "tr", "", "ws://h:1/room/tr?token=T"},
+		{"wss://h/sig", "tr", "T2", "wss://h/sig/room/tr?token=T2"},
+		{"ws://h:1/room/x", "ignored", "", "ws://h:1/room/x"},
+	} {
+		got, err := netplay.RoomURL(c.signal, c.room, c.token)
+		require.NoError(t, err, c.signal)
+		require.Equal(t, c.want, got, c.signal)
+	}
+	_, err := netplay.RoomURL("http://h:1?token=SECRET", "r", "")
+	require.ErrorIs(t, err, netplay.ErrConfig)
+	require.NotContains(t, err.Error(), "SECRET", "the token is never echoed")
+	require.Contains(t, err.Error(), "REDACTED")
+}
+
+func TestRedactError(t *testing.T) {
+	u := "ws://h:1/room/tr?token=SECRET"
+	base := errors.New("dial " + u + ": HTTP 403")
+	err := netplay.RedactError(base, u)
+	require.NotContains(t, err.Error(), "SECRET")
+	require.Contains(t, err.Error(), "token=REDACTED")
+	require.ErrorIs(t, err, base)
+	plain := errors.New("no token here")
+	require.Equal(t, plain, netplay.RedactError(plain, "ws://h:1/room/x"))
+}

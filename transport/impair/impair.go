@@ -1,0 +1,273 @@
+package impair
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// DefaultQueueLen is the datagrams held back at once in each direction when
+// Config.QueueLen is zero.
+const DefaultQueueLen = 1024
+
+// MaxQueueLen is the largest Config.QueueLen accepted.
+const MaxQueueLen = 1 << 16
+
+// Config configures a Transport. The zero value impairs nothing.
+type Config struct {
+	// Out is the link of what this endpoint sends, In of what it receives.
+	// The zero Link is perfect. local.Link's documentation says what each
+	// field does; Ordered keeps a direction's deliveries in send order.
+	Out, In local.Link
+
+	// Seed seeds both directions' models (see the package documentation).
+	Seed uint64
+
+	// QueueLen bounds the datagrams held back in each direction. Zero means
+	// DefaultQueueLen; at most MaxQueueLen.
+	QueueLen int
+}
+
+// Stats counts what the wrapper did to datagrams. Every datagram Send
+// accepted is, in the out direction, passed on (Sent), lost, dropped or
+// still held; likewise every datagram received from the wrapped transport
+// in the in direction, with Received for those handed to the caller.
+type Stats struct {
+	Sent, Received              uint64 // passed to the wrapped transport / handed to the caller
+	LostOut, LostIn             uint64 // lost to the link's loss or burst loss
+	DuplicatedOut, DuplicatedIn uint64 // extra copies made by Link.Duplicate
+	DroppedFull                 uint64 // dropped because their direction's line was full
+	HeldOut, HeldIn             int    // held back now
+}
+
+// Transport is an impaired transport.Transport: see the package
+// documentation.
+type Transport struct {
+	inner transport.Transport
+
+	mu      sync.Mutex
+	out, in local.Model
+	ordOut  bool
+	ordIn   bool
+	lineOut line
+	lineIn  line
+	stats   Stats
+	closed  bool
+
+	wake    chan struct{}
+	done    chan struct{}
+	stopped chan struct{}
+}
+
+// New wraps inner. It fails with ErrConfig for a Config out of range
+// (wrapping local.ErrLink for a Link). The Transport owns inner from now on:
+// Close closes it.
+func New(inner transport.Transport, cfg Config) (*Transport, error) {
+	if inner == nil {
+		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
+	}
+	switch {
+	case cfg.QueueLen == 0:
+		cfg.QueueLen = DefaultQueueLen
+	case cfg.QueueLen < 0 || cfg.QueueLen > MaxQueueLen:
+		return nil, fmt.Errorf("%w: QueueLen %d is outside [1, %d]", ErrConfig, cfg.QueueLen, MaxQueueLen)
+	}
+	me := string(inner.Local())
+	out, err := local.NewModel(cfg.Out, local.LinkSeed(cfg.Seed, me, "out"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: Out: %w", ErrConfig, err)
+	}
+	in, err := local.NewModel(cfg.In, local.LinkSeed(cfg.Seed, me, "in"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: In: %w", ErrConfig, err)
+	}
+	t := &Transport{
+		inner:   inner,
+		out:     out,
+		in:      in,
+		ordOut:  cfg.Out.Ordered,
+		ordIn:   cfg.In.Ordered,
+		lineOut: newLine(cfg.QueueLen),
+		lineIn:  newLine(cfg.QueueLen),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	go t.run()
+	return t, nil
+}
+
+// Inner is the wrapped transport.
+func (t *Transport) Inner() transport.Transport { return t.inner }
+
+// Local is the wrapped transport's identity.
+func (t *Transport) Local() transport.Peer { return t.inner.Local() }
+
+// Stats returns the counts so far.
+func (t *Transport) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.stats
+	s.HeldOut, s.HeldIn = len(t.lineOut.q), len(t.lineIn.q)
+	return s
+}
+
+// hold runs one datagram through a direction's model and holds what
+// survives (two copies for a duplicate); t.mu is held.
+func (t *Transport) hold(m *local.Model, l *line, ordered bool, now time.Time, peer transport.Peer, b []byte, lost, dup *uint64) {
+	f := m.Next()
+	if f.Lost {
+		*lost++
+		return
+	}
+	put := func(d time.Duration) {
+		if l.full() {
+			t.stats.DroppedFull++
+			return
+		}
+		at := now.Add(d)
+		if ordered && at.Before(l.last) {
+			at = l.last
+		}
+		buf := l.buffer()
+		l.push(at, peer, buf[:copy(buf, b)])
+	}
+	put(f.Delay)
+	if f.Duplicate {
+		*dup++
+		put(f.DuplicateDelay)
+	}
+}
+
+// Send holds b back (or loses it) and returns at once; the datagram reaches
+// the wrapped transport at its delivery time, where an error (the peer
+// gone, say) is no longer the caller's to see. It fails with
+// transport.ErrTooLarge or transport.ErrClosed.
+func (t *Transport) Send(to transport.Peer, b []byte) error {
+	if len(b) > transport.MaxDatagram {
+		return transport.ErrTooLarge
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return transport.ErrClosed
+	}
+	t.hold(&t.out, &t.lineOut, t.ordOut, time.Now(), to, b, &t.stats.LostOut, &t.stats.DuplicatedOut)
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Receive takes in what the wrapped transport has (losing some, holding
+// the rest back) and returns the earliest datagram whose time has come, or
+// transport.ErrNoPacket. A datagram longer than buf is dropped with
+// transport.ErrShortBuffer.
+func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return 0, "", transport.ErrClosed
+	}
+	now := time.Now()
+	scratch := t.lineIn.buffer()
+	for {
+		n, from, err := t.inner.Receive(scratch)
+		if errors.Is(err, transport.ErrNoPacket) {
+			break
+		}
+		if errors.Is(err, transport.ErrShortBuffer) {
+			continue // over MaxDatagram: no transport should have sent it
+		}
+		if err != nil {
+			t.lineIn.release(scratch)
+			return 0, "", err
+		}
+		t.hold(&t.in, &t.lineIn, t.ordIn, now, from, scratch[:n], &t.stats.LostIn, &t.stats.DuplicatedIn)
+	}
+	t.lineIn.release(scratch)
+	d, ok := t.lineIn.due(now)
+	if !ok {
+		return 0, "", transport.ErrNoPacket
+	}
+	defer t.lineIn.release(d.b)
+	if len(d.b) > len(buf) {
+		return 0, "", transport.ErrShortBuffer
+	}
+	t.stats.Received++
+	return copy(buf, d.b), d.peer, nil
+}
+
+// run passes each datagram held on the way out to the wrapped transport
+// when its time comes.
+func (t *Transport) run() {
+	defer close(t.stopped)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		t.mu.Lock()
+		now := time.Now()
+		for {
+			d, ok := t.lineOut.due(now)
+			if !ok {
+				break
+			}
+			_ = t.inner.Send(d.peer, d.b)
+			t.stats.Sent++
+			t.lineOut.release(d.b)
+		}
+		wait := time.Hour
+		if at, ok := t.lineOut.next(); ok {
+			wait = at.Sub(now)
+		}
+		t.mu.Unlock()
+		timer.Reset(wait)
+		select {
+		case <-t.done:
+			return
+		case <-t.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// Expect forwards to the wrapped transport when it is a
+// transport.Expecter. Datagrams already held are delivered.
+func (t *Transport) Expect(peers ...transport.Peer) {
+	if x, ok := t.inner.(transport.Expecter); ok {
+		x.Expect(peers...)
+	}
+}
+
+// ExpectAnyone forwards to the wrapped transport when it is a
+// transport.Expecter.
+func (t *Transport) ExpectAnyone() {
+	if x, ok := t.inner.(transport.Expecter); ok {
+		x.ExpectAnyone()
+	}
+}
+
+// Close stops the delay lines (what they hold is lost) and closes the
+// wrapped transport. It is safe to call more than once.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.mu.Unlock()
+	close(t.done)
+	<-t.stopped
+	return t.inner.Close()
+}
+
+var (
+	_ transport.Transport = (*Transport)(nil)
+	_ transport.Expecter  = (*Transport)(nil)
+)

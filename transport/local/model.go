@@ -1,0 +1,106 @@
+package local
+
+import "time"
+
+// Fate is what a Link does to one datagram: it is lost, or delivered after
+// Delay; a duplicated one is delivered once more after DuplicateDelay.
+type Fate struct {
+	Lost           bool
+	Delay          time.Duration // Latency ± Jitter, plus ReorderDelay for a reordered datagram
+	Duplicate      bool
+	DuplicateDelay time.Duration // the copy's own Latency ± Jitter
+}
+
+// Model draws the Fate of each datagram sent over one direction of a Link,
+// from its own splitmix64 generator: the same Link, seed and sequence of
+// calls give the same fates. It holds the burst-loss state and reads no
+// clock: a Network applies its fates on its Config.Now, and
+// transport/impair on the wall clock, so that both impair a link the same
+// way. Ordered is left to the user of the fates (a datagram is never
+// delivered before its predecessor), since only it knows delivery times. A
+// Model is not safe for concurrent use; its methods allocate nothing.
+type Model struct {
+	link Link
+	rng  rng
+	bad  bool // Gilbert-Elliott state
+}
+
+// NewModel returns the model of l with its defaults filled in, drawing from
+// seed. It fails with ErrLink for a Link out of range.
+func NewModel(l Link, seed uint64) (Model, error) {
+	l, err := l.validate()
+	if err != nil {
+		return Model{}, err
+	}
+	return Model{link: l, rng: rng{seed}}, nil
+}
+
+// Link is the model's link, with its defaults filled in.
+func (m *Model) Link() Link { return m.link }
+
+// SetLink changes the link from the next datagram on, keeping the
+// generator and the burst state. It fails with ErrLink for a Link out of
+// range and leaves the model as it was.
+func (m *Model) SetLink(l Link) error {
+	l, err := l.validate()
+	if err != nil {
+		return err
+	}
+	m.link = l
+	return nil
+}
+
+// draws is the fixed number of uniform draws each datagram takes, whatever
+// the settings, so that changing one setting does not shift the randomness
+// of the others.
+type draws struct{ burst, loss, delay, dup, dupDelay, reorder float64 }
+
+func (m *Model) draw() draws {
+	r := &m.rng
+	return draws{burst: r.float(), loss: r.float(), delay: r.float(), dup: r.float(), dupDelay: r.float(), reorder: r.float()}
+}
+
+// Skip takes a datagram's draws without applying them (the burst state does
+// not move): what a Network does for a datagram sent into a partition.
+func (m *Model) Skip() { m.draw() }
+
+// Next draws the fate of the next datagram.
+func (m *Model) Next() Fate {
+	u := m.draw()
+	c := &m.link
+	lossP := c.Loss
+	if m.bad {
+		lossP = c.Burst.Loss
+	}
+	if c.Burst.Enter > 0 {
+		if m.bad {
+			m.bad = u.burst >= c.Burst.Leave
+		} else {
+			m.bad = u.burst < c.Burst.Enter
+		}
+	}
+	if u.loss < lossP {
+		return Fate{Lost: true}
+	}
+	f := Fate{Delay: delay(c, u.delay)}
+	if u.reorder < c.Reorder {
+		f.Delay += c.ReorderDelay
+	}
+	if u.dup < c.Duplicate {
+		f.Duplicate, f.DuplicateDelay = true, delay(c, u.dupDelay)
+	}
+	return f
+}
+
+// delay maps u in [0, 1) uniformly onto [Latency-Jitter, Latency+Jitter].
+func delay(c *Link, u float64) time.Duration {
+	j := int64(c.Jitter)
+	off := int64(u * float64(2*j+1))
+	off = min(off, 2*j)
+	return time.Duration(int64(c.Latency) - j + off)
+}
+
+// LinkSeed derives the seed of the direction from → to of a network or
+// wrapper seeded with seed, as a Network does for each of its links, so
+// that traffic on one direction never shifts another's randomness.
+func LinkSeed(seed uint64, from, to string) uint64 { return linkSeed(seed, from, to) }
