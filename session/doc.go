@@ -110,16 +110,26 @@
 // back within NetConfig.RejoinWindow (0 means 60 s) of its disconnection:
 // in the same process with P2P.Rejoin on a new transport, or in a new one
 // with P2PConfig.Rejoin set to the token RejoinToken returned before (the
-// match id and this player's secret, exchanged once every peer is
+// match id and this player's secret; the id is known once every peer is
 // synchronized), with the same settings either way. A player is its
 // secret, not its address: it may come back from a new one (a restarted
 // process's new signaling id, a phone that moved to mobile data), which
 // every peer then knows it by (EventPlayerRejoined.Peer, PeerStats); its
-// old address is forgotten. Only the player who left can: its secret is
-// checked (by its hash, in constant time) and a stranger is refused
-// (ReasonRejoinIdentity) without changing anything (counted in Unknown,
-// its refusals bounded), as is a request after the window
-// (ReasonRejoinWindow). While a slot can be taken, the session lets
+// old address is forgotten. Only the player who left can, and a fellow
+// player cannot pose as it (P2P protocol 4): the secret never leaves its
+// process; each other peer is given its own key, the first 16 bytes of
+// HMAC-SHA256(secret, label, that peer's players), and keeps only its
+// SHA-256, checked in constant time, so what one peer was given proves
+// nothing to another (TestP2PSlotTheftWithTokenSecret). A request that
+// proves nothing is refused (ReasonRejoinIdentity) without changing
+// anything (counted in Unknown, its refusals bounded: four per SyncRetry
+// for all strangers), as is a request after the window
+// (ReasonRejoinWindow). A slot is never moved to a new address while its
+// owner is heard (a valid packet from the slot's current address within
+// NetConfig.DisconnectNotify, 750 ms by default), whatever the proof: the
+// request is dropped unanswered (counted in Unknown), and the player
+// asking from elsewhere is taken when its old address has been silent
+// that long (TestP2PRebindRefusedWhileHeard). While a slot can be taken, the session lets
 // strangers' rejoin requests through its transport (ExpectAnyone), and
 // only those. Every peer agrees on a frame R
 // (EventPlayerRejoining): the player's input stays the frozen one up to
@@ -138,7 +148,11 @@
 // session with P2PConfig.Join takes its slot at an agreed frame, without
 // a token, from any address; from then on it holds the slot like any
 // player (a stranger cannot take it, and it can rejoin with its own
-// token).
+// token). Until a joiner's keys arrive (its first Tokens, sent once it
+// runs), it proves itself with a join proof derived from its secret,
+// which every peer sees (the sponsor's At relays it): while its link is
+// heard no one can use it, but during its catch-up a fellow player that
+// kept it may take the slot of a joiner that has not played yet.
 //
 // # Spectators who join late
 //
@@ -155,6 +169,18 @@
 // minutes) in is live in about 1 s over a 40 ms round trip, 2 s over
 // 100 ms (TestSpectatorFeedTimes), 0.4 s over loopback WebRTC; one within
 // 32 frames gets the live stream.
+//
+// What a spectator may cost its host: a spectator's acknowledgement may
+// move back 64 frames (a late datagram), or undo its last move forward (a
+// forged ack healing); further back it asks for frames it held, a
+// restart of the feed, which it may do 3 times a minute (more are ignored,
+// counted Malformed), and a restart gets no fresh burst: the feed's budget
+// (1 MB/s, 16 full packets banked) carries over. A spectator of a
+// two-player match 36,000 frames long that resets its ack to frame 1 each
+// time it is nearly live costs 14 kB/s (an honest one 1.5 kB/s; 60 kB/s
+// before these bounds), TestSpectatorAckReset. A forger who sends two
+// high acks between every two of the spectator's can use its 3 restarts
+// and stall it for up to a minute.
 //
 // # Sync test
 //

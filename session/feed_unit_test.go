@@ -130,14 +130,21 @@ func TestIdentityProves(t *testing.T) {
 	tok, ok := id.token()
 	require.True(t, ok)
 	require.Equal(t, uint64(42), tok.Match)
-	hash := sha256Of(id.secret)
-	m := id.request(1)
+	key := id.keyFor(1 << 1)
+	hash := sha256Of(key)
+	m := id.request(1, key)
 	require.True(t, id.proves(&hash, &m))
 	m.Match ^= 1 << 40
 	require.False(t, id.proves(&hash, &m), "another match")
-	m = id.request(1)
+	m = id.request(1, key)
 	m.Secret[3] ^= 1
-	require.False(t, id.proves(&hash, &m), "another secret")
+	require.False(t, id.proves(&hash, &m), "another key")
+	m = id.request(1, id.keyFor(1<<2))
+	require.False(t, id.proves(&hash, &m), "the key given another peer")
+	m = id.request(1, id.secret)
+	require.False(t, id.proves(&hash, &m), "the secret itself")
+	require.NotEqual(t, id.keyFor(1<<1), id.keyFor(1<<2), "each peer its own key")
+	require.NotEqual(t, id.joinProof(), id.keyFor(0), "a join proof is no key")
 }
 
 func TestRebindGateRefusals(t *testing.T) {

@@ -130,8 +130,9 @@ type P2P[S any, I comparable] struct {
 	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
 
 	feeds [MaxSpectators]feed // per spectator link: its bulk feed (feed.go)
-	rj    rejoiner[S, I]      // identity, rejoins of others, our own rejoin (p2p_rejoin.go)
-	gate  rebindGate          // strangers let in while a slot can be taken (p2p_rebind.go)
+	acks  [MaxSpectators]specAcks
+	rj    rejoiner[S, I] // identity, rejoins of others, our own rejoin (p2p_rejoin.go)
+	gate  rebindGate     // strangers let in while a slot can be taken (p2p_rebind.go)
 }
 
 // NewP2P returns a P2P session for cfg over t, advancing a state of type S
@@ -296,7 +297,7 @@ func (p *P2P[S, I]) initLink(l *link.Link) {
 	l.Acked = rollnet.Frame(p.delay) - 1
 	l.Sent = rollnet.Frame(p.delay) - 1
 	if l.Index() >= p.nPlayers {
-		p.feeds[l.Index()-p.nPlayers] = feed{} // a spectator
+		p.feeds[l.Index()-p.nPlayers], p.acks[l.Index()-p.nPlayers] = feed{}, specAcks{} // a spectator
 		return
 	}
 	for pl := range p.status[l.Index()] {
@@ -612,8 +613,15 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 		}
 		// The newest ack to arrive stands, even below the one before: a
 		// forged ack lasts until the peer's next packet (an older one
-		// arriving late only makes us send a few frames again).
-		l.Acked = rollnet.Frame(m.Ack)
+		// arriving late only makes us send a few frames again). But one
+		// below what it acknowledged before by more than ackMargin asks
+		// for frames it held: a restart, at most specRestarts a minute,
+		// unless it only undoes the last move forward (a forged ack
+		// healing); beyond that it is ignored (counted malformed).
+		if !p.specAck(l, rollnet.Frame(m.Ack)) {
+			l.Malformed()
+			return
+		}
 		if f := &p.feeds[l.Index()-p.nPlayers]; f.on {
 			f.acked(l.Acked, p.ep.Time())
 		}
@@ -948,7 +956,13 @@ func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 	f := &p.feeds[l.Index()-p.nPlayers]
 	if c-l.Acked > feedLive {
 		if !f.on {
+			// Its budget carries over from the last feed: a restart gets
+			// no fresh burst.
+			tokens, filled, primed := f.tokens, f.filled, f.filled != 0
 			f.start(l.Acked, p.ep.Time())
+			if primed {
+				f.tokens, f.filled = tokens, filled
+			}
 		}
 		if !p.feedBulk(l, f, c) {
 			p.ep.Disconnect(l) // it fell behind what we keep: it cannot catch up
@@ -1038,4 +1052,43 @@ func (p *P2P[S, I]) Running() bool { return p.running }
 func (p *P2P[S, I]) Close() error {
 	p.ep.Close()
 	return nil
+}
+
+// Bounds on a spectator's acknowledgement moving back.
+const (
+	// ackMargin is how far below the one before a spectator's ack may
+	// move (a late datagram) and still stand: frames the feed sends again.
+	ackMargin = 2 * feedLive
+	// specRestarts is how many times a minute a spectator's ack may move
+	// back further (it started over) and restart its feed.
+	specRestarts = 3
+)
+
+// specAcks is what a spectator link's acknowledgements did: the ack
+// before its last move forward, and its restarts of the last minute.
+type specAcks struct {
+	prev     rollnet.Frame
+	restarts [specRestarts]int64 // when, oldest first; 0 none
+}
+
+// specAck takes spectator link l's acknowledgement a (at most l.Sent); it
+// reports false when a moves back too far, too often, and is ignored.
+func (p *P2P[S, I]) specAck(l *link.Link, a rollnet.Frame) bool {
+	s := &p.acks[l.Index()-p.nPlayers]
+	switch {
+	case a > l.Acked:
+		s.prev = l.Acked
+	case a >= l.Acked-ackMargin || a >= s.prev-ackMargin:
+		// A late datagram, or a forged ack healing.
+	default:
+		t := p.ep.Time()
+		if s.restarts[0] != 0 && t-s.restarts[0] < 60e9 { // a minute
+			return false
+		}
+		copy(s.restarts[:], s.restarts[1:])
+		s.restarts[specRestarts-1] = t
+		s.prev = a
+	}
+	l.Acked = a
+	return true
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -84,10 +85,16 @@ func TestP2PForgedChecksumTail(t *testing.T) {
 }
 
 // TestP2POldProtocolRefused: a peer of protocol 2 (checksums as leftover
-// bytes), a raw endpoint on the local network, is refused at the
-// handshake with ReasonProtocol on our side, and our reply tells it our
+// bytes) or 3 (its raw rejoin secret in its Token and requests), a raw
+// endpoint on the local network, is refused at the handshake with ReasonProtocol on our side, and our reply tells it our
 // protocol, so that it fails clearly on its own.
 func TestP2POldProtocolRefused(t *testing.T) {
+	for _, old := range []uint16{2, 3} {
+		t.Run(fmt.Sprint(old), func(t *testing.T) { oldProtocolRefused(t, old) })
+	}
+}
+
+func oldProtocolRefused(t *testing.T, version uint16) {
 	clock, nw := testkit.NewNet(t, local.Config{Seed: 5})
 	ep, err := nw.Endpoint("p0")
 	require.NoError(t, err)
@@ -96,7 +103,7 @@ func TestP2POldProtocolRefused(t *testing.T) {
 	p, err := NewP2P[p2pWorld](P2PConfig[uint16]{Session: Config[uint16]{Players: 2, InputDelay: 2},
 		Remote: []transport.Peer{"", "p1"}, Net: rollnet.NetConfig{Now: clock.Now}}, ep, simP2P)
 	require.NoError(t, err)
-	req := codec.SyncRequest{Seq: 1, Nonce: 99, Protocol: 2, Settings: p.ep.Links()[0].Expect}
+	req := codec.SyncRequest{Seq: 1, Nonce: 99, Protocol: version, Settings: p.ep.Links()[0].Expect}
 	require.NoError(t, old.Send("p0", req.Append(nil)))
 	var se *rollnet.SyncError
 	for range 100 {
@@ -118,7 +125,7 @@ func TestP2POldProtocolRefused(t *testing.T) {
 		m, _, err := codec.ParseSyncReply(buf[:n])
 		require.NoError(t, err)
 		require.Equal(t, uint16(protocolVersion), m.Protocol, "the reply names our protocol")
-		require.Equal(t, uint16(3), m.Protocol)
+		require.Equal(t, uint16(4), m.Protocol)
 		return
 	}
 }

@@ -14,13 +14,15 @@ package session
 // stranger is counted (Unknown) and dropped, as always.
 //
 // A stranger's RejoinRequest that names a player link (Players) and
-// proves its identity (the match id and the secret whose hash that
-// player sent at the start, compared in constant time), or names an open
+// proves its identity (the match id and the key that player gave us at
+// the start, checked by its hash in constant time), or names an open
 // slot no one took yet, moves that link to the stranger's address
 // (link.Endpoint.Rebind: the old address is forgotten, and unknown from
-// then on) and is answered as if it came from the link. A link still
-// running when its player proves itself from elsewhere is disconnected
-// first: that process is gone. A request that proves nothing changes
+// then on) and is answered as if it came from the link, but never while
+// the link runs and its owner is heard (a valid packet from its address
+// within DisconnectNotify): such a request is dropped unanswered. A link
+// still running, silent, when its player proves itself from elsewhere is
+// disconnected first: that process is gone. A request that proves nothing changes
 // nothing: it is counted in Unknown (not in a link's Malformed: a stranger
 // is no link's peer) and answered by a refusal (ReasonRejoinIdentity), at
 // most four per SyncRetry for all strangers together, so a flood gets
@@ -124,6 +126,14 @@ func (p *P2P[S, I]) stranger(b []byte) {
 		return
 	}
 	l := p.ep.Links()[i]
+	if l.State() == link.Running && !l.Interrupted() {
+		// Its owner is heard (a valid packet from the link's address within
+		// DisconnectNotify): the slot is not free, whatever the proof. No
+		// refusal: a process restarted elsewhere asks again, and is taken
+		// once its old address fell silent.
+		p.ep.RefuseStranger()
+		return
+	}
 	if l.State() == link.Running && !r.peers[i].pending {
 		// It proved who it is from elsewhere while its old link runs: that
 		// process is gone (restarted before the timeout).
@@ -184,7 +194,7 @@ func (p *P2P[S, I]) askAgain() {
 		if i == r.sponsor || r.peers[i].gone || l.State() != link.Syncing {
 			continue
 		}
-		p.sendRejoin(l, r.id.request(p.local))
+		p.sendRejoin(l, r.requestTo(i, p.local))
 	}
 }
 

@@ -3,19 +3,23 @@ package session
 // Rejoin: a player peer that dropped comes back into the running match.
 //
 //   - Identity: once synchronized, every peer sends every player peer a
-//     Token (its share of the match id, its rejoin secret), with each
-//     quality report until acknowledged. The match id is the XOR of every peer's
-//     share; each peer keeps the SHA-256 of every other peer's secret.
+//     Token (its share of the match id, and the key it gives that peer:
+//     identity.keyFor, an HMAC of its rejoin secret with the receiver's
+//     players; the secret itself is never sent), with each quality report
+//     until acknowledged. The match id is the XOR of every peer's share;
+//     each peer keeps the SHA-256 of the key every other peer gave it.
 //     RejoinToken returns the match id and this peer's secret.
 //   - Request: the player coming back (a new session, P2PConfig.Rejoin, or
 //     P2P.Rejoin on a new transport; from its old address or a new one)
-//     sends Request{match id, secret} to every player peer, every
-//     SyncRetry, until answered, and then to every peer whose link has
-//     not completed its handshake yet, but its sponsor, while it catches
-//     up. Each peer compares the hash of the secret with the one it holds
-//     (constant time) and the match id: the identity is the secret, not
-//     the address. A request from a new address that proves it moves the
-//     player's link there (p2p_rebind.go). A mismatch is Refused and
+//     sends Request{match id, its key for that peer} to every player
+//     peer, every SyncRetry, until answered, and then to every peer whose
+//     link has not completed its handshake yet, but its sponsor, while it
+//     catches up (a joiner sends its join proof instead). Each peer
+//     compares the hash of the key with the one it holds (constant time)
+//     and the match id: the identity is the secret, not the address, and
+//     a key proves it to the one peer it was given to. A request from a
+//     new address that proves it moves the player's link there, once the
+//     link's old address is silent (p2p_rebind.go). A mismatch is Refused and
 //     changes nothing (counted malformed from the link's address, unknown
 //     from a stranger's), as is a request past NetConfig.RejoinWindow
 //     after the disconnection. A request that proves the identity while
@@ -134,7 +138,8 @@ const never = rollnet.Frame(math.MaxInt32)
 
 // peerRejoin is a player link's part in rejoins.
 type peerRejoin struct {
-	hash     [sha256.Size]byte     // its secret's hash
+	hash     [sha256.Size]byte     // the hash of its key for us (or of a joiner's proof)
+	key      [codec.SecretLen]byte // our key for it (identity.keyFor), which our Token carries
 	share    uint64                // its share of the match id
 	heard    bool                  // its token arrived
 	tokAcked bool                  // it acknowledged ours
@@ -156,8 +161,9 @@ type peerRejoin struct {
 // of others it takes part in, and its own. It holds what only the rejoin
 // uses; the P2P holds it (rj), as it holds its gate and its feeds.
 type rejoiner[S any, I comparable] struct {
-	id    identity     // ours, and the match's (p2p_identity.go)
-	peers []peerRejoin // per player link
+	id    identity              // ours, and the match's (p2p_identity.go)
+	join  [codec.SecretLen]byte // a joiner's proof (identity.joinProof)
+	peers []peerRejoin          // per player link
 
 	// others coming back
 	back  []rollnet.Frame // per player: the R of its latest rejoin, NoFrame none
@@ -251,10 +257,26 @@ func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
 		if !cfg.Join {
 			r.id.secret, r.id.match, r.id.known = tok.Secret, tok.Match, true
 		}
+		r.id.joining = cfg.Join
 		r.phase, r.askAt = phaseAsking, math.MinInt64/2
 		r.catch = newCatchRing(p.players, p.size, rollnet.Frame(p.delay)-1)
 	}
+	for i, l := range p.ep.Links()[:np] {
+		r.peers[i].key = r.id.keyFor(l.Mask)
+	}
+	if cfg.Join {
+		r.join = r.id.joinProof()
+	}
 	return nil
+}
+
+// requestTo is our request to player link i to take players back, with
+// our key for it, or, a joiner, our join proof.
+func (r *rejoiner[S, I]) requestTo(i int, players uint64) codec.Rejoin {
+	if r.id.joining {
+		return r.id.request(players, r.join)
+	}
+	return r.id.request(players, r.peers[i].key)
 }
 
 // rejoining reports whether this session is coming back and not playing
@@ -335,8 +357,8 @@ func (p *P2P[S, I]) askPump() {
 		return
 	}
 	p.rj.askAt = t
-	for _, l := range p.ep.Links()[:p.nPlayers] {
-		p.sendRejoin(l, p.rj.id.request(p.local))
+	for i, l := range p.ep.Links()[:p.nPlayers] {
+		p.sendRejoin(l, p.rj.requestTo(i, p.local))
 	}
 }
 
@@ -671,7 +693,7 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 		p.ep.Send(l, m.Append(p.ep.Buffer()))
 	}
 	if !r.peers[i].tokAcked && p.running && p.ep.QualityDue(l) {
-		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinToken, Players: p.local, Match: r.id.share, Secret: r.id.secret})
+		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinToken, Players: p.local, Match: r.id.share, Secret: r.peers[i].key})
 	}
 	for j := range r.peers {
 		rr := r.peers[j].atR
