@@ -208,7 +208,7 @@ func (g *Game[S, I]) step(in I) error {
 func (g *Game[S, I]) Draw(screen *ebiten.Image) {
 	v := g.fill()
 	g.cfg.Draw(screen, v)
-	g.ov.draw(screen, &v.Status, g.stopped)
+	g.ov.draw(screen, &v.Status)
 }
 
 // fill sets the View's states and returns it.

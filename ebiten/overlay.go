@@ -46,7 +46,6 @@ type statusKey struct {
 	timeout, comeBack         int // tenths of a second, seconds
 	desync                    string
 	ended                     netplay.EndReason
-	stopped                   bool
 }
 
 func (o *overlay) init(tps int, status, graph bool) {
@@ -101,33 +100,29 @@ const (
 	margin = 4
 )
 
-func (o *overlay) draw(screen *ebiten.Image, st *netplay.Status, stopped bool) {
+func (o *overlay) draw(screen *ebiten.Image, st *netplay.Status) {
 	if o.status {
-		o.drawStatus(screen, st, stopped)
+		o.drawStatus(screen, st)
 	}
 	if o.graph && st.Phase != netplay.Connecting {
 		o.drawGraph(screen)
 	}
 }
 
-func (o *overlay) drawStatus(screen *ebiten.Image, st *netplay.Status, stopped bool) {
+func (o *overlay) drawStatus(screen *ebiten.Image, st *netplay.Status) {
 	k := statusKey{
 		phase: st.Phase, have: st.Have, need: st.Need, done: st.Done, total: st.Total,
 		waiting: st.Waiting, interrupted: st.Interrupted, out: st.Away,
 		timeout: int(st.Timeout / (time.Second / 10)), comeBack: int(st.ComeBack / time.Second),
-		desync: st.Desync, ended: st.Ended, stopped: stopped,
+		desync: st.Desync, ended: st.Ended,
 	}
-	quiet := st.Phase == netplay.Running && st.Interrupted == "" && st.Away == "" && st.Desync == "" && !stopped
+	quiet := st.Phase == netplay.Running && st.Interrupted == "" && st.Away == "" && st.Desync == ""
 	if quiet {
 		return // a running match says nothing; a tick's wait shows in the graph
 	}
 	if k != o.key || len(o.lines) == 0 {
 		o.key = k
-		text := st.String()
-		if stopped {
-			text = fmt.Sprintf("stopped at frame %d", st.Frame)
-		}
-		o.lines = wrap(o.lines[:0], text, screen.Bounds().Dx()/charW-2)
+		o.lines = wrap(o.lines[:0], st.String(), screen.Bounds().Dx()/charW-2)
 	}
 	h := len(o.lines)*lineH + 2*margin
 	vector.DrawFilledRect(screen, 0, 0, float32(screen.Bounds().Dx()), float32(h), overlayShade, false)
