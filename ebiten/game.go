@@ -206,13 +206,13 @@ func (g *Game[S, I]) step(in I) error {
 // Draw is ebiten.Game's: it fills the View and calls Config.Draw, then
 // draws the overlay.
 func (g *Game[S, I]) Draw(screen *ebiten.Image) {
-	v := g.fill()
+	v := g.View()
 	g.cfg.Draw(screen, v)
 	g.ov.draw(screen, &v.Status)
 }
 
-// fill sets the View's states and returns it.
-func (g *Game[S, I]) fill() *View[S] {
+// View is what Draw is given, as of now (valid until the next Update).
+func (g *Game[S, I]) View() *View[S] {
 	v := &g.view
 	v.Seat = g.m.Seat()
 	v.Present = g.m.State()

@@ -7,6 +7,7 @@ require (
 	github.com/jezek/xgb v1.1.1
 	github.com/rollnet/rollnet v0.0.0
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 )
 
 require (
