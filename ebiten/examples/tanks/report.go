@@ -53,14 +53,22 @@ func testFlags() func(*rollebiten.Config[World, Buttons]) {
 		cfg.Frames = rollnet.Frame(*frames)
 		var r Report
 		cfg.OnUpdate = func(g *rollebiten.Game[World, Buttons]) {
-			f, sum, ok := g.Match().ConfirmedChecksum()
-			if !ok || f < 0 || (len(r.Sums) > 0 && r.Sums[len(r.Sums)-1][0] >= uint32(f)) {
+			f, _, ok := g.Match().ConfirmedChecksum()
+			if !ok || f < 0 {
 				return
 			}
 			if r.FirstShared == 0 {
 				r.FirstShared = float64(time.Since(launched).Microseconds()) / 1000
 			}
-			r.Sums = append(r.Sums, [2]uint32{uint32(f), sum})
+			next := rollnet.Frame(0)
+			if len(r.Sums) > 0 {
+				next = rollnet.Frame(r.Sums[len(r.Sums)-1][0]) + 1
+			}
+			for ; next <= f; next++ { // every frame confirmed since the last Update
+				if sum, ok := g.Match().ChecksumAt(next); ok {
+					r.Sums = append(r.Sums, [2]uint32{uint32(next), sum})
+				}
+			}
 		}
 		cfg.OnStop = func(g *rollebiten.Game[World, Buttons]) {
 			st := g.Status()
