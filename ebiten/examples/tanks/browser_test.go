@@ -1,3 +1,5 @@
+//go:build !js
+
 package main
 
 import (
@@ -20,14 +22,6 @@ import (
 	"github.com/rollnet/rollnet/internal/browsertest"
 )
 
-// page is the browser build's page: Go's wasm_exec.js and the game, which
-// reads its flags from the query.
-const page = `<!doctype html><meta charset="utf-8"><title>tanks</title>
-<script src="wasm_exec.js"></script><script>
-const go = new Go();
-WebAssembly.instantiateStreaming(fetch("tanks.wasm"), go.importObject).then(r => go.run(r.instance));
-</script>`
-
 // serveWeb builds the game for the browser and serves it on 127.0.0.1.
 func serveWeb(t *testing.T) string {
 	t.Helper()
@@ -39,7 +33,9 @@ func serveWeb(t *testing.T) string {
 	js, err := os.ReadFile(filepath.Join(goroot(t), "lib", "wasm", "wasm_exec.js"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "wasm_exec.js"), js, 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte(page), 0o644))
+	page, err := os.ReadFile(filepath.Join("web", "index.html")) // the README's page
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.html"), page, 0o644))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 5 * time.Second}

@@ -1,6 +1,9 @@
+//go:build !js
+
 package main
 
 import (
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -9,13 +12,21 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
-// TestMain removes the game built for the tests.
+// TestMain removes the game built for the tests, and fails on a
+// goroutine left running.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
