@@ -92,7 +92,8 @@ type Client[S any, I comparable] struct {
 	args    []I
 
 	// host states
-	base       []S // delta baselines, slot f%baselineWindow
+	base       []S    // delta baselines, slot f%baselineWindow
+	baseIn     []byte // every player's input at each, [k*len(bodyIn):]
 	baseTags   []rollnet.Frame
 	newestHost rollnet.Frame
 	reconciled rollnet.Frame
@@ -137,8 +138,8 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 		token:  cfg.Rejoin, resume: cfg.Rejoin != RejoinToken{},
 	}
 	switch {
-	case c.players < 1 || c.players > 64:
-		return nil, fmt.Errorf("%w: Players %d not in [1, 64]", ErrConfig, cfg.Players)
+	case c.players < 1 || c.players > maxHostPlayers:
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, maxHostPlayers)
 	case c.maxSend < 1 || c.maxSend > codec.MaxFrames || c.maxSend > c.capacity:
 		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, codec.MaxFrames)
 	case c.target < 0 || c.nackAfter < 1:
@@ -163,6 +164,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	c.baseTags = make([]rollnet.Frame, baselineWindow)
 	c.asm = newReassembler(codec.MaxStateBody)
 	c.bodyIn = make([]byte, c.players*inputSize)
+	c.baseIn = make([]byte, baselineWindow*len(c.bodyIn))
 	c.delta = make([]byte, stateSize)
 	c.out = make([]byte, 0, codec.MaxPacket)
 	c.outIn = make([]byte, 0, codec.MaxFrames*c.players*inputSize)
@@ -454,6 +456,12 @@ func (c *Client[S, I]) fragment(b []byte) {
 		c.stats.Malformed++ // far from the host's sequence numbers: replayed or forged
 		return
 	}
+	if f.Count == 1 {
+		// A body in one packet: nothing to reassemble or repair; its
+		// frame orders it (decode drops one older than the newest).
+		c.decode(f.Chunk)
+		return
+	}
 	for i := range c.asm.slots {
 		if s := &c.asm.slots[i]; s.active && s.msg == f.Msg && s.nacks > 0 && s.have&(1<<f.Index) == 0 {
 			c.stats.FragmentsRepaired++
@@ -481,8 +489,7 @@ func (c *Client[S, I]) fragment(b []byte) {
 // it reports whether the state was taken.
 func (c *Client[S, I]) decode(body []byte) bool {
 	m := &c.body
-	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil ||
-		m.Players != c.players || m.Size != c.inputSize || len(m.Delta) != c.stateSize {
+	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil {
 		c.malformed()
 		return false
 	}
@@ -492,9 +499,11 @@ func (c *Client[S, I]) decode(body []byte) bool {
 		return false
 	}
 	k := int(f) % baselineWindow
-	dst := rollback.BytesOf(&c.base[k])
+	n := len(c.bodyIn)
+	dst, in := rollback.BytesOf(&c.base[k]), c.baseIn[k*n:(k+1)*n]
 	if m.Base == -1 {
 		copy(dst, m.Delta)
+		copy(in, m.Inputs)
 	} else {
 		bk := int(m.Base) % baselineWindow
 		if c.baseTags[bk] != rollnet.Frame(m.Base) || bk == k {
@@ -502,6 +511,7 @@ func (c *Client[S, I]) decode(body []byte) bool {
 			return false
 		}
 		xorInto(dst, m.Delta, rollback.BytesOf(&c.base[bk]))
+		xorInto(in, m.Inputs, c.baseIn[bk*n:(bk+1)*n])
 	}
 	c.baseTags[k] = rollnet.NoFrame
 	if rollback.Checksum(dst) != m.Checksum {
@@ -513,14 +523,16 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	c.stats.StatesApplied++
 	c.view.push(f, &c.base[k], c.t)
 	for p := range c.others {
-		copy(rollback.BytesOf(&c.others[p]), m.Inputs[p*c.inputSize:])
+		copy(rollback.BytesOf(&c.others[p]), in[p*c.inputSize:])
 	}
 	// The newest state's, not the greatest ever: the host's count only
 	// grows, and a forged state that got through (claiming the host has
 	// inputs it never had, so the client would stop sending them) is
 	// healed by the next real one.
 	c.hostAck = rollnet.Frame(m.InputAck)
-	c.rate, c.depth = m.Rate, m.Depth
+	if m.Advice {
+		c.rate, c.depth = m.Rate, m.Depth
+	}
 	return true
 }
 

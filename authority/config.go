@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -54,6 +55,15 @@ const (
 	BacklogSupersede
 )
 
+// ClientBudgetDefault is HostConfig.ClientBudget's default: 256 KiB a
+// second (2 Mbit/s), some fifty times what a client of a 16 KiB world of
+// 1024 entities, eight moving a frame, is sent.
+const ClientBudgetDefault = 256 << 10
+
+// maxFullGap is the most frames between full states to a client that
+// acknowledges none of them.
+const maxFullGap = 128
+
 // baselineWindow is how many recent host states a client keeps as delta
 // baselines, and so how old an acknowledged state the host may code
 // against (older: a full state).
@@ -62,14 +72,17 @@ const baselineWindow = 32
 // HostConfig configures a Host. The zero value of every field but Players
 // means its documented default.
 type HostConfig[I comparable] struct {
-	// Players is the number of player slots, 1..64: the host's own
-	// (LocalPlayers, slots 0..LocalPlayers-1) then SlotsPerClient for each
-	// client, in join order.
+	// Players is the number of player slots, 1..256 (LateRollback: 1..64):
+	// the host's own (LocalPlayers, slots 0..LocalPlayers-1) then
+	// SlotsPerClient for each client, in join order. A host of more than
+	// 64 simulates without the core session (nothing is rolled back) and
+	// is not recorded.
 	Players int
 	// LocalPlayers is how many slots the host itself drives (a listen
 	// server); 0 is a dedicated host.
 	LocalPlayers int
-	// SlotsPerClient is how many slots each client drives; 0 means 1.
+	// SlotsPerClient is how many slots each client drives, at most 64;
+	// 0 means 1.
 	SlotsPerClient int
 	// InputAhead is how many frames past the host's an input may be for and
 	// still be held; 0 means 32, at most 64. Further is not held (counted;
@@ -109,6 +122,27 @@ type HostConfig[I comparable] struct {
 	// tick (those with the wrong settings, or that do not decode, are
 	// refused without counting); 0 means 4.
 	MaxJoinsPerTick int
+	// JoinTimeout is how long a new client's record waits for its first
+	// valid input once its Hello is answered; 0 means 5 s. Then the
+	// record is freed however alive its connection (a Hello and
+	// keep-alives hold no slot), and its address may not join again for
+	// as long (HostStats.JoinTimeouts).
+	JoinTimeout time.Duration
+	// ClientBudget bounds the bytes of states and repairs a host sends
+	// one client, per second (a token bucket holding at most a second's
+	// worth, full at the Hello's answer): a state or Nack past it waits
+	// (StatesDeferred, NacksRefused). 0 means ClientBudgetDefault.
+	// Whatever the budget, a full state (to a client that acknowledged no
+	// state the host still keeps) waits for the previous full one to be
+	// acknowledged: the gap between them doubles, from one frame to
+	// maxFullGap (128), while none is.
+	ClientBudget int
+	// MaxClientsPerAddress bounds the records, connected or away, one
+	// address holds: the host part of a connection's name ("ip" of
+	// "ip:port"), or the whole name on a transport whose names have no
+	// port (WebRTC's peer IDs). A Hello for another is refused
+	// (HellosRefused); a resume of one it holds is not. 0 means 4.
+	MaxClientsPerAddress int
 	// Net is the per-connection link's settings, as a P2P session's:
 	// FrameRate (in the settings hash), keep-alive, quality reports (the
 	// round-trip time), DisconnectTimeout (a client silent that long is
@@ -121,8 +155,9 @@ type HostConfig[I comparable] struct {
 type hostSettings struct {
 	players, locals, perClient, maxClients   int
 	ahead, target, maxRate, interval, window int
-	copies, maxPkts, maxJoins                int
-	grace, spacing                           int64
+	copies, maxPkts, maxJoins, perAddress    int
+	budget                                   int64
+	grace, spacing, joinTimeout              int64
 	late                                     LateInput
 	backlog                                  RejoinBacklog
 	net                                      link.Settings
@@ -134,17 +169,20 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		ahead: or(c.InputAhead, 32), target: or(c.TargetDepth, 2),
 		maxRate: or(c.MaxRate, 100), interval: or(c.StateInterval, 1), window: or(c.RollbackWindow, 8),
 		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
+		perAddress: or(c.MaxClientsPerAddress, 4), budget: int64(or(c.ClientBudget, ClientBudgetDefault)), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
 		grace:   int64(or(c.Grace, 20*time.Second)),
 		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
 		backlog: c.RejoinBacklog,
 	}
 	switch {
-	case s.players < 1 || s.players > 64:
-		return s, fmt.Errorf("%w: Players %d not in [1, 64]", ErrConfig, c.Players)
+	case s.players < 1 || s.players > maxHostPlayers:
+		return s, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, c.Players, maxHostPlayers)
+	case s.players > maxCorePlayers && c.LateInput != LateApply:
+		return s, fmt.Errorf("%w: LateRollback holds at most %d Players (%d)", ErrConfig, maxCorePlayers, c.Players)
 	case s.locals < 0 || s.locals > s.players:
 		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", ErrConfig, c.LocalPlayers)
-	case s.perClient < 1 || s.perClient > s.players:
-		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, Players]", ErrConfig, c.SlotsPerClient)
+	case s.perClient < 1 || s.perClient > s.players || s.perClient > codec.MaxPlayers:
+		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, min(Players, %d)]", ErrConfig, c.SlotsPerClient, codec.MaxPlayers)
 	case s.ahead < 1 || s.ahead > 64:
 		return s, fmt.Errorf("%w: InputAhead %d not in [1, 64]", ErrConfig, c.InputAhead)
 	case s.target < 1 || s.target > s.ahead:
@@ -159,9 +197,11 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: LateInput %d unknown", ErrConfig, c.LateInput)
 	case s.backlog > BacklogSupersede:
 		return s, fmt.Errorf("%w: ResumeBacklog %d unknown", ErrConfig, c.RejoinBacklog)
-	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1:
-		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick must be positive (copies at most 10)", ErrConfig)
-	case s.grace < 0 || s.spacing < 0:
+	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1 || s.perAddress < 1:
+		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick, MaxClientsPerAddress must be positive (copies at most 10)", ErrConfig)
+	case s.budget < 1:
+		return s, fmt.Errorf("%w: ClientBudget %d not positive", ErrConfig, c.ClientBudget)
+	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0:
 		return s, fmt.Errorf("%w: negative duration", ErrConfig)
 	}
 	s.maxClients = (s.players - s.locals) / s.perClient

@@ -24,10 +24,11 @@ func TestConfigErrors(t *testing.T) {
 	ep, err := n.Endpoint("x")
 	require.NoError(t, err)
 	for _, cfg := range []HostConfig[uint16]{
-		{Players: 0}, {Players: 65}, {Players: 2, LocalPlayers: 3}, {Players: 2, SlotsPerClient: 3},
+		{Players: 0}, {Players: 257}, {Players: 65, LateInput: LateRollback}, {Players: 2, LocalPlayers: 3}, {Players: 2, SlotsPerClient: 3}, {Players: 100, SlotsPerClient: 65},
 		{Players: 2, InputAhead: 65}, {Players: 2, TargetDepth: 40}, {Players: 2, MaxRate: 600},
 		{Players: 2, StateInterval: 33}, {Players: 2, RollbackWindow: 33}, {Players: 2, LateInput: 7},
 		{Players: 2, Grace: -time.Second}, {Players: 2, Net: rollnet.NetConfig{FrameRate: 5000}},
+		{Players: 2, JoinTimeout: -time.Second}, {Players: 2, ClientBudget: -1}, {Players: 2, MaxClientsPerAddress: -1},
 	} {
 		_, err := NewHost[world, uint16](cfg, ep, simWorld)
 		require.ErrorIs(t, err, ErrConfig, "%+v", cfg)
@@ -35,7 +36,7 @@ func TestConfigErrors(t *testing.T) {
 	_, err = NewHost[world, withBool](HostConfig[withBool]{Players: 1}, ep, func(*world, []withBool, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorContains(t, err, "bool")
-	_, err = NewHost[withPointer, uint16](HostConfig[uint16]{Players: 1}, ep, func(*withPointer, []uint16, rollnet.Frame) {})
+	_, err = NewHost[withPointer, uint16](HostConfig[uint16]{Players: 1}, ep, func(*withPointer, []uint16, rollnet.Frame) {}) //rollnet:ok the state type is refused on purpose
 	require.ErrorIs(t, err, ErrConfig)
 	_, err = NewHost[bigWorld, uint16](HostConfig[uint16]{Players: 1}, nil, simBig)
 	require.ErrorIs(t, err, ErrConfig)

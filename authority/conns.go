@@ -3,6 +3,7 @@ package authority
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/rollnet/rollnet/transport"
 )
@@ -64,7 +65,10 @@ func (c *conns) Receive(buf []byte) (int, transport.Peer, error) {
 	for {
 		n, from, err := c.tr.Receive(buf)
 		if err != nil {
-			if errors.Is(err, transport.ErrShortBuffer) {
+			// Nothing waiting, the common case, compared first: errors.Is
+			// type-asserts, and the runtime's per-site cache of those
+			// grows now and then, an allocation in a steady tick.
+			if err != transport.ErrNoPacket && errors.Is(err, transport.ErrShortBuffer) {
 				continue
 			}
 			return 0, "", err
@@ -77,3 +81,20 @@ func (c *conns) Receive(buf []byte) (int, transport.Peer, error) {
 }
 
 func (c *conns) Close() error { return nil } // the host does not own the transport
+
+// addressOf is where a connection comes from, for the per-address caps:
+// the host of a name of the form host:port (a socket's address), else the
+// whole name (a transport whose names are not sockets).
+func addressOf(p transport.Peer) string {
+	s := string(p)
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 || i == len(s)-1 {
+		return s
+	}
+	for _, r := range s[i+1:] {
+		if r < '0' || r > '9' {
+			return s
+		}
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(s[:i], "["), "]")
+}

@@ -53,9 +53,9 @@ func TestClientGoneKeepsHostConfirming(t *testing.T) {
 				hs := c.h.Stats()
 				require.Equal(t, uint64(1), hs.Expired, "a's record was freed")
 				require.Equal(t, 1, hs.Clients)
-				require.GreaterOrEqual(t, c.h.core.ConfirmedFrame(), c.h.Frame()-rollnet.Frame(c.h.s.window)-1,
+				require.GreaterOrEqual(t, c.h.session.ConfirmedFrame(), c.h.Frame()-rollnet.Frame(c.h.s.window)-1,
 					"every frame older than the rollback window is confirmed")
-				t.Logf("frame %d, confirmed %d, host %+v", c.h.Frame(), c.h.core.ConfirmedFrame(), hs)
+				t.Logf("frame %d, confirmed %d, host %+v", c.h.Frame(), c.h.session.ConfirmedFrame(), hs)
 				require.True(t, b.c.Synchronized(), "the other client played on")
 
 				// A newcomer takes the freed slot and the host goes on.
@@ -63,7 +63,7 @@ func TestClientGoneKeepsHostConfirming(t *testing.T) {
 				c.run(10 * time.Second)
 				require.True(t, d.c.Synchronized())
 				require.Equal(t, 2, c.h.Stats().Clients)
-				require.GreaterOrEqual(t, c.h.core.ConfirmedFrame(), c.h.Frame()-rollnet.Frame(c.h.s.window)-1)
+				require.GreaterOrEqual(t, c.h.session.ConfirmedFrame(), c.h.Frame()-rollnet.Frame(c.h.s.window)-1)
 			})
 		}
 	}

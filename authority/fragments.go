@@ -7,7 +7,8 @@ import (
 
 // Fragmentation: a state body is cut into chunks of codec.MaxChunk bytes
 // (the last shorter), at most codec.MaxFragments. The host keeps the last
-// outboxLen bodies it sent each client for repair; a client's Nack names
+// outboxLen bodies of more than one fragment it sent each client for
+// repair (one in a single packet is whole or lost); a client's Nack names
 // the missing chunks of one of them. Each Nack resends each named chunk at
 // most once, and at most maxNacks Nacks are answered per body: what a
 // client can make the host send is bounded by what the host sent, not by
@@ -178,4 +179,53 @@ func (r *reassembler) finish(a *assembly) {
 			s.active = false
 		}
 	}
+}
+
+// codedLen is how many coded parts of one frame's state the host keeps:
+// one per base acknowledged by its clients (they acknowledge within a
+// round trip of each other, so a few). Past it, a part is coded again
+// for each client (into the spare).
+const codedLen = 8
+
+// codedCache is the coded parts (StateBody.AppendCoded) of the newest
+// frame's state, by base.
+type codedCache struct {
+	frame rollnet.Frame
+	n     int
+	base  [codedLen]rollnet.Frame
+	buf   [codedLen][]byte
+	spare []byte
+}
+
+func newCodedCache(bodyCap int) codedCache {
+	c := codedCache{frame: rollnet.NoFrame, spare: make([]byte, 0, bodyCap)}
+	for i := range c.buf {
+		c.buf[i] = make([]byte, 0, bodyCap)
+	}
+	return c
+}
+
+// reset empties the cache for frame f.
+func (c *codedCache) reset(f rollnet.Frame) { c.frame, c.n = f, 0 }
+
+func (c *codedCache) find(base rollnet.Frame) ([]byte, bool) {
+	for i := range c.n {
+		if c.base[i] == base {
+			return c.buf[i], true
+		}
+	}
+	return nil, false
+}
+
+// put codes m's part and keeps it under base (in the spare when full).
+func (c *codedCache) put(base rollnet.Frame, m codec.StateBody) []byte {
+	if c.n == codedLen {
+		c.spare = m.AppendCoded(c.spare[:0])
+		return c.spare
+	}
+	i := c.n
+	c.n++
+	c.base[i] = base
+	c.buf[i] = m.AppendCoded(c.buf[i][:0])
+	return c.buf[i]
 }

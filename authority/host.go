@@ -13,6 +13,10 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
+// adviceEvery is the most frames between two states that carry a
+// client's advice (it rides on others only when it changed).
+const adviceEvery = 30
+
 // sentLen is how many of its own states, as sent, the host keeps by frame:
 // the baselines a client may have acknowledged.
 const sentLen = 2 * baselineWindow
@@ -23,13 +27,20 @@ type HostStats struct {
 	Clients int // connected or away
 	// UnknownPackets counts packets from peers that are not clients (other
 	// than Hellos); HellosRefused Hellos with another settings hash, that
-	// did not decode, or that found no free slot; HellosDropped Hellos
+	// did not decode, that found no free slot, or that came from an
+	// address holding MaxClientsPerAddress records or barred by the join
+	// timeout; HellosDropped Hellos
 	// over MaxJoinsPerTick (only Hellos owed an answer count against it).
 	UnknownPackets, HellosRefused, HellosDropped uint64
-	// Joined counts INITIAL_SYNCs decided, Resumed RESUME_ACCEPTs,
-	// ResumesRejected RESUME_REJECTs, Expired clients whose grace window
-	// ran out.
+	// Joined counts INITIAL_SYNCs decided, Rejoined RESUME_ACCEPTs,
+	// RejoinsRefused RESUME_REJECTs, Expired clients whose grace window
+	// ran out (or that never played, once their connection went).
 	Joined, Rejoined, RejoinsRefused, Expired uint64
+	// JoinTimeouts counts records freed because no valid input came
+	// within HostConfig.JoinTimeout of their Hello's answer;
+	// RejoinsWhileHeard Hellos with a valid token from another connection
+	// while the token's owner is heard (not answered).
+	JoinTimeouts, RejoinsWhileHeard uint64
 	// Rollbacks and ResimulatedFrames are the core session's (LateRollback).
 	Rollbacks, ResimulatedFrames int
 }
@@ -42,7 +53,8 @@ type Host[S any, I comparable] struct {
 	conns     *conns
 	events    []rollnet.Event
 	t         int64
-	core      *session.Session[S, I]
+	core      core[S, I]             // the core session, or direct past 64 players
+	session   *session.Session[S, I] // the core session, or nil
 	recorder  *replay.Recorder[S, I] // SetRecorder's (record.go), or nil
 	hash      uint64
 	stateSize int
@@ -54,12 +66,20 @@ type Host[S any, I comparable] struct {
 	scratch []I
 	clients []*hostClient[I]
 	joins   int
+	// barred are the addresses of records freed by the join timeout,
+	// refused new slots until their time (a ring, one entry per record).
+	barred     []barredAddress
+	barredNext int
 
-	sent     []S // states as sent, slot f%sentLen
+	sent     []S    // states as sent, slot f%sentLen
+	sentIn   []byte // every player's input at each, [f%sentLen*len(usedB):]
 	sentTags []rollnet.Frame
 	sums     []uint32
+	coded    codedCache
+	inDelta  []byte
 
 	out   []byte // one packet
+	chunk []byte // a body in one packet
 	ins   []byte // AuthInput parse buffer
 	delta []byte
 	stats HostStats
@@ -82,19 +102,26 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 	if err != nil {
 		return nil, err
 	}
-	core, err := session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
 	h := &Host[S, I]{
-		s: s, predict: cfg.Predict, core: core,
+		s: s, predict: cfg.Predict,
 		hash:      settingsHash(s.players, stateSize, inputSize, &s.net),
 		stateSize: stateSize, inputSize: inputSize,
 		local: make([]I, max(s.locals, 1)), used: make([]I, s.players), usedB: make([]byte, s.players*inputSize),
 		scratch: make([]I, s.perClient),
 		sent:    make([]S, sentLen), sentTags: make([]rollnet.Frame, sentLen), sums: make([]uint32, sentLen),
+		sentIn: make([]byte, sentLen*s.players*inputSize), inDelta: make([]byte, s.players*inputSize),
 		out: make([]byte, 0, codec.MaxPacket), events: make([]rollnet.Event, 0, 256),
-		ins: make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
+		chunk: make([]byte, 0, codec.MaxPacket),
+		ins:   make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
+		barred: make([]barredAddress, max(s.maxClients, 1)),
+	}
+	if s.players <= maxCorePlayers {
+		if h.session, err = session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		h.core = h.session
+	} else {
+		h.core = newDirect[S, I](s.players, simulate)
 	}
 	h.conns = newConns(tr, s.maxClients, h.hello)
 	h.e = link.NewEndpoint(h.conns, s.net, protocol)
@@ -103,7 +130,8 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 	}
 	// The run-length coding grows a state by a control byte per literal
 	// at worst; twice the state bounds it with room to spare.
-	bodyCap := min(codec.MaxStateBody+64, 2*stateSize+s.players*inputSize+64)
+	bodyCap := min(codec.MaxStateBody+64, 2*(stateSize+s.players*inputSize)+64)
+	h.coded = newCodedCache(bodyCap)
 	for i := range s.maxClients {
 		c := newHostClient[I](s.perClient, bodyCap)
 		c.first = s.locals + i*s.perClient
@@ -217,7 +245,7 @@ func (h *Host[S, I]) AdvanceFrame() error {
 	}
 	h.record(f)
 	if h.recorder != nil {
-		_ = h.recorder.RecordConfirmed(h.core) // its error is kept for Flush and Close
+		_ = h.recorder.RecordConfirmed(h.session) // its error is kept for Flush and Close
 	}
 	if int(f)%h.s.interval == 0 {
 		for _, c := range h.clients {
@@ -283,30 +311,53 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		h.stats.HellosRefused++
 		return
 	}
+	resume := -1
+	if m.Resume {
+		resume = h.byToken(m.Token)
+	}
+	if resume >= 0 {
+		// A valid token from another address while its owner is heard is
+		// refused: the owner plays on. Once the owner's connection is
+		// interrupted (silent past Net.DisconnectNotify) the token takes
+		// the slot over: a client whose address changed is silent on its
+		// old one, so it resumes within that.
+		if c := h.clients[resume]; c.state == clientConnected && !c.l.Interrupted() {
+			h.stats.RejoinsWhileHeard++
+			return
+		}
+	}
+	i := -1
+	if resume < 0 {
+		// A fresh slot: not for an address barred by the join timeout,
+		// nor past the records one address may hold; refused before the
+		// joins budget too, so such Hellos cannot starve honest ones.
+		addr := addressOf(from)
+		if h.isBarred(addr) || h.perAddress(addr) >= h.s.perAddress {
+			h.stats.HellosRefused++
+			return
+		}
+		for k, c := range h.clients {
+			if c.state == clientFree {
+				i = k
+				break
+			}
+		}
+		if i < 0 {
+			h.stats.HellosRefused++
+			return
+		}
+	}
 	if h.joins >= h.s.maxJoins {
 		h.stats.HellosDropped++
 		return
 	}
 	h.joins++
-	if m.Resume {
-		if i := h.byToken(m.Token); i >= 0 {
-			c := h.clients[i]
-			c.reset(from, h.connect(i, from, m.Seq), true)
-			c.resuming = h.s.backlog == BacklogApply
-			h.answer(c, codec.WelcomeResume, m.Nonce)
-			h.stats.Rejoined++
-			return
-		}
-	}
-	i := -1
-	for k, c := range h.clients {
-		if c.state == clientFree {
-			i = k
-			break
-		}
-	}
-	if i < 0 {
-		h.stats.HellosRefused++
+	if resume >= 0 {
+		c := h.clients[resume]
+		c.reset(from, h.connect(resume, from, m.Seq), true)
+		c.resuming = h.s.backlog == BacklogApply
+		h.answer(c, codec.WelcomeResume, m.Nonce)
+		h.stats.Rejoined++
 		return
 	}
 	c := h.clients[i]
@@ -323,6 +374,41 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint64) {
 	c.kind, c.nonce, c.welcomes = kind, nonce, h.s.copies
 	c.welcomeAt = h.t - h.s.spacing
+	c.joinAt = h.t
+	c.budget, c.budgetAt = h.s.budget, h.t
+}
+
+// barredAddress is an address refused new slots until a time.
+type barredAddress struct {
+	addr  string
+	until int64
+}
+
+// bar refuses addr new slots for the join timeout.
+func (h *Host[S, I]) bar(addr string) {
+	h.barred[h.barredNext] = barredAddress{addr: addr, until: h.t + h.s.joinTimeout}
+	h.barredNext = (h.barredNext + 1) % len(h.barred)
+}
+
+func (h *Host[S, I]) isBarred(addr string) bool {
+	for _, b := range h.barred {
+		if b.until > h.t && b.addr == addr {
+			return true
+		}
+	}
+	return false
+}
+
+// perAddress counts the records, connected or away, of connections from
+// addr.
+func (h *Host[S, I]) perAddress(addr string) int {
+	n := 0
+	for _, c := range h.clients {
+		if c.state != clientFree && addressOf(c.peer) == addr {
+			n++
+		}
+	}
+	return n
 }
 
 // connect puts record i on connection from with a fresh link, running at
@@ -379,6 +465,9 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 	// ack that got through is healed by the client's next packet (an older
 	// one, reordered, names a baseline the client still holds).
 	c.ack = rollnet.Frame(m.Ack)
+	if c.fullAt != rollnet.NoFrame && c.ack >= c.fullAt {
+		c.fullGap = 1 // a full state arrived: the next may go at once
+	}
 	d := float64(newest - f + 1)
 	if c.stats.StatesSent == 0 && c.depth == 0 {
 		c.depth = d
@@ -442,14 +531,15 @@ func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
 		return
 	}
 	sb := c.out.find(m.Msg)
-	if sb == nil || sb.nacks >= maxNacks {
+	c.fill(h.t, h.s.budget)
+	if sb == nil || sb.nacks >= maxNacks || c.budget <= 0 {
 		c.stats.NacksRefused++
 		return
 	}
 	sb.nacks++
 	c.stats.NacksServed++
 	for miss := m.Missing & fullMask(sb.count); miss != 0; miss &= miss - 1 {
-		h.sendFragment(c, sb, bits.TrailingZeros64(miss))
+		c.budget -= int64(h.sendFragment(c, sb, bits.TrailingZeros64(miss)))
 		c.stats.FragmentsResent++
 	}
 }
@@ -463,13 +553,25 @@ func (h *Host[S, I]) timers() {
 			h.e.Tick(c.l)
 			if c.l.State() == link.Disconnected {
 				c.state, c.awaySince = clientAway, h.t
+				// The connection is let go of: what comes from it now
+				// reaches hello, so a Hello with the token from the same
+				// address resumes (the link would drop it: it is gone).
+				h.conns.unbind(i)
 			}
 		}
 		// A record that never saw an input (a bare Hello, a flood of them
 		// from many addresses) holds no world worth resuming: it is freed
-		// as soon as its connection is gone, not after the grace window.
-		if c.state == clientAway && (h.t-c.awaySince >= h.s.grace || !c.played) {
+		// as soon as its connection is gone, not after the grace window,
+		// and after the join timeout however alive its connection (its
+		// address barred from new slots as long).
+		switch {
+		case c.state == clientConnected && !c.played && h.t-c.joinAt >= h.s.joinTimeout:
+			h.bar(addressOf(c.peer))
 			h.free(i, c)
+			h.stats.JoinTimeouts++
+		case c.state == clientAway && (h.t-c.awaySince >= h.s.grace || !c.played):
+			h.free(i, c)
+			h.stats.Expired++
 		}
 		if c.state != clientFree {
 			c.advise(h.s.target, h.s.maxRate)
@@ -496,7 +598,6 @@ func (h *Host[S, I]) free(i int, c *hostClient[I]) {
 	}
 	h.conns.unbind(i)
 	c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
-	h.stats.Expired++
 }
 
 // gather decides every slot's input for frame f and gives it to the core
@@ -589,12 +690,14 @@ func (h *Host[S, I]) guess(p int, last I, f rollnet.Frame) I {
 	return last
 }
 
-// record keeps the state after f as it is sent.
+// record keeps the state after f, and the inputs at f, as they are sent.
 func (h *Host[S, I]) record(f rollnet.Frame) {
 	k := int(f) % sentLen
 	h.sent[k] = *h.core.State()
 	h.sentTags[k] = f
 	h.sums[k] = rollback.Checksum(rollback.BytesOf(&h.sent[k]))
+	copy(h.sentIn[k*len(h.usedB):(k+1)*len(h.usedB)], h.usedB)
+	h.coded.reset(f)
 }
 
 // sendState sends c the state after f, delta-coded against the newest
@@ -603,39 +706,89 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	k := int(f) % sentLen
 	cur := rollback.BytesOf(&h.sent[k])
 	base := rollnet.NoFrame
-	delta := cur
 	if a := c.ack; a >= 0 && f-a < baselineWindow && h.sentTags[int(a)%sentLen] == a {
 		base = a
-		xorInto(h.delta, cur, rollback.BytesOf(&h.sent[int(a)%sentLen]))
-		delta = h.delta
 	}
-	body := codec.StateBody{
-		Frame: int32(f), Base: int32(base), InputAck: int32(c.heard),
-		Depth: int32(c.depth * 100), Rate: c.rate,
-		Players: h.s.players, Size: h.inputSize, Inputs: h.usedB,
-		Checksum: h.sums[k], Delta: delta,
-	}
-	sb := c.out.claim(f)
-	sb.body = body.Append(sb.body)
-	if len(sb.body) == 0 || len(sb.body) > codec.MaxStateBody {
-		sb.active = false
+	// What a client may cost is bounded by what it acknowledges: a full
+	// state waits for the previous one's acknowledgement (the gap
+	// doubling while none comes), and every state for the budget.
+	c.fill(h.t, h.s.budget)
+	if (base == rollnet.NoFrame && c.fullAt != rollnet.NoFrame && f-c.fullAt < c.fullGap) || c.budget <= 0 {
+		c.stats.StatesDeferred++
 		return
 	}
-	sb.count = uint8(fragmentCount(len(sb.body)))
-	for i := range int(sb.count) {
-		h.sendFragment(c, sb, i)
+	coded := h.code(f, base)
+	head := codec.StateBody{
+		Frame: int32(f), Base: int32(base), InputAck: int32(c.heard),
+		Checksum: h.sums[k], Inputs: h.usedB, Delta: cur,
+	}
+	// The advice rides when it changed (the rate, or the depth by a
+	// quarter frame), on a full state, and at least every adviceEvery
+	// frames against loss; the client keeps the last it got.
+	depth := int32(c.depth * 100)
+	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || c.rate != c.advRate || max(depth-c.advDepth, c.advDepth-depth) >= 25 || f-c.advAt >= adviceEvery {
+		head.Advice, head.Depth, head.Rate = true, depth, c.rate
+		c.advAt, c.advDepth, c.advRate = f, depth, c.rate
+	}
+	if len(coded) == 0 {
+		return
+	}
+	if h.chunk = head.AppendHead(h.chunk[:0]); len(h.chunk)+len(coded) <= codec.MaxChunk {
+		// One packet: nothing of it can be missing, so nothing is kept
+		// for repair; it goes out from the host's own buffers.
+		h.chunk = append(h.chunk, coded...)
+		m := codec.StateFragment{Seq: c.l.Seq(), Count: 1, Chunk: h.chunk}
+		h.out = m.Append(h.out[:0])
+		h.send(c)
+		c.budget -= int64(len(h.out))
+	} else {
+		sb := c.out.claim(f)
+		sb.body = append(append(sb.body, h.chunk...), coded...)
+		if len(sb.body) > codec.MaxStateBody {
+			sb.active = false
+			return
+		}
+		sb.count = uint8(fragmentCount(len(sb.body)))
+		for i := range int(sb.count) {
+			c.budget -= int64(h.sendFragment(c, sb, i))
+		}
 	}
 	c.sentUpTo = f
 	c.stats.StatesSent++
 	if base == rollnet.NoFrame {
 		c.stats.FullStates++
+		if c.fullAt != rollnet.NoFrame {
+			c.fullGap = min(2*c.fullGap, maxFullGap)
+		}
+		c.fullAt = f
 	}
 }
 
-func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) {
+// code returns the coded part of the body of state f against base (its
+// checksum, inputs and delta), coded once per tick for every client that
+// acknowledged the same base (the bytes are the same).
+func (h *Host[S, I]) code(f, base rollnet.Frame) []byte {
+	if b, ok := h.coded.find(base); ok {
+		return b
+	}
+	k := int(f) % sentLen
+	m := codec.StateBody{Frame: int32(f), Base: int32(base), Checksum: h.sums[k],
+		Inputs: h.usedB, Delta: rollback.BytesOf(&h.sent[k])}
+	if base != rollnet.NoFrame {
+		j := int(base) % sentLen
+		xorInto(h.delta, m.Delta, rollback.BytesOf(&h.sent[j]))
+		xorInto(h.inDelta, h.usedB, h.sentIn[j*len(h.usedB):])
+		m.Delta, m.Inputs = h.delta, h.inDelta
+	}
+	return h.coded.put(base, m)
+}
+
+// sendFragment sends fragment i of sb to c and returns its size.
+func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) int {
 	m := codec.StateFragment{Seq: c.l.Seq(), Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
 	h.out = m.Append(h.out[:0])
 	h.send(c)
+	return len(h.out)
 }
 
 // sendWelcomes sends the copies of each connection's one answer.

@@ -52,8 +52,9 @@ type HostClientStats struct {
 	// them again, and the advice slows it).
 	PredictedInputs, TooEarly uint64
 	// StatesSent counts state bodies sent, FullStates those not
-	// delta-coded.
-	StatesSent, FullStates uint64
+	// delta-coded; StatesDeferred states not sent: a full state before
+	// the previous one was acknowledged, or past HostConfig.ClientBudget.
+	StatesSent, FullStates, StatesDeferred uint64
 	// NacksServed counts Nacks answered, NacksRefused those past the
 	// bound (or for bodies no longer kept), FragmentsResent the fragments
 	// they resent.
@@ -79,7 +80,8 @@ type hostClient[I comparable] struct {
 	kind      codec.WelcomeKind // the answer decided for this connection
 	welcomes  int               // copies still to send
 	welcomeAt int64
-	reject    bool // a RESUME_REJECT goes before each copy of the answer
+	joinAt    int64 // when the Hello was answered (the join timeout counts from it)
+	reject    bool  // a RESUME_REJECT goes before each copy of the answer
 	awaySince int64
 	played    bool       // a valid input came on this record: a player, not a bare Hello
 	l         *link.Link // the link of this record's connection now
@@ -103,6 +105,13 @@ type hostClient[I comparable] struct {
 
 	ack      rollnet.Frame // newest state frame the client acknowledged
 	sentUpTo rollnet.Frame // newest state frame sent it
+	fullAt   rollnet.Frame // frame of the newest full state sent (NoFrame none)
+	fullGap  rollnet.Frame // frames before another full state may go, unacknowledged
+	advAt    rollnet.Frame // frame of the newest state that carried the advice
+	advDepth int32         // the advice it carried
+	advRate  int32
+	budget   int64 // bytes it may be sent now (ClientBudget's bucket)
+	budgetAt int64 // when the bucket was last filled
 	depth    float64
 	integ    float64
 	rate     int32
@@ -127,7 +136,7 @@ func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
 // true, and the inputs and slots stay).
 func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
-	c.ack, c.sentUpTo = rollnet.NoFrame, rollnet.NoFrame
+	c.ack, c.sentUpTo, c.fullAt, c.fullGap, c.advAt = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame, 1, rollnet.NoFrame
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired
 	for i := range c.out.slots {
@@ -151,6 +160,15 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 		c.tags[i] = rollnet.NoFrame
 	}
 	clear(c.last)
+}
+
+// fill fills the client's byte budget for the time since the last fill:
+// rate bytes a second, at most a second's worth.
+func (c *hostClient[I]) fill(now, rate int64) {
+	if d := now - c.budgetAt; d > 0 {
+		c.budget = min(c.budget+rate*d/1e9, rate)
+		c.budgetAt = now
+	}
 }
 
 // has reports whether the client's inputs for frame f are held.

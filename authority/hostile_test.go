@@ -236,9 +236,12 @@ func TestForgedEachType(t *testing.T) {
 			var w world
 			w.H = rng.Uint64()
 			b := rollback.BytesOf(&w)
-			body := codec.StateBody{Frame: int32(cl.newestHost + 1), Base: -1, InputAck: int32(cl.frame), Players: 2, Size: 2,
+			body := codec.StateBody{Frame: int32(cl.newestHost + 1), Base: -1, InputAck: int32(cl.frame),
 				Inputs: []byte{1, 2, 3, 4}, Checksum: rollback.Checksum(b), Delta: b}
-			return codec.StateFragment{Seq: seq(rng), Msg: rng.Uint32(), Count: 1, Chunk: body.Append(nil)}.Append(nil)
+			if rng.IntN(2) == 0 { // the last of two fragments of a body numbered at random
+				return codec.StateFragment{Seq: seq(rng), Msg: rng.Uint32(), Index: 1, Count: 2, Chunk: body.Append(nil)}.Append(nil)
+			}
+			return codec.StateFragment{Seq: seq(rng), Count: 1, Chunk: body.Append(nil)}.Append(nil)
 		}},
 		{"Welcome", "a", func(rng *rand.Rand, c *cluster) []byte {
 			return codec.Welcome{Seq: seq(rng), Kind: codec.WelcomeReject, Nonce: rng.Uint64()}.Append(nil)
@@ -403,9 +406,9 @@ func TestForgedInputAckHeals(t *testing.T) {
 	before := hc.stats
 	var w world
 	b := rollback.BytesOf(&w)
-	body := codec.StateBody{Frame: int32(a.c.newestHost + 1), Base: -1, InputAck: int32(a.c.frame + 100), Players: 1, Size: 2,
+	body := codec.StateBody{Frame: int32(a.c.newestHost + 1), Base: -1, InputAck: int32(a.c.frame + 100),
 		Inputs: []byte{0, 0}, Checksum: rollback.Checksum(b), Delta: b}
-	spoof.forged = append(spoof.forged, codec.StateFragment{Seq: hc.l.Seq(), Msg: 1 << 30, Count: 1, Chunk: body.Append(nil)}.Append(nil))
+	spoof.forged = append(spoof.forged, codec.StateFragment{Seq: hc.l.Seq(), Count: 1, Chunk: body.Append(nil)}.Append(nil))
 	c.noCheck = true // the forged state is applied, once
 	c.run(2 * time.Second)
 	lost := hc.stats.InputsLost - before.InputsLost

@@ -72,7 +72,7 @@ func TestLateRollbackMatchesOnTime(t *testing.T) {
 		inputs[slot] = in(f)
 		simWorld(&ref, inputs, f)
 	}
-	got, err := c.h.core.StateAt(end)
+	got, err := c.h.session.StateAt(end)
 	require.NoError(t, err)
 	require.Equal(t, rollback.BytesOf(&ref), rollback.BytesOf(got))
 }

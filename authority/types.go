@@ -12,7 +12,7 @@ import (
 
 // protocol is the authoritative protocol's version, part of the settings
 // hash.
-const protocol = 1
+const protocol = 2
 
 // maxState is the largest state, in bytes, a host sends: a body of it,
 // however incompressible, fits codec.MaxStateBody.

@@ -39,6 +39,7 @@ var defaultPackages = []string{
 	"./transport/local/",
 	"./playout/",
 	"./demo/pong/game/",
+	"./fixed/",
 	"./bench/",
 }
 

@@ -6,29 +6,42 @@ import "encoding/binary"
 // sends a client. A body longer than MaxChunk is cut into chunks of
 // MaxChunk bytes (the last shorter), at most MaxFragments.
 //
-// Layout after the header: Msg uvarint (the body's number, per client,
-// increasing), Index u8, Count u8 (1..MaxFragments, Index < Count), then
-// the chunk: the rest of the packet, 1..MaxChunk bytes.
+// Layout after the header (authority protocol 2): Count u8
+// (1..MaxFragments); when Count is 1, the chunk: the rest of the packet;
+// else Msg uvarint (the body's number, per client, increasing), Index u8
+// (below Count), then the chunk. A chunk is 1..MaxChunk bytes. A body that
+// fits one packet needs no number: nothing of it can go missing, and its
+// frame orders it (protocol 1 sent Msg, Index and Count always).
 type StateFragment struct {
 	Seq          uint16
-	Msg          uint32
+	Msg          uint32 // 0 when Count is 1
 	Index, Count uint8
 	Chunk        []byte
 }
 
 // Len is the encoded size in bytes.
-func (m StateFragment) Len() int { return HeaderLen + uvarintLen(uint64(m.Msg)) + 2 + len(m.Chunk) }
+func (m StateFragment) Len() int {
+	if m.Count == 1 {
+		return HeaderLen + 1 + len(m.Chunk)
+	}
+	return HeaderLen + 1 + uvarintLen(uint64(m.Msg)) + 1 + len(m.Chunk)
+}
 
 // Append appends the encoded message to b (no allocation when b has room).
 // It appends nothing for a fragment that would not parse (an empty or
-// oversized chunk, Index not below Count, Count past MaxFragments).
+// oversized chunk, Index not below Count, Count past MaxFragments, a
+// single fragment with a number).
 func (m StateFragment) Append(b []byte) []byte {
-	if len(m.Chunk) == 0 || len(m.Chunk) > MaxChunk || m.Count == 0 || m.Count > MaxFragments || m.Index >= m.Count {
+	if len(m.Chunk) == 0 || len(m.Chunk) > MaxChunk || m.Count == 0 || m.Count > MaxFragments || m.Index >= m.Count ||
+		(m.Count == 1 && m.Msg != 0) {
 		return b
 	}
 	b = appendHeader(b, TypeStateFragment, m.Seq)
-	b = binary.AppendUvarint(b, uint64(m.Msg))
-	b = append(b, m.Index, m.Count)
+	b = append(b, m.Count)
+	if m.Count > 1 {
+		b = binary.AppendUvarint(b, uint64(m.Msg))
+		b = append(b, m.Index)
+	}
 	return append(b, m.Chunk...)
 }
 
@@ -40,16 +53,30 @@ func ParseStateFragment(b []byte) (StateFragment, int, error) {
 	if m.Seq, err = parseHeaderOf(b, TypeStateFragment); err != nil {
 		return StateFragment{}, 0, err
 	}
-	msg, i, err := readUvarint(b, HeaderLen)
-	if err != nil {
-		return StateFragment{}, 0, err
-	}
-	if len(b)-i < 3 { // index, count, and a chunk of at least one byte
+	i := HeaderLen
+	if len(b)-i < 2 { // the count and a chunk of at least one byte
 		return StateFragment{}, 0, ErrShort
 	}
-	m.Msg, m.Index, m.Count = uint32(msg), b[i], b[i+1]
-	i += 2
-	if msg > 1<<32-1 || m.Count == 0 || m.Count > MaxFragments || m.Index >= m.Count || len(b)-i > MaxChunk {
+	m.Count = b[i]
+	i++
+	if m.Count == 0 || m.Count > MaxFragments {
+		return StateFragment{}, 0, ErrMalformed
+	}
+	if m.Count > 1 {
+		msg, j, err := readUvarint(b, i)
+		if err != nil {
+			return StateFragment{}, 0, err
+		}
+		if len(b)-j < 2 { // the index and a chunk of at least one byte
+			return StateFragment{}, 0, ErrShort
+		}
+		m.Msg, m.Index = uint32(msg), b[j]
+		i = j + 1
+		if msg > 1<<32-1 || m.Index >= m.Count {
+			return StateFragment{}, 0, ErrMalformed
+		}
+	}
+	if len(b)-i > MaxChunk {
 		return StateFragment{}, 0, ErrMalformed
 	}
 	m.Chunk = b[i:len(b):len(b)]

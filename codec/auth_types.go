@@ -40,6 +40,9 @@ const (
 	MaxStateBody = MaxFragments * MaxChunk
 	// TokenLen is the length of a resume token, 128 bits.
 	TokenLen = 16
+	// MaxAuthPlayers is the most players an authoritative match holds
+	// (a Welcome's slots, a StateBody's inputs).
+	MaxAuthPlayers = 256
 )
 
 var authTypeNames = [...]string{"Hello", "Welcome", "AuthInput", "StateFragment", "Nack"}

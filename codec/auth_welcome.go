@@ -23,7 +23,7 @@ const (
 //
 // Layout after the header: Kind u8, Nonce u64 LE; then, for WelcomeSync and
 // WelcomeResume only: Token (TokenLen bytes), First u8, Slots u8 (at least
-// 1, First+Slots at most MaxPlayers), Frame as uvarint(uint32(Frame)+1).
+// 1, First+Slots at most MaxAuthPlayers; protocol 1: MaxPlayers), Frame as uvarint(uint32(Frame)+1).
 type Welcome struct {
 	Seq   uint16
 	Kind  WelcomeKind
@@ -60,7 +60,7 @@ func (m Welcome) Append(b []byte) []byte {
 }
 
 // ParseWelcome decodes a whole Welcome packet. An unknown kind, no slots,
-// slots past MaxPlayers or a negative frame are ErrMalformed.
+// slots past MaxAuthPlayers or a negative frame are ErrMalformed.
 func ParseWelcome(b []byte) (Welcome, int, error) {
 	var m Welcome
 	var err error
@@ -84,7 +84,7 @@ func ParseWelcome(b []byte) (Welcome, int, error) {
 		i += TokenLen
 		m.First, m.Slots = b[i], b[i+1]
 		i += 2
-		if m.Slots == 0 || int(m.First)+int(m.Slots) > MaxPlayers {
+		if m.Slots == 0 || int(m.First)+int(m.Slots) > MaxAuthPlayers {
 			return Welcome{}, 0, ErrMalformed
 		}
 		if m.Frame, i, err = readFrame(b, i); err != nil {

@@ -66,13 +66,19 @@ func literalLen(l int) int { return uvarintLen(uint64(l-1)<<1|1) + l }
 // is patched (and, past 64 bytes, widened) when the literal closes. The XORed
 // stream is read eight bytes at a time: a word of zeros (held inputs) or of
 // no zeros (changing inputs inside a literal) costs one step.
+//
+// A stride of len(in) or more is a single frame, nothing XORed (a state
+// body's delta and inputs): its words are read as they are.
 func appendRLE(b, in []byte, stride int) []byte {
 	open := -1 // index in b of the open literal's control byte, -1 when none
 	z := 0     // zeros seen and not yet coded
+	plain := stride >= len(in)
 	for i := 0; i < len(in); {
 		var w uint64
 		k := 8
-		if len(in)-i >= 8 && i >= stride { // xorWord's common case, by hand
+		if len(in)-i >= 8 && plain {
+			w = le.Uint64(in[i:])
+		} else if len(in)-i >= 8 && i >= stride { // xorWord's common case, by hand
 			w = le.Uint64(in[i:]) ^ le.Uint64(in[i-stride:])
 		} else {
 			w, k = xorWord(in, i, stride)

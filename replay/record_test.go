@@ -213,7 +213,7 @@ func TestRecorderRefuses(t *testing.T) {
 	require.ErrorIs(t, err, ErrConfig)
 	_, err = NewRecorder[world, [32]byte](RecorderConfig{Players: 33}, io.Discard, &w)
 	require.ErrorIs(t, err, ErrConfig)
-	_, err = NewRecorder[struct{ S string }, uint16](RecorderConfig{Players: 1}, io.Discard, &struct{ S string }{})
+	_, err = NewRecorder[struct{ S string }, uint16](RecorderConfig{Players: 1}, io.Discard, &struct{ S string }{}) //rollnet:ok the state type is refused on purpose
 	require.ErrorIs(t, err, ErrConfig)
 	_, err = NewRecorder[world, uint16](RecorderConfig{Players: 1}, nil, &w)
 	require.ErrorIs(t, err, ErrConfig)

@@ -74,6 +74,15 @@
 //   - int, uint and uintptr are refused in S: their width differs between
 //     32- and 64-bit peers. Use int32 or int64.
 //
+// cmd/rollnet-vet checks all of these before the game runs: it finds the
+// simulate functions given to the constructors (and those marked
+// //rollnet:simulate) and everything they call, and reports each broken
+// rule at its line, the state type included (go run
+// github.com/rollnet/rollnet/cmd/rollnet-vet ./..., or as go vet
+// -vettool). Package fixed is the integer math to use instead of floats:
+// Q32.32 numbers and vectors with Sqrt, Sin, Cos, Atan2 and Hypot, the same
+// bits on every architecture.
+//
 // # Desyncs in a match
 //
 // Peers compare the checksum of every NetConfig.ChecksumInterval-th

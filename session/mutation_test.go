@@ -78,7 +78,7 @@ func TestMutationConfigRefused(t *testing.T) {
 	_, err = New[uint8](Config[int]{Players: 1}, func(*uint8, []int, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorIs(t, err, rollback.ErrStateType)
-	_, err = New[int](Config[uint16]{Players: 1}, func(*int, []uint16, rollnet.Frame) {})
+	_, err = New[int](Config[uint16]{Players: 1}, func(*int, []uint16, rollnet.Frame) {}) //rollnet:ok the state type is refused on purpose
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorIs(t, err, rollback.ErrStateType)
 }

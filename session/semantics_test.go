@@ -35,7 +35,7 @@ func TestConfigRefused(t *testing.T) {
 	}
 	_, err := New[world](Config[uint16]{Players: 2}, nil)
 	require.ErrorIs(t, err, ErrConfig, "nil simulate")
-	_, err = New[struct{ A int }](Config[uint16]{Players: 2}, func(*struct{ A int }, []uint16, rollnet.Frame) {})
+	_, err = New[struct{ A int }](Config[uint16]{Players: 2}, func(*struct{ A int }, []uint16, rollnet.Frame) {}) //rollnet:ok the state type is refused on purpose
 	require.ErrorIs(t, err, ErrConfig, "int in state")
 	_, err = New[world](Config[string]{Players: 2}, func(*world, []string, rollnet.Frame) {})
 	require.ErrorIs(t, err, ErrConfig, "string input")

@@ -12,9 +12,14 @@ import (
 	"github.com/coder/websocket"
 )
 
-// ProtocolVersion is the version carried in every envelope ("v") and
-// reported by the server on GET /.
-const ProtocolVersion = 1
+// ProtocolVersion is the newest version of the protocol (doc.go), the one
+// this package's Client speaks: the version carried in every envelope
+// ("v"), and reported by the server on GET /. The server also speaks every
+// version down to 1, to each connection in the version it joined with.
+const ProtocolVersion = 2
+
+// oldestProtocolVersion is the oldest version the server still speaks.
+const oldestProtocolVersion = 1
 
 // ICEServer is one STUN or TURN server handed out to clients at join. Its
 // JSON form matches the browser's RTCIceServer.
@@ -135,7 +140,7 @@ type Client struct {
 	closers    sync.WaitGroup // a close handshake started by the read loop
 
 	mu        sync.Mutex
-	known     map[string]struct{} // peers in the room now
+	known     map[string]int // peers in the room now, and the protocol version each speaks
 	err       error
 	closingWS bool // a close handshake has begun (by Close or the read loop)
 }
@@ -179,11 +184,21 @@ func Dial(ctx context.Context, url string, cfg ClientConfig) (*Client, error) {
 		if err = connError(err); err == nil {
 			err = fmt.Errorf("%w: the server closed the connection before the join reply", ErrClosed)
 		}
+		var ce *CloseError
+		if errors.As(err, &ce) && (ce.Code == CodeMalformed || ce.Code == CodeProtocolVersion) {
+			// Our join is well-formed: a server that refuses it does not
+			// speak our version (one older than version 2 says 4000).
+			err = fmt.Errorf("%w: the server does not speak version %d (an older server?): %w",
+				ErrProtocolVersion, ProtocolVersion, err)
+		}
 		return nil, err
 	}
 	e, err := parseEnvelope(b, fromServer)
 	if err == nil && e.Type != typeJoin {
 		err = fmt.Errorf("%w: %q message before the join reply", ErrMalformed, e.Type)
+	}
+	if err == nil && e.V != ProtocolVersion {
+		err = fmt.Errorf("%w: join reply in version %d, want %d", ErrMalformed, e.V, ProtocolVersion)
 	}
 	if err != nil {
 		_ = ws.CloseNow()
@@ -202,11 +217,11 @@ func Dial(ctx context.Context, url string, cfg ClientConfig) (*Client, error) {
 		closing:    make(chan struct{}),
 		done:       make(chan struct{}),
 		cancelRead: cancel,
-		known:      make(map[string]struct{}, len(e.Peers)),
+		known:      make(map[string]int, len(e.Peers)),
 	}
 	c.evsRecv = c.evs
-	for _, p := range e.Peers {
-		c.known[p] = struct{}{}
+	for i, p := range e.Peers {
+		c.known[p] = e.Protocols[i]
 	}
 	go c.readLoop(readCtx)
 	return c, nil
@@ -238,6 +253,9 @@ func (c *Client) readLoop(ctx context.Context) {
 		if err == nil && e.Type == typeJoin {
 			err = fmt.Errorf("%w: a second join reply", ErrMalformed)
 		}
+		if err == nil && e.V != ProtocolVersion {
+			err = fmt.Errorf("%w: a message in version %d, want %d", ErrMalformed, e.V, ProtocolVersion)
+		}
 		if err != nil {
 			c.mu.Lock()
 			started := c.closingWS
@@ -259,7 +277,7 @@ func (c *Client) readLoop(ctx context.Context) {
 		switch e.Type {
 		case typePeerJoined:
 			c.mu.Lock()
-			c.known[e.Peer] = struct{}{}
+			c.known[e.Peer] = e.Protocol
 			c.mu.Unlock()
 			ev = Event{Kind: PeerJoined, Peer: e.Peer}
 		case typePeerLeft:
@@ -321,6 +339,16 @@ func (c *Client) Room() string { return c.room }
 // Peers returns the ids already in the room at join, oldest first (a copy).
 func (c *Client) Peers() []string { return append([]string(nil), c.peers...) }
 
+// PeerProtocol is the protocol version the peer with id speaks (1 or 2),
+// as the server said at join or in peer-joined; 0 for a peer not in the
+// room. A candidate signal to a peer of version 1 must carry one
+// candidate (doc.go).
+func (c *Client) PeerProtocol(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.known[id]
+}
+
 // ICEServers returns the ICE servers handed out by the server at join (a copy).
 func (c *Client) ICEServers() []ICEServer {
 	out := make([]ICEServer, len(c.ice))
@@ -369,7 +397,7 @@ func (c *Client) Send(ctx context.Context, to string, s Signal) error {
 	}
 	// By hand, so the payload's bytes go as they are (json.Marshal would
 	// HTML-escape them).
-	b := appendSignal(make([]byte, 0, signalOverhead+len(s.Payload)), to, s.Kind, s.Payload)
+	b := appendSignal(make([]byte, 0, signalOverhead+len(s.Payload)), ProtocolVersion, to, s.Kind, s.Payload)
 	if len(b) > c.max {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrMessageTooBig, len(b), c.max)
 	}

@@ -44,7 +44,7 @@ func fakeServer(t *testing.T, script func(ctx context.Context, ws *websocket.Con
 const (
 	fakeID   = "00000000000000aa"
 	fakePeer = "00000000000000bb"
-	fakeJoin = `{"v":1,"type":"join","id":"` + fakeID + `","room":"x","peers":["` + fakePeer + `"],"max":16384}`
+	fakeJoin = `{"v":2,"type":"join","id":"` + fakeID + `","room":"x","peers":["` + fakePeer + `"],"protocols":[2],"max":16384}`
 )
 
 func write(ctx context.Context, ws *websocket.Conn, msg string) {
@@ -54,8 +54,8 @@ func write(ctx context.Context, ws *websocket.Conn, msg string) {
 func TestClientServerErrorEvent(t *testing.T) {
 	url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) {
 		write(ctx, ws, fakeJoin)
-		write(ctx, ws, `{"v":1,"type":"error","code":"unknown-peer","message":"no","peer":"`+fakePeer+`"}`)
-		write(ctx, ws, `{"v":1,"type":"error","code":"other","message":"something else"}`)
+		write(ctx, ws, `{"v":2,"type":"error","code":"unknown-peer","message":"no","peer":"`+fakePeer+`"}`)
+		write(ctx, ws, `{"v":2,"type":"error","code":"other","message":"something else"}`)
 		_, _, _ = ws.Read(ctx) // until the client closes
 	})
 	c, err := Dial(context.Background(), url, ClientConfig{})
@@ -79,9 +79,11 @@ func TestClientDropsMalformedServer(t *testing.T) {
 	for name, msg := range map[string]string{
 		"not JSON":      `nope`,
 		"wrong version": `{"v":9,"type":"peer-joined","peer":"` + fakePeer + `"}`,
+		"older version": `{"v":1,"type":"peer-left","peer":"` + fakePeer + `"}`,
+		"no protocol":   `{"v":2,"type":"peer-joined","peer":"` + fakePeer + `"}`,
 		"second join":   fakeJoin,
-		"bad peer id":   `{"v":1,"type":"peer-left","peer":"X"}`,
-		"client's join": `{"v":1,"type":"join"}`,
+		"bad peer id":   `{"v":2,"type":"peer-left","peer":"X"}`,
+		"client's join": `{"v":2,"type":"join"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) {
@@ -100,11 +102,11 @@ func TestClientDropsMalformedServer(t *testing.T) {
 
 func TestClientDialRefusesBadJoinReply(t *testing.T) {
 	for name, msg := range map[string]string{
-		"not a join":   `{"v":1,"type":"peer-joined","peer":"` + fakePeer + `"}`,
-		"no id":        `{"v":1,"type":"join","room":"x","max":100}`,
-		"self as peer": `{"v":1,"type":"join","id":"` + fakeID + `","room":"x","peers":["` + fakeID + `"],"max":100}`,
-		"no limit":     `{"v":1,"type":"join","id":"` + fakeID + `","room":"x"}`,
-		"bad ICE":      `{"v":1,"type":"join","id":"` + fakeID + `","room":"x","max":100,"ice":[{"urls":["turn:x"]}]}`,
+		"not a join":   `{"v":2,"type":"peer-joined","peer":"` + fakePeer + `"}`,
+		"no id":        `{"v":2,"type":"join","room":"x","max":100}`,
+		"self as peer": `{"v":2,"type":"join","id":"` + fakeID + `","room":"x","peers":["` + fakeID + `"],"max":100}`,
+		"no limit":     `{"v":2,"type":"join","id":"` + fakeID + `","room":"x"}`,
+		"bad ICE":      `{"v":2,"type":"join","id":"` + fakeID + `","room":"x","max":100,"ice":[{"urls":["turn:x"]}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) { write(ctx, ws, msg) })

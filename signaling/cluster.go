@@ -1,3 +1,5 @@
+//go:build !js
+
 package signaling
 
 import (
@@ -14,34 +16,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// Defaults for the zero fields of ClusterConfig.
-const (
-	DefaultClusterName      = "rollnet"
-	DefaultClusterHeartbeat = 500 * time.Millisecond
-	DefaultClusterDeadAfter = 3 * time.Second
-	DefaultClusterOpTimeout = 3 * time.Second
-)
-
-// ClusterConfig configures the instances that share rooms over NATS
-// (ServerConfig.NATS). Its zero value means the documented defaults.
-type ClusterConfig struct {
-	// Name separates sets of instances on one NATS: the key-value bucket
-	// is "<Name>-rooms" and every subject starts with "<Name>." (default
-	// "rollnet"; letters, digits, '-' and '_').
-	Name string
-	// Heartbeat is how often an instance says it is alive (default
-	// 500 ms); an instance not heard for DeadAfter (default 3 s) is dead:
-	// the others take its clients out of their rooms, so their peers hear
-	// peer-left within DeadAfter + Heartbeat (plus a key-value write and
-	// its delivery, milliseconds).
-	Heartbeat time.Duration
-	DeadAfter time.Duration
-	// OpTimeout bounds one join or leave's key-value operations (default
-	// 3 s): a join that cannot reach NATS in time is closed with
-	// CodeClusterUnavailable.
-	OpTimeout time.Duration
-}
 
 func (c ClusterConfig) withDefaults() (ClusterConfig, error) {
 	if c.Name == "" {
@@ -115,11 +89,14 @@ type clusterRoom struct {
 	rev     uint64
 }
 
-// clusterMember is one member of a room: its id and instance. For this
-// instance's clients it also records what the client was told.
+// clusterMember is one member of a room: its id, instance and protocol
+// version (absent for version 1, as instances older than version 2 wrote
+// it). For this instance's clients it also records what the client was
+// told.
 type clusterMember struct {
 	ID   string `json:"id"`
 	Inst string `json:"i"`
+	V    int    `json:"v,omitempty"`
 
 	key   string            // the room's key
 	rev   uint64            // the revision that added it
@@ -127,6 +104,14 @@ type clusterMember struct {
 }
 
 type orphan struct{ key, id string }
+
+// protocol is the version m speaks.
+func (m clusterMember) protocol() int {
+	if m.V == 0 {
+		return 1
+	}
+	return m.V
+}
 
 func (r *clusterRoom) has(id string) bool {
 	return slices.ContainsFunc(r.Members, func(m clusterMember) bool { return m.ID == id })
@@ -299,16 +284,24 @@ func (cl *cluster) reconcile(key string, r *clusterRoom) {
 			}
 			cm.known[m.ID] = m.Inst
 			c.grant(m.ID, s.cfg.ReplyAllowance) // its arrival makes c offer: it pays
-			c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typePeerJoined, Peer: m.ID}))
+			c.enqueue(peerJoined(c.v, m.ID, m.protocol()))
 		}
 		for id := range cm.known {
 			if !r.has(id) {
 				delete(cm.known, id)
 				c.peerGone(id, now)
-				c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typePeerLeft, Peer: id}))
+				c.enqueue(mustMarshal(envelope{V: c.v, Type: typePeerLeft, Peer: id}))
 			}
 		}
 	}
+}
+
+// memberVersion is a client's version as its bucket record holds it.
+func memberVersion(v int) int {
+	if v == 1 {
+		return 0
+	}
+	return v
 }
 
 // join places c in its room through the bucket: read the room, add c if
@@ -347,7 +340,7 @@ func (cl *cluster) join(c *peerConn) {
 			if r.Since == 0 {
 				r.Since = s.cfg.Now().UnixNano()
 			}
-			r.Members = append(slices.Clip(r.Members), clusterMember{ID: c.id, Inst: cl.inst})
+			r.Members = append(slices.Clip(r.Members), clusterMember{ID: c.id, Inst: cl.inst, V: memberVersion(c.v)})
 			b, _ := json.Marshal(r)
 			if r.rev == 0 {
 				rev, err = cl.kv.Create(ctx, key, b)
@@ -445,13 +438,20 @@ func (cl *cluster) joined(c *peerConn, key string, r *clusterRoom, rev uint64, p
 	c.room = rm
 	cm := &clusterMember{ID: c.id, Inst: cl.inst, key: key, rev: rev, known: make(map[string]string, len(peers))}
 	ids := make([]string, len(peers))
+	var protocols []int // for version 2
+	if c.v >= 2 {
+		protocols = make([]int, len(peers))
+	}
 	for i, p := range peers {
 		ids[i] = p.ID
 		cm.known[p.ID] = p.Inst
+		if protocols != nil {
+			protocols[i] = p.protocol()
+		}
 	}
 	cl.members[c] = cm
-	c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeJoin, ID: c.id, Room: name,
-		Peers: ids, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
+	c.enqueue(mustMarshal(envelope{V: c.v, Type: typeJoin, ID: c.id, Room: name,
+		Peers: ids, Protocols: protocols, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
 	if len(r.Members) == 2 {
 		s.observePairing(time.Duration(s.cfg.Now().UnixNano() - r.Since))
 	}
@@ -579,9 +579,20 @@ func (cl *cluster) deliver(to *peerConn, rl relayMsg) {
 	if !rl.free {
 		to.grant(rl.from, s.cfg.ReplyAllowance)
 	}
+	b := rl.signal
+	if to.v != ProtocolVersion {
+		// Sent in the newest version, not knowing the addressee's: the
+		// payload stays as it is, the envelope becomes its version.
+		e, err := parseEnvelope(b, fromServer)
+		if err != nil || e.Type != typeSignal {
+			s.stats.clusterDropped.Add(1)
+			return
+		}
+		b = appendSignal(make([]byte, 0, signalOverhead+len(e.Payload)), to.v, e.Peer, e.Kind, e.Payload)
+	}
 	s.stats.relayed.Add(1)
-	s.stats.relayedBytes.Add(uint64(len(rl.signal)))
-	to.enqueue(rl.signal)
+	s.stats.relayedBytes.Add(uint64(len(b)))
+	to.enqueue(b)
 }
 
 func (cl *cluster) onHeartbeat(m *nats.Msg) {

@@ -1,3 +1,5 @@
+//go:build !js
+
 package signaling
 
 import (
@@ -252,4 +254,28 @@ func TestClusterRoomLostCounted(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, ended(t, a), ErrClusterUnavailable)
 	require.EqualValues(t, 1, in[0].srv.Stats().ClusterClosed)
+}
+
+// TestClusterProtocolVersions: a client of version 1 and one of version 2
+// on different instances learn each other's versions through the bucket,
+// and a signal crossing instances reaches the old client in its version.
+func TestClusterProtocolVersions(t *testing.T) {
+	e := startNATS(t)
+	in := e.instances(t, 2, ServerConfig{})
+	old, oldJoin := in[0].rawJoin("/room/mixed")
+	require.Equal(t, 1, oldJoin.V)
+	c := in[1].dial("/room/mixed")
+	require.Equal(t, 1, c.PeerProtocol(oldJoin.ID))
+	require.Equal(t, `{"v":1,"type":"peer-joined","peer":"`+c.ID()+`"}`, rawReadBytes(t, old))
+	send(t, c, oldJoin.ID, offer("across"))
+	require.Equal(t, `{"v":1,"type":"signal","peer":"`+c.ID()+`","kind":"offer","payload":{"sdp":"across"}}`,
+		rawReadBytes(t, old))
+	rawWrite(t, old, `{"v":1,"type":"signal","peer":"`+c.ID()+`","kind":"answer","payload":{"sdp":"back"}}`)
+	ev := next(t, c)
+	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, `{"sdp":"back"}`, string(ev.Signal.Payload))
+	d := in[0].dial("/room/mixed")
+	require.Equal(t, []int{1, 2}, []int{d.PeerProtocol(oldJoin.ID), d.PeerProtocol(c.ID())})
+	require.Equal(t, PeerJoined, next(t, c).Kind)
+	require.Equal(t, 2, c.PeerProtocol(d.ID()))
 }

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
-
-	"github.com/nats-io/nats.go"
 )
 
 // Defaults for the zero fields of ServerConfig.
@@ -45,6 +43,14 @@ type ServerConfig struct {
 	// MaxRoomSize caps the peers in one room (default 8). A next=N request
 	// needs 2 <= N <= MaxRoomSize.
 	MaxRoomSize int
+	// MaxMembersPerAddr caps the connections one client address may hold
+	// for one named room, members and joining ones alike (default: half of
+	// MaxRoomSize, rounded up: 4 of 8), so that one address can never fill a
+	// room alone. One more is refused with HTTP 429 (ErrTooManyConnections)
+	// before the upgrade. Loopback addresses are exempt (tests, the demo);
+	// next=N rooms are not capped (whoever comes next fills them). With
+	// NATS the count is per instance.
+	MaxMembersPerAddr int
 	// MaxMessageSize caps one incoming message in bytes (default 16 KiB);
 	// a larger one closes the connection with 1009.
 	MaxMessageSize int
@@ -58,7 +64,9 @@ type ServerConfig struct {
 	// JoinRate and JoinBurst bound the join attempts from one client
 	// address (defaults 2 a second, 20 at once), RoomJoinRate and
 	// RoomJoinBurst those into one named room (defaults 2 a second, 16 at
-	// once): over either, the request is refused with HTTP 429
+	// once; the last half is kept for addresses that joined the room at
+	// most RoomJoinBurst/4 times lately, each join counted down at
+	// RoomJoinRate/4 a second): over either, the request is refused with HTTP 429
 	// (ErrJoinRateLimited) before the upgrade. A loopback client address
 	// (tests, the demo, a local proxy not in TrustedProxies) has no
 	// per-address join limit; a remote peer cannot send from one. Every join makes each
@@ -145,12 +153,14 @@ type ServerConfig struct {
 	Now func() time.Time
 	// Logger receives structured logs (nil: discarded).
 	Logger *slog.Logger
-	// NATS, when set, makes the server one of a set of instances that
-	// share rooms over this connection (JetStream must be enabled on the
-	// NATS server); nil: a single instance that needs nothing else. The
-	// caller owns the connection and closes it after Close. Cluster
-	// configures the sharing.
-	NATS    *nats.Conn
+	// NATS, when set (a *nats.Conn of github.com/nats-io/nats.go), makes
+	// the server one of a set of instances that share rooms over this
+	// connection (JetStream must be enabled on the NATS server); nil: a
+	// single instance that needs nothing else. The caller owns the
+	// connection and closes it after Close. Cluster configures the
+	// sharing. In a browser build (GOOS=js), which leaves NATS out, it
+	// cannot be set.
+	NATS    natsConn
 	Cluster ClusterConfig
 }
 
@@ -185,6 +195,12 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 	}
 	if err := setDefaults(durs); err != nil {
 		return c, err
+	}
+	if c.MaxMembersPerAddr < 0 {
+		return c, fmt.Errorf("%w: MaxMembersPerAddr is %d, want >= 0", ErrConfig, c.MaxMembersPerAddr)
+	}
+	if c.MaxMembersPerAddr == 0 {
+		c.MaxMembersPerAddr = (c.MaxRoomSize + 1) / 2
 	}
 	if c.MaxRoomSize < 2 {
 		return c, fmt.Errorf("%w: MaxRoomSize is %d, want >= 2", ErrConfig, c.MaxRoomSize)

@@ -5,7 +5,11 @@
 // The client builds for GOOS=js GOARCH=wasm and dials through the
 // browser's WebSocket (the page makes the handshake: ClientConfig's
 // HTTPClient and HTTPHeader are refused there, and a refusal before the
-// upgrade is not an *HTTPError); the server is for native programs.
+// upgrade is not an *HTTPError); the server is for native programs. In a
+// browser build the Server compiles but refuses every upgrade, and its NATS
+// clustering and Prometheus metrics are left out (native-only files), so a
+// game that links this package for its client carries none of NATS,
+// JetStream, Prometheus or protobuf (.ci/run checks it with go list -deps).
 //
 // # Running a server
 //
@@ -22,8 +26,8 @@
 // A *Server is also an http.Handler (httptest.NewServer(srv) in tests), but
 // then the accept-time, header and idle limits are the caller's http.Server's.
 //
-// Routes: GET / returns {"service":"rollnet-signal","protocol":1,
-// "status":"ok",...}; GET /healthz returns "ok" (503 once closing); GET
+// Routes: GET / returns {"service":"rollnet-signal","protocol":2,
+// "protocols":[1,2],"status":"ok",...}; GET /healthz returns "ok" (503 once closing); GET
 // /readyz returns "ready" (503 once closing, or while NATS is unreachable);
 // /room/NAME joins the room NAME (1 to 64 characters of A-Z a-z 0-9 . _ -);
 // /room?next=N joins the room being filled by the next N joiners (2 <= N <=
@@ -32,30 +36,84 @@
 // spelling per token: the MAC is decoded strictly). Handle adds an exact
 // path beside these (a relay's status page).
 //
-// # Protocol (version 1)
+// # Protocol (version 2)
+//
+// This section is the whole protocol: a client in any language (a page's
+// JavaScript, a TypeScript front end, another engine) implements it
+// against these lines, and meets rollnet's transport/webrtc peers.
 //
 // Every message is one JSON text message (a binary message closes the
-// connection with 4000), an envelope {"v":1,"type":...}:
+// connection with 4000), an envelope {"v":V,"type":...}, where V is the
+// protocol version the client speaks: its join says it, and every message
+// either way carries it from then on. The server speaks versions 1 and 2,
+// each connection in its own, so clients of both meet in one room:
 //
-//	client → server  {"v":1,"type":"join"}                                   first, and only once
-//	server → client  {"v":1,"type":"join","id":ID,"room":R,"peers":[ID...],"ice":[...],"max":BYTES}
-//	server → client  {"v":1,"type":"peer-joined","peer":ID}
-//	server → client  {"v":1,"type":"peer-left","peer":ID}
-//	client → server  {"v":1,"type":"signal","peer":TO,"kind":K,"payload":JSON}
-//	server → client  {"v":1,"type":"signal","peer":FROM,"kind":K,"payload":JSON}
-//	server → client  {"v":1,"type":"error","code":"unknown-peer","message":M,"peer":TO}
+//	client → server  {"v":V,"type":"join"}                                   first, and only once
+//	server → client  {"v":V,"type":"join","id":ID,"room":R,"peers":[ID...],"protocols":[PV...],"ice":[...],"max":BYTES}
+//	server → client  {"v":V,"type":"peer-joined","peer":ID,"protocol":PV}
+//	server → client  {"v":V,"type":"peer-left","peer":ID}
+//	client → server  {"v":V,"type":"signal","peer":TO,"kind":K,"payload":JSON}
+//	server → client  {"v":V,"type":"signal","peer":FROM,"kind":K,"payload":JSON}
+//	server → client  {"v":V,"type":"error","code":"unknown-peer","message":M,"peer":TO}
+//
+// "protocols" and "protocol" are version 2's: the version each peer speaks
+// (protocols[i] is that of peers[i]), so a client knows what its signals to
+// that peer may hold. A client of version 1 gets neither field: the
+// messages it hears are exactly version 1's. Omitted fields are empty
+// ("peers" and "protocols" when the room was empty, "ice" without ICE
+// servers).
 //
 // Ids are 16 lowercase hex digits (64 random bits) assigned by the server;
 // "peers" in the join reply lists the room's members oldest first, so the
 // newcomer knows who was there (and, by rollnet's convention, waits for
-// their offers). K is "offer", "answer" or "candidate"; the payload is any
-// JSON value but null, opaque to the server: relayed byte for byte, never
-// re-escaped (the client reads up to the "max" the server advertises, plus
-// 1 KiB for the envelope). A signal is relayed only to a
-// peer in the sender's room; any other is refused with an "error" message
-// and the connection stays open. Every message is validated: unknown
-// fields, a wrong version, a type the sender may not send, or a malformed
-// id closes the connection with 4000.
+// their offers). "max" is the largest message the server takes, in bytes.
+// A signal is relayed only to a peer in the sender's room; any other is
+// refused with an "error" message and the connection stays open. Every
+// message is validated: unknown fields, a version other than the join's,
+// a type the sender may not send, or a malformed id closes the connection
+// with 4000. A join in a version the server does not speak is closed with
+// 4007 (CodeProtocolVersion); a server older than version 2 closes a
+// version 2 join with 4000, and Dial reports either as
+// ErrProtocolVersion. GET / says {"protocol":2,"protocols":[1,2],...}.
+//
+// # Signal payloads
+//
+// The payload is any JSON value but null, opaque to the server: relayed
+// byte for byte, never re-escaped, whatever the versions of sender and
+// addressee (the sender writes it for the addressee's version). Kind K is
+// one of three, and rollnet's transport/webrtc sends and takes:
+//
+//	"offer"      an RTCSessionDescriptionInit: {"type":"offer","sdp":"v=0..."}
+//	             (in a browser, pc.localDescription.toJSON() after setLocalDescription)
+//	"answer"     {"type":"answer","sdp":"v=0..."}, the same way
+//	"candidate"  one RTCIceCandidateInit, as onicecandidate gives it
+//	             (event.candidate.toJSON()): {"candidate":"candidate:...",
+//	             "sdpMid":"0","sdpMLineIndex":0,"usernameFragment":"..."};
+//	             in version 2 also a non-empty array of them (a transport/webrtc
+//	             peer takes at most 32 at once: Config.MaxPendingCandidates),
+//	             sent only to a peer of version 2
+//
+// A peer of version 1 is only ever sent one candidate a signal, and may
+// hand each payload to addIceCandidate as it comes. (Version 1 was bumped
+// to 2 because rollnet's transport began sending arrays under kind
+// "candidate": its releases from then until version 2 sent arrays to
+// every peer, which a page of version 1 cannot take; every release that
+// sent them takes both shapes, and every later one is sent arrays only by
+// a peer that knows it speaks version 2.) The end of gathering is not
+// signalled (a null payload is refused): ICE does not need it. A
+// transport/webrtc peer sends its offer or answer before any candidate,
+// and queues candidates that arrive before the remote description.
+//
+// # Meeting a transport/webrtc peer
+//
+// The member already in the room offers to the newcomer when it hears
+// peer-joined; the newcomer answers each offer. The data channel is
+// negotiated out of band, the same on both sides:
+// createDataChannel("rollnet", {negotiated: true, id: 0, ordered: false,
+// maxRetransmits: 0}), binary messages only (one datagram each, at most
+// 1200 bytes). TestPlainJSClientInChromium in
+// transport/webrtc is such a page, in plain JavaScript, in both versions
+// and both offer directions.
 //
 // # Limits
 //
@@ -74,7 +132,11 @@
 //	conns in total         10000              HTTP 429 before the upgrade
 //	joins per address      2/s, burst 20      HTTP 429 ErrJoinRateLimited before the upgrade
 //	                                          (loopback addresses exempt: tests, the demo)
-//	joins per named room   2/s, burst 16      HTTP 429 ErrJoinRateLimited before the upgrade
+//	joins per named room   2/s, burst 16      HTTP 429 ErrJoinRateLimited before the upgrade;
+//	                                          shared fairly between addresses (below)
+//	places per address     half the room (4)  HTTP 429 ErrTooManyConnections before the upgrade:
+//	  per named room                          one address never fills a room alone (members
+//	                                          and sockets not yet joined count; loopback exempt)
 //	room size              8 peers            join refused: close 4001 "signaling: room full"
 //	message size           16 KiB             close 1009; Client.Send refuses it first
 //	message rate           50/s, burst 100    close 4002 "signaling: rate limit exceeded"; every
@@ -84,6 +146,7 @@
 //	send queue             64 messages        overflow drops the slow reader: close 4004
 //	relay outside room                        refused: "error" message, connection kept
 //	binary message                            close 4000 (the protocol is text)
+//	protocol version       1 and 2            any other join: close 4007 ErrProtocolVersion
 //	join token             (optional)         HTTP 401 or 403 before the upgrade
 //
 // Nobody pays for traffic another peer caused. Each join into a room lets
@@ -98,6 +161,18 @@
 // can make later joins to that room wait (HTTP 429, retry), but closes
 // nobody in it. next=N rooms have no per-room join limit, since they do
 // not outlive their filling.
+//
+// A room's join budget is shared fairly: an address that has joined the
+// room more than a quarter of RoomJoinBurst times lately (4 of 16; each
+// join counted down at a quarter of RoomJoinRate, 0.5 a second) may only
+// take the first half of the budget; the other half (8 joins, refilling
+// at 2 a second) stays for addresses within that share. Two addresses
+// joining and leaving at their own rate (2 a second each) used to drain
+// the room's budget and let an honest player in 3 times of 20; they now
+// spend the first half between them and the newcomer gets in at every try
+// (TestRoomJoinBudgetFair). Draining the whole budget takes more than four
+// addresses, each within its share. With NATS these counts, like every
+// per-address limit, are per instance.
 //
 // Nobody waits for a slow peer: relaying never blocks the sender; a full
 // queue drops the peer that does not read. Error replies are best effort
@@ -186,7 +261,8 @@
 //
 // # Client
 //
-// Dial joins and returns once the server has assigned an id. Events
+// Dial joins, in version 2, and returns once the server has assigned an
+// id; PeerProtocol says which version each peer in the room speaks. Events
 // delivers PeerJoined, PeerLeft, SignalReceived and ServerError in the
 // server's order and is closed when the connection ends; Err then says
 // why, as a *CloseError or *HTTPError that errors.Is matches against this

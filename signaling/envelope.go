@@ -3,6 +3,7 @@ package signaling
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -22,40 +23,45 @@ const (
 	errCodeUnknownPeer = "unknown-peer"
 )
 
-// envelope is every message of the protocol, in both directions:
+// envelope is every message of the protocol, in both directions (V is the
+// version the connection joined with; the fields marked v2 are sent to,
+// and accepted from, version 2 only):
 //
-//	client → server  {"v":1,"type":"join"}
-//	client → server  {"v":1,"type":"signal","peer":TO,"kind":K,"payload":P}
-//	server → client  {"v":1,"type":"join","id":ID,"room":R,"peers":[...],"ice":[...],"max":N}
-//	server → client  {"v":1,"type":"peer-joined","peer":ID}
-//	server → client  {"v":1,"type":"peer-left","peer":ID}
-//	server → client  {"v":1,"type":"signal","peer":FROM,"kind":K,"payload":P}
-//	server → client  {"v":1,"type":"error","code":C,"message":M,"peer":ID}
+//	client → server  {"v":V,"type":"join"}
+//	client → server  {"v":V,"type":"signal","peer":TO,"kind":K,"payload":P}
+//	server → client  {"v":V,"type":"join","id":ID,"room":R,"peers":[...],"protocols":[...] (v2),"ice":[...],"max":N}
+//	server → client  {"v":V,"type":"peer-joined","peer":ID,"protocol":PV (v2)}
+//	server → client  {"v":V,"type":"peer-left","peer":ID}
+//	server → client  {"v":V,"type":"signal","peer":FROM,"kind":K,"payload":P}
+//	server → client  {"v":V,"type":"error","code":C,"message":M,"peer":ID}
 type envelope struct {
-	V       int             `json:"v"`
-	Type    string          `json:"type"`
-	ID      string          `json:"id,omitempty"`
-	Room    string          `json:"room,omitempty"`
-	Peers   []string        `json:"peers,omitempty"`
-	ICE     []ICEServer     `json:"ice,omitempty"`
-	Max     int             `json:"max,omitempty"`
-	Peer    string          `json:"peer,omitempty"`
-	Kind    SignalKind      `json:"kind,omitempty"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-	Code    string          `json:"code,omitempty"`
-	Message string          `json:"message,omitempty"`
+	V         int             `json:"v"`
+	Type      string          `json:"type"`
+	ID        string          `json:"id,omitempty"`
+	Room      string          `json:"room,omitempty"`
+	Peers     []string        `json:"peers,omitempty"`
+	Protocols []int           `json:"protocols,omitempty"`
+	ICE       []ICEServer     `json:"ice,omitempty"`
+	Max       int             `json:"max,omitempty"`
+	Peer      string          `json:"peer,omitempty"`
+	Protocol  int             `json:"protocol,omitempty"`
+	Kind      SignalKind      `json:"kind,omitempty"`
+	Payload   json.RawMessage `json:"payload,omitempty"`
+	Code      string          `json:"code,omitempty"`
+	Message   string          `json:"message,omitempty"`
 }
 
 // signalOverhead bounds the bytes of a signal envelope besides its payload.
 const signalOverhead = 96
 
-// appendSignal appends the signal envelope {"v":1,"type":"signal","peer":
+// appendSignal appends the signal envelope {"v":V,"type":"signal","peer":
 // PEER,"kind":KIND,"payload":PAYLOAD} with the payload's bytes unchanged.
 // json.Marshal would HTML-escape them ('<' becomes "\u003c", six times the
-// size). peer and kind must be valid and payload a JSON value.
-func appendSignal(b []byte, peer string, kind SignalKind, payload []byte) []byte {
+// size). v must be a version this package speaks, peer and kind valid and
+// payload a JSON value.
+func appendSignal(b []byte, v int, peer string, kind SignalKind, payload []byte) []byte {
 	b = append(b, `{"v":`...)
-	b = strconv.AppendInt(b, ProtocolVersion, 10)
+	b = strconv.AppendInt(b, int64(v), 10)
 	b = append(b, `,"type":"signal","peer":"`...)
 	b = append(b, peer...)
 	b = append(b, `","kind":"`...)
@@ -92,24 +98,45 @@ func parseEnvelope(b []byte, dir direction) (envelope, error) {
 		return envelope{}, fmt.Errorf("%w: trailing data", ErrMalformed)
 	}
 	if err := e.validate(dir); err != nil {
-		return envelope{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return envelope{}, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return e, nil
 }
 
-func (e *envelope) validate(dir direction) error {
-	if e.V != ProtocolVersion {
-		return fmt.Errorf("protocol version %d, want %d", e.V, ProtocolVersion)
+// errProtocolVersion: an envelope of a version this package does not speak.
+var errProtocolVersion = errors.New("unsupported protocol version")
+
+// speaks reports whether v is a protocol version this package speaks.
+func speaks(v int) bool { return oldestProtocolVersion <= v && v <= ProtocolVersion }
+
+// spokenVersions lists the versions the server speaks, oldest first.
+func spokenVersions() []int {
+	vs := make([]int, 0, ProtocolVersion-oldestProtocolVersion+1)
+	for v := oldestProtocolVersion; v <= ProtocolVersion; v++ {
+		vs = append(vs, v)
 	}
+	return vs
+}
+
+func (e *envelope) validate(dir direction) error {
+	if e.V == 0 {
+		return errors.New("no protocol version")
+	}
+	if !speaks(e.V) {
+		return fmt.Errorf("%w %d (this one speaks %d to %d)", errProtocolVersion, e.V, oldestProtocolVersion, ProtocolVersion)
+	}
+	v2 := e.V >= 2
 	// Which fields each type carries.
-	var id, room, peers, ice, max, peer, signal, errFields bool
+	var id, room, peers, protocols, ice, max, peer, protocol, signal, errFields bool
 	switch {
 	case e.Type == typeJoin && dir == fromClient:
 	case e.Type == typeJoin && dir == fromServer:
-		id, room, peers, ice, max = true, true, true, true, true
+		id, room, peers, protocols, ice, max = true, true, true, v2, true, true
 	case e.Type == typeSignal:
 		peer, signal = true, true
-	case (e.Type == typePeerJoined || e.Type == typePeerLeft) && dir == fromServer:
+	case e.Type == typePeerJoined && dir == fromServer:
+		peer, protocol = true, v2
+	case e.Type == typePeerLeft && dir == fromServer:
 		peer = true
 	case e.Type == typeError && dir == fromServer:
 		errFields = true
@@ -118,10 +145,22 @@ func (e *envelope) validate(dir direction) error {
 		return fmt.Errorf("unexpected message type %q", e.Type)
 	}
 	if !id && e.ID != "" || !room && e.Room != "" || !peers && e.Peers != nil ||
+		!protocols && e.Protocols != nil || !protocol && e.Protocol != 0 ||
 		!ice && e.ICE != nil || !max && e.Max != 0 || !peer && e.Peer != "" ||
 		!signal && (e.Kind != "" || e.Payload != nil) ||
 		!errFields && (e.Code != "" || e.Message != "") {
-		return fmt.Errorf("field not allowed in a %q message", e.Type)
+		return fmt.Errorf("field not allowed in a %q message of version %d", e.Type, e.V)
+	}
+	if protocols && len(e.Protocols) != len(e.Peers) {
+		return fmt.Errorf("%d protocols for %d peers", len(e.Protocols), len(e.Peers))
+	}
+	for _, pv := range e.Protocols {
+		if !speaks(pv) {
+			return fmt.Errorf("peer protocol version %d", pv)
+		}
+	}
+	if protocol && !speaks(e.Protocol) {
+		return fmt.Errorf("peer protocol version %d", e.Protocol)
 	}
 	switch e.Type {
 	case typeJoin:

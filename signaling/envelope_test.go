@@ -22,6 +22,38 @@ var validEnvelopes = []struct {
 	{fromServer, `{"v":1,"type":"peer-left","peer":"0123456789abcdef"}`},
 	{fromServer, `{"v":1,"type":"signal","peer":"0123456789abcdef","kind":"answer","payload":{"sdp":"v=0"}}`},
 	{fromServer, `{"v":1,"type":"error","code":"unknown-peer","message":"signaling: peer not in room","peer":"0123456789abcdef"}`},
+	{fromClient, `{"v":2,"type":"join"}`},
+	{fromClient, `{"v":2,"type":"signal","peer":"0123456789abcdef","kind":"candidate","payload":[{"candidate":"candidate:1 1 udp 1 127.0.0.1 5000 typ host","sdpMid":"0"}]}`},
+	{fromServer, `{"v":2,"type":"join","id":"0123456789abcdef","room":"lobby","max":16384}`},
+	{fromServer, `{"v":2,"type":"join","id":"0123456789abcdef","room":"lobby","peers":["fedcba9876543210","aaaaaaaaaaaaaaaa"],"protocols":[1,2],"max":16384}`},
+	{fromServer, `{"v":2,"type":"peer-joined","peer":"0123456789abcdef","protocol":1}`},
+	{fromServer, `{"v":2,"type":"peer-left","peer":"0123456789abcdef"}`},
+	{fromServer, `{"v":2,"type":"signal","peer":"0123456789abcdef","kind":"candidate","payload":{"candidate":"candidate:1 1 udp 1 127.0.0.1 5000 typ host"}}`},
+	{fromServer, `{"v":2,"type":"error","code":"unknown-peer","message":"signaling: peer not in room","peer":"0123456789abcdef"}`},
+}
+
+// TestParseEnvelopeVersions: what version 2 added is refused in version 1
+// and required in version 2; versions not spoken are their own error.
+func TestParseEnvelopeVersions(t *testing.T) {
+	for _, msg := range []string{
+		`{"v":1,"type":"join","id":"0123456789abcdef","room":"lobby","peers":["fedcba9876543210"],"protocols":[1],"max":16384}`,
+		`{"v":1,"type":"peer-joined","peer":"0123456789abcdef","protocol":1}`,
+		`{"v":2,"type":"join","id":"0123456789abcdef","room":"lobby","peers":["fedcba9876543210"],"max":16384}`,
+		`{"v":2,"type":"join","id":"0123456789abcdef","room":"lobby","peers":["fedcba9876543210"],"protocols":[1,2],"max":16384}`,
+		`{"v":2,"type":"join","id":"0123456789abcdef","room":"lobby","peers":["fedcba9876543210"],"protocols":[3],"max":16384}`,
+		`{"v":2,"type":"peer-joined","peer":"0123456789abcdef"}`,
+		`{"v":2,"type":"peer-joined","peer":"0123456789abcdef","protocol":0}`,
+		`{"v":2,"type":"peer-left","peer":"0123456789abcdef","protocol":2}`,
+	} {
+		_, err := parseEnvelope([]byte(msg), fromServer)
+		require.ErrorIs(t, err, ErrMalformed, msg)
+		require.NotErrorIs(t, err, errProtocolVersion, msg)
+	}
+	for _, msg := range []string{`{"v":3,"type":"join"}`, `{"v":-1,"type":"join"}`} {
+		_, err := parseEnvelope([]byte(msg), fromClient)
+		require.ErrorIs(t, err, ErrMalformed, msg)
+		require.ErrorIs(t, err, errProtocolVersion, msg)
+	}
 }
 
 func TestParseEnvelopeValid(t *testing.T) {

@@ -74,6 +74,12 @@ var (
 	// one for dead). Join again, through another instance or later.
 	ErrClusterUnavailable = errors.New("signaling: cluster unavailable")
 
+	// ErrProtocolVersion: the other side does not speak this protocol
+	// version. The server closes a join in a version it does not speak
+	// with CodeProtocolVersion; Dial reports a server that refuses its
+	// join (a server older than version 2 closes it with CodeMalformed).
+	ErrProtocolVersion = errors.New("signaling: protocol version not supported")
+
 	// ErrBadRequest: the URL names no valid room (HTTP 400 or 404).
 	ErrBadRequest = errors.New("signaling: bad request")
 )
@@ -90,6 +96,7 @@ const (
 	CodePingTimeout  = 4005
 
 	CodeClusterUnavailable = 4006
+	CodeProtocolVersion    = 4007
 )
 
 // CloseError is why the server closed a connection: the WebSocket close
@@ -125,6 +132,8 @@ func sentinelForCode(code int) error {
 		return ErrPingTimeout
 	case CodeClusterUnavailable:
 		return ErrClusterUnavailable
+	case CodeProtocolVersion:
+		return ErrProtocolVersion
 	case 1009: // websocket.StatusMessageTooBig
 		return ErrMessageTooBig
 	case 1001: // websocket.StatusGoingAway

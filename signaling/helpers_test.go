@@ -103,13 +103,20 @@ func rawWrite(t *testing.T, ws *websocket.Conn, msg string) {
 
 func rawRead(t *testing.T, ws *websocket.Conn) envelope {
 	t.Helper()
+	b := rawReadBytes(t, ws)
+	e, err := parseEnvelope([]byte(b), fromServer)
+	require.NoError(t, err, "%s", b)
+	return e
+}
+
+// rawReadBytes reads one message of ws as it is.
+func rawReadBytes(t *testing.T, ws *websocket.Conn) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	_, b, err := ws.Read(ctx)
 	require.NoError(t, err)
-	e, err := parseEnvelope(b, fromServer)
-	require.NoError(t, err, "%s", b)
-	return e
+	return string(b)
 }
 
 // rawCloseStatus reads until the connection ends and returns the close code.

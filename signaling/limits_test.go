@@ -228,7 +228,7 @@ func TestMalformedClosesConnection(t *testing.T) {
 	h := start(t, ServerConfig{})
 	for name, msgs := range map[string][]string{
 		"not JSON":            {`hello`},
-		"wrong version":       {`{"v":2,"type":"join"}`},
+		"version changed":     {`{"v":1,"type":"join"}`, `{"v":2,"type":"signal","peer":"0123456789abcdef","kind":"offer","payload":{}}`},
 		"no version":          {`{"type":"join"}`},
 		"unknown type":        {`{"v":1,"type":"bogus"}`},
 		"unknown field":       {`{"v":1,"type":"join","x":1}`},

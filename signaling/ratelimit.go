@@ -10,7 +10,7 @@ type bucket struct {
 
 // take takes one token at now, or reports false when none is left.
 func (b *bucket) take(now time.Time, rate, burst int) bool {
-	b.refill(now, rate)
+	b.refill(now, float64(rate))
 	if b.used+1 > float64(burst) {
 		return false
 	}
@@ -18,9 +18,9 @@ func (b *bucket) take(now time.Time, rate, burst int) bool {
 	return true
 }
 
-func (b *bucket) refill(now time.Time, rate int) {
+func (b *bucket) refill(now time.Time, rate float64) {
 	if d := now.Sub(b.last); d > 0 {
-		b.used = max(0, b.used-d.Seconds()*float64(rate))
+		b.used = max(0, b.used-d.Seconds()*rate)
 		b.last = now
 	}
 }
@@ -36,6 +36,12 @@ type bucketMap struct {
 const minPruneAt = 1024
 
 func (bm *bucketMap) take(key string, now time.Time, rate, burst int) bool {
+	return bm.get(key, now, float64(rate)).take(now, rate, burst)
+}
+
+// get returns key's bucket refilled at now (a full one if it had none).
+// Every bucket of a map refills at the same rate.
+func (bm *bucketMap) get(key string, now time.Time, rate float64) *bucket {
 	if bm.m == nil {
 		bm.m, bm.pruneAt = make(map[string]*bucket), minPruneAt
 	}
@@ -52,7 +58,47 @@ func (bm *bucketMap) take(key string, now time.Time, rate, burst int) bool {
 		b = &bucket{last: now}
 		bm.m[key] = b
 	}
-	return b.take(now, rate, burst)
+	b.refill(now, rate)
+	return b
+}
+
+// A named room's join budget (RoomJoinRate a second, RoomJoinBurst at once)
+// is shared fairly between addresses: each address's joins into the room
+// are counted in a bucket of its own that drains at a quarter of the
+// room's rate (its share, roomShare). An address that has joined the
+// room more than a quarter of RoomJoinBurst times lately (4 of 16, counted
+// down at 0.5 a second by default) is heavy, and may take the room's
+// budget only while more than half of it is left: the other half (8 joins,
+// refilling at the room's rate) stays for the addresses within their
+// share. Two addresses churning at their per-address rate then spend the
+// first half between them, and a newcomer still gets in at its first
+// try; draining the whole budget takes more than four addresses each within
+// its share. Loopback addresses are all one machine (tests, the demo) and
+// are never heavy.
+const roomShare = 4
+
+// takeRoomJoin takes one join into the named room from addr's side of
+// the room's budget at now, or reports false. Under s.mu.
+func (s *Server) takeRoomJoin(room, addr string, now time.Time) bool {
+	cfg := &s.cfg
+	rate, burst := float64(cfg.RoomJoinRate), float64(cfg.RoomJoinBurst)
+	b := s.roomJoins.get(room, now, rate)
+	if b.used+1 > burst {
+		return false
+	}
+	var use *bucket
+	if !isLoopback(addr) {
+		use = s.roomAddrJoins.get(room+"\x00"+addr, now, rate/roomShare)
+		heavy := use.used >= max(1, burst/roomShare)
+		if heavy && burst-(b.used+1) < burst/2 {
+			return false
+		}
+	}
+	b.used++
+	if use != nil {
+		use.used++
+	}
+	return true
 }
 
 // replyGrace is how long a member may still send its allowance to a peer

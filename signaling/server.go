@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -20,7 +21,7 @@ import (
 
 // Server is the signaling server, an http.Handler:
 //
-//	GET /              {"service":"rollnet-signal","protocol":1,"status":"ok",...}
+//	GET /              {"service":"rollnet-signal","protocol":2,"protocols":[1,2],"status":"ok",...}
 //	GET /healthz       200 "ok" (503 once Close has begun)
 //	GET /room/NAME     WebSocket: join the room NAME
 //	GET /room?next=N   WebSocket: join the room being filled with the next N joiners
@@ -44,8 +45,10 @@ type Server struct {
 	rooms   map[string]*room
 	pending map[int]*room // next=N rooms still filling, by N
 
-	addrJoins bucketMap // join attempts per client address
-	roomJoins bucketMap // join attempts per named room
+	addrJoins     bucketMap      // join attempts per client address
+	roomJoins     bucketMap      // join attempts per named room
+	roomAddrJoins bucketMap      // joins per named room and address (takeRoomJoin)
+	roomAddr      map[string]int // connections for a named room, by room and address
 
 	routes   map[string]http.Handler // added by Handle
 	https    []*http.Server          // started by Serve
@@ -98,14 +101,15 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		perAddr: make(map[string]int),
-		conns:   make(map[*peerConn]struct{}),
-		ids:     make(map[string]*peerConn),
-		rooms:   make(map[string]*room),
-		pending: make(map[int]*room),
-		sockets: make(map[netip.Addr]int),
+		cfg:      cfg,
+		log:      cfg.Logger,
+		perAddr:  make(map[string]int),
+		conns:    make(map[*peerConn]struct{}),
+		ids:      make(map[string]*peerConn),
+		rooms:    make(map[string]*room),
+		pending:  make(map[int]*room),
+		sockets:  make(map[netip.Addr]int),
+		roomAddr: make(map[string]int),
 	}
 	if cfg.NATS != nil {
 		if s.cluster, err = newCluster(s, cfg.NATS, cfg.Cluster); err != nil {
@@ -180,10 +184,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(struct {
 			Service     string `json:"service"`
 			Protocol    int    `json:"protocol"`
+			Protocols   []int  `json:"protocols"`
 			Status      string `json:"status"`
 			Connections int    `json:"connections"`
 			Rooms       int    `json:"rooms"`
-		}{"rollnet-signal", ProtocolVersion, status, conns, rooms})
+		}{"rollnet-signal", ProtocolVersion, spokenVersions(), status, conns, rooms})
 	case p == "/healthz" && r.Method == http.MethodGet:
 		s.mu.Lock()
 		closing := s.closing
@@ -288,6 +293,7 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	addr := s.clientAddr(r)
+	roomAddr := q.name + "\x00" + addr // for a named room: its connections from addr
 
 	// Admission: counted before the upgrade, released when the handler ends.
 	s.mu.Lock()
@@ -308,17 +314,24 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address")
 		return
+	case q.name != "" && !isLoopback(addr) && s.roomAddr[roomAddr] >= s.cfg.MaxMembersPerAddr:
+		s.mu.Unlock()
+		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address in this room")
+		return
 	case !isLoopback(addr) && !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" from this address")
 		return
-	case q.name != "" && !s.roomJoins.take(q.name, s.cfg.Now(), s.cfg.RoomJoinRate, s.cfg.RoomJoinBurst):
+	case q.name != "" && !s.takeRoomJoin(q.name, addr, s.cfg.Now()):
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" in this room")
 		return
 	}
 	s.active++
 	s.perAddr[addr]++
+	if q.name != "" {
+		s.roomAddr[roomAddr]++
+	}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer func() {
@@ -326,6 +339,11 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.active--
 		if s.perAddr[addr]--; s.perAddr[addr] == 0 {
 			delete(s.perAddr, addr)
+		}
+		if q.name != "" {
+			if s.roomAddr[roomAddr]--; s.roomAddr[roomAddr] == 0 {
+				delete(s.roomAddr, roomAddr)
+			}
 		}
 		s.mu.Unlock()
 		s.wg.Done()
@@ -353,6 +371,7 @@ type peerConn struct {
 	addr string
 	want roomRequest
 	room *room // written by the connection's own goroutine under srv.mu
+	v    int   // the protocol version it joined with (under srv.mu once it joined)
 
 	out  chan []byte   // bounded send queue, drained by the writer
 	done chan struct{} // closed when the connection ends
@@ -486,6 +505,14 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 		if err == nil && typ != websocket.MessageText {
 			err = errors.New("binary message: the protocol is JSON text")
 		}
+		if errors.Is(err, errProtocolVersion) && c.v == 0 {
+			c.srv.log.Debug("signaling join in a version not spoken here", "peer", c.id, "err", err)
+			c.kill(CodeProtocolVersion, ErrProtocolVersion)
+			continue
+		}
+		if err == nil && c.v != 0 && e.V != c.v {
+			err = fmt.Errorf("version %d after joining with %d", e.V, c.v)
+		}
 		if err == nil && (e.Type == typeJoin) == (c.room == nil) {
 			switch e.Type {
 			case typeJoin:
@@ -493,6 +520,9 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 					c.kill(CodeRateLimited, ErrRateLimited)
 					continue
 				}
+				s.mu.Lock()
+				c.v = e.V
+				s.mu.Unlock()
 				if s.cluster != nil {
 					s.cluster.join(c)
 				} else {
@@ -568,8 +598,15 @@ func (c *peerConn) join() {
 		return
 	}
 	peers := make([]string, len(rm.members))
+	var protocols []int // for version 2
+	if c.v >= 2 {
+		protocols = make([]int, len(rm.members))
+	}
 	for i, m := range rm.members {
 		peers[i] = m.id
+		if protocols != nil {
+			protocols[i] = m.v
+		}
 	}
 	rm.members = append(rm.members, c)
 	c.room = rm
@@ -579,18 +616,27 @@ func (c *peerConn) join() {
 	if rm.next > 0 && len(rm.members) == rm.cap {
 		delete(s.pending, rm.next)
 	}
-	c.enqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeJoin, ID: c.id, Room: rm.name,
-		Peers: peers, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
-	pj := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerJoined, Peer: c.id})
+	c.enqueue(mustMarshal(envelope{V: c.v, Type: typeJoin, ID: c.id, Room: rm.name,
+		Peers: peers, Protocols: protocols, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
 	for _, m := range rm.members[:len(rm.members)-1] {
 		m.grant(c.id, s.cfg.ReplyAllowance) // c's arrival makes m offer: c pays
-		m.enqueue(pj)
+		m.enqueue(peerJoined(m.v, c.id, c.v))
 	}
 	// peers is who c meets: with rollnet's convention each of them offers.
 	s.log.Info("signaling join", "peer", c.id, "addr", c.addr, "room", rm.name, "size", len(rm.members), "peers", peers)
 	if rm.next > 0 && len(rm.members) == rm.cap {
 		s.log.Info("signaling room filled", "room", rm.name, "size", rm.cap)
 	}
+}
+
+// peerJoined is the peer-joined message, in version v, for the peer id
+// that speaks version pv.
+func peerJoined(v int, id string, pv int) []byte {
+	e := envelope{V: v, Type: typePeerJoined, Peer: id}
+	if v >= 2 {
+		e.Protocol = pv
+	}
+	return mustMarshal(e)
 }
 
 // iceServersFor returns the ICE servers for the client with id: the
@@ -616,7 +662,6 @@ func (s *Server) iceServersFor(id string) []ICEServer {
 // addressee an allowance to answer c.
 func (c *peerConn) relay(e envelope) {
 	s := c.srv
-	b := appendSignal(make([]byte, 0, signalOverhead+len(e.Payload)), c.id, e.Kind, e.Payload)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	free := c.takeAllowance(e.Peer, s.cfg.Now())
@@ -625,6 +670,13 @@ func (c *peerConn) relay(e envelope) {
 		return
 	}
 	to := s.ids[e.Peer]
+	v := ProtocolVersion // another instance's client: its instance puts its version
+	if to != nil {
+		v = to.v
+	}
+	// The envelope is the addressee's version; the payload is relayed as
+	// it is, whatever the versions (the sender chose it for the addressee).
+	b := appendSignal(make([]byte, 0, signalOverhead+len(e.Payload)), v, c.id, e.Kind, e.Payload)
 	if (to == nil || to.room != c.room) && s.cluster != nil && s.cluster.relay(c, e.Peer, b, free) {
 		s.stats.relayed.Add(1)
 		s.stats.relayedBytes.Add(uint64(len(b)))
@@ -632,7 +684,7 @@ func (c *peerConn) relay(e envelope) {
 	}
 	if to == nil || to == c || to.room != c.room {
 		s.stats.refused.Add(1)
-		c.tryEnqueue(mustMarshal(envelope{V: ProtocolVersion, Type: typeError, Code: errCodeUnknownPeer,
+		c.tryEnqueue(mustMarshal(envelope{V: c.v, Type: typeError, Code: errCodeUnknownPeer,
 			Message: ErrUnknownPeer.Error(), Peer: e.Peer}))
 		return
 	}
@@ -672,11 +724,10 @@ func (s *Server) leave(c *peerConn) (string, int) {
 	if s.cluster != nil {
 		return rm.name, len(rm.members) // the cluster tells the room, from the bucket
 	}
-	pl := mustMarshal(envelope{V: ProtocolVersion, Type: typePeerLeft, Peer: c.id})
 	now := s.cfg.Now()
 	for _, m := range rm.members {
 		m.peerGone(c.id, now)
-		m.enqueue(pl)
+		m.enqueue(mustMarshal(envelope{V: m.v, Type: typePeerLeft, Peer: c.id}))
 	}
 	return rm.name, len(rm.members)
 }

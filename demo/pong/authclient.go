@@ -32,9 +32,11 @@ type authClient struct {
 	side   int   // the slot the host gave, -1 before
 	listen bool  // the host is a pong player's (it answered the hello), not a dedicated host
 	played int32 // the newest host frame the playout applied, -1 before
-	// from is the host frame -frames counts from: 0, or for a client that
-	// rejoined with -rejoin's token, the first host frame it played (the
-	// budget is this process's frames, not the host's frame number).
+	// from is the host frame -frames counts from: 0 (the budget is the
+	// match's frame number, as in P2P, so that a client back with -rejoin
+	// ends with its host), or, for a client back past the budget's frame
+	// (which ended it at once), the first host frame it played: then it
+	// plays the budget's frames from there.
 	from      int32
 	rejoining bool
 	synced    bool
@@ -171,8 +173,8 @@ func (m *authClient) Tick(in Input) error {
 		}
 	}
 	m.smoothOwn(dt)
-	if _, f, ok := m.cl.Played(); ok && m.played < 0 && m.rejoining {
-		m.from = int32(f)
+	if _, f, ok := m.cl.Played(); ok && m.played < 0 && m.rejoining && m.o.frames > 0 && int(f) >= m.o.frames-1 {
+		m.from = int32(f) // back past the budget: play it again from here
 	}
 	if s, f, ok := m.cl.Played(); ok && int32(f) != m.played {
 		m.played = int32(f)

@@ -83,7 +83,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
 	fs.DurationVar(&o.grace, "grace", 20*time.Second, "authority mode, hosting: how long a vanished client's paddle and rejoin token are kept")
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
-	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited; an authority client back with -rejoin: N more)")
+	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited; an authority client back with -rejoin past frame N: N more)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
 	fs.Var(&o.impair, "impair", "impair the network: `latency,jitter,loss` added to each direction (up to 1s), e.g. 100ms,15ms,2%")
 	fs.BoolVar(&o.spectate, "spectate", false, "watch instead of playing: two bot processes this one starts, or with -signal and -room the match already in that room")

@@ -116,9 +116,7 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	kept, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.Equal(t, token+"\n", string(kept), "-rejoin keeps the printed token")
-	// -frames counts the restarted process's own frames, not the host's frame
-	// number (which once ended it at once).
-	again := startWatched(ctx, t, append(args, "-frames", "300", "-name", "cli", "-rejoin", file)...)
+	again := startWatched(ctx, t, append(args, "-frames", "900", "-name", "cli", "-rejoin", file)...)
 	again.waitFor(ctx, t, regexp.MustCompile(`rejoined with -rejoin's token: the same paddle`))
 	out, status := again.end()
 	t.Logf("restarted client:\n%s", withoutChecksums(out))

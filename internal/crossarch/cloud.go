@@ -52,12 +52,16 @@ func MulAdd(x, y, z float64) float64 { return float64(x*y) + z }
 
 // MulAddFused is the same written plainly: Go may compute it as one fused
 // multiply-add (one rounding), and does on arm64 and riscv64.
+//
+//rollnet:ok fused on purpose: TestCrossArchFusedDiverges requires it to diverge where Go fuses
 func MulAddFused(x, y, z float64) float64 { return x*y + z }
 
 // SimulateCloud returns a Cloud simulation whose integration steps use
 // madd (MulAdd by the rules, MulAddFused to show why they exist). Every
 // other expression is written by the rules. Inputs: bit 0 up, bit 1 down,
 // bit 2 left, bit 3 right.
+//
+//rollnet:simulate
 func SimulateCloud(madd func(x, y, z float64) float64) func(*Cloud, []uint8, rollnet.Frame) {
 	return func(c *Cloud, in []uint8, _ rollnet.Frame) {
 		for p := range c.Ships {
@@ -118,9 +122,9 @@ func wall(x, v *float64) int32 {
 	return 1
 }
 
-// CloudPilots steers the ships with a script of the frame number: bursts
-// of thrust that change every few dozen frames.
-func CloudPilots(_ *Cloud, f rollnet.Frame, in []uint8) {
+// Pilots steers the ships of Cloud and Swarm with a script of the frame
+// number: bursts of thrust that change every few dozen frames.
+func Pilots[S any](_ *S, f rollnet.Frame, in []uint8) {
 	for p := range in {
 		h := uint32(f/23+rollnet.Frame(p)*7) * 0x9e3779b1
 		in[p] = uint8(h>>28) & 0x0f

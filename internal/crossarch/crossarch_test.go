@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/replay"
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +15,7 @@ import (
 func cloud() Match[Cloud, uint8] {
 	return Match[Cloud, uint8]{
 		Name: "cloud", Settings: 0xc10d, Players: 2, Frames: 3600,
-		Initial: NewCloud(), Simulate: SimulateCloud(MulAdd), Inputs: CloudPilots,
+		Initial: NewCloud(), Simulate: SimulateCloud(MulAdd), Inputs: Pilots[Cloud],
 	}
 }
 
@@ -43,30 +44,86 @@ func TestCrossArchCloud(t *testing.T) {
 
 // The same cloud with x*y + z written plainly, replayed against the
 // recording of the cloud written by the rules (recorded where nothing is
-// fused): it must diverge exactly where Go fuses, which it must on
-// arm64, riscv64, ppc64le and s390x. Replaying it there with MulAdd
-// agrees (TestCrossArchCloud), so the conversion is the whole fix.
+// fused): it must diverge exactly where Go fuses. Replaying it there with
+// MulAdd agrees (TestCrossArchCloud), so the conversion is the whole fix.
 func TestCrossArchFusedDiverges(t *testing.T) {
 	m := cloud()
 	file, err := Recording(ModeFromEnv(), m)
 	require.NoError(t, err)
+	requireDivergesWhereFused(t, "fused cloud", file, m, SimulateCloud(MulAddFused))
+}
+
+// requireDivergesWhereFused replays file, recorded where nothing is fused
+// (amd64), with simulate: a build that fuses x*y + z (which it must on
+// arm64, riscv64, ppc64le and s390x) must diverge, and one that does not
+// must agree.
+func requireDivergesWhereFused[S any](t *testing.T, name string, file []byte, m Match[S, uint8], simulate func(*S, []uint8, rollnet.Frame)) {
+	t.Helper()
 	switch runtime.GOARCH {
 	case "arm64", "riscv64", "ppc64le", "s390x":
 		require.True(t, fuses(), "Go fuses x*y + z on %s", runtime.GOARCH)
 	case "386":
 		require.False(t, fuses())
 	}
-	frames, checked, err := Replay(bytes.NewReader(file), m, SimulateCloud(MulAddFused))
+	frames, checked, err := Replay(bytes.NewReader(file), m, simulate)
 	if !fuses() {
 		require.NoError(t, err, "nothing is fused on %s, so x*y + z agrees", runtime.GOARCH)
-		t.Logf("crossarch %s/%s: fused cloud: nothing fused here, %d frames agree", runtime.GOOS, runtime.GOARCH, checked)
+		t.Logf("crossarch %s/%s: %s: nothing fused here, %d frames agree", runtime.GOOS, runtime.GOARCH, name, checked)
 		return
 	}
 	var me *replay.MismatchError
 	require.True(t, errors.As(err, &me), "a fusing build must diverge: %v", err)
 	require.NotEmpty(t, me.Fields, "the recording has states: the field is named")
-	t.Logf("crossarch %s/%s: fused cloud diverged after %d frames (%d checksums agreed): %v",
-		runtime.GOOS, runtime.GOARCH, frames, checked, err)
+	t.Logf("crossarch %s/%s: %s diverged after %d frames (%d checksums agreed): %v",
+		runtime.GOOS, runtime.GOARCH, name, frames, checked, err)
+}
+
+// swarm is the fixed-point match: 320 bodies, ten seconds at 60 frames a
+// second.
+func swarm() Match[Swarm, uint8] {
+	return Match[Swarm, uint8]{
+		Name: "swarm", Settings: 0x5a4d, Players: 2, Frames: 600,
+		Initial: NewSwarm(), Simulate: SimulateSwarm, Inputs: Pilots[Swarm],
+	}
+}
+
+// swarmFloat is the same match in float64, written x*y + z.
+func swarmFloat() Match[SwarmFloat, uint8] {
+	return Match[SwarmFloat, uint8]{
+		Name: "swarmfloat", Settings: 0x5a4e, Players: 2, Frames: 600,
+		Initial: NewSwarmFloat(), Simulate: SimulateSwarmFloat, Inputs: Pilots[SwarmFloat],
+	}
+}
+
+// The swarm, written with package fixed, replays checksum for checksum
+// on every architecture: trigonometry, roots and divisions included.
+func TestCrossArchSwarm(t *testing.T) {
+	m := swarm()
+	file, err := Recording(ModeFromEnv(), m)
+	require.NoError(t, err)
+	frames, checked, err := Replay(bytes.NewReader(file), m, nil)
+	require.NoError(t, err)
+	require.Equal(t, m.Frames, frames)
+	require.Equal(t, m.Frames, checked)
+	final := m.Initial
+	in := make([]uint8, m.Players)
+	for f := range rollnet.Frame(m.Frames) {
+		m.Inputs(&final, f, in)
+		m.Simulate(&final, in, f)
+	}
+	require.NotZero(t, final.Bounces, "the motes reach the walls: the run covers the whole box")
+	t.Logf("crossarch %s/%s: swarm: %d frames replayed, %d checksums agree (recording %d bytes, %d bounces)",
+		runtime.GOOS, runtime.GOARCH, frames, checked, len(file), final.Bounces)
+}
+
+// The swarm in float64, written x*y + z (the way rollnet-vet flags),
+// replayed against its recording made where nothing is fused: it diverges
+// where Go fuses.
+func TestCrossArchSwarmFloat(t *testing.T) {
+	m := swarmFloat()
+	file, err := Recording(ModeFromEnv(), m)
+	require.NoError(t, err)
+	requireDivergesWhereFused(t, "float swarm", file, m, nil)
 }
 
 // Cloud follows the state rules.

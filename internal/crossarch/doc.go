@@ -6,8 +6,12 @@
 // float64(x*y) + z does not.
 //
 // It holds the harness (Match, Record, Replay, and the Mode the
-// environment selects) and Cloud, a float-heavy simulation written by the
-// rules. The tests beside it, and the pong demo's, run in three modes:
+// environment selects) and three simulations: Cloud, float-heavy and
+// written by the rules; Swarm, 320 bodies moved by trigonometry, roots and
+// divisions written with package fixed, which agrees bit for bit on every
+// architecture; and SwarmFloat, the same swarm in float64 written x*y + z,
+// which rollnet-vet flags and which diverges where Go fuses. The tests
+// beside it, and the pong demo's, run in three modes:
 //
 //   - by default, in one process: record, replay, and replay the fused
 //     variant against the recording of the unfused one (it must diverge

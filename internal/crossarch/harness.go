@@ -46,7 +46,7 @@ func Record[S any, I comparable](w io.Writer, m Match[S, I]) error {
 
 // Replay replays a recording of m with simulate (m.Simulate if nil) and
 // returns the frames replayed and the checksums that matched, and the
-// replay's error (a *session.ReplayMismatchError when it differs).
+// replay's error (a *replay.MismatchError when it differs).
 func Replay[S any, I comparable](r io.Reader, m Match[S, I], simulate func(*S, []I, rollnet.Frame)) (frames, checked int, err error) {
 	if simulate == nil {
 		simulate = m.Simulate

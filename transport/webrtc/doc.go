@@ -38,11 +38,14 @@
 //     to each newcomer (if both offer, the lower id wins), once no
 //     rendezvous event is waiting, so a newcomer whose leave is already
 //     queued costs no offer; Config.Accept, when set, chooses the peers to
-//     connect to. Local ICE candidates are sent in bundles (a JSON array,
-//     one message when gathering completes or 50 ms after the first
-//     candidate; a single candidate object, as browsers send, is accepted
-//     too), and remote ones are buffered (Config.MaxPendingCandidates)
-//     until the remote description is set. ICE servers come from Config.ICEServers or
+//     connect to. Local ICE candidates are sent after the offer or answer,
+//     in bundles (a JSON array, one message when gathering completes or
+//     50 ms after the first candidate) to a peer that takes them
+//     (CandidateArrays: signaling's protocol version 2), and one a message
+//     to any other (a browser page of version 1); a single candidate
+//     object, as browsers send, is accepted as well as an array, and remote
+//     ones are buffered (Config.MaxPendingCandidates) until the remote
+//     description is set. ICE servers come from Config.ICEServers or
 //     else from the Signaler. A peer that leaves the rendezvous before its
 //     channel opens is gone; one whose channel is open stays (the data
 //     channel outlives the rendezvous; ICE reports a real departure).

@@ -237,6 +237,7 @@ func (t *Transport) offer(id transport.Peer) {
 		return
 	}
 	t.signal(id, Signal{Kind: SignalOffer, Payload: payload})
+	t.described(p)
 }
 
 func parseDescription(payload []byte, want pion.SDPType) (pion.SessionDescription, error) {
@@ -311,6 +312,20 @@ func (t *Transport) answer(id transport.Peer, payload []byte) {
 		return
 	}
 	t.signal(id, Signal{Kind: SignalAnswer, Payload: payload})
+	t.described(p)
+}
+
+// described records that p's offer or answer has been sent, and sends the
+// candidates gathered meanwhile.
+func (t *Transport) described(p *peer) {
+	t.mu.Lock()
+	p.described = true
+	waits := p.flushWaits
+	p.flushWaits = false
+	t.mu.Unlock()
+	if waits {
+		t.flushCandidates(p)
+	}
 }
 
 func (t *Transport) receiveAnswer(id transport.Peer, payload []byte) {
@@ -403,7 +418,8 @@ const candidateBundleDelay = 50 * time.Millisecond
 // bundleCandidate collects p's local candidates and sends them as one
 // signal when gathering completes (c == nil) or candidateBundleDelay after
 // the first unsent one: a join costs the offerer an offer and about one
-// candidate message, not one message per candidate.
+// candidate message, not one message per candidate (to a peer that takes
+// arrays: see CandidateArrays).
 func (t *Transport) bundleCandidate(p *peer, c *pion.ICECandidateInit) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -436,11 +452,29 @@ func (t *Transport) bundleCandidate(p *peer, c *pion.ICECandidateInit) {
 // is gone.
 func (t *Transport) flushCandidates(p *peer) {
 	t.mu.Lock()
+	if !p.described {
+		p.bundleTimer, p.flushWaits = nil, true // sent after the description
+		t.mu.Unlock()
+		return
+	}
 	bundle := p.bundle
 	p.bundle, p.bundleTimer = nil, nil
 	gone := t.closed || p.gone != nil
 	t.mu.Unlock()
 	if gone || len(bundle) == 0 {
+		return
+	}
+	if ca, ok := t.sig.(CandidateArrays); ok && !ca.TakesCandidateArrays(string(p.id)) {
+		// A peer of signaling's version 1 (a page that hands each signal
+		// to addIceCandidate as it comes) takes one candidate a signal.
+		for _, c := range bundle {
+			payload, err := json.Marshal(c)
+			if err != nil {
+				t.c.signalErrors.Add(1)
+				return
+			}
+			t.signal(p.id, Signal{Kind: SignalCandidate, Payload: payload})
+		}
 		return
 	}
 	payload, err := json.Marshal(bundle)

@@ -27,6 +27,17 @@ type Signaler interface {
 	Send(ctx context.Context, to string, s Signal) error
 }
 
+// CandidateArrays is implemented by a Signaler that knows which peers take
+// a candidate signal holding an array of candidates (signaling's protocol
+// version 2; SignalingAdapter implements it). The Transport sends a peer
+// for which it reports false one candidate per signal, the
+// RTCIceCandidateInit a browser's onicecandidate gives, as version 1 of the
+// protocol carries them. With a Signaler that does not implement it, every
+// peer is sent arrays.
+type CandidateArrays interface {
+	TakesCandidateArrays(peer string) bool
+}
+
 // SignalKind is the kind of a negotiation message.
 type SignalKind uint8
 
@@ -51,7 +62,8 @@ func (k SignalKind) String() string {
 
 // Signal is one negotiation message. Payload is the JSON of a
 // pion SessionDescription (offer, answer), or of an ICECandidateInit or an
-// array of them (candidate: a Transport sends arrays, and takes either).
+// array of them (candidate: a Transport takes either, and sends arrays to
+// the peers that take them, see CandidateArrays).
 type Signal struct {
 	Kind    SignalKind
 	Payload []byte

@@ -20,7 +20,10 @@ type SignalingAdapter struct {
 	once sync.Once
 }
 
-var _ Signaler = (*SignalingAdapter)(nil)
+var (
+	_ Signaler        = (*SignalingAdapter)(nil)
+	_ CandidateArrays = (*SignalingAdapter)(nil)
+)
 
 // NewSignalingAdapter wraps c. Close the adapter (which closes c) after the
 // Transport that uses it.
@@ -90,6 +93,13 @@ func (a *SignalingAdapter) Events() <-chan SignalEvent { return a.evs }
 
 // Err is why the client's connection ended (nil while it is up).
 func (a *SignalingAdapter) Err() error { return a.c.Err() }
+
+// TakesCandidateArrays reports whether peer speaks signaling's protocol
+// version 2, whose candidate signal may hold an array of candidates; a
+// peer of version 1 (or one that left) is sent one a signal.
+func (a *SignalingAdapter) TakesCandidateArrays(peer string) bool {
+	return a.c.PeerProtocol(peer) >= 2
+}
 
 // Client is the wrapped client.
 func (a *SignalingAdapter) Client() *signaling.Client { return a.c }

@@ -142,9 +142,14 @@ type peer struct {
 	gone        error
 	interrupted bool
 
-	// Guarded by Transport.mu: local candidates not sent yet.
+	// Guarded by Transport.mu: local candidates not sent yet, and whether
+	// the offer or answer has been (candidates never overtake it: a
+	// browser's addIceCandidate refuses one before the remote
+	// description), and a flush waits for it.
 	bundle      []pion.ICECandidateInit
 	bundleTimer *time.Timer
+	described   bool
+	flushWaits  bool
 
 	// Touched by the signal loop only.
 	remoteSet bool

@@ -41,6 +41,8 @@ type limits struct {
 	inputAhead, packets, joins int
 	grace, timeout             time.Duration
 	maxPeers                   int
+	joinTimeout                time.Duration
+	perAddress, budget         int
 }
 
 type options struct {
@@ -68,6 +70,9 @@ func parse(name string, args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.lim.maxPeers, "max-peers", 0, "WebRTC peers known at once (0: twice the game's clients plus 4)")
 	fs.DurationVar(&o.lim.grace, "grace", 20*time.Second, "how long an away client's slots and resume token are kept")
 	fs.DurationVar(&o.lim.timeout, "timeout", 5*time.Second, "silence after which a client is away")
+	fs.DurationVar(&o.lim.joinTimeout, "join-timeout", 5*time.Second, "how long a new client may go without a valid input before its slot is freed")
+	fs.IntVar(&o.lim.perAddress, "max-clients-per-address", 4, "clients one address may hold")
+	fs.IntVar(&o.lim.budget, "client-budget", authority.ClientBudgetDefault, "bytes a second of states and repairs one client may be sent")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON instead of text")
 	fs.Usage = func() {
@@ -87,6 +92,8 @@ func parse(name string, args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("%w: -frames, -stats-every and -grace must be >= 0, -timeout > 0", ErrUsage)
 	case o.lim.packets < 1 || o.lim.joins < 1 || o.lim.maxPeers < 0:
 		return o, fmt.Errorf("%w: -max-packets-per-tick and -max-joins-per-tick must be >= 1, -max-peers >= 0", ErrUsage)
+	case o.lim.joinTimeout <= 0 || o.lim.perAddress < 1 || o.lim.budget < 1:
+		return o, fmt.Errorf("%w: -join-timeout must be > 0, -max-clients-per-address and -client-budget >= 1", ErrUsage)
 	case o.room == "":
 		return o, fmt.Errorf("%w: -room is empty", ErrUsage)
 	}

@@ -107,6 +107,8 @@ func (s *State) serve() {
 
 // Simulate is Step in the shape a session takes: one frame, the inputs of
 // players 0 and 1.
+//
+//rollnet:simulate
 func Simulate(s *State, in []Input, _ rollnet.Frame) { Step(s, [2]Input{in[0], in[1]}) }
 
 // Step advances the game by one frame with both players' inputs. It is

@@ -1,3 +1,5 @@
+//go:build !js
+
 // Command rollnet-signal runs rollnet's signaling server: WebSocket rooms
 // at /room/NAME and /room?next=N, the protocol version and health as JSON
 // on GET /, and "ok" on /healthz.

@@ -1,0 +1,584 @@
+package simvet
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Analyzer is the determinism check. See the package doc for its rules.
+var Analyzer = &analysis.Analyzer{
+	Name: "rollnetvet",
+	Doc: `report code that can make a rollback simulation non-deterministic
+
+The simulation is every function passed as the simulate argument of a
+rollnet session, authority host or client, spectator, replayer or sync test,
+every function marked //rollnet:simulate, and everything they call within the
+module. In them it reports map ranges, the wall clock, the environment, files
+and the network, global random numbers, goroutines, channels and select, float
+multiply-adds Go may fuse into one FMA, package-level state, unsafe, reflect
+and calls through interfaces; and it checks the state type of every
+constructor like the ring does at run time. A //rollnet:ok comment with a
+reason silences a finding on its line or the next one, or in the function
+whose doc comment holds it.`,
+	URL:       "https://pkg.go.dev/github.com/rollnet/rollnet/cmd/rollnet-vet/simvet",
+	Run:       run,
+	FactTypes: []analysis.Fact{new(hazardsFact), new(simulateFact), new(writtenFact), new(productFact)},
+}
+
+// ignoreOK is the -ignore-ok flag: report what //rollnet:ok comments
+// silence, to audit them.
+var ignoreOK bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&ignoreOK, "ignore-ok", false, "also report the findings //rollnet:ok comments silence (to audit them)")
+}
+
+// maxCarried is how many findings a function's fact carries to the
+// packages that import it; the rest are counted.
+const maxCarried = 8
+
+// hazardsFact is on every function of the module whose body, or anything
+// it calls, has a finding: what a package that reaches it reports at the
+// call.
+type hazardsFact struct {
+	Findings []Carried
+	More     bool // there are findings beyond Findings, not carried
+}
+
+// Carried is a finding carried in a fact: where it is (a module-relative
+// file:line:col) and what it says.
+type Carried struct{ Where, Message string }
+
+// simulateFact marks a function declared with //rollnet:simulate (its
+// own package reports its findings at their lines).
+type simulateFact struct{ Marked bool }
+
+// writtenFact marks a package-level variable that its package writes
+// outside init.
+type writtenFact struct{ Written bool }
+
+// productFact marks a function that returns an unconverted float product:
+// once inlined, an add of its result may be fused.
+type productFact struct{ Product bool }
+
+func (*hazardsFact) AFact()  {}
+func (*simulateFact) AFact() {}
+func (*writtenFact) AFact()  {}
+func (*productFact) AFact()  {}
+
+func (f *hazardsFact) String() string {
+	if f.More {
+		return fmt.Sprintf("hazards %d+", len(f.Findings))
+	}
+	return fmt.Sprintf("hazards %d", len(f.Findings))
+}
+func (*simulateFact) String() string { return "simulate" }
+func (*writtenFact) String() string  { return "written" }
+func (*productFact) String() string  { return "product" }
+
+// finding is one report in this package.
+type finding struct {
+	pos      token.Pos
+	category string
+	message  string
+	fixes    []analysis.SuggestedFix
+}
+
+// ref is a function a body references (calls or takes as a value).
+type ref struct {
+	fn  *types.Func
+	pos token.Pos
+}
+
+// unit is what scanning one body found.
+type unit struct {
+	findings []finding
+	refs     []ref
+}
+
+// checker holds one pass's indexes.
+type checker struct {
+	pass     *analysis.Pass
+	modPath  string
+	decls    map[*types.Func]*ast.FuncDecl
+	units    map[ast.Node]*unit        // scanned bodies, by *ast.FuncDecl or *ast.FuncLit
+	assigned map[*types.Var][]ast.Expr // every value assigned to a variable
+	written  map[*types.Var]bool       // package-level variables written here outside init
+	products map[*types.Func]bool      // local functions returning an unconverted float product
+	marked   map[*types.Func]bool      // local functions marked //rollnet:simulate
+	sup      *suppressions
+	reported map[string]bool // position+message already reported
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	c := &checker{
+		pass:     pass,
+		decls:    map[*types.Func]*ast.FuncDecl{},
+		units:    map[ast.Node]*unit{},
+		assigned: map[*types.Var][]ast.Expr{},
+		written:  map[*types.Var]bool{},
+		products: map[*types.Func]bool{},
+		marked:   map[*types.Func]bool{},
+		reported: map[string]bool{},
+	}
+	if pass.Module != nil {
+		c.modPath = pass.Module.Path
+	}
+	if c.modPath == "" && isStd(pass.Pkg.Path()) {
+		return nil, nil // the standard library is judged by the deny lists
+	}
+	c.sup = parseSuppressions(pass)
+	for _, d := range c.sup.bad {
+		c.report(finding{pos: d, category: "directive", message: "//rollnet:ok needs a reason: //rollnet:ok why this is deterministic"})
+	}
+	c.index()
+	c.exportFacts()
+	c.findRoots()
+	return nil, nil
+}
+
+// isStd reports whether path looks like a standard library package (its
+// first element has no dot).
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// inModule reports whether pkg belongs to the module being checked (any
+// non-standard package when the module is unknown).
+func (c *checker) inModule(pkg *types.Package) bool {
+	if pkg == nil {
+		return false
+	}
+	p := pkg.Path()
+	if c.modPath == "" {
+		return !isStd(p)
+	}
+	return p == c.modPath || strings.HasPrefix(p, c.modPath+"/")
+}
+
+// index records the package's function declarations, its directives, what
+// every variable is assigned, which package-level variables are written,
+// and which functions return a float product.
+func (c *checker) index() {
+	info := c.pass.TypesInfo
+	for _, f := range c.pass.Files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			fn, _ := info.Defs[fd.Name].(*types.Func)
+			if fn == nil {
+				continue
+			}
+			c.decls[fn] = fd
+			if hasDirective(fd.Doc, simulateDirective) {
+				c.marked[fn] = true
+			}
+			if fd.Body != nil && returnsProduct(info, fd) {
+				c.products[fn] = true
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if n.Recv == nil && n.Name.Name == "init" {
+					c.indexAssigns(n, false)
+					return false
+				}
+			case *ast.AssignStmt, *ast.IncDecStmt, *ast.ValueSpec, *ast.RangeStmt:
+				c.indexAssigns(n, true)
+			}
+			return true
+		})
+	}
+}
+
+// indexAssigns records n's assignments; writes of package-level variables
+// count only when global is set (not in init).
+func (c *checker) indexAssigns(n ast.Node, global bool) {
+	info := c.pass.TypesInfo
+	mark := func(lhs ast.Expr) {
+		if !global {
+			return
+		}
+		if v := packageVar(info, rootIdent(info, lhs)); v != nil {
+			c.written[v] = true
+		}
+	}
+	switch n := n.(type) {
+	case *ast.FuncDecl:
+		// init: only the assignments to locals matter.
+		ast.Inspect(n, func(m ast.Node) bool {
+			if m != n {
+				switch m.(type) {
+				case *ast.AssignStmt, *ast.ValueSpec:
+					c.indexAssigns(m, false)
+				}
+			}
+			return true
+		})
+	case *ast.AssignStmt:
+		for i, lhs := range n.Lhs {
+			if n.Tok != token.DEFINE {
+				mark(lhs)
+			}
+			if id, ok := lhs.(*ast.Ident); ok && len(n.Lhs) == len(n.Rhs) {
+				if v, ok := info.ObjectOf(id).(*types.Var); ok {
+					c.assigned[v] = append(c.assigned[v], n.Rhs[i])
+				}
+			}
+		}
+	case *ast.IncDecStmt:
+		mark(n.X)
+	case *ast.RangeStmt:
+		if n.Tok == token.ASSIGN {
+			if n.Key != nil {
+				mark(n.Key)
+			}
+			if n.Value != nil {
+				mark(n.Value)
+			}
+		}
+	case *ast.ValueSpec:
+		for i, id := range n.Names {
+			if v, ok := info.Defs[id].(*types.Var); ok && i < len(n.Values) && len(n.Names) == len(n.Values) {
+				c.assigned[v] = append(c.assigned[v], n.Values[i])
+			}
+		}
+	}
+}
+
+// exportFacts exports the facts of this package's functions and variables.
+func (c *checker) exportFacts() {
+	for v := range c.written {
+		if v.Pkg() == c.pass.Pkg {
+			c.pass.ExportObjectFact(v, &writtenFact{Written: true})
+		}
+	}
+	for fn := range c.products {
+		c.pass.ExportObjectFact(fn, &productFact{Product: true})
+	}
+	for fn := range c.marked {
+		c.pass.ExportObjectFact(fn, &simulateFact{Marked: true})
+	}
+	// Every function's findings and those of everything it reaches,
+	// to a fixed point over the package's call graph.
+	carried := map[*types.Func]*hazardsFact{}
+	fns := make([]*types.Func, 0, len(c.decls))
+	for fn, d := range c.decls {
+		if d.Recv == nil && d.Name.Name == "init" {
+			continue // nothing can call it
+		}
+		fns = append(fns, fn)
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].Pos() < fns[j].Pos() })
+	for _, fn := range fns {
+		h := &hazardsFact{}
+		for _, f := range c.scan(c.decls[fn]).findings {
+			if !c.sup.covers(c.pass.Fset, f.pos) {
+				h.add(Carried{Where: c.where(f.pos), Message: f.message})
+			}
+		}
+		carried[fn] = h
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range fns {
+			h := carried[fn]
+			before, more := len(h.Findings), h.More
+			for _, r := range c.scan(c.decls[fn]).refs {
+				var from *hazardsFact
+				if local, ok := carried[r.fn]; ok {
+					from = local
+				} else if c.inModule(r.fn.Pkg()) && r.fn.Pkg() != c.pass.Pkg {
+					from = new(hazardsFact)
+					if !c.pass.ImportObjectFact(r.fn, from) {
+						continue
+					}
+				} else {
+					continue
+				}
+				if from == h {
+					continue
+				}
+				for _, f := range from.Findings {
+					h.add(f)
+				}
+				h.More = h.More || from.More
+			}
+			if len(h.Findings) != before || h.More != more {
+				changed = true
+			}
+		}
+	}
+	for _, fn := range fns {
+		if h := carried[fn]; len(h.Findings) > 0 {
+			c.pass.ExportObjectFact(fn, h)
+		}
+	}
+}
+
+// add adds f unless it is there; past maxCarried it sets More. Both
+// only grow, so the fixed point ends.
+func (h *hazardsFact) add(f Carried) {
+	for _, g := range h.Findings {
+		if g == f {
+			return
+		}
+	}
+	if len(h.Findings) < maxCarried {
+		h.Findings = append(h.Findings, f)
+		return
+	}
+	h.More = true
+}
+
+// where renders pos as a module-relative file:line:col.
+func (c *checker) where(pos token.Pos) string {
+	p := c.pass.Fset.Position(pos)
+	dir := strings.TrimSuffix(c.pass.Pkg.Path(), "_test")
+	if c.modPath != "" {
+		dir = strings.TrimPrefix(strings.TrimPrefix(dir, c.modPath), "/")
+	}
+	file := filepath.Base(p.Filename)
+	if dir != "" {
+		file = dir + "/" + file
+	}
+	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Column)
+}
+
+// report reports f once, unless a //rollnet:ok covers it.
+func (c *checker) report(f finding) {
+	key := fmt.Sprintf("%d %s", f.pos, f.message)
+	if c.reported[key] || (f.category != "directive" && c.sup.covers(c.pass.Fset, f.pos)) {
+		return
+	}
+	c.reported[key] = true
+	c.pass.Report(analysis.Diagnostic{Pos: f.pos, Category: f.category, Message: f.message, SuggestedFixes: f.fixes})
+}
+
+// findRoots finds the simulations this package names (functions marked
+// //rollnet:simulate, simulate arguments of the constructors, function
+// values given to a marked function) and reports what they reach. It also
+// checks the state type of every constructor call.
+func (c *checker) findRoots() {
+	info := c.pass.TypesInfo
+	var roots []ast.Node // *ast.FuncLit, or *ast.FuncDecl of a local function
+	var remote []ref     // functions of other packages of the module
+	seenExpr := map[ast.Expr]bool{}
+	var addExpr func(e ast.Expr)
+	addExpr = func(e ast.Expr) {
+		if seenExpr[e] {
+			return
+		}
+		seenExpr[e] = true
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				roots = append(roots, n)
+				return false
+			case *ast.Ident:
+				switch obj := info.Uses[n].(type) {
+				case *types.Func:
+					fn := obj.Origin()
+					if d, ok := c.decls[fn]; ok {
+						roots = append(roots, d)
+					} else if c.inModule(fn.Pkg()) {
+						remote = append(remote, ref{fn: fn, pos: n.Pos()})
+					}
+				case *types.Var:
+					for _, v := range c.assigned[obj] {
+						addExpr(v)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for fn := range c.marked {
+		roots = append(roots, c.decls[fn])
+	}
+	for _, f := range c.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			id := calleeIdent(call.Fun)
+			if id == nil {
+				return true
+			}
+			fn, ok := info.Uses[id].(*types.Func)
+			if !ok {
+				return true
+			}
+			fn = fn.Origin()
+			if fn.Pkg() == nil {
+				return true
+			}
+			if ctor, ok := constructorOf(fn.Pkg().Path(), fn.Name()); ok && fn.Signature().Recv() == nil {
+				if inst, ok := info.Instances[id]; ok && ctor.State < inst.TypeArgs.Len() {
+					c.checkState(call, inst.TypeArgs.At(ctor.State))
+				}
+				if ctor.Simulate >= 0 && ctor.Simulate < len(call.Args) {
+					addExpr(call.Args[ctor.Simulate])
+				}
+				return true
+			}
+			if c.isMarked(fn) {
+				for _, a := range call.Args {
+					if _, ok := info.TypeOf(a).Underlying().(*types.Signature); ok {
+						addExpr(a)
+					}
+				}
+			}
+			return true
+		})
+	}
+	c.reach(roots, remote)
+}
+
+// isMarked reports whether fn is marked //rollnet:simulate, here or in
+// its own package.
+func (c *checker) isMarked(fn *types.Func) bool {
+	if c.marked[fn] {
+		return true
+	}
+	return fn.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(fn, new(simulateFact))
+}
+
+// reach reports the findings of every body reachable from roots, and, at
+// the reference, those carried by the facts of other packages' functions.
+func (c *checker) reach(roots []ast.Node, remote []ref) {
+	seen := map[ast.Node]bool{}
+	work := append([]ast.Node(nil), roots...)
+	for len(work) > 0 {
+		n := work[len(work)-1]
+		work = work[:len(work)-1]
+		if n == nil || seen[n] {
+			continue
+		}
+		seen[n] = true
+		u := c.scan(n)
+		for _, f := range u.findings {
+			c.report(f)
+		}
+		for _, r := range u.refs {
+			if d, ok := c.decls[r.fn]; ok {
+				work = append(work, d)
+			} else if c.inModule(r.fn.Pkg()) {
+				remote = append(remote, r)
+			}
+		}
+	}
+	carriedSeen := map[Carried]bool{}
+	for _, r := range remote {
+		if r.fn.Pkg() == c.pass.Pkg || c.isMarked(r.fn) {
+			continue // reported at their lines by their own package
+		}
+		var h hazardsFact
+		if !c.pass.ImportObjectFact(r.fn, &h) {
+			continue
+		}
+		name := r.fn.Pkg().Name() + "." + r.fn.Name()
+		if recv := r.fn.Signature().Recv(); recv != nil {
+			name = r.fn.Pkg().Name() + "." + recvName(recv.Type()) + "." + r.fn.Name()
+		}
+		for _, f := range h.Findings {
+			if carriedSeen[f] {
+				continue
+			}
+			carriedSeen[f] = true
+			c.report(finding{pos: r.pos, category: "reached", message: fmt.Sprintf("%s: %s (reached through %s)", f.Where, f.Message, name)})
+		}
+		if h.More {
+			c.report(finding{pos: r.pos, category: "reached", message: fmt.Sprintf("%s reaches more findings than these: mark it //rollnet:simulate to see each at its line", name)})
+		}
+	}
+}
+
+// recvName names a method's receiver type without its package.
+func recvName(t types.Type) string {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := t.(*types.Named); ok {
+		return n.Obj().Name()
+	}
+	return types.TypeString(t, func(*types.Package) string { return "" })
+}
+
+// calleeIdent returns the identifier naming a call's function: f, pkg.f,
+// x.m, f[T], pkg.f[T, U].
+func calleeIdent(fun ast.Expr) *ast.Ident {
+	for {
+		switch f := fun.(type) {
+		case *ast.ParenExpr:
+			fun = f.X
+		case *ast.IndexExpr:
+			fun = f.X
+		case *ast.IndexListExpr:
+			fun = f.X
+		case *ast.Ident:
+			return f
+		case *ast.SelectorExpr:
+			return f.Sel
+		default:
+			return nil
+		}
+	}
+}
+
+// rootIdent returns the variable an assignment's left side writes into:
+// v for v, v.f, v[i], *v, pkg.v.f.
+func rootIdent(info *types.Info, e ast.Expr) *ast.Ident {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			return nil // *p writes through a pointer: p itself is only read
+		case *ast.SelectorExpr:
+			if id, ok := x.X.(*ast.Ident); ok {
+				if _, ok := info.Uses[id].(*types.PkgName); ok {
+					return x.Sel
+				}
+			}
+			if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+				if _, ptr := sel.Recv().Underlying().(*types.Pointer); ptr {
+					// p.f writes through a pointer: the variable p itself
+					// is only read.
+					return nil
+				}
+			}
+			e = x.X
+		case *ast.Ident:
+			return x
+		default:
+			return nil
+		}
+	}
+}
+
+// packageVar returns id's object if it is a package-level variable.
+func packageVar(info *types.Info, id *ast.Ident) *types.Var {
+	if id == nil {
+		return nil
+	}
+	v, ok := info.ObjectOf(id).(*types.Var)
+	if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+		return nil
+	}
+	return v
+}

@@ -1,0 +1,479 @@
+package simvet
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// scanner walks one body, collecting its findings and the functions it
+// references.
+type scanner struct {
+	c        *checker
+	u        *unit
+	writes   map[*ast.Ident]bool     // identifiers on the written side of an assignment
+	products map[*types.Var]ast.Expr // locals assigned an unconverted float product
+}
+
+// scan returns what n (a *ast.FuncDecl or *ast.FuncLit) holds, scanning
+// it once.
+func (c *checker) scan(n ast.Node) *unit {
+	if u, ok := c.units[n]; ok {
+		return u
+	}
+	u := &unit{}
+	c.units[n] = u
+	var body *ast.BlockStmt
+	switch n := n.(type) {
+	case *ast.FuncDecl:
+		body = n.Body
+	case *ast.FuncLit:
+		body = n.Body
+	}
+	if body == nil {
+		return u
+	}
+	s := &scanner{c: c, u: u, writes: map[*ast.Ident]bool{}, products: map[*types.Var]ast.Expr{}}
+	s.prepare(body)
+	ast.Inspect(body, s.visit)
+	return u
+}
+
+func (s *scanner) add(pos token.Pos, category, format string, args ...any) {
+	s.u.findings = append(s.u.findings, finding{pos: pos, category: category, message: fmt.Sprintf(format, args...)})
+}
+
+// prepare finds the written identifiers and the locals holding a product.
+func (s *scanner) prepare(body *ast.BlockStmt) {
+	info := s.c.pass.TypesInfo
+	write := func(e ast.Expr) {
+		if id := rootIdent(info, e); id != nil {
+			s.writes[id] = true
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				if n.Tok != token.DEFINE {
+					write(lhs)
+				}
+				if n.Tok != token.DEFINE && n.Tok != token.ASSIGN || len(n.Lhs) != len(n.Rhs) {
+					continue
+				}
+				if v := localVar(info, lhs); v != nil {
+					if m, _ := s.c.directProduct(n.Rhs[i]); m != nil {
+						s.products[v] = n.Rhs[i]
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if len(n.Values) == len(n.Names) {
+					if v := localVar(info, id); v != nil {
+						if m, _ := s.c.directProduct(n.Values[i]); m != nil {
+							s.products[v] = n.Values[i]
+						}
+					}
+				}
+			}
+		case *ast.IncDecStmt:
+			write(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				if n.Key != nil {
+					write(n.Key)
+				}
+				if n.Value != nil {
+					write(n.Value)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// localVar returns e's variable if e names a local one.
+func localVar(info *types.Info, e ast.Expr) *types.Var {
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := info.ObjectOf(id).(*types.Var)
+	if !ok || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+		return nil
+	}
+	return v
+}
+
+func (s *scanner) visit(n ast.Node) bool {
+	info := s.c.pass.TypesInfo
+	switch n := n.(type) {
+	case *ast.RangeStmt:
+		switch coreType(info.TypeOf(n.X)).(type) {
+		case *types.Map:
+			s.add(n.X.Pos(), "maprange", "range over map %s: its order is random on every range, so peers and re-simulations differ; range over a sorted slice of its keys", short(n.X))
+		case *types.Chan:
+			s.add(n.X.Pos(), "concurrency", "range over channel %s: what arrives, and when, is not part of the state", short(n.X))
+		}
+		if call, ok := n.X.(*ast.CallExpr); ok {
+			if fn := calleeFunc(info, call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "maps" {
+				s.add(n.X.Pos(), "maprange", "range over %s: a map's order is random on every range; range over slices.Sorted(%s)", short(n.X), short(n.X))
+			}
+		}
+	case *ast.GoStmt:
+		s.add(n.Go, "concurrency", "go statement: a goroutine's scheduling is not part of the state, and a rollback cannot undo it")
+	case *ast.SelectStmt:
+		s.add(n.Select, "concurrency", "select: which ready case runs is random")
+	case *ast.SendStmt:
+		s.add(n.Arrow, "concurrency", "send on channel %s: a channel's contents are not part of the state, and a rollback cannot undo a send", short(n.Chan))
+	case *ast.UnaryExpr:
+		if n.Op == token.ARROW {
+			s.add(n.OpPos, "concurrency", "receive from channel %s: what arrives, and when, is not part of the state", short(n.X))
+		}
+	case *ast.CallExpr:
+		s.call(n)
+	case *ast.SelectorExpr:
+		if id, ok := n.X.(*ast.Ident); ok {
+			if pn, ok := info.Uses[id].(*types.PkgName); ok {
+				switch pn.Imported().Path() {
+				case "unsafe":
+					switch n.Sel.Name {
+					case "Sizeof", "Alignof", "Offsetof":
+					default:
+						s.add(n.Pos(), "unsafe", "warning: unsafe.%s: memory the analyzer cannot follow; keep unsafe out of the simulation or justify it with //rollnet:ok", n.Sel.Name)
+					}
+				case "reflect":
+					s.add(n.Pos(), "reflect", "warning: reflect.%s: reflection reaches values the analyzer cannot follow (and map order through MapRange); keep it out of the simulation or justify it with //rollnet:ok", n.Sel.Name)
+				}
+			}
+		}
+	case *ast.Ident:
+		s.ident(n)
+	case *ast.BinaryExpr:
+		if (n.Op == token.ADD || n.Op == token.SUB) && isFloat(info.TypeOf(n)) && info.Types[n].Value == nil {
+			s.fma(n, n.X, n.Y)
+		}
+	case *ast.AssignStmt:
+		if (n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN) && len(n.Lhs) == 1 && isFloat(info.TypeOf(n.Lhs[0])) {
+			s.fma(n, n.Rhs[0])
+		}
+	}
+	return true
+}
+
+// call checks builtin close and calls through an interface.
+func (s *scanner) call(call *ast.CallExpr) {
+	info := s.c.pass.TypesInfo
+	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+		if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "close" {
+			s.add(call.Pos(), "concurrency", "close of channel %s: channels are not part of the state", short(call.Args[0]))
+		}
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	selection, ok := info.Selections[sel]
+	if !ok || selection.Kind() != types.MethodVal {
+		return
+	}
+	recv := selection.Recv()
+	if _, ok := recv.(*types.TypeParam); ok {
+		return // instantiated statically
+	}
+	if types.IsInterface(recv) {
+		s.add(sel.Sel.Pos(), "dynamic", "warning: call of %s through interface %s: its dynamic target cannot be checked; call a concrete type or mark the implementations //rollnet:simulate",
+			sel.Sel.Name, types.TypeString(recv, types.RelativeTo(s.c.pass.Pkg)))
+	}
+}
+
+// ident checks a use of a function or a package-level variable.
+func (s *scanner) ident(id *ast.Ident) {
+	info := s.c.pass.TypesInfo
+	switch obj := info.Uses[id].(type) {
+	case *types.Func:
+		fn := obj.Origin()
+		if fn.Pkg() == nil {
+			return
+		}
+		if cat, msg := denied(fn); cat != "" {
+			s.add(id.Pos(), cat, "%s", msg)
+			return
+		}
+		if s.c.inModule(fn.Pkg()) {
+			s.u.refs = append(s.u.refs, ref{fn: fn, pos: id.Pos()})
+		}
+	case *types.Var:
+		if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() {
+			return
+		}
+		name := obj.Name()
+		if obj.Pkg() != s.c.pass.Pkg {
+			name = obj.Pkg().Name() + "." + name
+			if ioPackage(obj.Pkg().Path()) {
+				s.add(id.Pos(), "io", "%s: the process's environment, files and network differ between peers", name)
+				return
+			}
+		}
+		if s.writes[id] {
+			s.add(id.Pos(), "global", "write to package-level variable %s: it is not rolled back with the state; keep it in the state", name)
+			return
+		}
+		if s.c.isWritten(obj) {
+			s.add(id.Pos(), "global", "read of package-level variable %s, which is written outside init: it is not rolled back with the state; keep it in the state", name)
+		}
+	}
+}
+
+// isWritten reports whether v is written outside init, here or (by its
+// fact) in its own package.
+func (c *checker) isWritten(v *types.Var) bool {
+	if c.written[v] {
+		return true
+	}
+	return v.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(v, new(writtenFact))
+}
+
+// fma reports an operand of an add or subtract (op) that is a float
+// product Go may fuse with it.
+func (s *scanner) fma(op ast.Node, operands ...ast.Expr) {
+	info := s.c.pass.TypesInfo
+	for _, e := range operands {
+		if m, fix := s.c.directProduct(e); m != nil {
+			t := typeName(s.c.pass, info.TypeOf(m))
+			s.u.findings = append(s.u.findings, finding{
+				pos: m.Pos(), category: "fma",
+				message: fmt.Sprintf("float multiply %s feeds an add or subtract: Go may fuse them into one FMA on arm64, ppc64le, s390x and riscv64 (one rounding instead of two); write %s(%s)",
+					short(m), t, short(m)),
+				fixes: []analysis.SuggestedFix{{Message: "convert the product to " + t + " (rounds it, so it is not fused)", TextEdits: fix(t)}},
+			})
+			continue
+		}
+		inner := stripSigns(e)
+		if v := localVar(info, inner); v != nil {
+			if rhs, ok := s.products[v]; ok {
+				m, fix := s.c.directProduct(rhs)
+				t := typeName(s.c.pass, info.TypeOf(m))
+				s.u.findings = append(s.u.findings, finding{
+					pos: inner.Pos(), category: "fma",
+					message: fmt.Sprintf("%s holds the float product %s and feeds an add or subtract: Go may fuse them into one FMA on arm64, ppc64le, s390x and riscv64, across statements; assign %s(%s)",
+						v.Name(), short(m), t, short(m)),
+					fixes: []analysis.SuggestedFix{{Message: "convert the product to " + t + " where it is assigned", TextEdits: fix(t)}},
+				})
+				continue
+			}
+		}
+		if call, ok := inner.(*ast.CallExpr); ok {
+			if fn := calleeFunc(info, call); fn != nil && s.c.returnsProduct(fn) {
+				s.add(call.Pos(), "fma", "%s returns an unconverted float product and its result feeds an add or subtract: once inlined Go may fuse them into one FMA on arm64, ppc64le, s390x and riscv64; return %s(...) in %s",
+					fn.Name(), typeName(s.c.pass, info.TypeOf(call)), fn.Name())
+			}
+		}
+	}
+	_ = op
+}
+
+// returnsProduct reports whether fn returns an unconverted float product.
+func (c *checker) returnsProduct(fn *types.Func) bool {
+	fn = fn.Origin()
+	if c.products[fn] {
+		return true
+	}
+	return fn.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(fn, new(productFact))
+}
+
+// stripSigns removes parentheses and unary + and - around e.
+func stripSigns(e ast.Expr) ast.Expr {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			if x.Op != token.ADD && x.Op != token.SUB {
+				return e
+			}
+			e = x.X
+		default:
+			return e
+		}
+	}
+}
+
+// directProduct returns the float multiply e is (under parentheses and
+// signs), if it is one and not a constant, and the edits that convert it
+// to a named type.
+func (c *checker) directProduct(e ast.Expr) (ast.Expr, func(t string) []analysis.TextEdit) {
+	info := c.pass.TypesInfo
+	inner := stripSigns(e)
+	m, ok := inner.(*ast.BinaryExpr)
+	if !ok || m.Op != token.MUL || !isFloat(info.TypeOf(m)) || info.Types[m].Value != nil {
+		return nil, nil
+	}
+	// (x*y) becomes float64(x*y); x*y becomes float64(x*y).
+	wrapped := ast.Expr(m)
+	if p, ok := e.(*ast.ParenExpr); ok && p.X == m {
+		return m, func(t string) []analysis.TextEdit {
+			return []analysis.TextEdit{{Pos: p.Pos(), End: p.Pos(), NewText: []byte(t)}}
+		}
+	}
+	return m, func(t string) []analysis.TextEdit {
+		return []analysis.TextEdit{
+			{Pos: wrapped.Pos(), End: wrapped.Pos(), NewText: []byte(t + "(")},
+			{Pos: wrapped.End(), End: wrapped.End(), NewText: []byte(")")},
+		}
+	}
+}
+
+// returnsProduct reports whether fd returns an unconverted float product.
+func returnsProduct(info *types.Info, fd *ast.FuncDecl) bool {
+	res := fd.Type.Results
+	if res == nil || res.NumFields() != 1 {
+		return false
+	}
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) == 1 {
+				m, ok := stripSigns(n.Results[0]).(*ast.BinaryExpr)
+				if ok && m.Op == token.MUL && isFloat(info.TypeOf(m)) && info.Types[m].Value == nil {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// calleeFunc returns the function a call calls statically, if any.
+func calleeFunc(info *types.Info, call *ast.CallExpr) *types.Func {
+	id := calleeIdent(call.Fun)
+	if id == nil {
+		return nil
+	}
+	fn, _ := info.Uses[id].(*types.Func)
+	if fn == nil {
+		return nil
+	}
+	return fn.Origin()
+}
+
+// isFloat reports whether t is a (named or not) float32 or float64.
+func isFloat(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsFloat != 0
+}
+
+// coreType returns t's underlying type, or the one underlying type all
+// of a type parameter's terms share.
+func coreType(t types.Type) types.Type {
+	if t == nil {
+		return nil
+	}
+	tp, ok := t.(*types.TypeParam)
+	if !ok {
+		return t.Underlying()
+	}
+	var core types.Type
+	iface, _ := tp.Constraint().Underlying().(*types.Interface)
+	if iface == nil {
+		return nil
+	}
+	for i := range iface.NumEmbeddeds() {
+		u, ok := iface.EmbeddedType(i).(*types.Union)
+		if !ok {
+			continue
+		}
+		for j := range u.Len() {
+			tu := u.Term(j).Type().Underlying()
+			if core != nil && !types.Identical(core, tu) {
+				return nil
+			}
+			core = tu
+		}
+	}
+	return core
+}
+
+// typeName spells t as this package writes it.
+func typeName(pass *analysis.Pass, t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string {
+		if p == pass.Pkg {
+			return ""
+		}
+		return p.Name()
+	})
+}
+
+// short renders e, cut to a readable length.
+func short(e ast.Expr) string {
+	s := types.ExprString(e)
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+// ioPackage reports whether path is a package that reaches the process's
+// environment, files, or the network.
+func ioPackage(path string) bool {
+	switch path {
+	case "os", "os/exec", "os/signal", "os/user", "io/ioutil", "syscall", "net":
+		return true
+	}
+	return strings.HasPrefix(path, "net/") || strings.HasPrefix(path, "golang.org/x/sys/")
+}
+
+// transcendental is math's functions whose results may differ in the
+// last bit between architectures (a polynomial Go may fuse, or assembly).
+var transcendental = map[string]bool{
+	"Sin": true, "Cos": true, "Tan": true, "Sincos": true, "Asin": true, "Acos": true, "Atan": true, "Atan2": true,
+	"Sinh": true, "Cosh": true, "Tanh": true, "Asinh": true, "Acosh": true, "Atanh": true,
+	"Exp": true, "Exp2": true, "Expm1": true, "Log": true, "Log2": true, "Log10": true, "Log1p": true,
+	"Pow": true, "Pow10": true, "Cbrt": true, "Hypot": true, "Erf": true, "Erfc": true, "Gamma": true, "Lgamma": true,
+}
+
+// denied returns the category and message of a use of fn that is never
+// deterministic, or "" if fn is allowed.
+func denied(fn *types.Func) (category, message string) {
+	path, name := fn.Pkg().Path(), fn.Name()
+	recv := fn.Signature().Recv()
+	qual := fn.Pkg().Name() + "." + name
+	if recv != nil {
+		qual = fn.Pkg().Name() + "." + recvName(recv.Type()) + "." + name
+	}
+	switch {
+	case path == "time":
+		switch {
+		case recv == nil && (name == "Now" || name == "Since" || name == "Until" || name == "After" || name == "AfterFunc" ||
+			name == "Tick" || name == "NewTimer" || name == "NewTicker" || name == "Sleep"):
+		case recv != nil && (recvName(recv.Type()) == "Timer" || recvName(recv.Type()) == "Ticker"):
+		default:
+			return "", ""
+		}
+		return "wallclock", qual + " reads the wall clock: peers, and a re-simulation after a rollback, read different times; use the frame number"
+	case ioPackage(path):
+		return "io", qual + ": the process's environment, files and network differ between peers and between re-simulations"
+	case path == "math/rand" || path == "math/rand/v2":
+		if recv != nil || strings.HasPrefix(name, "New") {
+			return "", ""
+		}
+		return "random", qual + " draws from the global random source: peers draw different numbers; keep a rollnet.Rand in the state"
+	case path == "crypto/rand":
+		return "random", qual + " reads the system's random source: peers draw different numbers; keep a rollnet.Rand in the state"
+	case path == "math" && transcendental[name]:
+		return "math", "warning: " + qual + " may round differently on another architecture (its polynomial may be fused, or it is assembly); use package fixed, or record the value in the state"
+	}
+	return "", ""
+}
