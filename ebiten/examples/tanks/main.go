@@ -1,7 +1,3 @@
-// Command tanks is a rollback-netcode tank game for 2 to 4 players on
-// Ebitengine: drive with the arrows or WASD (or a gamepad's d-pad), fire
-// with space (or the gamepad's bottom button); a hit pushes the tank
-// hit. See README.md for two windows and a browser tab.
 package main
 
 import (

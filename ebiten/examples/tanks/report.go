@@ -45,6 +45,7 @@ func testFlags() func(*rollebiten.Config[World, Buttons]) {
 	bot := flag.Bool("bot", false, "play by itself")
 	hold := flag.Duration("hold", 0, "with -frames: exit this long after the stop (0: stay until closed)")
 	overlay := flag.Bool("overlay", true, "draw the status overlay and the network graph")
+	logStatus := flag.Bool("log", false, "print the status line to stderr once a second")
 	return func(cfg *rollebiten.Config[World, Buttons]) {
 		cfg.HideStatus, cfg.HideGraph = !*overlay, !*overlay
 		if *bot {
@@ -52,7 +53,11 @@ func testFlags() func(*rollebiten.Config[World, Buttons]) {
 		}
 		cfg.Frames = rollnet.Frame(*frames)
 		var r Report
+		ticks := 0
 		cfg.OnUpdate = func(g *rollebiten.Game[World, Buttons]) {
+			if ticks++; *logStatus && ticks%g.TPS() == 0 {
+				fmt.Fprintf(os.Stderr, "tanks: %.1fs %v (frame %d)\n", time.Since(launched).Seconds(), g.Status(), g.Status().Frame)
+			}
 			f, _, ok := g.Match().ConfirmedChecksum()
 			if !ok || f < 0 {
 				return
