@@ -235,9 +235,9 @@ func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
 	return nil
 }
 
-// Events appends the link's events of the last AdvanceFrame to dst (network
-// interrupted or resumed, disconnected: then Rejoin over a new
-// transport resumes).
+// Events appends the link's events of the last AdvanceFrame (of every
+// step of the last Update) to dst (network interrupted or resumed,
+// disconnected: then Rejoin over a new transport resumes).
 func (c *Client[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return append(dst, c.events...) }
 
 // Corrected says the last AdvanceFrame (any step of the last Update) took a
@@ -315,7 +315,10 @@ func (c *Client[S, I]) AdvanceFrame() error {
 	if c.l.State() == link.Running {
 		c.e.Tick(c.l)
 	}
-	c.events = c.e.Events(c.events[:0])
+	if !c.updating {
+		c.events = c.events[:0] // Update clears them once for all its steps
+	}
+	c.events = c.e.Events(c.events)
 	ready := c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
 	if !ready && (!c.helloSeq || c.t-c.helloAt >= c.retry) {
 		c.hello()

@@ -121,6 +121,7 @@ func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
 	n := c.view.ts.Advance(dt)
 	c.fixed, c.updating = false, true
 	defer func() { c.updating = false }()
+	c.events = c.events[:0]
 	for range n {
 		if err := c.AdvanceFrame(); err != nil {
 			return 0, err

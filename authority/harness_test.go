@@ -1,41 +1,26 @@
 package authority
 
 import (
-	"math/bits"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-// world is the tests' game: a position per player moved by its input, and
-// accumulators that mix every input, so a wrong input on any frame shows in
-// the state.
-type world struct {
-	Pos   [8]int32
-	Acc   [8]uint32
-	H     uint64
-	Frame int32
-	NPC   int32 // a host entity moving at constant velocity
-}
+// world is the tests' game (the test kit's Arena): a position per player
+// moved by its input, and accumulators that mix every input, so a wrong
+// input on any frame shows in the state.
+type world = testkit.Arena
 
-func simWorld(w *world, in []uint16, f rollnet.Frame) {
-	for p, v := range in {
-		w.Pos[p%8] += int32(int8(v))
-		a := &w.Acc[p%8]
-		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
-		w.H = (w.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
-	}
-	w.Frame = int32(f)
-	w.NPC += 5
-}
+var simWorld = testkit.SimulateArena
 
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+var epoch = testkit.Epoch
 
 const tick = time.Second / 60
 
@@ -66,7 +51,8 @@ type cluster struct {
 	hnext  time.Time
 	hinput func(f rollnet.Frame) uint16 // the host's local player, if any
 	nodes  []*node
-	sums   map[rollnet.Frame]uint32
+	sums   *testkit.Agreement // the host's checksum of every frame
+	loops  []testkit.Loop     // the host's and the clients' game loops
 	// checked counts client host-states compared with the host's.
 	checked int
 	// noCheck skips the comparison (a host that rolls back changes old
@@ -92,9 +78,7 @@ type clusterOpts struct {
 
 func newCluster(t testing.TB, o clusterOpts) *cluster {
 	t.Helper()
-	clock := local.NewClock(epoch)
-	n, err := local.NewNetwork(local.Config{Seed: o.seed, Now: clock.Now, Link: o.link, QueueLen: o.queue})
-	require.NoError(t, err)
+	clock, n := testkit.NewNet(t, local.Config{Seed: o.seed, Link: o.link, QueueLen: o.queue})
 	hep, err := n.Endpoint("host")
 	require.NoError(t, err)
 	hc := o.host
@@ -108,7 +92,9 @@ func newCluster(t testing.TB, o clusterOpts) *cluster {
 	}
 	h, err := NewHost(hc, tr, simWorld)
 	require.NoError(t, err)
-	return &cluster{t: t, clock: clock, net: n, hep: hep, h: h, hnext: epoch, sums: map[rollnet.Frame]uint32{}, wrap: o.wrap}
+	c := &cluster{t: t, clock: clock, net: n, hep: hep, h: h, hnext: epoch, sums: testkit.NewAgreement(), wrap: o.wrap}
+	c.loops = []testkit.Loop{hostLoop{c}}
+	return c
 }
 
 // add adds a client named name that joins at the current time.
@@ -129,6 +115,7 @@ func (c *cluster) add(name string, cfg ClientConfig, input func(rollnet.Frame) u
 	require.NoError(c.t, err)
 	nd := &node{name: name, ep: ep, c: cl, input: input, next: c.clock.Now(), seen: rollnet.NoFrame, joinAt: c.clock.Now()}
 	c.nodes = append(c.nodes, nd)
+	c.loops = append(c.loops, clientLoop{c, nd})
 	return nd
 }
 
@@ -136,26 +123,23 @@ func (c *cluster) add(name string, cfg ClientConfig, input func(rollnet.Frame) u
 // at its own (its clock skew and the host's advised time scale).
 func (c *cluster) run(d time.Duration) {
 	c.t.Helper()
-	end := c.clock.Now().Add(d)
-	for {
-		at, who := c.hnext, -1
-		for i, nd := range c.nodes {
-			if !nd.cut && nd.next.Before(at) {
-				at, who = nd.next, i
-			}
-		}
-		if at.After(end) {
-			c.clock.Set(end)
-			return
-		}
-		c.clock.Set(at)
-		if who < 0 {
-			c.hostTick()
-			continue
-		}
-		c.clientTick(c.nodes[who])
-	}
+	testkit.Run(c.clock, c.clock.Now().Add(d), true, c.loops)
 }
+
+// hostLoop is the host's game loop.
+type hostLoop struct{ c *cluster }
+
+func (l hostLoop) Next() (time.Time, bool) { return l.c.hnext, true }
+func (l hostLoop) Tick()                   { l.c.hostTick() }
+
+// clientLoop is a client's game loop; a client cut off does not tick.
+type clientLoop struct {
+	c  *cluster
+	nd *node
+}
+
+func (l clientLoop) Next() (time.Time, bool) { return l.nd.next, !l.nd.cut }
+func (l clientLoop) Tick()                   { l.c.clientTick(l.nd) }
 
 func (c *cluster) hostTick() {
 	f := c.h.Frame()
@@ -168,7 +152,8 @@ func (c *cluster) hostTick() {
 	}
 	sum, err := c.h.ChecksumAt(f)
 	require.NoError(c.t, err)
-	c.sums[f] = sum
+	_, ok := c.sums.Check(f, sum)
+	require.True(c.t, ok, "host: frame %d simulated twice, differently", f)
 	c.hnext = c.hnext.Add(tick)
 }
 
@@ -180,7 +165,7 @@ func (c *cluster) clientTick(nd *node) {
 	require.NoError(c.t, cl.AdvanceFrame())
 	if s, f := cl.HostState(); f > nd.seen && !c.noCheck {
 		nd.seen = f
-		want, ok := c.sums[f]
+		want, ok := c.sums.Sum(f)
 		require.True(c.t, ok, "%s: host state %d the host never made", nd.name, f)
 		require.Equal(c.t, want, rollback.Checksum(rollback.BytesOf(s)), "%s: host state %d differs from the host's", nd.name, f)
 		c.checked++

@@ -298,7 +298,7 @@ func TestForgedEachType(t *testing.T) {
 				}
 				if s, g := a.c.HostState(); g > seen {
 					seen = g
-					if sum, ok := c.sums[g]; !ok || sum != rollback.Checksum(rollback.BytesOf(s)) {
+					if sum, ok := c.sums.Sum(g); !ok || sum != rollback.Checksum(rollback.BytesOf(s)) {
 						bad++
 					}
 				}

@@ -57,9 +57,12 @@ func TestLateRollbackMatchesOnTime(t *testing.T) {
 	c.run(20 * time.Second)
 	s := c.h.Clients(nil)[0]
 	t.Logf("%+v; host %+v", s, c.h.Stats())
-	require.Greater(t, s.LateRolledBack, uint64(20))
+	// The dilation advice holds the latest inputs about on time, so fewer
+	// arrive late than under the mean-only advice (over 20): enough to
+	// roll back for.
+	require.Greater(t, s.LateRolledBack, uint64(10))
 	require.Zero(t, s.LateApplied, "every late input fell inside the window")
-	require.Greater(t, c.h.Stats().Rollbacks, 20)
+	require.Greater(t, c.h.Stats().Rollbacks, 10)
 	require.Equal(t, uint64(1), a.c.Stats().Reanchors)
 
 	// The host that had every input on time.

@@ -2,51 +2,25 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
-// Report is the JSON the command writes: the results and where they came from.
-type Report struct {
-	Date      string    `json:"date"`
-	Commit    string    `json:"commit"`
-	GoVersion string    `json:"go_version"`
-	OS        string    `json:"os"`
-	Arch      string    `json:"arch"`
-	CPU       string    `json:"cpu"`
-	CPUs      int       `json:"cpus"`
-	Command   string    `json:"command"`
-	Results   []*Result `json:"results"`
-	// CatchUp is the catch-up runs over loopback WebRTC (-catchup), one
-	// for each -catchup-sendthreshold.
-	CatchUp []catchReport `json:"catchup,omitempty"`
-}
-
-var defaultPackages = []string{
-	"./rollback/",
-	"./session/",
-	"./codec/",
-	"./transport/local/",
-	"./playout/",
-	"./demo/pong/game/",
-	"./fixed/",
-	"./bench/",
-}
-
 func main() {
-	count := flag.Int("count", 3, "runs of each benchmark; the median is reported")
-	benchtime := flag.String("benchtime", "", "passed to go test -benchtime (default: go test's)")
-	filter := flag.String("bench", ".", "benchmark regexp, passed to go test -bench")
+	passes := flag.Int("passes", 5, "passes over the benchmarks, each row's benchmark next to its baseline; min and median are reported")
+	benchtime := flag.Duration("benchtime", 100*time.Millisecond, "each benchmark's -test.benchtime in a pass")
+	bound := flag.Duration("bound", 15*time.Minute, "the whole run's time bound: passes stop, and the catch-up is cut, so that it ends by then")
+	filter := flag.String("bench", "", "measure only the rows whose name or benchmark matches this regexp (and no catch-up); the JSON is not written")
 	out := flag.String("o", "bench/latest.json", "where to write the JSON report (empty: nowhere)")
 	catchFrames := flag.Int("catchup", 36000, "frames of a two-player match over loopback WebRTC that a fresh spectator and a fresh rejoiner catch up on, after the benchmarks (0: none)")
 	catchSteps := flag.Int("catchup-steps", 0, "the spectator's SpectatorConfig.CatchUp (0: the session's default)")
@@ -55,7 +29,16 @@ func main() {
 	catchRejoin := flag.Bool("catchup-rejoin", true, "a rejoiner catches up after the spectator")
 	catchOnly := flag.Bool("catchup-only", false, "run the catch-up only: no benchmarks, no JSON")
 	hitchPlot := flag.String("hitchplot", "", "write an SVG of drawn displacement per frame, paced against on arrival, to this file, and run nothing else")
+	markdown := flag.String("markdown", "", "print the README's measurements table from this JSON report (bench/latest.json), and run nothing else")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\nThe rows measured are declared in bench/rows.go.\n\n")
+		flag.PrintDefaults()
+	}
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "bench: unexpected arguments %q: the packages measured are those of bench/rows.go\n", flag.Args())
+		os.Exit(2)
+	}
 	if *hitchPlot != "" {
 		if err := writeHitchPlot(*hitchPlot); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -63,9 +46,25 @@ func main() {
 		}
 		return
 	}
-	pkgs := flag.Args()
-	if len(pkgs) == 0 {
-		pkgs = defaultPackages
+	if *markdown != "" {
+		if err := printMarkdown(os.Stdout, *markdown); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *passes < 1 || *benchtime <= 0 || *bound <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -passes, -benchtime and -bound must be positive")
+		os.Exit(2)
+	}
+	var re *regexp.Regexp
+	if *filter != "" {
+		var err error
+		if re, err = regexp.Compile(*filter); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: -bench: %v\n", err)
+			os.Exit(2)
+		}
+		*catchFrames, *out = 0, ""
 	}
 	var catches []catchConfig
 	for _, th := range strings.Split(*catchThresholds, ",") {
@@ -76,76 +75,110 @@ func main() {
 		}
 		c := catchConfig{Frames: *catchFrames, FastRate: 4000, Quiet: 2 * time.Second, Live: 4,
 			CatchUp: *catchSteps, FastForward: *catchFast, SendThreshold: n, Rejoin: *catchRejoin}
-		c.Timeout = time.Duration(c.Frames/c.FastRate)*3*time.Second + 3*time.Minute
+		c.Timeout = catchTimeout(c.Frames, c.FastRate)
 		if c.Frames > 0 {
 			catches = append(catches, c)
 		}
 	}
+	began := time.Now()
 	if *catchOnly {
-		if err := printCatchUps(os.Stdout, catches); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+		rep := &Report{}
+		runCatchUps(rep, catches, began.Add(*bound))
+		for _, c := range rep.CatchUp {
+			if c.Disagree != "" {
+				os.Exit(1)
+			}
 		}
 		return
 	}
-	if err := run(*count, *benchtime, *filter, *out, pkgs, catches); err != nil {
+	err := run(began, *bound, measureConfig{Passes: *passes, Benchtime: *benchtime, Filter: re, Log: os.Stderr}, *out, catches)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(count int, benchtime, filter, out string, pkgs []string, catches []catchConfig) error {
-	args := []string{"test", "-run", "^$", "-bench", filter, "-benchmem", "-count", fmt.Sprint(count)}
-	if benchtime != "" {
-		args = append(args, "-benchtime", benchtime)
-	}
-	args = append(args, pkgs...)
-	cmdline := "go " + strings.Join(args, " ")
-	fmt.Fprintln(os.Stderr, cmdline)
+// catchTimeout bounds one catch-up run: three times the unpaced phase at
+// its rate, and three minutes for the paced phase, the connections and
+// the late peers.
+func catchTimeout(frames, rate int) time.Duration {
+	return time.Duration(frames/rate)*3*time.Second + 3*time.Minute
+}
 
-	var buf bytes.Buffer
-	cmd := exec.Command("go", args...)
-	cmd.Stdout = &buf
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		os.Stderr.Write(buf.Bytes())
-		return fmt.Errorf("%s: %w", cmdline, err)
-	}
-	parsed, err := parse(&buf)
-	if err != nil {
-		return err
-	}
-	pair(parsed.Results)
-
-	rep := Report{
-		Date:      time.Now().UTC().Format(time.RFC3339),
+func run(began time.Time, bound time.Duration, mc measureConfig, out string, catches []catchConfig) error {
+	rep := &Report{
+		Date:      began.UTC().Format(time.RFC3339),
 		Commit:    commit(),
 		GoVersion: runtime.Version(),
 		OS:        runtime.GOOS,
 		Arch:      runtime.GOARCH,
-		CPU:       parsed.CPU,
+		CPU:       cpuName(),
 		CPUs:      runtime.NumCPU(),
-		Command:   cmdline,
-		Results:   parsed.Results,
+		Command:   "go run ./bench " + strings.Join(os.Args[1:], " "),
+		Benchtime: mc.Benchtime.String(),
+		Bound:     bound.String(),
 	}
-	printTable(os.Stdout, rep)
+	var reserve time.Duration
+	for _, c := range catches {
+		reserve += c.Timeout
+	}
+	end := began.Add(bound)
+	ctx, cancel := context.WithDeadline(context.Background(), end.Add(-reserve))
+	defer cancel()
+	mc.Deadline = end.Add(-reserve)
+	fmt.Fprintf(os.Stderr, "bench: %d rows, at most %d passes of %v a benchmark; the benchmarks end by %s, the whole run by %s\n",
+		len(rows), mc.Passes, mc.Benchtime, mc.Deadline.Format("15:04:05"), end.Format("15:04:05"))
+	m, err := measure(ctx, rows, mc)
+	if err != nil {
+		return err
+	}
+	rep.Passes, rep.Rows, rep.Unlisted, rep.Load, rep.Build = m.Passes, m.Rows, m.Unlisted, m.Load, m.Build.Round(time.Millisecond).String()
+	printHeader(os.Stdout, rep)
+	if m.Cut != "" {
+		fmt.Printf("%s\n", m.Cut)
+	}
+	printRows(os.Stdout, rep)
+	runCatchUps(rep, catches, end)
+	rep.Load = append(rep.Load, readLoad())
+	rep.Elapsed = time.Since(began).Round(time.Second).String()
+	fmt.Printf("\nload average at the end %s; %s in all (bound %v)\n", rep.Load[len(rep.Load)-1], rep.Elapsed, bound)
+	if out != "" {
+		js, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, append(js, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "bench: wrote %s\n", out)
+	}
+	for _, c := range rep.CatchUp {
+		if c.Disagree != "" {
+			return errors.New("the catch-up's checksums disagree")
+		}
+	}
+	return nil
+}
+
+// runCatchUps runs each catch-up, within end, prints it and adds it to
+// rep: a disagreement is the check failing; anything else that ends a run
+// early is reported as what it is.
+func runCatchUps(rep *Report, catches []catchConfig, end time.Time) {
 	for _, c := range catches {
 		fmt.Println()
+		if left := time.Until(end); c.Timeout > left {
+			c.Timeout = left
+		}
 		cr, err := runCatchUp(c)
-		if err != nil {
-			return fmt.Errorf("catch-up: %w", err)
+		switch {
+		case errors.Is(err, errDisagree):
+			cr.Disagree = err.Error()
+		case err != nil:
+			cr.Incomplete = err.Error()
 		}
 		printCatchReport(os.Stdout, cr)
 		rep.CatchUp = append(rep.CatchUp, cr)
 	}
-	if out == "" {
-		return nil
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(out, append(js, '\n'), 0o644)
 }
 
 // commit names the tree measured: the HEAD commit, marked dirty when the
@@ -162,49 +195,16 @@ func commit() string {
 	return c
 }
 
-func printTable(w io.Writer, rep Report) {
-	fmt.Fprintf(w, "rollnet benchmarks  %s  %s  %s/%s  %d CPUs  commit %s\n", rep.Date, rep.GoVersion, rep.OS, rep.Arch, rep.CPUs, rep.Commit)
-	fmt.Fprintf(w, "cpu: %s\n", rep.CPU)
-	fmt.Fprintf(w, "command: %s\n\n", rep.Command)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "benchmark\tns/op\tMB/s\tbaseline ns/op\tratio\tB/op\tallocs/op\tother\t")
-	pkg := ""
-	for _, r := range rep.Results {
-		if r.Package != pkg {
-			pkg = r.Package
-			fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\n", shortPkg(pkg))
-		}
-		if _, isBase := subjectOf(r.Name); isBase {
-			continue // shown beside its subject
-		}
-		base, ratio := "", ""
-		if r.Baseline != "" {
-			base = fmt.Sprintf("%.4g", r.BaseNs)
-			ratio = fmt.Sprintf("%.2fx", r.Ratio)
-		}
-		mbs := ""
-		if r.MBPerSec != 0 {
-			mbs = fmt.Sprintf("%.0f", r.MBPerSec)
-		}
-		fmt.Fprintf(tw, "  %s\t%.4g\t%s\t%s\t%s\t%.0f\t%.0f\t%s\t\n",
-			strings.TrimPrefix(r.Name, "Benchmark"), r.NsPerOp, mbs, base, ratio, r.BPerOp, r.AllocsOp, metrics(r.Metrics))
+// cpuName is the processor's model name, from /proc/cpuinfo.
+func cpuName() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
 	}
-	tw.Flush()
-}
-
-func shortPkg(p string) string {
-	return strings.TrimPrefix(p, "github.com/rollnet/rollnet/")
-}
-
-func metrics(m map[string]float64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
 	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%.4g %s", m[k], k))
-	}
-	return strings.Join(parts, ", ")
+	return runtime.GOARCH
 }

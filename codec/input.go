@@ -24,10 +24,17 @@ type PeerStatus struct {
 //	Ack      zigzag varint of Ack-Start
 //	Frames   uvarint
 //	Players  uvarint (the mask)
-//	len(Status) uvarint, then per entry uvarint(zigzag(LastFrame-Start)<<1 | Connected)
+//	len(Status)<<1 | HasChecksum uvarint, then per entry
+//	         uvarint(zigzag(LastFrame-Start)<<1 | Connected)
 //	inputs   XOR-then-run-length coded, see below
-//	checksum optional, present when bytes remain after the inputs:
+//	checksum present when HasChecksum's bit is set, and only then:
 //	         zigzag varint of CheckFrame-Start, then Checksum u32 LE
+//
+// Nothing follows: a byte left over is malformed, so bytes appended to a
+// real packet never read as a checksum. (Before protocol 3 a checksum was
+// "whatever bytes remain", which let a spoofed copy of a real Input with
+// five bytes appended raise a false desync; a recording's Input blocks,
+// which carry neither statuses nor checksums, encode the same in both.)
 //
 // The inputs, Frames × popcount(Players) × Size bytes frame-major then
 // player, are first XORed against the input of the same player one frame
@@ -93,7 +100,7 @@ func (m Input) Check() error {
 func (m Input) Len() int {
 	n := HeaderLen + uvarintLen(uint64(uint32(m.Start))) +
 		uvarintLen(zigzag(int64(m.Ack)-int64(m.Start))) +
-		uvarintLen(uint64(m.Frames)) + uvarintLen(m.Players) + uvarintLen(uint64(len(m.Status)))
+		uvarintLen(uint64(m.Frames)) + uvarintLen(m.Players) + uvarintLen(m.statusWord())
 	for _, s := range m.Status {
 		n += uvarintLen(statusWord(s, m.Start))
 	}
@@ -125,7 +132,7 @@ func (m Input) Append(b []byte) []byte {
 	b = binary.AppendUvarint(b, zigzag(int64(m.Ack)-int64(m.Start)))
 	b = binary.AppendUvarint(b, uint64(m.Frames))
 	b = binary.AppendUvarint(b, m.Players)
-	b = binary.AppendUvarint(b, uint64(len(m.Status)))
+	b = binary.AppendUvarint(b, m.statusWord())
 	for _, s := range m.Status {
 		b = binary.AppendUvarint(b, statusWord(s, m.Start))
 	}
@@ -138,6 +145,15 @@ func (m Input) Append(b []byte) []byte {
 		return b[:n0]
 	}
 	return b
+}
+
+// statusWord is the count of statuses and the checksum flag, as coded.
+func (m Input) statusWord() uint64 {
+	w := uint64(len(m.Status)) << 1
+	if m.HasChecksum {
+		w |= 1
+	}
+	return w
 }
 
 func statusWord(s PeerStatus, start int32) uint64 {
@@ -210,10 +226,11 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 	if v, i, err = readUvarint(b, i); err != nil {
 		return 0, err
 	}
-	if v > MaxPlayers {
+	has := v&1 == 1
+	if v>>1 > MaxPlayers {
 		return 0, ErrLimit
 	}
-	count := int(v)
+	count := int(v >> 1)
 	stride := bits.OnesCount64(players) * size
 	if cap(inputs) < MaxFrames*stride || (count > 0 && cap(status) < MaxPlayers) {
 		return 0, ErrLimit
@@ -235,7 +252,6 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 	}
 	var check int64
 	var sum uint32
-	has := i < len(b)
 	if has {
 		if v, i, err = readUvarint(b, i); err != nil {
 			return 0, err

@@ -8,8 +8,9 @@ import (
 // InputAck acknowledges inputs without carrying any (spectators send no
 // inputs). Ack is the newest frame received contiguously, -1 for none. Like
 // an Input it may carry the sender's checksum of a confirmed frame.
-// Layout: header, Ack as uvarint(uint32(Ack)+1), then, when bytes remain,
-// CheckFrame as uvarint and Checksum u32 LE.
+// Layout: header, uvarint((uint32(Ack)+1)<<1 | HasChecksum), then, when
+// that bit is set and only then, CheckFrame as uvarint and Checksum u32
+// LE. Nothing follows (a byte left over is malformed: see Input).
 type InputAck struct {
 	Seq uint16
 	Ack int32
@@ -21,8 +22,8 @@ type InputAck struct {
 
 // Len is the encoded size in bytes.
 func (m InputAck) Len() int {
-	n := HeaderLen + frameLen(m.Ack)
-	if m.HasChecksum {
+	n := HeaderLen + uvarintLen(m.ackWord())
+	if m.HasChecksum && m.CheckFrame >= 0 {
 		n += uvarintLen(uint64(uint32(m.CheckFrame))) + 4
 	}
 	return n
@@ -32,12 +33,21 @@ func (m InputAck) Len() int {
 // A checksum of a negative frame is not encoded.
 func (m InputAck) Append(b []byte) []byte {
 	b = appendHeader(b, TypeInputAck, m.Seq)
-	b = appendFrame(b, m.Ack)
+	b = binary.AppendUvarint(b, m.ackWord())
 	if m.HasChecksum && m.CheckFrame >= 0 {
 		b = binary.AppendUvarint(b, uint64(m.CheckFrame))
 		b = binary.LittleEndian.AppendUint32(b, m.Checksum)
 	}
 	return b
+}
+
+// ackWord is Ack and the checksum flag, as coded.
+func (m InputAck) ackWord() uint64 {
+	w := uint64(uint32(m.Ack)+1) << 1
+	if m.HasChecksum && m.CheckFrame >= 0 {
+		w |= 1
+	}
+	return w
 }
 
 // ParseInputAck decodes a whole InputAck packet.
@@ -47,11 +57,15 @@ func ParseInputAck(b []byte) (InputAck, int, error) {
 	if m.Seq, err = parseHeaderOf(b, TypeInputAck); err != nil {
 		return InputAck{}, 0, err
 	}
-	var i int
-	if m.Ack, i, err = readFrame(b, HeaderLen); err != nil {
+	w, i, err := readUvarint(b, HeaderLen)
+	if err != nil {
 		return InputAck{}, 0, err
 	}
-	if i < len(b) {
+	if w>>1 > math.MaxUint32 {
+		return InputAck{}, 0, ErrMalformed
+	}
+	m.Ack = int32(uint32(w>>1) - 1)
+	if w&1 == 1 {
 		var v uint64
 		if v, i, err = readUvarint(b, i); err != nil {
 			return InputAck{}, 0, err

@@ -14,7 +14,7 @@ func TestInputAck(t *testing.T) {
 	for _, tc := range []struct {
 		ack int32
 		len int
-	}{{-1, 4}, {0, 4}, {126, 4}, {127, 5}, {600, 5}, {math.MaxInt32, 8}, {math.MinInt32, 8}, {-2, 8}} {
+	}{{-1, 4}, {0, 4}, {62, 4}, {63, 5}, {600, 5}, {math.MaxInt32, 8}, {math.MinInt32, 8}, {-2, 8}} {
 		m := InputAck{Seq: 9, Ack: tc.ack}
 		b := m.Append(nil)
 		require.Len(t, b, tc.len, "ack %d", tc.ack)
@@ -27,6 +27,16 @@ func TestInputAck(t *testing.T) {
 	require.Equal(t, []byte{0x14, 9, 0, 0}, (&InputAck{Seq: 9, Ack: -1}).Append(nil))
 	_, _, err := ParseInputAck([]byte{0x14, 9, 0, 0x80, 0})
 	require.ErrorIs(t, err, ErrMalformed, "over-long varint")
+	// The checksum is there when its bit says so, and only then: bytes
+	// appended to an InputAck (a spoofed copy) are malformed, not a
+	// checksum.
+	withSum := (&InputAck{Seq: 9, Ack: 40, HasChecksum: true, CheckFrame: 30, Checksum: 7}).Append(nil)
+	got, _, err := ParseInputAck(withSum)
+	require.NoError(t, err)
+	require.True(t, got.HasChecksum)
+	plain := (&InputAck{Seq: 9, Ack: 40}).Append(nil)
+	_, _, err = ParseInputAck(append(plain, withSum[len(plain):]...))
+	require.ErrorIs(t, err, ErrMalformed, "bytes left over without the flag")
 }
 
 func TestInputAckAllocs(t *testing.T) {

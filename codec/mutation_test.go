@@ -101,7 +101,7 @@ func mutStatusPacket(start uint64, d int64) []byte {
 	b := appendHeader(nil, TypeInput, 9)
 	b = binary.AppendUvarint(b, start)
 	b = binary.AppendUvarint(b, zigzag(-1-int64(start))) // Ack -1
-	b = append(b, 0, 0, 1)                               // no frames, no players, one status
+	b = append(b, 0, 0, 1<<1)                            // no frames, no players, one status, no checksum
 	return binary.AppendUvarint(b, zigzag(d)<<1|1)
 }
 

@@ -36,6 +36,10 @@ func TestREADMESnippets(t *testing.T) {
 			j++
 		}
 		snippet := strings.Join(lines[i+1:j], "\n")
+		if strings.HasPrefix(snippet, "package ") {
+			i = j // a whole file shown (rollnet-vet's input), not code a game runs
+			continue
+		}
 		k := i - 1
 		for k >= 0 && strings.TrimSpace(lines[k]) == "" {
 			k--

@@ -45,11 +45,11 @@ func TestDescribeDesync(t *testing.T) {
 	require.Equal(t, "states are equal", s)
 	b.Acc[1] = 5
 	s, _ = DescribeDesync(&a, &b, "bob")
-	require.Equal(t, "world.Acc[1]: 0 here, 5 at peer bob", s)
+	require.Equal(t, "Mixer.Acc[1]: 0 here, 5 at peer bob", s)
 	b.Frame = 9
 	s, _ = DescribeDesync(&a, &b, "bob")
-	require.Equal(t, "world.Acc[1]: 0 here, 5 at peer bob; 1 other field differs", s)
+	require.Equal(t, "Mixer.Acc[1]: 0 here, 5 at peer bob; 1 other field differs", s)
 	b.Acc[7] = 1
 	s, _ = DescribeDesync(&a, &b, "bob")
-	require.Equal(t, "world.Acc[1]: 0 here, 5 at peer bob; 2 other fields differ", s)
+	require.Equal(t, "Mixer.Acc[1]: 0 here, 5 at peer bob; 2 other fields differ", s)
 }

@@ -91,7 +91,7 @@ func TestReplayMismatch(t *testing.T) {
 	require.Equal(t, 50, p.Checked())
 	require.NotEmpty(t, me.Fields)
 	require.Equal(t, len(me.Fields), min(me.Differ, 8))
-	require.Contains(t, err.Error(), "world.Acc[")
+	require.Contains(t, err.Error(), "Mixer.Acc[")
 	require.ErrorIs(t, p.AdvanceFrame(), ErrMismatch, "sticky")
 }
 

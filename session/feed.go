@@ -96,6 +96,56 @@ func (f *feed) acked(a rollnet.Frame, now int64) {
 	f.ack = a
 }
 
+// refill adds to the budget what feedRate allows since the last refill,
+// at most feedBurst full packets banked.
+func (f *feed) refill(now int64) {
+	f.tokens = min(f.tokens+min(now-f.filled, int64(time.Second))*feedRate/int64(time.Second), feedBurst*codec.MaxPacket)
+	f.filled = now
+}
+
+// rewind goes back to the frame after the acknowledgement when it has
+// not moved for wait (two round trips and two ticks), doubled for each
+// go-back in a row without progress; it reports whether it went back.
+func (f *feed) rewind(now, wait int64) bool {
+	if f.to <= f.ack || now-f.at <= wait<<min(f.backs, feedMaxBackoff) {
+		return false
+	}
+	f.to, f.at = f.ack, now
+	f.backs++
+	return true
+}
+
+// lost reports whether the datagram after the acknowledgement is to be
+// sent again now (fast retransmit): the acknowledgement repeated twice
+// while later frames arrive, and it was not sent again for this
+// acknowledgement within wait (a round trip and a tick).
+func (f *feed) lost(now, wait int64) bool {
+	if f.dups < 2 || f.to <= f.ack || f.fixed == f.ack && now-f.fixAt <= wait {
+		return false
+	}
+	f.fixed, f.fixAt, f.dups = f.ack, now, 0
+	return true
+}
+
+// next returns the frames the next datagram of a burst may carry, up to
+// last: after everything sent, within feedWindow of the acknowledgement;
+// false when none is due (all sent, the window full, the budget spent).
+func (f *feed) next(last rollnet.Frame) (start, end rollnet.Frame, ok bool) {
+	start = max(f.ack, f.to) + 1
+	end = min(last, f.ack+feedWindow)
+	return start, end, start <= end && f.tokens > 0
+}
+
+// sent notes a datagram of bytes bytes carrying frames frames from start
+// (frames 0: a datagram sent again, which moves nothing but the budget).
+func (f *feed) sent(start rollnet.Frame, frames, bytes int) {
+	f.tokens -= int64(bytes)
+	if frames > 0 {
+		f.to = start + rollnet.Frame(frames) - 1
+		f.high = max(f.high, f.to)
+	}
+}
+
 // feedBulk sends l every player's confirmed inputs after f's
 // acknowledgement up to last, within f's window and budget (see the top of
 // this file). It returns false when a frame to send is no longer held (in
@@ -105,54 +155,49 @@ func (f *feed) acked(a rollnet.Frame, now int64) {
 // player's carry Ack -1. It allocates nothing.
 func (p *P2P[S, I]) feedBulk(l *link.Link, f *feed, last rollnet.Frame) bool {
 	t := p.ep.Time()
-	f.tokens = min(f.tokens+min(t-f.filled, int64(time.Second))*feedRate/int64(time.Second), feedBurst*codec.MaxPacket)
-	f.filled = t
+	f.refill(t)
 	tick := int64(time.Second) / int64(p.ep.Settings().FrameRate)
-	if f.to > f.ack && t-f.at > (2*l.RTT()+2*tick)<<min(f.backs, feedMaxBackoff) {
-		f.to, f.at = f.ack, t // the acknowledgement stalled: go back
-		f.backs++
-	}
-	if f.dups >= 2 && (f.fixed != f.ack || t-f.fixAt > l.RTT()+tick) && f.to > f.ack {
-		// Fast retransmit: the acknowledgement repeats while later frames
-		// arrive, so the datagram after it was lost; send it again, once a
-		// round trip.
-		f.fixed, f.fixAt, f.dups = f.ack, t, 0
-		if _, ok := p.feedOne(l, f, f.ack+1, f.to, last); !ok {
+	f.rewind(t, 2*l.RTT()+2*tick)
+	if f.lost(t, l.RTT()+tick) {
+		// The acknowledgement repeats while later frames arrive, so the
+		// datagram after it was lost: send it again, once a round trip.
+		_, bytes, ok := p.feedOne(l, f.ack+1, f.to, last)
+		if !ok {
 			return false
 		}
+		f.sent(f.ack+1, 0, bytes)
 	}
 	for range feedBurst {
-		start := max(f.ack, f.to) + 1
-		end := min(last, f.ack+feedWindow)
-		if start > end || f.tokens <= 0 {
+		start, end, due := f.next(last)
+		if !due {
 			return true
 		}
-		sent, ok := p.feedOne(l, f, start, end, last)
+		sent, bytes, ok := p.feedOne(l, start, end, last)
 		if !ok {
 			return false
 		}
 		if sent == 0 {
 			return true // not one frame fits a packet
 		}
-		f.to = start + rollnet.Frame(sent) - 1
-		f.high = max(f.high, f.to)
+		f.sent(start, sent, bytes)
 	}
 	return true
 }
 
 // feedOne sends l one datagram of the frames from start, up to end, and
-// returns how many frames it carried; false when one is no longer held.
-func (p *P2P[S, I]) feedOne(l *link.Link, f *feed, start, end, last rollnet.Frame) (int, bool) {
+// returns how many frames it carried in how many bytes; false when one is
+// no longer held.
+func (p *P2P[S, I]) feedOne(l *link.Link, start, end, last rollnet.Frame) (int, int, bool) {
 	stride := p.players * p.size
 	n := min(int(end-start+1), codec.MaxFrames)
-	if start >= 0 && start+rollnet.Frame(n)-1 <= p.archived && len(p.archive) > 0 {
-		copy(p.block[:n*stride], p.archive[int(start)*stride:]) // the archive's rows are the datagram's
+	if p.archive.holds(start, n) {
+		copy(p.block[:n*stride], p.archive.span(start, n)) // the archive's rows are the datagram's
 	} else {
 		for k := range n {
 			for pl := range p.players {
 				b, ok := p.confirmedInput(start+rollnet.Frame(k), pl)
 				if !ok {
-					return 0, false
+					return 0, 0, false
 				}
 				copy(p.block[k*stride+pl*p.size:], b)
 			}
@@ -167,10 +212,9 @@ func (p *P2P[S, I]) feedOne(l *link.Link, f *feed, start, end, last rollnet.Fram
 		bytes = p.sendPlain(l, &m, stride)
 	}
 	if bytes <= 0 {
-		return 0, true // nothing fits, or the transport did not take it
+		return 0, 0, true // nothing fits, or the transport did not take it
 	}
-	f.tokens -= int64(bytes)
-	return m.Frames, true
+	return m.Frames, bytes, true
 }
 
 // feedTicks is about how many ticks the bulk feed takes to send frames
@@ -188,27 +232,30 @@ func feedTicks(frames int, rtt int64, rate int) int {
 // transport's bulk path, and returns the bytes sent (0: nothing fits, -1:
 // the transport did not take it).
 func (p *P2P[S, I]) sendPlain(l *link.Link, m *codec.Input, stride int) int {
-	if !p.fit(m, stride) {
+	b := p.encode(m, stride)
+	if b == nil {
 		return 0
 	}
-	b := m.Append(p.ep.Buffer())
 	if !p.ep.SendBulk(l, b) {
 		return -1
 	}
 	return len(b)
 }
 
-// fit shortens m (its inputs from p.block) until it fits a packet, to no
-// frames at worst; false when not even that fits.
-func (p *P2P[S, I]) fit(m *codec.Input, stride int) bool {
+// encode codes m (its inputs from p.block) into the endpoint's buffer,
+// shortened until it fits a packet, to no frames at worst; nil when not
+// even that fits. A message that fits (every one but a bulk feed's first
+// tries) is coded once: the inputs' coding is walked by Append alone, not
+// measured before.
+func (p *P2P[S, I]) encode(m *codec.Input, stride int) []byte {
+	buf := p.ep.Buffer()
 	for {
 		m.Inputs = p.block[:m.Frames*stride]
-		err := m.Check()
-		if err == nil {
-			return true
+		if b := m.Append(buf); len(b) > len(buf) {
+			return b
 		}
-		if !errors.Is(err, codec.ErrTooLarge) || m.Frames == 0 {
-			return false
+		if err := m.Check(); !errors.Is(err, codec.ErrTooLarge) || m.Frames == 0 {
+			return nil
 		}
 		m.Frames = m.Frames * 3 / 4
 	}

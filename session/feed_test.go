@@ -66,11 +66,11 @@ func TestSpectatorFeedLate36000(t *testing.T) {
 		Reorder: 0.05, Duplicate: 0.02}, frames+1000, nil)
 	c.frames(frames, 20*time.Minute)
 	spec := c.joinLate("late", nil)
-	agreed := c.agreed
+	agreed := c.agreed()
 	took := c.live(spec, 10*time.Second)
 	t.Logf("36,000 frames in, 40 ms lossy: live after %v", took)
 	require.Less(t, took, 3*time.Second)
-	require.Greater(t, c.agreed-agreed, frames/2, "the frames it fast-forwarded were compared")
+	require.Greater(t, c.agreed()-agreed, frames/2, "the frames it fast-forwarded were compared")
 	c.frames(int(c.nodes[0].p.Frame())+120, 10*time.Second)
 	st, err := c.nodes[0].p.PeerStats("late")
 	require.NoError(t, err)
@@ -158,7 +158,7 @@ func TestSpectatorFeedForged(t *testing.T) {
 	require.True(t, ok)
 	host := c.nodes[0].p.ep.Links()[li] // the host's link to the spectator
 	in := make([]byte, codec.MaxFrames*4)
-	bad, agreed := 0, c.agreed
+	bad, agreed := 0, c.agreed()
 	for spec.s.Frame() < c.nodes[0].p.ConfirmedFrame()-4 {
 		for range 4 {
 			for i := range in {
@@ -184,7 +184,7 @@ func TestSpectatorFeedForged(t *testing.T) {
 		}
 		c.run(time.Second / 60)
 	}
-	require.Greater(t, c.agreed-agreed, 7000, "every frame it fast-forwarded was compared")
+	require.Greater(t, c.agreed()-agreed, 7000, "every frame it fast-forwarded was compared")
 	st := spec.s.PeerStats()
 	t.Logf("%d forged, %d counted malformed", bad, st.Malformed)
 	require.GreaterOrEqual(t, st.Malformed, uint64(bad))

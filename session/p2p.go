@@ -109,8 +109,7 @@ type P2P[S any, I comparable] struct {
 	nPlayers int  // player links (links[:nPlayers]); spectators follow
 
 	hist     history
-	archive  []byte          // confirmed inputs of frames [0, len/stride), all players
-	archived rollnet.Frame   // newest frame in archive (frames before it all are)
+	archive  archive         // confirmed inputs from the first frame (archive.go)
 	recv     []rollnet.Frame // per player: newest frame heard contiguously (local: committed)
 	fed      []rollnet.Frame // per player: newest frame given to the core
 	disc     []bool          // per player: disconnected
@@ -130,11 +129,9 @@ type P2P[S any, I comparable] struct {
 	outStat []codec.PeerStatus
 	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
 
-	feeds   [MaxSpectators]feed          // per spectator link: its bulk feed
-	rj      rejoinState                  // identity, rejoins of others, our own rejoin
-	cfg     P2PConfig[I]                 // for Rejoin
-	sim     func(*S, []I, rollnet.Frame) // for Rejoin
-	initial *S                           // the state frame 0 started from, for Rejoin
+	feeds [MaxSpectators]feed // per spectator link: its bulk feed (feed.go)
+	rj    rejoiner[S, I]      // identity, rejoins of others, our own rejoin (p2p_rejoin.go)
+	gate  rebindGate          // strangers let in while a slot can be taken (p2p_rebind.go)
 }
 
 // NewP2P returns a P2P session for cfg over t, advancing a state of type S
@@ -276,8 +273,7 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 	for _, l := range p.ep.Links() {
 		p.initLink(l)
 	}
-	p.archive = make([]byte, cfg.SpectatorArchive*players*ic.size)
-	p.archived = rollnet.Frame(p.delay) - 1 // the first frames' inputs are zero
+	p.archive = newArchive(cfg.SpectatorArchive, players, ic.size, rollnet.Frame(p.delay)-1) // the first frames' inputs are zero
 	maxStride := 0
 	for _, l := range p.ep.Links() {
 		maxStride = max(maxStride, bits.OnesCount64(l.Mask)*ic.size)
@@ -286,7 +282,7 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 	p.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
 	p.block = make([]byte, codec.MaxFrames*players*ic.size)
 	p.outStat = make([]codec.PeerStatus, players)
-	p.cfg, p.sim, p.initial = cfg, simulate, new(S)
+	p.rj.restart.cfg, p.rj.restart.sim, p.rj.restart.initial = cfg, simulate, new(S)
 	if err := p.initRejoin(cfg); err != nil {
 		return err
 	}
@@ -341,7 +337,7 @@ func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
 	}
 	if !p.replayable() {
 		return fmt.Errorf("%w: frame %d confirmed, first %d frames kept (SpectatorArchive)", ErrSpectatorLate,
-			p.core.ConfirmedFrame(), len(p.archive)/max(1, p.players*p.size))
+			p.core.ConfirmedFrame(), p.archive.frames())
 	}
 	l := link.New(peer)
 	l.Optional = true
@@ -364,7 +360,7 @@ func (p *P2P[S, I]) AddSpectator(peer transport.Peer) error {
 // held, in the archive or the history: what a new spectator needs.
 func (p *P2P[S, I]) replayable() bool {
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
-	f := max(p.archived+1, rollnet.Frame(p.delay))
+	f := max(p.archive.newest+1, rollnet.Frame(p.delay))
 	if f > c {
 		return true
 	}
@@ -379,19 +375,7 @@ func (p *P2P[S, I]) replayable() bool {
 // archiveConfirmed copies newly confirmed frames' inputs from the history
 // into the spectator archive, while it has room.
 func (p *P2P[S, I]) archiveConfirmed() {
-	stride := p.players * p.size
-	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
-	for f := p.archived + 1; f <= c && int(f+1)*stride <= len(p.archive); f++ {
-		row := p.archive[int(f)*stride : int(f+1)*stride]
-		for pl := range p.players {
-			b, ok := p.hist.get(f, pl)
-			if !ok {
-				return
-			}
-			copy(row[pl*p.size:], b)
-		}
-		p.archived = f
-	}
+	p.archive.fill(min(p.core.ConfirmedFrame(), p.core.Frame()-1), p.players, p.hist.get)
 }
 
 // confirmedInput returns player's confirmed input of frame f, from the
@@ -400,11 +384,7 @@ func (p *P2P[S, I]) confirmedInput(f rollnet.Frame, player int) ([]byte, bool) {
 	if b, ok := p.hist.get(f, player); ok {
 		return b, true
 	}
-	if f >= 0 && f <= p.archived && len(p.archive) > 0 {
-		i := (int(f)*p.players + player) * p.size
-		return p.archive[i : i+p.size], true
-	}
-	return nil, false
+	return p.archive.input(f, player)
 }
 
 // predict is the core session's Predict in sessions of more than two
@@ -487,7 +467,7 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 	}
 	p.feed()
 	if p.core.Frame() == 0 {
-		*p.initial = *p.core.State()
+		*p.rj.restart.initial = *p.core.State()
 	}
 	if err := p.core.AdvanceFrame(); err != nil {
 		p.flush()
@@ -505,7 +485,7 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 	}
 	p.checksums()
 	p.rec.confirmed(p.core, p.checks.Interval)
-	if len(p.archive) > 0 {
+	if len(p.archive.rows) > 0 {
 		p.archiveConfirmed()
 	}
 	p.timeSync()
@@ -552,14 +532,25 @@ func (p *P2P[S, I]) pump() {
 	for _, l := range p.ep.Links() {
 		p.ep.Tick(l)
 	}
-	for _, l := range p.ep.Links()[:p.nPlayers] {
-		p.rejoinTick(l)
-		if l.State() == link.Disconnected {
+	take, open := !p.rejoining(), false
+	for i, l := range p.ep.Links()[:p.nPlayers] {
+		switch l.State() {
+		case link.Running:
+			l.Optional = false // (rejoinTick's, inline: the path of every frame)
+		case link.Disconnected:
+			p.rejoinTick(l)
 			p.lost(l)
+		default:
+			p.rejoinTick(l)
+		}
+		if pr := &p.rj.peers[i]; take && !open && (pr.pending || pr.open || l.State() != link.Running || l.Interrupted()) {
+			open = p.takeable(pr, l) // not idle: look closer
 		}
 	}
-	p.askAgain()
-	p.admitStrangers()
+	if p.rj.phase == phaseCatching {
+		p.askAgain()
+	}
+	p.gate.set(&p.ep, open)
 	if !p.running && p.ep.Err() == nil {
 		all := true
 		for i, l := range p.ep.Links()[:p.nPlayers] {
@@ -627,7 +618,7 @@ func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 			f.acked(l.Acked, p.ep.Time())
 		}
 		if m.HasChecksum {
-			p.ep.ReceivedChecksum(l, &p.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
+			takeChecksum(&p.ep, l, &p.checks, m.Seq, m.Ack, m.CheckFrame, m.Checksum)
 		}
 	case codec.TypeChecksum:
 		p.ep.RemoteChecksum(l, &p.checks, b)
@@ -647,10 +638,12 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	if !p.ep.Accept(l, m.Seq) {
 		return
 	}
-	p.rejoinHeard(l)
+	if p.rj.peers[l.Index()].pending {
+		p.rejoinHeard(l) // a player taken back is back
+	}
 	l.Acked = rollnet.Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
-		p.ep.ReceivedChecksum(l, &p.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
+		takeChecksum(&p.ep, l, &p.checks, m.Seq, m.Ack, m.CheckFrame, m.Checksum)
 	}
 
 	// Inputs: take the frames that extend what was heard, up to the core's
@@ -857,11 +850,12 @@ func (p *P2P[S, I]) timeSync() {
 
 // flush sends each peer what it is owed this tick.
 func (p *P2P[S, I]) flush() {
+	quiet := p.rj.quiet()
 	for i, l := range p.ep.Links() {
 		if l.State() != link.Running {
 			continue
 		}
-		if i < p.nPlayers && p.rejoinFlush(l) {
+		if i < p.nPlayers && !(quiet && p.rj.peers[i].settled()) && p.rejoinFlush(l) {
 			// the rejoin's own traffic took the place of inputs
 		} else if p.running {
 			if i < p.nPlayers {
@@ -880,7 +874,11 @@ func (p *P2P[S, I]) flush() {
 func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	start := l.Acked + 1
 	n := int(p.newest - l.Acked)
-	n = max(min(n, codec.MaxFrames, p.rejoinLimit(l, start)), 0)
+	n = min(n, codec.MaxFrames)
+	if p.rj.ats > 0 { // an R we sponsor not acknowledged by every peer yet
+		n = min(n, p.rejoinLimit(l, start))
+	}
+	n = max(n, 0)
 	stride := bits.OnesCount64(p.local) * p.size
 	for k := range n {
 		j := k * stride
@@ -918,7 +916,8 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk boo
 	if f, sum, ok := p.ep.CarriedChecksum(l, &p.checks); ok {
 		m.HasChecksum, m.CheckFrame, m.Checksum = true, int32(f), sum
 	}
-	if !p.fit(m, stride) {
+	b := p.encode(m, stride)
+	if b == nil {
 		return 0
 	}
 	e := m.Start + int32(m.Frames) - 1
@@ -926,7 +925,6 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk boo
 	if m.Frames > 0 && rollnet.Frame(e) > l.Sent {
 		fresh = rollnet.Frame(e)
 	}
-	b := m.Append(p.ep.Buffer())
 	if bulk && !p.ep.SendBulk(l, b) {
 		return -1 // sent again next tick, its checksum with it
 	}

@@ -47,9 +47,9 @@ func TestP2PAddSpectatorMidMatch(t *testing.T) {
 	c.frames(start, time.Minute)
 	require.NoError(t, host.p.AddSpectator("late"))
 	spec := c.joinSpectator("late", "p0", 16, nil)
-	agreed := c.agreed
+	agreed := c.agreed()
 	c.until(20*time.Second, "spectator caught up", func() bool { return int(spec.s.Frame()) > start && spec.s.Behind() < 4 })
-	require.Greater(t, c.agreed-agreed, start, "every frame the spectator simulated was compared")
+	require.Greater(t, c.agreed()-agreed, start, "every frame the spectator simulated was compared")
 	_, ok := host.first(rollnet.EventDisconnected)
 	require.False(t, ok)
 	st, err := host.p.PeerStats("late")

@@ -36,7 +36,7 @@ func TestP2PInputForAnotherPlayer(t *testing.T) {
 	}
 	after, _ := p0.PeerStats("p1")
 	require.GreaterOrEqual(t, after.Malformed-before.Malformed, uint64(forged))
-	require.Greater(t, c.agreed, 100, "the peers kept agreeing")
+	require.Greater(t, c.agreed(), 100, "the peers kept agreeing")
 }
 
 // TestP2PDisconnectedPlayerRepeatsLastInput: once the remaining peers agree

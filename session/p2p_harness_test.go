@@ -3,36 +3,23 @@ package session
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
 
-// p2pWorld is the P2P tests' game: accumulators that mix every input, so a
-// wrong input on any frame shows in the checksum.
-type p2pWorld struct {
-	Acc   [4]uint32
-	H     uint64
-	Frame int32
-	_     [4]byte
-}
+// p2pWorld is the P2P tests' game (the test kit's).
+type p2pWorld = testkit.World
 
-func simP2P(w *p2pWorld, in []uint16, f rollnet.Frame) {
-	for p, v := range in {
-		a := &w.Acc[p%4]
-		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
-		w.H = (w.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
-	}
-	w.Frame = int32(f)
-}
+var simP2P = testkit.Simulate
 
-var p2pEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+var p2pEpoch = testkit.Epoch
 
 // p2pNode is one peer (or spectator) of a test cluster.
 type p2pNode struct {
@@ -60,10 +47,26 @@ type p2pCluster struct {
 	clock    *local.Clock
 	net      *local.Network
 	nodes    []*p2pNode
-	sums     map[rollnet.Frame]uint32 // first checksum recorded for each frame
-	noSums   bool                     // do not compare (desync tests)
-	keepSums bool                     // keep every frame's checksum (late spectators)
-	agreed   int                      // frames compared between two or more nodes
+	sums     *testkit.Agreement // every confirmed frame's checksum, compared across nodes
+	noSums   bool               // do not compare (desync tests)
+	keepSums bool               // keep every frame's checksum (late spectators)
+	loops    []testkit.Loop     // the nodes' game loops, for testkit.Run
+}
+
+// agreed counts the frames compared between two or more nodes.
+func (c *p2pCluster) agreed() int { return c.sums.Agreed }
+
+// p2pLoop is a node's game loop in its cluster.
+type p2pLoop struct {
+	c *p2pCluster
+	n *p2pNode
+}
+
+func (l *p2pLoop) Next() (time.Time, bool) { return l.n.next, true }
+
+func (l *p2pLoop) Tick() {
+	l.c.tickNode(l.n)
+	l.n.next = l.n.next.Add(l.n.period)
 }
 
 type clusterOpts struct {
@@ -82,10 +85,8 @@ type clusterOpts struct {
 
 func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 	t.Helper()
-	clock := local.NewClock(p2pEpoch)
-	nw, err := local.NewNetwork(local.Config{Seed: o.seed, Now: clock.Now, Link: o.link})
-	require.NoError(t, err)
-	c := &p2pCluster{t: t, clock: clock, net: nw, sums: map[rollnet.Frame]uint32{}}
+	clock, nw := testkit.NewNet(t, local.Config{Seed: o.seed, Link: o.link})
+	c := &p2pCluster{t: t, clock: clock, net: nw, sums: testkit.NewAgreement()}
 	if o.perPeer == 0 {
 		o.perPeer = 1
 	}
@@ -196,50 +197,30 @@ func (c *p2pCluster) record(n *p2pNode, upto rollnet.Frame, core *Session[p2pWor
 	if c.noSums {
 		return
 	}
-	for f := n.checked + 1; f <= upto; f++ {
-		sum, err := core.ChecksumAt(f)
-		if err != nil {
-			c.t.Fatalf("%s: checksum of frame %d (frame %d, confirmed %d): %v", n.name, f, core.Frame(), core.ConfirmedFrame(), err)
-		}
-		if want, ok := c.sums[f]; ok {
-			if want != sum {
-				st, _ := core.StateAt(f)
-				c.t.Fatalf("%s: frame %d checksum %08x, another peer had %08x (state %+v)", n.name, f, sum, want, *st)
-			}
-			c.agreed++
-		} else {
-			c.sums[f] = sum
-		}
-		n.checked = f
+	checked, err := c.sums.Through(n.name, core, n.checked, upto)
+	n.checked = checked
+	if err != nil {
+		st, _ := core.StateAt(checked + 1)
+		c.t.Fatalf("%v (frame %d, confirmed %d, state %+v)", err, core.Frame(), core.ConfirmedFrame(), st)
 	}
 	// Keep the maps small.
 	if !c.keepSums {
-		delete(c.sums, upto-2000)
+		c.sums.Forget(upto - 2000)
 	}
 }
 
-// run advances the clock tick by tick, by the shortest node period, for d.
+// run advances the clock tick by tick, each node at its own period, for
+// d (a tick due at the end runs next time).
 func (c *p2pCluster) run(d time.Duration) {
-	end := c.clock.Now().Add(d)
-	for {
-		next := end
-		for _, n := range c.nodes {
-			if n.next.Before(next) {
-				next = n.next
-			}
-		}
-		if !next.Before(end) {
-			c.clock.Set(end)
-			return
-		}
-		c.clock.Set(next)
-		for _, n := range c.nodes {
-			if !n.next.After(next) {
-				c.tickNode(n)
-				n.next = n.next.Add(n.period)
-			}
+	c.loops = c.loops[:min(len(c.loops), len(c.nodes))]
+	for i, n := range c.nodes { // tests add, remove and replace nodes
+		if i == len(c.loops) {
+			c.loops = append(c.loops, &p2pLoop{c: c, n: n})
+		} else if l := c.loops[i].(*p2pLoop); l.n != n {
+			c.loops[i] = &p2pLoop{c: c, n: n}
 		}
 	}
+	testkit.Run(c.clock, c.clock.Now().Add(d), false, c.loops)
 }
 
 // frames runs until every player node has simulated at least frames frames

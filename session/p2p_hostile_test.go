@@ -74,13 +74,13 @@ func hostileCluster(t *testing.T, seed uint64) (*p2pCluster, *hostileTransport) 
 // was disconnected.
 func attack(t *testing.T, c *p2pCluster, frames int, inject func(rng *rand.Rand)) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	before := c.agreed
+	before := c.agreed()
 	end := int(c.nodes[0].p.Frame()) + frames
 	c.until(time.Duration(frames)*time.Second/20, "frames under attack", func() bool {
 		inject(rng)
 		return int(c.nodes[0].p.Frame()) >= end && int(c.nodes[1].p.Frame()) >= end
 	})
-	require.Greater(t, c.agreed, before+frames/2, "peers kept agreeing")
+	require.Greater(t, c.agreed(), before+frames/2, "peers kept agreeing")
 	for _, n := range c.nodes {
 		_, gone := n.first(rollnet.EventDisconnected)
 		require.False(t, gone, "%s: %v", n.name, n.events)

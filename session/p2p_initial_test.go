@@ -34,7 +34,7 @@ func TestP2PInitialStateWithSpectator(t *testing.T) {
 		e, desync := spec.first(rollnet.EventDesyncDetected)
 		if spectatorSets {
 			require.False(t, desync, "%v", spec.events)
-			require.Greater(t, c.agreed, 300)
+			require.Greater(t, c.agreed(), 300)
 			st := spec.s.PeerStats()
 			require.Positive(t, st.ChecksumsAgreed)
 			require.Equal(t, st.ChecksumsCompared, st.ChecksumsAgreed)

@@ -61,7 +61,7 @@ import (
 
 // protocolVersion is the P2P protocol's version, exchanged (and required to
 // match) in the handshake. The wire version is codec.Version.
-const protocolVersion = 2 // 2: checksums ride on Input and InputAck
+const protocolVersion = 3 // 2: checksums ride on Input and InputAck; 3: behind a flag bit, not leftover bytes
 
 // syncReplyBudget is how many handshake replies a peer gets per SyncRetry
 // period.
@@ -114,4 +114,18 @@ func linkStats(l *link.Link) rollnet.PeerStats {
 	st := l.Stats()
 	st.Spectator = l.Optional
 	return st
+}
+
+// takeChecksum takes the checksum sum of frame f that rode on the packet
+// seq from l whose Ack was ack, just accepted. A peer can only report a
+// frame it has confirmed, which needs our inputs (a spectator: our
+// confirmed frames) up to it: a frame past ack is forged, and counted
+// malformed. A report waiting for ours is replaced only from a newer
+// packet (link.Endpoint.ReceivedChecksum).
+func takeChecksum(ep *link.Endpoint, l *link.Link, own *link.Checks, seq uint16, ack int32, f int32, sum uint32) {
+	if f > ack {
+		l.Malformed()
+		return
+	}
+	ep.ReceivedChecksum(l, own, rollnet.Frame(f), sum, seq)
 }

@@ -173,7 +173,7 @@ func TestP2PPlayersPerPeer(t *testing.T) {
 		o.cfg = Config[uint16]{InputDelay: 2, Capacity: 64}
 		c := newCluster(t, o)
 		c.frames(900, time.Minute)
-		require.Greater(t, c.agreed, 900*o.players/o.perPeer/2, "%+v", o)
+		require.Greater(t, c.agreed(), 900*o.players/o.perPeer/2, "%+v", o)
 		for _, n := range c.nodes {
 			if n.s != nil {
 				require.Greater(t, int(n.s.Frame()), 850, n.name)

@@ -203,9 +203,9 @@ func TestP2PDisconnectAgreement(t *testing.T) {
 				}
 				require.Equal(t, frame, e.Frame, "%s froze player 3 from another frame", n.name)
 			}
-			before := c.agreed
+			before := c.agreed()
 			c.frames(int(c.nodes[0].p.Frame())+600, 60*time.Second)
-			require.Greater(t, c.agreed, before+1000)
+			require.Greater(t, c.agreed(), before+1000)
 			t.Logf("player 3 frozen after frame %d; %s", frame, c.describe())
 		})
 	}

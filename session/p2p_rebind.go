@@ -44,18 +44,12 @@ import (
 
 // proves reports, in constant time, whether m carries the match id and
 // the secret of player link i.
-func (r *rejoinState) proves(i int, m *codec.Rejoin) bool {
-	h := sha256.Sum256(m.Secret[:])
-	same := subtle.ConstantTimeCompare(h[:], r.peers[i].hash[:]) &
-		subtle.ConstantTimeEq(int32(m.Match>>32), int32(r.match>>32)) &
-		subtle.ConstantTimeEq(int32(m.Match), int32(r.match))
-	return same == 1
-}
+func (r *rejoiner[S, I]) proves(i int, m *codec.Rejoin) bool { return r.id.proves(&r.peers[i].hash, m) }
 
 // joiner reports whether m comes from the joiner taken into open slot i
 // that has not played (nor sent its token) yet: it carries the secret the
 // joiner asked with (a joiner learns the match id only when accepted).
-func (r *rejoinState) joiner(i int, m *codec.Rejoin) bool {
+func (r *rejoiner[S, I]) joiner(i int, m *codec.Rejoin) bool {
 	if r.peers == nil || !r.peers[i].open || !r.peers[i].pending || r.peers[i].heard {
 		return false
 	}
@@ -67,33 +61,50 @@ func (r *rejoinState) joiner(i int, m *codec.Rejoin) bool {
 // player link i (by us, the sponsor, or by the sponsor's At): only it may
 // ask for the slot again, from any address, until its token comes.
 func (p *P2P[S, I]) takeJoiner(i int, secret [codec.SecretLen]byte) {
-	p.rj.peers[i].joiner, p.rj.peers[i].hash = secret, sha256.Sum256(secret[:])
+	p.rj.peers[i].joiner, p.rj.peers[i].hash = secret, sha256Of(secret)
 }
 
-// admitStrangers lets strangers' rejoin requests in while a slot can be
-// taken, and shuts them out otherwise.
-func (p *P2P[S, I]) admitStrangers() {
-	p.ep.AdmitStrangers(p.takeable())
+// rebindGate is the door strangers come in by: open while a slot can be
+// taken (its owner decides, per player link, with takeable), shut
+// otherwise, and the refusals strangers get through it, at most four per
+// SyncRetry for all of them. The zero value is shut, with no refusal yet.
+type rebindGate struct {
+	open      bool  // strangers' Rejoin packets are let in
+	refusedAt int64 // when a stranger was last refused
 }
 
-// takeable reports whether a player may come back, or join, now.
-func (p *P2P[S, I]) takeable() bool {
-	r := &p.rj
-	if p.rejoining() || r.peers == nil {
+// set opens or shuts the gate on e.
+func (g *rebindGate) set(e *link.Endpoint, open bool) {
+	g.open = open
+	e.AdmitStrangers(open)
+}
+
+// refuse reports whether a stranger may be answered a refusal at now,
+// with retry the endpoint's SyncRetry, and notes it when so.
+func (g *rebindGate) refuse(now, retry int64) bool {
+	if now-g.refusedAt < retry/4 {
 		return false
 	}
-	n := p.ep.Settings()
-	t := p.ep.Time()
-	for i, l := range p.ep.Links()[:p.nPlayers] {
-		switch {
-		case r.openSlot(i) || r.peers[i].pending:
-			return true
-		case n.Rejoin < 0:
-		case l.State() == link.Disconnected && (r.peers[i].goneAt < 0 || t-r.peers[i].goneAt <= n.Rejoin):
-			return true
-		case l.State() == link.Running && l.Interrupted():
-			return true // a restarted process asks from its new address before the timeout
-		}
+	g.refusedAt = now
+	return true
+}
+
+// takeable reports whether a player may come back, or join, into the
+// slot of player link l (pr its part in rejoins) now, this session not
+// rejoining itself. The pump tests first, inline, what holds on every
+// frame of a match nobody rejoins (a player playing and heard, pr and l
+// idle), and calls it only when that fails.
+func (p *P2P[S, I]) takeable(pr *peerRejoin, l *link.Link) bool {
+	if pr.pending || pr.open && !pr.heard && pr.backR == rollnet.NoFrame {
+		return true // an open slot, or a player taken back not playing yet
+	}
+	switch l.State() {
+	case link.Running:
+		// A restarted process asks from its new address before the timeout.
+		return l.Interrupted() && p.ep.Settings().Rejoin >= 0
+	case link.Disconnected:
+		n := p.ep.Settings()
+		return n.Rejoin >= 0 && (pr.goneAt < 0 || p.ep.Time()-pr.goneAt <= n.Rejoin)
 	}
 	return false
 }
@@ -107,7 +118,7 @@ func (p *P2P[S, I]) stranger(b []byte) {
 		return
 	}
 	i, ok := p.linkOf(m.Players)
-	if !ok || !(r.openSlot(i) || r.joiner(i, &m) || r.known && r.peers[i].heard && r.proves(i, &m)) {
+	if !ok || !(r.openSlot(i) || r.joiner(i, &m) || r.id.known && r.peers[i].heard && r.proves(i, &m)) {
 		p.ep.RefuseStranger()
 		p.refuseStranger()
 		return
@@ -148,11 +159,9 @@ func (p *P2P[S, I]) renew(i int) {
 // is not who it claims, at most four times per SyncRetry for all
 // strangers.
 func (p *P2P[S, I]) refuseStranger() {
-	t := p.ep.Time()
-	if t-p.rj.strangerAt < p.ep.Settings().SyncRetry/4 {
+	if !p.gate.refuse(p.ep.Time(), p.ep.Settings().SyncRetry) {
 		return
 	}
-	p.rj.strangerAt = t
 	m := codec.Rejoin{Kind: codec.RejoinRefuse, Reason: refuseIdentity}
 	_ = p.ep.SendTo(p.ep.From(), m.Append(p.ep.Buffer()))
 }
@@ -175,7 +184,7 @@ func (p *P2P[S, I]) askAgain() {
 		if i == r.sponsor || r.peers[i].gone || l.State() != link.Syncing {
 			continue
 		}
-		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinRequest, Players: p.local, Match: r.match, Secret: r.secret})
+		p.sendRejoin(l, r.id.request(p.local))
 	}
 }
 

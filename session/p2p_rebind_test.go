@@ -36,7 +36,7 @@ func elsewhere(t *testing.T, seed uint64, name string, wrap func(*local.Endpoint
 	c := rejoinCluster(t, seed, 0)
 	n := c.nodes[2]
 	tok, _ := n.p.RejoinToken()
-	cfg := n.p.cfg
+	cfg := n.p.rj.restart.cfg
 	c.drop(n, 5*time.Second)
 	cfg.Rejoin = tok
 	c.comeBackAs(n, cfg, name, wrap)
@@ -63,7 +63,7 @@ func openCluster(t *testing.T, players int, seed uint64, open uint64, frames int
 	}
 	c.frames(frames, 10*time.Second)
 	n := c.nodes[2]
-	cfg := n.p.cfg
+	cfg := n.p.rj.restart.cfg
 	cfg.Join = true
 	return c, n, cfg
 }
@@ -141,7 +141,7 @@ func (d *dropRequests) Send(to transport.Peer, b []byte) error {
 func TestP2PRebindFreshProcess(t *testing.T) {
 	c, n, tok := elsewhere(t, 51, "p2-new", nil)
 	q := n.p
-	before := c.agreed
+	before := c.agreed()
 	// The old address speaks again (a stale process, a replay): nothing
 	// it sends counts, be it a disconnect notice, inputs or a request
 	// without the secret, while the peers let strangers in (the player
@@ -173,7 +173,7 @@ func TestP2PRebindFreshProcess(t *testing.T) {
 	c.frames(int(r)+300, 20*time.Second)
 	c.noDesync()
 	c.movedTo(n, 2, "p2")
-	require.Greater(t, c.agreed-before, 2*250, "frames compared after R")
+	require.Greater(t, c.agreed()-before, 2*250, "frames compared after R")
 	st := q.RejoinStats()
 	require.Equal(t, r, st.Frame)
 	t.Logf("R %d, replayed %d frames in %v; %s", r, st.Replayed, st.CatchUp, c.describe())
@@ -227,7 +227,7 @@ func TestP2PRebindStranger(t *testing.T) {
 	c := rejoinCluster(t, 53, 0)
 	n := c.nodes[2]
 	tok, _ := n.p.RejoinToken()
-	cfg := n.p.cfg
+	cfg := n.p.rj.restart.cfg
 
 	// Before anyone left, no slot can be taken: a stranger's datagrams
 	// stop at the transport.
@@ -318,10 +318,10 @@ func TestP2PRebindBeforeTimeout(t *testing.T) {
 	c := rejoinCluster(t, 54, 0)
 	n := c.nodes[2]
 	tok, _ := n.p.RejoinToken()
-	cfg := n.p.cfg
+	cfg := n.p.rj.restart.cfg
 	n.paused = true
 	for f := n.checked - 200; f <= n.checked; f++ {
-		delete(c.sums, f)
+		c.sums.Forget(f)
 	}
 	hung := c.clock.Now()
 	cfg.Rejoin = tok
@@ -385,7 +385,7 @@ func TestP2PRebindThenRejoin(t *testing.T) {
 	c.noDesync()
 	_, err := m.p.PeerStats("p2-new")
 	require.NoError(t, err)
-	require.Equal(t, []transport.Peer{"p0", "", "p2-new"}, m.p.cfg.Remote)
+	require.Equal(t, []transport.Peer{"p0", "", "p2-new"}, m.p.rj.restart.cfg.Remote)
 }
 
 // TestP2PRebindJoinRace: two joiners race for one open slot. The sponsor
@@ -486,7 +486,7 @@ func FuzzP2PStranger(f *testing.F) {
 // a new handshake and the catch-up's start, and everyone agrees.
 func TestP2PRebindRestartWhileCatchingUp(t *testing.T) {
 	c, n, _ := elsewhere(t, 58, "p2-a", nil)
-	q, cfg := n.p, n.p.cfg
+	q, cfg := n.p, n.p.rj.restart.cfg
 	n.checked = 1 << 30
 	c.until(3*time.Second, "catching up", func() bool { return q.rj.phase == phaseCatching && q.Running() && q.Frame() > 50 })
 	r := q.rj.r

@@ -40,7 +40,6 @@ package session
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -153,51 +152,60 @@ type peerRejoin struct {
 	gone     bool                  // (our own rejoin) its players were frozen when we were taken back
 }
 
-// rejoinState is a P2P session's part in rejoins: its identity, the
-// rejoins of others it takes part in, and its own.
-type rejoinState struct {
-	// identity
-	secret [codec.SecretLen]byte
-	share  uint64
-	match  uint64
-	known  bool
-	peers  []peerRejoin // per player link
+// rejoiner is a P2P session's part in rejoins: its identity, the rejoins
+// of others it takes part in, and its own. It holds what only the rejoin
+// uses; the P2P holds it (rj), as it holds its gate and its feeds.
+type rejoiner[S any, I comparable] struct {
+	id    identity     // ours, and the match's (p2p_identity.go)
+	peers []peerRejoin // per player link
 
 	// others coming back
 	back  []rollnet.Frame // per player: the R of its latest rejoin, NoFrame none
 	until []rollnet.Frame // per player: frozen input repeated below this (R while pending), never otherwise
+	ats   int             // peers whose atR is set: At messages to send or settle
 
 	// our own rejoin
 	phase   int
 	askAt   int64
 	r       rollnet.Frame
 	sponsor int
-	ring    []byte          // catch-up inputs, catchFrames frames of every player
-	tags    []rollnet.Frame // per ring slot: the frame it holds, NoFrame none
-	in      []byte          // parse buffer, codec.MaxFrames frames of every player
-	caught  rollnet.Frame   // newest catch-up frame held, contiguously
-	ackDue  bool
+	catch   catchRing // the catch-up frames from the sponsor (p2p_catchup.go)
 	began   int64
 	stats   RejoinStats
 	refused error
 
-	// strangers (p2p_rebind.go)
-	strangerAt int64 // when a stranger was last refused
+	// restart is what Rejoin starts the session over from.
+	restart struct {
+		cfg     P2PConfig[I]
+		sim     func(*S, []I, rollnet.Frame)
+		initial *S // the state frame 0 started from
+	}
 }
+
+// quiet reports whether no rejoin is under way: not ours, and no At of
+// another's to send. With every player link settled, the rejoin owes no
+// link anything (rejoinFlush has nothing to do).
+func (r *rejoiner[S, I]) quiet() bool { return r.phase == phaseNone && r.ats == 0 }
+
+// settled reports whether the link acknowledged our token and is fed
+// nothing.
+func (pr *peerRejoin) settled() bool { return pr.tokAcked && !pr.feeding }
 
 // openSlot reports whether player link i is an open slot no one took
 // yet.
-func (r *rejoinState) openSlot(i int) bool {
+func (r *rejoiner[S, I]) openSlot(i int) bool {
 	return r.peers != nil && r.peers[i].open && !r.peers[i].heard && r.peers[i].backR == rollnet.NoFrame
 }
 
 // absent reports whether player link i is not expected to synchronize:
 // an open slot, or (in our own rejoin) a player frozen when we came back.
-func (r *rejoinState) absent(i int) bool { return r.openSlot(i) || r.peers != nil && r.peers[i].gone }
+func (r *rejoiner[S, I]) absent(i int) bool {
+	return r.openSlot(i) || r.peers != nil && r.peers[i].gone
+}
 
 // catching reports whether player link i was taken back and has not sent
 // its first live input: its connection statuses are not counted yet.
-func (r *rejoinState) catching(i int) bool { return r.peers != nil && r.peers[i].pending }
+func (r *rejoiner[S, I]) catching(i int) bool { return r.peers != nil && r.peers[i].pending }
 
 // initRejoin sets up the rejoin state and the open slots of cfg.
 func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
@@ -238,20 +246,13 @@ func (p *P2P[S, I]) initRejoin(cfg P2PConfig[I]) error {
 		}
 	}
 	n := p.ep.Settings()
-	binary.LittleEndian.PutUint64(r.secret[:8], n.Rand())
-	binary.LittleEndian.PutUint64(r.secret[8:], n.Rand())
-	r.share = n.Rand()
+	r.id = newIdentity(n.Rand)
 	if tok != (RejoinToken{}) || cfg.Join {
 		if !cfg.Join {
-			r.secret, r.match, r.known = tok.Secret, tok.Match, true
+			r.id.secret, r.id.match, r.id.known = tok.Secret, tok.Match, true
 		}
 		r.phase, r.askAt = phaseAsking, math.MinInt64/2
-		r.ring = make([]byte, catchFrames*p.players*p.size)
-		r.tags = make([]rollnet.Frame, catchFrames)
-		for k := range r.tags {
-			r.tags[k] = rollnet.NoFrame
-		}
-		r.in = make([]byte, codec.MaxFrames*p.players*p.size)
+		r.catch = newCatchRing(p.players, p.size, rollnet.Frame(p.delay)-1)
 	}
 	return nil
 }
@@ -267,10 +268,7 @@ func (p *P2P[S, I]) rejoining() bool {
 // peer's identity arrived (shortly after the match starts); ok is false
 // before.
 func (p *P2P[S, I]) RejoinToken() (tok RejoinToken, ok bool) {
-	if !p.rj.known {
-		return RejoinToken{}, false
-	}
-	return RejoinToken{Match: p.rj.match, Secret: p.rj.secret}, true
+	return p.rj.id.token()
 }
 
 // RejoinStats says how this session's rejoin went.
@@ -296,14 +294,14 @@ func (p *P2P[S, I]) Rejoin(t transport.Transport) error {
 	if t == nil {
 		return fmt.Errorf("%w: nil transport", ErrConfig)
 	}
-	cfg, sim, initial := p.cfg, p.sim, *p.initial
+	cfg, sim, initial := p.rj.restart.cfg, p.rj.restart.sim, *p.rj.restart.initial
 	events := p.ep.Events(nil)
 	cfg.Rejoin = tok
 	cfg.Remote = p.remotes()
 	if err := p.init(cfg, t, sim); err != nil {
 		return err
 	}
-	*p.initial = initial
+	*p.rj.restart.initial = initial
 	*p.core.State() = initial
 	for _, e := range events {
 		p.ep.Push(e)
@@ -338,7 +336,7 @@ func (p *P2P[S, I]) askPump() {
 	}
 	p.rj.askAt = t
 	for _, l := range p.ep.Links()[:p.nPlayers] {
-		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinRequest, Players: p.local, Match: p.rj.match, Secret: p.rj.secret})
+		p.sendRejoin(l, p.rj.id.request(p.local))
 	}
 }
 
@@ -362,20 +360,20 @@ func (p *P2P[S, I]) handleRejoin(l *link.Link, b []byte) {
 			return
 		}
 		if !r.peers[i].heard {
-			r.peers[i].heard, r.peers[i].share, r.peers[i].hash = true, m.Match, sha256.Sum256(m.Secret[:])
+			r.peers[i].heard, r.peers[i].share, r.peers[i].hash = true, m.Match, sha256Of(m.Secret)
 			p.identityComplete()
 		}
 		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinTokenAck, Match: m.Match})
 	case codec.RejoinTokenAck:
-		if l.State() == link.Running && m.Match == r.share && p.ep.Accept(l, m.Seq) {
+		if l.State() == link.Running && m.Match == r.id.share && p.ep.Accept(l, m.Seq) {
 			r.peers[i].tokAcked = true
 		}
 	case codec.RejoinRequest:
 		p.rejoinRequest(l, &m)
 	case codec.RejoinAccept:
 		if r.phase == phaseAsking && m.Players == p.local && rollnet.Frame(m.Frame) > rollnet.Frame(p.delay) {
-			if !r.known { // a late joiner learns the match id
-				r.match, r.known = m.Match, true
+			if !r.id.known { // a late joiner learns the match id
+				r.id.match, r.id.known = m.Match, true
 			}
 			p.accepted(i, rollnet.Frame(m.Frame), m.Frozen&^p.local&p.all)
 		}
@@ -402,10 +400,10 @@ func (p *P2P[S, I]) handleRejoin(l *link.Link, b []byte) {
 // arrived.
 func (p *P2P[S, I]) identityComplete() {
 	r := &p.rj
-	if r.known {
+	if r.id.known {
 		return
 	}
-	id := r.share
+	id := r.id.share
 	for i := range r.peers {
 		h := r.peers[i].heard
 		if r.peers[i].open && !h {
@@ -416,7 +414,7 @@ func (p *P2P[S, I]) identityComplete() {
 		}
 		id ^= r.peers[i].share
 	}
-	r.match, r.known = id, true
+	r.id.match, r.id.known = id, true
 }
 
 // linkOf returns the player link holding exactly the players of mask.
@@ -452,13 +450,13 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	// asks again until it plays (our answer was lost, or we learnt its R
 	// from the sponsor first).
 	open := r.openSlot(i) || r.joiner(i, m)
-	if !open && (m.Players != l.Mask || !r.known || !r.peers[i].heard || !r.proves(i, m)) {
+	if !open && (m.Players != l.Mask || !r.id.known || !r.peers[i].heard || !r.proves(i, m)) {
 		l.Malformed()
 		refuse(refuseIdentity)
 		return
 	}
 	switch {
-	case m.Players != l.Mask || !r.known:
+	case m.Players != l.Mask || !r.id.known:
 		return // a joiner for another slot, or our identities are not all in yet
 	case n.Rejoin < 0 && !open:
 		refuse(refuseOff)
@@ -472,7 +470,7 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		// again): the same R.
 		if r.peers[i].feeding || r.peers[i].atR != rollnet.NoFrame {
 			r.peers[i].replyAt = t
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.peers[i].backR), Match: r.match,
+			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.peers[i].backR), Match: r.id.match,
 				Frozen: r.peers[i].frozen})
 		}
 		return
@@ -511,11 +509,14 @@ func (p *P2P[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		p.takeJoiner(i, m.Secret)
 	}
 	p.adopt(i, rr)
+	if r.peers[i].atR == rollnet.NoFrame {
+		r.ats++
+	}
 	r.peers[i].atR, r.peers[i].atAcked = rr, 0
 	r.peers[i].feeding = true
 	r.peers[i].feed.start(rollnet.Frame(p.delay)-1, t)
 	r.peers[i].frozen = frozen
-	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.match, Frozen: frozen})
+	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.id.match, Frozen: frozen})
 }
 
 // sponsors reports whether this session decides the rejoin of player link
@@ -605,13 +606,10 @@ func (p *P2P[S, I]) stale(pl int, s codec.PeerStatus) bool {
 	return b != rollnet.NoFrame && rollnet.Frame(s.LastFrame) < b-1
 }
 
-// rejoinHeard notes a live input from player link l: a player taken back
-// is back.
+// rejoinHeard notes the first live input from player link l, taken back
+// (pending): it is back.
 func (p *P2P[S, I]) rejoinHeard(l *link.Link) {
 	i := l.Index()
-	if !p.rj.catching(i) {
-		return
-	}
 	p.rj.peers[i].pending = false
 	p.rj.peers[i].feeding = false
 	p.rj.peers[i].backR = rollnet.NoFrame
@@ -660,20 +658,20 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 	r := &p.rj
 	i := l.Index()
 	if r.phase == phaseCatching {
-		if i == r.sponsor && r.ackDue {
-			r.ackDue = false
-			m := codec.InputAck{Seq: l.Seq(), Ack: int32(r.caught)}
+		if i == r.sponsor && r.catch.ackDue {
+			r.catch.ackDue = false
+			m := codec.InputAck{Seq: l.Seq(), Ack: int32(r.catch.caught)}
 			p.ep.Send(l, m.Append(p.ep.Buffer()))
 		}
 		return true
 	}
-	if r.phase == phaseLive && i == r.sponsor && r.ackDue {
-		r.ackDue = false // a feed datagram after the last ack got lost
+	if r.phase == phaseLive && i == r.sponsor && r.catch.ackDue {
+		r.catch.ackDue = false // a feed datagram after the last ack got lost
 		m := codec.InputAck{Seq: l.Seq(), Ack: int32(r.r - 1)}
 		p.ep.Send(l, m.Append(p.ep.Buffer()))
 	}
 	if !r.peers[i].tokAcked && p.running && p.ep.QualityDue(l) {
-		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinToken, Players: p.local, Match: r.share, Secret: r.secret})
+		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinToken, Players: p.local, Match: r.id.share, Secret: r.id.secret})
 	}
 	for j := range r.peers {
 		rr := r.peers[j].atR
@@ -684,6 +682,7 @@ func (p *P2P[S, I]) rejoinFlush(l *link.Link) bool {
 			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: r.peers[j].joiner})
 		} else if p.atDone(j) {
 			r.peers[j].atR = rollnet.NoFrame
+			r.ats--
 		}
 	}
 	if r.peers[i].feeding {
@@ -736,7 +735,7 @@ func (p *P2P[S, I]) catchAck(l *link.Link, b []byte) {
 func (p *P2P[S, I]) accepted(s int, rr rollnet.Frame, frozen uint64) {
 	r := &p.rj
 	r.phase, r.r, r.sponsor, r.began = phaseCatching, rr, s, p.ep.Time()
-	r.caught = rollnet.Frame(p.delay) - 1
+	r.catch.caught = rollnet.Frame(p.delay) - 1
 	r.stats.Frame = rr
 	for i, old := range p.ep.Links()[:p.nPlayers] {
 		if old.Mask&frozen == old.Mask {
@@ -777,17 +776,17 @@ func (p *P2P[S, I]) accepted(s int, rr rollnet.Frame, frozen uint64) {
 // sponsor; it returns false for anything else (a peer's live inputs).
 func (p *P2P[S, I]) catchInput(l *link.Link, b []byte) bool {
 	r := &p.rj
-	if l.Index() != r.sponsor || r.in == nil {
+	if l.Index() != r.sponsor || r.catch.in == nil {
 		return false
 	}
 	m := codec.Input{Size: p.size}
-	if _, err := codec.ParseInput(b, &m, r.in, p.inStat); err != nil || m.Players != p.all || m.Players == l.Mask {
+	if _, err := codec.ParseInput(b, &m, r.catch.in, p.inStat); err != nil || m.Players != p.all || m.Players == l.Mask {
 		return false
 	}
 	if !p.ep.Accept(l, m.Seq) {
 		return true
 	}
-	r.ackDue = true
+	r.catch.ackDue = true
 	if r.phase != phaseCatching {
 		return true
 	}
@@ -797,7 +796,7 @@ func (p *P2P[S, I]) catchInput(l *link.Link, b []byte) bool {
 	// window is kept, and caught advances over those held contiguously.
 	for k := range m.Frames {
 		f := rollnet.Frame(m.Start) + rollnet.Frame(k)
-		if f <= r.caught {
+		if f <= r.catch.caught {
 			continue
 		}
 		if f >= r.r || f >= p.core.Frame()+catchFrames {
@@ -810,12 +809,9 @@ func (p *P2P[S, I]) catchInput(l *link.Link, b []byte) bool {
 				return true
 			}
 		}
-		copy(r.ring[(int(f)%catchFrames)*stride:], row)
-		r.tags[int(f)%catchFrames] = f
+		r.catch.hold(f, row)
 	}
-	for r.caught+1 < r.r && r.tags[int(r.caught+1)%catchFrames] == r.caught+1 {
-		r.caught++
-	}
+	r.catch.extend(r.r)
 	return true
 }
 
@@ -832,7 +828,7 @@ func (p *P2P[S, I]) catchUp() error {
 	}
 	stride := p.players * p.size
 	steps := 0
-	for p.core.Frame() < r.r-rollnet.Frame(p.delay) && p.core.Frame() <= r.caught && steps < catchSteps {
+	for p.core.Frame() < r.r-rollnet.Frame(p.delay) && p.core.Frame() <= r.catch.caught && steps < catchSteps {
 		f := p.core.Frame()
 		if f >= rollnet.Frame(p.delay) {
 			p.catchFeed(f, stride)
@@ -842,12 +838,12 @@ func (p *P2P[S, I]) catchUp() error {
 		}
 		steps++
 		p.checksums()
-		if len(p.archive) > 0 {
+		if len(p.archive.rows) > 0 {
 			p.archiveConfirmed()
 		}
 	}
 	r.stats.Replayed += steps
-	if p.core.Frame() < r.r-rollnet.Frame(p.delay) || r.caught < r.r-1 {
+	if p.core.Frame() < r.r-rollnet.Frame(p.delay) || r.catch.caught < r.r-1 {
 		return ErrRejoining
 	}
 	// Every frame before R is in: the frames from R-InputDelay on are
@@ -859,7 +855,7 @@ func (p *P2P[S, I]) catchUp() error {
 		p.recv[pl], p.fed[pl] = r.r-1, r.r-1
 		if p.disc[pl] { // gone: the input it had at R-1 repeats
 			var in I
-			row := r.ring[(int(r.r-1)%catchFrames)*stride:]
+			row := r.catch.row(r.r - 1)
 			copy(bytesOf(&in), row[pl*p.size:(pl+1)*p.size])
 			p.frozen[pl] = in
 		}
@@ -876,7 +872,7 @@ func (p *P2P[S, I]) catchUp() error {
 
 // catchFeed gives the core every player's catch-up input of frame f.
 func (p *P2P[S, I]) catchFeed(f rollnet.Frame, stride int) {
-	row := p.rj.ring[(int(f)%catchFrames)*stride:]
+	row := p.rj.catch.row(f)
 	for pl := range p.players {
 		b := row[pl*p.size : (pl+1)*p.size]
 		var in I

@@ -60,7 +60,7 @@ func (c *p2pCluster) drop(n *p2pNode, d time.Duration) {
 	require.NoError(c.t, n.ep.Close())
 	n.paused = true
 	for f := n.checked - 200; f <= n.checked; f++ {
-		delete(c.sums, f)
+		c.sums.Forget(f)
 	}
 	c.run(d)
 }
@@ -89,7 +89,7 @@ func (c *p2pCluster) restart(n *p2pNode, gap time.Duration) *P2P[p2pWorld, uint1
 	c.t.Helper()
 	tok, ok := n.p.RejoinToken()
 	require.True(c.t, ok, "no rejoin token yet")
-	cfg := n.p.cfg
+	cfg := n.p.rj.restart.cfg
 	c.drop(n, gap)
 	cfg.Rejoin = tok
 	return c.comeBack(n, cfg)
@@ -150,7 +150,7 @@ func TestP2PRejoinSameProcess(t *testing.T) {
 	c.drop(n, 5*time.Second)
 	require.NoError(t, n.p.Rejoin(c.reopen(n)))
 	n.paused = false
-	before := c.agreed
+	before := c.agreed()
 	r := c.rejoined(n, 2)
 	require.Greater(t, r, rollnet.Frame(300), "R is after the drop")
 	frozen, ok := c.nodes[0].first(rollnet.EventPlayerDisconnected)
@@ -158,9 +158,9 @@ func TestP2PRejoinSameProcess(t *testing.T) {
 	require.Less(t, frozen.Frame, r)
 	c.frames(int(r)+300, 20*time.Second)
 	c.noDesync()
-	require.Greater(t, c.agreed-before, 2*250, "the other nodes compared their frames with the first after R")
+	require.Greater(t, c.agreed()-before, 2*250, "the other nodes compared their frames with the first after R")
 	st := n.p.RejoinStats()
-	t.Logf("froze at %d, R %d, replayed %d frames in %v; %s; %d frames compared after R", frozen.Frame, r, st.Replayed, st.CatchUp, c.describe(), c.agreed-before)
+	t.Logf("froze at %d, R %d, replayed %d frames in %v; %s; %d frames compared after R", frozen.Frame, r, st.Replayed, st.CatchUp, c.describe(), c.agreed()-before)
 	require.Equal(t, r, st.Frame)
 	require.GreaterOrEqual(t, st.Replayed, int(r)-2-2)
 	for _, m := range c.nodes {
@@ -228,7 +228,7 @@ func TestP2PRejoinStranger(t *testing.T) {
 	c := rejoinCluster(t, 34, 0)
 	n := c.nodes[2]
 	tok, _ := n.p.RejoinToken()
-	cfg := n.p.cfg
+	cfg := n.p.rj.restart.cfg
 	c.drop(n, 6*time.Second)
 	malformed := func() uint64 {
 		st, err := c.nodes[0].p.PeerStats("p2")
@@ -301,8 +301,8 @@ func FuzzP2PRejoinPacket(f *testing.F) {
 			_ = p.Poll()
 			clock = clock.Add(time.Second / 60)
 		}
-		if p.rj.phase == phaseCatching && p.core.Frame() > p.rj.caught+1 {
-			t.Fatalf("replayed to %d with frames up to %d", p.core.Frame(), p.rj.caught)
+		if p.rj.phase == phaseCatching && p.core.Frame() > p.rj.catch.caught+1 {
+			t.Fatalf("replayed to %d with frames up to %d", p.core.Frame(), p.rj.catch.caught)
 		}
 	})
 }
@@ -410,7 +410,7 @@ func TestP2PLateJoin(t *testing.T) {
 		require.False(t, gone)
 	}
 	n := c.nodes[2]
-	cfg := n.p.cfg
+	cfg := n.p.rj.restart.cfg
 	cfg.Join = true
 	q := c.comeBack(n, cfg)
 	r := c.rejoined(n, 2)
@@ -530,11 +530,11 @@ func BenchmarkP2PRejoinReplay(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for i := range p.rj.ring {
-			p.rj.ring[i] = byte(i * 7)
+		for i := range p.rj.catch.ring {
+			p.rj.catch.ring[i] = byte(i * 7)
 		}
-		for f := range p.rj.tags {
-			p.rj.tags[f] = rollnet.Frame(f)
+		for f := range p.rj.catch.tags {
+			p.rj.catch.tags[f] = rollnet.Frame(f)
 		}
 		p.accepted(0, frames+100, 0)
 		p.running = true
@@ -543,7 +543,7 @@ func BenchmarkP2PRejoinReplay(b *testing.B) {
 		start := time.Now()
 		for b.Loop() {
 			p.core.Reset()
-			p.rj.caught = frames - 1
+			p.rj.catch.caught = frames - 1
 			if err := p.catchUp(); !errors.Is(err, ErrRejoining) || p.core.Frame() != frames {
 				b.Fatalf("%v at frame %d", err, p.core.Frame())
 			}
@@ -632,7 +632,7 @@ func TestP2PLateJoinTwo(t *testing.T) {
 	c.frames(200, 10*time.Second)
 	for _, pl := range []int{2, 3} {
 		n := c.nodes[pl]
-		c.comeBack(n, n.p.cfg)
+		c.comeBack(n, n.p.rj.restart.cfg)
 		r := c.rejoined(n, pl)
 		c.frames(int(r)+200, 20*time.Second)
 	}

@@ -14,8 +14,8 @@ func TestP2PTwoPlayersPerfectLink(t *testing.T) {
 	c := newCluster(t, clusterOpts{players: 2, seed: 1, mash: 0.2, cfg: Config[uint16]{InputDelay: 2, Capacity: 32},
 		link: local.Link{Latency: 20 * time.Millisecond}})
 	c.frames(600, 30*time.Second)
-	require.Greater(t, c.agreed, 500)
-	t.Logf("agreed %d; %s; stats %+v", c.agreed, c.describe(), c.nodes[0].p.Stats())
+	require.Greater(t, c.agreed(), 500)
+	t.Logf("agreed %d; %s; stats %+v", c.agreed(), c.describe(), c.nodes[0].p.Stats())
 }
 
 // p2pProfiles are issue 5's link profiles.
@@ -52,9 +52,9 @@ func TestP2PAgreement(t *testing.T) {
 					c.frames(frames, time.Duration(frames)*time.Second/10)
 					spec := c.nodes[len(c.nodes)-1]
 					require.Greater(t, int(spec.s.Frame()), frames/2, "spectator keeps up: %s", c.describe())
-					require.Greater(t, c.agreed, frames*players/2)
+					require.Greater(t, c.agreed(), frames*players/2)
 					st := c.nodes[0].p.Stats()
-					t.Logf("agreed %d frames; rollbacks %d (max depth %d); %s", c.agreed, st.Rollbacks, st.MaxRollbackDepth, c.describe())
+					t.Logf("agreed %d frames; rollbacks %d (max depth %d); %s", c.agreed(), st.Rollbacks, st.MaxRollbackDepth, c.describe())
 				})
 			}
 		}

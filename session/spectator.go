@@ -248,7 +248,7 @@ func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 	s.ackDue = true
 	s.live = rollnet.Frame(m.Ack) // the newest to arrive stands: a forged one heals at the next
 	if m.HasChecksum {
-		s.ep.ReceivedChecksum(l, &s.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
+		takeChecksum(&s.ep, l, &s.checks, m.Seq, m.Ack, m.CheckFrame, m.Checksum)
 	}
 	// The bulk feed's datagrams arrive in any order: every frame of the
 	// buffer is kept, and recv advances over those held contiguously.

@@ -96,11 +96,11 @@ func TestChurnDoesNotChargeMembers(t *testing.T) {
 	require.Nil(t, b.unexpectedSend.Load())
 	// And the two still talk.
 	send(t, b.c, a.c.ID(), offer("still here"))
-	require.Equal(t, offer("still here"), (<-a.fromOthers).Signal)
+	require.Equal(t, offer("still here"), recv(t, a.fromOthers, "a to receive b's offer").Signal)
 	require.NoError(t, a.c.Close())
 	require.NoError(t, b.c.Close())
-	<-a.done
-	<-b.done
+	recv(t, a.done, "a's event loop to end")
+	recv(t, b.done, "b's event loop to end")
 	require.NoError(t, a.c.Err())
 	require.NoError(t, b.c.Err())
 }

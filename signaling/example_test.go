@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/rollnet/rollnet/signaling"
 )
@@ -26,7 +27,17 @@ func Example() {
 	defer srv.Close()
 	url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/room/lobby"
 
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// next is a client's next event, or a panic if none comes in time.
+	next := func(c *signaling.Client) signaling.Event {
+		select {
+		case ev := <-c.Events():
+			return ev
+		case <-ctx.Done():
+			panic("no event within 10 s")
+		}
+	}
 	alice, err := signaling.Dial(ctx, url, signaling.ClientConfig{})
 	if err != nil {
 		panic(err)
@@ -39,13 +50,13 @@ func Example() {
 	defer bob.Close()
 	fmt.Println("bob found", len(bob.Peers()), "peer; ICE:", bob.ICEServers()[0].URLs[0])
 
-	ev := <-alice.Events()
+	ev := next(alice)
 	fmt.Println("alice hears", ev.Kind, ev.Peer == bob.ID())
 	offer := json.RawMessage(`{"type":"offer","sdp":"v=0..."}`)
 	if err := alice.Send(ctx, ev.Peer, signaling.Signal{Kind: signaling.SignalOffer, Payload: offer}); err != nil {
 		panic(err)
 	}
-	ev = <-bob.Events()
+	ev = next(bob)
 	fmt.Println("bob hears", ev.Kind, ev.Signal.Kind, "from alice:", ev.Peer == alice.ID())
 	fmt.Println(string(ev.Signal.Payload))
 	// Output:

@@ -204,3 +204,17 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 	}
 	return c, err
 }
+
+// recv receives from c, failing t, saying what it waited for, if nothing
+// comes within waitTimeout.
+func recv[T any](t *testing.T, c <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(waitTimeout):
+		t.Fatalf("waited %v for %s", waitTimeout, what)
+	}
+	var zero T
+	return zero
+}

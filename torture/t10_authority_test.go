@@ -3,7 +3,6 @@ package torture
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -43,24 +43,10 @@ import (
 // repairs of at most three Nacks each, the link's own messages, one
 // answer per connection), not by what they sent; the heap stays flat.
 
-type t10State struct {
-	Pos   [8]int32
-	Acc   [8]uint32
-	H     uint64
-	Frame int32
-	NPC   int32
-}
+// t10State is the authoritative mode's test game (the test kit's).
+type t10State = testkit.Arena
 
-func t10Simulate(s *t10State, in []uint16, f rollnet.Frame) {
-	for p, v := range in {
-		s.Pos[p] += int32(int8(v))
-		a := &s.Acc[p]
-		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
-		s.H = (s.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
-	}
-	s.Frame = int32(f)
-	s.NPC += 3
-}
+var t10Simulate = testkit.SimulateArena
 
 // t10Profiles are the three impaired links.
 var t10Profiles = []local.Link{
@@ -299,9 +285,7 @@ func TestT10Authority(t *testing.T) {
 		frames = scaled(3000)
 	}
 	seed := baseSeed() + 1000
-	clock := local.NewClock(pEpoch)
-	nw, err := local.NewNetwork(local.Config{Seed: seed, Now: clock.Now})
-	require.NoError(t, err)
+	clock, nw := testkit.NewNet(t, local.Config{Seed: seed})
 	hep, err := nw.Endpoint("host")
 	require.NoError(t, err)
 	nc := rollnet.NetConfig{Now: clock.Now, DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}

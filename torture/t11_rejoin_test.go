@@ -9,6 +9,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -43,7 +44,7 @@ func TestT11RejoinHostileNetwork(t *testing.T) {
 	cfg := c.cfgOf(3)
 	cfg.Rejoin = tok
 	p3.name += "-new"
-	q, err := session.NewP2P[pState](cfg, c.reopenNode(p3), pSimulate)
+	q, err := session.NewP2P[testkit.World](cfg, c.reopenNode(p3), testkit.Simulate)
 	require.NoError(t, err)
 	p3.p, p3.events, p3.paused = q, nil, false
 	r3 := c.rejoinedAll(p3, 3, frames)
@@ -69,7 +70,7 @@ func TestT11RejoinHostileNetwork(t *testing.T) {
 	}
 	t.Logf("seed %d: p3 back at %d (replayed %d in %v), p2 back at %d (replayed %d in %v); %d comparisons; %s",
 		seed, r3, p3.p.RejoinStats().Replayed, p3.p.RejoinStats().CatchUp, r1, p2.p.RejoinStats().Replayed,
-		p2.p.RejoinStats().CatchUp, c.agreed, c.describe())
+		p2.p.RejoinStats().CatchUp, c.agreed(), c.describe())
 }
 
 // dropNode closes n's endpoint and stops its loop. The frames it
@@ -79,7 +80,7 @@ func (c *pCluster) dropNode(n *pNode) {
 	require.NoError(c.t, c.eps[n.player].Close())
 	n.paused = true
 	for f := n.checked - 200; f <= n.checked; f++ {
-		delete(c.sums, f)
+		c.sums.Forget(f)
 	}
 }
 

@@ -21,10 +21,10 @@ func TestT3GenesisAndReset(t *testing.T) {
 		g := coreGame{Players: 2 + rng.IntN(3), Capacity: caps[rng.IntN(len(caps))]}
 		g.Delay = rng.IntN(g.Capacity - 1)
 		if rng.IntN(2) == 0 {
-			g.MaxPred = 1 + rng.IntN(g.window())
+			g.MaxPred = 1 + rng.IntN(g.Window())
 		}
-		mp := g.maxPred()
-		s, err := session.New[coreWorld](g.config(), coreSim)
+		mp := g.Prediction()
+		s, err := session.New[coreWorld](coreConfig(g), coreSim)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestT4WindowEdges(t *testing.T) {
 }
 
 func t4Edges(t *testing.T, g coreGame, rounds int) {
-	w, mp := g.window(), g.maxPred()
+	w, mp := g.Window(), g.Prediction()
 	frames := g.Delay + 4*(g.Capacity+mp) + 16 + rounds*(g.Delay+2*mp+w+6)
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -58,7 +58,7 @@ func t4Edges(t *testing.T, g coreGame, rounds int) {
 		}
 	}
 	want := coreOracle(coreWorld{}, script)
-	s, err := session.New[coreWorld](g.config(), coreSim)
+	s, err := session.New[coreWorld](coreConfig(g), coreSim)
 	if err != nil {
 		fail("%v", err)
 	}

@@ -3,7 +3,6 @@ package torture
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -29,30 +29,12 @@ import (
 // nodes must agree, spectators included, and nobody may report a desync or
 // a disconnection.
 
-type pState struct {
-	Acc   [4]uint32
-	H     uint64
-	Frame int32
-	_     [4]byte
-}
-
-func pSimulate(s *pState, in []uint16, f rollnet.Frame) {
-	for p, v := range in {
-		a := &s.Acc[p%4]
-		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
-		s.H = (s.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
-	}
-	s.Frame = int32(f)
-}
-
-var pEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // pNode is a player or a spectator of a torture cluster.
 type pNode struct {
 	name    string
 	player  int
-	p       *session.P2P[pState, uint16]
-	s       *session.Spectator[pState, uint16]
+	p       *session.P2P[testkit.World, uint16]
+	s       *session.Spectator[testkit.World, uint16]
 	rng     *rand.Rand
 	in      uint16
 	checked rollnet.Frame
@@ -63,15 +45,14 @@ type pNode struct {
 // pCluster runs nodes on a local network and a fake clock, comparing
 // every confirmed frame's checksum across nodes.
 type pCluster struct {
-	t      testing.TB
-	seed   uint64
-	clock  *local.Clock
-	net    *local.Network
-	nodes  []*pNode
-	eps    []transport.Transport       // per player: its endpoint
-	cfgs   []session.P2PConfig[uint16] // per player: its config
-	sums   map[rollnet.Frame]uint32
-	agreed int
+	t     testing.TB
+	seed  uint64
+	clock *local.Clock
+	net   *local.Network
+	nodes []*pNode
+	eps   []transport.Transport       // per player: its endpoint
+	cfgs  []session.P2PConfig[uint16] // per player: its config
+	sums  *testkit.Agreement
 	// compare, when false, skips the checksum comparison (T8 plants a
 	// divergence on purpose).
 	compare bool
@@ -82,17 +63,15 @@ type pOpts struct {
 	spectators int // hosted by players 0, 1, ...
 	link       local.Link
 	net        rollnet.NetConfig
-	sim        func(player int) func(*pState, []uint16, rollnet.Frame)
+	sim        func(player int) func(*testkit.World, []uint16, rollnet.Frame)
 	wrap       func(player int, tr transport.Transport) transport.Transport
 	archive    int // P2PConfig.SpectatorArchive
 }
 
 func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 	t.Helper()
-	clock := local.NewClock(pEpoch)
-	nw, err := local.NewNetwork(local.Config{Seed: seed, Now: clock.Now, Link: o.link})
-	require.NoError(t, err)
-	c := &pCluster{t: t, seed: seed, clock: clock, net: nw, sums: map[rollnet.Frame]uint32{}, compare: true}
+	clock, nw := testkit.NewNet(t, local.Config{Seed: seed, Link: o.link})
+	c := &pCluster{t: t, seed: seed, clock: clock, net: nw, sums: testkit.NewAgreement(), compare: true}
 	name := func(i int) transport.Peer { return transport.Peer(fmt.Sprintf("p%d", i)) }
 	nc := o.net
 	nc.Now = clock.Now
@@ -121,11 +100,11 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 		if o.wrap != nil {
 			tr = o.wrap(i, tr)
 		}
-		sim := pSimulate
+		sim := testkit.Simulate
 		if o.sim != nil {
 			sim = o.sim(i)
 		}
-		p, err := session.NewP2P[pState](cfg, tr, sim)
+		p, err := session.NewP2P[testkit.World](cfg, tr, sim)
 		require.NoError(t, err)
 		c.eps, c.cfgs = append(c.eps, ep), append(c.cfgs, cfg)
 		c.nodes = append(c.nodes, &pNode{name: string(name(i)), player: i, p: p,
@@ -137,8 +116,8 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 		require.NoError(t, err)
 		snc := nc
 		snc.Rand = rand.New(rand.NewPCG(seed, 200+uint64(i))).Uint64
-		s, err := session.NewSpectator[pState, uint16](session.SpectatorConfig{Players: o.players, InputDelay: 2,
-			Capacity: 64, Host: name(i), Net: snc}, ep, pSimulate)
+		s, err := session.NewSpectator[testkit.World, uint16](session.SpectatorConfig{Players: o.players, InputDelay: 2,
+			Capacity: 64, Host: name(i), Net: snc}, ep, testkit.Simulate)
 		require.NoError(t, err)
 		c.nodes = append(c.nodes, &pNode{name: sname, s: s, checked: 1})
 	}
@@ -156,7 +135,7 @@ func (c *pCluster) tick(mash float64) {
 			err = n.s.AdvanceFrame()
 			n.events = n.s.Events(n.events)
 			if err == nil {
-				c.record(n, n.s.Frame()-1, n.s.ChecksumAt)
+				c.record(n, n.s.Frame()-1, n.s)
 			} else if !errors.Is(err, session.ErrPredictionLimit) && !errors.Is(err, session.ErrNotSynchronized) {
 				c.t.Fatalf("seed %d: %s: %v", c.seed, n.name, err)
 			}
@@ -174,7 +153,7 @@ func (c *pCluster) tick(mash float64) {
 		err = n.p.AdvanceFrame()
 		n.events = n.p.Events(n.events)
 		if err == nil {
-			c.record(n, min(n.p.ConfirmedFrame(), n.p.Frame()-1), n.p.ChecksumAt)
+			c.record(n, min(n.p.ConfirmedFrame(), n.p.Frame()-1), n.p)
 		} else if !errors.Is(err, session.ErrPredictionLimit) && !errors.Is(err, session.ErrNotSynchronized) {
 			c.t.Fatalf("seed %d: %s: %v", c.seed, n.name, err)
 		}
@@ -182,25 +161,20 @@ func (c *pCluster) tick(mash float64) {
 	c.clock.Advance(time.Second / 60)
 }
 
-func (c *pCluster) record(n *pNode, upto rollnet.Frame, sumAt func(rollnet.Frame) (uint32, error)) {
+func (c *pCluster) record(n *pNode, upto rollnet.Frame, src testkit.Checksums) {
 	if !c.compare {
 		return
 	}
-	for f := n.checked + 1; f <= upto; f++ {
-		sum, err := sumAt(f)
-		require.NoError(c.t, err, "seed %d: %s: checksum of frame %d", c.seed, n.name, f)
-		if want, ok := c.sums[f]; ok {
-			if want != sum {
-				c.t.Fatalf("seed %d: %s: frame %d checksum %08x, another node had %08x", c.seed, n.name, f, sum, want)
-			}
-			c.agreed++
-		} else {
-			c.sums[f] = sum
-		}
-		n.checked = f
+	checked, err := c.sums.Through(n.name, src, n.checked, upto)
+	n.checked = checked
+	if err != nil {
+		c.t.Fatalf("seed %d: %v", c.seed, err)
 	}
-	delete(c.sums, upto-4000)
+	c.sums.Forget(upto - 4000)
 }
+
+// agreed counts the frames compared between two or more nodes.
+func (c *pCluster) agreed() int { return c.sums.Agreed }
 
 // runTo ticks until every unpaused player reached frame (or fails after
 // limit ticks).
@@ -266,14 +240,14 @@ func TestT5P2PHostileNetwork(t *testing.T) {
 			require.Greater(t, int(n.s.Frame()), frames-120, "spectator %s kept up", n.name)
 		}
 	}
-	require.Greater(t, c.agreed, frames*4, "frames compared between nodes")
+	require.Greater(t, c.agreed(), frames*4, "frames compared between nodes")
 	var rollbacks, depth int
 	for _, n := range c.nodes[:4] {
 		st := n.p.Stats()
 		rollbacks += st.Rollbacks
 		depth = max(depth, st.MaxRollbackDepth)
 	}
-	t.Logf("seed %d: %d frames, %d comparisons, %d rollbacks (deepest %d); %s", c.seed, frames, c.agreed, rollbacks, depth, c.describe())
+	t.Logf("seed %d: %d frames, %d comparisons, %d rollbacks (deepest %d); %s", c.seed, frames, c.agreed(), rollbacks, depth, c.describe())
 }
 
 // T5, departures: the same cluster loses p3 (silent: a crash) a fifth of
@@ -316,5 +290,5 @@ func TestT5P2PHostileNetworkDepartures(t *testing.T) {
 			require.Greater(t, int(n.s.Frame()), frames-150, "spectator %s kept up", n.name)
 		}
 	}
-	t.Logf("seed %d: %d comparisons; %s", c.seed, c.agreed, c.describe())
+	t.Logf("seed %d: %d comparisons; %s", c.seed, c.agreed(), c.describe())
 }

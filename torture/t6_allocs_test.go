@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -39,22 +39,6 @@ import (
 
 const t6Ops = 60000
 
-type t6State struct {
-	Acc   [4]uint32
-	H     uint64
-	Frame int32
-	Pad   [4]byte
-}
-
-func t6Simulate(s *t6State, in []uint16, f rollnet.Frame) {
-	for p, v := range in {
-		a := &s.Acc[p%4]
-		*a = bits.RotateLeft32(*a^(uint32(v)+1)*0x9e3779b1, 7) + uint32(p+1)*0x85ebca6b
-		s.H = (s.H ^ uint64(v) ^ uint64(p)<<16) * 1099511628211
-	}
-	s.Frame = int32(f)
-}
-
 type t6Kind uint8
 
 const (
@@ -77,18 +61,18 @@ type t6World struct {
 	net   *local.Network
 
 	// P2P: two players and a spectator of player 0.
-	peers  [2]*session.P2P[t6State, uint16]
-	spec   *session.Spectator[t6State, uint16]
+	peers  [2]*session.P2P[testkit.World, uint16]
+	spec   *session.Spectator[testkit.World, uint16]
 	in     [2]uint16
 	events []rollnet.Event
 	frames int // P2P frames advanced by peer 0
 
 	// Rings.
-	ring      *rollback.Ring[t6State]
+	ring      *rollback.Ring[testkit.World]
 	bytesRing *rollback.Bytes
 
 	// Core session, with player 1 remote and fed late.
-	core       *session.Session[t6State, uint16]
+	core       *session.Session[testkit.World, uint16]
 	remoteNext rollnet.Frame
 	remoteIn   uint16
 	packBuf    []byte
@@ -131,25 +115,25 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 		if i == 0 {
 			cfg.Spectators = []transport.Peer{"s0"}
 		}
-		w.peers[i], err = session.NewP2P[t6State](cfg, ep, t6Simulate)
+		w.peers[i], err = session.NewP2P[testkit.World](cfg, ep, testkit.Simulate)
 		require.NoError(t, err)
 	}
 	sep, err := w.net.Endpoint("s0")
 	require.NoError(t, err)
 	specNonces := rand.New(rand.NewPCG(seed, 200))
-	w.spec, err = session.NewSpectator[t6State, uint16](session.SpectatorConfig{
+	w.spec, err = session.NewSpectator[testkit.World, uint16](session.SpectatorConfig{
 		Players: 2, InputDelay: 2, Capacity: 64, Host: "p0",
 		Net: rollnet.NetConfig{Now: w.clock.Now, Rand: specNonces.Uint64, ChecksumInterval: 30},
-	}, sep, t6Simulate)
+	}, sep, testkit.Simulate)
 	require.NoError(t, err)
 	w.events = make([]rollnet.Event, 0, 1024)
 
-	w.ring, err = rollback.New[t6State](16)
+	w.ring, err = rollback.New[testkit.World](16)
 	require.NoError(t, err)
 	w.bytesRing, err = rollback.NewBytes(32, 96)
 	require.NoError(t, err)
 
-	w.core, err = session.New[t6State](session.Config[uint16]{Players: 2, Capacity: 16, InputDelay: 1}, t6Simulate)
+	w.core, err = session.New[testkit.World](session.Config[uint16]{Players: 2, Capacity: 16, InputDelay: 1}, testkit.Simulate)
 	require.NoError(t, err)
 	w.packBuf = make([]byte, 0, codec.InputsHeaderLen+16*2*2)
 

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -32,9 +33,9 @@ func TestT8PlantedDesync(t *testing.T) {
 		c := newPCluster(t, seed, pOpts{players: 3, spectators: 2,
 			link: local.Link{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.01},
 			net:  rollnet.NetConfig{ChecksumInterval: interval},
-			sim: func(player int) func(*pState, []uint16, rollnet.Frame) {
-				return func(s *pState, in []uint16, f rollnet.Frame) {
-					pSimulate(s, in, f)
+			sim: func(player int) func(*testkit.World, []uint16, rollnet.Frame) {
+				return func(s *testkit.World, in []uint16, f rollnet.Frame) {
+					testkit.Simulate(s, in, f)
 					if player == 0 && f >= plant {
 						s.Acc[3] ^= uint32(f) // a hidden dependency only p0 has
 					}

@@ -175,7 +175,7 @@ func TestT9HostilePeer(t *testing.T) {
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 
-	require.Greater(t, c.agreed, frames, "seed %d: frames compared", seed)
+	require.Greater(t, c.agreed(), frames, "seed %d: frames compared", seed)
 	for _, n := range c.nodes {
 		require.False(t, n.has(rollnet.EventDesyncDetected), "seed %d: %s: %v", seed, n.name, n.events)
 		require.False(t, n.has(rollnet.EventDisconnected), "seed %d: %s: %v", seed, n.name, n.events)
@@ -197,5 +197,5 @@ func TestT9HostilePeer(t *testing.T) {
 	// The test itself keeps up to 2048 recorded packets and a map of
 	// checksums; the sessions keep nothing per packet.
 	require.Less(t, growth, int64(4<<20), "seed %d: heap grew by %d bytes", seed, growth)
-	t.Logf("seed %d: %d frames under attack, %d comparisons, heap %+d bytes; %s", seed, frames, c.agreed, growth, c.describe())
+	t.Logf("seed %d: %d frames under attack, %d comparisons, heap %+d bytes; %s", seed, frames, c.agreed(), growth, c.describe())
 }

@@ -38,6 +38,7 @@ type authClient struct {
 	// (which ended it at once), the first host frame it played: then it
 	// plays the budget's frames from there.
 	from      int32
+	fromSet   bool // from was decided, at the first host state
 	rejoining bool
 	synced    bool
 	gone      bool
@@ -173,8 +174,11 @@ func (m *authClient) Tick(in Input) error {
 		}
 	}
 	m.smoothOwn(dt)
-	if _, f, ok := m.cl.Played(); ok && m.played < 0 && m.rejoining && m.o.frames > 0 && int(f) >= m.o.frames-1 {
-		m.from = int32(f) // back past the budget: play it again from here
+	if s, f := m.cl.HostState(); s != nil && !m.fromSet {
+		m.fromSet = true
+		if m.rejoining && m.o.frames > 0 && int(f) >= m.o.frames-1 {
+			m.from = int32(f) // back past the budget: play it again from here
+		}
 	}
 	if s, f, ok := m.cl.Played(); ok && int32(f) != m.played {
 		m.played = int32(f)
@@ -357,7 +361,7 @@ func (m *authClient) HUD() hud {
 	}
 	h := hud{
 		Title:     m.title(),
-		Frame:     m.played + 1,
+		Frame:     m.played + 1 - m.from, // the budget's count (from: see the field)
 		Confirmed: m.played,
 		LoopRTT:   st.RTT,
 		NetRTT:    m.networkRTT(m.c.peer),
@@ -372,7 +376,7 @@ func (m *authClient) HUD() hud {
 	h.Auth = fmt.Sprintf("resim %d  playout %.1f deep, stalls %d, jumps %d  hitches %d/%d/%d own/them/ball",
 		st.ResimulatedFrames, depth, qs.Stalls+resyncs, qs.Jumps, m.hitch.Own, m.hitch.Other, m.hitch.Ball)
 	if m.finished() {
-		h.Frame = m.from + int32(m.o.frames) // the budget's states are played out
+		h.Frame = int32(m.o.frames) // the budget's states are played out
 	}
 	if m.sums.first >= 0 {
 		h.Desync = fmt.Sprintf("frame %d: applied %08x, host %08x", m.sums.first, m.sums.firstMine, m.sums.firstTheirs)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,34 +52,71 @@ type pageResult struct {
 	PeerGone   string  `json:"peerGone"`
 }
 
-// The browser pong, built once for every test.
-var (
-	webOnce  sync.Once
-	webBuilt *webBuild
-	webErr   error
-)
-
-// browserEnv is one -web server and one headless Chromium.
+// browserEnv is the browser pong's -web server and one headless
+// Chromium, shared by every browser test of the package (each in rooms of
+// its own): one browser compiles the 12 MB pong.wasm once and keeps it in
+// its code cache, where a browser per test compiled it again each time
+// (on a loaded 2-core machine, a tab then never started its game within 2
+// minutes). TestMain closes it.
 type browserEnv struct {
 	addr    string
 	build   *webBuild
 	browser context.Context
 }
 
+var shared struct {
+	once  sync.Once
+	env   *browserEnv
+	err   error
+	close []func()
+}
+
+// newBrowserEnv returns the shared browser environment, started by the
+// first test that asks, within that test's deadline.
 func newBrowserEnv(t *testing.T) *browserEnv {
 	t.Helper()
-	browsertest.Path(t) // skip before building anything without a browser
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
-	webOnce.Do(func() { webBuilt, webErr = buildWeb(ctx) })
-	require.NoError(t, webErr)
-	b := webBuilt
-	srv, err := startWeb("127.0.0.1:0", b)
-	require.NoError(t, err)
-	t.Cleanup(srv.close)
+	exe := browsertest.Path(t) // skip before building anything without a browser
+	shared.once.Do(func() { shared.env, shared.err = startBrowserEnv(t, exe) })
+	require.NoError(t, shared.err)
+	b := shared.env.build
 	t.Logf("pong.wasm: %d bytes (%.1f MB), %d gzipped, built in %v", len(b.wasm), float64(len(b.wasm))/1e6, len(b.gzipped), b.took.Round(time.Millisecond))
-	browser := browsertest.Start(t, 10*time.Minute)
-	return &browserEnv{addr: strings.TrimPrefix(srv.url, "ws://"), build: b, browser: browser}
+	return shared.env
+}
+
+func startBrowserEnv(t *testing.T, exe string) (*browserEnv, error) {
+	limit := within(t, 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	b, err := buildWeb(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("building the browser pong (go build for js/wasm), within %v: %w", limit, err)
+	}
+	srv, err := startWeb("127.0.0.1:0", b)
+	if err != nil {
+		return nil, err
+	}
+	shared.close = append(shared.close, srv.close)
+	dir, err := os.MkdirTemp("", "rollnet-pong-chromium-")
+	if err != nil {
+		return nil, err
+	}
+	shared.close = append(shared.close, func() { _ = os.RemoveAll(dir) })
+	// The browser lives until the package's tests end: the test binary's
+	// deadline bounds it.
+	browser, stop, err := browsertest.Launch(exe, dir, within(t, 10*time.Minute))
+	if err != nil {
+		return nil, err
+	}
+	shared.close = append(shared.close, stop)
+	return &browserEnv{addr: strings.TrimPrefix(srv.url, "ws://"), build: b, browser: browser}, nil
+}
+
+// closeBrowserEnv closes the shared browser and server, if a test started
+// them (TestMain, after the tests).
+func closeBrowserEnv() {
+	for _, c := range slices.Backward(shared.close) {
+		c()
+	}
 }
 
 // tab opens a new tab on the page for room, with a bot playing and query
@@ -91,32 +129,42 @@ func (e *browserEnv) tab(t *testing.T, room string, frames int, query ...string)
 	for _, q := range query {
 		url += "&" + q
 	}
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	// The first action on a tab's context makes the tab, and a bound on
+	// that call's context would close the tab with it: make it unbounded
+	// (the browser's own bound holds), then navigate within a bound.
+	require.NoError(t, chromedp.Do(ctx), "opening a tab")
+	limit := within(t, 2*time.Minute)
+	nav, stop := context.WithTimeout(ctx, limit)
+	defer stop()
+	require.NoError(t, chromedp.Do(nav, chromedp.Navigate(url)), "waited %v for the tab to load %s", limit, url)
 	return ctx
 }
 
-// wait polls the tab's window.pong until its match is over.
-func wait(t *testing.T, ctx context.Context, within time.Duration) pageResult {
+// wait polls the tab's window.pong until its match is over, for at most
+// limit (less near the test binary's deadline).
+func wait(t *testing.T, ctx context.Context, limit time.Duration) pageResult {
 	t.Helper()
-	return waitUntil(t, ctx, within, func(r pageResult) bool { return r.Done })
+	return waitUntil(t, ctx, limit, "the tab's match to end", func(r pageResult) bool { return r.Done })
 }
 
-// waitUntil polls the tab's window.pong until cond holds.
-func waitUntil(t *testing.T, ctx context.Context, within time.Duration, cond func(pageResult) bool) pageResult {
+// waitUntil polls the tab's window.pong until cond holds, for at most
+// limit (less near the test binary's deadline); what says what cond is.
+func waitUntil(t *testing.T, ctx context.Context, limit time.Duration, what string, cond func(pageResult) bool) pageResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, within)
+	limit = within(t, limit)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var r pageResult
 	for {
 		var err error
 		r, err = chromedp.Run(ctx, chromedp.Evaluate[pageResult](`window.pong || {}`))
-		require.NoError(t, err, "the tab's match did not end within %v (last: %+v)", within, r)
+		require.NoError(t, err, "waited %v for %s (last: %+v)", limit, what, r)
 		if cond(r) {
 			return r
 		}
 		select {
 		case <-ctx.Done():
-			require.Fail(t, "timeout", "the tab's match did not end within %v (last: %+v)", within, r)
+			require.FailNow(t, "timeout", "waited %v for %s (last: %+v)", limit, what, r)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -140,8 +188,11 @@ func checkPlayed(t *testing.T, name string, r pageResult, frames int) {
 // fail with the tab drawing nothing: 2 colours).
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	buf, err := chromedp.Run(ctx, chromedp.Screenshot("#court"))
-	require.NoError(t, err)
+	limit := within(t, time.Minute)
+	shot, stop := context.WithTimeout(ctx, limit)
+	defer stop()
+	buf, err := chromedp.Run(shot, chromedp.Screenshot("#court"))
+	require.NoError(t, err, "waited %v for a screenshot of the tab's canvas", limit)
 	path := filepath.Join(t.ArtifactDir(), name+".png")
 	require.NoError(t, os.WriteFile(path, buf, 0o644))
 	img, err := png.Decode(bytes.NewReader(buf))
@@ -173,9 +224,10 @@ func (e *browserEnv) native(t *testing.T, room string, frames int, extra ...stri
 	if p := os.Getenv("ROLLNET_PONG_NATIVE"); p != "" {
 		exe = p // another build of the native pong (another release, say)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	limit := within(t, 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	args := append([]string{"-signal", "ws://" + e.addr, "-room", room, "-bot", "-frames", fmt.Sprint(frames), "-headless", "-timeout", "3m"}, extra...)
-	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd := demoCommand(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -184,6 +236,7 @@ func (e *browserEnv) native(t *testing.T, room string, frames int, extra ...stri
 	return func() (string, int) {
 		err := cmd.Wait()
 		t.Logf("native pong:\n%s", out.String())
+		require.NoError(t, ctx.Err(), "waited %v for the native pong to exit: killed", limit)
 		if err != nil {
 			var ee *exec.ExitError
 			require.ErrorAs(t, err, &ee, "the native pong did not run")
@@ -204,7 +257,7 @@ func TestBrowserTabPlaysNativeProcess(t *testing.T) {
 	const frames = 600
 	done := e.native(t, "tab-vs-native", frames)
 	ctx := e.tab(t, "tab-vs-native", frames)
-	waitUntil(t, ctx, 2*time.Minute, func(r pageResult) bool { return r.OpenMs > 0 || r.Done })
+	waitUntil(t, ctx, 2*time.Minute, "the tab's channel to the native pong to open", func(r pageResult) bool { return r.OpenMs > 0 || r.Done })
 	w := e.tab(t, "tab-vs-native", frames) // watches the native host
 	r := wait(t, ctx, 4*time.Minute)
 	rw := wait(t, w, 2*time.Minute)
@@ -252,8 +305,8 @@ func TestBrowserTwoTabs(t *testing.T) {
 	a := e.tab(t, "tab-vs-tab", frames)
 	b := e.tab(t, "tab-vs-tab", frames)
 	open := func(r pageResult) bool { return r.OpenMs > 0 || r.Done }
-	waitUntil(t, a, 2*time.Minute, open)
-	waitUntil(t, b, time.Minute, open)
+	waitUntil(t, a, 2*time.Minute, "tab A's channel to open", open)
+	waitUntil(t, b, time.Minute, "tab B's channel to open", open)
 	w := e.tab(t, "tab-vs-tab", frames)
 	ra := wait(t, a, 4*time.Minute)
 	rb := wait(t, b, time.Minute)
@@ -286,12 +339,12 @@ func TestBrowserTabDropsHostilePeer(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tab := e.tab(t, "hostile-"+c.name, 600)
-			waitUntil(t, tab, 2*time.Minute, func(r pageResult) bool { return strings.Contains(r.Status, "waiting for an opponent") })
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			waitUntil(t, tab, 2*time.Minute, "the tab to wait for an opponent", func(r pageResult) bool { return strings.Contains(r.Status, "waiting for an opponent") })
+			ctx, cancel := context.WithTimeout(context.Background(), within(t, time.Minute))
 			defer cancel()
 			dc := hostilePeer(t, ctx, "ws://"+e.addr+"/room/hostile-"+c.name)
 			require.NoError(t, c.send(dc))
-			r := waitUntil(t, tab, time.Minute, func(r pageResult) bool { return r.PeerGone != "" || r.Done })
+			r := waitUntil(t, tab, time.Minute, "the tab to drop the hostile peer", func(r pageResult) bool { return r.PeerGone != "" || r.Done })
 			require.Equal(t, c.want, r.PeerGone, "%+v", r)
 		})
 	}
@@ -329,7 +382,7 @@ func hostilePeer(t *testing.T, ctx context.Context, url string) *pion.DataChanne
 		case <-open:
 			return dc
 		case <-ctx.Done():
-			require.FailNow(t, "the tab never connected")
+			require.FailNow(t, "timeout", "waited for the tab's channel to the hostile peer to open: %v", ctx.Err())
 		}
 		if ev.Kind != signaling.SignalReceived {
 			continue

@@ -47,6 +47,8 @@ type options struct {
 	grace    time.Duration
 	web      string // -web: serve the browser pong and a signaling server here (web.go)
 	rejoin   string // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
+	connect  string // -connect: a dedicated host's quic://HOST:PORT (quic.go)
+	pin      string // -pin: its certificate's SHA-256
 
 	// back is -rejoin's file as a restarted process found it, nil if none.
 	back *rejoinFile
@@ -96,6 +98,8 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.record, "record", "", "record this side's match into `FILE` (replay it with -replay)")
 	fs.StringVar(&o.replay, "replay", "", "play the match recorded in `FILE` back (headless: check it at full speed) and report ok or the first difference")
 	fs.StringVar(&o.rejoin, "rejoin", "", "with -signal and a named -room: keep this player's rejoin token in `FILE`; started again with the same flags while FILE is there, it rejoins its match with the same paddle (P2P; in authority mode a client, within the host's grace window)")
+	fs.StringVar(&o.connect, "connect", "", "authority mode: play against the dedicated host at `quic://HOST:PORT` directly over QUIC (no signaling server)")
+	fs.StringVar(&o.pin, "pin", "", "with -connect: the host's certificate `SHA256` (its log's sha256=), accepted whoever signed it")
 	fs.StringVar(&o.web, "web", "", "serve the browser pong and a signaling server on `ADDR` (e.g. 127.0.0.1:8000)")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
@@ -198,8 +202,11 @@ func parseOptions(args []string) (options, error) {
 	case o.grace <= 0:
 		return o, usageError("-grace %v: want more than 0", o.grace)
 	}
-	if o.room != "" && o.signal == "" {
-		return o, usageError("-room needs -signal")
+	if o.room != "" && o.signal == "" && o.connect == "" {
+		return o, usageError("-room needs -signal (or -connect)")
+	}
+	if err := checkConnect(&o); err != nil {
+		return o, err
 	}
 	if o.name == "" || !validName(o.name) {
 		return o, usageError("-name %q: want 1 to %d bytes of printable characters", o.name, maxName)
@@ -377,6 +384,9 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	}
 	if o.spectate {
 		return runSpectate(ctx, o, stdout, stderr)
+	}
+	if o.connect != "" {
+		return runQUIC(ctx, o, stdout, stderr)
 	}
 	if o.signal == "" {
 		return runParent(ctx, o, stdout, stderr)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -27,12 +28,13 @@ func demo(t *testing.T, timeout time.Duration, args ...string) (string, int) {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
+	timeout = within(t, timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd := demoCommand(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1", "TMPDIR="+t.TempDir()) // a desync's state files (record.go)
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, ctx.Err(), "the demo ran over %v:\n%s", timeout, out)
+	require.NoError(t, ctx.Err(), "waited %v for the demo %q to exit: killed:\n%s", timeout, args, out)
 	if err != nil {
 		var ee *exec.ExitError
 		require.ErrorAs(t, err, &ee, "%s", out)
@@ -224,6 +226,7 @@ func FuzzImpairment(f *testing.F) {
 
 // proc is a demo process a test started and reads line by line.
 type proc struct {
+	ctx     context.Context // kills it when done
 	cmd     *exec.Cmd
 	out     strings.Builder
 	joined  chan struct{} // closed once it is in the room
@@ -236,7 +239,7 @@ func startDemo(ctx context.Context, t *testing.T, args ...string) *proc {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	p := &proc{cmd: exec.CommandContext(ctx, exe, args...),
+	p := &proc{ctx: ctx, cmd: demoCommand(ctx, exe, args...),
 		joined: make(chan struct{}), started: make(chan struct{}), read: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), childEnv+"=1")
 	r, err := p.cmd.StdoutPipe()
@@ -262,26 +265,60 @@ func startDemo(ctx context.Context, t *testing.T, args ...string) *proc {
 	return p
 }
 
+// demoCommand is exec.CommandContext, except that the context's end
+// sends SIGQUIT first: a demo still running when its test's bound ends
+// prints every goroutine's stack (into the output the test reports), and
+// is killed 5 s later if that did not end it.
+func demoCommand(ctx context.Context, exe string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
 // await waits for c, failing the test with what if ctx ends first.
 func await(ctx context.Context, t *testing.T, c <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-c:
 	case <-ctx.Done():
-		t.Fatal(what)
+		t.Fatalf("%s (waited until the test's bound: %v)", what, context.Cause(ctx))
 	}
 }
 
+// processTestBound is how long a process test may run: its processes are
+// killed then, and the test fails saying what it was waiting for.
+const processTestBound = 90 * time.Second
+
 // processTest is a signaling server on loopback, and a context that ends
-// a process test that runs over a minute.
+// a process test that runs over processTestBound (or nearer the package's
+// deadline).
 func processTest(t *testing.T) (*signalServer, context.Context) {
 	t.Helper()
 	srv, err := startSignalServer()
 	require.NoError(t, err)
 	t.Cleanup(srv.close)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	d := within(t, processTestBound)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), d,
+		fmt.Errorf("the process test's bound of %v passed", d.Round(time.Second)))
 	t.Cleanup(cancel)
 	return srv, ctx
+}
+
+// within is d, or less when the test binary's deadline (go test -timeout,
+// 10 minutes by default) comes sooner: the longest a wait may take and
+// still fail with its own message before the whole package's timeout
+// panics with nothing but goroutine stacks.
+func within(t testing.TB, d time.Duration) time.Duration {
+	type deadliner interface{ Deadline() (time.Time, bool) }
+	if dt, ok := t.(deadliner); ok {
+		if dl, ok := dt.Deadline(); ok {
+			if left := time.Until(dl) - 20*time.Second; left < d {
+				return max(left, time.Second)
+			}
+		}
+	}
+	return d
 }
 
 // startPair starts two players with args (and their own extras): the
@@ -296,10 +333,16 @@ func startPair(ctx context.Context, t *testing.T, args, leftExtra, rightExtra []
 	return left, right
 }
 
-// end waits for the process to exit and returns its output and status.
-func (p *proc) end() (string, int) {
+// end waits for the process to exit (at most until its context ends, which
+// kills it and fails the test) and returns its output and status.
+func (p *proc) end(t *testing.T) (string, int) {
+	t.Helper()
 	<-p.read // before Wait, which closes the pipe
 	_ = p.cmd.Wait()
+	if err := p.ctx.Err(); err != nil {
+		t.Fatalf("waited for the demo process %q to exit: still running when the test's bound ended (%v), killed; its output:\n%s",
+			p.cmd.Args[1:], context.Cause(p.ctx), withoutChecksums(p.out.String()))
+	}
 	return p.out.String(), p.cmd.ProcessState.ExitCode()
 }
 
@@ -329,8 +372,8 @@ func TestSurvivorSaysHowTheOpponentLeft(t *testing.T) {
 		require.NoError(t, p.right.cmd.Process.Signal(p.sig))
 	}
 	for _, p := range pairs {
-		out, status := p.left.end()
-		rout, rstatus := p.right.end()
+		out, status := p.left.end(t)
+		rout, rstatus := p.right.end(t)
 		t.Logf("%v: survivor (status %d):\n%s\nthe other (status %d):\n%s", p.sig, status, out, rstatus, rout)
 		require.Equal(t, exitOpponentLeft, status, "survivor of %v", p.sig)
 		require.Contains(t, out, p.want)
@@ -353,7 +396,7 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	left, right := startPair(ctx, t, args, []string{"-name", "alice"}, []string{"-name", "bob"})
 	watcher := startDemo(ctx, t, append(args, "-spectate")...)
 	for _, p := range []*proc{left, right, watcher} {
-		p.end()
+		p.end(t)
 	}
 	out := left.out.String() + right.out.String() + watcher.out.String()
 	t.Logf("left, right, spectator:\n%s", out)
@@ -379,7 +422,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 		p := startDemo(ctx, t, "-signal", srv.url, "-room", "alone-"+sig.String(), "-headless", "-timeout", "20s")
 		await(ctx, t, p.joined, "never joined the room")
 		require.NoError(t, p.cmd.Process.Signal(sig))
-		out, status := p.end()
+		out, status := p.end(t)
 		require.Equal(t, exitOK, status, "%v: %s", sig, out)
 		require.Contains(t, out, "pong: cancelled while waiting for the opponent", "%v", sig)
 		require.NotContains(t, out, "context canceled")
@@ -433,13 +476,13 @@ func TestThirdPlayerIsToldTheRoomIsFull(t *testing.T) {
 	args := []string{"-signal", srv.url, "-room", "full", "-headless", "-frames", "240", "-fps", "120", "-timeout", "20s"}
 	left, right := startPair(ctx, t, args, nil, nil)
 	third := startDemo(ctx, t, args...)
-	out, status := third.end()
+	out, status := third.end(t)
 	t.Logf("third player:\n%s", out)
 	require.Equal(t, exitFailure, status, out)
 	require.Contains(t, out, "pong: room full is full: two players are in it; add -spectate to watch their match")
 	require.NotContains(t, out, "settings differ")
 	for _, p := range []*proc{left, right} {
-		out, status := p.end()
+		out, status := p.end(t)
 		require.Equal(t, exitOK, status, out)
 	}
 }

@@ -22,7 +22,16 @@ func TestMain(m *testing.M) {
 		// This test binary was started as the demo itself (main_test.go).
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(closingBrowser{m})
+}
+
+// closingBrowser runs the tests, then closes the browser they shared (if
+// a browser test started one), before goleak looks for leaks.
+type closingBrowser struct{ m *testing.M }
+
+func (c closingBrowser) Run() int {
+	defer closeBrowserEnv()
+	return c.m.Run()
 }
 
 // mirror is two sides of a match in one process, over the local network on

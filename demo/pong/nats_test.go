@@ -53,8 +53,8 @@ func TestPlayersOnTwoInstances(t *testing.T) {
 	_, ctx := processTest(t)
 	args := []string{"-room", "spread", "-headless", "-frames", "360", "-fps", "120", "-timeout", "20s"}
 	left, right := startPair(ctx, t, args, []string{"-signal", one, "-name", "alice"}, []string{"-signal", two, "-name", "bob"})
-	left.end()
-	right.end()
+	left.end(t)
+	right.end(t)
 	out := left.out.String() + right.out.String()
 	t.Logf("left (instance one), right (instance two):\n%s", out)
 	require.Equal(t, exitOK, left.cmd.ProcessState.ExitCode())

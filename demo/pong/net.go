@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -52,6 +53,7 @@ type conn struct {
 	rtc    *webrtc.Transport
 	tr     transport.Transport // what the session sends through
 	imp    *impair.Transport   // nil without -impair
+	own    io.Closer           // a transport of its own besides (-connect's QUIC one), or nil
 	peer   transport.Peer      // the opponent
 	first  bool                // this process was in the room first
 	opened time.Duration       // from joining the room to the data channels open
@@ -144,7 +146,12 @@ func (c *conn) close() {
 	if c.rtc != nil {
 		_ = c.rtc.Close()
 	}
-	_ = c.sig.Close()
+	if c.own != nil {
+		_ = c.own.Close()
+	}
+	if c.sig != nil {
+		_ = c.sig.Close()
+	}
 }
 
 // handsOutTURN reports whether ice names a TURN server, which -relay needs.

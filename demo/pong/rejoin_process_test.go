@@ -72,7 +72,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	saved, err := os.ReadFile(files[1])
 	require.NoError(t, err)
 	require.NoError(t, right.cmd.Process.Signal(syscall.SIGKILL))
-	first, _ := right.end()
+	first, _ := right.end(t)
 	t.Logf("first right:\n%s", withoutChecksums(first))
 	left.waitFor(ctx, t, regexp.MustCompile(`^pong: right dropped at frame \d+ .* can rejoin for 60 s$`))
 
@@ -82,7 +82,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	require.NoError(t, err)
 	stranger := filepath.Join(dir, "stranger.rejoin")
 	require.NoError(t, os.WriteFile(stranger, []byte(strings.Replace(string(saved), back.Secret, strings.Repeat("5a", len(back.Secret)/2), 1)), 0o600))
-	out, status := startWatched(ctx, t, playerArgs("mallory", stranger)...).end()
+	out, status := startWatched(ctx, t, playerArgs("mallory", stranger)...).end(t)
 	t.Logf("stranger (status %d):\n%s", status, out)
 	require.Equal(t, exitRejoinRefused, status)
 	require.Contains(t, out, "pong: rejoin refused by the left player: "+session.ReasonRejoinIdentity)
@@ -91,9 +91,9 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 
 	again := startWatched(ctx, t, playerArgs("bob", files[1])...)
 	r := again.waitFor(ctx, t, regexp.MustCompile(`^pong: rejoined at frame (\d+): replayed \d+ frames in `))[1]
-	out, status = again.end()
+	out, status = again.end(t)
 	t.Logf("restarted right (status %d):\n%s", status, withoutChecksums(out))
-	lout, lstatus := left.end()
+	lout, lstatus := left.end(t)
 	t.Logf("left (status %d):\n%s", lstatus, withoutChecksums(lout))
 	require.Equal(t, exitOK, status)
 	require.Equal(t, exitOK, lstatus)

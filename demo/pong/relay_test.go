@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -45,7 +44,7 @@ func TestTwoProcessesRelayOnly(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range outs {
 		wg.Go(func() {
-			cmd := exec.CommandContext(ctx, exe, "-signal", url, "-room", "relayed", "-relay",
+			cmd := demoCommand(ctx, exe, "-signal", url, "-room", "relayed", "-relay",
 				"-headless", "-frames", "300", "-fps", "120", "-timeout", "30s")
 			cmd.Env = append(os.Environ(), childEnv+"=1")
 			out, _ := cmd.CombinedOutput()
@@ -55,7 +54,7 @@ func TestTwoProcessesRelayOnly(t *testing.T) {
 	wg.Wait()
 	out := outs[0] + outs[1]
 	t.Logf("both players:\n%s", out)
-	require.NoError(t, ctx.Err())
+	require.NoError(t, ctx.Err(), "waited 60 s for both relayed players to finish: killed")
 	require.Equal(t, []int{exitOK, exitOK}, codes)
 	require.Equal(t, 2, strings.Count(out, "frames played       300"))
 	require.Equal(t, 2, strings.Count(out, "(checksums agree)"))

@@ -18,6 +18,7 @@ import (
 
 // watched is a demo process whose output a test waits on, line by line.
 type watched struct {
+	ctx     context.Context // kills it when done
 	cmd     *exec.Cmd
 	mu      sync.Mutex
 	out     strings.Builder
@@ -29,7 +30,7 @@ func startWatched(ctx context.Context, t *testing.T, args ...string) *watched {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	w := &watched{cmd: exec.CommandContext(ctx, exe, args...), changed: make(chan struct{})}
+	w := &watched{ctx: ctx, cmd: demoCommand(ctx, exe, args...), changed: make(chan struct{})}
 	w.cmd.Env = append(os.Environ(), childEnv+"=1")
 	r, err := w.cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -71,13 +72,16 @@ func (w *watched) waitFor(ctx context.Context, t *testing.T, re *regexp.Regexp) 
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			t.Fatalf("no line matching %s:\n%s", re, withoutChecksums(out))
+			t.Fatalf("waited for a line matching %s until the test's bound (%v); the process printed:\n%s",
+				re, context.Cause(ctx), withoutChecksums(out))
 		}
 	}
 }
 
-// end waits for the process to exit and returns its output and status.
-func (w *watched) end() (string, int) {
+// end waits for the process to exit (at most until its context ends, which
+// kills it and fails the test) and returns its output and status.
+func (w *watched) end(t *testing.T) (string, int) {
+	t.Helper()
 	_ = w.cmd.Wait()
 	for {
 		w.mu.Lock()
@@ -90,6 +94,10 @@ func (w *watched) end() (string, int) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := w.ctx.Err(); err != nil {
+		t.Fatalf("waited for the demo process %q to exit: still running when the test's bound ended (%v), killed; its output:\n%s",
+			w.cmd.Args[1:], context.Cause(w.ctx), withoutChecksums(w.out.String()))
+	}
 	return w.out.String(), w.cmd.ProcessState.ExitCode()
 }
 
@@ -111,21 +119,21 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	first := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "cli", "-rejoin", file)...)
 	token := first.waitFor(ctx, t, tokenLine)[1]
 	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
-	_, _ = first.end()
+	_, _ = first.end(t)
 
 	kept, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.Equal(t, token+"\n", string(kept), "-rejoin keeps the printed token")
 	again := startWatched(ctx, t, append(args, "-frames", "900", "-name", "cli", "-rejoin", file)...)
 	again.waitFor(ctx, t, regexp.MustCompile(`rejoined with -rejoin's token: the same paddle`))
-	out, status := again.end()
+	out, status := again.end(t)
 	t.Logf("restarted client:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOK, status)
 	require.Contains(t, out, "result              ok")
 	require.Contains(t, out, "(checksums agree)")
 	require.Contains(t, out, "pong: rejoin token "+token, "the same token, the same slot")
 
-	out, status = host.end()
+	out, status = host.end(t)
 	t.Logf("host:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOK, status)
 	require.Contains(t, out, "joined 1, rejoined 1")
@@ -149,7 +157,7 @@ func TestResumeTooLate(t *testing.T) {
 	first := startWatched(ctx, t, append(args, "-rejoin", file)...)
 	token := first.waitFor(ctx, t, tokenLine)[1]
 	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
-	_, _ = first.end()
+	_, _ = first.end(t)
 	host.waitFor(ctx, t, regexp.MustCompile(`msg="client expired`))
 
 	again := startWatched(ctx, t, append(args, "-rejoin", file)...)
@@ -157,14 +165,17 @@ func TestResumeTooLate(t *testing.T) {
 	fresh := again.waitFor(ctx, t, tokenLine)[1]
 	require.NotEqual(t, token, fresh, "a fresh slot comes with a fresh token")
 	host.waitFor(ctx, t, regexp.MustCompile(`msg="resume rejected`))
+	// Playing: it applied a host state (a checksum line) before the host
+	// quits.
+	again.waitFor(ctx, t, regexp.MustCompile(`^pong: checksum frame \d+`))
 	// SIGTERM on the host tells its clients: the client says the host
 	// quit (not that it vanished) and exits 4.
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
-	out, status := host.end()
+	out, status := host.end(t)
 	t.Logf("host:\n%s", out)
 	require.Equal(t, 0, status)
 	require.Contains(t, out, `msg="shutting down: telling the clients"`)
-	out, status = again.end()
+	out, status = again.end(t)
 	t.Logf("restarted client:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOpponentLeft, status)
 	require.Contains(t, out, "result              the host quit at frame")
@@ -185,7 +196,7 @@ func TestDedicatedHost(t *testing.T) {
 	left.waitFor(ctx, t, regexp.MustCompile(`^pong: match started: lefty \(left, client\)`))
 	right := startWatched(ctx, t, append(args, "-name", "righty")...)
 	for _, c := range []*watched{left, right} {
-		out, status := c.end()
+		out, status := c.end(t)
 		t.Logf("client:\n%s", withoutChecksums(out))
 		require.Equal(t, exitOK, status)
 		require.Contains(t, out, "(checksums agree)")
@@ -195,8 +206,40 @@ func TestDedicatedHost(t *testing.T) {
 		require.Greater(t, n, 100, "the host's announced checksums were compared")
 	}
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
-	out, status := host.end()
+	out, status := host.end(t)
 	t.Logf("host:\n%s", out)
 	require.Equal(t, 0, status)
 	require.Equal(t, 2, strings.Count(out, `msg="client joined"`))
+}
+
+// TestRejoinPastFrames: a client process killed and started again with
+// -rejoin FILE -frames 120 when its host is already past frame 120 plays
+// 120 frames from its return (the host's frame number once ended it at
+// once, with nothing played).
+func TestRejoinPastFrames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three processes for about 10 s")
+	}
+	srv, ctx := processTest(t)
+	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "past", "-headless", "-timeout", "20s"}
+	host := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "hostie")...)
+	host.waitFor(ctx, t, regexp.MustCompile(`^pong: in room`))
+	file := filepath.Join(t.TempDir(), "token")
+	first := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "cli", "-rejoin", file)...)
+	first.waitFor(ctx, t, tokenLine)
+	host.waitFor(ctx, t, regexp.MustCompile(`^pong: checksum frame 240 `)) // well past 120
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+	_, _ = first.end(t)
+	again := startWatched(ctx, t, append(args, "-frames", "120", "-name", "cli", "-rejoin", file)...)
+	again.waitFor(ctx, t, regexp.MustCompile(`rejoined with -rejoin's token: the same paddle`))
+	out, status := again.end(t)
+	t.Logf("restarted client:\n%s", withoutChecksums(out))
+	require.Equal(t, exitOK, status)
+	m := regexp.MustCompile(`frames played +(\d+)`).FindStringSubmatch(out)
+	require.NotNil(t, m, "a report")
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	require.Greater(t, n, 60, "it played the budget from its return")
+	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
+	_, _ = host.end(t)
 }

@@ -14,6 +14,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -40,17 +41,33 @@ func Path(t testing.TB) string {
 	return ""
 }
 
-// Start starts a headless Chromium for t, closed at the end of t, within
-// at most limit, and returns the context of its first tab; tabs opened
-// with chromedp.NewContext from it share the browser.
-func Start(t testing.TB, limit time.Duration) context.Context {
+// Start starts a headless Chromium for t, closed at the end of t or after
+// limit (less, if the test binary's deadline comes sooner: see Within),
+// and returns the context of its first tab; tabs opened with
+// chromedp.NewContext from it share the browser. opts come after the
+// defaults and override them (chromedp.Flag("disable-quic", false) lets a
+// page use QUIC, for WebTransport).
+func Start(t testing.TB, limit time.Duration, opts ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	exe := Path(t)
+	limit = Within(t, limit)
+	browser, stop, err := Launch(exe, t.TempDir(), limit, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return browser
+}
+
+// Launch starts the headless Chromium exe with its profile in dir, for at
+// most limit, and returns the context of its first tab and the func that
+// closes it: for a browser that several tests share (closed by TestMain).
+// opts are as Start's.
+func Launch(exe, dir string, limit time.Duration, opts ...chromedp.ExecAllocatorOption) (context.Context, func(), error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	t.Cleanup(cancel)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.Flag("headless", true),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -63,12 +80,28 @@ func Start(t testing.TB, limit time.Duration) context.Context {
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-	)
-	t.Cleanup(cancelAlloc)
+	}, opts...)...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
-	t.Cleanup(cancelBrowser)
+	stop := func() { cancelBrowser(); cancelAlloc(); cancel() }
 	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
+		stop()
+		return nil, nil, fmt.Errorf("starting %s (within %v): %w", exe, limit, err)
 	}
-	return browser
+	return browser, stop, nil
+}
+
+// Within is d, or less when the test binary's deadline (go test
+// -timeout, 10 minutes by default) comes sooner: the longest a wait may
+// take and still fail with its own message, 20 s before the package's
+// timeout would panic with nothing but goroutine stacks.
+func Within(t testing.TB, d time.Duration) time.Duration {
+	type deadliner interface{ Deadline() (time.Time, bool) }
+	if dt, ok := t.(deadliner); ok {
+		if dl, ok := dt.Deadline(); ok {
+			if left := time.Until(dl) - 20*time.Second; left < d {
+				return max(left, time.Second)
+			}
+		}
+	}
+	return d
 }

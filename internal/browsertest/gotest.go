@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,16 +36,29 @@ WebAssembly.instantiateStreaming(fetch("test.wasm"), go.importObject)
 // GoTest compiles the tests of pkg (an import path) for GOOS=js
 // GOARCH=wasm, runs those matching run in a page of browser (from Start),
 // and returns what they printed and their exit status (-1: the page
-// failed to start them). It fails t if they do not end within limit.
-func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.Duration) (string, int) {
+// failed to start them). It fails t, saying which, if compiling them and
+// running them do not end within limit (less, if the test binary's
+// deadline comes sooner: see Within). args go to the test binary after
+// its -test flags (flags the tests define, such as the address of a
+// server the calling test started).
+func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.Duration, args ...string) (string, int) {
 	t.Helper()
+	limit = Within(t, limit)
+	began := time.Now()
+	build, stopBuild := context.WithTimeout(context.Background(), limit)
+	defer stopBuild()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "test.wasm")
-	cmd := exec.Command("go", "test", "-c", "-o", bin, pkg)
+	cmd := exec.CommandContext(build, "go", "test", "-c", "-o", bin, pkg)
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if build.Err() != nil {
+			t.Fatalf("waited %v for go test -c %s for js/wasm: killed\n%s", limit, pkg, out)
+		}
 		t.Fatalf("go test -c %s for js/wasm: %v\n%s", pkg, err, out)
 	}
+	compiled := time.Since(began)
+	limit -= compiled
 	root, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		t.Fatalf("go env GOROOT: %v", err)
@@ -68,11 +82,19 @@ func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.D
 	tab, cancel := chromedp.NewContext(browser)
 	defer cancel()
 	url := fmt.Sprintf("http://%s/?arg=-test.v&arg=-test.count=1&arg=-test.run=%s", ln.Addr(), run)
-	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("opening the test page: %v", err)
+	for _, a := range args {
+		url += "&arg=" + neturl.QueryEscape(a)
+	}
+	// The first action on tab makes the tab: without a bound of its own,
+	// which would close the tab with it (the browser's bound holds).
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("opening a tab: %v", err)
 	}
 	ctx, stop := context.WithTimeout(tab, limit)
 	defer stop()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("opening the test page (after %v compiling): %v", compiled.Round(time.Second), err)
+	}
 	type result struct {
 		Out    string `json:"out"`
 		Status *int   `json:"status"`
@@ -80,7 +102,8 @@ func GoTest(t testing.TB, browser context.Context, pkg, run string, limit time.D
 	for {
 		r, err := chromedp.Run(ctx, chromedp.Evaluate[result](`({out: window.testOut, status: window.testStatus})`))
 		if err != nil {
-			t.Fatalf("the tests of %s did not end within %v: %v\n%s", pkg, limit, err, r.Out)
+			t.Fatalf("waited %v (after %v compiling) for the tests of %s in the page to end: %v\n%s",
+				limit.Round(time.Second), compiled.Round(time.Second), pkg, err, r.Out)
 		}
 		if r.Status != nil {
 			return r.Out, *r.Status

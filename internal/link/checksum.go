@@ -61,7 +61,7 @@ func (e *Endpoint) RemoteChecksum(l *Link, own *Checks, b []byte) {
 		return
 	}
 	if e.Accept(l, m.Seq) {
-		e.ReceivedChecksum(l, own, rollnet.Frame(m.Frame), m.Checksum)
+		e.ReceivedChecksum(l, own, rollnet.Frame(m.Frame), m.Checksum, m.Seq)
 	}
 }
 
@@ -135,18 +135,21 @@ func (e *Endpoint) RepeatedChecksum(l *Link, own *Checks) (f rollnet.Frame, sum 
 }
 
 // ReceivedChecksum records the checksum sum of frame f that rode on a
-// message from l the owner already validated and Accepted, and compares it
-// with ours. A frame off our grid is counted malformed.
-func (e *Endpoint) ReceivedChecksum(l *Link, own *Checks, f rollnet.Frame, sum uint32) {
+// message from l the owner already validated and Accepted, whose sequence
+// number was seq, and compares it with ours. A frame off our grid is
+// counted malformed. A report of f waiting for ours is replaced only by
+// one from a newer packet: a late or replayed copy of a real packet, with
+// another checksum added, cannot overwrite the report it copies.
+func (e *Endpoint) ReceivedChecksum(l *Link, own *Checks, f rollnet.Frame, sum uint32, seq uint16) {
 	if f < 0 || own.Interval <= 0 || int(f)%own.Interval != 0 {
 		l.malformed++
 		return
 	}
 	r := &l.checks[int(f/rollnet.Frame(own.Interval))%checkRing]
-	if r.frame == f && r.done {
-		return // a repeat of a report already compared
+	if r.frame == f && (r.done || int16(seq-r.seq) <= 0) {
+		return // a repeat of a report already compared, or an older report
 	}
-	*r = checkEntry{frame: f, sum: sum}
+	*r = checkEntry{frame: f, sum: sum, seq: seq}
 	if mine, ok := own.find(f); ok {
 		r.done = true
 		e.compare(l, r, f, mine, sum)

@@ -54,8 +54,9 @@ func (w *advWindow) reset() { w.n, w.i, w.sum = 0, 0, 0 }
 type checkEntry struct {
 	frame rollnet.Frame
 	sum   uint32
-	done  bool // a peer's report: compared with ours already
-	same  bool // and equal to ours
+	seq   uint16 // a peer's report: the sequence number of the packet it rode on
+	done  bool   // a peer's report: compared with ours already
+	same  bool   // and equal to ours
 }
 
 const checkRing = 32

@@ -77,7 +77,7 @@ func (o *owner) tickOnly() {
 		o.heard[l.Index()] = max(o.heard[l.Index()], rollnet.Frame(m.Ack))
 		l.Acked = rollnet.Frame(m.Ack) - 1 // it has our counter up to here
 		if m.HasChecksum {
-			o.ep.ReceivedChecksum(l, &o.checks, rollnet.Frame(m.CheckFrame), m.Checksum)
+			o.ep.ReceivedChecksum(l, &o.checks, rollnet.Frame(m.CheckFrame), m.Checksum, m.Seq)
 		}
 	}
 	// Every frame confirmed at once here: checksum the grid frames.
@@ -209,4 +209,29 @@ func TestEndpointCarriedChecksums(t *testing.T) {
 		require.Greater(t, st.ChecksumsCompared, uint64(20))
 		require.Equal(t, uint64(8), st.ChecksumsAgreed, "frames 20 to 90 (10 was the newest before the handshake ended, and only the newest rides)")
 	}
+}
+
+// A report of a frame waiting for ours is replaced only by one from a
+// newer packet: a late or replayed copy, another checksum added, changes
+// nothing (issue 28 item 8).
+func TestReceivedChecksumOlderPacketKeepsReport(t *testing.T) {
+	clock := local.NewClock(time.Unix(0, 0))
+	nw, err := local.NewNetwork(local.Config{Now: clock.Now})
+	require.NoError(t, err)
+	o := newOwner(t, nw, clock, "a", false, "b")
+	l := o.ep.Links()[0]
+	l.MarkSynchronized()
+	own := link.NewChecks(10)
+	o.ep.ReceivedChecksum(l, &own, 20, 0xaaaa, 100)
+	o.ep.ReceivedChecksum(l, &own, 20, 0xbad, 99)  // an older packet
+	o.ep.ReceivedChecksum(l, &own, 20, 0xbad, 100) // a copy of the same one
+	o.ep.RecordChecksum(&own, 20, 0xaaaa)
+	o.ep.ReceivedChecksum(l, &own, 30, 0xbad, 100)
+	o.ep.ReceivedChecksum(l, &own, 30, 0xcccc, 101) // the newer one stands
+	o.ep.RecordChecksum(&own, 30, 0xcccc)
+	for _, e := range o.ep.Events(nil) {
+		require.NotEqual(t, rollnet.EventDesyncDetected, e.Kind, "%+v", e)
+	}
+	st := l.Stats()
+	require.Equal(t, uint64(2), st.ChecksumsCompared)
 }

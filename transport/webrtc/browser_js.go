@@ -105,7 +105,7 @@ func (c *browserChannel) Close() error {
 func (t *Transport) opened(p *peer) {
 	dc := p.dc.JSValue()
 	dc.Set("binaryType", "arraybuffer")
-	lane := t.q.lane(p.id)
+	lane := t.q.Lane(p.id)
 	buf := make([]byte, MaxMessageSize)
 	view := js.Global().Get("Uint8Array")
 	ch := &browserChannel{dc: p.dc}

@@ -58,6 +58,9 @@ func ExampleDial() {
 			fmt.Printf("alice got %q from bob: %v\n", buf[:n], from == bob.Local())
 			break
 		}
+		if ctx.Err() != nil {
+			panic("no datagram from bob within 10 s")
+		}
 		time.Sleep(time.Millisecond)
 	}
 	for _, e := range alice.Events(nil) {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/pion/ice/v4"
 	pion "github.com/pion/webrtc/v4"
+
+	"github.com/rollnet/rollnet/internal/recvqueue"
 )
 
 // newAPI is pion's API configured by cfg: detached data channels, the SCTP
@@ -79,13 +81,13 @@ func (t *Transport) opened(p *peer) {
 	t.wg.Add(1)
 	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
 	t.mu.Unlock()
-	go t.readLoop(p, rw, t.q.lane(p.id))
+	go t.readLoop(p, rw, t.q.Lane(p.id))
 }
 
 // readLoop moves p's datagrams into the receive queue. Its buffer is the
 // largest message the SCTP association accepts; it allocates nothing per
 // datagram.
-func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvLane) {
+func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvqueue.Lane) {
 	defer t.wg.Done()
 	buf := make([]byte, MaxMessageSize)
 	for {

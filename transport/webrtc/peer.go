@@ -12,6 +12,7 @@ import (
 
 	pion "github.com/pion/webrtc/v4"
 
+	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -149,7 +150,7 @@ func (t *Transport) evictGoneLocked() bool {
 	for id, p := range t.peers {
 		if p.gone != nil {
 			delete(t.peers, id)
-			t.q.forget(id)
+			t.q.Forget(id)
 			return true
 		}
 	}
@@ -502,15 +503,15 @@ func (t *Transport) interrupted(p *peer, now bool) {
 
 // received queues a datagram read from the peer of lane, counting it, or
 // counts why it was dropped. It allocates nothing.
-func (t *Transport) received(lane *recvLane, b []byte) {
-	switch t.q.push(lane, b) {
-	case unexpected:
+func (t *Transport) received(lane *recvqueue.Lane, b []byte) {
+	switch t.q.Push(lane, b) {
+	case recvqueue.Unexpected:
 		t.c.receivesUnexpected.Add(1)
 		return
-	case refused:
+	case recvqueue.Refused:
 		t.c.receivesDropped.Add(1)
 		return
-	case pushedOver:
+	case recvqueue.PushedOver:
 		t.c.receivesDropped.Add(1)
 	}
 	t.c.packetsReceived.Add(1)

@@ -12,6 +12,7 @@ import (
 
 	pion "github.com/pion/webrtc/v4"
 
+	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -112,7 +113,7 @@ type Transport struct {
 	api   *pion.API
 	ice   []pion.ICEServer
 	local transport.Peer
-	q     *recvQueue
+	q     *recvqueue.Queue
 	c     counters
 
 	ctx      context.Context
@@ -184,7 +185,7 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 		api:      api,
 		ice:      servers,
 		local:    transport.Peer(sig.ID()),
-		q:        newRecvQueue(cfg.QueueLen),
+		q:        recvqueue.New(cfg.QueueLen),
 		ctx:      ctx,
 		cancel:   cancel,
 		loopDone: make(chan struct{}),
@@ -266,7 +267,7 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 	if closed {
 		return 0, "", transport.ErrClosed
 	}
-	n, from, err := t.q.pop(buf)
+	n, from, err := t.q.Pop(buf)
 	if errors.Is(err, transport.ErrShortBuffer) {
 		t.c.receivesShort.Add(1)
 	}
@@ -280,13 +281,13 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 // call replaces the last; with no peers nothing is received. Connections
 // are unaffected: to choose whom to connect to, see Config.Accept.
 func (t *Transport) Expect(peers ...transport.Peer) {
-	t.c.receivesUnexpected.Add(uint64(t.q.expect(peers)))
+	t.c.receivesUnexpected.Add(uint64(t.q.Expect(peers)))
 }
 
 // ExpectAnyone makes Receive return every peer's datagrams again (see
 // transport.Expecter), as before the first Expect, until the next Expect.
 // The lanes keep each peer to its share of the queue meanwhile.
-func (t *Transport) ExpectAnyone() { t.q.expectAnyone() }
+func (t *Transport) ExpectAnyone() { t.q.ExpectAnyone() }
 
 // Peers appends the peers whose data channel is open to dst, sorted, and
 // returns the extended slice.

@@ -1,7 +1,9 @@
 // Package hostcmd is the dedicated host command of rollnet's
 // server-authoritative mode, as a library: a game registers its
 // simulation (Register), and Main runs it as a host that clients join
-// through a signaling server, over WebRTC. The command rollnet-host is
+// through a signaling server, over WebRTC, or dial directly over QUIC
+// (-quic ADDR; browsers over WebTransport on the same port with
+// -webtransport), or both in one match. The command rollnet-host is
 // Main with the games it links registered; a game's own binary can offer
 // the same (the pong demo's "pong host").
 //
@@ -14,6 +16,15 @@
 // slots (and so the clients) the game has, the WebRTC peers known, the
 // Hellos handled and the packets read per client per tick, the grace
 // window of a rejoin token, the silence after which a client is away.
+//
+// With -quic the host listens on a UDP port (transport/quic): it logs the
+// address, the SHA-256 of its certificate (self-signed unless -cert and
+// -key name one) for clients to pin, and with -webtransport the URL a
+// page opens; -token-secret-file admits only clients holding a connect
+// token the game's backend minted with that secret
+// (transport/quic/connecttoken); -webrtc=false serves QUIC alone, with no
+// signaling server.
+//
 // SIGINT or SIGTERM (or the context's end) closes the host, which sends
 // every client a disconnect notice, flushes, and exits 0.
 //

@@ -21,7 +21,6 @@ import (
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
 // Exit statuses of Main.
@@ -52,6 +51,7 @@ type options struct {
 	lim                      limits
 	logLevel                 string
 	logJSON                  bool
+	q                        quicOptions
 }
 
 func parse(name string, args []string, stderr io.Writer) (options, error) {
@@ -75,6 +75,7 @@ func parse(name string, args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.lim.budget, "client-budget", authority.ClientBudgetDefault, "bytes a second of states and repairs one client may be sent")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON instead of text")
+	o.q.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [flags]\n\nA dedicated host of rollnet's server-authoritative mode. Games: %s.\n\nFlags:\n",
 			name, strings.Join(Games(), ", "))
@@ -96,6 +97,9 @@ func parse(name string, args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("%w: -join-timeout must be > 0, -max-clients-per-address and -client-budget >= 1", ErrUsage)
 	case o.room == "":
 		return o, fmt.Errorf("%w: -room is empty", ErrUsage)
+	}
+	if err := o.q.validate(); err != nil {
+		return o, err
 	}
 	if o.signal != "" {
 		if u, err := url.Parse(o.signal); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
@@ -126,7 +130,8 @@ func Main(name string, args []string, stdout, stderr io.Writer) int {
 
 // Run parses args and hosts until ctx ends or -frames are played; logs go
 // to logs. ready, when not nil, is called with the room's join URL once
-// the host is in it.
+// the host is in it (empty with -webrtc=false; the QUIC listener's address
+// and certificate hash are logged, "quic listening", before).
 func Run(ctx context.Context, name string, args []string, logs io.Writer, ready func(joinURL string)) error {
 	o, err := parse(name, args, logs)
 	if err != nil {
@@ -147,37 +152,22 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 	}
 	log := slog.New(handler)
 
-	if o.signal == "" {
-		srv, err := StartSignaling(signaling.ServerConfig{Logger: log})
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		o.signal = srv.URL()
-		log.Info("signaling server on loopback", "url", o.signal)
-	}
-	join := strings.TrimRight(o.signal, "/") + "/room/" + url.PathEscape(o.room)
-	client, err := signaling.Dial(ctx, join, signaling.ClientConfig{})
-	if err != nil {
-		return fmt.Errorf("joining %s: %w", join, err)
-	}
-	sig := webrtc.NewSignalingAdapter(client)
-	defer sig.Close()
 	players, perClient := g.players()
 	maxPeers := o.lim.maxPeers
 	if maxPeers == 0 {
 		maxPeers = 2*(players/perClient) + 4
 	}
-	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: IsLoopback(join), MaxPeers: maxPeers}, sig)
+	ts, err := openTransports(ctx, o, maxPeers, log)
 	if err != nil {
 		return err
 	}
-	defer tr.Close()
-	h, err := g.open(tr, client.Room(), o.lim, rollnet.NetConfig{FrameRate: o.fps, DisconnectTimeout: o.lim.timeout})
+	defer ts.close()
+	tr, join := ts.tr, ts.join
+	h, err := g.open(tr, ts.room, o.lim, rollnet.NetConfig{FrameRate: o.fps, DisconnectTimeout: o.lim.timeout})
 	if err != nil {
 		return err
 	}
-	log.Info("hosting", "game", gameName, "room", client.Room(), "join", join, "id", client.ID(),
+	log.Info("hosting", "game", gameName, "room", ts.room, "join", join, "id", ts.id,
 		"players", players, "clients", players/perClient, "fps", o.fps)
 	if ready != nil {
 		ready(join)

@@ -8,6 +8,7 @@
 //
 //	go run ./authority/cmd/rollnet-host                                  # a signaling server on loopback too
 //	go run ./authority/cmd/rollnet-host -signal ws://HOST:PORT -room lobby -grace 30s
+//	go run ./authority/cmd/rollnet-host -quic :4433 -webtransport        # QUIC and browsers too, no signaling needed
 //
 // Logs are structured (log/slog) on stderr. SIGINT or SIGTERM sends every
 // client a disconnect notice and exits 0.

@@ -66,8 +66,10 @@ func TestRunNATS(t *testing.T) {
 		case in.addr = <-addrc:
 		case err := <-in.errc:
 			t.Fatal(err)
+		case <-time.After(waitBound):
+			t.Fatalf("waited %v for the server to listen", waitBound)
 		}
-		t.Cleanup(func() { cancel(); <-in.errc })
+		t.Cleanup(func() { cancel(); recv(t, in.errc, "the instance to stop") })
 		return in
 	}
 	one, two := start(), start()
@@ -80,10 +82,10 @@ func TestRunNATS(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 	require.Equal(t, []string{a.ID()}, b.Peers())
-	ev := <-a.Events()
+	ev := recv(t, a.Events(), "a to hear b join")
 	require.Equal(t, signaling.PeerJoined, ev.Kind)
 	require.NoError(t, a.Send(ctx, b.ID(), signaling.Signal{Kind: signaling.SignalOffer, Payload: []byte(`{"sdp":"x"}`)}))
-	ev = <-b.Events()
+	ev = recv(t, b.Events(), "b to receive a's offer")
 	require.Equal(t, signaling.SignalReceived, ev.Kind)
 
 	// A plain GET where a WebSocket upgrade belongs is refused at the
@@ -110,13 +112,14 @@ func TestRunNATS(t *testing.T) {
 
 	begin := time.Now()
 	two.cancel() // SIGTERM
-	for range b.Events() {
+	for open := true; open; {
+		_, open = recv2(t, b.Events(), "b's events to end as its instance closes")
 	}
 	require.ErrorIs(t, b.Err(), signaling.ErrServerClosing, "going away: join again elsewhere")
-	ev = <-a.Events()
+	ev = recv(t, a.Events(), "a to hear b leave")
 	require.Equal(t, signaling.PeerLeft, ev.Kind)
 	require.Less(t, time.Since(begin), signaling.DefaultClusterDeadAfter, "told by the leave, not found dead")
-	require.NoError(t, <-two.errc)
+	require.NoError(t, recv(t, two.errc, "the instance to stop"))
 	two.errc <- nil // for the cleanup
 	http.DefaultClient.CloseIdleConnections()
 }

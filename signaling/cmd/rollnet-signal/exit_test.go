@@ -99,10 +99,12 @@ func serveCmd(t *testing.T, args []string, stderr io.Writer) string {
 	case addr = <-addrc:
 	case err := <-errc:
 		t.Fatal(err)
+	case <-time.After(waitBound):
+		t.Fatalf("waited %v for the server to listen", waitBound)
 	}
 	t.Cleanup(func() {
 		cancel()
-		require.NoError(t, <-errc)
+		require.NoError(t, recv(t, errc, "run to return"))
 	})
 	return addr
 }

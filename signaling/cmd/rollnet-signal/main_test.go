@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -27,7 +28,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-stun", "stun:stun.example.org:3478", "-max-room", "2"},
 			&bytes.Buffer{}, &stderr, func(string) string { return "" }, func(a string) { addrc <- a })
 	}()
-	addr := <-addrc
+	addr := recv(t, addrc, "the server's address")
 
 	resp, err := http.Get("http://" + addr + "/")
 	require.NoError(t, err)
@@ -45,7 +46,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	require.Equal(t, []string{"stun:stun.example.org:3478"}, c.ICEServers()[0].URLs)
 
 	cancel()
-	require.NoError(t, <-errc)
+	require.NoError(t, recv(t, errc, "run to return"))
 	for range c.Events() {
 	}
 	require.ErrorIs(t, c.Err(), signaling.ErrServerClosing)
@@ -86,7 +87,7 @@ func TestRunMintsTURNCredentials(t *testing.T) {
 		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-turn", "turn:turn.example.org:3478"},
 			&bytes.Buffer{}, &bytes.Buffer{}, env, func(a string) { addrc <- a })
 	}()
-	c, err := signaling.Dial(ctx, "ws://"+<-addrc+"/room/a", signaling.ClientConfig{})
+	c, err := signaling.Dial(ctx, "ws://"+recv(t, addrc, "the server's address")+"/room/a", signaling.ClientConfig{})
 	require.NoError(t, err)
 	ice := c.ICEServers()
 	require.Len(t, ice, 1)
@@ -94,5 +95,36 @@ func TestRunMintsTURNCredentials(t *testing.T) {
 	require.NotEmpty(t, ice[0].Credential)
 	require.NoError(t, c.Close())
 	cancel()
-	require.NoError(t, <-errc)
+	require.NoError(t, recv(t, errc, "run to return"))
+}
+
+// waitBound bounds every wait of these tests on the command's goroutine
+// and its clients.
+const waitBound = 20 * time.Second
+
+// recv receives from c, failing t, saying what it waited for, if nothing
+// comes within waitBound.
+func recv[T any](t *testing.T, c <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(waitBound):
+		t.Fatalf("waited %v for %s", waitBound, what)
+	}
+	var zero T
+	return zero
+}
+
+// recv2 is recv that also says whether c is still open.
+func recv2[T any](t *testing.T, c <-chan T, what string) (T, bool) {
+	t.Helper()
+	select {
+	case v, ok := <-c:
+		return v, ok
+	case <-time.After(waitBound):
+		t.Fatalf("waited %v for %s", waitBound, what)
+	}
+	var zero T
+	return zero, false
 }

@@ -35,7 +35,7 @@ func TestRunEmbeddedTURNRelay(t *testing.T) {
 			"-turn-ports", "40000-40100", "-turn-allow-loopback", "-metrics", metrics},
 			&bytes.Buffer{}, &stderr, env, func(a string) { addrc <- a })
 	}()
-	addr := <-addrc
+	addr := recv(t, addrc, "the server's address")
 	c, err := signaling.Dial(ctx, "ws://"+addr+"/room/a", signaling.ClientConfig{})
 	require.NoError(t, err)
 	ice := c.ICEServers()
@@ -75,7 +75,7 @@ func TestRunEmbeddedTURNRelay(t *testing.T) {
 
 	require.NoError(t, c.Close())
 	cancel()
-	require.NoError(t, <-errc)
+	require.NoError(t, recv(t, errc, "run to return"))
 	http.DefaultClient.CloseIdleConnections()
 	require.Contains(t, stderr.String(), "turn relay listening")
 	require.Contains(t, stderr.String(), "turn relay stats")

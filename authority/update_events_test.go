@@ -1,0 +1,47 @@
+package authority
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// TestUpdateKeepsEveryStepsEvents: Update runs one AdvanceFrame per whole
+// step in dt, and Events reports the events of all of them, not only the
+// last one's. A client whose host went silent learns it is disconnected
+// however its Update calls fall: a loaded machine's game loop runs late
+// and takes several steps a call. Before, a disconnect seen in any step
+// but an Update's last was dropped, and the demo's client played on for
+// good after its host quit (TestResumeTooLate, 9 of 22 loaded runs).
+func TestUpdateKeepsEveryStepsEvents(t *testing.T) {
+	for phase := range 4 {
+		c := newCluster(t, clusterOpts{seed: 17, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
+		nd := c.add("a", ClientConfig{}, nil)
+		c.run(2 * time.Second)
+		require.True(t, nd.c.Synchronized())
+		for range phase { // where the steps of the calls below fall
+			c.clock.Advance(tick)
+			_, err := nd.c.Update(tick)
+			require.NoError(t, err)
+		}
+		// The host stops: nothing comes from it any more.
+		var evs []rollnet.Event
+		disconnected := 0
+		for range 10 * 60 / 4 { // 10 s, four steps a call
+			c.clock.Advance(4 * tick)
+			_, err := nd.c.Update(4 * tick)
+			require.NoError(t, err)
+			evs = nd.c.Events(evs[:0])
+			for _, e := range evs {
+				if e.Kind == rollnet.EventDisconnected {
+					disconnected++
+				}
+			}
+		}
+		require.Equal(t, 1, disconnected, "phase %d: EventDisconnected in 10 s of a silent host, with Update taking four steps a call", phase)
+	}
+}

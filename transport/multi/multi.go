@@ -1,0 +1,191 @@
+package multi
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// bulkSender is a part with a bulk send path (transport/webrtc,
+// transport/quic).
+type bulkSender interface {
+	SendBulk(to transport.Peer, b []byte) (bool, error)
+}
+
+// Transport is several transports as one. See the package documentation.
+type Transport struct {
+	parts []transport.Transport
+
+	mu        sync.RWMutex
+	closed    bool
+	next      int                         // the part Receive looks at first
+	expecting bool                        // for parts that are not Expecters
+	expected  map[transport.Peer]struct{} // the latest Expect's peers
+
+	unexpected atomic.Uint64
+}
+
+// New combines parts (at least one); the Transport owns them from now on
+// and closes them with Close.
+func New(parts ...transport.Transport) (*Transport, error) {
+	if len(parts) == 0 {
+		return nil, ErrNoParts
+	}
+	for i, p := range parts {
+		if p == nil {
+			return nil, fmt.Errorf("%w: part %d is nil", ErrNoParts, i)
+		}
+	}
+	return &Transport{parts: append([]transport.Transport(nil), parts...)}, nil
+}
+
+// Parts returns the transports combined, in order.
+func (t *Transport) Parts() []transport.Transport {
+	return append([]transport.Transport(nil), t.parts...)
+}
+
+// Local is the first part's identity.
+func (t *Transport) Local() transport.Peer { return t.parts[0].Local() }
+
+// Send hands b to the part that knows to.
+func (t *Transport) Send(to transport.Peer, b []byte) error {
+	if t.isClosed() {
+		return transport.ErrClosed
+	}
+	for _, p := range t.parts {
+		if err := p.Send(to, b); !errors.Is(err, transport.ErrUnknownPeer) {
+			return err
+		}
+	}
+	return transport.ErrUnknownPeer
+}
+
+// SendBulk is Send for a datagram of a bulk transfer: the part's own
+// SendBulk when it has one, else its Send (taken if it returned nil).
+func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
+	if t.isClosed() {
+		return false, transport.ErrClosed
+	}
+	for _, p := range t.parts {
+		var taken bool
+		var err error
+		if bs, ok := p.(bulkSender); ok {
+			taken, err = bs.SendBulk(to, b)
+		} else {
+			err = p.Send(to, b)
+			taken = err == nil
+		}
+		if !errors.Is(err, transport.ErrUnknownPeer) {
+			return taken, err
+		}
+	}
+	return false, transport.ErrUnknownPeer
+}
+
+// Receive returns the next datagram of the parts, taken round robin.
+func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return 0, "", transport.ErrClosed
+	}
+	start := t.next
+	t.next = (t.next + 1) % len(t.parts)
+	t.mu.Unlock()
+	for i := range t.parts {
+		p := t.parts[(start+i)%len(t.parts)]
+		for {
+			n, from, err := p.Receive(buf)
+			if errors.Is(err, transport.ErrNoPacket) {
+				break
+			}
+			if err == nil && !t.wanted(p, from) {
+				t.unexpected.Add(1)
+				continue
+			}
+			return n, from, err
+		}
+	}
+	return 0, "", transport.ErrNoPacket
+}
+
+// wanted reports whether a datagram from a part that cannot filter for
+// itself is from an expected peer.
+func (t *Transport) wanted(p transport.Transport, from transport.Peer) bool {
+	if _, ok := p.(transport.Expecter); ok {
+		return true
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if !t.expecting {
+		return true
+	}
+	_, ok := t.expected[from]
+	return ok
+}
+
+// Expect names the peers whose datagrams Receive returns, on every part
+// (see transport.Expecter).
+func (t *Transport) Expect(peers ...transport.Peer) {
+	set := make(map[transport.Peer]struct{}, len(peers))
+	for _, p := range peers {
+		set[p] = struct{}{}
+	}
+	t.mu.Lock()
+	t.expecting, t.expected = true, set
+	t.mu.Unlock()
+	for _, p := range t.parts {
+		if e, ok := p.(transport.Expecter); ok {
+			e.Expect(peers...)
+		}
+	}
+}
+
+// ExpectAnyone makes Receive return every peer's datagrams again, on
+// every part.
+func (t *Transport) ExpectAnyone() {
+	t.mu.Lock()
+	t.expecting, t.expected = false, nil
+	t.mu.Unlock()
+	for _, p := range t.parts {
+		if e, ok := p.(transport.Expecter); ok {
+			e.ExpectAnyone()
+		}
+	}
+}
+
+// Unexpected counts datagrams this package dropped for a part that is
+// not an Expecter (the parts that are count their own).
+func (t *Transport) Unexpected() uint64 { return t.unexpected.Load() }
+
+// Close closes every part. It is idempotent.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.mu.Unlock()
+	var errs []error
+	for _, p := range t.parts {
+		if err := p.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (t *Transport) isClosed() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.closed
+}
+
+var (
+	_ transport.Transport = (*Transport)(nil)
+	_ transport.Expecter  = (*Transport)(nil)
+)

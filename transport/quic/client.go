@@ -1,0 +1,238 @@
+//go:build !js
+
+package quic
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	quicgo "github.com/quic-go/quic-go"
+
+	"github.com/rollnet/rollnet/transport"
+)
+
+// quicConn adapts *quicgo.Conn to datagramConn.
+type quicConn struct{ *quicgo.Conn }
+
+func (c quicConn) closeWith(reason string) { _ = c.CloseWithError(0, reason) }
+
+// clientState is a client Transport's connection and the sockets it has
+// used.
+type clientState struct {
+	t    *Transport
+	conn *quicgo.Conn
+
+	mu    sync.Mutex
+	paths []*quicgo.Transport // the first socket, then one per successful Migrate
+	spare []*quicgo.Transport // sockets of migrations that failed
+	local net.IP
+	host  transport.Peer
+}
+
+// Dial connects to the host at addr ("host:port"), runs the hello
+// exchange, and returns a Transport whose one peer is the host (its id is
+// Host()). It fails with ErrPinMismatch for a certificate other than
+// Config.PinSHA256, ErrRefused when the host does not admit this client,
+// or ctx's error.
+func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	ra, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("quic: dial %s: %w", addr, err)
+	}
+	network := "udp4"
+	if ra.IP.To4() == nil {
+		network = "udp6"
+	}
+	udp, err := net.ListenUDP(network, nil)
+	if err != nil {
+		return nil, fmt.Errorf("quic: dial %s: %w", addr, err)
+	}
+	t := newTransport(cfg)
+	c := &clientState{t: t, paths: []*quicgo.Transport{{Conn: udp}}}
+	t.cl = c
+	fail := func(err error) (*Transport, error) {
+		t.cancel()
+		_ = c.close()
+		return nil, err
+	}
+
+	host, _, _ := net.SplitHostPort(addr)
+	tlsConf := &tls.Config{
+		MinVersion: tls.VersionTLS13,
+		NextProtos: []string{Protocol},
+		ServerName: cfg.ServerName,
+		RootCAs:    cfg.RootCAs,
+	}
+	var hi hello
+	if cfg.Grant != nil {
+		tlsConf.NextProtos = append(tlsConf.NextProtos, tokenALPNPrefix+string(cfg.Grant.Token))
+		hi = hello{key: cfg.Grant.Key, hasKey: true}
+	}
+	if tlsConf.ServerName == "" {
+		tlsConf.ServerName = host
+	}
+	if cfg.PinSHA256 != ([32]byte{}) {
+		pin := cfg.PinSHA256
+		tlsConf.InsecureSkipVerify = true // replaced by the pin check below
+		tlsConf.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return ErrPinMismatch
+			}
+			if got := sha256.Sum256(cs.PeerCertificates[0].Raw); got != pin {
+				return fmt.Errorf("%w: got %s", ErrPinMismatch, FormatHash(got))
+			}
+			return nil
+		}
+	}
+	conn, err := c.paths[0].Dial(ctx, ra, tlsConf, t.quicConfig())
+	if err != nil {
+		if errors.Is(err, ErrPinMismatch) || errors.As(err, new(*tls.CertificateVerificationError)) {
+			return fail(fmt.Errorf("quic: dial %s: %w", addr, errors.Join(ErrPinMismatch, err)))
+		}
+		return fail(fmt.Errorf("quic: dial %s: %w", addr, err))
+	}
+	c.conn = conn
+	if la, ok := udp.LocalAddr().(*net.UDPAddr); ok {
+		c.local = la.IP
+	}
+
+	w, err := c.hello(ctx, hi)
+	if err != nil {
+		_ = conn.CloseWithError(0, "hello failed")
+		return fail(fmt.Errorf("quic: dial %s: %w", addr, err))
+	}
+	t.local, c.host = w.you, w.host
+	pctx, stop := context.WithCancel(t.ctx)
+	p := &peer{id: w.host, conn: quicConn{conn}, out: newSendRing(cfg.BulkQueueLen), ctx: pctx, stop: stop}
+	t.addPeer(p)
+	return t, nil
+}
+
+// hello sends h on a new stream and reads the host's welcome.
+func (c *clientState) hello(ctx context.Context, h hello) (welcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.t.cfg.HelloTimeout)
+	defer cancel()
+	str, err := c.conn.OpenStreamSync(ctx)
+	if err != nil {
+		return welcome{}, fmt.Errorf("%w: %w", ErrHello, err)
+	}
+	deadline, _ := ctx.Deadline()
+	_ = str.SetDeadline(deadline)
+	if _, err := str.Write(h.Append(nil)); err != nil {
+		return welcome{}, fmt.Errorf("%w: %w", ErrHello, err)
+	}
+	_ = str.Close()
+	b, err := io.ReadAll(io.LimitReader(str, maxHelloLen+1))
+	if err != nil {
+		var ae *quicgo.ApplicationError
+		if errors.As(err, &ae) && ae.Remote {
+			return welcome{}, fmt.Errorf("%w: %s", ErrRefused, ae.ErrorMessage)
+		}
+		return welcome{}, fmt.Errorf("%w: %w", ErrHello, err)
+	}
+	w, n, err := parseWelcome(b)
+	if err != nil {
+		return welcome{}, err
+	}
+	if n != len(b) {
+		return welcome{}, fmt.Errorf("%w: %d bytes after the welcome", ErrHello, len(b)-n)
+	}
+	if !w.admitted {
+		return welcome{}, fmt.Errorf("%w: %s", ErrRefused, w.reason)
+	}
+	return w, nil
+}
+
+// Host is the host's id on a client Transport (its only peer), and the
+// zero Peer on a host.
+func (t *Transport) Host() transport.Peer {
+	if t.cl == nil {
+		return ""
+	}
+	return t.cl.host
+}
+
+// Migrate moves a client's connection to a new UDP socket (a phone that
+// changed networks, a NAT that forgot the mapping): it opens the socket,
+// probes the new path, and switches to it once the host answered. The
+// connection, and so the peer on both sides, is the same; datagrams sent
+// meanwhile travel the old path. The old socket stays open until Close
+// (quic-go closes a connection with the socket it started on); at most
+// Config.MaxMigrations are held.
+func (t *Transport) Migrate(ctx context.Context) error {
+	c := t.cl
+	if c == nil {
+		return ErrNotClient
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.paths)+len(c.spare) > t.cfg.MaxMigrations {
+		return ErrTooManyMigrations
+	}
+	network := "udp4"
+	if c.local.To4() == nil {
+		network = "udp6"
+	}
+	udp, err := net.ListenUDP(network, &net.UDPAddr{IP: c.local})
+	if err != nil {
+		return fmt.Errorf("quic: migrate: %w", err)
+	}
+	qt := &quicgo.Transport{Conn: udp}
+	path, err := c.conn.AddPath(qt)
+	if err != nil {
+		_ = qt.Close()
+		_ = udp.Close()
+		return fmt.Errorf("quic: migrate: %w", err)
+	}
+	c.spare = append(c.spare, qt) // closed with the rest, whether the switch works or not
+	if err := path.Probe(ctx); err != nil {
+		_ = path.Close()
+		return fmt.Errorf("quic: migrate: probe: %w", err)
+	}
+	if err := path.Switch(); err != nil {
+		_ = path.Close()
+		return fmt.Errorf("quic: migrate: switch: %w", err)
+	}
+	c.spare = c.spare[:len(c.spare)-1]
+	c.paths = append(c.paths, qt)
+	return nil
+}
+
+// LocalAddr is the UDP address a client's connection sends from now (it
+// changes with Migrate), nil on a host.
+func (t *Transport) LocalAddr() net.Addr {
+	if t.cl == nil {
+		return nil
+	}
+	t.cl.mu.Lock()
+	defer t.cl.mu.Unlock()
+	return t.cl.paths[len(t.cl.paths)-1].Conn.LocalAddr()
+}
+
+func (c *clientState) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, qt := range append(c.paths, c.spare...) {
+		if err := qt.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		if err := qt.Conn.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("quic: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package quic
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"time"
+
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+// Protocol is the ALPN protocol name of rollnet's datagrams over QUIC,
+// version 1. A host refuses a handshake that does not offer it; a change to
+// the hello exchange or the datagram framing bumps it.
+const Protocol = "rollnet/1"
+
+// WebTransportPath is the path of a host's WebTransport endpoint: a
+// browser connects to https://HOST:PORT/rollnet.
+const WebTransportPath = "/rollnet"
+
+// Defaults of Config, used where a field is zero.
+const (
+	DefaultQueueLen         = 256
+	DefaultSendQueueLen     = 8
+	DefaultBulkQueueLen     = 64
+	DefaultMaxPeers         = 64
+	DefaultMaxPending       = 16
+	DefaultMaxConnsPerAddr  = 8
+	DefaultHandshakeTimeout = 2 * time.Second
+	DefaultHelloTimeout     = 2 * time.Second
+	DefaultIdleTimeout      = 5 * time.Second
+	DefaultKeepAlive        = time.Second
+	DefaultMaxMigrations    = 8
+)
+
+// Config configures a Transport. The zero value of every field means its
+// documented default. Fields marked host or client are read only on that
+// side.
+type Config struct {
+	// QueueLen is the number of received datagrams waiting for Receive,
+	// shared fairly by the peers (one lane each); a datagram arriving at a
+	// full queue is dropped and counted. 0 means DefaultQueueLen.
+	QueueLen int
+
+	// SendQueueLen is the number of datagrams Send lets wait for a peer's
+	// connection; past it Send drops (and counts) the datagram, as a lost
+	// one: after a stall nothing stale is flushed. 0 means
+	// DefaultSendQueueLen.
+	SendQueueLen int
+
+	// BulkQueueLen is SendQueueLen for SendBulk. 0 means
+	// DefaultBulkQueueLen. It must be at least SendQueueLen.
+	BulkQueueLen int
+
+	// IdleTimeout is how long a connection may stay silent before it is
+	// closed and its peer gone; KeepAlive is how often an idle side pings.
+	// 0 means DefaultIdleTimeout and DefaultKeepAlive.
+	IdleTimeout time.Duration
+	KeepAlive   time.Duration
+
+	// HandshakeTimeout bounds the QUIC handshake, and HelloTimeout the
+	// hello exchange after it, on both sides. 0 means the defaults (2 s).
+	HandshakeTimeout time.Duration
+	HelloTimeout     time.Duration
+
+	// Certificate is the host's certificate chain and key (host). Nil
+	// means a self-signed certificate made by Listen (SelfSigned): its
+	// SHA-256 is CertHash, for clients to pin.
+	Certificate *tls.Certificate
+
+	// Address is the host's address as its clients dial it and as connect
+	// tokens name it (host), "203.0.113.5:4433" or "game.example:4433".
+	// Empty means the listening socket's address. It is also the host's
+	// Peer identity ("quic://" + Address).
+	Address string
+
+	// WebTransport also serves browsers on the same port (host): a page
+	// connects with new WebTransport("https://" + Address +
+	// WebTransportPath, ...) (DialWebTransport in a Go wasm build), offers
+	// HTTP/3 instead of Protocol, passes its connect token in the URL, and
+	// runs the same hello on the session's first stream.
+	WebTransport bool
+
+	// MaxPeers bounds the admitted peers (host); a client over it is
+	// refused. MaxPending bounds connections past the handshake waiting
+	// for their hello. MaxConnsPerAddr bounds the connections (handshaking,
+	// pending or admitted) from one IP address: the next handshake from it
+	// is refused before any TLS work. 0 means the defaults (64, 16, 8).
+	MaxPeers        int
+	MaxPending      int
+	MaxConnsPerAddr int
+
+	// PinSHA256 is the SHA-256 of the host's certificate (client): when
+	// set, Dial accepts that certificate and no other, whoever signed it;
+	// when zero, the host's certificate must verify against RootCAs for
+	// ServerName.
+	PinSHA256 [32]byte
+
+	// RootCAs and ServerName verify the host's certificate when PinSHA256
+	// is zero (client). Nil RootCAs means the system's; empty ServerName
+	// means the dialed host name.
+	RootCAs    *x509.CertPool
+	ServerName string
+
+	// Tokens, when set, admits only clients that present a connect token
+	// it accepts (host): the token in the ClientHello, checked before any
+	// TLS work, and its client key in the hello (see
+	// transport/quic/connecttoken). An admitted client's id is "client-"
+	// and the token's client id in decimal, so that a client who
+	// reconnects with a new token is the same peer (its old connection, if
+	// any, is gone with ErrReplaced). Nil admits every client that
+	// completes the hello, with ids "q1", "q2", ... (Neither form can be a
+	// signaling id, 16 hex digits, so one host can serve QUIC and WebRTC
+	// clients side by side: transport/multi.)
+	Tokens *connecttoken.Verifier
+
+	// Grant is the connect token the client presents (client), as the
+	// game's backend minted it for this host.
+	Grant *connecttoken.Grant
+
+	// MaxMigrations bounds the sockets Migrate may open (client): every
+	// path a connection has used stays open until Close. 0 means
+	// DefaultMaxMigrations.
+	MaxMigrations int
+}
+
+func (c Config) withDefaults() (Config, error) {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defDur := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.QueueLen, DefaultQueueLen)
+	def(&c.SendQueueLen, DefaultSendQueueLen)
+	def(&c.BulkQueueLen, DefaultBulkQueueLen)
+	def(&c.MaxPeers, DefaultMaxPeers)
+	def(&c.MaxPending, DefaultMaxPending)
+	def(&c.MaxConnsPerAddr, DefaultMaxConnsPerAddr)
+	def(&c.MaxMigrations, DefaultMaxMigrations)
+	defDur(&c.IdleTimeout, DefaultIdleTimeout)
+	defDur(&c.KeepAlive, DefaultKeepAlive)
+	defDur(&c.HandshakeTimeout, DefaultHandshakeTimeout)
+	defDur(&c.HelloTimeout, DefaultHelloTimeout)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"QueueLen", c.QueueLen}, {"SendQueueLen", c.SendQueueLen}, {"BulkQueueLen", c.BulkQueueLen},
+		{"MaxPeers", c.MaxPeers}, {"MaxPending", c.MaxPending}, {"MaxConnsPerAddr", c.MaxConnsPerAddr},
+		{"MaxMigrations", c.MaxMigrations},
+	} {
+		if f.v < 0 {
+			return c, fmt.Errorf("%w: %s is %d", ErrInvalidConfig, f.name, f.v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"IdleTimeout", c.IdleTimeout}, {"KeepAlive", c.KeepAlive},
+		{"HandshakeTimeout", c.HandshakeTimeout}, {"HelloTimeout", c.HelloTimeout},
+	} {
+		if f.v < 0 {
+			return c, fmt.Errorf("%w: %s is %v", ErrInvalidConfig, f.name, f.v)
+		}
+	}
+	if c.BulkQueueLen < c.SendQueueLen {
+		return c, fmt.Errorf("%w: BulkQueueLen %d is below SendQueueLen %d", ErrInvalidConfig, c.BulkQueueLen, c.SendQueueLen)
+	}
+	if c.KeepAlive >= c.IdleTimeout {
+		return c, fmt.Errorf("%w: KeepAlive %v is not below IdleTimeout %v", ErrInvalidConfig, c.KeepAlive, c.IdleTimeout)
+	}
+	if len(c.Address) > 255 {
+		return c, fmt.Errorf("%w: Address is %d bytes, over 255", ErrInvalidConfig, len(c.Address))
+	}
+	return c, nil
+}

@@ -1,0 +1,38 @@
+package quic
+
+import "errors"
+
+var (
+	// ErrInvalidConfig is returned by Listen and Dial for a Config field out
+	// of range. The wrapping error names the field.
+	ErrInvalidConfig = errors.New("quic: invalid config")
+
+	// ErrPinMismatch is returned by Dial when the host's certificate is not
+	// the one Config.PinSHA256 names.
+	ErrPinMismatch = errors.New("quic: host certificate does not match the pinned SHA-256")
+
+	// ErrRefused is returned by Dial when the host completed the handshake
+	// but did not admit this client (a bad or used connect token, a full
+	// host); the wrapping error carries the host's reason.
+	ErrRefused = errors.New("quic: host refused the connection")
+
+	// ErrHello is returned by Dial, and is the reason a pending connection
+	// is closed on the host, when the hello exchange that follows the
+	// handshake is malformed, truncated or late.
+	ErrHello = errors.New("quic: bad hello")
+
+	// ErrPeerClosed is the reason a peer is gone when its connection closed
+	// or timed out (no packet for Config.IdleTimeout).
+	ErrPeerClosed = errors.New("quic: peer closed the connection")
+
+	// ErrReplaced is the reason a peer's old connection is gone when the
+	// same client was admitted again on a new one.
+	ErrReplaced = errors.New("quic: peer replaced by a newer connection")
+
+	// ErrTooManyMigrations is returned by Migrate once Config.MaxMigrations
+	// sockets are held.
+	ErrTooManyMigrations = errors.New("quic: too many migrations")
+
+	// ErrNotClient is returned by Migrate on a host's Transport.
+	ErrNotClient = errors.New("quic: not a client transport")
+)

@@ -1,0 +1,482 @@
+//go:build !js
+
+package quic
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	quicgo "github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/qlog"
+	"github.com/quic-go/quic-go/qlogwriter"
+
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+// packetSize is the UDP payload size quic-go starts every path at (and
+// returns to after a migration): 1280 bytes, IPv6's minimum MTU, which
+// leaves room for a transport.MaxDatagram payload in one DATAGRAM frame.
+// quic-go's default after a migration is 1200, which does not.
+const packetSize = 1280
+
+// hostState is a host Transport's listener and its admission bookkeeping.
+type hostState struct {
+	t        *Transport
+	udp      net.PacketConn
+	qt       *quicgo.Transport
+	ln       *quicgo.Listener
+	certHash [32]byte
+	wt       *webTransportHost // nil unless Config.WebTransport
+
+	mu      sync.Mutex
+	perAddr map[netip.Addr]int // connections held per IP: handshaking, pending or admitted
+	pending int                // connections past the handshake, before their welcome
+	unknown int                // connections not admitted yet (handshaking or pending)
+	seq     uint64             // ids of clients without a token
+}
+
+// Listen starts a host on addr ("host:port", ":4433"; port 0 picks one):
+// one UDP socket, QUIC with RFC 9221 datagrams, ALPN Protocol. Clients are
+// admitted after the handshake and the hello (see the package
+// documentation); each admitted connection is a peer.
+func Listen(addr string, cfg Config) (*Transport, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("quic: listen %s: %w", addr, err)
+	}
+	udp, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return nil, fmt.Errorf("quic: listen %s: %w", addr, err)
+	}
+	t, err := listenOn(udp, cfg)
+	if err != nil {
+		_ = udp.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func listenOn(udp net.PacketConn, cfg Config) (*Transport, error) {
+	cert := cfg.Certificate
+	if cert == nil {
+		c, err := SelfSigned()
+		if err != nil {
+			return nil, err
+		}
+		cert = &c
+	}
+	if cfg.Address == "" {
+		cfg.Address = udp.LocalAddr().String()
+	}
+	t := newTransport(cfg)
+	t.local = transport.Peer("quic://" + cfg.Address)
+	h := &hostState{t: t, udp: udp, certHash: CertHash(*cert), perAddr: make(map[netip.Addr]int)}
+	t.host = h
+	h.qt = &quicgo.Transport{
+		Conn:                udp,
+		ConnContext:         h.connContext,
+		VerifySourceAddress: h.verifySourceAddress,
+		Tracer:              dropCounter{&t.c},
+		// Clients speak QUIC v1 (quic-go, browsers): a packet naming
+		// another version is garbage, not worth a reply.
+		DisableVersionNegotiationPackets: true,
+	}
+	tlsConf := &tls.Config{
+		MinVersion:   tls.VersionTLS13,
+		Certificates: []tls.Certificate{*cert},
+		NextProtos:   []string{Protocol},
+	}
+	if cfg.WebTransport {
+		tlsConf.NextProtos = append(tlsConf.NextProtos, alpnH3)
+		h.wt = newWebTransportHost(h)
+	}
+	if cfg.Tokens != nil {
+		tlsConf.GetConfigForClient = h.checkToken
+	}
+	ln, err := h.qt.Listen(tlsConf, t.quicConfig())
+	if err != nil {
+		return nil, fmt.Errorf("quic: listen: %w", err)
+	}
+	h.ln = ln
+	t.wg.Add(1)
+	go h.acceptLoop()
+	return t, nil
+}
+
+// quicConfig is quic-go's configuration for both sides: datagrams on, no
+// streams beyond the hello's, the timeouts of cfg, and a fixed initial
+// packet size so that every path (a migrated one too) carries a
+// transport.MaxDatagram payload from its first packet.
+func (t *Transport) quicConfig() *quicgo.Config {
+	c := &quicgo.Config{
+		EnableDatagrams:       true,
+		HandshakeIdleTimeout:  t.cfg.HandshakeTimeout,
+		MaxIdleTimeout:        t.cfg.IdleTimeout,
+		KeepAlivePeriod:       t.cfg.KeepAlive,
+		MaxIncomingStreams:    1,
+		MaxIncomingUniStreams: -1,
+		InitialPacketSize:     packetSize,
+		// No datagram needs more than 1280-byte packets: probing for a
+		// larger path MTU would only add traffic (it cost a 32-byte input
+		// stream about 130 B per input in probes).
+		DisablePathMTUDiscovery: true,
+		// The hello is a few hundred bytes: small windows bound what a
+		// peer can make this side buffer on its stream.
+		InitialStreamReceiveWindow:     4 << 10,
+		MaxStreamReceiveWindow:         4 << 10,
+		InitialConnectionReceiveWindow: 8 << 10,
+		MaxConnectionReceiveWindow:     8 << 10,
+	}
+	if t.cfg.WebTransport {
+		// HTTP/3 opens three unidirectional streams each way (control,
+		// QPACK encoder and decoder), a session its CONNECT stream, and
+		// webtransport-go requires resets with partial delivery.
+		c.MaxIncomingStreams = 4
+		c.MaxIncomingUniStreams = 4
+		c.EnableStreamResetPartialDelivery = true
+		c.InitialConnectionReceiveWindow = 32 << 10
+		c.MaxConnectionReceiveWindow = 32 << 10
+	}
+	return c
+}
+
+// CertHash is the SHA-256 of the host's certificate, for clients to pin
+// (Config.PinSHA256) and browsers to name in serverCertificateHashes. It
+// is zero on a client.
+func (t *Transport) CertHash() [32]byte {
+	if t.host == nil {
+		return [32]byte{}
+	}
+	return t.host.certHash
+}
+
+// Addr is the host's UDP socket address (nil on a client).
+func (t *Transport) Addr() net.Addr {
+	if t.host == nil {
+		return nil
+	}
+	return t.host.udp.LocalAddr()
+}
+
+// connContext runs when quic-go sees a new connection's first Initial
+// packet, before any TLS work: it refuses the connection when its IP
+// address already holds MaxConnsPerAddr, and otherwise holds a slot until
+// the connection ends.
+func (h *hostState) connContext(ctx context.Context, info *quicgo.ClientInfo) (context.Context, error) {
+	ip := addrIP(info.RemoteAddr)
+	h.mu.Lock()
+	if h.perAddr[ip] >= h.t.cfg.MaxConnsPerAddr {
+		h.mu.Unlock()
+		h.t.c.connsRefusedAddr.Add(1)
+		return nil, errTooManyFromAddr
+	}
+	h.perAddr[ip]++
+	h.unknown++
+	h.mu.Unlock()
+	c := &connSlot{ip: ip, unknown: true}
+	context.AfterFunc(ctx, func() { h.release(c) })
+	return context.WithValue(ctx, connSlotKey{}, c), nil
+}
+
+var errTooManyFromAddr = errors.New("quic: too many connections from one address")
+
+// connSlot is one connection's hold on its address's count, and on its
+// connect token.
+type connSlot struct {
+	ip       netip.Addr
+	unknown  bool // counted in hostState.unknown
+	released bool
+	ticket   *connecttoken.Ticket // reserved by checkToken
+	redeemed bool                 // the hello showed the ticket's key
+	session  bool                 // a WebTransport session was asked for
+}
+
+// tokenALPNPrefix marks the ALPN entry that carries a client's connect
+// token in its ClientHello, beside Protocol. The host never selects it.
+const tokenALPNPrefix = "rollnet-token/1:"
+
+// checkToken runs when the ClientHello arrives, before the host's key
+// exchange and signature: a connection without a token the Verifier
+// accepts fails its handshake (the Verifier counts why), and an accepted
+// token is reserved for this connection until it ends or redeems it.
+func (h *hostState) checkToken(chi *tls.ClientHelloInfo) (*tls.Config, error) {
+	slot, _ := chi.Context().Value(connSlotKey{}).(*connSlot)
+	if slot == nil {
+		return nil, errNoToken
+	}
+	for _, p := range chi.SupportedProtos {
+		tok, ok := strings.CutPrefix(p, tokenALPNPrefix)
+		if !ok {
+			continue
+		}
+		tk, err := h.t.cfg.Tokens.Check([]byte(tok))
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		if slot.released {
+			h.mu.Unlock()
+			h.t.cfg.Tokens.Release(tk)
+			return nil, errNoToken
+		}
+		slot.ticket = &tk
+		h.mu.Unlock()
+		return nil, nil
+	}
+	if h.wt != nil && slices.Contains(chi.SupportedProtos, alpnH3) {
+		// A browser cannot add to its ClientHello: its token comes in the
+		// WebTransport request's URL, checked before the session is
+		// made (the handshake is spent by then).
+		return nil, nil
+	}
+	h.t.c.tokensMissing.Add(1)
+	return nil, errNoToken
+}
+
+var errNoToken = errors.New("quic: no connect token")
+
+type connSlotKey struct{}
+
+func (h *hostState) release(c *connSlot) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c.released {
+		return
+	}
+	c.released = true
+	if c.ticket != nil && !c.redeemed {
+		h.t.cfg.Tokens.Release(*c.ticket)
+	}
+	if c.unknown {
+		h.unknown--
+	}
+	if h.perAddr[c.ip]--; h.perAddr[c.ip] <= 0 {
+		delete(h.perAddr, c.ip)
+	}
+}
+
+// released runs when an admitted peer is gone: its slot is freed at once
+// (the connection's context also frees it when quic-go is done with it).
+func (h *hostState) released(p *peer) {
+	if p.slot != nil {
+		h.release(p.slot)
+	}
+}
+
+// verifySourceAddress makes quic-go answer an Initial with a Retry (one
+// more round trip, proving the client's address) while MaxPending
+// connections are not admitted yet: a flood from spoofed addresses then
+// costs this host a Retry packet each, and no connection state.
+func (h *hostState) verifySourceAddress(net.Addr) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.unknown >= h.t.cfg.MaxPending
+}
+
+func addrIP(a net.Addr) netip.Addr {
+	if ua, ok := a.(*net.UDPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(ua.IP); ok {
+			return ip.Unmap()
+		}
+	}
+	ap, _ := netip.ParseAddrPort(a.String())
+	return ap.Addr().Unmap()
+}
+
+func (h *hostState) acceptLoop() {
+	defer h.t.wg.Done()
+	for {
+		conn, err := h.ln.Accept(h.t.ctx)
+		if err != nil {
+			return
+		}
+		if h.wt != nil && conn.ConnectionState().TLS.NegotiatedProtocol == alpnH3 {
+			h.t.wg.Add(1)
+			go func() {
+				defer h.t.wg.Done()
+				h.wt.serve(conn)
+			}()
+			continue
+		}
+		h.mu.Lock()
+		full := h.pending >= h.t.cfg.MaxPending
+		if !full {
+			h.pending++
+		}
+		h.mu.Unlock()
+		if full {
+			h.t.c.connsRefusedFull.Add(1)
+			_ = conn.CloseWithError(0, "busy")
+			continue
+		}
+		h.t.wg.Add(1)
+		go func() {
+			defer h.t.wg.Done()
+			h.admitConn(conn)
+			h.mu.Lock()
+			h.pending--
+			h.mu.Unlock()
+		}()
+	}
+}
+
+// admitting is a connection (or a WebTransport session) waiting for its
+// hello: what admit needs of it.
+type admitting struct {
+	conn   datagramConn
+	ctx    context.Context // ends with the connection
+	slot   *connSlot       // nil only if quic-go skipped ConnContext
+	accept func(context.Context) (helloStream, error)
+}
+
+// helloStream is the stream the hello travels on.
+type helloStream interface {
+	io.ReadWriteCloser
+	SetDeadline(time.Time) error
+}
+
+// admitConn admits a native QUIC connection.
+func (h *hostState) admitConn(conn *quicgo.Conn) {
+	slot, _ := conn.Context().Value(connSlotKey{}).(*connSlot)
+	h.admit(admitting{
+		conn: quicConn{conn},
+		ctx:  conn.Context(),
+		slot: slot,
+		accept: func(ctx context.Context) (helloStream, error) {
+			return conn.AcceptStream(ctx)
+		},
+	})
+}
+
+// admit runs the hello exchange and makes the connection a peer, or
+// closes it.
+func (h *hostState) admit(a admitting) {
+	t := h.t
+	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.HelloTimeout)
+	defer cancel()
+	str, err := a.accept(ctx)
+	if err != nil {
+		t.c.hellosBad.Add(1)
+		a.conn.closeWith("no hello")
+		return
+	}
+	_ = str.SetDeadline(time.Now().Add(t.cfg.HelloTimeout))
+	b, err := io.ReadAll(io.LimitReader(str, maxHelloLen+1))
+	var hi hello
+	if err == nil {
+		var n int
+		hi, n, err = parseHello(b)
+		if err == nil && n != len(b) {
+			err = fmt.Errorf("%w: %d bytes after the hello", ErrHello, len(b)-n)
+		}
+	}
+	if err != nil {
+		t.c.hellosBad.Add(1)
+		a.conn.closeWith("bad hello")
+		return
+	}
+	slot := a.slot
+	var id transport.Peer
+	if t.cfg.Tokens != nil {
+		if slot == nil || slot.ticket == nil || !hi.hasKey {
+			t.c.hellosBad.Add(1)
+			refuse(a.conn, str, "no connect token")
+			return
+		}
+		if err := t.cfg.Tokens.Redeem(*slot.ticket, hi.key); err != nil {
+			refuse(a.conn, str, err.Error())
+			return
+		}
+		h.mu.Lock()
+		slot.redeemed = true
+		h.mu.Unlock()
+		id = transport.Peer("client-" + strconv.FormatUint(slot.ticket.Claims.Client, 10))
+	}
+
+	h.mu.Lock()
+	full := len(t.Peers(nil)) >= t.cfg.MaxPeers
+	if !full && id == "" {
+		h.seq++
+		id = transport.Peer("q" + strconv.FormatUint(h.seq, 10))
+	}
+	h.mu.Unlock()
+	if full {
+		t.c.connsRefusedFull.Add(1)
+		refuse(a.conn, str, "host full")
+		return
+	}
+	pctx, stop := context.WithCancel(a.ctx)
+	p := &peer{id: id, conn: a.conn, out: newSendRing(t.cfg.BulkQueueLen), ctx: pctx, stop: stop, slot: slot}
+	if slot != nil {
+		h.mu.Lock()
+		if slot.unknown && !slot.released {
+			slot.unknown = false
+			h.unknown--
+		}
+		h.mu.Unlock()
+	}
+	w := welcome{admitted: true, you: id, host: t.local}
+	if !t.addPeer(p) {
+		stop()
+		a.conn.closeWith("closed")
+		return
+	}
+	t.c.peersAdmitted.Add(1)
+	if _, err := str.Write(w.Append(nil)); err != nil {
+		t.peerGone(p, ErrPeerClosed)
+		return
+	}
+	_ = str.Close()
+}
+
+// refuse tells the client why and closes its connection.
+func refuse(conn datagramConn, str helloStream, reason string) {
+	_, _ = str.Write(welcome{reason: reason}.Append(nil))
+	_ = str.Close()
+	conn.closeWith(reason)
+}
+
+func (h *hostState) close() error {
+	if h.wt != nil {
+		_ = h.wt.close()
+	}
+	err := h.qt.Close()
+	if cerr := h.udp.Close(); err == nil && cerr != nil && !errors.Is(cerr, net.ErrClosed) {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("quic: close: %w", err)
+	}
+	return nil
+}
+
+// dropCounter counts the packets quic-go drops before any connection takes
+// them, from its transport-level qlog events (the only place it reports
+// them). It keeps nothing.
+type dropCounter struct{ c *counters }
+
+func (d dropCounter) RecordEvent(e qlogwriter.Event) {
+	if pd, ok := e.(qlog.PacketDropped); ok {
+		d.c.packetsDropped.Add(1)
+		if pd.Trigger == qlog.PacketDropDOSPrevention {
+			d.c.packetsDroppedDoS.Add(1)
+		}
+	}
+}
+
+func (dropCounter) Close() error { return nil }

@@ -1,0 +1,133 @@
+//go:build !js
+
+package quic
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+var tokenSecret = []byte("the backend's secret, shared with its hosts")
+
+// tokenHost starts a host that admits only connect tokens minted for it.
+func tokenHost(t *testing.T) (*Transport, *connecttoken.Verifier) {
+	t.Helper()
+	// The address the backend names is the host's public one; on loopback
+	// it is fixed before the socket is, so name it first.
+	const addr = "host.test:4433"
+	v, err := connecttoken.NewVerifier(tokenSecret, addr, connecttoken.Config{})
+	require.NoError(t, err)
+	return listen(t, Config{Address: addr, Tokens: v}), v
+}
+
+func grant(t *testing.T, client uint64, mutate func(*connecttoken.Claims)) *connecttoken.Grant {
+	t.Helper()
+	c := connecttoken.Claims{Room: "r", Client: client, Expires: time.Now().Add(time.Minute), Address: "host.test:4433"}
+	if mutate != nil {
+		mutate(&c)
+	}
+	g, err := connecttoken.Mint(tokenSecret, c, nil)
+	require.NoError(t, err)
+	return &g
+}
+
+func dialGrant(h *Transport, g *connecttoken.Grant) (*Transport, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, err := Dial(ctx, h.Addr().String(), Config{PinSHA256: h.CertHash(), Grant: g})
+	return c, err
+}
+
+// A client with a token the host's Verifier accepts is admitted under the
+// token's client id; expired, replayed, forged, wrong-address and missing
+// tokens fail the handshake (counted, no connection admitted, no hello
+// read); a token shown with the wrong key is refused after the handshake
+// and may be used again with the right one.
+func TestConnectTokens(t *testing.T) {
+	h, v := tokenHost(t)
+	good := grant(t, 42, nil)
+	c, err := dialGrant(h, good)
+	require.NoError(t, err)
+	defer c.Close()
+	require.Equal(t, "client-42", string(c.Local()))
+	require.Equal(t, []string{"client-42"}, peerNames(h))
+
+	_, err = dialGrant(h, good)
+	require.Error(t, err, "a replayed token")
+	require.Equal(t, uint64(1), v.Stats().Replayed)
+
+	_, err = dialGrant(h, grant(t, 43, func(c *connecttoken.Claims) { c.Expires = time.Now().Add(-time.Second) }))
+	require.Error(t, err, "an expired token")
+	require.Equal(t, uint64(1), v.Stats().Expired)
+
+	forged := *grant(t, 44, nil)
+	forged.Token = append([]byte(nil), forged.Token...)
+	forged.Token[10] ^= 1 // another client id, same MAC
+	_, err = dialGrant(h, &forged)
+	require.Error(t, err, "a forged token")
+	require.Equal(t, uint64(1), v.Stats().Forged)
+
+	_, err = dialGrant(h, grant(t, 45, func(c *connecttoken.Claims) { c.Address = "other.test:4433" }))
+	require.Error(t, err, "a token for another host")
+	require.Equal(t, uint64(1), v.Stats().WrongAddress)
+
+	_, err = dialGrant(h, nil)
+	require.Error(t, err, "no token")
+	require.Equal(t, uint64(1), h.Stats().TokensMissing)
+
+	require.Equal(t, uint64(1), h.Stats().PeersAdmitted)
+	require.Zero(t, h.Stats().HellosBad, "a refused token reached the hello")
+
+	wrongKey := *grant(t, 46, nil)
+	rightKey := wrongKey.Key
+	wrongKey.Key[0] ^= 1
+	_, err = dialGrant(h, &wrongKey)
+	require.ErrorIs(t, err, ErrRefused, "a token shown with another key")
+	require.Equal(t, uint64(1), v.Stats().WrongKey)
+	wrongKey.Key = rightKey
+	require.Eventually(t, func() bool { return v.Stats().Released == 1 }, wait, time.Millisecond,
+		"the reservation of the refused connection was never released")
+	c46, err := dialGrant(h, &wrongKey)
+	require.NoError(t, err, "the same token with its key, once the refused connection ended")
+	defer c46.Close()
+	require.Equal(t, []string{"client-42", "client-46"}, peerNames(h))
+}
+
+// A client who reconnects with a new token is the same peer: the old
+// connection is gone (ErrReplaced), the new one is heard under the same id.
+func TestTokenReconnectIsTheSamePeer(t *testing.T) {
+	h, _ := tokenHost(t)
+	first, err := dialGrant(h, grant(t, 7, nil))
+	require.NoError(t, err)
+	defer first.Close()
+	second, err := dialGrant(h, grant(t, 7, nil))
+	require.NoError(t, err)
+	defer second.Close()
+	require.Equal(t, first.Local(), second.Local())
+	require.Equal(t, []string{"client-7"}, peerNames(h))
+	var gone []PeerEvent
+	for _, e := range h.Events(nil) {
+		if e.Kind == PeerGone {
+			gone = append(gone, e)
+		}
+	}
+	require.Len(t, gone, 1)
+	require.ErrorIs(t, gone[0].Err, ErrReplaced)
+	require.NoError(t, second.Send(second.Host(), []byte("again")))
+	got, from := receiveWithin(t, h, "the reconnected client")
+	require.Equal(t, "again", string(got))
+	require.Equal(t, second.Local(), from)
+}
+
+func peerNames(h *Transport) []string {
+	var s []string
+	for _, p := range h.Peers(nil) {
+		s = append(s, string(p))
+	}
+	return s
+}

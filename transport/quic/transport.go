@@ -1,0 +1,489 @@
+package quic
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// PeerEventKind is the kind of a PeerEvent.
+type PeerEventKind uint8
+
+// The peer events.
+const (
+	// PeerConnected: the peer was admitted (host) or welcomed (client);
+	// Send reaches it.
+	PeerConnected PeerEventKind = iota + 1
+	// PeerGone: the peer's connection closed or timed out; Send returns
+	// transport.ErrPeerGone from now on. Err says why.
+	PeerGone
+)
+
+func (k PeerEventKind) String() string {
+	switch k {
+	case PeerConnected:
+		return "connected"
+	case PeerGone:
+		return "gone"
+	}
+	return "unknown"
+}
+
+// PeerEvent reports a peer's arrival or departure.
+type PeerEvent struct {
+	Kind PeerEventKind
+	Peer transport.Peer
+	// Err is the reason for PeerGone: ErrPeerClosed or ErrReplaced.
+	Err error
+}
+
+// Stats counts what a Transport did. All counters only grow.
+type Stats struct {
+	PacketsSent     uint64 // datagrams handed to a connection
+	BytesSent       uint64
+	PacketsReceived uint64 // datagrams queued for Receive
+	BytesReceived   uint64
+	// SendsSkipped counts datagrams Send (or SendBulk) dropped because
+	// Config.SendQueueLen (BulkQueueLen) datagrams already waited.
+	SendsSkipped uint64
+	// SendErrors counts datagrams the connection refused (closing, or a
+	// path whose packets were too small for them).
+	SendErrors uint64
+	// ReceivesDropped counts datagrams dropped because the receive queue
+	// was full (refused from the peer holding the most of it, or
+	// displaced by another peer's).
+	ReceivesDropped uint64
+	// ReceivesUnexpected counts datagrams dropped because their peer is not
+	// among those named by Expect.
+	ReceivesUnexpected uint64
+	// ReceivesOversize counts datagrams over transport.MaxDatagram, dropped.
+	ReceivesOversize uint64
+	// ReceivesShort counts datagrams dropped by Receive for a short buffer.
+	ReceivesShort uint64
+
+	// Host only.
+	//
+	// PacketsDropped counts UDP packets quic-go dropped before any
+	// connection took them (garbage, unknown connection ids, unsupported
+	// versions, Initials too small or over its queue); PacketsDroppedDoS
+	// is the part it dropped for denial-of-service prevention.
+	PacketsDropped    uint64
+	PacketsDroppedDoS uint64
+	// ConnsRefusedAddr counts Initial packets refused (retransmissions
+	// too) because their IP address already held Config.MaxConnsPerAddr
+	// connections; ConnsRefusedFull counts connections closed because
+	// MaxPending awaited their hello or MaxPeers were admitted.
+	ConnsRefusedAddr uint64
+	ConnsRefusedFull uint64
+	// HellosBad counts connections closed for a malformed, late or
+	// oversized hello.
+	HellosBad uint64
+	// PeersAdmitted counts peers admitted.
+	PeersAdmitted uint64
+	// TokensMissing counts handshakes refused for offering no connect
+	// token to a host that requires one (Config.Tokens, whose own Stats
+	// count the tokens it refused).
+	TokensMissing uint64
+}
+
+type counters struct {
+	packetsSent, bytesSent, packetsReceived, bytesReceived atomic.Uint64
+	sendsSkipped, sendErrors, receivesDropped              atomic.Uint64
+	receivesUnexpected, receivesOversize, receivesShort    atomic.Uint64
+	packetsDropped, packetsDroppedDoS                      atomic.Uint64
+	connsRefusedAddr, connsRefusedFull, hellosBad          atomic.Uint64
+	peersAdmitted, tokensMissing                           atomic.Uint64
+}
+
+// Transport carries datagrams over QUIC connections: a host's to each of
+// its clients (Listen), a client's to its host (Dial). It implements
+// transport.Transport and transport.Expecter; see the package
+// documentation.
+type Transport struct {
+	cfg   Config
+	local transport.Peer
+	q     *recvqueue.Queue
+	c     counters
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every goroutine the Transport started
+
+	mu      sync.RWMutex
+	closed  bool
+	peers   map[transport.Peer]*peer
+	events  []PeerEvent
+	changed chan struct{} // closed and replaced on every peer change
+
+	host *hostState   // Listen only
+	cl   *clientState // Dial only
+}
+
+// peer is one connection that carries datagrams.
+type peer struct {
+	id   transport.Peer
+	conn datagramConn
+	lane *recvqueue.Lane
+	out  *sendRing
+	ctx  context.Context // cancelled when the peer is gone
+	stop context.CancelFunc
+	gone error     // guarded by Transport.mu
+	slot *connSlot // the host's hold on the connection's address (host only)
+}
+
+// datagramConn is what a peer's loops need of a QUIC connection (or, for
+// a browser, of a WebTransport session).
+type datagramConn interface {
+	SendDatagram(b []byte) error
+	ReceiveDatagram(ctx context.Context) ([]byte, error)
+	RemoteAddr() net.Addr
+	// closeWith closes the connection, telling the other side why.
+	closeWith(reason string)
+}
+
+func newTransport(cfg Config) *Transport {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Transport{
+		cfg:     cfg,
+		q:       recvqueue.New(cfg.QueueLen),
+		ctx:     ctx,
+		cancel:  cancel,
+		peers:   make(map[transport.Peer]*peer),
+		changed: make(chan struct{}),
+	}
+}
+
+// Local is this endpoint's identity: "quic://" and the host's address on a
+// host, the id the host assigned on a client.
+func (t *Transport) Local() transport.Peer { return t.local }
+
+// Send copies b into the peer's send queue and returns at once; the
+// peer's send loop hands it to the connection. A datagram that finds
+// Config.SendQueueLen datagrams waiting is dropped and counted: it returns
+// nil, as a datagram lost on the wire would.
+func (t *Transport) Send(to transport.Peer, b []byte) error {
+	_, err := t.send(to, b, t.cfg.SendQueueLen)
+	return err
+}
+
+// SendBulk is Send for a datagram of a bulk transfer (rollnet's session
+// feeding a peer that catches up): it may wait behind up to
+// Config.BulkQueueLen datagrams rather than SendQueueLen, and it reports
+// whether it was taken, so that the sender stops its burst at the first
+// one dropped and sends it again later.
+func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
+	return t.send(to, b, t.cfg.BulkQueueLen)
+}
+
+func (t *Transport) send(to transport.Peer, b []byte, limit int) (bool, error) {
+	t.mu.RLock()
+	if t.closed {
+		t.mu.RUnlock()
+		return false, transport.ErrClosed
+	}
+	if len(b) > transport.MaxDatagram {
+		t.mu.RUnlock()
+		return false, transport.ErrTooLarge
+	}
+	p, ok := t.peers[to]
+	if !ok {
+		t.mu.RUnlock()
+		return false, transport.ErrUnknownPeer
+	}
+	if p.gone != nil {
+		t.mu.RUnlock()
+		return false, transport.ErrPeerGone
+	}
+	t.mu.RUnlock()
+	if !p.out.push(b, limit) {
+		t.c.sendsSkipped.Add(1)
+		return false, nil
+	}
+	return true, nil
+}
+
+// Receive copies the oldest received datagram of the next peer in turn into
+// buf (peers are taken round robin). It never blocks.
+func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+	t.mu.RLock()
+	closed := t.closed
+	t.mu.RUnlock()
+	if closed {
+		return 0, "", transport.ErrClosed
+	}
+	n, from, err := t.q.Pop(buf)
+	if errors.Is(err, transport.ErrShortBuffer) {
+		t.c.receivesShort.Add(1)
+	}
+	return n, from, err
+}
+
+// Expect names the peers whose datagrams Receive returns (see
+// transport.Expecter): any other peer's are dropped on arrival, and those
+// waiting now are dropped; both count in Stats.ReceivesUnexpected.
+func (t *Transport) Expect(peers ...transport.Peer) {
+	t.c.receivesUnexpected.Add(uint64(t.q.Expect(peers)))
+}
+
+// ExpectAnyone makes Receive return every peer's datagrams again (see
+// transport.Expecter) until the next Expect.
+func (t *Transport) ExpectAnyone() { t.q.ExpectAnyone() }
+
+// Peers appends the connected peers to dst, sorted, and returns the
+// extended slice.
+func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	start := len(dst)
+	for id, p := range t.peers {
+		if p.gone == nil {
+			dst = append(dst, id)
+		}
+	}
+	slices.Sort(dst[start:])
+	return dst
+}
+
+// WaitPeers blocks until at least n peers are connected and returns them,
+// sorted. It fails with ctx's error, or transport.ErrClosed.
+func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+	for {
+		t.mu.RLock()
+		closed, ch := t.closed, t.changed
+		t.mu.RUnlock()
+		if closed {
+			return nil, transport.ErrClosed
+		}
+		if ps := t.Peers(nil); len(ps) >= n {
+			return ps, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// Events appends the peer events since the last call to dst and returns
+// the extended slice. At most 4 per Config.MaxPeers are kept; older ones
+// are dropped first.
+func (t *Transport) Events(dst []PeerEvent) []PeerEvent {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	dst = append(dst, t.events...)
+	t.events = t.events[:0]
+	return dst
+}
+
+// Stats returns the counters.
+func (t *Transport) Stats() Stats {
+	return Stats{
+		PacketsSent:        t.c.packetsSent.Load(),
+		BytesSent:          t.c.bytesSent.Load(),
+		PacketsReceived:    t.c.packetsReceived.Load(),
+		BytesReceived:      t.c.bytesReceived.Load(),
+		SendsSkipped:       t.c.sendsSkipped.Load(),
+		SendErrors:         t.c.sendErrors.Load(),
+		ReceivesDropped:    t.c.receivesDropped.Load(),
+		ReceivesUnexpected: t.c.receivesUnexpected.Load(),
+		ReceivesOversize:   t.c.receivesOversize.Load(),
+		ReceivesShort:      t.c.receivesShort.Load(),
+		PacketsDropped:     t.c.packetsDropped.Load(),
+		PacketsDroppedDoS:  t.c.packetsDroppedDoS.Load(),
+		ConnsRefusedAddr:   t.c.connsRefusedAddr.Load(),
+		ConnsRefusedFull:   t.c.connsRefusedFull.Load(),
+		HellosBad:          t.c.hellosBad.Load(),
+		PeersAdmitted:      t.c.peersAdmitted.Load(),
+		TokensMissing:      t.c.tokensMissing.Load(),
+	}
+}
+
+// Close closes every connection (telling each peer), then the sockets, and
+// waits for every goroutine the Transport started. It is idempotent.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.notifyLocked()
+	ps := make([]*peer, 0, len(t.peers))
+	for _, p := range t.peers {
+		ps = append(ps, p)
+	}
+	t.mu.Unlock()
+	t.cancel()
+	for _, p := range ps {
+		p.stop()
+		p.conn.closeWith("closed")
+	}
+	var err error
+	switch {
+	case t.host != nil:
+		err = t.host.close()
+	case t.cl != nil:
+		err = t.cl.close()
+	}
+	t.wg.Wait()
+	return err
+}
+
+// addPeer makes p known and starts its loops. It reports false, and
+// starts nothing, when the Transport is closed. A peer with p's id that
+// is still connected is replaced: gone with ErrReplaced, its lane (and the
+// datagrams waiting in it) kept for p.
+func (t *Transport) addPeer(p *peer) bool {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return false
+	}
+	old := t.peers[p.id]
+	if old != nil && old.gone == nil {
+		old.gone = ErrReplaced
+		t.emitLocked(PeerEvent{Kind: PeerGone, Peer: old.id, Err: ErrReplaced})
+	}
+	if old == nil {
+		t.pruneGoneLocked()
+	}
+	t.peers[p.id] = p
+	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
+	t.wg.Add(2)
+	t.mu.Unlock()
+	if old != nil {
+		old.stop()
+		old.conn.closeWith("replaced by a newer connection")
+	}
+	p.lane = t.q.Lane(p.id)
+	go t.readLoop(p)
+	go t.sendLoop(p)
+	return true
+}
+
+// pruneGoneLocked forgets gone peers (Send to them then returns
+// transport.ErrUnknownPeer) once more than MaxPeers are remembered.
+func (t *Transport) pruneGoneLocked() {
+	if len(t.peers) < 2*t.cfg.MaxPeers {
+		return
+	}
+	for id, p := range t.peers {
+		if p.gone != nil {
+			delete(t.peers, id)
+			return
+		}
+	}
+}
+
+// peerGone marks p gone for reason, unless it already is, and closes its
+// connection. The lane goes too unless a newer connection took p's id.
+func (t *Transport) peerGone(p *peer, reason error) {
+	t.mu.Lock()
+	if p.gone != nil {
+		t.mu.Unlock()
+		return
+	}
+	p.gone = reason
+	current := t.peers[p.id] == p
+	if !t.closed {
+		t.emitLocked(PeerEvent{Kind: PeerGone, Peer: p.id, Err: reason})
+	}
+	t.mu.Unlock()
+	p.stop()
+	p.conn.closeWith(reason.Error())
+	if current {
+		t.q.Forget(p.id)
+	}
+	if t.host != nil {
+		t.host.released(p)
+	}
+}
+
+// readLoop moves p's datagrams into the receive queue. quic-go allocates
+// each datagram it hands over; this loop allocates nothing of its own.
+func (t *Transport) readLoop(p *peer) {
+	defer t.wg.Done()
+	for {
+		b, err := p.conn.ReceiveDatagram(p.ctx)
+		if err != nil {
+			t.peerGone(p, ErrPeerClosed)
+			return
+		}
+		if len(b) > transport.MaxDatagram {
+			t.c.receivesOversize.Add(1)
+			continue
+		}
+		t.received(p.lane, b)
+	}
+}
+
+// received queues a datagram of lane's peer, counting it, or counts why
+// it was dropped. It allocates nothing.
+func (t *Transport) received(lane *recvqueue.Lane, b []byte) {
+	switch t.q.Push(lane, b) {
+	case recvqueue.Unexpected:
+		t.c.receivesUnexpected.Add(1)
+		return
+	case recvqueue.Refused:
+		t.c.receivesDropped.Add(1)
+		return
+	case recvqueue.PushedOver:
+		t.c.receivesDropped.Add(1)
+	}
+	t.c.packetsReceived.Add(1)
+	t.c.bytesReceived.Add(uint64(len(b)))
+}
+
+// sendLoop hands p's queued datagrams to its connection, which may block
+// (quic-go queues at most 32 datagrams per connection): Send never does.
+func (t *Transport) sendLoop(p *peer) {
+	defer t.wg.Done()
+	buf := make([]byte, transport.MaxDatagram)
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-p.out.wake:
+		}
+		for {
+			n, ok := p.out.pop(buf)
+			if !ok {
+				break
+			}
+			if err := p.conn.SendDatagram(buf[:n]); err != nil {
+				t.c.sendErrors.Add(1)
+				continue
+			}
+			t.c.packetsSent.Add(1)
+			t.c.bytesSent.Add(uint64(n))
+		}
+	}
+}
+
+// notifyLocked wakes WaitPeers. t.mu must be held for writing.
+func (t *Transport) notifyLocked() {
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// emitLocked records a peer event, dropping the oldest past the bound.
+// t.mu must be held for writing.
+func (t *Transport) emitLocked(e PeerEvent) {
+	if len(t.events) >= 4*t.cfg.MaxPeers {
+		t.events = append(t.events[:0], t.events[1:]...)
+	}
+	t.events = append(t.events, e)
+	t.notifyLocked()
+}
+
+var (
+	_ transport.Transport = (*Transport)(nil)
+	_ transport.Expecter  = (*Transport)(nil)
+)
