@@ -447,6 +447,7 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	if m.tr == nil {
 		select {
 		case d := <-m.dialc:
+			m.dialc = nil // received: Close must not wait for it again
 			if d.err != nil {
 				if errors.Is(d.err, context.DeadlineExceeded) {
 					d.err = fmt.Errorf("%w joining the signaling server within %v: %w", ErrTimeout, m.cfg.Timeout, d.err)

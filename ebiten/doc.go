@@ -1,0 +1,53 @@
+// Package rollebiten plays a rollnet match in an Ebitengine game: the
+// game's simulation, input and drawing wrapped in an ebiten.Game that
+// makes one netplay AdvanceFrame per Update, at TPS = the match's frame
+// rate (never a step inside a step). A whole game's netcode:
+//
+//	err := rollebiten.Run(rollebiten.Config[World, Buttons]{
+//		Match:    netplay.Config{Signal: "ws://host:8080", Room: "friday", Players: 2},
+//		Simulate: simulate, // func(*World, []Buttons, rollnet.Frame), deterministic
+//		Input:    keys.Reader(),
+//		Draw:     draw, // func(*ebiten.Image, *rollebiten.View[World])
+//	})
+//
+// It lives in its own module (github.com/rollnet/rollnet/ebiten) so that
+// rollnet's packages never depend on Ebitengine or cgo; its package name
+// is rollebiten so that a game imports it beside Ebitengine's ebiten.
+//
+// # Modes
+//
+// Config.Mode picks netplay's call: Join (P2P, the default), Watch (a
+// spectator), Host (authoritative; LocalPlayers 1 plays slot 0) or
+// Connect (an authoritative client). Rejoining is netplay's: with
+// Match.Tokens set, a game started again in the same room comes back to
+// its seat, the overlay showing the replay's progress.
+//
+// # Drawing
+//
+// Draw receives a View: in P2P (and for a spectator or a host) one state
+// to draw as is; for an authoritative client its predicted present for
+// what the player controls and the two host states around the render
+// time with the blend factor for the rest (netplay's Playout). Then the
+// overlay: the status while it says something (connecting, waiting for
+// whom, interrupted, away, rejoining with progress, desynced, ended) and
+// a network graph of the last 120 ticks (round trip, rollbacks per
+// second, frame advantage). HideStatus and HideGraph, or SetOverlay,
+// switch them off.
+//
+// # Input
+//
+// KeyMap folds keys and standard-layout gamepad buttons into an input
+// that is a bit set; Config.Input may be any function instead.
+//
+// # Allocation
+//
+// Update allocates nothing per frame once the match runs (asserted in
+// the tests, beside netplay's own), nor does the overlay while its text
+// does not change.
+//
+// # Browser
+//
+// The same game built with GOOS=js GOARCH=wasm plays in a browser tab
+// (Ebitengine draws on a canvas; netplay dials the signaling server and
+// WebRTC through the browser).
+package rollebiten

@@ -1,0 +1,191 @@
+package rollebiten
+
+import (
+	"fmt"
+	"image/color"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
+	"github.com/hajimehoshi/ebiten/v2/vector"
+
+	"github.com/rollnet/rollnet/netplay"
+)
+
+// graphLen is the samples the network graph shows: one per Update.
+const graphLen = 120
+
+// sample is one Update's numbers for the network graph.
+type sample struct {
+	rtt       int32 // ms
+	rollbacks int32 // the running count
+	advantage int32
+}
+
+// overlay draws the status and the network graph (a performance monitor
+// after GGPO's: round trip, rollbacks per second, frame advantage). Its
+// text is formatted only when what it says changes, so a steady match
+// draws it without allocating.
+type overlay struct {
+	status, graph bool
+	tps           int
+	ring          []sample // graphLen + tps samples: a second behind the oldest drawn
+	n             int      // samples written
+
+	key   statusKey
+	lines []string
+	nums  [3]int32
+	label [3]string
+}
+
+// statusKey is what the status text says, to tell when to format it.
+type statusKey struct {
+	phase                     netplay.Phase
+	have, need, done, total   int
+	waiting, interrupted, out string
+	timeout, comeBack         int // tenths of a second, seconds
+	desync                    string
+	ended                     netplay.EndReason
+}
+
+func (o *overlay) init(tps int, status, graph bool) {
+	o.status, o.graph, o.tps = status, graph, tps
+	o.ring = make([]sample, graphLen+tps)
+	o.lines = make([]string, 0, 8)
+}
+
+// sample records one Update.
+func (o *overlay) sample(st *netplay.Status) {
+	o.ring[o.n%len(o.ring)] = sample{
+		rtt:       int32(st.RTT / time.Millisecond),
+		rollbacks: int32(st.Rollbacks),
+		advantage: int32(st.FrameAdvantage),
+	}
+	o.n++
+}
+
+// at is the i-th newest sample (0: the newest) and whether there is one.
+func (o *overlay) at(i int) (sample, bool) {
+	if i >= o.n || i >= len(o.ring) {
+		return sample{}, false
+	}
+	return o.ring[(o.n-1-i)%len(o.ring)], true
+}
+
+// perSecond is the rollbacks in the second before the i-th newest sample.
+func (o *overlay) perSecond(i int) int32 {
+	s, ok := o.at(i)
+	if !ok {
+		return 0
+	}
+	old, ok := o.at(i + o.tps)
+	if !ok {
+		old, _ = o.at(o.n - 1) // the oldest: fewer than tps samples yet
+	}
+	return s.rollbacks - old.rollbacks
+}
+
+var (
+	overlayShade = color.RGBA{0, 0, 0, 0xb0}
+	graphColors  = [3]color.RGBA{{0x40, 0xc0, 0xff, 0xff}, {0xff, 0x60, 0x60, 0xff}, {0xf0, 0xe0, 0x40, 0xff}}
+)
+
+// graph scales: full height is 200 ms, 30 rollbacks a second, ±8 frames.
+var graphFull = [3]int32{200, 30, 8}
+
+const (
+	rowH   = 14
+	charW  = 6
+	lineH  = 16
+	margin = 4
+)
+
+func (o *overlay) draw(screen *ebiten.Image, st *netplay.Status) {
+	if o.status {
+		o.drawStatus(screen, st)
+	}
+	if o.graph && st.Phase != netplay.Connecting {
+		o.drawGraph(screen)
+	}
+}
+
+func (o *overlay) drawStatus(screen *ebiten.Image, st *netplay.Status) {
+	k := statusKey{
+		phase: st.Phase, have: st.Have, need: st.Need, done: st.Done, total: st.Total,
+		waiting: st.Waiting, interrupted: st.Interrupted, out: st.Away,
+		timeout: int(st.Timeout / (time.Second / 10)), comeBack: int(st.ComeBack / time.Second),
+		desync: st.Desync, ended: st.Ended,
+	}
+	quiet := st.Phase == netplay.Running && st.Interrupted == "" && st.Away == "" && st.Desync == ""
+	if quiet {
+		return // a running match says nothing; a tick's wait shows in the graph
+	}
+	if k != o.key || len(o.lines) == 0 {
+		o.key = k
+		o.lines = wrap(o.lines[:0], st.String(), screen.Bounds().Dx()/charW-2)
+	}
+	h := len(o.lines)*lineH + 2*margin
+	vector.DrawFilledRect(screen, 0, 0, float32(screen.Bounds().Dx()), float32(h), overlayShade, false)
+	for i, l := range o.lines {
+		ebitenutil.DebugPrintAt(screen, l, margin, margin+i*lineH)
+	}
+}
+
+// wrap splits text into lines of at most width characters, at spaces
+// where it can.
+func wrap(lines []string, text string, width int) []string {
+	width = max(width, 8)
+	for len(text) > width {
+		cut := width
+		for i := width; i > width/2; i-- {
+			if text[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		lines = append(lines, text[:cut])
+		text = text[min(cut+1, len(text)):]
+	}
+	return append(lines, text)
+}
+
+var graphNames = [3]string{"rtt %dms", "rb/s %d", "adv %+d"}
+
+func (o *overlay) drawGraph(screen *ebiten.Image) {
+	w, h := screen.Bounds().Dx(), screen.Bounds().Dy()
+	x0 := float32(w - graphLen - margin)
+	y0 := float32(h - 3*rowH - margin)
+	vector.DrawFilledRect(screen, x0-2, y0-2, graphLen+4, 3*rowH+4, overlayShade, false)
+	newest, _ := o.at(0)
+	now := [3]int32{newest.rtt, o.perSecond(0), newest.advantage}
+	for r := range 3 {
+		if now[r] != o.nums[r] || o.label[r] == "" {
+			o.nums[r] = now[r]
+			o.label[r] = fmt.Sprintf(graphNames[r], now[r])
+		}
+		base := y0 + float32(r*rowH) + rowH - 1
+		for i := range graphLen {
+			s, ok := o.at(i)
+			if !ok {
+				break
+			}
+			v := [3]int32{s.rtt, 0, s.advantage}[r]
+			if r == 1 {
+				v = o.perSecond(i)
+			}
+			bar := float32(min(abs(v), graphFull[r])) * (rowH - 2) / float32(graphFull[r])
+			if bar < 1 && v != 0 {
+				bar = 1
+			}
+			vector.DrawFilledRect(screen, x0+float32(graphLen-1-i), base-bar, 1, bar, graphColors[r], false)
+		}
+		ebitenutil.DebugPrintAt(screen, o.label[r], int(x0)-len(o.label[r])*charW-margin, int(base)-lineH+2)
+	}
+}
+
+func abs(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
