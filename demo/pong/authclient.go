@@ -365,6 +365,7 @@ func (m *authClient) HUD() hud {
 		Confirmed: m.played,
 		LoopRTT:   st.RTT,
 		NetRTT:    m.networkRTT(m.c.peer),
+		Path:      m.netRoute,
 		Compared:  uint64(m.sums.compared),
 		Agreed:    uint64(m.sums.agree),
 		Note:      m.silence("the host"),

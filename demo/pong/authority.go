@@ -314,6 +314,7 @@ func (m *authHost) HUD() hud {
 		Confirmed:  int32(m.h.Frame()) - 1,
 		LoopRTT:    cs.Link.RTT,
 		NetRTT:     m.networkRTT(m.client),
+		Path:       m.netRoute,
 		RollbacksS: m.rb.sample(m.now(), int64(st.Rollbacks)),
 		Rollbacks:  int64(st.Rollbacks),
 		Compared:   uint64(m.sums.compared),

@@ -401,6 +401,7 @@ func (m *netMatch) HUD() hud {
 		Confirmed:  int32(min(m.p.ConfirmedFrame(), m.p.Frame()-1)),
 		LoopRTT:    ps.RTT,
 		NetRTT:     m.networkRTT(m.peer),
+		Path:       m.netRoute,
 		Advantage:  ps.LocalFrameAdvantage,
 		RollbacksS: m.lastRPS,
 		Rollbacks:  int64(st.Rollbacks),

@@ -182,6 +182,7 @@ func (m *spectatorMatch) HUD() hud {
 		Confirmed: int32(m.s.Frame()) - 1,
 		LoopRTT:   ps.RTT,
 		NetRTT:    m.networkRTT(m.host),
+		Path:      m.netRoute,
 		Advantage: -m.s.Behind(),
 		Note:      m.silence("the host"),
 		Impair:    m.impairNote(),

@@ -17,6 +17,7 @@ type hud struct {
 	Confirmed  int32         // newest frame with every input known
 	LoopRTT    time.Duration // round trip through both game loops (whole ticks); 0 when unknown
 	NetRTT     time.Duration // the network's own round trip (WebRTC's ICE); 0 when unknown
+	Path       string        // the candidate pair ICE selected (direct, STUN or relay; UDP or TCP), "" when unknown
 	Advantage  int           // local frame advantage over the peer
 	RollbacksS float64       // rollbacks in the last second
 	Rollbacks  int64         // rollbacks in total
@@ -385,6 +386,9 @@ func (v *view) draw(s *State, h hud) {
 	rtt := "round trip: game loop " + hudMS(h.LoopRTT) + ", network " + hudMS(h.NetRTT)
 	if h.ImpairRTT > 0 {
 		rtt += " + " + hudMS(h.ImpairRTT) + " of -impair"
+	}
+	if h.Path != "" {
+		rtt += ", " + h.Path
 	}
 	put(sc, 1, y, rtt, styleHUD)
 	y++
