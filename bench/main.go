@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rollnet/rollnet/internal/transportfigures"
 	"os"
 	"os/exec"
 	"regexp"
@@ -36,7 +35,7 @@ func main() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\nThe rows measured are declared in bench/rows.go.\n\n")
 		flag.PrintDefaults()
 	}
-	transportfigures.ClientsMain() // the host-CPU figure's clients run as a child of this binary
+	transportClientsMain() // the host-CPU figure's clients run as a child of this binary
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "bench: unexpected arguments %q: the packages measured are those of bench/rows.go\n", flag.Args())
@@ -147,16 +146,7 @@ func run(began time.Time, bound time.Duration, mc measureConfig, out string, cat
 	runCatchUps(rep, catches, end)
 	if transports {
 		fmt.Println()
-		if left := time.Until(end); left < time.Minute {
-			rep.TransportsIncomplete = fmt.Sprintf("not measured: %v left of the bound", left.Round(time.Second))
-			fmt.Printf("transports: %s\n", rep.TransportsIncomplete)
-		} else if f, err := transportfigures.Measure(transportfigures.Config{Limit: left / 8}); err != nil {
-			rep.TransportsIncomplete = err.Error()
-			fmt.Printf("transports: incomplete: %v\n", err)
-		} else {
-			rep.Transports = &f
-			f.Print(os.Stdout)
-		}
+		measureTransports(rep, end)
 	}
 	rep.Load = append(rep.Load, readLoad())
 	rep.Elapsed = time.Since(began).Round(time.Second).String()

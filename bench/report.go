@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/rollnet/rollnet/internal/transportfigures"
 	"io"
 	"strings"
 	"time"
@@ -47,7 +46,7 @@ type Report struct {
 	CatchUp []catchReport `json:"catchup,omitempty"`
 	// Transports is QUIC beside WebRTC on loopback (-transports): bytes
 	// on the wire per input datagram, connect times, host CPU per client.
-	Transports *transportfigures.Figures `json:"transports,omitempty"`
+	Transports any `json:"transports,omitempty"` // a transportfigures.Figures (native builds only)
 	// TransportsIncomplete says why the transport figures are missing.
 	TransportsIncomplete string `json:"transports_incomplete,omitempty"`
 }
