@@ -158,7 +158,10 @@ func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
 		if info.RTT > 0 {
 			l.netRTT = info.RTT
 		}
-		if r := info.Route(); r != "" {
+		// A reading that does not know the first hop's protocol yet (a
+		// relay's RelayProtocol comes from statistics that can lag) does
+		// not replace one that did.
+		if r := info.Route(); r != "" && (info.Protocol != "" || l.netRoute == "") {
 			l.netRoute = r
 		}
 	}

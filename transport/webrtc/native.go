@@ -115,7 +115,12 @@ func readStats(pc *pion.PeerConnection, info *PeerInfo) {
 			local = *pair.Local
 			info.LocalCandidate = pair.Local.Typ.String()
 			info.RemoteCandidate = pair.Remote.Typ.String()
-			info.Protocol = pair.Local.Protocol.String()
+			// A relay candidate's own protocol is the relayed one (UDP), not
+			// its hop to the TURN server: that is only known from the
+			// statistics below, and left empty until they name it.
+			if pair.Local.Typ != pion.ICECandidateTypeRelay {
+				info.Protocol = pair.Local.Protocol.String()
+			}
 		}
 	}
 	for _, s := range pc.GetStats() {
@@ -125,8 +130,8 @@ func readStats(pc *pion.PeerConnection, info *PeerInfo) {
 				info.RTT = time.Duration(s.CurrentRoundTripTime * float64(time.Second))
 			}
 		case pion.ICECandidateStats:
-			// A relay candidate's own protocol is the relayed one (UDP);
-			// the hop to the TURN server is its RelayProtocol.
+			// The hop to the TURN server is the relay candidate's
+			// RelayProtocol.
 			if local.Typ == pion.ICECandidateTypeRelay && s.CandidateType == pion.ICECandidateTypeRelay &&
 				s.IP == local.Address && s.Port == int32(local.Port) && s.RelayProtocol != "" {
 				info.Protocol = s.RelayProtocol
