@@ -194,7 +194,7 @@ func (m *authClient) Tick(in Input) error {
 			_ = m.mux.Send(m.c.peer, m.buf)
 		}
 		if f%printEvery == 0 {
-			m.logf("pong: checksum frame %d %08x", f, crc)
+			m.printSum(f, crc)
 		}
 	}
 	m.compose(dt)

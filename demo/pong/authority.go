@@ -202,7 +202,7 @@ func (m *authHost) step() error {
 		}
 	}
 	if f%printEvery == 0 {
-		m.logf("pong: checksum frame %d %08x", f, crc)
+		m.printSum(rollnet.Frame(f), crc)
 	}
 	m.advanced()
 	return nil

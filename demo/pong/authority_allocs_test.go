@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -48,16 +48,12 @@ func (p *authPair) tick(t *testing.T) {
 // count and checksums, the network) allocates nothing at steady state,
 // corrections included.
 func TestAuthorityTickAllocs(t *testing.T) {
-	if race.Enabled {
-		t.Skip("allocates under -race")
-	}
 	p := newAuthPair(t, local.Link{Latency: 40 * time.Millisecond, Jitter: 8 * time.Millisecond, Loss: 0.02})
 	for range 600 {
 		p.tick(t)
 	}
 	before := p.c.cl.Stats().Mismatches
-	allocs := testing.AllocsPerRun(600, func() { p.tick(t) })
-	require.Zero(t, allocs)
+	allocs.RequireZero(t, 600, func() { p.tick(t) }, "600 ticks of the authority mode's host and client")
 	require.Greater(t, p.c.sums.compared, 500, "the checksums were exchanged")
 	require.Zero(t, p.c.sums.desyncs())
 	t.Logf("mismatches while measured: %d", p.c.cl.Stats().Mismatches-before)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/rollnet/rollnet"
@@ -38,10 +39,11 @@ type matchLog struct {
 	silentSince time.Time // the opponent (host) is silent since then: NetworkInterrupted, not resumed
 	names       [2]string // the players' names by side, "" while unknown (see hello)
 	left        string    // how the opponent (host) left, once it did
+	line        []byte    // a checksum line being written
 }
 
 func newMatchLog(o options, now func() time.Time) matchLog {
-	return matchLog{o: o, now: now, note: "synchronizing", firstDesync: -1}
+	return matchLog{o: o, now: now, note: "synchronizing", firstDesync: -1, line: make([]byte, 0, 64)}
 }
 
 // advanced notes that a frame was advanced: the first one starts the clock
@@ -224,6 +226,23 @@ func (l *matchLog) logf(format string, args ...any) {
 	if l.out != nil {
 		fmt.Fprintf(l.out, format+"\n", args...)
 	}
+}
+
+// printSum writes "pong: checksum frame F X" to l.out, if any, without
+// fmt's allocations (it runs every printEvery frames): the process tests
+// compare these lines across processes.
+func (l *matchLog) printSum(f rollnet.Frame, crc uint32) {
+	if l.out == nil {
+		return
+	}
+	b := append(l.line[:0], "pong: checksum frame "...)
+	b = strconv.AppendInt(b, int64(f), 10)
+	b = append(b, ' ')
+	for sh := 28; sh >= 0; sh -= 4 {
+		b = append(b, "0123456789abcdef"[crc>>sh&15])
+	}
+	l.line = append(b, '\n')
+	_, _ = l.out.Write(l.line)
 }
 
 // room is the signaling room's name ("" in tests).

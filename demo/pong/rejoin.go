@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/rollnet/rollnet"
@@ -192,7 +191,6 @@ type rejoining struct {
 	droppedFrame rollnet.Frame
 	news         []string // the report's lines: dropped, rejoined
 	held         []heldPeer
-	line         []byte // a checksum line being written
 }
 
 // heldPeer is a peer that connected while the opponent could rejoin.
@@ -420,15 +418,7 @@ func (m *netMatch) printSums() {
 		if err != nil {
 			continue
 		}
-		// "pong: checksum frame F X", without fmt's allocations.
-		b := append(m.rj.line[:0], "pong: checksum frame "...)
-		b = strconv.AppendInt(b, int64(m.sumNext), 10)
-		b = append(b, ' ')
-		for sh := 28; sh >= 0; sh -= 4 {
-			b = append(b, "0123456789abcdef"[crc>>sh&15])
-		}
-		m.rj.line = append(b, '\n')
-		_, _ = m.out.Write(m.rj.line)
+		m.printSum(m.sumNext, crc)
 	}
 }
 
