@@ -90,7 +90,7 @@ func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error
 	}
 	m.mux = sums
 	m.rejoining = token != (authority.RejoinToken{})
-	cl, err := authority.NewClient[State](authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Rejoin: token}, m.mux, authSimulate)
+	cl, err := authority.NewClient[State](authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Rejoin: token}, m.mux, simulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: client: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
@@ -36,7 +37,7 @@ func init() {
 	// both players as clients.
 	hostcmd.Register("pong", hostcmd.Sim[State, Input]{
 		Players:  authPlayers,
-		Simulate: authSimulate,
+		Simulate: simulate,
 		Settings: func(room string) uint64 { return uint64(seedFor(room)) },
 		Init:     func(seed uint64) State { return NewState(uint32(seed)) },
 		// LateRollback, as the listen server: a late input rolls the host
@@ -57,14 +58,11 @@ func init() {
 // right one and a spectator's (a client whose input moves nothing: the
 // authority package has no client without a slot). The players join
 // first; the third client is the spectator.
-const authPlayers = 3
+const authPlayers = game.AuthoritySlots
 
 // printEvery is how many frames apart both sides print a checksum line
 // headless (a test compares the two processes' lines).
 const printEvery = 60
-
-// authSimulate adapts Step to the authority mode's simulate signature.
-func authSimulate(s *State, in []Input, _ rollnet.Frame) { Step(s, [2]Input{in[0], in[1]}) }
 
 // authNet is the link settings of both sides: the same frame rate and
 // game settings (the serve seed), or the client's Hello gets no answer.
@@ -137,7 +135,7 @@ func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
 		m.buf = hello{Heard: true, Names: m.names}.Append(m.buf[:0])
 		_ = m.mux.Send(from, m.buf)
 	}
-	h, err := authority.NewHost[State](hostConfig(o, now), m.mux, authSimulate)
+	h, err := authority.NewHost[State](hostConfig(o, now), m.mux, simulate)
 	if err != nil {
 		return nil, fmt.Errorf("pong: host: %w", err)
 	}

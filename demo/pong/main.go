@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/netplay"
 )
 
@@ -316,16 +317,8 @@ func isTerminal() bool {
 	return term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
 }
 
-// seedFor derives the serve seed from the room name (FNV-1a), so two
-// players in the same room serve alike without agreeing on anything else.
-func seedFor(room string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(room); i++ {
-		h ^= uint32(room[i])
-		h *= 16777619
-	}
-	return h
-}
+// seedFor is the serve seed of room (game.SeedFor).
+func seedFor(room string) uint32 { return game.SeedFor(room) }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
@@ -196,7 +197,7 @@ func play(pg *page, o webOptions) error {
 		}
 		pg.set("openMs", now())
 		pg.set("side", -1)
-		return spectate(pg, o, tr, host, seedOf(client.Room()))
+		return spectate(pg, o, tr, host, game.SeedFor(client.Room()))
 	}
 	pg.say("in room %s as %s; waiting for an opponent", client.Room(), client.ID())
 	peers, err := tr.WaitPeers(ctx, 1)
@@ -213,7 +214,7 @@ func play(pg *page, o webOptions) error {
 	pg.set("openMs", now())
 	pg.set("side", side)
 	pg.set("peer", string(peer))
-	return run(pg, o, tr, peer, side, seedOf(client.Room()))
+	return run(pg, o, tr, peer, side, game.SeedFor(client.Room()))
 }
 
 // waitFor waits for peer's data channel to open.
@@ -228,17 +229,6 @@ func waitFor(ctx context.Context, tr *webrtc.Transport, peer transport.Peer) err
 		}
 		n = len(peers)
 	}
-}
-
-// seedOf is main.go's seedFor (FNV-1a of the room name): both players
-// serve alike; a different seed fails the handshake's settings check.
-func seedOf(room string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(room); i++ {
-		h ^= uint32(room[i])
-		h *= 16777619
-	}
-	return h
 }
 
 func netConfig(seed uint32) rollnet.NetConfig {

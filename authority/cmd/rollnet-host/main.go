@@ -2,11 +2,15 @@
 // server-authoritative mode (package authority): clients join a room on a
 // signaling server and play the registered game over WebRTC; the host
 // holds no player. It is package hostcmd's Main with the games this binary
-// links: "court", a small example (up to eight paddles, each client
-// steering one). A game's own binary registers its simulation the same
-// way and offers the same command (the pong demo: go run ./demo/pong host).
+// links, chosen with -game: "court" (the default), a small example (up to
+// eight paddles, each client steering one), and "pong", the demo's game
+// (package demo/pong/game: two paddles and a spectator's slot; its clients
+// are go run ./demo/pong -mode authority). A game's own binary registers
+// its simulation the same way and offers the same command (the pong demo:
+// go run ./demo/pong host).
 //
-//	go run ./authority/cmd/rollnet-host                                  # a signaling server on loopback too
+//	go run ./authority/cmd/rollnet-host                                  # court; a signaling server on loopback too
+//	go run ./authority/cmd/rollnet-host -game pong                       # pong, in room rollnet-host
 //	go run ./authority/cmd/rollnet-host -signal ws://HOST:PORT -room lobby -grace 30s
 //	go run ./authority/cmd/rollnet-host -quic :4433 -webtransport        # QUIC and browsers too, no signaling needed
 //
@@ -18,7 +22,9 @@ import (
 	"os"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/demo/pong/game"
 )
 
 // court is the example game: eight paddles on a line, each moved by its
@@ -50,8 +56,20 @@ func init() {
 			return c
 		},
 	})
+	// The demo's pong, as its own "pong host" hosts it: the serve seed
+	// from the room's name, a late input rolled back for.
+	hostcmd.Register("pong", hostcmd.Sim[game.State, game.Input]{
+		Players:   game.AuthoritySlots,
+		Simulate:  game.Simulate,
+		Settings:  func(room string) uint64 { return uint64(game.SeedFor(room)) },
+		Init:      func(seed uint64) game.State { return game.NewState(uint32(seed)) },
+		LateInput: authority.LateRollback,
+	})
 }
 
+// defaultGame is the game hosted without -game (a later -game wins).
+const defaultGame = "court"
+
 func main() {
-	os.Exit(hostcmd.Main("rollnet-host", os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(hostcmd.Main("rollnet-host", append([]string{"-game", defaultGame}, os.Args[1:]...), os.Stdout, os.Stderr))
 }

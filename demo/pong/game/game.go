@@ -111,6 +111,24 @@ func (s *State) serve() {
 //rollnet:simulate
 func Simulate(s *State, in []Input, _ rollnet.Frame) { Step(s, [2]Input{in[0], in[1]}) }
 
+// AuthoritySlots is the slots of pong's server-authoritative mode: the
+// left paddle, the right one and a spectator's, whose input moves nothing
+// (Simulate reads the first two). A dedicated host (rollnet-host -game
+// pong, pong host) and its clients must agree on it.
+const AuthoritySlots = 3
+
+// SeedFor is the serve seed of a match in room: FNV-1a of its name, so
+// that every peer in the room serves alike without agreeing on anything
+// else (and a dedicated host derives the same from its room).
+func SeedFor(room string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(room); i++ {
+		h ^= uint32(room[i])
+		h *= 16777619
+	}
+	return h
+}
+
 // Step advances the game by one frame with both players' inputs. It is
 // deterministic: integer arithmetic only, no clock, no global state.
 func Step(s *State, in [2]Input) {
