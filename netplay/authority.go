@@ -27,7 +27,26 @@ const grace = 20 * time.Second
 
 type rosterEntry struct {
 	state uint8
+	back  uint8 // seconds an away player may still come back
 	name  string
+}
+
+// appendRoster appends the roster message of es to b: only the first
+// entries that fit one datagram.
+func appendRoster(b []byte, es []rosterEntry) []byte {
+	at := len(b) + 2 // the count's byte
+	b = append(b, appByte, kindRoster, 0)
+	n := 0
+	for _, e := range es {
+		if len(b)+3+len(e.name) > codec.MaxPacket {
+			break
+		}
+		b = append(b, e.state, e.back, byte(len(e.name)))
+		b = append(b, e.name...)
+		n++
+	}
+	b[at] = byte(n)
+	return b
 }
 
 func (m *Match[S, I]) hostPeer() transport.Peer {
@@ -39,11 +58,15 @@ func (m *Match[S, I]) hostPeer() transport.Peer {
 func (m *Match[S, I]) buildHost() error {
 	h, err := authority.NewHost[S](authority.HostConfig[I]{
 		Players: m.cfg.Players, LocalPlayers: m.cfg.LocalPlayers, Net: m.netConfig(),
+		Grace: m.cfg.Grace, LateInput: m.cfg.LateInput,
 	}, &m.mx, m.simulate)
 	if err != nil {
 		return fmt.Errorf("netplay: %w", err)
 	}
 	m.h = h
+	if err := m.started(); err != nil {
+		return err
+	}
 	m.roster = make([]rosterEntry, m.cfg.Players)
 	if m.cfg.LocalPlayers > 0 {
 		m.seat = 0
@@ -99,35 +122,35 @@ func (m *Match[S, I]) hostRoster() {
 				away = e.name
 			}
 		}
+		if c.First < m.cfg.LocalPlayers {
+			continue // a client never holds the host's own slots
+		}
 		m.roster[c.First] = e
 		m.names[c.First] = e.name
 		m.st.Have++
 	}
 	if away != m.st.Away {
-		m.st.Away, m.awayUntil = away, now.Add(grace)
+		m.st.Away, m.awayUntil = away, now.Add(m.cfg.Grace)
+	}
+	back := m.backSeconds()
+	for i := range m.roster {
+		if m.roster[i].state == 2 {
+			m.roster[i].back = back
+		}
 	}
 	m.sendRoster(roleClient)
 }
 
+// backSeconds is how long the player away may still come back, in whole
+// seconds for the roster.
+func (m *Match[S, I]) backSeconds() uint8 {
+	return uint8(min(max(m.awayUntil.Sub(m.now()), 0)/time.Second, 255))
+}
+
 // sendRoster sends m.roster (a host's slots, a P2P seat 0's seats) to
-// every peer of role to, with how long an away player may come back.
+// every peer of role to.
 func (m *Match[S, I]) sendRoster(to role) {
-	back := uint8(min(max(m.awayUntil.Sub(m.now()), 0)/time.Second, 255))
-	b := append(m.buf[:0], appByte, kindRoster, 0)
-	n := 0
-	for _, e := range m.roster {
-		if len(b)+3+len(e.name) > codec.MaxPacket {
-			break
-		}
-		bk := uint8(0)
-		if e.state == 2 {
-			bk = back
-		}
-		b = append(b, e.state, bk, byte(len(e.name)))
-		b = append(b, e.name...)
-		n++
-	}
-	b[2] = byte(n)
+	b := appendRoster(m.buf[:0], m.roster)
 	m.buf = b
 	for _, pe := range m.order {
 		if pe.heard && pe.h.Role == to {
@@ -189,6 +212,9 @@ func (m *Match[S, I]) tryConnect() error {
 			return fmt.Errorf("netplay: %w", err)
 		}
 		m.c = c
+		if err := m.started(); err != nil {
+			return err
+		}
 		m.st.Phase = Synchronizing
 		m.names[0] = pe.h.Name
 		m.nextGreet = m.now()

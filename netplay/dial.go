@@ -76,9 +76,10 @@ func isLoopback(raw string) bool {
 type dialed struct {
 	rtc  *webrtc.Transport
 	tr   transport.Transport // rtc, impaired if asked
-	sig  *webrtc.SignalingAdapter
-	room string
-	err  error
+	sig   *webrtc.SignalingAdapter
+	room  string
+	first bool // the room was empty as this peer joined
+	err   error
 }
 
 // dial joins the room and starts the WebRTC transport negotiating through it.
@@ -91,7 +92,7 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 	if err != nil {
 		return dialed{err: fmt.Errorf("netplay: joining %s: %w", RedactURL(u), RedactError(err, u))}
 	}
-	if cfg.Relay && !handsOutTURN(client.ICEServers()) {
+	if cfg.Relay && !HandsOutTURN(client.ICEServers()) {
 		_ = client.Close()
 		return dialed{err: fmt.Errorf("%w: Relay: the signaling server hands out no TURN relay", ErrConfig)}
 	}
@@ -105,7 +106,7 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 		_ = sig.Close()
 		return dialed{err: err}
 	}
-	d := dialed{rtc: rtc, tr: rtc, room: client.Room()}
+	d := dialed{rtc: rtc, tr: rtc, room: client.Room(), first: len(client.Peers()) == 0}
 	if cfg.Impair != nil {
 		imp, err := impair.New(rtc, *cfg.Impair)
 		if err != nil {
@@ -137,8 +138,9 @@ type redacted struct {
 func (r redacted) Error() string { return r.msg }
 func (r redacted) Unwrap() error { return r.err }
 
-// handsOutTURN reports whether ice names a TURN server.
-func handsOutTURN(ice []signaling.ICEServer) bool {
+// HandsOutTURN reports whether ice (a signaling server's ICE servers)
+// names a TURN relay, which Config.Relay needs.
+func HandsOutTURN(ice []signaling.ICEServer) bool {
 	for _, s := range ice {
 		for _, u := range s.URLs {
 			if strings.HasPrefix(u, "turn:") || strings.HasPrefix(u, "turns:") {

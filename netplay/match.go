@@ -26,6 +26,8 @@ const (
 	ModeSpectator                 // a P2P spectator (Watch)
 	ModeHost                      // an authoritative host, dedicated or listen (Host)
 	ModeClient                    // an authoritative client (Connect)
+
+	modeEither // HostOrConnect, until the room says which
 )
 
 // Defaults of Config.
@@ -86,6 +88,12 @@ type Config struct {
 	// spectators and rejoiners (0 means DefaultArchive).
 	Archive int
 
+	// An authoritative host's choices (authority.HostConfig's): Grace is
+	// how long an away client's slots and rejoin token wait for it (0
+	// means 20 s), LateInput what a late input does (0: applied late).
+	Grace     time.Duration
+	LateInput authority.LateInput
+
 	// OnMessage, when set, receives the other peers' Send messages, from
 	// inside AdvanceFrame: seat is the sender's (-1 for a spectator or an
 	// unseated peer), payload valid during the call.
@@ -142,6 +150,7 @@ type Match[S any, I comparable] struct {
 
 	hostMu sync.Mutex
 	hostID transport.Peer // the authoritative host, once heard
+	client bool           // this peer is an authoritative client (Accept's)
 
 	p  *session.P2P[S, I]
 	sp *session.Spectator[S, I]
@@ -162,6 +171,7 @@ type Match[S any, I comparable] struct {
 	gone      []bool // P2P: seats whose players left
 	lastTick  time.Time
 	roster    []rosterEntry
+	onSession func() error
 	err       error
 	closed    bool
 }
@@ -178,7 +188,7 @@ func validate(mode Mode, cfg *Config) error {
 	case cfg.Players < 1 || cfg.Players > codec.MaxPlayers:
 		return fmt.Errorf("%w: Players %d is outside [1, %d]", ErrConfig, cfg.Players, codec.MaxPlayers)
 	}
-	if cfg.LocalPlayers < 0 || cfg.LocalPlayers > 1 || (cfg.LocalPlayers > 0 && mode != ModeHost) {
+	if cfg.LocalPlayers < 0 || cfg.LocalPlayers > 1 || (cfg.LocalPlayers > 0 && mode != ModeHost && mode != modeEither) {
 		return fmt.Errorf("%w: LocalPlayers %d (0, or 1 for a listen host)", ErrConfig, cfg.LocalPlayers)
 	}
 	if cfg.FrameRate == 0 {
@@ -204,6 +214,12 @@ func validate(mode Mode, cfg *Config) error {
 	}
 	if cfg.Archive < 0 {
 		return fmt.Errorf("%w: Archive %d", ErrConfig, cfg.Archive)
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = grace
+	}
+	if cfg.Grace < 0 {
+		return fmt.Errorf("%w: Grace %v", ErrConfig, cfg.Grace)
 	}
 	cfg.Name = cleanName(cfg.Name)
 	if cfg.Name == "" {
@@ -241,7 +257,7 @@ func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, ro
 	m.deadline = m.epoch.Add(cfg.Timeout)
 	m.mx.on = m.onApp
 	m.st = Status{Phase: Connecting, Need: cfg.Players}
-	if mode == ModeP2P || mode == ModeClient {
+	if mode == ModeP2P || mode == ModeClient || mode == modeEither {
 		if d := cfg.InputDelay; d.Min == d.Max {
 			m.proposal = d.Min + 1
 		}
@@ -250,21 +266,21 @@ func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, ro
 			if err != nil {
 				return nil, fmt.Errorf("netplay: loading the rejoin token: %w", err)
 			}
-			if ok && tok.Mode == mode {
+			if ok && (tok.Mode == mode || mode == modeEither && tok.Mode == ModeClient) {
 				m.token, m.rejoining = tok, true
 			}
 		}
 	}
 	if cfg.Transport != nil {
-		m.ready(dialed{tr: cfg.Transport, room: cfg.Room})
+		m.ready(dialed{tr: cfg.Transport, room: cfg.Room, first: len(cfg.Peers) == 0})
 		return m, nil
 	}
 	var accept func(transport.Peer) bool
-	if mode == ModeClient {
+	if mode == ModeClient || mode == modeEither {
 		accept = func(p transport.Peer) bool {
 			m.hostMu.Lock()
 			defer m.hostMu.Unlock()
-			return m.hostID == "" || p == m.hostID
+			return !m.client || m.hostID == "" || p == m.hostID
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
@@ -294,6 +310,16 @@ func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame
 	return start(ModeHost, cfg, simulate)
 }
 
+// HostOrConnect is the listen server of a room's first player: it hosts
+// (Host, with Config.LocalPlayers 1) when the room is empty as it joins
+// (with Config.Transport: when Config.Peers is empty), and connects to
+// the room's host otherwise (Connect, with this room's stored token
+// rejoining). Mode says which once it knows (0 before).
+func HostOrConnect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
+	cfg.LocalPlayers = 1
+	return start(modeEither, cfg, simulate)
+}
+
 // Connect joins an authoritative match as a client of the room's host,
 // found by its announcement (the client connects to no one else); with
 // Config.Tokens holding this room's token, it rejoins its slots.
@@ -305,9 +331,34 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 func (m *Match[S, I]) ready(d dialed) {
 	m.rtc, m.sig, m.tr, m.room = d.rtc, d.sig, d.tr, d.room
 	m.mx.inner = d.tr
-	if m.mode == ModeHost {
-		m.fail(m.buildHost())
+	if m.mode == modeEither {
+		m.mode = ModeClient
+		if d.first {
+			m.mode = ModeHost
+		} else {
+			m.cfg.LocalPlayers = 0
+		}
 	}
+	if m.mode == ModeClient {
+		m.hostMu.Lock()
+		m.client = true
+		m.hostMu.Unlock()
+	}
+}
+
+// OnSession sets f, called once the session exists, before its first
+// frame: to set the state before frame 0 (*State()), attach a recorder or
+// keep states (through P2P(), Spectator(), AuthHost(), AuthClient()). An
+// error it returns ends the match (AdvanceFrame returns it). Set it before
+// the first AdvanceFrame.
+func (m *Match[S, I]) OnSession(f func() error) { m.onSession = f }
+
+// started runs OnSession's function on the new session.
+func (m *Match[S, I]) started() error {
+	if m.onSession == nil {
+		return nil
+	}
+	return m.onSession()
 }
 
 func (m *Match[S, I]) fail(err error) {
@@ -316,8 +367,13 @@ func (m *Match[S, I]) fail(err error) {
 	}
 }
 
-// Mode is the match's mode.
-func (m *Match[S, I]) Mode() Mode { return m.mode }
+// Mode is the match's mode (for HostOrConnect, 0 until the room said).
+func (m *Match[S, I]) Mode() Mode {
+	if m.mode == modeEither {
+		return 0
+	}
+	return m.mode
+}
 
 // Seat is this player's seat (P2P) or first slot (authoritative), -1
 // before it has one and for a spectator or a dedicated host.
@@ -696,6 +752,8 @@ func (m *Match[S, I]) connectTick(now time.Time) {
 		m.fail(m.tryWatch())
 	case ModeClient:
 		m.fail(m.tryConnect())
+	case ModeHost:
+		m.fail(m.buildHost())
 	}
 }
 

@@ -120,6 +120,9 @@ func (m *Match[S, I]) buildP2P(remote []transport.Peer, delay int, tok session.R
 		return fmt.Errorf("netplay: %w", err)
 	}
 	m.p = p
+	if err := m.started(); err != nil {
+		return err
+	}
 	m.st.Phase = Synchronizing
 	m.names[m.seat] = m.cfg.Name
 	for _, pe := range m.order {
@@ -144,6 +147,9 @@ func (m *Match[S, I]) tryWatch() error {
 			return fmt.Errorf("netplay: %w", err)
 		}
 		m.sp = sp
+		if err := m.started(); err != nil {
+			return err
+		}
 		m.st.Phase = Synchronizing
 		for _, pe := range m.order {
 			m.admit(pe)
@@ -240,10 +246,11 @@ func (m *Match[S, I]) p2pRoster() {
 	if m.roster == nil {
 		m.roster = make([]rosterEntry, m.cfg.Players)
 	}
+	back := m.backSeconds()
 	for i, n := range m.names {
 		m.roster[i] = rosterEntry{state: 1, name: n}
 		if m.gone[i] {
-			m.roster[i].state = 2
+			m.roster[i].state, m.roster[i].back = 2, back
 		}
 	}
 	m.sendRoster(roleSpectator)

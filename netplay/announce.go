@@ -1,0 +1,257 @@
+package netplay
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// Announcement is what an authoritative host that is not a Match says of
+// itself in its hello (see Announcer): the settings a client must repeat,
+// as Host's Config has them.
+type Announcement struct {
+	// Name is the host's name ("" means "host").
+	Name string
+	// Players is the host's slots; FrameRate its ticks a second (0 means
+	// 60); Settings the game's settings hash for the room.
+	Players, FrameRate int
+	Settings           uint64
+	// Grace is how long an away client's slots wait for it (0 means
+	// 20 s), counted down in the roster.
+	Grace time.Duration
+	// MaxPeers bounds the peers whose names are kept (0 means 4 ×
+	// Players + 4); a hello from another one is answered, its name not
+	// kept.
+	MaxPeers int
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Announcer is netplay's part of an authoritative host that runs its own
+// authority.Host instead of a Match (a dedicated host command such as
+// rollnet-host): give the host the Announcer as its transport. The
+// Announcer takes netplay's messages off the transport before the host
+// reads them, answers each hello with the host's (one datagram for one:
+// no amplification), so that Connect finds the host, and a P2P peer, or a
+// client with other settings, fails at once with ErrAuthorityRoom or
+// ErrSettings; Roster sends every client the slots' names and who is
+// away. Its methods are for the host's goroutine; it allocates nothing
+// per frame once every client's name is known.
+type Announcer struct {
+	inner     transport.Transport
+	me        hello
+	grace     time.Duration
+	maxPeers  int
+	now       func() time.Time
+	names     map[transport.Peer]string
+	clients   map[transport.Peer]bool
+	away      []awayMark
+	roster    []rosterEntry
+	buf       []byte
+	malformed uint64
+	onMessage func(from transport.Peer, payload []byte)
+}
+
+type awayMark struct {
+	peer  transport.Peer
+	since time.Time
+}
+
+// NewAnnouncer wraps tr for a host announcing a. Closing the Announcer
+// does not close tr.
+func NewAnnouncer(tr transport.Transport, a Announcement) (*Announcer, error) {
+	if a.FrameRate == 0 {
+		a.FrameRate = DefaultFrameRate
+	}
+	switch {
+	case tr == nil:
+		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
+	case a.Players < 1 || a.Players > codec.MaxPlayers:
+		return nil, fmt.Errorf("%w: Players %d is outside [1, %d]", ErrConfig, a.Players, codec.MaxPlayers)
+	case a.FrameRate < 1 || a.FrameRate > 1000:
+		return nil, fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", ErrConfig, a.FrameRate)
+	case a.Grace < 0 || a.MaxPeers < 0:
+		return nil, fmt.Errorf("%w: Grace %v, MaxPeers %d", ErrConfig, a.Grace, a.MaxPeers)
+	}
+	if a.Grace == 0 {
+		a.Grace = grace
+	}
+	if a.MaxPeers == 0 {
+		a.MaxPeers = 4*a.Players + 4
+	}
+	if a.Now == nil {
+		a.Now = time.Now
+	}
+	name := cleanName(a.Name)
+	if name == "" {
+		name = "host"
+	}
+	return &Announcer{
+		inner: tr, grace: a.Grace, maxPeers: a.MaxPeers, now: a.Now,
+		me: hello{Role: roleHost, Seat: noSeat, Flags: flagStarted, Delay: 1, Players: uint8(a.Players),
+			FrameRate: uint16(a.FrameRate), Settings: a.Settings, Name: name},
+		names:   make(map[transport.Peer]string, a.MaxPeers),
+		clients: make(map[transport.Peer]bool, a.MaxPeers),
+		away:    make([]awayMark, 0, a.Players),
+		roster:  make([]rosterEntry, a.Players),
+		buf:     make([]byte, 0, codec.MaxPacket),
+	}, nil
+}
+
+// OnMessage sets f to receive the peers' Send messages (payload valid
+// during the call).
+func (a *Announcer) OnMessage(f func(from transport.Peer, payload []byte)) { a.onMessage = f }
+
+// Name is the name peer gave in its hello, "" if none.
+func (a *Announcer) Name(peer transport.Peer) string { return a.names[peer] }
+
+// Malformed counts netplay messages dropped because they did not decode.
+func (a *Announcer) Malformed() uint64 { return a.malformed }
+
+func (a *Announcer) Local() transport.Peer                  { return a.inner.Local() }
+func (a *Announcer) Send(to transport.Peer, b []byte) error { return a.inner.Send(to, b) }
+func (a *Announcer) Close() error                           { return nil }
+
+// SendBulk goes through the real transport's bulk path when it has one.
+func (a *Announcer) SendBulk(to transport.Peer, b []byte) (bool, error) {
+	if bs, ok := a.inner.(bulkSender); ok {
+		return bs.SendBulk(to, b)
+	}
+	err := a.inner.Send(to, b)
+	return err == nil, err
+}
+
+// SendMessage sends payload (1 to MaxMessage bytes) to peer as a netplay
+// message: a Match receives it through Config.OnMessage.
+func (a *Announcer) SendMessage(to transport.Peer, payload []byte) error {
+	if len(payload) == 0 || len(payload) > MaxMessage {
+		return ErrMessage
+	}
+	a.buf = appendMessage(a.buf[:0], payload)
+	return a.inner.Send(to, a.buf)
+}
+
+// Receive returns the next datagram that is not netplay's, handling
+// netplay's on the way.
+func (a *Announcer) Receive(buf []byte) (int, transport.Peer, error) {
+	for {
+		n, from, err := a.inner.Receive(buf)
+		if err != nil || n == 0 || buf[0] != appByte {
+			return n, from, err
+		}
+		a.handle(from, buf[:n])
+	}
+}
+
+func (a *Announcer) handle(from transport.Peer, b []byte) {
+	if len(b) < 2 {
+		a.malformed++
+		return
+	}
+	switch b[1] {
+	case kindHello:
+		h, _, err := parseHello(b, a.names[from])
+		if err != nil {
+			a.malformed++
+			return
+		}
+		if _, known := a.names[from]; known || len(a.names) < a.maxPeers {
+			if a.names[from] != h.Name {
+				a.names[from] = h.Name
+			}
+			if h.Role == roleClient && !a.clients[from] {
+				a.clients[from] = true
+			}
+		}
+		if h.Flags&flagHeard == 0 || h.Role != roleClient || !a.clients[from] {
+			a.reply(from)
+		}
+	case kindPing:
+		_, stamp, err := parseStamp(b)
+		if err != nil {
+			a.malformed++
+			return
+		}
+		a.buf = appendStamp(a.buf[:0], kindPong, stamp)
+		_ = a.inner.Send(from, a.buf)
+	case kindPong, kindRoster:
+	case kindMessage:
+		payload, err := parseMessage(b)
+		if err != nil {
+			a.malformed++
+			return
+		}
+		if a.onMessage != nil {
+			a.onMessage(from, payload)
+		}
+	default:
+		a.malformed++
+	}
+}
+
+// reply answers a hello with the host's.
+func (a *Announcer) reply(to transport.Peer) {
+	h := a.me
+	if _, ok := a.names[to]; ok {
+		h.Flags |= flagHeard
+	}
+	a.buf = h.Append(a.buf[:0])
+	_ = a.inner.Send(to, a.buf)
+}
+
+// Roster sends every client in clients (authority.Host.Clients) the
+// slots' names (from the clients' hellos) and which are away, with how
+// long they may still come back. Call it a few times a second.
+func (a *Announcer) Roster(clients []authority.HostClientStats) {
+	now := a.now()
+	for i := range a.roster {
+		a.roster[i] = rosterEntry{}
+	}
+	k := 0
+	for _, m := range a.away { // forget the marks of clients back or gone
+		for _, c := range clients {
+			if c.Peer == m.peer && c.Away {
+				a.away[k] = m
+				k++
+				break
+			}
+		}
+	}
+	a.away = a.away[:k]
+	for _, c := range clients {
+		if c.First < 0 || c.First >= len(a.roster) {
+			continue
+		}
+		e := rosterEntry{state: 1, name: a.names[c.Peer]}
+		if c.Away {
+			since := a.awaySince(c.Peer, now)
+			e.state = 2
+			e.back = uint8(min(max(a.grace-now.Sub(since), 0)/time.Second, 255))
+		}
+		a.roster[c.First] = e
+	}
+	a.buf = appendRoster(a.buf[:0], a.roster)
+	for _, c := range clients {
+		if !c.Away {
+			_ = a.inner.Send(c.Peer, a.buf)
+		}
+	}
+}
+
+// awaySince is when peer was first seen away, marking it now if new.
+func (a *Announcer) awaySince(peer transport.Peer, now time.Time) time.Time {
+	for _, m := range a.away {
+		if m.peer == peer {
+			return m.since
+		}
+	}
+	if len(a.away) < cap(a.away) {
+		a.away = append(a.away, awayMark{peer: peer, since: now})
+	}
+	return now
+}
+
+var _ transport.Transport = (*Announcer)(nil)
