@@ -74,8 +74,8 @@ func isLoopback(raw string) bool {
 
 // dialed is what the background dial hands the match.
 type dialed struct {
-	rtc  *webrtc.Transport
-	tr   transport.Transport // rtc, impaired if asked
+	rtc   *webrtc.Transport
+	tr    transport.Transport // rtc, impaired if asked
 	sig   *webrtc.SignalingAdapter
 	room  string
 	first bool // the room was empty as this peer joined
