@@ -124,15 +124,11 @@ func (a *Announcer) SendBulk(to transport.Peer, b []byte) (bool, error) {
 	return err == nil, err
 }
 
-// SendMessage sends payload (1 to MaxMessage bytes) to peer as a netplay
-// message: a Match receives it through Config.OnMessage.
-func (a *Announcer) SendMessage(to transport.Peer, payload []byte) error {
-	if len(payload) == 0 || len(payload) > MaxMessage {
-		return ErrMessage
-	}
-	a.buf = appendMessage(a.buf[:0], payload)
-	return a.inner.Send(to, a.buf)
-}
+// AppendMessage appends payload (1 to MaxMessage bytes) to b as a
+// netplay message, which a Match hands its Config.OnMessage: what a host
+// that is not a Match (see Announcer) sends a Match's game. It allocates
+// nothing when b has room.
+func AppendMessage(b, payload []byte) []byte { return appendMessage(b, payload) }
 
 // Receive returns the next datagram that is not netplay's, handling
 // netplay's on the way.
@@ -202,7 +198,8 @@ func (a *Announcer) reply(to transport.Peer) {
 	_ = a.inner.Send(to, a.buf)
 }
 
-// Roster sends every client in clients (authority.Host.Clients) the
+// Roster sends every client in clients (authority.Host.Clients) that
+// said a netplay hello (a raw authority.Client never sees one) the
 // slots' names (from the clients' hellos) and which are away, with how
 // long they may still come back. Call it a few times a second.
 func (a *Announcer) Roster(clients []authority.HostClientStats) {
@@ -235,7 +232,7 @@ func (a *Announcer) Roster(clients []authority.HostClientStats) {
 	}
 	a.buf = appendRoster(a.buf[:0], a.roster)
 	for _, c := range clients {
-		if !c.Away {
+		if !c.Away && a.clients[c.Peer] { // a client that speaks netplay
 			_ = a.inner.Send(c.Peer, a.buf)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -31,7 +32,9 @@ func TestLoopFrameAllocs(t *testing.T) {
 		return append(dst, byte(f), byte(crc))
 	}}
 	net := rollnet.NetConfig{Now: clock.Now}
-	h, err := g.open(he, "r", limits{inputAhead: 32, packets: 64, joins: 4, grace: time.Second}, net)
+	an, err := netplay.NewAnnouncer(he, netplay.Announcement{Players: 2, Now: clock.Now})
+	require.NoError(t, err)
+	h, err := g.open(an, "r", limits{inputAhead: 32, packets: 64, joins: 4, grace: time.Second}, net)
 	require.NoError(t, err)
 	var clients []*authority.Client[line, int8]
 	for _, name := range []string{"a", "b"} {
@@ -42,12 +45,12 @@ func TestLoopFrameAllocs(t *testing.T) {
 		clients = append(clients, c)
 	}
 	w := watcher{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	a := announcer{say: g.Announce, tr: he, buf: make([]byte, 0, transport.MaxDatagram)}
+	a := announcer{say: g.Announce, an: an, buf: make([]byte, 0, transport.MaxDatagram)}
 	frame := func() {
 		clock.Advance(time.Second / 60)
 		require.NoError(t, h.AdvanceFrame())
 		w.watch(h)
-		a.announce(h)
+		a.announce(h, 60)
 		for _, c := range clients {
 			if c.Synchronized() {
 				_ = c.AddLocalInput(0, 1)

@@ -27,7 +27,9 @@ type Sim[S any, I comparable] struct {
 	// LateInput is the host's choice for late inputs (authority.LateInput).
 	LateInput authority.LateInput
 	// Announce, if set, is the game's own message after each frame, sent
-	// to every connected client beside the mode's packets: it appends it
+	// to every connected client beside the mode's packets (for a
+	// netplay.Match's Config.OnMessage, frame it with netplay.AppendMessage):
+	// it appends it
 	// for frame (whose state's CRC32-C is crc) to dst, or returns dst as
 	// it is for none. The pong demo sends its checksums this way, so its
 	// clients check the states they applied against a dedicated host too.
@@ -39,6 +41,7 @@ type game interface {
 	players() (players, perClient int)
 	open(tr transport.Transport, room string, lim limits, net rollnet.NetConfig) (host, error)
 	announce() func(dst []byte, frame rollnet.Frame, crc uint32) []byte
+	settings(room string) uint64
 }
 
 // host is the part of an authority.Host the command drives.
@@ -55,6 +58,13 @@ type host interface {
 func (g Sim[S, I]) players() (int, int) { return g.Players, max(g.SlotsPerClient, 1) }
 
 func (g Sim[S, I]) announce() func([]byte, rollnet.Frame, uint32) []byte { return g.Announce }
+
+func (g Sim[S, I]) settings(room string) uint64 {
+	if g.Settings == nil {
+		return 0
+	}
+	return g.Settings(room)
+}
 
 func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net rollnet.NetConfig) (host, error) {
 	if g.Settings != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -195,3 +196,57 @@ func TestRegister(t *testing.T) {
 }
 
 var _ transport.Transport = (*webrtc.Transport)(nil)
+
+// TestHostAnnouncesThroughNetplay: a dedicated host is found by
+// netplay.Connect (its Announcer answers the client's hello), and a
+// client of another game, whose settings differ, is told so at once
+// (netplay.ErrSettings), not after a timeout.
+func TestHostAnnouncesThroughNetplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real WebRTC")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	hostCtx, stopHost := context.WithCancel(ctx)
+	logs := &syncBuffer{}
+	joinURL := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(hostCtx, "rollnet-host", []string{"-game", "line", "-room", "r1", "-stats-every", "0"}, logs, func(u string) { joinURL <- u })
+	}()
+	defer func() { stopHost(); require.NoError(t, <-done) }()
+	var u string
+	select {
+	case u = <-joinURL:
+	case err := <-done:
+		t.Fatalf("the host ended before joining its room: %v\n%s", err, logs)
+	case <-ctx.Done():
+		t.Fatalf("the host never joined its room\n%s", logs)
+	}
+	signal := strings.TrimSuffix(u, "/room/r1")
+	play := func(settings uint64) (netplay.Status, error) {
+		m, err := netplay.Connect[line, int8](netplay.Config{Signal: signal, Room: "r1", Players: 2, Settings: settings, Name: "cli", Timeout: 20 * time.Second}, step)
+		require.NoError(t, err)
+		defer m.Close()
+		tick := time.NewTicker(time.Second / 60)
+		defer tick.Stop()
+		for {
+			st, err := m.AdvanceFrame(1)
+			if err != nil || st.Phase == netplay.Running && st.Frame > 10 {
+				return st, err
+			}
+			select {
+			case <-ctx.Done():
+				return st, ctx.Err()
+			case <-tick.C:
+			}
+		}
+	}
+	st, err := play(uint64(len("r1")))
+	require.NoError(t, err, "the line client plays")
+	require.Equal(t, netplay.Running, st.Phase)
+	start := time.Now()
+	_, err = play(99)
+	require.ErrorIs(t, err, netplay.ErrSettings)
+	require.Less(t, time.Since(start), 10*time.Second, "refused at once, not after a timeout")
+}

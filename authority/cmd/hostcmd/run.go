@@ -18,6 +18,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
@@ -162,7 +163,14 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 		return err
 	}
 	defer ts.close()
-	tr, join := ts.tr, ts.join
+	// The host announces itself through netplay: netplay.Connect finds it,
+	// and a client with other settings (or a P2P peer) is told at once.
+	an, err := netplay.NewAnnouncer(ts.tr, netplay.Announcement{Name: name, Players: players, FrameRate: o.fps,
+		Settings: g.settings(ts.room), Grace: o.lim.grace, MaxPeers: maxPeers})
+	if err != nil {
+		return err
+	}
+	tr, join := an, ts.join
 	h, err := g.open(tr, ts.room, o.lim, rollnet.NetConfig{FrameRate: o.fps, DisconnectTimeout: o.lim.timeout})
 	if err != nil {
 		return err
@@ -172,7 +180,7 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 	if ready != nil {
 		ready(join)
 	}
-	err = loop(ctx, h, o, log, announcer{say: g.announce(), tr: tr, buf: make([]byte, 0, transport.MaxDatagram)})
+	err = loop(ctx, h, o, log, announcer{say: g.announce(), an: an, buf: make([]byte, 0, transport.MaxDatagram)})
 	// Close tells every client (a disconnect notice each); a client drops
 	// the host twice its keep-alive after the notice if nothing follows, so
 	// the transport stays open past that: the client hears the notice, not
@@ -214,7 +222,7 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 					return err
 				}
 				w.watch(h)
-				a.announce(h)
+				a.announce(h, o.fps)
 			}
 			if o.statsEvery > 0 && now.Sub(lastStats) >= o.statsEvery {
 				lastStats = now
@@ -224,20 +232,25 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 	}
 }
 
-// announcer sends the game's own message after each frame (Sim.Announce)
-// to every connected client.
+// announcer sends, after each frame, the game's own message (Sim.Announce)
+// to every connected client, and four times a second
+// the roster (the slots' names, who is away and for how long).
 type announcer struct {
 	say func(dst []byte, frame rollnet.Frame, crc uint32) []byte
-	tr  transport.Transport
+	an  *netplay.Announcer
 	buf []byte
 	cs  []authority.HostClientStats
 }
 
-func (a *announcer) announce(h host) {
+func (a *announcer) announce(h host, fps int) {
+	f := h.Frame() - 1
+	if f%rollnet.Frame(fps/4+1) == 0 {
+		a.cs = h.Clients(a.cs[:0])
+		a.an.Roster(a.cs)
+	}
 	if a.say == nil {
 		return
 	}
-	f := h.Frame() - 1
 	crc, err := h.ChecksumAt(f)
 	if err != nil {
 		return
@@ -248,7 +261,7 @@ func (a *announcer) announce(h host) {
 	a.cs = h.Clients(a.cs[:0])
 	for _, c := range a.cs {
 		if !c.Away {
-			_ = a.tr.Send(c.Peer, a.buf)
+			_ = a.an.Send(c.Peer, a.buf)
 		}
 	}
 }
