@@ -78,6 +78,20 @@ func (m *Match[S, I]) buildHost() error {
 	return nil
 }
 
+// slotOf is the first slot of the host's client at peer, -1 if none.
+func (m *Match[S, I]) slotOf(peer transport.Peer) int {
+	if m.cs == nil {
+		m.cs = make([]authority.HostClientStats, 0, codec.MaxPlayers)
+	}
+	m.cs = m.h.Clients(m.cs[:0])
+	for _, c := range m.cs {
+		if c.Peer == peer {
+			return c.First
+		}
+	}
+	return -1
+}
+
 // hostAdmit: nothing to do for a new peer but greet it (done by onApp).
 func (m *Match[S, I]) hostAdmit(*peer) {}
 
@@ -244,6 +258,7 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		m.st.Rollbacks = int(st.Mismatches)
 		if m.seat != st.First {
 			m.seat = st.First
+			m.nextGreet = now // the host and the others learn the slot at once
 			if m.seat >= 0 && m.seat < len(m.names) {
 				m.names[m.seat] = m.cfg.Name
 			}

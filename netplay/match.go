@@ -171,6 +171,7 @@ type Match[S any, I comparable] struct {
 	gone      []bool // P2P: seats whose players left
 	lastTick  time.Time
 	roster    []rosterEntry
+	cs        []authority.HostClientStats // a host's clients, a buffer
 	onSession func() error
 	err       error
 	closed    bool
@@ -401,11 +402,22 @@ func (m *Match[S, I]) Spectator() *session.Spectator[S, I] { return m.sp }
 func (m *Match[S, I]) AuthHost() *authority.Host[S, I]     { return m.h }
 func (m *Match[S, I]) AuthClient() *authority.Client[S, I] { return m.c }
 
-// Transport is the real transport (nil while connecting).
+// Transport is the real transport (nil while connecting): Config.Transport,
+// or the WebRTC one (a *impair.Transport around it with Config.Impair).
 func (m *Match[S, I]) Transport() transport.Transport { return m.tr }
+
+// WebRTC is the WebRTC transport joined through Config.Signal (nil while
+// connecting and with Config.Transport), for what netplay does not wrap:
+// ICE's round trip and route (PeerInfo), its drop counts (Stats).
+func (m *Match[S, I]) WebRTC() *webrtc.Transport { return m.rtc }
 
 // Token is this player's rejoin token, once the match gave one.
 func (m *Match[S, I]) Token() (Token, bool) { return m.token, m.saved || m.token != (Token{}) }
+
+// Events is the session's events the last AdvanceFrame read (and folded
+// into its Status), for a game that reports them itself: valid until the
+// next AdvanceFrame.
+func (m *Match[S, I]) Events() []rollnet.Event { return m.evs }
 
 // Malformed counts netplay messages dropped because they did not decode.
 func (m *Match[S, I]) Malformed() uint64 { return m.malformed }
@@ -499,6 +511,7 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 		return m.st, m.err
 	}
 	m.st.Advanced = false
+	m.evs = m.evs[:0]
 	now := m.now()
 	if m.tr == nil {
 		select {
@@ -673,6 +686,9 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 					seat = int(pe.h.Seat)
 				}
 			}
+			if m.h != nil { // a host knows its clients' slots before their hellos say
+				seat = m.slotOf(from)
+			}
 			m.cfg.OnMessage(seat, name, payload)
 		}
 	case kindRoster:
@@ -791,7 +807,7 @@ func (m *Match[S, I]) newToken() (Token, bool) {
 			return Token{Mode: ModeP2P, Room: m.cfg.Room, Seat: m.seat, P2P: t}, true
 		}
 	case m.c != nil:
-		if t, ok := m.c.RejoinToken(); ok {
+		if t, ok := m.c.RejoinToken(); ok && m.c.Synchronized() { // its slot known
 			return Token{Mode: ModeClient, Room: m.cfg.Room, Seat: max(m.seat, 0), Host: t}, true
 		}
 	}

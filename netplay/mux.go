@@ -29,7 +29,9 @@ func (x *mux) Receive(buf []byte) (int, transport.Peer, error) {
 	for {
 		n, from, err := x.inner.Receive(buf)
 		if err != nil {
-			if errors.Is(err, transport.ErrShortBuffer) {
+			// Not errors.Is first: the common "nothing waits" needs no
+			// type assertions (a new one allocates the runtime's itab).
+			if err != transport.ErrNoPacket && errors.Is(err, transport.ErrShortBuffer) {
 				continue
 			}
 			return n, from, err

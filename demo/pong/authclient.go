@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -18,19 +19,17 @@ import (
 // counts hitches on the frames it draws.
 type authClient struct {
 	matchLog
-	cl   *authority.Client[State, Input]
-	mux  *sumsMux
-	host string // the host's connection, for the screen
+	nm   *netplay.Match[State, Input]
+	cl   *authority.Client[State, Input] // nm's, once it found the host
+	host transport.Peer                  // the host, once synchronized
+	st   netplay.Status
 	sums checks
 	buf  []byte
-	evs  []rollnet.Event
 
 	draw   State     // what is drawn: the playout's world with the own paddle predicted
 	last   time.Time // the previous Tick
-	began  time.Time // the first Tick
 	period time.Duration
 	side   int   // the slot the host gave, -1 before
-	listen bool  // the host is a pong player's (it answered the hello), not a dedicated host
 	played int32 // the newest host frame the playout applied, -1 before
 	// from is the host frame -frames counts from: 0 (the budget is the
 	// match's frame number, as in P2P, so that a client back with -rejoin
@@ -71,37 +70,26 @@ const smoothDecay = 0.1
 // some.
 const lastStates = 30
 
-func newAuthClient(c *conn, o options, now func() time.Time) (*authClient, error) {
-	m := &authClient{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, sumsMax), played: -1, side: -1,
+func newAuthClient(nm *netplay.Match[State, Input], o options, now func() time.Time) (*authClient, error) {
+	m := &authClient{matchLog: newMatchLog(o, now), nm: nm, sums: newChecks(), buf: make([]byte, 0, sumsMax), played: -1, side: -1,
 		period: time.Second / time.Duration(o.fps)}
-	m.c = c
-	m.host = string(c.peer)
-	sums := newSumsMux(c.tr, func(from transport.Peer, first int32, crcs []uint32) {
-		if string(from) != m.host {
-			return
-		}
-		for i, crc := range crcs {
-			m.sums.other(first+int32(i), crc)
-		}
-	})
-	token, err := readAuthToken(o.rejoin)
-	if err != nil {
-		return nil, err
-	}
-	m.mux = sums
-	m.rejoining = token != (authority.RejoinToken{})
-	cl, err := authority.NewClient[State](authority.ClientConfig{Host: c.peer, Players: authPlayers, Net: authNet(o, now), Rejoin: token}, m.mux, simulate)
-	if err != nil {
-		return nil, fmt.Errorf("pong: client: %w", err)
-	}
-	m.cl = cl
+	m.link = linkOfMatch(nm)
+	tok, _ := nm.Token()
+	m.rejoining = tok.Host != (authority.RejoinToken{})
+	var err error
 	if m.smooth, err = playout.NewSmoother(playout.SmootherConfig{Step: m.period, Decay: smoothDecay}); err != nil {
 		return nil, err
 	}
-	m.names[1] = o.name // the right side's, from a listen server
 	m.draw = NewState(o.seed)
 	m.note = "saying hello to the host"
 	return m, nil
+}
+
+// onSums takes the host's checksums.
+func (m *authClient) onSums(_ int, first int32, crcs []uint32) {
+	for i, crc := range crcs {
+		m.sums.other(first+int32(i), crc)
+	}
 }
 
 // Side is the slot the host gave this client (-1 until it did): the
@@ -119,33 +107,27 @@ func (m *authClient) Tick(in Input) error {
 		dt = min(now.Sub(m.last), 250*time.Millisecond)
 	}
 	m.last = now
-	if m.began.IsZero() {
-		m.began = now
-	}
-	if !m.cl.Synchronized() && now.Sub(m.began) > m.o.timeout {
-		// The host never answered the Hello: it plays with other settings
-		// (-fps, -seed, another version), or has no slot left.
-		m.err = fmt.Errorf("pong: the host did not take this client within %v: other settings (-fps, -seed, another version of the demo), or no slot left", m.o.timeout)
+	st, err := m.nm.AdvanceFrame(in)
+	if err != nil {
+		m.err = fmt.Errorf("pong: %w", err)
 		return m.err
 	}
-	if m.cl.Synchronized() {
-		_ = m.cl.AddLocalInput(0, in)
+	m.st = st
+	for i := range m.names {
+		if n := m.nm.Name(i); n != "" {
+			m.names[i] = n // the host's roster
+		}
 	}
-	if _, err := m.cl.Update(dt); err != nil {
-		m.err = err
-		return err
+	if m.cl = m.nm.AuthClient(); m.cl == nil {
+		return nil // the host has not answered yet
 	}
 	if m.cl.Synchronized() && !m.synced {
 		m.synced = true
 		m.advanced()
 		m.note = ""
-		m.side = m.cl.Stats().First
-		switch m.side {
-		case 0: // a dedicated host's first client: the names were by join order
-			m.names[0], m.names[1] = m.names[1], ""
-		case 1:
-		default: // the third slot: a spectator's
-			m.side = -1
+		m.host = m.cl.Stats().Link.Peer
+		if m.side = m.cl.Stats().First; m.side > 1 {
+			m.side = -1 // the third slot: a spectator's
 		}
 		how := ""
 		switch st := m.cl.Stats(); {
@@ -155,15 +137,14 @@ func (m *authClient) Tick(in Input) error {
 			how = ", -rejoin's token was refused (too late): a fresh paddle"
 		}
 		if m.side < 0 {
-			m.logf("pong: match started: spectating the host %s (%s) in room %s (authority mode%s)",
-				m.nameOf(0, m.c.peer), short(m.c.peer), m.room(), how)
+			m.logf("pong: match started: spectating %s in room %s (authority mode%s)", m.title(), m.room(), how)
 		} else {
-			m.logf("pong: match started: %s (%s, client) against the host %s (%s) in room %s (authority mode%s)",
-				m.names[m.side], sideName(m.side), m.nameOf(1-m.side, m.c.peer), short(m.c.peer), m.room(), how)
+			m.logf("pong: match started: %s (%s, client) in room %s (authority mode%s)", m.names[m.side], sideName(m.side), m.room(), how)
 		}
 		if token, ok := m.cl.RejoinToken(); ok && m.side >= 0 {
-			keep := m.keepToken(token)
-			m.logf("pong: rejoin token %x%s", token[:], keep)
+			keep := m.keepToken()
+			text, _ := netplay.Token{Mode: netplay.ModeClient, Room: m.o.room, Seat: m.side, Host: token}.MarshalText()
+			m.logf("pong: rejoin token %s%s", text, keep)
 			// On a terminal the log is not shown: the screen says where
 			// the token is (or how to keep one) until something else
 			// needs the line.
@@ -189,10 +170,8 @@ func (m *authClient) Tick(in Input) error {
 			crc = crcOf(&bad)
 		}
 		m.sums.own(int32(f), crc)
-		if m.listen { // a dedicated host knows nothing of the demo's messages
-			m.buf = appendSums(m.buf[:0], int32(f), []uint32{crc})
-			_ = m.mux.Send(m.c.peer, m.buf)
-		}
+		m.buf = appendSums(m.buf[:0], int32(f), []uint32{crc})
+		_ = m.nm.Send(m.buf) // a dedicated host drops it
 		if f%printEvery == 0 {
 			m.printSum(f, crc)
 		}
@@ -234,8 +213,7 @@ func (m *authClient) smoothOwn(dt time.Duration) {
 }
 
 func (m *authClient) drain() {
-	m.evs = m.cl.Events(m.evs[:0])
-	for _, e := range m.evs {
+	for _, e := range m.nm.Events() {
 		m.opponentEvent(e, "the host", m.cl.Frame())
 		if e.Kind == rollnet.EventDisconnected {
 			m.gone = true
@@ -349,6 +327,9 @@ func (h *hitches) drawn(own, other float64, s *State, k float64) {
 }
 
 func (m *authClient) HUD() hud {
+	if m.cl == nil {
+		return hud{Title: m.title(), Note: awayNote(m.st, "waiting for the host's answer"), Impair: m.impairNote()}
+	}
 	st := m.cl.Stats()
 	now := m.now()
 	m.mps = m.match.sample(now, int64(st.Matches))
@@ -364,11 +345,11 @@ func (m *authClient) HUD() hud {
 		Frame:     m.played + 1 - m.from, // the budget's count (from: see the field)
 		Confirmed: m.played,
 		LoopRTT:   st.RTT,
-		NetRTT:    m.networkRTT(m.c.peer),
+		NetRTT:    m.networkRTT(m.host),
 		Path:      m.netRoute,
 		Compared:  uint64(m.sums.compared),
 		Agreed:    uint64(m.sums.agree),
-		Note:      m.silence("the host"),
+		Note:      awayNote(m.st, m.silence("the host")),
 		Impair:    m.impairNote(),
 		ImpairRTT: m.impairRTT(),
 	}
@@ -386,6 +367,13 @@ func (m *authClient) HUD() hud {
 }
 
 func (m *authClient) Report() report {
+	if m.cl == nil {
+		r := report{Role: "client", Players: m.players(), Err: "the host never answered"}
+		if m.err != nil {
+			r.Err = m.err.Error()
+		}
+		return r
+	}
 	st := m.cl.Stats()
 	qs, resyncs := m.cl.PlayoutStats()
 	frames := m.played + 1 - m.from
@@ -404,9 +392,9 @@ func (m *authClient) Report() report {
 		Checks:   "states applied, against the host's",
 		Resim:    int64(st.ResimulatedFrames),
 		LoopRTT:  st.RTT,
-		NetRTT:   m.networkRTT(m.c.peer),
+		NetRTT:   m.networkRTT(m.host),
 		Path:     m.networkPath(),
-		WebRTC:   m.c != nil,
+		WebRTC:   m.rtc != nil,
 		Score:    m.draw.Score,
 		Wins:     m.draw.Wins,
 		Players:  m.players(),
@@ -437,7 +425,7 @@ func (m *authClient) Report() report {
 			m.hitch.Own, m.hitch.Other, m.hitch.Ball, m.hitch.Frames),
 		fmt.Sprintf("own paddle          held to its top speed on %d drawn frames (catching up a correction)", m.heldFrames),
 	}
-	r.Extra = append(r.Extra, webrtcLine(m.c)...)
+	r.Extra = append(r.Extra, webrtcLine(m.rtc)...)
 	switch {
 	case !m.synced && m.err != nil:
 		r.Err = m.err.Error()
@@ -453,43 +441,32 @@ func (m *authClient) Report() report {
 	return r
 }
 
-// opponent names who the client plays: the listen server's player, or
-// the other client of a dedicated host.
-func (m *authClient) opponent() string {
-	if m.side == 1 && m.names[0] != "" {
-		return m.names[0] + " (left, host)"
+// nameOr is the name of the player in slot, or what stands for it while
+// no one holds it.
+func (m *authClient) nameOr(slot int, none string) string {
+	if n := m.names[slot]; n != "" {
+		return n
 	}
-	return "the host " + short(m.c.peer)
+	return none
 }
 
 // title is the HUD's who plays whom, short (it shares its line with the
-// score).
+// score): the names the host's roster gives.
 func (m *authClient) title() string {
 	if m.side < 0 {
-		return fmt.Sprintf("watching %s vs %s", m.nameOf(0, m.c.peer), m.nameOf(1, ""))
+		return fmt.Sprintf("watching %s vs %s", m.nameOr(0, "?"), m.nameOr(1, "?"))
 	}
-	return fmt.Sprintf("%s (you) vs %s", m.names[m.side], m.opponentShort())
+	return fmt.Sprintf("%s (you) vs %s", m.names[m.side], m.nameOr(1-m.side, "no one yet"))
 }
 
 // players is the report's who played whom.
 func (m *authClient) players() string {
 	if m.side < 0 {
-		return fmt.Sprintf("%s (left, host) vs %s (right, client), watched by you", m.nameOf(0, m.c.peer), m.nameOf(1, ""))
+		return fmt.Sprintf("%s (left) vs %s (right), watched by you", m.nameOr(0, "?"), m.nameOr(1, "?"))
 	}
-	return fmt.Sprintf("%s (you, %s, client) vs %s", m.names[m.side], sideName(m.side), m.opponent())
-}
-
-// opponentShort is opponent, for the title beside the score.
-func (m *authClient) opponentShort() string {
-	if m.side == 1 && m.names[0] != "" {
-		return m.names[0] + " (host)"
-	}
-	return "host " + short(m.c.peer)
+	return fmt.Sprintf("%s (you, %s, client) vs %s", m.names[m.side], sideName(m.side), m.nameOr(1-m.side, "no one"))
 }
 
 func (m *authClient) finish(time.Duration) { m.end = m.now() }
 
-func (m *authClient) Close() error {
-	err := m.cl.Close()
-	return m.closed(err)
-}
+func (m *authClient) Close() error { return m.closed(nil) }

@@ -11,16 +11,21 @@ import (
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/demo/pong/game"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/impair"
+	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
-// The server-authoritative mode (-mode authority): the left player hosts
-// (an authority.Host, a listen server holding slot 0) and the right one is
-// an authority.Client (slot 1) that predicts its own paddle and draws the
-// ball and the host's paddle from the paced playout. Both run the same
-// Step. See authClient for the client.
+// The server-authoritative mode (-mode authority), on package netplay:
+// the room's first player hosts (netplay.HostOrConnect: a listen server
+// holding slot 0), the next one is its client (slot 1), which predicts its
+// own paddle and draws the ball and the host's paddle from the paced
+// playout; a third client is a spectator (slot 2). Both sides exchange the
+// checksums of the states the client applied as netplay messages
+// (sums.go). See authClient for the client.
 
 // Modes (-mode).
 const (
@@ -28,9 +33,12 @@ const (
 	modeAuthority = "authority"
 )
 
-// dedicatedBatch is the dedicated pong host's checksums of the frames since
-// the last it announced (one host per process).
-var dedicatedBatch [checksumInterval]uint32
+// The dedicated pong host's checksums of the frames since the last it
+// announced, and the message (one host per process).
+var (
+	dedicatedBatch [checksumInterval]uint32
+	dedicatedSums  = make([]byte, 0, sumsMax)
+)
 
 func init() {
 	// The dedicated pong host (pong host) runs the same simulation with
@@ -49,7 +57,8 @@ func init() {
 			if f%checksumInterval != checksumInterval-1 {
 				return dst
 			}
-			return appendSums(dst, int32(f)-checksumInterval+1, dedicatedBatch[:])
+			dedicatedSums = appendSums(dedicatedSums[:0], int32(f)-checksumInterval+1, dedicatedBatch[:])
+			return netplay.AppendMessage(dst, dedicatedSums)
 		},
 	})
 }
@@ -64,40 +73,36 @@ const authPlayers = game.AuthoritySlots
 // headless (a test compares the two processes' lines).
 const printEvery = 60
 
-// authNet is the link settings of both sides: the same frame rate and
-// game settings (the serve seed), or the client's Hello gets no answer.
-func authNet(o options, now func() time.Time) rollnet.NetConfig {
-	return rollnet.NetConfig{
-		FrameRate:         o.fps,
-		DisconnectTimeout: dropAfter,
-		Settings:          uint64(o.seed),
-		Now:               now,
+// authConfig is the netplay configuration of every side of the mode: the
+// same slots, frame rate and settings (the serve seed), or the host
+// refuses the client at once (netplay.ErrSettings).
+func authConfig(o options) netplay.Config {
+	cfg := netplay.Config{
+		Signal: o.signal, Room: o.room, Name: o.name, Players: authPlayers, FrameRate: o.fps,
+		Settings: uint64(o.seed), Timeout: o.timeout, Grace: o.grace, LateInput: authority.LateRollback,
+		Relay: o.relay,
 	}
-}
-
-// hostConfig is the pong host's configuration: two slots, the host's own
-// and one client's; a late input is rolled back for, so the host's world
-// keeps the client's paddle where the client predicted it.
-func hostConfig(o options, now func() time.Time) authority.HostConfig[Input] {
-	return authority.HostConfig[Input]{
-		Players: authPlayers, LocalPlayers: 1, SlotsPerClient: 1,
-		LateInput: authority.LateRollback,
-		Grace:     o.grace,
-		Net:       authNet(o, now),
+	if o.impair != (impairment{}) {
+		ic := o.impair.config(seedFor(o.name + o.room))
+		cfg.Impair = &ic
 	}
+	if o.rejoin != "" {
+		cfg.Tokens = netplay.FileStore{Path: o.rejoin}
+	}
+	return cfg
 }
 
 // authHost is the left player's side: the host.
 type authHost struct {
 	matchLog
-	h       *authority.Host[State, Input]
-	mux     *sumsMux
+	nm      *netplay.Match[State, Input]
+	h       *authority.Host[State, Input] // nm's
+	st      netplay.Status
 	client  transport.Peer // the connection of the client, once it joined
 	sums    checks
 	batch   [checksumInterval]uint32
 	buf     []byte
 	cs      []authority.HostClientStats
-	evs     []rollnet.Event
 	gone    bool // the client quit, or vanished and its grace window ran out
 	away    bool // the client vanished: it may resume within the grace window
 	expired uint64
@@ -110,40 +115,28 @@ type authHost struct {
 	rb      rate
 }
 
-func newAuthHost(c *conn, o options, now func() time.Time) (*authHost, error) {
-	m := &authHost{matchLog: newMatchLog(o, now), sums: newChecks(), buf: make([]byte, 0, max(sumsMax, helloMax))}
-	m.c = c
-	m.mux = newSumsMux(c.tr, func(from transport.Peer, first int32, crcs []uint32) {
-		if from != m.client {
-			return
-		}
-		for i, crc := range crcs {
-			m.sums.other(first+int32(i), crc)
-		}
-	})
+func newAuthHost(nm *netplay.Match[State, Input], o options, now func() time.Time) (*authHost, error) {
+	m := &authHost{matchLog: newMatchLog(o, now), nm: nm, h: nm.AuthHost(), sums: newChecks(), buf: make([]byte, 0, sumsMax)}
+	m.link = linkOfMatch(nm)
 	ts, err := playout.NewTimestep(playout.TimestepConfig{Step: time.Second / time.Duration(o.fps)})
 	if err != nil {
 		return nil, err
 	}
 	m.ts = ts
-	m.mux.onHello = func(from transport.Peer, h hello) {
-		if h.Names[1] != "" && (m.client == "" || from == m.client || m.away) {
-			m.names[1] = h.Names[1] // the player's (a spectator's hello names nobody)
-		}
-		// Answered as greet does (a datagram for a datagram, the same
-		// size): the restarted client's greet ends at once.
-		m.buf = hello{Heard: true, Names: m.names}.Append(m.buf[:0])
-		_ = m.mux.Send(from, m.buf)
-	}
-	h, err := authority.NewHost[State](hostConfig(o, now), m.mux, simulate)
-	if err != nil {
-		return nil, fmt.Errorf("pong: host: %w", err)
-	}
-	*h.State() = NewState(o.seed)
-	m.h = h
 	m.names[0] = o.name
-	m.note = "waiting for the client's hello"
+	m.note = "waiting for a client"
 	return m, nil
+}
+
+// onSums takes the checksums the client in seat 1 sends (a spectator's
+// are not compared).
+func (m *authHost) onSums(seat int, first int32, crcs []uint32) {
+	if seat != 1 {
+		return
+	}
+	for i, crc := range crcs {
+		m.sums.other(first+int32(i), crc)
+	}
 }
 
 func (m *authHost) Side() int     { return 0 }
@@ -166,14 +159,13 @@ func (m *authHost) Tick(in Input) error {
 	if m.o.frames > 0 {
 		n = min(n, m.o.frames-int(m.h.Frame()))
 	}
-	_ = m.h.AddLocalInput(0, in)
 	for range n {
-		if err := m.step(); err != nil {
+		if err := m.step(in); err != nil {
 			m.err = err
 			return err
 		}
+		m.drain()
 	}
-	m.drain()
 	if m.err == nil && m.gone && (m.o.frames == 0 || int(m.h.Frame()) < m.o.frames) {
 		m.err = errPeerLeft
 	}
@@ -182,22 +174,19 @@ func (m *authHost) Tick(in Input) error {
 }
 
 // step advances the host one frame and sends the client its checksums.
-func (m *authHost) step() error {
-	if err := m.h.AdvanceFrame(); err != nil {
+func (m *authHost) step(in Input) error {
+	st, err := m.nm.AdvanceFrame(in)
+	if err != nil {
 		return err
 	}
+	m.st = st
 	f := int32(m.h.Frame() - 1)
 	crc, _ := m.h.ChecksumAt(rollnet.Frame(f))
 	m.sums.own(f, crc)
 	m.batch[f%checksumInterval] = crc
 	if f%checksumInterval == checksumInterval-1 && m.client != "" {
 		m.buf = appendSums(m.buf[:0], f-checksumInterval+1, m.batch[:])
-		m.cs = m.h.Clients(m.cs[:0])
-		for _, c := range m.cs { // the player, and a spectator
-			if !c.Away {
-				_ = m.mux.Send(c.Peer, m.buf)
-			}
-		}
+		_ = m.nm.Send(m.buf) // the player, and a spectator
 	}
 	if f%printEvery == 0 {
 		m.printSum(rollnet.Frame(f), crc)
@@ -215,9 +204,6 @@ func (m *authHost) drain() {
 		if i := playerOf(m.cs); i >= 0 && (m.cs[i].Peer != m.client || resumed) {
 			m.client, m.gone, m.away = m.cs[i].Peer, false, false
 			m.silentSince, m.left, m.note = time.Time{}, "", ""
-			if m.names[1] == "" {
-				m.names[1] = m.nameOf(1, m.client)
-			}
 			if resumed {
 				m.news = append(m.news, fmt.Sprintf("the client rejoined: its paddle back at frame %d (%s)", m.h.Frame(), short(m.client)))
 			} else if m.joined > 1 {
@@ -236,8 +222,10 @@ func (m *authHost) drain() {
 			m.logf("pong: %s", msg)
 		}
 	}
-	m.evs = m.h.Events(m.evs[:0])
-	for _, e := range m.evs {
+	if n := m.nm.Name(1); n != "" {
+		m.names[1] = n // the client's, from its hello
+	}
+	for _, e := range m.nm.Events() {
 		if e.Peer != m.client {
 			continue
 		}
@@ -247,8 +235,7 @@ func (m *authHost) drain() {
 			if vanished {
 				// It may come back with its token (pong -rejoin FILE).
 				m.away = true
-				m.note = fmt.Sprintf("%s; its paddle is kept for %v for it to rejoin", m.left, m.o.grace)
-				m.logf("pong: %s", m.note)
+				m.logf("pong: %s; its paddle is kept for %v for it to rejoin", m.left, m.o.grace)
 			} else {
 				m.gone = true
 			}
@@ -273,8 +260,7 @@ func (m *authHost) finish(tick time.Duration) {
 	}
 	deadline := m.now().Add(linger)
 	for m.now().Before(deadline) && !m.gone && m.err == nil {
-		_ = m.h.AddLocalInput(0, Bot(m.h.State(), 0))
-		if err := m.step(); err != nil {
+		if err := m.step(Bot(m.h.State(), 0)); err != nil {
 			return
 		}
 		m.drain()
@@ -317,7 +303,7 @@ func (m *authHost) HUD() hud {
 		Rollbacks:  int64(st.Rollbacks),
 		Compared:   uint64(m.sums.compared),
 		Agreed:     uint64(m.sums.agree),
-		Note:       m.silence("the client"),
+		Note:       awayNote(m.st, m.silence("the client")),
 		Impair:     m.impairNote(),
 		ImpairRTT:  m.impairRTT(),
 	}
@@ -349,7 +335,7 @@ func (m *authHost) Report() report {
 		LoopRTT:   cs.Link.RTT,
 		NetRTT:    m.networkRTT(m.client),
 		Path:      m.networkPath(),
-		WebRTC:    m.c != nil,
+		WebRTC:    m.rtc != nil,
 		Score:     m.h.State().Score,
 		Wins:      m.h.State().Wins,
 		Players:   fmt.Sprintf("%s (left, host) vs %s (right, client)", m.names[0], m.nameOf(1, m.client)),
@@ -365,7 +351,7 @@ func (m *authHost) Report() report {
 	for _, n := range m.news {
 		r.Extra = append(r.Extra, "                    "+n)
 	}
-	r.Extra = append(r.Extra, webrtcLine(m.c)...)
+	r.Extra = append(r.Extra, webrtcLine(m.rtc)...)
 	if d := m.end.Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
 		r.OutBPS, r.InBPS = float64(cs.Link.BytesSent)/d, float64(cs.Link.BytesReceived)/d
 	}
@@ -384,62 +370,16 @@ func (m *authHost) Report() report {
 	return r
 }
 
-func (m *authHost) Close() error {
-	err := m.h.Close()
-	return m.closed(err)
-}
-
-// newAuthMatch starts this side of the authority mode over an open
-// connection, once the players have said their names: the first in the
-// room hosts.
-func newAuthMatch(ctx context.Context, c *conn, o options) (match, error) {
-	side := o.side
-	if side < 0 {
-		side = 1
-		if c.first && !o.spectate {
-			side = 0
-		}
-	}
-	o.seed = o.seedOr(c.room)
-	var names [2]string
-	if !o.spectate {
-		names[side] = o.name
-	}
-	// A dedicated host does not answer: wait less than P2P does.
-	h, listen := greet(ctx, c.tr, c.peer, hello{Names: names}, greetWithin/3)
-	if listen {
-		names[1-side] = h.Names[1-side]
-		if o.spectate {
-			names = h.Names
-		}
-	}
-	if side == 0 {
-		m, err := newAuthHost(c, o, time.Now)
-		if err != nil {
-			return nil, err
-		}
-		m.names[1] = names[1]
-		return m, nil
-	}
-	m, err := newAuthClient(c, o, time.Now)
-	if err != nil {
-		return nil, err
-	}
-	m.names[0], m.listen = names[0], listen
-	if o.spectate {
-		m.names = names
-	}
-	return m, nil
-}
+func (m *authHost) Close() error { return m.closed(nil) }
 
 // webrtcLine is the report's line of what WebRTC dropped, if anything:
 // a datagram sent while the data channel holds more than its threshold is
 // skipped (a burst, such as -impair's delayed datagrams released at once).
-func webrtcLine(c *conn) []string {
-	if c == nil || c.rtc == nil {
+func webrtcLine(rtc *webrtc.Transport) []string {
+	if rtc == nil {
 		return nil
 	}
-	st := c.rtc.Stats()
+	st := rtc.Stats()
 	if st.SendsSkipped+st.ReceivesDropped+st.SendErrors == 0 {
 		return nil
 	}
@@ -459,21 +399,124 @@ func extraLines(lines []string) string {
 	return b.String()
 }
 
-// runAuth plays the authority mode over an open connection.
-func runAuth(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
-	m, err := newAuthMatch(ctx, c, o)
+// awayNote is the screen's note while a player is away (who, and how
+// long it may still come back), else note.
+func awayNote(st netplay.Status, note string) string {
+	if st.Away == "" || st.ComeBack <= 0 {
+		return note
+	}
+	return fmt.Sprintf("%s is away: may come back for %d s", st.Away, int((st.ComeBack+time.Second-1)/time.Second))
+}
+
+// linkOfMatch is what the screen shows of nm's connection.
+func linkOfMatch(nm *netplay.Match[State, Input]) link {
+	l := link{rtc: nm.WebRTC(), roomName: nm.Room(), closer: func() { _ = nm.Close() }}
+	l.imp, _ = nm.Transport().(*impair.Transport)
+	return l
+}
+
+// runAuth plays the authority mode: it joins the room (or, with -connect,
+// dials the host), hosts or connects, calls joined (if not nil) once in
+// the room, and plays.
+func runAuth(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
+	o.seed = o.seedOr(o.room)
+	cfg := authConfig(o)
+	var sink func(seat int, first int32, crcs []uint32)
+	crcs := make([]uint32, 0, maxSums)
+	cfg.OnMessage = func(seat int, _ string, payload []byte) {
+		if first, cs, err := parseSums(payload, crcs[:0]); err == nil && sink != nil {
+			sink(seat, first, cs)
+		}
+	}
+	start := netplay.HostOrConnect[State, Input]
+	switch {
+	case o.connect != "":
+		tr, err := dialQUIC(ctx, o, stdout)
+		if err != nil {
+			return connectFailed(err, stdout, stderr)
+		}
+		cfg.Signal, cfg.Transport, cfg.Peers = "", tr, []transport.Peer{tr.Host()}
+		start = netplay.Connect[State, Input]
+	case o.side == 0 && !o.spectate:
+		cfg.LocalPlayers = 1
+		start = netplay.Host[State, Input]
+	case o.side == 1 || o.spectate:
+		start = netplay.Connect[State, Input]
+	}
+	nm, err := start(cfg, simulate)
 	if err != nil {
-		c.close()
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
-	if o.headless {
-		switch m := m.(type) {
-		case *authHost:
-			m.out = stdout
-		case *authClient:
-			m.out = stdout
+	nm.OnSession(func() error {
+		*nm.State() = NewState(o.seed)
+		return nil
+	})
+	err = joinRoom(ctx, nm, o, stdout)
+	if err == nil && joined != nil {
+		err = joined()
+	}
+	if err != nil {
+		_ = nm.Close()
+		return connectFailed(err, stdout, stderr)
+	}
+	var m match
+	if nm.Mode() == netplay.ModeHost {
+		h, err := newAuthHost(nm, o, time.Now)
+		if err != nil {
+			_ = nm.Close()
+			fmt.Fprintln(stderr, err)
+			return exitFailure
+		}
+		sink, m = h.onSums, h
+		if o.headless {
+			h.out = stdout
+		}
+	} else {
+		c, err := newAuthClient(nm, o, time.Now)
+		if err != nil {
+			_ = nm.Close()
+			fmt.Fprintln(stderr, err)
+			return exitFailure
+		}
+		sink, m = c.onSums, c
+		if o.headless {
+			c.out = stdout
 		}
 	}
 	return runLocal(ctx, m, o, stdout, stderr)
+}
+
+// joinRoom ticks nm until it is in its room and knows whether it hosts,
+// on the waiting screen if there is one (q, Esc or Ctrl-C cancel), and
+// says so.
+func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.view != nil {
+		defer o.view.waiting(cancel)()
+	}
+	where := netplay.RedactURL(o.signal)
+	if o.connect != "" {
+		where = o.connect
+	}
+	o.say(stdout, "pong: joining %s", where)
+	tick := time.NewTicker(time.Second / time.Duration(o.fps))
+	defer tick.Stop()
+	for nm.Transport() == nil || nm.Mode() == 0 || nm.Mode() == netplay.ModeHost && nm.AuthHost() == nil {
+		select {
+		case <-ctx.Done():
+			return errCancelled
+		case <-tick.C:
+		}
+		if _, err := nm.AdvanceFrame(0); err != nil {
+			return fmt.Errorf("pong: %w", err)
+		}
+	}
+	what := "joining its host"
+	if nm.Mode() == netplay.ModeHost {
+		what = fmt.Sprintf("hosting: waiting up to %v for a client", o.timeout)
+	}
+	o.say(stdout, "pong: in room %s on %s; %s", nm.Room(), where, what)
+	return nil
 }

@@ -6,7 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
+	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -23,18 +26,44 @@ func newAuthPair(t *testing.T, link local.Link) *authPair {
 	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	network, err := local.NewNetwork(local.Config{Now: clock.Now, Link: link, Seed: 3})
 	require.NoError(t, err)
-	he, err := network.Endpoint("host")
-	require.NoError(t, err)
-	ce, err := network.Endpoint("client")
-	require.NoError(t, err)
 	o := options{fps: 60, frames: 0, seed: 9, grace: 20 * time.Second, timeout: 20 * time.Second, name: "h"}
-	h, err := newAuthHost(&conn{tr: he, peer: "client"}, o, clock.Now)
+	p := &authPair{clock: clock}
+	// One side of the pair over its endpoint: the host (slot 0) or its
+	// client, with the checksums each sends the other.
+	side := func(name, other string, start func(netplay.Config, func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error)) *netplay.Match[State, Input] {
+		ep, err := network.Endpoint(name)
+		require.NoError(t, err)
+		cfg := authConfig(o)
+		cfg.Signal, cfg.Transport, cfg.Peers, cfg.Now = "", ep, []transport.Peer{transport.Peer(other)}, clock.Now
+		crcs := make([]uint32, 0, maxSums)
+		cfg.OnMessage = func(seat int, _ string, b []byte) {
+			first, cs, err := parseSums(b, crcs[:0])
+			require.NoError(t, err)
+			if p.h != nil && name == "host" {
+				p.h.onSums(seat, first, cs)
+			} else if p.c != nil && name == "client" {
+				p.c.onSums(seat, first, cs)
+			}
+		}
+		if name == "host" {
+			cfg.LocalPlayers = 1
+		}
+		nm, err := start(cfg, simulate)
+		require.NoError(t, err)
+		nm.OnSession(func() error { *nm.State() = NewState(o.seed); return nil })
+		t.Cleanup(func() { _ = nm.Close() })
+		_, err = nm.AdvanceFrame(0)
+		require.NoError(t, err)
+		return nm
+	}
+	hm := side("host", "client", netplay.Host[State, Input])
+	p.h, err = newAuthHost(hm, o, clock.Now)
 	require.NoError(t, err)
 	o.name = "c"
-	c, err := newAuthClient(&conn{tr: ce, peer: "host"}, o, clock.Now)
+	cm := side("client", "host", netplay.Connect[State, Input])
+	p.c, err = newAuthClient(cm, o, clock.Now)
 	require.NoError(t, err)
-	c.listen = true
-	return &authPair{clock: clock, h: h, c: c}
+	return p
 }
 
 func (p *authPair) tick(t *testing.T) {

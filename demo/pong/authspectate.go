@@ -37,36 +37,29 @@ func runAuthSpectate(ctx context.Context, o options, stdout, stderr io.Writer) i
 		kept = &lockedBuffer{}
 		sink = kept
 	}
-	rightIn := make(chan struct{})
-	watch := &lineWatch{w: sink, want: "[right] pong: match started", seen: rightIn}
+	leftIn, rightIn := make(chan struct{}), make(chan struct{})
+	watch := &lineWatch{w: sink, want: map[string]chan struct{}{"[left] pong: in room": leftIn, "[right] pong: match started": rightIn}}
 	var players [2]*opponent
-	c, err := connect(ctx, o, func(ctx context.Context, c *conn) error {
-		po := o
-		po.watcher = string(c.rtc.Local())
+	err = func() error {
+		// The left player first, which hosts; the right one once it is
+		// in the room; this client, the third, once the right one plays.
 		var err error
-		if players[0], err = startProcess(childArgs(po, 0, 0), watch, true, "[left] "); err != nil {
+		if players[0], err = startProcess(childArgs(o, 0, 0), watch, true, "[left] "); err != nil {
 			return err
 		}
-		peers, err := c.rtc.WaitPeers(ctx, 1)
-		if err != nil {
-			return waitError(err, o, c.room)
-		}
-		c.peer = peers[0]
-		if players[1], err = startProcess(childArgs(po, 1, 0), watch, true, "[right] "); err != nil {
+		if err := awaitLine(ctx, leftIn, "the left player never joined the room", o.timeout); err != nil {
 			return err
 		}
-		select {
-		case <-rightIn:
-			return nil
-		case <-ctx.Done():
-			return fmt.Errorf("pong: the right player never joined the host: %w", ctx.Err())
+		if players[1], err = startProcess(childArgs(o, 1, 0), watch, true, "[right] "); err != nil {
+			return err
 		}
-	})
+		return awaitLine(ctx, rightIn, "the right player never joined the host", o.timeout)
+	}()
 	status := exitFailure
 	if err != nil {
 		status = connectFailed(err, out, stderr)
 	} else {
-		status = runAuth(ctx, c, o, out, stderr)
+		status = runAuth(ctx, o, out, stderr, nil)
 	}
 	status = reapPlayers(players[:], o, status, out)
 	if kept != nil {
@@ -75,21 +68,35 @@ func runAuthSpectate(ctx context.Context, o options, stdout, stderr io.Writer) i
 	return status
 }
 
-// lineWatch passes writes on to w and closes seen the first time one
-// holds want (the players' prefixWriters write whole lines).
+// awaitLine waits up to d for seen to close.
+func awaitLine(ctx context.Context, seen <-chan struct{}, what string, d time.Duration) error {
+	select {
+	case <-seen:
+		return nil
+	case <-ctx.Done():
+		return errCancelled
+	case <-time.After(d):
+		return fmt.Errorf("pong: %s within %v", what, d)
+	}
+}
+
+// lineWatch passes writes on to w and closes want's channel the first
+// time a write holds its text (the players' prefixWriters write whole
+// lines).
 type lineWatch struct {
 	mu   sync.Mutex
 	w    io.Writer
-	want string
-	seen chan struct{}
-	once sync.Once
+	want map[string]chan struct{}
 }
 
 func (l *lineWatch) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if strings.Contains(string(p), l.want) {
-		l.once.Do(func() { close(l.seen) })
+	for text, seen := range l.want {
+		if strings.Contains(string(p), text) {
+			close(seen)
+			delete(l.want, text)
+		}
 	}
 	return l.w.Write(p)
 }

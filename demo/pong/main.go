@@ -379,7 +379,7 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return runSpectate(ctx, o, stdout, stderr)
 	}
 	if o.connect != "" {
-		return runQUIC(ctx, o, stdout, stderr)
+		return runAuth(ctx, o, stdout, stderr, nil)
 	}
 	if o.signal == "" {
 		return runParent(ctx, o, stdout, stderr)

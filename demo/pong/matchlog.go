@@ -8,6 +8,8 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/impair"
+	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
 // matchLog is what both network matches, a player's (netMatch) and a
@@ -19,7 +21,7 @@ import (
 // (PeerStats.ChecksumsCompared and ChecksumsAgreed, EventDesyncDetected):
 // a game needs nothing of its own to know its peers agree.
 type matchLog struct {
-	c   *conn // nil in tests
+	link
 	o   options
 	now func() time.Time
 
@@ -132,7 +134,7 @@ func (l *matchLog) fillReport(r *report, ps rollnet.PeerStats) {
 	r.Compared = int(ps.ChecksumsCompared)
 	r.Desyncs = max(int(ps.ChecksumsCompared-ps.ChecksumsAgreed), l.desyncs)
 	r.First = l.firstDesync
-	r.WebRTC = l.c != nil
+	r.WebRTC = l.rtc != nil
 	end := l.end
 	if end.IsZero() {
 		end = l.now()
@@ -148,7 +150,7 @@ func (l *matchLog) fillReport(r *report, ps rollnet.PeerStats) {
 // once a second since asking allocates; the last value is kept once the
 // peer is gone.
 func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
-	if l.c == nil || l.c.rtc == nil {
+	if l.rtc == nil {
 		return 0
 	}
 	now := l.now()
@@ -156,7 +158,7 @@ func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
 		return l.netRTT
 	}
 	l.netRTTAt = now
-	if info, err := l.c.rtc.PeerInfo(peer); err == nil {
+	if info, err := l.rtc.PeerInfo(peer); err == nil {
 		if info.RTT > 0 {
 			l.netRTT = info.RTT
 		}
@@ -173,7 +175,7 @@ func (l *matchLog) networkRTT(peer transport.Peer) time.Duration {
 // impairRTT is the round trip -impair adds on this side: its latency out
 // and in (the other side may add its own).
 func (l *matchLog) impairRTT() time.Duration {
-	if l.c == nil || l.c.imp == nil {
+	if l.imp == nil {
 		return 0
 	}
 	return 2 * l.o.impair.Latency
@@ -183,22 +185,25 @@ func (l *matchLog) impairRTT() time.Duration {
 // to the peer networkRTT last asked about, and how long after joining the
 // room the data channels opened; "" without WebRTC.
 func (l *matchLog) networkPath() string {
-	if l.c == nil || l.c.rtc == nil {
+	if l.rtc == nil {
 		return ""
 	}
 	route := l.netRoute
 	if route == "" {
 		route = "unknown"
 	}
-	return fmt.Sprintf("%s, open %v after joining", route, l.c.opened.Round(time.Millisecond))
+	if l.opened == 0 {
+		return route
+	}
+	return fmt.Sprintf("%s, open %v after joining", route, l.opened.Round(time.Millisecond))
 }
 
 // impairNote says what -impair does to this side's link, "" without it.
 func (l *matchLog) impairNote() string {
-	if l.c == nil || l.c.imp == nil {
+	if l.imp == nil {
 		return ""
 	}
-	st := l.c.imp.Stats()
+	st := l.imp.Stats()
 	return fmt.Sprintf("%s (lost on purpose: %d received, %d sent)", l.o.impair.label(), st.LostIn, st.LostOut)
 }
 
@@ -245,19 +250,30 @@ func (l *matchLog) printSum(f rollnet.Frame, crc uint32) {
 	_, _ = l.out.Write(l.line)
 }
 
-// room is the signaling room's name ("" in tests).
-func (l *matchLog) room() string {
-	if l.c == nil {
-		return ""
-	}
-	return l.c.room
+// link is what a match shows of its connection: the WebRTC transport
+// (nil without), the impairment (nil without -impair), how long the
+// channels took to open (0 when unknown), the room, and what closes it.
+type link struct {
+	rtc      *webrtc.Transport
+	imp      *impair.Transport
+	opened   time.Duration
+	roomName string
+	closer   func()
 }
+
+// linkOf is c's link.
+func linkOf(c *conn) link {
+	return link{rtc: c.rtc, imp: c.imp, opened: c.opened, roomName: c.room, closer: c.close}
+}
+
+// room is the signaling room's name ("" in tests).
+func (l *matchLog) room() string { return l.roomName }
 
 // closed closes the connection, if any, after the session's Close, and
 // returns that Close's error.
 func (l *matchLog) closed(sessionErr error) error {
-	if l.c != nil {
-		l.c.close()
+	if l.closer != nil {
+		l.closer()
 	}
 	return sessionErr
 }

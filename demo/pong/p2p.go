@@ -144,7 +144,7 @@ func newNetMatch(ctx context.Context, c *conn, o options) (*netMatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.c = c
+	m.link = linkOf(c)
 	if o.back != nil {
 		// Coming back: the names are in FILE, and the opponent's session
 		// is running (it would drop a hello).

@@ -112,13 +112,21 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	}
 
 	var opp *opponent
-	c, err := connect(ctx, o, func(context.Context, *conn) error {
-		// Joined: now start the opponent, which joins second and so
-		// plays the right side.
+	// Joined: now start the opponent, which joins second and so plays
+	// the right side (in the authority mode: this process hosts).
+	startOpponent := func() error {
 		var err error
 		opp, err = startProcess(childArgs(o, 1, inject), out, o.headless, "[opponent] ")
 		return err
-	})
+	}
+	if o.mode == modeAuthority {
+		status := runAuth(ctx, o, out, stderr, startOpponent)
+		if opp == nil {
+			return status
+		}
+		return opp.reap(10*time.Second, status, "the opponent", out)
+	}
+	c, err := connect(ctx, o, func(context.Context, *conn) error { return startOpponent() })
 	if err != nil {
 		if opp != nil {
 			opp.finish(time.Second)
@@ -169,7 +177,10 @@ func childArgs(o options, side, inject int) []string {
 // runPeer is a process that joins a room on a signaling server: the
 // opponent the parent started, or a player on another machine.
 func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	if o.rejoin != "" && o.mode == modeP2P { // an authority client reads its token itself (resume.go)
+	if o.mode == modeAuthority {
+		return runAuth(ctx, o, stdout, stderr, nil)
+	}
+	if o.rejoin != "" {
 		var err error
 		if o.back, err = readRejoin(o); err != nil {
 			fmt.Fprintf(stderr, "%v\n", err)
@@ -181,7 +192,7 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		joined = func(_ context.Context, c *conn) error { return rejoinRoom(c, o, stdout) }
 	} else if !o.child {
 		joined = func(_ context.Context, c *conn) error {
-			if n := len(c.sig.Peers()); n >= 2 && o.mode != modeAuthority { // a host refuses a client it has no slot for
+			if n := len(c.sig.Peers()); n >= 2 {
 				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))
 			}
 			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, netplay.RedactURL(o.signal), o.timeout)
@@ -200,9 +211,6 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 
 // runNet plays the match over an open connection.
 func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
-	if o.mode == modeAuthority {
-		return runAuth(ctx, c, o, stdout, stderr)
-	}
 	m, err := newNetMatch(ctx, c, o)
 	if err != nil {
 		c.close()

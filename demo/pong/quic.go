@@ -55,9 +55,8 @@ func checkConnect(o *options) error {
 	return nil
 }
 
-// runQUIC dials the host of -connect and plays the authority mode against
-// it.
-func runQUIC(ctx context.Context, o options, stdout, stderr io.Writer) int {
+// dialQUIC dials the host of -connect.
+func dialQUIC(ctx context.Context, o options, stdout io.Writer) (*quic.Transport, error) {
 	u, _ := url.Parse(o.connect) // checked by checkConnect
 	cfg := quic.Config{}
 	if o.pin != "" {
@@ -68,8 +67,7 @@ func runQUIC(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	o.say(stdout, "pong: dialing %s", o.connect)
 	tr, err := quic.Dial(dctx, u.Host, cfg)
 	if err != nil {
-		return connectFailed(fmt.Errorf("pong: %w", err), stdout, stderr)
+		return nil, fmt.Errorf("pong: %w", err)
 	}
-	c := &conn{tr: tr, own: tr, peer: tr.Host(), room: o.room}
-	return runAuth(ctx, c, o, stdout, stderr)
+	return tr, nil
 }

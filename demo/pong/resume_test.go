@@ -101,7 +101,7 @@ func (w *watched) end(t *testing.T) (string, int) {
 	return w.out.String(), w.cmd.ProcessState.ExitCode()
 }
 
-var tokenLine = regexp.MustCompile(`pong: rejoin token ([0-9a-f]{32})`)
+var tokenLine = regexp.MustCompile(`pong: rejoin token (rn1\.[A-Za-z0-9_-]+)`)
 
 // TestResumeAcrossProcesses: a client process killed (SIGKILL: it says
 // nothing) and started again with the token it kept (-rejoin FILE) gets its

@@ -114,7 +114,7 @@ func newSpectatorMatch(ctx context.Context, c *conn, o options) (*spectatorMatch
 	if err != nil {
 		return nil, err
 	}
-	m.c = c
+	m.link = linkOf(c)
 	if ok {
 		m.names = h.Names
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-
-	"github.com/rollnet/rollnet/transport"
 )
 
 // sums is the demo's check of the server-authoritative mode, beside the
@@ -14,8 +12,8 @@ import (
 // CRC of each host state it applied (the one its paced playout played),
 // and each side compares the other's with its own for every frame both
 // hold. A difference is a desync, and exits with status 1, as in P2P.
-// Like hello, it travels beside the mode's packets with the type byte the
-// codec does not use:
+// It travels as a netplay message (Match.Send, Config.OnMessage; a
+// dedicated host's through netplay.AppendMessage):
 //
 //	[codec.Version<<4 | 15] "psum" [first frame u32 LE] [n u8] [crc u32 LE × n]
 //
@@ -147,46 +145,3 @@ func (c *checks) try(f int32) {
 }
 
 func (c *checks) desyncs() int { return c.compared - c.agree }
-
-// sumsMux is the transport the mode's host or client reads: it takes the
-// demo's own messages out of the stream (checksums to onSums, late hellos
-// dropped) and passes the rest. Close is the connection's, not its.
-type sumsMux struct {
-	transport.Transport
-	onSums func(from transport.Peer, first int32, crcs []uint32)
-	// onHello, if set, hears the hellos that arrive once the mode runs (a
-	// client process restarted with -rejoin greets its host again).
-	onHello func(from transport.Peer, h hello)
-	crcs    []uint32
-	// Malformed counts the demo's messages that did not parse.
-	Malformed int
-}
-
-func newSumsMux(t transport.Transport, onSums func(transport.Peer, int32, []uint32)) *sumsMux {
-	return &sumsMux{Transport: t, onSums: onSums, crcs: make([]uint32, 0, maxSums)}
-}
-
-func (m *sumsMux) Receive(b []byte) (int, transport.Peer, error) {
-	for {
-		n, from, err := m.Transport.Receive(b)
-		if err != nil || n == 0 || b[0] != helloType {
-			return n, from, err
-		}
-		first, crcs, err := parseSums(b[:n], m.crcs[:0])
-		switch {
-		case err == nil:
-			m.onSums(from, first, crcs)
-		case errors.Is(err, errNotSums):
-			h, _, err := parseHello(b[:n])
-			if err != nil {
-				m.Malformed++
-			} else if m.onHello != nil {
-				m.onHello(from, h)
-			}
-		default:
-			m.Malformed++
-		}
-	}
-}
-
-func (m *sumsMux) Close() error { return nil }
