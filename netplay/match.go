@@ -107,6 +107,11 @@ type Config struct {
 	// sets its Accept and, for a loopback Signal, LoopbackOnly.
 	WebRTC webrtc.Config
 
+	// Net tunes the sessions' links (rollnet.NetConfig's timers, checksum
+	// interval, rejoin window, handshake nonces); netplay sets its
+	// FrameRate, Settings and Now from the fields above.
+	Net rollnet.NetConfig
+
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -140,9 +145,11 @@ type Match[S any, I comparable] struct {
 	room   string
 
 	peers     map[transport.Peer]*peer
-	order     []*peer // in arrival order
-	list      []transport.Peer
+	order     []*peer          // in arrival order
+	list      []transport.Peer // the peers greeted: list[:connected] have a channel open
 	seatPeers []transport.Peer
+	remote    []transport.Peer // the P2P seats' peers as the session was built
+	connected int
 	buf       []byte
 	rbuf      []byte
 	nextGreet time.Time
@@ -388,6 +395,30 @@ func (m *Match[S, I]) Name(seat int) string {
 	return m.names[seat]
 }
 
+// Peer is the transport id of the player in seat (P2P), "" for this
+// player's own seat and while unknown: for what netplay does not wrap
+// (P2P().PeerStats, WebRTC().PeerInfo).
+func (m *Match[S, I]) Peer(seat int) transport.Peer {
+	if seat < 0 || seat >= m.cfg.Players || m.mode != ModeP2P && m.mode != ModeSpectator {
+		return ""
+	}
+	if m.mode == ModeSpectator {
+		for _, pe := range m.order {
+			if pe.heard && pe.h.Role == rolePlayer && int(pe.h.Seat) == seat {
+				return pe.id
+			}
+		}
+		return ""
+	}
+	if id := m.remoteSeats()[seat]; id != "" {
+		return id // from its hello: where a rejoiner came back from
+	}
+	if seat < len(m.remote) {
+		return m.remote[seat]
+	}
+	return ""
+}
+
 // Room is the room joined (the server's name for it once dialed).
 func (m *Match[S, I]) Room() string { return m.room }
 
@@ -581,6 +612,7 @@ func (m *Match[S, I]) greet(now time.Time, interval time.Duration) {
 	if m.rtc != nil {
 		m.list = m.rtc.Peers(m.list)
 	}
+	m.connected = len(m.list)
 	m.list = append(m.list, m.cfg.Peers...)
 	for _, id := range m.list {
 		m.sendHello(id)

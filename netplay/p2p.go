@@ -1,6 +1,7 @@
 package netplay
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -11,7 +12,9 @@ import (
 )
 
 func (m *Match[S, I]) netConfig() rollnet.NetConfig {
-	return rollnet.NetConfig{FrameRate: m.cfg.FrameRate, Settings: m.cfg.Settings, Now: m.cfg.Now}
+	n := m.cfg.Net
+	n.FrameRate, n.Settings, n.Now = m.cfg.FrameRate, m.cfg.Settings, m.cfg.Now
+	return n
 }
 
 // tryJoin seats the room's players once every one of them is heard with
@@ -37,6 +40,11 @@ func (m *Match[S, I]) tryJoin() error {
 		return fmt.Errorf("%w (room %q: %d players for %d seats)", ErrRoomFull, m.room, len(players), m.cfg.Players)
 	case len(players) < m.cfg.Players:
 		return nil
+	}
+	for _, id := range m.list[:m.connected] { // every peer connected heard first: a
+		if pe := m.peers[id]; pe == nil || !pe.heard { // third player must see the two playing
+			return nil
+		}
 	}
 	if m.proposal == 0 {
 		var rtt = m.st.RTT
@@ -108,7 +116,7 @@ func (m *Match[S, I]) tryRejoin() error {
 }
 
 func (m *Match[S, I]) buildP2P(remote []transport.Peer, delay int, tok session.RejoinToken) error {
-	m.delay = delay
+	m.delay, m.remote = delay, remote
 	p, err := session.NewP2P[S](session.P2PConfig[I]{
 		Session:          session.Config[I]{Players: m.cfg.Players, InputDelay: delay, Capacity: capacity},
 		Remote:           remote,
@@ -307,8 +315,8 @@ func (m *Match[S, I]) events(evs []rollnet.Event) {
 					m.st.Away = fmt.Sprintf("player %d", ev.Player+1)
 				}
 				m.awayUntil = m.now()
-				if m.p != nil {
-					m.awayUntil = m.awayUntil.Add(rejoinWindow)
+				if m.p != nil && m.cfg.Net.RejoinWindow >= 0 {
+					m.awayUntil = m.awayUntil.Add(cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow))
 				}
 			}
 		case rollnet.EventPlayerRejoined:

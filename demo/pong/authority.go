@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -68,10 +69,6 @@ func init() {
 // authority package has no client without a slot). The players join
 // first; the third client is the spectator.
 const authPlayers = game.AuthoritySlots
-
-// printEvery is how many frames apart both sides print a checksum line
-// headless (a test compares the two processes' lines).
-const printEvery = 60
 
 // authConfig is the netplay configuration of every side of the mode: the
 // same slots, frame rate and settings (the serve seed), or the host
@@ -452,12 +449,18 @@ func runAuth(ctx context.Context, o options, stdout, stderr io.Writer, joined fu
 		*nm.State() = NewState(o.seed)
 		return nil
 	})
-	err = joinRoom(ctx, nm, o, stdout)
-	if err == nil && joined != nil {
-		err = joined()
+	what := func() string {
+		if nm.Mode() == netplay.ModeHost {
+			return fmt.Sprintf("hosting: waiting up to %v for a client", o.timeout)
+		}
+		return "joining its host"
 	}
+	err = joinRoom(ctx, nm, o, stdout, what, joined, func() bool { return nm.Mode() != netplay.ModeHost || nm.AuthHost() != nil })
 	if err != nil {
 		_ = nm.Close()
+		if !errors.Is(err, errCancelled) {
+			err = fmt.Errorf("pong: %w", err)
+		}
 		return connectFailed(err, stdout, stderr)
 	}
 	var m match
@@ -485,38 +488,4 @@ func runAuth(ctx context.Context, o options, stdout, stderr io.Writer, joined fu
 		}
 	}
 	return runLocal(ctx, m, o, stdout, stderr)
-}
-
-// joinRoom ticks nm until it is in its room and knows whether it hosts,
-// on the waiting screen if there is one (q, Esc or Ctrl-C cancel), and
-// says so.
-func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if o.view != nil {
-		defer o.view.waiting(cancel)()
-	}
-	where := netplay.RedactURL(o.signal)
-	if o.connect != "" {
-		where = o.connect
-	}
-	o.say(stdout, "pong: joining %s", where)
-	tick := time.NewTicker(time.Second / time.Duration(o.fps))
-	defer tick.Stop()
-	for nm.Transport() == nil || nm.Mode() == 0 || nm.Mode() == netplay.ModeHost && nm.AuthHost() == nil {
-		select {
-		case <-ctx.Done():
-			return errCancelled
-		case <-tick.C:
-		}
-		if _, err := nm.AdvanceFrame(0); err != nil {
-			return fmt.Errorf("pong: %w", err)
-		}
-	}
-	what := "joining its host"
-	if nm.Mode() == netplay.ModeHost {
-		what = fmt.Sprintf("hosting: waiting up to %v for a client", o.timeout)
-	}
-	o.say(stdout, "pong: in room %s on %s; %s", nm.Room(), where, what)
-	return nil
 }

@@ -13,11 +13,4 @@ var (
 	// errCancelled ends a wait for the opponent that the player cancelled
 	// (q, Esc or Ctrl-C on the screen; SIGINT or SIGTERM).
 	errCancelled = errors.New("pong: cancelled while waiting for the opponent")
-	// errMatchOver: -rejoin's FILE names a match whose other player is
-	// gone from the room.
-	errMatchOver = errors.New("pong: -rejoin")
-	// errNotHello: parseHello met something else (a session's packet).
-	errNotHello = errors.New("pong: not a hello")
-	// errHelloInvalid: parseHello met a hello that breaks its rules.
-	errHelloInvalid = errors.New("pong: malformed hello")
 )

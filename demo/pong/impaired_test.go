@@ -30,10 +30,11 @@ func TestMostImpairedStillPlays(t *testing.T) {
 			defer im.Close()
 			o := options{delay: 2, fps: 60, seed: 5}
 			r := rand.New(rand.NewPCG(5, uint64(i)))
-			sides[i], err = newP2PMatch(im, []transport.Peer{"right", "left"}[i], i, o, time.Now, r.Uint64)
+			sides[i], err = newP2PMatch(im, []transport.Peer{"right", "left"}[i], o, time.Now, r.Uint64)
 			require.NoError(t, err)
 			defer sides[i].Close()
 		}
+		seat(t, nil, sides[0], sides[1])
 		start := time.Now()
 		for sides[0].p.Frame() < 60 || sides[1].p.Frame() < 60 {
 			require.Less(t, time.Since(start), time.Minute, "frames %d, %d", sides[0].p.Frame(), sides[1].p.Frame())

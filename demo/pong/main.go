@@ -51,9 +51,6 @@ type options struct {
 	connect  string // -connect: a dedicated host's quic://HOST:PORT (quic.go)
 	pin      string // -pin: its certificate's SHA-256
 
-	// back is -rejoin's file as a restarted process found it, nil if none.
-	back *rejoinFile
-
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.
 	view *view
@@ -373,7 +370,7 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return runAuthSpectate(ctx, o, stdout, stderr)
 	}
 	if o.spectate && o.signal != "" {
-		return runSpectateRoom(ctx, o, stdout, stderr)
+		return runP2P(ctx, o, stdout, stderr, nil)
 	}
 	if o.spectate {
 		return runSpectate(ctx, o, stdout, stderr)

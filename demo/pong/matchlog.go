@@ -25,7 +25,6 @@ type matchLog struct {
 	o   options
 	now func() time.Time
 
-	events      []rollnet.Event
 	desyncs     int    // DesyncDetected events
 	desync      string // the first one, for the screen
 	firstDesync int32  // its frame, -1 if none
@@ -42,10 +41,11 @@ type matchLog struct {
 	names       [2]string // the players' names by side, "" while unknown (see hello)
 	left        string    // how the opponent (host) left, once it did
 	line        []byte    // a checksum line being written
+	created     time.Time // when the match was made
 }
 
 func newMatchLog(o options, now func() time.Time) matchLog {
-	return matchLog{o: o, now: now, note: "synchronizing", firstDesync: -1, line: make([]byte, 0, 64)}
+	return matchLog{o: o, now: now, note: "synchronizing", firstDesync: -1, line: make([]byte, 0, 64), created: now()}
 }
 
 // advanced notes that a frame was advanced: the first one starts the clock
@@ -259,11 +259,6 @@ type link struct {
 	opened   time.Duration
 	roomName string
 	closer   func()
-}
-
-// linkOf is c's link.
-func linkOf(c *conn) link {
-	return link{rtc: c.rtc, imp: c.imp, opened: c.opened, roomName: c.room, closer: c.close}
 }
 
 // room is the signaling room's name ("" in tests).

@@ -14,6 +14,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -58,12 +59,51 @@ func newMirror(t *testing.T, seed uint64, link local.Link, delay int) *mirror {
 	o := options{delay: delay, fps: 60, seed: uint32(seed)}
 	ra := rand.New(rand.NewPCG(seed, 1))
 	rb := rand.New(rand.NewPCG(seed, 2))
-	a, err := newP2PMatch(ea, "right", 0, o, clock.Now, ra.Uint64)
+	a, err := newP2PMatch(ea, "right", o, clock.Now, ra.Uint64)
 	require.NoError(t, err)
-	b, err := newP2PMatch(eb, "left", 1, o, clock.Now, rb.Uint64)
+	b, err := newP2PMatch(eb, "left", o, clock.Now, rb.Uint64)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-	return &mirror{clock: clock, net: nw, a: a, b: b}
+	m := &mirror{clock: clock, net: nw, a: a, b: b}
+	seat(t, clock, a, b)
+	return m
+}
+
+// newP2PMatch is a player's match over tr (a local endpoint), greeting
+// peer, on the clock now with handshake nonces from nonce: its seat is
+// where its endpoint's name sorts.
+func newP2PMatch(tr transport.Transport, peer transport.Peer, o options, now func() time.Time, nonce func() uint64) (*netMatch, error) {
+	cfg := p2pConfig(o)
+	cfg.Signal, cfg.Transport, cfg.Peers, cfg.Now = "", tr, []transport.Peer{peer}, now
+	cfg.Net.Rand = nonce
+	nm, err := netplay.Join[State, Input](cfg, simulate)
+	if err != nil {
+		return nil, err
+	}
+	return newNetMatch(nm, o, now), nil
+}
+
+// seat ticks ms (a clock's frame apart) until every one is seated.
+func seat(t *testing.T, clock interface{ Advance(time.Duration) }, ms ...*netMatch) {
+	t.Helper()
+	for n := 0; ; n++ {
+		done := true
+		for _, m := range ms {
+			done = done && m.p != nil
+		}
+		if done {
+			return
+		}
+		require.Less(t, n, 600, "the players are never seated")
+		if clock != nil {
+			clock.Advance(time.Second / 60)
+		} else {
+			time.Sleep(time.Second / 60)
+		}
+		for _, m := range ms {
+			require.NoError(t, m.Tick(0))
+		}
+	}
 }
 
 // tick advances the clock by one frame time and ticks both sides with
@@ -203,14 +243,20 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ew.Close() })
 	rw := rand.New(rand.NewPCG(7, 3))
-	w, err := newSpectatorOver(ew, "left", options{delay: 2, fps: 60, seed: 7}, m.clock.Now, rw.Uint64)
+	o := options{delay: 2, fps: 60, seed: 7}
+	cfg := p2pConfig(o)
+	cfg.Signal, cfg.Transport, cfg.Peers, cfg.Now = "", ew, []transport.Peer{"left"}, m.clock.Now
+	cfg.Net.Rand = rw.Uint64
+	nm, err := netplay.Watch[State, Input](cfg, simulate)
 	require.NoError(t, err)
+	w := newSpectatorMatch(nm, o, m.clock.Now)
 	t.Cleanup(func() { _ = w.Close() })
-	joined := []transport.Peer{"watcher"} // what WebRTC's PeerConnected would say
-	m.a.newPeers = func(dst []transport.Peer) []transport.Peer {
-		dst, joined = append(dst, joined...), nil
-		return dst
+	for n := 0; nm.Spectator() == nil; n++ {
+		require.Less(t, n, 120, "the spectator never starts")
+		m.tick(t)
+		require.NoError(t, w.Tick(0))
 	}
+	w.s = nm.Spectator()
 	var progress []string // what the screen says while it catches up
 	ran := 0              // ticks that advanced while not catching up
 	for tick := 0; w.s.Frame() < m.a.p.Frame()-30; tick++ {
@@ -285,7 +331,7 @@ func TestOpponentLeavingIsExplained(t *testing.T) {
 		leave func(m *mirror)
 		want  string
 	}{
-		{"quit", func(m *mirror) { require.NoError(t, m.b.Close()) }, "the opponent quit at frame "},
+		{"quit", func(m *mirror) { require.NoError(t, m.b.p.Close()) }, "the opponent quit at frame "},
 		{"vanished", func(*mirror) {}, "the opponent vanished: nothing heard from it for 5s, declared disconnected at frame "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

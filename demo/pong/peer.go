@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
@@ -91,8 +90,8 @@ func (r report) status() int {
 }
 
 // runParent is `go run ./demo/pong` with no -signal: a signaling server on
-// loopback, this process as the left player, and a second process of this
-// program as the right one (a bot), over WebRTC.
+// loopback, this process as a player, and a second process of this
+// program as the other one (a bot), over WebRTC.
 func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.offline {
 		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
@@ -110,31 +109,23 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.headless {
 		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting the opponent process\n", srv.url, o.room)
 	}
-
 	var opp *opponent
-	// Joined: now start the opponent, which joins second and so plays
-	// the right side (in the authority mode: this process hosts).
+	// Joined: now start the opponent (in the authority mode, this process
+	// hosts and the opponent is its client).
 	startOpponent := func() error {
 		var err error
 		opp, err = startProcess(childArgs(o, 1, inject), out, o.headless, "[opponent] ")
 		return err
 	}
+	var status int
 	if o.mode == modeAuthority {
-		status := runAuth(ctx, o, out, stderr, startOpponent)
-		if opp == nil {
-			return status
-		}
-		return opp.reap(10*time.Second, status, "the opponent", out)
+		status = runAuth(ctx, o, out, stderr, startOpponent)
+	} else {
+		status = runP2P(ctx, o, out, stderr, startOpponent)
 	}
-	c, err := connect(ctx, o, func(context.Context, *conn) error { return startOpponent() })
-	if err != nil {
-		if opp != nil {
-			opp.finish(time.Second)
-			opp.flush(out)
-		}
-		return connectFailed(err, out, stderr)
+	if opp == nil {
+		return status
 	}
-	status := runNet(ctx, c, o, out, stderr)
 	// Our side is done and closed: the opponent sees us leave and ends too.
 	return opp.reap(10*time.Second, status, "the opponent", out)
 }
@@ -180,53 +171,136 @@ func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.mode == modeAuthority {
 		return runAuth(ctx, o, stdout, stderr, nil)
 	}
-	if o.rejoin != "" {
-		var err error
-		if o.back, err = readRejoin(o); err != nil {
-			fmt.Fprintf(stderr, "%v\n", err)
-			return exitUsage
-		}
-	}
-	var joined func(context.Context, *conn) error
-	if o.back != nil {
-		joined = func(_ context.Context, c *conn) error { return rejoinRoom(c, o, stdout) }
-	} else if !o.child {
-		joined = func(_ context.Context, c *conn) error {
-			if n := len(c.sig.Peers()); n >= 2 {
-				return fmt.Errorf("pong: room %s is full: %s in it; add -spectate to watch their match", c.room, peersIn(n))
-			}
-			o.say(stdout, "pong: in room %s on %s; waiting up to %v for an opponent", c.room, netplay.RedactURL(o.signal), o.timeout)
-			return nil
-		}
-	}
-	c, err := connect(ctx, o, joined)
-	if errors.Is(err, errMatchOver) {
-		_ = os.Remove(o.rejoin)
-	}
-	if err != nil {
-		return connectFailed(err, stdout, stderr)
-	}
-	return runNet(ctx, c, o, stdout, stderr)
+	return runP2P(ctx, o, stdout, stderr, nil)
 }
 
-// runNet plays the match over an open connection.
-func runNet(ctx context.Context, c *conn, o options, stdout, stderr io.Writer) int {
-	m, err := newNetMatch(ctx, c, o)
+// runP2P plays the P2P mode: it joins the room (netplay.Join, or Watch
+// with -spectate), calls joined (if not nil) once in it, waits for the
+// opponent and plays.
+func runP2P(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
+	o.seed = o.seedOr(o.room)
+	start := netplay.Join[State, Input]
+	if o.spectate {
+		start = netplay.Watch[State, Input]
+	}
+	nm, err := start(p2pConfig(o), simulate)
 	if err != nil {
-		c.close()
+		if errors.Is(err, netplay.ErrToken) {
+			fmt.Fprintf(stderr, "pong: -rejoin %s: %v\n", o.rejoin, err)
+			return exitUsage
+		}
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
+	var m interface {
+		match
+		setOut(io.Writer)
+		setLink(link)
+	}
+	what := fmt.Sprintf("waiting up to %v for an opponent", o.timeout)
+	ready := func() bool { return nm.P2P() != nil }
+	var player *netMatch
+	if o.spectate {
+		m, what = newSpectatorMatch(nm, o, time.Now), "watching its match"
+		ready = func() bool { return nm.Spectator() != nil }
+	} else {
+		player = newNetMatch(nm, o, time.Now)
+		m = player
+		if player.back {
+			what = "rejoining the match"
+		}
+	}
+	if err := joinRoom(ctx, nm, o, stdout, func() string { return what }, joined, ready); err != nil {
+		_ = nm.Close()
+		switch {
+		case errors.Is(err, errCancelled):
+		case player != nil:
+			if err = player.failed(err); player.refused != "" {
+				fmt.Fprintln(stdout, player.refused)
+				return exitRejoinRefused
+			}
+		case errors.Is(err, netplay.ErrTimeout):
+			err = fmt.Errorf("pong: room %s: no match in it within %v; a spectator joins once both players are", nm.Room(), o.timeout)
+		default:
+			err = fmt.Errorf("pong: %w", err)
+		}
+		return connectFailed(err, stdout, stderr)
+	}
+	m.setLink(linkOfMatch(nm)) // dialed now
 	if o.headless && !o.child {
-		m.out = stdout
+		m.setOut(stdout)
 	}
-	status := runLocal(ctx, m, o, stdout, stderr)
-	if status != exitFailure {
-		// Over (its end, a quit, the opponent gone, a refusal): nothing
-		// to come back to. A failure keeps FILE for another try.
-		m.removeRejoin()
+	return runLocal(ctx, m, o, stdout, stderr)
+}
+
+// setOut sends a match's progress lines to w (headless).
+func (l *matchLog) setOut(w io.Writer) { l.out = w }
+
+// setLink sets what the match shows of its connection.
+func (l *matchLog) setLink(k link) { l.link = k }
+
+// joinRoom ticks nm until it is in its room, says so (what follows "in
+// room R on S;") and calls joined (if not nil), then until ready: on the
+// waiting screen if there is one (q, Esc or Ctrl-C cancel: errCancelled).
+func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error, ready func() bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.view != nil {
+		defer o.view.waiting(cancel)()
 	}
-	return status
+	where := netplay.RedactURL(o.signal)
+	if o.connect != "" {
+		where = o.connect
+	}
+	o.say(stdout, "pong: joining %s", where)
+	tick := time.NewTicker(time.Second / time.Duration(o.fps))
+	defer tick.Stop()
+	for in := false; !in || !ready(); {
+		if !in && nm.Transport() != nil && nm.Mode() != 0 {
+			in = true
+			o.say(stdout, "pong: in room %s on %s; %s", nm.Room(), where, what())
+			if joined != nil {
+				if err := joined(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return errCancelled
+		case <-tick.C:
+		}
+		if _, err := nm.AdvanceFrame(0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSpectate is `pong -spectate`: a signaling server on loopback, two bot
+// processes playing each other over WebRTC, and this process watching
+// their match as a spectator (netplay.Watch), fed by the seat-0 player.
+func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	out := &syncWriter{w: stdout}
+	srv, err := hostRoom(&o)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	defer srv.close()
+	if o.headless {
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch\n", srv.url, o.room)
+	}
+	var players [2]*opponent
+	status := runP2P(ctx, o, out, stderr, func() error {
+		var err error
+		if players[0], err = startProcess(childArgs(o, 0, 0), out, o.headless, "[left] "); err == nil {
+			players[1], err = startProcess(childArgs(o, 1, 0), out, o.headless, "[right] ")
+		}
+		return err
+	})
+	return reapPlayers(players[:], o, status, out)
 }
 
 func (o options) seedOr(room string) uint32 {
@@ -234,19 +308,6 @@ func (o options) seedOr(room string) uint32 {
 		return o.seed
 	}
 	return seedFor(room)
-}
-
-// peersIn says how many peers a room holds, for messages.
-func peersIn(n int) string {
-	switch n {
-	case 0:
-		return "nobody is"
-	case 1:
-		return "one player is"
-	case 2:
-		return "two players are"
-	}
-	return fmt.Sprintf("%d peers are", n)
 }
 
 func randomHex(n int) string {

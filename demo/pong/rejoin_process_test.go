@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/session"
 )
 
@@ -74,18 +75,18 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	require.NoError(t, right.cmd.Process.Signal(syscall.SIGKILL))
 	first, _ := right.end(t)
 	t.Logf("first right:\n%s", withoutChecksums(first))
-	left.waitFor(ctx, t, regexp.MustCompile(`^pong: right dropped at frame \d+ .* can rejoin for 60 s$`))
+	left.waitFor(ctx, t, regexp.MustCompile(`^pong: bob dropped at frame \d+ .* can rejoin for 60 s$`))
 
-	// Another match's FILE for the right seat: the right one's with
-	// another secret.
-	back, err := readRejoin(options{rejoin: files[1], room: "comeback", delay: 2, fps: 60})
-	require.NoError(t, err)
+	// Another match's FILE for bob's seat: bob's with another secret.
+	var tok netplay.Token
+	require.NoError(t, tok.UnmarshalText(saved[:len(saved)-1]))
+	tok.P2P.Secret[0] ^= 0x5a
 	stranger := filepath.Join(dir, "stranger.rejoin")
-	require.NoError(t, os.WriteFile(stranger, []byte(strings.Replace(string(saved), back.Secret, strings.Repeat("5a", len(back.Secret)/2), 1)), 0o600))
+	require.NoError(t, netplay.FileStore{Path: stranger}.Save(tok))
 	out, status := startWatched(ctx, t, playerArgs("mallory", stranger)...).end(t)
 	t.Logf("stranger (status %d):\n%s", status, out)
 	require.Equal(t, exitRejoinRefused, status)
-	require.Contains(t, out, "pong: rejoin refused by the left player: "+session.ReasonRejoinIdentity)
+	require.Contains(t, out, "pong: rejoin refused by alice: "+session.ReasonRejoinIdentity)
 	_, err = os.Stat(stranger)
 	require.ErrorIs(t, err, os.ErrNotExist, "a refusal removes FILE")
 
@@ -99,7 +100,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	require.Equal(t, exitOK, lstatus)
 	require.Contains(t, out, "pong: rejoining: frame ", "the catch-up's progress")
 	require.Contains(t, out, "result              ok")
-	require.Contains(t, lout, "right rejoined at frame "+r)
+	require.Contains(t, lout, "bob rejoined at frame "+r)
 	require.Contains(t, lout, "result              ok")
 	require.NotContains(t, lout, "spectator", "neither newcomer was taken for a spectator")
 
@@ -135,25 +136,26 @@ func TestRejoinProcessFlags(t *testing.T) {
 	out, status = demo(t, 30*time.Second, "-signal", "ws://127.0.0.1:1", "-room", "x", "-rejoin", f, "-headless")
 	require.Equal(t, exitUsage, status, out)
 	require.Equal(t, 1, strings.Count(out, "\n"), "one line: %s", out)
-	require.Contains(t, out, "not a pong rejoin file")
+	require.Contains(t, out, "malformed token")
 	_, err := os.Stat(f)
 	require.NoError(t, err, "a damaged FILE is the player's to look at: kept")
 }
 
-// TestRejoinMatchOver: a FILE whose opponent is no longer in the room
-// names a match that is over: one line says so, FILE is removed (it would
-// fail the same way at every start), the status is a failure to connect.
+// TestRejoinMatchOver: a FILE whose match nobody in the room plays any
+// more names a match that is over: one line says so, FILE is removed (it
+// would fail the same way at every start), the status is a failure to
+// connect.
 func TestRejoinMatchOver(t *testing.T) {
 	srv, err := startSignalServer()
 	require.NoError(t, err)
 	defer srv.close()
 	f := filepath.Join(t.TempDir(), "f")
-	back := rejoinFile{Format: rejoinFormat, Version: rejoinVersion, Room: "over", Side: 1, Opponent: "0123456789abcdef",
-		Delay: 2, FPS: 60, Match: "0011223344556677", Secret: strings.Repeat("ab", 16)}
-	require.NoError(t, writeRejoin(f, back))
+	var tok netplay.Token
+	tok.Mode, tok.Room, tok.Seat, tok.P2P.Match = netplay.ModeP2P, "over", 1, 0x0011223344556677
+	require.NoError(t, netplay.FileStore{Path: f}.Save(tok))
 	out, status := demo(t, 30*time.Second, "-signal", srv.url, "-room", "over", "-rejoin", f, "-headless", "-timeout", "5s")
 	require.Equal(t, exitFailure, status, out)
-	require.Contains(t, out, "pong: -rejoin: the opponent (01234567) is no longer in room over, so its match is over")
+	require.Contains(t, out, "pong: -rejoin: nobody of the match in room over answered within 5s, so it is over")
 	_, err = os.Stat(f)
 	require.ErrorIs(t, err, os.ErrNotExist)
 }

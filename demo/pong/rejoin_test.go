@@ -14,6 +14,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -40,11 +41,11 @@ func newRejoinPair(t *testing.T) *rejoinPair {
 	require.NoError(t, err)
 	rp := &rejoinPair{clock: clock, net: nw}
 	for side, name := range []string{"alice", "bob"} {
-		rp.opts[side] = options{delay: 2, fps: 60, seed: 99, room: "friday", name: name, rejoin: filepath.Join(dir, sideName(side)+".rejoin")}
+		rp.opts[side] = options{delay: 2, fps: 60, seed: 99, room: "friday", name: name, timeout: 20 * time.Second, rejoin: filepath.Join(dir, sideName(side)+".rejoin")}
 	}
-	rp.p[0] = rp.start(t, 0, nil)
-	rp.p[1] = rp.start(t, 1, nil)
-	rp.p[0].names[1], rp.p[1].names[0] = "bob", "alice" // what their hellos say over a network
+	rp.p[0] = rp.start(t, 0)
+	rp.p[1] = rp.start(t, 1)
+	seat(t, clock, rp.p[0], rp.p[1])
 	t.Cleanup(func() {
 		for _, c := range rp.closer {
 			c()
@@ -53,36 +54,25 @@ func newRejoinPair(t *testing.T) *rejoinPair {
 	return rp
 }
 
-// start starts side's player on a new endpoint (named by its side),
-// coming back from back if not nil.
-func (rp *rejoinPair) start(t *testing.T, side int, back *rejoinFile) *netMatch {
-	return rp.startAt(t, sideName(side), side, back)
+// start is side's player at its usual address; with its FILE there, it
+// rejoins.
+func (rp *rejoinPair) start(t *testing.T, side int) *netMatch {
+	return rp.startAt(t, sideName(side), side)
 }
 
-// startAt is start on an endpoint named addr.
-func (rp *rejoinPair) startAt(t *testing.T, addr string, side int, back *rejoinFile) *netMatch {
+func (rp *rejoinPair) startAt(t *testing.T, addr string, side int) *netMatch {
 	t.Helper()
-	if rp.dead != nil && string(rp.dead.tr.Local()) == addr {
-		// Closed only now, and only to take its name: a local endpoint
-		// closed earlier would make the other player's sends fail at
-		// once, which it takes for a goodbye (over WebRTC, the dead
-		// process goes silent first).
-		require.NoError(t, rp.dead.tr.(*local.Endpoint).Close())
+	if rp.dead != nil && string(rp.dead.nm.Transport().Local()) == addr {
+		require.NoError(t, rp.dead.nm.Transport().Close())
 	}
 	e, err := rp.net.Endpoint(addr)
 	require.NoError(t, err)
-	o := rp.opts[side]
-	o.back = back
-	m, err := newP2PMatch(e, transport.Peer(sideName(1-side)), side, o, rp.clock.Now, rand.New(rand.NewPCG(uint64(side), uint64(time.Now().UnixNano()))).Uint64)
+	m, err := newP2PMatch(e, transport.Peer(sideName(1-side)), rp.opts[side], rp.clock.Now, rand.New(rand.NewPCG(uint64(side), uint64(time.Now().UnixNano()))).Uint64)
 	require.NoError(t, err)
-	if back != nil {
-		m.names, m.names[side] = back.Names, o.name
-	}
-	rp.closer = append(rp.closer, func() { _ = m.Close(); _ = e.Close() })
+	rp.closer = append(rp.closer, func() { _ = e.Close() })
 	return m
 }
 
-// tick advances the clock a frame and ticks the live players with bots.
 func (rp *rejoinPair) tick(t *testing.T) (errs [2]error) {
 	t.Helper()
 	rp.clock.Advance(time.Second / 60)
@@ -110,7 +100,7 @@ func (rp *rejoinPair) playTo(t *testing.T, f rollnet.Frame) {
 func (rp *rejoinPair) drop(t *testing.T, side int) {
 	t.Helper()
 	rp.dead, rp.p[side] = rp.p[side], nil
-	for n := 0; rp.p[1-side].rj.droppedAt.IsZero(); n++ {
+	for n := 0; !rp.p[1-side].dropped; n++ {
 		require.Less(t, n, 600, "never declared disconnected")
 		require.NoError(t, rp.tick(t)[1-side])
 	}
@@ -136,22 +126,22 @@ func TestRejoinInProcess(t *testing.T) {
 				require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 			}
 			lives := 1 - dies
-			who := sideName(dies)
+			who := rp.opts[dies].name
 			rp.drop(t, dies)
-			require.Equal(t, who+" dropped — can rejoin for 60 s", rp.p[lives].HUD().Note)
+			rp.tick(t)
+			require.Equal(t, who+" is away: may come back for 60 s", rp.p[lives].HUD().Note)
 			for range 181 { // three seconds later
 				require.NoError(t, rp.tick(t)[lives], "the other player plays on")
 			}
-			require.Equal(t, who+" dropped — can rejoin for 57 s", rp.p[lives].HUD().Note)
+			require.Equal(t, who+" is away: may come back for 57 s", rp.p[lives].HUD().Note)
 
-			back, err := readRejoin(rp.opts[dies])
+			tok, ok, err := netplay.FileStore{Path: rp.opts[dies].rejoin}.Load("friday")
 			require.NoError(t, err)
-			require.NotNil(t, back)
-			require.Equal(t, dies, back.Side)
-			require.Equal(t, [2]string{"alice", "bob"}, back.Names)
-			rp.p[dies] = rp.startAt(t, tc.addr, dies, back)
+			require.True(t, ok)
+			require.Equal(t, dies, tok.Seat)
+			rp.p[dies] = rp.startAt(t, tc.addr, dies)
 			var progress []string
-			for n := 0; rp.p[dies].rj.rejoinedAt == 0; n++ {
+			for n := 0; rp.p[dies].rejoinedAt == 0; n++ {
 				require.Less(t, n, 600, "never rejoined")
 				if h := rp.p[dies].HUD(); h.Rejoining != "" {
 					progress = append(progress, h.Rejoining)
@@ -160,12 +150,11 @@ func TestRejoinInProcess(t *testing.T) {
 				require.NoError(t, errs[0])
 				require.NoError(t, errs[1])
 			}
-			r := rp.p[dies].rj.rejoinedAt
+			r := rp.p[dies].rejoinedAt
 			rp.tick(t)
 			require.Equal(t, fmt.Sprintf("rejoined at frame %d: replayed %d frames in %v", r, rp.p[dies].p.RejoinStats().Replayed, rp.p[dies].p.RejoinStats().CatchUp.Round(time.Millisecond)),
 				rp.p[dies].HUD().Note, "its screen says so once it plays")
 			t.Logf("rejoined at frame %d; progress from %q to %q", r, progress[0], progress[len(progress)-1])
-			require.Equal(t, progress[0], "rejoining: asking "+rp.opts[lives].name+" to take us back")
 			require.Contains(t, strings.Join(progress, "\n"), "rejoining: frame ")
 			// Every confirmed frame from R on agrees, state by state.
 			agree := &mirror{a: rp.p[0], b: rp.p[1], next: r}
@@ -221,78 +210,25 @@ func TestRejoinRefused(t *testing.T) {
 	rp := newRejoinPair(t)
 	rp.playTo(t, 120)
 	rp.drop(t, 1)
-	back, err := readRejoin(rp.opts[1])
+	store := netplay.FileStore{Path: rp.opts[1].rejoin}
+	tok, _, err := store.Load("friday")
 	require.NoError(t, err)
-	back.Secret = strings.Repeat("ab", len(back.Secret)/2) // another match's
-	rp.p[1] = rp.start(t, 1, back)
+	tok.P2P.Secret[0] ^= 0xff // another match's
+	require.NoError(t, store.Save(tok))
+	rp.p[1] = rp.start(t, 1)
 	var errs [2]error
 	for n := 0; errs[1] == nil; n++ {
 		require.Less(t, n, 600, "never refused")
 		errs = rp.tick(t)
 		require.NoError(t, errs[0])
 	}
-	require.ErrorIs(t, errs[1], session.ErrRejoinRefused)
+	require.ErrorIs(t, errs[1], netplay.ErrRejoinRefused)
 	r := rp.p[1].Report()
 	require.Equal(t, exitRejoinRefused, r.status())
 	var out strings.Builder
 	r.print(&out)
-	require.Equal(t, "pong: rejoin refused by the left player: "+session.ReasonRejoinIdentity+" ("+rp.opts[1].rejoin+" removed)\n", out.String())
-	require.NotEmpty(t, rp.p[0].rejoinWait(), "the left player still waits for the real one")
-}
-
-// TestRejoinFile: FILE round-trips; a damaged one, or one of another
-// room or other settings, is a usage error naming the problem; no FILE
-// is no error.
-func TestRejoinFile(t *testing.T) {
-	dir := t.TempDir()
-	o := options{delay: 2, fps: 60, room: "friday", rejoin: filepath.Join(dir, "f")}
-	back, err := readRejoin(o)
-	require.NoError(t, err)
-	require.Nil(t, back)
-	tok := session.RejoinToken{Match: 0x0123456789abcdef}
-	for i := range tok.Secret {
-		tok.Secret[i] = byte(i * 7)
-	}
-	m := &netMatch{matchLog: matchLog{o: o, names: [2]string{"alice", "bob"}}, side: 1, peer: "opp"}
-	want := newRejoinFile(m, tok)
-	require.NoError(t, writeRejoin(o.rejoin, want))
-	got, err := readRejoin(o)
-	require.NoError(t, err)
-	require.Equal(t, want, *got)
-	require.Equal(t, tok, got.token())
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "no temporary file left")
-
-	good, err := os.ReadFile(o.rejoin)
-	require.NoError(t, err)
-	for _, tc := range []struct {
-		name, content string
-		o             func(*options)
-		msg           string
-	}{
-		{name: "garbage", content: "\x00\x01 not json", msg: "not a pong rejoin file"},
-		{name: "truncated", content: string(good[:len(good)/2]), msg: "not a pong rejoin file"},
-		{name: "other format", content: strings.Replace(string(good), rejoinFormat, "x", 1), msg: "not a pong rejoin file"},
-		{name: "version", content: strings.Replace(string(good), `"version": 1`, `"version": 2`, 1), msg: "format version 2"},
-		{name: "secret", content: strings.Replace(string(good), want.Secret, "zz", 1), msg: "damaged"},
-		{name: "side", content: strings.Replace(string(good), `"side": 1`, `"side": 7`, 1), msg: "damaged"},
-		{name: "room", content: string(good), o: func(o *options) { o.room = "saturday" }, msg: `written for room "friday", not "saturday"`},
-		{name: "delay", content: string(good), o: func(o *options) { o.delay = 3 }, msg: "start with the same flags"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			require.NoError(t, os.WriteFile(o.rejoin, []byte(tc.content), 0o600))
-			o := o
-			if tc.o != nil {
-				tc.o(&o)
-			}
-			_, err := readRejoin(o)
-			var ue *usageErr
-			require.ErrorAs(t, err, &ue)
-			require.Contains(t, err.Error(), tc.msg)
-			require.NotContains(t, err.Error(), "\n")
-		})
-	}
+	require.Equal(t, "pong: rejoin refused by alice: "+session.ReasonRejoinIdentity+" ("+rp.opts[1].rejoin+" removed)\n", out.String())
+	require.True(t, rp.p[0].dropped, "the left player still waits for the real one")
 }
 
 // TestRejoinTickAllocs: with -rejoin, a frame allocates nothing at
@@ -318,11 +254,9 @@ func TestRejoinTickAllocs(t *testing.T) {
 	require.Contains(t, out.String(), "pong: checksum frame 600 ")
 
 	rp.drop(t, 1)
-	back, err := readRejoin(rp.opts[1])
-	require.NoError(t, err)
-	rp.p[1] = rp.startAt(t, "right again", 1, back)
+	rp.p[1] = rp.startAt(t, "right again", 1)
 	rp.p[1].out = &out
-	for n := 0; rp.p[1].rj.rejoinedAt == 0 || rp.p[0].p.Frame() < rp.p[1].rj.rejoinedAt+300; n++ {
+	for n := 0; rp.p[1].rejoinedAt == 0 || rp.p[0].p.Frame() < rp.p[1].rejoinedAt+300; n++ {
 		require.Less(t, n, 1200, "never rejoined")
 		tick()
 	}
@@ -330,47 +264,37 @@ func TestRejoinTickAllocs(t *testing.T) {
 }
 
 // TestRejoinRestartAtOnce: the right player's process restarts at once,
-// from a new address, and connects to the left one before the old one is
-// even silent. The left one holds the newcomer (it would take it for a
-// spectator otherwise, and the session would never hear its request as a
-// player's) until the request proves it is the right player; a spectator
-// who connects while both play is added after the probation.
+// from a new address, and greets the left one before the old one is even
+// silent; a spectator connects meanwhile. The left player tells them
+// apart by their hellos (a player coming back, a spectator): the
+// restarted one rejoins its seat and the spectator is fed, neither taken
+// for the other.
 func TestRejoinRestartAtOnce(t *testing.T) {
 	rp := newRejoinPair(t)
-	var connected []transport.Peer // what WebRTC's PeerConnected would say
-	rp.p[0].newPeers = func(dst []transport.Peer) []transport.Peer {
-		dst = append(dst, connected...)
-		connected = connected[:0]
-		return dst
-	}
 	rp.playTo(t, 300)
-
-	connected = append(connected, "watcher")
-	start := rp.clock.Now()
-	for n := 0; len(rp.p[0].spectators) == 0; n++ {
-		require.Less(t, n, 600, "the spectator was never added")
-		errs := rp.tick(t)
-		require.NoError(t, errs[0])
-		require.NoError(t, errs[1])
-	}
-	require.GreaterOrEqual(t, rp.clock.Now().Sub(start), probation, "held for the probation first")
-	require.Contains(t, rp.p[0].spectators[0], "spectator watcher joined at frame ")
-
-	back, err := readRejoin(rp.opts[1])
+	ew, err := rp.net.Endpoint("watcher")
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = ew.Close() })
+	cfg := p2pConfig(options{delay: 2, fps: 60, seed: 99, room: "friday", name: "eve", timeout: 20 * time.Second})
+	cfg.Signal, cfg.Transport, cfg.Peers, cfg.Now = "", ew, []transport.Peer{"left"}, rp.clock.Now
+	w, err := netplay.Watch[State, Input](cfg, simulate)
+	require.NoError(t, err)
+	newSpectatorMatch(w, options{seed: 99}, rp.clock.Now) // its state before frame 0
+	t.Cleanup(func() { _ = w.Close() })
 	rp.dead, rp.p[1] = rp.p[1], nil
-	rp.p[1] = rp.startAt(t, "right again", 1, back)
-	connected = append(connected, "right again")
-	for n := 0; rp.p[1].rj.rejoinedAt == 0; n++ {
+	rp.p[1] = rp.startAt(t, "right again", 1)
+	for n := 0; rp.p[1].rejoinedAt == 0; n++ {
 		require.Less(t, n, 900, "never rejoined")
 		errs := rp.tick(t)
 		require.NoError(t, errs[0])
 		require.NoError(t, errs[1])
+		_, err := w.AdvanceFrame(0)
+		require.NoError(t, err)
 	}
-	rp.playTo(t, rp.p[1].rj.rejoinedAt+120)
+	rp.playTo(t, rp.p[1].rejoinedAt+120)
+	require.NotNil(t, w.Spectator(), "the spectator is fed")
 	require.Len(t, rp.p[0].spectators, 1, "the restarted player was not taken for a spectator: %q", rp.p[0].spectators)
 	require.Equal(t, transport.Peer("right again"), rp.p[0].peer)
-	require.Empty(t, rp.p[0].rj.held)
 }
 
 // TestRejoinScreen: while it catches up, a player coming back sees its

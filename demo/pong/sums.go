@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+
+	"github.com/rollnet/rollnet/codec"
 )
 
 // sums is the demo's check of the server-authoritative mode, beside the
@@ -19,6 +21,7 @@ import (
 //
 // n is 1 to maxSums, the CRCs are of frames first, first+1, ...
 const (
+	sumsType  = codec.Version << 4 // the type byte it had as a datagram of its own
 	sumsMagic = "psum"
 	maxSums   = 16
 	sumsMax   = 1 + len(sumsMagic) + 4 + 1 + 4*maxSums
@@ -34,7 +37,7 @@ var errSumsInvalid = errors.New("pong: malformed checksum message")
 // first onwards to b; it allocates nothing when b has room for sumsMax.
 func appendSums(b []byte, first int32, crcs []uint32) []byte {
 	crcs = crcs[:min(len(crcs), maxSums)]
-	b = append(b, helloType)
+	b = append(b, sumsType)
 	b = append(b, sumsMagic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(first))
 	b = append(b, byte(len(crcs)))
@@ -51,12 +54,12 @@ func appendSums(b []byte, first int32, crcs []uint32) []byte {
 func parseSums(b []byte, dst []uint32) (first int32, crcs []uint32, err error) {
 	const head = 1 + len(sumsMagic)
 	if len(b) < head {
-		if len(b) > 0 && b[0] != helloType {
+		if len(b) > 0 && b[0] != sumsType {
 			return 0, dst, errNotSums
 		}
 		return 0, dst, io.ErrUnexpectedEOF
 	}
-	if b[0] != helloType || string(b[1:head]) != sumsMagic {
+	if b[0] != sumsType || string(b[1:head]) != sumsMagic {
 		return 0, dst, errNotSums
 	}
 	if len(b) < head+5 {
