@@ -41,9 +41,18 @@ func (m *Match[S, I]) tryJoin() error {
 	case len(players) < m.cfg.Players:
 		return nil
 	}
-	for _, id := range m.list[:m.connected] { // every peer connected heard first: a
-		if pe := m.peers[id]; pe == nil || !pe.heard { // third player must see the two playing
+	// Every peer in the room (and every one connected) heard first: a
+	// third player must see the two playing before it seats anyone.
+	for _, id := range m.list[:m.connected] {
+		if pe := m.peers[id]; pe == nil || !pe.heard {
 			return nil
+		}
+	}
+	if m.sig != nil {
+		for _, id := range m.sig.Peers() {
+			if pe := m.peers[transport.Peer(id)]; pe == nil || !pe.heard {
+				return nil
+			}
 		}
 	}
 	if m.proposal == 0 {

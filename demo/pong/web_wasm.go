@@ -3,54 +3,46 @@
 // The pong a browser tab plays: game.go and this file, compiled by -web
 // (web.go) with GOOS=js GOARCH=wasm -tags pongweb, as their own program.
 // It joins the room named in the page's URL on the signaling server that
-// served the page, plays its opponent (a native pong or another tab) over
-// transport/webrtc's browser build with the same session settings as the
-// native pong, draws on the page's canvas, and publishes its numbers in
-// window.pong for the page and for tests.
+// served the page with package netplay, as the native pong does (a room
+// whose two players already play is watched instead), plays its opponent
+// (a native pong or another tab) over transport/webrtc's browser build
+// with the same settings, draws on the page's canvas, and publishes its
+// numbers in window.pong for the page and for tests.
 
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"syscall/js"
 	"time"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/demo/pong/game"
-	"github.com/rollnet/rollnet/session"
-	"github.com/rollnet/rollnet/signaling"
-	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
-// The session settings: the native pong's (p2p.go), which a mismatch of
-// the seed would fail at the handshake.
+// The settings the native pong plays with (p2p.go): a mismatch of the
+// frame rate, the delay or the seed fails at the players' hellos.
 const (
-	webFPS       = 60
-	webCapacity  = 32
-	webChecksums = 6
-	webLinger    = 3 * time.Second
-	// webSyncTimeout bounds the handshake; the native pong greets its
-	// opponent by name for up to 3 s before its session starts (a tab
-	// does not: it waits that out).
-	webSyncTimeout = 30 * time.Second
-	webArchive     = 10 * 60 * webFPS // ten minutes of inputs for late spectators: 72 KB
+	webFPS     = 60
+	webLinger  = 3 * time.Second
+	webArchive = 10 * 60 * webFPS // ten minutes of inputs for late spectators: 72 KB
 )
 
-// webOptions are the page URL's query: room, bot=1, frames=N, delay=F,
-// and inject=F (testing: this tab's state is corrupted from frame F on, at
-// every frame so that no rollback undoes it, to see the desync caught).
+// webOptions are the page URL's query: room, name, bot=1, frames=N,
+// delay=F, and inject=F (testing: this tab's state is corrupted from
+// frame F on, at every frame so that no rollback undoes it, to see the
+// desync caught).
 type webOptions struct {
-	room   string
-	bot    bool
-	frames int
-	delay  int
-	inject int
+	room, name string
+	bot        bool
+	frames     int
+	delay      int
+	inject     int
 }
 
 func pageOptions() webOptions {
@@ -59,7 +51,10 @@ func pageOptions() webOptions {
 		search = search[1:] // "?"
 	}
 	q, _ := url.ParseQuery(search)
-	o := webOptions{room: q.Get("room"), bot: q.Get("bot") == "1", delay: 2}
+	o := webOptions{room: q.Get("room"), name: q.Get("name"), bot: q.Get("bot") == "1", delay: 2}
+	if o.name == "" {
+		o.name = "browser"
+	}
 	if n, err := strconv.Atoi(q.Get("frames")); err == nil && n > 0 {
 		o.frames = n
 	}
@@ -165,186 +160,140 @@ func main() {
 // now is the page's clock, in milliseconds since the page started loading.
 func now() float64 { return js.Global().Get("performance").Call("now").Float() }
 
-func play(pg *page, o webOptions) error {
+// config is the tab's netplay configuration, the native pong's.
+func config(o webOptions) netplay.Config {
 	loc := js.Global().Get("location")
 	scheme := "ws"
 	if loc.Get("protocol").String() == "https:" {
 		scheme = "wss"
 	}
-	u := scheme + "://" + loc.Get("host").String() + "/room?next=2"
-	if o.room != "" {
-		u = scheme + "://" + loc.Get("host").String() + "/room/" + url.PathEscape(o.room)
+	return netplay.Config{
+		Signal: scheme + "://" + loc.Get("host").String(), Room: o.room, Name: o.name,
+		Players: 2, FrameRate: webFPS, Settings: uint64(game.SeedFor(o.room)),
+		InputDelay: netplay.DelayBounds{Min: o.delay, Max: o.delay}, Archive: webArchive, Timeout: 2 * time.Minute,
+		Net: rollnet.NetConfig{ChecksumInterval: 6, DisconnectTimeout: 5 * time.Second, SyncTimeout: 30 * time.Second, RejoinWindow: 60 * time.Second},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pg.say("joining %s", u)
-	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
-	if err != nil {
-		return fmt.Errorf("joining %s: %w", u, err)
+}
+
+// play plays the room's match, or watches it when its two players play
+// already.
+func play(pg *page, o webOptions) error {
+	pg.say("joining room %s", o.room)
+	err := run(pg, o, netplay.Join[State, Input])
+	if errors.Is(err, netplay.ErrMatchStarted) || errors.Is(err, netplay.ErrRoomFull) {
+		pg.say("room %s: its players play already; watching", o.room)
+		err = run(pg, o, netplay.Watch[State, Input])
 	}
-	sig := webrtc.NewSignalingAdapter(client)
-	defer sig.Close()
-	tr, err := webrtc.New(webrtc.Config{}, sig)
+	return err
+}
+
+// run plays (or watches) until the frame budget is spent, the opponent
+// leaves or a desync is found.
+func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error)) error {
+	m, err := start(config(o), simulate)
 	if err != nil {
 		return err
 	}
-	defer tr.Close()
-	if len(client.Peers()) > 1 { // both players are here: watch the host's match
-		host := transport.Peer(client.Peers()[0])
-		pg.say("in room %s as %s; connecting to the host %s to watch", client.Room(), client.ID(), host)
-		if err := waitFor(ctx, tr, host); err != nil {
-			return err
-		}
+	defer m.Close()
+	seed := game.SeedFor(o.room)
+	m.OnSession(func() error {
+		*m.State() = NewState(seed)
 		pg.set("openMs", now())
-		pg.set("side", -1)
-		return spectate(pg, o, tr, host, game.SeedFor(client.Room()))
-	}
-	pg.say("in room %s as %s; waiting for an opponent", client.Room(), client.ID())
-	peers, err := tr.WaitPeers(ctx, 1)
-	if err != nil {
-		return fmt.Errorf("no opponent: %w", err)
-	}
-	side, peer := 0, peers[0]
-	if len(client.Peers()) == 1 { // the opponent was here first: it serves left
-		side, peer = 1, transport.Peer(client.Peers()[0])
-		if err := waitFor(ctx, tr, peer); err != nil {
-			return err
-		}
-	}
-	pg.set("openMs", now())
-	pg.set("side", side)
-	pg.set("peer", string(peer))
-	return run(pg, o, tr, peer, side, game.SeedFor(client.Room()))
-}
-
-// waitFor waits for peer's data channel to open.
-func waitFor(ctx context.Context, tr *webrtc.Transport, peer transport.Peer) error {
-	for n := 1; ; n++ {
-		peers, err := tr.WaitPeers(ctx, n)
-		if err != nil {
-			return fmt.Errorf("%s did not connect: %w", peer, err)
-		}
-		if slices.Contains(peers, peer) {
-			return nil
-		}
-		n = len(peers)
-	}
-}
-
-func netConfig(seed uint32) rollnet.NetConfig {
-	return rollnet.NetConfig{FrameRate: webFPS, ChecksumInterval: webChecksums, SyncTimeout: webSyncTimeout, Settings: uint64(seed)}
-}
-
-// run plays the match on side against peer. The left player is the host:
-// peers that connect during the match are its spectators, replaying it
-// from frame 0 out of the session's archive (webArchive frames).
-func run(pg *page, o webOptions, tr *webrtc.Transport, peer transport.Peer, side int, seed uint32) error {
-	remote := []transport.Peer{"", ""}
-	remote[1-side] = peer
-	archive := 0
-	if side == 0 {
-		archive = webArchive
-	}
-	p, err := session.NewP2P[State](session.P2PConfig[Input]{
-		Session:          session.Config[Input]{Players: 2, InputDelay: o.delay, Capacity: webCapacity},
-		Remote:           remote,
-		SpectatorArchive: archive,
-		Net:              netConfig(seed),
-	}, tr, simulate)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	*p.State() = NewState(seed)
+		pg.set("side", m.Seat())
+		return nil
+	})
 	tick := time.NewTicker(time.Second / webFPS)
 	defer tick.Stop()
-	var events []rollnet.Event
 	var peerEvents []webrtc.PeerEvent
-	var desync, gone error
 	var lingerUntil time.Time
 	watchers := 0
 	for n := 0; ; n++ {
 		<-tick.C
-		peerEvents = tr.Events(peerEvents[:0])
-		for _, e := range peerEvents {
+		if rtc := m.WebRTC(); rtc != nil {
+			peerEvents = rtc.Events(peerEvents[:0])
+			for _, e := range peerEvents {
+				if e.Kind == webrtc.PeerGone && e.Err != nil {
+					pg.set("peerGone", e.Err.Error())
+				}
+			}
+		}
+		in := pg.keys
+		if s := m.State(); o.bot && s != nil && m.Seat() >= 0 {
+			in = Bot(s, m.Seat())
+		}
+		done := o.frames > 0 && int(m.Frame()) >= o.frames
+		var st netplay.Status
+		if done {
+			if p := m.P2P(); p != nil {
+				err = p.Poll() // the opponent confirms its last frames
+			}
+		} else {
+			st, err = m.AdvanceFrame(in)
+		}
+		if err != nil {
+			return err
+		}
+		if o.inject > 0 && m.State() != nil && int(m.Frame()) >= o.inject && m.Seat() >= 0 {
+			m.State().Wins[m.Seat()] = 200 // inject=F: this tab only
+		}
+		for _, e := range m.Events() {
 			switch {
-			case e.Kind == webrtc.PeerGone && e.Peer == peer:
-				pg.set("peerGone", e.Err.Error())
-			case e.Kind == webrtc.PeerConnected && e.Peer != peer && side == 0 && p.AddSpectator(e.Peer) == nil:
+			case e.Kind == rollnet.EventDesyncDetected:
+				publish(pg, m, st)
+				return fmt.Errorf("desync at frame %d", e.Frame)
+			case e.Kind == rollnet.EventSynchronized && m.Seat() == 0 && e.Peer != m.Peer(1):
 				watchers++
 				pg.set("spectators", watchers)
 			}
 		}
-		if p.Running() && p.WaitRecommendation() > 0 || (o.frames > 0 && int(p.Frame()) >= o.frames) {
-			err = p.Poll()
-		} else {
-			in := pg.keys
-			if o.bot {
-				in = Bot(p.State(), side)
-			}
-			if err = p.AddLocalInput(side, in); err == nil {
-				err = p.AdvanceFrame()
-			}
-			if o.inject > 0 && int(p.Frame()) >= o.inject {
-				p.State().Wins[side] = 200 // inject=F: this tab only
-			}
+		switch {
+		case st.Phase == netplay.Connecting:
+			pg.say("in room %s: waiting for an opponent (%d of %d players)", o.room, st.Have, st.Need)
+			continue
+		case m.State() == nil || st.Phase == netplay.CatchingUp:
+			pg.say("%v", st) // a spectator fast-forwarding: not drawn
+			continue
 		}
-		if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
-			return err
-		}
-		events = p.Events(events[:0])
-		for _, e := range events {
-			if e.Peer != "" && e.Peer != peer {
-				continue // about a spectator: never the end of the match
-			}
-			switch e.Kind {
-			case rollnet.EventDesyncDetected:
-				desync = fmt.Errorf("desync at frame %d", e.Frame)
-			case rollnet.EventDisconnected:
-				gone = errors.New("the opponent left")
-			case rollnet.EventSyncFailed:
-				return fmt.Errorf("handshake failed: %s", e.Reason)
-			}
-		}
-		pg.draw(p.State(), side)
-		done := o.frames > 0 && int(p.Frame()) >= o.frames
+		pg.draw(m.State(), m.Seat())
 		if done && lingerUntil.IsZero() {
-			lingerUntil = time.Now().Add(webLinger) // the peer confirms its last frames
+			lingerUntil = time.Now().Add(webLinger)
 		}
-		if n%15 == 0 || gone != nil || desync != nil || (done && time.Now().After(lingerUntil)) {
-			publish(pg, p, tr, peer, side)
+		if n%15 == 0 || done || st.Phase == netplay.Ended {
+			publish(pg, m, st)
 		}
 		switch {
-		case desync != nil:
-			return desync
-		case gone != nil && done:
+		case st.Phase == netplay.Ended && done:
 			return nil
-		case gone != nil:
-			return fmt.Errorf("%w at frame %d", gone, p.Frame())
+		case st.Phase == netplay.Ended:
+			return fmt.Errorf("the match ended at frame %d: %v", m.Frame(), st.Ended)
 		case done && time.Now().After(lingerUntil):
 			return nil
 		}
 	}
 }
 
-// publish shows the terminal's numbers under the canvas and in window.pong.
-func publish(pg *page, p *session.P2P[State, Input], tr *webrtc.Transport, peer transport.Peer, side int) {
-	st := p.Stats()
-	ps, _ := p.PeerStats(peer)
-	title := fmt.Sprintf("you (%s) vs %s", [2]string{"left", "right"}[side], peer)
-	show(pg, title, int(p.Frame()), int(p.ConfirmedFrame()), ps, int(st.Rollbacks), st.MaxRollbackDepth)
-	if info, err := tr.PeerInfo(peer); err == nil && info.RTT > 0 {
-		ms := float64(info.RTT.Microseconds()) / 1000
-		pg.set("netRttMs", ms)
-		pg.stats.Set("textContent", pg.stats.Get("textContent").String()+
-			fmt.Sprintf("\nnetwork round trip %.2f ms (the browser's ICE, %s to %s candidate)", ms, info.LocalCandidate, info.RemoteCandidate))
+// publish shows the terminal's numbers under the canvas and in window.pong:
+// who plays whom by name, the frames, the round trips, the checksums.
+func publish(pg *page, m *netplay.Match[State, Input], st netplay.Status) {
+	var ps rollnet.PeerStats
+	rollbacks, deepest, confirmed := 0, 0, int(m.Frame())-1
+	title := fmt.Sprintf("watching %s (left) vs %s (right)", m.Name(0), m.Name(1))
+	peer := m.Peer(0)
+	if p := m.P2P(); p != nil {
+		side := m.Seat()
+		peer = m.Peer(1 - side)
+		ps, _ = p.PeerStats(peer)
+		rollbacks, deepest, confirmed = int(p.Stats().Rollbacks), p.Stats().MaxRollbackDepth, int(p.ConfirmedFrame())
+		title = fmt.Sprintf("%s (you, %s) vs %s", m.Name(side), [2]string{"left", "right"}[side], m.Name(1-side))
+	} else if s := m.Spectator(); s != nil {
+		ps = s.PeerStats()
 	}
-}
-
-func show(pg *page, title string, frame, confirmed int, ps rollnet.PeerStats, rollbacks, deepest int) {
+	if st.Away != "" {
+		title += ", " + st.String()
+	}
 	rttTicks := ps.RTT.Seconds() * webFPS
 	for k, v := range map[string]any{
-		"frame": frame, "confirmed": confirmed,
+		"frame": int(m.Frame()), "confirmed": confirmed,
 		"compared": int(ps.ChecksumsCompared), "agreed": int(ps.ChecksumsAgreed),
 		"rttMs": float64(ps.RTT.Microseconds()) / 1000, "rttTicks": rttTicks,
 		"rollbacks": rollbacks, "deepest": deepest, "advantage": ps.LocalFrameAdvantage,
@@ -358,60 +307,14 @@ func show(pg *page, title string, frame, confirmed int, ps rollnet.PeerStats, ro
 			check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", ps.ChecksumsCompared-ps.ChecksumsAgreed, ps.ChecksumsCompared)
 		}
 	}
-	pg.stats.Set("textContent", fmt.Sprintf("%s\nframe %d (confirmed %d)  advantage %+d  rollbacks %d (deepest %d)\nround trip: game loop %.1f ms (%.1f ticks)\n%s",
-		title, frame, confirmed, ps.LocalFrameAdvantage, rollbacks, deepest, float64(ps.RTT.Microseconds())/1000, rttTicks, check))
-}
-
-// spectate watches host's match from frame 0 until o.frames (or until the
-// host leaves), comparing checksums with the host.
-func spectate(pg *page, o webOptions, tr transport.Transport, host transport.Peer, seed uint32) error {
-	s, err := session.NewSpectator[State](session.SpectatorConfig{
-		Players: 2, InputDelay: o.delay, Capacity: webCapacity, Host: host, Net: netConfig(seed),
-	}, tr, simulate)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	*s.State() = NewState(seed)
-	tick := time.NewTicker(time.Second / webFPS)
-	defer tick.Stop()
-	var events []rollnet.Event
-	title := fmt.Sprintf("watching %s (left) vs right", host)
-	for n := 0; ; n++ {
-		<-tick.C
-		err := s.AdvanceFrame()
-		switch {
-		case err == nil, errors.Is(err, session.ErrNotSynchronized), errors.Is(err, session.ErrPredictionLimit):
-		case errors.Is(err, session.ErrHostGone):
-			if o.frames > 0 && int(s.Frame()) < o.frames {
-				return fmt.Errorf("the host left at frame %d", s.Frame())
-			}
-			return nil
-		default:
-			return err
-		}
-		events = s.Events(events[:0])
-		for _, e := range events {
-			if e.Kind == rollnet.EventDesyncDetected {
-				show(pg, title, int(s.Frame()), int(s.Frame())-1, s.PeerStats(), 0, 0)
-				return fmt.Errorf("desync at frame %d", e.Frame)
-			}
-		}
-		if s.CatchingUp() {
-			// Fast-forwarding the match in bulk: the frames fly by
-			// undrawn, the count of those to go is shown instead.
-			if n%4 == 0 {
-				show(pg, fmt.Sprintf("%s: catching up, %d frames to go", title, s.Behind()), int(s.Frame()), int(s.Frame())-1, s.PeerStats(), 0, 0)
-			}
-			continue
-		}
-		pg.draw(s.State(), -1)
-		done := o.frames > 0 && int(s.Frame()) >= o.frames
-		if n%15 == 0 || done {
-			show(pg, title, int(s.Frame()), int(s.Frame())-1, s.PeerStats(), 0, 0)
-		}
-		if done {
-			return nil
+	text := fmt.Sprintf("%s\nframe %d (confirmed %d)  advantage %+d  rollbacks %d (deepest %d)\nround trip: game loop %.1f ms (%.1f ticks)\n%s",
+		title, m.Frame(), confirmed, ps.LocalFrameAdvantage, rollbacks, deepest, float64(ps.RTT.Microseconds())/1000, rttTicks, check)
+	if rtc := m.WebRTC(); rtc != nil {
+		if info, err := rtc.PeerInfo(peer); err == nil && info.RTT > 0 {
+			ms := float64(info.RTT.Microseconds()) / 1000
+			pg.set("netRttMs", ms)
+			text += fmt.Sprintf("\nnetwork round trip %.2f ms (the browser's ICE, %s to %s candidate)", ms, info.LocalCandidate, info.RemoteCandidate)
 		}
 	}
+	pg.stats.Set("textContent", text)
 }
