@@ -403,7 +403,7 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	for _, p := range []*proc{left, right, watcher} {
 		require.Equal(t, exitOK, p.cmd.ProcessState.ExitCode())
 	}
-	require.Contains(t, left.out.String(), "spectators          spectator ")
+	require.Contains(t, left.out.String()+right.out.String(), "spectators          spectator ", "the seat-0 player fed the spectator")
 	require.Contains(t, watcher.out.String(), "pong report (spectator)")
 	require.Contains(t, watcher.out.String(), "frames played       360")
 	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
