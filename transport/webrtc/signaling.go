@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	pion "github.com/pion/webrtc/v4"
-
 	"github.com/rollnet/rollnet/signaling"
 )
 
@@ -105,11 +103,11 @@ func (a *SignalingAdapter) TakesCandidateArrays(peer string) bool {
 func (a *SignalingAdapter) Client() *signaling.Client { return a.c }
 
 // ICEServers converts the list the server handed out at join.
-func (a *SignalingAdapter) ICEServers() []pion.ICEServer {
+func (a *SignalingAdapter) ICEServers() []ICEServer {
 	in := a.c.ICEServers()
-	out := make([]pion.ICEServer, 0, len(in))
+	out := make([]ICEServer, 0, len(in))
 	for _, s := range in {
-		ps := pion.ICEServer{URLs: s.URLs, Username: s.Username}
+		ps := ICEServer{URLs: s.URLs, Username: s.Username}
 		if s.Credential != "" {
 			ps.Credential = s.Credential
 		}

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	pion "github.com/pion/webrtc/v4"
-
 	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -110,8 +108,7 @@ type Transport struct {
 	cfg   Config
 	sig   Signaler
 	owned io.Closer // closed by Close when the Transport made the Signaler
-	api   *pion.API
-	ice   []pion.ICEServer
+	eng   engine    // the WebRTC stack: pion natively, the browser's in a page
 	local transport.Peer
 	q     *recvqueue.Queue
 	c     counters
@@ -135,8 +132,7 @@ type Transport struct {
 type peer struct {
 	id      transport.Peer
 	offerer bool
-	pc      *pion.PeerConnection // nil until an offer is made or received
-	dc      *pion.DataChannel
+	c       *conn // nil until an offer is made or received
 
 	// Guarded by Transport.mu.
 	rw          io.ReadWriteCloser // set when the channel opens, cleared when gone
@@ -147,14 +143,14 @@ type peer struct {
 	// the offer or answer has been (candidates never overtake it: a
 	// browser's addIceCandidate refuses one before the remote
 	// description), and a flush waits for it.
-	bundle      []pion.ICECandidateInit
+	bundle      []candidate
 	bundleTimer *time.Timer
 	described   bool
 	flushWaits  bool
 
 	// Touched by the signal loop only.
 	remoteSet bool
-	pending   []pion.ICECandidateInit
+	pending   []candidate
 }
 
 // New starts a Transport that negotiates through sig. The peers already
@@ -176,14 +172,12 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 	if servers == nil {
 		servers = sig.ICEServers()
 	}
-	api, servers := newAPI(cfg, servers)
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Transport{
 		cfg:      cfg,
 		sig:      sig,
 		owned:    owned,
-		api:      api,
-		ice:      servers,
+		eng:      newEngine(cfg, servers),
 		local:    transport.Peer(sig.ID()),
 		q:        recvqueue.New(cfg.QueueLen),
 		ctx:      ctx,
@@ -238,13 +232,13 @@ func (t *Transport) send(to transport.Peer, b []byte, threshold int) (bool, erro
 		t.mu.RUnlock()
 		return false, transport.ErrPeerGone
 	}
-	rw, dc := p.rw, p.dc
+	rw, c := p.rw, p.c
 	t.mu.RUnlock()
 	if rw == nil {
 		t.c.sendsNotOpen.Add(1)
 		return false, nil
 	}
-	if dc.BufferedAmount() > uint64(threshold) {
+	if c.bufferedAmount() > uint64(threshold) {
 		t.c.sendsSkipped.Add(1)
 		return false, nil
 	}
@@ -387,16 +381,16 @@ func (t *Transport) Close() error {
 	<-t.loopDone // no peer is created after this
 
 	t.mu.RLock()
-	pcs := make([]*pion.PeerConnection, 0, len(t.peers))
+	conns := make([]*conn, 0, len(t.peers))
 	for _, p := range t.peers {
-		if p.pc != nil {
-			pcs = append(pcs, p.pc)
+		if p.c != nil {
+			conns = append(conns, p.c)
 		}
 	}
 	t.mu.RUnlock()
 	var errs []error
-	for _, pc := range pcs {
-		if err := closeGracefully(pc); err != nil {
+	for _, c := range conns {
+		if err := c.closeGracefully(); err != nil {
 			errs = append(errs, err)
 		}
 	}
