@@ -308,7 +308,7 @@ func (t *Transport) opened(p *peer) {
 			return
 		}
 		js.CopyBytesToGo(buf[:n], view.New(data))
-		t.received(lane, buf[:n])
+		t.rc.Received(t.q, lane, buf[:n])
 	})
 	c.on(c.dc, "close", func(js.Value, []js.Value) { go t.peerGone(p, ErrPeerClosed, false) })
 }

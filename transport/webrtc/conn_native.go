@@ -179,7 +179,7 @@ func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvqueue.Lan
 			}
 			return
 		}
-		t.received(lane, buf[:n])
+		t.rc.Received(t.q, lane, buf[:n])
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -48,7 +47,6 @@ func (t *Transport) run() {
 			}
 			t.mu.Lock()
 			t.sigErr = err
-			t.notifyLocked()
 			t.mu.Unlock()
 			return
 		}
@@ -446,23 +444,6 @@ func (t *Transport) interrupted(p *peer, now bool) {
 		kind = PeerInterrupted
 	}
 	t.emitLocked(PeerEvent{Kind: kind, Peer: p.id})
-}
-
-// received queues a datagram read from the peer of lane, counting it, or
-// counts why it was dropped. It allocates nothing.
-func (t *Transport) received(lane *recvqueue.Lane, b []byte) {
-	switch t.q.Push(lane, b) {
-	case recvqueue.Unexpected:
-		t.c.receivesUnexpected.Add(1)
-		return
-	case recvqueue.Refused:
-		t.c.receivesDropped.Add(1)
-		return
-	case recvqueue.PushedOver:
-		t.c.receivesDropped.Add(1)
-	}
-	t.c.packetsReceived.Add(1)
-	t.c.bytesReceived.Add(uint64(len(b)))
 }
 
 // peerGone removes p for good: Send returns transport.ErrPeerGone, a
