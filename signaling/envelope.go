@@ -31,9 +31,6 @@ const (
 	fromServer = wire.FromServer
 )
 
-// oldestProtocolVersion is the oldest version the server still speaks.
-const oldestProtocolVersion = wire.OldestProtocolVersion
-
 // errProtocolVersion: an envelope of a version this package does not speak.
 var errProtocolVersion = wire.ErrUnsupportedVersion
 
@@ -46,9 +43,6 @@ func appendSignal(b []byte, v int, peer string, kind SignalKind, payload []byte)
 // parseEnvelope decodes and validates one message sent in direction dir;
 // anything that does not fit the protocol exactly wraps ErrMalformed.
 func parseEnvelope(b []byte, dir direction) (envelope, error) { return wire.ParseEnvelope(b, dir) }
-
-// speaks reports whether v is a protocol version this package speaks.
-func speaks(v int) bool { return wire.Speaks(v) }
 
 // spokenVersions lists the versions the server speaks, oldest first.
 func spokenVersions() []int { return wire.SpokenVersions() }
