@@ -10,7 +10,7 @@
 // upgrade is not an *HTTPError), linking nothing of this package's server
 // nor of net/http. The server is for native programs. In a browser build
 // this package still compiles (the Server refuses every upgrade) but links
-// net/http, about 2 MB of wasm; its NATS clustering and Prometheus metrics
+// net/http, 1.5 MB of the browser pong; its NATS clustering and Prometheus metrics
 // are left out (native-only files), so that even a game that links it
 // carries none of NATS, JetStream, Prometheus or protobuf (.ci/run checks
 // both with go list -deps).
