@@ -1,6 +1,6 @@
 // Package webrtc carries rollnet's datagrams over WebRTC data channels
-// (pion), and finds its peers through a rendezvous (the signaling package's
-// client, or any Signaler).
+// (pion natively, the page's own in a browser), and finds its peers
+// through a rendezvous (signaling/client, or any Signaler).
 //
 // # Contract
 //
