@@ -167,8 +167,12 @@
 // (webrtc.Transport.SendBulk, which queues deeper than Send and says what
 // it dropped). A spectator joining a two-player match 36,000 frames (10
 // minutes) in is live in about 1 s over a 40 ms round trip, 2 s over
-// 100 ms (TestSpectatorFeedTimes), 0.4 s over loopback WebRTC; one within
-// 32 frames gets the live stream.
+// 100 ms (TestSpectatorFeedTimes), 0.4 s over loopback WebRTC. One within
+// 256 frames (for small inputs; two Inputs' worth) gets the live stream:
+// every frame it has not acknowledged, every tick, in up to 2 Inputs, so
+// that one cut off for a few seconds on a lossy link is live again a
+// one-way trip after the cut ends (0.25 s over 200 ms and 10% loss after
+// 1.5 s cut off, TestSpectatorPartitionLossy).
 //
 // What a spectator may cost its host: a spectator's acknowledgement may
 // move back 64 frames (a late datagram), or undo its last move forward (a
