@@ -182,9 +182,12 @@
 // (1 MB/s, 16 full packets banked) carries over. A spectator of a
 // two-player match 36,000 frames long that resets its ack to frame 1 each
 // time it is nearly live costs 14 kB/s (an honest one 1.5 kB/s; 60 kB/s
-// before these bounds), TestSpectatorAckReset. A forger who sends two
-// high acks between every two of the spectator's can use its 3 restarts
-// and stall it for up to a minute.
+// before these bounds), TestSpectatorAckReset. On the live stream a
+// spectator costs at most 2 Inputs a tick whatever it acknowledges: one
+// that holds its ack 250 frames behind gets 33 kB/s of a two-player match
+// (TestSpectatorLiveCost; at most 2 full packets a tick, 144 kB/s). A
+// forger who sends two high acks between every two of the spectator's can
+// use its 3 restarts and stall it for up to a minute.
 //
 // # Sync test
 //

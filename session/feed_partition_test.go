@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
 )
@@ -191,4 +193,67 @@ func TestAllocsSpectatorLive(t *testing.T) {
 	require.Greater(t, int(behind), 64, "the cut left the spectator behind")
 	require.Less(t, spec.s.Behind(), 8, "live again")
 	require.Greater(t, int(spec.s.Frame()), int(c0)+100)
+}
+
+// holdTransport is a spectator's transport that acknowledges, always,
+// gap frames short of the host's newest confirmed frame (as the host's
+// newest Input says it), and counts the bytes it receives.
+type holdTransport struct {
+	transport.Transport
+	gap  int32
+	c    int32 // the host's newest confirmed frame
+	in   int
+	ins  []byte
+	stat []codec.PeerStatus
+}
+
+func (h *holdTransport) Send(to transport.Peer, b []byte) error {
+	if len(b) > 0 && codec.Type(b[0]&0x0f) == codec.TypeInputAck && h.c > h.gap {
+		if m, _, err := codec.ParseInputAck(b); err == nil {
+			m.Ack = min(m.Ack, h.c-h.gap)
+			b = m.Append(nil)
+		}
+	}
+	return h.Transport.Send(to, b)
+}
+
+func (h *holdTransport) Receive(buf []byte) (int, transport.Peer, error) {
+	n, from, err := h.Transport.Receive(buf)
+	if err == nil && n > 0 {
+		h.in += n
+		m := codec.Input{Size: 2}
+		if codec.Type(buf[0]&0x0f) == codec.TypeInput {
+			if _, perr := codec.ParseInput(buf[:n], &m, h.ins, h.stat); perr == nil {
+				h.c = max(h.c, m.Ack)
+			}
+		}
+	}
+	return n, from, err
+}
+
+// What a spectator may cost its host on the live stream: one that keeps
+// its acknowledgement just inside liveGap (250 frames behind, forever)
+// gets 2 Inputs a tick, 33 kB/s here and never more than 2 full packets a
+// tick (144 kB/s), where an honest one costs 1.4 kB/s. On the bulk feed
+// from 32 frames it cost 1.0 kB/s (each frame once, then go-backs): the
+// live stream's redundancy is what a spectator cut off for a few seconds
+// on a lossy link needs, and what it costs when the spectator lies.
+func TestSpectatorLiveCost(t *testing.T) {
+	rate := func(gap int32) float64 {
+		c := feedCluster(t, 98, local.Link{Latency: 20 * time.Millisecond}, 0, nil)
+		c.keepSums, c.noSums = false, true
+		h := &holdTransport{gap: gap, ins: make([]byte, codec.MaxFrames*4), stat: make([]codec.PeerStatus, 2)}
+		c.joinLate("s", func(tr transport.Transport) transport.Transport {
+			h.Transport = tr
+			return h
+		})
+		c.frames(600, time.Minute)
+		in := h.in
+		c.run(20 * time.Second)
+		return float64(h.in-in) / 20
+	}
+	honest, held := rate(1<<30), rate(250)
+	t.Logf("the host sent a spectator holding its ack 250 frames behind %.0f B/s; an honest one %.0f B/s", held, honest)
+	require.Greater(t, held, 10*honest, "the spectator held its ack")
+	require.Less(t, held, float64(liveDatagrams*codec.MaxPacket*60+2000), "at most 2 packets a tick, and a few reports")
 }
