@@ -28,7 +28,9 @@ type partitionFigures struct {
 // spectatorPartitions runs two players (20 ms apart) and a spectator of
 // p0 over a link of link both ways, and cuts the spectator off its host
 // for cut, rounds times, 6 s apart.
-func spectatorPartitions(t testing.TB, seed uint64, link local.Link, cut time.Duration, rounds int) partitionFigures {
+// A benchmark (b set) times the cuts alone, and does not compare
+// checksums meanwhile.
+func spectatorPartitions(t testing.TB, b *testing.B, seed uint64, link local.Link, cut time.Duration, rounds int) partitionFigures {
 	c := feedCluster(t, seed, local.Link{Latency: 10 * time.Millisecond}, 0, nil)
 	spec := c.joinLate("s", nil)
 	require.NoError(t, c.net.SetLink("p0", "s", link))
@@ -46,6 +48,11 @@ func spectatorPartitions(t testing.TB, seed uint64, link local.Link, cut time.Du
 	fig.before, fig.worst = steady[len(steady)*9/10], steady[len(steady)-1]
 	sent, _ := host.PeerStats("s")
 	agreed := c.agreed()
+	fig.toLive, fig.trailing = make([]time.Duration, 0, rounds), make([]int, 0, rounds)
+	if b != nil {
+		c.timed(b)
+		defer b.StopTimer()
+	}
 	for range rounds {
 		c.net.Partition("p0", "s")
 		c.run(cut)
@@ -79,7 +86,7 @@ func spectatorPartitions(t testing.TB, seed uint64, link local.Link, cut time.Du
 // feed from 32 frames behind, 0.70 s; with one live Input a tick, a
 // datagram lost past its 128 frames trailed 29.)
 func TestSpectatorPartitionLossy(t *testing.T) {
-	fig := spectatorPartitions(t, 95, local.Link{Latency: 200 * time.Millisecond, Loss: 0.1}, 1500*time.Millisecond, 5)
+	fig := spectatorPartitions(t, nil, 95, local.Link{Latency: 200 * time.Millisecond, Loss: 0.1}, 1500*time.Millisecond, 5)
 	t.Logf("200 ms one way, 10%% loss, 1.5 s cut: trailed %d frames before (at most %d); live again after %v, then trailed at most %v frames; host sent %d bytes",
 		fig.before, fig.worst, fig.toLive, fig.trailing, fig.bytes)
 	require.Greater(t, fig.agreed, 5*6*60/2, "the spectator's frames were compared with the players'")
@@ -100,7 +107,8 @@ type joinFigures struct {
 // spectatorJoin runs two players (20 ms apart) for frames frames, then
 // adds a spectator of p0 over a link of link both ways and runs until it
 // is live.
-func spectatorJoin(t testing.TB, seed uint64, link local.Link, frames int) joinFigures {
+// A benchmark (b set) times the catch-up alone.
+func spectatorJoin(t testing.TB, b *testing.B, seed uint64, link local.Link, frames int) joinFigures {
 	c := feedCluster(t, seed, local.Link{Latency: 10 * time.Millisecond}, frames+1000, nil)
 	c.keepSums, c.noSums = false, true
 	require.NoError(t, c.net.SetLink("p0", "s", link))
@@ -108,6 +116,10 @@ func spectatorJoin(t testing.TB, seed uint64, link local.Link, frames int) joinF
 	c.frames(frames, time.Hour)
 	spec := c.joinLate("s", nil)
 	c.until(10*time.Second, "the spectator running", func() bool { return spec.s.running })
+	if b != nil {
+		c.timed(b)
+		defer b.StopTimer()
+	}
 	start := c.clock.Now()
 	at := c.until(time.Minute, "the spectator live", func() bool {
 		return int(spec.s.Frame()) > frames && !spec.s.CatchingUp() && spec.s.Behind() <= 4
@@ -122,21 +134,34 @@ func spectatorJoin(t testing.TB, seed uint64, link local.Link, frames int) joinF
 // the far joiner nothing measurable.
 func TestSpectatorJoinLossy(t *testing.T) {
 	for _, frames := range []int{2300, 36000} {
-		fig := spectatorJoin(t, 96, local.Link{Latency: 200 * time.Millisecond, Loss: 0.1}, frames)
+		fig := spectatorJoin(t, nil, 96, local.Link{Latency: 200 * time.Millisecond, Loss: 0.1}, frames)
 		t.Logf("200 ms one way, 10%% loss, joined at frame %d: live after %v, host sent %d bytes", frames, fig.toLive, fig.bytes)
 		require.Less(t, fig.toLive, 20*time.Second)
 	}
+}
+
+// timed starts b's timer, with the cluster's allocations that are not
+// the session's left out: no checksums compared, room for every event.
+func (c *p2pCluster) timed(b *testing.B) {
+	c.noSums = true
+	for _, n := range c.nodes {
+		n.events = make([]rollnet.Event, 0, 1<<14)
+	}
+	b.StartTimer()
 }
 
 // BenchmarkSpectatorPartition is TestSpectatorPartitionLossy's figures
 // for the bench report, on the fake clock (so the same each run): after
 // each of 3 cuts of 1.5 s, the time to be live again and the most frames
 // it trailed from then on, beside the most it trailed before any cut; and
-// the bytes its host sent it a cut. An op is a whole run.
+// the bytes its host sent it a cut. An op is a whole run, timed (and its
+// allocations counted) over the cuts and what follows them.
 func BenchmarkSpectatorPartition(b *testing.B) {
 	var fig partitionFigures
 	for b.Loop() {
-		fig = spectatorPartitions(b, 95, local.Link{Latency: 200 * time.Millisecond, Loss: 0.1}, 1500*time.Millisecond, 3)
+		b.StopTimer()
+		fig = spectatorPartitions(b, b, 95, local.Link{Latency: 200 * time.Millisecond, Loss: 0.1}, 1500*time.Millisecond, 3)
+		b.StartTimer()
 	}
 	b.ReportMetric(float64(slices.Max(fig.toLive).Nanoseconds()), "ns-live-again")
 	b.ReportMetric(float64(slices.Max(fig.trailing)), "trail-frames")
@@ -147,11 +172,14 @@ func BenchmarkSpectatorPartition(b *testing.B) {
 // BenchmarkSpectatorJoinLossy is TestSpectatorJoinLossy's far joiner for
 // the bench report, on the fake clock: a spectator joining 36,000 frames
 // in over 200 ms one way and 10% loss, its time to live and the bytes its
-// host sent it. An op is a whole run.
+// host sent it. An op is a whole run, timed (and its allocations
+// counted) from the spectator's handshake to live.
 func BenchmarkSpectatorJoinLossy(b *testing.B) {
 	var fig joinFigures
 	for b.Loop() {
-		fig = spectatorJoin(b, 96, local.Link{Latency: 200 * time.Millisecond, Loss: 0.1}, 36000)
+		b.StopTimer()
+		fig = spectatorJoin(b, b, 96, local.Link{Latency: 200 * time.Millisecond, Loss: 0.1}, 36000)
+		b.StartTimer()
 	}
 	b.ReportMetric(float64(fig.toLive.Nanoseconds()), "ns-to-live")
 	b.ReportMetric(float64(fig.bytes), "B/join")
