@@ -368,9 +368,9 @@ func (m *authClient) HUD() hud {
 
 func (m *authClient) Report() report {
 	if m.cl == nil {
-		r := report{Role: "client", Players: m.players(), Err: "the host never answered"}
+		r := report{Role: "client", Failed: "pong: the host never answered"}
 		if m.err != nil {
-			r.Err = m.err.Error()
+			r.Failed = m.err.Error()
 		}
 		return r
 	}

@@ -20,21 +20,17 @@
 //	go run ./demo/pong -signal ws://HOST:PORT -room NAME
 //
 // (or -signal ws://HOST:PORT/room/NAME; a -room naming another room is
-// refused). A third player in a room that holds two is told it is full.
-// To watch a match already running in that room (both players must be in
-// it first; the oldest peer there, the left player, is the host):
+// refused). Every mode is built on package netplay: the players are
+// seated by their transport ids, sorted (the same seats on both, so either
+// may be left), a third player in a room whose two play is told it is
+// full, and a spectator watches the match in a room:
 //
 //	go run ./demo/pong -signal ws://HOST:PORT -room NAME -spectate
 //
-// The left player adds a peer that connects during the match as a
-// spectator (session's AddSpectator); the spectator replays the match from
-// frame 0 out of the left player's P2PConfig.SpectatorArchive, which holds
-// the whole match with -frames, else its first ten minutes (72 KB): a
-// spectator joining later is refused, and the report says so. The left
-// player feeds a spectator far behind in bulk and it fast-forwards (a
-// spectator joining ten minutes in is live within about two seconds):
-// meanwhile its screen counts the frames to go instead of drawing them.
-// The left player's report says when each spectator joined and left.
+// fed by the seat-0 player from frame 0 out of its archive (the whole
+// match with -frames, else its first ten minutes); it fast-forwards while
+// far behind, its screen counting the frames to go. The players' names
+// come from netplay's hellos and the seat-0 player's roster.
 //
 // Flags (pong -h lists them all): -name (yours, default your login name),
 // -bot (a bot plays this side), -frames N, -delay F (input delay), -impair
@@ -42,10 +38,6 @@
 // side's link, at most 1s of latency plus jitter, so that rollbacks show
 // on your own screen), -spectate (watch: two bot processes this one
 // starts, or with -signal the match in -room), -offline (no network).
-//
-// Before the session starts the players exchange names in a hello of the
-// demo's own (hello.go), and the left player sends a spectator the names
-// and its frame; a session that meets a hello drops it as malformed.
 //
 // The screen and the report show two round trips: the game loop's
 // (rollnet.PeerStats.RTT: a packet also waits for each loop's next tick,
@@ -66,34 +58,17 @@
 //	go run ./demo/pong -signal ws://HOST:PORT -room NAME -rejoin FILE
 //
 // (both players, each with its own FILE) keeps this player's rejoin
-// token (session.P2P.RejoinToken) in FILE once the match runs: mode 0600,
-// written to a temporary file renamed over FILE, JSON with a format
-// version, the room, the side, the opponent's signaling id, the names and
-// the settings a restart must repeat (rejoin.go). A process started again
-// with the same flags while FILE is there joins the same room, sets
-// P2PConfig.Rejoin from it, catches up without drawing (its screen says
-// "rejoining: frame X of ~Y") and plays on with the same paddle from the
-// frame R the players agree on ("rejoined at frame R"). Headless, a
-// -rejoin player prints the checksum of every 60th confirmed frame
-// ("pong: checksum frame F X"; the restarted one from R on) for tests to
-// compare across the restart. A refusal (*session.RejoinError: another
-// match's FILE, the window over) prints its reason in one line, removes
-// FILE and exits 5; a damaged FILE, one of another room or other
-// settings, or -rejoin without a named -room exits 2. The match ending
-// (its frame budget, q, the opponent gone for good, a desync) removes
-// FILE; a failure to connect keeps it for another try, unless the
-// opponent FILE names is no longer in the room (its match is over).
-//
-// The other player, with -rejoin too, keeps playing when its opponent
-// vanishes (the opponent's last input repeats: the session's frozen
-// input), shows "right dropped — can rejoin for 57 s" counting down, and
-// only when the 60 s window (NetConfig.RejoinWindow, from the
-// disconnection) passes ends the match as vanished (exit 4); the report
-// says when it dropped and when it rejoined. An opponent that quit (its
-// session said goodbye) is not waited for. The left player with -rejoin
-// holds a newly connected peer 2 s before taking it for a spectator, up
-// to 10 s while the opponent is silent or dropped: it may be the opponent
-// coming back, even restarted at once (before its old process is missed).
+// token in FILE (netplay.FileStore: 0600, written atomically) once the
+// match runs. A process started again with the same flags while FILE is
+// there rejoins its seat: it replays the match without drawing
+// ("rejoining: frame X of ~Y") and plays on from the frame R the players
+// agree on ("rejoined at frame R"). Headless, a -rejoin player prints the
+// checksum of every 60th confirmed frame ("pong: checksum frame F X") for
+// tests to compare across the restart. A refusal prints its reason in one
+// line, removes FILE and exits 5; a damaged FILE exits 2; the match
+// ending removes FILE. The other player, with -rejoin too, keeps playing
+// when its opponent vanishes (its input frozen) and shows "bob is away:
+// may come back for 57 s" until the 60 s window passes (exit 4).
 //
 // The contract the demo keeps, and its tests check: the game (package game, in demo/pong/game) is
 // integer arithmetic on a pointer-free, padding-free State, so both peers
@@ -120,18 +95,18 @@
 // advised rate, matches and mismatches per second, frames re-simulated,
 // the playout's depth, stalls and jumps, and the hitches counted on the
 // frames drawn. Both sides exchange the checksums of every state the
-// client applied (sums.go) and exit 1 on a difference. The client prints
-// a rejoin token and, with -rejoin FILE, keeps it there: killed and
-// started again with the same -rejoin FILE within the host's -grace it
-// gets its paddle back (authority.ClientConfig.Rejoin), after it a fresh
-// one whose token replaces the old in FILE. A
-// dedicated host:
+// client applied (sums.go, as netplay messages) and exit 1 on a
+// difference. The client prints its rejoin token and, with -rejoin FILE,
+// keeps it there: killed and started again with the same -rejoin FILE
+// within the host's -grace it gets its paddle back, after it a fresh one.
+// Every screen names the players (the host's roster) and says who is away
+// and for how long. A dedicated host:
 //
-//	go run ./demo/pong host [-signal URL] [-room NAME]   # then two players:
-//	go run ./demo/pong -mode authority -signal URL -room NAME
+//	go run ./authority/cmd/rollnet-host -game pong   # or: go run ./demo/pong host
+//	go run ./demo/pong -mode authority -signal URL -room rollnet-host
 //
-// is package hostcmd's command with pong registered (rollnet-host's, see
-// authority/cmd).
+// is package hostcmd's command with pong registered; a client of other
+// settings (a court host, another -seed) is refused at once.
 //
 // # Exit status
 //

@@ -85,8 +85,8 @@ func TestSpectateProcesses(t *testing.T) {
 	t.Logf("demo output:\n%s", out)
 	require.Equal(t, exitOK, status)
 	require.Contains(t, out, "pong report (spectator)")
-	require.Contains(t, out, "[left] pong report (left)")
-	require.Contains(t, out, "[right] pong report (right)")
+	require.Regexp(t, `\[player [12]\] pong report \(left\)`, out)
+	require.Regexp(t, `\[player [12]\] pong report \(right\)`, out)
 	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
 	require.Equal(t, 3, strings.Count(out, "result              ok"))
 }

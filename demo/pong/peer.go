@@ -295,8 +295,9 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	var players [2]*opponent
 	status := runP2P(ctx, o, out, stderr, func() error {
 		var err error
-		if players[0], err = startProcess(childArgs(o, 0, 0), out, o.headless, "[left] "); err == nil {
-			players[1], err = startProcess(childArgs(o, 1, 0), out, o.headless, "[right] ")
+		// Labelled by start, not by side: netplay seats them by their ids.
+		if players[0], err = startProcess(childArgs(o, 0, 0), out, o.headless, "[player 1] "); err == nil {
+			players[1], err = startProcess(childArgs(o, 1, 0), out, o.headless, "[player 2] ")
 		}
 		return err
 	})

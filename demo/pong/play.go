@@ -51,6 +51,7 @@ type report struct {
 	Watchers  []string // spectators' news, in order: joined during the match, refused, failed, left
 	Rejoins   []string // -rejoin's news, in order: the opponent dropped, rejoined; this player rejoined
 	Refused   string   // -rejoin: the one line saying the other player refused to take this one back
+	Failed    string   // the one line saying why there was no match at all (the wrong host, say)
 	Err       string   // why the match ended early, if it did
 	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
 	Players   string   // who played whom
@@ -63,8 +64,8 @@ type report struct {
 func (r report) print(out io.Writer) {
 	w := &strings.Builder{}
 	defer func() { _, _ = io.WriteString(out, w.String()) }()
-	if r.Refused != "" {
-		fmt.Fprintln(w, r.Refused) // the match was never ours to report
+	if r.Refused != "" || r.Failed != "" {
+		fmt.Fprintln(w, r.Refused+r.Failed) // the match was never ours to report
 		return
 	}
 	agree := "checksums agree"

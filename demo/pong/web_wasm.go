@@ -247,8 +247,10 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 			}
 		}
 		switch {
+		case st.Phase == netplay.Connecting && m.Transport() == nil:
+			continue // joining the room
 		case st.Phase == netplay.Connecting:
-			pg.say("in room %s: waiting for an opponent (%d of %d players)", o.room, st.Have, st.Need)
+			pg.say("in room %s: waiting for an opponent (%d of %d players)", m.Room(), st.Have, st.Need)
 			continue
 		case m.State() == nil || st.Phase == netplay.CatchingUp:
 			pg.say("%v", st) // a spectator fast-forwarding: not drawn

@@ -10,7 +10,10 @@
 // The host joins one room on the signaling server (or starts a server on
 // loopback when none is given), answers every peer that says Hello with
 // the registered game's settings, and runs the fixed step on the wall
-// clock. It logs with log/slog on stderr: clients joining, resuming,
+// clock. It announces itself through netplay (netplay.Announcer): a
+// netplay.Connect client finds it, gets the roster (every slot's name,
+// who is away and for how long), and a client of other settings is
+// refused at once with netplay.ErrSettings. It logs with log/slog on stderr: clients joining, resuming,
 // leaving and expiring, and every -stats-every the frame and each client's
 // round trip, input buffer and advised rate. Its limits are flags: the
 // slots (and so the clients) the game has, the WebRTC peers known, the
