@@ -668,14 +668,7 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 			break
 		}
 		row := m.Inputs[k*stride : (k+1)*stride]
-		var in I
-		ok := true
-		for j := 0; j < stride; j += p.size {
-			if p.codec.decode(row[j:j+p.size], &in) != nil {
-				ok = false
-			}
-		}
-		if !ok {
+		if p.codec.c.Refuses() && !p.valid(row) {
 			l.Malformed()
 			break
 		}
@@ -709,6 +702,18 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 		}
 		cur.LastFrame = max(cur.LastFrame, s.LastFrame)
 	}
+}
+
+// valid reports whether every input of row decodes (no bool byte is
+// neither 0 nor 1).
+func (p *P2P[S, I]) valid(row []byte) bool {
+	var in I
+	for j := 0; j < len(row); j += p.size {
+		if p.codec.decode(row[j:j+p.size], &in) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // lost marks every player of player link l disconnected: their heard
@@ -888,7 +893,14 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	}
 	n = max(n, 0)
 	stride := bits.OnesCount64(p.local) * p.size
+	var in []byte // the inputs, when one run of the history holds them (one local player)
+	if stride == p.size {
+		in, _ = p.hist.run(start, bits.TrailingZeros64(p.local), n)
+	}
 	for k := range n {
+		if in != nil {
+			break
+		}
 		j := k * stride
 		for mask := p.local; mask != 0; mask &= mask - 1 {
 			b, ok := p.hist.get(start+rollnet.Frame(k), bits.TrailingZeros64(mask))
@@ -906,6 +918,7 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 		Frames:  n,
 		Players: p.local,
 		Size:    p.size,
+		Inputs:  in, // nil: p.block
 	}
 	if p.multi {
 		for pl := range p.players {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/elapsed"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -31,8 +32,8 @@ type Endpoint struct {
 	bulk     BulkSender // tr, if it is one
 	net      Settings
 	protocol uint16
-	start    time.Time
-	t        int64 // nanoseconds since start, read once per poll
+	start    elapsed.Origin // when the endpoint was made
+	t        int64          // nanoseconds since start, read once per poll
 	links    []*Link
 	byPeer   map[transport.Peer]int
 	out      []byte
@@ -55,7 +56,7 @@ func NewEndpoint(tr transport.Transport, n Settings, protocol uint16) Endpoint {
 		bulk:     bulk,
 		net:      n,
 		protocol: protocol,
-		start:    n.Now(),
+		start:    elapsed.From(n.Now()),
 		byPeer:   make(map[transport.Peer]int),
 		out:      make([]byte, 0, codec.MaxPacket),
 		in:       make([]byte, transport.MaxDatagram),
@@ -104,7 +105,7 @@ func (e *Endpoint) Lookup(peer transport.Peer) (int, bool) {
 func (e *Endpoint) Settings() *Settings { return &e.net }
 
 // Clock reads the clock; call it once per tick, before Receive.
-func (e *Endpoint) Clock() { e.t = e.net.Now().Sub(e.start).Nanoseconds() }
+func (e *Endpoint) Clock() { e.t = e.start.Nanos(e.net.Now()) }
 
 // Time is the time of the last Clock, in nanoseconds since the endpoint
 // was made.
