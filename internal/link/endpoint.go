@@ -36,6 +36,8 @@ type Endpoint struct {
 	t        int64          // nanoseconds since start, read once per poll
 	links    []*Link
 	byPeer   map[transport.Peer]int
+	lastFrom transport.Peer // the sender Receive found last in byPeer ("" none), and its index:
+	lastIdx  int            // a peer's datagrams come in runs, and a map lookup hashes the name
 	out      []byte
 	in       []byte
 	events   EventQueue
@@ -202,13 +204,18 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 	for {
 		n, from, err := e.tr.Receive(e.in)
 		if err != nil {
-			if errors.Is(err, transport.ErrNoPacket) || errors.Is(err, transport.ErrClosed) {
+			if err == transport.ErrNoPacket || errors.Is(err, transport.ErrNoPacket) || errors.Is(err, transport.ErrClosed) { // the first, every tick: errors.Is reflects on its target
 				return nil, 0, nil, false
 			}
 			continue // a datagram too large for the buffer: dropped
 		}
 		e.from = from
-		i, known := e.byPeer[from]
+		i, known := e.lastIdx, from == e.lastFrom && from != ""
+		if !known {
+			if i, known = e.byPeer[from]; known {
+				e.lastFrom, e.lastIdx = from, i
+			}
+		}
 		if !known {
 			if e.strange {
 				if t, _, _, err := codec.ParseHeader(e.in[:n]); err == nil && t == codec.TypeRejoin {
@@ -617,6 +624,7 @@ func (e *Endpoint) Rebind(i int, peer transport.Peer) error {
 	}
 	delete(e.byPeer, l.Peer)
 	e.byPeer[peer] = i
+	e.lastFrom = ""
 	l.Peer = peer
 	e.ExpectPeers()
 	return nil

@@ -71,26 +71,34 @@ func (e *Endpoint) Send(to transport.Peer, b []byte) error {
 func (e *Endpoint) Receive(buf []byte) (int, transport.Peer, error) {
 	n := e.net
 	n.mu.Lock()
-	defer n.mu.Unlock()
+	k, from, err := e.receive(buf)
+	n.mu.Unlock() // not deferred: Receive is called for every datagram and once more each tick
+	return k, from, err
+}
+
+// receive is Receive with the network's mutex held.
+func (e *Endpoint) receive(buf []byte) (int, transport.Peer, error) {
 	if e.closed {
 		return 0, "", transport.ErrClosed
 	}
 	if e.q.used == 0 {
 		return 0, "", transport.ErrNoPacket // without reading the clock
 	}
-	d, ok := e.q.popDue(n.now())
+	d, ok := e.q.popDue(e.net.now())
 	if !ok {
 		return 0, "", transport.ErrNoPacket
 	}
-	defer e.q.release(d.slot)
 	d.link.stats.InFlight--
 	from := transport.Peer(d.link.from)
 	if int(d.n) > len(buf) {
 		d.link.stats.DroppedShort++
+		e.q.release(d.slot)
 		return 0, from, transport.ErrShortBuffer
 	}
 	d.link.stats.Delivered++
-	return copy(buf, e.q.buf(d.slot)[:d.n]), from, nil
+	k := copy(buf, e.q.buf(d.slot)[:d.n])
+	e.q.release(d.slot)
+	return k, from, nil
 }
 
 // NextArrival reports when the earliest datagram queued for this endpoint is
