@@ -460,8 +460,8 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		return ErrNotSynchronized
 	}
 	f := p.core.Frame() + rollnet.Frame(p.delay)
-	for pl := range p.players {
-		if p.owner[pl] < 0 && p.added[pl] != f {
+	for mask := p.local; mask != 0; mask &= mask - 1 {
+		if pl := bits.TrailingZeros64(mask); p.added[pl] != f {
 			p.flush()
 			return fmt.Errorf("%w: player %d, frame %d", ErrNoLocalInput, pl, f)
 		}
@@ -478,11 +478,10 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		p.wait-- // ran instead of waiting: the advice is spent
 	}
 	p.newest = f
-	for pl := range p.players {
-		if p.owner[pl] < 0 {
-			p.recv[pl] = f
-			p.fed[pl] = f
-		}
+	for mask := p.local; mask != 0; mask &= mask - 1 {
+		pl := bits.TrailingZeros64(mask)
+		p.recv[pl] = f
+		p.fed[pl] = f
 	}
 	p.checksums()
 	p.rec.confirmed(p.core, p.checks.Interval)
@@ -764,11 +763,9 @@ func (p *P2P[S, I]) agree() {
 // too), and frozen ones for disconnected players.
 func (p *P2P[S, I]) feed() {
 	_, hi := p.core.acceptWindow()
-	for pl := range p.players {
+	for mask := p.all &^ p.local; mask != 0; mask &= mask - 1 {
+		pl := bits.TrailingZeros64(mask)
 		o := p.owner[pl]
-		if o < 0 {
-			continue
-		}
 		limit := p.recv[pl]
 		if fz := p.frozenAt[pl]; fz != rollnet.NoFrame {
 			limit = fz

@@ -33,9 +33,16 @@ import (
 // roundTick is the harness's frame period and one-way latency.
 const roundTick = time.Second / 60
 
+// roundClock is the harness's fake clock. The harness runs on one
+// goroutine, so it has no lock (local.Clock's, for tests whose clock is
+// read from several, would be a twentieth of the round).
+type roundClock struct{ now time.Time }
+
+func (c *roundClock) Now() time.Time { return c.now }
+
 // p2pRound is a 2-player match of two P2P sessions on a fake clock.
 type p2pRound struct {
-	clock    *local.Clock
+	clock    *roundClock
 	now      time.Time
 	peers    [2]*P2P[p2pWorld, uint16]
 	frame    uint16
@@ -47,7 +54,9 @@ type p2pRound struct {
 // handshake and warmed up (every timer started, the link lanes made).
 func newP2PRound(tb testing.TB, rollback int) *p2pRound {
 	tb.Helper()
-	clock, nw := testkit.NewNet(tb, local.Config{Seed: 29, Link: local.Link{Latency: roundTick}})
+	clock := &roundClock{now: testkit.Epoch}
+	nw, err := local.NewNetwork(local.Config{Seed: 29, Link: local.Link{Latency: roundTick}, Now: clock.Now})
+	require.NoError(tb, err)
 	r := &p2pRound{clock: clock, now: clock.Now(), rollback: rollback, events: make([]rollnet.Event, 0, 256)}
 	for i := range r.peers {
 		ep, err := nw.Endpoint(fmt.Sprintf("p%d", i))
@@ -64,7 +73,7 @@ func newP2PRound(tb testing.TB, rollback int) *p2pRound {
 	}
 	for range 600 { // the handshake
 		r.now = r.now.Add(roundTick)
-		r.clock.Set(r.now)
+		r.clock.now = r.now
 		for _, p := range r.peers {
 			require.NoError(tb, p.Poll())
 		}
@@ -86,7 +95,7 @@ func newP2PRound(tb testing.TB, rollback int) *p2pRound {
 //go:noinline
 func (r *p2pRound) round() {
 	r.now = r.now.Add(roundTick)
-	r.clock.Set(r.now)
+	r.clock.now = r.now
 	r.frame++
 	for i, p := range r.peers {
 		if err := p.AddLocalInput(i, r.frame*3+uint16(i)); err != nil {
