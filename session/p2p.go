@@ -567,6 +567,10 @@ func (p *P2P[S, I]) pump() {
 
 // handle processes one packet from l.
 func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
+	if typ == codec.TypeInput && l.State() == link.Running && l.Index() < p.nPlayers && p.rj.phase == phaseNone {
+		p.handleInput(l, b) // every frame's packet, by the path below's end
+		return
+	}
 	switch typ {
 	case codec.TypeRejoin:
 		p.handleRejoin(l, b)
