@@ -26,7 +26,7 @@ import (
 // tests' World (32 bytes), checksummed every frame by the core and sent
 // to the other peer every NetConfig's default interval.
 //
-// scripts/p2p-instructions counts the instructions of round under
+// .ci/instructions counts the instructions of round under
 // callgrind; BenchmarkP2PRound times it beside BenchmarkP2PRoundBaseline,
 // the same rounds' core work without the network.
 
