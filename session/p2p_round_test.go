@@ -23,8 +23,8 @@ import (
 // input arrives in time (0 rollbacks a frame); with none, each peer
 // hears the other's input a frame late and rolls back one frame every
 // frame (1 rollback a frame, of depth 1). The state is the cluster
-// tests' World (32 bytes), checksummed every frame by the core and sent
-// to the other peer every NetConfig's default interval.
+// tests' World (32 bytes); the NetConfig is the default (a checksum
+// every ChecksumInterval frames rides on an Input, quality reports run).
 //
 // .ci/instructions counts the instructions of round under
 // callgrind; BenchmarkP2PRound times it beside BenchmarkP2PRoundBaseline,
