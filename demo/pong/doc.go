@@ -9,7 +9,7 @@
 //
 // With no flags it starts a signaling server on loopback, starts a second
 // copy of itself as the opponent (a bot), and the two connect over WebRTC
-// and play. On a terminal you move the left paddle (arrow keys or W/S; q,
+// and play. On a terminal you move your paddle, the green one (arrow keys or W/S; q,
 // Esc or Ctrl-C quits, also while waiting for the opponent); without one
 // (CI, a pipe) both sides are bots and it plays a fixed number of frames.
 // Both processes print a report at exit.
