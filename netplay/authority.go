@@ -216,6 +216,9 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		return err
 	}
 	m.st.Phase, m.st.Advanced = Synchronizing, false
+	if !c.Synchronized() && m.seat < 0 && !now.Before(m.deadline) { // a host that went before its first state
+		return fmt.Errorf("%w: %v waiting for host %s's first state", ErrTimeout, m.cfg.Timeout, m.hostPeer())
+	}
 	if c.Synchronized() {
 		st := c.Stats()
 		m.st.Phase, m.st.Advanced, m.st.RTT = Running, steps > 0, st.RTT

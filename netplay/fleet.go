@@ -139,7 +139,7 @@ func dialFleet(ctx context.Context, cfg *Config, req fleet.Request) dialed {
 	}
 	qt, err := quic.Dial(ctx, rep.QUIC, qc)
 	if err != nil {
-		return dialed{err: fmt.Errorf("netplay: dialing host %s at %s: %w", rep.Host, rep.QUIC, err)}
+		return dialed{err: fmt.Errorf("%w: host %s at %s: %w", ErrHostUnreachable, rep.Host, rep.QUIC, err)}
 	}
 	d := dialed{tr: qt, room: rep.Room, placed: &placement{Reply: rep, peer: qt.Host()}}
 	if cfg.Impair != nil {

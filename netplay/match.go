@@ -74,7 +74,8 @@ type Config struct {
 	// measured before the match (see the package documentation).
 	InputDelay DelayBounds
 
-	// Timeout bounds Connecting (0 means 30 s).
+	// Timeout bounds Connecting, and an authoritative client's wait for
+	// its first host state (0 means 30 s).
 	Timeout time.Duration
 
 	// Tokens, when set, keeps this player's rejoin token: saved once the

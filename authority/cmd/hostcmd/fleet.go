@@ -72,7 +72,7 @@ func runFleet(ctx context.Context, o options, g game, gameName string, log *slog
 		return err
 	}
 	fh := &fleetHost{g: g, game: gameName, o: o, f: f, qt: qt, mem: mem, log: log, info: info,
-		matches: map[string]*fleetMatch{}, byPeer: map[transport.Peer]*fleetMatch{},
+		matches: map[string]*fleetMatch{}, byPeer: map[transport.Peer]*fleetMatch{}, refused: map[transport.Peer]bool{},
 		buf: make([]byte, transport.MaxDatagram), drainc: make(chan struct{}, 1)}
 	if f.metrics != "" {
 		stop, err := fh.serveMetrics(f.metrics)
@@ -127,6 +127,7 @@ type fleetHost struct {
 
 	matches  map[string]*fleetMatch
 	byPeer   map[transport.Peer]*fleetMatch
+	refused  map[transport.Peer]bool // peers refused a new match (counted once), until gone
 	buf      []byte
 	evs      []quic.PeerEvent
 	rooms    []string
@@ -242,12 +243,16 @@ func (fh *fleetHost) receive(now time.Time) {
 			delete(fh.byPeer, e.Peer)
 			delete(m.peers, e.Peer)
 		}
+		delete(fh.refused, e.Peer)
 	}
 }
 
 // admit routes a new peer by its token's room: to the room's match, or a
 // new one if the host has room and is not draining.
 func (fh *fleetHost) admit(p transport.Peer, now time.Time) *fleetMatch {
+	if fh.refused[p] {
+		return nil
+	}
 	claims, ok := fh.qt.PeerClaims(p)
 	if !ok {
 		fh.unrouted.Add(1)
@@ -258,11 +263,13 @@ func (fh *fleetHost) admit(p transport.Peer, now time.Time) *fleetMatch {
 		switch {
 		case fh.draining:
 			fh.refusedDraining.Add(1)
+			fh.refused[p] = true
 			return nil
 		case len(fh.matches) >= fh.f.matches:
 			// Placement never hands out more: this counts a broken
 			// compare-and-set (the fleet test asserts 0).
 			fh.refusedFull.Add(1)
+			fh.refused[p] = true
 			fh.log.Warn("a client for a new match found the host full", "room", claims.Room, "matches", len(fh.matches))
 			return nil
 		}
