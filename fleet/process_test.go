@@ -25,8 +25,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd/court"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/fleet/fleetlocal"
 	"github.com/rollnet/rollnet/netplay"
 )
 
@@ -155,87 +155,7 @@ type hostStats struct {
 	RefusedFull, RefusedDraining uint64
 }
 
-// outcome is what one bot saw.
-type outcome struct {
-	room, host string
-	first      time.Duration // the request to the first state
-	played     bool          // played its frames
-	told       bool          // Status said its host is gone
-	toldAt     time.Time
-	refused    error // the placement was refused (it asks again)
-	err        error
-}
-
-// bot asks signal for a match in room and plays until it has applied
-// frames host states (forever, for frames < 0, until its host is gone).
-func bot(ctx context.Context, signal, room string, frames int) outcome {
-	o := outcome{room: room}
-	start := time.Now()
-	if frames >= 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, botBound)
-		defer cancel()
-	}
-	var st netplay.Status
-	m, err := netplay.ConnectFleet[court.State, int8](netplay.Config{Signal: signal, Players: court.Players, Timeout: 10 * time.Second, Name: "bot"},
-		fleet.Request{Game: "court", Room: room, Version: "1"}, court.Simulate)
-	if err != nil {
-		o.err = err
-		return o
-	}
-	defer m.Close()
-	tick := time.NewTicker(time.Second / 60)
-	defer tick.Stop()
-	first := -1
-	for {
-		select {
-		case <-ctx.Done():
-			o.err = fmt.Errorf("bot in %s on %s: %w after %v (first state after %v), last status %v", room, o.host, ctx.Err(), time.Since(start), o.first, st)
-			return o
-		case <-tick.C:
-		}
-		var err error
-		st, err = m.AdvanceFrame(int8(st0(int(st0Frame(first)))))
-		if o.host == "" {
-			if p, ok := m.Placement(); ok {
-				o.host = p.Host
-			}
-		}
-		if err != nil {
-			switch {
-			case errors.Is(err, fleet.ErrUnavailable) || errors.Is(err, fleet.ErrNoHost) || errors.Is(err, netplay.ErrHostUnreachable):
-				o.refused = err
-			case errors.Is(err, netplay.ErrTimeout) && o.host != "":
-				o.told, o.toldAt = true, time.Now() // its host went before the first state
-			default:
-				o.err = fmt.Errorf("bot in %s on %s: %w", room, o.host, err)
-			}
-			return o
-		}
-		switch {
-		case st.Phase == netplay.Ended:
-			if st.Ended == netplay.EndHostGone {
-				o.told, o.toldAt = true, time.Now()
-			} else {
-				o.err = fmt.Errorf("bot in %s on %s: ended: %v", room, o.host, st.Ended)
-			}
-			return o
-		case st.Phase == netplay.Running && first < 0:
-			first, o.first = int(st.Frame), time.Since(start)
-		case first >= 0 && frames >= 0 && m.AuthClient().Stats().StatesApplied >= uint64(frames):
-			o.played = true
-			return o
-		}
-	}
-}
-
-func st0Frame(f int) int { return max(f, 0) }
-func st0(f int) int {
-	if (f/60)%2 == 0 {
-		return 1
-	}
-	return -1
-}
+type outcome = fleetlocal.Outcome
 
 // match plays room with two bots, one through each signaling instance,
 // asking again (a bounded number of times) when a placement is refused or
@@ -245,20 +165,25 @@ func match(ctx context.Context, signals [2]string, room string, frames int) [][2
 	for try := 0; try < 40 && ctx.Err() == nil; try++ {
 		var res [2]outcome
 		var wg sync.WaitGroup
+		bctx, cancel := ctx, context.CancelFunc(func() {})
+		if frames >= 0 {
+			bctx, cancel = context.WithTimeout(ctx, botBound)
+		}
 		for i := range res {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res[i] = bot(ctx, signals[i], room, frames)
+				res[i] = fleetlocal.Play(bctx, signals[i], room, "1", frames, 10*time.Second)
 			}()
 		}
 		wg.Wait()
+		cancel()
 		attempts = append(attempts, res)
 		frames = shortFrames // a long match placed again plays as a short one
-		if res[0].played && res[1].played || res[0].err != nil || res[1].err != nil {
+		if res[0].Played && res[1].Played || res[0].Err != nil || res[1].Err != nil {
 			return attempts
 		}
-		if res[0].refused != nil || res[1].refused != nil || res[0].told || res[1].told {
+		if res[0].Refused != nil || res[1].Refused != nil || res[0].Told || res[1].Told {
 			select {
 			case <-ctx.Done():
 			case <-time.After(100 * time.Millisecond):
@@ -414,22 +339,22 @@ func TestFleetProcesses(t *testing.T) {
 		}
 		require.GreaterOrEqual(t, len(attempts), 2, "the long match on the %s host was not placed again", name)
 		for i, o := range attempts[0] {
-			require.NoError(t, o.err, "long match on the %s host, bot %d", name, i)
-			require.Equal(t, host, o.host)
-			require.True(t, o.told, "bot %d of the long match on the %s host %s was not told its host is gone", i, name, host)
-			require.Less(t, o.toldAt.Sub(at), bound, "bot %d told late", i)
-			t.Logf("long match on the %s host: bot %d told %v after", name, i, o.toldAt.Sub(at).Round(time.Millisecond))
+			require.NoError(t, o.Err, "long match on the %s host, bot %d", name, i)
+			require.Equal(t, host, o.Host)
+			require.True(t, o.Told, "bot %d of the long match on the %s host %s was not told its host is gone", i, name, host)
+			require.Less(t, o.ToldAt.Sub(at), bound, "bot %d told late", i)
+			t.Logf("long match on the %s host: bot %d told %v after", name, i, o.ToldAt.Sub(at).Round(time.Millisecond))
 		}
 		again := attempts[len(attempts)-1]
 		for i, o := range again {
-			require.NoError(t, o.err)
-			require.True(t, o.played, "bot %d of the long match on the %s host, placed again on %s, did not play", i, name, o.host)
-			require.NotEqual(t, host, o.host, "placed again on the host that went")
+			require.NoError(t, o.Err)
+			require.True(t, o.Played, "bot %d of the long match on the %s host, placed again on %s, did not play", i, name, o.Host)
+			require.NotEqual(t, host, o.Host, "placed again on the host that went")
 		}
 		for _, a := range attempts[1 : len(attempts)-1] {
-			t.Logf("long match on the %s host: placing it again was refused: %v", name, a[0].refused)
+			t.Logf("long match on the %s host: placing it again was refused: %v", name, a[0].Refused)
 		}
-		t.Logf("long match on the %s host placed again on %s after %d refusals: first state %v after its request", name, again[0].host, len(attempts)-2, again[0].first.Round(time.Millisecond))
+		t.Logf("long match on the %s host placed again on %s after %d refusals: first state %v after its request", name, again[0].Host, len(attempts)-2, again[0].First.Round(time.Millisecond))
 	}
 
 	// Kill h1 mid-run, start a replacement.
@@ -502,21 +427,21 @@ func TestFleetProcesses(t *testing.T) {
 		require.NotEmpty(t, attempts, "match s%d never ran", i)
 		last := attempts[len(attempts)-1]
 		for b, o := range last {
-			require.NoError(t, o.err, "match s%d bot %d", i, b)
-			require.True(t, o.played, "match s%d bot %d did not play its %d frames in %d attempts (last: %+v, the other's %+v)", i, b, shortFrames, len(attempts), o, last[1-b])
+			require.NoError(t, o.Err, "match s%d bot %d", i, b)
+			require.True(t, o.Played, "match s%d bot %d did not play its %d frames in %d attempts (last: %+v, the other's %+v)", i, b, shortFrames, len(attempts), o, last[1-b])
 		}
 		for _, a := range attempts {
 			for _, o := range a {
-				if o.first > 0 {
-					firsts = append(firsts, o.first)
+				if o.First > 0 {
+					firsts = append(firsts, o.First)
 				}
-				if o.refused != nil {
+				if o.Refused != nil {
 					refusedRounds++
-					why := o.refused.Error()
+					why := o.Refused.Error()
 					reasons[why[:min(len(why), 60)]]++
 				}
-				if o.told {
-					require.Contains(t, []string{h1, h2}, o.host, "match s%d was told its host %s is gone: only %s (killed) and %s (drained) went", i, o.host, h1, h2)
+				if o.Told {
+					require.Contains(t, []string{h1, h2}, o.Host, "match s%d was told its host %s is gone: only %s (killed) and %s (drained) went", i, o.Host, h1, h2)
 					affected++
 				}
 			}

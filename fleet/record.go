@@ -106,7 +106,7 @@ func (h *Host) validate() error {
 	switch {
 	case !validName(h.ID, MaxID):
 		return fmt.Errorf("%w: host id %q", ErrConfig, h.ID)
-	case !validName(h.Version, MaxName):
+	case !validVersion(h.Version):
 		return fmt.Errorf("%w: version %q of host %s", ErrConfig, h.Version, h.ID)
 	case len(h.Games) == 0 || len(h.Games) > MaxGames:
 		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", ErrConfig, h.ID, len(h.Games), MaxGames)
@@ -123,25 +123,31 @@ func (h *Host) validate() error {
 	return nil
 }
 
-// validName reports whether s is 1 to max letters, digits, '-', '_' or
-// '.' not at the ends (a key token of the bucket is one such name).
+// validName reports whether s is 1 to max letters, digits, '-' or '_'
+// (a key token of the bucket is one such name).
 func validName(s string, max int) bool {
-	if s == "" || len(s) > max || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") {
+	return validChars(s, max, false)
+}
+
+// validVersion is validName with '.' allowed inside.
+func validVersion(s string) bool {
+	return validChars(s, MaxName, true) && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".")
+}
+
+func validChars(s string, max int, dot bool) bool {
+	if s == "" || len(s) > max {
 		return false
 	}
 	for _, r := range s {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || r == '.') {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || dot && r == '.') {
 			return false
 		}
 	}
 	return true
 }
 
-// hostKey and roomKey are the bucket's keys.
+// hostKey and roomKey are the bucket's keys: "host.<id>" and
+// "room.<game>.<room>", each name one key token.
 func hostKey(id string) string { return "host." + id }
 
-// roomKey is a room's key: "room.<game>.<room>" with the dots of either
-// escaped ('.' is a key separator), so that a room name holds one token.
-func roomKey(game, room string) string {
-	return "room." + strings.ReplaceAll(game, ".", "_2E") + "." + strings.ReplaceAll(room, ".", "_2E")
-}
+func roomKey(game, room string) string { return "room." + game + "." + room }

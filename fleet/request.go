@@ -32,10 +32,10 @@ type Request struct {
 func (r Request) Validate() error {
 	switch {
 	case !validName(r.Game, MaxName):
-		return fmt.Errorf("%w: game %q: want 1 to %d letters, digits, '-', '_' or '.'", ErrBadRequest, r.Game, MaxName)
+		return fmt.Errorf("%w: game %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Game, MaxName)
 	case !validName(r.Room, MaxRoom):
-		return fmt.Errorf("%w: room %q: want 1 to %d letters, digits, '-', '_' or '.'", ErrBadRequest, r.Room, MaxRoom)
-	case !validName(r.Version, MaxName):
+		return fmt.Errorf("%w: room %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Room, MaxRoom)
+	case !validVersion(r.Version):
 		return fmt.Errorf("%w: version %q: want 1 to %d letters, digits, '-', '_' or '.'", ErrBadRequest, r.Version, MaxName)
 	}
 	return nil
