@@ -222,11 +222,13 @@ func TestFleetProcesses(t *testing.T) {
 	secret := filepath.Join(dir, "secret")
 	require.NoError(t, os.WriteFile(secret, []byte("fleet-test-secret-0123456789abcdef"), 0o600))
 
-	var signals [2]string
+	var signals, signalMetrics [2]string
 	for i, policy := range []string{"fill", "spread"} {
 		p := startProc(t, ctx, "signal-"+policy, signalBin, "-addr", "127.0.0.1:0", "-nats", ns.url(), "-fleet-secret-file", secret,
-			"-fleet-policy", policy, "-fleet-dead-after", hostDeadAfter.String(), "-fleet-rate", "1000", "-fleet-burst", "1000")
+			"-fleet-policy", policy, "-fleet-dead-after", hostDeadAfter.String(), "-fleet-rate", "1000", "-fleet-burst", "1000",
+			"-metrics", "127.0.0.1:0")
 		signals[i] = "ws://" + p.value(t, "rollnet-signal listening", "addr", 30*time.Second)
+		signalMetrics[i] = p.value(t, "rollnet-signal metrics", "at", 30*time.Second)
 	}
 	startHost := func(id string) *fleetHost {
 		p := startProc(t, ctx, id, hostBin, "-fleet", ns.url(), "-fleet-id", id, "-quic", "127.0.0.1:0", "-webrtc=false",
@@ -459,6 +461,16 @@ func TestFleetProcesses(t *testing.T) {
 		require.Zero(t, st.RefusedFull, "host %s refused a client of a new match for being full: placement overfilled it", id)
 	}
 	require.Zero(t, over, "hosts over capacity")
+	for i, m := range signalMetrics {
+		body := get(t, m)
+		for _, name := range []string{"rollnet_fleet_hosts{state=\"live\"}", "rollnet_fleet_placements_total", "rollnet_fleet_refusals_total{reason=\"unavailable\"}", "rollnet_fleet_capacity_matches"} {
+			require.Contains(t, body, name, "instance %d's metrics", i)
+		}
+	}
+	body := get(t, "http://"+hosts["h3"].metrics+"/metrics")
+	for _, name := range []string{"rollnet_fleet_host_matches ", "rollnet_fleet_host_matches_peak", "rollnet_fleet_host_refused_total{reason=\"full\"} 0", "rollnet_fleet_host_draining 0"} {
+		require.Contains(t, body, name, "a host's metrics")
+	}
 	t.Logf("refusals (a bot asks again 100 ms later): %v", reasons)
 	slices.Sort(firsts)
 	p50, p99 := firsts[len(firsts)/2], firsts[min(len(firsts)*99/100, len(firsts)-1)]
@@ -470,6 +482,17 @@ func TestFleetProcesses(t *testing.T) {
 			"first_state_p99_ms": p99.Seconds() * 1000, "over_capacity": over, "told": affected, "refused_rounds": refusedRounds})
 		require.NoError(t, os.WriteFile(f, b, 0o644))
 	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	c := http.Client{Timeout: 5 * time.Second}
+	res, err := c.Get(url)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	require.NoError(t, err)
+	return string(b)
 }
 
 // waitLive waits until both instances see n live hosts.

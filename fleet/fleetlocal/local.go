@@ -42,10 +42,13 @@ type Options struct {
 	Policy         fleet.Policy // every instance's
 	// Addr is the first instance's address; the next ones take the next
 	// ports (default 127.0.0.1:0, any free ports).
-	Addr      string
-	NATSPort  int    // default any free port
-	Version   string // the hosts' game version, default "1"
-	Drain     time.Duration
+	Addr     string
+	NATSPort int    // default any free port
+	Version  string // the hosts' game version, default "1"
+	Drain    time.Duration
+	// Linger is how long a match whose clients left waits for one to come
+	// back before it frees its slot (default 1 s).
+	Linger    time.Duration
 	LogLevel  slog.Level
 	LogOutput io.Writer // nil: discarded
 }
@@ -88,6 +91,9 @@ func Start(o Options) (*Fleet, error) {
 	}
 	if o.Drain == 0 {
 		o.Drain = 5 * time.Second
+	}
+	if o.Linger == 0 {
+		o.Linger = time.Second
 	}
 	if o.LogOutput == nil {
 		o.LogOutput = io.Discard
@@ -149,7 +155,7 @@ func Start(o Options) (*Fleet, error) {
 		id := fmt.Sprintf("h%d", i+1)
 		args := []string{"-fleet", f.NATS, "-fleet-id", id, "-quic", "127.0.0.1:0", "-webrtc=false",
 			"-token-secret-file", secretFile, "-capacity", strconv.Itoa(o.Capacity), "-version", o.Version,
-			"-drain-deadline", o.Drain.String(), "-match-linger", "1s", "-quic-max-conns-per-address", "256",
+			"-drain-deadline", o.Drain.String(), "-match-linger", o.Linger.String(), "-quic-max-conns-per-address", "256",
 			"-log-level", o.LogLevel.String(), "-stats-every", "0"}
 		readyc := make(chan string, 1)
 		f.wg.Add(1)

@@ -140,6 +140,8 @@ func play(ctx context.Context, o options, stdout io.Writer) error {
 	switch {
 	case res.Err != nil && ctx.Err() != nil:
 		return nil // interrupted
+	case errors.Is(res.Err, fleet.ErrBadRequest):
+		return fmt.Errorf("%w: %v", errUsage, res.Err)
 	case res.Err != nil:
 		return res.Err
 	case res.Refused != nil:
