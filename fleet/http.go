@@ -4,7 +4,6 @@ package fleet
 
 import (
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"slices"
@@ -105,19 +104,6 @@ func (p *Placer) servePlace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, rep)
-}
-
-// StatusOf is the HTTP status of a placement error.
-func StatusOf(err error) int {
-	switch {
-	case errors.Is(err, ErrBadRequest):
-		return http.StatusBadRequest
-	case errors.Is(err, ErrVersion), errors.Is(err, ErrRoomFull):
-		return http.StatusConflict
-	case errors.Is(err, ErrBusy):
-		return http.StatusTooManyRequests
-	}
-	return http.StatusServiceUnavailable
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

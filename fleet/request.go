@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -73,6 +74,19 @@ type Reply struct {
 	// client joins it), false when this request placed it.
 	Joined bool   `json:"joined,omitempty"`
 	Error  string `json:"error,omitempty"`
+}
+
+// StatusOf is the HTTP status of a placement error.
+func StatusOf(err error) int {
+	switch {
+	case errors.Is(err, ErrBadRequest):
+		return 400 // Bad Request
+	case errors.Is(err, ErrVersion), errors.Is(err, ErrRoomFull):
+		return 409 // Conflict
+	case errors.Is(err, ErrBusy):
+		return 429 // Too Many Requests
+	}
+	return 503 // Service Unavailable
 }
 
 // ErrorOf is the error a placement refusal's status and message stand
