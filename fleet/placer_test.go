@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/natstest"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -25,18 +26,18 @@ var testSecret = []byte("fleet-unit-test-secret-0123456789")
 // testConfig: a host beats every 100 ms and is gone after 500 ms of silence.
 var testConfig = fleet.Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond}
 
-func join(t *testing.T, e *embeddedNATS, id, version string, matches, perMatch int) *fleet.Member {
+func join(t *testing.T, e *natstest.Server, id, version string, matches, perMatch int) *fleet.Member {
 	t.Helper()
-	m, err := fleet.Join(e.connect(t), fleet.HostInfo{ID: id, Version: version, Games: []fleet.Game{{Name: "court", Clients: perMatch}},
+	m, err := fleet.Join(e.Connect(t), fleet.HostInfo{ID: id, Version: version, Games: []fleet.Game{{Name: "court", Clients: perMatch}},
 		QUIC: "127.0.0.1:" + fmt.Sprint(4000+len(id)), Capacity: fleet.Capacity{Matches: matches, Clients: matches * perMatch}}, testConfig, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Close() })
 	return m
 }
 
-func placer(t *testing.T, e *embeddedNATS, policy fleet.Policy) *fleet.Placer {
+func placer(t *testing.T, e *natstest.Server, policy fleet.Policy) *fleet.Placer {
 	t.Helper()
-	p, err := fleet.NewPlacer(e.connect(t), fleet.PlacerConfig{Config: testConfig, Policy: policy, Secret: testSecret, AddrRate: 1000, AddrBurst: 1000})
+	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: testConfig, Policy: policy, Secret: testSecret, AddrRate: 1000, AddrBurst: 1000})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	return p
@@ -157,7 +158,7 @@ func TestVersionNeverPlaces(t *testing.T) {
 // its last beat, and nothing is placed on it.
 func TestSilentHostGone(t *testing.T) {
 	e := startNATS(t)
-	nc := e.connect(t)
+	nc := e.Connect(t)
 	m, err := fleet.Join(nc, fleet.HostInfo{ID: "h1", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
 		QUIC: "127.0.0.1:4001", Capacity: fleet.Capacity{Matches: 4, Clients: 8}}, testConfig, nil)
 	require.NoError(t, err)
@@ -231,7 +232,7 @@ func TestEndedMatchFreesRoom(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "the ended match's room is not freed: %v", err)
 		time.Sleep(10 * time.Millisecond)
 	}
-	js, err := jetstream.New(e.connect(t))
+	js, err := jetstream.New(e.Connect(t))
 	require.NoError(t, err)
 	kv, err := js.KeyValue(context.Background(), "rollnet-fleet")
 	require.NoError(t, err)
@@ -243,7 +244,7 @@ func TestEndedMatchFreesRoom(t *testing.T) {
 func TestPlacerHTTP(t *testing.T) {
 	e := startNATS(t)
 	join(t, e, "h1", "1", 4, 2)
-	p, err := fleet.NewPlacer(e.connect(t), fleet.PlacerConfig{Config: testConfig, Secret: testSecret, AddrRate: 1, AddrBurst: 3})
+	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: testConfig, Secret: testSecret, AddrRate: 1, AddrBurst: 3})
 	require.NoError(t, err)
 	defer p.Close()
 	waitHosts(t, p, 1)

@@ -224,14 +224,14 @@ func TestFleetProcesses(t *testing.T) {
 
 	var signals, signalMetrics [2]string
 	for i, policy := range []string{"fill", "spread"} {
-		p := startProc(t, ctx, "signal-"+policy, signalBin, "-addr", "127.0.0.1:0", "-nats", ns.url(), "-fleet-secret-file", secret,
+		p := startProc(t, ctx, "signal-"+policy, signalBin, "-addr", "127.0.0.1:0", "-nats", ns.URL(), "-fleet-secret-file", secret,
 			"-fleet-policy", policy, "-fleet-dead-after", hostDeadAfter.String(), "-fleet-rate", "1000", "-fleet-burst", "1000",
 			"-metrics", "127.0.0.1:0")
 		signals[i] = "ws://" + p.value(t, "rollnet-signal listening", "addr", 30*time.Second)
 		signalMetrics[i] = p.value(t, "rollnet-signal metrics", "at", 30*time.Second)
 	}
 	startHost := func(id string) *fleetHost {
-		p := startProc(t, ctx, id, hostBin, "-fleet", ns.url(), "-fleet-id", id, "-quic", "127.0.0.1:0", "-webrtc=false",
+		p := startProc(t, ctx, id, hostBin, "-fleet", ns.URL(), "-fleet-id", id, "-quic", "127.0.0.1:0", "-webrtc=false",
 			"-token-secret-file", secret, "-capacity", strconv.Itoa(fleetCapacity), "-metrics", "127.0.0.1:0",
 			"-fleet-heartbeat", hostHeartbeat.String(), "-fleet-dead-after", hostDeadAfter.String(),
 			"-match-linger", "200ms", "-drain-deadline", drainDeadline.String(), "-quic-max-conns-per-address", "64",
@@ -391,7 +391,7 @@ func TestFleetProcesses(t *testing.T) {
 	// Restart NATS mid-run: placement is refused with ErrUnavailable
 	// meanwhile, then resumes.
 	waitDone(int64(matches) * 3 / 5)
-	ns.stop()
+	ns.Stop()
 	outageAt := time.Now()
 	var refusedErr error
 	for time.Since(outageAt) < 10*time.Second {
@@ -403,7 +403,7 @@ func TestFleetProcesses(t *testing.T) {
 	}
 	require.ErrorIs(t, refusedErr, fleet.ErrUnavailable, "placement while NATS is down")
 	time.Sleep(2 * time.Second) // an outage longer than DeadAfter: every host looks gone after it until it beats
-	ns.start()
+	ns.Start()
 	var resumedAfter time.Duration
 	for {
 		_, err := netplay.Place(ctx, signals[1], fleet.Request{Game: "court", Room: "after-outage", Version: "1"})
