@@ -461,6 +461,12 @@ func TestFleetProcesses(t *testing.T) {
 		require.Zero(t, st.RefusedFull, "host %s refused a client of a new match for being full: placement overfilled it", id)
 	}
 	require.Zero(t, over, "hosts over capacity")
+	for i, s := range signals {
+		v, err := view(s)
+		require.NoError(t, err)
+		t.Logf("instance %d (%s): %d placements, %d joins, %d compare-and-set rounds lost; placement p50 %s, p99 %s (its last 1024); refusals %v",
+			i, v.Policy, v.Stats.Placements, v.Stats.Joins, v.Stats.Conflict, v.P50, v.P99, v.Stats.Refused)
+	}
 	for i, m := range signalMetrics {
 		body := get(t, m)
 		for _, name := range []string{"rollnet_fleet_hosts{state=\"live\"}", "rollnet_fleet_placements_total", "rollnet_fleet_refusals_total{reason=\"unavailable\"}", "rollnet_fleet_capacity_matches"} {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -340,17 +341,16 @@ func (fh *fleetHost) endAll(why string) {
 func (fh *fleetHost) report() {
 	fh.rooms = fh.rooms[:0]
 	connected := 0
-	view := make([]fleetMatchView, 0, len(fh.matches))
+	fh.mu.Lock()
+	fh.view = fh.view[:0]
 	for room, m := range fh.matches {
 		fh.rooms = append(fh.rooms, room)
 		connected += len(m.peers)
-		view = append(view, fleetMatchView{Room: room, Frame: int64(m.h.Frame()), Clients: len(m.peers)})
+		fh.view = append(fh.view, fleetMatchView{Room: room, Frame: int64(m.h.Frame()), Clients: len(m.peers)})
 	}
+	fh.mu.Unlock()
 	fh.mem.SetLoad(fh.rooms, connected)
 	fh.connected.Store(int64(connected))
-	fh.mu.Lock()
-	fh.view = view
-	fh.mu.Unlock()
 }
 
 func (fh *fleetHost) netConfig() rollnet.NetConfig {
@@ -380,7 +380,7 @@ type FleetStats struct {
 func (fh *fleetHost) stats() FleetStats {
 	ms := fh.mem.Stats()
 	fh.mu.Lock()
-	view := fh.view
+	view := slices.Clone(fh.view) // the loop reuses fh.view
 	fh.mu.Unlock()
 	return FleetStats{ID: fh.info.ID, Draining: fh.drainingFlag.Load(), Capacity: fh.f.matches,
 		Running: int(fh.running.Load()), Peak: int(fh.peak.Load()), Connected: int(fh.connected.Load()),
