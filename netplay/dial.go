@@ -80,6 +80,9 @@ type dialed struct {
 	room  string
 	first bool // the room was empty as this peer joined
 	err   error
+	// placed is the fleet's placement (fleet.go): the host is known
+	// without its hello.
+	placed *placement
 }
 
 // dial joins the room and starts the WebRTC transport negotiating through it.
