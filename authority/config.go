@@ -206,7 +206,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 	}
 	s.maxClients = (s.players - s.locals) / s.perClient
 	var err error
-	if s.net, err = link.Resolve(c.Net); err != nil {
+	if s.net, err = resolveNet(c.Net); err != nil {
 		return s, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return s, nil

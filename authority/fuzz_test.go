@@ -124,7 +124,7 @@ func FuzzHostPackets(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hello := codec.Hello{Settings: h.Settings(), Nonce: 9}
+		hello := codec.Hello{Protocol: protocol, Settings: h.Settings(), Nonce: 9}
 		tr.in = append(tr.in, feedPacket{"c", hello.Append(nil)})
 		for range 3 {
 			tr.in = append(tr.in, feedPacket{"c", b}, feedPacket{"stranger", b})

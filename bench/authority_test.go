@@ -237,7 +237,7 @@ func BenchmarkAuthorityStateBytes(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		hello := codec.Hello{Settings: m.host.Settings(), Nonce: 1}.Append(nil)
+		hello := codec.Hello{Protocol: authority.Protocol, Settings: m.host.Settings(), Nonce: 1}.Append(nil)
 		if err := raw.Send("host", hello); err != nil {
 			b.Fatal(err)
 		}
