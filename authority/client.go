@@ -293,7 +293,7 @@ func (c *Client[S, I]) Stats() ClientStats {
 	if s.RTT == 0 {
 		s.RTT = time.Duration(c.rtt)
 	}
-	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/100
+	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/10
 	return s
 }
 

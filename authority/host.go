@@ -2,6 +2,7 @@ package authority
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
 
@@ -15,8 +16,14 @@ import (
 )
 
 // adviceEvery is the most frames between two states that carry a
-// client's advice (it rides on others only when it changed).
-const adviceEvery = 30
+// client's advice (it rides on others only when it changed, the rate by
+// adviceStep thousandths or more: under jitter it moves a thousandth most
+// ticks, and a client a thousandth off for half a second drifts half a
+// millisecond).
+const (
+	adviceEvery = 30
+	adviceStep  = 2
+)
 
 // sentLen is how many of its own states, as sent, the host keeps by frame:
 // the baselines a client may have acknowledged.
@@ -87,12 +94,13 @@ type Host[S any, I comparable] struct {
 	ins   []byte // AuthInput parse buffer
 	data  []byte // a body's inputs then state, XORed with a base's
 	stats HostStats
-	// refused are the connections refused last (a ring): each is
-	// answered at most once a second, however often it says Hello.
-	refused     [16]refusal
+	// refused are the last 64 connections refused (a ring): each is
+	// answered at most once a second, however often it says Hello (past
+	// 64 at once, MaxJoinsPerTick a tick bounds the answers).
+	refused     [64]refusal
 	refusedNext int
 	refusals    int // refusals answered this tick
-	done  bool
+	done        bool
 }
 
 // NewHost returns a host that reads and writes tr and advances S with
@@ -119,7 +127,7 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		scratch: make([]I, s.perClient),
 		sent:    make([]S, sentLen), sentTags: make([]rollnet.Frame, sentLen), sums: make([]uint32, sentLen),
 		sentIn: make([]byte, sentLen*s.players*inputSize),
-		out: make([]byte, 0, codec.MaxPacket), events: make([]rollnet.Event, 0, 256),
+		out:    make([]byte, 0, codec.MaxPacket), events: make([]rollnet.Event, 0, 256),
 		chunk: make([]byte, 0, codec.MaxPacket),
 		ins:   make([]byte, codec.MaxFrames*s.perClient*inputSize), data: make([]byte, s.players*inputSize+stateSize),
 		barred: make([]barredAddress, max(s.maxClients, 1)),
@@ -394,8 +402,8 @@ type refusal struct {
 
 // refuse answers a Hello of other settings (or another protocol) with the
 // host's, so the client can say what differs: once a second per
-// connection, at most MaxJoinsPerTick a tick, no larger than a Hello with
-// a token, and nothing held for it.
+// connection (of the last 64 refused), at most MaxJoinsPerTick a tick, a
+// few bytes more than the Hello, and nothing held for it.
 func (h *Host[S, I]) refuse(from transport.Peer, m codec.Hello) {
 	for _, r := range h.refused {
 		if r.peer == from && h.t-r.at < int64(time.Second) {
@@ -765,11 +773,12 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	if h.checked(f, base) {
 		head.Checked, head.InputAck, head.Checksum = true, int32(c.heard), h.sums[k]
 	}
-	// The advice rides when it changed (the rate, or the depth by a
-	// quarter frame), on a full state, and at least every adviceEvery
-	// frames against loss; the client keeps the last it got.
-	depth := int32(c.depth * 100)
-	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || c.rate != c.advRate || max(depth-c.advDepth, c.advDepth-depth) >= 25 || f-c.advAt >= adviceEvery {
+	// The advice rides when it changed (the rate by adviceStep, or the
+	// depth by half a frame), on a full state, and at least every
+	// adviceEvery frames against loss; the client keeps the last it got.
+	depth := int32(math.Round(c.depth * 10))
+	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || max(c.rate-c.advRate, c.advRate-c.rate) >= adviceStep ||
+		max(depth-c.advDepth, c.advDepth-depth) >= 5 || f-c.advAt >= adviceEvery {
 		head.Advice, head.Depth, head.Rate = true, depth, c.rate
 		c.advAt, c.advDepth, c.advRate = f, depth, c.rate
 	}

@@ -24,7 +24,7 @@ import (
 //	InputAck  (C only) zigzag varint(InputAck-Frame): the newest input
 //	          frame of this client the host heard, >= -1 (-1 none)
 //	Depth     (A only) zigzag varint: how early the client's inputs
-//	          arrive, in hundredths of a frame
+//	          arrive, in tenths of a frame (protocol 2: hundredths)
 //	Rate      (A only) zigzag varint: the advised change of the client's
 //	          tick rate, in thousandths, |Rate| <= MaxRate
 //
