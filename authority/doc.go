@@ -159,8 +159,8 @@
 // the checksum and the input acknowledgement every eighth state, codes
 // the inputs and the state as one run without its trailing zeros, sends
 // a whole body without a fragment count (a flag bit of its first byte
-// tells it), the advice when the rate moved 0.2% or the depth half a
-// frame, and quality reports once a second by default: pong's host sends
+// tells it), the advice when the rate moved 0.5% (every 30 frames
+// otherwise), and quality reports once a second by default: pong's host sends
 // its client about 975 B/s all told, where protocol 2 sent about 1,430
 // (bench's BenchmarkAuthorityPongBytes).
 //

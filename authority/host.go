@@ -16,13 +16,14 @@ import (
 )
 
 // adviceEvery is the most frames between two states that carry a
-// client's advice (it rides on others only when it changed, the rate by
-// adviceStep thousandths or more: under jitter it moves a thousandth most
-// ticks, and a client a thousandth off for half a second drifts half a
-// millisecond).
+// client's advice; it rides on others only when the rate moved adviceStep
+// thousandths or more from the last sent (under jitter it moves a few
+// thousandths most ticks; a client 0.5% off for half a second drifts 2.5
+// ms, and the depth the host measures closes the loop). The depth, which
+// a client only reports, rides along.
 const (
 	adviceEvery = 30
-	adviceStep  = 2
+	adviceStep  = 5
 )
 
 // sentLen is how many of its own states, as sent, the host keeps by frame:
@@ -773,12 +774,12 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	if h.checked(f, base) {
 		head.Checked, head.InputAck, head.Checksum = true, int32(c.heard), h.sums[k]
 	}
-	// The advice rides when it changed (the rate by adviceStep, or the
-	// depth by half a frame), on a full state, and at least every
-	// adviceEvery frames against loss; the client keeps the last it got.
+	// The advice rides when the rate changed by adviceStep, on a full
+	// state, and at least every adviceEvery frames against loss; the
+	// client keeps the last it got.
 	depth := int32(math.Round(c.depth * 10))
 	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || max(c.rate-c.advRate, c.advRate-c.rate) >= adviceStep ||
-		max(depth-c.advDepth, c.advDepth-depth) >= 5 || f-c.advAt >= adviceEvery {
+		f-c.advAt >= adviceEvery {
 		head.Advice, head.Depth, head.Rate = true, depth, c.rate
 		c.advAt, c.advDepth, c.advRate = f, depth, c.rate
 	}
