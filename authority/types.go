@@ -23,7 +23,7 @@ const protocol = Protocol
 
 // Protocol is the authoritative protocol's version a client says Hello with
 // (codec.Hello.Protocol) and a host refuses another of (codec.WelcomeRefused).
-const Protocol = 3
+const Protocol = codec.AuthProtocol
 
 // checkedEvery is how many states apart a host sends a state's checksum
 // (and the client's input acknowledgement): states of a frame that is a

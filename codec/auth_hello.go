@@ -15,7 +15,8 @@ type Hello struct {
 	// Settings is the hash of everything client and host must agree on;
 	// a host refuses a mismatch (a WelcomeRefused with its own values).
 	Settings uint64
-	// Protocol is the client's authority protocol: 2, or 3 and on.
+	// Protocol is the client's authority protocol: 2, or 3 and on; 0
+	// means AuthProtocol.
 	Protocol uint8
 	// Nonce is random; the Welcome echoes it, so a stale or forged answer
 	// is told apart.
@@ -37,10 +38,17 @@ func (m Hello) Len() int {
 	return n
 }
 
+// AuthProtocol is the authoritative protocol this package's layouts are
+// (package authority's Protocol).
+const AuthProtocol = 3
+
 // Append appends the encoded message to b (no allocation when b has room);
-// it appends nothing for a Protocol below 2.
+// it appends nothing for Protocol 1.
 func (m Hello) Append(b []byte) []byte {
-	if m.Protocol < 2 {
+	if m.Protocol == 0 {
+		m.Protocol = AuthProtocol
+	}
+	if m.Protocol == 1 {
 		return b
 	}
 	b = appendHeader(b, TypeHello, m.Seq)

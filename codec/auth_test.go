@@ -268,6 +268,7 @@ func TestAuthMalformed(t *testing.T) {
 	require.Empty(t, StateBody{Frame: 2, Base: 1, Checksum: 1, Data: []byte{1}}.Append(nil), "a checksum unchecked")
 	require.Empty(t, StateBody{Frame: 1, Base: -1, Checked: true, Rate: 1, Data: []byte{1}}.Append(nil), "a rate without Advice")
 	require.Empty(t, Hello{Protocol: 1}.Append(nil), "protocol 1 had no Hello of this form")
+	require.Equal(t, Hello{Protocol: AuthProtocol, Nonce: 3}.Append(nil), Hello{Nonce: 3}.Append(nil), "0 is this package's protocol")
 	require.Empty(t, Welcome{Kind: WelcomeRefused}.Append(nil), "refused without the host's settings")
 	require.ErrorIs(t, AuthInput{Slots: 64, Size: 32, Frames: 128, Inputs: patternInputs(128*64*32, 3)}.Check(), ErrTooLarge)
 }
