@@ -532,9 +532,10 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	n := c.bodyIn
 	dst, in := rollback.BytesOf(&c.base[k]), c.baseIn[k*n:(k+1)*n]
 	bk := -1
-	if m.Base == -1 && !c.wantFull && c.newestHost != rollnet.NoFrame && f-c.newestHost < baselineWindow {
+	if m.Base == -1 && !c.wantFull && c.newestHost != rollnet.NoFrame && f-c.newestHost+c.ackLag() < baselineWindow {
 		// A full state the host had no cause to send: this connection
-		// acknowledged a state it still keeps. Forged (its checksum is
+		// acknowledged a state it still keeps (the host hears an
+		// acknowledgement a round trip late). Forged (its checksum is
 		// its own), or a copy long delayed: taken, the host's next
 		// states, coded against the state acknowledged, would be wrong.
 		c.stats.StatesDropped++
@@ -586,6 +587,14 @@ func (c *Client[S, I]) decode(body []byte) bool {
 		c.rate, c.depth = m.Rate, m.Depth
 	}
 	return true
+}
+
+// ackLag is how many frames older than the newest state the client took
+// the acknowledgement the host codes against may be: a round trip, and
+// two frames of slack.
+func (c *Client[S, I]) ackLag() rollnet.Frame {
+	rtt := max(c.rtt, c.l.RTT())
+	return rollnet.Frame((rtt+c.period-1)/c.period) + 2
 }
 
 // verify marks state f verified, and the baselines it was coded against,

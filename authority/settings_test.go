@@ -159,3 +159,22 @@ func TestUnverifiedStateDropped(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, sum, rollback.Checksum(rollback.BytesOf(s)), "the client's newest host state is the host's again")
 }
+
+// Over a link whose round trip is longer than the baselines a client
+// keeps (300 ms each way: the host hears every acknowledgement about 36
+// frames late), the host sends whole states (one per acknowledged one:
+// 11 in 3 s, as protocol 2 did); the client takes every one, though it
+// acknowledged states a few frames before them: they are not the unasked
+// whole states a forger would send (without the round trip allowed for,
+// it took 4 and dropped 7).
+func TestLongRoundTripTakesWholeStates(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 35, players: 2, link: local.Link{Latency: 300 * time.Millisecond}})
+	a := c.add("a", ClientConfig{}, mash(1, 3))
+	c.run(3 * time.Second)
+	before := a.c.Stats()
+	c.run(3 * time.Second)
+	after := a.c.Stats()
+	t.Logf("states applied %d, dropped %d in 3 s", after.StatesApplied-before.StatesApplied, after.StatesDropped-before.StatesDropped)
+	require.GreaterOrEqual(t, after.StatesApplied-before.StatesApplied, uint64(9))
+	require.Zero(t, after.StatesDropped-before.StatesDropped)
+}
