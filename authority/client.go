@@ -519,7 +519,11 @@ func (c *Client[S, I]) fragment(b []byte) {
 // it reports whether the state was taken.
 func (c *Client[S, I]) decode(body []byte) bool {
 	m := &c.body
-	if _, err := codec.ParseStateBody(body, m, c.bodyData); err != nil {
+	near := c.newestHost
+	if near == rollnet.NoFrame {
+		near = c.frame // no state to decode a delta against: any frame will do
+	}
+	if _, err := codec.ParseStateBody(body, m, c.bodyData, int32(near)); err != nil {
 		c.malformed()
 		return false
 	}

@@ -161,8 +161,9 @@
 // a whole body without a fragment count (a flag bit of its first byte
 // tells it), the advice when the rate moved 0.5% (every 30 frames
 // otherwise), and quality reports once a second by default: pong's host sends
-// its client about 975 B/s all told, where protocol 2 sent about 1,430
-// (bench's BenchmarkAuthorityPongBytes).
+// its client about 985 B/s all told, where protocol 2 sent about 1,480
+// (bench's BenchmarkAuthorityPongBytes). A delta's frame travels as its
+// low 16 bits (a long match's frames cost no third byte).
 //
 // # Scale
 //

@@ -20,7 +20,12 @@ import (
 //	          InputAck follow), A<<5 (Advice: Depth and Rate follow), and
 //	          D, 0..MaxBaseDistance: Frame-Base, or 0 for a full state
 //	          (Base -1), which is always Checked
-//	Frame     uvarint(Frame), Frame >= 0
+//	Frame     a full state: uvarint(Frame), Frame >= 0; else u16 LE, the
+//	          low 16 bits of Frame: the decoder takes the frame with those
+//	          bits nearest to one it is given (a client's newest state: a
+//	          state it can decode is at most MaxBaseDistance frames past
+//	          it, and one 32,768 frames stale is past the link's sequence
+//	          window), so a long match costs no third byte
 //	InputAck  (C only) zigzag varint(InputAck-Frame): the newest input
 //	          frame of this client the host heard, >= -1 (-1 none)
 //	Depth     (A only) zigzag varint: how early the client's inputs
@@ -120,7 +125,11 @@ func (m StateBody) AppendHead(b []byte) []byte {
 		flags |= 1 << 5
 	}
 	b = append(b, flags)
-	b = binary.AppendUvarint(b, uint64(m.Frame))
+	if m.Base >= 0 {
+		b = binary.LittleEndian.AppendUint16(b, uint16(m.Frame))
+	} else {
+		b = binary.AppendUvarint(b, uint64(m.Frame))
+	}
 	if m.Checked {
 		b = appendInt32(b, m.InputAck-m.Frame)
 	}
@@ -161,9 +170,10 @@ func trimZeros(b []byte) int {
 
 // ParseStateBody decodes a whole body into m, its Data into data (m.Data
 // aliases it): as many bytes as the inputs and the state that host and
-// client agree on. The caller XORs them with its copies at Base and checks
-// Checksum when Checked.
-func ParseStateBody(b []byte, m *StateBody, data []byte) (int, error) {
+// client agree on. A delta's Frame is the one with the low 16 bits sent
+// nearest to near (the caller's newest state's frame). The caller XORs
+// Data with its copies at Base and checks Checksum when Checked.
+func ParseStateBody(b []byte, m *StateBody, data []byte, near int32) (int, error) {
 	*m = StateBody{}
 	if len(data) == 0 {
 		return 0, ErrLimit
@@ -176,10 +186,26 @@ func ParseStateBody(b []byte, m *StateBody, data []byte) (int, error) {
 		return 0, ErrMalformed
 	}
 	checked, advice, d := flags&(1<<6) != 0, flags&(1<<5) != 0, int32(flags&MaxBaseDistance)
-	v, i, err := readUvarint(b, 1)
-	if err != nil {
-		return 0, err
+	var v uint64
+	i := 1
+	if d == 0 {
+		var err error
+		if v, i, err = readUvarint(b, 1); err != nil {
+			return 0, err
+		}
+	} else {
+		if len(b) < 3 {
+			return 0, ErrShort
+		}
+		low := binary.LittleEndian.Uint16(b[1:])
+		i = 3
+		f := int64(near) + int64(int16(low-uint16(near)))
+		if f < 0 {
+			return 0, ErrMalformed
+		}
+		v = uint64(f)
 	}
+	var err error
 	if v > math.MaxInt32 || int64(d) > int64(v) || (d == 0 && !checked) {
 		return 0, ErrMalformed
 	}

@@ -24,6 +24,10 @@ var (
 	bodyDataBuf = make([]byte, 704)
 )
 
+// bodyNear is the newest frame the samples' and fuzz targets' deltas are
+// decoded near.
+const bodyNear = 70000
+
 // authReencode parses a whole packet of type t (or a state body, t == 0)
 // and re-encodes what it got.
 func authReencode(t Type, b []byte) ([]byte, error) {
@@ -33,7 +37,7 @@ func authReencode(t Type, b []byte) ([]byte, error) {
 	switch t {
 	case 0:
 		var m StateBody
-		if n, err = ParseStateBody(b, &m, bodyDataBuf); err == nil {
+		if n, err = ParseStateBody(b, &m, bodyDataBuf, bodyNear); err == nil {
 			if cerr := m.Check(); cerr != nil {
 				return nil, fmt.Errorf("parsed body fails Check: %w", cerr)
 			}
@@ -104,11 +108,11 @@ func authSamples() []sample {
 		{name: "nack", t: TypeNack, b: Nack{Seq: 9, Msg: 12, Missing: 0b1010}.Append(nil)},
 		{name: "body full", t: 0, b: StateBody{Frame: 10, Base: -1, Checked: true, InputAck: 9, Advice: true, Depth: 210, Rate: -20,
 			Checksum: 0xfeed, Data: append([]byte{1, 2, 3, 4}, big[:700]...)}.Append(nil)},
-		{name: "body delta", t: 0, b: StateBody{Frame: 11, Base: 10, Checked: true, InputAck: -1, Advice: true, Depth: -5, Rate: MaxRate,
+		{name: "body delta", t: 0, b: StateBody{Frame: bodyNear + 11, Base: bodyNear + 10, Checked: true, InputAck: -1, Advice: true, Depth: -5, Rate: MaxRate,
 			Checksum: 1, Data: make([]byte, 704)}.Append(nil)},
-		{name: "body unchecked", t: 0, b: StateBody{Frame: 40, Base: 40 - MaxBaseDistance,
+		{name: "body unchecked", t: 0, b: StateBody{Frame: bodyNear + 3, Base: bodyNear + 3 - MaxBaseDistance,
 			Data: append(make([]byte, 300), 9, 0, 0, 0, 7)}.Append(nil)},
-		{name: "body far", t: 0, b: StateBody{Frame: math.MaxInt32, Base: math.MaxInt32 - 1, Checked: true, InputAck: math.MaxInt32,
+		{name: "body far", t: 0, b: StateBody{Frame: math.MaxInt32, Base: -1, Checked: true, InputAck: math.MaxInt32,
 			Checksum: math.MaxUint32, Data: append([]byte{0, 0, 7, 0}, big[1000:1700]...)}.Append(nil)},
 	}
 	return s
@@ -160,7 +164,7 @@ func TestAuthTruncatedAndTrailing(t *testing.T) {
 			var head int
 			if s.t == 0 {
 				var m StateBody
-				_, err := ParseStateBody(s.b, &m, bodyDataBuf)
+				_, err := ParseStateBody(s.b, &m, bodyDataBuf, bodyNear)
 				require.NoError(t, err)
 				head = len(m.AppendHead(nil))
 				if m.Checked {
@@ -226,14 +230,13 @@ func TestAuthMalformed(t *testing.T) {
 		{"fragment oversized", TypeStateFragment, append([]byte{byte(Version<<4 | byte(TypeStateFragment)), 0, 0, 0x80}, make([]byte, MaxChunk)...), ErrMalformed},
 		{"fragment no chunk", TypeStateFragment, []byte{byte(Version<<4 | byte(TypeStateFragment)), 0, 0, 2, 1, 0}, ErrShort},
 		{"nack nothing", TypeNack, Nack{Msg: 1}.Append(nil), ErrMalformed},
-		{"body base past frame", 0, []byte{0x80 | 0x40 | 6, 5, 0, 0, 0, 0, 0}, ErrMalformed},
 		{"body no mark", 0, []byte{0x40 | 1, 5, 0, 0, 0, 0, 0}, ErrMalformed},
 		{"body full unchecked", 0, []byte{0x80, 5, 1, 9}, ErrMalformed},
 		{"body input ack before -1", 0, append([]byte{0x80 | 0x40, 5}, appendInt32(nil, -7)...), ErrMalformed},
-		{"body rate", 0, append([]byte{0x80 | 0x20 | 1, 5, 0}, appendInt32(nil, MaxRate+1)...), ErrMalformed},
-		{"body trailing zero run", 0, []byte{0x80 | 1, 5, 1, 9, 2}, ErrMalformed},
-		{"body literal ends in zero", 0, []byte{0x80 | 1, 5, 3, 9, 0}, ErrMalformed},
-		{"body past the data", 0, []byte{0x80 | 1, 5, 0xbc, 0x0c}, ErrMalformed},
+		{"body rate", 0, append([]byte{0x80 | 0x20 | 1, 5, 0, 0}, appendInt32(nil, MaxRate+1)...), ErrMalformed},
+		{"body trailing zero run", 0, []byte{0x80 | 1, 5, 0, 1, 9, 2}, ErrMalformed},
+		{"body literal ends in zero", 0, []byte{0x80 | 1, 5, 0, 3, 9, 0}, ErrMalformed},
+		{"body past the data", 0, []byte{0x80 | 1, 5, 0, 0xbc, 0x0c}, ErrMalformed},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -245,11 +248,11 @@ func TestAuthMalformed(t *testing.T) {
 	// is the same body with zeros implied (the checksum tells).
 	b := StateBody{Frame: 1, Base: -1, Checked: true, InputAck: -1, Data: append(patternInputs(100, 3), 1)}.Append(nil)
 	var m StateBody
-	_, err := ParseStateBody(b, &m, make([]byte, 100))
+	_, err := ParseStateBody(b, &m, make([]byte, 100), 0)
 	require.ErrorIs(t, err, ErrMalformed)
-	_, err = ParseStateBody(b, &m, make([]byte, 101))
+	_, err = ParseStateBody(b, &m, make([]byte, 101), 0)
 	require.NoError(t, err)
-	_, err = ParseStateBody(b, &m, nil)
+	_, err = ParseStateBody(b, &m, nil, 0)
 	require.ErrorIs(t, err, ErrLimit)
 	// Inputs past the caller's buffer.
 	in := AuthInput{Ack: -1, Start: 0, Frames: 4, Slots: 1, Size: 2, Inputs: make([]byte, 8)}.Append(nil)
@@ -295,7 +298,7 @@ func TestAuthAllocs(t *testing.T) {
 			switch s.t {
 			case 0:
 				var m StateBody
-				_, _ = ParseStateBody(s.b, &m, bodyDataBuf)
+				_, _ = ParseStateBody(s.b, &m, bodyDataBuf, bodyNear)
 				buf = m.Append(buf[:0])
 			case TypeHello:
 				m, _, _ := ParseHello(s.b)
@@ -339,3 +342,23 @@ func FuzzParseAuthInput(f *testing.F)     { fuzzAuth(f, TypeAuthInput) }
 func FuzzParseStateFragment(f *testing.F) { fuzzAuth(f, TypeStateFragment) }
 func FuzzParseNack(f *testing.F)          { fuzzAuth(f, TypeNack) }
 func FuzzParseStateBody(f *testing.F)     { fuzzAuth(f, 0) }
+
+// A delta's frame travels as its low 16 bits; the decoder takes the frame
+// with those bits nearest to the one it is given, across the wrap.
+func TestStateBodyFrameNear(t *testing.T) {
+	for _, c := range []struct{ frame, near int32 }{
+		{65540, 65530}, {65530, 65540}, {40, 10}, {1<<20 + 3, 1<<20 - 20}, {math.MaxInt32, math.MaxInt32 - 5},
+	} {
+		b := StateBody{Frame: c.frame, Base: c.frame - 1, Data: []byte{1}}.Append(nil)
+		var m StateBody
+		_, err := ParseStateBody(b, &m, make([]byte, 1), c.near)
+		require.NoError(t, err)
+		require.Equal(t, c.frame, m.Frame, "near %d", c.near)
+		require.Equal(t, c.frame-1, m.Base)
+	}
+	// A base before frame 0 is malformed.
+	b := StateBody{Frame: 65536 + 2, Base: 65536 - 1, Data: []byte{1}}.Append(nil)
+	var m StateBody
+	_, err := ParseStateBody(b, &m, make([]byte, 1), 1)
+	require.ErrorIs(t, err, ErrMalformed)
+}
