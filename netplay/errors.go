@@ -20,7 +20,10 @@ var (
 	ErrP2PRoom = errors.New("netplay: the room holds a P2P match, not an authoritative host (join it with Join or Watch)")
 
 	// ErrSettings reports a peer whose game settings differ (players,
-	// frame rate or Config.Settings); the wrapping error names both.
+	// frame rate or Config.Settings); the wrapping error names both. An
+	// authoritative host's refusal of a client's settings (the state's or
+	// an input's size too) is ErrSettings wrapping authority's
+	// *SettingsError.
 	ErrSettings = errors.New("netplay: the peer's settings differ")
 
 	// ErrRoomFull reports more players in a P2P room than Config.Players.
@@ -37,6 +40,11 @@ var (
 
 	// ErrToken reports a token text that does not decode.
 	ErrToken = errors.New("netplay: malformed token")
+
+	// ErrHostUnreachable reports a host the fleet placed the match on
+	// that did not answer (it died before the fleet noticed: ask again,
+	// ConnectFleet).
+	ErrHostUnreachable = errors.New("netplay: the placed host did not answer")
 
 	// ErrClosed is returned by every call on a closed Match.
 	ErrClosed = errors.New("netplay: match closed")
