@@ -464,11 +464,8 @@ func (s *Session[S, I]) rollbackError(n int, err error) error {
 func (s *Session[S, I]) simulateFrame(f rollnet.Frame) {
 	slot := s.slotOf(f)
 	base := slot * s.players
-	in, args := s.inputs[base:base+s.players], s.args
-	args = args[:len(in)]
-	for p, v := range in {
-		args[p] = v
-	}
+	args := s.args
+	copy(args, s.inputs[base:base+s.players])
 	if c := s.conf[slot]; c != s.all {
 		s.predictFrame(f, base, c) // out of line: with every input confirmed, nothing is called but simulate
 	}
