@@ -276,7 +276,16 @@ func (q *Queue[S]) LoseTimeline() {
 // the state, valid until the next Push, Tick, LoseTimeline or Reset; the
 // caller may modify it. For Coast, frame is the frame the caller's world
 // coasts to and s is nil. Tick never allocates.
-func (q *Queue[S]) Tick() (out Outcome, frame int32, s *S) {
+func (q *Queue[S]) Tick() (out Outcome, frame int32, s *S) { return q.TickAhead(0) }
+
+// TickAhead is Tick for a tick that ahead more ticks follow at once: a
+// client catching up after a stall (its timestep owes it several steps)
+// runs them back to back, and the states that piled up while it stalled
+// are theirs to apply, one each. So the drain waits until more than
+// Depth+ahead states would still wait after this apply; drained at the
+// first of the catch-up's ticks, they were jumps the next ticks would have
+// played. A negative ahead counts as 0. TickAhead never allocates.
+func (q *Queue[S]) TickAhead(ahead int) (out Outcome, frame int32, s *S) {
 	q.release()
 	n := len(q.order)
 	switch {
@@ -295,7 +304,7 @@ func (q *Queue[S]) Tick() (out Outcome, frame int32, s *S) {
 	if int64(q.order[0].frame) > int64(q.applied)+1 && q.coasts == 0 {
 		return q.coast() // a gap: wait one tick for its state
 	}
-	if n-1 > q.cfg.Depth { // more than Depth would wait after this apply
+	if n-1 > q.cfg.Depth+max(ahead, 0) { // more than Depth (and the ticks to come) would wait after this apply
 		q.dropOldest(1)
 	}
 	return q.take(Apply)

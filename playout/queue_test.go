@@ -205,3 +205,49 @@ func TestQueueNames(t *testing.T) {
 	require.Equal(t, "restart", playout.Restart.String())
 	require.Equal(t, "Outcome(9)", playout.Outcome(9).String())
 }
+
+// A client that stalled runs the steps it owes back to back: the states
+// that piled up meanwhile are theirs, one a step. Told how many ticks of
+// the catch-up follow, the queue plays them all out, none drained; ticked
+// blind it drains the first tick (a jump) and coasts the last.
+func TestQueueTickAhead(t *testing.T) {
+	for _, blind := range []bool{false, true} {
+		q, err := playout.NewQueue[int32](playout.QueueConfig{Depth: 4, Start: 3})
+		require.NoError(t, err)
+		f := int32(0)
+		for ; f < 3; f++ {
+			q.Push(f, &f)
+		}
+		q.Tick()
+		for range 20 { // settled: 3 held after each tick
+			q.Push(f, &f)
+			f++
+			q.Tick()
+		}
+		require.Equal(t, 2, q.Len())
+		for range 5 { // a stall of 5 frames: 5 states arrive, no tick
+			q.Push(f, &f)
+			f++
+		}
+		var played []int32
+		for i := range 5 {
+			ahead := 4 - i
+			if blind {
+				ahead = 0
+			}
+			out, fr, _ := q.TickAhead(ahead)
+			if out != playout.Coast {
+				played = append(played, fr)
+			}
+		}
+		st := q.Stats()
+		if blind {
+			require.Positive(t, st.Jumps, "drained blind: the test proves nothing otherwise")
+			continue
+		}
+		require.Zero(t, st.Jumps)
+		require.Zero(t, st.Coasted)
+		require.Equal(t, []int32{21, 22, 23, 24, 25}, played)
+		require.Equal(t, 2, q.Len(), "as deep as before the stall")
+	}
+}
