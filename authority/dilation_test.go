@@ -81,3 +81,97 @@ func TestTimeDilationJitterAndHog(t *testing.T) {
 	require.Less(t, math.Abs(s.Rate), 0.03, "the advice settles near the clock's rate")
 	require.Less(t, worst, 0.1, "never pinned at the cap")
 }
+
+// hoggedHost is the host's game loop in a process beside a CPU hog: every
+// every-th tick comes stall ticks late, and the frames owed then run back
+// to back (the demo's host catches up through its timestep).
+type hoggedHost struct {
+	c                   *cluster
+	next                time.Time
+	every, stall, ticks int
+	owed                int
+}
+
+func (l *hoggedHost) Next() (time.Time, bool) { return l.next, true }
+
+func (l *hoggedHost) Tick() {
+	l.c.hostTick()
+	l.ticks++
+	switch {
+	case l.owed > 0:
+		l.owed-- // back to back: the next frame at the same instant
+	case l.ticks%l.every == 0:
+		l.next = l.next.Add(time.Duration(1+l.stall) * tick)
+		l.owed = l.stall
+	default:
+		l.next = l.next.Add(tick)
+	}
+}
+
+// hoggedClient is a client's game loop beside the same hog: a 60 Hz loop
+// that calls Update with the real time since its last call, every
+// every-th call stall ticks late, so the steps owed run in one Update (as
+// a game's frame after a stall does).
+type hoggedClient struct {
+	c                   *cluster
+	nd                  *node
+	next, last          time.Time
+	every, stall, ticks int
+}
+
+func (l *hoggedClient) Next() (time.Time, bool) { return l.next, true }
+
+func (l *hoggedClient) Tick() {
+	cl, now := l.nd.c, l.c.clock.Now()
+	dt := tick
+	if !l.last.IsZero() {
+		dt = now.Sub(l.last)
+	}
+	l.last = now
+	if cl.Synchronized() {
+		require.NoError(l.c.t, cl.AddLocalInput(0, l.nd.input(cl.Frame())))
+	}
+	_, err := cl.Update(dt)
+	require.NoError(l.c.t, err)
+	if l.ticks++; l.ticks%l.every == 0 {
+		l.next = l.next.Add(time.Duration(1+l.stall) * tick)
+	} else {
+		l.next = l.next.Add(tick)
+	}
+}
+
+// Two processes beside a CPU hog, modelled: the client's process stalls
+// 3 frames (50 ms, the 99th percentile of the demo's client measured
+// beside three busy loops) every 30 ticks, the host's 3 frames every 45,
+// over a loopback-like link. Both keep real time (a stalled process
+// catches up on its steps), so the inputs of a stall are late unless the
+// lead covers it, and the host's states come in bursts. The advice must
+// settle (near 0: both clocks are one), hold the stalls' inputs on time
+// (at most 3 late in 1200 frames) and the paced playout must absorb the
+// bursts (at most 2 jumps), for a lead of a few frames.
+func TestTimeDilationStalls(t *testing.T) {
+	link := local.Link{Latency: 2 * time.Millisecond}
+	c := newCluster(t, clusterOpts{seed: 23, players: 1, link: link})
+	c.loops[0] = &hoggedHost{c: c, next: c.hnext, every: 45, stall: 3}
+	a := c.add("a", ClientConfig{}, mash(1, 3))
+	c.loops[1] = &hoggedClient{c: c, nd: a, next: c.clock.Now(), every: 30, stall: 3}
+	c.run(10 * time.Second)
+	require.True(t, a.c.Synchronized())
+	before, qBefore := c.h.Clients(nil)[0], a.c.view.q.Stats()
+	const n = 1200 // 20 s
+	worst := 0.0
+	for range n {
+		c.run(tick)
+		worst = max(worst, math.Abs(c.h.Clients(nil)[0].Rate))
+	}
+	s, q := c.h.Clients(nil)[0], a.c.view.q.Stats()
+	late, jumps := s.LateInputs-before.LateInputs, q.Jumps-qBefore.Jumps
+	tl := a.c.TimelineStats()
+	t.Logf("rate %.3f (worst %.3f), late inputs %d, jumps %d, stalls %d, coasts %d in %d frames; %v",
+		s.Rate, worst, late, jumps, q.Stalls-qBefore.Stalls, q.Coasted-qBefore.Coasted, n, tl)
+	require.LessOrEqual(t, late, uint64(3), "late inputs")
+	require.LessOrEqual(t, jumps, int64(2), "playout jumps")
+	require.Less(t, math.Abs(s.Rate), 0.02, "the advice settles near 0")
+	require.Less(t, worst, 0.05, "and stays there")
+	require.Less(t, tl.Lead, 8.0, "for a lead of a few frames")
+}
