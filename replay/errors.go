@@ -21,41 +21,41 @@ var (
 	// wrong number of inputs, a nil state, a recorder that is not new).
 	ErrArgument = errors.New("replay: invalid argument")
 
-	// ErrRecordFormat reports a file that is not a rollnet recording: its
+	// ErrFormat reports a file that is not a rollnet recording: its
 	// first bytes are not the magic.
 	ErrFormat = errors.New("replay: not a rollnet recording")
 
-	// ErrRecordVersion reports a recording of a format version this
+	// ErrVersion reports a recording of a format version this
 	// release does not read.
 	ErrVersion = errors.New("replay: unknown recording version")
 
-	// ErrRecordSettings reports a recording of another game or of other
+	// ErrSettings reports a recording of another game or of other
 	// settings: the game's Settings, the number of players, or the size
 	// of an input or of the state differ from the replayer's.
 	ErrSettings = errors.New("replay: recording of other settings")
 
-	// ErrRecordCorrupt reports a recording whose bytes are damaged or
+	// ErrCorrupt reports a recording whose bytes are damaged or
 	// forged: a chunk whose CRC does not match, an unknown chunk, a chunk
 	// too long, frames out of order, inputs that do not decode.
 	ErrCorrupt = errors.New("replay: corrupt recording")
 
-	// ErrRecordTruncated reports a recording that ends before its end
+	// ErrTruncated reports a recording that ends before its end
 	// chunk (the match was cut short, or the file was). Every frame before
 	// the cut was replayed and checked. It wraps io.ErrUnexpectedEOF.
 	ErrTruncated = fmt.Errorf("replay: recording cut short: %w", io.ErrUnexpectedEOF)
 
-	// ErrRecordClosed reports a Record, Flush or Close after Close.
+	// ErrClosed reports a Record, Flush or Close after Close.
 	ErrClosed = errors.New("replay: recorder closed")
 
-	// ErrReplayMismatch reports a replayed state whose checksum differs
+	// ErrMismatch reports a replayed state whose checksum differs
 	// from the one recorded: the simulation is not deterministic (across
-	// machines, builds or versions). The error is a *ReplayMismatchError.
-	ErrMismatch = errors.New("replay: replay differs from the recording")
+	// machines, builds or versions). The error is a *MismatchError.
+	ErrMismatch = errors.New("replay: state differs from the recording")
 )
 
-// ReplayMismatchError is the error a Replayer returns at the first
+// MismatchError is the error a Replayer returns at the first
 // recorded checksum its own state does not match.
-// errors.Is(err, ErrReplayMismatch) holds for it.
+// errors.Is(err, ErrMismatch) holds for it.
 type MismatchError struct {
 	// Frame is the frame after which the states differ.
 	Frame rollnet.Frame
@@ -87,5 +87,5 @@ func (e *MismatchError) Error() string {
 	return s
 }
 
-// Unwrap returns ErrReplayMismatch.
+// Unwrap returns ErrMismatch.
 func (e *MismatchError) Unwrap() error { return ErrMismatch }

@@ -53,9 +53,9 @@ func WriteState[S any](w io.Writer, f rollnet.Frame, s *S) error {
 }
 
 // ReadState reads a state written by WriteState. A file that is not one
-// is ErrRecordFormat, of another version ErrRecordVersion, of another
-// state size ErrRecordSettings, damaged ErrRecordCorrupt, cut short
-// ErrRecordTruncated.
+// is ErrFormat, of another version ErrVersion, of another
+// state size ErrSettings, damaged ErrCorrupt, cut short
+// ErrTruncated.
 func ReadState[S any](r io.Reader) (rollnet.Frame, *S, error) {
 	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
 		return 0, nil, fmt.Errorf("%w: state: %w", ErrConfig, err)

@@ -77,7 +77,7 @@ type RecorderConfig struct {
 	Players int
 	// Settings is the game's hash of anything a replay must agree on (its
 	// version, rules, map), as in NetConfig.Settings. A Replayer given
-	// other Settings refuses the file with ErrRecordSettings.
+	// other Settings refuses the file with ErrSettings.
 	Settings uint64
 	// ChecksumEvery is the checksum interval: the checksum of the state
 	// after frame f is recorded when (f+1) % ChecksumEvery == 0. 0 means 1,
@@ -85,7 +85,7 @@ type RecorderConfig struct {
 	ChecksumEvery int
 	// States, a debug mode, records the state's bytes along with every
 	// checksum, so that a replay that differs can name the fields that do
-	// (see ReplayMismatchError). It makes the file about one state per
+	// (see MismatchError). It makes the file about one state per
 	// checksum larger.
 	States bool
 }
@@ -194,7 +194,7 @@ func (r *Recorder[S, I]) Frame() rollnet.Frame { return r.frame }
 // Record records frame Frame(): every player's confirmed input for it
 // (len(inputs) == Players) and the state after it. It allocates nothing
 // unless the writer does. A wrong number of inputs is ErrArgument; after
-// Close, ErrRecordClosed; a write error is returned by this and every
+// Close, ErrClosed; a write error is returned by this and every
 // later call.
 func (r *Recorder[S, I]) Record(inputs []I, state *S) error {
 	if r.closed {
@@ -243,7 +243,7 @@ func (r *Recorder[S, I]) Flush() error {
 }
 
 // Close writes the last frames and the end of the recording, and flushes.
-// It does not close the writer. Later calls return ErrRecordClosed.
+// It does not close the writer. Later calls return ErrClosed.
 func (r *Recorder[S, I]) Close() error {
 	if r.closed {
 		return ErrClosed

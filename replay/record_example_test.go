@@ -63,5 +63,5 @@ func ExampleNewRecorder() {
 	// Output:
 	// 600 frames in 17319 bytes
 	// replay: <nil> - 600 checksums agree
-	// replay: replay differs from the recording: frame 400: recorded checksum 30b3cac6, replayed edf6607e (last agreed: frame 399); game.X[1]: -9 recorded, -10 replayed
+	// replay: state differs from the recording: frame 400: recorded checksum 30b3cac6, replayed edf6607e (last agreed: frame 399); game.X[1]: -9 recorded, -10 replayed
 }

@@ -19,12 +19,12 @@ import (
 // its documented default.
 type ReplayerConfig struct {
 	// Settings must equal the recording's RecordConfig.Settings, else
-	// ErrRecordSettings.
+	// ErrSettings.
 	Settings uint64
 	// Players, when not 0, must equal the recording's number of players,
-	// else ErrRecordSettings. 0 takes the recording's.
+	// else ErrSettings. 0 takes the recording's.
 	Players int
-	// MaxFields bounds the fields a ReplayMismatchError lists; 0 means 8.
+	// MaxFields bounds the fields a MismatchError lists; 0 means 8.
 	MaxFields int
 }
 
@@ -35,7 +35,7 @@ type ReplayerConfig struct {
 // safe for concurrent use.
 //
 // Bytes from the file are not trusted: a damaged, forged or cut file is
-// an error (ErrRecordCorrupt, ErrRecordTruncated, ...), never a panic, and
+// an error (ErrCorrupt, ErrTruncated, ...), never a panic, and
 // no claim in it makes the replayer allocate more than the sizes it was
 // built for.
 type Replayer[S any, I comparable] struct {
@@ -196,7 +196,7 @@ func (p *Replayer[S, I]) readHeader(cfg ReplayerConfig) error {
 	return nil
 }
 
-// truncated maps an end of file inside a chunk to ErrRecordTruncated.
+// truncated maps an end of file inside a chunk to ErrTruncated.
 func truncated(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return ErrTruncated
@@ -234,7 +234,7 @@ func (p *Replayer[S, I]) checkCRC(crc uint32) error {
 }
 
 // readChunk reads the next chunk into p.chunk. A clean end of file before
-// a chunk is ErrRecordTruncated (only the end chunk ends a recording).
+// a chunk is ErrTruncated (only the end chunk ends a recording).
 func (p *Replayer[S, I]) readChunk() (kind byte, payload []byte, err error) {
 	kind, length, crc, err := p.readChunkHead()
 	if err != nil {
@@ -285,8 +285,8 @@ func (p *Replayer[S, I]) Checked() int { return p.checked }
 // AdvanceFrame simulates frame Frame() with its recorded inputs and checks the
 // state against its recorded checksum, if it has one. At the end of the
 // recording it returns io.EOF. A state that differs is a
-// *ReplayMismatchError; a damaged file ErrRecordCorrupt or
-// ErrRecordTruncated. Errors are sticky. AdvanceFrame allocates nothing but
+// *MismatchError; a damaged file ErrCorrupt or
+// ErrTruncated. Errors are sticky. AdvanceFrame allocates nothing but
 // errors.
 func (p *Replayer[S, I]) AdvanceFrame() error {
 	if p.err != nil {
