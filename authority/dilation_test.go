@@ -211,3 +211,29 @@ func TestTimeDilationApproach(t *testing.T) {
 	require.Less(t, worst, 0.01, "settled at 0")
 	require.LessOrEqual(t, q.Jumps-qBefore.Jumps, int64(8), "jumps: at most the frames of the approach")
 }
+
+// A client whose process stops for half a second comes back behind the
+// host and re-anchors frames ahead: the advice brings it back and the
+// estimate of its clock's rate is not moved by the step (read as a
+// clock's drift it was -5%, and the advice stayed off for seconds after).
+func TestTimeDilationReanchor(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 25, players: 1, link: local.Link{Latency: 2 * time.Millisecond}})
+	a := c.add("a", ClientConfig{}, mash(1, 3))
+	l := &hoggedClient{c: c, nd: a, next: c.clock.Now(), every: 1 << 30}
+	c.loops[1] = l
+	c.run(10 * time.Second)
+	re := a.c.Stats().Reanchors
+	l.every, l.stall, l.ticks = 1, 30, 0 // the next tick 500 ms late
+	c.run(tick)
+	l.every = 1 << 30
+	worst := 0.0
+	for range 360 { // 6 s
+		c.run(tick)
+		worst = max(worst, math.Abs(c.h.clients[0].skew))
+	}
+	s := c.h.Clients(nil)[0]
+	t.Logf("re-anchors %d → %d, rate %.3f, depth %.2f, clock rate estimate at worst %.1f‰", re, a.c.Stats().Reanchors, s.Rate, s.Depth, worst)
+	require.Greater(t, a.c.Stats().Reanchors, re, "the stall made the client re-anchor")
+	require.Less(t, worst, 5.0, "the clock's rate estimate stays near 0")
+	require.Less(t, math.Abs(s.Rate), 0.005, "the advice is back at 0")
+}

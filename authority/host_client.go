@@ -117,6 +117,7 @@ type hostClient[I comparable] struct {
 	depth    float64
 	skew     float64 // the advice that cancels the client clock's own rate, estimated, in thousandths
 	asked    float64 // the advice, smoothed as the margins' mean is
+	skewHold int     // margins before the skew estimate takes the mean's drift again
 	rate     int32
 	margin   margins // the input margins the advice holds on time
 	out      outbox
@@ -158,7 +159,7 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
 	c.stats = HostClientStats{}
 	c.heard = rollnet.NoFrame
 	c.lateHd, c.lateN = 0, 0
-	c.depth, c.skew, c.asked, c.rate = 0, 0, 0, 0
+	c.depth, c.skew, c.asked, c.rate, c.skewHold = 0, 0, 0, 0, 0
 	c.margin.seen = false
 	for i := range c.tags {
 		c.tags[i] = rollnet.NoFrame
@@ -273,9 +274,20 @@ func (c *hostClient[I]) advise(f rollnet.Frame, target, maxRate int) {
 	// The clock's own rate (negated: what cancels it), from the mean's
 	// drift in thousandths of a frame per frame, less the advice asked
 	// (smoothed as the mean is, so lagged alike).
+	// A margin far from the mean (a stall's dip, a re-anchor's step) moves
+	// the mean for a while by what is not a clock's rate: the estimate
+	// waits until the mean has taken it (a re-anchor 5 frames ahead would
+	// read as -2% for the next seconds).
 	lim := float64(maxRate)
 	c.asked += (float64(c.rate) - c.asked) / 16
-	if !first {
+	if math.Abs(float64(d)-was) > 2 {
+		c.skewHold = 32
+	}
+	switch {
+	case first:
+	case c.skewHold > 0:
+		c.skewHold--
+	default:
 		drift := 1000 * (c.margin.mean - was)
 		c.skew = max(-lim, min(lim, c.skew+(c.asked-drift-c.skew)/240))
 	}
