@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/rollnet/rollnet/signaling"
+	signaling "github.com/rollnet/rollnet/signaling/client" // not signaling: a browser build must not link its server
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/impair"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -87,7 +87,7 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 	if err != nil {
 		return dialed{err: err}
 	}
-	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
+	client, err := signaling.Dial(ctx, u, signaling.Config{})
 	if err != nil {
 		return dialed{err: fmt.Errorf("netplay: joining %s: %w", RedactURL(u), RedactError(err, u))}
 	}

@@ -167,8 +167,12 @@
 // (webrtc.Transport.SendBulk, which queues deeper than Send and says what
 // it dropped). A spectator joining a two-player match 36,000 frames (10
 // minutes) in is live in about 1 s over a 40 ms round trip, 2 s over
-// 100 ms (TestSpectatorFeedTimes), 0.4 s over loopback WebRTC; one within
-// 32 frames gets the live stream.
+// 100 ms (TestSpectatorFeedTimes), 0.4 s over loopback WebRTC. One within
+// 256 frames (for small inputs; two Inputs' worth) gets the live stream:
+// every frame it has not acknowledged, every tick, in up to 2 Inputs, so
+// that one cut off for a few seconds on a lossy link is live again a
+// one-way trip after the cut ends (0.25 s over 200 ms and 10% loss after
+// 1.5 s cut off, TestSpectatorPartitionLossy).
 //
 // What a spectator may cost its host: a spectator's acknowledgement may
 // move back 64 frames (a late datagram), or undo its last move forward (a
@@ -178,9 +182,12 @@
 // (1 MB/s, 16 full packets banked) carries over. A spectator of a
 // two-player match 36,000 frames long that resets its ack to frame 1 each
 // time it is nearly live costs 14 kB/s (an honest one 1.5 kB/s; 60 kB/s
-// before these bounds), TestSpectatorAckReset. A forger who sends two
-// high acks between every two of the spectator's can use its 3 restarts
-// and stall it for up to a minute.
+// before these bounds), TestSpectatorAckReset. On the live stream a
+// spectator costs at most 2 Inputs a tick whatever it acknowledges: one
+// that holds its ack 250 frames behind gets 33 kB/s of a two-player match
+// (TestSpectatorLiveCost; at most 2 full packets a tick, 144 kB/s). A
+// forger who sends two high acks between every two of the spectator's can
+// use its 3 restarts and stall it for up to a minute.
 //
 // # Sync test
 //

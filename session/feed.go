@@ -28,9 +28,16 @@ package session
 // feed's own haste (through Send at WebRTC's default threshold two in
 // three were, and the feed crawled: 21 s for 36,000 frames).
 //
-// A spectator within feedLive frames of the confirmed frame gets the live
-// stream instead (sendSpectator): one Input a tick with every frame it has
-// not acknowledged, so a lost datagram costs nothing more than a tick.
+// A spectator within liveGap frames of the confirmed frame (256 for small
+// inputs: two Inputs' worth) gets the live stream instead (sendLive): every
+// frame it has not acknowledged, every tick, in up to liveDatagrams Inputs,
+// so that a lost datagram costs nothing more than a tick. A spectator cut
+// off for a few seconds comes back on it: its host learns what was lost a
+// round trip after the cut ends, too late for the bulk feed's resend (at
+// 200 ms one way and 10% loss, a 1.5 s cut cost 0.70 to 1.57 s fed in
+// bulk, 0.25 s on the live stream: TestSpectatorPartitionLossy). The live
+// stream costs at most liveDatagrams packets a tick, whatever the
+// spectator acknowledges.
 
 import (
 	"errors"
@@ -56,7 +63,7 @@ const (
 	// a tick at 4 ticks, a 67 ms loop round trip at 60 fps).
 	feedWindow = 4096
 	// feedLive is how far behind the confirmed frame a spectator may be
-	// and still get the live stream rather than the bulk feed.
+	// and not be CatchingUp (fast-forwarding), and the least liveGap.
 	feedLive = 32
 	// feedMaxBackoff bounds the doubling of the go-back wait (1 << 4).
 	feedMaxBackoff = 4
@@ -259,4 +266,54 @@ func (p *P2P[S, I]) encode(m *codec.Input, stride int) []byte {
 		}
 		m.Frames = m.Frames * 3 / 4
 	}
+}
+
+// liveDatagrams is the most Inputs of the live stream a spectator gets a
+// tick.
+const liveDatagrams = 2
+
+// liveFrames is how many frames one Input of the live stream carries: as
+// many as always fit a packet (half a packet of inputs fits with every
+// other field at its largest), up to codec.MaxFrames.
+func (p *P2P[S, I]) liveFrames() int {
+	return max(1, min(codec.MaxFrames, codec.MaxPacket/2/(p.players*p.size)))
+}
+
+// liveGap is how far behind the confirmed frame a spectator may be and
+// still get the live stream: what liveDatagrams Inputs carry, at least
+// feedLive (256 frames for small inputs: a spectator cut off for 3 s on
+// a 400 ms round trip).
+func (p *P2P[S, I]) liveGap() rollnet.Frame {
+	return rollnet.Frame(max(feedLive, liveDatagrams*p.liveFrames()))
+}
+
+// sendLive sends spectator link l the live stream: every confirmed frame
+// up to c it has not acknowledged, every tick, in up to liveDatagrams
+// Inputs, so that a lost datagram costs a tick and not a round trip. It
+// returns false when a frame to send is no longer held. It allocates
+// nothing.
+func (p *P2P[S, I]) sendLive(l *link.Link, c rollnet.Frame) bool {
+	stride := p.players * p.size
+	start := l.Acked + 1
+	for range liveDatagrams {
+		if start > c {
+			return true
+		}
+		n := min(int(c-start+1), p.liveFrames())
+		for k := range n {
+			for pl := range p.players {
+				b, ok := p.confirmedInput(start+rollnet.Frame(k), pl)
+				if !ok {
+					return false
+				}
+				copy(p.block[k*stride+pl*p.size:], b)
+			}
+		}
+		m := codec.Input{Seq: l.Seq(), Ack: int32(c), Start: int32(start), Frames: n, Players: p.all, Size: p.size}
+		if p.sendInput(l, &m, stride, false) <= 0 || m.Frames == 0 {
+			return true
+		}
+		start += rollnet.Frame(m.Frames)
+	}
+	return true
 }

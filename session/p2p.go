@@ -948,13 +948,13 @@ func (p *P2P[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk boo
 
 // sendSpectator sends spectator link l the confirmed frames it has not
 // acknowledged, every player's input: in bulk (feed.go) while it is more
-// than feedLive frames behind, else the live stream, all of them in one
-// Input each tick. Either way the Input's Ack is the newest confirmed
-// frame, which tells the spectator how far behind it is.
+// than p.liveGap() frames behind, else the live stream (sendLive). Either
+// way the Input's Ack is the newest confirmed frame, which tells the
+// spectator how far behind it is.
 func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
 	f := &p.feeds[l.Index()-p.nPlayers]
-	if c-l.Acked > feedLive {
+	if c-l.Acked > p.liveGap() {
 		if !f.on {
 			// Its budget carries over from the last feed: a restart gets
 			// no fresh burst.
@@ -970,25 +970,9 @@ func (p *P2P[S, I]) sendSpectator(l *link.Link) {
 		return
 	}
 	f.on = false
-	if c <= l.Acked {
-		return
+	if !p.sendLive(l, c) {
+		p.ep.Disconnect(l) // it fell behind what we keep: it cannot catch up
 	}
-	start := l.Acked + 1
-	n := min(int(c-l.Acked), codec.MaxFrames)
-	stride := p.players * p.size
-	for k := range n {
-		for pl := range p.players {
-			b, ok := p.confirmedInput(start+rollnet.Frame(k), pl)
-			if !ok {
-				// The spectator fell behind what we keep: it cannot catch up.
-				p.ep.Disconnect(l)
-				return
-			}
-			copy(p.block[k*stride+pl*p.size:], b)
-		}
-	}
-	m := codec.Input{Seq: l.Seq(), Ack: int32(c), Start: int32(start), Frames: n, Players: p.all, Size: p.size}
-	p.sendInput(l, &m, stride, false)
 }
 
 // Events appends every event since the last call to dst, oldest first,

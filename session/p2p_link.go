@@ -48,7 +48,8 @@ package session
 //     past the end of what it simulated: its buffer). One added mid-match
 //     starts at frame 0 like the others: its host serves the old frames
 //     from the spectator archive, in bulk (feed.go) while the spectator is
-//     more than feedLive frames behind, else one Input a tick.
+//     more than liveGap frames behind, else the live stream: up to
+//     liveDatagrams Inputs a tick.
 
 import (
 	"errors"

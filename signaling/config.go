@@ -212,7 +212,7 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		if len(c.TURNSecret) > 0 && s.Username == "" && s.Credential == "" {
 			s.Username, s.Credential = "minted", "minted" // filled in at join
 		}
-		if err := s.validate(); err != nil {
+		if err := s.Validate(); err != nil {
 			return c, fmt.Errorf("%w: ICEServers[%d]: %v", ErrConfig, i, err)
 		}
 	}

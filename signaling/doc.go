@@ -2,14 +2,18 @@
 // groups peers into rooms and relays WebRTC offers, answers and ICE
 // candidates between them, and the Go client a transport uses to reach it.
 //
-// The client builds for GOOS=js GOARCH=wasm and dials through the
+// The client is package signaling/client (this package names its types
+// and errors the same: Client, Dial, ClientConfig, Event): a game imports
+// that one. It builds for GOOS=js GOARCH=wasm and dials through the
 // browser's WebSocket (the page makes the handshake: ClientConfig's
 // HTTPClient and HTTPHeader are refused there, and a refusal before the
-// upgrade is not an *HTTPError); the server is for native programs. In a
-// browser build the Server compiles but refuses every upgrade, and its NATS
-// clustering and Prometheus metrics are left out (native-only files), so a
-// game that links this package for its client carries none of NATS,
-// JetStream, Prometheus or protobuf (.ci/run checks it with go list -deps).
+// upgrade is not an *HTTPError), linking nothing of this package's server
+// nor of net/http. The server is for native programs. In a browser build
+// this package still compiles (the Server refuses every upgrade) but links
+// net/http, 1.5 MB of the browser pong; its NATS clustering and Prometheus metrics
+// are left out (native-only files), so that even a game that links it
+// carries none of NATS, JetStream, Prometheus or protobuf (.ci/run checks
+// both with go list -deps).
 //
 // # Running a server
 //

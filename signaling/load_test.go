@@ -97,7 +97,7 @@ func pairOnce(ctx context.Context, url string) (*Client, error) {
 	payload := json.RawMessage(`{"sdp":"v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"}`)
 	cand := json.RawMessage(`{"candidate":"candidate:1 1 udp 2130706431 127.0.0.1 50000 typ host","sdpMid":"0"}`)
 	sendAll := func(peer string, kind SignalKind) error {
-		for _, s := range []Signal{{kind, payload}, {SignalCandidate, cand}, {SignalCandidate, cand}} {
+		for _, s := range []Signal{{Kind: kind, Payload: payload}, {Kind: SignalCandidate, Payload: cand}, {Kind: SignalCandidate, Payload: cand}} {
 			if err := c.Send(ctx, peer, s); err != nil {
 				return err
 			}

@@ -648,7 +648,7 @@ func (s *Server) iceServersFor(id string) []ICEServer {
 	}
 	out := make([]ICEServer, len(s.cfg.ICEServers))
 	for i, is := range s.cfg.ICEServers {
-		if is.isTURN() && is.Username == "" && is.Credential == "" {
+		if is.IsTURN() && is.Username == "" && is.Credential == "" {
 			is.Username, is.Credential = TURNCredentials(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
 		}
 		out[i] = is

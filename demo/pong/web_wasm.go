@@ -22,7 +22,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/session"
-	"github.com/rollnet/rollnet/signaling"
+	sigclient "github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
@@ -177,7 +177,7 @@ func play(pg *page, o webOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pg.say("joining %s", u)
-	client, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
+	client, err := sigclient.Dial(ctx, u, sigclient.Config{})
 	if err != nil {
 		return fmt.Errorf("joining %s: %w", u, err)
 	}

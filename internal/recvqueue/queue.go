@@ -2,7 +2,9 @@
 // network transports share (transport/webrtc, transport/quic): one FIFO
 // lane per peer over one pool of slots allocated once, taken round robin,
 // with longest-lane drop when full and the Expect gate of
-// transport.Expecter. Push and Pop copy and never allocate.
+// transport.Expecter. Push and Pop copy and never allocate. Beside it,
+// what those transports also share: the receive Counters, and the
+// PeerSet behind their Peers, WaitPeers and Events.
 package recvqueue
 
 import (

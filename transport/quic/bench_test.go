@@ -96,7 +96,7 @@ func BenchmarkSendReceive(b *testing.B) {
 	for b.Loop() {
 		_ = tr.Send("b", pkt)
 		n, _ := p.out.pop(buf)
-		tr.received(p.lane, buf[:n])
+		tr.rc.Received(tr.q, p.lane, buf[:n])
 		_, _, _ = tr.Receive(buf)
 	}
 }

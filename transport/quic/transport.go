@@ -2,9 +2,7 @@ package quic
 
 import (
 	"context"
-	"errors"
 	"net"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -93,12 +91,10 @@ type Stats struct {
 }
 
 type counters struct {
-	packetsSent, bytesSent, packetsReceived, bytesReceived atomic.Uint64
-	sendsSkipped, sendErrors, receivesDropped              atomic.Uint64
-	receivesUnexpected, receivesOversize, receivesShort    atomic.Uint64
-	packetsDropped, packetsDroppedDoS                      atomic.Uint64
-	connsRefusedAddr, connsRefusedFull, hellosBad          atomic.Uint64
-	peersAdmitted, tokensMissing                           atomic.Uint64
+	packetsSent, bytesSent, sendsSkipped, sendErrors    atomic.Uint64
+	receivesOversize, packetsDropped, packetsDroppedDoS atomic.Uint64
+	connsRefusedAddr, connsRefusedFull, hellosBad       atomic.Uint64
+	peersAdmitted, tokensMissing                        atomic.Uint64
 }
 
 // Transport carries datagrams over QUIC connections: a host's to each of
@@ -109,17 +105,17 @@ type Transport struct {
 	cfg   Config
 	local transport.Peer
 	q     *recvqueue.Queue
+	rc    recvqueue.Counters
 	c     counters
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // every goroutine the Transport started
 
-	mu      sync.RWMutex
-	closed  bool
-	peers   map[transport.Peer]*peer
-	events  []PeerEvent
-	changed chan struct{} // closed and replaced on every peer change
+	mu     sync.RWMutex
+	closed bool
+	peers  map[transport.Peer]*peer
+	set    *recvqueue.PeerSet[*peer, PeerEvent] // the connected peers of peers, and the events
 
 	host *hostState   // Listen only
 	cl   *clientState // Dial only
@@ -149,14 +145,15 @@ type datagramConn interface {
 
 func newTransport(cfg Config) *Transport {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Transport{
-		cfg:     cfg,
-		q:       recvqueue.New(cfg.QueueLen),
-		ctx:     ctx,
-		cancel:  cancel,
-		peers:   make(map[transport.Peer]*peer),
-		changed: make(chan struct{}),
+	t := &Transport{
+		cfg:    cfg,
+		q:      recvqueue.New(cfg.QueueLen),
+		ctx:    ctx,
+		cancel: cancel,
+		peers:  make(map[transport.Peer]*peer),
 	}
+	t.set = recvqueue.NewPeerSet[*peer, PeerEvent](&t.mu, &t.closed, t.peers, func(p *peer) bool { return p.gone == nil }, 4*cfg.MaxPeers, true)
+	return t
 }
 
 // Local is this endpoint's identity: "quic://" and the host's address on a
@@ -217,18 +214,14 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 	if closed {
 		return 0, "", transport.ErrClosed
 	}
-	n, from, err := t.q.Pop(buf)
-	if errors.Is(err, transport.ErrShortBuffer) {
-		t.c.receivesShort.Add(1)
-	}
-	return n, from, err
+	return t.rc.Pop(t.q, buf)
 }
 
 // Expect names the peers whose datagrams Receive returns (see
 // transport.Expecter): any other peer's are dropped on arrival, and those
 // waiting now are dropped; both count in Stats.ReceivesUnexpected.
 func (t *Transport) Expect(peers ...transport.Peer) {
-	t.c.receivesUnexpected.Add(uint64(t.q.Expect(peers)))
+	t.rc.Expect(t.q, peers)
 }
 
 // ExpectAnyone makes Receive return every peer's datagrams again (see
@@ -238,48 +231,20 @@ func (t *Transport) ExpectAnyone() { t.q.ExpectAnyone() }
 // Peers appends the connected peers to dst, sorted, and returns the
 // extended slice.
 func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	start := len(dst)
-	for id, p := range t.peers {
-		if p.gone == nil {
-			dst = append(dst, id)
-		}
-	}
-	slices.Sort(dst[start:])
-	return dst
+	return t.set.Peers(dst)
 }
 
 // WaitPeers blocks until at least n peers are connected and returns them,
 // sorted. It fails with ctx's error, or transport.ErrClosed.
 func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
-	for {
-		t.mu.RLock()
-		closed, ch := t.closed, t.changed
-		t.mu.RUnlock()
-		if closed {
-			return nil, transport.ErrClosed
-		}
-		if ps := t.Peers(nil); len(ps) >= n {
-			return ps, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-ch:
-		}
-	}
+	return t.set.WaitPeers(ctx, n)
 }
 
 // Events appends the peer events since the last call to dst and returns
 // the extended slice. At most 4 per Config.MaxPeers are kept; older ones
 // are dropped first.
 func (t *Transport) Events(dst []PeerEvent) []PeerEvent {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	dst = append(dst, t.events...)
-	t.events = t.events[:0]
-	return dst
+	return t.set.Events(dst)
 }
 
 // Stats returns the counters.
@@ -287,14 +252,14 @@ func (t *Transport) Stats() Stats {
 	return Stats{
 		PacketsSent:        t.c.packetsSent.Load(),
 		BytesSent:          t.c.bytesSent.Load(),
-		PacketsReceived:    t.c.packetsReceived.Load(),
-		BytesReceived:      t.c.bytesReceived.Load(),
+		PacketsReceived:    t.rc.PacketsReceived.Load(),
+		BytesReceived:      t.rc.BytesReceived.Load(),
 		SendsSkipped:       t.c.sendsSkipped.Load(),
 		SendErrors:         t.c.sendErrors.Load(),
-		ReceivesDropped:    t.c.receivesDropped.Load(),
-		ReceivesUnexpected: t.c.receivesUnexpected.Load(),
+		ReceivesDropped:    t.rc.Dropped.Load(),
+		ReceivesUnexpected: t.rc.Unexpected.Load(),
 		ReceivesOversize:   t.c.receivesOversize.Load(),
-		ReceivesShort:      t.c.receivesShort.Load(),
+		ReceivesShort:      t.rc.Short.Load(),
 		PacketsDropped:     t.c.packetsDropped.Load(),
 		PacketsDroppedDoS:  t.c.packetsDroppedDoS.Load(),
 		ConnsRefusedAddr:   t.c.connsRefusedAddr.Load(),
@@ -314,7 +279,7 @@ func (t *Transport) Close() error {
 		return nil
 	}
 	t.closed = true
-	t.notifyLocked()
+	t.set.NotifyLocked()
 	ps := make([]*peer, 0, len(t.peers))
 	for _, p := range t.peers {
 		ps = append(ps, p)
@@ -420,25 +385,8 @@ func (t *Transport) readLoop(p *peer) {
 			t.c.receivesOversize.Add(1)
 			continue
 		}
-		t.received(p.lane, b)
+		t.rc.Received(t.q, p.lane, b)
 	}
-}
-
-// received queues a datagram of lane's peer, counting it, or counts why
-// it was dropped. It allocates nothing.
-func (t *Transport) received(lane *recvqueue.Lane, b []byte) {
-	switch t.q.Push(lane, b) {
-	case recvqueue.Unexpected:
-		t.c.receivesUnexpected.Add(1)
-		return
-	case recvqueue.Refused:
-		t.c.receivesDropped.Add(1)
-		return
-	case recvqueue.PushedOver:
-		t.c.receivesDropped.Add(1)
-	}
-	t.c.packetsReceived.Add(1)
-	t.c.bytesReceived.Add(uint64(len(b)))
 }
 
 // sendLoop hands p's queued datagrams to its connection, which may block
@@ -467,21 +415,9 @@ func (t *Transport) sendLoop(p *peer) {
 	}
 }
 
-// notifyLocked wakes WaitPeers. t.mu must be held for writing.
-func (t *Transport) notifyLocked() {
-	close(t.changed)
-	t.changed = make(chan struct{})
-}
-
 // emitLocked records a peer event, dropping the oldest past the bound.
 // t.mu must be held for writing.
-func (t *Transport) emitLocked(e PeerEvent) {
-	if len(t.events) >= 4*t.cfg.MaxPeers {
-		t.events = append(t.events[:0], t.events[1:]...)
-	}
-	t.events = append(t.events, e)
-	t.notifyLocked()
-}
+func (t *Transport) emitLocked(e PeerEvent) { t.set.EmitLocked(e) }
 
 var (
 	_ transport.Transport = (*Transport)(nil)

@@ -218,7 +218,7 @@ func (c *jsConn) read(p *peer, reader js.Value) {
 			return nil
 		}
 		js.CopyBytesToGo(buf[:n], v)
-		c.t.received(p.lane, buf[:n])
+		c.t.rc.Received(c.t.q, p.lane, buf[:n])
 		return nil
 	})
 	var onEnd js.Func

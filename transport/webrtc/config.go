@@ -6,7 +6,6 @@ import (
 
 	"github.com/pion/logging"
 	ptransport "github.com/pion/transport/v5"
-	pion "github.com/pion/webrtc/v4"
 
 	"github.com/rollnet/rollnet/transport"
 )
@@ -39,7 +38,7 @@ type Config struct {
 	// ICEServers are the STUN and TURN servers used to gather candidates.
 	// Nil means the list the Signaler hands out; an empty non-nil slice
 	// means none (host candidates only).
-	ICEServers []pion.ICEServer
+	ICEServers []ICEServer
 
 	// SendThreshold is the data channel's buffered amount, in bytes, above
 	// which Send skips (and counts) a datagram instead of queueing it behind
@@ -206,13 +205,4 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: LoopbackOnly (no ICE servers) and RelayOnly are exclusive", ErrInvalidConfig)
 	}
 	return c, nil
-}
-
-// peerConnection is the configuration of every PeerConnection.
-func (c Config) peerConnection(ice []pion.ICEServer) pion.Configuration {
-	pc := pion.Configuration{ICEServers: ice}
-	if c.RelayOnly {
-		pc.ICETransportPolicy = pion.ICETransportPolicyRelay
-	}
-	return pc
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pion/logging"
-	pion "github.com/pion/webrtc/v4"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/transport"
@@ -117,7 +116,7 @@ func TestHostileSignalsAreIgnored(t *testing.T) {
 	require.NoError(t, err)
 	defer a.Close()
 
-	cand, err := json.Marshal(pion.ICECandidateInit{Candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host"})
+	cand, err := json.Marshal(candidate{Candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host"})
 	require.NoError(t, err)
 	hostile := []SignalEvent{
 		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalOffer, Payload: []byte("{")}},

@@ -83,11 +83,13 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 			cs, ok := parseCandidates(e.Signal.Payload, DefaultMaxPendingCandidates)
 			require.True(t, ok)
 			if !remoteSet {
-				early = append(early, cs...)
+				for _, c := range cs {
+					early = append(early, pion.ICECandidateInit(c))
+				}
 				continue
 			}
 			for _, c := range cs {
-				require.NoError(t, pc.AddICECandidate(c))
+				require.NoError(t, pc.AddICECandidate(pion.ICECandidateInit(c)))
 			}
 		}
 	}

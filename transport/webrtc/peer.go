@@ -1,7 +1,6 @@
 package webrtc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +9,6 @@ import (
 	"slices"
 	"time"
 
-	pion "github.com/pion/webrtc/v4"
-
-	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -51,7 +47,6 @@ func (t *Transport) run() {
 			}
 			t.mu.Lock()
 			t.sigErr = err
-			t.notifyLocked()
 			t.mu.Unlock()
 			return
 		}
@@ -163,41 +158,33 @@ func (t *Transport) isGone(p *peer) bool {
 	return p.gone != nil
 }
 
-// connect gives p its PeerConnection and negotiated data channel.
+// connect gives p its PeerConnection and negotiated data channel
+// (conn_native.go, browser_js.go) and follows its state.
 func (t *Transport) connect(p *peer, offerer bool) error {
-	pc, err := t.api.NewPeerConnection(t.cfg.peerConnection(t.ice))
+	c, err := t.eng.newConn()
 	if err != nil {
-		return err
-	}
-	ordered, retransmits, negotiated, id := false, uint16(0), true, uint16(0)
-	dc, err := pc.CreateDataChannel("rollnet", &pion.DataChannelInit{
-		Ordered:        &ordered,
-		MaxRetransmits: &retransmits,
-		Negotiated:     &negotiated,
-		ID:             &id,
-	})
-	if err != nil {
-		_ = pc.Close()
 		return err
 	}
 	t.mu.Lock()
-	p.pc, p.dc, p.offerer = pc, dc, offerer
+	p.c, p.offerer = c, offerer
 	t.mu.Unlock()
-	watchCandidates(pc, func(c *pion.ICECandidateInit) { t.bundleCandidate(p, c) })
-	pc.OnConnectionStateChange(func(s pion.PeerConnectionState) {
-		switch s {
-		case pion.PeerConnectionStateFailed:
-			t.peerGone(p, ErrICEFailed, false)
-		case pion.PeerConnectionStateClosed:
-			t.peerGone(p, ErrPeerClosed, false)
-		case pion.PeerConnectionStateDisconnected:
-			t.interrupted(p, true)
-		case pion.PeerConnectionStateConnected:
-			t.interrupted(p, false)
-		}
-	})
-	dc.OnOpen(func() { t.opened(p) })
+	t.watch(p, c)
 	return nil
+}
+
+// stateChanged follows p's connection state, named as
+// RTCPeerConnection.connectionState names it.
+func (t *Transport) stateChanged(p *peer, state string) {
+	switch state {
+	case "failed":
+		t.peerGone(p, ErrICEFailed, false)
+	case "closed":
+		t.peerGone(p, ErrPeerClosed, false)
+	case "disconnected":
+		t.interrupted(p, true)
+	case "connected":
+		t.interrupted(p, false)
+	}
 }
 
 func (t *Transport) signal(to transport.Peer, s Signal) {
@@ -215,7 +202,7 @@ func (t *Transport) fail(p *peer, step string, err error) {
 // offer starts the connection to a peer that joined after this endpoint.
 func (t *Transport) offer(id transport.Peer) {
 	p := t.lookup(id, true)
-	if p == nil || p.pc != nil || t.isGone(p) {
+	if p == nil || p.c != nil || t.isGone(p) {
 		t.c.signalsInvalid.Add(1)
 		return
 	}
@@ -223,13 +210,9 @@ func (t *Transport) offer(id transport.Peer) {
 		t.fail(p, "connect", err)
 		return
 	}
-	offer, err := p.pc.CreateOffer(nil)
+	offer, step, err := p.c.describe(true)
 	if err != nil {
-		t.fail(p, "create offer", err)
-		return
-	}
-	if err := p.pc.SetLocalDescription(offer); err != nil {
-		t.fail(p, "set local offer", err)
+		t.fail(p, step, err)
 		return
 	}
 	payload, err := json.Marshal(offer)
@@ -241,20 +224,9 @@ func (t *Transport) offer(id transport.Peer) {
 	t.described(p)
 }
 
-func parseDescription(payload []byte, want pion.SDPType) (pion.SessionDescription, error) {
-	var d pion.SessionDescription
-	if err := json.Unmarshal(payload, &d); err != nil {
-		return d, err
-	}
-	if d.Type != want {
-		return d, fmt.Errorf("got %q, want %q", d.Type, want)
-	}
-	return d, nil
-}
-
 // answer accepts an offer from a peer that was here first.
 func (t *Transport) answer(id transport.Peer, payload []byte) {
-	offer, err := parseDescription(payload, pion.SDPTypeOffer)
+	offer, err := parseDescription(payload, "offer")
 	if err != nil {
 		t.c.signalsInvalid.Add(1)
 		return
@@ -264,7 +236,7 @@ func (t *Transport) answer(id transport.Peer, payload []byte) {
 		t.c.signalsInvalid.Add(1) // over MaxPeers, renegotiation, or gone
 		return
 	}
-	if p.pc != nil {
+	if p.c != nil {
 		// Both sides offered. The lower id's offer wins.
 		if t.local < id {
 			t.c.signalsInvalid.Add(1)
@@ -286,25 +258,21 @@ func (t *Transport) answer(id transport.Peer, payload []byte) {
 		t.mu.Unlock()
 		go func() {
 			defer t.wg.Done()
-			_ = old.pc.Close()
+			_ = old.c.close()
 		}()
 	}
 	if err := t.connect(p, false); err != nil {
 		t.fail(p, "connect", err)
 		return
 	}
-	if err := p.pc.SetRemoteDescription(offer); err != nil {
+	if err := p.c.setRemote(offer); err != nil {
 		t.fail(p, "set remote offer", err)
 		return
 	}
 	t.remoteSet(p)
-	answer, err := p.pc.CreateAnswer(nil)
+	answer, step, err := p.c.describe(false)
 	if err != nil {
-		t.fail(p, "create answer", err)
-		return
-	}
-	if err := p.pc.SetLocalDescription(answer); err != nil {
-		t.fail(p, "set local answer", err)
+		t.fail(p, step, err)
 		return
 	}
 	payload, err = json.Marshal(answer)
@@ -330,17 +298,17 @@ func (t *Transport) described(p *peer) {
 }
 
 func (t *Transport) receiveAnswer(id transport.Peer, payload []byte) {
-	answer, err := parseDescription(payload, pion.SDPTypeAnswer)
+	answer, err := parseDescription(payload, "answer")
 	if err != nil {
 		t.c.signalsInvalid.Add(1)
 		return
 	}
 	p := t.lookup(id, false)
-	if p == nil || p.pc == nil || !p.offerer || p.remoteSet {
+	if p == nil || p.c == nil || !p.offerer || p.remoteSet {
 		t.c.signalsInvalid.Add(1)
 		return
 	}
-	if err := p.pc.SetRemoteDescription(answer); err != nil {
+	if err := p.c.setRemote(answer); err != nil {
 		t.fail(p, "set remote answer", err)
 		return
 	}
@@ -352,7 +320,7 @@ func (t *Transport) receiveAnswer(id transport.Peer, payload []byte) {
 func (t *Transport) remoteSet(p *peer) {
 	p.remoteSet = true
 	for _, c := range p.pending {
-		if err := p.pc.AddICECandidate(c); err != nil {
+		if err := p.c.addCandidate(c); err != nil {
 			t.c.signalsInvalid.Add(1)
 		}
 	}
@@ -381,34 +349,11 @@ func (t *Transport) receiveCandidate(id transport.Peer, payload []byte) {
 			p.pending = append(p.pending, c)
 			continue
 		}
-		if err := p.pc.AddICECandidate(c); err != nil {
+		if err := p.c.addCandidate(c); err != nil {
 			t.c.signalsInvalid.Add(1)
 			return
 		}
 	}
-}
-
-// parseCandidates decodes one candidate or an array of at most max, none
-// empty.
-func parseCandidates(payload []byte, max int) ([]pion.ICECandidateInit, bool) {
-	var cs []pion.ICECandidateInit
-	if b := bytes.TrimLeft(payload, " \t\r\n"); len(b) > 0 && b[0] == '[' {
-		if err := json.Unmarshal(b, &cs); err != nil || len(cs) == 0 || len(cs) > max {
-			return nil, false
-		}
-	} else {
-		var c pion.ICECandidateInit
-		if err := json.Unmarshal(payload, &c); err != nil {
-			return nil, false
-		}
-		cs = append(cs, c)
-	}
-	for _, c := range cs {
-		if c.Candidate == "" {
-			return nil, false
-		}
-	}
-	return cs, true
 }
 
 // candidateBundleDelay is how long a gathered candidate waits for others
@@ -421,7 +366,7 @@ const candidateBundleDelay = 50 * time.Millisecond
 // the first unsent one: a join costs the offerer an offer and about one
 // candidate message, not one message per candidate (to a peer that takes
 // arrays: see CandidateArrays).
-func (t *Transport) bundleCandidate(p *peer, c *pion.ICECandidateInit) {
+func (t *Transport) bundleCandidate(p *peer, c *candidate) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || p.gone != nil {
@@ -501,23 +446,6 @@ func (t *Transport) interrupted(p *peer, now bool) {
 	t.emitLocked(PeerEvent{Kind: kind, Peer: p.id})
 }
 
-// received queues a datagram read from the peer of lane, counting it, or
-// counts why it was dropped. It allocates nothing.
-func (t *Transport) received(lane *recvqueue.Lane, b []byte) {
-	switch t.q.Push(lane, b) {
-	case recvqueue.Unexpected:
-		t.c.receivesUnexpected.Add(1)
-		return
-	case recvqueue.Refused:
-		t.c.receivesDropped.Add(1)
-		return
-	case recvqueue.PushedOver:
-		t.c.receivesDropped.Add(1)
-	}
-	t.c.packetsReceived.Add(1)
-	t.c.bytesReceived.Add(uint64(len(b)))
-}
-
 // peerGone removes p for good: Send returns transport.ErrPeerGone, a
 // PeerGone event is recorded, and its connection is closed. A peer that
 // left through signaling while its channel is open stays (onlyUnopened):
@@ -532,15 +460,15 @@ func (t *Transport) peerGone(p *peer, reason error, onlyUnopened bool) {
 	p.gone = reason
 	p.rw = nil
 	t.emitLocked(PeerEvent{Kind: PeerGone, Peer: p.id, Err: reason})
-	pc := p.pc
-	if pc != nil {
+	c := p.c
+	if c != nil {
 		t.wg.Add(1)
 	}
 	t.mu.Unlock()
-	if pc != nil {
-		go func() { // pion callbacks must not close their own connection inline
+	if c != nil {
+		go func() { // connection callbacks must not close their own connection inline
 			defer t.wg.Done()
-			_ = pc.Close()
+			_ = c.close()
 		}()
 	}
 }

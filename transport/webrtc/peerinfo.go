@@ -79,7 +79,8 @@ func (i PeerInfo) Route() string {
 
 // PeerInfo returns what is known about peer's connection. It asks pion
 // for its statistics (in a browser, the page's getStats, waiting for its
-// promise: never call it from a browser callback) and allocates: call it
+// promise: never call it from a browser callback; see browser_js.go for
+// what a browser does not report) and allocates: call it
 // now and then, not every frame. It fails with transport.ErrUnknownPeer,
 // transport.ErrPeerGone or transport.ErrClosed.
 func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
@@ -98,10 +99,10 @@ func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
 		return PeerInfo{}, transport.ErrPeerGone
 	}
 	info := PeerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}
-	pc := p.pc
+	c := p.c
 	t.mu.RUnlock()
-	if pc != nil {
-		readStats(pc, &info) // native.go, browser_js.go
+	if c != nil {
+		c.readStats(&info) // conn_native.go, browser_js.go
 		info.Path = pathOf(info.LocalCandidate, info.RemoteCandidate)
 	}
 	return info, nil

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-
-	pion "github.com/pion/webrtc/v4"
 )
 
 // hub is an in-memory rendezvous: every member hears the others join and
@@ -81,11 +79,11 @@ func (p *pipe) deliver(e SignalEvent) {
 	}
 }
 
-func (p *pipe) ID() string                   { return p.id }
-func (p *pipe) Peers() []string              { return p.peers }
-func (p *pipe) ICEServers() []pion.ICEServer { return nil }
-func (p *pipe) Events() <-chan SignalEvent   { return p.ch }
-func (p *pipe) Close() error                 { p.h.leave(p.id); return nil }
+func (p *pipe) ID() string                 { return p.id }
+func (p *pipe) Peers() []string            { return p.peers }
+func (p *pipe) ICEServers() []ICEServer    { return nil }
+func (p *pipe) Events() <-chan SignalEvent { return p.ch }
+func (p *pipe) Close() error               { p.h.leave(p.id); return nil }
 
 func (p *pipe) Send(ctx context.Context, to string, s Signal) error {
 	if err := ctx.Err(); err != nil {

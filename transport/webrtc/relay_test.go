@@ -1,3 +1,5 @@
+//go:build !js
+
 package webrtc
 
 import (
@@ -94,6 +96,6 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 func TestRelayOnlyExcludesLoopbackOnly(t *testing.T) {
 	_, err := Dial(context.Background(), "ws://127.0.0.1:1/room/x", Config{RelayOnly: true, LoopbackOnly: true})
 	require.ErrorIs(t, err, ErrInvalidConfig)
-	require.Equal(t, "relay", Config{RelayOnly: true}.peerConnection(nil).ICETransportPolicy.String())
-	require.Equal(t, "all", Config{}.peerConnection(nil).ICETransportPolicy.String())
+	require.Equal(t, "relay", newEngine(Config{RelayOnly: true}, nil).cfg.ICETransportPolicy.String())
+	require.Equal(t, "all", newEngine(Config{}, nil).cfg.ICETransportPolicy.String())
 }

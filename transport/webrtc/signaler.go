@@ -1,10 +1,6 @@
 package webrtc
 
-import (
-	"context"
-
-	pion "github.com/pion/webrtc/v4"
-)
+import "context"
 
 // Signaler is the rendezvous a Transport negotiates through: it names this
 // endpoint, tells who is already there and who joins or leaves, and carries
@@ -19,7 +15,7 @@ type Signaler interface {
 	Peers() []string
 	// ICEServers is the list the rendezvous hands out, used when
 	// Config.ICEServers is nil.
-	ICEServers() []pion.ICEServer
+	ICEServers() []ICEServer
 	// Events delivers joins, leaves and signals, and is closed when the
 	// rendezvous connection ends.
 	Events() <-chan SignalEvent
@@ -60,9 +56,9 @@ func (k SignalKind) String() string {
 	return "unknown"
 }
 
-// Signal is one negotiation message. Payload is the JSON of a
-// pion SessionDescription (offer, answer), or of an ICECandidateInit or an
-// array of them (candidate: a Transport takes either, and sends arrays to
+// Signal is one negotiation message. Payload is the JSON of an
+// RTCSessionDescriptionInit (offer, answer: {"type":..,"sdp":..}), or of an
+// RTCIceCandidateInit or an array of them (candidate: a Transport takes either, and sends arrays to
 // the peers that take them, see CandidateArrays).
 type Signal struct {
 	Kind    SignalKind

@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"sync"
 
-	pion "github.com/pion/webrtc/v4"
-
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
-// SignalingAdapter lets a Transport negotiate through a signaling.Client.
+// SignalingAdapter lets a Transport negotiate through a signaling client
+// (signaling/client; signaling.Client is the same type).
 // It pumps the client's events into its own channel until Close.
 type SignalingAdapter struct {
-	c    *signaling.Client
+	c    *client.Client
 	evs  chan SignalEvent
 	stop chan struct{}
 	done chan struct{}
@@ -27,10 +26,10 @@ var (
 
 // NewSignalingAdapter wraps c. Close the adapter (which closes c) after the
 // Transport that uses it.
-func NewSignalingAdapter(c *signaling.Client) *SignalingAdapter {
+func NewSignalingAdapter(c *client.Client) *SignalingAdapter {
 	a := &SignalingAdapter{
 		c:    c,
-		evs:  make(chan SignalEvent, signaling.DefaultEventQueue),
+		evs:  make(chan SignalEvent, client.DefaultEventQueue),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
@@ -42,7 +41,7 @@ func (a *SignalingAdapter) pump() {
 	defer close(a.done)
 	defer close(a.evs)
 	for {
-		var ev signaling.Event
+		var ev client.Event
 		var ok bool
 		select {
 		case <-a.stop:
@@ -54,19 +53,19 @@ func (a *SignalingAdapter) pump() {
 		}
 		out := SignalEvent{Peer: ev.Peer}
 		switch ev.Kind {
-		case signaling.PeerJoined:
+		case client.PeerJoined:
 			out.Kind = PeerJoined
-		case signaling.PeerLeft:
+		case client.PeerLeft:
 			out.Kind = PeerLeft
-		case signaling.SignalReceived:
+		case client.SignalReceived:
 			out.Kind = SignalReceived
 			out.Signal.Payload = ev.Signal.Payload
 			switch ev.Signal.Kind {
-			case signaling.SignalOffer:
+			case client.SignalOffer:
 				out.Signal.Kind = SignalOffer
-			case signaling.SignalAnswer:
+			case client.SignalAnswer:
 				out.Signal.Kind = SignalAnswer
-			case signaling.SignalCandidate:
+			case client.SignalCandidate:
 				out.Signal.Kind = SignalCandidate
 			default:
 				continue
@@ -102,14 +101,14 @@ func (a *SignalingAdapter) TakesCandidateArrays(peer string) bool {
 }
 
 // Client is the wrapped client.
-func (a *SignalingAdapter) Client() *signaling.Client { return a.c }
+func (a *SignalingAdapter) Client() *client.Client { return a.c }
 
 // ICEServers converts the list the server handed out at join.
-func (a *SignalingAdapter) ICEServers() []pion.ICEServer {
+func (a *SignalingAdapter) ICEServers() []ICEServer {
 	in := a.c.ICEServers()
-	out := make([]pion.ICEServer, 0, len(in))
+	out := make([]ICEServer, 0, len(in))
 	for _, s := range in {
-		ps := pion.ICEServer{URLs: s.URLs, Username: s.Username}
+		ps := ICEServer{URLs: s.URLs, Username: s.Username}
 		if s.Credential != "" {
 			ps.Credential = s.Credential
 		}
@@ -120,18 +119,18 @@ func (a *SignalingAdapter) ICEServers() []pion.ICEServer {
 
 // Send relays s to peer to through the server.
 func (a *SignalingAdapter) Send(ctx context.Context, to string, s Signal) error {
-	var kind signaling.SignalKind
+	var kind client.SignalKind
 	switch s.Kind {
 	case SignalOffer:
-		kind = signaling.SignalOffer
+		kind = client.SignalOffer
 	case SignalAnswer:
-		kind = signaling.SignalAnswer
+		kind = client.SignalAnswer
 	case SignalCandidate:
-		kind = signaling.SignalCandidate
+		kind = client.SignalCandidate
 	default:
 		return fmt.Errorf("webrtc: unknown signal kind %d", s.Kind)
 	}
-	return a.c.Send(ctx, to, signaling.Signal{Kind: kind, Payload: s.Payload})
+	return a.c.Send(ctx, to, client.Signal{Kind: kind, Payload: s.Payload})
 }
 
 // Close stops the pump and closes the client. It is idempotent.
@@ -145,14 +144,14 @@ func (a *SignalingAdapter) Close() error {
 	return err
 }
 
-// Dial joins a signaling server (see signaling.Dial for the URL forms) and
+// Dial joins a signaling server (see client.Dial for the URL forms) and
 // starts a Transport that negotiates through it. The Transport owns the
 // connection: its Close closes it.
 func Dial(ctx context.Context, url string, cfg Config) (*Transport, error) {
 	if _, err := cfg.withDefaults(); err != nil {
 		return nil, err
 	}
-	c, err := signaling.Dial(ctx, url, signaling.ClientConfig{})
+	c, err := client.Dial(ctx, url, client.Config{})
 	if err != nil {
 		return nil, err
 	}

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	pion "github.com/pion/webrtc/v4"
 
 	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
@@ -98,10 +95,9 @@ type Stats struct {
 }
 
 type counters struct {
-	packetsSent, bytesSent, packetsReceived, bytesReceived  atomic.Uint64
-	sendsSkipped, sendsNotOpen, sendErrors, receivesDropped atomic.Uint64
-	receivesShort, signalsInvalid, signalErrors             atomic.Uint64
-	receivesUnexpected, peersRefused, offersSkipped         atomic.Uint64
+	packetsSent, bytesSent, sendsSkipped, sendsNotOpen atomic.Uint64
+	sendErrors, signalsInvalid, signalErrors           atomic.Uint64
+	peersRefused, offersSkipped                        atomic.Uint64
 }
 
 // Transport carries datagrams to peers over WebRTC data channels. It
@@ -110,10 +106,10 @@ type Transport struct {
 	cfg   Config
 	sig   Signaler
 	owned io.Closer // closed by Close when the Transport made the Signaler
-	api   *pion.API
-	ice   []pion.ICEServer
+	eng   engine    // the WebRTC stack: pion natively, the browser's in a page
 	local transport.Peer
 	q     *recvqueue.Queue
+	rc    recvqueue.Counters
 	c     counters
 
 	ctx      context.Context
@@ -121,13 +117,11 @@ type Transport struct {
 	loopDone chan struct{}
 	wg       sync.WaitGroup // read loops and peer closers
 
-	mu            sync.RWMutex
-	closed        bool
-	sigErr        error
-	peers         map[transport.Peer]*peer
-	events        []PeerEvent
-	eventsDropped uint64
-	changed       chan struct{} // closed and replaced on every peer change
+	mu     sync.RWMutex
+	closed bool
+	sigErr error
+	peers  map[transport.Peer]*peer
+	set    *recvqueue.PeerSet[*peer, PeerEvent] // the open peers of peers, and the events
 
 	joined []transport.Peer // signal loop only: joined, not offered to yet
 }
@@ -135,8 +129,7 @@ type Transport struct {
 type peer struct {
 	id      transport.Peer
 	offerer bool
-	pc      *pion.PeerConnection // nil until an offer is made or received
-	dc      *pion.DataChannel
+	c       *conn // nil until an offer is made or received
 
 	// Guarded by Transport.mu.
 	rw          io.ReadWriteCloser // set when the channel opens, cleared when gone
@@ -147,14 +140,14 @@ type peer struct {
 	// the offer or answer has been (candidates never overtake it: a
 	// browser's addIceCandidate refuses one before the remote
 	// description), and a flush waits for it.
-	bundle      []pion.ICECandidateInit
+	bundle      []candidate
 	bundleTimer *time.Timer
 	described   bool
 	flushWaits  bool
 
 	// Touched by the signal loop only.
 	remoteSet bool
-	pending   []pion.ICECandidateInit
+	pending   []candidate
 }
 
 // New starts a Transport that negotiates through sig. The peers already
@@ -176,22 +169,20 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 	if servers == nil {
 		servers = sig.ICEServers()
 	}
-	api, servers := newAPI(cfg, servers)
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Transport{
 		cfg:      cfg,
 		sig:      sig,
 		owned:    owned,
-		api:      api,
-		ice:      servers,
+		eng:      newEngine(cfg, servers),
 		local:    transport.Peer(sig.ID()),
 		q:        recvqueue.New(cfg.QueueLen),
 		ctx:      ctx,
 		cancel:   cancel,
 		loopDone: make(chan struct{}),
 		peers:    make(map[transport.Peer]*peer),
-		changed:  make(chan struct{}),
 	}
+	t.set = recvqueue.NewPeerSet[*peer, PeerEvent](&t.mu, &t.closed, t.peers, (*peer).open, 4*cfg.MaxPeers, false)
 	go t.run()
 	return t, nil
 }
@@ -238,13 +229,13 @@ func (t *Transport) send(to transport.Peer, b []byte, threshold int) (bool, erro
 		t.mu.RUnlock()
 		return false, transport.ErrPeerGone
 	}
-	rw, dc := p.rw, p.dc
+	rw, c := p.rw, p.c
 	t.mu.RUnlock()
 	if rw == nil {
 		t.c.sendsNotOpen.Add(1)
 		return false, nil
 	}
-	if dc.BufferedAmount() > uint64(threshold) {
+	if c.bufferedAmount() > uint64(threshold) {
 		t.c.sendsSkipped.Add(1)
 		return false, nil
 	}
@@ -267,11 +258,7 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 	if closed {
 		return 0, "", transport.ErrClosed
 	}
-	n, from, err := t.q.Pop(buf)
-	if errors.Is(err, transport.ErrShortBuffer) {
-		t.c.receivesShort.Add(1)
-	}
-	return n, from, err
+	return t.rc.Pop(t.q, buf)
 }
 
 // Expect names the peers whose datagrams Receive returns (see
@@ -281,7 +268,7 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 // call replaces the last; with no peers nothing is received. Connections
 // are unaffected: to choose whom to connect to, see Config.Accept.
 func (t *Transport) Expect(peers ...transport.Peer) {
-	t.c.receivesUnexpected.Add(uint64(t.q.Expect(peers)))
+	t.rc.Expect(t.q, peers)
 }
 
 // ExpectAnyone makes Receive return every peer's datagrams again (see
@@ -292,48 +279,20 @@ func (t *Transport) ExpectAnyone() { t.q.ExpectAnyone() }
 // Peers appends the peers whose data channel is open to dst, sorted, and
 // returns the extended slice.
 func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	start := len(dst)
-	for id, p := range t.peers {
-		if p.rw != nil && p.gone == nil {
-			dst = append(dst, id)
-		}
-	}
-	slices.Sort(dst[start:])
-	return dst
+	return t.set.Peers(dst)
 }
 
 // WaitPeers blocks until at least n peers have an open data channel and
 // returns them, sorted. It fails with ctx's error, or transport.ErrClosed.
 func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
-	for {
-		t.mu.RLock()
-		closed, ch := t.closed, t.changed
-		t.mu.RUnlock()
-		if closed {
-			return nil, transport.ErrClosed
-		}
-		if ps := t.Peers(nil); len(ps) >= n {
-			return ps, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-ch:
-		}
-	}
+	return t.set.WaitPeers(ctx, n)
 }
 
 // Events appends the peer events since the last call to dst and returns the
 // extended slice. Events are kept up to a bound (4 per peer slot); past it
 // they are dropped and counted in Stats.EventsDropped.
 func (t *Transport) Events(dst []PeerEvent) []PeerEvent {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	dst = append(dst, t.events...)
-	t.events = t.events[:0]
-	return dst
+	return t.set.Events(dst)
 }
 
 // SignalingErr is nil while the rendezvous connection is up, and the
@@ -349,21 +308,21 @@ func (t *Transport) SignalingErr() error {
 // Stats returns the counters.
 func (t *Transport) Stats() Stats {
 	t.mu.RLock()
-	dropped := t.eventsDropped
+	dropped := t.set.DroppedLocked()
 	t.mu.RUnlock()
 	return Stats{
 		PacketsSent:        t.c.packetsSent.Load(),
 		BytesSent:          t.c.bytesSent.Load(),
-		PacketsReceived:    t.c.packetsReceived.Load(),
-		BytesReceived:      t.c.bytesReceived.Load(),
+		PacketsReceived:    t.rc.PacketsReceived.Load(),
+		BytesReceived:      t.rc.BytesReceived.Load(),
 		SendsSkipped:       t.c.sendsSkipped.Load(),
 		SendsNotOpen:       t.c.sendsNotOpen.Load(),
 		SendErrors:         t.c.sendErrors.Load(),
-		ReceivesDropped:    t.c.receivesDropped.Load(),
-		ReceivesUnexpected: t.c.receivesUnexpected.Load(),
+		ReceivesDropped:    t.rc.Dropped.Load(),
+		ReceivesUnexpected: t.rc.Unexpected.Load(),
 		PeersRefused:       t.c.peersRefused.Load(),
 		OffersSkipped:      t.c.offersSkipped.Load(),
-		ReceivesShort:      t.c.receivesShort.Load(),
+		ReceivesShort:      t.rc.Short.Load(),
 		SignalsInvalid:     t.c.signalsInvalid.Load(),
 		SignalErrors:       t.c.signalErrors.Load(),
 		EventsDropped:      dropped,
@@ -380,23 +339,23 @@ func (t *Transport) Close() error {
 		return nil
 	}
 	t.closed = true
-	t.notifyLocked()
+	t.set.NotifyLocked()
 	t.mu.Unlock()
 
 	t.cancel()
 	<-t.loopDone // no peer is created after this
 
 	t.mu.RLock()
-	pcs := make([]*pion.PeerConnection, 0, len(t.peers))
+	conns := make([]*conn, 0, len(t.peers))
 	for _, p := range t.peers {
-		if p.pc != nil {
-			pcs = append(pcs, p.pc)
+		if p.c != nil {
+			conns = append(conns, p.c)
 		}
 	}
 	t.mu.RUnlock()
 	var errs []error
-	for _, pc := range pcs {
-		if err := closeGracefully(pc); err != nil {
+	for _, c := range conns {
+		if err := c.closeGracefully(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -412,21 +371,11 @@ func (t *Transport) Close() error {
 	return nil
 }
 
-// notifyLocked wakes WaitPeers. t.mu must be held for writing.
-func (t *Transport) notifyLocked() {
-	close(t.changed)
-	t.changed = make(chan struct{})
-}
-
 // emitLocked records a peer event. t.mu must be held for writing.
-func (t *Transport) emitLocked(e PeerEvent) {
-	if len(t.events) >= 4*t.cfg.MaxPeers {
-		t.eventsDropped++
-	} else {
-		t.events = append(t.events, e)
-	}
-	t.notifyLocked()
-}
+func (t *Transport) emitLocked(e PeerEvent) { t.set.EmitLocked(e) }
+
+// open reports whether p's data channel is open. Transport.mu must be held.
+func (p *peer) open() bool { return p.rw != nil && p.gone == nil }
 
 var (
 	_ transport.Transport = (*Transport)(nil)

@@ -15,11 +15,23 @@ import (
 	"github.com/rollnet/rollnet/internal/recvqueue"
 )
 
-// newAPI is pion's API configured by cfg: detached data channels, the SCTP
+// ICEServer is a STUN or TURN server for ICE: pion's own type natively (in
+// a browser, a struct of the same fields but CredentialType, which only
+// ever meant a password there).
+type ICEServer = pion.ICEServer
+
+// engine is pion's API configured by a Config, and the ICE servers every
+// PeerConnection uses.
+type engine struct {
+	api *pion.API
+	cfg pion.Configuration
+}
+
+// newEngine configures pion by cfg: detached data channels, the SCTP
 // message size cap and RTO cap, the ICE timeouts, and the network
-// (loopback only, a virtual one, or the host's). It returns the ICE
-// servers to use (none on loopback).
-func newAPI(cfg Config, servers []pion.ICEServer) (*pion.API, []pion.ICEServer) {
+// (loopback only, a virtual one, or the host's) with the ICE servers to
+// use (none on loopback).
+func newEngine(cfg Config, servers []ICEServer) engine {
 	var se pion.SettingEngine
 	se.DetachDataChannels()
 	se.SetSCTPMaxMessageSize(MaxMessageSize)
@@ -44,29 +56,94 @@ func newAPI(cfg Config, servers []pion.ICEServer) (*pion.API, []pion.ICEServer) 
 	if cfg.LoggerFactory != nil {
 		se.LoggerFactory = cfg.LoggerFactory
 	}
-	return pion.NewAPI(pion.WithSettingEngine(se)), servers
+	pc := pion.Configuration{ICEServers: servers}
+	if cfg.RelayOnly {
+		pc.ICETransportPolicy = pion.ICETransportPolicyRelay
+	}
+	return engine{api: pion.NewAPI(pion.WithSettingEngine(se)), cfg: pc}
 }
 
-// watchCandidates hands each local candidate of pc to f, and nil when
-// gathering completes.
-func watchCandidates(pc *pion.PeerConnection, f func(*pion.ICECandidateInit)) {
-	pc.OnICECandidate(func(c *pion.ICECandidate) {
-		if c == nil {
-			f(nil)
+// conn is one peer's PeerConnection and its data channel.
+type conn struct {
+	pc *pion.PeerConnection
+	dc *pion.DataChannel
+}
+
+// newConn makes a PeerConnection with the game's channel: negotiated (ID
+// 0), unordered, MaxRetransmits 0.
+func (e engine) newConn() (*conn, error) {
+	pc, err := e.api.NewPeerConnection(e.cfg)
+	if err != nil {
+		return nil, err
+	}
+	ordered, retransmits, negotiated, id := false, uint16(0), true, uint16(0)
+	dc, err := pc.CreateDataChannel("rollnet", &pion.DataChannelInit{
+		Ordered:        &ordered,
+		MaxRetransmits: &retransmits,
+		Negotiated:     &negotiated,
+		ID:             &id,
+	})
+	if err != nil {
+		_ = pc.Close()
+		return nil, err
+	}
+	return &conn{pc: pc, dc: dc}, nil
+}
+
+// watch hands c's local candidates, state changes and channel opening to
+// t, for p.
+func (t *Transport) watch(p *peer, c *conn) {
+	c.pc.OnICECandidate(func(ic *pion.ICECandidate) {
+		if ic == nil {
+			t.bundleCandidate(p, nil) // gathering complete
 			return
 		}
-		j := c.ToJSON()
-		f(&j)
+		j := candidate(ic.ToJSON())
+		t.bundleCandidate(p, &j)
 	})
+	c.pc.OnConnectionStateChange(func(s pion.PeerConnectionState) { t.stateChanged(p, s.String()) })
+	c.dc.OnOpen(func() { t.opened(p) })
 }
 
-// closeGracefully closes pc and waits for its goroutines.
-func closeGracefully(pc *pion.PeerConnection) error { return pc.GracefulClose() }
+// describe creates the local offer (or answer) and sets it; step names
+// what failed.
+func (c *conn) describe(offer bool) (d description, step string, err error) {
+	kind := "answer"
+	var sd pion.SessionDescription
+	if offer {
+		kind = "offer"
+		sd, err = c.pc.CreateOffer(nil)
+	} else {
+		sd, err = c.pc.CreateAnswer(nil)
+	}
+	if err != nil {
+		return d, "create " + kind, err
+	}
+	if err := c.pc.SetLocalDescription(sd); err != nil {
+		return d, "set local " + kind, err
+	}
+	return description{Type: sd.Type.String(), SDP: sd.SDP}, "", nil
+}
+
+func (c *conn) setRemote(d description) error {
+	return c.pc.SetRemoteDescription(pion.SessionDescription{Type: pion.NewSDPType(d.Type), SDP: d.SDP})
+}
+
+func (c *conn) addCandidate(ic candidate) error {
+	return c.pc.AddICECandidate(pion.ICECandidateInit(ic))
+}
+
+func (c *conn) bufferedAmount() uint64 { return c.dc.BufferedAmount() }
+
+func (c *conn) close() error { return c.pc.Close() }
+
+// closeGracefully closes the connection and waits for its goroutines.
+func (c *conn) closeGracefully() error { return c.pc.GracefulClose() }
 
 // opened runs when p's data channel opens: it detaches the channel and
 // starts its read loop.
 func (t *Transport) opened(p *peer) {
-	rw, err := p.dc.Detach()
+	rw, err := p.c.dc.Detach()
 	if err != nil {
 		t.peerGone(p, fmt.Errorf("%w: detach: %w", ErrSignaling, err), false)
 		return
@@ -102,13 +179,14 @@ func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvqueue.Lan
 			}
 			return
 		}
-		t.received(lane, buf[:n])
+		t.rc.Received(t.q, lane, buf[:n])
 	}
 }
 
 // readStats fills info's round trip, candidate types and first hop's
 // protocol from pion's statistics.
-func readStats(pc *pion.PeerConnection, info *PeerInfo) {
+func (c *conn) readStats(info *PeerInfo) {
+	pc := c.pc
 	var local pion.ICECandidate
 	if sctp := pc.SCTP(); sctp != nil {
 		if pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair(); err == nil && pair != nil {
