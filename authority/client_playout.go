@@ -22,22 +22,30 @@ import (
 // arrivals need (playout.Arrival).
 const defaultRenderDelay = 3.0
 
-// defaultQueueDepth is the paced queue's depth a zero Queue.Depth means.
-// The queue holds what it started with (playout's Start, 3) and one more
-// for each state that came after its tick was coasted, so its depth
-// follows the host's stalls; the depth is only the ceiling past which it
-// drains, a jump. A host process beside a CPU hog stalls 50 ms (3 frames)
-// at its 99th percentile and over 100 ms now and then, then sends the
-// states it owed at once: under a ceiling of 4, 18 drains in 1200 frames
-// of a two-process run; a quiet machine never comes near either.
-const defaultQueueDepth = 8
+// A zero Queue.Depth means a depth sized to the host's stream as it goes:
+// the stream's needed render delay (playout.Arrival) and 3 frames more,
+// between 4 and 8. The queue holds what it started with (playout's Start,
+// 3) and one more for each state that came after its tick was coasted,
+// and as many more as the client's lead shrank by (its steps slow while
+// the states keep coming); the depth is the ceiling past which it drains,
+// a jump. A host process beside a CPU hog stalls 50 ms (3 frames) at its
+// 99th percentile and over 100 ms now and then, then sends the states it
+// owed at once: under a ceiling of 4, 18 drains in 1200 frames of a
+// two-process run, 0 under 8. A fixed 8 kept on a quiet machine the 6
+// frames a client anchored ahead shed on its approach, 7.7 states held
+// for good (TestTimeDilationApproach); sized to the stream they drain.
+const (
+	minQueueDepth = 4
+	maxQueueDepth = 8
+	queueSlack    = 3
+)
 
 // PlayoutConfig configures a client's presentation; the zero value of every
 // field means playout's default.
 type PlayoutConfig struct {
 	// Queue paces host states: at most one applied per step (rule 7 of
-	// the design). A zero Depth means 8 here, not playout's 4: see
-	// defaultQueueDepth.
+	// the design). A zero Depth means one sized to the stream, 4 to 8
+	// (see minQueueDepth), and a zero Capacity then 3×8.
 	Queue playout.QueueConfig
 	// Render is the interpolation clock; its Step defaults to the frame
 	// period, its Delay to 3 frames.
@@ -64,6 +72,7 @@ type presentation[S any] struct {
 	// ahead is how many steps of this Update follow the one running: the
 	// queue's ticks to come, which a backlog is theirs to apply.
 	ahead int
+	sized bool // the queue's depth follows the stream
 }
 
 func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentation[S], error) {
@@ -72,11 +81,15 @@ func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentati
 	if p.ts, err = playout.NewTimestep(playout.TimestepConfig{Step: period, MaxScale: cfg.MaxScale}); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if cfg.Queue.Depth == 0 {
-		cfg.Queue.Depth = defaultQueueDepth
+	p.sized = cfg.Queue.Depth == 0
+	if p.sized {
+		cfg.Queue.Depth = maxQueueDepth // for the Capacity's default
 	}
 	if p.q, err = playout.NewQueue[S](cfg.Queue); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if p.sized {
+		_ = p.q.SetDepth(minQueueDepth)
 	}
 	rc := cfg.Render
 	if rc.Step == 0 {
@@ -124,6 +137,10 @@ func (p *presentation[S]) tick() {
 	p.played, p.newest = *s, rollnet.Frame(f)
 	p.clk.Observe(f)
 	if p.arr.WarmedUp() {
+		if p.sized {
+			n := int(math.Ceil(p.arr.NeededFrames())) + queueSlack
+			_ = p.q.SetDepth(max(minQueueDepth, min(maxQueueDepth, n)))
+		}
 		// What the arrivals need behind the newest received, plus the
 		// tick the queue may hold the newest back: the clock counts from
 		// the newest applied.

@@ -59,6 +59,7 @@ func TestAllocs(t *testing.T) {
 			_, f, _ := q.Tick()
 			sink += float64(f + int32(q.Len()))
 			q.Push(frame+1, &w)
+			_ = q.SetDepth(int(frame%4) + 1)
 			_, f, _ = q.TickAhead(3)
 			sink += float64(f)
 			frame++

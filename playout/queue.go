@@ -310,6 +310,18 @@ func (q *Queue[S]) TickAhead(ahead int) (out Outcome, frame int32, s *S) {
 	return q.take(Apply)
 }
 
+// SetDepth changes the depth past which the queue drains (QueueConfig.Depth)
+// to d, in [1, Capacity-1], for a caller that sizes it to the stream as it
+// goes: deeper under jitter, shallower when it passes. States held beyond
+// a smaller depth drain two per tick as usual. It never allocates.
+func (q *Queue[S]) SetDepth(d int) error {
+	if d < 1 || d >= q.cfg.Capacity {
+		return ErrConfig // unwrapped: this path must not allocate
+	}
+	q.cfg.Depth = d
+	return nil
+}
+
 // Started reports whether a state has been applied since the queue was
 // made or Reset: before that, a Coast has nothing to coast from.
 func (q *Queue[S]) Started() bool { return q.started }

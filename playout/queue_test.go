@@ -251,3 +251,27 @@ func TestQueueTickAhead(t *testing.T) {
 		require.Equal(t, 2, q.Len(), "as deep as before the stall")
 	}
 }
+
+func TestQueueSetDepth(t *testing.T) {
+	q, err := playout.NewQueue[int32](playout.QueueConfig{Depth: 8})
+	require.NoError(t, err)
+	require.ErrorIs(t, q.SetDepth(0), playout.ErrConfig)
+	require.ErrorIs(t, q.SetDepth(24), playout.ErrConfig, "Capacity 24: at most 23")
+	require.NoError(t, q.SetDepth(4))
+	require.Equal(t, 4, q.Config().Depth)
+	f := int32(0)
+	for ; f < 3; f++ {
+		q.Push(f, &f)
+	}
+	q.Tick()
+	for ; f < 10; f++ { // 7 more arrive at once: deeper than 4 drains, two a tick
+		q.Push(f, &f)
+	}
+	q.Tick()
+	require.Equal(t, int64(1), q.Stats().Jumps)
+	require.Equal(t, 7, q.Len())
+	require.NoError(t, q.SetDepth(8))
+	q.Tick()
+	require.Equal(t, int64(1), q.Stats().Jumps, "deep enough now: no drain")
+	require.Equal(t, 6, q.Len())
+}
