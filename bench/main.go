@@ -148,6 +148,9 @@ func run(began time.Time, bound time.Duration, mc measureConfig, out string, cat
 		fmt.Println()
 		measureTransports(rep, end)
 	}
+	if transports && *fleetFlag {
+		measureFleet(rep, end)
+	}
 	rep.Load = append(rep.Load, readLoad())
 	rep.Elapsed = time.Since(began).Round(time.Second).String()
 	fmt.Printf("\nload average at the end %s; %s in all (bound %v)\n", rep.Load[len(rep.Load)-1], rep.Elapsed, bound)

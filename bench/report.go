@@ -49,6 +49,11 @@ type Report struct {
 	Transports any `json:"transports,omitempty"` // a transportfigures.Figures (native builds only)
 	// TransportsIncomplete says why the transport figures are missing.
 	TransportsIncomplete string `json:"transports_incomplete,omitempty"`
+	// Fleet is a local fleet's request-to-first-state figure (-fleet): a
+	// FleetFigures (native builds only).
+	Fleet any `json:"fleet,omitempty"`
+	// FleetIncomplete says why it is missing.
+	FleetIncomplete string `json:"fleet_incomplete,omitempty"`
 }
 
 func printHeader(w io.Writer, rep *Report) {

@@ -159,14 +159,38 @@ func xorWord(in []byte, i, stride int) (w uint64, k int) {
 		}
 		return w, 8
 	}
-	for k = 0; i+k < len(in); k++ {
-		x := in[i+k]
-		if i+k >= stride {
-			x ^= in[i+k-stride]
+	// The last bytes, fewer than eight: read whole (shortWord), XORed with
+	// the bytes a frame earlier, read whole too or shifted in.
+	k = len(in) - i
+	w = shortWord(in[i:])
+	switch {
+	case i >= stride:
+		w ^= shortWord(in[i-stride : len(in)-stride])
+	case i == 0 && stride < k: // a stream of a few bytes, whole
+		w ^= w << (8 * stride)
+		w &= 1<<(8*k) - 1
+	case i+k > stride: // the earlier frame straddles i: byte by byte
+		for j := stride - i; j < k; j++ {
+			w ^= uint64(in[i+j-stride]) << (8 * j)
 		}
-		w |= uint64(x) << (8 * k)
 	}
 	return w, k
+}
+
+// shortWord returns the bytes of b, at most eight, little-endian: two
+// overlapping loads for four bytes or more (or two), not a loop.
+func shortWord(b []byte) uint64 {
+	switch n := len(b); {
+	case n >= 8:
+		return le.Uint64(b)
+	case n >= 4:
+		return uint64(le.Uint32(b)) | uint64(le.Uint32(b[n-4:]))<<(8*(n-4))
+	case n >= 2:
+		return uint64(le.Uint16(b)) | uint64(le.Uint16(b[n-2:]))<<(8*(n-2))
+	case n == 1:
+		return uint64(b[0])
+	}
+	return 0
 }
 
 // zeroBytes has the high bit set in every byte of w that is zero, and only

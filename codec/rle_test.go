@@ -105,3 +105,31 @@ func FuzzRLE(f *testing.F) {
 		}
 	})
 }
+
+// TestXorWord: xorWord's word is the XORed stream's bytes from i (each
+// byte XORed with the one stride earlier, the first frame with zero), at
+// every i of every stream up to 24 bytes, every stride up to 26.
+func TestXorWord(t *testing.T) {
+	in := make([]byte, 24)
+	for j := range in {
+		in[j] = byte(j*37 + 11)
+	}
+	for n := 0; n <= len(in); n++ {
+		for stride := 1; stride <= 26; stride++ {
+			for i := 0; i < n; i++ {
+				var want uint64
+				k := min(n-i, 8)
+				for j := range k {
+					x := in[i+j]
+					if i+j >= stride {
+						x ^= in[i+j-stride]
+					}
+					want |= uint64(x) << (8 * j)
+				}
+				w, gotK := xorWord(in[:n], i, stride)
+				require.Equal(t, k, gotK, "n %d stride %d i %d", n, stride, i)
+				require.Equal(t, want, w, "n %d stride %d i %d", n, stride, i)
+			}
+		}
+	}
+}

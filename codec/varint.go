@@ -28,9 +28,17 @@ func readUvarint(b []byte, i int) (uint64, int, error) {
 	return readUvarintSlow(b, i)
 }
 
+// readUvarintSlow is readUvarint past one byte. Two bytes (a frame number
+// up to 16,383) are read by hand, without binary.Uvarint's loop.
 func readUvarintSlow(b []byte, i int) (uint64, int, error) {
 	if i >= len(b) {
 		return 0, i, ErrShort
+	}
+	if i+1 < len(b) && b[i] >= 0x80 && b[i+1] < 0x80 {
+		if b[i+1] == 0 {
+			return 0, i, ErrMalformed // a redundant final zero group
+		}
+		return uint64(b[i]&0x7f) | uint64(b[i+1])<<7, i + 2, nil
 	}
 	v, n := binary.Uvarint(b[i:])
 	if n == 0 {

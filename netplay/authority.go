@@ -173,6 +173,10 @@ func (m *Match[S, I]) parseRoster(b []byte) error {
 // tryConnect becomes the client of the room's host once it announced
 // itself (check has compared its settings).
 func (m *Match[S, I]) tryConnect() error {
+	if pl := m.placed; pl != nil && m.peers[pl.peer] == nil { // the fleet named the host: no hello to wait for
+		pe := &peer{id: pl.peer, heard: true, h: hello{Role: roleHost, Name: pl.Host}}
+		m.peers[pl.peer], m.order = pe, append(m.order, pe)
+	}
 	for _, pe := range m.order {
 		if !pe.heard || pe.h.Role != roleHost {
 			continue
@@ -212,6 +216,9 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		return err
 	}
 	m.st.Phase, m.st.Advanced = Synchronizing, false
+	if !c.Synchronized() && m.seat < 0 && !now.Before(m.deadline) { // a host that went before its first state
+		return fmt.Errorf("%w: %v waiting for host %s's first state", ErrTimeout, m.cfg.Timeout, m.hostPeer())
+	}
 	if c.Synchronized() {
 		st := c.Stats()
 		m.st.Phase, m.st.Advanced, m.st.RTT = Running, steps > 0, st.RTT

@@ -79,6 +79,9 @@ type dialed struct {
 	sig  *webrtc.SignalingAdapter
 	room string
 	err  error
+	// placed is the fleet's placement (fleet.go): the host is known
+	// without its hello.
+	placed *placement
 }
 
 // dial joins the room and starts the WebRTC transport negotiating through it.

@@ -38,6 +38,11 @@ var (
 	// ErrToken reports a token text that does not decode.
 	ErrToken = errors.New("netplay: malformed token")
 
+	// ErrHostUnreachable reports a host the fleet placed the match on
+	// that did not answer (it died before the fleet noticed: ask again,
+	// ConnectFleet).
+	ErrHostUnreachable = errors.New("netplay: the placed host did not answer")
+
 	// ErrClosed is returned by every call on a closed Match.
 	ErrClosed = errors.New("netplay: match closed")
 

@@ -74,7 +74,8 @@ type Config struct {
 	// measured before the match (see the package documentation).
 	InputDelay DelayBounds
 
-	// Timeout bounds Connecting (0 means 30 s).
+	// Timeout bounds Connecting, and an authoritative client's wait for
+	// its first host state (0 means 30 s).
 	Timeout time.Duration
 
 	// Tokens, when set, keeps this player's rejoin token: saved once the
@@ -142,6 +143,7 @@ type Match[S any, I comparable] struct {
 
 	hostMu sync.Mutex
 	hostID transport.Peer // the authoritative host, once heard
+	placed *placement     // where the fleet placed this client (fleet.go), or nil
 
 	p  *session.P2P[S, I]
 	sp *session.Spectator[S, I]
@@ -221,6 +223,13 @@ func validate(mode Mode, cfg *Config) error {
 }
 
 func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
+	return startWith(mode, cfg, simulate, dial)
+}
+
+// startWith is start with the background dial (dial, or the fleet's
+// placement and QUIC dial: fleet.go).
+func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame),
+	dial func(context.Context, *Config, func(transport.Peer) bool) dialed) (*Match[S, I], error) {
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: nil simulate", ErrConfig)
 	}
@@ -304,6 +313,7 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 // ready takes the transport once dialed.
 func (m *Match[S, I]) ready(d dialed) {
 	m.rtc, m.sig, m.tr, m.room = d.rtc, d.sig, d.tr, d.room
+	m.placed = d.placed
 	m.mx.inner = d.tr
 	if m.mode == ModeHost {
 		m.fail(m.buildHost())

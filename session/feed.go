@@ -249,15 +249,19 @@ func (p *P2P[S, I]) sendPlain(l *link.Link, m *codec.Input, stride int) int {
 	return len(b)
 }
 
-// encode codes m (its inputs from p.block) into the endpoint's buffer,
-// shortened until it fits a packet, to no frames at worst; nil when not
-// even that fits. A message that fits (every one but a bulk feed's first
+// encode codes m (its inputs from m.Inputs, or p.block when nil) into the
+// endpoint's buffer, shortened until it fits a packet, to no frames at
+// worst; nil when not even that fits. A message that fits (every one but a bulk feed's first
 // tries) is coded once: the inputs' coding is walked by Append alone, not
 // measured before.
 func (p *P2P[S, I]) encode(m *codec.Input, stride int) []byte {
 	buf := p.ep.Buffer()
+	src := m.Inputs
+	if src == nil {
+		src = p.block
+	}
 	for {
-		m.Inputs = p.block[:m.Frames*stride]
+		m.Inputs = src[:m.Frames*stride]
 		if b := m.Append(buf); len(b) > len(buf) {
 			return b
 		}

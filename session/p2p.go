@@ -460,8 +460,8 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		return ErrNotSynchronized
 	}
 	f := p.core.Frame() + rollnet.Frame(p.delay)
-	for pl := range p.players {
-		if p.owner[pl] < 0 && p.added[pl] != f {
+	for mask := p.local; mask != 0; mask &= mask - 1 {
+		if pl := bits.TrailingZeros64(mask); p.added[pl] != f {
 			p.flush()
 			return fmt.Errorf("%w: player %d, frame %d", ErrNoLocalInput, pl, f)
 		}
@@ -478,11 +478,10 @@ func (p *P2P[S, I]) AdvanceFrame() error {
 		p.wait-- // ran instead of waiting: the advice is spent
 	}
 	p.newest = f
-	for pl := range p.players {
-		if p.owner[pl] < 0 {
-			p.recv[pl] = f
-			p.fed[pl] = f
-		}
+	for mask := p.local; mask != 0; mask &= mask - 1 {
+		pl := bits.TrailingZeros64(mask)
+		p.recv[pl] = f
+		p.fed[pl] = f
 	}
 	p.checksums()
 	p.rec.confirmed(p.core, p.checks.Interval)
@@ -568,6 +567,10 @@ func (p *P2P[S, I]) pump() {
 
 // handle processes one packet from l.
 func (p *P2P[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
+	if typ == codec.TypeInput && l.State() == link.Running && l.Index() < p.nPlayers && p.rj.phase == phaseNone {
+		p.handleInput(l, b) // every frame's packet, by the path below's end
+		return
+	}
 	switch typ {
 	case codec.TypeRejoin:
 		p.handleRejoin(l, b)
@@ -668,14 +671,7 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 			break
 		}
 		row := m.Inputs[k*stride : (k+1)*stride]
-		var in I
-		ok := true
-		for j := 0; j < stride; j += p.size {
-			if p.codec.decode(row[j:j+p.size], &in) != nil {
-				ok = false
-			}
-		}
-		if !ok {
+		if p.codec.c.Refuses() && !p.valid(row) {
 			l.Malformed()
 			break
 		}
@@ -709,6 +705,18 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 		}
 		cur.LastFrame = max(cur.LastFrame, s.LastFrame)
 	}
+}
+
+// valid reports whether every input of row decodes (no bool byte is
+// neither 0 nor 1).
+func (p *P2P[S, I]) valid(row []byte) bool {
+	var in I
+	for j := 0; j < len(row); j += p.size {
+		if p.codec.decode(row[j:j+p.size], &in) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // lost marks every player of player link l disconnected: their heard
@@ -759,11 +767,9 @@ func (p *P2P[S, I]) agree() {
 // too), and frozen ones for disconnected players.
 func (p *P2P[S, I]) feed() {
 	_, hi := p.core.acceptWindow()
-	for pl := range p.players {
+	for mask := p.all &^ p.local; mask != 0; mask &= mask - 1 {
+		pl := bits.TrailingZeros64(mask)
 		o := p.owner[pl]
-		if o < 0 {
-			continue
-		}
 		limit := p.recv[pl]
 		if fz := p.frozenAt[pl]; fz != rollnet.NoFrame {
 			limit = fz
@@ -888,7 +894,14 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 	}
 	n = max(n, 0)
 	stride := bits.OnesCount64(p.local) * p.size
+	var in []byte // the inputs, when one run of the history holds them (one local player)
+	if stride == p.size {
+		in, _ = p.hist.run(start, bits.TrailingZeros64(p.local), n)
+	}
 	for k := range n {
+		if in != nil {
+			break
+		}
 		j := k * stride
 		for mask := p.local; mask != 0; mask &= mask - 1 {
 			b, ok := p.hist.get(start+rollnet.Frame(k), bits.TrailingZeros64(mask))
@@ -906,6 +919,7 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 		Frames:  n,
 		Players: p.local,
 		Size:    p.size,
+		Inputs:  in, // nil: p.block
 	}
 	if p.multi {
 		for pl := range p.players {

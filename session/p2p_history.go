@@ -2,16 +2,17 @@ package session
 
 import "github.com/rollnet/rollnet"
 
-// history holds recent inputs as bytes, per frame and player: local ones to
+// history holds recent inputs as bytes, per player and frame: local ones to
 // resend until acknowledged, remote ones heard but not yet given to the core
 // session, confirmed ones for spectators. A slot is valid only while its tag
-// names the frame asked for.
+// names the frame asked for. A player's frames lie one after the other (but
+// at the ring's end), so a run of them is one slice (run).
 type history struct {
 	mask    int
 	players int
 	size    int
-	tags    []rollnet.Frame // [slot*players + player]
-	data    []byte          // [(slot*players + player) * size ...]
+	tags    []rollnet.Frame // [player*frames + slot]
+	data    []byte          // [(player*frames + slot) * size ...]
 }
 
 func newHistory(frames, players, size int) history {
@@ -24,7 +25,7 @@ func newHistory(frames, players, size int) history {
 }
 
 func (h *history) put(f rollnet.Frame, player int, b []byte) {
-	i := (int(f)&h.mask)*h.players + player
+	i := player*(h.mask+1) + int(f)&h.mask
 	h.tags[i] = f
 	copy(h.data[i*h.size:(i+1)*h.size], b)
 }
@@ -33,9 +34,26 @@ func (h *history) get(f rollnet.Frame, player int) ([]byte, bool) {
 	if f < 0 {
 		return nil, false
 	}
-	i := (int(f)&h.mask)*h.players + player
+	i := player*(h.mask+1) + int(f)&h.mask
 	if h.tags[i] != f {
 		return nil, false
 	}
 	return h.data[i*h.size : (i+1)*h.size], true
+}
+
+// run returns player's inputs of frames f to f+n-1 as one slice of the
+// history (valid until the next put), when every one is held and they do
+// not wrap around the ring's end; false otherwise.
+func (h *history) run(f rollnet.Frame, player, n int) ([]byte, bool) {
+	s := int(f) & h.mask
+	if f < 0 || s+n > h.mask+1 {
+		return nil, false
+	}
+	i := player*(h.mask+1) + s
+	for k, t := range h.tags[i : i+n] {
+		if t != f+rollnet.Frame(k) {
+			return nil, false
+		}
+	}
+	return h.data[i*h.size : (i+n)*h.size], true
 }

@@ -50,6 +50,10 @@ func BoolOffsets(t reflect.Type, base uintptr, out []int) []int {
 	return out
 }
 
+// Refuses reports whether Decode can refuse bytes: whether I holds a bool.
+// Without one, every pattern of Size bytes is a value of I.
+func (c *Codec[I]) Refuses() bool { return len(c.bools) > 0 }
+
 // Append appends the bytes of in to dst.
 func (c *Codec[I]) Append(dst []byte, in *I) []byte {
 	return append(dst, rollback.BytesOf(in)...)

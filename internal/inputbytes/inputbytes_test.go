@@ -70,3 +70,20 @@ func FuzzDecode(f *testing.F) {
 		require.Equal(t, b[:c.Size], c.Append(nil, &got))
 	})
 }
+
+// TestRefuses: a type with a bool refuses some bytes, and says so; one
+// without takes every pattern (the P2P session skips its check then).
+func TestRefuses(t *testing.T) {
+	c, err := New[in]()
+	require.NoError(t, err)
+	require.True(t, c.Refuses())
+	var v in
+	require.ErrorIs(t, c.Decode([]byte{0, 2, 0, 0, 0, 0, 0, 0}, &v), ErrBool)
+	u, err := New[uint16]()
+	require.NoError(t, err)
+	require.False(t, u.Refuses())
+	var x uint16
+	for b := range 256 {
+		require.NoError(t, u.Decode([]byte{byte(b), byte(255 - b)}, &x))
+	}
+}

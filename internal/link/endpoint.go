@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/elapsed"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -31,10 +32,12 @@ type Endpoint struct {
 	bulk     BulkSender // tr, if it is one
 	net      Settings
 	protocol uint16
-	start    time.Time
-	t        int64 // nanoseconds since start, read once per poll
+	start    elapsed.Origin // when the endpoint was made
+	t        int64          // nanoseconds since start, read once per poll
 	links    []*Link
 	byPeer   map[transport.Peer]int
+	lastFrom transport.Peer // the sender Receive found last in byPeer ("" none), and its index:
+	lastIdx  int            // a peer's datagrams come in runs, and a map lookup hashes the name
 	out      []byte
 	in       []byte
 	events   EventQueue
@@ -55,7 +58,7 @@ func NewEndpoint(tr transport.Transport, n Settings, protocol uint16) Endpoint {
 		bulk:     bulk,
 		net:      n,
 		protocol: protocol,
-		start:    n.Now(),
+		start:    elapsed.From(n.Now()),
 		byPeer:   make(map[transport.Peer]int),
 		out:      make([]byte, 0, codec.MaxPacket),
 		in:       make([]byte, transport.MaxDatagram),
@@ -104,7 +107,7 @@ func (e *Endpoint) Lookup(peer transport.Peer) (int, bool) {
 func (e *Endpoint) Settings() *Settings { return &e.net }
 
 // Clock reads the clock; call it once per tick, before Receive.
-func (e *Endpoint) Clock() { e.t = e.net.Now().Sub(e.start).Nanoseconds() }
+func (e *Endpoint) Clock() { e.t = e.start.Nanos(e.net.Now()) }
 
 // Time is the time of the last Clock, in nanoseconds since the endpoint
 // was made.
@@ -201,13 +204,18 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 	for {
 		n, from, err := e.tr.Receive(e.in)
 		if err != nil {
-			if errors.Is(err, transport.ErrNoPacket) || errors.Is(err, transport.ErrClosed) {
+			if err == transport.ErrNoPacket || errors.Is(err, transport.ErrNoPacket) || errors.Is(err, transport.ErrClosed) { // the first, every tick: errors.Is reflects on its target
 				return nil, 0, nil, false
 			}
 			continue // a datagram too large for the buffer: dropped
 		}
 		e.from = from
-		i, known := e.byPeer[from]
+		i, known := e.lastIdx, from == e.lastFrom && from != ""
+		if !known {
+			if i, known = e.byPeer[from]; known {
+				e.lastFrom, e.lastIdx = from, i
+			}
+		}
 		if !known {
 			if e.strange {
 				if t, _, _, err := codec.ParseHeader(e.in[:n]); err == nil && t == codec.TypeRejoin {
@@ -616,6 +624,7 @@ func (e *Endpoint) Rebind(i int, peer transport.Peer) error {
 	}
 	delete(e.byPeer, l.Peer)
 	e.byPeer[peer] = i
+	e.lastFrom = ""
 	l.Peer = peer
 	e.ExpectPeers()
 	return nil

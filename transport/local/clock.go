@@ -18,8 +18,9 @@ func NewClock(start time.Time) *Clock { return &Clock{now: start} }
 // Now returns the clock's reading.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
+	t := c.now
+	c.mu.Unlock() // not deferred: the clock is read several times a datagram
+	return t
 }
 
 // Advance moves the clock forward by d (backward for a negative d).

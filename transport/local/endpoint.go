@@ -17,6 +17,14 @@ type Endpoint struct {
 
 	expecting bool                // Expect was called
 	expected  map[string]struct{} // the senders named by the latest Expect
+	expectGen uint64              // counts Expect and ExpectAnyone calls, for link.expects
+
+	// The destination of the last Send and the link to it: a sender
+	// sends to the same few peers again and again, and names and links
+	// are never removed from the network.
+	lastTo   transport.Peer
+	lastDst  *node
+	lastLink *link
 }
 
 // Local returns the endpoint's name as a transport.Peer.
@@ -39,14 +47,18 @@ func (e *Endpoint) Send(to transport.Peer, b []byte) error {
 	if len(b) > transport.MaxDatagram {
 		return transport.ErrTooLarge
 	}
-	dst := n.nodes[string(to)]
-	if dst == nil {
-		return transport.ErrUnknownPeer
+	dst, lk := e.lastDst, e.lastLink
+	if dst == nil || to != e.lastTo {
+		if dst = n.nodes[string(to)]; dst == nil {
+			return transport.ErrUnknownPeer
+		}
+		lk = n.link(e.node.name, dst.name)
+		e.lastTo, e.lastDst, e.lastLink = to, dst, lk
 	}
 	if dst.ep.closed {
 		return transport.ErrPeerGone
 	}
-	n.send(n.link(e.node.name, dst.name), dst.ep, b)
+	n.send(lk, dst.ep, b)
 	return nil
 }
 
@@ -59,23 +71,34 @@ func (e *Endpoint) Send(to transport.Peer, b []byte) error {
 func (e *Endpoint) Receive(buf []byte) (int, transport.Peer, error) {
 	n := e.net
 	n.mu.Lock()
-	defer n.mu.Unlock()
+	k, from, err := e.receive(buf)
+	n.mu.Unlock() // not deferred: Receive is called for every datagram and once more each tick
+	return k, from, err
+}
+
+// receive is Receive with the network's mutex held.
+func (e *Endpoint) receive(buf []byte) (int, transport.Peer, error) {
 	if e.closed {
 		return 0, "", transport.ErrClosed
 	}
-	d, ok := e.q.popDue(n.now())
+	if e.q.used == 0 {
+		return 0, "", transport.ErrNoPacket // without reading the clock
+	}
+	d, ok := e.q.popDue(e.net.now())
 	if !ok {
 		return 0, "", transport.ErrNoPacket
 	}
-	defer e.q.release(d.slot)
 	d.link.stats.InFlight--
 	from := transport.Peer(d.link.from)
 	if int(d.n) > len(buf) {
 		d.link.stats.DroppedShort++
+		e.q.release(d.slot)
 		return 0, from, transport.ErrShortBuffer
 	}
 	d.link.stats.Delivered++
-	return copy(buf, e.q.buf(d.slot)[:d.n]), from, nil
+	k := copy(buf, e.q.buf(d.slot)[:d.n])
+	e.q.release(d.slot)
+	return k, from, nil
 }
 
 // NextArrival reports when the earliest datagram queued for this endpoint is
@@ -143,6 +166,7 @@ func (e *Endpoint) Expect(peers ...transport.Peer) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	e.expecting, e.expected = true, set
+	e.expectGen++
 	e.q.removeIf(nil, func(a *arrival) bool {
 		if e.expects(a.link.from) {
 			return false
@@ -160,6 +184,7 @@ func (e *Endpoint) ExpectAnyone() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	e.expecting, e.expected = false, nil
+	e.expectGen++
 }
 
 // expects reports whether datagrams from the sender called from are
@@ -170,4 +195,13 @@ func (e *Endpoint) expects(from string) bool {
 	}
 	_, ok := e.expected[from]
 	return ok
+}
+
+// expects is e.expects(lk.from), remembered on lk until e's next Expect or
+// ExpectAnyone.
+func (lk *link) expects(e *Endpoint) bool {
+	if lk.expEp != e || lk.expGen != e.expectGen {
+		lk.expEp, lk.expGen, lk.expOK = e, e.expectGen, e.expects(lk.from)
+	}
+	return lk.expOK
 }

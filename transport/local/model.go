@@ -50,44 +50,68 @@ func (m *Model) SetLink(l Link) error {
 	return nil
 }
 
-// draws is the fixed number of uniform draws each datagram takes, whatever
+// Each datagram takes a fixed number of uniform draws (draws), whatever
 // the settings, so that changing one setting does not shift the randomness
-// of the others.
-type draws struct{ burst, loss, delay, dup, dupDelay, reorder float64 }
+// of the others: in order, the burst state's, the loss's, the delay's,
+// the duplicate's, the duplicate's delay and the reordering's. splitmix64's
+// state is a counter, so the k-th draw from a state is computed directly,
+// and a draw whose setting is off (no jitter, no loss) is skipped without
+// being computed: the fates and the generator's state are the same as if
+// every draw were taken.
+const (
+	drawBurst = iota
+	drawLoss
+	drawDelay
+	drawDup
+	drawDupDelay
+	drawReorder
+	draws
 
-func (m *Model) draw() draws {
-	r := &m.rng
-	return draws{burst: r.float(), loss: r.float(), delay: r.float(), dup: r.float(), dupDelay: r.float(), reorder: r.float()}
+	// drawsStep is a datagram's draws' move of the state: draws × golden,
+	// modulo 2^64.
+	drawsStep = 0xb54cda58fbbee87e
+)
+
+// at is the k-th draw of the datagram whose draws start after state s.
+func at(s uint64, k int) float64 {
+	return float64(mix64(s+uint64(k+1)*golden)>>11) * (1.0 / (1 << 53))
 }
 
 // Skip takes a datagram's draws without applying them (the burst state does
 // not move): what a Network does for a datagram sent into a partition.
-func (m *Model) Skip() { m.draw() }
+func (m *Model) Skip() { m.rng.s += drawsStep }
 
 // Next draws the fate of the next datagram.
 func (m *Model) Next() Fate {
-	u := m.draw()
+	s := m.rng.s
+	m.rng.s += drawsStep
 	c := &m.link
 	lossP := c.Loss
 	if m.bad {
 		lossP = c.Burst.Loss
 	}
 	if c.Burst.Enter > 0 {
-		if m.bad {
-			m.bad = u.burst >= c.Burst.Leave
+		if u := at(s, drawBurst); m.bad {
+			m.bad = u >= c.Burst.Leave
 		} else {
-			m.bad = u.burst < c.Burst.Enter
+			m.bad = u < c.Burst.Enter
 		}
 	}
-	if u.loss < lossP {
+	if lossP > 0 && at(s, drawLoss) < lossP {
 		return Fate{Lost: true}
 	}
-	f := Fate{Delay: delay(c, u.delay)}
-	if u.reorder < c.Reorder {
+	f := Fate{Delay: c.Latency}
+	if c.Jitter > 0 {
+		f.Delay = delay(c, at(s, drawDelay))
+	}
+	if c.Reorder > 0 && at(s, drawReorder) < c.Reorder {
 		f.Delay += c.ReorderDelay
 	}
-	if u.dup < c.Duplicate {
-		f.Duplicate, f.DuplicateDelay = true, delay(c, u.dupDelay)
+	if c.Duplicate > 0 && at(s, drawDup) < c.Duplicate {
+		f.Duplicate, f.DuplicateDelay = true, c.Latency
+		if c.Jitter > 0 {
+			f.DuplicateDelay = delay(c, at(s, drawDupDelay))
+		}
 	}
 	return f
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/elapsed"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -14,11 +15,18 @@ type Network struct {
 	mu    sync.Mutex
 	cfg   Config
 	epoch time.Time
+	since elapsed.Origin // epoch's
 	seq   uint64
 
 	nodes map[string]*node
 	links map[dirKey]*link
 	order []*link // every link, in creation order, for the stats sums
+
+	// The last clock reading and now's answer for it: a fake clock
+	// reads the same between its moves, and even elapsed.Nanos costs
+	// some.
+	read   time.Time
+	readNs int64
 }
 
 // node is a name on the network; its endpoint may be closed and reopened.
@@ -39,6 +47,12 @@ type link struct {
 	stats       Stats
 	lane        *lane  // this direction's lane in its receiver's queue
 	laneOf      *queue // the queue lane belongs to (a reopened endpoint has a new one)
+
+	// Whether expEp expects from (Endpoint.expects) at its Expect number
+	// expGen.
+	expEp  *Endpoint
+	expGen uint64
+	expOK  bool
 }
 
 // Stats counts datagrams on one link direction, or summed over several.
@@ -85,9 +99,12 @@ func NewNetwork(cfg Config) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	epoch := cfg.Now()
 	return &Network{
 		cfg:   cfg,
-		epoch: cfg.Now(),
+		epoch: epoch,
+		since: elapsed.From(epoch),
+		read:  epoch,
 		nodes: make(map[string]*node),
 		links: make(map[dirKey]*link),
 	}, nil
@@ -213,7 +230,13 @@ func (n *Network) link(from, to string) *link {
 
 // now is the clock reading in nanoseconds since the epoch. Called with n.mu
 // held.
-func (n *Network) now() int64 { return int64(n.cfg.Now().Sub(n.epoch)) }
+func (n *Network) now() int64 {
+	t := n.cfg.Now()
+	if t != n.read { // the same fields, so the same difference: a memo, not a comparison of instants
+		n.read, n.readNs = t, n.since.Nanos(t)
+	}
+	return n.readNs
+}
 
 // send runs one datagram through the link from → dst. Called with n.mu held.
 func (n *Network) send(lk *link, dst *Endpoint, b []byte) {
@@ -240,7 +263,7 @@ func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
 	if lk.model.link.Ordered {
 		at = max(at, lk.last)
 	}
-	if !dst.expects(lk.from) {
+	if !lk.expects(dst) {
 		lk.stats.DroppedUnexpected++
 		return
 	}

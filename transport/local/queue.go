@@ -111,13 +111,18 @@ func (q *queue) peek() *arrival {
 // popDue removes the next arrival due at now, taking the lanes in turn. Its
 // buffer stays readable until the next push; the caller releases its slot.
 func (q *queue) popDue(now int64) (arrival, bool) {
-	for i := range q.lanes {
-		k := (q.next + i) % len(q.lanes)
-		l := q.lanes[k]
-		if len(l.heap) > 0 && l.heap[0].at <= now {
-			q.next = (k + 1) % len(q.lanes)
+	k := q.next
+	for range q.lanes {
+		if k >= len(q.lanes) {
+			k = 0
+		}
+		if l := q.lanes[k]; len(l.heap) > 0 && l.heap[0].at <= now {
+			if q.next = k + 1; q.next == len(q.lanes) {
+				q.next = 0
+			}
 			return l.removeAt(0), true
 		}
+		k++
 	}
 	return arrival{}, false
 }
@@ -173,6 +178,11 @@ func (l *lane) removeNewest(q *queue) {
 func (l *lane) removeAt(i int) arrival {
 	a := l.heap[i]
 	last := len(l.heap) - 1
+	if last == 0 { // the only one: nothing to restore
+		l.heap[0] = arrival{}
+		l.heap = l.heap[:0]
+		return a
+	}
 	l.heap[i] = l.heap[last]
 	l.heap[last] = arrival{}
 	l.heap = l.heap[:last]

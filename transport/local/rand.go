@@ -6,8 +6,11 @@ package local
 // one link never shifts another link's randomness.
 type rng struct{ s uint64 }
 
+// golden is splitmix64's increment.
+const golden = 0x9e3779b97f4a7c15
+
 func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
+	r.s += golden
 	return mix64(r.s)
 }
 

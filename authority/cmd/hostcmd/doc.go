@@ -25,6 +25,15 @@
 // (transport/quic/connecttoken); -webrtc=false serves QUIC alone, with no
 // signaling server.
 //
+// With -fleet NATS_URL (and -quic, -token-secret-file) the host joins a
+// fleet (package fleet): it registers its address, capacity (-capacity
+// matches), game and -version, heartbeats, and runs one match per room the
+// connect tokens of its clients name, up to its capacity; a match whose
+// clients all left ends after -match-linger. SIGTERM (or POST /drain on
+// -metrics, which also serves /metrics and the /fleet view) drains it: no
+// new match, the running ones end by -drain-deadline, then it leaves the
+// fleet and exits 0.
+//
 // SIGINT or SIGTERM (or the context's end) closes the host, which sends
 // every client a disconnect notice, flushes, and exits 0.
 //

@@ -52,6 +52,7 @@ type options struct {
 	logLevel                 string
 	logJSON                  bool
 	q                        quicOptions
+	fl                       fleetOptions
 }
 
 func parse(name string, args []string, stderr io.Writer) (options, error) {
@@ -76,6 +77,7 @@ func parse(name string, args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON instead of text")
 	o.q.register(fs)
+	o.fl.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [flags]\n\nA dedicated host of rollnet's server-authoritative mode. Games: %s.\n\nFlags:\n",
 			name, strings.Join(Games(), ", "))
@@ -99,6 +101,9 @@ func parse(name string, args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("%w: -room is empty", ErrUsage)
 	}
 	if err := o.q.validate(); err != nil {
+		return o, err
+	}
+	if err := o.fl.validate(o.q); err != nil {
 		return o, err
 	}
 	if o.signal != "" {
@@ -152,6 +157,9 @@ func Run(ctx context.Context, name string, args []string, logs io.Writer, ready 
 	}
 	log := slog.New(handler)
 
+	if o.fl.url != "" {
+		return runFleet(ctx, o, g, gameName, log, ready)
+	}
 	players, perClient := g.players()
 	maxPeers := o.lim.maxPeers
 	if maxPeers == 0 {

@@ -30,6 +30,7 @@ type quicOptions struct {
 	cert, key    string // -cert, -key: PEM files; none: a self-signed certificate
 	secretFile   string // -token-secret-file: admit connect-token holders only
 	webrtc       bool   // -webrtc: also serve WebRTC clients through the signaling server
+	perAddr      int    // -quic-max-conns-per-address
 }
 
 func (q *quicOptions) register(fs *flag.FlagSet) {
@@ -39,6 +40,7 @@ func (q *quicOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.cert, "cert", "", "with -quic: the certificate chain, a PEM `FILE` (empty: a self-signed one, whose SHA-256 is logged for clients to pin)")
 	fs.StringVar(&q.key, "key", "", "with -cert: its private key, a PEM `FILE`")
 	fs.StringVar(&q.secretFile, "token-secret-file", "", "with -quic: admit only clients with a connect token signed with the secret in `FILE` (the game backend's)")
+	fs.IntVar(&q.perAddr, "quic-max-conns-per-address", quic.DefaultMaxConnsPerAddr, "with -quic: connections one IP address may hold (handshaking or admitted)")
 	fs.BoolVar(&q.webrtc, "webrtc", true, "serve WebRTC clients through the signaling server (with -quic, -webrtc=false serves QUIC alone)")
 }
 
@@ -62,7 +64,7 @@ func (q quicOptions) validate() error {
 // listenQUIC starts the QUIC listener of q and logs what a client needs:
 // the address, the certificate's SHA-256 and the WebTransport URL.
 func listenQUIC(q quicOptions, maxPeers int, log *slog.Logger) (*quic.Transport, error) {
-	cfg := quic.Config{WebTransport: q.webTransport, Address: q.public, MaxPeers: maxPeers}
+	cfg := quic.Config{WebTransport: q.webTransport, Address: q.public, MaxPeers: maxPeers, MaxConnsPerAddr: q.perAddr}
 	if q.cert != "" {
 		c, err := tls.LoadX509KeyPair(q.cert, q.key)
 		if err != nil {

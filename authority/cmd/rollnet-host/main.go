@@ -17,40 +17,9 @@ package main
 import (
 	"os"
 
-	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	_ "github.com/rollnet/rollnet/authority/cmd/hostcmd/court" // registers "court"
 )
-
-// court is the example game: eight paddles on a line, each moved by its
-// player's input (-1, 0 or 1 a frame) and kept on the court.
-type court struct {
-	Paddle [8]int32
-	Frame  int32
-	_      [4]byte
-}
-
-const courtHeight = 1000
-
-func play(c *court, in []int8, f rollnet.Frame) {
-	for p, v := range in {
-		c.Paddle[p] = min(max(c.Paddle[p]+int32(max(min(v, 1), -1)), 0), courtHeight)
-	}
-	c.Frame = int32(f)
-}
-
-func init() {
-	hostcmd.Register("court", hostcmd.Sim[court, int8]{
-		Players:  8,
-		Simulate: play,
-		Init: func(uint64) court {
-			var c court
-			for i := range c.Paddle {
-				c.Paddle[i] = courtHeight / 2
-			}
-			return c
-		},
-	})
-}
 
 func main() {
 	os.Exit(hostcmd.Main("rollnet-host", os.Args[1:], os.Stdout, os.Stderr))

@@ -59,6 +59,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/signaling"
 )
 
@@ -133,24 +134,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs := flag.NewFlagSet("rollnet-signal", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // a flag error is one line, from runMain
 	var (
-		cfg        signaling.ServerConfig
-		addr       = fs.String("addr", "127.0.0.1:8080", "listen address")
-		stun, turn listFlag
-		origins    listFlag
-		turnUser   = fs.String("turn-user", "", "TURN username")
-		turnCred   = fs.String("turn-credential", "", "TURN credential")
-		mint       = fs.String("mint-token", "", "print a join token for this room (\"next=N\" for grouping) and exit")
-		ttl        = fs.Duration("token-ttl", time.Hour, "lifetime of a token printed by -mint-token")
-		logLevel   = fs.String("log-level", "info", "debug, info, warn or error")
-		logJSON    = fs.Bool("log-json", false, "log JSON instead of text")
-		shutdown   = fs.Duration("shutdown-timeout", 5*time.Second, "grace for HTTP requests at shutdown")
-		tlsCert    = fs.String("tls-cert", "", "serve TLS (wss://) with this PEM certificate (chain), with -tls-key")
-		tlsKey     = fs.String("tls-key", "", "PEM private key for -tls-cert")
-		proxies    prefixFlag
-		relay      relayFlags
-		natsURL    = fs.String("nats", "", "join the instances sharing rooms over this NATS (nats://HOST:4222, JetStream enabled); empty: a single instance")
-		natsName   = fs.String("nats-name", signaling.DefaultClusterName, "name of the set of instances on that NATS (bucket and subjects)")
-		metrics    = fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics, with /healthz and /readyz (e.g. 127.0.0.1:9090)")
+		cfg         signaling.ServerConfig
+		addr        = fs.String("addr", "127.0.0.1:8080", "listen address")
+		stun, turn  listFlag
+		origins     listFlag
+		turnUser    = fs.String("turn-user", "", "TURN username")
+		turnCred    = fs.String("turn-credential", "", "TURN credential")
+		mint        = fs.String("mint-token", "", "print a join token for this room (\"next=N\" for grouping) and exit")
+		ttl         = fs.Duration("token-ttl", time.Hour, "lifetime of a token printed by -mint-token")
+		logLevel    = fs.String("log-level", "info", "debug, info, warn or error")
+		logJSON     = fs.Bool("log-json", false, "log JSON instead of text")
+		shutdown    = fs.Duration("shutdown-timeout", 5*time.Second, "grace for HTTP requests at shutdown")
+		tlsCert     = fs.String("tls-cert", "", "serve TLS (wss://) with this PEM certificate (chain), with -tls-key")
+		tlsKey      = fs.String("tls-key", "", "PEM private key for -tls-cert")
+		proxies     prefixFlag
+		relay       relayFlags
+		natsURL     = fs.String("nats", "", "join the instances sharing rooms over this NATS (nats://HOST:4222, JetStream enabled); empty: a single instance")
+		natsName    = fs.String("nats-name", signaling.DefaultClusterName, "name of the set of instances on that NATS (bucket and subjects)")
+		fleetSecret = fs.String("fleet-secret-file", "", "with -nats: place matches on the fleet's hosts (POST "+fleet.PlacePath+", GET "+fleet.ViewPath+"), minting connect tokens with the secret in this file (the hosts' -token-secret-file)")
+		fleetPolicy = fs.String("fleet-policy", "fill", "with -fleet-secret-file: fill (the fullest host first) or spread (the emptiest first)")
+		fleetDead   = fs.Duration("fleet-dead-after", fleet.DefaultDeadAfter, "with -fleet-secret-file: a host whose heartbeat is not seen this long is gone")
+		fleetRate   = fs.Int("fleet-rate", fleet.DefaultAddrRate, "with -fleet-secret-file: placement requests a second per client address")
+		fleetBurst  = fs.Int("fleet-burst", fleet.DefaultAddrBurst, "with -fleet-secret-file: placement request burst per client address")
+		metrics     = fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics, with /healthz and /readyz (e.g. 127.0.0.1:9090)")
 	)
 	fs.DurationVar(&cfg.Cluster.DeadAfter, "nats-dead-after", signaling.DefaultClusterDeadAfter, "an instance silent this long is dead: its clients leave their rooms")
 	relay.register(fs)
@@ -245,6 +251,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		cfg.NATS = nc
 		cfg.Cluster.Name = *natsName
 	}
+	var placer *fleet.Placer
+	if *fleetSecret != "" {
+		if cfg.NATS == nil {
+			return usageError{errors.New("-fleet-secret-file needs -nats")}
+		}
+		policy, err := fleet.ParsePolicy(*fleetPolicy)
+		if err != nil {
+			return usageError{err}
+		}
+		secret, err := os.ReadFile(*fleetSecret)
+		if err != nil {
+			return usageError{fmt.Errorf("-fleet-secret-file: %w", err)}
+		}
+		placer, err = fleet.NewPlacer(cfg.NATS, fleet.PlacerConfig{Config: fleet.Config{Name: *natsName, DeadAfter: *fleetDead},
+			Policy: policy, Secret: []byte(strings.TrimSpace(string(secret))), AddrRate: *fleetRate, AddrBurst: *fleetBurst, Logger: log})
+		if errors.Is(err, fleet.ErrConfig) {
+			return usageError{err}
+		}
+		if err != nil {
+			return err
+		}
+		defer placer.Close()
+	}
 	srv, err := signaling.NewServer(cfg)
 	if errors.Is(err, signaling.ErrClusterUnavailable) {
 		return err
@@ -253,7 +282,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return usageError{err} // a flag's value
 	}
 	if *metrics != "" {
-		stopMetrics, err := serveMetrics(*metrics, srv, rl, log)
+		stopMetrics, err := serveMetrics(*metrics, srv, rl, placer, log)
 		if err != nil {
 			return err
 		}
@@ -261,6 +290,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	if rl != nil {
 		srv.Handle("/turn", relayStats(rl))
+	}
+	if placer != nil {
+		srv.Handle(fleet.PlacePath, placer)
+		srv.Handle(fleet.ViewPath, placer)
+		log.Info("fleet placement", "place", fleet.PlacePath, "view", fleet.ViewPath, "policy", placer.View().Policy)
 	}
 	if *tlsCert != "" { // load now, to fail before listening
 		if _, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey); err != nil {

@@ -12,13 +12,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/turn"
 )
 
 // serveMetrics serves the server's metrics (and the relay's, when rl is
 // not nil), /healthz and /readyz on addr, and returns what stops it.
-func serveMetrics(addr string, srv *signaling.Server, rl *turn.Relay, log *slog.Logger) (func(), error) {
+func serveMetrics(addr string, srv *signaling.Server, rl *turn.Relay, pl *fleet.Placer, log *slog.Logger) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -27,6 +28,9 @@ func serveMetrics(addr string, srv *signaling.Server, rl *turn.Relay, log *slog.
 	var extra []prometheus.Collector
 	if rl != nil {
 		extra = append(extra, relayCollector{rl})
+	}
+	if pl != nil {
+		extra = append(extra, pl.Collector())
 	}
 	mux.Handle("GET /metrics", srv.MetricsHandler(extra...))
 	mux.Handle("GET /healthz", srv)

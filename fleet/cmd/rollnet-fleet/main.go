@@ -1,0 +1,158 @@
+//go:build !js
+
+// Command rollnet-fleet starts a fleet of authoritative hosts on this
+// machine in one process, for development: an embedded NATS server with
+// JetStream, -signals signaling instances placing matches (rollnet-signal
+// -fleet-secret-file does the same in production) and -hosts hosts of
+// the example game "court" (rollnet-host -fleet), all on loopback.
+//
+//	go run ./fleet/cmd/rollnet-fleet                       # 2 instances on :8080, :8081; 3 hosts
+//	go run ./fleet/cmd/rollnet-fleet -hosts 5 -capacity 2 -policy spread
+//
+// With -play it is a client instead: a bot that asks the fleet for a
+// match of court in -room, plays -frames frames and says where it was
+// placed and how long the request took to the first state.
+//
+//	go run ./fleet/cmd/rollnet-fleet -play -signal ws://127.0.0.1:8080 -room r1
+//
+// SIGINT or SIGTERM stops the fleet (each host drains for -drain-deadline).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/fleet/fleetlocal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, "rollnet-fleet:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "rollnet-fleet:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+type options struct {
+	hosts, signals, capacity int
+	policy, addr, version    string
+	natsPort                 int
+	drain                    time.Duration
+	logLevel                 string
+
+	play         bool
+	signal, room string
+	frames       int
+	timeout      time.Duration
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o options
+	fs := flag.NewFlagSet("rollnet-fleet", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.hosts, "hosts", 3, "hosts to start")
+	fs.IntVar(&o.signals, "signals", 2, "signaling instances to start, on -addr's port and the next ones")
+	fs.IntVar(&o.capacity, "capacity", 4, "matches each host runs at once")
+	fs.StringVar(&o.policy, "policy", "fill", "placement policy: fill or spread")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "the first signaling instance's `ADDR`")
+	fs.IntVar(&o.natsPort, "nats-port", 0, "the embedded NATS server's port (0: any free one)")
+	fs.StringVar(&o.version, "version", "1", "the game version the hosts run (with -play: the client's)")
+	fs.DurationVar(&o.drain, "drain-deadline", 5*time.Second, "how long a host drains at shutdown")
+	fs.StringVar(&o.logLevel, "log-level", "warn", "the hosts' and instances' log level")
+	fs.BoolVar(&o.play, "play", false, "be a client: ask -signal for a match in -room and play it")
+	fs.StringVar(&o.signal, "signal", "ws://127.0.0.1:8080", "with -play: the signaling `URL` (ws://HOST:PORT or http://)")
+	fs.StringVar(&o.room, "room", "r1", "with -play: the room (the players of a match agree on it)")
+	fs.IntVar(&o.frames, "frames", 300, "with -play: host states to apply (-1: play until the host is gone)")
+	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "with -play: bound on connecting")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if o.play {
+		return play(ctx, o, stdout)
+	}
+	if o.hosts < 1 || o.signals < 1 || o.capacity < 1 {
+		return fmt.Errorf("%w: -hosts, -signals and -capacity must be >= 1", errUsage)
+	}
+	policy, err := fleet.ParsePolicy(o.policy)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return fmt.Errorf("%w: -log-level: %v", errUsage, err)
+	}
+	return local(ctx, o, policy, level, stdout, stderr)
+}
+
+// local runs the fleet until ctx ends.
+func local(ctx context.Context, o options, policy fleet.Policy, level slog.Level, stdout, stderr io.Writer) error {
+	f, err := fleetlocal.Start(fleetlocal.Options{Hosts: o.hosts, Signals: o.signals, Capacity: o.capacity, Policy: policy,
+		Addr: o.addr, NATSPort: o.natsPort, Version: o.version, Drain: o.drain, LogLevel: level, LogOutput: stderr})
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintln(stdout, "nats    ", f.NATS, "(embedded, JetStream)")
+	for _, s := range f.Signals {
+		http := "http" + strings.TrimPrefix(s, "ws")
+		fmt.Fprintln(stdout, "signal  ", s, "  place: POST", http+fleet.PlacePath, "  view: GET", http+fleet.ViewPath)
+	}
+	for _, h := range f.Hosts {
+		fmt.Fprintln(stdout, "host    ", h.ID, "quic", h.QUIC, "court, capacity", o.capacity)
+	}
+	fmt.Fprintf(stdout, "ready: go run ./fleet/cmd/rollnet-fleet -play -signal %s -room r1   (two of them share a match)\n", f.Signals[0])
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(stdout, "stopping: the hosts drain")
+		return nil
+	case err := <-f.Err():
+		return err
+	}
+}
+
+// play is a bot of court: placed, connected, -frames states played.
+func play(ctx context.Context, o options, stdout io.Writer) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	res := fleetlocal.Play(ctx, o.signal, o.room, o.version, o.frames, o.timeout)
+	switch {
+	case res.Err != nil && ctx.Err() != nil:
+		return nil // interrupted
+	case errors.Is(res.Err, fleet.ErrBadRequest):
+		return fmt.Errorf("%w: %v", errUsage, res.Err)
+	case res.Err != nil:
+		return res.Err
+	case res.Refused != nil:
+		return fmt.Errorf("placement refused: %w", res.Refused)
+	}
+	fmt.Fprintf(stdout, "placed on %s (room %s, joined a match already placed: %v); first state %v after the request\n",
+		res.Host, res.Room, res.Joined, res.First.Round(time.Millisecond))
+	if res.Told {
+		fmt.Fprintf(stdout, "host %s is gone: the match ended (ask again: the room is placed anew on a live host)\n", res.Host)
+		return nil
+	}
+	fmt.Fprintf(stdout, "played %d host states\n", o.frames)
+	return nil
+}

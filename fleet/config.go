@@ -1,0 +1,77 @@
+package fleet
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults for the zero fields of Config.
+const (
+	DefaultName        = "rollnet"
+	DefaultHeartbeat   = 500 * time.Millisecond
+	DefaultDeadAfter   = 2 * time.Second
+	DefaultOpTimeout   = 2 * time.Second
+	DefaultTokenTTL    = 30 * time.Second
+	DefaultPlaceExpiry = 15 * time.Second
+)
+
+// Config is the fleet's timing and names, shared by hosts and placers. Its
+// zero value means the documented defaults.
+type Config struct {
+	// Name separates fleets on one NATS: the bucket is "<Name>-fleet"
+	// (default "rollnet", letters, digits, '-' and '_').
+	Name string
+	// Heartbeat is how often a host rewrites its record (default 500 ms).
+	// DeadAfter is how long a placer waits for a host's next beat before
+	// it takes the host for gone (default 2 s, at least two heartbeats).
+	Heartbeat, DeadAfter time.Duration
+	// OpTimeout bounds one key-value operation (default 2 s).
+	OpTimeout time.Duration
+	// TokenTTL is how long a connect token handed out is valid (default
+	// 30 s; the host's Verifier must accept it: connecttoken's
+	// MaxLifetime is 10 min).
+	TokenTTL time.Duration
+	// PlaceExpiry is how long a placed match may wait for its first client
+	// before its host forgets it (default 15 s; at least TokenTTL is
+	// sensible only if clients dial late, which they do not).
+	PlaceExpiry time.Duration
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Name == "" {
+		c.Name = DefaultName
+	}
+	for _, r := range c.Name {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
+			return c, fmt.Errorf("%w: Name %q: want letters, digits, - and _", ErrConfig, c.Name)
+		}
+	}
+	for _, d := range []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"Heartbeat", &c.Heartbeat, DefaultHeartbeat},
+		{"DeadAfter", &c.DeadAfter, DefaultDeadAfter},
+		{"OpTimeout", &c.OpTimeout, DefaultOpTimeout},
+		{"TokenTTL", &c.TokenTTL, DefaultTokenTTL},
+		{"PlaceExpiry", &c.PlaceExpiry, DefaultPlaceExpiry},
+	} {
+		if *d.v < 0 {
+			return c, fmt.Errorf("%w: %s %v is negative", ErrConfig, d.name, *d.v)
+		}
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if c.DeadAfter < 2*c.Heartbeat {
+		return c, fmt.Errorf("%w: DeadAfter %v is under two heartbeats (%v)", ErrConfig, c.DeadAfter, c.Heartbeat)
+	}
+	return c, nil
+}
+
+// bucket is the key-value bucket's name.
+func (c Config) bucket() string { return c.Name + "-fleet" }
+
+// Check returns c with its defaults, or the error that makes it invalid.
+func (c Config) Check() (Config, error) { return c.withDefaults() }

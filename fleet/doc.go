@@ -1,0 +1,125 @@
+// Package fleet runs many authoritative hosts as one service, on the NATS
+// JetStream deployment the signaling cluster already uses: hosts register
+// and heartbeat (Member, rollnet-host -fleet), signaling instances place
+// matches on them (Placer, rollnet-signal -fleet-secret-file) and hand a
+// client its host's address and a connect token (transport/quic/
+// connecttoken), and a host drains before it goes. A client asks through
+// netplay.ConnectFleet (or netplay.Place). The request and reply types
+// (Request, Reply, Host) use only the standard library; the NATS parts
+// are native-only files, so a browser build links none of it.
+//
+// # The bucket
+//
+// One key-value bucket, "<Config.Name>-fleet" (history 1, file storage):
+//
+//	host.<id>           a Host record (JSON): the host's QUIC address and
+//	                    WebTransport URL, certificate hash, version, games
+//	                    (with clients per match), capacity (matches,
+//	                    clients), Beat, Draining, its own counts, and
+//	                    Matches: every match placed on it
+//	room.<game>.<room>  {"host": id}: where the room's match is
+//
+// # Heartbeat and the bound on a silent host
+//
+// A host rewrites its record every Config.Heartbeat (500 ms), adding 1 to
+// Beat. A placer watches every record and notes, on its own clock, when
+// each host's Beat last changed; a host whose Beat has not changed for
+// Config.DeadAfter (2 s; the test runs 100 ms and 500 ms, the process
+// test 250 ms and 1.5 s) is gone: nothing is placed on it, and a room
+// whose key names it is placed anew on the next request. So a host that
+// stops (killed, cut off) is gone for every placer at most DeadAfter
+// after the last beat it saw, which is at most DeadAfter + Heartbeat
+// after the host went silent (plus a key-value write's delivery,
+// milliseconds). No clock is compared across machines. A placer that
+// starts, or watches again after a NATS reconnect, counts a record it
+// has not seen change from the moment it sees it (a dead host's record
+// can look live for one DeadAfter then). A host that leaves cleanly
+// deletes its record at once.
+//
+// # Placement: the compare-and-set rule
+//
+// Every write to a host's record is a compare-and-set on the key's
+// revision, by the host (its beat) and by placers (a new match, a
+// client more in a match) alike: a write made over a stale revision
+// fails and is redone on the fresh record, so no write is lost and no two
+// placers can both take a host's last slot. A placement:
+//
+//  1. reads room.<game>.<room>; if it names a live host whose record lists
+//     the room, adds one client to that match (ErrRoomFull at the game's
+//     clients per match) by compare-and-set, and answers (Reply.Joined);
+//  2. otherwise orders the live, undrained hosts that run the game at the
+//     request's version and have room (a match slot and a client's worth
+//     of capacity) by the Policy, and adds the match to the first one's
+//     record by compare-and-set (the next one on a lost round, re-read);
+//  3. then creates the room key (or replaces a stale one over its
+//     revision); if another placer created it first, it takes its match
+//     back out of the host's record and joins the other's (step 1);
+//  4. mints the client's connect token (room, a random client id, expiry
+//     Config.TokenTTL, the host's address) with the fleet's secret.
+//
+// A version mismatch never places (ErrVersion). NATS unreachable, or the
+// mirror not current after a reconnect, refuses with ErrUnavailable
+// (HTTP 503) instead of guessing; the hosts keep running their matches
+// meanwhile (their clients' traffic never touches NATS). A placer lets
+// one client address make Config.AddrRate placements a second (burst
+// AddrBurst) and holds at most MaxInFlight at once (ErrBusy, 429); a
+// request body is at most MaxRequest bytes and a reply a few hundred.
+//
+// # Policies
+//
+// Fill (the default) puts a new match on the fullest host with room (the
+// largest share of its clients placed, then of its matches): fewer
+// machines carry the load and idle ones can be scaled down. Spread puts it
+// on the emptiest: the load is even, and one host's death ends fewer
+// matches. Ties go to the smaller id, so every placer orders alike.
+//
+// # The host's side
+//
+// A host runs a match per room: the first client whose connect token
+// names a room starts its match; the host counts its matches itself and
+// refuses a client of a new match past its capacity (counted: placement
+// never lets that happen, and the process test asserts 0). A match whose
+// clients all left ends after -match-linger and leaves the record and its
+// room key; a placed match no client reached within Config.PlaceExpiry is
+// dropped from the record.
+//
+// Drain (SIGTERM, POST /drain on the host's -metrics address, or a record
+// someone marked Draining): the record says Draining at once (a beat is
+// written then), placers stop placing there, the running matches go on
+// (their players may still join them) until they end or -drain-deadline
+// passes; then the host ends what is left (each client gets the
+// authoritative mode's disconnect notice: netplay's Status.Ended is
+// EndHostGone), deletes its record and exits 0. The players ask the fleet
+// again (netplay.ConnectFleet with the same room), which places the room
+// anew on a live host: that is where they are told to go next.
+//
+// # What a match loses when its host dies, and what keeping it would take
+//
+// The authoritative host is the only holder of the match's truth: the
+// state, the inputs it has accepted, the frame. Clients hold only their
+// predictions and the last host states they applied, which they cannot
+// trust one another with. When the host process dies its players are told
+// (netplay: Status.Interrupted naming the host after 750 ms of silence,
+// then Status.Ended EndHostGone at the link's 5 s DisconnectTimeout) and
+// can be placed elsewhere at once, but in a new match from frame 0: the
+// state, the score and every input since the last state they saw are
+// lost, and rejoin tokens name the dead host.
+//
+// Keeping the match would take a standby: a second host, placed by the
+// fleet beside the primary (another machine, its record marked standby
+// for the room), fed the primary's confirmed states and accepted inputs
+// as they are made (the authoritative host already encodes each state
+// with its CRC32-C for its clients; the feed is that stream plus the
+// input log since, as a P2P spectator is fed, on an ordered, acknowledged
+// channel). The standby steps nothing of its own; when the primary's
+// heartbeat stops (the bound above), the placer moves the room key to
+// the standby by compare-and-set, the standby takes over from the last
+// frame it has confirmed, and the clients, told the host is gone, ask
+// the fleet again and are sent to the standby with a token for the same
+// room, resuming their slots with their rejoin tokens (which would then
+// have to name the room, not the host). What is lost is only the frames
+// after the last one the standby confirmed: with a feed every frame, a
+// few frames. Its costs: a second machine's memory per match (no CPU but
+// decoding), the feed's bandwidth (one client's worth of states), and the
+// rejoin path across hosts, which does not exist yet.
+package fleet

@@ -1,0 +1,32 @@
+package fleet
+
+import "errors"
+
+// Sentinel errors. A placement's refusal wraps one of them, and its HTTP
+// status says which (Reply.Status).
+var (
+	// ErrConfig is a bad Config, HostInfo or flag value.
+	ErrConfig = errors.New("fleet: invalid configuration")
+	// ErrBadRequest is a placement request that does not decode or names
+	// a game, room or version outside the limits (HTTP 400).
+	ErrBadRequest = errors.New("fleet: bad placement request")
+	// ErrUnavailable is a fleet that cannot be reached: NATS is down or a
+	// key-value operation timed out (HTTP 503). Ask again later.
+	ErrUnavailable = errors.New("fleet: unavailable (NATS unreachable)")
+	// ErrNoHost is a fleet with no live, undrained host of the game and
+	// version with room for one more match (HTTP 503).
+	ErrNoHost = errors.New("fleet: no host with room")
+	// ErrVersion is a fleet whose hosts of the game all run another
+	// version (HTTP 409): a version mismatch never places.
+	ErrVersion = errors.New("fleet: no host runs this version")
+	// ErrRoomFull is a room whose match has every client it can take
+	// (HTTP 409).
+	ErrRoomFull = errors.New("fleet: the room's match is full")
+	// ErrBusy is a client address over its placement rate, or a placer
+	// at its limit of placements in flight (HTTP 429).
+	ErrBusy = errors.New("fleet: too many placement requests")
+	// ErrDraining is a host asked to take a match while it drains.
+	ErrDraining = errors.New("fleet: host draining")
+	// ErrClosed is a Member or Placer used after Close.
+	ErrClosed = errors.New("fleet: closed")
+)

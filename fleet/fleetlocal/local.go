@@ -1,0 +1,302 @@
+//go:build !js
+
+// Package fleetlocal runs a fleet of authoritative hosts inside one
+// process, for development and measurement: an embedded NATS server with
+// JetStream, signaling instances that place matches (package fleet's
+// Placer) and hosts of the example game "court" (rollnet-host -fleet, as
+// hostcmd.Run), all on loopback; and Play, a bot of court that asks the
+// fleet for a match and plays it. The command rollnet-fleet and the bench
+// report's fleet figures are built on it.
+package fleetlocal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd/court"
+	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/signaling"
+)
+
+// Options says what Start starts. The zero value of each field means its
+// default.
+type Options struct {
+	Hosts, Signals int          // default 3 and 2
+	Capacity       int          // matches per host, default 4
+	Policy         fleet.Policy // every instance's
+	// Addr is the first instance's address; the next ones take the next
+	// ports (default 127.0.0.1:0, any free ports).
+	Addr     string
+	NATSPort int    // default any free port
+	Version  string // the hosts' game version, default "1"
+	Drain    time.Duration
+	// Linger is how long a match whose clients left waits for one to come
+	// back before it frees its slot (default 1 s).
+	Linger    time.Duration
+	LogLevel  slog.Level
+	LogOutput io.Writer // nil: discarded
+}
+
+// Host is one host as started.
+type Host struct {
+	ID, QUIC string
+}
+
+// Fleet is a running local fleet.
+type Fleet struct {
+	NATS    string   // the embedded server's URL
+	Signals []string // ws://HOST:PORT of each instance
+	Hosts   []Host
+
+	dir    string
+	ns     *natsserver.Server
+	stops  []func()
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	errc   chan error
+}
+
+// Start starts a fleet; Close stops it.
+func Start(o Options) (*Fleet, error) {
+	if o.Hosts == 0 {
+		o.Hosts = 3
+	}
+	if o.Signals == 0 {
+		o.Signals = 2
+	}
+	if o.Capacity == 0 {
+		o.Capacity = 4
+	}
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.Version == "" {
+		o.Version = "1"
+	}
+	if o.Drain == 0 {
+		o.Drain = 5 * time.Second
+	}
+	if o.Linger == 0 {
+		o.Linger = time.Second
+	}
+	if o.LogOutput == nil {
+		o.LogOutput = io.Discard
+	}
+	if o.Hosts < 0 || o.Signals < 0 || o.Capacity < 0 || o.Drain < 0 {
+		return nil, fmt.Errorf("%w: negative hosts, signals, capacity or drain", fleet.ErrConfig)
+	}
+	host, port, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Addr: %v", fleet.ErrConfig, err)
+	}
+	first, _ := strconv.Atoi(port)
+	log := slog.New(slog.NewTextHandler(o.LogOutput, &slog.HandlerOptions{Level: o.LogLevel}))
+	dir, err := os.MkdirTemp("", "rollnet-fleet-")
+	if err != nil {
+		return nil, err
+	}
+	f := &Fleet{dir: dir, errc: make(chan error, o.Hosts)}
+	fail := func(err error) (*Fleet, error) {
+		f.Close()
+		return nil, err
+	}
+	natsPort := o.NATSPort
+	if natsPort == 0 {
+		natsPort = -1
+	}
+	f.ns, err = natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: natsPort, JetStream: true,
+		StoreDir: filepath.Join(dir, "nats"), NoLog: true, NoSigs: true})
+	if err != nil {
+		return fail(err)
+	}
+	f.ns.Start()
+	if !f.ns.ReadyForConnections(10 * time.Second) {
+		return fail(errors.New("fleetlocal: the embedded NATS server did not start within 10 s"))
+	}
+	f.NATS = f.ns.ClientURL()
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	secretHex := hex.EncodeToString(secret)
+	secretFile := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secretFile, []byte(secretHex), 0o600); err != nil {
+		return fail(err)
+	}
+	for i := range o.Signals {
+		p := 0
+		if first != 0 {
+			p = first + i
+		}
+		url, stop, err := startSignal(net.JoinHostPort(host, strconv.Itoa(p)), f.NATS, o.Policy, []byte(secretHex), log)
+		if err != nil {
+			return fail(err)
+		}
+		f.stops = append(f.stops, stop)
+		f.Signals = append(f.Signals, url)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	for i := range o.Hosts {
+		id := fmt.Sprintf("h%d", i+1)
+		args := []string{"-fleet", f.NATS, "-fleet-id", id, "-quic", "127.0.0.1:0", "-webrtc=false",
+			"-token-secret-file", secretFile, "-capacity", strconv.Itoa(o.Capacity), "-version", o.Version,
+			"-drain-deadline", o.Drain.String(), "-match-linger", o.Linger.String(), "-quic-max-conns-per-address", "256",
+			"-log-level", o.LogLevel.String(), "-stats-every", "0"}
+		readyc := make(chan string, 1)
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			if err := hostcmd.Run(ctx, "rollnet-host "+id, args, o.LogOutput, func(addr string) { readyc <- addr }); err != nil {
+				f.errc <- fmt.Errorf("host %s: %w", id, err)
+			}
+		}()
+		select {
+		case addr := <-readyc:
+			f.Hosts = append(f.Hosts, Host{ID: id, QUIC: addr})
+		case err := <-f.errc:
+			return fail(err)
+		case <-time.After(10 * time.Second):
+			return fail(fmt.Errorf("fleetlocal: host %s did not start within 10 s", id))
+		}
+	}
+	return f, nil
+}
+
+// Err is where a host's failure arrives.
+func (f *Fleet) Err() <-chan error { return f.errc }
+
+// Close stops the hosts (each drains for Options.Drain at most), the
+// instances and NATS.
+func (f *Fleet) Close() {
+	if f.cancel != nil {
+		f.cancel()
+	}
+	f.wg.Wait()
+	for i := len(f.stops) - 1; i >= 0; i-- {
+		f.stops[i]()
+	}
+	if f.ns != nil {
+		f.ns.Shutdown()
+		f.ns.WaitForShutdown()
+	}
+	_ = os.RemoveAll(f.dir)
+}
+
+// startSignal serves one signaling instance with a placer on addr.
+func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *slog.Logger) (string, func(), error) {
+	nc, err := nats.Connect(natsURL, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	if err != nil {
+		return "", nil, err
+	}
+	pl, err := fleet.NewPlacer(nc, fleet.PlacerConfig{Policy: policy, Secret: secret, AddrRate: 10000, AddrBurst: 10000, Logger: log})
+	if err != nil {
+		nc.Close()
+		return "", nil, err
+	}
+	srv, err := signaling.NewServer(signaling.ServerConfig{NATS: nc, Logger: log})
+	if err != nil {
+		_ = pl.Close()
+		nc.Close()
+		return "", nil, err
+	}
+	srv.Handle(fleet.PlacePath, pl)
+	srv.Handle(fleet.ViewPath, pl)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		_ = srv.Close()
+		_ = pl.Close()
+		nc.Close()
+		return "", nil, err
+	}
+	s := hostcmd.ServeSignaling(srv, ln, srv)
+	return s.URL(), func() { s.Close(); _ = pl.Close(); nc.Close() }, nil
+}
+
+// Outcome is what one bot saw.
+type Outcome struct {
+	Room, Host string
+	Joined     bool          // it joined a match already placed
+	First      time.Duration // from the request to the first host state
+	Played     bool          // it applied its states
+	Told       bool          // its Status said the host is gone (or went before the first state)
+	ToldAt     time.Time
+	Refused    error // the placement was refused, or the placed host did not answer: ask again
+	Err        error
+}
+
+// Play is a bot of court: it asks the fleet behind signal for a match in
+// room and plays until it has applied states host states (for ever, for
+// states < 0, until its host is gone or ctx ends). Each tick (60 a
+// second) it moves its paddle, up for a second, then down.
+func Play(ctx context.Context, signal, room, version string, states int, connect time.Duration) Outcome {
+	o := Outcome{Room: room}
+	start := time.Now()
+	m, err := netplay.ConnectFleet[court.State, int8](netplay.Config{Signal: signal, Players: court.Players, Timeout: connect, Name: "bot"},
+		fleet.Request{Game: "court", Room: room, Version: version}, court.Simulate)
+	if err != nil {
+		o.Err = err
+		return o
+	}
+	defer m.Close()
+	tick := time.NewTicker(time.Second / 60)
+	defer tick.Stop()
+	var st netplay.Status
+	for {
+		select {
+		case <-ctx.Done():
+			o.Err = fmt.Errorf("bot in %s on %s: %w after %v (first state after %v), last status %v", room, o.Host, ctx.Err(), time.Since(start), o.First, st)
+			return o
+		case <-tick.C:
+		}
+		in := int8(1)
+		if (st.Frame/60)%2 == 1 {
+			in = -1
+		}
+		st, err = m.AdvanceFrame(in)
+		if o.Host == "" {
+			if p, ok := m.Placement(); ok {
+				o.Host, o.Joined = p.Host, p.Joined
+			}
+		}
+		if err != nil {
+			switch {
+			case errors.Is(err, fleet.ErrUnavailable) || errors.Is(err, fleet.ErrNoHost) || errors.Is(err, netplay.ErrHostUnreachable):
+				o.Refused = err
+			case errors.Is(err, netplay.ErrTimeout) && o.Host != "":
+				o.Told, o.ToldAt = true, time.Now() // its host went before the first state
+			default:
+				o.Err = fmt.Errorf("bot in %s on %s: %w", room, o.Host, err)
+			}
+			return o
+		}
+		switch {
+		case st.Phase == netplay.Ended:
+			if st.Ended == netplay.EndHostGone {
+				o.Told, o.ToldAt = true, time.Now()
+			} else {
+				o.Err = fmt.Errorf("bot in %s on %s: ended: %v", room, o.Host, st.Ended)
+			}
+			return o
+		case st.Phase == netplay.Running && o.First == 0:
+			o.First = time.Since(start)
+		case o.First > 0 && states >= 0 && m.AuthClient().Stats().StatesApplied >= uint64(states):
+			o.Played = true
+			return o
+		}
+	}
+}

@@ -1,0 +1,536 @@
+//go:build !js
+
+package fleet
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+// Defaults of PlacerConfig.
+const (
+	DefaultMaxInFlight = 64
+	DefaultAddrRate    = 20
+	DefaultAddrBurst   = 40
+	// maxAttempts bounds one placement's compare-and-set rounds.
+	maxAttempts = 8
+)
+
+// PlacerConfig configures a Placer. Its zero value means the documented
+// defaults, but Secret is required.
+type PlacerConfig struct {
+	Config
+	// Policy chooses among the hosts with room (default Fill).
+	Policy Policy
+	// Secret signs the connect tokens (the hosts' -token-secret-file), at
+	// least connecttoken.MinSecret bytes.
+	Secret []byte
+	// MaxInFlight bounds the placements running at once (default 64);
+	// past it a request is refused with ErrBusy (429).
+	MaxInFlight int
+	// AddrRate and AddrBurst bound one client address's placement
+	// requests a second (defaults 20 and 40), as a token bucket; loopback
+	// is not exempt.
+	AddrRate, AddrBurst int
+	// Logger logs refusals at debug and failures at warn (nil: none).
+	Logger *slog.Logger
+}
+
+// PlacerStats are a Placer's counters; all only grow.
+type PlacerStats struct {
+	Placements, Joins uint64 // matches placed, clients joined to placed matches
+	// Refused counts refusals by reason: "unavailable", "no_host",
+	// "version", "room_full", "busy", "bad_request".
+	Refused  map[string]uint64
+	Conflict uint64 // compare-and-set rounds lost (and retried)
+}
+
+// Placer places matches on a fleet's hosts: a signaling instance runs one
+// (rollnet-signal -fleet). It keeps a mirror of the hosts' records (a
+// watch of the bucket) and writes placements by compare-and-set. See the
+// package documentation for the rules.
+type Placer struct {
+	cfg PlacerConfig
+	nc  *nats.Conn
+	kv  jetstream.KeyValue
+	log *slog.Logger
+
+	mu      sync.Mutex
+	hosts   map[string]*mirrored
+	watch   jetstream.KeyWatcher
+	unwatch context.CancelFunc
+	synced  bool
+	gen     uint64
+	wg      sync.WaitGroup
+	addrs   map[string]*bucket
+
+	inFlight               atomic.Int64
+	placements, joins, cas atomic.Uint64
+	refused                [nReasons]atomic.Uint64
+	lat                    latency
+
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+	now  func() time.Time
+}
+
+// mirrored is a host's record as the watch last delivered it, and when its
+// Beat last changed (this placer's clock).
+type mirrored struct {
+	rec    Host
+	beatAt time.Time
+}
+
+// NewPlacer starts a placer on nc; it returns once the hosts' records are
+// mirrored.
+func NewPlacer(nc *nats.Conn, cfg PlacerConfig) (*Placer, error) {
+	var err error
+	if cfg.Config, err = cfg.Config.withDefaults(); err != nil {
+		return nil, err
+	}
+	if len(cfg.Secret) < connecttoken.MinSecret {
+		return nil, fmt.Errorf("%w: Secret of %d bytes, under %d", ErrConfig, len(cfg.Secret), connecttoken.MinSecret)
+	}
+	if cfg.Policy > Spread || cfg.MaxInFlight < 0 || cfg.AddrRate < 0 || cfg.AddrBurst < 0 {
+		return nil, fmt.Errorf("%w: policy %d, MaxInFlight %d, AddrRate %d, AddrBurst %d", ErrConfig, cfg.Policy, cfg.MaxInFlight, cfg.AddrRate, cfg.AddrBurst)
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.AddrRate == 0 {
+		cfg.AddrRate = DefaultAddrRate
+	}
+	if cfg.AddrBurst == 0 {
+		cfg.AddrBurst = DefaultAddrBurst
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := &Placer{cfg: cfg, nc: nc, log: log, hosts: map[string]*mirrored{}, addrs: map[string]*bucket{},
+		stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.OpTimeout)
+	defer cancel()
+	if p.kv, err = openBucket(ctx, nc, cfg.Config); err != nil {
+		return nil, err
+	}
+	if err := p.startWatch(ctx); err != nil {
+		return nil, err
+	}
+	go p.tick()
+	return p, nil
+}
+
+// startWatch watches the hosts' records, replacing an earlier watch, and
+// returns once the bucket's current records are in the mirror.
+func (p *Placer) startWatch(ctx context.Context) error {
+	gen := p.nc.Stats().Reconnects
+	wctx, unwatch := context.WithCancel(context.Background())
+	w, err := p.kv.Watch(wctx, "host.*")
+	if err != nil {
+		unwatch()
+		return unavailable("watching the hosts", err)
+	}
+	p.mu.Lock()
+	old, oldUnwatch := p.watch, p.unwatch
+	p.watch, p.unwatch, p.synced, p.gen = w, unwatch, false, gen
+	p.mu.Unlock()
+	if old != nil {
+		_ = old.Stop()
+		oldUnwatch()
+	}
+	synced := make(chan struct{})
+	p.wg.Add(1)
+	go p.watchLoop(w, synced)
+	select {
+	case <-synced:
+		return nil
+	case <-ctx.Done():
+		return unavailable("watching the hosts", ctx.Err())
+	}
+}
+
+func (p *Placer) watchLoop(w jetstream.KeyWatcher, synced chan struct{}) {
+	defer p.wg.Done()
+	for e := range w.Updates() {
+		if e == nil {
+			p.mu.Lock()
+			if p.watch == w {
+				p.synced = true
+			}
+			p.mu.Unlock()
+			close(synced)
+			continue
+		}
+		p.apply(e)
+	}
+}
+
+// apply takes one record into the mirror. A record that does not decode
+// or validate is left out (the bucket is input).
+func (p *Placer) apply(e jetstream.KeyValueEntry) {
+	id := e.Key()[len("host."):]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e.Operation() != jetstream.KeyValuePut {
+		delete(p.hosts, id)
+		return
+	}
+	var rec Host
+	if json.Unmarshal(e.Value(), &rec) != nil || rec.validate() != nil || rec.ID != id {
+		delete(p.hosts, id)
+		return
+	}
+	m := p.hosts[id]
+	if m == nil {
+		m = &mirrored{beatAt: p.now()}
+		p.hosts[id] = m
+	} else if rec.Beat != m.rec.Beat {
+		m.beatAt = p.now()
+	}
+	m.rec = rec
+}
+
+// tick restarts the watch after NATS reconnected.
+func (p *Placer) tick() {
+	defer close(p.done)
+	t := time.NewTicker(p.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		stale := p.gen != p.nc.Stats().Reconnects
+		p.mu.Unlock()
+		if stale && p.nc.IsConnected() {
+			ctx, cancel := context.WithTimeout(context.Background(), p.cfg.OpTimeout)
+			if err := p.startWatch(ctx); err != nil {
+				p.log.Warn("fleet: watching the hosts again after a reconnect", "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// ready reports whether placements can be written: NATS connected and
+// the mirror current.
+func (p *Placer) ready() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.synced && p.nc.IsConnected() && p.gen == p.nc.Stats().Reconnects
+}
+
+// live reports whether m's host beat within DeadAfter.
+func (p *Placer) live(m *mirrored, now time.Time) bool {
+	return now.Sub(m.beatAt) <= p.cfg.DeadAfter
+}
+
+// Place places a client of req: in the room's match if it is placed on a
+// live host, else in a new match on the host the policy chooses among
+// the live, undrained hosts of req's game and version with room. It
+// refuses with ErrUnavailable, ErrNoHost, ErrVersion or ErrRoomFull.
+func (p *Placer) Place(ctx context.Context, req Request) (Reply, error) {
+	start := p.now()
+	r, err := p.place(ctx, req)
+	if err != nil {
+		p.refused[reasonOf(err)].Add(1)
+		return Reply{}, err
+	}
+	p.lat.observe(p.now().Sub(start))
+	return r, nil
+}
+
+func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
+	if err := req.Validate(); err != nil {
+		return Reply{}, err
+	}
+	if !p.ready() {
+		return Reply{}, fmt.Errorf("%w: not connected", ErrUnavailable)
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.OpTimeout)
+	defer cancel()
+	rkey := roomKey(req.Game, req.Room)
+	for range maxAttempts {
+		// The room's match, if placed on a live host.
+		var roomRev uint64
+		e, err := p.kv.Get(ctx, rkey)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return Reply{}, unavailable("reading the room", err)
+		default:
+			roomRev = e.Revision()
+			var v roomValue
+			if json.Unmarshal(e.Value(), &v) == nil && p.isLive(v.Host) {
+				r, err := p.join(ctx, v.Host, req)
+				if err == nil || !errors.Is(err, errStale) {
+					return r, err
+				}
+				if errors.Is(err, errRetry) {
+					p.cas.Add(1)
+					continue
+				}
+			}
+			// A room whose host is gone or forgot it: placed anew below,
+			// over the same key's revision.
+		}
+		h, err := p.reserve(ctx, req)
+		if err != nil {
+			if errors.Is(err, errRetry) {
+				p.cas.Add(1)
+				continue
+			}
+			return Reply{}, err
+		}
+		b, _ := json.Marshal(roomValue{Host: h.ID})
+		if roomRev == 0 {
+			_, err = p.kv.Create(ctx, rkey, b)
+		} else {
+			_, err = p.kv.Update(ctx, rkey, b, roomRev)
+		}
+		if conflict(err) {
+			// Another placer placed the room meanwhile: undo ours, join
+			// theirs.
+			p.cas.Add(1)
+			p.unreserve(ctx, h.ID, req.Room)
+			continue
+		}
+		if err != nil {
+			p.unreserve(ctx, h.ID, req.Room)
+			return Reply{}, unavailable("writing the room", err)
+		}
+		p.placements.Add(1)
+		return p.reply(h, req, false)
+	}
+	return Reply{}, fmt.Errorf("%w: %d compare-and-set rounds lost", ErrUnavailable, maxAttempts)
+}
+
+var (
+	errStale = errors.New("fleet: stale room")
+	errRetry = fmt.Errorf("%w: lost a compare-and-set", errStale)
+)
+
+func (p *Placer) isLive(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.hosts[id]
+	return m != nil && p.live(m, p.now())
+}
+
+// getHost reads a host's record fresh, with its revision.
+func (p *Placer) getHost(ctx context.Context, id string) (Host, uint64, error) {
+	e, err := p.kv.Get(ctx, hostKey(id))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return Host{}, 0, errStale
+	}
+	if err != nil {
+		return Host{}, 0, unavailable("reading a host", err)
+	}
+	var h Host
+	if json.Unmarshal(e.Value(), &h) != nil || h.validate() != nil {
+		return Host{}, 0, errStale
+	}
+	return h, e.Revision(), nil
+}
+
+func (p *Placer) putHost(ctx context.Context, h Host, rev uint64) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	_, err = p.kv.Update(ctx, hostKey(h.ID), b, rev)
+	if conflict(err) {
+		return errRetry
+	}
+	if err != nil {
+		return unavailable("writing a host", err)
+	}
+	return nil
+}
+
+// join adds a client to room's match on host id. errStale: the host no
+// longer lists the room.
+func (p *Placer) join(ctx context.Context, id string, req Request) (Reply, error) {
+	h, rev, err := p.getHost(ctx, id)
+	if err != nil {
+		return Reply{}, err
+	}
+	i := h.match(req.Room)
+	if i < 0 || h.Draining && !h.Matches[i].Running {
+		return Reply{}, errStale
+	}
+	if h.Version != req.Version {
+		return Reply{}, fmt.Errorf("%w: room %q is on a host of version %q, not %q", ErrVersion, req.Room, h.Version, req.Version)
+	}
+	if h.Matches[i].Clients >= h.ClientsOf(req.Game) || h.Used() >= h.Capacity.Clients {
+		return Reply{}, fmt.Errorf("%w: room %q has its %d clients", ErrRoomFull, req.Room, h.Matches[i].Clients)
+	}
+	h.Matches[i].Clients++
+	if err := p.putHost(ctx, h, rev); err != nil {
+		return Reply{}, err
+	}
+	p.joins.Add(1)
+	return p.reply(h, req, true)
+}
+
+// reserve adds a new match of req to the best host with room, by
+// compare-and-set on its record.
+func (p *Placer) reserve(ctx context.Context, req Request) (Host, error) {
+	now := p.now()
+	p.mu.Lock()
+	var cands []*Host
+	other := ""
+	for _, m := range p.hosts {
+		if !p.live(m, now) || m.rec.ClientsOf(req.Game) == 0 {
+			continue
+		}
+		if m.rec.Version != req.Version {
+			other = m.rec.Version
+			continue
+		}
+		if m.rec.room(req.Game) {
+			rec := m.rec
+			cands = append(cands, &rec)
+		}
+	}
+	p.mu.Unlock()
+	if len(cands) == 0 {
+		if other != "" {
+			return Host{}, fmt.Errorf("%w: no live host of %q runs version %q (one runs %q)", ErrVersion, req.Game, req.Version, other)
+		}
+		return Host{}, fmt.Errorf("%w: no live, undrained host of %q version %q has room", ErrNoHost, req.Game, req.Version)
+	}
+	p.cfg.Policy.order(cands)
+	lost := false
+	for _, c := range cands[:min(len(cands), 3)] {
+		h, rev, err := p.getHost(ctx, c.ID)
+		if errors.Is(err, errStale) {
+			continue
+		}
+		if err != nil {
+			return Host{}, err
+		}
+		if h.Version != req.Version || !h.room(req.Game) || h.match(req.Room) >= 0 {
+			continue
+		}
+		h.Matches = append(h.Matches, Match{Room: req.Room, Game: req.Game, Clients: 1, Placed: now.UnixMilli()})
+		switch err := p.putHost(ctx, h, rev); {
+		case err == nil:
+			return h, nil
+		case errors.Is(err, errRetry):
+			lost = true
+			p.cas.Add(1)
+		default:
+			return Host{}, err
+		}
+	}
+	if lost {
+		return Host{}, errRetry
+	}
+	return Host{}, fmt.Errorf("%w: the hosts with room filled up meanwhile", ErrNoHost)
+}
+
+// unreserve takes room's match back out of host id's record, best effort:
+// a match never joined expires on its host anyway (PlaceExpiry).
+func (p *Placer) unreserve(ctx context.Context, id, room string) {
+	for range 4 {
+		h, rev, err := p.getHost(ctx, id)
+		if err != nil {
+			return
+		}
+		i := h.match(room)
+		if i < 0 {
+			return
+		}
+		h.Matches = slices.Delete(h.Matches, i, i+1)
+		if err := p.putHost(ctx, h, rev); !errors.Is(err, errRetry) {
+			return
+		}
+	}
+}
+
+// reply mints the client's connect token for h.
+func (p *Placer) reply(h Host, req Request, joined bool) (Reply, error) {
+	var id [8]byte
+	_, _ = crand.Read(id[:])
+	exp := p.now().Add(p.cfg.TokenTTL)
+	g, err := connecttoken.Mint(p.cfg.Secret, connecttoken.Claims{Room: req.Room, Client: binary.LittleEndian.Uint64(id[:]) >> 1,
+		Expires: exp, Address: h.QUIC}, nil)
+	if err != nil {
+		return Reply{}, err
+	}
+	return Reply{Host: h.ID, Room: req.Room, QUIC: h.QUIC, WebTransport: h.WebTransport, SHA256: h.SHA256,
+		Grant: g.String(), Expires: g.Claims.Expires.Unix(), Joined: joined}, nil
+}
+
+// Close stops the watch.
+func (p *Placer) Close() error {
+	p.once.Do(func() {
+		close(p.stop)
+		<-p.done
+		p.mu.Lock()
+		w, unwatch := p.watch, p.unwatch
+		p.mu.Unlock()
+		if w != nil {
+			_ = w.Stop()
+			unwatch()
+		}
+		p.wg.Wait()
+	})
+	return nil
+}
+
+// Refusal reasons, in PlacerStats.Refused and the metrics.
+const (
+	reasonUnavailable = iota
+	reasonNoHost
+	reasonVersion
+	reasonRoomFull
+	reasonBusy
+	reasonBadRequest
+	nReasons
+)
+
+var reasonNames = [nReasons]string{"unavailable", "no_host", "version", "room_full", "busy", "bad_request"}
+
+func reasonOf(err error) int {
+	switch {
+	case errors.Is(err, ErrBadRequest):
+		return reasonBadRequest
+	case errors.Is(err, ErrNoHost):
+		return reasonNoHost
+	case errors.Is(err, ErrVersion):
+		return reasonVersion
+	case errors.Is(err, ErrRoomFull):
+		return reasonRoomFull
+	case errors.Is(err, ErrBusy):
+		return reasonBusy
+	}
+	return reasonUnavailable
+}
+
+// Stats returns the counters.
+func (p *Placer) Stats() PlacerStats {
+	s := PlacerStats{Placements: p.placements.Load(), Joins: p.joins.Load(), Conflict: p.cas.Load(), Refused: map[string]uint64{}}
+	for i := range p.refused {
+		s.Refused[reasonNames[i]] = p.refused[i].Load()
+	}
+	return s
+}

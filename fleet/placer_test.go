@@ -1,0 +1,284 @@
+//go:build !js
+
+package fleet_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/natstest"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+var testSecret = []byte("fleet-unit-test-secret-0123456789")
+
+// testConfig: a host beats every 100 ms and is gone after 500 ms of silence.
+var testConfig = fleet.Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond}
+
+func join(t *testing.T, e *natstest.Server, id, version string, matches, perMatch int) *fleet.Member {
+	t.Helper()
+	m, err := fleet.Join(e.Connect(t), fleet.HostInfo{ID: id, Version: version, Games: []fleet.Game{{Name: "court", Clients: perMatch}},
+		QUIC: "127.0.0.1:" + fmt.Sprint(4000+len(id)), Capacity: fleet.Capacity{Matches: matches, Clients: matches * perMatch}}, testConfig, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
+func placer(t *testing.T, e *natstest.Server, policy fleet.Policy) *fleet.Placer {
+	t.Helper()
+	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: testConfig, Policy: policy, Secret: testSecret, AddrRate: 1000, AddrBurst: 1000})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// waitHosts waits until p sees n live hosts.
+func waitHosts(t *testing.T, p *fleet.Placer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		live := 0
+		for _, h := range p.View().Hosts {
+			if h.State == "live" {
+				live++
+			}
+		}
+		if live == n {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "the placer sees %d live hosts, not %d, after 10 s", live, n)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestPlacersNeverOverfill races two placers (one filling, one spreading)
+// over three hosts of two matches each: 40 rooms asked at once, exactly 6
+// placed, the rest refused with ErrNoHost, and no record ever lists more
+// than its capacity.
+func TestPlacersNeverOverfill(t *testing.T) {
+	e := startNATS(t)
+	for _, id := range []string{"h1", "h2", "h3"} {
+		join(t, e, id, "1", 2, 2)
+	}
+	ps := []*fleet.Placer{placer(t, e, fleet.Fill), placer(t, e, fleet.Spread)}
+	for _, p := range ps {
+		waitHosts(t, p, 3)
+	}
+	var mu sync.Mutex
+	placed := map[string]string{} // room: host
+	refused := 0
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := ps[i%2].Place(context.Background(), fleet.Request{Game: "court", Room: fmt.Sprintf("r%d", i), Version: "1"})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				require.ErrorIs(t, err, fleet.ErrNoHost)
+				refused++
+				return
+			}
+			placed[r.Room] = r.Host
+		}()
+	}
+	wg.Wait()
+	require.Len(t, placed, 6, "placed")
+	require.Equal(t, 34, refused)
+	perHost := map[string]int{}
+	for _, h := range placed {
+		perHost[h]++
+	}
+	require.Equal(t, map[string]int{"h1": 2, "h2": 2, "h3": 2}, perHost)
+	t.Logf("compare-and-set rounds lost and retried: %d + %d", ps[0].Stats().Conflict, ps[1].Stats().Conflict)
+
+	// The room's second client joins the same match through the other
+	// placer; a third is refused (court takes 2 here).
+	var room, host string
+	for room, host = range placed {
+		break
+	}
+	r, err := ps[1].Place(context.Background(), fleet.Request{Game: "court", Room: room, Version: "1"})
+	require.NoError(t, err)
+	require.True(t, r.Joined)
+	require.Equal(t, host, r.Host)
+	_, err = ps[0].Place(context.Background(), fleet.Request{Game: "court", Room: room, Version: "1"})
+	require.ErrorIs(t, err, fleet.ErrRoomFull)
+}
+
+// TestPlacementToken: the grant names the host's address and the room,
+// and the host's Verifier takes it.
+func TestPlacementToken(t *testing.T) {
+	e := startNATS(t)
+	join(t, e, "h1", "1", 1, 2)
+	p := placer(t, e, fleet.Fill)
+	waitHosts(t, p, 1)
+	r, err := p.Place(context.Background(), fleet.Request{Game: "court", Room: "r1", Version: "1"})
+	require.NoError(t, err)
+	g, err := connecttoken.ParseGrant(r.Grant)
+	require.NoError(t, err)
+	require.Equal(t, "r1", g.Claims.Room)
+	require.Equal(t, r.QUIC, g.Claims.Address)
+	v, err := connecttoken.NewVerifier(testSecret, r.QUIC, connecttoken.Config{})
+	require.NoError(t, err)
+	tk, err := v.Check(g.Token)
+	require.NoError(t, err)
+	require.NoError(t, v.Redeem(tk, g.Key))
+}
+
+// TestVersionNeverPlaces: a client of another version is refused even
+// with every host empty.
+func TestVersionNeverPlaces(t *testing.T) {
+	e := startNATS(t)
+	join(t, e, "h1", "1.0", 4, 2)
+	p := placer(t, e, fleet.Fill)
+	waitHosts(t, p, 1)
+	_, err := p.Place(context.Background(), fleet.Request{Game: "court", Room: "r1", Version: "1.1"})
+	require.ErrorIs(t, err, fleet.ErrVersion)
+	_, err = p.Place(context.Background(), fleet.Request{Game: "pong", Room: "r1", Version: "1.0"})
+	require.ErrorIs(t, err, fleet.ErrNoHost, "a game no host runs")
+	_, err = p.Place(context.Background(), fleet.Request{Game: "court", Room: "r1", Version: "1.0"})
+	require.NoError(t, err)
+}
+
+// TestSilentHostGone: a host whose heartbeat stops (its NATS connection
+// closed, its record left behind) is gone for the placer DeadAfter after
+// its last beat, and nothing is placed on it.
+func TestSilentHostGone(t *testing.T) {
+	e := startNATS(t)
+	nc := e.Connect(t)
+	m, err := fleet.Join(nc, fleet.HostInfo{ID: "h1", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
+		QUIC: "127.0.0.1:4001", Capacity: fleet.Capacity{Matches: 4, Clients: 8}}, testConfig, nil)
+	require.NoError(t, err)
+	p := placer(t, e, fleet.Fill)
+	waitHosts(t, p, 1)
+	nc.Close() // silent from here
+	silent := time.Now()
+	var gone time.Duration
+	for {
+		v := p.View()
+		require.Len(t, v.Hosts, 1, "the record stays")
+		if v.Hosts[0].State == "gone" {
+			gone = time.Since(silent)
+			break
+		}
+		require.Less(t, time.Since(silent), testConfig.DeadAfter+2*time.Second, "the silent host is still live")
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("silent host gone after %v (DeadAfter %v, heartbeat %v)", gone.Round(time.Millisecond), testConfig.DeadAfter, testConfig.Heartbeat)
+	require.Greater(t, gone, testConfig.DeadAfter-testConfig.Heartbeat, "gone before DeadAfter")
+	_, err = p.Place(context.Background(), fleet.Request{Game: "court", Room: "r1", Version: "1"})
+	require.ErrorIs(t, err, fleet.ErrNoHost)
+	_ = m.Close() // fails: its connection is closed
+}
+
+// TestDrainStopsPlacement: a draining host takes no new match, but a
+// running match's next client still joins it.
+func TestDrainStopsPlacement(t *testing.T) {
+	e := startNATS(t)
+	m := join(t, e, "h1", "1", 4, 2)
+	p := placer(t, e, fleet.Fill)
+	waitHosts(t, p, 1)
+	_, err := p.Place(context.Background(), fleet.Request{Game: "court", Room: "running", Version: "1"})
+	require.NoError(t, err)
+	m.SetLoad([]string{"running"}, 1)
+	m.Drain()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		v := p.View()
+		if v.Hosts[0].State == "draining" && len(v.Hosts[0].Matches) == 1 && v.Hosts[0].Matches[0].Running {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the placer does not see the drain: %+v", v.Hosts)
+		time.Sleep(5 * time.Millisecond)
+	}
+	_, err = p.Place(context.Background(), fleet.Request{Game: "court", Room: "new", Version: "1"})
+	require.ErrorIs(t, err, fleet.ErrNoHost)
+	r, err := p.Place(context.Background(), fleet.Request{Game: "court", Room: "running", Version: "1"})
+	require.NoError(t, err)
+	require.True(t, r.Joined)
+}
+
+// TestEndedMatchFreesRoom: a match the host ended leaves the record and
+// its room key, so the room is placed anew.
+func TestEndedMatchFreesRoom(t *testing.T) {
+	e := startNATS(t)
+	m := join(t, e, "h1", "1", 1, 2)
+	p := placer(t, e, fleet.Fill)
+	waitHosts(t, p, 1)
+	_, err := p.Place(context.Background(), fleet.Request{Game: "court", Room: "a", Version: "1"})
+	require.NoError(t, err)
+	_, err = p.Place(context.Background(), fleet.Request{Game: "court", Room: "b", Version: "1"})
+	require.ErrorIs(t, err, fleet.ErrNoHost, "one match fills the host")
+	m.Ended("court", "a")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err = p.Place(context.Background(), fleet.Request{Game: "court", Room: "b", Version: "1"})
+		if err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the ended match's room is not freed: %v", err)
+		time.Sleep(10 * time.Millisecond)
+	}
+	js, err := jetstream.New(e.Connect(t))
+	require.NoError(t, err)
+	kv, err := js.KeyValue(context.Background(), "rollnet-fleet")
+	require.NoError(t, err)
+	_, err = kv.Get(context.Background(), "room.court.a")
+	require.ErrorIs(t, err, jetstream.ErrKeyNotFound, "the ended room's key")
+}
+
+// TestPlacerHTTP: the endpoint's refusals and bounds, from raw requests.
+func TestPlacerHTTP(t *testing.T) {
+	e := startNATS(t)
+	join(t, e, "h1", "1", 4, 2)
+	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: testConfig, Secret: testSecret, AddrRate: 1, AddrBurst: 3})
+	require.NoError(t, err)
+	defer p.Close()
+	waitHosts(t, p, 1)
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	post := func(body string) (int, fleet.Reply) {
+		res, err := http.Post(srv.URL+fleet.PlacePath, "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer res.Body.Close()
+		var r fleet.Reply
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&r))
+		return res.StatusCode, r
+	}
+	code, r := post(`{"game":"court","room":"r1","version":"1"}`)
+	require.Equal(t, http.StatusOK, code, r.Error)
+	require.NotEmpty(t, r.Grant)
+	code, r = post(`{"game":"court","room":"r1"`)
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Contains(t, r.Error, "bad placement request")
+	code, _ = post(`{"game":"court","room":"r2","version":"1","pad":"` + strings.Repeat("x", 2*fleet.MaxRequest) + `"}`)
+	require.Equal(t, http.StatusBadRequest, code, "oversized")
+	code, _ = post(`{"game":"court","room":"r2","version":"1"}`)
+	require.Equal(t, http.StatusTooManyRequests, code, "the address's burst of 3 is spent")
+	res, err := http.Get(srv.URL + fleet.PlacePath)
+	require.NoError(t, err)
+	_ = res.Body.Close()
+	require.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
+	res, err = http.Get(srv.URL + fleet.ViewPath)
+	require.NoError(t, err)
+	var v fleet.View
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&v))
+	_ = res.Body.Close()
+	require.Len(t, v.Hosts, 1)
+	require.Equal(t, uint64(1), v.Stats.Placements)
+	require.Equal(t, uint64(2), v.Stats.Refused["bad_request"])
+	require.Equal(t, uint64(1), v.Stats.Refused["busy"])
+}

@@ -1,0 +1,153 @@
+package fleet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Limits of a host record's and a request's fields.
+const (
+	MaxID      = 64
+	MaxName    = 32 // a game's name, a version
+	MaxRoom    = 32 // as connecttoken.MaxRoom: the room rides in the token
+	MaxGames   = 16
+	MaxAddress = 64 // as connecttoken.MaxAddress
+)
+
+// Game is one game a host runs: its name and how many clients one match
+// of it takes.
+type Game struct {
+	Name    string `json:"name"`
+	Clients int    `json:"clients"`
+}
+
+// Capacity is what a host can hold at once.
+type Capacity struct {
+	Matches int `json:"matches"`
+	Clients int `json:"clients"`
+}
+
+// Match is one match placed on a host: its room, game and the clients
+// placed in it (tokens handed out), with when it was placed (Unix ms, the
+// placer's clock) and whether the host has it running.
+type Match struct {
+	Room    string `json:"room"`
+	Game    string `json:"game"`
+	Clients int    `json:"clients"`
+	Placed  int64  `json:"placed"`
+	Running bool   `json:"running,omitempty"`
+}
+
+// Host is a host's record in the fleet's bucket, key "host.<ID>". The host
+// writes everything but Matches' new entries and clients, which placers
+// add by compare-and-set on the key's revision; both sides write only by
+// compare-and-set, so no write is lost.
+type Host struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	Games   []Game `json:"games"`
+	// QUIC is the address native clients dial and connect tokens name;
+	// WebTransport the URL browsers open ("" for none); SHA256 the
+	// certificate's hash for a client to pin (hex, "" for a certificate
+	// that verifies).
+	QUIC         string   `json:"quic"`
+	WebTransport string   `json:"webtransport,omitempty"`
+	SHA256       string   `json:"sha256,omitempty"`
+	Capacity     Capacity `json:"capacity"`
+	// Beat counts the host's heartbeats: a placer that has not seen it
+	// change for Config.DeadAfter takes the host for gone.
+	Beat uint64 `json:"beat"`
+	// Draining hosts take no new match.
+	Draining bool `json:"draining,omitempty"`
+	// Running and Connected are the host's own counts at its last beat:
+	// matches it steps and clients connected.
+	Running   int     `json:"running"`
+	Connected int     `json:"connected"`
+	Matches   []Match `json:"matches"`
+}
+
+// Used is the clients placed on h (tokens handed out, in every match).
+func (h *Host) Used() int {
+	n := 0
+	for _, m := range h.Matches {
+		n += m.Clients
+	}
+	return n
+}
+
+// ClientsOf is how many clients a match of game takes on h, 0 if h does
+// not run it.
+func (h *Host) ClientsOf(game string) int {
+	for _, g := range h.Games {
+		if g.Name == game {
+			return g.Clients
+		}
+	}
+	return 0
+}
+
+// match returns the index of room's match on h, or -1.
+func (h *Host) match(room string) int {
+	return slices.IndexFunc(h.Matches, func(m Match) bool { return m.Room == room })
+}
+
+// room reports whether h has room for a new match of game: it runs the
+// game, is not draining, and a match's worth of clients fits beside the
+// matches placed.
+func (h *Host) room(game string) bool {
+	per := h.ClientsOf(game)
+	return per > 0 && !h.Draining && len(h.Matches) < h.Capacity.Matches && h.Used()+1 <= h.Capacity.Clients
+}
+
+// validate checks what a record read from the bucket says before a placer
+// believes it: the bucket is shared, so a record is input.
+func (h *Host) validate() error {
+	switch {
+	case !validName(h.ID, MaxID):
+		return fmt.Errorf("%w: host id %q", ErrConfig, h.ID)
+	case !validVersion(h.Version):
+		return fmt.Errorf("%w: version %q of host %s", ErrConfig, h.Version, h.ID)
+	case len(h.Games) == 0 || len(h.Games) > MaxGames:
+		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", ErrConfig, h.ID, len(h.Games), MaxGames)
+	case h.QUIC == "" || len(h.QUIC) > MaxAddress:
+		return fmt.Errorf("%w: host %s QUIC address %q", ErrConfig, h.ID, h.QUIC)
+	case h.Capacity.Matches < 1 || h.Capacity.Clients < 1:
+		return fmt.Errorf("%w: host %s capacity %+v", ErrConfig, h.ID, h.Capacity)
+	}
+	for _, g := range h.Games {
+		if !validName(g.Name, MaxName) || g.Clients < 1 {
+			return fmt.Errorf("%w: host %s game %+v", ErrConfig, h.ID, g)
+		}
+	}
+	return nil
+}
+
+// validName reports whether s is 1 to max letters, digits, '-' or '_'
+// (a key token of the bucket is one such name).
+func validName(s string, max int) bool {
+	return validChars(s, max, false)
+}
+
+// validVersion is validName with '.' allowed inside.
+func validVersion(s string) bool {
+	return validChars(s, MaxName, true) && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".")
+}
+
+func validChars(s string, max int, dot bool) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || dot && r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// hostKey and roomKey are the bucket's keys: "host.<id>" and
+// "room.<game>.<room>", each name one key token.
+func hostKey(id string) string { return "host." + id }
+
+func roomKey(game, room string) string { return "room." + game + "." + room }
