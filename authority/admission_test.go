@@ -25,7 +25,7 @@ type squatter struct {
 
 func (s *squatter) hello(t *testing.T, c *cluster) {
 	s.seq++
-	require.NoError(t, s.ep.Send("host", codec.Hello{Seq: s.seq, Settings: c.h.Settings(), Nonce: uint64(s.seq) | 1}.Append(nil)))
+	require.NoError(t, s.ep.Send("host", codec.Hello{Protocol: protocol, Seq: s.seq, Settings: c.h.Settings(), Nonce: uint64(s.seq) | 1}.Append(nil)))
 }
 
 func (s *squatter) tick(t *testing.T, c *cluster, n int) {
@@ -153,7 +153,7 @@ func TestResumeFromAnotherAddress(t *testing.T) {
 	thief, err := c.net.Endpoint("thief")
 	require.NoError(t, err)
 	for k := range 120 {
-		require.NoError(t, thief.Send("host", codec.Hello{Seq: uint16(k), Settings: c.h.Settings(), Nonce: 5, Resume: true, Token: token}.Append(nil)))
+		require.NoError(t, thief.Send("host", codec.Hello{Protocol: protocol, Seq: uint16(k), Settings: c.h.Settings(), Nonce: 5, Resume: true, Token: token}.Append(nil)))
 		c.run(tick)
 	}
 	c.run(100 * time.Millisecond)

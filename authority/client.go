@@ -28,11 +28,14 @@ type ClientStats struct {
 	// their frame, Mismatches those that were not (the client took the
 	// host's and re-simulated ResimulatedFrames frames to the present).
 	Matches, Mismatches, ResimulatedFrames uint64
-	// StatesApplied counts host states received whole and verified;
-	// StatesDropped those older than the newest, or whose baseline was
-	// gone; Reanchors the times the client's present was moved to the
+	// StatesApplied counts host states received whole and taken (every
+	// checkedEvery-th verified by its checksum, the others by the next
+	// verified one coded against them); StatesDropped those older than
+	// the newest, or whose baseline was gone; StatesUnverified the times
+	// a checked state coded against states taken unverified did not
+	// match (they were dropped: a forged state, or a bug); Reanchors the times the client's present was moved to the
 	// host's (a first state, or a host state outside the client's window).
-	StatesApplied, StatesDropped, Reanchors uint64
+	StatesApplied, StatesDropped, StatesUnverified, Reanchors uint64
 	// NacksSent counts repair requests, FragmentsRepaired fragments that
 	// arrived for a state after its Nack.
 	NacksSent, FragmentsRepaired uint64
@@ -62,6 +65,7 @@ type Client[S any, I comparable] struct {
 	inputSize int
 	stateSize int
 	hash      uint64
+	settings  codec.AuthSettings
 	capacity  int
 	maxSend   int
 	target    int
@@ -82,6 +86,7 @@ type Client[S any, I comparable] struct {
 	held     bool              // token is the host's: given with the slots, or accepted
 	resume   bool              // the Hello carries token
 	answer   codec.WelcomeKind // 0 until the connection's answer
+	refused  error             // the host refused the settings: every AdvanceFrame's error
 	first    int
 	slots    int
 	rtt      int64
@@ -95,13 +100,16 @@ type Client[S any, I comparable] struct {
 	base       []S    // delta baselines, slot f%baselineWindow
 	baseIn     []byte // every player's input at each, [k*len(bodyIn):]
 	baseTags   []rollnet.Frame
+	baseOf     []rollnet.Frame // each baseline's own base (NoFrame: a full state)
+	sure       []bool          // each baseline verified: its checksum, or a verified state's chain
+	wantFull   bool            // a full state is due: none taken on this connection, or no baseline left
 	newestHost rollnet.Frame
 	reconciled rollnet.Frame
 	hostAck    rollnet.Frame // newest own input frame the host applied
 	asm        reassembler
 	body       codec.StateBody
-	bodyIn     []byte
-	delta      []byte
+	bodyIn     int    // the inputs' bytes at the head of bodyData
+	bodyData   []byte // a body's inputs then state
 
 	out      []byte
 	outIn    []byte
@@ -125,7 +133,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	if err != nil {
 		return nil, err
 	}
-	net, err := link.Resolve(cfg.Net)
+	net, err := resolveNet(cfg.Net)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -149,7 +157,8 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	if c.ring, err = rollback.New[S](c.capacity); err != nil {
 		return nil, fmt.Errorf("%w: Capacity: %w", ErrConfig, err)
 	}
-	c.hash = settingsHash(c.players, stateSize, inputSize, &net)
+	c.settings = authSettings(c.players, stateSize, inputSize, &net)
+	c.hash = settingsHash(c.settings)
 	if c.view, err = newPresentation[S](cfg.Playout, time.Duration(c.period)); err != nil {
 		return nil, err
 	}
@@ -162,10 +171,12 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	c.args = make([]I, c.players)
 	c.base = make([]S, baselineWindow)
 	c.baseTags = make([]rollnet.Frame, baselineWindow)
+	c.baseOf = make([]rollnet.Frame, baselineWindow)
+	c.sure = make([]bool, baselineWindow)
 	c.asm = newReassembler(codec.MaxStateBody)
-	c.bodyIn = make([]byte, c.players*inputSize)
-	c.baseIn = make([]byte, baselineWindow*len(c.bodyIn))
-	c.delta = make([]byte, stateSize)
+	c.bodyIn = c.players * inputSize
+	c.baseIn = make([]byte, baselineWindow*c.bodyIn)
+	c.bodyData = make([]byte, c.bodyIn+stateSize)
 	c.out = make([]byte, 0, codec.MaxPacket)
 	c.outIn = make([]byte, 0, codec.MaxFrames*c.players*inputSize)
 	c.forget()
@@ -174,7 +185,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 
 // forget drops the world: the next host state anchors a fresh one.
 func (c *Client[S, I]) forget() {
-	c.started = false
+	c.started, c.wantFull = false, true
 	c.newestHost, c.reconciled, c.hostAck = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame
 	for i := range c.baseTags {
 		c.baseTags[i] = rollnet.NoFrame
@@ -282,7 +293,7 @@ func (c *Client[S, I]) Stats() ClientStats {
 	if s.RTT == 0 {
 		s.RTT = time.Duration(c.rtt)
 	}
-	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/100
+	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/10
 	return s
 }
 
@@ -305,6 +316,9 @@ func (c *Client[S, I]) AdvanceFrame() error {
 	if c.done {
 		return ErrClosed
 	}
+	if c.refused != nil {
+		return c.refused
+	}
 	c.e.Clock()
 	c.t = c.e.Time()
 	c.tick++
@@ -319,6 +333,9 @@ func (c *Client[S, I]) AdvanceFrame() error {
 		c.events = c.events[:0] // Update clears them once for all its steps
 	}
 	c.events = c.e.Events(c.events)
+	if c.refused != nil {
+		return c.refused
+	}
 	ready := c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
 	if !ready && (!c.helloSeq || c.t-c.helloAt >= c.retry) {
 		c.hello()
@@ -350,7 +367,7 @@ func (c *Client[S, I]) hello() {
 		c.helloSeq = true
 	}
 	c.helloAt = c.t
-	m := codec.Hello{Seq: c.l.Seq(), Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token}
+	m := codec.Hello{Seq: c.l.Seq(), Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token, Protocol: protocol}
 	c.out = m.Append(c.out[:0])
 	c.send()
 }
@@ -398,6 +415,16 @@ func (c *Client[S, I]) welcome(b []byte) {
 	if !c.helloSeq || m.Nonce != c.nonce {
 		return // stale or forged
 	}
+	if m.Kind == codec.WelcomeRefused {
+		// Our nonce: the host's answer to this connection's Hello. Its
+		// settings are not ours, and will not become ours: stop here.
+		// (A host that accepted us does not refuse later: a refusal
+		// after the answer is forged or stale.)
+		if c.answer == 0 && m.Host != c.settings {
+			c.refused = &SettingsError{Host: hostSettingsOf(m.Host), Client: hostSettingsOf(c.settings)}
+		}
+		return
+	}
 	switch {
 	case c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume:
 		return
@@ -441,7 +468,7 @@ func (c *Client[S, I]) welcome(b []byte) {
 	default:
 		c.stats.Rejected, c.stats.Rejoined = false, true
 	}
-	c.held = true
+	c.held, c.wantFull = true, true // the host codes this connection's first state whole
 	c.answer = m.Kind
 }
 
@@ -492,7 +519,11 @@ func (c *Client[S, I]) fragment(b []byte) {
 // it reports whether the state was taken.
 func (c *Client[S, I]) decode(body []byte) bool {
 	m := &c.body
-	if _, err := codec.ParseStateBody(body, m, c.bodyIn, c.delta); err != nil {
+	near := c.newestHost
+	if near == rollnet.NoFrame {
+		near = c.frame // no state to decode a delta against: any frame will do
+	}
+	if _, err := codec.ParseStateBody(body, m, c.bodyData, int32(near)); err != nil {
 		c.malformed()
 		return false
 	}
@@ -502,26 +533,47 @@ func (c *Client[S, I]) decode(body []byte) bool {
 		return false
 	}
 	k := int(f) % baselineWindow
-	n := len(c.bodyIn)
+	n := c.bodyIn
 	dst, in := rollback.BytesOf(&c.base[k]), c.baseIn[k*n:(k+1)*n]
+	bk := -1
+	if m.Base == -1 && !c.wantFull && c.newestHost != rollnet.NoFrame && f-c.newestHost+c.ackLag() < baselineWindow {
+		// A full state the host had no cause to send: this connection
+		// acknowledged a state it still keeps (the host hears an
+		// acknowledgement a round trip late). Forged (its checksum is
+		// its own), or a copy long delayed: taken, the host's next
+		// states, coded against the state acknowledged, would be wrong.
+		c.stats.StatesDropped++
+		return false
+	}
 	if m.Base == -1 {
-		copy(dst, m.Delta)
-		copy(in, m.Inputs)
+		c.wantFull = false
+		copy(in, m.Data[:n])
+		copy(dst, m.Data[n:])
 	} else {
-		bk := int(m.Base) % baselineWindow
+		bk = int(m.Base) % baselineWindow
 		if c.baseTags[bk] != rollnet.Frame(m.Base) || bk == k {
 			c.stats.StatesDropped++
 			return false
 		}
-		xorInto(dst, m.Delta, rollback.BytesOf(&c.base[bk]))
-		xorInto(in, m.Inputs, c.baseIn[bk*n:(bk+1)*n])
+		xorInto(in, m.Data[:n], c.baseIn[bk*n:(bk+1)*n])
+		xorInto(dst, m.Data[n:], rollback.BytesOf(&c.base[bk]))
 	}
 	c.baseTags[k] = rollnet.NoFrame
-	if rollback.Checksum(dst) != m.Checksum {
+	if m.Checked && rollback.Checksum(dst) != m.Checksum {
 		c.malformed()
+		if bk >= 0 {
+			// Its baseline, or one before it taken unverified, may be
+			// what was wrong (forged): none of them is coded against
+			// again.
+			c.baseTags[bk] = rollnet.NoFrame
+			c.dropUnsure()
+		}
 		return false
 	}
-	c.baseTags[k] = f
+	c.baseTags[k], c.baseOf[k], c.sure[k] = f, rollnet.Frame(m.Base), false
+	if m.Checked {
+		c.verify(f)
+	}
 	c.newestHost = f
 	c.stats.StatesApplied++
 	c.view.push(f, &c.base[k], c.t)
@@ -531,12 +583,57 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	// The newest state's, not the greatest ever: the host's count only
 	// grows, and a forged state that got through (claiming the host has
 	// inputs it never had, so the client would stop sending them) is
-	// healed by the next real one.
-	c.hostAck = rollnet.Frame(m.InputAck)
+	// healed by the next real one. It rides on the checked states only.
+	if m.Checked {
+		c.hostAck = rollnet.Frame(m.InputAck)
+	}
 	if m.Advice {
 		c.rate, c.depth = m.Rate, m.Depth
 	}
 	return true
+}
+
+// ackLag is how many frames older than the newest state the client took
+// the acknowledgement the host codes against may be: a round trip, and
+// two frames of slack.
+func (c *Client[S, I]) ackLag() rollnet.Frame {
+	rtt := max(c.rtt, c.l.RTT())
+	return rollnet.Frame((rtt+c.period-1)/c.period) + 2
+}
+
+// verify marks state f verified, and the baselines it was coded against,
+// back to one already verified: a checksum that matches says the state
+// is the host's, and so was its baseline (a wrong one would have made it
+// wrong).
+func (c *Client[S, I]) verify(f rollnet.Frame) {
+	for range baselineWindow {
+		k := int(f) % baselineWindow
+		if f < 0 || c.baseTags[k] != f || c.sure[k] {
+			return
+		}
+		c.sure[k] = true
+		f = c.baseOf[k]
+	}
+}
+
+// dropUnsure drops every baseline not verified, and goes back to the
+// newest verified one (the acknowledgement the host codes against next):
+// a checked state coded against one of them did not match, so one of
+// them was not the host's.
+func (c *Client[S, I]) dropUnsure() {
+	c.stats.StatesUnverified++
+	newest := rollnet.NoFrame
+	for k, f := range c.baseTags {
+		switch {
+		case f == rollnet.NoFrame:
+		case !c.sure[k]:
+			c.baseTags[k] = rollnet.NoFrame
+		case f > newest:
+			newest = f
+		}
+	}
+	c.newestHost = newest
+	c.wantFull = newest == rollnet.NoFrame
 }
 
 // lead is how many frames past the host's newest state the client's

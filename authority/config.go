@@ -149,7 +149,8 @@ type HostConfig[I comparable] struct {
 	MaxClientsPerAddress int
 	// Net is the per-connection link's settings, as a P2P session's:
 	// FrameRate (in the settings hash), keep-alive, quality reports (the
-	// round-trip time), DisconnectTimeout (a client silent that long is
+	// round-trip time; in this mode a zero QualityInterval means 1 s, not
+	// 200 ms: the round trip only informs the statistics), DisconnectTimeout (a client silent that long is
 	// away: its slots predicted, its token valid for Grace), Settings (the
 	// game's own hash, mixed into the one a Hello must carry), the clock
 	// (Now) and Rand (resume tokens).
@@ -210,7 +211,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 	}
 	s.maxClients = (s.players - s.locals) / s.perClient
 	var err error
-	if s.net, err = link.Resolve(c.Net); err != nil {
+	if s.net, err = resolveNet(c.Net); err != nil {
 		return s, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return s, nil
@@ -249,7 +250,10 @@ type ClientConfig struct {
 	// states, the render clock, the timestep's largest dilation.
 	Playout PlayoutConfig
 	// Net is the link's settings, and must agree with the host's in
-	// FrameRate and Settings (the settings hash). A Hello is retried every
+	// FrameRate and Settings (the settings hash; a host of others refuses
+	// the client, ErrSettings). A zero QualityInterval means 1 s (the
+	// round trip only informs Stats; the client's lead comes from the
+	// Hello's). A Hello is retried every
 	// SyncRetry; the host is lost after DisconnectTimeout of silence (then
 	// Rejoin). Rand gives Hello nonces.
 	Net rollnet.NetConfig

@@ -87,7 +87,7 @@ func TestNeverAcknowledgingClientCost(t *testing.T) {
 			honest := m.client(t, "honest")
 			raw, err := m.net.Endpoint("raw")
 			require.NoError(t, err)
-			require.NoError(t, raw.Send("host", codec.Hello{Seq: 1, Settings: m.h.Settings(), Nonce: 1}.Append(nil)))
+			require.NoError(t, raw.Send("host", codec.Hello{Protocol: protocol, Seq: 1, Settings: m.h.Settings(), Nonce: 1}.Append(nil)))
 			buf := make([]byte, transport.MaxDatagram)
 			seq := uint16(1)
 			var in, out uint64

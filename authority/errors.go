@@ -1,6 +1,12 @@
 package authority
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rollnet/rollnet/codec"
+)
 
 // Sentinel errors; every error this package returns is, or wraps, one of
 // these (test with errors.Is).
@@ -19,4 +25,66 @@ var (
 	ErrOutOfWindow = errors.New("authority: frame out of window")
 	// ErrClosed reports a call after Close.
 	ErrClosed = errors.New("authority: closed")
+	// ErrSettings reports a host that refused the client's settings: the
+	// game, the sizes of a state or an input, the frame rate, the players
+	// or the protocol differ. Client.AdvanceFrame returns a *SettingsError
+	// naming both sides' (errors.As), from the host's answer on, every
+	// call: the client will not synchronize with that host.
+	ErrSettings = errors.New("authority: the host refused the client's settings")
 )
+
+// Settings are what a host and its clients must agree on (their hash is
+// what a Hello carries).
+type Settings struct {
+	// Protocol is the authoritative protocol's version.
+	Protocol int
+	// Players is HostConfig.Players and ClientConfig.Players.
+	Players int
+	// StateSize and InputSize are the sizes of S and I, in bytes.
+	StateSize, InputSize int
+	// FrameRate is NetConfig.FrameRate, Game NetConfig.Settings.
+	FrameRate int
+	Game      uint64
+}
+
+func hostSettingsOf(s codec.AuthSettings) Settings {
+	return Settings{Protocol: int(s.Protocol), Players: s.Players, StateSize: s.StateSize, InputSize: s.InputSize,
+		FrameRate: s.FrameRate, Game: s.Game}
+}
+
+// SettingsError is a host's refusal of a client's settings: the host's
+// and the client's. It is ErrSettings (errors.Is).
+type SettingsError struct {
+	Host, Client Settings
+}
+
+// Error names what differs, the client's value then the host's.
+func (e *SettingsError) Error() string {
+	var d []string
+	h, c := e.Host, e.Client
+	if h.Protocol != c.Protocol {
+		d = append(d, fmt.Sprintf("protocol %d (host %d)", c.Protocol, h.Protocol))
+	}
+	if h.Game != c.Game {
+		d = append(d, fmt.Sprintf("game settings %#x (host %#x)", c.Game, h.Game))
+	}
+	if h.StateSize != c.StateSize {
+		d = append(d, fmt.Sprintf("a %d-byte state (host %d)", c.StateSize, h.StateSize))
+	}
+	if h.InputSize != c.InputSize {
+		d = append(d, fmt.Sprintf("a %d-byte input (host %d)", c.InputSize, h.InputSize))
+	}
+	if h.FrameRate != c.FrameRate {
+		d = append(d, fmt.Sprintf("%d frames a second (host %d)", c.FrameRate, h.FrameRate))
+	}
+	if h.Players != c.Players {
+		d = append(d, fmt.Sprintf("%d players (host %d)", c.Players, h.Players))
+	}
+	if len(d) == 0 {
+		d = append(d, "the settings hash")
+	}
+	return ErrSettings.Error() + ": " + strings.Join(d, ", ")
+}
+
+// Is reports whether target is ErrSettings.
+func (e *SettingsError) Is(target error) bool { return target == ErrSettings }

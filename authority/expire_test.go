@@ -41,7 +41,7 @@ func TestClientGoneKeepsHostConfirming(t *testing.T) {
 				case "Hello": // a record with its slot predicted, freed once its link times out
 					ep, err := c.net.Endpoint("a")
 					require.NoError(t, err)
-					require.NoError(t, ep.Send("host", codec.Hello{Settings: c.h.Settings(), Nonce: 7}.Append(nil)))
+					require.NoError(t, ep.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 7}.Append(nil)))
 					c.run(100 * time.Millisecond)
 					require.Equal(t, 2, c.h.Stats().Clients)
 				}

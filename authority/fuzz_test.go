@@ -88,12 +88,15 @@ var stillNet = rollnet.NetConfig{Now: func() time.Time { return epoch }, Rand: f
 
 // FuzzClientPackets feeds a synchronized-to-be client a Welcome and then
 // arbitrary datagrams from its host: whatever they are, no panic, and a
-// state is only ever taken whole and verified.
+// state is only ever taken whole (verified, or coded against a baseline
+// it holds).
 func FuzzClientPackets(f *testing.F) {
 	toClient, _ := fuzzSeeds(f)
 	for _, b := range toClient {
 		f.Add(b)
 	}
+	f.Add(codec.Welcome{Kind: codec.WelcomeRefused, Nonce: 43,
+		Host: codec.AuthSettings{Protocol: 2, Players: 2, StateSize: 8, InputSize: 2, FrameRate: 60}}.Append(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &feed{local: "me"}
 		cl, err := NewClient[world, uint16](ClientConfig{Host: "host", Players: 2, Net: stillNet}, tr, simWorld)
@@ -118,13 +121,14 @@ func FuzzHostPackets(f *testing.F) {
 	for _, b := range toHost {
 		f.Add(b)
 	}
+	f.Add(codec.Hello{Protocol: 2, Settings: 1, Nonce: 9}.Append(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &feed{local: "host"}
 		h, err := NewHost[world, uint16](HostConfig[uint16]{Players: 2, Net: stillNet}, tr, simWorld)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hello := codec.Hello{Settings: h.Settings(), Nonce: 9}
+		hello := codec.Hello{Protocol: protocol, Settings: h.Settings(), Nonce: 9}
 		tr.in = append(tr.in, feedPacket{"c", hello.Append(nil)})
 		for range 3 {
 			tr.in = append(tr.in, feedPacket{"c", b}, feedPacket{"stranger", b})

@@ -2,7 +2,9 @@ package authority
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
+	"time"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
@@ -14,8 +16,15 @@ import (
 )
 
 // adviceEvery is the most frames between two states that carry a
-// client's advice (it rides on others only when it changed).
-const adviceEvery = 30
+// client's advice; it rides on others only when the rate moved adviceStep
+// thousandths or more from the last sent (under jitter it moves a few
+// thousandths most ticks; a client 0.5% off for half a second drifts 2.5
+// ms, and the depth the host measures closes the loop). The depth, which
+// a client only reports, rides along.
+const (
+	adviceEvery = 30
+	adviceStep  = 5
+)
 
 // sentLen is how many of its own states, as sent, the host keeps by frame:
 // the baselines a client may have acknowledged.
@@ -31,7 +40,10 @@ type HostStats struct {
 	// address holding MaxClientsPerAddress records or barred by the join
 	// timeout; HellosDropped Hellos
 	// over MaxJoinsPerTick (only Hellos owed an answer count against it).
-	UnknownPackets, HellosRefused, HellosDropped uint64
+	// RefusalsSent counts the answers to Hellos of other settings (a
+	// WelcomeRefused with the host's): at most one a second per
+	// connection and MaxJoinsPerTick a tick.
+	UnknownPackets, HellosRefused, HellosDropped, RefusalsSent uint64
 	// Joined counts INITIAL_SYNCs decided, Rejoined RESUME_ACCEPTs,
 	// RejoinsRefused RESUME_REJECTs, Expired clients whose grace window
 	// ran out (or that never played, once their connection went).
@@ -57,6 +69,7 @@ type Host[S any, I comparable] struct {
 	session   *session.Session[S, I] // the core session, or nil
 	recorder  *replay.Recorder[S, I] // SetRecorder's (record.go), or nil
 	hash      uint64
+	settings  codec.AuthSettings // what the hash is of, sent to a Hello refused
 	stateSize int
 	inputSize int
 
@@ -76,14 +89,19 @@ type Host[S any, I comparable] struct {
 	sentTags []rollnet.Frame
 	sums     []uint32
 	coded    codedCache
-	inDelta  []byte
 
 	out   []byte // one packet
 	chunk []byte // a body in one packet
 	ins   []byte // AuthInput parse buffer
-	delta []byte
+	data  []byte // a body's inputs then state, XORed with a base's
 	stats HostStats
-	done  bool
+	// refused are the last 64 connections refused (a ring): each is
+	// answered at most once a second, however often it says Hello (past
+	// 64 at once, MaxJoinsPerTick a tick bounds the answers).
+	refused     [64]refusal
+	refusedNext int
+	refusals    int // refusals answered this tick
+	done        bool
 }
 
 // NewHost returns a host that reads and writes tr and advances S with
@@ -104,17 +122,18 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 	}
 	h := &Host[S, I]{
 		s: s, predict: cfg.Predict,
-		hash:      settingsHash(s.players, stateSize, inputSize, &s.net),
+		settings:  authSettings(s.players, stateSize, inputSize, &s.net),
 		stateSize: stateSize, inputSize: inputSize,
 		local: make([]I, max(s.locals, 1)), used: make([]I, s.players), usedB: make([]byte, s.players*inputSize),
 		scratch: make([]I, s.perClient),
 		sent:    make([]S, sentLen), sentTags: make([]rollnet.Frame, sentLen), sums: make([]uint32, sentLen),
-		sentIn: make([]byte, sentLen*s.players*inputSize), inDelta: make([]byte, s.players*inputSize),
-		out: make([]byte, 0, codec.MaxPacket), events: make([]rollnet.Event, 0, 256),
+		sentIn: make([]byte, sentLen*s.players*inputSize),
+		out:    make([]byte, 0, codec.MaxPacket), events: make([]rollnet.Event, 0, 256),
 		chunk: make([]byte, 0, codec.MaxPacket),
-		ins:   make([]byte, codec.MaxFrames*s.perClient*inputSize), delta: make([]byte, stateSize),
+		ins:   make([]byte, codec.MaxFrames*s.perClient*inputSize), data: make([]byte, s.players*inputSize+stateSize),
 		barred: make([]barredAddress, max(s.maxClients, 1)),
 	}
+	h.hash = settingsHash(h.settings)
 	if s.players <= maxCorePlayers {
 		if h.session, err = session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -231,7 +250,7 @@ func (h *Host[S, I]) AdvanceFrame() error {
 	h.e.Clock()
 	h.t = h.e.Time()
 	f := h.core.Frame()
-	h.joins = 0
+	h.joins, h.refusals = 0, 0
 	for _, c := range h.clients {
 		c.pkts = 0
 	}
@@ -307,8 +326,13 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 	// answer is owed them, so a flood of them cannot starve an honest
 	// Hello of its turn.
 	m, _, err := codec.ParseHello(b)
-	if err != nil || m.Settings != h.hash || from == "" {
+	if err != nil || from == "" {
 		h.stats.HellosRefused++
+		return
+	}
+	if m.Settings != h.hash {
+		h.stats.HellosRefused++
+		h.refuse(from, m)
 		return
 	}
 	resume := -1
@@ -369,6 +393,34 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 		h.stats.RejoinsRefused++
 	}
 	h.stats.Joined++
+}
+
+// refusal is a connection refused for its settings, and when.
+type refusal struct {
+	peer transport.Peer
+	at   int64
+}
+
+// refuse answers a Hello of other settings (or another protocol) with the
+// host's, so the client can say what differs: once a second per
+// connection (of the last 64 refused), at most MaxJoinsPerTick a tick, a
+// few bytes more than the Hello, and nothing held for it.
+func (h *Host[S, I]) refuse(from transport.Peer, m codec.Hello) {
+	for _, r := range h.refused {
+		if r.peer == from && h.t-r.at < int64(time.Second) {
+			return
+		}
+	}
+	if h.refusals >= h.s.maxJoins {
+		return
+	}
+	h.refusals++
+	h.refused[h.refusedNext] = refusal{peer: from, at: h.t}
+	h.refusedNext = (h.refusedNext + 1) % len(h.refused)
+	h.stats.RefusalsSent++
+	w := codec.Welcome{Seq: m.Seq, Kind: codec.WelcomeRefused, Nonce: m.Nonce, Host: h.settings}
+	h.out = w.Append(h.out[:0])
+	_ = h.conns.tr.Send(from, h.out)
 }
 
 func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint64) {
@@ -704,7 +756,7 @@ func (h *Host[S, I]) record(f rollnet.Frame) {
 // state it acknowledged when that is still kept.
 func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	k := int(f) % sentLen
-	cur := rollback.BytesOf(&h.sent[k])
+	cur := h.data // the head's Check looks at its length alone
 	base := rollnet.NoFrame
 	if a := c.ack; a >= 0 && f-a < baselineWindow && h.sentTags[int(a)%sentLen] == a {
 		base = a
@@ -718,15 +770,16 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 		return
 	}
 	coded := h.code(f, base)
-	head := codec.StateBody{
-		Frame: int32(f), Base: int32(base), InputAck: int32(c.heard),
-		Checksum: h.sums[k], Inputs: h.usedB, Delta: cur,
+	head := codec.StateBody{Frame: int32(f), Base: int32(base), Data: cur}
+	if h.checked(f, base) {
+		head.Checked, head.InputAck, head.Checksum = true, int32(c.heard), h.sums[k]
 	}
-	// The advice rides when it changed (the rate, or the depth by a
-	// quarter frame), on a full state, and at least every adviceEvery
-	// frames against loss; the client keeps the last it got.
-	depth := int32(c.depth * 100)
-	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || c.rate != c.advRate || max(depth-c.advDepth, c.advDepth-depth) >= 25 || f-c.advAt >= adviceEvery {
+	// The advice rides when the rate changed by adviceStep, on a full
+	// state, and at least every adviceEvery frames against loss; the
+	// client keeps the last it got.
+	depth := int32(math.Round(c.depth * 10))
+	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || max(c.rate-c.advRate, c.advRate-c.rate) >= adviceStep ||
+		f-c.advAt >= adviceEvery {
 		head.Advice, head.Depth, head.Rate = true, depth, c.rate
 		c.advAt, c.advDepth, c.advRate = f, depth, c.rate
 	}
@@ -764,21 +817,34 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	}
 }
 
+// checked says the state of frame f coded against base carries its
+// checksum (and the client's input acknowledgement): every full state,
+// and every checkedEvery-th state interval's.
+func (h *Host[S, I]) checked(f, base rollnet.Frame) bool {
+	return base == rollnet.NoFrame || (int(f)/h.s.interval)%checkedEvery == 0
+}
+
 // code returns the coded part of the body of state f against base (its
-// checksum, inputs and delta), coded once per tick for every client that
-// acknowledged the same base (the bytes are the same).
+// checksum when checked, the inputs and delta), coded once per tick for
+// every client that acknowledged the same base (the bytes are the same).
 func (h *Host[S, I]) code(f, base rollnet.Frame) []byte {
 	if b, ok := h.coded.find(base); ok {
 		return b
 	}
 	k := int(f) % sentLen
-	m := codec.StateBody{Frame: int32(f), Base: int32(base), Checksum: h.sums[k],
-		Inputs: h.usedB, Delta: rollback.BytesOf(&h.sent[k])}
-	if base != rollnet.NoFrame {
+	n := len(h.usedB)
+	in, st := h.data[:n], h.data[n:]
+	if base == rollnet.NoFrame {
+		copy(in, h.usedB)
+		copy(st, rollback.BytesOf(&h.sent[k]))
+	} else {
 		j := int(base) % sentLen
-		xorInto(h.delta, m.Delta, rollback.BytesOf(&h.sent[j]))
-		xorInto(h.inDelta, h.usedB, h.sentIn[j*len(h.usedB):])
-		m.Delta, m.Inputs = h.delta, h.inDelta
+		xorInto(in, h.usedB, h.sentIn[j*n:])
+		xorInto(st, rollback.BytesOf(&h.sent[k]), rollback.BytesOf(&h.sent[j]))
+	}
+	m := codec.StateBody{Frame: int32(f), Base: int32(base), Data: h.data}
+	if h.checked(f, base) {
+		m.Checked, m.Checksum = true, h.sums[k]
 	}
 	return h.coded.put(base, m)
 }

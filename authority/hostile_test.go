@@ -56,13 +56,15 @@ func TestHostileClients(t *testing.T) {
 				junk[i] = byte(rng.Uint32())
 			}
 			_ = evil.Send("host", junk)
-			_ = evil.Send("host", codec.Hello{Settings: c.h.Settings() + 1, Nonce: rng.Uint64()}.Append(nil))
+			_ = evil.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings() + 1, Nonce: rng.Uint64()}.Append(nil))
 			_ = evil.Send("host", codec.Nack{Msg: rng.Uint32(), Missing: 1}.Append(nil))
 		}
 		c.run(tick)
 	}
-	got, _ := drain(evil)
-	require.Zero(t, got, "a stranger's junk and wrong Hellos get no reply")
+	got, evilKinds := drain(evil)
+	require.Equal(t, 1, got, "a stranger's junk gets no reply, its wrong Hellos one refusal a second")
+	require.Equal(t, 1, evilKinds[codec.TypeWelcome])
+	require.Equal(t, uint64(1), c.h.Stats().RefusalsSent)
 	hs := c.h.Stats()
 	require.Greater(t, hs.UnknownPackets+hs.HellosRefused+hs.HellosDropped, uint64(4000))
 	require.Greater(t, hs.UnknownPackets, uint64(1000))
@@ -80,7 +82,7 @@ func TestHostileClients(t *testing.T) {
 			tok[k] = byte(rng.Uint32())
 		}
 		for range 20 {
-			_ = ep.Send("host", codec.Hello{Settings: c.h.Settings(), Nonce: rng.Uint64(), Resume: true, Token: tok}.Append(nil))
+			_ = ep.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: rng.Uint64(), Resume: true, Token: tok}.Append(nil))
 		}
 	}
 	c.run(time.Second)
@@ -103,7 +105,7 @@ func TestHostileClients(t *testing.T) {
 	// A client that joins properly, then misbehaves.
 	mal, err := c.net.Endpoint("mal")
 	require.NoError(t, err)
-	require.NoError(t, mal.Send("host", codec.Hello{Settings: c.h.Settings(), Nonce: 7}.Append(nil)))
+	require.NoError(t, mal.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 7}.Append(nil)))
 	c.run(200 * time.Millisecond)
 	_, kinds := drain(mal)
 	welcomes = kinds[codec.TypeWelcome]
@@ -140,7 +142,7 @@ func TestHostileClients(t *testing.T) {
 			sent++
 		}
 		for range 40 {
-			_ = mal.Send("host", codec.Hello{Settings: c.h.Settings(), Nonce: rng.Uint64()}.Append(nil))
+			_ = mal.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: rng.Uint64()}.Append(nil))
 			_ = mal.Send("host", codec.Nack{Msg: newest - uint32(rng.IntN(2)), Missing: ^uint64(0)}.Append(nil))
 			sent += 2
 		}
@@ -229,15 +231,15 @@ func TestForgedEachType(t *testing.T) {
 			return codec.Nack{Seq: seq(rng), Msg: c.h.clients[c.record("a")].out.next - 1, Missing: ^uint64(0)}.Append(nil)
 		}},
 		{"Hello", "host", func(rng *rand.Rand, c *cluster) []byte {
-			return codec.Hello{Seq: seq(rng), Settings: c.h.Settings(), Nonce: rng.Uint64(), Resume: true, Token: c.h.clients[c.record("a")].token}.Append(nil)
+			return codec.Hello{Protocol: protocol, Seq: seq(rng), Settings: c.h.Settings(), Nonce: rng.Uint64(), Resume: true, Token: c.h.clients[c.record("a")].token}.Append(nil)
 		}},
 		{"StateFragment", "a", func(rng *rand.Rand, c *cluster) []byte {
 			cl := c.nodes[0].c
 			var w world
 			w.H = rng.Uint64()
 			b := rollback.BytesOf(&w)
-			body := codec.StateBody{Frame: int32(cl.newestHost + 1), Base: -1, InputAck: int32(cl.frame),
-				Inputs: []byte{1, 2, 3, 4}, Checksum: rollback.Checksum(b), Delta: b}
+			body := codec.StateBody{Frame: int32(cl.newestHost + 1), Base: -1, Checked: true, InputAck: int32(cl.frame),
+				Checksum: rollback.Checksum(b), Data: append([]byte{1, 2, 3, 4}, b...)}
 			if rng.IntN(2) == 0 { // the last of two fragments of a body numbered at random
 				return codec.StateFragment{Seq: seq(rng), Msg: rng.Uint32(), Index: 1, Count: 2, Chunk: body.Append(nil)}.Append(nil)
 			}
@@ -336,7 +338,7 @@ func TestHelloAnchorsSequence(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 70, players: 1, link: local.Link{Latency: 10 * time.Millisecond}})
 	z, err := c.net.Endpoint("z")
 	require.NoError(t, err)
-	require.NoError(t, z.Send("host", codec.Hello{Seq: 5000, Settings: c.h.Settings(), Nonce: 9}.Append(nil)))
+	require.NoError(t, z.Send("host", codec.Hello{Protocol: protocol, Seq: 5000, Settings: c.h.Settings(), Nonce: 9}.Append(nil)))
 	c.run(100 * time.Millisecond)
 	f := int32(c.h.Frame())
 	require.NoError(t, z.Send("host", codec.AuthInput{Seq: 5001, Ack: -1, Start: f + 2, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{7, 0}}.Append(nil)))
@@ -362,10 +364,10 @@ func TestWrongHellosDoNotStarveJoins(t *testing.T) {
 	for k := range 10 {
 		for _, ep := range strangers {
 			for range 4 {
-				require.NoError(t, ep.Send("host", codec.Hello{Settings: c.h.Settings() ^ 1, Nonce: uint64(k)}.Append(nil)))
+				require.NoError(t, ep.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings() ^ 1, Nonce: uint64(k)}.Append(nil)))
 			}
 		}
-		require.NoError(t, z.Send("host", codec.Hello{Settings: c.h.Settings(), Nonce: 3}.Append(nil)))
+		require.NoError(t, z.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 3}.Append(nil)))
 		c.run(tick)
 		require.Equal(t, uint64(1), c.h.Stats().Joined, "the honest Hello got in at once")
 	}
@@ -406,8 +408,8 @@ func TestForgedInputAckHeals(t *testing.T) {
 	before := hc.stats
 	var w world
 	b := rollback.BytesOf(&w)
-	body := codec.StateBody{Frame: int32(a.c.newestHost + 1), Base: -1, InputAck: int32(a.c.frame + 100),
-		Inputs: []byte{0, 0}, Checksum: rollback.Checksum(b), Delta: b}
+	body := codec.StateBody{Frame: int32(a.c.newestHost + 1), Base: -1, Checked: true, InputAck: int32(a.c.frame + 100),
+		Checksum: rollback.Checksum(b), Data: append([]byte{0, 0}, b...)}
 	spoof.forged = append(spoof.forged, codec.StateFragment{Seq: hc.l.Seq(), Count: 1, Chunk: body.Append(nil)}.Append(nil))
 	c.noCheck = true // the forged state is applied, once
 	c.run(2 * time.Second)

@@ -10,32 +10,30 @@ import (
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-// appendV1Fragment is protocol 1's state fragment of a whole protocol-1
-// body (rollnet.Frame+1, Base+1, InputAck+1, Depth, Rate, Players, Size, the raw
-// inputs, the state's size, the checksum, the coded state), as an old
-// host sent it.
-func appendV1Fragment(b []byte, seq uint16, msg uint32, frame int32, inputs []byte, players, size int, state []byte) []byte {
-	b = append(b, byte(codec.Version<<4|byte(codec.TypeStateFragment)), byte(seq), byte(seq>>8))
-	b = binary.AppendUvarint(b, uint64(msg))
-	b = append(b, 0, 1)
-	b = binary.AppendUvarint(b, uint64(frame)+1)
-	b = append(b, 0) // full
-	b = binary.AppendUvarint(b, uint64(frame)+1)
-	b = append(b, 0, 0, byte(players), byte(size))
-	b = append(b, inputs...)
-	b = binary.AppendUvarint(b, uint64(len(state)))
+// appendV2Fragment is protocol 2's state fragment of a whole protocol-2
+// body (Count 1, then Frame, Base<<1|advice, InputAck-Frame, the checksum,
+// the inputs and the state each run-length coded), as an old host sent it.
+func appendV2Fragment(b []byte, seq uint16, frame int32, inputs, state []byte) []byte {
+	b = append(b, byte(codec.Version<<4|byte(codec.TypeStateFragment)), byte(seq), byte(seq>>8), 1)
+	b = binary.AppendUvarint(b, uint64(frame))
+	b = append(b, 0, 0) // full, no advice; InputAck = Frame
 	b = binary.LittleEndian.AppendUint32(b, rollback.Checksum(state))
-	b = append(b, byte(len(state)-1)<<1|1) // one literal (states under 64 bytes here)
+	b = append(b, byte(len(inputs)-1)<<1|1) // one literal each (under 64 bytes here)
+	b = append(b, inputs...)
+	b = append(b, byte(len(state)-1)<<1|1)
 	return append(b, state...)
 }
 
-// The state body's layout changed with protocol 2, which is in the
-// settings hash a Hello carries. An old client (protocol 1) is refused
-// at its Hello: counted (HellosRefused), never answered, so no body of
-// the new layout reaches it. And an old host's fragment reaching a new
+// The state body's layout changed with protocol 3, which is in the
+// settings hash a Hello carries, and is now in the Hello itself. An old
+// client (protocol 2: its Hello ends before the protocol byte) is refused
+// clearly: counted (HellosRefused), and answered with a WelcomeRefused
+// naming the host's protocol, at most once a second, never a slot; no body
+// of the new layout reaches it. And an old host's fragment reaching a new
 // client is not taken for a state: it does not decode as one.
 func TestOldProtocolRefused(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 90, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
@@ -46,18 +44,36 @@ func TestOldProtocolRefused(t *testing.T) {
 	old, err := c.net.Endpoint("old")
 	require.NoError(t, err)
 	n := &c.h.s.net
-	v1 := link.SettingsHash(1, uint64(c.h.s.players), uint64(c.h.stateSize), uint64(c.h.inputSize), uint64(n.FrameRate), n.Game)
-	require.NotEqual(t, c.h.Settings(), v1, "the protocol is in the hash")
+	v2 := link.SettingsHash(2, uint64(c.h.s.players), uint64(c.h.stateSize), uint64(c.h.inputSize), uint64(n.FrameRate), n.Game)
+	require.NotEqual(t, c.h.Settings(), v2, "the protocol is in the hash")
+	hello := codec.Hello{Settings: v2, Nonce: 11, Protocol: 2}.Append(nil)
+	require.Len(t, hello, codec.HeaderLen+17, "protocol 2's Hello, byte for byte")
 	refused := c.h.Stats().HellosRefused
-	for k := range 30 {
-		require.NoError(t, old.Send("host", codec.Hello{Seq: uint16(k), Settings: v1, Nonce: 11}.Append(nil)))
+	for k := range 30 { // half a second of Hellos, as an old client retries
+		hello[1] = byte(k)
+		require.NoError(t, old.Send("host", hello))
 		c.run(tick)
 	}
 	c.run(100 * time.Millisecond)
-	got, _ := drain(old)
-	require.Zero(t, got, "an old client gets no answer")
+	buf := make([]byte, transport.MaxDatagram)
+	var answers []codec.Welcome
+	for {
+		k, _, err := old.Receive(buf)
+		if err != nil {
+			break
+		}
+		w, _, err := codec.ParseWelcome(buf[:k])
+		require.NoError(t, err, "an old client is sent only refusals")
+		answers = append(answers, w)
+	}
+	require.Len(t, answers, 1, "one refusal a second, however often it says Hello")
+	require.Equal(t, codec.WelcomeRefused, answers[0].Kind)
+	require.Equal(t, uint64(11), answers[0].Nonce)
+	require.Equal(t, uint8(Protocol), answers[0].Host.Protocol, "the refusal names the host's protocol")
+	require.Equal(t, c.h.stateSize, answers[0].Host.StateSize)
 	require.Equal(t, refused+30, c.h.Stats().HellosRefused)
 	require.Equal(t, uint64(1), c.h.Stats().Joined)
+	require.Equal(t, 1, c.h.Stats().Clients, "no record held for it")
 
 	// An old host's state, as if from the host, with a plausible
 	// sequence number and a valid checksum of another world.
@@ -66,11 +82,14 @@ func TestOldProtocolRefused(t *testing.T) {
 	st := a.c.Stats()
 	hc := c.h.clients[c.record("a")]
 	for k := range 20 {
-		p := appendV1Fragment(nil, hc.l.Seq()+uint16(k), uint32(1000+k), int32(a.c.newestHost)+1, []byte{1, 0, 2, 0}, 2, 2, rollback.BytesOf(&w))
+		p := appendV2Fragment(nil, hc.l.Seq()+uint16(k), int32(a.c.newestHost)+1, []byte{1, 0, 2, 0}, rollback.BytesOf(&w))
+		_, _, err := codec.ParseStateFragment(p)
+		require.ErrorIs(t, err, codec.ErrMalformed, "a count of 1 is protocol 2's")
 		require.NoError(t, c.hep.Send("a", p))
 	}
 	c.run(time.Second) // the cluster checks every state a applies against the host's
 	after := a.c.Stats()
 	require.Equal(t, st.Mismatches, after.Mismatches, "no foreign state taken")
+	require.GreaterOrEqual(t, after.Malformed-st.Malformed, uint64(20))
 	require.True(t, a.c.Synchronized())
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"reflect"
+	"time"
+
+	"github.com/rollnet/rollnet"
 
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
@@ -11,8 +14,38 @@ import (
 )
 
 // protocol is the authoritative protocol's version, part of the settings
-// hash.
-const protocol = 2
+// hash and sent in a Hello. Protocol 3 sends a state's checksum and the
+// client's input acknowledgement every checkedEvery-th state, codes a
+// state's inputs and delta as one run without its trailing zeros, sends a
+// body that fits one packet without a fragment count, and refuses a Hello
+// of other settings with the host's (WelcomeRefused).
+const protocol = Protocol
+
+// Protocol is the authoritative protocol's version a client says Hello with
+// (codec.Hello.Protocol) and a host refuses another of (codec.WelcomeRefused).
+const Protocol = codec.AuthProtocol
+
+// checkedEvery is how many states apart a host sends a state's checksum
+// (and the client's input acknowledgement): states of a frame that is a
+// multiple of checkedEvery state intervals, and every full state. A
+// client verifies each such state, and through it the chain of baselines
+// it was coded against; a state it took unverified and that turns out
+// wrong is found at the next (checkedEvery states later, at 60 Hz and one
+// state a tick about 133 ms) and dropped with the states coded against it.
+const checkedEvery = 8
+
+// quality is the authoritative mode's default NetConfig.QualityInterval:
+// its round trips only inform the statistics (a client's lead comes from
+// the Hello's), so a report a second, not five.
+const quality = time.Second
+
+// resolveNet is link.Resolve with the authoritative mode's defaults.
+func resolveNet(c rollnet.NetConfig) (link.Settings, error) {
+	if c.QualityInterval == 0 {
+		c.QualityInterval = quality
+	}
+	return link.Resolve(c)
+}
 
 // maxState is the largest state, in bytes, a host sends: a body of it,
 // however incompressible, fits codec.MaxStateBody.
@@ -60,9 +93,14 @@ func holdsBool(t reflect.Type) bool {
 
 // settingsHash is what host and client must agree on: the protocol, the
 // players, the sizes of a state and an input, the frame rate and the
-// game's own settings. A Hello with another hash gets no answer.
-func settingsHash(players, stateSize, inputSize int, n *link.Settings) uint64 {
-	return link.SettingsHash(protocol, uint64(players), uint64(stateSize), uint64(inputSize), uint64(n.FrameRate), n.Game)
+// game's own settings. A Hello with another hash is refused with the
+// host's (codec.WelcomeRefused).
+func settingsHash(s codec.AuthSettings) uint64 {
+	return link.SettingsHash(uint64(s.Protocol), uint64(s.Players), uint64(s.StateSize), uint64(s.InputSize), uint64(s.FrameRate), s.Game)
+}
+
+func authSettings(players, stateSize, inputSize int, n *link.Settings) codec.AuthSettings {
+	return codec.AuthSettings{Protocol: protocol, Players: players, StateSize: stateSize, InputSize: inputSize, FrameRate: n.FrameRate, Game: n.Game}
 }
 
 // xorInto sets dst[i] = a[i] ^ b[i], eight bytes at a time.

@@ -9,6 +9,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -237,7 +238,7 @@ func BenchmarkAuthorityStateBytes(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		hello := codec.Hello{Settings: m.host.Settings(), Nonce: 1}.Append(nil)
+		hello := codec.Hello{Protocol: authority.Protocol, Settings: m.host.Settings(), Nonce: 1}.Append(nil)
 		if err := raw.Send("host", hello); err != nil {
 			b.Fatal(err)
 		}
@@ -266,5 +267,72 @@ func BenchmarkAuthorityStateBytes(b *testing.B) {
 			round()
 		}
 		b.ReportMetric(float64(got)/float64(b.N)*60, "B/s/client")
+	})
+}
+
+// pongSimulate is demo/pong's authority simulation: three slots (the
+// host's paddle, the client's, a spectator's unused), two paddles played.
+func pongSimulate(s *game.State, in []game.Input, _ rollnet.Frame) {
+	game.Step(s, [2]game.Input{in[0], in[1]})
+}
+
+// BenchmarkAuthorityPongBytes is what demo/pong's host sends its client
+// per second, all told (states, the link's own messages, headers), with
+// both paddles played by the demo's bot over a quiet 20 ms link, in the
+// demo's host configuration (three slots, one its own, LateRollback). An
+// op is a tick of the host and the client.
+func BenchmarkAuthorityPongBytes(b *testing.B) {
+	newPong := func(b *testing.B) (*local.Clock, *authority.Host[game.State, game.Input], *authority.Client[game.State, game.Input]) {
+		clock := local.NewClock(authEpoch)
+		network, err := local.NewNetwork(local.Config{Seed: 9, Now: clock.Now, Link: local.Link{Latency: 20 * time.Millisecond}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		seed := uint64(0)
+		net := rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+		hep, err := network.Endpoint("host")
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, err := authority.NewHost[game.State, game.Input](authority.HostConfig[game.Input]{Players: 3, LocalPlayers: 1,
+			LateInput: authority.LateRollback, Net: net}, transport.Transport(hep), pongSimulate)
+		if err != nil {
+			b.Fatal(err)
+		}
+		*h.State() = game.NewState(7)
+		ep, err := network.Endpoint("c")
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := authority.NewClient[game.State, game.Input](authority.ClientConfig{Host: "host", Players: 3, Net: net}, ep, pongSimulate)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return clock, h, c
+	}
+	tick := func(clock *local.Clock, h *authority.Host[game.State, game.Input], c *authority.Client[game.State, game.Input]) {
+		clock.Advance(time.Second / 60)
+		_ = h.AddLocalInput(0, game.Bot(h.State(), 0))
+		if err := h.AdvanceFrame(); err != nil {
+			panic(err)
+		}
+		if c.Synchronized() {
+			_ = c.AddLocalInput(0, game.Bot(c.State(), 1))
+		}
+		if err := c.AdvanceFrame(); err != nil {
+			panic(err)
+		}
+	}
+	b.Run("delta", func(b *testing.B) {
+		clock, h, c := newPong(b)
+		for range 600 { // join, settle, and the first serve
+			tick(clock, h, c)
+		}
+		before := h.Clients(nil)[0].Link.BytesSent
+		b.ReportAllocs()
+		for b.Loop() {
+			tick(clock, h, c)
+		}
+		b.ReportMetric(float64(h.Clients(nil)[0].Link.BytesSent-before)/float64(b.N)*60, "B/s/client")
 	})
 }

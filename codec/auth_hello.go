@@ -6,12 +6,18 @@ import "encoding/binary"
 // host answers with a Welcome.
 //
 // Layout after the header: Settings u64 LE, Nonce u64 LE, then a flag byte:
-// 0, or 1 followed by the TokenLen-byte resume token.
+// 0, or 1 followed by the TokenLen-byte resume token; then (authority
+// protocol 3 on) Protocol u8, at least 3. A Hello that ends before it is
+// protocol 2's (Protocol 2), so that a host can name an older client's
+// protocol when it refuses it.
 type Hello struct {
 	Seq uint16
 	// Settings is the hash of everything client and host must agree on;
-	// a host answers nothing to a mismatch.
+	// a host refuses a mismatch (a WelcomeRefused with its own values).
 	Settings uint64
+	// Protocol is the client's authority protocol: 2, or 3 and on; 0
+	// means AuthProtocol.
+	Protocol uint8
 	// Nonce is random; the Welcome echoes it, so a stale or forged answer
 	// is told apart.
 	Nonce uint64
@@ -22,22 +28,42 @@ type Hello struct {
 
 // Len is the encoded size in bytes.
 func (m Hello) Len() int {
+	n := HeaderLen + 17
 	if m.Resume {
-		return HeaderLen + 17 + TokenLen
+		n += TokenLen
 	}
-	return HeaderLen + 17
+	if m.Protocol != 2 {
+		n++
+	}
+	return n
 }
 
-// Append appends the encoded message to b (no allocation when b has room).
+// AuthProtocol is the authoritative protocol this package's layouts are
+// (package authority's Protocol).
+const AuthProtocol = 3
+
+// Append appends the encoded message to b (no allocation when b has room);
+// it appends nothing for Protocol 1.
 func (m Hello) Append(b []byte) []byte {
+	if m.Protocol == 0 {
+		m.Protocol = AuthProtocol
+	}
+	if m.Protocol == 1 {
+		return b
+	}
 	b = appendHeader(b, TypeHello, m.Seq)
 	b = binary.LittleEndian.AppendUint64(b, m.Settings)
 	b = binary.LittleEndian.AppendUint64(b, m.Nonce)
 	if !m.Resume {
-		return append(b, 0)
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = append(b, m.Token[:]...)
 	}
-	b = append(b, 1)
-	return append(b, m.Token[:]...)
+	if m.Protocol == 2 {
+		return b
+	}
+	return append(b, m.Protocol)
 }
 
 // ParseHello decodes a whole Hello packet. A Hello without a token must
@@ -67,6 +93,13 @@ func ParseHello(b []byte) (Hello, int, error) {
 		i += TokenLen
 	default:
 		return Hello{}, 0, ErrMalformed
+	}
+	m.Protocol = 2
+	if i < len(b) {
+		if m.Protocol = b[i]; m.Protocol < 3 {
+			return Hello{}, 0, ErrMalformed
+		}
+		i++
 	}
 	n, err := end(b, i)
 	if err != nil {

@@ -6,12 +6,14 @@ import "encoding/binary"
 // sends a client. A body longer than MaxChunk is cut into chunks of
 // MaxChunk bytes (the last shorter), at most MaxFragments.
 //
-// Layout after the header (authority protocol 2): Count u8
-// (1..MaxFragments); when Count is 1, the chunk: the rest of the packet;
-// else Msg uvarint (the body's number, per client, increasing), Index u8
-// (below Count), then the chunk. A chunk is 1..MaxChunk bytes. A body that
-// fits one packet needs no number: nothing of it can go missing, and its
-// frame orders it (protocol 1 sent Msg, Index and Count always).
+// Layout after the header (authority protocol 3): a body sent whole
+// (Count 1) is the rest of the packet, its first byte, with its high bit
+// set (every StateBody's is), telling it from the other form: Count u8
+// (2..MaxFragments), Msg uvarint (the body's number, per client,
+// increasing), Index u8 (below Count), then the chunk. A chunk is
+// 1..MaxChunk bytes. A body that fits one packet needs no number: nothing
+// of it can go missing, and its frame orders it. Protocol 2 sent a Count
+// of 1 before a whole body; protocol 1 sent Msg, Index and Count always.
 type StateFragment struct {
 	Seq          uint16
 	Msg          uint32 // 0 when Count is 1
@@ -22,7 +24,7 @@ type StateFragment struct {
 // Len is the encoded size in bytes.
 func (m StateFragment) Len() int {
 	if m.Count == 1 {
-		return HeaderLen + 1 + len(m.Chunk)
+		return HeaderLen + len(m.Chunk)
 	}
 	return HeaderLen + 1 + uvarintLen(uint64(m.Msg)) + 1 + len(m.Chunk)
 }
@@ -30,15 +32,16 @@ func (m StateFragment) Len() int {
 // Append appends the encoded message to b (no allocation when b has room).
 // It appends nothing for a fragment that would not parse (an empty or
 // oversized chunk, Index not below Count, Count past MaxFragments, a
-// single fragment with a number).
+// single fragment with a number or whose chunk does not start with a
+// byte with its high bit set).
 func (m StateFragment) Append(b []byte) []byte {
 	if len(m.Chunk) == 0 || len(m.Chunk) > MaxChunk || m.Count == 0 || m.Count > MaxFragments || m.Index >= m.Count ||
-		(m.Count == 1 && m.Msg != 0) {
+		(m.Count == 1 && (m.Msg != 0 || m.Chunk[0]&bodyMark == 0)) {
 		return b
 	}
 	b = appendHeader(b, TypeStateFragment, m.Seq)
-	b = append(b, m.Count)
 	if m.Count > 1 {
+		b = append(b, m.Count)
 		b = binary.AppendUvarint(b, uint64(m.Msg))
 		b = append(b, m.Index)
 	}
@@ -54,16 +57,19 @@ func ParseStateFragment(b []byte) (StateFragment, int, error) {
 		return StateFragment{}, 0, err
 	}
 	i := HeaderLen
-	if len(b)-i < 2 { // the count and a chunk of at least one byte
+	if len(b)-i < 1 {
 		return StateFragment{}, 0, ErrShort
 	}
-	m.Count = b[i]
-	i++
-	if m.Count == 0 || m.Count > MaxFragments {
-		return StateFragment{}, 0, ErrMalformed
-	}
-	if m.Count > 1 {
-		msg, j, err := readUvarint(b, i)
+	m.Count = 1
+	if b[i]&bodyMark == 0 {
+		if len(b)-i < 2 { // the count and at least a byte of the number
+			return StateFragment{}, 0, ErrShort
+		}
+		m.Count = b[i]
+		if m.Count < 2 || m.Count > MaxFragments {
+			return StateFragment{}, 0, ErrMalformed
+		}
+		msg, j, err := readUvarint(b, i+1)
 		if err != nil {
 			return StateFragment{}, 0, err
 		}

@@ -6,69 +6,92 @@ import (
 )
 
 // StateBody is a host state for one client, as it travels inside
-// StateFragments: the state at Frame and every player's input at Frame,
-// both XORed with those at Base (the newest state this client
-// acknowledged) and run-length coded; what the host applied for the
-// client; the host's time-dilation advice; and the state's checksum.
+// StateFragments: every player's input at Frame and the state at Frame,
+// XORed with those at Base (the newest state this client acknowledged)
+// and run-length coded as one; now and then the state's checksum and what
+// the host applied of the client's inputs; and the host's time-dilation
+// advice when it changed.
 //
-// Layout (body version 2, authority protocol 2), varints minimal (no
+// Layout (body version 3, authority protocol 3), varints minimal (no
 // header: a body travels in fragments). First the head, this client's:
 //
-//	Frame     uvarint(Frame), Frame >= 0
-//	Base      uvarint(D<<1 | A): D is Frame-Base, 1..Frame, or 0 for a
-//	          full state (Base -1); A is 1 when the advice follows
-//	InputAck  zigzag varint(InputAck-Frame): the newest input frame of
-//	          this client the host applied, >= -1 (-1 none)
+//	Flags     u8: 1<<7 always (a body sent whole is told from a fragment
+//	          by it, see StateFragment), C<<6 (Checked: Checksum and
+//	          InputAck follow), A<<5 (Advice: Depth and Rate follow), and
+//	          D, 0..MaxBaseDistance: Frame-Base, or 0 for a full state
+//	          (Base -1), which is always Checked
+//	Frame     a full state: uvarint(Frame), Frame >= 0; else u16 LE, the
+//	          low 16 bits of Frame: the decoder takes the frame with those
+//	          bits nearest to one it is given (a client's newest state: a
+//	          state it can decode is at most MaxBaseDistance frames past
+//	          it, and one 32,768 frames stale is past the link's sequence
+//	          window), so a long match costs no third byte
+//	InputAck  (C only) zigzag varint(InputAck-Frame): the newest input
+//	          frame of this client the host heard, >= -1 (-1 none)
 //	Depth     (A only) zigzag varint: how early the client's inputs
-//	          arrive, in hundredths of a frame
+//	          arrive, in tenths of a frame (protocol 2: hundredths)
 //	Rate      (A only) zigzag varint: the advised change of the client's
 //	          tick rate, in thousandths, |Rate| <= MaxRate
 //
 // then the coded part, which depends on Frame and Base alone (every client
 // that acknowledged the same Base is sent the same bytes):
 //
-//	Checksum  u32 LE: CRC32-C of the whole state (not of the delta)
-//	Inputs    every player's input at Frame XORed with those at Base (as
-//	          they are when full), run-length coded as Input's inputs
-//	Delta     the state XORed with the Base state (as it is when full),
-//	          run-length coded
+//	Checksum  (C only) u32 LE: CRC32-C of the whole state (not of the
+//	          delta)
+//	Data      every player's input at Frame then the state, XORed with
+//	          those at Base (as they are when full), run-length coded as
+//	          one run (Input's coding, nothing XORed frame to frame), its
+//	          trailing zeros not sent: the decoder fills them
 //
 // The sizes of the inputs and of the state are not sent: host and client
 // agree on them (they are in the authority's settings hash), and the
-// decoder is given them. Body version 1 (authority protocol 1) sent
-// Frame+1, Base+1 and InputAck+1 whole, the advice always, the players,
-// the input size and the state's size, and the inputs raw: every client's
-// bytes grew with the room.
+// decoder is given them. Body version 2 (authority protocol 2) sent
+// InputAck and the checksum in every body, coded the inputs and the state
+// apart, each with its trailing zeros, and Base as a varint after Frame.
 type StateBody struct {
-	Frame, Base, InputAck int32
+	Frame, Base int32
+	// Checked says Checksum and InputAck are sent; a full state (Base
+	// -1) always is. A client verifies the states that carry a checksum
+	// (and through them the baselines they were coded against).
+	Checked bool
+	// InputAck is the newest input frame of the client the host heard
+	// (Checked only; else zero).
+	InputAck int32
 	// Advice says Depth and Rate are sent (a client keeps the last it
 	// got); without it they are zero.
 	Advice      bool
 	Depth, Rate int32
-	Checksum    uint32
-	// Inputs is every player's input at Frame XOR those at Base (the
-	// inputs themselves when Base is -1), MaxStateInputs bytes at most.
-	Inputs []byte
-	// Delta is the state XOR the Base state (the state itself when Base is
-	// -1); its length is the state's size.
-	Delta []byte
+	Checksum    uint32 // Checked only; else zero
+	// Data is every player's input at Frame then the state, XORed with
+	// those at Base (themselves when Base is -1): MaxStateInputs bytes of
+	// inputs at most, then the state.
+	Data []byte
 }
 
 // MaxRate bounds StateBody.Rate: a rate change of 100%.
 const MaxRate = 1000
 
-// MaxStateInputs bounds StateBody.Inputs: MaxAuthPlayers players of
-// MaxInputSize bytes.
+// MaxStateInputs bounds the inputs in a StateBody: MaxAuthPlayers players
+// of MaxInputSize bytes.
 const MaxStateInputs = MaxAuthPlayers * MaxInputSize
+
+// MaxBaseDistance is the most frames between a StateBody's Frame and its
+// Base.
+const MaxBaseDistance = 31
+
+// bodyMark is the high bit every body's first byte has set.
+const bodyMark = 0x80
 
 // Check reports whether Append would encode m.
 func (m StateBody) Check() error {
 	switch {
-	case m.Frame < 0 || m.Base < -1 || m.Base >= m.Frame || m.InputAck < -1 || len(m.Delta) == 0 || len(m.Inputs) == 0:
+	case m.Frame < 0 || m.Base < -1 || m.Base >= m.Frame || (m.Base >= 0 && m.Frame-m.Base > MaxBaseDistance) || len(m.Data) == 0:
+		return ErrMalformed
+	case m.Base == -1 && !m.Checked, !m.Checked && (m.InputAck != 0 || m.Checksum != 0), m.Checked && m.InputAck < -1:
 		return ErrMalformed
 	case m.Rate < -MaxRate || m.Rate > MaxRate || (!m.Advice && (m.Depth != 0 || m.Rate != 0)):
 		return ErrMalformed
-	case len(m.Inputs) > MaxStateInputs || len(m.Delta) > math.MaxInt32:
+	case len(m.Data) > math.MaxInt32:
 		return ErrLimit
 	}
 	return nil
@@ -84,24 +107,32 @@ func (m StateBody) Append(b []byte) []byte {
 	return m.AppendCoded(m.AppendHead(b))
 }
 
-// AppendHead appends the head alone: Frame, Base, InputAck, and the
-// advice (Depth, Rate) when Advice.
-// It appends nothing when Check reports an error.
+// AppendHead appends the head alone: the flags, Frame, InputAck when
+// Checked, and the advice (Depth, Rate) when Advice. It appends nothing
+// when Check reports an error.
 func (m StateBody) AppendHead(b []byte) []byte {
 	if m.Check() != nil {
 		return b
 	}
-	b = binary.AppendUvarint(b, uint64(m.Frame))
-	d := uint64(0)
+	flags := byte(bodyMark)
 	if m.Base >= 0 {
-		d = uint64(m.Frame - m.Base)
+		flags |= byte(m.Frame - m.Base)
 	}
-	a := uint64(0)
+	if m.Checked {
+		flags |= 1 << 6
+	}
 	if m.Advice {
-		a = 1
+		flags |= 1 << 5
 	}
-	b = binary.AppendUvarint(b, d<<1|a)
-	b = appendInt32(b, m.InputAck-m.Frame)
+	b = append(b, flags)
+	if m.Base >= 0 {
+		b = binary.LittleEndian.AppendUint16(b, uint16(m.Frame))
+	} else {
+		b = binary.AppendUvarint(b, uint64(m.Frame))
+	}
+	if m.Checked {
+		b = appendInt32(b, m.InputAck-m.Frame)
+	}
 	if !m.Advice {
 		return b
 	}
@@ -109,54 +140,89 @@ func (m StateBody) AppendHead(b []byte) []byte {
 	return appendInt32(b, m.Rate)
 }
 
-// AppendCoded appends the coded part alone: Checksum, Inputs, Delta. It
-// appends nothing when Check reports an error. A host codes it once per
-// (Base, Frame) and appends it after each client's head.
+// AppendCoded appends the coded part alone: Checksum when Checked, then
+// Data without its trailing zeros. It appends nothing when Check reports
+// an error. A host codes it once per (Base, Frame) and appends it after
+// each client's head.
 func (m StateBody) AppendCoded(b []byte) []byte {
 	if m.Check() != nil {
 		return b
 	}
-	b = binary.LittleEndian.AppendUint32(b, m.Checksum)
-	b = appendRLE(b, m.Inputs, len(m.Inputs))
-	return appendRLE(b, m.Delta, len(m.Delta))
+	if m.Checked {
+		b = binary.LittleEndian.AppendUint32(b, m.Checksum)
+	}
+	d := m.Data[:trimZeros(m.Data)]
+	return appendRLE(b, d, len(d))
 }
 
-// ParseStateBody decodes a whole body into m: len(inputs) bytes of
-// inputs into inputs and len(delta) bytes of state into delta (m.Inputs
-// and m.Delta alias them): the sizes host and client agree on. The
-// caller XORs both with its copies at Base and checks Checksum.
-func ParseStateBody(b []byte, m *StateBody, inputs, delta []byte) (int, error) {
+// trimZeros is the length of b without its trailing zeros, read a word at
+// a time from the end.
+func trimZeros(b []byte) int {
+	n := len(b)
+	for n >= 8 && le.Uint64(b[n-8:]) == 0 {
+		n -= 8
+	}
+	for n > 0 && b[n-1] == 0 {
+		n--
+	}
+	return n
+}
+
+// ParseStateBody decodes a whole body into m, its Data into data (m.Data
+// aliases it): as many bytes as the inputs and the state that host and
+// client agree on. A delta's Frame is the one with the low 16 bits sent
+// nearest to near (the caller's newest state's frame). The caller XORs
+// Data with its copies at Base and checks Checksum when Checked.
+func ParseStateBody(b []byte, m *StateBody, data []byte, near int32) (int, error) {
 	*m = StateBody{}
-	if len(inputs) == 0 || len(delta) == 0 || len(inputs) > MaxStateInputs {
+	if len(data) == 0 {
 		return 0, ErrLimit
 	}
-	v, i, err := readUvarint(b, 0)
-	if err != nil {
-		return 0, err
+	if len(b) == 0 {
+		return 0, ErrShort
 	}
-	if v > math.MaxInt32 {
+	flags := b[0]
+	if flags&bodyMark == 0 {
+		return 0, ErrMalformed
+	}
+	checked, advice, d := flags&(1<<6) != 0, flags&(1<<5) != 0, int32(flags&MaxBaseDistance)
+	var v uint64
+	i := 1
+	if d == 0 {
+		var err error
+		if v, i, err = readUvarint(b, 1); err != nil {
+			return 0, err
+		}
+	} else {
+		if len(b) < 3 {
+			return 0, ErrShort
+		}
+		low := binary.LittleEndian.Uint16(b[1:])
+		i = 3
+		f := int64(near) + int64(int16(low-uint16(near)))
+		if f < 0 {
+			return 0, ErrMalformed
+		}
+		v = uint64(f)
+	}
+	var err error
+	if v > math.MaxInt32 || int64(d) > int64(v) || (d == 0 && !checked) {
 		return 0, ErrMalformed
 	}
 	frame := int32(v)
-	d, i, err := readUvarint(b, i)
-	if err != nil {
-		return 0, err
-	}
-	advice := d&1 == 1
-	d >>= 1
-	if d > uint64(frame) {
-		return 0, ErrMalformed
-	}
 	base := int32(-1)
 	if d > 0 {
-		base = frame - int32(d)
+		base = frame - d
 	}
-	ack, i, err := readInt32(b, i)
-	if err != nil {
-		return 0, err
-	}
-	if int64(frame)+int64(ack) < -1 || int64(frame)+int64(ack) > math.MaxInt32 {
-		return 0, ErrMalformed
+	var ack int32
+	if checked {
+		if ack, i, err = readInt32(b, i); err != nil {
+			return 0, err
+		}
+		if int64(frame)+int64(ack) < -1 || int64(frame)+int64(ack) > math.MaxInt32 {
+			return 0, ErrMalformed
+		}
+		ack += frame
 	}
 	var depth, rate int32
 	if advice {
@@ -170,23 +236,58 @@ func ParseStateBody(b []byte, m *StateBody, inputs, delta []byte) (int, error) {
 			return 0, ErrMalformed
 		}
 	}
-	if len(b)-i < 4 {
-		return 0, ErrShort
+	var sum uint32
+	if checked {
+		if len(b)-i < 4 {
+			return 0, ErrShort
+		}
+		sum = binary.LittleEndian.Uint32(b[i:])
+		i += 4
 	}
-	sum := binary.LittleEndian.Uint32(b[i:])
-	i += 4
-	in := inputs[:len(inputs):len(inputs)]
-	if i, err = decodeRLE(b, i, in, len(in)); err != nil {
+	out := data[:len(data):len(data)]
+	if i, err = decodeTrimmed(b, i, out); err != nil {
 		return 0, err
 	}
-	dl := delta[:len(delta):len(delta)]
-	if i, err = decodeRLE(b, i, dl, len(dl)); err != nil {
-		return 0, err
-	}
-	if i, err = end(b, i); err != nil {
-		return 0, err
-	}
-	*m = StateBody{Frame: frame, Base: base, InputAck: frame + ack, Advice: advice, Depth: depth, Rate: rate,
-		Checksum: sum, Inputs: in, Delta: dl}
+	*m = StateBody{Frame: frame, Base: base, Checked: checked, InputAck: ack, Advice: advice, Depth: depth, Rate: rate,
+		Checksum: sum, Data: out}
 	return i, nil
+}
+
+// decodeTrimmed decodes a run-length coded stream that runs to the end of
+// b into out, and zeroes the rest of out (its trailing zeros, not sent).
+// The stream is canonical: it ends with a literal whose last byte is not
+// zero, or is empty.
+func decodeTrimmed(b []byte, i int, out []byte) (int, error) {
+	// The coded length first: the controls say it without the bytes.
+	n := uint64(0)
+	for j := i; j < len(b); {
+		c, k, err := readUvarint(b, j)
+		if err != nil {
+			return 0, err
+		}
+		j = k
+		if c&1 == 0 {
+			n += c>>1 + 2
+		} else {
+			l := c>>1 + 1
+			if l > uint64(len(b)-j) {
+				return 0, ErrShort
+			}
+			j += int(l)
+			n += l
+		}
+		if n > uint64(len(out)) {
+			return 0, ErrMalformed
+		}
+	}
+	d := out[:n]
+	j, err := decodeRLE(b, i, d, len(d))
+	if err != nil {
+		return 0, err
+	}
+	if j != len(b) || (n > 0 && d[n-1] == 0) {
+		return 0, ErrMalformed // bytes past the stream, or zeros at its end that are implied
+	}
+	clear(out[n:])
+	return j, nil
 }

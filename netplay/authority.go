@@ -212,6 +212,12 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 	}
 	m.lastTick = now
 	steps, err := c.Update(dt)
+	if errors.Is(err, authority.ErrSettings) {
+		// The host refused what netplay's greeting could not check (the
+		// state's or an input's size, the protocol): one error for both
+		// paths, errors.Is ErrSettings and authority.ErrSettings.
+		return fmt.Errorf("%w: %w", ErrSettings, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,10 @@ var (
 	ErrP2PRoom = errors.New("netplay: the room holds a P2P match, not an authoritative host (join it with Join or Watch)")
 
 	// ErrSettings reports a peer whose game settings differ (players,
-	// frame rate or Config.Settings); the wrapping error names both.
+	// frame rate or Config.Settings); the wrapping error names both. An
+	// authoritative host's refusal of a client's settings (the state's or
+	// an input's size too) is ErrSettings wrapping authority's
+	// *SettingsError.
 	ErrSettings = errors.New("netplay: the peer's settings differ")
 
 	// ErrRoomFull reports more players in a P2P room than Config.Players.

@@ -270,7 +270,7 @@ func (a *t10Attacker) attack(frame int32, settings uint64) {
 		case 5:
 			b = codec.Nack{Seq: a.seq, Msg: a.newest - uint32(r.IntN(3)), Missing: ^uint64(0)}.Append(nil)
 		case 6:
-			b = codec.Hello{Seq: a.seq, Settings: settings, Nonce: r.Uint64()}.Append(nil)
+			b = codec.Hello{Protocol: authority.Protocol, Seq: a.seq, Settings: settings, Nonce: r.Uint64()}.Append(nil)
 		default:
 			b = codec.QualityReport{Seq: a.seq, FrameAdvantage: r.Int32(), Ping: r.Uint64()}.Append(nil)
 		}
@@ -306,7 +306,7 @@ func TestT10Authority(t *testing.T) {
 	mal.ep, err = nw.Endpoint("mal")
 	require.NoError(t, err)
 	w.profile("mal", 0)
-	require.NoError(t, mal.ep.Send("host", codec.Hello{Settings: host.Settings(), Nonce: 7}.Append(nil)))
+	require.NoError(t, mal.ep.Send("host", codec.Hello{Protocol: authority.Protocol, Settings: host.Settings(), Nonce: 7}.Append(nil)))
 	stranger, err := nw.Endpoint("stranger")
 	require.NoError(t, err)
 	srng := rand.New(rand.NewPCG(seed, 4))
@@ -334,14 +334,14 @@ func TestT10Authority(t *testing.T) {
 				junk[i] = byte(srng.Uint32())
 			}
 			_ = stranger.Send("host", junk)
-			_ = stranger.Send("host", codec.Hello{Settings: host.Settings() ^ 1, Nonce: srng.Uint64()}.Append(nil))
+			_ = stranger.Send("host", codec.Hello{Protocol: authority.Protocol, Settings: host.Settings() ^ 1, Nonce: srng.Uint64()}.Append(nil))
 		}
 		if ticks%300 == 0 { // a resume Hello with a forged token: it may squat a free slot for a second
 			var tok [codec.TokenLen]byte
 			for i := range tok {
 				tok[i] = byte(srng.Uint32())
 			}
-			_ = stranger.Send("host", codec.Hello{Settings: host.Settings(), Nonce: srng.Uint64(), Resume: true, Token: tok}.Append(nil))
+			_ = stranger.Send("host", codec.Hello{Protocol: authority.Protocol, Settings: host.Settings(), Nonce: srng.Uint64(), Resume: true, Token: tok}.Append(nil))
 			strangerHellos++
 		}
 		w.tick()

@@ -122,8 +122,9 @@ func TestAuthoritySpectate(t *testing.T) {
 }
 
 // TestAuthorityClientNotTaken: a client whose settings differ from the
-// host's (another -seed: another settings hash) gets no answer to its
-// Hello; it gives up after -timeout with status 3, and the host, whom no
+// host's (another -seed: another settings hash) is refused at its Hello
+// with the host's settings (authority protocol 3); it fails at once with
+// status 3 naming both seeds, not after -timeout, and the host, whom no
 // client joined, ends its frame budget with status 3 too.
 func TestAuthorityClientNotTaken(t *testing.T) {
 	if testing.Short() {
@@ -137,7 +138,7 @@ func TestAuthorityClientNotTaken(t *testing.T) {
 	out, status := client.end(t)
 	t.Logf("client:\n%s", out)
 	require.Equal(t, exitFailure, status)
-	require.Contains(t, out, "the host did not take this client within 2s")
+	require.Contains(t, out, "authority: the host refused the client's settings: game settings 0x2 (host 0x1)")
 	out, status = host.end(t)
 	t.Logf("host:\n%s", withoutChecksums(out))
 	require.Equal(t, exitFailure, status)
