@@ -22,11 +22,30 @@ import (
 // arrivals need (playout.Arrival).
 const defaultRenderDelay = 3.0
 
+// A zero Queue.Depth means a depth sized to the host's stream as it goes:
+// the stream's needed render delay (playout.Arrival) and 3 frames more,
+// between 4 and 8. The queue holds what it started with (playout's Start,
+// 3) and one more for each state that came after its tick was coasted,
+// and as many more as the client's lead shrank by (its steps slow while
+// the states keep coming); the depth is the ceiling past which it drains,
+// a jump. A host process beside a CPU hog stalls 50 ms (3 frames) at its
+// 99th percentile and over 100 ms now and then, then sends the states it
+// owed at once: under a ceiling of 4, 18 drains in 1200 frames of a
+// two-process run, 0 under 8. A fixed 8 kept on a quiet machine the 6
+// frames a client anchored ahead shed on its approach, 7.7 states held
+// for good (TestTimeDilationApproach); sized to the stream they drain.
+const (
+	minQueueDepth = 4
+	maxQueueDepth = 8
+	queueSlack    = 3
+)
+
 // PlayoutConfig configures a client's presentation; the zero value of every
 // field means playout's default.
 type PlayoutConfig struct {
 	// Queue paces host states: at most one applied per step (rule 7 of
-	// the design).
+	// the design). A zero Depth means one sized to the stream, 4 to 8
+	// (see minQueueDepth), and a zero Capacity then 3×8.
 	Queue playout.QueueConfig
 	// Render is the interpolation clock; its Step defaults to the frame
 	// period, its Delay to 3 frames.
@@ -46,6 +65,14 @@ type presentation[S any] struct {
 	least  float64 // the configured render delay
 	played S
 	newest rollnet.Frame
+	// Sums over the steps of Update since the client was made, for
+	// TimelineStats: the present's lead on the newest host state, the
+	// states the queue held after its tick.
+	steps, leadSum, heldSum int64
+	// ahead is how many steps of this Update follow the one running: the
+	// queue's ticks to come, which a backlog is theirs to apply.
+	ahead int
+	sized bool // the queue's depth follows the stream
 }
 
 func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentation[S], error) {
@@ -54,8 +81,15 @@ func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentati
 	if p.ts, err = playout.NewTimestep(playout.TimestepConfig{Step: period, MaxScale: cfg.MaxScale}); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	p.sized = cfg.Queue.Depth == 0
+	if p.sized {
+		cfg.Queue.Depth = maxQueueDepth // for the Capacity's default
+	}
 	if p.q, err = playout.NewQueue[S](cfg.Queue); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if p.sized {
+		_ = p.q.SetDepth(minQueueDepth)
 	}
 	rc := cfg.Render
 	if rc.Step == 0 {
@@ -95,13 +129,18 @@ func (p *presentation[S]) push(f rollnet.Frame, s *S, at int64) {
 // tick runs the queue for one step: an applied state is kept for drawing
 // and observed by the clock.
 func (p *presentation[S]) tick() {
-	out, f, s := p.q.Tick()
+	out, f, s := p.q.TickAhead(p.ahead)
+	p.ahead = 0
 	if out == playout.Coast {
 		return
 	}
 	p.played, p.newest = *s, rollnet.Frame(f)
 	p.clk.Observe(f)
 	if p.arr.WarmedUp() {
+		if p.sized {
+			n := int(math.Ceil(p.arr.NeededFrames())) + queueSlack
+			_ = p.q.SetDepth(max(minQueueDepth, min(maxQueueDepth, n)))
+		}
 		// What the arrivals need behind the newest received, plus the
 		// tick the queue may hold the newest back: the clock counts from
 		// the newest applied.
@@ -122,9 +161,15 @@ func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
 	c.fixed, c.updating = false, true
 	defer func() { c.updating = false }()
 	c.events = c.events[:0]
-	for range n {
+	for i := range n {
+		c.view.ahead = n - 1 - i
 		if err := c.AdvanceFrame(); err != nil {
 			return 0, err
+		}
+		if p := &c.view; c.started {
+			p.steps++
+			p.leadSum += int64(c.frame - c.newestHost)
+			p.heldSum += int64(p.q.Len())
 		}
 	}
 	c.view.clk.Advance(dt)
@@ -198,4 +243,37 @@ func (c *Client[S, I]) Played() (s *S, frame rollnet.Frame, ok bool) {
 // restarts) and the render clock's resyncs.
 func (c *Client[S, I]) PlayoutStats() (playout.QueueStats, int64) {
 	return c.view.q.Stats(), c.view.clk.Resyncs()
+}
+
+// TimelineStats say how far behind and ahead of the host the client runs,
+// each a mean over the steps of Update since the client was made.
+type TimelineStats struct {
+	// Lead is how many frames the predicted present ran ahead of the
+	// newest host state received: what a press costs before the host's
+	// answer to it can be played (one round trip, the input's margin on
+	// the host, the host's state interval).
+	Lead float64
+	// Held is how many host states the paced queue held after its tick:
+	// the playout's depth, what it keeps against a host that stalls.
+	Held float64
+	// RenderDelay is the render clock's delay now, in frames behind the
+	// newest host state it observed.
+	RenderDelay float64
+}
+
+// String says the stats in a line: "lead 2.1 frames, playout 3.0 states
+// held, render delay 3.0 frames".
+func (t TimelineStats) String() string {
+	return fmt.Sprintf("lead %.1f frames, playout %.1f states held, render delay %.1f frames", t.Lead, t.Held, t.RenderDelay)
+}
+
+// TimelineStats returns the client's lead and playout depth.
+func (c *Client[S, I]) TimelineStats() TimelineStats {
+	p := &c.view
+	st := TimelineStats{RenderDelay: p.clk.Delay()}
+	if p.steps > 0 {
+		st.Lead = float64(p.leadSum) / float64(p.steps)
+		st.Held = float64(p.heldSum) / float64(p.steps)
+	}
+	return st
 }

@@ -90,7 +90,11 @@ type HostConfig[I comparable] struct {
 	// times further is malformed.
 	InputAhead int
 	// TargetDepth is how many frames early each client's inputs should
-	// arrive; the host advises a rate change to hold it. 0 means 2.
+	// arrive; the host advises a rate change to hold it. 0 means 2. It is
+	// held on the mean, measured when each frame is simulated; under
+	// jitter and stalls (a process beside a CPU hog) the lead grows until
+	// the latest-arriving inputs (about the 0.5th percentile of the last
+	// 4 s) are on time still, by at most 6 frames more.
 	TargetDepth int
 	// MaxRate is the largest rate change advised, in thousandths; 0 means
 	// 100 (10%).

@@ -53,9 +53,13 @@
 //     by default, a second's burst): past it states wait
 //     (StatesDeferred) and Nacks are refused.
 //
-// Time dilation: the host measures how many frames early each client's
-// inputs arrive (a client with nothing new sends a frame marker) and
-// advises a rate change, at most MaxRate (10%), that holds TargetDepth.
+// Time dilation: the host measures, at each frame it simulates, how many
+// frames ahead each client's inputs run (a client with nothing new sends
+// a frame marker) and advises a rate change, at most MaxRate (10%), that
+// holds TargetDepth on the mean, deeper under jitter and stalls until the
+// latest-arriving inputs are on time, and otherwise stays at the client
+// clock's own rate (0 on one clock): every frame the client's lead moves
+// is a frame its paced playout jumps or stalls.
 //
 // Settings: a Hello whose settings hash is not the host's (another game,
 // frame rate, state or input size, players, or protocol) is refused with

@@ -526,7 +526,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 	} else {
 		c.depth += (d - c.depth) / 8
 	}
-	c.early.add(d)
+	c.margin.heard(newest)
 	per, size := h.s.perClient, h.inputSize
 	for k := range m.Frames {
 		g := rollnet.Frame(m.Start) + rollnet.Frame(k)
@@ -626,7 +626,7 @@ func (h *Host[S, I]) timers() {
 			h.stats.Expired++
 		}
 		if c.state != clientFree {
-			c.advise(h.s.target, h.s.maxRate)
+			c.advise(h.core.Frame(), h.s.target, h.s.maxRate)
 		}
 	}
 	h.events = h.e.Events(h.events[:0])

@@ -192,16 +192,23 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 	if size > MaxInputSize {
 		return 0, ErrLimit
 	}
+	// Every field below is a uvarint. Its one-byte form is read in line
+	// (readUvarint does not inline, and this is the path of every frame's
+	// packet); longer ones by readUvarintSlow.
 	i := HeaderLen
 	var v uint64
-	if v, i, err = readUvarint(b, i); err != nil {
+	if i < len(b) && b[i] < 0x80 {
+		v, i = uint64(b[i]), i+1
+	} else if v, i, err = readUvarintSlow(b, i); err != nil {
 		return 0, err
 	}
 	if v > math.MaxInt32 {
 		return 0, ErrMalformed
 	}
 	start := int64(v)
-	if v, i, err = readUvarint(b, i); err != nil {
+	if i < len(b) && b[i] < 0x80 {
+		v, i = uint64(b[i]), i+1
+	} else if v, i, err = readUvarintSlow(b, i); err != nil {
 		return 0, err
 	}
 	d := unzigzag(v)
@@ -209,7 +216,9 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 		return 0, ErrMalformed
 	}
 	ack := start + d
-	if v, i, err = readUvarint(b, i); err != nil {
+	if i < len(b) && b[i] < 0x80 {
+		v, i = uint64(b[i]), i+1
+	} else if v, i, err = readUvarintSlow(b, i); err != nil {
 		return 0, err
 	}
 	if v > MaxFrames {
@@ -220,10 +229,14 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 		return 0, ErrMalformed
 	}
 	var players uint64
-	if players, i, err = readUvarint(b, i); err != nil {
+	if i < len(b) && b[i] < 0x80 {
+		players, i = uint64(b[i]), i+1
+	} else if players, i, err = readUvarintSlow(b, i); err != nil {
 		return 0, err
 	}
-	if v, i, err = readUvarint(b, i); err != nil {
+	if i < len(b) && b[i] < 0x80 {
+		v, i = uint64(b[i]), i+1
+	} else if v, i, err = readUvarintSlow(b, i); err != nil {
 		return 0, err
 	}
 	has := v&1 == 1
@@ -274,19 +287,9 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 	if count == 0 {
 		status = nil
 	}
-	*m = Input{
-		Seq:     seq,
-		Ack:     int32(ack),
-		Start:   int32(start),
-		Frames:  frames,
-		Players: players,
-		Size:    size,
-		Inputs:  inputs,
-		Status:  status,
-
-		HasChecksum: has,
-		CheckFrame:  int32(check),
-		Checksum:    sum,
-	}
+	// Field by field: a composite literal is built aside and copied.
+	m.Seq, m.Ack, m.Start, m.Frames, m.Players = seq, int32(ack), int32(start), frames, players
+	m.Inputs, m.Status = inputs, status
+	m.HasChecksum, m.CheckFrame, m.Checksum = has, int32(check), sum
 	return n, nil
 }

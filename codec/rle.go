@@ -70,6 +70,18 @@ func literalLen(l int) int { return uvarintLen(uint64(l-1)<<1|1) + l }
 // A stride of len(in) or more is a single frame, nothing XORed (a state
 // body's delta and inputs): its words are read as they are.
 func appendRLE(b, in []byte, stride int) []byte {
+	if n := len(in); n <= 8 && n > 0 {
+		// A few bytes (a frame or two of small inputs): one word. With no
+		// two zeros in a row it is one literal (a zero at either end is
+		// at the stream's edge).
+		w := shortWord(in)
+		if stride < n {
+			w ^= w << (8 * stride)
+		}
+		if zb := zeroBytes(w) & lowBytes(n); zb&(zb<<8) == 0 {
+			return appendWord(append(b, byte(n-1)<<1|1), w, n)
+		}
+	}
 	open := -1 // index in b of the open literal's control byte, -1 when none
 	z := 0     // zeros seen and not yet coded
 	plain := stride >= len(in)
@@ -193,6 +205,45 @@ func shortWord(b []byte) uint64 {
 	return 0
 }
 
+// lowBytes is the mask of the low k bytes of a word, k in [1, 8].
+func lowBytes(k int) uint64 { return ^uint64(0) >> (64 - 8*k) }
+
+// appendWord appends the low k bytes of w (k in [1, 8]), little-endian.
+func appendWord(b []byte, w uint64, k int) []byte {
+	if k == 8 {
+		return le.AppendUint64(b, w)
+	}
+	n := len(b)
+	if cap(b)-n < k {
+		for ; k > 0; k-- {
+			b = append(b, byte(w))
+			w >>= 8
+		}
+		return b
+	}
+	b = b[:n+k]
+	putShortWord(b[n:], w)
+	return b
+}
+
+// putShortWord writes the low len(b) bytes of w (at most eight) into b,
+// little-endian: shortWord's inverse, two overlapping stores (which write
+// the same bytes where they overlap) for four bytes or more (or two).
+func putShortWord(b []byte, w uint64) {
+	switch n := len(b); {
+	case n >= 8:
+		le.PutUint64(b, w)
+	case n >= 4:
+		le.PutUint32(b[n-4:], uint32(w>>(8*(n-4))))
+		le.PutUint32(b, uint32(w))
+	case n >= 2:
+		le.PutUint16(b[n-2:], uint16(w>>(8*(n-2))))
+		le.PutUint16(b, uint16(w))
+	case n == 1:
+		b[0] = byte(w)
+	}
+}
+
 // zeroBytes has the high bit set in every byte of w that is zero, and only
 // there.
 func zeroBytes(w uint64) uint64 {
@@ -228,6 +279,20 @@ func decodeRLE(b []byte, i int, out []byte, stride int) (int, error) {
 		run
 		literal
 	)
+	if n := len(out); n <= 8 && n > 0 && stride > 0 && i < len(b) && b[i] == byte(n-1)<<1|1 && len(b)-i > n {
+		// One literal of the whole stream, a few bytes (appendRLE's one
+		// word): undo the XOR on the word, each byte XORed with the one a
+		// stride earlier once decoded, in doubling steps.
+		w := shortWord(b[i+1 : i+1+n])
+		if zb := zeroBytes(w) & lowBytes(n); zb&(zb<<8) != 0 {
+			return i + 1, ErrMalformed // two zeros in a row belong in a run
+		}
+		for s := stride; s < n; s *= 2 {
+			w ^= w << (8 * s)
+		}
+		putShortWord(out, w)
+		return i + 1 + n, nil
+	}
 	prev := none
 	lastZero := false // the last byte of the previous literal is zero
 	for pos := 0; pos < len(out); {

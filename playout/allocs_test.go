@@ -58,6 +58,11 @@ func TestAllocs(t *testing.T) {
 			q.Push(frame-9, &w) // late
 			_, f, _ := q.Tick()
 			sink += float64(f + int32(q.Len()))
+			q.Push(frame+1, &w)
+			_ = q.SetDepth(int(frame%4) + 1)
+			_, f, _ = q.TickAhead(3)
+			sink += float64(f)
+			frame++
 			_ = q.Stats()
 		},
 		"Queue/lost": func() {

@@ -55,7 +55,7 @@ func FuzzQueue(f *testing.F) {
 				}
 			case 1:
 				held := q.Len()
-				out, frame, s := q.Tick()
+				out, frame, s := q.TickAhead(int(off) % 8) // a catch-up's ticks to come, or (negative) none
 				if out == playout.Coast {
 					if q.Len() != held {
 						t.Fatalf("a coast changed what is held")

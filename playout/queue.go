@@ -276,7 +276,16 @@ func (q *Queue[S]) LoseTimeline() {
 // the state, valid until the next Push, Tick, LoseTimeline or Reset; the
 // caller may modify it. For Coast, frame is the frame the caller's world
 // coasts to and s is nil. Tick never allocates.
-func (q *Queue[S]) Tick() (out Outcome, frame int32, s *S) {
+func (q *Queue[S]) Tick() (out Outcome, frame int32, s *S) { return q.TickAhead(0) }
+
+// TickAhead is Tick for a tick that ahead more ticks follow at once: a
+// client catching up after a stall (its timestep owes it several steps)
+// runs them back to back, and the states that piled up while it stalled
+// are theirs to apply, one each. So the drain waits until more than
+// Depth+ahead states would still wait after this apply; drained at the
+// first of the catch-up's ticks, they were jumps the next ticks would have
+// played. A negative ahead counts as 0. TickAhead never allocates.
+func (q *Queue[S]) TickAhead(ahead int) (out Outcome, frame int32, s *S) {
 	q.release()
 	n := len(q.order)
 	switch {
@@ -295,10 +304,22 @@ func (q *Queue[S]) Tick() (out Outcome, frame int32, s *S) {
 	if int64(q.order[0].frame) > int64(q.applied)+1 && q.coasts == 0 {
 		return q.coast() // a gap: wait one tick for its state
 	}
-	if n-1 > q.cfg.Depth { // more than Depth would wait after this apply
+	if n-1 > q.cfg.Depth+max(ahead, 0) { // more than Depth (and the ticks to come) would wait after this apply
 		q.dropOldest(1)
 	}
 	return q.take(Apply)
+}
+
+// SetDepth changes the depth past which the queue drains (QueueConfig.Depth)
+// to d, in [1, Capacity-1], for a caller that sizes it to the stream as it
+// goes: deeper under jitter, shallower when it passes. States held beyond
+// a smaller depth drain two per tick as usual. It never allocates.
+func (q *Queue[S]) SetDepth(d int) error {
+	if d < 1 || d >= q.cfg.Capacity {
+		return ErrConfig // unwrapped: this path must not allocate
+	}
+	q.cfg.Depth = d
+	return nil
 }
 
 // Started reports whether a state has been applied since the queue was

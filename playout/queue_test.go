@@ -205,3 +205,73 @@ func TestQueueNames(t *testing.T) {
 	require.Equal(t, "restart", playout.Restart.String())
 	require.Equal(t, "Outcome(9)", playout.Outcome(9).String())
 }
+
+// A client that stalled runs the steps it owes back to back: the states
+// that piled up meanwhile are theirs, one a step. Told how many ticks of
+// the catch-up follow, the queue plays them all out, none drained; ticked
+// blind it drains the first tick (a jump) and coasts the last.
+func TestQueueTickAhead(t *testing.T) {
+	for _, blind := range []bool{false, true} {
+		q, err := playout.NewQueue[int32](playout.QueueConfig{Depth: 4, Start: 3})
+		require.NoError(t, err)
+		f := int32(0)
+		for ; f < 3; f++ {
+			q.Push(f, &f)
+		}
+		q.Tick()
+		for range 20 { // settled: 3 held after each tick
+			q.Push(f, &f)
+			f++
+			q.Tick()
+		}
+		require.Equal(t, 2, q.Len())
+		for range 5 { // a stall of 5 frames: 5 states arrive, no tick
+			q.Push(f, &f)
+			f++
+		}
+		var played []int32
+		for i := range 5 {
+			ahead := 4 - i
+			if blind {
+				ahead = 0
+			}
+			out, fr, _ := q.TickAhead(ahead)
+			if out != playout.Coast {
+				played = append(played, fr)
+			}
+		}
+		st := q.Stats()
+		if blind {
+			require.Positive(t, st.Jumps, "drained blind: the test proves nothing otherwise")
+			continue
+		}
+		require.Zero(t, st.Jumps)
+		require.Zero(t, st.Coasted)
+		require.Equal(t, []int32{21, 22, 23, 24, 25}, played)
+		require.Equal(t, 2, q.Len(), "as deep as before the stall")
+	}
+}
+
+func TestQueueSetDepth(t *testing.T) {
+	q, err := playout.NewQueue[int32](playout.QueueConfig{Depth: 8})
+	require.NoError(t, err)
+	require.ErrorIs(t, q.SetDepth(0), playout.ErrConfig)
+	require.ErrorIs(t, q.SetDepth(24), playout.ErrConfig, "Capacity 24: at most 23")
+	require.NoError(t, q.SetDepth(4))
+	require.Equal(t, 4, q.Config().Depth)
+	f := int32(0)
+	for ; f < 3; f++ {
+		q.Push(f, &f)
+	}
+	q.Tick()
+	for ; f < 10; f++ { // 7 more arrive at once: deeper than 4 drains, two a tick
+		q.Push(f, &f)
+	}
+	q.Tick()
+	require.Equal(t, int64(1), q.Stats().Jumps)
+	require.Equal(t, 7, q.Len())
+	require.NoError(t, q.SetDepth(8))
+	q.Tick()
+	require.Equal(t, int64(1), q.Stats().Jumps, "deep enough now: no drain")
+	require.Equal(t, 6, q.Len())
+}

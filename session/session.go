@@ -118,7 +118,7 @@ type Session[S any, I comparable] struct {
 	tags   []rollnet.Frame
 	conf   []uint64 // bit p: player p's input is confirmed
 	inputs []I      // [slot*players + p]: confirmed inputs
-	used   []I      // [slot*players + p]: the inputs the frame was last simulated with
+	used   []I      // [slot*players + p]: the prediction the frame was last simulated with, for a player unconfirmed then
 	args   []I      // players: the slice simulate receives
 
 	contig []rollnet.Frame // per player: newest g with every frame <= g confirmed
@@ -329,6 +329,8 @@ func (s *Session[S, I]) AddRemoteInput(player int, frame rollnet.Frame, in I) er
 		return &ConflictError{Frame: frame, Player: player}
 	}
 	s.confirm(player, frame, slot, in)
+	// Unconfirmed until now, so unconfirmed when frame was simulated:
+	// used holds the prediction it was simulated with.
 	if frame < s.frame && s.used[i] != in {
 		s.stats.Mispredictions++
 		if s.pending == rollnet.NoFrame || frame < s.pending {
@@ -437,9 +439,7 @@ func (s *Session[S, I]) rollback() error {
 	from := s.pending
 	n := int(s.frame - from)
 	if err := s.ring.Rollback(n); err != nil {
-		// Unreachable: inputs are accepted only within the window, which
-		// the ring holds.
-		return fmt.Errorf("session: rollback of %d frames from frame %d: %w", n, s.frame, err)
+		return s.rollbackError(n, err)
 	}
 	s.pending = rollnet.NoFrame
 	for f := from; f < s.frame; f++ {
@@ -451,50 +451,68 @@ func (s *Session[S, I]) rollback() error {
 	return nil
 }
 
+// rollbackError is the error of a rollback of n frames the ring refused
+// with err, out of line (the formatting would weigh on every rollback).
+// Unreachable: inputs are accepted only within the window, which the ring
+// holds.
+func (s *Session[S, I]) rollbackError(n int, err error) error {
+	return fmt.Errorf("session: rollback of %d frames from frame %d: %w", n, s.frame, err)
+}
+
 // simulateFrame simulates frame f on the live state with the confirmed or
-// predicted inputs, records them, and commits.
+// predicted inputs, records the predictions, and commits.
 func (s *Session[S, I]) simulateFrame(f rollnet.Frame) {
 	slot := s.slotOf(f)
 	base := slot * s.players
-	end := base + s.players
-	in, used, args := s.inputs[base:end:end], s.used[base:end:end], s.args
-	used, args = used[:len(in)], args[:len(in)]
-	c := s.conf[slot]
-	for p, v := range in {
-		if c&(1<<p) == 0 {
-			v = s.predictInput(p, f)
-		}
-		used[p] = v
-		args[p] = v
+	args := s.args
+	copy(args, s.inputs[base:base+s.players])
+	if c := s.conf[slot]; c != s.all {
+		s.predictFrame(f, base, c) // out of line: with every input confirmed, nothing is called but simulate
 	}
 	s.simulate(s.ring.Live(), args, f)
 	s.ring.Commit()
 }
 
-// predictInput predicts player p's input for frame f from the input
-// confirmed for the nearest earlier frame (by frame, not by arrival).
-func (s *Session[S, I]) predictInput(p int, f rollnet.Frame) I {
-	var last I
-	g := s.newest[p]
-	if g >= f {
-		// An input for a later frame has arrived: search back from f-1;
-		// everything up to contig[p] is confirmed.
-		g = f - 1
-		for g > s.contig[p] {
-			sl := int(g) & s.mask
-			if s.tags[sl] == g && s.conf[sl]&(1<<p) != 0 {
-				break
-			}
-			g--
+// predictFrame puts a prediction for frame f in args for every player
+// not in c (the confirmed ones) and records it in used (at base, f's
+// slot). Only those entries of used are meaningful: an input confirmed
+// when its frame was simulated is the one it was simulated with.
+//
+// A player's prediction is the input confirmed for the nearest earlier
+// frame (by frame, not by arrival), or what Predict makes of it.
+func (s *Session[S, I]) predictFrame(f rollnet.Frame, base int, c uint64) {
+	for m := s.all &^ c; m != 0; m &= m - 1 {
+		p := bits.TrailingZeros64(m)
+		g := s.newest[p]
+		if g >= f {
+			g = s.predictionBase(p, f)
 		}
+		var last I
+		if g >= 0 {
+			last = s.inputs[(int(g)&s.mask)*s.players+p]
+		}
+		if s.predict != nil {
+			last = s.predict(p, last, f)
+		}
+		s.used[base+p] = last
+		s.args[p] = last
 	}
-	if g >= 0 {
-		last = s.inputs[(int(g)&s.mask)*s.players+p]
+}
+
+// predictionBase returns the newest frame before f with player p's input
+// confirmed, when an input for f or a later frame has arrived (out of
+// order): everything up to contig[p] is confirmed, so the search back
+// from f-1 stops there.
+func (s *Session[S, I]) predictionBase(p int, f rollnet.Frame) rollnet.Frame {
+	g := f - 1
+	for g > s.contig[p] {
+		sl := int(g) & s.mask
+		if s.tags[sl] == g && s.conf[sl]&(1<<p) != 0 {
+			break
+		}
+		g--
 	}
-	if s.predict != nil {
-		return s.predict(p, last, f)
-	}
-	return last
+	return g
 }
 
 // held returns how far back (n for ring.Peek) the committed state after

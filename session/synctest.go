@@ -71,8 +71,15 @@ func (t *SyncTest[S, I]) AdvanceFrame() error {
 	}
 	var desync *DesyncError
 	for f := s.frame - rollnet.Frame(d); f < s.frame; f++ {
-		base := (int(f) & s.mask) * s.players
-		copy(s.args, s.used[base:base+s.players])
+		slot := int(f) & s.mask
+		base := slot * s.players
+		for p := range s.args { // confirmed then or now: the same input (no rollback is pending)
+			if s.conf[slot]&(1<<p) != 0 {
+				s.args[p] = s.inputs[base+p]
+			} else {
+				s.args[p] = s.used[base+p]
+			}
+		}
 		s.simulate(s.ring.Live(), s.args, f)
 		s.ring.Commit()
 		if got, want := s.ring.Checksum(), t.want[s.frame-1-f]; got != want && desync == nil {

@@ -421,6 +421,7 @@ func (m *authClient) Report() report {
 		fmt.Sprintf("host's advice       inputs %.1f frames early, rate %+.1f%%", st.Depth, 100*st.Rate),
 		fmt.Sprintf("playout             %d played, %d coasted, stalls %d, jumps %d, underruns %d, restarts %d, clock resyncs %d",
 			qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, qs.Restarts, resyncs),
+		"timeline            " + m.cl.TimelineStats().String(),
 		fmt.Sprintf("hitches (drawn)     own paddle %d, host's paddle %d, ball %d, in %d drawn frames",
 			m.hitch.Own, m.hitch.Other, m.hitch.Ball, m.hitch.Frames),
 		fmt.Sprintf("own paddle          held to its top speed on %d drawn frames (catching up a correction)", m.heldFrames),
