@@ -16,6 +16,7 @@ import (
 // authPair is the authority mode's host and client over an in-memory
 // network on a fake clock.
 type authPair struct {
+	bad   int // checksum messages that did not parse
 	clock *local.Clock
 	h     *authHost
 	c     *authClient
@@ -38,7 +39,10 @@ func newAuthPair(t *testing.T, link local.Link) *authPair {
 		crcs := make([]uint32, 0, maxSums)
 		cfg.OnMessage = func(seat int, _ string, b []byte) {
 			first, cs, err := parseSums(b, crcs[:0])
-			require.NoError(t, err)
+			if err != nil {
+				p.bad++ // no require here: t.Helper's bookkeeping allocates
+				return
+			}
 			if p.h != nil && name == "host" {
 				p.h.onSums(seat, first, cs)
 			} else if p.c != nil && name == "client" {
@@ -68,8 +72,13 @@ func newAuthPair(t *testing.T, link local.Link) *authPair {
 
 func (p *authPair) tick(t *testing.T) {
 	p.clock.Advance(time.Second / 60)
-	require.NoError(t, p.h.Tick(Bot(p.h.State(), 0)))
-	require.NoError(t, p.c.Tick(Bot(p.c.State(), 1)))
+	// Not require: t.Helper's bookkeeping allocates now and then.
+	if err := p.h.Tick(Bot(p.h.State(), 0)); err != nil {
+		t.Fatalf("host: %v", err)
+	}
+	if err := p.c.Tick(Bot(p.c.State(), 1)); err != nil {
+		t.Fatalf("client: %v", err)
+	}
 }
 
 // TestAuthorityTickAllocs: a frame of the authority mode (the host's
@@ -85,5 +94,6 @@ func TestAuthorityTickAllocs(t *testing.T) {
 	allocs.RequireZero(t, 600, func() { p.tick(t) }, "600 ticks of the authority mode's host and client")
 	require.Greater(t, p.c.sums.compared, 500, "the checksums were exchanged")
 	require.Zero(t, p.c.sums.desyncs())
+	require.Zero(t, p.bad, "every checksum message parsed")
 	t.Logf("mismatches while measured: %d", p.c.cl.Stats().Mismatches-before)
 }
