@@ -3,13 +3,12 @@ package netplay
 import (
 	"context"
 	"fmt"
-	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 
 	signaling "github.com/rollnet/rollnet/signaling/client" // not signaling: a browser build must not link its server
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/impair"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -68,8 +67,8 @@ func isLoopback(raw string) bool {
 	if h == "localhost" {
 		return true
 	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
 }
 
 // dialed is what the background dial hands the match.
@@ -111,7 +110,7 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 	}
 	d := dialed{rtc: rtc, tr: rtc, room: client.Room(), first: len(client.Peers()) == 0}
 	if cfg.Impair != nil {
-		imp, err := impair.New(rtc, *cfg.Impair)
+		imp, err := cfg.Impair.Wrap(rtc)
 		if err != nil {
 			_ = rtc.Close()
 			_ = sig.Close()

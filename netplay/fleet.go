@@ -16,7 +16,6 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/impair"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -118,7 +117,7 @@ func ConnectFleet[S any, I comparable](cfg Config, req fleet.Request, simulate f
 	cfg.Room = req.Room
 	return startWith[S, I](ModeClient, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
 		return dialFleet(ctx, cfg, req)
-	})
+	}, authHalf[S, I]{})
 }
 
 // dialFleet asks for the placement and dials the host it names.
@@ -143,7 +142,7 @@ func dialFleet(ctx context.Context, cfg *Config, req fleet.Request) dialed {
 	}
 	d := dialed{tr: qt, room: rep.Room, placed: &placement{Reply: rep, peer: qt.Host()}}
 	if cfg.Impair != nil {
-		imp, err := impair.New(qt, *cfg.Impair)
+		imp, err := cfg.Impair.Wrap(qt)
 		if err != nil {
 			_ = qt.Close()
 			return dialed{err: err}

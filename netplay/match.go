@@ -14,7 +14,6 @@ import (
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/impair"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -100,8 +99,13 @@ type Config struct {
 	// unseated peer), payload valid during the call.
 	OnMessage func(seat int, name string, payload []byte)
 
-	// Impair, when set, impairs the link (transport/impair), both ways.
-	Impair *impair.Config
+	// Impair, when set, impairs the link both ways: an *impair.Config
+	// (transport/impair), whose Wrap is called on the transport once it is
+	// dialed. (An interface, so that a game that never sets it links none
+	// of package impair.)
+	Impair interface {
+		Wrap(transport.Transport) (transport.Transport, error)
+	}
 	// Relay sends everything through the signaling server's TURN relay.
 	Relay bool
 	// WebRTC configures the transport (ICE servers, timeouts); netplay
@@ -165,6 +169,10 @@ type Match[S any, I comparable] struct {
 	sp *session.Spectator[S, I]
 	h  *authority.Host[S, I]
 	c  *authority.Client[S, I]
+	// auth drives h and c (authority.go): set by Host, Connect and
+	// HostOrConnect alone, so a game that never calls them links none of
+	// package authority.
+	auth authSide[S, I]
 
 	seat      int
 	delay     int
@@ -247,13 +255,18 @@ func validate(mode Mode, cfg *Config) error {
 }
 
 func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
-	return startWith(mode, cfg, simulate, dial)
+	return startWith[S, I](mode, cfg, simulate, dial, nil)
+}
+
+// startAuth is start for the authoritative modes (see Match.auth).
+func startAuth[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
+	return startWith(mode, cfg, simulate, dial, authSide[S, I](authHalf[S, I]{}))
 }
 
 // startWith is start with the background dial (dial, or the fleet's
 // placement and QUIC dial: fleet.go).
 func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame),
-	dial func(context.Context, *Config, func(transport.Peer) bool) dialed) (*Match[S, I], error) {
+	dial func(context.Context, *Config, func(transport.Peer) bool) dialed, auth authSide[S, I]) (*Match[S, I], error) {
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: nil simulate", ErrConfig)
 	}
@@ -261,7 +274,7 @@ func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I
 		return nil, err
 	}
 	m := &Match[S, I]{
-		mode: mode, cfg: cfg, simulate: simulate, now: cfg.Now,
+		mode: mode, cfg: cfg, simulate: simulate, now: cfg.Now, auth: auth,
 		peers: map[transport.Peer]*peer{},
 		buf:   make([]byte, 0, codec.MaxPacket),
 		rbuf:  make([]byte, transport.MaxDatagram),
@@ -324,7 +337,7 @@ func Watch[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fram
 // listen (1: this process plays slot 0). It announces itself to every
 // peer in the room.
 func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return start(ModeHost, cfg, simulate)
+	return startAuth[S, I](ModeHost, cfg, simulate)
 }
 
 // HostOrConnect is the listen server of a room's first player: it hosts
@@ -334,14 +347,14 @@ func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame
 // rejoining). Mode says which once it knows (0 before).
 func HostOrConnect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	cfg.LocalPlayers = 1
-	return start(modeEither, cfg, simulate)
+	return startAuth[S, I](modeEither, cfg, simulate)
 }
 
 // Connect joins an authoritative match as a client of the room's host,
 // found by its announcement (the client connects to no one else); with
 // Config.Tokens holding this room's token, it rejoins its slots.
 func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return start(ModeClient, cfg, simulate)
+	return startAuth[S, I](ModeClient, cfg, simulate)
 }
 
 // ready takes the transport once dialed.
@@ -476,10 +489,8 @@ func (m *Match[S, I]) State() *S {
 		return m.p.State()
 	case m.sp != nil:
 		return m.sp.State()
-	case m.h != nil:
-		return m.h.State()
-	case m.c != nil:
-		return m.c.State()
+	case m.h != nil || m.c != nil:
+		return m.auth.state(m)
 	}
 	return nil
 }
@@ -490,10 +501,7 @@ func (m *Match[S, I]) State() *S {
 // the other modes it is State, State, 0.
 func (m *Match[S, I]) Playout() (a, b *S, alpha float64, ok bool) {
 	if m.c != nil {
-		if t, ok := m.c.RenderTime(); ok {
-			return m.c.PlayoutAt(t)
-		}
-		return nil, nil, 0, false
+		return m.auth.playout(m)
 	}
 	s := m.State()
 	return s, s, 0, s != nil
@@ -506,10 +514,8 @@ func (m *Match[S, I]) Frame() rollnet.Frame {
 		return m.p.Frame()
 	case m.sp != nil:
 		return m.sp.Frame()
-	case m.h != nil:
-		return m.h.Frame()
-	case m.c != nil:
-		return m.c.Frame()
+	case m.h != nil || m.c != nil:
+		return m.auth.frame(m)
 	}
 	return 0
 }
@@ -585,10 +591,8 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 		err = m.tickP2P(in)
 	case m.sp != nil:
 		err = m.tickSpectator()
-	case m.h != nil:
-		err = m.tickHost(in)
-	case m.c != nil:
-		err = m.tickClient(in, now)
+	case m.h != nil || m.c != nil:
+		err = m.auth.tick(m, in, now)
 	}
 	m.fail(err)
 	m.afterTick(now)
@@ -729,7 +733,7 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 				}
 			}
 			if m.h != nil { // a host knows its clients' slots before their hellos say
-				seat = m.slotOf(from)
+				seat = m.auth.slotOf(m, from)
 			}
 			m.cfg.OnMessage(seat, name, payload)
 		}
@@ -808,10 +812,8 @@ func (m *Match[S, I]) connectTick(now time.Time) {
 		}
 	case ModeSpectator:
 		m.fail(m.tryWatch())
-	case ModeClient:
-		m.fail(m.tryConnect())
-	case ModeHost:
-		m.fail(m.buildHost())
+	case ModeClient, ModeHost:
+		m.fail(m.auth.start(m))
 	}
 }
 
@@ -849,9 +851,7 @@ func (m *Match[S, I]) newToken() (Token, bool) {
 			return Token{Mode: ModeP2P, Room: m.cfg.Room, Seat: m.seat, P2P: t}, true
 		}
 	case m.c != nil:
-		if t, ok := m.c.RejoinToken(); ok && m.c.Synchronized() { // its slot known
-			return Token{Mode: ModeClient, Room: m.cfg.Room, Seat: max(m.seat, 0), Host: t}, true
-		}
+		return m.auth.token(m)
 	}
 	return Token{}, false
 }
@@ -892,10 +892,8 @@ func (m *Match[S, I]) Close() error {
 		_ = m.p.Close()
 	case m.sp != nil:
 		_ = m.sp.Close()
-	case m.h != nil:
-		_ = m.h.Close()
-	case m.c != nil:
-		_ = m.c.Close()
+	case m.h != nil || m.c != nil:
+		m.auth.close(m)
 	}
 	if m.cfg.Tokens != nil && m.cfg.Room != "" && m.err == nil {
 		_ = m.cfg.Tokens.Delete(m.cfg.Room)
@@ -928,8 +926,8 @@ func (m *Match[S, I]) ConfirmedChecksum() (frame rollnet.Frame, sum uint32, ok b
 		s, err := m.sp.ChecksumAt(frame)
 		return frame, s, err == nil
 	case m.h != nil:
-		frame = m.h.Frame() - 1
-		s, err := m.h.ChecksumAt(frame)
+		frame = m.auth.frame(m) - 1
+		s, err := m.auth.checksumAt(m, frame)
 		return frame, s, err == nil
 	}
 	return 0, 0, false
@@ -946,7 +944,7 @@ func (m *Match[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, bool) {
 		s, err := m.sp.ChecksumAt(frame)
 		return s, err == nil
 	case m.h != nil:
-		s, err := m.h.ChecksumAt(frame)
+		s, err := m.auth.checksumAt(m, frame)
 		return s, err == nil
 	}
 	return 0, false

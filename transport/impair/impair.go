@@ -63,6 +63,13 @@ type Transport struct {
 	stopped chan struct{}
 }
 
+// Wrap is New(inner, *c) as a transport.Transport: the form a caller that
+// takes any wrapper holds (netplay.Config.Impair), so that a build that never
+// makes a Config links none of this package.
+func (c *Config) Wrap(inner transport.Transport) (transport.Transport, error) {
+	return New(inner, *c)
+}
+
 // New wraps inner. It fails with ErrConfig for a Config out of range
 // (wrapping local.ErrLink for a Link). The Transport owns inner from now on:
 // Close closes it.
