@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pion/logging"
-	ptransport "github.com/pion/transport/v5"
-
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -115,12 +112,15 @@ type Config struct {
 
 	// Net replaces the operating system's network, for example with pion's
 	// virtual network (github.com/pion/transport/v5/vnet) in tests. Nil
-	// means the real network. mDNS is off on a replaced network.
-	Net ptransport.Net
+	// means the real network. mDNS is off on a replaced network. Its type is
+	// pion's transport.Net; in a browser build, where it is ignored, any
+	// (config_js.go says why).
+	Net pionNet
 
 	// LoggerFactory receives pion's logs. Nil means pion's default:
-	// warnings and errors to stderr.
-	LoggerFactory logging.LoggerFactory
+	// warnings and errors to stderr. Its type is pion's
+	// logging.LoggerFactory; in a browser build, where it is ignored, any.
+	LoggerFactory pionLoggerFactory
 
 	// Accept, when set, chooses the peers this endpoint connects to: it is
 	// asked, from the signal loop, about each peer that joins, offers or
