@@ -82,6 +82,9 @@ type dialed struct {
 	// placed is the fleet's placement (fleet.go): the host is known
 	// without its hello.
 	placed *placement
+	// greet is the peers to greet on tr (ConnectQUIC's host), as
+	// Config.Peers.
+	greet []transport.Peer
 }
 
 // dial joins the room and starts the WebRTC transport negotiating through it.

@@ -51,6 +51,20 @@
 //   - The host sends its clients the roster (each slot's name, and who is
 //     away and for how long), so every client names every player.
 //
+// # A dedicated host over QUIC
+//
+// An authoritative client can reach a dedicated host without a signaling
+// server, over QUIC (transport/quic): ConnectQUIC dials
+// QUICHost.URL (quic://HOST:PORT), accepts the certificate whose SHA-256
+// QUICHost.PinSHA256 names (the sha256= a host logs) and presents
+// QUICHost.Grant, the connect token a host started with Config.Tokens
+// wants; ConnectFleet asks the fleet behind a signaling server where to
+// go and dials that host the same way. A host that cannot be reached,
+// shows another certificate or refuses the token is the error of
+// AdvanceFrame, wrapping ErrHostUnreachable. ConnectQUIC's client greets
+// the host as in a room (its settings are checked, its name known); the
+// fleet's client knows its host from the placement.
+//
 // # Input delay from the round trip
 //
 // Before a P2P match, each player pings the others (5 round trips each)

@@ -41,10 +41,12 @@ var (
 	// ErrToken reports a token text that does not decode.
 	ErrToken = errors.New("netplay: malformed token")
 
-	// ErrHostUnreachable reports a host the fleet placed the match on
-	// that did not answer (it died before the fleet noticed: ask again,
-	// ConnectFleet).
-	ErrHostUnreachable = errors.New("netplay: the placed host did not answer")
+	// ErrHostUnreachable reports a host dialed over QUIC that did not
+	// answer or admit this client: ConnectQUIC's (the wrapping error
+	// names the cause: a timeout, quic.ErrPinMismatch, a refused token)
+	// or the one the fleet placed the match on (it died before the fleet
+	// noticed: ask again, ConnectFleet).
+	ErrHostUnreachable = errors.New("netplay: host unreachable")
 
 	// ErrClosed is returned by every call on a closed Match.
 	ErrClosed = errors.New("netplay: match closed")

@@ -136,18 +136,9 @@ func dialFleet(ctx context.Context, cfg *Config, req fleet.Request) dialed {
 			return dialed{err: fmt.Errorf("netplay: the placement's certificate hash: %w", err)}
 		}
 	}
-	qt, err := quic.Dial(ctx, rep.QUIC, qc)
+	qt, tr, err := dialHost(ctx, cfg, rep.QUIC, qc, "host "+rep.Host+" at "+rep.QUIC)
 	if err != nil {
-		return dialed{err: fmt.Errorf("%w: host %s at %s: %w", ErrHostUnreachable, rep.Host, rep.QUIC, err)}
+		return dialed{err: err}
 	}
-	d := dialed{tr: qt, room: rep.Room, placed: &placement{Reply: rep, peer: qt.Host()}}
-	if cfg.Impair != nil {
-		imp, err := cfg.Impair.Wrap(qt)
-		if err != nil {
-			_ = qt.Close()
-			return dialed{err: err}
-		}
-		d.tr = imp
-	}
-	return d
+	return dialed{tr: tr, room: rep.Room, placed: &placement{Reply: rep, peer: qt.Host()}}
 }

@@ -164,6 +164,7 @@ type Match[S any, I comparable] struct {
 	hostID transport.Peer // the authoritative host, once heard
 	client bool           // this peer is an authoritative client (Accept's)
 	placed *placement     // where the fleet placed this client (fleet.go), or nil
+	reach  string         // what the background dial reaches ("": the signaling server)
 
 	p  *session.P2P[S, I]
 	sp *session.Spectator[S, I]
@@ -195,9 +196,6 @@ type Match[S any, I comparable] struct {
 }
 
 func validate(mode Mode, cfg *Config) error {
-	if (cfg.Signal == "") == (cfg.Transport == nil) {
-		return fmt.Errorf("%w: set one of Signal and Transport", ErrConfig)
-	}
 	switch {
 	case mode == ModeP2P || mode == ModeSpectator:
 		if cfg.Players < 2 || cfg.Players > 8 {
@@ -255,20 +253,37 @@ func validate(mode Mode, cfg *Config) error {
 }
 
 func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
+	if err := oneDial(cfg); err != nil {
+		return nil, err
+	}
 	return startWith[S, I](mode, cfg, simulate, dial, nil)
 }
 
 // startAuth is start for the authoritative modes (see Match.auth).
 func startAuth[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
+	if err := oneDial(cfg); err != nil {
+		return nil, err
+	}
 	return startWith(mode, cfg, simulate, dial, authSide[S, I](authHalf[S, I]{}))
 }
 
-// startWith is start with the background dial (dial, or the fleet's
-// placement and QUIC dial: fleet.go).
+// oneDial refuses a Config of both or neither of Signal and Transport.
+func oneDial(cfg Config) error {
+	if (cfg.Signal == "") == (cfg.Transport == nil) {
+		return fmt.Errorf("%w: set one of Signal and Transport", ErrConfig)
+	}
+	return nil
+}
+
+// startWith is start with the background dial (dial, the fleet's
+// placement and QUIC dial: fleet.go, or ConnectQUIC's: quic.go).
 func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame),
 	dial func(context.Context, *Config, func(transport.Peer) bool) dialed, auth authSide[S, I]) (*Match[S, I], error) {
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: nil simulate", ErrConfig)
+	}
+	if auth == nil && mode != ModeP2P && mode != ModeSpectator {
+		panic("netplay: an authoritative match started without its authSide") // a bug of this package
 	}
 	if err := validate(mode, &cfg); err != nil {
 		return nil, err
@@ -361,6 +376,9 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 func (m *Match[S, I]) ready(d dialed) {
 	m.rtc, m.sig, m.tr, m.room = d.rtc, d.sig, d.tr, d.room
 	m.placed = d.placed
+	if d.greet != nil {
+		m.cfg.Peers = d.greet
+	}
 	m.mx.inner = d.tr
 	if m.mode == modeEither {
 		m.mode = ModeClient
@@ -566,7 +584,7 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 			m.dialc = nil // received: Close must not wait for it again
 			if d.err != nil {
 				if errors.Is(d.err, context.DeadlineExceeded) {
-					d.err = fmt.Errorf("%w joining the signaling server within %v: %w", ErrTimeout, m.cfg.Timeout, d.err)
+					d.err = fmt.Errorf("%w reaching %s within %v: %w", ErrTimeout, m.reached(), m.cfg.Timeout, d.err)
 				}
 				m.fail(d.err)
 				return m.st, m.err
@@ -599,12 +617,20 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	return m.st, m.err
 }
 
+// reached is what the background dial reaches, for errors.
+func (m *Match[S, I]) reached() string {
+	if m.reach == "" {
+		return "the signaling server"
+	}
+	return m.reach
+}
+
 func (m *Match[S, I]) timeout(now time.Time) (Status, error) {
 	if !now.Before(m.deadline) {
 		what := "the other players"
 		switch {
 		case m.tr == nil:
-			what = "the signaling server"
+			what = m.reached()
 		case m.mode == ModeClient:
 			what = "the host to announce itself"
 		case m.mode == ModeSpectator:

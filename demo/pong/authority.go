@@ -413,7 +413,7 @@ func linkOfMatch(nm *netplay.Match[State, Input]) link {
 }
 
 // runAuth plays the authority mode: it joins the room (or, with -connect,
-// dials the host), hosts or connects, calls joined (if not nil) once in
+// dials the host over QUIC), hosts or connects, calls joined (if not nil) once in
 // the room, and plays.
 func runAuth(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
 	o.seed = o.seedOr(o.room)
@@ -428,12 +428,11 @@ func runAuth(ctx context.Context, o options, stdout, stderr io.Writer, joined fu
 	start := netplay.HostOrConnect[State, Input]
 	switch {
 	case o.connect != "":
-		tr, err := dialQUIC(ctx, o, stdout)
-		if err != nil {
-			return connectFailed(err, stdout, stderr)
+		o.say(stdout, "pong: dialing %s", o.connect)
+		host := netplay.QUICHost{URL: o.connect, PinSHA256: o.pinHash}
+		start = func(cfg netplay.Config, sim func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error) {
+			return netplay.ConnectQUIC(cfg, host, sim)
 		}
-		cfg.Signal, cfg.Transport, cfg.Peers = "", tr, []transport.Peer{tr.Host()}
-		start = netplay.Connect[State, Input]
 	case o.side == 0 && !o.spectate:
 		cfg.LocalPlayers = 1
 		start = netplay.Host[State, Input]

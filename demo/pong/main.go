@@ -46,10 +46,11 @@ type options struct {
 	replay   string // -replay: the recording to play back instead of a match
 	mode     string // modeP2P or modeAuthority
 	grace    time.Duration
-	web      string // -web: serve the browser pong and a signaling server here (web.go)
-	rejoin   string // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
-	connect  string // -connect: a dedicated host's quic://HOST:PORT (quic.go)
-	pin      string // -pin: its certificate's SHA-256
+	web      string   // -web: serve the browser pong and a signaling server here (web.go)
+	rejoin   string   // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
+	connect  string   // -connect: a dedicated host's quic://HOST:PORT (quic.go)
+	pin      string   // -pin: its certificate's SHA-256
+	pinHash  [32]byte // -pin, parsed
 
 	// view is the terminal view (nil headless), made by run before
 	// connecting so the wait and the match share it.

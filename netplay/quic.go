@@ -1,0 +1,108 @@
+package netplay
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/quic"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+// QUICHost is a dedicated host a client dials directly over QUIC
+// (transport/quic), without a signaling server: its URL, the certificate
+// to accept and the connect token to present.
+type QUICHost struct {
+	// URL is the host's address, quic://HOST:PORT.
+	URL string
+
+	// PinSHA256 is the SHA-256 of the host's certificate (quic.ParseHash
+	// of the sha256= its log prints): that certificate is accepted,
+	// whoever signed it. Zero means the certificate must verify as a
+	// browser's would, for the URL's host name.
+	PinSHA256 [32]byte
+
+	// Grant is the connect token to present, for a host that admits only
+	// token holders (transport/quic's Config.Tokens): as the game's
+	// backend minted it for this host (connecttoken.ParseGrant). Nil
+	// presents none.
+	Grant *connecttoken.Grant
+}
+
+// Validate reports a URL that is not quic://HOST:PORT, wrapping ErrConfig.
+func (h QUICHost) Validate() error {
+	_, err := h.addr()
+	return err
+}
+
+// addr is the HOST:PORT of h.URL.
+func (h QUICHost) addr() (string, error) {
+	u, err := url.Parse(h.URL)
+	if err == nil && u.Scheme == "quic" && u.Host != "" && u.User == nil && (u.Path == "" || u.Path == "/") &&
+		u.RawQuery == "" && u.Fragment == "" {
+		if host, port, err := net.SplitHostPort(u.Host); err == nil && host != "" {
+			if n, err := strconv.ParseUint(port, 10, 16); err == nil && n > 0 {
+				return u.Host, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%w: the host's URL wants quic://HOST:PORT, got %q", ErrConfig, RedactURL(h.URL))
+}
+
+// ConnectQUIC joins the authoritative match of the dedicated host h as a
+// client, over QUIC and without a signaling server: it returns at once
+// and dials the host in the background (Status.Phase Connecting until
+// then; a host that does not answer in Config.Timeout, presents another
+// certificate than h.PinSHA256 or refuses h.Grant is the error of
+// AdvanceFrame, wrapping ErrHostUnreachable and transport/quic's
+// sentinel). Then it is Connect's match: the host's hello is checked
+// (ErrSettings at once), and with Config.Tokens a Match started again for
+// the same Config.Room rejoins its slots. Config.Signal and
+// Config.Transport must be empty: it dials its own transport
+// (Config.Impair applies to it); Config.Room names the match for the
+// game and the token store only.
+func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
+	addr, err := h.addr()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Signal != "" || cfg.Transport != nil {
+		return nil, fmt.Errorf("%w: ConnectQUIC dials its own transport: no Signal, no Transport", ErrConfig)
+	}
+	qc := quic.Config{PinSHA256: h.PinSHA256, Grant: h.Grant}
+	m, err := startWith[S, I](ModeClient, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
+		qt, tr, err := dialHost(ctx, cfg, addr, qc, h.URL)
+		if err != nil {
+			return dialed{err: err}
+		}
+		return dialed{tr: tr, room: cfg.Room, greet: []transport.Peer{qt.Host()}}
+	}, authHalf[S, I]{})
+	if err != nil {
+		return nil, err
+	}
+	m.reach = "the host at " + h.URL
+	return m, nil
+}
+
+// dialHost dials the host at addr (HOST:PORT) over QUIC with qc: the QUIC
+// transport, and the one the match uses (impaired if cfg asks). A failed
+// dial wraps ErrHostUnreachable, naming the host as name.
+func dialHost(ctx context.Context, cfg *Config, addr string, qc quic.Config, name string) (*quic.Transport, transport.Transport, error) {
+	qt, err := quic.Dial(ctx, addr, qc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrHostUnreachable, name, err)
+	}
+	if cfg.Impair == nil {
+		return qt, qt, nil
+	}
+	imp, err := cfg.Impair.Wrap(qt)
+	if err != nil {
+		_ = qt.Close()
+		return nil, nil, err
+	}
+	return qt, imp, nil
+}
