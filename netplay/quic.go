@@ -3,13 +3,11 @@ package netplay
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -44,8 +42,8 @@ func (h QUICHost) addr() (string, error) {
 	u, err := url.Parse(h.URL)
 	if err == nil && u.Scheme == "quic" && u.Host != "" && u.User == nil && (u.Path == "" || u.Path == "/") &&
 		u.RawQuery == "" && u.Fragment == "" {
-		if host, port, err := net.SplitHostPort(u.Host); err == nil && host != "" {
-			if n, err := strconv.ParseUint(port, 10, 16); err == nil && n > 0 {
+		if u.Hostname() != "" {
+			if n, err := strconv.ParseUint(u.Port(), 10, 16); err == nil && n > 0 {
 				return u.Host, nil
 			}
 		}
@@ -73,36 +71,16 @@ func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S
 	if cfg.Signal != "" || cfg.Transport != nil {
 		return nil, fmt.Errorf("%w: ConnectQUIC dials its own transport: no Signal, no Transport", ErrConfig)
 	}
-	qc := quic.Config{PinSHA256: h.PinSHA256, Grant: h.Grant}
 	m, err := startWith[S, I](ModeClient, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
-		qt, tr, err := dialHost(ctx, cfg, addr, qc, h.URL)
+		host, tr, err := dialQUIC(ctx, cfg, addr, h)
 		if err != nil {
 			return dialed{err: err}
 		}
-		return dialed{tr: tr, room: cfg.Room, greet: []transport.Peer{qt.Host()}}
+		return dialed{tr: tr, room: cfg.Room, greet: []transport.Peer{host}}
 	}, authHalf[S, I]{})
 	if err != nil {
 		return nil, err
 	}
 	m.reach = "the host at " + h.URL
 	return m, nil
-}
-
-// dialHost dials the host at addr (HOST:PORT) over QUIC with qc: the QUIC
-// transport, and the one the match uses (impaired if cfg asks). A failed
-// dial wraps ErrHostUnreachable, naming the host as name.
-func dialHost(ctx context.Context, cfg *Config, addr string, qc quic.Config, name string) (*quic.Transport, transport.Transport, error) {
-	qt, err := quic.Dial(ctx, addr, qc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %w", ErrHostUnreachable, name, err)
-	}
-	if cfg.Impair == nil {
-		return qt, qt, nil
-	}
-	imp, err := cfg.Impair.Wrap(qt)
-	if err != nil {
-		_ = qt.Close()
-		return nil, nil, err
-	}
-	return qt, imp, nil
 }
