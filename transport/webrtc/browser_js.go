@@ -6,7 +6,7 @@ package webrtc
 // GOOS=js: importing pion/webrtc links its native stack's package
 // initialisers (DTLS, x509, the elliptic curves, SDP, ICE, TURN), which no
 // page runs, into every browser game: 1.5 MB of wasm (0.4 MB gzipped) on
-// the pong's 5.1 MB. Why syscall/js is safe here: every js.Func made for a
+// the pong's 5.4 MB. Why syscall/js is safe here: every js.Func made for a
 // connection is detached from its object and released when the connection
 // closes; a call that throws (a closed connection, a malformed candidate)
 // is recovered into an error by try, never a panic; a promise is awaited
