@@ -101,6 +101,7 @@ func (m *authClient) Tick(in Input) error {
 	if m.err != nil {
 		return m.err
 	}
+	m.noteOpen()
 	now := m.now()
 	dt := m.period
 	if !m.last.IsZero() {

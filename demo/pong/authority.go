@@ -197,6 +197,9 @@ func (m *authHost) drain() {
 	if st := m.h.Stats(); st.Joined+st.Rejoined > m.joined {
 		resumed := st.Rejoined > m.resumed
 		m.joined, m.resumed = st.Joined+st.Rejoined, st.Rejoined
+		if m.opened == 0 && !m.inRoom.IsZero() { // a host's first channel: its first client's
+			m.opened = max(time.Since(m.inRoom), time.Millisecond)
+		}
 		m.cs = m.h.Clients(m.cs[:0])
 		if i := playerOf(m.cs); i >= 0 && (m.cs[i].Peer != m.client || resumed) {
 			m.client, m.gone, m.away = m.cs[i].Peer, false, false
@@ -454,7 +457,7 @@ func runAuth(ctx context.Context, o options, stdout, stderr io.Writer, joined fu
 		}
 		return "joining its host"
 	}
-	err = joinRoom(ctx, nm, o, stdout, what, joined, func() bool { return nm.Mode() != netplay.ModeHost || nm.AuthHost() != nil })
+	inRoom, opened, err := joinRoom(ctx, nm, o, stdout, what, joined, func() bool { return nm.Mode() != netplay.ModeHost || nm.AuthHost() != nil })
 	if err != nil {
 		_ = nm.Close()
 		if !errors.Is(err, errCancelled) {
@@ -470,6 +473,7 @@ func runAuth(ctx context.Context, o options, stdout, stderr io.Writer, joined fu
 			fmt.Fprintln(stderr, err)
 			return exitFailure
 		}
+		h.inRoom, h.opened = inRoom, opened
 		sink, m = h.onSums, h
 		if o.headless {
 			h.out = stdout
@@ -481,6 +485,7 @@ func runAuth(ctx context.Context, o options, stdout, stderr io.Writer, joined fu
 			fmt.Fprintln(stderr, err)
 			return exitFailure
 		}
+		c.inRoom, c.opened = inRoom, opened
 		sink, m = c.onSums, c
 		if o.headless {
 			c.out = stdout

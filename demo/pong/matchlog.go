@@ -145,6 +145,18 @@ func (l *matchLog) fillReport(r *report, ps rollnet.PeerStats) {
 	}
 }
 
+// noteOpen sets opened once a data channel is open, for a match whose
+// joinRoom returned before one was (an authoritative client).
+func (l *matchLog) noteOpen() {
+	if l.opened != 0 || l.inRoom.IsZero() || l.rtc == nil {
+		return
+	}
+	var open [1]transport.Peer
+	if len(l.rtc.Peers(open[:0])) > 0 {
+		l.opened = max(time.Since(l.inRoom), time.Millisecond)
+	}
+}
+
 // networkRTT is the network's own round trip to peer as WebRTC's ICE
 // measures it (0 without WebRTC, or until measured), asked for at most
 // once a second since asking allocates; the last value is kept once the
@@ -251,11 +263,13 @@ func (l *matchLog) printSum(f rollnet.Frame, crc uint32) {
 }
 
 // link is what a match shows of its connection: the WebRTC transport
-// (nil without), the impairment (nil without -impair), how long the
-// channels took to open (0 when unknown), the room, and what closes it.
+// (nil without), the impairment (nil without -impair), when it joined the
+// room and how long the channels then took to open (0 when unknown; a
+// host's, until its first client joins), the room, and what closes it.
 type link struct {
 	rtc      *webrtc.Transport
 	imp      *impair.Transport
+	inRoom   time.Time // when it joined the room (zero when unknown)
 	opened   time.Duration
 	roomName string
 	closer   func()

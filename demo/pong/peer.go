@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/transport"
 )
 
 // Exit statuses.
@@ -210,7 +211,8 @@ func runP2P(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 			what = "rejoining the match"
 		}
 	}
-	if err := joinRoom(ctx, nm, o, stdout, func() string { return what }, joined, ready); err != nil {
+	inRoom, opened, err := joinRoom(ctx, nm, o, stdout, func() string { return what }, joined, ready)
+	if err != nil {
 		_ = nm.Close()
 		switch {
 		case errors.Is(err, errCancelled):
@@ -226,7 +228,9 @@ func runP2P(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 		}
 		return connectFailed(err, stdout, stderr)
 	}
-	m.setLink(linkOfMatch(nm)) // dialed now
+	k := linkOfMatch(nm) // dialed now
+	k.inRoom, k.opened = inRoom, opened
+	m.setLink(k)
 	if o.headless && !o.child {
 		m.setOut(stdout)
 	}
@@ -242,7 +246,11 @@ func (l *matchLog) setLink(k link) { l.link = k }
 // joinRoom ticks nm until it is in its room, says so (what follows "in
 // room R on S;") and calls joined (if not nil), then until ready: on the
 // waiting screen if there is one (q, Esc or Ctrl-C cancel: errCancelled).
-func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error, ready func() bool) error {
+//
+// inRoom is when it joined the room; opened how long after that the
+// first data channel opened (the report's path line; 0 when none is open
+// yet, or without WebRTC).
+func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error, ready func() bool) (inRoom time.Time, opened time.Duration, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if o.view != nil {
@@ -255,27 +263,34 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 	o.say(stdout, "pong: joining %s", where)
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
-	for in := false; !in || !ready(); {
+	var open [1]transport.Peer
+	isOpen := func() {
+		if rtc := nm.WebRTC(); !inRoom.IsZero() && opened == 0 && rtc != nil && len(rtc.Peers(open[:0])) > 0 {
+			opened = max(time.Since(inRoom), time.Millisecond)
+		}
+	}
+	for in := false; !in || !ready(); isOpen() {
 		if !in && nm.Transport() != nil && nm.Mode() != 0 {
-			in = true
+			in, inRoom = true, time.Now()
 			o.say(stdout, "pong: in room %s on %s; %s", nm.Room(), where, what())
 			if joined != nil {
 				if err := joined(); err != nil {
-					return err
+					return inRoom, 0, err
 				}
 			}
 			continue
 		}
 		select {
 		case <-ctx.Done():
-			return errCancelled
+			return inRoom, 0, errCancelled
 		case <-tick.C:
 		}
 		if _, err := nm.AdvanceFrame(0); err != nil {
-			return err
+			return inRoom, 0, err
 		}
 	}
-	return nil
+	isOpen()
+	return inRoom, opened, nil
 }
 
 // runSpectate is `pong -spectate`: a signaling server on loopback, two bot

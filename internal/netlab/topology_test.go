@@ -103,7 +103,7 @@ func TestRouterChange(t *testing.T) {
 	right.MoveTo(second)
 	require.NotEqual(t, before, right.PublicAddr())
 	t.Logf("bob moved from %s to %s (behind %s)", before, right.PublicAddr(), second.Name)
-	lp.waitFor(t, regexp.MustCompile(`^pong: right dropped at frame \d+`), 20*time.Second)
+	lp.waitFor(t, regexp.MustCompile(`^pong: bob dropped at frame \d+`), 20*time.Second)
 	rp.kill(t)
 
 	again := pong(t, right, "bob", args("bob")...)
@@ -113,7 +113,7 @@ func TestRouterChange(t *testing.T) {
 	lout, lcode := lp.wait(t, 90*time.Second)
 	played(t, "bob, rejoined", rout, rcode)
 	played(t, "alice", lout, lcode)
-	require.Contains(t, lout, "right rejoined at frame "+m[1])
+	require.Contains(t, lout, "bob rejoined at frame "+m[1])
 	rpath := parsePath(t, "bob, rejoined", rout)
 	t.Logf("bob rejoined at frame %d over %s", rejoinAt, rpath)
 	require.Equal(t, pairPath(netlab.Home, netlab.Masquerade), rpath.Kind, "bob behind the new router to alice: %s", rpath)
