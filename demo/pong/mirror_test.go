@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -226,7 +227,12 @@ func TestTickAllocs(t *testing.T) {
 		m.tick(t)
 	}
 	before := m.a.p.Stats().Rollbacks + m.b.p.Stats().Rollbacks
-	allocs.RequireZero(t, 600, func() { m.tick(t) })
+	var err error
+	allocs.RequireZero(t, 600, func() { // the ticks alone: require's t.Helper bookkeeping allocates now and then
+		m.clock.Advance(time.Second / 60)
+		err = errors.Join(err, m.a.Tick(Bot(m.a.State(), 0)), m.b.Tick(Bot(m.b.State(), 1)))
+	})
+	require.NoError(t, err)
 	require.Greater(t, m.a.p.Stats().Rollbacks+m.b.p.Stats().Rollbacks, before, "rollbacks happened while measured")
 }
 
