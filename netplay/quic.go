@@ -62,7 +62,8 @@ func (h QUICHost) addr() (string, error) {
 // the same Config.Room rejoins its slots. Config.Signal and
 // Config.Transport must be empty: it dials its own transport
 // (Config.Impair applies to it); Config.Room names the match for the
-// game and the token store only.
+// game and the token store only. In a browser build the dial fails with
+// ErrConfig: a page reaches a host over WebTransport, not raw QUIC.
 func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	addr, err := h.addr()
 	if err != nil {
