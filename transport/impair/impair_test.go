@@ -338,3 +338,23 @@ func TestAllocs(t *testing.T) {
 	// reads at least 1.
 	require.Zero(t, testing.AllocsPerRun(2000, step))
 }
+
+// TestWrap: Config.Wrap is New behind an interface (netplay.Config.Impair
+// holds it): a wrapped *Transport, or New's refusal.
+func TestWrap(t *testing.T) {
+	net, err := local.NewNetwork(local.Config{})
+	require.NoError(t, err)
+	a, err := net.Endpoint("a")
+	require.NoError(t, err)
+	var w interface {
+		Wrap(transport.Transport) (transport.Transport, error)
+	} = &impair.Config{Seed: 1}
+	tr, err := w.Wrap(a)
+	require.NoError(t, err)
+	it, ok := tr.(*impair.Transport)
+	require.True(t, ok, "Wrap returns the *impair.Transport: %T", tr)
+	require.Equal(t, a.Local(), it.Local())
+	require.NoError(t, it.Close())
+	_, err = (&impair.Config{QueueLen: -1}).Wrap(a)
+	require.ErrorIs(t, err, impair.ErrConfig)
+}
