@@ -207,7 +207,7 @@ func site(stk []uintptr) (key, bool) {
 		if fn != "runtime.goexit" {
 			last = fn
 		}
-		if name == "" && fn != "" && !strings.HasPrefix(fn, "runtime.") {
+		if name == "" && fn != "" && !strings.HasPrefix(fn, "runtime.") && !strings.HasPrefix(fn, "internal/runtime/") {
 			name = fmt.Sprintf("%s (%s:%d)", fn, fr.File, fr.Line)
 		}
 		if !more {
