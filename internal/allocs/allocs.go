@@ -56,6 +56,22 @@ func Total(runs int, f func()) uint64 {
 // growing once every type a site sees is in them. Those are logged.
 func RequireZero(t testing.TB, runs int, f func(), msgAndArgs ...any) {
 	t.Helper()
+	requireZero(t, runs, f, false, msgAndArgs)
+}
+
+// RequireZeroHere is RequireZero counting only what f allocates on the
+// goroutine that calls it: for an f that does all its work there while
+// other goroutines of the process allocate on their own (a library's
+// timers, what an earlier test left closing). What runs on other
+// goroutines is logged, not counted, so an f that hands its work to one
+// must use RequireZero.
+func RequireZeroHere(t testing.TB, runs int, f func(), msgAndArgs ...any) {
+	t.Helper()
+	requireZero(t, runs, f, true, msgAndArgs)
+}
+
+func requireZero(t testing.TB, runs int, f func(), here bool, msgAndArgs []any) {
+	t.Helper()
 	if race.Enabled {
 		t.Skip("allocation counts are meaningless under -race, which allocates")
 	}
@@ -67,11 +83,18 @@ func RequireZero(t testing.TB, runs int, f func(), msgAndArgs ...any) {
 	// the count only stands in when the profile holds none at all. The
 	// two windows differ a little at their ends (the runtime's scavenger
 	// wakes after the profile's collections), so they are not subtracted.
+	sites := c.sites
+	if here {
+		sites = c.here
+		if others := len(c.sites) - len(c.here); others > 0 {
+			t.Logf("allocations on other goroutines, not counted:\n%s", list(c.sites))
+		}
+	}
 	var n uint64
-	for _, d := range c.sites {
+	for _, d := range sites {
 		n += uint64(d)
 	}
-	if n == 0 && c.runtime == 0 {
+	if n == 0 && c.runtime == 0 && !here {
 		n = c.total
 	}
 	if n == 0 {
@@ -85,8 +108,8 @@ func RequireZero(t testing.TB, runs int, f func(), msgAndArgs ...any) {
 			what = fmt.Sprintf("%v", msgAndArgs[0])
 		}
 	}
-	where := list(c.sites)
-	if len(c.sites) == 0 {
+	where := list(sites)
+	if len(sites) == 0 {
 		where = "\t(none in the profile: it lags the count)\n"
 	}
 	t.Fatalf("%s: %d heap allocations in %d runs, want 0; allocated in:\n%s", what, n, runs, where)
@@ -96,8 +119,8 @@ func RequireZero(t testing.TB, runs int, f func(), msgAndArgs ...any) {
 // goroutine's), those of them that were the runtime's own, and the
 // allocating sites of each kind with their counts.
 type count struct {
-	total, runtime      uint64
-	sites, runtimeSites map[string]int64
+	total, runtime            uint64
+	sites, here, runtimeSites map[string]int64 // here: f's goroutine's, of sites
 }
 
 // measure runs f once to warm up, then runs times more with GOMAXPROCS
@@ -118,7 +141,7 @@ func measure(runs int, f func()) count {
 	}
 	runtime.ReadMemStats(&m1)
 	after := profile()
-	c := count{total: m1.Mallocs - m0.Mallocs, sites: map[string]int64{}, runtimeSites: map[string]int64{}}
+	c := count{total: m1.Mallocs - m0.Mallocs, sites: map[string]int64{}, here: map[string]int64{}, runtimeSites: map[string]int64{}}
 	for s, n := range after {
 		d := n - before[s]
 		if d <= 0 {
@@ -129,6 +152,9 @@ func measure(runs int, f func()) count {
 			c.runtime += uint64(d)
 		} else {
 			c.sites[s.name] += d
+			if s.here {
+				c.here[s.name] += d
+			}
 		}
 	}
 	return c
@@ -159,6 +185,7 @@ func list(counts map[string]int64) string {
 type key struct {
 	name    string
 	runtime bool
+	here    bool // on measure's goroutine
 }
 
 // profile returns the allocations the memory profile has recorded so
@@ -192,7 +219,7 @@ func profile() map[key]int64 {
 // type-assertion and type-switch caches.
 func site(stk []uintptr) (key, bool) {
 	frames := runtime.CallersFrames(stk)
-	first, last, name := "", "", ""
+	first, last, name, here := "", "", "", false
 	for {
 		fr, more := frames.Next()
 		fn := fr.Function
@@ -203,6 +230,9 @@ func site(stk []uintptr) (key, bool) {
 			return key{name: fn, runtime: true}, true
 		case first == "" && fn != "runtime.mallocgc" && !strings.HasPrefix(fn, "runtime.malloc"):
 			first = fn
+		}
+		if strings.HasSuffix(fn, "internal/allocs.measure") {
+			here = true
 		}
 		if fn != "runtime.goexit" {
 			last = fn
@@ -217,5 +247,5 @@ func site(stk []uintptr) (key, bool) {
 	if name == "" {
 		return key{name: first + " in " + last, runtime: true}, true
 	}
-	return key{name: name}, true
+	return key{name: name, here: here}, true
 }
