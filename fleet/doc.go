@@ -36,6 +36,18 @@
 // can look live for one DeadAfter then). A host that leaves cleanly
 // deletes its record at once.
 //
+// A record a host left behind (killed, cut off) is deleted by the placers:
+// one that has seen no new beat for Config.ForgetAfter (1 min) deletes it,
+// and each room key that still names that host, over the revision it saw
+// (compare-and-delete), so a host that beat again, or a room placed anew,
+// keeps its key, and placers sweeping together delete each key once. A
+// sweep owned by the placers and not a key-value TTL: room keys are
+// written once per placement and live as long as their match, so a
+// bucket-wide MaxAge would expire running rooms, and a per-key TTL would
+// have to ride on every compare-and-set write by hosts and placers alike
+// (a single write without it makes the key permanent again). The placer
+// already knows, on its own clock, when each host last beat.
+//
 // # Placement: the compare-and-set rule
 //
 // Every write to a host's record is a compare-and-set on the key's
