@@ -76,6 +76,13 @@
 // one client address make Config.AddrRate placements a second (burst
 // AddrBurst) and holds at most MaxInFlight at once (ErrBusy, 429); a
 // request body is at most MaxRequest bytes and a reply a few hundred.
+// The client address is the TCP peer's, unless that peer is one of
+// PlacerConfig.TrustedProxies: then it is the address the proxies write
+// in Forwarded (RFC 7239) or X-Forwarded-For, read right to left past
+// trusted hops, as the signaling server reads it (what a client wrote
+// itself, left of the proxy's entry, is never believed, and a header from
+// anyone else is ignored). Without it, every client behind a proxy
+// shares the proxy's bucket.
 //
 // # Policies
 //

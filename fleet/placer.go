@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,13 @@ type PlacerConfig struct {
 	// requests a second (defaults 20 and 40), as a token bucket; loopback
 	// is not exempt.
 	AddrRate, AddrBurst int
+	// TrustedProxies are the reverse proxies in front of the placer (the
+	// signaling server's TrustedProxies): a request whose TCP peer is one
+	// counts against the client address they write in Forwarded or
+	// X-Forwarded-For, read right to left past trusted hops; anyone
+	// else's header is ignored (internal/forwarded). Without them every
+	// client behind a proxy shares the proxy's bucket.
+	TrustedProxies []netip.Prefix
 	// Logger logs refusals at debug and failures at warn (nil: none).
 	Logger *slog.Logger
 }

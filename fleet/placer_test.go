@@ -3,12 +3,16 @@
 package fleet_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -335,4 +339,52 @@ func TestGoneHostForgotten(t *testing.T) {
 	require.EqualValues(t, 1, p.Stats().Forgotten)
 	require.Len(t, p.View().Hosts, 1, "the placer's view holds the live host alone")
 	_ = dead.Close() // fails: its connection is closed
+}
+
+// TestPlacerTrustedProxy: raw requests from two loopback addresses, one a
+// trusted proxy. The proxy's X-Forwarded-For names the client whose
+// bucket a request takes (a burst of 1 each); the same header from an
+// untrusted address is ignored, and a client's own entries left of the
+// proxy's are not believed. (Keyed on the TCP peer, as before, the
+// proxy's second client is refused.)
+func TestPlacerTrustedProxy(t *testing.T) {
+	e := startNATS(t)
+	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: testConfig, Secret: testSecret, AddrRate: 1, AddrBurst: 1,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}})
+	require.NoError(t, err)
+	defer p.Close()
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	// post sends one raw placement request from local address from, with
+	// xff as its X-Forwarded-For ("" for none), and returns the status.
+	post := func(from, xff string) int {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+		c, err := d.Dial("tcp", srv.Listener.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+		require.NoError(t, c.SetDeadline(time.Now().Add(10*time.Second)))
+		body := `{"game":"court","room":"r1","version":"1"}`
+		req := "POST " + fleet.PlacePath + " HTTP/1.1\r\nHost: fleet\r\nContent-Type: application/json\r\nConnection: close\r\n"
+		if xff != "" {
+			req += "X-Forwarded-For: " + xff + "\r\n"
+		}
+		req += fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+		_, err = io.WriteString(c, req)
+		require.NoError(t, err)
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err, "a reply within 10 s")
+		_ = res.Body.Close()
+		return res.StatusCode
+	}
+	const busy = http.StatusTooManyRequests
+	// No host runs: a request let through is refused 503 (no host), one
+	// over its address's bucket 429.
+	require.NotEqual(t, busy, post("127.0.0.1", "203.0.113.1"), "untrusted: its first request")
+	require.Equal(t, busy, post("127.0.0.1", "203.0.113.2"), "untrusted: its header is ignored, its own bucket spent")
+	require.NotEqual(t, busy, post("127.0.0.2", "203.0.113.1"), "through the proxy: client .1")
+	require.NotEqual(t, busy, post("127.0.0.2", "203.0.113.2"), "through the proxy: client .2, its own bucket")
+	require.Equal(t, busy, post("127.0.0.2", "203.0.113.1"), "through the proxy: client .1 again")
+	require.Equal(t, busy, post("127.0.0.2", "198.51.100.7, 203.0.113.2"), "a client's own entry left of the proxy's is not believed")
+	require.NotEqual(t, busy, post("127.0.0.2", ""), "the proxy's own request, without the header")
+	require.Equal(t, busy, post("127.0.0.2", "garbage"), "an entry that does not parse stops at the proxy")
 }
