@@ -298,16 +298,18 @@ func TestGoneHostForgotten(t *testing.T) {
 	e := startNATS(t)
 	cfg := testConfig
 	cfg.ForgetAfter = time.Second
-	join(t, e, "live", "1", 4, 2)
+	join(t, e, "live", "1", 1, 2)
 	nc := e.Connect(t)
 	dead, err := fleet.Join(nc, fleet.HostInfo{ID: "dead", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
-		QUIC: "127.0.0.1:4009", Capacity: fleet.Capacity{Matches: 4, Clients: 8}}, cfg, nil)
+		QUIC: "127.0.0.1:4009", Capacity: fleet.Capacity{Matches: 1, Clients: 2}}, cfg, nil)
 	require.NoError(t, err)
-	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: cfg, Policy: fleet.Spread, Secret: testSecret, AddrRate: 1000, AddrBurst: 1000})
+	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: cfg, Secret: testSecret, AddrRate: 1000, AddrBurst: 1000})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	waitHosts(t, p, 2)
-	// One room on each host (Spread: the emptier, ties to the smaller id).
+	// One room on each host: each has room for one match (the policy
+	// alone would not do: the second placement may see the first's host
+	// empty still, until the compare-and-set tells it otherwise).
 	rooms := map[string]string{}
 	for _, room := range []string{"r1", "r2"} {
 		r, err := p.Place(context.Background(), fleet.Request{Game: "court", Room: room, Version: "1"})
