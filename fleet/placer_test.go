@@ -29,7 +29,10 @@ import (
 var testSecret = []byte("fleet-unit-test-secret-0123456789")
 
 // testConfig: a host beats every 100 ms and is gone after 500 ms of silence.
-var testConfig = fleet.Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond}
+// testConfig's OpTimeout bounds one key-value operation at 10 s, not the
+// default 2 s: creating the bucket on a loaded machine under -race (two
+// CPU hogs beside the test) took longer, and NewPlacer failed.
+var testConfig = fleet.Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond, OpTimeout: 10 * time.Second}
 
 func join(t *testing.T, e *natstest.Server, id, version string, matches, perMatch int) *fleet.Member {
 	t.Helper()

@@ -443,7 +443,8 @@ func TestFleetProcesses(t *testing.T) {
 					reasons[why[:min(len(why), 60)]]++
 				}
 				if o.Told {
-					require.Contains(t, []string{h1, h2}, o.Host, "match s%d was told its host %s is gone: only %s (killed) and %s (drained) went", i, o.Host, h1, h2)
+					require.Contains(t, []string{h1, h2}, o.Host, "match s%d was told its host %s is gone: only %s (killed) and %s (drained) went; told %v after the kill, %v after the NATS outage began: %+v",
+						i, o.Host, h1, h2, o.ToldAt.Sub(killedAt).Round(time.Millisecond), o.ToldAt.Sub(outageAt).Round(time.Millisecond), o)
 					affected++
 				}
 			}
