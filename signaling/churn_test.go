@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // member plays a room member as transport/webrtc does: it offers to every

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // fakeServer serves one scripted WebSocket peer per connection, to test

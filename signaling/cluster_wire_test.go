@@ -3,9 +3,9 @@ package signaling
 import (
 	"testing"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 func TestRelayRoundTrip(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // validEnvelopes are real messages of each type, in both directions; they

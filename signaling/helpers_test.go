@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // stillServes checks the server works for everyone else: two fresh clients

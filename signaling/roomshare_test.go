@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // The attacks of issue 28 item 6, with raw WebSockets against a server on

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // served is a Server run by Serve on a loopback listener, as the command

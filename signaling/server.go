@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
 	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 

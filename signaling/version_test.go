@@ -8,10 +8,10 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/rollnet/rollnet/signaling/client"
-
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // TestProtocolVersionsMeet: a client of version 1 (a page written before
