@@ -56,16 +56,16 @@ const (
 )
 
 // The errors a Client reports; the server (package signaling) closes
-// connections and refuses requests with the same ones, and wraps ErrConfig
-// and ErrClusterUnavailable in its constructors' errors.
+// connections and refuses requests with the same ones, and its NewServer
+// returns errors wrapping ErrConfig and ErrClusterUnavailable.
 var (
 	// ErrClosed is returned by Send after the client closed or its
 	// connection dropped, and by Dial when the server is shutting down.
 	ErrClosed = wire.ErrClosed
 
 	// ErrConfig wraps every invalid Config field reported by Dial, and
-	// every invalid signaling.ServerConfig or ClusterConfig field reported
-	// by the server's constructors.
+	// every invalid signaling.ServerConfig field (its Cluster's too)
+	// reported by signaling.NewServer.
 	ErrConfig = wire.ErrConfig
 
 	// ErrMalformed: a message did not decode or broke the protocol (wrong
