@@ -100,7 +100,6 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
 	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
-	fs.StringVar(&o.watcher, "spectator", "", "internal: the `id` of a spectator in the room")
 	return fs, seed
 }
 
@@ -326,7 +325,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.headless {
 		return dispatch(ctx, o, stdout, stderr)
 	}
-	v, err := newView(-1)
+	v, err := newView(nil, -1)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,11 +17,11 @@ import (
 // the parent ends; on Linux the kernel also kills it if the parent dies
 // (see process_linux.go).
 type opponent struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *prefixWriter // its output, each line prefixed
-	kept  *lockedBuffer // where out writes while the parent's screen is up
-	done  chan struct{}
+	cmd  *exec.Cmd
+	stop func()        // closes its stdin, its signal to stop; it is killed 3 s later
+	out  *prefixWriter // its output, each line prefixed
+	kept *lockedBuffer // where out writes while the parent's screen is up
+	done chan struct{} // closed once it exited
 }
 
 // startProcess starts this executable again with args. When stream is
@@ -31,19 +32,23 @@ func startProcess(args []string, w io.Writer, stream bool, prefix string) (*oppo
 	if err != nil {
 		return nil, fmt.Errorf("pong: finding this program to start the opponent: %w", err)
 	}
-	cmd := exec.Command(exe, args...)
+	ctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, exe, args...)
 	setParentDeath(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		stop()
 		return nil, err
 	}
-	o := &opponent{cmd: cmd, stdin: stdin, done: make(chan struct{}), out: &prefixWriter{prefix: prefix, w: w}}
+	cmd.Cancel, cmd.WaitDelay = stdin.Close, 3*time.Second
+	o := &opponent{cmd: cmd, stop: stop, done: make(chan struct{}), out: &prefixWriter{prefix: prefix, w: w}}
 	if !stream {
 		o.kept = &lockedBuffer{}
 		o.out.w = o.kept
 	}
 	cmd.Stdout, cmd.Stderr = o.out, o.out // one writer: exec calls it from one goroutine
 	if err := cmd.Start(); err != nil {
+		stop()
 		return nil, fmt.Errorf("pong: starting the opponent: %w", err)
 	}
 	go func() {
@@ -53,25 +58,18 @@ func startProcess(args []string, w io.Writer, stream bool, prefix string) (*oppo
 	return o, nil
 }
 
-// reap waits up to grace for the process to end on its own, then closes
-// its stdin (its signal to stop) and kills it if it still runs 3 s later.
-// It writes the process's output still to come to w and folds its exit
-// status into status, ours: when we succeeded and it did not, its status
-// becomes ours (a process that died without one counts as a failure),
-// with a line naming it as who.
+// reap waits up to grace for the process to end on its own, then stops
+// it (see opponent.stop). It writes the process's output still to come to
+// w and folds its exit status into status, ours: when we succeeded and it
+// did not, its status becomes ours (a process that died without one
+// counts as a failure), with a line naming it as who.
 func (o *opponent) reap(grace time.Duration, status int, who string, w io.Writer) int {
 	select {
 	case <-o.done:
 	case <-time.After(grace):
-		_ = o.stdin.Close()
-		select {
-		case <-o.done:
-		case <-time.After(3 * time.Second):
-			_ = o.cmd.Process.Kill()
-			<-o.done
-		}
 	}
-	_ = o.stdin.Close()
+	o.stop()
+	<-o.done
 	o.out.flush()
 	if o.kept != nil {
 		_, _ = io.WriteString(w, o.kept.String())
@@ -119,33 +117,27 @@ func (p *prefixWriter) flush() {
 }
 
 // syncWriter serialises writes from the processes' output copiers and the
-// parent.
+// parent to w, or to its own buffer (read with String) when w is nil.
 type syncWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	b  bytes.Buffer
 }
+
+// lockedBuffer is a syncWriter that keeps what it is written.
+type lockedBuffer = syncWriter
 
 func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.w == nil {
+		return s.b.Write(p)
+	}
 	return s.w.Write(p)
 }
 
-// lockedBuffer is a bytes.Buffer safe for a process's output copier and
-// the parent's reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -48,18 +48,17 @@ type view struct {
 	said    func(string) // tests: called with each message for the waiting screen
 }
 
-func newView(side int) (*view, error) {
-	sc, err := tcell.NewScreen()
-	if err != nil {
-		return nil, fmt.Errorf("pong: terminal: %w", err)
+// newView draws on sc: the terminal when nil, or tcell's simulation
+// screen in tests.
+func newView(sc tcell.Screen, side int) (*view, error) {
+	var err error
+	if sc == nil {
+		sc, err = tcell.NewScreen()
 	}
-	return newViewOn(sc, side)
-}
-
-// newViewOn draws on sc (a terminal, or tcell's simulation screen in
-// tests).
-func newViewOn(sc tcell.Screen, side int) (*view, error) {
-	if err := sc.Init(); err != nil {
+	if err == nil {
+		err = sc.Init()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("pong: terminal: %w", err)
 	}
 	sc.HideCursor()
@@ -76,8 +75,7 @@ func (v *view) close() {
 
 // run calls f, which draws on v, and restores the terminal if f panics
 // before the panic goes on up: its message then lands on a usable
-// terminal instead of one left in raw mode. (A panic on another goroutine
-// cannot be caught here; the terminal UI runs on this one.)
+// terminal instead of one left in raw mode.
 func (v *view) run(f func()) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -149,14 +147,6 @@ func (v *view) drawProgress(h hud) {
 	v.message(styleHUD, h.Title, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), "replaying the match without drawing it; q, Esc or Ctrl-C quits")
 }
 
-// move moves the local paddle's target, if this side has a paddle (a
-// spectator has none).
-func (v *view) move(dir int32, s *State) {
-	if v.side == 0 || v.side == 1 {
-		v.keys.press(dir, s, v.side)
-	}
-}
-
 // poll handles every waiting terminal event without blocking: arrow keys
 // and W/S (or k/j) move the target of the local paddle, q, Esc and Ctrl-C
 // quit.
@@ -168,13 +158,17 @@ func (v *view) poll(s *State) {
 			if k != tcell.KeyRune {
 				r = 0
 			}
+			dir := int32(0)
 			switch {
 			case k == tcell.KeyUp || strings.ContainsRune("wWk", r):
-				v.move(-1, s)
+				dir = -1
 			case k == tcell.KeyDown || strings.ContainsRune("sSj", r):
-				v.move(+1, s)
+				dir = +1
 			case k == tcell.KeyEscape || k == tcell.KeyCtrlC || r == 'q' || r == 'Q':
 				v.quit = true
+			}
+			if dir != 0 && (v.side == 0 || v.side == 1) { // a spectator has no paddle
+				v.keys.press(dir, s, v.side)
 			}
 		case *tcell.EventResize:
 			v.screen.Sync()

@@ -167,8 +167,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 	tick := time.NewTicker(time.Second / webFPS)
 	defer tick.Stop()
 	var peerEvents []webrtc.PeerEvent
-	var lingerUntil time.Time
-	watchers := 0
+	watchers, linger := 0, 3*webFPS // ticks: the native pong's 3 s
 	for n := 0; ; n++ {
 		<-tick.C
 		if rtc := m.WebRTC(); rtc != nil {
@@ -219,8 +218,8 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 			continue
 		}
 		pg.draw(m.State(), m.Seat())
-		if done && lingerUntil.IsZero() {
-			lingerUntil = time.Now().Add(3 * time.Second) // the native pong's linger
+		if done {
+			linger--
 		}
 		if n%15 == 0 || done || st.Phase == netplay.Ended {
 			publish(pg, m, st)
@@ -230,7 +229,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 			return nil
 		case st.Phase == netplay.Ended:
 			return fmt.Errorf("the match ended at frame %d: %v", m.Frame(), st.Ended)
-		case done && time.Now().After(lingerUntil):
+		case linger < 0:
 			return nil
 		}
 	}
