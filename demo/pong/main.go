@@ -171,12 +171,6 @@ func usageError(format string, args ...any) error {
 	return &usageErr{fmt.Sprintf(format, args...)}
 }
 
-// check is one way the command line can be wrong, and what to say then.
-type check struct {
-	bad bool
-	msg string
-}
-
 // parseOptions parses and checks the command line, all of it before
 // anything starts. It returns flag.ErrHelp for -h, and a *usageErr for
 // anything wrong.
@@ -198,7 +192,10 @@ func parseOptions(args []string) (options, error) {
 	if err := checkConnect(&o); err != nil {
 		return o, err
 	}
-	for _, c := range []check{
+	for _, c := range []struct { // a way the command line can be wrong, and what to say then
+		bad bool
+		msg string
+	}{
 		{o.frames < -1, fmt.Sprintf("-frames %d: want -1 (unlimited), 0 (the default) or more", o.frames)},
 		{o.delay < 0 || o.delay >= capacity, fmt.Sprintf("-delay %d: want 0 to %d frames", o.delay, capacity-1)},
 		{o.fps <= 0 || o.fps > 1000, fmt.Sprintf("-fps %d: want 1 to 1000", o.fps)},

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -43,9 +43,8 @@ type view struct {
 	quit   bool
 	closed bool
 
-	mu      sync.Mutex
-	waitMsg string       // what the waiting screen says
-	said    func(string) // tests: called with each message for the waiting screen
+	waitMsg atomic.Pointer[string] // what the waiting screen says
+	said    func(string)           // tests: called with each message for the waiting screen
 }
 
 // newView draws on sc: the terminal when nil, or tcell's simulation
@@ -62,7 +61,9 @@ func newView(sc tcell.Screen, side int) (*view, error) {
 		return nil, fmt.Errorf("pong: terminal: %w", err)
 	}
 	sc.HideCursor()
-	return &view{screen: sc, side: side}, nil
+	v := &view{screen: sc, side: side}
+	v.waitMsg.Store(new(string))
+	return v, nil
 }
 
 // close restores the terminal; it is safe to call more than once.
@@ -88,9 +89,7 @@ func (v *view) run(f func()) {
 
 // setWaiting sets what the waiting screen says.
 func (v *view) setWaiting(msg string) {
-	v.mu.Lock()
-	v.waitMsg = msg
-	v.mu.Unlock()
+	v.waitMsg.Store(&msg)
 	if v.said != nil {
 		v.said(msg)
 	}
@@ -108,10 +107,7 @@ func (v *view) waiting(cancel func()) (stop func()) {
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
-			v.mu.Lock()
-			msg := v.waitMsg
-			v.mu.Unlock()
-			v.message(styleHUD, "pong: "+strings.TrimPrefix(msg, "pong: "),
+			v.message(styleHUD, "pong: "+strings.TrimPrefix(*v.waitMsg.Load(), "pong: "),
 				fmt.Sprintf("waiting %v", time.Since(start).Truncate(time.Second)), "q, Esc or Ctrl-C cancels")
 			if v.poll(nil); v.quit {
 				cancel()
@@ -238,11 +234,10 @@ func (k *keys) press(dir int32, s *State, side int) {
 	// From the paddle, not from an old target: the paddle never runs on
 	// long after the key is let go.
 	base := k.target
-	if (dir < 0 && base > centre) || (dir > 0 && base < centre) {
+	if (base-centre)*dir < 0 {
 		base = centre
 	}
-	t := base + dir*step
-	t = max(centre-2*step, min(t, centre+2*step))
+	t := max(centre-2*step, min(base+dir*step, centre+2*step))
 	k.target = max(PaddleH/2, min(t, CourtH-PaddleH/2))
 }
 
