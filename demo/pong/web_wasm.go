@@ -167,7 +167,8 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 	tick := time.NewTicker(time.Second / webFPS)
 	defer tick.Stop()
 	var peerEvents []webrtc.PeerEvent
-	watchers, linger := 0, 3*webFPS // ticks: the native pong's 3 s
+	var lingerUntil time.Time
+	watchers := 0
 	for n := 0; ; n++ {
 		<-tick.C
 		if rtc := m.WebRTC(); rtc != nil {
@@ -218,8 +219,8 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 			continue
 		}
 		pg.draw(m.State(), m.Seat())
-		if done {
-			linger--
+		if done && lingerUntil.IsZero() {
+			lingerUntil = time.Now().Add(3 * time.Second) // the native pong's linger
 		}
 		if n%15 == 0 || done || st.Phase == netplay.Ended {
 			publish(pg, m, st)
@@ -229,7 +230,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 			return nil
 		case st.Phase == netplay.Ended:
 			return fmt.Errorf("the match ended at frame %d: %v", m.Frame(), st.Ended)
-		case linger < 0:
+		case done && time.Now().After(lingerUntil):
 			return nil
 		}
 	}
