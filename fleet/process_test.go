@@ -45,6 +45,13 @@ const (
 	hostHeartbeat = 250 * time.Millisecond
 	hostDeadAfter = 1500 * time.Millisecond
 	drainDeadline = 3 * time.Second
+	// starved is the stall of a bot's own loop (fleetlocal.Outcome.Stall)
+	// past which a bot told its host is gone, of a host that is there,
+	// is the bot's process starved on a loaded machine, not the host:
+	// CI runs this test under -race beside the other packages' tests, and
+	// at a load of 7 to 18 the test process (its bots and the embedded
+	// NATS) went 4 to 6 s without running, past the link's 5 s timeout.
+	starved = time.Second
 )
 
 // proc is a child process with its stderr scanned for key=value lines.
@@ -427,7 +434,7 @@ func TestFleetProcesses(t *testing.T) {
 
 	// Every other match unaffected; the affected ones re-placed and played.
 	var firsts []time.Duration
-	affected, refusedRounds := 0, 0
+	affected, refusedRounds, starvedTold := 0, 0, 0
 	reasons := map[string]int{}
 	for i, attempts := range results {
 		require.NotEmpty(t, attempts, "match s%d never ran", i)
@@ -447,8 +454,22 @@ func TestFleetProcesses(t *testing.T) {
 					reasons[why[:min(len(why), 60)]]++
 				}
 				if o.Told {
-					require.Contains(t, []string{h1, h2}, o.Host, "match s%d was told its host %s is gone: only %s (killed) and %s (drained) went; told %v after the kill, %v after the NATS outage began: %+v",
-						i, o.Host, h1, h2, o.ToldAt.Sub(killedAt).Round(time.Millisecond), o.ToldAt.Sub(outageAt).Round(time.Millisecond), o)
+					if o.Host != h1 && o.Host != h2 {
+						// Only a bot that was itself starved may hear a host
+						// that is still there go silent; the host still runs.
+						h := hosts[o.Host]
+						require.NotNil(t, h, "match s%d was told of host %q", i, o.Host)
+						select {
+						case <-h.done:
+							t.Fatalf("match s%d: host %s exited (%v) though only %s (killed) and %s (drained) were made to go", i, o.Host, h.err, h1, h2)
+						default:
+						}
+						require.GreaterOrEqual(t, o.Stall, starved, "match s%d was told its host %s is gone, and its loop never stalled %v: only %s (killed) and %s (drained) went; told %v after the kill, %v after the NATS outage began: %+v",
+							i, o.Host, starved, h1, h2, o.ToldAt.Sub(killedAt).Round(time.Millisecond), o.ToldAt.Sub(outageAt).Round(time.Millisecond), o)
+						starvedTold++
+						t.Logf("match s%d, on %s: a bot starved %v was told its host is gone, and asked again", i, o.Host, o.Stall.Round(time.Millisecond))
+						continue
+					}
 					affected++
 				}
 			}
@@ -485,12 +506,12 @@ func TestFleetProcesses(t *testing.T) {
 	t.Logf("refusals (a bot asks again 100 ms later): %v", reasons)
 	slices.Sort(firsts)
 	p50, p99 := firsts[len(firsts)/2], firsts[min(len(firsts)*99/100, len(firsts)-1)]
-	t.Logf("%d matches of two bots in %v: request to first state p50 %v, p99 %v (%d bots); %d bots told their host was gone; %d placements refused and asked again; drain took %v",
+	t.Logf("%d matches of two bots in %v: request to first state p50 %v, p99 %v (%d bots); %d bots told their host was gone (%d more, starved, on a host that was there); %d placements refused and asked again; drain took %v",
 		matches, time.Since(began).Round(time.Millisecond), p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond), len(firsts),
-		affected, refusedRounds, drainTook.Round(time.Millisecond))
+		affected, starvedTold, refusedRounds, drainTook.Round(time.Millisecond))
 	if f := os.Getenv("ROLLNET_FLEET_REPORT"); f != "" {
 		b, _ := json.Marshal(map[string]any{"matches": matches, "bots": len(firsts), "first_state_p50_ms": p50.Seconds() * 1000,
-			"first_state_p99_ms": p99.Seconds() * 1000, "over_capacity": over, "told": affected, "refused_rounds": refusedRounds})
+			"first_state_p99_ms": p99.Seconds() * 1000, "over_capacity": over, "told": affected, "told_starved": starvedTold, "refused_rounds": refusedRounds})
 		require.NoError(t, os.WriteFile(f, b, 0o644))
 	}
 }

@@ -235,8 +235,13 @@ type Outcome struct {
 	Played     bool          // it applied its states
 	Told       bool          // its Status said the host is gone (or went before the first state)
 	ToldAt     time.Time
-	Refused    error // the placement was refused, or the placed host did not answer: ask again
-	Err        error
+	// Stall is the longest the bot went between two of its ticks: a
+	// process starved that long on a loaded machine hears nothing from
+	// its host meanwhile, and past the link's disconnect timeout (5 s)
+	// it is told its host is gone though the host is there.
+	Stall   time.Duration
+	Refused error // the placement was refused, or the placed host did not answer: ask again
+	Err     error
 }
 
 // Play is a bot of court: it asks the fleet behind signal for a match in
@@ -256,6 +261,7 @@ func Play(ctx context.Context, signal, room, version string, states int, connect
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
 	var st netplay.Status
+	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -263,6 +269,8 @@ func Play(ctx context.Context, signal, room, version string, states int, connect
 			return o
 		case <-tick.C:
 		}
+		now := time.Now()
+		o.Stall, last = max(o.Stall, now.Sub(last)), now
 		in := int8(1)
 		if (st.Frame/60)%2 == 1 {
 			in = -1
