@@ -65,6 +65,7 @@ type authSide[S any, I comparable] interface {
 	checksumAt(m *Match[S, I], frame rollnet.Frame) (uint32, error) // a host's
 	token(m *Match[S, I]) (Token, bool)                             // a client's
 	slotOf(m *Match[S, I], peer transport.Peer) int                 // a host's
+	stats(m *Match[S, I], s *Stats) transport.Peer                  // Match.Stats's
 	close(m *Match[S, I])
 }
 
@@ -118,6 +119,8 @@ func (authHalf[S, I]) token(m *Match[S, I]) (Token, bool) {
 }
 
 func (authHalf[S, I]) slotOf(m *Match[S, I], peer transport.Peer) int { return m.slotOf(peer) }
+
+func (authHalf[S, I]) stats(m *Match[S, I], s *Stats) transport.Peer { return m.authStats(s) }
 
 func (authHalf[S, I]) close(m *Match[S, I]) {
 	if m.h != nil {
@@ -185,6 +188,7 @@ func (m *Match[S, I]) tickHost(in I) error {
 	}
 	m.st.Phase, m.st.Advanced = Running, true
 	m.evs = h.Events(m.evs[:0])
+	m.hostNews(h.Stats())
 	m.events(m.evs)
 	if f := h.Frame(); f%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
 		m.hostRoster()
@@ -347,7 +351,25 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		st := c.Stats()
 		m.st.Phase, m.st.Advanced, m.st.RTT = Running, steps > 0, st.RTT
 		m.st.Rollbacks = int(st.Mismatches)
+		if st.StatesUnverified > m.unverified {
+			m.unverified = st.StatesUnverified
+			if m.st.Desync == "" {
+				_, m.firstDesync = c.HostState()
+				m.st.Desync = fmt.Sprintf("a host state did not match its checksum after frame %d: the client's copy of a state it was coded against was not the host's (%d dropped, back to the newest verified)",
+					m.firstDesync, st.StatesUnverified)
+			}
+		}
 		if m.seat != st.First {
+			if m.seat < 0 {
+				how := "joined"
+				switch {
+				case st.Rejoined:
+					how, m.rejoins = "rejoined (its token taken: the same slot)", m.rejoins+1
+				case st.Rejected:
+					how = "joined afresh (its rejoin token refused: too late)"
+				}
+				m.tell("%s the host %s at frame %d (slot %d)", how, m.nameOf(m.hostPeer()), c.Frame(), st.First+1)
+			}
 			m.seat = st.First
 			m.nextGreet = now // the host and the others learn the slot at once
 			if m.seat >= 0 && m.seat < len(m.names) {

@@ -193,6 +193,24 @@ type Match[S any, I comparable] struct {
 	onSession func() error
 	err       error
 	closed    bool
+
+	// The story and the figures (news.go).
+	news        []string
+	upAt        time.Time     // when the transport was up
+	opened      time.Duration // from upAt to the first channel open
+	netAt       time.Time     // when PeerInfo was last read
+	netRTT      time.Duration
+	route       string
+	firstDesync rollnet.Frame
+	spectators  int
+	rejoins     int
+	silent      map[transport.Peer]time.Time // peers interrupted, since when silent
+	slotPeers   map[transport.Peer]int       // a host's clients told of
+	joined      uint64                       // a host's clients joined and rejoined, told
+	rejoinedN   uint64
+	expired     uint64
+	dropped     string // the player (client) last dropped, while it may come back
+	unverified  uint64 // an authoritative client's StatesUnverified, seen
 }
 
 func validate(mode Mode, cfg *Config) error {
@@ -290,13 +308,15 @@ func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I
 	}
 	m := &Match[S, I]{
 		mode: mode, cfg: cfg, simulate: simulate, now: cfg.Now, auth: auth,
-		peers: map[transport.Peer]*peer{},
-		buf:   make([]byte, 0, codec.MaxPacket),
-		rbuf:  make([]byte, transport.MaxDatagram),
-		evs:   make([]rollnet.Event, 0, 32),
-		seat:  -1,
-		names: make([]string, cfg.Players),
-		gone:  make([]bool, cfg.Players),
+		peers:       map[transport.Peer]*peer{},
+		slotPeers:   map[transport.Peer]int{},
+		firstDesync: rollnet.NoFrame,
+		buf:         make([]byte, 0, codec.MaxPacket),
+		rbuf:        make([]byte, transport.MaxDatagram),
+		evs:         make([]rollnet.Event, 0, 32),
+		seat:        -1,
+		names:       make([]string, cfg.Players),
+		gone:        make([]bool, cfg.Players),
 	}
 	m.epoch = m.now()
 	m.deadline = m.epoch.Add(cfg.Timeout)
@@ -375,6 +395,7 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 // ready takes the transport once dialed.
 func (m *Match[S, I]) ready(d dialed) {
 	m.rtc, m.sig, m.tr, m.room = d.rtc, d.sig, d.tr, d.room
+	m.upAt = m.now()
 	m.placed = d.placed
 	if d.greet != nil {
 		m.cfg.Peers = d.greet
@@ -594,6 +615,7 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 			return m.timeout(now)
 		}
 	}
+	m.noteOpen(now)
 	if !m.built() {
 		m.connectTick(now)
 		if m.err != nil {

@@ -251,6 +251,9 @@ func (m *Match[S, I]) tickP2P(in I) error {
 	}
 	if left == m.cfg.Players-1 && !m.now().Before(m.awayUntil) {
 		m.st.Phase, m.st.Ended = Ended, EndPlayersLeft
+		if m.dropped != "" {
+			m.tell("%s did not rejoin within %v", m.dropped, cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow))
+		}
 	}
 	if m.seat == 0 && p.Frame()%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
 		m.p2pRoster() // the spectators' names and who is away
@@ -302,19 +305,61 @@ func (m *Match[S, I]) laggard() string {
 	return ""
 }
 
-// events folds the session's events into the status.
+// events folds the session's events into the status, and tells News.
 func (m *Match[S, I]) events(evs []rollnet.Event) {
 	for _, ev := range evs {
+		f := m.Frame()
+		pe := m.peers[ev.Peer]
+		spectator := pe != nil && pe.h.Role == roleSpectator && m.p != nil
 		switch ev.Kind {
+		case rollnet.EventSynchronized:
+			if spectator {
+				m.spectators++
+				m.tell("spectator %s joined at frame %d", m.nameOf(ev.Peer), f)
+			}
+		case rollnet.EventSyncFailed:
+			if spectator {
+				m.tell("spectator %s failed its handshake at frame %d: %s", m.nameOf(ev.Peer), f, ev.Reason)
+			}
 		case rollnet.EventNetworkInterrupted:
 			m.st.Interrupted = m.nameOf(ev.Peer)
 			m.intUntil = m.now().Add(ev.Timeout)
+			m.silence(ev)
 		case rollnet.EventNetworkResumed, rollnet.EventDisconnected:
 			if m.st.Interrupted == m.nameOf(ev.Peer) {
 				m.st.Interrupted = ""
 			}
-			if ev.Kind == rollnet.EventDisconnected && m.sp != nil && ev.Peer == m.hostOfSpectator() {
+			if ev.Kind == rollnet.EventNetworkResumed {
+				delete(m.silent, ev.Peer)
+				break
+			}
+			switch {
+			case spectator:
+				m.tell("spectator %s left at frame %d", m.nameOf(ev.Peer), f)
+			case m.sp != nil && ev.Peer == m.hostOfSpectator():
 				m.st.Phase, m.st.Ended = Ended, EndHostGone
+				m.left(ev.Peer, "the host "+m.nameOf(ev.Peer), f, "")
+			case m.c != nil && ev.Peer == m.hostPeer():
+				m.st.Phase, m.st.Ended = Ended, EndHostGone
+				m.left(ev.Peer, "the host "+m.nameOf(ev.Peer), f, "")
+			case m.h != nil:
+				if _, ok := m.slotPeers[ev.Peer]; ok {
+					then := ""
+					if _, vanished := m.silent[ev.Peer]; vanished {
+						then = fmt.Sprintf(": its slot is kept for %v", m.cfg.Grace)
+						m.dropped = m.nameOf(ev.Peer)
+					}
+					delete(m.slotPeers, ev.Peer)
+					m.left(ev.Peer, m.nameOf(ev.Peer), f, then)
+				}
+			case m.p != nil && pe != nil && pe.h.Seat != noSeat && int(pe.h.Seat) < m.cfg.Players && m.remoteSeats()[pe.h.Seat] == ev.Peer:
+				then := ""
+				if m.cfg.Net.RejoinWindow >= 0 {
+					w := cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow)
+					then = fmt.Sprintf(": may rejoin for %d s", int(w/time.Second))
+					m.dropped = m.nameOf(ev.Peer)
+				}
+				m.left(ev.Peer, m.nameOf(ev.Peer), f, then)
 			}
 		case rollnet.EventPlayerDisconnected:
 			if ev.Player >= 0 && ev.Player < len(m.gone) {
@@ -327,6 +372,13 @@ func (m *Match[S, I]) events(evs []rollnet.Event) {
 				if m.p != nil && m.cfg.Net.RejoinWindow >= 0 {
 					m.awayUntil = m.awayUntil.Add(cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow))
 				}
+				if m.sp != nil {
+					m.tell("%s dropped at frame %d", m.st.Away, ev.Frame)
+				}
+			}
+		case rollnet.EventPlayerRejoining:
+			if ev.Player != m.seat && ev.Player >= 0 && ev.Player < len(m.names) {
+				m.tell("%s is rejoining at frame %d", m.names[ev.Player], ev.Frame)
 			}
 		case rollnet.EventPlayerRejoined:
 			if ev.Player >= 0 && ev.Player < len(m.gone) {
@@ -334,9 +386,19 @@ func (m *Match[S, I]) events(evs []rollnet.Event) {
 				if m.st.Away == m.names[ev.Player] {
 					m.st.Away = ""
 				}
+				switch {
+				case ev.Player == m.seat && m.p != nil:
+					rs := m.p.RejoinStats()
+					m.tell("rejoined at frame %d: replayed %d frames in %v", ev.Frame, rs.Replayed, rs.CatchUp.Round(time.Millisecond))
+				default:
+					m.rejoins++
+					m.dropped = ""
+					m.tell("%s rejoined at frame %d", m.names[ev.Player], ev.Frame)
+				}
 			}
 		case rollnet.EventDesyncDetected:
 			if m.st.Desync == "" {
+				m.firstDesync = ev.Frame
 				m.st.Desync = fmt.Sprintf("frame %d: checksum %08x here, %08x at %s; the simulations parted after frame %d",
 					ev.Frame, ev.Local, ev.Remote, m.nameOf(ev.Peer), ev.Agreed)
 			}

@@ -59,7 +59,7 @@ func runAuthSpectate(ctx context.Context, o options, stdout, stderr io.Writer) i
 	if err != nil {
 		status = connectFailed(err, out, stderr)
 	} else {
-		status = runAuth(ctx, o, out, stderr, nil)
+		status = runNet(ctx, o, out, stderr, nil)
 	}
 	status = reapPlayers(players[:], o, status, out)
 	if kept != nil {

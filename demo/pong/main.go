@@ -371,13 +371,13 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return runAuthSpectate(ctx, o, stdout, stderr)
 	}
 	if o.spectate && o.signal != "" {
-		return runP2P(ctx, o, stdout, stderr, nil)
+		return runNet(ctx, o, stdout, stderr, nil)
 	}
 	if o.spectate {
 		return runSpectate(ctx, o, stdout, stderr)
 	}
 	if o.connect != "" {
-		return runAuth(ctx, o, stdout, stderr, nil)
+		return runNet(ctx, o, stdout, stderr, nil)
 	}
 	if o.signal == "" {
 		return runParent(ctx, o, stdout, stderr)

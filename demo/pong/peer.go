@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/transport"
 )
 
 // Exit statuses.
@@ -118,12 +118,7 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		opp, err = startProcess(childArgs(o, 1, inject), out, o.headless, "[opponent] ")
 		return err
 	}
-	var status int
-	if o.mode == modeAuthority {
-		status = runAuth(ctx, o, out, stderr, startOpponent)
-	} else {
-		status = runP2P(ctx, o, out, stderr, startOpponent)
-	}
+	status := runNet(ctx, o, out, stderr, startOpponent)
 	if opp == nil {
 		return status
 	}
@@ -169,22 +164,37 @@ func childArgs(o options, side, inject int) []string {
 // runPeer is a process that joins a room on a signaling server: the
 // opponent the parent started, or a player on another machine.
 func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	if o.mode == modeAuthority {
-		return runAuth(ctx, o, stdout, stderr, nil)
-	}
-	return runP2P(ctx, o, stdout, stderr, nil)
+	return runNet(ctx, o, stdout, stderr, nil)
 }
 
-// runP2P plays the P2P mode: it joins the room (netplay.Join, or Watch
-// with -spectate), calls joined (if not nil) once in it, waits for the
-// opponent and plays.
-func runP2P(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
+// runNet plays a network match: it joins the room (netplay.Join, Watch
+// with -spectate; in the authority mode HostOrConnect, Host for the left
+// side, Connect for the right one or a spectator, ConnectQUIC with
+// -connect), calls joined (if not nil) once in it, waits for the session
+// and plays.
+func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
 	o.seed = o.seedOr(o.room)
-	start := netplay.Join[State, Input]
-	if o.spectate {
-		start = netplay.Watch[State, Input]
+	cfg := netConfig(o)
+	start, what := netplay.Join[State, Input], fmt.Sprintf("waiting up to %v for an opponent", o.timeout)
+	switch {
+	case o.mode == modeP2P && o.spectate:
+		start, what = netplay.Watch[State, Input], "watching its match"
+	case o.mode == modeP2P:
+	case o.connect != "":
+		o.say(stdout, "pong: dialing %s", o.connect)
+		host := netplay.QUICHost{URL: o.connect, PinSHA256: o.pinHash}
+		start = func(cfg netplay.Config, sim func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error) {
+			return netplay.ConnectQUIC(cfg, host, sim)
+		}
+	case o.side == 0 && !o.spectate:
+		cfg.LocalPlayers = 1
+		start = netplay.Host[State, Input]
+	case o.side == 1 || o.spectate:
+		start = netplay.Connect[State, Input]
+	default:
+		start = netplay.HostOrConnect[State, Input]
 	}
-	nm, err := start(p2pConfig(o), simulate)
+	nm, err := start(cfg, simulate)
 	if err != nil {
 		if errors.Is(err, netplay.ErrToken) {
 			fmt.Fprintf(stderr, "pong: -rejoin %s: %v\n", o.rejoin, err)
@@ -193,64 +203,46 @@ func runP2P(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
-	var m interface {
-		match
-		setOut(io.Writer)
-		setLink(link)
-	}
-	what := fmt.Sprintf("waiting up to %v for an opponent", o.timeout)
-	ready := func() bool { return nm.P2P() != nil }
-	var player *netMatch
-	if o.spectate {
-		m, what = newSpectatorMatch(nm, o, time.Now), "watching its match"
-		ready = func() bool { return nm.Spectator() != nil }
-	} else {
-		player = newNetMatch(nm, o, time.Now)
-		m = player
-		if player.back {
-			what = "rejoining the match"
-		}
-	}
-	inRoom, opened, err := joinRoom(ctx, nm, o, stdout, func() string { return what }, joined, ready)
+	m, err := newNetMatch(nm, o, time.Now)
 	if err != nil {
 		_ = nm.Close()
-		switch {
-		case errors.Is(err, errCancelled):
-		case player != nil:
-			if err = player.failed(err); player.refused != "" {
-				fmt.Fprintln(stdout, player.refused)
-				return exitRejoinRefused
-			}
-		case errors.Is(err, netplay.ErrTimeout):
-			err = fmt.Errorf("pong: room %s: no match in it within %v; a spectator joins once both players are", nm.Room(), o.timeout)
-		default:
-			err = fmt.Errorf("pong: %w", err)
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	if _, back := nm.Token(); back && o.mode == modeP2P {
+		what = "rejoining the match"
+	}
+	if o.headless && (!o.child || o.mode == modeAuthority) {
+		m.out = stdout
+	}
+	whatNow := func() string {
+		switch nm.Mode() {
+		case netplay.ModeHost:
+			return fmt.Sprintf("hosting: waiting up to %v for a client", o.timeout)
+		case netplay.ModeClient:
+			return "joining its host"
+		}
+		return what
+	}
+	if err := joinRoom(ctx, nm, o, stdout, whatNow, joined); err != nil {
+		if !errors.Is(err, errCancelled) {
+			err = m.failed(err)
+		}
+		_ = nm.Close()
+		if m.refused != "" {
+			fmt.Fprintln(stdout, m.refused)
+			return exitRejoinRefused
 		}
 		return connectFailed(err, stdout, stderr)
-	}
-	k := linkOfMatch(nm) // dialed now
-	k.inRoom, k.opened = inRoom, opened
-	m.setLink(k)
-	if o.headless && !o.child {
-		m.setOut(stdout)
 	}
 	return runLocal(ctx, m, o, stdout, stderr)
 }
 
-// setOut sends a match's progress lines to w (headless).
-func (l *matchLog) setOut(w io.Writer) { l.out = w }
-
-// setLink sets what the match shows of its connection.
-func (l *matchLog) setLink(k link) { l.link = k }
-
 // joinRoom ticks nm until it is in its room, says so (what follows "in
-// room R on S;") and calls joined (if not nil), then until ready: on the
-// waiting screen if there is one (q, Esc or Ctrl-C cancel: errCancelled).
-//
-// inRoom is when it joined the room; opened how long after that the
-// first data channel opened (the report's path line; 0 when none is open
-// yet, or without WebRTC).
-func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error, ready func() bool) (inRoom time.Time, opened time.Duration, err error) {
+// room R on S;") and calls joined (if not nil), then until its session
+// exists (a host: at once): on the waiting screen if there is one (q,
+// Esc or Ctrl-C cancel: errCancelled).
+func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if o.view != nil {
@@ -263,34 +255,27 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 	o.say(stdout, "pong: joining %s", where)
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
-	var open [1]transport.Peer
-	isOpen := func() {
-		if rtc := nm.WebRTC(); !inRoom.IsZero() && opened == 0 && rtc != nil && len(rtc.Peers(open[:0])) > 0 {
-			opened = max(time.Since(inRoom), time.Millisecond)
-		}
-	}
-	for in := false; !in || !ready(); isOpen() {
+	for in := false; !in || nm.State() == nil; {
 		if !in && nm.Transport() != nil && nm.Mode() != 0 {
-			in, inRoom = true, time.Now()
+			in = true
 			o.say(stdout, "pong: in room %s on %s; %s", nm.Room(), where, what())
 			if joined != nil {
 				if err := joined(); err != nil {
-					return inRoom, 0, err
+					return err
 				}
 			}
 			continue
 		}
 		select {
 		case <-ctx.Done():
-			return inRoom, 0, errCancelled
+			return errCancelled
 		case <-tick.C:
 		}
 		if _, err := nm.AdvanceFrame(0); err != nil {
-			return inRoom, 0, err
+			return err
 		}
 	}
-	isOpen()
-	return inRoom, opened, nil
+	return nil
 }
 
 // runSpectate is `pong -spectate`: a signaling server on loopback, two bot
@@ -308,7 +293,7 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch\n", srv.url, o.room)
 	}
 	var players [2]*opponent
-	status := runP2P(ctx, o, out, stderr, func() error {
+	status := runNet(ctx, o, out, stderr, func() error {
 		var err error
 		// Labelled by start, not by side: netplay seats them by their ids.
 		if players[0], err = startProcess(childArgs(o, 0, 0), out, o.headless, "[player 1] "); err == nil {

@@ -28,34 +28,33 @@ type match interface {
 	Close() error
 }
 
-// report is what both processes print at exit.
+// report is what every process prints at exit.
 type report struct {
-	Role      string        // "left", "right", "spectator"
-	Frames    int32         // frames simulated
-	Compared  int           // confirmed frames whose checksums were compared with the peer's
-	Desyncs   int           // comparisons that disagreed
-	Rollbacks int64         // rollbacks
-	Deepest   int           // deepest rollback, frames
-	Resim     int64         // frames re-simulated by rollbacks
-	OutBPS    float64       // bytes per second sent
-	InBPS     float64       // bytes per second received
-	LoopRTT   time.Duration // round trip through both game loops (PeerStats.RTT), last measured
-	NetRTT    time.Duration // the network's own round trip (WebRTC's ICE), last measured; 0 when unknown
+	Role      string // "left", "right", "spectator", "left, host", ...
+	Frames    int32  // frames played
+	Compared  int    // checksums compared with the peers (netplay.Stats)
+	Desyncs   int    // of those, the ones that disagreed
+	First     int32  // the first frame found to differ, when Desyncs > 0
+	Desync    string // netplay's forensics line of the first desync
+	Forensics string // where the states of the first desync parted (record.go)
+	Rollbacks int64
+	Deepest   int   // deepest rollback, frames
+	Resim     int64 // frames re-simulated by rollbacks
+	OutBPS    float64
+	InBPS     float64
+	LoopRTT   time.Duration // round trip through both game loops
+	NetRTT    time.Duration // the network's own (WebRTC's ICE); 0 when unknown
 	WebRTC    bool          // played over WebRTC (NetRTT is known there)
-	Path      string        // the candidate pair ICE selected, over WebRTC (matchLog.networkPath)
+	Path      string        // the candidate pair ICE selected, and when the channel opened
 	Score     [2]uint8
 	Wins      [2]uint8
-	First     int32    // first frame found to differ, when Desyncs > 0
-	Forensics string   // where the states of the first desync parted (record.go)
 	Impair    string   // the -impair line, if any
-	Watchers  []string // spectators' news, in order: joined during the match, refused, failed, left
-	Rejoins   []string // -rejoin's news, in order: the opponent dropped, rejoined; this player rejoined
+	News      []string // netplay's story of the match
 	Refused   string   // -rejoin: the one line saying the other player refused to take this one back
-	Failed    string   // the one line saying why there was no match at all (the wrong host, say)
+	Failed    string   // the one line saying why there was no match at all
 	Err       string   // why the match ended early, if it did
-	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
+	Left      string   // how the others left before the match's end, if they did
 	Players   string   // who played whom
-	Checks    string   // what Compared compares, when not the P2P confirmed frames
 	Extra     []string // the mode's own lines, before the score
 }
 
@@ -83,52 +82,52 @@ func (r report) print(out io.Writer) {
 	case r.Left != "":
 		result = r.Left
 	}
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "  %-19s %s\n", label, fmt.Sprintf(format, args...))
+	}
 	fmt.Fprintf(w, "pong report (%s)\n", r.Role)
-	if r.Players != "" {
-		fmt.Fprintf(w, "  players             %s\n", r.Players)
+	line("players", "%s", r.Players)
+	line("frames played", "%d", r.Frames)
+	switch {
+	case strings.HasSuffix(r.Role, "host"):
+		line("states checked", "by its clients: every 8th state sent carries the host's checksum")
+	case strings.HasSuffix(r.Role, "client"):
+		line("states compared", "%d frames, the host's checksums (%s)", r.Compared, agree)
+	default:
+		line("confirmed compared", "%d frames, every %dth (%s)", r.Compared, checksumInterval, agree)
 	}
-	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
-	if r.Checks != "" {
-		fmt.Fprintf(w, "  states compared     %d frames, %s (%s)\n", r.Compared, r.Checks, agree)
-	} else {
-		fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
+	for _, s := range []string{r.Desync, r.Forensics} {
+		if s != "" {
+			line("desync forensics", "%s", s)
+		}
 	}
-	if r.Forensics != "" {
-		fmt.Fprintf(w, "  desync forensics    %s\n", r.Forensics)
-	}
-	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
-	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
-	fmt.Fprintf(w, "  round trip          game loop %s (a packet waits for each loop's tick)\n", fmtRTT(r.LoopRTT))
+	line("rollbacks", "%d (deepest %d, %d frames re-simulated)", r.Rollbacks, r.Deepest, r.Resim)
+	line("bytes/s", "out %.0f, in %.0f", r.OutBPS, r.InBPS)
+	line("round trip", "game loop %s (a packet waits for each loop's tick)", fmtRTT(r.LoopRTT))
 	if r.WebRTC {
 		how := "WebRTC ICE"
 		if r.Impair != "" {
 			how += "; -impair adds its delay above the transport, in the game loop's figure"
 		}
-		fmt.Fprintf(w, "                      network %s (%s)\n", fmtRTT(r.NetRTT), how)
+		line("", "network %s (%s)", fmtRTT(r.NetRTT), how)
 	}
-	if r.Path != "" {
-		fmt.Fprintf(w, "  path                %s\n", r.Path)
+	for _, kv := range [][2]string{{"path", r.Path}, {"impairment", r.Impair}} {
+		if kv[1] != "" {
+			line(kv[0], "%s", kv[1])
+		}
 	}
-	if r.Impair != "" {
-		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)
-	}
-	for i, s := range r.Watchers {
-		label := "spectators"
+	for i, s := range r.News {
+		label := "news"
 		if i > 0 {
 			label = ""
 		}
-		fmt.Fprintf(w, "  %-19s %s\n", label, s)
+		line(label, "%s", s)
 	}
-	for i, s := range r.Rejoins {
-		label := "rejoin"
-		if i > 0 {
-			label = ""
-		}
-		fmt.Fprintf(w, "  %-19s %s\n", label, s)
+	for _, s := range r.Extra {
+		fmt.Fprintf(w, "  %s\n", s)
 	}
-	_, _ = io.WriteString(w, extraLines(r.Extra))
-	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
-	fmt.Fprintf(w, "  result              %s\n", result)
+	line("score", "%d-%d (matches %d-%d)", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
+	line("result", "%s", result)
 }
 
 func fmtRTT(d time.Duration) string {
