@@ -211,6 +211,7 @@ type Match[S any, I comparable] struct {
 	expired     uint64
 	dropped     string // the player (client) last dropped, while it may come back
 	unverified  uint64 // an authoritative client's StatesUnverified, seen
+	fastForward bool   // a spectator is catching up
 }
 
 func validate(mode Mode, cfg *Config) error {

@@ -54,7 +54,8 @@ const maxNews = 500
 // netplay's words: who joined and when, a player who quit or vanished
 // and for how long it may rejoin, its return ("rejoined at frame R:
 // replayed N frames in T" for this player's own), a spectator's coming
-// and going, an authoritative client's slot. The lines are written when
+// and going (and, a spectator's own, when it caught up), an
+// authoritative client's slot. The lines are written when
 // the thing happens, never per frame (reading News allocates nothing); a
 // game prints News()[n:] for the n lines it has shown. At most 500 lines.
 func (m *Match[S, I]) News() []string { return m.news }

@@ -428,6 +428,11 @@ func (m *Match[S, I]) tickSpectator() error {
 		if sp.CatchingUp() {
 			m.st.Phase = CatchingUp
 			m.st.Done, m.st.Total = int(sp.Frame()), int(sp.Frame())+sp.Behind()
+			m.fastForward = true
+		} else if m.fastForward {
+			m.fastForward = false
+			m.tell("caught up with the host: %d frames fast-forwarded (not drawn), live %.2f s after joining",
+				sp.Frame(), m.now().Sub(m.upAt).Seconds())
 		}
 	case errors.Is(err, session.ErrHostGone):
 		m.st.Phase, m.st.Ended = Ended, EndHostGone

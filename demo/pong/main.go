@@ -367,9 +367,6 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.replay != "" {
 		return runReplay(ctx, o, stdout, stderr)
 	}
-	if o.spectate && o.mode == modeAuthority {
-		return runAuthSpectate(ctx, o, stdout, stderr)
-	}
 	if o.spectate && o.signal != "" {
 		return runNet(ctx, o, stdout, stderr, nil)
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/rollnet/rollnet"
@@ -278,9 +280,12 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 	return nil
 }
 
-// runSpectate is `pong -spectate`: a signaling server on loopback, two bot
-// processes playing each other over WebRTC, and this process watching
-// their match as a spectator (netplay.Watch), fed by the seat-0 player.
+// runSpectate is `pong -spectate` without -signal: a signaling server on
+// loopback, two bot processes playing each other, and this process
+// watching them: in P2P with netplay.Watch (fed by the seat-0 player); in
+// the authority mode as the host's third client, without a paddle (the
+// left player hosts and gives its slots in join order, so this one joins
+// once the right one plays).
 func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	out := &syncWriter{w: stdout}
 	srv, err := hostRoom(&o)
@@ -290,18 +295,92 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	}
 	defer srv.close()
 	if o.headless {
-		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch\n", srv.url, o.room)
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch (%s mode)\n", srv.url, o.room, o.mode)
 	}
+	// Labelled by start in P2P: netplay seats them by their ids. Their
+	// output streams through watch (kept until the end while a screen is
+	// up), which sees them join.
+	label := [2]string{"[left] ", "[right] "}
+	if o.mode == modeP2P {
+		label = [2]string{"[player 1] ", "[player 2] "}
+	}
+	var kept *lockedBuffer
+	var sink io.Writer = out
+	if !o.headless {
+		kept = &lockedBuffer{}
+		sink = kept
+	}
+	leftIn, rightIn := make(chan struct{}), make(chan struct{})
+	watch := &lineWatch{w: sink, want: map[string]chan struct{}{label[0] + "pong: in room": leftIn, label[1] + "pong: match started": rightIn}}
 	var players [2]*opponent
-	status := runNet(ctx, o, out, stderr, func() error {
-		var err error
-		// Labelled by start, not by side: netplay seats them by their ids.
-		if players[0], err = startProcess(childArgs(o, 0, 0), out, o.headless, "[player 1] "); err == nil {
-			players[1], err = startProcess(childArgs(o, 1, 0), out, o.headless, "[player 2] ")
+	start := func() (err error) {
+		if players[0], err = startProcess(childArgs(o, 0, 0), watch, true, label[0]); err != nil {
+			return err
 		}
-		return err
-	})
-	return reapPlayers(players[:], o, status, out)
+		if o.mode == modeAuthority {
+			if err := awaitLine(ctx, leftIn, "the left player never joined the room", o.timeout); err != nil {
+				return err
+			}
+		}
+		if players[1], err = startProcess(childArgs(o, 1, 0), watch, true, label[1]); err != nil || o.mode == modeP2P {
+			return err
+		}
+		return awaitLine(ctx, rightIn, "the right player never joined the host", o.timeout)
+	}
+	var status int
+	if o.mode == modeP2P {
+		status = runNet(ctx, o, out, stderr, start)
+	} else if err := start(); err != nil {
+		status = connectFailed(err, out, stderr)
+	} else {
+		status = runNet(ctx, o, out, stderr, nil)
+	}
+	grace := time.Duration(0) // without a budget they play until we leave: closing their stdin ends them
+	if o.frames > 0 {
+		grace = 10 * time.Second
+	}
+	for _, p := range players {
+		if p != nil {
+			status = p.reap(grace, status, "a player", out)
+		}
+	}
+	if kept != nil {
+		_, _ = io.WriteString(out, kept.String())
+	}
+	return status
+}
+
+// awaitLine waits up to d for seen to close.
+func awaitLine(ctx context.Context, seen <-chan struct{}, what string, d time.Duration) error {
+	select {
+	case <-seen:
+		return nil
+	case <-ctx.Done():
+		return errCancelled
+	case <-time.After(d):
+		return fmt.Errorf("pong: %s within %v", what, d)
+	}
+}
+
+// lineWatch passes writes on to w and closes want's channel the first
+// time a write holds its text (the players' prefixWriters write whole
+// lines).
+type lineWatch struct {
+	mu   sync.Mutex
+	w    io.Writer
+	want map[string]chan struct{}
+}
+
+func (l *lineWatch) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for text, seen := range l.want {
+		if strings.Contains(string(p), text) {
+			close(seen)
+			delete(l.want, text)
+		}
+	}
+	return l.w.Write(p)
 }
 
 func (o options) seedOr(room string) uint32 {
