@@ -65,7 +65,7 @@ type authSide[S any, I comparable] interface {
 	checksumAt(m *Match[S, I], frame rollnet.Frame) (uint32, error) // a host's
 	token(m *Match[S, I]) (Token, bool)                             // a client's
 	slotOf(m *Match[S, I], peer transport.Peer) int                 // a host's
-	stats(m *Match[S, I], s *Stats) transport.Peer                  // Match.Stats's
+	stats(m *Match[S, I], s Stats) (Stats, transport.Peer)          // Match.Stats's
 	close(m *Match[S, I])
 }
 
@@ -120,7 +120,7 @@ func (authHalf[S, I]) token(m *Match[S, I]) (Token, bool) {
 
 func (authHalf[S, I]) slotOf(m *Match[S, I], peer transport.Peer) int { return m.slotOf(peer) }
 
-func (authHalf[S, I]) stats(m *Match[S, I], s *Stats) transport.Peer { return m.authStats(s) }
+func (authHalf[S, I]) stats(m *Match[S, I], s Stats) (Stats, transport.Peer) { return m.authStats(s) }
 
 func (authHalf[S, I]) close(m *Match[S, I]) {
 	if m.h != nil {
@@ -284,6 +284,12 @@ func (m *Match[S, I]) parseRoster(b []byte) error {
 	if len(b) != 0 {
 		return errMalformed
 	}
+	switch {
+	case away != "" && away != m.st.Away:
+		m.tell("%s dropped at frame %d", away, m.Frame())
+	case away == "" && m.st.Away != "":
+		m.tell("%s is back at frame %d", m.st.Away, m.Frame())
+	}
 	m.st.Away = away
 	m.awayUntil = m.now().Add(back)
 	return nil
@@ -361,14 +367,14 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		}
 		if m.seat != st.First {
 			if m.seat < 0 {
-				how := "joined"
+				how, then := "joined", ""
 				switch {
 				case st.Rejoined:
-					how, m.rejoins = "rejoined (its token taken: the same slot)", m.rejoins+1
+					how, then, m.rejoins = "rejoined", ": its token taken, the same slot", m.rejoins+1
 				case st.Rejected:
-					how = "joined afresh (its rejoin token refused: too late)"
+					then = " afresh: its rejoin token refused (too late)"
 				}
-				m.tell("%s the host %s at frame %d (slot %d)", how, m.nameOf(m.hostPeer()), c.Frame(), st.First+1)
+				m.tell("%s the host %s at frame %d (slot %d)%s", how, m.nameOf(m.hostPeer()), c.Frame(), st.First+1, then)
 			}
 			m.seat = st.First
 			m.nextGreet = now // the host and the others learn the slot at once

@@ -209,9 +209,11 @@ type Match[S any, I comparable] struct {
 	joined      uint64                       // a host's clients joined and rejoined, told
 	rejoinedN   uint64
 	expired     uint64
-	dropped     string // the player (client) last dropped, while it may come back
-	unverified  uint64 // an authoritative client's StatesUnverified, seen
-	fastForward bool   // a spectator is catching up
+	dropped     string              // the player (client) last dropped, while it may come back
+	unverified  uint64              // an authoritative client's StatesUnverified, seen
+	fastForward bool                // a spectator is catching up
+	seatStats   []rollnet.PeerStats // P2P: each seat's link, as last read
+	retired     rollnet.PeerStats   // P2P: the links seats had before their players came back
 }
 
 func validate(mode Mode, cfg *Config) error {

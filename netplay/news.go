@@ -73,7 +73,7 @@ func (m *Match[S, I]) Stats() Stats {
 	s := Stats{Opened: m.opened, FirstDesync: m.firstDesync, Spectators: m.spectators, Rejoins: m.rejoins}
 	var far transport.Peer // the peer whose network round trip is asked for
 	add := func(ps rollnet.PeerStats) {
-		if ps.RTT >= s.RTT {
+		if ps.RTT >= s.RTT && ps.Peer != "" {
 			s.RTT, far = ps.RTT, ps.Peer
 		}
 		s.BytesSent += ps.BytesSent
@@ -85,18 +85,16 @@ func (m *Match[S, I]) Stats() Stats {
 	case m.p != nil:
 		st := m.p.Stats()
 		s.Rollbacks, s.Resimulated, s.DeepestRollback = uint64(st.Rollbacks), uint64(st.ResimulatedFrames), st.MaxRollbackDepth
-		for _, id := range m.remoteSeats() {
-			if ps, err := m.p.PeerStats(id); id != "" && err == nil {
-				ps.Peer = id
-				add(ps)
-			}
+		add(m.retired)                   // the links of players who came back from elsewhere
+		for _, ps := range m.seatStats { // as the last tick read them: a player gone keeps its counts
+			add(ps)
 		}
 	case m.sp != nil:
 		ps := m.sp.PeerStats()
 		ps.Peer = m.hostOfSpectator()
 		add(ps)
 	case m.h != nil || m.c != nil:
-		far = m.auth.stats(m, &s)
+		s, far = m.auth.stats(m, s)
 	}
 	if m.rtc != nil && far != "" {
 		if now := m.now(); now.Sub(m.netAt) >= time.Second {
@@ -118,13 +116,13 @@ func (m *Match[S, I]) Stats() Stats {
 
 // authStats fills s from the host's or the client's statistics, and
 // returns the peer whose network round trip Stats asks for.
-func (m *Match[S, I]) authStats(s *Stats) transport.Peer {
+func (m *Match[S, I]) authStats(s Stats) (Stats, transport.Peer) {
 	if m.c != nil {
 		st := m.c.Stats()
 		s.Rollbacks, s.Resimulated, s.RTT = st.Mismatches, st.ResimulatedFrames, st.RTT
 		s.BytesSent, s.BytesReceived = st.Link.BytesSent, st.Link.BytesReceived
 		s.Compared, s.Agreed = st.StatesVerified+st.StatesUnverified, st.StatesVerified
-		return m.hostPeer()
+		return s, m.hostPeer()
 	}
 	st := m.h.Stats()
 	s.Rollbacks, s.Resimulated = uint64(st.Rollbacks), uint64(st.ResimulatedFrames)
@@ -137,7 +135,7 @@ func (m *Match[S, I]) authStats(s *Stats) transport.Peer {
 		s.BytesSent += c.Link.BytesSent
 		s.BytesReceived += c.Link.BytesReceived
 	}
-	return far
+	return s, far
 }
 
 // noteOpen sets Opened once a channel to a peer is open.

@@ -237,16 +237,27 @@ func (m *Match[S, I]) tickP2P(in I) error {
 	m.events(m.evs)
 	m.st.RTT, m.st.FrameAdvantage, m.st.Rollbacks = 0, 0, p.Stats().Rollbacks
 	left := 0
+	if m.seatStats == nil {
+		m.seatStats = make([]rollnet.PeerStats, m.cfg.Players)
+	}
 	for s, id := range m.remoteSeats() {
-		if id == "" {
-			continue
+		if m.gone[s] {
+			left++
+		}
+		if id == "" || m.gone[s] {
+			continue // a player gone has no stats to ask for (the asking allocates an error)
 		}
 		if ps, err := p.PeerStats(id); err == nil {
 			m.st.RTT = max(m.st.RTT, ps.RTT)
 			m.st.FrameAdvantage = max(m.st.FrameAdvantage, ps.LocalFrameAdvantage)
-		}
-		if m.gone[s] {
-			left++
+			if old := m.seatStats[s]; old.Peer != id && old.Peer != "" { // it rejoined from elsewhere
+				m.retired.BytesSent += old.BytesSent
+				m.retired.BytesReceived += old.BytesReceived
+				m.retired.ChecksumsCompared += old.ChecksumsCompared
+				m.retired.ChecksumsAgreed += old.ChecksumsAgreed
+			}
+			ps.Peer = id
+			m.seatStats[s] = ps
 		}
 	}
 	if left == m.cfg.Players-1 && !m.now().Before(m.awayUntil) {
@@ -371,9 +382,6 @@ func (m *Match[S, I]) events(evs []rollnet.Event) {
 				m.awayUntil = m.now()
 				if m.p != nil && m.cfg.Net.RejoinWindow >= 0 {
 					m.awayUntil = m.awayUntil.Add(cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow))
-				}
-				if m.sp != nil {
-					m.tell("%s dropped at frame %d", m.st.Away, ev.Frame)
 				}
 			}
 		case rollnet.EventPlayerRejoining:

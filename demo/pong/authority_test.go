@@ -92,7 +92,7 @@ func TestAuthorityImpaired(t *testing.T) {
 	out, status := demo(t, 60*time.Second, "-mode", "authority", "-frames", "600", "-headless", "-impair", "45ms,20ms,5%")
 	t.Logf("demo output:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOK, status)
-	require.Regexp(t, `own paddle          held to its top speed on \d+ drawn frames`, out)
+	require.Regexp(t, `own paddle held to its top speed on \d+ drawn frames`, out)
 	require.Equal(t, 1, strings.Count(out, "(checksums agree)"))
 }
 

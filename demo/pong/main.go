@@ -371,7 +371,7 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return runNet(ctx, o, stdout, stderr, nil)
 	}
 	if o.spectate {
-		return runSpectate(ctx, o, stdout, stderr)
+		return runParent(ctx, o, stdout, stderr)
 	}
 	if o.connect != "" {
 		return runNet(ctx, o, stdout, stderr, nil)
@@ -379,7 +379,7 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.signal == "" {
 		return runParent(ctx, o, stdout, stderr)
 	}
-	return runPeer(ctx, o, stdout, stderr)
+	return runNet(ctx, o, stdout, stderr, nil)
 }
 
 // restoring is a writer that closes the terminal view before it writes:

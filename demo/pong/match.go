@@ -109,7 +109,7 @@ type netMatch struct {
 	line    []byte        // a checksum line being written
 	next    rollnet.Frame // the next frame a P2P -rejoin player prints the checksum of
 	ts      *playout.Timestep
-	at      time.Time // a host's previous tick
+	at      time.Time // a host's previous tick; a rejoiner's last progress line
 	// An authoritative client draws the playout's world with its own
 	// paddle predicted (compose).
 	draw             State
@@ -207,6 +207,10 @@ func (m *netMatch) advance(in Input) {
 		case p != nil && e.Kind == rollnet.EventPlayerRejoined && e.Player == m.nm.Seat():
 			m.next = (e.Frame + printEvery - 1) / printEvery * printEvery // back: from R on
 		}
+	}
+	if st.Phase == netplay.Rejoining && m.now().Sub(m.at) >= time.Second {
+		m.at = m.now()
+		m.logf("pong: %v", st) // the catch-up's progress
 	}
 	for news := m.nm.News(); m.told < len(news); m.told++ {
 		m.note = news[m.told]

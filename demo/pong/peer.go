@@ -92,42 +92,6 @@ func (r report) status() int {
 	return exitOK
 }
 
-// runParent is `go run ./demo/pong` with no -signal: a signaling server on
-// loopback, this process as a player, and a second process of this
-// program as the other one (a bot), over WebRTC.
-func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	if o.offline {
-		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
-	}
-	out := &syncWriter{w: stdout}
-	srv, err := hostRoom(&o)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitFailure
-	}
-	defer srv.close()
-	o.side = 0
-	inject := o.inject // a desync is injected on one side only: the opponent's
-	o.inject = 0
-	if o.headless {
-		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting the opponent process\n", srv.url, o.room)
-	}
-	var opp *opponent
-	// Joined: now start the opponent (in the authority mode, this process
-	// hosts and the opponent is its client).
-	startOpponent := func() error {
-		var err error
-		opp, err = startProcess(childArgs(o, 1, inject), out, o.headless, "[opponent] ")
-		return err
-	}
-	status := runNet(ctx, o, out, stderr, startOpponent)
-	if opp == nil {
-		return status
-	}
-	// Our side is done and closed: the opponent sees us leave and ends too.
-	return opp.reap(10*time.Second, status, "the opponent", out)
-}
-
 // hostRoom starts a signaling server on loopback and points o at a new
 // room on it, for this process and the player processes it starts.
 func hostRoom(o *options) (*signalServer, error) {
@@ -161,12 +125,6 @@ func childArgs(o options, side, inject int) []string {
 		return append(args, "-frames", "-1")
 	}
 	return append(args, "-frames", strconv.Itoa(o.frames))
-}
-
-// runPeer is a process that joins a room on a signaling server: the
-// opponent the parent started, or a player on another machine.
-func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	return runNet(ctx, o, stdout, stderr, nil)
 }
 
 // runNet plays a network match: it joins the room (netplay.Join, Watch
@@ -280,13 +238,17 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 	return nil
 }
 
-// runSpectate is `pong -spectate` without -signal: a signaling server on
-// loopback, two bot processes playing each other, and this process
-// watching them: in P2P with netplay.Watch (fed by the seat-0 player); in
-// the authority mode as the host's third client, without a paddle (the
-// left player hosts and gives its slots in join order, so this one joins
-// once the right one plays).
-func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
+// runParent is `go run ./demo/pong` without -signal: a signaling server
+// on loopback and a bot process of this program as the opponent (this
+// process hosts in the authority mode); with -spectate, two bot processes
+// playing each other and this one watching: in P2P through netplay.Watch
+// (fed by the seat-0 player), in the authority mode as the host's third
+// client without a paddle (the left player hosts and gives its slots in
+// join order, so this one joins once the right one plays).
+func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	if o.offline {
+		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
+	}
 	out := &syncWriter{w: stdout}
 	srv, err := hostRoom(&o)
 	if err != nil {
@@ -294,55 +256,65 @@ func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer srv.close()
+	inject := o.inject // a desync is injected on one side only: the opponent's
+	o.inject = 0
+	labels, sides, who, ordered := []string{"[opponent] "}, []int{1}, "the opponent", false
+	switch {
+	case !o.spectate:
+		o.side = 0
+	case o.mode == modeP2P: // labelled by start: netplay seats them by their ids
+		labels, sides, who = []string{"[player 1] ", "[player 2] "}, []int{0, 1}, "a player"
+	default:
+		labels, sides, who, ordered = []string{"[left] ", "[right] "}, []int{0, 1}, "a player", true
+	}
 	if o.headless {
-		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch (%s mode)\n", srv.url, o.room, o.mode)
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting %d player process(es)\n", srv.url, o.room, len(labels))
 	}
-	// Labelled by start in P2P: netplay seats them by their ids. Their
-	// output streams through watch (kept until the end while a screen is
-	// up), which sees them join.
-	label := [2]string{"[left] ", "[right] "}
-	if o.mode == modeP2P {
-		label = [2]string{"[player 1] ", "[player 2] "}
-	}
+	// Their output streams through watch (kept until the end while a
+	// screen is up), which sees them join.
 	var kept *lockedBuffer
 	var sink io.Writer = out
 	if !o.headless {
 		kept = &lockedBuffer{}
 		sink = kept
 	}
-	leftIn, rightIn := make(chan struct{}), make(chan struct{})
-	watch := &lineWatch{w: sink, want: map[string]chan struct{}{label[0] + "pong: in room": leftIn, label[1] + "pong: match started": rightIn}}
-	var players [2]*opponent
-	start := func() (err error) {
-		if players[0], err = startProcess(childArgs(o, 0, 0), watch, true, label[0]); err != nil {
-			return err
-		}
-		if o.mode == modeAuthority {
-			if err := awaitLine(ctx, leftIn, "the left player never joined the room", o.timeout); err != nil {
+	seen := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	watch := &lineWatch{w: sink, want: map[string]chan struct{}{labels[0] + "pong: in room": seen[0], labels[len(labels)-1] + "pong: match started": seen[1]}}
+	var players []*opponent
+	start := func() error {
+		for i, label := range labels {
+			if i > 0 && ordered {
+				if err := awaitLine(ctx, seen[0], "the left player never joined the room", o.timeout); err != nil {
+					return err
+				}
+			}
+			p, err := startProcess(childArgs(o, sides[i], inject), watch, true, label)
+			if err != nil {
 				return err
 			}
+			players = append(players, p)
 		}
-		if players[1], err = startProcess(childArgs(o, 1, 0), watch, true, label[1]); err != nil || o.mode == modeP2P {
-			return err
+		if ordered {
+			return awaitLine(ctx, seen[1], "the right player never joined the host", o.timeout)
 		}
-		return awaitLine(ctx, rightIn, "the right player never joined the host", o.timeout)
+		return nil
 	}
 	var status int
-	if o.mode == modeP2P {
+	if !ordered {
 		status = runNet(ctx, o, out, stderr, start)
 	} else if err := start(); err != nil {
 		status = connectFailed(err, out, stderr)
 	} else {
 		status = runNet(ctx, o, out, stderr, nil)
 	}
-	grace := time.Duration(0) // without a budget they play until we leave: closing their stdin ends them
-	if o.frames > 0 {
-		grace = 10 * time.Second
+	// Our side is done and closed: an opponent sees us leave and ends too;
+	// players without a budget play until we leave (closing their stdin).
+	grace := 10 * time.Second
+	if o.spectate && o.frames == 0 {
+		grace = 0
 	}
 	for _, p := range players {
-		if p != nil {
-			status = p.reap(grace, status, "a player", out)
-		}
+		status = p.reap(grace, status, who, out)
 	}
 	if kept != nil {
 		_, _ = io.WriteString(out, kept.String())

@@ -96,9 +96,9 @@ func (r report) print(out io.Writer) {
 	default:
 		line("confirmed compared", "%d frames, every %dth (%s)", r.Compared, checksumInterval, agree)
 	}
-	for _, s := range []string{r.Desync, r.Forensics} {
-		if s != "" {
-			line("desync forensics", "%s", s)
+	for _, kv := range [][2]string{{"desync", r.Desync}, {"desync forensics", r.Forensics}} {
+		if kv[1] != "" {
+			line(kv[0], "%s", kv[1])
 		}
 	}
 	line("rollbacks", "%d (deepest %d, %d frames re-simulated)", r.Rollbacks, r.Deepest, r.Resim)
