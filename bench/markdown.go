@@ -64,7 +64,7 @@ func printMarkdown(w io.Writer, path string) error {
 	for _, c := range rep.CatchUp {
 		printCatchMarkdown(w, c)
 	}
-	return nil
+	return printTransportsMarkdown(w, &rep)
 }
 
 // printProfileMarkdown prints the P2P profile rows as one table, a link a

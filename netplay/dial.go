@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	signaling "github.com/rollnet/rollnet/signaling/client" // not signaling: a browser build must not link its server
+	"github.com/rollnet/rollnet/signaling/client" // not signaling: a browser build must not link its server
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
@@ -93,25 +93,25 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 	if err != nil {
 		return dialed{err: err}
 	}
-	client, err := signaling.Dial(ctx, u, signaling.Config{})
+	sc, err := client.Dial(ctx, u, client.Config{})
 	if err != nil {
 		return dialed{err: fmt.Errorf("netplay: joining %s: %w", RedactURL(u), RedactError(err, u))}
 	}
-	if cfg.Relay && !HandsOutTURN(client.ICEServers()) {
-		_ = client.Close()
+	if cfg.Relay && !HandsOutTURN(sc.ICEServers()) {
+		_ = sc.Close()
 		return dialed{err: fmt.Errorf("%w: Relay: the signaling server hands out no TURN relay", ErrConfig)}
 	}
 	wc := cfg.WebRTC
 	wc.LoopbackOnly = wc.LoopbackOnly || (isLoopback(u) && !cfg.Relay)
 	wc.RelayOnly = wc.RelayOnly || cfg.Relay
 	wc.Accept = accept
-	sig := webrtc.NewSignalingAdapter(client)
+	sig := webrtc.NewSignalingAdapter(sc)
 	rtc, err := webrtc.New(wc, sig)
 	if err != nil {
 		_ = sig.Close()
 		return dialed{err: err}
 	}
-	d := dialed{rtc: rtc, tr: rtc, room: client.Room(), first: len(client.Peers()) == 0}
+	d := dialed{rtc: rtc, tr: rtc, room: sc.Room(), first: len(sc.Peers()) == 0}
 	if cfg.Impair != nil {
 		imp, err := cfg.Impair.Wrap(rtc)
 		if err != nil {
@@ -145,7 +145,7 @@ func (r redacted) Unwrap() error { return r.err }
 
 // HandsOutTURN reports whether ice (a signaling server's ICE servers)
 // names a TURN relay, which Config.Relay needs.
-func HandsOutTURN(ice []signaling.ICEServer) bool {
+func HandsOutTURN(ice []client.ICEServer) bool {
 	for _, s := range ice {
 		for _, u := range s.URLs {
 			if strings.HasPrefix(u, "turn:") || strings.HasPrefix(u, "turns:") {

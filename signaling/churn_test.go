@@ -12,31 +12,33 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // member plays a room member as transport/webrtc does: it offers to every
 // newcomer and sends it candidates, and reports the signals of others.
 type member struct {
-	c              *Client
+	c              *client.Client
 	joined, left   atomic.Int32
-	fromOthers     chan Event
+	fromOthers     chan client.Event
 	done           chan struct{}
 	offersPerJoin  int
 	unexpectedSend atomic.Value // error
 }
 
-func newMember(c *Client, offersPerJoin int) *member {
-	m := &member{c: c, fromOthers: make(chan Event, 16), done: make(chan struct{}), offersPerJoin: offersPerJoin}
+func newMember(c *client.Client, offersPerJoin int) *member {
+	m := &member{c: c, fromOthers: make(chan client.Event, 16), done: make(chan struct{}), offersPerJoin: offersPerJoin}
 	go m.run()
 	return m
 }
 
 func (m *member) run() {
 	defer close(m.done)
-	cand := Signal{Kind: SignalCandidate, Payload: json.RawMessage(`{"candidate":"candidate:1 1 udp 2130706431 127.0.0.1 50000 typ host"}`)}
+	cand := client.Signal{Kind: client.SignalCandidate, Payload: json.RawMessage(`{"candidate":"candidate:1 1 udp 2130706431 127.0.0.1 50000 typ host"}`)}
 	for ev := range m.c.Events() {
 		switch ev.Kind {
-		case PeerJoined:
+		case client.PeerJoined:
 			for i := range m.offersPerJoin {
 				s := cand
 				if i == 0 {
@@ -44,14 +46,14 @@ func (m *member) run() {
 				}
 				// The newcomer may be gone already (the client knows, or
 				// the server refuses it): both are normal here.
-				if err := m.c.Send(context.Background(), ev.Peer, s); err != nil && !errors.Is(err, ErrUnknownPeer) {
+				if err := m.c.Send(context.Background(), ev.Peer, s); err != nil && !errors.Is(err, client.ErrUnknownPeer) {
 					m.unexpectedSend.Store(err)
 				}
 			}
 			m.joined.Add(1)
-		case PeerLeft:
+		case client.PeerLeft:
 			m.left.Add(1)
-		case ServerError:
+		case client.ServerError:
 		default:
 			m.fromOthers <- ev
 		}
@@ -66,7 +68,7 @@ func TestChurnDoesNotChargeMembers(t *testing.T) {
 	b := newMember(h.dial("/room/match"), 6)
 	// The two players meet: a offers to b, the newcomer.
 	for range 6 {
-		require.Equal(t, SignalReceived, (<-b.fromOthers).Kind)
+		require.Equal(t, client.SignalReceived, (<-b.fromOthers).Kind)
 	}
 
 	// An attacker cycles join/leave: every join makes both members send 6
@@ -76,7 +78,7 @@ func TestChurnDoesNotChargeMembers(t *testing.T) {
 		x := h.dial("/room/match")
 		if i%2 == 0 {
 			for range 2 * 6 {
-				require.Equal(t, SignalReceived, next(t, x).Kind)
+				require.Equal(t, client.SignalReceived, next(t, x).Kind)
 			}
 		}
 		require.NoError(t, x.Close())
@@ -84,8 +86,8 @@ func TestChurnDoesNotChargeMembers(t *testing.T) {
 	}
 	// The room's join rate is spent: the attacker is refused, not the members.
 	_, err := h.tryDial("/room/match")
-	require.ErrorIs(t, err, ErrJoinRateLimited)
-	var he *HTTPError
+	require.ErrorIs(t, err, client.ErrJoinRateLimited)
+	var he *client.HTTPError
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, http.StatusTooManyRequests, he.Status)
 
@@ -112,31 +114,31 @@ func TestReplyAllowanceIsBounded(t *testing.T) {
 	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 4, ReplyAllowance: 2, Now: clock.Now})
 	a := h.dial("/room/r")
 	b := h.dial("/room/r")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	// a to the newcomer b: 2 free (b's join), then a's own 3 tokens (its
 	// join took 1), then closed.
 	for i := range 5 {
 		send(t, a, b.ID(), offer("a"))
-		require.Equal(t, SignalReceived, next(t, b).Kind, "signal %d", i)
+		require.Equal(t, client.SignalReceived, next(t, b).Kind, "signal %d", i)
 	}
 	send(t, a, b.ID(), offer("a"))
-	require.ErrorIs(t, ended(t, a), ErrRateLimited)
+	require.ErrorIs(t, ended(t, a), client.ErrRateLimited)
 
 	// Ping-pong: d pays for each of its signals (its join took 1 of 4),
 	// which lets c answer each free; c's free answers let d send nothing
 	// free, so d is closed at its fourth.
 	c := h.dial("/room/pp")
 	d := h.dial("/room/pp")
-	require.Equal(t, PeerJoined, next(t, c).Kind)
+	require.Equal(t, client.PeerJoined, next(t, c).Kind)
 	for i := range 4 {
 		send(t, c, d.ID(), offer("c"))
-		require.Equal(t, SignalReceived, next(t, d).Kind)
+		require.Equal(t, client.SignalReceived, next(t, d).Kind)
 		send(t, d, c.ID(), offer("d"))
 		if i < 3 {
-			require.Equal(t, SignalReceived, next(t, c).Kind, "round %d", i)
+			require.Equal(t, client.SignalReceived, next(t, c).Kind, "round %d", i)
 		}
 	}
-	require.ErrorIs(t, ended(t, d), ErrRateLimited)
+	require.ErrorIs(t, ended(t, d), client.ErrRateLimited)
 }
 
 func TestJoinRateLimits(t *testing.T) {
@@ -149,8 +151,8 @@ func TestJoinRateLimits(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 	_, err := h.tryDial("/room/other?as=x")
-	require.ErrorIs(t, err, ErrJoinRateLimited)
-	require.NotErrorIs(t, err, ErrTooManyConnections)
+	require.ErrorIs(t, err, client.ErrJoinRateLimited)
+	require.NotErrorIs(t, err, client.ErrTooManyConnections)
 	h.dial("/room/other?as=y") // another address is not affected
 	clock.Advance(time.Second)
 	h.dial("/room/other?as=x") // and the bucket refills
@@ -161,7 +163,7 @@ func TestJoinRateLimits(t *testing.T) {
 		h.dial("/room/r0?as=" + as)
 	}
 	_, err = h.tryDial("/room/r0?as=t")
-	require.ErrorIs(t, err, ErrJoinRateLimited)
+	require.ErrorIs(t, err, client.ErrJoinRateLimited)
 	h.dial("/room/r1?as=t")
 	// next=N grouping has no per-room join limit (its rooms do not outlive their filling).
 	for _, as := range []string{"v", "w", "y", "z"} {
@@ -183,20 +185,20 @@ func TestChurnBackToBaseline(t *testing.T) {
 	base := runtime.NumGoroutine()
 	for i := range n {
 		x := h.dial("/room/stay")
-		require.Equal(t, Event{Kind: PeerJoined, Peer: x.ID()}, next(t, a))
+		require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: x.ID()}, next(t, a))
 		if i%2 == 0 {
 			send(t, a, x.ID(), offer("hello"))
-			require.Equal(t, SignalReceived, next(t, x).Kind)
+			require.Equal(t, client.SignalReceived, next(t, x).Kind)
 		}
 		require.NoError(t, x.Close())
-		require.Equal(t, Event{Kind: PeerLeft, Peer: x.ID()}, next(t, a))
+		require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: x.ID()}, next(t, a))
 	}
 	// Past the grace, the next leave forgets the departed peers' allowances.
 	clock.Advance(replyGrace + time.Second)
 	x := h.dial("/room/stay")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	require.NoError(t, x.Close())
-	require.Equal(t, PeerLeft, next(t, a).Kind)
+	require.Equal(t, client.PeerLeft, next(t, a).Kind)
 	eventually(t, func() bool { return h.srv.Stats().Connections == 1 }, "churners gone")
 	// +1: require.Eventually runs the condition in a goroutine of its own.
 	eventually(t, func() bool { return runtime.NumGoroutine() <= base+1 }, "goroutines back to baseline")

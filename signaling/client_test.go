@@ -11,6 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // fakeServer serves one scripted WebSocket peer per connection, to test
@@ -58,18 +60,18 @@ func TestClientServerErrorEvent(t *testing.T) {
 		write(ctx, ws, `{"v":2,"type":"error","code":"other","message":"something else"}`)
 		_, _, _ = ws.Read(ctx) // until the client closes
 	})
-	c, err := Dial(context.Background(), url, ClientConfig{})
+	c, err := client.Dial(context.Background(), url, client.Config{})
 	require.NoError(t, err)
 	defer c.Close()
 	require.Equal(t, fakeID, c.ID())
 	require.Equal(t, []string{fakePeer}, c.Peers())
 	ev := next(t, c)
-	require.Equal(t, ServerError, ev.Kind)
+	require.Equal(t, client.ServerError, ev.Kind)
 	require.Equal(t, fakePeer, ev.Peer)
-	require.ErrorIs(t, ev.Err, ErrUnknownPeer)
+	require.ErrorIs(t, ev.Err, client.ErrUnknownPeer)
 	ev = next(t, c)
-	require.Equal(t, ServerError, ev.Kind)
-	require.NotErrorIs(t, ev.Err, ErrUnknownPeer)
+	require.Equal(t, client.ServerError, ev.Kind)
+	require.NotErrorIs(t, ev.Err, client.ErrUnknownPeer)
 	require.ErrorContains(t, ev.Err, "something else")
 	require.NoError(t, c.Close())
 	require.NoError(t, ended(t, c))
@@ -90,12 +92,12 @@ func TestClientDropsMalformedServer(t *testing.T) {
 				write(ctx, ws, fakeJoin)
 				write(ctx, ws, msg)
 				_, _, err := ws.Read(ctx)
-				require.Equal(t, CodeMalformed, int(websocket.CloseStatus(err)), "the client says why")
+				require.Equal(t, client.CodeMalformed, int(websocket.CloseStatus(err)), "the client says why")
 			})
-			c, err := Dial(context.Background(), url, ClientConfig{})
+			c, err := client.Dial(context.Background(), url, client.Config{})
 			require.NoError(t, err)
 			defer c.Close()
-			require.ErrorIs(t, ended(t, c), ErrMalformed)
+			require.ErrorIs(t, ended(t, c), client.ErrMalformed)
 		})
 	}
 }
@@ -110,8 +112,8 @@ func TestClientDialRefusesBadJoinReply(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) { write(ctx, ws, msg) })
-			_, err := Dial(context.Background(), url, ClientConfig{})
-			require.ErrorIs(t, err, ErrMalformed)
+			_, err := client.Dial(context.Background(), url, client.Config{})
+			require.ErrorIs(t, err, client.ErrMalformed)
 		})
 	}
 }
@@ -121,35 +123,35 @@ func TestClientConnectionDrop(t *testing.T) {
 		write(ctx, ws, fakeJoin)
 		_ = ws.CloseNow() // no close frame
 	})
-	c, err := Dial(context.Background(), url, ClientConfig{})
+	c, err := client.Dial(context.Background(), url, client.Config{})
 	require.NoError(t, err)
 	defer c.Close()
 	err = ended(t, c)
-	require.ErrorIs(t, err, ErrClosed)
-	require.ErrorIs(t, c.Send(context.Background(), fakePeer, offer("x")), ErrClosed)
+	require.ErrorIs(t, err, client.ErrClosed)
+	require.ErrorIs(t, c.Send(context.Background(), fakePeer, offer("x")), client.ErrClosed)
 }
 
 func TestClientSendValidates(t *testing.T) {
 	h := start(t, ServerConfig{})
 	a := h.dial("/room/v")
 	b := h.dial("/room/v")
-	for name, s := range map[string]Signal{
+	for name, s := range map[string]client.Signal{
 		"no kind":      {Payload: json.RawMessage(`{}`)},
 		"bad kind":     {Kind: "bye", Payload: json.RawMessage(`{}`)},
-		"no payload":   {Kind: SignalOffer},
-		"null payload": {Kind: SignalOffer, Payload: json.RawMessage(`null`)},
-		"not JSON":     {Kind: SignalOffer, Payload: json.RawMessage(`{`)},
+		"no payload":   {Kind: client.SignalOffer},
+		"null payload": {Kind: client.SignalOffer, Payload: json.RawMessage(`null`)},
+		"not JSON":     {Kind: client.SignalOffer, Payload: json.RawMessage(`{`)},
 	} {
-		require.ErrorIs(t, b.Send(context.Background(), a.ID(), s), ErrInvalidSignal, name)
+		require.ErrorIs(t, b.Send(context.Background(), a.ID(), s), client.ErrInvalidSignal, name)
 	}
-	require.ErrorIs(t, b.Send(context.Background(), "", offer("x")), ErrUnknownPeer)
-	require.ErrorIs(t, b.Send(context.Background(), b.ID(), offer("x")), ErrUnknownPeer, "not to itself")
+	require.ErrorIs(t, b.Send(context.Background(), "", offer("x")), client.ErrUnknownPeer)
+	require.ErrorIs(t, b.Send(context.Background(), b.ID(), offer("x")), client.ErrUnknownPeer, "not to itself")
 }
 
 func TestClientCloseWhileEventsUndrained(t *testing.T) {
 	h := start(t, ServerConfig{})
 	ctx := context.Background()
-	a, err := Dial(ctx, h.url("/room/q"), ClientConfig{EventQueue: 1})
+	a, err := client.Dial(ctx, h.url("/room/q"), client.Config{EventQueue: 1})
 	require.NoError(t, err)
 	for range 5 {
 		h.dial("/room/q") // a hears 5 joins with room for 1
@@ -160,14 +162,14 @@ func TestClientCloseWhileEventsUndrained(t *testing.T) {
 }
 
 func TestClientDialErrors(t *testing.T) {
-	_, err := Dial(context.Background(), "ws://127.0.0.1:1/room/x", ClientConfig{})
+	_, err := client.Dial(context.Background(), "ws://127.0.0.1:1/room/x", client.Config{})
 	require.Error(t, err)
-	_, err = Dial(context.Background(), "ws://127.0.0.1:1/room/x", ClientConfig{EventQueue: -1})
-	require.ErrorIs(t, err, ErrConfig)
+	_, err = client.Dial(context.Background(), "ws://127.0.0.1:1/room/x", client.Config{EventQueue: -1})
+	require.ErrorIs(t, err, client.ErrConfig)
 	h := start(t, ServerConfig{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = Dial(ctx, h.url("/room/x"), ClientConfig{})
+	_, err = client.Dial(ctx, h.url("/room/x"), client.Config{})
 	require.ErrorIs(t, err, context.Canceled)
 }
 
@@ -175,7 +177,7 @@ func TestClientDialServerClosesBeforeJoinReply(t *testing.T) {
 	url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) {
 		_ = ws.Close(websocket.StatusNormalClosure, "")
 	})
-	c, err := Dial(context.Background(), url, ClientConfig{})
-	require.ErrorIs(t, err, ErrClosed)
+	c, err := client.Dial(context.Background(), url, client.Config{})
+	require.ErrorIs(t, err, client.ErrClosed)
 	require.Nil(t, c)
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 func (c ClusterConfig) withDefaults() (ClusterConfig, error) {
@@ -23,7 +25,7 @@ func (c ClusterConfig) withDefaults() (ClusterConfig, error) {
 	}
 	for _, r := range c.Name {
 		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
-			return c, fmt.Errorf("%w: Cluster.Name %q: want letters, digits, - and _", ErrConfig, c.Name)
+			return c, fmt.Errorf("%w: Cluster.Name %q: want letters, digits, - and _", wire.ErrConfig, c.Name)
 		}
 	}
 	durs := []field[time.Duration]{
@@ -35,7 +37,7 @@ func (c ClusterConfig) withDefaults() (ClusterConfig, error) {
 		return c, err
 	}
 	if c.DeadAfter < 2*c.Heartbeat {
-		return c, fmt.Errorf("%w: Cluster.DeadAfter %v is less than two heartbeats (%v)", ErrConfig, c.DeadAfter, c.Heartbeat)
+		return c, fmt.Errorf("%w: Cluster.DeadAfter %v is less than two heartbeats (%v)", wire.ErrConfig, c.DeadAfter, c.Heartbeat)
 	}
 	return c, nil
 }
@@ -146,7 +148,7 @@ func newCluster(s *Server, nc *nats.Conn, cfg ClusterConfig) (*cluster, error) {
 	defer cancel()
 	js, err := jetstream.New(nc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrClusterUnavailable, err)
+		return nil, fmt.Errorf("%w: %v", wire.ErrClusterUnavailable, err)
 	}
 	cl.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      cfg.Name + "-rooms",
@@ -155,14 +157,14 @@ func newCluster(s *Server, nc *nats.Conn, cfg ClusterConfig) (*cluster, error) {
 		Storage:     jetstream.FileStorage,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: key-value bucket: %v", ErrClusterUnavailable, err)
+		return nil, fmt.Errorf("%w: key-value bucket: %v", wire.ErrClusterUnavailable, err)
 	}
 	if cl.sub, err = nc.Subscribe(cl.subj+"i."+cl.inst, cl.onRelay); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrClusterUnavailable, err)
+		return nil, fmt.Errorf("%w: %v", wire.ErrClusterUnavailable, err)
 	}
 	if cl.hb, err = nc.Subscribe(cl.subj+"hb", cl.onHeartbeat); err != nil {
 		_ = cl.sub.Unsubscribe()
-		return nil, fmt.Errorf("%w: %v", ErrClusterUnavailable, err)
+		return nil, fmt.Errorf("%w: %v", wire.ErrClusterUnavailable, err)
 	}
 	if err := cl.startWatch(ctx); err != nil {
 		_ = cl.sub.Unsubscribe()
@@ -182,7 +184,7 @@ func (cl *cluster) startWatch(ctx context.Context) error {
 	w, err := cl.kv.WatchAll(wctx)
 	if err != nil {
 		unwatch()
-		return fmt.Errorf("%w: watch: %v", ErrClusterUnavailable, err)
+		return fmt.Errorf("%w: watch: %v", wire.ErrClusterUnavailable, err)
 	}
 	cl.mu.Lock()
 	old, oldUnwatch := cl.watch, cl.unwatch
@@ -199,7 +201,7 @@ func (cl *cluster) startWatch(ctx context.Context) error {
 	case <-synced:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("%w: watch: %v", ErrClusterUnavailable, ctx.Err())
+		return fmt.Errorf("%w: watch: %v", wire.ErrClusterUnavailable, ctx.Err())
 	}
 }
 
@@ -275,7 +277,7 @@ func (cl *cluster) reconcile(key string, r *clusterRoom) {
 			continue // the update is older than its join
 		}
 		if !r.has(c.id) {
-			c.kill(CodeClusterUnavailable, ErrClusterUnavailable)
+			c.kill(wire.CodeClusterUnavailable, wire.ErrClusterUnavailable)
 			continue
 		}
 		for _, m := range r.Members {
@@ -330,7 +332,7 @@ func (cl *cluster) join(c *peerConn) {
 				}
 			} else {
 				s.stats.roomFull.Add(1)
-				c.kill(CodeRoomFull, ErrRoomFull)
+				c.kill(wire.CodeRoomFull, wire.ErrRoomFull)
 				return
 			}
 		}
@@ -366,7 +368,7 @@ func (cl *cluster) join(c *peerConn) {
 			cl.orphans = append(cl.orphans, orphan{key, c.id})
 			cl.mu.Unlock()
 		}
-		c.kill(CodeClusterUnavailable, ErrClusterUnavailable)
+		c.kill(wire.CodeClusterUnavailable, wire.ErrClusterUnavailable)
 		return
 	}
 }
@@ -580,7 +582,7 @@ func (cl *cluster) deliver(to *peerConn, rl relayMsg) {
 		to.grant(rl.from, s.cfg.ReplyAllowance)
 	}
 	b := rl.signal
-	if to.v != ProtocolVersion {
+	if to.v != wire.ProtocolVersion {
 		// Sent in the newest version, not knowing the addressee's: the
 		// payload stays as it is, the envelope becomes its version.
 		e, err := parseEnvelope(b, fromServer)

@@ -26,6 +26,6 @@ type ClusterConfig struct {
 	DeadAfter time.Duration
 	// OpTimeout bounds one join or leave's key-value operations (default
 	// 3 s): a join that cannot reach NATS in time is closed with
-	// CodeClusterUnavailable.
+	// client.CodeClusterUnavailable.
 	OpTimeout time.Duration
 }

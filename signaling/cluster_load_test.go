@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 var clusterClients = flag.Int("signal.cluster-clients", 200,
@@ -60,7 +62,7 @@ func TestClusterLoad(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	clients := make([]*Client, n)
+	clients := make([]*client.Client, n)
 	times := make([]time.Duration, n)
 	errs := make([]error, n)
 	begin := time.Now()

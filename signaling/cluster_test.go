@@ -13,6 +13,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 var clusterRaces = flag.Int("signal.races", 10,
@@ -29,17 +31,17 @@ func TestClusterRoom(t *testing.T) {
 	require.Equal(t, []string{a.ID()}, b.Peers())
 	require.Equal(t, "lobby.1", b.Room())
 	ev := next(t, a)
-	require.Equal(t, PeerJoined, ev.Kind)
+	require.Equal(t, client.PeerJoined, ev.Kind)
 	require.Equal(t, b.ID(), ev.Peer)
 
 	send(t, a, b.ID(), offer("from-a"))
 	ev = next(t, b)
-	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, client.SignalReceived, ev.Kind)
 	require.Equal(t, a.ID(), ev.Peer)
 	require.JSONEq(t, `{"sdp":"from-a"}`, string(ev.Signal.Payload))
-	send(t, b, a.ID(), Signal{Kind: SignalAnswer, Payload: []byte(`{"sdp":"<from-b>"}`)})
+	send(t, b, a.ID(), client.Signal{Kind: client.SignalAnswer, Payload: []byte(`{"sdp":"<from-b>"}`)})
 	ev = next(t, a)
-	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, client.SignalReceived, ev.Kind)
 	require.Equal(t, `{"sdp":"<from-b>"}`, string(ev.Signal.Payload), "relayed byte for byte")
 
 	// Another room, on the third instance: a's id is unknown there.
@@ -51,13 +53,13 @@ func TestClusterRoom(t *testing.T) {
 	// And a third member of lobby.1 on it meets both.
 	c := in[2].dial("/room/lobby.1")
 	require.Equal(t, []string{a.ID(), b.ID()}, c.Peers())
-	require.Equal(t, PeerJoined, next(t, a).Kind)
-	require.Equal(t, PeerJoined, next(t, b).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, b).Kind)
 
 	require.NoError(t, b.Close())
-	for _, cl := range []*Client{a, c} {
+	for _, cl := range []*client.Client{a, c} {
 		ev = next(t, cl)
-		require.Equal(t, PeerLeft, ev.Kind)
+		require.Equal(t, client.PeerLeft, ev.Kind)
 		require.Equal(t, b.ID(), ev.Peer)
 	}
 	require.Zero(t, in[0].srv.Stats().Refused)
@@ -69,7 +71,7 @@ func TestClusterRoom(t *testing.T) {
 func TestClusterNext(t *testing.T) {
 	e := startNATS(t)
 	in := e.instances(t, 2, ServerConfig{})
-	var cs []*Client
+	var cs []*client.Client
 	for i := range 6 {
 		cs = append(cs, in[i%2].dial("/room?next=2"))
 	}
@@ -79,10 +81,10 @@ func TestClusterNext(t *testing.T) {
 		require.Equal(t, []string{first.ID()}, second.Peers())
 		require.Equal(t, first.Room(), second.Room())
 		ev := next(t, first)
-		require.Equal(t, PeerJoined, ev.Kind)
+		require.Equal(t, client.PeerJoined, ev.Kind)
 		require.Equal(t, second.ID(), ev.Peer)
 		send(t, second, first.ID(), offer("x"))
-		require.Equal(t, SignalReceived, next(t, first).Kind)
+		require.Equal(t, client.SignalReceived, next(t, first).Kind)
 	}
 	require.NotEqual(t, cs[0].Room(), cs[2].Room())
 }
@@ -99,7 +101,7 @@ func TestClusterRoomFullRace(t *testing.T) {
 		require.Len(t, second.Peers(), 1)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
-		clients := make([]*Client, 2)
+		clients := make([]*client.Client, 2)
 		for j := range 2 {
 			wg.Add(1)
 			go func() {
@@ -115,10 +117,10 @@ func TestClusterRoomFullRace(t *testing.T) {
 				require.Len(t, clients[j].Peers(), 2)
 				continue
 			}
-			require.ErrorIs(t, err, ErrRoomFull, "race %d", i)
+			require.ErrorIs(t, err, client.ErrRoomFull, "race %d", i)
 		}
 		require.Equal(t, 1, joined, "race %d: exactly one joins the last place", i)
-		for _, c := range append([]*Client{first, second}, clients...) {
+		for _, c := range append([]*client.Client{first, second}, clients...) {
 			if c != nil {
 				require.NoError(t, c.Close())
 			}
@@ -137,15 +139,15 @@ func TestClusterInstanceDeath(t *testing.T) {
 	dying, nc := e.instance(t, ServerConfig{MaxRoomSize: 2})
 	a := in[0].dial("/room/duel")
 	b := dying.dial("/room/duel")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	_, err := in[1].tryDial("/room/duel")
-	require.ErrorIs(t, err, ErrRoomFull)
+	require.ErrorIs(t, err, client.ErrRoomFull)
 
 	nc.Close() // the instance is gone for the others; its clients stay open
 	cut := time.Now()
 	ev := next(t, a)
 	took := time.Since(cut)
-	require.Equal(t, PeerLeft, ev.Kind)
+	require.Equal(t, client.PeerLeft, ev.Kind)
 	require.Equal(t, b.ID(), ev.Peer)
 	bound := testCluster.DeadAfter + testCluster.Heartbeat
 	t.Logf("peer-left %v after the instance went silent (bound %v)", took.Round(time.Millisecond), bound)
@@ -164,13 +166,13 @@ func TestClusterNATSRestart(t *testing.T) {
 	in := e.instances(t, 2, ServerConfig{})
 	a := in[0].dial("/room/kept")
 	b := in[1].dial("/room/kept")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 
 	e.stop()
 	for _, h := range in {
 		eventually(t, func() bool { return !h.srv.Ready() }, "instance still ready without NATS")
 		_, err := h.tryDial("/room/during")
-		require.ErrorIs(t, err, ErrClusterUnavailable)
+		require.ErrorIs(t, err, client.ErrClusterUnavailable)
 	}
 	e.start()
 	for _, h := range in {
@@ -180,7 +182,7 @@ func TestClusterNATSRestart(t *testing.T) {
 	send(t, a, b.ID(), offer("after"))
 	select {
 	case ev := <-b.Events():
-		require.Equal(t, SignalReceived, ev.Kind)
+		require.Equal(t, client.SignalReceived, ev.Kind)
 	case ev := <-a.Events():
 		t.Fatalf("a: %+v %+v %+v", ev, in[0].srv.Stats(), in[1].srv.Stats())
 	case <-time.After(3 * time.Second):
@@ -190,17 +192,17 @@ func TestClusterNATSRestart(t *testing.T) {
 	c := in[1].dial("/room/new")
 	d := in[0].dial("/room/new")
 	require.Equal(t, []string{c.ID()}, d.Peers())
-	require.Equal(t, PeerJoined, next(t, c).Kind)
+	require.Equal(t, client.PeerJoined, next(t, c).Kind)
 	send(t, c, d.ID(), offer("new"))
-	require.Equal(t, SignalReceived, next(t, d).Kind)
+	require.Equal(t, client.SignalReceived, next(t, d).Kind)
 	f := in[1].dial("/room/kept")
 	require.Equal(t, []string{a.ID(), b.ID()}, f.Peers())
 	require.NoError(t, b.Close())
 	ev := next(t, a)
-	for ev.Kind == PeerJoined {
+	for ev.Kind == client.PeerJoined {
 		ev = next(t, a)
 	}
-	require.Equal(t, PeerLeft, ev.Kind)
+	require.Equal(t, client.PeerLeft, ev.Kind)
 }
 
 // TestClusterShutdown: an instance that shuts down closes its clients with
@@ -211,12 +213,12 @@ func TestClusterShutdown(t *testing.T) {
 	in := e.instances(t, 2, ServerConfig{})
 	a := in[0].dial("/room/bye")
 	b := in[1].dial("/room/bye")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	begin := time.Now()
 	require.NoError(t, in[1].srv.Close())
-	require.ErrorIs(t, ended(t, b), ErrServerClosing)
+	require.ErrorIs(t, ended(t, b), client.ErrServerClosing)
 	ev := next(t, a)
-	require.Equal(t, PeerLeft, ev.Kind)
+	require.Equal(t, client.PeerLeft, ev.Kind)
 	require.Less(t, time.Since(begin), testCluster.DeadAfter/2, "told by the leave, not by the death")
 }
 
@@ -227,9 +229,9 @@ func TestClusterConfig(t *testing.T) {
 	_, err := NewServer(ServerConfig{Cluster: ClusterConfig{Heartbeat: time.Second, DeadAfter: time.Second}, NATS: nil})
 	require.NoError(t, err, "Cluster is ignored without NATS")
 	_, err = ClusterConfig{Heartbeat: time.Second, DeadAfter: time.Second}.withDefaults()
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, client.ErrConfig)
 	_, err = ClusterConfig{Name: "a.b"}.withDefaults()
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, client.ErrConfig)
 	_ = context.Background
 	_ = errors.New
 }
@@ -252,7 +254,7 @@ func TestClusterRoomLostCounted(t *testing.T) {
 	require.NoError(t, err)
 	_, err = kv.Put(ctx, roomKey("lost"), b)
 	require.NoError(t, err)
-	require.ErrorIs(t, ended(t, a), ErrClusterUnavailable)
+	require.ErrorIs(t, ended(t, a), client.ErrClusterUnavailable)
 	require.EqualValues(t, 1, in[0].srv.Stats().ClusterClosed)
 }
 
@@ -272,10 +274,10 @@ func TestClusterProtocolVersions(t *testing.T) {
 		rawReadBytes(t, old))
 	rawWrite(t, old, `{"v":1,"type":"signal","peer":"`+c.ID()+`","kind":"answer","payload":{"sdp":"back"}}`)
 	ev := next(t, c)
-	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, client.SignalReceived, ev.Kind)
 	require.Equal(t, `{"sdp":"back"}`, string(ev.Signal.Payload))
 	d := in[0].dial("/room/mixed")
 	require.Equal(t, []int{1, 2}, []int{d.PeerProtocol(oldJoin.ID), d.PeerProtocol(c.ID())})
-	require.Equal(t, PeerJoined, next(t, c).Kind)
+	require.Equal(t, client.PeerJoined, next(t, c).Kind)
 	require.Equal(t, 2, c.PeerProtocol(d.ID()))
 }

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
+
+	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // Defaults for the zero fields of ServerConfig.
@@ -38,7 +41,7 @@ const (
 )
 
 // ServerConfig configures NewServer. The zero value of every field means its
-// documented default; a negative value is an error (ErrConfig).
+// documented default; a negative value is an error (client.ErrConfig).
 type ServerConfig struct {
 	// MaxRoomSize caps the peers in one room (default 8). A next=N request
 	// needs 2 <= N <= MaxRoomSize.
@@ -46,7 +49,7 @@ type ServerConfig struct {
 	// MaxMembersPerAddr caps the connections one client address may hold
 	// for one named room, members and joining ones alike (default: half of
 	// MaxRoomSize, rounded up: 4 of 8), so that one address can never fill a
-	// room alone. One more is refused with HTTP 429 (ErrTooManyConnections)
+	// room alone. One more is refused with HTTP 429 (client.ErrTooManyConnections)
 	// before the upgrade. Loopback addresses are exempt (tests, the demo);
 	// next=N rooms are not capped (whoever comes next fills them). With
 	// NATS the count is per instance.
@@ -58,7 +61,7 @@ type ServerConfig struct {
 	// average, and MessageBurst how many it may send at once (defaults 50
 	// and 100; every message counts, the join, pings and pongs too, but
 	// not the signals ReplyAllowance covers). Exceeding it closes the
-	// connection with CodeRateLimited.
+	// connection with client.CodeRateLimited.
 	MessageRate  int
 	MessageBurst int
 	// JoinRate and JoinBurst bound the join attempts from one client
@@ -67,7 +70,7 @@ type ServerConfig struct {
 	// once; the last half is kept for addresses that joined the room at
 	// most RoomJoinBurst/4 times lately, each join counted down at
 	// RoomJoinRate/4 a second): over either, the request is refused with HTTP 429
-	// (ErrJoinRateLimited) before the upgrade. A loopback client address
+	// (client.ErrJoinRateLimited) before the upgrade. A loopback client address
 	// (tests, the demo, a local proxy not in TrustedProxies) has no
 	// per-address join limit; a remote peer cannot send from one. Every join makes each
 	// member signal the newcomer, so join/leave churn would otherwise make
@@ -107,11 +110,11 @@ type ServerConfig struct {
 	// are ignored. (ClientAddr, when set, overrides this.)
 	TrustedProxies []netip.Prefix
 	// JoinTimeout is how long a connection may stay open without joining
-	// (default 10 s); then it is closed with CodeJoinTimeout.
+	// (default 10 s); then it is closed with client.CodeJoinTimeout.
 	JoinTimeout time.Duration
 	// PingInterval is how often the server pings every connection (default
 	// 15 s); one that does not answer within PingTimeout (default 10 s) is
-	// closed with CodePingTimeout.
+	// closed with client.CodePingTimeout.
 	PingInterval time.Duration
 	PingTimeout  time.Duration
 	// WriteTimeout bounds one write to a connection (default 10 s).
@@ -121,7 +124,7 @@ type ServerConfig struct {
 	CloseTimeout time.Duration
 	// SendQueue is the number of messages queued for one connection
 	// (default 64). A connection whose queue overflows is a slow consumer:
-	// it is dropped with CodeSlowConsumer, and no one else waits for it.
+	// it is dropped with client.CodeSlowConsumer, and no one else waits for it.
 	SendQueue int
 	// TokenSecret, when set, requires a join token (see Token) for the
 	// room on every connection, checked before the upgrade. Without it,
@@ -129,7 +132,7 @@ type ServerConfig struct {
 	TokenSecret []byte
 	// ICEServers are handed to every client at join. A TURN server needs a
 	// Username and Credential, unless TURNSecret is set and both are empty.
-	ICEServers []ICEServer
+	ICEServers []client.ICEServer
 	// TURNSecret, when set, makes the server mint short-lived TURN
 	// credentials at every join, in the TURN REST API scheme that coturn's
 	// use-auth-secret checks: each ICE server with a turn URL and no
@@ -197,32 +200,32 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 		return c, err
 	}
 	if c.MaxMembersPerAddr < 0 {
-		return c, fmt.Errorf("%w: MaxMembersPerAddr is %d, want >= 0", ErrConfig, c.MaxMembersPerAddr)
+		return c, fmt.Errorf("%w: MaxMembersPerAddr is %d, want >= 0", wire.ErrConfig, c.MaxMembersPerAddr)
 	}
 	if c.MaxMembersPerAddr == 0 {
 		c.MaxMembersPerAddr = (c.MaxRoomSize + 1) / 2
 	}
 	if c.MaxRoomSize < 2 {
-		return c, fmt.Errorf("%w: MaxRoomSize is %d, want >= 2", ErrConfig, c.MaxRoomSize)
+		return c, fmt.Errorf("%w: MaxRoomSize is %d, want >= 2", wire.ErrConfig, c.MaxRoomSize)
 	}
 	if c.MaxMessageSize < 512 {
-		return c, fmt.Errorf("%w: MaxMessageSize is %d, want >= 512", ErrConfig, c.MaxMessageSize)
+		return c, fmt.Errorf("%w: MaxMessageSize is %d, want >= 512", wire.ErrConfig, c.MaxMessageSize)
 	}
 	for i, s := range c.ICEServers {
 		if len(c.TURNSecret) > 0 && s.Username == "" && s.Credential == "" {
 			s.Username, s.Credential = "minted", "minted" // filled in at join
 		}
 		if err := s.Validate(); err != nil {
-			return c, fmt.Errorf("%w: ICEServers[%d]: %v", ErrConfig, i, err)
+			return c, fmt.Errorf("%w: ICEServers[%d]: %v", wire.ErrConfig, i, err)
 		}
 	}
-	c.ICEServers = append([]ICEServer(nil), c.ICEServers...)
+	c.ICEServers = append([]wire.ICEServer(nil), c.ICEServers...)
 	c.TokenSecret = append([]byte(nil), c.TokenSecret...)
 	c.TURNSecret = append([]byte(nil), c.TURNSecret...)
 	c.TrustedProxies = append([]netip.Prefix(nil), c.TrustedProxies...)
 	for i, p := range c.TrustedProxies {
 		if !p.IsValid() {
-			return c, fmt.Errorf("%w: TrustedProxies[%d] is not a valid prefix", ErrConfig, i)
+			return c, fmt.Errorf("%w: TrustedProxies[%d] is not a valid prefix", wire.ErrConfig, i)
 		}
 		c.TrustedProxies[i] = p.Masked()
 	}
@@ -243,11 +246,11 @@ type field[T int | time.Duration] struct {
 }
 
 // setDefaults sets each zero field to its default, and refuses a negative
-// one with ErrConfig.
+// one with client.ErrConfig.
 func setDefaults[T int | time.Duration](fs []field[T]) error {
 	for _, f := range fs {
 		if *f.v < 0 {
-			return fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
+			return fmt.Errorf("%w: %s is %v, want >= 0", wire.ErrConfig, f.name, *f.v)
 		}
 		if *f.v == 0 {
 			*f.v = f.def

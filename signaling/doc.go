@@ -2,18 +2,23 @@
 // groups peers into rooms and relays WebRTC offers, answers and ICE
 // candidates between them, and the Go client a transport uses to reach it.
 //
-// The client is package signaling/client (this package names its types
-// and errors the same: Client, Dial, ClientConfig, Event): a game imports
-// that one. It builds for GOOS=js GOARCH=wasm and dials through the
-// browser's WebSocket (the page makes the handshake: ClientConfig's
+// The client is package signaling/client (client.Dial, client.Client,
+// client.Config, client.Event), and so are the protocol's names both sides
+// share: its errors (client.ErrRoomFull, ...), close codes
+// (client.CodeMalformed, ...), client.CloseError, client.HTTPError,
+// client.ICEServer, client.Signal and client.ProtocolVersion. This package
+// is the server alone and names none of them again: a game imports the
+// client, a server program this package (and the client for those names).
+// The client builds for GOOS=js GOARCH=wasm and dials through the
+// browser's WebSocket (the page makes the handshake: client.Config's
 // HTTPClient and HTTPHeader are refused there, and a refusal before the
-// upgrade is not an *HTTPError), linking nothing of this package's server
-// nor of net/http. The server is for native programs. In a browser build
-// this package still compiles (the Server refuses every upgrade) but links
-// net/http, 1.5 MB of the browser pong; its NATS clustering and Prometheus metrics
-// are left out (native-only files), so that even a game that links it
-// carries none of NATS, JetStream, Prometheus or protobuf (.ci/run checks
-// both with go list -deps).
+// upgrade is not a *client.HTTPError), linking nothing of this package's
+// server nor of net/http. The server is for native programs. In a browser
+// build this package still compiles (the Server refuses every upgrade) but
+// links net/http, 1.5 MB of the browser pong; its NATS clustering and
+// Prometheus metrics are left out (native-only files), so that even a game
+// that links it carries none of NATS, JetStream, Prometheus or protobuf
+// (.ci/run checks both with go list -deps).
 //
 // # Running a server
 //
@@ -76,9 +81,9 @@
 // message is validated: unknown fields, a version other than the join's,
 // a type the sender may not send, or a malformed id closes the connection
 // with 4000. A join in a version the server does not speak is closed with
-// 4007 (CodeProtocolVersion); a server older than version 2 closes a
-// version 2 join with 4000, and Dial reports either as
-// ErrProtocolVersion. GET / says {"protocol":2,"protocols":[1,2],...}.
+// 4007 (client.CodeProtocolVersion); a server older than version 2 closes
+// a version 2 join with 4000, and client.Dial reports either as
+// client.ErrProtocolVersion. GET / says {"protocol":2,"protocols":[1,2],...}.
 //
 // # Signal payloads
 //
@@ -225,13 +230,13 @@
 // out of their rooms, so their peers hear peer-left within DeadAfter +
 // Heartbeat (plus a key-value write, milliseconds; TestClusterInstanceDeath
 // checks it), and its places are free again. An instance taken for dead
-// that comes back closes its clients with CodeClusterUnavailable (4006)
+// that comes back closes its clients with client.CodeClusterUnavailable (4006)
 // so they join again. An instance shutting down (Close, SIGTERM) closes
 // its clients with 1001 (going away: join again, through another
 // instance) and takes them out of their rooms at once.
 //
 // When NATS is unreachable, an instance refuses joins at once (HTTP 503
-// ErrClusterUnavailable, /readyz 503) instead of hanging; a join whose
+// client.ErrClusterUnavailable, /readyz 503) instead of hanging; a join whose
 // key-value write does not complete within Cluster.OpTimeout is closed
 // with 4006. Clients already paired keep their connection. When NATS is
 // back the instance watches the bucket again and goes on; nobody is taken
@@ -265,13 +270,14 @@
 //
 // # Client
 //
-// Dial joins, in version 2, and returns once the server has assigned an
-// id; PeerProtocol says which version each peer in the room speaks. Events
-// delivers PeerJoined, PeerLeft, SignalReceived and ServerError in the
-// server's order and is closed when the connection ends; Err then says
-// why, as a *CloseError or *HTTPError that errors.Is matches against this
-// package's sentinels (ErrRoomFull, ErrRateLimited, ErrUnauthorized, ...).
-// Keep the client open during a match to hear peer-left.
+// client.Dial joins, in version 2, and returns once the server has assigned
+// an id; PeerProtocol says which version each peer in the room speaks.
+// Events delivers client.PeerJoined, PeerLeft, SignalReceived and
+// ServerError in the server's order and is closed when the connection
+// ends; Err then says why, as a *client.CloseError or *client.HTTPError that
+// errors.Is matches against the client's sentinels (client.ErrRoomFull,
+// ErrRateLimited, ErrUnauthorized, ...). Keep the client open during a
+// match to hear peer-left.
 //
 // # Time and goroutines
 //

@@ -36,12 +36,12 @@ var errProtocolVersion = wire.ErrUnsupportedVersion
 
 // appendSignal appends the signal envelope with the payload's bytes
 // unchanged (wire.AppendSignal).
-func appendSignal(b []byte, v int, peer string, kind SignalKind, payload []byte) []byte {
+func appendSignal(b []byte, v int, peer string, kind wire.SignalKind, payload []byte) []byte {
 	return wire.AppendSignal(b, v, peer, kind, payload)
 }
 
 // parseEnvelope decodes and validates one message sent in direction dir;
-// anything that does not fit the protocol exactly wraps ErrMalformed.
+// anything that does not fit the protocol exactly wraps wire.ErrMalformed.
 func parseEnvelope(b []byte, dir direction) (envelope, error) { return wire.ParseEnvelope(b, dir) }
 
 // spokenVersions lists the versions the server speaks, oldest first.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // validEnvelopes are real messages of each type, in both directions; they
@@ -46,12 +48,12 @@ func TestParseEnvelopeVersions(t *testing.T) {
 		`{"v":2,"type":"peer-left","peer":"0123456789abcdef","protocol":2}`,
 	} {
 		_, err := parseEnvelope([]byte(msg), fromServer)
-		require.ErrorIs(t, err, ErrMalformed, msg)
+		require.ErrorIs(t, err, client.ErrMalformed, msg)
 		require.NotErrorIs(t, err, errProtocolVersion, msg)
 	}
 	for _, msg := range []string{`{"v":3,"type":"join"}`, `{"v":-1,"type":"join"}`} {
 		_, err := parseEnvelope([]byte(msg), fromClient)
-		require.ErrorIs(t, err, ErrMalformed, msg)
+		require.ErrorIs(t, err, client.ErrMalformed, msg)
 		require.ErrorIs(t, err, errProtocolVersion, msg)
 	}
 }
@@ -79,7 +81,7 @@ func TestParseEnvelopeDirection(t *testing.T) {
 		{fromServer, `{"v":1,"type":"join"}`},
 	} {
 		_, err := parseEnvelope([]byte(tc.msg), tc.dir)
-		require.ErrorIs(t, err, ErrMalformed, tc.msg)
+		require.ErrorIs(t, err, client.ErrMalformed, tc.msg)
 	}
 }
 
@@ -87,7 +89,7 @@ func TestParseEnvelopeEveryPrefixFails(t *testing.T) {
 	for _, tc := range validEnvelopes {
 		for i := range len(tc.msg) {
 			_, err := parseEnvelope([]byte(tc.msg[:i]), tc.dir)
-			require.ErrorIs(t, err, ErrMalformed, "%q", tc.msg[:i])
+			require.ErrorIs(t, err, client.ErrMalformed, "%q", tc.msg[:i])
 		}
 	}
 }
@@ -115,7 +117,7 @@ func FuzzParseEnvelope(f *testing.F) {
 		}
 		e, err := parseEnvelope(b, dir)
 		if err != nil {
-			require.ErrorIs(t, err, ErrMalformed)
+			require.ErrorIs(t, err, client.ErrMalformed)
 			return
 		}
 		// Whatever passes re-encodes to something that passes again, the

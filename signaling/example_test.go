@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // Two clients join one room on a server started in-process, and the one
 // already there offers to the newcomer.
 func Example() {
 	srv, err := signaling.NewServer(signaling.ServerConfig{
-		ICEServers: []signaling.ICEServer{{URLs: []string{"stun:stun.example.org:3478"}}},
+		ICEServers: []client.ICEServer{{URLs: []string{"stun:stun.example.org:3478"}}},
 	})
 	if err != nil {
 		panic(err)
@@ -30,7 +31,7 @@ func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// next is a client's next event, or a panic if none comes in time.
-	next := func(c *signaling.Client) signaling.Event {
+	next := func(c *client.Client) client.Event {
 		select {
 		case ev := <-c.Events():
 			return ev
@@ -38,12 +39,12 @@ func Example() {
 			panic("no event within 10 s")
 		}
 	}
-	alice, err := signaling.Dial(ctx, url, signaling.ClientConfig{})
+	alice, err := client.Dial(ctx, url, client.Config{})
 	if err != nil {
 		panic(err)
 	}
 	defer alice.Close()
-	bob, err := signaling.Dial(ctx, url, signaling.ClientConfig{})
+	bob, err := client.Dial(ctx, url, client.Config{})
 	if err != nil {
 		panic(err)
 	}
@@ -53,7 +54,7 @@ func Example() {
 	ev := next(alice)
 	fmt.Println("alice hears", ev.Kind, ev.Peer == bob.ID())
 	offer := json.RawMessage(`{"type":"offer","sdp":"v=0..."}`)
-	if err := alice.Send(ctx, ev.Peer, signaling.Signal{Kind: signaling.SignalOffer, Payload: offer}); err != nil {
+	if err := alice.Send(ctx, ev.Peer, client.Signal{Kind: client.SignalOffer, Payload: offer}); err != nil {
 		panic(err)
 	}
 	ev = next(bob)
@@ -81,7 +82,7 @@ func ExampleServer_Serve() {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	c, err := signaling.Dial(context.Background(), "ws://"+ln.Addr().String()+"/room/lobby", signaling.ClientConfig{})
+	c, err := client.Dial(context.Background(), "ws://"+ln.Addr().String()+"/room/lobby", client.Config{})
 	if err != nil {
 		panic(err)
 	}
@@ -91,7 +92,7 @@ func ExampleServer_Serve() {
 	fmt.Println("serve:", <-served)
 	for range c.Events() {
 	}
-	fmt.Println("client:", errors.Is(c.Err(), signaling.ErrServerClosing))
+	fmt.Println("client:", errors.Is(c.Err(), client.ErrServerClosing))
 	_ = c.Close()
 	// Output:
 	// joined lobby

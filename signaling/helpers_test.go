@@ -13,6 +13,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -55,17 +57,17 @@ func (h *harness) url(path string) string {
 }
 
 // dial joins path with a Client, closed at cleanup.
-func (h *harness) dial(path string) *Client {
+func (h *harness) dial(path string) *client.Client {
 	h.t.Helper()
 	c, err := h.tryDial(path)
 	require.NoError(h.t, err)
 	return c
 }
 
-func (h *harness) tryDial(path string) (*Client, error) {
+func (h *harness) tryDial(path string) (*client.Client, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	c, err := Dial(ctx, h.url(path), ClientConfig{})
+	c, err := client.Dial(ctx, h.url(path), client.Config{})
 	if err == nil {
 		h.t.Cleanup(func() { _ = c.Close() })
 	}
@@ -135,7 +137,7 @@ func rawCloseStatus(t *testing.T, ws *websocket.Conn) (websocket.StatusCode, str
 }
 
 // next returns c's next event.
-func next(t *testing.T, c *Client) Event {
+func next(t *testing.T, c *client.Client) client.Event {
 	t.Helper()
 	select {
 	case ev, ok := <-c.Events():
@@ -144,11 +146,11 @@ func next(t *testing.T, c *Client) Event {
 	case <-time.After(waitTimeout):
 		t.Fatal("no event")
 	}
-	return Event{}
+	return client.Event{}
 }
 
 // ended waits for c's Events to close and returns Err.
-func ended(t *testing.T, c *Client) error {
+func ended(t *testing.T, c *client.Client) error {
 	t.Helper()
 	timeout := time.After(waitTimeout)
 	for {
@@ -181,11 +183,11 @@ func newFakeClock() *fakeClock {
 func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
 func (c *fakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-func offer(s string) Signal {
-	return Signal{Kind: SignalOffer, Payload: []byte(`{"sdp":"` + s + `"}`)}
+func offer(s string) client.Signal {
+	return client.Signal{Kind: client.SignalOffer, Payload: []byte(`{"sdp":"` + s + `"}`)}
 }
 
-func send(t *testing.T, from *Client, to string, s Signal) {
+func send(t *testing.T, from *client.Client, to string, s client.Signal) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()

@@ -11,6 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // stillServes checks the server works for everyone else: two fresh clients
@@ -19,7 +21,7 @@ func stillServes(t *testing.T, h *harness, room string) {
 	t.Helper()
 	a := h.dial("/room/" + room)
 	b := h.dial("/room/" + room)
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	send(t, b, a.ID(), offer("still-up"))
 	require.Equal(t, offer("still-up"), next(t, a).Signal)
 	require.NoError(t, a.Close())
@@ -31,20 +33,20 @@ func TestLimitRoomSize(t *testing.T) {
 	a := h.dial("/room/full")
 	b := h.dial("/room/full")
 	_, err := h.tryDial("/room/full")
-	require.ErrorIs(t, err, ErrRoomFull)
-	var ce *CloseError
+	require.ErrorIs(t, err, client.ErrRoomFull)
+	var ce *client.CloseError
 	require.ErrorAs(t, err, &ce)
-	require.Equal(t, CodeRoomFull, ce.Code)
+	require.Equal(t, client.CodeRoomFull, ce.Code)
 	require.Equal(t, "signaling: room full", ce.Reason)
 	require.Equal(t, uint64(1), h.srv.Stats().RoomFull)
 
 	// The two inside never heard of the third and still talk.
-	require.Equal(t, Event{Kind: PeerJoined, Peer: b.ID()}, next(t, a))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: b.ID()}, next(t, a))
 	send(t, b, a.ID(), offer("hi"))
-	require.Equal(t, SignalReceived, next(t, a).Kind)
+	require.Equal(t, client.SignalReceived, next(t, a).Kind)
 	// next=N above the room size is refused before the upgrade.
 	_, err = h.tryDial("/room?next=3")
-	require.ErrorIs(t, err, ErrBadRequest)
+	require.ErrorIs(t, err, client.ErrBadRequest)
 	stillServes(t, h, "other")
 }
 
@@ -55,8 +57,8 @@ func TestLimitMessageSize(t *testing.T) {
 	require.Equal(t, 1024, b.MaxMessageSize())
 
 	// The client refuses to send what the server would refuse.
-	big := Signal{Kind: SignalOffer, Payload: json.RawMessage(`"` + strings.Repeat("x", 1024) + `"`)}
-	require.ErrorIs(t, b.Send(context.Background(), a.ID(), big), ErrMessageTooBig)
+	big := client.Signal{Kind: client.SignalOffer, Payload: json.RawMessage(`"` + strings.Repeat("x", 1024) + `"`)}
+	require.ErrorIs(t, b.Send(context.Background(), a.ID(), big), client.ErrMessageTooBig)
 
 	// A raw connection that sends it anyway is closed with 1009.
 	ws, _ := h.rawJoin("/room/big")
@@ -64,12 +66,12 @@ func TestLimitMessageSize(t *testing.T) {
 	code, _ := rawCloseStatus(t, ws)
 	require.Equal(t, websocket.StatusMessageTooBig, code)
 	eventually(t, func() bool { return h.srv.Stats().TooBig == 1 }, "counted")
-	require.Equal(t, (&CloseError{Code: 1009}).Is(ErrMessageTooBig), true)
+	require.Equal(t, (&client.CloseError{Code: 1009}).Is(client.ErrMessageTooBig), true)
 
 	// Just under the limit goes through.
-	fits := Signal{Kind: SignalOffer, Payload: json.RawMessage(`"` + strings.Repeat("x", 900) + `"`)}
+	fits := client.Signal{Kind: client.SignalOffer, Payload: json.RawMessage(`"` + strings.Repeat("x", 900) + `"`)}
 	send(t, b, a.ID(), fits)
-	for ev := next(t, a); ev.Kind != SignalReceived; ev = next(t, a) {
+	for ev := next(t, a); ev.Kind != client.SignalReceived; ev = next(t, a) {
 	}
 	stillServes(t, h, "other")
 }
@@ -79,7 +81,7 @@ func TestLimitMessageRate(t *testing.T) {
 	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 3, Now: clock.Now})
 	b := h.dial("/room/rate")
 	a := h.dial("/room/rate") // the join is 1 of a's 3
-	require.Equal(t, PeerJoined, next(t, b).Kind)
+	require.Equal(t, client.PeerJoined, next(t, b).Kind)
 	// a contacts b, who was there first: a pays.
 	send(t, a, b.ID(), offer("1"))
 	send(t, a, b.ID(), offer("2"))
@@ -88,13 +90,13 @@ func TestLimitMessageRate(t *testing.T) {
 	// The clock stands still: the bucket is empty, the next message closes a.
 	send(t, a, b.ID(), offer("3"))
 	err := ended(t, a)
-	require.ErrorIs(t, err, ErrRateLimited)
-	require.Equal(t, Event{Kind: PeerLeft, Peer: a.ID()}, next(t, b))
+	require.ErrorIs(t, err, client.ErrRateLimited)
+	require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: a.ID()}, next(t, b))
 	require.Equal(t, uint64(1), h.srv.Stats().RateLimited)
 
 	// c's bucket refills with time: one message per second.
 	c := h.dial("/room/rate")
-	require.Equal(t, PeerJoined, next(t, b).Kind)
+	require.Equal(t, client.PeerJoined, next(t, b).Kind)
 	send(t, c, b.ID(), offer("c1"))
 	send(t, c, b.ID(), offer("c2"))
 	clock.Advance(time.Second)
@@ -111,8 +113,8 @@ func TestLimitConnsPerAddr(t *testing.T) {
 	a := h.dial("/room/x")
 	h.raw("/room/x") // not joined: counts all the same
 	_, err := h.tryDial("/room/x")
-	require.ErrorIs(t, err, ErrTooManyConnections)
-	var he *HTTPError
+	require.ErrorIs(t, err, client.ErrTooManyConnections)
+	var he *client.HTTPError
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, http.StatusTooManyRequests, he.Status)
 	require.Contains(t, he.Message, "too many connections from this address")
@@ -127,7 +129,7 @@ func TestLimitConnsTotal(t *testing.T) {
 	h := start(t, ServerConfig{MaxConns: 1})
 	a := h.dial("/room/x")
 	_, err := h.tryDial("/room/y")
-	require.ErrorIs(t, err, ErrTooManyConnections)
+	require.ErrorIs(t, err, client.ErrTooManyConnections)
 	require.NoError(t, a.Close())
 	eventually(t, func() bool { return h.srv.Stats().Connections == 0 }, "a gone")
 	h.dial("/room/y")
@@ -138,15 +140,15 @@ func TestLimitJoinTimeout(t *testing.T) {
 	h := start(t, ServerConfig{JoinTimeout: 300 * time.Millisecond, CloseTimeout: 50 * time.Millisecond})
 	ws := h.raw("/room/slow")
 	code, reason := rawCloseStatus(t, ws)
-	require.Equal(t, CodeJoinTimeout, int(code))
-	require.Equal(t, ErrJoinTimeout.Error(), reason)
+	require.Equal(t, client.CodeJoinTimeout, int(code))
+	require.Equal(t, client.ErrJoinTimeout.Error(), reason)
 	require.Equal(t, uint64(1), h.srv.Stats().JoinTimeouts)
 	// A client that joins in time stays.
 	a := h.dial("/room/slow")
 	b := h.dial("/room/slow")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	send(t, b, a.ID(), offer("in time"))
-	require.Equal(t, SignalReceived, next(t, a).Kind)
+	require.Equal(t, client.SignalReceived, next(t, a).Kind)
 	require.Equal(t, uint64(1), h.srv.Stats().JoinTimeouts)
 }
 
@@ -159,20 +161,20 @@ func TestLimitPingTimeout(t *testing.T) {
 	a := h.dial("/room/ping")
 	// A raw connection that joins, then stops reading: it answers no ping.
 	ws, joined := h.rawJoin("/room/ping")
-	require.Equal(t, Event{Kind: PeerJoined, Peer: joined.ID}, next(t, a))
-	require.Equal(t, Event{Kind: PeerLeft, Peer: joined.ID}, next(t, a), "dropped")
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: joined.ID}, next(t, a))
+	require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: joined.ID}, next(t, a), "dropped")
 	require.Equal(t, uint64(1), h.srv.Stats().PingTimeouts)
 	// When it reads again, it finds why.
 	code, reason := rawCloseStatus(t, ws)
-	require.Equal(t, CodePingTimeout, int(code))
-	require.Equal(t, ErrPingTimeout.Error(), reason)
+	require.Equal(t, client.CodePingTimeout, int(code))
+	require.Equal(t, client.ErrPingTimeout.Error(), reason)
 
 	// The client, which reads, answered every ping meanwhile and is still
 	// connected and served.
 	b := h.dial("/room/ping")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	send(t, b, a.ID(), offer("alive"))
-	require.Equal(t, SignalReceived, next(t, a).Kind)
+	require.Equal(t, client.SignalReceived, next(t, a).Kind)
 	require.Equal(t, uint64(1), h.srv.Stats().PingTimeouts)
 }
 
@@ -186,41 +188,41 @@ func TestLimitSlowConsumer(t *testing.T) {
 	a := h.dial("/room/slow")
 	// A raw connection that joins and never reads again, while a floods it.
 	_, joined := h.rawJoin("/room/slow")
-	require.Equal(t, Event{Kind: PeerJoined, Peer: joined.ID}, next(t, a))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: joined.ID}, next(t, a))
 	payload := json.RawMessage(`"` + strings.Repeat("x", 15<<10) + `"`)
 	// Flood until the server drops the reader, then stop: every signal
 	// that races the drop earns a a refusal, and a loaded machine let a
 	// send thousands of them, enough to make a a slow consumer too (4004).
 	sent := 0
 	for h.srv.Stats().SlowConsumers == 0 {
-		if err := a.Send(context.Background(), joined.ID, Signal{Kind: SignalOffer, Payload: payload}); err != nil {
-			require.ErrorIs(t, err, ErrUnknownPeer)
+		if err := a.Send(context.Background(), joined.ID, client.Signal{Kind: client.SignalOffer, Payload: payload}); err != nil {
+			require.ErrorIs(t, err, client.ErrUnknownPeer)
 		}
 		sent++
 		require.Less(t, sent, 100000, "never dropped")
 	}
 	ev := next(t, a)
-	for ; ev.Kind == ServerError; ev = next(t, a) {
-		require.ErrorIs(t, ev.Err, ErrUnknownPeer) // a signal that raced the drop
+	for ; ev.Kind == client.ServerError; ev = next(t, a) {
+		require.ErrorIs(t, ev.Err, client.ErrUnknownPeer) // a signal that raced the drop
 	}
-	require.Equal(t, Event{Kind: PeerLeft, Peer: joined.ID}, ev)
+	require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: joined.ID}, ev)
 	t.Logf("dropped after %d messages of 15 KiB", sent)
 	require.Equal(t, uint64(1), h.srv.Stats().SlowConsumers)
 	eventually(t, func() bool { return h.srv.Stats().Connections == 1 }, "slow consumer gone")
 	// a, which sent all that, is still served, and so is everyone else.
 	b := h.dial("/room/slow")
 	// a may still hear refusals of the signals that raced the drop.
-	nextOfA := func() Event {
+	nextOfA := func() client.Event {
 		ev := next(t, a)
-		for ; ev.Kind == ServerError; ev = next(t, a) {
-			require.ErrorIs(t, ev.Err, ErrUnknownPeer)
+		for ; ev.Kind == client.ServerError; ev = next(t, a) {
+			require.ErrorIs(t, ev.Err, client.ErrUnknownPeer)
 			require.Equal(t, joined.ID, ev.Peer)
 		}
 		return ev
 	}
-	require.Equal(t, Event{Kind: PeerJoined, Peer: b.ID()}, nextOfA())
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: b.ID()}, nextOfA())
 	send(t, b, a.ID(), offer("still"))
-	require.Equal(t, SignalReceived, nextOfA().Kind)
+	require.Equal(t, client.SignalReceived, nextOfA().Kind)
 	stillServes(t, h, "other")
 }
 
@@ -249,15 +251,15 @@ func TestMalformedClosesConnection(t *testing.T) {
 				rawWrite(t, ws, m)
 			}
 			code, reason := rawCloseStatus(t, ws)
-			require.Equal(t, CodeMalformed, int(code))
-			require.Equal(t, ErrMalformed.Error(), reason)
+			require.Equal(t, client.CodeMalformed, int(code))
+			require.Equal(t, client.ErrMalformed.Error(), reason)
 		})
 	}
 	ws := h.raw("/room/m")
 	ctx := context.Background()
 	require.NoError(t, ws.Write(ctx, websocket.MessageBinary, []byte{0xff, 0x00}))
 	code, _ := rawCloseStatus(t, ws)
-	require.Equal(t, CodeMalformed, int(code))
+	require.Equal(t, client.CodeMalformed, int(code))
 	stillServes(t, h, "other")
 }
 
@@ -286,8 +288,8 @@ func TestToken(t *testing.T) {
 		"tampered":       {"/room/vip?token=" + tamper(good), 403},
 	} {
 		_, err := h.tryDial(tc.path)
-		require.ErrorIs(t, err, ErrUnauthorized, name)
-		var he *HTTPError
+		require.ErrorIs(t, err, client.ErrUnauthorized, name)
+		var he *client.HTTPError
 		require.ErrorAs(t, err, &he, "refused before the upgrade: %s", name)
 		require.Equal(t, tc.status, he.Status, name)
 	}
@@ -296,7 +298,7 @@ func TestToken(t *testing.T) {
 	// The same token expires with the clock.
 	clock.Advance(time.Minute)
 	_, err := h.tryDial("/room/vip?token=" + good)
-	require.ErrorIs(t, err, ErrUnauthorized)
+	require.ErrorIs(t, err, client.ErrUnauthorized)
 }
 
 func tamper(tok string) string {
@@ -318,7 +320,7 @@ func TestLimitConnsPerAddrBehindProxy(t *testing.T) {
 	h.dial("/room/x?as=alice")
 	h.dial("/room/x?as=bob")
 	_, err := h.tryDial("/room/x?as=alice")
-	require.ErrorIs(t, err, ErrTooManyConnections)
+	require.ErrorIs(t, err, client.ErrTooManyConnections)
 }
 
 func TestBinaryMessageRefused(t *testing.T) {
@@ -329,17 +331,17 @@ func TestBinaryMessageRefused(t *testing.T) {
 	defer cancel()
 	require.NoError(t, ws.Write(ctx, websocket.MessageBinary, []byte(`{"v":1,"type":"join"}`)))
 	code, reason := rawCloseStatus(t, ws)
-	require.Equal(t, CodeMalformed, int(code))
-	require.Equal(t, ErrMalformed.Error(), reason)
+	require.Equal(t, client.CodeMalformed, int(code))
+	require.Equal(t, client.ErrMalformed.Error(), reason)
 	// And after joining in text, a binary signal is refused the same way.
 	a := h.dial("/room/bin")
 	ws, _ = h.rawJoin("/room/bin")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	require.NoError(t, ws.Write(ctx, websocket.MessageBinary,
 		[]byte(`{"v":1,"type":"signal","peer":"`+a.ID()+`","kind":"offer","payload":{}}`)))
 	code, _ = rawCloseStatus(t, ws)
-	require.Equal(t, CodeMalformed, int(code))
-	require.Equal(t, PeerLeft, next(t, a).Kind, "a never got the binary signal")
+	require.Equal(t, client.CodeMalformed, int(code))
+	require.Equal(t, client.PeerLeft, next(t, a).Kind, "a never got the binary signal")
 	require.Equal(t, uint64(0), h.srv.Stats().Relayed)
 }
 
@@ -371,7 +373,7 @@ func TestLimitPingsCountAgainstRate(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatalf("never closed: %d pings answered", answered)
 	}
-	require.Equal(t, CodeRateLimited, int(got.code), "%v", got.err)
+	require.Equal(t, client.CodeRateLimited, int(got.code), "%v", got.err)
 	require.Equal(t, 9, answered, "pings answered within the burst, no more")
 	require.Equal(t, uint64(1), h.srv.Stats().RateLimited)
 	stillServes(t, h, "other")

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 var (
@@ -54,7 +56,7 @@ func TestLoad(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	type result struct {
-		c      *Client
+		c      *client.Client
 		paired time.Duration // since the start, when this client had all it waits for
 		err    error
 	}
@@ -89,15 +91,15 @@ func TestLoad(t *testing.T) {
 // pairOnce joins url and completes one exchange: the first in the room
 // offers and sends two candidates; the second answers and sends two. It
 // returns once this client has received all it waits for.
-func pairOnce(ctx context.Context, url string) (*Client, error) {
-	c, err := Dial(ctx, url, ClientConfig{})
+func pairOnce(ctx context.Context, url string) (*client.Client, error) {
+	c, err := client.Dial(ctx, url, client.Config{})
 	if err != nil {
 		return nil, err
 	}
 	payload := json.RawMessage(`{"sdp":"v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"}`)
 	cand := json.RawMessage(`{"candidate":"candidate:1 1 udp 2130706431 127.0.0.1 50000 typ host","sdpMid":"0"}`)
-	sendAll := func(peer string, kind SignalKind) error {
-		for _, s := range []Signal{{Kind: kind, Payload: payload}, {Kind: SignalCandidate, Payload: cand}, {Kind: SignalCandidate, Payload: cand}} {
+	sendAll := func(peer string, kind client.SignalKind) error {
+		for _, s := range []client.Signal{{Kind: kind, Payload: payload}, {Kind: client.SignalCandidate, Payload: cand}, {Kind: client.SignalCandidate, Payload: cand}} {
 			if err := c.Send(ctx, peer, s); err != nil {
 				return err
 			}
@@ -113,10 +115,10 @@ func pairOnce(ctx context.Context, url string) (*Client, error) {
 					return "", fmt.Errorf("events closed: %w", c.Err())
 				}
 				switch ev.Kind {
-				case PeerJoined:
+				case client.PeerJoined:
 					peer = ev.Peer
 					got++
-				case SignalReceived:
+				case client.SignalReceived:
 					peer = ev.Peer
 					got++
 				default:
@@ -131,7 +133,7 @@ func pairOnce(ctx context.Context, url string) (*Client, error) {
 	if len(c.Peers()) == 0 { // first: wait for the other, offer, take the answer
 		peer, err := recv(1)
 		if err == nil {
-			err = sendAll(peer, SignalOffer)
+			err = sendAll(peer, client.SignalOffer)
 		}
 		if err == nil {
 			_, err = recv(3)
@@ -141,7 +143,7 @@ func pairOnce(ctx context.Context, url string) (*Client, error) {
 	peer := c.Peers()[0]
 	_, err = recv(3)
 	if err == nil {
-		err = sendAll(peer, SignalAnswer)
+		err = sendAll(peer, client.SignalAnswer)
 	}
 	return c, err
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // Why a request was refused before the upgrade, for the metrics.
@@ -25,11 +27,11 @@ func rejectReasonOf(status int, msg string) int {
 		return rejectBadRequest
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return rejectToken
-	case status == http.StatusTooManyRequests && strings.HasPrefix(msg, ErrJoinRateLimited.Error()):
+	case status == http.StatusTooManyRequests && strings.HasPrefix(msg, wire.ErrJoinRateLimited.Error()):
 		return rejectJoinRate
 	case status == http.StatusTooManyRequests:
 		return rejectConnections
-	case strings.HasPrefix(msg, ErrClusterUnavailable.Error()):
+	case strings.HasPrefix(msg, wire.ErrClusterUnavailable.Error()):
 		return rejectCluster
 	case status == http.StatusServiceUnavailable:
 		return rejectClosing

@@ -10,6 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // The attacks of issue 28 item 6, with raw WebSockets against a server on
@@ -91,20 +93,20 @@ func TestRoomMembersPerAddrConfig(t *testing.T) {
 	h := start(t, ServerConfig{MaxMembersPerAddr: 1, ClientAddr: asAddr})
 	h.dial("/room/r?as=x")
 	_, err := h.tryDial("/room/r?as=x")
-	require.ErrorIs(t, err, ErrTooManyConnections)
-	var he *HTTPError
+	require.ErrorIs(t, err, client.ErrTooManyConnections)
+	var he *client.HTTPError
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, "signaling: too many connections from this address in this room", he.Message)
 	h.dial("/room/r?as=y")
 	h.raw("/room/s?as=x") // a socket that has not joined counts all the same
 	_, err = h.tryDial("/room/s?as=x")
-	require.ErrorIs(t, err, ErrTooManyConnections)
+	require.ErrorIs(t, err, client.ErrTooManyConnections)
 	// Loopback is one machine (tests, the demo): not capped.
 	h2 := start(t, ServerConfig{MaxMembersPerAddr: 1})
 	h2.dial("/room/r")
 	h2.dial("/room/r")
 	_, err = NewServer(ServerConfig{MaxMembersPerAddr: -1})
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, client.ErrConfig)
 }
 
 // TestRoomJoinBudgetFair: two addresses joining and leaving a room at their

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // served is a Server run by Serve on a loopback listener, as the command
@@ -42,13 +44,13 @@ func (s *served) url(path string) string { return "ws://" + s.addr + path }
 
 // dialFrom joins path from the loopback address from (127.0.0.0/8 is all
 // local), with header added to the handshake.
-func (s *served) dialFrom(from, path string, header http.Header) (*Client, error) {
+func (s *served) dialFrom(from, path string, header http.Header) (*client.Client, error) {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
 	tr := &http.Transport{DialContext: d.DialContext}
 	s.t.Cleanup(tr.CloseIdleConnections)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	c, err := Dial(ctx, s.url(path), ClientConfig{HTTPClient: &http.Client{Transport: tr}, HTTPHeader: header})
+	c, err := client.Dial(ctx, s.url(path), client.Config{HTTPClient: &http.Client{Transport: tr}, HTTPHeader: header})
 	if err == nil {
 		s.t.Cleanup(func() { _ = c.Close() })
 	}
@@ -104,7 +106,7 @@ func TestServeCapsConnectionsPerAddrAtAccept(t *testing.T) {
 	require.NoError(t, err)
 	b, err := s.dialFrom("127.0.0.3", "/room/x", nil)
 	require.NoError(t, err)
-	require.Equal(t, Event{Kind: PeerJoined, Peer: b.ID()}, next(t, a))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: b.ID()}, next(t, a))
 	// (The 429 is written before the request is read: the HTTP client
 	// may see only a dropped connection.)
 	_, err = s.dialFrom("127.0.0.1", "/room/x", nil)
@@ -175,11 +177,11 @@ func TestServeTrustedProxy(t *testing.T) {
 		require.NoError(t, err)
 	}
 	_, err := s.dialFrom("127.0.0.1", "/room/p", xff("203.0.113.1"))
-	require.ErrorIs(t, err, ErrTooManyConnections)
+	require.ErrorIs(t, err, client.ErrTooManyConnections)
 	// What a client wrote left of its own address is not read; trusted
 	// hops right of it are skipped.
 	_, err = s.dialFrom("127.0.0.1", "/room/p", xff("198.51.100.7, 203.0.113.1, 10.1.2.3"))
-	require.ErrorIs(t, err, ErrTooManyConnections)
+	require.ErrorIs(t, err, client.ErrTooManyConnections)
 	_, err = s.dialFrom("127.0.0.1", "/room/q", http.Header{"Forwarded": {`for=203.0.113.1, for="[2001:db8::1]:4711";proto=https`}})
 	require.NoError(t, err)
 	_, err = s.dialFrom("127.0.0.1", "/room/q", xff("203.0.113.2"))
@@ -191,7 +193,7 @@ func TestServeTrustedProxy(t *testing.T) {
 		require.NoError(t, err)
 	}
 	_, err = s.dialFrom("127.0.0.2", "/room/r", xff("192.0.2.9"))
-	require.ErrorIs(t, err, ErrTooManyConnections)
+	require.ErrorIs(t, err, client.ErrTooManyConnections)
 }
 
 func TestForwardedFor(t *testing.T) {
@@ -220,7 +222,7 @@ func TestForwardedFor(t *testing.T) {
 	}
 	require.NoError(t, srv.Close())
 	_, err = NewServer(ServerConfig{TrustedProxies: []netip.Prefix{{}}})
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, client.ErrConfig)
 }
 
 // FuzzForwardedFor: proxy headers are written by whoever is left of the

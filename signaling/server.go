@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // Server is the signaling server, an http.Handler:
@@ -83,7 +85,7 @@ type Stats struct {
 	RoomFull      uint64 // joins refused because the room was full
 	Sockets       int    // TCP connections open, accepted by Serve
 	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
-	ClusterClosed uint64 // connections closed with CodeClusterUnavailable (NATS lost, or a room not placed)
+	ClusterClosed uint64 // connections closed with client.CodeClusterUnavailable (NATS lost, or a room not placed)
 }
 
 type room struct {
@@ -94,7 +96,7 @@ type room struct {
 	members []*peerConn
 }
 
-// NewServer returns a server for cfg, or an error wrapping ErrConfig.
+// NewServer returns a server for cfg, or an error wrapping client.ErrConfig.
 func NewServer(cfg ServerConfig) (*Server, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -159,7 +161,7 @@ func (s *Server) Close() error {
 		s.log.Info("signaling server closing", "connections", len(list))
 	}
 	for _, c := range list {
-		c.kill(int(websocket.StatusGoingAway), ErrServerClosing)
+		c.kill(int(websocket.StatusGoingAway), wire.ErrServerClosing)
 	}
 	s.wg.Wait()
 	if s.cluster != nil {
@@ -188,7 +190,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Status      string `json:"status"`
 			Connections int    `json:"connections"`
 			Rooms       int    `json:"rooms"`
-		}{"rollnet-signal", ProtocolVersion, spokenVersions(), status, conns, rooms})
+		}{"rollnet-signal", wire.ProtocolVersion, spokenVersions(), status, conns, rooms})
 	case p == "/healthz" && r.Method == http.MethodGet:
 		s.mu.Lock()
 		closing := s.closing
@@ -284,11 +286,11 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 	if len(s.cfg.TokenSecret) > 0 {
 		tok := r.URL.Query().Get("token")
 		if tok == "" {
-			s.reject(w, r, http.StatusUnauthorized, ErrUnauthorized.Error()+": token required")
+			s.reject(w, r, http.StatusUnauthorized, wire.ErrUnauthorized.Error()+": token required")
 			return
 		}
 		if err := checkToken(s.cfg.TokenSecret, q.tokenRoom(), tok, s.cfg.Now()); err != nil {
-			s.reject(w, r, http.StatusForbidden, ErrUnauthorized.Error()+": "+err.Error())
+			s.reject(w, r, http.StatusForbidden, wire.ErrUnauthorized.Error()+": "+err.Error())
 			return
 		}
 	}
@@ -300,31 +302,31 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case s.closing:
 		s.mu.Unlock()
-		s.reject(w, r, http.StatusServiceUnavailable, ErrServerClosing.Error())
+		s.reject(w, r, http.StatusServiceUnavailable, wire.ErrServerClosing.Error())
 		return
 	case s.cluster != nil && !s.cluster.ready():
 		s.mu.Unlock()
-		s.reject(w, r, http.StatusServiceUnavailable, ErrClusterUnavailable.Error())
+		s.reject(w, r, http.StatusServiceUnavailable, wire.ErrClusterUnavailable.Error())
 		return
 	case s.active >= s.cfg.MaxConns:
 		s.mu.Unlock()
-		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+": server full")
+		s.reject(w, r, http.StatusTooManyRequests, wire.ErrTooManyConnections.Error()+": server full")
 		return
 	case s.perAddr[addr] >= s.cfg.MaxConnsPerAddr:
 		s.mu.Unlock()
-		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address")
+		s.reject(w, r, http.StatusTooManyRequests, wire.ErrTooManyConnections.Error()+" from this address")
 		return
 	case q.name != "" && !isLoopback(addr) && s.roomAddr[roomAddr] >= s.cfg.MaxMembersPerAddr:
 		s.mu.Unlock()
-		s.reject(w, r, http.StatusTooManyRequests, ErrTooManyConnections.Error()+" from this address in this room")
+		s.reject(w, r, http.StatusTooManyRequests, wire.ErrTooManyConnections.Error()+" from this address in this room")
 		return
 	case !isLoopback(addr) && !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
 		s.mu.Unlock()
-		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" from this address")
+		s.reject(w, r, http.StatusTooManyRequests, wire.ErrJoinRateLimited.Error()+" from this address")
 		return
 	case q.name != "" && !s.takeRoomJoin(q.name, addr, s.cfg.Now()):
 		s.mu.Unlock()
-		s.reject(w, r, http.StatusTooManyRequests, ErrJoinRateLimited.Error()+" in this room")
+		s.reject(w, r, http.StatusTooManyRequests, wire.ErrJoinRateLimited.Error()+" in this room")
 		return
 	}
 	s.active++
@@ -433,14 +435,14 @@ func (s *Server) serveConn(c *peerConn) {
 	log := s.log.With("peer", c.id, "addr", addr)
 	log.Debug("signaling connection open", "room", q.tokenRoom())
 	if closing {
-		c.kill(int(websocket.StatusGoingAway), ErrServerClosing)
+		c.kill(int(websocket.StatusGoingAway), wire.ErrServerClosing)
 	}
 
 	c.wg.Add(2)
 	go c.writeLoop()
 	go c.pingLoop()
 	joinTimer := time.AfterFunc(s.cfg.JoinTimeout, func() {
-		c.kill(CodeJoinTimeout, ErrJoinTimeout)
+		c.kill(wire.CodeJoinTimeout, wire.ErrJoinTimeout)
 	})
 
 	end := c.readLoop(c.readCtx, joinTimer)
@@ -494,7 +496,7 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 			if errors.Is(err, websocket.ErrMessageTooBig) {
 				s.stats.tooBig.Add(1)
 				s.log.Info("signaling connection closed", "peer", c.id, "addr", c.addr,
-					"reason", ErrMessageTooBig.Error())
+					"reason", wire.ErrMessageTooBig.Error())
 			}
 			return err
 		}
@@ -507,7 +509,7 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 		}
 		if errors.Is(err, errProtocolVersion) && c.v == 0 {
 			c.srv.log.Debug("signaling join in a version not spoken here", "peer", c.id, "err", err)
-			c.kill(CodeProtocolVersion, ErrProtocolVersion)
+			c.kill(wire.CodeProtocolVersion, wire.ErrProtocolVersion)
 			continue
 		}
 		if err == nil && c.v != 0 && e.V != c.v {
@@ -517,7 +519,7 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 			switch e.Type {
 			case typeJoin:
 				if !c.allow() {
-					c.kill(CodeRateLimited, ErrRateLimited)
+					c.kill(wire.CodeRateLimited, wire.ErrRateLimited)
 					continue
 				}
 				s.mu.Lock()
@@ -538,7 +540,7 @@ func (c *peerConn) readLoop(ctx context.Context, joinTimer *time.Timer) error {
 			err = errors.New("join must come first and only once")
 		}
 		c.srv.log.Debug("signaling malformed message", "peer", c.id, "err", err)
-		c.kill(CodeMalformed, ErrMalformed)
+		c.kill(wire.CodeMalformed, wire.ErrMalformed)
 	}
 }
 
@@ -549,7 +551,7 @@ func (c *peerConn) controlFrame() bool {
 		return false
 	}
 	if !c.allow() {
-		c.kill(CodeRateLimited, ErrRateLimited)
+		c.kill(wire.CodeRateLimited, wire.ErrRateLimited)
 		return false
 	}
 	return true
@@ -594,7 +596,7 @@ func (c *peerConn) join() {
 	}
 	if len(rm.members) >= rm.cap {
 		s.stats.roomFull.Add(1)
-		c.kill(CodeRoomFull, ErrRoomFull)
+		c.kill(wire.CodeRoomFull, wire.ErrRoomFull)
 		return
 	}
 	peers := make([]string, len(rm.members))
@@ -642,11 +644,11 @@ func peerJoined(v int, id string, pv int) []byte {
 // iceServersFor returns the ICE servers for the client with id: the
 // configured list, with TURN credentials minted for it when the server has a
 // TURNSecret.
-func (s *Server) iceServersFor(id string) []ICEServer {
+func (s *Server) iceServersFor(id string) []wire.ICEServer {
 	if len(s.cfg.TURNSecret) == 0 {
 		return s.cfg.ICEServers
 	}
-	out := make([]ICEServer, len(s.cfg.ICEServers))
+	out := make([]wire.ICEServer, len(s.cfg.ICEServers))
 	for i, is := range s.cfg.ICEServers {
 		if is.IsTURN() && is.Username == "" && is.Credential == "" {
 			is.Username, is.Credential = TURNCredentials(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
@@ -666,11 +668,11 @@ func (c *peerConn) relay(e envelope) {
 	defer s.mu.Unlock()
 	free := c.takeAllowance(e.Peer, s.cfg.Now())
 	if !free && !c.allow() {
-		c.kill(CodeRateLimited, ErrRateLimited)
+		c.kill(wire.CodeRateLimited, wire.ErrRateLimited)
 		return
 	}
 	to := s.ids[e.Peer]
-	v := ProtocolVersion // another instance's client: its instance puts its version
+	v := wire.ProtocolVersion // another instance's client: its instance puts its version
 	if to != nil {
 		v = to.v
 	}
@@ -685,7 +687,7 @@ func (c *peerConn) relay(e envelope) {
 	if to == nil || to == c || to.room != c.room {
 		s.stats.refused.Add(1)
 		c.tryEnqueue(mustMarshal(envelope{V: c.v, Type: typeError, Code: errCodeUnknownPeer,
-			Message: ErrUnknownPeer.Error(), Peer: e.Peer}))
+			Message: wire.ErrUnknownPeer.Error(), Peer: e.Peer}))
 		return
 	}
 	if !free {
@@ -740,7 +742,7 @@ func (c *peerConn) enqueue(b []byte) {
 	select {
 	case c.out <- b:
 	default:
-		c.kill(CodeSlowConsumer, ErrSlowConsumer)
+		c.kill(wire.CodeSlowConsumer, wire.ErrSlowConsumer)
 	}
 }
 
@@ -762,17 +764,17 @@ func (c *peerConn) kill(code int, reason error) {
 		s := c.srv
 		c.killed.Store(true)
 		switch code {
-		case CodeMalformed:
+		case wire.CodeMalformed:
 			s.stats.malformed.Add(1)
-		case CodeRateLimited:
+		case wire.CodeRateLimited:
 			s.stats.rateLimited.Add(1)
-		case CodeJoinTimeout:
+		case wire.CodeJoinTimeout:
 			s.stats.joinTimeouts.Add(1)
-		case CodeSlowConsumer:
+		case wire.CodeSlowConsumer:
 			s.stats.slowConsumers.Add(1)
-		case CodePingTimeout:
+		case wire.CodePingTimeout:
 			s.stats.pingTimeouts.Add(1)
-		case CodeClusterUnavailable:
+		case wire.CodeClusterUnavailable:
 			s.stats.clusterClosed.Add(1)
 		}
 		c.killReason = "closed by the server: " + reason.Error()
@@ -820,7 +822,7 @@ func (c *peerConn) pingLoop() {
 			cancel()
 			if err != nil {
 				if errors.Is(err, context.DeadlineExceeded) {
-					c.kill(CodePingTimeout, ErrPingTimeout)
+					c.kill(wire.CodePingTimeout, wire.ErrPingTimeout)
 				}
 				return // otherwise the connection is closed already
 			}

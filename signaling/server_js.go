@@ -11,7 +11,7 @@ import (
 // cannot run: a page cannot accept connections, and the clustering and
 // metrics are left out so that a browser build links none of NATS,
 // JetStream, Prometheus or protobuf (.ci/run checks it with go list -deps).
-// Only the Client is for browsers.
+// Only signaling/client is for browsers.
 
 // natsConn is the type of ServerConfig.NATS; nothing can set it in a
 // browser.

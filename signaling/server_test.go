@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 func TestJoinRelayLeave(t *testing.T) {
-	ice := []ICEServer{
+	ice := []client.ICEServer{
 		{URLs: []string{"stun:stun.example.org:3478"}},
 		{URLs: []string{"turn:turn.example.org:3478?transport=udp"}, Username: "u", Credential: "p"},
 	}
@@ -30,36 +32,36 @@ func TestJoinRelayLeave(t *testing.T) {
 
 	b := h.dial("/room/lobby")
 	require.Equal(t, []string{a.ID()}, b.Peers())
-	require.Equal(t, Event{Kind: PeerJoined, Peer: b.ID()}, next(t, a))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: b.ID()}, next(t, a))
 
 	c := h.dial("/room/lobby")
 	require.Equal(t, []string{a.ID(), b.ID()}, c.Peers(), "oldest first")
-	require.Equal(t, Event{Kind: PeerJoined, Peer: c.ID()}, next(t, a))
-	require.Equal(t, Event{Kind: PeerJoined, Peer: c.ID()}, next(t, b))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: c.ID()}, next(t, a))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: c.ID()}, next(t, b))
 	require.Len(t, map[string]bool{a.ID(): true, b.ID(): true, c.ID(): true}, 3, "ids are distinct")
 
 	// Offer, answer, candidate, each to its addressee only.
 	send(t, a, c.ID(), offer("from-a"))
 	ev := next(t, c)
-	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, client.SignalReceived, ev.Kind)
 	require.Equal(t, a.ID(), ev.Peer)
 	require.Equal(t, offer("from-a"), ev.Signal)
-	answer := Signal{Kind: SignalAnswer, Payload: json.RawMessage(`"v=0 answer"`)}
+	answer := client.Signal{Kind: client.SignalAnswer, Payload: json.RawMessage(`"v=0 answer"`)}
 	send(t, c, a.ID(), answer)
 	ev = next(t, a)
-	require.Equal(t, Event{Kind: SignalReceived, Peer: c.ID(), Signal: answer}, ev)
-	cand := Signal{Kind: SignalCandidate, Payload: json.RawMessage(`{"candidate":"candidate:1 1 udp 1 127.0.0.1 5000 typ host"}`)}
+	require.Equal(t, client.Event{Kind: client.SignalReceived, Peer: c.ID(), Signal: answer}, ev)
+	cand := client.Signal{Kind: client.SignalCandidate, Payload: json.RawMessage(`{"candidate":"candidate:1 1 udp 1 127.0.0.1 5000 typ host"}`)}
 	send(t, b, c.ID(), cand)
-	require.Equal(t, Event{Kind: SignalReceived, Peer: b.ID(), Signal: cand}, next(t, c))
+	require.Equal(t, client.Event{Kind: client.SignalReceived, Peer: b.ID(), Signal: cand}, next(t, c))
 
 	// Leaving is heard by the rest of the room.
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Close(), "idempotent")
 	require.NoError(t, ended(t, c))
-	require.ErrorIs(t, c.Send(context.Background(), a.ID(), offer("x")), ErrClosed)
-	require.Equal(t, Event{Kind: PeerLeft, Peer: c.ID()}, next(t, a))
-	require.Equal(t, Event{Kind: PeerLeft, Peer: c.ID()}, next(t, b))
-	require.ErrorIs(t, a.Send(context.Background(), c.ID(), offer("late")), ErrUnknownPeer, "the client knows c left")
+	require.ErrorIs(t, c.Send(context.Background(), a.ID(), offer("x")), client.ErrClosed)
+	require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: c.ID()}, next(t, a))
+	require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: c.ID()}, next(t, b))
+	require.ErrorIs(t, a.Send(context.Background(), c.ID(), offer("late")), client.ErrUnknownPeer, "the client knows c left")
 
 	st := h.srv.Stats()
 	require.Equal(t, uint64(3), st.Relayed)
@@ -80,11 +82,11 @@ func TestNextGroupsJoiners(t *testing.T) {
 	e := h.dial("/room?next=2")
 	require.Equal(t, c.Room(), e.Room())
 	require.Equal(t, []string{c.ID()}, e.Peers())
-	require.Equal(t, Event{Kind: PeerJoined, Peer: e.ID()}, next(t, c))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: e.ID()}, next(t, c))
 
 	// A generated room is joinable by name only up to its size.
 	_, err := h.tryDial("/room/" + a.Room())
-	require.ErrorIs(t, err, ErrRoomFull)
+	require.ErrorIs(t, err, client.ErrRoomFull)
 }
 
 func TestRelayOutsideRoomRefused(t *testing.T) {
@@ -93,12 +95,12 @@ func TestRelayOutsideRoomRefused(t *testing.T) {
 	b := h.dial("/room/two")
 
 	// The client refuses a peer it has not heard of.
-	require.ErrorIs(t, a.Send(context.Background(), b.ID(), offer("x")), ErrUnknownPeer)
+	require.ErrorIs(t, a.Send(context.Background(), b.ID(), offer("x")), client.ErrUnknownPeer)
 
 	// The server refuses it too, for a client that tries anyway, and says so
 	// without closing the connection.
 	ws, joined := h.rawJoin("/room/one")
-	require.Equal(t, Event{Kind: PeerJoined, Peer: joined.ID}, next(t, a))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: joined.ID}, next(t, a))
 	rawWrite(t, ws, `{"v":1,"type":"signal","peer":"`+b.ID()+`","kind":"offer","payload":{}}`)
 	e := rawRead(t, ws)
 	require.Equal(t, typeError, e.Type)
@@ -111,7 +113,7 @@ func TestRelayOutsideRoomRefused(t *testing.T) {
 	// Still connected: a signal inside the room goes through.
 	rawWrite(t, ws, `{"v":1,"type":"signal","peer":"`+a.ID()+`","kind":"offer","payload":{"ok":true}}`)
 	ev := next(t, a)
-	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, client.SignalReceived, ev.Kind)
 	require.JSONEq(t, `{"ok":true}`, string(ev.Signal.Payload))
 	st := h.srv.Stats()
 	require.Equal(t, uint64(2), st.Refused)
@@ -130,7 +132,7 @@ func TestHealthAndRoutes(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&health))
 	resp.Body.Close()
 	require.Equal(t, "rollnet-signal", health.Service)
-	require.Equal(t, ProtocolVersion, health.Protocol)
+	require.Equal(t, client.ProtocolVersion, health.Protocol)
 	require.Equal(t, "ok", health.Status)
 
 	resp, err = http.Get(h.hs.URL + "/healthz")
@@ -150,8 +152,8 @@ func TestHealthAndRoutes(t *testing.T) {
 		"/room?next=1", "/room?next=9", "/room?next=02", "/room?next=x", "/room/x?next=2",
 	} {
 		_, err := h.tryDial(path)
-		require.ErrorIs(t, err, ErrBadRequest, "%q", path)
-		var he *HTTPError
+		require.ErrorIs(t, err, client.ErrBadRequest, "%q", path)
+		var he *client.HTTPError
 		require.ErrorAs(t, err, &he)
 		require.Equal(t, http.StatusBadRequest, he.Status)
 		require.Contains(t, he.Message, "signaling:")
@@ -167,13 +169,13 @@ func TestShutdown(t *testing.T) {
 	b := h.dial("/room/x")
 	raw := h.raw("/room/x") // not joined yet
 	require.NoError(t, h.srv.Close())
-	require.ErrorIs(t, ended(t, a), ErrServerClosing)
-	require.ErrorIs(t, ended(t, b), ErrServerClosing)
+	require.ErrorIs(t, ended(t, a), client.ErrServerClosing)
+	require.ErrorIs(t, ended(t, b), client.ErrServerClosing)
 	code, _ := rawCloseStatus(t, raw)
 	require.Equal(t, 1001, int(code))
 
 	_, err := h.tryDial("/room/x")
-	require.ErrorIs(t, err, ErrServerClosing)
+	require.ErrorIs(t, err, client.ErrServerClosing)
 	resp, err := http.Get(h.hs.URL + "/healthz")
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -190,12 +192,12 @@ func TestNewServerConfig(t *testing.T) {
 		"negative queue":   {SendQueue: -1},
 		"negative ping":    {PingInterval: -1},
 		"negative join":    {JoinTimeout: -1},
-		"ICE without URL":  {ICEServers: []ICEServer{{}}},
-		"ICE bad scheme":   {ICEServers: []ICEServer{{URLs: []string{"http://x"}}}},
-		"TURN no password": {ICEServers: []ICEServer{{URLs: []string{"turn:x:3478"}, Username: "u"}}},
+		"ICE without URL":  {ICEServers: []client.ICEServer{{}}},
+		"ICE bad scheme":   {ICEServers: []client.ICEServer{{URLs: []string{"http://x"}}}},
+		"TURN no password": {ICEServers: []client.ICEServer{{URLs: []string{"turn:x:3478"}, Username: "u"}}},
 	} {
 		_, err := NewServer(cfg)
-		require.ErrorIs(t, err, ErrConfig, name)
+		require.ErrorIs(t, err, client.ErrConfig, name)
 	}
 	srv, err := NewServer(ServerConfig{})
 	require.NoError(t, err)
@@ -212,7 +214,7 @@ func TestTURNCredentialsMinted(t *testing.T) {
 	h := start(t, ServerConfig{
 		Now:        clock.Now,
 		TURNSecret: secret,
-		ICEServers: []ICEServer{
+		ICEServers: []client.ICEServer{
 			{URLs: []string{"stun:stun.example.org:3478"}},
 			{URLs: []string{"turn:turn.example.org:3478"}},
 			{URLs: []string{"turns:turn.example.org:5349"}, Username: "static", Credential: "kept"},
@@ -228,14 +230,14 @@ func TestTURNCredentialsMinted(t *testing.T) {
 	m := hmac.New(sha1.New, secret)
 	m.Write([]byte(wantUser))
 	require.Equal(t, base64.StdEncoding.EncodeToString(m.Sum(nil)), ice[1].Credential)
-	require.Equal(t, ICEServer{URLs: []string{"turns:turn.example.org:5349"}, Username: "static", Credential: "kept"}, ice[2])
+	require.Equal(t, client.ICEServer{URLs: []string{"turns:turn.example.org:5349"}, Username: "static", Credential: "kept"}, ice[2])
 
 	b := h.dial("/room/t")
 	require.NotEqual(t, ice[1].Username, b.ICEServers()[1].Username, "per client")
 
 	// Without the secret, a TURN server without credentials is a config error.
-	_, err := NewServer(ServerConfig{ICEServers: []ICEServer{{URLs: []string{"turn:x:3478"}}}})
-	require.ErrorIs(t, err, ErrConfig)
+	_, err := NewServer(ServerConfig{ICEServers: []client.ICEServer{{URLs: []string{"turn:x:3478"}}}})
+	require.ErrorIs(t, err, client.ErrConfig)
 }
 
 func TestRelayKeepsPayloadBytes(t *testing.T) {
@@ -243,19 +245,19 @@ func TestRelayKeepsPayloadBytes(t *testing.T) {
 	a := h.dial("/room/html")
 	// A raw sender at the size limit, with characters json.Marshal escapes.
 	ws, _ := h.rawJoin("/room/html")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	payload := `"` + strings.Repeat("<>&", (DefaultMaxMessageSize-200)/3) + "\u2028\""
 	msg := `{"v":1,"type":"signal","peer":"` + a.ID() + `","kind":"offer","payload":` + payload + `}`
 	require.LessOrEqual(t, len(msg), DefaultMaxMessageSize)
 	rawWrite(t, ws, msg)
 	ev := next(t, a)
-	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, client.SignalReceived, ev.Kind)
 	require.Equal(t, payload, string(ev.Signal.Payload), "relayed byte for byte")
 
 	// Client to client, the same.
 	b := h.dial("/room/html")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
-	send(t, a, b.ID(), Signal{Kind: SignalOffer, Payload: json.RawMessage(payload)})
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
+	send(t, a, b.ID(), client.Signal{Kind: client.SignalOffer, Payload: json.RawMessage(payload)})
 	require.Equal(t, payload, string(next(t, b).Signal.Payload))
 }
 
@@ -266,11 +268,11 @@ func TestClientReadLimitFollowsServer(t *testing.T) {
 	h := start(t, ServerConfig{MaxMessageSize: max})
 	a := h.dial("/room/big")
 	b := h.dial("/room/big")
-	require.Equal(t, PeerJoined, next(t, a).Kind)
+	require.Equal(t, client.PeerJoined, next(t, a).Kind)
 	payload := json.RawMessage(`"` + strings.Repeat("x", max-200) + `"`)
-	send(t, a, b.ID(), Signal{Kind: SignalOffer, Payload: payload})
+	send(t, a, b.ID(), client.Signal{Kind: client.SignalOffer, Payload: payload})
 	ev := next(t, b)
-	require.Equal(t, SignalReceived, ev.Kind)
+	require.Equal(t, client.SignalReceived, ev.Kind)
 	require.Equal(t, len(payload), len(ev.Signal.Payload))
 	require.Equal(t, uint64(0), h.srv.Stats().TooBig)
 }

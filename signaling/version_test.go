@@ -10,6 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // TestProtocolVersionsMeet: a client of version 1 (a page written before
@@ -32,13 +34,13 @@ func TestProtocolVersionsMeet(t *testing.T) {
 
 	// Signals cross versions with their payloads as they are.
 	cand := json.RawMessage(`{"candidate":"candidate:1 1 udp 2130706431 127.0.0.1 5000 typ host","sdpMid":"0"}`)
-	send(t, c, oldJoin.ID, Signal{Kind: SignalCandidate, Payload: cand})
+	send(t, c, oldJoin.ID, client.Signal{Kind: client.SignalCandidate, Payload: cand})
 	require.Equal(t, `{"v":1,"type":"signal","peer":"`+c.ID()+`","kind":"candidate","payload":`+string(cand)+`}`,
 		rawReadBytes(t, old))
 	rawWrite(t, old, `{"v":1,"type":"signal","peer":"`+c.ID()+`","kind":"answer","payload":{"type":"answer","sdp":"x"}}`)
 	ev := next(t, c)
-	require.Equal(t, Event{Kind: SignalReceived, Peer: oldJoin.ID,
-		Signal: Signal{Kind: SignalAnswer, Payload: json.RawMessage(`{"type":"answer","sdp":"x"}`)}}, ev)
+	require.Equal(t, client.Event{Kind: client.SignalReceived, Peer: oldJoin.ID,
+		Signal: client.Signal{Kind: client.SignalAnswer, Payload: json.RawMessage(`{"type":"answer","sdp":"x"}`)}}, ev)
 
 	// A newcomer of version 2: the old client hears of it in version 1,
 	// the new one with its version.
@@ -46,7 +48,7 @@ func TestProtocolVersionsMeet(t *testing.T) {
 	require.Equal(t, []string{oldJoin.ID, c.ID()}, d.Peers())
 	require.Equal(t, 1, d.PeerProtocol(oldJoin.ID))
 	require.Equal(t, 2, d.PeerProtocol(c.ID()))
-	require.Equal(t, Event{Kind: PeerJoined, Peer: d.ID()}, next(t, c))
+	require.Equal(t, client.Event{Kind: client.PeerJoined, Peer: d.ID()}, next(t, c))
 	require.Equal(t, 2, c.PeerProtocol(d.ID()))
 	require.Equal(t, `{"v":1,"type":"peer-joined","peer":"`+d.ID()+`"}`, rawReadBytes(t, old))
 	require.Equal(t, 0, c.PeerProtocol("0123456789abcdef"), "not in the room")
@@ -54,8 +56,8 @@ func TestProtocolVersionsMeet(t *testing.T) {
 	// A client keeps the version it joined with.
 	rawWrite(t, old, `{"v":2,"type":"signal","peer":"`+c.ID()+`","kind":"offer","payload":{}}`)
 	code, _ := rawCloseStatus(t, old)
-	require.Equal(t, CodeMalformed, int(code))
-	require.Equal(t, Event{Kind: PeerLeft, Peer: oldJoin.ID}, next(t, c))
+	require.Equal(t, client.CodeMalformed, int(code))
+	require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: oldJoin.ID}, next(t, c))
 }
 
 // TestProtocolVersionRefused: a join in a version the server does not
@@ -67,15 +69,15 @@ func TestProtocolVersionRefused(t *testing.T) {
 	ws := h.raw("/room/v")
 	rawWrite(t, ws, `{"v":3,"type":"join"}`)
 	code, reason := rawCloseStatus(t, ws)
-	require.Equal(t, CodeProtocolVersion, int(code))
-	require.Equal(t, ErrProtocolVersion.Error(), reason)
+	require.Equal(t, client.CodeProtocolVersion, int(code))
+	require.Equal(t, client.ErrProtocolVersion.Error(), reason)
 
-	for _, code := range []websocket.StatusCode{CodeMalformed, CodeProtocolVersion} {
+	for _, code := range []websocket.StatusCode{client.CodeMalformed, client.CodeProtocolVersion} {
 		url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) {
 			_ = ws.Close(code, "signaling: malformed message")
 		})
-		_, err := Dial(context.Background(), url, ClientConfig{})
-		require.ErrorIs(t, err, ErrProtocolVersion)
+		_, err := client.Dial(context.Background(), url, client.Config{})
+		require.ErrorIs(t, err, client.ErrProtocolVersion)
 		require.ErrorContains(t, err, "does not speak version 2")
 	}
 

@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/internal/browsertest"
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -357,11 +357,11 @@ func TestBrowserTabDropsHostilePeer(t *testing.T) {
 // open.
 func hostilePeer(t *testing.T, ctx context.Context, url string) *pion.DataChannel {
 	t.Helper()
-	client, err := signaling.Dial(ctx, url, signaling.ClientConfig{})
+	sc, err := client.Dial(ctx, url, client.Config{})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = client.Close() })
-	require.Len(t, client.Peers(), 1)
-	tab := client.Peers()[0]
+	t.Cleanup(func() { _ = sc.Close() })
+	require.Len(t, sc.Peers(), 1)
+	tab := sc.Peers()[0]
 	pc, err := pion.NewPeerConnection(pion.Configuration{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = pc.GracefulClose() })
@@ -373,24 +373,24 @@ func hostilePeer(t *testing.T, ctx context.Context, url string) *pion.DataChanne
 	pc.OnICECandidate(func(c *pion.ICECandidate) {
 		if c != nil {
 			payload, _ := json.Marshal(c.ToJSON())
-			_ = client.Send(ctx, tab, signaling.Signal{Kind: signaling.SignalCandidate, Payload: payload})
+			_ = sc.Send(ctx, tab, client.Signal{Kind: client.SignalCandidate, Payload: payload})
 		}
 	})
 	var early []pion.ICECandidateInit
 	for remoteSet := false; ; {
-		var ev signaling.Event
+		var ev client.Event
 		select {
-		case ev = <-client.Events():
+		case ev = <-sc.Events():
 		case <-open:
 			return dc
 		case <-ctx.Done():
 			require.FailNow(t, "timeout", "waited for the tab's channel to the hostile peer to open: %v", ctx.Err())
 		}
-		if ev.Kind != signaling.SignalReceived {
+		if ev.Kind != client.SignalReceived {
 			continue
 		}
 		switch ev.Signal.Kind {
-		case signaling.SignalOffer:
+		case client.SignalOffer:
 			var offer pion.SessionDescription
 			require.NoError(t, json.Unmarshal(ev.Signal.Payload, &offer))
 			require.NoError(t, pc.SetRemoteDescription(offer))
@@ -403,8 +403,8 @@ func hostilePeer(t *testing.T, ctx context.Context, url string) *pion.DataChanne
 			require.NoError(t, pc.SetLocalDescription(answer))
 			payload, err := json.Marshal(answer)
 			require.NoError(t, err)
-			require.NoError(t, client.Send(ctx, tab, signaling.Signal{Kind: signaling.SignalAnswer, Payload: payload}))
-		case signaling.SignalCandidate:
+			require.NoError(t, sc.Send(ctx, tab, client.Signal{Kind: client.SignalAnswer, Payload: payload}))
+		case client.SignalCandidate:
 			var cs []pion.ICECandidateInit // the tab bundles its candidates
 			require.NoError(t, json.Unmarshal(ev.Signal.Payload, &cs))
 			if !remoteSet {

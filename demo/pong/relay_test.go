@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/signaling/turn"
 )
 
@@ -28,7 +29,7 @@ func TestTwoProcessesRelayOnly(t *testing.T) {
 	require.NoError(t, err)
 	defer relay.Close()
 	srv, err := signaling.NewServer(signaling.ServerConfig{
-		ICEServers: []signaling.ICEServer{{URLs: relay.URLs()}}, TURNSecret: secret})
+		ICEServers: []client.ICEServer{{URLs: relay.URLs()}}, TURNSecret: secret})
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()

@@ -2,12 +2,14 @@ package client
 
 import "github.com/rollnet/rollnet/signaling/internal/wire"
 
-// The protocol's types, versions, close codes and errors, shared with the
-// server (package signaling, which names them the same; its doc.go states
-// the protocol).
+// The protocol's types, versions, close codes and errors: the one name of
+// each for the client and for the server (package signaling, which uses
+// these and names none of them again; its doc.go states the protocol).
 
-// ProtocolVersion is the newest version of the protocol, the one a Client
-// speaks.
+// ProtocolVersion is the newest version of the protocol (signaling's
+// doc.go), the one a Client speaks: the version carried in every envelope
+// ("v"), and reported by the server on GET /. The server also speaks every
+// version down to 1, to each connection in the version it joined with.
 const ProtocolVersion = wire.ProtocolVersion
 
 // ICEServer is one STUN or TURN server handed out to clients at join. Its
@@ -31,11 +33,17 @@ type Signal = wire.Signal
 // code and reason. errors.Is matches it against the sentinel for its code.
 type CloseError = wire.CloseError
 
-// HTTPError is a refusal before the WebSocket upgrade (natively only: a
-// browser tells a page nothing of it).
+// HTTPError is a refusal before the WebSocket upgrade: the HTTP status and
+// the server's message (natively only: a browser tells a page nothing of
+// it). errors.Is matches it against the sentinel for its status (401 and
+// 403: ErrUnauthorized; 429: ErrTooManyConnections or ErrJoinRateLimited,
+// as the message says; 400 and 404: ErrBadRequest; 503: ErrServerClosing,
+// or ErrClusterUnavailable as the message says).
 type HTTPError = wire.HTTPError
 
-// The close codes the server uses (signaling's doc.go).
+// Close codes the server uses (the WebSocket private range 4000-4999), each
+// with its sentinel's message as the close reason. A message over the size
+// limit closes with the standard 1009 and a shutdown with 1001.
 const (
 	CodeMalformed          = wire.CodeMalformed
 	CodeRoomFull           = wire.CodeRoomFull
@@ -47,27 +55,87 @@ const (
 	CodeProtocolVersion    = wire.CodeProtocolVersion
 )
 
-// The errors a Client reports, the signaling package's (see its
-// errors.go for each one's meaning).
+// The errors a Client reports; the server (package signaling) closes
+// connections and refuses requests with the same ones, and its NewServer
+// returns errors wrapping ErrConfig and ErrClusterUnavailable.
 var (
-	ErrClosed             = wire.ErrClosed
-	ErrConfig             = wire.ErrConfig
-	ErrMalformed          = wire.ErrMalformed
-	ErrMessageTooBig      = wire.ErrMessageTooBig
-	ErrInvalidSignal      = wire.ErrInvalidSignal
-	ErrRoomFull           = wire.ErrRoomFull
-	ErrRateLimited        = wire.ErrRateLimited
-	ErrJoinTimeout        = wire.ErrJoinTimeout
-	ErrSlowConsumer       = wire.ErrSlowConsumer
-	ErrPingTimeout        = wire.ErrPingTimeout
-	ErrServerClosing      = wire.ErrServerClosing
-	ErrUnknownPeer        = wire.ErrUnknownPeer
-	ErrUnauthorized       = wire.ErrUnauthorized
+	// ErrClosed is returned by Send after the client closed or its
+	// connection dropped, and by Dial when the server is shutting down.
+	ErrClosed = wire.ErrClosed
+
+	// ErrConfig wraps every invalid Config field reported by Dial, and
+	// every invalid signaling.ServerConfig field (its Cluster's too)
+	// reported by signaling.NewServer.
+	ErrConfig = wire.ErrConfig
+
+	// ErrMalformed: a message did not decode or broke the protocol (wrong
+	// version, unknown type, a field that does not belong). The server
+	// closes a connection that sends one; the client drops a server that
+	// does.
+	ErrMalformed = wire.ErrMalformed
+
+	// ErrMessageTooBig: a message over the size limit. The server closes
+	// the connection that sent it; Client.Send refuses it before sending.
+	ErrMessageTooBig = wire.ErrMessageTooBig
+
+	// ErrInvalidSignal: Client.Send was given a kind other than offer,
+	// answer or candidate, or a payload that is not a JSON value.
+	ErrInvalidSignal = wire.ErrInvalidSignal
+
+	// ErrRoomFull: the room already holds its maximum number of peers.
+	ErrRoomFull = wire.ErrRoomFull
+
+	// ErrRateLimited: the connection sent more messages per second than
+	// the server allows, and was closed.
+	ErrRateLimited = wire.ErrRateLimited
+
+	// ErrJoinTimeout: the connection did not join within the join timeout.
+	ErrJoinTimeout = wire.ErrJoinTimeout
+
+	// ErrSlowConsumer: the connection's bounded send queue overflowed
+	// because it did not read fast enough, and it was dropped.
+	ErrSlowConsumer = wire.ErrSlowConsumer
+
+	// ErrPingTimeout: the connection did not answer a ping in time.
+	ErrPingTimeout = wire.ErrPingTimeout
+
+	// ErrServerClosing: the server is shutting down (or refused a new
+	// connection because it is).
+	ErrServerClosing = wire.ErrServerClosing
+
+	// ErrUnknownPeer: a signal addressed to a peer that is not in the
+	// sender's room. The server refuses to relay it (and tells the sender
+	// with an error message, without closing); Client.Send refuses a peer
+	// it has not heard of.
+	ErrUnknownPeer = wire.ErrUnknownPeer
+
+	// ErrUnauthorized: the join token is missing, invalid, for another
+	// room, or expired (HTTP 401 or 403 before the upgrade).
+	ErrUnauthorized = wire.ErrUnauthorized
+
+	// ErrTooManyConnections: the address already holds the maximum number
+	// of connections, or the server holds its maximum in total (HTTP 429).
 	ErrTooManyConnections = wire.ErrTooManyConnections
-	ErrJoinRateLimited    = wire.ErrJoinRateLimited
+
+	// ErrJoinRateLimited: too many join attempts from this address, or
+	// into this room, lately (HTTP 429 before the upgrade); try again
+	// later.
+	ErrJoinRateLimited = wire.ErrJoinRateLimited
+
+	// ErrClusterUnavailable: the instance cannot reach the NATS its rooms
+	// live on (HTTP 503 before the upgrade, or close 4006 when a join
+	// could not be written in time, or when the other instances took this
+	// one for dead). Join again, through another instance or later.
 	ErrClusterUnavailable = wire.ErrClusterUnavailable
-	ErrProtocolVersion    = wire.ErrProtocolVersion
-	ErrBadRequest         = wire.ErrBadRequest
+
+	// ErrProtocolVersion: the other side does not speak this protocol
+	// version. The server closes a join in a version it does not speak
+	// with CodeProtocolVersion; Dial reports a server that refuses its
+	// join (a server older than version 2 closes it with CodeMalformed).
+	ErrProtocolVersion = wire.ErrProtocolVersion
+
+	// ErrBadRequest: the URL names no valid room (HTTP 400 or 404).
+	ErrBadRequest = wire.ErrBadRequest
 )
 
 // statusNormalClosure is WebSocket's 1000: a close without a reason.

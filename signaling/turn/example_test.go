@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/signaling/turn"
 )
 
@@ -24,7 +25,7 @@ func Example() {
 	}
 	defer relay.Close()
 	srv, err := signaling.NewServer(signaling.ServerConfig{
-		ICEServers: []signaling.ICEServer{{URLs: relay.URLs()}},
+		ICEServers: []client.ICEServer{{URLs: relay.URLs()}},
 		TURNSecret: secret,
 	})
 	if err != nil {

@@ -59,7 +59,7 @@
 //
 // Dial joins a signaling server room and returns a Transport that owns the
 // connection; New takes any Signaler (NewSignalingAdapter wraps a
-// signaling.Client the caller keeps). Hand the Transport to
+// client.Client of signaling/client the caller keeps). Hand the Transport to
 // session.NewP2P once WaitPeers reports the opponents; both sides can seat
 // players from the sorted ids without exchanging a message. Config's zero
 // value suits the Internet with the ICE servers the signaling server hands

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/signaling/turn"
 )
 
@@ -33,7 +34,7 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 	require.NoError(t, err)
 	defer relay.Close()
 	srv, err := signaling.NewServer(signaling.ServerConfig{
-		ICEServers: []signaling.ICEServer{{URLs: relay.URLs()}},
+		ICEServers: []client.ICEServer{{URLs: relay.URLs()}},
 		TURNSecret: secret,
 	})
 	require.NoError(t, err)

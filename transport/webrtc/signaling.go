@@ -9,7 +9,7 @@ import (
 )
 
 // SignalingAdapter lets a Transport negotiate through a signaling client
-// (signaling/client; signaling.Client is the same type).
+// (package signaling/client).
 // It pumps the client's events into its own channel until Close.
 type SignalingAdapter struct {
 	c    *client.Client

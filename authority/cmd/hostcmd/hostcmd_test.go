@@ -13,7 +13,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
@@ -84,7 +84,7 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 		t.Fatalf("waited for the host's join URL: %v\n%s", ctx.Err(), logs)
 	}
 
-	sc, err := signaling.Dial(ctx, u, signaling.ClientConfig{})
+	sc, err := client.Dial(ctx, u, client.Config{})
 	require.NoError(t, err)
 	sig := webrtc.NewSignalingAdapter(sc)
 	defer sig.Close()

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/internal/browsertest"
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
@@ -91,7 +91,7 @@ func TestMatchOverQUICWebTransportAndWebRTC(t *testing.T) {
 		return c, c.Host(), nil
 	})
 	play("native over WebRTC", func() (transport.Transport, transport.Peer, error) {
-		sc, err := signaling.Dial(ctx, join, signaling.ClientConfig{})
+		sc, err := client.Dial(ctx, join, client.Config{})
 		if err != nil {
 			return nil, "", err
 		}

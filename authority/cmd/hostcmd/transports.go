@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/multi"
 	"github.com/rollnet/rollnet/transport/quic"
@@ -138,18 +139,18 @@ func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logg
 			log.Info("signaling server on loopback", "url", o.signal)
 		}
 		h.join = strings.TrimRight(o.signal, "/") + "/room/" + url.PathEscape(o.room)
-		client, err := signaling.Dial(ctx, h.join, signaling.ClientConfig{})
+		sc, err := client.Dial(ctx, h.join, client.Config{})
 		if err != nil {
 			return fail(fmt.Errorf("joining %s: %w", h.join, err))
 		}
-		sig := webrtc.NewSignalingAdapter(client)
+		sig := webrtc.NewSignalingAdapter(sc)
 		h.closes = append(h.closes, sig.Close)
 		rtc, err := webrtc.New(webrtc.Config{LoopbackOnly: IsLoopback(h.join), MaxPeers: maxPeers}, sig)
 		if err != nil {
 			return fail(err)
 		}
 		h.closes = append(h.closes, rtc.Close)
-		h.room, h.id = client.Room(), client.ID()
+		h.room, h.id = sc.Room(), sc.ID()
 		parts = append(parts, rtc)
 	}
 	if o.q.addr != "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // freeAddr returns a loopback address nobody listens on (for -metrics,
@@ -75,18 +76,18 @@ func TestRunNATS(t *testing.T) {
 	one, two := start(), start()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	a, err := signaling.Dial(ctx, "ws://"+one.addr+"/room/match", signaling.ClientConfig{})
+	a, err := client.Dial(ctx, "ws://"+one.addr+"/room/match", client.Config{})
 	require.NoError(t, err)
 	defer a.Close()
-	b, err := signaling.Dial(ctx, "ws://"+two.addr+"/room/match", signaling.ClientConfig{})
+	b, err := client.Dial(ctx, "ws://"+two.addr+"/room/match", client.Config{})
 	require.NoError(t, err)
 	defer b.Close()
 	require.Equal(t, []string{a.ID()}, b.Peers())
 	ev := recv(t, a.Events(), "a to hear b join")
-	require.Equal(t, signaling.PeerJoined, ev.Kind)
-	require.NoError(t, a.Send(ctx, b.ID(), signaling.Signal{Kind: signaling.SignalOffer, Payload: []byte(`{"sdp":"x"}`)}))
+	require.Equal(t, client.PeerJoined, ev.Kind)
+	require.NoError(t, a.Send(ctx, b.ID(), client.Signal{Kind: client.SignalOffer, Payload: []byte(`{"sdp":"x"}`)}))
 	ev = recv(t, b.Events(), "b to receive a's offer")
-	require.Equal(t, signaling.SignalReceived, ev.Kind)
+	require.Equal(t, client.SignalReceived, ev.Kind)
 
 	// A plain GET where a WebSocket upgrade belongs is refused at the
 	// upgrade, and counted so.
@@ -115,9 +116,9 @@ func TestRunNATS(t *testing.T) {
 	for open := true; open; {
 		_, open = recv2(t, b.Events(), "b's events to end as its instance closes")
 	}
-	require.ErrorIs(t, b.Err(), signaling.ErrServerClosing, "going away: join again elsewhere")
+	require.ErrorIs(t, b.Err(), client.ErrServerClosing, "going away: join again elsewhere")
 	ev = recv(t, a.Events(), "a to hear b leave")
-	require.Equal(t, signaling.PeerLeft, ev.Kind)
+	require.Equal(t, client.PeerLeft, ev.Kind)
 	require.Less(t, time.Since(begin), signaling.DefaultClusterDeadAfter, "told by the leave, not found dead")
 	require.NoError(t, recv(t, two.errc, "the instance to stop"))
 	two.errc <- nil // for the cleanup

@@ -25,7 +25,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 func TestRunMainExitStatus(t *testing.T) {
@@ -113,9 +113,9 @@ func TestRunLogsJoinsAndLeaves(t *testing.T) {
 	stderr := newLogFile(t)
 	addr := serveCmd(t, []string{"-log-level", "debug"}, stderr)
 	ctx := context.Background()
-	a, err := signaling.Dial(ctx, "ws://"+addr+"/room/lobby", signaling.ClientConfig{})
+	a, err := client.Dial(ctx, "ws://"+addr+"/room/lobby", client.Config{})
 	require.NoError(t, err)
-	b, err := signaling.Dial(ctx, "ws://"+addr+"/room/lobby", signaling.ClientConfig{})
+	b, err := client.Dial(ctx, "ws://"+addr+"/room/lobby", client.Config{})
 	require.NoError(t, err)
 	require.NoError(t, b.Close())
 	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "signaling leave") }, 10*time.Second, time.Millisecond)
@@ -139,13 +139,13 @@ func TestRunTLS(t *testing.T) {
 	addr := serveCmd(t, []string{"-tls-cert", filepath.Join(dir, "cert.pem"), "-tls-key", filepath.Join(dir, "key.pem")}, io.Discard)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 	defer tr.CloseIdleConnections()
-	c, err := signaling.Dial(context.Background(), "wss://"+addr+"/room/secure",
-		signaling.ClientConfig{HTTPClient: &http.Client{Transport: tr}})
+	c, err := client.Dial(context.Background(), "wss://"+addr+"/room/secure",
+		client.Config{HTTPClient: &http.Client{Transport: tr}})
 	require.NoError(t, err)
 	require.Equal(t, "secure", c.Room())
 	require.NoError(t, c.Close())
 	// Plain HTTP is not served on a TLS port.
-	_, err = signaling.Dial(context.Background(), "ws://"+addr+"/room/secure", signaling.ClientConfig{})
+	_, err = client.Dial(context.Background(), "ws://"+addr+"/room/secure", client.Config{})
 	require.Error(t, err)
 	http.DefaultClient.CloseIdleConnections()
 }

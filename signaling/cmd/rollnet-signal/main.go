@@ -61,6 +61,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 func main() {
@@ -217,10 +218,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return nil
 	}
 	if len(stun) > 0 {
-		cfg.ICEServers = append(cfg.ICEServers, signaling.ICEServer{URLs: stun})
+		cfg.ICEServers = append(cfg.ICEServers, client.ICEServer{URLs: stun})
 	}
 	if len(turn) > 0 {
-		cfg.ICEServers = append(cfg.ICEServers, signaling.ICEServer{URLs: turn, Username: *turnUser, Credential: *turnCred})
+		cfg.ICEServers = append(cfg.ICEServers, client.ICEServer{URLs: turn, Username: *turnUser, Credential: *turnCred})
 	}
 	cfg.OriginPatterns = origins
 
@@ -275,7 +276,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		defer placer.Close()
 	}
 	srv, err := signaling.NewServer(cfg)
-	if errors.Is(err, signaling.ErrClusterUnavailable) {
+	if errors.Is(err, client.ErrClusterUnavailable) {
 		return err
 	}
 	if err != nil {
@@ -305,7 +306,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		return err
 	}
-	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", signaling.ProtocolVersion,
+	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", client.ProtocolVersion,
 		"nats", *natsURL, "tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
 		"trusted_proxies", len(cfg.TrustedProxies))
 	if ready != nil {

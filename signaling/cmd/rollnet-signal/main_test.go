@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -38,10 +38,10 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&health))
 	resp.Body.Close()
-	require.Equal(t, signaling.ProtocolVersion, health.Protocol)
+	require.Equal(t, client.ProtocolVersion, health.Protocol)
 	require.Equal(t, "ok", health.Status)
 
-	c, err := signaling.Dial(ctx, "ws://"+addr+"/room/a", signaling.ClientConfig{})
+	c, err := client.Dial(ctx, "ws://"+addr+"/room/a", client.Config{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"stun:stun.example.org:3478"}, c.ICEServers()[0].URLs)
 
@@ -49,7 +49,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	require.NoError(t, recv(t, errc, "run to return"))
 	for range c.Events() {
 	}
-	require.ErrorIs(t, c.Err(), signaling.ErrServerClosing)
+	require.ErrorIs(t, c.Err(), client.ErrServerClosing)
 	require.NoError(t, c.Close())
 	http.DefaultClient.CloseIdleConnections()
 	require.Contains(t, stderr.String(), "rollnet-signal listening")
@@ -87,7 +87,7 @@ func TestRunMintsTURNCredentials(t *testing.T) {
 		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-turn", "turn:turn.example.org:3478"},
 			&bytes.Buffer{}, &bytes.Buffer{}, env, func(a string) { addrc <- a })
 	}()
-	c, err := signaling.Dial(ctx, "ws://"+recv(t, addrc, "the server's address")+"/room/a", signaling.ClientConfig{})
+	c, err := client.Dial(ctx, "ws://"+recv(t, addrc, "the server's address")+"/room/a", client.Config{})
 	require.NoError(t, err)
 	ice := c.ICEServers()
 	require.Len(t, ice, 1)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/signaling/turn"
 )
 
@@ -75,7 +76,7 @@ func (f *relayFlags) start(cfg *signaling.ServerConfig, log *slog.Logger) (*turn
 	if err != nil {
 		return nil, err // serving failed: the port is taken
 	}
-	cfg.ICEServers = append(cfg.ICEServers, signaling.ICEServer{URLs: r.URLs()})
+	cfg.ICEServers = append(cfg.ICEServers, client.ICEServer{URLs: r.URLs()})
 	return r, nil
 }
 

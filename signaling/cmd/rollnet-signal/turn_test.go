@@ -15,7 +15,7 @@ import (
 	pionturn "github.com/pion/turn/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/signaling/turn"
 )
 
@@ -36,7 +36,7 @@ func TestRunEmbeddedTURNRelay(t *testing.T) {
 			&bytes.Buffer{}, &stderr, env, func(a string) { addrc <- a })
 	}()
 	addr := recv(t, addrc, "the server's address")
-	c, err := signaling.Dial(ctx, "ws://"+addr+"/room/a", signaling.ClientConfig{})
+	c, err := client.Dial(ctx, "ws://"+addr+"/room/a", client.Config{})
 	require.NoError(t, err)
 	ice := c.ICEServers()
 	require.Len(t, ice, 1)
