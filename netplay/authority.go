@@ -208,7 +208,7 @@ func (m *Match[S, I]) hostRoster() {
 	now := m.now()
 	away := ""
 	for _, c := range clients {
-		if c.First < 0 || c.First >= len(m.roster) {
+		if m.quit[c.Peer] || c.First < 0 || c.First >= len(m.roster) {
 			continue
 		}
 		e := rosterEntry{state: 1, name: m.nameOf(c.Peer)}
@@ -222,8 +222,10 @@ func (m *Match[S, I]) hostRoster() {
 			continue // a client never holds the host's own slots
 		}
 		m.roster[c.First] = e
-		m.names[c.First] = e.name
 		m.st.Have++
+	}
+	for i := m.cfg.LocalPlayers; i < len(m.names); i++ {
+		m.names[i] = m.roster[i].name // "" for a free slot
 	}
 	if away != m.st.Away {
 		m.st.Away, m.awayUntil = away, now.Add(m.cfg.Grace)
@@ -339,6 +341,7 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		dt = min(now.Sub(m.lastTick), 250*time.Millisecond)
 	}
 	m.lastTick = now
+	_, newest := c.HostState() // a state failing its check is newer
 	steps, err := c.Update(dt)
 	if errors.Is(err, authority.ErrSettings) {
 		// The host refused what netplay's greeting could not check (the
@@ -360,9 +363,8 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		if st.StatesUnverified > m.unverified {
 			m.unverified = st.StatesUnverified
 			if m.st.Desync == "" {
-				_, m.firstDesync = c.HostState()
-				m.st.Desync = fmt.Sprintf("a host state did not match its checksum after frame %d: the client's copy of a state it was coded against was not the host's (%d dropped, back to the newest verified)",
-					m.firstDesync, st.StatesUnverified)
+				m.firstDesync = newest + 1
+				m.st.Desync = fmt.Sprintf("a host state after frame %d did not match its checksum: the client's copy of a state it was coded against was not the host's (dropped, back to the newest verified)", newest)
 			}
 		}
 		if m.seat != st.First {

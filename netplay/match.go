@@ -206,6 +206,7 @@ type Match[S any, I comparable] struct {
 	rejoins     int
 	silent      map[transport.Peer]time.Time // peers interrupted, since when silent
 	slotPeers   map[transport.Peer]int       // a host's clients told of
+	quit        map[transport.Peer]bool      // a host's clients that quit
 	joined      uint64                       // a host's clients joined and rejoined, told
 	rejoinedN   uint64
 	expired     uint64
@@ -313,6 +314,7 @@ func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I
 		mode: mode, cfg: cfg, simulate: simulate, now: cfg.Now, auth: auth,
 		peers:       map[transport.Peer]*peer{},
 		slotPeers:   map[transport.Peer]int{},
+		quit:        map[transport.Peer]bool{},
 		firstDesync: rollnet.NoFrame,
 		buf:         make([]byte, 0, codec.MaxPacket),
 		rbuf:        make([]byte, transport.MaxDatagram),
@@ -452,7 +454,8 @@ func (m *Match[S, I]) Mode() Mode {
 // before it has one and for a spectator or a dedicated host.
 func (m *Match[S, I]) Seat() int { return m.seat }
 
-// Name is the name of the player in seat (or slot), "" if unknown.
+// Name is the name of the player in seat (or slot), "" if unknown (on a
+// host, once a client quit its slot, or its grace ran out).
 func (m *Match[S, I]) Name(seat int) string {
 	if seat < 0 || seat >= len(m.names) {
 		return ""

@@ -354,13 +354,14 @@ func (m *Match[S, I]) events(evs []rollnet.Event) {
 				m.st.Phase, m.st.Ended = Ended, EndHostGone
 				m.left(ev.Peer, "the host "+m.nameOf(ev.Peer), f, "")
 			case m.h != nil:
-				if _, ok := m.slotPeers[ev.Peer]; ok {
+				if m.slotOf(ev.Peer) >= 0 { // not a connection its client rejoined from
 					then := ""
 					if _, vanished := m.silent[ev.Peer]; vanished {
 						then = fmt.Sprintf(": its slot is kept for %v", m.cfg.Grace)
 						m.dropped = m.nameOf(ev.Peer)
+					} else {
+						m.quit[ev.Peer] = true // its slot is no longer its (its record waits out the grace all the same)
 					}
-					delete(m.slotPeers, ev.Peer)
 					m.left(ev.Peer, m.nameOf(ev.Peer), f, then)
 				}
 			case m.p != nil && pe != nil && pe.h.Seat != noSeat && int(pe.h.Seat) < m.cfg.Players && m.remoteSeats()[pe.h.Seat] == ev.Peer:

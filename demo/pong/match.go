@@ -217,7 +217,11 @@ func (m *netMatch) advance(in Input) {
 		m.logf("pong: %s", m.note)
 	}
 	client := m.slot1()
-	if m.start.IsZero() && (st.Advanced && m.mode() != netplay.ModeHost || client) {
+	ready := st.Advanced && m.nm.Seat() >= 0 // a client once its host gave it its slot
+	if m.mode() != netplay.ModeClient {
+		ready = st.Advanced && m.mode() != netplay.ModeHost || client
+	}
+	if m.start.IsZero() && ready {
 		m.start = m.now()
 		m.startLine()
 	}
@@ -257,7 +261,10 @@ func (m *netMatch) client1() (authority.HostClientStats, bool) {
 	return authority.HostClientStats{}, false
 }
 
-func (m *netMatch) slot1() bool { _, ok := m.client1(); return ok }
+// slot1 reports whether a client holds the right paddle (a host's): its
+// name, once netplay's roster has it; "" once it quit or its grace ran
+// out.
+func (m *netMatch) slot1() bool { return m.nm.Name(1) != "" }
 
 func (m *netMatch) budgetSpent() bool { return m.o.frames > 0 && int(m.nm.Frame()) >= m.o.frames }
 

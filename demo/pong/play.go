@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// match is one side of a game as the loop drives it: the offline game, or
-// a P2P session over a network.
+// match is one side of a game as the loop drives it: the offline game, a
+// replay, or a network match (netMatch).
 type match interface {
 	// Side is the local player's side (0 left, 1 right); -1 for a
 	// spectator.
@@ -51,7 +51,6 @@ type report struct {
 	Impair    string   // the -impair line, if any
 	News      []string // netplay's story of the match
 	Refused   string   // -rejoin: the one line saying the other player refused to take this one back
-	Failed    string   // the one line saying why there was no match at all
 	Err       string   // why the match ended early, if it did
 	Left      string   // how the others left before the match's end, if they did
 	Players   string   // who played whom
@@ -63,8 +62,8 @@ type report struct {
 func (r report) print(out io.Writer) {
 	w := &strings.Builder{}
 	defer func() { _, _ = io.WriteString(out, w.String()) }()
-	if r.Refused != "" || r.Failed != "" {
-		fmt.Fprintln(w, r.Refused+r.Failed) // the match was never ours to report
+	if r.Refused != "" {
+		fmt.Fprintln(w, r.Refused) // the match was never ours to report
 		return
 	}
 	agree := "checksums agree"
@@ -174,37 +173,28 @@ func play(ctx context.Context, m match, v *view, o options) error {
 			return errQuit
 		case <-tick.C:
 		}
-		side := m.Side() // an authority client learns its side from the host
+		side, s := m.Side(), m.State() // an authority client learns its side from the host
 		if v != nil {
 			v.side = side
-		}
-		s := m.State()
-		var in Input
-		switch {
-		case side < 0:
-			if v != nil {
-				v.poll(s)
-			}
-		case v != nil && !o.bot:
 			v.poll(s)
-			in = v.keys.input(s, side)
-		default:
-			if v != nil {
-				v.poll(s)
-			}
-			in = Bot(s, side)
 		}
 		if v != nil && v.quit {
 			return errQuit
+		}
+		var in Input
+		switch {
+		case side < 0:
+		case v != nil && !o.bot:
+			in = v.keys.input(s, side)
+		default:
+			in = Bot(s, side)
 		}
 		if err := m.Tick(in); err != nil {
 			return err
 		}
 		h := m.HUD()
-		if c, ok := m.(interface{ catchingUp() bool }); ok && c.catchingUp() {
-			if v != nil {
-				v.drawProgress(h) // frames replayed in bulk are not drawn
-			}
+		if c, ok := m.(interface{ catchingUp() bool }); v != nil && ok && c.catchingUp() {
+			v.drawProgress(h) // frames replayed in bulk are not drawn
 		} else if v != nil {
 			v.draw(m.State(), h)
 		}
