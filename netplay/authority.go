@@ -188,7 +188,9 @@ func (m *Match[S, I]) tickHost(in I) error {
 	}
 	m.st.Phase, m.st.Advanced = Running, true
 	m.evs = h.Events(m.evs[:0])
-	m.hostNews(h.Stats())
+	st := h.Stats()
+	m.st.Rollbacks = st.Rollbacks
+	m.hostNews(st)
 	m.events(m.evs)
 	if f := h.Frame(); f%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
 		m.hostRoster()

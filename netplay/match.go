@@ -215,6 +215,9 @@ type Match[S any, I comparable] struct {
 	fastForward bool                // a spectator is catching up
 	seatStats   []rollnet.PeerStats // P2P: each seat's link, as last read
 	retired     rollnet.PeerStats   // P2P: the links seats had before their players came back
+	rbAt        [8]time.Time        // the rollback count's samples, an eighth of a second apart
+	rbN         [8]int
+	rbI         int
 }
 
 func validate(mode Mode, cfg *Config) error {
@@ -885,6 +888,11 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 	}
 	m.st.Frame = m.Frame()
 	m.st.InputDelay = m.delay
+	if now.Sub(m.rbAt[m.rbI]) >= time.Second/8 { // Stats.RollbacksPerSecond's window
+		m.rbI = (m.rbI + 1) % len(m.rbAt)
+		m.rbAt[m.rbI] = now
+	}
+	m.rbN[m.rbI] = m.st.Rollbacks
 	m.st.Timeout = 0
 	if m.st.Interrupted != "" {
 		m.st.Timeout = max(m.intUntil.Sub(now), 0)

@@ -19,6 +19,9 @@ type Stats struct {
 	// simulated again, DeepestRollback the most frames one went back.
 	Rollbacks, Resimulated uint64
 	DeepestRollback        int
+	// RollbacksPerSecond is the rollbacks of about the last second, for a
+	// network graph (sampled by AdvanceFrame).
+	RollbacksPerSecond float64
 
 	// RTT is the round trip through both game loops (the session's, to the
 	// slowest peer); NetworkRTT the network's own (WebRTC's ICE, 0 while
@@ -111,6 +114,9 @@ func (m *Match[S, I]) Stats() Stats {
 		}
 	}
 	s.NetworkRTT, s.Route = m.netRTT, m.route
+	if old := (m.rbI + 1) % len(m.rbAt); !m.rbAt[old].IsZero() && m.rbAt[m.rbI].After(m.rbAt[old]) {
+		s.RollbacksPerSecond = float64(m.rbN[m.rbI]-m.rbN[old]) / m.rbAt[m.rbI].Sub(m.rbAt[old]).Seconds()
+	}
 	return s
 }
 

@@ -105,7 +105,6 @@ type netMatch struct {
 	end     time.Time // when the match stopped advancing (bytes/s)
 	last    rollnet.Frame
 	dbg     *debugging
-	rb      rate
 	line    []byte        // a checksum line being written
 	next    rollnet.Frame // the next frame a P2P -rejoin player prints the checksum of
 	ts      *playout.Timestep
@@ -216,12 +215,9 @@ func (m *netMatch) advance(in Input) {
 		m.note = news[m.told]
 		m.logf("pong: %s", m.note)
 	}
-	client := m.slot1()
-	ready := st.Advanced && m.nm.Seat() >= 0 // a client once its host gave it its slot
-	if m.mode() != netplay.ModeClient {
-		ready = st.Advanced && m.mode() != netplay.ModeHost || client
-	}
-	if m.start.IsZero() && ready {
+	client := m.mode() == netplay.ModeHost && m.slot1()
+	// A host starts with its client, a client once its host gave it its slot.
+	if ready := client || st.Advanced && m.mode() != netplay.ModeHost && (m.mode() != netplay.ModeClient || m.nm.Seat() >= 0); m.start.IsZero() && ready {
 		m.start = m.now()
 		m.startLine()
 	}
@@ -450,7 +446,7 @@ func (m *netMatch) HUD() hud {
 	h := hud{
 		Title: m.title(), Frame: m.frames(), Confirmed: m.frames() - 1,
 		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, Path: s.Route, Advantage: m.st.FrameAdvantage,
-		RollbacksS: m.rb.sample(m.now(), int64(s.Rollbacks)), Rollbacks: int64(s.Rollbacks), Deepest: s.DeepestRollback,
+		RollbacksS: s.RollbacksPerSecond, Rollbacks: int64(s.Rollbacks), Deepest: s.DeepestRollback,
 		Compared: s.Compared, Agreed: s.Agreed, Desync: m.st.Desync, Note: m.noteLine(),
 		Impair: m.impairNote(), ImpairRTT: 2 * m.o.impair.Latency,
 	}
@@ -467,7 +463,7 @@ func (m *netMatch) HUD() hud {
 		}
 	}
 	if c, ok := m.client1(); ok {
-		h.Auth = fmt.Sprintf("client's inputs %.1f frames early, advised %+.1f%%, late %d, predicted %d", c.Depth, 100*c.Rate, c.LateInputs, c.PredictedInputs)
+		h.Auth = fmt.Sprintf("client's inputs %.1f frames early, advised %+.1f%%, late %d", c.Depth, 100*c.Rate, c.LateInputs)
 	}
 	if c := m.nm.AuthClient(); c != nil {
 		st := c.Stats()
@@ -479,13 +475,6 @@ func (m *netMatch) HUD() hud {
 }
 
 func (m *netMatch) Report() report {
-	if m.nm.State() == nil {
-		r := report{Role: "player", Refused: m.refused, Err: "the match never started"}
-		if m.err != nil {
-			r.Err = m.err.Error()
-		}
-		return r
-	}
 	s := m.nm.Stats()
 	r := report{
 		Role: m.role(), Frames: m.frames(), Compared: int(s.Compared), Desyncs: int(s.Compared - s.Agreed),
@@ -521,13 +510,11 @@ func (m *netMatch) Report() report {
 
 // extra is the report's lines of the mode's own.
 func (m *netMatch) extra() (out []string) {
-	if c, ok := m.client1(); ok {
-		out = append(out, fmt.Sprintf("client's inputs     %.1f frames early at the end, advised rate %+.1f%%; late %d (rolled back for %d, applied late %d, dropped %d), predicted %d, lost %d",
-			c.Depth, 100*c.Rate, c.LateInputs, c.LateRolledBack, c.LateApplied, c.LateDropped, c.PredictedInputs, c.InputsLost))
-	}
 	if h := m.nm.AuthHost(); h != nil {
 		st := h.Stats()
-		out = append(out, fmt.Sprintf("clients             joined %d, rejoined %d, expired %d", st.Joined, st.Rejoined, st.Expired))
+		c, _ := m.client1()
+		out = append(out, fmt.Sprintf("clients             joined %d, rejoined %d, expired %d; the right one's inputs %.1f frames early at the end (advised rate %+.1f%%), late %d, predicted %d, lost %d",
+			st.Joined, st.Rejoined, st.Expired, c.Depth, 100*c.Rate, c.LateInputs, c.PredictedInputs, c.InputsLost))
 	}
 	if c := m.nm.AuthClient(); c != nil {
 		st := c.Stats()

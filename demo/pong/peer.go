@@ -16,28 +16,20 @@ import (
 	"github.com/rollnet/rollnet/netplay"
 )
 
-// Exit statuses.
+// Exit statuses (exitText in main.go says them to the player).
 const (
-	exitOK      = 0
-	exitDesync  = 1
-	exitUsage   = 2
-	exitFailure = 3 // failure to connect, or the match ended in an error
-	// exitOpponentLeft: the opponent (a spectator's host) left before the
-	// match's end; the report says whether it quit or vanished.
-	exitOpponentLeft = 4
-	// exitRejoinRefused: -rejoin, and the other player refused to take
-	// this one back (another match's FILE, the window is over); one line
-	// says why, and FILE is removed.
-	exitRejoinRefused = 5
+	exitOK            = 0
+	exitDesync        = 1
+	exitUsage         = 2
+	exitFailure       = 3 // failure to connect, or the match ended in an error
+	exitOpponentLeft  = 4 // the others left before the match's end
+	exitRejoinRefused = 5 // -rejoin: the other player refused to take this one back (FILE removed)
 )
 
 // runLocal plays one match in this process and prints its report. It
 // returns the exit status.
 func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer) int {
 	v := o.view
-	if v != nil {
-		v.side = m.Side()
-	}
 	err := play(ctx, m, v, o)
 	if v != nil && err != nil && !errors.Is(err, errQuit) {
 		// Why the match ended, on the screen before it closes.
@@ -90,17 +82,6 @@ func (r report) status() int {
 		return exitOpponentLeft
 	}
 	return exitOK
-}
-
-// hostRoom starts a signaling server on loopback and points o at a new
-// room on it, for this process and the player processes it starts.
-func hostRoom(o *options) (*signalServer, error) {
-	srv, err := startSignalServer()
-	if err != nil {
-		return nil, err
-	}
-	o.signal, o.room = srv.url, "pong-"+randomHex(4)
-	return srv, nil
 }
 
 // childArgs are the flags of a player process started by this one.
@@ -250,12 +231,15 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
 	}
 	out := &syncWriter{w: stdout}
-	srv, err := hostRoom(&o)
+	srv, err := startSignalServer() // on loopback, a new room for this process and the ones it starts
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
 	defer srv.close()
+	room := make([]byte, 4)
+	_, _ = rand.Read(room)
+	o.signal, o.room = srv.url, "pong-"+hex.EncodeToString(room)
 	inject := o.inject // a desync is injected on one side only: the opponent's
 	o.inject = 0
 	labels, sides, who, ordered := []string{"[opponent] "}, []int{1}, "the opponent", false
@@ -360,10 +344,4 @@ func (o options) seedOr(room string) uint32 {
 		return o.seed
 	}
 	return seedFor(room)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

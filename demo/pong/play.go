@@ -136,31 +136,6 @@ func fmtRTT(d time.Duration) string {
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }
 
-// rate counts events per second over a sliding one-second window, sampled
-// once per frame.
-type rate struct {
-	at    [8]time.Time
-	count [8]int64
-	i     int
-}
-
-// sample records the running total n at time now and returns the events
-// per second over about the last second.
-func (r *rate) sample(now time.Time, n int64) float64 {
-	if now.Sub(r.at[r.i]) < time.Second/8 {
-		r.count[r.i] = n
-	} else {
-		r.i = (r.i + 1) % len(r.at)
-		r.at[r.i], r.count[r.i] = now, n
-	}
-	old := (r.i + 1) % len(r.at)
-	dt := now.Sub(r.at[old])
-	if r.at[old].IsZero() || dt <= 0 {
-		return 0
-	}
-	return float64(n-r.count[old]) / dt.Seconds()
-}
-
 // play runs the game loop at o.fps until the frame budget is spent, the
 // player quits (errQuit), ctx ends (errQuit) or the match fails. v is nil
 // without a terminal.

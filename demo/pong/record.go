@@ -107,7 +107,10 @@ func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
 // machine; else where this side's state is.
 func (d *debugging) forensics() string {
 	if d == nil || d.file == "" {
-		return d.noted()
+		if d == nil {
+			return ""
+		}
+		return d.note
 	}
 	other := sideName(1 - d.side)
 	ours, err1 := readState(d.file)
@@ -120,13 +123,6 @@ func (d *debugging) forensics() string {
 		return err.Error()
 	}
 	return fmt.Sprintf("frame %d: %s", d.at, s)
-}
-
-func (d *debugging) noted() string {
-	if d == nil {
-		return ""
-	}
-	return d.note
 }
 
 func readState(name string) (*State, error) {
