@@ -37,20 +37,16 @@ const (
 	ownSpeed = 1.4
 )
 
-// Modes (-mode).
+// -mode's values, and the authority mode's slots: the left paddle, the
+// right one, a spectator's (a client whose input moves nothing).
 const (
-	modeP2P       = "p2p"
-	modeAuthority = "authority"
+	modeP2P, modeAuthority = "p2p", "authority"
+	authPlayers            = game.AuthoritySlots
 )
 
-// authPlayers is the authority mode's slots: the left paddle, the right
-// one and a spectator's (a client whose input moves nothing).
-const authPlayers = game.AuthoritySlots
-
+// The dedicated pong host (pong host) runs the same simulation with both
+// players as clients; a late input rolls it back, as on the listen host.
 func init() {
-	// The dedicated pong host (pong host) runs the same simulation with
-	// both players as clients; a late input rolls it back, as the listen
-	// host.
 	hostcmd.Register("pong", hostcmd.Sim[State, Input]{
 		Players: authPlayers, Simulate: simulate, LateInput: authority.LateRollback,
 		Settings: func(room string) uint64 { return uint64(seedFor(room)) },
@@ -244,19 +240,6 @@ func (m *netMatch) advance(in Input) {
 	}
 }
 
-// client1 is, on a host, the client that plays the right paddle (slot 1).
-func (m *netMatch) client1() (authority.HostClientStats, bool) {
-	var cs [authPlayers]authority.HostClientStats
-	if h := m.nm.AuthHost(); h != nil {
-		for _, c := range h.Clients(cs[:0]) {
-			if c.First == 1 {
-				return c, true
-			}
-		}
-	}
-	return authority.HostClientStats{}, false
-}
-
 // slot1 reports whether a client holds the right paddle (a host's): its
 // name, once netplay's roster has it; "" once it quit or its grace ran
 // out.
@@ -296,10 +279,7 @@ func (m *netMatch) failed(err error) error {
 	var re *session.RejoinError
 	switch {
 	case errors.As(err, &re):
-		who := m.nm.Name(1 - m.nm.Seat())
-		if who == "" {
-			who = "the " + sideName(1-m.nm.Seat()) + " player"
-		}
+		who := cmp.Or(m.nm.Name(1-m.nm.Seat()), "the "+sideName(1-m.nm.Seat())+" player")
 		m.refused = fmt.Sprintf("pong: rejoin refused by %s: %s (%s removed)", who, re.Reason, m.o.rejoin)
 	case errors.Is(err, netplay.ErrRoomFull), errors.Is(err, netplay.ErrMatchStarted):
 		return fmt.Errorf("pong: room %s is full: two players are in it; add -spectate to watch their match", room)
@@ -382,25 +362,16 @@ func (m *netMatch) frames() int32 {
 	return int32(m.played - m.from + 1)
 }
 
-// finish keeps the network going after the frame budget, up to linger,
-// so the others can confirm and compare their last frames, until they
-// leave.
+// finish keeps the match going after the frame budget (the report's
+// frames stay the budget's), up to linger, so the others can confirm and
+// compare their last frames, until they leave.
 func (m *netMatch) finish(tick time.Duration) {
 	m.end, m.last = m.now(), m.nm.Frame()
 	for deadline := m.now().Add(linger); m.err == nil && m.budgetSpent() && m.now().Before(deadline); time.Sleep(tick) {
-		if m.nm.AuthHost() != nil {
-			if m.advance(Bot(m.nm.State(), 0)); !m.slot1() {
-				return
-			}
-			continue
-		}
-		p := m.nm.P2P()
-		if p == nil || p.Poll() != nil {
+		if m.mode() == netplay.ModeHost && !m.slot1() || m.mode() != netplay.ModeHost && m.mode() != netplay.ModeP2P {
 			return
 		}
-		if ps, err := p.PeerStats(m.nm.Peer(1 - m.Side())); err != nil || ps.Disconnected {
-			return
-		}
+		m.advance(Bot(m.nm.State(), m.Side()))
 	}
 }
 
@@ -462,9 +433,6 @@ func (m *netMatch) HUD() hud {
 			h.Progress = fmt.Sprintf("catching up with the host: %d frames to go", sp.Behind())
 		}
 	}
-	if c, ok := m.client1(); ok {
-		h.Auth = fmt.Sprintf("client's inputs %.1f frames early, advised %+.1f%%, late %d", c.Depth, 100*c.Rate, c.LateInputs)
-	}
 	if c := m.nm.AuthClient(); c != nil {
 		st := c.Stats()
 		qs, resyncs := c.PlayoutStats()
@@ -487,7 +455,7 @@ func (m *netMatch) Report() report {
 	if r.Desync != "" {
 		r.Desyncs = max(r.Desyncs, 1)
 	}
-	if m.mode() == netplay.ModeHost && m.last > 0 {
+	if m.last > 0 && (m.mode() == netplay.ModeHost || m.mode() == netplay.ModeP2P) {
 		r.Frames = int32(m.last) // not the frames it went on for after its budget
 	}
 	if d := cmp.Or(m.end, m.now()).Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
@@ -512,9 +480,7 @@ func (m *netMatch) Report() report {
 func (m *netMatch) extra() (out []string) {
 	if h := m.nm.AuthHost(); h != nil {
 		st := h.Stats()
-		c, _ := m.client1()
-		out = append(out, fmt.Sprintf("clients             joined %d, rejoined %d, expired %d; the right one's inputs %.1f frames early at the end (advised rate %+.1f%%), late %d, predicted %d, lost %d",
-			st.Joined, st.Rejoined, st.Expired, c.Depth, 100*c.Rate, c.LateInputs, c.PredictedInputs, c.InputsLost))
+		out = append(out, fmt.Sprintf("clients             joined %d, rejoined %d, expired %d (each one's inputs and their lateness: its own report)", st.Joined, st.Rejoined, st.Expired))
 	}
 	if c := m.nm.AuthClient(); c != nil {
 		st := c.Stats()

@@ -116,10 +116,10 @@ func childArgs(o options, side, inject int) []string {
 func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
 	o.seed = o.seedOr(o.room)
 	cfg := netConfig(o)
-	start, what := netplay.Join[State, Input], fmt.Sprintf("waiting up to %v for an opponent", o.timeout)
+	start := netplay.Join[State, Input]
 	switch {
 	case o.mode == modeP2P && o.spectate:
-		start, what = netplay.Watch[State, Input], "watching its match"
+		start = netplay.Watch[State, Input]
 	case o.mode == modeP2P:
 	case o.connect != "":
 		o.say(stdout, "pong: dialing %s", o.connect)
@@ -150,22 +150,24 @@ func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
-	if _, back := nm.Token(); back && o.mode == modeP2P {
-		what = "rejoining the match"
-	}
 	if o.headless && (!o.child || o.mode == modeAuthority) {
 		m.out = stdout
 	}
-	whatNow := func() string {
-		switch nm.Mode() {
-		case netplay.ModeHost:
+	_, back := nm.Token()
+	what := func() string { // what it waits for, once in the room
+		switch {
+		case nm.Mode() == netplay.ModeHost:
 			return fmt.Sprintf("hosting: waiting up to %v for a client", o.timeout)
-		case netplay.ModeClient:
+		case nm.Mode() == netplay.ModeClient:
 			return "joining its host"
+		case o.spectate:
+			return "watching its match"
+		case back:
+			return "rejoining the match"
 		}
-		return what
+		return fmt.Sprintf("waiting up to %v for an opponent", o.timeout)
 	}
-	if err := joinRoom(ctx, nm, o, stdout, whatNow, joined); err != nil {
+	if err := joinRoom(ctx, nm, o, stdout, what, joined); err != nil {
 		if !errors.Is(err, errCancelled) {
 			err = m.failed(err)
 		}

@@ -30,31 +30,27 @@ type match interface {
 
 // report is what every process prints at exit.
 type report struct {
-	Role      string // "left", "right", "spectator", "left, host", ...
-	Frames    int32  // frames played
-	Compared  int    // checksums compared with the peers (netplay.Stats)
-	Desyncs   int    // of those, the ones that disagreed
-	First     int32  // the first frame found to differ, when Desyncs > 0
-	Desync    string // netplay's forensics line of the first desync
-	Forensics string // where the states of the first desync parted (record.go)
-	Rollbacks int64
-	Deepest   int   // deepest rollback, frames
-	Resim     int64 // frames re-simulated by rollbacks
-	OutBPS    float64
-	InBPS     float64
-	LoopRTT   time.Duration // round trip through both game loops
-	NetRTT    time.Duration // the network's own (WebRTC's ICE); 0 when unknown
-	WebRTC    bool          // played over WebRTC (NetRTT is known there)
-	Path      string        // the candidate pair ICE selected, and when the channel opened
-	Score     [2]uint8
-	Wins      [2]uint8
-	Impair    string   // the -impair line, if any
-	News      []string // netplay's story of the match
-	Refused   string   // -rejoin: the one line saying the other player refused to take this one back
-	Err       string   // why the match ended early, if it did
-	Left      string   // how the others left before the match's end, if they did
-	Players   string   // who played whom
-	Extra     []string // the mode's own lines, before the score
+	Role             string // "left", "right", "spectator", "left, host", ...
+	Frames           int32  // frames played
+	Compared         int    // checksums compared with the peers (netplay.Stats)
+	Desyncs          int    // of those, the ones that disagreed
+	First            int32  // the first frame found to differ, when Desyncs > 0
+	Desync           string // netplay's forensics line of the first desync
+	Forensics        string // where the states of the first desync parted (record.go)
+	Rollbacks, Resim int64  // rollbacks, and the frames they re-simulated
+	Deepest          int    // deepest rollback, frames
+	OutBPS, InBPS    float64
+	LoopRTT, NetRTT  time.Duration // through both game loops; the network's own (WebRTC's ICE), 0 when unknown
+	WebRTC           bool          // played over WebRTC (NetRTT is known there)
+	Path             string        // the candidate pair ICE selected, and when the channel opened
+	Score, Wins      [2]uint8
+	Impair           string   // the -impair line, if any
+	News             []string // netplay's story of the match
+	Refused          string   // -rejoin: the one line saying the other player refused to take this one back
+	Err              string   // why the match ended early, if it did
+	Left             string   // how the others left before the match's end, if they did
+	Players          string   // who played whom
+	Extra            []string // the mode's own lines, before the score
 }
 
 // print writes the report in one write, so another process's lines
