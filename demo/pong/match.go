@@ -111,6 +111,7 @@ type netMatch struct {
 	played, from     rollnet.Frame // the newest and the first host frame played (NoFrame before)
 	done, heldFrames int           // ticks since its budget's last host state; frames its paddle was held
 	lastOwn          float64
+	names            [2]string
 }
 
 func newNetMatch(nm *netplay.Match[State, Input], o options, now func() time.Time) (*netMatch, error) {
@@ -207,6 +208,8 @@ func (m *netMatch) advance(in Input) {
 		m.at = m.now()
 		m.logf("pong: %v", st) // the catch-up's progress
 	}
+	m.name(0) // kept while known
+	m.name(1)
 	for news := m.nm.News(); m.told < len(news); m.told++ {
 		m.note = news[m.told]
 		m.logf("pong: %s", m.note)
@@ -265,11 +268,12 @@ func (m *netMatch) startLine() {
 		m.logf("pong: match started: %s (%s, client) in room %s (authority mode)", m.name(s), sideName(s), room)
 		tok, _ := m.nm.Token()
 		text, _ := tok.MarshalText()
-		m.note = "rejoin token kept in " + m.o.rejoin + " (started again with -rejoin " + m.o.rejoin + ", this client takes its paddle back)"
+		keep := "kept in " + m.o.rejoin + " (started again with -rejoin " + m.o.rejoin + ", this client takes its paddle back)"
 		if m.o.rejoin == "" {
-			m.note = "rejoin token not kept: with -rejoin FILE a restarted client takes its paddle back"
+			keep = "not kept (with -rejoin FILE a restarted client takes its paddle back)"
 		}
-		m.logf("pong: rejoin token %s (%s)", text, m.note)
+		m.note = "rejoin token " + keep
+		m.logf("pong: rejoin token %s %s", text, keep)
 	}
 }
 
@@ -375,8 +379,14 @@ func (m *netMatch) finish(tick time.Duration) {
 	}
 }
 
-// name is the name of the player on side, "?" while unknown.
-func (m *netMatch) name(side int) string { return cmp.Or(m.nm.Name(side), "?") }
+// name is the name of the player on side ("?" while unknown), kept once
+// known: a host's roster forgets a client that left.
+func (m *netMatch) name(side int) string {
+	if n := m.nm.Name(side); n != "" {
+		m.names[side] = n
+	}
+	return cmp.Or(m.names[side], "?")
+}
 
 func (m *netMatch) players() string { return m.name(0) + " (left) vs " + m.name(1) + " (right)" }
 

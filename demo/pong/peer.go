@@ -254,7 +254,7 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		labels, sides, who, ordered = []string{"[left] ", "[right] "}, []int{0, 1}, "a player", true
 	}
 	if o.headless {
-		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting %d player process(es)\n", srv.url, o.room, len(labels))
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting %s\n", srv.url, o.room, map[bool]string{false: "the opponent process", true: "two player processes to watch"}[o.spectate])
 	}
 	// Their output streams through watch (kept until the end while a
 	// screen is up), which sees them join.
