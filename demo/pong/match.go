@@ -54,9 +54,6 @@ func init() {
 	})
 }
 
-// crcOf is the CRC32-C of a state's bytes, the host's checksum.
-func crcOf(s *State) uint32 { return rollback.Checksum(rollback.BytesOf(s)) }
-
 // netConfig is the netplay configuration of every network side: P2P
 // (players, spectators) or the authority mode.
 func netConfig(o options) netplay.Config {
@@ -94,17 +91,17 @@ type netMatch struct {
 	out     io.Writer // progress lines (headless), nil: none
 	st      netplay.Status
 	err     error
-	told    int       // News lines printed
-	note    string    // the newest, for the screen
-	refused string    // -rejoin: the one line saying why the other player refused
-	start   time.Time // the first frame advanced (a host's: its client's arrival)
-	end     time.Time // when the match stopped advancing (bytes/s)
-	last    rollnet.Frame
-	dbg     *debugging
-	line    []byte        // a checksum line being written
-	next    rollnet.Frame // the next frame a P2P -rejoin player prints the checksum of
-	ts      *playout.Timestep
-	at      time.Time // a host's previous tick; a rejoiner's last progress line
+	told    int    // News lines printed
+	note    string // the newest, for the screen
+	refused string // -rejoin: the one line saying why the other player refused
+	// start is the first frame advanced (a host's: its client's arrival),
+	// end when the match stopped advancing (bytes/s), at which frame last.
+	start, end time.Time
+	last, next rollnet.Frame // next: the frame a P2P -rejoin player prints the checksum of next
+	dbg        *debugging
+	line       []byte // a checksum line being written
+	ts         *playout.Timestep
+	at         time.Time // a host's previous tick; a rejoiner's last progress line
 	// An authoritative client draws the playout's world with its own
 	// paddle predicted (compose).
 	draw             State
@@ -243,9 +240,8 @@ func (m *netMatch) advance(in Input) {
 	}
 }
 
-// slot1 reports whether a client holds the right paddle (a host's): its
-// name, once netplay's roster has it; "" once it quit or its grace ran
-// out.
+// slot1 reports whether a client holds a host's right paddle (netplay's
+// roster names it; not once it quit or its grace ran out).
 func (m *netMatch) slot1() bool { return m.nm.Name(1) != "" }
 
 func (m *netMatch) budgetSpent() bool { return m.o.frames > 0 && int(m.nm.Frame()) >= m.o.frames }
@@ -314,7 +310,7 @@ func (m *netMatch) compose() {
 			m.from = f
 		}
 		if f%printEvery == 0 {
-			m.printSum(f, crcOf(s))
+			m.printSum(f, rollback.Checksum(rollback.BytesOf(s))) // the host's checksum of it
 		}
 	}
 	if _, f := c.HostState(); m.o.frames > 0 && m.from != rollnet.NoFrame && int(f-m.from) >= m.o.frames-1 {
@@ -458,7 +454,7 @@ func (m *netMatch) Report() report {
 		Role: m.role(), Frames: m.frames(), Compared: int(s.Compared), Desyncs: int(s.Compared - s.Agreed),
 		First: int32(s.FirstDesync), Desync: m.st.Desync, Forensics: m.dbg.forensics(),
 		Rollbacks: int64(s.Rollbacks), Deepest: s.DeepestRollback, Resim: int64(s.Resimulated),
-		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, WebRTC: m.nm.WebRTC() != nil, Path: path(s, m.nm.WebRTC() != nil),
+		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, WebRTC: m.nm.WebRTC() != nil,
 		Score: m.State().Score, Wins: m.State().Wins, Players: m.players(), Impair: m.impairNote(),
 		News: m.nm.News(), Refused: m.refused, Extra: m.extra(),
 	}
@@ -467,6 +463,11 @@ func (m *netMatch) Report() report {
 	}
 	if m.last > 0 && (m.mode() == netplay.ModeHost || m.mode() == netplay.ModeP2P) {
 		r.Frames = int32(m.last) // not the frames it went on for after its budget
+	}
+	if r.WebRTC { // the candidate pair ICE selected, and when the first channel opened
+		if r.Path = cmp.Or(s.Route, "unknown"); s.Opened > 0 {
+			r.Path += fmt.Sprintf(", open %v after joining", s.Opened.Round(time.Millisecond))
+		}
 	}
 	if d := cmp.Or(m.end, m.now()).Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
 		r.OutBPS, r.InBPS = float64(s.BytesSent)/d, float64(s.BytesReceived)/d
@@ -478,8 +479,8 @@ func (m *netMatch) Report() report {
 		r.Err = "no client joined"
 	case m.start.IsZero():
 		r.Err = "the match never started (no handshake)"
-	case errors.Is(m.err, errPeerLeft) && m.leftEarly(r.Frames):
-		r.Left = m.note
+	case errors.Is(m.err, errPeerLeft) && (m.o.frames == 0 && !m.o.child || int(r.Frames) < m.o.frames):
+		r.Left = m.note // the others left before the budget's end (a child plays until its parent leaves)
 	case m.err != nil && !errors.Is(m.err, errPeerLeft):
 		r.Err = m.err.Error()
 	}
@@ -508,29 +509,6 @@ func (m *netMatch) extra() (out []string) {
 		}
 	}
 	return out
-}
-
-// leftEarly reports whether the others leaving at frame f ended the match
-// before its end: a match without a frame budget has no end but a player
-// leaving, except for a process this one started, which plays until its
-// parent leaves.
-func (m *netMatch) leftEarly(f int32) bool {
-	if m.o.frames == 0 {
-		return !m.o.child
-	}
-	return int(f) < m.o.frames
-}
-
-// path is the report's path line: the candidate pair ICE selected and
-// how long after joining the room the first channel opened.
-func path(s netplay.Stats, webrtc bool) string {
-	switch {
-	case !webrtc:
-		return ""
-	case s.Opened == 0:
-		return cmp.Or(s.Route, "unknown")
-	}
-	return fmt.Sprintf("%s, open %v after joining", cmp.Or(s.Route, "unknown"), s.Opened.Round(time.Millisecond))
 }
 
 // impairNote says what -impair does to this side's link, "" without it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -84,28 +85,14 @@ func (r report) status() int {
 	return exitOK
 }
 
-// childArgs are the flags of a player process started by this one.
+// childArgs are the flags of a player process started by this one (with
+// -frames -1 without a budget: it plays until its parent leaves).
 func childArgs(o options, side, inject int) []string {
-	args := []string{
-		"-child", "-bot", "-headless", "-name", "bot",
-		"-signal", o.signal, "-room", o.room, "-side", strconv.Itoa(side),
-		"-delay", strconv.Itoa(o.delay),
-		"-fps", strconv.Itoa(o.fps),
-		"-mode", o.mode,
-		"-timeout", o.timeout.String(),
-		"-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
-	}
-	if o.watcher != "" {
-		args = append(args, "-spectator", o.watcher)
-	}
-	if inject > 0 {
-		args = append(args, "-inject-desync", strconv.Itoa(inject))
-	}
-	if o.frames == 0 {
-		// Play until the parent leaves.
-		return append(args, "-frames", "-1")
-	}
-	return append(args, "-frames", strconv.Itoa(o.frames))
+	frames := cmp.Or(o.frames, -1)
+	return []string{"-child", "-bot", "-headless", "-name", "bot", "-signal", o.signal, "-room", o.room,
+		"-side", strconv.Itoa(side), "-delay", strconv.Itoa(o.delay), "-fps", strconv.Itoa(o.fps), "-mode", o.mode,
+		"-timeout", o.timeout.String(), "-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
+		"-inject-desync", strconv.Itoa(inject), "-frames", strconv.Itoa(frames)}
 }
 
 // runNet plays a network match: it joins the room (netplay.Join, Watch
@@ -191,10 +178,7 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 	if o.view != nil {
 		defer o.view.waiting(cancel)()
 	}
-	where := netplay.RedactURL(o.signal)
-	if o.connect != "" {
-		where = o.connect
-	}
+	where := cmp.Or(o.connect, netplay.RedactURL(o.signal))
 	o.say(stdout, "pong: joining %s", where)
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()

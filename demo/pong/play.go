@@ -11,46 +11,33 @@ import (
 // match is one side of a game as the loop drives it: the offline game, a
 // replay, or a network match (netMatch).
 type match interface {
-	// Side is the local player's side (0 left, 1 right); -1 for a
-	// spectator.
-	Side() int
-	// State is the live state to draw.
-	State() *State
-	// Tick adds the local input for the next frame and advances one frame
-	// if the session allows it now (it may ask to wait). It returns an
-	// error that ends the match.
-	Tick(in Input) error
-	// HUD is the live numbers.
-	HUD() hud
-	// Report is the closing report; call after the last Tick.
-	Report() report
-	// Close releases the network.
-	Close() error
+	Side() int        // the local player's side (0 left, 1 right), -1 for a spectator
+	State() *State    // the state to draw
+	Tick(Input) error // the local input for the next frame; advances if the session allows it now; an error ends the match
+	HUD() hud         // the live numbers
+	Report() report   // the closing report, after the last Tick
+	Close() error     // releases the network
 }
 
 // report is what every process prints at exit.
 type report struct {
-	Role             string // "left", "right", "spectator", "left, host", ...
-	Frames           int32  // frames played
-	Compared         int    // checksums compared with the peers (netplay.Stats)
-	Desyncs          int    // of those, the ones that disagreed
-	First            int32  // the first frame found to differ, when Desyncs > 0
-	Desync           string // netplay's forensics line of the first desync
-	Forensics        string // where the states of the first desync parted (record.go)
-	Rollbacks, Resim int64  // rollbacks, and the frames they re-simulated
-	Deepest          int    // deepest rollback, frames
-	OutBPS, InBPS    float64
-	LoopRTT, NetRTT  time.Duration // through both game loops; the network's own (WebRTC's ICE), 0 when unknown
-	WebRTC           bool          // played over WebRTC (NetRTT is known there)
-	Path             string        // the candidate pair ICE selected, and when the channel opened
-	Score, Wins      [2]uint8
-	Impair           string   // the -impair line, if any
-	News             []string // netplay's story of the match
-	Refused          string   // -rejoin: the one line saying the other player refused to take this one back
-	Err              string   // why the match ended early, if it did
-	Left             string   // how the others left before the match's end, if they did
-	Players          string   // who played whom
-	Extra            []string // the mode's own lines, before the score
+	Role              string // "left", "right", "spectator", "left, host", ...
+	Frames            int32  // frames played
+	Compared, Desyncs int    // checksums compared with the peers (netplay.Stats), and those that disagreed
+	First             int32  // the first frame found to differ, when Desyncs > 0
+	Desync, Forensics string // netplay's line on the first desync; where the states parted (record.go)
+	Rollbacks, Resim  int64  // rollbacks, and the frames they re-simulated
+	Deepest           int    // deepest rollback, frames
+	OutBPS, InBPS     float64
+	LoopRTT, NetRTT   time.Duration // through both game loops; the network's own (WebRTC's ICE), 0 when unknown
+	WebRTC            bool          // played over WebRTC (NetRTT is known there)
+	Path, Impair      string        // the candidate pair ICE selected and when the channel opened; the -impair line
+	Score, Wins       [2]uint8
+	News              []string // netplay's story of the match
+	Refused           string   // -rejoin: the one line saying the other player refused to take this one back
+	Err, Left         string   // why the match ended early (an error); how the others left before its end
+	Players           string   // who played whom
+	Extra             []string // the mode's own lines, before the score
 }
 
 // print writes the report in one write, so another process's lines

@@ -19,25 +19,22 @@ import (
 // game's rules, version 1. The serve seed is in the recorded initial state.
 const recordSettings = 0x706f6e67_00000001 // "pong", 1
 
-// keptStates is how many checksummed frames' states a P2P player keeps
-// (the session's KeepStates, 64 of 56 bytes): at one every
-// checksumInterval frames, about 6 s at 60 fps, past a round trip and the
-// report's wait.
-const keptStates = 64
-
 // debugging is what a P2P player keeps for after the match: the -record
-// file, and the states of its last checksummed frames, so that a desync's
-// report names the field where the two sides parted.
+// file, and the states of its last keptStates checksummed frames (about
+// 6 s at one every checksumInterval frames at 60 fps: past a round trip
+// and the report's wait), so that a desync's report names the field where
+// the two sides parted.
 type debugging struct {
-	f    *os.File
-	w    *bufio.Writer
-	r    *replay.Recorder[State, Input] // nil without -record
-	seed uint32
-	side int
-	file string        // this side's state at the first desync, written
-	at   rollnet.Frame // its frame
-	note string        // why the forensics could not be done
+	f          *os.File
+	w          *bufio.Writer
+	r          *replay.Recorder[State, Input] // nil without -record
+	seed       uint32
+	side       int
+	file, note string        // this side's state at the first desync, written; or why it could not be
+	at         rollnet.Frame // its frame
 }
+
+const keptStates = 64
 
 // debugTo sets up p's recording (o.record) and desync forensics, once the
 // initial state is in place, before the first frame.
