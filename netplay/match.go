@@ -879,11 +879,12 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 	if m.tr != nil && m.built() {
 		m.greet(now, time.Second)
 	}
-	if !m.saved && m.cfg.Tokens != nil && m.cfg.Room != "" {
-		if tok, ok := m.newToken(); ok {
-			m.token = tok
-			m.saved = true
-			m.fail(m.cfg.Tokens.Save(tok))
+	if !m.saved {
+		if tok, ok := m.newToken(); ok { // Token's, kept in Config.Tokens if set
+			m.token, m.saved = tok, true
+			if m.cfg.Tokens != nil && m.cfg.Room != "" {
+				m.fail(m.cfg.Tokens.Save(tok))
+			}
 		}
 	}
 	m.st.Frame = m.Frame()

@@ -326,7 +326,7 @@ func (m *Match[S, I]) events(evs []rollnet.Event) {
 		case rollnet.EventSynchronized:
 			if spectator {
 				m.spectators++
-				m.tell("spectator %s joined at frame %d", m.nameOf(ev.Peer), f)
+				m.tell("spectator %s joined at frame %d (replays from frame 0)", m.nameOf(ev.Peer), f)
 			}
 		case rollnet.EventSyncFailed:
 			if spectator {

@@ -109,12 +109,13 @@ type netMatch struct {
 	done, heldFrames int           // ticks since its budget's last host state; frames its paddle was held
 	lastOwn          float64
 	names            [2]string
+	back             bool // started from -rejoin's token
 }
 
 func newNetMatch(nm *netplay.Match[State, Input], o options, now func() time.Time) (*netMatch, error) {
 	m := &netMatch{nm: nm, o: o, now: now, draw: NewState(o.seed), played: rollnet.NoFrame, from: rollnet.NoFrame,
 		line: make([]byte, 0, 64), next: printEvery, lastOwn: math.NaN()}
-	if _, back := nm.Token(); back {
+	if _, m.back = nm.Token(); m.back {
 		m.next = math.MaxInt32 // from its return on
 	}
 	var err error
@@ -249,10 +250,9 @@ func (m *netMatch) budgetSpent() bool { return m.o.frames > 0 && int(m.nm.Frame(
 // startLine says the match started, in the demo's words.
 func (m *netMatch) startLine() {
 	room, s := m.nm.Room(), m.Side()
-	_, back := m.nm.Token()
 	switch {
 	case m.mode() == netplay.ModeP2P:
-		if m.o.rejoin != "" && !back {
+		if m.o.rejoin != "" && !m.back {
 			m.logf("pong: rejoin token saved in %s", m.o.rejoin)
 		}
 		m.logf("pong: match started: %s (%s) against %s (%s) in room %s", m.name(s), sideName(s), m.name(1-s), m.nm.Peer(1-s), room)
@@ -307,7 +307,10 @@ func (m *netMatch) compose() {
 	}
 	if s, f, ok := c.Played(); ok && f != m.played {
 		if m.played = f; m.from == rollnet.NoFrame {
-			m.from = f
+			m.from = f // a player counts its own frames; a spectator the match's
+			if m.Side() < 0 {
+				m.from = 0
+			}
 		}
 		if f%printEvery == 0 {
 			m.printSum(f, rollback.Checksum(rollback.BytesOf(s))) // the host's checksum of it
