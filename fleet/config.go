@@ -13,6 +13,7 @@ const (
 	DefaultOpTimeout   = 2 * time.Second
 	DefaultTokenTTL    = 30 * time.Second
 	DefaultPlaceExpiry = 15 * time.Second
+	DefaultForgetAfter = time.Minute
 )
 
 // Config is the fleet's timing and names, shared by hosts and placers. Its
@@ -35,6 +36,11 @@ type Config struct {
 	// before its host forgets it (default 15 s; at least TokenTTL is
 	// sensible only if clients dial late, which they do not).
 	PlaceExpiry time.Duration
+	// ForgetAfter is how long a placer keeps a gone host's record (no new
+	// beat seen for that long, on the placer's clock) before it deletes
+	// it from the bucket, with the rooms that still name it (default
+	// 1 min; at least DeadAfter).
+	ForgetAfter time.Duration
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -56,6 +62,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"OpTimeout", &c.OpTimeout, DefaultOpTimeout},
 		{"TokenTTL", &c.TokenTTL, DefaultTokenTTL},
 		{"PlaceExpiry", &c.PlaceExpiry, DefaultPlaceExpiry},
+		{"ForgetAfter", &c.ForgetAfter, DefaultForgetAfter},
 	} {
 		if *d.v < 0 {
 			return c, fmt.Errorf("%w: %s %v is negative", ErrConfig, d.name, *d.v)
@@ -66,6 +73,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.DeadAfter < 2*c.Heartbeat {
 		return c, fmt.Errorf("%w: DeadAfter %v is under two heartbeats (%v)", ErrConfig, c.DeadAfter, c.Heartbeat)
+	}
+	if c.ForgetAfter < c.DeadAfter {
+		return c, fmt.Errorf("%w: ForgetAfter %v is under DeadAfter (%v)", ErrConfig, c.ForgetAfter, c.DeadAfter)
 	}
 	return c, nil
 }

@@ -36,6 +36,18 @@
 // can look live for one DeadAfter then). A host that leaves cleanly
 // deletes its record at once.
 //
+// A record a host left behind (killed, cut off) is deleted by the placers:
+// one that has seen no new beat for Config.ForgetAfter (1 min) deletes it,
+// and each room key that still names that host, over the revision it saw
+// (compare-and-delete), so a host that beat again, or a room placed anew,
+// keeps its key, and placers sweeping together delete each key once. A
+// sweep owned by the placers and not a key-value TTL: room keys are
+// written once per placement and live as long as their match, so a
+// bucket-wide MaxAge would expire running rooms, and a per-key TTL would
+// have to ride on every compare-and-set write by hosts and placers alike
+// (a single write without it makes the key permanent again). The placer
+// already knows, on its own clock, when each host last beat.
+//
 // # Placement: the compare-and-set rule
 //
 // Every write to a host's record is a compare-and-set on the key's
@@ -64,6 +76,13 @@
 // one client address make Config.AddrRate placements a second (burst
 // AddrBurst) and holds at most MaxInFlight at once (ErrBusy, 429); a
 // request body is at most MaxRequest bytes and a reply a few hundred.
+// The client address is the TCP peer's, unless that peer is one of
+// PlacerConfig.TrustedProxies: then it is the address the proxies write
+// in Forwarded (RFC 7239) or X-Forwarded-For, read right to left past
+// trusted hops, as the signaling server reads it (what a client wrote
+// itself, left of the proxy's entry, is never believed, and a header from
+// anyone else is ignored). Without it, every client behind a proxy
+// shares the proxy's bucket.
 //
 // # Policies
 //

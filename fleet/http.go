@@ -4,12 +4,13 @@ package fleet
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"slices"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/rollnet/rollnet/internal/forwarded"
 )
 
 // maxView bounds the hosts listed by the /fleet view.
@@ -79,7 +80,8 @@ func (p *Placer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Placer) servePlace(w http.ResponseWriter, r *http.Request) {
-	if !p.takeAddr(r.RemoteAddr) {
+	addr := forwarded.Client(r, p.cfg.TrustedProxies)
+	if !p.takeAddr(addr) {
 		p.refused[reasonBusy].Add(1)
 		writeJSON(w, http.StatusTooManyRequests, Reply{Error: ErrBusy.Error() + ": from this address"})
 		return
@@ -99,7 +101,7 @@ func (p *Placer) servePlace(w http.ResponseWriter, r *http.Request) {
 		p.refused[reasonBadRequest].Add(1)
 	}
 	if err != nil {
-		p.log.Debug("fleet: placement refused", "addr", r.RemoteAddr, "err", err)
+		p.log.Debug("fleet: placement refused", "addr", addr, "err", err)
 		writeJSON(w, StatusOf(err), Reply{Error: err.Error()})
 		return
 	}
@@ -122,12 +124,8 @@ type bucket struct {
 	at     time.Time
 }
 
-// takeAddr takes one request from the address's token bucket.
-func (p *Placer) takeAddr(remote string) bool {
-	ip, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		ip = remote
-	}
+// takeAddr takes one request from the client address's token bucket.
+func (p *Placer) takeAddr(ip string) bool {
 	now := p.now()
 	rate, burst := float64(p.cfg.AddrRate), float64(p.cfg.AddrBurst)
 	p.mu.Lock()

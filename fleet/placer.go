@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,13 @@ type PlacerConfig struct {
 	// requests a second (defaults 20 and 40), as a token bucket; loopback
 	// is not exempt.
 	AddrRate, AddrBurst int
+	// TrustedProxies are the reverse proxies in front of the placer (the
+	// signaling server's TrustedProxies): a request whose TCP peer is one
+	// counts against the client address they write in Forwarded or
+	// X-Forwarded-For, read right to left past trusted hops; anyone
+	// else's header is ignored (internal/forwarded). Without them every
+	// client behind a proxy shares the proxy's bucket.
+	TrustedProxies []netip.Prefix
 	// Logger logs refusals at debug and failures at warn (nil: none).
 	Logger *slog.Logger
 }
@@ -54,8 +62,9 @@ type PlacerStats struct {
 	Placements, Joins uint64 // matches placed, clients joined to placed matches
 	// Refused counts refusals by reason: "unavailable", "no_host",
 	// "version", "room_full", "busy", "bad_request".
-	Refused  map[string]uint64
-	Conflict uint64 // compare-and-set rounds lost (and retried)
+	Refused   map[string]uint64
+	Conflict  uint64 // compare-and-set rounds lost (and retried)
+	Forgotten uint64 // gone hosts' records this placer deleted (Config.ForgetAfter)
 }
 
 // Placer places matches on a fleet's hosts: a signaling instance runs one
@@ -79,6 +88,7 @@ type Placer struct {
 
 	inFlight               atomic.Int64
 	placements, joins, cas atomic.Uint64
+	forgotten              atomic.Uint64
 	refused                [nReasons]atomic.Uint64
 	lat                    latency
 
@@ -92,6 +102,7 @@ type Placer struct {
 // Beat last changed (this placer's clock).
 type mirrored struct {
 	rec    Host
+	rev    uint64 // the record's revision, for the sweep's compare-and-delete
 	beatAt time.Time
 }
 
@@ -202,7 +213,7 @@ func (p *Placer) apply(e jetstream.KeyValueEntry) {
 	} else if rec.Beat != m.rec.Beat {
 		m.beatAt = p.now()
 	}
-	m.rec = rec
+	m.rec, m.rev = rec, e.Revision()
 }
 
 // tick restarts the watch after NATS reconnected.
@@ -216,6 +227,7 @@ func (p *Placer) tick() {
 			return
 		case <-t.C:
 		}
+		p.sweep()
 		p.mu.Lock()
 		stale := p.gen != p.nc.Stats().Reconnects
 		p.mu.Unlock()
@@ -225,6 +237,59 @@ func (p *Placer) tick() {
 				p.log.Warn("fleet: watching the hosts again after a reconnect", "err", err)
 			}
 			cancel()
+		}
+	}
+}
+
+// sweep deletes the records of hosts gone for ForgetAfter, and the room
+// keys that still name them, each over the revision this placer saw: a
+// host that beat again meanwhile, or a room placed anew, keeps its key,
+// and placers sweeping together delete each key once (the others' deletes
+// lose the compare-and-set, harmlessly). The bucket so holds the hosts
+// that beat within ForgetAfter, not every host that ever joined.
+func (p *Placer) sweep() {
+	if !p.ready() {
+		return
+	}
+	now := p.now()
+	type dead struct {
+		id     string
+		rev    uint64
+		beatAt time.Time
+		rooms  []string
+	}
+	var gone []dead
+	p.mu.Lock()
+	for id, m := range p.hosts {
+		if now.Sub(m.beatAt) > p.cfg.ForgetAfter {
+			d := dead{id: id, rev: m.rev, beatAt: m.beatAt}
+			for _, pm := range m.rec.Matches {
+				d.rooms = append(d.rooms, roomKey(pm.Game, pm.Room))
+			}
+			gone = append(gone, d)
+		}
+	}
+	p.mu.Unlock()
+	for _, d := range gone {
+		ctx, cancel := context.WithTimeout(context.Background(), p.cfg.OpTimeout)
+		for _, key := range d.rooms {
+			e, err := p.kv.Get(ctx, key)
+			if err != nil {
+				continue
+			}
+			var v roomValue
+			if json.Unmarshal(e.Value(), &v) == nil && v.Host == d.id {
+				_ = p.kv.Delete(ctx, key, jetstream.LastRevision(e.Revision()))
+			}
+		}
+		err := p.kv.Delete(ctx, hostKey(d.id), jetstream.LastRevision(d.rev))
+		cancel()
+		switch {
+		case err == nil:
+			p.forgotten.Add(1)
+			p.log.Info("fleet: forgot a gone host", "host", d.id, "silent", now.Sub(d.beatAt).Round(time.Second))
+		case !conflict(err):
+			p.log.Warn("fleet: forgetting a gone host", "host", d.id, "err", err)
 		}
 	}
 }
@@ -528,7 +593,7 @@ func reasonOf(err error) int {
 
 // Stats returns the counters.
 func (p *Placer) Stats() PlacerStats {
-	s := PlacerStats{Placements: p.placements.Load(), Joins: p.joins.Load(), Conflict: p.cas.Load(), Refused: map[string]uint64{}}
+	s := PlacerStats{Placements: p.placements.Load(), Joins: p.joins.Load(), Conflict: p.cas.Load(), Forgotten: p.forgotten.Load(), Refused: map[string]uint64{}}
 	for i := range p.refused {
 		s.Refused[reasonNames[i]] = p.refused[i].Load()
 	}

@@ -3,11 +3,16 @@
 package fleet_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +29,10 @@ import (
 var testSecret = []byte("fleet-unit-test-secret-0123456789")
 
 // testConfig: a host beats every 100 ms and is gone after 500 ms of silence.
-var testConfig = fleet.Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond}
+// testConfig's OpTimeout bounds one key-value operation at 10 s, not the
+// default 2 s: creating the bucket on a loaded machine under -race (two
+// CPU hogs beside the test) took longer, and NewPlacer failed.
+var testConfig = fleet.Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond, OpTimeout: 10 * time.Second}
 
 func join(t *testing.T, e *natstest.Server, id, version string, matches, perMatch int) *fleet.Member {
 	t.Helper()
@@ -174,7 +182,9 @@ func TestSilentHostGone(t *testing.T) {
 			gone = time.Since(silent)
 			break
 		}
-		require.Less(t, time.Since(silent), testConfig.DeadAfter+2*time.Second, "the silent host is still live")
+		// A bound on waiting, not on speed: DeadAfter+Heartbeat is the
+		// promise, a loaded machine adds to it.
+		require.Less(t, time.Since(silent), testConfig.DeadAfter+10*time.Second, "waited for the placer to take the silent host for gone")
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Logf("silent host gone after %v (DeadAfter %v, heartbeat %v)", gone.Round(time.Millisecond), testConfig.DeadAfter, testConfig.Heartbeat)
@@ -281,4 +291,105 @@ func TestPlacerHTTP(t *testing.T) {
 	require.Equal(t, uint64(1), v.Stats.Placements)
 	require.Equal(t, uint64(2), v.Stats.Refused["bad_request"])
 	require.Equal(t, uint64(1), v.Stats.Refused["busy"])
+}
+
+// TestGoneHostForgotten: a host silent for ForgetAfter has its record
+// deleted from the bucket by the placer, with the room key that names it;
+// a live host's record and room stay. (With the sweep gone, the dead
+// host's key stays forever and the test fails waiting.)
+func TestGoneHostForgotten(t *testing.T) {
+	e := startNATS(t)
+	cfg := testConfig
+	cfg.ForgetAfter = time.Second
+	join(t, e, "live", "1", 1, 2)
+	nc := e.Connect(t)
+	dead, err := fleet.Join(nc, fleet.HostInfo{ID: "dead", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
+		QUIC: "127.0.0.1:4009", Capacity: fleet.Capacity{Matches: 1, Clients: 2}}, cfg, nil)
+	require.NoError(t, err)
+	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: cfg, Secret: testSecret, AddrRate: 1000, AddrBurst: 1000})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	waitHosts(t, p, 2)
+	// One room on each host: each has room for one match (the policy
+	// alone would not do: the second placement may see the first's host
+	// empty still, until the compare-and-set tells it otherwise).
+	rooms := map[string]string{}
+	for _, room := range []string{"r1", "r2"} {
+		r, err := p.Place(context.Background(), fleet.Request{Game: "court", Room: room, Version: "1"})
+		require.NoError(t, err)
+		rooms[r.Host] = room
+	}
+	require.Len(t, rooms, 2, "a room on each host")
+	js, err := jetstream.New(e.Connect(t))
+	require.NoError(t, err)
+	kv, err := js.KeyValue(context.Background(), "rollnet-fleet")
+	require.NoError(t, err)
+	nc.Close() // "dead" is silent from here, its record left behind
+	deadline := time.Now().Add(cfg.ForgetAfter + 10*time.Second)
+	for {
+		_, err := kv.Get(context.Background(), "host.dead")
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			break
+		}
+		require.NoError(t, err)
+		require.True(t, time.Now().Before(deadline), "waited %v for the placer to forget the dead host's record", cfg.ForgetAfter+10*time.Second)
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, err = kv.Get(context.Background(), "room.court."+rooms["dead"])
+	require.ErrorIs(t, err, jetstream.ErrKeyNotFound, "the dead host's room")
+	_, err = kv.Get(context.Background(), "host.live")
+	require.NoError(t, err, "the live host's record stays")
+	_, err = kv.Get(context.Background(), "room.court."+rooms["live"])
+	require.NoError(t, err, "the live host's room stays")
+	require.EqualValues(t, 1, p.Stats().Forgotten)
+	require.Len(t, p.View().Hosts, 1, "the placer's view holds the live host alone")
+	_ = dead.Close() // fails: its connection is closed
+}
+
+// TestPlacerTrustedProxy: raw requests from two loopback addresses, one a
+// trusted proxy. The proxy's X-Forwarded-For names the client whose
+// bucket a request takes (a burst of 1 each); the same header from an
+// untrusted address is ignored, and a client's own entries left of the
+// proxy's are not believed. (Keyed on the TCP peer, as before, the
+// proxy's second client is refused.)
+func TestPlacerTrustedProxy(t *testing.T) {
+	e := startNATS(t)
+	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: testConfig, Secret: testSecret, AddrRate: 1, AddrBurst: 1,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}})
+	require.NoError(t, err)
+	defer p.Close()
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	// post sends one raw placement request from local address from, with
+	// xff as its X-Forwarded-For ("" for none), and returns the status.
+	post := func(from, xff string) int {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+		c, err := d.Dial("tcp", srv.Listener.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+		require.NoError(t, c.SetDeadline(time.Now().Add(10*time.Second)))
+		body := `{"game":"court","room":"r1","version":"1"}`
+		req := "POST " + fleet.PlacePath + " HTTP/1.1\r\nHost: fleet\r\nContent-Type: application/json\r\nConnection: close\r\n"
+		if xff != "" {
+			req += "X-Forwarded-For: " + xff + "\r\n"
+		}
+		req += fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+		_, err = io.WriteString(c, req)
+		require.NoError(t, err)
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err, "a reply within 10 s")
+		_ = res.Body.Close()
+		return res.StatusCode
+	}
+	const busy = http.StatusTooManyRequests
+	// No host runs: a request let through is refused 503 (no host), one
+	// over its address's bucket 429.
+	require.NotEqual(t, busy, post("127.0.0.1", "203.0.113.1"), "untrusted: its first request")
+	require.Equal(t, busy, post("127.0.0.1", "203.0.113.2"), "untrusted: its header is ignored, its own bucket spent")
+	require.NotEqual(t, busy, post("127.0.0.2", "203.0.113.1"), "through the proxy: client .1")
+	require.NotEqual(t, busy, post("127.0.0.2", "203.0.113.2"), "through the proxy: client .2, its own bucket")
+	require.Equal(t, busy, post("127.0.0.2", "203.0.113.1"), "through the proxy: client .1 again")
+	require.Equal(t, busy, post("127.0.0.2", "198.51.100.7, 203.0.113.2"), "a client's own entry left of the proxy's is not believed")
+	require.NotEqual(t, busy, post("127.0.0.2", ""), "the proxy's own request, without the header")
+	require.Equal(t, busy, post("127.0.0.2", "garbage"), "an entry that does not parse stops at the proxy")
 }

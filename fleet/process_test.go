@@ -184,9 +184,13 @@ func match(ctx context.Context, signals [2]string, room string, frames int) [][2
 			return attempts
 		}
 		if res[0].Refused != nil || res[1].Refused != nil || res[0].Told || res[1].Told {
+			// Backing off, 100 ms doubling to 1 s: the 40 attempts span
+			// about 35 s, past a NATS outage and the signaling's reconnect
+			// on a loaded machine (at 100 ms each they spanned 4 s, and a
+			// match whose instance reconnected later ran out of attempts).
 			select {
 			case <-ctx.Done():
-			case <-time.After(100 * time.Millisecond):
+			case <-time.After(min(100*time.Millisecond<<min(try, 4), time.Second)):
 			}
 		}
 	}
@@ -443,7 +447,8 @@ func TestFleetProcesses(t *testing.T) {
 					reasons[why[:min(len(why), 60)]]++
 				}
 				if o.Told {
-					require.Contains(t, []string{h1, h2}, o.Host, "match s%d was told its host %s is gone: only %s (killed) and %s (drained) went", i, o.Host, h1, h2)
+					require.Contains(t, []string{h1, h2}, o.Host, "match s%d was told its host %s is gone: only %s (killed) and %s (drained) went; told %v after the kill, %v after the NATS outage began: %+v",
+						i, o.Host, h1, h2, o.ToldAt.Sub(killedAt).Round(time.Millisecond), o.ToldAt.Sub(outageAt).Round(time.Millisecond), o)
 					affected++
 				}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -204,10 +205,10 @@ func TestAllocsSpectatorLive(t *testing.T) {
 	c0 := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
 	sent := c.net.LinkStats("p0", "s").Sent
 	runs := 100
-	require.Zero(t, testing.AllocsPerRun(runs, func() {
+	allocs.RequireZero(t, runs, func() {
 		l.Acked = c0 - 200
 		p.flush()
-	}), "the host's live stream")
+	}, "the host's live stream")
 	require.False(t, p.feeds[0].on, "the live stream, not the bulk feed")
 	// Two Inputs and a keepalive or quality report a flush at most; at
 	// least the two Inputs.
@@ -217,7 +218,7 @@ func TestAllocsSpectatorLive(t *testing.T) {
 	c.run(1500 * time.Millisecond)
 	c.net.Heal("p0", "s")
 	behind := p.core.ConfirmedFrame() - l.Acked
-	require.Zero(t, testing.AllocsPerRun(30, func() { c.run(time.Second / 60) }), "the players' and the spectator's ticks")
+	allocs.RequireZero(t, 30, func() { c.run(time.Second / 60) }, "the players' and the spectator's ticks")
 	require.Greater(t, int(behind), 64, "the cut left the spectator behind")
 	require.Less(t, spec.s.Behind(), 8, "live again")
 	require.Greater(t, int(spec.s.Frame()), int(c0)+100)

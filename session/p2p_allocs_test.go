@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -32,8 +33,7 @@ func TestP2PAllocsAdvanceFrame(t *testing.T) {
 		for _, n := range c.nodes {
 			n.events = make([]rollnet.Event, 0, 1<<14)
 		}
-		allocs := testing.AllocsPerRun(600, func() { c.run(time.Second / 60) })
-		require.Zero(t, allocs, "%d players", players)
+		allocs.RequireZero(t, 600, func() { c.run(time.Second / 60) }, "%d players", players)
 		st := c.nodes[0].p.Stats()
 		require.Positive(t, st.Rollbacks, "the run exercised rollbacks")
 		require.Greater(t, late.s.Behind(), 100, "the late spectator still replays out of the archive")

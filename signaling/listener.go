@@ -7,8 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strings"
 	"sync"
+
+	"github.com/rollnet/rollnet/internal/forwarded"
 )
 
 // Serve accepts connections on ln and serves them with an http.Server that
@@ -157,80 +158,12 @@ func (s *Server) trusted(ip netip.Addr) bool {
 }
 
 // clientAddr is the address a request counts against: ClientAddr's answer
-// when set; else, from a trusted proxy, the address the proxies vouch for;
-// else the TCP peer's.
+// when set; else, from a trusted proxy, the address the proxies vouch for
+// (internal/forwarded: right to left past trusted hops, Forwarded before
+// X-Forwarded-For); else the TCP peer's.
 func (s *Server) clientAddr(r *http.Request) string {
 	if s.cfg.ClientAddr != nil {
 		return s.cfg.ClientAddr(r)
 	}
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	ip := ap.Addr().Unmap()
-	if s.trusted(ip) {
-		ip = s.forwardedFor(r.Header, ip)
-	}
-	return ip.String()
-}
-
-// forwardedFor walks the proxy chain of a request that came from the
-// trusted proxy peer, right to left (each proxy appends the address it
-// took the request from): the first address that is not a trusted proxy
-// is the client. Anything left of it was written by the client and is
-// not read. The Forwarded header (RFC 7239) is used when present, else
-// X-Forwarded-For. An element that does not parse, or no header, stops
-// the walk at the last trusted hop.
-func (s *Server) forwardedFor(h http.Header, peer netip.Addr) netip.Addr {
-	var chain []string
-	if fw := h.Values("Forwarded"); len(fw) > 0 {
-		for _, v := range fw {
-			for _, elem := range strings.Split(v, ",") {
-				chain = append(chain, forwardedForParam(elem))
-			}
-		}
-	} else {
-		for _, v := range h.Values("X-Forwarded-For") {
-			chain = append(chain, strings.Split(v, ",")...)
-		}
-	}
-	client := peer
-	for i := len(chain) - 1; i >= 0 && s.trusted(client); i-- {
-		ip, ok := parseForwardedNode(chain[i])
-		if !ok {
-			break
-		}
-		client = ip
-	}
-	return client
-}
-
-// forwardedForParam returns the for= value of one Forwarded element
-// ("for=192.0.2.60;proto=http;by=203.0.113.43"), or "".
-func forwardedForParam(elem string) string {
-	for _, pair := range strings.Split(elem, ";") {
-		k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
-		if ok && strings.EqualFold(k, "for") {
-			return v
-		}
-	}
-	return ""
-}
-
-// parseForwardedNode parses an address as proxies write it: 192.0.2.1,
-// "192.0.2.1:4711", "[2001:db8::1]:4711", 2001:db8::1 (X-Forwarded-For).
-func parseForwardedNode(v string) (netip.Addr, bool) {
-	v = strings.Trim(strings.TrimSpace(v), `"`)
-	if ip, err := netip.ParseAddr(v); err == nil {
-		return ip.Unmap(), true
-	}
-	if ap, err := netip.ParseAddrPort(v); err == nil {
-		return ap.Addr().Unmap(), true
-	}
-	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
-		if ip, err := netip.ParseAddr(v[1 : len(v)-1]); err == nil {
-			return ip.Unmap(), true
-		}
-	}
-	return netip.Addr{}, false
+	return forwarded.Client(r, s.cfg.TrustedProxies)
 }

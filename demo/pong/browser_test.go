@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,7 +92,11 @@ func startBrowserEnv(t *testing.T, exe string) (*browserEnv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the browser pong (go build for js/wasm), within %v: %w", limit, err)
 	}
-	srv, err := startWeb("127.0.0.1:0", b)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv, err := serveWeb(ln, b)
 	if err != nil {
 		return nil, err
 	}

@@ -7,42 +7,37 @@ import (
 
 // The rules are package game's (demo/pong/game); these names keep the
 // demo's code, and the browser build's (web_wasm.go, compiled with this
-// file alone), as short as when the rules lived here.
+// file alone), short.
 
 type (
-	// State is the whole game (game.State).
-	State = game.State
-	// Input is one player's input for one frame (game.Input).
-	Input = game.Input
+	State = game.State // the whole game
+	Input = game.Input // one player's input for one frame
 )
 
-// The rules' constants (see package game).
+// The rules' constants that the demo uses (see package game).
 const (
-	Sub       = game.Sub
-	CourtW    = game.CourtW
-	CourtH    = game.CourtH
-	PaddleH   = game.PaddleH
-	PaddleV   = game.PaddleV
-	FaceL     = game.FaceL
-	FaceR     = game.FaceR
-	ServeVX   = game.ServeVX
-	MaxVX     = game.MaxVX
-	MaxVY     = game.MaxVY
-	ServeWait = game.ServeWait
-	WinScore  = game.WinScore
-	NextMatch = game.NextMatch
-	InputUp   = game.InputUp
-	InputDown = game.InputDown
+	Sub, CourtW, CourtH       = game.Sub, game.CourtW, game.CourtH
+	PaddleH, PaddleV          = game.PaddleH, game.PaddleV
+	FaceL, FaceR              = game.FaceL, game.FaceR
+	MaxVX, MaxVY              = game.MaxVX, game.MaxVY
+	InputUp, InputDown  Input = game.InputUp, game.InputDown
 )
 
-// NewState is game.NewState.
-func NewState(seed uint32) State { return game.NewState(seed) }
-
-// Step is game.Step.
-func Step(s *State, in [2]Input) { game.Step(s, in) }
-
-// Bot is game.Bot.
-func Bot(s *State, p int) Input { return game.Bot(s, p) }
-
-// simulate is game.Simulate, what the sessions step.
+// NewState, Step, Bot, simulate (what the sessions step) and seedFor (the
+// serve seed of a room) are package game's.
+func NewState(seed uint32) State                     { return game.NewState(seed) }
+func Step(s *State, in [2]Input)                     { game.Step(s, in) }
+func Bot(s *State, p int) Input                      { return game.Bot(s, p) }
 func simulate(s *State, in []Input, f rollnet.Frame) { game.Simulate(s, in, f) }
+func seedFor(room string) uint32                     { return game.SeedFor(room) }
+
+// sideName names a side: left, right, or spectator (-1).
+func sideName(side int) string {
+	switch side {
+	case 0:
+		return "left"
+	case 1:
+		return "right"
+	}
+	return "spectator"
+}

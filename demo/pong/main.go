@@ -14,11 +14,12 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
-	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/netplay"
 )
 
@@ -67,13 +68,9 @@ func (o options) say(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, format+"\n", args...)
 }
 
-// internalFlags are the flags the demo passes to the processes it starts;
-// -h does not list them.
-var internalFlags = map[string]bool{"child": true, "side": true, "spectator": true}
-
 // newFlagSet defines the command line's flags on o. A new flag is one
-// line here (and one in internalFlags if a player never types it), plus
-// its checks in parseOptions.
+// line here, plus its checks in parseOptions; -h does not list the
+// "internal:" ones, which the demo passes to the processes it starts.
 func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs := flag.NewFlagSet("pong", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parseOptions says what went wrong, usage prints -h
@@ -103,7 +100,6 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")
 	fs.IntVar(&o.side, "side", -1, "internal: the side this process plays (0 left, 1 right); -1: by join order")
-	fs.StringVar(&o.watcher, "spectator", "", "internal: the `id` of a spectator in the room")
 	return fs, seed
 }
 
@@ -144,6 +140,8 @@ Exit status:
      and was declared disconnected (with -rejoin: and did not rejoin within 60 s)
   5  -rejoin: the other player refused to take this one back (another match's FILE, the window
      is over); one line says why, and FILE is removed
+A parent of player processes (no -signal) exits with its own status, or with theirs when its
+own is 0 and theirs is not.
 `
 
 // usage writes -h's text to w: the flags are fs's, without the internal
@@ -153,7 +151,7 @@ func usage(w io.Writer) {
 	fs, _ := newFlagSet(&o)
 	pub := flag.NewFlagSet("pong", flag.ContinueOnError)
 	fs.VisitAll(func(f *flag.Flag) {
-		if !internalFlags[f.Name] {
+		if !strings.HasPrefix(f.Usage, "internal:") {
 			pub.Var(f.Value, f.Name, f.Usage)
 		}
 	})
@@ -173,62 +171,58 @@ func usageError(format string, args ...any) error {
 	return &usageErr{fmt.Sprintf(format, args...)}
 }
 
-// parseOptions parses and checks the command line. It returns
-// flag.ErrHelp for -h, and a *usageErr for anything wrong.
+// parseOptions parses and checks the command line, all of it before
+// anything starts. It returns flag.ErrHelp for -h, and a *usageErr for
+// anything wrong.
 func parseOptions(args []string) (options, error) {
 	var o options
 	fs, seed := newFlagSet(&o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return o, err
+	} else if err != nil {
 		return o, usageError("%v", err)
 	}
+	o.seed = uint32(*seed)
 	if fs.NArg() > 0 {
 		return o, usageError("unexpected argument %q", fs.Arg(0))
 	}
-	switch {
-	case o.frames < -1:
-		return o, usageError("-frames %d: want -1 (unlimited), 0 (the default) or more", o.frames)
-	case o.delay < 0 || o.delay >= capacity:
-		return o, usageError("-delay %d: want 0 to %d frames", o.delay, capacity-1)
-	case o.fps <= 0 || o.fps > 1000:
-		return o, usageError("-fps %d: want 1 to 1000", o.fps)
-	case o.side < -1 || o.side > 1:
-		return o, usageError("-side %d: want -1, 0 or 1", o.side)
-	case o.mode != modeP2P && o.mode != modeAuthority:
-		return o, usageError("-mode %q: want p2p or authority", o.mode)
-	case o.grace <= 0:
-		return o, usageError("-grace %v: want more than 0", o.grace)
-	}
-	if o.room != "" && o.signal == "" && o.connect == "" {
-		return o, usageError("-room needs -signal (or -connect)")
+	if err := checkSignal(&o); err != nil {
+		return o, err
 	}
 	if err := checkConnect(&o); err != nil {
 		return o, err
 	}
-	if o.name == "" || !validName(o.name) {
-		return o, usageError("-name %q: want 1 to %d bytes of printable characters", o.name, maxName)
-	}
-	if o.signal != "" {
-		if err := checkSignal(&o); err != nil {
-			return o, err
+	for _, c := range []struct { // a way the command line can be wrong, and what to say then
+		bad bool
+		msg string
+	}{
+		{o.frames < -1, fmt.Sprintf("-frames %d: want -1 (unlimited), 0 (the default) or more", o.frames)},
+		{o.delay < 0 || o.delay >= capacity, fmt.Sprintf("-delay %d: want 0 to %d frames", o.delay, capacity-1)},
+		{o.fps <= 0 || o.fps > 1000, fmt.Sprintf("-fps %d: want 1 to 1000", o.fps)},
+		{o.side < -1 || o.side > 1, fmt.Sprintf("-side %d: want -1, 0 or 1", o.side)},
+		{o.mode != modeP2P && o.mode != modeAuthority, fmt.Sprintf("-mode %q: want p2p or authority", o.mode)},
+		{o.grace <= 0, fmt.Sprintf("-grace %v: want more than 0", o.grace)},
+		{o.timeout < 0, "-timeout must be >= 0"},
+		{o.room != "" && o.signal == "" && o.connect == "", "-room needs -signal (or -connect)"},
+		{!validName(o.name), fmt.Sprintf("-name %q: want 1 to %d bytes of printable characters", o.name, netplay.MaxName)},
+		{o.rejoin != "" && o.room == "", "-rejoin needs a named -room (and -signal): a restarted player must find its match's room"},
+		{o.rejoin != "" && (o.spectate || o.replay != "" || o.web != ""), "-rejoin is a player's (not with -spectate, -replay or -web)"},
+		{o.spectate && o.signal != "" && o.room == "", "-spectate with -signal watches the match in a named -room"},
+		{o.offline && (o.signal != "" || o.spectate), "-offline plays no network: no -signal or -spectate"},
+		{o.record != "" && (o.offline || o.spectate || o.replay != "" || o.mode == modeAuthority || o.web != ""),
+			"-record records a P2P player's match (not with -offline, -spectate, -replay, -mode authority or -web)"},
+	} {
+		if c.bad {
+			return o, &usageErr{c.msg}
 		}
 	}
-	if o.rejoin != "" {
-		switch {
-		case o.room == "":
-			return o, usageError("-rejoin needs a named -room (and -signal): a restarted player must find its match's room")
-		case o.spectate || o.replay != "" || o.web != "":
-			return o, usageError("-rejoin is a player's (not with -spectate, -replay or -web)")
+	if o.record != "" { // a file that cannot be written fails now, not after the opponent connected
+		f, err := os.CreateTemp(filepath.Dir(o.record), ".pong-record-*")
+		if err != nil {
+			return o, usageError("-record %s: %v", o.record, err)
 		}
-	}
-	if o.spectate && o.signal != "" && o.room == "" {
-		return o, usageError("-spectate with -signal watches the match in a named -room")
-	}
-	o.seed = uint32(*seed)
-	if o.timeout < 0 {
-		return o, usageError("-timeout must be >= 0")
+		_ = f.Close()
+		_ = os.Remove(f.Name())
 	}
 	if o.timeout == 0 {
 		o.timeout = 20 * time.Second // a process this one started joins at once
@@ -236,49 +230,23 @@ func parseOptions(args []string) (options, error) {
 			o.timeout = 2 * time.Minute // a person on another machine may take a while
 		}
 	}
-	if !isTerminal() {
-		o.headless = true
-	}
-	if o.headless {
+	if o.headless = o.headless || !isTerminal(); o.headless {
 		o.bot = true
 		if o.frames == 0 {
 			o.frames = 600
 		}
 	}
-	if o.frames < 0 {
-		o.frames = 0
-	}
-	if o.offline && (o.signal != "" || o.spectate) {
-		return o, usageError("-offline plays no network: no -signal or -spectate")
-	}
-	if o.record != "" {
-		if err := checkRecord(o); err != nil {
-			return o, err
-		}
-	}
+	o.frames = max(o.frames, 0)
 	return o, nil
 }
 
-// checkRecord refuses -record where nothing would be recorded, and a file
-// that cannot be written, before anything starts (not after the opponent
-// connected).
-func checkRecord(o options) error {
-	switch {
-	case o.offline || o.spectate || o.replay != "" || o.mode == modeAuthority || o.web != "":
-		return usageError("-record records a P2P player's match (not with -offline, -spectate, -replay, -mode authority or -web)")
-	}
-	f, err := os.CreateTemp(filepath.Dir(o.record), ".pong-record-*")
-	if err != nil {
-		return usageError("-record %s: %v", o.record, err)
-	}
-	_ = f.Close()
-	return os.Remove(f.Name())
-}
-
-// checkSignal checks -signal's URL and takes the room it names, if any,
+// checkSignal checks -signal's URL, if any, and takes the room it names
 // as -room's: a URL that names a room and a -room naming another one (or
 // the server's pairing, room?next=N, and any -room) conflict.
 func checkSignal(o *options) error {
+	if o.signal == "" {
+		return nil
+	}
 	u, err := url.Parse(o.signal)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
 		return usageError("-signal wants ws://HOST:PORT or wss://HOST, got %q", netplay.RedactURL(o.signal))
@@ -298,13 +266,21 @@ func checkSignal(o *options) error {
 	return nil
 }
 
-// defaultName is -name's default: the user's login name, or "player".
+// validName reports whether s can be shown as a name: 1 to
+// netplay.MaxName bytes of printable UTF-8.
+func validName(s string) bool {
+	return s != "" && len(s) <= netplay.MaxName && utf8.ValidString(s) &&
+		!strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
+}
+
+// defaultName is -name's default: the user's login name (cut to
+// netplay.MaxName bytes), or "player".
 func defaultName() string {
 	name := os.Getenv("USER")
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		name = u.Username
 	}
-	if name = cutName(name); name == "" || !validName(name) {
+	if name = strings.ToValidUTF8(name[:min(len(name), netplay.MaxName)], ""); !validName(name) {
 		return "player"
 	}
 	return name
@@ -314,9 +290,6 @@ func defaultName() string {
 func isTerminal() bool {
 	return term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
 }
-
-// seedFor is the serve seed of room (game.SeedFor).
-func seedFor(room string) uint32 { return game.SeedFor(room) }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -338,9 +311,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if o.child {
-		// The parent holds our stdin open: when it ends, so do we.
-		ctx = watchParent(ctx, os.Stdin)
+	if o.child { // the parent holds our stdin open: when it ends (or dies), so do we
+		var cancel func()
+		ctx, cancel = context.WithCancel(ctx)
+		go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
 	}
 	if o.web != "" {
 		return runWeb(ctx, o.web, stdout, stderr)
@@ -348,7 +322,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.headless {
 		return dispatch(ctx, o, stdout, stderr)
 	}
-	v, err := newView(-1)
+	v, err := newView(nil, -1)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure
@@ -364,19 +338,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // dispatch runs the mode the options ask for.
 func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	if o.replay != "" {
+	switch {
+	case o.replay != "":
 		return runReplay(ctx, o, stdout, stderr)
-	}
-	if o.spectate && o.signal != "" {
+	case o.spectate && o.signal != "", o.connect != "":
 		return runNet(ctx, o, stdout, stderr, nil)
-	}
-	if o.spectate {
-		return runParent(ctx, o, stdout, stderr)
-	}
-	if o.connect != "" {
-		return runNet(ctx, o, stdout, stderr, nil)
-	}
-	if o.signal == "" {
+	case o.spectate, o.signal == "":
 		return runParent(ctx, o, stdout, stderr)
 	}
 	return runNet(ctx, o, stdout, stderr, nil)
@@ -392,44 +359,4 @@ type restoring struct {
 func (r *restoring) Write(b []byte) (int, error) {
 	r.v.close()
 	return r.w.Write(b)
-}
-
-// watchParent returns a context cancelled when r reaches EOF (the parent
-// closed its end of our stdin, or died).
-func watchParent(ctx context.Context, r io.Reader) context.Context {
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		defer cancel()
-		_, _ = io.Copy(io.Discard, r)
-	}()
-	return ctx
-}
-
-// prefixWriter writes each line with a prefix.
-type prefixWriter struct {
-	prefix string
-	w      io.Writer
-	buf    []byte
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.buf = append(p.buf, b...)
-	for {
-		i := strings.IndexByte(string(p.buf), '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		if _, err := fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf[:i]); err != nil {
-			return len(b), err
-		}
-		p.buf = p.buf[i+1:]
-	}
-}
-
-// flush writes a trailing partial line.
-func (p *prefixWriter) flush() {
-	if len(p.buf) > 0 {
-		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf)
-		p.buf = nil
-	}
 }

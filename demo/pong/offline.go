@@ -32,13 +32,3 @@ func (m *offlineMatch) HUD() hud {
 func (m *offlineMatch) Report() report {
 	return report{Role: sideName(m.side) + ", offline", Frames: m.frame, Score: m.s.Score, Wins: m.s.Wins}
 }
-
-func sideName(side int) string {
-	switch side {
-	case 0:
-		return "left"
-	case 1:
-		return "right"
-	}
-	return "spectator"
-}

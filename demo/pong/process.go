@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,135 +11,133 @@ import (
 	"time"
 )
 
-// opponent is the second process of the demo: a copy of this program
+// opponent is a second process of the demo: a copy of this program
 // started with flags that make it the other player. Its stdin is a pipe
 // the parent holds open, so it exits when the parent does, whatever way
 // the parent ends; on Linux the kernel also kills it if the parent dies
 // (see process_linux.go).
 type opponent struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	out    *lockedBuffer // its output while the parent's screen is up
-	live   *prefixWriter // its output as it comes, when streaming
-	done   chan struct{}
-	err    error
-	prefix string
-}
-
-// lockedBuffer is a bytes.Buffer safe for the child's output copier and
-// the parent's reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	cmd  *exec.Cmd
+	stop func()        // closes its stdin, its signal to stop; it is killed 3 s later
+	out  *prefixWriter // its output, each line prefixed
+	kept *lockedBuffer // where out writes while the parent's screen is up
+	done chan struct{} // closed once it exited
 }
 
 // startProcess starts this executable again with args. When stream is
 // set its output goes to w line by line, with prefix; otherwise it is kept
-// until flush (so it does not scribble over the parent's terminal view).
+// until reap (so it does not scribble over the parent's terminal view).
 func startProcess(args []string, w io.Writer, stream bool, prefix string) (*opponent, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("pong: finding this program to start the opponent: %w", err)
 	}
-	cmd := exec.Command(exe, args...)
+	ctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, exe, args...)
 	setParentDeath(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		stop()
 		return nil, err
 	}
-	o := &opponent{cmd: cmd, stdin: stdin, done: make(chan struct{}), prefix: prefix}
-	var sink io.Writer
-	if stream {
-		o.live = &prefixWriter{prefix: prefix, w: w}
-		sink = o.live
-	} else {
-		o.out = &lockedBuffer{}
-		sink = o.out
+	cmd.Cancel, cmd.WaitDelay = stdin.Close, 3*time.Second
+	o := &opponent{cmd: cmd, stop: stop, done: make(chan struct{}), out: &prefixWriter{prefix: prefix, w: w}}
+	if !stream {
+		o.kept = &lockedBuffer{}
+		o.out.w = o.kept
 	}
-	cmd.Stdout, cmd.Stderr = sink, sink
+	cmd.Stdout, cmd.Stderr = o.out, o.out // one writer: exec calls it from one goroutine
 	if err := cmd.Start(); err != nil {
+		stop()
 		return nil, fmt.Errorf("pong: starting the opponent: %w", err)
 	}
 	go func() {
-		o.err = cmd.Wait()
+		_ = cmd.Wait()
 		close(o.done)
 	}()
 	return o, nil
 }
 
-// finish waits up to grace for the opponent to end on its own, then
-// closes its stdin (its signal to stop), and kills it if it still runs.
-// It returns the opponent's exit status.
-func (o *opponent) finish(grace time.Duration) int {
+// reap waits up to grace for the process to end on its own, then stops
+// it (see opponent.stop). It writes the process's output still to come to
+// w and folds its exit status into status, ours: when we succeeded and it
+// did not, its status becomes ours (a process that died without one
+// counts as a failure), with a line naming it as who.
+func (o *opponent) reap(grace time.Duration, status int, who string, w io.Writer) int {
 	select {
 	case <-o.done:
 	case <-time.After(grace):
-		_ = o.stdin.Close()
-		select {
-		case <-o.done:
-		case <-time.After(3 * time.Second):
-			_ = o.cmd.Process.Kill()
-			<-o.done
-		}
 	}
-	_ = o.stdin.Close()
-	if o.cmd.ProcessState == nil {
-		return -1
+	o.stop()
+	<-o.done
+	o.out.flush()
+	if o.kept != nil {
+		_, _ = io.WriteString(w, o.kept.String())
 	}
-	return o.cmd.ProcessState.ExitCode()
-}
-
-// reap finishes the player process (see finish, with grace), writes its
-// kept output to w and folds its exit status into status, ours: when we
-// succeeded and it did not, its status becomes ours (a process that died
-// without one counts as a failure), with a line naming it as who.
-func (o *opponent) reap(grace time.Duration, status int, who string, w io.Writer) int {
-	st := o.finish(grace)
-	o.flush(w)
+	st := o.cmd.ProcessState.ExitCode() // -1 when killed by a signal
 	if st != 0 {
 		fmt.Fprintf(w, "pong: %s process ended: %v\n", who, o.cmd.ProcessState)
 	}
-	if status != exitOK || st == 0 {
+	switch {
+	case status != exitOK || st == 0:
 		return status
-	}
-	if st < 0 {
+	case st < 0:
 		return exitFailure
 	}
 	return st
 }
 
-// flush writes the opponent's kept output to w, each line prefixed.
-func (o *opponent) flush(w io.Writer) {
-	if o.live != nil {
-		o.live.flush()
-		return
-	}
-	p := &prefixWriter{prefix: o.prefix, w: w}
-	_, _ = io.WriteString(p, o.out.String())
-	p.flush()
+// prefixWriter writes each line with a prefix.
+type prefixWriter struct {
+	prefix string
+	w      io.Writer
+	buf    []byte
 }
 
-// syncWriter serialises writes from the child's output copiers and the
-// parent.
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.buf = append(p.buf, b...)
+	for {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		if _, err := fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf[:i]); err != nil {
+			return len(b), err
+		}
+		p.buf = p.buf[i+1:]
+	}
+}
+
+// flush writes a trailing partial line.
+func (p *prefixWriter) flush() {
+	if len(p.buf) > 0 {
+		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf)
+		p.buf = nil
+	}
+}
+
+// syncWriter serialises writes from the processes' output copiers and the
+// parent to w, or to its own buffer (read with String) when w is nil.
 type syncWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	b  bytes.Buffer
 }
+
+// lockedBuffer is a syncWriter that keeps what it is written.
+type lockedBuffer = syncWriter
 
 func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.w == nil {
+		return s.b.Write(p)
+	}
 	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

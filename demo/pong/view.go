@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -42,27 +43,27 @@ type view struct {
 	quit   bool
 	closed bool
 
-	mu      sync.Mutex
-	waitMsg string // what the waiting screen says
+	waitMsg atomic.Pointer[string] // what the waiting screen says
+	said    func(string)           // tests: called with each message for the waiting screen
 }
 
-func newView(side int) (*view, error) {
-	sc, err := tcell.NewScreen()
+// newView draws on sc: the terminal when nil, or tcell's simulation
+// screen in tests.
+func newView(sc tcell.Screen, side int) (*view, error) {
+	var err error
+	if sc == nil {
+		sc, err = tcell.NewScreen()
+	}
+	if err == nil {
+		err = sc.Init()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pong: terminal: %w", err)
 	}
-	return newViewOn(sc, side)
-}
-
-// newViewOn draws on sc (a terminal, or tcell's simulation screen in
-// tests).
-func newViewOn(sc tcell.Screen, side int) (*view, error) {
-	if err := sc.Init(); err != nil {
-		return nil, fmt.Errorf("pong: terminal: %w", err)
-	}
 	sc.HideCursor()
-	sc.Clear()
-	return &view{screen: sc, side: side}, nil
+	v := &view{screen: sc, side: side}
+	v.waitMsg.Store(new(string))
+	return v, nil
 }
 
 // close restores the terminal; it is safe to call more than once.
@@ -75,8 +76,7 @@ func (v *view) close() {
 
 // run calls f, which draws on v, and restores the terminal if f panics
 // before the panic goes on up: its message then lands on a usable
-// terminal instead of one left in raw mode. (A panic on another goroutine
-// cannot be caught here; the terminal UI runs on this one.)
+// terminal instead of one left in raw mode.
 func (v *view) run(f func()) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -89,98 +89,82 @@ func (v *view) run(f func()) {
 
 // setWaiting sets what the waiting screen says.
 func (v *view) setWaiting(msg string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.waitMsg = msg
+	v.waitMsg.Store(&msg)
+	if v.said != nil {
+		v.said(msg)
+	}
 }
 
-// waiting shows the waiting screen, redrawn ten times a second, until
-// the returned stop is called; q, Esc or Ctrl-C calls cancel. Nothing
-// else may draw on v until stop returns.
+// waiting shows the waiting screen (what it waits for, for how long
+// already, and how to give up), redrawn ten times a second, until the
+// returned stop is called; q, Esc or Ctrl-C calls cancel. Nothing else may
+// draw on v until stop returns.
 func (v *view) waiting(cancel func()) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	start := time.Now()
-	go func() {
+	go v.run(func() {
 		defer close(finished)
-		v.run(func() {
-			t := time.NewTicker(100 * time.Millisecond)
-			defer t.Stop()
-			for {
-				v.mu.Lock()
-				msg := v.waitMsg
-				v.mu.Unlock()
-				v.drawWaiting(msg, time.Since(start))
-				if v.poll(nil); v.quit {
-					cancel()
-				}
-				select {
-				case <-done:
-					return
-				case <-t.C:
-				}
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			v.message(styleHUD, "pong: "+strings.TrimPrefix(*v.waitMsg.Load(), "pong: "),
+				fmt.Sprintf("waiting %v", time.Since(start).Truncate(time.Second)), "q, Esc or Ctrl-C cancels")
+			if v.poll(nil); v.quit {
+				cancel()
 			}
-		})
-	}()
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	})
 	return func() {
 		close(done)
 		<-finished
 	}
 }
 
-// drawWaiting draws the waiting screen: what it waits for, for how long
-// already, and how to give up.
-func (v *view) drawWaiting(msg string, waited time.Duration) {
-	sc := v.screen
-	sc.Clear()
-	w, _ := sc.Size()
-	y := putWrapped(sc, 1, 1, w-2, "pong: "+strings.TrimPrefix(msg, "pong: "), styleHUD)
-	y = putWrapped(sc, 1, y+1, w-2, fmt.Sprintf("waiting %v", waited.Truncate(time.Second)), styleHUD)
-	putWrapped(sc, 1, y+1, w-2, "q, Esc or Ctrl-C cancels", styleHUD)
-	sc.Show()
+// message draws lines in place of the court, each wrapped, a blank line
+// apart.
+func (v *view) message(st tcell.Style, lines ...string) {
+	v.screen.Clear()
+	w, _ := v.screen.Size()
+	y := 0
+	for _, line := range lines {
+		y = putWrapped(v.screen, 1, y+1, w-2, line, st)
+	}
+	v.screen.Show()
 }
 
 // drawProgress draws, in place of the court, a spectator's catch-up: whom
 // it watches and how many frames are left to replay.
 func (v *view) drawProgress(h hud) {
-	sc := v.screen
-	sc.Clear()
-	w, _ := sc.Size()
-	y := putWrapped(sc, 1, 1, w-2, h.Title, styleHUD)
-	y = putWrapped(sc, 1, y+1, w-2, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), styleHUD)
-	putWrapped(sc, 1, y+1, w-2, "replaying the match without drawing it; q, Esc or Ctrl-C quits", styleHUD)
-	sc.Show()
-}
-
-// move moves the local paddle's target, if this side has a paddle (a
-// spectator has none).
-func (v *view) move(dir int32, s *State) {
-	if v.side == 0 || v.side == 1 {
-		v.keys.press(dir, s, v.side)
-	}
+	v.message(styleHUD, h.Title, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), "replaying the match without drawing it; q, Esc or Ctrl-C quits")
 }
 
 // poll handles every waiting terminal event without blocking: arrow keys
-// and W/S move the target of the local paddle, q, Esc and Ctrl-C quit.
+// and W/S (or k/j) move the target of the local paddle, q, Esc and Ctrl-C
+// quit.
 func (v *view) poll(s *State) {
 	for v.screen.HasPendingEvent() {
 		switch ev := v.screen.PollEvent().(type) {
 		case *tcell.EventKey:
-			switch ev.Key() {
-			case tcell.KeyUp:
-				v.move(-1, s)
-			case tcell.KeyDown:
-				v.move(+1, s)
-			case tcell.KeyEscape, tcell.KeyCtrlC:
+			k, r := ev.Key(), ev.Rune()
+			if k != tcell.KeyRune {
+				r = 0
+			}
+			dir := int32(0)
+			switch {
+			case k == tcell.KeyUp || strings.ContainsRune("wWk", r):
+				dir = -1
+			case k == tcell.KeyDown || strings.ContainsRune("sSj", r):
+				dir = +1
+			case k == tcell.KeyEscape || k == tcell.KeyCtrlC || r == 'q' || r == 'Q':
 				v.quit = true
-			case tcell.KeyRune:
-				switch ev.Rune() {
-				case 'w', 'W', 'k':
-					v.move(-1, s)
-				case 's', 'S', 'j':
-					v.move(+1, s)
-				case 'q', 'Q':
-					v.quit = true
-				}
+			}
+			if dir != 0 && (v.side == 0 || v.side == 1) { // a spectator has no paddle
+				v.keys.press(dir, s, v.side)
 			}
 		case *tcell.EventResize:
 			v.screen.Sync()
@@ -206,16 +190,12 @@ func (v *view) hold(s *State, h hud, d time.Duration) {
 		w, ht := v.screen.Size()
 		if w >= 22 && ht >= 14 {
 			lines := append(wrap(h.Note, w-6), "press a key")
-			y := max(2, ht/2-len(lines))
-			for i, line := range lines {
-				for x := 1; x < w-1; x++ { // a banner across the court
-					v.screen.SetContent(x, y+i, ' ', nil, styleHUD)
-				}
+			for i, line := range lines { // a banner across the court
 				st := styleAlarm
 				if i == len(lines)-1 {
 					st = styleHUD
 				}
-				put(v.screen, 3, y+i, line, st)
+				put(v.screen, 1, max(2, ht/2-len(lines))+i, fmt.Sprintf("  %-*s", w-4, line), st)
 			}
 			v.screen.Show()
 		}
@@ -254,11 +234,10 @@ func (k *keys) press(dir int32, s *State, side int) {
 	// From the paddle, not from an old target: the paddle never runs on
 	// long after the key is let go.
 	base := k.target
-	if (dir < 0 && base > centre) || (dir > 0 && base < centre) {
+	if (base-centre)*dir < 0 {
 		base = centre
 	}
-	t := base + dir*step
-	t = max(centre-2*step, min(t, centre+2*step))
+	t := max(centre-2*step, min(base+dir*step, centre+2*step))
 	k.target = max(PaddleH/2, min(t, CourtH-PaddleH/2))
 }
 
@@ -288,45 +267,68 @@ var (
 	styleImpair = tcell.StyleDefault.Foreground(tcell.ColorOrange)
 )
 
-// hudLines is how many lines the view uses under the court.
-const hudLines = 5
-
 // draw renders the court scaled to the terminal, then the numbers.
 func (v *view) draw(s *State, h hud) {
-	sc := v.screen
 	if h.Rejoining != "" {
-		sc.Clear()
-		w, _ := sc.Size()
-		y := putWrapped(sc, 1, 1, w-2, "pong: "+h.Rejoining, styleHUD)
-		putWrapped(sc, 1, y+1, w-2, "q, Esc or Ctrl-C quits", styleHUD)
-		sc.Show()
+		v.message(styleHUD, "pong: "+h.Rejoining, "q, Esc or Ctrl-C quits")
+		return
+	}
+	type line struct {
+		text string
+		st   tcell.Style
+	}
+	frame := fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
+		h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest)
+	if h.Progress != "" {
+		frame = fmt.Sprintf("frame %d  %s", h.Frame, h.Progress)
+	}
+	rtt := "round trip: game loop " + hudMS(h.LoopRTT) + ", network " + hudMS(h.NetRTT)
+	if h.ImpairRTT > 0 {
+		rtt += " + " + hudMS(h.ImpairRTT) + " of -impair"
+	}
+	if h.Path != "" {
+		rtt += ", " + h.Path
+	}
+	impair := ""
+	if h.Impair != "" {
+		impair = "-impair: " + h.Impair
+	}
+	check, checkSt := fmt.Sprintf("checksums agree (%d frames compared)", h.Compared), styleHUD
+	if h.Compared == 0 {
+		check = "no checksums compared yet"
+	}
+	if h.Desync != "" {
+		check, checkSt = "DESYNC: "+h.Desync, styleAlarm
+	}
+	help := "spectating: q quits"
+	if v.side == 0 || v.side == 1 {
+		help = "you are " + sideName(v.side) + " (green): ↑/↓ or W/S move, q quits"
+	}
+	if h.Note != "" {
+		help = h.Note + "  |  " + help
+	}
+	hl := []line{{frame, styleHUD}, {h.Auth, styleHUD}, {rtt, styleHUD}, {impair, styleImpair}, {check, checkSt}, {help, styleHUD}}
+	if h.Auth == "" {
+		hl = slices.Delete(hl, 1, 2) // the authority mode's line
+	}
+
+	sc := v.screen
+	w, ht := sc.Size()
+	cw, ch := w-2, ht-3-len(hl) // the court's interior, in cells, under the score line
+	if cw < 20 || ch < 6 {
+		v.message(styleAlarm, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 9+len(hl)))
 		return
 	}
 	sc.Clear()
-	w, ht := sc.Size()
-	lines := hudLines
-	if h.Auth != "" {
-		lines++ // the authority mode's line
-	}
-	cw, ch := w-2, ht-2-lines-1 // court interior, in cells
-	if cw < 20 || ch < 6 {
-		putWrapped(sc, 0, 0, w, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 6+2+lines+1), styleAlarm)
-		sc.Show()
-		return
-	}
-	// Score line.
 	score := fmt.Sprintf("%2d   %-2d", s.Score[0], s.Score[1])
 	put(sc, (w-len(score))/2, 0, score, styleYou)
-	if h.Title != "" {
-		put(sc, 1, 0, h.Title, styleHUD)
-	}
+	put(sc, 1, 0, h.Title, styleHUD)
 	if s.Matches > 0 || s.Winner != 0 {
 		m := fmt.Sprintf("matches %d-%d", s.Wins[0], s.Wins[1])
 		put(sc, w-len(m)-1, 0, m, styleHUD)
 	}
-	// Border.
 	top, bottom := 1, ch+2
-	for x := 0; x < w; x++ {
+	for x := range w {
 		sc.SetContent(x, top, '─', nil, styleBorder)
 		sc.SetContent(x, bottom, '─', nil, styleBorder)
 	}
@@ -339,30 +341,20 @@ func (v *view) draw(s *State, h hud) {
 	}
 	col := func(x int32) int { return 1 + int(int64(x)*int64(cw)/CourtW) }
 	row := func(y int32) int { return top + 1 + int(int64(y)*int64(ch)/CourtH) }
-	// Paddles.
-	for p := range 2 {
+	for p, x := range [2]int{col(FaceL - Sub/2), col(FaceR + Sub/2)} {
 		st := styleThem
 		if p == v.side {
 			st = styleYou
 		}
-		x := col(FaceL - Sub/2)
-		if p == 1 {
-			x = col(FaceR + Sub/2)
-		}
-		// Same height wherever it is: the rows from its top's row, as
-		// many as the paddle spans on this screen.
+		// The same height wherever it is: as many rows from its top's
+		// row as the paddle spans on this screen.
 		r0 := row(s.PaddleY[p])
-		r1 := r0 + max(1, int(int64(PaddleH)*int64(ch)/CourtH)) - 1
-		for y := r0; y <= r1; y++ {
+		for y := r0; y < r0+max(1, int(int64(PaddleH)*int64(ch)/CourtH)); y++ {
 			sc.SetContent(x, y, '█', nil, st)
 		}
 	}
-	// Ball, or the winner.
 	if s.Winner != 0 {
-		msg := "left wins the match"
-		if s.Winner == 2 {
-			msg = "right wins the match"
-		}
+		msg := sideName(int(s.Winner-1)) + " wins the match"
 		if int(s.Winner-1) == v.side {
 			msg = "you win the match!"
 		}
@@ -370,51 +362,9 @@ func (v *view) draw(s *State, h hud) {
 	} else if s.Wait == 0 {
 		sc.SetContent(col(s.BallX), row(s.BallY), '●', nil, styleBall)
 	}
-	// Numbers.
-	y := bottom + 1
-	if h.Progress != "" {
-		put(sc, 1, y, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), styleHUD)
-	} else {
-		put(sc, 1, y, fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
-			h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest), styleHUD)
+	for i, l := range hl {
+		put(sc, 1, bottom+1+i, l.text, l.st)
 	}
-	y++
-	if h.Auth != "" {
-		put(sc, 1, y, h.Auth, styleHUD)
-		y++
-	}
-	rtt := "round trip: game loop " + hudMS(h.LoopRTT) + ", network " + hudMS(h.NetRTT)
-	if h.ImpairRTT > 0 {
-		rtt += " + " + hudMS(h.ImpairRTT) + " of -impair"
-	}
-	if h.Path != "" {
-		rtt += ", " + h.Path
-	}
-	put(sc, 1, y, rtt, styleHUD)
-	y++
-	if h.Impair != "" {
-		put(sc, 1, y, "-impair: "+h.Impair, styleImpair)
-	}
-	y++
-	if h.Desync != "" {
-		put(sc, 1, y, "DESYNC: "+h.Desync, styleAlarm)
-	} else if h.Compared == 0 {
-		put(sc, 1, y, "no checksums compared yet", styleHUD)
-	} else {
-		put(sc, 1, y, fmt.Sprintf("checksums agree (%d frames compared)", h.Compared), styleHUD)
-	}
-	y++
-	var help string
-	switch v.side {
-	case 0, 1:
-		help = "you are " + sideName(v.side) + " (green): ↑/↓ or W/S move, q quits"
-	default:
-		help = "spectating: q quits"
-	}
-	if h.Note != "" {
-		help = h.Note + "  |  " + help
-	}
-	put(sc, 1, y, help, styleHUD)
 	sc.Show()
 }
 

@@ -12,7 +12,7 @@ import (
 func simView(t *testing.T, side int) (*view, tcell.SimulationScreen) {
 	t.Helper()
 	sc := tcell.NewSimulationScreen("UTF-8")
-	v, err := newViewOn(sc, side)
+	v, err := newView(sc, side)
 	require.NoError(t, err)
 	sc.SetSize(100, 32)
 	t.Cleanup(v.close)
@@ -163,7 +163,7 @@ func (f *finiScreen) Fini() { f.finis++; f.SimulationScreen.Fini() }
 // usable terminal, not one left in raw mode.
 func TestPanicRestoresTerminal(t *testing.T) {
 	sc := &finiScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
-	v, err := newViewOn(sc, 0)
+	v, err := newView(sc, 0)
 	require.NoError(t, err)
 	require.PanicsWithValue(t, "boom", func() {
 		v.run(func() { panic("boom") })

@@ -5,66 +5,52 @@
 // It joins the room named in the page's URL on the signaling server that
 // served the page with package netplay, as the native pong does (a room
 // whose two players already play is watched instead), plays its opponent
-// (a native pong or another tab) over transport/webrtc's browser build
-// with the same settings, draws on the page's canvas, and publishes its
-// numbers in window.pong for the page and for tests.
+// (a native pong or another tab) with the same settings, draws on the
+// page's canvas, and publishes its numbers in window.pong for the page
+// and for tests.
 
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall/js"
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
-// The settings the native pong plays with (p2p.go): a mismatch of the
-// frame rate, the delay or the seed fails at the players' hellos.
-const (
-	webFPS     = 60
-	webLinger  = 3 * time.Second
-	webArchive = 10 * 60 * webFPS // ten minutes of inputs for late spectators: 72 KB
-)
+// webFPS is the native pong's frame rate: a mismatch of the frame rate,
+// the delay or the seed fails at the players' hellos.
+const webFPS = 60
 
 // webOptions are the page URL's query: room, name, bot=1, frames=N,
 // delay=F, and inject=F (testing: this tab's state is corrupted from
 // frame F on, at every frame so that no rollback undoes it, to see the
 // desync caught).
 type webOptions struct {
-	room, name string
-	bot        bool
-	frames     int
-	delay      int
-	inject     int
+	room, name            string
+	bot                   bool
+	frames, delay, inject int
 }
 
 func pageOptions() webOptions {
-	search := js.Global().Get("location").Get("search").String()
-	if len(search) > 0 {
-		search = search[1:] // "?"
+	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
+	num := func(key string, def, lo, hi int) int {
+		if n, err := strconv.Atoi(q.Get(key)); err == nil && n >= lo && n <= hi {
+			return n
+		}
+		return def
 	}
-	q, _ := url.ParseQuery(search)
-	o := webOptions{room: q.Get("room"), name: q.Get("name"), bot: q.Get("bot") == "1", delay: 2}
-	if o.name == "" {
-		o.name = "browser"
-	}
-	if n, err := strconv.Atoi(q.Get("frames")); err == nil && n > 0 {
-		o.frames = n
-	}
-	if n, err := strconv.Atoi(q.Get("delay")); err == nil && n >= 0 && n <= 10 {
-		o.delay = n
-	}
-	if n, err := strconv.Atoi(q.Get("inject")); err == nil && n > 0 {
-		o.inject = n
-	}
-	return o
+	return webOptions{room: q.Get("room"), name: cmp.Or(q.Get("name"), "browser"), bot: q.Get("bot") == "1",
+		frames: num("frames", 0, 1, math.MaxInt32), delay: num("delay", 2, 0, 10), inject: num("inject", 0, 1, math.MaxInt32)}
 }
 
 // page is the document: the canvas, the stats line, and window.pong.
@@ -73,40 +59,29 @@ type page struct {
 	keys                     Input
 }
 
+// keyBits are the keys that move the paddle.
+var keyBits = map[string]Input{"ArrowUp": InputUp, "w": InputUp, "W": InputUp, "ArrowDown": InputDown, "s": InputDown, "S": InputDown}
+
 func newPage() *page {
 	doc := js.Global().Get("document")
-	p := &page{
-		canvas: doc.Call("getElementById", "court"),
-		stats:  doc.Call("getElementById", "stats"),
-		pong:   js.Global().Get("pong"), // the page's, with its load time
-	}
+	p := &page{canvas: doc.Call("getElementById", "court"), stats: doc.Call("getElementById", "stats"),
+		pong: js.Global().Get("pong")} // the page's, with its load time
 	if p.pong.Type() != js.TypeObject {
 		p.pong = js.Global().Get("Object").New()
 		js.Global().Set("pong", p.pong)
 	}
 	p.ctx = p.canvas.Call("getContext", "2d")
-	key := func(down bool) js.Func {
-		return js.FuncOf(func(_ js.Value, args []js.Value) any {
-			var bit Input
-			switch args[0].Get("key").String() {
-			case "ArrowUp", "w", "W":
-				bit = InputUp
-			case "ArrowDown", "s", "S":
-				bit = InputDown
-			default:
-				return nil
-			}
-			args[0].Call("preventDefault")
-			if down {
-				p.keys |= bit
-			} else {
-				p.keys &^= bit
+	for event, down := range map[string]bool{"keydown": true, "keyup": false} {
+		js.Global().Call("addEventListener", event, js.FuncOf(func(_ js.Value, args []js.Value) any {
+			if bit := keyBits[args[0].Get("key").String()]; bit != 0 {
+				args[0].Call("preventDefault")
+				if p.keys &^= bit; down {
+					p.keys |= bit
+				}
 			}
 			return nil
-		})
+		}))
 	}
-	js.Global().Call("addEventListener", "keydown", key(true))
-	js.Global().Call("addEventListener", "keyup", key(false))
 	return p
 }
 
@@ -131,10 +106,11 @@ func (p *page) draw(s *State, side int) {
 		c.Call("fillRect", w/2-1, y, 2, 8)
 	}
 	for i, x := range [2]int32{FaceL - Sub, FaceR} {
-		c.Set("fillStyle", "#888")
+		colour := "#888"
 		if i == side {
-			c.Set("fillStyle", "#4f4")
+			colour = "#4f4"
 		}
+		c.Set("fillStyle", colour)
 		c.Call("fillRect", float64(x)*sx, float64(s.PaddleY[i])*sy, Sub*sx, PaddleH*sy)
 	}
 	c.Set("fillStyle", "#fff")
@@ -148,31 +124,11 @@ func (p *page) draw(s *State, side int) {
 
 func main() {
 	pg := newPage()
-	o := pageOptions()
-	err := play(pg, o)
-	if err != nil {
+	if err := play(pg, pageOptions()); err != nil {
 		pg.set("error", err.Error())
 		pg.say("pong: %v", err)
 	}
 	pg.set("done", true)
-}
-
-// now is the page's clock, in milliseconds since the page started loading.
-func now() float64 { return js.Global().Get("performance").Call("now").Float() }
-
-// config is the tab's netplay configuration, the native pong's.
-func config(o webOptions) netplay.Config {
-	loc := js.Global().Get("location")
-	scheme := "ws"
-	if loc.Get("protocol").String() == "https:" {
-		scheme = "wss"
-	}
-	return netplay.Config{
-		Signal: scheme + "://" + loc.Get("host").String(), Room: o.room, Name: o.name,
-		Players: 2, FrameRate: webFPS, Settings: uint64(game.SeedFor(o.room)),
-		InputDelay: netplay.DelayBounds{Min: o.delay, Max: o.delay}, Archive: webArchive, Timeout: 2 * time.Minute,
-		Net: rollnet.NetConfig{ChecksumInterval: 6, DisconnectTimeout: 5 * time.Second, SyncTimeout: 30 * time.Second, RejoinWindow: 60 * time.Second},
-	}
 }
 
 // play plays the room's match, or watches it when its two players play
@@ -188,17 +144,23 @@ func play(pg *page, o webOptions) error {
 }
 
 // run plays (or watches) until the frame budget is spent, the opponent
-// leaves or a desync is found.
+// leaves or a desync is found. Its netplay configuration is the native
+// pong's (p2p.go), on the server that served the page.
 func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error)) error {
-	m, err := start(config(o), simulate)
+	loc := js.Global().Get("location")
+	m, err := start(netplay.Config{
+		Signal: strings.Replace(loc.Get("protocol").String(), "http", "ws", 1) + "//" + loc.Get("host").String(), // ws: or wss:
+		Room:   o.room, Name: o.name, Players: 2, FrameRate: webFPS, Settings: uint64(seedFor(o.room)),
+		InputDelay: netplay.DelayBounds{Min: o.delay, Max: o.delay}, Archive: 10 * 60 * webFPS, Timeout: 2 * time.Minute,
+		Net: rollnet.NetConfig{ChecksumInterval: 6, DisconnectTimeout: 5 * time.Second, SyncTimeout: 30 * time.Second, RejoinWindow: 60 * time.Second},
+	}, simulate)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	seed := game.SeedFor(o.room)
 	m.OnSession(func() error {
-		*m.State() = NewState(seed)
-		pg.set("openMs", now())
+		*m.State() = NewState(seedFor(o.room))
+		pg.set("openMs", js.Global().Get("performance").Call("now").Float())
 		pg.set("side", m.Seat())
 		return nil
 	})
@@ -258,7 +220,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 		}
 		pg.draw(m.State(), m.Seat())
 		if done && lingerUntil.IsZero() {
-			lingerUntil = time.Now().Add(webLinger)
+			lingerUntil = time.Now().Add(3 * time.Second) // the native pong's linger
 		}
 		if n%15 == 0 || done || st.Phase == netplay.Ended {
 			publish(pg, m, st)
@@ -280,37 +242,31 @@ func publish(pg *page, m *netplay.Match[State, Input], st netplay.Status) {
 	var ps rollnet.PeerStats
 	rollbacks, deepest, confirmed := 0, 0, int(m.Frame())-1
 	title := fmt.Sprintf("watching %s (left) vs %s (right)", m.Name(0), m.Name(1))
-	peer := m.Peer(0)
+	side, peer := m.Seat(), m.Peer(0)
 	if p := m.P2P(); p != nil {
-		side := m.Seat()
 		peer = m.Peer(1 - side)
 		ps, _ = p.PeerStats(peer)
 		rollbacks, deepest, confirmed = int(p.Stats().Rollbacks), p.Stats().MaxRollbackDepth, int(p.ConfirmedFrame())
-		title = fmt.Sprintf("%s (you, %s) vs %s", m.Name(side), [2]string{"left", "right"}[side], m.Name(1-side))
+		title = fmt.Sprintf("%s (you, %s) vs %s", m.Name(side), sideName(side), m.Name(1-side))
 	} else if s := m.Spectator(); s != nil {
 		ps = s.PeerStats()
 	}
 	if st.Away != "" {
 		title += ", " + st.String()
 	}
-	rttTicks := ps.RTT.Seconds() * webFPS
-	for k, v := range map[string]any{
-		"frame": int(m.Frame()), "confirmed": confirmed,
-		"compared": int(ps.ChecksumsCompared), "agreed": int(ps.ChecksumsAgreed),
-		"rttMs": float64(ps.RTT.Microseconds()) / 1000, "rttTicks": rttTicks,
-		"rollbacks": rollbacks, "deepest": deepest, "advantage": ps.LocalFrameAdvantage,
-	} {
+	rttMs, rttTicks := float64(ps.RTT.Microseconds())/1000, ps.RTT.Seconds()*webFPS
+	for k, v := range map[string]any{"frame": int(m.Frame()), "confirmed": confirmed, "rollbacks": rollbacks, "deepest": deepest,
+		"compared": int(ps.ChecksumsCompared), "agreed": int(ps.ChecksumsAgreed), "rttMs": rttMs, "rttTicks": rttTicks, "advantage": ps.LocalFrameAdvantage} {
 		pg.set(k, v)
 	}
 	check := "no checksums compared yet"
-	if ps.ChecksumsCompared > 0 {
+	if differ := ps.ChecksumsCompared - ps.ChecksumsAgreed; differ > 0 {
+		check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", differ, ps.ChecksumsCompared)
+	} else if ps.ChecksumsCompared > 0 {
 		check = fmt.Sprintf("checksums agree (%d frames compared)", ps.ChecksumsCompared)
-		if ps.ChecksumsAgreed != ps.ChecksumsCompared {
-			check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", ps.ChecksumsCompared-ps.ChecksumsAgreed, ps.ChecksumsCompared)
-		}
 	}
 	text := fmt.Sprintf("%s\nframe %d (confirmed %d)  advantage %+d  rollbacks %d (deepest %d)\nround trip: game loop %.1f ms (%.1f ticks)\n%s",
-		title, m.Frame(), confirmed, ps.LocalFrameAdvantage, rollbacks, deepest, float64(ps.RTT.Microseconds())/1000, rttTicks, check)
+		title, m.Frame(), confirmed, ps.LocalFrameAdvantage, rollbacks, deepest, rttMs, rttTicks, check)
 	if rtc := m.WebRTC(); rtc != nil {
 		if info, err := rtc.PeerInfo(peer); err == nil && info.RTT > 0 {
 			ms := float64(info.RTT.Microseconds()) / 1000

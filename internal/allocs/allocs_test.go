@@ -64,3 +64,36 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	r.msg = fmt.Sprintf(format, args...)
 	panic(r)
 }
+
+// RequireZeroHere counts f's goroutine only: an allocation f has another
+// goroutine make fails RequireZero and not RequireZeroHere; one f makes
+// itself fails both.
+func TestRequireZeroHere(t *testing.T) {
+	if race.Enabled {
+		t.Skip("-race allocates")
+	}
+	ask, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		for range ask {
+			sink = make([]byte, 64)
+			done <- struct{}{}
+		}
+	}()
+	defer close(ask)
+	elsewhere := func() { ask <- struct{}{}; <-done }
+	allocs.RequireZeroHere(t, 100, elsewhere, "another goroutine's")
+	rec := &recorder{TB: t}
+	func() {
+		defer func() { _ = recover() }()
+		allocs.RequireZero(rec, 100, elsewhere, "another goroutine's")
+	}()
+	require.Contains(t, rec.msg, "another goroutine's: 100 heap allocations in 100 runs, want 0")
+	n := 0
+	rec.msg = ""
+	func() {
+		defer func() { _ = recover() }()
+		allocs.RequireZeroHere(rec, 100, func() { rareAlloc(&n) }, "mine")
+	}()
+	require.Contains(t, rec.msg, "mine: 10 heap allocations in 100 runs, want 0")
+	require.Contains(t, rec.msg, "allocs_test.rareAlloc")
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -104,10 +105,8 @@ func TestCounters(t *testing.T) {
 	c.Received(q, b, make([]byte, 1))
 	require.Equal(t, uint64(3), c.PacketsReceived.Load())
 
-	if testing.AllocsPerRun(100, func() {
+	allocs.RequireZero(t, 100, func() {
 		c.Received(q, b, make([]byte, 0))
 		_, _, _ = c.Pop(q, make([]byte, transport.MaxDatagram))
-	}) != 0 {
-		t.Fatal("Received and Pop allocate")
-	}
+	}, "Received and Pop")
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -17,15 +18,14 @@ func TestAllocsPushPop(t *testing.T) {
 	l := q.Lane("p")
 	pkt := make([]byte, 64)
 	buf := make([]byte, transport.MaxDatagram)
-	allocs := testing.AllocsPerRun(1000, func() {
+	allocs.RequireZero(t, 1000, func() {
 		if q.Push(l, pkt) != Pushed {
 			t.Fatal("queue full")
 		}
 		if _, _, err := q.Pop(buf); err != nil {
 			t.Fatal(err)
 		}
-	})
-	require.Zero(t, allocs)
+	}, "a push and a pop")
 }
 
 func TestQueueBoundsAndOrder(t *testing.T) {

@@ -29,8 +29,11 @@ type line struct {
 	last time.Time // latest delivery time pushed, for Ordered
 }
 
+// newLine holds at most max datagrams. Its buffers are made as the line
+// first needs them (a deep queue's worth is megabytes, used only under
+// load), at most max+1: max held and Receive's scratch.
 func newLine(max int) line {
-	return line{q: make([]held, 0, max), free: make([][]byte, 0, max), max: max}
+	return line{q: make([]held, 0, max), free: make([][]byte, 0, max+1), max: max}
 }
 
 func (l *line) full() bool { return len(l.q) >= l.max }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -104,14 +105,13 @@ func TestAllocsPerDatagram(t *testing.T) {
 	r := newRig(t)
 	buf := make([]byte, transport.MaxDatagram)
 	pkt := make([]byte, 64)
-	allocs := testing.AllocsPerRun(500, func() {
+	allocs.RequireZero(t, 500, func() {
 		_ = r.h.Send("d", pkt)
 		_ = r.d.Send("h2", pkt)
 		r.tick()
 		_, _, _ = r.d.Receive(buf)
 		_, _, _ = r.h.Receive(buf)
-	})
-	require.Zero(t, allocs)
+	}, "a datagram each way through the multi")
 }
 
 func TestNew(t *testing.T) {

@@ -93,7 +93,10 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 	defer tr.Close()
 	peers, err := tr.WaitPeers(ctx, 1)
 	require.NoError(t, err)
-	const timeout = 5 * time.Second
+	// The silence timeout outlasts the test's context (30 s): a disconnect
+	// seen at all is the host's notice, on a machine however loaded, and
+	// without the notice the test fails waiting for it.
+	const timeout = time.Minute
 	cl, err := authority.NewClient[line](authority.ClientConfig{Host: peers[0], Players: 2,
 		Net: rollnet.NetConfig{DisconnectTimeout: timeout, Settings: uint64(len("r1"))}}, tr, step)
 	require.NoError(t, err)
@@ -128,7 +131,7 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 			// first): the notice did it, not a broken connection, and
 			// not the silence timeout.
 			require.NotContains(t, logs.String(), "msg=stopped", "the client learnt of the host leaving only when its transport closed")
-			require.Less(t, time.Since(stoppedAt), timeout/2)
+			t.Logf("dropped %v after the host was stopped", time.Since(stoppedAt).Round(time.Millisecond))
 			break
 		}
 	}
@@ -245,8 +248,9 @@ func TestHostAnnouncesThroughNetplay(t *testing.T) {
 	st, err := play(uint64(len("r1")))
 	require.NoError(t, err, "the line client plays")
 	require.Equal(t, netplay.Running, st.Phase)
-	start := time.Now()
+	// The refusal itself, not a timeout (which would end play with the
+	// context's error or netplay's own timeout, not ErrSettings).
 	_, err = play(99)
 	require.ErrorIs(t, err, netplay.ErrSettings)
-	require.Less(t, time.Since(start), 10*time.Second, "refused at once, not after a timeout")
+	require.NotErrorIs(t, err, context.DeadlineExceeded)
 }

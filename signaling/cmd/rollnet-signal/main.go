@@ -266,7 +266,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			return usageError{fmt.Errorf("-fleet-secret-file: %w", err)}
 		}
 		placer, err = fleet.NewPlacer(cfg.NATS, fleet.PlacerConfig{Config: fleet.Config{Name: *natsName, DeadAfter: *fleetDead},
-			Policy: policy, Secret: []byte(strings.TrimSpace(string(secret))), AddrRate: *fleetRate, AddrBurst: *fleetBurst, Logger: log})
+			Policy: policy, Secret: []byte(strings.TrimSpace(string(secret))), AddrRate: *fleetRate, AddrBurst: *fleetBurst, TrustedProxies: cfg.TrustedProxies, Logger: log})
 		if errors.Is(err, fleet.ErrConfig) {
 			return usageError{err}
 		}
