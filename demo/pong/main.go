@@ -41,7 +41,6 @@ type options struct {
 	timeout  time.Duration
 	seed     uint32
 	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
-	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
 	name     string // the player's name, shown to the opponent and spectators
 	record   string // -record: the file this side records its match into (record.go)
 	replay   string // -replay: the recording to play back instead of a match

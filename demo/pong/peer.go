@@ -92,7 +92,7 @@ func childArgs(o options, side, inject int) []string {
 	return []string{"-child", "-bot", "-headless", "-name", "bot", "-signal", o.signal, "-room", o.room,
 		"-side", strconv.Itoa(side), "-delay", strconv.Itoa(o.delay), "-fps", strconv.Itoa(o.fps), "-mode", o.mode,
 		"-timeout", o.timeout.String(), "-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
-		"-inject-desync", strconv.Itoa(inject), "-frames", strconv.Itoa(frames), "-spectator", o.watcher}
+		"-inject-desync", strconv.Itoa(inject), "-frames", strconv.Itoa(frames)}
 }
 
 // runNet plays a network match: it joins the room (netplay.Join, Watch
