@@ -500,8 +500,8 @@ func (m *netMatch) extra() (out []string) {
 		st := c.Stats()
 		qs, resyncs := c.PlayoutStats()
 		out = append(out,
-			fmt.Sprintf("host states         %d applied, %d dropped; %d matched the prediction, %d did not; advice: inputs %.1f frames early, rate %+.1f%%",
-				st.StatesApplied, st.StatesDropped, st.Matches, st.Mismatches, st.Depth, 100*st.Rate),
+			fmt.Sprintf("host states         %d applied (frames %d to %d played), %d dropped; %d matched the prediction, %d did not; advice: inputs %.1f frames early, rate %+.1f%%",
+				st.StatesApplied, m.from, m.played, st.StatesDropped, st.Matches, st.Mismatches, st.Depth, 100*st.Rate),
 			fmt.Sprintf("playout             %d played, %d coasted, stalls %d, jumps %d, underruns %d, clock resyncs %d; own paddle held to its top speed on %d drawn frames",
 				qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, resyncs, m.heldFrames))
 	}

@@ -219,7 +219,7 @@ func TestDedicatedHost(t *testing.T) {
 // frames, not its host's frame number: a client killed and started again
 // with -rejoin FILE -frames 300 when its host is already past frame 240
 // plays 300 frames from its return (the host's frame number once ended it
-// after 60, or at once past 300): its checksum lines span them.
+// after 60, or at once past 300): the host frames it played span them.
 func TestRejoinPastFrames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three processes for about 15 s")
@@ -240,14 +240,12 @@ func TestRejoinPastFrames(t *testing.T) {
 	t.Logf("restarted client:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOK, status)
 	require.Contains(t, out, "frames played       300")
-	var frames []int
-	for _, m := range regexp.MustCompile(`(?m)^pong: checksum frame (\d+) `).FindAllStringSubmatch(out, -1) {
-		f, _ := strconv.Atoi(m[1])
-		frames = append(frames, f)
-	}
-	require.NotEmpty(t, frames)
-	require.Greater(t, frames[0], 240, "it came back past frame 240")
-	require.GreaterOrEqual(t, frames[len(frames)-1]-frames[0], 180, "it played 300 frames of its own, not to the host's frame 300: %v", frames)
+	m := regexp.MustCompile(`host states +\d+ applied \(frames (\d+) to (\d+) played\)`).FindStringSubmatch(out)
+	require.NotNil(t, m, "the host frames it played")
+	lo, _ := strconv.Atoi(m[1])
+	hi, _ := strconv.Atoi(m[2])
+	require.Greater(t, lo, 240, "it came back past frame 240")
+	require.GreaterOrEqual(t, hi-lo, 250, "it played 300 frames of its own (the playout may lag its end), not to the host's frame 300")
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
 	_, _ = host.end(t)
 }
