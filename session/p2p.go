@@ -662,11 +662,12 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	first := bits.TrailingZeros64(l.Mask)
 	_, hi := p.core.acceptWindow()
 	stride := bits.OnesCount64(l.Mask) * p.size
-	for k := range m.Frames {
+	k := 0 // from the first frame not heard yet: resent ones are skipped
+	if d := int64(p.recv[first]) + 1 - int64(m.Start); d > 0 {
+		k = int(min(d, int64(m.Frames)))
+	}
+	for ; k < m.Frames; k++ {
 		f := rollnet.Frame(m.Start) + rollnet.Frame(k)
-		if f <= p.recv[first] {
-			continue
-		}
 		if f > p.recv[first]+1 || f > hi {
 			break
 		}

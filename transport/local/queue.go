@@ -108,9 +108,11 @@ func (q *queue) peek() *arrival {
 	return first
 }
 
-// popDue removes the next arrival due at now, taking the lanes in turn. Its
-// buffer stays readable until the next push; the caller releases its slot.
-func (q *queue) popDue(now int64) (arrival, bool) {
+// due returns the lane whose earliest arrival is the next due at now,
+// taking the lanes in turn, or nil. The receiver reads that arrival in
+// place (l.heap[0]) and pops it; its buffer stays readable until the next
+// push, and the receiver releases its slot.
+func (q *queue) due(now int64) *lane {
 	k := q.next
 	for range q.lanes {
 		if k >= len(q.lanes) {
@@ -120,11 +122,24 @@ func (q *queue) popDue(now int64) (arrival, bool) {
 			if q.next = k + 1; q.next == len(q.lanes) {
 				q.next = 0
 			}
-			return l.removeAt(0), true
+			return l
 		}
 		k++
 	}
-	return arrival{}, false
+	return nil
+}
+
+// pop removes the lane's earliest arrival (removeAt(0) without its copy).
+func (l *lane) pop() {
+	last := len(l.heap) - 1
+	if last > 0 {
+		l.heap[0] = l.heap[last]
+	}
+	l.heap[last] = arrival{}
+	l.heap = l.heap[:last]
+	if last > 1 {
+		l.down(0)
+	}
 }
 
 func (q *queue) release(slot int32) {
