@@ -397,7 +397,7 @@ func (p *P2P[S, I]) predict(player int, last I, frame rollnet.Frame) I {
 		if g > p.fed[player] {
 			var in I
 			if b, ok := p.hist.get(g, player); ok {
-				copy(bytesOf(&in), b)
+				copyInput(bytesOf(&in), b)
 				if g == frame {
 					return in
 				}
@@ -756,7 +756,7 @@ func (p *P2P[S, I]) agree() {
 		p.frozenAt[pl] = f
 		var in I
 		if b, ok := p.hist.get(f, pl); ok && f >= rollnet.Frame(p.delay) {
-			copy(bytesOf(&in), b)
+			copyInput(bytesOf(&in), b)
 		}
 		p.frozen[pl] = in
 		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerDisconnected, Player: pl, Frame: f})
@@ -787,7 +787,7 @@ func (p *P2P[S, I]) feed() {
 				break
 			}
 			var in I
-			copy(bytesOf(&in), b)
+			copyInput(bytesOf(&in), b)
 			if err := p.core.AddRemoteInput(pl, f, in); err != nil && !errors.Is(err, ErrConflict) {
 				break
 			}

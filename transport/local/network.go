@@ -268,7 +268,7 @@ func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
 		return
 	}
 	n.seq++
-	dropped := dst.q.push(dst.q.lane(lk), arrival{at: at, seq: n.seq, link: lk}, b)
+	dropped := dst.q.push(dst.q.lane(lk), lk, at, n.seq, b)
 	if dropped != nil {
 		dropped.stats.DroppedFull++
 	}

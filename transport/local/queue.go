@@ -73,8 +73,9 @@ func (q *queue) lane(lk *link) *lane {
 
 // push copies b into a free buffer and queues it on l. With the pool full
 // it makes room in the longest lane, or refuses b when l is the longest; it
-// reports the arrival it dropped (b's or an older one), if any.
-func (q *queue) push(l *lane, a arrival, b []byte) (dropped *link) {
+// reports the link of the arrival it dropped (b's or an older one), if
+// any. The arrival (lk's, due at, queued seq-th) is built in place.
+func (q *queue) push(l *lane, lk *link, at int64, seq uint64, b []byte) (dropped *link) {
 	if q.used == q.bound() {
 		long := l
 		for _, o := range q.lanes {
@@ -83,17 +84,20 @@ func (q *queue) push(l *lane, a arrival, b []byte) (dropped *link) {
 			}
 		}
 		if long == l {
-			return a.link
+			return lk
 		}
 		long.removeNewest(q)
 		dropped = long.link
 	}
-	a.slot = q.free[len(q.free)-1]
+	slot := q.free[len(q.free)-1]
 	q.free = q.free[:len(q.free)-1]
 	q.used++
-	a.n = int32(copy(q.buf(a.slot), b))
-	l.heap = append(l.heap, a)
-	l.up(len(l.heap) - 1)
+	off := int(slot) * transport.MaxDatagram
+	n := copy(q.bufs[off:off+transport.MaxDatagram], b)
+	l.heap = append(l.heap, arrival{at: at, seq: seq, link: lk, slot: slot, n: int32(n)})
+	if k := len(l.heap) - 1; k > 0 {
+		l.up(k)
+	}
 	return dropped
 }
 
