@@ -142,14 +142,20 @@ func (e *Endpoint) sent(l *Link, b []byte, err error) {
 	l.seq++
 	l.lastSend = e.t
 	if err != nil {
-		if errors.Is(err, transport.ErrPeerGone) && l.state == Running {
-			e.Disconnect(l)
-		}
+		e.sendFailed(l, err)
 		return
 	}
 	l.pktsSent++
 	l.bytesSent += uint64(len(b))
 	l.winSent += uint64(len(b))
+}
+
+// sendFailed is sent's error path, out of line so that sent inlines: a
+// peer the transport reports gone is disconnected.
+func (e *Endpoint) sendFailed(l *Link, err error) {
+	if errors.Is(err, transport.ErrPeerGone) && l.state == Running {
+		e.Disconnect(l)
+	}
 }
 
 // BulkSender is implemented by transports with a send path for bulk
