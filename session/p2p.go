@@ -530,7 +530,9 @@ func (p *P2P[S, I]) pump() {
 		p.handle(l, typ, b)
 	}
 	for _, l := range p.ep.Links() {
-		p.ep.Tick(l)
+		if p.ep.TickDue(l) { // the call skipped on most frames
+			p.ep.Tick(l)
+		}
 	}
 	take, open := !p.rejoining(), false
 	for i, l := range p.ep.Links()[:p.nPlayers] {
@@ -879,7 +881,9 @@ func (p *P2P[S, I]) flush() {
 				p.sendSpectator(l)
 			}
 		}
-		p.ep.KeepAlive(l, l.LocalAdv)
+		if p.ep.KeepAliveDue(l) {
+			p.ep.KeepAlive(l, l.LocalAdv)
+		}
 	}
 }
 
