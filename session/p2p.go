@@ -118,10 +118,11 @@ type P2P[S any, I comparable] struct {
 	added    []rollnet.Frame // per local player: the frame of the newest AddLocalInput
 	newest   rollnet.Frame   // newest local frame committed (sent to peers)
 
-	running bool
-	wait    int
-	checks  link.Checks
-	rec     recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
+	running  bool
+	unagreed bool // a player may be disconnected and not frozen yet: agree looks
+	wait     int
+	checks   link.Checks
+	rec      recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
 
 	inBuf   []byte
 	inStat  []codec.PeerStatus
@@ -564,7 +565,9 @@ func (p *P2P[S, I]) pump() {
 			p.ep.Push(rollnet.Event{Kind: rollnet.EventRunning})
 		}
 	}
-	p.agree()
+	if p.unagreed {
+		p.agree()
+	}
 }
 
 // handle processes one packet from l.
@@ -728,12 +731,18 @@ func (p *P2P[S, I]) lost(l *link.Link) {
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		p.disc[bits.TrailingZeros64(mask)] = true
 	}
+	p.unagreed = true
 }
 
 // agree fixes the last real frame of each disconnected player once every
 // remaining peer has reported its own final view of it: the smallest
 // frame anyone heard. Every peer computes the same minimum.
+//
+// It looks only while p.unagreed: lost and frozenDone, which make a player
+// disconnected and not frozen, set it, and agree clears it once no player
+// awaits agreement.
 func (p *P2P[S, I]) agree() {
+	pending := false
 	for pl := range p.players {
 		if !p.disc[pl] || p.frozenAt[pl] != rollnet.NoFrame {
 			continue
@@ -752,6 +761,7 @@ func (p *P2P[S, I]) agree() {
 			f = min(f, rollnet.Frame(s.LastFrame))
 		}
 		if !known {
+			pending = true
 			continue
 		}
 		f = max(f, p.fed[pl]) // what was fed stays (only a lying peer gets here)
@@ -763,6 +773,7 @@ func (p *P2P[S, I]) agree() {
 		p.frozen[pl] = in
 		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerDisconnected, Player: pl, Frame: f})
 	}
+	p.unagreed = pending
 }
 
 // feed gives the core every remote input it may have: heard ones (in
