@@ -824,10 +824,13 @@ func (p *P2P[S, I]) feed() {
 
 // checksums computes the checksums of newly confirmed frames due one.
 func (p *P2P[S, I]) checksums() {
-	if p.checks.Interval <= 0 {
-		return
+	if c := min(p.core.confirmed, p.core.frame-1); p.checks.Interval > 0 && p.checks.Next <= c {
+		p.checksumsTo(c) // out of line: one frame in ChecksumInterval has one due
 	}
-	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
+}
+
+// checksumsTo computes the checksums due of frames up to c.
+func (p *P2P[S, I]) checksumsTo(c rollnet.Frame) {
 	for p.checks.Next <= c {
 		f := p.checks.Next
 		p.checks.Next += rollnet.Frame(p.checks.Interval)
