@@ -31,10 +31,10 @@ func newHistory(frames, players, size int) history {
 func (h *history) put(f rollnet.Frame, player int, b []byte) {
 	i := player*(h.mask+1) + int(f)&h.mask
 	h.tags[i] = f
-	copyInput(h.data[i*h.size:(i+1)*h.size], b)
+	copyInput(h.data[i*h.size:], b) // len(b) is h.size
 }
 
-// copyInput copies one input's bytes, src into dst of the same length:
+// copyInput copies one input's bytes, src into dst (at least as long):
 // the sizes inputs mostly have as one load and store each, without
 // memmove's call (several a frame, of two bytes say).
 func copyInput(dst, src []byte) {
