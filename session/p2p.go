@@ -104,6 +104,7 @@ type P2P[S any, I comparable] struct {
 	capacity int
 	owner    []int // per player: the index of the link holding it, -1 local
 	local    uint64
+	stride   int // bytes of one frame of the local players' inputs
 	all      uint64
 	multi    bool // two or more remote player peers: connection status is exchanged and agreed
 	nPlayers int  // player links (links[:nPlayers]); spectators follow
@@ -208,6 +209,7 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 	if p.local == 0 {
 		return fmt.Errorf("%w: no local player (a spectator is a Spectator)", ErrConfig)
 	}
+	p.stride = bits.OnesCount64(p.local) * ic.size
 	p.nPlayers = len(p.ep.Links())
 	p.status = make([][]codec.PeerStatus, p.nPlayers)
 	for i := range p.status {
@@ -912,7 +914,7 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 		n = min(n, p.rejoinLimit(l, start))
 	}
 	n = max(n, 0)
-	stride := bits.OnesCount64(p.local) * p.size
+	stride := p.stride
 	var in []byte // the inputs, when one run of the history holds them (one local player)
 	if stride == p.size {
 		in, _ = p.hist.run(start, bits.TrailingZeros64(p.local), n)
