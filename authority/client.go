@@ -36,6 +36,9 @@ type ClientStats struct {
 	// match (they were dropped: a forged state, or a bug); Reanchors the times the client's present was moved to the
 	// host's (a first state, or a host state outside the client's window).
 	StatesApplied, StatesDropped, StatesUnverified, Reanchors uint64
+	// StatesVerified counts the states taken whose checksum was checked
+	// and matched (every checkedEvery-th).
+	StatesVerified uint64
 	// NacksSent counts repair requests, FragmentsRepaired fragments that
 	// arrived for a state after its Nack.
 	NacksSent, FragmentsRepaired uint64
@@ -572,6 +575,7 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	}
 	c.baseTags[k], c.baseOf[k], c.sure[k] = f, rollnet.Frame(m.Base), false
 	if m.Checked {
+		c.stats.StatesVerified++
 		c.verify(f)
 	}
 	c.newestHost = f

@@ -65,6 +65,7 @@ type authSide[S any, I comparable] interface {
 	checksumAt(m *Match[S, I], frame rollnet.Frame) (uint32, error) // a host's
 	token(m *Match[S, I]) (Token, bool)                             // a client's
 	slotOf(m *Match[S, I], peer transport.Peer) int                 // a host's
+	stats(m *Match[S, I], s Stats) (Stats, transport.Peer)          // Match.Stats's
 	close(m *Match[S, I])
 }
 
@@ -118,6 +119,8 @@ func (authHalf[S, I]) token(m *Match[S, I]) (Token, bool) {
 }
 
 func (authHalf[S, I]) slotOf(m *Match[S, I], peer transport.Peer) int { return m.slotOf(peer) }
+
+func (authHalf[S, I]) stats(m *Match[S, I], s Stats) (Stats, transport.Peer) { return m.authStats(s) }
 
 func (authHalf[S, I]) close(m *Match[S, I]) {
 	if m.h != nil {
@@ -185,6 +188,9 @@ func (m *Match[S, I]) tickHost(in I) error {
 	}
 	m.st.Phase, m.st.Advanced = Running, true
 	m.evs = h.Events(m.evs[:0])
+	st := h.Stats()
+	m.st.Rollbacks = st.Rollbacks
+	m.hostNews(st)
 	m.events(m.evs)
 	if f := h.Frame(); f%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
 		m.hostRoster()
@@ -204,7 +210,7 @@ func (m *Match[S, I]) hostRoster() {
 	now := m.now()
 	away := ""
 	for _, c := range clients {
-		if c.First < 0 || c.First >= len(m.roster) {
+		if m.quit[c.Peer] || c.First < 0 || c.First >= len(m.roster) {
 			continue
 		}
 		e := rosterEntry{state: 1, name: m.nameOf(c.Peer)}
@@ -218,8 +224,10 @@ func (m *Match[S, I]) hostRoster() {
 			continue // a client never holds the host's own slots
 		}
 		m.roster[c.First] = e
-		m.names[c.First] = e.name
 		m.st.Have++
+	}
+	for i := m.cfg.LocalPlayers; i < len(m.names); i++ {
+		m.names[i] = m.roster[i].name // "" for a free slot
 	}
 	if away != m.st.Away {
 		m.st.Away, m.awayUntil = away, now.Add(m.cfg.Grace)
@@ -280,6 +288,12 @@ func (m *Match[S, I]) parseRoster(b []byte) error {
 	if len(b) != 0 {
 		return errMalformed
 	}
+	switch {
+	case away != "" && away != m.st.Away:
+		m.tell("%s dropped at frame %d", away, m.Frame())
+	case away == "" && m.st.Away != "":
+		m.tell("%s is back at frame %d", m.st.Away, m.Frame())
+	}
 	m.st.Away = away
 	m.awayUntil = m.now().Add(back)
 	return nil
@@ -329,6 +343,7 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		dt = min(now.Sub(m.lastTick), 250*time.Millisecond)
 	}
 	m.lastTick = now
+	_, newest := c.HostState() // a state failing its check is newer
 	steps, err := c.Update(dt)
 	if errors.Is(err, authority.ErrSettings) {
 		// The host refused what netplay's greeting could not check (the
@@ -347,7 +362,24 @@ func (m *Match[S, I]) tickClient(in I, now time.Time) error {
 		st := c.Stats()
 		m.st.Phase, m.st.Advanced, m.st.RTT = Running, steps > 0, st.RTT
 		m.st.Rollbacks = int(st.Mismatches)
+		if st.StatesUnverified > m.unverified {
+			m.unverified = st.StatesUnverified
+			if m.st.Desync == "" {
+				m.firstDesync = newest + 1
+				m.st.Desync = fmt.Sprintf("a host state after frame %d did not match its checksum: the client's copy of a state it was coded against was not the host's (dropped, back to the newest verified)", newest)
+			}
+		}
 		if m.seat != st.First {
+			if m.seat < 0 {
+				how, then := "joined", ""
+				switch {
+				case st.Rejoined:
+					how, then, m.rejoins = "rejoined", ": its token taken, the same slot", m.rejoins+1
+				case st.Rejected:
+					then = " afresh: its rejoin token refused (too late)"
+				}
+				m.tell("%s the host %s at frame %d (slot %d)%s", how, m.nameOf(m.hostPeer()), c.Frame(), st.First+1, then)
+			}
 			m.seat = st.First
 			m.nextGreet = now // the host and the others learn the slot at once
 			if m.seat >= 0 && m.seat < len(m.names) {

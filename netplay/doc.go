@@ -86,6 +86,25 @@
 // ErrRejoinRefused (the token is deleted). Tokens implement
 // encoding.TextMarshaler.
 //
+// # What happened, and the figures
+//
+// News is the match's story, a line each as it happens (never per
+// frame): "bob dropped at frame 412 (nothing heard for 5s): may rejoin
+// for 60 s", "bob rejoined at frame 730", this player's own "rejoined at
+// frame 730: replayed 728 frames in 1.1s", "spectator eve joined at frame
+// 90 (replays from frame 0)", a host's "carl joined at frame 12 (slot
+// 2)", a client's "joined the host hana at frame 14 (slot 2)", a
+// spectator's "caught up with the host: ...". A game shows the newest and prints News()[n:] for the n it
+// has shown. Stats sums the session's figures for every mode (rollbacks,
+// the round trips through the game loops and, over WebRTC, the network's
+// and the route ICE chose, when the first channel opened, the checksums
+// compared and agreed, bytes, spectators, rejoins); reading it allocates
+// nothing. An authoritative client's checksums are its host's: every 8th
+// state carries one, which the client checks (authority.ClientStats's
+// StatesVerified and StatesUnverified); a state that fails its check
+// after taking one that was not the host's is a desync, Status.Desync
+// names it, as a P2P desync.
+//
 // # Messages
 //
 // netplay's messages travel on the same transport as the session's,

@@ -193,6 +193,31 @@ type Match[S any, I comparable] struct {
 	onSession func() error
 	err       error
 	closed    bool
+
+	// The story and the figures (news.go).
+	news        []string
+	upAt        time.Time     // when the transport was up
+	opened      time.Duration // from upAt to the first channel open
+	netAt       time.Time     // when PeerInfo was last read
+	netRTT      time.Duration
+	route       string
+	firstDesync rollnet.Frame
+	spectators  int
+	rejoins     int
+	silent      map[transport.Peer]time.Time // peers interrupted, since when silent
+	slotPeers   map[transport.Peer]int       // a host's clients told of
+	quit        map[transport.Peer]bool      // a host's clients that quit
+	joined      uint64                       // a host's clients joined and rejoined, told
+	rejoinedN   uint64
+	expired     uint64
+	dropped     string              // the player (client) last dropped, while it may come back
+	unverified  uint64              // an authoritative client's StatesUnverified, seen
+	fastForward bool                // a spectator is catching up
+	seatStats   []rollnet.PeerStats // P2P: each seat's link, as last read
+	retired     rollnet.PeerStats   // P2P: the links seats had before their players came back
+	rbAt        [8]time.Time        // the rollback count's samples, an eighth of a second apart
+	rbN         [8]int
+	rbI         int
 }
 
 func validate(mode Mode, cfg *Config) error {
@@ -290,13 +315,16 @@ func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I
 	}
 	m := &Match[S, I]{
 		mode: mode, cfg: cfg, simulate: simulate, now: cfg.Now, auth: auth,
-		peers: map[transport.Peer]*peer{},
-		buf:   make([]byte, 0, codec.MaxPacket),
-		rbuf:  make([]byte, transport.MaxDatagram),
-		evs:   make([]rollnet.Event, 0, 32),
-		seat:  -1,
-		names: make([]string, cfg.Players),
-		gone:  make([]bool, cfg.Players),
+		peers:       map[transport.Peer]*peer{},
+		slotPeers:   map[transport.Peer]int{},
+		quit:        map[transport.Peer]bool{},
+		firstDesync: rollnet.NoFrame,
+		buf:         make([]byte, 0, codec.MaxPacket),
+		rbuf:        make([]byte, transport.MaxDatagram),
+		evs:         make([]rollnet.Event, 0, 32),
+		seat:        -1,
+		names:       make([]string, cfg.Players),
+		gone:        make([]bool, cfg.Players),
 	}
 	m.epoch = m.now()
 	m.deadline = m.epoch.Add(cfg.Timeout)
@@ -375,6 +403,7 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 // ready takes the transport once dialed.
 func (m *Match[S, I]) ready(d dialed) {
 	m.rtc, m.sig, m.tr, m.room = d.rtc, d.sig, d.tr, d.room
+	m.upAt = m.now()
 	m.placed = d.placed
 	if d.greet != nil {
 		m.cfg.Peers = d.greet
@@ -428,7 +457,8 @@ func (m *Match[S, I]) Mode() Mode {
 // before it has one and for a spectator or a dedicated host.
 func (m *Match[S, I]) Seat() int { return m.seat }
 
-// Name is the name of the player in seat (or slot), "" if unknown.
+// Name is the name of the player in seat (or slot), "" if unknown (on a
+// host, once a client quit its slot, or its grace ran out).
 func (m *Match[S, I]) Name(seat int) string {
 	if seat < 0 || seat >= len(m.names) {
 		return ""
@@ -594,6 +624,7 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 			return m.timeout(now)
 		}
 	}
+	m.noteOpen(now)
 	if !m.built() {
 		m.connectTick(now)
 		if m.err != nil {
@@ -848,15 +879,21 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 	if m.tr != nil && m.built() {
 		m.greet(now, time.Second)
 	}
-	if !m.saved && m.cfg.Tokens != nil && m.cfg.Room != "" {
-		if tok, ok := m.newToken(); ok {
-			m.token = tok
-			m.saved = true
-			m.fail(m.cfg.Tokens.Save(tok))
+	if !m.saved {
+		if tok, ok := m.newToken(); ok { // Token's, kept in Config.Tokens if set
+			m.token, m.saved = tok, true
+			if m.cfg.Tokens != nil && m.cfg.Room != "" {
+				m.fail(m.cfg.Tokens.Save(tok))
+			}
 		}
 	}
 	m.st.Frame = m.Frame()
 	m.st.InputDelay = m.delay
+	if now.Sub(m.rbAt[m.rbI]) >= time.Second/8 { // Stats.RollbacksPerSecond's window
+		m.rbI = (m.rbI + 1) % len(m.rbAt)
+		m.rbAt[m.rbI] = now
+	}
+	m.rbN[m.rbI] = m.st.Rollbacks
 	m.st.Timeout = 0
 	if m.st.Interrupted != "" {
 		m.st.Timeout = max(m.intUntil.Sub(now), 0)

@@ -237,20 +237,34 @@ func (m *Match[S, I]) tickP2P(in I) error {
 	m.events(m.evs)
 	m.st.RTT, m.st.FrameAdvantage, m.st.Rollbacks = 0, 0, p.Stats().Rollbacks
 	left := 0
+	if m.seatStats == nil {
+		m.seatStats = make([]rollnet.PeerStats, m.cfg.Players)
+	}
 	for s, id := range m.remoteSeats() {
-		if id == "" {
-			continue
+		if m.gone[s] {
+			left++
+		}
+		if id == "" || m.gone[s] {
+			continue // a player gone has no stats to ask for (the asking allocates an error)
 		}
 		if ps, err := p.PeerStats(id); err == nil {
 			m.st.RTT = max(m.st.RTT, ps.RTT)
 			m.st.FrameAdvantage = max(m.st.FrameAdvantage, ps.LocalFrameAdvantage)
-		}
-		if m.gone[s] {
-			left++
+			if old := m.seatStats[s]; old.Peer != id && old.Peer != "" { // it rejoined from elsewhere
+				m.retired.BytesSent += old.BytesSent
+				m.retired.BytesReceived += old.BytesReceived
+				m.retired.ChecksumsCompared += old.ChecksumsCompared
+				m.retired.ChecksumsAgreed += old.ChecksumsAgreed
+			}
+			ps.Peer = id
+			m.seatStats[s] = ps
 		}
 	}
 	if left == m.cfg.Players-1 && !m.now().Before(m.awayUntil) {
 		m.st.Phase, m.st.Ended = Ended, EndPlayersLeft
+		if m.dropped != "" {
+			m.tell("%s did not rejoin within %v", m.dropped, cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow))
+		}
 	}
 	if m.seat == 0 && p.Frame()%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
 		m.p2pRoster() // the spectators' names and who is away
@@ -302,19 +316,62 @@ func (m *Match[S, I]) laggard() string {
 	return ""
 }
 
-// events folds the session's events into the status.
+// events folds the session's events into the status, and tells News.
 func (m *Match[S, I]) events(evs []rollnet.Event) {
 	for _, ev := range evs {
+		f := m.Frame()
+		pe := m.peers[ev.Peer]
+		spectator := pe != nil && pe.h.Role == roleSpectator && m.p != nil
 		switch ev.Kind {
+		case rollnet.EventSynchronized:
+			if spectator {
+				m.spectators++
+				m.tell("spectator %s joined at frame %d (replays from frame 0)", m.nameOf(ev.Peer), f)
+			}
+		case rollnet.EventSyncFailed:
+			if spectator {
+				m.tell("spectator %s failed its handshake at frame %d: %s", m.nameOf(ev.Peer), f, ev.Reason)
+			}
 		case rollnet.EventNetworkInterrupted:
 			m.st.Interrupted = m.nameOf(ev.Peer)
 			m.intUntil = m.now().Add(ev.Timeout)
+			m.silence(ev)
 		case rollnet.EventNetworkResumed, rollnet.EventDisconnected:
 			if m.st.Interrupted == m.nameOf(ev.Peer) {
 				m.st.Interrupted = ""
 			}
-			if ev.Kind == rollnet.EventDisconnected && m.sp != nil && ev.Peer == m.hostOfSpectator() {
+			if ev.Kind == rollnet.EventNetworkResumed {
+				delete(m.silent, ev.Peer)
+				break
+			}
+			switch {
+			case spectator:
+				m.tell("spectator %s left at frame %d", m.nameOf(ev.Peer), f)
+			case m.sp != nil && ev.Peer == m.hostOfSpectator():
 				m.st.Phase, m.st.Ended = Ended, EndHostGone
+				m.left(ev.Peer, "the host "+m.nameOf(ev.Peer), f, "")
+			case m.c != nil && ev.Peer == m.hostPeer():
+				m.st.Phase, m.st.Ended = Ended, EndHostGone
+				m.left(ev.Peer, "the host "+m.nameOf(ev.Peer), f, "")
+			case m.h != nil:
+				if m.slotOf(ev.Peer) >= 0 { // not a connection its client rejoined from
+					then := ""
+					if _, vanished := m.silent[ev.Peer]; vanished {
+						then = fmt.Sprintf(": its slot is kept for %v", m.cfg.Grace)
+						m.dropped = m.nameOf(ev.Peer)
+					} else {
+						m.quit[ev.Peer] = true // its slot is no longer its (its record waits out the grace all the same)
+					}
+					m.left(ev.Peer, m.nameOf(ev.Peer), f, then)
+				}
+			case m.p != nil && pe != nil && pe.h.Seat != noSeat && int(pe.h.Seat) < m.cfg.Players && m.remoteSeats()[pe.h.Seat] == ev.Peer:
+				then := ""
+				if m.cfg.Net.RejoinWindow >= 0 {
+					w := cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow)
+					then = fmt.Sprintf(": may rejoin for %d s", int(w/time.Second))
+					m.dropped = m.nameOf(ev.Peer)
+				}
+				m.left(ev.Peer, m.nameOf(ev.Peer), f, then)
 			}
 		case rollnet.EventPlayerDisconnected:
 			if ev.Player >= 0 && ev.Player < len(m.gone) {
@@ -328,15 +385,29 @@ func (m *Match[S, I]) events(evs []rollnet.Event) {
 					m.awayUntil = m.awayUntil.Add(cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow))
 				}
 			}
+		case rollnet.EventPlayerRejoining:
+			if ev.Player != m.seat && ev.Player >= 0 && ev.Player < len(m.names) {
+				m.tell("%s is rejoining at frame %d", m.names[ev.Player], ev.Frame)
+			}
 		case rollnet.EventPlayerRejoined:
 			if ev.Player >= 0 && ev.Player < len(m.gone) {
 				m.gone[ev.Player] = false
 				if m.st.Away == m.names[ev.Player] {
 					m.st.Away = ""
 				}
+				switch {
+				case ev.Player == m.seat && m.p != nil:
+					rs := m.p.RejoinStats()
+					m.tell("rejoined at frame %d: replayed %d frames in %v", ev.Frame, rs.Replayed, rs.CatchUp.Round(time.Millisecond))
+				default:
+					m.rejoins++
+					m.dropped = ""
+					m.tell("%s rejoined at frame %d", m.names[ev.Player], ev.Frame)
+				}
 			}
 		case rollnet.EventDesyncDetected:
 			if m.st.Desync == "" {
+				m.firstDesync = ev.Frame
 				m.st.Desync = fmt.Sprintf("frame %d: checksum %08x here, %08x at %s; the simulations parted after frame %d",
 					ev.Frame, ev.Local, ev.Remote, m.nameOf(ev.Peer), ev.Agreed)
 			}
@@ -366,6 +437,11 @@ func (m *Match[S, I]) tickSpectator() error {
 		if sp.CatchingUp() {
 			m.st.Phase = CatchingUp
 			m.st.Done, m.st.Total = int(sp.Frame()), int(sp.Frame())+sp.Behind()
+			m.fastForward = true
+		} else if m.fastForward {
+			m.fastForward = false
+			m.tell("caught up with the host: %d frames fast-forwarded (not drawn), live %.2f s after joining",
+				sp.Frame(), m.now().Sub(m.upAt).Seconds())
 		}
 	case errors.Is(err, session.ErrHostGone):
 		m.st.Phase, m.st.Ended = Ended, EndHostGone

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,13 +58,14 @@ func TestAuthorityProcessesAgree(t *testing.T) {
 	// machine's playout skips some (jumps: seen 42 of 60 under CI's load);
 	// every applied state is compared in the reports' exchange below.
 	require.GreaterOrEqual(t, same, 20, "the client printed too few of the 60 checksums")
-	require.Equal(t, 2, strings.Count(out, "(checksums agree)"))
+	require.Equal(t, 1, strings.Count(out, "(checksums agree)"), "the client's check of the host's states")
 	require.Equal(t, 2, strings.Count(out, "frames played       3600"))
 	require.Equal(t, 2, strings.Count(out, "result              ok"))
 }
 
-// TestAuthorityDesyncFails: a client whose applied states are not the
-// host's (injected from frame 120) fails both processes with status 1.
+// TestAuthorityDesyncFails: a client whose copy of the host's states is
+// not the host's (injected from frame 120) is caught by the protocol's
+// checksums and fails with status 1, which becomes its parent's.
 func TestAuthorityDesyncFails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two processes")
@@ -73,34 +73,27 @@ func TestAuthorityDesyncFails(t *testing.T) {
 	out, status := demo(t, 60*time.Second, "-mode", "authority", "-frames", "240", "-fps", "120", "-headless", "-inject-desync", "120")
 	t.Logf("demo output:\n%s", withoutChecksums(out))
 	require.Equal(t, exitDesync, status)
-	require.Equal(t, 2, strings.Count(out, "result              FAILED: desync"))
+	require.Equal(t, 1, strings.Count(out, "result              FAILED: desync"))
 	// The first frame both compared is the injection's, or the next the
 	// client played when its paced playout skipped that one.
 	for _, m := range regexp.MustCompile(`first at frame (\d+)\)`).FindAllStringSubmatch(out, -1) {
 		f, _ := strconv.Atoi(m[1])
-		require.True(t, f >= 120 && f < 130, "first desync at frame %d, injected at 120", f)
+		require.True(t, f >= 120 && f < 150, "first desync at frame %d, injected at 120", f)
 	}
 }
 
-// TestAuthorityImpairedHitches: over 45 ± 20 ms with 5% loss each way the
-// client prints the hitches counted on the frames it drew, none on its own
-// paddle (corrections are smoothed, and held to the paddle's speed: checked
-// to fail, 1 to 11 hitches, with the smoother and the hold off), and the
-// states it applied still agree with the host's.
-func TestAuthorityImpairedHitches(t *testing.T) {
+// TestAuthorityImpaired: over 45 ± 20 ms with 5% loss each way the
+// client plays its budget, its own paddle held to its speed while
+// corrections come, and the host's states it took verify.
+func TestAuthorityImpaired(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two processes for about 15 s")
 	}
 	out, status := demo(t, 60*time.Second, "-mode", "authority", "-frames", "600", "-headless", "-impair", "45ms,20ms,5%")
 	t.Logf("demo output:\n%s", withoutChecksums(out))
 	require.Equal(t, exitOK, status)
-	m := regexp.MustCompile(`hitches \(drawn\)     own paddle (\d+), host's paddle (\d+), ball (\d+), in (\d+) drawn frames`).FindStringSubmatch(out)
-	require.NotNil(t, m, "the client prints its hitches")
-	drawn, _ := strconv.Atoi(m[4])
-	require.Greater(t, drawn, 500)
-	t.Logf("hitches on %s drawn frames: own paddle %s, host's paddle %s, ball %s", m[4], m[1], m[2], m[3])
-	require.Equal(t, "0", m[1], "hitches on the client's own paddle")
-	require.Equal(t, 2, strings.Count(out, "(checksums agree)"))
+	require.Regexp(t, `own paddle held to its top speed on \d+ drawn frames`, out)
+	require.Equal(t, 1, strings.Count(out, "(checksums agree)"))
 }
 
 // TestAuthoritySpectate: -spectate in the authority mode starts both
@@ -116,8 +109,8 @@ func TestAuthoritySpectate(t *testing.T) {
 	require.Contains(t, out, "pong report (spectator, client)")
 	require.Contains(t, out, "[left] pong report (left, host)")
 	require.Contains(t, out, "[right] pong report (right, client)")
-	require.Contains(t, out, "a spectator joined at frame")
-	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
+	require.Regexp(t, `joined at frame \d+ \(slot 3\)`, out)
+	require.Equal(t, 2, strings.Count(out, "(checksums agree)"))
 	require.Equal(t, 3, strings.Count(out, "result              ok"))
 }
 
@@ -157,50 +150,4 @@ func withoutChecksums(out string) string {
 		}
 	}
 	return b.String()
-}
-
-// TestSums: the checksum message round-trips, and what is not one is told
-// apart from what is a broken one.
-func TestSums(t *testing.T) {
-	b := appendSums(nil, 42, []uint32{1, 2, 0xdeadbeef})
-	first, crcs, err := parseSums(b, nil)
-	require.NoError(t, err)
-	require.Equal(t, int32(42), first)
-	require.Equal(t, []uint32{1, 2, 0xdeadbeef}, crcs)
-	_, _, err = parseSums(append([]byte{sumsType}, "pong"...), nil)
-	require.ErrorIs(t, err, errNotSums)
-	_, _, err = parseSums(b[:len(b)-1], nil)
-	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
-	_, _, err = parseSums(append(b, 0), nil)
-	require.ErrorIs(t, err, errSumsInvalid)
-	allocs.RequireZero(t, 100, func() { _ = appendSums(b[:0], 1, crcs) })
-}
-
-// TestChecks: frames are compared once each, whichever side's checksum
-// comes first, and the first difference is kept.
-func TestChecks(t *testing.T) {
-	c := newChecks()
-	c.own(1, 10)
-	c.other(1, 10)
-	c.other(1, 10) // a duplicate
-	c.other(2, 20)
-	c.own(2, 21)
-	c.other(3, 30) // never ours
-	require.Equal(t, 2, c.compared)
-	require.Equal(t, 1, c.desyncs())
-	require.Equal(t, int32(2), c.first)
-}
-
-func FuzzSums(f *testing.F) {
-	f.Add(appendSums(nil, 7, []uint32{1, 2, 3}))
-	f.Add(appendSums(nil, 0, make([]uint32, maxSums)))
-	f.Add(append([]byte{sumsType}, "pong left right"...))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		first, crcs, err := parseSums(b, nil)
-		if err != nil {
-			return
-		}
-		require.GreaterOrEqual(t, first, int32(0))
-		require.Equal(t, b, appendSums(nil, first, crcs), "a message parses only from its one encoding")
-	})
 }

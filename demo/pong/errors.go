@@ -5,7 +5,7 @@ import "errors"
 // The demo's sentinel errors.
 var (
 	// errPeerLeft ends a match whose opponent (a spectator's host) left;
-	// the report says how (matchLog.opponentEvent).
+	// the report says how (netplay's News).
 	errPeerLeft = errors.New("pong: the opponent left")
 	// errQuit ends a match the player left (q, Esc, Ctrl-C on the screen;
 	// SIGINT, SIGTERM, or a parent process that went away).

@@ -10,17 +10,12 @@ import (
 
 // impairment is the -impair flag: latency, jitter and loss added to every
 // datagram, each way, by transport/impair around the WebRTC transport.
-type impairment struct {
-	Latency time.Duration
-	Jitter  time.Duration
-	Loss    float64 // 0..1
-}
+type impairment local.Link
 
-// maxImpair bounds -impair's latency plus jitter, each way. Two players
+// maxImpair bounds -impair's latency plus jitter, each way: two players
 // who both impair this much have a round trip of four times it, and the
-// handshake needs five round trips: 20 s, inside syncTimeout. (The game
-// crawls long before: the rollback window covers about half a second, so
-// past a round trip of that much each frame waits for the network.)
+// handshake's five round trips, 20 s, fit in syncTimeout. (The game
+// crawls long before: the rollback window covers about half a second.)
 const maxImpair = time.Second
 
 // label is the impairment in words, for the screen and the report.
@@ -35,20 +30,16 @@ func (im impairment) label() string {
 	return s + " each way"
 }
 
-func (im impairment) link() local.Link {
-	return local.Link{Latency: im.Latency, Jitter: im.Jitter, Loss: im.Loss}
-}
-
 // config is the transport/impair configuration of both directions.
 func (im impairment) config(seed uint32) impair.Config {
-	return impair.Config{Out: im.link(), In: im.link(), Seed: uint64(seed)}
+	return impair.Config{Out: local.Link(im), In: local.Link(im), Seed: uint64(seed)}
 }
 
 func (im *impairment) String() string {
 	if im == nil || *im == (impairment{}) {
 		return ""
 	}
-	return impair.FormatLink(im.link())
+	return impair.FormatLink(local.Link(*im))
 }
 
 // Set parses "latency[,jitter[,loss%]]", e.g. "100ms,15ms,2%".

@@ -36,8 +36,8 @@ func TestMostImpairedStillPlays(t *testing.T) {
 		}
 		seat(t, nil, sides[0], sides[1])
 		start := time.Now()
-		for sides[0].p.Frame() < 60 || sides[1].p.Frame() < 60 {
-			require.Less(t, time.Since(start), time.Minute, "frames %d, %d", sides[0].p.Frame(), sides[1].p.Frame())
+		for sides[0].p2p().Frame() < 60 || sides[1].p2p().Frame() < 60 {
+			require.Less(t, time.Since(start), time.Minute, "frames %d, %d", sides[0].p2p().Frame(), sides[1].p2p().Frame())
 			time.Sleep(time.Second / 60)
 			for i, m := range sides {
 				require.NoError(t, m.Tick(Bot(m.State(), i)))

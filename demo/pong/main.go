@@ -41,7 +41,6 @@ type options struct {
 	timeout  time.Duration
 	seed     uint32
 	inject   int    // -inject-desync: corrupt the local state at this frame (tests)
-	watcher  string // -spectator: the spectator's signaling id (the left side feeds it)
 	name     string // the player's name, shown to the opponent and spectators
 	record   string // -record: the file this side records its match into (record.go)
 	replay   string // -replay: the recording to play back instead of a match
@@ -341,18 +340,12 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	switch {
 	case o.replay != "":
 		return runReplay(ctx, o, stdout, stderr)
-	case o.spectate && o.mode == modeAuthority:
-		return runAuthSpectate(ctx, o, stdout, stderr)
-	case o.spectate && o.signal != "":
-		return runP2P(ctx, o, stdout, stderr, nil)
-	case o.spectate:
-		return runSpectate(ctx, o, stdout, stderr)
-	case o.connect != "":
-		return runAuth(ctx, o, stdout, stderr, nil)
-	case o.signal == "":
+	case o.spectate && o.signal != "", o.connect != "":
+		return runNet(ctx, o, stdout, stderr, nil)
+	case o.spectate, o.signal == "":
 		return runParent(ctx, o, stdout, stderr)
 	}
-	return runPeer(ctx, o, stdout, stderr)
+	return runNet(ctx, o, stdout, stderr, nil)
 }
 
 // restoring is a writer that closes the terminal view before it writes:

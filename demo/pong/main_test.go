@@ -15,6 +15,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/netplay"
 )
 
 // childEnv, when set, makes this test binary run as the demo itself (see
@@ -184,6 +186,17 @@ func TestImpairFlag(t *testing.T) {
 	for _, bad := range []string{"", "x", "10ms,20ms", "1ms,0ms,101%", "1ms,1ms,1%,1", "-5ms", "3s", "1001ms", "900ms,200ms"} {
 		require.Error(t, im.Set(bad), bad)
 	}
+}
+
+// roomURL is the join URL for -signal and -room (netplay.RoomURL): a
+// named room, or, with no name, the next two joiners paired by the server;
+// a room token in -signal's query (?token=T) is kept.
+func roomURL(signal, room string) (string, error) {
+	u, err := netplay.RoomURL(signal, room, "")
+	if err != nil {
+		return "", fmt.Errorf("pong: -signal wants ws://HOST:PORT or wss://HOST (a room token as ?token=T), got %q", netplay.RedactURL(signal))
+	}
+	return u, nil
 }
 
 func TestRoomURL(t *testing.T) {
@@ -360,8 +373,8 @@ func TestSurvivorSaysHowTheOpponentLeft(t *testing.T) {
 		left, right *proc
 	}
 	pairs := []*pair{
-		{sig: syscall.SIGTERM, want: "result              the opponent quit at frame "},
-		{sig: syscall.SIGKILL, want: "result              the opponent vanished: nothing heard from it for "},
+		{sig: syscall.SIGTERM, want: "result              root quit at frame "},
+		{sig: syscall.SIGKILL, want: "result              root dropped at frame "},
 	}
 	for _, p := range pairs {
 		args := []string{"-signal", srv.url, "-room", "left-" + p.sig.String(), "-headless", "-frames", "-1", "-timeout", "20s"}
@@ -403,7 +416,7 @@ func TestSpectateRoomJoinsRunningMatch(t *testing.T) {
 	for _, p := range []*proc{left, right, watcher} {
 		require.Equal(t, exitOK, p.cmd.ProcessState.ExitCode())
 	}
-	require.Contains(t, left.out.String()+right.out.String(), "spectators          spectator ", "the seat-0 player fed the spectator")
+	require.Regexp(t, `news +spectator \S+ joined at frame \d+`, left.out.String()+right.out.String(), "the seat-0 player fed the spectator")
 	require.Contains(t, watcher.out.String(), "pong report (spectator)")
 	require.Contains(t, watcher.out.String(), "frames played       360")
 	require.Equal(t, 3, strings.Count(out, "(checksums agree)"))
@@ -448,13 +461,13 @@ func TestQuitKeyWhileWaiting(t *testing.T) {
 		require.NoError(t, err)
 		o.view = v
 		var said []string
-		v.said = func(msg string) { // on runPeer's goroutine
+		v.said = func(msg string) { // on runNet's goroutine
 			if said = append(said, msg); strings.Contains(msg, "waiting up to") {
 				require.NoError(t, sc.PostEvent(key))
 			}
 		}
 		var stdout, stderr strings.Builder
-		status := runPeer(context.Background(), o, &stdout, &stderr)
+		status := runNet(context.Background(), o, &stdout, &stderr, nil)
 		require.Equal(t, exitOK, status, "%s: the key did not cancel the wait (it ran to -timeout): %s", key.Name(), stderr.String())
 		require.Contains(t, stdout.String(), "cancelled while waiting")
 		require.Contains(t, said[0], "joining "+srv.url, "%q", said)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
-	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/signaling"
 )
 
@@ -24,14 +23,3 @@ func startSignalServer() (*signalServer, error) {
 }
 
 func (s *signalServer) close() { s.Close() }
-
-// roomURL is the join URL for -signal and -room (netplay.RoomURL): a
-// named room, or, with no name, the next two joiners paired by the server;
-// a room token in -signal's query (?token=T) is kept.
-func roomURL(signal, room string) (string, error) {
-	u, err := netplay.RoomURL(signal, room, "")
-	if err != nil {
-		return "", fmt.Errorf("pong: -signal wants ws://HOST:PORT or wss://HOST (a room token as ?token=T), got %q", netplay.RedactURL(signal))
-	}
-	return u, nil
-}

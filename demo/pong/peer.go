@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -8,34 +9,28 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/transport"
 )
 
-// Exit statuses.
+// Exit statuses (exitText in main.go says them to the player).
 const (
-	exitOK      = 0
-	exitDesync  = 1
-	exitUsage   = 2
-	exitFailure = 3 // failure to connect, or the match ended in an error
-	// exitOpponentLeft: the opponent (a spectator's host) left before the
-	// match's end; the report says whether it quit or vanished.
-	exitOpponentLeft = 4
-	// exitRejoinRefused: -rejoin, and the other player refused to take
-	// this one back (another match's FILE, the window is over); one line
-	// says why, and FILE is removed.
-	exitRejoinRefused = 5
+	exitOK            = 0
+	exitDesync        = 1
+	exitUsage         = 2
+	exitFailure       = 3 // failure to connect, or the match ended in an error
+	exitOpponentLeft  = 4 // the others left before the match's end
+	exitRejoinRefused = 5 // -rejoin: the other player refused to take this one back (FILE removed)
 )
 
 // runLocal plays one match in this process and prints its report. It
 // returns the exit status.
 func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer) int {
 	v := o.view
-	if v != nil {
-		v.side = m.Side()
-	}
 	err := play(ctx, m, v, o)
 	if v != nil && err != nil && !errors.Is(err, errQuit) {
 		// Why the match ended, on the screen before it closes.
@@ -90,101 +85,44 @@ func (r report) status() int {
 	return exitOK
 }
 
-// runParent is `go run ./demo/pong` with no -signal: a signaling server on
-// loopback, this process as a player, and a second process of this
-// program as the other one (a bot), over WebRTC.
-func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	if o.offline {
-		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
-	}
-	out := &syncWriter{w: stdout}
-	srv, err := hostRoom(&o)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitFailure
-	}
-	defer srv.close()
-	o.side = 0
-	inject := o.inject // a desync is injected on one side only: the opponent's
-	o.inject = 0
-	if o.headless {
-		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting the opponent process\n", srv.url, o.room)
-	}
-	var opp *opponent
-	// Joined: now start the opponent (in the authority mode, this process
-	// hosts and the opponent is its client).
-	startOpponent := func() error {
-		var err error
-		opp, err = startProcess(childArgs(o, 1, inject), out, o.headless, "[opponent] ")
-		return err
-	}
-	var status int
-	if o.mode == modeAuthority {
-		status = runAuth(ctx, o, out, stderr, startOpponent)
-	} else {
-		status = runP2P(ctx, o, out, stderr, startOpponent)
-	}
-	if opp == nil {
-		return status
-	}
-	// Our side is done and closed: the opponent sees us leave and ends too.
-	return opp.reap(10*time.Second, status, "the opponent", out)
-}
-
-// hostRoom starts a signaling server on loopback and points o at a new
-// room on it, for this process and the player processes it starts.
-func hostRoom(o *options) (*signalServer, error) {
-	srv, err := startSignalServer()
-	if err != nil {
-		return nil, err
-	}
-	o.signal, o.room = srv.url, "pong-"+randomHex(4)
-	return srv, nil
-}
-
-// childArgs are the flags of a player process started by this one.
+// childArgs are the flags of a player process started by this one (with
+// -frames -1 without a budget: it plays until its parent leaves).
 func childArgs(o options, side, inject int) []string {
-	args := []string{
-		"-child", "-bot", "-headless", "-name", "bot",
-		"-signal", o.signal, "-room", o.room, "-side", strconv.Itoa(side),
-		"-delay", strconv.Itoa(o.delay),
-		"-fps", strconv.Itoa(o.fps),
-		"-mode", o.mode,
-		"-timeout", o.timeout.String(),
-		"-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
-	}
-	if o.watcher != "" {
-		args = append(args, "-spectator", o.watcher)
-	}
-	if inject > 0 {
-		args = append(args, "-inject-desync", strconv.Itoa(inject))
-	}
-	if o.frames == 0 {
-		// Play until the parent leaves.
-		return append(args, "-frames", "-1")
-	}
-	return append(args, "-frames", strconv.Itoa(o.frames))
+	frames := cmp.Or(o.frames, -1)
+	return []string{"-child", "-bot", "-headless", "-name", "bot", "-signal", o.signal, "-room", o.room,
+		"-side", strconv.Itoa(side), "-delay", strconv.Itoa(o.delay), "-fps", strconv.Itoa(o.fps), "-mode", o.mode,
+		"-timeout", o.timeout.String(), "-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
+		"-inject-desync", strconv.Itoa(inject), "-frames", strconv.Itoa(frames)}
 }
 
-// runPeer is a process that joins a room on a signaling server: the
-// opponent the parent started, or a player on another machine.
-func runPeer(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	if o.mode == modeAuthority {
-		return runAuth(ctx, o, stdout, stderr, nil)
-	}
-	return runP2P(ctx, o, stdout, stderr, nil)
-}
-
-// runP2P plays the P2P mode: it joins the room (netplay.Join, or Watch
-// with -spectate), calls joined (if not nil) once in it, waits for the
-// opponent and plays.
-func runP2P(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
+// runNet plays a network match: it joins the room (netplay.Join, Watch
+// with -spectate; in the authority mode HostOrConnect, Host for the left
+// side, Connect for the right one or a spectator, ConnectQUIC with
+// -connect), calls joined (if not nil) once in it, waits for the session
+// and plays.
+func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
 	o.seed = o.seedOr(o.room)
+	cfg := netConfig(o)
 	start := netplay.Join[State, Input]
-	if o.spectate {
+	switch {
+	case o.mode == modeP2P && o.spectate:
 		start = netplay.Watch[State, Input]
+	case o.mode == modeP2P:
+	case o.connect != "":
+		o.say(stdout, "pong: dialing %s", o.connect)
+		host := netplay.QUICHost{URL: o.connect, PinSHA256: o.pinHash}
+		start = func(cfg netplay.Config, sim func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error) {
+			return netplay.ConnectQUIC(cfg, host, sim)
+		}
+	case o.side == 0 && !o.spectate:
+		cfg.LocalPlayers = 1
+		start = netplay.Host[State, Input]
+	case o.side == 1 || o.spectate:
+		start = netplay.Connect[State, Input]
+	default:
+		start = netplay.HostOrConnect[State, Input]
 	}
-	nm, err := start(p2pConfig(o), simulate)
+	nm, err := start(cfg, simulate)
 	if err != nil {
 		if errors.Is(err, netplay.ErrToken) {
 			fmt.Fprintf(stderr, "pong: -rejoin %s: %v\n", o.rejoin, err)
@@ -193,130 +131,198 @@ func runP2P(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
-	var m interface {
-		match
-		setOut(io.Writer)
-		setLink(link)
-	}
-	what := fmt.Sprintf("waiting up to %v for an opponent", o.timeout)
-	ready := func() bool { return nm.P2P() != nil }
-	var player *netMatch
-	if o.spectate {
-		m, what = newSpectatorMatch(nm, o, time.Now), "watching its match"
-		ready = func() bool { return nm.Spectator() != nil }
-	} else {
-		player = newNetMatch(nm, o, time.Now)
-		m = player
-		if player.back {
-			what = "rejoining the match"
-		}
-	}
-	inRoom, opened, err := joinRoom(ctx, nm, o, stdout, func() string { return what }, joined, ready)
+	m, err := newNetMatch(nm, o, time.Now)
 	if err != nil {
 		_ = nm.Close()
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	if o.headless && (!o.child || o.mode == modeAuthority) {
+		m.out = stdout
+	}
+	_, back := nm.Token()
+	what := func() string { // what it waits for, once in the room
 		switch {
-		case errors.Is(err, errCancelled):
-		case player != nil:
-			if err = player.failed(err); player.refused != "" {
-				fmt.Fprintln(stdout, player.refused)
-				return exitRejoinRefused
-			}
-		case errors.Is(err, netplay.ErrTimeout):
-			err = fmt.Errorf("pong: room %s: no match in it within %v; a spectator joins once both players are", nm.Room(), o.timeout)
-		default:
-			err = fmt.Errorf("pong: %w", err)
+		case nm.Mode() == netplay.ModeHost:
+			return fmt.Sprintf("hosting: waiting up to %v for a client", o.timeout)
+		case nm.Mode() == netplay.ModeClient:
+			return "joining its host"
+		case o.spectate:
+			return "watching its match"
+		case back:
+			return "rejoining the match"
+		}
+		return fmt.Sprintf("waiting up to %v for an opponent", o.timeout)
+	}
+	if err := joinRoom(ctx, nm, o, stdout, what, joined); err != nil {
+		if !errors.Is(err, errCancelled) {
+			err = m.failed(err)
+		}
+		_ = nm.Close()
+		if m.refused != "" {
+			fmt.Fprintln(stdout, m.refused)
+			return exitRejoinRefused
 		}
 		return connectFailed(err, stdout, stderr)
-	}
-	k := linkOfMatch(nm) // dialed now
-	k.inRoom, k.opened = inRoom, opened
-	m.setLink(k)
-	if o.headless && !o.child {
-		m.setOut(stdout)
 	}
 	return runLocal(ctx, m, o, stdout, stderr)
 }
 
-// setOut sends a match's progress lines to w (headless).
-func (l *matchLog) setOut(w io.Writer) { l.out = w }
-
-// setLink sets what the match shows of its connection.
-func (l *matchLog) setLink(k link) { l.link = k }
-
 // joinRoom ticks nm until it is in its room, says so (what follows "in
-// room R on S;") and calls joined (if not nil), then until ready: on the
-// waiting screen if there is one (q, Esc or Ctrl-C cancel: errCancelled).
-//
-// inRoom is when it joined the room; opened how long after that the
-// first data channel opened (the report's path line; 0 when none is open
-// yet, or without WebRTC).
-func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error, ready func() bool) (inRoom time.Time, opened time.Duration, err error) {
+// room R on S;") and calls joined (if not nil), then until its session
+// exists (a host: at once): on the waiting screen if there is one (q,
+// Esc or Ctrl-C cancel: errCancelled).
+func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if o.view != nil {
 		defer o.view.waiting(cancel)()
 	}
-	where := netplay.RedactURL(o.signal)
-	if o.connect != "" {
-		where = o.connect
-	}
+	where := cmp.Or(o.connect, netplay.RedactURL(o.signal))
 	o.say(stdout, "pong: joining %s", where)
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
-	var open [1]transport.Peer
-	isOpen := func() {
-		if rtc := nm.WebRTC(); !inRoom.IsZero() && opened == 0 && rtc != nil && len(rtc.Peers(open[:0])) > 0 {
-			opened = max(time.Since(inRoom), time.Millisecond)
-		}
-	}
-	for in := false; !in || !ready(); isOpen() {
+	for in := false; !in || nm.State() == nil; {
 		if !in && nm.Transport() != nil && nm.Mode() != 0 {
-			in, inRoom = true, time.Now()
+			in = true
 			o.say(stdout, "pong: in room %s on %s; %s", nm.Room(), where, what())
 			if joined != nil {
 				if err := joined(); err != nil {
-					return inRoom, 0, err
+					return err
 				}
 			}
 			continue
 		}
 		select {
 		case <-ctx.Done():
-			return inRoom, 0, errCancelled
+			return errCancelled
 		case <-tick.C:
 		}
 		if _, err := nm.AdvanceFrame(0); err != nil {
-			return inRoom, 0, err
+			return err
 		}
 	}
-	isOpen()
-	return inRoom, opened, nil
+	return nil
 }
 
-// runSpectate is `pong -spectate`: a signaling server on loopback, two bot
-// processes playing each other over WebRTC, and this process watching
-// their match as a spectator (netplay.Watch), fed by the seat-0 player.
-func runSpectate(ctx context.Context, o options, stdout, stderr io.Writer) int {
+// runParent is `go run ./demo/pong` without -signal: a signaling server
+// on loopback and a bot process of this program as the opponent (this
+// process hosts in the authority mode); with -spectate, two bot processes
+// playing each other and this one watching: in P2P through netplay.Watch
+// (fed by the seat-0 player), in the authority mode as the host's third
+// client without a paddle (the left player hosts and gives its slots in
+// join order, so this one joins once the right one plays).
+func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
+	if o.offline {
+		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
+	}
 	out := &syncWriter{w: stdout}
-	srv, err := hostRoom(&o)
+	srv, err := startSignalServer() // on loopback, a new room for this process and the ones it starts
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
 	defer srv.close()
-	if o.headless {
-		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting two player processes to watch\n", srv.url, o.room)
+	room := make([]byte, 4)
+	_, _ = rand.Read(room)
+	o.signal, o.room = srv.url, "pong-"+hex.EncodeToString(room)
+	inject := o.inject // a desync is injected on one side only: the opponent's
+	o.inject = 0
+	labels, sides, who, ordered := []string{"[opponent] "}, []int{1}, "the opponent", false
+	switch {
+	case !o.spectate:
+		o.side = 0
+	case o.mode == modeP2P: // labelled by start: netplay seats them by their ids
+		labels, sides, who = []string{"[player 1] ", "[player 2] "}, []int{0, 1}, "a player"
+	default:
+		labels, sides, who, ordered = []string{"[left] ", "[right] "}, []int{0, 1}, "a player", true
 	}
-	var players [2]*opponent
-	status := runP2P(ctx, o, out, stderr, func() error {
-		var err error
-		// Labelled by start, not by side: netplay seats them by their ids.
-		if players[0], err = startProcess(childArgs(o, 0, 0), out, o.headless, "[player 1] "); err == nil {
-			players[1], err = startProcess(childArgs(o, 1, 0), out, o.headless, "[player 2] ")
+	if o.headless {
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting %s\n", srv.url, o.room, map[bool]string{false: "the opponent process", true: "two player processes to watch"}[o.spectate])
+	}
+	// Their output streams through watch (kept until the end while a
+	// screen is up), which sees them join.
+	var kept *lockedBuffer
+	var sink io.Writer = out
+	if !o.headless {
+		kept = &lockedBuffer{}
+		sink = kept
+	}
+	seen := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	watch := &lineWatch{w: sink, want: map[string]chan struct{}{labels[0] + "pong: in room": seen[0], labels[len(labels)-1] + "pong: match started": seen[1]}}
+	var players []*opponent
+	start := func() error {
+		for i, label := range labels {
+			if i > 0 && ordered {
+				if err := awaitLine(ctx, seen[0], "the left player never joined the room", o.timeout); err != nil {
+					return err
+				}
+			}
+			p, err := startProcess(childArgs(o, sides[i], inject), watch, true, label)
+			if err != nil {
+				return err
+			}
+			players = append(players, p)
 		}
-		return err
-	})
-	return reapPlayers(players[:], o, status, out)
+		if ordered {
+			return awaitLine(ctx, seen[1], "the right player never joined the host", o.timeout)
+		}
+		return nil
+	}
+	var status int
+	if !ordered {
+		status = runNet(ctx, o, out, stderr, start)
+	} else if err := start(); err != nil {
+		status = connectFailed(err, out, stderr)
+	} else {
+		status = runNet(ctx, o, out, stderr, nil)
+	}
+	// Our side is done and closed: an opponent sees us leave and ends too;
+	// players without a budget play until we leave (closing their stdin).
+	grace := 10 * time.Second
+	if o.spectate && o.frames == 0 {
+		grace = 0
+	}
+	for _, p := range players {
+		status = p.reap(grace, status, who, out)
+	}
+	if kept != nil {
+		_, _ = io.WriteString(out, kept.String())
+	}
+	return status
+}
+
+// awaitLine waits up to d for seen to close.
+func awaitLine(ctx context.Context, seen <-chan struct{}, what string, d time.Duration) error {
+	select {
+	case <-seen:
+		return nil
+	case <-ctx.Done():
+		return errCancelled
+	case <-time.After(d):
+		return fmt.Errorf("pong: %s within %v", what, d)
+	}
+}
+
+// lineWatch passes writes on to w and closes want's channel the first
+// time a write holds its text (the players' prefixWriters write whole
+// lines).
+type lineWatch struct {
+	mu   sync.Mutex
+	w    io.Writer
+	want map[string]chan struct{}
+}
+
+func (l *lineWatch) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for text, seen := range l.want {
+		if strings.Contains(string(p), text) {
+			close(seen)
+			delete(l.want, text)
+		}
+	}
+	return l.w.Write(p)
 }
 
 func (o options) seedOr(room string) uint32 {
@@ -324,10 +330,4 @@ func (o options) seedOr(room string) uint32 {
 		return o.seed
 	}
 	return seedFor(room)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -8,55 +8,36 @@ import (
 	"time"
 )
 
-// match is one side of a game as the loop drives it: the offline game, or
-// a P2P session over a network.
+// match is one side of a game as the loop drives it: the offline game, a
+// replay, or a network match (netMatch).
 type match interface {
-	// Side is the local player's side (0 left, 1 right); -1 for a
-	// spectator.
-	Side() int
-	// State is the live state to draw.
-	State() *State
-	// Tick adds the local input for the next frame and advances one frame
-	// if the session allows it now (it may ask to wait). It returns an
-	// error that ends the match.
-	Tick(in Input) error
-	// HUD is the live numbers.
-	HUD() hud
-	// Report is the closing report; call after the last Tick.
-	Report() report
-	// Close releases the network.
-	Close() error
+	Side() int        // the local player's side (0 left, 1 right), -1 for a spectator
+	State() *State    // the state to draw
+	Tick(Input) error // the local input for the next frame; advances if the session allows it now; an error ends the match
+	HUD() hud         // the live numbers
+	Report() report   // the closing report, after the last Tick
+	Close() error     // releases the network
 }
 
-// report is what both processes print at exit.
+// report is what every process prints at exit.
 type report struct {
-	Role      string        // "left", "right", "spectator"
-	Frames    int32         // frames simulated
-	Compared  int           // confirmed frames whose checksums were compared with the peer's
-	Desyncs   int           // comparisons that disagreed
-	Rollbacks int64         // rollbacks
-	Deepest   int           // deepest rollback, frames
-	Resim     int64         // frames re-simulated by rollbacks
-	OutBPS    float64       // bytes per second sent
-	InBPS     float64       // bytes per second received
-	LoopRTT   time.Duration // round trip through both game loops (PeerStats.RTT), last measured
-	NetRTT    time.Duration // the network's own round trip (WebRTC's ICE), last measured; 0 when unknown
-	WebRTC    bool          // played over WebRTC (NetRTT is known there)
-	Path      string        // the candidate pair ICE selected, over WebRTC (matchLog.networkPath)
-	Score     [2]uint8
-	Wins      [2]uint8
-	First     int32    // first frame found to differ, when Desyncs > 0
-	Forensics string   // where the states of the first desync parted (record.go)
-	Impair    string   // the -impair line, if any
-	Watchers  []string // spectators' news, in order: joined during the match, refused, failed, left
-	Rejoins   []string // -rejoin's news, in order: the opponent dropped, rejoined; this player rejoined
-	Refused   string   // -rejoin: the one line saying the other player refused to take this one back
-	Failed    string   // the one line saying why there was no match at all (the wrong host, say)
-	Err       string   // why the match ended early, if it did
-	Left      string   // how the opponent (a spectator's host) left before the match's end, if it did
-	Players   string   // who played whom
-	Checks    string   // what Compared compares, when not the P2P confirmed frames
-	Extra     []string // the mode's own lines, before the score
+	Role              string // "left", "right", "spectator", "left, host", ...
+	Frames            int32  // frames played
+	Compared, Desyncs int    // checksums compared with the peers (netplay.Stats), and those that disagreed
+	First             int32  // the first frame found to differ, when Desyncs > 0
+	Desync, Forensics string // netplay's line on the first desync; where the states parted (record.go)
+	Rollbacks, Resim  int64  // rollbacks, and the frames they re-simulated
+	Deepest           int    // deepest rollback, frames
+	OutBPS, InBPS     float64
+	LoopRTT, NetRTT   time.Duration // through both game loops; the network's own (WebRTC's ICE), 0 when unknown
+	WebRTC            bool          // played over WebRTC (NetRTT is known there)
+	Path, Impair      string        // the candidate pair ICE selected and when the channel opened; the -impair line
+	Score, Wins       [2]uint8
+	News              []string // netplay's story of the match
+	Refused           string   // -rejoin: the one line saying the other player refused to take this one back
+	Err, Left         string   // why the match ended early (an error); how the others left before its end
+	Players           string   // who played whom
+	Extra             []string // the mode's own lines, before the score
 }
 
 // print writes the report in one write, so another process's lines
@@ -64,8 +45,8 @@ type report struct {
 func (r report) print(out io.Writer) {
 	w := &strings.Builder{}
 	defer func() { _, _ = io.WriteString(out, w.String()) }()
-	if r.Refused != "" || r.Failed != "" {
-		fmt.Fprintln(w, r.Refused+r.Failed) // the match was never ours to report
+	if r.Refused != "" {
+		fmt.Fprintln(w, r.Refused) // the match was never ours to report
 		return
 	}
 	agree := "checksums agree"
@@ -83,52 +64,52 @@ func (r report) print(out io.Writer) {
 	case r.Left != "":
 		result = r.Left
 	}
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "  %-19s %s\n", label, fmt.Sprintf(format, args...))
+	}
 	fmt.Fprintf(w, "pong report (%s)\n", r.Role)
-	if r.Players != "" {
-		fmt.Fprintf(w, "  players             %s\n", r.Players)
+	line("players", "%s", r.Players)
+	line("frames played", "%d", r.Frames)
+	switch {
+	case strings.HasSuffix(r.Role, "host"):
+		line("states checked", "by its clients: every 8th state sent carries the host's checksum")
+	case strings.HasSuffix(r.Role, "client"):
+		line("states compared", "%d frames, the host's checksums (%s)", r.Compared, agree)
+	default:
+		line("confirmed compared", "%d frames, every %dth (%s)", r.Compared, checksumInterval, agree)
 	}
-	fmt.Fprintf(w, "  frames played       %d\n", r.Frames)
-	if r.Checks != "" {
-		fmt.Fprintf(w, "  states compared     %d frames, %s (%s)\n", r.Compared, r.Checks, agree)
-	} else {
-		fmt.Fprintf(w, "  confirmed compared  %d frames, every %dth (%s)\n", r.Compared, checksumInterval, agree)
+	for _, kv := range [][2]string{{"desync", r.Desync}, {"desync forensics", r.Forensics}} {
+		if kv[1] != "" {
+			line(kv[0], "%s", kv[1])
+		}
 	}
-	if r.Forensics != "" {
-		fmt.Fprintf(w, "  desync forensics    %s\n", r.Forensics)
-	}
-	fmt.Fprintf(w, "  rollbacks           %d (deepest %d, %d frames re-simulated)\n", r.Rollbacks, r.Deepest, r.Resim)
-	fmt.Fprintf(w, "  bytes/s             out %.0f, in %.0f\n", r.OutBPS, r.InBPS)
-	fmt.Fprintf(w, "  round trip          game loop %s (a packet waits for each loop's tick)\n", fmtRTT(r.LoopRTT))
+	line("rollbacks", "%d (deepest %d, %d frames re-simulated)", r.Rollbacks, r.Deepest, r.Resim)
+	line("bytes/s", "out %.0f, in %.0f", r.OutBPS, r.InBPS)
+	line("round trip", "game loop %s (a packet waits for each loop's tick)", fmtRTT(r.LoopRTT))
 	if r.WebRTC {
 		how := "WebRTC ICE"
 		if r.Impair != "" {
 			how += "; -impair adds its delay above the transport, in the game loop's figure"
 		}
-		fmt.Fprintf(w, "                      network %s (%s)\n", fmtRTT(r.NetRTT), how)
+		line("", "network %s (%s)", fmtRTT(r.NetRTT), how)
 	}
-	if r.Path != "" {
-		fmt.Fprintf(w, "  path                %s\n", r.Path)
+	for _, kv := range [][2]string{{"path", r.Path}, {"impairment", r.Impair}} {
+		if kv[1] != "" {
+			line(kv[0], "%s", kv[1])
+		}
 	}
-	if r.Impair != "" {
-		fmt.Fprintf(w, "  impairment          %s\n", r.Impair)
-	}
-	for i, s := range r.Watchers {
-		label := "spectators"
+	for i, s := range r.News {
+		label := "news"
 		if i > 0 {
 			label = ""
 		}
-		fmt.Fprintf(w, "  %-19s %s\n", label, s)
+		line(label, "%s", s)
 	}
-	for i, s := range r.Rejoins {
-		label := "rejoin"
-		if i > 0 {
-			label = ""
-		}
-		fmt.Fprintf(w, "  %-19s %s\n", label, s)
+	for _, s := range r.Extra {
+		fmt.Fprintf(w, "  %s\n", s)
 	}
-	_, _ = io.WriteString(w, extraLines(r.Extra))
-	fmt.Fprintf(w, "  score               %d-%d (matches %d-%d)\n", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
-	fmt.Fprintf(w, "  result              %s\n", result)
+	line("score", "%d-%d (matches %d-%d)", r.Score[0], r.Score[1], r.Wins[0], r.Wins[1])
+	line("result", "%s", result)
 }
 
 func fmtRTT(d time.Duration) string {
@@ -136,31 +117,6 @@ func fmtRTT(d time.Duration) string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
-}
-
-// rate counts events per second over a sliding one-second window, sampled
-// once per frame.
-type rate struct {
-	at    [8]time.Time
-	count [8]int64
-	i     int
-}
-
-// sample records the running total n at time now and returns the events
-// per second over about the last second.
-func (r *rate) sample(now time.Time, n int64) float64 {
-	if now.Sub(r.at[r.i]) < time.Second/8 {
-		r.count[r.i] = n
-	} else {
-		r.i = (r.i + 1) % len(r.at)
-		r.at[r.i], r.count[r.i] = now, n
-	}
-	old := (r.i + 1) % len(r.at)
-	dt := now.Sub(r.at[old])
-	if r.at[old].IsZero() || dt <= 0 {
-		return 0
-	}
-	return float64(n-r.count[old]) / dt.Seconds()
 }
 
 // play runs the game loop at o.fps until the frame budget is spent, the
@@ -175,37 +131,28 @@ func play(ctx context.Context, m match, v *view, o options) error {
 			return errQuit
 		case <-tick.C:
 		}
-		side := m.Side() // an authority client learns its side from the host
+		side, s := m.Side(), m.State() // an authority client learns its side from the host
 		if v != nil {
 			v.side = side
-		}
-		s := m.State()
-		var in Input
-		switch {
-		case side < 0:
-			if v != nil {
-				v.poll(s)
-			}
-		case v != nil && !o.bot:
 			v.poll(s)
-			in = v.keys.input(s, side)
-		default:
-			if v != nil {
-				v.poll(s)
-			}
-			in = Bot(s, side)
 		}
 		if v != nil && v.quit {
 			return errQuit
+		}
+		var in Input
+		switch {
+		case side < 0:
+		case v != nil && !o.bot:
+			in = v.keys.input(s, side)
+		default:
+			in = Bot(s, side)
 		}
 		if err := m.Tick(in); err != nil {
 			return err
 		}
 		h := m.HUD()
-		if c, ok := m.(interface{ catchingUp() bool }); ok && c.catchingUp() {
-			if v != nil {
-				v.drawProgress(h) // frames replayed in bulk are not drawn
-			}
+		if c, ok := m.(interface{ catchingUp() bool }); v != nil && ok && c.catchingUp() {
+			v.drawProgress(h) // frames replayed in bulk are not drawn
 		} else if v != nil {
 			v.draw(m.State(), h)
 		}

@@ -11,11 +11,8 @@ import (
 //	go run ./demo/pong host -quic :4433              # logs sha256=HEX
 //	go run ./demo/pong -mode authority -connect quic://HOST:4433 -pin HEX
 //
-// The room (-room, the host's default "rollnet-host") only names the
-// match's settings, as the host derives its serve seed from it.
-
-// defaultHostRoom is the room a dedicated host is in by default
-// (hostcmd's -room).
+// The room (-room, by default hostcmd's "rollnet-host") only names the
+// match's settings: the host derives its serve seed from it.
 const defaultHostRoom = "rollnet-host"
 
 // checkConnect checks -connect and -pin.

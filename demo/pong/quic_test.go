@@ -34,7 +34,7 @@ func TestDedicatedHostOverQUICAndWebRTC(t *testing.T) {
 		n := regexp.MustCompile(`states compared     (\d+) frames`).FindStringSubmatch(out)
 		require.NotNil(t, n, name)
 		k, _ := strconv.Atoi(n[1])
-		require.Greater(t, k, 100, "%s: the host's announced checksums were compared", name)
+		require.Greater(t, k, 50, "%s: the host's states were checked by their checksums (every 8th of 600)", name)
 	}
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
 	out, status := host.end(t)

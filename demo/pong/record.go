@@ -19,51 +19,43 @@ import (
 // game's rules, version 1. The serve seed is in the recorded initial state.
 const recordSettings = 0x706f6e67_00000001 // "pong", 1
 
-// debugging is what a player side keeps for after the match: the
-// -record file, and the states of the last checksummed frames (the
-// session's KeepStates, 64 states of 56 bytes) so that a desync's report
-// names the field where the two sides parted.
+// debugging is what a P2P player keeps for after the match: the -record
+// file, and the states of its last keptStates checksummed frames (about
+// 6 s at one every checksumInterval frames at 60 fps: past a round trip
+// and the report's wait), so that a desync's report names the field where
+// the two sides parted.
 type debugging struct {
-	f *os.File
-	w *bufio.Writer
-	r *replay.Recorder[State, Input] // nil without -record
-
+	f          *os.File
+	w          *bufio.Writer
+	r          *replay.Recorder[State, Input] // nil without -record
 	seed       uint32
 	side       int
-	desyncFile string        // this side's state at the first desync, written
-	desyncAt   rollnet.Frame // its frame
-	note       string        // why the forensics could not be done
+	file, note string        // this side's state at the first desync, written; or why it could not be
+	at         rollnet.Frame // its frame
 }
 
-// keptStates is how many checksummed frames' states a side keeps: at one
-// every checksumInterval frames, about 6 s at 60 fps, more than a round
-// trip and the report's wait.
 const keptStates = 64
 
-// debugTo sets up p's recording (o.record) and desync forensics. Call it
-// once the initial state is in place, before the first frame.
+// debugTo sets up p's recording (o.record) and desync forensics, once the
+// initial state is in place, before the first frame.
 func debugTo(p *session.P2P[State, Input], o options, side int) (*debugging, error) {
 	d := &debugging{seed: o.seed, side: side}
-	if err := p.KeepStates(keptStates); err != nil {
-		return nil, err
-	}
-	if o.record == "" {
-		return d, nil
+	if err := p.KeepStates(keptStates); err != nil || o.record == "" {
+		return d, err
 	}
 	f, err := os.Create(o.record)
 	if err != nil {
 		return nil, fmt.Errorf("pong: -record: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	r, err := replay.NewRecorder[State, Input](replay.RecorderConfig{Players: 2, Settings: recordSettings, States: true}, w, p.State())
+	d.f, d.w = f, bufio.NewWriterSize(f, 64<<10)
+	d.r, err = replay.NewRecorder[State, Input](replay.RecorderConfig{Players: 2, Settings: recordSettings, States: true}, d.w, p.State())
 	if err == nil {
-		err = p.SetRecorder(r)
+		err = p.SetRecorder(d.r)
 	}
 	if err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("pong: -record: %w", err)
 	}
-	d.f, d.w, d.r = f, w, r
 	return d, nil
 }
 
@@ -87,7 +79,7 @@ func stateFile(seed uint32, side int, f rollnet.Frame) string {
 // desync writes this side's state of the first desync's frame to its
 // state file.
 func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
-	if d == nil || d.desyncFile != "" || d.note != "" {
+	if d == nil || d.file != "" || d.note != "" {
 		return
 	}
 	st, ok := p.KeptState(e.Frame)
@@ -104,30 +96,30 @@ func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
 		d.note = err.Error()
 		return
 	}
-	d.desyncFile, d.desyncAt = name, e.Frame
+	d.file, d.at = name, e.Frame
 }
 
 // forensics is the report's line on the first desync: the field where
 // the two sides parted, when the other side's state file is on this
 // machine; else where this side's state is.
 func (d *debugging) forensics() string {
-	if d == nil || (d.desyncFile == "" && d.note == "") {
-		return ""
-	}
-	if d.note != "" {
+	if d == nil || d.file == "" {
+		if d == nil {
+			return ""
+		}
 		return d.note
 	}
 	other := sideName(1 - d.side)
-	ours, err1 := readState(d.desyncFile)
-	theirs, err2 := readState(stateFile(d.seed, 1-d.side, d.desyncAt))
+	ours, err1 := readState(d.file)
+	theirs, err2 := readState(stateFile(d.seed, 1-d.side, d.at))
 	if err := errors.Join(err1, err2); err != nil {
-		return fmt.Sprintf("frame %d: this side's state is in %s; compare it with the %s side's (%v)", d.desyncAt, d.desyncFile, other, err)
+		return fmt.Sprintf("frame %d: this side's state is in %s; compare it with the %s side's (%v)", d.at, d.file, other, err)
 	}
 	s, err := replay.DescribeDesync(ours, theirs, other)
 	if err != nil {
 		return err.Error()
 	}
-	return fmt.Sprintf("frame %d: %s", d.desyncAt, s)
+	return fmt.Sprintf("frame %d: %s", d.at, s)
 }
 
 func readState(name string) (*State, error) {
@@ -141,41 +133,36 @@ func readState(name string) (*State, error) {
 }
 
 // replayMatch is -replay on a terminal: the recorded match played back on
-// screen at -fps, checked frame by frame. It is a match for play.
+// screen at -fps, checked frame by frame.
 type replayMatch struct {
 	p    *replay.Replayer[State, Input]
 	name string
 	err  error // the replay's end: io.EOF when every frame was checked
 }
 
-// errReplayEnd ends play at the recording's last frame.
-var errReplayEnd = errors.New("end of the recording")
-
-func (m *replayMatch) Side() int     { return -1 }
-func (m *replayMatch) State() *State { return m.p.State() }
-func (m *replayMatch) Close() error  { return nil }
+func (m *replayMatch) Side() int      { return -1 }
+func (m *replayMatch) State() *State  { return m.p.State() }
+func (m *replayMatch) Close() error   { return nil }
+func (m *replayMatch) Report() report { return report{Role: "replay", Frames: int32(m.p.Frame())} }
 
 func (m *replayMatch) Tick(Input) error {
 	if m.err = m.p.AdvanceFrame(); m.err == io.EOF {
-		return errReplayEnd
+		return errQuit // the recording's end
 	}
 	return m.err
 }
 
 func (m *replayMatch) HUD() hud {
 	f := int32(m.p.Frame())
-	return hud{Title: "replay of " + m.name, Frame: f, Confirmed: f - 1,
-		Compared: uint64(m.p.Checked()), Agreed: uint64(m.p.Checked())}
+	return hud{Title: "replay of " + m.name, Frame: f, Confirmed: f - 1, Compared: uint64(m.p.Checked()), Agreed: uint64(m.p.Checked())}
 }
-
-func (m *replayMatch) Report() report { return report{Role: "replay", Frames: int32(m.p.Frame())} }
 
 // runReplay is -replay: it plays the recording back, on screen or
 // headless at full speed, and prints ok or the first frame that differs
 // and, the recording holding states, the fields. Exit status 0 when every
 // checksum agreed, 1 when the replay differs, 3 when the file cannot be
 // replayed.
-func runReplay(ctx context.Context, o options, stdout, stderr io.Writer) int {
+func runReplay(ctx context.Context, o options, out, stderr io.Writer) int {
 	f, err := os.Open(o.replay)
 	if err != nil {
 		fmt.Fprintf(stderr, "pong: -replay: %v\n", err)
@@ -191,27 +178,16 @@ func runReplay(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	start := time.Now()
 	if o.view == nil { // headless: check it at full speed
 		m.err = p.Run()
-	} else {
-		o.frames = 0
-		_ = play(ctx, m, o.view, o)
-		if m.err == io.EOF {
-			m.err = nil
-		}
+	} else if o.frames = 0; play(ctx, m, o.view, o) != nil && m.err == io.EOF {
+		m.err = nil
 	}
-	return replayResult(stdout, o.replay, p.Frame(), p.Checked(), time.Since(start), m.err)
-}
-
-// replayResult prints the replay's outcome and returns the exit status.
-func replayResult(out io.Writer, name string, frames rollnet.Frame, checked int, took time.Duration, err error) int {
-	fmt.Fprintf(out, "pong replay of %s\n", name)
-	fmt.Fprintf(out, "  frames replayed     %d in %v\n", frames, took.Round(time.Microsecond))
-	fmt.Fprintf(out, "  checksums agreed    %d\n", checked)
+	fmt.Fprintf(out, "pong replay of %s\n  frames replayed     %d in %v\n  checksums agreed    %d\n", o.replay, p.Frame(), time.Since(start).Round(time.Microsecond), p.Checked())
 	var me *replay.MismatchError
 	switch {
-	case err == nil:
+	case m.err == nil:
 		fmt.Fprintf(out, "  result              ok\n")
 		return exitOK
-	case errors.As(err, &me):
+	case errors.As(m.err, &me):
 		fmt.Fprintf(out, "  first difference    frame %d (last agreed: frame %d)\n", me.Frame, me.LastAgreed)
 		for _, d := range me.Fields {
 			fmt.Fprintf(out, "                      %s: %s recorded, %s replayed\n", d.Path, d.A, d.B)
@@ -222,6 +198,6 @@ func replayResult(out io.Writer, name string, frames rollnet.Frame, checked int,
 		fmt.Fprintf(out, "  result              FAILED: the replay differs from the recording\n")
 		return exitDesync
 	}
-	fmt.Fprintf(out, "  result              FAILED: %v\n", err)
+	fmt.Fprintf(out, "  result              FAILED: %v\n", m.err)
 	return exitFailure
 }

@@ -17,11 +17,11 @@ import (
 func playRecorded(t *testing.T, dir, name string, inject int) string {
 	file := filepath.Join(dir, name)
 	m := newMirror(t, 9, local.Link{Latency: 20 * time.Millisecond}, 3)
-	dbg, err := debugTo(m.a.p, options{record: file}, 0)
+	dbg, err := debugTo(m.a.p2p(), options{record: file}, 0)
 	require.NoError(t, err)
 	m.a.dbg = dbg
 	m.a.o.inject = inject
-	for m.a.p.Frame() < 600 || m.b.p.Frame() < 600 {
+	for m.a.p2p().Frame() < 600 || m.b.p2p().Frame() < 600 {
 		m.tick(t)
 	}
 	require.NoError(t, m.a.Close())
@@ -70,7 +70,7 @@ func TestRecordReplay(t *testing.T) {
 func TestDesyncForensics(t *testing.T) {
 	m := newMirror(t, 9, local.Link{Latency: 20 * time.Millisecond}, 3)
 	m.a.o.inject = 300
-	for m.a.p.Frame() < 600 || m.b.p.Frame() < 600 {
+	for m.a.p2p().Frame() < 600 || m.b.p2p().Frame() < 600 {
 		m.tick(t)
 	}
 	ra, rb := m.a.Report(), m.b.Report()

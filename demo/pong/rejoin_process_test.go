@@ -75,7 +75,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	require.NoError(t, right.cmd.Process.Signal(syscall.SIGKILL))
 	first, _ := right.end(t)
 	t.Logf("first right:\n%s", withoutChecksums(first))
-	left.waitFor(ctx, t, regexp.MustCompile(`^pong: bob dropped at frame \d+ .* can rejoin for 60 s$`))
+	left.waitFor(ctx, t, regexp.MustCompile(`^pong: bob dropped at frame \d+ .*: may rejoin for 60 s$`))
 
 	// Another match's FILE for bob's seat: bob's with another secret.
 	var tok netplay.Token

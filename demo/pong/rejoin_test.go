@@ -88,7 +88,7 @@ func (rp *rejoinPair) tick(t *testing.T) (errs [2]error) {
 // playTo ticks both until both reached frame f.
 func (rp *rejoinPair) playTo(t *testing.T, f rollnet.Frame) {
 	t.Helper()
-	for n := 0; rp.p[0].p.Frame() < f || rp.p[1].p.Frame() < f; n++ {
+	for n := 0; rp.p[0].p2p().Frame() < f || rp.p[1].p2p().Frame() < f; n++ {
 		require.Less(t, n, 4*int(f)+600, "the match does not advance")
 		errs := rp.tick(t)
 		require.NoError(t, errs[0])
@@ -101,7 +101,7 @@ func (rp *rejoinPair) playTo(t *testing.T, f rollnet.Frame) {
 func (rp *rejoinPair) drop(t *testing.T, side int) {
 	t.Helper()
 	rp.dead, rp.p[side] = rp.p[side], nil
-	for n := 0; !rp.p[1-side].dropped; n++ {
+	for n := 0; !rp.p[1-side].away(); n++ {
 		require.Less(t, n, 600, "never declared disconnected")
 		require.NoError(t, rp.tick(t)[1-side])
 	}
@@ -130,11 +130,11 @@ func TestRejoinInProcess(t *testing.T) {
 			who := rp.opts[dies].name
 			rp.drop(t, dies)
 			rp.tick(t)
-			require.Equal(t, who+" is away: may come back for 60 s", rp.p[lives].HUD().Note)
+			require.Equal(t, "running, "+who+" away (1m0s to come back)", rp.p[lives].HUD().Note)
 			for range 181 { // three seconds later
 				require.NoError(t, rp.tick(t)[lives], "the other player plays on")
 			}
-			require.Equal(t, who+" is away: may come back for 57 s", rp.p[lives].HUD().Note)
+			require.Equal(t, "running, "+who+" away (57s to come back)", rp.p[lives].HUD().Note)
 
 			tok, ok, err := netplay.FileStore{Path: rp.opts[dies].rejoin}.Load("friday")
 			require.NoError(t, err)
@@ -142,7 +142,7 @@ func TestRejoinInProcess(t *testing.T) {
 			require.Equal(t, dies, tok.Seat)
 			rp.p[dies] = rp.startAt(t, tc.addr, dies)
 			var progress []string
-			for n := 0; rp.p[dies].rejoinedAt == 0; n++ {
+			for n := 0; rp.p[dies].rejoinedAt() == 0; n++ {
 				require.Less(t, n, 600, "never rejoined")
 				if h := rp.p[dies].HUD(); h.Rejoining != "" {
 					progress = append(progress, h.Rejoining)
@@ -151,15 +151,15 @@ func TestRejoinInProcess(t *testing.T) {
 				require.NoError(t, errs[0])
 				require.NoError(t, errs[1])
 			}
-			r := rp.p[dies].rejoinedAt
+			r := rp.p[dies].rejoinedAt()
 			rp.tick(t)
-			require.Equal(t, fmt.Sprintf("rejoined at frame %d: replayed %d frames in %v", r, rp.p[dies].p.RejoinStats().Replayed, rp.p[dies].p.RejoinStats().CatchUp.Round(time.Millisecond)),
+			require.Equal(t, fmt.Sprintf("rejoined at frame %d: replayed %d frames in %v", r, rp.p[dies].p2p().RejoinStats().Replayed, rp.p[dies].p2p().RejoinStats().CatchUp.Round(time.Millisecond)),
 				rp.p[dies].HUD().Note, "its screen says so once it plays")
 			t.Logf("rejoined at frame %d; progress from %q to %q", r, progress[0], progress[len(progress)-1])
 			require.Contains(t, strings.Join(progress, "\n"), "rejoining: frame ")
 			// Every confirmed frame from R on agrees, state by state.
 			agree := &mirror{a: rp.p[0], b: rp.p[1], next: r}
-			for n := 0; rp.p[0].p.Frame() < r+600 || rp.p[1].p.Frame() < r+600; n++ {
+			for n := 0; rp.p[0].p2p().Frame() < r+600 || rp.p[1].p2p().Frame() < r+600; n++ {
 				require.Less(t, n, 1200, "the match does not advance")
 				errs := rp.tick(t)
 				require.NoError(t, errs[0])
@@ -168,17 +168,20 @@ func TestRejoinInProcess(t *testing.T) {
 			}
 			require.Greater(t, agree.next, r+500, "every frame compared from R on")
 			require.Contains(t, rp.p[lives].HUD().Note, who+" rejoined at frame ")
-			require.Equal(t, transport.Peer(tc.addr), rp.p[lives].peer, "the opponent is where it came back from")
+			require.Equal(t, transport.Peer(tc.addr), rp.p[lives].opponent(), "the opponent is where it came back from")
 			back2 := rp.p[dies].Report()
 			require.Zero(t, back2.Desyncs)
 			require.Positive(t, back2.Compared, "the session compared checksums after the rejoin")
-			require.Contains(t, back2.Rejoins[0], fmt.Sprintf("rejoined at frame %d: replayed ", r))
+			require.Contains(t, newsWith(back2.News, "rejoined")[0], fmt.Sprintf("rejoined at frame %d: replayed ", r))
 			lr := rp.p[lives].Report()
 			require.Zero(t, lr.Desyncs)
 			require.Empty(t, lr.Left)
-			require.Len(t, lr.Rejoins, 2, "%q", lr.Rejoins)
-			require.Contains(t, lr.Rejoins[0], who+" dropped at frame ")
-			require.Equal(t, lr.Rejoins[1], fmt.Sprintf("%s rejoined at frame %d", who, r))
+			told := newsWith(lr.News, who)
+			require.Len(t, told, 3, "%q", told)
+			require.Contains(t, told[0], who+" dropped at frame ")
+			require.Contains(t, told[0], ": may rejoin for 60 s")
+			require.Contains(t, told[1], who+" is rejoining at frame ")
+			require.Equal(t, told[2], fmt.Sprintf("%s rejoined at frame %d", who, r))
 		})
 	}
 }
@@ -190,17 +193,17 @@ func TestRejoinWindowPasses(t *testing.T) {
 	rp := newRejoinPair(t)
 	rp.playTo(t, 120)
 	rp.drop(t, 1)
-	from := rp.p[0].p.Frame()
+	from := rp.p[0].p2p().Frame()
 	var err error
 	for n := 0; err == nil; n++ {
 		require.Less(t, n, int(rejoinWindow/time.Second)*60+60, "the window never ended")
 		err = rp.tick(t)[0]
 	}
 	require.ErrorIs(t, err, errPeerLeft)
-	require.Greater(t, rp.p[0].p.Frame(), from+55*60, "the left player played on through the window")
+	require.Greater(t, rp.p[0].p2p().Frame(), from+55*60, "the left player played on through the window")
 	r := rp.p[0].Report()
-	require.Contains(t, r.Left, "the opponent vanished: declared disconnected at frame ")
-	require.Contains(t, r.Left, "did not rejoin within 1m0s")
+	require.Equal(t, "bob did not rejoin within 1m0s", r.Left)
+	require.Contains(t, r.News[0], "bob dropped at frame ")
 	require.Equal(t, exitOpponentLeft, r.status())
 }
 
@@ -229,7 +232,7 @@ func TestRejoinRefused(t *testing.T) {
 	var out strings.Builder
 	r.print(&out)
 	require.Equal(t, "pong: rejoin refused by alice: "+session.ReasonRejoinIdentity+" ("+rp.opts[1].rejoin+" removed)\n", out.String())
-	require.True(t, rp.p[0].dropped, "the left player still waits for the real one")
+	require.True(t, rp.p[0].away(), "the left player still waits for the real one")
 }
 
 // TestRejoinTickAllocs: with -rejoin, a frame allocates nothing at
@@ -262,7 +265,7 @@ func TestRejoinTickAllocs(t *testing.T) {
 	rp.drop(t, 1)
 	rp.p[1] = rp.startAt(t, "right again", 1)
 	rp.p[1].out = &out
-	for n := 0; rp.p[1].rejoinedAt == 0 || rp.p[0].p.Frame() < rp.p[1].rejoinedAt+300; n++ {
+	for n := 0; rp.p[1].rejoinedAt() == 0 || rp.p[0].p2p().Frame() < rp.p[1].rejoinedAt()+300; n++ {
 		require.Less(t, n, 1200, "never rejoined")
 		tick()
 	}
@@ -283,15 +286,16 @@ func TestRejoinRestartAtOnce(t *testing.T) {
 	ew, err := rp.net.Endpoint("watcher")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ew.Close() })
-	cfg := p2pConfig(options{delay: 2, fps: 60, seed: 99, room: "friday", name: "eve", timeout: 20 * time.Second})
+	cfg := netConfig(options{delay: 2, fps: 60, seed: 99, room: "friday", name: "eve", timeout: 20 * time.Second})
 	cfg.Signal, cfg.Transport, cfg.Peers, cfg.Now = "", ew, []transport.Peer{"left"}, rp.clock.Now
 	w, err := netplay.Watch[State, Input](cfg, simulate)
 	require.NoError(t, err)
-	newSpectatorMatch(w, options{seed: 99}, rp.clock.Now) // its state before frame 0
+	_, err = newNetMatch(w, options{seed: 99, fps: 60}, rp.clock.Now) // its state before frame 0
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = w.Close() })
 	rp.dead, rp.p[1] = rp.p[1], nil
 	rp.p[1] = rp.startAt(t, "right again", 1)
-	for n := 0; rp.p[1].rejoinedAt == 0; n++ {
+	for n := 0; rp.p[1].rejoinedAt() == 0; n++ {
 		require.Less(t, n, 900, "never rejoined")
 		errs := rp.tick(t)
 		require.NoError(t, errs[0])
@@ -299,10 +303,11 @@ func TestRejoinRestartAtOnce(t *testing.T) {
 		_, err := w.AdvanceFrame(0)
 		require.NoError(t, err)
 	}
-	rp.playTo(t, rp.p[1].rejoinedAt+120)
+	rp.playTo(t, rp.p[1].rejoinedAt()+120)
 	require.NotNil(t, w.Spectator(), "the spectator is fed")
-	require.Len(t, rp.p[0].spectators, 1, "the restarted player was not taken for a spectator: %q", rp.p[0].spectators)
-	require.Equal(t, transport.Peer("right again"), rp.p[0].peer)
+	spectators := newsWith(rp.p[0].nm.News(), "spectator ")
+	require.Len(t, spectators, 1, "the restarted player was not taken for a spectator: %q", spectators)
+	require.Equal(t, transport.Peer("right again"), rp.p[0].opponent())
 }
 
 // TestRejoinScreen: while it catches up, a player coming back sees its

@@ -1,0 +1,555 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/demo/pong/game"
+	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/playout"
+	"github.com/rollnet/rollnet/rollback"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport/impair"
+)
+
+// The network modes' numbers.
+const (
+	checksumInterval = 6                // frames between the P2P peers' checksum comparisons
+	capacity         = 32               // the session's rollback window: -delay's bound
+	linger           = 3 * time.Second  // a side done with its budget waits this long for the others to finish
+	dropAfter        = 5 * time.Second  // silence before a peer is declared gone (one that quits says so)
+	syncTimeout      = 30 * time.Second // the handshake of two links impaired as much as -impair allows
+	rejoinWindow     = 60 * time.Second // how long a -rejoin player may come back
+	printEvery       = 60               // frames between a headless side's checksum lines (tests compare them)
+	lastStates       = 30               // ticks a client plays out after its budget's last host state arrived
+	// ownSpeed bounds how fast a client draws its own paddle, in its top
+	// speeds: the timestep's dilation (10%) and a third to catch a
+	// correction up over a few frames instead of jumping it.
+	ownSpeed = 1.4
+)
+
+// -mode's values, and the authority mode's slots: the left paddle, the
+// right one, a spectator's (a client whose input moves nothing).
+const (
+	modeP2P, modeAuthority = "p2p", "authority"
+	authPlayers            = game.AuthoritySlots
+)
+
+// The dedicated pong host (pong host) runs the same simulation with both
+// players as clients; a late input rolls it back, as on the listen host.
+func init() {
+	hostcmd.Register("pong", hostcmd.Sim[State, Input]{
+		Players: authPlayers, Simulate: simulate, LateInput: authority.LateRollback,
+		Settings: func(room string) uint64 { return uint64(seedFor(room)) },
+		Init:     func(seed uint64) State { return NewState(uint32(seed)) },
+	})
+}
+
+// netConfig is the netplay configuration of every network side: P2P
+// (players, spectators) or the authority mode.
+func netConfig(o options) netplay.Config {
+	cfg := netplay.Config{
+		Signal: o.signal, Room: o.room, Name: o.name, Players: 2, FrameRate: o.fps, Settings: uint64(o.seed),
+		InputDelay: netplay.DelayBounds{Min: o.delay, Max: o.delay}, Timeout: o.timeout, Relay: o.relay,
+		Archive: 10 * 60 * o.fps, // ten minutes for late spectators and rejoiners
+		Net: rollnet.NetConfig{ChecksumInterval: checksumInterval, DisconnectTimeout: dropAfter,
+			SyncTimeout: syncTimeout, RejoinWindow: -1},
+	}
+	if o.frames > 0 {
+		cfg.Archive = o.frames + capacity // the whole match
+	}
+	if o.rejoin != "" {
+		cfg.Tokens = netplay.FileStore{Path: o.rejoin}
+		cfg.Net.RejoinWindow = rejoinWindow
+	}
+	if o.mode == modeAuthority {
+		cfg.Players, cfg.Grace, cfg.LateInput = authPlayers, o.grace, authority.LateRollback
+	}
+	if o.impair != (impairment{}) {
+		ic := o.impair.config(seedFor(o.name + o.room))
+		cfg.Impair = &ic
+	}
+	return cfg
+}
+
+// netMatch is this process's side of a network match in any role of
+// netplay's (a P2P player or spectator, an authoritative host or
+// client): its screen and report are netplay's Status, Stats and News.
+type netMatch struct {
+	nm      *netplay.Match[State, Input]
+	o       options
+	now     func() time.Time
+	out     io.Writer // progress lines (headless), nil: none
+	st      netplay.Status
+	err     error
+	told    int    // News lines printed
+	note    string // the newest, for the screen
+	refused string // -rejoin: the one line saying why the other player refused
+	// start is the first frame advanced (a host's: its client's arrival),
+	// end when the match stopped advancing (bytes/s), at which frame last.
+	start, end time.Time
+	last, next rollnet.Frame // next: the frame a P2P -rejoin player prints the checksum of next
+	dbg        *debugging
+	line       []byte // a checksum line being written
+	ts         *playout.Timestep
+	at         time.Time // a host's previous tick; a rejoiner's last progress line
+	// An authoritative client draws the playout's world with its own
+	// paddle predicted (compose).
+	draw             State
+	played, from     rollnet.Frame // the newest and the first host frame played (NoFrame before)
+	done, heldFrames int           // ticks since its budget's last host state; frames its paddle was held
+	lastOwn          float64
+	names            [2]string
+	back             bool // started from -rejoin's token
+}
+
+func newNetMatch(nm *netplay.Match[State, Input], o options, now func() time.Time) (*netMatch, error) {
+	m := &netMatch{nm: nm, o: o, now: now, draw: NewState(o.seed), played: rollnet.NoFrame, from: rollnet.NoFrame,
+		line: make([]byte, 0, 64), next: printEvery, lastOwn: math.NaN()}
+	if _, m.back = nm.Token(); m.back {
+		m.next = math.MaxInt32 // from its return on
+	}
+	var err error
+	m.ts, err = playout.NewTimestep(playout.TimestepConfig{Step: time.Second / time.Duration(o.fps)})
+	nm.OnSession(func() (err error) {
+		*nm.State() = NewState(o.seed)
+		if p := nm.P2P(); p != nil {
+			m.dbg, err = debugTo(p, o, nm.Seat())
+		}
+		return err
+	})
+	return m, err
+}
+
+func (m *netMatch) mode() netplay.Mode { return m.nm.Mode() }
+
+func (m *netMatch) Side() int {
+	if m.mode() == netplay.ModeHost {
+		return 0
+	}
+	if s := m.nm.Seat(); s <= 1 {
+		return s
+	}
+	return -1 // the authority mode's third slot: a spectator's
+}
+
+func (m *netMatch) State() *State {
+	if s := m.nm.State(); s != nil && m.mode() != netplay.ModeClient {
+		return s
+	}
+	return &m.draw
+}
+
+// Tick runs one tick: netplay's AdvanceFrame, or a host's frames for the
+// time since the last tick (its clients keep their lead on real time).
+func (m *netMatch) Tick(in Input) error {
+	n := 1
+	if m.mode() == netplay.ModeHost {
+		now := m.now()
+		dt := m.ts.Step()
+		if !m.at.IsZero() {
+			dt = now.Sub(m.at)
+		}
+		m.at, n = now, m.ts.Advance(dt)
+		if m.o.frames > 0 {
+			n = min(n, m.o.frames-int(m.nm.Frame()))
+		}
+	}
+	for ; n > 0 && m.err == nil; n-- {
+		m.inject()
+		m.advance(in)
+	}
+	return m.err
+}
+
+// inject is -inject-desync: from frame F, this side's state is not the
+// others'. A P2P player corrupts its own state once; an authoritative
+// client the copy of the host's newest state it decodes the next ones
+// against, until the protocol's checksums catch it.
+func (m *netMatch) inject() {
+	if p := m.nm.P2P(); p != nil && m.o.inject > 0 && int(p.Frame()) == m.o.inject {
+		p.State().Wins[m.Side()]++
+	}
+	if c := m.nm.AuthClient(); c != nil && m.o.inject > 0 && m.st.Desync == "" {
+		if s, f := c.HostState(); s != nil && int(f) >= m.o.inject {
+			s.Wins[1]++
+		}
+	}
+}
+
+// advance makes one AdvanceFrame and takes in what it says.
+func (m *netMatch) advance(in Input) {
+	st, err := m.nm.AdvanceFrame(in)
+	if m.st = st; err != nil {
+		m.err = m.failed(err)
+		return
+	}
+	p := m.nm.P2P()
+	for _, e := range m.nm.Events() {
+		switch {
+		case p != nil && e.Kind == rollnet.EventDesyncDetected:
+			m.dbg.desync(p, e)
+		case p != nil && e.Kind == rollnet.EventPlayerRejoined && e.Player == m.nm.Seat():
+			m.next = (e.Frame + printEvery - 1) / printEvery * printEvery // back: from R on
+		}
+	}
+	if st.Phase == netplay.Rejoining && m.now().Sub(m.at) >= time.Second {
+		m.at = m.now()
+		m.logf("pong: %v", st) // the catch-up's progress
+	}
+	m.name(0) // kept while known
+	m.name(1)
+	for news := m.nm.News(); m.told < len(news); m.told++ {
+		m.note = news[m.told]
+		m.logf("pong: %s", m.note)
+	}
+	client := m.mode() == netplay.ModeHost && m.slot1()
+	// A host starts with its client, a client once its host gave it its slot.
+	if ready := client || st.Advanced && m.mode() != netplay.ModeHost && (m.mode() != netplay.ModeClient || m.nm.Seat() >= 0); m.start.IsZero() && ready {
+		m.start = m.now()
+		m.startLine()
+	}
+	switch {
+	case p != nil:
+		for c := min(p.ConfirmedFrame(), p.Frame()-1); m.o.rejoin != "" && m.next <= c; m.next += printEvery {
+			if crc, ok := m.nm.ChecksumAt(m.next); ok {
+				m.printSum(m.next, crc) // the process tests compare them across a rejoin
+			}
+		}
+	case m.mode() == netplay.ModeHost:
+		if f := m.nm.Frame() - 1; f%printEvery == 0 {
+			crc, _ := m.nm.ChecksumAt(f)
+			m.printSum(f, crc)
+		}
+		if !m.start.IsZero() && !client && !m.budgetSpent() {
+			m.err = errPeerLeft // its client quit, or did not come back in time
+		}
+	case m.mode() == netplay.ModeClient:
+		m.compose()
+	}
+	if st.Phase == netplay.Ended && m.err == nil {
+		m.err = errPeerLeft
+	}
+}
+
+// slot1 reports whether a client holds a host's right paddle (netplay's
+// roster names it; not once it quit or its grace ran out).
+func (m *netMatch) slot1() bool { return m.nm.Name(1) != "" }
+
+func (m *netMatch) budgetSpent() bool { return m.o.frames > 0 && int(m.nm.Frame()) >= m.o.frames }
+
+// startLine says the match started, in the demo's words.
+func (m *netMatch) startLine() {
+	room, s := m.nm.Room(), m.Side()
+	switch {
+	case m.mode() == netplay.ModeP2P:
+		if m.o.rejoin != "" && !m.back {
+			m.logf("pong: rejoin token saved in %s", m.o.rejoin)
+		}
+		m.logf("pong: match started: %s (%s) against %s (%s) in room %s", m.name(s), sideName(s), m.name(1-s), m.nm.Peer(1-s), room)
+	case m.mode() == netplay.ModeHost:
+		m.logf("pong: match started: %s (left, host) in room %s (authority mode)", m.name(0), room)
+	case m.mode() == netplay.ModeClient && s < 0:
+		m.logf("pong: match started: spectating %s in room %s (authority mode)", m.players(), room)
+	case m.mode() == netplay.ModeClient:
+		m.logf("pong: match started: %s (%s, client) in room %s (authority mode)", m.name(s), sideName(s), room)
+		tok, _ := m.nm.Token()
+		text, _ := tok.MarshalText()
+		keep := "kept in " + m.o.rejoin + " (started again with -rejoin " + m.o.rejoin + ", this client takes its paddle back)"
+		if m.o.rejoin == "" {
+			keep = "not kept (with -rejoin FILE a restarted client takes its paddle back)"
+		}
+		m.note = "rejoin token " + keep
+		m.logf("pong: rejoin token %s %s", text, keep)
+	}
+}
+
+// failed is a fatal error of netplay's in the demo's words.
+func (m *netMatch) failed(err error) error {
+	room := m.nm.Room()
+	var re *session.RejoinError
+	switch {
+	case errors.As(err, &re):
+		who := cmp.Or(m.nm.Name(1-m.nm.Seat()), "the "+sideName(1-m.nm.Seat())+" player")
+		m.refused = fmt.Sprintf("pong: rejoin refused by %s: %s (%s removed)", who, re.Reason, m.o.rejoin)
+	case errors.Is(err, netplay.ErrRoomFull), errors.Is(err, netplay.ErrMatchStarted):
+		return fmt.Errorf("pong: room %s is full: two players are in it; add -spectate to watch their match", room)
+	case errors.Is(err, netplay.ErrAuthorityRoom):
+		return fmt.Errorf("pong: room %s holds a dedicated host (pong host): join it with -mode authority", room)
+	case errors.Is(err, netplay.ErrTimeout) && m.o.spectate && m.o.mode == modeP2P:
+		return fmt.Errorf("pong: room %s: no match in it within %v; a spectator joins once both players are", room, m.o.timeout)
+	case errors.Is(err, netplay.ErrTimeout) && m.next == math.MaxInt32 && m.mode() == netplay.ModeP2P: // nobody of its match answers: over
+		_ = os.Remove(m.o.rejoin)
+		return fmt.Errorf("pong: -rejoin: nobody of the match in room %s answered within %v, so it is over (%s removed; start again to play a new one)", room, m.o.timeout, m.o.rejoin)
+	}
+	return fmt.Errorf("pong: %w", err)
+}
+
+// compose makes an authoritative client's drawn state: the world at the
+// render time from the playout (the ball and the other paddle blended
+// between the two host states around it), its own paddle from the
+// predicted present, blended between its last two steps and held to
+// ownSpeed, so that a correction is caught up over a few frames, not
+// jumped. It prints the checksum of each host state played.
+func (m *netMatch) compose() {
+	c := m.nm.AuthClient()
+	if c == nil || !c.Synchronized() {
+		return
+	}
+	if s, f, ok := c.Played(); ok && f != m.played {
+		if m.played = f; m.from == rollnet.NoFrame {
+			m.from = f // a player counts its own frames; a spectator the match's
+			if m.Side() < 0 {
+				m.from = 0
+			}
+		}
+		if f%printEvery == 0 {
+			m.printSum(f, rollback.Checksum(rollback.BytesOf(s))) // the host's checksum of it
+		}
+	}
+	if _, f := c.HostState(); m.o.frames > 0 && m.from != rollnet.NoFrame && int(f-m.from) >= m.o.frames-1 {
+		m.done++
+	}
+	a, b, w, ok := m.nm.Playout()
+	if !ok {
+		m.draw = *c.State() // until the playout starts, the prediction
+		return
+	}
+	me, them := m.Side(), 1-m.Side()
+	own := lerp(a.PaddleY[0], b.PaddleY[0], w)
+	if me < 0 { // a spectator: both paddles from the playout
+		me, them = 0, 1
+	} else if own = float64(c.State().PaddleY[me]); c.Previous() != nil {
+		own = lerp(c.Previous().PaddleY[me], c.State().PaddleY[me], c.Alpha())
+		if d := own - m.lastOwn; math.Abs(d) > ownSpeed*PaddleV {
+			own = m.lastOwn + math.Copysign(ownSpeed*PaddleV, d)
+			m.heldFrames++
+		}
+		m.lastOwn = own
+	}
+	m.draw = *a
+	if a.Wait == 0 && b.Wait == 0 && a.Score == b.Score && a.Matches == b.Matches {
+		m.draw.BallX = int32(math.Round(lerp(a.BallX, b.BallX, w)))
+		m.draw.BallY = int32(math.Round(lerp(a.BallY, b.BallY, w)))
+	}
+	m.draw.PaddleY[them] = int32(math.Round(lerp(a.PaddleY[them], b.PaddleY[them], w)))
+	m.draw.PaddleY[me] = int32(math.Round(own))
+}
+
+func lerp(a, b int32, w float64) float64 { return float64(a) + float64(b-a)*w }
+
+// frames is the frames this side played: an authoritative client counts
+// its own from the first host state it played (so does -frames: a client
+// joining a running host plays its budget), every other side the match's
+// frame number.
+func (m *netMatch) frames() int32 {
+	switch {
+	case m.mode() != netplay.ModeClient:
+		return int32(m.nm.Frame())
+	case m.from == rollnet.NoFrame:
+		return 0
+	case m.o.frames > 0 && (m.played-m.from+1 >= rollnet.Frame(m.o.frames) || m.done >= lastStates):
+		// The host sends states past the budget until the client leaves,
+		// and a loaded machine's playout may jump onto one of them.
+		return int32(m.o.frames)
+	}
+	return int32(m.played - m.from + 1)
+}
+
+// finish keeps the match going after the frame budget (the report's
+// frames stay the budget's), up to linger, so the others can confirm and
+// compare their last frames, until they leave.
+func (m *netMatch) finish(tick time.Duration) {
+	m.end, m.last = m.now(), m.nm.Frame()
+	for deadline := m.now().Add(linger); m.err == nil && m.budgetSpent() && m.now().Before(deadline); time.Sleep(tick) {
+		if m.mode() == netplay.ModeHost && !m.slot1() || m.mode() != netplay.ModeHost && m.mode() != netplay.ModeP2P {
+			return
+		}
+		m.advance(Bot(m.nm.State(), m.Side()))
+	}
+}
+
+// name is the name of the player on side ("?" while unknown), kept once
+// known: a host's roster forgets a client that left.
+func (m *netMatch) name(side int) string {
+	if n := m.nm.Name(side); n != "" {
+		m.names[side] = n
+	}
+	return cmp.Or(m.names[side], "?")
+}
+
+func (m *netMatch) players() string { return m.name(0) + " (left) vs " + m.name(1) + " (right)" }
+
+func (m *netMatch) title() string {
+	switch s := m.Side(); {
+	case m.nm.State() == nil:
+		return m.o.name + " (you)"
+	case s < 0:
+		return "spectating " + m.players()
+	default:
+		return fmt.Sprintf("%s (you, %s) vs %s", m.name(s), m.role(), m.name(1-s))
+	}
+}
+
+func (m *netMatch) role() string {
+	switch m.mode() {
+	case netplay.ModeSpectator:
+		return "spectator"
+	case netplay.ModeHost:
+		return "left, host"
+	case netplay.ModeClient:
+		return sideName(m.Side()) + ", client"
+	}
+	return sideName(m.Side())
+}
+
+// noteLine is the screen's note: the status while something is waited
+// for (a peer silent or away, the handshake), else the newest news.
+func (m *netMatch) noteLine() string {
+	if st := m.st; st.Phase != netplay.Ended && (st.Phase <= netplay.Synchronizing || st.Interrupted != "" || st.Away != "" || st.Waiting != "") {
+		return st.String()
+	}
+	return m.note
+}
+
+func (m *netMatch) HUD() hud {
+	s := m.nm.Stats()
+	h := hud{
+		Title: m.title(), Frame: m.frames(), Confirmed: m.frames() - 1,
+		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, Path: s.Route, Advantage: m.st.FrameAdvantage,
+		RollbacksS: s.RollbacksPerSecond, Rollbacks: int64(s.Rollbacks), Deepest: s.DeepestRollback,
+		Compared: s.Compared, Agreed: s.Agreed, Desync: m.st.Desync, Note: m.noteLine(),
+		Impair: m.impairNote(), ImpairRTT: 2 * m.o.impair.Latency,
+	}
+	if m.st.Phase == netplay.Rejoining {
+		h.Rejoining = m.st.String()
+	}
+	if p := m.nm.P2P(); p != nil {
+		h.Confirmed = int32(min(p.ConfirmedFrame(), p.Frame()-1))
+	}
+	if sp := m.nm.Spectator(); sp != nil {
+		h.Advantage, h.Progress = -sp.Behind(), fmt.Sprintf("%d frames behind the host", sp.Behind())
+		if m.catchingUp() {
+			h.Progress = fmt.Sprintf("catching up with the host: %d frames to go", sp.Behind())
+		}
+	}
+	if c := m.nm.AuthClient(); c != nil {
+		st := c.Stats()
+		qs, resyncs := c.PlayoutStats()
+		h.Progress = fmt.Sprintf("(predicting %d)  buffer %.1f, rate %+.1f%%", c.Frame(), st.Depth, 100*st.Rate)
+		h.Auth = fmt.Sprintf("playout stalls %d, jumps %d, own paddle held %d", qs.Stalls+resyncs, qs.Jumps, m.heldFrames)
+	}
+	return h
+}
+
+func (m *netMatch) Report() report {
+	s := m.nm.Stats()
+	r := report{
+		Role: m.role(), Frames: m.frames(), Compared: int(s.Compared), Desyncs: int(s.Compared - s.Agreed),
+		First: int32(s.FirstDesync), Desync: m.st.Desync, Forensics: m.dbg.forensics(),
+		Rollbacks: int64(s.Rollbacks), Deepest: s.DeepestRollback, Resim: int64(s.Resimulated),
+		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, WebRTC: m.nm.WebRTC() != nil,
+		Score: m.State().Score, Wins: m.State().Wins, Players: m.players(), Impair: m.impairNote(),
+		News: m.nm.News(), Refused: m.refused, Extra: m.extra(),
+	}
+	if r.Desync != "" {
+		r.Desyncs = max(r.Desyncs, 1)
+	}
+	if m.last > 0 && (m.mode() == netplay.ModeHost || m.mode() == netplay.ModeP2P) {
+		r.Frames = int32(m.last) // not the frames it went on for after its budget
+	}
+	if r.WebRTC { // the candidate pair ICE selected, and when the first channel opened
+		if r.Path = cmp.Or(s.Route, "unknown"); s.Opened > 0 {
+			r.Path += fmt.Sprintf(", open %v after joining", s.Opened.Round(time.Millisecond))
+		}
+	}
+	if d := cmp.Or(m.end, m.now()).Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
+		r.OutBPS, r.InBPS = float64(s.BytesSent)/d, float64(s.BytesReceived)/d
+	}
+	switch {
+	case m.start.IsZero() && m.err != nil && !errors.Is(m.err, errPeerLeft):
+		r.Err = m.err.Error()
+	case m.start.IsZero() && m.mode() == netplay.ModeHost:
+		r.Err = "no client joined"
+	case m.start.IsZero():
+		r.Err = "the match never started (no handshake)"
+	case errors.Is(m.err, errPeerLeft) && (m.o.frames == 0 && !m.o.child || int(r.Frames) < m.o.frames):
+		r.Left = m.note // the others left before the budget's end (a child plays until its parent leaves)
+	case m.err != nil && !errors.Is(m.err, errPeerLeft):
+		r.Err = m.err.Error()
+	}
+	return r
+}
+
+// extra is the report's lines of the mode's own.
+func (m *netMatch) extra() (out []string) {
+	if h := m.nm.AuthHost(); h != nil {
+		st := h.Stats()
+		out = append(out, fmt.Sprintf("clients             joined %d, rejoined %d, expired %d (each one's inputs and their lateness: its own report)", st.Joined, st.Rejoined, st.Expired))
+	}
+	if c := m.nm.AuthClient(); c != nil {
+		st := c.Stats()
+		qs, resyncs := c.PlayoutStats()
+		out = append(out,
+			fmt.Sprintf("host states         %d applied (frames %d to %d played), %d dropped; %d matched the prediction, %d did not; advice: inputs %.1f frames early, rate %+.1f%%",
+				st.StatesApplied, m.from, m.played, st.StatesDropped, st.Matches, st.Mismatches, st.Depth, 100*st.Rate),
+			fmt.Sprintf("playout             %d played, %d coasted, stalls %d, jumps %d, underruns %d, clock resyncs %d; own paddle held to its top speed on %d drawn frames",
+				qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, resyncs, m.heldFrames))
+	}
+	if rtc := m.nm.WebRTC(); rtc != nil {
+		if st := rtc.Stats(); st.SendsSkipped+st.ReceivesDropped+st.SendErrors > 0 {
+			out = append(out, fmt.Sprintf("WebRTC dropped      %d sends (channel above its threshold), %d receives (queue full), %d send errors",
+				st.SendsSkipped, st.ReceivesDropped, st.SendErrors))
+		}
+	}
+	return out
+}
+
+// impairNote says what -impair does to this side's link, "" without it.
+func (m *netMatch) impairNote() string {
+	imp, ok := m.nm.Transport().(*impair.Transport)
+	if !ok {
+		return ""
+	}
+	st := imp.Stats()
+	return fmt.Sprintf("%s (lost on purpose: %d received, %d sent)", m.o.impair.label(), st.LostIn, st.LostOut)
+}
+
+// catchingUp reports whether a spectator fast-forwards: the loop shows
+// the progress, not the frames flying by.
+func (m *netMatch) catchingUp() bool { return m.st.Phase == netplay.CatchingUp }
+
+func (m *netMatch) Close() error { return errors.Join(m.nm.Close(), m.dbg.close()) }
+
+// logf writes a progress line to m.out, if any.
+func (m *netMatch) logf(format string, args ...any) {
+	if m.out != nil {
+		fmt.Fprintf(m.out, format+"\n", args...)
+	}
+}
+
+// printSum writes "pong: checksum frame F X" to m.out, if any, without
+// fmt's allocations: the process tests compare these lines across
+// processes.
+func (m *netMatch) printSum(f rollnet.Frame, crc uint32) {
+	if m.out == nil {
+		return
+	}
+	b := append(m.line[:0], "pong: checksum frame "...)
+	b = strconv.AppendInt(b, int64(f), 10)
+	b = append(b, ' ')
+	for sh := 28; sh >= 0; sh -= 4 {
+		b = append(b, "0123456789abcdef"[crc>>sh&15])
+	}
+	m.line = append(b, '\n')
+	_, _ = m.out.Write(m.line)
+}
