@@ -178,8 +178,10 @@ const maxDelta = 1 << 33
 // reported before anything is copied. On error m is left unchanged (the
 // buffers may have been written).
 func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, error) {
-	seq, err := parseHeaderOf(b, TypeInput)
-	if err != nil {
+	var seq uint16
+	if len(b) >= HeaderLen && b[0] == Version<<4|byte(TypeInput) { // parseHeaderOf's answer, in line
+		seq = le.Uint16(b[1:])
+	} else if _, err := parseHeaderOf(b, TypeInput); err != nil {
 		return 0, err
 	}
 	if len(b) > MaxPacket {
@@ -195,10 +197,15 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 	// Every field below is a uvarint. Its one-byte form is read in line
 	// (readUvarint does not inline, and this is the path of every frame's
 	// packet); longer ones by readUvarintSlow.
+	// Start, a frame number, takes two bytes past 127 frames: those in
+	// line too.
 	i := HeaderLen
 	var v uint64
+	var err error
 	if i < len(b) && b[i] < 0x80 {
 		v, i = uint64(b[i]), i+1
+	} else if i+1 < len(b) && b[i+1] < 0x80 && b[i+1] != 0 {
+		v, i = uint64(b[i]&0x7f)|uint64(b[i+1])<<7, i+2
 	} else if v, i, err = readUvarintSlow(b, i); err != nil {
 		return 0, err
 	}

@@ -39,6 +39,13 @@ type recording[S any, I comparable] struct {
 // confirmed records and keeps core's newly confirmed frames; every is the
 // checksum interval. It allocates nothing.
 func (r *recording[S, I]) confirmed(core *Session[S, I], every int) {
+	if r.rec != nil || r.keep != nil {
+		r.record(core, every) // out of line: most sessions neither record nor keep states
+	}
+}
+
+// record is confirmed past its inline test.
+func (r *recording[S, I]) record(core *Session[S, I], every int) {
 	if r.rec != nil {
 		_ = r.rec.RecordConfirmed(core) // r.rec keeps its error for Flush and Close
 	}

@@ -104,6 +104,7 @@ type P2P[S any, I comparable] struct {
 	capacity int
 	owner    []int // per player: the index of the link holding it, -1 local
 	local    uint64
+	stride   int // bytes of one frame of the local players' inputs
 	all      uint64
 	multi    bool // two or more remote player peers: connection status is exchanged and agreed
 	nPlayers int  // player links (links[:nPlayers]); spectators follow
@@ -118,10 +119,11 @@ type P2P[S any, I comparable] struct {
 	added    []rollnet.Frame // per local player: the frame of the newest AddLocalInput
 	newest   rollnet.Frame   // newest local frame committed (sent to peers)
 
-	running bool
-	wait    int
-	checks  link.Checks
-	rec     recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
+	running  bool
+	unagreed bool // a player may be disconnected and not frozen yet: agree looks
+	wait     int
+	checks   link.Checks
+	rec      recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
 
 	inBuf   []byte
 	inStat  []codec.PeerStatus
@@ -207,6 +209,7 @@ func (p *P2P[S, I]) init(cfg P2PConfig[I], t transport.Transport, simulate func(
 	if p.local == 0 {
 		return fmt.Errorf("%w: no local player (a spectator is a Spectator)", ErrConfig)
 	}
+	p.stride = bits.OnesCount64(p.local) * ic.size
 	p.nPlayers = len(p.ep.Links())
 	p.status = make([][]codec.PeerStatus, p.nPlayers)
 	for i := range p.status {
@@ -397,7 +400,7 @@ func (p *P2P[S, I]) predict(player int, last I, frame rollnet.Frame) I {
 		if g > p.fed[player] {
 			var in I
 			if b, ok := p.hist.get(g, player); ok {
-				copy(bytesOf(&in), b)
+				copyInput(bytesOf(&in), b)
 				if g == frame {
 					return in
 				}
@@ -530,7 +533,9 @@ func (p *P2P[S, I]) pump() {
 		p.handle(l, typ, b)
 	}
 	for _, l := range p.ep.Links() {
-		p.ep.Tick(l)
+		if p.ep.TickDue(l) { // the call skipped on most frames
+			p.ep.Tick(l)
+		}
 	}
 	take, open := !p.rejoining(), false
 	for i, l := range p.ep.Links()[:p.nPlayers] {
@@ -562,7 +567,9 @@ func (p *P2P[S, I]) pump() {
 			p.ep.Push(rollnet.Event{Kind: rollnet.EventRunning})
 		}
 	}
-	p.agree()
+	if p.unagreed {
+		p.agree()
+	}
 }
 
 // handle processes one packet from l.
@@ -662,11 +669,12 @@ func (p *P2P[S, I]) handleInput(l *link.Link, b []byte) {
 	first := bits.TrailingZeros64(l.Mask)
 	_, hi := p.core.acceptWindow()
 	stride := bits.OnesCount64(l.Mask) * p.size
-	for k := range m.Frames {
+	k := 0 // from the first frame not heard yet: resent ones are skipped
+	if d := int64(p.recv[first]) + 1 - int64(m.Start); d > 0 {
+		k = int(min(d, int64(m.Frames)))
+	}
+	for ; k < m.Frames; k++ {
 		f := rollnet.Frame(m.Start) + rollnet.Frame(k)
-		if f <= p.recv[first] {
-			continue
-		}
 		if f > p.recv[first]+1 || f > hi {
 			break
 		}
@@ -725,12 +733,18 @@ func (p *P2P[S, I]) lost(l *link.Link) {
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		p.disc[bits.TrailingZeros64(mask)] = true
 	}
+	p.unagreed = true
 }
 
 // agree fixes the last real frame of each disconnected player once every
 // remaining peer has reported its own final view of it: the smallest
 // frame anyone heard. Every peer computes the same minimum.
+//
+// It looks only while p.unagreed: lost and frozenDone, which make a player
+// disconnected and not frozen, set it, and agree clears it once no player
+// awaits agreement.
 func (p *P2P[S, I]) agree() {
+	pending := false
 	for pl := range p.players {
 		if !p.disc[pl] || p.frozenAt[pl] != rollnet.NoFrame {
 			continue
@@ -749,17 +763,19 @@ func (p *P2P[S, I]) agree() {
 			f = min(f, rollnet.Frame(s.LastFrame))
 		}
 		if !known {
+			pending = true
 			continue
 		}
 		f = max(f, p.fed[pl]) // what was fed stays (only a lying peer gets here)
 		p.frozenAt[pl] = f
 		var in I
 		if b, ok := p.hist.get(f, pl); ok && f >= rollnet.Frame(p.delay) {
-			copy(bytesOf(&in), b)
+			copyInput(bytesOf(&in), b)
 		}
 		p.frozen[pl] = in
 		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerDisconnected, Player: pl, Frame: f})
 	}
+	p.unagreed = pending
 }
 
 // feed gives the core every remote input it may have: heard ones (in
@@ -786,7 +802,7 @@ func (p *P2P[S, I]) feed() {
 				break
 			}
 			var in I
-			copy(bytesOf(&in), b)
+			copyInput(bytesOf(&in), b)
 			if err := p.core.AddRemoteInput(pl, f, in); err != nil && !errors.Is(err, ErrConflict) {
 				break
 			}
@@ -810,10 +826,13 @@ func (p *P2P[S, I]) feed() {
 
 // checksums computes the checksums of newly confirmed frames due one.
 func (p *P2P[S, I]) checksums() {
-	if p.checks.Interval <= 0 {
-		return
+	if c := min(p.core.confirmed, p.core.frame-1); p.checks.Interval > 0 && p.checks.Next <= c {
+		p.checksumsTo(c) // out of line: one frame in ChecksumInterval has one due
 	}
-	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
+}
+
+// checksumsTo computes the checksums due of frames up to c.
+func (p *P2P[S, I]) checksumsTo(c rollnet.Frame) {
 	for p.checks.Next <= c {
 		f := p.checks.Next
 		p.checks.Next += rollnet.Frame(p.checks.Interval)
@@ -878,7 +897,9 @@ func (p *P2P[S, I]) flush() {
 				p.sendSpectator(l)
 			}
 		}
-		p.ep.KeepAlive(l, l.LocalAdv)
+		if p.ep.KeepAliveDue(l) {
+			p.ep.KeepAlive(l, l.LocalAdv)
+		}
 	}
 }
 
@@ -893,7 +914,7 @@ func (p *P2P[S, I]) sendInputs(l *link.Link) {
 		n = min(n, p.rejoinLimit(l, start))
 	}
 	n = max(n, 0)
-	stride := bits.OnesCount64(p.local) * p.size
+	stride := p.stride
 	var in []byte // the inputs, when one run of the history holds them (one local player)
 	if stride == p.size {
 		in, _ = p.hist.run(start, bits.TrailingZeros64(p.local), n)

@@ -1,6 +1,10 @@
 package session
 
-import "github.com/rollnet/rollnet"
+import (
+	"encoding/binary"
+
+	"github.com/rollnet/rollnet"
+)
 
 // history holds recent inputs as bytes, per player and frame: local ones to
 // resend until acknowledged, remote ones heard but not yet given to the core
@@ -27,7 +31,26 @@ func newHistory(frames, players, size int) history {
 func (h *history) put(f rollnet.Frame, player int, b []byte) {
 	i := player*(h.mask+1) + int(f)&h.mask
 	h.tags[i] = f
-	copy(h.data[i*h.size:(i+1)*h.size], b)
+	copyInput(h.data[i*h.size:], b) // len(b) is h.size
+}
+
+// copyInput copies one input's bytes, src into dst (at least as long):
+// the sizes inputs mostly have as one load and store each, without
+// memmove's call (several a frame, of two bytes say).
+func copyInput(dst, src []byte) {
+	le := binary.LittleEndian
+	switch len(src) {
+	case 1:
+		dst[0] = src[0]
+	case 2:
+		le.PutUint16(dst, le.Uint16(src))
+	case 4:
+		le.PutUint32(dst, le.Uint32(src))
+	case 8:
+		le.PutUint64(dst, le.Uint64(src))
+	default:
+		copy(dst, src)
+	}
 }
 
 func (h *history) get(f rollnet.Frame, player int) ([]byte, bool) {

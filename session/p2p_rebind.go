@@ -78,7 +78,9 @@ type rebindGate struct {
 // set opens or shuts the gate on e.
 func (g *rebindGate) set(e *link.Endpoint, open bool) {
 	g.open = open
-	e.AdmitStrangers(open)
+	if open != e.StrangersAdmitted() { // the call skipped on every frame it stays as it was
+		e.AdmitStrangers(open)
+	}
 }
 
 // refuse reports whether a stranger may be answered a refusal at now,

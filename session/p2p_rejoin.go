@@ -617,6 +617,7 @@ func (p *P2P[S, I]) frozenDone(pl int) {
 	if u := p.rj.until[pl]; u != never && p.fed[pl] >= u-1 {
 		p.frozenAt[pl] = rollnet.NoFrame
 		p.rj.until[pl] = never
+		p.unagreed = true // should the player be disconnected still
 	}
 }
 

@@ -318,7 +318,7 @@ func (s *Session[S, I]) AddRemoteInput(player int, frame rollnet.Frame, in I) er
 	}
 	slot := s.slotOf(frame)
 	i := slot*s.players + player
-	if s.conf[slot]&(1<<player) != 0 {
+	if s.conf[slot]&(1<<(player&63)) != 0 {
 		if s.inputs[i] == in {
 			return nil
 		}
@@ -344,7 +344,7 @@ func (s *Session[S, I]) AddRemoteInput(player int, frame rollnet.Frame, in I) er
 // confirmation marks.
 func (s *Session[S, I]) confirm(p int, f rollnet.Frame, slot int, in I) {
 	s.inputs[slot*s.players+p] = in
-	s.conf[slot] |= 1 << p
+	s.conf[slot] |= 1 << (p & 63) // (& 63: p < MaxPlayers, and the shift needs no test for 64)
 	old := s.contig[p]
 	if f != old+1 {
 		// Out of order, or a local input given again.

@@ -464,6 +464,13 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 	return true
 }
 
+// TickDue reports whether Tick has anything to do for l now; false on
+// most frames of a match (l running, heard lately, its byte-rate window
+// not over), where a caller that skips Tick skips its call.
+func (e *Endpoint) TickDue(l *Link) bool {
+	return l.state != Running || l.leaving || e.t-l.lastRecv >= e.net.Notify || e.t-l.winStart >= int64(time.Second)
+}
+
 // Tick runs l's timers: handshake retries, disconnect notice and timeout,
 // byte rates. It returns true if l just timed out.
 func (e *Endpoint) Tick(l *Link) bool {
@@ -517,6 +524,12 @@ func (e *Endpoint) Synced(l *Link) { l.lastRecv = e.t }
 
 // QualityDue reports whether l's next quality report is due this tick.
 func (e *Endpoint) QualityDue(l *Link) bool { return e.t-l.lastQual >= e.net.Quality }
+
+// KeepAliveDue reports whether KeepAlive would send l anything now (false
+// on most frames of a match), as TickDue does for Tick.
+func (e *Endpoint) KeepAliveDue(l *Link) bool {
+	return l.state == Running && (e.t-l.lastQual >= e.net.Quality || e.t-l.lastSend >= e.net.KeepAlive)
+}
 
 // KeepAlive sends what l is owed on a timer: a quality report, a
 // keep-alive. adv is this end's frame advantage over l.

@@ -43,7 +43,9 @@ func (w *advWindow) add(x int32, size int) {
 	}
 	w.v[w.i] = x
 	w.sum += int64(x)
-	w.i = (w.i + 1) % size
+	if w.i++; w.i >= size { // (w.i+1) % size without a division: size is the session's, fixed
+		w.i = 0
+	}
 }
 
 func (w *advWindow) mean() float64 { return float64(w.sum) / float64(w.n) }

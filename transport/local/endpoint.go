@@ -84,20 +84,23 @@ func (e *Endpoint) receive(buf []byte) (int, transport.Peer, error) {
 	if e.q.used == 0 {
 		return 0, "", transport.ErrNoPacket // without reading the clock
 	}
-	d, ok := e.q.popDue(e.net.now())
-	if !ok {
+	l := e.q.due(e.net.now())
+	if l == nil {
 		return 0, "", transport.ErrNoPacket
 	}
-	d.link.stats.InFlight--
-	from := transport.Peer(d.link.from)
-	if int(d.n) > len(buf) {
-		d.link.stats.DroppedShort++
-		e.q.release(d.slot)
+	d := &l.heap[0] // read in place, then popped
+	lk, slot, n := d.link, d.slot, int(d.n)
+	l.pop()
+	lk.stats.InFlight--
+	from := transport.Peer(lk.from)
+	if n > len(buf) {
+		lk.stats.DroppedShort++
+		e.q.release(slot)
 		return 0, from, transport.ErrShortBuffer
 	}
-	d.link.stats.Delivered++
-	k := copy(buf, e.q.buf(d.slot)[:d.n])
-	e.q.release(d.slot)
+	lk.stats.Delivered++
+	k := copy(buf, e.q.buf(slot)[:n])
+	e.q.release(slot)
 	return k, from, nil
 }
 

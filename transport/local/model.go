@@ -20,9 +20,16 @@ type Fate struct {
 // delivered before its predecessor), since only it knows delivery times. A
 // Model is not safe for concurrent use; its methods allocate nothing.
 type Model struct {
-	link Link
-	rng  rng
-	bad  bool // Gilbert-Elliott state
+	link  Link
+	rng   rng
+	bad   bool // Gilbert-Elliott state
+	plain bool // link neither loses, jitters, reorders nor duplicates: every fate is Latency (set)
+}
+
+// set makes l the model's link.
+func (m *Model) set(l Link) {
+	m.link = l
+	m.plain = l.Loss == 0 && l.Burst.Enter == 0 && l.Jitter == 0 && l.Reorder == 0 && l.Duplicate == 0
 }
 
 // NewModel returns the model of l with its defaults filled in, drawing from
@@ -32,7 +39,9 @@ func NewModel(l Link, seed uint64) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
-	return Model{link: l, rng: rng{seed}}, nil
+	m := Model{rng: rng{seed}}
+	m.set(l)
+	return m, nil
 }
 
 // Link is the model's link, with its defaults filled in.
@@ -46,7 +55,7 @@ func (m *Model) SetLink(l Link) error {
 	if err != nil {
 		return err
 	}
-	m.link = l
+	m.set(l)
 	return nil
 }
 
@@ -85,6 +94,9 @@ func (m *Model) Skip() { m.rng.s += drawsStep }
 func (m *Model) Next() Fate {
 	s := m.rng.s
 	m.rng.s += drawsStep
+	if m.plain { // every draw's setting is off: none is computed, the state moves the same
+		return Fate{Delay: m.link.Latency}
+	}
 	c := &m.link
 	lossP := c.Loss
 	if m.bad {

@@ -144,7 +144,8 @@ func (n *Network) SetLink(from, to string, l Link) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	lk := n.link(from, to)
-	lk.own, lk.model.link = true, l
+	lk.own = true
+	lk.model.set(l)
 	return nil
 }
 
@@ -160,7 +161,7 @@ func (n *Network) SetDefaultLink(l Link) error {
 	n.cfg.Link = l
 	for _, lk := range n.order {
 		if !lk.own {
-			lk.model.link = l
+			lk.model.set(l)
 		}
 	}
 	return nil
@@ -221,7 +222,8 @@ func (n *Network) link(from, to string) *link {
 	k := dirKey{from, to}
 	lk := n.links[k]
 	if lk == nil {
-		lk = &link{from: from, to: to, model: Model{link: n.cfg.Link, rng: rng{linkSeed(n.cfg.Seed, from, to)}}}
+		lk = &link{from: from, to: to, model: Model{rng: rng{linkSeed(n.cfg.Seed, from, to)}}}
+		lk.model.set(n.cfg.Link)
 		n.links[k] = lk
 		n.order = append(n.order, lk)
 	}
@@ -268,7 +270,7 @@ func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
 		return
 	}
 	n.seq++
-	dropped := dst.q.push(dst.q.lane(lk), arrival{at: at, seq: n.seq, link: lk}, b)
+	dropped := dst.q.push(dst.q.lane(lk), lk, at, n.seq, b)
 	if dropped != nil {
 		dropped.stats.DroppedFull++
 	}

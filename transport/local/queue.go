@@ -73,8 +73,9 @@ func (q *queue) lane(lk *link) *lane {
 
 // push copies b into a free buffer and queues it on l. With the pool full
 // it makes room in the longest lane, or refuses b when l is the longest; it
-// reports the arrival it dropped (b's or an older one), if any.
-func (q *queue) push(l *lane, a arrival, b []byte) (dropped *link) {
+// reports the link of the arrival it dropped (b's or an older one), if
+// any. The arrival (lk's, due at, queued seq-th) is built in place.
+func (q *queue) push(l *lane, lk *link, at int64, seq uint64, b []byte) (dropped *link) {
 	if q.used == q.bound() {
 		long := l
 		for _, o := range q.lanes {
@@ -83,17 +84,20 @@ func (q *queue) push(l *lane, a arrival, b []byte) (dropped *link) {
 			}
 		}
 		if long == l {
-			return a.link
+			return lk
 		}
 		long.removeNewest(q)
 		dropped = long.link
 	}
-	a.slot = q.free[len(q.free)-1]
+	slot := q.free[len(q.free)-1]
 	q.free = q.free[:len(q.free)-1]
 	q.used++
-	a.n = int32(copy(q.buf(a.slot), b))
-	l.heap = append(l.heap, a)
-	l.up(len(l.heap) - 1)
+	off := int(slot) * transport.MaxDatagram
+	n := copy(q.bufs[off:off+transport.MaxDatagram], b)
+	l.heap = append(l.heap, arrival{at: at, seq: seq, link: lk, slot: slot, n: int32(n)})
+	if k := len(l.heap) - 1; k > 0 {
+		l.up(k)
+	}
 	return dropped
 }
 
@@ -108,9 +112,11 @@ func (q *queue) peek() *arrival {
 	return first
 }
 
-// popDue removes the next arrival due at now, taking the lanes in turn. Its
-// buffer stays readable until the next push; the caller releases its slot.
-func (q *queue) popDue(now int64) (arrival, bool) {
+// due returns the lane whose earliest arrival is the next due at now,
+// taking the lanes in turn, or nil. The receiver reads that arrival in
+// place (l.heap[0]) and pops it; its buffer stays readable until the next
+// push, and the receiver releases its slot.
+func (q *queue) due(now int64) *lane {
 	k := q.next
 	for range q.lanes {
 		if k >= len(q.lanes) {
@@ -120,11 +126,24 @@ func (q *queue) popDue(now int64) (arrival, bool) {
 			if q.next = k + 1; q.next == len(q.lanes) {
 				q.next = 0
 			}
-			return l.removeAt(0), true
+			return l
 		}
 		k++
 	}
-	return arrival{}, false
+	return nil
+}
+
+// pop removes the lane's earliest arrival (removeAt(0) without its copy).
+func (l *lane) pop() {
+	last := len(l.heap) - 1
+	if last > 0 {
+		l.heap[0] = l.heap[last]
+	}
+	l.heap[last] = arrival{}
+	l.heap = l.heap[:last]
+	if last > 1 {
+		l.down(0)
+	}
 }
 
 func (q *queue) release(slot int32) {
