@@ -433,6 +433,9 @@ func (m *netMatch) HUD() hud {
 	if m.st.Phase == netplay.Rejoining {
 		h.Rejoining = m.st.String()
 	}
+	if m.mode() == netplay.ModeHost {
+		h.Checks = "states checked " + hostChecked
+	}
 	if p := m.nm.P2P(); p != nil {
 		h.Confirmed = int32(min(p.ConfirmedFrame(), p.Frame()-1))
 	}

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/signaling"
 )
 
 // Exit statuses (exitText in main.go says them to the player).
@@ -217,15 +219,15 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
 	}
 	out := &syncWriter{w: stdout}
-	srv, err := startSignalServer() // on loopback, a new room for this process and the ones it starts
+	srv, err := hostcmd.StartSignaling(signaling.ServerConfig{}) // on loopback, a new room for this process and the ones it starts
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, "pong: signaling server:", err)
 		return exitFailure
 	}
-	defer srv.close()
+	defer srv.Close()
 	room := make([]byte, 4)
 	_, _ = rand.Read(room)
-	o.signal, o.room = srv.url, "pong-"+hex.EncodeToString(room)
+	o.signal, o.room = srv.URL(), "pong-"+hex.EncodeToString(room)
 	inject := o.inject // a desync is injected on one side only: the opponent's
 	o.inject = 0
 	labels, sides, who, ordered := []string{"[opponent] "}, []int{1}, "the opponent", false
@@ -238,7 +240,7 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		labels, sides, who, ordered = []string{"[left] ", "[right] "}, []int{0, 1}, "a player", true
 	}
 	if o.headless {
-		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting %s\n", srv.url, o.room, map[bool]string{false: "the opponent process", true: "two player processes to watch"}[o.spectate])
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting %s\n", o.signal, o.room, map[bool]string{false: "the opponent process", true: "two player processes to watch"}[o.spectate])
 	}
 	// Their output streams through watch (kept until the end while a
 	// screen is up), which sees them join.

@@ -26,6 +26,7 @@ type hud struct {
 	Compared   uint64        // confirmed frames whose checksums were compared with the peer's
 	Agreed     uint64        // of those, how many agreed
 	Desync     string        // non-empty once a desync was detected
+	Checks     string        // the checksum line when the mode's own (an authoritative host's: its clients check)
 	Note       string        // a status line (waiting, disconnected, ...)
 	Impair     string        // what -impair does to the link, "" without it
 	ImpairRTT  time.Duration // the round trip -impair adds on this side (its latency, both ways)
@@ -294,11 +295,13 @@ func (v *view) draw(s *State, h hud) {
 		impair = "-impair: " + h.Impair
 	}
 	check, checkSt := fmt.Sprintf("checksums agree (%d frames compared)", h.Compared), styleHUD
-	if h.Compared == 0 {
-		check = "no checksums compared yet"
-	}
-	if h.Desync != "" {
+	switch {
+	case h.Desync != "":
 		check, checkSt = "DESYNC: "+h.Desync, styleAlarm
+	case h.Checks != "":
+		check = h.Checks
+	case h.Compared == 0:
+		check = "no checksums compared yet"
 	}
 	help := "spectating: q quits"
 	if v.side == 0 || v.side == 1 {

@@ -73,7 +73,7 @@ func buildWeb(ctx context.Context) (*webBuild, error) {
 // serveWeb serves the page, the browser pong b and a signaling server on
 // ln, one origin: the page's WebSocket goes to the server it came from,
 // whose origin check accepts it.
-func serveWeb(ln net.Listener, b *webBuild) (*signalServer, error) {
+func serveWeb(ln net.Listener, b *webBuild) (*hostcmd.SignalServer, error) {
 	sig, err := signaling.NewServer(signaling.ServerConfig{})
 	if err != nil {
 		_ = ln.Close()
@@ -97,8 +97,7 @@ func serveWeb(ln net.Listener, b *webBuild) (*signalServer, error) {
 			_, _ = w.Write(f.body)
 		})
 	}
-	hs := hostcmd.ServeSignaling(sig, ln, mux)
-	return &signalServer{SignalServer: hs, url: hs.URL()}, nil
+	return hostcmd.ServeSignaling(sig, ln, mux), nil
 }
 
 // runWeb is -web ADDR: it serves the browser pong and a signaling server
@@ -113,10 +112,10 @@ func runWeb(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "pong: building the browser pong (GOOS=js GOARCH=wasm)...")
 	b, err := buildWeb(ctx)
 	if err == nil {
-		var s *signalServer
+		var s *hostcmd.SignalServer
 		if s, err = serveWeb(ln, b); err == nil {
-			defer s.close()
-			a := strings.TrimPrefix(s.url, "ws://")
+			defer s.Close()
+			a := strings.TrimPrefix(s.URL(), "ws://")
 			fmt.Fprintf(stdout, "pong: built pong.wasm (%.1f MB, %.1f MB gzipped) in %v\n", float64(len(b.wasm))/1e6, float64(len(b.gzipped))/1e6, b.took.Round(100*time.Millisecond))
 			fmt.Fprintf(stdout, "pong: open http://%s/?room=lobby in two tabs to play each other (W/S or the arrow keys),\n", a)
 			fmt.Fprintf(stdout, "      or one tab and: go run ./demo/pong -signal ws://%s -room lobby\n", a)
