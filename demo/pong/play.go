@@ -156,7 +156,7 @@ func play(ctx context.Context, m match, v *view, o options) error {
 		}
 		h := m.HUD()
 		if c, ok := m.(interface{ catchingUp() bool }); v != nil && ok && c.catchingUp() {
-			v.drawProgress(h) // frames replayed in bulk are not drawn
+			v.message(styleHUD, h.Title, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), "replaying the match without drawing it; q, Esc or Ctrl-C quits")
 		} else if v != nil {
 			v.draw(m.State(), h)
 		}

@@ -10,8 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// hud is what the view shows beside the court: the live numbers that
-// show rollback at work.
+// hud is the live numbers the view shows under the court.
 type hud struct {
 	Title      string        // who plays whom
 	Frame      int32         // frames simulated
@@ -48,8 +47,7 @@ type view struct {
 	said    func(string)           // tests: called with each message for the waiting screen
 }
 
-// newView draws on sc: the terminal when nil, or tcell's simulation
-// screen in tests.
+// newView draws on sc: the terminal when nil.
 func newView(sc tcell.Screen, side int) (*view, error) {
 	var err error
 	if sc == nil {
@@ -75,9 +73,8 @@ func (v *view) close() {
 	}
 }
 
-// run calls f, which draws on v, and restores the terminal if f panics
-// before the panic goes on up: its message then lands on a usable
-// terminal instead of one left in raw mode.
+// run calls f and gives the terminal back if f panics, before the panic
+// goes on up.
 func (v *view) run(f func()) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -88,7 +85,6 @@ func (v *view) run(f func()) {
 	f()
 }
 
-// setWaiting sets what the waiting screen says.
 func (v *view) setWaiting(msg string) {
 	v.waitMsg.Store(&msg)
 	if v.said != nil {
@@ -96,10 +92,9 @@ func (v *view) setWaiting(msg string) {
 	}
 }
 
-// waiting shows the waiting screen (what it waits for, for how long
-// already, and how to give up), redrawn ten times a second, until the
-// returned stop is called; q, Esc or Ctrl-C calls cancel. Nothing else may
-// draw on v until stop returns.
+// waiting shows the waiting screen until the returned stop is called; q,
+// Esc or Ctrl-C calls cancel. Nothing else may draw on v until stop
+// returns.
 func (v *view) waiting(cancel func()) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	start := time.Now()
@@ -131,22 +126,19 @@ func (v *view) waiting(cancel func()) (stop func()) {
 func (v *view) message(st tcell.Style, lines ...string) {
 	v.screen.Clear()
 	w, _ := v.screen.Size()
-	y := 0
+	y := 1
 	for _, line := range lines {
-		y = putWrapped(v.screen, 1, y+1, w-2, line, st)
+		for _, l := range wrap(line, w-2) {
+			put(v.screen, 1, y, l, st)
+			y++
+		}
+		y++
 	}
 	v.screen.Show()
 }
 
-// drawProgress draws, in place of the court, a spectator's catch-up: whom
-// it watches and how many frames are left to replay.
-func (v *view) drawProgress(h hud) {
-	v.message(styleHUD, h.Title, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), "replaying the match without drawing it; q, Esc or Ctrl-C quits")
-}
-
-// poll handles every waiting terminal event without blocking: arrow keys
-// and W/S (or k/j) move the target of the local paddle, q, Esc and Ctrl-C
-// quit.
+// poll handles the pending terminal events without blocking: arrows, W/S
+// or k/j move the paddle's target; q, Esc and Ctrl-C quit.
 func (v *view) poll(s *State) {
 	for v.screen.HasPendingEvent() {
 		switch ev := v.screen.PollEvent().(type) {
@@ -176,18 +168,15 @@ func (v *view) poll(s *State) {
 	}
 }
 
-// holdEnd is how long the screen stays up to say why a match ended,
-// unless a key is pressed first.
+// holdEnd is how long the screen stays up to say why a match ended.
 const holdEnd = 5 * time.Second
 
 // hold shows s and h (whose Note says why the match ended) until a key is
-// pressed or d passes, so that the player reads why before the screen
-// closes.
+// pressed or d passes.
 func (v *view) hold(s *State, h hud, d time.Duration) {
 	show := func() {
 		v.draw(s, h)
-		// Over the court's middle, wrapped to it: the note line is one
-		// line, often cut by the terminal's width.
+		// Wrapped across the court's middle: the note line is often cut.
 		w, ht := v.screen.Size()
 		if w >= 22 && ht >= 14 {
 			lines := append(wrap(h.Note, w-6), "press a key")
@@ -242,8 +231,8 @@ func (k *keys) press(dir int32, s *State, side int) {
 	k.target = max(PaddleH/2, min(t, CourtH-PaddleH/2))
 }
 
-// input is the local player's input for this frame. The local paddle's
-// position is never predicted, so reading it from the live state is exact.
+// input is the local player's input for this frame (the local paddle is
+// never predicted: the live state's is exact).
 func (k *keys) input(s *State, side int) Input {
 	if !k.set {
 		return 0
@@ -349,8 +338,6 @@ func (v *view) draw(s *State, h hud) {
 		if p == v.side {
 			st = styleYou
 		}
-		// The same height wherever it is: as many rows from its top's
-		// row as the paddle spans on this screen.
 		r0 := row(s.PaddleY[p])
 		for y := r0; y < r0+max(1, int(int64(PaddleH)*int64(ch)/CourtH)); y++ {
 			sc.SetContent(x, y, '█', nil, st)
@@ -377,16 +364,6 @@ func hudMS(d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-}
-
-// putWrapped writes s from (x, y) in lines of at most w cells (see wrap)
-// and returns the row after the last.
-func putWrapped(sc tcell.Screen, x, y, w int, s string, st tcell.Style) int {
-	for _, line := range wrap(s, w) {
-		put(sc, x, y, line, st)
-		y++
-	}
-	return y
 }
 
 // wrap breaks s into lines of at most w cells, at spaces where it can.

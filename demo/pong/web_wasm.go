@@ -237,42 +237,35 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 }
 
 // publish shows the terminal's numbers under the canvas and in window.pong:
-// who plays whom by name, the frames, the round trips, the checksums.
+// who plays whom by name, the frames, the round trips, the checksums
+// (netplay's Stats).
 func publish(pg *page, m *netplay.Match[State, Input], st netplay.Status) {
-	var ps rollnet.PeerStats
-	rollbacks, deepest, confirmed := 0, 0, int(m.Frame())-1
+	s, confirmed := m.Stats(), int(m.Frame())-1
 	title := fmt.Sprintf("watching %s (left) vs %s (right)", m.Name(0), m.Name(1))
-	side, peer := m.Seat(), m.Peer(0)
-	if p := m.P2P(); p != nil {
-		peer = m.Peer(1 - side)
-		ps, _ = p.PeerStats(peer)
-		rollbacks, deepest, confirmed = int(p.Stats().Rollbacks), p.Stats().MaxRollbackDepth, int(p.ConfirmedFrame())
+	if p, side := m.P2P(), m.Seat(); p != nil {
+		confirmed = int(p.ConfirmedFrame())
 		title = fmt.Sprintf("%s (you, %s) vs %s", m.Name(side), sideName(side), m.Name(1-side))
-	} else if s := m.Spectator(); s != nil {
-		ps = s.PeerStats()
 	}
 	if st.Away != "" {
 		title += ", " + st.String()
 	}
-	rttMs, rttTicks := float64(ps.RTT.Microseconds())/1000, ps.RTT.Seconds()*webFPS
-	for k, v := range map[string]any{"frame": int(m.Frame()), "confirmed": confirmed, "rollbacks": rollbacks, "deepest": deepest,
-		"compared": int(ps.ChecksumsCompared), "agreed": int(ps.ChecksumsAgreed), "rttMs": rttMs, "rttTicks": rttTicks, "advantage": ps.LocalFrameAdvantage} {
+	rttMs, rttTicks := float64(s.RTT.Microseconds())/1000, s.RTT.Seconds()*webFPS
+	for k, v := range map[string]any{"frame": int(m.Frame()), "confirmed": confirmed, "rollbacks": int(s.Rollbacks), "deepest": s.DeepestRollback,
+		"compared": int(s.Compared), "agreed": int(s.Agreed), "rttMs": rttMs, "rttTicks": rttTicks, "advantage": st.FrameAdvantage} {
 		pg.set(k, v)
 	}
 	check := "no checksums compared yet"
-	if differ := ps.ChecksumsCompared - ps.ChecksumsAgreed; differ > 0 {
-		check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", differ, ps.ChecksumsCompared)
-	} else if ps.ChecksumsCompared > 0 {
-		check = fmt.Sprintf("checksums agree (%d frames compared)", ps.ChecksumsCompared)
+	if differ := s.Compared - s.Agreed; differ > 0 {
+		check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", differ, s.Compared)
+	} else if s.Compared > 0 {
+		check = fmt.Sprintf("checksums agree (%d frames compared)", s.Compared)
 	}
 	text := fmt.Sprintf("%s\nframe %d (confirmed %d)  advantage %+d  rollbacks %d (deepest %d)\nround trip: game loop %.1f ms (%.1f ticks)\n%s",
-		title, m.Frame(), confirmed, ps.LocalFrameAdvantage, rollbacks, deepest, rttMs, rttTicks, check)
-	if rtc := m.WebRTC(); rtc != nil {
-		if info, err := rtc.PeerInfo(peer); err == nil && info.RTT > 0 {
-			ms := float64(info.RTT.Microseconds()) / 1000
-			pg.set("netRttMs", ms)
-			text += fmt.Sprintf("\nnetwork round trip %.2f ms (the browser's ICE, %s to %s candidate)", ms, info.LocalCandidate, info.RemoteCandidate)
-		}
+		title, m.Frame(), confirmed, st.FrameAdvantage, s.Rollbacks, s.DeepestRollback, rttMs, rttTicks, check)
+	if s.NetworkRTT > 0 {
+		ms := float64(s.NetworkRTT.Microseconds()) / 1000
+		pg.set("netRttMs", ms)
+		text += fmt.Sprintf("\nnetwork round trip %.2f ms (the browser's ICE, %s)", ms, s.Route)
 	}
 	pg.stats.Set("textContent", text)
 }
