@@ -19,8 +19,7 @@ import (
 	"github.com/rollnet/rollnet/signaling"
 )
 
-// webPage is the page a tab opens: a canvas, the stats, and the wasm pong
-// (web_wasm.go) started by the toolchain's wasm_exec.js.
+// webPage is the page: a canvas, the stats, and the wasm pong.
 //
 //go:embed web.html
 var webPage []byte
@@ -33,9 +32,8 @@ type webBuild struct {
 	took     time.Duration
 }
 
-// buildWeb compiles game.go and web_wasm.go (in the package's directory,
-// found with go list from the working directory) for GOOS=js GOARCH=wasm
-// with the go command on PATH, and reads that toolchain's wasm_exec.js.
+// buildWeb compiles game.go and web_wasm.go for js/wasm with the go
+// command on PATH, and reads that toolchain's wasm_exec.js.
 func buildWeb(ctx context.Context) (*webBuild, error) {
 	start := time.Now()
 	list, err := exec.CommandContext(ctx, "go", "list", "-f", `{{.Dir}}{{"\n"}}{{context.GOROOT}}`, "github.com/rollnet/rollnet/demo/pong").Output()
@@ -70,9 +68,8 @@ func buildWeb(ctx context.Context) (*webBuild, error) {
 	return b, nil
 }
 
-// serveWeb serves the page, the browser pong b and a signaling server on
-// ln, one origin: the page's WebSocket goes to the server it came from,
-// whose origin check accepts it.
+// serveWeb serves the page, b and a signaling server on ln: one origin,
+// which the server's origin check accepts.
 func serveWeb(ln net.Listener, b *webBuild) (*hostcmd.SignalServer, error) {
 	sig, err := signaling.NewServer(signaling.ServerConfig{})
 	if err != nil {
@@ -100,9 +97,8 @@ func serveWeb(ln net.Listener, b *webBuild) (*hostcmd.SignalServer, error) {
 	return hostcmd.ServeSignaling(sig, ln, mux), nil
 }
 
-// runWeb is -web ADDR: it serves the browser pong and a signaling server
-// until interrupted. It takes the address before the build, so that a busy
-// port fails at once, not after it.
+// runWeb is -web ADDR, until interrupted; a busy port fails before the
+// build.
 func runWeb(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -1,13 +1,9 @@
 //go:build js && pongweb
 
-// The pong a browser tab plays: game.go and this file, compiled by -web
-// (web.go) with GOOS=js GOARCH=wasm -tags pongweb, as their own program.
-// It joins the room named in the page's URL on the signaling server that
-// served the page with package netplay, as the native pong does (a room
-// whose two players already play is watched instead), plays its opponent
-// (a native pong or another tab) with the same settings, draws on the
-// page's canvas, and publishes its numbers in window.pong for the page
-// and for tests.
+// The pong a browser tab plays: game.go and this file, built by -web
+// (web.go) as their own program. It joins (or watches) the room in the
+// page's URL on the server that served it, as the native pong does, draws
+// on the canvas and publishes its numbers in window.pong.
 
 package main
 
@@ -27,14 +23,11 @@ import (
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
-// webFPS is the native pong's frame rate: a mismatch of the frame rate,
-// the delay or the seed fails at the players' hellos.
+// webFPS is the native pong's frame rate (the handshake compares them).
 const webFPS = 60
 
 // webOptions are the page URL's query: room, name, bot=1, frames=N,
-// delay=F, and inject=F (testing: this tab's state is corrupted from
-// frame F on, at every frame so that no rollback undoes it, to see the
-// desync caught).
+// delay=F, inject=F (testing: corrupt this tab's state from frame F on).
 type webOptions struct {
 	room, name            string
 	bot                   bool
@@ -59,7 +52,6 @@ type page struct {
 	keys                     Input
 }
 
-// keyBits are the keys that move the paddle.
 var keyBits = map[string]Input{"ArrowUp": InputUp, "w": InputUp, "W": InputUp, "ArrowDown": InputDown, "s": InputDown, "S": InputDown}
 
 func newPage() *page {
@@ -93,8 +85,6 @@ func (p *page) say(format string, args ...any) {
 	p.set("status", msg)
 }
 
-// draw paints s: the court, the paddles (the local one brighter), the ball
-// and the score.
 func (p *page) draw(s *State, side int) {
 	w, h := p.canvas.Get("width").Float(), p.canvas.Get("height").Float()
 	sx, sy := w/CourtW, h/CourtH
@@ -131,8 +121,7 @@ func main() {
 	pg.set("done", true)
 }
 
-// play plays the room's match, or watches it when its two players play
-// already.
+// play plays the room's match, or watches it once its players play.
 func play(pg *page, o webOptions) error {
 	pg.say("joining room %s", o.room)
 	err := run(pg, o, netplay.Join[State, Input])
@@ -143,9 +132,8 @@ func play(pg *page, o webOptions) error {
 	return err
 }
 
-// run plays (or watches) until the frame budget is spent, the opponent
-// leaves or a desync is found. Its netplay configuration is the native
-// pong's (p2p.go), on the server that served the page.
+// run plays (or watches) until the budget is spent, the opponent leaves
+// or a desync is found, configured as the native pong (netConfig).
 func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error)) error {
 	loc := js.Global().Get("location")
 	m, err := start(netplay.Config{
