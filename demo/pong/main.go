@@ -64,8 +64,7 @@ func (o options) say(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, format+"\n", args...)
 }
 
-// newFlagSet defines the flags on o; -h does not list the "internal:"
-// ones, which the demo passes to the processes it starts.
+// newFlagSet defines the flags on o; -h hides the "internal:" ones.
 func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs := flag.NewFlagSet("pong", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parseOptions says what went wrong, usage prints -h
@@ -162,8 +161,7 @@ func usageError(format string, args ...any) error {
 	return &usageErr{fmt.Sprintf(format, args...)}
 }
 
-// parseOptions checks the whole command line before anything starts:
-// flag.ErrHelp for -h, a *usageErr for anything wrong.
+// parseOptions checks all flags first: flag.ErrHelp, or a *usageErr.
 func parseOptions(args []string) (options, error) {
 	var o options
 	fs, seed := newFlagSet(&o)
@@ -315,7 +313,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer v.close()
 	o.view = v
-	// Anything written gives the terminal back first.
 	stdout, stderr = &restoring{v: v, w: stdout}, &restoring{v: v, w: stderr}
 	status := exitFailure
 	v.run(func() { status = dispatch(ctx, o, stdout, stderr) })

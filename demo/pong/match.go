@@ -75,8 +75,7 @@ func netConfig(o options) netplay.Config {
 	return cfg
 }
 
-// netMatch is this process's side of a network match in any of netplay's
-// roles: its screen and report are netplay's Status, Stats and News.
+// netMatch is a network match in any role: netplay's Status, Stats, News.
 type netMatch struct {
 	nm               *netplay.Match[State, Input]
 	o                options
@@ -138,8 +137,7 @@ func (m *netMatch) State() *State {
 	return &m.draw
 }
 
-// Tick runs one AdvanceFrame, or a host's frames for the time since the
-// last tick (its clients keep their lead on real time).
+// Tick advances a frame, a host the frames of real time since its last.
 func (m *netMatch) Tick(in Input) error {
 	n := 1
 	if m.mode() == netplay.ModeHost {
@@ -160,9 +158,8 @@ func (m *netMatch) Tick(in Input) error {
 	return m.err
 }
 
-// inject is -inject-desync F: a P2P player corrupts its state at F; an
-// authoritative client the host state it decodes the next ones against,
-// from F until the checksums catch it.
+// inject is -inject-desync F: a P2P player's state at F; a client's base
+// host state from F on, until the checksums catch it.
 func (m *netMatch) inject() {
 	if p := m.nm.P2P(); p != nil && m.o.inject > 0 && int(p.Frame()) == m.o.inject {
 		p.State().Wins[m.Side()]++
@@ -280,10 +277,8 @@ func (m *netMatch) failed(err error) error {
 	return fmt.Errorf("pong: %w", err)
 }
 
-// compose makes an authoritative client's drawn state: the playout's
-// world (blended between the two host states around the render time),
-// its own paddle from the prediction, held to ownSpeed so a correction is
-// caught up, not jumped. It prints the checksums of the host states played.
+// compose draws a client's world from the playout and its own paddle from
+// the prediction, held to ownSpeed; it prints the played states' checksums.
 func (m *netMatch) compose() {
 	c := m.nm.AuthClient()
 	if c == nil || !c.Synchronized() {
@@ -331,8 +326,7 @@ func (m *netMatch) compose() {
 
 func lerp(a, b int32, w float64) float64 { return float64(a) + float64(b-a)*w }
 
-// frames is the frames this side played: an authoritative client's from
-// the first host state it played (so is -frames'), else the match's.
+// frames played: a client's from its first host state (as -frames), else the match's.
 func (m *netMatch) frames() int32 {
 	switch {
 	case m.mode() != netplay.ModeClient:
@@ -346,8 +340,7 @@ func (m *netMatch) frames() int32 {
 	return int32(m.played - m.from + 1)
 }
 
-// finish keeps the match going after the budget, up to linger, so the
-// others can confirm and compare their last frames.
+// finish goes on up to linger after the budget: the others confirm their last frames.
 func (m *netMatch) finish(tick time.Duration) {
 	m.end, m.last = m.now(), m.nm.Frame()
 	for deadline := m.now().Add(linger); m.err == nil && m.budgetSpent() && m.now().Before(deadline); time.Sleep(tick) {
@@ -514,8 +507,7 @@ func (m *netMatch) logf(format string, args ...any) {
 	}
 }
 
-// printSum writes "pong: checksum frame F X" without allocating: the
-// process tests compare these lines across processes.
+// printSum writes "pong: checksum frame F X" without allocating (tests compare them).
 func (m *netMatch) printSum(f rollnet.Frame, crc uint32) {
 	if m.out == nil {
 		return

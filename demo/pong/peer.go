@@ -29,8 +29,7 @@ const (
 	exitRejoinRefused = 5 // -rejoin: the other player refused to take this one back (FILE removed)
 )
 
-// runLocal plays one match and prints its report; it returns the exit
-// status.
+// runLocal plays one match, prints its report and returns the exit status.
 func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer) int {
 	v := o.view
 	err := play(ctx, m, v, o)
@@ -61,8 +60,7 @@ func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer)
 	return r.status()
 }
 
-// connectFailed says why connecting failed: exit 0 if the player
-// cancelled, else a failure.
+// connectFailed says why connecting failed (exit 0 if cancelled).
 func connectFailed(err error, stdout, stderr io.Writer) int {
 	if errors.Is(err, errCancelled) {
 		fmt.Fprintln(stdout, err)
@@ -86,8 +84,7 @@ func (r report) status() int {
 	return exitOK
 }
 
-// childArgs are the flags of a player process started by this one (with
-// -frames -1 without a budget: it plays until its parent leaves).
+// childArgs are a player process's flags (-frames -1: until we leave).
 func childArgs(o options, side, inject int) []string {
 	frames := cmp.Or(o.frames, -1)
 	return []string{"-child", "-bot", "-headless", "-name", "bot", "-signal", o.signal, "-room", o.room,
@@ -96,8 +93,7 @@ func childArgs(o options, side, inject int) []string {
 		"-inject-desync", strconv.Itoa(inject), "-frames", strconv.Itoa(frames)}
 }
 
-// runNet plays a network match: it joins the room with the mode's
-// netplay call, calls joined (if not nil) once in it, and plays.
+// runNet joins with the mode's netplay call, calls joined once in, and plays.
 func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
 	o.seed = o.seedOr(o.room)
 	cfg := netConfig(o)
@@ -166,9 +162,8 @@ func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 	return runLocal(ctx, m, o, stdout, stderr)
 }
 
-// joinRoom ticks nm until it is in its room, says so (with what) and
-// calls joined, then until its session exists; on the waiting screen if
-// there is one (cancelling: errCancelled).
+// joinRoom ticks nm into its room, says so and calls joined, then until
+// its session exists, on the waiting screen if any (q: errCancelled).
 func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -296,8 +291,7 @@ func awaitLine(ctx context.Context, seen <-chan struct{}, what string, d time.Du
 	}
 }
 
-// lineWatch passes writes on to w and closes want's channel the first
-// time a write (a whole line) holds its text.
+// lineWatch writes to w, closing want's channel when a line holds its text.
 type lineWatch struct {
 	mu   sync.Mutex
 	w    io.Writer

@@ -34,8 +34,7 @@ type hud struct {
 	Rejoining  string        // -rejoin's catch-up progress: drawn instead of the court, which is not shown yet
 }
 
-// view draws the game on a terminal with tcell and turns key presses into
-// inputs for the local paddle.
+// view draws the game on a terminal and turns keys into the paddle's input.
 type view struct {
 	screen tcell.Screen
 	side   int // the local player's side, 0 left or 1 right; -1 a spectator (or not known yet)
@@ -73,8 +72,7 @@ func (v *view) close() {
 	}
 }
 
-// run calls f and gives the terminal back if f panics, before the panic
-// goes on up.
+// run calls f, giving the terminal back before a panic goes on up.
 func (v *view) run(f func()) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -92,9 +90,8 @@ func (v *view) setWaiting(msg string) {
 	}
 }
 
-// waiting shows the waiting screen until the returned stop is called; q,
-// Esc or Ctrl-C calls cancel. Nothing else may draw on v until stop
-// returns.
+// waiting shows the waiting screen (q, Esc, Ctrl-C: cancel); nothing
+// else may draw on v until the returned stop returns.
 func (v *view) waiting(cancel func()) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	start := time.Now()
@@ -121,8 +118,7 @@ func (v *view) waiting(cancel func()) (stop func()) {
 	}
 }
 
-// message draws lines in place of the court, each wrapped, a blank line
-// apart.
+// message draws lines in place of the court, wrapped, a blank line apart.
 func (v *view) message(st tcell.Style, lines ...string) {
 	v.screen.Clear()
 	w, _ := v.screen.Size()
@@ -168,11 +164,9 @@ func (v *view) poll(s *State) {
 	}
 }
 
-// holdEnd is how long the screen stays up to say why a match ended.
-const holdEnd = 5 * time.Second
+const holdEnd = 5 * time.Second // the screen saying why a match ended stays up this long
 
-// hold shows s and h (whose Note says why the match ended) until a key is
-// pressed or d passes.
+// hold shows s and h (Note: why the match ended) for d or until a key.
 func (v *view) hold(s *State, h hud, d time.Duration) {
 	show := func() {
 		v.draw(s, h)
@@ -204,35 +198,29 @@ func (v *view) hold(s *State, h hud, d time.Duration) {
 	}
 }
 
-// keys turns key presses into a paddle target. Terminals report presses
-// (and auto-repeats), never releases, so a press moves the target two
-// cells and the paddle runs to it: a tap nudges, a held key runs at full
-// speed, and the paddle stops soon after the key is let go.
+// keys turns presses into a paddle target: terminals report presses and
+// repeats, never releases, so a tap nudges and a held key runs.
 type keys struct {
 	target int32 // centre the paddle runs to, fixed point
 	set    bool
 }
 
-// step is how far one key press moves the target.
-const step = 2 * Sub
+const step = 2 * Sub // how far one key press moves the target
 
 func (k *keys) press(dir int32, s *State, side int) {
 	centre := s.PaddleY[side] + PaddleH/2
 	if !k.set {
 		k.target, k.set = centre, true
 	}
-	// From the paddle, not from an old target: the paddle never runs on
-	// long after the key is let go.
 	base := k.target
-	if (base-centre)*dir < 0 {
+	if (base-centre)*dir < 0 { // from the paddle, not an old target
 		base = centre
 	}
 	t := max(centre-2*step, min(base+dir*step, centre+2*step))
 	k.target = max(PaddleH/2, min(t, CourtH-PaddleH/2))
 }
 
-// input is the local player's input for this frame (the local paddle is
-// never predicted: the live state's is exact).
+// input is this frame's input (the local paddle is never predicted).
 func (k *keys) input(s *State, side int) Input {
 	if !k.set {
 		return 0

@@ -23,8 +23,7 @@ import (
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
-// webFPS is the native pong's frame rate (the handshake compares them).
-const webFPS = 60
+const webFPS = 60 // the native pong's frame rate (the handshake compares them)
 
 // webOptions are the page URL's query: room, name, bot=1, frames=N,
 // delay=F, inject=F (testing: corrupt this tab's state from frame F on).
@@ -132,8 +131,7 @@ func play(pg *page, o webOptions) error {
 	return err
 }
 
-// run plays (or watches) until the budget is spent, the opponent leaves
-// or a desync is found, configured as the native pong (netConfig).
+// run plays (or watches) until the budget, the end or a desync, as netConfig.
 func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error)) error {
 	loc := js.Global().Get("location")
 	m, err := start(netplay.Config{
@@ -224,9 +222,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 	}
 }
 
-// publish shows the terminal's numbers under the canvas and in window.pong:
-// who plays whom by name, the frames, the round trips, the checksums
-// (netplay's Stats).
+// publish shows netplay's Stats under the canvas and in window.pong.
 func publish(pg *page, m *netplay.Match[State, Input], st netplay.Status) {
 	s, confirmed := m.Stats(), int(m.Frame())-1
 	title := fmt.Sprintf("watching %s (left) vs %s (right)", m.Name(0), m.Name(1))
