@@ -26,6 +26,7 @@ const (
 	checksumInterval = 6                // frames between the P2P peers' checksum comparisons
 	capacity         = 32               // the session's rollback window: -delay's bound
 	linger           = 3 * time.Second  // a side done with its budget waits this long for the others to finish
+	hostLinger       = 10 * time.Second // a host's: its clients count their budgets from their first state, later
 	dropAfter        = 5 * time.Second  // silence before a peer is declared gone (one that quits says so)
 	syncTimeout      = 30 * time.Second // the handshake of two links impaired as much as -impair allows
 	rejoinWindow     = 60 * time.Second // how long a -rejoin player may come back
@@ -340,10 +341,15 @@ func (m *netMatch) frames() int32 {
 	return int32(m.played - m.from + 1)
 }
 
-// finish goes on up to linger after the budget: the others confirm their last frames.
+// finish goes on up to linger (a host: hostLinger) after the budget, until
+// the others leave: they confirm their last frames, or play theirs out.
 func (m *netMatch) finish(tick time.Duration) {
 	m.end, m.last = m.now(), m.nm.Frame()
-	for deadline := m.now().Add(linger); m.err == nil && m.budgetSpent() && m.now().Before(deadline); time.Sleep(tick) {
+	wait := linger
+	if m.mode() == netplay.ModeHost {
+		wait = hostLinger
+	}
+	for deadline := m.now().Add(wait); m.err == nil && m.budgetSpent() && m.now().Before(deadline); time.Sleep(tick) {
 		if m.mode() == netplay.ModeHost && !m.slot1() || m.mode() != netplay.ModeHost && m.mode() != netplay.ModeP2P {
 			return
 		}
@@ -440,6 +446,9 @@ func (m *netMatch) Report() report {
 	}
 	if m.last > 0 && (m.mode() == netplay.ModeHost || m.mode() == netplay.ModeP2P) {
 		r.Frames = int32(m.last) // not the frames it went on for after its budget
+	}
+	if m.mode() == netplay.ModeSpectator && m.o.frames > 0 {
+		r.Frames = min(r.Frames, int32(m.o.frames)) // its catch-up takes several frames a tick, past the budget
 	}
 	if r.WebRTC { // the candidate pair ICE selected, and when the first channel opened
 		if r.Path = cmp.Or(s.Route, "unknown"); s.Opened > 0 {
