@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -94,4 +95,21 @@ func TestAuthorityDesyncCaught(t *testing.T) {
 	require.Positive(t, r.Desyncs)
 	require.GreaterOrEqual(t, r.First, int32(200))
 	require.Equal(t, exitDesync, r.status())
+}
+
+// TestAuthorityHostScreenSaysWhoChecks: the host compares no checksums
+// (its clients check its states), so its screen says that, not "no
+// checksums compared yet" for the whole match.
+func TestAuthorityHostScreenSaysWhoChecks(t *testing.T) {
+	p := newAuthPair(t, local.Link{Latency: 20 * time.Millisecond})
+	for range 300 {
+		p.tick(t)
+	}
+	v, sc := simView(t, 0)
+	s := p.h.State()
+	v.draw(s, p.h.HUD())
+	all := strings.Join(screenText(sc), "\n")
+	require.Contains(t, all, "states checked by its clients")
+	require.NotContains(t, all, "no checksums compared yet")
+	require.Positive(t, p.c.nm.Stats().Compared, "its client did check")
 }

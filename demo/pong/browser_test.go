@@ -100,7 +100,7 @@ func startBrowserEnv(t *testing.T, exe string) (*browserEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	shared.close = append(shared.close, srv.close)
+	shared.close = append(shared.close, srv.Close)
 	dir, err := os.MkdirTemp("", "rollnet-pong-chromium-")
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func startBrowserEnv(t *testing.T, exe string) (*browserEnv, error) {
 		return nil, err
 	}
 	shared.close = append(shared.close, stop)
-	return &browserEnv{addr: strings.TrimPrefix(srv.url, "ws://"), build: b, browser: browser}, nil
+	return &browserEnv{addr: strings.TrimPrefix(srv.URL(), "ws://"), build: b, browser: browser}, nil
 }
 
 // closeBrowserEnv closes the shared browser and server, if a test started

@@ -13,12 +13,9 @@ import (
 type impairment local.Link
 
 // maxImpair bounds -impair's latency plus jitter, each way: two players
-// who both impair this much have a round trip of four times it, and the
-// handshake's five round trips, 20 s, fit in syncTimeout. (The game
-// crawls long before: the rollback window covers about half a second.)
+// impairing this much finish the handshake (5 round trips) in syncTimeout.
 const maxImpair = time.Second
 
-// label is the impairment in words, for the screen and the report.
 func (im impairment) label() string {
 	s := im.Latency.String()
 	if im.Jitter > 0 {
@@ -30,7 +27,6 @@ func (im impairment) label() string {
 	return s + " each way"
 }
 
-// config is the transport/impair configuration of both directions.
 func (im impairment) config(seed uint32) impair.Config {
 	return impair.Config{Out: local.Link(im), In: local.Link(im), Seed: uint64(seed)}
 }

@@ -52,13 +52,10 @@ type options struct {
 	pin      string   // -pin: its certificate's SHA-256
 	pinHash  [32]byte // -pin, parsed
 
-	// view is the terminal view (nil headless), made by run before
-	// connecting so the wait and the match share it.
-	view *view
+	view *view // the terminal view (nil headless): the wait's and the match's
 }
 
-// say writes a progress line: on the waiting screen if there is one, else
-// to w.
+// say writes a progress line on the waiting screen, else to w.
 func (o options) say(w io.Writer, format string, args ...any) {
 	if o.view != nil {
 		o.view.setWaiting(fmt.Sprintf(format, args...))
@@ -67,9 +64,7 @@ func (o options) say(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, format+"\n", args...)
 }
 
-// newFlagSet defines the command line's flags on o. A new flag is one
-// line here, plus its checks in parseOptions; -h does not list the
-// "internal:" ones, which the demo passes to the processes it starts.
+// newFlagSet defines the flags on o; -h hides the "internal:" ones.
 func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs := flag.NewFlagSet("pong", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parseOptions says what went wrong, usage prints -h
@@ -102,8 +97,6 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	return fs, seed
 }
 
-// usageText is what -h prints: a summary, the keys, the flags a player
-// uses and the exit statuses.
 const usageText = `pong: rollnet's demo, a deterministic pong played over WebRTC with rollback netcode.
 
 Usage:
@@ -143,8 +136,7 @@ A parent of player processes (no -signal) exits with its own status, or with the
 own is 0 and theirs is not.
 `
 
-// usage writes -h's text to w: the flags are fs's, without the internal
-// ones, with their defaults as defined (not as parsed so far).
+// usage writes -h's text to w, the flags' defaults as defined.
 func usage(w io.Writer) {
 	var o options
 	fs, _ := newFlagSet(&o)
@@ -160,8 +152,7 @@ func usage(w io.Writer) {
 	_, _ = io.WriteString(w, exitText)
 }
 
-// usageErr is a bad command line (exit status 2): what is wrong, in one
-// line.
+// usageErr is a bad command line (exit status 2), in one line.
 type usageErr struct{ msg string }
 
 func (e *usageErr) Error() string { return "pong: " + e.msg }
@@ -170,9 +161,7 @@ func usageError(format string, args ...any) error {
 	return &usageErr{fmt.Sprintf(format, args...)}
 }
 
-// parseOptions parses and checks the command line, all of it before
-// anything starts. It returns flag.ErrHelp for -h, and a *usageErr for
-// anything wrong.
+// parseOptions checks all flags first: flag.ErrHelp, or a *usageErr.
 func parseOptions(args []string) (options, error) {
 	var o options
 	fs, seed := newFlagSet(&o)
@@ -239,9 +228,8 @@ func parseOptions(args []string) (options, error) {
 	return o, nil
 }
 
-// checkSignal checks -signal's URL, if any, and takes the room it names
-// as -room's: a URL that names a room and a -room naming another one (or
-// the server's pairing, room?next=N, and any -room) conflict.
+// checkSignal checks -signal's URL and takes the room it names as
+// -room's (a different -room, or one with room?next=N, conflicts).
 func checkSignal(o *options) error {
 	if o.signal == "" {
 		return nil
@@ -265,15 +253,13 @@ func checkSignal(o *options) error {
 	return nil
 }
 
-// validName reports whether s can be shown as a name: 1 to
-// netplay.MaxName bytes of printable UTF-8.
+// validName: 1 to netplay.MaxName bytes of printable UTF-8.
 func validName(s string) bool {
 	return s != "" && len(s) <= netplay.MaxName && utf8.ValidString(s) &&
 		!strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
 }
 
-// defaultName is -name's default: the user's login name (cut to
-// netplay.MaxName bytes), or "player".
+// defaultName is the user's login name, or "player".
 func defaultName() string {
 	name := os.Getenv("USER")
 	if u, err := user.Current(); err == nil && u.Username != "" {
@@ -285,7 +271,6 @@ func defaultName() string {
 	return name
 }
 
-// isTerminal reports whether both stdin and stdout are terminals.
 func isTerminal() bool {
 	return term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
 }
@@ -328,14 +313,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer v.close()
 	o.view = v
-	// Anything written gives the terminal back first.
 	stdout, stderr = &restoring{v: v, w: stdout}, &restoring{v: v, w: stderr}
 	status := exitFailure
 	v.run(func() { status = dispatch(ctx, o, stdout, stderr) })
 	return status
 }
 
-// dispatch runs the mode the options ask for.
 func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	switch {
 	case o.replay != "":
@@ -348,8 +331,7 @@ func dispatch(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	return runNet(ctx, o, stdout, stderr, nil)
 }
 
-// restoring is a writer that closes the terminal view before it writes:
-// an error or a report is printed on a terminal given back.
+// restoring gives the terminal back before it writes.
 type restoring struct {
 	v *view
 	w io.Writer

@@ -26,26 +26,22 @@ const (
 	checksumInterval = 6                // frames between the P2P peers' checksum comparisons
 	capacity         = 32               // the session's rollback window: -delay's bound
 	linger           = 3 * time.Second  // a side done with its budget waits this long for the others to finish
+	hostLinger       = 10 * time.Second // a host's: its clients count their budgets from their first state, later
 	dropAfter        = 5 * time.Second  // silence before a peer is declared gone (one that quits says so)
 	syncTimeout      = 30 * time.Second // the handshake of two links impaired as much as -impair allows
 	rejoinWindow     = 60 * time.Second // how long a -rejoin player may come back
 	printEvery       = 60               // frames between a headless side's checksum lines (tests compare them)
 	lastStates       = 30               // ticks a client plays out after its budget's last host state arrived
-	// ownSpeed bounds how fast a client draws its own paddle, in its top
-	// speeds: the timestep's dilation (10%) and a third to catch a
-	// correction up over a few frames instead of jumping it.
-	ownSpeed = 1.4
+	ownSpeed         = 1.4              // a client's own paddle's drawn top speed: 10% dilation, a third to catch up
 )
 
-// -mode's values, and the authority mode's slots: the left paddle, the
-// right one, a spectator's (a client whose input moves nothing).
+// -mode's values; the authority mode's slots (left, right, a spectator's).
 const (
 	modeP2P, modeAuthority = "p2p", "authority"
 	authPlayers            = game.AuthoritySlots
 )
 
-// The dedicated pong host (pong host) runs the same simulation with both
-// players as clients; a late input rolls it back, as on the listen host.
+// The dedicated host (pong host) runs the same simulation, both players clients.
 func init() {
 	hostcmd.Register("pong", hostcmd.Sim[State, Input]{
 		Players: authPlayers, Simulate: simulate, LateInput: authority.LateRollback,
@@ -54,8 +50,7 @@ func init() {
 	})
 }
 
-// netConfig is the netplay configuration of every network side: P2P
-// (players, spectators) or the authority mode.
+// netConfig is the netplay configuration of every network side.
 func netConfig(o options) netplay.Config {
 	cfg := netplay.Config{
 		Signal: o.signal, Room: o.room, Name: o.name, Players: 2, FrameRate: o.fps, Settings: uint64(o.seed),
@@ -81,30 +76,24 @@ func netConfig(o options) netplay.Config {
 	return cfg
 }
 
-// netMatch is this process's side of a network match in any role of
-// netplay's (a P2P player or spectator, an authoritative host or
-// client): its screen and report are netplay's Status, Stats and News.
+// netMatch is a network match in any role: netplay's Status, Stats, News.
 type netMatch struct {
-	nm      *netplay.Match[State, Input]
-	o       options
-	now     func() time.Time
-	out     io.Writer // progress lines (headless), nil: none
-	st      netplay.Status
-	err     error
-	told    int    // News lines printed
-	note    string // the newest, for the screen
-	refused string // -rejoin: the one line saying why the other player refused
-	// start is the first frame advanced (a host's: its client's arrival),
-	// end when the match stopped advancing (bytes/s), at which frame last.
-	start, end time.Time
-	last, next rollnet.Frame // next: the frame a P2P -rejoin player prints the checksum of next
-	dbg        *debugging
-	line       []byte // a checksum line being written
-	ts         *playout.Timestep
-	at         time.Time // a host's previous tick; a rejoiner's last progress line
-	// An authoritative client draws the playout's world with its own
-	// paddle predicted (compose).
-	draw             State
+	nm               *netplay.Match[State, Input]
+	o                options
+	now              func() time.Time
+	out              io.Writer // progress lines (headless), nil: none
+	st               netplay.Status
+	err              error
+	told             int           // News lines printed
+	note             string        // the newest, for the screen
+	refused          string        // -rejoin: the one line saying why the other player refused
+	start, end       time.Time     // the first frame advanced (a host's: its client's arrival); the last (bytes/s), at frame last
+	last, next       rollnet.Frame // next: the frame a P2P -rejoin player prints the checksum of next
+	dbg              *debugging
+	line             []byte // a checksum line being written
+	ts               *playout.Timestep
+	at               time.Time     // a host's previous tick; a rejoiner's last progress line
+	draw             State         // an authoritative client's drawn world (compose)
 	played, from     rollnet.Frame // the newest and the first host frame played (NoFrame before)
 	done, heldFrames int           // ticks since its budget's last host state; frames its paddle was held
 	lastOwn          float64
@@ -149,8 +138,7 @@ func (m *netMatch) State() *State {
 	return &m.draw
 }
 
-// Tick runs one tick: netplay's AdvanceFrame, or a host's frames for the
-// time since the last tick (its clients keep their lead on real time).
+// Tick advances a frame, a host the frames of real time since its last.
 func (m *netMatch) Tick(in Input) error {
 	n := 1
 	if m.mode() == netplay.ModeHost {
@@ -171,10 +159,8 @@ func (m *netMatch) Tick(in Input) error {
 	return m.err
 }
 
-// inject is -inject-desync: from frame F, this side's state is not the
-// others'. A P2P player corrupts its own state once; an authoritative
-// client the copy of the host's newest state it decodes the next ones
-// against, until the protocol's checksums catch it.
+// inject is -inject-desync F: a P2P player's state at F; a client's base
+// host state from F on, until the checksums catch it.
 func (m *netMatch) inject() {
 	if p := m.nm.P2P(); p != nil && m.o.inject > 0 && int(p.Frame()) == m.o.inject {
 		p.State().Wins[m.Side()]++
@@ -241,13 +227,11 @@ func (m *netMatch) advance(in Input) {
 	}
 }
 
-// slot1 reports whether a client holds a host's right paddle (netplay's
-// roster names it; not once it quit or its grace ran out).
+// slot1 reports whether a client holds a host's right paddle.
 func (m *netMatch) slot1() bool { return m.nm.Name(1) != "" }
 
 func (m *netMatch) budgetSpent() bool { return m.o.frames > 0 && int(m.nm.Frame()) >= m.o.frames }
 
-// startLine says the match started, in the demo's words.
 func (m *netMatch) startLine() {
 	room, s := m.nm.Room(), m.Side()
 	switch {
@@ -273,7 +257,7 @@ func (m *netMatch) startLine() {
 	}
 }
 
-// failed is a fatal error of netplay's in the demo's words.
+// failed says a fatal error of netplay's in the demo's words.
 func (m *netMatch) failed(err error) error {
 	room := m.nm.Room()
 	var re *session.RejoinError
@@ -294,12 +278,8 @@ func (m *netMatch) failed(err error) error {
 	return fmt.Errorf("pong: %w", err)
 }
 
-// compose makes an authoritative client's drawn state: the world at the
-// render time from the playout (the ball and the other paddle blended
-// between the two host states around it), its own paddle from the
-// predicted present, blended between its last two steps and held to
-// ownSpeed, so that a correction is caught up over a few frames, not
-// jumped. It prints the checksum of each host state played.
+// compose draws a client's world from the playout and its own paddle from
+// the prediction, held to ownSpeed; it prints the played states' checksums.
 func (m *netMatch) compose() {
 	c := m.nm.AuthClient()
 	if c == nil || !c.Synchronized() {
@@ -347,10 +327,7 @@ func (m *netMatch) compose() {
 
 func lerp(a, b int32, w float64) float64 { return float64(a) + float64(b-a)*w }
 
-// frames is the frames this side played: an authoritative client counts
-// its own from the first host state it played (so does -frames: a client
-// joining a running host plays its budget), every other side the match's
-// frame number.
+// frames played: a client's from its first host state (as -frames), else the match's.
 func (m *netMatch) frames() int32 {
 	switch {
 	case m.mode() != netplay.ModeClient:
@@ -358,19 +335,21 @@ func (m *netMatch) frames() int32 {
 	case m.from == rollnet.NoFrame:
 		return 0
 	case m.o.frames > 0 && (m.played-m.from+1 >= rollnet.Frame(m.o.frames) || m.done >= lastStates):
-		// The host sends states past the budget until the client leaves,
-		// and a loaded machine's playout may jump onto one of them.
+		// (a loaded machine's playout may jump onto the states past the budget)
 		return int32(m.o.frames)
 	}
 	return int32(m.played - m.from + 1)
 }
 
-// finish keeps the match going after the frame budget (the report's
-// frames stay the budget's), up to linger, so the others can confirm and
-// compare their last frames, until they leave.
+// finish goes on up to linger (a host: hostLinger) after the budget, until
+// the others leave: they confirm their last frames, or play theirs out.
 func (m *netMatch) finish(tick time.Duration) {
 	m.end, m.last = m.now(), m.nm.Frame()
-	for deadline := m.now().Add(linger); m.err == nil && m.budgetSpent() && m.now().Before(deadline); time.Sleep(tick) {
+	wait := linger
+	if m.mode() == netplay.ModeHost {
+		wait = hostLinger
+	}
+	for deadline := m.now().Add(wait); m.err == nil && m.budgetSpent() && m.now().Before(deadline); time.Sleep(tick) {
 		if m.mode() == netplay.ModeHost && !m.slot1() || m.mode() != netplay.ModeHost && m.mode() != netplay.ModeP2P {
 			return
 		}
@@ -378,8 +357,7 @@ func (m *netMatch) finish(tick time.Duration) {
 	}
 }
 
-// name is the name of the player on side ("?" while unknown), kept once
-// known: a host's roster forgets a client that left.
+// name is side's player's name, kept once known ("?" before).
 func (m *netMatch) name(side int) string {
 	if n := m.nm.Name(side); n != "" {
 		m.names[side] = n
@@ -412,8 +390,7 @@ func (m *netMatch) role() string {
 	return sideName(m.Side())
 }
 
-// noteLine is the screen's note: the status while something is waited
-// for (a peer silent or away, the handshake), else the newest news.
+// noteLine is the status while something is waited for, else the news.
 func (m *netMatch) noteLine() string {
 	if st := m.st; st.Phase != netplay.Ended && (st.Phase <= netplay.Synchronizing || st.Interrupted != "" || st.Away != "" || st.Waiting != "") {
 		return st.String()
@@ -432,6 +409,9 @@ func (m *netMatch) HUD() hud {
 	}
 	if m.st.Phase == netplay.Rejoining {
 		h.Rejoining = m.st.String()
+	}
+	if m.mode() == netplay.ModeHost {
+		h.Checks = "states checked " + hostChecked
 	}
 	if p := m.nm.P2P(); p != nil {
 		h.Confirmed = int32(min(p.ConfirmedFrame(), p.Frame()-1))
@@ -467,6 +447,9 @@ func (m *netMatch) Report() report {
 	if m.last > 0 && (m.mode() == netplay.ModeHost || m.mode() == netplay.ModeP2P) {
 		r.Frames = int32(m.last) // not the frames it went on for after its budget
 	}
+	if m.mode() == netplay.ModeSpectator && m.o.frames > 0 {
+		r.Frames = min(r.Frames, int32(m.o.frames)) // its catch-up takes several frames a tick, past the budget
+	}
 	if r.WebRTC { // the candidate pair ICE selected, and when the first channel opened
 		if r.Path = cmp.Or(s.Route, "unknown"); s.Opened > 0 {
 			r.Path += fmt.Sprintf(", open %v after joining", s.Opened.Round(time.Millisecond))
@@ -490,7 +473,6 @@ func (m *netMatch) Report() report {
 	return r
 }
 
-// extra is the report's lines of the mode's own.
 func (m *netMatch) extra() (out []string) {
 	if h := m.nm.AuthHost(); h != nil {
 		st := h.Stats()
@@ -514,7 +496,6 @@ func (m *netMatch) extra() (out []string) {
 	return out
 }
 
-// impairNote says what -impair does to this side's link, "" without it.
 func (m *netMatch) impairNote() string {
 	imp, ok := m.nm.Transport().(*impair.Transport)
 	if !ok {
@@ -524,22 +505,18 @@ func (m *netMatch) impairNote() string {
 	return fmt.Sprintf("%s (lost on purpose: %d received, %d sent)", m.o.impair.label(), st.LostIn, st.LostOut)
 }
 
-// catchingUp reports whether a spectator fast-forwards: the loop shows
-// the progress, not the frames flying by.
+// catchingUp reports whether a spectator fast-forwards (not drawn).
 func (m *netMatch) catchingUp() bool { return m.st.Phase == netplay.CatchingUp }
 
 func (m *netMatch) Close() error { return errors.Join(m.nm.Close(), m.dbg.close()) }
 
-// logf writes a progress line to m.out, if any.
 func (m *netMatch) logf(format string, args ...any) {
 	if m.out != nil {
 		fmt.Fprintf(m.out, format+"\n", args...)
 	}
 }
 
-// printSum writes "pong: checksum frame F X" to m.out, if any, without
-// fmt's allocations: the process tests compare these lines across
-// processes.
+// printSum writes "pong: checksum frame F X" without allocating (tests compare them).
 func (m *netMatch) printSum(f rollnet.Frame, crc uint32) {
 	if m.out == nil {
 		return

@@ -1,7 +1,6 @@
 package main
 
-// offlineMatch is the game with no network: the local player against a
-// bot in the same process. It is what -offline plays.
+// offlineMatch is -offline: the local player against a bot, no network.
 type offlineMatch struct {
 	s     State
 	side  int

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/signaling"
 )
 
 // Exit statuses (exitText in main.go says them to the player).
@@ -27,14 +29,12 @@ const (
 	exitRejoinRefused = 5 // -rejoin: the other player refused to take this one back (FILE removed)
 )
 
-// runLocal plays one match in this process and prints its report. It
-// returns the exit status.
+// runLocal plays one match, prints its report and returns the exit status.
 func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer) int {
 	v := o.view
 	err := play(ctx, m, v, o)
 	if v != nil && err != nil && !errors.Is(err, errQuit) {
-		// Why the match ended, on the screen before it closes.
-		h := m.HUD()
+		h := m.HUD() // why the match ended, on the screen before it closes
 		if !errors.Is(err, errPeerLeft) {
 			h.Note = err.Error()
 		}
@@ -60,8 +60,7 @@ func runLocal(ctx context.Context, m match, o options, stdout, stderr io.Writer)
 	return r.status()
 }
 
-// connectFailed reports why connecting failed and returns the exit
-// status: 0 if the player cancelled the wait, else a failure to connect.
+// connectFailed says why connecting failed (exit 0 if cancelled).
 func connectFailed(err error, stdout, stderr io.Writer) int {
 	if errors.Is(err, errCancelled) {
 		fmt.Fprintln(stdout, err)
@@ -85,8 +84,7 @@ func (r report) status() int {
 	return exitOK
 }
 
-// childArgs are the flags of a player process started by this one (with
-// -frames -1 without a budget: it plays until its parent leaves).
+// childArgs are a player process's flags (-frames -1: until we leave).
 func childArgs(o options, side, inject int) []string {
 	frames := cmp.Or(o.frames, -1)
 	return []string{"-child", "-bot", "-headless", "-name", "bot", "-signal", o.signal, "-room", o.room,
@@ -95,11 +93,7 @@ func childArgs(o options, side, inject int) []string {
 		"-inject-desync", strconv.Itoa(inject), "-frames", strconv.Itoa(frames)}
 }
 
-// runNet plays a network match: it joins the room (netplay.Join, Watch
-// with -spectate; in the authority mode HostOrConnect, Host for the left
-// side, Connect for the right one or a spectator, ConnectQUIC with
-// -connect), calls joined (if not nil) once in it, waits for the session
-// and plays.
+// runNet joins with the mode's netplay call, calls joined once in, and plays.
 func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined func() error) int {
 	o.seed = o.seedOr(o.room)
 	cfg := netConfig(o)
@@ -168,10 +162,8 @@ func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 	return runLocal(ctx, m, o, stdout, stderr)
 }
 
-// joinRoom ticks nm until it is in its room, says so (what follows "in
-// room R on S;") and calls joined (if not nil), then until its session
-// exists (a host: at once): on the waiting screen if there is one (q,
-// Esc or Ctrl-C cancel: errCancelled).
+// joinRoom ticks nm into its room, says so and calls joined, then until
+// its session exists, on the waiting screen if any (q: errCancelled).
 func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -205,27 +197,24 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 	return nil
 }
 
-// runParent is `go run ./demo/pong` without -signal: a signaling server
-// on loopback and a bot process of this program as the opponent (this
-// process hosts in the authority mode); with -spectate, two bot processes
-// playing each other and this one watching: in P2P through netplay.Watch
-// (fed by the seat-0 player), in the authority mode as the host's third
-// client without a paddle (the left player hosts and gives its slots in
-// join order, so this one joins once the right one plays).
+// runParent is pong without -signal: a signaling server on loopback and
+// a bot process as the opponent; with -spectate two bot processes, this
+// one watching (in the authority mode the left one hosts and gives its
+// slots in join order, so this one joins once the right one plays).
 func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	if o.offline {
 		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
 	}
 	out := &syncWriter{w: stdout}
-	srv, err := startSignalServer() // on loopback, a new room for this process and the ones it starts
+	srv, err := hostcmd.StartSignaling(signaling.ServerConfig{}) // on loopback, a new room for this process and the ones it starts
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, "pong: signaling server:", err)
 		return exitFailure
 	}
-	defer srv.close()
+	defer srv.Close()
 	room := make([]byte, 4)
 	_, _ = rand.Read(room)
-	o.signal, o.room = srv.url, "pong-"+hex.EncodeToString(room)
+	o.signal, o.room = srv.URL(), "pong-"+hex.EncodeToString(room)
 	inject := o.inject // a desync is injected on one side only: the opponent's
 	o.inject = 0
 	labels, sides, who, ordered := []string{"[opponent] "}, []int{1}, "the opponent", false
@@ -238,14 +227,13 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		labels, sides, who, ordered = []string{"[left] ", "[right] "}, []int{0, 1}, "a player", true
 	}
 	if o.headless {
-		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting %s\n", srv.url, o.room, map[bool]string{false: "the opponent process", true: "two player processes to watch"}[o.spectate])
+		fmt.Fprintf(out, "pong: signaling on %s, room %s; starting %s\n", o.signal, o.room, map[bool]string{false: "the opponent process", true: "two player processes to watch"}[o.spectate])
 	}
-	// Their output streams through watch (kept until the end while a
-	// screen is up), which sees them join.
-	var kept *lockedBuffer
+	// Their output (kept until the end while a screen is up) goes through watch.
+	var kept *syncWriter
 	var sink io.Writer = out
 	if !o.headless {
-		kept = &lockedBuffer{}
+		kept = &syncWriter{}
 		sink = kept
 	}
 	seen := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
@@ -277,8 +265,7 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	} else {
 		status = runNet(ctx, o, out, stderr, nil)
 	}
-	// Our side is done and closed: an opponent sees us leave and ends too;
-	// players without a budget play until we leave (closing their stdin).
+	// Our side is closed: players see us leave (their stdin closes) and end.
 	grace := 10 * time.Second
 	if o.spectate && o.frames == 0 {
 		grace = 0
@@ -304,9 +291,7 @@ func awaitLine(ctx context.Context, seen <-chan struct{}, what string, d time.Du
 	}
 }
 
-// lineWatch passes writes on to w and closes want's channel the first
-// time a write holds its text (the players' prefixWriters write whole
-// lines).
+// lineWatch writes to w, closing want's channel when a line holds its text.
 type lineWatch struct {
 	mu   sync.Mutex
 	w    io.Writer

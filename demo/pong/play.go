@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// match is one side of a game as the loop drives it: the offline game, a
-// replay, or a network match (netMatch).
+// match is one side of a game as the loop drives it (offline, replay, netMatch).
 type match interface {
 	Side() int        // the local player's side (0 left, 1 right), -1 for a spectator
 	State() *State    // the state to draw
@@ -18,6 +17,8 @@ type match interface {
 	Report() report   // the closing report, after the last Tick
 	Close() error     // releases the network
 }
+
+const hostChecked = "by its clients: every 8th state sent carries the host's checksum" // (a host compares none)
 
 // report is what every process prints at exit.
 type report struct {
@@ -40,8 +41,7 @@ type report struct {
 	Extra             []string // the mode's own lines, before the score
 }
 
-// print writes the report in one write, so another process's lines
-// streamed to the same output do not land inside it.
+// print writes the report in one write, not interleaved with other processes'.
 func (r report) print(out io.Writer) {
 	w := &strings.Builder{}
 	defer func() { _, _ = io.WriteString(out, w.String()) }()
@@ -72,7 +72,7 @@ func (r report) print(out io.Writer) {
 	line("frames played", "%d", r.Frames)
 	switch {
 	case strings.HasSuffix(r.Role, "host"):
-		line("states checked", "by its clients: every 8th state sent carries the host's checksum")
+		line("states checked", "%s", hostChecked)
 	case strings.HasSuffix(r.Role, "client"):
 		line("states compared", "%d frames, the host's checksums (%s)", r.Compared, agree)
 	default:
@@ -119,9 +119,8 @@ func fmtRTT(d time.Duration) string {
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }
 
-// play runs the game loop at o.fps until the frame budget is spent, the
-// player quits (errQuit), ctx ends (errQuit) or the match fails. v is nil
-// without a terminal.
+// play runs the loop at o.fps until the budget is spent, the player quits
+// or ctx ends (errQuit), or the match fails; v is nil without a terminal.
 func play(ctx context.Context, m match, v *view, o options) error {
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
@@ -152,7 +151,7 @@ func play(ctx context.Context, m match, v *view, o options) error {
 		}
 		h := m.HUD()
 		if c, ok := m.(interface{ catchingUp() bool }); v != nil && ok && c.catchingUp() {
-			v.drawProgress(h) // frames replayed in bulk are not drawn
+			v.message(styleHUD, h.Title, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), "replaying the match without drawing it; q, Esc or Ctrl-C quits")
 		} else if v != nil {
 			v.draw(m.State(), h)
 		}

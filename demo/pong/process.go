@@ -11,22 +11,19 @@ import (
 	"time"
 )
 
-// opponent is a second process of the demo: a copy of this program
-// started with flags that make it the other player. Its stdin is a pipe
-// the parent holds open, so it exits when the parent does, whatever way
-// the parent ends; on Linux the kernel also kills it if the parent dies
-// (see process_linux.go).
+// opponent is a copy of this program playing the other side. Its stdin
+// is a pipe the parent holds open, so it exits with the parent, however
+// that ends (on Linux the kernel also kills it: process_linux.go).
 type opponent struct {
 	cmd  *exec.Cmd
 	stop func()        // closes its stdin, its signal to stop; it is killed 3 s later
 	out  *prefixWriter // its output, each line prefixed
-	kept *lockedBuffer // where out writes while the parent's screen is up
+	kept *syncWriter   // where out writes while the parent's screen is up
 	done chan struct{} // closed once it exited
 }
 
-// startProcess starts this executable again with args. When stream is
-// set its output goes to w line by line, with prefix; otherwise it is kept
-// until reap (so it does not scribble over the parent's terminal view).
+// startProcess starts this executable with args; its output goes to w
+// line by line with prefix when stream is set, else it is kept until reap.
 func startProcess(args []string, w io.Writer, stream bool, prefix string) (*opponent, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -43,7 +40,7 @@ func startProcess(args []string, w io.Writer, stream bool, prefix string) (*oppo
 	cmd.Cancel, cmd.WaitDelay = stdin.Close, 3*time.Second
 	o := &opponent{cmd: cmd, stop: stop, done: make(chan struct{}), out: &prefixWriter{prefix: prefix, w: w}}
 	if !stream {
-		o.kept = &lockedBuffer{}
+		o.kept = &syncWriter{}
 		o.out.w = o.kept
 	}
 	cmd.Stdout, cmd.Stderr = o.out, o.out // one writer: exec calls it from one goroutine
@@ -58,11 +55,9 @@ func startProcess(args []string, w io.Writer, stream bool, prefix string) (*oppo
 	return o, nil
 }
 
-// reap waits up to grace for the process to end on its own, then stops
-// it (see opponent.stop). It writes the process's output still to come to
-// w and folds its exit status into status, ours: when we succeeded and it
-// did not, its status becomes ours (a process that died without one
-// counts as a failure), with a line naming it as who.
+// reap waits up to grace for the process to end, then stops it, writes
+// its remaining output to w and folds its exit status into ours: when we
+// succeeded and it did not (or died of a signal), a line names it as who.
 func (o *opponent) reap(grace time.Duration, status int, who string, w io.Writer) int {
 	select {
 	case <-o.done:
@@ -108,7 +103,6 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	}
 }
 
-// flush writes a trailing partial line.
 func (p *prefixWriter) flush() {
 	if len(p.buf) > 0 {
 		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf)
@@ -116,16 +110,13 @@ func (p *prefixWriter) flush() {
 	}
 }
 
-// syncWriter serialises writes from the processes' output copiers and the
-// parent to w, or to its own buffer (read with String) when w is nil.
+// syncWriter serialises writes to w, or to its own buffer (String) when
+// w is nil.
 type syncWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 	b  bytes.Buffer
 }
-
-// lockedBuffer is a syncWriter that keeps what it is written.
-type lockedBuffer = syncWriter
 
 func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()

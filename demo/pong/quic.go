@@ -5,15 +5,7 @@ import (
 	"github.com/rollnet/rollnet/transport/quic"
 )
 
-// The authority mode's direct connection to a dedicated host over QUIC
-// (netplay.ConnectQUIC), no signaling server:
-//
-//	go run ./demo/pong host -quic :4433              # logs sha256=HEX
-//	go run ./demo/pong -mode authority -connect quic://HOST:4433 -pin HEX
-//
-// The room (-room, by default hostcmd's "rollnet-host") only names the
-// match's settings: the host derives its serve seed from it.
-const defaultHostRoom = "rollnet-host"
+const defaultHostRoom = "rollnet-host" // -connect's room, hostcmd's: it only names the serve seed
 
 // checkConnect checks -connect and -pin.
 func checkConnect(o *options) error {

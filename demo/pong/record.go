@@ -15,15 +15,13 @@ import (
 	"github.com/rollnet/rollnet/session"
 )
 
-// recordSettings is what a pong recording's settings hash says: this
-// game's rules, version 1. The serve seed is in the recorded initial state.
+// recordSettings is a pong recording's settings hash: these rules,
+// version 1 (the serve seed is in the recorded initial state).
 const recordSettings = 0x706f6e67_00000001 // "pong", 1
 
 // debugging is what a P2P player keeps for after the match: the -record
-// file, and the states of its last keptStates checksummed frames (about
-// 6 s at one every checksumInterval frames at 60 fps: past a round trip
-// and the report's wait), so that a desync's report names the field where
-// the two sides parted.
+// file, and its last keptStates checksummed states (about 6 s), so that a
+// desync's report names the field where the sides parted.
 type debugging struct {
 	f          *os.File
 	w          *bufio.Writer
@@ -36,8 +34,7 @@ type debugging struct {
 
 const keptStates = 64
 
-// debugTo sets up p's recording (o.record) and desync forensics, once the
-// initial state is in place, before the first frame.
+// debugTo sets up p's recording and forensics before the first frame.
 func debugTo(p *session.P2P[State, Input], o options, side int) (*debugging, error) {
 	d := &debugging{seed: o.seed, side: side}
 	if err := p.KeepStates(keptStates); err != nil || o.record == "" {
@@ -59,7 +56,6 @@ func debugTo(p *session.P2P[State, Input], o options, side int) (*debugging, err
 	return d, nil
 }
 
-// close ends the recording, if any, and closes its file.
 func (d *debugging) close() error {
 	if d == nil || d.r == nil {
 		return nil
@@ -76,8 +72,7 @@ func stateFile(seed uint32, side int, f rollnet.Frame) string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("pong-%08x-%s-frame%d.state", seed, sideName(side), f))
 }
 
-// desync writes this side's state of the first desync's frame to its
-// state file.
+// desync writes this side's state of the first desync's frame.
 func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
 	if d == nil || d.file != "" || d.note != "" {
 		return
@@ -100,13 +95,12 @@ func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
 }
 
 // forensics is the report's line on the first desync: the field where
-// the two sides parted, when the other side's state file is on this
-// machine; else where this side's state is.
+// the sides parted when the other's state file is on this machine, else
+// where this side's is.
 func (d *debugging) forensics() string {
-	if d == nil || d.file == "" {
-		if d == nil {
-			return ""
-		}
+	if d == nil {
+		return ""
+	} else if d.file == "" {
 		return d.note
 	}
 	other := sideName(1 - d.side)
@@ -132,8 +126,7 @@ func readState(name string) (*State, error) {
 	return s, err
 }
 
-// replayMatch is -replay on a terminal: the recorded match played back on
-// screen at -fps, checked frame by frame.
+// replayMatch is -replay on a terminal, checked frame by frame.
 type replayMatch struct {
 	p    *replay.Replayer[State, Input]
 	name string
@@ -157,11 +150,9 @@ func (m *replayMatch) HUD() hud {
 	return hud{Title: "replay of " + m.name, Frame: f, Confirmed: f - 1, Compared: uint64(m.p.Checked()), Agreed: uint64(m.p.Checked())}
 }
 
-// runReplay is -replay: it plays the recording back, on screen or
-// headless at full speed, and prints ok or the first frame that differs
-// and, the recording holding states, the fields. Exit status 0 when every
-// checksum agreed, 1 when the replay differs, 3 when the file cannot be
-// replayed.
+// runReplay is -replay: on screen, or headless at full speed; it prints
+// ok or the first frame (and fields) that differ: exit 0, 1, or 3 when
+// the file cannot be replayed.
 func runReplay(ctx context.Context, o options, out, stderr io.Writer) int {
 	f, err := os.Open(o.replay)
 	if err != nil {

@@ -10,8 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// hud is what the view shows beside the court: the live numbers that
-// show rollback at work.
+// hud is the live numbers the view shows under the court.
 type hud struct {
 	Title      string        // who plays whom
 	Frame      int32         // frames simulated
@@ -26,6 +25,7 @@ type hud struct {
 	Compared   uint64        // confirmed frames whose checksums were compared with the peer's
 	Agreed     uint64        // of those, how many agreed
 	Desync     string        // non-empty once a desync was detected
+	Checks     string        // the checksum line when the mode's own (an authoritative host's: its clients check)
 	Note       string        // a status line (waiting, disconnected, ...)
 	Impair     string        // what -impair does to the link, "" without it
 	ImpairRTT  time.Duration // the round trip -impair adds on this side (its latency, both ways)
@@ -34,8 +34,7 @@ type hud struct {
 	Rejoining  string        // -rejoin's catch-up progress: drawn instead of the court, which is not shown yet
 }
 
-// view draws the game on a terminal with tcell and turns key presses into
-// inputs for the local paddle.
+// view draws the game on a terminal and turns keys into the paddle's input.
 type view struct {
 	screen tcell.Screen
 	side   int // the local player's side, 0 left or 1 right; -1 a spectator (or not known yet)
@@ -47,8 +46,7 @@ type view struct {
 	said    func(string)           // tests: called with each message for the waiting screen
 }
 
-// newView draws on sc: the terminal when nil, or tcell's simulation
-// screen in tests.
+// newView draws on sc: the terminal when nil.
 func newView(sc tcell.Screen, side int) (*view, error) {
 	var err error
 	if sc == nil {
@@ -74,9 +72,7 @@ func (v *view) close() {
 	}
 }
 
-// run calls f, which draws on v, and restores the terminal if f panics
-// before the panic goes on up: its message then lands on a usable
-// terminal instead of one left in raw mode.
+// run calls f, giving the terminal back before a panic goes on up.
 func (v *view) run(f func()) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -87,7 +83,6 @@ func (v *view) run(f func()) {
 	f()
 }
 
-// setWaiting sets what the waiting screen says.
 func (v *view) setWaiting(msg string) {
 	v.waitMsg.Store(&msg)
 	if v.said != nil {
@@ -95,10 +90,8 @@ func (v *view) setWaiting(msg string) {
 	}
 }
 
-// waiting shows the waiting screen (what it waits for, for how long
-// already, and how to give up), redrawn ten times a second, until the
-// returned stop is called; q, Esc or Ctrl-C calls cancel. Nothing else may
-// draw on v until stop returns.
+// waiting shows the waiting screen (q, Esc, Ctrl-C: cancel); nothing
+// else may draw on v until the returned stop returns.
 func (v *view) waiting(cancel func()) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	start := time.Now()
@@ -125,27 +118,23 @@ func (v *view) waiting(cancel func()) (stop func()) {
 	}
 }
 
-// message draws lines in place of the court, each wrapped, a blank line
-// apart.
+// message draws lines in place of the court, wrapped, a blank line apart.
 func (v *view) message(st tcell.Style, lines ...string) {
 	v.screen.Clear()
 	w, _ := v.screen.Size()
-	y := 0
+	y := 1
 	for _, line := range lines {
-		y = putWrapped(v.screen, 1, y+1, w-2, line, st)
+		for _, l := range wrap(line, w-2) {
+			put(v.screen, 1, y, l, st)
+			y++
+		}
+		y++
 	}
 	v.screen.Show()
 }
 
-// drawProgress draws, in place of the court, a spectator's catch-up: whom
-// it watches and how many frames are left to replay.
-func (v *view) drawProgress(h hud) {
-	v.message(styleHUD, h.Title, fmt.Sprintf("frame %d  %s", h.Frame, h.Progress), "replaying the match without drawing it; q, Esc or Ctrl-C quits")
-}
-
-// poll handles every waiting terminal event without blocking: arrow keys
-// and W/S (or k/j) move the target of the local paddle, q, Esc and Ctrl-C
-// quit.
+// poll handles the pending terminal events without blocking: arrows, W/S
+// or k/j move the paddle's target; q, Esc and Ctrl-C quit.
 func (v *view) poll(s *State) {
 	for v.screen.HasPendingEvent() {
 		switch ev := v.screen.PollEvent().(type) {
@@ -175,18 +164,13 @@ func (v *view) poll(s *State) {
 	}
 }
 
-// holdEnd is how long the screen stays up to say why a match ended,
-// unless a key is pressed first.
-const holdEnd = 5 * time.Second
+const holdEnd = 5 * time.Second // the screen saying why a match ended stays up this long
 
-// hold shows s and h (whose Note says why the match ended) until a key is
-// pressed or d passes, so that the player reads why before the screen
-// closes.
+// hold shows s and h (Note: why the match ended) for d or until a key.
 func (v *view) hold(s *State, h hud, d time.Duration) {
 	show := func() {
 		v.draw(s, h)
-		// Over the court's middle, wrapped to it: the note line is one
-		// line, often cut by the terminal's width.
+		// Wrapped across the court's middle: the note line is often cut.
 		w, ht := v.screen.Size()
 		if w >= 22 && ht >= 14 {
 			lines := append(wrap(h.Note, w-6), "press a key")
@@ -214,35 +198,29 @@ func (v *view) hold(s *State, h hud, d time.Duration) {
 	}
 }
 
-// keys turns key presses into a paddle target. Terminals report presses
-// (and auto-repeats), never releases, so a press moves the target two
-// cells and the paddle runs to it: a tap nudges, a held key runs at full
-// speed, and the paddle stops soon after the key is let go.
+// keys turns presses into a paddle target: terminals report presses and
+// repeats, never releases, so a tap nudges and a held key runs.
 type keys struct {
 	target int32 // centre the paddle runs to, fixed point
 	set    bool
 }
 
-// step is how far one key press moves the target.
-const step = 2 * Sub
+const step = 2 * Sub // how far one key press moves the target
 
 func (k *keys) press(dir int32, s *State, side int) {
 	centre := s.PaddleY[side] + PaddleH/2
 	if !k.set {
 		k.target, k.set = centre, true
 	}
-	// From the paddle, not from an old target: the paddle never runs on
-	// long after the key is let go.
 	base := k.target
-	if (base-centre)*dir < 0 {
+	if (base-centre)*dir < 0 { // from the paddle, not an old target
 		base = centre
 	}
 	t := max(centre-2*step, min(base+dir*step, centre+2*step))
 	k.target = max(PaddleH/2, min(t, CourtH-PaddleH/2))
 }
 
-// input is the local player's input for this frame. The local paddle's
-// position is never predicted, so reading it from the live state is exact.
+// input is this frame's input (the local paddle is never predicted).
 func (k *keys) input(s *State, side int) Input {
 	if !k.set {
 		return 0
@@ -294,11 +272,13 @@ func (v *view) draw(s *State, h hud) {
 		impair = "-impair: " + h.Impair
 	}
 	check, checkSt := fmt.Sprintf("checksums agree (%d frames compared)", h.Compared), styleHUD
-	if h.Compared == 0 {
-		check = "no checksums compared yet"
-	}
-	if h.Desync != "" {
+	switch {
+	case h.Desync != "":
 		check, checkSt = "DESYNC: "+h.Desync, styleAlarm
+	case h.Checks != "":
+		check = h.Checks
+	case h.Compared == 0:
+		check = "no checksums compared yet"
 	}
 	help := "spectating: q quits"
 	if v.side == 0 || v.side == 1 {
@@ -346,8 +326,6 @@ func (v *view) draw(s *State, h hud) {
 		if p == v.side {
 			st = styleYou
 		}
-		// The same height wherever it is: as many rows from its top's
-		// row as the paddle spans on this screen.
 		r0 := row(s.PaddleY[p])
 		for y := r0; y < r0+max(1, int(int64(PaddleH)*int64(ch)/CourtH)); y++ {
 			sc.SetContent(x, y, '█', nil, st)
@@ -374,16 +352,6 @@ func hudMS(d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-}
-
-// putWrapped writes s from (x, y) in lines of at most w cells (see wrap)
-// and returns the row after the last.
-func putWrapped(sc tcell.Screen, x, y, w int, s string, st tcell.Style) int {
-	for _, line := range wrap(s, w) {
-		put(sc, x, y, line, st)
-		y++
-	}
-	return y
 }
 
 // wrap breaks s into lines of at most w cells, at spaces where it can.

@@ -19,8 +19,7 @@ import (
 	"github.com/rollnet/rollnet/signaling"
 )
 
-// webPage is the page a tab opens: a canvas, the stats, and the wasm pong
-// (web_wasm.go) started by the toolchain's wasm_exec.js.
+// webPage is the page: a canvas, the stats, and the wasm pong.
 //
 //go:embed web.html
 var webPage []byte
@@ -33,9 +32,8 @@ type webBuild struct {
 	took     time.Duration
 }
 
-// buildWeb compiles game.go and web_wasm.go (in the package's directory,
-// found with go list from the working directory) for GOOS=js GOARCH=wasm
-// with the go command on PATH, and reads that toolchain's wasm_exec.js.
+// buildWeb compiles game.go and web_wasm.go for js/wasm with the go
+// command on PATH, and reads that toolchain's wasm_exec.js.
 func buildWeb(ctx context.Context) (*webBuild, error) {
 	start := time.Now()
 	list, err := exec.CommandContext(ctx, "go", "list", "-f", `{{.Dir}}{{"\n"}}{{context.GOROOT}}`, "github.com/rollnet/rollnet/demo/pong").Output()
@@ -70,10 +68,9 @@ func buildWeb(ctx context.Context) (*webBuild, error) {
 	return b, nil
 }
 
-// serveWeb serves the page, the browser pong b and a signaling server on
-// ln, one origin: the page's WebSocket goes to the server it came from,
-// whose origin check accepts it.
-func serveWeb(ln net.Listener, b *webBuild) (*signalServer, error) {
+// serveWeb serves the page, b and a signaling server on ln: one origin,
+// which the server's origin check accepts.
+func serveWeb(ln net.Listener, b *webBuild) (*hostcmd.SignalServer, error) {
 	sig, err := signaling.NewServer(signaling.ServerConfig{})
 	if err != nil {
 		_ = ln.Close()
@@ -97,13 +94,11 @@ func serveWeb(ln net.Listener, b *webBuild) (*signalServer, error) {
 			_, _ = w.Write(f.body)
 		})
 	}
-	hs := hostcmd.ServeSignaling(sig, ln, mux)
-	return &signalServer{SignalServer: hs, url: hs.URL()}, nil
+	return hostcmd.ServeSignaling(sig, ln, mux), nil
 }
 
-// runWeb is -web ADDR: it serves the browser pong and a signaling server
-// until interrupted. It takes the address before the build, so that a busy
-// port fails at once, not after it.
+// runWeb is -web ADDR, until interrupted; a busy port fails before the
+// build.
 func runWeb(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -113,10 +108,10 @@ func runWeb(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "pong: building the browser pong (GOOS=js GOARCH=wasm)...")
 	b, err := buildWeb(ctx)
 	if err == nil {
-		var s *signalServer
+		var s *hostcmd.SignalServer
 		if s, err = serveWeb(ln, b); err == nil {
-			defer s.close()
-			a := strings.TrimPrefix(s.url, "ws://")
+			defer s.Close()
+			a := strings.TrimPrefix(s.URL(), "ws://")
 			fmt.Fprintf(stdout, "pong: built pong.wasm (%.1f MB, %.1f MB gzipped) in %v\n", float64(len(b.wasm))/1e6, float64(len(b.gzipped))/1e6, b.took.Round(100*time.Millisecond))
 			fmt.Fprintf(stdout, "pong: open http://%s/?room=lobby in two tabs to play each other (W/S or the arrow keys),\n", a)
 			fmt.Fprintf(stdout, "      or one tab and: go run ./demo/pong -signal ws://%s -room lobby\n", a)

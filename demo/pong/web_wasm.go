@@ -1,13 +1,9 @@
 //go:build js && pongweb
 
-// The pong a browser tab plays: game.go and this file, compiled by -web
-// (web.go) with GOOS=js GOARCH=wasm -tags pongweb, as their own program.
-// It joins the room named in the page's URL on the signaling server that
-// served the page with package netplay, as the native pong does (a room
-// whose two players already play is watched instead), plays its opponent
-// (a native pong or another tab) with the same settings, draws on the
-// page's canvas, and publishes its numbers in window.pong for the page
-// and for tests.
+// The pong a browser tab plays: game.go and this file, built by -web
+// (web.go) as their own program. It joins (or watches) the room in the
+// page's URL on the server that served it, as the native pong does, draws
+// on the canvas and publishes its numbers in window.pong.
 
 package main
 
@@ -27,14 +23,10 @@ import (
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
-// webFPS is the native pong's frame rate: a mismatch of the frame rate,
-// the delay or the seed fails at the players' hellos.
-const webFPS = 60
+const webFPS = 60 // the native pong's frame rate (the handshake compares them)
 
 // webOptions are the page URL's query: room, name, bot=1, frames=N,
-// delay=F, and inject=F (testing: this tab's state is corrupted from
-// frame F on, at every frame so that no rollback undoes it, to see the
-// desync caught).
+// delay=F, inject=F (testing: corrupt this tab's state from frame F on).
 type webOptions struct {
 	room, name            string
 	bot                   bool
@@ -59,7 +51,6 @@ type page struct {
 	keys                     Input
 }
 
-// keyBits are the keys that move the paddle.
 var keyBits = map[string]Input{"ArrowUp": InputUp, "w": InputUp, "W": InputUp, "ArrowDown": InputDown, "s": InputDown, "S": InputDown}
 
 func newPage() *page {
@@ -93,8 +84,6 @@ func (p *page) say(format string, args ...any) {
 	p.set("status", msg)
 }
 
-// draw paints s: the court, the paddles (the local one brighter), the ball
-// and the score.
 func (p *page) draw(s *State, side int) {
 	w, h := p.canvas.Get("width").Float(), p.canvas.Get("height").Float()
 	sx, sy := w/CourtW, h/CourtH
@@ -131,8 +120,7 @@ func main() {
 	pg.set("done", true)
 }
 
-// play plays the room's match, or watches it when its two players play
-// already.
+// play plays the room's match, or watches it once its players play.
 func play(pg *page, o webOptions) error {
 	pg.say("joining room %s", o.room)
 	err := run(pg, o, netplay.Join[State, Input])
@@ -143,9 +131,7 @@ func play(pg *page, o webOptions) error {
 	return err
 }
 
-// run plays (or watches) until the frame budget is spent, the opponent
-// leaves or a desync is found. Its netplay configuration is the native
-// pong's (p2p.go), on the server that served the page.
+// run plays (or watches) until the budget, the end or a desync, as netConfig.
 func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error)) error {
 	loc := js.Global().Get("location")
 	m, err := start(netplay.Config{
@@ -236,43 +222,34 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 	}
 }
 
-// publish shows the terminal's numbers under the canvas and in window.pong:
-// who plays whom by name, the frames, the round trips, the checksums.
+// publish shows netplay's Stats under the canvas and in window.pong.
 func publish(pg *page, m *netplay.Match[State, Input], st netplay.Status) {
-	var ps rollnet.PeerStats
-	rollbacks, deepest, confirmed := 0, 0, int(m.Frame())-1
+	s, confirmed := m.Stats(), int(m.Frame())-1
 	title := fmt.Sprintf("watching %s (left) vs %s (right)", m.Name(0), m.Name(1))
-	side, peer := m.Seat(), m.Peer(0)
-	if p := m.P2P(); p != nil {
-		peer = m.Peer(1 - side)
-		ps, _ = p.PeerStats(peer)
-		rollbacks, deepest, confirmed = int(p.Stats().Rollbacks), p.Stats().MaxRollbackDepth, int(p.ConfirmedFrame())
+	if p, side := m.P2P(), m.Seat(); p != nil {
+		confirmed = int(p.ConfirmedFrame())
 		title = fmt.Sprintf("%s (you, %s) vs %s", m.Name(side), sideName(side), m.Name(1-side))
-	} else if s := m.Spectator(); s != nil {
-		ps = s.PeerStats()
 	}
 	if st.Away != "" {
 		title += ", " + st.String()
 	}
-	rttMs, rttTicks := float64(ps.RTT.Microseconds())/1000, ps.RTT.Seconds()*webFPS
-	for k, v := range map[string]any{"frame": int(m.Frame()), "confirmed": confirmed, "rollbacks": rollbacks, "deepest": deepest,
-		"compared": int(ps.ChecksumsCompared), "agreed": int(ps.ChecksumsAgreed), "rttMs": rttMs, "rttTicks": rttTicks, "advantage": ps.LocalFrameAdvantage} {
+	rttMs, rttTicks := float64(s.RTT.Microseconds())/1000, s.RTT.Seconds()*webFPS
+	for k, v := range map[string]any{"frame": int(m.Frame()), "confirmed": confirmed, "rollbacks": int(s.Rollbacks), "deepest": s.DeepestRollback,
+		"compared": int(s.Compared), "agreed": int(s.Agreed), "rttMs": rttMs, "rttTicks": rttTicks, "advantage": st.FrameAdvantage} {
 		pg.set(k, v)
 	}
 	check := "no checksums compared yet"
-	if differ := ps.ChecksumsCompared - ps.ChecksumsAgreed; differ > 0 {
-		check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", differ, ps.ChecksumsCompared)
-	} else if ps.ChecksumsCompared > 0 {
-		check = fmt.Sprintf("checksums agree (%d frames compared)", ps.ChecksumsCompared)
+	if differ := s.Compared - s.Agreed; differ > 0 {
+		check = fmt.Sprintf("DESYNC: %d of %d compared frames differ", differ, s.Compared)
+	} else if s.Compared > 0 {
+		check = fmt.Sprintf("checksums agree (%d frames compared)", s.Compared)
 	}
 	text := fmt.Sprintf("%s\nframe %d (confirmed %d)  advantage %+d  rollbacks %d (deepest %d)\nround trip: game loop %.1f ms (%.1f ticks)\n%s",
-		title, m.Frame(), confirmed, ps.LocalFrameAdvantage, rollbacks, deepest, rttMs, rttTicks, check)
-	if rtc := m.WebRTC(); rtc != nil {
-		if info, err := rtc.PeerInfo(peer); err == nil && info.RTT > 0 {
-			ms := float64(info.RTT.Microseconds()) / 1000
-			pg.set("netRttMs", ms)
-			text += fmt.Sprintf("\nnetwork round trip %.2f ms (the browser's ICE, %s to %s candidate)", ms, info.LocalCandidate, info.RemoteCandidate)
-		}
+		title, m.Frame(), confirmed, st.FrameAdvantage, s.Rollbacks, s.DeepestRollback, rttMs, rttTicks, check)
+	if s.NetworkRTT > 0 {
+		ms := float64(s.NetworkRTT.Microseconds()) / 1000
+		pg.set("netRttMs", ms)
+		text += fmt.Sprintf("\nnetwork round trip %.2f ms (the browser's ICE, %s)", ms, s.Route)
 	}
 	pg.stats.Set("textContent", text)
 }

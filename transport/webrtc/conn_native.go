@@ -191,8 +191,8 @@ func (c *conn) readStats(info *PeerInfo) {
 	if sctp := pc.SCTP(); sctp != nil {
 		if pair, err := sctp.Transport().ICETransport().GetSelectedCandidatePair(); err == nil && pair != nil {
 			local = *pair.Local
-			info.LocalCandidate = pair.Local.Typ.String()
-			info.RemoteCandidate = pair.Remote.Typ.String()
+			info.LocalCandidate = candidateType(pair.Local)
+			info.RemoteCandidate = candidateType(pair.Remote)
 			// A relay candidate's own protocol is the relayed one (UDP), not
 			// its hop to the TURN server: that is only known from the
 			// statistics below, and left empty until they name it.
@@ -216,4 +216,16 @@ func (c *conn) readStats(info *PeerInfo) {
 			}
 		}
 	}
+}
+
+// candidateType is c's type for PeerInfo, except that a server-reflexive
+// candidate whose address is its own base (STUN saw the host's address:
+// no NAT between them) is the host candidate it equals. ICE may select
+// such a pair in place of host to host, and it costs what host to host
+// costs: PathDirect, not PathSTUN.
+func candidateType(c *pion.ICECandidate) string {
+	if c.Typ == pion.ICECandidateTypeSrflx && c.RelatedAddress == c.Address && c.RelatedPort == c.Port {
+		return pion.ICECandidateTypeHost.String()
+	}
+	return c.Typ.String()
 }

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
 	"github.com/rollnet/rollnet/signaling"
 )
 
-// signalServer is the signaling server the parent runs for itself and its
-// opponent, on a random loopback port (the dedicated host's).
+// signalServer is a test's signaling server on a random loopback port.
 type signalServer struct {
 	*hostcmd.SignalServer
 	url string // ws://127.0.0.1:PORT
@@ -17,7 +14,7 @@ type signalServer struct {
 func startSignalServer() (*signalServer, error) {
 	srv, err := hostcmd.StartSignaling(signaling.ServerConfig{})
 	if err != nil {
-		return nil, fmt.Errorf("pong: signaling server: %w", err)
+		return nil, err
 	}
 	return &signalServer{SignalServer: srv, url: srv.URL()}, nil
 }
