@@ -50,7 +50,8 @@ type Member struct {
 	connected int                  // clients connected
 	ended     map[string]string    // rooms ended, by room: their game (their room keys to delete)
 	firstSeen map[string]time.Time // placed rooms not running yet, when first seen in the record
-	placed    map[string]bool      // the rooms of the record at the last beat
+	placed    map[string]int       // the rooms of the record at the last beat: their clients
+	restarted map[string]bool      // rooms whose match ended and whose next one started at once
 	draining  bool
 	kick      chan struct{}
 
@@ -83,7 +84,7 @@ func Join(nc *nats.Conn, info HostInfo, cfg Config, log *slog.Logger) (*Member, 
 		return nil, err
 	}
 	m := &Member{cfg: cfg, info: info, nc: nc, kv: kv, log: log,
-		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]bool{},
+		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]bool{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	// A restart under the same id starts from an empty record: the matches
 	// of the process before are gone with it.
@@ -136,7 +137,7 @@ func (m *Member) beat() error {
 				rec = Host{} // not ours to trust: rewritten whole
 			}
 		}
-		ended := m.update(&rec)
+		ended, restore := m.update(&rec)
 		b, err := json.Marshal(rec)
 		if err != nil {
 			return err
@@ -153,14 +154,16 @@ func (m *Member) beat() error {
 			return unavailable("writing the host's record", err)
 		}
 		m.deleteRooms(ctx, ended)
+		m.restoreRooms(ctx, restore)
 		return nil
 	}
 	return errors.New("fleet: the host's record changed under four heartbeats in a row")
 }
 
 // update makes rec this beat's record and returns the rooms ended whose
-// room keys to delete.
-func (m *Member) update(rec *Host) map[string]string {
+// room keys to delete, and the running rooms it put back, whose keys to
+// restore.
+func (m *Member) update(rec *Host) (ended map[string]string, restore []Match) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
@@ -173,17 +176,30 @@ func (m *Member) update(rec *Host) map[string]string {
 	*rec = Host{ID: m.info.ID, Version: m.info.Version, Games: m.info.Games, QUIC: m.info.QUIC,
 		WebTransport: m.info.WebTransport, SHA256: m.info.SHA256, Capacity: m.info.Capacity,
 		Beat: rec.Beat + 1, Draining: m.draining, Running: len(m.running), Connected: m.connected}
-	ended := map[string]string{}
+	ended = map[string]string{}
 	seen := map[string]bool{}
-	clear(m.placed)
+	before := m.placed
+	m.placed = make(map[string]int, len(old))
 	for _, x := range old {
 		if seen[x.Room] || !validName(x.Room, MaxRoom) {
 			continue
 		}
 		seen[x.Room] = true
-		if g, ok := m.ended[x.Room]; ok {
-			ended[x.Room] = g
+		_, isEnded := m.ended[x.Room]
+		if isEnded && !m.running[x.Room] {
+			ended[x.Room] = m.ended[x.Room]
 			continue
+		}
+		if isEnded || m.restarted[x.Room] {
+			// The match ended, and the room's next one runs: a client
+			// placed in the entry came before this beat took it out
+			// (Ended), or the host started it at once (Restarted). The
+			// entry is the new match's, with the clients placed since the
+			// old one's last beat, and its room key stays. Taken out, the
+			// record would miss a running match for a beat, and a placer
+			// could fill the host past its capacity.
+			delete(m.ended, x.Room)
+			x.Clients = max(1, x.Clients-before[x.Room])
 		}
 		x.Running = m.running[x.Room]
 		if !x.Running {
@@ -201,14 +217,19 @@ func (m *Member) update(rec *Host) map[string]string {
 			delete(m.firstSeen, x.Room)
 		}
 		rec.Matches = append(rec.Matches, x)
-		m.placed[x.Room] = true
+		m.placed[x.Room] = x.Clients
 	}
-	// A match the host runs that the record lost (NATS lost its store)
-	// is put back: its clients hold its capacity.
+	clear(m.restarted)
+	// A match the host runs that the record lost (NATS lost its store, or
+	// a beat took a room out as ended before the host's next load said
+	// its next match runs) is put back: its clients hold its capacity,
+	// and its room key is restored so the room's next clients come here.
 	for room := range m.running {
 		if !seen[room] {
-			rec.Matches = append(rec.Matches, Match{Room: room, Game: m.gameOf(room), Clients: 1, Running: true})
-			m.placed[room] = true
+			x := Match{Room: room, Game: m.gameOf(room), Clients: 1, Running: true}
+			rec.Matches = append(rec.Matches, x)
+			restore = append(restore, x)
+			m.placed[room] = 1
 		}
 	}
 	for room, g := range m.ended {
@@ -223,7 +244,7 @@ func (m *Member) update(rec *Host) map[string]string {
 		delete(m.firstSeen, room)
 	}
 	slices.SortFunc(rec.Matches, func(a, b Match) int { return int(a.Placed - b.Placed) })
-	return ended
+	return ended, restore
 }
 
 func (m *Member) gameOf(string) string {
@@ -249,6 +270,16 @@ func (m *Member) deleteRooms(ctx context.Context, ended map[string]string) {
 	}
 }
 
+// restoreRooms writes the room keys of the running matches put back in
+// the record, unless a room's key exists (placed elsewhere meanwhile:
+// that one stands).
+func (m *Member) restoreRooms(ctx context.Context, restore []Match) {
+	b, _ := json.Marshal(roomValue{Host: m.info.ID})
+	for _, x := range restore {
+		_, _ = m.kv.Create(ctx, roomKey(x.Game, x.Room), b)
+	}
+}
+
 // SetLoad tells the member what the host runs: the rooms of its matches
 // and the clients connected. The next beat writes it.
 func (m *Member) SetLoad(rooms []string, connected int) {
@@ -269,6 +300,17 @@ func (m *Member) Ended(game, room string) {
 	delete(m.running, room)
 	m.mu.Unlock()
 	m.poke()
+}
+
+// Restarted says room's match ended and the room's next one runs on
+// this host at once (SetLoad lists the room): its entry in the record and
+// its room key stay, its clients counted from those placed since the last
+// beat.
+func (m *Member) Restarted(room string) {
+	m.mu.Lock()
+	m.restarted[room] = true
+	m.running[room] = true
+	m.mu.Unlock()
 }
 
 // Drain marks the host draining: placers stop placing on it from its next
