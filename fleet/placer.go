@@ -362,6 +362,18 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 				p.cas.Add(1)
 				continue
 			}
+			if errors.Is(err, errPlaced) {
+				// The room is being placed for another of its clients (two
+				// friends asking at once, the last room going to their
+				// room): again once its room key is written, joining it.
+				p.cas.Add(1)
+				select {
+				case <-ctx.Done():
+					return Reply{}, unavailable("waiting for the room's placement", ctx.Err())
+				case <-time.After(10 * time.Millisecond):
+				}
+				continue
+			}
 			return Reply{}, err
 		}
 		b, _ := json.Marshal(roomValue{Host: h.ID})
@@ -384,12 +396,14 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 		p.placements.Add(1)
 		return p.reply(h, req, false)
 	}
-	return Reply{}, fmt.Errorf("%w: %d compare-and-set rounds lost", ErrUnavailable, maxAttempts)
+	return Reply{}, fmt.Errorf("%w: %d compare-and-set rounds lost (or the room still being placed for another client)", ErrUnavailable, maxAttempts)
 }
 
 var (
 	errStale = errors.New("fleet: stale room")
 	errRetry = fmt.Errorf("%w: lost a compare-and-set", errStale)
+	// errPlaced: a host's record has the room, its room key not yet.
+	errPlaced = errors.New("fleet: the room is being placed")
 )
 
 func (p *Placer) isLive(id string) bool {
@@ -461,11 +475,12 @@ func (p *Placer) reserve(ctx context.Context, req Request) (Host, error) {
 	now := p.now()
 	p.mu.Lock()
 	var cands []*Host
-	other := ""
+	other, placed := "", false
 	for _, m := range p.hosts {
 		if !p.live(m, now) || m.rec.ClientsOf(req.Game) == 0 {
 			continue
 		}
+		placed = placed || m.rec.match(req.Room) >= 0
 		if m.rec.Version != req.Version {
 			other = m.rec.Version
 			continue
@@ -477,6 +492,9 @@ func (p *Placer) reserve(ctx context.Context, req Request) (Host, error) {
 	}
 	p.mu.Unlock()
 	if len(cands) == 0 {
+		if placed {
+			return Host{}, errPlaced
+		}
 		if other != "" {
 			return Host{}, fmt.Errorf("%w: no live host of %q runs version %q (one runs %q)", ErrVersion, req.Game, req.Version, other)
 		}
@@ -492,7 +510,11 @@ func (p *Placer) reserve(ctx context.Context, req Request) (Host, error) {
 		if err != nil {
 			return Host{}, err
 		}
-		if h.Version != req.Version || !h.room(req.Game) || h.match(req.Room) >= 0 {
+		if h.match(req.Room) >= 0 {
+			placed = true
+			continue
+		}
+		if h.Version != req.Version || !h.room(req.Game) {
 			continue
 		}
 		h.Matches = append(h.Matches, Match{Room: req.Room, Game: req.Game, Clients: 1, Placed: now.UnixMilli()})
@@ -508,6 +530,9 @@ func (p *Placer) reserve(ctx context.Context, req Request) (Host, error) {
 	}
 	if lost {
 		return Host{}, errRetry
+	}
+	if placed {
+		return Host{}, errPlaced
 	}
 	return Host{}, fmt.Errorf("%w: the hosts with room filled up meanwhile", ErrNoHost)
 }

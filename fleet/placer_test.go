@@ -126,6 +126,59 @@ func TestPlacersNeverOverfill(t *testing.T) {
 	require.ErrorIs(t, err, fleet.ErrRoomFull)
 }
 
+// TestFriendsAskForTheLastRoom: the two clients of one room ask two
+// placers at once for the fleet's last free match: both are placed, one
+// in the match the other's placement made. Before, the one that lost the
+// race found the host full (by its friend's reservation, its room key not
+// written yet) and was refused with ErrNoHost.
+func TestFriendsAskForTheLastRoom(t *testing.T) {
+	e := startNATS(t)
+	m := join(t, e, "h1", "1", 1, 2)
+	ps := []*fleet.Placer{placer(t, e, fleet.Fill), placer(t, e, fleet.Spread)}
+	for _, p := range ps {
+		waitHosts(t, p, 1)
+	}
+	for round := range 10 {
+		room := fmt.Sprintf("r%d", round)
+		var replies [2]fleet.Reply
+		var errs [2]error
+		var wg sync.WaitGroup
+		for i := range ps {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				replies[i], errs[i] = ps[i].Place(context.Background(), fleet.Request{Game: "court", Room: room, Version: "1"})
+			}()
+		}
+		wg.Wait()
+		require.NoError(t, errs[0], "round %d", round)
+		require.NoError(t, errs[1], "round %d", round)
+		require.True(t, replies[0].Joined != replies[1].Joined, "round %d: one placed, one joined: %+v", round, replies)
+		m.Ended("court", room)
+		waitPlaceable(t, ps...)
+	}
+}
+
+// waitPlaceable waits until every placer's mirror says the fleet runs no
+// match (an ended one's room freed).
+func waitPlaceable(t *testing.T, ps ...*fleet.Placer) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, p := range ps {
+		for {
+			matches := 0
+			for _, h := range p.View().Hosts {
+				matches += len(h.Matches)
+			}
+			if matches == 0 {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "the ended match's room is not freed: %+v", p.View().Hosts)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
 // TestPlacementToken: the grant names the host's address and the room,
 // and the host's Verifier takes it.
 func TestPlacementToken(t *testing.T) {
