@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/playout"
@@ -155,6 +156,9 @@ type fleetMatch struct {
 	peers      map[transport.Peer]bool
 	started    time.Time
 	emptySince time.Time
+	// lingered: a client came after every client had left, and none has
+	// resumed its slot since (see relinger).
+	lingered bool
 }
 
 type fleetMatchView struct {
@@ -232,6 +236,11 @@ func (fh *fleetHost) receive(now time.Time) {
 				continue
 			}
 		}
+		if m.lingered {
+			if m = fh.relinger(m, fh.buf[:n], now); m == nil {
+				continue
+			}
+		}
 		if !m.tr.push(from, fh.buf[:n]) {
 			fh.dropped.Add(1)
 		}
@@ -261,47 +270,97 @@ func (fh *fleetHost) admit(p transport.Peer, now time.Time) *fleetMatch {
 		return nil
 	}
 	m := fh.matches[claims.Room]
-	if m == nil {
-		switch {
-		case fh.draining:
-			fh.refusedDraining.Add(1)
+	switch {
+	case m == nil:
+		if m = fh.start(claims.Room, now); m == nil {
 			fh.refused[p] = true
 			return nil
-		case len(fh.matches) >= fh.f.matches:
-			// Placement never hands out more: this counts a broken
-			// compare-and-set (the fleet test asserts 0).
-			fh.refusedFull.Add(1)
-			fh.refused[p] = true
-			fh.log.Warn("a client for a new match found the host full", "room", claims.Room, "matches", len(fh.matches))
-			return nil
 		}
-		tr := newMatchTransport(fh.qt, 128)
-		players, _ := fh.g.players()
-		an, err := netplay.NewAnnouncer(tr, netplay.Announcement{Name: fh.o.name, Players: players, FrameRate: fh.o.fps,
-			Settings: fh.g.settings(claims.Room), Grace: fh.o.lim.grace})
-		if err != nil {
-			fh.log.Warn("starting a match", "room", claims.Room, "err", err)
-			return nil
-		}
-		h, err := fh.g.open(an, claims.Room, fh.o.lim, fh.netConfig())
-		if err != nil {
-			fh.log.Warn("starting a match", "room", claims.Room, "err", err)
-			return nil
-		}
-		m = &fleetMatch{room: claims.Room, h: h, tr: tr, peers: map[transport.Peer]bool{}, started: now,
-			a: announcer{say: fh.g.announce(), an: an, buf: make([]byte, 0, transport.MaxDatagram)}}
-		fh.matches[claims.Room] = m
-		fh.started.Add(1)
-		fh.running.Store(int64(len(fh.matches)))
-		if int64(len(fh.matches)) > fh.peak.Load() {
-			fh.peak.Store(int64(len(fh.matches)))
-		}
-		fh.log.Debug("match started", "room", claims.Room, "matches", len(fh.matches))
+	case len(m.peers) == 0:
+		m.lingered = true
 	}
 	m.peers[p] = true
 	m.emptySince = time.Time{}
 	fh.byPeer[p] = m
 	return m
+}
+
+// start starts room's match, or refuses (nil) if the host drains or is
+// full.
+func (fh *fleetHost) start(room string, now time.Time) *fleetMatch {
+	switch {
+	case fh.draining:
+		fh.refusedDraining.Add(1)
+		return nil
+	case len(fh.matches) >= fh.f.matches:
+		// Placement never hands out more: this counts a broken
+		// compare-and-set (the fleet test asserts 0).
+		fh.refusedFull.Add(1)
+		fh.log.Warn("a client for a new match found the host full", "room", room, "matches", len(fh.matches))
+		return nil
+	}
+	tr := newMatchTransport(fh.qt, 128)
+	players, _ := fh.g.players()
+	an, err := netplay.NewAnnouncer(tr, netplay.Announcement{Name: fh.o.name, Players: players, FrameRate: fh.o.fps,
+		Settings: fh.g.settings(room), Grace: fh.o.lim.grace})
+	if err != nil {
+		fh.log.Warn("starting a match", "room", room, "err", err)
+		return nil
+	}
+	h, err := fh.g.open(an, room, fh.o.lim, fh.netConfig())
+	if err != nil {
+		fh.log.Warn("starting a match", "room", room, "err", err)
+		return nil
+	}
+	m := &fleetMatch{room: room, h: h, tr: tr, peers: map[transport.Peer]bool{}, started: now,
+		a: announcer{say: fh.g.announce(), an: an, buf: make([]byte, 0, transport.MaxDatagram)}}
+	fh.matches[room] = m
+	fh.started.Add(1)
+	fh.running.Store(int64(len(fh.matches)))
+	if int64(len(fh.matches)) > fh.peak.Load() {
+		fh.peak.Store(int64(len(fh.matches)))
+	}
+	fh.log.Debug("match started", "room", room, "matches", len(fh.matches))
+	return m
+}
+
+// relinger decides a lingered match on b, a datagram of one of its
+// clients (all came after every client had left). A Hello that resumes a
+// slot keeps the match: someone came back. A fresh Hello ends it and
+// starts the room's next match with the same clients: the slots of those
+// who left are held for their rejoin (-grace), so fresh clients could
+// take only what was left free, and the next one found no slot and heard
+// nothing until its timeout. It returns the match b goes to (nil: none,
+// the host drains or is full).
+func (fh *fleetHost) relinger(m *fleetMatch, b []byte, now time.Time) *fleetMatch {
+	if typ, _, _, err := codec.ParseHeader(b); err != nil || typ != codec.TypeHello {
+		return m
+	}
+	hello, _, err := codec.ParseHello(b)
+	if err != nil {
+		return m
+	}
+	if hello.Resume {
+		m.lingered = false
+		return m
+	}
+	peers := m.peers
+	fh.stop(m, "a fresh client came after every client had left")
+	next := fh.start(m.room, now)
+	if next == nil {
+		fh.mem.Ended(fh.game, m.room)
+	} else {
+		fh.mem.Restarted(m.room)
+	}
+	for p := range peers {
+		if next == nil {
+			fh.refused[p] = true
+			continue
+		}
+		next.peers[p] = true
+		fh.byPeer[p] = next
+	}
+	return next
 }
 
 // step advances every match one frame and ends those whose clients left
@@ -328,12 +387,18 @@ func (fh *fleetHost) step(now time.Time) error {
 // end closes m's host (every client gets a disconnect notice) and frees
 // its room.
 func (fh *fleetHost) end(m *fleetMatch, why string) {
+	fh.stop(m, why)
+	fh.mem.Ended(fh.game, m.room)
+}
+
+// stop closes m's host and forgets m (its room stays in the fleet's
+// record: end frees it).
+func (fh *fleetHost) stop(m *fleetMatch, why string) {
 	_ = m.h.Close()
 	delete(fh.matches, m.room)
 	for p := range m.peers {
 		delete(fh.byPeer, p)
 	}
-	fh.mem.Ended(fh.game, m.room)
 	fh.ended.Add(1)
 	fh.running.Store(int64(len(fh.matches)))
 	fh.log.Debug("match ended", "room", m.room, "why", why, "frames", m.h.Frame(), "matches", len(fh.matches))
