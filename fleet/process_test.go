@@ -119,6 +119,22 @@ func (p *proc) value(t *testing.T, msg, key string, bound time.Duration) string 
 	}
 }
 
+// lines returns the lines of p's log that contain any of subs.
+func (p *proc) lines(subs ...string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, l := range p.log {
+		for _, s := range subs {
+			if strings.Contains(l+" ", s) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
 func (p *proc) tail() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -246,7 +262,7 @@ func TestFleetProcesses(t *testing.T) {
 			"-token-secret-file", secret, "-capacity", strconv.Itoa(fleetCapacity), "-metrics", "127.0.0.1:0",
 			"-fleet-heartbeat", hostHeartbeat.String(), "-fleet-dead-after", hostDeadAfter.String(),
 			"-match-linger", "200ms", "-drain-deadline", drainDeadline.String(), "-quic-max-conns-per-address", "64",
-			"-stats-every", "0")
+			"-stats-every", "0", "-log-level", "debug")
 		return &fleetHost{proc: p, id: id, quic: p.value(t, "fleet host", "quic", 30*time.Second),
 			metrics: p.value(t, "fleet metrics", "addr", 30*time.Second)}
 	}
@@ -463,6 +479,15 @@ func TestFleetProcesses(t *testing.T) {
 						case <-h.done:
 							t.Fatalf("match s%d: host %s exited (%v) though only %s (killed) and %s (drained) were made to go", i, o.Host, h.err, h1, h2)
 						default:
+						}
+						if o.Stall < starved {
+							// What the hosts said of the room, and their warnings.
+							for _, h := range hosts {
+								for _, l := range h.lines(fmt.Sprintf("room=s%d ", i), "level=WARN") {
+									t.Logf("%s: %s", h.id, l)
+								}
+							}
+							t.Logf("every attempt of s%d: %+v", i, attempts)
 						}
 						require.GreaterOrEqual(t, o.Stall, starved, "match s%d was told its host %s is gone, and its loop never stalled %v: only %s (killed) and %s (drained) went; told %v after the kill, %v after the NATS outage began: %+v",
 							i, o.Host, starved, h1, h2, o.ToldAt.Sub(killedAt).Round(time.Millisecond), o.ToldAt.Sub(outageAt).Round(time.Millisecond), o)
