@@ -99,7 +99,11 @@
 // refuses a client of a new match past its capacity (counted: placement
 // never lets that happen, and the process test asserts 0). A match whose
 // clients all left ends after -match-linger and leaves the record and its
-// room key; a placed match no client reached within Config.PlaceExpiry is
+// room key; a client that comes meanwhile and resumes its slot keeps it,
+// a fresh one starts the room's next match in its place (the entry and
+// the room key stay, its clients counted afresh). Two clients of a room
+// asking at once for the fleet's last free match are both placed: the
+// second waits for the first's room key and joins. A placed match no client reached within Config.PlaceExpiry is
 // dropped from the record.
 //
 // Drain (SIGTERM, POST /drain on the host's -metrics address, or a record

@@ -32,7 +32,9 @@
 // fleet (package fleet): it registers its address, capacity (-capacity
 // matches), game and -version, heartbeats, and runs one match per room the
 // connect tokens of its clients name, up to its capacity; a match whose
-// clients all left ends after -match-linger. SIGTERM (or POST /drain on
+// clients all left ends after -match-linger, unless one comes back (its
+// Hello resumes a slot): a fresh client then starts the room's next
+// match at once. SIGTERM (or POST /drain on
 // -metrics, which also serves /metrics and the /fleet view) drains it: no
 // new match, the running ones end by -drain-deadline, then it leaves the
 // fleet and exits 0.
