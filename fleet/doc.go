@@ -97,7 +97,11 @@
 // A host runs a match per room: the first client whose connect token
 // names a room starts its match; the host counts its matches itself and
 // refuses a client of a new match past its capacity (counted: placement
-// never lets that happen, and the process test asserts 0). A match whose
+// never lets that happen, and the process test asserts 0), or while it
+// drains. It refuses when the client's connection is admitted
+// (quic.Config.Admit), with the reason: the client's Dial fails with
+// quic.ErrRefused, netplay's with ErrHostUnreachable, and it asks the
+// fleet again at once instead of waiting out its connect timeout. A match whose
 // clients all left ends after -match-linger and leaves the record and its
 // room key; a client that comes meanwhile and resumes its slot keeps it,
 // a fresh one starts the room's next match in its place (the entry and

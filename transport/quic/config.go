@@ -114,6 +114,15 @@ type Config struct {
 	// clients side by side: transport/multi.)
 	Tokens *connecttoken.Verifier
 
+	// Admit, when set with Tokens, is asked about each client whose
+	// token verified, before the token is redeemed (host): a non-nil
+	// error refuses the client with the error's text, which its Dial
+	// returns wrapped in ErrRefused, and leaves the token unused. A host
+	// that runs one match per room refuses here what it cannot take (it
+	// drains, it is full) at once, where the client would otherwise hear
+	// nothing. It is called from the connections' goroutines, at once.
+	Admit func(connecttoken.Claims) error
+
 	// Grant is the connect token the client presents (client), as the
 	// game's backend minted it for this host.
 	Grant *connecttoken.Grant
@@ -177,6 +186,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if len(c.Address) > 255 {
 		return c, fmt.Errorf("%w: Address is %d bytes, over 255", ErrInvalidConfig, len(c.Address))
+	}
+	if c.Admit != nil && c.Tokens == nil {
+		return c, fmt.Errorf("%w: Admit without Tokens (it is asked about a client's token)", ErrInvalidConfig)
 	}
 	return c, nil
 }

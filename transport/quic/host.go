@@ -398,6 +398,13 @@ func (h *hostState) admit(a admitting) {
 			refuse(a.conn, str, "no connect token")
 			return
 		}
+		if t.cfg.Admit != nil {
+			if err := t.cfg.Admit(slot.ticket.Claims); err != nil {
+				t.c.connsRefusedAdmit.Add(1)
+				refuse(a.conn, str, err.Error())
+				return
+			}
+		}
 		if err := t.cfg.Tokens.Redeem(*slot.ticket, hi.key); err != nil {
 			refuse(a.conn, str, err.Error())
 			return

@@ -4,6 +4,8 @@ package quic
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,6 +98,41 @@ func TestConnectTokens(t *testing.T) {
 	require.NoError(t, err, "the same token with its key, once the refused connection ended")
 	defer c46.Close()
 	require.Equal(t, []string{"client-42", "client-46"}, peerNames(h))
+}
+
+// A host's Admit refuses a client by its token's claims at once: Dial
+// returns ErrRefused with the host's reason, nothing is admitted, and the
+// token stays unused (the same one is admitted once Admit agrees).
+// Admit without Tokens is a config error.
+func TestAdmitRefuses(t *testing.T) {
+	const addr = "host.test:4433"
+	v, err := connecttoken.NewVerifier(tokenSecret, addr, connecttoken.Config{})
+	require.NoError(t, err)
+	var open atomic.Bool
+	h := listen(t, Config{Address: addr, Tokens: v, Admit: func(c connecttoken.Claims) error {
+		if c.Room != "r" || !open.Load() {
+			return errors.New("draining: ask again")
+		}
+		return nil
+	}})
+	g := grant(t, 7, nil)
+	_, err = dialGrant(h, g)
+	require.ErrorIs(t, err, ErrRefused)
+	require.ErrorContains(t, err, "draining: ask again")
+	require.Equal(t, uint64(1), h.Stats().ConnsRefusedAdmit)
+	require.Zero(t, h.Stats().PeersAdmitted)
+	require.Zero(t, v.Stats().Redeemed, "a refused client's token was used")
+
+	open.Store(true)
+	require.Eventually(t, func() bool { return v.Stats().Released == 1 }, wait, time.Millisecond,
+		"the reservation of the refused connection was never released")
+	c, err := dialGrant(h, g)
+	require.NoError(t, err, "the same token, once Admit agrees")
+	defer c.Close()
+	require.Equal(t, []string{"client-7"}, peerNames(h))
+
+	_, err = Listen("127.0.0.1:0", Config{Admit: func(connecttoken.Claims) error { return nil }})
+	require.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 // A client who reconnects with a new token is the same peer: the old

@@ -79,6 +79,8 @@ type Stats struct {
 	// MaxPending awaited their hello or MaxPeers were admitted.
 	ConnsRefusedAddr uint64
 	ConnsRefusedFull uint64
+	// ConnsRefusedAdmit counts clients Config.Admit refused.
+	ConnsRefusedAdmit uint64
 	// HellosBad counts connections closed for a malformed, late or
 	// oversized hello.
 	HellosBad uint64
@@ -94,7 +96,7 @@ type counters struct {
 	packetsSent, bytesSent, sendsSkipped, sendErrors    atomic.Uint64
 	receivesOversize, packetsDropped, packetsDroppedDoS atomic.Uint64
 	connsRefusedAddr, connsRefusedFull, hellosBad       atomic.Uint64
-	peersAdmitted, tokensMissing                        atomic.Uint64
+	peersAdmitted, tokensMissing, connsRefusedAdmit     atomic.Uint64
 }
 
 // Transport carries datagrams over QUIC connections: a host's to each of
@@ -264,6 +266,7 @@ func (t *Transport) Stats() Stats {
 		PacketsDroppedDoS:  t.c.packetsDroppedDoS.Load(),
 		ConnsRefusedAddr:   t.c.connsRefusedAddr.Load(),
 		ConnsRefusedFull:   t.c.connsRefusedFull.Load(),
+		ConnsRefusedAdmit:  t.c.connsRefusedAdmit.Load(),
 		HellosBad:          t.c.hellosBad.Load(),
 		PeersAdmitted:      t.c.peersAdmitted.Load(),
 		TokensMissing:      t.c.tokensMissing.Load(),

@@ -26,6 +26,7 @@ import (
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // runFleet hosts matches for the fleet until ctx ends and the drain is
@@ -42,7 +43,8 @@ func runFleet(ctx context.Context, o options, g game, gameName string, log *slog
 	if err := fixPort(&o.q); err != nil {
 		return err
 	}
-	qt, err := listenQUIC(o.q, f.clients+f.matches, log)
+	gate := &fleetGate{rooms: map[string]bool{}, capacity: f.matches}
+	qt, err := listenQUIC(o.q, f.clients+f.matches, gate.admit, log)
 	if err != nil {
 		return err
 	}
@@ -74,7 +76,7 @@ func runFleet(ctx context.Context, o options, g game, gameName string, log *slog
 	if err != nil {
 		return err
 	}
-	fh := &fleetHost{g: g, game: gameName, o: o, f: f, qt: qt, mem: mem, log: log, info: info,
+	fh := &fleetHost{g: g, game: gameName, o: o, f: f, qt: qt, mem: mem, log: log, info: info, gate: gate,
 		matches: map[string]*fleetMatch{}, byPeer: map[transport.Peer]*fleetMatch{}, refused: map[transport.Peer]bool{},
 		buf: make([]byte, transport.MaxDatagram), drainc: make(chan struct{}, 1)}
 	if f.metrics != "" {
@@ -124,6 +126,7 @@ type fleetHost struct {
 	o    options
 	f    fleetOptions
 	qt   *quic.Transport
+	gate *fleetGate
 	mem  *fleet.Member
 	log  *slog.Logger
 	info fleet.HostInfo
@@ -216,6 +219,7 @@ func (fh *fleetHost) drain(why string) {
 	}
 	fh.draining = true
 	fh.drainingFlag.Store(true)
+	fh.gate.drain()
 	fh.deadline = time.Now().Add(fh.f.drain)
 	fh.mem.Drain()
 	fh.log.Info("draining: no new match; the running ones end by the deadline", "why", why,
@@ -315,6 +319,7 @@ func (fh *fleetHost) start(room string, now time.Time) *fleetMatch {
 	m := &fleetMatch{room: room, h: h, tr: tr, peers: map[transport.Peer]bool{}, started: now,
 		a: announcer{say: fh.g.announce(), an: an, buf: make([]byte, 0, transport.MaxDatagram)}}
 	fh.matches[room] = m
+	fh.gate.set(room, true)
 	fh.started.Add(1)
 	fh.running.Store(int64(len(fh.matches)))
 	if int64(len(fh.matches)) > fh.peak.Load() {
@@ -322,6 +327,60 @@ func (fh *fleetHost) start(room string, now time.Time) *fleetMatch {
 	}
 	fh.log.Debug("match started", "room", room, "matches", len(fh.matches))
 	return m
+}
+
+// fleetGate is what the QUIC transport's Admit reads of the fleet host
+// (the loop writes it): the rooms it runs, its capacity, whether it
+// drains. A client of a new match is refused at once, with the reason,
+// when the host drains or is full; its Dial returns quic.ErrRefused (in
+// netplay, ErrHostUnreachable), and it asks the fleet again. The loop's
+// own check stays the rule (a client of another new room may take the
+// last match between the two); this one spares a refused client the
+// silence until its connect timeout.
+type fleetGate struct {
+	mu       sync.Mutex
+	rooms    map[string]bool
+	capacity int
+	draining bool
+	// Its refusals, in FleetStats' RefusedFull and RefusedDraining.
+	refusedFull, refusedDraining atomic.Uint64
+}
+
+var (
+	errGateDraining = errors.New("the host drains: ask the fleet again")
+	errGateFull     = errors.New("the host is full: ask the fleet again")
+)
+
+func (g *fleetGate) admit(c connecttoken.Claims) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.rooms[c.Room]:
+		return nil
+	case g.draining:
+		g.refusedDraining.Add(1)
+		return errGateDraining
+	case len(g.rooms) >= g.capacity:
+		g.refusedFull.Add(1)
+		return errGateFull
+	}
+	return nil
+}
+
+func (g *fleetGate) set(room string, running bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if running {
+		g.rooms[room] = true
+	} else {
+		delete(g.rooms, room)
+	}
+}
+
+func (g *fleetGate) drain() {
+	g.mu.Lock()
+	g.draining = true
+	g.mu.Unlock()
 }
 
 // relinger decides a lingered match on b, a datagram of one of its
@@ -396,6 +455,7 @@ func (fh *fleetHost) end(m *fleetMatch, why string) {
 func (fh *fleetHost) stop(m *fleetMatch, why string) {
 	_ = m.h.Close()
 	delete(fh.matches, m.room)
+	fh.gate.set(m.room, false)
 	for p := range m.peers {
 		delete(fh.byPeer, p)
 	}
@@ -441,7 +501,9 @@ type FleetStats struct {
 	Started, Ended           uint64
 	// RefusedFull counts clients of a new match that found the host at
 	// capacity (placement by compare-and-set never lets that happen),
-	// RefusedDraining those that came while it drained.
+	// RefusedDraining those that came while it drained: refused when
+	// their connection is admitted (with the reason) or, in a race with
+	// another new room, at their first datagram (in silence).
 	RefusedFull, RefusedDraining uint64
 	// Dropped counts datagrams a match's queue had no room for, Unrouted
 	// those of peers without a connect token.
@@ -457,7 +519,8 @@ func (fh *fleetHost) stats() FleetStats {
 	fh.mu.Unlock()
 	return FleetStats{ID: fh.info.ID, Draining: fh.drainingFlag.Load(), Capacity: fh.f.matches,
 		Running: int(fh.running.Load()), Peak: int(fh.peak.Load()), Connected: int(fh.connected.Load()),
-		Started: fh.started.Load(), Ended: fh.ended.Load(), RefusedFull: fh.refusedFull.Load(), RefusedDraining: fh.refusedDraining.Load(),
+		Started: fh.started.Load(), Ended: fh.ended.Load(),
+		RefusedFull: fh.refusedFull.Load() + fh.gate.refusedFull.Load(), RefusedDraining: fh.refusedDraining.Load() + fh.gate.refusedDraining.Load(),
 		Dropped: fh.dropped.Load(), Unrouted: fh.unrouted.Load(), Beats: ms.Beats, BeatFailures: ms.BeatFailures, Matches: view}
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // TestFleetBadFlags: a fleet host's wrong command lines are usage errors
@@ -43,4 +45,25 @@ func TestFleetBadFlags(t *testing.T) {
 	status := Main("rollnet-host", append([]string{"-game", "line", "-fleet", "nats://" + addr}, q...), &out, &errs)
 	require.Equal(t, ExitFailure, status, errs.String())
 	require.Contains(t, errs.String(), "-fleet nats://"+addr)
+}
+
+// TestFleetGate: the QUIC admission check of a fleet host admits a
+// client of a running room always, a client of a new room while the host
+// has room and does not drain, and refuses the others with a reason that
+// says to ask the fleet again.
+func TestFleetGate(t *testing.T) {
+	g := &fleetGate{rooms: map[string]bool{}, capacity: 1}
+	claims := func(room string) connecttoken.Claims { return connecttoken.Claims{Room: room} }
+	require.NoError(t, g.admit(claims("a")))
+	g.set("a", true)
+	require.NoError(t, g.admit(claims("a")), "a running room")
+	require.ErrorIs(t, g.admit(claims("b")), errGateFull)
+	g.set("a", false)
+	require.NoError(t, g.admit(claims("b")), "the match ended: room again")
+	g.set("b", true)
+	g.drain()
+	require.NoError(t, g.admit(claims("b")), "a running room, draining")
+	g.set("b", false)
+	require.ErrorIs(t, g.admit(claims("b")), errGateDraining)
+	require.Contains(t, errGateDraining.Error(), "ask the fleet again")
 }

@@ -64,7 +64,9 @@ func (q quicOptions) validate() error {
 
 // listenQUIC starts the QUIC listener of q and logs what a client needs:
 // the address, the certificate's SHA-256 and the WebTransport URL.
-func listenQUIC(q quicOptions, maxPeers int, log *slog.Logger) (*quic.Transport, error) {
+// With -token-secret-file, admit (if not nil) may refuse a client by its
+// token's claims (quic.Config.Admit).
+func listenQUIC(q quicOptions, maxPeers int, admit func(connecttoken.Claims) error, log *slog.Logger) (*quic.Transport, error) {
 	cfg := quic.Config{WebTransport: q.webTransport, Address: q.public, MaxPeers: maxPeers, MaxConnsPerAddr: q.perAddr}
 	if q.cert != "" {
 		c, err := tls.LoadX509KeyPair(q.cert, q.key)
@@ -87,7 +89,7 @@ func listenQUIC(q quicOptions, maxPeers int, log *slog.Logger) (*quic.Transport,
 		if err != nil {
 			return nil, fmt.Errorf("-token-secret-file: %w", err)
 		}
-		cfg.Tokens = v
+		cfg.Tokens, cfg.Admit = v, admit
 	}
 	tr, err := quic.Listen(q.addr, cfg)
 	if err != nil {
@@ -154,7 +156,7 @@ func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logg
 		parts = append(parts, rtc)
 	}
 	if o.q.addr != "" {
-		qt, err := listenQUIC(o.q, maxPeers, log)
+		qt, err := listenQUIC(o.q, maxPeers, nil, log)
 		if err != nil {
 			return fail(err)
 		}
