@@ -1,0 +1,85 @@
+//go:build !js
+
+package fleet_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/fleet/fleetlocal"
+	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/transport/quic"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+// TestDrainingHostRefusesAtOnce: a client placed on a host just before an
+// operator drains it (its record marked Draining) comes for a new match:
+// the host refuses its connection at once, saying it drains, where the
+// client heard nothing until its connect timeout. A bot plays on the host
+// meanwhile, so the draining host stays up (its running match goes on).
+func TestDrainingHostRefusesAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fleet on loopback, real time")
+	}
+	f, err := fleetlocal.Start(fleetlocal.Options{Hosts: 1, Signals: 1, Capacity: 2, Drain: time.Minute})
+	require.NoError(t, err)
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bctx, stopBot := context.WithCancel(ctx)
+	botDone := make(chan fleetlocal.Outcome, 1)
+	go func() { botDone <- fleetlocal.Play(bctx, f.Signals[0], "running", "1", -1, 10*time.Second) }()
+	defer func() { stopBot(); <-botDone }()
+	rep, err := netplay.Place(ctx, f.Signals[0], fleet.Request{Game: "court", Room: "late", Version: "1"})
+	require.NoError(t, err)
+
+	// The operator's drain: the record marked Draining, which the host
+	// reads at its next beat; two beats later it drains.
+	nc, err := nats.Connect(f.NATS)
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	kv, err := js.KeyValue(ctx, "rollnet-fleet")
+	require.NoError(t, err)
+	var marked uint64
+	for marked == 0 {
+		e, err := kv.Get(ctx, "host.h1")
+		require.NoError(t, err)
+		var h fleet.Host
+		require.NoError(t, json.Unmarshal(e.Value(), &h))
+		h.Draining = true
+		b, _ := json.Marshal(h)
+		if _, err := kv.Update(ctx, "host.h1", b, e.Revision()); err == nil {
+			marked = h.Beat
+		}
+	}
+	for {
+		e, err := kv.Get(ctx, "host.h1")
+		require.NoError(t, err)
+		var h fleet.Host
+		require.NoError(t, json.Unmarshal(e.Value(), &h))
+		if h.Draining && h.Beat >= marked+2 {
+			break
+		}
+		require.NoError(t, ctx.Err(), "the host never beat twice after its record was marked draining: %+v", h)
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	g, err := connecttoken.ParseGrant(rep.Grant)
+	require.NoError(t, err)
+	pin, err := quic.ParseHash(rep.SHA256)
+	require.NoError(t, err)
+	began := time.Now()
+	_, err = quic.Dial(ctx, rep.QUIC, quic.Config{Grant: &g, PinSHA256: pin})
+	require.ErrorIs(t, err, quic.ErrRefused)
+	require.ErrorContains(t, err, "drains")
+	t.Logf("refused in %v: %v", time.Since(began).Round(time.Millisecond), err)
+}
