@@ -28,6 +28,10 @@ const (
 	DefaultAddrBurst   = 40
 	// maxAttempts bounds one placement's compare-and-set rounds.
 	maxAttempts = 8
+	// maxPlacedWaits bounds its waits, 10 ms each, for a room another
+	// client's placement reserved on a host to get its room key (on a
+	// loaded machine under -race, 80 ms was not always enough).
+	maxPlacedWaits = 100
 )
 
 // PlacerConfig configures a Placer. Its zero value means the documented
@@ -332,7 +336,8 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.OpTimeout)
 	defer cancel()
 	rkey := roomKey(req.Game, req.Room)
-	for range maxAttempts {
+	waits := 0
+	for attempt := 0; attempt < maxAttempts; attempt++ {
 		// The room's match, if placed on a live host.
 		var roomRev uint64
 		e, err := p.kv.Get(ctx, rkey)
@@ -362,11 +367,13 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 				p.cas.Add(1)
 				continue
 			}
-			if errors.Is(err, errPlaced) {
+			if errors.Is(err, errPlaced) && waits < maxPlacedWaits {
 				// The room is being placed for another of its clients (two
 				// friends asking at once, the last room going to their
 				// room): again once its room key is written, joining it.
-				p.cas.Add(1)
+				// Not a compare-and-set round lost: its own bound.
+				waits++
+				attempt--
 				select {
 				case <-ctx.Done():
 					return Reply{}, unavailable("waiting for the room's placement", ctx.Err())
@@ -396,14 +403,14 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 		p.placements.Add(1)
 		return p.reply(h, req, false)
 	}
-	return Reply{}, fmt.Errorf("%w: %d compare-and-set rounds lost (or the room still being placed for another client)", ErrUnavailable, maxAttempts)
+	return Reply{}, fmt.Errorf("%w: %d compare-and-set rounds lost", ErrUnavailable, maxAttempts)
 }
 
 var (
 	errStale = errors.New("fleet: stale room")
 	errRetry = fmt.Errorf("%w: lost a compare-and-set", errStale)
 	// errPlaced: a host's record has the room, its room key not yet.
-	errPlaced = errors.New("fleet: the room is being placed")
+	errPlaced = fmt.Errorf("%w: the room is being placed for another client, its room key not written yet", ErrUnavailable)
 )
 
 func (p *Placer) isLive(id string) bool {
