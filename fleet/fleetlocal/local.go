@@ -72,7 +72,8 @@ type Fleet struct {
 	errc   chan error
 }
 
-// Start starts a fleet; Close stops it.
+// Start starts a fleet, and returns once every instance sees every host
+// live (a placement can be asked at once); Close stops it.
 func Start(o Options) (*Fleet, error) {
 	if o.Hosts == 0 {
 		o.Hosts = 3
@@ -137,15 +138,17 @@ func Start(o Options) (*Fleet, error) {
 	if err := os.WriteFile(secretFile, []byte(secretHex), 0o600); err != nil {
 		return fail(err)
 	}
+	var placers []*fleet.Placer
 	for i := range o.Signals {
 		p := 0
 		if first != 0 {
 			p = first + i
 		}
-		url, stop, err := startSignal(net.JoinHostPort(host, strconv.Itoa(p)), f.NATS, o.Policy, []byte(secretHex), log)
+		url, pl, stop, err := startSignal(net.JoinHostPort(host, strconv.Itoa(p)), f.NATS, o.Policy, []byte(secretHex), log)
 		if err != nil {
 			return fail(err)
 		}
+		placers = append(placers, pl)
 		f.stops = append(f.stops, stop)
 		f.Signals = append(f.Signals, url)
 	}
@@ -174,7 +177,29 @@ func Start(o Options) (*Fleet, error) {
 			return fail(fmt.Errorf("fleetlocal: host %s did not start within 10 s", id))
 		}
 	}
+	// Placing can start once every instance's mirror has every host: a
+	// request before would find no host (its record not watched yet).
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pl := range placers {
+		for live(pl) < o.Hosts {
+			if time.Now().After(deadline) {
+				return fail(fmt.Errorf("fleetlocal: an instance sees %d of the %d hosts live after 10 s", live(pl), o.Hosts))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	return f, nil
+}
+
+// live counts the hosts pl sees live.
+func live(pl *fleet.Placer) int {
+	n := 0
+	for _, h := range pl.View().Hosts {
+		if h.State == "live" {
+			n++
+		}
+	}
+	return n
 }
 
 // Err is where a host's failure arrives.
@@ -198,21 +223,21 @@ func (f *Fleet) Close() {
 }
 
 // startSignal serves one signaling instance with a placer on addr.
-func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *slog.Logger) (string, func(), error) {
+func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *slog.Logger) (string, *fleet.Placer, func(), error) {
 	nc, err := nats.Connect(natsURL, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	pl, err := fleet.NewPlacer(nc, fleet.PlacerConfig{Policy: policy, Secret: secret, AddrRate: 10000, AddrBurst: 10000, Logger: log})
 	if err != nil {
 		nc.Close()
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	srv, err := signaling.NewServer(signaling.ServerConfig{NATS: nc, Logger: log})
 	if err != nil {
 		_ = pl.Close()
 		nc.Close()
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	srv.Handle(fleet.PlacePath, pl)
 	srv.Handle(fleet.ViewPath, pl)
@@ -221,10 +246,10 @@ func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *
 		_ = srv.Close()
 		_ = pl.Close()
 		nc.Close()
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	s := hostcmd.ServeSignaling(srv, ln, srv)
-	return s.URL(), func() { s.Close(); _ = pl.Close(); nc.Close() }, nil
+	return s.URL(), pl, func() { s.Close(); _ = pl.Close(); nc.Close() }, nil
 }
 
 // Outcome is what one bot saw.
