@@ -4,16 +4,12 @@ package fleet_test
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/fleet/fleetlocal"
 )
 
@@ -37,13 +33,7 @@ func TestFreshClientsAfterEveryoneLeft(t *testing.T) {
 	defer f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	nc, err := nats.Connect(f.NATS)
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	kv, err := js.KeyValue(ctx, "rollnet-fleet")
-	require.NoError(t, err)
+	kv := bucketAt(t, f.NATS)
 
 	for round := range 5 {
 		var wg sync.WaitGroup
@@ -62,10 +52,7 @@ func TestFreshClientsAfterEveryoneLeft(t *testing.T) {
 		// The host's record says its match runs with no client
 		// connected: the bots' leaving was seen, the match lingers.
 		for {
-			e, err := kv.Get(ctx, "host.h1")
-			require.NoError(t, err)
-			var h fleet.Host
-			require.NoError(t, json.Unmarshal(e.Value(), &h))
+			h, _ := hostRecord(t, kv, "h1")
 			if h.Running == 1 && h.Connected == 0 {
 				break
 			}

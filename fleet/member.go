@@ -185,9 +185,9 @@ func (m *Member) update(rec *Host) (ended map[string]string, restore []Match) {
 			continue
 		}
 		seen[x.Room] = true
-		_, isEnded := m.ended[x.Room]
+		game, isEnded := m.ended[x.Room]
 		if isEnded && !m.running[x.Room] {
-			ended[x.Room] = m.ended[x.Room]
+			ended[x.Room] = game
 			continue
 		}
 		if isEnded || m.restarted[x.Room] {

@@ -295,10 +295,7 @@ func TestEndedMatchFreesRoom(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "the ended match's room is not freed: %v", err)
 		time.Sleep(10 * time.Millisecond)
 	}
-	js, err := jetstream.New(e.Connect(t))
-	require.NoError(t, err)
-	kv, err := js.KeyValue(context.Background(), "rollnet-fleet")
-	require.NoError(t, err)
+	kv := bucket(t, e.Connect(t))
 	_, err = kv.Get(context.Background(), "room.court.a")
 	require.ErrorIs(t, err, jetstream.ErrKeyNotFound, "the ended room's key")
 }
@@ -373,10 +370,7 @@ func TestGoneHostForgotten(t *testing.T) {
 		rooms[r.Host] = room
 	}
 	require.Len(t, rooms, 2, "a room on each host")
-	js, err := jetstream.New(e.Connect(t))
-	require.NoError(t, err)
-	kv, err := js.KeyValue(context.Background(), "rollnet-fleet")
-	require.NoError(t, err)
+	kv := bucket(t, e.Connect(t))
 	nc.Close() // "dead" is silent from here, its record left behind
 	deadline := time.Now().Add(cfg.ForgetAfter + 10*time.Second)
 	for {

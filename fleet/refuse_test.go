@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/fleet"
@@ -42,30 +40,18 @@ func TestDrainingHostRefusesAtOnce(t *testing.T) {
 
 	// The operator's drain: the record marked Draining, which the host
 	// reads at its next beat; two beats later it drains.
-	nc, err := nats.Connect(f.NATS)
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	kv, err := js.KeyValue(ctx, "rollnet-fleet")
-	require.NoError(t, err)
+	kv := bucketAt(t, f.NATS)
 	var marked uint64
 	for marked == 0 {
-		e, err := kv.Get(ctx, "host.h1")
-		require.NoError(t, err)
-		var h fleet.Host
-		require.NoError(t, json.Unmarshal(e.Value(), &h))
+		h, rev := hostRecord(t, kv, "h1")
 		h.Draining = true
 		b, _ := json.Marshal(h)
-		if _, err := kv.Update(ctx, "host.h1", b, e.Revision()); err == nil {
+		if _, err := kv.Update(ctx, "host.h1", b, rev); err == nil {
 			marked = h.Beat
 		}
 	}
 	for {
-		e, err := kv.Get(ctx, "host.h1")
-		require.NoError(t, err)
-		var h fleet.Host
-		require.NoError(t, json.Unmarshal(e.Value(), &h))
+		h, _ := hostRecord(t, kv, "h1")
 		if h.Draining && h.Beat >= marked+2 {
 			break
 		}
