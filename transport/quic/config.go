@@ -120,7 +120,8 @@ type Config struct {
 	// returns wrapped in ErrRefused, and leaves the token unused. A host
 	// that runs one match per room refuses here what it cannot take (it
 	// drains, it is full) at once, where the client would otherwise hear
-	// nothing. It is called from the connections' goroutines, at once.
+	// nothing. It is called from the connections' goroutines, for several
+	// clients at a time: it must be safe for concurrent use.
 	Admit func(connecttoken.Claims) error
 
 	// Grant is the connect token the client presents (client), as the
