@@ -12,6 +12,17 @@ var (
 	// NetConfig.SyncTimeout. The error is a *SyncError naming the peer and
 	// the reason; an EventSyncFailed says the same.
 	ErrSyncFailed = errors.New("rollnet: synchronization failed")
+
+	// ErrConfig reports a bad argument to a constructor: a Config field
+	// out of range, a state type with a pointer or padding, a missing
+	// callback. Every package's constructor wraps it with what was wrong,
+	// so errors.Is(err, rollnet.ErrConfig) holds whichever package refused.
+	ErrConfig = errors.New("rollnet: invalid config")
+
+	// ErrClosed reports a call on a session, match, transport or host that
+	// was closed (by Close, or by the end of the match). Every package
+	// wraps it, so errors.Is(err, rollnet.ErrClosed) holds everywhere.
+	ErrClosed = errors.New("rollnet: closed")
 )
 
 // SyncError is the error of a failed handshake: which peer, and why.
