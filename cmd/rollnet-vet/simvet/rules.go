@@ -20,8 +20,69 @@ type scanner struct {
 }
 
 // scan returns what n (a *ast.FuncDecl or *ast.FuncLit) holds, scanning
-// it once.
+// it once: the source rules' findings, then the fused lines the compiler
+// emitted in it that the source rule did not report anywhere in the
+// package.
 func (c *checker) scan(n ast.Node) *unit {
+	u := c.scanSource(n)
+	if u.fusedDone {
+		return u
+	}
+	u.fusedDone = true
+	if len(c.compiled) == 0 {
+		return u
+	}
+	covered := map[string]bool{}
+	for k := range c.fmaCovered() {
+		covered[k] = true
+	}
+	// And the lines the source rule reported in other packages' helpers
+	// this body calls (carried by their facts).
+	for _, r := range u.refs {
+		if r.fn.Pkg() == c.pass.Pkg || !c.inModule(r.fn.Pkg()) {
+			continue
+		}
+		var h hazardsFact
+		if !c.pass.ImportObjectFact(r.fn, &h) {
+			continue
+		}
+		for _, f := range h.Findings {
+			if isFMAMessage(f.Message) {
+				if i := strings.LastIndexByte(f.Where, ':'); i > 0 {
+					covered[f.Where[:i]] = true
+				}
+			}
+		}
+	}
+	u.findings = append(u.findings, c.fusedFindings(n, covered)...)
+	return u
+}
+
+// fmaCovered returns the file:line of every product and add the source
+// rule reports anywhere in the package.
+func (c *checker) fmaCovered() map[string]bool {
+	if c.covered != nil {
+		return c.covered
+	}
+	c.covered = map[string]bool{}
+	for _, d := range c.decls {
+		for _, f := range c.scanSource(d).findings {
+			if f.category != "fma" {
+				continue
+			}
+			for _, p := range []token.Pos{f.pos, f.also} {
+				if p.IsValid() {
+					q := c.pass.Fset.Position(p)
+					c.covered[fmt.Sprintf("%s:%d", q.Filename, q.Line)] = true
+				}
+			}
+		}
+	}
+	return c.covered
+}
+
+// scanSource returns what the source rules find in n, scanning it once.
+func (c *checker) scanSource(n ast.Node) *unit {
 	if u, ok := c.units[n]; ok {
 		return u
 	}
@@ -40,6 +101,15 @@ func (c *checker) scan(n ast.Node) *unit {
 	s := &scanner{c: c, u: u, writes: map[*ast.Ident]bool{}, products: map[*types.Var]ast.Expr{}}
 	s.prepare(body)
 	ast.Inspect(body, s.visit)
+	return u
+}
+
+// scanExpr scans one expression outside any simulation body (the one
+// that builds an initial state), with the source rules only.
+func (c *checker) scanExpr(e ast.Expr) *unit {
+	u := &unit{}
+	s := &scanner{c: c, u: u, writes: map[*ast.Ident]bool{}, products: map[*types.Var]ast.Expr{}}
+	ast.Inspect(e, s.visit)
 	return u
 }
 
@@ -174,6 +244,24 @@ func (s *scanner) call(call *ast.CallExpr) {
 			s.add(call.Pos(), "concurrency", "close of channel %s: channels are not part of the state", short(call.Args[0]))
 		}
 	}
+	if !staticCallee(info, call) {
+		if fns, lits, what, ok := s.c.dynamicCall(call); ok {
+			for _, fn := range fns {
+				if fn.Pkg() == nil {
+					continue
+				}
+				if cat, msg := denied(fn); cat != "" {
+					s.add(call.Pos(), cat, "%s (called through %s)", msg, what)
+				} else if s.c.inModule(fn.Pkg()) {
+					s.u.refs = append(s.u.refs, ref{fn: fn, pos: call.Pos()})
+				}
+			}
+			s.u.lits = append(s.u.lits, lits...)
+		} else {
+			s.add(call.Pos(), "dynamic", "warning: call through function value %s: it is assigned something other than functions the analyzer can name (a parameter, a call's result, another package's variable), so its target cannot be checked; assign it only named functions, or mark its targets //rollnet:simulate", what)
+			return
+		}
+	}
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return
@@ -247,7 +335,7 @@ func (s *scanner) fma(op ast.Node, operands ...ast.Expr) {
 		if m, fix := s.c.directProduct(e); m != nil {
 			t := typeName(s.c.pass, info.TypeOf(m))
 			s.u.findings = append(s.u.findings, finding{
-				pos: m.Pos(), category: "fma",
+				pos: m.Pos(), category: "fma", also: opPos(op),
 				message: fmt.Sprintf("float multiply %s feeds an add or subtract: Go may fuse them into one FMA on arm64, ppc64le, s390x and riscv64 (one rounding instead of two); write %s(%s)",
 					short(m), t, short(m)),
 				fixes: []analysis.SuggestedFix{{Message: "convert the product to " + t + " (rounds it, so it is not fused)", TextEdits: fix(t)}},
@@ -260,7 +348,7 @@ func (s *scanner) fma(op ast.Node, operands ...ast.Expr) {
 				m, fix := s.c.directProduct(rhs)
 				t := typeName(s.c.pass, info.TypeOf(m))
 				s.u.findings = append(s.u.findings, finding{
-					pos: inner.Pos(), category: "fma",
+					pos: inner.Pos(), category: "fma", also: opPos(op),
 					message: fmt.Sprintf("%s holds the float product %s and feeds an add or subtract: Go may fuse them into one FMA on arm64, ppc64le, s390x and riscv64, across statements; assign %s(%s)",
 						v.Name(), short(m), t, short(m)),
 					fixes: []analysis.SuggestedFix{{Message: "convert the product to " + t + " where it is assigned", TextEdits: fix(t)}},
@@ -275,7 +363,22 @@ func (s *scanner) fma(op ast.Node, operands ...ast.Expr) {
 			}
 		}
 	}
-	_ = op
+}
+
+// isFMAMessage reports whether a carried message is the source rule's.
+func isFMAMessage(m string) bool {
+	return strings.HasPrefix(m, "float multiply ") || strings.Contains(m, " holds the float product ") || strings.Contains(m, " returns an unconverted float product ")
+}
+
+// opPos is the position of an add or subtract's operator.
+func opPos(op ast.Node) token.Pos {
+	switch op := op.(type) {
+	case *ast.BinaryExpr:
+		return op.OpPos
+	case *ast.AssignStmt:
+		return op.TokPos
+	}
+	return token.NoPos
 }
 
 // returnsProduct reports whether fn returns an unconverted float product.

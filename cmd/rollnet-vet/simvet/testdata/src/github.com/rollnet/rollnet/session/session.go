@@ -23,3 +23,10 @@ func NewP2P[S any, I comparable](cfg Config[I], t any, simulate func(*S, []I, ro
 func NewSpectator[S any, I comparable](cfg Config[I], t any, simulate func(*S, []I, rollnet.Frame)) (*Session[S, I], error) {
 	return nil, nil
 }
+
+// State returns the live state; written through before the first frame,
+// it sets the initial state.
+func (s *Session[S, I]) State() *S { return &s.s }
+
+// SetInitialState sets the state frame 0 starts from.
+func (s *Session[S, I]) SetInitialState(st S) error { s.s = st; return nil }
