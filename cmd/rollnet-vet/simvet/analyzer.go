@@ -123,6 +123,7 @@ type checker struct {
 	pin      *ast.CallExpr                // the inlined call a trace follows (traceFused)
 	fields   map[*types.Var][]ast.Expr    // what this package assigns to struct fields of function type
 	covered  map[string]bool              // file:line the source fma rule reports (fmaCovered)
+	modTypes []*types.Named               // the module's named types this package sees (implementations)
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -488,6 +489,12 @@ func (c *checker) findRoots() {
 		addExpr(e)
 		u := c.scanExpr(e)
 		for _, f := range u.findings {
+			if f.category == "dynamic" {
+				// A function value the state is built with (a library's
+				// hook, like the simulate it forwards) is checked where it
+				// is given a function, not where it is called.
+				continue
+			}
 			c.report(f)
 		}
 		for _, r := range u.refs {

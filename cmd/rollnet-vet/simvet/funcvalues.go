@@ -87,6 +87,21 @@ func (c *checker) dynamicCall(call *ast.CallExpr) (fns []*types.Func, lits []*as
 			return nil, nil, what, true
 		}
 		values = c.assigned[v]
+		if fd, i := c.paramOf(v); fd != nil {
+			fn, _ := info.Defs[fd.Name].(*types.Func)
+			if fn != nil && c.marked[fn] {
+				// A marked function's function arguments are roots where
+				// it is called.
+				return nil, nil, what, true
+			}
+			if fn == nil || fn.Exported() {
+				return nil, nil, what, false // called from packages not seen here
+			}
+			values = append(values, c.argsAt(fn, i)...)
+			if len(values) == 0 {
+				return nil, nil, what, true // never called
+			}
+		}
 	case *ast.IndexExpr:
 		// table[i]: what the table (a variable) holds.
 		id := rootIdent(info, f.X)
@@ -191,4 +206,40 @@ func staticCallee(info *types.Info, call *ast.CallExpr) bool {
 	}
 	_, isFunc := info.Uses[id].(*types.Func)
 	return isFunc
+}
+
+// paramOf returns the declaration v is a parameter of, and its index.
+func (c *checker) paramOf(v *types.Var) (*ast.FuncDecl, int) {
+	for _, fd := range c.decls {
+		if fd.Type.Params == nil || v.Pos() < fd.Type.Params.Pos() || v.Pos() >= fd.Type.Params.End() {
+			continue
+		}
+		i := 0
+		for _, f := range fd.Type.Params.List {
+			if len(f.Names) == 0 {
+				i++
+			}
+			for _, n := range f.Names {
+				if c.pass.TypesInfo.Defs[n] == v {
+					return fd, i
+				}
+				i++
+			}
+		}
+	}
+	return nil, 0
+}
+
+// argsAt returns the argument i of every call of fn in this package.
+func (c *checker) argsAt(fn *types.Func, i int) []ast.Expr {
+	var out []ast.Expr
+	for _, f := range c.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && calleeFunc(c.pass.TypesInfo, call) == fn && i < len(call.Args) {
+				out = append(out, call.Args[i])
+			}
+			return true
+		})
+	}
+	return out
 }

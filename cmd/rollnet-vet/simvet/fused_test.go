@@ -32,7 +32,7 @@ func compilerEnv(t *testing.T) string {
 // through the helpers the compiler inlined.
 func TestFused(t *testing.T) {
 	compilerEnv(t)
-	analysistest.Run(t, analysistest.TestData(), Analyzer, "example.com/physics", "example.com/funcs", "example.com/initial")
+	analysistest.Run(t, analysistest.TestData(), Analyzer, "example.com/physics", "example.com/funcs", "example.com/initial", "example.com/pool")
 }
 
 // Every line the arm64 compiler fuses in a function the simulation

@@ -186,6 +186,10 @@ func (s *scanner) visit(n ast.Node) bool {
 	case *ast.RangeStmt:
 		switch coreType(info.TypeOf(n.X)).(type) {
 		case *types.Map:
+			if m := coreType(info.TypeOf(n.X)).(*types.Map); isPointerKey(m.Key()) {
+				s.add(n.X.Pos(), "address", "range over map %s, keyed by pointers: its order is random on every range, and sorting its keys would order them by address, which differs between peers; key it by an ID kept in the state", short(n.X))
+				break
+			}
 			s.add(n.X.Pos(), "maprange", "range over map %s: its order is random on every range, so peers and re-simulations differ; range over a sorted slice of its keys", short(n.X))
 		case *types.Chan:
 			s.add(n.X.Pos(), "concurrency", "range over channel %s: what arrives, and when, is not part of the state", short(n.X))
@@ -206,6 +210,9 @@ func (s *scanner) visit(n ast.Node) bool {
 			s.add(n.OpPos, "concurrency", "receive from channel %s: what arrives, and when, is not part of the state", short(n.X))
 		}
 	case *ast.CallExpr:
+		if s.addressOf(n) {
+			return false
+		}
 		s.call(n)
 	case *ast.SelectorExpr:
 		if id, ok := n.X.(*ast.Ident); ok {
@@ -275,6 +282,14 @@ func (s *scanner) call(call *ast.CallExpr) {
 		return // instantiated statically
 	}
 	if types.IsInterface(recv) {
+		if impls := s.c.implementations(recv, sel.Sel.Name); len(impls) > 0 {
+			// Every implementation the module declares (that this package
+			// can see) is followed: the call is one of them.
+			for _, fn := range impls {
+				s.u.refs = append(s.u.refs, ref{fn: fn, pos: sel.Sel.Pos()})
+			}
+			return
+		}
 		s.add(sel.Sel.Pos(), "dynamic", "warning: call of %s through interface %s: its dynamic target cannot be checked; call a concrete type or mark the implementations //rollnet:simulate",
 			sel.Sel.Name, types.TypeString(recv, types.RelativeTo(s.c.pass.Pkg)))
 	}
@@ -363,6 +378,106 @@ func (s *scanner) fma(op ast.Node, operands ...ast.Expr) {
 			}
 		}
 	}
+}
+
+// addressOf reports (and reports true for) a conversion of a pointer to
+// an integer, uintptr(unsafe.Pointer(p)): an address, which differs
+// between peers and runs, so any hash or order built on it does.
+func (s *scanner) addressOf(call *ast.CallExpr) bool {
+	info := s.c.pass.TypesInfo
+	tv, ok := info.Types[call.Fun]
+	if !ok || !tv.IsType() || len(call.Args) != 1 {
+		return false
+	}
+	b, ok := tv.Type.Underlying().(*types.Basic)
+	if !ok || b.Info()&types.IsInteger == 0 {
+		return false
+	}
+	inner, ok := ast.Unparen(call.Args[0]).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	if t, ok := info.Types[inner.Fun]; !ok || !t.IsType() || !isUnsafePointer(t.Type) {
+		return false
+	}
+	s.add(call.Pos(), "address", "%s is an address: it differs between peers and between runs, so a hash or an order built on it does too; order by an ID kept in the state", short(call))
+	// The pointer's own expression is still scanned.
+	ast.Inspect(inner.Args[0], s.visit)
+	return true
+}
+
+func isUnsafePointer(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.UnsafePointer
+}
+
+// isPointerKey reports whether a map's key is (or holds) a pointer.
+func isPointerKey(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Chan:
+		return true
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if isPointerKey(u.Field(i).Type()) {
+				return true
+			}
+		}
+	case *types.Array:
+		return isPointerKey(u.Elem())
+	}
+	return false
+}
+
+// implementations returns the method name of every named type of the
+// module, in this package or a package of the module it imports
+// (directly or not), that implements the interface iface.
+func (c *checker) implementations(iface types.Type, name string) []*types.Func {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	if c.modTypes == nil {
+		seen := map[*types.Package]bool{}
+		var walk func(p *types.Package)
+		walk = func(p *types.Package) {
+			if seen[p] || !c.inModule(p) {
+				return
+			}
+			seen[p] = true
+			scope := p.Scope()
+			for _, n := range scope.Names() {
+				if tn, ok := scope.Lookup(n).(*types.TypeName); ok && !tn.IsAlias() {
+					if named, ok := tn.Type().(*types.Named); ok && !types.IsInterface(named) && named.TypeParams().Len() == 0 {
+						c.modTypes = append(c.modTypes, named)
+					}
+				}
+			}
+			for _, imp := range p.Imports() {
+				walk(imp)
+			}
+		}
+		walk(c.pass.Pkg)
+		if c.modTypes == nil {
+			c.modTypes = []*types.Named{}
+		}
+	}
+	var out []*types.Func
+	for _, named := range c.modTypes {
+		var t types.Type = named
+		if !types.Implements(t, it) {
+			t = types.NewPointer(named)
+			if !types.Implements(t, it) {
+				continue
+			}
+		}
+		obj, _, _ := types.LookupFieldOrMethod(t, true, named.Obj().Pkg(), name)
+		if fn, ok := obj.(*types.Func); ok && c.inModule(fn.Pkg()) {
+			out = append(out, fn.Origin())
+		}
+	}
+	return out
 }
 
 // isFMAMessage reports whether a carried message is the source rule's.
@@ -573,6 +688,10 @@ func denied(fn *types.Func) (category, message string) {
 			return "", ""
 		}
 		return "random", qual + " draws from the global random source: peers draw different numbers; keep a rollnet.Rand in the state"
+	case path == "sync" && recv != nil && recvName(recv.Type()) == "Pool" && (name == "Get" || name == "Put"):
+		return "pool", qual + ": which object a sync.Pool hands back (a new one, or one Put earlier with its leftover contents) depends on the garbage collector and on other goroutines, so peers differ; keep the buffer in the state, or clear it completely after Get"
+	case path == "hash/maphash":
+		return "random", qual + ": maphash's seed is random per process, so its hashes, and any order built on them, differ between peers; hash with hash/crc32 or FNV"
 	case path == "crypto/rand":
 		return "random", qual + " reads the system's random source: peers draw different numbers; keep a rollnet.Rand in the state"
 	case path == "math" && transcendental[name]:
