@@ -378,14 +378,14 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 	h.joins++
 	if resume >= 0 {
 		c := h.clients[resume]
-		c.reset(from, h.connect(resume, from, m.Seq), true)
+		c.reset(from, h.connect(resume, from, m.Seq), m.Seq, true)
 		c.resuming = h.s.backlog == BacklogApply
 		h.answer(c, codec.WelcomeResume, m.Nonce)
 		h.stats.Rejoined++
 		return
 	}
 	c := h.clients[i]
-	c.reset(from, h.connect(i, from, m.Seq), false)
+	c.reset(from, h.connect(i, from, m.Seq), m.Seq, false)
 	c.token = h.newToken()
 	h.answer(c, codec.WelcomeSync, m.Nonce)
 	if m.Resume {
@@ -510,7 +510,11 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 		return
 	}
 	if !h.e.Accept(c.l, m.Seq) {
-		return // a sequence number far from the connection's: replayed or forged
+		return // a sequence number far from the connection's: forged, or replayed long after
+	}
+	if c.seen.again(m.Seq) {
+		c.stats.Replayed++ // a copy: its acknowledgement is old news, or a lie
+		return
 	}
 	c.played = true
 	// The newest packet's acknowledgement, not the greatest ever: a forged
@@ -580,6 +584,10 @@ func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
 		return
 	}
 	if !h.e.Accept(c.l, m.Seq) {
+		return
+	}
+	if c.seen.again(m.Seq) {
+		c.stats.Replayed++
 		return
 	}
 	sb := c.out.find(m.Msg)
