@@ -4,8 +4,8 @@ import (
 	"math"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -81,10 +81,10 @@ type hostClient[I comparable] struct {
 	state     clientState
 	peer      transport.Peer
 	first     int
-	token     [codec.TokenLen]byte
+	token     [wire.TokenLen]byte
 	nonce     uint64
-	kind      codec.WelcomeKind // the answer decided for this connection
-	welcomes  int               // copies still to send
+	kind      wire.WelcomeKind // the answer decided for this connection
+	welcomes  int              // copies still to send
 	welcomeAt int64
 	joinAt    int64 // when the Hello was answered (the join timeout counts from it)
 	reject    bool  // a RESUME_REJECT goes before each copy of the answer
