@@ -11,7 +11,7 @@
 //     negotiated (ID 0, no in-band open handshake), unordered, and
 //     unreliable (MaxRetransmits 0), so a lost datagram is never resent.
 //   - The channel is detached and read by one goroutine per peer into a
-//     buffer of MaxMessageSize (= transport.MaxDatagram) bytes, the SCTP
+//     buffer of transport.MaxDatagram bytes, the SCTP
 //     maximum message size this endpoint advertises; datagrams are copied
 //     into a bounded receive queue (Config.QueueLen slots allocated once,
 //     shared by one lane per peer). Receive takes the lanes round robin; a
@@ -33,7 +33,7 @@
 //   - A peer whose PeerConnection fails (ICE gave up: about 3.2 s of
 //     silence with the default timeouts) or closes is gone for good: Send
 //     returns transport.ErrPeerGone and a transport.PeerGone event says why. A peer
-//     that sends more than MaxMessageSize in one message is disconnected.
+//     that sends more than transport.MaxDatagram in one message is disconnected.
 //   - Peers are found through the Signaler: a peer already present offers
 //     to each newcomer (if both offer, the lower id wins), once no
 //     rendezvous event is waiting, so a newcomer whose leave is already
@@ -66,8 +66,8 @@
 // out; Config.LoopbackOnly suits tests and two processes on one machine;
 // Config.Net runs on pion's virtual network.
 //
-// PeerInfo names the candidate pair ICE selected: its Path (PathDirect,
-// PathSTUN through a NAT's mapping, PathRelay through TURN) and the
+// PeerInfo names the candidate pair ICE selected: its Path ("direct",
+// "stun" through a NAT's mapping, "relay" through TURN) and the
 // protocol of this end's first hop ("tcp" when TURN runs over TCP because
 // UDP is blocked). A reflexive pair may be selected 100 ms after ICE's
 // checks start and a relay pair 1 s after (Config.ICEReflexiveWait,
@@ -88,7 +88,7 @@
 // above holds, with the same channel, with these differences
 // (browser_js.go): the channel is read through its onmessage event, on the
 // browser's event loop, into the same bounded queue (a message over
-// MaxMessageSize, which the browser accepts up to its own advertised size,
+// transport.MaxDatagram, which the browser accepts up to its own advertised size,
 // or a text message, disconnects the peer: ErrOversizeMessage,
 // ErrTextMessage); the ICE and SCTP timeouts and waits, LoopbackOnly, Net and
 // LoggerFactory are the browser's and ignored; ICEServer has no

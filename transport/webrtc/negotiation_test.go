@@ -10,6 +10,7 @@ import (
 	"github.com/pion/logging"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -173,8 +174,8 @@ func TestConfigValidation(t *testing.T) {
 		{ICERelayWait: -1},
 	} {
 		_, err := New(cfg, h.join("a"))
-		require.ErrorIs(t, err, ErrInvalidConfig, "%+v", cfg)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", cfg)
 	}
 	_, err := New(Config{}, nil)
-	require.ErrorIs(t, err, ErrNoSignaler)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }

@@ -80,7 +80,7 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 			payload, _ := json.Marshal(answer)
 			require.NoError(t, pb.Send(ctx, "a", Signal{Kind: SignalAnswer, Payload: payload}))
 		case SignalCandidate:
-			cs, ok := parseCandidates(e.Signal.Payload, DefaultMaxPendingCandidates)
+			cs, ok := parseCandidates(e.Signal.Payload, defaultMaxPendingCandidates)
 			require.True(t, ok)
 			if !remoteSet {
 				for _, c := range cs {

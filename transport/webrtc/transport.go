@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -118,7 +119,7 @@ func New(cfg Config, sig Signaler) (*Transport, error) {
 
 func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error) {
 	if sig == nil {
-		return nil, ErrNoSignaler
+		return nil, fmt.Errorf("%w: webrtc: no Signaler", rollnet.ErrConfig)
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {

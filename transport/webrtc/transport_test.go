@@ -167,7 +167,7 @@ func TestSendBulk(t *testing.T) {
 		}
 		taken++
 	}
-	require.GreaterOrEqual(t, taken, DefaultBulkThreshold/len(msg), "queued up to BulkThreshold")
+	require.GreaterOrEqual(t, taken, defaultBulkThreshold/len(msg), "queued up to BulkThreshold")
 	require.Less(t, taken, 200, "and no further")
 	skipped := a.Stats().SendsSkipped
 	require.NoError(t, a.Send("b", msg))

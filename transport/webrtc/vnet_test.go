@@ -210,7 +210,7 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 		require.Zero(t, stale)
 		require.Positive(t, st.SendsSkipped)
 		require.GreaterOrEqual(t, recovery, time.Duration(0), "the channel recovers")
-		require.LessOrEqual(t, recovery, DefaultSCTPRTOMax, "SCTP's backoff is capped")
+		require.LessOrEqual(t, recovery, defaultSCTPRTOMax, "SCTP's backoff is capped")
 	})
 	t.Run("without threshold", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
@@ -240,7 +240,7 @@ func TestVNetPeerInfo(t *testing.T) {
 			info, err := tr.PeerInfo(other)
 			require.NoError(t, err)
 			require.Equal(t, PeerInfo{Peer: other, Open: true, RTT: 50 * time.Millisecond,
-				LocalCandidate: "host", RemoteCandidate: "host", Path: PathDirect, Protocol: "udp"}, info)
+				LocalCandidate: "host", RemoteCandidate: "host", Path: pathDirect, Protocol: "udp"}, info)
 			require.Equal(t, "direct over UDP (host to host)", info.Route())
 		}
 		_, err := a.PeerInfo("nobody")
@@ -297,7 +297,7 @@ func TestVNetCandidatesBundled(t *testing.T) {
 			if from == "a" {
 				sent[s.Kind]++
 				if s.Kind == SignalCandidate {
-					cs, ok := parseCandidates(s.Payload, DefaultMaxPendingCandidates)
+					cs, ok := parseCandidates(s.Payload, defaultMaxPendingCandidates)
 					require.True(t, ok)
 					bundled = append(bundled, len(cs))
 				}
