@@ -1,6 +1,6 @@
 //go:build !js
 
-package hostcmd
+package dedicated
 
 import (
 	"context"
@@ -31,7 +31,7 @@ import (
 
 // runFleet hosts matches for the fleet until ctx ends and the drain is
 // over.
-func runFleet(ctx context.Context, o options, g game, gameName string, log *slog.Logger, ready func(string)) error {
+func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog.Logger, ready func(string)) error {
 	players, perClient := g.players()
 	perMatch := players / perClient
 	f := o.fl
@@ -121,7 +121,7 @@ func fixPort(q *quicOptions) error {
 // fleetHost runs a fleet host's matches: one authority host per room,
 // each on a view of the one QUIC transport that sees its room's peers.
 type fleetHost struct {
-	g    game
+	g    Game
 	game string
 	o    options
 	f    fleetOptions
@@ -135,7 +135,7 @@ type fleetHost struct {
 	byPeer   map[transport.Peer]*fleetMatch
 	refused  map[transport.Peer]bool // peers refused a new match (counted once), until gone
 	buf      []byte
-	evs      []quic.PeerEvent
+	evs      []transport.PeerEvent
 	rooms    []string
 	draining bool
 	deadline time.Time
@@ -251,7 +251,7 @@ func (fh *fleetHost) receive(now time.Time) {
 	}
 	fh.evs = fh.qt.Events(fh.evs[:0])
 	for _, e := range fh.evs {
-		if e.Kind != quic.PeerGone {
+		if e.Kind != transport.PeerGone {
 			continue
 		}
 		if m := fh.byPeer[e.Peer]; m != nil {

@@ -1,4 +1,4 @@
-package hostcmd
+package dedicated
 
 import (
 	"github.com/rollnet/rollnet/transport"
@@ -14,10 +14,6 @@ type matchTransport struct {
 	from  []transport.Peer
 	head  int
 	n     int
-}
-
-type bulkSender interface {
-	SendBulk(to transport.Peer, b []byte) (bool, error)
 }
 
 func newMatchTransport(tr transport.Transport, slots int) *matchTransport {
@@ -47,7 +43,7 @@ func (m *matchTransport) Close() error                           { return nil } 
 // SendBulk hands a bulk datagram to the shared transport's SendBulk when
 // it has one.
 func (m *matchTransport) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	if bs, ok := m.tr.(bulkSender); ok {
+	if bs, ok := m.tr.(transport.BulkSender); ok {
 		return bs.SendBulk(to, b)
 	}
 	return true, m.tr.Send(to, b)
