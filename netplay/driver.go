@@ -74,7 +74,7 @@ type kind[S any, I comparable] struct {
 }
 
 // p2pSeats is the most P2P seats (an authoritative host's slots:
-// codec.MaxPlayers).
+// wire.MaxPlayers).
 const p2pSeats = 8
 
 // foldEvent folds one event into the status, and tells News: what every

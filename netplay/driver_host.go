@@ -6,7 +6,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -33,7 +33,7 @@ type hostDriver[S any, I comparable] struct {
 func newHost[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] {
 	return &hostDriver[S, I]{
 		m: m, slotPeers: map[transport.Peer]int{}, quit: map[transport.Peer]bool{},
-		cs: make([]authority.HostClientStats, 0, codec.MaxPlayers),
+		cs: make([]authority.HostClientStats, 0, wire.MaxPlayers),
 	}
 }
 
@@ -172,7 +172,7 @@ func (d *hostDriver[S, I]) news(st authority.HostStats) {
 // to every client.
 func (d *hostDriver[S, I]) sendRoster() {
 	m := d.m
-	var cs [codec.MaxPlayers]authority.HostClientStats
+	var cs [wire.MaxPlayers]authority.HostClientStats
 	clients := d.h.Clients(cs[:0])
 	for i := m.cfg.LocalPlayers; i < len(d.roster); i++ {
 		d.roster[i] = rosterEntry{}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
@@ -275,15 +275,15 @@ func spectatorKind[S any, I comparable]() kind[S, I] {
 }
 
 func hostKind[S any, I comparable]() kind[S, I] {
-	return kind[S, I]{mode: ModeHost, minSeats: 1, maxSeats: codec.MaxPlayers, listen: true, choose: newHost[S, I]}
+	return kind[S, I]{mode: ModeHost, minSeats: 1, maxSeats: wire.MaxPlayers, listen: true, choose: newHost[S, I]}
 }
 
 func clientKind[S any, I comparable]() kind[S, I] {
-	return kind[S, I]{mode: ModeClient, minSeats: 1, maxSeats: codec.MaxPlayers, rejoin: ModeClient, proposes: true, gated: true, choose: newClient[S, I]}
+	return kind[S, I]{mode: ModeClient, minSeats: 1, maxSeats: wire.MaxPlayers, rejoin: ModeClient, proposes: true, gated: true, choose: newClient[S, I]}
 }
 
 func eitherKind[S any, I comparable]() kind[S, I] {
-	return kind[S, I]{minSeats: 1, maxSeats: codec.MaxPlayers, listen: true, rejoin: ModeClient, proposes: true, gated: true, choose: newHostOrClient[S, I]}
+	return kind[S, I]{minSeats: 1, maxSeats: wire.MaxPlayers, listen: true, rejoin: ModeClient, proposes: true, gated: true, choose: newHostOrClient[S, I]}
 }
 
 func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
@@ -306,7 +306,7 @@ func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, 
 	m := &Match[S, I]{
 		kind: k, cfg: cfg, simulate: simulate,
 		peers: peerSet{byID: map[transport.Peer]*peer{}},
-		buf:   make([]byte, 0, codec.MaxPacket),
+		buf:   make([]byte, 0, wire.MaxPacket),
 		rbuf:  make([]byte, transport.MaxDatagram),
 		evs:   make([]rollnet.Event, 0, 32),
 		seat:  -1,

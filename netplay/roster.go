@@ -4,7 +4,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
 // kind 5 roster, host to clients: who holds which slot, so that every
@@ -29,7 +29,7 @@ func appendRoster(b []byte, es []rosterEntry) []byte {
 	b = append(b, appByte, kindRoster, 0)
 	n := 0
 	for _, e := range es {
-		if len(b)+3+len(e.name) > codec.MaxPacket {
+		if len(b)+3+len(e.name) > wire.MaxPacket {
 			break
 		}
 		b = append(b, e.state, e.back, byte(len(e.name)))
