@@ -1,6 +1,6 @@
 //go:build js
 
-package hostcmd
+package dedicated
 
 import (
 	"context"
@@ -8,6 +8,6 @@ import (
 	"log/slog"
 )
 
-func runFleet(context.Context, options, game, string, *slog.Logger, func(string)) error {
+func runFleet(context.Context, options, Game, string, *slog.Logger, func(string)) error {
 	return errors.New("rollnet-host: -fleet is not built for GOOS=js")
 }

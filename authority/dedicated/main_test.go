@@ -1,6 +1,6 @@
 //go:build !js
 
-package hostcmd
+package dedicated
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package hostcmd
+package dedicated
 
 import "errors"
 
@@ -6,6 +6,7 @@ import "errors"
 var (
 	// ErrUsage reports a bad command line.
 	ErrUsage = errors.New("rollnet-host: usage")
-	// ErrUnknownGame reports a -game no Register named.
+	// ErrUnknownGame reports a -game that names none of the games handed to
+	// Main or Run.
 	ErrUnknownGame = errors.New("rollnet-host: unknown game")
 )

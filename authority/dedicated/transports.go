@@ -1,4 +1,4 @@
-package hostcmd
+package dedicated
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rollnet/rollnet/internal/localsignal"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
@@ -132,7 +133,7 @@ func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logg
 	}
 	if o.q.webrtc {
 		if o.signal == "" {
-			srv, err := StartSignaling(signaling.ServerConfig{Logger: log})
+			srv, err := localsignal.Start(signaling.ServerConfig{Logger: log})
 			if err != nil {
 				return fail(err)
 			}
@@ -147,7 +148,7 @@ func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logg
 		}
 		sig := webrtc.NewSignalingAdapter(sc)
 		h.closes = append(h.closes, sig.Close)
-		rtc, err := webrtc.New(webrtc.Config{LoopbackOnly: IsLoopback(h.join), MaxPeers: maxPeers}, sig)
+		rtc, err := webrtc.New(webrtc.Config{LoopbackOnly: localsignal.IsLoopback(h.join), MaxPeers: maxPeers}, sig)
 		if err != nil {
 			return fail(err)
 		}

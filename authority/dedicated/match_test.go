@@ -1,4 +1,4 @@
-package hostcmd
+package dedicated
 
 import (
 	"context"
@@ -42,16 +42,15 @@ const (
 	sumLen   = 1 + len(sumMagic) + 8
 )
 
-func init() {
-	Register("line3", Sim[line3, int8]{
-		Players: 3, Simulate: step3,
-		Settings: func(room string) uint64 { return uint64(len(room)) },
-		Announce: func(dst []byte, f rollnet.Frame, crc uint32) []byte {
-			dst = append(append(dst, sumType), sumMagic...)
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(f))
-			return binary.LittleEndian.AppendUint32(dst, crc)
-		},
-	})
+// line3Game is the match tests' game as a host runs it.
+var line3Game = Sim[line3, int8]{
+	Name: "line3", Players: 3, Simulate: step3,
+	Settings: func(room string) uint64 { return uint64(len(room)) },
+	Announce: func(dst []byte, f rollnet.Frame, crc uint32) []byte {
+		dst = append(append(dst, sumType), sumMagic...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(f))
+		return binary.LittleEndian.AppendUint32(dst, crc)
+	},
 }
 
 // sumWindow is how many frames of checksums each side of the comparison

@@ -1,17 +1,19 @@
-package hostcmd
+package dedicated
 
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/transport"
 )
 
-// Sim is a game's simulation as a dedicated host runs it.
+// Sim is a game's simulation as a dedicated host runs it. A Sim is a
+// Game: hand it to Main or Run.
 type Sim[S any, I comparable] struct {
+	// Name is the game's name, which -game picks.
+	Name string
 	// Players is the number of player slots, SlotsPerClient how many each
 	// client drives (0: 1); the host holds none.
 	Players, SlotsPerClient int
@@ -36,8 +38,12 @@ type Sim[S any, I comparable] struct {
 	Announce func(dst []byte, frame rollnet.Frame, crc uint32) []byte
 }
 
-// game is a registered Sim with its types erased.
-type game interface {
+// Game is a game a dedicated host can run: a Sim of any state and input
+// types, handed to Main or Run in a list. Its methods are unexported, so a
+// Sim is the only Game.
+type Game interface {
+	name() string
+	valid() bool
 	players() (players, perClient int)
 	open(tr transport.Transport, room string, lim limits, net rollnet.NetConfig) (host, error)
 	announce() func(dst []byte, frame rollnet.Frame, crc uint32) []byte
@@ -54,6 +60,10 @@ type host interface {
 	ChecksumAt(frame rollnet.Frame) (uint32, error)
 	Close() error
 }
+
+func (g Sim[S, I]) name() string { return g.Name }
+
+func (g Sim[S, I]) valid() bool { return g.Name != "" && g.Simulate != nil }
 
 func (g Sim[S, I]) players() (int, int) { return g.Players, max(g.SlotsPerClient, 1) }
 
@@ -86,49 +96,39 @@ func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net rol
 	return h, nil
 }
 
-var (
-	mu    sync.Mutex
-	games = map[string]game{}
-)
+// games is the list of games a host was handed, checked: each named, with
+// a Simulate, and no name twice.
+type games []Game
 
-// Register makes a game hostable by name. Call it at init; it panics on
-// a name already registered or a Sim without Simulate.
-func Register[S any, I comparable](name string, g Sim[S, I]) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := games[name]; dup || name == "" || g.Simulate == nil {
-		panic(fmt.Sprintf("hostcmd: Register(%q): empty or duplicate name, or no Simulate", name))
+func checkGames(list []Game) (games, error) {
+	seen := make(map[string]bool, len(list))
+	for _, g := range list {
+		if g == nil || !g.valid() || seen[g.name()] {
+			return nil, fmt.Errorf("%w: dedicated: a game with no name, no Simulate, or a name twice", rollnet.ErrConfig)
+		}
+		seen[g.name()] = true
 	}
-	games[name] = g
-}
-
-// Games lists the registered games' names, sorted.
-func Games() []string {
-	mu.Lock()
-	defer mu.Unlock()
-	return names()
+	return list, nil
 }
 
 // lookup finds the game named name, or the only one for "".
-func lookup(name string) (game, string, error) {
-	mu.Lock()
-	defer mu.Unlock()
-	if name == "" && len(games) == 1 {
-		for n, g := range games {
-			return g, n, nil
+func (gs games) lookup(name string) (Game, string, error) {
+	if name == "" && len(gs) == 1 {
+		return gs[0], gs[0].name(), nil
+	}
+	for _, g := range gs {
+		if g.name() == name {
+			return g, name, nil
 		}
 	}
-	g, ok := games[name]
-	if !ok {
-		return nil, "", fmt.Errorf("%w %q (registered: %v)", ErrUnknownGame, name, names())
-	}
-	return g, name, nil
+	return nil, "", fmt.Errorf("%w %q (registered: %v)", ErrUnknownGame, name, gs.names())
 }
 
-func names() []string { // mu held
-	names := make([]string, 0, len(games))
-	for n := range games {
-		names = append(names, n)
+// names are the games' names, sorted.
+func (gs games) names() []string {
+	names := make([]string, 0, len(gs))
+	for _, g := range gs {
+		names = append(names, g.name())
 	}
 	slices.Sort(names)
 	return names

@@ -1,15 +1,16 @@
-// Package hostcmd is the dedicated host command of rollnet's
-// server-authoritative mode, as a library: a game registers its
-// simulation (Register), and Main runs it as a host that clients join
+// Package dedicated is the dedicated host of rollnet's
+// server-authoritative mode, as a command a game's binary offers: the
+// binary hands its simulations to Main (a Sim each, in a list, -game
+// picking one), and Main runs one as a host that clients join
 // through a signaling server, over WebRTC, or dial directly over QUIC
 // (-quic ADDR; browsers over WebTransport on the same port with
 // -webtransport), or both in one match. The command rollnet-host is
-// Main with the games it links registered; a game's own binary can offer
-// the same (the pong demo's "pong host").
+// Main with the games it links; a game's own binary can offer the same
+// (the pong demo's "pong host").
 //
 // The host joins one room on the signaling server (or starts a server on
 // loopback when none is given), answers every peer that says Hello with
-// the registered game's settings, and runs the fixed step on the wall
+// the hosted game's settings, and runs the fixed step on the wall
 // clock. It announces itself through netplay (netplay.Announcer): a
 // netplay.Connect client finds it, gets the roster (every slot's name,
 // who is away and for how long), and a client of other settings is
@@ -45,4 +46,4 @@
 // Contract: Register is for init time (it panics on a duplicate name or a
 // Sim without Simulate); Main and Run parse their own flags and return an
 // exit status (0, 2 for bad flags, 3 for a failure) or an error.
-package hostcmd
+package dedicated

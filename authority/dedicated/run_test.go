@@ -1,8 +1,9 @@
-package hostcmd
+package dedicated
 
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -32,9 +33,12 @@ func step(l *line, in []int8, f rollnet.Frame) {
 	l.Frame = int32(f)
 }
 
-func init() {
-	Register("line", Sim[line, int8]{Players: 2, Simulate: step, Settings: func(room string) uint64 { return uint64(len(room)) }})
-}
+// lineGame is the test game as a host runs it; testGames are the games
+// the tests' hosts are handed.
+var (
+	lineGame  = Sim[line, int8]{Name: "line", Players: 2, Simulate: step, Settings: func(room string) uint64 { return uint64(len(room)) }}
+	testGames = []Game{lineGame, line3Game}
+)
 
 // syncBuffer is a bytes.Buffer for the host's logs, written by its loop
 // and read by the test.
@@ -73,7 +77,7 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 	joinURL := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(hostCtx, "rollnet-host", []string{"-game", "line", "-room", "r1", "-stats-every", "0"}, logs, func(u string) { joinURL <- u })
+		done <- Run(hostCtx, "rollnet-host", testGames, []string{"-game", "line", "-room", "r1", "-stats-every", "0"}, logs, func(u string) { joinURL <- u })
 	}()
 	var u string
 	select {
@@ -180,22 +184,39 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-nope"}, "flag provided but not defined"},
 	} {
 		var out, errs bytes.Buffer
-		status := Main("rollnet-host", tc.args, &out, &errs)
+		status := Main("rollnet-host", testGames, tc.args, &out, &errs)
 		require.Equal(t, ExitUsage, status, "%v: %s", tc.args, errs.String())
 		require.Contains(t, errs.String(), tc.want, "%v", tc.args)
 	}
 	var errs bytes.Buffer
-	require.Equal(t, ExitOK, Main("rollnet-host", []string{"-h"}, &errs, &errs))
+	require.Equal(t, ExitOK, Main("rollnet-host", testGames, []string{"-h"}, &errs, &errs))
 	require.True(t, strings.Contains(errs.String(), "Games: "), errs.String())
 }
 
-// TestRegister: a duplicate or empty name, or no simulation, is refused
-// at init time.
-func TestRegister(t *testing.T) {
-	require.Panics(t, func() { Register("line", Sim[line, int8]{Players: 2, Simulate: step}) })
-	require.Panics(t, func() { Register("", Sim[line, int8]{Players: 2, Simulate: step}) })
-	require.Panics(t, func() { Register("x", Sim[line, int8]{Players: 2}) })
-	require.Contains(t, Games(), "line")
+// TestGamesChecked: a list with a game named twice, a game with no name,
+// or one with no simulation is refused before anything starts; -game
+// picks a game by name, or the only one without it.
+func TestGamesChecked(t *testing.T) {
+	for _, list := range [][]Game{
+		{lineGame, Sim[line, int8]{Name: "line", Players: 2, Simulate: step}},
+		{Sim[line, int8]{Players: 2, Simulate: step}},
+		{Sim[line, int8]{Name: "x", Players: 2}},
+		{nil},
+	} {
+		err := Run(context.Background(), "rollnet-host", list, nil, io.Discard, nil)
+		require.ErrorIs(t, err, rollnet.ErrConfig)
+	}
+	gs, err := checkGames(testGames)
+	require.NoError(t, err)
+	_, name, err := gs.lookup("line3")
+	require.NoError(t, err)
+	require.Equal(t, "line3", name)
+	_, _, err = gs.lookup("")
+	require.ErrorIs(t, err, ErrUnknownGame)
+	_, name, err = games{lineGame}.lookup("")
+	require.NoError(t, err)
+	require.Equal(t, "line", name)
+	require.Equal(t, []string{"line", "line3"}, gs.names())
 }
 
 var _ transport.Transport = (*webrtc.Transport)(nil)
@@ -215,7 +236,7 @@ func TestHostAnnouncesThroughNetplay(t *testing.T) {
 	joinURL := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(hostCtx, "rollnet-host", []string{"-game", "line", "-room", "r1", "-stats-every", "0"}, logs, func(u string) { joinURL <- u })
+		done <- Run(hostCtx, "rollnet-host", testGames, []string{"-game", "line", "-room", "r1", "-stats-every", "0"}, logs, func(u string) { joinURL <- u })
 	}()
 	defer func() { stopHost(); require.NoError(t, <-done) }()
 	var u string

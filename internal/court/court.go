@@ -1,14 +1,11 @@
-// Package court is rollnet-host's example game, registered with hostcmd
-// as "court" when imported: eight paddles on a line, each moved by its
-// player's input (-1, 0 or 1 a frame) and kept on the court. A client
-// (a bot of the fleet's tests, rollnet-fleet -play) simulates it with the
-// same State and Simulate.
+// Package court is rollnet-host's example game, which it and a local
+// fleet (fleet/fleetlocal) host as "court": eight paddles on a line, each
+// moved by its player's input (-1, 0 or 1 a frame) and kept on the court.
+// A client (a bot of the fleet's tests, rollnet-fleet -play) simulates it
+// with the same State and Simulate.
 package court
 
-import (
-	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
-)
+import "github.com/rollnet/rollnet"
 
 // Players is the court's slots, one per client.
 const Players = 8
@@ -38,8 +35,4 @@ func Init(uint64) State {
 		c.Paddle[i] = Height / 2
 	}
 	return c
-}
-
-func init() {
-	hostcmd.Register("court", hostcmd.Sim[State, int8]{Players: Players, Simulate: Simulate, Init: Init})
 }

@@ -1,6 +1,6 @@
 //go:build !js
 
-package hostcmd
+package dedicated
 
 import (
 	"context"
@@ -31,7 +31,7 @@ import (
 
 // runFleet hosts matches for the fleet until ctx ends and the drain is
 // over.
-func runFleet(ctx context.Context, o options, g game, gameName string, log *slog.Logger, ready func(string)) error {
+func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog.Logger, ready func(string)) error {
 	players, perClient := g.players()
 	perMatch := players / perClient
 	f := o.fl
@@ -121,7 +121,7 @@ func fixPort(q *quicOptions) error {
 // fleetHost runs a fleet host's matches: one authority host per room,
 // each on a view of the one QUIC transport that sees its room's peers.
 type fleetHost struct {
-	g    game
+	g    Game
 	game string
 	o    options
 	f    fleetOptions

@@ -1,6 +1,6 @@
 //go:build !js
 
-package hostcmd
+package dedicated
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func TestMatchOverQUICWebTransportAndWebRTC(t *testing.T) {
 	joinURL := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(hostCtx, "rollnet-host", []string{"-game", "line3", "-room", line3Room, "-stats-every", "0",
+		done <- Run(hostCtx, "rollnet-host", testGames, []string{"-game", "line3", "-room", line3Room, "-stats-every", "0",
 			"-quic", "127.0.0.1:0", "-webtransport"}, logs, func(u string) { joinURL <- u })
 	}()
 	hostDone := false
@@ -109,7 +109,7 @@ func TestMatchOverQUICWebTransportAndWebRTC(t *testing.T) {
 		}
 		return closers{c, sig}, host, nil
 	})
-	out, status := browsertest.GoTest(t, browser, "github.com/rollnet/rollnet/authority/cmd/hostcmd", "^TestBrowserAuthorityClient$", 2*time.Minute,
+	out, status := browsertest.GoTest(t, browser, "github.com/rollnet/rollnet/authority/dedicated", "^TestBrowserAuthorityClient$", 2*time.Minute,
 		"-wt.url="+wtURL, "-wt.hash="+hash, "-wt.states=120")
 	wg.Wait()
 	t.Log(out)
@@ -148,7 +148,7 @@ func startQUICHost(t *testing.T, ctx context.Context, extra ...string) (addr str
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(hostCtx, "rollnet-host", append([]string{"-game", "line3", "-room", line3Room, "-stats-every", "0",
+		done <- Run(hostCtx, "rollnet-host", testGames, append([]string{"-game", "line3", "-room", line3Room, "-stats-every", "0",
 			"-quic", "127.0.0.1:0", "-webrtc=false"}, extra...), logs, func(u string) { ready <- u })
 	}()
 	t.Cleanup(func() {

@@ -1,6 +1,6 @@
 //go:build !js
 
-package hostcmd
+package dedicated
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func TestFleetBadFlags(t *testing.T) {
 		{[]string{"-metrics", "127.0.0.1:0"}, "-metrics and -fleet-id need -fleet"},
 	} {
 		var out, errs bytes.Buffer
-		status := Main("rollnet-host", tc.args, &out, &errs)
+		status := Main("rollnet-host", testGames, tc.args, &out, &errs)
 		require.Equal(t, ExitUsage, status, "%v: %s", tc.args, errs.String())
 		require.Contains(t, errs.String(), tc.want, "%v", tc.args)
 	}
@@ -42,7 +42,7 @@ func TestFleetBadFlags(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	var out, errs bytes.Buffer
-	status := Main("rollnet-host", append([]string{"-game", "line", "-fleet", "nats://" + addr}, q...), &out, &errs)
+	status := Main("rollnet-host", testGames, append([]string{"-game", "line", "-fleet", "nats://" + addr}, q...), &out, &errs)
 	require.Equal(t, ExitFailure, status, errs.String())
 	require.Contains(t, errs.String(), "-fleet nats://"+addr)
 }

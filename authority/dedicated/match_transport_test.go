@@ -1,4 +1,4 @@
-package hostcmd
+package dedicated
 
 import (
 	"errors"

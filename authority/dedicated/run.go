@@ -1,4 +1,4 @@
-package hostcmd
+package dedicated
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -20,7 +18,6 @@ import (
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/playout"
-	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -56,7 +53,7 @@ type options struct {
 	fl                       fleetOptions
 }
 
-func parse(name string, args []string, stderr io.Writer) (options, error) {
+func parse(name string, gs games, args []string, stderr io.Writer) (options, error) {
 	o := options{name: name}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -81,7 +78,7 @@ func parse(name string, args []string, stderr io.Writer) (options, error) {
 	o.fl.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [flags]\n\nA dedicated host of rollnet's server-authoritative mode. Games: %s.\n\nFlags:\n",
-			name, strings.Join(Games(), ", "))
+			name, strings.Join(gs.names(), ", "))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -115,12 +112,13 @@ func parse(name string, args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
-// Main is the command: it runs until SIGINT or SIGTERM (or -frames) and
-// returns the exit status. name is the command's name in messages.
-func Main(name string, args []string, stdout, stderr io.Writer) int {
+// Main is the command: it hosts one of games (-game picks it by name; the
+// only one without) until SIGINT or SIGTERM (or -frames) and returns the
+// exit status. name is the command's name in messages.
+func Main(name string, games []Game, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := Run(ctx, name, args, stderr, nil)
+	err := Run(ctx, name, games, args, stderr, nil)
 	switch {
 	case err == nil:
 		return ExitOK
@@ -134,16 +132,21 @@ func Main(name string, args []string, stdout, stderr io.Writer) int {
 	return ExitFailure
 }
 
-// Run parses args and hosts until ctx ends or -frames are played; logs go
-// to logs. ready, when not nil, is called with the room's join URL once
+// Run parses args and hosts one of games until ctx ends or -frames are
+// played; logs go to logs. games must name each game once, each with a
+// Simulate (else an error wrapping rollnet.ErrConfig). ready, when not nil, is called with the room's join URL once
 // the host is in it (empty with -webrtc=false; the QUIC listener's address
 // and certificate hash are logged, "quic listening", before).
-func Run(ctx context.Context, name string, args []string, logs io.Writer, ready func(joinURL string)) error {
-	o, err := parse(name, args, logs)
+func Run(ctx context.Context, name string, games []Game, args []string, logs io.Writer, ready func(joinURL string)) error {
+	gs, err := checkGames(games)
 	if err != nil {
 		return err
 	}
-	g, gameName, err := lookup(o.game)
+	o, err := parse(name, gs, args, logs)
+	if err != nil {
+		return err
+	}
+	g, gameName, err := gs.lookup(o.game)
 	if err != nil {
 		return err
 	}
@@ -340,68 +343,4 @@ func (w *watcher) stats(h host) {
 			"rtt", c.Link.RTT.Round(100*time.Microsecond), "inputs_early", fmt.Sprintf("%.1f", c.Depth), "advised_rate", fmt.Sprintf("%+.1f%%", 100*c.Rate),
 			"late", c.LateInputs, "predicted", c.PredictedInputs, "malformed", c.Link.Malformed, "flooded", c.Flooded)
 	}
-}
-
-// SignalServer is a signaling server on a random loopback port: the one
-// the host starts when -signal is not given (a demo starts its own the
-// same way).
-type SignalServer struct {
-	srv  *signaling.Server
-	http *http.Server
-	url  string
-	done chan struct{}
-}
-
-// StartSignaling serves a signaling server with cfg on 127.0.0.1, on a
-// port of the system's choosing, until Close.
-func StartSignaling(cfg signaling.ServerConfig) (*SignalServer, error) {
-	srv, err := signaling.NewServer(cfg)
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		_ = srv.Close()
-		return nil, err
-	}
-	return ServeSignaling(srv, ln, srv), nil
-}
-
-// ServeSignaling serves h on ln until Close, where h hands the signaling
-// server's own routes to srv (h is srv itself, or a handler that serves
-// pages of its own beside it, as the demo's -web does); Close closes srv.
-func ServeSignaling(srv *signaling.Server, ln net.Listener, h http.Handler) *SignalServer {
-	s := &SignalServer{srv: srv, http: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second},
-		url: "ws://" + ln.Addr().String(), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		_ = s.http.Serve(ln)
-	}()
-	return s
-}
-
-// URL is the server's ws://127.0.0.1:PORT.
-func (s *SignalServer) URL() string { return s.url }
-
-// Close closes every connection and stops serving.
-func (s *SignalServer) Close() {
-	_ = s.srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	_ = s.http.Shutdown(ctx)
-	<-s.done
-}
-
-// IsLoopback reports whether a signaling URL names this machine: ICE is
-// then kept to loopback (fast, and no network interfaces needed).
-func IsLoopback(u string) bool {
-	p, err := url.Parse(u)
-	if err != nil {
-		return false
-	}
-	if p.Hostname() == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(p.Hostname())
-	return ip != nil && ip.IsLoopback()
 }
