@@ -57,13 +57,9 @@ func (x *mux) Expect(peers ...transport.Peer) {
 // ExpectAnyone opens the gate again.
 func (x *mux) ExpectAnyone() { x.expecting = false }
 
-type bulkSender interface {
-	SendBulk(to transport.Peer, b []byte) (bool, error)
-}
-
 // SendBulk goes through the real transport's bulk path when it has one.
 func (x *mux) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	if bs, ok := x.inner.(bulkSender); ok {
+	if bs, ok := x.inner.(transport.BulkSender); ok {
 		return bs.SendBulk(to, b)
 	}
 	err := x.inner.Send(to, b)

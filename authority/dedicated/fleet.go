@@ -135,7 +135,7 @@ type fleetHost struct {
 	byPeer   map[transport.Peer]*fleetMatch
 	refused  map[transport.Peer]bool // peers refused a new match (counted once), until gone
 	buf      []byte
-	evs      []quic.PeerEvent
+	evs      []transport.PeerEvent
 	rooms    []string
 	draining bool
 	deadline time.Time
@@ -251,7 +251,7 @@ func (fh *fleetHost) receive(now time.Time) {
 	}
 	fh.evs = fh.qt.Events(fh.evs[:0])
 	for _, e := range fh.evs {
-		if e.Kind != quic.PeerGone {
+		if e.Kind != transport.PeerGone {
 			continue
 		}
 		if m := fh.byPeer[e.Peer]; m != nil {

@@ -16,10 +16,6 @@ type matchTransport struct {
 	n     int
 }
 
-type bulkSender interface {
-	SendBulk(to transport.Peer, b []byte) (bool, error)
-}
-
 func newMatchTransport(tr transport.Transport, slots int) *matchTransport {
 	m := &matchTransport{tr: tr, slots: make([][]byte, slots), from: make([]transport.Peer, slots)}
 	for i := range m.slots {
@@ -47,7 +43,7 @@ func (m *matchTransport) Close() error                           { return nil } 
 // SendBulk hands a bulk datagram to the shared transport's SendBulk when
 // it has one.
 func (m *matchTransport) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	if bs, ok := m.tr.(bulkSender); ok {
+	if bs, ok := m.tr.(transport.BulkSender); ok {
 		return bs.SendBulk(to, b)
 	}
 	return true, m.tr.Send(to, b)

@@ -9,12 +9,6 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// bulkSender is a part with a bulk send path (transport/webrtc,
-// transport/quic).
-type bulkSender interface {
-	SendBulk(to transport.Peer, b []byte) (bool, error)
-}
-
 // Transport is several transports as one. See the package documentation.
 type Transport struct {
 	parts []transport.Transport
@@ -72,7 +66,7 @@ func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
 	for _, p := range t.parts {
 		var taken bool
 		var err error
-		if bs, ok := p.(bulkSender); ok {
+		if bs, ok := p.(transport.BulkSender); ok {
 			taken, err = bs.SendBulk(to, b)
 		} else {
 			err = p.Send(to, b)
@@ -186,6 +180,7 @@ func (t *Transport) isClosed() bool {
 }
 
 var (
-	_ transport.Transport = (*Transport)(nil)
-	_ transport.Expecter  = (*Transport)(nil)
+	_ transport.Transport  = (*Transport)(nil)
+	_ transport.Expecter   = (*Transport)(nil)
+	_ transport.BulkSender = (*Transport)(nil)
 )

@@ -46,7 +46,7 @@
 //     robin, longest lane drops when full), the queue transport/webrtc
 //     uses. Expect gates it before a datagram takes a slot. A datagram
 //     over transport.MaxDatagram is dropped and counted.
-//   - A peer is gone (transport.ErrPeerGone, a PeerGone event) when its
+//   - A peer is gone (transport.ErrPeerGone, a transport.PeerGone event) when its
 //     connection closes or is silent for Config.IdleTimeout (5 s; each
 //     side pings every KeepAlive, 1 s).
 //   - Close closes every connection with a CONNECTION_CLOSE, then the
