@@ -99,10 +99,32 @@
 // included). While Config.MaxPending connections are not yet admitted,
 // new ones must first prove their address with a Retry (one round trip,
 // no state kept), so that spoofed addresses cost a Retry packet each.
-// Past MaxPending connections waiting for their hello, or MaxPeers
-// admitted, a new one is closed at once (Stats.ConnsRefusedFull). Packets
+// Past MaxPeers admitted, a new one is closed at once
+// (Stats.ConnsRefusedFull). Packets
 // quic-go drops before any connection takes them are counted from its
 // transport-level qlog events (Stats.PacketsDropped).
+//
+// # Attacks, and what a host promises against each
+//
+//   - Squatters: connections that complete the handshake and never say
+//     hello, from a few addresses or many. At most Config.MaxPending
+//     connections (native or WebTransport, which wait for their session's
+//     hello in the same pool) wait for their hello at once, and one IP
+//     address holds at most an eighth of them (2 of 16). The newest is
+//     never refused: when the address holds its share, its own oldest is
+//     closed ("busy", Stats.ConnsEvicted), otherwise, when MaxPending wait,
+//     the oldest of all is. An honest client says hello within a round
+//     trip of its handshake, so squatters must complete MaxPending
+//     handshakes within that round trip to push it out; each costs them a
+//     handshake, and an address holds at most Config.MaxConnsPerAddr
+//     connections at once, refused before any TLS work past that.
+//     TestPendingSquattersEvicted: squatters on 2 and on 32 addresses
+//     making 40 handshakes a second, honest clients admitted within 2 s
+//     10 of 10 (0 of 10 when the newest was refused).
+//     TestWebTransportPendingCapped: 32 addresses' HTTP/3 connections that
+//     never ask for a session, at most MaxPending open (all 64 before).
+//   - Spoofed Initials: answered with a Retry while MaxPending connections
+//     are not admitted, no state kept.
 //
 // # Allocation
 //

@@ -44,10 +44,13 @@ type Stats struct {
 	PacketsDroppedDoS uint64
 	// ConnsRefusedAddr counts Initial packets refused (retransmissions
 	// too) because their IP address already held Config.MaxConnsPerAddr
-	// connections; ConnsRefusedFull counts connections closed because
-	// MaxPending awaited their hello or MaxPeers were admitted.
+	// connections; ConnsRefusedFull counts connections closed because MaxPeers
+	// were admitted; ConnsEvicted connections closed still waiting for
+	// their hello to make room for a newer one (MaxPending, or the
+	// address's share of it).
 	ConnsRefusedAddr uint64
 	ConnsRefusedFull uint64
+	ConnsEvicted     uint64
 	// ConnsRefusedAdmit counts clients Config.Admit refused.
 	ConnsRefusedAdmit uint64
 	// HellosBad counts connections closed for a malformed, late or
@@ -66,6 +69,7 @@ type counters struct {
 	receivesOversize, packetsDropped, packetsDroppedDoS atomic.Uint64
 	connsRefusedAddr, connsRefusedFull, hellosBad       atomic.Uint64
 	peersAdmitted, tokensMissing, connsRefusedAdmit     atomic.Uint64
+	connsEvicted                                        atomic.Uint64
 }
 
 // Transport carries datagrams over QUIC connections: a host's to each of
@@ -237,6 +241,7 @@ func (t *Transport) Stats() Stats {
 		PacketsDroppedDoS:  t.c.packetsDroppedDoS.Load(),
 		ConnsRefusedAddr:   t.c.connsRefusedAddr.Load(),
 		ConnsRefusedFull:   t.c.connsRefusedFull.Load(),
+		ConnsEvicted:       t.c.connsEvicted.Load(),
 		ConnsRefusedAdmit:  t.c.connsRefusedAdmit.Load(),
 		HellosBad:          t.c.hellosBad.Load(),
 		PeersAdmitted:      t.c.peersAdmitted.Load(),
