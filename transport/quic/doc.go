@@ -149,7 +149,7 @@
 //
 // # Measured (loopback, quic-go v0.64.1, against transport/webrtc)
 //
-// From ROLLNET_FIGURES=1 go test -run Figures -v ./internal/transportfigures
+// From ROLLNET_FIGURES=1 go test -run TransportFigures -v ./bench
 // (one run, 2 cores shared with a load average of 17): a 32-byte input
 // sent at 60 Hz costs 117 B on the wire over QUIC (58 B of UDP payload in
 // 1.02 packets up, 15 B of acknowledgements in 0.53 packets down, IPv4 and
