@@ -150,6 +150,7 @@ var rows = concat(
 				NoBase: "a goal, not a floor: at most 1,000 B/s all told (issue 29); its 56-byte state sent whole each tick is 3,360 B/s of payload alone"},
 		},
 		scaleRows(),
+		entityRows(),
 		profileRows(profileLinks...),
 	),
 )
