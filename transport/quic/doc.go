@@ -125,6 +125,18 @@
 //     never ask for a session, at most MaxPending open (all 64 before).
 //   - Spoofed Initials: answered with a Retry while MaxPending connections
 //     are not admitted, no state kept.
+//   - A copied connect token (Config.Tokens; the token rides in clear in
+//     the ClientHello): presenting it takes nothing from its owner, since
+//     any number of connections may present a token at once and the first
+//     to show its key in the hello takes it (transport/quic/connecttoken).
+//     A copier is refused after the handshake ("wrong client key"); the
+//     owner is admitted however many copies are presented
+//     (TestCopiedTokenNotHeld; before, a copier holding the token had the
+//     owner refused 19 of 19 dials). A token refused at the handshake
+//     (used, expired, for another host or room, forged) fails it with a
+//     TLS internal_error alert, the only answer TLS gives there; Dial
+//     returns ErrRefused saying the host refused the connect token, with
+//     the grant's claims.
 //
 // # Allocation
 //
@@ -137,7 +149,7 @@
 //
 // # Measured (loopback, quic-go v0.64.1, against transport/webrtc)
 //
-// From ROLLNET_FIGURES=1 go test -run Figures -v ./internal/transportfigures
+// From ROLLNET_FIGURES=1 go test -run TransportFigures -v ./bench
 // (one run, 2 cores shared with a load average of 17): a 32-byte input
 // sent at 60 Hz costs 117 B on the wire over QUIC (58 B of UDP payload in
 // 1.02 packets up, 15 B of acknowledgements in 0.53 packets down, IPv4 and
