@@ -34,7 +34,7 @@ const maxMessageSize = 1200
 // documented default.
 type Config struct {
 	// ICEServers are the STUN and TURN servers used to gather candidates.
-	// Nil means the list the Signaler hands out; an empty non-nil slice
+	// Nil means the list the signaling server hands out; an empty non-nil slice
 	// means none (host candidates only).
 	ICEServers []ICEServer
 
@@ -94,7 +94,7 @@ type Config struct {
 	// (1 s, SCTP's minimum RTO: the cap only removes the backoff).
 	SCTPRTOMax time.Duration
 
-	// SignalTimeout bounds each Signaler.Send. 0 means 5 s.
+	// SignalTimeout bounds each signal sent through the signaling server. 0 means 5 s.
 	SignalTimeout time.Duration
 
 	// LoopbackOnly restricts ICE to UDP over IPv4 on the loopback

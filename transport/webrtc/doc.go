@@ -1,6 +1,7 @@
 // Package webrtc carries rollnet's datagrams over WebRTC data channels
 // (pion natively, the page's own in a browser), and finds its peers
-// through a rendezvous (signaling/client, or any Signaler).
+// through a signaling server (package signaling, joined with
+// signaling/client).
 //
 // # Contract
 //
@@ -34,19 +35,19 @@
 //     silence with the default timeouts) or closes is gone for good: Send
 //     returns transport.ErrPeerGone and a transport.PeerGone event says why. A peer
 //     that sends more than transport.MaxDatagram in one message is disconnected.
-//   - Peers are found through the Signaler: a peer already present offers
+//   - Peers are found through the signaling server: a peer already present offers
 //     to each newcomer (if both offer, the lower id wins), once no
 //     rendezvous event is waiting, so a newcomer whose leave is already
 //     queued costs no offer; Config.Accept, when set, chooses the peers to
 //     connect to. Local ICE candidates are sent after the offer or answer,
 //     in bundles (a JSON array, one message when gathering completes or
 //     50 ms after the first candidate) to a peer that takes them
-//     (CandidateArrays: signaling's protocol version 2), and one a message
+//     (candidateArrays: signaling's protocol version 2), and one a message
 //     to any other (a browser page of version 1); a single candidate
 //     object, as browsers send, is accepted as well as an array, and remote
 //     ones are buffered (Config.MaxPendingCandidates) until the remote
 //     description is set. ICE servers come from Config.ICEServers or
-//     else from the Signaler. A peer that leaves the rendezvous before its
+//     else from the signaling server. A peer that leaves the rendezvous before its
 //     channel opens is gone; one whose channel is open stays (the data
 //     channel outlives the rendezvous; ICE reports a real departure).
 //   - Peers, WaitPeers and Events tell the game who is connected; Events
@@ -57,9 +58,10 @@
 //
 // # Use
 //
-// Dial joins a signaling server room and returns a Transport that owns the
-// connection; New takes any Signaler (NewSignalingAdapter wraps a
-// client.Client of signaling/client the caller keeps). Hand the Transport to
+// RoomDialer.DialRoom (a transport.RoomDialer) and Dial join a signaling
+// server room and return a Transport that owns the connection; New
+// negotiates through a client.Client of signaling/client the caller keeps,
+// wrapped by NewSignalingAdapter. Hand the Transport to
 // session.NewP2P once WaitPeers reports the opponents; both sides can seat
 // players from the sorted ids without exchanging a message. Config's zero
 // value suits the Internet with the ICE servers the signaling server hands

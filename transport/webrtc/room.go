@@ -72,7 +72,7 @@ func (d RoomDialer) DialRoom(ctx context.Context, room string, accept func(trans
 
 // Name is the room's name as the signaling server knows it (the one
 // dialed, or the one it chose for ""), for a Transport made by DialRoom,
-// Dial, or New with a SignalingAdapter; "" with another Signaler.
+// Dial or New.
 func (t *Transport) Name() string {
 	if a, ok := t.sig.(*SignalingAdapter); ok {
 		return a.c.Room()
@@ -81,10 +81,10 @@ func (t *Transport) Name() string {
 }
 
 // AtJoin appends the peers that were in the room when this endpoint
-// joined it (the Signaler's Peers), oldest first, to dst and returns the
+// joined it (the signaling server said who at join), oldest first, to dst and returns the
 // extended slice: connected or not.
 func (t *Transport) AtJoin(dst []transport.Peer) []transport.Peer {
-	for _, id := range t.sig.Peers() {
+	for _, id := range t.sig.present() {
 		dst = append(dst, transport.Peer(id))
 	}
 	return dst

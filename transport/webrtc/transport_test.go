@@ -17,10 +17,10 @@ func loopPair(t testing.TB, cfg Config) (a, b *Transport, h *hub) {
 	t.Helper()
 	cfg.LoopbackOnly = true
 	h = newHub()
-	a, err := New(cfg, h.join("a"))
+	a, err := newOn(cfg, h.join("a"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
-	b, err = New(cfg, h.join("b"))
+	b, err = newOn(cfg, h.join("b"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
