@@ -12,7 +12,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/codec"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
@@ -166,8 +166,8 @@ type Match[S any, I comparable] struct {
 	placed *placement     // where the fleet placed this client (fleet.go), or nil
 	reach  string         // what the background dial reaches ("": the signaling server)
 
-	p  *session.P2P[S, I]
-	sp *session.Spectator[S, I]
+	p  *p2p.Session[S, I]
+	sp *p2p.Spectator[S, I]
 	h  *authority.Host[S, I]
 	c  *authority.Client[S, I]
 	// auth drives h and c (authority.go): set by Host, Connect and
@@ -499,8 +499,8 @@ func (m *Match[S, I]) InputDelay() int { return m.delay }
 // P2P, Spectator, AuthHost and AuthClient are the session underneath (nil
 // until built, and for the other modes), for what netplay does not wrap
 // (recording, statistics).
-func (m *Match[S, I]) P2P() *session.P2P[S, I]             { return m.p }
-func (m *Match[S, I]) Spectator() *session.Spectator[S, I] { return m.sp }
+func (m *Match[S, I]) P2P() *p2p.Session[S, I]             { return m.p }
+func (m *Match[S, I]) Spectator() *p2p.Spectator[S, I]     { return m.sp }
 func (m *Match[S, I]) AuthHost() *authority.Host[S, I]     { return m.h }
 func (m *Match[S, I]) AuthClient() *authority.Client[S, I] { return m.c }
 

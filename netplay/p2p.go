@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -86,7 +87,7 @@ func (m *Match[S, I]) tryJoin() error {
 			remote[i] = id
 		}
 	}
-	return m.buildP2P(remote, delay-1, session.RejoinToken{})
+	return m.buildP2P(remote, delay-1, p2p.RejoinToken{})
 }
 
 func slicesSorted(p []transport.Peer) []transport.Peer {
@@ -124,9 +125,9 @@ func (m *Match[S, I]) tryRejoin() error {
 	return m.buildP2P(remote, delay, m.token.P2P)
 }
 
-func (m *Match[S, I]) buildP2P(remote []transport.Peer, delay int, tok session.RejoinToken) error {
+func (m *Match[S, I]) buildP2P(remote []transport.Peer, delay int, tok p2p.RejoinToken) error {
 	m.delay, m.remote = delay, remote
-	p, err := session.NewP2P[S](session.P2PConfig[I]{
+	p, err := p2p.New[S](p2p.Config[I]{
 		Session:          session.Config[I]{Players: m.cfg.Players, InputDelay: delay, Capacity: capacity},
 		Remote:           remote,
 		SpectatorArchive: m.cfg.Archive,
@@ -157,7 +158,7 @@ func (m *Match[S, I]) tryWatch() error {
 			continue
 		}
 		m.delay = int(h.Delay) - 1
-		sp, err := session.NewSpectator[S, I](session.SpectatorConfig{
+		sp, err := p2p.NewSpectator[S, I](p2p.SpectatorConfig{
 			Players: m.cfg.Players, InputDelay: m.delay, Host: pe.id, Net: m.netConfig(),
 		}, &m.mx, m.simulate)
 		if err != nil {
@@ -203,7 +204,7 @@ func (m *Match[S, I]) tickP2P(in I) error {
 	waited := p.WaitRecommendation() > 0
 	if waited {
 		err = p.Poll()
-	} else if err = p.AddLocalInput(m.seat, in); err == nil || errors.Is(err, session.ErrNotSynchronized) {
+	} else if err = p.AddLocalInput(m.seat, in); err == nil || errors.Is(err, p2p.ErrNotSynchronized) {
 		err = p.AdvanceFrame()
 	}
 	m.st.Waiting = ""
@@ -211,20 +212,20 @@ func (m *Match[S, I]) tickP2P(in I) error {
 	case err == nil:
 		m.st.Phase = Running
 		m.st.Advanced = !waited
-	case errors.Is(err, session.ErrRejoining):
+	case errors.Is(err, p2p.ErrRejoining):
 		m.st.Phase = Rejoining
 		rs := p.RejoinStats()
 		m.st.Done, m.st.Total = int(p.Frame()), int(p.Frame())
 		if rs.Frame != rollnet.NoFrame {
 			m.st.Total = int(rs.Frame)
 		}
-	case errors.Is(err, session.ErrNotSynchronized):
+	case errors.Is(err, p2p.ErrNotSynchronized):
 		m.st.Phase = Synchronizing
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.st.Phase = Running
 		m.st.Waiting = m.laggard()
 	default:
-		var re *session.RejoinError
+		var re *p2p.RejoinError
 		if errors.As(err, &re) {
 			if m.cfg.Tokens != nil {
 				_ = m.cfg.Tokens.Delete(m.cfg.Room)
@@ -443,9 +444,9 @@ func (m *Match[S, I]) tickSpectator() error {
 			m.tell("caught up with the host: %d frames fast-forwarded (not drawn), live %.2f s after joining",
 				sp.Frame(), m.now().Sub(m.upAt).Seconds())
 		}
-	case errors.Is(err, session.ErrHostGone):
+	case errors.Is(err, p2p.ErrHostGone):
 		m.st.Phase, m.st.Ended = Ended, EndHostGone
-	case errors.Is(err, session.ErrNotSynchronized):
+	case errors.Is(err, p2p.ErrNotSynchronized):
 		m.st.Phase = Synchronizing
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.st.Phase = Running
