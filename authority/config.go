@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -186,8 +186,8 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: LateRollback holds at most %d Players (%d)", ErrConfig, maxCorePlayers, c.Players)
 	case s.locals < 0 || s.locals > s.players:
 		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", ErrConfig, c.LocalPlayers)
-	case s.perClient < 1 || s.perClient > s.players || s.perClient > codec.MaxPlayers:
-		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, min(Players, %d)]", ErrConfig, c.SlotsPerClient, codec.MaxPlayers)
+	case s.perClient < 1 || s.perClient > s.players || s.perClient > wire.MaxPlayers:
+		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, min(Players, %d)]", ErrConfig, c.SlotsPerClient, wire.MaxPlayers)
 	case s.ahead < 1 || s.ahead > 64:
 		return s, fmt.Errorf("%w: InputAhead %d not in [1, 64]", ErrConfig, c.InputAhead)
 	case s.target < 1 || s.target > s.ahead:
@@ -237,7 +237,7 @@ type ClientConfig struct {
 	// comparison and re-simulation, a power of two; 0 means 128.
 	Capacity int
 	// MaxSend is the most frames of inputs one message carries; 0 means
-	// 128 (codec.MaxFrames), at most Capacity.
+	// 128 (wire.MaxFrames), at most Capacity.
 	MaxSend int
 	// TargetDepth is how many frames ahead of the host the client starts
 	// beyond one round trip (time dilation then holds the host's target);

@@ -143,7 +143,13 @@
 // packet's, the client the newest state's, so a forged one is undone by
 // the next real one; and only a state that verified moves the client's
 // reassembly on, so a forged body number cannot make the host's look
-// old. Nothing authenticates a
+// old. A client numbers every packet it sends, and the host remembers
+// which numbers of a connection's inputs and Nacks it took (the whole
+// plausible span): a copy, an on-path replayer's or the network's, is
+// dropped unread (HostClientStats.Replayed), so replaying a client's old
+// packets neither forces full states nor undoes their pacing, and costs
+// the victim nothing past the link's own answers (a quality reply to a
+// copied report). Nothing authenticates a
 // packet: an attacker who can spoof the other end's address gets about
 // one forgery in 32 through (a transport that authenticates, WebRTC's
 // DTLS, closes that).

@@ -41,7 +41,7 @@ var rows = concat(
 			{Name: "simulate + Commit, 128 entities", Bench: "SimulateCommit",
 				NoBase: "it is the baseline's unit: one frame of the 128-entity world and its Commit"},
 			{Name: "pack + unpack inputs", Bench: "PackUnpack",
-				NoBase: "the plain input packing itself: the codec rows compare the compact coding with it"},
+				NoBase: "the plain input packing itself: the wire rows compare the compact coding with it"},
 		},
 	),
 	group("p2p", "./p2p/",
@@ -55,11 +55,11 @@ var rows = concat(
 			{Name: "P2P round, 1 rollback a frame", Bench: "P2PRound/rollback=1",
 				Base: "P2PRoundBaseline/rollback=1", BaseName: "2 cores, no wire"},
 			{Name: "P2P input message, encode + decode", Bench: "P2PBaselineCodec",
-				NoBase: "the wire's share of a P2P frame, itself beside the codec rows' plain copy"},
+				NoBase: "the wire's share of a P2P frame, itself beside the wire rows' plain copy"},
 			{Name: "P2P bytes/s a peer, held inputs", Bench: "P2PBandwidth/held", Unit: "B/s/peer",
-				NoBase: "a byte rate over the local network: the codec rows compare each packet with plain packing"},
+				NoBase: "a byte rate over the local network: the wire rows compare each packet with plain packing"},
 			{Name: "P2P bytes/s a peer, mashed inputs", Bench: "P2PBandwidth/mashed", Unit: "B/s/peer",
-				NoBase: "a byte rate over the local network: the codec rows compare each packet with plain packing"},
+				NoBase: "a byte rate over the local network: the wire rows compare each packet with plain packing"},
 			{Name: "host tick feeding a spectator", Bench: "P2PSpectatorFeed", Unit: "feeding-ns/tick",
 				Base: "P2PSpectatorFeed", BaseUnit: "live-ns/tick", BaseName: "its live tick"},
 			{Name: "spectator live after a 1.5 s cut", Bench: "SpectatorPartition", Unit: "ns-live-again",
@@ -86,7 +86,7 @@ var rows = concat(
 			{Name: "replay a frame, checked", Bench: "Replay", Base: "ReplayBaselineSimulate", BaseName: "simulate + CRC32-C"},
 		},
 	),
-	group("codec", "./codec/",
+	group("wire (internal/wire)", "./internal/wire/",
 		codecRows("Input", "InputBaselineCopy", "held-8f-1p", "changing-8f-1p", "held-8f-2p", "mixed-8f-2p", "random-8f-2p", "mixed-64f-4p-status"),
 		codecRows("Messages", "MessagesBaselineCopy", "SyncRequest", "SyncReply", "InputAck", "QualityReport", "QualityReply", "KeepAlive", "Checksum", "Disconnect"),
 	),
@@ -225,7 +225,7 @@ func sizes(r row, subs ...string) []row {
 	return out
 }
 
-// codecRows are a codec benchmark's encode and decode of each case beside
+// codecRows are a wire benchmark's encode and decode of each case beside
 // a plain copy of as many bytes, and its packet's size beside the plain
 // packing's.
 func codecRows(bench, base string, cases ...string) []row {

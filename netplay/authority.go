@@ -8,7 +8,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -38,7 +38,7 @@ func appendRoster(b []byte, es []rosterEntry) []byte {
 	b = append(b, appByte, kindRoster, 0)
 	n := 0
 	for _, e := range es {
-		if len(b)+3+len(e.name) > codec.MaxPacket {
+		if len(b)+3+len(e.name) > wire.MaxPacket {
 			break
 		}
 		b = append(b, e.state, e.back, byte(len(e.name)))
@@ -162,7 +162,7 @@ func (m *Match[S, I]) buildHost() error {
 // slotOf is the first slot of the host's client at peer, -1 if none.
 func (m *Match[S, I]) slotOf(peer transport.Peer) int {
 	if m.cs == nil {
-		m.cs = make([]authority.HostClientStats, 0, codec.MaxPlayers)
+		m.cs = make([]authority.HostClientStats, 0, wire.MaxPlayers)
 	}
 	m.cs = m.h.Clients(m.cs[:0])
 	for _, c := range m.cs {
@@ -201,7 +201,7 @@ func (m *Match[S, I]) tickHost(in I) error {
 // hostRoster refreshes the names and states of the slots and sends them
 // to every client.
 func (m *Match[S, I]) hostRoster() {
-	var cs [codec.MaxPlayers]authority.HostClientStats
+	var cs [wire.MaxPlayers]authority.HostClientStats
 	clients := m.h.Clients(cs[:0])
 	for i := m.cfg.LocalPlayers; i < len(m.roster); i++ {
 		m.roster[i] = rosterEntry{}

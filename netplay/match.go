@@ -11,7 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -226,8 +226,8 @@ func validate(mode Mode, cfg *Config) error {
 		if cfg.Players < 2 || cfg.Players > 8 {
 			return fmt.Errorf("%w: Players %d is outside [2, 8]", ErrConfig, cfg.Players)
 		}
-	case cfg.Players < 1 || cfg.Players > codec.MaxPlayers:
-		return fmt.Errorf("%w: Players %d is outside [1, %d]", ErrConfig, cfg.Players, codec.MaxPlayers)
+	case cfg.Players < 1 || cfg.Players > wire.MaxPlayers:
+		return fmt.Errorf("%w: Players %d is outside [1, %d]", ErrConfig, cfg.Players, wire.MaxPlayers)
 	}
 	if cfg.LocalPlayers < 0 || cfg.LocalPlayers > 1 || (cfg.LocalPlayers > 0 && mode != ModeHost && mode != modeEither) {
 		return fmt.Errorf("%w: LocalPlayers %d (0, or 1 for a listen host)", ErrConfig, cfg.LocalPlayers)
@@ -319,7 +319,7 @@ func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I
 		slotPeers:   map[transport.Peer]int{},
 		quit:        map[transport.Peer]bool{},
 		firstDesync: rollnet.NoFrame,
-		buf:         make([]byte, 0, codec.MaxPacket),
+		buf:         make([]byte, 0, wire.MaxPacket),
 		rbuf:        make([]byte, transport.MaxDatagram),
 		evs:         make([]rollnet.Event, 0, 32),
 		seat:        -1,

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/p2p"
 )
 
@@ -29,7 +29,7 @@ type Token struct {
 const tokenPrefix = "rn1."
 
 // tokenFixed: mode, seat, match id, secret, host token, room length.
-const tokenFixed = 1 + 1 + 8 + codec.SecretLen + codec.TokenLen + 1
+const tokenFixed = 1 + 1 + 8 + wire.SecretLen + wire.TokenLen + 1
 
 // MarshalText encodes t on one line.
 func (t Token) MarshalText() ([]byte, error) {

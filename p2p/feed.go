@@ -4,7 +4,7 @@ package p2p
 // sponsor; a spectator that joined late, or fell behind, from its host)
 // gets every player's confirmed inputs in bulk, by one function, feedBulk:
 //
-//   - every tick, up to feedBurst datagrams of up to codec.MaxFrames frames
+//   - every tick, up to feedBurst datagrams of up to wire.MaxFrames frames
 //     each, within a byte budget refilled at feedRate (bytes per second,
 //     at most feedBurst full packets banked);
 //   - never more than feedWindow frames past the peer's acknowledgement
@@ -44,13 +44,13 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
 const (
 	// feedBurst is the most bulk-feed datagrams one peer gets per tick: at
-	// most 16 × codec.MaxFrames = 2048 frames.
+	// most 16 × wire.MaxFrames = 2048 frames.
 	feedBurst = 16
 	// feedRate is the bulk feed's budget per peer, in bytes per second
 	// (1 MB/s, 16.7 kB a tick at 60 fps), at most feedBurst full packets
@@ -87,7 +87,7 @@ type feed struct {
 // start begins a bulk feed to a peer that holds every frame up to ack.
 func (f *feed) start(ack rollnet.Frame, now int64) {
 	*f = feed{on: true, ack: ack, to: ack, high: ack, at: now, fixed: rollnet.NoFrame,
-		tokens: feedBurst * codec.MaxPacket, filled: now}
+		tokens: feedBurst * wire.MaxPacket, filled: now}
 }
 
 // acked takes the peer's acknowledgement a (already checked to be at most
@@ -106,7 +106,7 @@ func (f *feed) acked(a rollnet.Frame, now int64) {
 // refill adds to the budget what feedRate allows since the last refill,
 // at most feedBurst full packets banked.
 func (f *feed) refill(now int64) {
-	f.tokens = min(f.tokens+min(now-f.filled, int64(time.Second))*feedRate/int64(time.Second), feedBurst*codec.MaxPacket)
+	f.tokens = min(f.tokens+min(now-f.filled, int64(time.Second))*feedRate/int64(time.Second), feedBurst*wire.MaxPacket)
 	f.filled = now
 }
 
@@ -196,7 +196,7 @@ func (p *Session[S, I]) feedBulk(l *link.Link, f *feed, last rollnet.Frame) bool
 // no longer held.
 func (p *Session[S, I]) feedOne(l *link.Link, start, end, last rollnet.Frame) (int, int, bool) {
 	stride := p.players * p.size
-	n := min(int(end-start+1), codec.MaxFrames)
+	n := min(int(end-start+1), wire.MaxFrames)
 	if p.archive.holds(start, n) {
 		copy(p.block[:n*stride], p.archive.span(start, n)) // the archive's rows are the datagram's
 	} else {
@@ -210,7 +210,7 @@ func (p *Session[S, I]) feedOne(l *link.Link, start, end, last rollnet.Frame) (i
 			}
 		}
 	}
-	m := codec.Input{Seq: l.Seq(), Ack: -1, Start: int32(start), Frames: n, Players: p.all, Size: p.size}
+	m := wire.Input{Seq: l.Seq(), Ack: -1, Start: int32(start), Frames: n, Players: p.all, Size: p.size}
 	var bytes int
 	if l.Index() >= p.nPlayers {
 		m.Ack = int32(last)
@@ -228,7 +228,7 @@ func (p *Session[S, I]) feedOne(l *link.Link, start, end, last rollnet.Frame) (i
 // frames over a link whose round trip is rtt, at rate ticks a second: a
 // burst a tick, or a window a round trip when that is less.
 func feedTicks(frames int, rtt int64, rate int) int {
-	per := int64(feedBurst * codec.MaxFrames)
+	per := int64(feedBurst * wire.MaxFrames)
 	if rtt > 0 {
 		per = min(per, feedWindow*int64(time.Second)/(rtt*int64(rate)))
 	}
@@ -238,7 +238,7 @@ func feedTicks(frames int, rtt int64, rate int) int {
 // sendPlain sends m, shortened until it fits a packet, through the
 // transport's bulk path, and returns the bytes sent (0: nothing fits, -1:
 // the transport did not take it).
-func (p *Session[S, I]) sendPlain(l *link.Link, m *codec.Input, stride int) int {
+func (p *Session[S, I]) sendPlain(l *link.Link, m *wire.Input, stride int) int {
 	b := p.encode(m, stride)
 	if b == nil {
 		return 0
@@ -254,7 +254,7 @@ func (p *Session[S, I]) sendPlain(l *link.Link, m *codec.Input, stride int) int 
 // worst; nil when not even that fits. A message that fits (every one but a bulk feed's first
 // tries) is coded once: the inputs' coding is walked by Append alone, not
 // measured before.
-func (p *Session[S, I]) encode(m *codec.Input, stride int) []byte {
+func (p *Session[S, I]) encode(m *wire.Input, stride int) []byte {
 	buf := p.ep.Buffer()
 	src := m.Inputs
 	if src == nil {
@@ -265,7 +265,7 @@ func (p *Session[S, I]) encode(m *codec.Input, stride int) []byte {
 		if b := m.Append(buf); len(b) > len(buf) {
 			return b
 		}
-		if err := m.Check(); !errors.Is(err, codec.ErrTooLarge) || m.Frames == 0 {
+		if err := m.Check(); !errors.Is(err, wire.ErrTooLarge) || m.Frames == 0 {
 			return nil
 		}
 		m.Frames = m.Frames * 3 / 4
@@ -278,9 +278,9 @@ const liveDatagrams = 2
 
 // liveFrames is how many frames one Input of the live stream carries: as
 // many as always fit a packet (half a packet of inputs fits with every
-// other field at its largest), up to codec.MaxFrames.
+// other field at its largest), up to wire.MaxFrames.
 func (p *Session[S, I]) liveFrames() int {
-	return max(1, min(codec.MaxFrames, codec.MaxPacket/2/(p.players*p.size)))
+	return max(1, min(wire.MaxFrames, wire.MaxPacket/2/(p.players*p.size)))
 }
 
 // liveGap is how far behind the confirmed frame a spectator may be and
@@ -313,7 +313,7 @@ func (p *Session[S, I]) sendLive(l *link.Link, c rollnet.Frame) bool {
 				copy(p.block[k*stride+pl*p.size:], b)
 			}
 		}
-		m := codec.Input{Seq: l.Seq(), Ack: int32(c), Start: int32(start), Frames: n, Players: p.all, Size: p.size}
+		m := wire.Input{Seq: l.Seq(), Ack: int32(c), Start: int32(start), Frames: n, Players: p.all, Size: p.size}
 		if p.sendInput(l, &m, stride, false) <= 0 || m.Frames == 0 {
 			return true
 		}

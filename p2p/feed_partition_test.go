@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/allocs"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -233,12 +233,12 @@ type holdTransport struct {
 	c    int32 // the host's newest confirmed frame
 	in   int
 	ins  []byte
-	stat []codec.PeerStatus
+	stat []wire.PeerStatus
 }
 
 func (h *holdTransport) Send(to transport.Peer, b []byte) error {
-	if len(b) > 0 && codec.Type(b[0]&0x0f) == codec.TypeInputAck && h.c > h.gap {
-		if m, _, err := codec.ParseInputAck(b); err == nil {
+	if len(b) > 0 && wire.Type(b[0]&0x0f) == wire.TypeInputAck && h.c > h.gap {
+		if m, _, err := wire.ParseInputAck(b); err == nil {
 			m.Ack = min(m.Ack, h.c-h.gap)
 			b = m.Append(nil)
 		}
@@ -250,9 +250,9 @@ func (h *holdTransport) Receive(buf []byte) (int, transport.Peer, error) {
 	n, from, err := h.Transport.Receive(buf)
 	if err == nil && n > 0 {
 		h.in += n
-		m := codec.Input{Size: 2}
-		if codec.Type(buf[0]&0x0f) == codec.TypeInput {
-			if _, perr := codec.ParseInput(buf[:n], &m, h.ins, h.stat); perr == nil {
+		m := wire.Input{Size: 2}
+		if wire.Type(buf[0]&0x0f) == wire.TypeInput {
+			if _, perr := wire.ParseInput(buf[:n], &m, h.ins, h.stat); perr == nil {
 				h.c = max(h.c, m.Ack)
 			}
 		}
@@ -271,7 +271,7 @@ func TestSpectatorLiveCost(t *testing.T) {
 	rate := func(gap int32) float64 {
 		c := feedCluster(t, 98, local.Link{Latency: 20 * time.Millisecond}, 0, nil)
 		c.keepSums, c.noSums = false, true
-		h := &holdTransport{gap: gap, ins: make([]byte, codec.MaxFrames*4), stat: make([]codec.PeerStatus, 2)}
+		h := &holdTransport{gap: gap, ins: make([]byte, wire.MaxFrames*4), stat: make([]wire.PeerStatus, 2)}
 		c.joinLate("s", func(tr transport.Transport) transport.Transport {
 			h.Transport = tr
 			return h
@@ -284,5 +284,5 @@ func TestSpectatorLiveCost(t *testing.T) {
 	honest, held := rate(1<<30), rate(250)
 	t.Logf("the host sent a spectator holding its ack 250 frames behind %.0f B/s; an honest one %.0f B/s", held, honest)
 	require.Greater(t, held, 10*honest, "the spectator held its ack")
-	require.Less(t, held, float64(liveDatagrams*codec.MaxPacket*60+2000), "at most 2 packets a tick, and a few reports")
+	require.Less(t, held, float64(liveDatagrams*wire.MaxPacket*60+2000), "at most 2 packets a tick, and a few reports")
 }

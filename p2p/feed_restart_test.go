@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -23,8 +23,8 @@ type resetTransport struct {
 }
 
 func (h *resetTransport) Send(to transport.Peer, b []byte) error {
-	if len(b) > 0 && codec.Type(b[0]&0x0f) == codec.TypeInputAck && h.s != nil && !h.honest && h.s.Behind() <= feedLive+8 {
-		if m, _, err := codec.ParseInputAck(b); err == nil {
+	if len(b) > 0 && wire.Type(b[0]&0x0f) == wire.TypeInputAck && h.s != nil && !h.honest && h.s.Behind() <= feedLive+8 {
+		if m, _, err := wire.ParseInputAck(b); err == nil {
 			if !h.reset || h.got >= int32(h.s.Frame())-feedLive {
 				h.reset, h.got = true, 1 // nearly live: back to frame 1
 			}
@@ -40,9 +40,9 @@ func (h *resetTransport) Receive(buf []byte) (int, transport.Peer, error) {
 	n, from, err := h.Transport.Receive(buf)
 	if err == nil {
 		h.in += n
-		m := codec.Input{Size: 2}
-		if h.reset && codec.Type(buf[0]&0x0f) == codec.TypeInput {
-			if _, perr := codec.ParseInput(buf[:n], &m, make([]byte, codec.MaxFrames*4), make([]codec.PeerStatus, 2)); perr == nil &&
+		m := wire.Input{Size: 2}
+		if h.reset && wire.Type(buf[0]&0x0f) == wire.TypeInput {
+			if _, perr := wire.ParseInput(buf[:n], &m, make([]byte, wire.MaxFrames*4), make([]wire.PeerStatus, 2)); perr == nil &&
 				m.Start <= h.got+1 && m.Start+int32(m.Frames)-1 > h.got {
 				h.got = m.Start + int32(m.Frames) - 1
 			}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/allocs"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -99,7 +99,7 @@ type ackDropper struct {
 func (d *ackDropper) Receive(buf []byte) (int, transport.Peer, error) {
 	for {
 		n, from, err := d.Transport.Receive(buf)
-		if err != nil || !d.on || from != d.from || n == 0 || codec.Type(buf[0]&0x0f) != codec.TypeInputAck {
+		if err != nil || !d.on || from != d.from || n == 0 || wire.Type(buf[0]&0x0f) != wire.TypeInputAck {
 			return n, from, err
 		}
 		d.dropped++
@@ -159,7 +159,7 @@ func TestSpectatorFeedForged(t *testing.T) {
 	li, ok := c.nodes[0].p.ep.Lookup("late")
 	require.True(t, ok)
 	host := c.nodes[0].p.ep.Links()[li] // the host's link to the spectator
-	in := make([]byte, codec.MaxFrames*4)
+	in := make([]byte, wire.MaxFrames*4)
 	bad, agreed := 0, c.agreed()
 	for spec.s.Frame() < c.nodes[0].p.ConfirmedFrame()-4 {
 		for range 4 {
@@ -169,16 +169,16 @@ func TestSpectatorFeedForged(t *testing.T) {
 			var b []byte
 			switch rng.IntN(3) {
 			case 0: // past the buffer, with a plausible sequence number (an attacker who sees the traffic)
-				m := codec.Input{Seq: host.Seq(), Ack: -1, Start: int32(spec.s.Frame()) + spectatorBuffer + rng.Int32N(1000),
-					Frames: codec.MaxFrames, Players: 3, Size: 2, Inputs: in}
+				m := wire.Input{Seq: host.Seq(), Ack: -1, Start: int32(spec.s.Frame()) + spectatorBuffer + rng.Int32N(1000),
+					Frames: wire.MaxFrames, Players: 3, Size: 2, Inputs: in}
 				b = m.Append(nil)
 			case 1: // does not decode
-				m := codec.Input{Seq: uint16(rng.Uint32()), Ack: -1, Start: int32(spec.s.Frame()), Frames: 16, Players: 3, Size: 2, Inputs: in[:64]}
+				m := wire.Input{Seq: uint16(rng.Uint32()), Ack: -1, Start: int32(spec.s.Frame()), Frames: 16, Players: 3, Size: 2, Inputs: in[:64]}
 				b = m.Append(nil)
 				b = b[:len(b)/2]
 			case 2: // in its buffer, a sequence number far from the host's (an attacker who cannot see the traffic)
-				m := codec.Input{Seq: host.Seq() + 0x8000 + uint16(rng.IntN(0x4000)), Ack: -1, Start: int32(spec.s.recv) + 1,
-					Frames: codec.MaxFrames, Players: 3, Size: 2, Inputs: in}
+				m := wire.Input{Seq: host.Seq() + 0x8000 + uint16(rng.IntN(0x4000)), Ack: -1, Start: int32(spec.s.recv) + 1,
+					Frames: wire.MaxFrames, Players: 3, Size: 2, Inputs: in}
 				b = m.Append(nil)
 			}
 			bad++
@@ -218,7 +218,7 @@ func TestAllocsSpectatorFeed(t *testing.T) {
 // its host per tick, against the same host's tick with the spectator live:
 // an op is one host flush (what goes out each tick: inputs to the other
 // player, and to the spectator either one Input of its newest frames or a
-// whole burst, feedBurst datagrams of codec.MaxFrames frames read from the
+// whole burst, feedBurst datagrams of wire.MaxFrames frames read from the
 // archive). feeding/live is the ratio; a 60 fps tick lasts 16.7 ms.
 func BenchmarkP2PSpectatorFeed(b *testing.B) {
 	c := feedCluster(b, 85, local.Link{Latency: 20 * time.Millisecond}, 9000, nil)
@@ -243,7 +243,7 @@ func BenchmarkP2PSpectatorFeed(b *testing.B) {
 		p.flush()
 		feeding += time.Since(t1)
 		live += t1.Sub(t0)
-		if f.to != 1+feedBurst*codec.MaxFrames {
+		if f.to != 1+feedBurst*wire.MaxFrames {
 			b.Fatalf("sent to %d", f.to)
 		}
 	}
@@ -284,7 +284,7 @@ func (c *congested) Send(to transport.Peer, b []byte) error {
 		return c.Transport.Send(to, b)
 	}
 	if c.drain(to) > c.threshold {
-		if len(b) > 0 && codec.Type(b[0]&0x0f) == codec.TypeInput {
+		if len(b) > 0 && wire.Type(b[0]&0x0f) == wire.TypeInput {
 			c.skipped++
 		}
 		return nil

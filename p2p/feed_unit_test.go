@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,7 +33,7 @@ func TestFeedNextWindowAndBudget(t *testing.T) {
 	f.refill(int64(time.Second) / 60)
 	require.Equal(t, int64(feedRate/60), f.tokens, "a tick's budget back")
 	f.refill(int64(time.Hour))
-	require.Equal(t, int64(feedBurst*codec.MaxPacket), f.tokens, "at most feedBurst packets banked")
+	require.Equal(t, int64(feedBurst*wire.MaxPacket), f.tokens, "at most feedBurst packets banked")
 }
 
 func TestFeedRewindBacksOff(t *testing.T) {

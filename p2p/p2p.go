@@ -28,10 +28,10 @@ import (
 	"math/bits"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/inputbytes"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/window"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -130,10 +130,10 @@ type Session[S any, I comparable] struct {
 	rec      recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
 
 	inBuf   []byte
-	inStat  []codec.PeerStatus
+	inStat  []wire.PeerStatus
 	block   []byte
-	outStat []codec.PeerStatus
-	status  [][]codec.PeerStatus // per player link: its peer's connection status of every player, as last reported
+	outStat []wire.PeerStatus
+	status  [][]wire.PeerStatus // per player link: its peer's connection status of every player, as last reported
 
 	feeds [MaxSpectators]feed // per spectator link: its bulk feed (feed.go)
 	acks  [MaxSpectators]specAcks
@@ -174,8 +174,8 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 	if err != nil {
 		return err
 	}
-	if ic.Size > codec.MaxInputSize {
-		return fmt.Errorf("%w: input of %d bytes (at most %d)", errConfig, ic.Size, codec.MaxInputSize)
+	if ic.Size > wire.MaxInputSize {
+		return fmt.Errorf("%w: input of %d bytes (at most %d)", errConfig, ic.Size, wire.MaxInputSize)
 	}
 	*p = Session[S, I]{
 		ep:       link.NewEndpoint(t, n, protocolVersion),
@@ -215,9 +215,9 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 	}
 	p.stride = bits.OnesCount64(p.local) * ic.Size
 	p.nPlayers = len(p.ep.Links())
-	p.status = make([][]codec.PeerStatus, p.nPlayers)
+	p.status = make([][]wire.PeerStatus, p.nPlayers)
 	for i := range p.status {
-		p.status[i] = make([]codec.PeerStatus, players)
+		p.status[i] = make([]wire.PeerStatus, players)
 	}
 	p.multi = p.nPlayers >= 2
 	if len(cfg.Spectators) > MaxSpectators {
@@ -282,10 +282,10 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 	for _, l := range p.ep.Links() {
 		maxStride = max(maxStride, bits.OnesCount64(l.Mask)*ic.Size)
 	}
-	p.inBuf = make([]byte, codec.MaxFrames*maxStride)
-	p.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
-	p.block = make([]byte, codec.MaxFrames*players*ic.Size)
-	p.outStat = make([]codec.PeerStatus, players)
+	p.inBuf = make([]byte, wire.MaxFrames*maxStride)
+	p.inStat = make([]wire.PeerStatus, wire.MaxPlayers)
+	p.block = make([]byte, wire.MaxFrames*players*ic.Size)
+	p.outStat = make([]wire.PeerStatus, players)
 	p.rj.restart.cfg, p.rj.restart.sim, p.rj.restart.initial = cfg, simulate, new(S)
 	if err := p.initRejoin(cfg); err != nil {
 		return err
@@ -319,7 +319,7 @@ func (p *Session[S, I]) initLink(l *link.Link) {
 		return
 	}
 	for pl := range p.status[l.Index()] {
-		p.status[l.Index()][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
+		p.status[l.Index()][pl] = wire.PeerStatus{Connected: true, LastFrame: int32(p.delay) - 1}
 	}
 }
 
@@ -588,16 +588,16 @@ func (p *Session[S, I]) pump() {
 }
 
 // handle processes one packet from l.
-func (p *Session[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
-	if typ == codec.TypeInput && l.State() == link.Running && l.Index() < p.nPlayers && p.rj.phase == phaseNone {
+func (p *Session[S, I]) handle(l *link.Link, typ wire.Type, b []byte) {
+	if typ == wire.TypeInput && l.State() == link.Running && l.Index() < p.nPlayers && p.rj.phase == phaseNone {
 		p.handleInput(l, b) // every frame's packet, by the path below's end
 		return
 	}
 	switch typ {
-	case codec.TypeRejoin:
+	case wire.TypeRejoin:
 		p.handleRejoin(l, b)
 		return
-	case codec.TypeSyncRequest, codec.TypeSyncReply:
+	case wire.TypeSyncRequest, wire.TypeSyncReply:
 		if p.ep.HandleSync(l, typ, b) {
 			p.ep.Synced(l)
 		}
@@ -610,7 +610,7 @@ func (p *Session[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 		return
 	}
 	switch typ {
-	case codec.TypeInput:
+	case wire.TypeInput:
 		if l.Index() >= p.nPlayers {
 			l.Malformed()
 			return
@@ -619,12 +619,12 @@ func (p *Session[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 			return
 		}
 		p.handleInput(l, b)
-	case codec.TypeInputAck:
+	case wire.TypeInputAck:
 		if l.Index() < p.nPlayers {
 			p.catchAck(l, b)
 			return
 		}
-		m, _, err := codec.ParseInputAck(b)
+		m, _, err := wire.ParseInputAck(b)
 		if err != nil {
 			l.Malformed()
 			return
@@ -653,7 +653,7 @@ func (p *Session[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 		if m.HasChecksum {
 			takeChecksum(&p.ep, l, &p.checks, m.Seq, m.Ack, m.CheckFrame, m.Checksum)
 		}
-	case codec.TypeChecksum:
+	case wire.TypeChecksum:
 		p.ep.RemoteChecksum(l, &p.checks, b)
 	default:
 		l.Malformed()
@@ -662,8 +662,8 @@ func (p *Session[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 
 // handleInput processes an Input message from player link l.
 func (p *Session[S, I]) handleInput(l *link.Link, b []byte) {
-	m := codec.Input{Size: p.size}
-	if _, err := codec.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.Mask ||
+	m := wire.Input{Size: p.size}
+	if _, err := wire.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.Mask ||
 		rollnet.Frame(m.Ack) > p.newest || rollnet.Frame(m.Ack) < rollnet.Frame(p.delay)-1 || (p.multi && len(m.Status) != p.players) {
 		l.Malformed()
 		return
@@ -924,7 +924,7 @@ func (p *Session[S, I]) flush() {
 func (p *Session[S, I]) sendInputs(l *link.Link) {
 	start := l.Acked + 1
 	n := int(p.newest - l.Acked)
-	n = min(n, codec.MaxFrames)
+	n = min(n, wire.MaxFrames)
 	if p.rj.ats > 0 { // an R we sponsor not acknowledged by every peer yet
 		n = min(n, p.rejoinLimit(l, start))
 	}
@@ -948,7 +948,7 @@ func (p *Session[S, I]) sendInputs(l *link.Link) {
 			j += copy(p.block[j:], b)
 		}
 	}
-	m := codec.Input{
+	m := wire.Input{
 		Seq:     l.Seq(),
 		Ack:     int32(p.recv[bits.TrailingZeros64(l.Mask)]),
 		Start:   int32(start),
@@ -959,7 +959,7 @@ func (p *Session[S, I]) sendInputs(l *link.Link) {
 	}
 	if p.multi {
 		for pl := range p.players {
-			p.outStat[pl] = codec.PeerStatus{Connected: !p.disc[pl], LastFrame: int32(p.recv[pl])}
+			p.outStat[pl] = wire.PeerStatus{Connected: !p.disc[pl], LastFrame: int32(p.recv[pl])}
 		}
 		m.Status = p.outStat
 	}
@@ -970,7 +970,7 @@ func (p *Session[S, I]) sendInputs(l *link.Link) {
 // l is owed, through the transport's bulk path for the bulk feed; it
 // returns the bytes sent (0: not even its first frame fits, -1: the
 // transport did not take it).
-func (p *Session[S, I]) sendInput(l *link.Link, m *codec.Input, stride int, bulk bool) int {
+func (p *Session[S, I]) sendInput(l *link.Link, m *wire.Input, stride int, bulk bool) int {
 	if f, sum, ok := p.ep.CarriedChecksum(l, &p.checks); ok {
 		m.HasChecksum, m.CheckFrame, m.Checksum = true, int32(f), sum
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -70,14 +70,14 @@ func BenchmarkP2PBaselineCodec(b *testing.B) {
 	for i := range in {
 		in[i] = byte(i / 2)
 	}
-	m := codec.Input{Ack: 10, Start: 10, Frames: 8, Players: 1, Size: 2, Inputs: in}
-	buf := make([]byte, 0, codec.MaxPacket)
-	dst := make([]byte, codec.MaxFrames*2)
+	m := wire.Input{Ack: 10, Start: 10, Frames: 8, Players: 1, Size: 2, Inputs: in}
+	buf := make([]byte, 0, wire.MaxPacket)
+	dst := make([]byte, wire.MaxFrames*2)
 	b.ReportAllocs()
 	for b.Loop() {
 		buf = m.Append(buf[:0])
-		out := codec.Input{Size: 2}
-		if _, err := codec.ParseInput(buf, &out, dst, nil); err != nil {
+		out := wire.Input{Size: 2}
+		if _, err := wire.ParseInput(buf, &out, dst, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/testkit"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -68,7 +68,7 @@ func TestP2PBoolInputChecked(t *testing.T) {
 		// packet, in flight, arrives first), so that it would be taken.
 		l := peers[1].ep.Links()[0]
 		next := peers[1].newest + 1
-		m := codec.Input{Seq: l.Seq(), Ack: int32(p0.newest), Start: int32(next), Frames: 1, Players: 0b10, Size: 2,
+		m := wire.Input{Seq: l.Seq(), Ack: int32(p0.newest), Start: int32(next), Frames: 1, Players: 0b10, Size: 2,
 			Inputs: []byte{fire, 5}}
 		require.NoError(t, eps[1].Send("p0", m.Append(nil)))
 		clock.Advance(20 * time.Millisecond)

@@ -2,7 +2,7 @@ package p2p
 
 import (
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
 // catchRing is a rejoining peer's buffer of the catch-up frames its
@@ -15,7 +15,7 @@ import (
 type catchRing struct {
 	ring   []byte          // catchFrames rows
 	tags   []rollnet.Frame // per row: the frame it holds, NoFrame none
-	in     []byte          // parse buffer, codec.MaxFrames frames of every player
+	in     []byte          // parse buffer, wire.MaxFrames frames of every player
 	stride int             // bytes a row
 	caught rollnet.Frame   // newest frame held, contiguously
 	ackDue bool            // the sponsor is owed an acknowledgement of caught
@@ -27,7 +27,7 @@ func newCatchRing(players, size int, caught rollnet.Frame) catchRing {
 	c := catchRing{
 		ring:   make([]byte, catchFrames*players*size),
 		tags:   make([]rollnet.Frame, catchFrames),
-		in:     make([]byte, codec.MaxFrames*players*size),
+		in:     make([]byte, wire.MaxFrames*players*size),
 		stride: players * size,
 		caught: caught,
 	}

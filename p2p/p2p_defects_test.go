@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -28,7 +28,7 @@ func TestP2PInputForAnotherPlayer(t *testing.T) {
 			last := h.captured[len(h.captured)-1]
 			seq := binary.LittleEndian.Uint16(last[1:3])
 			start := p0.recv[1] + 1
-			m := codec.Input{Seq: seq + 1, Ack: int32(p0.newest), Start: int32(start), Frames: 4, Players: 0b01, Size: 2,
+			m := wire.Input{Seq: seq + 1, Ack: int32(p0.newest), Start: int32(start), Frames: 4, Players: 0b01, Size: 2,
 				Inputs: []byte{0xab, 0xcd, 0xab, 0xce, 0xab, 0xcf, 0xab, 0xd0}}
 			h.forge("p1", m.Append(nil))
 			forged++

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -30,39 +30,39 @@ func TestP2PForgedEachType(t *testing.T) {
 		make func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte
 	}{
 		{"Input", "p1", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.Input{Seq: uint16(rng.Uint32()), Ack: int32(p0.newest), Start: int32(p0.newest), Players: 2, Size: 2}
+			m := wire.Input{Seq: uint16(rng.Uint32()), Ack: int32(p0.newest), Start: int32(p0.newest), Players: 2, Size: 2}
 			return m.Append(nil)
 		}},
 		{"InputAck", "s0", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.InputAck{Seq: uint16(rng.Uint32()), Ack: int32(p0.ep.Links()[1].Sent)}
+			m := wire.InputAck{Seq: uint16(rng.Uint32()), Ack: int32(p0.ep.Links()[1].Sent)}
 			return m.Append(nil)
 		}},
 		{"QualityReport", "p1", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.QualityReport{Seq: uint16(rng.Uint32()), FrameAdvantage: -1<<20 + 1, Ping: rng.Uint64()}
+			m := wire.QualityReport{Seq: uint16(rng.Uint32()), FrameAdvantage: -1<<20 + 1, Ping: rng.Uint64()}
 			return m.Append(nil)
 		}},
 		{"QualityReply", "p1", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.QualityReply{Seq: uint16(rng.Uint32()), Pong: rng.Uint64()}
+			m := wire.QualityReply{Seq: uint16(rng.Uint32()), Pong: rng.Uint64()}
 			return m.Append(nil)
 		}},
 		{"KeepAlive", "p1", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.KeepAlive{Seq: uint16(rng.Uint32())}
+			m := wire.KeepAlive{Seq: uint16(rng.Uint32())}
 			return m.Append(nil)
 		}},
 		{"Disconnect", "p1", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.Disconnect{Seq: uint16(rng.Uint32())}
+			m := wire.Disconnect{Seq: uint16(rng.Uint32())}
 			return m.Append(nil)
 		}},
 		{"Checksum", "p1", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.Checksum{Seq: uint16(rng.Uint32()), Frame: rng.Int32(), Checksum: rng.Uint32()}
+			m := wire.Checksum{Seq: uint16(rng.Uint32()), Frame: rng.Int32(), Checksum: rng.Uint32()}
 			return m.Append(nil)
 		}},
 		{"SyncRequest", "p1", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.SyncRequest{Seq: uint16(rng.Uint32()), Nonce: rng.Uint64(), Protocol: protocolVersion, Settings: p0.ep.Links()[0].Expect}
+			m := wire.SyncRequest{Seq: uint16(rng.Uint32()), Nonce: rng.Uint64(), Protocol: protocolVersion, Settings: p0.ep.Links()[0].Expect}
 			return m.Append(nil)
 		}},
 		{"SyncReply", "p1", func(rng *rand.Rand, p0 *Session[p2pWorld, uint16]) []byte {
-			m := codec.SyncReply{Seq: uint16(rng.Uint32()), Nonce: rng.Uint64(), Protocol: protocolVersion, Settings: p0.ep.Links()[0].Expect}
+			m := wire.SyncReply{Seq: uint16(rng.Uint32()), Nonce: rng.Uint64(), Protocol: protocolVersion, Settings: p0.ep.Links()[0].Expect}
 			return m.Append(nil)
 		}},
 	}

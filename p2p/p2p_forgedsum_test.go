@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/testkit"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -32,11 +32,11 @@ func TestP2PForgedChecksumTail(t *testing.T) {
 	p0 := c.nodes[0].p
 	before, _ := p0.PeerStats("p1")
 	rng := rand.New(rand.NewPCG(77, 8))
-	in := make([]byte, codec.MaxFrames*2)
-	stat := make([]codec.PeerStatus, codec.MaxPlayers)
+	in := make([]byte, wire.MaxFrames*2)
+	stat := make([]wire.PeerStatus, wire.MaxPlayers)
 	forge := func(real []byte) {
-		m := codec.Input{Size: 2}
-		if _, err := codec.ParseInput(real, &m, in, stat); err != nil || m.Frames == 0 {
+		m := wire.Input{Size: 2}
+		if _, err := wire.ParseInput(real, &m, in, stat); err != nil || m.Frames == 0 {
 			return // not an input
 		}
 		if m.HasChecksum {
@@ -104,7 +104,7 @@ func oldProtocolRefused(t *testing.T, version uint16) {
 	p, err := New[p2pWorld](Config[uint16]{Session: session.Config[uint16]{Players: 2, InputDelay: 2},
 		Remote: []transport.Peer{"", "p1"}, Net: rollnet.NetConfig{Now: clock.Now}}, ep, simP2P)
 	require.NoError(t, err)
-	req := codec.SyncRequest{Seq: 1, Nonce: 99, Protocol: version, Settings: p.ep.Links()[0].Expect}
+	req := wire.SyncRequest{Seq: 1, Nonce: 99, Protocol: version, Settings: p.ep.Links()[0].Expect}
 	require.NoError(t, old.Send("p0", req.Append(nil)))
 	var se *rollnet.SyncError
 	for range 100 {
@@ -120,10 +120,10 @@ func oldProtocolRefused(t *testing.T, version uint16) {
 	for {
 		n, _, err := old.Receive(buf)
 		require.NoError(t, err, "no SyncReply came back to the old peer")
-		if codec.Type(buf[0]&0x0f) != codec.TypeSyncReply {
+		if wire.Type(buf[0]&0x0f) != wire.TypeSyncReply {
 			continue
 		}
-		m, _, err := codec.ParseSyncReply(buf[:n])
+		m, _, err := wire.ParseSyncReply(buf[:n])
 		require.NoError(t, err)
 		require.Equal(t, uint16(protocolVersion), m.Protocol, "the reply names our protocol")
 		require.Equal(t, uint16(4), m.Protocol)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -34,38 +34,38 @@ func (s *scriptTransport) Receive(buf []byte) (int, transport.Peer, error) {
 }
 
 func fuzzSeeds(f *testing.F) {
-	sr := codec.SyncRequest{Seq: 1, Nonce: 7, Protocol: protocolVersion}
+	sr := wire.SyncRequest{Seq: 1, Nonce: 7, Protocol: protocolVersion}
 	f.Add(sr.Append(nil))
-	sp := codec.SyncReply{Seq: 2, Nonce: 7, Protocol: protocolVersion}
+	sp := wire.SyncReply{Seq: 2, Nonce: 7, Protocol: protocolVersion}
 	f.Add(sp.Append(nil))
-	in := codec.Input{Seq: 3, Ack: 1, Start: 2, Frames: 2, Players: 2, Size: 2, Inputs: []byte{1, 0, 1, 0}}
+	in := wire.Input{Seq: 3, Ack: 1, Start: 2, Frames: 2, Players: 2, Size: 2, Inputs: []byte{1, 0, 1, 0}}
 	f.Add(in.Append(nil))
-	in = codec.Input{Seq: 3, Ack: 1, Start: 2, Frames: 1, Players: 6, Size: 2, Inputs: []byte{1, 0, 1, 0},
-		Status: []codec.PeerStatus{{Connected: true, LastFrame: 3}, {LastFrame: 2}, {Connected: true, LastFrame: 5}}}
+	in = wire.Input{Seq: 3, Ack: 1, Start: 2, Frames: 1, Players: 6, Size: 2, Inputs: []byte{1, 0, 1, 0},
+		Status: []wire.PeerStatus{{Connected: true, LastFrame: 3}, {LastFrame: 2}, {Connected: true, LastFrame: 5}}}
 	f.Add(in.Append(nil))
-	all := codec.Input{Seq: 3, Ack: -1, Start: 2, Frames: 1, Players: 7, Size: 2, Inputs: make([]byte, 6)}
+	all := wire.Input{Seq: 3, Ack: -1, Start: 2, Frames: 1, Players: 7, Size: 2, Inputs: make([]byte, 6)}
 	f.Add(all.Append(nil))
 	// The bulk feed's: frames ahead of what arrived, Ack the host's newest
 	// confirmed frame.
-	bulk := codec.Input{Seq: 3, Ack: 9000, Start: 130, Frames: codec.MaxFrames, Players: 7, Size: 2,
-		Inputs: make([]byte, codec.MaxFrames*6)}
+	bulk := wire.Input{Seq: 3, Ack: 9000, Start: 130, Frames: wire.MaxFrames, Players: 7, Size: 2,
+		Inputs: make([]byte, wire.MaxFrames*6)}
 	f.Add(bulk.Append(nil))
-	ack := codec.InputAck{Seq: 4, Ack: 3}
+	ack := wire.InputAck{Seq: 4, Ack: 3}
 	f.Add(ack.Append(nil))
-	in = codec.Input{Seq: 3, Ack: 1, Start: 2, Frames: 1, Players: 2, Size: 2, Inputs: []byte{1, 0},
+	in = wire.Input{Seq: 3, Ack: 1, Start: 2, Frames: 1, Players: 2, Size: 2, Inputs: []byte{1, 0},
 		HasChecksum: true, CheckFrame: 2, Checksum: 5}
 	f.Add(in.Append(nil))
-	ack = codec.InputAck{Seq: 4, Ack: 3, HasChecksum: true, CheckFrame: 2, Checksum: 5}
+	ack = wire.InputAck{Seq: 4, Ack: 3, HasChecksum: true, CheckFrame: 2, Checksum: 5}
 	f.Add(ack.Append(nil))
-	q := codec.QualityReport{Seq: 5, FrameAdvantage: -3, Ping: 99}
+	q := wire.QualityReport{Seq: 5, FrameAdvantage: -3, Ping: 99}
 	f.Add(q.Append(nil))
-	r := codec.QualityReply{Seq: 6, Pong: 1}
+	r := wire.QualityReply{Seq: 6, Pong: 1}
 	f.Add(r.Append(nil))
-	k := codec.KeepAlive{Seq: 7}
+	k := wire.KeepAlive{Seq: 7}
 	f.Add(k.Append(nil))
-	c := codec.Checksum{Seq: 8, Frame: 60, Checksum: 5}
+	c := wire.Checksum{Seq: 8, Frame: 60, Checksum: 5}
 	f.Add(c.Append(nil))
-	d := codec.Disconnect{Seq: 9}
+	d := wire.Disconnect{Seq: 9}
 	f.Add(d.Append(nil))
 	rejoinSeeds(f)
 }

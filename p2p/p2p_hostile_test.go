@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -99,7 +99,7 @@ func TestP2PHostileGarbage(t *testing.T) {
 				b[i] = byte(rng.Uint32())
 			}
 			if len(b) > 0 && rng.IntN(2) == 0 {
-				b[0] = codec.Version<<4 | byte(rng.IntN(10)) // a plausible header
+				b[0] = wire.Version<<4 | byte(rng.IntN(10)) // a plausible header
 			}
 			h.forge("p1", b)
 		}
@@ -114,9 +114,9 @@ func TestP2PHostileUnknownPeer(t *testing.T) {
 	evil, err := c.net.Endpoint("evil")
 	require.NoError(t, err)
 	attack(t, c, 300, func(rng *rand.Rand) {
-		req := codec.SyncRequest{Nonce: rng.Uint64(), Protocol: protocolVersion}
+		req := wire.SyncRequest{Nonce: rng.Uint64(), Protocol: protocolVersion}
 		_ = evil.Send("p0", req.Append(nil))
-		in := codec.Input{Ack: 5, Start: 2, Frames: 1, Players: 2, Size: 2, Inputs: []byte{1, 2}}
+		in := wire.Input{Ack: 5, Start: 2, Frames: 1, Players: 2, Size: 2, Inputs: []byte{1, 2}}
 		_ = evil.Send("p0", in.Append(nil))
 	})
 	buf := make([]byte, transport.MaxDatagram)
@@ -142,21 +142,21 @@ func TestP2PHostileForgedAcksAndFutureInputs(t *testing.T) {
 	attack(t, c, 600, func(rng *rand.Rand) {
 		f := int32(p0.Frame())
 		// Acks of frames never sent.
-		m := codec.Input{Seq: uint16(rng.Uint32()), Ack: f + 50 + rng.Int32N(1000), Start: f, Size: 2, Players: 2}
+		m := wire.Input{Seq: uint16(rng.Uint32()), Ack: f + 50 + rng.Int32N(1000), Start: f, Size: 2, Players: 2}
 		h.forge("p1", m.Append(nil))
 		// Inputs far in the future.
-		m = codec.Input{Seq: uint16(rng.Uint32()), Ack: -1, Start: f + 100 + rng.Int32N(100000), Frames: 3, Players: 2, Size: 2, Inputs: make([]byte, 6)}
+		m = wire.Input{Seq: uint16(rng.Uint32()), Ack: -1, Start: f + 100 + rng.Int32N(100000), Frames: 3, Players: 2, Size: 2, Inputs: make([]byte, 6)}
 		h.forge("p1", m.Append(nil))
 		// Inputs for another peer's player, or the wrong mask.
-		m = codec.Input{Seq: uint16(rng.Uint32()), Ack: -1, Start: f, Frames: 1, Players: 1, Size: 2, Inputs: make([]byte, 2)}
+		m = wire.Input{Seq: uint16(rng.Uint32()), Ack: -1, Start: f, Frames: 1, Players: 1, Size: 2, Inputs: make([]byte, 2)}
 		h.forge("p1", m.Append(nil))
 		// An InputAck (spectators only) and an old-sequence disconnect.
-		a := codec.InputAck{Ack: f + 1000}
+		a := wire.InputAck{Ack: f + 1000}
 		h.forge("p1", a.Append(nil))
-		d := codec.Disconnect{Seq: 0}
+		d := wire.Disconnect{Seq: 0}
 		h.forge("p1", d.Append(nil))
 		// Quality replies from the future.
-		q := codec.QualityReply{Pong: 1 << 62}
+		q := wire.QualityReply{Pong: 1 << 62}
 		h.forge("p1", q.Append(nil))
 	})
 	st, _ := p0.PeerStats("p1")
@@ -172,7 +172,7 @@ func TestP2PHostileSyncFlood(t *testing.T) {
 	attack(t, c, 120, func(rng *rand.Rand) {
 		ticks++
 		for range 200 {
-			m := codec.SyncRequest{Seq: uint16(rng.Uint32()), Nonce: rng.Uint64(), Protocol: protocolVersion, Settings: rng.Uint64()}
+			m := wire.SyncRequest{Seq: uint16(rng.Uint32()), Nonce: rng.Uint64(), Protocol: protocolVersion, Settings: rng.Uint64()}
 			h.forge("p1", m.Append(nil))
 		}
 	})

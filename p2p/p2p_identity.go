@@ -6,7 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
 // identity is a player peer's identity in its match (see the top of
@@ -21,7 +21,7 @@ import (
 // secret, the one the sponsor's At relays), which stops counting once its
 // keys (its Tokens) arrived.
 type identity struct {
-	secret  [codec.SecretLen]byte
+	secret  [wire.SecretLen]byte
 	share   uint64
 	match   uint64
 	known   bool // match is set
@@ -54,25 +54,25 @@ const (
 
 // derive is the first SecretLen bytes of HMAC-SHA256(secret, label ||
 // mask LE). It allocates: keys are derived once, when a session starts.
-func (id *identity) derive(label string, mask uint64) [codec.SecretLen]byte {
+func (id *identity) derive(label string, mask uint64) [wire.SecretLen]byte {
 	h := hmac.New(sha256.New, id.secret[:])
 	h.Write([]byte(label))
 	h.Write(binary.LittleEndian.AppendUint64(nil, mask))
-	var k [codec.SecretLen]byte
+	var k [wire.SecretLen]byte
 	copy(k[:], h.Sum(nil))
 	return k
 }
 
 // keyFor is the key this identity gives the peer of the players of mask
 // (its Token) and proves itself with to that peer alone.
-func (id *identity) keyFor(mask uint64) [codec.SecretLen]byte { return id.derive(labelPair, mask) }
+func (id *identity) keyFor(mask uint64) [wire.SecretLen]byte { return id.derive(labelPair, mask) }
 
 // joinProof is what a joiner asks every peer with.
-func (id *identity) joinProof() [codec.SecretLen]byte { return id.derive(labelJoin, 0) }
+func (id *identity) joinProof() [wire.SecretLen]byte { return id.derive(labelJoin, 0) }
 
 // proves reports, in constant time, whether m carries this match's id and
 // a key whose SHA-256 is hash.
-func (id *identity) proves(hash *[sha256.Size]byte, m *codec.Rejoin) bool {
+func (id *identity) proves(hash *[sha256.Size]byte, m *wire.Rejoin) bool {
 	h := sha256.Sum256(m.Secret[:])
 	same := subtle.ConstantTimeCompare(h[:], hash[:]) &
 		subtle.ConstantTimeEq(int32(m.Match>>32), int32(id.match>>32)) &
@@ -82,9 +82,9 @@ func (id *identity) proves(hash *[sha256.Size]byte, m *codec.Rejoin) bool {
 
 // request is the rejoin request this identity sends for players to the
 // peer whose proof is key.
-func (id *identity) request(players uint64, key [codec.SecretLen]byte) codec.Rejoin {
-	return codec.Rejoin{Kind: codec.RejoinRequest, Players: players, Match: id.match, Secret: key}
+func (id *identity) request(players uint64, key [wire.SecretLen]byte) wire.Rejoin {
+	return wire.Rejoin{Kind: wire.RejoinRequest, Players: players, Match: id.match, Secret: key}
 }
 
 // sha256Of is the hash a peer keeps of another's key.
-func sha256Of(secret [codec.SecretLen]byte) [sha256.Size]byte { return sha256.Sum256(secret[:]) }
+func sha256Of(secret [wire.SecretLen]byte) [sha256.Size]byte { return sha256.Sum256(secret[:]) }

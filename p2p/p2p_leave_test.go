@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -15,12 +15,12 @@ import (
 // it is asked to send.
 type dropFirst struct {
 	transport.Transport
-	typ     codec.Type
+	typ     wire.Type
 	dropped bool
 }
 
 func (d *dropFirst) Send(to transport.Peer, b []byte) error {
-	if t, _, _, err := codec.ParseHeader(b); err == nil && t == d.typ && !d.dropped {
+	if t, _, _, err := wire.ParseHeader(b); err == nil && t == d.typ && !d.dropped {
 		d.dropped = true
 		return nil
 	}
@@ -38,7 +38,7 @@ func TestP2PDisconnectNoticeLost(t *testing.T) {
 			if i != 0 {
 				return tr
 			}
-			d = &dropFirst{Transport: tr, typ: codec.TypeDisconnect}
+			d = &dropFirst{Transport: tr, typ: wire.TypeDisconnect}
 			return d
 		}})
 	c.frames(60, 10*time.Second)

@@ -39,19 +39,19 @@ import (
 	"crypto/subtle"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
 // proves reports, in constant time, whether m carries the match id and
 // the secret of player link i.
-func (r *rejoiner[S, I]) proves(i int, m *codec.Rejoin) bool { return r.id.proves(&r.peers[i].hash, m) }
+func (r *rejoiner[S, I]) proves(i int, m *wire.Rejoin) bool { return r.id.proves(&r.peers[i].hash, m) }
 
 // joiner reports whether m comes from the joiner taken into open slot i
 // that has not played (nor sent its token) yet: it carries the secret the
 // joiner asked with (a joiner learns the match id only when accepted).
-func (r *rejoiner[S, I]) joiner(i int, m *codec.Rejoin) bool {
+func (r *rejoiner[S, I]) joiner(i int, m *wire.Rejoin) bool {
 	if r.peers == nil || !r.peers[i].open || !r.peers[i].pending || r.peers[i].heard {
 		return false
 	}
@@ -62,7 +62,7 @@ func (r *rejoiner[S, I]) joiner(i int, m *codec.Rejoin) bool {
 // takeJoiner notes the secret of the joiner taken into the open slot of
 // player link i (by us, the sponsor, or by the sponsor's At): only it may
 // ask for the slot again, from any address, until its token comes.
-func (p *Session[S, I]) takeJoiner(i int, secret [codec.SecretLen]byte) {
+func (p *Session[S, I]) takeJoiner(i int, secret [wire.SecretLen]byte) {
 	p.rj.peers[i].joiner, p.rj.peers[i].hash = secret, sha256Of(secret)
 }
 
@@ -116,8 +116,8 @@ func (p *Session[S, I]) takeable(pr *peerRejoin, l *link.Link) bool {
 // stranger answers a Rejoin packet from an address with no link.
 func (p *Session[S, I]) stranger(b []byte) {
 	r := &p.rj
-	m, _, err := codec.ParseRejoin(b)
-	if err != nil || m.Kind != codec.RejoinRequest || p.rejoining() {
+	m, _, err := wire.ParseRejoin(b)
+	if err != nil || m.Kind != wire.RejoinRequest || p.rejoining() {
 		p.ep.RefuseStranger()
 		return
 	}
@@ -174,7 +174,7 @@ func (p *Session[S, I]) refuseStranger() {
 	if !p.gate.refuse(p.ep.Time(), p.ep.Settings().SyncRetry) {
 		return
 	}
-	m := codec.Rejoin{Kind: codec.RejoinRefuse, Reason: refuseIdentity}
+	m := wire.Rejoin{Kind: wire.RejoinRefuse, Reason: refuseIdentity}
 	_ = p.ep.SendTo(p.ep.From(), m.Append(p.ep.Buffer()))
 }
 

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -89,9 +89,9 @@ func refusals(t *testing.T, ep *local.Endpoint, buf []byte) int {
 		if err != nil {
 			return k
 		}
-		m, _, err := codec.ParseRejoin(buf[:nb])
+		m, _, err := wire.ParseRejoin(buf[:nb])
 		require.NoError(t, err)
-		require.Equal(t, codec.RejoinRefuse, m.Kind)
+		require.Equal(t, wire.RejoinRefuse, m.Kind)
 		require.Equal(t, uint8(refuseIdentity), m.Reason)
 		k++
 	}
@@ -127,7 +127,7 @@ type dropRequests struct {
 
 func (d *dropRequests) Send(to transport.Peer, b []byte) error {
 	if to == d.to && d.drop() {
-		if m, _, err := codec.ParseRejoin(b); err == nil && m.Kind == codec.RejoinRequest {
+		if m, _, err := wire.ParseRejoin(b); err == nil && m.Kind == wire.RejoinRequest {
 			d.dropped++
 			return nil
 		}
@@ -153,10 +153,10 @@ func TestP2PRebindFreshProcess(t *testing.T) {
 	oldSpeaks := func() {
 		for k := range 30 {
 			for _, b := range [][]byte{
-				(&codec.Disconnect{Seq: uint16(k)}).Append(nil),
-				(&codec.Input{Seq: uint16(k), Ack: 0, Start: int32(c.nodes[0].p.Frame()), Frames: 1, Players: 1 << 2, Size: 2,
-					Inputs: []byte{1, 2}, Status: make([]codec.PeerStatus, 3)}).Append(nil),
-				(&codec.Rejoin{Seq: uint16(k), Kind: codec.RejoinRequest, Players: 1 << 2, Match: tok.Match}).Append(nil),
+				(&wire.Disconnect{Seq: uint16(k)}).Append(nil),
+				(&wire.Input{Seq: uint16(k), Ack: 0, Start: int32(c.nodes[0].p.Frame()), Frames: 1, Players: 1 << 2, Size: 2,
+					Inputs: []byte{1, 2}, Status: make([]wire.PeerStatus, 3)}).Append(nil),
+				(&wire.Rejoin{Seq: uint16(k), Kind: wire.RejoinRequest, Players: 1 << 2, Match: tok.Match}).Append(nil),
 			} {
 				require.NoError(t, old.Send("p0", b))
 				require.NoError(t, old.Send("p1", b))
@@ -239,7 +239,7 @@ func TestP2PRebindStranger(t *testing.T) {
 		require.NoError(t, err)
 		strangers = append(strangers, ep)
 	}
-	bad := codec.Rejoin{Kind: codec.RejoinRequest, Players: 1 << 2, Match: tok.Match, Secret: [codec.SecretLen]byte{9}}
+	bad := wire.Rejoin{Kind: wire.RejoinRequest, Players: 1 << 2, Match: tok.Match, Secret: [wire.SecretLen]byte{9}}
 	require.NoError(t, strangers[0].Send("p0", bad.Append(nil)))
 	c.run(time.Second / 10)
 	require.Equal(t, uint64(1), c.net.LinkStats("mallory0", "p0").DroppedUnexpected, "the gate is shut")
@@ -263,7 +263,7 @@ func TestP2PRebindStranger(t *testing.T) {
 			if k%2 == 1 {
 				bad.Secret = tok.Secret
 			} else {
-				bad.Secret = [codec.SecretLen]byte{9}
+				bad.Secret = [wire.SecretLen]byte{9}
 			}
 			for range 5 {
 				require.NoError(t, ep.Send("p0", bad.Append(nil)))
@@ -297,7 +297,7 @@ func TestP2PRebindStranger(t *testing.T) {
 	c.frames(int(c.nodes[0].p.Frame())+60, 10*time.Second)
 
 	// A fresh process with the wrong secret from a new address learns why.
-	cfg.Rejoin = RejoinToken{Match: tok.Match, Secret: [codec.SecretLen]byte{1}}
+	cfg.Rejoin = RejoinToken{Match: tok.Match, Secret: [wire.SecretLen]byte{1}}
 	c.comeBackAs(n, cfg, "p2-wrong", nil)
 	c.refused(n, ReasonRejoinIdentity)
 	require.NoError(t, n.ep.Close())
@@ -452,7 +452,7 @@ func TestP2PRebindJoinRace(t *testing.T) {
 func FuzzP2PStranger(f *testing.F) {
 	fuzzSeeds(f)
 	rejoinSeeds(f)
-	join := codec.Rejoin{Seq: 1, Kind: codec.RejoinRequest, Players: 0b100}
+	join := wire.Rejoin{Seq: 1, Kind: wire.RejoinRequest, Players: 0b100}
 	f.Add(join.Append(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &scriptTransport{from: "zz", local: "p0"}
@@ -474,8 +474,8 @@ func FuzzP2PStranger(f *testing.F) {
 			require.Equal(t, 1, i, "the stranger took a link other than the open slot's")
 			joined := false
 			for _, pkt := range [][]byte{b, b[:len(b)/2]} {
-				m, _, err := codec.ParseRejoin(pkt)
-				joined = joined || err == nil && m.Kind == codec.RejoinRequest && m.Players == 0b100
+				m, _, err := wire.ParseRejoin(pkt)
+				joined = joined || err == nil && m.Kind == wire.RejoinRequest && m.Players == 0b100
 			}
 			require.True(t, joined, "bound by % x", b)
 		}
@@ -536,7 +536,7 @@ func TestP2PRebindAllocs(t *testing.T) {
 	// A stranger with a wrong secret asks all along.
 	mallory, err := c.net.Endpoint("mallory")
 	require.NoError(t, err)
-	bad := (&codec.Rejoin{Kind: codec.RejoinRequest, Players: 1 << 2, Secret: [codec.SecretLen]byte{9}}).Append(nil)
+	bad := (&wire.Rejoin{Kind: wire.RejoinRequest, Players: 1 << 2, Secret: [wire.SecretLen]byte{9}}).Append(nil)
 	buf := make([]byte, transport.MaxDatagram)
 	tick := func() {
 		_ = mallory.Send("p0", bad)

@@ -51,8 +51,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -61,8 +61,8 @@ import (
 // player needs, besides the match's settings, to come back after it
 // dropped. Keep it secret; the zero value is no token.
 type RejoinToken struct {
-	Match  uint64                // the match id, the same on every peer
-	Secret [codec.SecretLen]byte // this peer's rejoin secret
+	Match  uint64               // the match id, the same on every peer
+	Secret [wire.SecretLen]byte // this peer's rejoin secret
 }
 
 // RejoinStats says how a rejoin went, on the rejoining peer.
@@ -139,32 +139,32 @@ const never = rollnet.Frame(math.MaxInt32)
 
 // peerRejoin is a player link's part in rejoins.
 type peerRejoin struct {
-	hash     [sha256.Size]byte     // the hash of its key for us (or of a joiner's proof)
-	key      [codec.SecretLen]byte // our key for it (identity.keyFor), which our Token carries
-	share    uint64                // its share of the match id
-	heard    bool                  // its token arrived
-	tokAcked bool                  // it acknowledged ours
-	goneAt   int64                 // when it disconnected, -1 connected
-	replyAt  int64                 // when its last request was answered
-	open     bool                  // its slot was open at the start
-	pending  bool                  // taken back, its first live input not here yet
-	backR    rollnet.Frame         // its R while pending, NoFrame none
-	atR      rollnet.Frame         // the R we sponsor for it and tell the others, NoFrame none
-	atAcked  uint64                // links that acknowledged atR
-	feeding  bool                  // we send it catch-up frames
-	feed     feed                  // and how (feed.go)
-	frozen   uint64                // the players frozen when we took it back, for a repeated Accept
-	joiner   [codec.SecretLen]byte // (an open slot) the secret of the joiner taken into it, which At carries
-	gone     bool                  // (our own rejoin) its players were frozen when we were taken back
+	hash     [sha256.Size]byte    // the hash of its key for us (or of a joiner's proof)
+	key      [wire.SecretLen]byte // our key for it (identity.keyFor), which our Token carries
+	share    uint64               // its share of the match id
+	heard    bool                 // its token arrived
+	tokAcked bool                 // it acknowledged ours
+	goneAt   int64                // when it disconnected, -1 connected
+	replyAt  int64                // when its last request was answered
+	open     bool                 // its slot was open at the start
+	pending  bool                 // taken back, its first live input not here yet
+	backR    rollnet.Frame        // its R while pending, NoFrame none
+	atR      rollnet.Frame        // the R we sponsor for it and tell the others, NoFrame none
+	atAcked  uint64               // links that acknowledged atR
+	feeding  bool                 // we send it catch-up frames
+	feed     feed                 // and how (feed.go)
+	frozen   uint64               // the players frozen when we took it back, for a repeated Accept
+	joiner   [wire.SecretLen]byte // (an open slot) the secret of the joiner taken into it, which At carries
+	gone     bool                 // (our own rejoin) its players were frozen when we were taken back
 }
 
 // rejoiner is a P2P session's part in rejoins: its identity, the rejoins
 // of others it takes part in, and its own. It holds what only the rejoin
 // uses; the P2P holds it (rj), as it holds its gate and its feeds.
 type rejoiner[S any, I comparable] struct {
-	id    identity              // ours, and the match's (p2p_identity.go)
-	join  [codec.SecretLen]byte // a joiner's proof (identity.joinProof)
-	peers []peerRejoin          // per player link
+	id    identity             // ours, and the match's (p2p_identity.go)
+	join  [wire.SecretLen]byte // a joiner's proof (identity.joinProof)
+	peers []peerRejoin         // per player link
 
 	// others coming back
 	back  []rollnet.Frame // per player: the R of its latest rejoin, NoFrame none
@@ -273,7 +273,7 @@ func (p *Session[S, I]) initRejoin(cfg Config[I]) error {
 
 // requestTo is our request to player link i to take players back, with
 // our key for it, or, a joiner, our join proof.
-func (r *rejoiner[S, I]) requestTo(i int, players uint64) codec.Rejoin {
+func (r *rejoiner[S, I]) requestTo(i int, players uint64) wire.Rejoin {
 	if r.id.joining {
 		return r.id.request(players, r.join)
 	}
@@ -333,7 +333,7 @@ func (p *Session[S, I]) Rejoin(t transport.Transport) error {
 }
 
 // send sends l the rejoin message m.
-func (p *Session[S, I]) sendRejoin(l *link.Link, m codec.Rejoin) {
+func (p *Session[S, I]) sendRejoin(l *link.Link, m wire.Rejoin) {
 	m.Seq = l.Seq()
 	p.ep.Send(l, m.Append(p.ep.Buffer()))
 }
@@ -346,7 +346,7 @@ func (p *Session[S, I]) askPump() {
 		if !ok {
 			break
 		}
-		if typ == codec.TypeRejoin && l != nil {
+		if typ == wire.TypeRejoin && l != nil {
 			p.handleRejoin(l, b)
 		}
 	}
@@ -366,7 +366,7 @@ func (p *Session[S, I]) askPump() {
 // handleRejoin processes a Rejoin message from l (in any state: a
 // disconnected player's link passes rejoin messages only).
 func (p *Session[S, I]) handleRejoin(l *link.Link, b []byte) {
-	m, _, err := codec.ParseRejoin(b)
+	m, _, err := wire.ParseRejoin(b)
 	i := l.Index()
 	if err != nil || i >= p.nPlayers {
 		l.Malformed()
@@ -374,7 +374,7 @@ func (p *Session[S, I]) handleRejoin(l *link.Link, b []byte) {
 	}
 	r := &p.rj
 	switch m.Kind {
-	case codec.RejoinToken:
+	case wire.RejoinToken:
 		if l.State() != link.Running || m.Players != l.Mask {
 			l.Malformed()
 			return
@@ -386,30 +386,30 @@ func (p *Session[S, I]) handleRejoin(l *link.Link, b []byte) {
 			r.peers[i].heard, r.peers[i].share, r.peers[i].hash = true, m.Match, sha256Of(m.Secret)
 			p.identityComplete()
 		}
-		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinTokenAck, Match: m.Match})
-	case codec.RejoinTokenAck:
+		p.sendRejoin(l, wire.Rejoin{Kind: wire.RejoinTokenAck, Match: m.Match})
+	case wire.RejoinTokenAck:
 		if l.State() == link.Running && m.Match == r.id.share && p.ep.Accept(l, m.Seq) {
 			r.peers[i].tokAcked = true
 		}
-	case codec.RejoinRequest:
+	case wire.RejoinRequest:
 		p.rejoinRequest(l, &m)
-	case codec.RejoinAccept:
+	case wire.RejoinAccept:
 		if r.phase == phaseAsking && m.Players == p.local && rollnet.Frame(m.Frame) > rollnet.Frame(p.delay) {
 			if !r.id.known { // a late joiner learns the match id
 				r.id.match, r.id.known = m.Match, true
 			}
 			p.accepted(i, rollnet.Frame(m.Frame), m.Frozen&^p.local&p.all)
 		}
-	case codec.RejoinRefuse:
+	case wire.RejoinRefuse:
 		if r.phase == phaseAsking && int(m.Reason) < len(rejoinReasons) && m.Reason > 0 {
 			r.refused = &RejoinError{Peer: l.Peer, Reason: rejoinReasons[m.Reason]}
 		}
-	case codec.RejoinAt:
+	case wire.RejoinAt:
 		if l.State() != link.Running || r.phase == phaseAsking || !p.ep.Accept(l, m.Seq) {
 			return
 		}
 		p.rejoinAt(l, &m)
-	case codec.RejoinAtAck:
+	case wire.RejoinAtAck:
 		if l.State() != link.Running || !p.ep.Accept(l, m.Seq) {
 			return
 		}
@@ -454,7 +454,7 @@ func (p *Session[S, I]) linkOf(mask uint64) (int, bool) {
 
 // rejoinRequest answers a request from the peer of player link l to come
 // back.
-func (p *Session[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
+func (p *Session[S, I]) rejoinRequest(l *link.Link, m *wire.Rejoin) {
 	r := &p.rj
 	i := l.Index()
 	if r.phase == phaseAsking || r.phase == phaseCatching {
@@ -467,7 +467,7 @@ func (p *Session[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	}
 	refuse := func(why uint8) {
 		r.peers[i].replyAt = t
-		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinRefuse, Reason: why})
+		p.sendRejoin(l, wire.Rejoin{Kind: wire.RejoinRefuse, Reason: why})
 	}
 	// Anyone with the settings may take an open slot; the joiner taken
 	// asks again until it plays (our answer was lost, or we learnt its R
@@ -493,7 +493,7 @@ func (p *Session[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 		// again): the same R.
 		if r.peers[i].feeding || r.peers[i].atR != rollnet.NoFrame {
 			r.peers[i].replyAt = t
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(r.peers[i].backR), Match: r.id.match,
+			p.sendRejoin(l, wire.Rejoin{Kind: wire.RejoinAccept, Players: l.Mask, Frame: int32(r.peers[i].backR), Match: r.id.match,
 				Frozen: r.peers[i].frozen})
 		}
 		return
@@ -539,7 +539,7 @@ func (p *Session[S, I]) rejoinRequest(l *link.Link, m *codec.Rejoin) {
 	r.peers[i].feeding = true
 	r.peers[i].feed.start(rollnet.Frame(p.delay)-1, t)
 	r.peers[i].frozen = frozen
-	p.sendRejoin(p.ep.Links()[i], codec.Rejoin{Kind: codec.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.id.match, Frozen: frozen})
+	p.sendRejoin(p.ep.Links()[i], wire.Rejoin{Kind: wire.RejoinAccept, Players: l.Mask, Frame: int32(rr), Match: r.id.match, Frozen: frozen})
 }
 
 // sponsors reports whether this session decides the rejoin of player link
@@ -556,14 +556,14 @@ func (p *Session[S, I]) sponsors(i int) bool {
 
 // rejoinAt takes in the sponsor's word that the players of a link come
 // back at R.
-func (p *Session[S, I]) rejoinAt(from *link.Link, m *codec.Rejoin) {
+func (p *Session[S, I]) rejoinAt(from *link.Link, m *wire.Rejoin) {
 	i, ok := p.linkOf(m.Players)
 	if !ok || i == from.Index() || rollnet.Frame(m.Frame) <= rollnet.Frame(p.delay) {
 		from.Malformed()
 		return
 	}
 	rr := rollnet.Frame(m.Frame)
-	ack := codec.Rejoin{Kind: codec.RejoinAtAck, Players: m.Players, Frame: m.Frame}
+	ack := wire.Rejoin{Kind: wire.RejoinAtAck, Players: m.Players, Frame: m.Frame}
 	if p.rj.back[bits.TrailingZeros64(m.Players)] == rr {
 		p.sendRejoin(from, ack) // taken already: our ack was lost
 		return
@@ -603,12 +603,12 @@ func (p *Session[S, I]) adopt(i int, rr rollnet.Frame) {
 		p.disc[pl] = false
 		p.recv[pl] = rr - 1
 		for j := range p.status {
-			p.status[j][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
+			p.status[j][pl] = wire.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
 		}
 		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerRejoining, Player: pl, Frame: rr, Peer: l.Peer})
 	}
 	for pl := range p.players {
-		p.status[i][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
+		p.status[i][pl] = wire.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
 	}
 }
 
@@ -625,7 +625,7 @@ func (p *Session[S, I]) frozenDone(pl int) {
 // stale reports whether a peer's report that player is disconnected
 // predates the player's latest rejoin (a peer that disconnects it after
 // the rejoin reports a frame from R-1 on).
-func (p *Session[S, I]) stale(pl int, s codec.PeerStatus) bool {
+func (p *Session[S, I]) stale(pl int, s wire.PeerStatus) bool {
 	b := p.rj.back[pl]
 	return b != rollnet.NoFrame && rollnet.Frame(s.LastFrame) < b-1
 }
@@ -684,18 +684,18 @@ func (p *Session[S, I]) rejoinFlush(l *link.Link) bool {
 	if r.phase == phaseCatching {
 		if i == r.sponsor && r.catch.ackDue {
 			r.catch.ackDue = false
-			m := codec.InputAck{Seq: l.Seq(), Ack: int32(r.catch.caught)}
+			m := wire.InputAck{Seq: l.Seq(), Ack: int32(r.catch.caught)}
 			p.ep.Send(l, m.Append(p.ep.Buffer()))
 		}
 		return true
 	}
 	if r.phase == phaseLive && i == r.sponsor && r.catch.ackDue {
 		r.catch.ackDue = false // a feed datagram after the last ack got lost
-		m := codec.InputAck{Seq: l.Seq(), Ack: int32(r.r - 1)}
+		m := wire.InputAck{Seq: l.Seq(), Ack: int32(r.r - 1)}
 		p.ep.Send(l, m.Append(p.ep.Buffer()))
 	}
 	if !r.peers[i].tokAcked && p.running && p.ep.QualityDue(l) {
-		p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinToken, Players: p.local, Match: r.id.share, Secret: r.peers[i].key})
+		p.sendRejoin(l, wire.Rejoin{Kind: wire.RejoinToken, Players: p.local, Match: r.id.share, Secret: r.peers[i].key})
 	}
 	for j := range r.peers {
 		rr := r.peers[j].atR
@@ -703,7 +703,7 @@ func (p *Session[S, I]) rejoinFlush(l *link.Link) bool {
 			continue
 		}
 		if r.peers[j].atAcked&(1<<i) == 0 {
-			p.sendRejoin(l, codec.Rejoin{Kind: codec.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: r.peers[j].joiner})
+			p.sendRejoin(l, wire.Rejoin{Kind: wire.RejoinAt, Players: p.ep.Links()[j].Mask, Frame: int32(rr), Secret: r.peers[j].joiner})
 		} else if p.atDone(j) {
 			r.peers[j].atR = rollnet.NoFrame
 			r.ats--
@@ -742,7 +742,7 @@ func (p *Session[S, I]) feedCatchUp(l *link.Link) {
 // catchAck processes an InputAck from player link l: the catch-up frames
 // it holds.
 func (p *Session[S, I]) catchAck(l *link.Link, b []byte) {
-	m, _, err := codec.ParseInputAck(b)
+	m, _, err := wire.ParseInputAck(b)
 	pr := &p.rj.peers[l.Index()]
 	if err != nil || !pr.feeding || rollnet.Frame(m.Ack) > pr.feed.high || rollnet.Frame(m.Ack) < rollnet.Frame(p.delay)-1 {
 		l.Malformed()
@@ -783,7 +783,7 @@ func (p *Session[S, I]) accepted(s int, rr rollnet.Frame, frozen uint64) {
 		p.initLink(l)
 		l.Acked, l.Sent = rr-1, rr-1
 		for pl := range p.players {
-			p.status[i][pl] = codec.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
+			p.status[i][pl] = wire.PeerStatus{Connected: true, LastFrame: int32(rr - 1)}
 		}
 	}
 	for pl := range p.players {
@@ -803,8 +803,8 @@ func (p *Session[S, I]) catchInput(l *link.Link, b []byte) bool {
 	if l.Index() != r.sponsor || r.catch.in == nil {
 		return false
 	}
-	m := codec.Input{Size: p.size}
-	if _, err := codec.ParseInput(b, &m, r.catch.in, p.inStat); err != nil || m.Players != p.all || m.Players == l.Mask {
+	m := wire.Input{Size: p.size}
+	if _, err := wire.ParseInput(b, &m, r.catch.in, p.inStat); err != nil || m.Players != p.all || m.Players == l.Mask {
 		return false
 	}
 	if !p.ep.Accept(l, m.Seq) {

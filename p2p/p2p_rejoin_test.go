@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -268,8 +268,8 @@ func TestP2PRejoinNoToken(t *testing.T) {
 
 // rejoinSeeds adds a Rejoin message of every kind to a fuzz corpus.
 func rejoinSeeds(f *testing.F) {
-	for k := codec.RejoinToken; k <= codec.RejoinAtAck; k++ {
-		m := codec.Rejoin{Seq: 10, Kind: k, Players: 2, Frame: 40, Match: 7, Secret: [codec.SecretLen]byte{7}, Reason: 1}
+	for k := wire.RejoinToken; k <= wire.RejoinAtAck; k++ {
+		m := wire.Rejoin{Seq: 10, Kind: k, Players: 2, Frame: 40, Match: 7, Secret: [wire.SecretLen]byte{7}, Reason: 1}
 		f.Add(m.Append(nil))
 	}
 }
@@ -279,15 +279,15 @@ func rejoinSeeds(f *testing.F) {
 // never a panic, never a frame replayed that did not arrive.
 func FuzzP2PRejoinPacket(f *testing.F) {
 	fuzzSeeds(f)
-	all := codec.Input{Seq: 3, Ack: -1, Start: 1, Frames: 3, Players: 7, Size: 2, Inputs: make([]byte, 18)}
+	all := wire.Input{Seq: 3, Ack: -1, Start: 1, Frames: 3, Players: 7, Size: 2, Inputs: make([]byte, 18)}
 	f.Add(all.Append(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &scriptTransport{from: "p1", local: "p0"}
 		clock := p2pEpoch
 		p := fuzzP2P(t, tr, &clock, func(cfg *Config[uint16]) {
-			cfg.Rejoin = RejoinToken{Match: 7, Secret: [codec.SecretLen]byte{7}}
+			cfg.Rejoin = RejoinToken{Match: 7, Secret: [wire.SecretLen]byte{7}}
 		})
-		accept := codec.Rejoin{Seq: 1, Kind: codec.RejoinAccept, Players: 1, Frame: 50}
+		accept := wire.Rejoin{Seq: 1, Kind: wire.RejoinAccept, Players: 1, Frame: 50}
 		for round := range 4 {
 			tr.pkts = [][]byte{b, b[:len(b)/2]}
 			if round == 1 {
@@ -318,7 +318,7 @@ func TestP2PRejoinFlood(t *testing.T) {
 	tok, _ := n.p.RejoinToken()
 	c.drop(n, 6*time.Second)
 	ep := c.reopen(n)
-	bad := codec.Rejoin{Kind: codec.RejoinRequest, Players: 1 << 2, Match: tok.Match, Secret: [codec.SecretLen]byte{9}}
+	bad := wire.Rejoin{Kind: wire.RejoinRequest, Players: 1 << 2, Match: tok.Match, Secret: [wire.SecretLen]byte{9}}
 	refused := 0
 	buf := make([]byte, transport.MaxDatagram)
 	start := c.clock.Now()
@@ -583,7 +583,7 @@ func BenchmarkP2PRejoinReplay(b *testing.B) {
 
 // BenchmarkP2PRejoinFeed is what feeding a rejoining peer costs its
 // sponsor per tick: an op is one tick's burst (feedBurst datagrams of
-// codec.MaxFrames frames of 2 players, read from the archive, encoded and
+// wire.MaxFrames frames of 2 players, read from the archive, encoded and
 // sent). A 60 fps tick lasts 16.7 ms.
 func BenchmarkP2PRejoinFeed(b *testing.B) {
 	c := newCluster(b, clusterOpts{players: 2, seed: 41, mash: 0.2,
@@ -603,7 +603,7 @@ func BenchmarkP2PRejoinFeed(b *testing.B) {
 		pr := &r.peers[0]
 		pr.feed.start(1, p.ep.Time())
 		p.feedCatchUp(l)
-		if pr.feed.to != 1+feedBurst*codec.MaxFrames {
+		if pr.feed.to != 1+feedBurst*wire.MaxFrames {
 			b.Fatalf("sent to %d", pr.feed.to)
 		}
 	}

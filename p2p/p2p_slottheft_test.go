@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -23,7 +23,7 @@ type theftTransport struct {
 func (h *theftTransport) Receive(buf []byte) (int, transport.Peer, error) {
 	n, from, err := h.Transport.Receive(buf)
 	if err == nil && from == "p0" {
-		if m, _, perr := codec.ParseRejoin(buf[:n]); perr == nil && m.Kind == codec.RejoinToken {
+		if m, _, perr := wire.ParseRejoin(buf[:n]); perr == nil && m.Kind == wire.RejoinToken {
 			h.tokens = append(h.tokens, append([]byte(nil), buf[:n]...))
 		}
 	}
@@ -69,7 +69,7 @@ func theftCluster(t *testing.T, seed uint64) (c *p2pCluster, b, m *theftTranspor
 // seconds, to take A back with secret; then M talks to B again. It
 // requires that A keep its slot at B: B rebinds nothing, keeps sending A
 // its normal rate, and A advances every one of 600 frames.
-func stealA(t *testing.T, c *p2pCluster, b *theftTransport, secret [codec.SecretLen]byte) {
+func stealA(t *testing.T, c *p2pCluster, b *theftTransport, secret [wire.SecretLen]byte) {
 	t.Helper()
 	pA, pB, pM := c.nodes[0].p, c.nodes[1].p, c.nodes[2].p
 	tokM, ok := pM.RejoinToken()
@@ -79,7 +79,7 @@ func stealA(t *testing.T, c *p2pCluster, b *theftTransport, secret [codec.Secret
 	c.net.Partition("p2", "p1")
 	c.run(time.Second)
 	sentBefore, startA := b.toA, pA.Frame()
-	req := codec.Rejoin{Kind: codec.RejoinRequest, Players: 1 << 0, Match: tokM.Match, Secret: secret}
+	req := wire.Rejoin{Kind: wire.RejoinRequest, Players: 1 << 0, Match: tokM.Match, Secret: secret}
 	for range 120 {
 		req.Seq++
 		require.NoError(t, thief.Send("p1", req.Append(nil)))
@@ -112,7 +112,7 @@ func stealA(t *testing.T, c *p2pCluster, b *theftTransport, secret [codec.Secret
 // slot (B then sent A 1 datagram in 10 s, A advanced 298 of 600 frames).
 func TestP2PSlotTheftWithTokenSecret(t *testing.T) {
 	c, b, m := theftCluster(t, 281)
-	tok, _, err := codec.ParseRejoin(m.tokens[0])
+	tok, _, err := wire.ParseRejoin(m.tokens[0])
 	require.NoError(t, err)
 	stealA(t, c, b, tok.Secret)
 }

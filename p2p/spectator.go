@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/inputbytes"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -66,7 +66,7 @@ type Spectator[S any, I comparable] struct {
 	checks  link.Checks
 	rec     recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
 	inBuf   []byte
-	inStat  []codec.PeerStatus
+	inStat  []wire.PeerStatus
 }
 
 // NewSpectator returns a spectator of the session its host plays, over t,
@@ -90,8 +90,8 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 	if err != nil {
 		return nil, err
 	}
-	if core.InputSize() > codec.MaxInputSize {
-		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", errConfig, core.InputSize(), codec.MaxInputSize)
+	if core.InputSize() > wire.MaxInputSize {
+		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", errConfig, core.InputSize(), wire.MaxInputSize)
 	}
 	s := &Spectator[S, I]{
 		ep:      link.NewEndpoint(t, n, protocolVersion),
@@ -121,8 +121,8 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 	}
 	s.host = l
 	s.hist = newHistory(spectatorBuffer, cfg.Players, s.size)
-	s.inBuf = make([]byte, codec.MaxFrames*cfg.Players*s.size)
-	s.inStat = make([]codec.PeerStatus, codec.MaxPlayers)
+	s.inBuf = make([]byte, wire.MaxFrames*cfg.Players*s.size)
+	s.inStat = make([]wire.PeerStatus, wire.MaxPlayers)
 	s.ep.ExpectPeers()
 	return s, nil
 }
@@ -221,9 +221,9 @@ func (s *Spectator[S, I]) pump() {
 	}
 }
 
-func (s *Spectator[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
+func (s *Spectator[S, I]) handle(l *link.Link, typ wire.Type, b []byte) {
 	switch typ {
-	case codec.TypeSyncRequest, codec.TypeSyncReply:
+	case wire.TypeSyncRequest, wire.TypeSyncReply:
 		if s.ep.HandleSync(l, typ, b) {
 			s.ep.Synced(l)
 		}
@@ -233,9 +233,9 @@ func (s *Spectator[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 		return
 	}
 	switch typ {
-	case codec.TypeInput:
+	case wire.TypeInput:
 		s.handleInput(l, b)
-	case codec.TypeChecksum:
+	case wire.TypeChecksum:
 		s.ep.RemoteChecksum(l, &s.checks, b)
 	default:
 		l.Malformed()
@@ -244,8 +244,8 @@ func (s *Spectator[S, I]) handle(l *link.Link, typ codec.Type, b []byte) {
 
 func (s *Spectator[S, I]) handleInput(l *link.Link, b []byte) {
 	all := ^uint64(0) >> (64 - s.players)
-	m := codec.Input{Size: s.size}
-	if _, err := codec.ParseInput(b, &m, s.inBuf, s.inStat); err != nil || m.Players != all {
+	m := wire.Input{Size: s.size}
+	if _, err := wire.ParseInput(b, &m, s.inBuf, s.inStat); err != nil || m.Players != all {
 		l.Malformed()
 		return
 	}
@@ -314,7 +314,7 @@ func (s *Spectator[S, I]) flush() {
 	if s.ackDue || ack != s.ackSent || check {
 		s.ackDue = false
 		s.ackSent = ack
-		m := codec.InputAck{Seq: l.Seq(), Ack: int32(ack), HasChecksum: check, CheckFrame: int32(f), Checksum: sum}
+		m := wire.InputAck{Seq: l.Seq(), Ack: int32(ack), HasChecksum: check, CheckFrame: int32(f), Checksum: sum}
 		s.ep.Send(l, m.Append(s.ep.Buffer()))
 	}
 	s.ep.KeepAlive(l, 0)

@@ -14,6 +14,7 @@ import (
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/testkit"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
@@ -82,7 +83,7 @@ type t6World struct {
 	pkt    []byte
 	inputs []byte
 	outIn  []byte
-	status []codec.PeerStatus
+	status []wire.PeerStatus
 
 	// Raw datagrams.
 	x, y  *local.Endpoint
@@ -137,10 +138,10 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 	require.NoError(t, err)
 	w.packBuf = make([]byte, 0, codec.InputsHeaderLen+16*2*2)
 
-	w.pkt = make([]byte, 0, codec.MaxPacket)
+	w.pkt = make([]byte, 0, wire.MaxPacket)
 	w.inputs = make([]byte, 64*2*2)
-	w.outIn = make([]byte, codec.MaxFrames*codec.MaxPlayers*codec.MaxInputSize)
-	w.status = make([]codec.PeerStatus, codec.MaxPlayers)
+	w.outIn = make([]byte, wire.MaxFrames*wire.MaxPlayers*wire.MaxInputSize)
+	w.status = make([]wire.PeerStatus, wire.MaxPlayers)
 
 	w.x, err = w.net.Endpoint("x")
 	require.NoError(t, err)
@@ -338,58 +339,58 @@ func (w *t6World) opCodec() {
 				in[i] = byte(w.rng.Uint32())
 			}
 		}
-		m := codec.Input{Seq: seq, Ack: int32(w.rng.IntN(1000)) - 1, Start: int32(w.rng.IntN(1 << 20)),
+		m := wire.Input{Seq: seq, Ack: int32(w.rng.IntN(1000)) - 1, Start: int32(w.rng.IntN(1 << 20)),
 			Frames: frames, Players: 0b11, Size: 2, Inputs: in}
 		b = m.Append(b)
-		got := codec.Input{Size: 2}
-		if _, err = codec.ParseInput(b, &got, w.outIn, w.status); err != nil ||
+		got := wire.Input{Size: 2}
+		if _, err = wire.ParseInput(b, &got, w.outIn, w.status); err != nil ||
 			got.Seq != m.Seq || got.Ack != m.Ack || got.Start != m.Start || got.Frames != m.Frames ||
 			got.Players != m.Players || !bytes.Equal(got.Inputs, m.Inputs) {
 			w.fail("Input round trip: %v", err)
 		}
-		if _, err = codec.ParseInput(b[:len(b)-1], &got, w.outIn, w.status); err == nil {
+		if _, err = wire.ParseInput(b[:len(b)-1], &got, w.outIn, w.status); err == nil {
 			w.fail("truncated Input parsed")
 		}
 	case 1:
-		m := codec.SyncRequest{Seq: seq, Nonce: w.rng.Uint64(), Protocol: 1, Settings: w.rng.Uint64()}
+		m := wire.SyncRequest{Seq: seq, Nonce: w.rng.Uint64(), Protocol: 1, Settings: w.rng.Uint64()}
 		b = m.Append(b)
-		got, _, err := codec.ParseSyncRequest(b)
+		got, _, err := wire.ParseSyncRequest(b)
 		if err != nil || got != m {
 			w.fail("SyncRequest round trip: %v", err)
 		}
-		if _, _, err = codec.ParseSyncRequest(b[:len(b)-1]); err == nil {
+		if _, _, err = wire.ParseSyncRequest(b[:len(b)-1]); err == nil {
 			w.fail("truncated SyncRequest parsed")
 		}
 	case 2:
-		m := codec.QualityReport{Seq: seq, FrameAdvantage: int32(w.rng.IntN(41)) - 20, Ping: w.rng.Uint64() >> 8}
+		m := wire.QualityReport{Seq: seq, FrameAdvantage: int32(w.rng.IntN(41)) - 20, Ping: w.rng.Uint64() >> 8}
 		b = m.Append(b)
-		got, _, err := codec.ParseQualityReport(b)
+		got, _, err := wire.ParseQualityReport(b)
 		if err != nil || got != m {
 			w.fail("QualityReport round trip: %v", err)
 		}
-		if _, _, err = codec.ParseQualityReport(b[:len(b)-1]); err == nil {
+		if _, _, err = wire.ParseQualityReport(b[:len(b)-1]); err == nil {
 			w.fail("truncated QualityReport parsed")
 		}
 	case 3:
-		m := codec.Checksum{Seq: seq, Frame: int32(w.rng.IntN(1 << 24)), Checksum: w.rng.Uint32()}
+		m := wire.Checksum{Seq: seq, Frame: int32(w.rng.IntN(1 << 24)), Checksum: w.rng.Uint32()}
 		b = m.Append(b)
-		got, _, err := codec.ParseChecksum(b)
+		got, _, err := wire.ParseChecksum(b)
 		if err != nil || got != m {
 			w.fail("Checksum round trip: %v", err)
 		}
-		if _, _, err = codec.ParseChecksum(b[:len(b)-1]); err == nil {
+		if _, _, err = wire.ParseChecksum(b[:len(b)-1]); err == nil {
 			w.fail("truncated Checksum parsed")
 		}
 	case 4:
-		m := codec.InputAck{Seq: seq, Ack: int32(w.rng.IntN(1<<16)) - 1}
+		m := wire.InputAck{Seq: seq, Ack: int32(w.rng.IntN(1<<16)) - 1}
 		b = m.Append(b)
-		got, _, err := codec.ParseInputAck(b)
+		got, _, err := wire.ParseInputAck(b)
 		if err != nil || got != m {
 			w.fail("InputAck round trip: %v", err)
 		}
 		// Garbage: a header with a wrong version.
 		b[0] ^= 0xf0
-		if _, _, err = codec.ParseInputAck(b); err == nil {
+		if _, _, err = wire.ParseInputAck(b); err == nil {
 			w.fail("InputAck with a wrong version parsed")
 		}
 	}

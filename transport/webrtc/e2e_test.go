@@ -17,7 +17,7 @@ import (
 
 	"github.com/pion/transport/v5/vnet"
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
@@ -51,9 +51,9 @@ type inputProbe struct {
 	sentAt map[int32]time.Time
 	acked  int32
 	rtts   []time.Duration
-	msg    codec.Input
+	msg    wire.Input
 	inputs []byte
-	status []codec.PeerStatus
+	status []wire.PeerStatus
 }
 
 func newInputProbe(t transport.Transport) *inputProbe {
@@ -61,15 +61,15 @@ func newInputProbe(t transport.Transport) *inputProbe {
 		Transport: t,
 		sentAt:    map[int32]time.Time{},
 		acked:     -1,
-		inputs:    make([]byte, codec.MaxFrames*codec.MaxPlayers*2),
-		status:    make([]codec.PeerStatus, codec.MaxPlayers),
+		inputs:    make([]byte, wire.MaxFrames*wire.MaxPlayers*2),
+		status:    make([]wire.PeerStatus, wire.MaxPlayers),
 	}
 }
 
 func (p *inputProbe) Send(to transport.Peer, b []byte) error {
-	if typ, _, _, err := codec.ParseHeader(b); err == nil && typ == codec.TypeInput {
+	if typ, _, _, err := wire.ParseHeader(b); err == nil && typ == wire.TypeInput {
 		p.msg.Size = 2
-		if _, err := codec.ParseInput(b, &p.msg, p.inputs, p.status); err == nil {
+		if _, err := wire.ParseInput(b, &p.msg, p.inputs, p.status); err == nil {
 			now := time.Now()
 			for f := p.msg.Start; f < p.msg.Start+int32(p.msg.Frames); f++ {
 				if _, ok := p.sentAt[f]; !ok && f > p.acked {
@@ -87,16 +87,16 @@ func (p *inputProbe) Receive(buf []byte) (int, transport.Peer, error) {
 		return n, from, err
 	}
 	ack := int32(-1)
-	switch typ, _, _, herr := codec.ParseHeader(buf[:n]); {
+	switch typ, _, _, herr := wire.ParseHeader(buf[:n]); {
 	case herr != nil:
-	case typ == codec.TypeInput:
-		var m codec.Input
+	case typ == wire.TypeInput:
+		var m wire.Input
 		m.Size = 2
-		if _, err := codec.ParseInput(buf[:n], &m, p.inputs, p.status); err == nil {
+		if _, err := wire.ParseInput(buf[:n], &m, p.inputs, p.status); err == nil {
 			ack = m.Ack
 		}
-	case typ == codec.TypeInputAck:
-		if m, _, err := codec.ParseInputAck(buf[:n]); err == nil {
+	case typ == wire.TypeInputAck:
+		if m, _, err := wire.ParseInputAck(buf[:n]); err == nil {
 			ack = m.Ack
 		}
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport"
@@ -392,10 +392,10 @@ func (g *fleetGate) drain() {
 // nothing until its timeout. It returns the match b goes to (nil: none,
 // the host drains or is full).
 func (fh *fleetHost) relinger(m *fleetMatch, b []byte, now time.Time) *fleetMatch {
-	if typ, _, _, err := codec.ParseHeader(b); err != nil || typ != codec.TypeHello {
+	if typ, _, _, err := wire.ParseHeader(b); err != nil || typ != wire.TypeHello {
 		return m
 	}
-	hello, _, err := codec.ParseHello(b)
+	hello, _, err := wire.ParseHello(b)
 	if err != nil {
 		return m
 	}

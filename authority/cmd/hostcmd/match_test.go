@@ -8,7 +8,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -37,7 +37,7 @@ const line3Room = "r3"
 // The announce message travels beside the mode's packets with the type
 // byte the codec does not use: [Version<<4] "lsum" [frame u32] [crc u32].
 const (
-	sumType  = codec.Version << 4
+	sumType  = wire.Version << 4
 	sumMagic = "lsum"
 	sumLen   = 1 + len(sumMagic) + 8
 )
