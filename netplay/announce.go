@@ -117,7 +117,7 @@ func (a *Announcer) Close() error                           { return nil }
 
 // SendBulk goes through the real transport's bulk path when it has one.
 func (a *Announcer) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	if bs, ok := a.inner.(bulkSender); ok {
+	if bs, ok := a.inner.(transport.BulkSender); ok {
 		return bs.SendBulk(to, b)
 	}
 	err := a.inner.Send(to, b)

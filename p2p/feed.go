@@ -21,7 +21,7 @@ package p2p
 //     (once a round trip), without waiting for the go-back.
 //
 // The feed's datagrams go through the transport's bulk path when it has
-// one (link.BulkSender; webrtc.Transport's SendBulk queues up to 64 KiB
+// one (transport.BulkSender; webrtc.Transport's SendBulk queues up to 64 KiB
 // where Send drops above 256 B, so that a live stream never waits behind
 // stale datagrams): the burst stops at the first datagram the transport
 // does not take, and sends it again next tick, so that none is lost to the

@@ -29,7 +29,7 @@ import (
 // An Endpoint is not safe for concurrent use.
 type Endpoint struct {
 	tr       transport.Transport
-	bulk     BulkSender // tr, if it is one
+	bulk     transport.BulkSender // tr, if it is one
 	net      Settings
 	protocol uint16
 	start    elapsed.Origin // when the endpoint was made
@@ -52,7 +52,7 @@ type Endpoint struct {
 // NewEndpoint returns an endpoint over tr with settings n, whose handshake
 // requires protocol (the owner's protocol version) at both ends.
 func NewEndpoint(tr transport.Transport, n Settings, protocol uint16) Endpoint {
-	bulk, _ := tr.(BulkSender)
+	bulk, _ := tr.(transport.BulkSender)
 	return Endpoint{
 		tr:       tr,
 		bulk:     bulk,
@@ -150,13 +150,6 @@ func (e *Endpoint) sent(l *Link, b []byte, err error) {
 	l.pktsSent++
 	l.bytesSent += uint64(len(b))
 	l.winSent += uint64(len(b))
-}
-
-// BulkSender is implemented by transports with a send path for bulk
-// transfers (webrtc.Transport): SendBulk queues deeper than Send, and
-// reports whether it took the datagram.
-type BulkSender interface {
-	SendBulk(to transport.Peer, b []byte) (bool, error)
 }
 
 // SendBulk is Send for a datagram of a bulk transfer: through the

@@ -83,9 +83,12 @@ type Config struct {
 
 	// MaxPeers bounds the admitted peers (host); a client over it is
 	// refused. MaxPending bounds connections past the handshake waiting
-	// for their hello. MaxConnsPerAddr bounds the connections (handshaking,
-	// pending or admitted) from one IP address: the next handshake from it
-	// is refused before any TLS work. 0 means the defaults (64, 16, 8).
+	// for their hello (or a WebTransport session's hello): a new one
+	// closes the oldest, its own address's oldest once the address holds
+	// an eighth of MaxPending. MaxConnsPerAddr bounds the connections
+	// (handshaking, pending or admitted) from one IP address: the next
+	// handshake from it is refused before any TLS work. 0 means the
+	// defaults (64, 16, 8).
 	MaxPeers        int
 	MaxPending      int
 	MaxConnsPerAddr int

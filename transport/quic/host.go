@@ -41,7 +41,7 @@ type hostState struct {
 
 	mu      sync.Mutex
 	perAddr map[netip.Addr]int // connections held per IP: handshaking, pending or admitted
-	pending int                // connections past the handshake, before their welcome
+	pending []*pendingConn     // connections past the handshake, before their hello, oldest first
 	unknown int                // connections not admitted yet (handshaking or pending)
 	seq     uint64             // ids of clients without a token
 }
@@ -204,6 +204,7 @@ type connSlot struct {
 	ticket   *connecttoken.Ticket // reserved by checkToken
 	redeemed bool                 // the hello showed the ticket's key
 	session  bool                 // a WebTransport session was asked for
+	pending  *pendingConn         // its place among the pending, once past the handshake
 }
 
 // tokenALPNPrefix marks the ALPN entry that carries a client's connect
@@ -263,8 +264,9 @@ func (h *hostState) release(c *connSlot) {
 		h.t.cfg.Tokens.Release(*c.ticket)
 	}
 	if c.unknown {
-		h.unknown--
+		h.known(c)
 	}
+	h.leaveLocked(c.pending)
 	if h.perAddr[c.ip]--; h.perAddr[c.ip] <= 0 {
 		delete(h.perAddr, c.ip)
 	}
@@ -298,6 +300,13 @@ func addrIP(a net.Addr) netip.Addr {
 	return ap.Addr().Unmap()
 }
 
+// known notes that c's connection is admitted or gone: no longer one of
+// the unknown. h.mu is held.
+func (h *hostState) known(c *connSlot) {
+	c.unknown = false
+	h.unknown--
+}
+
 func (h *hostState) acceptLoop() {
 	defer h.t.wg.Done()
 	for {
@@ -305,32 +314,23 @@ func (h *hostState) acceptLoop() {
 		if err != nil {
 			return
 		}
+		// A WebTransport connection waits for its session's hello as a
+		// native one waits for its hello, in the same pool.
+		slot, _ := conn.Context().Value(connSlotKey{}).(*connSlot)
+		if !h.enter(slot, conn) {
+			continue
+		}
+		h.t.wg.Add(1)
 		if h.wt != nil && conn.ConnectionState().TLS.NegotiatedProtocol == alpnH3 {
-			h.t.wg.Add(1)
 			go func() {
 				defer h.t.wg.Done()
 				h.wt.serve(conn)
 			}()
 			continue
 		}
-		h.mu.Lock()
-		full := h.pending >= h.t.cfg.MaxPending
-		if !full {
-			h.pending++
-		}
-		h.mu.Unlock()
-		if full {
-			h.t.c.connsRefusedFull.Add(1)
-			_ = conn.CloseWithError(0, "busy")
-			continue
-		}
-		h.t.wg.Add(1)
 		go func() {
 			defer h.t.wg.Done()
 			h.admitConn(conn)
-			h.mu.Lock()
-			h.pending--
-			h.mu.Unlock()
 		}()
 	}
 }
@@ -369,6 +369,9 @@ func (h *hostState) admit(a admitting) {
 	t := h.t
 	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.HelloTimeout)
 	defer cancel()
+	if a.slot != nil {
+		defer h.leave(a.slot)
+	}
 	str, err := a.accept(ctx)
 	if err != nil {
 		t.c.hellosBad.Add(1)
@@ -377,6 +380,9 @@ func (h *hostState) admit(a admitting) {
 	}
 	_ = str.SetDeadline(time.Now().Add(t.cfg.HelloTimeout))
 	b, err := io.ReadAll(io.LimitReader(str, maxHelloLen+1))
+	if a.slot != nil {
+		h.leave(a.slot) // what follows is the host's own work: not evicted
+	}
 	var hi hello
 	if err == nil {
 		var n int
@@ -432,8 +438,7 @@ func (h *hostState) admit(a admitting) {
 	if slot != nil {
 		h.mu.Lock()
 		if slot.unknown && !slot.released {
-			slot.unknown = false
-			h.unknown--
+			h.known(slot)
 		}
 		h.mu.Unlock()
 	}

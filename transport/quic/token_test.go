@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -147,9 +148,9 @@ func TestTokenReconnectIsTheSamePeer(t *testing.T) {
 	defer second.Close()
 	require.Equal(t, first.Local(), second.Local())
 	require.Equal(t, []string{"client-7"}, peerNames(h))
-	var gone []PeerEvent
+	var gone []transport.PeerEvent
 	for _, e := range h.Events(nil) {
-		if e.Kind == PeerGone {
+		if e.Kind == transport.PeerGone {
 			gone = append(gone, e)
 		}
 	}

@@ -49,7 +49,7 @@ func TestAllocsPerDatagram(t *testing.T) {
 		}
 	}, "a datagram pushed, received, sent and sent bulk")
 	var peers []transport.Peer
-	var events []PeerEvent
+	var events []transport.PeerEvent
 	allocs.RequireZeroHere(t, 100, func() {
 		peers = a.Peers(peers[:0])
 		events = a.Events(events[:0])

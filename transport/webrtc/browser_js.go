@@ -51,6 +51,8 @@ import (
 	"sync"
 	"syscall/js"
 	"time"
+
+	"github.com/rollnet/rollnet/transport"
 )
 
 // ICEServer is a STUN or TURN server for ICE: an RTCIceServer (natively
@@ -289,7 +291,7 @@ func (t *Transport) opened(p *peer) {
 		return
 	}
 	p.rw = browserChannel{c}
-	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
+	t.emitLocked(transport.PeerEvent{Kind: transport.PeerConnected, Peer: p.id})
 	t.mu.Unlock()
 	c.on(c.dc, "message", func(_ js.Value, args []js.Value) {
 		if dead {

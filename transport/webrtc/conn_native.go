@@ -13,6 +13,7 @@ import (
 	pion "github.com/pion/webrtc/v4"
 
 	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/transport"
 )
 
 // ICEServer is a STUN or TURN server for ICE: pion's own type natively (in
@@ -156,7 +157,7 @@ func (t *Transport) opened(p *peer) {
 	}
 	p.rw = rw
 	t.wg.Add(1)
-	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
+	t.emitLocked(transport.PeerEvent{Kind: transport.PeerConnected, Peer: p.id})
 	t.mu.Unlock()
 	go t.readLoop(p, rw, t.q.Lane(p.id))
 }

@@ -32,7 +32,7 @@
 //     datagram, so that the sender stops its burst there.
 //   - A peer whose PeerConnection fails (ICE gave up: about 3.2 s of
 //     silence with the default timeouts) or closes is gone for good: Send
-//     returns transport.ErrPeerGone and a PeerGone event says why. A peer
+//     returns transport.ErrPeerGone and a transport.PeerGone event says why. A peer
 //     that sends more than MaxMessageSize in one message is disconnected.
 //   - Peers are found through the Signaler: a peer already present offers
 //     to each newcomer (if both offer, the lower id wins), once no

@@ -103,7 +103,7 @@ func TestBothOfferLowerIDWins(t *testing.T) {
 	require.Equal(t, transport.Peer("b"), from)
 	require.Equal(t, uint64(1), a.Stats().SignalsInvalid, "a ignores b's offer")
 	for _, e := range b.Events(nil) {
-		require.Equal(t, PeerConnected, e.Kind, "b's replaced offer is not reported")
+		require.Equal(t, transport.PeerConnected, e.Kind, "b's replaced offer is not reported")
 	}
 }
 
@@ -138,7 +138,7 @@ func TestHostileSignalsAreIgnored(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ev := waitEvent(ctx, t, a, PeerGone) // y's garbage offer ends y
+	ev := waitEvent(ctx, t, a, transport.PeerGone) // y's garbage offer ends y
 	require.Equal(t, transport.Peer("y"), ev.Peer)
 	require.ErrorIs(t, ev.Err, ErrSignaling)
 	require.Eventually(t, func() bool { return a.Stats().SignalsInvalid == 10 }, 5*time.Second, time.Millisecond,

@@ -103,7 +103,7 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 	require.Equal(t, "fine", string(buf[:n]))
 
 	require.NoError(t, dc.Send(make([]byte, 4000)))
-	ev := waitEvent(ctx, t, a, PeerGone)
+	ev := waitEvent(ctx, t, a, transport.PeerGone)
 	require.Equal(t, transport.Peer("b"), ev.Peer)
 	require.ErrorIs(t, ev.Err, ErrOversizeMessage)
 	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)

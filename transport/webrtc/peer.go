@@ -439,15 +439,15 @@ func (t *Transport) interrupted(p *peer, now bool) {
 		return
 	}
 	p.interrupted = now
-	kind := PeerResumed
+	kind := transport.PeerResumed
 	if now {
-		kind = PeerInterrupted
+		kind = transport.PeerInterrupted
 	}
-	t.emitLocked(PeerEvent{Kind: kind, Peer: p.id})
+	t.emitLocked(transport.PeerEvent{Kind: kind, Peer: p.id})
 }
 
 // peerGone removes p for good: Send returns transport.ErrPeerGone, a
-// PeerGone event is recorded, and its connection is closed. A peer that
+// transport.PeerGone event is recorded, and its connection is closed. A peer that
 // left through signaling while its channel is open stays (onlyUnopened):
 // the data channel outlives the rendezvous, and ICE reports a real
 // departure.
@@ -459,7 +459,7 @@ func (t *Transport) peerGone(p *peer, reason error, onlyUnopened bool) {
 	}
 	p.gone = reason
 	p.rw = nil
-	t.emitLocked(PeerEvent{Kind: PeerGone, Peer: p.id, Err: reason})
+	t.emitLocked(transport.PeerEvent{Kind: transport.PeerGone, Peer: p.id, Err: reason})
 	c := p.c
 	if c != nil {
 		t.wg.Add(1)

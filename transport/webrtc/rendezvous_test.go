@@ -54,7 +54,7 @@ func TestPeerLeftBeforeConnecting(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ev := waitEvent(ctx, t, a, PeerGone)
+	ev := waitEvent(ctx, t, a, transport.PeerGone)
 	require.Equal(t, transport.Peer("b"), ev.Peer)
 	require.ErrorIs(t, ev.Err, ErrPeerLeft)
 	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)

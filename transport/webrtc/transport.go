@@ -13,47 +13,6 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// PeerEventKind is the kind of a PeerEvent.
-type PeerEventKind uint8
-
-// The peer events.
-const (
-	// PeerConnected: the peer's data channel opened; Send reaches it.
-	PeerConnected PeerEventKind = iota + 1
-	// PeerGone: the peer failed, closed or left; Send returns
-	// transport.ErrPeerGone from now on. Err says why.
-	PeerGone
-	// PeerInterrupted: nothing came from the peer for
-	// Config.ICEDisconnectedTimeout; it may come back (PeerResumed) or be
-	// gone after Config.ICEFailedTimeout more.
-	PeerInterrupted
-	// PeerResumed: an interrupted peer is heard again.
-	PeerResumed
-)
-
-func (k PeerEventKind) String() string {
-	switch k {
-	case PeerConnected:
-		return "connected"
-	case PeerGone:
-		return "gone"
-	case PeerInterrupted:
-		return "interrupted"
-	case PeerResumed:
-		return "resumed"
-	}
-	return "unknown"
-}
-
-// PeerEvent reports a peer's data channel opening or its connection ending.
-type PeerEvent struct {
-	Kind PeerEventKind
-	Peer transport.Peer
-	// Err is the reason for PeerGone: ErrICEFailed, ErrPeerClosed,
-	// ErrPeerLeft, ErrOversizeMessage or an error wrapping ErrSignaling.
-	Err error
-}
-
 // Stats counts what a Transport did. All counters only grow.
 type Stats struct {
 	PacketsSent     uint64 // datagrams handed to a data channel
@@ -121,7 +80,7 @@ type Transport struct {
 	closed bool
 	sigErr error
 	peers  map[transport.Peer]*peer
-	set    *recvqueue.PeerSet[*peer, PeerEvent] // the open peers of peers, and the events
+	set    *recvqueue.PeerSet[*peer] // the open peers of peers, and the events
 
 	joined []transport.Peer // signal loop only: joined, not offered to yet
 }
@@ -182,7 +141,7 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 		loopDone: make(chan struct{}),
 		peers:    make(map[transport.Peer]*peer),
 	}
-	t.set = recvqueue.NewPeerSet[*peer, PeerEvent](&t.mu, &t.closed, t.peers, (*peer).open, 4*cfg.MaxPeers, false)
+	t.set = recvqueue.NewPeerSet[*peer](&t.mu, &t.closed, t.peers, (*peer).open, 4*cfg.MaxPeers, false)
 	go t.run()
 	return t, nil
 }
@@ -289,9 +248,14 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 }
 
 // Events appends the peer events since the last call to dst and returns the
-// extended slice. Events are kept up to a bound (4 per peer slot); past it
+// extended slice (see transport.PeerSet): PeerConnected when a peer's data
+// channel opens; PeerInterrupted when nothing came from it for
+// Config.ICEDisconnectedTimeout, PeerResumed when it is heard again;
+// PeerGone, after Config.ICEFailedTimeout more or when it closed or left,
+// with Err ErrICEFailed, ErrPeerClosed, ErrPeerLeft, ErrOversizeMessage or
+// an error wrapping ErrSignaling. Events are kept up to a bound (4 per peer slot); past it
 // they are dropped and counted in Stats.EventsDropped.
-func (t *Transport) Events(dst []PeerEvent) []PeerEvent {
+func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
 }
 
@@ -372,12 +336,14 @@ func (t *Transport) Close() error {
 }
 
 // emitLocked records a peer event. t.mu must be held for writing.
-func (t *Transport) emitLocked(e PeerEvent) { t.set.EmitLocked(e) }
+func (t *Transport) emitLocked(e transport.PeerEvent) { t.set.EmitLocked(e) }
 
 // open reports whether p's data channel is open. Transport.mu must be held.
 func (p *peer) open() bool { return p.rw != nil && p.gone == nil }
 
 var (
-	_ transport.Transport = (*Transport)(nil)
-	_ transport.Expecter  = (*Transport)(nil)
+	_ transport.Transport  = (*Transport)(nil)
+	_ transport.Expecter   = (*Transport)(nil)
+	_ transport.PeerSet    = (*Transport)(nil)
+	_ transport.BulkSender = (*Transport)(nil)
 )

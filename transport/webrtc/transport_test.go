@@ -52,8 +52,8 @@ func TestLoopbackRoundTrip(t *testing.T) {
 	a, b, _ := loopPair(t, Config{})
 	require.Equal(t, []transport.Peer{"b"}, a.Peers(nil))
 	require.Equal(t, []transport.Peer{"a"}, b.Peers(nil))
-	require.Equal(t, []PeerEvent{{Kind: PeerConnected, Peer: "b"}}, a.Events(nil))
-	require.Equal(t, []PeerEvent{{Kind: PeerConnected, Peer: "a"}}, b.Events(nil))
+	require.Equal(t, []transport.PeerEvent{{Kind: transport.PeerConnected, Peer: "b"}}, a.Events(nil))
+	require.Equal(t, []transport.PeerEvent{{Kind: transport.PeerConnected, Peer: "a"}}, b.Events(nil))
 
 	buf := make([]byte, transport.MaxDatagram)
 	require.NoError(t, a.Send("b", []byte("ping")))
@@ -125,7 +125,7 @@ func TestRemoteCloseRemovesPeer(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ev := waitEvent(ctx, t, a, PeerGone)
+	ev := waitEvent(ctx, t, a, transport.PeerGone)
 	require.Equal(t, transport.Peer("b"), ev.Peer)
 	require.ErrorIs(t, ev.Err, ErrPeerClosed)
 	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)
@@ -133,7 +133,7 @@ func TestRemoteCloseRemovesPeer(t *testing.T) {
 }
 
 // waitEvent waits for the next event of kind on tr.
-func waitEvent(ctx context.Context, t *testing.T, tr *Transport, kind PeerEventKind) PeerEvent {
+func waitEvent(ctx context.Context, t *testing.T, tr *Transport, kind transport.PeerEventKind) transport.PeerEvent {
 	t.Helper()
 	for {
 		for _, e := range tr.Events(nil) {

@@ -156,7 +156,7 @@ func TestVNetLatencyAndLoss(t *testing.T) {
 // disconnected, not failed), and reports how many datagrams sent during the
 // blackout were delivered, and when the first datagram sent after it
 // arrived.
-func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Duration, st Stats, events []PeerEvent) {
+func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Duration, st Stats, events []transport.PeerEvent) {
 	var dead atomic.Bool
 	a, b := vnetPair(t, cfg, 10*time.Millisecond, func(vnet.Chunk) bool { return !dead.Load() })
 	pkt := make([]byte, 64)
@@ -198,10 +198,10 @@ func blackout(t *testing.T, cfg Config) (staleDelivered int, recovery time.Durat
 func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		stale, recovery, st, events := blackout(t, Config{})
-		require.Equal(t, []PeerEvent{
-			{Kind: PeerConnected, Peer: "b"},
-			{Kind: PeerInterrupted, Peer: "b"},
-			{Kind: PeerResumed, Peer: "b"},
+		require.Equal(t, []transport.PeerEvent{
+			{Kind: transport.PeerConnected, Peer: "b"},
+			{Kind: transport.PeerInterrupted, Peer: "b"},
+			{Kind: transport.PeerResumed, Peer: "b"},
 		}, events)
 		t.Logf("default: %d of 94 blackout datagrams delivered late, %d skipped, recovered %v after the path healed",
 			stale, st.SendsSkipped, recovery)
@@ -250,7 +250,7 @@ func TestVNetPeerInfo(t *testing.T) {
 		dead.Store(true)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		waitEvent(ctx, t, a, PeerGone)
+		waitEvent(ctx, t, a, transport.PeerGone)
 		_, err = a.PeerInfo("b")
 		require.ErrorIs(t, err, transport.ErrPeerGone)
 		require.NoError(t, a.Close())
@@ -270,12 +270,12 @@ func TestVNetICEFailureRemovesPeer(t *testing.T) {
 		blackout.Store(true)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		ev := waitEvent(ctx, t, a, PeerGone)
+		ev := waitEvent(ctx, t, a, transport.PeerGone)
 		elapsed := time.Since(start)
 		require.Equal(t, transport.Peer("b"), ev.Peer)
 		require.ErrorIs(t, ev.Err, ErrICEFailed)
 		require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)
-		ev = waitEvent(ctx, t, b, PeerGone)
+		ev = waitEvent(ctx, t, b, transport.PeerGone)
 		require.ErrorIs(t, ev.Err, ErrICEFailed)
 		// Disconnected after 1 s of silence, failed 2 s later, checked every
 		// 250 ms (keep-alive) or so.
