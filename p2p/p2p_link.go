@@ -61,7 +61,7 @@ import (
 )
 
 // protocolVersion is the P2P protocol's version, exchanged (and required to
-// match) in the handshake. The wire version is wire.Version.
+// match) in the handshake. The wire version is wire.Version (internal/wire).
 const protocolVersion = 4 // 2: checksums ride on Input and InputAck; 3: behind a flag bit, not leftover bytes; 4: a rejoin key per pair of peers, never the secret
 
 // syncReplyBudget is how many handshake replies a peer gets per SyncRetry
