@@ -5,15 +5,15 @@ import (
 	"time"
 )
 
-// Defaults for the zero fields of Config.
+// The defaults of Config's zero fields (Check shows them resolved).
 const (
-	DefaultName        = "rollnet"
-	DefaultHeartbeat   = 500 * time.Millisecond
-	DefaultDeadAfter   = 2 * time.Second
-	DefaultOpTimeout   = 2 * time.Second
-	DefaultTokenTTL    = 30 * time.Second
-	DefaultPlaceExpiry = 15 * time.Second
-	DefaultForgetAfter = time.Minute
+	defaultName        = "rollnet"
+	defaultHeartbeat   = 500 * time.Millisecond
+	defaultDeadAfter   = 2 * time.Second
+	defaultOpTimeout   = 2 * time.Second
+	defaultTokenTTL    = 30 * time.Second
+	defaultPlaceExpiry = 15 * time.Second
+	defaultForgetAfter = time.Minute
 )
 
 // Config is the fleet's timing and names, shared by hosts and placers. Its
@@ -45,7 +45,7 @@ type Config struct {
 
 func (c Config) withDefaults() (Config, error) {
 	if c.Name == "" {
-		c.Name = DefaultName
+		c.Name = defaultName
 	}
 	for _, r := range c.Name {
 		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
@@ -57,12 +57,12 @@ func (c Config) withDefaults() (Config, error) {
 		v    *time.Duration
 		def  time.Duration
 	}{
-		{"Heartbeat", &c.Heartbeat, DefaultHeartbeat},
-		{"DeadAfter", &c.DeadAfter, DefaultDeadAfter},
-		{"OpTimeout", &c.OpTimeout, DefaultOpTimeout},
-		{"TokenTTL", &c.TokenTTL, DefaultTokenTTL},
-		{"PlaceExpiry", &c.PlaceExpiry, DefaultPlaceExpiry},
-		{"ForgetAfter", &c.ForgetAfter, DefaultForgetAfter},
+		{"Heartbeat", &c.Heartbeat, defaultHeartbeat},
+		{"DeadAfter", &c.DeadAfter, defaultDeadAfter},
+		{"OpTimeout", &c.OpTimeout, defaultOpTimeout},
+		{"TokenTTL", &c.TokenTTL, defaultTokenTTL},
+		{"PlaceExpiry", &c.PlaceExpiry, defaultPlaceExpiry},
+		{"ForgetAfter", &c.ForgetAfter, defaultForgetAfter},
 	} {
 		if *d.v < 0 {
 			return c, fmt.Errorf("%w: %s %v is negative", ErrConfig, d.name, *d.v)

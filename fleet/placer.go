@@ -21,11 +21,11 @@ import (
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
-// Defaults of PlacerConfig.
+// The defaults of PlacerConfig's zero fields (Check shows them resolved).
 const (
-	DefaultMaxInFlight = 64
-	DefaultAddrRate    = 20
-	DefaultAddrBurst   = 40
+	defaultMaxInFlight = 64
+	defaultAddrRate    = 20
+	defaultAddrBurst   = 40
 	// maxAttempts bounds one placement's compare-and-set rounds.
 	maxAttempts = 8
 	// maxPlacedWaits bounds its waits, 10 ms each, for a room another
@@ -110,27 +110,40 @@ type mirrored struct {
 	beatAt time.Time
 }
 
+// Check returns cfg with every zero field set to its default (its
+// Config's too), and the error (wrapping ErrConfig) that makes it invalid,
+// if any: NewPlacer runs with what Check returns. The defaults are filled
+// even when the Secret is missing, so a command shows them in its flags'
+// help from Check's result on a zero PlacerConfig.
+func (cfg PlacerConfig) Check() (PlacerConfig, error) {
+	var err error
+	if cfg.Config, err = cfg.Config.withDefaults(); err != nil {
+		return cfg, err
+	}
+	if cfg.Policy > Spread || cfg.MaxInFlight < 0 || cfg.AddrRate < 0 || cfg.AddrBurst < 0 {
+		return cfg, fmt.Errorf("%w: policy %d, MaxInFlight %d, AddrRate %d, AddrBurst %d", ErrConfig, cfg.Policy, cfg.MaxInFlight, cfg.AddrRate, cfg.AddrBurst)
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = defaultMaxInFlight
+	}
+	if cfg.AddrRate == 0 {
+		cfg.AddrRate = defaultAddrRate
+	}
+	if cfg.AddrBurst == 0 {
+		cfg.AddrBurst = defaultAddrBurst
+	}
+	if len(cfg.Secret) < connecttoken.MinSecret {
+		return cfg, fmt.Errorf("%w: Secret of %d bytes, under %d", ErrConfig, len(cfg.Secret), connecttoken.MinSecret)
+	}
+	return cfg, nil
+}
+
 // NewPlacer starts a placer on nc; it returns once the hosts' records are
 // mirrored.
 func NewPlacer(nc *nats.Conn, cfg PlacerConfig) (*Placer, error) {
-	var err error
-	if cfg.Config, err = cfg.Config.withDefaults(); err != nil {
+	cfg, err := cfg.Check()
+	if err != nil {
 		return nil, err
-	}
-	if len(cfg.Secret) < connecttoken.MinSecret {
-		return nil, fmt.Errorf("%w: Secret of %d bytes, under %d", ErrConfig, len(cfg.Secret), connecttoken.MinSecret)
-	}
-	if cfg.Policy > Spread || cfg.MaxInFlight < 0 || cfg.AddrRate < 0 || cfg.AddrBurst < 0 {
-		return nil, fmt.Errorf("%w: policy %d, MaxInFlight %d, AddrRate %d, AddrBurst %d", ErrConfig, cfg.Policy, cfg.MaxInFlight, cfg.AddrRate, cfg.AddrBurst)
-	}
-	if cfg.MaxInFlight == 0 {
-		cfg.MaxInFlight = DefaultMaxInFlight
-	}
-	if cfg.AddrRate == 0 {
-		cfg.AddrRate = DefaultAddrRate
-	}
-	if cfg.AddrBurst == 0 {
-		cfg.AddrBurst = DefaultAddrBurst
 	}
 	log := cfg.Logger
 	if log == nil {

@@ -65,7 +65,7 @@ func dialTURN(t testing.TB, r *turn.Relay, network string, l login) *pionturn.Cl
 		Conn:           conn,
 		Username:       l.user,
 		Password:       l.pass,
-		Realm:          turn.DefaultRealm,
+		Realm:          "rollnet",
 		RTO:            100 * time.Millisecond,
 		LoggerFactory:  quiet{},
 	})
