@@ -8,7 +8,7 @@ import (
 )
 
 // mux is the transport a session gets: the real one with netplay's own
-// messages (codec.TypeApp) taken off on the way in and handed to on. It
+// messages (wire.TypeApp) taken off on the way in and handed to on. It
 // filters the session's datagrams for Expect itself, so that a peer the
 // session does not expect (a spectator arriving, a player coming back
 // from a new address) still reaches netplay's hellos.
