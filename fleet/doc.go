@@ -75,7 +75,7 @@
 // meanwhile (their clients' traffic never touches NATS). A placer lets
 // one client address make Config.AddrRate placements a second (burst
 // AddrBurst) and holds at most MaxInFlight at once (ErrBusy, 429); a
-// request body is at most MaxRequest bytes and a reply a few hundred.
+// request body is at most 1 KiB and a reply a few hundred bytes.
 // The client address is the TCP peer's, unless that peer is one of
 // PlacerConfig.TrustedProxies: then it is the address the proxies write
 // in Forwarded (RFC 7239) or X-Forwarded-For, read right to left past

@@ -181,7 +181,7 @@ func (m *Member) update(rec *Host) (ended map[string]string, restore []Match) {
 	before := m.placed
 	m.placed = make(map[string]int, len(old))
 	for _, x := range old {
-		if seen[x.Room] || !validName(x.Room, MaxRoom) {
+		if seen[x.Room] || !validName(x.Room, maxRoom) {
 			continue
 		}
 		seen[x.Room] = true

@@ -324,7 +324,7 @@ func TestPlacerHTTP(t *testing.T) {
 	code, r = post(`{"game":"court","room":"r1"`)
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, r.Error, "bad placement request")
-	code, _ = post(`{"game":"court","room":"r2","version":"1","pad":"` + strings.Repeat("x", 2*fleet.MaxRequest) + `"}`)
+	code, _ = post(`{"game":"court","room":"r2","version":"1","pad":"` + strings.Repeat("x", 2*1024) + `"}`)
 	require.Equal(t, http.StatusBadRequest, code, "oversized")
 	code, _ = post(`{"game":"court","room":"r2","version":"1"}`)
 	require.Equal(t, http.StatusTooManyRequests, code, "the address's burst of 3 is spent")

@@ -77,7 +77,7 @@ func TestHostValidate(t *testing.T) {
 		"game":     func(h *Host) { h.Games = []Game{{Name: "court", Clients: 0}} },
 		"quic":     func(h *Host) { h.QUIC = "" },
 		"capacity": func(h *Host) { h.Capacity.Matches = 0 },
-		"long id":  func(h *Host) { h.ID = strings.Repeat("x", MaxID+1) },
+		"long id":  func(h *Host) { h.ID = strings.Repeat("x", maxID+1) },
 	} {
 		h := ok
 		mut(&h)
@@ -86,20 +86,20 @@ func TestHostValidate(t *testing.T) {
 }
 
 func TestParseRequest(t *testing.T) {
-	r, err := ParseRequest(strings.NewReader(`{"game":"court","room":"r1","version":"1.2"}`))
+	r, err := parseRequest(strings.NewReader(`{"game":"court","room":"r1","version":"1.2"}`))
 	require.NoError(t, err)
 	require.Equal(t, Request{Game: "court", Room: "r1", Version: "1.2"}, r)
 	for name, body := range map[string]string{
 		"not json":   `{"game":`,
 		"no room":    `{"game":"court","version":"1"}`,
 		"bad room":   `{"game":"court","room":"a/b","version":"1"}`,
-		"long room":  `{"game":"court","room":"` + strings.Repeat("r", MaxRoom+1) + `","version":"1"}`,
+		"long room":  `{"game":"court","room":"` + strings.Repeat("r", maxRoom+1) + `","version":"1"}`,
 		"dot":        `{"game":"court","room":"r.s","version":"1"}`,
 		"dot end":    `{"game":"court","room":"r","version":"1."}`,
-		"oversized":  `{"game":"court","room":"r1","version":"1","x":"` + strings.Repeat("x", MaxRequest) + `"}`,
+		"oversized":  `{"game":"court","room":"r1","version":"1","x":"` + strings.Repeat("x", maxRequest) + `"}`,
 		"no version": `{"game":"court","room":"r1"}`,
 	} {
-		_, err := ParseRequest(strings.NewReader(body))
+		_, err := parseRequest(strings.NewReader(body))
 		require.ErrorIs(t, err, ErrBadRequest, name)
 	}
 }
@@ -107,7 +107,7 @@ func TestParseRequest(t *testing.T) {
 func TestErrorOf(t *testing.T) {
 	for _, e := range []error{ErrBadRequest, ErrUnavailable, ErrNoHost, ErrVersion, ErrRoomFull, ErrBusy} {
 		msg := e.Error() + ": details"
-		got := ErrorOf(StatusOf(e), msg)
+		got := ErrorOf(statusOf(e), msg)
 		require.ErrorIs(t, got, e)
 		require.Contains(t, got.Error(), "details")
 	}
@@ -117,7 +117,7 @@ func TestErrorOf(t *testing.T) {
 
 func TestRoomKeyOneToken(t *testing.T) {
 	require.Equal(t, "room.court.r1", roomKey("court", "r1"))
-	_, err := ParseRequest(strings.NewReader(`{"game":"a.b","room":"c","version":"1.2"}`))
+	_, err := parseRequest(strings.NewReader(`{"game":"a.b","room":"c","version":"1.2"}`))
 	require.ErrorIs(t, err, ErrBadRequest, "a dot would split the key")
 }
 
@@ -126,13 +126,13 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"game":"c","room":"` + strings.Repeat("r", 40) + `","version":"1"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := ParseRequest(strings.NewReader(string(b)))
+		r, err := parseRequest(strings.NewReader(string(b)))
 		if err != nil {
 			require.ErrorIs(t, err, ErrBadRequest)
 			return
 		}
 		require.NoError(t, r.Validate())
-		require.LessOrEqual(t, len(r.Room), MaxRoom)
+		require.LessOrEqual(t, len(r.Room), maxRoom)
 		require.Len(t, strings.Split(roomKey(r.Game, r.Room), "."), 3)
 	})
 }

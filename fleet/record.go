@@ -8,11 +8,11 @@ import (
 
 // Limits of a host record's and a request's fields.
 const (
-	MaxID      = 64
-	MaxName    = 32 // a game's name, a version
-	MaxRoom    = 32 // as connecttoken.MaxRoom: the room rides in the token
-	MaxGames   = 16
-	MaxAddress = 64 // as connecttoken.MaxAddress
+	maxID      = 64
+	maxName    = 32 // a game's name, a version
+	maxRoom    = 32 // as connecttoken.maxRoom: the room rides in the token
+	maxGames   = 16
+	maxAddress = 64 // as connecttoken.maxAddress
 )
 
 // Game is one game a host runs: its name and how many clients one match
@@ -104,19 +104,19 @@ func (h *Host) room(game string) bool {
 // believes it: the bucket is shared, so a record is input.
 func (h *Host) validate() error {
 	switch {
-	case !validName(h.ID, MaxID):
+	case !validName(h.ID, maxID):
 		return fmt.Errorf("%w: host id %q", ErrConfig, h.ID)
 	case !validVersion(h.Version):
 		return fmt.Errorf("%w: version %q of host %s", ErrConfig, h.Version, h.ID)
-	case len(h.Games) == 0 || len(h.Games) > MaxGames:
-		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", ErrConfig, h.ID, len(h.Games), MaxGames)
-	case h.QUIC == "" || len(h.QUIC) > MaxAddress:
+	case len(h.Games) == 0 || len(h.Games) > maxGames:
+		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", ErrConfig, h.ID, len(h.Games), maxGames)
+	case h.QUIC == "" || len(h.QUIC) > maxAddress:
 		return fmt.Errorf("%w: host %s QUIC address %q", ErrConfig, h.ID, h.QUIC)
 	case h.Capacity.Matches < 1 || h.Capacity.Clients < 1:
 		return fmt.Errorf("%w: host %s capacity %+v", ErrConfig, h.ID, h.Capacity)
 	}
 	for _, g := range h.Games {
-		if !validName(g.Name, MaxName) || g.Clients < 1 {
+		if !validName(g.Name, maxName) || g.Clients < 1 {
 			return fmt.Errorf("%w: host %s game %+v", ErrConfig, h.ID, g)
 		}
 	}
@@ -131,7 +131,7 @@ func validName(s string, max int) bool {
 
 // validVersion is validName with '.' allowed inside.
 func validVersion(s string) bool {
-	return validChars(s, MaxName, true) && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".")
+	return validChars(s, maxName, true) && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".")
 }
 
 func validChars(s string, max int, dot bool) bool {

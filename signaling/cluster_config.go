@@ -32,7 +32,7 @@ type ClusterConfig struct {
 	DeadAfter time.Duration
 	// OpTimeout bounds one join or leave's key-value operations (default
 	// 3 s): a join that cannot reach NATS in time is closed with
-	// client.CodeClusterUnavailable.
+	// code 4006 (client.ErrClusterUnavailable).
 	OpTimeout time.Duration
 }
 

@@ -61,7 +61,7 @@ type ServerConfig struct {
 	// average, and MessageBurst how many it may send at once (defaults 50
 	// and 100; every message counts, the join, pings and pongs too, but
 	// not the signals ReplyAllowance covers). Exceeding it closes the
-	// connection with client.CodeRateLimited.
+	// connection with code 4002 (client.ErrRateLimited).
 	MessageRate  int
 	MessageBurst int
 	// JoinRate and JoinBurst bound the join attempts from one client
@@ -110,11 +110,11 @@ type ServerConfig struct {
 	// are ignored. (ClientAddr, when set, overrides this.)
 	TrustedProxies []netip.Prefix
 	// JoinTimeout is how long a connection may stay open without joining
-	// (default 10 s); then it is closed with client.CodeJoinTimeout.
+	// (default 10 s); then it is closed with code 4003 (client.ErrJoinTimeout).
 	JoinTimeout time.Duration
 	// PingInterval is how often the server pings every connection (default
 	// 15 s); one that does not answer within PingTimeout (default 10 s) is
-	// closed with client.CodePingTimeout.
+	// closed with code 4005 (client.ErrPingTimeout).
 	PingInterval time.Duration
 	PingTimeout  time.Duration
 	// WriteTimeout bounds one write to a connection (default 10 s).
@@ -124,7 +124,8 @@ type ServerConfig struct {
 	CloseTimeout time.Duration
 	// SendQueue is the number of messages queued for one connection
 	// (default 64). A connection whose queue overflows is a slow consumer:
-	// it is dropped with client.CodeSlowConsumer, and no one else waits for it.
+	// it is dropped with code 4004 (client.ErrSlowConsumer), and no one
+	// else waits for it.
 	SendQueue int
 	// TokenSecret, when set, requires a join token (see Token) for the
 	// room on every connection, checked before the upgrade. Without it,

@@ -85,7 +85,7 @@ type Stats struct {
 	RoomFull      uint64 // joins refused because the room was full
 	Sockets       int    // TCP connections open, accepted by Serve
 	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
-	ClusterClosed uint64 // connections closed with client.CodeClusterUnavailable (NATS lost, or a room not placed)
+	ClusterClosed uint64 // connections closed with code 4006 (client.ErrClusterUnavailable) (NATS lost, or a room not placed)
 }
 
 type room struct {

@@ -342,7 +342,7 @@ type fleetGate struct {
 	rooms    map[string]bool
 	capacity int
 	draining bool
-	// Its refusals, in FleetStats' RefusedFull and RefusedDraining.
+	// Its refusals, in fleetStats' RefusedFull and RefusedDraining.
 	refusedFull, refusedDraining atomic.Uint64
 }
 
@@ -490,8 +490,8 @@ func (fh *fleetHost) netConfig() rollnet.NetConfig {
 	return rollnet.NetConfig{FrameRate: fh.o.fps, DisconnectTimeout: fh.o.lim.timeout}
 }
 
-// FleetStats are a fleet host's own counts, in its /fleet view.
-type FleetStats struct {
+// fleetStats are a fleet host's own counts, in its /fleet view.
+type fleetStats struct {
 	ID       string `json:"id"`
 	Draining bool   `json:"draining"`
 	Capacity int    `json:"capacity_matches"`
@@ -512,12 +512,12 @@ type FleetStats struct {
 	Matches             []fleetMatchView `json:"matches"`
 }
 
-func (fh *fleetHost) stats() FleetStats {
+func (fh *fleetHost) stats() fleetStats {
 	ms := fh.mem.Stats()
 	fh.mu.Lock()
 	view := slices.Clone(fh.view) // the loop reuses fh.view
 	fh.mu.Unlock()
-	return FleetStats{ID: fh.info.ID, Draining: fh.drainingFlag.Load(), Capacity: fh.f.matches,
+	return fleetStats{ID: fh.info.ID, Draining: fh.drainingFlag.Load(), Capacity: fh.f.matches,
 		Running: int(fh.running.Load()), Peak: int(fh.peak.Load()), Connected: int(fh.connected.Load()),
 		Started: fh.started.Load(), Ended: fh.ended.Load(),
 		RefusedFull: fh.refusedFull.Load() + fh.gate.refusedFull.Load(), RefusedDraining: fh.refusedDraining.Load() + fh.gate.refusedDraining.Load(),

@@ -71,8 +71,8 @@ type Config struct {
 // is zero.
 const DefaultEventQueue = 64
 
-// DefaultDialTimeout bounds Dial when its context has no deadline.
-const DefaultDialTimeout = 30 * time.Second
+// defaultDialTimeout bounds Dial when its context has no deadline.
+const defaultDialTimeout = 30 * time.Second
 
 // joinReadLimit bounds the join reply (many ICE servers fit). After it, the
 // client reads at most the server's advertised message size plus
@@ -116,7 +116,7 @@ type Client struct {
 // "ws://127.0.0.1:8080/room?next=2" (plus "&token=..." when the server
 // requires one; "wss://" for TLS), and returns once the server has assigned
 // this client an id (the join reply). ctx bounds the dial and the join only;
-// without a deadline, DefaultDialTimeout applies.
+// without a deadline, defaultDialTimeout applies.
 //
 // A refusal before the upgrade is an *HTTPError (errors.Is with
 // ErrUnauthorized, ErrTooManyConnections, ErrBadRequest, ErrServerClosing);
@@ -130,7 +130,7 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultDialTimeout)
+		ctx, cancel = context.WithTimeout(ctx, defaultDialTimeout)
 		defer cancel()
 	}
 	ws, err := dialWebSocket(ctx, url, cfg)
@@ -152,7 +152,7 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 			err = fmt.Errorf("%w: the server closed the connection before the join reply", ErrClosed)
 		}
 		var ce *CloseError
-		if errors.As(err, &ce) && (ce.Code == CodeMalformed || ce.Code == CodeProtocolVersion) {
+		if errors.As(err, &ce) && (ce.Code == wire.CodeMalformed || ce.Code == wire.CodeProtocolVersion) {
 			// Our join is well-formed: a server that refuses it does not
 			// speak our version (one older than version 2 says 4000).
 			err = fmt.Errorf("%w: the server does not speak version %d (an older server?): %w",
@@ -220,7 +220,7 @@ func (c *Client) readLoop(ctx context.Context) {
 			c.closers.Add(1)
 			go func() {
 				defer c.closers.Done()
-				_ = c.ws.close(CodeMalformed, ErrMalformed.Error())
+				_ = c.ws.close(wire.CodeMalformed, ErrMalformed.Error())
 			}()
 			time.AfterFunc(clientCloseTimeout, c.cancelRead)
 			c.finish(err)

@@ -23,7 +23,7 @@ func FuzzParseUsername(f *testing.F) {
 	f.Fuzz(func(t *testing.T, username string) {
 		c, err := parseUsername(username)
 		if err != nil {
-			require.ErrorIs(t, err, ErrCredentials)
+			require.ErrorIs(t, err, errCredentials)
 			return
 		}
 		again, _ := signaling.TURNCredentials([]byte("s"), c.user, c.expiry)
@@ -37,6 +37,6 @@ func TestAuthKeyRefusesFromTheExpiryOn(t *testing.T) {
 	_, _, err := authKey([]byte("s"), u, "r", exp.Add(-time.Nanosecond))
 	require.NoError(t, err)
 	_, _, err = authKey([]byte("s"), u, "r", exp)
-	require.ErrorIs(t, err, ErrExpired)
-	require.ErrorIs(t, err, ErrCredentials)
+	require.ErrorIs(t, err, errExpired)
+	require.ErrorIs(t, err, errCredentials)
 }

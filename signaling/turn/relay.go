@@ -156,7 +156,7 @@ func (r *Relay) authenticate(ra *pionturn.RequestAttributes) (string, []byte, bo
 	}
 	key, cred, err := authKey(r.cfg.Secret, ra.Username, ra.Realm, r.cfg.Now())
 	switch {
-	case errors.Is(err, ErrExpired):
+	case errors.Is(err, errExpired):
 		r.stats.expired.Add(1)
 		r.log.Debug("turn credentials expired", "user", cred.user, "from", ra.SrcAddr.String())
 		return "", nil, false

@@ -133,7 +133,7 @@ func (l *listFlag) Set(s string) error {
 // nil, is called with the listening address.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready func(addr string)) error {
 	fs := flag.NewFlagSet("rollnet-signal", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // a flag error is one line, from runMain
+	fs.SetOutput(io.Discard)                   // a flag error is one line, from runMain
 	def, _ := signaling.ServerConfig{}.Check() // the defaults, shown in -h
 	fleetDef, _ := fleet.PlacerConfig{}.Check()
 	var (
