@@ -49,7 +49,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	for _, r := range c.Name {
 		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
-			return c, fmt.Errorf("%w: Name %q: want letters, digits, - and _", ErrConfig, c.Name)
+			return c, fmt.Errorf("%w: Name %q: want letters, digits, - and _", errConfig, c.Name)
 		}
 	}
 	for _, d := range []struct {
@@ -65,17 +65,17 @@ func (c Config) withDefaults() (Config, error) {
 		{"ForgetAfter", &c.ForgetAfter, defaultForgetAfter},
 	} {
 		if *d.v < 0 {
-			return c, fmt.Errorf("%w: %s %v is negative", ErrConfig, d.name, *d.v)
+			return c, fmt.Errorf("%w: %s %v is negative", errConfig, d.name, *d.v)
 		}
 		if *d.v == 0 {
 			*d.v = d.def
 		}
 	}
 	if c.DeadAfter < 2*c.Heartbeat {
-		return c, fmt.Errorf("%w: DeadAfter %v is under two heartbeats (%v)", ErrConfig, c.DeadAfter, c.Heartbeat)
+		return c, fmt.Errorf("%w: DeadAfter %v is under two heartbeats (%v)", errConfig, c.DeadAfter, c.Heartbeat)
 	}
 	if c.ForgetAfter < c.DeadAfter {
-		return c, fmt.Errorf("%w: ForgetAfter %v is under DeadAfter (%v)", ErrConfig, c.ForgetAfter, c.DeadAfter)
+		return c, fmt.Errorf("%w: ForgetAfter %v is under DeadAfter (%v)", errConfig, c.ForgetAfter, c.DeadAfter)
 	}
 	return c, nil
 }

@@ -111,7 +111,7 @@ type mirrored struct {
 }
 
 // Check returns cfg with every zero field set to its default (its
-// Config's too), and the error (wrapping ErrConfig) that makes it invalid,
+// Config's too), and the error (wrapping rollnet.ErrConfig) that makes it invalid,
 // if any: NewPlacer runs with what Check returns. The defaults are filled
 // even when the Secret is missing, so a command shows them in its flags'
 // help from Check's result on a zero PlacerConfig.
@@ -121,7 +121,7 @@ func (cfg PlacerConfig) Check() (PlacerConfig, error) {
 		return cfg, err
 	}
 	if cfg.Policy > Spread || cfg.MaxInFlight < 0 || cfg.AddrRate < 0 || cfg.AddrBurst < 0 {
-		return cfg, fmt.Errorf("%w: policy %d, MaxInFlight %d, AddrRate %d, AddrBurst %d", ErrConfig, cfg.Policy, cfg.MaxInFlight, cfg.AddrRate, cfg.AddrBurst)
+		return cfg, fmt.Errorf("%w: policy %d, MaxInFlight %d, AddrRate %d, AddrBurst %d", errConfig, cfg.Policy, cfg.MaxInFlight, cfg.AddrRate, cfg.AddrBurst)
 	}
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = defaultMaxInFlight
@@ -133,7 +133,7 @@ func (cfg PlacerConfig) Check() (PlacerConfig, error) {
 		cfg.AddrBurst = defaultAddrBurst
 	}
 	if len(cfg.Secret) < connecttoken.MinSecret {
-		return cfg, fmt.Errorf("%w: Secret of %d bytes, under %d", ErrConfig, len(cfg.Secret), connecttoken.MinSecret)
+		return cfg, fmt.Errorf("%w: Secret of %d bytes, under %d", errConfig, len(cfg.Secret), connecttoken.MinSecret)
 	}
 	return cfg, nil
 }
@@ -478,7 +478,7 @@ func (p *Placer) join(ctx context.Context, id string, req Request) (Reply, error
 	if h.Version != req.Version {
 		return Reply{}, fmt.Errorf("%w: room %q is on a host of version %q, not %q", ErrVersion, req.Room, h.Version, req.Version)
 	}
-	if h.Matches[i].Clients >= h.ClientsOf(req.Game) || h.Used() >= h.Capacity.Clients {
+	if h.Matches[i].Clients >= h.clientsOf(req.Game) || h.used() >= h.Capacity.Clients {
 		return Reply{}, fmt.Errorf("%w: room %q has its %d clients", ErrRoomFull, req.Room, h.Matches[i].Clients)
 	}
 	h.Matches[i].Clients++
@@ -497,7 +497,7 @@ func (p *Placer) reserve(ctx context.Context, req Request) (Host, error) {
 	var cands []*Host
 	other, placed := "", false
 	for _, m := range p.hosts {
-		if !p.live(m, now) || m.rec.ClientsOf(req.Game) == 0 {
+		if !p.live(m, now) || m.rec.clientsOf(req.Game) == 0 {
 			continue
 		}
 		placed = placed || m.rec.match(req.Room) >= 0

@@ -51,7 +51,7 @@ func TestParsePolicy(t *testing.T) {
 		require.Equal(t, p, got)
 	}
 	_, err := ParsePolicy("random")
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 }
 
 func TestHostRoom(t *testing.T) {
@@ -81,7 +81,7 @@ func TestHostValidate(t *testing.T) {
 	} {
 		h := ok
 		mut(&h)
-		require.ErrorIs(t, h.validate(), ErrConfig, name)
+		require.ErrorIs(t, h.validate(), errConfig, name)
 	}
 }
 

@@ -67,8 +67,8 @@ type Host struct {
 	Matches   []Match `json:"matches"`
 }
 
-// Used is the clients placed on h (tokens handed out, in every match).
-func (h *Host) Used() int {
+// used is the clients placed on h (tokens handed out, in every match).
+func (h *Host) used() int {
 	n := 0
 	for _, m := range h.Matches {
 		n += m.Clients
@@ -76,9 +76,9 @@ func (h *Host) Used() int {
 	return n
 }
 
-// ClientsOf is how many clients a match of game takes on h, 0 if h does
+// clientsOf is how many clients a match of game takes on h, 0 if h does
 // not run it.
-func (h *Host) ClientsOf(game string) int {
+func (h *Host) clientsOf(game string) int {
 	for _, g := range h.Games {
 		if g.Name == game {
 			return g.Clients
@@ -96,8 +96,8 @@ func (h *Host) match(room string) int {
 // game, is not draining, and a match's worth of clients fits beside the
 // matches placed.
 func (h *Host) room(game string) bool {
-	per := h.ClientsOf(game)
-	return per > 0 && !h.Draining && len(h.Matches) < h.Capacity.Matches && h.Used()+1 <= h.Capacity.Clients
+	per := h.clientsOf(game)
+	return per > 0 && !h.Draining && len(h.Matches) < h.Capacity.Matches && h.used()+1 <= h.Capacity.Clients
 }
 
 // validate checks what a record read from the bucket says before a placer
@@ -105,19 +105,19 @@ func (h *Host) room(game string) bool {
 func (h *Host) validate() error {
 	switch {
 	case !validName(h.ID, maxID):
-		return fmt.Errorf("%w: host id %q", ErrConfig, h.ID)
+		return fmt.Errorf("%w: host id %q", errConfig, h.ID)
 	case !validVersion(h.Version):
-		return fmt.Errorf("%w: version %q of host %s", ErrConfig, h.Version, h.ID)
+		return fmt.Errorf("%w: version %q of host %s", errConfig, h.Version, h.ID)
 	case len(h.Games) == 0 || len(h.Games) > maxGames:
-		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", ErrConfig, h.ID, len(h.Games), maxGames)
+		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", errConfig, h.ID, len(h.Games), maxGames)
 	case h.QUIC == "" || len(h.QUIC) > maxAddress:
-		return fmt.Errorf("%w: host %s QUIC address %q", ErrConfig, h.ID, h.QUIC)
+		return fmt.Errorf("%w: host %s QUIC address %q", errConfig, h.ID, h.QUIC)
 	case h.Capacity.Matches < 1 || h.Capacity.Clients < 1:
-		return fmt.Errorf("%w: host %s capacity %+v", ErrConfig, h.ID, h.Capacity)
+		return fmt.Errorf("%w: host %s capacity %+v", errConfig, h.ID, h.Capacity)
 	}
 	for _, g := range h.Games {
 		if !validName(g.Name, maxName) || g.Clients < 1 {
-			return fmt.Errorf("%w: host %s game %+v", ErrConfig, h.ID, g)
+			return fmt.Errorf("%w: host %s game %+v", errConfig, h.ID, g)
 		}
 	}
 	return nil

@@ -266,7 +266,8 @@
 // ServerConfig.ICEServers (STUN, and TURN with credentials) go to every
 // client in the join reply. With TURNSecret, a TURN server configured
 // without credentials gets short-lived ones minted per client
-// (TURNCredentials: the TURN REST API scheme coturn checks).
+// (the TURN REST API scheme coturn checks: username "EXPIRY:ID",
+// credential base64(HMAC-SHA1(TURNSecret, username))).
 //
 // # Client
 //

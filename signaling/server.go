@@ -18,6 +18,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/rollnet/rollnet/signaling/internal/turncred"
 	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
@@ -651,7 +652,7 @@ func (s *Server) iceServersFor(id string) []wire.ICEServer {
 	out := make([]wire.ICEServer, len(s.cfg.ICEServers))
 	for i, is := range s.cfg.ICEServers {
 		if is.IsTURN() && is.Username == "" && is.Credential == "" {
-			is.Username, is.Credential = TURNCredentials(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
+			is.Username, is.Credential = turncred.Mint(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
 		}
 		out[i] = is
 	}

@@ -67,9 +67,9 @@ type Config struct {
 	HTTPHeader map[string][]string
 }
 
-// DefaultEventQueue is the capacity of Events when Config.EventQueue
+// defaultEventQueue is the capacity of Events when Config.EventQueue
 // is zero.
-const DefaultEventQueue = 64
+const defaultEventQueue = 64
 
 // defaultDialTimeout bounds Dial when its context has no deadline.
 const defaultDialTimeout = 30 * time.Second
@@ -116,7 +116,7 @@ type Client struct {
 // "ws://127.0.0.1:8080/room?next=2" (plus "&token=..." when the server
 // requires one; "wss://" for TLS), and returns once the server has assigned
 // this client an id (the join reply). ctx bounds the dial and the join only;
-// without a deadline, defaultDialTimeout applies.
+// without a deadline, 30 s apply.
 //
 // A refusal before the upgrade is an *HTTPError (errors.Is with
 // ErrUnauthorized, ErrTooManyConnections, ErrBadRequest, ErrServerClosing);
@@ -126,7 +126,7 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("%w: EventQueue is %d, want >= 0", ErrConfig, cfg.EventQueue)
 	}
 	if cfg.EventQueue == 0 {
-		cfg.EventQueue = DefaultEventQueue
+		cfg.EventQueue = defaultEventQueue
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc

@@ -25,7 +25,7 @@ const (
 
 // Config configures a Relay. The zero value of every field but Secret and
 // PublicIP means its documented default; a negative number is an error
-// (ErrConfig).
+// (rollnet.ErrConfig).
 type Config struct {
 	// Secret is the shared secret of the TURN REST scheme: coturn's
 	// static-auth-secret, and the signaling server's TURNSecret. Required.
@@ -106,7 +106,7 @@ type Config struct {
 }
 
 // Check returns c with every zero field set to its default, and the error
-// (wrapping ErrConfig) that makes it invalid, if any: New and Listen run
+// (wrapping rollnet.ErrConfig) that makes it invalid, if any: New and Listen run
 // with what Check returns. The defaults are filled even when a required
 // field (Secret, PublicIP) is missing, so a command shows them in its
 // flags' help from Check's result on a zero Config.
@@ -129,7 +129,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"MaxConns", &c.MaxConns, defaultMaxConns},
 	} {
 		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %d, want >= 0", ErrConfig, f.name, *f.v)
+			return c, fmt.Errorf("%w: %s is %d, want >= 0", errConfig, f.name, *f.v)
 		}
 		if *f.v == 0 {
 			*f.v = f.def
@@ -144,14 +144,14 @@ func (c Config) withDefaults() (Config, error) {
 		{"AllocationLifetime", &c.AllocationLifetime, defaultAllocationLifetime},
 	} {
 		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
+			return c, fmt.Errorf("%w: %s is %v, want >= 0", errConfig, f.name, *f.v)
 		}
 		if *f.v == 0 {
 			*f.v = f.def
 		}
 	}
 	if c.MinPort > c.MaxPort || c.MaxPort > 65535 {
-		return c, fmt.Errorf("%w: port range %d-%d, want MinPort <= MaxPort <= 65535", ErrConfig, c.MinPort, c.MaxPort)
+		return c, fmt.Errorf("%w: port range %d-%d, want MinPort <= MaxPort <= 65535", errConfig, c.MinPort, c.MaxPort)
 	}
 	if c.Realm == "" {
 		c.Realm = defaultRealm
@@ -160,7 +160,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.RelayBind = "0.0.0.0"
 	}
 	if net.ParseIP(c.RelayBind) == nil {
-		return c, fmt.Errorf("%w: RelayBind %q is not an IP address", ErrConfig, c.RelayBind)
+		return c, fmt.Errorf("%w: RelayBind %q is not an IP address", errConfig, c.RelayBind)
 	}
 	c.Secret = append([]byte(nil), c.Secret...)
 	if c.Now == nil {
@@ -170,10 +170,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if len(c.Secret) == 0 {
-		return c, fmt.Errorf("%w: Secret is empty", ErrConfig)
+		return c, fmt.Errorf("%w: Secret is empty", errConfig)
 	}
 	if c.PublicIP == nil || c.PublicIP.IsUnspecified() {
-		return c, fmt.Errorf("%w: PublicIP %v is not an address peers can reach", ErrConfig, c.PublicIP)
+		return c, fmt.Errorf("%w: PublicIP %v is not an address peers can reach", errConfig, c.PublicIP)
 	}
 	return c, nil
 }

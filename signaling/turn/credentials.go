@@ -8,7 +8,7 @@ import (
 
 	pionturn "github.com/pion/turn/v5"
 
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/internal/turncred"
 )
 
 // maxUsernameLen bounds the username the relay parses: a 19-digit expiry,
@@ -22,7 +22,7 @@ type credential struct {
 }
 
 // parseUsername parses a TURN REST username, refusing anything that is
-// not exactly what signaling.TURNCredentials writes (so one credential has
+// not exactly what the signaling server mints (so one credential has
 // one spelling).
 func parseUsername(username string) (credential, error) {
 	if len(username) > maxUsernameLen {
@@ -51,6 +51,6 @@ func authKey(secret []byte, username, realm string, now time.Time) ([]byte, cred
 	if !now.Before(c.expiry) {
 		return nil, c, fmt.Errorf("%w: %w at %v", errCredentials, errExpired, c.expiry.UTC())
 	}
-	_, password := signaling.TURNCredentials(secret, c.user, c.expiry)
+	_, password := turncred.Mint(secret, c.user, c.expiry)
 	return pionturn.GenerateAuthKey(username, realm, password), c, nil
 }

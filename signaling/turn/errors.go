@@ -1,11 +1,16 @@
 package turn
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rollnet/rollnet"
+)
 
 var (
-	// ErrConfig is wrapped by every error New and Listen return for a bad
-	// Config.
-	ErrConfig = errors.New("turn: invalid config")
+	// errConfig is wrapped by every error New and Listen return for a bad
+	// Config: errors.Is(err, rollnet.ErrConfig) holds.
+	errConfig = fmt.Errorf("%w: turn", rollnet.ErrConfig)
 
 	// errCredentials is wrapped by CheckCredentials' errors: a username
 	// that is not "EXPIRY:ID", a password that is not the HMAC of the

@@ -9,7 +9,7 @@ import (
 	pionturn "github.com/pion/turn/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/internal/turncred"
 	"github.com/rollnet/rollnet/signaling/turn"
 )
 
@@ -40,7 +40,7 @@ type login struct{ user, pass string }
 // creds mints credentials for user valid until expiry, as the signaling
 // server does at join.
 func creds(user string, expiry time.Time) login {
-	u, p := signaling.TURNCredentials(secret, user, expiry)
+	u, p := turncred.Mint(secret, user, expiry)
 	return login{u, p}
 }
 

@@ -61,7 +61,7 @@ type Stats struct {
 func Listen(cfg Config, addr string) (*Relay, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: listen address %q: %v", ErrConfig, addr, err)
+		return nil, fmt.Errorf("%w: listen address %q: %v", errConfig, addr, err)
 	}
 	var lastErr error
 	for range 10 {
@@ -97,7 +97,7 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 		return nil, err
 	}
 	if pc == nil && ln == nil {
-		return nil, fmt.Errorf("%w: no UDP socket and no TCP listener", ErrConfig)
+		return nil, fmt.Errorf("%w: no UDP socket and no TCP listener", errConfig)
 	}
 	r := &Relay{cfg: cfg, log: cfg.Logger, udp: pc, perAddr: make(map[string]int),
 		perms: make(map[string]map[string]struct{}), chans: make(map[string]int)}
@@ -139,7 +139,7 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 		}}
 	}
 	if r.srv, err = pionturn.NewServer(sc); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	r.log.Info("turn relay listening", "urls", r.URLs(), "realm", cfg.Realm,
 		"ports", fmt.Sprintf("%d-%d", cfg.MinPort, cfg.MaxPort),

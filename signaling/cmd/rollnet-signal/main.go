@@ -59,6 +59,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
@@ -269,7 +270,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}
 		placer, err = fleet.NewPlacer(cfg.NATS, fleet.PlacerConfig{Config: fleet.Config{Name: *natsName, DeadAfter: *fleetDead},
 			Policy: policy, Secret: []byte(strings.TrimSpace(string(secret))), AddrRate: *fleetRate, AddrBurst: *fleetBurst, TrustedProxies: cfg.TrustedProxies, Logger: log})
-		if errors.Is(err, fleet.ErrConfig) {
+		if errors.Is(err, rollnet.ErrConfig) {
 			return usageError{err}
 		}
 		if err != nil {

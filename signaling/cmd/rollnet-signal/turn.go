@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/signaling/turn"
@@ -71,7 +72,7 @@ func (f *relayFlags) start(cfg *signaling.ServerConfig, log *slog.Logger) (*turn
 	f.cfg.Secret = cfg.TURNSecret
 	f.cfg.Logger = log
 	r, err := turn.Listen(f.cfg, f.listen)
-	if errors.Is(err, turn.ErrConfig) {
+	if errors.Is(err, rollnet.ErrConfig) {
 		return nil, usageError{err} // a flag's value (the ports reversed, ...)
 	}
 	if err != nil {
