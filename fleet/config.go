@@ -80,8 +80,5 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// bucket is the key-value bucket's name.
-func (c Config) bucket() string { return c.Name + "-fleet" }
-
 // Check returns c with its defaults, or the error that makes it invalid.
 func (c Config) Check() (Config, error) { return c.withDefaults() }

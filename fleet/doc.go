@@ -1,6 +1,7 @@
 // Package fleet runs many authoritative hosts as one service, on the NATS
 // JetStream deployment the signaling cluster already uses: hosts register
-// and heartbeat (Member, rollnet-host -fleet), signaling instances place
+// and heartbeat (package authority/dedicated's hosts, rollnet-host -fleet,
+// write the Host records), signaling instances place
 // matches on them (Placer, rollnet-signal -fleet-secret-file) and hand a
 // client its host's address and a connect token (transport/quic/
 // connecttoken), and a host drains before it goes. A client asks through

@@ -10,7 +10,7 @@ import (
 // Sentinel errors. A placement's refusal wraps one of them, and its HTTP
 // status says which (Reply.Status).
 var (
-	// errConfig is a bad Config, HostInfo or flag value: errors.Is(err,
+	// errConfig is a bad Config, host record or flag value: errors.Is(err,
 	// rollnet.ErrConfig) holds.
 	errConfig = fmt.Errorf("%w: fleet", rollnet.ErrConfig)
 	// ErrBadRequest is a placement request that does not decode or names
@@ -31,9 +31,4 @@ var (
 	// ErrBusy is a client address over its placement rate, or a placer
 	// at its limit of placements in flight (HTTP 429).
 	ErrBusy = errors.New("fleet: too many placement requests")
-	// ErrDraining is a host asked to take a match while it drains.
-	ErrDraining = errors.New("fleet: host draining")
-	// errClosed is a Member or Placer used after Close: errors.Is(err,
-	// rollnet.ErrClosed) holds.
-	errClosed = fmt.Errorf("%w: fleet", rollnet.ErrClosed)
 )

@@ -19,6 +19,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
 // The defaults of PlacerConfig's zero fields (Check shows them resolved).
@@ -219,7 +221,7 @@ func (p *Placer) apply(e jetstream.KeyValueEntry) {
 		return
 	}
 	var rec Host
-	if json.Unmarshal(e.Value(), &rec) != nil || rec.validate() != nil || rec.ID != id {
+	if json.Unmarshal(e.Value(), &rec) != nil || rec.Validate() != nil || rec.ID != id {
 		delete(p.hosts, id)
 		return
 	}
@@ -281,7 +283,7 @@ func (p *Placer) sweep() {
 		if now.Sub(m.beatAt) > p.cfg.ForgetAfter {
 			d := dead{id: id, rev: m.rev, beatAt: m.beatAt}
 			for _, pm := range m.rec.Matches {
-				d.rooms = append(d.rooms, roomKey(pm.Game, pm.Room))
+				d.rooms = append(d.rooms, fleetkv.RoomKey(pm.Game, pm.Room))
 			}
 			gone = append(gone, d)
 		}
@@ -294,18 +296,18 @@ func (p *Placer) sweep() {
 			if err != nil {
 				continue
 			}
-			var v roomValue
+			var v fleetkv.RoomValue
 			if json.Unmarshal(e.Value(), &v) == nil && v.Host == d.id {
 				_ = p.kv.Delete(ctx, key, jetstream.LastRevision(e.Revision()))
 			}
 		}
-		err := p.kv.Delete(ctx, hostKey(d.id), jetstream.LastRevision(d.rev))
+		err := p.kv.Delete(ctx, fleetkv.HostKey(d.id), jetstream.LastRevision(d.rev))
 		cancel()
 		switch {
 		case err == nil:
 			p.forgotten.Add(1)
 			p.log.Info("fleet: forgot a gone host", "host", d.id, "silent", now.Sub(d.beatAt).Round(time.Second))
-		case !conflict(err):
+		case !fleetkv.Conflict(err):
 			p.log.Warn("fleet: forgetting a gone host", "host", d.id, "err", err)
 		}
 	}
@@ -348,7 +350,7 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.OpTimeout)
 	defer cancel()
-	rkey := roomKey(req.Game, req.Room)
+	rkey := fleetkv.RoomKey(req.Game, req.Room)
 	waits := 0
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		// The room's match, if placed on a live host.
@@ -360,7 +362,7 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 			return Reply{}, unavailable("reading the room", err)
 		default:
 			roomRev = e.Revision()
-			var v roomValue
+			var v fleetkv.RoomValue
 			if json.Unmarshal(e.Value(), &v) == nil && p.isLive(v.Host) {
 				r, err := p.join(ctx, v.Host, req)
 				if err == nil || !errors.Is(err, errStale) {
@@ -396,13 +398,13 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 			}
 			return Reply{}, err
 		}
-		b, _ := json.Marshal(roomValue{Host: h.ID})
+		b, _ := json.Marshal(fleetkv.RoomValue{Host: h.ID})
 		if roomRev == 0 {
 			_, err = p.kv.Create(ctx, rkey, b)
 		} else {
 			_, err = p.kv.Update(ctx, rkey, b, roomRev)
 		}
-		if conflict(err) {
+		if fleetkv.Conflict(err) {
 			// Another placer placed the room meanwhile: undo ours, join
 			// theirs.
 			p.cas.Add(1)
@@ -435,7 +437,7 @@ func (p *Placer) isLive(id string) bool {
 
 // getHost reads a host's record fresh, with its revision.
 func (p *Placer) getHost(ctx context.Context, id string) (Host, uint64, error) {
-	e, err := p.kv.Get(ctx, hostKey(id))
+	e, err := p.kv.Get(ctx, fleetkv.HostKey(id))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Host{}, 0, errStale
 	}
@@ -443,7 +445,7 @@ func (p *Placer) getHost(ctx context.Context, id string) (Host, uint64, error) {
 		return Host{}, 0, unavailable("reading a host", err)
 	}
 	var h Host
-	if json.Unmarshal(e.Value(), &h) != nil || h.validate() != nil {
+	if json.Unmarshal(e.Value(), &h) != nil || h.Validate() != nil {
 		return Host{}, 0, errStale
 	}
 	return h, e.Revision(), nil
@@ -454,8 +456,8 @@ func (p *Placer) putHost(ctx context.Context, h Host, rev uint64) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.kv.Update(ctx, hostKey(h.ID), b, rev)
-	if conflict(err) {
+	_, err = p.kv.Update(ctx, fleetkv.HostKey(h.ID), b, rev)
+	if fleetkv.Conflict(err) {
 		return errRetry
 	}
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
 func hostWith(id string, used, matches, capClients, capMatches int) *Host {
@@ -69,7 +71,7 @@ func TestHostRoom(t *testing.T) {
 
 func TestHostValidate(t *testing.T) {
 	ok := Host{ID: "h1", Version: "1", Games: []Game{{Name: "court", Clients: 8}}, QUIC: "127.0.0.1:4433", Capacity: Capacity{Matches: 1, Clients: 8}}
-	require.NoError(t, ok.validate())
+	require.NoError(t, ok.Validate())
 	for name, mut := range map[string]func(*Host){
 		"id":       func(h *Host) { h.ID = "a b" },
 		"version":  func(h *Host) { h.Version = "" },
@@ -77,11 +79,11 @@ func TestHostValidate(t *testing.T) {
 		"game":     func(h *Host) { h.Games = []Game{{Name: "court", Clients: 0}} },
 		"quic":     func(h *Host) { h.QUIC = "" },
 		"capacity": func(h *Host) { h.Capacity.Matches = 0 },
-		"long id":  func(h *Host) { h.ID = strings.Repeat("x", maxID+1) },
+		"long id":  func(h *Host) { h.ID = strings.Repeat("x", fleetkv.MaxID+1) },
 	} {
 		h := ok
 		mut(&h)
-		require.ErrorIs(t, h.validate(), errConfig, name)
+		require.ErrorIs(t, h.Validate(), errConfig, name)
 	}
 }
 
@@ -93,7 +95,7 @@ func TestParseRequest(t *testing.T) {
 		"not json":   `{"game":`,
 		"no room":    `{"game":"court","version":"1"}`,
 		"bad room":   `{"game":"court","room":"a/b","version":"1"}`,
-		"long room":  `{"game":"court","room":"` + strings.Repeat("r", maxRoom+1) + `","version":"1"}`,
+		"long room":  `{"game":"court","room":"` + strings.Repeat("r", fleetkv.MaxRoom+1) + `","version":"1"}`,
 		"dot":        `{"game":"court","room":"r.s","version":"1"}`,
 		"dot end":    `{"game":"court","room":"r","version":"1."}`,
 		"oversized":  `{"game":"court","room":"r1","version":"1","x":"` + strings.Repeat("x", maxRequest) + `"}`,
@@ -116,7 +118,7 @@ func TestErrorOf(t *testing.T) {
 }
 
 func TestRoomKeyOneToken(t *testing.T) {
-	require.Equal(t, "room.court.r1", roomKey("court", "r1"))
+	require.Equal(t, "room.court.r1", fleetkv.RoomKey("court", "r1"))
 	_, err := parseRequest(strings.NewReader(`{"game":"a.b","room":"c","version":"1.2"}`))
 	require.ErrorIs(t, err, ErrBadRequest, "a dot would split the key")
 }
@@ -132,7 +134,7 @@ func FuzzParseRequest(f *testing.F) {
 			return
 		}
 		require.NoError(t, r.Validate())
-		require.LessOrEqual(t, len(r.Room), maxRoom)
-		require.Len(t, strings.Split(roomKey(r.Game, r.Room), "."), 3)
+		require.LessOrEqual(t, len(r.Room), fleetkv.MaxRoom)
+		require.Len(t, strings.Split(fleetkv.RoomKey(r.Game, r.Room), "."), 3)
 	})
 }

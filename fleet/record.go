@@ -3,16 +3,8 @@ package fleet
 import (
 	"fmt"
 	"slices"
-	"strings"
-)
 
-// Limits of a host record's and a request's fields.
-const (
-	maxID      = 64
-	maxName    = 32 // a game's name, a version
-	maxRoom    = 32 // as connecttoken.maxRoom: the room rides in the token
-	maxGames   = 16
-	maxAddress = 64 // as connecttoken.maxAddress
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
 // Game is one game a host runs: its name and how many clients one match
@@ -100,54 +92,27 @@ func (h *Host) room(game string) bool {
 	return per > 0 && !h.Draining && len(h.Matches) < h.Capacity.Matches && h.used()+1 <= h.Capacity.Clients
 }
 
-// validate checks what a record read from the bucket says before a placer
-// believes it: the bucket is shared, so a record is input.
-func (h *Host) validate() error {
+// Validate checks what a record says (an error wrapping rollnet.ErrConfig
+// if it is out of bounds): a placer checks every record it reads from the
+// bucket (the bucket is shared, so a record is input), and a host its own
+// before it joins.
+func (h *Host) Validate() error {
 	switch {
-	case !validName(h.ID, maxID):
+	case !fleetkv.ValidName(h.ID, fleetkv.MaxID):
 		return fmt.Errorf("%w: host id %q", errConfig, h.ID)
-	case !validVersion(h.Version):
+	case !fleetkv.ValidVersion(h.Version):
 		return fmt.Errorf("%w: version %q of host %s", errConfig, h.Version, h.ID)
-	case len(h.Games) == 0 || len(h.Games) > maxGames:
-		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", errConfig, h.ID, len(h.Games), maxGames)
-	case h.QUIC == "" || len(h.QUIC) > maxAddress:
+	case len(h.Games) == 0 || len(h.Games) > fleetkv.MaxGames:
+		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", errConfig, h.ID, len(h.Games), fleetkv.MaxGames)
+	case h.QUIC == "" || len(h.QUIC) > fleetkv.MaxAddress:
 		return fmt.Errorf("%w: host %s QUIC address %q", errConfig, h.ID, h.QUIC)
 	case h.Capacity.Matches < 1 || h.Capacity.Clients < 1:
 		return fmt.Errorf("%w: host %s capacity %+v", errConfig, h.ID, h.Capacity)
 	}
 	for _, g := range h.Games {
-		if !validName(g.Name, maxName) || g.Clients < 1 {
+		if !fleetkv.ValidName(g.Name, fleetkv.MaxName) || g.Clients < 1 {
 			return fmt.Errorf("%w: host %s game %+v", errConfig, h.ID, g)
 		}
 	}
 	return nil
 }
-
-// validName reports whether s is 1 to max letters, digits, '-' or '_'
-// (a key token of the bucket is one such name).
-func validName(s string, max int) bool {
-	return validChars(s, max, false)
-}
-
-// validVersion is validName with '.' allowed inside.
-func validVersion(s string) bool {
-	return validChars(s, maxName, true) && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".")
-}
-
-func validChars(s string, max int, dot bool) bool {
-	if s == "" || len(s) > max {
-		return false
-	}
-	for _, r := range s {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || dot && r == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// hostKey and roomKey are the bucket's keys: "host.<id>" and
-// "room.<game>.<room>", each name one key token.
-func hostKey(id string) string { return "host." + id }
-
-func roomKey(game, room string) string { return "room." + game + "." + room }

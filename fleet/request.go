@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
 // PlacePath is the placement endpoint on a signaling server: a client
@@ -32,12 +34,12 @@ type Request struct {
 // Validate checks r's fields (ErrBadRequest).
 func (r Request) Validate() error {
 	switch {
-	case !validName(r.Game, maxName):
-		return fmt.Errorf("%w: game %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Game, maxName)
-	case !validName(r.Room, maxRoom):
-		return fmt.Errorf("%w: room %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Room, maxRoom)
-	case !validVersion(r.Version):
-		return fmt.Errorf("%w: version %q: want 1 to %d letters, digits, '-', '_' or '.'", ErrBadRequest, r.Version, maxName)
+	case !fleetkv.ValidName(r.Game, fleetkv.MaxName):
+		return fmt.Errorf("%w: game %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Game, fleetkv.MaxName)
+	case !fleetkv.ValidName(r.Room, fleetkv.MaxRoom):
+		return fmt.Errorf("%w: room %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Room, fleetkv.MaxRoom)
+	case !fleetkv.ValidVersion(r.Version):
+		return fmt.Errorf("%w: version %q: want 1 to %d letters, digits, '-', '_' or '.'", ErrBadRequest, r.Version, fleetkv.MaxName)
 	}
 	return nil
 }

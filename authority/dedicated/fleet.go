@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/fleethost"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/playout"
@@ -58,7 +59,7 @@ func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog
 		_, port, _ := net.SplitHostPort(addr)
 		id = "host-" + port
 	}
-	info := fleet.HostInfo{ID: id, Version: f.version, Games: []fleet.Game{{Name: gameName, Clients: perMatch}},
+	info := fleethost.HostInfo{ID: id, Version: f.version, Games: []fleet.Game{{Name: gameName, Clients: perMatch}},
 		QUIC: addr, Capacity: fleet.Capacity{Matches: f.matches, Clients: f.clients}}
 	if o.q.webTransport {
 		info.WebTransport = "https://" + addr + quic.WebTransportPath
@@ -72,7 +73,7 @@ func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog
 		return fmt.Errorf("-fleet %s: %w", f.url, err)
 	}
 	defer nc.Close()
-	mem, err := fleet.Join(nc, info, fleet.Config{Name: f.name, Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}, log)
+	mem, err := fleethost.Join(nc, info, fleet.Config{Name: f.name, Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}, log)
 	if err != nil {
 		return err
 	}
@@ -127,9 +128,9 @@ type fleetHost struct {
 	f    fleetOptions
 	qt   *quic.Transport
 	gate *fleetGate
-	mem  *fleet.Member
+	mem  *fleethost.Member
 	log  *slog.Logger
-	info fleet.HostInfo
+	info fleethost.HostInfo
 
 	matches  map[string]*fleetMatch
 	byPeer   map[transport.Peer]*fleetMatch
