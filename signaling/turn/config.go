@@ -106,7 +106,7 @@ type Config struct {
 }
 
 // Check returns c with every zero field set to its default, and the error
-// (wrapping rollnet.ErrConfig) that makes it invalid, if any: New and Listen run
+// (wrapping rollnet.ErrConfig) that makes it invalid, if any: Listen runs
 // with what Check returns. The defaults are filled even when a required
 // field (Secret, PublicIP) is missing, so a command shows them in its
 // flags' help from Check's result on a zero Config.

@@ -8,7 +8,7 @@ import (
 )
 
 var (
-	// errConfig is wrapped by every error New and Listen return for a bad
+	// errConfig is wrapped by every error Listen returns for a bad
 	// Config: errors.Is(err, rollnet.ErrConfig) holds.
 	errConfig = fmt.Errorf("%w: turn", rollnet.ErrConfig)
 

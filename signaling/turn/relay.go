@@ -79,7 +79,7 @@ func Listen(cfg Config, addr string) (*Relay, error) {
 			lastErr = err // the UDP port's TCP twin is taken: try another
 			continue
 		}
-		r, err := New(cfg, pc, ln)
+		r, err := newRelay(cfg, pc, ln)
 		if err != nil {
 			_ = pc.Close()
 			_ = ln.Close()
@@ -89,9 +89,9 @@ func Listen(cfg Config, addr string) (*Relay, error) {
 	return nil, lastErr
 }
 
-// New starts a relay serving TURN on pc (UDP) and ln (TCP); either may be
-// nil, not both. The relay owns them: Close closes them.
-func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
+// newRelay starts a relay serving TURN on pc (UDP) and ln (TCP); either
+// may be nil, not both. The relay owns them: Close closes them.
+func newRelay(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
