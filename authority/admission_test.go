@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -25,7 +25,7 @@ type squatter struct {
 
 func (s *squatter) hello(t *testing.T, c *cluster) {
 	s.seq++
-	require.NoError(t, s.ep.Send("host", codec.Hello{Protocol: protocol, Seq: s.seq, Settings: c.h.Settings(), Nonce: uint64(s.seq) | 1}.Append(nil)))
+	require.NoError(t, s.ep.Send("host", wire.Hello{Protocol: protocol, Seq: s.seq, Settings: c.h.Settings(), Nonce: uint64(s.seq) | 1}.Append(nil)))
 }
 
 func (s *squatter) tick(t *testing.T, c *cluster, n int) {
@@ -34,12 +34,12 @@ func (s *squatter) tick(t *testing.T, c *cluster, n int) {
 		s.hello(t, c) // as an honest client retries
 	case s.in && s.play:
 		s.seq++
-		_ = s.ep.Send("host", codec.AuthInput{Seq: s.seq, Ack: -1, Start: int32(c.h.Frame()), Slots: 1, Size: 2}.Append(nil))
+		_ = s.ep.Send("host", wire.AuthInput{Seq: s.seq, Ack: -1, Start: int32(c.h.Frame()), Slots: 1, Size: 2}.Append(nil))
 	case s.in && n%60 == 0:
 		s.seq++
-		_ = s.ep.Send("host", codec.KeepAlive{Seq: s.seq}.Append(nil))
+		_ = s.ep.Send("host", wire.KeepAlive{Seq: s.seq}.Append(nil))
 	}
-	if _, kinds := drain(s.ep); kinds[codec.TypeWelcome] > 0 {
+	if _, kinds := drain(s.ep); kinds[wire.TypeWelcome] > 0 {
 		s.in = true
 	}
 }
@@ -127,7 +127,7 @@ func TestResumeSameAddress(t *testing.T) {
 	}
 	st := a.c.Stats()
 	t.Logf("answer %v after %v; host %+v", a.c.answer, took, c.h.Stats())
-	require.Equal(t, codec.WelcomeResume, a.c.answer, "resumed, not rejected")
+	require.Equal(t, wire.WelcomeResume, a.c.answer, "resumed, not rejected")
 	require.Less(t, took, time.Second)
 	require.Equal(t, slot, st.First)
 	require.Equal(t, token, a.c.token)
@@ -153,12 +153,12 @@ func TestResumeFromAnotherAddress(t *testing.T) {
 	thief, err := c.net.Endpoint("thief")
 	require.NoError(t, err)
 	for k := range 120 {
-		require.NoError(t, thief.Send("host", codec.Hello{Protocol: protocol, Seq: uint16(k), Settings: c.h.Settings(), Nonce: 5, Resume: true, Token: token}.Append(nil)))
+		require.NoError(t, thief.Send("host", wire.Hello{Protocol: protocol, Seq: uint16(k), Settings: c.h.Settings(), Nonce: 5, Resume: true, Token: token}.Append(nil)))
 		c.run(tick)
 	}
 	c.run(100 * time.Millisecond)
 	_, kinds := drain(thief)
-	require.Zero(t, kinds[codec.TypeWelcome], "no answer while the owner is heard")
+	require.Zero(t, kinds[wire.TypeWelcome], "no answer while the owner is heard")
 	require.Equal(t, "a", string(c.h.clients[c.record("a")].peer), "the owner kept its slot")
 	require.Equal(t, uint64(120), c.h.Stats().RejoinsWhileHeard)
 	require.Zero(t, c.h.Stats().Rejoined)
@@ -177,7 +177,7 @@ func TestResumeFromAnotherAddress(t *testing.T) {
 		}
 	}
 	t.Logf("moved: answer %v after %v", a.c.answer, took)
-	require.Equal(t, codec.WelcomeResume, a.c.answer)
+	require.Equal(t, wire.WelcomeResume, a.c.answer)
 	require.Less(t, took, 1200*time.Millisecond, "about DisconnectNotify (750 ms) and a Hello retry")
 	c.run(time.Second)
 	require.True(t, a.c.Synchronized())

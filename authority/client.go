@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -68,7 +68,7 @@ type Client[S any, I comparable] struct {
 	inputSize int
 	stateSize int
 	hash      uint64
-	settings  codec.AuthSettings
+	settings  wire.AuthSettings
 	capacity  int
 	maxSend   int
 	target    int
@@ -86,10 +86,10 @@ type Client[S any, I comparable] struct {
 	helloAt  int64
 	helloSeq bool // a Hello went out on this connection
 	token    RejoinToken
-	held     bool              // token is the host's: given with the slots, or accepted
-	resume   bool              // the Hello carries token
-	answer   codec.WelcomeKind // 0 until the connection's answer
-	refused  error             // the host refused the settings: every AdvanceFrame's error
+	held     bool             // token is the host's: given with the slots, or accepted
+	resume   bool             // the Hello carries token
+	answer   wire.WelcomeKind // 0 until the connection's answer
+	refused  error            // the host refused the settings: every AdvanceFrame's error
 	first    int
 	slots    int
 	rtt      int64
@@ -110,7 +110,7 @@ type Client[S any, I comparable] struct {
 	reconciled rollnet.Frame
 	hostAck    rollnet.Frame // newest own input frame the host applied
 	asm        reassembler
-	body       codec.StateBody
+	body       wire.StateBody
 	bodyIn     int    // the inputs' bytes at the head of bodyData
 	bodyData   []byte // a body's inputs then state
 
@@ -143,7 +143,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	c := &Client[S, I]{
 		host: cfg.Host, net: net, sim: simulate,
 		players: cfg.Players, inputSize: inputSize, stateSize: stateSize,
-		capacity: or(cfg.Capacity, 128), maxSend: or(cfg.MaxSend, codec.MaxFrames), target: or(cfg.TargetDepth, 2),
+		capacity: or(cfg.Capacity, 128), maxSend: or(cfg.MaxSend, wire.MaxFrames), target: or(cfg.TargetDepth, 2),
 		retry: net.SyncRetry, nackAfter: int64(or(cfg.NackAfter, 2)),
 		events: make([]rollnet.Event, 0, 256),
 		token:  cfg.Rejoin, resume: cfg.Rejoin != RejoinToken{},
@@ -151,8 +151,8 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	switch {
 	case c.players < 1 || c.players > maxHostPlayers:
 		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, maxHostPlayers)
-	case c.maxSend < 1 || c.maxSend > codec.MaxFrames || c.maxSend > c.capacity:
-		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, codec.MaxFrames)
+	case c.maxSend < 1 || c.maxSend > wire.MaxFrames || c.maxSend > c.capacity:
+		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, wire.MaxFrames)
 	case c.target < 0 || c.nackAfter < 1:
 		return nil, fmt.Errorf("%w: negative TargetDepth or NackAfter", ErrConfig)
 	}
@@ -176,12 +176,12 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	c.baseTags = make([]rollnet.Frame, baselineWindow)
 	c.baseOf = make([]rollnet.Frame, baselineWindow)
 	c.sure = make([]bool, baselineWindow)
-	c.asm = newReassembler(codec.MaxStateBody)
+	c.asm = newReassembler(wire.MaxStateBody)
 	c.bodyIn = c.players * inputSize
 	c.baseIn = make([]byte, baselineWindow*c.bodyIn)
 	c.bodyData = make([]byte, c.bodyIn+stateSize)
-	c.out = make([]byte, 0, codec.MaxPacket)
-	c.outIn = make([]byte, 0, codec.MaxFrames*c.players*inputSize)
+	c.out = make([]byte, 0, wire.MaxPacket)
+	c.outIn = make([]byte, 0, wire.MaxFrames*c.players*inputSize)
 	c.forget()
 	return c, nil
 }
@@ -224,7 +224,7 @@ func (c *Client[S, I]) Rejoin(tr transport.Transport) error {
 	if err := c.dial(tr); err != nil {
 		return err
 	}
-	c.resume = c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
+	c.resume = c.answer == wire.WelcomeSync || c.answer == wire.WelcomeResume
 	c.answer, c.helloSeq = 0, false
 	return nil
 }
@@ -339,7 +339,7 @@ func (c *Client[S, I]) AdvanceFrame() error {
 	if c.refused != nil {
 		return c.refused
 	}
-	ready := c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume
+	ready := c.answer == wire.WelcomeSync || c.answer == wire.WelcomeResume
 	if !ready && (!c.helloSeq || c.t-c.helloAt >= c.retry) {
 		c.hello()
 	}
@@ -370,7 +370,7 @@ func (c *Client[S, I]) hello() {
 		c.helloSeq = true
 	}
 	c.helloAt = c.t
-	m := codec.Hello{Seq: c.l.Seq(), Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token, Protocol: protocol}
+	m := wire.Hello{Seq: c.l.Seq(), Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token, Protocol: protocol}
 	c.out = m.Append(c.out[:0])
 	c.send()
 }
@@ -389,11 +389,11 @@ func (c *Client[S, I]) receive() {
 			continue
 		}
 		switch typ {
-		case codec.TypeWelcome:
+		case wire.TypeWelcome:
 			c.welcome(b)
-		case codec.TypeStateFragment:
+		case wire.TypeStateFragment:
 			c.fragment(b)
-		case codec.TypeQualityReport, codec.TypeQualityReply, codec.TypeKeepAlive, codec.TypeDisconnect:
+		case wire.TypeQualityReport, wire.TypeQualityReply, wire.TypeKeepAlive, wire.TypeDisconnect:
 			// The link's, before the Welcome that starts it (reordered).
 		default:
 			c.malformed()
@@ -410,7 +410,7 @@ func (c *Client[S, I]) malformed() {
 // reject after an acceptance, are ignored. A reject is followed by an
 // INITIAL_SYNC, which starts a fresh world.
 func (c *Client[S, I]) welcome(b []byte) {
-	m, _, err := codec.ParseWelcome(b)
+	m, _, err := wire.ParseWelcome(b)
 	if err != nil || int(m.First)+int(m.Slots) > c.players {
 		c.malformed()
 		return
@@ -418,7 +418,7 @@ func (c *Client[S, I]) welcome(b []byte) {
 	if !c.helloSeq || m.Nonce != c.nonce {
 		return // stale or forged
 	}
-	if m.Kind == codec.WelcomeRefused {
+	if m.Kind == wire.WelcomeRefused {
 		// Our nonce: the host's answer to this connection's Hello. Its
 		// settings are not ours, and will not become ours: stop here.
 		// (A host that accepted us does not refuse later: a refusal
@@ -429,16 +429,16 @@ func (c *Client[S, I]) welcome(b []byte) {
 		return
 	}
 	switch {
-	case c.answer == codec.WelcomeSync || c.answer == codec.WelcomeResume:
+	case c.answer == wire.WelcomeSync || c.answer == wire.WelcomeResume:
 		return
-	case m.Kind == codec.WelcomeReject:
+	case m.Kind == wire.WelcomeReject:
 		if c.answer == 0 {
-			c.answer = codec.WelcomeReject
+			c.answer = wire.WelcomeReject
 			c.stats.Rejected, c.stats.Rejoined, c.held = true, false, false
 			c.forget()
 		}
 		return
-	case m.Kind == codec.WelcomeResume && (c.answer == codec.WelcomeReject || !c.resume):
+	case m.Kind == wire.WelcomeResume && (c.answer == wire.WelcomeReject || !c.resume):
 		return
 	}
 	c.rtt = c.t - c.helloAt
@@ -451,7 +451,7 @@ func (c *Client[S, I]) welcome(b []byte) {
 		c.e.Synced(c.l)
 	}
 	switch {
-	case m.Kind == codec.WelcomeSync:
+	case m.Kind == wire.WelcomeSync:
 		c.forget()
 		// A host answers a Hello with a token INITIAL_SYNC only when it
 		// rejects the token: rejected, even if the RESUME_REJECT before
@@ -477,10 +477,10 @@ func (c *Client[S, I]) welcome(b []byte) {
 
 // fragment takes one piece of a host state; a completed one is decoded.
 func (c *Client[S, I]) fragment(b []byte) {
-	if c.answer != codec.WelcomeSync && c.answer != codec.WelcomeResume {
+	if c.answer != wire.WelcomeSync && c.answer != wire.WelcomeResume {
 		return // no world to put it in yet
 	}
-	f, _, err := codec.ParseStateFragment(b)
+	f, _, err := wire.ParseStateFragment(b)
 	if err != nil {
 		c.malformed()
 		return
@@ -526,7 +526,7 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	if near == rollnet.NoFrame {
 		near = c.frame // no state to decode a delta against: any frame will do
 	}
-	if _, err := codec.ParseStateBody(body, m, c.bodyData, int32(near)); err != nil {
+	if _, err := wire.ParseStateBody(body, m, c.bodyData, int32(near)); err != nil {
 		c.malformed()
 		return false
 	}
@@ -715,7 +715,7 @@ func (c *Client[S, I]) simulate(g rollnet.Frame) {
 func (c *Client[S, I]) sendInputs() {
 	last := c.frame - 1
 	from := max(c.hostAck+1, c.firstIn, last-rollnet.Frame(c.capacity)+1)
-	m := codec.AuthInput{Seq: c.l.Seq(), Ack: int32(c.newestHost), Start: int32(last), Slots: c.slots, Size: c.inputSize}
+	m := wire.AuthInput{Seq: c.l.Seq(), Ack: int32(c.newestHost), Start: int32(last), Slots: c.slots, Size: c.inputSize}
 	for n := min(int(last-from+1), c.maxSend); n > 0; n /= 2 {
 		buf := c.outIn[:0]
 		for g := from; g < from+rollnet.Frame(n); g++ {
@@ -745,7 +745,7 @@ func (c *Client[S, I]) sendNacks() {
 		}
 		a.nacks++
 		a.nackAt = c.tick
-		m := codec.Nack{Seq: c.l.Seq(), Msg: a.msg, Missing: a.missing()}
+		m := wire.Nack{Seq: c.l.Seq(), Msg: a.msg, Missing: a.missing()}
 		c.out = m.Append(c.out[:0])
 		c.send()
 		c.stats.NacksSent++

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -168,6 +168,10 @@ type hostSettings struct {
 	net                                      link.Settings
 }
 
+// DefaultGrace is the Grace a zero HostConfig.Grace means: how long an
+// away client's slots and rejoin token are kept.
+const DefaultGrace = 20 * time.Second
+
 func (c HostConfig[I]) resolve() (hostSettings, error) {
 	s := hostSettings{
 		players: c.Players, locals: c.LocalPlayers, perClient: or(c.SlotsPerClient, 1),
@@ -175,7 +179,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		maxRate: or(c.MaxRate, 100), interval: or(c.StateInterval, 1), window: or(c.RollbackWindow, 8),
 		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
 		perAddress: or(c.MaxClientsPerAddress, 4), budget: int64(or(c.ClientBudget, ClientBudgetDefault)), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
-		grace:   int64(or(c.Grace, 20*time.Second)),
+		grace:   int64(or(c.Grace, DefaultGrace)),
 		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
 		backlog: c.RejoinBacklog,
 	}
@@ -186,8 +190,8 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: LateRollback holds at most %d Players (%d)", ErrConfig, maxCorePlayers, c.Players)
 	case s.locals < 0 || s.locals > s.players:
 		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", ErrConfig, c.LocalPlayers)
-	case s.perClient < 1 || s.perClient > s.players || s.perClient > codec.MaxPlayers:
-		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, min(Players, %d)]", ErrConfig, c.SlotsPerClient, codec.MaxPlayers)
+	case s.perClient < 1 || s.perClient > s.players || s.perClient > wire.MaxPlayers:
+		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, min(Players, %d)]", ErrConfig, c.SlotsPerClient, wire.MaxPlayers)
 	case s.ahead < 1 || s.ahead > 64:
 		return s, fmt.Errorf("%w: InputAhead %d not in [1, 64]", ErrConfig, c.InputAhead)
 	case s.target < 1 || s.target > s.ahead:
@@ -237,7 +241,7 @@ type ClientConfig struct {
 	// comparison and re-simulation, a power of two; 0 means 128.
 	Capacity int
 	// MaxSend is the most frames of inputs one message carries; 0 means
-	// 128 (codec.MaxFrames), at most Capacity.
+	// 128 (wire.MaxFrames), at most Capacity.
 	MaxSend int
 	// TargetDepth is how many frames ahead of the host the client starts
 	// beyond one round trip (time dilation then holds the host's target);

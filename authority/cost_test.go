@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -87,7 +87,7 @@ func TestNeverAcknowledgingClientCost(t *testing.T) {
 			honest := m.client(t, "honest")
 			raw, err := m.net.Endpoint("raw")
 			require.NoError(t, err)
-			require.NoError(t, raw.Send("host", codec.Hello{Protocol: protocol, Seq: 1, Settings: m.h.Settings(), Nonce: 1}.Append(nil)))
+			require.NoError(t, raw.Send("host", wire.Hello{Protocol: protocol, Seq: 1, Settings: m.h.Settings(), Nonce: 1}.Append(nil)))
 			buf := make([]byte, transport.MaxDatagram)
 			seq := uint16(1)
 			var in, out uint64
@@ -105,9 +105,9 @@ func TestNeverAcknowledgingClientCost(t *testing.T) {
 					if n >= 60 {
 						out += uint64(k)
 					}
-					if fr, _, err := codec.ParseStateFragment(buf[:k]); err == nil && nacks && fr.Index == 0 {
+					if fr, _, err := wire.ParseStateFragment(buf[:k]); err == nil && nacks && fr.Index == 0 {
 						seq++
-						p := codec.Nack{Seq: seq, Msg: fr.Msg, Missing: fullMask(fr.Count)}.Append(nil)
+						p := wire.Nack{Seq: seq, Msg: fr.Msg, Missing: fullMask(fr.Count)}.Append(nil)
 						for range 4 {
 							_ = raw.Send("host", p)
 							in += uint64(len(p))
@@ -115,7 +115,7 @@ func TestNeverAcknowledgingClientCost(t *testing.T) {
 					}
 				}
 				seq++
-				p := codec.AuthInput{Seq: seq, Ack: -1, Start: int32(m.h.Frame()), Slots: 1, Size: 2}.Append(nil)
+				p := wire.AuthInput{Seq: seq, Ack: -1, Start: int32(m.h.Frame()), Slots: 1, Size: 2}.Append(nil)
 				_ = raw.Send("host", p)
 				if n >= 60 {
 					in += uint64(len(p))

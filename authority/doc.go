@@ -122,14 +122,14 @@
 //
 // # Presentation
 //
-// The obvious use is smooth (package playout does the work): the game calls
-// Update(dt) once per drawn frame, which runs the fixed step through a
-// playout.Timestep at the host's advised rate (never a skipped or doubled
-// step; AdvanceFrame is the step, for a game with its own loop). Host states
-// enter a paced playout.Queue (at most one applied per step); a
-// playout.Clock gives one render time per drawn frame (RenderTime), its
-// delay at least 3 frames and grown to what the stream's arrivals need
-// (playout.Arrival); PlayoutAt(T) returns the two host states around T to
+// The obvious use is smooth: the game calls Update(dt) once per drawn frame,
+// which runs the fixed step through a playout.Timestep at the host's advised
+// rate (never a skipped or doubled step; AdvanceFrame is the step, for a game
+// with its own loop). Host states enter a paced queue (at most one applied
+// per step, playout.QueueConfig); a render clock gives one render time per
+// drawn frame (RenderTime, playout.ClockConfig), its delay at least 3 frames
+// and grown to what the stream's arrivals need; PlayoutAt(T) returns the two
+// host states around T to
 // draw entities the game does not control in the past. Over 45 ± 20 ms with
 // 5% loss, drawn at 144 Hz on a 60 Hz step, that draws a host's entity
 // with no hitch where applying states on arrival gives hundreds.
@@ -143,7 +143,13 @@
 // packet's, the client the newest state's, so a forged one is undone by
 // the next real one; and only a state that verified moves the client's
 // reassembly on, so a forged body number cannot make the host's look
-// old. Nothing authenticates a
+// old. A client numbers every packet it sends, and the host remembers
+// which numbers of a connection's inputs and Nacks it took (the whole
+// plausible span): a copy, an on-path replayer's or the network's, is
+// dropped unread (HostClientStats.Replayed), so replaying a client's old
+// packets neither forces full states nor undoes their pacing, and costs
+// the victim nothing past the link's own answers (a quality reply to a
+// copied report). Nothing authenticates a
 // packet: an attacker who can spoof the other end's address gets about
 // one forgery in 32 through (a transport that authenticates, WebRTC's
 // DTLS, closes that).

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
 // Sentinel errors; every error this package returns is, or wraps, one of
@@ -47,7 +47,7 @@ type Settings struct {
 	Game      uint64
 }
 
-func hostSettingsOf(s codec.AuthSettings) Settings {
+func hostSettingsOf(s wire.AuthSettings) Settings {
 	return Settings{Protocol: int(s.Protocol), Players: s.Players, StateSize: s.StateSize, InputSize: s.InputSize,
 		FrameRate: s.FrameRate, Game: s.Game}
 }

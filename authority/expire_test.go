@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -41,7 +41,7 @@ func TestClientGoneKeepsHostConfirming(t *testing.T) {
 				case "Hello": // a record with its slot predicted, freed once its link times out
 					ep, err := c.net.Endpoint("a")
 					require.NoError(t, err)
-					require.NoError(t, ep.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 7}.Append(nil)))
+					require.NoError(t, ep.Send("host", wire.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 7}.Append(nil)))
 					c.run(100 * time.Millisecond)
 					require.Equal(t, 2, c.h.Stats().Clients)
 				}

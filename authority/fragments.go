@@ -2,11 +2,11 @@ package authority
 
 import (
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
-// Fragmentation: a state body is cut into chunks of codec.MaxChunk bytes
-// (the last shorter), at most codec.MaxFragments. The host keeps the last
+// Fragmentation: a state body is cut into chunks of wire.MaxChunk bytes
+// (the last shorter), at most wire.MaxFragments. The host keeps the last
 // outboxLen bodies of more than one fragment it sent each client for
 // repair (one in a single packet is whole or lost); a client's Nack names
 // the missing chunks of one of them. Each Nack resends each named chunk at
@@ -41,8 +41,8 @@ type sentBody struct {
 }
 
 func (s *sentBody) chunk(i int) []byte {
-	lo := i * codec.MaxChunk
-	return s.body[lo:min(lo+codec.MaxChunk, len(s.body))]
+	lo := i * wire.MaxChunk
+	return s.body[lo:min(lo+wire.MaxChunk, len(s.body))]
 }
 
 // outbox is the bodies sent to one client.
@@ -76,7 +76,7 @@ func (o *outbox) find(msg uint32) *sentBody {
 	return s
 }
 
-func fragmentCount(n int) int { return (n + codec.MaxChunk - 1) / codec.MaxChunk }
+func fragmentCount(n int) int { return (n + wire.MaxChunk - 1) / wire.MaxChunk }
 
 // assembly collects the fragments of one body.
 type assembly struct {
@@ -92,7 +92,7 @@ type assembly struct {
 }
 
 func (a *assembly) body() []byte {
-	return a.buf[:int(a.count-1)*codec.MaxChunk+a.last]
+	return a.buf[:int(a.count-1)*wire.MaxChunk+a.last]
 }
 
 func (a *assembly) missing() uint64 { return fullMask(a.count) &^ a.have }
@@ -123,7 +123,7 @@ func newReassembler(bodyCap int) reassembler {
 // completed its body, and bad when the fragment contradicts what came
 // before (counted as malformed by the caller). Fragments of bodies older
 // than both held, or just behind the newest taken, are dropped.
-func (r *reassembler) add(f codec.StateFragment, now int64) (done *assembly, bad bool) {
+func (r *reassembler) add(f wire.StateFragment, now int64) (done *assembly, bad bool) {
 	if d := int32(f.Msg - r.newest); r.done && d <= 0 && d > -doneWindow {
 		return nil, false
 	}
@@ -151,7 +151,7 @@ func (r *reassembler) add(f codec.StateFragment, now int64) (done *assembly, bad
 		return nil, true
 	}
 	last := f.Index == f.Count-1
-	if !last && len(f.Chunk) != codec.MaxChunk {
+	if !last && len(f.Chunk) != wire.MaxChunk {
 		return nil, true
 	}
 	bit := uint64(1) << f.Index
@@ -160,7 +160,7 @@ func (r *reassembler) add(f codec.StateFragment, now int64) (done *assembly, bad
 	}
 	a.have |= bit
 	a.lastAt = now
-	copy(a.buf[int(f.Index)*codec.MaxChunk:], f.Chunk)
+	copy(a.buf[int(f.Index)*wire.MaxChunk:], f.Chunk)
 	if last {
 		a.last = len(f.Chunk)
 	}
@@ -218,7 +218,7 @@ func (c *codedCache) find(base rollnet.Frame) ([]byte, bool) {
 }
 
 // put codes m's part and keeps it under base (in the spare when full).
-func (c *codedCache) put(base rollnet.Frame, m codec.StateBody) []byte {
+func (c *codedCache) put(base rollnet.Frame, m wire.StateBody) []byte {
 	if c.n == codedLen {
 		c.spare = m.AppendCoded(c.spare[:0])
 		return c.spare

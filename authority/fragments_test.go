@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -63,7 +63,7 @@ func TestBigStateOverLoss(t *testing.T) {
 	require.True(t, st.Synchronized, "a whole 64 KiB state arrived")
 	require.NotZero(t, st.NacksSent)
 	require.NotZero(t, st.FragmentsRepaired)
-	frags := fragmentCount(codec.MaxStateBody) // the most any body has
+	frags := fragmentCount(wire.MaxStateBody) // the most any body has
 	require.LessOrEqual(t, hs.NacksServed, 3*hs.StatesSent)
 	require.LessOrEqual(t, hs.FragmentsResent, uint64(3*frags)*hs.StatesSent)
 	s, f := cl.HostState()
@@ -82,17 +82,17 @@ func TestBigStateOverLoss(t *testing.T) {
 // moves nothing (the caller does not finish it), and one that did leaves
 // the host's bodies, far behind it, new again.
 func TestReassemblerForgedNumbers(t *testing.T) {
-	r := newReassembler(codec.MaxStateBody)
-	half := make([]byte, codec.MaxChunk)
+	r := newReassembler(wire.MaxStateBody)
+	half := make([]byte, wire.MaxChunk)
 	real := func(msg uint32, now int64) *assembly {
-		a, bad := r.add(codec.StateFragment{Msg: msg, Count: 1, Chunk: []byte{1}}, now)
+		a, bad := r.add(wire.StateFragment{Msg: msg, Count: 1, Chunk: []byte{1}}, now)
 		require.False(t, bad)
 		return a
 	}
 	require.NotNil(t, real(5, 0))
 	r.finish(&r.slots[0])
 	for _, m := range []uint32{1 << 30, 1<<30 + 1} {
-		a, bad := r.add(codec.StateFragment{Msg: m, Count: 2, Chunk: half}, 1)
+		a, bad := r.add(wire.StateFragment{Msg: m, Count: 2, Chunk: half}, 1)
 		require.False(t, bad)
 		require.Nil(t, a)
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -95,8 +95,8 @@ func FuzzClientPackets(f *testing.F) {
 	for _, b := range toClient {
 		f.Add(b)
 	}
-	f.Add(codec.Welcome{Kind: codec.WelcomeRefused, Nonce: 43,
-		Host: codec.AuthSettings{Protocol: 2, Players: 2, StateSize: 8, InputSize: 2, FrameRate: 60}}.Append(nil))
+	f.Add(wire.Welcome{Kind: wire.WelcomeRefused, Nonce: 43,
+		Host: wire.AuthSettings{Protocol: 2, Players: 2, StateSize: 8, InputSize: 2, FrameRate: 60}}.Append(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &feed{local: "me"}
 		cl, err := NewClient[world, uint16](ClientConfig{Host: "host", Players: 2, Net: stillNet}, tr, simWorld)
@@ -104,7 +104,7 @@ func FuzzClientPackets(f *testing.F) {
 			t.Fatal(err)
 		}
 		_ = cl.AdvanceFrame() // says Hello with nonce 43
-		w := codec.Welcome{Kind: codec.WelcomeSync, Nonce: 43, Slots: 1, Frame: 5}
+		w := wire.Welcome{Kind: wire.WelcomeSync, Nonce: 43, Slots: 1, Frame: 5}
 		tr.in = append(tr.in, feedPacket{"host", w.Append(nil)}, feedPacket{"host", b}, feedPacket{"stranger", b})
 		for range 3 {
 			_ = cl.AdvanceFrame()
@@ -121,14 +121,14 @@ func FuzzHostPackets(f *testing.F) {
 	for _, b := range toHost {
 		f.Add(b)
 	}
-	f.Add(codec.Hello{Protocol: 2, Settings: 1, Nonce: 9}.Append(nil))
+	f.Add(wire.Hello{Protocol: 2, Settings: 1, Nonce: 9}.Append(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr := &feed{local: "host"}
 		h, err := NewHost[world, uint16](HostConfig[uint16]{Players: 2, Net: stillNet}, tr, simWorld)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hello := codec.Hello{Protocol: protocol, Settings: h.Settings(), Nonce: 9}
+		hello := wire.Hello{Protocol: protocol, Settings: h.Settings(), Nonce: 9}
 		tr.in = append(tr.in, feedPacket{"c", hello.Append(nil)})
 		for range 3 {
 			tr.in = append(tr.in, feedPacket{"c", b}, feedPacket{"stranger", b})

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
@@ -69,7 +69,7 @@ type Host[S any, I comparable] struct {
 	session   *session.Session[S, I] // the core session, or nil
 	recorder  *replay.Recorder[S, I] // SetRecorder's (record.go), or nil
 	hash      uint64
-	settings  codec.AuthSettings // what the hash is of, sent to a Hello refused
+	settings  wire.AuthSettings // what the hash is of, sent to a Hello refused
 	stateSize int
 	inputSize int
 
@@ -128,9 +128,9 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		scratch: make([]I, s.perClient),
 		sent:    make([]S, sentLen), sentTags: make([]rollnet.Frame, sentLen), sums: make([]uint32, sentLen),
 		sentIn: make([]byte, sentLen*s.players*inputSize),
-		out:    make([]byte, 0, codec.MaxPacket), events: make([]rollnet.Event, 0, 256),
-		chunk: make([]byte, 0, codec.MaxPacket),
-		ins:   make([]byte, codec.MaxFrames*s.perClient*inputSize), data: make([]byte, s.players*inputSize+stateSize),
+		out:    make([]byte, 0, wire.MaxPacket), events: make([]rollnet.Event, 0, 256),
+		chunk: make([]byte, 0, wire.MaxPacket),
+		ins:   make([]byte, wire.MaxFrames*s.perClient*inputSize), data: make([]byte, s.players*inputSize+stateSize),
 		barred: make([]barredAddress, max(s.maxClients, 1)),
 	}
 	h.hash = settingsHash(h.settings)
@@ -149,7 +149,7 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 	}
 	// The run-length coding grows a state by a control byte per literal
 	// at worst; twice the state bounds it with room to spare.
-	bodyCap := min(codec.MaxStateBody+64, 2*(stateSize+s.players*inputSize)+64)
+	bodyCap := min(wire.MaxStateBody+64, 2*(stateSize+s.players*inputSize)+64)
 	h.coded = newCodedCache(bodyCap)
 	for i := range s.maxClients {
 		c := newHostClient[I](s.perClient, bodyCap)
@@ -303,11 +303,11 @@ func (h *Host[S, I]) receive(f rollnet.Frame) {
 			continue
 		}
 		switch typ {
-		case codec.TypeAuthInput:
+		case wire.TypeAuthInput:
 			h.input(c, b, f)
-		case codec.TypeNack:
+		case wire.TypeNack:
 			h.nack(c, b)
-		case codec.TypeHello:
+		case wire.TypeHello:
 			c.stats.HellosIgnored++
 		default:
 			l.Malformed()
@@ -318,14 +318,14 @@ func (h *Host[S, I]) receive(f rollnet.Frame) {
 // hello handles a Hello from a peer that is not a client: one answer,
 // decided now, for this connection.
 func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
-	if typ, _, _, err := codec.ParseHeader(b); err != nil || typ != codec.TypeHello {
+	if typ, _, _, err := wire.ParseHeader(b); err != nil || typ != wire.TypeHello {
 		h.stats.UnknownPackets++
 		return
 	}
 	// Refused before they count against the joins a tick allows: no
 	// answer is owed them, so a flood of them cannot starve an honest
 	// Hello of its turn.
-	m, _, err := codec.ParseHello(b)
+	m, _, err := wire.ParseHello(b)
 	if err != nil || from == "" {
 		h.stats.HellosRefused++
 		return
@@ -378,16 +378,16 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 	h.joins++
 	if resume >= 0 {
 		c := h.clients[resume]
-		c.reset(from, h.connect(resume, from, m.Seq), true)
+		c.reset(from, h.connect(resume, from, m.Seq), m.Seq, true)
 		c.resuming = h.s.backlog == BacklogApply
-		h.answer(c, codec.WelcomeResume, m.Nonce)
+		h.answer(c, wire.WelcomeResume, m.Nonce)
 		h.stats.Rejoined++
 		return
 	}
 	c := h.clients[i]
-	c.reset(from, h.connect(i, from, m.Seq), false)
+	c.reset(from, h.connect(i, from, m.Seq), m.Seq, false)
 	c.token = h.newToken()
-	h.answer(c, codec.WelcomeSync, m.Nonce)
+	h.answer(c, wire.WelcomeSync, m.Nonce)
 	if m.Resume {
 		c.reject = true
 		h.stats.RejoinsRefused++
@@ -405,7 +405,7 @@ type refusal struct {
 // host's, so the client can say what differs: once a second per
 // connection (of the last 64 refused), at most MaxJoinsPerTick a tick, a
 // few bytes more than the Hello, and nothing held for it.
-func (h *Host[S, I]) refuse(from transport.Peer, m codec.Hello) {
+func (h *Host[S, I]) refuse(from transport.Peer, m wire.Hello) {
 	for _, r := range h.refused {
 		if r.peer == from && h.t-r.at < int64(time.Second) {
 			return
@@ -418,12 +418,12 @@ func (h *Host[S, I]) refuse(from transport.Peer, m codec.Hello) {
 	h.refused[h.refusedNext] = refusal{peer: from, at: h.t}
 	h.refusedNext = (h.refusedNext + 1) % len(h.refused)
 	h.stats.RefusalsSent++
-	w := codec.Welcome{Seq: m.Seq, Kind: codec.WelcomeRefused, Nonce: m.Nonce, Host: h.settings}
+	w := wire.Welcome{Seq: m.Seq, Kind: wire.WelcomeRefused, Nonce: m.Nonce, Host: h.settings}
 	h.out = w.Append(h.out[:0])
 	_ = h.conns.tr.Send(from, h.out)
 }
 
-func (h *Host[S, I]) answer(c *hostClient[I], kind codec.WelcomeKind, nonce uint64) {
+func (h *Host[S, I]) answer(c *hostClient[I], kind wire.WelcomeKind, nonce uint64) {
 	c.kind, c.nonce, c.welcomes = kind, nonce, h.s.copies
 	c.welcomeAt = h.t - h.s.spacing
 	c.joinAt = h.t
@@ -477,8 +477,8 @@ func (h *Host[S, I]) connect(i int, from transport.Peer, seq uint16) *link.Link 
 	return l
 }
 
-func (h *Host[S, I]) newToken() (t [codec.TokenLen]byte) {
-	for t == ([codec.TokenLen]byte{}) {
+func (h *Host[S, I]) newToken() (t [wire.TokenLen]byte) {
+	for t == ([wire.TokenLen]byte{}) {
 		a, b := h.s.net.Rand(), h.s.net.Rand()
 		for i := range 8 {
 			t[i], t[8+i] = byte(a>>(8*i)), byte(b>>(8*i))
@@ -487,7 +487,7 @@ func (h *Host[S, I]) newToken() (t [codec.TokenLen]byte) {
 	return t
 }
 
-func (h *Host[S, I]) byToken(t [codec.TokenLen]byte) int {
+func (h *Host[S, I]) byToken(t [wire.TokenLen]byte) int {
 	for i, c := range h.clients {
 		if c.state != clientFree && c.token == t {
 			return i
@@ -499,8 +499,8 @@ func (h *Host[S, I]) byToken(t [codec.TokenLen]byte) int {
 // input takes a client's AuthInput: its acknowledgement, a depth sample,
 // and every frame it has not sent before.
 func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
-	var m codec.AuthInput
-	if _, err := codec.ParseAuthInput(b, &m, h.ins); err != nil || m.Slots != h.s.perClient || m.Size != h.inputSize {
+	var m wire.AuthInput
+	if _, err := wire.ParseAuthInput(b, &m, h.ins); err != nil || m.Slots != h.s.perClient || m.Size != h.inputSize {
 		c.l.Malformed()
 		return
 	}
@@ -510,7 +510,11 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 		return
 	}
 	if !h.e.Accept(c.l, m.Seq) {
-		return // a sequence number far from the connection's: replayed or forged
+		return // a sequence number far from the connection's: forged, or replayed long after
+	}
+	if c.seen.again(m.Seq) {
+		c.stats.Replayed++ // a copy: its acknowledgement is old news, or a lie
+		return
 	}
 	c.played = true
 	// The newest packet's acknowledgement, not the greatest ever: a forged
@@ -574,12 +578,16 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 
 // nack resends the fragments a client names, within the bounds.
 func (h *Host[S, I]) nack(c *hostClient[I], b []byte) {
-	m, _, err := codec.ParseNack(b)
+	m, _, err := wire.ParseNack(b)
 	if err != nil {
 		c.l.Malformed()
 		return
 	}
 	if !h.e.Accept(c.l, m.Seq) {
+		return
+	}
+	if c.seen.again(m.Seq) {
+		c.stats.Replayed++
 		return
 	}
 	sb := c.out.find(m.Msg)
@@ -649,7 +657,7 @@ func (h *Host[S, I]) free(i int, c *hostClient[I]) {
 		}
 	}
 	h.conns.unbind(i)
-	c.state, c.peer, c.token = clientFree, "", [codec.TokenLen]byte{}
+	c.state, c.peer, c.token = clientFree, "", [wire.TokenLen]byte{}
 }
 
 // gather decides every slot's input for frame f and gives it to the core
@@ -770,7 +778,7 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 		return
 	}
 	coded := h.code(f, base)
-	head := codec.StateBody{Frame: int32(f), Base: int32(base), Data: cur}
+	head := wire.StateBody{Frame: int32(f), Base: int32(base), Data: cur}
 	if h.checked(f, base) {
 		head.Checked, head.InputAck, head.Checksum = true, int32(c.heard), h.sums[k]
 	}
@@ -786,18 +794,18 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	if len(coded) == 0 {
 		return
 	}
-	if h.chunk = head.AppendHead(h.chunk[:0]); len(h.chunk)+len(coded) <= codec.MaxChunk {
+	if h.chunk = head.AppendHead(h.chunk[:0]); len(h.chunk)+len(coded) <= wire.MaxChunk {
 		// One packet: nothing of it can be missing, so nothing is kept
 		// for repair; it goes out from the host's own buffers.
 		h.chunk = append(h.chunk, coded...)
-		m := codec.StateFragment{Seq: c.l.Seq(), Count: 1, Chunk: h.chunk}
+		m := wire.StateFragment{Seq: c.l.Seq(), Count: 1, Chunk: h.chunk}
 		h.out = m.Append(h.out[:0])
 		h.send(c)
 		c.budget -= int64(len(h.out))
 	} else {
 		sb := c.out.claim(f)
 		sb.body = append(append(sb.body, h.chunk...), coded...)
-		if len(sb.body) > codec.MaxStateBody {
+		if len(sb.body) > wire.MaxStateBody {
 			sb.active = false
 			return
 		}
@@ -842,7 +850,7 @@ func (h *Host[S, I]) code(f, base rollnet.Frame) []byte {
 		xorInto(in, h.usedB, h.sentIn[j*n:])
 		xorInto(st, rollback.BytesOf(&h.sent[k]), rollback.BytesOf(&h.sent[j]))
 	}
-	m := codec.StateBody{Frame: int32(f), Base: int32(base), Data: h.data}
+	m := wire.StateBody{Frame: int32(f), Base: int32(base), Data: h.data}
 	if h.checked(f, base) {
 		m.Checked, m.Checksum = true, h.sums[k]
 	}
@@ -851,7 +859,7 @@ func (h *Host[S, I]) code(f, base rollnet.Frame) []byte {
 
 // sendFragment sends fragment i of sb to c and returns its size.
 func (h *Host[S, I]) sendFragment(c *hostClient[I], sb *sentBody, i int) int {
-	m := codec.StateFragment{Seq: c.l.Seq(), Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
+	m := wire.StateFragment{Seq: c.l.Seq(), Msg: sb.msg, Index: uint8(i), Count: sb.count, Chunk: sb.chunk(i)}
 	h.out = m.Append(h.out[:0])
 	h.send(c)
 	return len(h.out)
@@ -866,11 +874,11 @@ func (h *Host[S, I]) sendWelcomes() {
 		c.welcomes--
 		c.welcomeAt = h.t
 		if c.reject {
-			r := codec.Welcome{Seq: c.l.Seq(), Kind: codec.WelcomeReject, Nonce: c.nonce}
+			r := wire.Welcome{Seq: c.l.Seq(), Kind: wire.WelcomeReject, Nonce: c.nonce}
 			h.out = r.Append(h.out[:0])
 			h.send(c)
 		}
-		w := codec.Welcome{Seq: c.l.Seq(), Kind: c.kind, Nonce: c.nonce, Token: c.token,
+		w := wire.Welcome{Seq: c.l.Seq(), Kind: c.kind, Nonce: c.nonce, Token: c.token,
 			First: uint8(c.first), Slots: uint8(h.s.perClient), Frame: int32(h.core.Frame())}
 		h.out = w.Append(h.out[:0])
 		h.send(c)

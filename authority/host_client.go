@@ -4,8 +4,8 @@ import (
 	"math"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -61,6 +61,10 @@ type HostClientStats struct {
 	// bound (or for bodies no longer kept), FragmentsResent the fragments
 	// they resent.
 	NacksServed, NacksRefused, FragmentsResent uint64
+	// Replayed counts inputs and Nacks that carried a sequence number
+	// already taken on this connection (copies: a replayer's or the
+	// network's), dropped unread.
+	Replayed uint64
 	// Flooded counts packets over MaxPacketsPerTick, dropped;
 	// HellosIgnored Hellos after the one answered. Packets that did not
 	// decode or made impossible claims (an ack of a state never sent,
@@ -77,10 +81,10 @@ type hostClient[I comparable] struct {
 	state     clientState
 	peer      transport.Peer
 	first     int
-	token     [codec.TokenLen]byte
+	token     [wire.TokenLen]byte
 	nonce     uint64
-	kind      codec.WelcomeKind // the answer decided for this connection
-	welcomes  int               // copies still to send
+	kind      wire.WelcomeKind // the answer decided for this connection
+	welcomes  int              // copies still to send
 	welcomeAt int64
 	joinAt    int64 // when the Hello was answered (the join timeout counts from it)
 	reject    bool  // a RESUME_REJECT goes before each copy of the answer
@@ -121,6 +125,7 @@ type hostClient[I comparable] struct {
 	rate     int32
 	margin   margins // the input margins the advice holds on time
 	out      outbox
+	seen     seen // the sequence numbers of the inputs and Nacks taken
 	stats    HostClientStats
 }
 
@@ -137,9 +142,10 @@ func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
 }
 
 // reset readies the record for a new client (or a resumed one: keep is
-// true, and the inputs and slots stay).
-func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, keep bool) {
+// true, and the inputs and slots stay) on link l, anchored at seq.
+func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, keep bool) {
 	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
+	c.seen.reset(seq)
 	c.ack, c.sentUpTo, c.fullAt, c.fullGap, c.advAt = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame, 1, rollnet.NoFrame
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired

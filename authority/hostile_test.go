@@ -10,15 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
 // drain reads and counts what an endpoint received.
-func drain(ep *local.Endpoint) (n int, kinds map[codec.Type]int) {
-	kinds = map[codec.Type]int{}
+func drain(ep *local.Endpoint) (n int, kinds map[wire.Type]int) {
+	kinds = map[wire.Type]int{}
 	buf := make([]byte, transport.MaxDatagram)
 	for {
 		k, _, err := ep.Receive(buf)
@@ -27,7 +27,7 @@ func drain(ep *local.Endpoint) (n int, kinds map[codec.Type]int) {
 		}
 		require.NoError(nil, err)
 		n++
-		typ, _, _, _ := codec.ParseHeader(buf[:k])
+		typ, _, _, _ := wire.ParseHeader(buf[:k])
 		kinds[typ]++
 	}
 }
@@ -56,14 +56,14 @@ func TestHostileClients(t *testing.T) {
 				junk[i] = byte(rng.Uint32())
 			}
 			_ = evil.Send("host", junk)
-			_ = evil.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings() + 1, Nonce: rng.Uint64()}.Append(nil))
-			_ = evil.Send("host", codec.Nack{Msg: rng.Uint32(), Missing: 1}.Append(nil))
+			_ = evil.Send("host", wire.Hello{Protocol: protocol, Settings: c.h.Settings() + 1, Nonce: rng.Uint64()}.Append(nil))
+			_ = evil.Send("host", wire.Nack{Msg: rng.Uint32(), Missing: 1}.Append(nil))
 		}
 		c.run(tick)
 	}
 	got, evilKinds := drain(evil)
 	require.Equal(t, 1, got, "a stranger's junk gets no reply, its wrong Hellos one refusal a second")
-	require.Equal(t, 1, evilKinds[codec.TypeWelcome])
+	require.Equal(t, 1, evilKinds[wire.TypeWelcome])
 	require.Equal(t, uint64(1), c.h.Stats().RefusalsSent)
 	hs := c.h.Stats()
 	require.Greater(t, hs.UnknownPackets+hs.HellosRefused+hs.HellosDropped, uint64(4000))
@@ -77,22 +77,22 @@ func TestHostileClients(t *testing.T) {
 		ep, err := c.net.Endpoint("spoof" + strconv.Itoa(i))
 		require.NoError(t, err)
 		spoofs = append(spoofs, ep)
-		var tok [codec.TokenLen]byte
+		var tok [wire.TokenLen]byte
 		for k := range tok {
 			tok[k] = byte(rng.Uint32())
 		}
 		for range 20 {
-			_ = ep.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: rng.Uint64(), Resume: true, Token: tok}.Append(nil))
+			_ = ep.Send("host", wire.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: rng.Uint64(), Resume: true, Token: tok}.Append(nil))
 		}
 	}
 	c.run(time.Second)
 	answered, welcomes := 0, 0
 	for _, ep := range spoofs {
 		_, kinds := drain(ep)
-		if kinds[codec.TypeWelcome] > 0 {
+		if kinds[wire.TypeWelcome] > 0 {
 			answered++
 		}
-		welcomes += kinds[codec.TypeWelcome]
+		welcomes += kinds[wire.TypeWelcome]
 	}
 	require.Equal(t, 2, answered, "only free records answer")
 	require.LessOrEqual(t, welcomes, 2*2*3, "a Reject and a Sync, three copies each, per answered address")
@@ -105,10 +105,10 @@ func TestHostileClients(t *testing.T) {
 	// A client that joins properly, then misbehaves.
 	mal, err := c.net.Endpoint("mal")
 	require.NoError(t, err)
-	require.NoError(t, mal.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 7}.Append(nil)))
+	require.NoError(t, mal.Send("host", wire.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 7}.Append(nil)))
 	c.run(200 * time.Millisecond)
 	_, kinds := drain(mal)
-	welcomes = kinds[codec.TypeWelcome]
+	welcomes = kinds[wire.TypeWelcome]
 	require.NotZero(t, welcomes)
 	var me HostClientStats
 	for _, s := range c.h.Clients(nil) {
@@ -119,10 +119,10 @@ func TestHostileClients(t *testing.T) {
 	require.Equal(t, transport.Peer("mal"), me.Peer)
 	f := int32(c.h.Frame())
 	attacks := [][]byte{
-		codec.AuthInput{Ack: -1, Start: f, Frames: 1, Slots: 2, Size: 2, Inputs: []byte{1, 0, 1, 0}}.Append(nil), // another's slot too
-		codec.AuthInput{Ack: -1, Start: 1 << 30, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil), // absurd frame
-		codec.AuthInput{Ack: f + 1000, Start: f, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil), // ack of a state never sent
-		codec.AuthInput{Ack: -1, Start: f, Frames: 1, Slots: 1, Size: 4, Inputs: []byte{1, 0, 0, 0}}.Append(nil), // another input size
+		wire.AuthInput{Ack: -1, Start: f, Frames: 1, Slots: 2, Size: 2, Inputs: []byte{1, 0, 1, 0}}.Append(nil), // another's slot too
+		wire.AuthInput{Ack: -1, Start: 1 << 30, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil), // absurd frame
+		wire.AuthInput{Ack: f + 1000, Start: f, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil), // ack of a state never sent
+		wire.AuthInput{Ack: -1, Start: f, Frames: 1, Slots: 1, Size: 4, Inputs: []byte{1, 0, 0, 0}}.Append(nil), // another input size
 	}
 	sent := 0
 	buf := make([]byte, transport.MaxDatagram)
@@ -133,7 +133,7 @@ func TestHostileClients(t *testing.T) {
 			if err != nil {
 				break
 			}
-			if fr, _, err := codec.ParseStateFragment(buf[:k]); err == nil {
+			if fr, _, err := wire.ParseStateFragment(buf[:k]); err == nil {
 				newest = max(newest, fr.Msg)
 			}
 		}
@@ -142,8 +142,8 @@ func TestHostileClients(t *testing.T) {
 			sent++
 		}
 		for range 40 {
-			_ = mal.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: rng.Uint64()}.Append(nil))
-			_ = mal.Send("host", codec.Nack{Msg: newest - uint32(rng.IntN(2)), Missing: ^uint64(0)}.Append(nil))
+			_ = mal.Send("host", wire.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: rng.Uint64()}.Append(nil))
+			_ = mal.Send("host", wire.Nack{Msg: newest - uint32(rng.IntN(2)), Missing: ^uint64(0)}.Append(nil))
 			sent += 2
 		}
 		c.run(tick)
@@ -160,11 +160,11 @@ func TestHostileClients(t *testing.T) {
 	require.GreaterOrEqual(t, me.Link.Malformed, uint64(300))
 	require.Greater(t, me.HellosIgnored, uint64(1000))
 	require.NotZero(t, me.Flooded, "past MaxPacketsPerTick, not even read")
-	require.LessOrEqual(t, welcomes+kinds[codec.TypeWelcome], 3, "one answer per connection (three copies), whatever the Hellos")
+	require.LessOrEqual(t, welcomes+kinds[wire.TypeWelcome], 3, "one answer per connection (three copies), whatever the Hellos")
 	// Each state the host sent mal is one fragment here; Nacks resend at
 	// most three times each, whatever mal asks.
 	require.LessOrEqual(t, me.FragmentsResent, 3*me.StatesSent)
-	require.LessOrEqual(t, kinds[codec.TypeStateFragment], int(me.StatesSent+me.FragmentsResent))
+	require.LessOrEqual(t, kinds[wire.TypeStateFragment], int(me.StatesSent+me.FragmentsResent))
 	require.LessOrEqual(t, replies, int(me.StatesSent+me.FragmentsResent)+200, "states, repairs, and the link's own")
 
 	// The honest clients never noticed.
@@ -225,43 +225,43 @@ func TestForgedEachType(t *testing.T) {
 		{"AuthInput", "host", func(rng *rand.Rand, c *cluster) []byte {
 			hc := c.h.clients[c.record("a")]
 			in := []byte{byte(rng.Uint32()), 0x80}
-			return codec.AuthInput{Seq: seq(rng), Ack: int32(hc.sentUpTo), Start: int32(hc.heard + 1), Frames: 1, Slots: 1, Size: 2, Inputs: in}.Append(nil)
+			return wire.AuthInput{Seq: seq(rng), Ack: int32(hc.sentUpTo), Start: int32(hc.heard + 1), Frames: 1, Slots: 1, Size: 2, Inputs: in}.Append(nil)
 		}},
 		{"Nack", "host", func(rng *rand.Rand, c *cluster) []byte {
-			return codec.Nack{Seq: seq(rng), Msg: c.h.clients[c.record("a")].out.next - 1, Missing: ^uint64(0)}.Append(nil)
+			return wire.Nack{Seq: seq(rng), Msg: c.h.clients[c.record("a")].out.next - 1, Missing: ^uint64(0)}.Append(nil)
 		}},
 		{"Hello", "host", func(rng *rand.Rand, c *cluster) []byte {
-			return codec.Hello{Protocol: protocol, Seq: seq(rng), Settings: c.h.Settings(), Nonce: rng.Uint64(), Resume: true, Token: c.h.clients[c.record("a")].token}.Append(nil)
+			return wire.Hello{Protocol: protocol, Seq: seq(rng), Settings: c.h.Settings(), Nonce: rng.Uint64(), Resume: true, Token: c.h.clients[c.record("a")].token}.Append(nil)
 		}},
 		{"StateFragment", "a", func(rng *rand.Rand, c *cluster) []byte {
 			cl := c.nodes[0].c
 			var w world
 			w.H = rng.Uint64()
 			b := rollback.BytesOf(&w)
-			body := codec.StateBody{Frame: int32(cl.newestHost + 1), Base: -1, Checked: true, InputAck: int32(cl.frame),
+			body := wire.StateBody{Frame: int32(cl.newestHost + 1), Base: -1, Checked: true, InputAck: int32(cl.frame),
 				Checksum: rollback.Checksum(b), Data: append([]byte{1, 2, 3, 4}, b...)}
 			if rng.IntN(2) == 0 { // the last of two fragments of a body numbered at random
-				return codec.StateFragment{Seq: seq(rng), Msg: rng.Uint32(), Index: 1, Count: 2, Chunk: body.Append(nil)}.Append(nil)
+				return wire.StateFragment{Seq: seq(rng), Msg: rng.Uint32(), Index: 1, Count: 2, Chunk: body.Append(nil)}.Append(nil)
 			}
-			return codec.StateFragment{Seq: seq(rng), Count: 1, Chunk: body.Append(nil)}.Append(nil)
+			return wire.StateFragment{Seq: seq(rng), Count: 1, Chunk: body.Append(nil)}.Append(nil)
 		}},
 		{"Welcome", "a", func(rng *rand.Rand, c *cluster) []byte {
-			return codec.Welcome{Seq: seq(rng), Kind: codec.WelcomeReject, Nonce: rng.Uint64()}.Append(nil)
+			return wire.Welcome{Seq: seq(rng), Kind: wire.WelcomeReject, Nonce: rng.Uint64()}.Append(nil)
 		}},
 	}
 	for _, at := range []string{"host", "a"} {
 		forgeries = append(forgeries,
 			forgery{"QualityReport@" + at, at, func(rng *rand.Rand, c *cluster) []byte {
-				return codec.QualityReport{Seq: seq(rng), Ping: rng.Uint64()}.Append(nil)
+				return wire.QualityReport{Seq: seq(rng), Ping: rng.Uint64()}.Append(nil)
 			}},
 			forgery{"QualityReply@" + at, at, func(rng *rand.Rand, c *cluster) []byte {
-				return codec.QualityReply{Seq: seq(rng), Pong: rng.Uint64()}.Append(nil)
+				return wire.QualityReply{Seq: seq(rng), Pong: rng.Uint64()}.Append(nil)
 			}},
 			forgery{"KeepAlive@" + at, at, func(rng *rand.Rand, c *cluster) []byte {
-				return codec.KeepAlive{Seq: seq(rng)}.Append(nil)
+				return wire.KeepAlive{Seq: seq(rng)}.Append(nil)
 			}},
 			forgery{"Disconnect@" + at, at, func(rng *rand.Rand, c *cluster) []byte {
-				return codec.Disconnect{Seq: seq(rng)}.Append(nil)
+				return wire.Disconnect{Seq: seq(rng)}.Append(nil)
 			}},
 		)
 	}
@@ -338,10 +338,10 @@ func TestHelloAnchorsSequence(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 70, players: 1, link: local.Link{Latency: 10 * time.Millisecond}})
 	z, err := c.net.Endpoint("z")
 	require.NoError(t, err)
-	require.NoError(t, z.Send("host", codec.Hello{Protocol: protocol, Seq: 5000, Settings: c.h.Settings(), Nonce: 9}.Append(nil)))
+	require.NoError(t, z.Send("host", wire.Hello{Protocol: protocol, Seq: 5000, Settings: c.h.Settings(), Nonce: 9}.Append(nil)))
 	c.run(100 * time.Millisecond)
 	f := int32(c.h.Frame())
-	require.NoError(t, z.Send("host", codec.AuthInput{Seq: 5001, Ack: -1, Start: f + 2, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{7, 0}}.Append(nil)))
+	require.NoError(t, z.Send("host", wire.AuthInput{Seq: 5001, Ack: -1, Start: f + 2, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{7, 0}}.Append(nil)))
 	c.run(100 * time.Millisecond)
 	s := c.h.clients[c.record("z")].clientStats(1)
 	require.Zero(t, s.Link.Malformed)
@@ -364,10 +364,10 @@ func TestWrongHellosDoNotStarveJoins(t *testing.T) {
 	for k := range 10 {
 		for _, ep := range strangers {
 			for range 4 {
-				require.NoError(t, ep.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings() ^ 1, Nonce: uint64(k)}.Append(nil)))
+				require.NoError(t, ep.Send("host", wire.Hello{Protocol: protocol, Settings: c.h.Settings() ^ 1, Nonce: uint64(k)}.Append(nil)))
 			}
 		}
-		require.NoError(t, z.Send("host", codec.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 3}.Append(nil)))
+		require.NoError(t, z.Send("host", wire.Hello{Protocol: protocol, Settings: c.h.Settings(), Nonce: 3}.Append(nil)))
 		c.run(tick)
 		require.Equal(t, uint64(1), c.h.Stats().Joined, "the honest Hello got in at once")
 	}
@@ -390,7 +390,7 @@ func TestForgedAckHeals(t *testing.T) {
 	c.run(100 * time.Millisecond)
 	require.NoError(t, c.net.SetLink("host", "a", local.Link{Latency: 20 * time.Millisecond}))
 	before := a.c.Stats()
-	spoof.forged = append(spoof.forged, codec.AuthInput{Seq: a.c.l.Seq(), Ack: int32(hc.sentUpTo), Start: int32(hc.heard), Frames: 0, Slots: 1, Size: 2}.Append(nil))
+	spoof.forged = append(spoof.forged, wire.AuthInput{Seq: a.c.l.Seq(), Ack: int32(hc.sentUpTo), Start: int32(hc.heard), Frames: 0, Slots: 1, Size: 2}.Append(nil))
 	c.run(2 * time.Second)
 	after := a.c.Stats()
 	t.Logf("states dropped %d, applied %d", after.StatesDropped-before.StatesDropped, after.StatesApplied-before.StatesApplied)
@@ -408,9 +408,9 @@ func TestForgedInputAckHeals(t *testing.T) {
 	before := hc.stats
 	var w world
 	b := rollback.BytesOf(&w)
-	body := codec.StateBody{Frame: int32(a.c.newestHost + 1), Base: -1, Checked: true, InputAck: int32(a.c.frame + 100),
+	body := wire.StateBody{Frame: int32(a.c.newestHost + 1), Base: -1, Checked: true, InputAck: int32(a.c.frame + 100),
 		Checksum: rollback.Checksum(b), Data: append([]byte{0, 0}, b...)}
-	spoof.forged = append(spoof.forged, codec.StateFragment{Seq: hc.l.Seq(), Count: 1, Chunk: body.Append(nil)}.Append(nil))
+	spoof.forged = append(spoof.forged, wire.StateFragment{Seq: hc.l.Seq(), Count: 1, Chunk: body.Append(nil)}.Append(nil))
 	c.noCheck = true // the forged state is applied, once
 	c.run(2 * time.Second)
 	lost := hc.stats.InputsLost - before.InputsLost

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -18,7 +19,7 @@ import (
 // body (Count 1, then Frame, Base<<1|advice, InputAck-Frame, the checksum,
 // the inputs and the state each run-length coded), as an old host sent it.
 func appendV2Fragment(b []byte, seq uint16, frame int32, inputs, state []byte) []byte {
-	b = append(b, byte(codec.Version<<4|byte(codec.TypeStateFragment)), byte(seq), byte(seq>>8), 1)
+	b = append(b, byte(wire.Version<<4|byte(wire.TypeStateFragment)), byte(seq), byte(seq>>8), 1)
 	b = binary.AppendUvarint(b, uint64(frame))
 	b = append(b, 0, 0) // full, no advice; InputAck = Frame
 	b = binary.LittleEndian.AppendUint32(b, rollback.Checksum(state))
@@ -46,8 +47,8 @@ func TestOldProtocolRefused(t *testing.T) {
 	n := &c.h.s.net
 	v2 := link.SettingsHash(2, uint64(c.h.s.players), uint64(c.h.stateSize), uint64(c.h.inputSize), uint64(n.FrameRate), n.Game)
 	require.NotEqual(t, c.h.Settings(), v2, "the protocol is in the hash")
-	hello := codec.Hello{Settings: v2, Nonce: 11, Protocol: 2}.Append(nil)
-	require.Len(t, hello, codec.HeaderLen+17, "protocol 2's Hello, byte for byte")
+	hello := wire.Hello{Settings: v2, Nonce: 11, Protocol: 2}.Append(nil)
+	require.Len(t, hello, wire.HeaderLen+17, "protocol 2's Hello, byte for byte")
 	refused := c.h.Stats().HellosRefused
 	for k := range 30 { // half a second of Hellos, as an old client retries
 		hello[1] = byte(k)
@@ -56,18 +57,18 @@ func TestOldProtocolRefused(t *testing.T) {
 	}
 	c.run(100 * time.Millisecond)
 	buf := make([]byte, transport.MaxDatagram)
-	var answers []codec.Welcome
+	var answers []wire.Welcome
 	for {
 		k, _, err := old.Receive(buf)
 		if err != nil {
 			break
 		}
-		w, _, err := codec.ParseWelcome(buf[:k])
+		w, _, err := wire.ParseWelcome(buf[:k])
 		require.NoError(t, err, "an old client is sent only refusals")
 		answers = append(answers, w)
 	}
 	require.Len(t, answers, 1, "one refusal a second, however often it says Hello")
-	require.Equal(t, codec.WelcomeRefused, answers[0].Kind)
+	require.Equal(t, wire.WelcomeRefused, answers[0].Kind)
 	require.Equal(t, uint64(11), answers[0].Nonce)
 	require.Equal(t, uint8(Protocol), answers[0].Host.Protocol, "the refusal names the host's protocol")
 	require.Equal(t, c.h.stateSize, answers[0].Host.StateSize)
@@ -83,7 +84,7 @@ func TestOldProtocolRefused(t *testing.T) {
 	hc := c.h.clients[c.record("a")]
 	for k := range 20 {
 		p := appendV2Fragment(nil, hc.l.Seq()+uint16(k), int32(a.c.newestHost)+1, []byte{1, 0, 2, 0}, rollback.BytesOf(&w))
-		_, _, err := codec.ParseStateFragment(p)
+		_, _, err := wire.ParseStateFragment(p)
 		require.ErrorIs(t, err, codec.ErrMalformed, "a count of 1 is protocol 2's")
 		require.NoError(t, c.hep.Send("a", p))
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -38,7 +38,7 @@ func TestResume(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, a.c.Rejoin(ep2))
 	c.run(3 * time.Second)
-	require.Equal(t, codec.WelcomeResume, a.c.answer)
+	require.Equal(t, wire.WelcomeResume, a.c.answer)
 	require.Equal(t, uint64(1), c.h.Stats().Rejoined)
 	require.Equal(t, slot, a.c.Stats().First)
 	require.Equal(t, token, a.c.token)
@@ -63,7 +63,7 @@ func TestResume(t *testing.T) {
 	c.run(3 * time.Second)
 	st := a.c.Stats()
 	require.True(t, st.Rejected)
-	require.Equal(t, codec.WelcomeSync, a.c.answer)
+	require.Equal(t, wire.WelcomeSync, a.c.answer)
 	require.True(t, st.Synchronized)
 	require.NotEqual(t, token, a.c.token)
 	hs := c.h.Stats()
@@ -128,7 +128,7 @@ func TestResumeBacklog(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, a.c.Rejoin(ep2))
 			c.run(4 * time.Second)
-			require.Equal(t, codec.WelcomeResume, a.c.answer)
+			require.Equal(t, wire.WelcomeResume, a.c.answer)
 			after := hc.clientStats(1)
 			d := func(x, y uint64) uint64 { return x - y }
 			backlog := d(after.LateInputs, before.LateInputs)
@@ -184,7 +184,7 @@ func TestResumeBacklogAllocatesNothing(t *testing.T) {
 	ep2, err := c.net.Endpoint("a2")
 	require.NoError(t, err)
 	require.NoError(t, a.c.Rejoin(ep2))
-	for a.c.answer != codec.WelcomeResume {
+	for a.c.answer != wire.WelcomeResume {
 		c.run(tick)
 	}
 	before := hc.stats
@@ -235,7 +235,7 @@ func TestResumeFreshProcess(t *testing.T) {
 	require.True(t, st.Rejoined)
 	require.False(t, st.Rejected)
 	require.Equal(t, slot, st.First, "the same slot")
-	require.Equal(t, codec.WelcomeResume, a2.c.answer)
+	require.Equal(t, wire.WelcomeResume, a2.c.answer)
 	got, held := a2.c.RejoinToken()
 	require.True(t, held)
 	require.Equal(t, token, got, "the same token")

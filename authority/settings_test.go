@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -98,9 +98,9 @@ func TestRefusalsBounded(t *testing.T) {
 	for k := range ticks {
 		for _, ep := range eps {
 			for range 3 {
-				require.NoError(t, ep.Send("host", codec.Hello{Protocol: protocol, Seq: uint16(k), Settings: c.h.Settings() ^ 1, Nonce: 5}.Append(nil)))
+				require.NoError(t, ep.Send("host", wire.Hello{Protocol: protocol, Seq: uint16(k), Settings: c.h.Settings() ^ 1, Nonce: 5}.Append(nil)))
 			}
-			require.NoError(t, ep.Send("host", codec.Hello{Protocol: 2, Seq: uint16(k), Settings: 9, Nonce: 5}.Append(nil)))
+			require.NoError(t, ep.Send("host", wire.Hello{Protocol: 2, Seq: uint16(k), Settings: 9, Nonce: 5}.Append(nil)))
 		}
 		c.run(tick)
 	}
@@ -108,7 +108,7 @@ func TestRefusalsBounded(t *testing.T) {
 	total := 0
 	for _, ep := range eps {
 		got, kinds := drain(ep)
-		require.Equal(t, got, kinds[codec.TypeWelcome])
+		require.Equal(t, got, kinds[wire.TypeWelcome])
 		require.LessOrEqual(t, got, 3, "at most one refusal a second per connection")
 		total += got
 	}
@@ -123,8 +123,8 @@ func TestRefusalsBounded(t *testing.T) {
 	// answer, change nothing.
 	hc := c.h.clients[c.record("a")]
 	for _, nonce := range []uint64{a.c.nonce ^ 1, a.c.nonce} {
-		w := codec.Welcome{Seq: hc.l.Seq(), Kind: codec.WelcomeRefused, Nonce: nonce,
-			Host: codec.AuthSettings{Protocol: 9, Players: 1, StateSize: 1, InputSize: 1, FrameRate: 1}}
+		w := wire.Welcome{Seq: hc.l.Seq(), Kind: wire.WelcomeRefused, Nonce: nonce,
+			Host: wire.AuthSettings{Protocol: 9, Players: 1, StateSize: 1, InputSize: 1, FrameRate: 1}}
 		require.NoError(t, c.hep.Send("a", w.Append(nil)))
 	}
 	c.run(time.Second)
@@ -149,8 +149,8 @@ func TestUnverifiedStateDropped(t *testing.T) {
 	}
 	data := make([]byte, len(a.c.bodyData))
 	data[len(data)-1] = 0x5a // the last byte of the state, XORed
-	body := codec.StateBody{Frame: int32(f), Base: int32(a.c.newestHost), Data: data}
-	spoof.forged = append(spoof.forged, codec.StateFragment{Seq: hc.l.Seq(), Count: 1, Chunk: body.Append(nil)}.Append(nil))
+	body := wire.StateBody{Frame: int32(f), Base: int32(a.c.newestHost), Data: data}
+	spoof.forged = append(spoof.forged, wire.StateFragment{Seq: hc.l.Seq(), Count: 1, Chunk: body.Append(nil)}.Append(nil))
 	c.run(time.Second)
 	after := a.c.Stats()
 	require.Equal(t, before.StatesUnverified+1, after.StatesUnverified, "the wrong baseline was found")

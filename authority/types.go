@@ -8,8 +8,8 @@ import (
 
 	"github.com/rollnet/rollnet"
 
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -22,8 +22,8 @@ import (
 const protocol = Protocol
 
 // Protocol is the authoritative protocol's version a client says Hello with
-// (codec.Hello.Protocol) and a host refuses another of (codec.WelcomeRefused).
-const Protocol = codec.AuthProtocol
+// (wire.Hello.Protocol) and a host refuses another of (wire.WelcomeRefused).
+const Protocol = wire.AuthProtocol
 
 // checkedEvery is how many states apart a host sends a state's checksum
 // (and the client's input acknowledgement): states of a frame that is a
@@ -48,12 +48,12 @@ func resolveNet(c rollnet.NetConfig) (link.Settings, error) {
 }
 
 // maxState is the largest state, in bytes, a host sends: a body of it,
-// however incompressible, fits codec.MaxStateBody.
+// however incompressible, fits wire.MaxStateBody.
 const maxState = 64 << 10
 
 // checkTypes checks S and I can travel: pointer-free, gap-free,
 // fixed-width (rollback.CheckType), S at most maxState bytes, I at most
-// codec.MaxInputSize bytes and without bools (a byte from the network
+// wire.MaxInputSize bytes and without bools (a byte from the network
 // other than 0 or 1 would not be a Go bool).
 func checkTypes[S any, I comparable]() (stateSize, inputSize int, err error) {
 	ts, ti := reflect.TypeFor[S](), reflect.TypeFor[I]()
@@ -94,13 +94,13 @@ func holdsBool(t reflect.Type) bool {
 // settingsHash is what host and client must agree on: the protocol, the
 // players, the sizes of a state and an input, the frame rate and the
 // game's own settings. A Hello with another hash is refused with the
-// host's (codec.WelcomeRefused).
-func settingsHash(s codec.AuthSettings) uint64 {
+// host's (wire.WelcomeRefused).
+func settingsHash(s wire.AuthSettings) uint64 {
 	return link.SettingsHash(uint64(s.Protocol), uint64(s.Players), uint64(s.StateSize), uint64(s.InputSize), uint64(s.FrameRate), s.Game)
 }
 
-func authSettings(players, stateSize, inputSize int, n *link.Settings) codec.AuthSettings {
-	return codec.AuthSettings{Protocol: protocol, Players: players, StateSize: stateSize, InputSize: inputSize, FrameRate: n.FrameRate, Game: n.Game}
+func authSettings(players, stateSize, inputSize int, n *link.Settings) wire.AuthSettings {
+	return wire.AuthSettings{Protocol: protocol, Players: players, StateSize: stateSize, InputSize: inputSize, FrameRate: n.FrameRate, Game: n.Game}
 }
 
 // xorInto sets dst[i] = a[i] ^ b[i], eight bytes at a time.
@@ -120,4 +120,4 @@ func xorInto(dst, a, b []byte) {
 // 128 bits a host gives each client with its slots, valid while the client
 // is connected and for the host's grace window after. The zero RejoinToken
 // is none.
-type RejoinToken [codec.TokenLen]byte
+type RejoinToken [wire.TokenLen]byte

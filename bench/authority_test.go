@@ -8,8 +8,8 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/demo/pong/game"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -239,12 +239,12 @@ func BenchmarkAuthorityStateBytes(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		hello := codec.Hello{Protocol: authority.Protocol, Settings: m.host.Settings(), Nonce: 1}.Append(nil)
+		hello := wire.Hello{Protocol: authority.Protocol, Settings: m.host.Settings(), Nonce: 1}.Append(nil)
 		if err := raw.Send("host", hello); err != nil {
 			b.Fatal(err)
 		}
 		buf := make([]byte, transport.MaxDatagram)
-		marker := make([]byte, 0, codec.MaxPacket)
+		marker := make([]byte, 0, wire.MaxPacket)
 		var got uint64
 		round := func() {
 			m.tickAll()
@@ -256,7 +256,7 @@ func BenchmarkAuthorityStateBytes(b *testing.B) {
 				got += uint64(n)
 			}
 			// A frame marker that acknowledges nothing: every state full.
-			marker = codec.AuthInput{Ack: -1, Start: int32(m.host.Frame()), Slots: 1, Size: 2}.Append(marker[:0])
+			marker = wire.AuthInput{Ack: -1, Start: int32(m.host.Frame()), Slots: 1, Size: 2}.Append(marker[:0])
 			_ = raw.Send("host", marker)
 		}
 		for range 30 { // the link directions' first datagrams allocate, once

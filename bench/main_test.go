@@ -7,5 +7,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	transportClientsMain() // the transport figures' host-CPU clients run as a child of the test binary
 	goleak.VerifyTestMain(m)
 }

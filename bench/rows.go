@@ -41,7 +41,11 @@ var rows = concat(
 			{Name: "simulate + Commit, 128 entities", Bench: "SimulateCommit",
 				NoBase: "it is the baseline's unit: one frame of the 128-entity world and its Commit"},
 			{Name: "pack + unpack inputs", Bench: "PackUnpack",
-				NoBase: "the plain input packing itself: the codec rows compare the compact coding with it"},
+				NoBase: "the plain input packing itself: the wire rows compare the compact coding with it"},
+		},
+	),
+	group("p2p", "./p2p/",
+		[]row{
 			{Name: "P2P AdvanceFrame/frame, 2 players", Bench: "P2PAdvanceFrame/players=2", Unit: "ns/frame",
 				Base: "P2PBaselineStep/players=2", BaseUnit: "ns/op", BaseName: "core Step, no wire"},
 			{Name: "P2P AdvanceFrame/frame, 4 players", Bench: "P2PAdvanceFrame/players=4", Unit: "ns/frame",
@@ -51,11 +55,11 @@ var rows = concat(
 			{Name: "P2P round, 1 rollback a frame", Bench: "P2PRound/rollback=1",
 				Base: "P2PRoundBaseline/rollback=1", BaseName: "2 cores, no wire"},
 			{Name: "P2P input message, encode + decode", Bench: "P2PBaselineCodec",
-				NoBase: "the wire's share of a P2P frame, itself beside the codec rows' plain copy"},
+				NoBase: "the wire's share of a P2P frame, itself beside the wire rows' plain copy"},
 			{Name: "P2P bytes/s a peer, held inputs", Bench: "P2PBandwidth/held", Unit: "B/s/peer",
-				NoBase: "a byte rate over the local network: the codec rows compare each packet with plain packing"},
+				NoBase: "a byte rate over the local network: the wire rows compare each packet with plain packing"},
 			{Name: "P2P bytes/s a peer, mashed inputs", Bench: "P2PBandwidth/mashed", Unit: "B/s/peer",
-				NoBase: "a byte rate over the local network: the codec rows compare each packet with plain packing"},
+				NoBase: "a byte rate over the local network: the wire rows compare each packet with plain packing"},
 			{Name: "host tick feeding a spectator", Bench: "P2PSpectatorFeed", Unit: "feeding-ns/tick",
 				Base: "P2PSpectatorFeed", BaseUnit: "live-ns/tick", BaseName: "its live tick"},
 			{Name: "spectator live after a 1.5 s cut", Bench: "SpectatorPartition", Unit: "ns-live-again",
@@ -82,7 +86,7 @@ var rows = concat(
 			{Name: "replay a frame, checked", Bench: "Replay", Base: "ReplayBaselineSimulate", BaseName: "simulate + CRC32-C"},
 		},
 	),
-	group("codec", "./codec/",
+	group("wire (internal/wire)", "./internal/wire/",
 		codecRows("Input", "InputBaselineCopy", "held-8f-1p", "changing-8f-1p", "held-8f-2p", "mixed-8f-2p", "random-8f-2p", "mixed-64f-4p-status"),
 		codecRows("Messages", "MessagesBaselineCopy", "SyncRequest", "SyncReply", "InputAck", "QualityReport", "QualityReply", "KeepAlive", "Checksum", "Disconnect"),
 	),
@@ -91,12 +95,16 @@ var rows = concat(
 			"Perfect/64B", "Nasty/64B", "Perfect/256B", "Nasty/256B", "Perfect/1200B", "Nasty/1200B"),
 	),
 	group("playout", "./playout/",
-		sizes(row{Name: "queue push + tick", Bench: "QueuePushTick", Base: "QueuePushTickBaselineCopy", BaseName: "copy"}, "192B", "36000B"),
 		[]row{
 			{Name: "fixed timestep advance", Bench: "TimestepAdvance", NoBase: noFloor},
+			{Name: "error smoother advance", Bench: "SmootherAdvance", NoBase: noFloor},
+		},
+	),
+	group("pacing (internal/pacing)", "./internal/pacing/",
+		sizes(row{Name: "queue push + tick", Bench: "QueuePushTick", Base: "QueuePushTickBaselineCopy", BaseName: "copy"}, "192B", "36000B"),
+		[]row{
 			{Name: "render clock advance", Bench: "ClockAdvance", NoBase: noFloor},
 			{Name: "history put + blend, 192 B", Bench: "HistoryPutAt", NoBase: noFloor},
-			{Name: "error smoother advance", Bench: "SmootherAdvance", NoBase: noFloor},
 			{Name: "RTT estimator observe", Bench: "RTTObserve", NoBase: noFloor},
 			{Name: "clock sync observe, window 32", Bench: "ClockSyncObserve/window32", NoBase: noFloor},
 			{Name: "clock sync observe, window 256", Bench: "ClockSyncObserve/window256", NoBase: noFloor},
@@ -146,6 +154,7 @@ var rows = concat(
 				NoBase: "a goal, not a floor: at most 1,000 B/s all told (issue 29); its 56-byte state sent whole each tick is 3,360 B/s of payload alone"},
 		},
 		scaleRows(),
+		entityRows(),
 		profileRows(profileLinks...),
 	),
 )
@@ -221,7 +230,7 @@ func sizes(r row, subs ...string) []row {
 	return out
 }
 
-// codecRows are a codec benchmark's encode and decode of each case beside
+// codecRows are a wire benchmark's encode and decode of each case beside
 // a plain copy of as many bytes, and its packet's size beside the plain
 // packing's.
 func codecRows(bench, base string, cases ...string) []row {

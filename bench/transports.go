@@ -22,7 +22,7 @@ func measureTransports(rep *Report, end time.Time) {
 		fmt.Printf("transports: %s\n", rep.TransportsIncomplete)
 		return
 	}
-	f, err := transportfigures.Measure(transportfigures.Config{Limit: left / 8})
+	f, err := transportfigures.Measure(transportfigures.Config{Limit: left / 8, Authority: authorityFigures{}})
 	if err != nil {
 		rep.TransportsIncomplete = err.Error()
 		fmt.Printf("transports: incomplete: %v\n", err)

@@ -1,10 +1,12 @@
-// Package codec is rollnet's wire format: the seed's plain input packing, and
-// the compact messages of the P2P protocol. It imports nothing of rollnet's.
+// Package codec packs game inputs into bytes, for users who run their own
+// protocol: the seed's plain packing, and the XOR and run-length input coding
+// rollnet's own messages carry. It imports nothing of rollnet's. (rollnet's
+// protocol messages are internal; only their input coding is here.)
 //
 // # Plain packing
 //
-// For users who run their own protocol, AppendInputs and ParseInputs write and
-// read the seed's plain layout, little-endian:
+// AppendInputs and ParseInputs write and read the seed's plain layout,
+// little-endian:
 //
 //	[baseFrame u32][playerMask u32] then N frames oldest first (the last is baseFrame),
 //	each frame players × inputSize bytes, every player's slot present.
@@ -12,44 +14,33 @@
 // N is recovered from the length; players and input size are session
 // configuration, not on the wire.
 //
-// # Compact P2P messages
+// # Input coding
 //
-// Every message is one packet of at most MaxPacket bytes and starts with a
-// 3-byte header:
+// AppendRLE codes a block of frames, each stride bytes (for example players ×
+// inputSize), in two steps. First every byte is XORed with the byte one
+// stride earlier, the first frame with zero, so that an input held from one
+// frame to the next becomes zeros and every block stands alone. Then the
+// XORed bytes are cut into tokens, each a minimal uvarint control c:
 //
-//	[Version<<4 | Type][seq u16 LE]
+//	c even   a run of c/2+2 zero bytes
+//	c odd    a literal: the c/2+1 bytes that follow
 //
-// then, varints minimal (over-long forms are refused):
+// Runs are the maximal runs of two zeros or more; literals are what lies
+// between them. So tokens alternate, and a literal holds no two consecutive
+// zeros and starts or ends with a zero only at the edge of the block. A held
+// button costs nothing after its first frame: in AppendRLE's example, eight
+// frames of two players' 2-byte inputs take 7 bytes instead of 32.
 //
-//	SyncRequest, SyncReply  Nonce u64 LE, Protocol u16 LE, Settings u64 LE
-//	Input                   see Input: frames as varints and deltas, then the
-//	                        inputs XORed frame to frame and run-length coded
-//	InputAck                Ack as uvarint(uint32(Ack)+1), so -1 costs one byte
-//	QualityReport           FrameAdvantage zigzag varint, Ping uvarint
-//	QualityReply            Pong uvarint
-//	KeepAlive, Disconnect   nothing
-//	Checksum                Frame as uvarint(uint32(Frame)+1), Checksum u32 LE
-//	Rejoin                  Kind u8, Players u64 LE, Frame i32 LE, Match u64 LE,
-//	                        Secret [16], Reason u8, Frozen u64 LE (fixed, 49
-//	                        bytes in all)
-//
-// Each type has Append(b []byte) []byte and Len() int, and a ParseX function
-// that takes the whole packet: it checks the version (ErrVersion, so the
-// session can say why it refuses a peer), the type (ErrType) and that nothing
-// trails the message (ErrMalformed). Route a packet with ParseHeader first.
-//
-// The encoding is canonical: each message has exactly one encoding, and
-// anything that parses re-encodes to the same bytes. The fuzz targets hold
-// this.
+// The coding is canonical: DecodeRLE rejects anything AppendRLE would not
+// have written (ErrMalformed), so anything that decodes re-encodes to the
+// same bytes. The block's length is not in the coding: the receiver knows it
+// (frames × stride) from what surrounds it, and DecodeRLE fills exactly
+// len(out) bytes and reports how many bytes of input it read.
 //
 // # Allocation contract
 //
-// Every Append appends to the caller's slice and allocates nothing when it
-// has room (MaxPacket bytes always suffice). Every parse function decodes into
-// values and caller-owned buffers and never allocates, on success or error.
-// A message claiming more frames, players or bytes than the limits or the
-// caller's buffers allow is ErrLimit before anything is copied. A short
-// buffer is an error wrapping ErrShort and io.ErrUnexpectedEOF. Input.Append
-// never emits more than MaxPacket bytes: it appends nothing when Input.Check
-// reports an error, and the sender sends fewer frames.
+// AppendInputs and AppendRLE append to the caller's slice and allocate
+// nothing when it has room. ParseInputs aliases its input and DecodeRLE
+// writes into the caller's buffer; neither allocates, on success or error.
+// A short buffer is an error wrapping ErrShort and io.ErrUnexpectedEOF.
 package codec

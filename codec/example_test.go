@@ -1,48 +1,10 @@
 package codec_test
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/rollnet/rollnet/codec"
 )
-
-// A peer sends the inputs the other side has not acknowledged; the receiver
-// decodes them into buffers it owns, without allocating.
-func Example() {
-	// One player, 2-byte inputs, a button held for 8 frames.
-	held := []byte{0x11, 0x02, 0x11, 0x02, 0x11, 0x02, 0x11, 0x02, 0x11, 0x02, 0x11, 0x02, 0x11, 0x02, 0x11, 0x02}
-	out := codec.Input{Seq: 7, Ack: 1002, Start: 1000, Frames: 8, Players: 0b1, Size: 2, Inputs: held}
-	if err := out.Check(); err != nil {
-		panic(err)
-	}
-	pkt := out.Append(make([]byte, 0, codec.MaxPacket))
-	fmt.Println("bytes on the wire:", len(pkt))
-
-	// The receiver dispatches on the header, then decodes into its buffers.
-	inputs := make([]byte, codec.MaxFrames*1*2) // MaxFrames × players carried × input size
-	status := make([]codec.PeerStatus, codec.MaxPlayers)
-	t, seq, _, err := codec.ParseHeader(pkt)
-	if err != nil {
-		panic(err)
-	}
-	in := codec.Input{Size: 2} // the input size is session config, not on the wire
-	if _, err := codec.ParseInput(pkt, &in, inputs, status); err != nil {
-		panic(err)
-	}
-	fmt.Println(t, seq, "frames", in.Start, "to", in.Start+int32(in.Frames)-1, "ack", in.Ack)
-	fmt.Printf("last frame's input: % x\n", in.Inputs[len(in.Inputs)-2:])
-
-	// A peer of another release is named as such.
-	pkt[0] = 0x23
-	_, _, _, err = codec.ParseHeader(pkt)
-	fmt.Println(errors.Is(err, codec.ErrVersion))
-	// Output:
-	// bytes on the wire: 13
-	// Input 7 frames 1000 to 1007 ack 1002
-	// last frame's input: 11 02
-	// true
-}
 
 // The plain packing, for users who run their own protocol.
 func ExampleAppendInputs() {
@@ -57,12 +19,27 @@ func ExampleAppendInputs() {
 	// 41 3 [1 2 3 4] <nil>
 }
 
-// A keep-alive is the header alone.
-func ExampleKeepAlive() {
-	m := codec.KeepAlive{Seq: 258}
-	pkt := m.Append(nil)
-	got, n, err := codec.ParseKeepAlive(pkt)
-	fmt.Printf("% x %v %d %v\n", pkt, got.Seq, n, err)
+// The input coding: two players, 2-byte inputs, eight frames. Player 0
+// holds a button throughout and player 1 presses one at the fifth frame.
+func ExampleAppendRLE() {
+	const stride = 2 * 2 // players × input size
+	var block []byte
+	for f := range 8 {
+		p1 := byte(0)
+		if f >= 4 {
+			p1 = 0x08
+		}
+		block = append(block, 0x11, 0x02, p1, 0)
+	}
+	coded := codec.AppendRLE(nil, block, stride)
+	fmt.Println(len(block), "bytes code as", len(coded), "=", codec.RLELen(block, stride))
+	fmt.Printf("% x\n", coded)
+
+	out := make([]byte, len(block)) // the receiver knows frames × stride
+	n, err := codec.DecodeRLE(coded, out, stride)
+	fmt.Println(n, err, string(out) == string(block))
 	// Output:
-	// 17 02 01 258 3 <nil>
+	// 32 bytes code as 7 = 7
+	// 03 11 02 1c 01 08 16
+	// 7 <nil> true
 }

@@ -5,7 +5,8 @@ import "encoding/binary"
 var le = binary.LittleEndian
 
 // The input coding: bytes XORed against the byte one stride (one frame)
-// earlier, then cut into zero runs and literals. See Input for the layout.
+// earlier, then cut into zero runs and literals. The package comment gives
+// the layout; AppendRLE, RLELen and DecodeRLE are the exported forms.
 
 // rleLen is the coded size of in: the walk of appendRLE, counting.
 func rleLen(in []byte, stride int) int {

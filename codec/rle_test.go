@@ -133,3 +133,12 @@ func TestXorWord(t *testing.T) {
 		}
 	}
 }
+
+// changingInputs is one player's 2-byte input changing (both bytes) every frame.
+func changingInputs(n int) []byte {
+	b := make([]byte, 2*n)
+	for f := range n {
+		b[2*f], b[2*f+1] = byte(f+1), byte(0x80|f)
+	}
+	return b
+}

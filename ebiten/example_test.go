@@ -37,9 +37,9 @@ func ExampleNew() {
 		}
 		l.clock.Advance(time.Second / time.Duration(a.TPS()))
 	}
-	sa, okA := a.Match().ChecksumAt(100)
-	sb, okB := b.Match().ChecksumAt(100)
-	fmt.Println(a.Status().Phase, a.TPS(), "ticks a second; frame 100 agrees:", okA && okB && sa == sb)
+	sa, errA := a.Match().ChecksumAt(100)
+	sb, errB := b.Match().ChecksumAt(100)
+	fmt.Println(a.Status().Phase, a.TPS(), "ticks a second; frame 100 agrees:", errA == nil && errB == nil && sa == sb)
 	// Output: running 60 ticks a second; frame 100 agrees: true
 }
 

@@ -59,9 +59,10 @@ func TestP2PGamesAgreeAndRollBack(t *testing.T) {
 	p := newPair(t, sway)
 	p.until(t, 600, "frame 300", func() bool { return p.a.Status().Frame >= 300 && p.b.Status().Frame >= 300 })
 	for f := int32(270); f < 290; f++ {
-		sa, okA := p.a.Match().ChecksumAt(rollnet.Frame(f))
-		sb, okB := p.b.Match().ChecksumAt(rollnet.Frame(f))
-		require.True(t, okA && okB, "frame %d confirmed on both", f)
+		sa, errA := p.a.Match().ChecksumAt(rollnet.Frame(f))
+		sb, errB := p.b.Match().ChecksumAt(rollnet.Frame(f))
+		require.NoError(t, errA, "frame %d confirmed on a", f)
+		require.NoError(t, errB, "frame %d confirmed on b", f)
 		require.Equal(t, sa, sb, "frame %d", f)
 	}
 	st := p.a.Status()

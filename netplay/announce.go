@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -69,8 +69,8 @@ func NewAnnouncer(tr transport.Transport, a Announcement) (*Announcer, error) {
 	switch {
 	case tr == nil:
 		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
-	case a.Players < 1 || a.Players > codec.MaxPlayers:
-		return nil, fmt.Errorf("%w: Players %d is outside [1, %d]", ErrConfig, a.Players, codec.MaxPlayers)
+	case a.Players < 1 || a.Players > wire.MaxPlayers:
+		return nil, fmt.Errorf("%w: Players %d is outside [1, %d]", ErrConfig, a.Players, wire.MaxPlayers)
 	case a.FrameRate < 1 || a.FrameRate > 1000:
 		return nil, fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", ErrConfig, a.FrameRate)
 	case a.Grace < 0 || a.MaxPeers < 0:
@@ -97,7 +97,7 @@ func NewAnnouncer(tr transport.Transport, a Announcement) (*Announcer, error) {
 		clients: make(map[transport.Peer]bool, a.MaxPeers),
 		away:    make([]awayMark, 0, a.Players),
 		roster:  make([]rosterEntry, a.Players),
-		buf:     make([]byte, 0, codec.MaxPacket),
+		buf:     make([]byte, 0, wire.MaxPacket),
 	}, nil
 }
 
@@ -117,7 +117,7 @@ func (a *Announcer) Close() error                           { return nil }
 
 // SendBulk goes through the real transport's bulk path when it has one.
 func (a *Announcer) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	if bs, ok := a.inner.(bulkSender); ok {
+	if bs, ok := a.inner.(transport.BulkSender); ok {
 		return bs.SendBulk(to, b)
 	}
 	err := a.inner.Send(to, b)

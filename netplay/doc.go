@@ -110,10 +110,10 @@
 //
 // netplay's messages travel on the same transport as the session's,
 // under the one message type the wire leaves to the layer above
-// (codec.TypeApp, 0), which the Match takes off the transport before the
+// (type 0, the wire's TypeApp), which the Match takes off the transport before the
 // session reads it:
 //
-//	[codec.Version<<4 | 0] [kind u8] body
+//	[wire version<<4 | 0] [kind u8] body
 //	kind 1 hello   [role u8][seat u8][flags u8][delay+1 u8][players u8]
 //	               [frame rate u16 LE][settings u64 LE][name len u8][name]
 //	kind 2 ping, 3 pong  [stamp u64 LE]

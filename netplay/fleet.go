@@ -115,9 +115,9 @@ func ConnectFleet[S any, I comparable](cfg Config, req fleet.Request, simulate f
 		cfg.Signal = u.String()
 	}
 	cfg.Room = req.Room
-	return startWith[S, I](ModeClient, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
+	return startWith(clientKind[S, I](), cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
 		return dialFleet(ctx, cfg, req)
-	}, authHalf[S, I]{})
+	})
 }
 
 // dialFleet asks for the placement and dials the host it names.

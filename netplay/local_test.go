@@ -114,10 +114,10 @@ func TestP2PSeatsDelayAndChecksums(t *testing.T) {
 	require.LessOrEqual(t, a.m.InputDelay(), 5)
 	var sa, sb uint32
 	l.until(600, "frame 200 confirmed on both", func() bool {
-		if s, ok := a.m.ChecksumAt(200); ok && sa == 0 {
+		if s, err := a.m.ChecksumAt(200); err == nil && sa == 0 {
 			sa = s
 		}
-		if s, ok := b.m.ChecksumAt(200); ok && sb == 0 {
+		if s, err := b.m.ChecksumAt(200); err == nil && sb == 0 {
 			sb = s
 		}
 		return sa != 0 && sb != 0
@@ -210,10 +210,10 @@ func TestSpectatorAgrees(t *testing.T) {
 	s := l.add("s", watch, cfg, "a", "b")
 	var sa, ss uint32
 	l.until(600, "the spectator past frame 300", func() bool {
-		if x, ok := a.m.ChecksumAt(300); ok && sa == 0 {
+		if x, err := a.m.ChecksumAt(300); err == nil && sa == 0 {
 			sa = x
 		}
-		if x, ok := s.m.ChecksumAt(300); ok && ss == 0 {
+		if x, err := s.m.ChecksumAt(300); err == nil && ss == 0 {
 			ss = x
 		}
 		return sa != 0 && ss != 0
@@ -417,7 +417,7 @@ func TestHostileAppBytes(t *testing.T) {
 	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
 	x, err := l.net.Endpoint("x")
 	require.NoError(t, err)
-	app := byte(1 << 4) // codec.Version<<4 | codec.TypeApp
+	app := byte(1 << 4) // wire.Version<<4 | wire.TypeApp
 	for _, bad := range [][]byte{{app}, {app, 9}, {app, 1, 1}, {app, 2, 0}, {app, 4}, {app, 5, 200}, append([]byte{app, 1, 1, 0, 0, 0, 2, 60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40}, make([]byte, 40)...)} {
 		require.NoError(t, x.Send("a", bad))
 	}

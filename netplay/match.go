@@ -11,8 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
@@ -26,7 +25,6 @@ const (
 	ModeHost                      // an authoritative host, dedicated or listen (Host)
 	ModeClient                    // an authoritative client (Connect)
 
-	modeEither // HostOrConnect, until the room says which
 )
 
 // Defaults of Config.
@@ -131,16 +129,17 @@ type peer struct {
 	added   bool // added as a spectator
 }
 
-// Match is one peer's part in a match, for either mode: see the package
-// documentation. Its methods are for the game's goroutine.
-type Match[S any, I comparable] struct {
-	mode     Mode
-	cfg      Config
-	simulate func(*S, []I, rollnet.Frame)
-	now      func() time.Time
-	epoch    time.Time
-	deadline time.Time
+// peerSet is the peers a Match greets and has heard.
+type peerSet struct {
+	byID      map[transport.Peer]*peer
+	order     []*peer          // in arrival order
+	list      []transport.Peer // the peers greeted: list[:connected] have a channel open
+	connected int
+	nextGreet time.Time
+}
 
+// link is the transport: dialed in the background, then the match's.
+type link struct {
 	dialc  chan dialed
 	cancel context.CancelFunc
 	rtc    *webrtc.Transport
@@ -148,88 +147,73 @@ type Match[S any, I comparable] struct {
 	tr     transport.Transport
 	mx     mux
 	room   string
-
-	peers     map[transport.Peer]*peer
-	order     []*peer          // in arrival order
-	list      []transport.Peer // the peers greeted: list[:connected] have a channel open
-	seatPeers []transport.Peer
-	remote    []transport.Peer // the P2P seats' peers as the session was built
-	connected int
-	buf       []byte
-	rbuf      []byte
-	nextGreet time.Time
-	malformed uint64
-
-	hostMu sync.Mutex
-	hostID transport.Peer // the authoritative host, once heard
-	client bool           // this peer is an authoritative client (Accept's)
-	placed *placement     // where the fleet placed this client (fleet.go), or nil
-	reach  string         // what the background dial reaches ("": the signaling server)
-
-	p  *session.P2P[S, I]
-	sp *session.Spectator[S, I]
-	h  *authority.Host[S, I]
-	c  *authority.Client[S, I]
-	// auth drives h and c (authority.go): set by Host, Connect and
-	// HostOrConnect alone, so a game that never calls them links none of
-	// package authority.
-	auth authSide[S, I]
-
-	seat      int
-	delay     int
-	proposal  int // the input delay this peer proposes, +1; 0 while measuring
-	names     []string
-	token     Token
-	rejoining bool // started from a stored token
-	saved     bool
-	evs       []rollnet.Event
-	st        Status
-	awayUntil time.Time
-	intUntil  time.Time
-	gone      []bool // P2P: seats whose players left
-	lastTick  time.Time
-	roster    []rosterEntry
-	cs        []authority.HostClientStats // a host's clients, a buffer
-	onSession func() error
-	err       error
-	closed    bool
-
-	// The story and the figures (news.go).
-	news        []string
-	upAt        time.Time     // when the transport was up
-	opened      time.Duration // from upAt to the first channel open
-	netAt       time.Time     // when PeerInfo was last read
-	netRTT      time.Duration
-	route       string
-	firstDesync rollnet.Frame
-	spectators  int
-	rejoins     int
-	silent      map[transport.Peer]time.Time // peers interrupted, since when silent
-	slotPeers   map[transport.Peer]int       // a host's clients told of
-	quit        map[transport.Peer]bool      // a host's clients that quit
-	joined      uint64                       // a host's clients joined and rejoined, told
-	rejoinedN   uint64
-	expired     uint64
-	dropped     string              // the player (client) last dropped, while it may come back
-	unverified  uint64              // an authoritative client's StatesUnverified, seen
-	fastForward bool                // a spectator is catching up
-	seatStats   []rollnet.PeerStats // P2P: each seat's link, as last read
-	retired     rollnet.PeerStats   // P2P: the links seats had before their players came back
-	rbAt        [8]time.Time        // the rollback count's samples, an eighth of a second apart
-	rbN         [8]int
-	rbI         int
+	reach  string     // what the background dial reaches ("": the signaling server)
+	placed *placement // where the fleet placed this client (fleet.go), or nil
+	upAt   time.Time  // when the transport was up
 }
 
-func validate(mode Mode, cfg *Config) error {
-	switch {
-	case mode == ModeP2P || mode == ModeSpectator:
-		if cfg.Players < 2 || cfg.Players > 8 {
-			return fmt.Errorf("%w: Players %d is outside [2, 8]", ErrConfig, cfg.Players)
-		}
-	case cfg.Players < 1 || cfg.Players > codec.MaxPlayers:
-		return fmt.Errorf("%w: Players %d is outside [1, %d]", ErrConfig, cfg.Players, codec.MaxPlayers)
+// gate is what an authoritative client's transport accepts (the dial's
+// Accept, on the transport's goroutines): anyone until it knows its host,
+// then the host alone.
+type gate struct {
+	mu     sync.Mutex
+	host   transport.Peer // the authoritative host, once heard
+	client bool           // this peer is an authoritative client
+}
+
+func (g *gate) accept(p transport.Peer) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return !g.client || g.host == "" || p == g.host
+}
+
+func (g *gate) hostPeer() transport.Peer {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.host
+}
+
+// tokenState is this player's rejoin token.
+type tokenState struct {
+	t         Token
+	rejoining bool // started from a stored token
+	saved     bool // the match gave one (and Config.Tokens keeps it)
+}
+
+// Match is one peer's part in a match, for either mode: see the package
+// documentation. Its methods are for the game's goroutine.
+type Match[S any, I comparable] struct {
+	kind     kind[S, I]
+	cfg      Config
+	simulate func(*S, []I, rollnet.Frame)
+	d        driver[S, I] // the mode's, once the transport is up
+	link     link
+	gate     gate
+	peers    peerSet
+
+	epoch, deadline time.Time
+	buf, rbuf       []byte
+
+	seat, delay int
+	proposal    int // the input delay this peer proposes, +1; 0 while measuring
+	names       []string
+	gone        []bool // seats whose players left
+	tok         tokenState
+	evs         []rollnet.Event
+	st          Status
+	until       struct{ away, interrupted time.Time } // Status.ComeBack's and Timeout's ends
+	onSession   func() error
+	err         error
+	closed      bool
+	story       story // News and Stats (news.go)
+}
+
+func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
+	lo, hi := k.minSeats, k.maxSeats
+	if cfg.Players < lo || cfg.Players > hi {
+		return fmt.Errorf("%w: Players %d is outside [%d, %d]", ErrConfig, cfg.Players, lo, hi)
 	}
-	if cfg.LocalPlayers < 0 || cfg.LocalPlayers > 1 || (cfg.LocalPlayers > 0 && mode != ModeHost && mode != modeEither) {
+	if cfg.LocalPlayers < 0 || cfg.LocalPlayers > 1 || (cfg.LocalPlayers > 0 && !k.listen) {
 		return fmt.Errorf("%w: LocalPlayers %d (0, or 1 for a listen host)", ErrConfig, cfg.LocalPlayers)
 	}
 	if cfg.FrameRate == 0 {
@@ -277,71 +261,75 @@ func validate(mode Mode, cfg *Config) error {
 	return nil
 }
 
-func start[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
-	if err := oneDial(cfg); err != nil {
-		return nil, err
-	}
-	return startWith[S, I](mode, cfg, simulate, dial, nil)
+// grace is authority.HostConfig.Grace's default: how long an away
+// client's slots wait for it.
+const grace = 20 * time.Second
+
+// The constructors' kinds.
+func p2pKind[S any, I comparable]() kind[S, I] {
+	return kind[S, I]{mode: ModeP2P, minSeats: 2, maxSeats: p2pSeats, rejoin: ModeP2P, proposes: true, choose: newP2P[S, I]}
 }
 
-// startAuth is start for the authoritative modes (see Match.auth).
-func startAuth[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
-	if err := oneDial(cfg); err != nil {
-		return nil, err
-	}
-	return startWith(mode, cfg, simulate, dial, authSide[S, I](authHalf[S, I]{}))
+func spectatorKind[S any, I comparable]() kind[S, I] {
+	return kind[S, I]{mode: ModeSpectator, minSeats: 2, maxSeats: p2pSeats, choose: newSpectator[S, I]}
 }
 
-// oneDial refuses a Config of both or neither of Signal and Transport.
-func oneDial(cfg Config) error {
+func hostKind[S any, I comparable]() kind[S, I] {
+	return kind[S, I]{mode: ModeHost, minSeats: 1, maxSeats: wire.MaxPlayers, listen: true, choose: newHost[S, I]}
+}
+
+func clientKind[S any, I comparable]() kind[S, I] {
+	return kind[S, I]{mode: ModeClient, minSeats: 1, maxSeats: wire.MaxPlayers, rejoin: ModeClient, proposes: true, gated: true, choose: newClient[S, I]}
+}
+
+func eitherKind[S any, I comparable]() kind[S, I] {
+	return kind[S, I]{minSeats: 1, maxSeats: wire.MaxPlayers, listen: true, rejoin: ModeClient, proposes: true, gated: true, choose: newHostOrClient[S, I]}
+}
+
+func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
 	if (cfg.Signal == "") == (cfg.Transport == nil) {
-		return fmt.Errorf("%w: set one of Signal and Transport", ErrConfig)
+		return nil, fmt.Errorf("%w: set one of Signal and Transport", ErrConfig)
 	}
-	return nil
+	return startWith(k, cfg, simulate, dial)
 }
 
 // startWith is start with the background dial (dial, the fleet's
 // placement and QUIC dial: fleet.go, or ConnectQUIC's: quic.go).
-func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I, rollnet.Frame),
-	dial func(context.Context, *Config, func(transport.Peer) bool) dialed, auth authSide[S, I]) (*Match[S, I], error) {
+func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame),
+	dial func(context.Context, *Config, func(transport.Peer) bool) dialed) (*Match[S, I], error) {
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: nil simulate", ErrConfig)
 	}
-	if auth == nil && mode != ModeP2P && mode != ModeSpectator {
-		panic("netplay: an authoritative match started without its authSide") // a bug of this package
-	}
-	if err := validate(mode, &cfg); err != nil {
+	if err := validate(&k, &cfg); err != nil {
 		return nil, err
 	}
 	m := &Match[S, I]{
-		mode: mode, cfg: cfg, simulate: simulate, now: cfg.Now, auth: auth,
-		peers:       map[transport.Peer]*peer{},
-		slotPeers:   map[transport.Peer]int{},
-		quit:        map[transport.Peer]bool{},
-		firstDesync: rollnet.NoFrame,
-		buf:         make([]byte, 0, codec.MaxPacket),
-		rbuf:        make([]byte, transport.MaxDatagram),
-		evs:         make([]rollnet.Event, 0, 32),
-		seat:        -1,
-		names:       make([]string, cfg.Players),
-		gone:        make([]bool, cfg.Players),
+		kind: k, cfg: cfg, simulate: simulate,
+		peers: peerSet{byID: map[transport.Peer]*peer{}},
+		buf:   make([]byte, 0, wire.MaxPacket),
+		rbuf:  make([]byte, transport.MaxDatagram),
+		evs:   make([]rollnet.Event, 0, 32),
+		seat:  -1,
+		names: make([]string, cfg.Players),
+		gone:  make([]bool, cfg.Players),
+		story: story{firstDesync: rollnet.NoFrame},
 	}
-	m.epoch = m.now()
+	m.epoch = cfg.Now()
 	m.deadline = m.epoch.Add(cfg.Timeout)
-	m.mx.on = m.onApp
+	m.link.mx.on = m.onApp
 	m.st = Status{Phase: Connecting, Need: cfg.Players}
-	if mode == ModeP2P || mode == ModeClient || mode == modeEither {
+	if k.proposes {
 		if d := cfg.InputDelay; d.Min == d.Max {
 			m.proposal = d.Min + 1
 		}
-		if cfg.Tokens != nil && cfg.Room != "" {
-			tok, ok, err := cfg.Tokens.Load(cfg.Room)
-			if err != nil {
-				return nil, fmt.Errorf("netplay: loading the rejoin token: %w", err)
-			}
-			if ok && (tok.Mode == mode || mode == modeEither && tok.Mode == ModeClient) {
-				m.token, m.rejoining = tok, true
-			}
+	}
+	if k.rejoin != 0 && cfg.Tokens != nil && cfg.Room != "" {
+		tok, ok, err := cfg.Tokens.Load(cfg.Room)
+		if err != nil {
+			return nil, fmt.Errorf("netplay: loading the rejoin token: %w", err)
+		}
+		if ok && tok.Mode == k.rejoin {
+			m.tok = tokenState{t: tok, rejoining: true}
 		}
 	}
 	if cfg.Transport != nil {
@@ -349,17 +337,13 @@ func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I
 		return m, nil
 	}
 	var accept func(transport.Peer) bool
-	if mode == ModeClient || mode == modeEither {
-		accept = func(p transport.Peer) bool {
-			m.hostMu.Lock()
-			defer m.hostMu.Unlock()
-			return !m.client || m.hostID == "" || p == m.hostID
-		}
+	if k.gated {
+		accept = m.gate.accept
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
-	m.cancel = cancel
-	m.dialc = make(chan dialed, 1)
-	go func() { m.dialc <- dial(ctx, &m.cfg, accept) }()
+	m.link.cancel = cancel
+	m.link.dialc = make(chan dialed, 1)
+	go func() { m.link.dialc <- dial(ctx, &m.cfg, accept) }()
 	return m, nil
 }
 
@@ -367,20 +351,20 @@ func startWith[S any, I comparable](mode Mode, cfg Config, simulate func(*S, []I
 // their transport ids, sorted (the same seats on every peer); with
 // Config.Tokens holding this room's token, it rejoins its seat instead.
 func Join[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return start(ModeP2P, cfg, simulate)
+	return start(p2pKind[S, I](), cfg, simulate)
 }
 
 // Watch watches a P2P match: it is fed by the player in seat 0, from the
 // match's first frame.
 func Watch[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return start(ModeSpectator, cfg, simulate)
+	return start(spectatorKind[S, I](), cfg, simulate)
 }
 
 // Host hosts an authoritative match: dedicated (Config.LocalPlayers 0) or
 // listen (1: this process plays slot 0). It announces itself to every
 // peer in the room.
 func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return startAuth[S, I](ModeHost, cfg, simulate)
+	return start(hostKind[S, I](), cfg, simulate)
 }
 
 // HostOrConnect is the listen server of a room's first player: it hosts
@@ -390,53 +374,53 @@ func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame
 // rejoining). Mode says which once it knows (0 before).
 func HostOrConnect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	cfg.LocalPlayers = 1
-	return startAuth[S, I](modeEither, cfg, simulate)
+	return start(eitherKind[S, I](), cfg, simulate)
 }
 
 // Connect joins an authoritative match as a client of the room's host,
 // found by its announcement (the client connects to no one else); with
 // Config.Tokens holding this room's token, it rejoins its slots.
 func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return startAuth[S, I](ModeClient, cfg, simulate)
+	return start(clientKind[S, I](), cfg, simulate)
 }
 
-// ready takes the transport once dialed.
+// ready takes the transport once dialed, and chooses the driver.
 func (m *Match[S, I]) ready(d dialed) {
-	m.rtc, m.sig, m.tr, m.room = d.rtc, d.sig, d.tr, d.room
-	m.upAt = m.now()
-	m.placed = d.placed
+	l := &m.link
+	l.rtc, l.sig, l.tr, l.room = d.rtc, d.sig, d.tr, d.room
+	l.upAt = m.cfg.Now()
+	l.placed = d.placed
 	if d.greet != nil {
 		m.cfg.Peers = d.greet
 	}
-	m.mx.inner = d.tr
-	if m.mode == modeEither {
-		m.mode = ModeClient
-		if d.first {
-			m.mode = ModeHost
-		} else {
-			m.cfg.LocalPlayers = 0
-		}
-	}
-	if m.mode == ModeClient {
-		m.hostMu.Lock()
-		m.client = true
-		m.hostMu.Unlock()
-	}
+	l.mx.inner = d.tr
+	m.d = m.kind.choose(m, d.first)
 }
 
 // OnSession sets f, called once the session exists, before its first
-// frame: to set the state before frame 0 (*State()), attach a recorder or
-// keep states (through P2P(), Spectator(), AuthHost(), AuthClient()). An
-// error it returns ends the match (AdvanceFrame returns it). Set it before
-// the first AdvanceFrame.
+// frame: to set the state before frame 0 (*State()). An error it returns
+// ends the match (AdvanceFrame returns it). Set it before the first
+// AdvanceFrame.
 func (m *Match[S, I]) OnSession(f func() error) { m.onSession = f }
 
-// started runs OnSession's function on the new session.
-func (m *Match[S, I]) started() error {
-	if m.onSession == nil {
-		return nil
+// started runs OnSession's function on the new session, then starts the
+// match in phase: this player named at its seat, every peer heard
+// admitted, greeted at once.
+func (m *Match[S, I]) started(phase Phase) error {
+	if m.onSession != nil {
+		if err := m.onSession(); err != nil {
+			return err
+		}
 	}
-	return m.onSession()
+	m.st.Phase = phase
+	if m.seat >= 0 {
+		m.names[m.seat] = m.cfg.Name
+	}
+	for _, pe := range m.peers.order {
+		m.admit(pe)
+	}
+	m.peers.nextGreet = m.cfg.Now()
+	return nil
 }
 
 func (m *Match[S, I]) fail(err error) {
@@ -445,12 +429,21 @@ func (m *Match[S, I]) fail(err error) {
 	}
 }
 
+func (m *Match[S, I]) netConfig() rollnet.NetConfig {
+	n := m.cfg.Net
+	n.FrameRate, n.Settings, n.Now = m.cfg.FrameRate, m.cfg.Settings, m.cfg.Now
+	return n
+}
+
+// built reports whether the session exists.
+func (m *Match[S, I]) built() bool { return m.d != nil && m.d.built() }
+
 // Mode is the match's mode (for HostOrConnect, 0 until the room said).
 func (m *Match[S, I]) Mode() Mode {
-	if m.mode == modeEither {
-		return 0
+	if m.d != nil {
+		return m.d.mode()
 	}
-	return m.mode
+	return m.kind.mode
 }
 
 // Seat is this player's seat (P2P) or first slot (authoritative), -1
@@ -467,80 +460,46 @@ func (m *Match[S, I]) Name(seat int) string {
 }
 
 // Peer is the transport id of the player in seat (P2P), "" for this
-// player's own seat and while unknown: for what netplay does not wrap
-// (P2P().PeerStats, WebRTC().PeerInfo).
+// player's own seat, while unknown and in the authoritative mode.
 func (m *Match[S, I]) Peer(seat int) transport.Peer {
-	if seat < 0 || seat >= m.cfg.Players || m.mode != ModeP2P && m.mode != ModeSpectator {
+	if seat < 0 || seat >= m.cfg.Players || m.d == nil {
 		return ""
 	}
-	if m.mode == ModeSpectator {
-		for _, pe := range m.order {
-			if pe.heard && pe.h.Role == rolePlayer && int(pe.h.Seat) == seat {
-				return pe.id
-			}
-		}
-		return ""
-	}
-	if id := m.remoteSeats()[seat]; id != "" {
-		return id // from its hello: where a rejoiner came back from
-	}
-	if seat < len(m.remote) {
-		return m.remote[seat]
-	}
-	return ""
+	return m.d.seatPeer(seat)
 }
 
 // Room is the room joined (the server's name for it once dialed).
-func (m *Match[S, I]) Room() string { return m.room }
+func (m *Match[S, I]) Room() string { return m.link.room }
 
 // InputDelay is the match's input delay (P2P), once agreed.
 func (m *Match[S, I]) InputDelay() int { return m.delay }
 
-// P2P, Spectator, AuthHost and AuthClient are the session underneath (nil
-// until built, and for the other modes), for what netplay does not wrap
-// (recording, statistics).
-func (m *Match[S, I]) P2P() *session.P2P[S, I]             { return m.p }
-func (m *Match[S, I]) Spectator() *session.Spectator[S, I] { return m.sp }
-func (m *Match[S, I]) AuthHost() *authority.Host[S, I]     { return m.h }
-func (m *Match[S, I]) AuthClient() *authority.Client[S, I] { return m.c }
-
 // Transport is the real transport (nil while connecting): Config.Transport,
 // or the WebRTC one (a *impair.Transport around it with Config.Impair).
-func (m *Match[S, I]) Transport() transport.Transport { return m.tr }
-
-// WebRTC is the WebRTC transport joined through Config.Signal (nil while
-// connecting and with Config.Transport), for what netplay does not wrap:
-// ICE's round trip and route (PeerInfo), its drop counts (Stats).
-func (m *Match[S, I]) WebRTC() *webrtc.Transport { return m.rtc }
+func (m *Match[S, I]) Transport() transport.Transport { return m.link.tr }
 
 // Token is this player's rejoin token, once the match gave one.
-func (m *Match[S, I]) Token() (Token, bool) { return m.token, m.saved || m.token != (Token{}) }
+func (m *Match[S, I]) Token() (Token, bool) {
+	return m.tok.t, m.tok.saved || m.tok.t != (Token{})
+}
 
-// Events is the session's events the last AdvanceFrame read (and folded
-// into its Status), for a game that reports them itself: valid until the
-// next AdvanceFrame.
+// Events is the session's events the last AdvanceFrame drained (and
+// folded into its Status), for a game that reports them itself: valid
+// until the next AdvanceFrame.
 func (m *Match[S, I]) Events() []rollnet.Event { return m.evs }
 
 // Malformed counts netplay messages dropped because they did not decode.
-func (m *Match[S, I]) Malformed() uint64 { return m.malformed }
-
-// built reports whether the session exists.
-func (m *Match[S, I]) built() bool { return m.p != nil || m.sp != nil || m.h != nil || m.c != nil }
+func (m *Match[S, I]) Malformed() uint64 { return m.story.malformed }
 
 // State is the state to draw: the P2P present (predicted where inputs are
 // missing), the spectator's, the host's, or the authoritative client's
 // predicted present (draw what the player controls from it, the rest from
 // Playout). Nil before the session exists.
 func (m *Match[S, I]) State() *S {
-	switch {
-	case m.p != nil:
-		return m.p.State()
-	case m.sp != nil:
-		return m.sp.State()
-	case m.h != nil || m.c != nil:
-		return m.auth.state(m)
+	if !m.built() {
+		return nil
 	}
-	return nil
+	return m.d.state()
 }
 
 // Playout is, for an authoritative client, the two host states around
@@ -548,24 +507,18 @@ func (m *Match[S, I]) State() *S {
 // control as a + alpha×(b-a)); ok is false until there are host states. In
 // the other modes it is State, State, 0.
 func (m *Match[S, I]) Playout() (a, b *S, alpha float64, ok bool) {
-	if m.c != nil {
-		return m.auth.playout(m)
+	if !m.built() {
+		return nil, nil, 0, false
 	}
-	s := m.State()
-	return s, s, 0, s != nil
+	return m.d.playout()
 }
 
 // Frame is the frame of State.
 func (m *Match[S, I]) Frame() rollnet.Frame {
-	switch {
-	case m.p != nil:
-		return m.p.Frame()
-	case m.sp != nil:
-		return m.sp.Frame()
-	case m.h != nil || m.c != nil:
-		return m.auth.frame(m)
+	if !m.built() {
+		return 0
 	}
-	return 0
+	return m.d.frame()
 }
 
 // Send sends payload (1 to MaxMessage bytes) to every peer heard: small
@@ -578,13 +531,13 @@ func (m *Match[S, I]) Send(payload []byte) error {
 	if len(payload) == 0 || len(payload) > MaxMessage {
 		return ErrMessage
 	}
-	if m.tr == nil {
+	if m.link.tr == nil {
 		return nil
 	}
 	m.buf = appendMessage(m.buf[:0], payload)
-	for _, pe := range m.order {
+	for _, pe := range m.peers.order {
 		if pe.heard {
-			_ = m.tr.Send(pe.id, m.buf)
+			_ = m.link.tr.Send(pe.id, m.buf)
 		}
 	}
 	return nil
@@ -607,11 +560,11 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	}
 	m.st.Advanced = false
 	m.evs = m.evs[:0]
-	now := m.now()
-	if m.tr == nil {
+	now := m.cfg.Now()
+	if m.link.tr == nil {
 		select {
-		case d := <-m.dialc:
-			m.dialc = nil // received: Close must not wait for it again
+		case d := <-m.link.dialc:
+			m.link.dialc = nil // received: Close must not wait for it again
 			if d.err != nil {
 				if errors.Is(d.err, context.DeadlineExceeded) {
 					d.err = fmt.Errorf("%w reaching %s within %v: %w", ErrTimeout, m.reached(), m.cfg.Timeout, d.err)
@@ -625,49 +578,35 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 		}
 	}
 	m.noteOpen(now)
-	if !m.built() {
+	if !m.d.built() {
 		m.connectTick(now)
 		if m.err != nil {
 			return m.st, m.err
 		}
-		if !m.built() {
+		if !m.d.built() {
 			return m.timeout(now)
 		}
 	}
-	var err error
-	switch {
-	case m.p != nil:
-		err = m.tickP2P(in)
-	case m.sp != nil:
-		err = m.tickSpectator()
-	case m.h != nil || m.c != nil:
-		err = m.auth.tick(m, in, now)
-	}
-	m.fail(err)
+	m.fail(m.d.tick(in, now))
 	m.afterTick(now)
 	return m.st, m.err
 }
 
 // reached is what the background dial reaches, for errors.
 func (m *Match[S, I]) reached() string {
-	if m.reach == "" {
+	if m.link.reach == "" {
 		return "the signaling server"
 	}
-	return m.reach
+	return m.link.reach
 }
 
 func (m *Match[S, I]) timeout(now time.Time) (Status, error) {
 	if !now.Before(m.deadline) {
-		what := "the other players"
-		switch {
-		case m.tr == nil:
-			what = m.reached()
-		case m.mode == ModeClient:
-			what = "the host to announce itself"
-		case m.mode == ModeSpectator:
-			what = "the match's seat-0 player"
+		what := m.reached()
+		if m.d != nil {
+			what = m.d.awaits()
 		}
-		m.fail(fmt.Errorf("%w: %v waiting for %s in room %q (%d of %d players heard)", ErrTimeout, m.cfg.Timeout, what, m.room, m.st.Have, m.st.Need))
+		m.fail(fmt.Errorf("%w: %v waiting for %s in room %q (%d of %d players heard)", ErrTimeout, m.cfg.Timeout, what, m.link.room, m.st.Have, m.st.Need))
 	}
 	return m.st, m.err
 }
@@ -675,51 +614,57 @@ func (m *Match[S, I]) timeout(now time.Time) (Status, error) {
 // greet sends a hello (and, while measuring, a ping) to every peer on the
 // transport, every interval.
 func (m *Match[S, I]) greet(now time.Time, interval time.Duration) {
-	if now.Before(m.nextGreet) {
+	ps := &m.peers
+	if now.Before(ps.nextGreet) {
 		return
 	}
-	m.nextGreet = now.Add(interval)
-	m.list = m.list[:0]
-	if m.rtc != nil {
-		m.list = m.rtc.Peers(m.list)
+	ps.nextGreet = now.Add(interval)
+	ps.list = ps.list[:0]
+	if m.link.rtc != nil {
+		ps.list = m.link.rtc.Peers(ps.list)
 	}
-	m.connected = len(m.list)
-	m.list = append(m.list, m.cfg.Peers...)
-	for _, id := range m.list {
+	ps.connected = len(ps.list)
+	ps.list = append(ps.list, m.cfg.Peers...)
+	for _, id := range ps.list {
 		m.sendHello(id)
-		if !m.built() {
+		if !m.d.built() {
 			m.buf = appendStamp(m.buf[:0], kindPing, uint64(now.Sub(m.epoch)))
-			_ = m.tr.Send(id, m.buf)
+			_ = m.link.tr.Send(id, m.buf)
 		}
 	}
 }
 
+// heardEveryone reports whether every peer in the room (and every one
+// connected) has been heard.
+func (m *Match[S, I]) heardEveryone() bool {
+	for _, id := range m.peers.list[:m.peers.connected] {
+		if pe := m.peers.byID[id]; pe == nil || !pe.heard {
+			return false
+		}
+	}
+	if m.link.sig != nil {
+		for _, id := range m.link.sig.Peers() {
+			if pe := m.peers.byID[transport.Peer(id)]; pe == nil || !pe.heard {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func (m *Match[S, I]) myHello(to transport.Peer) hello {
 	h := hello{
-		Seat: noSeat, Players: uint8(m.cfg.Players), FrameRate: uint16(m.cfg.FrameRate),
+		Role: m.d.role(), Seat: noSeat, Players: uint8(m.cfg.Players), FrameRate: uint16(m.cfg.FrameRate),
 		Settings: m.cfg.Settings, Name: m.cfg.Name, Delay: uint8(m.proposal),
-	}
-	switch m.mode {
-	case ModeP2P:
-		h.Role = rolePlayer
-		if m.rejoining && m.p == nil {
-			h.Role = roleRejoiner
-		}
-	case ModeSpectator:
-		h.Role = roleSpectator
-	case ModeHost:
-		h.Role = roleHost
-	case ModeClient:
-		h.Role = roleClient
 	}
 	if m.seat >= 0 {
 		h.Seat = uint8(m.seat)
 	}
-	if m.built() {
+	if m.d.built() {
 		h.Flags |= flagStarted
 		h.Delay = uint8(m.delay + 1)
 	}
-	if pe := m.peers[to]; pe != nil && pe.heard {
+	if pe := m.peers.byID[to]; pe != nil && pe.heard {
 		h.Flags |= flagHeard
 	}
 	return h
@@ -727,116 +672,110 @@ func (m *Match[S, I]) myHello(to transport.Peer) hello {
 
 func (m *Match[S, I]) sendHello(to transport.Peer) {
 	m.buf = m.myHello(to).Append(m.buf[:0])
-	_ = m.tr.Send(to, m.buf)
+	_ = m.link.tr.Send(to, m.buf)
 }
 
 // onApp handles one netplay message from the transport.
 func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 	if len(b) < 2 {
-		m.malformed++
+		m.story.malformed++
 		return
 	}
 	switch b[1] {
 	case kindHello:
-		pe := m.peers[from]
+		pe := m.peers.byID[from]
 		var old string
 		if pe != nil {
 			old = pe.h.Name
 		}
 		h, _, err := parseHello(b, old)
 		if err != nil {
-			m.malformed++
+			m.story.malformed++
 			return
 		}
 		if pe == nil {
 			pe = &peer{id: from}
-			m.peers[from] = pe
-			m.order = append(m.order, pe)
+			m.peers.byID[from] = pe
+			m.peers.order = append(m.peers.order, pe)
 		}
 		pe.h, pe.heard, pe.heardMe = h, true, h.Flags&flagHeard != 0
 		if !pe.heardMe {
 			m.sendHello(from)
 		}
-		m.fail(m.check(pe))
+		m.fail(m.d.check(pe))
 		m.admit(pe)
 	case kindPing, kindPong:
 		kind, stamp, err := parseStamp(b)
 		if err != nil {
-			m.malformed++
+			m.story.malformed++
 			return
 		}
 		if kind == kindPing {
 			m.buf = appendStamp(m.buf[:0], kindPong, stamp)
-			_ = m.tr.Send(from, m.buf)
+			_ = m.link.tr.Send(from, m.buf)
 			return
 		}
-		if pe := m.peers[from]; pe != nil {
-			if d := m.now().Sub(m.epoch) - time.Duration(stamp); d >= 0 && d < time.Minute {
+		if pe := m.peers.byID[from]; pe != nil {
+			if d := m.cfg.Now().Sub(m.epoch) - time.Duration(stamp); d >= 0 && d < time.Minute {
 				pe.rtt.add(d)
 			}
 		}
 	case kindMessage:
 		payload, err := parseMessage(b)
 		if err != nil {
-			m.malformed++
+			m.story.malformed++
 			return
 		}
 		if m.cfg.OnMessage != nil {
-			seat, name := -1, ""
-			if pe := m.peers[from]; pe != nil {
+			pe := m.peers.byID[from]
+			name := ""
+			if pe != nil {
 				name = pe.h.Name
-				if pe.h.Seat != noSeat {
-					seat = int(pe.h.Seat)
-				}
 			}
-			if m.h != nil { // a host knows its clients' slots before their hellos say
-				seat = m.auth.slotOf(m, from)
-			}
-			m.cfg.OnMessage(seat, name, payload)
+			m.cfg.OnMessage(m.d.seatOf(pe, from), name, payload)
 		}
 	case kindRoster:
-		if (m.mode != ModeClient || from != m.hostPeer()) && (m.mode != ModeSpectator || from != m.hostOfSpectator()) {
+		if from != m.d.rosterFrom() || from == "" {
 			return
 		}
-		if err := m.parseRoster(b); err != nil {
-			m.malformed++
+		if err := m.d.parseRoster(b); err != nil {
+			m.story.malformed++
 		}
 	default:
-		m.malformed++
+		m.story.malformed++
 	}
 }
 
-// check refuses, while connecting, a room of the wrong kind, and a peer
-// with other settings. Only the peer in the wrong room fails: a P2P
+// helloSeat is the seat pe's hello gives (-1: none, or no hello).
+func helloSeat(pe *peer) int {
+	if pe == nil || pe.h.Seat == noSeat {
+		return -1
+	}
+	return int(pe.h.Seat)
+}
+
+// admit takes what a peer's hello says into the running match.
+func (m *Match[S, I]) admit(pe *peer) {
+	if pe.heard {
+		m.d.admit(pe)
+	}
+}
+
+// seatName names a P2P player at the seat its hello gives.
+func (m *Match[S, I]) seatName(pe *peer) {
+	if h := pe.h; h.Role == rolePlayer && h.Seat != noSeat && int(h.Seat) < len(m.names) {
+		m.names[h.Seat] = h.Name
+	}
+}
+
+// checkSettings refuses a peer whose players, frame rate or settings
+// differ from this one's. Only the peer in the wrong room fails: a P2P
 // player or spectator that hears a host, a client that hears a P2P peer;
 // a host ignores everyone and a P2P peer ignores clients and spectators
-// (they fail on their own), and a running match ignores them all.
-func (m *Match[S, I]) check(pe *peer) error {
+// (they fail on their own), and a running match ignores them all (the
+// drivers' check).
+func (m *Match[S, I]) checkSettings(pe *peer) error {
 	h := pe.h
-	if m.built() && m.mode != ModeClient {
-		return nil
-	}
-	switch m.mode {
-	case ModeP2P, ModeSpectator:
-		switch h.Role {
-		case roleHost:
-			return fmt.Errorf("%w: %s %q is %v", ErrAuthorityRoom, pe.id, h.Name, h.Role)
-		case roleClient, roleSpectator:
-			return nil // they check the players
-		}
-	case ModeClient:
-		switch h.Role {
-		case roleClient:
-			return nil // another client: not ours to check
-		case rolePlayer, roleSpectator, roleRejoiner:
-			if m.built() {
-				return nil
-			}
-			return fmt.Errorf("%w: %s %q is %v", ErrP2PRoom, pe.id, h.Name, h.Role)
-		}
-	case ModeHost:
-		return nil // a client checks the host's settings, and fails alone
-	}
 	if int(h.Players) != m.cfg.Players || int(h.FrameRate) != m.cfg.FrameRate || h.Settings != m.cfg.Settings {
 		return fmt.Errorf("%w: %q plays %d players at %d fps with settings %#x, this peer %d at %d fps with %#x",
 			ErrSettings, h.Name, h.Players, h.FrameRate, h.Settings, m.cfg.Players, m.cfg.FrameRate, m.cfg.Settings)
@@ -848,7 +787,7 @@ func (m *Match[S, I]) check(pe *peer) error {
 // and build the session once its peers are known.
 func (m *Match[S, I]) connectTick(now time.Time) {
 	for {
-		_, _, err := m.mx.Receive(m.rbuf) // session datagrams before the session: dropped
+		_, _, err := m.link.mx.Receive(m.rbuf) // session datagrams before the session: dropped
 		if err != nil {
 			if !errors.Is(err, transport.ErrNoPacket) {
 				m.fail(fmt.Errorf("netplay: transport: %w", err))
@@ -860,68 +799,39 @@ func (m *Match[S, I]) connectTick(now time.Time) {
 		return
 	}
 	m.greet(now, 100*time.Millisecond)
-	switch m.mode {
-	case ModeP2P:
-		if m.rejoining {
-			m.fail(m.tryRejoin())
-		} else {
-			m.fail(m.tryJoin())
-		}
-	case ModeSpectator:
-		m.fail(m.tryWatch())
-	case ModeClient, ModeHost:
-		m.fail(m.auth.start(m))
-	}
+	m.fail(m.d.connect())
 }
 
 // afterTick keeps greeting, saves the token, and times the countdowns.
 func (m *Match[S, I]) afterTick(now time.Time) {
-	if m.tr != nil && m.built() {
-		m.greet(now, time.Second)
-	}
-	if !m.saved {
-		if tok, ok := m.newToken(); ok { // Token's, kept in Config.Tokens if set
-			m.token, m.saved = tok, true
+	m.greet(now, time.Second)
+	if !m.tok.saved {
+		if tok, ok := m.d.token(); ok { // Token's, kept in Config.Tokens if set
+			m.tok.t, m.tok.saved = tok, true
 			if m.cfg.Tokens != nil && m.cfg.Room != "" {
 				m.fail(m.cfg.Tokens.Save(tok))
 			}
 		}
 	}
-	m.st.Frame = m.Frame()
+	m.st.Frame = m.d.frame()
 	m.st.InputDelay = m.delay
-	if now.Sub(m.rbAt[m.rbI]) >= time.Second/8 { // Stats.RollbacksPerSecond's window
-		m.rbI = (m.rbI + 1) % len(m.rbAt)
-		m.rbAt[m.rbI] = now
-	}
-	m.rbN[m.rbI] = m.st.Rollbacks
+	m.story.sampleRollbacks(now, m.st.Rollbacks)
 	m.st.Timeout = 0
 	if m.st.Interrupted != "" {
-		m.st.Timeout = max(m.intUntil.Sub(now), 0)
+		m.st.Timeout = max(m.until.interrupted.Sub(now), 0)
 	}
 	m.st.ComeBack = 0
 	if m.st.Away != "" {
-		m.st.ComeBack = max(m.awayUntil.Sub(now), 0)
+		m.st.ComeBack = max(m.until.away.Sub(now), 0)
 	}
 	if m.st.Phase == Ended && m.cfg.Tokens != nil && m.st.Ended != EndHostGone {
 		_ = m.cfg.Tokens.Delete(m.cfg.Room)
 	}
 }
 
-func (m *Match[S, I]) newToken() (Token, bool) {
-	switch {
-	case m.p != nil:
-		if t, ok := m.p.RejoinToken(); ok {
-			return Token{Mode: ModeP2P, Room: m.cfg.Room, Seat: m.seat, P2P: t}, true
-		}
-	case m.c != nil:
-		return m.auth.token(m)
-	}
-	return Token{}, false
-}
-
 // nameOf is the name a peer gave, or its id.
 func (m *Match[S, I]) nameOf(id transport.Peer) string {
-	if pe := m.peers[id]; pe != nil && pe.heard {
+	if pe := m.peers.byID[id]; pe != nil && pe.heard {
 		return pe.h.Name
 	}
 	return string(id)
@@ -929,7 +839,7 @@ func (m *Match[S, I]) nameOf(id transport.Peer) string {
 
 // sortedPeers is the peers heard, by id.
 func (m *Match[S, I]) sortedPeers() []*peer {
-	out := slices.Clone(m.order)
+	out := slices.Clone(m.peers.order)
 	slices.SortFunc(out, func(a, b *peer) int { return cmp.Compare(a.id, b.id) })
 	return out
 }
@@ -942,34 +852,30 @@ func (m *Match[S, I]) Close() error {
 		return nil
 	}
 	m.closed = true
-	if m.cancel != nil {
-		m.cancel()
+	l := &m.link
+	if l.cancel != nil {
+		l.cancel()
 	}
-	if m.tr == nil && m.dialc != nil {
-		if d := <-m.dialc; d.err == nil {
-			m.rtc, m.sig, m.tr = d.rtc, d.sig, d.tr
+	if l.tr == nil && l.dialc != nil {
+		if d := <-l.dialc; d.err == nil {
+			l.rtc, l.sig, l.tr = d.rtc, d.sig, d.tr
 		}
 	}
-	switch {
-	case m.p != nil:
-		_ = m.p.Close()
-	case m.sp != nil:
-		_ = m.sp.Close()
-	case m.h != nil || m.c != nil:
-		m.auth.close(m)
+	if m.d != nil {
+		m.d.close()
 	}
 	if m.cfg.Tokens != nil && m.cfg.Room != "" && m.err == nil {
 		_ = m.cfg.Tokens.Delete(m.cfg.Room)
 	}
 	var err error
-	if m.tr != nil {
-		err = m.tr.Close()
+	if l.tr != nil {
+		err = l.tr.Close()
 	}
-	if m.rtc != nil {
-		_ = m.rtc.Close()
+	if l.rtc != nil {
+		_ = l.rtc.Close()
 	}
-	if m.sig != nil {
-		_ = m.sig.Close()
+	if l.sig != nil {
+		_ = l.sig.Close()
 	}
 	return err
 }
@@ -979,36 +885,21 @@ func (m *Match[S, I]) Close() error {
 // min(ConfirmedFrame, Frame-1)); ok is false before there is one, and for
 // an authoritative client (its host checks its states for it).
 func (m *Match[S, I]) ConfirmedChecksum() (frame rollnet.Frame, sum uint32, ok bool) {
-	switch {
-	case m.p != nil:
-		frame = min(m.p.ConfirmedFrame(), m.p.Frame()-1)
-		s, err := m.p.ChecksumAt(frame)
-		return frame, s, err == nil
-	case m.sp != nil:
-		frame = m.sp.Frame() - 1
-		s, err := m.sp.ChecksumAt(frame)
-		return frame, s, err == nil
-	case m.h != nil:
-		frame = m.auth.frame(m) - 1
-		s, err := m.auth.checksumAt(m, frame)
-		return frame, s, err == nil
+	if !m.built() {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	return m.d.checksum()
 }
 
-// ChecksumAt is the checksum of frame's state while it is held (P2P,
-// spectator, host); ok is false otherwise.
-func (m *Match[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, bool) {
-	switch {
-	case m.p != nil:
-		s, err := m.p.ChecksumAt(frame)
-		return s, err == nil && frame <= m.p.ConfirmedFrame()
-	case m.sp != nil:
-		s, err := m.sp.ChecksumAt(frame)
-		return s, err == nil
-	case m.h != nil:
-		s, err := m.auth.checksumAt(m, frame)
-		return s, err == nil
+// errNoChecksum: ChecksumAt before the session exists, and on an
+// authoritative client (its host checks its states for it).
+var errNoChecksum = errors.New("netplay: no checksums: no session yet, or an authoritative client")
+
+// ChecksumAt is the checksum of frame's state while it is held (P2P, once
+// every player's inputs confirm it; spectator; host); an error otherwise.
+func (m *Match[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
+	if !m.built() {
+		return 0, errNoChecksum
 	}
-	return 0, false
+	return m.d.checksumAt(frame)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // mux is the transport a session gets: the real one with netplay's own
-// messages (codec.TypeApp) taken off on the way in and handed to on. It
+// messages (wire.TypeApp) taken off on the way in and handed to on. It
 // filters the session's datagrams for Expect itself, so that a peer the
 // session does not expect (a spectator arriving, a player coming back
 // from a new address) still reaches netplay's hellos.
@@ -57,13 +57,9 @@ func (x *mux) Expect(peers ...transport.Peer) {
 // ExpectAnyone opens the gate again.
 func (x *mux) ExpectAnyone() { x.expecting = false }
 
-type bulkSender interface {
-	SendBulk(to transport.Peer, b []byte) (bool, error)
-}
-
 // SendBulk goes through the real transport's bulk path when it has one.
 func (x *mux) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	if bs, ok := x.inner.(bulkSender); ok {
+	if bs, ok := x.inner.(transport.BulkSender); ok {
 		return bs.SendBulk(to, b)
 	}
 	err := x.inner.Send(to, b)

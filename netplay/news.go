@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -61,97 +60,87 @@ const maxNews = 500
 // authoritative client's slot. The lines are written when
 // the thing happens, never per frame (reading News allocates nothing); a
 // game prints News()[n:] for the n lines it has shown. At most 500 lines.
-func (m *Match[S, I]) News() []string { return m.news }
+func (m *Match[S, I]) News() []string { return m.story.news }
 
 func (m *Match[S, I]) tell(format string, args ...any) {
-	if len(m.news) < maxNews {
-		m.news = append(m.news, fmt.Sprintf(format, args...))
+	if len(m.story.news) < maxNews {
+		m.story.news = append(m.story.news, fmt.Sprintf(format, args...))
 	}
+}
+
+// story is the match's story and figures: News, and what Stats adds to
+// the driver's.
+type story struct {
+	news        []string
+	opened      time.Duration // from the transport up to the first channel open
+	netAt       time.Time     // when PeerInfo was last read
+	netRTT      time.Duration
+	route       string
+	firstDesync rollnet.Frame
+	spectators  int
+	rejoins     int
+	silent      map[transport.Peer]time.Time // peers interrupted, since when silent
+	dropped     string                       // the player last dropped, while it may come back
+	malformed   uint64                       // netplay messages that did not decode
+	rbAt        [8]time.Time                 // the rollback count's samples, an eighth of a second apart
+	rbN         [8]int
+	rbI         int
+}
+
+// sampleRollbacks keeps the rollback count n for RollbacksPerSecond.
+func (s *story) sampleRollbacks(now time.Time, n int) {
+	if now.Sub(s.rbAt[s.rbI]) >= time.Second/8 {
+		s.rbI = (s.rbI + 1) % len(s.rbAt)
+		s.rbAt[s.rbI] = now
+	}
+	s.rbN[s.rbI] = n
+}
+
+// rollbacksPerSecond is the rollbacks of about the last second.
+func (s *story) rollbacksPerSecond() float64 {
+	if old := (s.rbI + 1) % len(s.rbAt); !s.rbAt[old].IsZero() && s.rbAt[s.rbI].After(s.rbAt[old]) {
+		return float64(s.rbN[s.rbI]-s.rbN[old]) / s.rbAt[s.rbI].Sub(s.rbAt[old]).Seconds()
+	}
+	return 0
 }
 
 // Stats is the match's figures so far: the P2P session's with its players
 // (summed, the slowest one's round trip), a spectator's with its host,
 // a host's with its clients, an authoritative client's with its host.
 func (m *Match[S, I]) Stats() Stats {
-	s := Stats{Opened: m.opened, FirstDesync: m.firstDesync, Spectators: m.spectators, Rejoins: m.rejoins}
+	st := &m.story
+	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Spectators: st.spectators, Rejoins: st.rejoins}
 	var far transport.Peer // the peer whose network round trip is asked for
-	add := func(ps rollnet.PeerStats) {
-		if ps.RTT >= s.RTT && ps.Peer != "" {
-			s.RTT, far = ps.RTT, ps.Peer
-		}
-		s.BytesSent += ps.BytesSent
-		s.BytesReceived += ps.BytesReceived
-		s.Compared += ps.ChecksumsCompared
-		s.Agreed += ps.ChecksumsAgreed
+	if m.built() {
+		s, far = m.d.stats(s)
 	}
-	switch {
-	case m.p != nil:
-		st := m.p.Stats()
-		s.Rollbacks, s.Resimulated, s.DeepestRollback = uint64(st.Rollbacks), uint64(st.ResimulatedFrames), st.MaxRollbackDepth
-		add(m.retired)                   // the links of players who came back from elsewhere
-		for _, ps := range m.seatStats { // as the last tick read them: a player gone keeps its counts
-			add(ps)
-		}
-	case m.sp != nil:
-		ps := m.sp.PeerStats()
-		ps.Peer = m.hostOfSpectator()
-		add(ps)
-	case m.h != nil || m.c != nil:
-		s, far = m.auth.stats(m, s)
-	}
-	if m.rtc != nil && far != "" {
-		if now := m.now(); now.Sub(m.netAt) >= time.Second {
-			m.netAt = now
-			if info, err := m.rtc.PeerInfo(far); err == nil {
-				m.netRTT = cmp.Or(info.RTT, m.netRTT)
+	if m.link.rtc != nil && far != "" {
+		if now := m.cfg.Now(); now.Sub(st.netAt) >= time.Second {
+			st.netAt = now
+			if info, err := m.link.rtc.PeerInfo(far); err == nil {
+				st.netRTT = cmp.Or(info.RTT, st.netRTT)
 				// A reading that does not know the first hop's protocol
 				// yet (a relay's comes from statistics that can lag) does
 				// not replace one that did.
-				if r := info.Route(); r != "" && (info.Protocol != "" || m.route == "") {
-					m.route = r
+				if r := info.Route(); r != "" && (info.Protocol != "" || st.route == "") {
+					st.route = r
 				}
 			}
 		}
 	}
-	s.NetworkRTT, s.Route = m.netRTT, m.route
-	if old := (m.rbI + 1) % len(m.rbAt); !m.rbAt[old].IsZero() && m.rbAt[m.rbI].After(m.rbAt[old]) {
-		s.RollbacksPerSecond = float64(m.rbN[m.rbI]-m.rbN[old]) / m.rbAt[m.rbI].Sub(m.rbAt[old]).Seconds()
-	}
+	s.NetworkRTT, s.Route = st.netRTT, st.route
+	s.RollbacksPerSecond = st.rollbacksPerSecond()
 	return s
-}
-
-// authStats fills s from the host's or the client's statistics, and
-// returns the peer whose network round trip Stats asks for.
-func (m *Match[S, I]) authStats(s Stats) (Stats, transport.Peer) {
-	if m.c != nil {
-		st := m.c.Stats()
-		s.Rollbacks, s.Resimulated, s.RTT = st.Mismatches, st.ResimulatedFrames, st.RTT
-		s.BytesSent, s.BytesReceived = st.Link.BytesSent, st.Link.BytesReceived
-		s.Compared, s.Agreed = st.StatesVerified+st.StatesUnverified, st.StatesVerified
-		return s, m.hostPeer()
-	}
-	st := m.h.Stats()
-	s.Rollbacks, s.Resimulated = uint64(st.Rollbacks), uint64(st.ResimulatedFrames)
-	var far transport.Peer
-	m.cs = m.h.Clients(m.cs[:0])
-	for _, c := range m.cs {
-		if c.Link.RTT >= s.RTT {
-			s.RTT, far = c.Link.RTT, c.Peer
-		}
-		s.BytesSent += c.Link.BytesSent
-		s.BytesReceived += c.Link.BytesReceived
-	}
-	return s, far
 }
 
 // noteOpen sets Opened once a channel to a peer is open.
 func (m *Match[S, I]) noteOpen(now time.Time) {
-	if m.opened != 0 || m.rtc == nil {
+	if m.story.opened != 0 || m.link.rtc == nil {
 		return
 	}
 	var open [1]transport.Peer
-	if len(m.rtc.Peers(open[:0])) > 0 {
-		m.opened = max(now.Sub(m.upAt), time.Millisecond)
+	if len(m.link.rtc.Peers(open[:0])) > 0 {
+		m.story.opened = max(now.Sub(m.link.upAt), time.Millisecond)
 	}
 }
 
@@ -159,9 +148,9 @@ func (m *Match[S, I]) noteOpen(now time.Time) {
 // came), or it dropped (it was silent first, for how long), then what
 // may follow.
 func (m *Match[S, I]) left(id transport.Peer, who string, f rollnet.Frame, then string) {
-	if since, ok := m.silent[id]; ok {
-		delete(m.silent, id)
-		m.tell("%s dropped at frame %d (nothing heard for %v)%s", who, f, m.now().Sub(since).Round(100*time.Millisecond), then)
+	if since, ok := m.story.silent[id]; ok {
+		delete(m.story.silent, id)
+		m.tell("%s dropped at frame %d (nothing heard for %v)%s", who, f, m.cfg.Now().Sub(since).Round(100*time.Millisecond), then)
 		return
 	}
 	m.tell("%s quit at frame %d%s", who, f, then)
@@ -170,37 +159,8 @@ func (m *Match[S, I]) left(id transport.Peer, who string, f rollnet.Frame, then 
 // silence notes, at EventNetworkInterrupted, since when the peer is
 // silent: the disconnect timeout less the time it has left.
 func (m *Match[S, I]) silence(ev rollnet.Event) {
-	if m.silent == nil {
-		m.silent = make(map[transport.Peer]time.Time)
+	if m.story.silent == nil {
+		m.story.silent = make(map[transport.Peer]time.Time)
 	}
-	m.silent[ev.Peer] = m.now().Add(ev.Timeout - cmp.Or(m.cfg.Net.DisconnectTimeout, 5*time.Second))
-}
-
-// hostNews tells, on a host, the clients that joined or came back (by its
-// statistics' counts) and those whose grace window ran out.
-func (m *Match[S, I]) hostNews(st authority.HostStats) {
-	if st.Joined+st.Rejoined > m.joined {
-		back := st.Rejoined > m.rejoinedN
-		m.joined, m.rejoinedN = st.Joined+st.Rejoined, st.Rejoined
-		m.cs = m.h.Clients(m.cs[:0])
-		for _, c := range m.cs {
-			if _, ok := m.slotPeers[c.Peer]; ok || !c.Connected {
-				continue
-			}
-			m.slotPeers[c.Peer] = c.First
-			if back {
-				m.rejoins++
-				m.tell("%s rejoined at frame %d (slot %d, kept)", m.nameOf(c.Peer), st.Frame, c.First+1)
-			} else {
-				m.tell("%s joined at frame %d (slot %d)", m.nameOf(c.Peer), st.Frame, c.First+1)
-			}
-		}
-	}
-	if st.Expired > m.expired {
-		m.expired = st.Expired
-		if m.dropped != "" {
-			m.tell("%s did not rejoin within %v", m.dropped, m.cfg.Grace)
-			m.dropped = ""
-		}
-	}
+	m.story.silent[ev.Peer] = m.cfg.Now().Add(ev.Timeout - cmp.Or(m.cfg.Net.DisconnectTimeout, 5*time.Second))
 }

@@ -16,10 +16,10 @@ type placement struct {
 // (its host, address and room), once the match is placed; ok is false
 // before, and for a match not placed by a fleet.
 func (m *Match[S, I]) Placement() (r fleet.Reply, ok bool) {
-	if m.placed == nil {
+	if m.link.placed == nil {
 		return fleet.Reply{}, false
 	}
-	r = m.placed.Reply
+	r = m.link.placed.Reply
 	r.Grant = "" // used: nothing to show
 	return r, true
 }

@@ -72,16 +72,16 @@ func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S
 	if cfg.Signal != "" || cfg.Transport != nil {
 		return nil, fmt.Errorf("%w: ConnectQUIC dials its own transport: no Signal, no Transport", ErrConfig)
 	}
-	m, err := startWith[S, I](ModeClient, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
+	m, err := startWith(clientKind[S, I](), cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
 		host, tr, err := dialQUIC(ctx, cfg, addr, h)
 		if err != nil {
 			return dialed{err: err}
 		}
 		return dialed{tr: tr, room: cfg.Room, greet: []transport.Peer{host}}
-	}, authHalf[S, I]{})
+	})
 	if err != nil {
 		return nil, err
 	}
-	m.reach = "the host at " + h.URL
+	m.link.reach = "the host at " + h.URL
 	return m, nil
 }

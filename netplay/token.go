@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/internal/wire"
+	"github.com/rollnet/rollnet/p2p"
 )
 
 // Token is what a player needs to come back into its match after its
@@ -22,14 +22,14 @@ type Token struct {
 	Mode Mode
 	Room string
 	Seat int // the P2P seat; the first slot of an authoritative client
-	P2P  session.RejoinToken
+	P2P  p2p.RejoinToken
 	Host authority.RejoinToken // an authoritative client's
 }
 
 const tokenPrefix = "rn1."
 
 // tokenFixed: mode, seat, match id, secret, host token, room length.
-const tokenFixed = 1 + 1 + 8 + codec.SecretLen + codec.TokenLen + 1
+const tokenFixed = 1 + 1 + 8 + wire.SecretLen + wire.TokenLen + 1
 
 // MarshalText encodes t on one line.
 func (t Token) MarshalText() ([]byte, error) {

@@ -7,14 +7,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
 // netplay's messages travel on the transport beside the session's, under
-// codec.TypeApp (type 0, which no session message uses): a session never
+// wire.TypeApp (type 0, which no session message uses): a session never
 // sees them (the mux takes them off the transport first). Each is
 //
-//	[codec.Version<<4 | codec.TypeApp] [kind u8] body
+//	[wire.Version<<4 | wire.TypeApp] [kind u8] body
 //
 // kind 1 hello: [role u8] [seat u8] [flags u8] [delay u8] [players u8]
 //
@@ -29,7 +29,7 @@ import (
 // receiver's hello. A name is at most MaxName bytes of printable UTF-8.
 // Trailing bytes are refused.
 const (
-	appByte = codec.Version<<4 | byte(codec.TypeApp)
+	appByte = wire.Version<<4 | byte(wire.TypeApp)
 
 	kindHello   = 1
 	kindPing    = 2

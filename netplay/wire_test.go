@@ -85,7 +85,7 @@ func FuzzParseRoster(f *testing.F) {
 	f.Add([]byte{appByte, kindRoster, 2, 1, 0, 3, 'b', 'o', 'b', 2, 15, 1, 'a'})
 	f.Add([]byte{appByte, kindRoster, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m := &Match[int32, int8]{names: make([]string, 4), now: time.Now, seat: 1}
+		m := &Match[int32, int8]{names: make([]string, 4), cfg: Config{Now: time.Now}, seat: 1}
 		if m.parseRoster(b) != nil {
 			return
 		}

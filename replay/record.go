@@ -40,8 +40,8 @@ import (
 	"reflect"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/inputbytes"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -60,7 +60,7 @@ const (
 )
 
 // recordBlock is the most frames one inputs chunk holds (at most
-// codec.MaxFrames). A second of play at 60 frames a second is one block.
+// wire.MaxFrames). A second of play at 60 frames a second is one block.
 const recordBlock = 64
 
 // recordMaxStride bounds players × input size, so that one frame's
@@ -126,7 +126,7 @@ type Recorder[S any, I comparable] struct {
 // NewRecorder writes the header of a recording of a match starting from
 // initial (the state before frame 0) to w, and returns the recorder. S
 // and I must satisfy rollback.CheckType; players × input size may not
-// exceed 1024 bytes, nor an input 32 (codec.MaxInputSize). Errors wrap
+// exceed 1024 bytes, nor an input 32 (wire.MaxInputSize). Errors wrap
 // ErrConfig, or are w's.
 func NewRecorder[S any, I comparable](cfg RecorderConfig, w io.Writer, initial *S) (*Recorder[S, I], error) {
 	if w == nil || initial == nil {
@@ -149,9 +149,9 @@ func NewRecorder[S any, I comparable](cfg RecorderConfig, w io.Writer, initial *
 	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
 		return nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
 	}
-	if ic.Size > codec.MaxInputSize || ic.Size*cfg.Players > recordMaxStride {
+	if ic.Size > wire.MaxInputSize || ic.Size*cfg.Players > recordMaxStride {
 		return nil, fmt.Errorf("%w: %d players × %d-byte inputs (at most %d bytes an input, %d a frame)",
-			ErrConfig, cfg.Players, ic.Size, codec.MaxInputSize, recordMaxStride)
+			ErrConfig, cfg.Players, ic.Size, wire.MaxInputSize, recordMaxStride)
 	}
 	stateN := len(rollback.BytesOf(initial))
 	r := &Recorder[S, I]{
@@ -163,7 +163,7 @@ func NewRecorder[S any, I comparable](cfg RecorderConfig, w io.Writer, initial *
 		sums:    make([]uint32, 0, recordBlock),
 		stateN:  stateN,
 		args:    make([]I, cfg.Players),
-		out:     make([]byte, 0, codec.MaxPacket+8+4*recordBlock+16),
+		out:     make([]byte, 0, wire.MaxPacket+8+4*recordBlock+16),
 	}
 	if cfg.States {
 		r.states = make([]byte, 0, min(recordBlock, recordBlock/every+1)*stateN)
@@ -284,9 +284,9 @@ func (r *Recorder[S, I]) writeBlock() {
 // writeInputs writes frames [start, start+n) with their inputs in and the
 // checksums sums of their checkpoints.
 func (r *Recorder[S, I]) writeInputs(start rollnet.Frame, n int, in []byte, sums []uint32) {
-	msg := codec.Input{Ack: -1, Start: int32(start), Frames: n, Players: ^uint64(0) >> (64 - r.players), Size: r.size, Inputs: in}
+	msg := wire.Input{Ack: -1, Start: int32(start), Frames: n, Players: ^uint64(0) >> (64 - r.players), Size: r.size, Inputs: in}
 	// The message's length goes before it, as a uvarint of at most two
-	// bytes (a message is at most codec.MaxPacket): encode after two
+	// bytes (a message is at most wire.MaxPacket): encode after two
 	// bytes of room, then close the gap if one byte was enough, rather
 	// than run the encoder twice (Len, then Append).
 	out := msg.Append(r.out[:2])

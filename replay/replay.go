@@ -10,8 +10,8 @@ import (
 	"reflect"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/inputbytes"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -101,10 +101,10 @@ func NewReplayer[S any, I comparable](cfg ReplayerConfig, r io.Reader, simulate 
 		return nil, err
 	}
 	stride := p.players * p.size
-	p.blockIn = make([]byte, codec.MaxFrames*stride)
-	p.sums = make([]uint32, 0, codec.MaxFrames)
+	p.blockIn = make([]byte, wire.MaxFrames*stride)
+	p.sums = make([]uint32, 0, wire.MaxFrames)
 	p.args = make([]I, p.players)
-	n := binary.MaxVarintLen64 + codec.MaxPacket + 4*codec.MaxFrames
+	n := binary.MaxVarintLen64 + wire.MaxPacket + 4*wire.MaxFrames
 	if p.states {
 		n = max(n, binary.MaxVarintLen64+p.stateN)
 	}
@@ -265,19 +265,12 @@ func (p *Replayer[S, I]) readChunk() (kind byte, payload []byte, err error) {
 // Players returns the number of players recorded.
 func (p *Replayer[S, I]) Players() int { return p.players }
 
-// ChecksumEvery returns the recording's checksum interval.
-func (p *Replayer[S, I]) ChecksumEvery() int { return p.every }
-
 // State returns the replayed state: the state after frame Frame()-1. Read
 // it; writing it makes the replay differ.
 func (p *Replayer[S, I]) State() *S { return p.state }
 
 // Frame returns the frame the next AdvanceFrame simulates.
 func (p *Replayer[S, I]) Frame() rollnet.Frame { return p.frame }
-
-// Inputs returns the inputs of the frame last simulated (aliasing the
-// replayer's storage, valid until the next AdvanceFrame).
-func (p *Replayer[S, I]) Inputs() []I { return p.args }
 
 // Checked returns how many recorded checksums the replay has matched.
 func (p *Replayer[S, I]) Checked() int { return p.checked }
@@ -368,8 +361,8 @@ func (p *Replayer[S, I]) parseInputs(b []byte) error {
 	if k <= 0 || l > uint64(len(b)-k) {
 		return fmt.Errorf("%w: inputs chunk after frame %d", ErrCorrupt, p.frame-1)
 	}
-	m := codec.Input{Size: p.size}
-	if _, err := codec.ParseInput(b[k:k+int(l)], &m, p.blockIn, nil); err != nil {
+	m := wire.Input{Size: p.size}
+	if _, err := wire.ParseInput(b[k:k+int(l)], &m, p.blockIn, nil); err != nil {
 		return fmt.Errorf("%w: inputs after frame %d: %w", ErrCorrupt, p.frame-1, err)
 	}
 	if m.Start != int32(p.frame) || m.Frames < 1 || m.Players != ^uint64(0)>>(64-p.players) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/rollnet/rollnet/signaling/internal/turncred"
 	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
@@ -62,6 +63,7 @@ type Server struct {
 	stats struct {
 		relayed, refused, rejected, malformed, tooBig, rateLimited,
 		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused, clusterClosed atomic.Uint64
+		forwardedIgnored             atomic.Uint64
 		relayedBytes, clusterDropped atomic.Uint64
 		rejectedBy                   [numRejectReasons]atomic.Uint64
 	}
@@ -85,7 +87,11 @@ type Stats struct {
 	RoomFull      uint64 // joins refused because the room was full
 	Sockets       int    // TCP connections open, accepted by Serve
 	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
-	ClusterClosed uint64 // connections closed with client.CodeClusterUnavailable (NATS lost, or a room not placed)
+	ClusterClosed uint64 // connections closed with code 4006 (client.ErrClusterUnavailable: NATS lost, or a room not placed)
+	// ForwardedIgnored counts requests with a Forwarded or
+	// X-Forwarded-For header from a peer not in TrustedProxies (the
+	// header ignored): a reverse proxy not named, most likely.
+	ForwardedIgnored uint64
 }
 
 type room struct {
@@ -133,6 +139,7 @@ func (s *Server) Stats() Stats {
 	st.TooBig = s.stats.tooBig.Load()
 	st.RateLimited = s.stats.rateLimited.Load()
 	st.JoinTimeouts = s.stats.joinTimeouts.Load()
+	st.ForwardedIgnored = s.stats.forwardedIgnored.Load()
 	st.SlowConsumers = s.stats.slowConsumers.Load()
 	st.PingTimeouts = s.stats.pingTimeouts.Load()
 	st.ClusterClosed = s.stats.clusterClosed.Load()
@@ -651,7 +658,7 @@ func (s *Server) iceServersFor(id string) []wire.ICEServer {
 	out := make([]wire.ICEServer, len(s.cfg.ICEServers))
 	for i, is := range s.cfg.ICEServers {
 		if is.IsTURN() && is.Username == "" && is.Credential == "" {
-			is.Username, is.Credential = TURNCredentials(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
+			is.Username, is.Credential = turncred.Mint(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
 		}
 		out[i] = is
 	}

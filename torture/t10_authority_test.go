@@ -12,9 +12,9 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/testkit"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -216,14 +216,14 @@ func (a *t10Attacker) read() {
 		if err != nil {
 			continue
 		}
-		if m, _, err := codec.ParseStateFragment(buf[:n]); err == nil {
+		if m, _, err := wire.ParseStateFragment(buf[:n]); err == nil {
 			a.newest = max(a.newest, m.Msg)
 		}
-		if m, _, err := codec.ParseQualityReport(buf[:n]); err == nil {
+		if m, _, err := wire.ParseQualityReport(buf[:n]); err == nil {
 			// Answered, as a client does, or the host's link would
 			// give up on it (its sequence numbers outrun the anchor).
 			a.seq++
-			_ = a.ep.Send("host", codec.QualityReply{Seq: a.seq, Pong: m.Ping}.Append(nil))
+			_ = a.ep.Send("host", wire.QualityReply{Seq: a.seq, Pong: m.Ping}.Append(nil))
 		}
 		if len(a.real) < 256 {
 			a.real = append(a.real, append([]byte(nil), buf[:n]...))
@@ -236,10 +236,10 @@ func (a *t10Attacker) attack(frame int32, settings uint64) {
 	// One valid input a tick for its own slot keeps it a player, so its
 	// junk is held against its own record.
 	a.seq++
-	_ = a.ep.Send("host", codec.AuthInput{Seq: a.seq, Ack: -1, Start: frame + 2, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{byte(r.Uint32()), 0}}.Append(nil))
+	_ = a.ep.Send("host", wire.AuthInput{Seq: a.seq, Ack: -1, Start: frame + 2, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{byte(r.Uint32()), 0}}.Append(nil))
 	for range 6 { // Nacks of the newest bodies, far more than are answered
 		a.seq++
-		_ = a.ep.Send("host", codec.Nack{Seq: a.seq, Msg: a.newest - uint32(r.IntN(2)), Missing: ^uint64(0)}.Append(nil))
+		_ = a.ep.Send("host", wire.Nack{Seq: a.seq, Msg: a.newest - uint32(r.IntN(2)), Missing: ^uint64(0)}.Append(nil))
 		a.sent++
 	}
 	for range 12 {
@@ -262,17 +262,17 @@ func (a *t10Attacker) attack(frame int32, settings uint64) {
 				b[r.IntN(len(b))] ^= byte(1 << r.IntN(8))
 			}
 		case 2: // another's slots too
-			b = codec.AuthInput{Seq: a.seq, Ack: -1, Start: frame, Frames: 1, Slots: 2, Size: 2, Inputs: []byte{1, 0, 1, 0}}.Append(nil)
+			b = wire.AuthInput{Seq: a.seq, Ack: -1, Start: frame, Frames: 1, Slots: 2, Size: 2, Inputs: []byte{1, 0, 1, 0}}.Append(nil)
 		case 3: // absurd frames
-			b = codec.AuthInput{Seq: a.seq, Ack: -1, Start: frame + 1000 + r.Int32N(1<<20), Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil)
+			b = wire.AuthInput{Seq: a.seq, Ack: -1, Start: frame + 1000 + r.Int32N(1<<20), Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil)
 		case 4: // an ack of a state never sent
-			b = codec.AuthInput{Seq: a.seq, Ack: frame + 500, Start: frame, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil)
+			b = wire.AuthInput{Seq: a.seq, Ack: frame + 500, Start: frame, Frames: 1, Slots: 1, Size: 2, Inputs: []byte{1, 0}}.Append(nil)
 		case 5:
-			b = codec.Nack{Seq: a.seq, Msg: a.newest - uint32(r.IntN(3)), Missing: ^uint64(0)}.Append(nil)
+			b = wire.Nack{Seq: a.seq, Msg: a.newest - uint32(r.IntN(3)), Missing: ^uint64(0)}.Append(nil)
 		case 6:
-			b = codec.Hello{Protocol: authority.Protocol, Seq: a.seq, Settings: settings, Nonce: r.Uint64()}.Append(nil)
+			b = wire.Hello{Protocol: authority.Protocol, Seq: a.seq, Settings: settings, Nonce: r.Uint64()}.Append(nil)
 		default:
-			b = codec.QualityReport{Seq: a.seq, FrameAdvantage: r.Int32(), Ping: r.Uint64()}.Append(nil)
+			b = wire.QualityReport{Seq: a.seq, FrameAdvantage: r.Int32(), Ping: r.Uint64()}.Append(nil)
 		}
 		_ = a.ep.Send("host", b)
 		a.sent++
@@ -306,7 +306,7 @@ func TestT10Authority(t *testing.T) {
 	mal.ep, err = nw.Endpoint("mal")
 	require.NoError(t, err)
 	w.profile("mal", 0)
-	require.NoError(t, mal.ep.Send("host", codec.Hello{Protocol: authority.Protocol, Settings: host.Settings(), Nonce: 7}.Append(nil)))
+	require.NoError(t, mal.ep.Send("host", wire.Hello{Protocol: authority.Protocol, Settings: host.Settings(), Nonce: 7}.Append(nil)))
 	stranger, err := nw.Endpoint("stranger")
 	require.NoError(t, err)
 	srng := rand.New(rand.NewPCG(seed, 4))
@@ -334,14 +334,14 @@ func TestT10Authority(t *testing.T) {
 				junk[i] = byte(srng.Uint32())
 			}
 			_ = stranger.Send("host", junk)
-			_ = stranger.Send("host", codec.Hello{Protocol: authority.Protocol, Settings: host.Settings() ^ 1, Nonce: srng.Uint64()}.Append(nil))
+			_ = stranger.Send("host", wire.Hello{Protocol: authority.Protocol, Settings: host.Settings() ^ 1, Nonce: srng.Uint64()}.Append(nil))
 		}
 		if ticks%300 == 0 { // a resume Hello with a forged token: it may squat a free slot for a second
-			var tok [codec.TokenLen]byte
+			var tok [wire.TokenLen]byte
 			for i := range tok {
 				tok[i] = byte(srng.Uint32())
 			}
-			_ = stranger.Send("host", codec.Hello{Protocol: authority.Protocol, Settings: host.Settings(), Nonce: srng.Uint64(), Resume: true, Token: tok}.Append(nil))
+			_ = stranger.Send("host", wire.Hello{Protocol: authority.Protocol, Settings: host.Settings(), Nonce: srng.Uint64(), Resume: true, Token: tok}.Append(nil))
 			strangerHellos++
 		}
 		w.tick()

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
 // T2: the codec under hostile bytes.
@@ -37,13 +38,13 @@ const t2Packets = 15000
 // t2Decoder holds the caller-owned storage ParseInput decodes into.
 type t2Decoder struct {
 	inputs []byte
-	status []codec.PeerStatus
+	status []wire.PeerStatus
 }
 
 func newT2Decoder() *t2Decoder {
 	return &t2Decoder{
-		inputs: make([]byte, codec.MaxFrames*codec.MaxPlayers*codec.MaxInputSize),
-		status: make([]codec.PeerStatus, codec.MaxPlayers),
+		inputs: make([]byte, wire.MaxFrames*wire.MaxPlayers*wire.MaxInputSize),
+		status: make([]wire.PeerStatus, wire.MaxPlayers),
 	}
 }
 
@@ -54,16 +55,16 @@ var t2Parsers = []struct {
 	parse func(d *t2Decoder, b []byte, size int) ([]byte, error)
 }{
 	{"Header", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		t, seq, n, err := codec.ParseHeader(b)
+		t, seq, n, err := wire.ParseHeader(b)
 		if err != nil {
 			return nil, err
 		}
-		if n != codec.HeaderLen {
+		if n != wire.HeaderLen {
 			return nil, fmt.Errorf("header length %d", n)
 		}
 		// The header alone re-encodes as a keep-alive's bytes with t swapped in.
-		h := (&codec.KeepAlive{Seq: seq}).Append(nil)
-		h[0] = codec.Version<<4 | byte(t)
+		h := (&wire.KeepAlive{Seq: seq}).Append(nil)
+		h[0] = wire.Version<<4 | byte(t)
 		return append(h, b[n:]...), nil
 	}},
 	{"Inputs", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
@@ -74,16 +75,16 @@ var t2Parsers = []struct {
 		return codec.AppendInputs(nil, base, mask, block), nil
 	}},
 	{"SyncRequest", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		m, n, err := codec.ParseSyncRequest(b)
+		m, n, err := wire.ParseSyncRequest(b)
 		return t2Out(m.Append(nil), n, b, err)
 	}},
 	{"SyncReply", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		m, n, err := codec.ParseSyncReply(b)
+		m, n, err := wire.ParseSyncReply(b)
 		return t2Out(m.Append(nil), n, b, err)
 	}},
 	{"Input", func(d *t2Decoder, b []byte, size int) ([]byte, error) {
-		m := codec.Input{Size: size}
-		n, err := codec.ParseInput(b, &m, d.inputs, d.status)
+		m := wire.Input{Size: size}
+		n, err := wire.ParseInput(b, &m, d.inputs, d.status)
 		if err != nil {
 			return nil, err
 		}
@@ -93,27 +94,27 @@ var t2Parsers = []struct {
 		return t2Out(m.Append(nil), n, b, nil)
 	}},
 	{"InputAck", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		m, n, err := codec.ParseInputAck(b)
+		m, n, err := wire.ParseInputAck(b)
 		return t2Out(m.Append(nil), n, b, err)
 	}},
 	{"QualityReport", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		m, n, err := codec.ParseQualityReport(b)
+		m, n, err := wire.ParseQualityReport(b)
 		return t2Out(m.Append(nil), n, b, err)
 	}},
 	{"QualityReply", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		m, n, err := codec.ParseQualityReply(b)
+		m, n, err := wire.ParseQualityReply(b)
 		return t2Out(m.Append(nil), n, b, err)
 	}},
 	{"KeepAlive", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		m, n, err := codec.ParseKeepAlive(b)
+		m, n, err := wire.ParseKeepAlive(b)
 		return t2Out(m.Append(nil), n, b, err)
 	}},
 	{"Checksum", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		m, n, err := codec.ParseChecksum(b)
+		m, n, err := wire.ParseChecksum(b)
 		return t2Out(m.Append(nil), n, b, err)
 	}},
 	{"Disconnect", func(_ *t2Decoder, b []byte, _ int) ([]byte, error) {
-		m, n, err := codec.ParseDisconnect(b)
+		m, n, err := wire.ParseDisconnect(b)
 		return t2Out(m.Append(nil), n, b, err)
 	}},
 }
@@ -129,8 +130,8 @@ func t2Out(out []byte, n int, b []byte, err error) ([]byte, error) {
 }
 
 // t2Sentinels are the errors a decoder may return; anything else is a bug.
-var t2Sentinels = []error{codec.ErrShort, codec.ErrMalformed, codec.ErrVersion, codec.ErrType,
-	codec.ErrTooLarge, codec.ErrLimit}
+var t2Sentinels = []error{codec.ErrShort, codec.ErrMalformed, wire.ErrVersion, wire.ErrType,
+	wire.ErrTooLarge, wire.ErrLimit}
 
 // t2Feed runs b through every decoder and checks the properties. It returns
 // how many decoders accepted it.
@@ -174,35 +175,35 @@ func t2Message(rng *rand.Rand, d *t2Decoder) (b []byte, size int, same func([]by
 	seq := uint16(rng.Uint32())
 	switch rng.IntN(9) {
 	case 0:
-		m := codec.SyncRequest{Seq: seq, Nonce: rng.Uint64(), Protocol: uint16(rng.Uint32()), Settings: rng.Uint64()}
-		return m.Append(nil), 0, func(b []byte) bool { g, _, err := codec.ParseSyncRequest(b); return err == nil && g == m }
+		m := wire.SyncRequest{Seq: seq, Nonce: rng.Uint64(), Protocol: uint16(rng.Uint32()), Settings: rng.Uint64()}
+		return m.Append(nil), 0, func(b []byte) bool { g, _, err := wire.ParseSyncRequest(b); return err == nil && g == m }
 	case 1:
-		m := codec.SyncReply{Seq: seq, Nonce: rng.Uint64(), Protocol: uint16(rng.Uint32()), Settings: rng.Uint64()}
-		return m.Append(nil), 0, func(b []byte) bool { g, _, err := codec.ParseSyncReply(b); return err == nil && g == m }
+		m := wire.SyncReply{Seq: seq, Nonce: rng.Uint64(), Protocol: uint16(rng.Uint32()), Settings: rng.Uint64()}
+		return m.Append(nil), 0, func(b []byte) bool { g, _, err := wire.ParseSyncReply(b); return err == nil && g == m }
 	case 2:
-		m := codec.InputAck{Seq: seq, Ack: frame()}
-		return m.Append(nil), 0, func(b []byte) bool { g, _, err := codec.ParseInputAck(b); return err == nil && g == m }
+		m := wire.InputAck{Seq: seq, Ack: frame()}
+		return m.Append(nil), 0, func(b []byte) bool { g, _, err := wire.ParseInputAck(b); return err == nil && g == m }
 	case 3:
-		m := codec.QualityReport{Seq: seq, FrameAdvantage: int32(rng.IntN(41) - 20), Ping: rng.Uint64() >> uint(rng.IntN(64))}
-		return m.Append(nil), 0, func(b []byte) bool { g, _, err := codec.ParseQualityReport(b); return err == nil && g == m }
+		m := wire.QualityReport{Seq: seq, FrameAdvantage: int32(rng.IntN(41) - 20), Ping: rng.Uint64() >> uint(rng.IntN(64))}
+		return m.Append(nil), 0, func(b []byte) bool { g, _, err := wire.ParseQualityReport(b); return err == nil && g == m }
 	case 4:
-		m := codec.QualityReply{Seq: seq, Pong: rng.Uint64() >> uint(rng.IntN(64))}
-		return m.Append(nil), 0, func(b []byte) bool { g, _, err := codec.ParseQualityReply(b); return err == nil && g == m }
+		m := wire.QualityReply{Seq: seq, Pong: rng.Uint64() >> uint(rng.IntN(64))}
+		return m.Append(nil), 0, func(b []byte) bool { g, _, err := wire.ParseQualityReply(b); return err == nil && g == m }
 	case 5:
-		m := codec.KeepAlive{Seq: seq}
-		return m.Append(nil), 0, func(b []byte) bool { g, _, err := codec.ParseKeepAlive(b); return err == nil && g == m }
+		m := wire.KeepAlive{Seq: seq}
+		return m.Append(nil), 0, func(b []byte) bool { g, _, err := wire.ParseKeepAlive(b); return err == nil && g == m }
 	case 6:
-		m := codec.Checksum{Seq: seq, Frame: frame(), Checksum: rng.Uint32()}
-		return m.Append(nil), 0, func(b []byte) bool { g, _, err := codec.ParseChecksum(b); return err == nil && g == m }
+		m := wire.Checksum{Seq: seq, Frame: frame(), Checksum: rng.Uint32()}
+		return m.Append(nil), 0, func(b []byte) bool { g, _, err := wire.ParseChecksum(b); return err == nil && g == m }
 	case 7:
-		m := codec.Disconnect{Seq: seq}
-		return m.Append(nil), 0, func(b []byte) bool { g, _, err := codec.ParseDisconnect(b); return err == nil && g == m }
+		m := wire.Disconnect{Seq: seq}
+		return m.Append(nil), 0, func(b []byte) bool { g, _, err := wire.ParseDisconnect(b); return err == nil && g == m }
 	}
 	m := t2Input(rng)
 	b = m.Append(nil)
 	return b, m.Size, func(p []byte) bool {
-		g := codec.Input{Size: m.Size}
-		if _, err := codec.ParseInput(p, &g, d.inputs, d.status); err != nil {
+		g := wire.Input{Size: m.Size}
+		if _, err := wire.ParseInput(p, &g, d.inputs, d.status); err != nil {
 			return false
 		}
 		return g.Seq == m.Seq && g.Ack == m.Ack && g.Start == m.Start && g.Frames == m.Frames &&
@@ -214,16 +215,16 @@ func t2Message(rng *rand.Rand, d *t2Decoder) (b []byte, size int, same func([]by
 // t2Input draws an Input a session could send: 1 to 8 players carried (of
 // up to 64), inputs held, changing or zero, statuses for larger sessions,
 // trimmed until it fits a packet.
-func t2Input(rng *rand.Rand) codec.Input {
-	size := []int{1, 2, 2, 4, 8, codec.MaxInputSize}[rng.IntN(6)]
+func t2Input(rng *rand.Rand) wire.Input {
+	size := []int{1, 2, 2, 4, 8, wire.MaxInputSize}[rng.IntN(6)]
 	var players uint64
 	for range rng.IntN(8) + 1 {
-		players |= 1 << rng.IntN(codec.MaxPlayers)
+		players |= 1 << rng.IntN(wire.MaxPlayers)
 	}
-	m := codec.Input{
+	m := wire.Input{
 		Seq:     uint16(rng.Uint32()),
 		Start:   rng.Int32N(1 << uint(rng.IntN(31))),
-		Frames:  rng.IntN(codec.MaxFrames + 1),
+		Frames:  rng.IntN(wire.MaxFrames + 1),
 		Players: players,
 		Size:    size,
 	}
@@ -245,9 +246,9 @@ func t2Input(rng *rand.Rand) codec.Input {
 		}
 	}
 	if rng.IntN(3) == 0 {
-		m.Status = make([]codec.PeerStatus, rng.IntN(codec.MaxPlayers)+1)
+		m.Status = make([]wire.PeerStatus, rng.IntN(wire.MaxPlayers)+1)
 		for k := range m.Status {
-			m.Status[k] = codec.PeerStatus{Connected: rng.IntN(4) != 0, LastFrame: m.Start + rng.Int32N(256) - 128}
+			m.Status[k] = wire.PeerStatus{Connected: rng.IntN(4) != 0, LastFrame: m.Start + rng.Int32N(256) - 128}
 		}
 	}
 	for m.Check() != nil { // too large: send fewer frames, as a session would
@@ -262,8 +263,8 @@ func t2Mutate(rng *rand.Rand, b, other []byte) []byte {
 	m := append([]byte(nil), b...)
 	switch rng.IntN(9) {
 	case 8: // split what may be a run or literal token of an Input in two: same bytes, another coding
-		if len(m) > codec.HeaderLen {
-			p := codec.HeaderLen + rng.IntN(len(m)-codec.HeaderLen)
+		if len(m) > wire.HeaderLen {
+			p := wire.HeaderLen + rng.IntN(len(m)-wire.HeaderLen)
 			c := int(m[p])
 			switch {
 			case c < 0x80 && c&1 == 0 && c >= 4: // a run of c/2+2 zeros as two runs
@@ -311,7 +312,7 @@ func t2Mutate(rng *rand.Rand, b, other []byte) []byte {
 	default: // extend with garbage, sometimes past MaxPacket
 		n := rng.IntN(8) + 1
 		if rng.IntN(50) == 0 {
-			n = codec.MaxPacket
+			n = wire.MaxPacket
 		}
 		for range n {
 			m = append(m, byte(rng.Uint32()))
@@ -326,7 +327,7 @@ func TestT2Codec(t *testing.T) {
 	// Every fuzz corpus entry.
 	entries := t2Corpus(t)
 	for _, e := range entries {
-		for _, size := range []int{e.size, 1, 2, 4, codec.MaxInputSize} {
+		for _, size := range []int{e.size, 1, 2, 4, wire.MaxInputSize} {
 			t2Feed(t, d, e.data, size, "corpus "+e.file)
 		}
 	}
@@ -352,7 +353,7 @@ func TestT2Codec(t *testing.T) {
 			for k := range len(b) {
 				for _, p := range t2Parsers[2:] {
 					if _, err := p.parse(d, b[:k], size); !errors.Is(err, io.ErrUnexpectedEOF) &&
-						!errors.Is(err, codec.ErrType) {
+						!errors.Is(err, wire.ErrType) {
 						t.Fatalf("%s: %s of a %d-byte prefix of % x: %v", what, p.name, k, b, err)
 					}
 				}
@@ -368,9 +369,9 @@ func TestT2Codec(t *testing.T) {
 			r[k] = byte(rng.Uint32())
 		}
 		if rng.IntN(2) == 0 && len(r) > 0 {
-			r[0] = codec.Version<<4 | byte(rng.IntN(9)+1) // get past the header check
+			r[0] = wire.Version<<4 | byte(rng.IntN(9)+1) // get past the header check
 		}
-		t2Feed(t, d, r, rng.IntN(codec.MaxInputSize+2), what+" random")
+		t2Feed(t, d, r, rng.IntN(wire.MaxInputSize+2), what+" random")
 		prev = b
 	}
 	t.Logf("T2: seed %d: %d valid packets, %d mutated (%d decoder acceptances), %d random",
@@ -383,10 +384,15 @@ type t2Entry struct {
 	size int
 }
 
-// t2Corpus reads the fuzz corpus entries of the codec's targets: the ones
-// kept in the repository and, when present, this machine's fuzz cache.
+// t2Corpus reads the fuzz corpus entries of the wire's and codec's targets:
+// the ones kept in the repository and, when present, this machine's fuzz
+// cache.
 func t2Corpus(t *testing.T) []t2Entry {
-	dirs := []string{filepath.Join("..", "codec", "testdata", "fuzz")}
+	pkgs := [][]string{{"internal", "wire"}, {"codec"}}
+	var dirs []string
+	for _, p := range pkgs {
+		dirs = append(dirs, filepath.Join(append(append([]string{".."}, p...), "testdata", "fuzz")...))
+	}
 	cache := os.Getenv("GOCACHE")
 	if cache == "" {
 		if c, err := os.UserCacheDir(); err == nil {
@@ -394,7 +400,9 @@ func t2Corpus(t *testing.T) []t2Entry {
 		}
 	}
 	if cache != "" {
-		dirs = append(dirs, filepath.Join(cache, "fuzz", "github.com", "rollnet", "rollnet", "codec"))
+		for _, p := range pkgs {
+			dirs = append(dirs, filepath.Join(append([]string{cache, "fuzz", "github.com", "rollnet", "rollnet"}, p...)...))
+		}
 	}
 	var out []t2Entry
 	for _, dir := range dirs {

@@ -10,16 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/testkit"
+	"github.com/rollnet/rollnet/internal/wire"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
 )
 
 // T6: zero allocation across the stack.
@@ -61,8 +62,8 @@ type t6World struct {
 	net   *local.Network
 
 	// P2P: two players and a spectator of player 0.
-	peers  [2]*session.P2P[testkit.World, uint16]
-	spec   *session.Spectator[testkit.World, uint16]
+	peers  [2]*p2p.Session[testkit.World, uint16]
+	spec   *p2p.Spectator[testkit.World, uint16]
 	in     [2]uint16
 	events []rollnet.Event
 	frames int // P2P frames advanced by peer 0
@@ -82,7 +83,7 @@ type t6World struct {
 	pkt    []byte
 	inputs []byte
 	outIn  []byte
-	status []codec.PeerStatus
+	status []wire.PeerStatus
 
 	// Raw datagrams.
 	x, y  *local.Endpoint
@@ -107,7 +108,7 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 		remote := []transport.Peer{"", ""}
 		remote[1-i] = names[1-i]
 		nonces := rand.New(rand.NewPCG(seed, uint64(100+i)))
-		cfg := session.P2PConfig[uint16]{
+		cfg := p2p.Config[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:  remote,
 			Net:     rollnet.NetConfig{Now: w.clock.Now, Rand: nonces.Uint64, ChecksumInterval: 30},
@@ -115,13 +116,13 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 		if i == 0 {
 			cfg.Spectators = []transport.Peer{"s0"}
 		}
-		w.peers[i], err = session.NewP2P[testkit.World](cfg, ep, testkit.Simulate)
+		w.peers[i], err = p2p.New[testkit.World](cfg, ep, testkit.Simulate)
 		require.NoError(t, err)
 	}
 	sep, err := w.net.Endpoint("s0")
 	require.NoError(t, err)
 	specNonces := rand.New(rand.NewPCG(seed, 200))
-	w.spec, err = session.NewSpectator[testkit.World, uint16](session.SpectatorConfig{
+	w.spec, err = p2p.NewSpectator[testkit.World, uint16](p2p.SpectatorConfig{
 		Players: 2, InputDelay: 2, Capacity: 64, Host: "p0",
 		Net: rollnet.NetConfig{Now: w.clock.Now, Rand: specNonces.Uint64, ChecksumInterval: 30},
 	}, sep, testkit.Simulate)
@@ -137,10 +138,10 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 	require.NoError(t, err)
 	w.packBuf = make([]byte, 0, codec.InputsHeaderLen+16*2*2)
 
-	w.pkt = make([]byte, 0, codec.MaxPacket)
+	w.pkt = make([]byte, 0, wire.MaxPacket)
 	w.inputs = make([]byte, 64*2*2)
-	w.outIn = make([]byte, codec.MaxFrames*codec.MaxPlayers*codec.MaxInputSize)
-	w.status = make([]codec.PeerStatus, codec.MaxPlayers)
+	w.outIn = make([]byte, wire.MaxFrames*wire.MaxPlayers*wire.MaxInputSize)
+	w.status = make([]wire.PeerStatus, wire.MaxPlayers)
 
 	w.x, err = w.net.Endpoint("x")
 	require.NoError(t, err)
@@ -195,13 +196,13 @@ func (w *t6World) tickP2P() {
 				w.frames++
 			}
 		}
-		if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+		if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 			w.fail("peer %d: %v", i, err)
 		}
 		w.drainEvents(p.Events(w.events[:0]))
 	}
 	err := w.spec.AdvanceFrame()
-	if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+	if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 		w.fail("spectator: %v", err)
 	}
 	w.drainEvents(w.spec.Events(w.events[:0]))
@@ -338,58 +339,58 @@ func (w *t6World) opCodec() {
 				in[i] = byte(w.rng.Uint32())
 			}
 		}
-		m := codec.Input{Seq: seq, Ack: int32(w.rng.IntN(1000)) - 1, Start: int32(w.rng.IntN(1 << 20)),
+		m := wire.Input{Seq: seq, Ack: int32(w.rng.IntN(1000)) - 1, Start: int32(w.rng.IntN(1 << 20)),
 			Frames: frames, Players: 0b11, Size: 2, Inputs: in}
 		b = m.Append(b)
-		got := codec.Input{Size: 2}
-		if _, err = codec.ParseInput(b, &got, w.outIn, w.status); err != nil ||
+		got := wire.Input{Size: 2}
+		if _, err = wire.ParseInput(b, &got, w.outIn, w.status); err != nil ||
 			got.Seq != m.Seq || got.Ack != m.Ack || got.Start != m.Start || got.Frames != m.Frames ||
 			got.Players != m.Players || !bytes.Equal(got.Inputs, m.Inputs) {
 			w.fail("Input round trip: %v", err)
 		}
-		if _, err = codec.ParseInput(b[:len(b)-1], &got, w.outIn, w.status); err == nil {
+		if _, err = wire.ParseInput(b[:len(b)-1], &got, w.outIn, w.status); err == nil {
 			w.fail("truncated Input parsed")
 		}
 	case 1:
-		m := codec.SyncRequest{Seq: seq, Nonce: w.rng.Uint64(), Protocol: 1, Settings: w.rng.Uint64()}
+		m := wire.SyncRequest{Seq: seq, Nonce: w.rng.Uint64(), Protocol: 1, Settings: w.rng.Uint64()}
 		b = m.Append(b)
-		got, _, err := codec.ParseSyncRequest(b)
+		got, _, err := wire.ParseSyncRequest(b)
 		if err != nil || got != m {
 			w.fail("SyncRequest round trip: %v", err)
 		}
-		if _, _, err = codec.ParseSyncRequest(b[:len(b)-1]); err == nil {
+		if _, _, err = wire.ParseSyncRequest(b[:len(b)-1]); err == nil {
 			w.fail("truncated SyncRequest parsed")
 		}
 	case 2:
-		m := codec.QualityReport{Seq: seq, FrameAdvantage: int32(w.rng.IntN(41)) - 20, Ping: w.rng.Uint64() >> 8}
+		m := wire.QualityReport{Seq: seq, FrameAdvantage: int32(w.rng.IntN(41)) - 20, Ping: w.rng.Uint64() >> 8}
 		b = m.Append(b)
-		got, _, err := codec.ParseQualityReport(b)
+		got, _, err := wire.ParseQualityReport(b)
 		if err != nil || got != m {
 			w.fail("QualityReport round trip: %v", err)
 		}
-		if _, _, err = codec.ParseQualityReport(b[:len(b)-1]); err == nil {
+		if _, _, err = wire.ParseQualityReport(b[:len(b)-1]); err == nil {
 			w.fail("truncated QualityReport parsed")
 		}
 	case 3:
-		m := codec.Checksum{Seq: seq, Frame: int32(w.rng.IntN(1 << 24)), Checksum: w.rng.Uint32()}
+		m := wire.Checksum{Seq: seq, Frame: int32(w.rng.IntN(1 << 24)), Checksum: w.rng.Uint32()}
 		b = m.Append(b)
-		got, _, err := codec.ParseChecksum(b)
+		got, _, err := wire.ParseChecksum(b)
 		if err != nil || got != m {
 			w.fail("Checksum round trip: %v", err)
 		}
-		if _, _, err = codec.ParseChecksum(b[:len(b)-1]); err == nil {
+		if _, _, err = wire.ParseChecksum(b[:len(b)-1]); err == nil {
 			w.fail("truncated Checksum parsed")
 		}
 	case 4:
-		m := codec.InputAck{Seq: seq, Ack: int32(w.rng.IntN(1<<16)) - 1}
+		m := wire.InputAck{Seq: seq, Ack: int32(w.rng.IntN(1<<16)) - 1}
 		b = m.Append(b)
-		got, _, err := codec.ParseInputAck(b)
+		got, _, err := wire.ParseInputAck(b)
 		if err != nil || got != m {
 			w.fail("InputAck round trip: %v", err)
 		}
 		// Garbage: a header with a wrong version.
 		b[0] ^= 0xf0
-		if _, _, err = codec.ParseInputAck(b); err == nil {
+		if _, _, err = wire.ParseInputAck(b); err == nil {
 			w.fail("InputAck with a wrong version parsed")
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -74,7 +74,7 @@ func (h *t9Transport) junk() {
 					b[i] = byte(r.Uint32())
 				}
 				if len(b) > 0 && r.IntN(2) == 0 {
-					b[0] = codec.Version<<4 | byte(1+r.IntN(9))
+					b[0] = wire.Version<<4 | byte(1+r.IntN(9))
 				}
 			case 1, 2: // truncated or bit-flipped copies of real packets
 				if len(h.sent) == 0 {
@@ -95,10 +95,10 @@ func (h *t9Transport) junk() {
 				}
 				b = h.sent[r.IntN(len(h.sent))]
 			case 4: // acks of frames never sent
-				m := codec.Input{Seq: uint16(r.Uint32()), Ack: f + 100 + r.Int32N(1<<20), Start: max(0, f-2), Size: 2, Players: 4}
+				m := wire.Input{Seq: uint16(r.Uint32()), Ack: f + 100 + r.Int32N(1<<20), Start: max(0, f-2), Size: 2, Players: 4}
 				b = m.Append(nil)
 			case 5: // inputs far in the future, or for players p2 does not hold
-				m := codec.Input{Seq: uint16(r.Uint32()), Ack: -1, Start: f + 200 + r.Int32N(1<<20), Frames: 2, Players: 4, Size: 2, Inputs: make([]byte, 4)}
+				m := wire.Input{Seq: uint16(r.Uint32()), Ack: -1, Start: f + 200 + r.Int32N(1<<20), Frames: 2, Players: 4, Size: 2, Inputs: make([]byte, 4)}
 				if r.IntN(2) == 0 {
 					m.Start, m.Players, m.Inputs = f, 1, make([]byte, 4)
 				}
@@ -106,18 +106,18 @@ func (h *t9Transport) junk() {
 			case 6: // a spectator's ack, a future pong, a stale disconnect
 				switch r.IntN(3) {
 				case 0:
-					m := codec.InputAck{Seq: uint16(r.Uint32()), Ack: r.Int32N(1 << 20)}
+					m := wire.InputAck{Seq: uint16(r.Uint32()), Ack: r.Int32N(1 << 20)}
 					b = m.Append(nil)
 				case 1:
-					m := codec.QualityReply{Seq: uint16(r.Uint32()), Pong: r.Uint64()}
+					m := wire.QualityReply{Seq: uint16(r.Uint32()), Pong: r.Uint64()}
 					b = m.Append(nil)
 				default:
-					m := codec.Disconnect{Seq: uint16(r.Uint32())}
+					m := wire.Disconnect{Seq: uint16(r.Uint32())}
 					b = m.Append(nil)
 				}
 			default: // handshake requests, many
 				for range 30 {
-					m := codec.SyncRequest{Seq: uint16(r.Uint32()), Nonce: r.Uint64(), Protocol: uint16(r.IntN(3)), Settings: r.Uint64()}
+					m := wire.SyncRequest{Seq: uint16(r.Uint32()), Nonce: r.Uint64(), Protocol: uint16(r.IntN(3)), Settings: r.Uint64()}
 					_ = h.Transport.Send(to, m.Append(nil))
 				}
 				continue
@@ -164,9 +164,9 @@ func TestT9HostilePeer(t *testing.T) {
 		ticks++
 		hostile.junk()
 		for _, to := range []transport.Peer{"p0", "p1", "p2"} {
-			in := codec.Input{Seq: uint16(orng.Uint32()), Ack: 3, Start: 2, Frames: 1, Players: 1, Size: 2, Inputs: []byte{1, 2}}
+			in := wire.Input{Seq: uint16(orng.Uint32()), Ack: 3, Start: 2, Frames: 1, Players: 1, Size: 2, Inputs: []byte{1, 2}}
 			_ = outsider.Send(to, in.Append(nil))
-			req := codec.SyncRequest{Nonce: orng.Uint64(), Protocol: 1}
+			req := wire.SyncRequest{Nonce: orng.Uint64(), Protocol: 1}
 			_ = outsider.Send(to, req.Append(nil))
 		}
 		c.tick(0.3)

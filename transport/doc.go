@@ -34,6 +34,18 @@
 //     check. Close is idempotent (every call returns nil) and releases every
 //     goroutine the transport started; datagrams still waiting are dropped.
 //
+// Beside Transport, a facade needs a few capabilities that not every
+// transport has; each is an interface here, which the transports implement
+// and a facade asserts for, so that it names none of them:
+//
+//   - PeerSet: the peers connected now, a wait for enough of them, and
+//     their PeerEvents (connected, gone, interrupted, resumed).
+//   - BulkSender: a deeper send path for bulk transfers, which reports
+//     whether it took the datagram.
+//   - RoomDialer and Room: joining a rendezvous room and meeting its other
+//     members; HostDialer: dialing a host directly.
+//   - PathReporter: the network round trip and route to a peer.
+//
 // Every implementation runs the conformance checks in
 // transport/transporttest (transporttest.Run), on a quiet link where every
 // datagram must arrive exactly once and on a lossy one where what arrives

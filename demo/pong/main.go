@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/netplay"
 )
 
@@ -282,7 +282,7 @@ func main() {
 // run is main with its outputs and exit status explicit (see exitText).
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "host" {
-		return hostcmd.Main("pong host", args[1:], stdout, stderr) // the dedicated host (authority.go)
+		return dedicated.Main("pong host", hostGames, args[1:], stdout, stderr) // the dedicated host (authority.go)
 	}
 	o, err := parseOptions(args)
 	if errors.Is(err, flag.ErrHelp) {

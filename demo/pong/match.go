@@ -12,12 +12,12 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/impair"
 )
 
@@ -41,14 +41,13 @@ const (
 	authPlayers            = game.AuthoritySlots
 )
 
-// The dedicated host (pong host) runs the same simulation, both players clients.
-func init() {
-	hostcmd.Register("pong", hostcmd.Sim[State, Input]{
-		Players: authPlayers, Simulate: simulate, LateInput: authority.LateRollback,
-		Settings: func(room string) uint64 { return uint64(seedFor(room)) },
-		Init:     func(seed uint64) State { return NewState(uint32(seed)) },
-	})
-}
+// hostGames are what the dedicated host (pong host) runs: the same
+// simulation, both players clients.
+var hostGames = []dedicated.Game{dedicated.Sim[State, Input]{
+	Name: "pong", Players: authPlayers, Simulate: simulate, LateInput: authority.LateRollback,
+	Settings: func(room string) uint64 { return uint64(seedFor(room)) },
+	Init:     func(seed uint64) State { return NewState(uint32(seed)) },
+}}
 
 // netConfig is the netplay configuration of every network side.
 func netConfig(o options) netplay.Config {
@@ -207,7 +206,7 @@ func (m *netMatch) advance(in Input) {
 	switch {
 	case p != nil:
 		for c := min(p.ConfirmedFrame(), p.Frame()-1); m.o.rejoin != "" && m.next <= c; m.next += printEvery {
-			if crc, ok := m.nm.ChecksumAt(m.next); ok {
+			if crc, err := m.nm.ChecksumAt(m.next); err == nil {
 				m.printSum(m.next, crc) // the process tests compare them across a rejoin
 			}
 		}
@@ -260,7 +259,7 @@ func (m *netMatch) startLine() {
 // failed says a fatal error of netplay's in the demo's words.
 func (m *netMatch) failed(err error) error {
 	room := m.nm.Room()
-	var re *session.RejoinError
+	var re *p2p.RejoinError
 	switch {
 	case errors.As(err, &re):
 		who := cmp.Or(m.nm.Name(1-m.nm.Seat()), "the "+sideName(1-m.nm.Seat())+" player")

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/internal/localsignal"
 	"github.com/rollnet/rollnet/signaling"
 )
 
@@ -27,7 +27,7 @@ func signalInstance(t *testing.T, natsURL string) string {
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	s := hostcmd.ServeSignaling(srv, ln, srv)
+	s := localsignal.Serve(srv, ln, srv)
 	t.Cleanup(s.Close)
 	return s.URL()
 }

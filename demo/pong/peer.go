@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/internal/localsignal"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/signaling"
 )
@@ -206,7 +206,7 @@ func runParent(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		return runLocal(ctx, newOfflineMatch(o.seedOr("offline"), max(o.side, 0)), o, stdout, stderr)
 	}
 	out := &syncWriter{w: stdout}
-	srv, err := hostcmd.StartSignaling(signaling.ServerConfig{}) // on loopback, a new room for this process and the ones it starts
+	srv, err := localsignal.Start(signaling.ServerConfig{}) // on loopback, a new room for this process and the ones it starts
 	if err != nil {
 		fmt.Fprintln(stderr, "pong: signaling server:", err)
 		return exitFailure

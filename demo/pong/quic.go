@@ -5,7 +5,7 @@ import (
 	"github.com/rollnet/rollnet/transport/quic"
 )
 
-const defaultHostRoom = "rollnet-host" // -connect's room, hostcmd's: it only names the serve seed
+const defaultHostRoom = "rollnet-host" // -connect's room, a dedicated host's: it only names the serve seed
 
 // checkConnect checks -connect and -pin.
 func checkConnect(o *options) error {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
+	"github.com/rollnet/rollnet/internal/localsignal"
 	"github.com/rollnet/rollnet/signaling"
 )
 
@@ -70,7 +70,7 @@ func buildWeb(ctx context.Context) (*webBuild, error) {
 
 // serveWeb serves the page, b and a signaling server on ln: one origin,
 // which the server's origin check accepts.
-func serveWeb(ln net.Listener, b *webBuild) (*hostcmd.SignalServer, error) {
+func serveWeb(ln net.Listener, b *webBuild) (*localsignal.Server, error) {
 	sig, err := signaling.NewServer(signaling.ServerConfig{})
 	if err != nil {
 		_ = ln.Close()
@@ -94,7 +94,7 @@ func serveWeb(ln net.Listener, b *webBuild) (*hostcmd.SignalServer, error) {
 			_, _ = w.Write(f.body)
 		})
 	}
-	return hostcmd.ServeSignaling(sig, ln, mux), nil
+	return localsignal.Serve(sig, ln, mux), nil
 }
 
 // runWeb is -web ADDR, until interrupted; a busy port fails before the
@@ -108,7 +108,7 @@ func runWeb(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "pong: building the browser pong (GOOS=js GOARCH=wasm)...")
 	b, err := buildWeb(ctx)
 	if err == nil {
-		var s *hostcmd.SignalServer
+		var s *localsignal.Server
 		if s, err = serveWeb(ln, b); err == nil {
 			defer s.Close()
 			a := strings.TrimPrefix(s.URL(), "ws://")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -152,7 +153,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 	})
 	tick := time.NewTicker(time.Second / webFPS)
 	defer tick.Stop()
-	var peerEvents []webrtc.PeerEvent
+	var peerEvents []transport.PeerEvent
 	var lingerUntil time.Time
 	watchers := 0
 	for n := 0; ; n++ {
@@ -160,7 +161,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 		if rtc := m.WebRTC(); rtc != nil {
 			peerEvents = rtc.Events(peerEvents[:0])
 			for _, e := range peerEvents {
-				if e.Kind == webrtc.PeerGone && e.Err != nil {
+				if e.Kind == transport.PeerGone && e.Err != nil {
 					pg.set("peerGone", e.Err.Error())
 				}
 			}

@@ -4,7 +4,7 @@
 // process, for development and measurement: an embedded NATS server with
 // JetStream, signaling instances that place matches (package fleet's
 // Placer) and hosts of the example game "court" (rollnet-host -fleet, as
-// hostcmd.Run), all on loopback; and Play, a bot of court that asks the
+// package authority/dedicated runs it), all on loopback; and Play, a bot of court that asks the
 // fleet for a match and plays it. The command rollnet-fleet and the bench
 // report's fleet figures are built on it.
 package fleetlocal
@@ -27,12 +27,19 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd/court"
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/court"
+	"github.com/rollnet/rollnet/internal/localsignal"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/signaling"
 )
+
+// courtGame is the game the fleet's hosts run, as rollnet-host runs it.
+var courtGame = []dedicated.Game{
+	dedicated.Sim[court.State, int8]{Name: "court", Players: court.Players, Simulate: court.Simulate, Init: court.Init},
+}
 
 // Options says what Start starts. The zero value of each field means its
 // default.
@@ -100,11 +107,11 @@ func Start(o Options) (*Fleet, error) {
 		o.LogOutput = io.Discard
 	}
 	if o.Hosts < 0 || o.Signals < 0 || o.Capacity < 0 || o.Drain < 0 {
-		return nil, fmt.Errorf("%w: negative hosts, signals, capacity or drain", fleet.ErrConfig)
+		return nil, fmt.Errorf("%w: negative hosts, signals, capacity or drain", rollnet.ErrConfig)
 	}
 	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Addr: %v", fleet.ErrConfig, err)
+		return nil, fmt.Errorf("%w: Addr: %v", rollnet.ErrConfig, err)
 	}
 	first, _ := strconv.Atoi(port)
 	log := slog.New(slog.NewTextHandler(o.LogOutput, &slog.HandlerOptions{Level: o.LogLevel}))
@@ -164,7 +171,7 @@ func Start(o Options) (*Fleet, error) {
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			if err := hostcmd.Run(ctx, "rollnet-host "+id, args, o.LogOutput, func(addr string) { readyc <- addr }); err != nil {
+			if err := dedicated.Run(ctx, "rollnet-host "+id, courtGame, args, o.LogOutput, func(addr string) { readyc <- addr }); err != nil {
 				f.errc <- fmt.Errorf("host %s: %w", id, err)
 			}
 		}()
@@ -248,7 +255,7 @@ func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *
 		nc.Close()
 		return "", nil, nil, err
 	}
-	s := hostcmd.ServeSignaling(srv, ln, srv)
+	s := localsignal.Serve(srv, ln, srv)
 	return s.URL(), pl, func() { s.Close(); _ = pl.Close(); nc.Close() }, nil
 }
 

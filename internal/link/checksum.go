@@ -2,7 +2,7 @@ package link
 
 import (
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
 )
 
 // Checks holds this end's own checksums of confirmed frames, one every
@@ -39,7 +39,7 @@ func (c *Checks) store(f rollnet.Frame, sum uint32) {
 
 // SendChecksum sends l our newest checksum.
 func (e *Endpoint) SendChecksum(l *Link, own *Checks) {
-	m := codec.Checksum{Seq: l.seq, Frame: int32(own.newest.frame), Checksum: own.newest.sum}
+	m := wire.Checksum{Seq: l.seq, Frame: int32(own.newest.frame), Checksum: own.newest.sum}
 	e.Send(l, m.Append(e.out[:0]))
 }
 
@@ -55,7 +55,7 @@ func (e *Endpoint) RepeatChecksum(l *Link, own *Checks) {
 
 // RemoteChecksum records l's Checksum message b and compares it with ours.
 func (e *Endpoint) RemoteChecksum(l *Link, own *Checks, b []byte) {
-	m, _, err := codec.ParseChecksum(b)
+	m, _, err := wire.ParseChecksum(b)
 	if err != nil || m.Frame < 0 || own.Interval <= 0 || int(m.Frame)%own.Interval != 0 {
 		l.malformed++
 		return

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/elapsed"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -18,7 +18,7 @@ import (
 //	e.Clock()
 //	for { l, typ, b, ok := e.Receive(); if !ok { break }
 //		switch typ { // the handshake, then the link's own messages, then the owner's
-//		case codec.TypeSyncRequest, codec.TypeSyncReply: e.HandleSync(l, typ, b); continue }
+//		case wire.TypeSyncRequest, wire.TypeSyncReply: e.HandleSync(l, typ, b); continue }
 //		if l.State() != Running || e.HandleCommon(l, typ, b) { continue }
 //		... the owner's payload messages, e.RemoteChecksum for TypeChecksum
 //	}
@@ -29,7 +29,7 @@ import (
 // An Endpoint is not safe for concurrent use.
 type Endpoint struct {
 	tr       transport.Transport
-	bulk     BulkSender // tr, if it is one
+	bulk     transport.BulkSender // tr, if it is one
 	net      Settings
 	protocol uint16
 	start    elapsed.Origin // when the endpoint was made
@@ -52,7 +52,7 @@ type Endpoint struct {
 // NewEndpoint returns an endpoint over tr with settings n, whose handshake
 // requires protocol (the owner's protocol version) at both ends.
 func NewEndpoint(tr transport.Transport, n Settings, protocol uint16) Endpoint {
-	bulk, _ := tr.(BulkSender)
+	bulk, _ := tr.(transport.BulkSender)
 	return Endpoint{
 		tr:       tr,
 		bulk:     bulk,
@@ -60,7 +60,7 @@ func NewEndpoint(tr transport.Transport, n Settings, protocol uint16) Endpoint {
 		protocol: protocol,
 		start:    elapsed.From(n.Now()),
 		byPeer:   make(map[transport.Peer]int),
-		out:      make([]byte, 0, codec.MaxPacket),
+		out:      make([]byte, 0, wire.MaxPacket),
 		in:       make([]byte, transport.MaxDatagram),
 		events:   NewEventQueue(256),
 		maxAdv:   1<<20 - 1,
@@ -126,7 +126,7 @@ func (e *Endpoint) Push(ev rollnet.Event) { e.events.Push(ev) }
 // Events appends every queued event to dst, oldest first.
 func (e *Endpoint) Events(dst []rollnet.Event) []rollnet.Event { return e.events.Drain(dst) }
 
-// Buffer returns the empty packet buffer (capacity codec.MaxPacket) to
+// Buffer returns the empty packet buffer (capacity wire.MaxPacket) to
 // append a message to before Send.
 func (e *Endpoint) Buffer() []byte { return e.out[:0] }
 
@@ -150,13 +150,6 @@ func (e *Endpoint) sent(l *Link, b []byte, err error) {
 	l.pktsSent++
 	l.bytesSent += uint64(len(b))
 	l.winSent += uint64(len(b))
-}
-
-// BulkSender is implemented by transports with a send path for bulk
-// transfers (webrtc.Transport): SendBulk queues deeper than Send, and
-// reports whether it took the datagram.
-type BulkSender interface {
-	SendBulk(to transport.Peer, b []byte) (bool, error)
 }
 
 // SendBulk is Send for a datagram of a bulk transfer: through the
@@ -200,7 +193,7 @@ func (e *Endpoint) fail(l *Link, reason string) {
 // packet while AdmitStrangers is on: it is returned with a nil link (From
 // names its sender). Packets whose header does not parse are counted as
 // malformed (or fail a handshake with a peer of another wire version).
-func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
+func (e *Endpoint) Receive() (l *Link, typ wire.Type, b []byte, ok bool) {
 	for {
 		n, from, err := e.tr.Receive(e.in)
 		if err != nil {
@@ -218,7 +211,7 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 		}
 		if !known {
 			if e.strange {
-				if t, _, _, err := codec.ParseHeader(e.in[:n]); err == nil && t == codec.TypeRejoin {
+				if t, _, _, err := wire.ParseHeader(e.in[:n]); err == nil && t == wire.TypeRejoin {
 					return nil, t, e.in[:n], true
 				}
 			}
@@ -227,15 +220,15 @@ func (e *Endpoint) Receive() (l *Link, typ codec.Type, b []byte, ok bool) {
 		}
 		l = e.links[i]
 		b = e.in[:n]
-		t, seq, _, err := codec.ParseHeader(b)
-		if l.state == Disconnected && (err != nil || t != codec.TypeRejoin) {
+		t, seq, _, err := wire.ParseHeader(b)
+		if l.state == Disconnected && (err != nil || t != wire.TypeRejoin) {
 			continue // gone, unless it asks to come back
 		}
 		l.pktsRecv++
 		l.bytesRecv += uint64(n)
 		l.winRecv += uint64(n)
 		if err != nil {
-			if errors.Is(err, codec.ErrVersion) && l.state == Syncing {
+			if errors.Is(err, wire.ErrVersion) && l.state == Syncing {
 				e.fail(l, rollnet.ReasonWire)
 			}
 			l.malformed++
@@ -317,10 +310,10 @@ func (e *Endpoint) alive(l *Link) {
 
 // HandleSync handles a handshake message; it returns true if l just
 // completed its handshake.
-func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
+func (e *Endpoint) HandleSync(l *Link, typ wire.Type, b []byte) bool {
 	switch typ {
-	case codec.TypeSyncRequest:
-		m, _, err := codec.ParseSyncRequest(b)
+	case wire.TypeSyncRequest:
+		m, _, err := wire.ParseSyncRequest(b)
 		if err != nil {
 			l.malformed++
 			return false
@@ -338,7 +331,7 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 			return false
 		}
 		l.budget--
-		reply := codec.SyncReply{Seq: l.seq, Nonce: m.Nonce, Protocol: e.protocol, Settings: l.Offer}
+		reply := wire.SyncReply{Seq: l.seq, Nonce: m.Nonce, Protocol: e.protocol, Settings: l.Offer}
 		e.Send(l, reply.Append(e.out[:0]))
 		switch {
 		case l.state != Syncing:
@@ -351,8 +344,8 @@ func (e *Endpoint) HandleSync(l *Link, typ codec.Type, b []byte) bool {
 		default:
 			e.alive(l)
 		}
-	case codec.TypeSyncReply:
-		m, _, err := codec.ParseSyncReply(b)
+	case wire.TypeSyncReply:
+		m, _, err := wire.ParseSyncReply(b)
 		if err != nil {
 			l.malformed++
 			return false
@@ -392,7 +385,7 @@ func (e *Endpoint) syncRequest(l *Link) {
 	if l.nonce == 0 {
 		l.nonce = e.net.Rand() | 1<<63 // never 0, which means none outstanding
 	}
-	m := codec.SyncRequest{Seq: l.seq, Nonce: l.nonce, Protocol: e.protocol, Settings: l.Offer}
+	m := wire.SyncRequest{Seq: l.seq, Nonce: l.nonce, Protocol: e.protocol, Settings: l.Offer}
 	l.syncSent = e.t
 	if !l.syncGoing {
 		l.syncGoing, l.syncBegan = true, e.t
@@ -403,10 +396,10 @@ func (e *Endpoint) syncRequest(l *Link) {
 // HandleCommon handles the link's own running messages (quality reports
 // and replies, keep-alives, disconnect notices); it returns false for
 // other types, which are the owner's.
-func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
+func (e *Endpoint) HandleCommon(l *Link, typ wire.Type, b []byte) bool {
 	switch typ {
-	case codec.TypeQualityReport:
-		m, _, err := codec.ParseQualityReport(b)
+	case wire.TypeQualityReport:
+		m, _, err := wire.ParseQualityReport(b)
 		if err != nil {
 			l.malformed++
 			return true
@@ -422,10 +415,10 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 		if e.t >= l.remoteAt {
 			l.remotes.add(m.FrameAdvantage, e.net.Window)
 		}
-		r := codec.QualityReply{Seq: l.seq, Pong: m.Ping}
+		r := wire.QualityReply{Seq: l.seq, Pong: m.Ping}
 		e.Send(l, r.Append(e.out[:0]))
-	case codec.TypeQualityReply:
-		m, _, err := codec.ParseQualityReply(b)
+	case wire.TypeQualityReply:
+		m, _, err := wire.ParseQualityReply(b)
 		if err != nil {
 			l.malformed++
 			return true
@@ -437,15 +430,15 @@ func (e *Endpoint) HandleCommon(l *Link, typ codec.Type, b []byte) bool {
 		l.pings[i] = 0
 		e.authentic(l, m.Seq)
 		l.sampleRTT(max(int64(uint64(e.t)+1-m.Pong), 1))
-	case codec.TypeKeepAlive:
-		m, _, err := codec.ParseKeepAlive(b)
+	case wire.TypeKeepAlive:
+		m, _, err := wire.ParseKeepAlive(b)
 		if err != nil {
 			l.malformed++
 			return true
 		}
 		e.Accept(l, m.Seq)
-	case codec.TypeDisconnect:
-		m, _, err := codec.ParseDisconnect(b)
+	case wire.TypeDisconnect:
+		m, _, err := wire.ParseDisconnect(b)
 		if err != nil {
 			l.malformed++
 			return true
@@ -539,13 +532,13 @@ func (e *Endpoint) KeepAlive(l *Link, adv int32) {
 	}
 	if e.t-l.lastQual >= e.net.Quality {
 		l.lastQual = e.t
-		m := codec.QualityReport{Seq: l.seq, FrameAdvantage: adv, Ping: uint64(e.t) + 1}
+		m := wire.QualityReport{Seq: l.seq, FrameAdvantage: adv, Ping: uint64(e.t) + 1}
 		l.pings[l.pingNext] = m.Ping
 		l.pingNext = (l.pingNext + 1) % pingRing
 		e.Send(l, m.Append(e.out[:0]))
 	}
 	if e.t-l.lastSend >= e.net.KeepAlive {
-		m := codec.KeepAlive{Seq: l.seq}
+		m := wire.KeepAlive{Seq: l.seq}
 		e.Send(l, m.Append(e.out[:0]))
 	}
 }
@@ -565,7 +558,7 @@ func (e *Endpoint) Close() {
 	for _, l := range e.links {
 		if l.state == Running {
 			for range disconnectNotices {
-				m := codec.Disconnect{Seq: l.seq}
+				m := wire.Disconnect{Seq: l.seq}
 				e.Send(l, m.Append(e.out[:0]))
 			}
 		}

@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -58,7 +58,7 @@ func (o *owner) tickOnly() {
 			break
 		}
 		switch typ {
-		case codec.TypeSyncRequest, codec.TypeSyncReply:
+		case wire.TypeSyncRequest, wire.TypeSyncReply:
 			if o.ep.HandleSync(l, typ, b) {
 				o.ep.Synced(l)
 			}
@@ -67,8 +67,8 @@ func (o *owner) tickOnly() {
 		if l.State() != link.Running || o.ep.HandleCommon(l, typ, b) {
 			continue
 		}
-		m, _, err := codec.ParseInputAck(b)
-		if err != nil || typ != codec.TypeInputAck {
+		m, _, err := wire.ParseInputAck(b)
+		if err != nil || typ != wire.TypeInputAck {
 			l.Malformed()
 			continue
 		}
@@ -94,7 +94,7 @@ func (o *owner) tickOnly() {
 		if l.State() != link.Running {
 			continue
 		}
-		m := codec.InputAck{Seq: l.Seq(), Ack: int32(o.frame)}
+		m := wire.InputAck{Seq: l.Seq(), Ack: int32(o.frame)}
 		f, sum, ok := o.ep.CarriedChecksum(l, &o.checks)
 		m.HasChecksum, m.CheckFrame, m.Checksum = ok, int32(f), sum
 		o.ep.Send(l, m.Append(o.ep.Buffer()))

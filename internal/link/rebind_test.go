@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -38,7 +38,7 @@ func strangerNet(t *testing.T) (host *link.Endpoint, a, x *local.Endpoint, stats
 
 // receiveAll returns what Receive returns until nothing waits: the links
 // (nil for a stranger), their senders and types.
-func receiveAll(ep *link.Endpoint) (links []*link.Link, from []transport.Peer, types []codec.Type) {
+func receiveAll(ep *link.Endpoint) (links []*link.Link, from []transport.Peer, types []wire.Type) {
 	ep.Clock()
 	for {
 		l, typ, _, ok := ep.Receive()
@@ -50,8 +50,8 @@ func receiveAll(ep *link.Endpoint) (links []*link.Link, from []transport.Peer, t
 }
 
 var (
-	rejoinPkt = (&codec.Rejoin{Kind: codec.RejoinRequest, Players: 2}).Append(nil)
-	ackPkt    = (&codec.InputAck{Seq: 1, Ack: 3}).Append(nil)
+	rejoinPkt = (&wire.Rejoin{Kind: wire.RejoinRequest, Players: 2}).Append(nil)
+	ackPkt    = (&wire.InputAck{Seq: 1, Ack: 3}).Append(nil)
 )
 
 // TestEndpointStrangers: a stranger's packets are unknown, but for its
@@ -76,7 +76,7 @@ func TestEndpointStrangers(t *testing.T) {
 	links, from, types := receiveAll(ep)
 	require.Equal(t, []*link.Link{nil}, links, "the Rejoin packet, and only it")
 	require.Equal(t, []transport.Peer{"x"}, from)
-	require.Equal(t, []codec.Type{codec.TypeRejoin}, types)
+	require.Equal(t, []wire.Type{wire.TypeRejoin}, types)
 	require.Equal(t, uint64(1), ep.Unknown(), "the other counted")
 	ep.RefuseStranger()
 	require.Equal(t, uint64(2), ep.Unknown())

@@ -8,20 +8,20 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// PeerSet is what a transport tells a game about its peers: the connected
-// ones (Peers, WaitPeers) and the events of type E since the last call
-// (Events). The transport keeps its peers of type P in the map it hands
-// to NewPeerSet, under its own lock, and calls EmitLocked and NotifyLocked
-// with that lock held for writing; the set reads the map and its own
-// fields under the same lock.
-type PeerSet[P, E any] struct {
+// PeerSet is the transport.PeerSet of transport/webrtc and transport/quic:
+// the connected peers (Peers, WaitPeers) and the peer events since the
+// last call (Events). The transport keeps its peers of type P in the map
+// it hands to NewPeerSet, under its own lock, and calls EmitLocked and
+// NotifyLocked with that lock held for writing; the set reads the map and
+// its own fields under the same lock.
+type PeerSet[P any] struct {
 	mu     *sync.RWMutex
 	closed *bool
 	peers  map[transport.Peer]P
 	open   func(P) bool
 
 	// Guarded by mu.
-	events     []E
+	events     []transport.PeerEvent
 	max        int
 	dropOldest bool
 	dropped    uint64
@@ -33,8 +33,8 @@ type PeerSet[P, E any] struct {
 // (under mu). It keeps at most maxEvents events: past it, the oldest is
 // dropped first when dropOldest is set, else the new one (counted in
 // Dropped).
-func NewPeerSet[P, E any](mu *sync.RWMutex, closed *bool, peers map[transport.Peer]P, open func(P) bool, maxEvents int, dropOldest bool) *PeerSet[P, E] {
-	return &PeerSet[P, E]{
+func NewPeerSet[P any](mu *sync.RWMutex, closed *bool, peers map[transport.Peer]P, open func(P) bool, maxEvents int, dropOldest bool) *PeerSet[P] {
+	return &PeerSet[P]{
 		mu: mu, closed: closed, peers: peers, open: open,
 		max: maxEvents, dropOldest: dropOldest,
 		changed: make(chan struct{}),
@@ -43,7 +43,7 @@ func NewPeerSet[P, E any](mu *sync.RWMutex, closed *bool, peers map[transport.Pe
 
 // Peers appends the open peers to dst, sorted, and returns the extended
 // slice.
-func (s *PeerSet[P, E]) Peers(dst []transport.Peer) []transport.Peer {
+func (s *PeerSet[P]) Peers(dst []transport.Peer) []transport.Peer {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	start := len(dst)
@@ -58,7 +58,7 @@ func (s *PeerSet[P, E]) Peers(dst []transport.Peer) []transport.Peer {
 
 // WaitPeers blocks until at least n peers are open and returns them,
 // sorted. It fails with ctx's error, or transport.ErrClosed.
-func (s *PeerSet[P, E]) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+func (s *PeerSet[P]) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
 	for {
 		s.mu.RLock()
 		closed, ch := *s.closed, s.changed
@@ -79,7 +79,7 @@ func (s *PeerSet[P, E]) WaitPeers(ctx context.Context, n int) ([]transport.Peer,
 
 // Events appends the events since the last call to dst and returns the
 // extended slice.
-func (s *PeerSet[P, E]) Events(dst []E) []E {
+func (s *PeerSet[P]) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	dst = append(dst, s.events...)
@@ -89,7 +89,7 @@ func (s *PeerSet[P, E]) Events(dst []E) []E {
 
 // EmitLocked records an event and wakes WaitPeers. The transport's lock
 // must be held for writing.
-func (s *PeerSet[P, E]) EmitLocked(e E) {
+func (s *PeerSet[P]) EmitLocked(e transport.PeerEvent) {
 	switch {
 	case len(s.events) < s.max:
 		s.events = append(s.events, e)
@@ -105,11 +105,11 @@ func (s *PeerSet[P, E]) EmitLocked(e E) {
 // NotifyLocked wakes WaitPeers to look again (the transport closed, or a
 // peer opened without an event). The transport's lock must be held for
 // writing.
-func (s *PeerSet[P, E]) NotifyLocked() {
+func (s *PeerSet[P]) NotifyLocked() {
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
 
 // DroppedLocked counts the events dropped at the bound (never with
 // dropOldest). The transport's lock must be held.
-func (s *PeerSet[P, E]) DroppedLocked() uint64 { return s.dropped }
+func (s *PeerSet[P]) DroppedLocked() uint64 { return s.dropped }

@@ -14,11 +14,16 @@ import (
 
 type testPeer struct{ open bool }
 
-func newTestSet(dropOldest bool) (*PeerSet[*testPeer, int], *sync.RWMutex, *bool, map[transport.Peer]*testPeer) {
+// ev is the i'th test event.
+func ev(i int) transport.PeerEvent {
+	return transport.PeerEvent{Kind: transport.PeerConnected, Peer: transport.Peer(rune('0' + i))}
+}
+
+func newTestSet(dropOldest bool) (*PeerSet[*testPeer], *sync.RWMutex, *bool, map[transport.Peer]*testPeer) {
 	var mu sync.RWMutex
 	closed := new(bool)
 	peers := map[transport.Peer]*testPeer{}
-	return NewPeerSet[*testPeer, int](&mu, closed, peers, func(p *testPeer) bool { return p.open }, 2, dropOldest), &mu, closed, peers
+	return NewPeerSet[*testPeer](&mu, closed, peers, func(p *testPeer) bool { return p.open }, 2, dropOldest), &mu, closed, peers
 }
 
 func TestPeerSetPeersSortedAndOpenOnly(t *testing.T) {
@@ -34,15 +39,15 @@ func TestPeerSetEventBound(t *testing.T) {
 		s, mu, _, _ := newTestSet(dropOldest)
 		mu.Lock()
 		for e := 1; e <= 3; e++ {
-			s.EmitLocked(e)
+			s.EmitLocked(ev(e))
 		}
 		dropped := s.DroppedLocked()
 		mu.Unlock()
 		if dropOldest {
-			require.Equal(t, []int{2, 3}, s.Events(nil))
+			require.Equal(t, []transport.PeerEvent{ev(2), ev(3)}, s.Events(nil))
 			require.Zero(t, dropped)
 		} else {
-			require.Equal(t, []int{1, 2}, s.Events(nil))
+			require.Equal(t, []transport.PeerEvent{ev(1), ev(2)}, s.Events(nil))
 			require.Equal(t, uint64(1), dropped)
 		}
 		require.Empty(t, s.Events(nil))
@@ -61,7 +66,7 @@ func TestPeerSetWaitPeers(t *testing.T) {
 	}()
 	mu.Lock()
 	peers["a"] = &testPeer{open: true}
-	s.EmitLocked(1)
+	s.EmitLocked(ev(1))
 	mu.Unlock()
 	select {
 	case ps := <-done:

@@ -4,7 +4,7 @@
 // with longest-lane drop when full and the Expect gate of
 // transport.Expecter. Push and Pop copy and never allocate. Beside it,
 // what those transports also share: the receive Counters, and the
-// PeerSet behind their Peers, WaitPeers and Events.
+// PeerSet behind their transport.PeerSet.
 package recvqueue
 
 import (

@@ -4,8 +4,9 @@
 // other in one run, for the bench report: the bytes on the wire per input
 // datagram over QUIC (transport/quic) and over WebRTC (transport/webrtc,
 // DTLS and SCTP), the time from dialing to the first datagram from the
-// host and to an authoritative client's first host state, and a host's
-// CPU per client per tick. Real sockets on loopback
+// host and to an authoritative client's first host state (with the mode
+// the caller hands it in Config.Authority: nothing under internal/ imports
+// a mode), and a host's CPU per client per tick. Real sockets on loopback
 // (WebRTC's bytes on pion's virtual network, where every packet can be
 // counted) and real time, so a loaded machine moves the timings; the
 // byte counts do not depend on load.
@@ -34,6 +35,9 @@ type Config struct {
 	Ticks     int           // ticks of the CPU figure (default 300: 5 s at Rate)
 	State     int           // the host's state datagram per client per tick, bytes (default 200)
 	Limit     time.Duration // bound on each measurement (default 60 s)
+	// Authority runs the first-state figure's host and client; nil leaves
+	// that figure out (Transport.FirstState 0, no row for it).
+	Authority Authority `json:"-"`
 }
 
 func (c Config) withDefaults() Config {
@@ -75,7 +79,8 @@ type Transport struct {
 	Wire    Wire
 	Connect time.Duration // median, dial to the host's first datagram
 	// FirstState is the median time from dialing to an authoritative
-	// client's first host state applied (the host steps at Rate).
+	// client's first host state applied (the host steps at Rate); 0 when
+	// not measured (no Config.Authority).
 	FirstState time.Duration
 	HostCPU    time.Duration // host CPU time per client per tick
 }
@@ -108,8 +113,10 @@ func Measure(cfg Config) (Figures, error) {
 		if tr.Connect, err = median(cfg.Connects, func() (time.Duration, error) { return m.connect(cfg) }); err != nil {
 			return f, fmt.Errorf("%s connect: %w", m.name, err)
 		}
-		if tr.FirstState, err = median(cfg.Connects, func() (time.Duration, error) { return m.state(cfg) }); err != nil {
-			return f, fmt.Errorf("%s first state: %w", m.name, err)
+		if cfg.Authority != nil {
+			if tr.FirstState, err = median(cfg.Connects, func() (time.Duration, error) { return m.state(cfg) }); err != nil {
+				return f, fmt.Errorf("%s first state: %w", m.name, err)
+			}
 		}
 		if tr.HostCPU, err = m.cpu(cfg); err != nil {
 			return f, fmt.Errorf("%s host CPU: %w", m.name, err)
@@ -141,8 +148,11 @@ func (f Figures) Rows() [][4]string {
 		rows = append(rows,
 			[4]string{t.Name + " wire/input", fmt.Sprintf("%.1f", t.Wire.OnTheWire()), "B", fmt.Sprintf("%d-B payload at %d Hz; up %.1f B in %.2f pkts, down %.1f B in %.2f pkts, +%d B IP/UDP per pkt",
 				c.Payload, c.Rate, t.Wire.UpBytes, t.Wire.UpPackets, t.Wire.DownBytes, t.Wire.DownPackets, ipUDPHeaders)},
-			[4]string{t.Name + " connect", fmt.Sprintf("%.1f", float64(t.Connect)/float64(time.Millisecond)), "ms", fmt.Sprintf("dial to the host's first datagram, median of %d, loopback", c.Connects)},
-			[4]string{t.Name + " first state", fmt.Sprintf("%.1f", float64(t.FirstState)/float64(time.Millisecond)), "ms", fmt.Sprintf("dial to an authority client's first host state (host at %d Hz), median of %d", c.Rate, c.Connects)},
+			[4]string{t.Name + " connect", fmt.Sprintf("%.1f", float64(t.Connect)/float64(time.Millisecond)), "ms", fmt.Sprintf("dial to the host's first datagram, median of %d, loopback", c.Connects)})
+		if t.FirstState > 0 {
+			rows = append(rows, [4]string{t.Name + " first state", fmt.Sprintf("%.1f", float64(t.FirstState)/float64(time.Millisecond)), "ms", fmt.Sprintf("dial to an authority client's first host state (host at %d Hz), median of %d", c.Rate, c.Connects)})
+		}
+		rows = append(rows,
 			[4]string{t.Name + " host CPU/client/tick", fmt.Sprintf("%.1f", float64(t.HostCPU)/float64(time.Microsecond)), "us", fmt.Sprintf("%d clients, %d ticks at %d Hz: %d-B input up, %d-B state down", c.Clients, c.Ticks, c.Rate, c.Payload, c.State)},
 		)
 	}
@@ -161,8 +171,11 @@ func (f Figures) Print(w io.Writer) {
 	}
 	if len(f.Transports) == 2 {
 		q, r := f.Transports[0], f.Transports[1]
-		fmt.Fprintf(w, "%s\n", strings.TrimSpace(fmt.Sprintf("quic/webrtc: wire %.2fx, connect %.2fx, first state %.2fx, host CPU %.2fx",
-			q.Wire.OnTheWire()/r.Wire.OnTheWire(), float64(q.Connect)/float64(r.Connect),
-			float64(q.FirstState)/float64(r.FirstState), float64(q.HostCPU)/float64(r.HostCPU))))
+		state := ""
+		if r.FirstState > 0 {
+			state = fmt.Sprintf(", first state %.2fx", float64(q.FirstState)/float64(r.FirstState))
+		}
+		fmt.Fprintf(w, "%s\n", strings.TrimSpace(fmt.Sprintf("quic/webrtc: wire %.2fx, connect %.2fx%s, host CPU %.2fx",
+			q.Wire.OnTheWire()/r.Wire.OnTheWire(), float64(q.Connect)/float64(r.Connect), state, float64(q.HostCPU)/float64(r.HostCPU))))
 	}
 }

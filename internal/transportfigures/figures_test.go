@@ -3,39 +3,30 @@
 package transportfigures
 
 import (
-	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	ClientsMain()
-	goleak.VerifyTestMain(m)
-}
-
-// TestFigures runs every figure short and checks that each is sane: a
-// datagram costs more than its payload on the wire and less than a full
-// packet, connections complete, the host spends CPU. With
-// ROLLNET_FIGURES=1 it runs the full configuration and prints the table.
-func TestFigures(t *testing.T) {
-	cfg := Config{Datagrams: 30, Connects: 1, Clients: 2, Ticks: 30, Limit: 30 * time.Second}
-	if os.Getenv("ROLLNET_FIGURES") != "" {
-		cfg = Config{}
+// TestRowsWithoutFirstState: figures measured without an Authority (the
+// first state 0) have no first-state rows and no first-state ratio, and
+// with one they have both. (The figures themselves are measured in
+// bench's TestTransportFigures, which hands Measure package authority.)
+func TestRowsWithoutFirstState(t *testing.T) {
+	tr := func(name string, state time.Duration) Transport {
+		return Transport{Name: name, Wire: Wire{UpBytes: 60, UpPackets: 1}, Connect: time.Millisecond, FirstState: state, HostCPU: time.Microsecond}
 	}
-	f, err := Measure(cfg)
-	require.NoError(t, err)
-	f.Print(t.Output())
-	require.Len(t, f.Transports, 2)
-	for _, tr := range f.Transports {
-		w := tr.Wire
-		require.Greater(t, w.UpBytes, float64(f.Config.Payload), "%s: under the payload", tr.Name)
-		require.Less(t, w.OnTheWire(), 1500.0, "%s: more than a packet per input", tr.Name)
-		require.GreaterOrEqual(t, w.UpPackets, 0.9, "%s: packets per input", tr.Name)
-		require.Positive(t, tr.Connect, tr.Name)
-		require.Greater(t, tr.FirstState, tr.Connect/2, "%s: a first state before half a first datagram's time", tr.Name)
-		require.Positive(t, tr.HostCPU, tr.Name)
+	for _, tc := range []struct {
+		state time.Duration
+		rows  int
+	}{{0, 6}, {50 * time.Millisecond, 8}} {
+		f := Figures{Config: Config{}.withDefaults(), Transports: []Transport{tr("quic", tc.state), tr("webrtc", tc.state)}}
+		require.Len(t, f.Rows(), tc.rows)
+		var b strings.Builder
+		f.Print(&b)
+		require.NotContains(t, b.String(), "NaN")
+		require.Equal(t, tc.state > 0, strings.Contains(b.String(), "first state"), b.String())
 	}
 }

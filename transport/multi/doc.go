@@ -22,6 +22,9 @@
 //     transport.Expecter; for a part that does not, this package drops
 //     (and counts) datagrams from peers outside the latest Expect itself,
 //     on Receive.
+//   - Peers, WaitPeers and Events (transport.PeerSet) gather those of
+//     every part that is a transport.PeerSet; a part that is not has no
+//     peers to report.
 //   - Close closes every part (each once) and returns their errors
 //     joined; after it, Send and Receive return transport.ErrClosed.
 //

@@ -1,19 +1,16 @@
 package multi
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 )
-
-// bulkSender is a part with a bulk send path (transport/webrtc,
-// transport/quic).
-type bulkSender interface {
-	SendBulk(to transport.Peer, b []byte) (bool, error)
-}
 
 // Transport is several transports as one. See the package documentation.
 type Transport struct {
@@ -32,11 +29,11 @@ type Transport struct {
 // and closes them with Close.
 func New(parts ...transport.Transport) (*Transport, error) {
 	if len(parts) == 0 {
-		return nil, ErrNoParts
+		return nil, fmt.Errorf("%w: multi: no transports", rollnet.ErrConfig)
 	}
 	for i, p := range parts {
 		if p == nil {
-			return nil, fmt.Errorf("%w: part %d is nil", ErrNoParts, i)
+			return nil, fmt.Errorf("%w: multi: part %d is nil", rollnet.ErrConfig, i)
 		}
 	}
 	return &Transport{parts: append([]transport.Transport(nil), parts...)}, nil
@@ -72,7 +69,7 @@ func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
 	for _, p := range t.parts {
 		var taken bool
 		var err error
-		if bs, ok := p.(bulkSender); ok {
+		if bs, ok := p.(transport.BulkSender); ok {
 			taken, err = bs.SendBulk(to, b)
 		} else {
 			err = p.Send(to, b)
@@ -179,6 +176,71 @@ func (t *Transport) Close() error {
 	return errors.Join(errs...)
 }
 
+// Peers appends the connected peers of every part that is a
+// transport.PeerSet to dst, sorted, and returns the extended slice.
+func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
+	start := len(dst)
+	for _, p := range t.parts {
+		if ps, ok := p.(transport.PeerSet); ok {
+			dst = ps.Peers(dst)
+		}
+	}
+	slices.Sort(dst[start:])
+	return dst
+}
+
+// WaitPeers blocks until the parts that are transport.PeerSets have at
+// least n peers connected between them, and returns them, sorted. It fails
+// with ctx's error, or transport.ErrClosed.
+func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+	for {
+		if t.isClosed() {
+			return nil, transport.ErrClosed
+		}
+		if ps := t.Peers(nil); len(ps) >= n {
+			return ps, nil
+		}
+		// Wait for one more peer on any part, then count again.
+		wctx, cancel := context.WithCancel(ctx)
+		errs := make(chan error, len(t.parts))
+		var wg sync.WaitGroup
+		for _, p := range t.parts {
+			if ps, ok := p.(transport.PeerSet); ok {
+				have := len(ps.Peers(nil))
+				wg.Go(func() {
+					_, err := ps.WaitPeers(wctx, have+1)
+					errs <- err
+				})
+			}
+		}
+		var err error
+		select {
+		case err = <-errs:
+		case <-ctx.Done():
+		}
+		cancel()
+		wg.Wait()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, transport.ErrClosed) {
+			return nil, transport.ErrClosed // the parts close with the Transport
+		}
+	}
+}
+
+// Events appends the peer events of every part that is a
+// transport.PeerSet since the last call to dst, part by part, and returns
+// the extended slice.
+func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
+	for _, p := range t.parts {
+		if ps, ok := p.(transport.PeerSet); ok {
+			dst = ps.Events(dst)
+		}
+	}
+	return dst
+}
+
 func (t *Transport) isClosed() bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
@@ -186,6 +248,8 @@ func (t *Transport) isClosed() bool {
 }
 
 var (
-	_ transport.Transport = (*Transport)(nil)
-	_ transport.Expecter  = (*Transport)(nil)
+	_ transport.Transport  = (*Transport)(nil)
+	_ transport.Expecter   = (*Transport)(nil)
+	_ transport.BulkSender = (*Transport)(nil)
+	_ transport.PeerSet    = (*Transport)(nil)
 )

@@ -74,7 +74,7 @@ func TestAllocsPerDatagram(t *testing.T) {
 		}
 	}, "a datagram sent, sent bulk, popped, pushed and received")
 	var peers []transport.Peer
-	var events []PeerEvent
+	var events []transport.PeerEvent
 	allocs.RequireZeroHere(t, 100, func() {
 		peers = tr.Peers(peers[:0])
 		events = tr.Events(events[:0])

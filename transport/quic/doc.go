@@ -46,7 +46,7 @@
 //     robin, longest lane drops when full), the queue transport/webrtc
 //     uses. Expect gates it before a datagram takes a slot. A datagram
 //     over transport.MaxDatagram is dropped and counted.
-//   - A peer is gone (transport.ErrPeerGone, a PeerGone event) when its
+//   - A peer is gone (transport.ErrPeerGone, a transport.PeerGone event) when its
 //     connection closes or is silent for Config.IdleTimeout (5 s; each
 //     side pings every KeepAlive, 1 s).
 //   - Close closes every connection with a CONNECTION_CLOSE, then the
@@ -96,13 +96,56 @@
 // connections (handshaking, waiting for the hello, or admitted), and its
 // next Initial is answered with CONNECTION_REFUSED and counted
 // (Stats.ConnsRefusedAddr, one per refused Initial packet, retransmissions
-// included). While Config.MaxPending connections are not yet admitted,
-// new ones must first prove their address with a Retry (one round trip,
-// no state kept), so that spoofed addresses cost a Retry packet each.
-// Past MaxPending connections waiting for their hello, or MaxPeers
-// admitted, a new one is closed at once (Stats.ConnsRefusedFull). Packets
+// included). A new connection from an address the host has not
+// validated must first prove it with a Retry (one round trip, no state
+// kept): spoofed addresses cost a Retry packet each. A client that
+// connected before presents the host's NEW_TOKEN and skips it (Dial keeps
+// such tokens for the process).
+// Past MaxPeers admitted, a new one is closed at once
+// (Stats.ConnsRefusedFull). Packets
 // quic-go drops before any connection takes them are counted from its
 // transport-level qlog events (Stats.PacketsDropped).
+//
+// # Attacks, and what a host promises against each
+//
+//   - Squatters: connections that complete the handshake and never say
+//     hello, from a few addresses or many. At most Config.MaxPending
+//     connections (native or WebTransport, which wait for their session's
+//     hello in the same pool) wait for their hello at once, and one IP
+//     address holds at most an eighth of them (2 of 16). The newest is
+//     never refused: when the address holds its share, its own oldest is
+//     closed ("busy", Stats.ConnsEvicted), otherwise, when MaxPending wait,
+//     the oldest of all is. An honest client says hello within a round
+//     trip of its handshake, so squatters must complete MaxPending
+//     handshakes within that round trip to push it out; each costs them a
+//     handshake, and an address holds at most Config.MaxConnsPerAddr
+//     connections at once, refused before any TLS work past that.
+//     TestPendingSquattersEvicted: squatters on 2 and on 32 addresses
+//     making 40 handshakes a second, honest clients admitted within 2 s
+//     10 of 10 (0 of 10 when the newest was refused).
+//     TestWebTransportPendingCapped: 32 addresses' HTTP/3 connections that
+//     never ask for a session, at most MaxPending open (all 64 before).
+//   - Amplification: an address the host has not validated is answered
+//     with a Retry, so it is sent less than what it sent (RFC 9000 section
+//     8.1 allows three times). Without the Retry, quic-go checks the limit
+//     before each packet and its last retransmission overshoots: an
+//     address that sent only its two-packet first flight (2,560 B) got
+//     8,558 B back (3.34x); with it, one Retry packet
+//     (TestAmplificationBound). The Retry costs an honest client's first
+//     connection one round trip.
+//   - Spoofed Initials: answered with a Retry, no state kept.
+//   - A copied connect token (Config.Tokens; the token rides in clear in
+//     the ClientHello): presenting it takes nothing from its owner, since
+//     any number of connections may present a token at once and the first
+//     to show its key in the hello takes it (transport/quic/connecttoken).
+//     A copier is refused after the handshake ("wrong client key"); the
+//     owner is admitted however many copies are presented
+//     (TestCopiedTokenNotHeld; before, a copier holding the token had the
+//     owner refused 19 of 19 dials). A token refused at the handshake
+//     (used, expired, for another host or room, forged) fails it with a
+//     TLS internal_error alert, the only answer TLS gives there; Dial
+//     returns ErrRefused saying the host refused the connect token, with
+//     the grant's claims.
 //
 // # Allocation
 //
@@ -115,7 +158,7 @@
 //
 // # Measured (loopback, quic-go v0.64.1, against transport/webrtc)
 //
-// From ROLLNET_FIGURES=1 go test -run Figures -v ./internal/transportfigures
+// From ROLLNET_FIGURES=1 go test -run TransportFigures -v ./bench
 // (one run, 2 cores shared with a load average of 17): a 32-byte input
 // sent at 60 Hz costs 117 B on the wire over QUIC (58 B of UDP payload in
 // 1.02 packets up, 15 B of acknowledgements in 0.53 packets down, IPv4 and

@@ -3,17 +3,16 @@ package quic
 import "errors"
 
 var (
-	// ErrInvalidConfig is returned by Listen and Dial for a Config field out
-	// of range. The wrapping error names the field.
-	ErrInvalidConfig = errors.New("quic: invalid config")
-
 	// ErrPinMismatch is returned by Dial when the host's certificate is not
 	// the one Config.PinSHA256 names.
 	ErrPinMismatch = errors.New("quic: host certificate does not match the pinned SHA-256")
 
-	// ErrRefused is returned by Dial when the host completed the handshake
-	// but did not admit this client (a bad or used connect token, a full
-	// host); the wrapping error carries the host's reason.
+	// ErrRefused is returned by Dial when the host did not admit this
+	// client: after the handshake (a connect token shown with another key,
+	// or used meanwhile by a connection that showed its key; a full host),
+	// the wrapping error carries the host's reason; at the handshake (a
+	// connect token used, expired, for another host or room, or forged),
+	// it says so and names the grant's claims.
 	ErrRefused = errors.New("quic: host refused the connection")
 
 	// ErrHello is returned by Dial, and is the reason a pending connection

@@ -57,7 +57,7 @@ func TestMigrationKeepsThePeer(t *testing.T) {
 	}
 	require.NotEqual(t, seenBefore, hostView(t, h, c), "the host hears the client from its new address")
 	require.Zero(t, c.Stats().SendErrors, "datagrams refused by the connection after the switch")
-	require.Equal(t, []PeerEventKind{PeerConnected}, kinds(h.Events(nil)), "the host saw one peer, never gone")
+	require.Equal(t, []transport.PeerEventKind{transport.PeerConnected}, kinds(h.Events(nil)), "the host saw one peer, never gone")
 	require.Len(t, h.Peers(nil), 1)
 	// And again: every path stays usable up to the bound.
 	require.NoError(t, c.Migrate(ctx))
@@ -73,8 +73,8 @@ func tryReceive(r *Transport) ([]byte, transport.Peer, bool) {
 	return buf[:n], from, true
 }
 
-func kinds(es []PeerEvent) []PeerEventKind {
-	var k []PeerEventKind
+func kinds(es []transport.PeerEvent) []transport.PeerEventKind {
+	var k []transport.PeerEventKind
 	for _, e := range es {
 		k = append(k, e.Kind)
 	}

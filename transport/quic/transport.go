@@ -10,37 +10,6 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// PeerEventKind is the kind of a PeerEvent.
-type PeerEventKind uint8
-
-// The peer events.
-const (
-	// PeerConnected: the peer was admitted (host) or welcomed (client);
-	// Send reaches it.
-	PeerConnected PeerEventKind = iota + 1
-	// PeerGone: the peer's connection closed or timed out; Send returns
-	// transport.ErrPeerGone from now on. Err says why.
-	PeerGone
-)
-
-func (k PeerEventKind) String() string {
-	switch k {
-	case PeerConnected:
-		return "connected"
-	case PeerGone:
-		return "gone"
-	}
-	return "unknown"
-}
-
-// PeerEvent reports a peer's arrival or departure.
-type PeerEvent struct {
-	Kind PeerEventKind
-	Peer transport.Peer
-	// Err is the reason for PeerGone: ErrPeerClosed or ErrReplaced.
-	Err error
-}
-
 // Stats counts what a Transport did. All counters only grow.
 type Stats struct {
 	PacketsSent     uint64 // datagrams handed to a connection
@@ -75,10 +44,13 @@ type Stats struct {
 	PacketsDroppedDoS uint64
 	// ConnsRefusedAddr counts Initial packets refused (retransmissions
 	// too) because their IP address already held Config.MaxConnsPerAddr
-	// connections; ConnsRefusedFull counts connections closed because
-	// MaxPending awaited their hello or MaxPeers were admitted.
+	// connections; ConnsRefusedFull counts connections closed because MaxPeers
+	// were admitted; ConnsEvicted connections closed still waiting for
+	// their hello to make room for a newer one (MaxPending, or the
+	// address's share of it).
 	ConnsRefusedAddr uint64
 	ConnsRefusedFull uint64
+	ConnsEvicted     uint64
 	// ConnsRefusedAdmit counts clients Config.Admit refused.
 	ConnsRefusedAdmit uint64
 	// HellosBad counts connections closed for a malformed, late or
@@ -97,6 +69,7 @@ type counters struct {
 	receivesOversize, packetsDropped, packetsDroppedDoS atomic.Uint64
 	connsRefusedAddr, connsRefusedFull, hellosBad       atomic.Uint64
 	peersAdmitted, tokensMissing, connsRefusedAdmit     atomic.Uint64
+	connsEvicted                                        atomic.Uint64
 }
 
 // Transport carries datagrams over QUIC connections: a host's to each of
@@ -117,7 +90,7 @@ type Transport struct {
 	mu     sync.RWMutex
 	closed bool
 	peers  map[transport.Peer]*peer
-	set    *recvqueue.PeerSet[*peer, PeerEvent] // the connected peers of peers, and the events
+	set    *recvqueue.PeerSet[*peer] // the connected peers of peers, and the events
 
 	host *hostState   // Listen only
 	cl   *clientState // Dial only
@@ -154,7 +127,7 @@ func newTransport(cfg Config) *Transport {
 		cancel: cancel,
 		peers:  make(map[transport.Peer]*peer),
 	}
-	t.set = recvqueue.NewPeerSet[*peer, PeerEvent](&t.mu, &t.closed, t.peers, func(p *peer) bool { return p.gone == nil }, 4*cfg.MaxPeers, true)
+	t.set = recvqueue.NewPeerSet[*peer](&t.mu, &t.closed, t.peers, func(p *peer) bool { return p.gone == nil }, 4*cfg.MaxPeers, true)
 	return t
 }
 
@@ -243,9 +216,11 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 }
 
 // Events appends the peer events since the last call to dst and returns
-// the extended slice. At most 4 per Config.MaxPeers are kept; older ones
-// are dropped first.
-func (t *Transport) Events(dst []PeerEvent) []PeerEvent {
+// the extended slice (see transport.PeerSet): PeerConnected when a peer
+// is admitted (host) or welcomed (client), PeerGone when its connection
+// closed or timed out, with Err ErrPeerClosed or ErrReplaced. At most 4
+// per Config.MaxPeers are kept; older ones are dropped first.
+func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
 }
 
@@ -266,6 +241,7 @@ func (t *Transport) Stats() Stats {
 		PacketsDroppedDoS:  t.c.packetsDroppedDoS.Load(),
 		ConnsRefusedAddr:   t.c.connsRefusedAddr.Load(),
 		ConnsRefusedFull:   t.c.connsRefusedFull.Load(),
+		ConnsEvicted:       t.c.connsEvicted.Load(),
 		ConnsRefusedAdmit:  t.c.connsRefusedAdmit.Load(),
 		HellosBad:          t.c.hellosBad.Load(),
 		PeersAdmitted:      t.c.peersAdmitted.Load(),
@@ -317,13 +293,13 @@ func (t *Transport) addPeer(p *peer) bool {
 	old := t.peers[p.id]
 	if old != nil && old.gone == nil {
 		old.gone = ErrReplaced
-		t.emitLocked(PeerEvent{Kind: PeerGone, Peer: old.id, Err: ErrReplaced})
+		t.emitLocked(transport.PeerEvent{Kind: transport.PeerGone, Peer: old.id, Err: ErrReplaced})
 	}
 	if old == nil {
 		t.pruneGoneLocked()
 	}
 	t.peers[p.id] = p
-	t.emitLocked(PeerEvent{Kind: PeerConnected, Peer: p.id})
+	t.emitLocked(transport.PeerEvent{Kind: transport.PeerConnected, Peer: p.id})
 	t.wg.Add(2)
 	t.mu.Unlock()
 	if old != nil {
@@ -361,7 +337,7 @@ func (t *Transport) peerGone(p *peer, reason error) {
 	p.gone = reason
 	current := t.peers[p.id] == p
 	if !t.closed {
-		t.emitLocked(PeerEvent{Kind: PeerGone, Peer: p.id, Err: reason})
+		t.emitLocked(transport.PeerEvent{Kind: transport.PeerGone, Peer: p.id, Err: reason})
 	}
 	t.mu.Unlock()
 	p.stop()
@@ -420,9 +396,11 @@ func (t *Transport) sendLoop(p *peer) {
 
 // emitLocked records a peer event, dropping the oldest past the bound.
 // t.mu must be held for writing.
-func (t *Transport) emitLocked(e PeerEvent) { t.set.EmitLocked(e) }
+func (t *Transport) emitLocked(e transport.PeerEvent) { t.set.EmitLocked(e) }
 
 var (
-	_ transport.Transport = (*Transport)(nil)
-	_ transport.Expecter  = (*Transport)(nil)
+	_ transport.Transport  = (*Transport)(nil)
+	_ transport.Expecter   = (*Transport)(nil)
+	_ transport.PeerSet    = (*Transport)(nil)
+	_ transport.BulkSender = (*Transport)(nil)
 )

@@ -20,7 +20,7 @@ func TestAllocsPerDatagram(t *testing.T) {
 	}
 	h := newHub()
 	pa := h.join("a")
-	a, err := New(Config{LoopbackOnly: true}, pa)
+	a, err := newOn(Config{LoopbackOnly: true}, pa)
 	require.NoError(t, err)
 	defer a.Close()
 	a.lookup("b", true) // known, not connected: Send drops and counts
@@ -49,7 +49,7 @@ func TestAllocsPerDatagram(t *testing.T) {
 		}
 	}, "a datagram pushed, received, sent and sent bulk")
 	var peers []transport.Peer
-	var events []PeerEvent
+	var events []transport.PeerEvent
 	allocs.RequireZeroHere(t, 100, func() {
 		peers = a.Peers(peers[:0])
 		events = a.Events(events[:0])

@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/pion/transport/v5/vnet"
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/codec"
+	"github.com/rollnet/rollnet/internal/wire"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/stretchr/testify/require"
 )
 
 // world is the end-to-end game: accumulators that mix every input, so one
@@ -51,9 +51,9 @@ type inputProbe struct {
 	sentAt map[int32]time.Time
 	acked  int32
 	rtts   []time.Duration
-	msg    codec.Input
+	msg    wire.Input
 	inputs []byte
-	status []codec.PeerStatus
+	status []wire.PeerStatus
 }
 
 func newInputProbe(t transport.Transport) *inputProbe {
@@ -61,15 +61,15 @@ func newInputProbe(t transport.Transport) *inputProbe {
 		Transport: t,
 		sentAt:    map[int32]time.Time{},
 		acked:     -1,
-		inputs:    make([]byte, codec.MaxFrames*codec.MaxPlayers*2),
-		status:    make([]codec.PeerStatus, codec.MaxPlayers),
+		inputs:    make([]byte, wire.MaxFrames*wire.MaxPlayers*2),
+		status:    make([]wire.PeerStatus, wire.MaxPlayers),
 	}
 }
 
 func (p *inputProbe) Send(to transport.Peer, b []byte) error {
-	if typ, _, _, err := codec.ParseHeader(b); err == nil && typ == codec.TypeInput {
+	if typ, _, _, err := wire.ParseHeader(b); err == nil && typ == wire.TypeInput {
 		p.msg.Size = 2
-		if _, err := codec.ParseInput(b, &p.msg, p.inputs, p.status); err == nil {
+		if _, err := wire.ParseInput(b, &p.msg, p.inputs, p.status); err == nil {
 			now := time.Now()
 			for f := p.msg.Start; f < p.msg.Start+int32(p.msg.Frames); f++ {
 				if _, ok := p.sentAt[f]; !ok && f > p.acked {
@@ -87,16 +87,16 @@ func (p *inputProbe) Receive(buf []byte) (int, transport.Peer, error) {
 		return n, from, err
 	}
 	ack := int32(-1)
-	switch typ, _, _, herr := codec.ParseHeader(buf[:n]); {
+	switch typ, _, _, herr := wire.ParseHeader(buf[:n]); {
 	case herr != nil:
-	case typ == codec.TypeInput:
-		var m codec.Input
+	case typ == wire.TypeInput:
+		var m wire.Input
 		m.Size = 2
-		if _, err := codec.ParseInput(buf[:n], &m, p.inputs, p.status); err == nil {
+		if _, err := wire.ParseInput(buf[:n], &m, p.inputs, p.status); err == nil {
 			ack = m.Ack
 		}
-	case typ == codec.TypeInputAck:
-		if m, _, err := codec.ParseInputAck(buf[:n]); err == nil {
+	case typ == wire.TypeInputAck:
+		if m, _, err := wire.ParseInputAck(buf[:n]); err == nil {
 			ack = m.Ack
 		}
 	}
@@ -119,7 +119,7 @@ func (p *inputProbe) Receive(buf []byte) (int, transport.Peer, error) {
 type player struct {
 	tr        *Transport
 	probe     *inputProbe
-	p2p       *session.P2P[world, uint16]
+	p2p       *p2p.Session[world, uint16]
 	index     int
 	opponent  transport.Peer
 	sums      map[rollnet.Frame]uint32
@@ -196,7 +196,7 @@ func playGame(t *testing.T, ctx context.Context, trs []*Transport, frames rollne
 		remote := []transport.Peer{"", ""}
 		remote[1-index] = opponent
 		probe := newInputProbe(tr)
-		p2p, err := session.NewP2P[world](session.P2PConfig[uint16]{
+		p2p, err := p2p.New[world](p2p.Config[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:  remote,
 			Net:     rollnet.NetConfig{ChecksumInterval: 30},
@@ -281,7 +281,7 @@ func (pl *player) run(ctx context.Context, frames rollnet.Frame, finished func()
 				return err
 			}
 			err := pl.p2p.AdvanceFrame()
-			if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+			if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 				return err
 			}
 			stepped = err == nil

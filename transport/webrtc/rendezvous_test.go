@@ -39,8 +39,8 @@ func TestThreePeersMesh(t *testing.T) {
 // A peer that leaves the rendezvous before its channel opens is gone.
 func TestPeerLeftBeforeConnecting(t *testing.T) {
 	h := newHub()
-	h.hold = func(string, string, Signal) bool { return true } // no negotiation gets through
-	a, err := New(Config{LoopbackOnly: true}, h.join("a"))
+	h.hold = func(string, string, signalMsg) bool { return true } // no negotiation gets through
+	a, err := newOn(Config{LoopbackOnly: true}, h.join("a"))
 	require.NoError(t, err)
 	defer a.Close()
 	pb := h.join("b")
@@ -54,7 +54,7 @@ func TestPeerLeftBeforeConnecting(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ev := waitEvent(ctx, t, a, PeerGone)
+	ev := waitEvent(ctx, t, a, transport.PeerGone)
 	require.Equal(t, transport.Peer("b"), ev.Peer)
 	require.ErrorIs(t, ev.Err, ErrPeerLeft)
 	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)

@@ -9,50 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
-
-// PeerEventKind is the kind of a PeerEvent.
-type PeerEventKind uint8
-
-// The peer events.
-const (
-	// PeerConnected: the peer's data channel opened; Send reaches it.
-	PeerConnected PeerEventKind = iota + 1
-	// PeerGone: the peer failed, closed or left; Send returns
-	// transport.ErrPeerGone from now on. Err says why.
-	PeerGone
-	// PeerInterrupted: nothing came from the peer for
-	// Config.ICEDisconnectedTimeout; it may come back (PeerResumed) or be
-	// gone after Config.ICEFailedTimeout more.
-	PeerInterrupted
-	// PeerResumed: an interrupted peer is heard again.
-	PeerResumed
-)
-
-func (k PeerEventKind) String() string {
-	switch k {
-	case PeerConnected:
-		return "connected"
-	case PeerGone:
-		return "gone"
-	case PeerInterrupted:
-		return "interrupted"
-	case PeerResumed:
-		return "resumed"
-	}
-	return "unknown"
-}
-
-// PeerEvent reports a peer's data channel opening or its connection ending.
-type PeerEvent struct {
-	Kind PeerEventKind
-	Peer transport.Peer
-	// Err is the reason for PeerGone: ErrICEFailed, ErrPeerClosed,
-	// ErrPeerLeft, ErrOversizeMessage or an error wrapping ErrSignaling.
-	Err error
-}
 
 // Stats counts what a Transport did. All counters only grow.
 type Stats struct {
@@ -88,7 +48,7 @@ type Stats struct {
 	// order, from a peer over MaxPeers, or candidates over the pending
 	// bound.
 	SignalsInvalid uint64
-	// SignalErrors counts signals the Signaler failed to send.
+	// SignalErrors counts signals the signaling server connection failed to send.
 	SignalErrors uint64
 	// EventsDropped counts peer events lost because nobody drained Events.
 	EventsDropped uint64
@@ -104,8 +64,8 @@ type counters struct {
 // implements transport.Transport; see the package documentation.
 type Transport struct {
 	cfg   Config
-	sig   Signaler
-	owned io.Closer // closed by Close when the Transport made the Signaler
+	sig   signaler
+	owned io.Closer // closed by Close when the Transport made the signaler
 	eng   engine    // the WebRTC stack: pion natively, the browser's in a page
 	local transport.Peer
 	q     *recvqueue.Queue
@@ -121,7 +81,7 @@ type Transport struct {
 	closed bool
 	sigErr error
 	peers  map[transport.Peer]*peer
-	set    *recvqueue.PeerSet[*peer, PeerEvent] // the open peers of peers, and the events
+	set    *recvqueue.PeerSet[*peer] // the open peers of peers, and the events
 
 	joined []transport.Peer // signal loop only: joined, not offered to yet
 }
@@ -150,16 +110,20 @@ type peer struct {
 	pending   []candidate
 }
 
-// New starts a Transport that negotiates through sig. The peers already
-// present offer to it; it offers to every peer that joins later. New does
-// not close sig; Close stops reading from it.
-func New(cfg Config, sig Signaler) (*Transport, error) {
+// New starts a Transport that negotiates through sig, a signaling client
+// joined to a room. The peers already present offer to it; it offers to
+// every peer that joins later. New does not close sig (close it after the
+// Transport); Close stops reading from it.
+func New(cfg Config, sig *SignalingAdapter) (*Transport, error) {
+	if sig == nil {
+		return nil, fmt.Errorf("%w: webrtc: no SignalingAdapter", rollnet.ErrConfig)
+	}
 	return newTransport(cfg, sig, nil)
 }
 
-func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error) {
+func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error) {
 	if sig == nil {
-		return nil, ErrNoSignaler
+		return nil, fmt.Errorf("%w: webrtc: no signaler", rollnet.ErrConfig)
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -167,7 +131,7 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 	}
 	servers := cfg.ICEServers
 	if servers == nil {
-		servers = sig.ICEServers()
+		servers = sig.iceServers()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Transport{
@@ -175,14 +139,14 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 		sig:      sig,
 		owned:    owned,
 		eng:      newEngine(cfg, servers),
-		local:    transport.Peer(sig.ID()),
+		local:    transport.Peer(sig.localID()),
 		q:        recvqueue.New(cfg.QueueLen),
 		ctx:      ctx,
 		cancel:   cancel,
 		loopDone: make(chan struct{}),
 		peers:    make(map[transport.Peer]*peer),
 	}
-	t.set = recvqueue.NewPeerSet[*peer, PeerEvent](&t.mu, &t.closed, t.peers, (*peer).open, 4*cfg.MaxPeers, false)
+	t.set = recvqueue.NewPeerSet[*peer](&t.mu, &t.closed, t.peers, (*peer).open, 4*cfg.MaxPeers, false)
 	go t.run()
 	return t, nil
 }
@@ -289,15 +253,19 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 }
 
 // Events appends the peer events since the last call to dst and returns the
-// extended slice. Events are kept up to a bound (4 per peer slot); past it
+// extended slice (see transport.PeerSet): PeerConnected when a peer's data
+// channel opens; PeerInterrupted when nothing came from it for
+// Config.ICEDisconnectedTimeout, PeerResumed when it is heard again;
+// PeerGone, after Config.ICEFailedTimeout more or when it closed or left,
+// with Err ErrICEFailed, ErrPeerClosed, ErrPeerLeft, ErrOversizeMessage or
+// an error wrapping ErrSignaling. Events are kept up to a bound (4 per peer slot); past it
 // they are dropped and counted in Stats.EventsDropped.
-func (t *Transport) Events(dst []PeerEvent) []PeerEvent {
+func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
 }
 
-// SignalingErr is nil while the rendezvous connection is up, and the
-// Signaler's Err (if it has that method and it is not nil) or io.EOF once
-// its events ended. Open data
+// SignalingErr is nil while the signaling server connection is up, and
+// why it ended (the client's Err, or io.EOF) once it did. Open data
 // channels outlive it; new peers can no longer connect.
 func (t *Transport) SignalingErr() error {
 	t.mu.RLock()
@@ -329,7 +297,7 @@ func (t *Transport) Stats() Stats {
 	}
 }
 
-// Close closes every peer connection, stops reading the Signaler (and
+// Close closes every peer connection, stops reading the signaling server (and
 // closes it if the Transport dialed it) and waits for every goroutine the
 // Transport started. It is idempotent.
 func (t *Transport) Close() error {
@@ -372,12 +340,14 @@ func (t *Transport) Close() error {
 }
 
 // emitLocked records a peer event. t.mu must be held for writing.
-func (t *Transport) emitLocked(e PeerEvent) { t.set.EmitLocked(e) }
+func (t *Transport) emitLocked(e transport.PeerEvent) { t.set.EmitLocked(e) }
 
 // open reports whether p's data channel is open. Transport.mu must be held.
 func (p *peer) open() bool { return p.rw != nil && p.gone == nil }
 
 var (
-	_ transport.Transport = (*Transport)(nil)
-	_ transport.Expecter  = (*Transport)(nil)
+	_ transport.Transport  = (*Transport)(nil)
+	_ transport.Expecter   = (*Transport)(nil)
+	_ transport.PeerSet    = (*Transport)(nil)
+	_ transport.BulkSender = (*Transport)(nil)
 )

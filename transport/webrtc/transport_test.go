@@ -17,10 +17,10 @@ func loopPair(t testing.TB, cfg Config) (a, b *Transport, h *hub) {
 	t.Helper()
 	cfg.LoopbackOnly = true
 	h = newHub()
-	a, err := New(cfg, h.join("a"))
+	a, err := newOn(cfg, h.join("a"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
-	b, err = New(cfg, h.join("b"))
+	b, err = newOn(cfg, h.join("b"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -52,8 +52,8 @@ func TestLoopbackRoundTrip(t *testing.T) {
 	a, b, _ := loopPair(t, Config{})
 	require.Equal(t, []transport.Peer{"b"}, a.Peers(nil))
 	require.Equal(t, []transport.Peer{"a"}, b.Peers(nil))
-	require.Equal(t, []PeerEvent{{Kind: PeerConnected, Peer: "b"}}, a.Events(nil))
-	require.Equal(t, []PeerEvent{{Kind: PeerConnected, Peer: "a"}}, b.Events(nil))
+	require.Equal(t, []transport.PeerEvent{{Kind: transport.PeerConnected, Peer: "b"}}, a.Events(nil))
+	require.Equal(t, []transport.PeerEvent{{Kind: transport.PeerConnected, Peer: "a"}}, b.Events(nil))
 
 	buf := make([]byte, transport.MaxDatagram)
 	require.NoError(t, a.Send("b", []byte("ping")))
@@ -125,7 +125,7 @@ func TestRemoteCloseRemovesPeer(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ev := waitEvent(ctx, t, a, PeerGone)
+	ev := waitEvent(ctx, t, a, transport.PeerGone)
 	require.Equal(t, transport.Peer("b"), ev.Peer)
 	require.ErrorIs(t, ev.Err, ErrPeerClosed)
 	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)
@@ -133,7 +133,7 @@ func TestRemoteCloseRemovesPeer(t *testing.T) {
 }
 
 // waitEvent waits for the next event of kind on tr.
-func waitEvent(ctx context.Context, t *testing.T, tr *Transport, kind PeerEventKind) PeerEvent {
+func waitEvent(ctx context.Context, t *testing.T, tr *Transport, kind transport.PeerEventKind) transport.PeerEvent {
 	t.Helper()
 	for {
 		for _, e := range tr.Events(nil) {
@@ -167,7 +167,7 @@ func TestSendBulk(t *testing.T) {
 		}
 		taken++
 	}
-	require.GreaterOrEqual(t, taken, DefaultBulkThreshold/len(msg), "queued up to BulkThreshold")
+	require.GreaterOrEqual(t, taken, defaultBulkThreshold/len(msg), "queued up to BulkThreshold")
 	require.Less(t, taken, 200, "and no further")
 	skipped := a.Stats().SendsSkipped
 	require.NoError(t, a.Send("b", msg))

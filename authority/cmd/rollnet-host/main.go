@@ -1,12 +1,12 @@
 // Command rollnet-host is a dedicated host of rollnet's
 // server-authoritative mode (package authority): clients join a room on a
-// signaling server and play the registered game over WebRTC; the host
-// holds no player. It is package hostcmd's Main with the games this binary
-// links, chosen with -game: "court" (the default), a small example (up to
-// eight paddles, each client steering one), and "pong", the demo's game
-// (package demo/pong/game: two paddles and a spectator's slot; its clients
-// are go run ./demo/pong -mode authority). A game's own binary registers
-// its simulation the same way and offers the same command (the pong demo:
+// signaling server and play the chosen game over WebRTC; the host holds
+// no player. It is package authority/dedicated's Main with the games this
+// binary links, chosen with -game: "court" (the default), a small example
+// (up to eight paddles, each client steering one), and "pong", the demo's
+// game (package demo/pong/game: two paddles and a spectator's slot; its
+// clients are go run ./demo/pong -mode authority). A game's own binary hands its
+// simulation to the same Main and offers the same command (the pong demo:
 // go run ./demo/pong host).
 //
 //	go run ./authority/cmd/rollnet-host                                  # court; a signaling server on loopback too
@@ -22,26 +22,29 @@ import (
 	"os"
 
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/authority/cmd/hostcmd"
-	_ "github.com/rollnet/rollnet/authority/cmd/hostcmd/court" // registers "court"
+	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/demo/pong/game"
+	"github.com/rollnet/rollnet/internal/court"
 )
 
-func init() {
-	// The demo's pong, as its own "pong host" hosts it: the serve seed
-	// from the room's name, a late input rolled back for.
-	hostcmd.Register("pong", hostcmd.Sim[game.State, game.Input]{
+// games are the games this binary hosts: court, and the demo's pong as its
+// own "pong host" hosts it (the serve seed from the room's name, a late
+// input rolled back for).
+var games = []dedicated.Game{
+	dedicated.Sim[court.State, int8]{Name: "court", Players: court.Players, Simulate: court.Simulate, Init: court.Init},
+	dedicated.Sim[game.State, game.Input]{
+		Name:      "pong",
 		Players:   game.AuthoritySlots,
 		Simulate:  game.Simulate,
 		Settings:  func(room string) uint64 { return uint64(game.SeedFor(room)) },
 		Init:      func(seed uint64) game.State { return game.NewState(uint32(seed)) },
 		LateInput: authority.LateRollback,
-	})
+	},
 }
 
 // defaultGame is the game hosted without -game (a later -game wins).
 const defaultGame = "court"
 
 func main() {
-	os.Exit(hostcmd.Main("rollnet-host", append([]string{"-game", defaultGame}, os.Args[1:]...), os.Stdout, os.Stderr))
+	os.Exit(dedicated.Main("rollnet-host", games, append([]string{"-game", defaultGame}, os.Args[1:]...), os.Stdout, os.Stderr))
 }

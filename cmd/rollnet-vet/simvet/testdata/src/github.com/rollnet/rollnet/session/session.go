@@ -16,14 +16,6 @@ func NewSyncTest[S any, I comparable](cfg Config[I], simulate func(s *S, inputs 
 	return nil, nil
 }
 
-func NewP2P[S any, I comparable](cfg Config[I], t any, simulate func(*S, []I, rollnet.Frame)) (*Session[S, I], error) {
-	return nil, nil
-}
-
-func NewSpectator[S any, I comparable](cfg Config[I], t any, simulate func(*S, []I, rollnet.Frame)) (*Session[S, I], error) {
-	return nil, nil
-}
-
 // State returns the live state; written through before the first frame,
 // it sets the initial state.
 func (s *Session[S, I]) State() *S { return &s.s }

@@ -1,0 +1,54 @@
+package entity
+
+import (
+	"testing"
+
+	"github.com/rollnet/rollnet/internal/allocs"
+	"github.com/stretchr/testify/require"
+)
+
+// Steady state: entities move, viewers walk, entities enter and leave;
+// neither the host nor the clients allocate.
+func TestAllocsPerTick(t *testing.T) {
+	w := newWorld(2048)
+	const clients = 8
+	w.viewers = make([][2]int16, clients)
+	h, err := NewHost(HostConfig{Capacity: 2048, Size: 4, Encode: w.encode, Interest: w.interest, Linger: 5})
+	require.NoError(t, err)
+	var cs []*Client
+	var ids []int
+	for range clients {
+		c, err := NewClient(ClientConfig{Capacity: 2048, Size: 4})
+		require.NoError(t, err)
+		cs, ids = append(cs, c), append(ids, h.AddClient())
+	}
+	buf, abuf := make([]byte, 0, 1500), make([]byte, 0, 64)
+	tick := 0
+	step := func() {
+		tick++
+		w.moveSome(tick, 5)
+		for i := range w.viewers { // back and forth, so the sets reach their largest
+			x := tick % 200
+			if x > 100 {
+				x = 200 - x
+			}
+			w.viewers[i] = [2]int16{int16(x + 3*i), int16(10 * i)}
+		}
+		h.Tick(w.slots)
+		for i, c := range cs {
+			if b := h.Append(buf[:0], ids[i]); len(b) > 0 {
+				if err := c.Receive(b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := h.Receive(ids[i], c.AppendAck(abuf[:0])); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for range 800 { // grow every buffer to its largest
+		step()
+	}
+	allocs.RequireZero(t, 400, step, "a tick of %d clients", clients)
+	require.NotZero(t, h.Stats(ids[0]).Records)
+}

@@ -1,0 +1,437 @@
+package entity
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/rollnet/rollnet"
+)
+
+// Overhead is what the budget counts for each datagram beyond its
+// payload: an IPv4 header and a UDP header.
+const overhead = 28
+
+// maxAcksPerTick bounds the acks the host reads from one client per
+// tick; more are counted (HostStats.Flooded) and dropped unread.
+const maxAcksPerTick = 4
+
+// HostConfig configures a Host. A zero field means its documented
+// default; Capacity, Size, Encode and Interest are required.
+type HostConfig struct {
+	// Capacity is the length of the game's entity table (its []Slot).
+	Capacity int
+	// Size is the length of one entity's wire encoding, in bytes (1 to
+	// 1,024).
+	Size int
+	// Encode writes the wire encoding of the live entity at index into
+	// dst (Size bytes): the game's quantization. The host's simulation
+	// keeps its exact values; clients receive these bytes.
+	Encode func(dst []byte, index int)
+	// Interest appends to dst the indices relevant to client and returns
+	// the extended slice (a Grid's AppendNear fits). Indices of free
+	// slots, out of range or repeated are ignored.
+	Interest func(client int, dst []int32) []int32
+	// Priority, if set, returns what an entity that client has to be sent
+	// gains each tick beyond 1 (near the player, just hit). Negative
+	// values count as 0.
+	Priority func(client, index int) float32
+	// BytesPerSecond is each client's budget, counting 28 bytes of IP
+	// and UDP header per datagram. Zero means 16,000 (128 kbps).
+	BytesPerSecond int
+	// TickRate is how many times a second Append is called per client.
+	// Zero means 60.
+	TickRate int
+	// MTU bounds an update's payload. Zero means 1,200.
+	MTU int
+	// Linger is how many ticks an entity stays in a client's set after
+	// it was last relevant (the hysteresis on leaving). Zero means 30.
+	Linger int
+}
+
+// Host replicates a game's entity table to clients: per client, the
+// entities its interest names enter (their whole state), change (their
+// whole state, when it differs from what that client acknowledged of
+// that entity) and leave, highest accumulated priority first, within the
+// client's budget. It does no I/O: the game moves its updates and acks.
+// A Host is not safe for concurrent use.
+type Host struct {
+	cfg       HostConfig
+	tick      uint32
+	slots     []Slot
+	cur       []byte   // by index: Size bytes of this tick's encoding
+	scratch   []byte   // one encoding
+	changedAt []uint32 // by index: the tick its encoding last changed
+	clients   []*hostClient
+	free      []int
+}
+
+// NewHost returns a host for a table of cfg.Capacity entities.
+func NewHost(cfg HostConfig) (*Host, error) {
+	switch {
+	case cfg.Capacity <= 0 || cfg.Capacity > 1<<24:
+		return nil, fmt.Errorf("%w: entity: Capacity %d, want 1 to 2^24", rollnet.ErrConfig, cfg.Capacity)
+	case cfg.Size <= 0 || cfg.Size > 1024:
+		return nil, fmt.Errorf("%w: entity: Size %d, want 1 to 1024", rollnet.ErrConfig, cfg.Size)
+	case cfg.Encode == nil || cfg.Interest == nil:
+		return nil, fmt.Errorf("%w: entity: Encode and Interest are required", rollnet.ErrConfig)
+	case cfg.BytesPerSecond < 0 || cfg.TickRate < 0 || cfg.MTU < 0 || cfg.Linger < 0:
+		return nil, fmt.Errorf("%w: entity: negative BytesPerSecond, TickRate, MTU or Linger", rollnet.ErrConfig)
+	}
+	if cfg.BytesPerSecond == 0 {
+		cfg.BytesPerSecond = 16000
+	}
+	if cfg.TickRate == 0 {
+		cfg.TickRate = 60
+	}
+	if cfg.MTU == 0 {
+		cfg.MTU = 1200
+	}
+	if cfg.Linger == 0 {
+		cfg.Linger = 30
+	}
+	if cfg.MTU < updateHeaderMax+8+cfg.Size {
+		return nil, fmt.Errorf("%w: entity: MTU %d holds no record of Size %d", rollnet.ErrConfig, cfg.MTU, cfg.Size)
+	}
+	return &Host{
+		cfg:       cfg,
+		cur:       make([]byte, cfg.Capacity*cfg.Size),
+		scratch:   make([]byte, cfg.Size),
+		changedAt: make([]uint32, cfg.Capacity),
+	}, nil
+}
+
+// AddClient adds a client with an empty set and returns its number,
+// which Append, Receive and Stats take. Numbers of removed clients are
+// reused.
+func (h *Host) AddClient() int {
+	perTick := h.cfg.BytesPerSecond/h.cfg.TickRate + 1
+	c := &hostClient{
+		nextSeq: 1,
+		recs:    make([]uint32, ((ackWindow+1)*perTick+2*h.cfg.MTU)/2+1),
+		rtt:     6,
+	}
+	if n := len(h.free); n > 0 {
+		id := h.free[n-1]
+		h.free = h.free[:n-1]
+		h.clients[id] = c
+		return id
+	}
+	h.clients = append(h.clients, c)
+	return len(h.clients) - 1
+}
+
+// RemoveClient forgets client; its number may be handed out again.
+func (h *Host) RemoveClient(client int) {
+	if h.client(client) != nil {
+		h.clients[client] = nil
+		h.free = append(h.free, client)
+	}
+}
+
+func (h *Host) client(id int) *hostClient {
+	if id < 0 || id >= len(h.clients) {
+		return nil
+	}
+	return h.clients[id]
+}
+
+// Tick starts a tick over the game's table (len(slots) is Capacity; the
+// host reads it until the next Tick): it encodes every live entity and
+// notes which encodings changed. Call it once per tick, after the
+// simulation step and before the tick's Appends.
+func (h *Host) Tick(slots []Slot) {
+	h.tick++
+	h.slots = slots[:h.cfg.Capacity]
+	size := h.cfg.Size
+	for i := range h.slots {
+		if !h.slots[i].Live {
+			continue
+		}
+		h.cfg.Encode(h.scratch, i)
+		cur := h.cur[i*size : (i+1)*size]
+		if !bytes.Equal(cur, h.scratch) {
+			copy(cur, h.scratch)
+			h.changedAt[i] = h.tick
+		}
+	}
+	for _, c := range h.clients {
+		if c != nil {
+			c.acksThisTick = 0
+		}
+	}
+}
+
+// Append appends the client's update for this tick to dst and returns
+// the extended slice: dst unchanged when there is nothing to send or the
+// budget has no room yet. It does not allocate once the client's set has
+// reached its largest size and dst has room for an MTU.
+func (h *Host) Append(dst []byte, client int) []byte {
+	c := h.client(client)
+	if c == nil || h.slots == nil {
+		return dst
+	}
+	rate := int64(h.cfg.TickRate)
+	c.tokens = min(c.tokens+int64(h.cfg.BytesPerSecond), int64(h.cfg.MTU+overhead)*rate+int64(h.cfg.BytesPerSecond))
+	h.interest(client, c)
+	h.candidates(client, c)
+	limit := min(int64(h.cfg.MTU), c.tokens/rate-overhead)
+	announce := c.announce && h.tick-c.announced > uint32(c.rtt)+2
+	if (len(c.cands) == 0 && !announce) || limit < int64(updateHeaderMax+8) {
+		return dst
+	}
+	return h.write(dst, c, int(limit))
+}
+
+// interest asks the game which entities are relevant to the client, and
+// starts an entry for each one new to it.
+func (h *Host) interest(client int, c *hostClient) {
+	c.interest = h.cfg.Interest(client, c.interest[:0])
+	for _, idx := range c.interest {
+		if idx < 0 || int(idx) >= len(h.slots) || !h.slots[idx].Live {
+			continue
+		}
+		if p := c.pos.get(uint32(idx)); p >= 0 {
+			if e := &c.entries[p]; e.key.Gen == h.slots[idx].Gen {
+				e.lastRelevant = h.tick
+			}
+			continue // or the old occupant is still leaving
+		}
+		c.pos.set(uint32(idx), int32(len(c.entries)))
+		c.entries = append(c.entries, entry{
+			key:          Key{Index: uint32(idx), Gen: h.slots[idx].Gen},
+			since:        c.nextSeq,
+			lastRelevant: h.tick,
+		})
+	}
+}
+
+// candidates decides, for each entry, whether it is in the set and what
+// it needs sent, adds to the priority of those that need something, and
+// lists them (c.cands).
+func (h *Host) candidates(client int, c *hostClient) {
+	c.cands = c.cands[:0]
+	wait := uint32(c.rtt) + 2
+	for i := 0; i < len(c.entries); {
+		e := &c.entries[i]
+		idx := e.key.Index
+		s := h.slots[idx]
+		e.want = s.Live && s.Gen == e.key.Gen && h.tick-e.lastRelevant <= uint32(h.cfg.Linger)
+		if !e.want && !e.sentState && !e.ackedIn {
+			c.remove(i) // the client was never told of it: forget it
+			continue
+		}
+		var need bool
+		if e.want {
+			changed := h.changedAt[idx]
+			need = !e.ackedIn || changed > e.ackedTick
+			if need && e.lastSentState && e.sentTick >= changed && h.tick-e.sentTick < wait {
+				need = false // what was sent is current and may still be acknowledged
+			}
+		} else {
+			need = e.lastSentState || h.tick-e.sentTick >= wait
+		}
+		if need {
+			w := float32(1)
+			if h.cfg.Priority != nil && e.want {
+				w += max(h.cfg.Priority(client, int(idx)), 0)
+			}
+			e.prio += w
+			c.cands = append(c.cands, cand{prio: e.prio, index: idx, pos: int32(i)})
+		}
+		i++
+	}
+}
+
+// write appends an update of the highest-priority candidates that fit
+// in limit bytes and in the record ring.
+func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
+	slices.SortFunc(c.cands, byPriority)
+	room := c.recordRoom()
+	used := updateHeaderMax
+	c.sel = c.sel[:0]
+	for _, cd := range c.cands {
+		if len(c.sel) == room {
+			break
+		}
+		e := &c.entries[cd.pos]
+		n := recordLen(cd.index, 0, kindLeft, e.key.Gen, 0)
+		if e.want {
+			n += h.cfg.Size
+		}
+		if used+n > limit {
+			continue // a smaller record may still fit
+		}
+		used += n
+		c.sel = append(c.sel, uint64(cd.index)<<32|uint64(cd.pos))
+	}
+	if len(c.sel) == 0 && !c.announce {
+		return dst
+	}
+	c.announced = h.tick
+	slices.Sort(c.sel)
+	start := len(dst)
+	seq := c.nextSeq
+	c.nextSeq++
+	dst = appendUpdateHeader(dst, c.epoch, seq, h.tick, len(c.sel))
+	pk := &c.packets[seq%packetRing]
+	*pk = packet{seq: seq, tick: h.tick, start: c.recHead, n: uint32(len(c.sel))}
+	next := uint32(0)
+	size := h.cfg.Size
+	for _, sel := range c.sel {
+		idx := uint32(sel >> 32)
+		e := &c.entries[uint32(sel)]
+		r := record{index: idx, kind: kindLeft, gen: e.key.Gen}
+		if e.want {
+			r.kind = kindChanged
+			if !e.ackedIn {
+				r.kind = kindEntered
+			}
+			r.state = h.cur[int(idx)*size : (int(idx)+1)*size]
+			c.stats.States++
+		}
+		dst = appendRecord(dst, next, r)
+		next = idx + 1
+		c.recs[c.recHead%uint64(len(c.recs))] = idx<<2 | uint32(r.kind)
+		c.recHead++
+		e.prio = 0
+		e.sentTick = h.tick
+		e.lastSentState = e.want
+		if e.want {
+			e.sentState = true
+			e.stateSeq = seq
+		}
+	}
+	dst = finishUpdate(dst, start)
+	n := len(dst) - start
+	c.tokens -= int64(n+overhead) * int64(h.cfg.TickRate)
+	c.stats.Updates++
+	c.stats.Bytes += uint64(n)
+	c.stats.Records += uint64(len(c.sel))
+	return dst
+}
+
+// Receive reads an ack from client. A malformed one is counted and
+// dropped (ErrMalformed); one of an old epoch, one naming an update
+// never sent, an old one replayed, or one past the tick's four are
+// counted and dropped without error. A set that disagrees with what the
+// acked updates built is counted (HostStats.Mismatches) and rebuilt: the
+// epoch bumps, and every entity of the set is entered again.
+func (h *Host) Receive(client int, b []byte) error {
+	c := h.client(client)
+	if c == nil {
+		return nil
+	}
+	a, _, err := parseAck(b)
+	if err != nil {
+		c.stats.Malformed++
+		return fmt.Errorf("%w: ack: %w", ErrMalformed, err)
+	}
+	switch {
+	case a.epoch != c.epoch:
+		c.stats.OldEpoch++
+		return nil
+	case a.seq == 0 || a.seq >= c.nextSeq:
+		c.stats.Forged++
+		return nil
+	case a.number <= c.ackNumber:
+		c.stats.Replayed++
+		return nil
+	case c.acksThisTick >= maxAcksPerTick:
+		c.stats.Flooded++
+		return nil
+	}
+	c.acksThisTick++
+	c.stats.Acks++
+	c.announce = false
+	for i := ackWindow - 1; i >= 0; i-- {
+		if a.bits&(1<<i) != 0 && a.seq > uint32(i)+1 {
+			h.acked(c, a.seq-1-uint32(i), false)
+		}
+	}
+	h.acked(c, a.seq, true)
+	c.ackSeq, c.ackNumber = a.seq, a.number
+	if a.digest != c.digest || int(a.count) != c.count {
+		c.stats.Mismatches++
+		c.rebuild()
+	}
+	return nil
+}
+
+// acked applies what update seq carried to the host's view of the
+// client's set, once: newest update wins per entity, as on the client.
+func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
+	pk := &c.packets[seq%packetRing]
+	if pk.seq != seq || pk.acked {
+		return
+	}
+	pk.acked = true
+	if newest {
+		c.rtt += (float32(h.tick-pk.tick) - c.rtt) / 8
+	}
+	for i := range uint64(pk.n) {
+		r := c.recs[(pk.start+i)%uint64(len(c.recs))]
+		idx := r >> 2
+		p := c.pos.get(idx)
+		if p < 0 {
+			continue
+		}
+		e := &c.entries[p]
+		if seq < e.since || seq <= e.evSeq {
+			continue // an update to an earlier entry, or older than one already acked
+		}
+		e.evSeq = seq
+		if r&3 != kindLeft {
+			if !e.ackedIn {
+				e.ackedIn = true
+				c.digest += mix(e.key)
+				c.count++
+			}
+			e.ackedTick = pk.tick
+			continue
+		}
+		if e.ackedIn {
+			e.ackedIn = false
+			c.digest -= mix(e.key)
+			c.count--
+		}
+		e.ackedTick = 0
+		e.sentState = e.stateSeq > seq // a state sent after this leave may land
+		if !e.want && !e.sentState {
+			c.remove(int(p))
+		}
+	}
+}
+
+// HostStats are a host's counters for one client.
+type HostStats struct {
+	Entities int     // in the client's set, as its acks built it
+	Digest   uint64  // of that set
+	Tracked  int     // entities the host holds for it: in the set, entering or leaving
+	Epoch    uint8   // bumps on every rebuild
+	RTT      float32 // smoothed round trip, in ticks
+
+	Updates uint64 // updates sent
+	Bytes   uint64 // their payload bytes, without IP and UDP headers
+	Records uint64 // records sent
+	States  uint64 // of them, entered and changed (with a state)
+	Acks    uint64 // acks read
+
+	Mismatches uint64 // acks whose digest or count disagreed: a rebuild each
+	Malformed  uint64 // acks that did not parse
+	Forged     uint64 // acks naming an update never sent
+	Replayed   uint64 // acks sent before one already read (replayed, or overtaken)
+	Flooded    uint64 // acks past the tick's four, dropped unread
+	OldEpoch   uint64 // acks of an epoch before the last rebuild
+}
+
+// Stats returns the counters for client.
+func (h *Host) Stats(client int) HostStats {
+	c := h.client(client)
+	if c == nil {
+		return HostStats{}
+	}
+	s := c.stats
+	s.Entities, s.Digest, s.Tracked, s.Epoch, s.RTT = c.count, c.digest, len(c.entries), c.epoch, c.rtt
+	return s
+}

@@ -1,0 +1,120 @@
+package entity
+
+// hostClient is what a Host keeps for one client.
+type hostClient struct {
+	pos      positions // index to entry
+	entries  []entry
+	interest []int32
+	cands    []cand
+	sel      []uint64 // index<<32 | entry
+
+	nextSeq uint32
+	packets [packetRing]packet // by seq % packetRing
+	recs    []uint32           // ring of records sent: index<<2 | kind
+	recHead uint64             // records ever written
+
+	epoch        uint8
+	announce     bool   // a rebuild not yet acked: send updates even without records
+	announced    uint32 // the tick of the last update sent
+	ackSeq       uint32 // newest update acked, this epoch
+	ackNumber    uint32 // the number of the last ack read
+	acksThisTick int
+	tokens       int64 // budget, in bytes times TickRate
+	rtt          float32
+
+	digest uint64 // of the set as the acks built it
+	count  int
+	stats  HostStats
+}
+
+// entry is an entity the host holds for a client: in its set, entering
+// or leaving.
+type entry struct {
+	key           Key
+	since         uint32 // the first update that may name this entry
+	evSeq         uint32 // the newest acked update that named it
+	lastRelevant  uint32 // the tick interest last named it
+	ackedTick     uint32 // the tick of the newest state acked, 0 for none
+	sentTick      uint32 // the tick it was last sent
+	stateSeq      uint32 // the update that last carried its state
+	prio          float32
+	want          bool // in the set this tick
+	ackedIn       bool // in the set as the acks built it
+	sentState     bool // a state was sent since the last acked leave: the client may hold it
+	lastSentState bool
+}
+
+// packetRing holds the updates an ack may name: the newest and the 64
+// before it.
+const packetRing = 128
+
+// packet is what the host remembers of an update it sent.
+type packet struct {
+	seq, tick uint32
+	start     uint64 // first record in the ring
+	n         uint32
+	acked     bool
+}
+
+// cand is an entry that needs sending, with its priority.
+type cand struct {
+	prio  float32
+	index uint32
+	pos   int32 // its entry
+}
+
+// byPriority sorts highest priority first, then lowest index.
+func byPriority(a, b cand) int {
+	switch {
+	case a.prio > b.prio:
+		return -1
+	case a.prio < b.prio:
+		return 1
+	case a.index < b.index:
+		return -1
+	case a.index > b.index:
+		return 1
+	}
+	return 0
+}
+
+// remove forgets entry i.
+func (c *hostClient) remove(i int) {
+	last := len(c.entries) - 1
+	c.pos.del(c.entries[i].key.Index)
+	if i != last {
+		c.entries[i] = c.entries[last]
+		c.pos.set(c.entries[i].key.Index, int32(i))
+	}
+	c.entries = c.entries[:last]
+}
+
+// recordRoom is how many records the next update may hold without
+// overwriting those of an update an ack may still name: an ack of the
+// next update names the 64 before it.
+func (c *hostClient) recordRoom() int {
+	used := c.recHead
+	if c.nextSeq > ackWindow {
+		used -= c.packets[(c.nextSeq-ackWindow)%packetRing].start
+	}
+	return len(c.recs) - int(min(used, uint64(len(c.recs))))
+}
+
+// rebuild starts the client's set over in a new epoch: the client clears
+// its mirror when the epoch's first update arrives, and every entry is
+// entered again.
+func (c *hostClient) rebuild() {
+	c.epoch++
+	c.announce = true
+	c.ackSeq = 0
+	c.digest, c.count = 0, 0
+	for i := range c.packets {
+		c.packets[i].acked = true // acks of the old epoch name them
+	}
+	for i := range c.entries {
+		e := &c.entries[i]
+		e.since = c.nextSeq
+		e.evSeq, e.ackedTick, e.sentTick, e.stateSeq = 0, 0, 0, 0
+		e.ackedIn, e.sentState, e.lastSentState = false, false, false
+	}
+}

@@ -1,0 +1,133 @@
+package entity
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// moveAll moves a share of the entities one step.
+func (w *world) moveSome(tick, every int) {
+	for i := range w.slots {
+		if (i+tick)%every == 0 {
+			w.x[i] += int16(tick%3 - 1)
+			w.y[i] += int16(tick%5 - 2)
+		}
+	}
+}
+
+func TestReplicationAgreesUnderLoss(t *testing.T) {
+	for _, loss := range []int{0, 5, 25} {
+		w := newWorld(512)
+		p := newPair(t, w, 3, HostConfig{BytesPerSecond: 64000, Linger: 10})
+		p.loss = loss
+		p.buf = make([]byte, 0, 1500)
+		for tick := range 600 {
+			w.moveSome(tick, 7)
+			for ci := range w.viewers { // viewers walk across the world
+				w.viewers[ci] = [2]int16{int16((tick/4 + ci*40) % 128), int16(ci * 20)}
+			}
+			p.tick()
+		}
+		p.settle()
+		p.requireAgree()
+		for ci, c := range p.clients {
+			hs, cs := p.host.Stats(p.ids[ci]), c.Stats()
+			require.Zero(t, hs.Mismatches, "loss %d%%", loss)
+			require.Zero(t, cs.Divergences)
+			require.Zero(t, cs.Malformed)
+			require.Equal(t, hs.Entities, cs.Entities)
+			if loss > 0 {
+				require.NotZero(t, cs.Gaps, "loss %d%%: the link lost nothing", loss)
+			}
+			t.Logf("loss %d%% client %d: %+v", loss, ci, cs)
+		}
+	}
+}
+
+func TestHysteresisKeepsAnEntityAtTheEdge(t *testing.T) {
+	w := newWorld(64)
+	p := newPair(t, w, 1, HostConfig{Linger: 20})
+	p.buf = make([]byte, 0, 1500)
+	w.viewers[0] = [2]int16{0, 0}
+	for range 30 {
+		p.tick()
+	}
+	_, ok := p.clients[0].Entity(5) // at (20, 0): on the edge
+	require.True(t, ok)
+	w.viewers[0] = [2]int16{-1, 0} // a step out of reach
+	for range 15 {
+		p.tick()
+	}
+	_, ok = p.clients[0].Entity(5)
+	require.True(t, ok, "left before the linger ran out")
+	for range 20 {
+		p.tick()
+	}
+	_, ok = p.clients[0].Entity(5)
+	require.False(t, ok, "still held after the linger")
+}
+
+func TestDespawnedEntityLeavesAndItsSlotReenters(t *testing.T) {
+	w := newWorld(64)
+	p := newPair(t, w, 1, HostConfig{})
+	p.buf = make([]byte, 0, 1500)
+	p.loss = 20
+	for range 60 {
+		p.tick()
+	}
+	old := Key{Index: 3, Gen: 0}
+	require.True(t, Despawn(w.slots, old))
+	require.False(t, Despawn(w.slots, old), "a stale key despawned again")
+	require.False(t, Live(w.slots, old))
+	p.tick()
+	k, ok := Spawn(w.slots)
+	require.True(t, ok)
+	require.Equal(t, Key{Index: 3, Gen: 1}, k)
+	w.x[3] = 1
+	for range 60 {
+		p.tick()
+	}
+	p.settle()
+	s, ok := p.clients[0].Entity(3)
+	require.True(t, ok)
+	require.Equal(t, k, s.Key)
+	p.requireAgree()
+}
+
+func TestPriorityChoosesWhatIsSentFirst(t *testing.T) {
+	w := newWorld(256)
+	w.radius = 1000
+	hot := 200
+	// A budget of about one record a tick: the raised entity goes first.
+	cfg := HostConfig{BytesPerSecond: 60 * (overhead + updateHeaderMax + 8), Priority: func(_, i int) float32 {
+		if i == hot {
+			return 1000
+		}
+		return 0
+	}}
+	p := newPair(t, w, 1, cfg)
+	p.buf = make([]byte, 0, 1500)
+	for p.clients[0].Stats().Entities == 0 {
+		p.tick()
+	}
+	_, ok := p.clients[0].Entity(hot)
+	require.True(t, ok, "the raised entity was not among the first sent")
+}
+
+func TestBudgetBoundsBytes(t *testing.T) {
+	w := newWorld(1024)
+	w.radius = 1000
+	const bps = 8000
+	p := newPair(t, w, 1, HostConfig{BytesPerSecond: bps})
+	p.buf = make([]byte, 0, 1500)
+	const ticks = 600
+	for tick := range ticks {
+		w.moveSome(tick, 1)
+		p.tick()
+	}
+	s := p.host.Stats(p.ids[0])
+	sent := s.Bytes + overhead*s.Updates
+	require.LessOrEqual(t, sent, uint64(bps*ticks/60+bps+1300))
+	require.Greater(t, sent, uint64(bps*ticks/60*9/10), "the budget was not used")
+}

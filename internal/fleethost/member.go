@@ -1,0 +1,372 @@
+//go:build !js
+
+// Package fleethost is a dedicated host's part in a fleet (package fleet):
+// its record in the fleet's bucket, rewritten every heartbeat, the matches
+// it runs and ends, and its drain. Package authority/dedicated runs it
+// (rollnet-host -fleet); a placer (fleet.Placer) reads what it writes.
+package fleethost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/fleetkv"
+)
+
+// unavailable wraps a key-value error that is not a lost compare-and-set
+// or a missing key in fleet.ErrUnavailable.
+func unavailable(op string, err error) error {
+	return fmt.Errorf("%w: %s: %v", fleet.ErrUnavailable, op, err)
+}
+
+// HostInfo is what a host says of itself when it joins a fleet.
+type HostInfo struct {
+	ID           string
+	Version      string
+	Games        []fleet.Game
+	QUIC         string
+	WebTransport string
+	SHA256       string
+	Capacity     fleet.Capacity
+}
+
+// MemberStats are a Member's counters.
+type MemberStats struct {
+	Beats, BeatFailures uint64
+	Draining            bool
+}
+
+// Member is a host's part in a fleet: it writes the host's record every
+// heartbeat (by compare-and-set, keeping the matches placers added),
+// takes ended and never-joined matches out of it, and drains. Its
+// methods are safe for concurrent use.
+type Member struct {
+	cfg  fleet.Config
+	info HostInfo
+	nc   *nats.Conn
+	kv   jetstream.KeyValue
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	running   map[string]bool      // rooms the host steps
+	connected int                  // clients connected
+	ended     map[string]string    // rooms ended, by room: their game (their room keys to delete)
+	firstSeen map[string]time.Time // placed rooms not running yet, when first seen in the record
+	placed    map[string]int       // the rooms of the record at the last beat: their clients
+	restarted map[string]bool      // rooms whose match ended and whose next one started at once
+	draining  bool
+	kick      chan struct{}
+
+	beats, failures atomic.Uint64
+	stop            chan struct{}
+	done            chan struct{}
+	once            sync.Once
+}
+
+// Join registers the host described by info in the fleet on nc and starts
+// its heartbeat. A host that was registered under the same id (a restart)
+// takes its record over.
+func Join(nc *nats.Conn, info HostInfo, cfg fleet.Config, log *slog.Logger) (*Member, error) {
+	cfg, err := cfg.Check()
+	if err != nil {
+		return nil, err
+	}
+	rec := fleet.Host{ID: info.ID, Version: info.Version, Games: info.Games, QUIC: info.QUIC,
+		WebTransport: info.WebTransport, SHA256: info.SHA256, Capacity: info.Capacity}
+	if err := rec.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.OpTimeout)
+	defer cancel()
+	kv, err := fleetkv.Open(ctx, nc, cfg.Name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", fleet.ErrUnavailable, err)
+	}
+	m := &Member{cfg: cfg, info: info, nc: nc, kv: kv, log: log,
+		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]bool{},
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	// A restart under the same id starts from an empty record: the matches
+	// of the process before are gone with it.
+	b, _ := json.Marshal(rec)
+	if _, err := kv.Put(ctx, fleetkv.HostKey(info.ID), b); err != nil {
+		return nil, unavailable("registering", err)
+	}
+	m.beats.Add(1)
+	go m.loop()
+	return m, nil
+}
+
+func (m *Member) loop() {
+	defer close(m.done)
+	t := time.NewTicker(m.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+		case <-m.kick:
+		}
+		if err := m.beat(); err != nil {
+			m.failures.Add(1)
+			m.log.Warn("fleet heartbeat failed", "err", err)
+		} else {
+			m.beats.Add(1)
+		}
+	}
+}
+
+// beat rewrites the record: a new Beat, the host's counts, its matches
+// (placers' additions kept, ended and expired ones out).
+func (m *Member) beat() error {
+	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+	defer cancel()
+	key := fleetkv.HostKey(m.info.ID)
+	for range 4 {
+		var rec fleet.Host
+		var rev uint64
+		e, err := m.kv.Get(ctx, key)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return unavailable("reading the host's record", err)
+		default:
+			rev = e.Revision()
+			if err := json.Unmarshal(e.Value(), &rec); err != nil {
+				rec = fleet.Host{} // not ours to trust: rewritten whole
+			}
+		}
+		ended, restore := m.update(&rec)
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		if rev == 0 {
+			_, err = m.kv.Create(ctx, key, b)
+		} else {
+			_, err = m.kv.Update(ctx, key, b, rev)
+		}
+		if fleetkv.Conflict(err) {
+			continue // a placer wrote between: again, on its version
+		}
+		if err != nil {
+			return unavailable("writing the host's record", err)
+		}
+		m.deleteRooms(ctx, ended)
+		m.restoreRooms(ctx, restore)
+		return nil
+	}
+	return errors.New("fleet: the host's record changed under four heartbeats in a row")
+}
+
+// update makes rec this beat's record and returns the rooms ended whose
+// room keys to delete, and the running rooms it put back, whose keys to
+// restore.
+func (m *Member) update(rec *fleet.Host) (ended map[string]string, restore []fleet.Match) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	draining := m.draining || (rec.ID == m.info.ID && rec.Draining)
+	if draining && !m.draining {
+		m.log.Info("fleet: drain asked through the record")
+	}
+	m.draining = draining
+	old := rec.Matches
+	*rec = fleet.Host{ID: m.info.ID, Version: m.info.Version, Games: m.info.Games, QUIC: m.info.QUIC,
+		WebTransport: m.info.WebTransport, SHA256: m.info.SHA256, Capacity: m.info.Capacity,
+		Beat: rec.Beat + 1, Draining: m.draining, Running: len(m.running), Connected: m.connected}
+	ended = map[string]string{}
+	seen := map[string]bool{}
+	before := m.placed
+	m.placed = make(map[string]int, len(old))
+	for _, x := range old {
+		if seen[x.Room] || !fleetkv.ValidName(x.Room, fleetkv.MaxRoom) {
+			continue
+		}
+		seen[x.Room] = true
+		game, isEnded := m.ended[x.Room]
+		if isEnded && !m.running[x.Room] {
+			ended[x.Room] = game
+			continue
+		}
+		if isEnded || m.restarted[x.Room] {
+			// The match ended, and the room's next one runs: a client
+			// placed in the entry came before this beat took it out
+			// (Ended), or the host started it at once (Restarted). The
+			// entry is the new match's, with the clients placed since the
+			// old one's last beat, and its room key stays. Taken out, the
+			// record would miss a running match for a beat, and a placer
+			// could fill the host past its capacity.
+			delete(m.ended, x.Room)
+			x.Clients = max(1, x.Clients-before[x.Room])
+		}
+		x.Running = m.running[x.Room]
+		if !x.Running {
+			first, ok := m.firstSeen[x.Room]
+			if !ok {
+				first = now
+				m.firstSeen[x.Room] = now
+			}
+			if now.Sub(first) > m.cfg.PlaceExpiry {
+				ended[x.Room] = x.Game // placed, never joined
+				delete(m.firstSeen, x.Room)
+				continue
+			}
+		} else {
+			delete(m.firstSeen, x.Room)
+		}
+		rec.Matches = append(rec.Matches, x)
+		m.placed[x.Room] = x.Clients
+	}
+	clear(m.restarted)
+	// A match the host runs that the record lost (NATS lost its store, or
+	// a beat took a room out as ended before the host's next load said
+	// its next match runs) is put back: its clients hold its capacity,
+	// and its room key is restored so the room's next clients come here.
+	for room := range m.running {
+		if !seen[room] {
+			x := fleet.Match{Room: room, Game: m.gameOf(room), Clients: 1, Running: true}
+			rec.Matches = append(rec.Matches, x)
+			restore = append(restore, x)
+			m.placed[room] = 1
+		}
+	}
+	for room, g := range m.ended {
+		if !seen[room] {
+			delete(m.ended, room) // out of the record already
+		} else {
+			ended[room] = g
+		}
+	}
+	for room := range ended {
+		delete(m.ended, room)
+		delete(m.firstSeen, room)
+	}
+	slices.SortFunc(rec.Matches, func(a, b fleet.Match) int { return int(a.Placed - b.Placed) })
+	return ended, restore
+}
+
+func (m *Member) gameOf(string) string {
+	if len(m.info.Games) > 0 {
+		return m.info.Games[0].Name
+	}
+	return ""
+}
+
+// deleteRooms deletes the room keys of ended matches that still name this
+// host.
+func (m *Member) deleteRooms(ctx context.Context, ended map[string]string) {
+	for room, game := range ended {
+		key := fleetkv.RoomKey(game, room)
+		e, err := m.kv.Get(ctx, key)
+		if err != nil {
+			continue
+		}
+		var v fleetkv.RoomValue
+		if json.Unmarshal(e.Value(), &v) == nil && v.Host == m.info.ID {
+			_ = m.kv.Delete(ctx, key, jetstream.LastRevision(e.Revision()))
+		}
+	}
+}
+
+// restoreRooms writes the room keys of the running matches put back in
+// the record, unless a room's key exists (placed elsewhere meanwhile:
+// that one stands).
+func (m *Member) restoreRooms(ctx context.Context, restore []fleet.Match) {
+	b, _ := json.Marshal(fleetkv.RoomValue{Host: m.info.ID})
+	for _, x := range restore {
+		_, _ = m.kv.Create(ctx, fleetkv.RoomKey(x.Game, x.Room), b)
+	}
+}
+
+// SetLoad tells the member what the host runs: the rooms of its matches
+// and the clients connected. The next beat writes it.
+func (m *Member) SetLoad(rooms []string, connected int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.running)
+	for _, r := range rooms {
+		m.running[r] = true
+	}
+	m.connected = connected
+}
+
+// Ended takes room's match out of the record at the next beat (now, in
+// the background) and frees its room key.
+func (m *Member) Ended(game, room string) {
+	m.mu.Lock()
+	m.ended[room] = game
+	delete(m.running, room)
+	m.mu.Unlock()
+	m.poke()
+}
+
+// Restarted says room's match ended and the room's next one runs on
+// this host at once (SetLoad lists the room): its entry in the record and
+// its room key stay, its clients counted from those placed since the last
+// beat.
+func (m *Member) Restarted(room string) {
+	m.mu.Lock()
+	m.restarted[room] = true
+	m.running[room] = true
+	m.mu.Unlock()
+}
+
+// Drain marks the host draining: placers stop placing on it from its next
+// beat (written now, in the background).
+func (m *Member) Drain() {
+	m.mu.Lock()
+	m.draining = true
+	m.mu.Unlock()
+	m.poke()
+}
+
+// Draining reports whether the host drains (Drain, or a record someone
+// marked draining: an operator's command).
+func (m *Member) Draining() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.draining
+}
+
+func (m *Member) poke() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Stats returns the counters.
+func (m *Member) Stats() MemberStats {
+	return MemberStats{Beats: m.beats.Load(), BeatFailures: m.failures.Load(), Draining: m.Draining()}
+}
+
+// Close stops the heartbeat and deletes the host's record (a host that
+// cannot is gone after fleet.Config.DeadAfter anyway).
+func (m *Member) Close() error {
+	var err error
+	m.once.Do(func() {
+		close(m.stop)
+		<-m.done
+		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+		defer cancel()
+		if e := m.kv.Delete(ctx, fleetkv.HostKey(m.info.ID)); e != nil {
+			err = fmt.Errorf("%w: deleting the host's record: %v", fleet.ErrUnavailable, e)
+		}
+	})
+	return err
+}

@@ -1,0 +1,156 @@
+package netplay
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// driver is one role's session under a Match: a P2P player (p2pDriver),
+// a spectator (spectatorDriver), an authoritative host (hostDriver) or
+// client (clientDriver). The Match greets, reads netplay's messages and
+// keeps the Status and the News; the driver builds its session once the
+// peers it needs are heard, runs it, and reports what the Match shows.
+// A Match holds one, chosen once the transport is up (kind.choose), and
+// asks it; nothing else in netplay looks at the mode.
+type driver[S any, I comparable] interface {
+	// mode is the driver's mode, role the role its hellos announce.
+	mode() Mode
+	role() role
+	// awaits names what the match waits for while connecting (for
+	// ErrTimeout).
+	awaits() string
+
+	// check refuses the peer whose hello pe just brought, if its room or
+	// settings cannot be this driver's (it fails this peer alone: see
+	// Match.check); admit takes the hello into the running match.
+	check(pe *peer) error
+	admit(pe *peer)
+	// connect builds the session once the peers it needs are heard
+	// (nothing while they are not); built reports whether it exists.
+	connect() error
+	built() bool
+
+	// tick runs one frame: in is this player's input. It folds the
+	// session's events, drained into m.evs, into the Status.
+	tick(in I, now time.Time) error
+	state() *S
+	frame() rollnet.Frame
+	playout() (a, b *S, alpha float64, ok bool)
+	// checksum is ConfirmedChecksum's; checksumAt ChecksumAt's.
+	checksum() (rollnet.Frame, uint32, bool)
+	checksumAt(frame rollnet.Frame) (uint32, error)
+	// stats fills s with the session's figures and returns the peer whose
+	// network round trip Stats reads ("" for none).
+	stats(s Stats) (Stats, transport.Peer)
+	// token is this player's rejoin token, once the session has one.
+	token() (Token, bool)
+
+	// seatOf is the seat of a message's sender (-1: none); seatPeer the
+	// transport id of the player in seat ("" if unknown or this one's);
+	// rosterFrom the only peer whose roster this driver takes ("": none).
+	seatOf(pe *peer, from transport.Peer) int
+	seatPeer(seat int) transport.Peer
+	rosterFrom() transport.Peer
+	parseRoster(b []byte) error
+
+	close()
+}
+
+// kind is how a constructor's match chooses its driver, and what it does
+// before it has one.
+type kind[S any, I comparable] struct {
+	mode               Mode // asked: 0 for HostOrConnect until the room says
+	minSeats, maxSeats int  // Config.Players' range
+	listen             bool // Config.LocalPlayers may be 1
+	rejoin             Mode // a stored token of this mode rejoins; 0: none is loaded
+	proposes           bool // measures and proposes an input delay
+	gated              bool // may be an authoritative client: accept its host alone
+	// choose is the driver, once the transport is up: first says whether
+	// the room was empty as this peer joined.
+	choose func(m *Match[S, I], first bool) driver[S, I]
+}
+
+// p2pSeats is the most P2P seats (an authoritative host's slots:
+// wire.MaxPlayers).
+const p2pSeats = 8
+
+// foldEvent folds one event into the status, and tells News: what every
+// mode does alike.
+func (m *Match[S, I]) foldEvent(ev rollnet.Event, f rollnet.Frame) {
+	switch ev.Kind {
+	case rollnet.EventNetworkInterrupted:
+		m.st.Interrupted = m.nameOf(ev.Peer)
+		m.until.interrupted = m.cfg.Now().Add(ev.Timeout)
+		m.silence(ev)
+	case rollnet.EventNetworkResumed:
+		m.resumed(ev)
+		delete(m.story.silent, ev.Peer)
+	case rollnet.EventDisconnected:
+		m.resumed(ev)
+	case rollnet.EventPlayerDisconnected:
+		m.away(ev, 0)
+	case rollnet.EventPlayerRejoining:
+		if ev.Player != m.seat && ev.Player >= 0 && ev.Player < len(m.names) {
+			m.tell("%s is rejoining at frame %d", m.names[ev.Player], ev.Frame)
+		}
+	case rollnet.EventPlayerRejoined:
+		if m.back(ev) {
+			m.story.rejoins++
+			m.story.dropped = ""
+			m.tell("%s rejoined at frame %d", m.names[ev.Player], ev.Frame)
+		}
+	case rollnet.EventDesyncDetected:
+		if m.st.Desync == "" {
+			m.story.firstDesync = ev.Frame
+			m.st.Desync = fmt.Sprintf("frame %d: checksum %08x here, %08x at %s; the simulations parted after frame %d",
+				ev.Frame, ev.Local, ev.Remote, m.nameOf(ev.Peer), ev.Agreed)
+		}
+	}
+}
+
+// resumed clears Status.Interrupted if it names ev's peer.
+func (m *Match[S, I]) resumed(ev rollnet.Event) {
+	if m.st.Interrupted == m.nameOf(ev.Peer) {
+		m.st.Interrupted = ""
+	}
+}
+
+// away marks ev's player gone, for window (0: it will not come back).
+func (m *Match[S, I]) away(ev rollnet.Event, window time.Duration) {
+	if ev.Player < 0 || ev.Player >= len(m.gone) {
+		return
+	}
+	m.gone[ev.Player] = true
+	m.st.Away = m.names[ev.Player]
+	if m.st.Away == "" {
+		m.st.Away = fmt.Sprintf("player %d", ev.Player+1)
+	}
+	m.until.away = m.cfg.Now().Add(window)
+}
+
+// back marks ev's player back, and reports whether it had a seat.
+func (m *Match[S, I]) back(ev rollnet.Event) bool {
+	if ev.Player < 0 || ev.Player >= len(m.gone) {
+		return false
+	}
+	m.gone[ev.Player] = false
+	if m.st.Away == m.names[ev.Player] {
+		m.st.Away = ""
+	}
+	return true
+}
+
+// sumLink adds a link's figures to s, and keeps in far the peer of the
+// longest round trip.
+func sumLink(s *Stats, far *transport.Peer, ps rollnet.PeerStats) {
+	if ps.RTT >= s.RTT && ps.Peer != "" {
+		s.RTT, *far = ps.RTT, ps.Peer
+	}
+	s.BytesSent += ps.BytesSent
+	s.BytesReceived += ps.BytesReceived
+	s.Compared += ps.ChecksumsCompared
+	s.Agreed += ps.ChecksumsAgreed
+}

@@ -1,0 +1,415 @@
+package netplay
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
+	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// p2pDriver is a P2P player's (Join): it seats the room's players, or
+// rejoins its stored seat, and runs a p2p.Session.
+type p2pDriver[S any, I comparable] struct {
+	m         *Match[S, I]
+	p         *p2p.Session[S, I] // nil until seated
+	remote    []transport.Peer   // the seats' peers as the session was built
+	seatPeers []transport.Peer   // remoteSeats' buffer
+	seatStats []rollnet.PeerStats
+	retired   rollnet.PeerStats // the links seats had before their players came back
+	roster    []rosterEntry
+}
+
+func newP2P[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] { return &p2pDriver[S, I]{m: m} }
+
+// rejoinWindow is rollnet.NetConfig.RejoinWindow's default.
+const rejoinWindow = 60 * time.Second
+
+func (d *p2pDriver[S, I]) mode() Mode { return ModeP2P }
+
+func (d *p2pDriver[S, I]) role() role {
+	if d.m.tok.rejoining && d.p == nil {
+		return roleRejoiner
+	}
+	return rolePlayer
+}
+
+func (d *p2pDriver[S, I]) awaits() string { return "the other players" }
+func (d *p2pDriver[S, I]) built() bool    { return d.p != nil }
+
+// check refuses, while seating, a host's room and other settings; clients
+// and spectators check the players themselves.
+func (d *p2pDriver[S, I]) check(pe *peer) error { return checkP2PRoom(d.m, pe, d.p != nil) }
+
+// checkP2PRoom is a P2P player's or spectator's check (driver.check).
+func checkP2PRoom[S any, I comparable](m *Match[S, I], pe *peer, built bool) error {
+	if built {
+		return nil
+	}
+	switch pe.h.Role {
+	case roleHost:
+		return fmt.Errorf("%w: %s %q is %v", ErrAuthorityRoom, pe.id, pe.h.Name, pe.h.Role)
+	case roleClient, roleSpectator:
+		return nil // they check the players
+	}
+	return m.checkSettings(pe)
+}
+
+func (d *p2pDriver[S, I]) admit(pe *peer) {
+	d.m.seatName(pe)
+	if d.p != nil && d.m.seat == 0 && pe.h.Role == roleSpectator && !pe.added {
+		if err := d.p.AddSpectator(pe.id); err == nil {
+			pe.added = true
+		}
+	}
+}
+
+func (d *p2pDriver[S, I]) connect() error {
+	if d.m.tok.rejoining {
+		return d.tryRejoin()
+	}
+	return d.tryJoin()
+}
+
+// tryJoin seats the room's players once every one of them is heard with
+// its input delay proposal: seats by sorted transport id, the delay the
+// largest proposal.
+func (d *p2pDriver[S, I]) tryJoin() error {
+	m := d.m
+	me := m.link.tr.Local()
+	players := []transport.Peer{me}
+	started := 0
+	for _, pe := range m.sortedPeers() {
+		if pe.heard && pe.h.Role == rolePlayer {
+			players = append(players, pe.id)
+			if pe.h.Flags&flagStarted != 0 {
+				started++
+			}
+		}
+	}
+	m.st.Have = len(players)
+	switch {
+	case started >= m.cfg.Players:
+		return fmt.Errorf("%w (room %q, %d players playing)", ErrMatchStarted, m.link.room, started)
+	case len(players) > m.cfg.Players:
+		return fmt.Errorf("%w (room %q: %d players for %d seats)", ErrRoomFull, m.link.room, len(players), m.cfg.Players)
+	case len(players) < m.cfg.Players:
+		return nil
+	}
+	// Every peer in the room (and every one connected) heard first: a
+	// third player must see the two playing before it seats anyone.
+	if !m.heardEveryone() {
+		return nil
+	}
+	if m.proposal == 0 {
+		var rtt = m.st.RTT
+		for _, id := range players[1:] {
+			med, ok := m.peers.byID[id].rtt.median()
+			if !ok {
+				return nil
+			}
+			rtt = max(rtt, med)
+		}
+		m.st.RTT = rtt
+		m.proposal = delayFor(rtt, m.cfg.FrameRate, m.cfg.InputDelay) + 1
+		m.peers.nextGreet = m.cfg.Now() // tell them at once
+		return nil
+	}
+	delay := m.proposal
+	for _, id := range players[1:] {
+		dl := int(m.peers.byID[id].h.Delay)
+		if dl == 0 {
+			return nil // still measuring
+		}
+		delay = max(delay, dl)
+	}
+	seats := slices.Clone(players)
+	slices.Sort(seats)
+	remote := make([]transport.Peer, m.cfg.Players)
+	for i, id := range seats {
+		if id == me {
+			m.seat = i
+		} else {
+			remote[i] = id
+		}
+	}
+	return d.build(remote, delay-1, p2p.RejoinToken{})
+}
+
+// tryRejoin comes back into the seat of the stored token once every other
+// seat's player is heard.
+func (d *p2pDriver[S, I]) tryRejoin() error {
+	m := d.m
+	remote := make([]transport.Peer, m.cfg.Players)
+	n, delay := 0, -1
+	for _, pe := range m.peers.order {
+		h := pe.h
+		if !pe.heard || h.Role != rolePlayer || h.Flags&flagStarted == 0 || h.Seat == noSeat {
+			continue
+		}
+		s := int(h.Seat)
+		if s >= m.cfg.Players || s == m.tok.t.Seat || remote[s] != "" {
+			continue
+		}
+		remote[s], delay = pe.id, int(h.Delay)-1
+		n++
+	}
+	m.st.Have = n + 1
+	if n < m.cfg.Players-1 || delay < 0 {
+		return nil
+	}
+	m.seat = m.tok.t.Seat
+	return d.build(remote, delay, m.tok.t.P2P)
+}
+
+func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok p2p.RejoinToken) error {
+	m := d.m
+	m.delay, d.remote = delay, remote
+	p, err := p2p.New[S](p2p.Config[I]{
+		Session:          session.Config[I]{Players: m.cfg.Players, InputDelay: delay, Capacity: capacity},
+		Remote:           remote,
+		SpectatorArchive: m.cfg.Archive,
+		Rejoin:           tok,
+		Net:              m.netConfig(),
+	}, &m.link.mx, m.simulate)
+	if err != nil {
+		return fmt.Errorf("netplay: %w", err)
+	}
+	d.p = p
+	d.seatStats = make([]rollnet.PeerStats, m.cfg.Players)
+	return m.started(Synchronizing)
+}
+
+func (d *p2pDriver[S, I]) tick(in I, now time.Time) error {
+	m, p := d.m, d.p
+	var err error
+	waited := p.WaitRecommendation() > 0
+	if waited {
+		err = p.Poll()
+	} else if err = p.AddLocalInput(m.seat, in); err == nil || errors.Is(err, p2p.ErrNotSynchronized) {
+		err = p.AdvanceFrame()
+	}
+	m.st.Waiting = ""
+	switch {
+	case err == nil:
+		m.st.Phase = Running
+		m.st.Advanced = !waited
+	case errors.Is(err, p2p.ErrRejoining):
+		m.st.Phase = Rejoining
+		rs := p.RejoinStats()
+		m.st.Done, m.st.Total = int(p.Frame()), int(p.Frame())
+		if rs.Frame != rollnet.NoFrame {
+			m.st.Total = int(rs.Frame)
+		}
+	case errors.Is(err, p2p.ErrNotSynchronized):
+		m.st.Phase = Synchronizing
+	case errors.Is(err, session.ErrPredictionLimit):
+		m.st.Phase = Running
+		m.st.Waiting = d.laggard()
+	default:
+		var re *p2p.RejoinError
+		if errors.As(err, &re) {
+			if m.cfg.Tokens != nil {
+				_ = m.cfg.Tokens.Delete(m.cfg.Room)
+			}
+			return fmt.Errorf("%w: %w", ErrRejoinRefused, err)
+		}
+		return err
+	}
+	m.evs = p.Events(m.evs[:0])
+	d.events()
+	m.st.RTT, m.st.FrameAdvantage, m.st.Rollbacks = 0, 0, p.Stats().Rollbacks
+	left := 0
+	for s, id := range d.remoteSeats() {
+		if m.gone[s] {
+			left++
+		}
+		if id == "" || m.gone[s] {
+			continue // a player gone has no stats to ask for (the asking allocates an error)
+		}
+		if ps, err := p.PeerStats(id); err == nil {
+			m.st.RTT = max(m.st.RTT, ps.RTT)
+			m.st.FrameAdvantage = max(m.st.FrameAdvantage, ps.LocalFrameAdvantage)
+			if old := d.seatStats[s]; old.Peer != id && old.Peer != "" { // it rejoined from elsewhere
+				d.retired.BytesSent += old.BytesSent
+				d.retired.BytesReceived += old.BytesReceived
+				d.retired.ChecksumsCompared += old.ChecksumsCompared
+				d.retired.ChecksumsAgreed += old.ChecksumsAgreed
+			}
+			ps.Peer = id
+			d.seatStats[s] = ps
+		}
+	}
+	if left == m.cfg.Players-1 && !now.Before(m.until.away) {
+		m.st.Phase, m.st.Ended = Ended, EndPlayersLeft
+		if m.story.dropped != "" {
+			m.tell("%s did not rejoin within %v", m.story.dropped, cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow))
+		}
+	}
+	if m.seat == 0 && p.Frame()%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
+		d.sendRoster() // the spectators' names and who is away
+	}
+	return nil
+}
+
+// events folds the session's events: its spectators', its seats' players
+// leaving, this player's own rejoin, and what every mode folds.
+func (d *p2pDriver[S, I]) events() {
+	m := d.m
+	f := d.p.Frame()
+	for _, ev := range m.evs {
+		pe := m.peers.byID[ev.Peer]
+		spectator := pe != nil && pe.h.Role == roleSpectator
+		switch {
+		case ev.Kind == rollnet.EventSynchronized && spectator:
+			m.story.spectators++
+			m.tell("spectator %s joined at frame %d (replays from frame 0)", m.nameOf(ev.Peer), f)
+		case ev.Kind == rollnet.EventSyncFailed && spectator:
+			m.tell("spectator %s failed its handshake at frame %d: %s", m.nameOf(ev.Peer), f, ev.Reason)
+		case ev.Kind == rollnet.EventDisconnected:
+			m.resumed(ev)
+			switch {
+			case spectator:
+				m.tell("spectator %s left at frame %d", m.nameOf(ev.Peer), f)
+			case pe != nil && pe.h.Seat != noSeat && int(pe.h.Seat) < m.cfg.Players && d.remoteSeats()[pe.h.Seat] == ev.Peer:
+				then := ""
+				if m.cfg.Net.RejoinWindow >= 0 {
+					w := cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow)
+					then = fmt.Sprintf(": may rejoin for %d s", int(w/time.Second))
+					m.story.dropped = m.nameOf(ev.Peer)
+				}
+				m.left(ev.Peer, m.nameOf(ev.Peer), f, then)
+			}
+		case ev.Kind == rollnet.EventPlayerDisconnected:
+			var w time.Duration
+			if m.cfg.Net.RejoinWindow >= 0 {
+				w = cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow)
+			}
+			m.away(ev, w)
+		case ev.Kind == rollnet.EventPlayerRejoined && ev.Player == m.seat:
+			if m.back(ev) {
+				rs := d.p.RejoinStats()
+				m.tell("rejoined at frame %d: replayed %d frames in %v", ev.Frame, rs.Replayed, rs.CatchUp.Round(time.Millisecond))
+			}
+		default:
+			m.foldEvent(ev, f)
+		}
+	}
+}
+
+// sendRoster sends the seats' names and states to the spectators.
+func (d *p2pDriver[S, I]) sendRoster() {
+	m := d.m
+	if d.roster == nil {
+		d.roster = make([]rosterEntry, m.cfg.Players)
+	}
+	back := m.backSeconds()
+	for i, n := range m.names {
+		d.roster[i] = rosterEntry{state: 1, name: n}
+		if m.gone[i] {
+			d.roster[i].state, d.roster[i].back = 2, back
+		}
+	}
+	m.sendRoster(roleSpectator, d.roster)
+}
+
+// remoteSeats is the peer of each seat ("" for this one), from the hellos.
+func (d *p2pDriver[S, I]) remoteSeats() []transport.Peer {
+	m := d.m
+	if len(d.seatPeers) != m.cfg.Players {
+		d.seatPeers = make([]transport.Peer, m.cfg.Players)
+	}
+	out := d.seatPeers
+	clear(out)
+	for _, pe := range m.peers.order {
+		if pe.heard && pe.h.Role == rolePlayer && pe.h.Seat != noSeat && int(pe.h.Seat) < len(out) && int(pe.h.Seat) != m.seat {
+			out[pe.h.Seat] = pe.id
+		}
+	}
+	return out
+}
+
+// laggard names the player a tick waited for: one interrupted, else the
+// first other one still playing.
+func (d *p2pDriver[S, I]) laggard() string {
+	m := d.m
+	if m.st.Interrupted != "" {
+		return m.st.Interrupted
+	}
+	for s, id := range d.remoteSeats() {
+		if id != "" && !m.gone[s] {
+			return m.names[s]
+		}
+	}
+	return ""
+}
+
+func (d *p2pDriver[S, I]) state() *S            { return d.p.State() }
+func (d *p2pDriver[S, I]) frame() rollnet.Frame { return d.p.Frame() }
+
+func (d *p2pDriver[S, I]) playout() (a, b *S, alpha float64, ok bool) {
+	s := d.p.State()
+	return s, s, 0, true
+}
+
+func (d *p2pDriver[S, I]) checksum() (rollnet.Frame, uint32, bool) {
+	frame := min(d.p.ConfirmedFrame(), d.p.Frame()-1)
+	s, err := d.p.ChecksumAt(frame)
+	return frame, s, err == nil
+}
+
+// errUnconfirmed: ChecksumAt of a P2P frame that every player's inputs do
+// not confirm yet (its state may still be rolled back).
+var errUnconfirmed = fmt.Errorf("%w: netplay: the frame's inputs are not all confirmed", session.ErrNotConfirmed)
+
+func (d *p2pDriver[S, I]) checksumAt(frame rollnet.Frame) (uint32, error) {
+	s, err := d.p.ChecksumAt(frame)
+	if err == nil && frame > d.p.ConfirmedFrame() {
+		return 0, errUnconfirmed
+	}
+	return s, err
+}
+
+func (d *p2pDriver[S, I]) stats(s Stats) (Stats, transport.Peer) {
+	var far transport.Peer
+	st := d.p.Stats()
+	s.Rollbacks, s.Resimulated, s.DeepestRollback = uint64(st.Rollbacks), uint64(st.ResimulatedFrames), st.MaxRollbackDepth
+	sumLink(&s, &far, d.retired)     // the links of players who came back from elsewhere
+	for _, ps := range d.seatStats { // as the last tick read them: a player gone keeps its counts
+		sumLink(&s, &far, ps)
+	}
+	return s, far
+}
+
+func (d *p2pDriver[S, I]) token() (Token, bool) {
+	if t, ok := d.p.RejoinToken(); ok {
+		return Token{Mode: ModeP2P, Room: d.m.cfg.Room, Seat: d.m.seat, P2P: t}, true
+	}
+	return Token{}, false
+}
+
+func (d *p2pDriver[S, I]) seatOf(pe *peer, _ transport.Peer) int { return helloSeat(pe) }
+
+func (d *p2pDriver[S, I]) seatPeer(seat int) transport.Peer {
+	if id := d.remoteSeats()[seat]; id != "" {
+		return id // from its hello: where a rejoiner came back from
+	}
+	if seat < len(d.remote) {
+		return d.remote[seat]
+	}
+	return ""
+}
+
+func (d *p2pDriver[S, I]) rosterFrom() transport.Peer { return "" }
+func (d *p2pDriver[S, I]) parseRoster(b []byte) error { return nil }
+
+func (d *p2pDriver[S, I]) close() {
+	if d.p != nil {
+		_ = d.p.Close()
+	}
+}
