@@ -207,11 +207,14 @@ func isDependency(file string) bool {
 // the module's package graph each time); run by go vet, which starts a
 // process per package, the package alone.
 func (c *checker) compilePattern(pkg string) string {
-	if c.modPath == "" || vetTool() {
+	if c.modPath == "" || vetTool() || !wholeModule {
 		return pkg
 	}
 	return c.modPath + "/..."
 }
+
+// wholeModule is off in tests that check one package of the module.
+var wholeModule = true
 
 // vetTool reports whether the process runs as go vet's -vettool (its one
 // argument is a *.cfg file).
