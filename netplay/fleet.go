@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
@@ -45,7 +46,7 @@ func Place(ctx context.Context, signal string, req fleet.Request) (fleet.Reply, 
 	hr.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(hr)
 	if err != nil {
-		return fleet.Reply{}, fmt.Errorf("netplay: asking %s for a match: %w", RedactURL(u), err)
+		return fleet.Reply{}, fmt.Errorf("netplay: asking %s for a match: %w", signalurl.Redact(u), err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, maxReply+1))
@@ -72,7 +73,7 @@ func Place(ctx context.Context, signal string, req fleet.Request) (fleet.Reply, 
 func placeURL(signal string) (string, error) {
 	u, err := url.Parse(signal)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", ErrConfig, RedactURL(signal))
+		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", ErrConfig, signalurl.Redact(signal))
 	}
 	switch u.Scheme {
 	case "ws", "http":
@@ -80,7 +81,7 @@ func placeURL(signal string) (string, error) {
 	case "wss", "https":
 		u.Scheme = "https"
 	default:
-		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", ErrConfig, RedactURL(signal))
+		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", ErrConfig, signalurl.Redact(signal))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	if i := strings.Index(u.Path, "/room"); i >= 0 {
@@ -136,9 +137,9 @@ func dialFleet(ctx context.Context, cfg *Config, req fleet.Request) dialed {
 			return dialed{err: fmt.Errorf("netplay: the placement's certificate hash: %w", err)}
 		}
 	}
-	qt, tr, err := dialHost(ctx, cfg, rep.QUIC, qc, "host "+rep.Host+" at "+rep.QUIC)
+	host, tr, err := dialHost(ctx, cfg, quic.Dialer{Addr: rep.QUIC, Config: qc}, "host "+rep.Host+" at "+rep.QUIC)
 	if err != nil {
 		return dialed{err: err}
 	}
-	return dialed{tr: tr, room: rep.Room, placed: &placement{Reply: rep, peer: qt.Host()}}
+	return dialed{tr: tr, name: rep.Room, placed: &placement{Reply: rep, peer: host}}
 }

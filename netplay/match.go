@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -46,6 +47,11 @@ type Config struct {
 	// a name). RoomToken is the server's room token, if it wants one: it
 	// is sent as the URL's token= query and never printed.
 	Signal, Room, RoomToken string
+
+	// Rooms, instead of Signal, is the rendezvous service whose Room the
+	// match joins (Signal's is a webrtc.RoomDialer): its transport is the
+	// match's, its peers (Peers, AtJoin) those greeted.
+	Rooms transport.RoomDialer
 
 	// Transport, instead of Signal, is a transport already connected
 	// (transport/local in tests), and Peers the peers to greet on it; the
@@ -142,9 +148,8 @@ type peerSet struct {
 type link struct {
 	dialc  chan dialed
 	cancel context.CancelFunc
-	rtc    *webrtc.Transport
-	sig    *webrtc.SignalingAdapter
-	tr     transport.Transport
+	rm     transport.Room      // the room dialed (nil: Config.Transport, a host dialed)
+	tr     transport.Transport // the match's: rm (impaired if asked), Config.Transport, the host's
 	mx     mux
 	room   string
 	reach  string     // what the background dial reaches ("": the signaling server)
@@ -254,8 +259,8 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 		cfg.Now = time.Now
 	}
 	if cfg.Signal != "" {
-		if _, err := RoomURL(cfg.Signal, cfg.Room, cfg.RoomToken); err != nil {
-			return err
+		if _, err := signalurl.Room(cfg.Signal, cfg.Room, cfg.RoomToken); err != nil {
+			return fmt.Errorf("%w: Signal wants ws://HOST:PORT or wss://HOST, got %q", ErrConfig, signalurl.Redact(cfg.Signal))
 		}
 	}
 	return nil
@@ -287,8 +292,8 @@ func eitherKind[S any, I comparable]() kind[S, I] {
 }
 
 func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
-	if (cfg.Signal == "") == (cfg.Transport == nil) {
-		return nil, fmt.Errorf("%w: set one of Signal and Transport", ErrConfig)
+	if n := btoi(cfg.Signal != "") + btoi(cfg.Rooms != nil) + btoi(cfg.Transport != nil); n != 1 {
+		return nil, fmt.Errorf("%w: set one of Signal, Rooms and Transport", ErrConfig)
 	}
 	return startWith(k, cfg, simulate, dial)
 }
@@ -333,7 +338,7 @@ func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, 
 		}
 	}
 	if cfg.Transport != nil {
-		m.ready(dialed{tr: cfg.Transport, room: cfg.Room, first: len(cfg.Peers) == 0})
+		m.ready(dialed{tr: cfg.Transport, name: cfg.Room, first: len(cfg.Peers) == 0})
 		return m, nil
 	}
 	var accept func(transport.Peer) bool
@@ -387,7 +392,7 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 // ready takes the transport once dialed, and chooses the driver.
 func (m *Match[S, I]) ready(d dialed) {
 	l := &m.link
-	l.rtc, l.sig, l.tr, l.room = d.rtc, d.sig, d.tr, d.room
+	l.rm, l.tr, l.room = d.room, d.tr, d.name
 	l.upAt = m.cfg.Now()
 	l.placed = d.placed
 	if d.greet != nil {
@@ -620,8 +625,8 @@ func (m *Match[S, I]) greet(now time.Time, interval time.Duration) {
 	}
 	ps.nextGreet = now.Add(interval)
 	ps.list = ps.list[:0]
-	if m.link.rtc != nil {
-		ps.list = m.link.rtc.Peers(ps.list)
+	if m.link.rm != nil {
+		ps.list = m.link.rm.Peers(ps.list)
 	}
 	ps.connected = len(ps.list)
 	ps.list = append(ps.list, m.cfg.Peers...)
@@ -642,9 +647,9 @@ func (m *Match[S, I]) heardEveryone() bool {
 			return false
 		}
 	}
-	if m.link.sig != nil {
-		for _, id := range m.link.sig.Peers() {
-			if pe := m.peers.byID[transport.Peer(id)]; pe == nil || !pe.heard {
+	if m.link.rm != nil {
+		for _, id := range m.link.rm.AtJoin(nil) {
+			if pe := m.peers.byID[id]; pe == nil || !pe.heard {
 				return false
 			}
 		}
@@ -858,7 +863,7 @@ func (m *Match[S, I]) Close() error {
 	}
 	if l.tr == nil && l.dialc != nil {
 		if d := <-l.dialc; d.err == nil {
-			l.rtc, l.sig, l.tr = d.rtc, d.sig, d.tr
+			l.rm, l.tr = d.room, d.tr
 		}
 	}
 	if m.d != nil {
@@ -871,11 +876,8 @@ func (m *Match[S, I]) Close() error {
 	if l.tr != nil {
 		err = l.tr.Close()
 	}
-	if l.rtc != nil {
-		_ = l.rtc.Close()
-	}
-	if l.sig != nil {
-		_ = l.sig.Close()
+	if l.rm != nil {
+		_ = l.rm.Close() // and leave the room
 	}
 	return err
 }
@@ -902,4 +904,11 @@ func (m *Match[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 		return 0, errNoChecksum
 	}
 	return m.d.checksumAt(frame)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -114,16 +114,16 @@ func (m *Match[S, I]) Stats() Stats {
 	if m.built() {
 		s, far = m.d.stats(s)
 	}
-	if m.link.rtc != nil && far != "" {
+	if pr, ok := m.link.rm.(transport.PathReporter); ok && far != "" {
 		if now := m.cfg.Now(); now.Sub(st.netAt) >= time.Second {
 			st.netAt = now
-			if info, err := m.link.rtc.PeerInfo(far); err == nil {
+			if info, err := pr.Path(far); err == nil {
 				st.netRTT = cmp.Or(info.RTT, st.netRTT)
 				// A reading that does not know the first hop's protocol
 				// yet (a relay's comes from statistics that can lag) does
 				// not replace one that did.
-				if r := info.Route(); r != "" && (info.Protocol != "" || st.route == "") {
-					st.route = r
+				if info.Route != "" && (!info.Partial || st.route == "") {
+					st.route = info.Route
 				}
 			}
 		}
@@ -135,11 +135,11 @@ func (m *Match[S, I]) Stats() Stats {
 
 // noteOpen sets Opened once a channel to a peer is open.
 func (m *Match[S, I]) noteOpen(now time.Time) {
-	if m.story.opened != 0 || m.link.rtc == nil {
+	if m.story.opened != 0 || m.link.rm == nil {
 		return
 	}
 	var open [1]transport.Peer
-	if len(m.link.rtc.Peers(open[:0])) > 0 {
+	if len(m.link.rm.Peers(open[:0])) > 0 {
 		m.story.opened = max(now.Sub(m.link.upAt), time.Millisecond)
 	}
 }

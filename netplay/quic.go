@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -48,7 +49,7 @@ func (h QUICHost) addr() (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: the host's URL wants quic://HOST:PORT, got %q", ErrConfig, RedactURL(h.URL))
+	return "", fmt.Errorf("%w: the host's URL wants quic://HOST:PORT, got %q", ErrConfig, signalurl.Redact(h.URL))
 }
 
 // ConnectQUIC joins the authoritative match of the dedicated host h as a
@@ -77,7 +78,7 @@ func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S
 		if err != nil {
 			return dialed{err: err}
 		}
-		return dialed{tr: tr, room: cfg.Room, greet: []transport.Peer{host}}
+		return dialed{tr: tr, name: cfg.Room, greet: []transport.Peer{host}}
 	})
 	if err != nil {
 		return nil, err
