@@ -6,24 +6,25 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
 )
 
 // The client's presentation, wired so that the obvious use is smooth: the
 // fixed step runs through a playout.Timestep at the host's advised rate
-// (Update), host states enter a playout.Queue that applies at most one per
-// step, and a playout.Clock gives one render time per drawn frame for the
+// (Update), host states enter a pacing.Queue that applies at most one per
+// step, and a pacing.Clock gives one render time per drawn frame for the
 // entities a game draws in the past (PlayoutAt).
 
 // defaultRenderDelay is the render clock's least delay a zero
 // Render.Delay means, in frames: the paced queue may hold a state back a
 // tick and coast a lost one, so the clock draws one frame further back
 // than playout's default. The delay grows past it to what the stream's
-// arrivals need (playout.Arrival).
+// arrivals need (pacing.Arrival).
 const defaultRenderDelay = 3.0
 
 // A zero Queue.Depth means a depth sized to the host's stream as it goes:
-// the stream's needed render delay (playout.Arrival) and 3 frames more,
+// the stream's needed render delay (pacing.Arrival) and 3 frames more,
 // between 4 and 8. The queue holds what it started with (playout's Start,
 // 3) and one more for each state that came after its tick was coasted,
 // and as many more as the client's lead shrank by (its steps slow while
@@ -59,9 +60,9 @@ type PlayoutConfig struct {
 // state the queue applied last.
 type presentation[S any] struct {
 	ts     *playout.Timestep
-	q      *playout.Queue[S]
-	clk    *playout.Clock
-	arr    *playout.Arrival
+	q      *pacing.Queue[S]
+	clk    *pacing.Clock
+	arr    *pacing.Arrival
 	least  float64 // the configured render delay
 	played S
 	newest rollnet.Frame
@@ -85,7 +86,7 @@ func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentati
 	if p.sized {
 		cfg.Queue.Depth = maxQueueDepth // for the Capacity's default
 	}
-	if p.q, err = playout.NewQueue[S](cfg.Queue); err != nil {
+	if p.q, err = pacing.NewQueue[S](cfg.Queue); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if p.sized {
@@ -98,10 +99,10 @@ func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentati
 	if rc.Delay == 0 {
 		rc.Delay = defaultRenderDelay
 	}
-	if p.clk, err = playout.NewClock(rc); err != nil {
+	if p.clk, err = pacing.NewClock(rc); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if p.arr, err = playout.NewArrival(playout.ArrivalConfig{Step: period}); err != nil {
+	if p.arr, err = pacing.NewArrival(pacing.ArrivalConfig{Step: period}); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	p.least = p.clk.Delay()
@@ -120,7 +121,7 @@ func (p *presentation[S]) reset() {
 // paced queue and the arrival monitor.
 func (p *presentation[S]) push(f rollnet.Frame, s *S, at int64) {
 	p.arr.Observe(int32(f), time.Duration(at))
-	if p.q.Push(int32(f), s) == playout.TimelineLost {
+	if p.q.Push(int32(f), s) == pacing.TimelineLost {
 		p.clk.Reset()
 		p.arr.Reset()
 	}
@@ -131,7 +132,7 @@ func (p *presentation[S]) push(f rollnet.Frame, s *S, at int64) {
 func (p *presentation[S]) tick() {
 	out, f, s := p.q.TickAhead(p.ahead)
 	p.ahead = 0
-	if out == playout.Coast {
+	if out == pacing.Coast {
 		return
 	}
 	p.played, p.newest = *s, rollnet.Frame(f)

@@ -122,14 +122,14 @@
 //
 // # Presentation
 //
-// The obvious use is smooth (package playout does the work): the game calls
-// Update(dt) once per drawn frame, which runs the fixed step through a
-// playout.Timestep at the host's advised rate (never a skipped or doubled
-// step; AdvanceFrame is the step, for a game with its own loop). Host states
-// enter a paced playout.Queue (at most one applied per step); a
-// playout.Clock gives one render time per drawn frame (RenderTime), its
-// delay at least 3 frames and grown to what the stream's arrivals need
-// (playout.Arrival); PlayoutAt(T) returns the two host states around T to
+// The obvious use is smooth: the game calls Update(dt) once per drawn frame,
+// which runs the fixed step through a playout.Timestep at the host's advised
+// rate (never a skipped or doubled step; AdvanceFrame is the step, for a game
+// with its own loop). Host states enter a paced queue (at most one applied
+// per step, playout.QueueConfig); a render clock gives one render time per
+// drawn frame (RenderTime, playout.ClockConfig), its delay at least 3 frames
+// and grown to what the stream's arrivals need; PlayoutAt(T) returns the two
+// host states around T to
 // draw entities the game does not control in the past. Over 45 ± 20 ms with
 // 5% loss, drawn at 144 Hz on a 60 Hz step, that draws a host's entity
 // with no hitch where applying states on arrival gives hundreds.

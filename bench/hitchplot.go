@@ -6,7 +6,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/rollnet/rollnet/playout/hitch"
+	"github.com/rollnet/rollnet/internal/hitch"
 )
 
 // writeHitchPlot runs the playout hitch scenario (45 ± 20 ms, 5% loss, a
@@ -46,7 +46,7 @@ func hitchSVG(paced, arrival hitch.View) []byte {
 	fmt.Fprintf(&b, `<text x="%.0f" y="40">45 ± 20 ms one way, 5%% loss, 60 Hz step, 144 Hz draw, packets delivered between update and draw</text>`+"\n", left)
 	for i, v := range []hitch.View{paced, arrival} {
 		y0 := top + float64(i)*(panelH+gap)
-		title := [2]string{"paced (playout.Queue + playout.Clock)", "applied on arrival, drawn at the local alpha"}[i]
+		title := [2]string{"paced (pacing.Queue + pacing.Clock)", "applied on arrival, drawn at the local alpha"}[i]
 		color := [2]string{"#1f77b4", "#d62728"}[i]
 		n := len(v.Moves)
 		px := func(k int) float64 { return left + (w-left-right)*float64(k)/float64(max(n-1, 1)) }

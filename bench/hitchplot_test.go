@@ -32,6 +32,6 @@ func TestHitchPlot(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2, lines)
-	require.Contains(t, string(b), "paced (playout.Queue + playout.Clock): 0 hitches in 720 frames")
+	require.Contains(t, string(b), "paced (pacing.Queue + pacing.Clock): 0 hitches in 720 frames")
 	require.Contains(t, string(b), "applied on arrival")
 }

@@ -91,12 +91,16 @@ var rows = concat(
 			"Perfect/64B", "Nasty/64B", "Perfect/256B", "Nasty/256B", "Perfect/1200B", "Nasty/1200B"),
 	),
 	group("playout", "./playout/",
-		sizes(row{Name: "queue push + tick", Bench: "QueuePushTick", Base: "QueuePushTickBaselineCopy", BaseName: "copy"}, "192B", "36000B"),
 		[]row{
 			{Name: "fixed timestep advance", Bench: "TimestepAdvance", NoBase: noFloor},
+			{Name: "error smoother advance", Bench: "SmootherAdvance", NoBase: noFloor},
+		},
+	),
+	group("pacing (internal/pacing)", "./internal/pacing/",
+		sizes(row{Name: "queue push + tick", Bench: "QueuePushTick", Base: "QueuePushTickBaselineCopy", BaseName: "copy"}, "192B", "36000B"),
+		[]row{
 			{Name: "render clock advance", Bench: "ClockAdvance", NoBase: noFloor},
 			{Name: "history put + blend, 192 B", Bench: "HistoryPutAt", NoBase: noFloor},
-			{Name: "error smoother advance", Bench: "SmootherAdvance", NoBase: noFloor},
 			{Name: "RTT estimator observe", Bench: "RTTObserve", NoBase: noFloor},
 			{Name: "clock sync observe, window 32", Bench: "ClockSyncObserve/window32", NoBase: noFloor},
 			{Name: "clock sync observe, window 256", Bench: "ClockSyncObserve/window256", NoBase: noFloor},
@@ -146,6 +150,7 @@ var rows = concat(
 				NoBase: "a goal, not a floor: at most 1,000 B/s all told (issue 29); its 56-byte state sent whole each tick is 3,360 B/s of payload alone"},
 		},
 		scaleRows(),
+		entityRows(),
 		profileRows(profileLinks...),
 	),
 )

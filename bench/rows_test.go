@@ -207,22 +207,22 @@ func TestScheduleInterleaves(t *testing.T) {
 		schedule(rs))
 }
 
-// TestMeasureRunsPasses measures two real rows of playout in three short
+// TestMeasureRunsPasses measures two real rows of pacing in three short
 // passes: every figure comes from its pass, the ratio pairs each pass, and
 // a row naming a benchmark that does not exist is refused.
 func TestMeasureRunsPasses(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles and runs playout's benchmarks")
+		t.Skip("compiles and runs pacing's benchmarks")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	rs := []row{
-		{Group: "playout", Pkg: "./playout/", Name: "queue", Bench: "QueuePushTick/192B", Base: "QueuePushTickBaselineCopy/192B", BaseName: "copy"},
-		{Group: "playout", Pkg: "./playout/", Name: "rtt", Bench: "RTTObserve", NoBase: "none"},
+		{Group: "pacing", Pkg: "./internal/pacing/", Name: "queue", Bench: "QueuePushTick/192B", Base: "QueuePushTickBaselineCopy/192B", BaseName: "copy"},
+		{Group: "pacing", Pkg: "./internal/pacing/", Name: "rtt", Bench: "RTTObserve", NoBase: "none"},
 	}
 	var log bytes.Buffer
 	m, err := measure(ctx, rs, measureConfig{Passes: 3, Benchtime: 5 * time.Millisecond, Log: &log})
-	require.NoError(t, err, "waited %v at most for playout's benchmarks", 3*time.Minute)
+	require.NoError(t, err, "waited %v at most for pacing's benchmarks", 3*time.Minute)
 	t.Logf("%s", log.String())
 	require.Equal(t, 3, m.Passes)
 	require.Len(t, m.Rows, 2)
@@ -237,9 +237,9 @@ func TestMeasureRunsPasses(t *testing.T) {
 	require.Zero(t, q.Subject.AllocsPerOp)
 	require.Nil(t, m.Rows[1].Baseline)
 	require.Len(t, m.Load, 4)
-	require.Contains(t, m.Unlisted, "playout ClockAdvance")
+	require.Contains(t, m.Unlisted, "internal/pacing ClockAdvance")
 
-	_, err = measure(ctx, []row{{Pkg: "./playout/", Name: "x", Bench: "NoSuch", NoBase: "none"}}, measureConfig{Passes: 1, Benchtime: time.Millisecond, Log: os.Stderr})
+	_, err = measure(ctx, []row{{Pkg: "./internal/pacing/", Name: "x", Bench: "NoSuch", NoBase: "none"}}, measureConfig{Passes: 1, Benchtime: time.Millisecond, Log: os.Stderr})
 	require.ErrorContains(t, err, "has no BenchmarkNoSuch")
 
 	// A bound that ends before the tests are compiled: every row says

@@ -12,9 +12,4 @@ var (
 	// ErrNotFinite reports a NaN or infinite argument (a time scale, a
 	// correction, a render delay). The call changed nothing.
 	ErrNotFinite = errors.New("playout: argument is NaN or infinite")
-
-	// ErrSample reports an estimator sample that cannot be a measurement:
-	// a negative or absurdly long round trip, an exchange whose reply came
-	// back before its request left. It was counted and dropped.
-	ErrSample = errors.New("playout: sample out of range")
 )

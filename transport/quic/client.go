@@ -11,11 +11,22 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 
 	quicgo "github.com/quic-go/quic-go"
 
 	"github.com/rollnet/rollnet/transport"
 )
+
+// tokenRefused reports whether err, from a handshake that presented a
+// connect token, is the host's refusal of it: the host fails the
+// handshake from its ClientHello callback, which TLS reports as an
+// internal_error alert (80), CRYPTO_ERROR 0x150, the only way this host
+// fails a handshake from its side before the certificate.
+func tokenRefused(err error) bool {
+	var te *quicgo.TransportError
+	return errors.As(err, &te) && te.Remote && te.ErrorCode == quicgo.TransportErrorCode(0x100+80)
+}
 
 // quicConn adapts *quicgo.Conn to datagramConn.
 type quicConn struct{ *quicgo.Conn }
@@ -98,6 +109,12 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 	if err != nil {
 		if errors.Is(err, ErrPinMismatch) || errors.As(err, new(*tls.CertificateVerificationError)) {
 			return fail(fmt.Errorf("quic: dial %s: %w", addr, errors.Join(ErrPinMismatch, err)))
+		}
+		if g := cfg.Grant; g != nil && tokenRefused(err) {
+			return fail(fmt.Errorf("quic: dial %s: %w: the host refused the connect token at the handshake: "+
+				"already used, expired, minted for another host or room, or not signed by the host's backend "+
+				"(the grant names room %q, client %d, host %q, expiring %s): %w",
+				addr, ErrRefused, g.Claims.Room, g.Claims.Client, g.Claims.Address, g.Claims.Expires.UTC().Format(time.RFC3339), err))
 		}
 		return fail(fmt.Errorf("quic: dial %s: %w", addr, err))
 	}

@@ -125,6 +125,18 @@
 //     never ask for a session, at most MaxPending open (all 64 before).
 //   - Spoofed Initials: answered with a Retry while MaxPending connections
 //     are not admitted, no state kept.
+//   - A copied connect token (Config.Tokens; the token rides in clear in
+//     the ClientHello): presenting it takes nothing from its owner, since
+//     any number of connections may present a token at once and the first
+//     to show its key in the hello takes it (transport/quic/connecttoken).
+//     A copier is refused after the handshake ("wrong client key"); the
+//     owner is admitted however many copies are presented
+//     (TestCopiedTokenNotHeld; before, a copier holding the token had the
+//     owner refused 19 of 19 dials). A token refused at the handshake
+//     (used, expired, for another host or room, forged) fails it with a
+//     TLS internal_error alert, the only answer TLS gives there; Dial
+//     returns ErrRefused saying the host refused the connect token, with
+//     the grant's claims.
 //
 // # Allocation
 //

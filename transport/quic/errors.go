@@ -11,9 +11,12 @@ var (
 	// the one Config.PinSHA256 names.
 	ErrPinMismatch = errors.New("quic: host certificate does not match the pinned SHA-256")
 
-	// ErrRefused is returned by Dial when the host completed the handshake
-	// but did not admit this client (a bad or used connect token, a full
-	// host); the wrapping error carries the host's reason.
+	// ErrRefused is returned by Dial when the host did not admit this
+	// client: after the handshake (a connect token shown with another key,
+	// or used meanwhile by a connection that showed its key; a full host),
+	// the wrapping error carries the host's reason; at the handshake (a
+	// connect token used, expired, for another host or room, or forged),
+	// it says so and names the grant's claims.
 	ErrRefused = errors.New("quic: host refused the connection")
 
 	// ErrHello is returned by Dial, and is the reason a pending connection

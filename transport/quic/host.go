@@ -214,7 +214,9 @@ const tokenALPNPrefix = "rollnet-token/1:"
 // checkToken runs when the ClientHello arrives, before the host's key
 // exchange and signature: a connection without a token the Verifier
 // accepts fails its handshake (the Verifier counts why), and an accepted
-// token is reserved for this connection until it ends or redeems it.
+// token is presented by this connection until it ends or redeems it
+// (other connections may present it meanwhile: the first to show its key
+// in the hello takes it).
 func (h *hostState) checkToken(chi *tls.ClientHelloInfo) (*tls.Config, error) {
 	slot, _ := chi.Context().Value(connSlotKey{}).(*connSlot)
 	if slot == nil {

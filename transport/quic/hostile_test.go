@@ -18,13 +18,14 @@ import (
 )
 
 // rawDial completes a QUIC handshake with h from a socket on ip (a
-// loopback address) and does nothing else: no hello.
-func rawDial(ctx context.Context, h *Transport, ip string, alpn string) (*quicgo.Conn, error) {
+// loopback address), offering the ALPN entries alpn, and does nothing
+// else: no hello.
+func rawDial(ctx context.Context, h *Transport, ip string, alpn ...string) (*quicgo.Conn, error) {
 	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP(ip)})
 	if err != nil {
 		return nil, err
 	}
-	tlsConf := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{alpn}} //nolint:gosec // an attacker's client
+	tlsConf := &tls.Config{InsecureSkipVerify: true, NextProtos: alpn} //nolint:gosec // an attacker's client
 	conn, err := quicgo.Dial(ctx, udp, h.Addr(), tlsConf, &quicgo.Config{EnableDatagrams: true, HandshakeIdleTimeout: time.Second})
 	if err != nil {
 		_ = udp.Close()

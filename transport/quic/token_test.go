@@ -5,6 +5,7 @@ package quic
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -168,4 +169,51 @@ func peerNames(h *Transport) []string {
 		s = append(s, string(p))
 	}
 	return s
+}
+
+// Issue 40 item 2: a copy of a connect token (read off the wire in the
+// owner's ClientHello) was held against its owner: the first connection
+// to present a token reserved it until that connection ended, so a copier
+// that presented it first and said nothing (again within 20 ms of each
+// release) had the owner refused 19 of 19 dials over 10 s with "tls:
+// internal error". Now presenting takes nothing: 8 copiers' connections
+// present the owner's token and say nothing, a ninth says hello and is
+// refused for its key, and the owner is admitted at its first dial; the
+// owner's dial with the token, once used, says the host refused its
+// connect token at the handshake.
+func TestCopiedTokenNotHeld(t *testing.T) {
+	h, v := tokenHost(t)
+	owner := grant(t, 50, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	copiers := 0
+	for i := range 8 {
+		conn, err := rawDial(ctx, h, fmt.Sprintf("127.0.1.%d", i+1), Protocol, tokenALPNPrefix+string(owner.Token))
+		if err != nil {
+			t.Logf("copier %d: %v", i, err)
+			continue
+		}
+		copiers++
+		defer conn.CloseWithError(0, "")
+	}
+	require.NotZero(t, copiers)
+	copied := *owner
+	copied.Key[0] ^= 1
+	_, err := dialGrant(h, &copied)
+	require.ErrorIs(t, err, ErrRefused, "a copier that says hello")
+	require.ErrorContains(t, err, "wrong client key")
+
+	c, err := dialGrant(h, owner)
+	require.NoError(t, err, "the owner, while %d copiers present its token", copiers)
+	defer c.Close()
+	require.Equal(t, "client-50", string(c.Local()))
+
+	_, err = dialGrant(h, owner)
+	t.Logf("the owner's token, used: %v", err)
+	require.ErrorIs(t, err, ErrRefused)
+	require.ErrorContains(t, err, "connect token")
+	st := v.Stats()
+	t.Logf("verifier: %d presented, %d redeemed, %d wrong key, %d replayed", st.Reserved, st.Redeemed, st.WrongKey, st.Replayed)
+	require.Equal(t, uint64(1), st.Redeemed)
+	require.Equal(t, uint64(1), st.WrongKey)
 }

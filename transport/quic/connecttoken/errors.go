@@ -14,7 +14,8 @@ var (
 	ErrWrongRoom = errors.New("connecttoken: token minted for another room")
 	// ErrExpired: the token's expiry has passed.
 	ErrExpired = errors.New("connecttoken: token expired")
-	// ErrReplayed: the token was presented before (and is reserved or used).
+	// ErrReplayed: the token was redeemed already (by a connection that
+	// showed its key).
 	ErrReplayed = errors.New("connecttoken: token already used")
 	// ErrWrongKey: the client key shown does not belong to the token.
 	ErrWrongKey = errors.New("connecttoken: wrong client key")

@@ -183,7 +183,7 @@ type Config struct {
 	// MaxLifetime bounds how far ahead of now a token may expire, and so
 	// how long a used one is remembered. 0 means 10 minutes.
 	MaxLifetime time.Duration
-	// MaxRemembered bounds the unexpired tokens remembered (reserved or
+	// MaxRemembered bounds the unexpired tokens remembered (presented or
 	// used). 0 means 4096.
 	MaxRemembered int
 	// Now is the clock; nil means time.Now.
@@ -191,6 +191,8 @@ type Config struct {
 }
 
 // Stats counts the Verifier's refusals and admissions. All only grow.
+// Reserved counts presentations Check accepted (several may be of one
+// token), Redeemed tokens taken, Released presentations ended unredeemed.
 type Stats struct {
 	Malformed, Forged, WrongAddress, WrongRoom, Expired, Replayed, WrongKey, Full uint64
 	Reserved, Redeemed, Released                                                  uint64
@@ -211,12 +213,15 @@ type Verifier struct {
 	reserved, redeemed, released                        atomic.Uint64
 }
 
+// entry is a token remembered: presented by connections still open, or
+// redeemed.
 type entry struct {
-	expires  int64
-	redeemed bool
+	expires   int64
+	presented int // Check's tickets not yet released
+	redeemed  bool
 }
 
-// Ticket is a token reserved by Check, to Redeem or Release.
+// Ticket is one presentation of a token, by Check, to Redeem or Release.
 type Ticket struct {
 	mac     [macSize]byte
 	Claims  Claims
@@ -254,10 +259,12 @@ func NewVerifier(secret []byte, address string, cfg Config) (*Verifier, error) {
 	return v, nil
 }
 
-// Check verifies token and reserves it for the connection presenting it:
-// no other connection may use it until Release. It fails, counting why,
-// with ErrMalformed, ErrForged, ErrWrongAddress, ErrWrongRoom, ErrExpired,
-// ErrReplayed or ErrFull.
+// Check verifies token for the connection presenting it, and notes the
+// presentation until Release. It takes nothing from other connections
+// that present the same token: whoever copied it off the wire may present
+// it too, and the first presentation to Redeem with the key wins. It
+// fails, counting why, with ErrMalformed, ErrForged, ErrWrongAddress,
+// ErrWrongRoom, ErrExpired, ErrReplayed (redeemed already) or ErrFull.
 func (v *Verifier) Check(token []byte) (Ticket, error) {
 	p, err := parse(token)
 	if err != nil {
@@ -290,12 +297,15 @@ func (v *Verifier) Check(token []byte) (Ticket, error) {
 		return Ticket{}, fmt.Errorf("%w: expires more than %v ahead", ErrMalformed, v.cfg.MaxLifetime)
 	}
 	v.mu.Lock()
-	if _, ok := v.seen[sum]; ok {
-		v.mu.Unlock()
-		v.replayed.Add(1)
-		return Ticket{}, ErrReplayed
-	}
-	if len(v.seen) >= v.cfg.MaxRemembered {
+	if e, ok := v.seen[sum]; ok {
+		if e.redeemed {
+			v.mu.Unlock()
+			v.replayed.Add(1)
+			return Ticket{}, ErrReplayed
+		}
+		e.presented++
+		v.seen[sum] = e
+	} else if len(v.seen) >= v.cfg.MaxRemembered {
 		for k, e := range v.seen {
 			if e.expires <= now {
 				delete(v.seen, k)
@@ -306,8 +316,10 @@ func (v *Verifier) Check(token []byte) (Ticket, error) {
 			v.full.Add(1)
 			return Ticket{}, ErrFull
 		}
+		v.seen[sum] = entry{expires: p.expires, presented: 1}
+	} else {
+		v.seen[sum] = entry{expires: p.expires, presented: 1}
 	}
-	v.seen[sum] = entry{expires: p.expires}
 	v.mu.Unlock()
 	v.reserved.Add(1)
 	return Ticket{
@@ -317,8 +329,9 @@ func (v *Verifier) Check(token []byte) (Ticket, error) {
 	}, nil
 }
 
-// Redeem uses a reserved token for good if key is its client key
-// (ErrWrongKey otherwise, and the reservation stands until Release).
+// Redeem uses a presented token for good if key is its client key
+// (ErrWrongKey otherwise, and the presentation stands until Release), and
+// if no other presentation redeemed it first (ErrReplayed).
 func (v *Verifier) Redeem(t Ticket, key [KeySize]byte) error {
 	m := v.macs.Get().(hash.Hash)
 	var want [KeySize]byte
@@ -341,16 +354,22 @@ func (v *Verifier) Redeem(t Ticket, key [KeySize]byte) error {
 	return nil
 }
 
-// Release frees a reservation that was not redeemed (its connection ended
-// first), so that the client may try again with the same token. A
-// redeemed token stays used.
+// Release ends a presentation that was not redeemed (its connection
+// ended first): a token no connection presents any more, and none
+// redeemed, is forgotten. A redeemed token stays used.
 func (v *Verifier) Release(t Ticket) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if e, ok := v.seen[t.mac]; ok && !e.redeemed {
-		delete(v.seen, t.mac)
-		v.released.Add(1)
+	e, ok := v.seen[t.mac]
+	if !ok || e.redeemed {
+		return
 	}
+	v.released.Add(1)
+	if e.presented--; e.presented <= 0 {
+		delete(v.seen, t.mac)
+		return
+	}
+	v.seen[t.mac] = e
 }
 
 // Stats returns the counters.

@@ -1,7 +1,8 @@
-package playout
+package pacing
 
 import (
 	"fmt"
+	"github.com/rollnet/rollnet/playout"
 	"math"
 	"time"
 )
@@ -65,7 +66,7 @@ func NewArrival(cfg ArrivalConfig) (*Arrival, error) {
 		cfg.Window = DefaultArrivalWindow
 	}
 	if cfg.Window < 1 || cfg.Window > 4096 {
-		return nil, fmt.Errorf("%w: Window %d not in [1, 4096]", ErrConfig, cfg.Window)
+		return nil, fmt.Errorf("%w: Window %d not in [1, 4096]", playout.ErrConfig, cfg.Window)
 	}
 	return &Arrival{cfg: cfg, raw: make([]float64, cfg.Window)}, nil
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/playout/hitch"
+	"github.com/rollnet/rollnet/internal/hitch"
 	"github.com/stretchr/testify/require"
 )
 

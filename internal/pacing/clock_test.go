@@ -1,25 +1,26 @@
-package playout_test
+package pacing_test
 
 import (
 	"math"
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
 )
 
 func TestClockConfig(t *testing.T) {
-	c, err := playout.NewClock(playout.ClockConfig{})
+	c, err := pacing.NewClock(playout.ClockConfig{})
 	require.NoError(t, err)
-	require.Equal(t, playout.ClockConfig{Step: playout.DefaultStep, Delay: playout.DefaultDelay,
-		MaxRate: playout.DefaultMaxRate, Gain: playout.DefaultGain, Resync: playout.DefaultResync}, c.Config())
+	require.Equal(t, playout.ClockConfig{Step: playout.DefaultStep, Delay: pacing.DefaultDelay,
+		MaxRate: pacing.DefaultMaxRate, Gain: pacing.DefaultGain, Resync: pacing.DefaultResync}, c.Config())
 	for _, cfg := range []playout.ClockConfig{
 		{Step: -1}, {Delay: 0.1}, {Delay: 601}, {Delay: math.NaN()},
 		{MaxRate: 0.6}, {MaxRate: -1}, {Gain: 2}, {Gain: -1},
 		{Delay: 10, Resync: 15}, {Resync: 2e6},
 	} {
-		_, err := playout.NewClock(cfg)
+		_, err := pacing.NewClock(cfg)
 		require.ErrorIs(t, err, playout.ErrConfig, "%+v", cfg)
 	}
 	require.ErrorIs(t, c.SetDelay(math.Inf(1)), playout.ErrNotFinite)
@@ -34,7 +35,7 @@ const frame = playout.DefaultStep
 // TestClockStartsLate: a clock joining a stream at frame 1000 starts once a
 // whole delay is available, at the newest frame minus the delay.
 func TestClockStartsLate(t *testing.T) {
-	c, err := playout.NewClock(playout.ClockConfig{Delay: 3})
+	c, err := pacing.NewClock(playout.ClockConfig{Delay: 3})
 	require.NoError(t, err)
 	_, ok := c.Advance(frame)
 	require.False(t, ok)
@@ -68,7 +69,7 @@ func TestClockStartsLate(t *testing.T) {
 // than 1+MaxRate, never by a snap; one that stalls is slowed to, at most,
 // 1-MaxRate; zero-length frames leave T alone.
 func TestClockSteersByRate(t *testing.T) {
-	c, err := playout.NewClock(playout.ClockConfig{Delay: 2})
+	c, err := pacing.NewClock(playout.ClockConfig{Delay: 2})
 	require.NoError(t, err)
 	for f := int32(0); f <= 2; f++ {
 		c.Observe(f)
@@ -103,7 +104,7 @@ func TestClockSteersByRate(t *testing.T) {
 // TestClockResync: a huge frame time, or a stream that jumps further than
 // Resync, re-anchors (counted) instead of steering for minutes.
 func TestClockResync(t *testing.T) {
-	c, err := playout.NewClock(playout.ClockConfig{})
+	c, err := pacing.NewClock(playout.ClockConfig{})
 	require.NoError(t, err)
 	for f := int32(0); f <= 3; f++ {
 		c.Observe(f)

@@ -1,22 +1,23 @@
-package playout_test
+package pacing_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
 )
 
 func TestHistoryConfig(t *testing.T) {
-	for _, c := range []playout.HistoryConfig{{Length: 1}, {Length: -1}, {Length: 4097}} {
-		_, err := playout.NewHistory[float64](c)
+	for _, c := range []pacing.HistoryConfig{{Length: 1}, {Length: -1}, {Length: 4097}} {
+		_, err := pacing.NewHistory[float64](c)
 		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
 	}
 }
 
 // blend draws what At says for t.
-func blend(t *testing.T, h *playout.History[float64], at float64) float64 {
+func blend(t *testing.T, h *pacing.History[float64], at float64) float64 {
 	t.Helper()
 	a, b, w, ok := h.At(at)
 	require.True(t, ok, "at %v", at)
@@ -27,7 +28,7 @@ func blend(t *testing.T, h *playout.History[float64], at float64) float64 {
 // over, holding past the newest, a late state replacing a coasted one,
 // frames too old ignored, negative frames and wrap-around.
 func TestHistory(t *testing.T) {
-	h, err := playout.NewHistory[float64](playout.HistoryConfig{Length: 4})
+	h, err := pacing.NewHistory[float64](pacing.HistoryConfig{Length: 4})
 	require.NoError(t, err)
 	_, _, _, ok := h.At(0)
 	require.False(t, ok)

@@ -1,4 +1,4 @@
-package playout_test
+package pacing_test
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
 )
@@ -143,7 +144,7 @@ func TestStallsAndJumps(t *testing.T) {
 	}
 
 	// Paced.
-	q, err := playout.NewQueue[hullWorld](playout.QueueConfig{})
+	q, err := pacing.NewQueue[hullWorld](playout.QueueConfig{})
 	require.NoError(t, err)
 	var paced motion
 	var world hullWorld
@@ -156,13 +157,13 @@ func TestStallsAndJumps(t *testing.T) {
 		prev := world
 		out, frame, s := q.Tick()
 		switch out {
-		case playout.Coast:
+		case pacing.Coast:
 			if !started {
 				continue
 			}
 			world.coast()
 			require.Equal(t, frame, world.Frame)
-		case playout.Apply, playout.Restart:
+		case pacing.Apply, pacing.Restart:
 			world = *s
 			applied++
 			if world == host[frame] {
@@ -197,7 +198,7 @@ func TestStallsAndJumps(t *testing.T) {
 	for seed := uint64(100); seed < 130; seed++ {
 		host := hostRun(ticks+10, seed, true)
 		net := wire(ticks, 2, 3, 0.05, 0, seed)
-		q, err := playout.NewQueue[hullWorld](playout.QueueConfig{})
+		q, err := pacing.NewQueue[hullWorld](playout.QueueConfig{})
 		require.NoError(t, err)
 		for tick := 1; tick <= ticks; tick++ {
 			for _, f := range net[tick] {
@@ -223,7 +224,7 @@ func TestLostStateCoastedOnce(t *testing.T) {
 	for tick := range net {
 		net[tick] = slices.DeleteFunc(net[tick], func(f int32) bool { return f == lost })
 	}
-	q, err := playout.NewQueue[hullWorld](playout.QueueConfig{})
+	q, err := pacing.NewQueue[hullWorld](playout.QueueConfig{})
 	require.NoError(t, err)
 	var world hullWorld
 	coastedAt, nextExact := -1.0, false
@@ -233,7 +234,7 @@ func TestLostStateCoastedOnce(t *testing.T) {
 		}
 		out, frame, s := q.Tick()
 		switch out {
-		case playout.Coast:
+		case pacing.Coast:
 			if !q.Started() {
 				continue
 			}
@@ -262,7 +263,7 @@ func TestStoppedClientRecovers(t *testing.T) {
 	const ticks, stopAt, stopFor = 1200, 600, 40
 	host := hostRun(ticks+10, 9, true)
 	net := wire(ticks, 2, 3, 0.05, 0, 13)
-	q, err := playout.NewQueue[hullWorld](playout.QueueConfig{})
+	q, err := pacing.NewQueue[hullWorld](playout.QueueConfig{})
 	require.NoError(t, err)
 	depth := q.Config().Depth
 	held, back := 0, -1
@@ -276,7 +277,7 @@ func TestStoppedClientRecovers(t *testing.T) {
 		}
 		for tk := from; tk <= tick; tk++ {
 			for _, f := range net[tk] {
-				require.NotEqual(t, playout.TimelineLost, q.Push(f, &host[f]))
+				require.NotEqual(t, pacing.TimelineLost, q.Push(f, &host[f]))
 			}
 		}
 		if tick == stopAt+stopFor {

@@ -1,4 +1,4 @@
-package playout_test
+package pacing_test
 
 import (
 	"math"
@@ -6,28 +6,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
 )
 
 func TestEstimatorConfigs(t *testing.T) {
-	for _, c := range []playout.RTTConfig{{Alpha: 2}, {Beta: -1}, {Max: time.Microsecond}, {Max: 2 * time.Hour}} {
-		_, err := playout.NewRTT(c)
+	for _, c := range []pacing.RTTConfig{{Alpha: 2}, {Beta: -1}, {Max: time.Microsecond}, {Max: 2 * time.Hour}} {
+		_, err := pacing.NewRTT(c)
 		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
 	}
-	for _, c := range []playout.ClockSyncConfig{{Window: 1}, {Window: 5000}, {Window: -1}} {
-		_, err := playout.NewClockSync(c)
+	for _, c := range []pacing.ClockSyncConfig{{Window: 1}, {Window: 5000}, {Window: -1}} {
+		_, err := pacing.NewClockSync(c)
 		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
 	}
-	for _, c := range []playout.ArrivalConfig{{Step: -1}, {Smoothing: 1.5}, {Window: -1}, {Window: 4097}} {
-		_, err := playout.NewArrival(c)
+	for _, c := range []pacing.ArrivalConfig{{Step: -1}, {Smoothing: 1.5}, {Window: -1}, {Window: 4097}} {
+		_, err := pacing.NewArrival(c)
 		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
 	}
 }
 
 // TestRTT checks RFC 6298's arithmetic on a short known sequence.
 func TestRTT(t *testing.T) {
-	r, err := playout.NewRTT(playout.RTTConfig{})
+	r, err := pacing.NewRTT(pacing.RTTConfig{})
 	require.NoError(t, err)
 	require.Zero(t, r.Smoothed())
 	ms := time.Millisecond
@@ -43,7 +44,7 @@ func TestRTT(t *testing.T) {
 	require.Equal(t, int64(2), r.Samples())
 
 	for _, bad := range []time.Duration{0, -ms, 2 * time.Minute} {
-		require.ErrorIs(t, r.Observe(bad), playout.ErrSample)
+		require.ErrorIs(t, r.Observe(bad), pacing.ErrSample)
 	}
 	require.Equal(t, int64(3), r.Rejected())
 	require.Equal(t, 95*ms, r.Smoothed(), "refused samples change nothing")
@@ -55,7 +56,7 @@ func TestRTT(t *testing.T) {
 // exchanges, forgets what slid out of its window, and refuses a reply that
 // came before its request.
 func TestClockSync(t *testing.T) {
-	c, err := playout.NewClockSync(playout.ClockSyncConfig{Window: 16})
+	c, err := pacing.NewClockSync(pacing.ClockSyncConfig{Window: 16})
 	require.NoError(t, err)
 	_, ok := c.Offset(0)
 	require.False(t, ok)
@@ -92,7 +93,7 @@ func TestClockSync(t *testing.T) {
 	require.InDelta(t, float64(-time.Second), float64(got), 1)
 	require.InDelta(t, 0, c.Skew(), 1e-12)
 
-	require.ErrorIs(t, c.ObserveExchange(time.Second, 0, time.Second-1), playout.ErrSample)
+	require.ErrorIs(t, c.ObserveExchange(time.Second, 0, time.Second-1), pacing.ErrSample)
 	require.Equal(t, int64(1), c.Rejected())
 
 	// Every sample at one local time: no slope to fit, the mean offset.
@@ -108,7 +109,7 @@ func TestClockSync(t *testing.T) {
 // constant delay cancels out, a jittery one needs more, and a reordered
 // frame is late but never an interval.
 func TestArrival(t *testing.T) {
-	a, err := playout.NewArrival(playout.ArrivalConfig{})
+	a, err := pacing.NewArrival(pacing.ArrivalConfig{})
 	require.NoError(t, err)
 	require.False(t, a.WarmedUp())
 	for f := range int32(200) {

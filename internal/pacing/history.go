@@ -1,7 +1,8 @@
-package playout
+package pacing
 
 import (
 	"fmt"
+	"github.com/rollnet/rollnet/playout"
 	"math"
 )
 
@@ -40,7 +41,7 @@ func NewHistory[S any](cfg HistoryConfig) (*History[S], error) {
 		cfg.Length = DefaultHistoryLength
 	}
 	if cfg.Length < 2 || cfg.Length > 4096 {
-		return nil, fmt.Errorf("%w: Length %d not in [2, 4096]", ErrConfig, cfg.Length)
+		return nil, fmt.Errorf("%w: Length %d not in [2, 4096]", playout.ErrConfig, cfg.Length)
 	}
 	return &History[S]{
 		states: make([]S, cfg.Length),

@@ -1,7 +1,8 @@
-package playout
+package pacing
 
 import (
 	"fmt"
+	"github.com/rollnet/rollnet/playout"
 	"time"
 )
 
@@ -56,7 +57,7 @@ func NewRTT(cfg RTTConfig) (*RTT, error) {
 		cfg.Max = DefaultMaxRTT
 	}
 	if cfg.Max < time.Millisecond || cfg.Max > time.Hour {
-		return nil, fmt.Errorf("%w: Max %v not in [1ms, 1h]", ErrConfig, cfg.Max)
+		return nil, fmt.Errorf("%w: Max %v not in [1ms, 1h]", playout.ErrConfig, cfg.Max)
 	}
 	return &RTT{cfg: cfg}, nil
 }

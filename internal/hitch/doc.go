@@ -15,7 +15,7 @@
 //     at playout.Timestep's alpha, under a time dilation that changes now
 //     and then;
 //   - a host entity drawn on the client in the past: paced, through a
-//     playout.Queue and drawn at playout.Clock's render time; unpaced,
+//     pacing.Queue and drawn at pacing.Clock's render time; unpaced,
 //     applied the moment it arrives and blended at the local alpha;
 //   - the host's own entity, as the host draws it.
 //

@@ -1,9 +1,10 @@
-package playout_test
+package pacing_test
 
 import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
 )
 
@@ -33,7 +34,7 @@ func FuzzQueue(f *testing.F) {
 	}
 	f.Add(s)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		q, err := playout.NewQueue[int32](playout.QueueConfig{Depth: 3, Start: 2, LostAhead: 50})
+		q, err := pacing.NewQueue[int32](playout.QueueConfig{Depth: 3, Start: 2, LostAhead: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +57,7 @@ func FuzzQueue(f *testing.F) {
 			case 1:
 				held := q.Len()
 				out, frame, s := q.TickAhead(int(off) % 8) // a catch-up's ticks to come, or (negative) none
-				if out == playout.Coast {
+				if out == pacing.Coast {
 					if q.Len() != held {
 						t.Fatalf("a coast changed what is held")
 					}
@@ -65,7 +66,7 @@ func FuzzQueue(f *testing.F) {
 				if *s != frame {
 					t.Fatalf("state %d handed out for frame %d", *s, frame)
 				}
-				if out == playout.Apply && started && frame <= last {
+				if out == pacing.Apply && started && frame <= last {
 					t.Fatalf("applied %d after %d", frame, last)
 				}
 				last, started = frame, true

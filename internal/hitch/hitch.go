@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
 )
 
@@ -111,15 +112,15 @@ func Run(cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	queue, err := playout.NewQueue[float64](playout.QueueConfig{})
+	queue, err := pacing.NewQueue[float64](playout.QueueConfig{})
 	if err != nil {
 		return Result{}, err
 	}
-	clock, err := playout.NewClock(playout.ClockConfig{Step: cfg.Step})
+	clock, err := pacing.NewClock(playout.ClockConfig{Step: cfg.Step})
 	if err != nil {
 		return Result{}, err
 	}
-	hist, err := playout.NewHistory[float64](playout.HistoryConfig{})
+	hist, err := pacing.NewHistory[float64](pacing.HistoryConfig{})
 	if err != nil {
 		return Result{}, err
 	}
@@ -179,16 +180,16 @@ func Run(cfg Config) (Result, error) {
 			pending = pending[:0]
 			out, f, s := queue.Tick()
 			switch out {
-			case playout.Coast:
+			case pacing.Coast:
 				if !queue.Started() {
 					continue
 				}
 				remoteX += speed // coast along its velocity
-			case playout.Restart:
+			case pacing.Restart:
 				hist.Reset()
 				clock.Reset()
 				remoteX = *s
-			case playout.Apply:
+			case pacing.Apply:
 				remoteX = *s
 			}
 			hist.Put(f, &remoteX)

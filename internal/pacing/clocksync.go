@@ -1,7 +1,8 @@
-package playout
+package pacing
 
 import (
 	"fmt"
+	"github.com/rollnet/rollnet/playout"
 	"time"
 )
 
@@ -36,7 +37,7 @@ func NewClockSync(cfg ClockSyncConfig) (*ClockSync, error) {
 		cfg.Window = DefaultWindow
 	}
 	if cfg.Window < 2 || cfg.Window > 4096 {
-		return nil, fmt.Errorf("%w: Window %d not in [2, 4096]", ErrConfig, cfg.Window)
+		return nil, fmt.Errorf("%w: Window %d not in [2, 4096]", playout.ErrConfig, cfg.Window)
 	}
 	return &ClockSync{local: make([]float64, cfg.Window), offset: make([]float64, cfg.Window)}, nil
 }
