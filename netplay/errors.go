@@ -1,11 +1,15 @@
 package netplay
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/rollnet/rollnet/internal/greeting"
+)
 
 var (
 	// ErrConfig reports a Config field out of range; the wrapping error
 	// names it.
-	ErrConfig = errors.New("netplay: invalid config")
+	ErrConfig = greeting.ErrConfig
 
 	// ErrTimeout reports that the match was not ready within
 	// Config.Timeout; the wrapping error says what it waited for.
@@ -54,8 +58,11 @@ var (
 	// ErrMessage reports an application message over MaxMessage bytes, or
 	// empty.
 	ErrMessage = errors.New("netplay: message size out of range")
+)
 
-	// errMalformed: a netplay message from the network that does not
-	// decode (counted and dropped).
-	errMalformed = errors.New("netplay: malformed message")
+// MaxName is the longest name, in bytes; MaxMessage the largest
+// application message (Send).
+const (
+	MaxName    = greeting.MaxName
+	MaxMessage = greeting.MaxMessage
 )

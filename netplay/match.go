@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
@@ -128,7 +129,7 @@ type Config struct {
 // peer is what a Match knows of one other peer.
 type peer struct {
 	id      transport.Peer
-	h       hello
+	h       greeting.Hello
 	heard   bool // its hello arrived
 	heardMe bool // its hello says it has ours
 	rtt     rttWindow
@@ -251,7 +252,7 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	if cfg.Grace < 0 {
 		return fmt.Errorf("%w: Grace %v", ErrConfig, cfg.Grace)
 	}
-	cfg.Name = cleanName(cfg.Name)
+	cfg.Name = greeting.CleanName(cfg.Name)
 	if cfg.Name == "" {
 		cfg.Name = "player"
 	}
@@ -539,7 +540,7 @@ func (m *Match[S, I]) Send(payload []byte) error {
 	if m.link.tr == nil {
 		return nil
 	}
-	m.buf = appendMessage(m.buf[:0], payload)
+	m.buf = greeting.AppendMessage(m.buf[:0], payload)
 	for _, pe := range m.peers.order {
 		if pe.heard {
 			_ = m.link.tr.Send(pe.id, m.buf)
@@ -633,7 +634,7 @@ func (m *Match[S, I]) greet(now time.Time, interval time.Duration) {
 	for _, id := range ps.list {
 		m.sendHello(id)
 		if !m.d.built() {
-			m.buf = appendStamp(m.buf[:0], kindPing, uint64(now.Sub(m.epoch)))
+			m.buf = greeting.AppendStamp(m.buf[:0], greeting.KindPing, uint64(now.Sub(m.epoch)))
 			_ = m.link.tr.Send(id, m.buf)
 		}
 	}
@@ -657,20 +658,20 @@ func (m *Match[S, I]) heardEveryone() bool {
 	return true
 }
 
-func (m *Match[S, I]) myHello(to transport.Peer) hello {
-	h := hello{
-		Role: m.d.role(), Seat: noSeat, Players: uint8(m.cfg.Players), FrameRate: uint16(m.cfg.FrameRate),
+func (m *Match[S, I]) myHello(to transport.Peer) greeting.Hello {
+	h := greeting.Hello{
+		Role: m.d.greetsAs(), Seat: greeting.NoSeat, Players: uint8(m.cfg.Players), FrameRate: uint16(m.cfg.FrameRate),
 		Settings: m.cfg.Settings, Name: m.cfg.Name, Delay: uint8(m.proposal),
 	}
 	if m.seat >= 0 {
 		h.Seat = uint8(m.seat)
 	}
 	if m.d.built() {
-		h.Flags |= flagStarted
+		h.Flags |= greeting.FlagStarted
 		h.Delay = uint8(m.delay + 1)
 	}
 	if pe := m.peers.byID[to]; pe != nil && pe.heard {
-		h.Flags |= flagHeard
+		h.Flags |= greeting.FlagHeard
 	}
 	return h
 }
@@ -687,13 +688,13 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 		return
 	}
 	switch b[1] {
-	case kindHello:
+	case greeting.KindHello:
 		pe := m.peers.byID[from]
 		var old string
 		if pe != nil {
 			old = pe.h.Name
 		}
-		h, _, err := parseHello(b, old)
+		h, _, err := greeting.ParseHello(b, old)
 		if err != nil {
 			m.story.malformed++
 			return
@@ -703,20 +704,20 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 			m.peers.byID[from] = pe
 			m.peers.order = append(m.peers.order, pe)
 		}
-		pe.h, pe.heard, pe.heardMe = h, true, h.Flags&flagHeard != 0
+		pe.h, pe.heard, pe.heardMe = h, true, h.Flags&greeting.FlagHeard != 0
 		if !pe.heardMe {
 			m.sendHello(from)
 		}
 		m.fail(m.d.check(pe))
 		m.admit(pe)
-	case kindPing, kindPong:
-		kind, stamp, err := parseStamp(b)
+	case greeting.KindPing, greeting.KindPong:
+		kind, stamp, err := greeting.ParseStamp(b)
 		if err != nil {
 			m.story.malformed++
 			return
 		}
-		if kind == kindPing {
-			m.buf = appendStamp(m.buf[:0], kindPong, stamp)
+		if kind == greeting.KindPing {
+			m.buf = greeting.AppendStamp(m.buf[:0], greeting.KindPong, stamp)
 			_ = m.link.tr.Send(from, m.buf)
 			return
 		}
@@ -725,8 +726,8 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 				pe.rtt.add(d)
 			}
 		}
-	case kindMessage:
-		payload, err := parseMessage(b)
+	case greeting.KindMessage:
+		payload, err := greeting.ParseMessage(b)
 		if err != nil {
 			m.story.malformed++
 			return
@@ -739,7 +740,7 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 			}
 			m.cfg.OnMessage(m.d.seatOf(pe, from), name, payload)
 		}
-	case kindRoster:
+	case greeting.KindRoster:
 		if from != m.d.rosterFrom() || from == "" {
 			return
 		}
@@ -753,7 +754,7 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 
 // helloSeat is the seat pe's hello gives (-1: none, or no hello).
 func helloSeat(pe *peer) int {
-	if pe == nil || pe.h.Seat == noSeat {
+	if pe == nil || pe.h.Seat == greeting.NoSeat {
 		return -1
 	}
 	return int(pe.h.Seat)
@@ -768,7 +769,7 @@ func (m *Match[S, I]) admit(pe *peer) {
 
 // seatName names a P2P player at the seat its hello gives.
 func (m *Match[S, I]) seatName(pe *peer) {
-	if h := pe.h; h.Role == rolePlayer && h.Seat != noSeat && int(h.Seat) < len(m.names) {
+	if h := pe.h; h.Role == greeting.RolePlayer && h.Seat != greeting.NoSeat && int(h.Seat) < len(m.names) {
 		m.names[h.Seat] = h.Name
 	}
 }
