@@ -39,7 +39,7 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 	rm, err := rooms(cfg).DialRoom(ctx, cfg.Room, accept)
 	if err != nil {
 		if errors.Is(err, webrtc.ErrInvalidConfig) {
-			err = fmt.Errorf("%w: %w", ErrConfig, err)
+			err = fmt.Errorf("%w: %w", errConfig, err)
 		}
 		return dialed{err: err}
 	}

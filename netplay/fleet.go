@@ -41,7 +41,7 @@ func Place(ctx context.Context, signal string, req fleet.Request) (fleet.Reply, 
 	body, _ := json.Marshal(req)
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return fleet.Reply{}, fmt.Errorf("%w: %v", ErrConfig, err)
+		return fleet.Reply{}, fmt.Errorf("%w: %v", errConfig, err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(hr)
@@ -73,7 +73,7 @@ func Place(ctx context.Context, signal string, req fleet.Request) (fleet.Reply, 
 func placeURL(signal string) (string, error) {
 	u, err := url.Parse(signal)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", ErrConfig, signalurl.Redact(signal))
+		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", errConfig, signalurl.Redact(signal))
 	}
 	switch u.Scheme {
 	case "ws", "http":
@@ -81,7 +81,7 @@ func placeURL(signal string) (string, error) {
 	case "wss", "https":
 		u.Scheme = "https"
 	default:
-		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", ErrConfig, signalurl.Redact(signal))
+		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", errConfig, signalurl.Redact(signal))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	if i := strings.Index(u.Path, "/room"); i >= 0 {
@@ -106,7 +106,7 @@ func ConnectFleet[S any, I comparable](cfg Config, req fleet.Request, simulate f
 		return nil, err
 	}
 	if cfg.Transport != nil {
-		return nil, fmt.Errorf("%w: ConnectFleet dials its own transport", ErrConfig)
+		return nil, fmt.Errorf("%w: ConnectFleet dials its own transport", errConfig)
 	}
 	if _, err := placeURL(cfg.Signal); err != nil {
 		return nil, err

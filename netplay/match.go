@@ -26,16 +26,15 @@ const (
 	ModeSpectator                 // a P2P spectator (Watch)
 	ModeHost                      // an authoritative host, dedicated or listen (Host)
 	ModeClient                    // an authoritative client (Connect)
-
 )
 
 // Defaults of Config.
 const (
 	DefaultFrameRate = 60
-	DefaultTimeout   = 30 * time.Second
-	// DefaultArchive is the frames every P2P player keeps for spectators
+	defaultTimeout   = 30 * time.Second
+	// defaultArchive is the frames every P2P player keeps for spectators
 	// who join late and players who rejoin: ten minutes at 60 fps.
-	DefaultArchive = 36000
+	defaultArchive = 36000
 	// capacity is the P2P rollback window: about half a second at 60 fps.
 	capacity = 32
 )
@@ -90,7 +89,7 @@ type Config struct {
 	Tokens TokenStore
 
 	// Archive is the frames of inputs each P2P player keeps for late
-	// spectators and rejoiners (0 means DefaultArchive).
+	// spectators and rejoiners (0 means 36000: ten minutes at 60 fps).
 	Archive int
 
 	// An authoritative host's choices (authority.HostConfig's): Grace is
@@ -217,40 +216,40 @@ type Match[S any, I comparable] struct {
 func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	lo, hi := k.minSeats, k.maxSeats
 	if cfg.Players < lo || cfg.Players > hi {
-		return fmt.Errorf("%w: Players %d is outside [%d, %d]", ErrConfig, cfg.Players, lo, hi)
+		return fmt.Errorf("%w: Players %d is outside [%d, %d]", errConfig, cfg.Players, lo, hi)
 	}
 	if cfg.LocalPlayers < 0 || cfg.LocalPlayers > 1 || (cfg.LocalPlayers > 0 && !k.listen) {
-		return fmt.Errorf("%w: LocalPlayers %d (0, or 1 for a listen host)", ErrConfig, cfg.LocalPlayers)
+		return fmt.Errorf("%w: LocalPlayers %d (0, or 1 for a listen host)", errConfig, cfg.LocalPlayers)
 	}
 	if cfg.FrameRate == 0 {
 		cfg.FrameRate = DefaultFrameRate
 	}
 	if cfg.FrameRate < 1 || cfg.FrameRate > 1000 {
-		return fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", ErrConfig, cfg.FrameRate)
+		return fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", errConfig, cfg.FrameRate)
 	}
 	if cfg.InputDelay == (DelayBounds{}) {
 		cfg.InputDelay = DelayBounds{Min: 1, Max: 4}
 	}
 	if d := cfg.InputDelay; d.Min < 0 || d.Max < d.Min || d.Max > capacity/2 {
-		return fmt.Errorf("%w: InputDelay %+v (0 <= Min <= Max <= %d)", ErrConfig, d, capacity/2)
+		return fmt.Errorf("%w: InputDelay %+v (0 <= Min <= Max <= %d)", errConfig, d, capacity/2)
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.Timeout < 0 {
-		return fmt.Errorf("%w: Timeout %v", ErrConfig, cfg.Timeout)
+		return fmt.Errorf("%w: Timeout %v", errConfig, cfg.Timeout)
 	}
 	if cfg.Archive == 0 {
-		cfg.Archive = DefaultArchive
+		cfg.Archive = defaultArchive
 	}
 	if cfg.Archive < 0 {
-		return fmt.Errorf("%w: Archive %d", ErrConfig, cfg.Archive)
+		return fmt.Errorf("%w: Archive %d", errConfig, cfg.Archive)
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = grace
 	}
 	if cfg.Grace < 0 {
-		return fmt.Errorf("%w: Grace %v", ErrConfig, cfg.Grace)
+		return fmt.Errorf("%w: Grace %v", errConfig, cfg.Grace)
 	}
 	cfg.Name = greeting.CleanName(cfg.Name)
 	if cfg.Name == "" {
@@ -261,7 +260,7 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	}
 	if cfg.Signal != "" {
 		if _, err := signalurl.Room(cfg.Signal, cfg.Room, cfg.RoomToken); err != nil {
-			return fmt.Errorf("%w: Signal wants ws://HOST:PORT or wss://HOST, got %q", ErrConfig, signalurl.Redact(cfg.Signal))
+			return fmt.Errorf("%w: Signal wants ws://HOST:PORT or wss://HOST, got %q", errConfig, signalurl.Redact(cfg.Signal))
 		}
 	}
 	return nil
@@ -294,7 +293,7 @@ func eitherKind[S any, I comparable]() kind[S, I] {
 
 func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
 	if n := btoi(cfg.Signal != "") + btoi(cfg.Rooms != nil) + btoi(cfg.Transport != nil); n != 1 {
-		return nil, fmt.Errorf("%w: set one of Signal, Rooms and Transport", ErrConfig)
+		return nil, fmt.Errorf("%w: set one of Signal, Rooms and Transport", errConfig)
 	}
 	return startWith(k, cfg, simulate, dial)
 }
@@ -304,7 +303,7 @@ func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I,
 func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame),
 	dial func(context.Context, *Config, func(transport.Peer) bool) dialed) (*Match[S, I], error) {
 	if simulate == nil {
-		return nil, fmt.Errorf("%w: nil simulate", ErrConfig)
+		return nil, fmt.Errorf("%w: nil simulate", errConfig)
 	}
 	if err := validate(&k, &cfg); err != nil {
 		return nil, err
@@ -477,9 +476,6 @@ func (m *Match[S, I]) Peer(seat int) transport.Peer {
 // Room is the room joined (the server's name for it once dialed).
 func (m *Match[S, I]) Room() string { return m.link.room }
 
-// InputDelay is the match's input delay (P2P), once agreed.
-func (m *Match[S, I]) InputDelay() int { return m.delay }
-
 // Transport is the real transport (nil while connecting): Config.Transport,
 // or the WebRTC one (a *impair.Transport around it with Config.Impair).
 func (m *Match[S, I]) Transport() transport.Transport { return m.link.tr }
@@ -493,9 +489,6 @@ func (m *Match[S, I]) Token() (Token, bool) {
 // folded into its Status), for a game that reports them itself: valid
 // until the next AdvanceFrame.
 func (m *Match[S, I]) Events() []rollnet.Event { return m.evs }
-
-// Malformed counts netplay messages dropped because they did not decode.
-func (m *Match[S, I]) Malformed() uint64 { return m.story.malformed }
 
 // State is the state to draw: the P2P present (predicted where inputs are
 // missing), the spectator's, the host's, or the authoritative client's
@@ -532,7 +525,7 @@ func (m *Match[S, I]) Frame() rollnet.Frame {
 // like every datagram. It allocates nothing.
 func (m *Match[S, I]) Send(payload []byte) error {
 	if m.closed {
-		return ErrClosed
+		return errClosed
 	}
 	if len(payload) == 0 || len(payload) > MaxMessage {
 		return ErrMessage
@@ -559,7 +552,7 @@ func (m *Match[S, I]) Send(payload []byte) error {
 // later call.
 func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	if m.closed {
-		return Status{Phase: Ended, Ended: EndClosed}, ErrClosed
+		return Status{Phase: Ended, Ended: EndClosed}, errClosed
 	}
 	if m.err != nil || m.st.Phase == Ended {
 		return m.st, m.err

@@ -47,6 +47,10 @@ type Stats struct {
 	// Spectators counts the spectators that joined (P2P seat 0), Rejoins
 	// the players (or clients) that came back.
 	Spectators, Rejoins int
+
+	// Malformed counts netplay's own messages dropped because they did not
+	// decode.
+	Malformed uint64
 }
 
 // maxNews bounds News: a match that tells more keeps its first lines.
@@ -109,7 +113,7 @@ func (s *story) rollbacksPerSecond() float64 {
 // a host's with its clients, an authoritative client's with its host.
 func (m *Match[S, I]) Stats() Stats {
 	st := &m.story
-	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Spectators: st.spectators, Rejoins: st.rejoins}
+	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Spectators: st.spectators, Rejoins: st.rejoins, Malformed: st.malformed}
 	var far transport.Peer // the peer whose network round trip is asked for
 	if m.built() {
 		s, far = m.d.stats(s)

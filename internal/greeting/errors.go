@@ -2,13 +2,16 @@ package greeting
 
 import (
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/rollnet/rollnet"
 )
 
 var (
-	// ErrConfig reports an Announcement field out of range: netplay's
-	// ErrConfig, the same error.
-	ErrConfig = errors.New("netplay: invalid config")
+	// ErrConfig reports an Announcement or a netplay Config field out of
+	// range: rollnet.ErrConfig, wrapped.
+	ErrConfig = fmt.Errorf("%w: netplay", rollnet.ErrConfig)
 
 	// ErrMalformed reports a message that does not decode.
 	ErrMalformed = errors.New("netplay: malformed message")
