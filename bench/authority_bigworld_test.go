@@ -33,7 +33,7 @@ const (
 	bigSize   = 8
 	bigBudget = 8000
 	bigWarmup = 120
-	bigTicks  = 600
+	bigTicks  = 300
 )
 
 type bigWorld struct {

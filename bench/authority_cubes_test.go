@@ -29,7 +29,7 @@ const (
 	cubeCount    = 901
 	cubeSize     = 10   // wire encoding: x, y, z 16 bits each, smallest-three quaternion and interacting in 32
 	cubeExact    = 29   // exact state: position and orientation (7 float32) and interacting
-	cubeTicks    = 3600 // one minute
+	cubeTicks    = 2400 // 40 seconds
 	cubeHistory  = 256  // ticks of host encodings kept to check the client
 	cubeRate     = 60
 	cubeBudget   = 24000 // bytes per second per client, headers included: 192 kbps

@@ -121,7 +121,7 @@ func ReadState[S any](r io.Reader) (rollnet.Frame, *S, error) {
 // log or a report: "World.Ball.VX: 3 here, 4 at peer b; 2 other fields
 // differ", or "states are equal". S must satisfy rollback.CheckType.
 func DescribeDesync[S any](here, there *S, peer string) (string, error) {
-	fields, total, err := rollback.Diff(here, there, 1)
+	fields, total, err := rollback.DiffBytes(reflect.TypeFor[S](), rollback.BytesOf(here), rollback.BytesOf(there), 1)
 	if err != nil {
 		return "", err
 	}

@@ -265,19 +265,12 @@ func (p *Replayer[S, I]) readChunk() (kind byte, payload []byte, err error) {
 // Players returns the number of players recorded.
 func (p *Replayer[S, I]) Players() int { return p.players }
 
-// ChecksumEvery returns the recording's checksum interval.
-func (p *Replayer[S, I]) ChecksumEvery() int { return p.every }
-
 // State returns the replayed state: the state after frame Frame()-1. Read
 // it; writing it makes the replay differ.
 func (p *Replayer[S, I]) State() *S { return p.state }
 
 // Frame returns the frame the next AdvanceFrame simulates.
 func (p *Replayer[S, I]) Frame() rollnet.Frame { return p.frame }
-
-// Inputs returns the inputs of the frame last simulated (aliasing the
-// replayer's storage, valid until the next AdvanceFrame).
-func (p *Replayer[S, I]) Inputs() []I { return p.args }
 
 // Checked returns how many recorded checksums the replay has matched.
 func (p *Replayer[S, I]) Checked() int { return p.checked }

@@ -1,15 +1,15 @@
 package replay
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/rollnet/rollnet"
 )
 
-// ErrNotHeld reports a frame whose input the Source no longer holds:
-// RecordConfirmed was not called for longer than the source's window.
-var ErrNotHeld = errors.New("replay: input no longer held by the source")
+// errNotHeld reports a frame whose input the Source no longer holds:
+// RecordConfirmed was not called for longer than the source's window, a
+// misuse of the call like the other ErrArgument cases.
+var errNotHeld = fmt.Errorf("%w: input no longer held by the source", ErrArgument)
 
 // Source is what a Recorder records a match from, frame by frame as
 // frames become confirmed (all inputs known, simulated, never rolled back
@@ -44,9 +44,10 @@ func (r *Recorder[S, I]) Attach(src Source[S, I]) error {
 }
 
 // RecordConfirmed records src's frames from r.Frame() through the newest
-// frame both confirmed and simulated, and returns r's error (a write
-// error, or ErrNotHeld). It allocates nothing unless the writer does. On
-// a nil r it does nothing.
+// frame both confirmed and simulated, and returns r's error: a write
+// error, or one wrapping ErrArgument when src no longer holds a frame's
+// inputs (it was not called for longer than src's window). It allocates
+// nothing unless the writer does. On a nil r it does nothing.
 func (r *Recorder[S, I]) RecordConfirmed(src Source[S, I]) error {
 	if r == nil {
 		return nil
@@ -59,7 +60,7 @@ func (r *Recorder[S, I]) RecordConfirmed(src Source[S, I]) error {
 		for p := range r.args {
 			in, ok := src.ConfirmedInput(p, f)
 			if !ok {
-				r.err = fmt.Errorf("%w: frame %d player %d", ErrNotHeld, f, p)
+				r.err = fmt.Errorf("%w: frame %d player %d", errNotHeld, f, p)
 				return r.err
 			}
 			r.args[p] = in

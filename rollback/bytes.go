@@ -14,11 +14,11 @@ type Bytes struct {
 }
 
 // NewBytes returns a ring of capacity snapshots of a size-byte state.
-// capacity must be a power of two in [1, MaxCapacity] (else ErrCapacity),
-// size must be in [1, MaxSize] and size × (capacity+1) at most MaxTotal
-// (else ErrSize). The live state and the slots are one zeroed allocation.
+// capacity must be a power of two in [1, 2^20], size in [1, 2^30] bytes,
+// and size × (capacity+1) at most 4 GiB (1 GiB on 32-bit platforms); else
+// the error wraps rollnet.ErrConfig. The live state and the slots are one zeroed allocation.
 func NewBytes(capacity, size int) (*Bytes, error) {
-	mask, err := checkGeometry(capacity, uint64(size)) // a negative size wraps to > MaxSize
+	mask, err := checkGeometry(capacity, uint64(size)) // a negative size wraps to > maxSize
 	if err != nil {
 		return nil, fmt.Errorf("%w: capacity %d, size %d", err, capacity, size)
 	}
@@ -33,11 +33,8 @@ func (r *Bytes) slot(i int) []byte {
 }
 
 // Live returns the live state, the bytes user code mutates. The slice has
-// length and capacity Size() and is the same for the ring's whole life.
+// length and capacity the state size and is the same for the ring's whole life.
 func (r *Bytes) Live() []byte { return r.buf[:r.size:r.size] }
-
-// Size returns the state size in bytes.
-func (r *Bytes) Size() int { return r.size }
 
 // Commit copies the live state into the next slot, making it the newest
 // commit. When the ring is full the oldest commit is overwritten and Depth
@@ -63,7 +60,7 @@ func (r *Bytes) Rollback(n int) error {
 }
 
 // Peek returns the n-th most recent commit (0 is the newest), aliasing its
-// slot (length and capacity Size()); it stays unchanged until that slot is
+// slot (length and capacity the state size); it stays unchanged until that slot is
 // overwritten by a later Commit. n must be in [0, Depth()), else ErrDepth.
 func (r *Bytes) Peek(n int) ([]byte, error) {
 	if uint(n) >= uint(r.depth) {

@@ -30,25 +30,22 @@ type FieldDiff struct {
 // String returns "Path: A vs B".
 func (d FieldDiff) String() string { return d.Path + ": " + d.A + " vs " + d.B }
 
-// Diff compares two states of type T field by field and returns the first
-// max fields that differ, in memory order, and how many differ in all
-// (max < 0 means no limit). T must satisfy CheckType, else the
-// *TypeError. Equal states give no fields and a total of 0.
+// DiffBytes compares two states of type t field by field and returns the
+// first max fields that differ, in memory order, and how many differ in all
+// (max < 0 means no limit). The states are bytes (BytesOf of a typed state,
+// a Bytes ring's, a file's, a peer's), each t.Size() bytes in the
+// platform's memory layout: the little-endian layout BytesOf gives. Other
+// lengths are an error wrapping rollnet.ErrConfig. t must satisfy
+// CheckType, else the error wraps ErrStateType. Equal states give no
+// fields and a total of 0.
 //
 // It is meant for desync forensics, off the hot path: it allocates.
-func Diff[T any](a, b *T, max int) (fields []FieldDiff, total int, err error) {
-	return DiffBytes(reflect.TypeFor[T](), BytesOf(a), BytesOf(b), max)
-}
-
-// DiffBytes is Diff for two states held as bytes (from Bytes, a file, a
-// peer), each t.Size() bytes in the platform's memory layout: the little-
-// endian layout BytesOf gives. Other lengths are ErrSize.
 func DiffBytes(t reflect.Type, a, b []byte, max int) (fields []FieldDiff, total int, err error) {
 	if err := CheckType(t); err != nil {
 		return nil, 0, err
 	}
 	if uintptr(len(a)) != t.Size() || uintptr(len(b)) != t.Size() {
-		return nil, 0, fmt.Errorf("%w: states of %d and %d bytes for a %d-byte %s", ErrSize, len(a), len(b), t.Size(), t)
+		return nil, 0, fmt.Errorf("%w: states of %d and %d bytes for a %d-byte %s", errSize, len(a), len(b), t.Size(), t)
 	}
 	root := t.Name()
 	if root == "" {

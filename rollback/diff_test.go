@@ -36,7 +36,7 @@ func TestDiffNamesFieldsByPath(t *testing.T) {
 	a.Paddles[1].Score = 7
 	a.Grid[1][2] = -4
 	b := a
-	fields, total, err := Diff(&a, &b, -1)
+	fields, total, err := diffOf(&a, &b, -1)
 	require.NoError(t, err)
 	require.Empty(t, fields)
 	require.Zero(t, total)
@@ -47,7 +47,7 @@ func TestDiffNamesFieldsByPath(t *testing.T) {
 	b.Grid[1][2] = 5
 	b.Spin = complex(1, -2)
 	b.Tick = math.MaxUint64
-	fields, total, err = Diff(&a, &b, -1)
+	fields, total, err = diffOf(&a, &b, -1)
 	require.NoError(t, err)
 	require.Equal(t, 6, total)
 	got := make([]string, len(fields))
@@ -66,7 +66,7 @@ func TestDiffNamesFieldsByPath(t *testing.T) {
 	require.Equal(t, reflect.Float64, fields[0].Kind)
 
 	// A limit keeps the first fields and still counts them all.
-	fields, total, err = Diff(&a, &b, 2)
+	fields, total, err = diffOf(&a, &b, 2)
 	require.NoError(t, err)
 	require.Equal(t, 6, total)
 	require.Len(t, fields, 2)
@@ -78,7 +78,7 @@ func TestDiffNamesFieldsByPath(t *testing.T) {
 func TestDiffExplicitPadding(t *testing.T) {
 	var a, b Court
 	BytesOf(&b)[reflect.TypeFor[Court]().Field(3).Offset+1] = 9
-	fields, total, err := Diff(&a, &b, -1)
+	fields, total, err := diffOf(&a, &b, -1)
 	require.NoError(t, err)
 	require.Equal(t, 1, total)
 	require.Equal(t, "Court._[1]: 0 vs 9", fields[0].String())
@@ -104,7 +104,7 @@ func TestDiffEveryScalarKind(t *testing.T) {
 	}
 	a := all{}
 	b := all{B: true, I8: -1, I16: -2, I32: -3, I64: -4, U8: 5, U16: 6, U32: 7, F32: 1.5, U64: 8, F64: -0.25, C64: 1i, C: -2}
-	fields, total, err := Diff(&a, &b, -1)
+	fields, total, err := diffOf(&a, &b, -1)
 	require.NoError(t, err)
 	require.Equal(t, 13, total)
 	var bs []string
@@ -115,16 +115,16 @@ func TestDiffEveryScalarKind(t *testing.T) {
 
 	// A bool byte that is no Go bool is shown as the byte it is.
 	BytesOf(&a)[0] = 7
-	fields, _, err = Diff(&a, &b, 1)
+	fields, _, err = diffOf(&a, &b, 1)
 	require.NoError(t, err)
 	require.Equal(t, "bool(0x7)", fields[0].A)
 }
 
 func TestDiffBytesRefuses(t *testing.T) {
 	_, _, err := DiffBytes(reflect.TypeFor[Court](), make([]byte, 3), make([]byte, 3), -1)
-	require.ErrorIs(t, err, ErrSize)
+	require.ErrorIs(t, err, errSize)
 	_, _, err = DiffBytes(reflect.TypeFor[padded](), make([]byte, 8), make([]byte, 8), -1)
-	var te *TypeError
+	var te *typeError
 	require.ErrorAs(t, err, &te)
 	require.Equal(t, "padded.B", te.Path)
 	_, _, err = DiffBytes(reflect.TypeFor[[4]uint8](), []byte{1, 2, 3, 4}, []byte{1, 2, 0, 4}, -1)
@@ -144,7 +144,7 @@ func FuzzDiffBytes(f *testing.F) {
 		n := int(t.Size())
 		if len(x) < n || len(y) < n {
 			_, _, err := DiffBytes(t, x, y, -1)
-			require.ErrorIs(tt, err, ErrSize)
+			require.ErrorIs(tt, err, errSize)
 			return
 		}
 		x, y = x[:n], y[:n]
@@ -156,4 +156,9 @@ func FuzzDiffBytes(f *testing.F) {
 		_, self, _ := DiffBytes(t, x, x, -1)
 		require.Zero(tt, self)
 	})
+}
+
+// diffOf is DiffBytes of two typed states.
+func diffOf[T any](a, b *T, max int) ([]FieldDiff, int, error) {
+	return DiffBytes(reflect.TypeFor[T](), BytesOf(a), BytesOf(b), max)
 }

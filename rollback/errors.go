@@ -2,34 +2,41 @@ package rollback
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+
+	"github.com/rollnet/rollnet"
 )
 
 // Sentinel errors. Every error returned by this package is, or wraps, one of
-// these; test with errors.Is.
+// these or rollnet.ErrConfig (a capacity or state size out of range); test
+// with errors.Is.
 var (
-	// ErrCapacity reports a ring capacity that is not a power of two in
-	// [1, MaxCapacity].
-	ErrCapacity = errors.New("rollback: capacity must be a power of two in [1, 2^20]")
-
-	// ErrSize reports a state size outside [1, MaxSize], or a ring whose
-	// total storage (size × (capacity+1)) exceeds MaxTotal.
-	ErrSize = errors.New("rollback: state size out of range")
-
 	// ErrDepth reports a Peek, Rollback or ChecksumAt index outside
 	// [0, Depth()).
 	ErrDepth = errors.New("rollback: depth out of range")
 
 	// ErrStateType reports a state (or input) type that is not pointer-free,
-	// gap-free and made of fixed-width fields. The error returned by CheckType
-	// is a *TypeError that wraps it and names the offending field.
+	// gap-free and made of fixed-width fields. The error CheckType returns
+	// wraps it and names the offending field.
 	ErrStateType = errors.New("rollback: state type not allowed")
 )
 
-// TypeError is the error CheckType returns. It names the offending field by
+var (
+	// errCapacity reports a ring capacity that is not a power of two in
+	// [1, maxCapacity].
+	errCapacity = fmt.Errorf("%w: rollback: capacity must be a power of two in [1, 2^20]", rollnet.ErrConfig)
+
+	// errSize reports a state size outside [1, maxSize], a ring whose total
+	// storage (size × (capacity+1)) exceeds maxTotal, or two states to
+	// compare whose sizes are not their type's.
+	errSize = fmt.Errorf("%w: rollback: state size out of range", rollnet.ErrConfig)
+)
+
+// typeError is the error CheckType returns. It names the offending field by
 // its path from the checked type, e.g. "World.Players[].Name", and
 // errors.Is(err, ErrStateType) holds for it.
-type TypeError struct {
+type typeError struct {
 	// Type is the checked type (the root of Path).
 	Type reflect.Type
 	// Path is the dotted path to the offending field; "[]" stands for an
@@ -40,7 +47,7 @@ type TypeError struct {
 }
 
 // Error returns "rollback: <path>: <reason>".
-func (e *TypeError) Error() string { return "rollback: " + e.Path + ": " + e.Reason }
+func (e *typeError) Error() string { return "rollback: " + e.Path + ": " + e.Reason }
 
 // Unwrap returns ErrStateType.
-func (e *TypeError) Unwrap() error { return ErrStateType }
+func (e *typeError) Unwrap() error { return ErrStateType }

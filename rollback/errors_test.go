@@ -12,10 +12,10 @@ import (
 func TestNewCapacity(t *testing.T) {
 	for _, c := range []int{0, -1, -2, 3, 6, 12, 1<<20 - 1, 1<<20 + 1, 1 << 21, math.MaxInt, math.MinInt} {
 		r, err := New[uint32](c)
-		require.ErrorIs(t, err, ErrCapacity, "capacity %d", c)
+		require.ErrorIs(t, err, errCapacity, "capacity %d", c)
 		require.Nil(t, r)
 		b, err := NewBytes(c, 16)
-		require.ErrorIs(t, err, ErrCapacity, "capacity %d", c)
+		require.ErrorIs(t, err, errCapacity, "capacity %d", c)
 		require.Nil(t, b)
 	}
 	for _, c := range []int{1, 2, 4, 1024, 1 << 20} {
@@ -30,36 +30,36 @@ func TestNewCapacity(t *testing.T) {
 }
 
 func TestNewSize(t *testing.T) {
-	for _, s := range []int{0, -1, MaxSize + 1, math.MaxInt, math.MinInt} {
+	for _, s := range []int{0, -1, maxSize + 1, math.MaxInt, math.MinInt} {
 		b, err := NewBytes(1, s)
-		require.ErrorIs(t, err, ErrSize, "size %d", s)
+		require.ErrorIs(t, err, errSize, "size %d", s)
 		require.Nil(t, b)
 	}
 	// Total too large: refused before any allocation is attempted.
-	b, err := NewBytes(MaxCapacity, MaxSize)
-	require.ErrorIs(t, err, ErrSize)
+	b, err := NewBytes(maxCapacity, maxSize)
+	require.ErrorIs(t, err, errSize)
 	require.Nil(t, b)
-	b, err = NewBytes(4, MaxTotal/4)
-	require.ErrorIs(t, err, ErrSize, "5 slots of a quarter of MaxTotal")
+	b, err = NewBytes(4, maxTotal/4)
+	require.ErrorIs(t, err, errSize, "5 slots of a quarter of maxTotal")
 	require.Nil(t, b)
 
-	r1, err := New[[MaxSize + 1]byte](1)
-	require.ErrorIs(t, err, ErrSize)
+	r1, err := New[[maxSize + 1]byte](1)
+	require.ErrorIs(t, err, errSize)
 	require.Nil(t, r1)
-	r2, err := New[[MaxSize]byte](MaxCapacity)
-	require.ErrorIs(t, err, ErrSize)
+	r2, err := New[[maxSize]byte](maxCapacity)
+	require.ErrorIs(t, err, errSize)
 	require.Nil(t, r2)
 
 	// A bad capacity is reported before a bad size.
 	_, err = NewBytes(3, 0)
-	require.ErrorIs(t, err, ErrCapacity)
+	require.ErrorIs(t, err, errCapacity)
 }
 
 func TestNewStateType(t *testing.T) {
 	r, err := New[string](4)
 	require.ErrorIs(t, err, ErrStateType)
 	require.Nil(t, r)
-	var te *TypeError
+	var te *typeError
 	require.True(t, errors.As(err, &te))
 	require.Equal(t, reflect.TypeFor[string](), te.Type)
 	require.EqualError(t, err, "rollback: string: string is not allowed")

@@ -2,6 +2,7 @@ package rollback_test
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/rollnet/rollnet/rollback"
 )
@@ -72,8 +73,8 @@ func ExampleNewBytes() {
 	// abc 1
 }
 
-// Two peers' states of the same frame differ: Diff names the fields.
-func ExampleDiff() {
+// Two peers' states of the same frame differ: DiffBytes names the fields.
+func ExampleDiffBytes() {
 	type Ball struct{ X, VX int32 }
 	type World struct {
 		Frame int32
@@ -85,7 +86,7 @@ func ExampleDiff() {
 	peer := here
 	peer.Ball.VX, peer.Ball.X, peer.Score[1] = 4, 121, 3
 
-	fields, total, err := rollback.Diff(&here, &peer, 1)
+	fields, total, err := rollback.DiffBytes(reflect.TypeFor[World](), rollback.BytesOf(&here), rollback.BytesOf(&peer), 1)
 	if err != nil {
 		panic(err)
 	}

@@ -17,9 +17,9 @@ type Ring[T any] struct {
 }
 
 // New returns a ring of capacity snapshots of T. capacity must be a power
-// of two in [1, MaxCapacity] (else ErrCapacity); T must satisfy CheckType
-// (else a *TypeError wrapping ErrStateType), and size(T) × (capacity+1)
-// must not exceed MaxTotal (else ErrSize). The live state and every slot
+// of two in [1, 2^20]; size(T) × (capacity+1) must not exceed 4 GiB (1 GiB
+// on 32-bit platforms), else the error wraps rollnet.ErrConfig; T must
+// satisfy CheckType, else the error wraps ErrStateType. The live state and every slot
 // are one allocation of capacity+1 values of T, all zero; nothing is
 // allocated afterwards.
 func New[T any](capacity int) (*Ring[T], error) {

@@ -20,13 +20,13 @@ import (
 //     zero;
 //   - refused: a zero-size type (there is nothing to snapshot).
 //
-// A nil result means t is accepted. Otherwise the error is a *TypeError
-// naming the first offending field, e.g.
+// A nil result means t is accepted. Otherwise the error names the first
+// offending field, e.g.
 // "rollback: World.Players[].Name: string is not allowed", and
 // errors.Is(err, ErrStateType) holds.
 func CheckType(t reflect.Type) error {
 	if t == nil {
-		return &TypeError{Path: "<nil>", Reason: "nil type is not allowed"}
+		return &typeError{Path: "<nil>", Reason: "nil type is not allowed"}
 	}
 	root := t.Name()
 	if root == "" {
@@ -45,7 +45,7 @@ func CheckType(t reflect.Type) error {
 		return err
 	}
 	if t.Size() == 0 {
-		return &TypeError{Type: t, Path: root, Reason: "zero-size type is not allowed"}
+		return &typeError{Type: t, Path: root, Reason: "zero-size type is not allowed"}
 	}
 	return nil
 }
@@ -57,7 +57,7 @@ func CheckType(t reflect.Type) error {
 // and stops at visit's first error. Checked even when an array's length is
 // 0: a [0]string is still a declaration of intent CheckType refuses.
 //
-// CheckType and Diff both walk with it, so a TypeError and a FieldDiff
+// CheckType and Diff both walk with it, so a typeError and a FieldDiff
 // name a field by the same path.
 func walk(t reflect.Type, path string, off uintptr, visit func(t reflect.Type, path string, off uintptr) (descend bool, err error)) error {
 	descend, err := visit(t, path, off)
@@ -99,12 +99,12 @@ func checkKind(root, t reflect.Type, path string) error {
 	case scalar(k), k == reflect.Array, k == reflect.Struct:
 		return nil
 	case k == reflect.Int, k == reflect.Uint, k == reflect.Uintptr:
-		return &TypeError{Type: root, Path: path, Reason: t.String() +
+		return &typeError{Type: root, Path: path, Reason: t.String() +
 			" is not allowed (its width depends on the platform; use a fixed-width type such as int32 or int64)"}
 	default:
 		// Pointers, unsafe.Pointer, slices, maps,
 		// strings, channels, funcs, interfaces.
-		return &TypeError{Type: root, Path: path, Reason: t.String() + " is not allowed"}
+		return &typeError{Type: root, Path: path, Reason: t.String() + " is not allowed"}
 	}
 }
 
@@ -119,14 +119,14 @@ func checkPadding(root, t reflect.Type, path string) error {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Offset != next {
-			return &TypeError{Type: root, Path: path + "." + f.Name, Reason: fmt.Sprintf(
+			return &typeError{Type: root, Path: path + "." + f.Name, Reason: fmt.Sprintf(
 				"%d bytes of compiler padding before this field are not allowed (add an explicit `_ [%d]byte` field)",
 				f.Offset-next, f.Offset-next)}
 		}
 		next = f.Offset + f.Type.Size()
 	}
 	if next != t.Size() {
-		return &TypeError{Type: root, Path: path, Reason: fmt.Sprintf(
+		return &typeError{Type: root, Path: path, Reason: fmt.Sprintf(
 			"%d bytes of compiler padding at the end of the struct are not allowed (add an explicit `_ [%d]byte` field)",
 			t.Size()-next, t.Size()-next)}
 	}

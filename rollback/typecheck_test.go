@@ -119,7 +119,7 @@ func TestCheckTypeTable(t *testing.T) {
 		err := CheckType(c.typ)
 		require.ErrorIs(t, err, ErrStateType, "%v", c.typ)
 		require.EqualError(t, err, c.want)
-		var te *TypeError
+		var te *typeError
 		require.True(t, errors.As(err, &te))
 		require.Equal(t, c.typ, te.Type)
 	}

@@ -71,9 +71,10 @@
 //
 // # Memory and allocation
 //
-// The host keeps Capacity×Size bytes of encodings and, per client, 4
-// bytes per slot plus its set and a ring of the records of its last 65
-// updates; the client keeps Capacity×(Size+11) bytes. A world is bounded
+// The host keeps Capacity×(Size+4) bytes of encodings and, per client,
+// its set (about 56 bytes an entity, with their index) and a ring of the
+// records of its last 65 updates (4 bytes a record, sized by the
+// budget); the client keeps Capacity×(Size+11) bytes. A world is bounded
 // by that memory, not by a datagram: 10,000 entities of 32 bytes is
 // 320 KB. Host.Tick, Host.Append, Host.Receive, Client.Receive and
 // Client.AppendAck do not allocate once a client's set has reached its

@@ -7,14 +7,17 @@ import "math"
 // asks for the indices near a point. Cells are hashed into a table sized
 // once, so the grid has no bounds and allocates nothing after NewGrid.
 type Grid struct {
-	cell  float32
-	mask  uint32
-	head  []int32 // by bucket: first index, or -1
-	next  []int32 // by index: next index in its bucket, or -1
-	cx    []int32 // by index: its cell
-	cy    []int32
-	x, y  []float32
-	count int
+	cell float32
+	mask uint32
+	head []int32     // by bucket: first index, or -1
+	at   []gridEntry // by index
+}
+
+// gridEntry is where an index is, in one cache line's share.
+type gridEntry struct {
+	next   int32 // next index in its bucket, or -1
+	cx, cy int32 // its cell
+	x, y   float32
 }
 
 // NewGrid returns an empty grid of cells cell wide (in the game's units)
@@ -30,9 +33,7 @@ func NewGrid(cell float32, capacity int) *Grid {
 	}
 	g := &Grid{
 		cell: cell, mask: uint32(buckets - 1),
-		head: make([]int32, buckets), next: make([]int32, capacity),
-		cx: make([]int32, capacity), cy: make([]int32, capacity),
-		x: make([]float32, capacity), y: make([]float32, capacity),
+		head: make([]int32, buckets), at: make([]gridEntry, capacity),
 	}
 	g.Clear()
 	return g
@@ -43,7 +44,6 @@ func (g *Grid) Clear() {
 	for i := range g.head {
 		g.head[i] = -1
 	}
-	g.count = 0
 }
 
 // Insert places index at (x, y). An index is inserted at most once
@@ -51,10 +51,8 @@ func (g *Grid) Clear() {
 func (g *Grid) Insert(index int, x, y float32) {
 	cx, cy := g.cellOf(x), g.cellOf(y)
 	b := g.bucket(cx, cy)
-	g.cx[index], g.cy[index], g.x[index], g.y[index] = cx, cy, x, y
-	g.next[index] = g.head[b]
+	g.at[index] = gridEntry{next: g.head[b], cx: cx, cy: cy, x: x, y: y}
 	g.head[b] = int32(index)
-	g.count++
 }
 
 // AppendNear appends to dst the indices within radius r of (x, y), and
@@ -65,14 +63,15 @@ func (g *Grid) AppendNear(dst []int32, x, y, r float32) []int32 {
 	r2 := r * r
 	for cy := y0; cy <= y1; cy++ {
 		for cx := x0; cx <= x1; cx++ {
-			for i := g.head[g.bucket(cx, cy)]; i >= 0; i = g.next[i] {
-				if g.cx[i] != cx || g.cy[i] != cy {
-					continue // another cell hashed to this bucket
+			for i := g.head[g.bucket(cx, cy)]; i >= 0; {
+				e := &g.at[i]
+				if e.cx == cx && e.cy == cy { // not another cell hashed to this bucket
+					dx, dy := e.x-x, e.y-y
+					if dx*dx+dy*dy <= r2 {
+						dst = append(dst, i)
+					}
 				}
-				dx, dy := g.x[i]-x, g.y[i]-y
-				if dx*dx+dy*dy <= r2 {
-					dst = append(dst, i)
-				}
+				i = e.next
 			}
 		}
 	}

@@ -107,13 +107,9 @@ func NewHost(cfg HostConfig) (*Host, error) {
 func (h *Host) AddClient() int {
 	perTick := h.cfg.BytesPerSecond/h.cfg.TickRate + 1
 	c := &hostClient{
-		pos:     make([]int32, h.cfg.Capacity),
 		nextSeq: 1,
 		recs:    make([]uint32, ((ackWindow+1)*perTick+2*h.cfg.MTU)/2+1),
 		rtt:     6,
-	}
-	for i := range c.pos {
-		c.pos[i] = -1
 	}
 	if n := len(h.free); n > 0 {
 		id := h.free[n-1]
@@ -195,13 +191,13 @@ func (h *Host) interest(client int, c *hostClient) {
 		if idx < 0 || int(idx) >= len(h.slots) || !h.slots[idx].Live {
 			continue
 		}
-		if p := c.pos[idx]; p >= 0 {
+		if p := c.pos.get(uint32(idx)); p >= 0 {
 			if e := &c.entries[p]; e.key.Gen == h.slots[idx].Gen {
 				e.lastRelevant = h.tick
 			}
 			continue // or the old occupant is still leaving
 		}
-		c.pos[idx] = int32(len(c.entries))
+		c.pos.set(uint32(idx), int32(len(c.entries)))
 		c.entries = append(c.entries, entry{
 			key:          Key{Index: uint32(idx), Gen: h.slots[idx].Gen},
 			since:        c.nextSeq,
@@ -241,7 +237,7 @@ func (h *Host) candidates(client int, c *hostClient) {
 				w += max(h.cfg.Priority(client, int(idx)), 0)
 			}
 			e.prio += w
-			c.cands = append(c.cands, cand{prio: e.prio, index: idx})
+			c.cands = append(c.cands, cand{prio: e.prio, index: idx, pos: int32(i)})
 		}
 		i++
 	}
@@ -258,7 +254,7 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 		if len(c.sel) == room {
 			break
 		}
-		e := &c.entries[c.pos[cd.index]]
+		e := &c.entries[cd.pos]
 		n := recordLen(cd.index, 0, kindLeft, e.key.Gen, 0)
 		if e.want {
 			n += h.cfg.Size
@@ -267,7 +263,7 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 			continue // a smaller record may still fit
 		}
 		used += n
-		c.sel = append(c.sel, cd.index)
+		c.sel = append(c.sel, uint64(cd.index)<<32|uint64(cd.pos))
 	}
 	if len(c.sel) == 0 && !c.announce {
 		return dst
@@ -282,8 +278,9 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	*pk = packet{seq: seq, tick: h.tick, start: c.recHead, n: uint32(len(c.sel))}
 	next := uint32(0)
 	size := h.cfg.Size
-	for _, idx := range c.sel {
-		e := &c.entries[c.pos[idx]]
+	for _, sel := range c.sel {
+		idx := uint32(sel >> 32)
+		e := &c.entries[uint32(sel)]
 		r := record{index: idx, kind: kindLeft, gen: e.key.Gen}
 		if e.want {
 			r.kind = kindChanged
@@ -375,7 +372,7 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 	for i := range uint64(pk.n) {
 		r := c.recs[(pk.start+i)%uint64(len(c.recs))]
 		idx := r >> 2
-		p := c.pos[idx]
+		p := c.pos.get(idx)
 		if p < 0 {
 			continue
 		}

@@ -2,11 +2,11 @@ package entity
 
 // hostClient is what a Host keeps for one client.
 type hostClient struct {
-	pos      []int32 // by index: the entry, or -1
+	pos      positions // index to entry
 	entries  []entry
 	interest []int32
 	cands    []cand
-	sel      []uint32
+	sel      []uint64 // index<<32 | entry
 
 	nextSeq uint32
 	packets [packetRing]packet // by seq % packetRing
@@ -60,6 +60,7 @@ type packet struct {
 type cand struct {
 	prio  float32
 	index uint32
+	pos   int32 // its entry
 }
 
 // byPriority sorts highest priority first, then lowest index.
@@ -80,10 +81,10 @@ func byPriority(a, b cand) int {
 // remove forgets entry i.
 func (c *hostClient) remove(i int) {
 	last := len(c.entries) - 1
-	c.pos[c.entries[i].key.Index] = -1
+	c.pos.del(c.entries[i].key.Index)
 	if i != last {
 		c.entries[i] = c.entries[last]
-		c.pos[c.entries[i].key.Index] = int32(i)
+		c.pos.set(c.entries[i].key.Index, int32(i))
 	}
 	c.entries = c.entries[:last]
 }

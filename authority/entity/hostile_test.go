@@ -138,3 +138,41 @@ func TestDivergenceIsRepairedByRebuild(t *testing.T) {
 	require.Zero(t, cs.Gaps)
 	require.Zero(t, cs.Stale)
 }
+
+// A client that acknowledges every update the host sent, received or
+// not, with a digest of nothing: each ack is a mismatch and a rebuild,
+// and the host still sends no more than the budget.
+func TestHostileClientThatAcksWhatItNeverReceived(t *testing.T) {
+	w, h, id := hostileWorld(t)
+	buf := make([]byte, 0, 1500)
+	sent := uint32(0)
+	for tick := range 1200 {
+		w.moveSome(tick, 4)
+		h.Tick(w.slots)
+		if b := h.Append(buf[:0], id); len(b) > 0 {
+			sent++
+		}
+		if sent > 0 {
+			s := h.Stats(id)
+			a := ack{epoch: s.Epoch, number: uint32(tick + 1), seq: h.clients[id].nextSeq - 1, bits: ^uint64(0), count: 7, digest: 42}
+			require.NoError(t, h.Receive(id, a.Append(nil)))
+		}
+	}
+	s := h.Stats(id)
+	require.NotZero(t, s.Mismatches)
+	requireWithinBudget(t, h, id, 1200)
+}
+
+func TestRemovedClientsNumberIsReused(t *testing.T) {
+	w, h, id := hostileWorld(t)
+	other := h.AddClient()
+	h.Tick(w.slots)
+	require.NotEmpty(t, h.Append(nil, id))
+	h.RemoveClient(id)
+	require.Empty(t, h.Append(nil, id), "a removed client is sent nothing")
+	require.Equal(t, HostStats{}, h.Stats(id))
+	require.NoError(t, h.Receive(id, []byte{1}), "a removed client's datagram is ignored")
+	require.Equal(t, id, h.AddClient())
+	require.Zero(t, h.Stats(id).Updates, "the number's new client starts afresh")
+	require.NotEqual(t, id, other)
+}

@@ -96,9 +96,11 @@
 // connections (handshaking, waiting for the hello, or admitted), and its
 // next Initial is answered with CONNECTION_REFUSED and counted
 // (Stats.ConnsRefusedAddr, one per refused Initial packet, retransmissions
-// included). While Config.MaxPending connections are not yet admitted,
-// new ones must first prove their address with a Retry (one round trip,
-// no state kept), so that spoofed addresses cost a Retry packet each.
+// included). A new connection from an address the host has not
+// validated must first prove it with a Retry (one round trip, no state
+// kept): spoofed addresses cost a Retry packet each. A client that
+// connected before presents the host's NEW_TOKEN and skips it (Dial keeps
+// such tokens for the process).
 // Past MaxPeers admitted, a new one is closed at once
 // (Stats.ConnsRefusedFull). Packets
 // quic-go drops before any connection takes them are counted from its
@@ -123,8 +125,15 @@
 //     10 of 10 (0 of 10 when the newest was refused).
 //     TestWebTransportPendingCapped: 32 addresses' HTTP/3 connections that
 //     never ask for a session, at most MaxPending open (all 64 before).
-//   - Spoofed Initials: answered with a Retry while MaxPending connections
-//     are not admitted, no state kept.
+//   - Amplification: an address the host has not validated is answered
+//     with a Retry, so it is sent less than what it sent (RFC 9000 section
+//     8.1 allows three times). Without the Retry, quic-go checks the limit
+//     before each packet and its last retransmission overshoots: an
+//     address that sent only its two-packet first flight (2,560 B) got
+//     8,558 B back (3.34x); with it, one Retry packet
+//     (TestAmplificationBound). The Retry costs an honest client's first
+//     connection one round trip.
+//   - Spoofed Initials: answered with a Retry, no state kept.
 //   - A copied connect token (Config.Tokens; the token rides in clear in
 //     the ClientHello): presenting it takes nothing from its owner, since
 //     any number of connections may present a token at once and the first
