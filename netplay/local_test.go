@@ -417,7 +417,7 @@ func TestHostileAppBytes(t *testing.T) {
 	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
 	x, err := l.net.Endpoint("x")
 	require.NoError(t, err)
-	app := byte(1 << 4) // codec.Version<<4 | codec.TypeApp
+	app := byte(1 << 4) // wire.Version<<4 | wire.TypeApp
 	for _, bad := range [][]byte{{app}, {app, 9}, {app, 1, 1}, {app, 2, 0}, {app, 4}, {app, 5, 200}, append([]byte{app, 1, 1, 0, 0, 0, 2, 60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40}, make([]byte, 40)...)} {
 		require.NoError(t, x.Send("a", bad))
 	}

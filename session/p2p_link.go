@@ -13,7 +13,7 @@ package session
 //     (SyncFailed, *SyncError). Replies are rate-limited per peer.
 //   - Inputs: every tick each player link gets an Input with every local
 //     frame it has not acknowledged (from its ack + 1, at most
-//     codec.MaxFrames, shortened to fit codec.MaxPacket), our ack of its
+//     wire.MaxFrames, shortened to fit wire.MaxPacket), our ack of its
 //     inputs and, with three or more peers, our connection status of every
 //     player. Received frames are taken only when they extend what was
 //     heard, up to the core session's window. Acks are the newest to
@@ -35,7 +35,7 @@ package session
 //     sequence number near the newest one that proved it came from the
 //     peer (a handshake reply echoing our nonce, a quality reply echoing
 //     one of our pings) before it changes anything (see internal/link).
-//   - Rejoin: Rejoin messages (codec.Rejoin) carry each peer's identity
+//   - Rejoin: Rejoin messages (wire.Rejoin) carry each peer's identity
 //     token once synchronized, a dropped player's request to come back,
 //     the sponsor's acceptance at R or a refusal, and R to every other
 //     peer; the sponsor feeds the replay as spectator-style Inputs (every
@@ -61,7 +61,7 @@ import (
 )
 
 // protocolVersion is the P2P protocol's version, exchanged (and required to
-// match) in the handshake. The wire version is codec.Version.
+// match) in the handshake. The wire version is wire.Version (internal/wire).
 const protocolVersion = 4 // 2: checksums ride on Input and InputAck; 3: behind a flag bit, not leftover bytes; 4: a rejoin key per pair of peers, never the secret
 
 // syncReplyBudget is how many handshake replies a peer gets per SyncRetry

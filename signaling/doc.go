@@ -196,7 +196,22 @@
 // counts against the address in its Forwarded header (else
 // X-Forwarded-For), read right to left past trusted hops, so what a client
 // wrote itself is never believed; the proxy's own TCP connections are not
-// capped per address. The headers of any other peer are ignored.
+// capped per address. The headers of any other peer are ignored, counted
+// (Stats.ForwardedIgnored, the forwarded_ignored_total metric) and logged
+// (at Warn the first time and every 1024th): they most likely mean a
+// proxy that was not named.
+//
+// A proxy not named makes every client its address. On the same machine
+// that address is loopback, which the per-address caps exempt (tests and
+// local tools connect from it), so every cap is off: one remote address
+// fills a room, drains a room's join budget, or takes every connection.
+// rollnet-signal warns at start when it listens on loopback without
+// -trusted-proxy (where a same-host proxy is the only way in), and
+// TestForwardedFromUntrustedPeerCounted checks the counting. From real
+// addresses the caps hold per address: one address holds at most
+// MaxMembersPerAddr places of a named room, so two addresses can still
+// fill a room of 2*MaxMembersPerAddr; a game that needs more requires a
+// join token for its rooms (TokenSecret).
 //
 // # Several instances (NATS)
 //

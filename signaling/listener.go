@@ -165,5 +165,27 @@ func (s *Server) clientAddr(r *http.Request) string {
 	if s.cfg.ClientAddr != nil {
 		return s.cfg.ClientAddr(r)
 	}
+	if r.Header.Get("Forwarded") != "" || r.Header.Get("X-Forwarded-For") != "" {
+		if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil && !s.trusted(ap.Addr().Unmap()) {
+			s.forwardedIgnored(r, ap.Addr().Unmap())
+		}
+	}
 	return forwarded.Client(r, s.cfg.TrustedProxies)
+}
+
+// forwardedIgnored counts a request whose proxy headers were ignored (its
+// TCP peer is not in TrustedProxies), and says so in the log: at Warn the
+// first time and every 1024th, since it most likely means a reverse proxy
+// that was not named, so that every client counts as the proxy's address
+// (as loopback's, exempt from the per-address caps, when the proxy runs on
+// this machine).
+func (s *Server) forwardedIgnored(r *http.Request, peer netip.Addr) {
+	n := s.stats.forwardedIgnored.Add(1)
+	lvl := slog.LevelDebug
+	if n == 1 || n%1024 == 0 {
+		lvl = slog.LevelWarn
+	}
+	s.log.Log(r.Context(), lvl, "signaling: proxy headers from a peer not in TrustedProxies ignored; "+
+		"if a reverse proxy forwards to this server, name it (-trusted-proxy), or every client counts as its address",
+		"addr", r.RemoteAddr, "loopback_exempt_from_caps", peer.IsLoopback(), "count", n)
 }

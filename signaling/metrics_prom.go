@@ -58,6 +58,7 @@ var (
 	descRejected      = desc("rejected_total", "Requests refused before the upgrade, by reason.", "reason")
 	descClosed        = desc("closed_total", "Connections closed by the server for crossing a limit, by reason.", "reason")
 	descAcceptRefused = desc("accept_refused_total", "TCP connections refused at accept (per-address or total cap).")
+	descForwarded     = desc("forwarded_ignored_total", "Requests whose Forwarded/X-Forwarded-For came from a peer not trusted (a proxy not named?).")
 	descPairing       = desc("pairing_seconds", "Time from a room's first join to its second.")
 	descInstances     = desc("cluster_instances", "Instances this one hears, itself included.")
 	descClusterRooms  = desc("cluster_rooms", "Rooms in the shared bucket, on every instance.")
@@ -67,7 +68,7 @@ var (
 
 func (m metricsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descClients, descRooms, descSockets, descRelayed, descRelayedBytes,
-		descRefused, descRejected, descClosed, descAcceptRefused, descPairing} {
+		descRefused, descRejected, descClosed, descAcceptRefused, descForwarded, descPairing} {
 		ch <- d
 	}
 	if m.s.cluster != nil {
@@ -108,6 +109,7 @@ func (m metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(descClosed, c.v, c.reason)
 	}
 	counter(descAcceptRefused, st.AcceptRefused)
+	counter(descForwarded, st.ForwardedIgnored)
 	h := &s.pairing
 	buckets := make(map[float64]uint64, len(pairingBuckets))
 	for i, ub := range pairingBuckets {

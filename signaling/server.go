@@ -62,6 +62,7 @@ type Server struct {
 	stats struct {
 		relayed, refused, rejected, malformed, tooBig, rateLimited,
 		joinTimeouts, slowConsumers, pingTimeouts, roomFull, acceptRefused, clusterClosed atomic.Uint64
+		forwardedIgnored             atomic.Uint64
 		relayedBytes, clusterDropped atomic.Uint64
 		rejectedBy                   [numRejectReasons]atomic.Uint64
 	}
@@ -86,6 +87,10 @@ type Stats struct {
 	Sockets       int    // TCP connections open, accepted by Serve
 	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
 	ClusterClosed uint64 // connections closed with client.CodeClusterUnavailable (NATS lost, or a room not placed)
+	// ForwardedIgnored counts requests with a Forwarded or
+	// X-Forwarded-For header from a peer not in TrustedProxies (the
+	// header ignored): a reverse proxy not named, most likely.
+	ForwardedIgnored uint64
 }
 
 type room struct {
@@ -133,6 +138,7 @@ func (s *Server) Stats() Stats {
 	st.TooBig = s.stats.tooBig.Load()
 	st.RateLimited = s.stats.rateLimited.Load()
 	st.JoinTimeouts = s.stats.joinTimeouts.Load()
+	st.ForwardedIgnored = s.stats.forwardedIgnored.Load()
 	st.SlowConsumers = s.stats.slowConsumers.Load()
 	st.PingTimeouts = s.stats.pingTimeouts.Load()
 	st.ClusterClosed = s.stats.clusterClosed.Load()

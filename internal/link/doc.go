@@ -43,7 +43,7 @@
 //     what cannot be true, is counted (PeerStats.Malformed) and dropped;
 //     packets from peers without a link are counted and dropped (and, with
 //     ExpectPeers, a transport that can drops them before they take a
-//     receive slot), as are a disconnected link's, but for codec.Rejoin
+//     receive slot), as are a disconnected link's, but for wire.Rejoin
 //     messages (a player asking to come back: its owner checks who it
 //     is). While the owner admits strangers (AdmitStrangers: a player
 //     may come back from an address it does not know), their Rejoin

@@ -309,6 +309,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", client.ProtocolVersion,
 		"nats", *natsURL, "tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
 		"trusted_proxies", len(cfg.TrustedProxies))
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() && len(cfg.TrustedProxies) == 0 {
+		log.Warn("rollnet-signal listens on loopback without -trusted-proxy: behind a reverse proxy on this machine "+
+			"every client is the proxy's loopback address, which the per-address caps exempt, so they are all off; "+
+			"name the proxy (-trusted-proxy 127.0.0.1)", "addr", ln.Addr().String())
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
