@@ -45,7 +45,7 @@ type NetConfig struct {
 	// MinWait is the smallest wait worth recommending, in frames; 0 means 3.
 	MinWait int
 	// RejoinWindow is how long after a player peer disconnected it may come
-	// back into the match (P2P.Rejoin, P2PConfig.Rejoin); 0 means 60 s,
+	// back into the match (p2p.Session.Rejoin, p2p.Config.Rejoin); 0 means 60 s,
 	// negative never.
 	RejoinWindow time.Duration
 	// Settings is the game's own hash of anything peers must agree on (a

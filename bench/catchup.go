@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
@@ -162,9 +163,9 @@ const (
 // checksum of every frame it confirmed, and its ticks at 60 Hz.
 type catchPlayer struct {
 	tr    *webrtc.Transport
-	p2p   *session.P2P[world, uint16]
+	p2p   *p2p.Session[world, uint16]
 	index int
-	cfg   session.P2PConfig[uint16]
+	cfg   p2p.Config[uint16]
 
 	sums    []uint32 // by frame; valid where have is set
 	have    []bool
@@ -189,8 +190,8 @@ type tickSample struct {
 	refused bool
 }
 
-func newCatchPlayer(tr *webrtc.Transport, index int, cfg session.P2PConfig[uint16], frames int) (*catchPlayer, error) {
-	p2p, err := session.NewP2P[world](cfg, tr, simulate)
+func newCatchPlayer(tr *webrtc.Transport, index int, cfg p2p.Config[uint16], frames int) (*catchPlayer, error) {
+	p2p, err := p2p.New[world](cfg, tr, simulate)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +211,7 @@ func (pl *catchPlayer) step() (bool, error) {
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, session.ErrNotSynchronized), errors.Is(err, session.ErrPredictionLimit):
+	case errors.Is(err, p2p.ErrNotSynchronized), errors.Is(err, session.ErrPredictionLimit):
 		return false, nil // ErrRejoining among them
 	}
 	return false, err
@@ -415,7 +416,7 @@ func runCatchUp(cfg catchConfig) (rep catchReport, err error) {
 	for i := range players {
 		remote := []transport.Peer{"", ""}
 		remote[1-i] = trs[1-i].Local()
-		pc := session.P2PConfig[uint16]{
+		pc := p2p.Config[uint16]{
 			Session:          session.Config[uint16]{Players: 2, InputDelay: catchDelay, Capacity: 32},
 			Remote:           remote,
 			SpectatorArchive: total,
@@ -555,7 +556,7 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 	}
 	// Room for the checksum of every frame one AdvanceFrame replays.
 	capacity := max(16, 1<<bits.Len(uint(max(cfg.CatchUp, cmp.Or(cfg.FastForward, defaultFastForward)))))
-	spec, err := session.NewSpectator[world](session.SpectatorConfig{
+	spec, err := p2p.NewSpectator[world](p2p.SpectatorConfig{
 		Players: 2, InputDelay: catchDelay, Capacity: capacity, Host: hostID,
 		CatchUp: cfg.CatchUp, FastForward: cfg.FastForward,
 	}, tr, simulate)
@@ -576,7 +577,7 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 		case <-tick.C:
 		}
 		err := spec.AdvanceFrame()
-		if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+		if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 			return fig, err
 		}
 		events = spec.Events(events[:0])
@@ -647,7 +648,7 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 	fig := catchFigure{Kind: "rejoiner"}
 	sponsor, gone := players[0], players[1]
 	var (
-		tok session.RejoinToken
+		tok p2p.RejoinToken
 		ok  bool
 	)
 	if err := gone.do(ctx, func() { tok, ok = gone.p2p.RejoinToken() }); err != nil {
@@ -689,7 +690,7 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 	back.target = from
 	back.start(ctx)
 	var live, reached time.Time
-	var st session.RejoinStats
+	var st p2p.RejoinStats
 	for live.IsZero() {
 		if !sleepCtx(ctx, 10*time.Millisecond) {
 			return fig, back, ctx.Err()

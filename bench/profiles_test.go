@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -43,7 +44,7 @@ func BenchmarkP2PProfile(b *testing.B) {
 				b.Fatal(err)
 			}
 			names := []transport.Peer{"a", "b"}
-			peers := make([]*session.P2P[world, uint16], 2)
+			peers := make([]*p2p.Session[world, uint16], 2)
 			for i := range peers {
 				ep, err := network.Endpoint(string(names[i]))
 				if err != nil {
@@ -52,7 +53,7 @@ func BenchmarkP2PProfile(b *testing.B) {
 				remote := []transport.Peer{"", ""}
 				remote[1-i] = names[1-i]
 				nonce := uint64(i)
-				peers[i], err = session.NewP2P[world](session.P2PConfig[uint16]{
+				peers[i], err = p2p.New[world](p2p.Config[uint16]{
 					Session: session.Config[uint16]{Players: 2, InputDelay: 2, Capacity: 32},
 					Remote:  remote,
 					Net: rollnet.NetConfig{

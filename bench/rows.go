@@ -42,6 +42,10 @@ var rows = concat(
 				NoBase: "it is the baseline's unit: one frame of the 128-entity world and its Commit"},
 			{Name: "pack + unpack inputs", Bench: "PackUnpack",
 				NoBase: "the plain input packing itself: the wire rows compare the compact coding with it"},
+		},
+	),
+	group("p2p", "./p2p/",
+		[]row{
 			{Name: "P2P AdvanceFrame/frame, 2 players", Bench: "P2PAdvanceFrame/players=2", Unit: "ns/frame",
 				Base: "P2PBaselineStep/players=2", BaseUnit: "ns/op", BaseName: "core Step, no wire"},
 			{Name: "P2P AdvanceFrame/frame, 4 players", Bench: "P2PAdvanceFrame/players=4", Unit: "ns/frame",

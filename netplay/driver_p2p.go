@@ -9,15 +9,16 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
 // p2pDriver is a P2P player's (Join): it seats the room's players, or
-// rejoins its stored seat, and runs a session.P2P.
+// rejoins its stored seat, and runs a p2p.Session.
 type p2pDriver[S any, I comparable] struct {
 	m         *Match[S, I]
-	p         *session.P2P[S, I] // nil until seated
+	p         *p2p.Session[S, I] // nil until seated
 	remote    []transport.Peer   // the seats' peers as the session was built
 	seatPeers []transport.Peer   // remoteSeats' buffer
 	seatStats []rollnet.PeerStats
@@ -138,7 +139,7 @@ func (d *p2pDriver[S, I]) tryJoin() error {
 			remote[i] = id
 		}
 	}
-	return d.build(remote, delay-1, session.RejoinToken{})
+	return d.build(remote, delay-1, p2p.RejoinToken{})
 }
 
 // tryRejoin comes back into the seat of the stored token once every other
@@ -167,10 +168,10 @@ func (d *p2pDriver[S, I]) tryRejoin() error {
 	return d.build(remote, delay, m.tok.t.P2P)
 }
 
-func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok session.RejoinToken) error {
+func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok p2p.RejoinToken) error {
 	m := d.m
 	m.delay, d.remote = delay, remote
-	p, err := session.NewP2P[S](session.P2PConfig[I]{
+	p, err := p2p.New[S](p2p.Config[I]{
 		Session:          session.Config[I]{Players: m.cfg.Players, InputDelay: delay, Capacity: capacity},
 		Remote:           remote,
 		SpectatorArchive: m.cfg.Archive,
@@ -191,7 +192,7 @@ func (d *p2pDriver[S, I]) tick(in I, now time.Time) error {
 	waited := p.WaitRecommendation() > 0
 	if waited {
 		err = p.Poll()
-	} else if err = p.AddLocalInput(m.seat, in); err == nil || errors.Is(err, session.ErrNotSynchronized) {
+	} else if err = p.AddLocalInput(m.seat, in); err == nil || errors.Is(err, p2p.ErrNotSynchronized) {
 		err = p.AdvanceFrame()
 	}
 	m.st.Waiting = ""
@@ -199,20 +200,20 @@ func (d *p2pDriver[S, I]) tick(in I, now time.Time) error {
 	case err == nil:
 		m.st.Phase = Running
 		m.st.Advanced = !waited
-	case errors.Is(err, session.ErrRejoining):
+	case errors.Is(err, p2p.ErrRejoining):
 		m.st.Phase = Rejoining
 		rs := p.RejoinStats()
 		m.st.Done, m.st.Total = int(p.Frame()), int(p.Frame())
 		if rs.Frame != rollnet.NoFrame {
 			m.st.Total = int(rs.Frame)
 		}
-	case errors.Is(err, session.ErrNotSynchronized):
+	case errors.Is(err, p2p.ErrNotSynchronized):
 		m.st.Phase = Synchronizing
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.st.Phase = Running
 		m.st.Waiting = d.laggard()
 	default:
-		var re *session.RejoinError
+		var re *p2p.RejoinError
 		if errors.As(err, &re) {
 			if m.cfg.Tokens != nil {
 				_ = m.cfg.Tokens.Delete(m.cfg.Room)

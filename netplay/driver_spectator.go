@@ -7,16 +7,17 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 )
 
 // spectatorDriver is a P2P spectator's (Watch): fed by the player in seat
-// 0 from the match's first frame, through a session.Spectator.
+// 0 from the match's first frame, through a p2p.Spectator.
 type spectatorDriver[S any, I comparable] struct {
 	m           *Match[S, I]
-	sp          *session.Spectator[S, I] // nil until seat 0 is heard playing
-	fastForward bool                     // catching up
+	sp          *p2p.Spectator[S, I] // nil until seat 0 is heard playing
+	fastForward bool                 // catching up
 }
 
 func newSpectator[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] {
@@ -40,7 +41,7 @@ func (d *spectatorDriver[S, I]) connect() error {
 			continue
 		}
 		m.delay = int(h.Delay) - 1
-		sp, err := session.NewSpectator[S, I](session.SpectatorConfig{
+		sp, err := p2p.NewSpectator[S, I](p2p.SpectatorConfig{
 			Players: m.cfg.Players, InputDelay: m.delay, Host: pe.id, Net: m.netConfig(),
 		}, &m.link.mx, m.simulate)
 		if err != nil {
@@ -78,9 +79,9 @@ func (d *spectatorDriver[S, I]) tick(_ I, now time.Time) error {
 			m.tell("caught up with the host: %d frames fast-forwarded (not drawn), live %.2f s after joining",
 				sp.Frame(), now.Sub(m.link.upAt).Seconds())
 		}
-	case errors.Is(err, session.ErrHostGone):
+	case errors.Is(err, p2p.ErrHostGone):
 		m.st.Phase, m.st.Ended = Ended, EndHostGone
-	case errors.Is(err, session.ErrNotSynchronized):
+	case errors.Is(err, p2p.ErrNotSynchronized):
 		m.st.Phase = Synchronizing
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.st.Phase = Running

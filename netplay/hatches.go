@@ -2,21 +2,21 @@ package netplay
 
 import (
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
 // P2P, Spectator, AuthHost and AuthClient are the session underneath (nil
 // until built, and for the other modes), for what netplay does not wrap
 // (recording, statistics).
-func (m *Match[S, I]) P2P() *session.P2P[S, I] {
+func (m *Match[S, I]) P2P() *p2p.Session[S, I] {
 	if d, ok := m.d.(*p2pDriver[S, I]); ok {
 		return d.p
 	}
 	return nil
 }
 
-func (m *Match[S, I]) Spectator() *session.Spectator[S, I] {
+func (m *Match[S, I]) Spectator() *p2p.Spectator[S, I] {
 	if d, ok := m.d.(*spectatorDriver[S, I]); ok {
 		return d.sp
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/wire"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/p2p"
 )
 
 // Token is what a player needs to come back into its match after its
@@ -22,7 +22,7 @@ type Token struct {
 	Mode Mode
 	Room string
 	Seat int // the P2P seat; the first slot of an authoritative client
-	P2P  session.RejoinToken
+	P2P  p2p.RejoinToken
 	Host authority.RejoinToken // an authoritative client's
 }
 

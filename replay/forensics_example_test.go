@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -42,7 +43,7 @@ func ExampleDescribeDesync() {
 	files := map[string]*bytes.Buffer{} // stand-ins for files on each machine
 
 	names := []string{"alice", "bob"}
-	peers := make([]*session.P2P[Pong, uint8], 2)
+	peers := make([]*p2p.Session[Pong, uint8], 2)
 	for i, name := range names {
 		ep, _ := network.Endpoint(name)
 		remote := []transport.Peer{"", "bob"}
@@ -59,7 +60,7 @@ func ExampleDescribeDesync() {
 			}
 		}
 		nonce := uint64(i)
-		peers[i], _ = session.NewP2P[Pong](session.P2PConfig[uint8]{
+		peers[i], _ = p2p.New[Pong](p2p.Config[uint8]{
 			Session: session.Config[uint8]{Players: 2, InputDelay: 2},
 			Remote:  remote,
 			Net: rollnet.NetConfig{Now: clock.Now, ChecksumInterval: 30,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/window"
 	"github.com/rollnet/rollnet/rollback"
 )
 
@@ -97,7 +98,7 @@ func BenchmarkFrame(b *testing.B) {
 // BenchmarkFrameBaselineSimulateCommit: simulate and Commit on a ring of
 // the default capacity.
 func BenchmarkFrameBaselineSimulateCommit(b *testing.B) {
-	r, err := rollback.New[world](defaultCapacity)
+	r, err := rollback.New[world](window.DefaultCapacity)
 	if err != nil {
 		b.Fatal(err)
 	}

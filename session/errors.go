@@ -9,14 +9,14 @@ import (
 )
 
 // Sentinel errors of the core session and the sync test. Every error they
-// return is, or wraps, one of these (or is a *DesyncError); test with
-// errors.Is.
+// return is, or wraps, one of these or rollnet.ErrConfig (or is a
+// *DesyncError); test with errors.Is.
 var (
-	// ErrConfig reports a Config that cannot work: players out of range, a
-	// capacity that is not a power of two, an input delay or prediction
-	// limit outside the window, or an input type that is not pointer-free
-	// and gap-free.
-	ErrConfig = errors.New("session: invalid config")
+	// errConfig is the error of a Config that cannot work: players out
+	// of range, a capacity that is not a power of two, an input delay or
+	// prediction limit outside the window, or an input type that is not
+	// pointer-free and gap-free. It wraps rollnet.ErrConfig.
+	errConfig = fmt.Errorf("%w: session", rollnet.ErrConfig)
 
 	// ErrPlayer reports a player index outside [0, Players), or a player
 	// mask naming one.

@@ -32,7 +32,7 @@ func simRecord(r *record, in []uint16, f rollnet.Frame) {
 }
 
 // worldSum is the checksum the session computes of a world.
-func worldSum(w *world) uint32 { return rollback.Checksum(bytesOf(w)) }
+func worldSum(w *world) uint32 { return rollback.Checksum(rollback.BytesOf(w)) }
 
 // newWorld returns a session of the test world.
 func newWorld(t testing.TB, cfg Config[uint16]) *Session[world, uint16] {

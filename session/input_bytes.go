@@ -18,7 +18,7 @@ type inputCodec[I comparable] struct {
 func newInputCodec[I comparable]() (inputCodec[I], error) {
 	c, err := inputbytes.New[I]()
 	if err != nil {
-		return inputCodec[I]{}, fmt.Errorf("%w: input type: %w", ErrConfig, err)
+		return inputCodec[I]{}, fmt.Errorf("%w: input type: %w", errConfig, err)
 	}
 	return inputCodec[I]{size: c.Size, c: c}, nil
 }

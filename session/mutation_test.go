@@ -62,24 +62,24 @@ func TestMutationConfigRefused(t *testing.T) {
 		{Players: 1, Capacity: 8, InputDelay: 2, MaxPrediction: 6}, // W = 5
 	} {
 		s, err := New[uint8](cfg, sim)
-		require.ErrorIs(t, err, ErrConfig, "%+v", cfg)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", cfg)
 		require.Nil(t, s)
 	}
 	// The messages name the bound that was broken.
 	_, err := New[uint8](Config[uint16]{Players: 1, Capacity: 4, InputDelay: 4}, sim)
-	require.EqualError(t, err, "session: invalid config: InputDelay 4 not in [0, Capacity-1 = 3]")
+	require.EqualError(t, err, "rollnet: invalid config: session: InputDelay 4 not in [0, Capacity-1 = 3]")
 	_, err = New[uint8](Config[uint16]{Players: 1, Capacity: 8, InputDelay: 2, MaxPrediction: 6}, sim)
-	require.EqualError(t, err, "session: invalid config: MaxPrediction 6 not in [0, Capacity-1-InputDelay = 5]")
+	require.EqualError(t, err, "rollnet: invalid config: session: MaxPrediction 6 not in [0, Capacity-1-InputDelay = 5]")
 	_, err = New[uint8](Config[uint16]{Players: 65}, sim)
-	require.EqualError(t, err, "session: invalid config: Players 65 not in [1, 64]")
+	require.EqualError(t, err, "rollnet: invalid config: session: Players 65 not in [1, 64]")
 
 	_, err = New[uint8](Config[uint16]{Players: 1}, nil)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	_, err = New[uint8](Config[int]{Players: 1}, func(*uint8, []int, rollnet.Frame) {})
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	require.ErrorIs(t, err, rollback.ErrStateType)
 	_, err = New[int](Config[uint16]{Players: 1}, func(*int, []uint16, rollnet.Frame) {}) //rollnet:ok the state type is refused on purpose
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	require.ErrorIs(t, err, rollback.ErrStateType)
 }
 
@@ -448,7 +448,7 @@ func TestMutationInputCodec(t *testing.T) {
 	require.Equal(t, uint16(0xffff), out.D)
 
 	_, err = newInputCodec[*int]()
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }
 
 // mutPackSession is a 3-player session with players 0 and 2 given locally
@@ -688,13 +688,13 @@ func TestMutationSyncTestConfig(t *testing.T) {
 	}
 	for _, c := range []struct{ capacity, distance int }{{4, 4}, {4, -1}, {2, 2}, {2, 0}, {0, 16}} {
 		st, err := NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: c.capacity}, CheckDistance: c.distance}, sim)
-		require.ErrorIs(t, err, ErrConfig, "%+v", c)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", c)
 		require.Nil(t, st)
 	}
 	_, err := NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 0}}, sim)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	_, err = NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: 4}, CheckDistance: 4}, sim)
-	require.EqualError(t, err, "session: invalid config: CheckDistance 4 not in [1, Capacity-1 = 3]")
+	require.EqualError(t, err, "rollnet: invalid config: session: CheckDistance 4 not in [1, Capacity-1 = 3]")
 }
 
 // mutSyncWorld is a state every input and frame changes.

@@ -30,15 +30,15 @@ func TestConfigRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New[world](tc.cfg, sim)
-			require.ErrorIs(t, err, ErrConfig)
+			require.ErrorIs(t, err, rollnet.ErrConfig)
 		})
 	}
 	_, err := New[world](Config[uint16]{Players: 2}, nil)
-	require.ErrorIs(t, err, ErrConfig, "nil simulate")
+	require.ErrorIs(t, err, rollnet.ErrConfig, "nil simulate")
 	_, err = New[struct{ A int }](Config[uint16]{Players: 2}, func(*struct{ A int }, []uint16, rollnet.Frame) {}) //rollnet:ok the state type is refused on purpose
-	require.ErrorIs(t, err, ErrConfig, "int in state")
+	require.ErrorIs(t, err, rollnet.ErrConfig, "int in state")
 	_, err = New[world](Config[string]{Players: 2}, func(*world, []string, rollnet.Frame) {})
-	require.ErrorIs(t, err, ErrConfig, "string input")
+	require.ErrorIs(t, err, rollnet.ErrConfig, "string input")
 	_, err = New[world](Config[struct {
 		A uint8
 		B uint16
@@ -47,7 +47,7 @@ func TestConfigRefused(t *testing.T) {
 		B uint16
 	}, rollnet.Frame) {
 	})
-	require.ErrorIs(t, err, ErrConfig, "input with padding")
+	require.ErrorIs(t, err, rollnet.ErrConfig, "input with padding")
 
 	// What does work: the edges.
 	for _, cfg := range []Config[uint16]{
@@ -551,10 +551,11 @@ func TestRollbackToWindowEdge(t *testing.T) {
 }
 
 func TestErrorsAreSentinels(t *testing.T) {
-	for _, err := range []error{ErrConfig, ErrPlayer, ErrOutOfWindow, ErrConflict, ErrPredictionLimit, ErrNotConfirmed, ErrArgument, ErrMalformed} {
-		require.Contains(t, err.Error(), "session: ")
+	for _, err := range []error{errConfig, ErrPlayer, ErrOutOfWindow, ErrConflict, ErrPredictionLimit, ErrNotConfirmed, ErrArgument, ErrMalformed} {
+		require.Contains(t, err.Error(), "session")
 	}
 	require.True(t, errors.Is(&ConflictError{}, ErrConflict))
+	require.ErrorIs(t, errConfig, rollnet.ErrConfig)
 	d := &DesyncError{Frame: 3, Want: 1, Got: 2}
 	require.Contains(t, d.Error(), "frame 3")
 }

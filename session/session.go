@@ -1,43 +1,22 @@
 package session
 
-// What the P2P protocol session (same package) may use from the core
-// session, beyond the exported API. All of it is allocation-free.
-//
-//	s.InputSize() int                       bytes per input (exported)
-//	s.codec.append(dst, &in) []byte         an input's bytes appended to dst
-//	s.codec.decode(b, &in) error            an input from b[:InputSize()];
-//	                                        ErrMalformed for a bool byte > 1
-//	s.confirmedInput(p, f) (I, bool)        player p's confirmed input for
-//	                                        frame f if still held (for
-//	                                        resending unacknowledged local
-//	                                        inputs); false if not confirmed
-//	                                        or no longer held
-//	s.playerConfirmedFrame(p) Frame         newest g with p's inputs confirmed
-//	                                        for every frame <= g (an ack)
-//	s.acceptWindow() (lo, hi Frame)         frames AddRemoteInput stores
-//	                                        (below lo: stale; above hi:
-//	                                        ErrOutOfWindow)
-//	s.Frame(), s.ConfirmedFrame(), s.FrameAdvantage(), s.Stats()
-//	s.ChecksumAt(f)                         only after AdvanceFrame (a pending
-//	                                        rollback makes frames from the
-//	                                        wrong one unanswerable until the
-//	                                        next AdvanceFrame); compare at
-//	                                        min(ConfirmedFrame(), Frame()-1)
-//	s.PackInputs / s.UnpackInputs           the plain packing (pack.go)
+// Package p2p runs its protocol on this session through the exported API
+// alone (all of it allocation-free), and resolves the same limits through
+// internal/window. ChecksumAt answers only after AdvanceFrame (a pending
+// rollback makes frames from the wrong one unanswerable until the next
+// AdvanceFrame); peers compare at min(ConfirmedFrame(), Frame()-1).
 
 import (
 	"fmt"
 	"math/bits"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/window"
 	"github.com/rollnet/rollnet/rollback"
 )
 
 // MaxPlayers is the largest Config.Players.
 const MaxPlayers = 64
-
-// defaultCapacity is the ring capacity a zero Config.Capacity means.
-const defaultCapacity = 16
 
 // Config configures a Session. The zero value of every field but Players
 // means its documented default.
@@ -131,42 +110,23 @@ type Session[S any, I comparable] struct {
 // Set the initial state through State() before the first AdvanceFrame.
 func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Session[S, I], error) {
 	if simulate == nil {
-		return nil, fmt.Errorf("%w: simulate is nil", ErrConfig)
+		return nil, fmt.Errorf("%w: simulate is nil", errConfig)
 	}
 	if cfg.Players < 1 || cfg.Players > MaxPlayers {
-		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, MaxPlayers)
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", errConfig, cfg.Players, MaxPlayers)
 	}
-	capacity := cfg.Capacity
-	if capacity == 0 {
-		capacity = defaultCapacity
+	lim, err := window.Resolve(cfg.Capacity, cfg.InputDelay, cfg.MaxPrediction, cfg.Lockstep)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errConfig, err)
 	}
-	if capacity < 1 || capacity&(capacity-1) != 0 || capacity > 1<<20 {
-		return nil, fmt.Errorf("%w: Capacity %d is not a power of two in [1, 2^20]", ErrConfig, cfg.Capacity)
-	}
-	if cfg.InputDelay < 0 || cfg.InputDelay > capacity-1 {
-		return nil, fmt.Errorf("%w: InputDelay %d not in [0, Capacity-1 = %d]", ErrConfig, cfg.InputDelay, capacity-1)
-	}
-	window := capacity - 1 - cfg.InputDelay
-	maxPred := cfg.MaxPrediction
-	switch {
-	case cfg.Lockstep && maxPred != 0:
-		return nil, fmt.Errorf("%w: MaxPrediction %d with Lockstep (which means 0)", ErrConfig, maxPred)
-	case cfg.Lockstep:
-		maxPred = 0
-	case window < 1:
-		return nil, fmt.Errorf("%w: redo window Capacity-1-InputDelay = %d < 1 (raise Capacity or lower InputDelay)", ErrConfig, window)
-	case maxPred < 0 || maxPred > window:
-		return nil, fmt.Errorf("%w: MaxPrediction %d not in [0, Capacity-1-InputDelay = %d]", ErrConfig, maxPred, window)
-	case maxPred == 0:
-		maxPred = window
-	}
+	capacity, redo, maxPred := lim.Capacity, lim.Redo, lim.MaxPrediction
 	ic, err := newInputCodec[I]()
 	if err != nil {
 		return nil, err
 	}
 	ring, err := rollback.New[S](capacity)
 	if err != nil {
-		return nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: state: %w", errConfig, err)
 	}
 	// The input ring must hold frames from Frame()-W (the oldest
 	// accepted; a prediction's base is never older, since
@@ -174,7 +134,7 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 	// to Frame()+InputDelay+MaxPrediction (a peer running ahead by the
 	// whole prediction window): W+InputDelay+MaxPrediction+1 frames. It
 	// keeps one more, Frame()-W-1, as a margin.
-	span := window + cfg.InputDelay + maxPred + 2
+	span := redo + cfg.InputDelay + maxPred + 2
 	slots := 1 << bits.Len(uint(span-1))
 	s := &Session[S, I]{
 		simulate: simulate,
@@ -184,7 +144,7 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 		codec:    ic,
 		players:  cfg.Players,
 		delay:    cfg.InputDelay,
-		window:   window,
+		window:   redo,
 		maxPred:  maxPred,
 		all:      ^uint64(0) >> (64 - cfg.Players),
 		mask:     slots - 1,
@@ -377,8 +337,6 @@ func (s *Session[S, I]) confirm(p int, f rollnet.Frame, slot int, in I) {
 	}
 }
 
-// confirmedInput returns player's confirmed input for frame f, if it is
-// confirmed and still held.
 // Players returns the number of players.
 func (s *Session[S, I]) Players() int { return s.players }
 
@@ -390,6 +348,8 @@ func (s *Session[S, I]) ConfirmedInput(player int, f rollnet.Frame) (I, bool) {
 	return s.confirmedInput(player, f)
 }
 
+// confirmedInput returns player p's confirmed input for frame f, if it is
+// confirmed and still held.
 func (s *Session[S, I]) confirmedInput(p int, f rollnet.Frame) (I, bool) {
 	var zero I
 	if uint(p) >= uint(s.players) || f < 0 {

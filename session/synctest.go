@@ -43,7 +43,7 @@ func NewSyncTest[S any, I comparable](cfg SyncTestConfig[I], simulate func(s *S,
 		d = defaultCheckDistance
 	}
 	if d < 0 || d >= s.ring.Capacity() {
-		return nil, fmt.Errorf("%w: CheckDistance %d not in [1, Capacity-1 = %d]", ErrConfig, cfg.CheckDistance, s.ring.Capacity()-1)
+		return nil, fmt.Errorf("%w: CheckDistance %d not in [1, Capacity-1 = %d]", errConfig, cfg.CheckDistance, s.ring.Capacity()-1)
 	}
 	return &SyncTest[S, I]{Session: s, distance: d, want: make([]uint32, d)}, nil
 }

@@ -53,10 +53,10 @@ func TestSyncTestPassesDeterministicSimulation(t *testing.T) {
 func TestSyncTestConfig(t *testing.T) {
 	for _, d := range []int{-1, 16, 100} {
 		_, err := NewSyncTest[world](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 2}, CheckDistance: d}, simWorld)
-		require.ErrorIs(t, err, ErrConfig, "distance %d", d)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "distance %d", d)
 	}
 	_, err := NewSyncTest[world](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 0}}, simWorld)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }
 
 // requireDesync runs sim under a sync test and requires a *DesyncError.

@@ -5,21 +5,20 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/testkit"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/stretchr/testify/require"
 )
 
 // T11: rejoins over the hostile network. Four players and two spectators;
 // p3's process crashes a fifth of the way in and a new process takes its
 // place 5 s later, from a new address (a restarted process's new id),
-// with nothing but the token (P2PConfig.Rejoin); at three
+// with nothing but the token (p2p.Config.Rejoin); at three
 // fifths p2's link drops for 3 s and the same session comes back on a new
-// endpoint (P2P.Rejoin). Every node must report the same R for each
+// endpoint (p2p.Session.Rejoin). Every node must report the same R for each
 // rejoin, and every frame confirmed on two nodes (the rejoiners' replays
 // included, spectators too) must agree, to the end.
 
@@ -44,7 +43,7 @@ func TestT11RejoinHostileNetwork(t *testing.T) {
 	cfg := c.cfgOf(3)
 	cfg.Rejoin = tok
 	p3.name += "-new"
-	q, err := session.NewP2P[testkit.World](cfg, c.reopenNode(p3), testkit.Simulate)
+	q, err := p2p.New[testkit.World](cfg, c.reopenNode(p3), testkit.Simulate)
 	require.NoError(t, err)
 	p3.p, p3.events, p3.paused = q, nil, false
 	r3 := c.rejoinedAll(p3, 3, frames)
@@ -95,7 +94,7 @@ func (c *pCluster) reopenNode(n *pNode) transport.Transport {
 
 // cfgOf rebuilds player i's config, as newPCluster made it, with a fresh
 // nonce stream.
-func (c *pCluster) cfgOf(i int) session.P2PConfig[uint16] {
+func (c *pCluster) cfgOf(i int) p2p.Config[uint16] {
 	cfg := c.cfgs[i]
 	cfg.Net.Rand = rand.New(rand.NewPCG(c.seed, 1000+uint64(i))).Uint64
 	return cfg

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/testkit"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
 )
 
 // T5: four players and two spectators over a hostile network, 20,000
@@ -33,8 +33,8 @@ import (
 type pNode struct {
 	name    string
 	player  int
-	p       *session.P2P[testkit.World, uint16]
-	s       *session.Spectator[testkit.World, uint16]
+	p       *p2p.Session[testkit.World, uint16]
+	s       *p2p.Spectator[testkit.World, uint16]
 	rng     *rand.Rand
 	in      uint16
 	checked rollnet.Frame
@@ -50,8 +50,8 @@ type pCluster struct {
 	clock *local.Clock
 	net   *local.Network
 	nodes []*pNode
-	eps   []transport.Transport       // per player: its endpoint
-	cfgs  []session.P2PConfig[uint16] // per player: its config
+	eps   []transport.Transport // per player: its endpoint
+	cfgs  []p2p.Config[uint16]  // per player: its config
 	sums  *testkit.Agreement
 	// compare, when false, skips the checksum comparison (T8 plants a
 	// divergence on purpose).
@@ -65,7 +65,7 @@ type pOpts struct {
 	net        rollnet.NetConfig
 	sim        func(player int) func(*testkit.World, []uint16, rollnet.Frame)
 	wrap       func(player int, tr transport.Transport) transport.Transport
-	archive    int // P2PConfig.SpectatorArchive
+	archive    int // p2p.Config.SpectatorArchive
 }
 
 func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
@@ -88,7 +88,7 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 		if i < o.spectators {
 			specs = []transport.Peer{transport.Peer(fmt.Sprintf("s%d", i))}
 		}
-		cfg := session.P2PConfig[uint16]{
+		cfg := p2p.Config[uint16]{
 			Session:          session.Config[uint16]{Players: o.players, InputDelay: 2, Capacity: 64},
 			Remote:           remote,
 			Spectators:       specs,
@@ -104,7 +104,7 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 		if o.sim != nil {
 			sim = o.sim(i)
 		}
-		p, err := session.NewP2P[testkit.World](cfg, tr, sim)
+		p, err := p2p.New[testkit.World](cfg, tr, sim)
 		require.NoError(t, err)
 		c.eps, c.cfgs = append(c.eps, ep), append(c.cfgs, cfg)
 		c.nodes = append(c.nodes, &pNode{name: string(name(i)), player: i, p: p,
@@ -116,7 +116,7 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 		require.NoError(t, err)
 		snc := nc
 		snc.Rand = rand.New(rand.NewPCG(seed, 200+uint64(i))).Uint64
-		s, err := session.NewSpectator[testkit.World, uint16](session.SpectatorConfig{Players: o.players, InputDelay: 2,
+		s, err := p2p.NewSpectator[testkit.World, uint16](p2p.SpectatorConfig{Players: o.players, InputDelay: 2,
 			Capacity: 64, Host: name(i), Net: snc}, ep, testkit.Simulate)
 		require.NoError(t, err)
 		c.nodes = append(c.nodes, &pNode{name: sname, s: s, checked: 1})
@@ -136,7 +136,7 @@ func (c *pCluster) tick(mash float64) {
 			n.events = n.s.Events(n.events)
 			if err == nil {
 				c.record(n, n.s.Frame()-1, n.s)
-			} else if !errors.Is(err, session.ErrPredictionLimit) && !errors.Is(err, session.ErrNotSynchronized) {
+			} else if !errors.Is(err, session.ErrPredictionLimit) && !errors.Is(err, p2p.ErrNotSynchronized) {
 				c.t.Fatalf("seed %d: %s: %v", c.seed, n.name, err)
 			}
 			continue
@@ -154,7 +154,7 @@ func (c *pCluster) tick(mash float64) {
 		n.events = n.p.Events(n.events)
 		if err == nil {
 			c.record(n, min(n.p.ConfirmedFrame(), n.p.Frame()-1), n.p)
-		} else if !errors.Is(err, session.ErrPredictionLimit) && !errors.Is(err, session.ErrNotSynchronized) {
+		} else if !errors.Is(err, session.ErrPredictionLimit) && !errors.Is(err, p2p.ErrNotSynchronized) {
 			c.t.Fatalf("seed %d: %s: %v", c.seed, n.name, err)
 		}
 	}

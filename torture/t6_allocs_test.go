@@ -10,17 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/codec"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/internal/wire"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
 )
 
 // T6: zero allocation across the stack.
@@ -62,8 +62,8 @@ type t6World struct {
 	net   *local.Network
 
 	// P2P: two players and a spectator of player 0.
-	peers  [2]*session.P2P[testkit.World, uint16]
-	spec   *session.Spectator[testkit.World, uint16]
+	peers  [2]*p2p.Session[testkit.World, uint16]
+	spec   *p2p.Spectator[testkit.World, uint16]
 	in     [2]uint16
 	events []rollnet.Event
 	frames int // P2P frames advanced by peer 0
@@ -108,7 +108,7 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 		remote := []transport.Peer{"", ""}
 		remote[1-i] = names[1-i]
 		nonces := rand.New(rand.NewPCG(seed, uint64(100+i)))
-		cfg := session.P2PConfig[uint16]{
+		cfg := p2p.Config[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:  remote,
 			Net:     rollnet.NetConfig{Now: w.clock.Now, Rand: nonces.Uint64, ChecksumInterval: 30},
@@ -116,13 +116,13 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 		if i == 0 {
 			cfg.Spectators = []transport.Peer{"s0"}
 		}
-		w.peers[i], err = session.NewP2P[testkit.World](cfg, ep, testkit.Simulate)
+		w.peers[i], err = p2p.New[testkit.World](cfg, ep, testkit.Simulate)
 		require.NoError(t, err)
 	}
 	sep, err := w.net.Endpoint("s0")
 	require.NoError(t, err)
 	specNonces := rand.New(rand.NewPCG(seed, 200))
-	w.spec, err = session.NewSpectator[testkit.World, uint16](session.SpectatorConfig{
+	w.spec, err = p2p.NewSpectator[testkit.World, uint16](p2p.SpectatorConfig{
 		Players: 2, InputDelay: 2, Capacity: 64, Host: "p0",
 		Net: rollnet.NetConfig{Now: w.clock.Now, Rand: specNonces.Uint64, ChecksumInterval: 30},
 	}, sep, testkit.Simulate)
@@ -196,13 +196,13 @@ func (w *t6World) tickP2P() {
 				w.frames++
 			}
 		}
-		if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+		if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 			w.fail("peer %d: %v", i, err)
 		}
 		w.drainEvents(p.Events(w.events[:0]))
 	}
 	err := w.spec.AdvanceFrame()
-	if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+	if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 		w.fail("spectator: %v", err)
 	}
 	w.drainEvents(w.spec.Events(w.events[:0]))

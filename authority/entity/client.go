@@ -100,7 +100,7 @@ func (c *Client) Receive(b []byte) error {
 		if c.newest != 0 {
 			d := u.seq - c.newest
 			c.stats.Gaps += uint64(d - 1)
-			if d >= 64 {
+			if d > ackWindow { // the previous newest is out of the window too
 				c.bits = 0
 			} else {
 				c.bits = c.bits<<d | 1<<(d-1)

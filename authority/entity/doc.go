@@ -32,7 +32,10 @@
 // client's budget (HostConfig.BytesPerSecond, counting 28 bytes of IP
 // and UDP header per datagram) is full, and what was sent starts again
 // from 0. Nothing is dropped: it waits its turn. What was sent and not
-// acknowledged within a round trip is sent again.
+// acknowledged within a round trip is sent again. A slot despawned and
+// spawned again while a client still holds its previous occupant enters
+// that client once the previous occupant's leave is acknowledged, a
+// round trip later.
 //
 // # The client
 //

@@ -50,3 +50,30 @@ func FuzzParseUpdate(f *testing.F) {
 		_ = c.Receive(b)
 	})
 }
+
+// FuzzClientApplies: updates with a valid checksum over any bytes (so
+// the fuzzer reaches the records) leave the mirror consistent: its count
+// and digest are those of the entities it holds.
+func FuzzClientApplies(f *testing.F) {
+	u := sampleUpdate()
+	f.Add(u[:len(u)-4], u[:len(u)-4])
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		c, err := NewClient(ClientConfig{Capacity: 10000, Size: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, body := range [][]byte{a, b, a} {
+			_ = c.Receive(finishUpdate(append([]byte(nil), body...), 0))
+		}
+		n, sum := 0, uint64(0)
+		for i, held := range c.present {
+			if held {
+				n++
+				sum += mix(Key{Index: uint32(i), Gen: c.gen[i]})
+			}
+		}
+		if n != c.count || sum != c.digest {
+			t.Fatalf("mirror holds %d (digest %x), counts %d (digest %x)", n, sum, c.count, c.digest)
+		}
+	})
+}

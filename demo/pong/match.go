@@ -15,9 +15,9 @@ import (
 	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/rollback"
-	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport/impair"
 )
 
@@ -259,7 +259,7 @@ func (m *netMatch) startLine() {
 // failed says a fatal error of netplay's in the demo's words.
 func (m *netMatch) failed(err error) error {
 	room := m.nm.Room()
-	var re *session.RejoinError
+	var re *p2p.RejoinError
 	switch {
 	case errors.As(err, &re):
 		who := cmp.Or(m.nm.Name(1-m.nm.Seat()), "the "+sideName(1-m.nm.Seat())+" player")

@@ -9,16 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
-
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
@@ -86,7 +85,7 @@ func newP2PMatch(tr transport.Transport, peer transport.Peer, o options, now fun
 }
 
 // p2p is a player's session, nil before it is seated.
-func (m *netMatch) p2p() *session.P2P[State, Input] { return m.nm.P2P() }
+func (m *netMatch) p2p() *p2p.Session[State, Input] { return m.nm.P2P() }
 
 // away reports whether the other player is away.
 func (m *netMatch) away() bool { return m.st.Away != "" }

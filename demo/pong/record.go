@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/replay"
-	"github.com/rollnet/rollnet/session"
 )
 
 // recordSettings is a pong recording's settings hash: these rules,
@@ -35,7 +35,7 @@ type debugging struct {
 const keptStates = 64
 
 // debugTo sets up p's recording and forensics before the first frame.
-func debugTo(p *session.P2P[State, Input], o options, side int) (*debugging, error) {
+func debugTo(p *p2p.Session[State, Input], o options, side int) (*debugging, error) {
 	d := &debugging{seed: o.seed, side: side}
 	if err := p.KeepStates(keptStates); err != nil || o.record == "" {
 		return d, err
@@ -73,7 +73,7 @@ func stateFile(seed uint32, side int, f rollnet.Frame) string {
 }
 
 // desync writes this side's state of the first desync's frame.
-func (d *debugging) desync(p *session.P2P[State, Input], e rollnet.Event) {
+func (d *debugging) desync(p *p2p.Session[State, Input], e rollnet.Event) {
 	if d == nil || d.file != "" || d.note != "" {
 		return
 	}

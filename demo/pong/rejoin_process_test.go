@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/p2p"
+	"github.com/stretchr/testify/require"
 )
 
 // rebindLanded says whether the session rebinds a player link to the new
@@ -86,7 +85,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	out, status := startWatched(ctx, t, playerArgs("mallory", stranger)...).end(t)
 	t.Logf("stranger (status %d):\n%s", status, out)
 	require.Equal(t, exitRejoinRefused, status)
-	require.Contains(t, out, "pong: rejoin refused by alice: "+session.ReasonRejoinIdentity)
+	require.Contains(t, out, "pong: rejoin refused by alice: "+p2p.ReasonRejoinIdentity)
 	_, err = os.Stat(stranger)
 	require.ErrorIs(t, err, os.ErrNotExist, "a refusal removes FILE")
 

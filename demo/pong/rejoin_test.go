@@ -10,15 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
+	"github.com/stretchr/testify/require"
 )
 
 // rejoinPair is two -rejoin players in one process, over the local
@@ -231,7 +230,7 @@ func TestRejoinRefused(t *testing.T) {
 	require.Equal(t, exitRejoinRefused, r.status())
 	var out strings.Builder
 	r.print(&out)
-	require.Equal(t, "pong: rejoin refused by alice: "+session.ReasonRejoinIdentity+" ("+rp.opts[1].rejoin+" removed)\n", out.String())
+	require.Equal(t, "pong: rejoin refused by alice: "+p2p.ReasonRejoinIdentity+" ("+rp.opts[1].rejoin+" removed)\n", out.String())
 	require.True(t, rp.p[0].away(), "the left player still waits for the real one")
 }
 

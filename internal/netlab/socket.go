@@ -3,6 +3,7 @@
 package netlab
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -17,6 +18,30 @@ func (h *Host) ListenUDP(port int) (*net.UDPConn, error) {
 	var c *net.UDPConn
 	err := h.inside(func() (err error) {
 		c, err = net.ListenUDP("udp4", &net.UDPAddr{Port: port})
+		return err
+	})
+	return c, err
+}
+
+// Listen opens a listening socket inside h (net.Listen's network and
+// address), for a server the test runs itself there.
+func (h *Host) Listen(network, addr string) (net.Listener, error) {
+	var ln net.Listener
+	err := h.inside(func() (err error) {
+		ln, err = net.Listen(network, addr)
+		return err
+	})
+	return ln, err
+}
+
+// DialContext connects from inside h (net.Dialer's network and address):
+// an http.Transport's DialContext, so that a test's client speaks from
+// h's address.
+func (h *Host) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := h.inside(func() (err error) {
+		var d net.Dialer
+		c, err = d.DialContext(ctx, network, addr)
 		return err
 	})
 	return c, err

@@ -60,7 +60,7 @@
 // Dial joins a signaling server room and returns a Transport that owns the
 // connection; New takes any Signaler (NewSignalingAdapter wraps a
 // client.Client of signaling/client the caller keeps). Hand the Transport to
-// session.NewP2P once WaitPeers reports the opponents; both sides can seat
+// p2p.New once WaitPeers reports the opponents; both sides can seat
 // players from the sorted ids without exchanging a message. Config's zero
 // value suits the Internet with the ICE servers the signaling server hands
 // out; Config.LoopbackOnly suits tests and two processes on one machine;
@@ -126,3 +126,4 @@
 // out-of-order signals are counted and ignored, peers are bounded by
 // Config.MaxPeers, and pending candidates per peer are bounded.
 package webrtc
+

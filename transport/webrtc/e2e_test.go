@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/pion/transport/v5/vnet"
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/wire"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/stretchr/testify/require"
 )
 
 // world is the end-to-end game: accumulators that mix every input, so one
@@ -119,7 +119,7 @@ func (p *inputProbe) Receive(buf []byte) (int, transport.Peer, error) {
 type player struct {
 	tr        *Transport
 	probe     *inputProbe
-	p2p       *session.P2P[world, uint16]
+	p2p       *p2p.Session[world, uint16]
 	index     int
 	opponent  transport.Peer
 	sums      map[rollnet.Frame]uint32
@@ -196,7 +196,7 @@ func playGame(t *testing.T, ctx context.Context, trs []*Transport, frames rollne
 		remote := []transport.Peer{"", ""}
 		remote[1-index] = opponent
 		probe := newInputProbe(tr)
-		p2p, err := session.NewP2P[world](session.P2PConfig[uint16]{
+		p2p, err := p2p.New[world](p2p.Config[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:  remote,
 			Net:     rollnet.NetConfig{ChecksumInterval: 30},
@@ -281,7 +281,7 @@ func (pl *player) run(ctx context.Context, frames rollnet.Frame, finished func()
 				return err
 			}
 			err := pl.p2p.AdvanceFrame()
-			if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+			if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 				return err
 			}
 			stepped = err == nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
@@ -69,7 +70,7 @@ func playRaw(ctx context.Context, room string) error {
 	me := slices.Index(seats, tr.Local())
 	remote := make([]transport.Peer, 2) // "" is this peer's own seat
 	remote[1-me] = peers[0]
-	p, err := session.NewP2P[World](session.P2PConfig[Buttons]{
+	p, err := p2p.New[World](p2p.Config[Buttons]{
 		Session: session.Config[Buttons]{Players: 2, InputDelay: 2},
 		Remote:  remote,
 	}, tr, simulate)
@@ -84,7 +85,7 @@ func playRaw(ctx context.Context, room string) error {
 		} else {
 			_ = p.AddLocalInput(me, readButtons())
 			err := p.AdvanceFrame()
-			if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+			if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 				return err // a failed handshake, a closed session: fatal
 			}
 		}

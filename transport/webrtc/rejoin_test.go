@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/stretchr/testify/require"
 )
 
 // rejoiner is one peer of TestRejoinNewID: a session, its player and the
 // checksum of every frame it confirmed.
 type rejoiner struct {
-	p      *session.P2P[world, uint16]
+	p      *p2p.Session[world, uint16]
 	player int
 	in     uint16
 	sums   map[rollnet.Frame]uint32
@@ -33,7 +33,7 @@ func (r *rejoiner) tick(t *testing.T, f int) {
 	}
 	require.NoError(t, r.p.AddLocalInput(r.player, r.in))
 	err := r.p.AdvanceFrame()
-	if err != nil && !errors.Is(err, session.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+	if err != nil && !errors.Is(err, p2p.ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
 		t.Fatalf("player %d: %v", r.player, err)
 	}
 	r.events = r.p.Events(r.events)
@@ -70,16 +70,16 @@ func TestRejoinNewID(t *testing.T) {
 	a, b, h := loopPair(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	pcfg := func(remote ...transport.Peer) session.P2PConfig[uint16] {
-		return session.P2PConfig[uint16]{
+	pcfg := func(remote ...transport.Peer) p2p.Config[uint16] {
+		return p2p.Config[uint16]{
 			Session:          session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:           remote,
 			SpectatorArchive: 3600,
 			Net:              rollnet.NetConfig{ChecksumInterval: 30},
 		}
 	}
-	newPlayer := func(c session.P2PConfig[uint16], tr transport.Transport, player int) *rejoiner {
-		p, err := session.NewP2P[world](c, tr, simulate)
+	newPlayer := func(c p2p.Config[uint16], tr transport.Transport, player int) *rejoiner {
+		p, err := p2p.New[world](c, tr, simulate)
 		require.NoError(t, err)
 		return &rejoiner{p: p, player: player, sums: map[rollnet.Frame]uint32{}}
 	}
@@ -104,7 +104,7 @@ func TestRejoinNewID(t *testing.T) {
 			}
 		}
 	}
-	var tok session.RejoinToken
+	var tok p2p.RejoinToken
 	until("tokens out", []*rejoiner{host, old}, func() bool {
 		var ok bool
 		tok, ok = old.p.RejoinToken()
@@ -160,5 +160,5 @@ func TestRejoinNewID(t *testing.T) {
 		require.False(t, bad)
 	}
 	_, err = host.p.PeerStats("b")
-	require.ErrorIs(t, err, session.ErrNotAPeer, "the old id forgotten")
+	require.ErrorIs(t, err, p2p.ErrNotAPeer, "the old id forgotten")
 }

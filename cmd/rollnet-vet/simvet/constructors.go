@@ -18,8 +18,8 @@ type constructor struct {
 var constructors = []constructor{
 	{Pkg: sessionPkg, Func: "New", Simulate: 1, State: 0},
 	{Pkg: sessionPkg, Func: "NewSyncTest", Simulate: 1, State: 0},
-	{Pkg: sessionPkg, Func: "NewP2P", Simulate: 2, State: 0},
-	{Pkg: sessionPkg, Func: "NewSpectator", Simulate: 2, State: 0},
+	{Pkg: p2pPkg, Func: "New", Simulate: 2, State: 0},
+	{Pkg: p2pPkg, Func: "NewSpectator", Simulate: 2, State: 0},
 	{Pkg: replayPkg, Func: "NewReplayer", Simulate: 2, State: 0},
 	{Pkg: replayPkg, Func: "NewRecorder", Simulate: -1, State: 0},
 	{Pkg: authorityPkg, Func: "NewHost", Simulate: 2, State: 0},
@@ -28,6 +28,7 @@ var constructors = []constructor{
 
 const (
 	sessionPkg   = "github.com/rollnet/rollnet/session"
+	p2pPkg       = "github.com/rollnet/rollnet/p2p"
 	replayPkg    = "github.com/rollnet/rollnet/replay"
 	authorityPkg = "github.com/rollnet/rollnet/authority"
 )

@@ -8,7 +8,7 @@
 // The analyzer finds the simulation functions itself:
 //
 //   - the simulate argument of every constructor in its table (session's
-//     New, NewSyncTest, NewP2P and NewSpectator, replay's NewReplayer,
+//     New and NewSyncTest, p2p's New and NewSpectator, replay's NewReplayer,
 //     authority's NewHost and NewClient): a function, a method value, a
 //     function literal, a local variable assigned one, or a call that
 //     builds one (every function named in the argument counts);

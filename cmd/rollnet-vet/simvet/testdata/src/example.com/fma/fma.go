@@ -3,7 +3,7 @@ package fma
 
 import (
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/session"
+	"github.com/rollnet/rollnet/p2p"
 )
 
 type Meters float64
@@ -33,5 +33,5 @@ func Start() { // want Start:"hazards 8\\+"
 		s.C = s.A/s.B + s.C   // a quotient is never fused
 		s.C = float64(s.A*s.B) + float64(s.B*s.C)
 	}
-	session.NewP2P[S](session.Config[uint8]{}, nil, sim)
+	p2p.New[S](p2p.Config[uint8]{}, nil, sim)
 }

@@ -3,6 +3,7 @@ package state
 
 import (
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/session"
 )
@@ -55,8 +56,8 @@ func Start() {
 	session.New[TailPadded](cfg, sim[TailPadded])                 // want `TailPadded: 4 bytes of compiler padding at the end of the struct`
 	session.New[Empty](cfg, sim[Empty])                           // want `Empty: zero-size type is not allowed`
 	replay.NewRecorder[WithInt, uint8](replay.Config{}, nil, nil) // want `WithInt.N: int is not allowed`
-	session.NewP2P[Good](cfg, nil, sim[Good])
-	session.NewSpectator[Padded](cfg, nil, sim[Padded]) // want `Padded.B: 7 bytes`
+	p2p.New[Good](p2p.Config[uint8]{}, nil, sim[Good])
+	p2p.NewSpectator[Padded](p2p.Config[uint8]{}, nil, sim[Padded]) // want `Padded.B: 7 bytes`
 	//rollnet:ok this test wants the ring to refuse it
 	replay.NewReplayer[WithInt](replay.Config{}, nil, sim[WithInt])
 	harness(sim[WithMap])

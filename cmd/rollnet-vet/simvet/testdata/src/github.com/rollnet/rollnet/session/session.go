@@ -15,11 +15,3 @@ func New[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, fra
 func NewSyncTest[S any, I comparable](cfg Config[I], simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Session[S, I], error) {
 	return nil, nil
 }
-
-func NewP2P[S any, I comparable](cfg Config[I], t any, simulate func(*S, []I, rollnet.Frame)) (*Session[S, I], error) {
-	return nil, nil
-}
-
-func NewSpectator[S any, I comparable](cfg Config[I], t any, simulate func(*S, []I, rollnet.Frame)) (*Session[S, I], error) {
-	return nil, nil
-}
