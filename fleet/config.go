@@ -5,15 +5,15 @@ import (
 	"time"
 )
 
-// Defaults for the zero fields of Config.
+// The defaults of Config's zero fields (Check shows them resolved).
 const (
-	DefaultName        = "rollnet"
-	DefaultHeartbeat   = 500 * time.Millisecond
-	DefaultDeadAfter   = 2 * time.Second
-	DefaultOpTimeout   = 2 * time.Second
-	DefaultTokenTTL    = 30 * time.Second
-	DefaultPlaceExpiry = 15 * time.Second
-	DefaultForgetAfter = time.Minute
+	defaultName        = "rollnet"
+	defaultHeartbeat   = 500 * time.Millisecond
+	defaultDeadAfter   = 2 * time.Second
+	defaultOpTimeout   = 2 * time.Second
+	defaultTokenTTL    = 30 * time.Second
+	defaultPlaceExpiry = 15 * time.Second
+	defaultForgetAfter = time.Minute
 )
 
 // Config is the fleet's timing and names, shared by hosts and placers. Its
@@ -45,11 +45,11 @@ type Config struct {
 
 func (c Config) withDefaults() (Config, error) {
 	if c.Name == "" {
-		c.Name = DefaultName
+		c.Name = defaultName
 	}
 	for _, r := range c.Name {
 		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
-			return c, fmt.Errorf("%w: Name %q: want letters, digits, - and _", ErrConfig, c.Name)
+			return c, fmt.Errorf("%w: Name %q: want letters, digits, - and _", errConfig, c.Name)
 		}
 	}
 	for _, d := range []struct {
@@ -57,31 +57,28 @@ func (c Config) withDefaults() (Config, error) {
 		v    *time.Duration
 		def  time.Duration
 	}{
-		{"Heartbeat", &c.Heartbeat, DefaultHeartbeat},
-		{"DeadAfter", &c.DeadAfter, DefaultDeadAfter},
-		{"OpTimeout", &c.OpTimeout, DefaultOpTimeout},
-		{"TokenTTL", &c.TokenTTL, DefaultTokenTTL},
-		{"PlaceExpiry", &c.PlaceExpiry, DefaultPlaceExpiry},
-		{"ForgetAfter", &c.ForgetAfter, DefaultForgetAfter},
+		{"Heartbeat", &c.Heartbeat, defaultHeartbeat},
+		{"DeadAfter", &c.DeadAfter, defaultDeadAfter},
+		{"OpTimeout", &c.OpTimeout, defaultOpTimeout},
+		{"TokenTTL", &c.TokenTTL, defaultTokenTTL},
+		{"PlaceExpiry", &c.PlaceExpiry, defaultPlaceExpiry},
+		{"ForgetAfter", &c.ForgetAfter, defaultForgetAfter},
 	} {
 		if *d.v < 0 {
-			return c, fmt.Errorf("%w: %s %v is negative", ErrConfig, d.name, *d.v)
+			return c, fmt.Errorf("%w: %s %v is negative", errConfig, d.name, *d.v)
 		}
 		if *d.v == 0 {
 			*d.v = d.def
 		}
 	}
 	if c.DeadAfter < 2*c.Heartbeat {
-		return c, fmt.Errorf("%w: DeadAfter %v is under two heartbeats (%v)", ErrConfig, c.DeadAfter, c.Heartbeat)
+		return c, fmt.Errorf("%w: DeadAfter %v is under two heartbeats (%v)", errConfig, c.DeadAfter, c.Heartbeat)
 	}
 	if c.ForgetAfter < c.DeadAfter {
-		return c, fmt.Errorf("%w: ForgetAfter %v is under DeadAfter (%v)", ErrConfig, c.ForgetAfter, c.DeadAfter)
+		return c, fmt.Errorf("%w: ForgetAfter %v is under DeadAfter (%v)", errConfig, c.ForgetAfter, c.DeadAfter)
 	}
 	return c, nil
 }
-
-// bucket is the key-value bucket's name.
-func (c Config) bucket() string { return c.Name + "-fleet" }
 
 // Check returns c with its defaults, or the error that makes it invalid.
 func (c Config) Check() (Config, error) { return c.withDefaults() }

@@ -1,6 +1,7 @@
 // Package fleet runs many authoritative hosts as one service, on the NATS
 // JetStream deployment the signaling cluster already uses: hosts register
-// and heartbeat (Member, rollnet-host -fleet), signaling instances place
+// and heartbeat (package authority/dedicated's hosts, rollnet-host -fleet,
+// write the Host records), signaling instances place
 // matches on them (Placer, rollnet-signal -fleet-secret-file) and hand a
 // client its host's address and a connect token (transport/quic/
 // connecttoken), and a host drains before it goes. A client asks through
@@ -75,7 +76,7 @@
 // meanwhile (their clients' traffic never touches NATS). A placer lets
 // one client address make Config.AddrRate placements a second (burst
 // AddrBurst) and holds at most MaxInFlight at once (ErrBusy, 429); a
-// request body is at most MaxRequest bytes and a reply a few hundred.
+// request body is at most 1 KiB and a reply a few hundred bytes.
 // The client address is the TCP peer's, unless that peer is one of
 // PlacerConfig.TrustedProxies: then it is the address the proxies write
 // in Forwarded (RFC 7239) or X-Forwarded-For, read right to left past

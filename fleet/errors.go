@@ -1,12 +1,18 @@
 package fleet
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rollnet/rollnet"
+)
 
 // Sentinel errors. A placement's refusal wraps one of them, and its HTTP
 // status says which (Reply.Status).
 var (
-	// ErrConfig is a bad Config, HostInfo or flag value.
-	ErrConfig = errors.New("fleet: invalid configuration")
+	// errConfig is a bad Config, host record or flag value: errors.Is(err,
+	// rollnet.ErrConfig) holds.
+	errConfig = fmt.Errorf("%w: fleet", rollnet.ErrConfig)
 	// ErrBadRequest is a placement request that does not decode or names
 	// a game, room or version outside the limits (HTTP 400).
 	ErrBadRequest = errors.New("fleet: bad placement request")
@@ -25,8 +31,4 @@ var (
 	// ErrBusy is a client address over its placement rate, or a placer
 	// at its limit of placements in flight (HTTP 429).
 	ErrBusy = errors.New("fleet: too many placement requests")
-	// ErrDraining is a host asked to take a match while it drains.
-	ErrDraining = errors.New("fleet: host draining")
-	// ErrClosed is a Member or Placer used after Close.
-	ErrClosed = errors.New("fleet: closed")
 )

@@ -93,7 +93,7 @@ func (p *Placer) servePlace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer p.inFlight.Add(-1)
-	req, err := ParseRequest(http.MaxBytesReader(w, r.Body, MaxRequest+1))
+	req, err := parseRequest(http.MaxBytesReader(w, r.Body, maxRequest+1))
 	var rep Reply
 	if err == nil {
 		rep, err = p.Place(r.Context(), req)
@@ -102,7 +102,7 @@ func (p *Placer) servePlace(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		p.log.Debug("fleet: placement refused", "addr", addr, "err", err)
-		writeJSON(w, StatusOf(err), Reply{Error: err.Error()})
+		writeJSON(w, statusOf(err), Reply{Error: err.Error()})
 		return
 	}
 	writeJSON(w, http.StatusOK, rep)

@@ -57,7 +57,7 @@ func (c placerCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		capMatches += m.rec.Capacity.Matches
 		placed += len(m.rec.Matches)
-		clients += m.rec.Used()
+		clients += m.rec.used()
 	}
 	p.mu.Unlock()
 	g := func(d *prometheus.Desc, v int, labels ...string) {

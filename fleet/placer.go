@@ -19,13 +19,15 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
-// Defaults of PlacerConfig.
+// The defaults of PlacerConfig's zero fields (Check shows them resolved).
 const (
-	DefaultMaxInFlight = 64
-	DefaultAddrRate    = 20
-	DefaultAddrBurst   = 40
+	defaultMaxInFlight = 64
+	defaultAddrRate    = 20
+	defaultAddrBurst   = 40
 	// maxAttempts bounds one placement's compare-and-set rounds.
 	maxAttempts = 8
 	// maxPlacedWaits bounds its waits, 10 ms each, for a room another
@@ -110,27 +112,40 @@ type mirrored struct {
 	beatAt time.Time
 }
 
+// Check returns cfg with every zero field set to its default (its
+// Config's too), and the error (wrapping rollnet.ErrConfig) that makes it invalid,
+// if any: NewPlacer runs with what Check returns. The defaults are filled
+// even when the Secret is missing, so a command shows them in its flags'
+// help from Check's result on a zero PlacerConfig.
+func (cfg PlacerConfig) Check() (PlacerConfig, error) {
+	var err error
+	if cfg.Config, err = cfg.Config.withDefaults(); err != nil {
+		return cfg, err
+	}
+	if cfg.Policy > Spread || cfg.MaxInFlight < 0 || cfg.AddrRate < 0 || cfg.AddrBurst < 0 {
+		return cfg, fmt.Errorf("%w: policy %d, MaxInFlight %d, AddrRate %d, AddrBurst %d", errConfig, cfg.Policy, cfg.MaxInFlight, cfg.AddrRate, cfg.AddrBurst)
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = defaultMaxInFlight
+	}
+	if cfg.AddrRate == 0 {
+		cfg.AddrRate = defaultAddrRate
+	}
+	if cfg.AddrBurst == 0 {
+		cfg.AddrBurst = defaultAddrBurst
+	}
+	if len(cfg.Secret) < connecttoken.MinSecret {
+		return cfg, fmt.Errorf("%w: Secret of %d bytes, under %d", errConfig, len(cfg.Secret), connecttoken.MinSecret)
+	}
+	return cfg, nil
+}
+
 // NewPlacer starts a placer on nc; it returns once the hosts' records are
 // mirrored.
 func NewPlacer(nc *nats.Conn, cfg PlacerConfig) (*Placer, error) {
-	var err error
-	if cfg.Config, err = cfg.Config.withDefaults(); err != nil {
+	cfg, err := cfg.Check()
+	if err != nil {
 		return nil, err
-	}
-	if len(cfg.Secret) < connecttoken.MinSecret {
-		return nil, fmt.Errorf("%w: Secret of %d bytes, under %d", ErrConfig, len(cfg.Secret), connecttoken.MinSecret)
-	}
-	if cfg.Policy > Spread || cfg.MaxInFlight < 0 || cfg.AddrRate < 0 || cfg.AddrBurst < 0 {
-		return nil, fmt.Errorf("%w: policy %d, MaxInFlight %d, AddrRate %d, AddrBurst %d", ErrConfig, cfg.Policy, cfg.MaxInFlight, cfg.AddrRate, cfg.AddrBurst)
-	}
-	if cfg.MaxInFlight == 0 {
-		cfg.MaxInFlight = DefaultMaxInFlight
-	}
-	if cfg.AddrRate == 0 {
-		cfg.AddrRate = DefaultAddrRate
-	}
-	if cfg.AddrBurst == 0 {
-		cfg.AddrBurst = DefaultAddrBurst
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -206,7 +221,7 @@ func (p *Placer) apply(e jetstream.KeyValueEntry) {
 		return
 	}
 	var rec Host
-	if json.Unmarshal(e.Value(), &rec) != nil || rec.validate() != nil || rec.ID != id {
+	if json.Unmarshal(e.Value(), &rec) != nil || rec.Validate() != nil || rec.ID != id {
 		delete(p.hosts, id)
 		return
 	}
@@ -268,7 +283,7 @@ func (p *Placer) sweep() {
 		if now.Sub(m.beatAt) > p.cfg.ForgetAfter {
 			d := dead{id: id, rev: m.rev, beatAt: m.beatAt}
 			for _, pm := range m.rec.Matches {
-				d.rooms = append(d.rooms, roomKey(pm.Game, pm.Room))
+				d.rooms = append(d.rooms, fleetkv.RoomKey(pm.Game, pm.Room))
 			}
 			gone = append(gone, d)
 		}
@@ -281,18 +296,18 @@ func (p *Placer) sweep() {
 			if err != nil {
 				continue
 			}
-			var v roomValue
+			var v fleetkv.RoomValue
 			if json.Unmarshal(e.Value(), &v) == nil && v.Host == d.id {
 				_ = p.kv.Delete(ctx, key, jetstream.LastRevision(e.Revision()))
 			}
 		}
-		err := p.kv.Delete(ctx, hostKey(d.id), jetstream.LastRevision(d.rev))
+		err := p.kv.Delete(ctx, fleetkv.HostKey(d.id), jetstream.LastRevision(d.rev))
 		cancel()
 		switch {
 		case err == nil:
 			p.forgotten.Add(1)
 			p.log.Info("fleet: forgot a gone host", "host", d.id, "silent", now.Sub(d.beatAt).Round(time.Second))
-		case !conflict(err):
+		case !fleetkv.Conflict(err):
 			p.log.Warn("fleet: forgetting a gone host", "host", d.id, "err", err)
 		}
 	}
@@ -335,7 +350,7 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.OpTimeout)
 	defer cancel()
-	rkey := roomKey(req.Game, req.Room)
+	rkey := fleetkv.RoomKey(req.Game, req.Room)
 	waits := 0
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		// The room's match, if placed on a live host.
@@ -347,7 +362,7 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 			return Reply{}, unavailable("reading the room", err)
 		default:
 			roomRev = e.Revision()
-			var v roomValue
+			var v fleetkv.RoomValue
 			if json.Unmarshal(e.Value(), &v) == nil && p.isLive(v.Host) {
 				r, err := p.join(ctx, v.Host, req)
 				if err == nil || !errors.Is(err, errStale) {
@@ -383,13 +398,13 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 			}
 			return Reply{}, err
 		}
-		b, _ := json.Marshal(roomValue{Host: h.ID})
+		b, _ := json.Marshal(fleetkv.RoomValue{Host: h.ID})
 		if roomRev == 0 {
 			_, err = p.kv.Create(ctx, rkey, b)
 		} else {
 			_, err = p.kv.Update(ctx, rkey, b, roomRev)
 		}
-		if conflict(err) {
+		if fleetkv.Conflict(err) {
 			// Another placer placed the room meanwhile: undo ours, join
 			// theirs.
 			p.cas.Add(1)
@@ -422,7 +437,7 @@ func (p *Placer) isLive(id string) bool {
 
 // getHost reads a host's record fresh, with its revision.
 func (p *Placer) getHost(ctx context.Context, id string) (Host, uint64, error) {
-	e, err := p.kv.Get(ctx, hostKey(id))
+	e, err := p.kv.Get(ctx, fleetkv.HostKey(id))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Host{}, 0, errStale
 	}
@@ -430,7 +445,7 @@ func (p *Placer) getHost(ctx context.Context, id string) (Host, uint64, error) {
 		return Host{}, 0, unavailable("reading a host", err)
 	}
 	var h Host
-	if json.Unmarshal(e.Value(), &h) != nil || h.validate() != nil {
+	if json.Unmarshal(e.Value(), &h) != nil || h.Validate() != nil {
 		return Host{}, 0, errStale
 	}
 	return h, e.Revision(), nil
@@ -441,8 +456,8 @@ func (p *Placer) putHost(ctx context.Context, h Host, rev uint64) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.kv.Update(ctx, hostKey(h.ID), b, rev)
-	if conflict(err) {
+	_, err = p.kv.Update(ctx, fleetkv.HostKey(h.ID), b, rev)
+	if fleetkv.Conflict(err) {
 		return errRetry
 	}
 	if err != nil {
@@ -465,7 +480,7 @@ func (p *Placer) join(ctx context.Context, id string, req Request) (Reply, error
 	if h.Version != req.Version {
 		return Reply{}, fmt.Errorf("%w: room %q is on a host of version %q, not %q", ErrVersion, req.Room, h.Version, req.Version)
 	}
-	if h.Matches[i].Clients >= h.ClientsOf(req.Game) || h.Used() >= h.Capacity.Clients {
+	if h.Matches[i].Clients >= h.clientsOf(req.Game) || h.used() >= h.Capacity.Clients {
 		return Reply{}, fmt.Errorf("%w: room %q has its %d clients", ErrRoomFull, req.Room, h.Matches[i].Clients)
 	}
 	h.Matches[i].Clients++
@@ -484,7 +499,7 @@ func (p *Placer) reserve(ctx context.Context, req Request) (Host, error) {
 	var cands []*Host
 	other, placed := "", false
 	for _, m := range p.hosts {
-		if !p.live(m, now) || m.rec.ClientsOf(req.Game) == 0 {
+		if !p.live(m, now) || m.rec.clientsOf(req.Game) == 0 {
 			continue
 		}
 		placed = placed || m.rec.match(req.Room) >= 0

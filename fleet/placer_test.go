@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/fleethost"
 	"github.com/rollnet/rollnet/internal/natstest"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -34,9 +35,9 @@ var testSecret = []byte("fleet-unit-test-secret-0123456789")
 // CPU hogs beside the test) took longer, and NewPlacer failed.
 var testConfig = fleet.Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond, OpTimeout: 10 * time.Second}
 
-func join(t *testing.T, e *natstest.Server, id, version string, matches, perMatch int) *fleet.Member {
+func join(t *testing.T, e *natstest.Server, id, version string, matches, perMatch int) *fleethost.Member {
 	t.Helper()
-	m, err := fleet.Join(e.Connect(t), fleet.HostInfo{ID: id, Version: version, Games: []fleet.Game{{Name: "court", Clients: perMatch}},
+	m, err := fleethost.Join(e.Connect(t), fleethost.HostInfo{ID: id, Version: version, Games: []fleet.Game{{Name: "court", Clients: perMatch}},
 		QUIC: "127.0.0.1:" + fmt.Sprint(4000+len(id)), Capacity: fleet.Capacity{Matches: matches, Clients: matches * perMatch}}, testConfig, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Close() })
@@ -220,7 +221,7 @@ func TestVersionNeverPlaces(t *testing.T) {
 func TestSilentHostGone(t *testing.T) {
 	e := startNATS(t)
 	nc := e.Connect(t)
-	m, err := fleet.Join(nc, fleet.HostInfo{ID: "h1", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
+	m, err := fleethost.Join(nc, fleethost.HostInfo{ID: "h1", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
 		QUIC: "127.0.0.1:4001", Capacity: fleet.Capacity{Matches: 4, Clients: 8}}, testConfig, nil)
 	require.NoError(t, err)
 	p := placer(t, e, fleet.Fill)
@@ -324,7 +325,7 @@ func TestPlacerHTTP(t *testing.T) {
 	code, r = post(`{"game":"court","room":"r1"`)
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, r.Error, "bad placement request")
-	code, _ = post(`{"game":"court","room":"r2","version":"1","pad":"` + strings.Repeat("x", 2*fleet.MaxRequest) + `"}`)
+	code, _ = post(`{"game":"court","room":"r2","version":"1","pad":"` + strings.Repeat("x", 2*1024) + `"}`)
 	require.Equal(t, http.StatusBadRequest, code, "oversized")
 	code, _ = post(`{"game":"court","room":"r2","version":"1"}`)
 	require.Equal(t, http.StatusTooManyRequests, code, "the address's burst of 3 is spent")
@@ -353,7 +354,7 @@ func TestGoneHostForgotten(t *testing.T) {
 	cfg.ForgetAfter = time.Second
 	join(t, e, "live", "1", 1, 2)
 	nc := e.Connect(t)
-	dead, err := fleet.Join(nc, fleet.HostInfo{ID: "dead", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
+	dead, err := fleethost.Join(nc, fleethost.HostInfo{ID: "dead", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
 		QUIC: "127.0.0.1:4009", Capacity: fleet.Capacity{Matches: 1, Clients: 2}}, cfg, nil)
 	require.NoError(t, err)
 	p, err := fleet.NewPlacer(e.Connect(t), fleet.PlacerConfig{Config: cfg, Secret: testSecret, AddrRate: 1000, AddrBurst: 1000})

@@ -25,7 +25,7 @@ func ParsePolicy(s string) (Policy, error) {
 	case "spread":
 		return Spread, nil
 	}
-	return 0, fmt.Errorf("%w: policy %q: want fill or spread", ErrConfig, s)
+	return 0, fmt.Errorf("%w: policy %q: want fill or spread", errConfig, s)
 }
 
 func (p Policy) String() string {
@@ -41,7 +41,7 @@ func (p Policy) String() string {
 func (p Policy) order(hosts []*Host) {
 	slices.SortFunc(hosts, func(a, b *Host) int {
 		// a.Used/a.Clients vs b.Used/b.Clients without division.
-		c := cmp.Compare(a.Used()*b.Capacity.Clients, b.Used()*a.Capacity.Clients)
+		c := cmp.Compare(a.used()*b.Capacity.Clients, b.used()*a.Capacity.Clients)
 		if c == 0 {
 			c = cmp.Compare(len(a.Matches)*b.Capacity.Matches, len(b.Matches)*a.Capacity.Matches)
 		}

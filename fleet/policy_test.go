@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
 func hostWith(id string, used, matches, capClients, capMatches int) *Host {
@@ -51,7 +53,7 @@ func TestParsePolicy(t *testing.T) {
 		require.Equal(t, p, got)
 	}
 	_, err := ParsePolicy("random")
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 }
 
 func TestHostRoom(t *testing.T) {
@@ -69,7 +71,7 @@ func TestHostRoom(t *testing.T) {
 
 func TestHostValidate(t *testing.T) {
 	ok := Host{ID: "h1", Version: "1", Games: []Game{{Name: "court", Clients: 8}}, QUIC: "127.0.0.1:4433", Capacity: Capacity{Matches: 1, Clients: 8}}
-	require.NoError(t, ok.validate())
+	require.NoError(t, ok.Validate())
 	for name, mut := range map[string]func(*Host){
 		"id":       func(h *Host) { h.ID = "a b" },
 		"version":  func(h *Host) { h.Version = "" },
@@ -77,29 +79,29 @@ func TestHostValidate(t *testing.T) {
 		"game":     func(h *Host) { h.Games = []Game{{Name: "court", Clients: 0}} },
 		"quic":     func(h *Host) { h.QUIC = "" },
 		"capacity": func(h *Host) { h.Capacity.Matches = 0 },
-		"long id":  func(h *Host) { h.ID = strings.Repeat("x", MaxID+1) },
+		"long id":  func(h *Host) { h.ID = strings.Repeat("x", fleetkv.MaxID+1) },
 	} {
 		h := ok
 		mut(&h)
-		require.ErrorIs(t, h.validate(), ErrConfig, name)
+		require.ErrorIs(t, h.Validate(), errConfig, name)
 	}
 }
 
 func TestParseRequest(t *testing.T) {
-	r, err := ParseRequest(strings.NewReader(`{"game":"court","room":"r1","version":"1.2"}`))
+	r, err := parseRequest(strings.NewReader(`{"game":"court","room":"r1","version":"1.2"}`))
 	require.NoError(t, err)
 	require.Equal(t, Request{Game: "court", Room: "r1", Version: "1.2"}, r)
 	for name, body := range map[string]string{
 		"not json":   `{"game":`,
 		"no room":    `{"game":"court","version":"1"}`,
 		"bad room":   `{"game":"court","room":"a/b","version":"1"}`,
-		"long room":  `{"game":"court","room":"` + strings.Repeat("r", MaxRoom+1) + `","version":"1"}`,
+		"long room":  `{"game":"court","room":"` + strings.Repeat("r", fleetkv.MaxRoom+1) + `","version":"1"}`,
 		"dot":        `{"game":"court","room":"r.s","version":"1"}`,
 		"dot end":    `{"game":"court","room":"r","version":"1."}`,
-		"oversized":  `{"game":"court","room":"r1","version":"1","x":"` + strings.Repeat("x", MaxRequest) + `"}`,
+		"oversized":  `{"game":"court","room":"r1","version":"1","x":"` + strings.Repeat("x", maxRequest) + `"}`,
 		"no version": `{"game":"court","room":"r1"}`,
 	} {
-		_, err := ParseRequest(strings.NewReader(body))
+		_, err := parseRequest(strings.NewReader(body))
 		require.ErrorIs(t, err, ErrBadRequest, name)
 	}
 }
@@ -107,7 +109,7 @@ func TestParseRequest(t *testing.T) {
 func TestErrorOf(t *testing.T) {
 	for _, e := range []error{ErrBadRequest, ErrUnavailable, ErrNoHost, ErrVersion, ErrRoomFull, ErrBusy} {
 		msg := e.Error() + ": details"
-		got := ErrorOf(StatusOf(e), msg)
+		got := ErrorOf(statusOf(e), msg)
 		require.ErrorIs(t, got, e)
 		require.Contains(t, got.Error(), "details")
 	}
@@ -116,8 +118,8 @@ func TestErrorOf(t *testing.T) {
 }
 
 func TestRoomKeyOneToken(t *testing.T) {
-	require.Equal(t, "room.court.r1", roomKey("court", "r1"))
-	_, err := ParseRequest(strings.NewReader(`{"game":"a.b","room":"c","version":"1.2"}`))
+	require.Equal(t, "room.court.r1", fleetkv.RoomKey("court", "r1"))
+	_, err := parseRequest(strings.NewReader(`{"game":"a.b","room":"c","version":"1.2"}`))
 	require.ErrorIs(t, err, ErrBadRequest, "a dot would split the key")
 }
 
@@ -126,13 +128,13 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"game":"c","room":"` + strings.Repeat("r", 40) + `","version":"1"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := ParseRequest(strings.NewReader(string(b)))
+		r, err := parseRequest(strings.NewReader(string(b)))
 		if err != nil {
 			require.ErrorIs(t, err, ErrBadRequest)
 			return
 		}
 		require.NoError(t, r.Validate())
-		require.LessOrEqual(t, len(r.Room), MaxRoom)
-		require.Len(t, strings.Split(roomKey(r.Game, r.Room), "."), 3)
+		require.LessOrEqual(t, len(r.Room), fleetkv.MaxRoom)
+		require.Len(t, strings.Split(fleetkv.RoomKey(r.Game, r.Room), "."), 3)
 	})
 }

@@ -3,16 +3,8 @@ package fleet
 import (
 	"fmt"
 	"slices"
-	"strings"
-)
 
-// Limits of a host record's and a request's fields.
-const (
-	MaxID      = 64
-	MaxName    = 32 // a game's name, a version
-	MaxRoom    = 32 // as connecttoken.MaxRoom: the room rides in the token
-	MaxGames   = 16
-	MaxAddress = 64 // as connecttoken.MaxAddress
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
 // Game is one game a host runs: its name and how many clients one match
@@ -67,8 +59,8 @@ type Host struct {
 	Matches   []Match `json:"matches"`
 }
 
-// Used is the clients placed on h (tokens handed out, in every match).
-func (h *Host) Used() int {
+// used is the clients placed on h (tokens handed out, in every match).
+func (h *Host) used() int {
 	n := 0
 	for _, m := range h.Matches {
 		n += m.Clients
@@ -76,9 +68,9 @@ func (h *Host) Used() int {
 	return n
 }
 
-// ClientsOf is how many clients a match of game takes on h, 0 if h does
+// clientsOf is how many clients a match of game takes on h, 0 if h does
 // not run it.
-func (h *Host) ClientsOf(game string) int {
+func (h *Host) clientsOf(game string) int {
 	for _, g := range h.Games {
 		if g.Name == game {
 			return g.Clients
@@ -96,58 +88,31 @@ func (h *Host) match(room string) int {
 // game, is not draining, and a match's worth of clients fits beside the
 // matches placed.
 func (h *Host) room(game string) bool {
-	per := h.ClientsOf(game)
-	return per > 0 && !h.Draining && len(h.Matches) < h.Capacity.Matches && h.Used()+1 <= h.Capacity.Clients
+	per := h.clientsOf(game)
+	return per > 0 && !h.Draining && len(h.Matches) < h.Capacity.Matches && h.used()+1 <= h.Capacity.Clients
 }
 
-// validate checks what a record read from the bucket says before a placer
-// believes it: the bucket is shared, so a record is input.
-func (h *Host) validate() error {
+// Validate checks what a record says (an error wrapping rollnet.ErrConfig
+// if it is out of bounds): a placer checks every record it reads from the
+// bucket (the bucket is shared, so a record is input), and a host its own
+// before it joins.
+func (h *Host) Validate() error {
 	switch {
-	case !validName(h.ID, MaxID):
-		return fmt.Errorf("%w: host id %q", ErrConfig, h.ID)
-	case !validVersion(h.Version):
-		return fmt.Errorf("%w: version %q of host %s", ErrConfig, h.Version, h.ID)
-	case len(h.Games) == 0 || len(h.Games) > MaxGames:
-		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", ErrConfig, h.ID, len(h.Games), MaxGames)
-	case h.QUIC == "" || len(h.QUIC) > MaxAddress:
-		return fmt.Errorf("%w: host %s QUIC address %q", ErrConfig, h.ID, h.QUIC)
+	case !fleetkv.ValidName(h.ID, fleetkv.MaxID):
+		return fmt.Errorf("%w: host id %q", errConfig, h.ID)
+	case !fleetkv.ValidVersion(h.Version):
+		return fmt.Errorf("%w: version %q of host %s", errConfig, h.Version, h.ID)
+	case len(h.Games) == 0 || len(h.Games) > fleetkv.MaxGames:
+		return fmt.Errorf("%w: host %s runs %d games (1 to %d)", errConfig, h.ID, len(h.Games), fleetkv.MaxGames)
+	case h.QUIC == "" || len(h.QUIC) > fleetkv.MaxAddress:
+		return fmt.Errorf("%w: host %s QUIC address %q", errConfig, h.ID, h.QUIC)
 	case h.Capacity.Matches < 1 || h.Capacity.Clients < 1:
-		return fmt.Errorf("%w: host %s capacity %+v", ErrConfig, h.ID, h.Capacity)
+		return fmt.Errorf("%w: host %s capacity %+v", errConfig, h.ID, h.Capacity)
 	}
 	for _, g := range h.Games {
-		if !validName(g.Name, MaxName) || g.Clients < 1 {
-			return fmt.Errorf("%w: host %s game %+v", ErrConfig, h.ID, g)
+		if !fleetkv.ValidName(g.Name, fleetkv.MaxName) || g.Clients < 1 {
+			return fmt.Errorf("%w: host %s game %+v", errConfig, h.ID, g)
 		}
 	}
 	return nil
 }
-
-// validName reports whether s is 1 to max letters, digits, '-' or '_'
-// (a key token of the bucket is one such name).
-func validName(s string, max int) bool {
-	return validChars(s, max, false)
-}
-
-// validVersion is validName with '.' allowed inside.
-func validVersion(s string) bool {
-	return validChars(s, MaxName, true) && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".")
-}
-
-func validChars(s string, max int, dot bool) bool {
-	if s == "" || len(s) > max {
-		return false
-	}
-	for _, r := range s {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || dot && r == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// hostKey and roomKey are the bucket's keys: "host.<id>" and
-// "room.<game>.<room>", each name one key token.
-func hostKey(id string) string { return "host." + id }
-
-func roomKey(game, room string) string { return "room." + game + "." + room }

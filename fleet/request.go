@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
 // PlacePath is the placement endpoint on a signaling server: a client
@@ -16,9 +18,9 @@ const PlacePath = "/fleet/match"
 // host's -metrics address.
 const ViewPath = "/fleet"
 
-// MaxRequest is the most bytes of a Request read; a longer body is
+// maxRequest is the most bytes of a Request read; a longer body is
 // refused (400).
-const MaxRequest = 1024
+const maxRequest = 1024
 
 // Request asks for a match of Game in Room (a name the players agree on:
 // the first request places the room's match on a host, the next ones join
@@ -32,24 +34,24 @@ type Request struct {
 // Validate checks r's fields (ErrBadRequest).
 func (r Request) Validate() error {
 	switch {
-	case !validName(r.Game, MaxName):
-		return fmt.Errorf("%w: game %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Game, MaxName)
-	case !validName(r.Room, MaxRoom):
-		return fmt.Errorf("%w: room %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Room, MaxRoom)
-	case !validVersion(r.Version):
-		return fmt.Errorf("%w: version %q: want 1 to %d letters, digits, '-', '_' or '.'", ErrBadRequest, r.Version, MaxName)
+	case !fleetkv.ValidName(r.Game, fleetkv.MaxName):
+		return fmt.Errorf("%w: game %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Game, fleetkv.MaxName)
+	case !fleetkv.ValidName(r.Room, fleetkv.MaxRoom):
+		return fmt.Errorf("%w: room %q: want 1 to %d letters, digits, '-' or '_'", ErrBadRequest, r.Room, fleetkv.MaxRoom)
+	case !fleetkv.ValidVersion(r.Version):
+		return fmt.Errorf("%w: version %q: want 1 to %d letters, digits, '-', '_' or '.'", ErrBadRequest, r.Version, fleetkv.MaxName)
 	}
 	return nil
 }
 
-// ParseRequest reads one Request of at most MaxRequest bytes from body.
-func ParseRequest(body io.Reader) (Request, error) {
-	b, err := io.ReadAll(io.LimitReader(body, MaxRequest+1))
+// parseRequest reads one Request of at most maxRequest bytes from body.
+func parseRequest(body io.Reader) (Request, error) {
+	b, err := io.ReadAll(io.LimitReader(body, maxRequest+1))
 	if err != nil {
 		return Request{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
-	if len(b) > MaxRequest {
-		return Request{}, fmt.Errorf("%w: over %d bytes", ErrBadRequest, MaxRequest)
+	if len(b) > maxRequest {
+		return Request{}, fmt.Errorf("%w: over %d bytes", ErrBadRequest, maxRequest)
 	}
 	var r Request
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -76,8 +78,8 @@ type Reply struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// StatusOf is the HTTP status of a placement error.
-func StatusOf(err error) int {
+// statusOf is the HTTP status of a placement error.
+func statusOf(err error) int {
 	switch {
 	case errors.Is(err, ErrBadRequest):
 		return 400 // Bad Request

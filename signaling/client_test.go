@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // fakeServer serves one scripted WebSocket peer per connection, to test
@@ -92,7 +93,7 @@ func TestClientDropsMalformedServer(t *testing.T) {
 				write(ctx, ws, fakeJoin)
 				write(ctx, ws, msg)
 				_, _, err := ws.Read(ctx)
-				require.Equal(t, client.CodeMalformed, int(websocket.CloseStatus(err)), "the client says why")
+				require.Equal(t, wire.CodeMalformed, int(websocket.CloseStatus(err)), "the client says why")
 			})
 			c, err := client.Dial(context.Background(), url, client.Config{})
 			require.NoError(t, err)

@@ -19,29 +19,6 @@ import (
 	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
-func (c ClusterConfig) withDefaults() (ClusterConfig, error) {
-	if c.Name == "" {
-		c.Name = DefaultClusterName
-	}
-	for _, r := range c.Name {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
-			return c, fmt.Errorf("%w: Cluster.Name %q: want letters, digits, - and _", wire.ErrConfig, c.Name)
-		}
-	}
-	durs := []field[time.Duration]{
-		{"Cluster.Heartbeat", &c.Heartbeat, DefaultClusterHeartbeat},
-		{"Cluster.DeadAfter", &c.DeadAfter, DefaultClusterDeadAfter},
-		{"Cluster.OpTimeout", &c.OpTimeout, DefaultClusterOpTimeout},
-	}
-	if err := setDefaults(durs); err != nil {
-		return c, err
-	}
-	if c.DeadAfter < 2*c.Heartbeat {
-		return c, fmt.Errorf("%w: Cluster.DeadAfter %v is less than two heartbeats (%v)", wire.ErrConfig, c.DeadAfter, c.Heartbeat)
-	}
-	return c, nil
-}
-
 // cluster is a server's part in a set of instances on NATS. The rooms live
 // in a JetStream key-value bucket, one key per room holding its members
 // oldest first and the instance each is connected to; every change is a

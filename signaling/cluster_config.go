@@ -1,13 +1,19 @@
 package signaling
 
-import "time"
+import (
+	"fmt"
+	"time"
 
-// Defaults for the zero fields of ClusterConfig.
+	"github.com/rollnet/rollnet/signaling/internal/wire"
+)
+
+// The defaults of ClusterConfig's zero fields (ServerConfig.Check shows
+// them resolved).
 const (
-	DefaultClusterName      = "rollnet"
-	DefaultClusterHeartbeat = 500 * time.Millisecond
-	DefaultClusterDeadAfter = 3 * time.Second
-	DefaultClusterOpTimeout = 3 * time.Second
+	defaultClusterName      = "rollnet"
+	defaultClusterHeartbeat = 500 * time.Millisecond
+	defaultClusterDeadAfter = 3 * time.Second
+	defaultClusterOpTimeout = 3 * time.Second
 )
 
 // ClusterConfig configures the instances that share rooms over NATS
@@ -26,6 +32,29 @@ type ClusterConfig struct {
 	DeadAfter time.Duration
 	// OpTimeout bounds one join or leave's key-value operations (default
 	// 3 s): a join that cannot reach NATS in time is closed with
-	// client.CodeClusterUnavailable.
+	// code 4006 (client.ErrClusterUnavailable).
 	OpTimeout time.Duration
+}
+
+func (c ClusterConfig) withDefaults() (ClusterConfig, error) {
+	if c.Name == "" {
+		c.Name = defaultClusterName
+	}
+	for _, r := range c.Name {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_') {
+			return c, fmt.Errorf("%w: Cluster.Name %q: want letters, digits, - and _", wire.ErrConfig, c.Name)
+		}
+	}
+	durs := []field[time.Duration]{
+		{"Cluster.Heartbeat", &c.Heartbeat, defaultClusterHeartbeat},
+		{"Cluster.DeadAfter", &c.DeadAfter, defaultClusterDeadAfter},
+		{"Cluster.OpTimeout", &c.OpTimeout, defaultClusterOpTimeout},
+	}
+	if err := setDefaults(durs); err != nil {
+		return c, err
+	}
+	if c.DeadAfter < 2*c.Heartbeat {
+		return c, fmt.Errorf("%w: Cluster.DeadAfter %v is less than two heartbeats (%v)", wire.ErrConfig, c.DeadAfter, c.Heartbeat)
+	}
+	return c, nil
 }

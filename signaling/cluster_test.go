@@ -248,7 +248,7 @@ func TestClusterRoomLostCounted(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	kv, err := js.KeyValue(ctx, DefaultClusterName+"-rooms")
+	kv, err := js.KeyValue(ctx, defaultClusterName+"-rooms")
 	require.NoError(t, err)
 	b, err := json.Marshal(clusterRoom{Cap: 2, Since: 1, Members: []clusterMember{{ID: "0123456789abcdef", Inst: "elsewhere"}}})
 	require.NoError(t, err)

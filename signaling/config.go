@@ -11,33 +11,33 @@ import (
 	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
-// Defaults for the zero fields of ServerConfig.
+// The defaults of ServerConfig's zero fields (Check shows them resolved).
 const (
-	DefaultMaxRoomSize     = 8
-	DefaultMaxMessageSize  = 16 << 10
-	DefaultMessageRate     = 50
-	DefaultMessageBurst    = 100
-	DefaultMaxConnsPerAddr = 32
-	DefaultMaxConns        = 10000
-	DefaultJoinTimeout     = 10 * time.Second
-	DefaultPingInterval    = 15 * time.Second
-	DefaultPingTimeout     = 10 * time.Second
-	DefaultWriteTimeout    = 10 * time.Second
-	DefaultCloseTimeout    = time.Second
-	DefaultSendQueue       = 64
+	defaultMaxRoomSize     = 8
+	defaultMaxMessageSize  = 16 << 10
+	defaultMessageRate     = 50
+	defaultMessageBurst    = 100
+	defaultMaxConnsPerAddr = 32
+	defaultMaxConns        = 10000
+	defaultJoinTimeout     = 10 * time.Second
+	defaultPingInterval    = 15 * time.Second
+	defaultPingTimeout     = 10 * time.Second
+	defaultWriteTimeout    = 10 * time.Second
+	defaultCloseTimeout    = time.Second
+	defaultSendQueue       = 64
 
 	// Joins per client address and per named room: a player reconnecting,
 	// or a LAN party behind one NAT, is well inside; a join/leave loop is not.
-	DefaultJoinRate, DefaultJoinBurst         = 2, 20
-	DefaultRoomJoinRate, DefaultRoomJoinBurst = 2, 16
+	defaultJoinRate, defaultJoinBurst         = 2, 20
+	defaultRoomJoinRate, defaultRoomJoinBurst = 2, 16
 	// An offer and its candidates, or an answer and its candidates.
-	DefaultReplyAllowance = 16
+	defaultReplyAllowance = 16
 
 	// The http.Server that Serve runs.
-	DefaultHeaderTimeout, DefaultIdleTimeout = 10 * time.Second, 30 * time.Second
-	DefaultMaxHeaderBytes                    = 8 << 10
+	defaultHeaderTimeout, defaultIdleTimeout = 10 * time.Second, 30 * time.Second
+	defaultMaxHeaderBytes                    = 8 << 10
 
-	DefaultTURNCredentialTTL = time.Hour
+	defaultTURNCredentialTTL = time.Hour
 )
 
 // ServerConfig configures NewServer. The zero value of every field means its
@@ -61,7 +61,7 @@ type ServerConfig struct {
 	// average, and MessageBurst how many it may send at once (defaults 50
 	// and 100; every message counts, the join, pings and pongs too, but
 	// not the signals ReplyAllowance covers). Exceeding it closes the
-	// connection with client.CodeRateLimited.
+	// connection with code 4002 (client.ErrRateLimited).
 	MessageRate  int
 	MessageBurst int
 	// JoinRate and JoinBurst bound the join attempts from one client
@@ -110,11 +110,11 @@ type ServerConfig struct {
 	// are ignored. (ClientAddr, when set, overrides this.)
 	TrustedProxies []netip.Prefix
 	// JoinTimeout is how long a connection may stay open without joining
-	// (default 10 s); then it is closed with client.CodeJoinTimeout.
+	// (default 10 s); then it is closed with code 4003 (client.ErrJoinTimeout).
 	JoinTimeout time.Duration
 	// PingInterval is how often the server pings every connection (default
 	// 15 s); one that does not answer within PingTimeout (default 10 s) is
-	// closed with client.CodePingTimeout.
+	// closed with code 4005 (client.ErrPingTimeout).
 	PingInterval time.Duration
 	PingTimeout  time.Duration
 	// WriteTimeout bounds one write to a connection (default 10 s).
@@ -124,7 +124,8 @@ type ServerConfig struct {
 	CloseTimeout time.Duration
 	// SendQueue is the number of messages queued for one connection
 	// (default 64). A connection whose queue overflows is a slow consumer:
-	// it is dropped with client.CodeSlowConsumer, and no one else waits for it.
+	// it is dropped with code 4004 (client.ErrSlowConsumer), and no one
+	// else waits for it.
 	SendQueue int
 	// TokenSecret, when set, requires a join token (see Token) for the
 	// room on every connection, checked before the upgrade. Without it,
@@ -167,34 +168,47 @@ type ServerConfig struct {
 	Cluster ClusterConfig
 }
 
+// Check returns c with every zero field set to its default, Cluster's
+// too, or the error (wrapping client.ErrConfig) that makes it invalid:
+// NewServer runs with what Check returns (Cluster's only with NATS). A
+// command shows the defaults in its flags' help from Check's result.
+func (c ServerConfig) Check() (ServerConfig, error) {
+	c, err := c.withDefaults()
+	if err != nil {
+		return c, err
+	}
+	c.Cluster, err = c.Cluster.withDefaults()
+	return c, err
+}
+
 func (c ServerConfig) withDefaults() (ServerConfig, error) {
 	ints := []field[int]{
-		{"MaxRoomSize", &c.MaxRoomSize, DefaultMaxRoomSize},
-		{"MaxMessageSize", &c.MaxMessageSize, DefaultMaxMessageSize},
-		{"MessageRate", &c.MessageRate, DefaultMessageRate},
-		{"MessageBurst", &c.MessageBurst, DefaultMessageBurst},
-		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, DefaultMaxConnsPerAddr},
-		{"MaxConns", &c.MaxConns, DefaultMaxConns},
-		{"SendQueue", &c.SendQueue, DefaultSendQueue},
-		{"MaxHeaderBytes", &c.MaxHeaderBytes, DefaultMaxHeaderBytes},
-		{"JoinRate", &c.JoinRate, DefaultJoinRate},
-		{"JoinBurst", &c.JoinBurst, DefaultJoinBurst},
-		{"RoomJoinRate", &c.RoomJoinRate, DefaultRoomJoinRate},
-		{"RoomJoinBurst", &c.RoomJoinBurst, DefaultRoomJoinBurst},
-		{"ReplyAllowance", &c.ReplyAllowance, DefaultReplyAllowance},
+		{"MaxRoomSize", &c.MaxRoomSize, defaultMaxRoomSize},
+		{"MaxMessageSize", &c.MaxMessageSize, defaultMaxMessageSize},
+		{"MessageRate", &c.MessageRate, defaultMessageRate},
+		{"MessageBurst", &c.MessageBurst, defaultMessageBurst},
+		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, defaultMaxConnsPerAddr},
+		{"MaxConns", &c.MaxConns, defaultMaxConns},
+		{"SendQueue", &c.SendQueue, defaultSendQueue},
+		{"MaxHeaderBytes", &c.MaxHeaderBytes, defaultMaxHeaderBytes},
+		{"JoinRate", &c.JoinRate, defaultJoinRate},
+		{"JoinBurst", &c.JoinBurst, defaultJoinBurst},
+		{"RoomJoinRate", &c.RoomJoinRate, defaultRoomJoinRate},
+		{"RoomJoinBurst", &c.RoomJoinBurst, defaultRoomJoinBurst},
+		{"ReplyAllowance", &c.ReplyAllowance, defaultReplyAllowance},
 	}
 	if err := setDefaults(ints); err != nil {
 		return c, err
 	}
 	durs := []field[time.Duration]{
-		{"JoinTimeout", &c.JoinTimeout, DefaultJoinTimeout},
-		{"PingInterval", &c.PingInterval, DefaultPingInterval},
-		{"PingTimeout", &c.PingTimeout, DefaultPingTimeout},
-		{"WriteTimeout", &c.WriteTimeout, DefaultWriteTimeout},
-		{"CloseTimeout", &c.CloseTimeout, DefaultCloseTimeout},
-		{"TURNCredentialTTL", &c.TURNCredentialTTL, DefaultTURNCredentialTTL},
-		{"HeaderTimeout", &c.HeaderTimeout, DefaultHeaderTimeout},
-		{"IdleTimeout", &c.IdleTimeout, DefaultIdleTimeout},
+		{"JoinTimeout", &c.JoinTimeout, defaultJoinTimeout},
+		{"PingInterval", &c.PingInterval, defaultPingInterval},
+		{"PingTimeout", &c.PingTimeout, defaultPingTimeout},
+		{"WriteTimeout", &c.WriteTimeout, defaultWriteTimeout},
+		{"CloseTimeout", &c.CloseTimeout, defaultCloseTimeout},
+		{"TURNCredentialTTL", &c.TURNCredentialTTL, defaultTURNCredentialTTL},
+		{"HeaderTimeout", &c.HeaderTimeout, defaultHeaderTimeout},
+		{"IdleTimeout", &c.IdleTimeout, defaultIdleTimeout},
 	}
 	if err := setDefaults(durs); err != nil {
 		return c, err

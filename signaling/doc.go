@@ -4,8 +4,8 @@
 //
 // The client is package signaling/client (client.Dial, client.Client,
 // client.Config, client.Event), and so are the protocol's names both sides
-// share: its errors (client.ErrRoomFull, ...), close codes
-// (client.CodeMalformed, ...), client.CloseError, client.HTTPError,
+// share: its errors (client.ErrRoomFull, ...), which its close codes
+// (4000 to 4007) stand for, client.CloseError, client.HTTPError,
 // client.ICEServer, client.Signal and client.ProtocolVersion. This package
 // is the server alone and names none of them again: a game imports the
 // client, a server program this package (and the client for those names).
@@ -81,7 +81,7 @@
 // message is validated: unknown fields, a version other than the join's,
 // a type the sender may not send, or a malformed id closes the connection
 // with 4000. A join in a version the server does not speak is closed with
-// 4007 (client.CodeProtocolVersion); a server older than version 2 closes
+// 4007 (client.ErrProtocolVersion); a server older than version 2 closes
 // a version 2 join with 4000, and client.Dial reports either as
 // client.ErrProtocolVersion. GET / says {"protocol":2,"protocols":[1,2],...}.
 //
@@ -248,7 +248,7 @@
 // out of their rooms, so their peers hear peer-left within DeadAfter +
 // Heartbeat (plus a key-value write, milliseconds; TestClusterInstanceDeath
 // checks it), and its places are free again. An instance taken for dead
-// that comes back closes its clients with client.CodeClusterUnavailable (4006)
+// that comes back closes its clients with 4006 (client.ErrClusterUnavailable)
 // so they join again. An instance shutting down (Close, SIGTERM) closes
 // its clients with 1001 (going away: join again, through another
 // instance) and takes them out of their rooms at once.
@@ -284,7 +284,8 @@
 // ServerConfig.ICEServers (STUN, and TURN with credentials) go to every
 // client in the join reply. With TURNSecret, a TURN server configured
 // without credentials gets short-lived ones minted per client
-// (TURNCredentials: the TURN REST API scheme coturn checks).
+// (the TURN REST API scheme coturn checks: username "EXPIRY:ID",
+// credential base64(HMAC-SHA1(TURNSecret, username))).
 //
 // # Client
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // stillServes checks the server works for everyone else: two fresh clients
@@ -36,7 +37,7 @@ func TestLimitRoomSize(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrRoomFull)
 	var ce *client.CloseError
 	require.ErrorAs(t, err, &ce)
-	require.Equal(t, client.CodeRoomFull, ce.Code)
+	require.Equal(t, wire.CodeRoomFull, ce.Code)
 	require.Equal(t, "signaling: room full", ce.Reason)
 	require.Equal(t, uint64(1), h.srv.Stats().RoomFull)
 
@@ -140,7 +141,7 @@ func TestLimitJoinTimeout(t *testing.T) {
 	h := start(t, ServerConfig{JoinTimeout: 300 * time.Millisecond, CloseTimeout: 50 * time.Millisecond})
 	ws := h.raw("/room/slow")
 	code, reason := rawCloseStatus(t, ws)
-	require.Equal(t, client.CodeJoinTimeout, int(code))
+	require.Equal(t, wire.CodeJoinTimeout, int(code))
 	require.Equal(t, client.ErrJoinTimeout.Error(), reason)
 	require.Equal(t, uint64(1), h.srv.Stats().JoinTimeouts)
 	// A client that joins in time stays.
@@ -166,7 +167,7 @@ func TestLimitPingTimeout(t *testing.T) {
 	require.Equal(t, uint64(1), h.srv.Stats().PingTimeouts)
 	// When it reads again, it finds why.
 	code, reason := rawCloseStatus(t, ws)
-	require.Equal(t, client.CodePingTimeout, int(code))
+	require.Equal(t, wire.CodePingTimeout, int(code))
 	require.Equal(t, client.ErrPingTimeout.Error(), reason)
 
 	// The client, which reads, answered every ping meanwhile and is still
@@ -251,7 +252,7 @@ func TestMalformedClosesConnection(t *testing.T) {
 				rawWrite(t, ws, m)
 			}
 			code, reason := rawCloseStatus(t, ws)
-			require.Equal(t, client.CodeMalformed, int(code))
+			require.Equal(t, wire.CodeMalformed, int(code))
 			require.Equal(t, client.ErrMalformed.Error(), reason)
 		})
 	}
@@ -259,7 +260,7 @@ func TestMalformedClosesConnection(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, ws.Write(ctx, websocket.MessageBinary, []byte{0xff, 0x00}))
 	code, _ := rawCloseStatus(t, ws)
-	require.Equal(t, client.CodeMalformed, int(code))
+	require.Equal(t, wire.CodeMalformed, int(code))
 	stillServes(t, h, "other")
 }
 
@@ -331,7 +332,7 @@ func TestBinaryMessageRefused(t *testing.T) {
 	defer cancel()
 	require.NoError(t, ws.Write(ctx, websocket.MessageBinary, []byte(`{"v":1,"type":"join"}`)))
 	code, reason := rawCloseStatus(t, ws)
-	require.Equal(t, client.CodeMalformed, int(code))
+	require.Equal(t, wire.CodeMalformed, int(code))
 	require.Equal(t, client.ErrMalformed.Error(), reason)
 	// And after joining in text, a binary signal is refused the same way.
 	a := h.dial("/room/bin")
@@ -340,7 +341,7 @@ func TestBinaryMessageRefused(t *testing.T) {
 	require.NoError(t, ws.Write(ctx, websocket.MessageBinary,
 		[]byte(`{"v":1,"type":"signal","peer":"`+a.ID()+`","kind":"offer","payload":{}}`)))
 	code, _ = rawCloseStatus(t, ws)
-	require.Equal(t, client.CodeMalformed, int(code))
+	require.Equal(t, wire.CodeMalformed, int(code))
 	require.Equal(t, client.PeerLeft, next(t, a).Kind, "a never got the binary signal")
 	require.Equal(t, uint64(0), h.srv.Stats().Relayed)
 }
@@ -373,7 +374,7 @@ func TestLimitPingsCountAgainstRate(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatalf("never closed: %d pings answered", answered)
 	}
-	require.Equal(t, client.CodeRateLimited, int(got.code), "%v", got.err)
+	require.Equal(t, wire.CodeRateLimited, int(got.code), "%v", got.err)
 	require.Equal(t, 9, answered, "pings answered within the burst, no more")
 	require.Equal(t, uint64(1), h.srv.Stats().RateLimited)
 	stillServes(t, h, "other")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/rollnet/rollnet/signaling/internal/turncred"
 	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
@@ -86,7 +87,7 @@ type Stats struct {
 	RoomFull      uint64 // joins refused because the room was full
 	Sockets       int    // TCP connections open, accepted by Serve
 	AcceptRefused uint64 // TCP connections refused at accept (MaxConnsPerAddr, MaxConns)
-	ClusterClosed uint64 // connections closed with client.CodeClusterUnavailable (NATS lost, or a room not placed)
+	ClusterClosed uint64 // connections closed with code 4006 (client.ErrClusterUnavailable: NATS lost, or a room not placed)
 	// ForwardedIgnored counts requests with a Forwarded or
 	// X-Forwarded-For header from a peer not in TrustedProxies (the
 	// header ignored): a reverse proxy not named, most likely.
@@ -657,7 +658,7 @@ func (s *Server) iceServersFor(id string) []wire.ICEServer {
 	out := make([]wire.ICEServer, len(s.cfg.ICEServers))
 	for i, is := range s.cfg.ICEServers {
 		if is.IsTURN() && is.Username == "" && is.Credential == "" {
-			is.Username, is.Credential = TURNCredentials(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
+			is.Username, is.Credential = turncred.Mint(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
 		}
 		out[i] = is
 	}

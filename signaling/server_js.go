@@ -37,12 +37,3 @@ func (*cluster) join(*peerConn)                                     {}
 func (*cluster) leave(*peerConn)                                    {}
 func (*cluster) relay(*peerConn, string, []byte, bool) bool         { return false }
 func (*cluster) close()                                             {}
-
-// MetricsHandler answers 501: the Prometheus metrics are built for native
-// targets only (natively it also takes extra prometheus.Collectors, a type
-// a browser build does not link).
-func (s *Server) MetricsHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, errNoServerInBrowser.Error(), http.StatusNotImplemented)
-	})
-}

@@ -28,7 +28,7 @@ func TestJoinRelayLeave(t *testing.T) {
 	require.Empty(t, a.Peers())
 	require.Equal(t, "lobby", a.Room())
 	require.Equal(t, ice, a.ICEServers())
-	require.Equal(t, DefaultMaxMessageSize, a.MaxMessageSize())
+	require.Equal(t, defaultMaxMessageSize, a.MaxMessageSize())
 
 	b := h.dial("/room/lobby")
 	require.Equal(t, []string{a.ID()}, b.Peers())
@@ -201,10 +201,10 @@ func TestNewServerConfig(t *testing.T) {
 	}
 	srv, err := NewServer(ServerConfig{})
 	require.NoError(t, err)
-	require.Equal(t, DefaultMaxRoomSize, srv.cfg.MaxRoomSize)
+	require.Equal(t, defaultMaxRoomSize, srv.cfg.MaxRoomSize)
 	require.Equal(t, 16<<10, srv.cfg.MaxMessageSize)
-	require.Equal(t, DefaultSendQueue, srv.cfg.SendQueue)
-	require.Equal(t, DefaultPingInterval, srv.cfg.PingInterval)
+	require.Equal(t, defaultSendQueue, srv.cfg.SendQueue)
+	require.Equal(t, defaultPingInterval, srv.cfg.PingInterval)
 	require.NoError(t, srv.Close())
 }
 
@@ -224,7 +224,7 @@ func TestTURNCredentialsMinted(t *testing.T) {
 	ice := a.ICEServers()
 	require.Len(t, ice, 3)
 	require.Empty(t, ice[0].Username, "STUN needs none")
-	wantUser := fmt.Sprint(clock.Now().Add(DefaultTURNCredentialTTL).Unix()) + ":" + a.ID()
+	wantUser := fmt.Sprint(clock.Now().Add(defaultTURNCredentialTTL).Unix()) + ":" + a.ID()
 	require.Equal(t, wantUser, ice[1].Username)
 	// The credential coturn computes for use-auth-secret.
 	m := hmac.New(sha1.New, secret)
@@ -246,9 +246,9 @@ func TestRelayKeepsPayloadBytes(t *testing.T) {
 	// A raw sender at the size limit, with characters json.Marshal escapes.
 	ws, _ := h.rawJoin("/room/html")
 	require.Equal(t, client.PeerJoined, next(t, a).Kind)
-	payload := `"` + strings.Repeat("<>&", (DefaultMaxMessageSize-200)/3) + "\u2028\""
+	payload := `"` + strings.Repeat("<>&", (defaultMaxMessageSize-200)/3) + "\u2028\""
 	msg := `{"v":1,"type":"signal","peer":"` + a.ID() + `","kind":"offer","payload":` + payload + `}`
-	require.LessOrEqual(t, len(msg), DefaultMaxMessageSize)
+	require.LessOrEqual(t, len(msg), defaultMaxMessageSize)
 	rawWrite(t, ws, msg)
 	ev := next(t, a)
 	require.Equal(t, client.SignalReceived, ev.Kind)

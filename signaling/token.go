@@ -2,7 +2,6 @@ package signaling
 
 import (
 	"crypto/hmac"
-	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -69,15 +68,4 @@ func checkToken(secret []byte, room, tok string, now time.Time) error {
 		return errTokenExpired
 	}
 	return nil
-}
-
-// TURNCredentials mints a TURN username and credential for user that
-// expire at expiry, in the TURN REST API scheme (coturn's use-auth-secret
-// with static-auth-secret = secret): username "EXPIRY:user", credential the
-// standard base64 HMAC-SHA1 of the username.
-func TURNCredentials(secret []byte, user string, expiry time.Time) (username, credential string) {
-	username = strconv.FormatInt(expiry.Unix(), 10) + ":" + user
-	m := hmac.New(sha1.New, secret)
-	m.Write([]byte(username))
-	return username, base64.StdEncoding.EncodeToString(m.Sum(nil))
 }

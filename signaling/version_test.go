@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // TestProtocolVersionsMeet: a client of version 1 (a page written before
@@ -56,7 +57,7 @@ func TestProtocolVersionsMeet(t *testing.T) {
 	// A client keeps the version it joined with.
 	rawWrite(t, old, `{"v":2,"type":"signal","peer":"`+c.ID()+`","kind":"offer","payload":{}}`)
 	code, _ := rawCloseStatus(t, old)
-	require.Equal(t, client.CodeMalformed, int(code))
+	require.Equal(t, wire.CodeMalformed, int(code))
 	require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: oldJoin.ID}, next(t, c))
 }
 
@@ -69,10 +70,10 @@ func TestProtocolVersionRefused(t *testing.T) {
 	ws := h.raw("/room/v")
 	rawWrite(t, ws, `{"v":3,"type":"join"}`)
 	code, reason := rawCloseStatus(t, ws)
-	require.Equal(t, client.CodeProtocolVersion, int(code))
+	require.Equal(t, wire.CodeProtocolVersion, int(code))
 	require.Equal(t, client.ErrProtocolVersion.Error(), reason)
 
-	for _, code := range []websocket.StatusCode{client.CodeMalformed, client.CodeProtocolVersion} {
+	for _, code := range []websocket.StatusCode{wire.CodeMalformed, wire.CodeProtocolVersion} {
 		url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) {
 			_ = ws.Close(code, "signaling: malformed message")
 		})

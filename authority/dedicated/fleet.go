@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/fleethost"
 	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/playout"
@@ -58,7 +59,7 @@ func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog
 		_, port, _ := net.SplitHostPort(addr)
 		id = "host-" + port
 	}
-	info := fleet.HostInfo{ID: id, Version: f.version, Games: []fleet.Game{{Name: gameName, Clients: perMatch}},
+	info := fleethost.HostInfo{ID: id, Version: f.version, Games: []fleet.Game{{Name: gameName, Clients: perMatch}},
 		QUIC: addr, Capacity: fleet.Capacity{Matches: f.matches, Clients: f.clients}}
 	if o.q.webTransport {
 		info.WebTransport = "https://" + addr + quic.WebTransportPath
@@ -72,7 +73,7 @@ func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog
 		return fmt.Errorf("-fleet %s: %w", f.url, err)
 	}
 	defer nc.Close()
-	mem, err := fleet.Join(nc, info, fleet.Config{Name: f.name, Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}, log)
+	mem, err := fleethost.Join(nc, info, fleet.Config{Name: f.name, Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}, log)
 	if err != nil {
 		return err
 	}
@@ -127,9 +128,9 @@ type fleetHost struct {
 	f    fleetOptions
 	qt   *quic.Transport
 	gate *fleetGate
-	mem  *fleet.Member
+	mem  *fleethost.Member
 	log  *slog.Logger
-	info fleet.HostInfo
+	info fleethost.HostInfo
 
 	matches  map[string]*fleetMatch
 	byPeer   map[transport.Peer]*fleetMatch
@@ -342,7 +343,7 @@ type fleetGate struct {
 	rooms    map[string]bool
 	capacity int
 	draining bool
-	// Its refusals, in FleetStats' RefusedFull and RefusedDraining.
+	// Its refusals, in fleetStats' RefusedFull and RefusedDraining.
 	refusedFull, refusedDraining atomic.Uint64
 }
 
@@ -490,8 +491,8 @@ func (fh *fleetHost) netConfig() rollnet.NetConfig {
 	return rollnet.NetConfig{FrameRate: fh.o.fps, DisconnectTimeout: fh.o.lim.timeout}
 }
 
-// FleetStats are a fleet host's own counts, in its /fleet view.
-type FleetStats struct {
+// fleetStats are a fleet host's own counts, in its /fleet view.
+type fleetStats struct {
 	ID       string `json:"id"`
 	Draining bool   `json:"draining"`
 	Capacity int    `json:"capacity_matches"`
@@ -512,12 +513,12 @@ type FleetStats struct {
 	Matches             []fleetMatchView `json:"matches"`
 }
 
-func (fh *fleetHost) stats() FleetStats {
+func (fh *fleetHost) stats() fleetStats {
 	ms := fh.mem.Stats()
 	fh.mu.Lock()
 	view := slices.Clone(fh.view) // the loop reuses fh.view
 	fh.mu.Unlock()
-	return FleetStats{ID: fh.info.ID, Draining: fh.drainingFlag.Load(), Capacity: fh.f.matches,
+	return fleetStats{ID: fh.info.ID, Draining: fh.drainingFlag.Load(), Capacity: fh.f.matches,
 		Running: int(fh.running.Load()), Peak: int(fh.peak.Load()), Connected: int(fh.connected.Load()),
 		Started: fh.started.Load(), Ended: fh.ended.Load(),
 		RefusedFull: fh.refusedFull.Load() + fh.gate.refusedFull.Load(), RefusedDraining: fh.refusedDraining.Load() + fh.gate.refusedDraining.Load(),

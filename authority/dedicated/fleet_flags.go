@@ -21,16 +21,17 @@ type fleetOptions struct {
 }
 
 func (f *fleetOptions) register(fs *flag.FlagSet) {
+	def, _ := fleet.Config{}.Check() // the defaults, shown in -h
 	fs.StringVar(&f.url, "fleet", "", "join the fleet on this `NATS` URL (nats://HOST:4222, JetStream enabled): placed by rollnet-signal -fleet, up to -capacity matches at once; needs -quic and -token-secret-file")
-	fs.StringVar(&f.name, "fleet-name", fleet.DefaultName, "the fleet's `NAME` on that NATS (its bucket is NAME-fleet)")
+	fs.StringVar(&f.name, "fleet-name", def.Name, "the fleet's `NAME` on that NATS (its bucket is NAME-fleet)")
 	fs.StringVar(&f.id, "fleet-id", "", "this host's `ID` in the fleet (empty: host- and the QUIC port)")
 	fs.StringVar(&f.version, "version", "1", "the game `VERSION` this host runs: a client of another is never placed here")
 	fs.IntVar(&f.matches, "capacity", 8, "with -fleet: matches run at once")
 	fs.IntVar(&f.clients, "capacity-clients", 0, "with -fleet: clients at once (0: -capacity times the game's clients per match)")
 	fs.DurationVar(&f.drain, "drain-deadline", time.Minute, "with -fleet: on SIGTERM (or POST /drain, or the record marked draining) take no new match and end the running ones after this long")
 	fs.DurationVar(&f.linger, "match-linger", 5*time.Second, "with -fleet: how long a match whose clients all left waits for one to come back")
-	fs.DurationVar(&f.heartbeat, "fleet-heartbeat", fleet.DefaultHeartbeat, "with -fleet: how often the host rewrites its record")
-	fs.DurationVar(&f.deadAfter, "fleet-dead-after", fleet.DefaultDeadAfter, "with -fleet: silence after which placers take the host for gone (the placers' own setting decides; this one is checked against -fleet-heartbeat)")
+	fs.DurationVar(&f.heartbeat, "fleet-heartbeat", def.Heartbeat, "with -fleet: how often the host rewrites its record")
+	fs.DurationVar(&f.deadAfter, "fleet-dead-after", def.DeadAfter, "with -fleet: silence after which placers take the host for gone (the placers' own setting decides; this one is checked against -fleet-heartbeat)")
 	fs.StringVar(&f.metrics, "metrics", "", "with -fleet: serve Prometheus /metrics, the /fleet JSON view and POST /drain on `ADDR` (keep it private)")
 }
 

@@ -34,7 +34,7 @@ func TestFleetBadFlags(t *testing.T) {
 	} {
 		var out, errs bytes.Buffer
 		status := Main("rollnet-host", testGames, tc.args, &out, &errs)
-		require.Equal(t, ExitUsage, status, "%v: %s", tc.args, errs.String())
+		require.Equal(t, exitUsage, status, "%v: %s", tc.args, errs.String())
 		require.Contains(t, errs.String(), tc.want, "%v", tc.args)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0") // a port no NATS listens on
@@ -43,7 +43,7 @@ func TestFleetBadFlags(t *testing.T) {
 	require.NoError(t, ln.Close())
 	var out, errs bytes.Buffer
 	status := Main("rollnet-host", testGames, append([]string{"-game", "line", "-fleet", "nats://" + addr}, q...), &out, &errs)
-	require.Equal(t, ExitFailure, status, errs.String())
+	require.Equal(t, exitFailure, status, errs.String())
 	require.Contains(t, errs.String(), "-fleet nats://"+addr)
 }
 

@@ -23,9 +23,9 @@ import (
 
 // Exit statuses of Main.
 const (
-	ExitOK      = 0
-	ExitUsage   = 2
-	ExitFailure = 3
+	exitOK      = 0
+	exitUsage   = 2
+	exitFailure = 3
 )
 
 // noticeWait is how long the transport outlives the host's disconnect
@@ -121,22 +121,23 @@ func Main(name string, games []Game, args []string, stdout, stderr io.Writer) in
 	err := Run(ctx, name, games, args, stderr, nil)
 	switch {
 	case err == nil:
-		return ExitOK
+		return exitOK
 	case errors.Is(err, flag.ErrHelp):
-		return ExitOK
+		return exitOK
 	case errors.Is(err, ErrUsage), errors.Is(err, ErrUnknownGame), strings.HasPrefix(err.Error(), "flag"):
 		fmt.Fprintln(stderr, err)
-		return ExitUsage
+		return exitUsage
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)
-	return ExitFailure
+	return exitFailure
 }
 
 // Run parses args and hosts one of games until ctx ends or -frames are
 // played; logs go to logs. games must name each game once, each with a
-// Simulate (else an error wrapping rollnet.ErrConfig). ready, when not nil, is called with the room's join URL once
-// the host is in it (empty with -webrtc=false; the QUIC listener's address
-// and certificate hash are logged, "quic listening", before).
+// Simulate (else an error wrapping rollnet.ErrConfig). ready, when not
+// nil, is called with the room's join URL once the host is in it (empty
+// with -webrtc=false; the QUIC listener's address and certificate hash are
+// logged, "quic listening", before).
 func Run(ctx context.Context, name string, games []Game, args []string, logs io.Writer, ready func(joinURL string)) error {
 	gs, err := checkGames(games)
 	if err != nil {

@@ -185,11 +185,11 @@ func TestBadFlags(t *testing.T) {
 	} {
 		var out, errs bytes.Buffer
 		status := Main("rollnet-host", testGames, tc.args, &out, &errs)
-		require.Equal(t, ExitUsage, status, "%v: %s", tc.args, errs.String())
+		require.Equal(t, exitUsage, status, "%v: %s", tc.args, errs.String())
 		require.Contains(t, errs.String(), tc.want, "%v", tc.args)
 	}
 	var errs bytes.Buffer
-	require.Equal(t, ExitOK, Main("rollnet-host", testGames, []string{"-h"}, &errs, &errs))
+	require.Equal(t, exitOK, Main("rollnet-host", testGames, []string{"-h"}, &errs, &errs))
 	require.True(t, strings.Contains(errs.String(), "Games: "), errs.String())
 }
 

@@ -27,6 +27,7 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/internal/court"
@@ -106,11 +107,11 @@ func Start(o Options) (*Fleet, error) {
 		o.LogOutput = io.Discard
 	}
 	if o.Hosts < 0 || o.Signals < 0 || o.Capacity < 0 || o.Drain < 0 {
-		return nil, fmt.Errorf("%w: negative hosts, signals, capacity or drain", fleet.ErrConfig)
+		return nil, fmt.Errorf("%w: negative hosts, signals, capacity or drain", rollnet.ErrConfig)
 	}
 	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Addr: %v", fleet.ErrConfig, err)
+		return nil, fmt.Errorf("%w: Addr: %v", rollnet.ErrConfig, err)
 	}
 	first, _ := strconv.Atoi(port)
 	log := slog.New(slog.NewTextHandler(o.LogOutput, &slog.HandlerOptions{Level: o.LogLevel}))

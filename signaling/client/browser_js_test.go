@@ -55,7 +55,7 @@ func TestBrowserClient(t *testing.T) {
 	require.Equal(t, Event{Kind: PeerLeft, Peer: b.ID()}, next(a))
 	require.NoError(t, b.Err(), "a closed client ended normally")
 
-	// The third in a room of two is closed with CodeRoomFull.
+	// The third in a room of two is closed with code 4001 (ErrRoomFull).
 	c, err := Dial(ctx, *serverURL+"/room/pair", Config{})
 	require.NoError(t, err)
 	d, err := Dial(ctx, *serverURL+"/room/pair", Config{})

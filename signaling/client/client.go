@@ -67,12 +67,12 @@ type Config struct {
 	HTTPHeader map[string][]string
 }
 
-// DefaultEventQueue is the capacity of Events when Config.EventQueue
+// defaultEventQueue is the capacity of Events when Config.EventQueue
 // is zero.
-const DefaultEventQueue = 64
+const defaultEventQueue = 64
 
-// DefaultDialTimeout bounds Dial when its context has no deadline.
-const DefaultDialTimeout = 30 * time.Second
+// defaultDialTimeout bounds Dial when its context has no deadline.
+const defaultDialTimeout = 30 * time.Second
 
 // joinReadLimit bounds the join reply (many ICE servers fit). After it, the
 // client reads at most the server's advertised message size plus
@@ -116,7 +116,7 @@ type Client struct {
 // "ws://127.0.0.1:8080/room?next=2" (plus "&token=..." when the server
 // requires one; "wss://" for TLS), and returns once the server has assigned
 // this client an id (the join reply). ctx bounds the dial and the join only;
-// without a deadline, DefaultDialTimeout applies.
+// without a deadline, 30 s apply.
 //
 // A refusal before the upgrade is an *HTTPError (errors.Is with
 // ErrUnauthorized, ErrTooManyConnections, ErrBadRequest, ErrServerClosing);
@@ -126,11 +126,11 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("%w: EventQueue is %d, want >= 0", ErrConfig, cfg.EventQueue)
 	}
 	if cfg.EventQueue == 0 {
-		cfg.EventQueue = DefaultEventQueue
+		cfg.EventQueue = defaultEventQueue
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultDialTimeout)
+		ctx, cancel = context.WithTimeout(ctx, defaultDialTimeout)
 		defer cancel()
 	}
 	ws, err := dialWebSocket(ctx, url, cfg)
@@ -152,7 +152,7 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 			err = fmt.Errorf("%w: the server closed the connection before the join reply", ErrClosed)
 		}
 		var ce *CloseError
-		if errors.As(err, &ce) && (ce.Code == CodeMalformed || ce.Code == CodeProtocolVersion) {
+		if errors.As(err, &ce) && (ce.Code == wire.CodeMalformed || ce.Code == wire.CodeProtocolVersion) {
 			// Our join is well-formed: a server that refuses it does not
 			// speak our version (one older than version 2 says 4000).
 			err = fmt.Errorf("%w: the server does not speak version %d (an older server?): %w",
@@ -220,7 +220,7 @@ func (c *Client) readLoop(ctx context.Context) {
 			c.closers.Add(1)
 			go func() {
 				defer c.closers.Done()
-				_ = c.ws.close(CodeMalformed, ErrMalformed.Error())
+				_ = c.ws.close(wire.CodeMalformed, ErrMalformed.Error())
 			}()
 			time.AfterFunc(clientCloseTimeout, c.cancelRead)
 			c.finish(err)

@@ -41,20 +41,6 @@ type CloseError = wire.CloseError
 // or ErrClusterUnavailable as the message says).
 type HTTPError = wire.HTTPError
 
-// Close codes the server uses (the WebSocket private range 4000-4999), each
-// with its sentinel's message as the close reason. A message over the size
-// limit closes with the standard 1009 and a shutdown with 1001.
-const (
-	CodeMalformed          = wire.CodeMalformed
-	CodeRoomFull           = wire.CodeRoomFull
-	CodeRateLimited        = wire.CodeRateLimited
-	CodeJoinTimeout        = wire.CodeJoinTimeout
-	CodeSlowConsumer       = wire.CodeSlowConsumer
-	CodePingTimeout        = wire.CodePingTimeout
-	CodeClusterUnavailable = wire.CodeClusterUnavailable
-	CodeProtocolVersion    = wire.CodeProtocolVersion
-)
-
 // The errors a Client reports; the server (package signaling) closes
 // connections and refuses requests with the same ones, and its NewServer
 // returns errors wrapping ErrConfig and ErrClusterUnavailable.

@@ -7,25 +7,25 @@ import (
 	"time"
 )
 
-// Defaults for the zero fields of Config.
+// The defaults of Config's zero fields (Check shows them resolved).
 const (
-	DefaultRealm                 = "rollnet"
-	DefaultMinPort               = 49152
-	DefaultMaxPort               = 65535
-	DefaultMaxAllocations        = 1000
-	DefaultMaxAllocationsPerUser = 16
-	DefaultMaxAllocationsPerAddr = 64
-	DefaultMaxPermissions        = 32
-	DefaultMaxChannels           = 64
-	DefaultMaxConnsPerAddr       = 16
-	DefaultMaxConns              = 1024
-	DefaultIdleTimeout           = time.Minute
-	DefaultAllocationLifetime    = 10 * time.Minute
+	defaultRealm                 = "rollnet"
+	defaultMinPort               = 49152
+	defaultMaxPort               = 65535
+	defaultMaxAllocations        = 1000
+	defaultMaxAllocationsPerUser = 16
+	defaultMaxAllocationsPerAddr = 64
+	defaultMaxPermissions        = 32
+	defaultMaxChannels           = 64
+	defaultMaxConnsPerAddr       = 16
+	defaultMaxConns              = 1024
+	defaultIdleTimeout           = time.Minute
+	defaultAllocationLifetime    = 10 * time.Minute
 )
 
 // Config configures a Relay. The zero value of every field but Secret and
 // PublicIP means its documented default; a negative number is an error
-// (ErrConfig).
+// (rollnet.ErrConfig).
 type Config struct {
 	// Secret is the shared secret of the TURN REST scheme: coturn's
 	// static-auth-secret, and the signaling server's TURNSecret. Required.
@@ -105,30 +105,31 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// Check returns c with every zero field set to its default, and the error
+// (wrapping rollnet.ErrConfig) that makes it invalid, if any: Listen runs
+// with what Check returns. The defaults are filled even when a required
+// field (Secret, PublicIP) is missing, so a command shows them in its
+// flags' help from Check's result on a zero Config.
+func (c Config) Check() (Config, error) { return c.withDefaults() }
+
 func (c Config) withDefaults() (Config, error) {
-	if len(c.Secret) == 0 {
-		return c, fmt.Errorf("%w: Secret is empty", ErrConfig)
-	}
-	if c.PublicIP == nil || c.PublicIP.IsUnspecified() {
-		return c, fmt.Errorf("%w: PublicIP %v is not an address peers can reach", ErrConfig, c.PublicIP)
-	}
 	for _, f := range []struct {
 		name string
 		v    *int
 		def  int
 	}{
-		{"MinPort", &c.MinPort, DefaultMinPort},
-		{"MaxPort", &c.MaxPort, DefaultMaxPort},
-		{"MaxAllocations", &c.MaxAllocations, DefaultMaxAllocations},
-		{"MaxAllocationsPerUser", &c.MaxAllocationsPerUser, DefaultMaxAllocationsPerUser},
-		{"MaxAllocationsPerAddr", &c.MaxAllocationsPerAddr, DefaultMaxAllocationsPerAddr},
-		{"MaxPermissions", &c.MaxPermissions, DefaultMaxPermissions},
-		{"MaxChannels", &c.MaxChannels, DefaultMaxChannels},
-		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, DefaultMaxConnsPerAddr},
-		{"MaxConns", &c.MaxConns, DefaultMaxConns},
+		{"MinPort", &c.MinPort, defaultMinPort},
+		{"MaxPort", &c.MaxPort, defaultMaxPort},
+		{"MaxAllocations", &c.MaxAllocations, defaultMaxAllocations},
+		{"MaxAllocationsPerUser", &c.MaxAllocationsPerUser, defaultMaxAllocationsPerUser},
+		{"MaxAllocationsPerAddr", &c.MaxAllocationsPerAddr, defaultMaxAllocationsPerAddr},
+		{"MaxPermissions", &c.MaxPermissions, defaultMaxPermissions},
+		{"MaxChannels", &c.MaxChannels, defaultMaxChannels},
+		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, defaultMaxConnsPerAddr},
+		{"MaxConns", &c.MaxConns, defaultMaxConns},
 	} {
 		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %d, want >= 0", ErrConfig, f.name, *f.v)
+			return c, fmt.Errorf("%w: %s is %d, want >= 0", errConfig, f.name, *f.v)
 		}
 		if *f.v == 0 {
 			*f.v = f.def
@@ -139,27 +140,27 @@ func (c Config) withDefaults() (Config, error) {
 		v    *time.Duration
 		def  time.Duration
 	}{
-		{"IdleTimeout", &c.IdleTimeout, DefaultIdleTimeout},
-		{"AllocationLifetime", &c.AllocationLifetime, DefaultAllocationLifetime},
+		{"IdleTimeout", &c.IdleTimeout, defaultIdleTimeout},
+		{"AllocationLifetime", &c.AllocationLifetime, defaultAllocationLifetime},
 	} {
 		if *f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %v, want >= 0", ErrConfig, f.name, *f.v)
+			return c, fmt.Errorf("%w: %s is %v, want >= 0", errConfig, f.name, *f.v)
 		}
 		if *f.v == 0 {
 			*f.v = f.def
 		}
 	}
 	if c.MinPort > c.MaxPort || c.MaxPort > 65535 {
-		return c, fmt.Errorf("%w: port range %d-%d, want MinPort <= MaxPort <= 65535", ErrConfig, c.MinPort, c.MaxPort)
+		return c, fmt.Errorf("%w: port range %d-%d, want MinPort <= MaxPort <= 65535", errConfig, c.MinPort, c.MaxPort)
 	}
 	if c.Realm == "" {
-		c.Realm = DefaultRealm
+		c.Realm = defaultRealm
 	}
 	if c.RelayBind == "" {
 		c.RelayBind = "0.0.0.0"
 	}
 	if net.ParseIP(c.RelayBind) == nil {
-		return c, fmt.Errorf("%w: RelayBind %q is not an IP address", ErrConfig, c.RelayBind)
+		return c, fmt.Errorf("%w: RelayBind %q is not an IP address", errConfig, c.RelayBind)
 	}
 	c.Secret = append([]byte(nil), c.Secret...)
 	if c.Now == nil {
@@ -167,6 +168,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(c.Secret) == 0 {
+		return c, fmt.Errorf("%w: Secret is empty", errConfig)
+	}
+	if c.PublicIP == nil || c.PublicIP.IsUnspecified() {
+		return c, fmt.Errorf("%w: PublicIP %v is not an address peers can reach", errConfig, c.PublicIP)
 	}
 	return c, nil
 }

@@ -8,7 +8,7 @@ import (
 
 	pionturn "github.com/pion/turn/v5"
 
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/internal/turncred"
 )
 
 // maxUsernameLen bounds the username the relay parses: a 19-digit expiry,
@@ -22,19 +22,19 @@ type credential struct {
 }
 
 // parseUsername parses a TURN REST username, refusing anything that is
-// not exactly what signaling.TURNCredentials writes (so one credential has
+// not exactly what the signaling server mints (so one credential has
 // one spelling).
 func parseUsername(username string) (credential, error) {
 	if len(username) > maxUsernameLen {
-		return credential{}, fmt.Errorf("%w: username of %d bytes", ErrCredentials, len(username))
+		return credential{}, fmt.Errorf("%w: username of %d bytes", errCredentials, len(username))
 	}
 	exp, user, ok := strings.Cut(username, ":")
 	if !ok || user == "" || exp == "" || exp[0] < '1' || exp[0] > '9' {
-		return credential{}, fmt.Errorf("%w: username is not EXPIRY:ID", ErrCredentials)
+		return credential{}, fmt.Errorf("%w: username is not EXPIRY:ID", errCredentials)
 	}
 	unix, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil || strconv.FormatInt(unix, 10) != exp {
-		return credential{}, fmt.Errorf("%w: username is not EXPIRY:ID", ErrCredentials)
+		return credential{}, fmt.Errorf("%w: username is not EXPIRY:ID", errCredentials)
 	}
 	return credential{expiry: time.Unix(unix, 0), user: user}, nil
 }
@@ -49,8 +49,8 @@ func authKey(secret []byte, username, realm string, now time.Time) ([]byte, cred
 		return nil, c, err
 	}
 	if !now.Before(c.expiry) {
-		return nil, c, fmt.Errorf("%w: %w at %v", ErrCredentials, ErrExpired, c.expiry.UTC())
+		return nil, c, fmt.Errorf("%w: %w at %v", errCredentials, errExpired, c.expiry.UTC())
 	}
-	_, password := signaling.TURNCredentials(secret, c.user, c.expiry)
+	_, password := turncred.Mint(secret, c.user, c.expiry)
 	return pionturn.GenerateAuthKey(username, realm, password), c, nil
 }

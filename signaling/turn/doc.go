@@ -5,7 +5,7 @@
 // # Credentials
 //
 // The relay checks the TURN REST scheme the signaling server mints at join
-// (signaling.TURNCredentials, coturn's use-auth-secret with
+// (with its ServerConfig.TURNSecret; coturn's use-auth-secret with
 // static-auth-secret): username "EXPIRY:ID" (Unix seconds, the signaling
 // id), password base64(HMAC-SHA1(Secret, username)). One secret serves
 // this relay and an external coturn alike. Every authenticated request

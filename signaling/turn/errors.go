@@ -1,27 +1,32 @@
 package turn
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rollnet/rollnet"
+)
 
 var (
-	// ErrConfig is wrapped by every error New and Listen return for a bad
-	// Config.
-	ErrConfig = errors.New("turn: invalid config")
+	// errConfig is wrapped by every error Listen returns for a bad
+	// Config: errors.Is(err, rollnet.ErrConfig) holds.
+	errConfig = fmt.Errorf("%w: turn", rollnet.ErrConfig)
 
-	// ErrCredentials is wrapped by CheckCredentials' errors: a username
+	// errCredentials is wrapped by CheckCredentials' errors: a username
 	// that is not "EXPIRY:ID", a password that is not the HMAC of the
 	// username, or credentials past their expiry.
-	ErrCredentials = errors.New("turn: credentials refused")
+	errCredentials = errors.New("turn: credentials refused")
 
-	// ErrExpired is wrapped (with ErrCredentials) when credentials are
+	// errExpired is wrapped (with errCredentials) when credentials are
 	// well formed and signed but past their expiry.
-	ErrExpired = errors.New("turn: credentials expired")
+	errExpired = errors.New("turn: credentials expired")
 
-	// ErrQuota is returned to pion (and answered 508) for an allocation
+	// errQuota is returned to pion (and answered 508) for an allocation
 	// over MaxAllocationsPerUser or MaxAllocations.
-	ErrQuota = errors.New("turn: allocation quota reached")
+	errQuota = errors.New("turn: allocation quota reached")
 
-	// ErrTCPRelay refuses an RFC 6062 TCP allocation: the relay relays
+	// errTCPRelay refuses an RFC 6062 TCP allocation: the relay relays
 	// UDP only (WebRTC needs nothing else), whichever transport the client
 	// reaches it over.
-	ErrTCPRelay = errors.New("turn: TCP relay allocations are not offered")
+	errTCPRelay = errors.New("turn: TCP relay allocations are not offered")
 )

@@ -9,7 +9,7 @@ import (
 	pionturn "github.com/pion/turn/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/signaling"
+	"github.com/rollnet/rollnet/signaling/internal/turncred"
 	"github.com/rollnet/rollnet/signaling/turn"
 )
 
@@ -40,7 +40,7 @@ type login struct{ user, pass string }
 // creds mints credentials for user valid until expiry, as the signaling
 // server does at join.
 func creds(user string, expiry time.Time) login {
-	u, p := signaling.TURNCredentials(secret, user, expiry)
+	u, p := turncred.Mint(secret, user, expiry)
 	return login{u, p}
 }
 
@@ -65,7 +65,7 @@ func dialTURN(t testing.TB, r *turn.Relay, network string, l login) *pionturn.Cl
 		Conn:           conn,
 		Username:       l.user,
 		Password:       l.pass,
-		Realm:          turn.DefaultRealm,
+		Realm:          "rollnet",
 		RTO:            100 * time.Millisecond,
 		LoggerFactory:  quiet{},
 	})

@@ -37,12 +37,12 @@ func (a *allocator) AllocatePacketConn(c pionturn.AllocateListenerConfig) (net.P
 		a.mu.Unlock()
 		a.r.stats.capRefused.Add(1)
 		a.r.log.Warn("turn allocation refused: relay full", "user", cred.user, "max", a.r.cfg.MaxAllocations)
-		return nil, nil, fmt.Errorf("%w: %d allocations in total", ErrQuota, a.r.cfg.MaxAllocations)
+		return nil, nil, fmt.Errorf("%w: %d allocations in total", errQuota, a.r.cfg.MaxAllocations)
 	case a.perUser[cred.user] >= a.r.cfg.MaxAllocationsPerUser:
 		a.mu.Unlock()
 		a.r.stats.quotaRefused.Add(1)
 		a.r.log.Info("turn allocation refused: user quota", "user", cred.user, "max", a.r.cfg.MaxAllocationsPerUser)
-		return nil, nil, fmt.Errorf("%w: %d allocations for user %q", ErrQuota, a.r.cfg.MaxAllocationsPerUser, cred.user)
+		return nil, nil, fmt.Errorf("%w: %d allocations for user %q", errQuota, a.r.cfg.MaxAllocationsPerUser, cred.user)
 	}
 	a.total++
 	a.perUser[cred.user]++
@@ -85,12 +85,12 @@ func (a *allocator) live() int {
 
 func (a *allocator) AllocateListener(pionturn.AllocateListenerConfig) (net.Listener, net.Addr, error) {
 	a.r.stats.tcpRefused.Add(1)
-	return nil, nil, ErrTCPRelay
+	return nil, nil, errTCPRelay
 }
 
 func (a *allocator) AllocateConn(pionturn.AllocateConnConfig) (net.Conn, error) {
 	a.r.stats.tcpRefused.Add(1)
-	return nil, ErrTCPRelay
+	return nil, errTCPRelay
 }
 
 // relayConn is an allocation's relay socket. It frees the allocation's
@@ -122,7 +122,7 @@ func (c *relayConn) expired() bool {
 func (c *relayConn) ReadFrom(b []byte) (int, net.Addr, error) {
 	n, addr, err := c.PacketConn.ReadFrom(b)
 	if err == nil && c.expired() {
-		return 0, nil, ErrExpired
+		return 0, nil, errExpired
 	}
 	return n, addr, err
 }
@@ -130,7 +130,7 @@ func (c *relayConn) ReadFrom(b []byte) (int, net.Addr, error) {
 // WriteTo relays what the client sends to a peer.
 func (c *relayConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	if c.expired() {
-		return 0, ErrExpired
+		return 0, errExpired
 	}
 	return c.PacketConn.WriteTo(b, addr)
 }

@@ -61,7 +61,7 @@ type Stats struct {
 func Listen(cfg Config, addr string) (*Relay, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: listen address %q: %v", ErrConfig, addr, err)
+		return nil, fmt.Errorf("%w: listen address %q: %v", errConfig, addr, err)
 	}
 	var lastErr error
 	for range 10 {
@@ -79,7 +79,7 @@ func Listen(cfg Config, addr string) (*Relay, error) {
 			lastErr = err // the UDP port's TCP twin is taken: try another
 			continue
 		}
-		r, err := New(cfg, pc, ln)
+		r, err := newRelay(cfg, pc, ln)
 		if err != nil {
 			_ = pc.Close()
 			_ = ln.Close()
@@ -89,15 +89,15 @@ func Listen(cfg Config, addr string) (*Relay, error) {
 	return nil, lastErr
 }
 
-// New starts a relay serving TURN on pc (UDP) and ln (TCP); either may be
-// nil, not both. The relay owns them: Close closes them.
-func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
+// newRelay starts a relay serving TURN on pc (UDP) and ln (TCP); either
+// may be nil, not both. The relay owns them: Close closes them.
+func newRelay(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	if pc == nil && ln == nil {
-		return nil, fmt.Errorf("%w: no UDP socket and no TCP listener", ErrConfig)
+		return nil, fmt.Errorf("%w: no UDP socket and no TCP listener", errConfig)
 	}
 	r := &Relay{cfg: cfg, log: cfg.Logger, udp: pc, perAddr: make(map[string]int),
 		perms: make(map[string]map[string]struct{}), chans: make(map[string]int)}
@@ -139,7 +139,7 @@ func New(cfg Config, pc net.PacketConn, ln net.Listener) (*Relay, error) {
 		}}
 	}
 	if r.srv, err = pionturn.NewServer(sc); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	r.log.Info("turn relay listening", "urls", r.URLs(), "realm", cfg.Realm,
 		"ports", fmt.Sprintf("%d-%d", cfg.MinPort, cfg.MaxPort),
@@ -156,7 +156,7 @@ func (r *Relay) authenticate(ra *pionturn.RequestAttributes) (string, []byte, bo
 	}
 	key, cred, err := authKey(r.cfg.Secret, ra.Username, ra.Realm, r.cfg.Now())
 	switch {
-	case errors.Is(err, ErrExpired):
+	case errors.Is(err, errExpired):
 		r.stats.expired.Add(1)
 		r.log.Debug("turn credentials expired", "user", cred.user, "from", ra.SrcAddr.String())
 		return "", nil, false

@@ -12,6 +12,7 @@ import (
 	pionturn "github.com/pion/turn/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/signaling/turn"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -221,10 +222,10 @@ func TestConfigErrors(t *testing.T) {
 		"negative idle":  {Secret: secret, PublicIP: ip, IdleTimeout: -time.Second},
 	} {
 		_, err := turn.Listen(cfg, "127.0.0.1:0")
-		require.ErrorIs(t, err, turn.ErrConfig, name)
+		require.ErrorIs(t, err, rollnet.ErrConfig, name)
 	}
 	_, err := turn.New(turn.Config{Secret: secret, PublicIP: ip}, nil, nil)
-	require.ErrorIs(t, err, turn.ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }
 
 // Many users at once, over TCP (pion serves each connection on its own

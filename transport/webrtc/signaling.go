@@ -24,12 +24,16 @@ var (
 	_ CandidateArrays = (*SignalingAdapter)(nil)
 )
 
+// signalQueue is the capacity of the adapter's events: the signaling
+// client's own event queue's (client.Config.EventQueue's default).
+const signalQueue = 64
+
 // NewSignalingAdapter wraps c. Close the adapter (which closes c) after the
 // Transport that uses it.
 func NewSignalingAdapter(c *client.Client) *SignalingAdapter {
 	a := &SignalingAdapter{
 		c:    c,
-		evs:  make(chan SignalEvent, client.DefaultEventQueue),
+		evs:  make(chan SignalEvent, signalQueue),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}

@@ -119,7 +119,9 @@ func TestRunNATS(t *testing.T) {
 	require.ErrorIs(t, b.Err(), client.ErrServerClosing, "going away: join again elsewhere")
 	ev = recv(t, a.Events(), "a to hear b leave")
 	require.Equal(t, client.PeerLeft, ev.Kind)
-	require.Less(t, time.Since(begin), signaling.DefaultClusterDeadAfter, "told by the leave, not found dead")
+	def, err := signaling.ServerConfig{}.Check()
+	require.NoError(t, err)
+	require.Less(t, time.Since(begin), def.Cluster.DeadAfter, "told by the leave, not found dead")
 	require.NoError(t, recv(t, two.errc, "the instance to stop"))
 	two.errc <- nil // for the cleanup
 	http.DefaultClient.CloseIdleConnections()

@@ -59,6 +59,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
@@ -133,7 +134,9 @@ func (l *listFlag) Set(s string) error {
 // nil, is called with the listening address.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready func(addr string)) error {
 	fs := flag.NewFlagSet("rollnet-signal", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // a flag error is one line, from runMain
+	fs.SetOutput(io.Discard)                   // a flag error is one line, from runMain
+	def, _ := signaling.ServerConfig{}.Check() // the defaults, shown in -h
+	fleetDef, _ := fleet.PlacerConfig{}.Check()
 	var (
 		cfg         signaling.ServerConfig
 		addr        = fs.String("addr", "127.0.0.1:8080", "listen address")
@@ -151,34 +154,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		proxies     prefixFlag
 		relay       relayFlags
 		natsURL     = fs.String("nats", "", "join the instances sharing rooms over this NATS (nats://HOST:4222, JetStream enabled); empty: a single instance")
-		natsName    = fs.String("nats-name", signaling.DefaultClusterName, "name of the set of instances on that NATS (bucket and subjects)")
+		natsName    = fs.String("nats-name", def.Cluster.Name, "name of the set of instances on that NATS (bucket and subjects)")
 		fleetSecret = fs.String("fleet-secret-file", "", "with -nats: place matches on the fleet's hosts (POST "+fleet.PlacePath+", GET "+fleet.ViewPath+"), minting connect tokens with the secret in this file (the hosts' -token-secret-file)")
 		fleetPolicy = fs.String("fleet-policy", "fill", "with -fleet-secret-file: fill (the fullest host first) or spread (the emptiest first)")
-		fleetDead   = fs.Duration("fleet-dead-after", fleet.DefaultDeadAfter, "with -fleet-secret-file: a host whose heartbeat is not seen this long is gone")
-		fleetRate   = fs.Int("fleet-rate", fleet.DefaultAddrRate, "with -fleet-secret-file: placement requests a second per client address")
-		fleetBurst  = fs.Int("fleet-burst", fleet.DefaultAddrBurst, "with -fleet-secret-file: placement request burst per client address")
+		fleetDead   = fs.Duration("fleet-dead-after", fleetDef.DeadAfter, "with -fleet-secret-file: a host whose heartbeat is not seen this long is gone")
+		fleetRate   = fs.Int("fleet-rate", fleetDef.AddrRate, "with -fleet-secret-file: placement requests a second per client address")
+		fleetBurst  = fs.Int("fleet-burst", fleetDef.AddrBurst, "with -fleet-secret-file: placement request burst per client address")
 		metrics     = fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics, with /healthz and /readyz (e.g. 127.0.0.1:9090)")
 	)
-	fs.DurationVar(&cfg.Cluster.DeadAfter, "nats-dead-after", signaling.DefaultClusterDeadAfter, "an instance silent this long is dead: its clients leave their rooms")
+	fs.DurationVar(&cfg.Cluster.DeadAfter, "nats-dead-after", def.Cluster.DeadAfter, "an instance silent this long is dead: its clients leave their rooms")
 	relay.register(fs)
-	fs.IntVar(&cfg.MaxRoomSize, "max-room", signaling.DefaultMaxRoomSize, "peers per room")
-	fs.IntVar(&cfg.MaxMessageSize, "max-message", signaling.DefaultMaxMessageSize, "bytes per incoming message")
-	fs.IntVar(&cfg.MessageRate, "rate", signaling.DefaultMessageRate, "messages per second per connection")
-	fs.IntVar(&cfg.MessageBurst, "burst", signaling.DefaultMessageBurst, "message burst per connection")
-	fs.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", signaling.DefaultMaxConnsPerAddr, "connections per IP address")
-	fs.IntVar(&cfg.MaxConns, "max-conns", signaling.DefaultMaxConns, "connections in total")
-	fs.IntVar(&cfg.SendQueue, "send-queue", signaling.DefaultSendQueue, "messages queued per connection before it is dropped as a slow consumer")
-	fs.DurationVar(&cfg.JoinTimeout, "join-timeout", signaling.DefaultJoinTimeout, "time to join after connecting")
-	fs.DurationVar(&cfg.PingInterval, "ping-interval", signaling.DefaultPingInterval, "interval between pings")
-	fs.DurationVar(&cfg.PingTimeout, "ping-timeout", signaling.DefaultPingTimeout, "time to answer a ping")
-	fs.DurationVar(&cfg.TURNCredentialTTL, "turn-ttl", signaling.DefaultTURNCredentialTTL, "lifetime of TURN credentials minted with $ROLLNET_TURN_SECRET")
-	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", signaling.DefaultWriteTimeout, "time for one write to a connection")
+	fs.IntVar(&cfg.MaxRoomSize, "max-room", def.MaxRoomSize, "peers per room")
+	fs.IntVar(&cfg.MaxMessageSize, "max-message", def.MaxMessageSize, "bytes per incoming message")
+	fs.IntVar(&cfg.MessageRate, "rate", def.MessageRate, "messages per second per connection")
+	fs.IntVar(&cfg.MessageBurst, "burst", def.MessageBurst, "message burst per connection")
+	fs.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", def.MaxConnsPerAddr, "connections per IP address")
+	fs.IntVar(&cfg.MaxConns, "max-conns", def.MaxConns, "connections in total")
+	fs.IntVar(&cfg.SendQueue, "send-queue", def.SendQueue, "messages queued per connection before it is dropped as a slow consumer")
+	fs.DurationVar(&cfg.JoinTimeout, "join-timeout", def.JoinTimeout, "time to join after connecting")
+	fs.DurationVar(&cfg.PingInterval, "ping-interval", def.PingInterval, "interval between pings")
+	fs.DurationVar(&cfg.PingTimeout, "ping-timeout", def.PingTimeout, "time to answer a ping")
+	fs.DurationVar(&cfg.TURNCredentialTTL, "turn-ttl", def.TURNCredentialTTL, "lifetime of TURN credentials minted with $ROLLNET_TURN_SECRET")
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", def.WriteTimeout, "time for one write to a connection")
 	fs.Var(&stun, "stun", "STUN server URL handed to clients (repeatable, comma-separated)")
 	fs.Var(&turn, "turn", "TURN server URL handed to clients with -turn-user and -turn-credential, or minted ones (repeatable)")
-	fs.IntVar(&cfg.JoinRate, "join-rate", signaling.DefaultJoinRate, "joins per second per client address")
-	fs.IntVar(&cfg.JoinBurst, "join-burst", signaling.DefaultJoinBurst, "join burst per client address")
-	fs.IntVar(&cfg.RoomJoinRate, "room-join-rate", signaling.DefaultRoomJoinRate, "joins per second into one named room")
-	fs.IntVar(&cfg.RoomJoinBurst, "room-join-burst", signaling.DefaultRoomJoinBurst, "join burst into one named room")
+	fs.IntVar(&cfg.JoinRate, "join-rate", def.JoinRate, "joins per second per client address")
+	fs.IntVar(&cfg.JoinBurst, "join-burst", def.JoinBurst, "join burst per client address")
+	fs.IntVar(&cfg.RoomJoinRate, "room-join-rate", def.RoomJoinRate, "joins per second into one named room")
+	fs.IntVar(&cfg.RoomJoinBurst, "room-join-burst", def.RoomJoinBurst, "join burst into one named room")
 	fs.Var(&proxies, "trusted-proxy", "reverse proxy address or CIDR whose Forwarded/X-Forwarded-For is believed (repeatable)")
 	fs.Var(&origins, "origin", "browser origin pattern allowed besides the server's own host (repeatable)")
 	fs.Usage = func() {} // -h prints the usage below, to stdout
@@ -267,7 +270,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}
 		placer, err = fleet.NewPlacer(cfg.NATS, fleet.PlacerConfig{Config: fleet.Config{Name: *natsName, DeadAfter: *fleetDead},
 			Policy: policy, Secret: []byte(strings.TrimSpace(string(secret))), AddrRate: *fleetRate, AddrBurst: *fleetBurst, TrustedProxies: cfg.TrustedProxies, Logger: log})
-		if errors.Is(err, fleet.ErrConfig) {
+		if errors.Is(err, rollnet.ErrConfig) {
 			return usageError{err}
 		}
 		if err != nil {

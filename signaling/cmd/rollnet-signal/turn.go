@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/signaling/turn"
@@ -25,17 +26,18 @@ type relayFlags struct {
 }
 
 func (f *relayFlags) register(fs *flag.FlagSet) {
+	def, _ := turn.Config{}.Check() // the defaults, shown in -h (a zero Config lacks its Secret)
 	fs.StringVar(&f.listen, "turn-listen", "", "run a TURN relay on this address, UDP and TCP (e.g. 0.0.0.0:3478); needs $ROLLNET_TURN_SECRET")
 	fs.StringVar(&f.publicIP, "turn-public-ip", "", "the relay's address as peers reach it (default: the -turn-listen host, if not 0.0.0.0)")
-	fs.StringVar(&f.cfg.Realm, "turn-realm", turn.DefaultRealm, "the relay's realm")
+	fs.StringVar(&f.cfg.Realm, "turn-realm", def.Realm, "the relay's realm")
 	fs.StringVar(&f.cfg.RelayBind, "turn-relay-bind", "0.0.0.0", "local address of relay sockets")
-	fs.StringVar(&f.ports, "turn-ports", fmt.Sprintf("%d-%d", turn.DefaultMinPort, turn.DefaultMaxPort), "UDP port range of relay sockets (the range a firewall opens)")
-	fs.IntVar(&f.cfg.MaxAllocations, "turn-max-allocations", turn.DefaultMaxAllocations, "relay allocations in total")
-	fs.IntVar(&f.cfg.MaxAllocationsPerUser, "turn-max-allocations-per-user", turn.DefaultMaxAllocationsPerUser, "relay allocations per credential (one join)")
-	fs.IntVar(&f.cfg.MaxAllocationsPerAddr, "turn-max-allocations-per-addr", turn.DefaultMaxAllocationsPerAddr, "relay allocations per client IP address, whatever the credentials")
-	fs.IntVar(&f.cfg.MaxPermissions, "turn-max-permissions", turn.DefaultMaxPermissions, "peer addresses per relay allocation")
-	fs.IntVar(&f.cfg.MaxChannels, "turn-max-channels", turn.DefaultMaxChannels, "channel bindings per relay allocation")
-	fs.IntVar(&f.cfg.MaxConnsPerAddr, "turn-max-conns-per-addr", turn.DefaultMaxConnsPerAddr, "TURN-over-TCP connections per IP address")
+	fs.StringVar(&f.ports, "turn-ports", fmt.Sprintf("%d-%d", def.MinPort, def.MaxPort), "UDP port range of relay sockets (the range a firewall opens)")
+	fs.IntVar(&f.cfg.MaxAllocations, "turn-max-allocations", def.MaxAllocations, "relay allocations in total")
+	fs.IntVar(&f.cfg.MaxAllocationsPerUser, "turn-max-allocations-per-user", def.MaxAllocationsPerUser, "relay allocations per credential (one join)")
+	fs.IntVar(&f.cfg.MaxAllocationsPerAddr, "turn-max-allocations-per-addr", def.MaxAllocationsPerAddr, "relay allocations per client IP address, whatever the credentials")
+	fs.IntVar(&f.cfg.MaxPermissions, "turn-max-permissions", def.MaxPermissions, "peer addresses per relay allocation")
+	fs.IntVar(&f.cfg.MaxChannels, "turn-max-channels", def.MaxChannels, "channel bindings per relay allocation")
+	fs.IntVar(&f.cfg.MaxConnsPerAddr, "turn-max-conns-per-addr", def.MaxConnsPerAddr, "TURN-over-TCP connections per IP address")
 	fs.BoolVar(&f.cfg.AllowLoopback, "turn-allow-loopback", false, "let the relay forward to loopback addresses (tests on one machine; never on a public server)")
 	fs.BoolVar(&f.cfg.AllowPrivate, "turn-allow-private", false, "let the relay forward to private and local ranges (a LAN; never on a public server)")
 }
@@ -70,7 +72,7 @@ func (f *relayFlags) start(cfg *signaling.ServerConfig, log *slog.Logger) (*turn
 	f.cfg.Secret = cfg.TURNSecret
 	f.cfg.Logger = log
 	r, err := turn.Listen(f.cfg, f.listen)
-	if errors.Is(err, turn.ErrConfig) {
+	if errors.Is(err, rollnet.ErrConfig) {
 		return nil, usageError{err} // a flag's value (the ports reversed, ...)
 	}
 	if err != nil {

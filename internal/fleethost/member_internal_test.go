@@ -1,20 +1,22 @@
 //go:build !js
 
-package fleet
+package fleethost
 
 import (
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/fleet"
 )
 
 // newTestMember is a Member without NATS, for update alone.
 func newTestMember(t *testing.T) *Member {
 	t.Helper()
-	cfg, err := Config{}.withDefaults()
+	cfg, err := fleet.Config{}.Check()
 	require.NoError(t, err)
-	return &Member{cfg: cfg, info: HostInfo{ID: "h1", Version: "1", Games: []Game{{Name: "court", Clients: 2}}, Capacity: Capacity{Matches: 1, Clients: 2}},
+	return &Member{cfg: cfg, info: HostInfo{ID: "h1", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}}, Capacity: fleet.Capacity{Matches: 1, Clients: 2}},
 		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]bool{},
 		kick: make(chan struct{}, 1)}
 }
@@ -30,25 +32,25 @@ func newTestMember(t *testing.T) *Member {
 // full", and a bot that heard nothing from a host that was there).
 func TestMemberEndedRoomRunsAgain(t *testing.T) {
 	m := newTestMember(t)
-	rec := Host{ID: "h1", Matches: []Match{{Room: "a", Game: "court", Clients: 2, Placed: 1}}}
+	rec := fleet.Host{ID: "h1", Matches: []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1}}}
 	m.SetLoad([]string{"a"}, 2)
 	ended, restore := m.update(&rec)
 	require.Empty(t, ended)
 	require.Empty(t, restore)
-	require.Equal(t, []Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
+	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
 
 	m.Ended("court", "a")
 	rec.Matches[0].Clients++ // a placer joins a client to the entry before the beat
 	m.SetLoad([]string{"a"}, 1)
 	ended, _ = m.update(&rec)
 	require.Empty(t, ended, "the room runs again: its key stays")
-	require.Equal(t, []Match{{Room: "a", Game: "court", Clients: 1, Placed: 1, Running: true}}, rec.Matches)
+	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 1, Placed: 1, Running: true}}, rec.Matches)
 
 	rec.Matches[0].Clients += 2 // two clients joined, and the host ends the match and starts the next at once
 	m.Restarted("a")
 	ended, _ = m.update(&rec)
 	require.Empty(t, ended)
-	require.Equal(t, []Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
+	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
 
 	// Ended, and nothing runs it: out of the record, its key deleted.
 	m.Ended("court", "a")
@@ -62,7 +64,7 @@ func TestMemberEndedRoomRunsAgain(t *testing.T) {
 	m.SetLoad([]string{"a"}, 1)
 	ended, restore = m.update(&rec)
 	require.Empty(t, ended)
-	want := []Match{{Room: "a", Game: "court", Clients: 1, Running: true}}
+	want := []fleet.Match{{Room: "a", Game: "court", Clients: 1, Running: true}}
 	require.Equal(t, want, rec.Matches)
 	require.Equal(t, want, restore)
 }

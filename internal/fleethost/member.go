@@ -1,6 +1,10 @@
 //go:build !js
 
-package fleet
+// Package fleethost is a dedicated host's part in a fleet (package fleet):
+// its record in the fleet's bucket, rewritten every heartbeat, the matches
+// it runs and ends, and its drain. Package authority/dedicated runs it
+// (rollnet-host -fleet); a placer (fleet.Placer) reads what it writes.
+package fleethost
 
 import (
 	"context"
@@ -15,17 +19,26 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
+
+// unavailable wraps a key-value error that is not a lost compare-and-set
+// or a missing key in fleet.ErrUnavailable.
+func unavailable(op string, err error) error {
+	return fmt.Errorf("%w: %s: %v", fleet.ErrUnavailable, op, err)
+}
 
 // HostInfo is what a host says of itself when it joins a fleet.
 type HostInfo struct {
 	ID           string
 	Version      string
-	Games        []Game
+	Games        []fleet.Game
 	QUIC         string
 	WebTransport string
 	SHA256       string
-	Capacity     Capacity
+	Capacity     fleet.Capacity
 }
 
 // MemberStats are a Member's counters.
@@ -39,7 +52,7 @@ type MemberStats struct {
 // takes ended and never-joined matches out of it, and drains. Its
 // methods are safe for concurrent use.
 type Member struct {
-	cfg  Config
+	cfg  fleet.Config
 	info HostInfo
 	nc   *nats.Conn
 	kv   jetstream.KeyValue
@@ -64,14 +77,14 @@ type Member struct {
 // Join registers the host described by info in the fleet on nc and starts
 // its heartbeat. A host that was registered under the same id (a restart)
 // takes its record over.
-func Join(nc *nats.Conn, info HostInfo, cfg Config, log *slog.Logger) (*Member, error) {
-	cfg, err := cfg.withDefaults()
+func Join(nc *nats.Conn, info HostInfo, cfg fleet.Config, log *slog.Logger) (*Member, error) {
+	cfg, err := cfg.Check()
 	if err != nil {
 		return nil, err
 	}
-	rec := Host{ID: info.ID, Version: info.Version, Games: info.Games, QUIC: info.QUIC,
+	rec := fleet.Host{ID: info.ID, Version: info.Version, Games: info.Games, QUIC: info.QUIC,
 		WebTransport: info.WebTransport, SHA256: info.SHA256, Capacity: info.Capacity}
-	if err := rec.validate(); err != nil {
+	if err := rec.Validate(); err != nil {
 		return nil, err
 	}
 	if log == nil {
@@ -79,9 +92,9 @@ func Join(nc *nats.Conn, info HostInfo, cfg Config, log *slog.Logger) (*Member, 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.OpTimeout)
 	defer cancel()
-	kv, err := openBucket(ctx, nc, cfg)
+	kv, err := fleetkv.Open(ctx, nc, cfg.Name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", fleet.ErrUnavailable, err)
 	}
 	m := &Member{cfg: cfg, info: info, nc: nc, kv: kv, log: log,
 		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]bool{},
@@ -89,7 +102,7 @@ func Join(nc *nats.Conn, info HostInfo, cfg Config, log *slog.Logger) (*Member, 
 	// A restart under the same id starts from an empty record: the matches
 	// of the process before are gone with it.
 	b, _ := json.Marshal(rec)
-	if _, err := kv.Put(ctx, hostKey(info.ID), b); err != nil {
+	if _, err := kv.Put(ctx, fleetkv.HostKey(info.ID), b); err != nil {
 		return nil, unavailable("registering", err)
 	}
 	m.beats.Add(1)
@@ -122,9 +135,9 @@ func (m *Member) loop() {
 func (m *Member) beat() error {
 	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
 	defer cancel()
-	key := hostKey(m.info.ID)
+	key := fleetkv.HostKey(m.info.ID)
 	for range 4 {
-		var rec Host
+		var rec fleet.Host
 		var rev uint64
 		e, err := m.kv.Get(ctx, key)
 		switch {
@@ -134,7 +147,7 @@ func (m *Member) beat() error {
 		default:
 			rev = e.Revision()
 			if err := json.Unmarshal(e.Value(), &rec); err != nil {
-				rec = Host{} // not ours to trust: rewritten whole
+				rec = fleet.Host{} // not ours to trust: rewritten whole
 			}
 		}
 		ended, restore := m.update(&rec)
@@ -147,7 +160,7 @@ func (m *Member) beat() error {
 		} else {
 			_, err = m.kv.Update(ctx, key, b, rev)
 		}
-		if conflict(err) {
+		if fleetkv.Conflict(err) {
 			continue // a placer wrote between: again, on its version
 		}
 		if err != nil {
@@ -163,7 +176,7 @@ func (m *Member) beat() error {
 // update makes rec this beat's record and returns the rooms ended whose
 // room keys to delete, and the running rooms it put back, whose keys to
 // restore.
-func (m *Member) update(rec *Host) (ended map[string]string, restore []Match) {
+func (m *Member) update(rec *fleet.Host) (ended map[string]string, restore []fleet.Match) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
@@ -173,7 +186,7 @@ func (m *Member) update(rec *Host) (ended map[string]string, restore []Match) {
 	}
 	m.draining = draining
 	old := rec.Matches
-	*rec = Host{ID: m.info.ID, Version: m.info.Version, Games: m.info.Games, QUIC: m.info.QUIC,
+	*rec = fleet.Host{ID: m.info.ID, Version: m.info.Version, Games: m.info.Games, QUIC: m.info.QUIC,
 		WebTransport: m.info.WebTransport, SHA256: m.info.SHA256, Capacity: m.info.Capacity,
 		Beat: rec.Beat + 1, Draining: m.draining, Running: len(m.running), Connected: m.connected}
 	ended = map[string]string{}
@@ -181,7 +194,7 @@ func (m *Member) update(rec *Host) (ended map[string]string, restore []Match) {
 	before := m.placed
 	m.placed = make(map[string]int, len(old))
 	for _, x := range old {
-		if seen[x.Room] || !validName(x.Room, MaxRoom) {
+		if seen[x.Room] || !fleetkv.ValidName(x.Room, fleetkv.MaxRoom) {
 			continue
 		}
 		seen[x.Room] = true
@@ -226,7 +239,7 @@ func (m *Member) update(rec *Host) (ended map[string]string, restore []Match) {
 	// and its room key is restored so the room's next clients come here.
 	for room := range m.running {
 		if !seen[room] {
-			x := Match{Room: room, Game: m.gameOf(room), Clients: 1, Running: true}
+			x := fleet.Match{Room: room, Game: m.gameOf(room), Clients: 1, Running: true}
 			rec.Matches = append(rec.Matches, x)
 			restore = append(restore, x)
 			m.placed[room] = 1
@@ -243,7 +256,7 @@ func (m *Member) update(rec *Host) (ended map[string]string, restore []Match) {
 		delete(m.ended, room)
 		delete(m.firstSeen, room)
 	}
-	slices.SortFunc(rec.Matches, func(a, b Match) int { return int(a.Placed - b.Placed) })
+	slices.SortFunc(rec.Matches, func(a, b fleet.Match) int { return int(a.Placed - b.Placed) })
 	return ended, restore
 }
 
@@ -258,12 +271,12 @@ func (m *Member) gameOf(string) string {
 // host.
 func (m *Member) deleteRooms(ctx context.Context, ended map[string]string) {
 	for room, game := range ended {
-		key := roomKey(game, room)
+		key := fleetkv.RoomKey(game, room)
 		e, err := m.kv.Get(ctx, key)
 		if err != nil {
 			continue
 		}
-		var v roomValue
+		var v fleetkv.RoomValue
 		if json.Unmarshal(e.Value(), &v) == nil && v.Host == m.info.ID {
 			_ = m.kv.Delete(ctx, key, jetstream.LastRevision(e.Revision()))
 		}
@@ -273,10 +286,10 @@ func (m *Member) deleteRooms(ctx context.Context, ended map[string]string) {
 // restoreRooms writes the room keys of the running matches put back in
 // the record, unless a room's key exists (placed elsewhere meanwhile:
 // that one stands).
-func (m *Member) restoreRooms(ctx context.Context, restore []Match) {
-	b, _ := json.Marshal(roomValue{Host: m.info.ID})
+func (m *Member) restoreRooms(ctx context.Context, restore []fleet.Match) {
+	b, _ := json.Marshal(fleetkv.RoomValue{Host: m.info.ID})
 	for _, x := range restore {
-		_, _ = m.kv.Create(ctx, roomKey(x.Game, x.Room), b)
+		_, _ = m.kv.Create(ctx, fleetkv.RoomKey(x.Game, x.Room), b)
 	}
 }
 
@@ -343,7 +356,7 @@ func (m *Member) Stats() MemberStats {
 }
 
 // Close stops the heartbeat and deletes the host's record (a host that
-// cannot is gone after Config.DeadAfter anyway).
+// cannot is gone after fleet.Config.DeadAfter anyway).
 func (m *Member) Close() error {
 	var err error
 	m.once.Do(func() {
@@ -351,8 +364,8 @@ func (m *Member) Close() error {
 		<-m.done
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
 		defer cancel()
-		if e := m.kv.Delete(ctx, hostKey(m.info.ID)); e != nil {
-			err = fmt.Errorf("%w: deleting the host's record: %v", ErrUnavailable, e)
+		if e := m.kv.Delete(ctx, fleetkv.HostKey(m.info.ID)); e != nil {
+			err = fmt.Errorf("%w: deleting the host's record: %v", fleet.ErrUnavailable, e)
 		}
 	})
 	return err

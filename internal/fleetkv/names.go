@@ -1,0 +1,47 @@
+package fleetkv
+
+import "strings"
+
+// Limits of a host record's and a request's fields.
+const (
+	MaxID      = 64
+	MaxName    = 32 // a game's name, a version
+	MaxRoom    = 32 // as connecttoken.maxRoom: the room rides in the token
+	MaxGames   = 16
+	MaxAddress = 64 // as connecttoken.maxAddress
+)
+
+// ValidName reports whether s is 1 to max letters, digits, '-' or '_'
+// (a key token of the bucket is one such name).
+func ValidName(s string, max int) bool {
+	return validChars(s, max, false)
+}
+
+// ValidVersion is ValidName with '.' allowed inside.
+func ValidVersion(s string) bool {
+	return validChars(s, MaxName, true) && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".")
+}
+
+func validChars(s string, max int, dot bool) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_' || dot && r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// RoomValue is a room key's value: the host its match is on.
+type RoomValue struct {
+	Host string `json:"host"`
+}
+
+// HostKey and RoomKey are the bucket's keys: "host.<id>" and
+// "room.<game>.<room>", each name one key token.
+func HostKey(id string) string { return "host." + id }
+
+// RoomKey is a room's key: "room.<game>.<room>".
+func RoomKey(game, room string) string { return "room." + game + "." + room }

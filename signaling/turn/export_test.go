@@ -1,0 +1,4 @@
+package turn
+
+// New is newRelay for the tests: a relay on sockets of their own.
+var New = newRelay
