@@ -2,8 +2,6 @@ package netplay
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -38,10 +36,7 @@ func rooms(cfg *Config) transport.RoomDialer {
 func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) dialed {
 	rm, err := rooms(cfg).DialRoom(ctx, cfg.Room, accept)
 	if err != nil {
-		if errors.Is(err, webrtc.ErrInvalidConfig) {
-			err = fmt.Errorf("%w: %w", errConfig, err)
-		}
-		return dialed{err: err}
+		return dialed{err: err} // a Relay without TURN: rollnet.ErrConfig, as errConfig
 	}
 	d := dialed{room: rm, tr: rm, name: rm.Name(), first: len(rm.AtJoin(nil)) == 0}
 	if cfg.Impair != nil {
