@@ -30,7 +30,7 @@ type Sim[S any, I comparable] struct {
 	LateInput authority.LateInput
 	// Announce, if set, is the game's own message after each frame, sent
 	// to every connected client beside the mode's packets (for a
-	// netplay.Match's Config.OnMessage, frame it with netplay.AppendMessage):
+	// netplay.Match's Config.OnMessage, frame it with greeting.AppendMessage):
 	// it appends it
 	// for frame (whose state's CRC32-C is crc) to dst, or returns dst as
 	// it is for none. The pong demo sends its checksums this way, so its
@@ -121,7 +121,7 @@ func (gs games) lookup(name string) (Game, string, error) {
 			return g, name, nil
 		}
 	}
-	return nil, "", fmt.Errorf("%w %q (registered: %v)", ErrUnknownGame, name, gs.names())
+	return nil, "", fmt.Errorf("%w: unknown game %q (registered: %v)", ErrUsage, name, gs.names())
 }
 
 // names are the games' names, sorted.
