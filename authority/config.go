@@ -168,6 +168,10 @@ type hostSettings struct {
 	net                                      link.Settings
 }
 
+// DefaultGrace is the Grace a zero HostConfig.Grace means: how long an
+// away client's slots and rejoin token are kept.
+const DefaultGrace = 20 * time.Second
+
 func (c HostConfig[I]) resolve() (hostSettings, error) {
 	s := hostSettings{
 		players: c.Players, locals: c.LocalPlayers, perClient: or(c.SlotsPerClient, 1),
@@ -175,7 +179,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		maxRate: or(c.MaxRate, 100), interval: or(c.StateInterval, 1), window: or(c.RollbackWindow, 8),
 		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
 		perAddress: or(c.MaxClientsPerAddress, 4), budget: int64(or(c.ClientBudget, ClientBudgetDefault)), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
-		grace:   int64(or(c.Grace, 20*time.Second)),
+		grace:   int64(or(c.Grace, DefaultGrace)),
 		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
 		backlog: c.RejoinBacklog,
 	}

@@ -271,10 +271,15 @@ func closeLiteral(b []byte, open int) []byte {
 	return b
 }
 
-// decodeRLE decodes len(out) bytes of coded inputs from b at i into out,
-// undoing the XOR, and returns the index after them. Non-canonical codings
-// and runs past the end of out are ErrMalformed.
-func decodeRLE(b []byte, i int, out []byte, stride int) (int, error) {
+// DecodeRLE decodes len(out) bytes coded by AppendRLE with the same stride
+// from the start of b into out and returns how many bytes of b it read; bytes
+// after the coding are left for the caller. A coding that is not canonical,
+// or that decodes to more than len(out) bytes, is ErrMalformed; b ending
+// before out is full is an error wrapping ErrShort. On error n is 0 and out
+// holds garbage. It never allocates.
+func DecodeRLE(b, out []byte, stride int) (n int, err error) {
+	stride = frameStride(stride)
+	i := 0
 	const (
 		none = iota
 		run
@@ -286,7 +291,7 @@ func decodeRLE(b []byte, i int, out []byte, stride int) (int, error) {
 		// stride earlier once decoded, in doubling steps.
 		w := shortWord(b[i+1 : i+1+n])
 		if zb := zeroBytes(w) & lowBytes(n); zb&(zb<<8) != 0 {
-			return i + 1, ErrMalformed // two zeros in a row belong in a run
+			return 0, ErrMalformed // two zeros in a row belong in a run
 		}
 		for s := stride; s < n; s *= 2 {
 			w ^= w << (8 * s)
@@ -302,16 +307,15 @@ func decodeRLE(b []byte, i int, out []byte, stride int) (int, error) {
 			c = uint64(b[i])
 			i++
 		} else {
-			var err error
 			if c, i, err = readUvarintSlow(b, i); err != nil {
-				return i, err
+				return 0, err
 			}
 		}
 		left := uint64(len(out) - pos)
 		if c&1 == 0 {
 			l := c>>1 + 2
 			if prev == run || (prev == literal && lastZero) || l > left {
-				return i, ErrMalformed
+				return 0, ErrMalformed
 			}
 			end := pos + int(l)
 			if pos < stride { // the first frame is XORed against zero
@@ -334,10 +338,10 @@ func decodeRLE(b []byte, i int, out []byte, stride int) (int, error) {
 		}
 		l := c>>1 + 1
 		if prev == literal || l > left {
-			return i, ErrMalformed
+			return 0, ErrMalformed
 		}
 		if uint64(len(b)-i) < l {
-			return i, ErrShort
+			return 0, ErrShort
 		}
 		lit := b[i : i+int(l)]
 		zero := prev == run // a zero here would extend the run before
@@ -345,7 +349,7 @@ func decodeRLE(b []byte, i int, out []byte, stride int) (int, error) {
 		for k, x := range lit {
 			if x == 0 {
 				if zero { // two zeros in a row belong in a run
-					return i, ErrMalformed
+					return 0, ErrMalformed
 				}
 				zero = true
 			} else {

@@ -72,9 +72,9 @@ func TestRLEMatchesReference(t *testing.T) {
 		require.Equal(t, len(want), rleLen(in, stride))
 		require.LessOrEqual(t, len(want), length+1+length/64, "the bound safeInputs relies on")
 		dec := out[:length]
-		i, err := decodeRLE(got, 1, dec, stride)
+		n, err := DecodeRLE(got[1:], dec, stride)
 		require.NoError(t, err)
-		require.Equal(t, len(got), i)
+		require.Equal(t, len(got)-1, n)
 		require.Equal(t, in, dec)
 	}
 }
@@ -99,7 +99,7 @@ func FuzzRLE(f *testing.F) {
 			t.Fatalf("coding of %d bytes takes %d, past the bound safeInputs relies on", len(in), len(want))
 		}
 		out := make([]byte, len(in))
-		i, err := decodeRLE(got, 0, out, s)
+		i, err := DecodeRLE(got, out, s)
 		if err != nil || i != len(got) || string(out) != string(in) {
 			t.Fatalf("decode: %v, %d of %d, % x", err, i, len(got), out)
 		}

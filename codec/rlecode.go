@@ -19,20 +19,6 @@ func RLELen(in []byte, stride int) int {
 	return rleLen(in, frameStride(stride))
 }
 
-// DecodeRLE decodes len(out) bytes coded by AppendRLE with the same stride
-// from the start of b into out and returns how many bytes of b it read; bytes
-// after the coding are left for the caller. A coding that is not canonical,
-// or that decodes to more than len(out) bytes, is ErrMalformed; b ending
-// before out is full is an error wrapping ErrShort. On error n is 0 and out
-// holds garbage. It never allocates.
-func DecodeRLE(b, out []byte, stride int) (n int, err error) {
-	n, err = decodeRLE(b, 0, out, frameStride(stride))
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
 // frameStride maps a stride below 1 to "one frame": no byte has a byte one
 // stride before it.
 func frameStride(stride int) int {

@@ -9,6 +9,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/allocs"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -17,14 +18,14 @@ import (
 // endpoint "h" of l, announcing itself through a netplay.Announcer.
 type dedicated struct {
 	h  *authority.Host[World, Buttons]
-	an *netplay.Announcer
+	an *greeting.Announcer
 	cs []authority.HostClientStats
 }
 
 func newDedicated(t *testing.T, l *lan, players int, settings uint64) *dedicated {
 	ep, err := l.net.Endpoint("h")
 	require.NoError(t, err)
-	an, err := netplay.NewAnnouncer(ep, netplay.Announcement{Name: "arena", Players: players, Settings: settings, Grace: 10 * time.Second, Now: l.clock.Now})
+	an, err := greeting.NewAnnouncer(ep, greeting.Announcement{Name: "arena", Players: players, Settings: settings, Grace: 10 * time.Second, Now: l.clock.Now})
 	require.NoError(t, err)
 	h, err := authority.NewHost[World](authority.HostConfig[Buttons]{Players: players, Net: rollnet.NetConfig{Settings: settings, Now: l.clock.Now}}, an, simulate)
 	require.NoError(t, err)

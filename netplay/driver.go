@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -16,9 +17,9 @@ import (
 // A Match holds one, chosen once the transport is up (kind.choose), and
 // asks it; nothing else in netplay looks at the mode.
 type driver[S any, I comparable] interface {
-	// mode is the driver's mode, role the role its hellos announce.
+	// mode is the driver's mode, greetsAs the role its hellos announce.
 	mode() Mode
-	role() role
+	greetsAs() greeting.Role
 	// awaits names what the match waits for while connecting (for
 	// ErrTimeout).
 	awaits() string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -27,18 +28,18 @@ func newClient[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] {
 	return &clientDriver[S, I]{m: m}
 }
 
-func (d *clientDriver[S, I]) mode() Mode     { return ModeClient }
-func (d *clientDriver[S, I]) role() role     { return roleClient }
-func (d *clientDriver[S, I]) awaits() string { return "the host to announce itself" }
-func (d *clientDriver[S, I]) built() bool    { return d.c != nil }
+func (d *clientDriver[S, I]) mode() Mode              { return ModeClient }
+func (d *clientDriver[S, I]) greetsAs() greeting.Role { return greeting.RoleClient }
+func (d *clientDriver[S, I]) awaits() string          { return "the host to announce itself" }
+func (d *clientDriver[S, I]) built() bool             { return d.c != nil }
 
 // check refuses a P2P room (while connecting) and a host of other
 // settings (at any time); other clients are not its to check.
 func (d *clientDriver[S, I]) check(pe *peer) error {
 	switch pe.h.Role {
-	case roleClient:
+	case greeting.RoleClient:
 		return nil
-	case rolePlayer, roleSpectator, roleRejoiner:
+	case greeting.RolePlayer, greeting.RoleSpectator, greeting.RoleRejoiner:
 		if d.c != nil {
 			return nil
 		}
@@ -54,11 +55,11 @@ func (d *clientDriver[S, I]) admit(*peer) {}
 func (d *clientDriver[S, I]) connect() error {
 	m := d.m
 	if pl := m.link.placed; pl != nil && m.peers.byID[pl.peer] == nil { // the fleet named the host: no hello to wait for
-		pe := &peer{id: pl.peer, heard: true, h: hello{Role: roleHost, Name: pl.Host}}
+		pe := &peer{id: pl.peer, heard: true, h: greeting.Hello{Role: greeting.RoleHost, Name: pl.Host}}
 		m.peers.byID[pl.peer], m.peers.order = pe, append(m.peers.order, pe)
 	}
 	for _, pe := range m.peers.order {
-		if !pe.heard || pe.h.Role != roleHost {
+		if !pe.heard || pe.h.Role != greeting.RoleHost {
 			continue
 		}
 		m.gate.mu.Lock()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -21,7 +22,7 @@ import (
 type hostDriver[S any, I comparable] struct {
 	m         *Match[S, I]
 	h         *authority.Host[S, I]
-	roster    []rosterEntry
+	roster    []greeting.RosterEntry
 	cs        []authority.HostClientStats // the clients, a buffer
 	slotPeers map[transport.Peer]int      // the clients told of
 	quit      map[transport.Peer]bool     // the clients that quit
@@ -47,10 +48,10 @@ func newHostOrClient[S any, I comparable](m *Match[S, I], first bool) driver[S, 
 	return newClient(m, first)
 }
 
-func (d *hostDriver[S, I]) mode() Mode     { return ModeHost }
-func (d *hostDriver[S, I]) role() role     { return roleHost }
-func (d *hostDriver[S, I]) awaits() string { return "the other players" }
-func (d *hostDriver[S, I]) built() bool    { return d.h != nil }
+func (d *hostDriver[S, I]) mode() Mode              { return ModeHost }
+func (d *hostDriver[S, I]) greetsAs() greeting.Role { return greeting.RoleHost }
+func (d *hostDriver[S, I]) awaits() string          { return "the other players" }
+func (d *hostDriver[S, I]) built() bool             { return d.h != nil }
 
 // check: a client checks the host's settings, and fails alone.
 func (d *hostDriver[S, I]) check(*peer) error { return nil }
@@ -71,11 +72,11 @@ func (d *hostDriver[S, I]) connect() error {
 	if err := m.started(Running); err != nil {
 		return err
 	}
-	d.roster = make([]rosterEntry, m.cfg.Players)
+	d.roster = make([]greeting.RosterEntry, m.cfg.Players)
 	if m.cfg.LocalPlayers > 0 {
 		m.seat = 0
 		m.names[0] = m.cfg.Name
-		d.roster[0] = rosterEntry{state: 1, name: m.cfg.Name}
+		d.roster[0] = greeting.RosterEntry{State: 1, Name: m.cfg.Name}
 	}
 	return nil
 }
@@ -175,7 +176,7 @@ func (d *hostDriver[S, I]) sendRoster() {
 	var cs [wire.MaxPlayers]authority.HostClientStats
 	clients := d.h.Clients(cs[:0])
 	for i := m.cfg.LocalPlayers; i < len(d.roster); i++ {
-		d.roster[i] = rosterEntry{}
+		d.roster[i] = greeting.RosterEntry{}
 	}
 	m.st.Have = m.cfg.LocalPlayers
 	now := m.cfg.Now()
@@ -184,11 +185,11 @@ func (d *hostDriver[S, I]) sendRoster() {
 		if d.quit[c.Peer] || c.First < 0 || c.First >= len(d.roster) {
 			continue
 		}
-		e := rosterEntry{state: 1, name: m.nameOf(c.Peer)}
+		e := greeting.RosterEntry{State: 1, Name: m.nameOf(c.Peer)}
 		if c.Away {
-			e.state = 2
+			e.State = 2
 			if away == "" {
-				away = e.name
+				away = e.Name
 			}
 		}
 		if c.First < m.cfg.LocalPlayers {
@@ -198,18 +199,18 @@ func (d *hostDriver[S, I]) sendRoster() {
 		m.st.Have++
 	}
 	for i := m.cfg.LocalPlayers; i < len(m.names); i++ {
-		m.names[i] = d.roster[i].name // "" for a free slot
+		m.names[i] = d.roster[i].Name // "" for a free slot
 	}
 	if away != m.st.Away {
 		m.st.Away, m.until.away = away, now.Add(m.cfg.Grace)
 	}
 	back := m.backSeconds()
 	for i := range d.roster {
-		if d.roster[i].state == 2 {
-			d.roster[i].back = back
+		if d.roster[i].State == 2 {
+			d.roster[i].Back = back
 		}
 	}
-	m.sendRoster(roleClient, d.roster)
+	m.sendRoster(greeting.RoleClient, d.roster)
 }
 
 func (d *hostDriver[S, I]) state() *S            { return d.h.State() }

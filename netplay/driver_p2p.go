@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -22,7 +23,7 @@ type p2pDriver[S any, I comparable] struct {
 	seatPeers []transport.Peer   // remoteSeats' buffer
 	seatStats []rollnet.PeerStats
 	retired   rollnet.PeerStats // the links seats had before their players came back
-	roster    []rosterEntry
+	roster    []greeting.RosterEntry
 }
 
 func newP2P[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] { return &p2pDriver[S, I]{m: m} }
@@ -32,11 +33,11 @@ const rejoinWindow = 60 * time.Second
 
 func (d *p2pDriver[S, I]) mode() Mode { return ModeP2P }
 
-func (d *p2pDriver[S, I]) role() role {
+func (d *p2pDriver[S, I]) greetsAs() greeting.Role {
 	if d.m.tok.rejoining && d.p == nil {
-		return roleRejoiner
+		return greeting.RoleRejoiner
 	}
-	return rolePlayer
+	return greeting.RolePlayer
 }
 
 func (d *p2pDriver[S, I]) awaits() string { return "the other players" }
@@ -52,9 +53,9 @@ func checkP2PRoom[S any, I comparable](m *Match[S, I], pe *peer, built bool) err
 		return nil
 	}
 	switch pe.h.Role {
-	case roleHost:
+	case greeting.RoleHost:
 		return fmt.Errorf("%w: %s %q is %v", ErrAuthorityRoom, pe.id, pe.h.Name, pe.h.Role)
-	case roleClient, roleSpectator:
+	case greeting.RoleClient, greeting.RoleSpectator:
 		return nil // they check the players
 	}
 	return m.checkSettings(pe)
@@ -62,7 +63,7 @@ func checkP2PRoom[S any, I comparable](m *Match[S, I], pe *peer, built bool) err
 
 func (d *p2pDriver[S, I]) admit(pe *peer) {
 	d.m.seatName(pe)
-	if d.p != nil && d.m.seat == 0 && pe.h.Role == roleSpectator && !pe.added {
+	if d.p != nil && d.m.seat == 0 && pe.h.Role == greeting.RoleSpectator && !pe.added {
 		if err := d.p.AddSpectator(pe.id); err == nil {
 			pe.added = true
 		}
@@ -85,9 +86,9 @@ func (d *p2pDriver[S, I]) tryJoin() error {
 	players := []transport.Peer{me}
 	started := 0
 	for _, pe := range m.sortedPeers() {
-		if pe.heard && pe.h.Role == rolePlayer {
+		if pe.heard && pe.h.Role == greeting.RolePlayer {
 			players = append(players, pe.id)
-			if pe.h.Flags&flagStarted != 0 {
+			if pe.h.Flags&greeting.FlagStarted != 0 {
 				started++
 			}
 		}
@@ -149,7 +150,7 @@ func (d *p2pDriver[S, I]) tryRejoin() error {
 	n, delay := 0, -1
 	for _, pe := range m.peers.order {
 		h := pe.h
-		if !pe.heard || h.Role != rolePlayer || h.Flags&flagStarted == 0 || h.Seat == noSeat {
+		if !pe.heard || h.Role != greeting.RolePlayer || h.Flags&greeting.FlagStarted == 0 || h.Seat == greeting.NoSeat {
 			continue
 		}
 		s := int(h.Seat)
@@ -264,7 +265,7 @@ func (d *p2pDriver[S, I]) events() {
 	f := d.p.Frame()
 	for _, ev := range m.evs {
 		pe := m.peers.byID[ev.Peer]
-		spectator := pe != nil && pe.h.Role == roleSpectator
+		spectator := pe != nil && pe.h.Role == greeting.RoleSpectator
 		switch {
 		case ev.Kind == rollnet.EventSynchronized && spectator:
 			m.story.spectators++
@@ -276,7 +277,7 @@ func (d *p2pDriver[S, I]) events() {
 			switch {
 			case spectator:
 				m.tell("spectator %s left at frame %d", m.nameOf(ev.Peer), f)
-			case pe != nil && pe.h.Seat != noSeat && int(pe.h.Seat) < m.cfg.Players && d.remoteSeats()[pe.h.Seat] == ev.Peer:
+			case pe != nil && pe.h.Seat != greeting.NoSeat && int(pe.h.Seat) < m.cfg.Players && d.remoteSeats()[pe.h.Seat] == ev.Peer:
 				then := ""
 				if m.cfg.Net.RejoinWindow >= 0 {
 					w := cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow)
@@ -306,16 +307,16 @@ func (d *p2pDriver[S, I]) events() {
 func (d *p2pDriver[S, I]) sendRoster() {
 	m := d.m
 	if d.roster == nil {
-		d.roster = make([]rosterEntry, m.cfg.Players)
+		d.roster = make([]greeting.RosterEntry, m.cfg.Players)
 	}
 	back := m.backSeconds()
 	for i, n := range m.names {
-		d.roster[i] = rosterEntry{state: 1, name: n}
+		d.roster[i] = greeting.RosterEntry{State: 1, Name: n}
 		if m.gone[i] {
-			d.roster[i].state, d.roster[i].back = 2, back
+			d.roster[i].State, d.roster[i].Back = 2, back
 		}
 	}
-	m.sendRoster(roleSpectator, d.roster)
+	m.sendRoster(greeting.RoleSpectator, d.roster)
 }
 
 // remoteSeats is the peer of each seat ("" for this one), from the hellos.
@@ -327,7 +328,7 @@ func (d *p2pDriver[S, I]) remoteSeats() []transport.Peer {
 	out := d.seatPeers
 	clear(out)
 	for _, pe := range m.peers.order {
-		if pe.heard && pe.h.Role == rolePlayer && pe.h.Seat != noSeat && int(pe.h.Seat) < len(out) && int(pe.h.Seat) != m.seat {
+		if pe.heard && pe.h.Role == greeting.RolePlayer && pe.h.Seat != greeting.NoSeat && int(pe.h.Seat) < len(out) && int(pe.h.Seat) != m.seat {
 			out[pe.h.Seat] = pe.id
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
@@ -23,10 +24,10 @@ func newSpectator[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] {
 	return &spectatorDriver[S, I]{m: m}
 }
 
-func (d *spectatorDriver[S, I]) mode() Mode     { return ModeSpectator }
-func (d *spectatorDriver[S, I]) role() role     { return roleSpectator }
-func (d *spectatorDriver[S, I]) awaits() string { return "the match's seat-0 player" }
-func (d *spectatorDriver[S, I]) built() bool    { return d.sp != nil }
+func (d *spectatorDriver[S, I]) mode() Mode              { return ModeSpectator }
+func (d *spectatorDriver[S, I]) greetsAs() greeting.Role { return greeting.RoleSpectator }
+func (d *spectatorDriver[S, I]) awaits() string          { return "the match's seat-0 player" }
+func (d *spectatorDriver[S, I]) built() bool             { return d.sp != nil }
 
 func (d *spectatorDriver[S, I]) check(pe *peer) error { return checkP2PRoom(d.m, pe, d.sp != nil) }
 func (d *spectatorDriver[S, I]) admit(pe *peer)       { d.m.seatName(pe) }
@@ -36,7 +37,7 @@ func (d *spectatorDriver[S, I]) connect() error {
 	m := d.m
 	for _, pe := range m.peers.order {
 		h := pe.h
-		if !pe.heard || h.Role != rolePlayer || h.Flags&flagStarted == 0 || h.Seat != 0 {
+		if !pe.heard || h.Role != greeting.RolePlayer || h.Flags&greeting.FlagStarted == 0 || h.Seat != 0 {
 			continue
 		}
 		m.delay = int(h.Delay) - 1
@@ -55,7 +56,7 @@ func (d *spectatorDriver[S, I]) connect() error {
 // host is the player in seat 0, who feeds this spectator.
 func (d *spectatorDriver[S, I]) host() transport.Peer {
 	for _, pe := range d.m.peers.order {
-		if pe.heard && pe.h.Role == rolePlayer && pe.h.Seat == 0 {
+		if pe.heard && pe.h.Role == greeting.RolePlayer && pe.h.Seat == 0 {
 			return pe.id
 		}
 	}
@@ -134,7 +135,7 @@ func (d *spectatorDriver[S, I]) seatOf(pe *peer, _ transport.Peer) int { return 
 
 func (d *spectatorDriver[S, I]) seatPeer(seat int) transport.Peer {
 	for _, pe := range d.m.peers.order {
-		if pe.heard && pe.h.Role == rolePlayer && int(pe.h.Seat) == seat {
+		if pe.heard && pe.h.Role == greeting.RolePlayer && int(pe.h.Seat) == seat {
 			return pe.id
 		}
 	}

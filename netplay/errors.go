@@ -1,11 +1,18 @@
 package netplay
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rollnet/rollnet"
+
+	"github.com/rollnet/rollnet/internal/greeting"
+)
 
 var (
-	// ErrConfig reports a Config field out of range; the wrapping error
-	// names it.
-	ErrConfig = errors.New("netplay: invalid config")
+	// errConfig reports a Config field out of range (errors.Is
+	// rollnet.ErrConfig); the wrapping error names it.
+	errConfig = greeting.ErrConfig
 
 	// ErrTimeout reports that the match was not ready within
 	// Config.Timeout; the wrapping error says what it waited for.
@@ -48,14 +55,18 @@ var (
 	// noticed: ask again, ConnectFleet).
 	ErrHostUnreachable = errors.New("netplay: host unreachable")
 
-	// ErrClosed is returned by every call on a closed Match.
-	ErrClosed = errors.New("netplay: match closed")
+	// errClosed is returned by every call on a closed Match (errors.Is
+	// rollnet.ErrClosed).
+	errClosed = fmt.Errorf("%w: netplay: match closed", rollnet.ErrClosed)
 
 	// ErrMessage reports an application message over MaxMessage bytes, or
 	// empty.
 	ErrMessage = errors.New("netplay: message size out of range")
+)
 
-	// errMalformed: a netplay message from the network that does not
-	// decode (counted and dropped).
-	errMalformed = errors.New("netplay: malformed message")
+// MaxName is the longest name, in bytes; MaxMessage the largest
+// application message (Send).
+const (
+	MaxName    = greeting.MaxName
+	MaxMessage = greeting.MaxMessage
 )

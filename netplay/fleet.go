@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
@@ -40,12 +41,12 @@ func Place(ctx context.Context, signal string, req fleet.Request) (fleet.Reply, 
 	body, _ := json.Marshal(req)
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return fleet.Reply{}, fmt.Errorf("%w: %v", ErrConfig, err)
+		return fleet.Reply{}, fmt.Errorf("%w: %v", errConfig, err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(hr)
 	if err != nil {
-		return fleet.Reply{}, fmt.Errorf("netplay: asking %s for a match: %w", RedactURL(u), err)
+		return fleet.Reply{}, fmt.Errorf("netplay: asking %s for a match: %w", signalurl.Redact(u), err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, maxReply+1))
@@ -72,7 +73,7 @@ func Place(ctx context.Context, signal string, req fleet.Request) (fleet.Reply, 
 func placeURL(signal string) (string, error) {
 	u, err := url.Parse(signal)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", ErrConfig, RedactURL(signal))
+		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", errConfig, signalurl.Redact(signal))
 	}
 	switch u.Scheme {
 	case "ws", "http":
@@ -80,7 +81,7 @@ func placeURL(signal string) (string, error) {
 	case "wss", "https":
 		u.Scheme = "https"
 	default:
-		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", ErrConfig, RedactURL(signal))
+		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or http://HOST:PORT, got %q", errConfig, signalurl.Redact(signal))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	if i := strings.Index(u.Path, "/room"); i >= 0 {
@@ -105,7 +106,7 @@ func ConnectFleet[S any, I comparable](cfg Config, req fleet.Request, simulate f
 		return nil, err
 	}
 	if cfg.Transport != nil {
-		return nil, fmt.Errorf("%w: ConnectFleet dials its own transport", ErrConfig)
+		return nil, fmt.Errorf("%w: ConnectFleet dials its own transport", errConfig)
 	}
 	if _, err := placeURL(cfg.Signal); err != nil {
 		return nil, err
@@ -136,9 +137,9 @@ func dialFleet(ctx context.Context, cfg *Config, req fleet.Request) dialed {
 			return dialed{err: fmt.Errorf("netplay: the placement's certificate hash: %w", err)}
 		}
 	}
-	qt, tr, err := dialHost(ctx, cfg, rep.QUIC, qc, "host "+rep.Host+" at "+rep.QUIC)
+	host, tr, err := dialHost(ctx, cfg, quic.Dialer{Addr: rep.QUIC, Config: qc}, "host "+rep.Host+" at "+rep.QUIC)
 	if err != nil {
 		return dialed{err: err}
 	}
-	return dialed{tr: tr, room: rep.Room, placed: &placement{Reply: rep, peer: qt.Host()}}
+	return dialed{tr: tr, name: rep.Room, placed: &placement{Reply: rep, peer: host}}
 }

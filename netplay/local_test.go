@@ -109,9 +109,9 @@ func TestP2PSeatsDelayAndChecksums(t *testing.T) {
 	require.Equal(t, "bob", a.m.Name(1))
 	// 80 ms one-way plus the ticks' waits: a round trip of about 100 ms,
 	// half of it 3 frames and a bit.
-	require.Equal(t, a.m.InputDelay(), b.m.InputDelay(), "the delay both agreed")
-	require.GreaterOrEqual(t, a.m.InputDelay(), 3)
-	require.LessOrEqual(t, a.m.InputDelay(), 5)
+	require.Equal(t, a.st.InputDelay, b.st.InputDelay, "the delay both agreed")
+	require.GreaterOrEqual(t, a.st.InputDelay, 3)
+	require.LessOrEqual(t, a.st.InputDelay, 5)
 	var sa, sb uint32
 	l.until(600, "frame 200 confirmed on both", func() bool {
 		if s, err := a.m.ChecksumAt(200); err == nil && sa == 0 {
@@ -131,8 +131,8 @@ func TestFixedDelayNeedsNoMeasure(t *testing.T) {
 	a := l.add("a", join, cfg, "b")
 	b := l.add("b", join, cfg, "a")
 	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
-	require.Equal(t, 2, a.m.InputDelay())
-	require.Equal(t, 2, b.m.InputDelay())
+	require.Equal(t, 2, a.st.InputDelay)
+	require.Equal(t, 2, b.st.InputDelay)
 }
 
 func TestWrongKindOfRoom(t *testing.T) {
@@ -220,7 +220,7 @@ func TestSpectatorAgrees(t *testing.T) {
 	})
 	require.NoError(t, s.err)
 	require.Equal(t, sa, ss)
-	require.Equal(t, a.m.InputDelay(), s.m.InputDelay())
+	require.Equal(t, a.st.InputDelay, s.st.InputDelay)
 }
 
 // memStore is a TokenStore in memory.
@@ -311,8 +311,8 @@ func TestDelayLargestProposal(t *testing.T) {
 	b := l.add("b", join, netplay.Config{Players: 2, InputDelay: netplay.DelayBounds{Min: 6, Max: 8}}, "a")
 	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
 	require.NoError(t, errors.Join(a.err, b.err))
-	require.Equal(t, 6, a.m.InputDelay())
-	require.Equal(t, 6, b.m.InputDelay())
+	require.Equal(t, 6, a.st.InputDelay)
+	require.Equal(t, 6, b.st.InputDelay)
 }
 
 func TestInterruptedAndWaiting(t *testing.T) {
@@ -405,7 +405,7 @@ func TestMessages(t *testing.T) {
 	require.Equal(t, []msg{{0, "alice", "gg"}}, got)
 	require.ErrorIs(t, a.m.Send(nil), netplay.ErrMessage)
 	require.ErrorIs(t, a.m.Send(make([]byte, netplay.MaxMessage+1)), netplay.ErrMessage)
-	require.Zero(t, a.m.Malformed()+b.m.Malformed())
+	require.Zero(t, a.m.Stats().Malformed+b.m.Stats().Malformed)
 }
 
 // TestHostileAppBytes: netplay's own messages from a stranger that do not
@@ -423,6 +423,6 @@ func TestHostileAppBytes(t *testing.T) {
 	}
 	f := a.m.Frame()
 	l.until(120, "a plays on", func() bool { return a.m.Frame() > f+60 })
-	require.EqualValues(t, 6, a.m.Malformed(), "every malformed message counted (the roster from a stranger is ignored)")
+	require.EqualValues(t, 6, a.m.Stats().Malformed, "every malformed message counted (the roster from a stranger is ignored)")
 	require.NoError(t, errors.Join(a.err, b.err))
 }

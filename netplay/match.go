@@ -11,6 +11,8 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/webrtc"
@@ -24,16 +26,15 @@ const (
 	ModeSpectator                 // a P2P spectator (Watch)
 	ModeHost                      // an authoritative host, dedicated or listen (Host)
 	ModeClient                    // an authoritative client (Connect)
-
 )
 
 // Defaults of Config.
 const (
 	DefaultFrameRate = 60
-	DefaultTimeout   = 30 * time.Second
-	// DefaultArchive is the frames every P2P player keeps for spectators
+	defaultTimeout   = 30 * time.Second
+	// defaultArchive is the frames every P2P player keeps for spectators
 	// who join late and players who rejoin: ten minutes at 60 fps.
-	DefaultArchive = 36000
+	defaultArchive = 36000
 	// capacity is the P2P rollback window: about half a second at 60 fps.
 	capacity = 32
 )
@@ -46,6 +47,11 @@ type Config struct {
 	// a name). RoomToken is the server's room token, if it wants one: it
 	// is sent as the URL's token= query and never printed.
 	Signal, Room, RoomToken string
+
+	// Rooms, instead of Signal, is the rendezvous service whose Room the
+	// match joins (Signal's is a webrtc.RoomDialer): its transport is the
+	// match's, its peers (Peers, AtJoin) those greeted.
+	Rooms transport.RoomDialer
 
 	// Transport, instead of Signal, is a transport already connected
 	// (transport/local in tests), and Peers the peers to greet on it; the
@@ -83,7 +89,7 @@ type Config struct {
 	Tokens TokenStore
 
 	// Archive is the frames of inputs each P2P player keeps for late
-	// spectators and rejoiners (0 means DefaultArchive).
+	// spectators and rejoiners (0 means 36000: ten minutes at 60 fps).
 	Archive int
 
 	// An authoritative host's choices (authority.HostConfig's): Grace is
@@ -122,7 +128,7 @@ type Config struct {
 // peer is what a Match knows of one other peer.
 type peer struct {
 	id      transport.Peer
-	h       hello
+	h       greeting.Hello
 	heard   bool // its hello arrived
 	heardMe bool // its hello says it has ours
 	rtt     rttWindow
@@ -142,9 +148,8 @@ type peerSet struct {
 type link struct {
 	dialc  chan dialed
 	cancel context.CancelFunc
-	rtc    *webrtc.Transport
-	sig    *webrtc.SignalingAdapter
-	tr     transport.Transport
+	rm     transport.Room      // the room dialed (nil: Config.Transport, a host dialed)
+	tr     transport.Transport // the match's: rm (impaired if asked), Config.Transport, the host's
 	mx     mux
 	room   string
 	reach  string     // what the background dial reaches ("": the signaling server)
@@ -211,42 +216,42 @@ type Match[S any, I comparable] struct {
 func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	lo, hi := k.minSeats, k.maxSeats
 	if cfg.Players < lo || cfg.Players > hi {
-		return fmt.Errorf("%w: Players %d is outside [%d, %d]", ErrConfig, cfg.Players, lo, hi)
+		return fmt.Errorf("%w: Players %d is outside [%d, %d]", errConfig, cfg.Players, lo, hi)
 	}
 	if cfg.LocalPlayers < 0 || cfg.LocalPlayers > 1 || (cfg.LocalPlayers > 0 && !k.listen) {
-		return fmt.Errorf("%w: LocalPlayers %d (0, or 1 for a listen host)", ErrConfig, cfg.LocalPlayers)
+		return fmt.Errorf("%w: LocalPlayers %d (0, or 1 for a listen host)", errConfig, cfg.LocalPlayers)
 	}
 	if cfg.FrameRate == 0 {
 		cfg.FrameRate = DefaultFrameRate
 	}
 	if cfg.FrameRate < 1 || cfg.FrameRate > 1000 {
-		return fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", ErrConfig, cfg.FrameRate)
+		return fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", errConfig, cfg.FrameRate)
 	}
 	if cfg.InputDelay == (DelayBounds{}) {
 		cfg.InputDelay = DelayBounds{Min: 1, Max: 4}
 	}
 	if d := cfg.InputDelay; d.Min < 0 || d.Max < d.Min || d.Max > capacity/2 {
-		return fmt.Errorf("%w: InputDelay %+v (0 <= Min <= Max <= %d)", ErrConfig, d, capacity/2)
+		return fmt.Errorf("%w: InputDelay %+v (0 <= Min <= Max <= %d)", errConfig, d, capacity/2)
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.Timeout < 0 {
-		return fmt.Errorf("%w: Timeout %v", ErrConfig, cfg.Timeout)
+		return fmt.Errorf("%w: Timeout %v", errConfig, cfg.Timeout)
 	}
 	if cfg.Archive == 0 {
-		cfg.Archive = DefaultArchive
+		cfg.Archive = defaultArchive
 	}
 	if cfg.Archive < 0 {
-		return fmt.Errorf("%w: Archive %d", ErrConfig, cfg.Archive)
+		return fmt.Errorf("%w: Archive %d", errConfig, cfg.Archive)
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = grace
 	}
 	if cfg.Grace < 0 {
-		return fmt.Errorf("%w: Grace %v", ErrConfig, cfg.Grace)
+		return fmt.Errorf("%w: Grace %v", errConfig, cfg.Grace)
 	}
-	cfg.Name = cleanName(cfg.Name)
+	cfg.Name = greeting.CleanName(cfg.Name)
 	if cfg.Name == "" {
 		cfg.Name = "player"
 	}
@@ -254,8 +259,8 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 		cfg.Now = time.Now
 	}
 	if cfg.Signal != "" {
-		if _, err := RoomURL(cfg.Signal, cfg.Room, cfg.RoomToken); err != nil {
-			return err
+		if _, err := signalurl.Room(cfg.Signal, cfg.Room, cfg.RoomToken); err != nil {
+			return fmt.Errorf("%w: Signal wants ws://HOST:PORT or wss://HOST, got %q", errConfig, signalurl.Redact(cfg.Signal))
 		}
 	}
 	return nil
@@ -287,8 +292,8 @@ func eitherKind[S any, I comparable]() kind[S, I] {
 }
 
 func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
-	if (cfg.Signal == "") == (cfg.Transport == nil) {
-		return nil, fmt.Errorf("%w: set one of Signal and Transport", ErrConfig)
+	if n := btoi(cfg.Signal != "") + btoi(cfg.Rooms != nil) + btoi(cfg.Transport != nil); n != 1 {
+		return nil, fmt.Errorf("%w: set one of Signal, Rooms and Transport", errConfig)
 	}
 	return startWith(k, cfg, simulate, dial)
 }
@@ -298,7 +303,7 @@ func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I,
 func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame),
 	dial func(context.Context, *Config, func(transport.Peer) bool) dialed) (*Match[S, I], error) {
 	if simulate == nil {
-		return nil, fmt.Errorf("%w: nil simulate", ErrConfig)
+		return nil, fmt.Errorf("%w: nil simulate", errConfig)
 	}
 	if err := validate(&k, &cfg); err != nil {
 		return nil, err
@@ -333,7 +338,7 @@ func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, 
 		}
 	}
 	if cfg.Transport != nil {
-		m.ready(dialed{tr: cfg.Transport, room: cfg.Room, first: len(cfg.Peers) == 0})
+		m.ready(dialed{tr: cfg.Transport, name: cfg.Room, first: len(cfg.Peers) == 0})
 		return m, nil
 	}
 	var accept func(transport.Peer) bool
@@ -387,7 +392,7 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 // ready takes the transport once dialed, and chooses the driver.
 func (m *Match[S, I]) ready(d dialed) {
 	l := &m.link
-	l.rtc, l.sig, l.tr, l.room = d.rtc, d.sig, d.tr, d.room
+	l.rm, l.tr, l.room = d.room, d.tr, d.name
 	l.upAt = m.cfg.Now()
 	l.placed = d.placed
 	if d.greet != nil {
@@ -471,9 +476,6 @@ func (m *Match[S, I]) Peer(seat int) transport.Peer {
 // Room is the room joined (the server's name for it once dialed).
 func (m *Match[S, I]) Room() string { return m.link.room }
 
-// InputDelay is the match's input delay (P2P), once agreed.
-func (m *Match[S, I]) InputDelay() int { return m.delay }
-
 // Transport is the real transport (nil while connecting): Config.Transport,
 // or the WebRTC one (a *impair.Transport around it with Config.Impair).
 func (m *Match[S, I]) Transport() transport.Transport { return m.link.tr }
@@ -487,9 +489,6 @@ func (m *Match[S, I]) Token() (Token, bool) {
 // folded into its Status), for a game that reports them itself: valid
 // until the next AdvanceFrame.
 func (m *Match[S, I]) Events() []rollnet.Event { return m.evs }
-
-// Malformed counts netplay messages dropped because they did not decode.
-func (m *Match[S, I]) Malformed() uint64 { return m.story.malformed }
 
 // State is the state to draw: the P2P present (predicted where inputs are
 // missing), the spectator's, the host's, or the authoritative client's
@@ -526,7 +525,7 @@ func (m *Match[S, I]) Frame() rollnet.Frame {
 // like every datagram. It allocates nothing.
 func (m *Match[S, I]) Send(payload []byte) error {
 	if m.closed {
-		return ErrClosed
+		return errClosed
 	}
 	if len(payload) == 0 || len(payload) > MaxMessage {
 		return ErrMessage
@@ -534,7 +533,7 @@ func (m *Match[S, I]) Send(payload []byte) error {
 	if m.link.tr == nil {
 		return nil
 	}
-	m.buf = appendMessage(m.buf[:0], payload)
+	m.buf = greeting.AppendMessage(m.buf[:0], payload)
 	for _, pe := range m.peers.order {
 		if pe.heard {
 			_ = m.link.tr.Send(pe.id, m.buf)
@@ -553,7 +552,7 @@ func (m *Match[S, I]) Send(payload []byte) error {
 // later call.
 func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	if m.closed {
-		return Status{Phase: Ended, Ended: EndClosed}, ErrClosed
+		return Status{Phase: Ended, Ended: EndClosed}, errClosed
 	}
 	if m.err != nil || m.st.Phase == Ended {
 		return m.st, m.err
@@ -620,15 +619,15 @@ func (m *Match[S, I]) greet(now time.Time, interval time.Duration) {
 	}
 	ps.nextGreet = now.Add(interval)
 	ps.list = ps.list[:0]
-	if m.link.rtc != nil {
-		ps.list = m.link.rtc.Peers(ps.list)
+	if m.link.rm != nil {
+		ps.list = m.link.rm.Peers(ps.list)
 	}
 	ps.connected = len(ps.list)
 	ps.list = append(ps.list, m.cfg.Peers...)
 	for _, id := range ps.list {
 		m.sendHello(id)
 		if !m.d.built() {
-			m.buf = appendStamp(m.buf[:0], kindPing, uint64(now.Sub(m.epoch)))
+			m.buf = greeting.AppendStamp(m.buf[:0], greeting.KindPing, uint64(now.Sub(m.epoch)))
 			_ = m.link.tr.Send(id, m.buf)
 		}
 	}
@@ -642,9 +641,9 @@ func (m *Match[S, I]) heardEveryone() bool {
 			return false
 		}
 	}
-	if m.link.sig != nil {
-		for _, id := range m.link.sig.Peers() {
-			if pe := m.peers.byID[transport.Peer(id)]; pe == nil || !pe.heard {
+	if m.link.rm != nil {
+		for _, id := range m.link.rm.AtJoin(nil) {
+			if pe := m.peers.byID[id]; pe == nil || !pe.heard {
 				return false
 			}
 		}
@@ -652,20 +651,20 @@ func (m *Match[S, I]) heardEveryone() bool {
 	return true
 }
 
-func (m *Match[S, I]) myHello(to transport.Peer) hello {
-	h := hello{
-		Role: m.d.role(), Seat: noSeat, Players: uint8(m.cfg.Players), FrameRate: uint16(m.cfg.FrameRate),
+func (m *Match[S, I]) myHello(to transport.Peer) greeting.Hello {
+	h := greeting.Hello{
+		Role: m.d.greetsAs(), Seat: greeting.NoSeat, Players: uint8(m.cfg.Players), FrameRate: uint16(m.cfg.FrameRate),
 		Settings: m.cfg.Settings, Name: m.cfg.Name, Delay: uint8(m.proposal),
 	}
 	if m.seat >= 0 {
 		h.Seat = uint8(m.seat)
 	}
 	if m.d.built() {
-		h.Flags |= flagStarted
+		h.Flags |= greeting.FlagStarted
 		h.Delay = uint8(m.delay + 1)
 	}
 	if pe := m.peers.byID[to]; pe != nil && pe.heard {
-		h.Flags |= flagHeard
+		h.Flags |= greeting.FlagHeard
 	}
 	return h
 }
@@ -682,13 +681,13 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 		return
 	}
 	switch b[1] {
-	case kindHello:
+	case greeting.KindHello:
 		pe := m.peers.byID[from]
 		var old string
 		if pe != nil {
 			old = pe.h.Name
 		}
-		h, _, err := parseHello(b, old)
+		h, _, err := greeting.ParseHello(b, old)
 		if err != nil {
 			m.story.malformed++
 			return
@@ -698,20 +697,20 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 			m.peers.byID[from] = pe
 			m.peers.order = append(m.peers.order, pe)
 		}
-		pe.h, pe.heard, pe.heardMe = h, true, h.Flags&flagHeard != 0
+		pe.h, pe.heard, pe.heardMe = h, true, h.Flags&greeting.FlagHeard != 0
 		if !pe.heardMe {
 			m.sendHello(from)
 		}
 		m.fail(m.d.check(pe))
 		m.admit(pe)
-	case kindPing, kindPong:
-		kind, stamp, err := parseStamp(b)
+	case greeting.KindPing, greeting.KindPong:
+		kind, stamp, err := greeting.ParseStamp(b)
 		if err != nil {
 			m.story.malformed++
 			return
 		}
-		if kind == kindPing {
-			m.buf = appendStamp(m.buf[:0], kindPong, stamp)
+		if kind == greeting.KindPing {
+			m.buf = greeting.AppendStamp(m.buf[:0], greeting.KindPong, stamp)
 			_ = m.link.tr.Send(from, m.buf)
 			return
 		}
@@ -720,8 +719,8 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 				pe.rtt.add(d)
 			}
 		}
-	case kindMessage:
-		payload, err := parseMessage(b)
+	case greeting.KindMessage:
+		payload, err := greeting.ParseMessage(b)
 		if err != nil {
 			m.story.malformed++
 			return
@@ -734,7 +733,7 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 			}
 			m.cfg.OnMessage(m.d.seatOf(pe, from), name, payload)
 		}
-	case kindRoster:
+	case greeting.KindRoster:
 		if from != m.d.rosterFrom() || from == "" {
 			return
 		}
@@ -748,7 +747,7 @@ func (m *Match[S, I]) onApp(from transport.Peer, b []byte) {
 
 // helloSeat is the seat pe's hello gives (-1: none, or no hello).
 func helloSeat(pe *peer) int {
-	if pe == nil || pe.h.Seat == noSeat {
+	if pe == nil || pe.h.Seat == greeting.NoSeat {
 		return -1
 	}
 	return int(pe.h.Seat)
@@ -763,7 +762,7 @@ func (m *Match[S, I]) admit(pe *peer) {
 
 // seatName names a P2P player at the seat its hello gives.
 func (m *Match[S, I]) seatName(pe *peer) {
-	if h := pe.h; h.Role == rolePlayer && h.Seat != noSeat && int(h.Seat) < len(m.names) {
+	if h := pe.h; h.Role == greeting.RolePlayer && h.Seat != greeting.NoSeat && int(h.Seat) < len(m.names) {
 		m.names[h.Seat] = h.Name
 	}
 }
@@ -858,7 +857,7 @@ func (m *Match[S, I]) Close() error {
 	}
 	if l.tr == nil && l.dialc != nil {
 		if d := <-l.dialc; d.err == nil {
-			l.rtc, l.sig, l.tr = d.rtc, d.sig, d.tr
+			l.rm, l.tr = d.room, d.tr
 		}
 	}
 	if m.d != nil {
@@ -871,11 +870,8 @@ func (m *Match[S, I]) Close() error {
 	if l.tr != nil {
 		err = l.tr.Close()
 	}
-	if l.rtc != nil {
-		_ = l.rtc.Close()
-	}
-	if l.sig != nil {
-		_ = l.sig.Close()
+	if l.rm != nil {
+		_ = l.rm.Close() // and leave the room
 	}
 	return err
 }
@@ -902,4 +898,11 @@ func (m *Match[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 		return 0, errNoChecksum
 	}
 	return m.d.checksumAt(frame)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

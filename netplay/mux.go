@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -36,7 +37,7 @@ func (x *mux) Receive(buf []byte) (int, transport.Peer, error) {
 			}
 			return n, from, err
 		}
-		if n > 0 && buf[0] == appByte {
+		if n > 0 && buf[0] == greeting.AppByte {
 			x.on(from, buf[:n])
 			continue
 		}

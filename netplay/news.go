@@ -47,6 +47,10 @@ type Stats struct {
 	// Spectators counts the spectators that joined (P2P seat 0), Rejoins
 	// the players (or clients) that came back.
 	Spectators, Rejoins int
+
+	// Malformed counts netplay's own messages dropped because they did not
+	// decode.
+	Malformed uint64
 }
 
 // maxNews bounds News: a match that tells more keeps its first lines.
@@ -109,21 +113,21 @@ func (s *story) rollbacksPerSecond() float64 {
 // a host's with its clients, an authoritative client's with its host.
 func (m *Match[S, I]) Stats() Stats {
 	st := &m.story
-	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Spectators: st.spectators, Rejoins: st.rejoins}
+	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Spectators: st.spectators, Rejoins: st.rejoins, Malformed: st.malformed}
 	var far transport.Peer // the peer whose network round trip is asked for
 	if m.built() {
 		s, far = m.d.stats(s)
 	}
-	if m.link.rtc != nil && far != "" {
+	if pr, ok := m.link.rm.(transport.PathReporter); ok && far != "" {
 		if now := m.cfg.Now(); now.Sub(st.netAt) >= time.Second {
 			st.netAt = now
-			if info, err := m.link.rtc.PeerInfo(far); err == nil {
+			if info, err := pr.Path(far); err == nil {
 				st.netRTT = cmp.Or(info.RTT, st.netRTT)
 				// A reading that does not know the first hop's protocol
 				// yet (a relay's comes from statistics that can lag) does
 				// not replace one that did.
-				if r := info.Route(); r != "" && (info.Protocol != "" || st.route == "") {
-					st.route = r
+				if info.Route != "" && (!info.Partial || st.route == "") {
+					st.route = info.Route
 				}
 			}
 		}
@@ -135,11 +139,11 @@ func (m *Match[S, I]) Stats() Stats {
 
 // noteOpen sets Opened once a channel to a peer is open.
 func (m *Match[S, I]) noteOpen(now time.Time) {
-	if m.story.opened != 0 || m.link.rtc == nil {
+	if m.story.opened != 0 || m.link.rm == nil {
 		return
 	}
 	var open [1]transport.Peer
-	if len(m.link.rtc.Peers(open[:0])) > 0 {
+	if len(m.link.rm.Peers(open[:0])) > 0 {
 		m.story.opened = max(now.Sub(m.link.upAt), time.Millisecond)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -31,7 +32,7 @@ type QUICHost struct {
 	Grant *connecttoken.Grant
 }
 
-// Validate reports a URL that is not quic://HOST:PORT, wrapping ErrConfig.
+// Validate reports a URL that is not quic://HOST:PORT, wrapping errConfig.
 func (h QUICHost) Validate() error {
 	_, err := h.addr()
 	return err
@@ -48,7 +49,7 @@ func (h QUICHost) addr() (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: the host's URL wants quic://HOST:PORT, got %q", ErrConfig, RedactURL(h.URL))
+	return "", fmt.Errorf("%w: the host's URL wants quic://HOST:PORT, got %q", errConfig, signalurl.Redact(h.URL))
 }
 
 // ConnectQUIC joins the authoritative match of the dedicated host h as a
@@ -63,21 +64,21 @@ func (h QUICHost) addr() (string, error) {
 // Config.Transport must be empty: it dials its own transport
 // (Config.Impair applies to it); Config.Room names the match for the
 // game and the token store only. In a browser build the dial fails with
-// ErrConfig: a page reaches a host over WebTransport, not raw QUIC.
+// errConfig: a page reaches a host over WebTransport, not raw QUIC.
 func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	addr, err := h.addr()
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Signal != "" || cfg.Transport != nil {
-		return nil, fmt.Errorf("%w: ConnectQUIC dials its own transport: no Signal, no Transport", ErrConfig)
+		return nil, fmt.Errorf("%w: ConnectQUIC dials its own transport: no Signal, no Transport", errConfig)
 	}
 	m, err := startWith(clientKind[S, I](), cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
 		host, tr, err := dialQUIC(ctx, cfg, addr, h)
 		if err != nil {
 			return dialed{err: err}
 		}
-		return dialed{tr: tr, room: cfg.Room, greet: []transport.Peer{host}}
+		return dialed{tr: tr, name: cfg.Room, greet: []transport.Peer{host}}
 	})
 	if err != nil {
 		return nil, err

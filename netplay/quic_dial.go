@@ -13,28 +13,24 @@ import (
 // dialQUIC dials ConnectQUIC's host at addr: the host's peer id and the
 // transport the match uses.
 func dialQUIC(ctx context.Context, cfg *Config, addr string, h QUICHost) (transport.Peer, transport.Transport, error) {
-	qt, tr, err := dialHost(ctx, cfg, addr, quic.Config{PinSHA256: h.PinSHA256, Grant: h.Grant}, h.URL)
-	if err != nil {
-		return "", nil, err
-	}
-	return qt.Host(), tr, nil
+	return dialHost(ctx, cfg, quic.Dialer{Addr: addr, Config: quic.Config{PinSHA256: h.PinSHA256, Grant: h.Grant}}, h.URL)
 }
 
-// dialHost dials the host at addr (HOST:PORT) over QUIC with qc: the QUIC
-// transport, and the one the match uses (impaired if cfg asks). A failed
-// dial wraps ErrHostUnreachable, naming the host as name.
-func dialHost(ctx context.Context, cfg *Config, addr string, qc quic.Config, name string) (*quic.Transport, transport.Transport, error) {
-	qt, err := quic.Dial(ctx, addr, qc)
+// dialHost dials the host through hd: the host's peer id, and the
+// transport the match uses (impaired if cfg asks). A failed dial wraps
+// ErrHostUnreachable, naming the host as name.
+func dialHost(ctx context.Context, cfg *Config, hd transport.HostDialer, name string) (transport.Peer, transport.Transport, error) {
+	tr, host, err := hd.DialHost(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %w", ErrHostUnreachable, name, err)
+		return "", nil, fmt.Errorf("%w: %s: %w", ErrHostUnreachable, name, err)
 	}
 	if cfg.Impair == nil {
-		return qt, qt, nil
+		return host, tr, nil
 	}
-	imp, err := cfg.Impair.Wrap(qt)
+	imp, err := cfg.Impair.Wrap(tr)
 	if err != nil {
-		_ = qt.Close()
-		return nil, nil, err
+		_ = tr.Close()
+		return "", nil, err
 	}
-	return qt, imp, nil
+	return host, imp, nil
 }

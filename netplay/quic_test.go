@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
@@ -121,19 +122,19 @@ func TestConnectQUICConfig(t *testing.T) {
 	for _, u := range []string{"", "127.0.0.1:4433", "ws://127.0.0.1:4433", "quic://127.0.0.1", "quic://:4433", "quic://127.0.0.1:4433x", "quic://127.0.0.1:0",
 		"quic://127.0.0.1:4433/room", "quic://127.0.0.1:4433?token=secret", "quic://u@127.0.0.1:4433"} {
 		h := netplay.QUICHost{URL: u}
-		require.ErrorIs(t, h.Validate(), netplay.ErrConfig, u)
+		require.ErrorIs(t, h.Validate(), rollnet.ErrConfig, u)
 		_, err := netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2}, h, simulate)
-		require.ErrorIs(t, err, netplay.ErrConfig, u)
+		require.ErrorIs(t, err, rollnet.ErrConfig, u)
 		require.NotContains(t, err.Error(), "secret", "the URL's query is redacted")
 	}
 	h := netplay.QUICHost{URL: "quic://127.0.0.1:4433"}
 	require.NoError(t, h.Validate())
 	_, err := netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2, Signal: "ws://127.0.0.1:1"}, h, simulate)
-	require.ErrorIs(t, err, netplay.ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	_, err = netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2}, h, nil)
-	require.ErrorIs(t, err, netplay.ErrConfig, "nil simulate")
+	require.ErrorIs(t, err, rollnet.ErrConfig, "nil simulate")
 	_, err = netplay.ConnectQUIC[World, Buttons](netplay.Config{}, h, simulate)
-	require.ErrorIs(t, err, netplay.ErrConfig, "no players")
+	require.ErrorIs(t, err, rollnet.ErrConfig, "no players")
 }
 
 // A client dials a dedicated host directly over QUIC, without a signaling

@@ -4,41 +4,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/rollnet/rollnet/internal/wire"
+	"github.com/rollnet/rollnet/internal/greeting"
 )
-
-// kind 5 roster, host to clients: who holds which slot, so that every
-// client shows every player's name and who is away:
-//
-//	[count u8] then count × ([state u8] [come back within, s, u8] [name len u8] [name])
-//
-// state 0: the slot is free, 1: played, 2: its player is away. Only the
-// first slots that fit one datagram are listed.
-const kindRoster = 5
-
-type rosterEntry struct {
-	state uint8
-	back  uint8 // seconds an away player may still come back
-	name  string
-}
-
-// appendRoster appends the roster message of es to b: only the first
-// entries that fit one datagram.
-func appendRoster(b []byte, es []rosterEntry) []byte {
-	at := len(b) + 2 // the count's byte
-	b = append(b, appByte, kindRoster, 0)
-	n := 0
-	for _, e := range es {
-		if len(b)+3+len(e.name) > wire.MaxPacket {
-			break
-		}
-		b = append(b, e.state, e.back, byte(len(e.name)))
-		b = append(b, e.name...)
-		n++
-	}
-	b[at] = byte(n)
-	return b
-}
 
 // backSeconds is how long the player away may still come back, in whole
 // seconds for the roster.
@@ -48,8 +15,8 @@ func (m *Match[S, I]) backSeconds() uint8 {
 
 // sendRoster sends es (a host's slots, a P2P seat 0's seats) to every
 // peer of role to.
-func (m *Match[S, I]) sendRoster(to role, es []rosterEntry) {
-	b := appendRoster(m.buf[:0], es)
+func (m *Match[S, I]) sendRoster(to greeting.Role, es []greeting.RosterEntry) {
+	b := greeting.AppendRoster(m.buf[:0], es)
 	m.buf = b
 	for _, pe := range m.peers.order {
 		if pe.heard && pe.h.Role == to {
@@ -66,7 +33,7 @@ func (m *Match[S, I]) parseRoster(b []byte) error {
 	}
 	n, b := int(b[2]), b[3:]
 	if n > len(m.names) {
-		return errMalformed
+		return greeting.ErrMalformed
 	}
 	away, back := "", time.Duration(0)
 	for i := range n {
@@ -74,8 +41,8 @@ func (m *Match[S, I]) parseRoster(b []byte) error {
 			return io.ErrUnexpectedEOF
 		}
 		state, bk, name := b[0], b[1], b[3:3+int(b[2])]
-		if state > 2 || len(name) > MaxName || !validName(name) {
-			return errMalformed
+		if state > 2 || len(name) > MaxName || !greeting.ValidName(name) {
+			return greeting.ErrMalformed
 		}
 		if string(name) != m.names[i] {
 			m.names[i] = string(name)
@@ -86,7 +53,7 @@ func (m *Match[S, I]) parseRoster(b []byte) error {
 		b = b[3+len(name):]
 	}
 	if len(b) != 0 {
-		return errMalformed
+		return greeting.ErrMalformed
 	}
 	switch {
 	case away != "" && away != m.st.Away:

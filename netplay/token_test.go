@@ -1,7 +1,6 @@
 package netplay_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,33 +75,4 @@ func FuzzTokenText(f *testing.F) {
 		require.NoError(t, back.UnmarshalText(again))
 		require.Equal(t, tok, back)
 	})
-}
-
-func TestRoomURL(t *testing.T) {
-	for _, c := range []struct{ signal, room, token, want string }{
-		{"ws://h:1", "tr", "", "ws://h:1/room/tr"},
-		{"ws://h:1/", "", "", "ws://h:1/room?next=2"},
-		{"ws://h:1?token=T", "tr", "", "ws://h:1/room/tr?token=T"},
-		{"wss://h/sig", "tr", "T2", "wss://h/sig/room/tr?token=T2"},
-		{"ws://h:1/room/x", "ignored", "", "ws://h:1/room/x"},
-	} {
-		got, err := netplay.RoomURL(c.signal, c.room, c.token)
-		require.NoError(t, err, c.signal)
-		require.Equal(t, c.want, got, c.signal)
-	}
-	_, err := netplay.RoomURL("http://h:1?token=SECRET", "r", "")
-	require.ErrorIs(t, err, netplay.ErrConfig)
-	require.NotContains(t, err.Error(), "SECRET", "the token is never echoed")
-	require.Contains(t, err.Error(), "REDACTED")
-}
-
-func TestRedactError(t *testing.T) {
-	u := "ws://h:1/room/tr?token=SECRET"
-	base := errors.New("dial " + u + ": HTTP 403")
-	err := netplay.RedactError(base, u)
-	require.NotContains(t, err.Error(), "SECRET")
-	require.Contains(t, err.Error(), "token=REDACTED")
-	require.ErrorIs(t, err, base)
-	plain := errors.New("no token here")
-	require.Equal(t, plain, netplay.RedactError(plain, "ws://h:1/room/x"))
 }

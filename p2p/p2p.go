@@ -90,6 +90,11 @@ type Config[I comparable] struct {
 // the host a packet per tick.
 const MaxSpectators = 16
 
+// DefaultRejoinWindow is the rejoin window a zero
+// NetConfig.RejoinWindow means: how long after its disconnection a player
+// may come back (Session.Rejoin, Config.Rejoin).
+const DefaultRejoinWindow = link.DefaultRejoinWindow
+
 // maxArchive bounds Config.SpectatorArchive (about 78 hours at 60 fps).
 const maxArchive = 1 << 24
 

@@ -11,7 +11,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/allocs"
-	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -29,7 +29,7 @@ func TestLoopFrameAllocs(t *testing.T) {
 		return append(dst, byte(f), byte(crc))
 	}}
 	net := rollnet.NetConfig{Now: clock.Now}
-	an, err := netplay.NewAnnouncer(he, netplay.Announcement{Players: 2, Now: clock.Now})
+	an, err := greeting.NewAnnouncer(he, greeting.Announcement{Players: 2, Now: clock.Now})
 	require.NoError(t, err)
 	h, err := g.open(an, "r", limits{inputAhead: 32, packets: 64, joins: 4, grace: time.Second}, net)
 	require.NoError(t, err)

@@ -11,7 +11,7 @@
 // The host joins one room on the signaling server (or starts a server on
 // loopback when none is given), answers every peer that says Hello with
 // the hosted game's settings, and runs the fixed step on the wall
-// clock. It announces itself through netplay (netplay.Announcer): a
+// clock. It announces itself through netplay (greeting.Announcer): a
 // netplay.Connect client finds it, gets the roster (every slot's name,
 // who is away and for how long), and a client of other settings is
 // refused at once with netplay.ErrSettings. It logs with log/slog on stderr: clients joining, resuming,

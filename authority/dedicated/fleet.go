@@ -22,8 +22,8 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/internal/fleethost"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/internal/wire"
-	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
@@ -306,7 +306,7 @@ func (fh *fleetHost) start(room string, now time.Time) *fleetMatch {
 	}
 	tr := newMatchTransport(fh.qt, 128)
 	players, _ := fh.g.players()
-	an, err := netplay.NewAnnouncer(tr, netplay.Announcement{Name: fh.o.name, Players: players, FrameRate: fh.o.fps,
+	an, err := greeting.NewAnnouncer(tr, greeting.Announcement{Name: fh.o.name, Players: players, FrameRate: fh.o.fps,
 		Settings: fh.g.settings(room), Grace: fh.o.lim.grace})
 	if err != nil {
 		fh.log.Warn("starting a match", "room", room, "err", err)

@@ -30,7 +30,7 @@ type Sim[S any, I comparable] struct {
 	LateInput authority.LateInput
 	// Announce, if set, is the game's own message after each frame, sent
 	// to every connected client beside the mode's packets (for a
-	// netplay.Match's Config.OnMessage, frame it with netplay.AppendMessage):
+	// netplay.Match's Config.OnMessage, frame it with greeting.AppendMessage):
 	// it appends it
 	// for frame (whose state's CRC32-C is crc) to dst, or returns dst as
 	// it is for none. The pong demo sends its checksums this way, so its

@@ -16,7 +16,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -177,7 +177,7 @@ func Run(ctx context.Context, name string, games []Game, args []string, logs io.
 	defer ts.close()
 	// The host announces itself through netplay: netplay.Connect finds it,
 	// and a client with other settings (or a P2P peer) is told at once.
-	an, err := netplay.NewAnnouncer(ts.tr, netplay.Announcement{Name: name, Players: players, FrameRate: o.fps,
+	an, err := greeting.NewAnnouncer(ts.tr, greeting.Announcement{Name: name, Players: players, FrameRate: o.fps,
 		Settings: g.settings(ts.room), Grace: o.lim.grace, MaxPeers: maxPeers})
 	if err != nil {
 		return err
@@ -249,7 +249,7 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 // the roster (the slots' names, who is away and for how long).
 type announcer struct {
 	say func(dst []byte, frame rollnet.Frame, crc uint32) []byte
-	an  *netplay.Announcer
+	an  *greeting.Announcer
 	buf []byte
 	cs  []authority.HostClientStats
 }

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rollnet/rollnet/authority/dedicated"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/netplay"
 )
 
@@ -236,12 +237,12 @@ func checkSignal(o *options) error {
 	}
 	u, err := url.Parse(o.signal)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return usageError("-signal wants ws://HOST:PORT or wss://HOST, got %q", netplay.RedactURL(o.signal))
+		return usageError("-signal wants ws://HOST:PORT or wss://HOST, got %q", signalurl.Redact(o.signal))
 	}
 	switch name, ok := strings.CutPrefix(u.Path, "/room/"); {
 	case ok:
 		if name, err = url.PathUnescape(name); err != nil || name == "" {
-			return usageError("-signal %q names no room after /room/", netplay.RedactURL(o.signal))
+			return usageError("-signal %q names no room after /room/", signalurl.Redact(o.signal))
 		}
 		if o.room != "" && o.room != name {
 			return usageError("-signal's URL names room %q and -room names %q: give the room once", name, o.room)

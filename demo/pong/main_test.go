@@ -16,7 +16,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/internal/signalurl"
 )
 
 // childEnv, when set, makes this test binary run as the demo itself (see
@@ -188,13 +188,13 @@ func TestImpairFlag(t *testing.T) {
 	}
 }
 
-// roomURL is the join URL for -signal and -room (netplay.RoomURL): a
+// roomURL is the join URL for -signal and -room (signalurl.Room): a
 // named room, or, with no name, the next two joiners paired by the server;
 // a room token in -signal's query (?token=T) is kept.
 func roomURL(signal, room string) (string, error) {
-	u, err := netplay.RoomURL(signal, room, "")
+	u, err := signalurl.Room(signal, room, "")
 	if err != nil {
-		return "", fmt.Errorf("pong: -signal wants ws://HOST:PORT or wss://HOST (a room token as ?token=T), got %q", netplay.RedactURL(signal))
+		return "", fmt.Errorf("pong: -signal wants ws://HOST:PORT or wss://HOST (a room token as ?token=T), got %q", signalurl.Redact(signal))
 	}
 	return u, nil
 }

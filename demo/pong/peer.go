@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/localsignal"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/signaling"
 )
@@ -170,7 +171,7 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 	if o.view != nil {
 		defer o.view.waiting(cancel)()
 	}
-	where := cmp.Or(o.connect, netplay.RedactURL(o.signal))
+	where := cmp.Or(o.connect, signalurl.Redact(o.signal))
 	o.say(stdout, "pong: joining %s", where)
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()

@@ -21,7 +21,6 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
 const webFPS = 60 // the native pong's frame rate (the handshake compares them)

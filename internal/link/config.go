@@ -24,6 +24,10 @@ type Settings struct {
 // MaxAdvSamples bounds NetConfig.TimeSyncWindow.
 const MaxAdvSamples = 128
 
+// DefaultRejoinWindow is the RejoinWindow a zero NetConfig.RejoinWindow
+// means: how long after its disconnection a player may come back.
+const DefaultRejoinWindow = 60 * time.Second
+
 // Resolve applies c's defaults and checks the ranges; the error is a
 // *ConfigError.
 func Resolve(c rollnet.NetConfig) (Settings, error) {
@@ -51,7 +55,7 @@ func Resolve(c rollnet.NetConfig) (Settings, error) {
 		Quality:       dur(c.QualityInterval, 200*time.Millisecond),
 		Notify:        dur(c.DisconnectNotify, 750*time.Millisecond),
 		Timeout:       dur(c.DisconnectTimeout, 5*time.Second),
-		Rejoin:        dur(c.RejoinWindow, 60*time.Second),
+		Rejoin:        dur(c.RejoinWindow, DefaultRejoinWindow),
 		Game:          c.Settings,
 		Now:           c.Now,
 		Rand:          c.Rand,

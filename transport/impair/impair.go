@@ -6,16 +6,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
-// DefaultQueueLen is the datagrams held back at once in each direction when
+// defaultQueueLen is the datagrams held back at once in each direction when
 // Config.QueueLen is zero.
-const DefaultQueueLen = 1024
+const defaultQueueLen = 1024
 
-// MaxQueueLen is the largest Config.QueueLen accepted.
-const MaxQueueLen = 1 << 16
+// maxQueueLen is the largest Config.QueueLen accepted.
+const maxQueueLen = 1 << 16
 
 // Config configures a Transport. The zero value impairs nothing.
 type Config struct {
@@ -28,7 +29,7 @@ type Config struct {
 	Seed uint64
 
 	// QueueLen bounds the datagrams held back in each direction. Zero means
-	// DefaultQueueLen; at most MaxQueueLen.
+	// 1024; at most 65536.
 	QueueLen int
 }
 
@@ -70,27 +71,27 @@ func (c *Config) Wrap(inner transport.Transport) (transport.Transport, error) {
 	return New(inner, *c)
 }
 
-// New wraps inner. It fails with ErrConfig for a Config out of range
-// (wrapping local.ErrLink for a Link). The Transport owns inner from now on:
+// New wraps inner. It fails with rollnet.ErrConfig for a Config out of range
+// (wrapping rollnet.ErrConfig for a Link). The Transport owns inner from now on:
 // Close closes it.
 func New(inner transport.Transport, cfg Config) (*Transport, error) {
 	if inner == nil {
-		return nil, fmt.Errorf("%w: nil transport", ErrConfig)
+		return nil, fmt.Errorf("%w: impair: nil transport", rollnet.ErrConfig)
 	}
 	switch {
 	case cfg.QueueLen == 0:
-		cfg.QueueLen = DefaultQueueLen
-	case cfg.QueueLen < 0 || cfg.QueueLen > MaxQueueLen:
-		return nil, fmt.Errorf("%w: QueueLen %d is outside [1, %d]", ErrConfig, cfg.QueueLen, MaxQueueLen)
+		cfg.QueueLen = defaultQueueLen
+	case cfg.QueueLen < 0 || cfg.QueueLen > maxQueueLen:
+		return nil, fmt.Errorf("%w: impair: QueueLen %d is outside [1, %d]", rollnet.ErrConfig, cfg.QueueLen, maxQueueLen)
 	}
 	me := string(inner.Local())
 	out, err := local.NewModel(cfg.Out, local.LinkSeed(cfg.Seed, me, "out"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: Out: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: impair: Out: %w", rollnet.ErrConfig, err)
 	}
 	in, err := local.NewModel(cfg.In, local.LinkSeed(cfg.Seed, me, "in"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: In: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: impair: In: %w", rollnet.ErrConfig, err)
 	}
 	t := &Transport{
 		inner:   inner,

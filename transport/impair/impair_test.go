@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
@@ -291,17 +292,17 @@ func TestConfigRefused(t *testing.T) {
 	require.NoError(t, err)
 	for _, cfg := range []impair.Config{
 		{QueueLen: -1},
-		{QueueLen: impair.MaxQueueLen + 1},
+		{QueueLen: 1<<16 + 1},
 		{Out: local.Link{Latency: time.Millisecond, Jitter: time.Second}},
 		{In: local.Link{Loss: 2}},
 	} {
 		_, err := impair.New(a, cfg)
-		require.ErrorIs(t, err, impair.ErrConfig, "%+v", cfg)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", cfg)
 	}
 	_, err = impair.New(nil, impair.Config{})
-	require.ErrorIs(t, err, impair.ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	_, err = impair.New(a, impair.Config{In: local.Link{Loss: -1}})
-	require.ErrorIs(t, err, local.ErrLink)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }
 
 // TestAllocs holds, loses and duplicates datagrams both ways without
@@ -356,5 +357,5 @@ func TestWrap(t *testing.T) {
 	require.Equal(t, a.Local(), it.Local())
 	require.NoError(t, it.Close())
 	_, err = (&impair.Config{QueueLen: -1}).Wrap(a)
-	require.ErrorIs(t, err, impair.ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }

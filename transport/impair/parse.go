@@ -12,7 +12,7 @@ import (
 // ParseLink reads the short description of a link a command line takes:
 // "latency[,jitter[,loss%]]", for example "100ms,15ms,2%" (100 ms ± 15 ms
 // one way, 2 % of datagrams lost). It fails with ErrSpec for anything else,
-// or with local.ErrLink for values local.Link refuses (jitter above
+// or with rollnet.ErrConfig for values local.Link refuses (jitter above
 // latency, say).
 func ParseLink(s string) (local.Link, error) {
 	parts := strings.Split(s, ",")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/impair"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -32,5 +33,5 @@ func TestParseLink(t *testing.T) {
 		require.ErrorIs(t, err, impair.ErrSpec, in)
 	}
 	_, err := impair.ParseLink("10ms,20ms")
-	require.ErrorIs(t, err, local.ErrLink, "jitter above latency")
+	require.ErrorIs(t, err, rollnet.ErrConfig, "jitter above latency")
 }

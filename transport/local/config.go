@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/rollnet/rollnet"
 )
 
-// DefaultQueueLen is the per-endpoint bound on datagrams in flight to an
+// defaultQueueLen is the per-endpoint bound on datagrams in flight to an
 // endpoint plus those waiting for it to Receive, when Config.QueueLen is zero.
-const DefaultQueueLen = 256
+const defaultQueueLen = 256
 
-// MaxQueueLen is the largest Config.QueueLen accepted.
-const MaxQueueLen = 1 << 16
+// maxQueueLen is the largest Config.QueueLen accepted.
+const maxQueueLen = 1 << 16
 
 // maxDelay bounds Latency, Jitter and ReorderDelay, to keep arithmetic on
 // delivery times far from overflow.
@@ -33,8 +35,8 @@ type Config struct {
 	// those waiting for Receive, from all senders. A datagram that finds
 	// the queue full displaces the newest datagram of the sender holding
 	// the most, or is dropped when its own sender holds the most; either
-	// drop is counted (Stats.DroppedFull). Zero means DefaultQueueLen;
-	// at most MaxQueueLen. The endpoint's packet buffers (QueueLen ×
+	// drop is counted (Stats.DroppedFull). Zero means 256;
+	// at most 65536. The endpoint's packet buffers (QueueLen ×
 	// transport.MaxDatagram bytes) are allocated once, by Endpoint.
 	QueueLen int
 
@@ -103,9 +105,9 @@ type Burst struct {
 func (c Config) validate() (Config, error) {
 	switch {
 	case c.QueueLen == 0:
-		c.QueueLen = DefaultQueueLen
-	case c.QueueLen < 0 || c.QueueLen > MaxQueueLen:
-		return c, fmt.Errorf("%w: QueueLen %d is outside [1, %d]", ErrConfig, c.QueueLen, MaxQueueLen)
+		c.QueueLen = defaultQueueLen
+	case c.QueueLen < 0 || c.QueueLen > maxQueueLen:
+		return c, fmt.Errorf("%w: local: QueueLen %d is outside [1, %d]", rollnet.ErrConfig, c.QueueLen, maxQueueLen)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -120,14 +122,14 @@ func (c Config) validate() (Config, error) {
 
 func checkProb(name string, p float64) error {
 	if math.IsNaN(p) || p < 0 || p > 1 {
-		return fmt.Errorf("%w: %s %v is outside [0, 1]", ErrLink, name, p)
+		return fmt.Errorf("%w: local: link: %s %v is outside [0, 1]", rollnet.ErrConfig, name, p)
 	}
 	return nil
 }
 
 func checkDelay(name string, d time.Duration) error {
 	if d < 0 || d > maxDelay {
-		return fmt.Errorf("%w: %s %v is outside [0, %v]", ErrLink, name, d, maxDelay)
+		return fmt.Errorf("%w: local: link: %s %v is outside [0, %v]", rollnet.ErrConfig, name, d, maxDelay)
 	}
 	return nil
 }
@@ -143,7 +145,7 @@ func (l Link) validate() (Link, error) {
 		}
 	}
 	if l.Jitter > l.Latency {
-		return l, fmt.Errorf("%w: Jitter %v exceeds Latency %v", ErrLink, l.Jitter, l.Latency)
+		return l, fmt.Errorf("%w: local: link: Jitter %v exceeds Latency %v", rollnet.ErrConfig, l.Jitter, l.Latency)
 	}
 	for _, p := range []struct {
 		name string
@@ -157,10 +159,10 @@ func (l Link) validate() (Link, error) {
 		}
 	}
 	if l.Burst.Enter > 0 && l.Burst.Leave == 0 {
-		return l, fmt.Errorf("%w: Burst.Leave is 0 with Burst.Enter %v: the first bad spell would never end", ErrLink, l.Burst.Enter)
+		return l, fmt.Errorf("%w: local: link: Burst.Leave is 0 with Burst.Enter %v: the first bad spell would never end", rollnet.ErrConfig, l.Burst.Enter)
 	}
 	if l.Ordered && l.Reorder > 0 {
-		return l, fmt.Errorf("%w: Reorder %v on an Ordered link", ErrLink, l.Reorder)
+		return l, fmt.Errorf("%w: local: link: Reorder %v on an Ordered link", rollnet.ErrConfig, l.Reorder)
 	}
 	if l.Burst.Loss == 0 {
 		l.Burst.Loss = 1

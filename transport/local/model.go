@@ -33,7 +33,7 @@ func (m *Model) set(l Link) {
 }
 
 // NewModel returns the model of l with its defaults filled in, drawing from
-// seed. It fails with ErrLink for a Link out of range.
+// seed. It fails with rollnet.ErrConfig for a Link out of range.
 func NewModel(l Link, seed uint64) (Model, error) {
 	l, err := l.validate()
 	if err != nil {
@@ -48,7 +48,7 @@ func NewModel(l Link, seed uint64) (Model, error) {
 func (m *Model) Link() Link { return m.link }
 
 // SetLink changes the link from the next datagram on, keeping the
-// generator and the burst state. It fails with ErrLink for a Link out of
+// generator and the burst state. It fails with rollnet.ErrConfig for a Link out of
 // range and leaves the model as it was.
 func (m *Model) SetLink(l Link) error {
 	l, err := l.validate()

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/elapsed"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -92,7 +93,7 @@ func (s *Stats) add(o Stats) {
 	s.InFlight += o.InFlight
 }
 
-// NewNetwork returns an empty network. It fails with ErrConfig or ErrLink
+// NewNetwork returns an empty network. It fails with rollnet.ErrConfig or rollnet.ErrConfig
 // for a Config out of range.
 func NewNetwork(cfg Config) (*Network, error) {
 	cfg, err := cfg.validate()
@@ -111,13 +112,13 @@ func NewNetwork(cfg Config) (*Network, error) {
 }
 
 // Endpoint opens the endpoint called name, whose peer identity is
-// transport.Peer(name). It fails with ErrName for an empty name and with
+// transport.Peer(name). It fails with rollnet.ErrConfig for an empty name and with
 // ErrNameTaken while an endpoint of that name is open. A closed endpoint's
 // name may be opened again: the new endpoint starts with an empty queue and
 // keeps the name's links, their settings, randomness and stats.
 func (n *Network) Endpoint(name string) (*Endpoint, error) {
 	if name == "" {
-		return nil, ErrName
+		return nil, fmt.Errorf("%w: local: empty endpoint name", rollnet.ErrConfig)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -134,7 +135,7 @@ func (n *Network) Endpoint(name string) (*Endpoint, error) {
 }
 
 // SetLink sets the link of the direction from → to, overriding the default
-// link for it. Names need not be open yet. It fails with ErrLink for a Link
+// link for it. Names need not be open yet. It fails with rollnet.ErrConfig for a Link
 // out of range.
 func (n *Network) SetLink(from, to string, l Link) error {
 	l, err := l.validate()
@@ -150,7 +151,7 @@ func (n *Network) SetLink(from, to string, l Link) error {
 }
 
 // SetDefaultLink replaces the default link, used by every direction without
-// a SetLink of its own. It fails with ErrLink for a Link out of range.
+// a SetLink of its own. It fails with rollnet.ErrConfig for a Link out of range.
 func (n *Network) SetDefaultLink(l Link) error {
 	l, err := l.validate()
 	if err != nil {

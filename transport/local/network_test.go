@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -18,29 +19,29 @@ func TestConfigValidation(t *testing.T) {
 		cfg  local.Config
 		err  error
 	}{
-		{"negative queue", local.Config{QueueLen: -1}, local.ErrConfig},
-		{"huge queue", local.Config{QueueLen: local.MaxQueueLen + 1}, local.ErrConfig},
-		{"negative latency", local.Config{Link: local.Link{Latency: -1}}, local.ErrLink},
-		{"jitter over latency", local.Config{Link: local.Link{Latency: 5, Jitter: 6}}, local.ErrLink},
-		{"latency over an hour", local.Config{Link: local.Link{Latency: 2 * time.Hour}}, local.ErrLink},
-		{"loss over 1", local.Config{Link: local.Link{Loss: 1.01}}, local.ErrLink},
-		{"NaN loss", local.Config{Link: local.Link{Loss: math.NaN()}}, local.ErrLink},
-		{"negative duplicate", local.Config{Link: local.Link{Duplicate: -0.1}}, local.ErrLink},
-		{"reorder over 1", local.Config{Link: local.Link{Reorder: 2}}, local.ErrLink},
-		{"negative reorder delay", local.Config{Link: local.Link{ReorderDelay: -1}}, local.ErrLink},
-		{"reorder on ordered", local.Config{Link: local.Link{Reorder: 0.1, Ordered: true}}, local.ErrLink},
-		{"burst never leaves", local.Config{Link: local.Link{Burst: local.Burst{Enter: 0.1}}}, local.ErrLink},
-		{"burst loss over 1", local.Config{Link: local.Link{Burst: local.Burst{Enter: 0.1, Leave: 0.1, Loss: 3}}}, local.ErrLink},
+		{"negative queue", local.Config{QueueLen: -1}, rollnet.ErrConfig},
+		{"huge queue", local.Config{QueueLen: 1<<16 + 1}, rollnet.ErrConfig},
+		{"negative latency", local.Config{Link: local.Link{Latency: -1}}, rollnet.ErrConfig},
+		{"jitter over latency", local.Config{Link: local.Link{Latency: 5, Jitter: 6}}, rollnet.ErrConfig},
+		{"latency over an hour", local.Config{Link: local.Link{Latency: 2 * time.Hour}}, rollnet.ErrConfig},
+		{"loss over 1", local.Config{Link: local.Link{Loss: 1.01}}, rollnet.ErrConfig},
+		{"NaN loss", local.Config{Link: local.Link{Loss: math.NaN()}}, rollnet.ErrConfig},
+		{"negative duplicate", local.Config{Link: local.Link{Duplicate: -0.1}}, rollnet.ErrConfig},
+		{"reorder over 1", local.Config{Link: local.Link{Reorder: 2}}, rollnet.ErrConfig},
+		{"negative reorder delay", local.Config{Link: local.Link{ReorderDelay: -1}}, rollnet.ErrConfig},
+		{"reorder on ordered", local.Config{Link: local.Link{Reorder: 0.1, Ordered: true}}, rollnet.ErrConfig},
+		{"burst never leaves", local.Config{Link: local.Link{Burst: local.Burst{Enter: 0.1}}}, rollnet.ErrConfig},
+		{"burst loss over 1", local.Config{Link: local.Link{Burst: local.Burst{Enter: 0.1, Leave: 0.1, Loss: 3}}}, rollnet.ErrConfig},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := local.NewNetwork(c.cfg)
 			require.ErrorIs(t, err, c.err)
-			if c.err == local.ErrLink {
+			if c.cfg.QueueLen == 0 { // a bad Link: SetLink and SetDefaultLink refuse it too
 				n, err := local.NewNetwork(local.Config{})
 				require.NoError(t, err)
-				require.ErrorIs(t, n.SetLink("a", "b", c.cfg.Link), local.ErrLink)
-				require.ErrorIs(t, n.SetDefaultLink(c.cfg.Link), local.ErrLink)
+				require.ErrorIs(t, n.SetLink("a", "b", c.cfg.Link), rollnet.ErrConfig)
+				require.ErrorIs(t, n.SetDefaultLink(c.cfg.Link), rollnet.ErrConfig)
 			}
 		})
 	}
@@ -51,7 +52,7 @@ func TestConfigValidation(t *testing.T) {
 func TestEndpointNames(t *testing.T) {
 	f := newFixture(t, local.Config{Link: local.Link{Latency: time.Millisecond}}, "a", "b")
 	_, err := f.net.Endpoint("")
-	require.ErrorIs(t, err, local.ErrName)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	_, err = f.net.Endpoint("a")
 	require.ErrorIs(t, err, local.ErrNameTaken)
 	require.Equal(t, transport.Peer("a"), f.eps["a"].Local())

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -28,11 +29,11 @@ type Transport struct {
 // and closes them with Close.
 func New(parts ...transport.Transport) (*Transport, error) {
 	if len(parts) == 0 {
-		return nil, ErrNoParts
+		return nil, fmt.Errorf("%w: multi: no transports", rollnet.ErrConfig)
 	}
 	for i, p := range parts {
 		if p == nil {
-			return nil, fmt.Errorf("%w: part %d is nil", ErrNoParts, i)
+			return nil, fmt.Errorf("%w: multi: part %d is nil", rollnet.ErrConfig, i)
 		}
 	}
 	return &Transport{parts: append([]transport.Transport(nil), parts...)}, nil

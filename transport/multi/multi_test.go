@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
@@ -116,9 +117,9 @@ func TestAllocsPerDatagram(t *testing.T) {
 
 func TestNew(t *testing.T) {
 	_, err := multi.New()
-	require.ErrorIs(t, err, multi.ErrNoParts)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	_, err = multi.New(nil)
-	require.ErrorIs(t, err, multi.ErrNoParts)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }
 
 // plain hides a transport's Expecter methods.

@@ -65,7 +65,7 @@ func TestAmplificationBound(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	tlsConf := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{Protocol}} //nolint:gosec // never completes
-	conn, err := qt.Dial(ctx, h.Addr(), tlsConf, &quicgo.Config{HandshakeIdleTimeout: DefaultHandshakeTimeout + time.Second, MaxIdleTimeout: time.Second, InitialPacketSize: packetSize})
+	conn, err := qt.Dial(ctx, h.Addr(), tlsConf, &quicgo.Config{HandshakeIdleTimeout: defaultHandshakeTimeout + time.Second, MaxIdleTimeout: time.Second, InitialPacketSize: packetSize})
 	if err == nil {
 		select {
 		case <-conn.Context().Done():

@@ -14,6 +14,8 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/rollnet/rollnet"
 )
 
 // SelfSignedValidity is how long a SelfSigned certificate is valid. A
@@ -85,10 +87,10 @@ func ParseHash(s string) ([32]byte, error) {
 	var h [32]byte
 	s = strings.ReplaceAll(s, ":", "")
 	if len(s) != 64 {
-		return h, fmt.Errorf("%w: certificate hash %q is not 64 hex digits", ErrInvalidConfig, s)
+		return h, fmt.Errorf("%w: quic: certificate hash %q is not 64 hex digits", rollnet.ErrConfig, s)
 	}
 	if _, err := hex.Decode(h[:], []byte(strings.ToLower(s))); err != nil {
-		return h, fmt.Errorf("%w: certificate hash: %w", ErrInvalidConfig, err)
+		return h, fmt.Errorf("%w: quic: certificate hash: %w", rollnet.ErrConfig, err)
 	}
 	return h, nil
 }

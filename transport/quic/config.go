@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -20,17 +21,17 @@ const WebTransportPath = "/rollnet"
 
 // Defaults of Config, used where a field is zero.
 const (
-	DefaultQueueLen         = 256
-	DefaultSendQueueLen     = 8
-	DefaultBulkQueueLen     = 64
-	DefaultMaxPeers         = 64
-	DefaultMaxPending       = 16
+	defaultQueueLen         = 256
+	defaultSendQueueLen     = 8
+	defaultBulkQueueLen     = 64
+	defaultMaxPeers         = 64
+	defaultMaxPending       = 16
 	DefaultMaxConnsPerAddr  = 8
-	DefaultHandshakeTimeout = 2 * time.Second
-	DefaultHelloTimeout     = 2 * time.Second
-	DefaultIdleTimeout      = 5 * time.Second
-	DefaultKeepAlive        = time.Second
-	DefaultMaxMigrations    = 8
+	defaultHandshakeTimeout = 2 * time.Second
+	defaultHelloTimeout     = 2 * time.Second
+	defaultIdleTimeout      = 5 * time.Second
+	defaultKeepAlive        = time.Second
+	defaultMaxMigrations    = 8
 )
 
 // Config configures a Transport. The zero value of every field means its
@@ -39,22 +40,22 @@ const (
 type Config struct {
 	// QueueLen is the number of received datagrams waiting for Receive,
 	// shared fairly by the peers (one lane each); a datagram arriving at a
-	// full queue is dropped and counted. 0 means DefaultQueueLen.
+	// full queue is dropped and counted. 0 means 256.
 	QueueLen int
 
 	// SendQueueLen is the number of datagrams Send lets wait for a peer's
 	// connection; past it Send drops (and counts) the datagram, as a lost
 	// one: after a stall nothing stale is flushed. 0 means
-	// DefaultSendQueueLen.
+	// 8.
 	SendQueueLen int
 
 	// BulkQueueLen is SendQueueLen for SendBulk. 0 means
-	// DefaultBulkQueueLen. It must be at least SendQueueLen.
+	// 64. It must be at least SendQueueLen.
 	BulkQueueLen int
 
 	// IdleTimeout is how long a connection may stay silent before it is
 	// closed and its peer gone; KeepAlive is how often an idle side pings.
-	// 0 means DefaultIdleTimeout and DefaultKeepAlive.
+	// 0 means 5 s and 1 s.
 	IdleTimeout time.Duration
 	KeepAlive   time.Duration
 
@@ -133,7 +134,7 @@ type Config struct {
 
 	// MaxMigrations bounds the sockets Migrate may open (client): every
 	// path a connection has used stays open until Close. 0 means
-	// DefaultMaxMigrations.
+	// 8.
 	MaxMigrations int
 }
 
@@ -148,17 +149,17 @@ func (c Config) withDefaults() (Config, error) {
 			*v = d
 		}
 	}
-	def(&c.QueueLen, DefaultQueueLen)
-	def(&c.SendQueueLen, DefaultSendQueueLen)
-	def(&c.BulkQueueLen, DefaultBulkQueueLen)
-	def(&c.MaxPeers, DefaultMaxPeers)
-	def(&c.MaxPending, DefaultMaxPending)
+	def(&c.QueueLen, defaultQueueLen)
+	def(&c.SendQueueLen, defaultSendQueueLen)
+	def(&c.BulkQueueLen, defaultBulkQueueLen)
+	def(&c.MaxPeers, defaultMaxPeers)
+	def(&c.MaxPending, defaultMaxPending)
 	def(&c.MaxConnsPerAddr, DefaultMaxConnsPerAddr)
-	def(&c.MaxMigrations, DefaultMaxMigrations)
-	defDur(&c.IdleTimeout, DefaultIdleTimeout)
-	defDur(&c.KeepAlive, DefaultKeepAlive)
-	defDur(&c.HandshakeTimeout, DefaultHandshakeTimeout)
-	defDur(&c.HelloTimeout, DefaultHelloTimeout)
+	def(&c.MaxMigrations, defaultMaxMigrations)
+	defDur(&c.IdleTimeout, defaultIdleTimeout)
+	defDur(&c.KeepAlive, defaultKeepAlive)
+	defDur(&c.HandshakeTimeout, defaultHandshakeTimeout)
+	defDur(&c.HelloTimeout, defaultHelloTimeout)
 	for _, f := range []struct {
 		name string
 		v    int
@@ -168,7 +169,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"MaxMigrations", c.MaxMigrations},
 	} {
 		if f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %d", ErrInvalidConfig, f.name, f.v)
+			return c, fmt.Errorf("%w: quic: %s is %d", rollnet.ErrConfig, f.name, f.v)
 		}
 	}
 	for _, f := range []struct {
@@ -179,20 +180,20 @@ func (c Config) withDefaults() (Config, error) {
 		{"HandshakeTimeout", c.HandshakeTimeout}, {"HelloTimeout", c.HelloTimeout},
 	} {
 		if f.v < 0 {
-			return c, fmt.Errorf("%w: %s is %v", ErrInvalidConfig, f.name, f.v)
+			return c, fmt.Errorf("%w: quic: %s is %v", rollnet.ErrConfig, f.name, f.v)
 		}
 	}
 	if c.BulkQueueLen < c.SendQueueLen {
-		return c, fmt.Errorf("%w: BulkQueueLen %d is below SendQueueLen %d", ErrInvalidConfig, c.BulkQueueLen, c.SendQueueLen)
+		return c, fmt.Errorf("%w: quic: BulkQueueLen %d is below SendQueueLen %d", rollnet.ErrConfig, c.BulkQueueLen, c.SendQueueLen)
 	}
 	if c.KeepAlive >= c.IdleTimeout {
-		return c, fmt.Errorf("%w: KeepAlive %v is not below IdleTimeout %v", ErrInvalidConfig, c.KeepAlive, c.IdleTimeout)
+		return c, fmt.Errorf("%w: quic: KeepAlive %v is not below IdleTimeout %v", rollnet.ErrConfig, c.KeepAlive, c.IdleTimeout)
 	}
 	if len(c.Address) > 255 {
-		return c, fmt.Errorf("%w: Address is %d bytes, over 255", ErrInvalidConfig, len(c.Address))
+		return c, fmt.Errorf("%w: quic: Address is %d bytes, over 255", rollnet.ErrConfig, len(c.Address))
 	}
 	if c.Admit != nil && c.Tokens == nil {
-		return c, fmt.Errorf("%w: Admit without Tokens (it is asked about a client's token)", ErrInvalidConfig)
+		return c, fmt.Errorf("%w: quic: Admit without Tokens (it is asked about a client's token)", rollnet.ErrConfig)
 	}
 	return c, nil
 }

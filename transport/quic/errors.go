@@ -3,10 +3,6 @@ package quic
 import "errors"
 
 var (
-	// ErrInvalidConfig is returned by Listen and Dial for a Config field out
-	// of range. The wrapping error names the field.
-	ErrInvalidConfig = errors.New("quic: invalid config")
-
 	// ErrPinMismatch is returned by Dial when the host's certificate is not
 	// the one Config.PinSHA256 names.
 	ErrPinMismatch = errors.New("quic: host certificate does not match the pinned SHA-256")

@@ -86,7 +86,7 @@ func TestPendingSquattersEvicted(t *testing.T) {
 			done := squatters(ctx, h, addrs, DefaultMaxConnsPerAddr, rate, Protocol)
 			// Let the squatters fill the pool (or time out trying).
 			for range 200 {
-				if h.host.pendingLen() >= min(DefaultMaxPending, 2*addrs) {
+				if h.host.pendingLen() >= min(defaultMaxPending, 2*addrs) {
 					break
 				}
 				time.Sleep(20 * time.Millisecond)
@@ -167,14 +167,14 @@ func TestWebTransportPendingCapped(t *testing.T) {
 	}
 	// The host's closes take a round trip to arrive.
 	for range 100 {
-		if open() <= DefaultMaxPending {
+		if open() <= defaultMaxPending {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("%d h3 connections from %d addresses made, %d still open; host: %d pending, %d evicted", len(conns), addrs, open(), h.host.pendingLen(), h.Stats().ConnsEvicted)
-	require.Greater(t, len(conns), DefaultMaxPending)
-	require.LessOrEqual(t, open(), DefaultMaxPending, "h3 connections held without a session")
-	require.LessOrEqual(t, h.host.pendingLen(), DefaultMaxPending)
+	require.Greater(t, len(conns), defaultMaxPending)
+	require.LessOrEqual(t, open(), defaultMaxPending, "h3 connections held without a session")
+	require.LessOrEqual(t, h.host.pendingLen(), defaultMaxPending)
 	dialHost(t, h, Config{})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -134,7 +135,7 @@ func TestAdmitRefuses(t *testing.T) {
 	require.Equal(t, []string{"client-7"}, peerNames(h))
 
 	_, err = Listen("127.0.0.1:0", Config{Admit: func(connecttoken.Claims) error { return nil }})
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }
 
 // A client who reconnects with a new token is the same peer: the old

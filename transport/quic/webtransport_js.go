@@ -132,7 +132,7 @@ func DialWebTransport(ctx context.Context, rawURL string, cfg Config) (*Transpor
 
 // hello runs the hello exchange on a new bidirectional stream.
 func (c *clientState) hello(ctx context.Context, h hello) (welcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, DefaultHelloTimeout)
+	ctx, cancel := context.WithTimeout(ctx, defaultHelloTimeout)
 	defer cancel()
 	str, err := await(ctx, c.wt.Call("createBidirectionalStream"))
 	if err != nil {

@@ -30,9 +30,9 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// DefaultPatience is the number of ticks the suite waits for a datagram when
+// defaultPatience is the number of ticks the suite waits for a datagram when
 // Pair.Patience is zero.
-const DefaultPatience = 200
+const defaultPatience = 200
 
 // BurstLen is the number of datagrams the Burst check sends back to back.
 const BurstLen = 64
@@ -49,7 +49,7 @@ type Pair struct {
 	Tick func()
 
 	// Patience is how many Ticks the suite waits for an expected datagram
-	// before it calls the datagram lost. Zero means DefaultPatience.
+	// before it calls the datagram lost. Zero means 200.
 	Patience int
 
 	// Lossy is set for a pair whose link may lose, duplicate or reorder
@@ -94,7 +94,7 @@ func Run(t *testing.T, newPair func(t *testing.T) Pair) {
 			require.NotNil(t, p.B, "Pair.B")
 			require.NotNil(t, p.Tick, "Pair.Tick")
 			if p.Patience == 0 {
-				p.Patience = DefaultPatience
+				p.Patience = defaultPatience
 			}
 			if p.Unknown == "" {
 				p.Unknown = "transporttest-nobody"

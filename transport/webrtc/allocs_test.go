@@ -20,7 +20,7 @@ func TestAllocsPerDatagram(t *testing.T) {
 	}
 	h := newHub()
 	pa := h.join("a")
-	a, err := New(Config{LoopbackOnly: true}, pa)
+	a, err := newOn(Config{LoopbackOnly: true}, pa)
 	require.NoError(t, err)
 	defer a.Close()
 	a.lookup("b", true) // known, not connected: Send drops and counts

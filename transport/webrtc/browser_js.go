@@ -22,7 +22,7 @@ package webrtc
 //     loop: each message is copied from the page's ArrayBuffer into a
 //     buffer allocated once per peer and pushed into the same bounded
 //     receive queue, on the browser's event loop, without a goroutine. A
-//     message over MaxMessageSize, or a text message, disconnects the peer
+//     message over transport.MaxDatagram, or a text message, disconnects the peer
 //     (ErrOversizeMessage, ErrTextMessage): the browser has already
 //     received it (it advertises its own, larger, maximum message size),
 //     but nothing keeps it. Send copies the datagram into a Uint8Array
@@ -94,8 +94,8 @@ func newEngine(cfg Config, servers []ICEServer) engine {
 // conn is one peer's RTCPeerConnection and its data channel.
 type conn struct {
 	pc, dc  js.Value
-	sendBuf js.Value                     // a Uint8Array of MaxMessageSize bytes
-	views   [MaxMessageSize + 1]js.Value // views[n]: sendBuf's first n bytes, made on first use
+	sendBuf js.Value                     // a Uint8Array of transport.MaxDatagram bytes
+	views   [maxMessageSize + 1]js.Value // views[n]: sendBuf's first n bytes, made on first use
 
 	mu     sync.Mutex
 	closed bool
@@ -107,7 +107,7 @@ func (e engine) newConn() (c *conn, err error) {
 	if ctor.Type() != js.TypeFunction {
 		return nil, errors.New("webrtc: this page has no RTCPeerConnection")
 	}
-	c = &conn{sendBuf: js.Global().Get("Uint8Array").New(MaxMessageSize)}
+	c = &conn{sendBuf: js.Global().Get("Uint8Array").New(maxMessageSize)}
 	err = try(func() {
 		c.pc = ctor.New(e.cfg)
 		init := js.Global().Get("Object").New()
@@ -256,7 +256,7 @@ func (ch browserChannel) Read([]byte) (int, error) { return 0, errors.ErrUnsuppo
 // Write copies b into the peer's send buffer and sends the view of its
 // length. It allocates nothing once that length's view exists.
 func (ch browserChannel) Write(b []byte) (n int, err error) {
-	if len(b) > MaxMessageSize {
+	if len(b) > maxMessageSize {
 		return 0, ErrOversizeMessage
 	}
 	c := ch.c
@@ -282,7 +282,7 @@ func (ch browserChannel) Close() error { return ch.c.close() }
 func (t *Transport) opened(p *peer) {
 	c := p.c
 	lane := t.q.Lane(p.id)
-	buf := make([]byte, MaxMessageSize)
+	buf := make([]byte, maxMessageSize)
 	view := js.Global().Get("Uint8Array")
 	dead := false // a message broke the rules: nothing after it is read
 	t.mu.Lock()
@@ -304,7 +304,7 @@ func (t *Transport) opened(p *peer) {
 			return
 		}
 		n := data.Get("byteLength").Int()
-		if n > MaxMessageSize {
+		if n > maxMessageSize {
 			dead = true
 			go t.peerGone(p, ErrOversizeMessage, false)
 			return

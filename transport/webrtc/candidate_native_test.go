@@ -11,7 +11,7 @@ import (
 
 // TestCandidateType: a server-reflexive candidate equal to its base (no
 // NAT: a host on a public address) counts as the host candidate it is, so
-// a pair ICE selected through it reads PathDirect; a mapped one stays
+// a pair ICE selected through it reads pathDirect; a mapped one stays
 // srflx, and the other types are as pion names them.
 func TestCandidateType(t *testing.T) {
 	unmapped := &pion.ICECandidate{Typ: pion.ICECandidateTypeSrflx, Address: "198.51.100.7", Port: 4000, RelatedAddress: "198.51.100.7", RelatedPort: 4000}
@@ -22,6 +22,6 @@ func TestCandidateType(t *testing.T) {
 	require.Equal(t, "srflx", candidateType(mapped))
 	require.Equal(t, "srflx", candidateType(remapped), "a port-translating NAT maps the port alone")
 	require.Equal(t, "host", candidateType(host))
-	require.Equal(t, PathDirect, pathOf(candidateType(host), candidateType(unmapped)))
-	require.Equal(t, PathSTUN, pathOf(candidateType(host), candidateType(mapped)))
+	require.Equal(t, pathDirect, pathOf(candidateType(host), candidateType(unmapped)))
+	require.Equal(t, pathSTUN, pathOf(candidateType(host), candidateType(mapped)))
 }

@@ -15,7 +15,7 @@ import (
 // signaling client reports peers of protocol version 1 (a browser page).
 type singles struct{ *pipe }
 
-func (singles) TakesCandidateArrays(string) bool { return false }
+func (singles) takesCandidateArrays(string) bool { return false }
 
 // TestCandidatesFollowDescription: every peer hears a Transport's offer or
 // answer before any of its candidates (a browser's addIceCandidate refuses
@@ -27,13 +27,13 @@ func TestCandidatesFollowDescription(t *testing.T) {
 		t.Run(fmt.Sprintf("arrays=%t", arrays), func(t *testing.T) {
 			h := newHub()
 			var mu sync.Mutex
-			kinds := map[string][]SignalKind{} // by "from>to"
+			kinds := map[string][]signalKind{} // by "from>to"
 			var payloads [][]byte
-			h.hold = func(from, to string, s Signal) bool {
+			h.hold = func(from, to string, s signalMsg) bool {
 				mu.Lock()
 				defer mu.Unlock()
 				kinds[from+">"+to] = append(kinds[from+">"+to], s.Kind)
-				if s.Kind == SignalCandidate {
+				if s.Kind == signalCandidate {
 					payloads = append(payloads, s.Payload)
 				}
 				return false
@@ -45,11 +45,11 @@ func TestCandidatesFollowDescription(t *testing.T) {
 				ids := []string{fmt.Sprintf("a%d", i), fmt.Sprintf("b%d", i)}
 				trs := make([]*Transport, 2)
 				for j, id := range ids {
-					var sig Signaler = h.join(id)
+					var sig signaler = h.join(id)
 					if !arrays {
 						sig = singles{sig.(*pipe)}
 					}
-					tr, err := New(Config{LoopbackOnly: true}, sig)
+					tr, err := newOn(Config{LoopbackOnly: true}, sig)
 					require.NoError(t, err)
 					trs[j] = tr
 				}
@@ -69,7 +69,7 @@ func TestCandidatesFollowDescription(t *testing.T) {
 			require.Len(t, kinds, 2*rounds)
 			for pair, ks := range kinds {
 				require.NotEmpty(t, ks, pair)
-				require.Contains(t, []SignalKind{SignalOffer, SignalAnswer}, ks[0], "%s: %v", pair, ks)
+				require.Contains(t, []signalKind{signalOffer, signalAnswer}, ks[0], "%s: %v", pair, ks)
 			}
 			require.NotEmpty(t, payloads)
 			for _, p := range payloads {

@@ -4,65 +4,66 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 )
 
 // Defaults of Config, used where a field is zero.
 const (
-	DefaultSendThreshold          = 256
-	DefaultBulkThreshold          = 64 << 10
-	DefaultQueueLen               = 256
-	DefaultMaxPeers               = 16
-	DefaultMaxPendingCandidates   = 32
-	DefaultICEDisconnectedTimeout = time.Second
-	DefaultICEFailedTimeout       = 2 * time.Second
-	DefaultICEKeepAlive           = 250 * time.Millisecond
-	DefaultSignalTimeout          = 5 * time.Second
-	DefaultSCTPRTOMax             = time.Second
-	DefaultICEReflexiveWait       = 100 * time.Millisecond
-	DefaultICERelayWait           = time.Second
+	defaultSendThreshold          = 256
+	defaultBulkThreshold          = 64 << 10
+	defaultQueueLen               = 256
+	defaultMaxPeers               = 16
+	defaultMaxPendingCandidates   = 32
+	defaultICEDisconnectedTimeout = time.Second
+	defaultICEFailedTimeout       = 2 * time.Second
+	defaultICEKeepAlive           = 250 * time.Millisecond
+	defaultSignalTimeout          = 5 * time.Second
+	defaultSCTPRTOMax             = time.Second
+	defaultICEReflexiveWait       = 100 * time.Millisecond
+	defaultICERelayWait           = time.Second
 )
 
-// MaxMessageSize is the SCTP maximum message size every Transport
+// maxMessageSize is the SCTP maximum message size every Transport
 // advertises in its SDP and the size of each peer's read buffer. It equals
 // transport.MaxDatagram: a well-behaved peer never sends more, and one that
 // does is disconnected with ErrOversizeMessage.
-const MaxMessageSize = 1200
+const maxMessageSize = 1200
 
 // Config configures a Transport. The zero value of every field means its
 // documented default.
 type Config struct {
 	// ICEServers are the STUN and TURN servers used to gather candidates.
-	// Nil means the list the Signaler hands out; an empty non-nil slice
+	// Nil means the list the signaling server hands out; an empty non-nil slice
 	// means none (host candidates only).
 	ICEServers []ICEServer
 
 	// SendThreshold is the data channel's buffered amount, in bytes, above
 	// which Send skips (and counts) a datagram instead of queueing it behind
-	// SCTP congestion control. 0 means DefaultSendThreshold (256 B): after a
+	// SCTP congestion control. 0 means 256 B: after a
 	// blackout nothing seconds old is flushed to the peer.
 	SendThreshold int
 
 	// BulkThreshold is SendThreshold for SendBulk: the datagrams of a bulk
 	// transfer (rollnet's session feeding a peer that catches up), which
 	// a later datagram does not make stale, may queue up to it. 0 means
-	// DefaultBulkThreshold (64 KiB).
+	// 64 KiB.
 	BulkThreshold int
 
 	// QueueLen is the number of received datagrams waiting for Receive; a
 	// datagram arriving at a full queue is dropped and counted. 0 means
-	// DefaultQueueLen.
+	// 256.
 	QueueLen int
 
 	// MaxPeers bounds the number of peers known (open, connecting or
 	// gone). A new peer over it takes the place of a gone one (Send to the
 	// forgotten peer then returns transport.ErrUnknownPeer), or is ignored
-	// and counted when every peer is live. 0 means DefaultMaxPeers.
+	// and counted when every peer is live. 0 means 16.
 	MaxPeers int
 
 	// MaxPendingCandidates bounds the remote ICE candidates buffered per
 	// peer until its remote description is set. 0 means
-	// DefaultMaxPendingCandidates.
+	// 32.
 	MaxPendingCandidates int
 
 	// ICEDisconnectedTimeout, ICEFailedTimeout and ICEKeepAlive are pion's
@@ -89,11 +90,11 @@ type Config struct {
 
 	// SCTPRTOMax caps SCTP's retransmission timeout, which otherwise
 	// doubles up to 60 s while a path is dead and then holds the channel
-	// silent for seconds after the path heals. 0 means DefaultSCTPRTOMax
+	// silent for seconds after the path heals. 0 means 1 s
 	// (1 s, SCTP's minimum RTO: the cap only removes the backoff).
 	SCTPRTOMax time.Duration
 
-	// SignalTimeout bounds each Signaler.Send. 0 means DefaultSignalTimeout.
+	// SignalTimeout bounds each signal sent through the signaling server. 0 means 5 s.
 	SignalTimeout time.Duration
 
 	// LoopbackOnly restricts ICE to UDP over IPv4 on the loopback
@@ -134,7 +135,7 @@ type Config struct {
 func (c Config) withDefaults() (Config, error) {
 	neg := func(name string, v int64) error {
 		if v < 0 {
-			return fmt.Errorf("%w: %s is negative (%d)", ErrInvalidConfig, name, v)
+			return fmt.Errorf("%w: webrtc: %s is negative (%d)", rollnet.ErrConfig, name, v)
 		}
 		return nil
 	}
@@ -160,49 +161,49 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if c.SendThreshold == 0 {
-		c.SendThreshold = DefaultSendThreshold
+		c.SendThreshold = defaultSendThreshold
 	}
 	if c.BulkThreshold == 0 {
-		c.BulkThreshold = DefaultBulkThreshold
+		c.BulkThreshold = defaultBulkThreshold
 	}
 	if c.QueueLen == 0 {
-		c.QueueLen = DefaultQueueLen
+		c.QueueLen = defaultQueueLen
 	}
 	if c.QueueLen > 1<<16 {
-		return c, fmt.Errorf("%w: QueueLen %d over %d", ErrInvalidConfig, c.QueueLen, 1<<16)
+		return c, fmt.Errorf("%w: webrtc: QueueLen %d over %d", rollnet.ErrConfig, c.QueueLen, 1<<16)
 	}
 	if c.MaxPeers == 0 {
-		c.MaxPeers = DefaultMaxPeers
+		c.MaxPeers = defaultMaxPeers
 	}
 	if c.MaxPendingCandidates == 0 {
-		c.MaxPendingCandidates = DefaultMaxPendingCandidates
+		c.MaxPendingCandidates = defaultMaxPendingCandidates
 	}
 	if c.ICEDisconnectedTimeout == 0 {
-		c.ICEDisconnectedTimeout = DefaultICEDisconnectedTimeout
+		c.ICEDisconnectedTimeout = defaultICEDisconnectedTimeout
 	}
 	if c.ICEFailedTimeout == 0 {
-		c.ICEFailedTimeout = DefaultICEFailedTimeout
+		c.ICEFailedTimeout = defaultICEFailedTimeout
 	}
 	if c.ICEKeepAlive == 0 {
-		c.ICEKeepAlive = DefaultICEKeepAlive
+		c.ICEKeepAlive = defaultICEKeepAlive
 	}
 	if c.SCTPRTOMax == 0 {
-		c.SCTPRTOMax = DefaultSCTPRTOMax
+		c.SCTPRTOMax = defaultSCTPRTOMax
 	}
 	if c.ICEReflexiveWait == 0 {
-		c.ICEReflexiveWait = DefaultICEReflexiveWait
+		c.ICEReflexiveWait = defaultICEReflexiveWait
 	}
 	if c.ICERelayWait == 0 {
-		c.ICERelayWait = DefaultICERelayWait
+		c.ICERelayWait = defaultICERelayWait
 	}
 	if c.SignalTimeout == 0 {
-		c.SignalTimeout = DefaultSignalTimeout
+		c.SignalTimeout = defaultSignalTimeout
 	}
 	if c.LoopbackOnly && c.Net != nil {
-		return c, fmt.Errorf("%w: LoopbackOnly and Net are exclusive", ErrInvalidConfig)
+		return c, fmt.Errorf("%w: webrtc: LoopbackOnly and Net are exclusive", rollnet.ErrConfig)
 	}
 	if c.LoopbackOnly && c.RelayOnly {
-		return c, fmt.Errorf("%w: LoopbackOnly (no ICE servers) and RelayOnly are exclusive", ErrInvalidConfig)
+		return c, fmt.Errorf("%w: webrtc: LoopbackOnly (no ICE servers) and RelayOnly are exclusive", rollnet.ErrConfig)
 	}
 	return c, nil
 }

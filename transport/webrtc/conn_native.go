@@ -35,7 +35,7 @@ type engine struct {
 func newEngine(cfg Config, servers []ICEServer) engine {
 	var se pion.SettingEngine
 	se.DetachDataChannels()
-	se.SetSCTPMaxMessageSize(MaxMessageSize)
+	se.SetSCTPMaxMessageSize(maxMessageSize)
 	se.SetSCTPRTOMax(cfg.SCTPRTOMax)
 	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepAlive)
 	se.SetSrflxAcceptanceMinWait(cfg.ICEReflexiveWait)
@@ -167,7 +167,7 @@ func (t *Transport) opened(p *peer) {
 // datagram.
 func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvqueue.Lane) {
 	defer t.wg.Done()
-	buf := make([]byte, MaxMessageSize)
+	buf := make([]byte, maxMessageSize)
 	for {
 		n, err := rw.Read(buf)
 		if err != nil {
@@ -223,7 +223,7 @@ func (c *conn) readStats(info *PeerInfo) {
 // candidate whose address is its own base (STUN saw the host's address:
 // no NAT between them) is the host candidate it equals. ICE may select
 // such a pair in place of host to host, and it costs what host to host
-// costs: PathDirect, not PathSTUN.
+// costs: "direct", not "stun".
 func candidateType(c *pion.ICECandidate) string {
 	if c.Typ == pion.ICECandidateTypeSrflx && c.RelatedAddress == c.Address && c.RelatedPort == c.Port {
 		return pion.ICECandidateTypeHost.String()

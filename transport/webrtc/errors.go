@@ -3,13 +3,6 @@ package webrtc
 import "errors"
 
 var (
-	// ErrInvalidConfig is returned by New for a Config field out of range.
-	// The wrapping error names the field.
-	ErrInvalidConfig = errors.New("webrtc: invalid config")
-
-	// ErrNoSignaler is returned by New without a Signaler.
-	ErrNoSignaler = errors.New("webrtc: no signaler")
-
 	// ErrICEFailed is the reason a peer is gone when ICE gave up on it
 	// (no packet through for the configured failed timeout).
 	ErrICEFailed = errors.New("webrtc: ICE failed")

@@ -19,7 +19,7 @@ func meshOfThree(t *testing.T, ca, cb, cc Config) (a, b, c *Transport) {
 	trs := make([]*Transport, 3)
 	for i, cfg := range []Config{ca, cb, cc} {
 		cfg.LoopbackOnly = true
-		tr, err := New(cfg, h.join(string(rune('a'+i))))
+		tr, err := newOn(cfg, h.join(string(rune('a'+i))))
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = tr.Close() })
 		trs[i] = tr
@@ -116,7 +116,7 @@ func TestAcceptChoosesPeers(t *testing.T) {
 		if id == "c" {
 			c.Accept = nil
 		}
-		tr, err := New(c, h.join(id))
+		tr, err := newOn(c, h.join(id))
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = tr.Close() })
 		trs = append(trs, tr)
@@ -145,10 +145,10 @@ func TestNoOfferToPeerThatLeft(t *testing.T) {
 	h := newHub()
 	pa := h.join("a")
 	for range 3 {
-		pa.deliver(SignalEvent{Kind: PeerJoined, Peer: "x"})
-		pa.deliver(SignalEvent{Kind: PeerLeft, Peer: "x"})
+		pa.deliver(signalEvent{Kind: peerJoined, Peer: "x"})
+		pa.deliver(signalEvent{Kind: peerLeft, Peer: "x"})
 	}
-	a, err := New(Config{LoopbackOnly: true}, pa)
+	a, err := newOn(Config{LoopbackOnly: true}, pa)
 	require.NoError(t, err)
 	defer a.Close()
 	require.Eventually(t, func() bool { return a.Stats().OffersSkipped == 3 }, 5*time.Second, time.Millisecond)

@@ -31,19 +31,19 @@ func FuzzSignal(f *testing.F) {
 	cand, err := json.Marshal(pion.ICECandidateInit{Candidate: "candidate:1 1 udp 2130706431 127.0.0.1 5000 typ host"})
 	require.NoError(f, err)
 
-	f.Add(uint8(SignalOffer), offerJSON, uint8(SignalCandidate), cand)
-	f.Add(uint8(SignalCandidate), cand, uint8(SignalOffer), offerJSON)
-	f.Add(uint8(SignalAnswer), offerJSON, uint8(SignalCandidate), []byte(`{"candidate":""}`))
-	f.Add(uint8(SignalOffer), []byte(`{"type":"offer","sdp":"v=0\r\n"}`), uint8(0), []byte(nil))
+	f.Add(uint8(signalOffer), offerJSON, uint8(signalCandidate), cand)
+	f.Add(uint8(signalCandidate), cand, uint8(signalOffer), offerJSON)
+	f.Add(uint8(signalAnswer), offerJSON, uint8(signalCandidate), []byte(`{"candidate":""}`))
+	f.Add(uint8(signalOffer), []byte(`{"type":"offer","sdp":"v=0\r\n"}`), uint8(0), []byte(nil))
 	f.Fuzz(func(t *testing.T, k1 uint8, p1 []byte, k2 uint8, p2 []byte) {
 		h := newHub()
-		tr, err := New(Config{LoopbackOnly: true, MaxPeers: 1}, h.join("a"))
+		tr, err := newOn(Config{LoopbackOnly: true, MaxPeers: 1}, h.join("a"))
 		require.NoError(t, err)
 		defer tr.Close()
 		// The signal loop waits on an empty channel; handle runs here, as
 		// if it were that loop.
-		for _, s := range []Signal{{Kind: SignalKind(k1), Payload: p1}, {Kind: SignalKind(k2), Payload: p2}} {
-			tr.handle(SignalEvent{Kind: SignalReceived, Peer: "x", Signal: s})
+		for _, s := range []signalMsg{{Kind: signalKind(k1), Payload: p1}, {Kind: signalKind(k2), Payload: p2}} {
+			tr.handle(signalEvent{Kind: signalReceived, Peer: "x", Signal: s})
 		}
 		st := tr.Stats()
 		require.LessOrEqual(t, st.SignalsInvalid, uint64(2))

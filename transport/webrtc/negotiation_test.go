@@ -10,6 +10,7 @@ import (
 	"github.com/pion/logging"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -17,12 +18,12 @@ import (
 // remote description is set, then added: none is refused.
 func TestCandidatesBeforeOfferAreBuffered(t *testing.T) {
 	h := newHub()
-	h.hold = func(from, _ string, s Signal) bool { return from == "a" && s.Kind != SignalAnswer }
+	h.hold = func(from, _ string, s signalMsg) bool { return from == "a" && s.Kind != signalAnswer }
 	cfg := Config{LoopbackOnly: true}
-	a, err := New(cfg, h.join("a"))
+	a, err := newOn(cfg, h.join("a"))
 	require.NoError(t, err)
 	defer a.Close()
-	b, err := New(cfg, h.join("b"))
+	b, err := newOn(cfg, h.join("b"))
 	require.NoError(t, err)
 	defer b.Close()
 
@@ -33,8 +34,8 @@ func TestCandidatesBeforeOfferAreBuffered(t *testing.T) {
 		defer h.mu.Unlock()
 		var offer, cand bool
 		for _, hs := range h.held {
-			offer = offer || hs.s.Kind == SignalOffer
-			cand = cand || hs.s.Kind == SignalCandidate
+			offer = offer || hs.s.Kind == signalOffer
+			cand = cand || hs.s.Kind == signalCandidate
 		}
 		return offer && cand
 	}, 5*time.Second, time.Millisecond)
@@ -42,12 +43,12 @@ func TestCandidatesBeforeOfferAreBuffered(t *testing.T) {
 	h.hold = nil
 	var reordered []heldSignal
 	for _, hs := range h.held {
-		if hs.s.Kind == SignalCandidate {
+		if hs.s.Kind == signalCandidate {
 			reordered = append(reordered, hs)
 		}
 	}
 	for _, hs := range h.held {
-		if hs.s.Kind != SignalCandidate {
+		if hs.s.Kind != signalCandidate {
 			reordered = append(reordered, hs)
 		}
 	}
@@ -73,14 +74,14 @@ func TestBothOfferLowerIDWins(t *testing.T) {
 	quiet.DefaultLogLevel = logging.LogLevelDisabled // b's first candidates are for its replaced offer
 	cfg := Config{LoopbackOnly: true, LoggerFactory: quiet}
 	pa, pb := h.join("a"), h.join("b")
-	pb.deliver(SignalEvent{Kind: PeerJoined, Peer: "a"}) // b is told a joined after it
+	pb.deliver(signalEvent{Kind: peerJoined, Peer: "a"}) // b is told a joined after it
 	// a's signals wait until b's offer reached a, so that b offers before
 	// it hears a's offer.
-	h.hold = func(from, _ string, _ Signal) bool { return from == "a" }
-	a, err := New(cfg, pa)
+	h.hold = func(from, _ string, _ signalMsg) bool { return from == "a" }
+	a, err := newOn(cfg, pa)
 	require.NoError(t, err)
 	defer a.Close()
-	b, err := New(cfg, pb)
+	b, err := newOn(cfg, pb)
 	require.NoError(t, err)
 	defer b.Close()
 	require.Eventually(t, func() bool { return a.Stats().SignalsInvalid == 1 }, 5*time.Second, time.Millisecond,
@@ -112,26 +113,26 @@ func TestBothOfferLowerIDWins(t *testing.T) {
 func TestHostileSignalsAreIgnored(t *testing.T) {
 	h := newHub()
 	pa := h.join("a")
-	a, err := New(Config{LoopbackOnly: true, MaxPeers: 2, MaxPendingCandidates: 1}, pa)
+	a, err := newOn(Config{LoopbackOnly: true, MaxPeers: 2, MaxPendingCandidates: 1}, pa)
 	require.NoError(t, err)
 	defer a.Close()
 
 	cand, err := json.Marshal(candidate{Candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host"})
 	require.NoError(t, err)
-	hostile := []SignalEvent{
-		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalOffer, Payload: []byte("{")}},
-		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalOffer, Payload: []byte(`{"type":"answer","sdp":""}`)}},
-		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalAnswer, Payload: []byte(`{"type":"answer","sdp":"v=0"}`)}},
-		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: SignalCandidate, Payload: []byte(`{}`)}},
-		{Kind: SignalReceived, Peer: "x", Signal: Signal{Kind: 99}},
+	hostile := []signalEvent{
+		{Kind: signalReceived, Peer: "x", Signal: signalMsg{Kind: signalOffer, Payload: []byte("{")}},
+		{Kind: signalReceived, Peer: "x", Signal: signalMsg{Kind: signalOffer, Payload: []byte(`{"type":"answer","sdp":""}`)}},
+		{Kind: signalReceived, Peer: "x", Signal: signalMsg{Kind: signalAnswer, Payload: []byte(`{"type":"answer","sdp":"v=0"}`)}},
+		{Kind: signalReceived, Peer: "x", Signal: signalMsg{Kind: signalCandidate, Payload: []byte(`{}`)}},
+		{Kind: signalReceived, Peer: "x", Signal: signalMsg{Kind: 99}},
 		{Kind: 42, Peer: "x"},
-		{Kind: SignalReceived, Peer: "", Signal: Signal{Kind: SignalCandidate, Payload: cand}},
-		{Kind: SignalReceived, Peer: "a", Signal: Signal{Kind: SignalCandidate, Payload: cand}},
-		{Kind: SignalReceived, Peer: "y", Signal: Signal{Kind: SignalCandidate, Payload: cand}}, // y: buffered
-		{Kind: SignalReceived, Peer: "y", Signal: Signal{Kind: SignalCandidate, Payload: cand}}, // over the bound
-		{Kind: SignalReceived, Peer: "z", Signal: Signal{Kind: SignalCandidate, Payload: cand}}, // z: second peer
-		{Kind: SignalReceived, Peer: "w", Signal: Signal{Kind: SignalCandidate, Payload: cand}}, // over MaxPeers
-		{Kind: SignalReceived, Peer: "y", Signal: Signal{Kind: SignalOffer, Payload: []byte(`{"type":"offer","sdp":"garbage"}`)}},
+		{Kind: signalReceived, Peer: "", Signal: signalMsg{Kind: signalCandidate, Payload: cand}},
+		{Kind: signalReceived, Peer: "a", Signal: signalMsg{Kind: signalCandidate, Payload: cand}},
+		{Kind: signalReceived, Peer: "y", Signal: signalMsg{Kind: signalCandidate, Payload: cand}}, // y: buffered
+		{Kind: signalReceived, Peer: "y", Signal: signalMsg{Kind: signalCandidate, Payload: cand}}, // over the bound
+		{Kind: signalReceived, Peer: "z", Signal: signalMsg{Kind: signalCandidate, Payload: cand}}, // z: second peer
+		{Kind: signalReceived, Peer: "w", Signal: signalMsg{Kind: signalCandidate, Payload: cand}}, // over MaxPeers
+		{Kind: signalReceived, Peer: "y", Signal: signalMsg{Kind: signalOffer, Payload: []byte(`{"type":"offer","sdp":"garbage"}`)}},
 	}
 	for _, e := range hostile {
 		pa.deliver(e)
@@ -149,7 +150,7 @@ func TestHostileSignalsAreIgnored(t *testing.T) {
 	require.ErrorIs(t, a.Send("w", []byte("x")), transport.ErrUnknownPeer)
 
 	// Now that y is gone, a new peer takes its place.
-	pa.deliver(SignalEvent{Kind: SignalReceived, Peer: "v", Signal: Signal{Kind: SignalCandidate, Payload: cand}})
+	pa.deliver(signalEvent{Kind: signalReceived, Peer: "v", Signal: signalMsg{Kind: signalCandidate, Payload: cand}})
 	require.Eventually(t, func() bool { return errors.Is(a.Send("y", []byte("x")), transport.ErrUnknownPeer) },
 		5*time.Second, time.Millisecond, "y forgotten")
 	require.NoError(t, a.Send("v", []byte("x")))
@@ -172,9 +173,9 @@ func TestConfigValidation(t *testing.T) {
 		{ICEReflexiveWait: -1},
 		{ICERelayWait: -1},
 	} {
-		_, err := New(cfg, h.join("a"))
-		require.ErrorIs(t, err, ErrInvalidConfig, "%+v", cfg)
+		_, err := newOn(cfg, h.join("a"))
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", cfg)
 	}
-	_, err := New(Config{}, nil)
-	require.ErrorIs(t, err, ErrNoSignaler)
+	_, err := newOn(Config{}, nil)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }

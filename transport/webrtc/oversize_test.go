@@ -20,7 +20,7 @@ import (
 // oversize message, instead of jamming the read loop.
 func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 	h := newHub()
-	a, err := New(Config{LoopbackOnly: true}, h.join("a"))
+	a, err := newOn(Config{LoopbackOnly: true}, h.join("a"))
 	require.NoError(t, err)
 	defer a.Close()
 	pb := h.join("b") // the hostile peer, driven by hand below
@@ -42,7 +42,7 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 	pc.OnICECandidate(func(c *pion.ICECandidate) {
 		if c != nil {
 			payload, _ := json.Marshal(c.ToJSON())
-			_ = pb.Send(context.Background(), "a", Signal{Kind: SignalCandidate, Payload: payload})
+			_ = pb.send(context.Background(), "a", signalMsg{Kind: signalCandidate, Payload: payload})
 		}
 	})
 
@@ -50,7 +50,7 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 	defer cancel()
 	var early []pion.ICECandidateInit
 	for remoteSet := false; ; {
-		var e SignalEvent
+		var e signalEvent
 		select {
 		case e = <-pb.ch:
 		case <-open:
@@ -60,11 +60,11 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 		if e.Kind == 0 {
 			break // open
 		}
-		if e.Kind != SignalReceived {
+		if e.Kind != signalReceived {
 			continue
 		}
 		switch e.Signal.Kind {
-		case SignalOffer:
+		case signalOffer:
 			var offer pion.SessionDescription
 			require.NoError(t, json.Unmarshal(e.Signal.Payload, &offer))
 			require.Contains(t, offer.SDP, "a=max-message-size:1200")
@@ -78,9 +78,9 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, pc.SetLocalDescription(answer))
 			payload, _ := json.Marshal(answer)
-			require.NoError(t, pb.Send(ctx, "a", Signal{Kind: SignalAnswer, Payload: payload}))
-		case SignalCandidate:
-			cs, ok := parseCandidates(e.Signal.Payload, DefaultMaxPendingCandidates)
+			require.NoError(t, pb.send(ctx, "a", signalMsg{Kind: signalAnswer, Payload: payload}))
+		case signalCandidate:
+			cs, ok := parseCandidates(e.Signal.Payload, defaultMaxPendingCandidates)
 			require.True(t, ok)
 			if !remoteSet {
 				for _, c := range cs {

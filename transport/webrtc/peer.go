@@ -20,9 +20,9 @@ var errReplaced = errors.New("webrtc: connection replaced after both sides offer
 // its join is never offered to (a join/leave churn costs nothing).
 func (t *Transport) run() {
 	defer close(t.loopDone)
-	events := t.sig.Events()
+	events := t.sig.events()
 	for {
-		var e SignalEvent
+		var e signalEvent
 		var ok bool
 		if len(t.joined) == 0 {
 			select {
@@ -42,8 +42,8 @@ func (t *Transport) run() {
 		}
 		if !ok {
 			err := io.EOF
-			if e, ok := t.sig.(interface{ Err() error }); ok && e.Err() != nil {
-				err = e.Err()
+			if e, ok := t.sig.(interface{ endErr() error }); ok && e.endErr() != nil {
+				err = e.endErr()
 			}
 			t.mu.Lock()
 			t.sigErr = err
@@ -54,24 +54,24 @@ func (t *Transport) run() {
 	}
 }
 
-func (t *Transport) handle(e SignalEvent) {
+func (t *Transport) handle(e signalEvent) {
 	id := transport.Peer(e.Peer)
 	if id == "" || id == t.local {
 		t.c.signalsInvalid.Add(1)
 		return
 	}
-	if e.Kind != PeerLeft && !t.admit(id) {
+	if e.Kind != peerLeft && !t.admit(id) {
 		return
 	}
 	switch e.Kind {
-	case PeerJoined:
+	case peerJoined:
 		if !slices.Contains(t.joined, id) {
 			t.joined = append(t.joined, id)
 		}
 		if len(t.joined) >= t.cfg.MaxPeers { // bounded even if events never pause
 			t.offerJoined()
 		}
-	case PeerLeft:
+	case peerLeft:
 		if i := slices.Index(t.joined, id); i >= 0 {
 			t.joined = slices.Delete(t.joined, i, i+1)
 			t.c.offersSkipped.Add(1)
@@ -82,13 +82,13 @@ func (t *Transport) handle(e SignalEvent) {
 		if p != nil {
 			t.peerGone(p, ErrPeerLeft, true)
 		}
-	case SignalReceived:
+	case signalReceived:
 		switch e.Signal.Kind {
-		case SignalOffer:
+		case signalOffer:
 			t.answer(id, e.Signal.Payload)
-		case SignalAnswer:
+		case signalAnswer:
 			t.receiveAnswer(id, e.Signal.Payload)
-		case SignalCandidate:
+		case signalCandidate:
 			t.receiveCandidate(id, e.Signal.Payload)
 		default:
 			t.c.signalsInvalid.Add(1)
@@ -187,10 +187,10 @@ func (t *Transport) stateChanged(p *peer, state string) {
 	}
 }
 
-func (t *Transport) signal(to transport.Peer, s Signal) {
+func (t *Transport) signal(to transport.Peer, s signalMsg) {
 	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.SignalTimeout)
 	defer cancel()
-	if err := t.sig.Send(ctx, string(to), s); err != nil {
+	if err := t.sig.send(ctx, string(to), s); err != nil {
 		t.c.signalErrors.Add(1)
 	}
 }
@@ -220,7 +220,7 @@ func (t *Transport) offer(id transport.Peer) {
 		t.fail(p, "encode offer", err)
 		return
 	}
-	t.signal(id, Signal{Kind: SignalOffer, Payload: payload})
+	t.signal(id, signalMsg{Kind: signalOffer, Payload: payload})
 	t.described(p)
 }
 
@@ -280,7 +280,7 @@ func (t *Transport) answer(id transport.Peer, payload []byte) {
 		t.fail(p, "encode answer", err)
 		return
 	}
-	t.signal(id, Signal{Kind: SignalAnswer, Payload: payload})
+	t.signal(id, signalMsg{Kind: signalAnswer, Payload: payload})
 	t.described(p)
 }
 
@@ -365,7 +365,7 @@ const candidateBundleDelay = 50 * time.Millisecond
 // signal when gathering completes (c == nil) or candidateBundleDelay after
 // the first unsent one: a join costs the offerer an offer and about one
 // candidate message, not one message per candidate (to a peer that takes
-// arrays: see CandidateArrays).
+// arrays: see candidateArrays).
 func (t *Transport) bundleCandidate(p *peer, c *candidate) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -410,7 +410,7 @@ func (t *Transport) flushCandidates(p *peer) {
 	if gone || len(bundle) == 0 {
 		return
 	}
-	if ca, ok := t.sig.(CandidateArrays); ok && !ca.TakesCandidateArrays(string(p.id)) {
+	if ca, ok := t.sig.(candidateArrays); ok && !ca.takesCandidateArrays(string(p.id)) {
 		// A peer of signaling's version 1 (a page that hands each signal
 		// to addIceCandidate as it comes) takes one candidate a signal.
 		for _, c := range bundle {
@@ -419,7 +419,7 @@ func (t *Transport) flushCandidates(p *peer) {
 				t.c.signalErrors.Add(1)
 				return
 			}
-			t.signal(p.id, Signal{Kind: SignalCandidate, Payload: payload})
+			t.signal(p.id, signalMsg{Kind: signalCandidate, Payload: payload})
 		}
 		return
 	}
@@ -428,7 +428,7 @@ func (t *Transport) flushCandidates(p *peer) {
 		t.c.signalErrors.Add(1)
 		return
 	}
-	t.signal(p.id, Signal{Kind: SignalCandidate, Payload: payload})
+	t.signal(p.id, signalMsg{Kind: signalCandidate, Payload: payload})
 }
 
 // interrupted records an open peer's ICE disconnection or recovery.

@@ -22,9 +22,13 @@ type PeerInfo struct {
 	// pair's candidates: "host", "srflx", "prflx" or "relay" (TURN); empty
 	// until one is selected.
 	LocalCandidate, RemoteCandidate string
-	// Path is what the selected pair costs: PathDirect, PathSTUN or
-	// PathRelay; "" until one is selected.
-	Path Path
+	// Path is what the selected pair costs: "direct" (host candidates
+	// on both ends as this end sees them: a LAN, public addresses, or a
+	// NAT only the other end can see), "stun" (peer to peer through a
+	// NAT's mapping on one end or both) or "relay" (through a TURN relay
+	// on one end or both: every packet costs the relay's bandwidth); ""
+	// until one is selected.
+	Path string
 	// Protocol is "udp" or "tcp": the transport of this end's first hop on
 	// the selected pair (to its TURN server when LocalCandidate is
 	// "relay": "tcp" when UDP is blocked and TURN runs over TCP); "" until
@@ -32,36 +36,33 @@ type PeerInfo struct {
 	Protocol string
 }
 
-// Path names the route of a selected candidate pair.
-type Path string
-
 // The paths, from the candidates' types.
 const (
-	// PathDirect: host candidates on both ends as this end sees them: a
+	// pathDirect: host candidates on both ends as this end sees them: a
 	// LAN, public addresses, or a NAT only the other end can see (a host
 	// behind a NAT talking to a public peer pairs its host candidate with
-	// the peer's, while the peer sees it as peer-reflexive: PathSTUN).
-	PathDirect Path = "direct"
-	// PathSTUN: peer to peer through a NAT's mapping on one end or both
+	// the peer's, while the peer sees it as peer-reflexive: "stun").
+	pathDirect = "direct"
+	// pathSTUN: peer to peer through a NAT's mapping on one end or both
 	// (a server-reflexive or peer-reflexive candidate), no relay.
-	PathSTUN Path = "stun"
-	// PathRelay: through a TURN relay on one end or both; every packet
+	pathSTUN = "stun"
+	// pathRelay: through a TURN relay on one end or both; every packet
 	// costs the relay's bandwidth.
-	PathRelay Path = "relay"
+	pathRelay = "relay"
 )
 
 // pathOf is the path of a pair of candidates of types local and remote
 // ("host", "srflx", "prflx", "relay"), "" if either is unknown.
-func pathOf(local, remote string) Path {
+func pathOf(local, remote string) string {
 	switch {
 	case local == "" || remote == "":
 		return ""
 	case local == "relay" || remote == "relay":
-		return PathRelay
+		return pathRelay
 	case local == "host" && remote == "host":
-		return PathDirect
+		return pathDirect
 	}
-	return PathSTUN
+	return pathSTUN
 }
 
 // Route describes the selected pair in a few words for a report line, as

@@ -9,23 +9,23 @@ import (
 func TestPathOf(t *testing.T) {
 	for _, c := range []struct {
 		local, remote string
-		path          Path
+		path          string
 	}{
-		{"host", "host", PathDirect},
-		{"host", "prflx", PathSTUN},
-		{"srflx", "host", PathSTUN},
-		{"srflx", "prflx", PathSTUN},
-		{"relay", "host", PathRelay},
-		{"host", "relay", PathRelay},
-		{"relay", "relay", PathRelay},
+		{"host", "host", pathDirect},
+		{"host", "prflx", pathSTUN},
+		{"srflx", "host", pathSTUN},
+		{"srflx", "prflx", pathSTUN},
+		{"relay", "host", pathRelay},
+		{"host", "relay", pathRelay},
+		{"relay", "relay", pathRelay},
 		{"", "host", ""},
 		{"host", "", ""},
 	} {
 		require.Equal(t, c.path, pathOf(c.local, c.remote), "%s to %s", c.local, c.remote)
 	}
 	require.Equal(t, "relay over TCP (relay to prflx)",
-		PeerInfo{Path: PathRelay, Protocol: "tcp", LocalCandidate: "relay", RemoteCandidate: "prflx"}.Route())
+		PeerInfo{Path: pathRelay, Protocol: "tcp", LocalCandidate: "relay", RemoteCandidate: "prflx"}.Route())
 	require.Equal(t, "stun over ? (srflx to srflx)",
-		PeerInfo{Path: PathSTUN, LocalCandidate: "srflx", RemoteCandidate: "srflx"}.Route())
+		PeerInfo{Path: pathSTUN, LocalCandidate: "srflx", RemoteCandidate: "srflx"}.Route())
 	require.Empty(t, PeerInfo{}.Route(), "nothing selected yet")
 }

@@ -14,20 +14,20 @@ type hub struct {
 	members map[string]*pipe
 	// hold, when set, decides to hold back a signal; held signals are
 	// delivered by release.
-	hold func(from, to string, s Signal) bool
+	hold func(from, to string, s signalMsg) bool
 	held []heldSignal
 }
 
 type heldSignal struct {
 	from, to string
-	s        Signal
+	s        signalMsg
 }
 
 type pipe struct {
 	h     *hub
 	id    string
 	peers []string
-	ch    chan SignalEvent
+	ch    chan signalEvent
 }
 
 func newHub() *hub { return &hub{members: map[string]*pipe{}} }
@@ -35,10 +35,10 @@ func newHub() *hub { return &hub{members: map[string]*pipe{}} }
 func (h *hub) join(id string) *pipe {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	p := &pipe{h: h, id: id, ch: make(chan SignalEvent, 1024)}
+	p := &pipe{h: h, id: id, ch: make(chan signalEvent, 1024)}
 	for other, m := range h.members {
 		p.peers = append(p.peers, other)
-		m.deliver(SignalEvent{Kind: PeerJoined, Peer: id})
+		m.deliver(signalEvent{Kind: peerJoined, Peer: id})
 	}
 	slices.Sort(p.peers)
 	h.members[id] = p
@@ -55,7 +55,7 @@ func (h *hub) leave(id string) {
 	delete(h.members, id)
 	close(p.ch)
 	for _, m := range h.members {
-		m.deliver(SignalEvent{Kind: PeerLeft, Peer: id})
+		m.deliver(signalEvent{Kind: peerLeft, Peer: id})
 	}
 }
 
@@ -65,13 +65,13 @@ func (h *hub) release() {
 	defer h.mu.Unlock()
 	for _, hs := range h.held {
 		if m, ok := h.members[hs.to]; ok {
-			m.deliver(SignalEvent{Kind: SignalReceived, Peer: hs.from, Signal: hs.s})
+			m.deliver(signalEvent{Kind: signalReceived, Peer: hs.from, Signal: hs.s})
 		}
 	}
 	h.held = nil
 }
 
-func (p *pipe) deliver(e SignalEvent) {
+func (p *pipe) deliver(e signalEvent) {
 	select {
 	case p.ch <- e:
 	default:
@@ -79,13 +79,17 @@ func (p *pipe) deliver(e SignalEvent) {
 	}
 }
 
-func (p *pipe) ID() string                 { return p.id }
-func (p *pipe) Peers() []string            { return p.peers }
-func (p *pipe) ICEServers() []ICEServer    { return nil }
-func (p *pipe) Events() <-chan SignalEvent { return p.ch }
+// newOn is New for any signaler: the tests' in-memory one, or a
+// SignalingAdapter.
+func newOn(cfg Config, sig signaler) (*Transport, error) { return newTransport(cfg, sig, nil) }
+
+func (p *pipe) localID() string            { return p.id }
+func (p *pipe) present() []string          { return p.peers }
+func (p *pipe) iceServers() []ICEServer    { return nil }
+func (p *pipe) events() <-chan signalEvent { return p.ch }
 func (p *pipe) Close() error               { p.h.leave(p.id); return nil }
 
-func (p *pipe) Send(ctx context.Context, to string, s Signal) error {
+func (p *pipe) send(ctx context.Context, to string, s signalMsg) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -104,6 +108,6 @@ func (p *pipe) Send(ctx context.Context, to string, s Signal) error {
 		h.held = append(h.held, heldSignal{from: p.id, to: to, s: s})
 		return nil
 	}
-	m.deliver(SignalEvent{Kind: SignalReceived, Peer: p.id, Signal: s})
+	m.deliver(signalEvent{Kind: signalReceived, Peer: p.id, Signal: s})
 	return nil
 }

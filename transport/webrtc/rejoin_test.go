@@ -122,7 +122,7 @@ func TestRejoinNewID(t *testing.T) {
 	})
 
 	// A fresh process, a fresh transport under a new id.
-	b2, err := New(Config{LoopbackOnly: true}, h.join("b2"))
+	b2, err := newOn(Config{LoopbackOnly: true}, h.join("b2"))
 	require.NoError(t, err)
 	defer b2.Close()
 	c := pcfg("a", "")

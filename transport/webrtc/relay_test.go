@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/signaling/turn"
@@ -73,7 +74,7 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 				kinds[i], ice[i] = info.LocalCandidate+" to "+info.RemoteCandidate, info.RTT
 				if c.cfg.RelayOnly {
 					require.Equal(t, "relay to relay", kinds[i])
-					require.Equal(t, PathRelay, info.Path)
+					require.Equal(t, pathRelay, info.Path)
 					require.Equal(t, "udp", info.Protocol, "TURN over UDP on loopback")
 				}
 			})
@@ -96,7 +97,7 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 
 func TestRelayOnlyExcludesLoopbackOnly(t *testing.T) {
 	_, err := Dial(context.Background(), "ws://127.0.0.1:1/room/x", Config{RelayOnly: true, LoopbackOnly: true})
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	require.Equal(t, "relay", newEngine(Config{RelayOnly: true}, nil).cfg.ICETransportPolicy.String())
 	require.Equal(t, "all", newEngine(Config{}, nil).cfg.ICETransportPolicy.String())
 }

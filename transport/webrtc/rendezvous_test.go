@@ -39,8 +39,8 @@ func TestThreePeersMesh(t *testing.T) {
 // A peer that leaves the rendezvous before its channel opens is gone.
 func TestPeerLeftBeforeConnecting(t *testing.T) {
 	h := newHub()
-	h.hold = func(string, string, Signal) bool { return true } // no negotiation gets through
-	a, err := New(Config{LoopbackOnly: true}, h.join("a"))
+	h.hold = func(string, string, signalMsg) bool { return true } // no negotiation gets through
+	a, err := newOn(Config{LoopbackOnly: true}, h.join("a"))
 	require.NoError(t, err)
 	defer a.Close()
 	pb := h.join("b")

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/signaling/client" // not signaling: a browser build must not link its server
 	"github.com/rollnet/rollnet/transport"
 )
@@ -26,7 +27,7 @@ type RoomDialer struct {
 	Token string
 
 	// Relay sends everything through the TURN relay the server hands out
-	// (Config.RelayOnly); DialRoom fails with ErrInvalidConfig when it
+	// (Config.RelayOnly); DialRoom fails with rollnet.ErrConfig when it
 	// hands out none.
 	Relay bool
 
@@ -52,7 +53,7 @@ func (d RoomDialer) DialRoom(ctx context.Context, room string, accept func(trans
 	}
 	if d.Relay && !handsOutTURN(sc.ICEServers()) {
 		_ = sc.Close()
-		return nil, fmt.Errorf("%w: Relay: the signaling server hands out no TURN relay", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: webrtc: Relay: the signaling server hands out no TURN relay", rollnet.ErrConfig)
 	}
 	cfg := d.Config
 	cfg.LoopbackOnly = cfg.LoopbackOnly || (isLoopback(u) && !d.Relay)
@@ -71,7 +72,7 @@ func (d RoomDialer) DialRoom(ctx context.Context, room string, accept func(trans
 
 // Name is the room's name as the signaling server knows it (the one
 // dialed, or the one it chose for ""), for a Transport made by DialRoom,
-// Dial, or New with a SignalingAdapter; "" with another Signaler.
+// Dial or New.
 func (t *Transport) Name() string {
 	if a, ok := t.sig.(*SignalingAdapter); ok {
 		return a.c.Room()
@@ -80,10 +81,10 @@ func (t *Transport) Name() string {
 }
 
 // AtJoin appends the peers that were in the room when this endpoint
-// joined it (the Signaler's Peers), oldest first, to dst and returns the
+// joined it (the signaling server said who at join), oldest first, to dst and returns the
 // extended slice: connected or not.
 func (t *Transport) AtJoin(dst []transport.Peer) []transport.Peer {
-	for _, id := range t.sig.Peers() {
+	for _, id := range t.sig.present() {
 		dst = append(dst, transport.Peer(id))
 	}
 	return dst
@@ -107,7 +108,7 @@ func (t *Transport) Path(p transport.Peer) (transport.PathInfo, error) {
 func roomURL(signal, room, token string) (string, error) {
 	u, err := url.Parse(signal)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return "", fmt.Errorf("%w: Signal wants ws://HOST:PORT or wss://HOST, got %q", ErrInvalidConfig, redactURL(signal))
+		return "", fmt.Errorf("%w: webrtc: Signal wants ws://HOST:PORT or wss://HOST, got %q", rollnet.ErrConfig, redactURL(signal))
 	}
 	q := u.Query()
 	if token != "" {

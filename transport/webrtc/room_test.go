@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -27,7 +28,7 @@ func TestRoomURL(t *testing.T) {
 		require.Equal(t, c.want, got, c.signal)
 	}
 	_, err := roomURL("http://h:1?token=SECRET", "r", "")
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	require.NotContains(t, err.Error(), "SECRET", "the token is never echoed")
 	require.Contains(t, err.Error(), "REDACTED")
 }
@@ -101,7 +102,7 @@ func TestRoomDialerRefuses(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err = RoomDialer{Signal: "ws" + strings.TrimPrefix(hs.URL, "http"), Relay: true}.DialRoom(ctx, "r", nil)
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	_, err = RoomDialer{Signal: "http://h:1"}.DialRoom(ctx, "r", nil)
-	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }

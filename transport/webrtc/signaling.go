@@ -13,15 +13,15 @@ import (
 // It pumps the client's events into its own channel until Close.
 type SignalingAdapter struct {
 	c    *client.Client
-	evs  chan SignalEvent
+	evs  chan signalEvent
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
 }
 
 var (
-	_ Signaler        = (*SignalingAdapter)(nil)
-	_ CandidateArrays = (*SignalingAdapter)(nil)
+	_ signaler        = (*SignalingAdapter)(nil)
+	_ candidateArrays = (*SignalingAdapter)(nil)
 )
 
 // signalQueue is the capacity of the adapter's events: the signaling
@@ -33,7 +33,7 @@ const signalQueue = 64
 func NewSignalingAdapter(c *client.Client) *SignalingAdapter {
 	a := &SignalingAdapter{
 		c:    c,
-		evs:  make(chan SignalEvent, signalQueue),
+		evs:  make(chan signalEvent, signalQueue),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
@@ -55,22 +55,22 @@ func (a *SignalingAdapter) pump() {
 				return
 			}
 		}
-		out := SignalEvent{Peer: ev.Peer}
+		out := signalEvent{Peer: ev.Peer}
 		switch ev.Kind {
 		case client.PeerJoined:
-			out.Kind = PeerJoined
+			out.Kind = peerJoined
 		case client.PeerLeft:
-			out.Kind = PeerLeft
+			out.Kind = peerLeft
 		case client.SignalReceived:
-			out.Kind = SignalReceived
+			out.Kind = signalReceived
 			out.Signal.Payload = ev.Signal.Payload
 			switch ev.Signal.Kind {
 			case client.SignalOffer:
-				out.Signal.Kind = SignalOffer
+				out.Signal.Kind = signalOffer
 			case client.SignalAnswer:
-				out.Signal.Kind = SignalAnswer
+				out.Signal.Kind = signalAnswer
 			case client.SignalCandidate:
-				out.Signal.Kind = SignalCandidate
+				out.Signal.Kind = signalCandidate
 			default:
 				continue
 			}
@@ -85,30 +85,29 @@ func (a *SignalingAdapter) pump() {
 	}
 }
 
-// ID is the client's server-assigned id.
-func (a *SignalingAdapter) ID() string { return a.c.ID() }
+// localID is the client's server-assigned id.
+func (a *SignalingAdapter) localID() string { return a.c.ID() }
 
 // Peers are the ids in the room when the client joined.
-func (a *SignalingAdapter) Peers() []string { return a.c.Peers() }
+func (a *SignalingAdapter) Peers() []string { return a.present() }
 
-// Events delivers the client's joins, leaves and signals.
-func (a *SignalingAdapter) Events() <-chan SignalEvent { return a.evs }
+func (a *SignalingAdapter) present() []string { return a.c.Peers() }
 
-// Err is why the client's connection ended (nil while it is up).
-func (a *SignalingAdapter) Err() error { return a.c.Err() }
+// events delivers the client's joins, leaves and signals.
+func (a *SignalingAdapter) events() <-chan signalEvent { return a.evs }
 
-// TakesCandidateArrays reports whether peer speaks signaling's protocol
+// endErr is why the client's connection ended (nil while it is up).
+func (a *SignalingAdapter) endErr() error { return a.c.Err() }
+
+// takesCandidateArrays reports whether peer speaks signaling's protocol
 // version 2, whose candidate signal may hold an array of candidates; a
 // peer of version 1 (or one that left) is sent one a signal.
-func (a *SignalingAdapter) TakesCandidateArrays(peer string) bool {
+func (a *SignalingAdapter) takesCandidateArrays(peer string) bool {
 	return a.c.PeerProtocol(peer) >= 2
 }
 
-// Client is the wrapped client.
-func (a *SignalingAdapter) Client() *client.Client { return a.c }
-
-// ICEServers converts the list the server handed out at join.
-func (a *SignalingAdapter) ICEServers() []ICEServer {
+// iceServers converts the list the server handed out at join.
+func (a *SignalingAdapter) iceServers() []ICEServer {
 	in := a.c.ICEServers()
 	out := make([]ICEServer, 0, len(in))
 	for _, s := range in {
@@ -121,15 +120,15 @@ func (a *SignalingAdapter) ICEServers() []ICEServer {
 	return out
 }
 
-// Send relays s to peer to through the server.
-func (a *SignalingAdapter) Send(ctx context.Context, to string, s Signal) error {
+// send relays s to peer to through the server.
+func (a *SignalingAdapter) send(ctx context.Context, to string, s signalMsg) error {
 	var kind client.SignalKind
 	switch s.Kind {
-	case SignalOffer:
+	case signalOffer:
 		kind = client.SignalOffer
-	case SignalAnswer:
+	case signalAnswer:
 		kind = client.SignalAnswer
-	case SignalCandidate:
+	case signalCandidate:
 		kind = client.SignalCandidate
 	default:
 		return fmt.Errorf("webrtc: unknown signal kind %d", s.Kind)

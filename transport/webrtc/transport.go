@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -47,7 +48,7 @@ type Stats struct {
 	// order, from a peer over MaxPeers, or candidates over the pending
 	// bound.
 	SignalsInvalid uint64
-	// SignalErrors counts signals the Signaler failed to send.
+	// SignalErrors counts signals the signaling server connection failed to send.
 	SignalErrors uint64
 	// EventsDropped counts peer events lost because nobody drained Events.
 	EventsDropped uint64
@@ -63,8 +64,8 @@ type counters struct {
 // implements transport.Transport; see the package documentation.
 type Transport struct {
 	cfg   Config
-	sig   Signaler
-	owned io.Closer // closed by Close when the Transport made the Signaler
+	sig   signaler
+	owned io.Closer // closed by Close when the Transport made the signaler
 	eng   engine    // the WebRTC stack: pion natively, the browser's in a page
 	local transport.Peer
 	q     *recvqueue.Queue
@@ -109,16 +110,20 @@ type peer struct {
 	pending   []candidate
 }
 
-// New starts a Transport that negotiates through sig. The peers already
-// present offer to it; it offers to every peer that joins later. New does
-// not close sig; Close stops reading from it.
-func New(cfg Config, sig Signaler) (*Transport, error) {
+// New starts a Transport that negotiates through sig, a signaling client
+// joined to a room. The peers already present offer to it; it offers to
+// every peer that joins later. New does not close sig (close it after the
+// Transport); Close stops reading from it.
+func New(cfg Config, sig *SignalingAdapter) (*Transport, error) {
+	if sig == nil {
+		return nil, fmt.Errorf("%w: webrtc: no SignalingAdapter", rollnet.ErrConfig)
+	}
 	return newTransport(cfg, sig, nil)
 }
 
-func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error) {
+func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error) {
 	if sig == nil {
-		return nil, ErrNoSignaler
+		return nil, fmt.Errorf("%w: webrtc: no signaler", rollnet.ErrConfig)
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -126,7 +131,7 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 	}
 	servers := cfg.ICEServers
 	if servers == nil {
-		servers = sig.ICEServers()
+		servers = sig.iceServers()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Transport{
@@ -134,7 +139,7 @@ func newTransport(cfg Config, sig Signaler, owned io.Closer) (*Transport, error)
 		sig:      sig,
 		owned:    owned,
 		eng:      newEngine(cfg, servers),
-		local:    transport.Peer(sig.ID()),
+		local:    transport.Peer(sig.localID()),
 		q:        recvqueue.New(cfg.QueueLen),
 		ctx:      ctx,
 		cancel:   cancel,
@@ -259,9 +264,8 @@ func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
 }
 
-// SignalingErr is nil while the rendezvous connection is up, and the
-// Signaler's Err (if it has that method and it is not nil) or io.EOF once
-// its events ended. Open data
+// SignalingErr is nil while the signaling server connection is up, and
+// why it ended (the client's Err, or io.EOF) once it did. Open data
 // channels outlive it; new peers can no longer connect.
 func (t *Transport) SignalingErr() error {
 	t.mu.RLock()
@@ -293,7 +297,7 @@ func (t *Transport) Stats() Stats {
 	}
 }
 
-// Close closes every peer connection, stops reading the Signaler (and
+// Close closes every peer connection, stops reading the signaling server (and
 // closes it if the Transport dialed it) and waits for every goroutine the
 // Transport started. It is idempotent.
 func (t *Transport) Close() error {

@@ -17,10 +17,10 @@ func loopPair(t testing.TB, cfg Config) (a, b *Transport, h *hub) {
 	t.Helper()
 	cfg.LoopbackOnly = true
 	h = newHub()
-	a, err := New(cfg, h.join("a"))
+	a, err := newOn(cfg, h.join("a"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
-	b, err = New(cfg, h.join("b"))
+	b, err = newOn(cfg, h.join("b"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -167,7 +167,7 @@ func TestSendBulk(t *testing.T) {
 		}
 		taken++
 	}
-	require.GreaterOrEqual(t, taken, DefaultBulkThreshold/len(msg), "queued up to BulkThreshold")
+	require.GreaterOrEqual(t, taken, defaultBulkThreshold/len(msg), "queued up to BulkThreshold")
 	require.Less(t, taken, 200, "and no further")
 	skipped := a.Stats().SendsSkipped
 	require.NoError(t, a.Send("b", msg))

@@ -58,11 +58,11 @@ func vnetPairOn(t *testing.T, cfg Config, delay time.Duration, filter vnet.Chunk
 	t.Cleanup(func() { _ = router.Stop() })
 
 	cfg.Net = netA
-	a, err = New(cfg, h.join("a"))
+	a, err = newOn(cfg, h.join("a"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
 	cfg.Net = netB
-	b, err = New(cfg, h.join("b"))
+	b, err = newOn(cfg, h.join("b"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	t.Cleanup(func() { cut.Store(true) }) // runs first: see vnetPair
@@ -210,7 +210,7 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 		require.Zero(t, stale)
 		require.Positive(t, st.SendsSkipped)
 		require.GreaterOrEqual(t, recovery, time.Duration(0), "the channel recovers")
-		require.LessOrEqual(t, recovery, DefaultSCTPRTOMax, "SCTP's backoff is capped")
+		require.LessOrEqual(t, recovery, defaultSCTPRTOMax, "SCTP's backoff is capped")
 	})
 	t.Run("without threshold", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
@@ -240,7 +240,7 @@ func TestVNetPeerInfo(t *testing.T) {
 			info, err := tr.PeerInfo(other)
 			require.NoError(t, err)
 			require.Equal(t, PeerInfo{Peer: other, Open: true, RTT: 50 * time.Millisecond,
-				LocalCandidate: "host", RemoteCandidate: "host", Path: PathDirect, Protocol: "udp"}, info)
+				LocalCandidate: "host", RemoteCandidate: "host", Path: pathDirect, Protocol: "udp"}, info)
 			require.Equal(t, "direct over UDP (host to host)", info.Route())
 		}
 		_, err := a.PeerInfo("nobody")
@@ -290,14 +290,14 @@ func TestVNetICEFailureRemovesPeer(t *testing.T) {
 // offer and a message per candidate, charged to its own rate limit).
 func TestVNetCandidatesBundled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		sent := map[SignalKind]int{}
+		sent := map[signalKind]int{}
 		var bundled []int
 		h := newHub()
-		h.hold = func(from, _ string, s Signal) bool {
+		h.hold = func(from, _ string, s signalMsg) bool {
 			if from == "a" {
 				sent[s.Kind]++
-				if s.Kind == SignalCandidate {
-					cs, ok := parseCandidates(s.Payload, DefaultMaxPendingCandidates)
+				if s.Kind == signalCandidate {
+					cs, ok := parseCandidates(s.Payload, defaultMaxPendingCandidates)
 					require.True(t, ok)
 					bundled = append(bundled, len(cs))
 				}
@@ -310,7 +310,7 @@ func TestVNetCandidatesBundled(t *testing.T) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		t.Logf("a sent %v; candidates per message %v", sent, bundled)
-		require.Equal(t, map[SignalKind]int{SignalOffer: 1, SignalCandidate: 1}, sent)
+		require.Equal(t, map[signalKind]int{signalOffer: 1, signalCandidate: 1}, sent)
 		require.Equal(t, []int{3}, bundled, "a's three host candidates in one message")
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	rollebiten "github.com/rollnet/rollnet/ebiten"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/netplay"
 )
 
@@ -50,7 +51,7 @@ func main() {
 	}
 	hooks(&cfg)
 	if err := rollebiten.Run(cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "tanks:", netplay.RedactError(err, *signal))
+		fmt.Fprintln(os.Stderr, "tanks:", signalurl.RedactError(err, *signal))
 		os.Exit(1)
 	}
 }

@@ -1,4 +1,9 @@
-package netplay
+// Package greeting is netplay's own protocol beside the sessions': the
+// hello every peer sends every other, the pings that measure the round
+// trip, the game's messages, the roster a host sends its clients, and the
+// Announcer that speaks it for a host that is not a netplay Match (the
+// repository's dedicated host).
+package greeting
 
 import (
 	"encoding/binary"
@@ -29,48 +34,48 @@ import (
 // receiver's hello. A name is at most MaxName bytes of printable UTF-8.
 // Trailing bytes are refused.
 const (
-	appByte = wire.Version<<4 | byte(wire.TypeApp)
+	AppByte = wire.Version<<4 | byte(wire.TypeApp)
 
-	kindHello   = 1
-	kindPing    = 2
-	kindPong    = 3
-	kindMessage = 4
+	KindHello   = 1
+	KindPing    = 2
+	KindPong    = 3
+	KindMessage = 4
 
 	// MaxName is the longest name, in bytes.
 	MaxName = 32
 	// MaxMessage is the largest application message, in bytes.
 	MaxMessage = 1024
 
-	noSeat = 0xff
+	NoSeat = 0xff
 
-	flagStarted = 1 << 0
-	flagHeard   = 1 << 1
+	FlagStarted = 1 << 0
+	FlagHeard   = 1 << 1
 
 	helloFixed = 2 + 5 + 2 + 8 + 1
 )
 
 // role is what a peer is in a room.
-type role uint8
+type Role uint8
 
 const (
-	rolePlayer    role = iota + 1 // a P2P player
-	roleSpectator                 // a P2P spectator
-	roleRejoiner                  // a P2P player coming back (seat set)
-	roleHost                      // an authoritative host
-	roleClient                    // an authoritative client
+	RolePlayer    Role = iota + 1 // a P2P player
+	RoleSpectator                 // a P2P spectator
+	RoleRejoiner                  // a P2P player coming back (seat set)
+	RoleHost                      // an authoritative host
+	RoleClient                    // an authoritative client
 )
 
-func (r role) String() string {
+func (r Role) String() string {
 	switch r {
-	case rolePlayer:
+	case RolePlayer:
 		return "a P2P player"
-	case roleSpectator:
+	case RoleSpectator:
 		return "a P2P spectator"
-	case roleRejoiner:
+	case RoleRejoiner:
 		return "a P2P player coming back"
-	case roleHost:
+	case RoleHost:
 		return "an authoritative host"
-	case roleClient:
+	case RoleClient:
 		return "an authoritative client"
 	}
 	return fmt.Sprintf("role %d", uint8(r))
@@ -78,8 +83,8 @@ func (r role) String() string {
 
 // hello is the message every peer sends every other while it connects, and
 // now and then after.
-type hello struct {
-	Role      role
+type Hello struct {
+	Role      Role
 	Seat      uint8
 	Flags     uint8
 	Delay     uint8
@@ -89,11 +94,11 @@ type hello struct {
 	Name      string
 }
 
-func (h hello) Len() int { return helloFixed + len(h.Name) }
+func (h Hello) Len() int { return helloFixed + len(h.Name) }
 
 // Append appends h's encoding to b; it allocates nothing when b has room.
-func (h hello) Append(b []byte) []byte {
-	b = append(b, appByte, kindHello, byte(h.Role), h.Seat, h.Flags, h.Delay, h.Players)
+func (h Hello) Append(b []byte) []byte {
+	b = append(b, AppByte, KindHello, byte(h.Role), h.Seat, h.Flags, h.Delay, h.Players)
 	b = binary.LittleEndian.AppendUint16(b, h.FrameRate)
 	b = binary.LittleEndian.AppendUint64(b, h.Settings)
 	b = append(b, byte(len(h.Name)))
@@ -102,29 +107,29 @@ func (h hello) Append(b []byte) []byte {
 
 // parseHello decodes a whole hello; name is a view of b unless keep makes
 // a string of it (allocating only when it differs from old).
-func parseHello(b []byte, oldName string) (h hello, n int, err error) {
+func ParseHello(b []byte, oldName string) (h Hello, n int, err error) {
 	if len(b) < helloFixed {
 		return h, 0, io.ErrUnexpectedEOF
 	}
-	if b[0] != appByte || b[1] != kindHello {
-		return h, 0, errMalformed
+	if b[0] != AppByte || b[1] != KindHello {
+		return h, 0, ErrMalformed
 	}
-	h.Role, h.Seat, h.Flags, h.Delay, h.Players = role(b[2]), b[3], b[4], b[5], b[6]
+	h.Role, h.Seat, h.Flags, h.Delay, h.Players = Role(b[2]), b[3], b[4], b[5], b[6]
 	h.FrameRate = binary.LittleEndian.Uint16(b[7:])
 	h.Settings = binary.LittleEndian.Uint64(b[9:])
 	nl := int(b[17])
-	if h.Role < rolePlayer || h.Role > roleClient || h.Flags&^(flagStarted|flagHeard) != 0 || nl > MaxName {
-		return h, 0, errMalformed
+	if h.Role < RolePlayer || h.Role > RoleClient || h.Flags&^(FlagStarted|FlagHeard) != 0 || nl > MaxName {
+		return h, 0, ErrMalformed
 	}
 	if len(b) < helloFixed+nl {
 		return h, 0, io.ErrUnexpectedEOF
 	}
 	if len(b) > helloFixed+nl {
-		return h, 0, errMalformed
+		return h, 0, ErrMalformed
 	}
 	name := b[helloFixed:]
-	if !validName(name) {
-		return h, 0, errMalformed
+	if !ValidName(name) {
+		return h, 0, ErrMalformed
 	}
 	if string(name) == oldName { // no allocation when it did not change
 		h.Name = oldName
@@ -135,7 +140,7 @@ func parseHello(b []byte, oldName string) (h hello, n int, err error) {
 }
 
 // validName: printable UTF-8 (names are drawn on terminals).
-func validName(b []byte) bool {
+func ValidName(b []byte) bool {
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
 		if r == utf8.RuneError || !unicode.IsPrint(r) {
@@ -148,7 +153,7 @@ func validName(b []byte) bool {
 
 // cleanName cuts s to MaxName bytes at a rune and drops what is not
 // printable.
-func cleanName(s string) string {
+func CleanName(s string) string {
 	out := make([]byte, 0, MaxName)
 	for _, r := range s {
 		if !unicode.IsPrint(r) || r == utf8.RuneError {
@@ -162,33 +167,33 @@ func cleanName(s string) string {
 	return string(out)
 }
 
-func appendStamp(b []byte, kind byte, stamp uint64) []byte {
-	b = append(b, appByte, kind)
+func AppendStamp(b []byte, kind byte, stamp uint64) []byte {
+	b = append(b, AppByte, kind)
 	return binary.LittleEndian.AppendUint64(b, stamp)
 }
 
 // parseStamp decodes a whole ping or pong.
-func parseStamp(b []byte) (kind byte, stamp uint64, err error) {
+func ParseStamp(b []byte) (kind byte, stamp uint64, err error) {
 	if len(b) < 10 {
 		return 0, 0, io.ErrUnexpectedEOF
 	}
-	if b[0] != appByte || (b[1] != kindPing && b[1] != kindPong) || len(b) != 10 {
-		return 0, 0, errMalformed
+	if b[0] != AppByte || (b[1] != KindPing && b[1] != KindPong) || len(b) != 10 {
+		return 0, 0, ErrMalformed
 	}
 	return b[1], binary.LittleEndian.Uint64(b[2:]), nil
 }
 
-func appendMessage(b, payload []byte) []byte {
-	return append(append(b, appByte, kindMessage), payload...)
+func AppendMessage(b, payload []byte) []byte {
+	return append(append(b, AppByte, KindMessage), payload...)
 }
 
 // parseMessage returns the payload of a whole message (a view of b).
-func parseMessage(b []byte) ([]byte, error) {
+func ParseMessage(b []byte) ([]byte, error) {
 	if len(b) < 3 {
 		return nil, io.ErrUnexpectedEOF
 	}
-	if b[0] != appByte || b[1] != kindMessage || len(b)-2 > MaxMessage {
-		return nil, errMalformed
+	if b[0] != AppByte || b[1] != KindMessage || len(b)-2 > MaxMessage {
+		return nil, ErrMalformed
 	}
 	return b[2:], nil
 }

@@ -1,4 +1,4 @@
-package netplay
+package greeting
 
 import (
 	"fmt"
@@ -42,14 +42,14 @@ type Announcement struct {
 // per frame once every client's name is known.
 type Announcer struct {
 	inner     transport.Transport
-	me        hello
+	me        Hello
 	grace     time.Duration
 	maxPeers  int
 	now       func() time.Time
 	names     map[transport.Peer]string
 	clients   map[transport.Peer]bool
 	away      []awayMark
-	roster    []rosterEntry
+	roster    []RosterEntry
 	buf       []byte
 	malformed uint64
 	onMessage func(from transport.Peer, payload []byte)
@@ -64,7 +64,7 @@ type awayMark struct {
 // does not close tr.
 func NewAnnouncer(tr transport.Transport, a Announcement) (*Announcer, error) {
 	if a.FrameRate == 0 {
-		a.FrameRate = DefaultFrameRate
+		a.FrameRate = 60
 	}
 	switch {
 	case tr == nil:
@@ -77,7 +77,7 @@ func NewAnnouncer(tr transport.Transport, a Announcement) (*Announcer, error) {
 		return nil, fmt.Errorf("%w: Grace %v, MaxPeers %d", ErrConfig, a.Grace, a.MaxPeers)
 	}
 	if a.Grace == 0 {
-		a.Grace = grace
+		a.Grace = defaultGrace
 	}
 	if a.MaxPeers == 0 {
 		a.MaxPeers = 4*a.Players + 4
@@ -85,18 +85,18 @@ func NewAnnouncer(tr transport.Transport, a Announcement) (*Announcer, error) {
 	if a.Now == nil {
 		a.Now = time.Now
 	}
-	name := cleanName(a.Name)
+	name := CleanName(a.Name)
 	if name == "" {
 		name = "host"
 	}
 	return &Announcer{
 		inner: tr, grace: a.Grace, maxPeers: a.MaxPeers, now: a.Now,
-		me: hello{Role: roleHost, Seat: noSeat, Flags: flagStarted, Delay: 1, Players: uint8(a.Players),
+		me: Hello{Role: RoleHost, Seat: NoSeat, Flags: FlagStarted, Delay: 1, Players: uint8(a.Players),
 			FrameRate: uint16(a.FrameRate), Settings: a.Settings, Name: name},
 		names:   make(map[transport.Peer]string, a.MaxPeers),
 		clients: make(map[transport.Peer]bool, a.MaxPeers),
 		away:    make([]awayMark, 0, a.Players),
-		roster:  make([]rosterEntry, a.Players),
+		roster:  make([]RosterEntry, a.Players),
 		buf:     make([]byte, 0, wire.MaxPacket),
 	}, nil
 }
@@ -124,18 +124,12 @@ func (a *Announcer) SendBulk(to transport.Peer, b []byte) (bool, error) {
 	return err == nil, err
 }
 
-// AppendMessage appends payload (1 to MaxMessage bytes) to b as a
-// netplay message, which a Match hands its Config.OnMessage: what a host
-// that is not a Match (see Announcer) sends a Match's game. It allocates
-// nothing when b has room.
-func AppendMessage(b, payload []byte) []byte { return appendMessage(b, payload) }
-
 // Receive returns the next datagram that is not netplay's, handling
 // netplay's on the way.
 func (a *Announcer) Receive(buf []byte) (int, transport.Peer, error) {
 	for {
 		n, from, err := a.inner.Receive(buf)
-		if err != nil || n == 0 || buf[0] != appByte {
+		if err != nil || n == 0 || buf[0] != AppByte {
 			return n, from, err
 		}
 		a.handle(from, buf[:n])
@@ -148,8 +142,8 @@ func (a *Announcer) handle(from transport.Peer, b []byte) {
 		return
 	}
 	switch b[1] {
-	case kindHello:
-		h, _, err := parseHello(b, a.names[from])
+	case KindHello:
+		h, _, err := ParseHello(b, a.names[from])
 		if err != nil {
 			a.malformed++
 			return
@@ -158,24 +152,24 @@ func (a *Announcer) handle(from transport.Peer, b []byte) {
 			if a.names[from] != h.Name {
 				a.names[from] = h.Name
 			}
-			if h.Role == roleClient && !a.clients[from] {
+			if h.Role == RoleClient && !a.clients[from] {
 				a.clients[from] = true
 			}
 		}
-		if h.Flags&flagHeard == 0 || h.Role != roleClient || !a.clients[from] {
+		if h.Flags&FlagHeard == 0 || h.Role != RoleClient || !a.clients[from] {
 			a.reply(from)
 		}
-	case kindPing:
-		_, stamp, err := parseStamp(b)
+	case KindPing:
+		_, stamp, err := ParseStamp(b)
 		if err != nil {
 			a.malformed++
 			return
 		}
-		a.buf = appendStamp(a.buf[:0], kindPong, stamp)
+		a.buf = AppendStamp(a.buf[:0], KindPong, stamp)
 		_ = a.inner.Send(from, a.buf)
-	case kindPong, kindRoster:
-	case kindMessage:
-		payload, err := parseMessage(b)
+	case KindPong, KindRoster:
+	case KindMessage:
+		payload, err := ParseMessage(b)
 		if err != nil {
 			a.malformed++
 			return
@@ -192,7 +186,7 @@ func (a *Announcer) handle(from transport.Peer, b []byte) {
 func (a *Announcer) reply(to transport.Peer) {
 	h := a.me
 	if _, ok := a.names[to]; ok {
-		h.Flags |= flagHeard
+		h.Flags |= FlagHeard
 	}
 	a.buf = h.Append(a.buf[:0])
 	_ = a.inner.Send(to, a.buf)
@@ -205,7 +199,7 @@ func (a *Announcer) reply(to transport.Peer) {
 func (a *Announcer) Roster(clients []authority.HostClientStats) {
 	now := a.now()
 	for i := range a.roster {
-		a.roster[i] = rosterEntry{}
+		a.roster[i] = RosterEntry{}
 	}
 	k := 0
 	for _, m := range a.away { // forget the marks of clients back or gone
@@ -222,15 +216,15 @@ func (a *Announcer) Roster(clients []authority.HostClientStats) {
 		if c.First < 0 || c.First >= len(a.roster) {
 			continue
 		}
-		e := rosterEntry{state: 1, name: a.names[c.Peer]}
+		e := RosterEntry{State: 1, Name: a.names[c.Peer]}
 		if c.Away {
 			since := a.awaySince(c.Peer, now)
-			e.state = 2
-			e.back = uint8(min(max(a.grace-now.Sub(since), 0)/time.Second, 255))
+			e.State = 2
+			e.Back = uint8(min(max(a.grace-now.Sub(since), 0)/time.Second, 255))
 		}
 		a.roster[c.First] = e
 	}
-	a.buf = appendRoster(a.buf[:0], a.roster)
+	a.buf = AppendRoster(a.buf[:0], a.roster)
 	for _, c := range clients {
 		if !c.Away && a.clients[c.Peer] { // a client that speaks netplay
 			_ = a.inner.Send(c.Peer, a.buf)
