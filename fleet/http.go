@@ -16,19 +16,19 @@ import (
 // maxView bounds the hosts listed by the /fleet view.
 const maxView = 256
 
-// HostView is a host as a placer sees it, in the /fleet view.
-type HostView struct {
+// hostView is a host as a placer sees it, in the /fleet view.
+type hostView struct {
 	Host
 	State string `json:"state"` // "live", "draining" or "gone"
 	// SinceBeat is how long since this placer saw the host's Beat change.
 	SinceBeat string `json:"since_beat"`
 }
 
-// View is the /fleet JSON view of a placer.
-type View struct {
+// fleetView is the /fleet JSON view of a placer.
+type fleetView struct {
 	Policy    string      `json:"policy"`
 	Ready     bool        `json:"ready"`
-	Hosts     []HostView  `json:"hosts"`
+	Hosts     []hostView  `json:"hosts"`
 	Truncated bool        `json:"truncated,omitempty"`
 	Stats     PlacerStats `json:"stats"`
 	// P50 and P99 are the placement times of the last 1024 placements.
@@ -36,10 +36,10 @@ type View struct {
 	P99 string `json:"placement_p99"`
 }
 
-// View returns the placer's view of the fleet, at most 256 hosts by id.
-func (p *Placer) View() View {
+// view returns the placer's view of the fleet, at most 256 hosts by id.
+func (p *Placer) view() fleetView {
 	now := p.now()
-	v := View{Policy: p.cfg.Policy.String(), Ready: p.ready(), Stats: p.Stats()}
+	v := fleetView{Policy: p.cfg.Policy.String(), Ready: p.ready(), Stats: p.Stats()}
 	p.mu.Lock()
 	for _, m := range p.hosts {
 		st := "live"
@@ -49,7 +49,7 @@ func (p *Placer) View() View {
 		case m.rec.Draining:
 			st = "draining"
 		}
-		v.Hosts = append(v.Hosts, HostView{Host: m.rec, State: st, SinceBeat: now.Sub(m.beatAt).Round(time.Millisecond).String()})
+		v.Hosts = append(v.Hosts, hostView{Host: m.rec, State: st, SinceBeat: now.Sub(m.beatAt).Round(time.Millisecond).String()})
 	}
 	p.mu.Unlock()
 	sort.Slice(v.Hosts, func(i, j int) bool { return v.Hosts[i].ID < v.Hosts[j].ID })
@@ -62,13 +62,14 @@ func (p *Placer) View() View {
 }
 
 // ServeHTTP serves PlacePath (POST a Request, a Reply back) and ViewPath
-// (GET the View). A refusal is a Reply with Error and the status: 400 a
-// bad request, 409 ErrVersion or ErrRoomFull, 429 ErrBusy, 503
-// ErrUnavailable or ErrNoHost.
+// (GET the JSON view: the policy, the hosts as this placer sees them, its
+// counts and placement times). A refusal is a Reply with Error and the
+// status: 400 a bad request, 409 ErrVersion or ErrRoomFull, 429 ErrBusy,
+// 503 ErrUnavailable or ErrNoHost.
 func (p *Placer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == ViewPath && r.Method == http.MethodGet:
-		writeJSON(w, http.StatusOK, p.View())
+		writeJSON(w, http.StatusOK, p.view())
 	case r.URL.Path == PlacePath && r.Method == http.MethodPost:
 		p.servePlace(w, r)
 	case r.URL.Path == PlacePath || r.URL.Path == ViewPath:

@@ -121,7 +121,7 @@ func (gs games) lookup(name string) (Game, string, error) {
 			return g, name, nil
 		}
 	}
-	return nil, "", fmt.Errorf("%w %q (registered: %v)", ErrUnknownGame, name, gs.names())
+	return nil, "", fmt.Errorf("%w: unknown game %q (registered: %v)", ErrUsage, name, gs.names())
 }
 
 // names are the games' names, sorted.

@@ -124,7 +124,7 @@ func Main(name string, games []Game, args []string, stdout, stderr io.Writer) in
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.Is(err, ErrUsage), errors.Is(err, ErrUnknownGame), strings.HasPrefix(err.Error(), "flag"):
+	case errors.Is(err, ErrUsage), strings.HasPrefix(err.Error(), "flag"):
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}

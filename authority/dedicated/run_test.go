@@ -212,7 +212,7 @@ func TestGamesChecked(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "line3", name)
 	_, _, err = gs.lookup("")
-	require.ErrorIs(t, err, ErrUnknownGame)
+	require.ErrorIs(t, err, ErrUsage)
 	_, name, err = games{lineGame}.lookup("")
 	require.NoError(t, err)
 	require.Equal(t, "line", name)

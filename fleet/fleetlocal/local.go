@@ -13,14 +13,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -145,17 +148,15 @@ func Start(o Options) (*Fleet, error) {
 	if err := os.WriteFile(secretFile, []byte(secretHex), 0o600); err != nil {
 		return fail(err)
 	}
-	var placers []*fleet.Placer
 	for i := range o.Signals {
 		p := 0
 		if first != 0 {
 			p = first + i
 		}
-		url, pl, stop, err := startSignal(net.JoinHostPort(host, strconv.Itoa(p)), f.NATS, o.Policy, []byte(secretHex), log)
+		url, stop, err := startSignal(net.JoinHostPort(host, strconv.Itoa(p)), f.NATS, o.Policy, []byte(secretHex), log)
 		if err != nil {
 			return fail(err)
 		}
-		placers = append(placers, pl)
 		f.stops = append(f.stops, stop)
 		f.Signals = append(f.Signals, url)
 	}
@@ -187,10 +188,10 @@ func Start(o Options) (*Fleet, error) {
 	// Placing can start once every instance's mirror has every host: a
 	// request before would find no host (its record not watched yet).
 	deadline := time.Now().Add(10 * time.Second)
-	for _, pl := range placers {
-		for live(pl) < o.Hosts {
+	for _, signal := range f.Signals {
+		for live(signal) < o.Hosts {
 			if time.Now().After(deadline) {
-				return fail(fmt.Errorf("fleetlocal: an instance sees %d of the %d hosts live after 10 s", live(pl), o.Hosts))
+				return fail(fmt.Errorf("fleetlocal: an instance sees %d of the %d hosts live after 10 s", live(signal), o.Hosts))
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -198,10 +199,24 @@ func Start(o Options) (*Fleet, error) {
 	return f, nil
 }
 
-// live counts the hosts pl sees live.
-func live(pl *fleet.Placer) int {
+// live counts the hosts the instance at signal (ws://HOST:PORT) sees live,
+// from its /fleet view (0 if it cannot be read).
+func live(signal string) int {
+	resp, err := http.Get("http" + strings.TrimPrefix(signal, "ws") + fleet.ViewPath)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Hosts []struct {
+			State string `json:"state"`
+		} `json:"hosts"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&v) != nil {
+		return 0
+	}
 	n := 0
-	for _, h := range pl.View().Hosts {
+	for _, h := range v.Hosts {
 		if h.State == "live" {
 			n++
 		}
@@ -230,21 +245,21 @@ func (f *Fleet) Close() {
 }
 
 // startSignal serves one signaling instance with a placer on addr.
-func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *slog.Logger) (string, *fleet.Placer, func(), error) {
+func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *slog.Logger) (string, func(), error) {
 	nc, err := nats.Connect(natsURL, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, err
 	}
 	pl, err := fleet.NewPlacer(nc, fleet.PlacerConfig{Policy: policy, Secret: secret, AddrRate: 10000, AddrBurst: 10000, Logger: log})
 	if err != nil {
 		nc.Close()
-		return "", nil, nil, err
+		return "", nil, err
 	}
 	srv, err := signaling.NewServer(signaling.ServerConfig{NATS: nc, Logger: log})
 	if err != nil {
 		_ = pl.Close()
 		nc.Close()
-		return "", nil, nil, err
+		return "", nil, err
 	}
 	srv.Handle(fleet.PlacePath, pl)
 	srv.Handle(fleet.ViewPath, pl)
@@ -253,10 +268,10 @@ func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *
 		_ = srv.Close()
 		_ = pl.Close()
 		nc.Close()
-		return "", nil, nil, err
+		return "", nil, err
 	}
 	s := localsignal.Serve(srv, ln, srv)
-	return s.URL(), pl, func() { s.Close(); _ = pl.Close(); nc.Close() }, nil
+	return s.URL(), func() { s.Close(); _ = pl.Close(); nc.Close() }, nil
 }
 
 // Outcome is what one bot saw.

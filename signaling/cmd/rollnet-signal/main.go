@@ -298,7 +298,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if placer != nil {
 		srv.Handle(fleet.PlacePath, placer)
 		srv.Handle(fleet.ViewPath, placer)
-		log.Info("fleet placement", "place", fleet.PlacePath, "view", fleet.ViewPath, "policy", placer.View().Policy)
+		log.Info("fleet placement", "place", fleet.PlacePath, "view", fleet.ViewPath, "policy", *fleetPolicy) // as parsed: fill or spread
 	}
 	if *tlsCert != "" { // load now, to fail before listening
 		if _, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey); err != nil {
