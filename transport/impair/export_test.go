@@ -14,3 +14,6 @@ func Prime(t *Transport) {
 		}
 	}
 }
+
+// Inner is the transport t wraps.
+func Inner(t *Transport) transport.Transport { return t.inner }

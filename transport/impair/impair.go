@@ -109,9 +109,6 @@ func New(inner transport.Transport, cfg Config) (*Transport, error) {
 	return t, nil
 }
 
-// Inner is the wrapped transport.
-func (t *Transport) Inner() transport.Transport { return t.inner }
-
 // Local is the wrapped transport's identity.
 func (t *Transport) Local() transport.Peer { return t.inner.Local() }
 

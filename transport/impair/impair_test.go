@@ -266,7 +266,7 @@ func TestCloseClosesInner(t *testing.T) {
 		require.ErrorIs(t, ia.Send("b", []byte{1}), transport.ErrClosed)
 		_, _, err := ia.Receive(make([]byte, 10))
 		require.ErrorIs(t, err, transport.ErrClosed)
-		require.ErrorIs(t, ia.Inner().Send("b", []byte{1}), transport.ErrClosed, "the wrapped transport is closed too")
+		require.ErrorIs(t, impair.Inner(ia).Send("b", []byte{1}), transport.ErrClosed, "the wrapped transport is closed too")
 	})
 }
 

@@ -104,10 +104,10 @@ func (e *Endpoint) receive(buf []byte) (int, transport.Peer, error) {
 	return k, from, nil
 }
 
-// NextArrival reports when the earliest datagram queued for this endpoint is
+// nextArrival reports when the earliest datagram queued for this endpoint is
 // due, for tests that advance a fake clock from event to event. It is false
 // when nothing is queued or the endpoint is closed.
-func (e *Endpoint) NextArrival() (time.Time, bool) {
+func (e *Endpoint) nextArrival() (time.Time, bool) {
 	n := e.net
 	n.mu.Lock()
 	defer n.mu.Unlock()

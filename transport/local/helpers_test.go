@@ -74,7 +74,7 @@ func (f *fixture) runUntilIdle(name string) []delivery {
 	var out []delivery
 	for {
 		out = append(out, f.drain(name)...)
-		at, ok := f.eps[name].NextArrival()
+		at, ok := local.NextArrival(f.eps[name])
 		if !ok {
 			return out
 		}

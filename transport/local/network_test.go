@@ -84,9 +84,9 @@ func TestSetLinkOverridesDefault(t *testing.T) {
 	require.NoError(t, f.net.SetLink("a", "b", local.Link{Latency: 50 * time.Millisecond}))
 	f.sendSeq("a", "b", 1)
 	f.sendSeq("b", "a", 2)
-	at, _ := f.eps["b"].NextArrival()
+	at, _ := local.NextArrival(f.eps["b"])
 	require.Equal(t, 50*time.Millisecond, at.Sub(epoch))
-	at, _ = f.eps["a"].NextArrival()
+	at, _ = local.NextArrival(f.eps["a"])
 	require.Equal(t, 10*time.Millisecond, at.Sub(epoch))
 
 	f.runUntilIdle("a")
@@ -97,9 +97,9 @@ func TestSetLinkOverridesDefault(t *testing.T) {
 	sent := f.clock.Now()
 	f.sendSeq("a", "b", 3)
 	f.sendSeq("b", "a", 4)
-	at, _ = f.eps["b"].NextArrival()
+	at, _ = local.NextArrival(f.eps["b"])
 	require.Equal(t, 50*time.Millisecond, at.Sub(sent), "a→b kept its own link")
-	at, _ = f.eps["a"].NextArrival()
+	at, _ = local.NextArrival(f.eps["a"])
 	require.Equal(t, 30*time.Millisecond, at.Sub(sent), "b→a follows the new default")
 }
 
@@ -150,7 +150,7 @@ func TestConcurrentUse(t *testing.T) {
 			b := make([]byte, transport.MaxDatagram)
 			for range 4000 {
 				_, _, _ = ep.Receive(b)
-				_, _ = ep.NextArrival()
+				_, _ = local.NextArrival(ep)
 			}
 		})
 	}

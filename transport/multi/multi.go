@@ -39,11 +39,6 @@ func New(parts ...transport.Transport) (*Transport, error) {
 	return &Transport{parts: append([]transport.Transport(nil), parts...)}, nil
 }
 
-// Parts returns the transports combined, in order.
-func (t *Transport) Parts() []transport.Transport {
-	return append([]transport.Transport(nil), t.parts...)
-}
-
 // Local is the first part's identity.
 func (t *Transport) Local() transport.Peer { return t.parts[0].Local() }
 
@@ -153,10 +148,6 @@ func (t *Transport) ExpectAnyone() {
 		}
 	}
 }
-
-// Unexpected counts datagrams this package dropped for a part that is
-// not an Expecter (the parts that are count their own).
-func (t *Transport) Unexpected() uint64 { return t.unexpected.Load() }
 
 // Close closes every part. It is idempotent.
 func (t *Transport) Close() error {

@@ -153,7 +153,7 @@ func TestExpectForAPartWithoutExpecter(t *testing.T) {
 	require.Equal(t, "expected", string(buf[:m]))
 	_, _, err = h.Receive(buf)
 	require.ErrorIs(t, err, transport.ErrNoPacket)
-	require.Equal(t, uint64(1), h.Unexpected())
+	require.Equal(t, uint64(1), multi.Unexpected(h))
 	h.ExpectAnyone()
 	require.NoError(t, b.Send("h1", []byte("welcome now")))
 	clock.Advance(time.Millisecond)

@@ -18,11 +18,11 @@ import (
 	"github.com/rollnet/rollnet"
 )
 
-// SelfSignedValidity is how long a SelfSigned certificate is valid. A
+// selfSignedValidity is how long a SelfSigned certificate is valid. A
 // browser accepts a certificate by its hash (WebTransport's
 // serverCertificateHashes) only if it is ECDSA and valid for at most 14
 // days; 13 leaves a day for clock skew.
-const SelfSignedValidity = 13 * 24 * time.Hour
+const selfSignedValidity = 13 * 24 * time.Hour
 
 // SelfSigned makes a development certificate for hosts (names or IP
 // addresses; none means "localhost", 127.0.0.1 and ::1): an ECDSA P-256 key,
@@ -45,7 +45,7 @@ func SelfSigned(hosts ...string) (tls.Certificate, error) {
 		SerialNumber: serial,
 		Subject:      pkix.Name{CommonName: "rollnet host"},
 		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(-time.Hour + SelfSignedValidity),
+		NotAfter:     now.Add(-time.Hour + selfSignedValidity),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}

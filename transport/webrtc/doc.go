@@ -128,4 +128,3 @@
 // out-of-order signals are counted and ignored, peers are bounded by
 // Config.MaxPeers, and pending candidates per peer are bounded.
 package webrtc
-

@@ -61,7 +61,7 @@ func TestPeerLeftBeforeConnecting(t *testing.T) {
 }
 
 // The data channel outlives the rendezvous: when the signaling server goes
-// away mid-match, datagrams still flow and SignalingErr says why no new
+// away mid-match, datagrams still flow and signalingErr says why no new
 // peer can come.
 func TestChannelOutlivesSignaling(t *testing.T) {
 	srv, err := signaling.NewServer(signaling.ServerConfig{})
@@ -81,12 +81,12 @@ func TestChannelOutlivesSignaling(t *testing.T) {
 	require.NoError(t, err)
 	_, err = b.WaitPeers(ctx, 1)
 	require.NoError(t, err)
-	require.NoError(t, a.SignalingErr())
+	require.NoError(t, a.signalingErr())
 
 	require.NoError(t, srv.Close())
-	require.Eventually(t, func() bool { return a.SignalingErr() != nil && b.SignalingErr() != nil },
+	require.Eventually(t, func() bool { return a.signalingErr() != nil && b.signalingErr() != nil },
 		5*time.Second, time.Millisecond)
-	t.Logf("signaling ended: %v", a.SignalingErr())
+	t.Logf("signaling ended: %v", a.signalingErr())
 
 	buf := make([]byte, transport.MaxDatagram)
 	require.NoError(t, a.Send(b.Local(), []byte("still here")))

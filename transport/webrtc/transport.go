@@ -264,10 +264,10 @@ func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
 }
 
-// SignalingErr is nil while the signaling server connection is up, and
+// signalingErr is nil while the signaling server connection is up, and
 // why it ended (the client's Err, or io.EOF) once it did. Open data
 // channels outlive it; new peers can no longer connect.
-func (t *Transport) SignalingErr() error {
+func (t *Transport) signalingErr() error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.sigErr
