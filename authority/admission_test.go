@@ -153,7 +153,7 @@ func TestResumeFromAnotherAddress(t *testing.T) {
 	thief, err := c.net.Endpoint("thief")
 	require.NoError(t, err)
 	for k := range 120 {
-		require.NoError(t, thief.Send("host", wire.Hello{Protocol: protocol, Seq: uint16(k), Settings: c.h.Settings(), Nonce: 5, Resume: true, Token: token}.Append(nil)))
+		require.NoError(t, thief.Send("host", wire.Hello{Protocol: protocol, Seq: uint16(k), Settings: c.h.Settings(), Nonce: 5, Resume: true, Token: token.Secret}.Append(nil)))
 		c.run(tick)
 	}
 	c.run(100 * time.Millisecond)

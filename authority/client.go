@@ -85,7 +85,7 @@ type Client[S any, I comparable] struct {
 	nonce    uint64
 	helloAt  int64
 	helloSeq bool // a Hello went out on this connection
-	token    RejoinToken
+	token    rollnet.RejoinToken
 	held     bool             // token is the host's: given with the slots, or accepted
 	resume   bool             // the Hello carries token
 	answer   wire.WelcomeKind // 0 until the connection's answer
@@ -146,7 +146,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 		capacity: or(cfg.Capacity, 128), maxSend: or(cfg.MaxSend, wire.MaxFrames), target: or(cfg.TargetDepth, 2),
 		retry: net.SyncRetry, nackAfter: int64(or(cfg.NackAfter, 2)),
 		events: make([]rollnet.Event, 0, 256),
-		token:  cfg.Rejoin, resume: cfg.Rejoin != RejoinToken{},
+		token:  cfg.Rejoin, resume: cfg.Rejoin != rollnet.RejoinToken{},
 	}
 	switch {
 	case c.players < 1 || c.players > maxHostPlayers:
@@ -233,7 +233,7 @@ func (c *Client[S, I]) Rejoin(tr transport.Transport) error {
 // with the slots, or ClientConfig.Rejoin once the host accepted it. Keep
 // it to start a new process with (ClientConfig.Rejoin) within the host's
 // grace window.
-func (c *Client[S, I]) RejoinToken() (RejoinToken, bool) { return c.token, c.held }
+func (c *Client[S, I]) RejoinToken() (rollnet.RejoinToken, bool) { return c.token, c.held }
 
 // AddLocalInput sets the input of one of the client's slots (an index
 // into them, 0..Slots-1) for the next AdvanceFrame and, until set again, the
@@ -370,7 +370,7 @@ func (c *Client[S, I]) hello() {
 		c.helloSeq = true
 	}
 	c.helloAt = c.t
-	m := wire.Hello{Seq: c.l.Seq(), Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token, Protocol: protocol}
+	m := wire.Hello{Seq: c.l.Seq(), Settings: c.hash, Nonce: c.nonce, Resume: c.resume, Token: c.token.Secret, Protocol: protocol}
 	c.out = m.Append(c.out[:0])
 	c.send()
 }
@@ -457,7 +457,7 @@ func (c *Client[S, I]) welcome(b []byte) {
 		// rejects the token: rejected, even if the RESUME_REJECT before
 		// it was lost or is still on its way.
 		c.stats.Rejected, c.stats.Rejoined = c.resume, false
-		c.first, c.slots, c.token = int(m.First), int(m.Slots), m.Token
+		c.first, c.slots, c.token = int(m.First), int(m.Slots), rollnet.RejoinToken{Secret: m.Token}
 		clear(c.pending)
 	case !c.started:
 		// Resumed without a world to go on with (a process started

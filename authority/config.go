@@ -267,5 +267,5 @@ type ClientConfig struct {
 	// host's next full state starts this client's world (it has none to go
 	// on with); after it, RESUME_REJECT and a fresh INITIAL_SYNC. The zero
 	// token (the default) joins afresh.
-	Rejoin RejoinToken
+	Rejoin rollnet.RejoinToken
 }

@@ -217,7 +217,7 @@ func TestResumeFreshProcess(t *testing.T) {
 	c.run(3 * time.Second)
 	token, held := a.c.RejoinToken()
 	require.True(t, held)
-	require.NotEqual(t, RejoinToken{}, token)
+	require.NotEqual(t, rollnet.RejoinToken{}, token)
 	slot := a.c.Stats().First
 	require.False(t, a.c.Stats().Rejoined)
 

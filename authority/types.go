@@ -116,8 +116,7 @@ func xorInto(dst, a, b []byte) {
 	}
 }
 
-// RejoinToken is what a client needs to come back into its slots: random
-// 128 bits a host gives each client with its slots, valid while the client
-// is connected and for the host's grace window after. The zero RejoinToken
-// is none.
-type RejoinToken [wire.TokenLen]byte
+// A client's rejoin token is rollnet.RejoinToken's Secret (its Match is
+// 0): random 128 bits a host gives each client with its slots, valid while
+// the client is connected and for the host's grace window after.
+var _ [wire.TokenLen]byte = rollnet.RejoinToken{}.Secret

@@ -648,7 +648,7 @@ func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer,
 	fig := catchFigure{Kind: "rejoiner"}
 	sponsor, gone := players[0], players[1]
 	var (
-		tok p2p.RejoinToken
+		tok rollnet.RejoinToken
 		ok  bool
 	)
 	if err := gone.do(ctx, func() { tok, ok = gone.p2p.RejoinToken() }); err != nil {

@@ -67,7 +67,7 @@ func (d *clientDriver[S, I]) connect() error {
 		m.gate.mu.Unlock()
 		cfg := authority.ClientConfig{Host: pe.id, Players: m.cfg.Players, Net: m.netConfig()}
 		if m.tok.rejoining {
-			cfg.Rejoin = m.tok.t.Host
+			cfg.Rejoin = m.tok.t.Rejoin
 		}
 		c, err := authority.NewClient[S, I](cfg, &m.link.mx, m.simulate)
 		if err != nil {
@@ -192,7 +192,7 @@ func (d *clientDriver[S, I]) stats(s Stats) (Stats, transport.Peer) {
 
 func (d *clientDriver[S, I]) token() (Token, bool) {
 	if t, ok := d.c.RejoinToken(); ok && d.c.Synchronized() { // its slot known
-		return Token{Mode: ModeClient, Room: d.m.cfg.Room, Seat: max(d.m.seat, 0), Host: t}, true
+		return Token{Mode: ModeClient, Room: d.m.cfg.Room, Seat: max(d.m.seat, 0), Rejoin: t}, true
 	}
 	return Token{}, false
 }

@@ -139,7 +139,7 @@ func (d *p2pDriver[S, I]) tryJoin() error {
 			remote[i] = id
 		}
 	}
-	return d.build(remote, delay-1, p2p.RejoinToken{})
+	return d.build(remote, delay-1, rollnet.RejoinToken{})
 }
 
 // tryRejoin comes back into the seat of the stored token once every other
@@ -165,10 +165,10 @@ func (d *p2pDriver[S, I]) tryRejoin() error {
 		return nil
 	}
 	m.seat = m.tok.t.Seat
-	return d.build(remote, delay, m.tok.t.P2P)
+	return d.build(remote, delay, m.tok.t.Rejoin)
 }
 
-func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok p2p.RejoinToken) error {
+func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok rollnet.RejoinToken) error {
 	m := d.m
 	m.delay, d.remote = delay, remote
 	p, err := p2p.New[S](p2p.Config[I]{
@@ -389,7 +389,7 @@ func (d *p2pDriver[S, I]) stats(s Stats) (Stats, transport.Peer) {
 
 func (d *p2pDriver[S, I]) token() (Token, bool) {
 	if t, ok := d.p.RejoinToken(); ok {
-		return Token{Mode: ModeP2P, Room: d.m.cfg.Room, Seat: d.m.seat, P2P: t}, true
+		return Token{Mode: ModeP2P, Room: d.m.cfg.Room, Seat: d.m.seat, Rejoin: t}, true
 	}
 	return Token{}, false
 }

@@ -9,26 +9,27 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/wire"
-	"github.com/rollnet/rollnet/p2p"
 )
 
 // Token is what a player needs to come back into its match after its
-// process died: the match's room, the player's seat and the mode's own
-// rejoin token. Keep it secret (it lets its holder take the seat). It
-// implements encoding.TextMarshaler: "rn1." and base64url, one line.
+// process died: the match's room, the player's seat and its rejoin token
+// (a P2P player's, or the one an authoritative client's host gave it).
+// Keep it secret (it lets its holder take the seat). It implements
+// encoding.TextMarshaler: "rn1." and base64url, one line.
 type Token struct {
-	Mode Mode
-	Room string
-	Seat int // the P2P seat; the first slot of an authoritative client
-	P2P  p2p.RejoinToken
-	Host authority.RejoinToken // an authoritative client's
+	Mode   Mode
+	Room   string
+	Seat   int // the P2P seat; the first slot of an authoritative client
+	Rejoin rollnet.RejoinToken
 }
 
 const tokenPrefix = "rn1."
 
-// tokenFixed: mode, seat, match id, secret, host token, room length.
+// tokenFixed: mode, seat, match id, secret, host token, room length. A
+// P2P player's Rejoin fills the match id and the secret, an authoritative
+// client's (Match 0) the host token; the other part is zero.
 const tokenFixed = 1 + 1 + 8 + wire.SecretLen + wire.TokenLen + 1
 
 // MarshalText encodes t on one line.
@@ -38,9 +39,15 @@ func (t Token) MarshalText() ([]byte, error) {
 	}
 	b := make([]byte, 0, tokenFixed+len(t.Room))
 	b = append(b, byte(t.Mode), byte(t.Seat))
-	b = binary.LittleEndian.AppendUint64(b, t.P2P.Match)
-	b = append(b, t.P2P.Secret[:]...)
-	b = append(b, t.Host[:]...)
+	var p2pPart, hostPart rollnet.RejoinToken
+	if t.Mode == ModeP2P {
+		p2pPart = t.Rejoin
+	} else {
+		hostPart = t.Rejoin
+	}
+	b = binary.LittleEndian.AppendUint64(b, p2pPart.Match)
+	b = append(b, p2pPart.Secret[:]...)
+	b = append(b, hostPart.Secret[:]...)
 	b = append(b, byte(len(t.Room)))
 	b = append(b, t.Room...)
 	out := make([]byte, len(tokenPrefix), len(tokenPrefix)+base64.RawURLEncoding.EncodedLen(len(b)))
@@ -62,10 +69,14 @@ func (t *Token) UnmarshalText(text []byte) error {
 	if u.Mode < ModeP2P || u.Mode > ModeClient {
 		return fmt.Errorf("%w: mode %d", ErrToken, b[0])
 	}
-	u.P2P.Match = binary.LittleEndian.Uint64(b[2:])
 	n := 10
-	n += copy(u.P2P.Secret[:], b[n:])
-	n += copy(u.Host[:], b[n:])
+	if u.Mode == ModeP2P {
+		u.Rejoin.Match = binary.LittleEndian.Uint64(b[2:])
+		copy(u.Rejoin.Secret[:], b[n:])
+	} else {
+		copy(u.Rejoin.Secret[:], b[n+wire.SecretLen:])
+	}
+	n += wire.SecretLen + wire.TokenLen
 	u.Room = string(b[n+1:])
 	*t = u
 	return nil

@@ -12,10 +12,31 @@ import (
 
 func sampleToken() netplay.Token {
 	t := netplay.Token{Mode: netplay.ModeP2P, Room: "friday", Seat: 1}
-	t.P2P.Match = 0x1122334455667788
-	t.P2P.Secret[0], t.P2P.Secret[15] = 1, 2
-	t.Host[3] = 9
+	t.Rejoin.Match = 0x1122334455667788
+	t.Rejoin.Secret[0], t.Rejoin.Secret[15] = 1, 2
 	return t
+}
+
+// The text form is a format players keep in files: tokens written before
+// the three rejoin token types became rollnet.RejoinToken read back the
+// same, and are written again byte for byte.
+func TestTokenTextStable(t *testing.T) {
+	client := netplay.Token{Mode: netplay.ModeClient, Room: "arena", Seat: 3}
+	client.Rejoin.Secret[0], client.Rejoin.Secret[3], client.Rejoin.Secret[15] = 7, 9, 0xff
+	for _, c := range []struct {
+		tok  netplay.Token
+		text string
+	}{
+		{sampleToken(), "rn1.AQGId2ZVRDMiEQEAAAAAAAAAAAAAAAAAAAIAAAAAAAAAAAAAAAAAAAAABmZyaWRheQ"},
+		{client, "rn1.BAMAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAHAAAJAAAAAAAAAAAAAAD_BWFyZW5h"},
+	} {
+		text, err := c.tok.MarshalText()
+		require.NoError(t, err)
+		require.Equal(t, c.text, string(text))
+		var back netplay.Token
+		require.NoError(t, back.UnmarshalText([]byte(c.text)))
+		require.Equal(t, c.tok, back)
+	}
 }
 
 func TestTokenText(t *testing.T) {

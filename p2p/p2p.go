@@ -73,7 +73,7 @@ type Config[I comparable] struct {
 	// peers to take it back, replays the match from its first frame
 	// without drawing, and plays on from the frame they agree on. See
 	// Rejoin.
-	Rejoin RejoinToken
+	Rejoin rollnet.RejoinToken
 	// Open is the set of players (bit p for player p) whose slots are open
 	// when the match starts: their peers are absent, their input is the
 	// zero input until a player takes the slot with Join. Every peer of the

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/wire"
 )
 
@@ -37,13 +38,13 @@ func newIdentity(rand func() uint64) identity {
 	return id
 }
 
-// token returns the RejoinToken of this identity once the match id is
+// token returns the rejoin token of this identity once the match id is
 // known.
-func (id *identity) token() (RejoinToken, bool) {
+func (id *identity) token() (rollnet.RejoinToken, bool) {
 	if !id.known {
-		return RejoinToken{}, false
+		return rollnet.RejoinToken{}, false
 	}
-	return RejoinToken{Match: id.match, Secret: id.secret}, true
+	return rollnet.RejoinToken{Match: id.match, Secret: id.secret}, true
 }
 
 // Labels of the keys derived from a secret.

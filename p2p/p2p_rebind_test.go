@@ -34,7 +34,7 @@ func (c *p2pCluster) comeBackAs(n *p2pNode, cfg Config[uint16], name string, wra
 // elsewhere is rejoinCluster (seed) with player 2's process dead for 5 s
 // and a new one, with its token and settings, started at the address
 // name (its transport wrapped by wrap, if set).
-func elsewhere(t *testing.T, seed uint64, name string, wrap func(*local.Endpoint) transport.Transport) (*p2pCluster, *p2pNode, RejoinToken) {
+func elsewhere(t *testing.T, seed uint64, name string, wrap func(*local.Endpoint) transport.Transport) (*p2pCluster, *p2pNode, rollnet.RejoinToken) {
 	c := rejoinCluster(t, seed, 0)
 	n := c.nodes[2]
 	tok, _ := n.p.RejoinToken()
@@ -297,7 +297,7 @@ func TestP2PRebindStranger(t *testing.T) {
 	c.frames(int(c.nodes[0].p.Frame())+60, 10*time.Second)
 
 	// A fresh process with the wrong secret from a new address learns why.
-	cfg.Rejoin = RejoinToken{Match: tok.Match, Secret: [wire.SecretLen]byte{1}}
+	cfg.Rejoin = rollnet.RejoinToken{Match: tok.Match, Secret: [wire.SecretLen]byte{1}}
 	c.comeBackAs(n, cfg, "p2-wrong", nil)
 	c.refused(n, ReasonRejoinIdentity)
 	require.NoError(t, n.ep.Close())

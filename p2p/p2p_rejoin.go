@@ -57,13 +57,9 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// RejoinToken identifies a player of a match to its other peers: what a
-// player needs, besides the match's settings, to come back after it
-// dropped. Keep it secret; the zero value is no token.
-type RejoinToken struct {
-	Match  uint64               // the match id, the same on every peer
-	Secret [wire.SecretLen]byte // this peer's rejoin secret
-}
+// The rejoin secret is the token's: a compile-time check that the wire
+// carries as many bytes as rollnet.RejoinToken holds.
+var _ [wire.SecretLen]byte = rollnet.RejoinToken{}.Secret
 
 // RejoinStats says how a rejoin went, on the rejoining peer.
 type RejoinStats struct {
@@ -220,7 +216,7 @@ func (p *Session[S, I]) initRejoin(cfg Config[I]) error {
 	switch {
 	case cfg.Open&^p.all != 0 || cfg.Open == p.all:
 		return fmt.Errorf("%w: Open %b: not players of %d, or all of them", errConfig, cfg.Open, p.players)
-	case cfg.Join && tok != (RejoinToken{}):
+	case cfg.Join && tok != (rollnet.RejoinToken{}):
 		return fmt.Errorf("%w: Join and Rejoin both set", errConfig)
 	case cfg.Join && p.local&^cfg.Open != 0:
 		return fmt.Errorf("%w: Join with local players %b not in Open %b", errConfig, p.local, cfg.Open)
@@ -254,7 +250,7 @@ func (p *Session[S, I]) initRejoin(cfg Config[I]) error {
 	}
 	n := p.ep.Settings()
 	r.id = newIdentity(n.Rand)
-	if tok != (RejoinToken{}) || cfg.Join {
+	if tok != (rollnet.RejoinToken{}) || cfg.Join {
 		if !cfg.Join {
 			r.id.secret, r.id.match, r.id.known = tok.Secret, tok.Match, true
 		}
@@ -290,7 +286,7 @@ func (p *Session[S, I]) rejoining() bool {
 // if it drops (save it where a restarted process finds it), once every
 // peer's identity arrived (shortly after the match starts); ok is false
 // before.
-func (p *Session[S, I]) RejoinToken() (tok RejoinToken, ok bool) {
+func (p *Session[S, I]) RejoinToken() (tok rollnet.RejoinToken, ok bool) {
 	return p.rj.id.token()
 }
 

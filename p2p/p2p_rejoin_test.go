@@ -238,7 +238,7 @@ func TestP2PRejoinStranger(t *testing.T) {
 		return st.Malformed
 	}
 	was := malformed()
-	for _, bad := range []RejoinToken{{Match: tok.Match, Secret: [16]byte{1}}, {Match: tok.Match + 1, Secret: tok.Secret}} {
+	for _, bad := range []rollnet.RejoinToken{{Match: tok.Match, Secret: [16]byte{1}}, {Match: tok.Match + 1, Secret: tok.Secret}} {
 		cfg.Rejoin = bad
 		c.comeBack(n, cfg)
 		c.refused(n, ReasonRejoinIdentity)
@@ -285,7 +285,7 @@ func FuzzP2PRejoinPacket(f *testing.F) {
 		tr := &scriptTransport{from: "p1", local: "p0"}
 		clock := p2pEpoch
 		p := fuzzP2P(t, tr, &clock, func(cfg *Config[uint16]) {
-			cfg.Rejoin = RejoinToken{Match: 7, Secret: [wire.SecretLen]byte{7}}
+			cfg.Rejoin = rollnet.RejoinToken{Match: 7, Secret: [wire.SecretLen]byte{7}}
 		})
 		accept := wire.Rejoin{Seq: 1, Kind: wire.RejoinAccept, Players: 1, Frame: 50}
 		for round := range 4 {
@@ -426,7 +426,7 @@ func TestP2PLateJoin(t *testing.T) {
 	require.Equal(t, tok0.Match, tok.Match)
 	c.drop(n, 6*time.Second)
 	cfg.Join = false
-	cfg.Rejoin = RejoinToken{Match: tok.Match}
+	cfg.Rejoin = rollnet.RejoinToken{Match: tok.Match}
 	c.comeBack(n, cfg)
 	n.paused = true
 	var re *RejoinError
@@ -441,7 +441,7 @@ func TestP2PRejoinConfig(t *testing.T) {
 	}{
 		{"every slot open", func(c *Config[uint16]) { c.Open = 0b111 }},
 		{"open slot of no player", func(c *Config[uint16]) { c.Open = 0b1000 }},
-		{"join and rejoin", func(c *Config[uint16]) { c.Open, c.Join, c.Rejoin = 0b1, true, RejoinToken{Match: 1} }},
+		{"join and rejoin", func(c *Config[uint16]) { c.Open, c.Join, c.Rejoin = 0b1, true, rollnet.RejoinToken{Match: 1} }},
 		{"join a slot not open", func(c *Config[uint16]) { c.Open, c.Join = 0b10, true }},
 		{"open part of a peer", func(c *Config[uint16]) {
 			c.Remote = []transport.Peer{"", "p1", "p1"}
@@ -538,7 +538,7 @@ func BenchmarkP2PRejoinReplay(b *testing.B) {
 		p, err := New[p2pWorld](Config[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 2, Capacity: 32},
 			Remote:  []transport.Peer{"", "p1"},
-			Rejoin:  RejoinToken{Match: 1},
+			Rejoin:  rollnet.RejoinToken{Match: 1},
 		}, &scriptTransport{local: "p0"}, simP2P)
 		if err != nil {
 			b.Fatal(err)

@@ -79,7 +79,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	// Another match's FILE for bob's seat: bob's with another secret.
 	var tok netplay.Token
 	require.NoError(t, tok.UnmarshalText(saved[:len(saved)-1]))
-	tok.P2P.Secret[0] ^= 0x5a
+	tok.Rejoin.Secret[0] ^= 0x5a
 	stranger := filepath.Join(dir, "stranger.rejoin")
 	require.NoError(t, netplay.FileStore{Path: stranger}.Save(tok))
 	out, status := startWatched(ctx, t, playerArgs("mallory", stranger)...).end(t)
@@ -150,7 +150,7 @@ func TestRejoinMatchOver(t *testing.T) {
 	defer srv.close()
 	f := filepath.Join(t.TempDir(), "f")
 	var tok netplay.Token
-	tok.Mode, tok.Room, tok.Seat, tok.P2P.Match = netplay.ModeP2P, "over", 1, 0x0011223344556677
+	tok.Mode, tok.Room, tok.Seat, tok.Rejoin.Match = netplay.ModeP2P, "over", 1, 0x0011223344556677
 	require.NoError(t, netplay.FileStore{Path: f}.Save(tok))
 	out, status := demo(t, 30*time.Second, "-signal", srv.url, "-room", "over", "-rejoin", f, "-headless", "-timeout", "5s")
 	require.Equal(t, exitFailure, status, out)

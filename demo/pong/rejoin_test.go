@@ -216,7 +216,7 @@ func TestRejoinRefused(t *testing.T) {
 	store := netplay.FileStore{Path: rp.opts[1].rejoin}
 	tok, _, err := store.Load("friday")
 	require.NoError(t, err)
-	tok.P2P.Secret[0] ^= 0xff // another match's
+	tok.Rejoin.Secret[0] ^= 0xff // another match's
 	require.NoError(t, store.Save(tok))
 	rp.p[1] = rp.start(t, 1)
 	var errs [2]error

@@ -104,7 +104,7 @@ func TestRejoinNewID(t *testing.T) {
 			}
 		}
 	}
-	var tok p2p.RejoinToken
+	var tok rollnet.RejoinToken
 	until("tokens out", []*rejoiner{host, old}, func() bool {
 		var ok bool
 		tok, ok = old.p.RejoinToken()
