@@ -50,5 +50,5 @@
 // transport/transporttest (transporttest.Run), on a quiet link where every
 // datagram must arrive exactly once and on a lossy one where what arrives
 // must still be whole; a transport that implements Expecter also runs the
-// Expect check.
+// Expect check, and a pair of PeerSets the PeerSet check.
 package transport

@@ -20,9 +20,11 @@ package transporttest
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -86,6 +88,7 @@ func Run(t *testing.T, newPair func(t *testing.T) Pair) {
 		{"Close", checkClose},
 		{"SendToClosedPeer", checkSendToClosedPeer},
 		{"Expect", checkExpect},
+		{"PeerSet", checkPeerSet},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
@@ -525,4 +528,43 @@ func checkExpect(t *testing.T, p Pair) {
 	require.NoError(t, p.B.Send(p.A.Local(), datagram(29, 32)))
 	sendUntil(t, p, p.A, p.B, datagram(30, 32))
 	quiet(t, p, p.A)
+}
+
+// checkPeerSet: when both transports are transport.PeerSets (skipped
+// otherwise), each reports the other: Peers appends it to dst, sorted,
+// WaitPeers returns it, and Events reported it connected, once (a second
+// call has drained it). After Close, WaitPeers fails with ErrClosed.
+func checkPeerSet(t *testing.T, p Pair) {
+	a, okA := p.A.(transport.PeerSet)
+	b, okB := p.B.(transport.PeerSet)
+	if !okA || !okB {
+		t.Skip("not transport.PeerSets")
+	}
+	for _, c := range []struct {
+		name  string
+		ps    transport.PeerSet
+		other transport.Peer
+	}{{"A", a, p.B.Local()}, {"B", b, p.A.Local()}} {
+		connected := false
+		for range p.Patience {
+			if connected = slices.Contains(c.ps.Peers(nil), c.other); connected {
+				break
+			}
+			p.Tick()
+		}
+		require.True(t, connected, "%s's Peers never named its peer %q", c.name, c.other)
+		got := c.ps.Peers([]transport.Peer{"\x00dst"})
+		require.Equal(t, transport.Peer("\x00dst"), got[0], "%s: Peers appends to dst", c.name)
+		require.True(t, slices.IsSorted(got[1:]), "%s: Peers sorted", c.name)
+		waited, err := c.ps.WaitPeers(context.Background(), len(got)-1)
+		require.NoError(t, err, c.name)
+		require.Contains(t, waited, c.other, "%s: WaitPeers", c.name)
+		evs := c.ps.Events(nil)
+		require.Contains(t, evs, transport.PeerEvent{Kind: transport.PeerConnected, Peer: c.other}, "%s: Events", c.name)
+		require.NotContains(t, c.ps.Events(nil), transport.PeerEvent{Kind: transport.PeerConnected, Peer: c.other},
+			"%s: a second Events finds again what the first drained", c.name)
+	}
+	require.NoError(t, p.A.Close())
+	_, err := a.WaitPeers(context.Background(), 1<<20)
+	require.ErrorIs(t, err, transport.ErrClosed, "WaitPeers after Close")
 }
