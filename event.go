@@ -94,7 +94,7 @@ type Event struct {
 	Count   int           // Synchronizing: round trips done
 	Total   int           // Synchronizing: round trips needed
 	Timeout time.Duration // NetworkInterrupted: time left before Disconnected
-	Reason  string        // SyncFailed, RejoinRefused
+	Reason  string        // SyncFailed
 }
 
 // String describes the event, for logs.

@@ -60,7 +60,6 @@ type Client[S any, I comparable] struct {
 	net       link.Settings
 	e         link.Endpoint
 	l         *link.Link
-	events    []rollnet.Event
 	sim       func(s *S, inputs []I, frame rollnet.Frame)
 	t         int64
 	tick      int64
@@ -145,8 +144,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 		players: cfg.Players, inputSize: inputSize, stateSize: stateSize,
 		capacity: or(cfg.Capacity, 128), maxSend: or(cfg.MaxSend, wire.MaxFrames), target: or(cfg.TargetDepth, 2),
 		retry: net.SyncRetry, nackAfter: int64(or(cfg.NackAfter, 2)),
-		events: make([]rollnet.Event, 0, 256),
-		token:  cfg.Rejoin, resume: cfg.Rejoin != rollnet.RejoinToken{},
+		token: cfg.Rejoin, resume: cfg.Rejoin != rollnet.RejoinToken{},
 	}
 	switch {
 	case c.players < 1 || c.players > maxHostPlayers:
@@ -249,10 +247,12 @@ func (c *Client[S, I]) AddLocalInput(slot int, in I) error {
 	return nil
 }
 
-// Events appends the link's events of the last AdvanceFrame (of every
-// step of the last Update) to dst (network interrupted or resumed,
-// disconnected: then Rejoin over a new transport resumes).
-func (c *Client[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return append(dst, c.events...) }
+// Events appends every event since the last call to dst, oldest first,
+// and returns it (network interrupted or resumed, disconnected: then
+// Rejoin over a new transport resumes). With a dst of enough capacity it
+// allocates nothing. The client holds at most 256 undrained events,
+// dropping the oldest beyond that: drain every tick.
+func (c *Client[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return c.e.Events(dst) }
 
 // Corrected says the last AdvanceFrame (any step of the last Update) took a
 // host state that differed from
@@ -332,10 +332,6 @@ func (c *Client[S, I]) AdvanceFrame() error {
 	if c.l.State() == link.Running {
 		c.e.Tick(c.l)
 	}
-	if !c.updating {
-		c.events = c.events[:0] // Update clears them once for all its steps
-	}
-	c.events = c.e.Events(c.events)
 	if c.refused != nil {
 		return c.refused
 	}

@@ -161,7 +161,6 @@ func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
 	n := c.view.ts.Advance(dt)
 	c.fixed, c.updating = false, true
 	defer func() { c.updating = false }()
-	c.events = c.events[:0]
 	for i := range n {
 		c.view.ahead = n - 1 - i
 		if err := c.AdvanceFrame(); err != nil {

@@ -205,7 +205,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 	case s.late > LateRollback:
 		return s, fmt.Errorf("%w: LateInput %d unknown", ErrConfig, c.LateInput)
 	case s.backlog > BacklogSupersede:
-		return s, fmt.Errorf("%w: ResumeBacklog %d unknown", ErrConfig, c.RejoinBacklog)
+		return s, fmt.Errorf("%w: RejoinBacklog %d unknown", ErrConfig, c.RejoinBacklog)
 	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1 || s.perAddress < 1:
 		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick, MaxClientsPerAddress must be positive (copies at most 10)", ErrConfig)
 	case s.budget < 1:

@@ -63,7 +63,8 @@ type Host[S any, I comparable] struct {
 	predict   func(player int, last I, frame rollnet.Frame) I
 	e         link.Endpoint
 	conns     *conns
-	events    []rollnet.Event
+	events    []rollnet.Event // this tick's, read off the links
+	queue     []rollnet.Event // undrained, for Events (at most maxEvents)
 	t         int64
 	core      core[S, I]             // the core session, or direct past 64 players
 	session   *session.Session[S, I] // the core session, or nil
@@ -128,7 +129,7 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		scratch: make([]I, s.perClient),
 		sent:    make([]S, sentLen), sentTags: make([]rollnet.Frame, sentLen), sums: make([]uint32, sentLen),
 		sentIn: make([]byte, sentLen*s.players*inputSize),
-		out:    make([]byte, 0, wire.MaxPacket), events: make([]rollnet.Event, 0, 256),
+		out:    make([]byte, 0, wire.MaxPacket), events: make([]rollnet.Event, 0, maxEvents), queue: make([]rollnet.Event, 0, maxEvents),
 		chunk: make([]byte, 0, wire.MaxPacket),
 		ins:   make([]byte, wire.MaxFrames*s.perClient*inputSize), data: make([]byte, s.players*inputSize+stateSize),
 		barred: make([]barredAddress, max(s.maxClients, 1)),
@@ -193,10 +194,17 @@ func (h *Host[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 	return h.sums[k], nil
 }
 
-// Events appends the links' events of the last AdvanceFrame to dst: a
-// client's connection interrupted, resumed or disconnected (then away,
-// its token valid for the grace window).
-func (h *Host[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return append(dst, h.events...) }
+// Events appends every event since the last call to dst, oldest first,
+// and returns it: a client's connection interrupted, resumed or
+// disconnected (then away, its token valid for the grace window). With a
+// dst of enough capacity it allocates nothing. The host holds at most
+// maxEvents undrained events, dropping the oldest beyond that: drain every
+// tick.
+func (h *Host[S, I]) Events(dst []rollnet.Event) []rollnet.Event {
+	dst = append(dst, h.queue...)
+	h.queue = h.queue[:0]
+	return dst
+}
 
 // Stats returns the host's counters.
 func (h *Host[S, I]) Stats() HostStats {
@@ -643,7 +651,15 @@ func (h *Host[S, I]) timers() {
 			h.events[k].Peer = h.clients[i].peer // the connection, not the record's link name
 		}
 	}
+	if drop := len(h.queue) + len(h.events) - maxEvents; drop > 0 { // the oldest go
+		h.queue = h.queue[:copy(h.queue, h.queue[min(drop, len(h.queue)):])]
+	}
+	h.queue = append(h.queue, h.events[max(0, len(h.events)-maxEvents):]...)
 }
+
+// maxEvents bounds the events a host holds for Events, as the links'
+// queue does.
+const maxEvents = 256
 
 // free voids record i's token and frees its slots. With LateRollback the
 // frames of the rollback window the core still predicts for them are

@@ -45,3 +45,27 @@ func TestUpdateKeepsEveryStepsEvents(t *testing.T) {
 		require.Equal(t, 1, disconnected, "phase %d: EventDisconnected in 10 s of a silent host, with Update taking four steps a call", phase)
 	}
 }
+
+// TestEventsDrain: Events drains a queue, as in the P2P session: events
+// of AdvanceFrame calls not followed by Events are kept until the next
+// call, which reports each once.
+func TestEventsDrain(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 17, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
+	nd := c.add("a", ClientConfig{}, nil)
+	c.run(2 * time.Second)
+	require.True(t, nd.c.Synchronized())
+	_ = nd.c.Events(nil)
+	for range 10 * 60 { // the host stops: 10 s of steps, Events not called
+		c.clock.Advance(tick)
+		_, err := nd.c.Update(tick)
+		require.NoError(t, err)
+	}
+	disconnected := 0
+	for _, e := range nd.c.Events(nil) {
+		if e.Kind == rollnet.EventDisconnected {
+			disconnected++
+		}
+	}
+	require.Equal(t, 1, disconnected, "the disconnect of a step long past is still reported")
+	require.Empty(t, nd.c.Events(nil), "reported once")
+}

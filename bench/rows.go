@@ -155,6 +155,7 @@ var rows = concat(
 		},
 		scaleRows(),
 		entityRows(),
+		hostPathRows(),
 		profileRows(profileLinks...),
 	),
 )

@@ -15,7 +15,7 @@ import (
 )
 
 // dedicated is an authority.Host of its own (a host command's) on the
-// endpoint "h" of l, announcing itself through a netplay.Announcer.
+// endpoint "h" of l, announcing itself through a greeting.Announcer.
 type dedicated struct {
 	h  *authority.Host[World, Buttons]
 	an *greeting.Announcer

@@ -28,9 +28,6 @@ type p2pDriver[S any, I comparable] struct {
 
 func newP2P[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] { return &p2pDriver[S, I]{m: m} }
 
-// rejoinWindow is rollnet.NetConfig.RejoinWindow's default.
-const rejoinWindow = 60 * time.Second
-
 func (d *p2pDriver[S, I]) mode() Mode { return ModeP2P }
 
 func (d *p2pDriver[S, I]) greetsAs() greeting.Role {
@@ -249,7 +246,7 @@ func (d *p2pDriver[S, I]) tick(in I, now time.Time) error {
 	if left == m.cfg.Players-1 && !now.Before(m.until.away) {
 		m.st.Phase, m.st.Ended = Ended, EndPlayersLeft
 		if m.story.dropped != "" {
-			m.tell("%s did not rejoin within %v", m.story.dropped, cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow))
+			m.tell("%s did not rejoin within %v", m.story.dropped, cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow))
 		}
 	}
 	if m.seat == 0 && p.Frame()%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
@@ -280,7 +277,7 @@ func (d *p2pDriver[S, I]) events() {
 			case pe != nil && pe.h.Seat != greeting.NoSeat && int(pe.h.Seat) < m.cfg.Players && d.remoteSeats()[pe.h.Seat] == ev.Peer:
 				then := ""
 				if m.cfg.Net.RejoinWindow >= 0 {
-					w := cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow)
+					w := cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow)
 					then = fmt.Sprintf(": may rejoin for %d s", int(w/time.Second))
 					m.story.dropped = m.nameOf(ev.Peer)
 				}
@@ -289,7 +286,7 @@ func (d *p2pDriver[S, I]) events() {
 		case ev.Kind == rollnet.EventPlayerDisconnected:
 			var w time.Duration
 			if m.cfg.Net.RejoinWindow >= 0 {
-				w = cmp.Or(m.cfg.Net.RejoinWindow, rejoinWindow)
+				w = cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow)
 			}
 			m.away(ev, w)
 		case ev.Kind == rollnet.EventPlayerRejoined && ev.Player == m.seat:

@@ -246,7 +246,7 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 		return fmt.Errorf("%w: Archive %d", errConfig, cfg.Archive)
 	}
 	if cfg.Grace == 0 {
-		cfg.Grace = grace
+		cfg.Grace = authority.DefaultGrace
 	}
 	if cfg.Grace < 0 {
 		return fmt.Errorf("%w: Grace %v", errConfig, cfg.Grace)
@@ -265,10 +265,6 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	}
 	return nil
 }
-
-// grace is authority.HostConfig.Grace's default: how long an away
-// client's slots wait for it.
-const grace = 20 * time.Second
 
 // The constructors' kinds.
 func p2pKind[S any, I comparable]() kind[S, I] {

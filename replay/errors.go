@@ -15,7 +15,7 @@ import (
 var (
 	// ErrConfig reports a RecorderConfig or ReplayerConfig that cannot work,
 	// or a state or input type a recording cannot hold.
-	ErrConfig = errors.New("replay: invalid config")
+	ErrConfig = fmt.Errorf("%w: replay", rollnet.ErrConfig)
 
 	// ErrArgument reports an argument out of its documented range (a
 	// wrong number of inputs, a nil state, a recorder that is not new).
@@ -45,7 +45,7 @@ var (
 	ErrTruncated = fmt.Errorf("replay: recording cut short: %w", io.ErrUnexpectedEOF)
 
 	// ErrClosed reports a Record, Flush or Close after Close.
-	ErrClosed = errors.New("replay: recorder closed")
+	ErrClosed = fmt.Errorf("%w: replay: recorder closed", rollnet.ErrClosed)
 
 	// ErrMismatch reports a replayed state whose checksum differs
 	// from the one recorded: the simulation is not deterministic (across

@@ -77,7 +77,7 @@ func NewAnnouncer(tr transport.Transport, a Announcement) (*Announcer, error) {
 		return nil, fmt.Errorf("%w: Grace %v, MaxPeers %d", ErrConfig, a.Grace, a.MaxPeers)
 	}
 	if a.Grace == 0 {
-		a.Grace = defaultGrace
+		a.Grace = authority.DefaultGrace
 	}
 	if a.MaxPeers == 0 {
 		a.MaxPeers = 4*a.Players + 4

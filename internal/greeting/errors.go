@@ -3,7 +3,6 @@ package greeting
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/rollnet/rollnet"
 )
@@ -16,6 +15,3 @@ var (
 	// ErrMalformed reports a message that does not decode.
 	ErrMalformed = errors.New("netplay: malformed message")
 )
-
-// defaultGrace is Announcement.Grace's default (authority.HostConfig's).
-const defaultGrace = 20 * time.Second

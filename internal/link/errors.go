@@ -1,8 +1,9 @@
 package link
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/rollnet/rollnet"
 )
 
 // Sentinel errors of the link. Test with errors.Is.
@@ -10,7 +11,7 @@ var (
 	// ErrConfig reports a NetConfig or a link that cannot work. The error
 	// is a *ConfigError, whose Detail an owner may rewrap under its own
 	// sentinel.
-	ErrConfig = errors.New("link: invalid config")
+	ErrConfig = fmt.Errorf("%w: link", rollnet.ErrConfig)
 )
 
 // ConfigError is the error of a bad NetConfig or link: Detail says what.
