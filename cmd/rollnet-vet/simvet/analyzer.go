@@ -36,7 +36,11 @@ whose doc comment holds it.`,
 // silence, to audit them.
 var ignoreOK bool
 
+// showInfo is the -info flag: report the informational findings too.
+var showInfo bool
+
 func init() {
+	Analyzer.Flags.BoolVar(&showInfo, "info", false, "also report package state the simulation cannot carry between frames (write-only counters, scratch cleared before use, lazy setup), set apart as informational")
 	Analyzer.Flags.BoolVar(&ignoreOK, "ignore-ok", false, "also report the findings //rollnet:ok comments silence (to audit them)")
 }
 
@@ -89,7 +93,10 @@ type finding struct {
 	category string
 	message  string
 	fixes    []analysis.SuggestedFix
-	also     token.Pos // the add a product feeds (fma), if on another line
+	also     token.Pos  // the add a product feeds (fma), if on another line
+	v        *types.Var // the package-level variable (global)
+	write    bool       // a write of v
+	lazy     bool       // a write of v in a once-only lazy setup
 }
 
 // ref is a function a body references (calls or takes as a value).
@@ -104,7 +111,8 @@ type unit struct {
 	refs     []ref
 	lits     []*ast.FuncLit // function literals it calls through a value (a table, a field)
 
-	fusedDone bool // the compiler's fused lines were added
+	fusedDone bool                // the compiler's fused lines were added
+	cleared   map[*types.Var]bool // package-level variables its first statement naming them clears
 }
 
 // checker holds one pass's indexes.
@@ -533,6 +541,7 @@ func (c *checker) isMarked(fn *types.Func) bool {
 func (c *checker) reach(roots []ast.Node, remote []ref) {
 	seen := map[ast.Node]bool{}
 	parent := map[ast.Node]ast.Node{} // how each body was reached
+	var globals []reachedGlobal       // package-state findings, classified at the end
 	work := append([]ast.Node(nil), roots...)
 	for len(work) > 0 {
 		n := work[len(work)-1]
@@ -548,6 +557,10 @@ func (c *checker) reach(roots []ast.Node, remote []ref) {
 				if c.fusedReported(f) {
 					continue
 				}
+			}
+			if f.v != nil {
+				globals = append(globals, reachedGlobal{f, u})
+				continue
 			}
 			c.report(f)
 		}
@@ -568,6 +581,7 @@ func (c *checker) reach(roots []ast.Node, remote []ref) {
 			}
 		}
 	}
+	c.reportGlobals(globals)
 	carriedSeen := map[Carried]bool{}
 	for _, r := range remote {
 		if r.fn.Pkg() == c.pass.Pkg || c.isMarked(r.fn) {
@@ -590,6 +604,63 @@ func (c *checker) reach(roots []ast.Node, remote []ref) {
 		}
 		if h.More {
 			c.report(finding{pos: r.pos, category: "reached", message: fmt.Sprintf("%s reaches more findings than these: mark it //rollnet:simulate to see each at its line", name)})
+		}
+	}
+}
+
+// reachedGlobal is a package-state finding and the body it is in.
+type reachedGlobal struct {
+	f finding
+	u *unit
+}
+
+// reportGlobals reports package-state findings, setting apart as
+// informational (reported only with -info) the variables the simulation
+// cannot carry state through: a counter it only writes, a scratch buffer
+// every body clears before using it, a value set up once, lazily.
+func (c *checker) reportGlobals(globals []reachedGlobal) {
+	byVar := map[*types.Var][]reachedGlobal{}
+	var order []*types.Var
+	for _, g := range globals {
+		if byVar[g.f.v] == nil {
+			order = append(order, g.f.v)
+		}
+		byVar[g.f.v] = append(byVar[g.f.v], g)
+	}
+	for _, v := range order {
+		gs := byVar[v]
+		reads, lazy, cleared, lazyWrites := false, true, true, 0
+		for _, g := range gs {
+			reads = reads || !g.f.write
+			if g.f.write && !g.f.lazy {
+				lazy = false
+			}
+			if g.f.write && g.f.lazy {
+				lazyWrites++
+			}
+			if !g.u.cleared[v] {
+				cleared = false
+			}
+		}
+		class := ""
+		switch {
+		case !reads:
+			class = "a counter the simulation writes and never reads"
+		case cleared:
+			class = "scratch every function clears before using it"
+		case lazy && lazyWrites > 0:
+			class = "set up once, lazily, the same on every peer"
+		}
+		for _, g := range gs {
+			f := g.f
+			if class != "" {
+				if !showInfo {
+					continue
+				}
+				f.category = "info"
+				f.message = "info: " + v.Name() + " is " + class + ": " + f.message
+			}
+			c.report(f)
 		}
 	}
 }

@@ -80,6 +80,15 @@
 //     layout, the strictest of the targets: a type without padding there
 //     has none on 386 or arm), and a zero size.
 //
+// # Informational findings
+//
+// Package state the simulation cannot carry from one frame to the next
+// is set apart, reported only with -info: a variable the simulation
+// writes and never reads (a profiling counter), one that every function
+// using it clears first (v = v[:0], v = nil, clear(v): scratch), and one
+// written only under if v == nil (or a package-level flag) or in a
+// sync.Once's Do (lazy setup from constants).
+//
 // # Fused multiply-adds from the compiler
 //
 // The source rule sees a product and an add in one function. Once the

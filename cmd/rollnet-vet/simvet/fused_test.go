@@ -32,7 +32,7 @@ func compilerEnv(t *testing.T) string {
 // through the helpers the compiler inlined.
 func TestFused(t *testing.T) {
 	compilerEnv(t)
-	analysistest.Run(t, analysistest.TestData(), Analyzer, "example.com/physics", "example.com/funcs", "example.com/initial", "example.com/pool")
+	analysistest.Run(t, analysistest.TestData(), Analyzer, "example.com/physics", "example.com/funcs", "example.com/initial", "example.com/pool", "example.com/noise")
 }
 
 // Every line the arm64 compiler fuses in a function the simulation
@@ -154,4 +154,29 @@ func execGo(dir, env string, args ...string) *exec.Cmd {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env)
 	return cmd
+}
+
+// The noise classes are set apart: -info shows them, as informational,
+// and without it only the state that carries between frames is reported.
+func TestInfo(t *testing.T) {
+	dir := compilerEnv(t)
+	quiet := byCategory(runAnalyzer(t, dir, "example.com/noise"))
+	showInfo = true
+	defer func() { showInfo = false }()
+	diags := runAnalyzer(t, dir, "example.com/noise")
+	loud := byCategory(diags)
+	t.Logf("example.com/noise: without -info %v, with -info %v", quiet, loud)
+	require.Equal(t, 2, quiet["global"], "carry's write and read")
+	require.Zero(t, quiet["info"])
+	require.Equal(t, 2, loud["global"])
+	var classes []string
+	for _, d := range diags {
+		if d.Category == "info" {
+			classes = append(classes, d.Message)
+		}
+	}
+	all := strings.Join(classes, "\n")
+	for _, want := range []string{"steps is a counter", "contacts is scratch", "table is set up once", "lut is set up once"} {
+		require.Contains(t, all, want)
+	}
 }

@@ -13,6 +13,7 @@ import (
 // scanner walks one body, collecting its findings and the functions it
 // references.
 type scanner struct {
+	stack    []ast.Node // the nodes around the one visited
 	c        *checker
 	u        *unit
 	writes   map[*ast.Ident]bool     // identifiers on the written side of an assignment
@@ -100,8 +101,111 @@ func (c *checker) scanSource(n ast.Node) *unit {
 	}
 	s := &scanner{c: c, u: u, writes: map[*ast.Ident]bool{}, products: map[*types.Var]ast.Expr{}}
 	s.prepare(body)
-	ast.Inspect(body, s.visit)
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			s.stack = s.stack[:len(s.stack)-1]
+			return true
+		}
+		s.stack = append(s.stack, n)
+		if !s.visit(n) {
+			s.stack = s.stack[:len(s.stack)-1]
+			return false
+		}
+		return true
+	})
+	u.cleared = c.clearedFirst(body)
 	return u
+}
+
+// lazyWrite reports whether the write being visited to v is a once-only
+// lazy setup: inside if v == nil (or any condition naming v, or a
+// package-level flag), or inside a function given to a sync.Once's Do.
+func (s *scanner) lazyWrite(v *types.Var) bool {
+	info := s.c.pass.TypesInfo
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		switch n := s.stack[i].(type) {
+		case *ast.IfStmt:
+			guarded := false
+			ast.Inspect(n.Cond, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok {
+					if pv := packageVar(info, id); pv != nil && (pv == v || isBool(pv.Type())) {
+						guarded = true
+					}
+				}
+				return !guarded
+			})
+			if guarded && i+1 < len(s.stack) && s.stack[i+1] == n.Body {
+				return true
+			}
+		case *ast.FuncLit:
+			if i > 0 {
+				if call, ok := s.stack[i-1].(*ast.CallExpr); ok {
+					if fn := calleeFunc(info, call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "sync" && fn.Name() == "Do" {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isBool(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
+}
+
+// clearedFirst returns the package-level variables the body's first
+// statement naming them clears: v = v[:0], v = nil, v = T{}, clear(v).
+func (c *checker) clearedFirst(body *ast.BlockStmt) map[*types.Var]bool {
+	info := c.pass.TypesInfo
+	out := map[*types.Var]bool{}
+	seen := map[*types.Var]bool{}
+	for _, st := range body.List {
+		var cleared *types.Var
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if len(st.Lhs) == 1 && len(st.Rhs) == 1 && st.Tok == token.ASSIGN {
+				lhs, _ := st.Lhs[0].(*ast.Ident)
+				if v := packageVar(info, lhs); v != nil {
+					switch r := ast.Unparen(st.Rhs[0]).(type) {
+					case *ast.SliceExpr:
+						if r.Low == nil && r.High != nil {
+							if tv, ok := info.Types[r.High]; ok && tv.Value != nil && tv.Value.String() == "0" {
+								cleared = v
+							}
+						}
+					case *ast.CompositeLit:
+						if len(r.Elts) == 0 {
+							cleared = v
+						}
+					case *ast.Ident:
+						if _, ok := info.Uses[r].(*types.Nil); ok {
+							cleared = v
+						}
+					}
+				}
+			}
+		case *ast.ExprStmt:
+			if call, ok := st.X.(*ast.CallExpr); ok && len(call.Args) == 1 {
+				if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+					if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "clear" {
+						cleared = packageVar(info, rootIdent(info, call.Args[0]))
+					}
+				}
+			}
+		}
+		ast.Inspect(st, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok {
+				if v := packageVar(info, id); v != nil && !seen[v] {
+					seen[v] = true
+					out[v] = v == cleared
+				}
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // scanExpr scans one expression outside any simulation body (the one
@@ -325,10 +429,13 @@ func (s *scanner) ident(id *ast.Ident) {
 		}
 		if s.writes[id] {
 			s.add(id.Pos(), "global", "write to package-level variable %s: it is not rolled back with the state; keep it in the state", name)
+			f := &s.u.findings[len(s.u.findings)-1]
+			f.v, f.write, f.lazy = obj, true, s.lazyWrite(obj)
 			return
 		}
 		if s.c.isWritten(obj) {
 			s.add(id.Pos(), "global", "read of package-level variable %s, which is written outside init: it is not rolled back with the state; keep it in the state", name)
+			s.u.findings[len(s.u.findings)-1].v = obj
 		}
 	}
 }
