@@ -28,7 +28,12 @@
 //   - Sqrt and Hypot are exactly rounded (Hypot has no intermediate
 //     overflow); the square root of a negative number is 0.
 //   - Sin, Cos and Atan2 are within 0.51 ulp (2⁻³²) of the exact result
-//     over the sweeps below (0.5 is the rounding itself).
+//     over the sweeps below (0.5 is the rounding itself) for angles up to
+//     2²⁰ radians; Sin and Cos over the whole range of F are within 2.06
+//     ulp (2.05 measured, near 2³¹ radians).
+//   - Vec2's Add, Sub, Dot, Cross and Rotate saturate like F's Add, Sub
+//     and Mul: (40000, 40000)·(40000, 40000) is Max, not a wrapped
+//     negative number.
 //   - Floor, Ceil, Int (toward zero) and Round (halves away from zero)
 //     convert to int32; FromInt is exact.
 //   - String prints the fewest digits that Parse reads back to the same F;
@@ -41,6 +46,9 @@
 //
 //	Sin, [-2π, 2π]                    0.501
 //	Sin, [-2²⁰, 2²⁰]                  0.501
+//	Sin, [-2³¹, 2³¹), the whole range  2.042 (exact reduction as reference)
+//	Cos, [-2³¹, 2³¹)                  2.034
+//	Sin, [2³⁰, 2³¹)                   2.051
 //	Cos, [-2π, 2π]                    0.501
 //	Atan2, the unit circle            0.507
 //	Atan2, y in [-1000, 1000], x = 7  0.507
@@ -50,7 +58,8 @@
 //	Mul, Div                          exactly rounded (TestMulDivExact, FuzzArithmetic)
 //
 // Sin and Cos reduce the angle to turns with a 64-bit 1/(2π), so beyond
-// 2²⁰ radians the reduction's error grows as |x|·2⁻⁶⁴.
+// 2²⁰ radians the reduction's error grows with |x|: measured, about
+// π·|x|·2⁻⁶⁴ radians on top of the rounding, 1.55 ulp at 2³¹.
 //
 // # Speed
 //

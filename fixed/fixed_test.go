@@ -193,6 +193,27 @@ type accuracy struct {
 	sweep func(yield func(got F, want float64))
 }
 
+// twoPiExact is 2π to 100 digits, far beyond what reducing an F needs
+// (2³¹ radians reduced to within 2⁻⁶⁰ takes about 95 bits).
+var twoPiExact, _, _ = big.ParseFloat("6.283185307179586476925286766559005768394338798750211641949889184615632812572417997256069650684234136", 10, 400, big.ToNearestEven)
+
+// reduceExact returns x (exactly) modulo 2π, in [0, 2π), to float64's
+// precision.
+func reduceExact(x F) float64 {
+	v := new(big.Float).SetPrec(400).SetInt64(int64(x))
+	v.SetMantExp(v, -32)
+	q := new(big.Float).SetPrec(400).Quo(v, twoPiExact)
+	k, _ := q.Int(nil)
+	if q.Sign() < 0 && !q.IsInt() {
+		k.Sub(k, big.NewInt(1))
+	}
+	r := new(big.Float).SetPrec(400).SetInt(k)
+	r.Mul(r, twoPiExact)
+	r.Sub(v, r)
+	f, _ := r.Float64()
+	return f
+}
+
 // sweep yields n evenly spaced Fs over [lo, hi], plus a per-run random
 // jitter so every bit pattern of the fraction is hit.
 func sweep(lo, hi float64, n int, f func(x F)) {
@@ -210,6 +231,18 @@ var accuracies = []accuracy{
 	}},
 	{"Sin, [-2²⁰, 2²⁰]", 0.51, func(yield func(F, float64)) {
 		sweep(-(1 << 20), 1<<20, 1<<17, func(x F) { yield(Sin(x), math.Sin(x.Float64())) })
+	}},
+	// The whole range, against an exact reduction (x·2³² no longer fits
+	// float64's 53 bits beyond 2²¹, so math.Sin(x.Float64()) would be
+	// the wrong reference there).
+	{"Sin, [-2³¹, 2³¹)", 2.1, func(yield func(F, float64)) {
+		sweep(-(1 << 31), 1<<31-1, 1<<17, func(x F) { yield(Sin(x), math.Sin(reduceExact(x))) })
+	}},
+	{"Cos, [-2³¹, 2³¹)", 2.1, func(yield func(F, float64)) {
+		sweep(-(1 << 31), 1<<31-1, 1<<17, func(x F) { yield(Cos(x), math.Cos(reduceExact(x))) })
+	}},
+	{"Sin, [2³⁰, 2³¹)", 2.1, func(yield func(F, float64)) {
+		sweep(1<<30, 1<<31-1, 1<<17, func(x F) { yield(Sin(x), math.Sin(reduceExact(x))) })
 	}},
 	{"Cos, [-2π, 2π]", 0.51, func(yield func(F, float64)) {
 		sweep(-2*math.Pi, 2*math.Pi, 1<<18, func(x F) { yield(Cos(x), math.Cos(x.Float64())) })
@@ -280,6 +313,17 @@ func TestSpecialValues(t *testing.T) {
 	require.Equal(t, Max, Hypot(Min, Min))
 	require.Equal(t, FromRaw(6074001000), FromInt(2).Sqrt(), "√2·2³² = 6074000999.95")
 	require.Equal(t, FromInt(46340), FromInt(46340*46340).Sqrt())
+}
+
+// Vec2's arithmetic saturates as Mul does, where + and - on F wrap.
+func TestVec2Saturates(t *testing.T) {
+	big := V(FromInt(40000), FromInt(40000))
+	require.Equal(t, Max, big.Dot(big), "40000² + 40000² is past Max")
+	require.Equal(t, Min, big.Dot(V(FromInt(-40000), FromInt(-40000))))
+	require.Equal(t, Max, big.Cross(V(FromInt(-40000), FromInt(40000))))
+	require.Equal(t, V(Max, Max), V(Max, Max).Add(V(One, One)))
+	require.Equal(t, V(Min, Min), V(Min, Min).Sub(V(One, One)))
+	require.Equal(t, V(FromInt(3), FromInt(-1)), V(One, One).Add(V(FromInt(2), FromInt(-2))), "in range: exact")
 }
 
 func TestVec2(t *testing.T) {

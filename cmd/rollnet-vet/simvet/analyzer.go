@@ -89,6 +89,7 @@ type finding struct {
 	category string
 	message  string
 	fixes    []analysis.SuggestedFix
+	also     token.Pos // the add a product feeds (fma), if on another line
 }
 
 // ref is a function a body references (calls or takes as a value).
@@ -101,6 +102,9 @@ type ref struct {
 type unit struct {
 	findings []finding
 	refs     []ref
+	lits     []*ast.FuncLit // function literals it calls through a value (a table, a field)
+
+	fusedDone bool // the compiler's fused lines were added
 }
 
 // checker holds one pass's indexes.
@@ -114,7 +118,12 @@ type checker struct {
 	products map[*types.Func]bool      // local functions returning an unconverted float product
 	marked   map[*types.Func]bool      // local functions marked //rollnet:simulate
 	sup      *suppressions
-	reported map[string]bool // position+message already reported
+	reported map[string]bool              // position+message already reported
+	compiled map[ast.Node][]*compiledSite // fused lines by the function they were compiled in
+	pin      *ast.CallExpr                // the inlined call a trace follows (traceFused)
+	fields   map[*types.Var][]ast.Expr    // what this package assigns to struct fields of function type
+	covered  map[string]bool              // file:line the source fma rule reports (fmaCovered)
+	modTypes []*types.Named               // the module's named types this package sees (implementations)
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -139,6 +148,8 @@ func run(pass *analysis.Pass) (any, error) {
 		c.report(finding{pos: d, category: "directive", message: "//rollnet:ok needs a reason: //rollnet:ok why this is deterministic"})
 	}
 	c.index()
+	c.indexFields()
+	c.loadCompiled()
 	c.exportFacts()
 	c.findRoots()
 	return nil, nil
@@ -283,9 +294,16 @@ func (c *checker) exportFacts() {
 	sort.Slice(fns, func(i, j int) bool { return fns[i].Pos() < fns[j].Pos() })
 	for _, fn := range fns {
 		h := &hazardsFact{}
-		for _, f := range c.scan(c.decls[fn]).findings {
-			if !c.sup.covers(c.pass.Fset, f.pos) {
-				h.add(Carried{Where: c.where(f.pos), Message: f.message})
+		u := c.scan(c.decls[fn])
+		bodies := []*unit{u}
+		for _, lit := range u.lits {
+			bodies = append(bodies, c.scan(lit))
+		}
+		for _, b := range bodies {
+			for _, f := range b.findings {
+				if !c.sup.covers(c.pass.Fset, f.pos) {
+					h.add(Carried{Where: c.where(f.pos), Message: f.message})
+				}
 			}
 		}
 		carried[fn] = h
@@ -295,7 +313,12 @@ func (c *checker) exportFacts() {
 		for _, fn := range fns {
 			h := carried[fn]
 			before, more := len(h.Findings), h.More
-			for _, r := range c.scan(c.decls[fn]).refs {
+			u := c.scan(c.decls[fn])
+			refs := u.refs
+			for _, lit := range u.lits {
+				refs = append(refs, c.scan(lit).refs...)
+			}
+			for _, r := range refs {
 				var from *hazardsFact
 				if local, ok := carried[r.fn]; ok {
 					from = local
@@ -407,8 +430,20 @@ func (c *checker) findRoots() {
 	for fn := range c.marked {
 		roots = append(roots, c.decls[fn])
 	}
+	var initial []ast.Expr // expressions that build an initial state
 	for _, f := range c.pass.Files {
 		ast.Inspect(f, func(n ast.Node) bool {
+			// *x.State() = expr, before the first frame, sets the
+			// initial state.
+			if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == 1 && len(as.Rhs) == 1 {
+				if star, ok := ast.Unparen(as.Lhs[0]).(*ast.StarExpr); ok {
+					if call, ok := ast.Unparen(star.X).(*ast.CallExpr); ok {
+						if fn := calleeFunc(info, call); fn != nil && fn.Name() == "State" && isRollnet(fn) && fn.Signature().Recv() != nil {
+							initial = append(initial, as.Rhs[0])
+						}
+					}
+				}
+			}
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
@@ -423,6 +458,10 @@ func (c *checker) findRoots() {
 			}
 			fn = fn.Origin()
 			if fn.Pkg() == nil {
+				return true
+			}
+			if isInitialSetter(fn) && len(call.Args) == 1 {
+				initial = append(initial, call.Args[0])
 				return true
 			}
 			if ctor, ok := constructorOf(fn.Pkg().Path(), fn.Name()); ok && fn.Signature().Recv() == nil {
@@ -444,7 +483,40 @@ func (c *checker) findRoots() {
 			return true
 		})
 	}
+	// The initial state: every function its expression names is checked
+	// as the simulation is, and the expression itself.
+	for _, e := range initial {
+		addExpr(e)
+		u := c.scanExpr(e)
+		for _, f := range u.findings {
+			if f.category == "dynamic" {
+				// A function value the state is built with (a library's
+				// hook, like the simulate it forwards) is checked where it
+				// is given a function, not where it is called.
+				continue
+			}
+			c.report(f)
+		}
+		for _, r := range u.refs {
+			if d, ok := c.decls[r.fn]; ok {
+				roots = append(roots, d)
+			} else if c.inModule(r.fn.Pkg()) {
+				remote = append(remote, r)
+			}
+		}
+	}
 	c.reach(roots, remote)
+}
+
+// isRollnet reports whether fn is declared in one of rollnet's packages.
+func isRollnet(fn *types.Func) bool {
+	p := fn.Pkg()
+	return p != nil && (p.Path() == rollnetModule || strings.HasPrefix(p.Path(), rollnetModule+"/"))
+}
+
+// isInitialSetter reports whether fn is a rollnet SetInitialState method.
+func isInitialSetter(fn *types.Func) bool {
+	return fn.Name() == "SetInitialState" && fn.Signature().Recv() != nil && isRollnet(fn)
 }
 
 // isMarked reports whether fn is marked //rollnet:simulate, here or in
@@ -460,6 +532,7 @@ func (c *checker) isMarked(fn *types.Func) bool {
 // the reference, those carried by the facts of other packages' functions.
 func (c *checker) reach(roots []ast.Node, remote []ref) {
 	seen := map[ast.Node]bool{}
+	parent := map[ast.Node]ast.Node{} // how each body was reached
 	work := append([]ast.Node(nil), roots...)
 	for len(work) > 0 {
 		n := work[len(work)-1]
@@ -470,10 +543,25 @@ func (c *checker) reach(roots []ast.Node, remote []ref) {
 		seen[n] = true
 		u := c.scan(n)
 		for _, f := range u.findings {
+			if f.category == "fused" {
+				f.message += " (reached through " + c.chain(n, parent) + ")"
+				if c.fusedReported(f) {
+					continue
+				}
+			}
 			c.report(f)
+		}
+		for _, lit := range u.lits {
+			if _, ok := parent[lit]; !ok && !seen[lit] {
+				parent[lit] = n
+			}
+			work = append(work, lit)
 		}
 		for _, r := range u.refs {
 			if d, ok := c.decls[r.fn]; ok {
+				if _, ok := parent[d]; !ok && !seen[d] {
+					parent[d] = n
+				}
 				work = append(work, d)
 			} else if c.inModule(r.fn.Pkg()) {
 				remote = append(remote, r)
@@ -504,6 +592,30 @@ func (c *checker) reach(roots []ast.Node, remote []ref) {
 			c.report(finding{pos: r.pos, category: "reached", message: fmt.Sprintf("%s reaches more findings than these: mark it //rollnet:simulate to see each at its line", name)})
 		}
 	}
+}
+
+// chain names the functions from a root to n.
+func (c *checker) chain(n ast.Node, parent map[ast.Node]ast.Node) string {
+	var names []string
+	for m, i := n, 0; m != nil && i < 16; m, i = parent[m], i+1 {
+		names = append(names, c.nodeName(m))
+	}
+	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+		names[i], names[j] = names[j], names[i]
+	}
+	return strings.Join(names, " → ")
+}
+
+// fusedReported reports whether a fused line was already reported at
+// f's position (reached another way, or inlined into another function),
+// and records it.
+func (c *checker) fusedReported(f finding) bool {
+	key := fmt.Sprintf("%d", f.pos)
+	if c.reported["fused "+key] {
+		return true
+	}
+	c.reported["fused "+key] = true
+	return false
 }
 
 // recvName names a method's receiver type without its package.

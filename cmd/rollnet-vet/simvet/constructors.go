@@ -27,10 +27,11 @@ var constructors = []constructor{
 }
 
 const (
-	sessionPkg   = "github.com/rollnet/rollnet/session"
-	p2pPkg       = "github.com/rollnet/rollnet/p2p"
-	replayPkg    = "github.com/rollnet/rollnet/replay"
-	authorityPkg = "github.com/rollnet/rollnet/authority"
+	rollnetModule = "github.com/rollnet/rollnet"
+	sessionPkg    = "github.com/rollnet/rollnet/session"
+	p2pPkg        = "github.com/rollnet/rollnet/p2p"
+	replayPkg     = "github.com/rollnet/rollnet/replay"
+	authorityPkg  = "github.com/rollnet/rollnet/authority"
 )
 
 // constructorOf returns the row for the function pkg.name, if it is one.

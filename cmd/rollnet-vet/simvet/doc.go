@@ -15,9 +15,16 @@
 //   - every function whose doc comment holds //rollnet:simulate, and the
 //     functions passed as arguments to it (a builder like
 //     SimulateCloud(MulAdd) makes MulAdd part of the simulation);
+//   - the functions that build the state a session, host or client
+//     starts from: the argument of SetInitialState, and what is assigned
+//     through *x.State() (every function the expression names, and the
+//     expression itself);
 //   - then everything those reach within the module: every function or
-//     method they call or take as a value. Calls through a function
-//     value are not followed; calls through an interface are reported.
+//     method they call or take as a value; calls through a function value
+//     (a variable, a package-level table, a struct field, a parameter of
+//     an unexported function) when everything the package assigns to it
+//     is a function it can name; calls through an interface into every
+//     implementation the module declares in the packages it sees.
 //
 // # The rules
 //
@@ -45,12 +52,23 @@
 //     x*y and later added, and the call of a function returning a bare
 //     x*y (inlined, its product fuses too); it does not report a
 //     constant product (folded), integer arithmetic, or a quotient;
+//   - fused: a line the compiler itself turned into a fused multiply-add
+//     (see below), reported with the functions that reach it and the
+//     product to convert;
+//   - pool, address: sync.Pool's Get and Put (which object comes back
+//     depends on the garbage collector), a pointer converted to an
+//     integer (an address: a hash or an order built on it differs between
+//     peers), a range over a map keyed by pointers; hash/maphash's seed
+//     is random per process (random);
 //   - global: a write to a package-level variable (outside init), and a
 //     read of one that something writes outside init (in its own
 //     package, or in the package being checked);
 //   - unsafe, reflect, dynamic (warnings): unsafe's functions and
 //     unsafe.Pointer (not Sizeof, Alignof, Offsetof), anything of reflect,
-//     and method calls through an interface, whose target it cannot see;
+//     method calls through an interface the module does not implement,
+//     and calls through a function value assigned something it cannot
+//     name (a parameter of an exported function, a call's result, another
+//     package's variable): one warning per call;
 //   - math (warning): math's transcendental functions (Sin, Atan2, Exp,
 //     Pow, Hypot, ...), which may round differently on another
 //     architecture; package fixed is the replacement. Sqrt, Abs, Floor
@@ -61,6 +79,28 @@
 //     strings, channels, funcs and interfaces, compiler padding (amd64's
 //     layout, the strictest of the targets: a type without padding there
 //     has none on 386 or arm), and a zero size.
+//
+// # Fused multiply-adds from the compiler
+//
+// The source rule sees a product and an add in one function. Once the
+// compiler inlines small helpers (v.Mult(k).Add(w), Vec{v.X*k, ...}.Add,
+// a product local passed to a small sum), the multiply of one meets the
+// add of another, and only the compiler knows. So each package of the
+// module that may multiply a float is also compiled for the targets that
+// fuse (-fused-arch, arm64 and riscv64 by default; ppc64le and s390x on
+// request), with go list -export -test -gcflags=<path>=-S, which compiles
+// without linking; the analyzer reads the fused instructions (FMADDD,
+// FMSUBD, FNMADDD, FNMSUBD and their single-precision and other targets'
+// forms), the innermost source line of each (an inlined helper's line),
+// and the compiled function it is in. A fused line in a function the
+// simulation reaches is reported, unless the source rule already reports
+// that line: at the line if it is in the package, else at each call of
+// the inlined helper whose product it traces, with the product to convert
+// (the suggested fix when it is in the package). Run standalone, one go
+// command per target compiles the whole module; as go vet's -vettool, one
+// per package. The first run compiles the module's dependencies for each
+// target (minutes); the build cache replays the compiler's output after.
+// -no-compiler keeps the source rule alone.
 //
 // # Silencing a finding
 //
@@ -91,6 +131,8 @@
 //
 // The limits: a simulation that arrives through a struct field, a
 // parameter or a function value is not found (mark it //rollnet:simulate);
+// an interface's implementations in packages this one does not import are
+// not seen;
 // a write to a package-level variable in a package that imports the
 // variable's package is seen only when that package is checked.
 package simvet

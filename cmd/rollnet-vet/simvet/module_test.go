@@ -61,6 +61,8 @@ func TestFlagsCrossArch(t *testing.T) {
 	// Its imports from export data: the findings asserted are all in
 	// internal/crossarch itself (and type-checking them all from source
 	// took a minute under -race).
+	defer func() { wholeModule = true }()
+	wholeModule = false // compile internal/crossarch alone
 	mode := packages.LoadSyntax | packages.NeedModule
 	pkgs, err := packages.Load(&packages.Config{Mode: mode, Tests: true}, "github.com/rollnet/rollnet/internal/crossarch")
 	require.NoError(t, err)

@@ -20,8 +20,69 @@ type scanner struct {
 }
 
 // scan returns what n (a *ast.FuncDecl or *ast.FuncLit) holds, scanning
-// it once.
+// it once: the source rules' findings, then the fused lines the compiler
+// emitted in it that the source rule did not report anywhere in the
+// package.
 func (c *checker) scan(n ast.Node) *unit {
+	u := c.scanSource(n)
+	if u.fusedDone {
+		return u
+	}
+	u.fusedDone = true
+	if len(c.compiled) == 0 {
+		return u
+	}
+	covered := map[string]bool{}
+	for k := range c.fmaCovered() {
+		covered[k] = true
+	}
+	// And the lines the source rule reported in other packages' helpers
+	// this body calls (carried by their facts).
+	for _, r := range u.refs {
+		if r.fn.Pkg() == c.pass.Pkg || !c.inModule(r.fn.Pkg()) {
+			continue
+		}
+		var h hazardsFact
+		if !c.pass.ImportObjectFact(r.fn, &h) {
+			continue
+		}
+		for _, f := range h.Findings {
+			if isFMAMessage(f.Message) {
+				if i := strings.LastIndexByte(f.Where, ':'); i > 0 {
+					covered[f.Where[:i]] = true
+				}
+			}
+		}
+	}
+	u.findings = append(u.findings, c.fusedFindings(n, covered)...)
+	return u
+}
+
+// fmaCovered returns the file:line of every product and add the source
+// rule reports anywhere in the package.
+func (c *checker) fmaCovered() map[string]bool {
+	if c.covered != nil {
+		return c.covered
+	}
+	c.covered = map[string]bool{}
+	for _, d := range c.decls {
+		for _, f := range c.scanSource(d).findings {
+			if f.category != "fma" {
+				continue
+			}
+			for _, p := range []token.Pos{f.pos, f.also} {
+				if p.IsValid() {
+					q := c.pass.Fset.Position(p)
+					c.covered[fmt.Sprintf("%s:%d", q.Filename, q.Line)] = true
+				}
+			}
+		}
+	}
+	return c.covered
+}
+
+// scanSource returns what the source rules find in n, scanning it once.
+func (c *checker) scanSource(n ast.Node) *unit {
 	if u, ok := c.units[n]; ok {
 		return u
 	}
@@ -40,6 +101,15 @@ func (c *checker) scan(n ast.Node) *unit {
 	s := &scanner{c: c, u: u, writes: map[*ast.Ident]bool{}, products: map[*types.Var]ast.Expr{}}
 	s.prepare(body)
 	ast.Inspect(body, s.visit)
+	return u
+}
+
+// scanExpr scans one expression outside any simulation body (the one
+// that builds an initial state), with the source rules only.
+func (c *checker) scanExpr(e ast.Expr) *unit {
+	u := &unit{}
+	s := &scanner{c: c, u: u, writes: map[*ast.Ident]bool{}, products: map[*types.Var]ast.Expr{}}
+	ast.Inspect(e, s.visit)
 	return u
 }
 
@@ -116,6 +186,10 @@ func (s *scanner) visit(n ast.Node) bool {
 	case *ast.RangeStmt:
 		switch coreType(info.TypeOf(n.X)).(type) {
 		case *types.Map:
+			if m := coreType(info.TypeOf(n.X)).(*types.Map); isPointerKey(m.Key()) {
+				s.add(n.X.Pos(), "address", "range over map %s, keyed by pointers: its order is random on every range, and sorting its keys would order them by address, which differs between peers; key it by an ID kept in the state", short(n.X))
+				break
+			}
 			s.add(n.X.Pos(), "maprange", "range over map %s: its order is random on every range, so peers and re-simulations differ; range over a sorted slice of its keys", short(n.X))
 		case *types.Chan:
 			s.add(n.X.Pos(), "concurrency", "range over channel %s: what arrives, and when, is not part of the state", short(n.X))
@@ -136,6 +210,9 @@ func (s *scanner) visit(n ast.Node) bool {
 			s.add(n.OpPos, "concurrency", "receive from channel %s: what arrives, and when, is not part of the state", short(n.X))
 		}
 	case *ast.CallExpr:
+		if s.addressOf(n) {
+			return false
+		}
 		s.call(n)
 	case *ast.SelectorExpr:
 		if id, ok := n.X.(*ast.Ident); ok {
@@ -174,6 +251,24 @@ func (s *scanner) call(call *ast.CallExpr) {
 			s.add(call.Pos(), "concurrency", "close of channel %s: channels are not part of the state", short(call.Args[0]))
 		}
 	}
+	if !staticCallee(info, call) {
+		if fns, lits, what, ok := s.c.dynamicCall(call); ok {
+			for _, fn := range fns {
+				if fn.Pkg() == nil {
+					continue
+				}
+				if cat, msg := denied(fn); cat != "" {
+					s.add(call.Pos(), cat, "%s (called through %s)", msg, what)
+				} else if s.c.inModule(fn.Pkg()) {
+					s.u.refs = append(s.u.refs, ref{fn: fn, pos: call.Pos()})
+				}
+			}
+			s.u.lits = append(s.u.lits, lits...)
+		} else {
+			s.add(call.Pos(), "dynamic", "warning: call through function value %s: it is assigned something other than functions the analyzer can name (a parameter, a call's result, another package's variable), so its target cannot be checked; assign it only named functions, or mark its targets //rollnet:simulate", what)
+			return
+		}
+	}
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return
@@ -187,6 +282,14 @@ func (s *scanner) call(call *ast.CallExpr) {
 		return // instantiated statically
 	}
 	if types.IsInterface(recv) {
+		if impls := s.c.implementations(recv, sel.Sel.Name); len(impls) > 0 {
+			// Every implementation the module declares (that this package
+			// can see) is followed: the call is one of them.
+			for _, fn := range impls {
+				s.u.refs = append(s.u.refs, ref{fn: fn, pos: sel.Sel.Pos()})
+			}
+			return
+		}
 		s.add(sel.Sel.Pos(), "dynamic", "warning: call of %s through interface %s: its dynamic target cannot be checked; call a concrete type or mark the implementations //rollnet:simulate",
 			sel.Sel.Name, types.TypeString(recv, types.RelativeTo(s.c.pass.Pkg)))
 	}
@@ -247,7 +350,7 @@ func (s *scanner) fma(op ast.Node, operands ...ast.Expr) {
 		if m, fix := s.c.directProduct(e); m != nil {
 			t := typeName(s.c.pass, info.TypeOf(m))
 			s.u.findings = append(s.u.findings, finding{
-				pos: m.Pos(), category: "fma",
+				pos: m.Pos(), category: "fma", also: opPos(op),
 				message: fmt.Sprintf("float multiply %s feeds an add or subtract: Go may fuse them into one FMA on arm64, ppc64le, s390x and riscv64 (one rounding instead of two); write %s(%s)",
 					short(m), t, short(m)),
 				fixes: []analysis.SuggestedFix{{Message: "convert the product to " + t + " (rounds it, so it is not fused)", TextEdits: fix(t)}},
@@ -260,7 +363,7 @@ func (s *scanner) fma(op ast.Node, operands ...ast.Expr) {
 				m, fix := s.c.directProduct(rhs)
 				t := typeName(s.c.pass, info.TypeOf(m))
 				s.u.findings = append(s.u.findings, finding{
-					pos: inner.Pos(), category: "fma",
+					pos: inner.Pos(), category: "fma", also: opPos(op),
 					message: fmt.Sprintf("%s holds the float product %s and feeds an add or subtract: Go may fuse them into one FMA on arm64, ppc64le, s390x and riscv64, across statements; assign %s(%s)",
 						v.Name(), short(m), t, short(m)),
 					fixes: []analysis.SuggestedFix{{Message: "convert the product to " + t + " where it is assigned", TextEdits: fix(t)}},
@@ -275,7 +378,122 @@ func (s *scanner) fma(op ast.Node, operands ...ast.Expr) {
 			}
 		}
 	}
-	_ = op
+}
+
+// addressOf reports (and reports true for) a conversion of a pointer to
+// an integer, uintptr(unsafe.Pointer(p)): an address, which differs
+// between peers and runs, so any hash or order built on it does.
+func (s *scanner) addressOf(call *ast.CallExpr) bool {
+	info := s.c.pass.TypesInfo
+	tv, ok := info.Types[call.Fun]
+	if !ok || !tv.IsType() || len(call.Args) != 1 {
+		return false
+	}
+	b, ok := tv.Type.Underlying().(*types.Basic)
+	if !ok || b.Info()&types.IsInteger == 0 {
+		return false
+	}
+	inner, ok := ast.Unparen(call.Args[0]).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	if t, ok := info.Types[inner.Fun]; !ok || !t.IsType() || !isUnsafePointer(t.Type) {
+		return false
+	}
+	s.add(call.Pos(), "address", "%s is an address: it differs between peers and between runs, so a hash or an order built on it does too; order by an ID kept in the state", short(call))
+	// The pointer's own expression is still scanned.
+	ast.Inspect(inner.Args[0], s.visit)
+	return true
+}
+
+func isUnsafePointer(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.UnsafePointer
+}
+
+// isPointerKey reports whether a map's key is (or holds) a pointer.
+func isPointerKey(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Chan:
+		return true
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if isPointerKey(u.Field(i).Type()) {
+				return true
+			}
+		}
+	case *types.Array:
+		return isPointerKey(u.Elem())
+	}
+	return false
+}
+
+// implementations returns the method name of every named type of the
+// module, in this package or a package of the module it imports
+// (directly or not), that implements the interface iface.
+func (c *checker) implementations(iface types.Type, name string) []*types.Func {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	if c.modTypes == nil {
+		seen := map[*types.Package]bool{}
+		var walk func(p *types.Package)
+		walk = func(p *types.Package) {
+			if seen[p] || !c.inModule(p) {
+				return
+			}
+			seen[p] = true
+			scope := p.Scope()
+			for _, n := range scope.Names() {
+				if tn, ok := scope.Lookup(n).(*types.TypeName); ok && !tn.IsAlias() {
+					if named, ok := tn.Type().(*types.Named); ok && !types.IsInterface(named) && named.TypeParams().Len() == 0 {
+						c.modTypes = append(c.modTypes, named)
+					}
+				}
+			}
+			for _, imp := range p.Imports() {
+				walk(imp)
+			}
+		}
+		walk(c.pass.Pkg)
+		if c.modTypes == nil {
+			c.modTypes = []*types.Named{}
+		}
+	}
+	var out []*types.Func
+	for _, named := range c.modTypes {
+		var t types.Type = named
+		if !types.Implements(t, it) {
+			t = types.NewPointer(named)
+			if !types.Implements(t, it) {
+				continue
+			}
+		}
+		obj, _, _ := types.LookupFieldOrMethod(t, true, named.Obj().Pkg(), name)
+		if fn, ok := obj.(*types.Func); ok && c.inModule(fn.Pkg()) {
+			out = append(out, fn.Origin())
+		}
+	}
+	return out
+}
+
+// isFMAMessage reports whether a carried message is the source rule's.
+func isFMAMessage(m string) bool {
+	return strings.HasPrefix(m, "float multiply ") || strings.Contains(m, " holds the float product ") || strings.Contains(m, " returns an unconverted float product ")
+}
+
+// opPos is the position of an add or subtract's operator.
+func opPos(op ast.Node) token.Pos {
+	switch op := op.(type) {
+	case *ast.BinaryExpr:
+		return op.OpPos
+	case *ast.AssignStmt:
+		return op.TokPos
+	}
+	return token.NoPos
 }
 
 // returnsProduct reports whether fn returns an unconverted float product.
@@ -470,6 +688,10 @@ func denied(fn *types.Func) (category, message string) {
 			return "", ""
 		}
 		return "random", qual + " draws from the global random source: peers draw different numbers; keep a rollnet.Rand in the state"
+	case path == "sync" && recv != nil && recvName(recv.Type()) == "Pool" && (name == "Get" || name == "Put"):
+		return "pool", qual + ": which object a sync.Pool hands back (a new one, or one Put earlier with its leftover contents) depends on the garbage collector and on other goroutines, so peers differ; keep the buffer in the state, or clear it completely after Get"
+	case path == "hash/maphash":
+		return "random", qual + ": maphash's seed is random per process, so its hashes, and any order built on them, differ between peers; hash with hash/crc32 or FNV"
 	case path == "crypto/rand":
 		return "random", qual + " reads the system's random source: peers draw different numbers; keep a rollnet.Rand in the state"
 	case path == "math" && transcendental[name]:

@@ -11,6 +11,7 @@ import (
 // other line must not be.
 // (One Run for all: each loads its packages' imports from source.)
 func TestAnalyzer(t *testing.T) {
+	compilerEnv(t)
 	analysistest.Run(t, analysistest.TestData(), Analyzer,
 		"example.com/bad", "example.com/good", "example.com/marked", "example.com/app", "example.com/state", "example.com/fma")
 }
@@ -19,5 +20,6 @@ func TestAnalyzer(t *testing.T) {
 // testdata/src/example.com/fma/fma.go.golden is the file with every fix
 // applied.
 func TestFMAFixes(t *testing.T) {
+	compilerEnv(t)
 	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), Analyzer, "example.com/fma")
 }
