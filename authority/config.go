@@ -115,17 +115,9 @@ type HostConfig[I comparable] struct {
 	// Grace is how long an away client's slots and rejoin token are kept;
 	// 0 means 20 s. Then the slots are free and the token is void.
 	Grace time.Duration
-	// WelcomeCopies is how many copies of the one answer to a Hello are
-	// sent, WelcomeSpacing apart, against loss; 0 means 3 and 100 ms.
-	WelcomeCopies  int
-	WelcomeSpacing time.Duration
-	// MaxPacketsPerTick bounds what one client may make the host read per
-	// tick; more are dropped and counted. 0 means 64.
-	MaxPacketsPerTick int
-	// MaxJoinsPerTick bounds the Hellos from unknown peers answered per
-	// tick (those with the wrong settings, or that do not decode, are
-	// refused without counting); 0 means 4.
-	MaxJoinsPerTick int
+	// Tuning holds the host's protocol knobs; its zero value means the
+	// defaults.
+	Tuning HostTuning
 	// JoinTimeout is how long a new client's record waits for its first
 	// valid input once its Hello is answered; 0 means 5 s. Then the
 	// record is freed however alive its connection (a Hello and
@@ -168,6 +160,23 @@ type hostSettings struct {
 	net                                      link.Settings
 }
 
+// HostTuning holds a host's protocol knobs, apart from what a game must
+// decide in HostConfig (as pion keeps its SettingEngine apart from its
+// Configuration). The zero value of every field means its default.
+type HostTuning struct {
+	// WelcomeCopies is how many copies of the one answer to a Hello are
+	// sent, WelcomeSpacing apart, against loss; 0 means 3 and 100 ms.
+	WelcomeCopies  int
+	WelcomeSpacing time.Duration
+	// MaxPacketsPerTick bounds what one client may make the host read per
+	// tick; more are dropped and counted. 0 means 64.
+	MaxPacketsPerTick int
+	// MaxJoinsPerTick bounds the Hellos from unknown peers answered per
+	// tick (those with the wrong settings, or that do not decode, are
+	// refused without counting); 0 means 4.
+	MaxJoinsPerTick int
+}
+
 // DefaultGrace is the Grace a zero HostConfig.Grace means: how long an
 // away client's slots and rejoin token are kept.
 const DefaultGrace = 20 * time.Second
@@ -177,10 +186,10 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		players: c.Players, locals: c.LocalPlayers, perClient: or(c.SlotsPerClient, 1),
 		ahead: or(c.InputAhead, 32), target: or(c.TargetDepth, 2),
 		maxRate: or(c.MaxRate, 100), interval: or(c.StateInterval, 1), window: or(c.RollbackWindow, 8),
-		copies: or(c.WelcomeCopies, 3), maxPkts: or(c.MaxPacketsPerTick, 64), maxJoins: or(c.MaxJoinsPerTick, 4),
+		copies: or(c.Tuning.WelcomeCopies, 3), maxPkts: or(c.Tuning.MaxPacketsPerTick, 64), maxJoins: or(c.Tuning.MaxJoinsPerTick, 4),
 		perAddress: or(c.MaxClientsPerAddress, 4), budget: int64(or(c.ClientBudget, ClientBudgetDefault)), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
 		grace:   int64(or(c.Grace, DefaultGrace)),
-		spacing: int64(or(c.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
+		spacing: int64(or(c.Tuning.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
 		backlog: c.RejoinBacklog,
 	}
 	switch {

@@ -205,7 +205,7 @@ func TestHostSharedCodingAllocs(t *testing.T) {
 	if race.Enabled {
 		t.Skip("allocates under -race")
 	}
-	m := newEntityMatch(t, 24, HostConfig[uint16]{MaxJoinsPerTick: 24, MaxClientsPerAddress: 24})
+	m := newEntityMatch(t, 24, HostConfig[uint16]{Tuning: HostTuning{MaxJoinsPerTick: 24}, MaxClientsPerAddress: 24})
 	var cs []*Client[entityWorld, uint16]
 	for i := range 24 {
 		cs = append(cs, m.client(t, "c"+strconv.Itoa(i)))

@@ -58,7 +58,7 @@ func newScaleMatch(b *testing.B, clients int, held bool) *scaleMatch {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := authority.HostConfig[uint16]{Players: clients, Net: net, MaxJoinsPerTick: 64, MaxClientsPerAddress: clients}
+	cfg := authority.HostConfig[uint16]{Players: clients, Net: net, Tuning: authority.HostTuning{MaxJoinsPerTick: 64}, MaxClientsPerAddress: clients}
 	if m.host, err = authority.NewHost[entities, uint16](cfg, transport.Transport(hep), simEntities); err != nil {
 		b.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net rol
 	h, err := authority.NewHost[S](authority.HostConfig[I]{
 		Players: g.Players, SlotsPerClient: g.SlotsPerClient,
 		InputAhead: lim.inputAhead, LateInput: g.LateInput,
-		Grace: lim.grace, MaxPacketsPerTick: lim.packets, MaxJoinsPerTick: lim.joins,
+		Grace: lim.grace, Tuning: authority.HostTuning{MaxPacketsPerTick: lim.packets, MaxJoinsPerTick: lim.joins},
 		JoinTimeout: lim.joinTimeout, MaxClientsPerAddress: lim.perAddress, ClientBudget: lim.budget,
 		Net: net,
 	}, tr, g.Simulate)
