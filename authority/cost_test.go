@@ -53,7 +53,7 @@ func newEntityMatch(t testing.TB, players int, cfg HostConfig[uint16]) *entityMa
 	seed := uint64(1)
 	cfg.Players = players
 	cfg.Net.Now = m.clock.Now
-	cfg.Net.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
+	cfg.Net.Tuning.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
 	m.h, err = NewHost(cfg, transport.Transport(hep), simEntities)
 	require.NoError(t, err)
 	for i := range m.h.State().E {
@@ -67,7 +67,7 @@ func (m *entityMatch) client(t testing.TB, name string) *Client[entityWorld, uin
 	require.NoError(t, err)
 	seed := uint64(len(name)) + 7
 	c, err := NewClient[entityWorld, uint16](ClientConfig{Host: "host", Players: m.h.s.players,
-		Net: rollnet.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }}}, ep, simEntities)
+		Net: rollnet.NetConfig{Now: m.clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }}}}, ep, simEntities)
 	require.NoError(t, err)
 	return c
 }

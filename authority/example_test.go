@@ -30,7 +30,7 @@ func lan() (*local.Clock, *local.Network, rollnet.NetConfig) {
 	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	network, _ := local.NewNetwork(local.Config{Now: clock.Now, Link: local.Link{Latency: 30 * time.Millisecond}})
 	seed := uint64(0)
-	return clock, network, rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+	return clock, network, rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}}
 }
 
 // A dedicated host and two clients over an in-memory network with 30 ms

@@ -43,7 +43,7 @@ func TestBigStateOverLoss(t *testing.T) {
 	require.NoError(t, err)
 	seed := uint64(1)
 	rnd := func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
-	net := rollnet.NetConfig{Now: clock.Now, Rand: rnd}
+	net := rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: rnd}}
 	h, err := NewHost[bigWorld, uint16](HostConfig[uint16]{Players: 1, StateInterval: 8, Net: net}, transport.Transport(hep), simBig)
 	require.NoError(t, err)
 	for i := range h.State().W {

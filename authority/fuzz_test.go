@@ -53,7 +53,7 @@ func fuzzSeeds(t testing.TB) (toClient, toHost [][]byte) {
 	}
 	tap := &tap{Transport: ep}
 	seed := uint64(5)
-	net := rollnet.NetConfig{Now: c.clock.Now, Rand: func() uint64 { seed = seed*6364136223846793005 + 1; return seed }}
+	net := rollnet.NetConfig{Now: c.clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { seed = seed*6364136223846793005 + 1; return seed }}}
 	cl, err := NewClient[world, uint16](ClientConfig{Host: "host", Players: 2, Net: net}, tap, simWorld)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func (t *tap) Receive(buf []byte) (int, transport.Peer, error) {
 }
 
 // stillNet is a clock that never moves and a Rand that always says 42.
-var stillNet = rollnet.NetConfig{Now: func() time.Time { return epoch }, Rand: func() uint64 { return 42 }}
+var stillNet = rollnet.NetConfig{Now: func() time.Time { return epoch }, Tuning: rollnet.NetTuning{Rand: func() uint64 { return 42 }}}
 
 // FuzzClientPackets feeds a synchronized-to-be client a Welcome and then
 // arbitrary datagrams from its host: whatever they are, no panic, and a

@@ -85,7 +85,7 @@ func newCluster(t testing.TB, o clusterOpts) *cluster {
 	hc.Players, hc.LocalPlayers = o.players, o.locals
 	hc.Net.Now = clock.Now
 	seed := o.seed
-	hc.Net.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
+	hc.Net.Tuning.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
 	var tr transport.Transport = hep
 	if o.wrap != nil {
 		tr = o.wrap("host", tr)
@@ -106,7 +106,7 @@ func (c *cluster) add(name string, cfg ClientConfig, input func(rollnet.Frame) u
 	cfg.Players = c.h.s.players
 	cfg.Net.Now = c.clock.Now
 	seed := uint64(len(c.nodes) + 99)
-	cfg.Net.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
+	cfg.Net.Tuning.Rand = func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }
 	var tr transport.Transport = ep
 	if c.wrap != nil {
 		tr = c.wrap(name, tr)

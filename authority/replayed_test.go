@@ -69,7 +69,7 @@ func replayedRun(t *testing.T, attack bool) (compared int, full uint64, r *repla
 	r = &replayer{Transport: hep, victim: "a"}
 	seed := uint64(1)
 	h, err := NewHost(HostConfig[uint16]{Players: 1, Net: rollnet.NetConfig{Now: clock.Now,
-		Rand: func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }}}, transport.Transport(r), simEntities)
+		Tuning: rollnet.NetTuning{Rand: func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed }}}}, transport.Transport(r), simEntities)
 	require.NoError(t, err)
 	for i := range h.State().E {
 		h.State().E[i].X, h.State().E[i].Y = int32(i*100), int32(i*7)

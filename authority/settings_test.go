@@ -32,7 +32,7 @@ func TestWrongSettingsRefusedClearly(t *testing.T) {
 			good := c.add("good", ClientConfig{}, mash(1, 3))
 			ep, err := c.net.Endpoint("wrong")
 			require.NoError(t, err)
-			cfg := ClientConfig{Host: "host", Players: 2, Net: rollnet.NetConfig{Now: c.clock.Now, Rand: func() uint64 { return 7 }}}
+			cfg := ClientConfig{Host: "host", Players: 2, Net: rollnet.NetConfig{Now: c.clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { return 7 }}}}
 			tc.cfg(&cfg)
 			cl, err := NewClient[world, uint16](cfg, ep, simWorld)
 			require.NoError(t, err)

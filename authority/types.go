@@ -41,8 +41,8 @@ const quality = time.Second
 
 // resolveNet is link.Resolve with the authoritative mode's defaults.
 func resolveNet(c rollnet.NetConfig) (link.Settings, error) {
-	if c.QualityInterval == 0 {
-		c.QualityInterval = quality
+	if c.Tuning.QualityInterval == 0 {
+		c.Tuning.QualityInterval = quality
 	}
 	return link.Resolve(c)
 }

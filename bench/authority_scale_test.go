@@ -53,7 +53,7 @@ func newScaleMatch(b *testing.B, clients int, held bool) *scaleMatch {
 		b.Fatal(err)
 	}
 	seed := uint64(0)
-	net := rollnet.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+	net := rollnet.NetConfig{Now: m.clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}}
 	hep, err := network.Endpoint("host")
 	if err != nil {
 		b.Fatal(err)

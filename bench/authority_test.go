@@ -67,7 +67,7 @@ func newAuthMatch(b *testing.B, players, clients int, link local.Link) *authMatc
 		b.Fatal(err)
 	}
 	seed := uint64(0)
-	net := rollnet.NetConfig{Now: m.clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+	net := rollnet.NetConfig{Now: m.clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}}
 	hep, err := m.net.Endpoint("host")
 	if err != nil {
 		b.Fatal(err)
@@ -290,7 +290,7 @@ func BenchmarkAuthorityPongBytes(b *testing.B) {
 			b.Fatal(err)
 		}
 		seed := uint64(0)
-		net := rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}
+		net := rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { seed++; return seed * 0x9e3779b97f4a7c15 }}}
 		hep, err := network.Endpoint("host")
 		if err != nil {
 			b.Fatal(err)

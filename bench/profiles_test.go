@@ -59,7 +59,7 @@ func BenchmarkP2PProfile(b *testing.B) {
 					Net: rollnet.NetConfig{
 						FrameRate: fps,
 						Now:       clock.Now,
-						Rand:      func() uint64 { nonce += 2; return nonce },
+						Tuning:    rollnet.NetTuning{Rand: func() uint64 { nonce += 2; return nonce }},
 					},
 				}, ep, simulate)
 				if err != nil {

@@ -39,7 +39,7 @@ func TestSpectatorFeedTimes(t *testing.T) {
 				require.NoError(t, host.AddSpectator("late"))
 				ep, err := c.net.Endpoint("late")
 				require.NoError(t, err)
-				nc := rollnet.NetConfig{Now: c.clock.Now, Rand: rand.New(rand.NewPCG(9, 9)).Uint64}
+				nc := rollnet.NetConfig{Now: c.clock.Now, Tuning: rollnet.NetTuning{Rand: rand.New(rand.NewPCG(9, 9)).Uint64}}
 				sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: 2, InputDelay: 2, Host: "p0", Net: nc}, ep, simP2P)
 				require.NoError(t, err)
 				c.nodes = append(c.nodes, &p2pNode{name: "late", ep: ep, s: sp, period: time.Second / 60, next: c.clock.Now()})

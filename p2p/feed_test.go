@@ -40,7 +40,7 @@ func (c *p2pCluster) joinLate(name string, wrap func(transport.Transport) transp
 	if wrap != nil {
 		tr = wrap(ep)
 	}
-	nc := rollnet.NetConfig{Now: c.clock.Now, Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64, ChecksumInterval: 10}
+	nc := rollnet.NetConfig{Now: c.clock.Now, Tuning: rollnet.NetTuning{Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64}, ChecksumInterval: 10}
 	sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: 2, InputDelay: 2, Capacity: 4096, Host: "p0", Net: nc}, tr, simP2P)
 	require.NoError(c.t, err)
 	n := &p2pNode{name: name, ep: ep, s: sp, checked: 1, period: time.Second / 60, next: c.clock.Now()}

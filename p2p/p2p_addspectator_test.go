@@ -22,7 +22,7 @@ func (c *p2pCluster) joinSpectator(name, host string, catchUp int, ep *local.End
 		ep, err = c.net.Endpoint(name)
 		require.NoError(c.t, err)
 	}
-	nc := rollnet.NetConfig{Now: c.clock.Now, Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64}
+	nc := rollnet.NetConfig{Now: c.clock.Now, Tuning: rollnet.NetTuning{Rand: rand.New(rand.NewPCG(9, uint64(len(c.nodes)))).Uint64}}
 	delay := c.nodes[0].p.delay
 	sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: c.nodes[0].p.players, InputDelay: delay,
 		Capacity: 64, FastForward: 32, Host: transport.Peer(host), CatchUp: catchUp, Net: nc}, ep, simP2P)

@@ -45,7 +45,7 @@ func TestP2PBoolInputChecked(t *testing.T) {
 		remote := []transport.Peer{"p0", "p1"}
 		remote[i] = ""
 		peers[i], err = New[p2pWorld](Config[boolIn]{Session: session.Config[boolIn]{Players: 2, InputDelay: 2, Capacity: 32},
-			Remote: remote, Net: rollnet.NetConfig{Now: clock.Now, Rand: rand.New(rand.NewPCG(3, uint64(i))).Uint64}}, eps[i], sim)
+			Remote: remote, Net: rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: rand.New(rand.NewPCG(3, uint64(i))).Uint64}}}, eps[i], sim)
 		require.NoError(t, err)
 	}
 	tick := func() {

@@ -48,8 +48,8 @@ func ExampleNew() {
 			Session: session.Config[uint8]{Players: 2, InputDelay: 2, Capacity: 16},
 			Remote:  remote,
 			Net: rollnet.NetConfig{
-				Now:  clock.Now,
-				Rand: func() uint64 { nonce += 2; return nonce },
+				Now:    clock.Now,
+				Tuning: rollnet.NetTuning{Rand: func() uint64 { nonce += 2; return nonce }},
 			},
 		}, ep, simulatePong)
 		if err != nil {
@@ -98,7 +98,7 @@ func ExampleSession_AddSpectator() {
 	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	network, _ := local.NewNetwork(local.Config{Seed: 2, Now: clock.Now, Link: local.Link{Latency: 20 * time.Millisecond}})
 	nonce := uint64(0)
-	netCfg := rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { nonce++; return nonce }}
+	netCfg := rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { nonce++; return nonce }}}
 
 	peers := make([]*p2p.Session[Pong, uint8], 2)
 	for i, name := range []string{"alice", "bob"} {

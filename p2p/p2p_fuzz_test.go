@@ -82,7 +82,7 @@ func FuzzP2PPacket(f *testing.F) {
 			Session:    session.Config[uint16]{Players: 3, InputDelay: 1, Capacity: 16},
 			Remote:     []transport.Peer{"", "p1", "p2"},
 			Spectators: []transport.Peer{"s0"},
-			Net:        rollnet.NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }, ChecksumInterval: 2},
+			Net:        rollnet.NetConfig{Now: func() time.Time { return clock }, Tuning: rollnet.NetTuning{Rand: func() uint64 { return 7 }}, ChecksumInterval: 2},
 		}, tr, simP2P)
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +117,7 @@ func FuzzSpectatorPacket(f *testing.F) {
 		tr := &scriptTransport{from: "p0", local: "s0"}
 		clock := p2pEpoch
 		s, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: 3, InputDelay: 1, Host: "p0",
-			Net: rollnet.NetConfig{Now: func() time.Time { return clock }, Rand: func() uint64 { return 7 }, ChecksumInterval: 2}}, tr, simP2P)
+			Net: rollnet.NetConfig{Now: func() time.Time { return clock }, Tuning: rollnet.NetTuning{Rand: func() uint64 { return 7 }}, ChecksumInterval: 2}}, tr, simP2P)
 		if err != nil {
 			t.Fatal(err)
 		}

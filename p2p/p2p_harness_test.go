@@ -121,7 +121,7 @@ func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 		}
 		seed := o.seed*100 + uint64(i)
 		r := rand.New(rand.NewPCG(seed, 7))
-		cfg.Net.Rand = r.Uint64
+		cfg.Net.Tuning.Rand = r.Uint64
 		if o.mutate != nil {
 			o.mutate(i, &cfg)
 		}
@@ -143,7 +143,7 @@ func newCluster(t testing.TB, o clusterOpts) *p2pCluster {
 		require.NoError(t, err)
 		nc := nc
 		r := rand.New(rand.NewPCG(o.seed, 1000+uint64(i)))
-		nc.Rand = r.Uint64
+		nc.Tuning.Rand = r.Uint64
 		sp, err := NewSpectator[p2pWorld, uint16](SpectatorConfig{Players: o.players, InputDelay: o.cfg.InputDelay,
 			Capacity: 64, FastForward: 32, Host: name(0), Net: nc}, ep, simP2P)
 		require.NoError(t, err)

@@ -24,7 +24,7 @@ func ExampleSession_RejoinToken() {
 			Session:          session.Config[uint8]{Players: 2, InputDelay: 2},
 			Remote:           remote,
 			SpectatorArchive: 60 * 60 * 10, // the rejoiner replays the match from it
-			Net:              rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { nonce++; return nonce }},
+			Net:              rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { nonce++; return nonce }}},
 		}
 	}
 	aliceEP, _ := network.Endpoint("alice")

@@ -402,7 +402,7 @@ func TestP2PRebindJoinRace(t *testing.T) {
 	b := &p2pNode{name: "joiner-b", locals: n.locals, in: make([]uint16, 3), rng: n.rng, period: n.period, next: c.clock.Now()}
 	c.nodes = append(c.nodes, b)
 	cfgB := cfg
-	cfgB.Net.Rand = func() uint64 { return 0xb }
+	cfgB.Net.Tuning.Rand = func() uint64 { return 0xb }
 	c.comeBackAs(b, cfgB, "joiner-b", func(ep *local.Endpoint) transport.Transport {
 		return &dropRequests{Endpoint: ep, to: "p0", drop: func() bool { return true }}
 	})
@@ -507,7 +507,7 @@ func fuzzP2P(t *testing.T, tr transport.Transport, clock *time.Time, edit func(*
 	cfg := Config[uint16]{
 		Session: session.Config[uint16]{Players: 3, InputDelay: 1, Capacity: 16},
 		Remote:  []transport.Peer{"", "p1", "p2"},
-		Net:     rollnet.NetConfig{Now: func() time.Time { return *clock }, Rand: func() uint64 { return 7 }},
+		Net:     rollnet.NetConfig{Now: func() time.Time { return *clock }, Tuning: rollnet.NetTuning{Rand: func() uint64 { return 7 }}},
 	}
 	edit(&cfg)
 	p, err := New[p2pWorld](cfg, tr, simP2P)

@@ -67,7 +67,7 @@ func newP2PRound(tb testing.TB, rollback int) *p2pRound {
 		cfg := Config[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 1 - rollback, Capacity: 32},
 			Remote:  remote,
-			Net:     rollnet.NetConfig{Now: clock.Now, Rand: rand.New(rand.NewPCG(29, uint64(i))).Uint64},
+			Net:     rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: rand.New(rand.NewPCG(29, uint64(i))).Uint64}},
 		}
 		r.peers[i], err = New[p2pWorld](cfg, ep, simP2P)
 		require.NoError(tb, err)

@@ -64,7 +64,7 @@ func ExampleDescribeDesync() {
 			Session: session.Config[uint8]{Players: 2, InputDelay: 2},
 			Remote:  remote,
 			Net: rollnet.NetConfig{Now: clock.Now, ChecksumInterval: 30,
-				Rand: func() uint64 { nonce += 2; return nonce }},
+				Tuning: rollnet.NetTuning{Rand: func() uint64 { nonce += 2; return nonce }}},
 		}, ep, simulate)
 		_ = peers[i].KeepStates(64) // the debug mode: about 30 s of checksummed frames
 	}

@@ -108,7 +108,7 @@ func (w *t10World) join() {
 	require.NoError(w.t, err)
 	w.profile(name, k)
 	nc := w.nc
-	nc.Rand = rand.New(rand.NewPCG(w.seed, 1000+uint64(k))).Uint64
+	nc.Tuning.Rand = rand.New(rand.NewPCG(w.seed, 1000+uint64(k))).Uint64
 	c, err := authority.NewClient[t10State, uint16](authority.ClientConfig{Host: "host", Players: 8, Net: nc}, ep, t10Simulate)
 	require.NoError(w.t, err)
 	w.clients = append(w.clients, &t10Client{name: name, conn: name, c: c, rng: rand.New(rand.NewPCG(w.seed, 2000+uint64(k))),
@@ -290,7 +290,7 @@ func TestT10Authority(t *testing.T) {
 	require.NoError(t, err)
 	nc := rollnet.NetConfig{Now: clock.Now, DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
 	hnc := nc
-	hnc.Rand = rand.New(rand.NewPCG(seed, 1)).Uint64
+	hnc.Tuning.Rand = rand.New(rand.NewPCG(seed, 1)).Uint64
 	counter := &t10Counter{Transport: hep, sent: map[transport.Peer]int{}}
 	const grace = 3 * time.Second
 	host, err := authority.NewHost[t10State, uint16](authority.HostConfig[uint16]{Players: 8, Grace: grace, Net: hnc}, counter, t10Simulate)

@@ -96,7 +96,7 @@ func (c *pCluster) reopenNode(n *pNode) transport.Transport {
 // nonce stream.
 func (c *pCluster) cfgOf(i int) p2p.Config[uint16] {
 	cfg := c.cfgs[i]
-	cfg.Net.Rand = rand.New(rand.NewPCG(c.seed, 1000+uint64(i))).Uint64
+	cfg.Net.Tuning.Rand = rand.New(rand.NewPCG(c.seed, 1000+uint64(i))).Uint64
 	return cfg
 }
 

@@ -95,7 +95,7 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 			Net:              nc,
 			SpectatorArchive: o.archive,
 		}
-		cfg.Net.Rand = rand.New(rand.NewPCG(seed, uint64(i))).Uint64
+		cfg.Net.Tuning.Rand = rand.New(rand.NewPCG(seed, uint64(i))).Uint64
 		var tr transport.Transport = ep
 		if o.wrap != nil {
 			tr = o.wrap(i, tr)
@@ -115,7 +115,7 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 		ep, err := nw.Endpoint(sname)
 		require.NoError(t, err)
 		snc := nc
-		snc.Rand = rand.New(rand.NewPCG(seed, 200+uint64(i))).Uint64
+		snc.Tuning.Rand = rand.New(rand.NewPCG(seed, 200+uint64(i))).Uint64
 		s, err := p2p.NewSpectator[testkit.World, uint16](p2p.SpectatorConfig{Players: o.players, InputDelay: 2,
 			Capacity: 64, Host: name(i), Net: snc}, ep, testkit.Simulate)
 		require.NoError(t, err)

@@ -111,7 +111,7 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 		cfg := p2p.Config[uint16]{
 			Session: session.Config[uint16]{Players: 2, InputDelay: 2},
 			Remote:  remote,
-			Net:     rollnet.NetConfig{Now: w.clock.Now, Rand: nonces.Uint64, ChecksumInterval: 30},
+			Net:     rollnet.NetConfig{Now: w.clock.Now, Tuning: rollnet.NetTuning{Rand: nonces.Uint64}, ChecksumInterval: 30},
 		}
 		if i == 0 {
 			cfg.Spectators = []transport.Peer{"s0"}
@@ -124,7 +124,7 @@ func newT6World(t testing.TB, seed uint64) *t6World {
 	specNonces := rand.New(rand.NewPCG(seed, 200))
 	w.spec, err = p2p.NewSpectator[testkit.World, uint16](p2p.SpectatorConfig{
 		Players: 2, InputDelay: 2, Capacity: 64, Host: "p0",
-		Net: rollnet.NetConfig{Now: w.clock.Now, Rand: specNonces.Uint64, ChecksumInterval: 30},
+		Net: rollnet.NetConfig{Now: w.clock.Now, Tuning: rollnet.NetTuning{Rand: specNonces.Uint64}, ChecksumInterval: 30},
 	}, sep, testkit.Simulate)
 	require.NoError(t, err)
 	w.events = make([]rollnet.Event, 0, 1024)

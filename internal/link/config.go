@@ -46,29 +46,29 @@ func Resolve(c rollnet.NetConfig) (Settings, error) {
 	n := Settings{
 		FrameRate:     def(c.FrameRate, 60),
 		CheckInterval: def(c.ChecksumInterval, 10),
-		Rounds:        def(c.SyncRoundTrips, 5),
-		Window:        def(c.TimeSyncWindow, 30),
-		MinWait:       def(c.MinWait, 3),
-		SyncRetry:     dur(c.SyncRetry, 200*time.Millisecond),
+		Rounds:        def(c.Tuning.SyncRoundTrips, 5),
+		Window:        def(c.Tuning.TimeSyncWindow, 30),
+		MinWait:       def(c.Tuning.MinWait, 3),
+		SyncRetry:     dur(c.Tuning.SyncRetry, 200*time.Millisecond),
 		SyncTimeout:   dur(c.SyncTimeout, 10*time.Second),
 		KeepAlive:     dur(c.KeepAlive, 200*time.Millisecond),
-		Quality:       dur(c.QualityInterval, 200*time.Millisecond),
+		Quality:       dur(c.Tuning.QualityInterval, 200*time.Millisecond),
 		Notify:        dur(c.DisconnectNotify, 750*time.Millisecond),
 		Timeout:       dur(c.DisconnectTimeout, 5*time.Second),
 		Rejoin:        dur(c.RejoinWindow, DefaultRejoinWindow),
 		Game:          c.Settings,
 		Now:           c.Now,
-		Rand:          c.Rand,
+		Rand:          c.Tuning.Rand,
 	}
 	switch {
 	case n.FrameRate < 1 || n.FrameRate > 1000:
 		return n, configError("FrameRate %d not in [1, 1000]", c.FrameRate)
 	case n.Rounds < 1 || n.Rounds > 100:
-		return n, configError("SyncRoundTrips %d not in [1, 100]", c.SyncRoundTrips)
+		return n, configError("SyncRoundTrips %d not in [1, 100]", c.Tuning.SyncRoundTrips)
 	case n.Window < 1 || n.Window > MaxAdvSamples:
-		return n, configError("TimeSyncWindow %d not in [1, %d]", c.TimeSyncWindow, MaxAdvSamples)
+		return n, configError("TimeSyncWindow %d not in [1, %d]", c.Tuning.TimeSyncWindow, MaxAdvSamples)
 	case n.MinWait < 1:
-		return n, configError("MinWait %d < 1", c.MinWait)
+		return n, configError("MinWait %d < 1", c.Tuning.MinWait)
 	case n.SyncRetry < 0 || n.SyncTimeout < 0 || n.KeepAlive < 0 || n.Quality < 0 || n.Notify < 0 || n.Timeout < 0:
 		return n, configError("negative duration")
 	case n.Notify > n.Timeout:

@@ -30,7 +30,7 @@ type owner struct {
 func newOwner(t *testing.T, nw *local.Network, clock *local.Clock, name string, optional bool, peers ...string) *owner {
 	tr, err := nw.Endpoint(name)
 	require.NoError(t, err)
-	n, err := link.Resolve(rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { return 7 }})
+	n, err := link.Resolve(rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { return 7 }}})
 	require.NoError(t, err)
 	o := &owner{ep: link.NewEndpoint(tr, n, 9), heard: make([]rollnet.Frame, len(peers)), events: make([]rollnet.Event, 0, 256),
 		checks: link.NewChecks(n.CheckInterval), wrong: 1 << 30}

@@ -24,7 +24,7 @@ func strangerNet(t *testing.T) (host *link.Endpoint, a, x *local.Endpoint, stats
 	require.NoError(t, err)
 	tr, err := nw.Endpoint("host")
 	require.NoError(t, err)
-	n, err := link.Resolve(rollnet.NetConfig{Now: clock.Now, Rand: func() uint64 { return 7 }})
+	n, err := link.Resolve(rollnet.NetConfig{Now: clock.Now, Tuning: rollnet.NetTuning{Rand: func() uint64 { return 7 }}})
 	require.NoError(t, err)
 	ep := link.NewEndpoint(tr, n, 9)
 	require.NoError(t, ep.AddLink(link.New("a")))
