@@ -30,7 +30,7 @@ func TestClientAckWindow(t *testing.T) {
 	require.Zero(t, last().bits)
 	require.NoError(t, c.Receive(empty(100))) // late, within the window
 	require.Equal(t, uint64(1)<<29, last().bits)
-	require.NoError(t, c.Receive(empty(65))) // older than the window
+	require.NoError(t, c.Receive(empty(65)))  // older than the window
 	require.NoError(t, c.Receive(empty(100))) // a duplicate
 	s := c.Stats()
 	require.Equal(t, uint64(2), s.Late)
