@@ -80,7 +80,7 @@
 // is dropped: taken, the host's next states would be wrong.
 //
 // Connect and rejoin: a Hello with the right settings hash gets one answer
-// per connection (sent WelcomeCopies times against loss): INITIAL_SYNC
+// per connection (sent HostTuning.WelcomeCopies times against loss): INITIAL_SYNC
 // (slots and a random 128-bit rejoin token; the full state follows as
 // states do), or, for a token still valid, RESUME_ACCEPT on the new
 // connection (the client's world goes on; the inputs it made while cut
