@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -58,6 +60,21 @@ type driver[S any, I comparable] interface {
 	parseRoster(b []byte) error
 
 	close()
+
+	// sessions is the session this driver runs, for the escape hatches
+	// (the other fields nil). A method, not a type assertion on the
+	// driver: an assertion in any of Match's methods puts every driver in
+	// Match's generic dictionary, and so links both modes into a game
+	// that uses one (the browser pong grew by 100 KB gzipped).
+	sessions() sessions[S, I]
+}
+
+// sessions is what a driver runs: one of its fields is set.
+type sessions[S any, I comparable] struct {
+	p  *p2p.Session[S, I]
+	sp *p2p.Spectator[S, I]
+	h  *authority.Host[S, I]
+	c  *authority.Client[S, I]
 }
 
 // kind is how a constructor's match chooses its driver, and what it does

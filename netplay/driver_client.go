@@ -207,3 +207,5 @@ func (d *clientDriver[S, I]) close() {
 		_ = d.c.Close()
 	}
 }
+
+func (d *clientDriver[S, I]) sessions() sessions[S, I] { return sessions[S, I]{c: d.c} }

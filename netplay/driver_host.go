@@ -265,3 +265,5 @@ func (d *hostDriver[S, I]) close() {
 		_ = d.h.Close()
 	}
 }
+
+func (d *hostDriver[S, I]) sessions() sessions[S, I] { return sessions[S, I]{h: d.h} }

@@ -411,3 +411,5 @@ func (d *p2pDriver[S, I]) close() {
 		_ = d.p.Close()
 	}
 }
+
+func (d *p2pDriver[S, I]) sessions() sessions[S, I] { return sessions[S, I]{p: d.p} }

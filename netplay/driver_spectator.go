@@ -150,3 +150,5 @@ func (d *spectatorDriver[S, I]) close() {
 		_ = d.sp.Close()
 	}
 }
+
+func (d *spectatorDriver[S, I]) sessions() sessions[S, I] { return sessions[S, I]{sp: d.sp} }

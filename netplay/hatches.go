@@ -10,31 +10,31 @@ import (
 // until built, and for the other modes), for what netplay does not wrap
 // (recording, statistics).
 func (m *Match[S, I]) P2P() *p2p.Session[S, I] {
-	if d, ok := m.d.(*p2pDriver[S, I]); ok {
-		return d.p
+	if m.d == nil {
+		return nil
 	}
-	return nil
+	return m.d.sessions().p
 }
 
 func (m *Match[S, I]) Spectator() *p2p.Spectator[S, I] {
-	if d, ok := m.d.(*spectatorDriver[S, I]); ok {
-		return d.sp
+	if m.d == nil {
+		return nil
 	}
-	return nil
+	return m.d.sessions().sp
 }
 
 func (m *Match[S, I]) AuthHost() *authority.Host[S, I] {
-	if d, ok := m.d.(*hostDriver[S, I]); ok {
-		return d.h
+	if m.d == nil {
+		return nil
 	}
-	return nil
+	return m.d.sessions().h
 }
 
 func (m *Match[S, I]) AuthClient() *authority.Client[S, I] {
-	if d, ok := m.d.(*clientDriver[S, I]); ok {
-		return d.c
+	if m.d == nil {
+		return nil
 	}
-	return nil
+	return m.d.sessions().c
 }
 
 // WebRTC is the WebRTC transport joined through Config.Signal (nil while
