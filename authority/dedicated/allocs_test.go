@@ -29,7 +29,7 @@ func TestLoopFrameAllocs(t *testing.T) {
 		return append(dst, byte(f), byte(crc))
 	}}
 	net := rollnet.NetConfig{Now: clock.Now}
-	an, err := greeting.NewAnnouncer(he, greeting.Announcement{Players: 2, Now: clock.Now})
+	an, err := greeting.NewAnnouncer(he, greeting.Announcement{Players: 2, Grace: authority.DefaultGrace, Now: clock.Now})
 	require.NoError(t, err)
 	h, err := g.open(an, "r", limits{inputAhead: 32, packets: 64, joins: 4, grace: time.Second}, net)
 	require.NoError(t, err)

@@ -307,7 +307,7 @@ func (fh *fleetHost) start(room string, now time.Time) *fleetMatch {
 	tr := newMatchTransport(fh.qt, 128)
 	players, _ := fh.g.players()
 	an, err := greeting.NewAnnouncer(tr, greeting.Announcement{Name: fh.o.name, Players: players, FrameRate: fh.o.fps,
-		Settings: fh.g.settings(room), Grace: fh.o.lim.grace})
+		Settings: fh.g.settings(room), Grace: graceOr(fh.o.lim.grace)})
 	if err != nil {
 		fh.log.Warn("starting a match", "room", room, "err", err)
 		return nil

@@ -67,7 +67,7 @@ func parse(name string, gs games, args []string, stderr io.Writer) (options, err
 	fs.IntVar(&o.lim.packets, "max-packets-per-tick", 64, "packets read from one client per tick; more are dropped and counted")
 	fs.IntVar(&o.lim.joins, "max-joins-per-tick", 4, "Hellos from unknown peers handled per tick")
 	fs.IntVar(&o.lim.maxPeers, "max-peers", 0, "WebRTC peers known at once (0: twice the game's clients plus 4)")
-	fs.DurationVar(&o.lim.grace, "grace", 20*time.Second, "how long an away client's slots and resume token are kept")
+	fs.DurationVar(&o.lim.grace, "grace", authority.DefaultGrace, "how long an away client's slots and resume token are kept")
 	fs.DurationVar(&o.lim.timeout, "timeout", 5*time.Second, "silence after which a client is away")
 	fs.DurationVar(&o.lim.joinTimeout, "join-timeout", 5*time.Second, "how long a new client may go without a valid input before its slot is freed")
 	fs.IntVar(&o.lim.perAddress, "max-clients-per-address", 4, "clients one address may hold")
@@ -178,7 +178,7 @@ func Run(ctx context.Context, name string, games []Game, args []string, logs io.
 	// The host announces itself through netplay: netplay.Connect finds it,
 	// and a client with other settings (or a P2P peer) is told at once.
 	an, err := greeting.NewAnnouncer(ts.tr, greeting.Announcement{Name: name, Players: players, FrameRate: o.fps,
-		Settings: g.settings(ts.room), Grace: o.lim.grace, MaxPeers: maxPeers})
+		Settings: g.settings(ts.room), Grace: graceOr(o.lim.grace), MaxPeers: maxPeers})
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (a *announcer) announce(h host, fps int) {
 	f := h.Frame() - 1
 	if f%rollnet.Frame(fps/4+1) == 0 {
 		a.cs = h.Clients(a.cs[:0])
-		a.an.Roster(a.cs)
+		a.an.Roster(len(a.cs), func(i int) (transport.Peer, int, bool) { c := &a.cs[i]; return c.Peer, c.First, c.Away })
 	}
 	if a.say == nil {
 		return
@@ -344,4 +344,13 @@ func (w *watcher) stats(h host) {
 			"rtt", c.Link.RTT.Round(100*time.Microsecond), "inputs_early", fmt.Sprintf("%.1f", c.Depth), "advised_rate", fmt.Sprintf("%+.1f%%", 100*c.Rate),
 			"late", c.LateInputs, "predicted", c.PredictedInputs, "malformed", c.Link.Malformed, "flooded", c.Flooded)
 	}
+}
+
+// graceOr is the grace a host runs with for the -grace flag's value g: 0
+// means the authority package's default, as HostConfig.Grace does.
+func graceOr(g time.Duration) time.Duration {
+	if g == 0 {
+		return authority.DefaultGrace
+	}
+	return g
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -19,8 +18,9 @@ type Announcement struct {
 	// 60); Settings the game's settings hash for the room.
 	Players, FrameRate int
 	Settings           uint64
-	// Grace is how long an away client's slots wait for it (0 means
-	// 20 s), counted down in the roster.
+	// Grace is how long an away client's slots wait for it, counted down
+	// in the roster: the host's own grace (authority.DefaultGrace when
+	// its HostConfig.Grace is 0), required.
 	Grace time.Duration
 	// MaxPeers bounds the peers whose names are kept (0 means 4 ×
 	// Players + 4); a hello from another one is answered, its name not
@@ -73,11 +73,8 @@ func NewAnnouncer(tr transport.Transport, a Announcement) (*Announcer, error) {
 		return nil, fmt.Errorf("%w: Players %d is outside [1, %d]", ErrConfig, a.Players, wire.MaxPlayers)
 	case a.FrameRate < 1 || a.FrameRate > 1000:
 		return nil, fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", ErrConfig, a.FrameRate)
-	case a.Grace < 0 || a.MaxPeers < 0:
+	case a.Grace <= 0 || a.MaxPeers < 0:
 		return nil, fmt.Errorf("%w: Grace %v, MaxPeers %d", ErrConfig, a.Grace, a.MaxPeers)
-	}
-	if a.Grace == 0 {
-		a.Grace = authority.DefaultGrace
 	}
 	if a.MaxPeers == 0 {
 		a.MaxPeers = 4*a.Players + 4
@@ -192,19 +189,22 @@ func (a *Announcer) reply(to transport.Peer) {
 	_ = a.inner.Send(to, a.buf)
 }
 
-// Roster sends every client in clients (authority.Host.Clients) that
-// said a netplay hello (a raw authority.Client never sees one) the
-// slots' names (from the clients' hellos) and which are away, with how
-// long they may still come back. Call it a few times a second.
-func (a *Announcer) Roster(clients []authority.HostClientStats) {
+// Roster sends every one of the host's n clients that said a netplay
+// hello (a raw authority client never sees one) the slots' names (from
+// the clients' hellos) and which are away, with how long they may still
+// come back. client(i) describes the i-th (from authority.Host.Clients):
+// its transport id, its first slot and whether it is away; a function
+// rather than the host's own type, so that no package under internal/
+// imports a mode. Call it a few times a second.
+func (a *Announcer) Roster(n int, client func(i int) (peer transport.Peer, first int, away bool)) {
 	now := a.now()
 	for i := range a.roster {
 		a.roster[i] = RosterEntry{}
 	}
 	k := 0
 	for _, m := range a.away { // forget the marks of clients back or gone
-		for _, c := range clients {
-			if c.Peer == m.peer && c.Away {
+		for i := range n {
+			if peer, _, away := client(i); peer == m.peer && away {
 				a.away[k] = m
 				k++
 				break
@@ -212,22 +212,23 @@ func (a *Announcer) Roster(clients []authority.HostClientStats) {
 		}
 	}
 	a.away = a.away[:k]
-	for _, c := range clients {
-		if c.First < 0 || c.First >= len(a.roster) {
+	for i := range n {
+		peer, first, away := client(i)
+		if first < 0 || first >= len(a.roster) {
 			continue
 		}
-		e := RosterEntry{State: 1, Name: a.names[c.Peer]}
-		if c.Away {
-			since := a.awaySince(c.Peer, now)
+		e := RosterEntry{State: 1, Name: a.names[peer]}
+		if away {
+			since := a.awaySince(peer, now)
 			e.State = 2
 			e.Back = uint8(min(max(a.grace-now.Sub(since), 0)/time.Second, 255))
 		}
-		a.roster[c.First] = e
+		a.roster[first] = e
 	}
 	a.buf = AppendRoster(a.buf[:0], a.roster)
-	for _, c := range clients {
-		if !c.Away && a.clients[c.Peer] { // a client that speaks netplay
-			_ = a.inner.Send(c.Peer, a.buf)
+	for i := range n {
+		if peer, _, away := client(i); !away && a.clients[peer] { // a client that speaks netplay
+			_ = a.inner.Send(peer, a.buf)
 		}
 	}
 }
