@@ -1,6 +1,7 @@
 // Package signalurl builds and redacts the URLs of a signaling server's
-// rooms, for the repository's binaries and netplay: the join URL of a room,
-// and a URL or error with its room token hidden.
+// rooms, for transport/webrtc's RoomDialer, netplay and the repository's
+// binaries: the join URL of a room, and a URL or error with its room token
+// hidden.
 package signalurl
 
 import (

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
-	"strings"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/signaling/client" // not signaling: a browser build must not link its server
 	"github.com/rollnet/rollnet/transport"
 )
@@ -43,15 +43,15 @@ type RoomDialer struct {
 // the Transport's Close leaves the room. An error names the URL dialed
 // with its token hidden.
 func (d RoomDialer) DialRoom(ctx context.Context, room string, accept func(transport.Peer) bool) (transport.Room, error) {
-	u, err := roomURL(d.Signal, room, d.Token)
+	u, err := signalurl.Room(d.Signal, room, d.Token)
 	if err != nil {
 		return nil, err
 	}
 	sc, err := client.Dial(ctx, u, client.Config{})
 	if err != nil {
-		return nil, fmt.Errorf("webrtc: joining %s: %w", redactURL(u), redactError(err, u))
+		return nil, fmt.Errorf("webrtc: joining %s: %w", signalurl.Redact(u), signalurl.RedactError(err, u))
 	}
-	if d.Relay && !handsOutTURN(sc.ICEServers()) {
+	if d.Relay && !signalurl.HandsOutTURN(sc.ICEServers()) {
 		_ = sc.Close()
 		return nil, fmt.Errorf("%w: webrtc: Relay: the signaling server hands out no TURN relay", rollnet.ErrConfig)
 	}
@@ -101,77 +101,6 @@ func (t *Transport) Path(p transport.Peer) (transport.PathInfo, error) {
 	}
 	r := info.Route()
 	return transport.PathInfo{RTT: info.RTT, Route: r, Partial: r != "" && info.Protocol == ""}, nil
-}
-
-// roomURL is the signaling join URL of room on the server at signal: see
-// RoomDialer.
-func roomURL(signal, room, token string) (string, error) {
-	u, err := url.Parse(signal)
-	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return "", fmt.Errorf("%w: webrtc: Signal wants ws://HOST:PORT or wss://HOST, got %q", rollnet.ErrConfig, redactURL(signal))
-	}
-	q := u.Query()
-	if token != "" {
-		q.Set("token", token)
-	}
-	if !strings.Contains(u.Path, "/room") {
-		if room == "" {
-			u.Path = strings.TrimRight(u.Path, "/") + "/room"
-			q.Set("next", "2")
-		} else {
-			u.Path = strings.TrimRight(u.Path, "/") + "/room/" + room
-		}
-	}
-	u.RawQuery = q.Encode()
-	return u.String(), nil
-}
-
-// redactURL is s with its token= query value hidden, for errors and logs.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		if i := strings.Index(s, "token="); i >= 0 {
-			return s[:i] + "token=REDACTED"
-		}
-		return s
-	}
-	q := u.Query()
-	if q.Has("token") {
-		q.Set("token", "REDACTED")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
-// redactError is err with every copy of url in its text shown as
-// redactURL(url) (a signaling client's errors name the URL they dialed);
-// it still unwraps to err.
-func redactError(err error, url string) error {
-	if err == nil || !strings.Contains(err.Error(), "token=") {
-		return err
-	}
-	return redacted{err, strings.ReplaceAll(err.Error(), url, redactURL(url))}
-}
-
-type redacted struct {
-	err error
-	msg string
-}
-
-func (r redacted) Error() string { return r.msg }
-func (r redacted) Unwrap() error { return r.err }
-
-// handsOutTURN reports whether ice (a signaling server's ICE servers)
-// names a TURN relay.
-func handsOutTURN(ice []client.ICEServer) bool {
-	for _, s := range ice {
-		for _, u := range s.URLs {
-			if strings.HasPrefix(u, "turn:") || strings.HasPrefix(u, "turns:") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // isLoopback reports whether the URL's host is a loopback address (the
