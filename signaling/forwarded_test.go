@@ -1,11 +1,10 @@
 package signaling
 
 import (
-	"bytes"
 	"context"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"log/slog"
 	"net/netip"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,23 +12,8 @@ import (
 	"github.com/rollnet/rollnet/signaling/client"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is where a test collects logs its goroutines write.
+type syncBuffer = testkit.SyncBuffer
 
 // Issue 40 item 5: a server behind a reverse proxy on its own machine,
 // the proxy not named in TrustedProxies, sees every client as loopback,

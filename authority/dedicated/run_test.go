@@ -3,9 +3,9 @@ package dedicated
 import (
 	"bytes"
 	"context"
+	"github.com/rollnet/rollnet/internal/testkit"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,24 +40,8 @@ var (
 	testGames = []Game{lineGame, line3Game}
 )
 
-// syncBuffer is a bytes.Buffer for the host's logs, written by its loop
-// and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is where a test collects logs its goroutines write.
+type syncBuffer = testkit.SyncBuffer
 
 // TestHostTellsClientsOnShutdown: a dedicated host of a registered game,
 // joined by a client over real WebRTC on loopback through the signaling
