@@ -84,7 +84,7 @@ func TestHostLobbyTimeout(t *testing.T) {
 
 func TestHostLobbyConfig(t *testing.T) {
 	_, err := HostConfig[uint16]{Players: 2, WaitForPlayers: 3}.resolve()
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 	_, err = HostConfig[uint16]{Players: 2, WaitForPlayers: 2, LobbyTimeout: -1}.resolve()
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
 }
