@@ -129,7 +129,7 @@ type Client[S any, I comparable] struct {
 // first AdvanceFrame.
 func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Client[S, I], error) {
 	if tr == nil || simulate == nil || cfg.Host == "" {
-		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", ErrConfig)
+		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", errConfig)
 	}
 	stateSize, inputSize, err := checkTypes[S, I]()
 	if err != nil {
@@ -137,7 +137,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	}
 	net, err := resolveNet(cfg.Net)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	c := &Client[S, I]{
 		host: cfg.Host, net: net, sim: simulate,
@@ -148,15 +148,15 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	}
 	switch {
 	case c.players < 1 || c.players > maxHostPlayers:
-		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, maxHostPlayers)
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", errConfig, cfg.Players, maxHostPlayers)
 	case c.maxSend < 1 || c.maxSend > wire.MaxFrames || c.maxSend > c.capacity:
-		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, wire.MaxFrames)
+		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", errConfig, cfg.MaxSend, wire.MaxFrames)
 	case c.target < 0 || c.nackAfter < 1:
-		return nil, fmt.Errorf("%w: negative TargetDepth or NackAfter", ErrConfig)
+		return nil, fmt.Errorf("%w: negative TargetDepth or NackAfter", errConfig)
 	}
 	c.period = int64(time.Second) / int64(net.FrameRate)
 	if c.ring, err = rollback.New[S](c.capacity); err != nil {
-		return nil, fmt.Errorf("%w: Capacity: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: Capacity: %w", errConfig, err)
 	}
 	c.settings = authSettings(c.players, stateSize, inputSize, &net)
 	c.hash = settingsHash(c.settings)
@@ -206,7 +206,7 @@ func (c *Client[S, I]) dial(tr transport.Transport) error {
 	c.e = link.NewEndpoint(tr, c.net, protocol)
 	c.l = link.New(c.host)
 	if err := c.e.AddLink(c.l); err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
+		return fmt.Errorf("%w: %w", errConfig, err)
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func (c *Client[S, I]) dial(tr transport.Transport) error {
 // late); RESUME_REJECT and the INITIAL_SYNC after it start a fresh one.
 func (c *Client[S, I]) Rejoin(tr transport.Transport) error {
 	if tr == nil {
-		return fmt.Errorf("%w: nil transport", ErrConfig)
+		return fmt.Errorf("%w: nil transport", errConfig)
 	}
 	if err := c.dial(tr); err != nil {
 		return err
@@ -317,7 +317,7 @@ func (c *Client[S, I]) Close() error {
 // state it only says Hello. It allocates nothing at steady state.
 func (c *Client[S, I]) AdvanceFrame() error {
 	if c.done {
-		return ErrClosed
+		return errClosed
 	}
 	if c.refused != nil {
 		return c.refused

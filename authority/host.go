@@ -111,7 +111,7 @@ type Host[S any, I comparable] struct {
 // S at most 64 KiB, I at most 32 bytes and without bools.
 func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Host[S, I], error) {
 	if tr == nil || simulate == nil {
-		return nil, fmt.Errorf("%w: nil transport or simulate", ErrConfig)
+		return nil, fmt.Errorf("%w: nil transport or simulate", errConfig)
 	}
 	s, err := cfg.resolve()
 	if err != nil {
@@ -137,7 +137,7 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 	h.hash = settingsHash(h.settings)
 	if s.players <= maxCorePlayers {
 		if h.session, err = session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			return nil, fmt.Errorf("%w: %w", errConfig, err)
 		}
 		h.core = h.session
 	} else {
@@ -157,7 +157,7 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		c.first = s.locals + i*s.perClient
 		h.clients = append(h.clients, c)
 		if err := h.e.AddLink(h.newLink(i)); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			return nil, fmt.Errorf("%w: %w", errConfig, err)
 		}
 	}
 	return h, nil
@@ -253,7 +253,7 @@ func (h *Host[S, I]) newLink(i int) *link.Link {
 // sends each client what it is owed. It allocates nothing at steady state.
 func (h *Host[S, I]) AdvanceFrame() error {
 	if h.done {
-		return ErrClosed
+		return errClosed
 	}
 	h.e.Clock()
 	h.t = h.e.Time()

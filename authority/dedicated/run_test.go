@@ -74,9 +74,8 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 
 	sc, err := client.Dial(ctx, u, client.Config{})
 	require.NoError(t, err)
-	sig := webrtc.NewSignalingAdapter(sc)
-	defer sig.Close()
-	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: true}, sig)
+	defer sc.Close()
+	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: true}, sc)
 	require.NoError(t, err)
 	defer tr.Close()
 	peers, err := tr.WaitPeers(ctx, 1)
