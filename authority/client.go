@@ -15,9 +15,12 @@ import (
 // ClientStats are a Client's own statistics (Client.Stats); a host's view
 // of each of its clients is HostClientStats, its own HostStats.
 type ClientStats struct {
-	// Synchronized says the client has its slots and a host state.
-	Synchronized bool
-	First, Slots int
+	// Synchronized says the client has its slots and a host state;
+	// Admitted that the host answered its Hello with slots (a client
+	// admitted and not synchronized waits for the host's first state:
+	// a host holding its lobby, HostConfig.WaitForPlayers, sends none).
+	Synchronized, Admitted bool
+	First, Slots           int
 	// RTT is the link's smoothed round-trip time (before its first
 	// measure, the round trip of the Hello and its answer).
 	RTT time.Duration
@@ -291,6 +294,7 @@ func (c *Client[S, I]) TimeScale() float64 { return 1 + float64(c.rate)/1000 }
 func (c *Client[S, I]) Stats() ClientStats {
 	s := c.stats
 	s.Synchronized, s.First, s.Slots = c.started, c.first, c.slots
+	s.Admitted = c.answer == wire.WelcomeSync || c.answer == wire.WelcomeResume
 	s.Link = c.l.Stats()
 	s.RTT = s.Link.RTT
 	if s.RTT == 0 {
@@ -342,7 +346,11 @@ func (c *Client[S, I]) AdvanceFrame() error {
 	switch {
 	case !c.started && (!ready || c.newestHost == rollnet.NoFrame):
 		if ready {
+			// Admitted, no state yet: a host holding its lobby sends
+			// none until its players are there; the link is kept alive
+			// (and its round trip measured) meanwhile.
 			c.sendNacks()
+			c.e.KeepAlive(c.l, 0)
 		}
 		return nil
 	case !c.started:

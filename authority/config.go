@@ -139,6 +139,19 @@ type HostConfig[I comparable] struct {
 	// port (WebRTC's peer IDs). A Hello for another is refused
 	// (HellosRefused); a resume of one it holds is not. 0 means 4.
 	MaxClientsPerAddress int
+	// WaitForPlayers makes the host hold frame 0 (a lobby) until this
+	// many slots are held: its own LocalPlayers and the slots of every
+	// connected client; then it simulates frame 0 and on, and every
+	// client's first state is frame 0's. 0 starts at the first
+	// AdvanceFrame (no lobby); at most Players. While it waits the host
+	// answers Hellos, keeps its links alive and simulates nothing (Frame
+	// stays 0, HostStats.Waiting); a client that goes while it waits
+	// frees its slots at once, and JoinTimeout counts from the start.
+	WaitForPlayers int
+	// LobbyTimeout starts the match with whoever is there when it has
+	// waited this long from the first AdvanceFrame; 0 waits for
+	// WaitForPlayers however long.
+	LobbyTimeout time.Duration
 	// Net is the per-connection link's settings, as a P2P session's:
 	// FrameRate (in the settings hash), keep-alive, quality reports (the
 	// round-trip time; in this mode a zero QualityInterval means 1 s, not
@@ -155,6 +168,8 @@ type hostSettings struct {
 	copies, maxPkts, maxJoins, perAddress    int
 	budget                                   int64
 	grace, spacing, joinTimeout              int64
+	waitFor                                  int
+	lobby                                    int64
 	late                                     LateInput
 	backlog                                  RejoinBacklog
 	net                                      link.Settings
@@ -190,7 +205,7 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		perAddress: or(c.MaxClientsPerAddress, 4), budget: int64(or(c.ClientBudget, ClientBudgetDefault)), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
 		grace:   int64(or(c.Grace, DefaultGrace)),
 		spacing: int64(or(c.Tuning.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
-		backlog: c.RejoinBacklog,
+		backlog: c.RejoinBacklog, waitFor: c.WaitForPlayers, lobby: int64(c.LobbyTimeout),
 	}
 	switch {
 	case s.players < 1 || s.players > maxHostPlayers:
@@ -219,7 +234,9 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick, MaxClientsPerAddress must be positive (copies at most 10)", errConfig)
 	case s.budget < 1:
 		return s, fmt.Errorf("%w: ClientBudget %d not positive", errConfig, c.ClientBudget)
-	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0:
+	case s.waitFor < 0 || s.waitFor > s.players:
+		return s, fmt.Errorf("%w: WaitForPlayers %d not in [0, Players]", errConfig, c.WaitForPlayers)
+	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0 || s.lobby < 0:
 		return s, fmt.Errorf("%w: negative duration", errConfig)
 	}
 	s.maxClients = (s.players - s.locals) / s.perClient
