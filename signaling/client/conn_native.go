@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"strings"
+	"syscall"
 
 	"github.com/coder/websocket"
 )
@@ -33,9 +35,34 @@ func dialWebSocket(ctx context.Context, url string, cfg Config) (conn, error) {
 			}
 			return nil, &HTTPError{Status: resp.StatusCode, Message: strings.TrimSpace(string(msg))}
 		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, refused{host: hostOf(url), err: err}
+		}
 		return nil, fmt.Errorf("signaling: dial %s: %w", url, err)
 	}
 	return wsConn{ws}, nil
+}
+
+// refused is a dial nothing answered: it names the host once and asks
+// whether the server runs there (the WebSocket library's text repeats
+// the URL twice more); it unwraps to the dial's error.
+type refused struct {
+	host string
+	err  error
+}
+
+func (r refused) Error() string {
+	return "signaling: nothing answers at " + r.host + " (connection refused): is rollnet-signal running there?"
+}
+
+func (r refused) Unwrap() error { return r.err }
+
+// hostOf is url's host:port, or url when it has none.
+func hostOf(url string) string {
+	if u, err := neturl.Parse(url); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return url
 }
 
 type wsConn struct{ c *websocket.Conn }
