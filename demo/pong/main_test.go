@@ -498,14 +498,17 @@ func TestThirdPlayerIsToldTheRoomIsFull(t *testing.T) {
 }
 
 // TestSpectatorTooEarly: a spectator in a room with no match yet is told
-// so in words (it once said "0 peers", "1 peers").
+// so in words (it once said "0 peers", "1 peers"), while it waits and at
+// the end.
 func TestSpectatorTooEarly(t *testing.T) {
 	srv, err := startSignalServer()
 	require.NoError(t, err)
 	defer srv.close()
 	out, status := demo(t, 30*time.Second, "-signal", srv.url, "-room", "early", "-spectate", "-headless", "-timeout", "5s")
 	require.Equal(t, exitFailure, status, out)
-	require.Contains(t, out, "pong: room early: no match in it within 5s; a spectator joins once both players are")
+	require.Contains(t, out, "pong: in room early on "+srv.url+"; waiting up to 5s for a match to watch")
+	require.Regexp(t, `pong: room early: still no match to watch in it, \ds of 5s waited`, out)
+	require.Contains(t, out, "pong: room early: no match in it within 5s; a spectator can join once both players are in the room")
 }
 
 // TestWebBusyPort: -web on a port already taken fails before the browser

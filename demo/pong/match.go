@@ -293,7 +293,7 @@ func (m *netMatch) failed(err error) error {
 		return fmt.Errorf("pong: the host in room %s runs another game than pong (a %d-byte state and %d-byte inputs, pong's are %d and %d): host pong with pong host, or rollnet-host -game pong",
 			room, se.Host.StateSize, se.Host.InputSize, se.Client.StateSize, se.Client.InputSize)
 	case errors.Is(err, netplay.ErrTimeout) && m.o.spectate && m.o.mode == modeP2P:
-		return fmt.Errorf("pong: room %s: no match in it within %v; a spectator joins once both players are", room, m.o.timeout)
+		return fmt.Errorf("pong: room %s: no match in it within %v; a spectator can join once both players are in the room", room, m.o.timeout)
 	case errors.Is(err, netplay.ErrTimeout) && m.next == math.MaxInt32 && m.mode() == netplay.ModeP2P: // nobody of its match answers: over
 		_ = os.Remove(m.o.rejoin)
 		return fmt.Errorf("pong: -rejoin: nobody of the match in room %s answered within %v, so it is over (%s removed; start again to play a new one)", room, m.o.timeout, m.o.rejoin)

@@ -149,7 +149,7 @@ func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 		case nm.Mode() == netplay.ModeClient:
 			return "joining its host"
 		case o.spectate:
-			return "watching its match"
+			return fmt.Sprintf("waiting up to %v for a match to watch", o.timeout)
 		case back:
 			return "rejoining the match"
 		}
@@ -169,6 +169,23 @@ func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 	return runLocal(ctx, m, o, stdout, stderr)
 }
 
+// waitNoteEvery is how often joinRoom says it still waits (a quarter of
+// -timeout when that is shorter).
+const waitNoteEvery = 10 * time.Second
+
+// waitingFor is what a match still connecting waits for, in words.
+func waitingFor(nm *netplay.Match[State, Input]) string {
+	switch {
+	case nm.Mode() == netplay.ModeSpectator:
+		return "no match to watch in it"
+	case nm.Mode() == netplay.ModeHost:
+		return "no client"
+	case nm.Mode() == netplay.ModeClient:
+		return "no host answering"
+	}
+	return "no opponent"
+}
+
 // joinRoom ticks nm into its room, says so and calls joined, then until
 // its session exists, on the waiting screen if any (q: errCancelled).
 func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, stdout io.Writer, what func() string, joined func() error) error {
@@ -181,9 +198,13 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 	o.say(stdout, "pong: joining %s", where)
 	tick := time.NewTicker(time.Second / time.Duration(o.fps))
 	defer tick.Stop()
+	every := min(waitNoteEvery, o.timeout/4) // a note while nothing happens
+	var since, note time.Time
 	for in := false; !in || nm.State() == nil; {
 		if !in && nm.Transport() != nil && nm.Mode() != 0 {
 			in = true
+			since = time.Now()
+			note = since.Add(every)
 			o.say(stdout, "pong: in room %s on %s; %s", nm.Room(), where, what())
 			if joined != nil {
 				if err := joined(); err != nil {
@@ -195,7 +216,11 @@ func joinRoom(ctx context.Context, nm *netplay.Match[State, Input], o options, s
 		select {
 		case <-ctx.Done():
 			return errCancelled
-		case <-tick.C:
+		case now := <-tick.C:
+			if in && every > 0 && now.After(note) {
+				note = now.Add(every)
+				o.say(stdout, "pong: room %s: still %s, %v of %v waited", nm.Room(), waitingFor(nm), now.Sub(since).Round(time.Second), o.timeout)
+			}
 		}
 		if _, err := nm.AdvanceFrame(0); err != nil {
 			return err
