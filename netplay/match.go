@@ -97,6 +97,15 @@ type Config struct {
 	// means 20 s), LateInput what a late input does (0: applied late).
 	Grace     time.Duration
 	LateInput authority.LateInput
+	// WaitForPlayers makes a host hold frame 0 (a lobby: Status Connecting,
+	// Have of Need players there) until this many players are connected,
+	// its own included, then start the match for all: every client's
+	// world starts at frame 0. LobbyTimeout starts it with whoever is
+	// there after that long (0: wait however long). 0 starts at once.
+	// A client admitted to a lobby waits for the start however long
+	// (Status.Waiting says so), Timeout not counting.
+	WaitForPlayers int
+	LobbyTimeout   time.Duration
 
 	// OnMessage, when set, receives the other peers' Send messages, from
 	// inside AdvanceFrame: seat is the sender's (-1 for a spectator or an
@@ -250,6 +259,9 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	}
 	if cfg.Grace < 0 {
 		return fmt.Errorf("%w: Grace %v", errConfig, cfg.Grace)
+	}
+	if cfg.WaitForPlayers < 0 || cfg.WaitForPlayers > cfg.Players || cfg.LobbyTimeout < 0 {
+		return fmt.Errorf("%w: WaitForPlayers %d (0 to Players) or LobbyTimeout %v (>= 0)", errConfig, cfg.WaitForPlayers, cfg.LobbyTimeout)
 	}
 	cfg.Name = greeting.CleanName(cfg.Name)
 	if cfg.Name == "" {

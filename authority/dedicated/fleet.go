@@ -432,6 +432,7 @@ func (fh *fleetHost) step(now time.Time) error {
 			fh.end(m, "failed")
 			continue
 		}
+		m.a.ticks++
 		m.a.announce(m.h, fh.o.fps)
 		if len(m.peers) == 0 {
 			if m.emptySince.IsZero() {
