@@ -595,7 +595,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 	} else {
 		c.depth += (d - c.depth) / 8
 	}
-	c.margin.heard(newest)
+	c.margin.heard(newest, f)
 	per, size := h.s.perClient, h.inputSize
 	for k := range m.Frames {
 		g := rollnet.Frame(m.Start) + rollnet.Frame(k)

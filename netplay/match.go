@@ -376,8 +376,15 @@ func Watch[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fram
 // Host hosts an authoritative match: dedicated (Config.LocalPlayers 0) or
 // listen (1: this process plays slot 0). It announces itself to every
 // peer in the room.
-func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return start(hostKind[S, I](), cfg, simulate)
+//
+// With the Entities option, the match is in the entity mode
+// (EntityConfig).
+func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame), opts ...Option[S, I]) (*Match[S, I], error) {
+	k := hostKind[S, I]()
+	if err := k.apply(opts); err != nil {
+		return nil, err
+	}
+	return start(k, cfg, simulate)
 }
 
 // HostOrConnect is the listen server of a room's first player: it hosts
@@ -385,16 +392,28 @@ func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame
 // (with Config.Transport: when Config.Peers is empty), and connects to
 // the room's host otherwise (Connect, with this room's stored token
 // rejoining). Mode says which once it knows (0 before).
-func HostOrConnect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
+func HostOrConnect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame), opts ...Option[S, I]) (*Match[S, I], error) {
 	cfg.LocalPlayers = 1
-	return start(eitherKind[S, I](), cfg, simulate)
+	k := eitherKind[S, I]()
+	if err := k.apply(opts); err != nil {
+		return nil, err
+	}
+	return start(k, cfg, simulate)
 }
 
 // Connect joins an authoritative match as a client of the room's host,
 // found by its announcement (the client connects to no one else); with
 // Config.Tokens holding this room's token, it rejoins its slots.
-func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return start(clientKind[S, I](), cfg, simulate)
+//
+// With the Entities option, the match is in the entity mode
+// (EntityConfig): the host must be hosting entities of the same
+// Capacity, Size and input type.
+func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame), opts ...Option[S, I]) (*Match[S, I], error) {
+	k := clientKind[S, I]()
+	if err := k.apply(opts); err != nil {
+		return nil, err
+	}
+	return start(k, cfg, simulate)
 }
 
 // ready takes the transport once dialed, and chooses the driver.

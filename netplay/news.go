@@ -51,6 +51,11 @@ type Stats struct {
 	// Malformed counts netplay's own messages dropped because they did not
 	// decode.
 	Malformed uint64
+
+	// Rebuilds counts, in an entity match (EntityConfig), the client's
+	// entity sets rebuilt after a digest mismatch (a host: over its
+	// clients).
+	Rebuilds uint64
 }
 
 // maxNews bounds News: a match that tells more keeps its first lines.
