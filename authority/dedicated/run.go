@@ -17,6 +17,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/internal/natsauth"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -83,7 +84,7 @@ func parse(name string, gs games, args []string, stderr io.Writer) (options, err
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [flags]\n\nA dedicated host of rollnet's server-authoritative mode. Games: %s.\n\nFlags:\n",
 			name, strings.Join(gs.names(), ", "))
-		fs.PrintDefaults()
+		natsauth.PrintDefaults(fs, stderr, "The NATS connection of -fleet (credentials and TLS; see package fleet's trust model):")
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
