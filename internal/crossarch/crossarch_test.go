@@ -78,42 +78,12 @@ func requireDivergesWhereFused[S any](t *testing.T, name string, file []byte, m 
 		runtime.GOOS, runtime.GOARCH, name, frames, checked, err)
 }
 
-// swarm is the fixed-point match: 320 bodies, ten seconds at 60 frames a
-// second.
-func swarm() Match[Swarm, uint8] {
-	return Match[Swarm, uint8]{
-		Name: "swarm", Settings: 0x5a4d, Players: 2, Frames: 600,
-		Initial: NewSwarm(), Simulate: SimulateSwarm, Inputs: Pilots[Swarm],
-	}
-}
-
 // swarmFloat is the same match in float64, written x*y + z.
 func swarmFloat() Match[SwarmFloat, uint8] {
 	return Match[SwarmFloat, uint8]{
 		Name: "swarmfloat", Settings: 0x5a4e, Players: 2, Frames: 600,
 		Initial: NewSwarmFloat(), Simulate: SimulateSwarmFloat, Inputs: Pilots[SwarmFloat],
 	}
-}
-
-// The swarm, written with package fixed, replays checksum for checksum
-// on every architecture: trigonometry, roots and divisions included.
-func TestCrossArchSwarm(t *testing.T) {
-	m := swarm()
-	file, err := Recording(ModeFromEnv(), m)
-	require.NoError(t, err)
-	frames, checked, err := Replay(bytes.NewReader(file), m, nil)
-	require.NoError(t, err)
-	require.Equal(t, m.Frames, frames)
-	require.Equal(t, m.Frames, checked)
-	final := m.Initial
-	in := make([]uint8, m.Players)
-	for f := range rollnet.Frame(m.Frames) {
-		m.Inputs(&final, f, in)
-		m.Simulate(&final, in, f)
-	}
-	require.NotZero(t, final.Bounces, "the motes reach the walls: the run covers the whole box")
-	t.Logf("crossarch %s/%s: swarm: %d frames replayed, %d checksums agree (recording %d bytes, %d bounces)",
-		runtime.GOOS, runtime.GOARCH, frames, checked, len(file), final.Bounces)
 }
 
 // The swarm in float64, written x*y + z (the way rollnet-vet flags),

@@ -10,8 +10,10 @@
 // written by the rules; Swarm, 320 bodies moved by trigonometry, roots and
 // divisions written with package fixed, which agrees bit for bit on every
 // architecture; and SwarmFloat, the same swarm in float64 written x*y + z,
-// which rollnet-vet flags and which diverges where Go fuses. The tests
-// beside it, and the pong demo's, run in three modes:
+// which rollnet-vet flags and which diverges where Go fuses. CI checks the
+// swarm and pong with cmd/rollnet-check (their TestShipCheck tests: a sync
+// test with random inputs, replayed on 386, arm64 and riscv64). The
+// CrossArch tests beside it, and the pong demo's, run in three modes:
 //
 //   - by default, in one process: record, replay, and replay the fused
 //     variant against the recording of the unfused one (it must diverge
@@ -21,7 +23,7 @@
 //     architecture, natively (GOARCH=386) or under qemu-user
 //     (go test -exec qemu-aarch64-static, qemu-riscv64-static).
 //
-// The check, from the repository root (qemu-user-static is a Debian
+// By hand, from the repository root (qemu-user-static is a Debian
 // package; binfmt_misc is not needed, -exec names the emulator):
 //
 //	dir=$(mktemp -d)

@@ -70,13 +70,29 @@ func squatters(ctx context.Context, h *Transport, addrs, perAddr, rate int, alpn
 // so only eviction frees a squatter's place): honest clients, whose hello
 // follows their handshake at once, are admitted within 2 s at least 80% of
 // the time under both attacks (40 handshakes a second, five times the
-// issue's attacker; 12 under the race detector).
+// issue's attacker; 12 under the race detector). On a machine so loaded
+// that an honest dial at peace takes over half a second, the bound is four
+// times the slowest such dial instead.
 func TestPendingSquattersEvicted(t *testing.T) {
 	for _, addrs := range []int{2, 32} {
 		t.Run(fmt.Sprintf("addrs=%d", addrs), func(t *testing.T) {
 			// Squatters are let go only when evicted: the pool stays
 			// full however slowly they come.
 			h := listen(t, Config{HelloTimeout: wait})
+			// The bound is 2 s, or four times the slowest of three honest
+			// dials at peace when the machine is so loaded that one
+			// handshake takes longer than half a second: what is measured
+			// is the attack's cost, not the machine's.
+			bound := 2 * time.Second
+			for range 3 {
+				start := time.Now()
+				dctx, dcancel := context.WithTimeout(context.Background(), wait)
+				c, err := Dial(dctx, h.Addr().String(), Config{PinSHA256: h.CertHash()})
+				dcancel()
+				require.NoError(t, err, "an honest dial at peace")
+				_ = c.Close()
+				bound = max(bound, 4*time.Since(start))
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
 			rate := 40
@@ -95,7 +111,7 @@ func TestPendingSquattersEvicted(t *testing.T) {
 			admitted, slowest := 0, time.Duration(0)
 			for range honest {
 				start := time.Now()
-				dctx, dcancel := context.WithTimeout(ctx, 2*time.Second)
+				dctx, dcancel := context.WithTimeout(ctx, bound)
 				c, err := Dial(dctx, h.Addr().String(), Config{PinSHA256: h.CertHash()})
 				dcancel()
 				if err == nil {
@@ -110,9 +126,9 @@ func TestPendingSquattersEvicted(t *testing.T) {
 			cancel()
 			made := done()
 			st := h.Stats()
-			t.Logf("%d addresses: %d handshakes squatting, %d pending at the end; honest admitted %d of %d (slowest %v); refused full %d, evicted %d, refused addr %d",
-				addrs, made, pending, admitted, honest, slowest, st.ConnsRefusedFull, st.ConnsEvicted, st.ConnsRefusedAddr)
-			require.GreaterOrEqual(t, admitted*10, honest*8, "honest clients admitted within 2 s")
+			t.Logf("%d addresses: %d handshakes squatting, %d pending at the end; honest admitted %d of %d within %v (slowest %v); refused full %d, evicted %d, refused addr %d",
+				addrs, made, pending, admitted, honest, bound, slowest, st.ConnsRefusedFull, st.ConnsEvicted, st.ConnsRefusedAddr)
+			require.GreaterOrEqual(t, admitted*10, honest*8, "honest clients admitted within %v", bound)
 		})
 	}
 }
