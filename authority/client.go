@@ -15,9 +15,12 @@ import (
 // ClientStats are a Client's own statistics (Client.Stats); a host's view
 // of each of its clients is HostClientStats, its own HostStats.
 type ClientStats struct {
-	// Synchronized says the client has its slots and a host state.
-	Synchronized bool
-	First, Slots int
+	// Synchronized says the client has its slots and a host state;
+	// Admitted that the host answered its Hello with slots (a client
+	// admitted and not synchronized waits for the host's first state:
+	// a host holding its lobby, HostConfig.WaitForPlayers, sends none).
+	Synchronized, Admitted bool
+	First, Slots           int
 	// RTT is the link's smoothed round-trip time (before its first
 	// measure, the round trip of the Hello and its answer).
 	RTT time.Duration
@@ -129,7 +132,7 @@ type Client[S any, I comparable] struct {
 // first AdvanceFrame.
 func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Client[S, I], error) {
 	if tr == nil || simulate == nil || cfg.Host == "" {
-		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", ErrConfig)
+		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", errConfig)
 	}
 	stateSize, inputSize, err := checkTypes[S, I]()
 	if err != nil {
@@ -137,7 +140,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	}
 	net, err := resolveNet(cfg.Net)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	c := &Client[S, I]{
 		host: cfg.Host, net: net, sim: simulate,
@@ -148,15 +151,15 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	}
 	switch {
 	case c.players < 1 || c.players > maxHostPlayers:
-		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, maxHostPlayers)
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", errConfig, cfg.Players, maxHostPlayers)
 	case c.maxSend < 1 || c.maxSend > wire.MaxFrames || c.maxSend > c.capacity:
-		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", ErrConfig, cfg.MaxSend, wire.MaxFrames)
+		return nil, fmt.Errorf("%w: MaxSend %d not in [1, min(Capacity, %d)]", errConfig, cfg.MaxSend, wire.MaxFrames)
 	case c.target < 0 || c.nackAfter < 1:
-		return nil, fmt.Errorf("%w: negative TargetDepth or NackAfter", ErrConfig)
+		return nil, fmt.Errorf("%w: negative TargetDepth or NackAfter", errConfig)
 	}
 	c.period = int64(time.Second) / int64(net.FrameRate)
 	if c.ring, err = rollback.New[S](c.capacity); err != nil {
-		return nil, fmt.Errorf("%w: Capacity: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: Capacity: %w", errConfig, err)
 	}
 	c.settings = authSettings(c.players, stateSize, inputSize, &net)
 	c.hash = settingsHash(c.settings)
@@ -206,7 +209,7 @@ func (c *Client[S, I]) dial(tr transport.Transport) error {
 	c.e = link.NewEndpoint(tr, c.net, protocol)
 	c.l = link.New(c.host)
 	if err := c.e.AddLink(c.l); err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
+		return fmt.Errorf("%w: %w", errConfig, err)
 	}
 	return nil
 }
@@ -217,7 +220,7 @@ func (c *Client[S, I]) dial(tr transport.Transport) error {
 // late); RESUME_REJECT and the INITIAL_SYNC after it start a fresh one.
 func (c *Client[S, I]) Rejoin(tr transport.Transport) error {
 	if tr == nil {
-		return fmt.Errorf("%w: nil transport", ErrConfig)
+		return fmt.Errorf("%w: nil transport", errConfig)
 	}
 	if err := c.dial(tr); err != nil {
 		return err
@@ -291,6 +294,7 @@ func (c *Client[S, I]) TimeScale() float64 { return 1 + float64(c.rate)/1000 }
 func (c *Client[S, I]) Stats() ClientStats {
 	s := c.stats
 	s.Synchronized, s.First, s.Slots = c.started, c.first, c.slots
+	s.Admitted = c.answer == wire.WelcomeSync || c.answer == wire.WelcomeResume
 	s.Link = c.l.Stats()
 	s.RTT = s.Link.RTT
 	if s.RTT == 0 {
@@ -317,7 +321,7 @@ func (c *Client[S, I]) Close() error {
 // state it only says Hello. It allocates nothing at steady state.
 func (c *Client[S, I]) AdvanceFrame() error {
 	if c.done {
-		return ErrClosed
+		return errClosed
 	}
 	if c.refused != nil {
 		return c.refused
@@ -342,7 +346,11 @@ func (c *Client[S, I]) AdvanceFrame() error {
 	switch {
 	case !c.started && (!ready || c.newestHost == rollnet.NoFrame):
 		if ready {
+			// Admitted, no state yet: a host holding its lobby sends
+			// none until its players are there; the link is kept alive
+			// (and its round trip measured) meanwhile.
 			c.sendNacks()
+			c.e.KeepAlive(c.l, 0)
 		}
 		return nil
 	case !c.started:

@@ -80,14 +80,14 @@ func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentati
 	var p presentation[S]
 	var err error
 	if p.ts, err = playout.NewTimestep(playout.TimestepConfig{Step: period, MaxScale: cfg.MaxScale}); err != nil {
-		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+		return p, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	p.sized = cfg.Queue.Depth == 0
 	if p.sized {
 		cfg.Queue.Depth = maxQueueDepth // for the Capacity's default
 	}
 	if p.q, err = pacing.NewQueue[S](cfg.Queue); err != nil {
-		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+		return p, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	if p.sized {
 		_ = p.q.SetDepth(minQueueDepth)
@@ -100,10 +100,10 @@ func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentati
 		rc.Delay = defaultRenderDelay
 	}
 	if p.clk, err = pacing.NewClock(rc); err != nil {
-		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+		return p, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	if p.arr, err = pacing.NewArrival(pacing.ArrivalConfig{Step: period}); err != nil {
-		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+		return p, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	p.least = p.clk.Delay()
 	p.reset()

@@ -139,6 +139,19 @@ type HostConfig[I comparable] struct {
 	// port (WebRTC's peer IDs). A Hello for another is refused
 	// (HellosRefused); a resume of one it holds is not. 0 means 4.
 	MaxClientsPerAddress int
+	// WaitForPlayers makes the host hold frame 0 (a lobby) until this
+	// many slots are held: its own LocalPlayers and the slots of every
+	// connected client; then it simulates frame 0 and on, and every
+	// client's first state is frame 0's. 0 starts at the first
+	// AdvanceFrame (no lobby); at most Players. While it waits the host
+	// answers Hellos, keeps its links alive and simulates nothing (Frame
+	// stays 0, HostStats.Waiting); a client that goes while it waits
+	// frees its slots at once, and JoinTimeout counts from the start.
+	WaitForPlayers int
+	// LobbyTimeout starts the match with whoever is there when it has
+	// waited this long from the first AdvanceFrame; 0 waits for
+	// WaitForPlayers however long.
+	LobbyTimeout time.Duration
 	// Net is the per-connection link's settings, as a P2P session's:
 	// FrameRate (in the settings hash), keep-alive, quality reports (the
 	// round-trip time; in this mode a zero QualityInterval means 1 s, not
@@ -155,6 +168,8 @@ type hostSettings struct {
 	copies, maxPkts, maxJoins, perAddress    int
 	budget                                   int64
 	grace, spacing, joinTimeout              int64
+	waitFor                                  int
+	lobby                                    int64
 	late                                     LateInput
 	backlog                                  RejoinBacklog
 	net                                      link.Settings
@@ -190,42 +205,44 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		perAddress: or(c.MaxClientsPerAddress, 4), budget: int64(or(c.ClientBudget, ClientBudgetDefault)), joinTimeout: int64(or(c.JoinTimeout, 5*time.Second)),
 		grace:   int64(or(c.Grace, DefaultGrace)),
 		spacing: int64(or(c.Tuning.WelcomeSpacing, 100*time.Millisecond)), late: c.LateInput,
-		backlog: c.RejoinBacklog,
+		backlog: c.RejoinBacklog, waitFor: c.WaitForPlayers, lobby: int64(c.LobbyTimeout),
 	}
 	switch {
 	case s.players < 1 || s.players > maxHostPlayers:
-		return s, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, c.Players, maxHostPlayers)
+		return s, fmt.Errorf("%w: Players %d not in [1, %d]", errConfig, c.Players, maxHostPlayers)
 	case s.players > maxCorePlayers && c.LateInput != LateApply:
-		return s, fmt.Errorf("%w: LateRollback holds at most %d Players (%d)", ErrConfig, maxCorePlayers, c.Players)
+		return s, fmt.Errorf("%w: LateRollback holds at most %d Players (%d)", errConfig, maxCorePlayers, c.Players)
 	case s.locals < 0 || s.locals > s.players:
-		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", ErrConfig, c.LocalPlayers)
+		return s, fmt.Errorf("%w: LocalPlayers %d not in [0, Players]", errConfig, c.LocalPlayers)
 	case s.perClient < 1 || s.perClient > s.players || s.perClient > wire.MaxPlayers:
-		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, min(Players, %d)]", ErrConfig, c.SlotsPerClient, wire.MaxPlayers)
+		return s, fmt.Errorf("%w: SlotsPerClient %d not in [1, min(Players, %d)]", errConfig, c.SlotsPerClient, wire.MaxPlayers)
 	case s.ahead < 1 || s.ahead > 64:
-		return s, fmt.Errorf("%w: InputAhead %d not in [1, 64]", ErrConfig, c.InputAhead)
+		return s, fmt.Errorf("%w: InputAhead %d not in [1, 64]", errConfig, c.InputAhead)
 	case s.target < 1 || s.target > s.ahead:
-		return s, fmt.Errorf("%w: TargetDepth %d not in [1, InputAhead]", ErrConfig, c.TargetDepth)
+		return s, fmt.Errorf("%w: TargetDepth %d not in [1, InputAhead]", errConfig, c.TargetDepth)
 	case s.maxRate < 1 || s.maxRate > 500:
-		return s, fmt.Errorf("%w: MaxRate %d not in [1, 500]", ErrConfig, c.MaxRate)
+		return s, fmt.Errorf("%w: MaxRate %d not in [1, 500]", errConfig, c.MaxRate)
 	case s.interval < 1 || s.interval > baselineWindow:
-		return s, fmt.Errorf("%w: StateInterval %d not in [1, %d]", ErrConfig, c.StateInterval, baselineWindow)
+		return s, fmt.Errorf("%w: StateInterval %d not in [1, %d]", errConfig, c.StateInterval, baselineWindow)
 	case s.window < 1 || s.window > 32:
-		return s, fmt.Errorf("%w: RollbackWindow %d not in [1, 32]", ErrConfig, c.RollbackWindow)
+		return s, fmt.Errorf("%w: RollbackWindow %d not in [1, 32]", errConfig, c.RollbackWindow)
 	case s.late > LateRollback:
-		return s, fmt.Errorf("%w: LateInput %d unknown", ErrConfig, c.LateInput)
+		return s, fmt.Errorf("%w: LateInput %d unknown", errConfig, c.LateInput)
 	case s.backlog > BacklogSupersede:
-		return s, fmt.Errorf("%w: RejoinBacklog %d unknown", ErrConfig, c.RejoinBacklog)
+		return s, fmt.Errorf("%w: RejoinBacklog %d unknown", errConfig, c.RejoinBacklog)
 	case s.copies < 1 || s.copies > 10 || s.maxPkts < 1 || s.maxJoins < 1 || s.perAddress < 1:
-		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick, MaxClientsPerAddress must be positive (copies at most 10)", ErrConfig)
+		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick, MaxClientsPerAddress must be positive (copies at most 10)", errConfig)
 	case s.budget < 1:
-		return s, fmt.Errorf("%w: ClientBudget %d not positive", ErrConfig, c.ClientBudget)
-	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0:
-		return s, fmt.Errorf("%w: negative duration", ErrConfig)
+		return s, fmt.Errorf("%w: ClientBudget %d not positive", errConfig, c.ClientBudget)
+	case s.waitFor < 0 || s.waitFor > s.players:
+		return s, fmt.Errorf("%w: WaitForPlayers %d not in [0, Players]", errConfig, c.WaitForPlayers)
+	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0 || s.lobby < 0:
+		return s, fmt.Errorf("%w: negative duration", errConfig)
 	}
 	s.maxClients = (s.players - s.locals) / s.perClient
 	var err error
 	if s.net, err = resolveNet(c.Net); err != nil {
-		return s, fmt.Errorf("%w: %w", ErrConfig, err)
+		return s, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	return s, nil
 }

@@ -17,7 +17,7 @@ type withBool struct {
 
 type withPointer struct{ P *int32 }
 
-// Bad arguments are ErrConfig, naming what is wrong.
+// Bad arguments are rollnet.ErrConfig, naming what is wrong.
 func TestConfigErrors(t *testing.T) {
 	n, err := local.NewNetwork(local.Config{})
 	require.NoError(t, err)
@@ -31,29 +31,29 @@ func TestConfigErrors(t *testing.T) {
 		{Players: 2, JoinTimeout: -time.Second}, {Players: 2, ClientBudget: -1}, {Players: 2, MaxClientsPerAddress: -1},
 	} {
 		_, err := NewHost[world, uint16](cfg, ep, simWorld)
-		require.ErrorIs(t, err, ErrConfig, "%+v", cfg)
+		require.ErrorIs(t, err, errConfig, "%+v", cfg)
 	}
 	_, err = NewHost[world, withBool](HostConfig[withBool]{Players: 1}, ep, func(*world, []withBool, rollnet.Frame) {})
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	require.ErrorContains(t, err, "bool")
 	_, err = NewHost[withPointer, uint16](HostConfig[uint16]{Players: 1}, ep, func(*withPointer, []uint16, rollnet.Frame) {}) //rollnet:ok the state type is refused on purpose
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	_, err = NewHost[bigWorld, uint16](HostConfig[uint16]{Players: 1}, nil, simBig)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	for _, cfg := range []ClientConfig{
 		{Players: 2}, {Host: "h", Players: 0}, {Host: "h", Players: 2, Capacity: 100},
 		{Host: "h", Players: 2, MaxSend: 129}, {Host: "h", Players: 2, NackAfter: -1},
 		{Host: "h", Players: 2, Playout: PlayoutConfig{MaxScale: 0.9}},
 	} {
 		_, err := NewClient[world, uint16](cfg, ep, simWorld)
-		require.ErrorIs(t, err, ErrConfig, "%+v", cfg)
+		require.ErrorIs(t, err, errConfig, "%+v", cfg)
 	}
 	cl, err := NewClient[world, uint16](ClientConfig{Host: "h", Players: 2}, ep, simWorld)
 	require.NoError(t, err)
 	require.ErrorIs(t, cl.AddLocalInput(0, 1), ErrNotReady)
-	require.ErrorIs(t, cl.Rejoin(nil), ErrConfig)
+	require.ErrorIs(t, cl.Rejoin(nil), errConfig)
 	require.NoError(t, cl.Close())
-	require.ErrorIs(t, cl.AdvanceFrame(), ErrClosed)
+	require.ErrorIs(t, cl.AdvanceFrame(), errClosed)
 }
 
 // A client that leaves (Close sends a notice) is away at once, its slot

@@ -45,7 +45,7 @@ func (d *direct[S, I]) Stats() session.Stats { return session.Stats{} }
 
 func (d *direct[S, I]) AddRemoteInput(player int, frame rollnet.Frame, in I) error {
 	if uint(player) >= uint(len(d.inputs)) || frame != d.frame {
-		return fmt.Errorf("%w: input for player %d, frame %d (simulating %d)", ErrConfig, player, frame, d.frame)
+		return fmt.Errorf("%w: input for player %d, frame %d (simulating %d)", errConfig, player, frame, d.frame)
 	}
 	d.inputs[player] = in
 	return nil

@@ -12,10 +12,10 @@ import (
 // Sentinel errors; every error this package returns is, or wraps, one of
 // these (test with errors.Is).
 var (
-	// ErrConfig reports a configuration that cannot work: slots out of
+	// errConfig reports a configuration that cannot work: slots out of
 	// range, a state or input type that cannot travel, a negative
 	// duration. It wraps rollnet.ErrConfig.
-	ErrConfig = fmt.Errorf("%w: authority", rollnet.ErrConfig)
+	errConfig = fmt.Errorf("%w: authority", rollnet.ErrConfig)
 	// ErrSlot reports a player slot the caller does not hold.
 	ErrSlot = errors.New("authority: slot not held")
 	// ErrNotReady reports a client call that needs the host's first state,
@@ -24,8 +24,8 @@ var (
 	// ErrOutOfWindow reports a frame whose checksum the host no longer
 	// keeps, or has not sent yet (Host.ChecksumAt).
 	ErrOutOfWindow = errors.New("authority: frame out of window")
-	// ErrClosed reports a call after Close. It wraps rollnet.ErrClosed.
-	ErrClosed = fmt.Errorf("%w: authority", rollnet.ErrClosed)
+	// errClosed reports a call after Close. It wraps rollnet.ErrClosed.
+	errClosed = fmt.Errorf("%w: authority", rollnet.ErrClosed)
 	// ErrSettings reports a host that refused the client's settings: the
 	// game, the sizes of a state or an input, the frame rate, the players
 	// or the protocol differ. Client.AdvanceFrame returns a *SettingsError

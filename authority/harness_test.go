@@ -147,6 +147,10 @@ func (c *cluster) hostTick() {
 		require.NoError(c.t, c.h.AddLocalInput(0, c.hinput(f)))
 	}
 	require.NoError(c.t, c.h.AdvanceFrame())
+	c.hnext = c.hnext.Add(tick)
+	if c.h.Frame() == f {
+		return // a lobby (HostConfig.WaitForPlayers): nothing simulated
+	}
 	if c.afterHost != nil {
 		c.afterHost(f)
 	}
@@ -154,7 +158,6 @@ func (c *cluster) hostTick() {
 	require.NoError(c.t, err)
 	_, ok := c.sums.Check(f, sum)
 	require.True(c.t, ok, "host: frame %d simulated twice, differently", f)
-	c.hnext = c.hnext.Add(tick)
 }
 
 func (c *cluster) clientTick(nd *node) {

@@ -55,6 +55,11 @@ type HostStats struct {
 	JoinTimeouts, RejoinsWhileHeard uint64
 	// Rollbacks and ResimulatedFrames are the core session's (LateRollback).
 	Rollbacks, ResimulatedFrames int
+	// Waiting says the host holds frame 0 for its players
+	// (HostConfig.WaitForPlayers); Present counts the slots held: its own
+	// and those of its connected clients.
+	Waiting bool
+	Present int
 }
 
 // Host runs the simulation that counts. See the package documentation.
@@ -102,7 +107,11 @@ type Host[S any, I comparable] struct {
 	refused     [64]refusal
 	refusedNext int
 	refusals    int // refusals answered this tick
-	done        bool
+	// started says frame 0 may be simulated: no lobby, or the lobby is
+	// over; openedAt is the first tick's time (the lobby's start).
+	started  bool
+	openedAt int64
+	done     bool
 }
 
 // NewHost returns a host that reads and writes tr and advances S with
@@ -111,7 +120,7 @@ type Host[S any, I comparable] struct {
 // S at most 64 KiB, I at most 32 bytes and without bools.
 func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Host[S, I], error) {
 	if tr == nil || simulate == nil {
-		return nil, fmt.Errorf("%w: nil transport or simulate", ErrConfig)
+		return nil, fmt.Errorf("%w: nil transport or simulate", errConfig)
 	}
 	s, err := cfg.resolve()
 	if err != nil {
@@ -132,12 +141,13 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		out:    make([]byte, 0, wire.MaxPacket), events: make([]rollnet.Event, 0, maxEvents), queue: make([]rollnet.Event, 0, maxEvents),
 		chunk: make([]byte, 0, wire.MaxPacket),
 		ins:   make([]byte, wire.MaxFrames*s.perClient*inputSize), data: make([]byte, s.players*inputSize+stateSize),
-		barred: make([]barredAddress, max(s.maxClients, 1)),
+		barred:  make([]barredAddress, max(s.maxClients, 1)),
+		started: s.waitFor == 0, openedAt: -1,
 	}
 	h.hash = settingsHash(h.settings)
 	if s.players <= maxCorePlayers {
 		if h.session, err = session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			return nil, fmt.Errorf("%w: %w", errConfig, err)
 		}
 		h.core = h.session
 	} else {
@@ -157,7 +167,7 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		c.first = s.locals + i*s.perClient
 		h.clients = append(h.clients, c)
 		if err := h.e.AddLink(h.newLink(i)); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			return nil, fmt.Errorf("%w: %w", errConfig, err)
 		}
 	}
 	return h, nil
@@ -218,7 +228,43 @@ func (h *Host[S, I]) Stats() HostStats {
 	}
 	cs := h.core.Stats()
 	st.Rollbacks, st.ResimulatedFrames = cs.Rollbacks, cs.ResimulatedFrames
+	st.Waiting, st.Present = !h.started, h.present()
 	return st
+}
+
+// present counts the slots held: the host's own and those of its
+// connected clients.
+func (h *Host[S, I]) present() int {
+	n := h.s.locals
+	for _, c := range h.clients {
+		if c.state == clientConnected {
+			n += h.s.perClient
+		}
+	}
+	return n
+}
+
+// lobby reports whether the host still holds frame 0 (HostConfig.
+// WaitForPlayers), and ends the wait once the players are there or
+// LobbyTimeout passed. The join timeout of the clients already there
+// counts from the start: they had nothing to send before it.
+func (h *Host[S, I]) lobby() bool {
+	if h.started {
+		return false
+	}
+	if h.openedAt < 0 {
+		h.openedAt = h.t
+	}
+	if h.present() < h.s.waitFor && (h.s.lobby == 0 || h.t-h.openedAt < h.s.lobby) {
+		return true
+	}
+	h.started = true
+	for _, c := range h.clients {
+		if c.state == clientConnected && !c.played {
+			c.joinAt = h.t
+		}
+	}
+	return false
 }
 
 // Clients appends the statistics of every connected or away client to dst.
@@ -253,7 +299,7 @@ func (h *Host[S, I]) newLink(i int) *link.Link {
 // sends each client what it is owed. It allocates nothing at steady state.
 func (h *Host[S, I]) AdvanceFrame() error {
 	if h.done {
-		return ErrClosed
+		return errClosed
 	}
 	h.e.Clock()
 	h.t = h.e.Time()
@@ -264,6 +310,17 @@ func (h *Host[S, I]) AdvanceFrame() error {
 	}
 	h.receive(f)
 	h.timers()
+	if h.lobby() {
+		// Nothing is simulated: the clients admitted wait for frame 0's
+		// state, their links kept alive.
+		h.sendWelcomes()
+		for _, c := range h.clients {
+			if c.state == clientConnected {
+				h.e.KeepAlive(c.l, 0)
+			}
+		}
+		return nil
+	}
 	if err := h.gather(f); err != nil {
 		return err
 	}
@@ -538,7 +595,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 	} else {
 		c.depth += (d - c.depth) / 8
 	}
-	c.margin.heard(newest)
+	c.margin.heard(newest, f)
 	per, size := h.s.perClient, h.inputSize
 	for k := range m.Frames {
 		g := rollnet.Frame(m.Start) + rollnet.Frame(k)
@@ -633,7 +690,7 @@ func (h *Host[S, I]) timers() {
 		// and after the join timeout however alive its connection (its
 		// address barred from new slots as long).
 		switch {
-		case c.state == clientConnected && !c.played && h.t-c.joinAt >= h.s.joinTimeout:
+		case c.state == clientConnected && !c.played && h.started && h.t-c.joinAt >= h.s.joinTimeout:
 			h.bar(addressOf(c.peer))
 			h.free(i, c)
 			h.stats.JoinTimeouts++

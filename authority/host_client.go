@@ -268,12 +268,17 @@ func (c *hostClient[I]) advise(f rollnet.Frame, target, maxRate int) {
 	// A client silent longer than the lead would ever cover is cut off,
 	// not late: its margins say nothing of the lead it needs (taken, a
 	// second's outage left the advice at +10% for seconds after it).
+	// Silence is the host frames since its last message, not its margin:
+	// a client that talks every frame but far behind (one that anchored
+	// late) was taken for silent, never advised, and stayed 7 to 22
+	// frames late for the rest of the match, its inputs waiting up to
+	// two seconds in the late queue.
 	// While the lead moves fast the deviations from the mean are its lag,
 	// not the jitter's: the tail keeps what it had.
-	d := int(c.margin.newest - f + 1)
-	if d < target-1-maxTail {
+	if f-c.margin.heardAt > rollnet.Frame(target+maxTail) {
 		return
 	}
+	d := int(c.margin.newest - f + 1)
 	was := c.margin.mean
 	first := !c.margin.seen
 	c.margin.add(d, max(c.rate, -c.rate) <= steadyRate)
@@ -323,6 +328,7 @@ func (c *hostClient[I]) advise(f rollnet.Frame, target, maxRate int) {
 // the bins, not a sort.
 type margins struct {
 	newest  rollnet.Frame // the newest input frame of the connection's messages
+	heardAt rollnet.Frame // the host's frame when the last of them arrived
 	present bool          // newest is set
 	ring    [marginWindow]int8
 	hist    [marginBins]uint16
@@ -363,8 +369,10 @@ func (m *margins) restart() {
 	m.hist = [marginBins]uint16{}
 }
 
-// heard notes a message whose newest input frame is newest.
-func (m *margins) heard(newest rollnet.Frame) {
+// heard notes a message whose newest input frame is newest, arrived at
+// host frame at.
+func (m *margins) heard(newest, at rollnet.Frame) {
+	m.heardAt = at
 	if !m.present || newest > m.newest {
 		m.newest, m.present = newest, true
 	}

@@ -58,18 +58,18 @@ const maxState = 64 << 10
 func checkTypes[S any, I comparable]() (stateSize, inputSize int, err error) {
 	ts, ti := reflect.TypeFor[S](), reflect.TypeFor[I]()
 	if err := rollback.CheckType(ts); err != nil {
-		return 0, 0, fmt.Errorf("%w: state type: %w", ErrConfig, err)
+		return 0, 0, fmt.Errorf("%w: state type: %w", errConfig, err)
 	}
 	if err := rollback.CheckType(ti); err != nil {
-		return 0, 0, fmt.Errorf("%w: input type: %w", ErrConfig, err)
+		return 0, 0, fmt.Errorf("%w: input type: %w", errConfig, err)
 	}
 	switch {
 	case ts.Size() == 0 || ts.Size() > maxState:
-		return 0, 0, fmt.Errorf("%w: state type %s is %d bytes, want 1..%d", ErrConfig, ts, ts.Size(), maxState)
+		return 0, 0, fmt.Errorf("%w: state type %s is %d bytes, want 1..%d", errConfig, ts, ts.Size(), maxState)
 	case ti.Size() == 0 || ti.Size() > 32:
-		return 0, 0, fmt.Errorf("%w: input type %s is %d bytes, want 1..32", ErrConfig, ti, ti.Size())
+		return 0, 0, fmt.Errorf("%w: input type %s is %d bytes, want 1..32", errConfig, ti, ti.Size())
 	case holdsBool(ti):
-		return 0, 0, fmt.Errorf("%w: input type %s holds a bool; use a uint8", ErrConfig, ti)
+		return 0, 0, fmt.Errorf("%w: input type %s holds a bool; use a uint8", errConfig, ti)
 	}
 	return int(ts.Size()), int(ti.Size()), nil
 }

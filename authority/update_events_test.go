@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -68,4 +69,28 @@ func TestEventsDrain(t *testing.T) {
 	}
 	require.Equal(t, 1, disconnected, "the disconnect of a step long past is still reported")
 	require.Empty(t, nd.c.Events(nil), "reported once")
+}
+
+// The host's Events drain too: a client cut off while the game does not
+// call Events is reported once, interrupted then disconnected, when the
+// game calls it long after, and not again.
+func TestHostEventsDrain(t *testing.T) {
+	net := rollnet.NetConfig{DisconnectTimeout: time.Second, DisconnectNotify: 500 * time.Millisecond}
+	c := newCluster(t, clusterOpts{seed: 19, players: 2, link: local.Link{Latency: 10 * time.Millisecond},
+		host: HostConfig[uint16]{Grace: 2 * time.Second, Net: net}})
+	nd := c.add("a", ClientConfig{Net: net}, nil)
+	c.run(2 * time.Second)
+	require.True(t, nd.c.Synchronized())
+	_ = c.h.Events(nil)
+	c.net.Partition("a", "host")
+	nd.cut = true
+	c.run(10 * time.Second) // the host runs on; Events not called
+	kinds := map[rollnet.EventKind]int{}
+	for _, e := range c.h.Events(nil) {
+		require.Equal(t, transport.Peer("a"), e.Peer)
+		kinds[e.Kind]++
+	}
+	require.Equal(t, 1, kinds[rollnet.EventNetworkInterrupted], "the interruption of a tick long past is still reported")
+	require.Equal(t, 1, kinds[rollnet.EventDisconnected], "the disconnect of a tick long past is still reported")
+	require.Empty(t, c.h.Events(nil), "reported once")
 }

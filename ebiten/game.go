@@ -18,6 +18,11 @@ type Config[S any, I comparable] struct {
 	// Mode is this process's part: netplay.ModeP2P (the default),
 	// ModeSpectator, ModeHost or ModeClient.
 	Mode netplay.Mode
+	// Entities, for ModeHost and ModeClient, plays the match in the
+	// entity mode (netplay.EntityConfig): the host sends each client the
+	// entities relevant to it. A client's View then holds one world: its
+	// own entity predicted, the others at the render time.
+	Entities *netplay.EntityConfig[S, I]
 
 	// Simulate advances the state by one frame from every player's input.
 	// It must be deterministic (netplay.Join's contract).
@@ -58,6 +63,10 @@ type Config[S any, I comparable] struct {
 // it; A and B are the host's states around the render time, and what the
 // others control is drawn at A + Alpha×(B−A) (see Lerp). Before the
 // first state, Present is nil (the overlay says why): draw a background.
+//
+// In the entity mode (Config.Entities), a client's Present, A and B are
+// the same world and Alpha 0: its own entity is predicted, the others
+// already decoded at the render time. Draw it as is.
 type View[S any] struct {
 	Present, A, B *S
 	Alpha         float64
@@ -106,6 +115,13 @@ func New[S any, I comparable](cfg Config[S, I]) (*Game[S, I], error) {
 	}
 	var m *netplay.Match[S, I]
 	var err error
+	var opts []netplay.Option[S, I]
+	if cfg.Entities != nil {
+		if cfg.Mode != netplay.ModeHost && cfg.Mode != netplay.ModeClient {
+			return nil, fmt.Errorf("%w: Entities is for ModeHost and ModeClient", ErrConfig)
+		}
+		opts = append(opts, netplay.Entities(*cfg.Entities))
+	}
 	switch cfg.Mode {
 	case 0, netplay.ModeP2P:
 		cfg.Mode = netplay.ModeP2P
@@ -113,9 +129,9 @@ func New[S any, I comparable](cfg Config[S, I]) (*Game[S, I], error) {
 	case netplay.ModeSpectator:
 		m, err = netplay.Watch[S, I](cfg.Match, cfg.Simulate)
 	case netplay.ModeHost:
-		m, err = netplay.Host[S, I](cfg.Match, cfg.Simulate)
+		m, err = netplay.Host[S, I](cfg.Match, cfg.Simulate, opts...)
 	case netplay.ModeClient:
-		m, err = netplay.Connect[S, I](cfg.Match, cfg.Simulate)
+		m, err = netplay.Connect[S, I](cfg.Match, cfg.Simulate, opts...)
 	default:
 		return nil, fmt.Errorf("%w: Mode %d", ErrConfig, cfg.Mode)
 	}

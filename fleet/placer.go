@@ -64,13 +64,15 @@ type PlacerConfig struct {
 }
 
 // PlacerStats are a Placer's counters; all only grow.
+// In the /fleet view their keys are snake_case, as every key there is.
 type PlacerStats struct {
-	Placements, Joins uint64 // matches placed, clients joined to placed matches
+	Placements uint64 `json:"placements"` // matches placed
+	Joins      uint64 `json:"joins"`      // clients joined to placed matches
 	// Refused counts refusals by reason: "unavailable", "no_host",
 	// "version", "room_full", "busy", "bad_request".
-	Refused   map[string]uint64
-	Conflict  uint64 // compare-and-set rounds lost (and retried)
-	Forgotten uint64 // gone hosts' records this placer deleted (Config.ForgetAfter)
+	Refused   map[string]uint64 `json:"refused"`
+	Conflict  uint64            `json:"conflict"`  // compare-and-set rounds lost (and retried)
+	Forgotten uint64            `json:"forgotten"` // gone hosts' records this placer deleted (Config.ForgetAfter)
 }
 
 // Placer places matches on a fleet's hosts: a signaling instance runs one

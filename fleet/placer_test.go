@@ -441,3 +441,32 @@ func TestPlacerTrustedProxy(t *testing.T) {
 	require.NotEqual(t, busy, post("127.0.0.2", ""), "the proxy's own request, without the header")
 	require.Equal(t, busy, post("127.0.0.2", "garbage"), "an entry that does not parse stops at the proxy")
 }
+
+// TestViewKeysSnakeCase: every key of the /fleet JSON view is snake_case
+// (the placer's counts were "Placements", "Joins" beside "since_beat").
+func TestViewKeysSnakeCase(t *testing.T) {
+	v := fleet.View{Hosts: []fleet.HostView{{Host: fleet.Host{Games: []fleet.Game{{}}, Matches: []fleet.Match{{Running: true}}}}}}
+	v.Stats.Refused = map[string]uint64{"no_host": 1}
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	var doc any
+	require.NoError(t, json.Unmarshal(b, &doc))
+	requireSnakeKeys(t, doc, "")
+}
+
+func requireSnakeKeys(t *testing.T, doc any, at string) {
+	t.Helper()
+	switch d := doc.(type) {
+	case map[string]any:
+		for k, v := range d {
+			for _, r := range k {
+				require.True(t, 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '_', "key %q at %q is not snake_case", k, at)
+			}
+			requireSnakeKeys(t, v, at+"."+k)
+		}
+	case []any:
+		for _, v := range d {
+			requireSnakeKeys(t, v, at+"[]")
+		}
+	}
+}

@@ -171,11 +171,14 @@ func (h *fleetHost) stats() (hostStats, error) {
 }
 
 type hostStats struct {
-	ID                           string `json:"id"`
-	Capacity                     int    `json:"capacity_matches"`
-	Running, Peak                int
-	Started, Ended               uint64
-	RefusedFull, RefusedDraining uint64
+	ID              string `json:"id"`
+	Capacity        int    `json:"capacity_matches"`
+	Running         int    `json:"running"`
+	Peak            int    `json:"peak"`
+	Started         uint64 `json:"started"`
+	Ended           uint64 `json:"ended"`
+	RefusedFull     uint64 `json:"refused_full"`
+	RefusedDraining uint64 `json:"refused_draining"`
 }
 
 type outcome = fleetlocal.Outcome

@@ -105,8 +105,17 @@ func (d *clientDriver[S, I]) tick(in I, now time.Time) error {
 		return err
 	}
 	m.st.Phase, m.st.Advanced = Synchronizing, false
-	if !c.Synchronized() && m.seat < 0 && !now.Before(m.deadline) { // a host that went before its first state
-		return fmt.Errorf("%w: %v waiting for host %s's first state", ErrTimeout, m.cfg.Timeout, m.gate.hostPeer())
+	if !c.Synchronized() {
+		// Admitted to a host that holds its lobby (its WaitForPlayers):
+		// it is there (its link would time out otherwise), and starts
+		// when its players are; no deadline but its own.
+		admitted := c.Stats().Admitted
+		if m.st.Waiting = ""; admitted {
+			m.st.Waiting = "the host to start the match"
+		}
+		if !admitted && m.seat < 0 && !now.Before(m.deadline) { // a host that went before its first state
+			return fmt.Errorf("%w: %v waiting for host %s's first state", ErrTimeout, m.cfg.Timeout, m.gate.hostPeer())
+		}
 	}
 	if c.Synchronized() {
 		d.synchronized(now, newest, steps)
@@ -121,7 +130,8 @@ func (d *clientDriver[S, I]) tick(in I, now time.Time) error {
 func (d *clientDriver[S, I]) synchronized(now time.Time, newest rollnet.Frame, steps int) {
 	m, c := d.m, d.c
 	st := c.Stats()
-	m.st.Phase, m.st.Advanced, m.st.RTT = Running, steps > 0, st.RTT
+	m.st.Phase, m.st.Advanced, m.st.RTT, m.st.Waiting = Running, steps > 0, st.RTT, ""
+
 	m.st.Rollbacks = int(st.Mismatches)
 	if st.StatesUnverified > d.unverified {
 		d.unverified = st.StatesUnverified

@@ -29,6 +29,8 @@ type hostDriver[S any, I comparable] struct {
 	joined    uint64                      // clients joined and rejoined, told
 	rejoined  uint64
 	expired   uint64
+	ticks     int  // counted, not frames: a lobby does not advance
+	waiting   bool // the host held its lobby at the last tick
 }
 
 func newHost[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] {
@@ -64,11 +66,13 @@ func (d *hostDriver[S, I]) connect() error {
 	h, err := authority.NewHost[S](authority.HostConfig[I]{
 		Players: m.cfg.Players, LocalPlayers: m.cfg.LocalPlayers, Net: m.netConfig(),
 		Grace: m.cfg.Grace, LateInput: m.cfg.LateInput,
+		WaitForPlayers: m.cfg.WaitForPlayers, LobbyTimeout: m.cfg.LobbyTimeout,
 	}, &m.link.mx, m.simulate)
 	if err != nil {
 		return fmt.Errorf("netplay: %w", err)
 	}
 	d.h = h
+	d.waiting = m.cfg.WaitForPlayers > 0
 	if err := m.started(Running); err != nil {
 		return err
 	}
@@ -102,13 +106,19 @@ func (d *hostDriver[S, I]) tick(in I, _ time.Time) error {
 	if err := h.AdvanceFrame(); err != nil {
 		return err
 	}
-	m.st.Phase, m.st.Advanced = Running, true
 	m.evs = h.Events(m.evs[:0])
 	st := h.Stats()
+	m.st.Phase, m.st.Advanced = Running, true
+	if st.Waiting {
+		m.st.Phase, m.st.Advanced, m.st.Have, m.st.Need = Connecting, false, st.Present, m.cfg.WaitForPlayers
+	} else if d.waiting {
+		m.tell("the match started with %d of %d players", st.Present, m.cfg.Players)
+	}
+	d.waiting = st.Waiting
 	m.st.Rollbacks = st.Rollbacks
 	d.news(st)
 	d.events()
-	if f := h.Frame(); f%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
+	if d.ticks++; d.ticks%(m.cfg.FrameRate/4+1) == 1 {
 		d.sendRoster()
 	}
 	return nil

@@ -96,6 +96,15 @@ type Config struct {
 	// means 20 s), LateInput what a late input does (0: applied late).
 	Grace     time.Duration
 	LateInput authority.LateInput
+	// WaitForPlayers makes a host hold frame 0 (a lobby: Status Connecting,
+	// Have of Need players there) until this many players are connected,
+	// its own included, then start the match for all: every client's
+	// world starts at frame 0. LobbyTimeout starts it with whoever is
+	// there after that long (0: wait however long). 0 starts at once.
+	// A client admitted to a lobby waits for the start however long
+	// (Status.Waiting says so), Timeout not counting.
+	WaitForPlayers int
+	LobbyTimeout   time.Duration
 
 	// OnMessage, when set, receives the other peers' Send messages, from
 	// inside AdvanceFrame: seat is the sender's (-1 for a spectator or an
@@ -272,6 +281,9 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	if cfg.Grace < 0 {
 		return fmt.Errorf("%w: Grace %v", errConfig, cfg.Grace)
 	}
+	if cfg.WaitForPlayers < 0 || cfg.WaitForPlayers > cfg.Players || cfg.LobbyTimeout < 0 {
+		return fmt.Errorf("%w: WaitForPlayers %d (0 to Players) or LobbyTimeout %v (>= 0)", errConfig, cfg.WaitForPlayers, cfg.LobbyTimeout)
+	}
 	cfg.Name = greeting.CleanName(cfg.Name)
 	if cfg.Name == "" {
 		cfg.Name = "player"
@@ -382,8 +394,15 @@ func Watch[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fram
 // Host hosts an authoritative match: dedicated (Config.LocalPlayers 0) or
 // listen (1: this process plays slot 0). It announces itself to every
 // peer in the room.
-func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return start(hostKind[S, I](), cfg, simulate)
+//
+// With the Entities option, the match is in the entity mode
+// (EntityConfig).
+func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame), opts ...Option[S, I]) (*Match[S, I], error) {
+	k := hostKind[S, I]()
+	if err := k.apply(opts); err != nil {
+		return nil, err
+	}
+	return start(k, cfg, simulate)
 }
 
 // HostOrConnect is the listen server of a room's first player: it hosts
@@ -391,16 +410,28 @@ func Host[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame
 // (with Config.Transport: when Config.Peers is empty), and connects to
 // the room's host otherwise (Connect, with this room's stored token
 // rejoining). Mode says which once it knows (0 before).
-func HostOrConnect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
+func HostOrConnect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame), opts ...Option[S, I]) (*Match[S, I], error) {
 	cfg.LocalPlayers = 1
-	return start(eitherKind[S, I](), cfg, simulate)
+	k := eitherKind[S, I]()
+	if err := k.apply(opts); err != nil {
+		return nil, err
+	}
+	return start(k, cfg, simulate)
 }
 
 // Connect joins an authoritative match as a client of the room's host,
 // found by its announcement (the client connects to no one else); with
 // Config.Tokens holding this room's token, it rejoins its slots.
-func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
-	return start(clientKind[S, I](), cfg, simulate)
+//
+// With the Entities option, the match is in the entity mode
+// (EntityConfig): the host must be hosting entities of the same
+// Capacity, Size and input type.
+func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame), opts ...Option[S, I]) (*Match[S, I], error) {
+	k := clientKind[S, I]()
+	if err := k.apply(opts); err != nil {
+		return nil, err
+	}
+	return start(k, cfg, simulate)
 }
 
 // ready takes the transport once dialed, and chooses the driver.

@@ -58,6 +58,11 @@ type Stats struct {
 	// had other settings, or wanted a seat already taken (see the package
 	// documentation). Each was ignored and disconnected; it fails itself.
 	Strangers uint64
+
+	// Rebuilds counts, in an entity match (EntityConfig), the client's
+	// entity sets rebuilt after a digest mismatch (a host: over its
+	// clients).
+	Rebuilds uint64
 }
 
 // maxNews bounds News: a match that tells more keeps its first lines.

@@ -64,8 +64,9 @@ func (h QUICHost) addr() (string, error) {
 // Config.Transport must be empty: it dials its own transport
 // (Config.Impair applies to it); Config.Room names the match for the
 // game and the token store only. In a browser build the dial fails with
-// errConfig: a page reaches a host over WebTransport, not raw QUIC.
-func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
+// errConfig: a page reaches a host over WebTransport, not raw QUIC. The
+// Entities option joins a host of the entity mode (Connect's).
+func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S, inputs []I, frame rollnet.Frame), opts ...Option[S, I]) (*Match[S, I], error) {
 	addr, err := h.addr()
 	if err != nil {
 		return nil, err
@@ -73,7 +74,11 @@ func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S
 	if cfg.Signal != "" || cfg.Transport != nil {
 		return nil, fmt.Errorf("%w: ConnectQUIC dials its own transport: no Signal, no Transport", errConfig)
 	}
-	m, err := startWith(clientKind[S, I](), cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
+	k := clientKind[S, I]()
+	if err := k.apply(opts); err != nil {
+		return nil, err
+	}
+	m, err := startWith(k, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
 		host, tr, err := dialQUIC(ctx, cfg, addr, h)
 		if err != nil {
 			return dialed{err: err}

@@ -106,6 +106,11 @@ type Status struct {
 	// the peer furthest behind (P2P).
 	Rollbacks      int
 	FrameAdvantage int
+
+	// Rebuilds counts, for an entity match's client (EntityConfig), the
+	// times its host found the client's set of entities disagree with
+	// its own (by digest) and rebuilt it; the match goes on.
+	Rebuilds int
 }
 
 // String is the status in a few words, for a status line (it allocates).

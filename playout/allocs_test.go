@@ -4,10 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/playout"
-	"github.com/stretchr/testify/require"
 )
 
 // TestAllocs: every per-tick and per-frame call, refusals included, makes

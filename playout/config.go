@@ -11,7 +11,7 @@ func checkStep(step *time.Duration) error {
 		*step = DefaultStep
 	}
 	if *step < time.Microsecond || *step > time.Second {
-		return fmt.Errorf("%w: Step %v not in [1µs, 1s]", ErrConfig, *step)
+		return fmt.Errorf("%w: Step %v not in [1µs, 1s]", errConfig, *step)
 	}
 	return nil
 }
@@ -23,7 +23,7 @@ func checkFraction(name string, v *float64, def, most float64) error {
 		*v = def
 	}
 	if !(*v > 0 && *v <= most) {
-		return fmt.Errorf("%w: %s %v not in (0, %v]", ErrConfig, name, *v, most)
+		return fmt.Errorf("%w: %s %v not in (0, %v]", errConfig, name, *v, most)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@
 // # Contract
 //
 // Every Config's zero value means the documented defaults; a field out of
-// its range makes the constructor return an error wrapping ErrConfig that
+// its range makes the constructor return an error wrapping rollnet.ErrConfig that
 // names it. After construction no method allocates (asserted by the tests
 // with testing.AllocsPerRun, and 0 B/op in the benchmarks). Times are
 // time.Duration on any monotonic clock. Nothing here is safe for concurrent

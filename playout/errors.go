@@ -1,13 +1,20 @@
 package playout
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rollnet/rollnet"
+)
 
 // Sentinel errors. Every error returned by this package is, or wraps, one of
-// these; test with errors.Is.
+// these or rollnet.ErrConfig (a Config field out of its documented range:
+// the error names the field and its bounds); test with errors.Is.
 var (
-	// ErrConfig reports a Config field out of its documented range. The
-	// returned error wraps it and names the field and its bounds.
-	ErrConfig = errors.New("playout: invalid config")
+	// errConfig reports a Config field out of its documented range. The
+	// returned error wraps it and names the field and its bounds. It wraps
+	// rollnet.ErrConfig.
+	errConfig = fmt.Errorf("%w: playout", rollnet.ErrConfig)
 
 	// ErrNotFinite reports a NaN or infinite argument (a time scale, a
 	// correction, a render delay). The call changed nothing.

@@ -5,14 +5,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/playout"
 )
 
 func TestSmootherConfig(t *testing.T) {
 	for _, c := range []playout.SmootherConfig{{Step: -1}, {Decay: 1.5}, {Decay: -0.5}, {Decay: math.NaN()}} {
 		_, err := playout.NewSmoother(c)
-		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", c)
 	}
 }
 

@@ -61,7 +61,7 @@ func NewTimestep(cfg TimestepConfig) (*Timestep, error) {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
 	if cfg.MaxSteps < 1 || cfg.MaxSteps > 1000 {
-		return nil, fmt.Errorf("%w: MaxSteps %d not in [1, 1000]", ErrConfig, cfg.MaxSteps)
+		return nil, fmt.Errorf("%w: MaxSteps %d not in [1, 1000]", errConfig, cfg.MaxSteps)
 	}
 	if err := checkFraction("MaxScale", &cfg.MaxScale, DefaultMaxScale, 0.5); err != nil {
 		return nil, err

@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/playout"
 )
 
 func TestTimestepConfig(t *testing.T) {
@@ -20,7 +22,7 @@ func TestTimestepConfig(t *testing.T) {
 		{MaxScale: -0.1}, {MaxScale: 0.6}, {MaxScale: math.NaN()},
 	} {
 		_, err := playout.NewTimestep(c)
-		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", c)
 	}
 }
 

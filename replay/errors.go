@@ -13,9 +13,9 @@ import (
 // Every error they return is, or wraps, one of these, or is the writer's
 // or reader's own; test with errors.Is.
 var (
-	// ErrConfig reports a RecorderConfig or ReplayerConfig that cannot work,
+	// errConfig reports a RecorderConfig or ReplayerConfig that cannot work,
 	// or a state or input type a recording cannot hold.
-	ErrConfig = fmt.Errorf("%w: replay", rollnet.ErrConfig)
+	errConfig = fmt.Errorf("%w: replay", rollnet.ErrConfig)
 
 	// ErrArgument reports an argument out of its documented range (a
 	// wrong number of inputs, a nil state, a recorder that is not new).
@@ -44,8 +44,8 @@ var (
 	// the cut was replayed and checked. It wraps io.ErrUnexpectedEOF.
 	ErrTruncated = fmt.Errorf("replay: recording cut short: %w", io.ErrUnexpectedEOF)
 
-	// ErrClosed reports a Record, Flush or Close after Close.
-	ErrClosed = fmt.Errorf("%w: replay: recorder closed", rollnet.ErrClosed)
+	// errClosed reports a Record, Flush or Close after Close.
+	errClosed = fmt.Errorf("%w: replay: recorder closed", rollnet.ErrClosed)
 
 	// ErrMismatch reports a replayed state whose checksum differs
 	// from the one recorded: the simulation is not deterministic (across

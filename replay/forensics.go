@@ -35,7 +35,7 @@ const chunkDesync = 'D'
 // CRC32-C. S must satisfy rollback.CheckType.
 func WriteState[S any](w io.Writer, f rollnet.Frame, s *S) error {
 	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
-		return fmt.Errorf("%w: state: %w", ErrConfig, err)
+		return fmt.Errorf("%w: state: %w", errConfig, err)
 	}
 	b := rollback.BytesOf(s)
 	var h []byte
@@ -58,7 +58,7 @@ func WriteState[S any](w io.Writer, f rollnet.Frame, s *S) error {
 // ErrTruncated.
 func ReadState[S any](r io.Reader) (rollnet.Frame, *S, error) {
 	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
-		return 0, nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
+		return 0, nil, fmt.Errorf("%w: state: %w", errConfig, err)
 	}
 	s := new(S)
 	want := len(rollback.BytesOf(s))

@@ -127,31 +127,31 @@ type Recorder[S any, I comparable] struct {
 // initial (the state before frame 0) to w, and returns the recorder. S
 // and I must satisfy rollback.CheckType; players × input size may not
 // exceed 1024 bytes, nor an input 32 (wire.MaxInputSize). Errors wrap
-// ErrConfig, or are w's.
+// rollnet.ErrConfig, or are w's.
 func NewRecorder[S any, I comparable](cfg RecorderConfig, w io.Writer, initial *S) (*Recorder[S, I], error) {
 	if w == nil || initial == nil {
-		return nil, fmt.Errorf("%w: nil writer or initial state", ErrConfig)
+		return nil, fmt.Errorf("%w: nil writer or initial state", errConfig)
 	}
 	if cfg.Players < 1 || cfg.Players > maxPlayers {
-		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", ErrConfig, cfg.Players, maxPlayers)
+		return nil, fmt.Errorf("%w: Players %d not in [1, %d]", errConfig, cfg.Players, maxPlayers)
 	}
 	every := cfg.ChecksumEvery
 	if every == 0 {
 		every = 1
 	}
 	if every < 1 || every > 1<<20 {
-		return nil, fmt.Errorf("%w: ChecksumEvery %d not in [1, 2^20]", ErrConfig, cfg.ChecksumEvery)
+		return nil, fmt.Errorf("%w: ChecksumEvery %d not in [1, 2^20]", errConfig, cfg.ChecksumEvery)
 	}
 	ic, err := inputbytes.New[I]()
 	if err != nil {
-		return nil, fmt.Errorf("%w: input type: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: input type: %w", errConfig, err)
 	}
 	if err := rollback.CheckType(reflect.TypeFor[S]()); err != nil {
-		return nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: state: %w", errConfig, err)
 	}
 	if ic.Size > wire.MaxInputSize || ic.Size*cfg.Players > recordMaxStride {
 		return nil, fmt.Errorf("%w: %d players × %d-byte inputs (at most %d bytes an input, %d a frame)",
-			ErrConfig, cfg.Players, ic.Size, wire.MaxInputSize, recordMaxStride)
+			errConfig, cfg.Players, ic.Size, wire.MaxInputSize, recordMaxStride)
 	}
 	stateN := len(rollback.BytesOf(initial))
 	r := &Recorder[S, I]{
@@ -194,11 +194,11 @@ func (r *Recorder[S, I]) Frame() rollnet.Frame { return r.frame }
 // Record records frame Frame(): every player's confirmed input for it
 // (len(inputs) == Players) and the state after it. It allocates nothing
 // unless the writer does. A wrong number of inputs is ErrArgument; after
-// Close, ErrClosed; a write error is returned by this and every
+// Close, rollnet.ErrClosed; a write error is returned by this and every
 // later call.
 func (r *Recorder[S, I]) Record(inputs []I, state *S) error {
 	if r.closed {
-		return ErrClosed
+		return errClosed
 	}
 	if r.err != nil {
 		return r.err
@@ -233,7 +233,7 @@ func (r *Recorder[S, I]) codecAppend(dst []byte, in *I) []byte {
 // later still replays up to here.
 func (r *Recorder[S, I]) Flush() error {
 	if r.closed {
-		return ErrClosed
+		return errClosed
 	}
 	r.writeBlock()
 	if r.err == nil {
@@ -243,10 +243,10 @@ func (r *Recorder[S, I]) Flush() error {
 }
 
 // Close writes the last frames and the end of the recording, and flushes.
-// It does not close the writer. Later calls return ErrClosed.
+// It does not close the writer. Later calls return rollnet.ErrClosed.
 func (r *Recorder[S, I]) Close() error {
 	if r.closed {
-		return ErrClosed
+		return errClosed
 	}
 	r.writeBlock()
 	r.writeChunk(chunkEnd, binary.AppendUvarint(r.num[:0], uint64(r.frame)), nil)

@@ -205,27 +205,27 @@ func TestRecorderRefuses(t *testing.T) {
 	var w world
 	type wide struct{ B [33]byte }
 	_, err := NewRecorder[world, uint16](RecorderConfig{}, io.Discard, &w)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	_, err = NewRecorder[world, uint16](RecorderConfig{Players: 65}, io.Discard, &w)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	_, err = NewRecorder[world, uint16](RecorderConfig{Players: 2, ChecksumEvery: -1}, io.Discard, &w)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	_, err = NewRecorder[world, wide](RecorderConfig{Players: 1}, io.Discard, &w)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	_, err = NewRecorder[world, [32]byte](RecorderConfig{Players: 33}, io.Discard, &w)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	_, err = NewRecorder[struct{ S string }, uint16](RecorderConfig{Players: 1}, io.Discard, &struct{ S string }{}) //rollnet:ok the state type is refused on purpose
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 	_, err = NewRecorder[world, uint16](RecorderConfig{Players: 1}, nil, &w)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, errConfig)
 
 	r, err := NewRecorder[world, uint16](RecorderConfig{Players: 2}, io.Discard, &w)
 	require.NoError(t, err)
 	require.ErrorIs(t, r.Record([]uint16{1}, &w), ErrArgument)
 	require.NoError(t, r.Close())
-	require.ErrorIs(t, r.Record([]uint16{1, 2}, &w), ErrClosed)
-	require.ErrorIs(t, r.Close(), ErrClosed)
-	require.ErrorIs(t, r.Flush(), ErrClosed)
+	require.ErrorIs(t, r.Record([]uint16{1, 2}, &w), errClosed)
+	require.ErrorIs(t, r.Close(), errClosed)
+	require.ErrorIs(t, r.Flush(), errClosed)
 
 	// A write error is returned, and again by every later call.
 	fail := errors.New("disk full")

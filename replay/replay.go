@@ -71,18 +71,18 @@ type Replayer[S any, I comparable] struct {
 // states of type S and inputs of type I, with cfg's Settings and Players.
 func NewReplayer[S any, I comparable](cfg ReplayerConfig, r io.Reader, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Replayer[S, I], error) {
 	if r == nil || simulate == nil {
-		return nil, fmt.Errorf("%w: nil reader or simulate", ErrConfig)
+		return nil, fmt.Errorf("%w: nil reader or simulate", errConfig)
 	}
 	if cfg.Players < 0 || cfg.Players > maxPlayers || cfg.MaxFields < 0 {
-		return nil, fmt.Errorf("%w: Players %d or MaxFields %d out of range", ErrConfig, cfg.Players, cfg.MaxFields)
+		return nil, fmt.Errorf("%w: Players %d or MaxFields %d out of range", errConfig, cfg.Players, cfg.MaxFields)
 	}
 	ic, err := inputbytes.New[I]()
 	if err != nil {
-		return nil, fmt.Errorf("%w: input type: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: input type: %w", errConfig, err)
 	}
 	st := reflect.TypeFor[S]()
 	if err := rollback.CheckType(st); err != nil {
-		return nil, fmt.Errorf("%w: state: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: state: %w", errConfig, err)
 	}
 	p := &Replayer[S, I]{
 		r:        bufio.NewReaderSize(r, 4096),

@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rollnet/rollnet"
@@ -67,10 +66,12 @@ func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog
 	if o.q.cert == "" {
 		info.SHA256 = quic.FormatHash(qt.CertHash())
 	}
-	nc, err := nats.Connect(f.url, nats.Name("rollnet-host "+id), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond), nats.Timeout(5*time.Second))
+	nc, err := f.auth.Connect(f.url, "rollnet-host "+id)
 	if err != nil {
 		return fmt.Errorf("-fleet %s: %w", f.url, err)
+	}
+	if f.auth.Anonymous() {
+		log.Warn("fleet: NATS without credentials: whoever reaches that NATS can drain this host and redirect its rooms (see package fleet's trust model; -nats-creds, -nats-nkey or -nats-user)")
 	}
 	defer nc.Close()
 	mem, err := fleethost.Join(nc, info, fleet.Config{Name: f.name, Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}, log)
@@ -89,13 +90,16 @@ func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog
 		defer stop()
 	}
 	log.Info("fleet host", "id", id, "game", gameName, "version", f.version, "quic", addr,
-		"capacity_matches", f.matches, "capacity_clients", f.clients, "fleet", f.url, "metrics", f.metrics)
+		"capacity_matches", f.matches, "capacity_clients", f.clients, "fleet", f.url, "nats_auth", f.auth.Auth(), "metrics", f.metrics)
 	if ready != nil {
 		ready(addr)
 	}
 	err = fh.loop(ctx)
-	fh.endAll("host stopped")
-	time.Sleep(noticeWait) // the clients hear the notices before the connections close
+	log.Info("fleet host shutting down: ending its matches and leaving the fleet", "matches", len(fh.matches), "nats_connected", nc.IsConnected())
+	if len(fh.matches) > 0 {
+		fh.endAll("host stopped")
+		time.Sleep(noticeWait) // the clients hear the notices before the connections close
+	}
 	if cerr := mem.Close(); cerr != nil && err == nil {
 		log.Warn("fleet: leaving", "err", cerr)
 	}
@@ -432,6 +436,7 @@ func (fh *fleetHost) step(now time.Time) error {
 			fh.end(m, "failed")
 			continue
 		}
+		m.a.ticks++
 		m.a.announce(m.h, fh.o.fps)
 		if len(m.peers) == 0 {
 			if m.emptySince.IsZero() {
@@ -491,26 +496,33 @@ func (fh *fleetHost) netConfig() rollnet.NetConfig {
 	return rollnet.NetConfig{FrameRate: fh.o.fps, DisconnectTimeout: fh.o.lim.timeout}
 }
 
-// fleetStats are a fleet host's own counts, in its /fleet view.
+// fleetStats are a fleet host's own counts, in its /fleet view (every
+// key snake_case).
 type fleetStats struct {
 	ID       string `json:"id"`
 	Draining bool   `json:"draining"`
 	Capacity int    `json:"capacity_matches"`
 	// Running is the matches stepped now, Peak the most at once since the
 	// start: never over Capacity.
-	Running, Peak, Connected int
-	Started, Ended           uint64
+	Running   int    `json:"running"`
+	Peak      int    `json:"peak"`
+	Connected int    `json:"connected"`
+	Started   uint64 `json:"started"`
+	Ended     uint64 `json:"ended"`
 	// RefusedFull counts clients of a new match that found the host at
 	// capacity (placement by compare-and-set never lets that happen),
 	// RefusedDraining those that came while it drained: refused when
 	// their connection is admitted (with the reason) or, in a race with
 	// another new room, at their first datagram (in silence).
-	RefusedFull, RefusedDraining uint64
+	RefusedFull     uint64 `json:"refused_full"`
+	RefusedDraining uint64 `json:"refused_draining"`
 	// Dropped counts datagrams a match's queue had no room for, Unrouted
 	// those of peers without a connect token.
-	Dropped, Unrouted   uint64
-	Beats, BeatFailures uint64
-	Matches             []fleetMatchView `json:"matches"`
+	Dropped      uint64           `json:"dropped"`
+	Unrouted     uint64           `json:"unrouted"`
+	Beats        uint64           `json:"beats"`
+	BeatFailures uint64           `json:"beat_failures"`
+	Matches      []fleetMatchView `json:"matches"`
 }
 
 func (fh *fleetHost) stats() fleetStats {

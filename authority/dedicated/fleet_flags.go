@@ -3,10 +3,10 @@ package dedicated
 import (
 	"flag"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/natsauth"
 )
 
 // fleetOptions are the flags of a host in a fleet (-fleet NATS_URL): it
@@ -18,6 +18,7 @@ type fleetOptions struct {
 	drain, linger          time.Duration
 	heartbeat, deadAfter   time.Duration
 	metrics                string
+	auth                   natsauth.Flags
 }
 
 func (f *fleetOptions) register(fs *flag.FlagSet) {
@@ -32,18 +33,19 @@ func (f *fleetOptions) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.linger, "match-linger", 5*time.Second, "with -fleet: how long a match whose clients all left waits for one to come back")
 	fs.DurationVar(&f.heartbeat, "fleet-heartbeat", def.Heartbeat, "with -fleet: how often the host rewrites its record")
 	fs.DurationVar(&f.deadAfter, "fleet-dead-after", def.DeadAfter, "with -fleet: silence after which placers take the host for gone (the placers' own setting decides; this one is checked against -fleet-heartbeat)")
+	f.auth.Register(fs)
 	fs.StringVar(&f.metrics, "metrics", "", "with -fleet: serve Prometheus /metrics, the /fleet JSON view and POST /drain on `ADDR` (keep it private)")
 }
 
 func (f fleetOptions) validate(q quicOptions) error {
 	if f.url == "" {
-		if f.metrics != "" || f.id != "" {
-			return fmt.Errorf("%w: -metrics and -fleet-id need -fleet", ErrUsage)
+		if f.metrics != "" || f.id != "" || f.auth != (natsauth.Flags{}) {
+			return fmt.Errorf("%w: -metrics, -fleet-id and the -nats-* flags need -fleet", ErrUsage)
 		}
 		return nil
 	}
-	if u, err := url.Parse(f.url); err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
-		return fmt.Errorf("%w: -fleet wants nats://HOST:PORT, got %q", ErrUsage, f.url)
+	if err := f.auth.Validate(f.url); err != nil {
+		return fmt.Errorf("%w: -fleet: %v", ErrUsage, err)
 	}
 	switch {
 	case q.addr == "" || q.secretFile == "":

@@ -4,13 +4,17 @@ package dedicated
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/natstest"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -26,11 +30,16 @@ func TestFleetBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"-fleet", "nats://127.0.0.1:4222"}, "-fleet needs -quic and -token-secret-file"},
-		{append([]string{"-fleet", "http://x"}, q...), "-fleet wants nats://"},
+		{append([]string{"-fleet", "http://x"}, q...), "want nats://HOST:PORT or tls://HOST:PORT"},
+		{append([]string{"-fleet", "nats://u:p@127.0.0.1:4222"}, q...), "credentials in the URL"},
+		{append([]string{"-fleet", "nats://127.0.0.1:4222", "-nats-user", "h1"}, q...), "-nats-user and -nats-password-file go together"},
+		{append([]string{"-fleet", "nats://127.0.0.1:4222", "-nats-creds", "a", "-nats-nkey", "b"}, q...), "exclude one another"},
+		{append([]string{"-fleet", "nats://127.0.0.1:4222", "-nats-cert", "a"}, q...), "-nats-cert and -nats-key go together"},
+		{[]string{"-nats-creds", "a"}, "the -nats-* flags need -fleet"},
 		{append([]string{"-fleet", "nats://127.0.0.1:4222", "-capacity", "0"}, q...), "-capacity must be >= 1"},
 		{append([]string{"-fleet", "nats://127.0.0.1:4222", "-drain-deadline", "-1s"}, q...), "-drain-deadline"},
 		{append([]string{"-fleet", "nats://127.0.0.1:4222", "-fleet-heartbeat", "2s", "-fleet-dead-after", "1s"}, q...), "under two heartbeats"},
-		{[]string{"-metrics", "127.0.0.1:0"}, "-metrics and -fleet-id need -fleet"},
+		{[]string{"-metrics", "127.0.0.1:0"}, "-metrics, -fleet-id and the -nats-* flags need -fleet"},
 	} {
 		var out, errs bytes.Buffer
 		status := Main("rollnet-host", testGames, tc.args, &out, &errs)
@@ -66,4 +75,60 @@ func TestFleetGate(t *testing.T) {
 	g.set("b", false)
 	require.ErrorIs(t, g.admit(claims("b")), errGateDraining)
 	require.Contains(t, errGateDraining.Error(), "ask the fleet again")
+}
+
+// TestFleetViewKeysSnakeCase: every key of a fleet host's /fleet JSON is
+// snake_case (its counts were "Running", "RefusedFull" beside
+// "capacity_matches").
+func TestFleetViewKeysSnakeCase(t *testing.T) {
+	b, err := json.Marshal(fleetStats{Matches: []fleetMatchView{{}}})
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc))
+	keys := []string{}
+	for k := range doc {
+		keys = append(keys, k)
+	}
+	for _, m := range doc["matches"].([]any) {
+		for k := range m.(map[string]any) {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		require.Regexp(t, `^[a-z0-9_]+$`, k)
+	}
+}
+
+// TestFleetHostLeavesPromptlyWithNATSDown: a fleet host told to stop
+// while its NATS is down says it is shutting down and exits without
+// waiting out key-value timeouts (it took 8 s of heartbeat warnings, and
+// never said why it lingered).
+func TestFleetHostLeavesPromptlyWithNATSDown(t *testing.T) {
+	e := natstest.Start(t)
+	secret := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("0123456789abcdef0123"), 0o600))
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, "rollnet-host", testGames, []string{"-game", "line", "-fleet", e.URL(), "-fleet-id", "h1",
+			"-quic", "127.0.0.1:0", "-webrtc=false", "-token-secret-file", secret, "-stats-every", "0",
+			"-fleet-heartbeat", "100ms", "-fleet-dead-after", "500ms"}, logs, func(a string) { ready <- a })
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the host stopped: %v\n%s", err, logs.String())
+	}
+	e.Stop()
+	cancel()
+	start := time.Now()
+	require.NoError(t, <-done)
+	took := time.Since(start)
+	out := logs.String()
+	t.Logf("exited %v after the stop with NATS down:\n%s", took.Round(time.Millisecond), out)
+	require.Contains(t, out, "shutting down")
+	require.Less(t, took, 4*time.Second, "the host waited out NATS")
 }

@@ -85,6 +85,7 @@ func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net rol
 		InputAhead: lim.inputAhead, LateInput: g.LateInput,
 		Grace: lim.grace, Tuning: authority.HostTuning{MaxPacketsPerTick: lim.packets, MaxJoinsPerTick: lim.joins},
 		JoinTimeout: lim.joinTimeout, MaxClientsPerAddress: lim.perAddress, ClientBudget: lim.budget,
+		WaitForPlayers: lim.waitFor, LobbyTimeout: lim.lobby,
 		Net: net,
 	}, tr, g.Simulate)
 	if err != nil {

@@ -95,19 +95,18 @@ func TestMatchOverQUICWebTransportAndWebRTC(t *testing.T) {
 		if err != nil {
 			return nil, "", err
 		}
-		sig := webrtc.NewSignalingAdapter(sc)
 		host := transport.Peer(sc.Peers()[0]) // the host joined first
-		c, err := webrtc.New(webrtc.Config{LoopbackOnly: true, Accept: func(p transport.Peer) bool { return p == host }}, sig)
+		c, err := webrtc.New(webrtc.Config{LoopbackOnly: true, Accept: func(p transport.Peer) bool { return p == host }}, sc)
 		if err != nil {
-			_ = sig.Close()
+			_ = sc.Close()
 			return nil, "", err
 		}
 		if _, err := c.WaitPeers(ctx, 1); err != nil {
 			_ = c.Close()
-			_ = sig.Close()
+			_ = sc.Close()
 			return nil, "", err
 		}
-		return closers{c, sig}, host, nil
+		return closers{c, sc}, host, nil
 	})
 	out, status := browsertest.GoTest(t, browser, "github.com/rollnet/rollnet/authority/dedicated", "^TestBrowserAuthorityClient$", 2*time.Minute,
 		"-wt.url="+wtURL, "-wt.hash="+hash, "-wt.states=120")
@@ -126,15 +125,16 @@ func TestMatchOverQUICWebTransportAndWebRTC(t *testing.T) {
 	require.Contains(t, logs.String(), "joined=3", "the host's log:\n%s", logs)
 }
 
-// closers is a WebRTC transport with the signaling adapter it owns.
+// closers is a WebRTC transport with the signaling client it negotiates
+// through.
 type closers struct {
 	*webrtc.Transport
-	sig *webrtc.SignalingAdapter
+	sc *client.Client
 }
 
 func (c closers) Close() error {
 	err := c.Transport.Close()
-	_ = c.sig.Close()
+	_ = c.sc.Close()
 	return err
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/internal/natsauth"
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -40,6 +41,8 @@ type limits struct {
 	maxPeers                   int
 	joinTimeout                time.Duration
 	perAddress, budget         int
+	waitFor                    int
+	lobby                      time.Duration
 }
 
 type options struct {
@@ -72,6 +75,8 @@ func parse(name string, gs games, args []string, stderr io.Writer) (options, err
 	fs.DurationVar(&o.lim.joinTimeout, "join-timeout", 5*time.Second, "how long a new client may go without a valid input before its slot is freed")
 	fs.IntVar(&o.lim.perAddress, "max-clients-per-address", 4, "clients one address may hold")
 	fs.IntVar(&o.lim.budget, "client-budget", authority.ClientBudgetDefault, "bytes a second of states and repairs one client may be sent")
+	fs.IntVar(&o.lim.waitFor, "wait-for", 0, "hold frame 0 until `N` players are connected, then start the match for all (0: start at launch)")
+	fs.DurationVar(&o.lim.lobby, "lobby-timeout", 0, "with -wait-for, start with whoever is there after this long (0: wait for them however long)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON instead of text")
 	o.q.register(fs)
@@ -79,7 +84,7 @@ func parse(name string, gs games, args []string, stderr io.Writer) (options, err
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [flags]\n\nA dedicated host of rollnet's server-authoritative mode. Games: %s.\n\nFlags:\n",
 			name, strings.Join(gs.names(), ", "))
-		fs.PrintDefaults()
+		natsauth.PrintDefaults(fs, stderr, "The NATS connection of -fleet (credentials and TLS; see package fleet's trust model):")
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -95,6 +100,8 @@ func parse(name string, gs games, args []string, stderr io.Writer) (options, err
 		return o, fmt.Errorf("%w: -max-packets-per-tick and -max-joins-per-tick must be >= 1, -max-peers >= 0", ErrUsage)
 	case o.lim.joinTimeout <= 0 || o.lim.perAddress < 1 || o.lim.budget < 1:
 		return o, fmt.Errorf("%w: -join-timeout must be > 0, -max-clients-per-address and -client-budget >= 1", ErrUsage)
+	case o.lim.waitFor < 0 || o.lim.lobby < 0:
+		return o, fmt.Errorf("%w: -wait-for and -lobby-timeout must be >= 0", ErrUsage)
 	case o.room == "":
 		return o, fmt.Errorf("%w: -room is empty", ErrUsage)
 	}
@@ -215,7 +222,10 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 	}
 	tick := time.NewTicker(step)
 	defer tick.Stop()
-	w := watcher{log: log}
+	w := watcher{log: log, waiting: o.lim.waitFor > 0}
+	if w.waiting {
+		log.Info("lobby: holding frame 0 until the players are there", "wait_for", o.lim.waitFor, "lobby_timeout", o.lim.lobby)
+	}
 	last, lastStats := time.Now(), time.Now()
 	for {
 		select {
@@ -234,6 +244,7 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 					return err
 				}
 				w.watch(h)
+				a.ticks++
 				a.announce(h, o.fps)
 			}
 			if o.statsEvery > 0 && now.Sub(lastStats) >= o.statsEvery {
@@ -248,15 +259,16 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 // to every connected client, and four times a second
 // the roster (the slots' names, who is away and for how long).
 type announcer struct {
-	say func(dst []byte, frame rollnet.Frame, crc uint32) []byte
-	an  *greeting.Announcer
-	buf []byte
-	cs  []authority.HostClientStats
+	say   func(dst []byte, frame rollnet.Frame, crc uint32) []byte
+	an    *greeting.Announcer
+	buf   []byte
+	cs    []authority.HostClientStats
+	ticks int // counted, not frames: a host holding its lobby does not advance
 }
 
 func (a *announcer) announce(h host, fps int) {
 	f := h.Frame() - 1
-	if f%rollnet.Frame(fps/4+1) == 0 {
+	if a.ticks%(fps/4+1) == 1 {
 		a.cs = h.Clients(a.cs[:0])
 		a.an.Roster(len(a.cs), func(i int) (transport.Peer, int, bool) { c := &a.cs[i]; return c.Peer, c.First, c.Away })
 	}
@@ -285,10 +297,16 @@ type watcher struct {
 	cs    []authority.HostClientStats
 	evs   []rollnet.Event
 	known map[transport.Peer]bool // the connections of the clients last seen
+	// waiting: the host holds its lobby (-wait-for), as last logged
+	waiting bool
 }
 
 func (w *watcher) watch(h host) {
 	st := h.Stats()
+	if w.waiting && !st.Waiting {
+		w.waiting = false
+		w.log.Info("match started: frame 0 for every client", "players", st.Present, "clients", st.Clients)
+	}
 	if st.Joined != w.last.Joined || st.Rejoined != w.last.Rejoined || st.Expired != w.last.Expired || st.RejoinsRefused != w.last.RejoinsRefused {
 		w.cs = h.Clients(w.cs[:0])
 		var peer string

@@ -74,9 +74,8 @@ func TestHostTellsClientsOnShutdown(t *testing.T) {
 
 	sc, err := client.Dial(ctx, u, client.Config{})
 	require.NoError(t, err)
-	sig := webrtc.NewSignalingAdapter(sc)
-	defer sig.Close()
-	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: true}, sig)
+	defer sc.Close()
+	tr, err := webrtc.New(webrtc.Config{LoopbackOnly: true}, sc)
 	require.NoError(t, err)
 	defer tr.Close()
 	peers, err := tr.WaitPeers(ctx, 1)
@@ -163,6 +162,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-join-timeout", "0"}, "-join-timeout"},
 		{[]string{"-max-clients-per-address", "0"}, "-max-clients-per-address"},
 		{[]string{"-client-budget", "0"}, "-client-budget"},
+		{[]string{"-wait-for", "-1"}, "-wait-for"},
+		{[]string{"-lobby-timeout", "-1s"}, "-lobby-timeout"},
 		{[]string{"-room", ""}, "-room is empty"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-nope"}, "flag provided but not defined"},

@@ -146,9 +146,8 @@ func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logg
 		if err != nil {
 			return fail(fmt.Errorf("joining %s: %w", h.join, err))
 		}
-		sig := webrtc.NewSignalingAdapter(sc)
-		h.closes = append(h.closes, sig.Close)
-		rtc, err := webrtc.New(webrtc.Config{LoopbackOnly: localsignal.IsLoopback(h.join), MaxPeers: maxPeers}, sig)
+		h.closes = append(h.closes, sc.Close)
+		rtc, err := webrtc.New(webrtc.Config{LoopbackOnly: localsignal.IsLoopback(h.join), MaxPeers: maxPeers}, sc)
 		if err != nil {
 			return fail(err)
 		}

@@ -11,7 +11,17 @@ import (
 type ClientConfig struct {
 	Capacity int
 	Size     int
+	// History is how many states of each entity the mirror keeps, newest
+	// last, for Playout to blend at a render time (0 means 1: the newest
+	// alone; at most 16). It costs Capacity×History×(Size+4) bytes.
+	History int
 }
+
+// maxBridge is the most ticks Playout blends across: between two states
+// further apart it holds the older until maxBridge ticks before the newer.
+// An entity is sent only when it changes, so a long gap is mostly rest
+// followed by motion, which a blend over the whole gap would start early.
+const maxBridge = 8
 
 // Client is a mirror of the entities a host replicates to one client:
 // it applies updates (entered, changed, left; the newest update wins per
@@ -25,6 +35,11 @@ type Client struct {
 	seq     []uint32 // by index: the newest update applied to it
 	tick    []uint32 // by index: the host tick of its state
 	data    []byte
+
+	hist     int      // states kept per entity (History)
+	histN    []uint8  // by index: states kept
+	histTick []uint32 // by index, hist each: their ticks, oldest first
+	histData []byte   // by index, hist×size each: their encodings
 
 	epoch  uint8
 	newest uint32 // newest update applied this epoch, 0 for none
@@ -62,17 +77,24 @@ type ClientStats struct {
 
 // NewClient returns an empty mirror.
 func NewClient(cfg ClientConfig) (*Client, error) {
-	if cfg.Capacity <= 0 || cfg.Capacity > 1<<24 || cfg.Size <= 0 || cfg.Size > 1024 {
-		return nil, fmt.Errorf("%w: entity: Capacity %d (1 to 2^24) or Size %d (1 to 1024)", rollnet.ErrConfig, cfg.Capacity, cfg.Size)
+	if cfg.Capacity <= 0 || cfg.Capacity > 1<<24 || cfg.Size <= 0 || cfg.Size > 1024 || cfg.History < 0 || cfg.History > 16 {
+		return nil, fmt.Errorf("%w: entity: Capacity %d (1 to 2^24), Size %d (1 to 1024) or History %d (0 to 16)", rollnet.ErrConfig, cfg.Capacity, cfg.Size, cfg.History)
 	}
-	return &Client{
+	c := &Client{
 		size:    cfg.Size,
 		present: make([]bool, cfg.Capacity),
 		gen:     make([]uint16, cfg.Capacity),
 		seq:     make([]uint32, cfg.Capacity),
 		tick:    make([]uint32, cfg.Capacity),
 		data:    make([]byte, cfg.Capacity*cfg.Size),
-	}, nil
+		hist:    max(cfg.History, 1),
+	}
+	if c.hist > 1 {
+		c.histN = make([]uint8, cfg.Capacity)
+		c.histTick = make([]uint32, cfg.Capacity*c.hist)
+		c.histData = make([]byte, cfg.Capacity*c.hist*cfg.Size)
+	}
+	return c, nil
 }
 
 // Receive applies an update from the host. A malformed one is counted
@@ -160,9 +182,76 @@ func (c *Client) apply(r record, seq, tick uint32) {
 		c.gen[i] = r.gen
 		c.digest += mix(k)
 		c.count++
+		if c.histN != nil {
+			c.histN[i] = 0 // a new occupant: none of the states kept are its
+		}
 	}
 	c.tick[i] = tick
 	copy(c.data[int(i)*c.size:], r.state)
+	if c.histN != nil {
+		c.keep(int(i), tick, r.state)
+	}
+}
+
+// keep adds the state of index at tick to its history, dropping the
+// oldest when full. Updates are applied newest-wins, so tick is never
+// older than the newest kept; the same tick replaces it.
+func (c *Client) keep(i int, tick uint32, state []byte) {
+	h, size := c.hist, c.size
+	ticks := c.histTick[i*h : (i+1)*h]
+	data := c.histData[i*h*size : (i+1)*h*size]
+	n := int(c.histN[i])
+	switch {
+	case n > 0 && ticks[n-1] >= tick:
+		n--
+	case n == h:
+		copy(ticks, ticks[1:])
+		copy(data, data[size:])
+		n--
+	}
+	ticks[n] = tick
+	copy(data[n*size:(n+1)*size], state)
+	c.histN[i] = uint8(n + 1)
+}
+
+// Playout returns the two states of the entity at index around the render
+// time t (in host ticks, fractional: a playout clock's T), and the weight
+// of the later one: draw from + alpha×(to − from). Past its newest state
+// (an entity is sent only when it changes) it holds the newest: from and
+// to are the same and alpha 0; before its oldest kept, the oldest. Two
+// states more than 8 ticks apart are blended over the last 8 only. ok is
+// false when the mirror holds no such entity. The slices alias the mirror
+// until the next Receive.
+func (c *Client) Playout(index int, t float64) (from, to []byte, alpha float32, ok bool) {
+	if index < 0 || index >= len(c.present) || !c.present[index] {
+		return nil, nil, 0, false
+	}
+	size := c.size
+	if c.histN == nil || c.histN[index] == 0 {
+		s := c.data[index*size : (index+1)*size : (index+1)*size]
+		return s, s, 0, true
+	}
+	h := c.hist
+	ticks := c.histTick[index*h : index*h+int(c.histN[index])]
+	data := c.histData[index*h*size : (index+1)*h*size]
+	at := func(j int) []byte { return data[j*size : (j+1)*size : (j+1)*size] }
+	n := len(ticks)
+	if t >= float64(ticks[n-1]) {
+		return at(n - 1), at(n - 1), 0, true
+	}
+	if t <= float64(ticks[0]) {
+		return at(0), at(0), 0, true
+	}
+	j := n - 1
+	for float64(ticks[j-1]) > t {
+		j--
+	}
+	t0, t1 := float64(ticks[j-1]), float64(ticks[j])
+	t0 = max(t0, t1-maxBridge)
+	if t <= t0 {
+		return at(j - 1), at(j - 1), 0, true
+	}
+	return at(j - 1), at(j), float32((t - t0) / (t1 - t0)), true
 }
 
 // clear empties the mirror for a new epoch.
@@ -170,6 +259,7 @@ func (c *Client) clear(epoch uint8) {
 	c.stats.Divergences++
 	clear(c.present)
 	clear(c.seq)
+	clear(c.histN)
 	c.epoch = epoch
 	c.newest, c.bits = 0, 0
 	c.digest, c.count = 0, 0

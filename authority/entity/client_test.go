@@ -37,3 +37,42 @@ func TestClientAckWindow(t *testing.T) {
 	require.Equal(t, uint64(4), s.Updates)
 	require.Equal(t, uint64(63+64), s.Gaps)
 }
+
+// Playout blends an entity's kept states around the render time, holds
+// the newest past it and the oldest before it, blends at most the last 8
+// ticks of a longer gap, and forgets a previous occupant's states.
+func TestClientPlayout(t *testing.T) {
+	c, err := NewClient(ClientConfig{Capacity: 4, Size: 1, History: 3})
+	require.NoError(t, err)
+	seq := uint32(0)
+	send := func(tick uint32, gen uint16, v byte) {
+		seq++
+		b := appendUpdateHeader(nil, 0, seq, tick, 1)
+		b = appendRecord(b, 0, record{index: 2, kind: kindChanged, gen: gen, state: []byte{v}})
+		require.NoError(t, c.Receive(finishUpdate(b, 0)))
+	}
+	at := func(t0 float64) (byte, byte, float32) {
+		a, b, alpha, ok := c.Playout(2, t0)
+		require.True(t, ok)
+		return a[0], b[0], alpha
+	}
+	send(10, 0, 100)
+	send(12, 0, 120)
+	send(30, 0, 200)
+	a, b, alpha := at(11)
+	require.Equal(t, []any{byte(100), byte(120), float32(0.5)}, []any{a, b, alpha})
+	a, b, alpha = at(20) // 18 ticks to the next: held until 8 before it
+	require.Equal(t, []any{byte(120), byte(120), float32(0)}, []any{a, b, alpha})
+	a, b, alpha = at(26)
+	require.Equal(t, []any{byte(120), byte(200), float32(0.5)}, []any{a, b, alpha})
+	a, b, _ = at(99)
+	require.Equal(t, []any{byte(200), byte(200)}, []any{a, b})
+	send(31, 0, 210) // the oldest (10) is dropped
+	a, b, _ = at(5)
+	require.Equal(t, []any{byte(120), byte(120)}, []any{a, b})
+	send(40, 1, 50) // a new occupant: none of the old states
+	a, b, _ = at(35)
+	require.Equal(t, []any{byte(50), byte(50)}, []any{a, b})
+	_, _, _, ok := c.Playout(1, 35)
+	require.False(t, ok)
+}

@@ -30,7 +30,7 @@ func newAuthPair(t *testing.T, link local.Link) *authPair {
 	p := &authPair{clock: clock}
 	// One side of the pair over its endpoint: the host (slot 0) or its
 	// client.
-	side := func(name, other string, start func(netplay.Config, func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error)) *netMatch {
+	side := func(name, other string, start func(netplay.Config, func(*State, []Input, rollnet.Frame), ...netplay.Option[State, Input]) (*netplay.Match[State, Input], error)) *netMatch {
 		ep, err := network.Endpoint(name)
 		require.NoError(t, err)
 		cfg := netConfig(o)

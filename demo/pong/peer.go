@@ -111,11 +111,17 @@ func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 		}
 	case o.side == 0 && !o.spectate:
 		cfg.LocalPlayers = 1
-		start = netplay.Host[State, Input]
+		start = func(cfg netplay.Config, sim func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error) {
+			return netplay.Host(cfg, sim)
+		}
 	case o.side == 1 || o.spectate:
-		start = netplay.Connect[State, Input]
+		start = func(cfg netplay.Config, sim func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error) {
+			return netplay.Connect(cfg, sim)
+		}
 	default:
-		start = netplay.HostOrConnect[State, Input]
+		start = func(cfg netplay.Config, sim func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error) {
+			return netplay.HostOrConnect(cfg, sim)
+		}
 	}
 	nm, err := start(cfg, simulate)
 	if err != nil {

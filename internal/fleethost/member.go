@@ -69,9 +69,12 @@ type Member struct {
 	kick      chan struct{}
 
 	beats, failures atomic.Uint64
-	stop            chan struct{}
-	done            chan struct{}
-	once            sync.Once
+	// ctx ends when Close begins: a beat under way (NATS down, a
+	// key-value operation waiting out OpTimeout) gives up at once.
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
 }
 
 // Join registers the host described by info in the fleet on nc and starts
@@ -98,7 +101,8 @@ func Join(nc *nats.Conn, info HostInfo, cfg fleet.Config, log *slog.Logger) (*Me
 	}
 	m := &Member{cfg: cfg, info: info, nc: nc, kv: kv, log: log,
 		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]bool{},
-		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		kick: make(chan struct{}, 1), done: make(chan struct{})}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
 	// A restart under the same id starts from an empty record: the matches
 	// of the process before are gone with it.
 	b, _ := json.Marshal(rec)
@@ -116,12 +120,18 @@ func (m *Member) loop() {
 	defer t.Stop()
 	for {
 		select {
-		case <-m.stop:
+		case <-m.ctx.Done():
 			return
 		case <-t.C:
 		case <-m.kick:
 		}
+		if m.ctx.Err() != nil {
+			return // Close began while a tick was ready too
+		}
 		if err := m.beat(); err != nil {
+			if m.ctx.Err() != nil {
+				return
+			}
 			m.failures.Add(1)
 			m.log.Warn("fleet heartbeat failed", "err", err)
 		} else {
@@ -133,7 +143,7 @@ func (m *Member) loop() {
 // beat rewrites the record: a new Beat, the host's counts, its matches
 // (placers' additions kept, ended and expired ones out).
 func (m *Member) beat() error {
-	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.OpTimeout)
 	defer cancel()
 	key := fleetkv.HostKey(m.info.ID)
 	for range 4 {
@@ -356,12 +366,18 @@ func (m *Member) Stats() MemberStats {
 }
 
 // Close stops the heartbeat and deletes the host's record (a host that
-// cannot is gone after fleet.Config.DeadAfter anyway).
+// cannot is gone after fleet.Config.DeadAfter anyway). With NATS
+// unreachable it returns at once, the record left for the placers to
+// find silent, and says so in its error.
 func (m *Member) Close() error {
 	var err error
 	m.once.Do(func() {
-		close(m.stop)
+		m.cancel()
 		<-m.done
+		if !m.nc.IsConnected() {
+			err = fmt.Errorf("%w: the host's record is left to the placers, who take the host for gone after %v", fleet.ErrUnavailable, m.cfg.DeadAfter)
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
 		defer cancel()
 		if e := m.kv.Delete(ctx, fleetkv.HostKey(m.info.ID)); e != nil {

@@ -4,11 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/playout"
-	"github.com/stretchr/testify/require"
 )
 
 // bigWorld is a state the size of the seed's (36 KB), so a copy that

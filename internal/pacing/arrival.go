@@ -2,7 +2,6 @@ package pacing
 
 import (
 	"fmt"
-	"github.com/rollnet/rollnet/playout"
 	"math"
 	"time"
 )
@@ -66,7 +65,7 @@ func NewArrival(cfg ArrivalConfig) (*Arrival, error) {
 		cfg.Window = DefaultArrivalWindow
 	}
 	if cfg.Window < 1 || cfg.Window > 4096 {
-		return nil, fmt.Errorf("%w: Window %d not in [1, 4096]", playout.ErrConfig, cfg.Window)
+		return nil, fmt.Errorf("%w: Window %d not in [1, 4096]", errConfig, cfg.Window)
 	}
 	return &Arrival{cfg: cfg, raw: make([]float64, cfg.Window)}, nil
 }

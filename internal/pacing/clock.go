@@ -2,9 +2,10 @@ package pacing
 
 import (
 	"fmt"
-	"github.com/rollnet/rollnet/playout"
 	"math"
 	"time"
+
+	"github.com/rollnet/rollnet/playout"
 )
 
 // Defaults of ClockConfig.
@@ -60,7 +61,7 @@ func NewClock(cfg playout.ClockConfig) (*Clock, error) {
 		cfg.Delay = DefaultDelay
 	}
 	if !(cfg.Delay >= 0.5 && cfg.Delay <= 600) {
-		return nil, fmt.Errorf("%w: Delay %v not in [0.5, 600]", playout.ErrConfig, cfg.Delay)
+		return nil, fmt.Errorf("%w: Delay %v not in [0.5, 600]", errConfig, cfg.Delay)
 	}
 	if err := checkFraction("MaxRate", &cfg.MaxRate, DefaultMaxRate, 0.5); err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func NewClock(cfg playout.ClockConfig) (*Clock, error) {
 		cfg.Resync = max(DefaultResync, 2*cfg.Delay)
 	}
 	if !(cfg.Resync >= 2*cfg.Delay && cfg.Resync <= 1e6) {
-		return nil, fmt.Errorf("%w: Resync %v not in [2×Delay = %v, 1e6]", playout.ErrConfig, cfg.Resync, 2*cfg.Delay)
+		return nil, fmt.Errorf("%w: Resync %v not in [2×Delay = %v, 1e6]", errConfig, cfg.Resync, 2*cfg.Delay)
 	}
 	return &Clock{cfg: cfg, step: float64(cfg.Step), rate: 1}, nil
 }
@@ -162,7 +163,7 @@ func (c *Clock) SetDelay(frames float64) error {
 		return fmt.Errorf("%w: delay %v", playout.ErrNotFinite, frames)
 	}
 	if frames < 0.5 || frames > c.cfg.Resync/2 {
-		return fmt.Errorf("%w: delay %v not in [0.5, Resync/2 = %v]", playout.ErrConfig, frames, c.cfg.Resync/2)
+		return fmt.Errorf("%w: delay %v not in [0.5, Resync/2 = %v]", errConfig, frames, c.cfg.Resync/2)
 	}
 	c.cfg.Delay = frames
 	return nil

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
-	"github.com/stretchr/testify/require"
 )
 
 func TestClockConfig(t *testing.T) {
@@ -21,11 +23,11 @@ func TestClockConfig(t *testing.T) {
 		{Delay: 10, Resync: 15}, {Resync: 2e6},
 	} {
 		_, err := pacing.NewClock(cfg)
-		require.ErrorIs(t, err, playout.ErrConfig, "%+v", cfg)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", cfg)
 	}
 	require.ErrorIs(t, c.SetDelay(math.Inf(1)), playout.ErrNotFinite)
-	require.ErrorIs(t, c.SetDelay(0.2), playout.ErrConfig)
-	require.ErrorIs(t, c.SetDelay(31), playout.ErrConfig)
+	require.ErrorIs(t, c.SetDelay(0.2), rollnet.ErrConfig)
+	require.ErrorIs(t, c.SetDelay(31), rollnet.ErrConfig)
 	require.NoError(t, c.SetDelay(4))
 	require.Equal(t, 4.0, c.Delay())
 }

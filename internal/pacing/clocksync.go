@@ -2,7 +2,6 @@ package pacing
 
 import (
 	"fmt"
-	"github.com/rollnet/rollnet/playout"
 	"time"
 )
 
@@ -37,7 +36,7 @@ func NewClockSync(cfg ClockSyncConfig) (*ClockSync, error) {
 		cfg.Window = DefaultWindow
 	}
 	if cfg.Window < 2 || cfg.Window > 4096 {
-		return nil, fmt.Errorf("%w: Window %d not in [2, 4096]", playout.ErrConfig, cfg.Window)
+		return nil, fmt.Errorf("%w: Window %d not in [2, 4096]", errConfig, cfg.Window)
 	}
 	return &ClockSync{local: make([]float64, cfg.Window), offset: make([]float64, cfg.Window)}, nil
 }

@@ -2,8 +2,9 @@ package pacing
 
 import (
 	"fmt"
-	"github.com/rollnet/rollnet/playout"
 	"time"
+
+	"github.com/rollnet/rollnet/playout"
 )
 
 // checkStep fills in DefaultStep for a zero step and checks its range.
@@ -12,7 +13,7 @@ func checkStep(step *time.Duration) error {
 		*step = playout.DefaultStep
 	}
 	if *step < time.Microsecond || *step > time.Second {
-		return fmt.Errorf("%w: Step %v not in [1µs, 1s]", playout.ErrConfig, *step)
+		return fmt.Errorf("%w: Step %v not in [1µs, 1s]", errConfig, *step)
 	}
 	return nil
 }
@@ -24,7 +25,7 @@ func checkFraction(name string, v *float64, def, most float64) error {
 		*v = def
 	}
 	if !(*v > 0 && *v <= most) {
-		return fmt.Errorf("%w: %s %v not in (0, %v]", playout.ErrConfig, name, *v, most)
+		return fmt.Errorf("%w: %s %v not in (0, %v]", errConfig, name, *v, most)
 	}
 	return nil
 }

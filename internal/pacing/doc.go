@@ -52,7 +52,7 @@
 // # Contract
 //
 // Every Config's zero value means the documented defaults; a field out of
-// its range makes the constructor return an error wrapping playout.ErrConfig
+// its range makes the constructor return an error wrapping errConfig
 // that names it. After construction no method allocates (asserted by the tests
 // with testing.AllocsPerRun, and 0 B/op in the benchmarks). Frames are
 // int32 host frame numbers; times are time.Duration on any monotonic clock.

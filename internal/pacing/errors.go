@@ -1,11 +1,19 @@
 package pacing
 
-import "errors"
+import (
+	"errors"
+	"fmt"
 
-// Errors. A Config field out of range is an error wrapping playout.ErrConfig,
-// and a NaN or infinite argument playout.ErrNotFinite, so that authority's
-// callers test the one public name; ErrSample is this package's own.
+	"github.com/rollnet/rollnet"
+)
+
+// Errors. A Config field out of range is an error wrapping
+// rollnet.ErrConfig, and a NaN or infinite argument playout.ErrNotFinite,
+// so that authority's callers test public names; ErrSample is this
+// package's own.
 var (
+	errConfig = fmt.Errorf("%w: playout", rollnet.ErrConfig)
+
 	// ErrSample reports an estimator sample that cannot be a measurement:
 	// a negative or absurdly long round trip, an exchange whose reply came
 	// back before its request left. It was counted and dropped.

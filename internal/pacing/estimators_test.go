@@ -6,23 +6,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/internal/pacing"
-	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/pacing"
 )
 
 func TestEstimatorConfigs(t *testing.T) {
 	for _, c := range []pacing.RTTConfig{{Alpha: 2}, {Beta: -1}, {Max: time.Microsecond}, {Max: 2 * time.Hour}} {
 		_, err := pacing.NewRTT(c)
-		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", c)
 	}
 	for _, c := range []pacing.ClockSyncConfig{{Window: 1}, {Window: 5000}, {Window: -1}} {
 		_, err := pacing.NewClockSync(c)
-		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", c)
 	}
 	for _, c := range []pacing.ArrivalConfig{{Step: -1}, {Smoothing: 1.5}, {Window: -1}, {Window: 4097}} {
 		_, err := pacing.NewArrival(c)
-		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", c)
 	}
 }
 

@@ -2,7 +2,6 @@ package pacing
 
 import (
 	"fmt"
-	"github.com/rollnet/rollnet/playout"
 	"math"
 )
 
@@ -41,7 +40,7 @@ func NewHistory[S any](cfg HistoryConfig) (*History[S], error) {
 		cfg.Length = DefaultHistoryLength
 	}
 	if cfg.Length < 2 || cfg.Length > 4096 {
-		return nil, fmt.Errorf("%w: Length %d not in [2, 4096]", playout.ErrConfig, cfg.Length)
+		return nil, fmt.Errorf("%w: Length %d not in [2, 4096]", errConfig, cfg.Length)
 	}
 	return &History[S]{
 		states: make([]S, cfg.Length),

@@ -4,15 +4,16 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rollnet/rollnet/internal/pacing"
-	"github.com/rollnet/rollnet/playout"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/pacing"
 )
 
 func TestHistoryConfig(t *testing.T) {
 	for _, c := range []pacing.HistoryConfig{{Length: 1}, {Length: -1}, {Length: 4097}} {
 		_, err := pacing.NewHistory[float64](c)
-		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", c)
 	}
 }
 

@@ -118,25 +118,25 @@ func NewQueue[S any](cfg playout.QueueConfig) (*Queue[S], error) {
 		cfg.Depth = DefaultDepth
 	}
 	if cfg.Depth < 1 || cfg.Depth > 1024 {
-		return nil, fmt.Errorf("%w: Depth %d not in [1, 1024]", playout.ErrConfig, cfg.Depth)
+		return nil, fmt.Errorf("%w: Depth %d not in [1, 1024]", errConfig, cfg.Depth)
 	}
 	if cfg.Capacity == 0 {
 		cfg.Capacity = 3 * cfg.Depth
 	}
 	if cfg.Capacity < cfg.Depth+1 || cfg.Capacity > 4096 {
-		return nil, fmt.Errorf("%w: Capacity %d not in [Depth+1 = %d, 4096]", playout.ErrConfig, cfg.Capacity, cfg.Depth+1)
+		return nil, fmt.Errorf("%w: Capacity %d not in [Depth+1 = %d, 4096]", errConfig, cfg.Capacity, cfg.Depth+1)
 	}
 	if cfg.Start == 0 {
 		cfg.Start = min(DefaultStart, cfg.Depth)
 	}
 	if cfg.Start < 1 || cfg.Start > cfg.Depth {
-		return nil, fmt.Errorf("%w: Start %d not in [1, Depth = %d]", playout.ErrConfig, cfg.Start, cfg.Depth)
+		return nil, fmt.Errorf("%w: Start %d not in [1, Depth = %d]", errConfig, cfg.Start, cfg.Depth)
 	}
 	if cfg.LostAhead == 0 {
 		cfg.LostAhead = max(DefaultLostAhead, cfg.Capacity)
 	}
 	if cfg.LostAhead < cfg.Capacity || cfg.LostAhead > 1<<24 {
-		return nil, fmt.Errorf("%w: LostAhead %d not in [Capacity = %d, 2^24]", playout.ErrConfig, cfg.LostAhead, cfg.Capacity)
+		return nil, fmt.Errorf("%w: LostAhead %d not in [Capacity = %d, 2^24]", errConfig, cfg.LostAhead, cfg.Capacity)
 	}
 	q := &Queue[S]{
 		cfg:   cfg,
@@ -269,7 +269,7 @@ func (q *Queue[S]) TickAhead(ahead int) (out Outcome, frame int32, s *S) {
 // a smaller depth drain two per tick as usual. It never allocates.
 func (q *Queue[S]) SetDepth(d int) error {
 	if d < 1 || d >= q.cfg.Capacity {
-		return playout.ErrConfig // unwrapped: this path must not allocate
+		return errConfig // unwrapped: this path must not allocate
 	}
 	q.cfg.Depth = d
 	return nil

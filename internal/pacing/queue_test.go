@@ -4,9 +4,11 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
-	"github.com/stretchr/testify/require"
 )
 
 func TestQueueConfig(t *testing.T) {
@@ -24,7 +26,7 @@ func TestQueueConfig(t *testing.T) {
 		{LostAhead: 11}, {LostAhead: 1<<24 + 1},
 	} {
 		_, err := pacing.NewQueue[int64](c)
-		require.ErrorIs(t, err, playout.ErrConfig, "%+v", c)
+		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", c)
 	}
 }
 
@@ -256,8 +258,8 @@ func TestQueueTickAhead(t *testing.T) {
 func TestQueueSetDepth(t *testing.T) {
 	q, err := pacing.NewQueue[int32](playout.QueueConfig{Depth: 8})
 	require.NoError(t, err)
-	require.ErrorIs(t, q.SetDepth(0), playout.ErrConfig)
-	require.ErrorIs(t, q.SetDepth(24), playout.ErrConfig, "Capacity 24: at most 23")
+	require.ErrorIs(t, q.SetDepth(0), rollnet.ErrConfig)
+	require.ErrorIs(t, q.SetDepth(24), rollnet.ErrConfig, "Capacity 24: at most 23")
 	require.NoError(t, q.SetDepth(4))
 	require.Equal(t, 4, q.Config().Depth)
 	f := int32(0)

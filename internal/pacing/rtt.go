@@ -2,7 +2,6 @@ package pacing
 
 import (
 	"fmt"
-	"github.com/rollnet/rollnet/playout"
 	"time"
 )
 
@@ -57,7 +56,7 @@ func NewRTT(cfg RTTConfig) (*RTT, error) {
 		cfg.Max = DefaultMaxRTT
 	}
 	if cfg.Max < time.Millisecond || cfg.Max > time.Hour {
-		return nil, fmt.Errorf("%w: Max %v not in [1ms, 1h]", playout.ErrConfig, cfg.Max)
+		return nil, fmt.Errorf("%w: Max %v not in [1ms, 1h]", errConfig, cfg.Max)
 	}
 	return &RTT{cfg: cfg}, nil
 }

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/playout"
-	"github.com/stretchr/testify/require"
 )
 
 // hullWorld is a small deterministic host world: a hull flying at constant

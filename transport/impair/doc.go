@@ -9,11 +9,11 @@
 //
 // A direction is described by a transport/local.Link (latency, jitter,
 // loss, burst loss, duplicates, reordering, ordered) and each datagram's
-// fate is drawn by a local.Model, the same model transport/local's Network
-// applies on its injected clock: an impairment means the same thing in a
-// protocol test on fake time and in a game on a real network. The out
-// direction's model is seeded with local.LinkSeed(Seed, Local(), "out"), the
-// in direction's with "in", so a seed gives the same fates to the same
+// fate is drawn by the same model transport/local's Network applies on its
+// injected clock: an impairment means the same thing in a protocol test on
+// fake time and in a game on a real network. The out direction's model is
+// seeded as a Network seeds the direction from Local() to "out", the in
+// direction's to "in", so a seed gives the same fates to the same
 // sequence of datagrams. The impairment is this endpoint's own access link:
 // every peer's datagrams share each direction's model (and its burst state).
 // Partitions are local's alone.

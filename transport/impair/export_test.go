@@ -17,3 +17,6 @@ func Prime(t *Transport) {
 
 // Inner is the transport t wraps.
 func Inner(t *Transport) transport.Transport { return t.inner }
+
+// ModelOf is modelOf: a Link in the link model's terms.
+var ModelOf = modelOf

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/linkmodel"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
@@ -51,7 +52,7 @@ type Transport struct {
 	inner transport.Transport
 
 	mu      sync.Mutex
-	out, in local.Model
+	out, in linkmodel.Model
 	ordOut  bool
 	ordIn   bool
 	lineOut line
@@ -85,18 +86,18 @@ func New(inner transport.Transport, cfg Config) (*Transport, error) {
 		return nil, fmt.Errorf("%w: impair: QueueLen %d is outside [1, %d]", rollnet.ErrConfig, cfg.QueueLen, maxQueueLen)
 	}
 	me := string(inner.Local())
-	out, err := local.NewModel(cfg.Out, local.LinkSeed(cfg.Seed, me, "out"))
+	out, err := modelOf(cfg.Out).Validate()
 	if err != nil {
 		return nil, fmt.Errorf("%w: impair: Out: %w", rollnet.ErrConfig, err)
 	}
-	in, err := local.NewModel(cfg.In, local.LinkSeed(cfg.Seed, me, "in"))
+	in, err := modelOf(cfg.In).Validate()
 	if err != nil {
 		return nil, fmt.Errorf("%w: impair: In: %w", rollnet.ErrConfig, err)
 	}
 	t := &Transport{
 		inner:   inner,
-		out:     out,
-		in:      in,
+		out:     linkmodel.New(out, linkmodel.Seed(cfg.Seed, me, "out")),
+		in:      linkmodel.New(in, linkmodel.Seed(cfg.Seed, me, "in")),
 		ordOut:  cfg.Out.Ordered,
 		ordIn:   cfg.In.Ordered,
 		lineOut: newLine(cfg.QueueLen),
@@ -123,7 +124,7 @@ func (t *Transport) Stats() Stats {
 
 // hold runs one datagram through a direction's model and holds what
 // survives (two copies for a duplicate); t.mu is held.
-func (t *Transport) hold(m *local.Model, l *line, ordered bool, now time.Time, peer transport.Peer, b []byte, lost, dup *uint64) {
+func (t *Transport) hold(m *linkmodel.Model, l *line, ordered bool, now time.Time, peer transport.Peer, b []byte, lost, dup *uint64) {
 	f := m.Next()
 	if f.Lost {
 		*lost++
@@ -276,3 +277,14 @@ var (
 	_ transport.Transport = (*Transport)(nil)
 	_ transport.Expecter  = (*Transport)(nil)
 )
+
+// modelOf is l in the link model's terms (transport/local's Network
+// draws from the same model).
+func modelOf(l local.Link) linkmodel.Link {
+	return linkmodel.Link{
+		Latency: l.Latency, Jitter: l.Jitter, ReorderDelay: l.ReorderDelay,
+		Loss: l.Loss, Duplicate: l.Duplicate, Reorder: l.Reorder,
+		BurstEnter: l.Burst.Enter, BurstLeave: l.Burst.Leave, BurstLoss: l.Burst.Loss,
+		Ordered: l.Ordered,
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
+	"github.com/rollnet/rollnet/internal/linkmodel"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/impair"
@@ -63,7 +64,7 @@ var nasty = local.Link{
 }
 
 // TestSameModelAsLocal checks that each datagram's fate is the one a
-// local.Model of the same link and seed draws: the wrapper applies local's
+// local Network's model of the same link and seed draws: the wrapper applies local's
 // model on the wall clock, it does not have one of its own. Both ways.
 func TestSameModelAsLocal(t *testing.T) {
 	for _, dir := range []string{"out", "in"} {
@@ -98,8 +99,9 @@ func TestSameModelAsLocal(t *testing.T) {
 				}
 
 				// The fates the model draws, and so the deliveries due.
-				m, err := local.NewModel(nasty, local.LinkSeed(seed, me, dir))
+				l, err := impair.ModelOf(nasty).Validate()
 				require.NoError(t, err)
+				m := linkmodel.New(l, linkmodel.Seed(seed, me, dir))
 				want := map[uint32][]time.Duration{}
 				start := time.Now()
 				for i := range uint32(count) {

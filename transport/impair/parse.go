@@ -41,7 +41,7 @@ func ParseLink(s string) (local.Link, error) {
 		}
 		l.Loss = f / 100
 	}
-	if _, err := local.NewModel(l, 0); err != nil {
+	if _, err := modelOf(l).Validate(); err != nil {
 		return local.Link{}, err
 	}
 	return l, nil

@@ -2,10 +2,10 @@ package local
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/linkmodel"
 )
 
 // defaultQueueLen is the per-endpoint bound on datagrams in flight to an
@@ -14,10 +14,6 @@ const defaultQueueLen = 256
 
 // maxQueueLen is the largest Config.QueueLen accepted.
 const maxQueueLen = 1 << 16
-
-// maxDelay bounds Latency, Jitter and ReorderDelay, to keep arithmetic on
-// delivery times far from overflow.
-const maxDelay = time.Hour
 
 // Config configures a Network. The zero value is a network with a perfect
 // default link (no delay, no loss), seed 0, on the wall clock.
@@ -120,55 +116,22 @@ func (c Config) validate() (Config, error) {
 	return c, nil
 }
 
-func checkProb(name string, p float64) error {
-	if math.IsNaN(p) || p < 0 || p > 1 {
-		return fmt.Errorf("%w: local: link: %s %v is outside [0, 1]", rollnet.ErrConfig, name, p)
-	}
-	return nil
-}
-
-func checkDelay(name string, d time.Duration) error {
-	if d < 0 || d > maxDelay {
-		return fmt.Errorf("%w: local: link: %s %v is outside [0, %v]", rollnet.ErrConfig, name, d, maxDelay)
-	}
-	return nil
-}
-
 // validate checks l and returns it with its defaults filled in.
 func (l Link) validate() (Link, error) {
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"Latency", l.Latency}, {"Jitter", l.Jitter}, {"ReorderDelay", l.ReorderDelay}} {
-		if err := checkDelay(d.name, d.v); err != nil {
-			return l, err
-		}
+	v, err := l.model().Validate()
+	if err != nil {
+		return l, err
 	}
-	if l.Jitter > l.Latency {
-		return l, fmt.Errorf("%w: local: link: Jitter %v exceeds Latency %v", rollnet.ErrConfig, l.Jitter, l.Latency)
-	}
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{
-		{"Loss", l.Loss}, {"Duplicate", l.Duplicate}, {"Reorder", l.Reorder},
-		{"Burst.Enter", l.Burst.Enter}, {"Burst.Leave", l.Burst.Leave}, {"Burst.Loss", l.Burst.Loss},
-	} {
-		if err := checkProb(p.name, p.v); err != nil {
-			return l, err
-		}
-	}
-	if l.Burst.Enter > 0 && l.Burst.Leave == 0 {
-		return l, fmt.Errorf("%w: local: link: Burst.Leave is 0 with Burst.Enter %v: the first bad spell would never end", rollnet.ErrConfig, l.Burst.Enter)
-	}
-	if l.Ordered && l.Reorder > 0 {
-		return l, fmt.Errorf("%w: local: link: Reorder %v on an Ordered link", rollnet.ErrConfig, l.Reorder)
-	}
-	if l.Burst.Loss == 0 {
-		l.Burst.Loss = 1
-	}
-	if l.ReorderDelay == 0 {
-		l.ReorderDelay = 2*l.Jitter + 20*time.Millisecond
-	}
+	l.Burst.Loss, l.ReorderDelay = v.BurstLoss, v.ReorderDelay
 	return l, nil
+}
+
+// model is l in the link model's terms.
+func (l Link) model() linkmodel.Link {
+	return linkmodel.Link{
+		Latency: l.Latency, Jitter: l.Jitter, ReorderDelay: l.ReorderDelay,
+		Loss: l.Loss, Duplicate: l.Duplicate, Reorder: l.Reorder,
+		BurstEnter: l.Burst.Enter, BurstLeave: l.Burst.Leave, BurstLoss: l.Burst.Loss,
+		Ordered: l.Ordered,
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/elapsed"
+	"github.com/rollnet/rollnet/internal/linkmodel"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -41,9 +42,9 @@ type dirKey struct{ from, to string }
 // link is the state of one direction from → to.
 type link struct {
 	from, to    string
-	own         bool  // model's link set by SetLink; otherwise the network default
-	model       Model // the fate of each datagram
-	last        int64 // latest delivery time queued, for Ordered
+	own         bool            // model's link set by SetLink; otherwise the network default
+	model       linkmodel.Model // the fate of each datagram
+	last        int64           // latest delivery time queued, for Ordered
 	partitioned bool
 	stats       Stats
 	lane        *lane  // this direction's lane in its receiver's queue
@@ -146,7 +147,7 @@ func (n *Network) SetLink(from, to string, l Link) error {
 	defer n.mu.Unlock()
 	lk := n.link(from, to)
 	lk.own = true
-	lk.model.set(l)
+	lk.model.Set(l.model())
 	return nil
 }
 
@@ -162,7 +163,7 @@ func (n *Network) SetDefaultLink(l Link) error {
 	n.cfg.Link = l
 	for _, lk := range n.order {
 		if !lk.own {
-			lk.model.set(l)
+			lk.model.Set(l.model())
 		}
 	}
 	return nil
@@ -223,8 +224,7 @@ func (n *Network) link(from, to string) *link {
 	k := dirKey{from, to}
 	lk := n.links[k]
 	if lk == nil {
-		lk = &link{from: from, to: to, model: Model{rng: rng{linkSeed(n.cfg.Seed, from, to)}}}
-		lk.model.set(n.cfg.Link)
+		lk = &link{from: from, to: to, model: linkmodel.New(n.cfg.Link.model(), linkmodel.Seed(n.cfg.Seed, from, to))}
 		n.links[k] = lk
 		n.order = append(n.order, lk)
 	}
@@ -263,7 +263,7 @@ func (n *Network) send(lk *link, dst *Endpoint, b []byte) {
 }
 
 func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
-	if lk.model.link.Ordered {
+	if lk.model.Link().Ordered {
 		at = max(at, lk.last)
 	}
 	if !lk.expects(dst) {

@@ -60,8 +60,8 @@
 //
 // RoomDialer.DialRoom (a transport.RoomDialer) and Dial join a signaling
 // server room and return a Transport that owns the connection; New
-// negotiates through a client.Client of signaling/client the caller keeps,
-// wrapped by NewSignalingAdapter. Hand the Transport to
+// negotiates through a client.Client of signaling/client the caller keeps.
+// Hand the Transport to
 // p2p.New once WaitPeers reports the opponents; both sides can seat
 // players from the sorted ids without exchanging a message. Config's zero
 // value suits the Internet with the ICE servers the signaling server hands

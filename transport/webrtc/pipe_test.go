@@ -80,7 +80,7 @@ func (p *pipe) deliver(e signalEvent) {
 }
 
 // newOn is New for any signaler: the tests' in-memory one, or a
-// SignalingAdapter.
+// signalingAdapter.
 func newOn(cfg Config, sig signaler) (*Transport, error) { return newTransport(cfg, sig, nil) }
 
 func (p *pipe) localID() string            { return p.id }

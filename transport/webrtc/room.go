@@ -62,7 +62,7 @@ func (d RoomDialer) DialRoom(ctx context.Context, room string, accept func(trans
 	if accept != nil {
 		cfg.Accept = accept
 	}
-	a := NewSignalingAdapter(sc)
+	a := newSignalingAdapter(sc, true)
 	t, err := newTransport(cfg, a, a)
 	if err != nil {
 		_ = a.Close()
@@ -75,7 +75,7 @@ func (d RoomDialer) DialRoom(ctx context.Context, room string, accept func(trans
 // dialed, or the one it chose for ""), for a Transport made by DialRoom,
 // Dial or New.
 func (t *Transport) Name() string {
-	if a, ok := t.sig.(*SignalingAdapter); ok {
+	if a, ok := t.sig.(*signalingAdapter); ok {
 		return a.c.Room()
 	}
 	return ""

@@ -5,7 +5,7 @@ import "context"
 // signaler is the rendezvous a Transport negotiates through: it names this
 // endpoint, tells who is already there and who joins or leaves, and carries
 // offers, answers and candidates to one peer. The signaling package's client
-// satisfies it through NewSignalingAdapter (or Dial); tests use an
+// satisfies it through signalingAdapter (New, Dial, RoomDialer); tests use an
 // in-memory one.
 type signaler interface {
 	// localID is this endpoint's identity; the Transport's Local.
@@ -25,7 +25,7 @@ type signaler interface {
 
 // candidateArrays is implemented by a signaler that knows which peers take
 // a candidate signal holding an array of candidates (signaling's protocol
-// version 2; SignalingAdapter implements it). The Transport sends a peer
+// version 2; signalingAdapter implements it). The Transport sends a peer
 // for which it reports false one candidate per signal, the
 // RTCIceCandidateInit a browser's onicecandidate gives, as version 1 of the
 // protocol carries them. With a signaler that does not implement it, every

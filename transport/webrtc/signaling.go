@@ -8,11 +8,12 @@ import (
 	"github.com/rollnet/rollnet/signaling/client"
 )
 
-// SignalingAdapter lets a Transport negotiate through a signaling client
+// signalingAdapter lets a Transport negotiate through a signaling client
 // (package signaling/client).
-// It pumps the client's events into its own channel until Close.
-type SignalingAdapter struct {
+// It pumps the client's events into its own channel until close.
+type signalingAdapter struct {
 	c    *client.Client
+	owns bool // close closes c
 	evs  chan signalEvent
 	stop chan struct{}
 	done chan struct{}
@@ -20,19 +21,19 @@ type SignalingAdapter struct {
 }
 
 var (
-	_ signaler        = (*SignalingAdapter)(nil)
-	_ candidateArrays = (*SignalingAdapter)(nil)
+	_ signaler        = (*signalingAdapter)(nil)
+	_ candidateArrays = (*signalingAdapter)(nil)
 )
 
 // signalQueue is the capacity of the adapter's events: the signaling
 // client's own event queue's (client.Config.EventQueue's default).
 const signalQueue = 64
 
-// NewSignalingAdapter wraps c. Close the adapter (which closes c) after the
-// Transport that uses it.
-func NewSignalingAdapter(c *client.Client) *SignalingAdapter {
-	a := &SignalingAdapter{
+// newSignalingAdapter wraps c; the adapter's Close closes c if owns.
+func newSignalingAdapter(c *client.Client, owns bool) *signalingAdapter {
+	a := &signalingAdapter{
 		c:    c,
+		owns: owns,
 		evs:  make(chan signalEvent, signalQueue),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
@@ -41,7 +42,7 @@ func NewSignalingAdapter(c *client.Client) *SignalingAdapter {
 	return a
 }
 
-func (a *SignalingAdapter) pump() {
+func (a *signalingAdapter) pump() {
 	defer close(a.done)
 	defer close(a.evs)
 	for {
@@ -86,28 +87,25 @@ func (a *SignalingAdapter) pump() {
 }
 
 // localID is the client's server-assigned id.
-func (a *SignalingAdapter) localID() string { return a.c.ID() }
+func (a *signalingAdapter) localID() string { return a.c.ID() }
 
-// Peers are the ids in the room when the client joined.
-func (a *SignalingAdapter) Peers() []string { return a.present() }
-
-func (a *SignalingAdapter) present() []string { return a.c.Peers() }
+func (a *signalingAdapter) present() []string { return a.c.Peers() }
 
 // events delivers the client's joins, leaves and signals.
-func (a *SignalingAdapter) events() <-chan signalEvent { return a.evs }
+func (a *signalingAdapter) events() <-chan signalEvent { return a.evs }
 
 // endErr is why the client's connection ended (nil while it is up).
-func (a *SignalingAdapter) endErr() error { return a.c.Err() }
+func (a *signalingAdapter) endErr() error { return a.c.Err() }
 
 // takesCandidateArrays reports whether peer speaks signaling's protocol
 // version 2, whose candidate signal may hold an array of candidates; a
 // peer of version 1 (or one that left) is sent one a signal.
-func (a *SignalingAdapter) takesCandidateArrays(peer string) bool {
+func (a *signalingAdapter) takesCandidateArrays(peer string) bool {
 	return a.c.PeerProtocol(peer) >= 2
 }
 
 // iceServers converts the list the server handed out at join.
-func (a *SignalingAdapter) iceServers() []ICEServer {
+func (a *signalingAdapter) iceServers() []ICEServer {
 	in := a.c.ICEServers()
 	out := make([]ICEServer, 0, len(in))
 	for _, s := range in {
@@ -121,7 +119,7 @@ func (a *SignalingAdapter) iceServers() []ICEServer {
 }
 
 // send relays s to peer to through the server.
-func (a *SignalingAdapter) send(ctx context.Context, to string, s signalMsg) error {
+func (a *signalingAdapter) send(ctx context.Context, to string, s signalMsg) error {
 	var kind client.SignalKind
 	switch s.Kind {
 	case signalOffer:
@@ -136,12 +134,15 @@ func (a *SignalingAdapter) send(ctx context.Context, to string, s signalMsg) err
 	return a.c.Send(ctx, to, client.Signal{Kind: kind, Payload: s.Payload})
 }
 
-// Close stops the pump and closes the client. It is idempotent.
-func (a *SignalingAdapter) Close() error {
+// Close stops the pump and closes the client if the adapter owns it. It is
+// idempotent.
+func (a *signalingAdapter) Close() error {
 	var err error
 	a.once.Do(func() {
 		close(a.stop)
-		err = a.c.Close()
+		if a.owns {
+			err = a.c.Close()
+		}
 		<-a.done
 	})
 	return err
@@ -158,7 +159,7 @@ func Dial(ctx context.Context, url string, cfg Config) (*Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := NewSignalingAdapter(c)
+	a := newSignalingAdapter(c, true)
 	t, err := newTransport(cfg, a, a)
 	if err != nil {
 		_ = a.Close()

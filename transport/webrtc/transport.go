@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -113,15 +114,22 @@ type peer struct {
 	pending   []candidate
 }
 
-// New starts a Transport that negotiates through sig, a signaling client
-// joined to a room. The peers already present offer to it; it offers to
-// every peer that joins later. New does not close sig (close it after the
+// New starts a Transport that negotiates through c, a signaling client
+// joined to a room; the Transport reads c's events from then on (read
+// none yourself). The peers already present offer to it; it offers to
+// every peer that joins later. New does not close c (close it after the
 // Transport); Close stops reading from it.
-func New(cfg Config, sig *SignalingAdapter) (*Transport, error) {
-	if sig == nil {
-		return nil, fmt.Errorf("%w: webrtc: no SignalingAdapter", rollnet.ErrConfig)
+func New(cfg Config, c *client.Client) (*Transport, error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: webrtc: no signaling client", rollnet.ErrConfig)
 	}
-	return newTransport(cfg, sig, nil)
+	a := newSignalingAdapter(c, false)
+	t, err := newTransport(cfg, a, a)
+	if err != nil {
+		_ = a.Close()
+		return nil, err
+	}
+	return t, nil
 }
 
 func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error) {

@@ -68,7 +68,7 @@ type options struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o options
 	fs := flag.NewFlagSet("rollnet-fleet", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // a flag error is one line, from main; -h prints usage to stdout
 	fs.IntVar(&o.hosts, "hosts", 3, "hosts to start")
 	fs.IntVar(&o.signals, "signals", 2, "signaling instances to start, on -addr's port and the next ones")
 	fs.IntVar(&o.capacity, "capacity", 4, "matches each host runs at once")
@@ -83,8 +83,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.room, "room", "r1", "with -play: the room (the players of a match agree on it)")
 	fs.IntVar(&o.frames, "frames", 300, "with -play: host states to apply (-1: play until the host is gone)")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "with -play: bound on connecting")
+	fs.Usage = func() {} // -h prints usage below, to stdout
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			usage(fs, stdout)
+			return err
+		}
+		return fmt.Errorf("%w: %v (rollnet-fleet -h lists the flags)", errUsage, err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -155,4 +160,56 @@ func play(ctx context.Context, o options, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "played %d host states\n", o.frames)
 	return nil
+}
+
+// usageText is what -h prints before the flags.
+const usageText = `usage: rollnet-fleet [flags]             run a local fleet until SIGINT or SIGTERM
+       rollnet-fleet -play [flags]       be a bot that asks a fleet for a match and plays it
+
+A fleet of authoritative hosts on this machine, in one process, for development: an
+embedded NATS server with JetStream, -signals signaling instances that place matches
+(rollnet-signal -fleet-secret-file in production) and -hosts hosts of the example game
+"court" (rollnet-host -fleet), all on loopback. It prints each instance's placement and
+view URLs, then runs until SIGINT or SIGTERM, when each host drains for -drain-deadline.
+
+  rollnet-fleet                                    2 instances on :8080, :8081; 3 hosts
+  rollnet-fleet -hosts 5 -capacity 2 -policy spread
+  rollnet-fleet -play -signal ws://127.0.0.1:8080 -room r1
+  curl -s http://127.0.0.1:8080/fleet              the hosts, their matches, the placements
+
+Exit status: 0 when stopped by a signal or the bot played its frames, 1 on a failure,
+2 on a usage error.
+`
+
+// flagGroups says under which heading -h lists each flag.
+var flagGroups = []struct {
+	heading string
+	names   []string
+}{
+	{"The local fleet:", []string{"hosts", "signals", "capacity", "policy", "addr", "nats-port", "version", "drain-deadline", "log-level"}},
+	{"With -play (a bot of court; -version is the client's):", []string{"play", "signal", "room", "frames", "timeout"}},
+}
+
+// usage prints usageText and fs's flags by group.
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, usageText)
+	listed := map[string]bool{}
+	for _, g := range flagGroups {
+		sub := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		for _, name := range g.names {
+			if f := fs.Lookup(name); f != nil {
+				sub.Var(f.Value, f.Name, f.Usage)
+				sub.Lookup(f.Name).DefValue = f.DefValue
+				listed[name] = true
+			}
+		}
+		fmt.Fprintf(w, "\n%s\n", g.heading)
+		sub.SetOutput(w)
+		sub.PrintDefaults()
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !listed[f.Name] {
+			panic("rollnet-fleet: flag -" + f.Name + " is in no usage group")
+		}
+	})
 }

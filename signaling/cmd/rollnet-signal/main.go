@@ -58,9 +58,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/natsauth"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
 )
@@ -154,6 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		proxies     prefixFlag
 		relay       relayFlags
 		natsURL     = fs.String("nats", "", "join the instances sharing rooms over this NATS (nats://HOST:4222, JetStream enabled); empty: a single instance")
+		natsAuth    natsauth.Flags
 		natsName    = fs.String("nats-name", def.Cluster.Name, "name of the set of instances on that NATS (bucket and subjects)")
 		fleetSecret = fs.String("fleet-secret-file", "", "with -nats: place matches on the fleet's hosts (POST "+fleet.PlacePath+", GET "+fleet.ViewPath+"), minting connect tokens with the secret in this file (the hosts' -token-secret-file)")
 		fleetPolicy = fs.String("fleet-policy", "fill", "with -fleet-secret-file: fill (the fullest host first) or spread (the emptiest first)")
@@ -164,6 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	)
 	fs.DurationVar(&cfg.Cluster.DeadAfter, "nats-dead-after", def.Cluster.DeadAfter, "an instance silent this long is dead: its clients leave their rooms")
 	relay.register(fs)
+	natsAuth.Register(fs)
 	fs.IntVar(&cfg.MaxRoomSize, "max-room", def.MaxRoomSize, "peers per room")
 	fs.IntVar(&cfg.MaxMessageSize, "max-message", def.MaxMessageSize, "bytes per incoming message")
 	fs.IntVar(&cfg.MessageRate, "rate", def.MessageRate, "messages per second per connection")
@@ -191,7 +193,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			"The join-token secret is read from $ROLLNET_SIGNAL_SECRET (unset: rooms are open).\n"+
 			"With $ROLLNET_TURN_SECRET (coturn's static-auth-secret), -turn servers given without\n"+
 			"-turn-user get short-lived credentials minted per client.\n\nFlags:")
-		fs.PrintDefaults()
+		natsauth.PrintDefaults(fs, stdout, "The NATS connection of -nats (credentials and TLS; see package fleet's trust model):")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -245,11 +247,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	defer closeRelay(rl, log)
 
+	if *natsURL == "" && natsAuth != (natsauth.Flags{}) {
+		return usageError{errors.New("the -nats-* connection flags need -nats")}
+	}
 	if *natsURL != "" {
-		nc, err := nats.Connect(*natsURL, nats.Name("rollnet-signal"), nats.MaxReconnects(-1),
-			nats.ReconnectWait(250*time.Millisecond), nats.Timeout(5*time.Second))
+		if err := natsAuth.Validate(*natsURL); err != nil {
+			return usageError{fmt.Errorf("-nats: %w", err)}
+		}
+		nc, err := natsAuth.Connect(*natsURL, "rollnet-signal")
 		if err != nil {
 			return fmt.Errorf("-nats %s: %w", *natsURL, err)
+		}
+		if natsAuth.Anonymous() {
+			log.Warn("NATS without credentials: whoever reaches that NATS can write the rooms and the fleet's bucket (see package fleet's trust model; -nats-creds, -nats-nkey or -nats-user)")
 		}
 		defer nc.Close()
 		cfg.NATS = nc
@@ -310,7 +320,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", client.ProtocolVersion,
-		"nats", *natsURL, "tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
+		"nats", *natsURL, "nats_auth", natsAuth.Auth(), "tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
 		"trusted_proxies", len(cfg.TrustedProxies))
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() && len(cfg.TrustedProxies) == 0 {
 		log.Warn("rollnet-signal listens on loopback without -trusted-proxy: behind a reverse proxy on this machine "+

@@ -1,4 +1,4 @@
-package local
+package linkmodel
 
 import (
 	"math/rand/v2"
@@ -16,13 +16,13 @@ func eagerNext(m *Model) Fate {
 	c := &m.link
 	lossP := c.Loss
 	if m.bad {
-		lossP = c.Burst.Loss
+		lossP = c.BurstLoss
 	}
-	if c.Burst.Enter > 0 {
+	if c.BurstEnter > 0 {
 		if m.bad {
-			m.bad = burst >= c.Burst.Leave
+			m.bad = burst >= c.BurstLeave
 		} else {
-			m.bad = burst < c.Burst.Enter
+			m.bad = burst < c.BurstEnter
 		}
 	}
 	if loss < lossP {
@@ -57,10 +57,11 @@ func TestModelSkipsDrawsExactly(t *testing.T) {
 			Duplicate: pick(0.3), Reorder: pick(0.3)}
 		l.Jitter = time.Duration(pick(1) * float64(l.Latency) * rng.Float64())
 		if rng.IntN(2) == 0 {
-			l.Burst = Burst{Enter: 0.1, Leave: 0.3, Loss: pick(0.8)}
+			l.BurstEnter, l.BurstLeave, l.BurstLoss = 0.1, 0.3, pick(0.8)
 		}
-		lazy, err := NewModel(l, rng.Uint64())
+		l, err := l.Validate()
 		require.NoError(t, err)
+		lazy := New(l, rng.Uint64())
 		eager := lazy
 		for i := range 500 {
 			if i%50 == 7 {

@@ -1,4 +1,4 @@
-package local
+package linkmodel
 
 // rng is splitmix64 (Steele, Lea and Flood, 2014): one uint64 of state, a
 // full-period 2^64 sequence that passes BigCrush. Each link direction owns
@@ -33,9 +33,4 @@ func fnv64(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
-}
-
-// linkSeed derives the seed of the link direction from → to.
-func linkSeed(seed uint64, from, to string) uint64 {
-	return mix64(seed ^ mix64(fnv64(from)) ^ mix64(mix64(fnv64(to))+1))
 }

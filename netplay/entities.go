@@ -1,0 +1,135 @@
+package netplay
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority/entity"
+	"github.com/rollnet/rollnet/rollback"
+)
+
+// EntityConfig is the entity mode of an authoritative match (the
+// Entities option of Host, Connect and HostOrConnect): the host runs the
+// whole world and sends each client the entities relevant to it, by
+// interest and priority within its budget (package authority/entity);
+// the client holds a mirror of them, predicts the entity its player
+// controls and draws the others at one render time. Every peer of a match
+// passes the same Capacity and Size (checked when a client joins).
+//
+// The world S keeps a table of Capacity entities: Slots returns its
+// []entity.Slot (spawned and despawned with entity.Spawn and Despawn), the
+// game's entities beside it indexed alike. On a client, State is a world
+// of the same type that holds only the entities relevant to it: netplay
+// sets their slots and decodes them (Decode); the rest of S is the
+// game's.
+type EntityConfig[S any, I comparable] struct {
+	// Capacity is the table's length, Size an entity's wire encoding in
+	// bytes (1 to 512).
+	Capacity, Size int
+	// Slots returns the world's entity table (len Capacity).
+	Slots func(s *S) []entity.Slot
+	// Encode writes the wire encoding of the live entity at index into
+	// dst (Size bytes): the game's quantization. The host's world keeps
+	// its exact values; a client compares encodings.
+	Encode func(s *S, dst []byte, index int)
+	// Decode writes into a client's world the entity at index as from +
+	// alpha×(to − from), two encodings (the same one, alpha 0, to set it
+	// as is).
+	Decode func(s *S, index int, from, to []byte, alpha float32)
+	// Interest appends to dst the indices of the entities relevant to
+	// the player in slot (an entity.Grid's AppendNear fits) and returns
+	// the extended slice.
+	Interest func(s *S, slot int, dst []int32) []int32
+	// Own is the index of the entity the player in slot controls, -1 for
+	// none: the host's answer is sent to that client with its state each
+	// tick, and the client predicts it.
+	Own func(s *S, slot int) int
+	// Predict steps, in a client's world, the entity the player in slot
+	// controls (at index) by one tick of its input: the client's
+	// prediction, compared with the host's encoding of the same input and
+	// redone from the host's values when they differ.
+	Predict func(s *S, slot, index int, in I)
+	// Priority, if set, is what an entity the player in slot has to be
+	// sent gains each tick beyond 1 (entity.HostConfig.Priority).
+	Priority func(s *S, slot, index int) float32
+	// BytesPerSecond is each client's budget for entities (0 means
+	// entity's default, 16,000), Linger the ticks an entity stays after
+	// it was last relevant (0 means 30).
+	BytesPerSecond, Linger int
+}
+
+// Option is an option of Host, Connect and HostOrConnect.
+type Option[S any, I comparable] struct {
+	entities *EntityConfig[S, I]
+}
+
+// Entities plays the match in the entity mode (EntityConfig).
+func Entities[S any, I comparable](cfg EntityConfig[S, I]) Option[S, I] {
+	return Option[S, I]{entities: &cfg}
+}
+
+// maxEntityPlayers is the most slots of an entity match (a hello says
+// the players in a byte).
+const maxEntityPlayers = 250
+
+// maxEntitySize is the largest entity encoding: a state message holds the
+// client's own entity and one record beside its headers in MaxDatagram.
+const maxEntitySize = 512
+
+// apply sets the options on a kind.
+func (k *kind[S, I]) apply(opts []Option[S, I]) error {
+	for _, o := range opts {
+		if o.entities == nil {
+			continue
+		}
+		if err := o.entities.check(); err != nil {
+			return err
+		}
+		ec := *o.entities
+		k.maxSeats = maxEntityPlayers
+		k.rejoin = 0 // an entity client joins afresh
+		switch k.mode {
+		case ModeHost:
+			k.choose = func(m *Match[S, I], _ bool) driver[S, I] { return newEntityHost(m, ec) }
+		case ModeClient:
+			k.choose = func(m *Match[S, I], _ bool) driver[S, I] { return newEntityClient(m, ec) }
+		default: // HostOrConnect
+			k.choose = func(m *Match[S, I], first bool) driver[S, I] {
+				if first {
+					return newEntityHost(m, ec)
+				}
+				m.cfg.LocalPlayers = 0
+				return newEntityClient(m, ec)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *EntityConfig[S, I]) check() error {
+	switch {
+	case c.Capacity <= 0 || c.Capacity > 1<<24:
+		return fmt.Errorf("%w: EntityConfig.Capacity %d, want 1 to 2^24", errConfig, c.Capacity)
+	case c.Size <= 0 || c.Size > maxEntitySize:
+		return fmt.Errorf("%w: EntityConfig.Size %d, want 1 to %d", errConfig, c.Size, maxEntitySize)
+	case c.Slots == nil || c.Encode == nil || c.Decode == nil || c.Interest == nil || c.Own == nil || c.Predict == nil:
+		return fmt.Errorf("%w: EntityConfig needs Slots, Encode, Decode, Interest, Own and Predict", errConfig)
+	case c.BytesPerSecond < 0 || c.Linger < 0:
+		return fmt.Errorf("%w: EntityConfig: negative BytesPerSecond or Linger", errConfig)
+	}
+	ti := reflect.TypeFor[I]()
+	if err := rollback.CheckType(ti); err != nil {
+		return fmt.Errorf("%w: input type: %w", errConfig, err)
+	}
+	if ti.Size() == 0 || ti.Size() > 32 {
+		return fmt.Errorf("%w: input type %s is %d bytes, want 1..32", errConfig, ti, ti.Size())
+	}
+	return nil
+}
+
+// inputSize is the wire size of I.
+func inputSize[I comparable]() int { return int(reflect.TypeFor[I]().Size()) }
+
+// entityFrame is a frame number for the Status.
+func entityFrame(tick uint32) rollnet.Frame { return rollnet.Frame(tick) }
