@@ -109,6 +109,8 @@ type Client[S any, I comparable] struct {
 	sure       []bool          // each baseline verified: its checksum, or a verified state's chain
 	wantFull   bool            // a full state is due: none taken on this connection, or no baseline left
 	newestHost rollnet.Frame
+	checked    rollnet.Frame // the newest state checked by its checksum
+	checkedSum uint32
 	reconciled rollnet.Frame
 	hostAck    rollnet.Frame // newest own input frame the host applied
 	asm        reassembler
@@ -191,6 +193,7 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 func (c *Client[S, I]) forget() {
 	c.started, c.wantFull = false, true
 	c.newestHost, c.reconciled, c.hostAck = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame
+	c.checked = rollnet.NoFrame
 	for i := range c.baseTags {
 		c.baseTags[i] = rollnet.NoFrame
 	}
@@ -282,6 +285,29 @@ func (c *Client[S, I]) HostState() (*S, rollnet.Frame) {
 		return nil, rollnet.NoFrame
 	}
 	return &c.base[int(c.newestHost)%baselineWindow], c.newestHost
+}
+
+// ConfirmedChecksum is the newest host state this client checked by its
+// checksum (the host's checksum equal to the state's as decoded): its
+// frame and checksum, the same as the host's ChecksumAt of that frame;
+// ok is false before the first. A game logs agreement from it the same
+// way in every mode.
+func (c *Client[S, I]) ConfirmedChecksum() (frame rollnet.Frame, sum uint32, ok bool) {
+	if c.checked == rollnet.NoFrame {
+		return 0, 0, false
+	}
+	return c.checked, c.checkedSum, true
+}
+
+// ChecksumAt is the checksum of the host's state at frame while the
+// client holds it verified (checked by its checksum, or the baseline of a
+// state that was); ErrOutOfWindow otherwise.
+func (c *Client[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
+	k := int(frame) % baselineWindow
+	if frame < 0 || c.baseTags[k] != frame || !c.sure[k] {
+		return 0, fmt.Errorf("%w: frame %d (a client holds the newest %d host states, the verified ones checked)", ErrOutOfWindow, frame, baselineWindow)
+	}
+	return rollback.Checksum(rollback.BytesOf(&c.base[k])), nil
 }
 
 // TimeScale is the rate to run the client's fixed step at: 1 plus the
@@ -581,6 +607,7 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	if m.Checked {
 		c.stats.StatesVerified++
 		c.verify(f)
+		c.checked, c.checkedSum = f, m.Checksum
 	}
 	c.newestHost = f
 	c.stats.StatesApplied++

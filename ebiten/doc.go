@@ -3,12 +3,20 @@
 // makes one netplay AdvanceFrame per Update, at TPS = the match's frame
 // rate (never a step inside a step). A whole game's netcode:
 //
+//	keys := rollebiten.KeyMap[Buttons]{ // Buttons: the game's input, a bit set
+//		{Bits: Left, Keys: []ebiten.Key{ebiten.KeyArrowLeft, ebiten.KeyA}},
+//		{Bits: Right, Keys: []ebiten.Key{ebiten.KeyArrowRight, ebiten.KeyD}},
+//	}
 //	err := rollebiten.Run(rollebiten.Config[World, Buttons]{
 //		Match:    netplay.Config{Signal: "ws://host:8080", Room: "friday", Players: 2},
+//		Init:     setup,    // func(*World): the state before frame 0
 //		Simulate: simulate, // func(*World, []Buttons, rollnet.Frame), deterministic
 //		Input:    keys.Reader(),
 //		Draw:     draw, // func(*ebiten.Image, *rollebiten.View[World])
 //	})
+//	if err != nil && !errors.Is(err, rollebiten.ErrInterrupted) {
+//		log.Fatal(err)
+//	}
 //
 // It lives in its own module (github.com/rollnet/rollnet/ebiten) so that
 // rollnet's packages never depend on Ebitengine or cgo; its package name
@@ -22,6 +30,14 @@
 // Match.Tokens set, a game started again in the same room comes back to
 // its seat, the overlay showing the replay's progress.
 //
+// # Quitting
+//
+// Run returns when the window is closed, when the game calls Game.Quit
+// (from Update's callbacks: a key, OnStop at Config.Frames, the end of
+// a round), or on SIGINT or SIGTERM (Ctrl-C in a terminal; Run then
+// returns ErrInterrupted). Each way it closes the match first, so the
+// other players see this one quit rather than go away.
+//
 // # Drawing
 //
 // Draw receives a View: in P2P (and for a spectator or a host) one state
@@ -31,8 +47,10 @@
 // overlay: the status while it says something (connecting, waiting for
 // whom, interrupted, away, rejoining with progress, desynced, ended) and
 // a network graph of the last 120 ticks (round trip, rollbacks per
-// second, frame advantage). HideStatus and HideGraph, or SetOverlay,
-// switch them off.
+// second, frame advantage). StatusBox and GraphBox place and size them
+// (PlaceOverlay at run time); HideStatus and HideGraph, or SetOverlay,
+// switch them off, and Game.Figures hands the graph's figures (and
+// Game.Status the status) to a game that draws them in its own HUD.
 //
 // # Input
 //

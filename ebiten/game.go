@@ -2,6 +2,11 @@ package rollebiten
 
 import (
 	"fmt"
+	"image"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -27,6 +32,11 @@ type Config[S any, I comparable] struct {
 	// Simulate advances the state by one frame from every player's input.
 	// It must be deterministic (netplay.Join's contract).
 	Simulate func(s *S, inputs []I, frame rollnet.Frame)
+	// Init, when set, sets the state before frame 0 (the zero S before
+	// it): once the session exists, before its first frame, on every
+	// peer and again on a player who rejoins. Like Simulate it must be
+	// deterministic, so that every peer starts from the same state.
+	Init func(s *S)
 	// Input reads this player's input once per Update (KeyMap.Reader, or
 	// the game's own); nil sends the zero input.
 	Input func() I
@@ -44,10 +54,21 @@ type Config[S any, I comparable] struct {
 	// graph (round trip, rollbacks per second, frame advantage).
 	// Game.SetOverlay switches them at run time.
 	HideStatus, HideGraph bool
+	// StatusBox places the status overlay: its text wraps to the box's
+	// width from its top left corner, on a shade as tall as the text.
+	// The zero Rectangle means the top of the screen, its full width.
+	// GraphBox places the network graph's bars (one pixel a tick, the
+	// newest at the right, three rows: round trip, rollbacks per second,
+	// frame advantage; each row's figure is written to the left of the
+	// box). The zero Rectangle means the bottom right corner, 120×42.
+	// Game.PlaceOverlay moves them at run time; Game.Figures hands the
+	// graph's figures to a game that draws its own HUD instead.
+	StatusBox, GraphBox image.Rectangle
 
 	// Frames, when positive, stops the match at that frame: Update makes
 	// no more steps, the last state stays on screen, and OnStop runs once
-	// (for tests and recordings; a player closes the window).
+	// (for tests and recordings; a player closes the window). OnStop may
+	// call Game.Quit to leave the match and end the game there.
 	Frames rollnet.Frame
 	OnStop func(g *Game[S, I])
 	// OnUpdate, when set, runs after every Update's step (to record
@@ -89,6 +110,11 @@ type Game[S any, I comparable] struct {
 	err     error
 	stopped bool
 	ov      overlay
+
+	quit     bool
+	closeErr error
+	sig      chan os.Signal // Run's: SIGINT or SIGTERM quits
+	signaled bool
 }
 
 // New starts the match (in the background: the overlay shows its
@@ -139,19 +165,34 @@ func New[S any, I comparable](cfg Config[S, I]) (*Game[S, I], error) {
 		return nil, err
 	}
 	g := &Game[S, I]{cfg: cfg, m: m}
+	if cfg.Init != nil {
+		m.OnSession(func() error {
+			cfg.Init(m.State())
+			return nil
+		})
+	}
 	g.view.Seat = -1
 	g.ov.init(cfg.Match.FrameRate, !cfg.HideStatus, !cfg.HideGraph)
+	g.ov.place(cfg.StatusBox, cfg.GraphBox)
 	return g, nil
 }
 
 // Run plays the game in a window (or the browser's canvas) until it is
-// closed or the match fails: New, the window, ebiten.RunGame, Close.
+// closed, the game calls Quit, the process is interrupted (SIGINT, as
+// Ctrl-C in a terminal, or SIGTERM) or the match fails: New, the window,
+// ebiten.RunGame, Close. Whichever way the player leaves, the match is
+// closed, so the others see this player quit (not go away). It returns
+// nil when the window was closed or the game quit, ErrInterrupted after
+// a signal, and the match's error when it failed.
 func Run[S any, I comparable](cfg Config[S, I]) error {
 	g, err := New(cfg)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	g.sig = make(chan os.Signal, 1)
+	signal.Notify(g.sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(g.sig)
 	ebiten.SetTPS(g.TPS())
 	ebiten.SetWindowSize(g.cfg.Width*g.cfg.Scale, g.cfg.Height*g.cfg.Scale)
 	if g.cfg.Title != "" {
@@ -161,7 +202,13 @@ func Run[S any, I comparable](cfg Config[S, I]) error {
 	if err := ebiten.RunGame(g); err != nil {
 		return err
 	}
-	return g.err
+	if g.err != nil {
+		return g.err
+	}
+	if g.signaled {
+		return ErrInterrupted
+	}
+	return g.closeErr
 }
 
 // TPS is the game's ticks per second: the match's frame rate.
@@ -179,12 +226,69 @@ func (g *Game[S, I]) Stopped() bool { return g.stopped }
 // SetOverlay shows or hides the status overlay and the network graph.
 func (g *Game[S, I]) SetOverlay(status, graph bool) { g.ov.status, g.ov.graph = status, graph }
 
-// Close leaves the match.
+// PlaceOverlay moves the status overlay and the network graph (see
+// Config.StatusBox and GraphBox; a zero Rectangle means its default).
+func (g *Game[S, I]) PlaceOverlay(status, graph image.Rectangle) { g.ov.place(status, graph) }
+
+// Figures is what the network graph shows for one tick, for a game that
+// draws them in its own HUD (with Config.HideGraph).
+type Figures struct {
+	RTT                time.Duration // the round trip the session measures
+	RollbacksPerSecond int           // rollbacks in the second up to this tick
+	FrameAdvantage     int           // frames ahead of the peer furthest behind (P2P)
+}
+
+// Figures is the network graph's figures at the i-th newest tick (0: the
+// last Update's), and false when there is no such tick (before the first
+// Update, or i at least 120, the ticks the graph keeps).
+func (g *Game[S, I]) Figures(i int) (Figures, bool) {
+	if i < 0 || i >= graphLen {
+		return Figures{}, false
+	}
+	s, ok := g.ov.at(i)
+	if !ok {
+		return Figures{}, false
+	}
+	return Figures{
+		RTT:                time.Duration(s.rtt) * time.Millisecond,
+		RollbacksPerSecond: int(g.ov.perSecond(i)),
+		FrameAdvantage:     int(s.advantage),
+	}, true
+}
+
+// Close leaves the match (the others see this player quit). Run calls
+// it; a game that calls New calls it when it is done.
 func (g *Game[S, I]) Close() error { return g.m.Close() }
 
+// Quit leaves the match, as Close does (the others see this player quit,
+// not go away), and ends the game: the next Update returns
+// ebiten.Termination, so ebiten.RunGame and Run return nil. Call it from
+// the game's goroutine (Update, Draw, Input, OnUpdate, OnStop); it is
+// safe to call more than once.
+func (g *Game[S, I]) Quit() {
+	if g.quit {
+		return
+	}
+	g.quit = true
+	g.closeErr = g.m.Close()
+}
+
+// Quitting reports whether Quit was called (or Run's signal arrived).
+func (g *Game[S, I]) Quitting() bool { return g.quit }
+
 // Update is ebiten.Game's: it reads the input and advances the match by
-// one AdvanceFrame. A fatal match error ends ebiten.RunGame with it.
+// one AdvanceFrame. A fatal match error ends ebiten.RunGame with it;
+// after Quit it returns ebiten.Termination.
 func (g *Game[S, I]) Update() error {
+	select {
+	case <-g.sig: // nil outside Run: never ready
+		g.signaled = true
+		g.Quit()
+	default:
+	}
+	if g.quit {
+		return ebiten.Termination
+	}
 	var in I
 	if g.cfg.Input != nil && !g.stopped {
 		in = g.cfg.Input()
@@ -215,6 +319,9 @@ func (g *Game[S, I]) step(in I) error {
 		if g.cfg.OnStop != nil {
 			g.cfg.OnStop(g)
 		}
+	}
+	if g.quit {
+		return ebiten.Termination
 	}
 	return nil
 }

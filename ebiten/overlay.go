@@ -2,6 +2,7 @@ package rollebiten
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"time"
 
@@ -32,7 +33,10 @@ type overlay struct {
 	ring          []sample // graphLen + tps samples: a second behind the oldest drawn
 	n             int      // samples written
 
+	statusBox, graphBox image.Rectangle // zero: the defaults (see Config)
+
 	key   statusKey
+	width int // the width the lines were wrapped to
 	lines []string
 	nums  [3]int32
 	label [3]string
@@ -52,6 +56,24 @@ func (o *overlay) init(tps int, status, graph bool) {
 	o.status, o.graph, o.tps = status, graph, tps
 	o.ring = make([]sample, graphLen+tps)
 	o.lines = make([]string, 0, 8)
+}
+
+// place sets where the status and the graph go (zero: their defaults).
+func (o *overlay) place(status, graph image.Rectangle) {
+	o.statusBox, o.graphBox = status.Canon(), graph.Canon()
+	o.width = 0 // wrap again
+}
+
+// boxes are the status's and the graph's boxes on screen.
+func (o *overlay) boxes(screen image.Rectangle) (status, graph image.Rectangle) {
+	status, graph = o.statusBox, o.graphBox
+	if status.Empty() {
+		status = screen
+	}
+	if graph.Empty() {
+		graph = image.Rect(screen.Max.X-graphLen-margin, screen.Max.Y-3*rowH-margin, screen.Max.X-margin, screen.Max.Y-margin)
+	}
+	return status, graph
 }
 
 // sample records one Update.
@@ -101,15 +123,16 @@ const (
 )
 
 func (o *overlay) draw(screen *ebiten.Image, st *netplay.Status) {
+	sb, gb := o.boxes(screen.Bounds())
 	if o.status {
-		o.drawStatus(screen, st)
+		o.drawStatus(screen, sb, st)
 	}
 	if o.graph && st.Phase != netplay.Connecting {
-		o.drawGraph(screen)
+		o.drawGraph(screen, gb)
 	}
 }
 
-func (o *overlay) drawStatus(screen *ebiten.Image, st *netplay.Status) {
+func (o *overlay) drawStatus(screen *ebiten.Image, box image.Rectangle, st *netplay.Status) {
 	k := statusKey{
 		phase: st.Phase, have: st.Have, need: st.Need, done: st.Done, total: st.Total,
 		waiting: st.Waiting, interrupted: st.Interrupted, out: st.Away,
@@ -120,14 +143,18 @@ func (o *overlay) drawStatus(screen *ebiten.Image, st *netplay.Status) {
 	if quiet {
 		return // a running match says nothing; a tick's wait shows in the graph
 	}
-	if k != o.key || len(o.lines) == 0 {
-		o.key = k
-		o.lines = wrap(o.lines[:0], st.String(), screen.Bounds().Dx()/charW-2)
+	if k != o.key || len(o.lines) == 0 || o.width != box.Dx() {
+		o.key, o.width = k, box.Dx()
+		o.lines = wrap(o.lines[:0], st.String(), (box.Dx()-2*margin)/charW)
 	}
-	h := len(o.lines)*lineH + 2*margin
-	vector.DrawFilledRect(screen, 0, 0, float32(screen.Bounds().Dx()), float32(h), overlayShade, false)
+	h := min(len(o.lines)*lineH+2*margin, box.Dy())
+	vector.DrawFilledRect(screen, float32(box.Min.X), float32(box.Min.Y), float32(box.Dx()), float32(h), overlayShade, false)
 	for i, l := range o.lines {
-		ebitenutil.DebugPrintAt(screen, l, margin, margin+i*lineH)
+		y := margin + i*lineH
+		if y+lineH > box.Dy() {
+			break // the box is full: the rest is cut
+		}
+		ebitenutil.DebugPrintAt(screen, l, box.Min.X+margin, box.Min.Y+y)
 	}
 }
 
@@ -151,11 +178,11 @@ func wrap(lines []string, text string, width int) []string {
 
 var graphNames = [3]string{"rtt %dms", "rb/s %d", "adv %+d"}
 
-func (o *overlay) drawGraph(screen *ebiten.Image) {
-	w, h := screen.Bounds().Dx(), screen.Bounds().Dy()
-	x0 := float32(w - graphLen - margin)
-	y0 := float32(h - 3*rowH - margin)
-	vector.DrawFilledRect(screen, x0-2, y0-2, graphLen+4, 3*rowH+4, overlayShade, false)
+func (o *overlay) drawGraph(screen *ebiten.Image, box image.Rectangle) {
+	x0, y0 := float32(box.Min.X), float32(box.Min.Y)
+	n := min(box.Dx(), graphLen) // ticks shown, one a pixel
+	rh := float32(box.Dy()) / 3  // a row's height
+	vector.DrawFilledRect(screen, x0-2, y0-2, float32(n)+4, float32(box.Dy())+4, overlayShade, false)
 	newest, _ := o.at(0)
 	now := [3]int32{newest.rtt, o.perSecond(0), newest.advantage}
 	for r := range 3 {
@@ -163,8 +190,8 @@ func (o *overlay) drawGraph(screen *ebiten.Image) {
 			o.nums[r] = now[r]
 			o.label[r] = fmt.Sprintf(graphNames[r], now[r])
 		}
-		base := y0 + float32(r*rowH) + rowH - 1
-		for i := range graphLen {
+		base := y0 + float32(r)*rh + rh - 1
+		for i := range n {
 			s, ok := o.at(i)
 			if !ok {
 				break
@@ -173,11 +200,11 @@ func (o *overlay) drawGraph(screen *ebiten.Image) {
 			if r == 1 {
 				v = o.perSecond(i)
 			}
-			bar := float32(min(abs(v), graphFull[r])) * (rowH - 2) / float32(graphFull[r])
+			bar := float32(min(abs(v), graphFull[r])) * (rh - 2) / float32(graphFull[r])
 			if bar < 1 && v != 0 {
 				bar = 1
 			}
-			vector.DrawFilledRect(screen, x0+float32(graphLen-1-i), base-bar, 1, bar, graphColors[r], false)
+			vector.DrawFilledRect(screen, x0+float32(n-1-i), base-bar, 1, bar, graphColors[r], false)
 		}
 		ebitenutil.DebugPrintAt(screen, o.label[r], int(x0)-len(o.label[r])*charW-margin, int(base)-lineH+2)
 	}

@@ -188,9 +188,11 @@ func (d *clientDriver[S, I]) playout() (a, b *S, alpha float64, ok bool) {
 }
 
 // checksum: none; the host checks the client's states for it.
-func (d *clientDriver[S, I]) checksum() (rollnet.Frame, uint32, bool) { return 0, 0, false }
+func (d *clientDriver[S, I]) checksum() (rollnet.Frame, uint32, bool) {
+	return d.c.ConfirmedChecksum()
+}
 
-func (d *clientDriver[S, I]) checksumAt(rollnet.Frame) (uint32, error) { return 0, errNoChecksum }
+func (d *clientDriver[S, I]) checksumAt(f rollnet.Frame) (uint32, error) { return d.c.ChecksumAt(f) }
 
 func (d *clientDriver[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	st := d.c.Stats()

@@ -3,6 +3,7 @@ package netplay_test
 import (
 	"context"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -12,7 +13,12 @@ import (
 	"github.com/rollnet/rollnet/signaling"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(entityClientEnv); spec != "" { // the test binary as another process
+		os.Exit(entityClientProcess(spec))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // World is the examples' game: two dots pushed by their players' buttons.
 type World struct {

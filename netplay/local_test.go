@@ -426,3 +426,28 @@ func TestHostileAppBytes(t *testing.T) {
 	require.EqualValues(t, 6, a.m.Stats().Malformed, "every malformed message counted (the roster from a stranger is ignored)")
 	require.NoError(t, errors.Join(a.err, b.err))
 }
+
+// An authoritative client logs agreement as a P2P player does: its
+// ConfirmedChecksum is a host state it checked, equal to the host's
+// checksum of that frame, and ChecksumAt gives it too.
+func TestClientConfirmedChecksum(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
+	h := l.add("h", host, netplay.Config{Players: 2}, "c")
+	c := l.add("c", connectTo, netplay.Config{Players: 2}, "h")
+	_, _, ok := c.m.ConfirmedChecksum()
+	require.False(t, ok, "none before the session")
+	l.until(600, "the client running past frame 120", func() bool { return c.st.Phase == netplay.Running && c.m.Frame() > 120 })
+	require.NoError(t, h.err)
+	require.NoError(t, c.err)
+	f, sum, ok := c.m.ConfirmedChecksum()
+	require.True(t, ok, "a client has agreed with its host by now")
+	require.Positive(t, f)
+	hs, err := h.m.ChecksumAt(f)
+	require.NoError(t, err)
+	require.Equal(t, hs, sum, "the host's checksum of frame %d", f)
+	cs, err := c.m.ChecksumAt(f)
+	require.NoError(t, err)
+	require.Equal(t, hs, cs)
+	_, err = c.m.ChecksumAt(f + 1000)
+	require.Error(t, err, "a frame the client does not hold")
+}

@@ -958,10 +958,14 @@ func (m *Match[S, I]) Close() error {
 	return err
 }
 
-// ConfirmedChecksum is the checksum of the newest frame every player's
-// inputs confirm and whose state is still held (the frame peers compare:
-// min(ConfirmedFrame, Frame-1)); ok is false before there is one, and for
-// an authoritative client (its host checks its states for it).
+// ConfirmedChecksum is the checksum of the newest frame whose state is
+// agreed and still held, the same way in every mode, so a game logs
+// agreement through one call: in P2P the newest frame every player's
+// inputs confirm (the frame peers compare: min(ConfirmedFrame, Frame-1));
+// for a spectator and a host, the newest frame simulated; for an
+// authoritative client, the newest host state it checked by the host's
+// checksum (equal to the host's ChecksumAt of that frame). ok is false
+// before there is one.
 func (m *Match[S, I]) ConfirmedChecksum() (frame rollnet.Frame, sum uint32, ok bool) {
 	if !m.built() {
 		return 0, 0, false
@@ -969,12 +973,12 @@ func (m *Match[S, I]) ConfirmedChecksum() (frame rollnet.Frame, sum uint32, ok b
 	return m.d.checksum()
 }
 
-// errNoChecksum: ChecksumAt before the session exists, and on an
-// authoritative client (its host checks its states for it).
-var errNoChecksum = errors.New("netplay: no checksums: no session yet, or an authoritative client")
+// errNoChecksum: ChecksumAt before the session exists.
+var errNoChecksum = errors.New("netplay: no checksums: no session yet")
 
 // ChecksumAt is the checksum of frame's state while it is held (P2P, once
-// every player's inputs confirm it; spectator; host); an error otherwise.
+// every player's inputs confirm it; spectator; host; an authoritative
+// client, for the host states it holds verified); an error otherwise.
 func (m *Match[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 	if !m.built() {
 		return 0, errNoChecksum

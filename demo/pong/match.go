@@ -2,12 +2,14 @@ package main
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rollnet/rollnet"
@@ -19,6 +21,7 @@ import (
 	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport/impair"
+	"github.com/rollnet/rollnet/transport/quic"
 )
 
 // The network modes' numbers.
@@ -252,14 +255,26 @@ func (m *netMatch) startLine() {
 			keep = "not kept (with -rejoin FILE a restarted client takes its paddle back)"
 		}
 		m.note = "rejoin token " + keep
-		m.logf("pong: rejoin token %s %s", text, keep)
+		m.logf("pong: rejoin token %s %s", tokenShown(text), keep)
 	}
+}
+
+// tokenShown is a rejoin token as the demo's lines show it, redacted as a
+// signaling URL's token= is: its version prefix, REDACTED, and a
+// fingerprint (the first four bytes of its SHA-256) that tells two tokens
+// apart without giving either away (a token takes its slot back, so it
+// must not reach a terminal, a log or a parent's output).
+func tokenShown(text []byte) string {
+	prefix, _, _ := strings.Cut(string(text), ".")
+	sum := sha256.Sum256(text)
+	return fmt.Sprintf("%s.REDACTED#%x", prefix, sum[:4])
 }
 
 // failed says a fatal error of netplay's in the demo's words.
 func (m *netMatch) failed(err error) error {
 	room := m.nm.Room()
 	var re *p2p.RejoinError
+	var se *authority.SettingsError
 	switch {
 	case errors.As(err, &re):
 		who := cmp.Or(m.nm.Name(1-m.nm.Seat()), "the "+sideName(1-m.nm.Seat())+" player")
@@ -268,6 +283,15 @@ func (m *netMatch) failed(err error) error {
 		return fmt.Errorf("pong: room %s is full: two players are in it; add -spectate to watch their match", room)
 	case errors.Is(err, netplay.ErrAuthorityRoom):
 		return fmt.Errorf("pong: room %s holds a dedicated host (pong host): join it with -mode authority", room)
+	case errors.Is(err, netplay.ErrP2PRoom):
+		return fmt.Errorf("pong: room %s holds a P2P match, not a host: join it without -mode authority", room)
+	case errors.Is(err, quic.ErrUntrusted):
+		return fmt.Errorf("pong: %s: its certificate is self-signed and no -pin was given: add -pin with the sha256 the host logged when it started (\"quic listening\")", m.o.connect)
+	case errors.Is(err, quic.ErrPinMismatch):
+		return fmt.Errorf("pong: %s: its certificate is not the one -pin names: compare -pin with the sha256 the host logged when it started (\"quic listening\"); another certificate may be someone else's", m.o.connect)
+	case errors.As(err, &se) && (se.Host.StateSize != se.Client.StateSize || se.Host.InputSize != se.Client.InputSize):
+		return fmt.Errorf("pong: the host in room %s runs another game than pong (a %d-byte state and %d-byte inputs, pong's are %d and %d): host pong with pong host, or rollnet-host -game pong",
+			room, se.Host.StateSize, se.Host.InputSize, se.Client.StateSize, se.Client.InputSize)
 	case errors.Is(err, netplay.ErrTimeout) && m.o.spectate && m.o.mode == modeP2P:
 		return fmt.Errorf("pong: room %s: no match in it within %v; a spectator joins once both players are", room, m.o.timeout)
 	case errors.Is(err, netplay.ErrTimeout) && m.next == math.MaxInt32 && m.mode() == netplay.ModeP2P: // nobody of its match answers: over

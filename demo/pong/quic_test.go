@@ -64,7 +64,8 @@ func TestConnectFlags(t *testing.T) {
 }
 
 // TestConnectWrongPin: a host whose certificate is not the pinned one is
-// a failure to connect, saying so.
+// a failure to connect, saying so without a hash to copy; without -pin,
+// it says to add one.
 func TestConnectWrongPin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two processes")
@@ -75,7 +76,12 @@ func TestConnectWrongPin(t *testing.T) {
 	c := startWatched(ctx, t, "-mode", "authority", "-headless", "-timeout", "5s", "-connect", "quic://"+m[1], "-pin", strings.Repeat("ab", 32))
 	out, status := c.end(t)
 	require.Equal(t, exitFailure, status, out)
-	require.Contains(t, out, "does not match the pinned SHA-256")
+	require.Contains(t, out, "its certificate is not the one -pin names")
+	require.NotRegexp(t, `[0-9a-f]{64}`, strings.ReplaceAll(out, strings.Repeat("ab", 32), ""), "no hash to copy but the one given")
+	c = startWatched(ctx, t, "-mode", "authority", "-headless", "-timeout", "5s", "-connect", "quic://"+m[1])
+	out, status = c.end(t)
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, "its certificate is self-signed and no -pin was given: add -pin")
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
 	_, status = host.end(t)
 	require.Equal(t, 0, status)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -101,7 +102,9 @@ func (w *watched) end(t *testing.T) (string, int) {
 	return w.out.String(), w.cmd.ProcessState.ExitCode()
 }
 
-var tokenLine = regexp.MustCompile(`pong: rejoin token (rn1\.[A-Za-z0-9_-]+)`)
+// tokenLine is a rejoin token's line: the token shown redacted, its
+// fingerprint telling it apart.
+var tokenLine = regexp.MustCompile(`pong: rejoin token (rn1\.REDACTED#[0-9a-f]{8}) `)
 
 // TestResumeAcrossProcesses: a client process killed (SIGKILL: it says
 // nothing) and started again with the token it kept (-rejoin FILE) gets its
@@ -121,11 +124,12 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	first := startWatched(ctx, t, append(args, "-frames", "-1", "-name", "cli", "-rejoin", file)...)
 	token := first.waitFor(ctx, t, tokenLine)[1]
 	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
-	_, _ = first.end(t)
+	firstOut, _ := first.end(t)
 
 	kept, err := os.ReadFile(file)
 	require.NoError(t, err)
-	require.Equal(t, token+"\n", string(kept), "-rejoin keeps the printed token")
+	require.Equal(t, token, tokenShown(bytes.TrimSpace(kept)), "-rejoin keeps the token printed redacted")
+	require.NotContains(t, firstOut, strings.TrimSpace(string(kept)), "the token is never printed")
 	// -frames counts its own frames: it leaves before its host's end.
 	again := startWatched(ctx, t, append(args, "-frames", "300", "-name", "cli", "-rejoin", file)...)
 	again.waitFor(ctx, t, regexp.MustCompile(`rejoined the host .*: its token taken, the same slot`))

@@ -49,7 +49,8 @@ type clientState struct {
 // Dial connects to the host at addr ("host:port"), runs the hello
 // exchange, and returns a Transport whose one peer is the host (its id is
 // Host()). It fails with ErrPinMismatch for a certificate other than
-// Config.PinSHA256, ErrRefused when the host does not admit this client,
+// Config.PinSHA256, ErrUntrusted for one that does not verify when no
+// hash is pinned, ErrRefused when the host does not admit this client,
 // or ctx's error.
 func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 	cfg, err := cfg.withDefaults()
@@ -99,16 +100,19 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 			if len(cs.PeerCertificates) == 0 {
 				return ErrPinMismatch
 			}
-			if got := sha256.Sum256(cs.PeerCertificates[0].Raw); got != pin {
-				return fmt.Errorf("%w: got %s", ErrPinMismatch, FormatHash(got))
+			if sha256.Sum256(cs.PeerCertificates[0].Raw) != pin {
+				return ErrPinMismatch
 			}
 			return nil
 		}
 	}
 	conn, err := c.paths[0].Dial(ctx, ra, tlsConf, t.quicConfig())
 	if err != nil {
-		if errors.Is(err, ErrPinMismatch) || errors.As(err, new(*tls.CertificateVerificationError)) {
-			return fail(fmt.Errorf("quic: dial %s: %w", addr, errors.Join(ErrPinMismatch, err)))
+		if errors.Is(err, ErrPinMismatch) {
+			return fail(fmt.Errorf("quic: dial %s: %w", addr, ErrPinMismatch))
+		}
+		if errors.As(err, new(*tls.CertificateVerificationError)) {
+			return fail(fmt.Errorf("quic: dial %s: %w (%w)", addr, ErrUntrusted, err))
 		}
 		if g := cfg.Grant; g != nil && tokenRefused(err) {
 			return fail(fmt.Errorf("quic: dial %s: %w: the host refused the connect token at the handshake: "+

@@ -4,8 +4,16 @@ import "errors"
 
 var (
 	// ErrPinMismatch is returned by Dial when the host's certificate is not
-	// the one Config.PinSHA256 names.
-	ErrPinMismatch = errors.New("quic: host certificate does not match the pinned SHA-256")
+	// the one Config.PinSHA256 names. The error does not show the
+	// certificate's hash: a hash to copy would let whoever answered in the
+	// host's place be pinned.
+	ErrPinMismatch = errors.New("quic: host certificate is not the pinned one (compare the pin with the SHA-256 the host logged when it started)")
+
+	// ErrUntrusted is returned by Dial when no SHA-256 is pinned
+	// (Config.PinSHA256 zero) and the host's certificate does not verify
+	// against Config.RootCAs (or the system's roots): a self-signed one, as
+	// a host makes by default, needs its SHA-256 pinned.
+	ErrUntrusted = errors.New("quic: host certificate not trusted: no SHA-256 pinned, and no known authority signed it (pin the SHA-256 the host logged when it started)")
 
 	// ErrRefused is returned by Dial when the host did not admit this
 	// client: after the handshake (a connect token shown with another key,

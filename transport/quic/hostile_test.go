@@ -159,8 +159,11 @@ func TestHandshakeRefusals(t *testing.T) {
 
 	_, err = Dial(ctx, h.Addr().String(), Config{PinSHA256: [32]byte{1}})
 	require.ErrorIs(t, err, ErrPinMismatch)
+	require.NotContains(t, err.Error(), FormatHash(h.CertHash()), "no hash to copy from whoever answered")
+	require.NotErrorIs(t, err, ErrUntrusted)
 	_, err = Dial(ctx, h.Addr().String(), Config{}) // no pin: the self-signed certificate does not verify
-	require.ErrorIs(t, err, ErrPinMismatch)
+	require.ErrorIs(t, err, ErrUntrusted)
+	require.NotErrorIs(t, err, ErrPinMismatch, "nothing was pinned")
 	require.Empty(t, h.Peers(nil))
 }
 

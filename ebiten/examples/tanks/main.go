@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -41,6 +42,7 @@ func main() {
 	cfg := rollebiten.Config[World, Buttons]{
 		Match:    netplay.Config{Signal: *signal, Room: *room, Name: *name, Players: *players},
 		Mode:     modes[*mode],
+		Init:     func(w *World) { *w = NewWorld(*players) },
 		Simulate: Simulate, Input: keys.Reader(), Draw: Draw, Title: "tanks",
 	}
 	if *mode == "listen" {
@@ -50,7 +52,12 @@ func main() {
 		cfg.Match.Tokens = netplay.FileStore{Path: *tokens}
 	}
 	hooks(&cfg)
-	if err := rollebiten.Run(cfg); err != nil {
+	err := rollebiten.Run(cfg)
+	if errors.Is(err, rollebiten.ErrInterrupted) { // Ctrl-C: the match was left cleanly
+		fmt.Fprintln(os.Stderr, "tanks: interrupted: left the match")
+		return
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "tanks:", signalurl.RedactError(err, *signal))
 		os.Exit(1)
 	}

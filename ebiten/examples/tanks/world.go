@@ -72,9 +72,6 @@ func NewWorld(players int) World {
 
 // Simulate advances the world by one frame from every player's buttons.
 func Simulate(w *World, in []Buttons, _ rollnet.Frame) {
-	if w.Players == 0 { // the zero World: the session's initial state
-		*w = NewWorld(len(in))
-	}
 	for i := range min(len(in), int(w.Players)) {
 		w.Tanks[i].drive(in[i], int32(i), w)
 	}

@@ -1,0 +1,61 @@
+package rollebiten
+
+import (
+	"image"
+	"os"
+	"testing"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// The overlay's boxes: the defaults (the top of the screen; the graph at
+// the bottom right) and a game's own.
+func TestOverlayBoxes(t *testing.T) {
+	screen := image.Rect(0, 0, 320, 240)
+	var o overlay
+	o.init(60, true, true)
+	st, gr := o.boxes(screen)
+	require.Equal(t, screen, st, "the status: the whole width, from the top")
+	require.Equal(t, image.Rect(320-120-4, 240-42-4, 316, 236), gr, "the graph: 120×42 at the bottom right")
+
+	o.place(image.Rect(200, 10, 10, 60), image.Rect(0, 0, 60, 30))
+	st, gr = o.boxes(screen)
+	require.Equal(t, image.Rect(10, 10, 200, 60), st, "a game's box, made canonical")
+	require.Equal(t, image.Rect(0, 0, 60, 30), gr)
+}
+
+// wrap fits the status to its box's width.
+func TestWrap(t *testing.T) {
+	lines := wrap(nil, "interrupted: bob not heard from, declared gone in 4.5s", 20)
+	for _, l := range lines {
+		require.LessOrEqual(t, len(l), 20, "%q", l)
+	}
+	require.Equal(t, "interrupted: bob not", lines[0])
+}
+
+// Run's signal quits the game: the match closed, Update ending the game,
+// and Run reporting ErrInterrupted.
+func TestSignalQuits(t *testing.T) {
+	n, err := local.NewNetwork(local.Config{Seed: 1})
+	require.NoError(t, err)
+	ep, err := n.Endpoint("a")
+	require.NoError(t, err)
+	g, err := New(Config[int, uint8]{
+		Match:    netplay.Config{Transport: ep, Peers: []transport.Peer{"b"}, Players: 2},
+		Simulate: func(*int, []uint8, rollnet.Frame) {}, Draw: func(*ebiten.Image, *View[int]) {},
+	})
+	require.NoError(t, err)
+	defer g.Close()
+	g.sig = make(chan os.Signal, 1)
+	require.NoError(t, g.Update(), "no signal: the game goes on")
+	g.sig <- os.Interrupt
+	require.ErrorIs(t, g.Update(), ebiten.Termination)
+	require.True(t, g.signaled && g.Quitting())
+	require.ErrorIs(t, g.Match().Close(), nil, "the match is closed already")
+}
