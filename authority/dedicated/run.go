@@ -209,6 +209,7 @@ func Run(ctx context.Context, name string, games []Game, args []string, logs io.
 	st := h.Stats()
 	log.Info("stopped", "frame", st.Frame, "joined", st.Joined, "resumed", st.Rejoined, "expired", st.Expired,
 		"hellos_refused", st.HellosRefused, "hellos_dropped", st.HellosDropped, "unknown_packets", st.UnknownPackets)
+	ts.logSends(log)
 	return err
 }
 

@@ -112,7 +112,24 @@ type hostTransports struct {
 	room   string // the room's name (the game's settings derive from it)
 	join   string // the room's join URL; empty without WebRTC
 	id     string // the host's id in the room
+	rtc    *webrtc.Transport
+	qt     *quic.Transport
 	closes []func() error
+}
+
+// logSends logs what each transport did with the host's datagrams: sent,
+// superseded by a newer one of their kind, dropped as stale or refused.
+func (h *hostTransports) logSends(log *slog.Logger) {
+	if h.rtc != nil {
+		st := h.rtc.Stats()
+		log.Info("sends", "transport", "webrtc", "sent", st.PacketsSent, "superseded", st.SendsSuperseded,
+			"stale", st.SendsStale, "skipped", st.SendsSkipped, "not_open", st.SendsNotOpen, "errors", st.SendErrors)
+	}
+	if h.qt != nil {
+		st := h.qt.Stats()
+		log.Info("sends", "transport", "quic", "sent", st.PacketsSent, "superseded", st.SendsSuperseded,
+			"stale", st.SendsStale, "skipped", st.SendsSkipped, "errors", st.SendErrors)
+	}
 }
 
 func (h *hostTransports) close() {
@@ -152,7 +169,7 @@ func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logg
 			return fail(err)
 		}
 		h.closes = append(h.closes, rtc.Close)
-		h.room, h.id = sc.Room(), sc.ID()
+		h.room, h.id, h.rtc = sc.Room(), sc.ID(), rtc
 		parts = append(parts, rtc)
 	}
 	if o.q.addr != "" {
@@ -161,6 +178,7 @@ func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logg
 			return fail(err)
 		}
 		h.closes = append(h.closes, qt.Close)
+		h.qt = qt
 		if h.id == "" {
 			h.id = string(qt.Local())
 		}

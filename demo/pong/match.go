@@ -511,9 +511,18 @@ func (m *netMatch) extra() (out []string) {
 				qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, resyncs, m.heldFrames))
 	}
 	if rtc := m.nm.WebRTC(); rtc != nil {
-		if st := rtc.Stats(); st.SendsSkipped+st.ReceivesDropped+st.SendErrors > 0 {
-			out = append(out, fmt.Sprintf("WebRTC dropped      %d sends (channel above its threshold), %d receives (queue full), %d send errors",
-				st.SendsSkipped, st.ReceivesDropped, st.SendErrors))
+		if st := rtc.Stats(); st.SendsSkipped+st.SendsStale+st.ReceivesDropped+st.SendErrors > 0 {
+			out = append(out, fmt.Sprintf("WebRTC dropped      %d sends (%d stale, %d bulk refused), %d receives (queue full), %d send errors",
+				st.SendsSkipped+st.SendsStale, st.SendsStale, st.SendsSkipped, st.ReceivesDropped, st.SendErrors))
+		}
+		if st := rtc.Stats(); st.SendsSuperseded > 0 {
+			out = append(out, fmt.Sprintf("WebRTC superseded   %d sends by newer ones of their kind (channel above its threshold)", st.SendsSuperseded))
+		}
+	}
+	if qt, ok := m.nm.Transport().(*quic.Transport); ok { // a client of a dedicated host, not impaired
+		if st := qt.Stats(); st.SendsSkipped+st.SendsStale+st.SendsSuperseded+st.ReceivesDropped+st.SendErrors > 0 {
+			out = append(out, fmt.Sprintf("QUIC dropped        %d sends (%d stale, %d bulk refused), %d superseded by newer ones of their kind, %d receives (queue full), %d send errors",
+				st.SendsSkipped+st.SendsStale, st.SendsStale, st.SendsSkipped, st.SendsSuperseded, st.ReceivesDropped, st.SendErrors))
 		}
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -42,7 +43,7 @@ func TestAllocsPerDatagram(t *testing.T) {
 	tr := newTransport(cfg)
 	defer tr.Close()
 	ctx, stop := context.WithCancel(context.Background())
-	p := &peer{id: "b", conn: nopConn{}, out: newSendRing(cfg.BulkQueueLen), ctx: ctx, stop: stop}
+	p := &peer{id: "b", conn: nopConn{}, out: sendqueue.New(cfg.BulkQueueLen), ctx: ctx, stop: stop}
 	tr.peers[p.id] = p
 	p.lane = tr.q.Lane(p.id)
 
@@ -59,7 +60,7 @@ func TestAllocsPerDatagram(t *testing.T) {
 			t.Fatal(taken, err)
 		}
 		for range 2 {
-			if n, ok := p.out.pop(buf); !ok || n != len(pkt) {
+			if n, _, ok := p.out.Pop(buf, 0); !ok || n != len(pkt) {
 				t.Fatal("send ring lost a datagram")
 			}
 		}

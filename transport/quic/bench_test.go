@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -86,7 +87,7 @@ func BenchmarkSendReceive(b *testing.B) {
 	tr := newTransport(cfg)
 	defer tr.Close()
 	ctx, stop := context.WithCancel(context.Background())
-	p := &peer{id: "b", conn: nopConn{}, out: newSendRing(cfg.BulkQueueLen), ctx: ctx, stop: stop}
+	p := &peer{id: "b", conn: nopConn{}, out: sendqueue.New(cfg.BulkQueueLen), ctx: ctx, stop: stop}
 	tr.peers[p.id] = p
 	p.lane = tr.q.Lane(p.id)
 	pkt := make([]byte, 64)
@@ -95,7 +96,7 @@ func BenchmarkSendReceive(b *testing.B) {
 	b.SetBytes(int64(len(pkt)))
 	for b.Loop() {
 		_ = tr.Send("b", pkt)
-		n, _ := p.out.pop(buf)
+		n, _, _ := p.out.Pop(buf, 0)
 		tr.rc.Received(tr.q, p.lane, buf[:n])
 		_, _, _ = tr.Receive(buf)
 	}

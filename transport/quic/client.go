@@ -15,6 +15,7 @@ import (
 
 	quicgo "github.com/quic-go/quic-go"
 
+	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -134,7 +135,7 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 	}
 	t.local, c.host = w.you, w.host
 	pctx, stop := context.WithCancel(t.ctx)
-	p := &peer{id: w.host, conn: quicConn{conn}, out: newSendRing(cfg.BulkQueueLen), ctx: pctx, stop: stop}
+	p := &peer{id: w.host, conn: quicConn{conn}, out: sendqueue.New(cfg.BulkQueueLen), ctx: pctx, stop: stop}
 	t.addPeer(p)
 	return t, nil
 }

@@ -44,9 +44,8 @@ type Config struct {
 	QueueLen int
 
 	// SendQueueLen is the number of datagrams Send lets wait for a peer's
-	// connection; past it Send drops (and counts) the datagram, as a lost
-	// one: after a stall nothing stale is flushed. 0 means
-	// 8.
+	// connection; past it a datagram supersedes the oldest waiting one of
+	// its kind, or else pushes out the oldest (see Send). 0 means 8.
 	SendQueueLen int
 
 	// BulkQueueLen is SendQueueLen for SendBulk. 0 means

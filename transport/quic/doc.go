@@ -37,10 +37,13 @@
 //   - Send never blocks: it copies the datagram into the peer's send ring
 //     (Config.BulkQueueLen slots allocated once) and the peer's send loop
 //     hands it to quic-go, whose SendDatagram blocks once it holds 32.
-//     Send drops and counts a datagram that finds Config.SendQueueLen
-//     waiting (8 by default: after a stall nothing stale is flushed);
-//     SendBulk waits behind up to BulkQueueLen and says whether it took
-//     the datagram.
+//     A datagram that finds Config.SendQueueLen waiting (8 by default)
+//     supersedes the oldest waiting one of its kind (the same first byte,
+//     a rollnet message's type: the newest state matters, not the first),
+//     or else pushes out the oldest; the send loop drops what waited over
+//     250 ms, so that after a stall nothing stale is flushed. SendBulk
+//     waits behind up to BulkQueueLen and says whether it took the
+//     datagram. (internal/sendqueue, shared with transport/webrtc.)
 //   - Received datagrams are copied into the fair queue of
 //     internal/recvqueue (Config.QueueLen slots, one lane per peer, round
 //     robin, longest lane drops when full), the queue transport/webrtc

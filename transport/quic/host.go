@@ -20,6 +20,7 @@ import (
 	"github.com/quic-go/quic-go/qlog"
 	"github.com/quic-go/quic-go/qlogwriter"
 
+	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -446,7 +447,7 @@ func (h *hostState) admit(a admitting) {
 		return
 	}
 	pctx, stop := context.WithCancel(a.ctx)
-	p := &peer{id: id, conn: a.conn, out: newSendRing(t.cfg.BulkQueueLen), ctx: pctx, stop: stop, slot: slot}
+	p := &peer{id: id, conn: a.conn, out: sendqueue.New(t.cfg.BulkQueueLen), ctx: pctx, stop: stop, slot: slot}
 	if slot != nil {
 		h.mu.Lock()
 		if slot.unknown && !slot.released {

@@ -5,8 +5,10 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -16,9 +18,18 @@ type Stats struct {
 	BytesSent       uint64
 	PacketsReceived uint64 // datagrams queued for Receive
 	BytesReceived   uint64
-	// SendsSkipped counts datagrams Send (or SendBulk) dropped because
-	// Config.SendQueueLen (BulkQueueLen) datagrams already waited.
+	// SendsSkipped counts datagrams SendBulk refused because
+	// Config.BulkQueueLen datagrams already waited, and those Send refused
+	// because its queue was full of a bulk transfer's.
 	SendsSkipped uint64
+	// SendsSuperseded counts datagrams never sent because a newer one of
+	// their kind (their first byte: a rollnet message's type) was sent
+	// while Config.SendQueueLen datagrams waited.
+	SendsSuperseded uint64
+	// SendsStale counts datagrams dropped unsent for their age: pushed out
+	// of a full queue by a datagram of another kind, or found waiting
+	// since more than 250 ms by the send loop.
+	SendsStale uint64
 	// SendErrors counts datagrams the connection refused (closing, or a
 	// path whose packets were too small for them).
 	SendErrors uint64
@@ -66,6 +77,7 @@ type Stats struct {
 
 type counters struct {
 	packetsSent, bytesSent, sendsSkipped, sendErrors    atomic.Uint64
+	sendsSuperseded, sendsStale                         atomic.Uint64
 	receivesOversize, packetsDropped, packetsDroppedDoS atomic.Uint64
 	connsRefusedAddr, connsRefusedFull, hellosBad       atomic.Uint64
 	peersAdmitted, tokensMissing, connsRefusedAdmit     atomic.Uint64
@@ -79,6 +91,7 @@ type counters struct {
 type Transport struct {
 	cfg   Config
 	local transport.Peer
+	start time.Time // the send queues' clock: nanoseconds since then
 	q     *recvqueue.Queue
 	rc    recvqueue.Counters
 	c     counters
@@ -101,7 +114,7 @@ type peer struct {
 	id   transport.Peer
 	conn datagramConn
 	lane *recvqueue.Lane
-	out  *sendRing
+	out  *sendqueue.Queue
 	ctx  context.Context // cancelled when the peer is gone
 	stop context.CancelFunc
 	gone error     // guarded by Transport.mu
@@ -122,6 +135,7 @@ func newTransport(cfg Config) *Transport {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &Transport{
 		cfg:    cfg,
+		start:  time.Now(),
 		q:      recvqueue.New(cfg.QueueLen),
 		ctx:    ctx,
 		cancel: cancel,
@@ -137,8 +151,10 @@ func (t *Transport) Local() transport.Peer { return t.local }
 
 // Send copies b into the peer's send queue and returns at once; the
 // peer's send loop hands it to the connection. A datagram that finds
-// Config.SendQueueLen datagrams waiting is dropped and counted: it returns
-// nil, as a datagram lost on the wire would.
+// Config.SendQueueLen datagrams waiting supersedes the oldest waiting one
+// of its kind (the same first byte), or else pushes out the oldest; the
+// send loop drops what waited more than 250 ms. Both are counted (see
+// Stats), and Send returns nil, as for a datagram lost on the wire.
 func (t *Transport) Send(to transport.Peer, b []byte) error {
 	_, err := t.send(to, b, t.cfg.SendQueueLen)
 	return err
@@ -150,9 +166,11 @@ func (t *Transport) Send(to transport.Peer, b []byte) error {
 // whether it was taken, so that the sender stops its burst at the first
 // one dropped and sends it again later.
 func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	return t.send(to, b, t.cfg.BulkQueueLen)
+	return t.send(to, b, -t.cfg.BulkQueueLen)
 }
 
+// send queues b for to: as a bulk datagram behind at most -limit when
+// limit is negative.
 func (t *Transport) send(to transport.Peer, b []byte, limit int) (bool, error) {
 	t.mu.RLock()
 	if t.closed {
@@ -173,12 +191,28 @@ func (t *Transport) send(to transport.Peer, b []byte, limit int) (bool, error) {
 		return false, transport.ErrPeerGone
 	}
 	t.mu.RUnlock()
-	if !p.out.push(b, limit) {
+	now := t.now()
+	if limit < 0 {
+		if !p.out.PushBulk(b, -limit, now) {
+			t.c.sendsSkipped.Add(1)
+			return false, nil
+		}
+		return true, nil
+	}
+	switch p.out.Push(b, limit, now) {
+	case sendqueue.Superseded:
+		t.c.sendsSuperseded.Add(1)
+	case sendqueue.PushedOut:
+		t.c.sendsStale.Add(1)
+	case sendqueue.Refused:
 		t.c.sendsSkipped.Add(1)
 		return false, nil
 	}
 	return true, nil
 }
+
+// now is the send queues' clock.
+func (t *Transport) now() int64 { return int64(time.Since(t.start)) }
 
 // Receive copies the oldest received datagram of the next peer in turn into
 // buf (peers are taken round robin). It never blocks.
@@ -232,6 +266,8 @@ func (t *Transport) Stats() Stats {
 		PacketsReceived:    t.rc.PacketsReceived.Load(),
 		BytesReceived:      t.rc.BytesReceived.Load(),
 		SendsSkipped:       t.c.sendsSkipped.Load(),
+		SendsSuperseded:    t.c.sendsSuperseded.Load(),
+		SendsStale:         t.c.sendsStale.Load(),
 		SendErrors:         t.c.sendErrors.Load(),
 		ReceivesDropped:    t.rc.Dropped.Load(),
 		ReceivesUnexpected: t.rc.Unexpected.Load(),
@@ -377,10 +413,13 @@ func (t *Transport) sendLoop(p *peer) {
 		select {
 		case <-p.ctx.Done():
 			return
-		case <-p.out.wake:
+		case <-p.out.Wake:
 		}
 		for {
-			n, ok := p.out.pop(buf)
+			n, stale, ok := p.out.Pop(buf, t.now()-int64(sendqueue.MaxAge))
+			if stale > 0 {
+				t.c.sendsStale.Add(uint64(stale))
+			}
 			if !ok {
 				break
 			}

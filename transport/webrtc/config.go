@@ -39,8 +39,9 @@ type Config struct {
 	ICEServers []ICEServer
 
 	// SendThreshold is the data channel's buffered amount, in bytes, above
-	// which Send skips (and counts) a datagram instead of queueing it behind
-	// SCTP congestion control. 0 means 256 B: after a
+	// which Send keeps a datagram in its own short queue (where a newer
+	// one of its kind supersedes it; see Transport.Send) instead of
+	// queueing it behind SCTP congestion control. 0 means 256 B: after a
 	// blackout nothing seconds old is flushed to the peer.
 	SendThreshold int
 

@@ -104,6 +104,11 @@ func (t *Transport) watch(p *peer, c *conn) {
 	})
 	c.pc.OnConnectionStateChange(func(s pion.PeerConnectionState) { t.stateChanged(p, s.String()) })
 	c.dc.OnOpen(func() { t.opened(p) })
+	// SCTP counts a datagram buffered until the peer acknowledges it: the
+	// datagrams Send kept waiting go as soon as an acknowledgement brings
+	// the amount down to SendThreshold, not at the next Send.
+	c.dc.SetBufferedAmountLowThreshold(uint64(t.cfg.SendThreshold))
+	c.dc.OnBufferedAmountLow(func() { t.flushWaiting(p) })
 }
 
 // describe creates the local offer (or answer) and sets it; step names

@@ -25,9 +25,14 @@
 //     datagram in this package (pion allocates inside DTLS and SCTP).
 //   - Send never blocks. It refuses datagrams over transport.MaxDatagram
 //     (transport.ErrTooLarge), and drops and counts one when the peer's
-//     channel is not open yet or holds more than Config.SendThreshold bytes
-//     (256 by default): after a blackout, seconds-old inputs are not flushed
-//     to the peer. SendBulk, for the datagrams of a bulk transfer (the
+//     channel is not open yet. One that finds the channel holding more
+//     than Config.SendThreshold bytes (256 by default) waits in a queue of
+//     four (internal/sendqueue, shared with transport/quic) until the
+//     peer's acknowledgements bring the channel down to it: there a newer
+//     datagram of its kind supersedes it (the newest
+//     state matters, not the first), and one that waited over 250 ms is
+//     dropped as stale, so that after a blackout seconds-old inputs are
+//     not flushed to the peer. SendBulk, for the datagrams of a bulk transfer (the
 //     session feeding a peer that catches up), queues up to
 //     Config.BulkThreshold (64 KiB) instead and says whether it took the
 //     datagram, so that the sender stops its burst there.
@@ -71,7 +76,7 @@
 // PeerInfo names the candidate pair ICE selected: its Path ("direct",
 // "stun" through a NAT's mapping, "relay" through TURN) and the
 // protocol of this end's first hop ("tcp" when TURN runs over TCP because
-// UDP is blocked). A reflexive pair may be selected 100 ms after ICE's
+// UDP is blocked). A reflexive pair may be selected 250 ms after ICE's
 // checks start and a relay pair 1 s after (Config.ICEReflexiveWait,
 // ICERelayWait). Measured through kernel NATs in network namespaces
 // (internal/netlab): two players behind NATs that can be punched open

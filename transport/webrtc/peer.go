@@ -134,7 +134,7 @@ func (t *Transport) lookup(id transport.Peer, create bool) *peer {
 	if len(t.peers) >= t.cfg.MaxPeers && !t.evictGoneLocked() {
 		return nil
 	}
-	p := &peer{id: id}
+	p := newPeer(id)
 	t.peers[id] = p
 	return p
 }
@@ -252,7 +252,8 @@ func (t *Transport) answer(id transport.Peer, payload []byte) {
 		}
 		old := p
 		old.gone, old.rw = errReplaced, nil
-		p = &peer{id: id, pending: old.pending}
+		p = newPeer(id)
+		p.pending = old.pending
 		old.pending = nil
 		t.peers[id] = p
 		t.wg.Add(1)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -21,9 +22,17 @@ type Stats struct {
 	BytesSent       uint64
 	PacketsReceived uint64 // datagrams queued for Receive
 	BytesReceived   uint64
-	// SendsSkipped counts datagrams Send dropped because the channel's
-	// buffered amount was above Config.SendThreshold.
+	// SendsSkipped counts datagrams SendBulk refused because the
+	// channel's buffered amount was above Config.BulkThreshold.
 	SendsSkipped uint64
+	// SendsSuperseded counts datagrams never sent because a newer one of
+	// their kind (their first byte: a rollnet message's type) was sent
+	// while they waited for the channel (see Send).
+	SendsSuperseded uint64
+	// SendsStale counts datagrams dropped unsent for their age: pushed
+	// out of a full wait queue by a datagram of another kind, or found
+	// waiting since more than 250 ms.
+	SendsStale uint64
 	// SendsNotOpen counts datagrams Send dropped because the peer's data
 	// channel had not opened yet.
 	SendsNotOpen uint64
@@ -57,6 +66,7 @@ type Stats struct {
 
 type counters struct {
 	packetsSent, bytesSent, sendsSkipped, sendsNotOpen atomic.Uint64
+	sendsSuperseded, sendsStale                        atomic.Uint64
 	sendErrors, signalsInvalid, signalErrors           atomic.Uint64
 	peersRefused, offersSkipped                        atomic.Uint64
 }
@@ -69,6 +79,7 @@ type Transport struct {
 	owned io.Closer // closed by Close when the Transport made the signaler
 	eng   engine    // the WebRTC stack: pion natively, the browser's in a page
 	local transport.Peer
+	start time.Time // the send queues' clock: nanoseconds since then
 	q     *recvqueue.Queue
 	rc    recvqueue.Counters
 	c     counters
@@ -112,6 +123,20 @@ type peer struct {
 	// Touched by the signal loop only.
 	remoteSet bool
 	pending   []candidate
+
+	// out holds the datagrams Send could not hand to the channel at once;
+	// flushMu guards flushBuf, which the flush copies each into.
+	out      *sendqueue.Queue
+	flushMu  sync.Mutex
+	flushBuf []byte
+}
+
+// waitLen is the number of datagrams that wait for a peer's channel while
+// it holds more than Config.SendThreshold bytes.
+const waitLen = 4
+
+func newPeer(id transport.Peer) *peer {
+	return &peer{id: id, out: sendqueue.New(waitLen), flushBuf: make([]byte, transport.MaxDatagram)}
 }
 
 // New starts a Transport that negotiates through c, a signaling client
@@ -151,6 +176,7 @@ func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error)
 		owned:    owned,
 		eng:      newEngine(cfg, servers),
 		local:    transport.Peer(sig.localID()),
+		start:    time.Now(),
 		q:        recvqueue.New(cfg.QueueLen),
 		ctx:      ctx,
 		cancel:   cancel,
@@ -166,26 +192,34 @@ func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error)
 func (t *Transport) Local() transport.Peer { return t.local }
 
 // Send hands b to the peer's data channel and returns at once. A datagram
-// for a peer whose channel is not open yet, or whose channel has more than
-// Config.SendThreshold bytes buffered, is dropped and counted: it returns
-// nil, as a datagram lost on the wire would.
+// for a peer whose channel is not open yet is dropped and counted. One
+// that finds the channel holding more than Config.SendThreshold bytes
+// waits (as do the ones sent after it, in order) until the peer's
+// acknowledgements bring the channel down to it (in a browser, until a
+// later Send finds it there): at most four wait, and past
+// that a datagram supersedes the oldest waiting one of its kind (the same
+// first byte: the newest state matters, not the first), or else pushes
+// out the oldest; what waited over 250 ms is dropped, so that after a
+// blackout nothing stale is flushed to the peer. Each is counted (see
+// Stats); Send returns nil, as for a datagram lost on the wire.
 func (t *Transport) Send(to transport.Peer, b []byte) error {
-	_, err := t.send(to, b, t.cfg.SendThreshold)
+	_, err := t.send(to, b, false)
 	return err
 }
 
 // SendBulk is Send for a datagram of a bulk transfer (rollnet's session
 // feeding a peer that catches up: a burst of datagrams a tick, none made
 // stale by the next): it queues behind up to Config.BulkThreshold bytes
-// rather than SendThreshold. It reports whether the datagram was taken,
-// so that the sender stops its burst at the first one dropped (and sends
-// it again later) instead of leaving holes.
+// rather than SendThreshold, and never waits in Send's queue. It reports
+// whether the datagram was taken, so that the sender stops its burst at
+// the first one dropped (and sends it again later) instead of leaving
+// holes.
 func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	return t.send(to, b, t.cfg.BulkThreshold)
+	return t.send(to, b, true)
 }
 
-// send is Send with the given threshold; it reports whether b was taken.
-func (t *Transport) send(to transport.Peer, b []byte, threshold int) (bool, error) {
+// send is Send, or SendBulk; it reports whether b was taken.
+func (t *Transport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
 	t.mu.RLock()
 	if t.closed {
 		t.mu.RUnlock()
@@ -210,17 +244,66 @@ func (t *Transport) send(to transport.Peer, b []byte, threshold int) (bool, erro
 		t.c.sendsNotOpen.Add(1)
 		return false, nil
 	}
-	if c.bufferedAmount() > uint64(threshold) {
-		t.c.sendsSkipped.Add(1)
-		return false, nil
+	if bulk {
+		if c.bufferedAmount() > uint64(t.cfg.BulkThreshold) {
+			t.c.sendsSkipped.Add(1)
+			return false, nil
+		}
+		t.write(rw, b)
+		return true, nil
 	}
-	if _, err := rw.Write(b); err != nil {
+	if p.out.Len() == 0 && c.bufferedAmount() <= uint64(t.cfg.SendThreshold) {
+		t.write(rw, b)
+		return true, nil
+	}
+	now := int64(time.Since(t.start))
+	switch p.out.Push(b, waitLen, now) {
+	case sendqueue.Superseded:
+		t.c.sendsSuperseded.Add(1)
+	case sendqueue.PushedOut:
+		t.c.sendsStale.Add(1)
+	}
+	t.flush(p, rw, c, now)
+	return true, nil
+}
+
+// flush writes p's waiting datagrams to its channel while the channel
+// holds at most Config.SendThreshold bytes, dropping the stale ones.
+func (t *Transport) flush(p *peer, w io.Writer, c *conn, now int64) {
+	p.flushMu.Lock()
+	defer p.flushMu.Unlock()
+	for c.bufferedAmount() <= uint64(t.cfg.SendThreshold) {
+		n, stale, ok := p.out.Pop(p.flushBuf, now-int64(sendqueue.MaxAge))
+		if stale > 0 {
+			t.c.sendsStale.Add(uint64(stale))
+		}
+		if !ok {
+			return
+		}
+		t.write(w, p.flushBuf[:n])
+	}
+}
+
+// flushWaiting is flush when p's channel drained to SendThreshold (the
+// browser's tab aside, where the next Send flushes).
+func (t *Transport) flushWaiting(p *peer) {
+	t.mu.RLock()
+	rw, c, gone := p.rw, p.c, p.gone
+	t.mu.RUnlock()
+	if rw == nil || gone != nil || p.out.Len() == 0 {
+		return
+	}
+	t.flush(p, rw, c, int64(time.Since(t.start)))
+}
+
+// write hands b to the channel and counts it.
+func (t *Transport) write(w io.Writer, b []byte) {
+	if _, err := w.Write(b); err != nil {
 		t.c.sendErrors.Add(1)
-		return false, nil
+		return
 	}
 	t.c.packetsSent.Add(1)
 	t.c.bytesSent.Add(uint64(len(b)))
-	return true, nil
 }
 
 // Receive copies the oldest received datagram of the next peer in turn into
@@ -295,6 +378,8 @@ func (t *Transport) Stats() Stats {
 		PacketsReceived:    t.rc.PacketsReceived.Load(),
 		BytesReceived:      t.rc.BytesReceived.Load(),
 		SendsSkipped:       t.c.sendsSkipped.Load(),
+		SendsSuperseded:    t.c.sendsSuperseded.Load(),
+		SendsStale:         t.c.sendsStale.Load(),
 		SendsNotOpen:       t.c.sendsNotOpen.Load(),
 		SendErrors:         t.c.sendErrors.Load(),
 		ReceivesDropped:    t.rc.Dropped.Load(),

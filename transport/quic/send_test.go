@@ -1,0 +1,58 @@
+//go:build !js
+
+package quic
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/internal/sendqueue"
+	"github.com/rollnet/rollnet/transport"
+)
+
+// TestSendSupersedes: a datagram that finds SendQueueLen waiting (the
+// send loop not running) supersedes the oldest of its kind rather than
+// being dropped; one of a kind not waiting pushes out the oldest, counted
+// stale; a queue full of a bulk transfer's refuses it. The send loop then
+// sends the newest of each kind.
+func TestSendSupersedes(t *testing.T) {
+	cfg, err := Config{SendQueueLen: 3, BulkQueueLen: 3}.withDefaults()
+	require.NoError(t, err)
+	tr := newTransport(cfg)
+	defer tr.Close()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	p := &peer{id: "b", conn: nopConn{}, out: sendqueue.New(cfg.BulkQueueLen), ctx: ctx, stop: stop}
+	tr.peers[p.id] = p
+	p.lane = tr.q.Lane(p.id)
+
+	for _, d := range []string{"s1", "i1", "s2", "s3", "s4", "k1"} {
+		require.NoError(t, tr.Send("b", []byte(d)))
+	}
+	st := tr.Stats()
+	require.Equal(t, uint64(2), st.SendsSuperseded, "s3 superseded s1, s4 s2")
+	require.Equal(t, uint64(1), st.SendsStale, "k1 pushed out i1")
+	buf := make([]byte, transport.MaxDatagram)
+	var sent []string
+	for {
+		n, _, ok := p.out.Pop(buf, 0)
+		if !ok {
+			break
+		}
+		sent = append(sent, string(buf[:n]))
+	}
+	require.Equal(t, []string{"s3", "s4", "k1"}, sent)
+
+	for range 3 {
+		taken, err := tr.SendBulk("b", []byte("b"))
+		require.True(t, taken)
+		require.NoError(t, err)
+	}
+	taken, err := tr.SendBulk("b", []byte("b"))
+	require.False(t, taken)
+	require.NoError(t, err)
+	require.NoError(t, tr.Send("b", []byte("s5")))
+	require.Equal(t, uint64(2), tr.Stats().SendsSkipped, "a bulk datagram and s5 refused")
+}
