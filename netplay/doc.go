@@ -48,6 +48,19 @@
 //     ErrP2PRoom, a P2P peer that reaches a host's room ErrAuthorityRoom,
 //     and a peer whose players, frame rate or Config.Settings differ
 //     ErrSettings naming both: at once, not after a timeout.
+//   - A P2P player (or spectator) takes those errors only from the peers
+//     it is matched with, so that a stranger cannot end a match: the
+//     room's first Players players in its order of arrival, which the
+//     server decides and every member sees alike (the members there
+//     before this peer joined, then those after it as the room reports
+//     them: transport.Arrivals; over Config.Transport, Config.Peers are
+//     those before). A member that came later and says it is a host, or
+//     wants a seat once they are taken, is a stranger: its claim is
+//     ignored and counted (Stats.Strangers), its connection closed; it
+//     fails itself, since it sees the players before it. (A member that
+//     comes before the last player cannot be told from a player: it takes
+//     a seat, or fails the others. Rooms that must be closed to strangers
+//     use the signaling server's room keys.)
 //   - The host sends its clients the roster (each slot's name, and who is
 //     away and for how long), so every client names every player.
 //

@@ -85,7 +85,6 @@ type kind[S any, I comparable] struct {
 	listen             bool // Config.LocalPlayers may be 1
 	rejoin             Mode // a stored token of this mode rejoins; 0: none is loaded
 	proposes           bool // measures and proposes an input delay
-	gated              bool // may be an authoritative client: accept its host alone
 	// choose is the driver, once the transport is up: first says whether
 	// the room was empty as this peer joined.
 	choose func(m *Match[S, I], first bool) driver[S, I]

@@ -45,15 +45,28 @@ func (d *p2pDriver[S, I]) built() bool    { return d.p != nil }
 func (d *p2pDriver[S, I]) check(pe *peer) error { return checkP2PRoom(d.m, pe, d.p != nil) }
 
 // checkP2PRoom is a P2P player's or spectator's check (driver.check).
+// The peers earlier in the room than this one (Match.earlier) are
+// matched with it: a host among them, or a player of other settings,
+// fails it. A later peer that claims to be a host is a stranger (it is in
+// the wrong room and fails itself); a later player's settings are judged
+// by the P2P driver's seating, once it is known whether the player has a
+// seat.
 func checkP2PRoom[S any, I comparable](m *Match[S, I], pe *peer, built bool) error {
-	if built {
+	if built || pe.stranger {
 		return nil
 	}
 	switch pe.h.Role {
 	case greeting.RoleHost:
+		if !m.earlier(pe.id) {
+			m.strange(pe)
+			return nil
+		}
 		return fmt.Errorf("%w: %s %q is %v", ErrAuthorityRoom, pe.id, pe.h.Name, pe.h.Role)
 	case greeting.RoleClient, greeting.RoleSpectator:
 		return nil // they check the players
+	}
+	if !m.earlier(pe.id) {
+		return nil
 	}
 	return m.checkSettings(pe)
 }
@@ -77,17 +90,35 @@ func (d *p2pDriver[S, I]) connect() error {
 // tryJoin seats the room's players once every one of them is heard with
 // its input delay proposal: seats by sorted transport id, the delay the
 // largest proposal.
+//
+// The players are the first of the room in its order of arrival: those
+// that were there when this one joined (or Config.Peers), this one, then
+// as many of those that came later (in the room's order, transport.Arrivals,
+// else the order their hellos came) as there are seats left. This player
+// is matched with them alone: a later peer past the seats, or one that
+// says it is a host, is a stranger (strange), whatever it claims; one of
+// other settings within the seats fails this player (ErrSettings), as an
+// earlier one does. With more earlier players than seats this player is
+// the one too many (ErrRoomFull, or ErrMatchStarted when they play).
 func (d *p2pDriver[S, I]) tryJoin() error {
 	m := d.m
 	me := m.link.tr.Local()
 	players := []transport.Peer{me}
 	started := 0
-	for _, pe := range m.sortedPeers() {
-		if pe.heard && pe.h.Role == greeting.RolePlayer {
-			players = append(players, pe.id)
-			if pe.h.Flags&greeting.FlagStarted != 0 {
-				started++
+	for _, id := range append(slices.Clip(m.link.atJoin), m.cfg.Peers...) {
+		pe := m.peers.byID[id]
+		if pe == nil || !pe.heard {
+			if slices.Contains(m.link.atJoin, id) {
+				return nil // a third player must see the two playing before it seats anyone
 			}
+			continue // named by Config.Peers: counted once heard
+		}
+		if pe.h.Role != greeting.RolePlayer || slices.Contains(players, id) {
+			continue
+		}
+		players = append(players, id)
+		if pe.h.Flags&greeting.FlagStarted != 0 {
+			started++
 		}
 	}
 	m.st.Have = len(players)
@@ -96,12 +127,26 @@ func (d *p2pDriver[S, I]) tryJoin() error {
 		return fmt.Errorf("%w (room %q, %d players playing)", ErrMatchStarted, m.link.room, started)
 	case len(players) > m.cfg.Players:
 		return fmt.Errorf("%w (room %q: %d players for %d seats)", ErrRoomFull, m.link.room, len(players), m.cfg.Players)
-	case len(players) < m.cfg.Players:
-		return nil
 	}
-	// Every peer in the room (and every one connected) heard first: a
-	// third player must see the two playing before it seats anyone.
-	if !m.heardEveryone() {
+	for _, pe := range m.later() {
+		switch {
+		case pe.stranger:
+			continue
+		case len(players) < m.cfg.Players && !pe.heard:
+			return nil // a member that came before the next seat's player: wait for its hello
+		case !pe.heard || pe.h.Role == greeting.RoleClient || pe.h.Role == greeting.RoleSpectator || pe.h.Role == greeting.RoleRejoiner:
+			continue // the match's to check: they check the players (a rejoiner, the seats it names)
+		case pe.h.Role != greeting.RolePlayer || len(players) == m.cfg.Players:
+			m.strange(pe) // a host, or a player past the seats
+			continue
+		}
+		if err := m.checkSettings(pe); err != nil {
+			return err
+		}
+		players = append(players, pe.id)
+	}
+	m.st.Have = len(players)
+	if len(players) < m.cfg.Players {
 		return nil
 	}
 	if m.proposal == 0 {

@@ -6,14 +6,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/transport"
 )
 
 // TestP2PDriverChecksTheRoom: a P2P player refuses a host's room and a
-// player of other settings, leaves clients and spectators to check
-// themselves, and announces itself a rejoiner while it comes back.
+// player of other settings among the peers that were in the room before
+// it, leaves clients and spectators to check themselves, takes a later
+// peer's claim to be a host for a stranger's, and announces itself a
+// rejoiner while it comes back.
 func TestP2PDriverChecksTheRoom(t *testing.T) {
 	m := testMatch()
+	m.link.atJoin = []transport.Peer{"h", "p", "q", "c", "s"}
 	d := newP2P(m, false)
+	later := heard(m, "h2", greeting.RoleHost, greeting.NoSeat, 7)
+	require.NoError(t, d.check(later), "a host that came later is a stranger")
+	require.True(t, later.stranger)
+	require.NoError(t, d.check(heard(m, "p2", greeting.RolePlayer, greeting.NoSeat, 8)), "the seating judges a later player")
+	require.Equal(t, uint64(1), m.Stats().Strangers)
 	require.Equal(t, ModeP2P, d.mode())
 	require.ErrorIs(t, d.check(heard(m, "h", greeting.RoleHost, greeting.NoSeat, 7)), ErrAuthorityRoom)
 	require.ErrorIs(t, d.check(heard(m, "p", greeting.RolePlayer, greeting.NoSeat, 8)), ErrSettings)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/transport"
 )
 
 // TestSpectatorDriverFindsSeatZero: a spectator checks the room as a P2P
@@ -13,6 +14,7 @@ import (
 // the seats' peers from their hellos.
 func TestSpectatorDriverFindsSeatZero(t *testing.T) {
 	m := testMatch()
+	m.link.atJoin = []transport.Peer{"h"}
 	d := newSpectator(m, false)
 	require.Equal(t, ModeSpectator, d.mode())
 	require.Equal(t, greeting.RoleSpectator, d.greetsAs())

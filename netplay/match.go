@@ -1,7 +1,6 @@
 package netplay
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -142,6 +141,9 @@ type peer struct {
 	heardMe bool // its hello says it has ours
 	rtt     rttWindow
 	added   bool // added as a spectator
+	// stranger: a P2P peer that came after this player's match was made
+	// and claimed a part in it (strange): ignored, counted, refused.
+	stranger bool
 }
 
 // peerSet is the peers a Match greets and has heard.
@@ -158,6 +160,7 @@ type link struct {
 	dialc  chan dialed
 	cancel context.CancelFunc
 	rm     transport.Room      // the room dialed (nil: Config.Transport, a host dialed)
+	atJoin []transport.Peer    // rm's members when this peer joined, oldest first
 	tr     transport.Transport // the match's: rm (impaired if asked), Config.Transport, the host's
 	mx     mux
 	room   string
@@ -166,20 +169,38 @@ type link struct {
 	upAt   time.Time  // when the transport was up
 }
 
-// gate is what an authoritative client's transport accepts (the dial's
-// Accept, on the transport's goroutines): anyone until it knows its host,
-// then the host alone.
+// gate is what a transport accepts (the dial's Accept, on the
+// transport's goroutines): anyone but the strangers refused; an
+// authoritative client anyone until it knows its host, then the host
+// alone.
 type gate struct {
-	mu     sync.Mutex
-	host   transport.Peer // the authoritative host, once heard
-	client bool           // this peer is an authoritative client
+	mu      sync.Mutex
+	host    transport.Peer // the authoritative host, once heard
+	client  bool           // this peer is an authoritative client
+	refused []transport.Peer
 }
 
 func (g *gate) accept(p transport.Peer) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if slices.Contains(g.refused, p) {
+		return false
+	}
 	return !g.client || g.host == "" || p == g.host
 }
+
+// refuse adds p to the peers refused (at most maxRefused: a stranger is
+// also disconnected, which keeps it out on its own).
+func (g *gate) refuse(p transport.Peer) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.refused) < maxRefused {
+		g.refused = append(g.refused, p)
+	}
+}
+
+// maxRefused bounds the strangers a gate keeps.
+const maxRefused = 64
 
 func (g *gate) hostPeer() transport.Peer {
 	g.mu.Lock()
@@ -292,11 +313,11 @@ func hostKind[S any, I comparable]() kind[S, I] {
 }
 
 func clientKind[S any, I comparable]() kind[S, I] {
-	return kind[S, I]{mode: ModeClient, minSeats: 1, maxSeats: wire.MaxPlayers, rejoin: ModeClient, proposes: true, gated: true, choose: newClient[S, I]}
+	return kind[S, I]{mode: ModeClient, minSeats: 1, maxSeats: wire.MaxPlayers, rejoin: ModeClient, proposes: true, choose: newClient[S, I]}
 }
 
 func eitherKind[S any, I comparable]() kind[S, I] {
-	return kind[S, I]{minSeats: 1, maxSeats: wire.MaxPlayers, listen: true, rejoin: ModeClient, proposes: true, gated: true, choose: newHostOrClient[S, I]}
+	return kind[S, I]{minSeats: 1, maxSeats: wire.MaxPlayers, listen: true, rejoin: ModeClient, proposes: true, choose: newHostOrClient[S, I]}
 }
 
 func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
@@ -349,10 +370,7 @@ func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, 
 		m.ready(dialed{tr: cfg.Transport, name: cfg.Room, first: len(cfg.Peers) == 0})
 		return m, nil
 	}
-	var accept func(transport.Peer) bool
-	if k.gated {
-		accept = m.gate.accept
-	}
+	accept := m.gate.accept
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	m.link.cancel = cancel
 	m.link.dialc = make(chan dialed, 1)
@@ -420,6 +438,9 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 func (m *Match[S, I]) ready(d dialed) {
 	l := &m.link
 	l.rm, l.tr, l.room = d.room, d.tr, d.name
+	if d.room != nil {
+		l.atJoin = d.room.AtJoin(nil)
+	}
 	l.upAt = m.cfg.Now()
 	l.placed = d.placed
 	if d.greet != nil {
@@ -660,24 +681,6 @@ func (m *Match[S, I]) greet(now time.Time, interval time.Duration) {
 	}
 }
 
-// heardEveryone reports whether every peer in the room (and every one
-// connected) has been heard.
-func (m *Match[S, I]) heardEveryone() bool {
-	for _, id := range m.peers.list[:m.peers.connected] {
-		if pe := m.peers.byID[id]; pe == nil || !pe.heard {
-			return false
-		}
-	}
-	if m.link.rm != nil {
-		for _, id := range m.link.rm.AtJoin(nil) {
-			if pe := m.peers.byID[id]; pe == nil || !pe.heard {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 func (m *Match[S, I]) myHello(to transport.Peer) greeting.Hello {
 	h := greeting.Hello{
 		Role: m.d.greetsAs(), Seat: greeting.NoSeat, Players: uint8(m.cfg.Players), FrameRate: uint16(m.cfg.FrameRate),
@@ -782,7 +785,7 @@ func helloSeat(pe *peer) int {
 
 // admit takes what a peer's hello says into the running match.
 func (m *Match[S, I]) admit(pe *peer) {
-	if pe.heard {
+	if pe.heard && !pe.stranger {
 		m.d.admit(pe)
 	}
 }
@@ -799,7 +802,9 @@ func (m *Match[S, I]) seatName(pe *peer) {
 // player or spectator that hears a host, a client that hears a P2P peer;
 // a host ignores everyone and a P2P peer ignores clients and spectators
 // (they fail on their own), and a running match ignores them all (the
-// drivers' check).
+// drivers' check). A P2P peer takes a claim only from the peers it is
+// matched with (earlier, and the P2P driver's seating): a stranger's
+// claim fails the stranger.
 func (m *Match[S, I]) checkSettings(pe *peer) error {
 	h := pe.h
 	if int(h.Players) != m.cfg.Players || int(h.FrameRate) != m.cfg.FrameRate || h.Settings != m.cfg.Settings {
@@ -855,19 +860,69 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 	}
 }
 
+// earlier reports whether id was in the room when this peer joined it
+// (the room's AtJoin), or Config.Peers names it: a peer this one is
+// matched with whatever it claims, since this one came to it.
+func (m *Match[S, I]) earlier(id transport.Peer) bool {
+	return slices.Contains(m.link.atJoin, id) || slices.Contains(m.cfg.Peers, id)
+}
+
+// later is the peers heard that are not earlier, oldest first: in the
+// room's order of arrival when it has one (transport.Arrivals), else in
+// the order their first hellos came. A member of the room that arrived
+// but is not heard yet is the zero peer in its place, so that a seat is
+// not given past it.
+func (m *Match[S, I]) later() []*peer {
+	var out []*peer
+	if ar, ok := m.link.rm.(transport.Arrivals); ok {
+		for _, id := range ar.Arrived(nil) {
+			if m.earlier(id) {
+				continue
+			}
+			pe := m.peers.byID[id]
+			if pe == nil || !pe.heard {
+				pe = &peer{id: id}
+			}
+			out = append(out, pe)
+		}
+		return out
+	}
+	for _, pe := range m.peers.order {
+		if pe.heard && !m.earlier(pe.id) {
+			out = append(out, pe)
+		}
+	}
+	return out
+}
+
+// strange marks pe a stranger: a peer that joined after this player's
+// match was made (or its seats taken) and claims a part in it. Its claim
+// is ignored, counted (Stats.Strangers), and it is refused: its
+// datagrams are dropped from now on (transport.Expecter, once the
+// session expects its peers) and the transport does not connect to it
+// again (the dial's Accept).
+func (m *Match[S, I]) strange(pe *peer) {
+	if pe.stranger {
+		return
+	}
+	pe.stranger = true
+	m.story.strangers++
+	m.gate.refuse(pe.id)
+	var tr transport.Transport = m.link.tr
+	if m.link.rm != nil {
+		tr = m.link.rm // under Config.Impair's wrapper
+	}
+	if d, ok := tr.(transport.Disconnecter); ok {
+		_ = d.Disconnect(pe.id)
+	}
+}
+
 // nameOf is the name a peer gave, or its id.
 func (m *Match[S, I]) nameOf(id transport.Peer) string {
 	if pe := m.peers.byID[id]; pe != nil && pe.heard {
 		return pe.h.Name
 	}
 	return string(id)
-}
-
-// sortedPeers is the peers heard, by id.
-func (m *Match[S, I]) sortedPeers() []*peer {
-	out := slices.Clone(m.peers.order)
-	slices.SortFunc(out, func(a, b *peer) int { return cmp.Compare(a.id, b.id) })
-	return out
 }
 
 // Close leaves the match (a P2P player says goodbye, so the others do not

@@ -52,6 +52,13 @@ type Stats struct {
 	// decode.
 	Malformed uint64
 
+	// Strangers counts the peers of a P2P room (or spectator's) whose
+	// claim was refused because they are not matched with this one: a
+	// member that came after the match's players and said it was a host,
+	// had other settings, or wanted a seat already taken (see the package
+	// documentation). Each was ignored and disconnected; it fails itself.
+	Strangers uint64
+
 	// Rebuilds counts, in an entity match (EntityConfig), the client's
 	// entity sets rebuilt after a digest mismatch (a host: over its
 	// clients).
@@ -91,6 +98,7 @@ type story struct {
 	silent      map[transport.Peer]time.Time // peers interrupted, since when silent
 	dropped     string                       // the player last dropped, while it may come back
 	malformed   uint64                       // netplay messages that did not decode
+	strangers   uint64                       // Stats.Strangers
 	rbAt        [8]time.Time                 // the rollback count's samples, an eighth of a second apart
 	rbN         [8]int
 	rbI         int
@@ -118,7 +126,7 @@ func (s *story) rollbacksPerSecond() float64 {
 // a host's with its clients, an authoritative client's with its host.
 func (m *Match[S, I]) Stats() Stats {
 	st := &m.story
-	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Spectators: st.spectators, Rejoins: st.rejoins, Malformed: st.malformed}
+	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Spectators: st.spectators, Rejoins: st.rejoins, Malformed: st.malformed, Strangers: st.strangers}
 	var far transport.Peer // the peer whose network round trip is asked for
 	if m.built() {
 		s, far = m.d.stats(s)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -73,6 +74,15 @@ func (m *lanRoom) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error
 
 func (m *lanRoom) Events(dst []transport.PeerEvent) []transport.PeerEvent { return dst }
 
+// Arrived is the members that joined after this one, oldest first
+// (transport.Arrivals).
+func (m *lanRoom) Arrived(dst []transport.Peer) []transport.Peer {
+	m.rooms.mu.Lock()
+	defer m.rooms.mu.Unlock()
+	ms := m.rooms.members[m.name]
+	return append(dst, ms[slices.Index(ms, m.Local())+1:]...)
+}
+
 var _ transport.RoomDialer = (*lanRooms)(nil)
 
 // TestRoomsOfAnotherTransport: a transport netplay was not written for
@@ -127,6 +137,71 @@ func TestRoomsOfAnotherTransport(t *testing.T) {
 			}
 			require.Equal(t, "bob", ps[0].m.Name(1), "alice knows bob by name")
 			require.Equal(t, "alice", ps[1].m.Name(0))
+		})
+	}
+}
+
+// TestStrangerInTheRoom: a third member of an open room, come after the
+// two players, sends each of them one hello claiming to be a host, to
+// play other settings, or to take a third seat. The claim is a
+// stranger's: both players ignore it, count it (Stats.Strangers), reach
+// Running and agree on their checksums, as they do without it.
+func TestStrangerInTheRoom(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		hello greeting.Hello
+	}{
+		{"a host", greeting.Hello{Role: greeting.RoleHost, Players: 2, FrameRate: 60}},
+		{"other settings", greeting.Hello{Role: greeting.RolePlayer, Players: 2, FrameRate: 60, Settings: 99}},
+		{"a third seat", greeting.Hello{Role: greeting.RolePlayer, Players: 2, FrameRate: 60, Delay: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
+			rooms := &lanRooms{net: l.net, members: map[string][]transport.Peer{}}
+			var ps [2]*player
+			for i, name := range []string{"alice", "bob"} {
+				m, err := netplay.Join[World, Buttons](netplay.Config{Rooms: rooms, Room: "open", Players: 2, Name: name, Now: l.clock.Now}, simulate)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = m.Close() })
+				ps[i] = &player{m: m}
+				l.ms[name], l.order = ps[i], append(l.order, name)
+				require.Eventually(t, func() bool {
+					_, err := m.AdvanceFrame(0)
+					require.NoError(t, err)
+					return m.Room() != ""
+				}, 10*time.Second, time.Millisecond, name+" in the room")
+			}
+			mallory, err := rooms.DialRoom(context.Background(), "open", nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = mallory.Close() })
+			h := c.hello
+			h.Seat, h.Name = greeting.NoSeat, "mallory"
+			for _, p := range ps {
+				require.NoError(t, mallory.Send(p.m.Transport().Local(), h.Append(nil)))
+			}
+			var sums [2]uint32
+			l.until(600, "both running, frame 120 confirmed on both", func() bool {
+				for i, p := range ps {
+					if s, err := p.m.ChecksumAt(120); err == nil && sums[i] == 0 {
+						sums[i] = s
+					}
+				}
+				return ps[0].err != nil || ps[1].err != nil || (sums[0] != 0 && sums[1] != 0)
+			})
+			running := 0
+			for _, p := range ps {
+				if p.err == nil && p.st.Phase == netplay.Running {
+					running++
+				}
+			}
+			t.Logf("stranger claiming %s: %d of 2 players reached Running", c.name, running)
+			require.NoError(t, ps[0].err)
+			require.NoError(t, ps[1].err)
+			require.Equal(t, 2, running)
+			require.Equal(t, sums[0], sums[1], "the players agree")
+			for _, p := range ps {
+				require.Equal(t, uint64(1), p.m.Stats().Strangers, "the claim counted once")
+			}
 		})
 	}
 }

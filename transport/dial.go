@@ -33,6 +33,29 @@ type Room interface {
 	AtJoin(dst []Peer) []Peer
 }
 
+// Arrivals is implemented by a Room that knows the order in which the
+// members who joined after this endpoint arrived (webrtc: the order the
+// signaling server announced them, which is the same on every member).
+// With AtJoin it gives the room's order of arrival, which no member can
+// forge: netplay seats a P2P room's first players by it, so that a member
+// who came once the seats were taken cannot claim one.
+type Arrivals interface {
+	// Arrived appends the members that joined the room after this
+	// endpoint and are still in it, oldest first, to dst and returns the
+	// extended slice: connected or not. Each implementation documents how
+	// many it keeps.
+	Arrived(dst []Peer) []Peer
+}
+
+// Disconnecter is implemented by a Transport that can close its
+// connection to one peer (webrtc): a facade ends a stranger's connection
+// without leaving the room.
+type Disconnecter interface {
+	// Disconnect closes the connection to p; Send to p then fails with
+	// ErrPeerGone, and the transport does not connect to p again.
+	Disconnect(p Peer) error
+}
+
 // HostDialer dials a host: a server its clients reach directly (quic, by
 // address), without a rendezvous service.
 type HostDialer interface {

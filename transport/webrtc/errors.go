@@ -25,6 +25,10 @@ var (
 	// datagrams only (the native build reads a message's bytes either way).
 	ErrTextMessage = errors.New("webrtc: peer sent a text message")
 
+	// ErrDisconnected is the reason a peer is gone when this endpoint
+	// closed its connection (Disconnect).
+	ErrDisconnected = errors.New("webrtc: disconnected by this endpoint")
+
 	// ErrSignaling is the reason a peer is gone when its negotiation failed
 	// (a malformed or out-of-order offer, answer or candidate).
 	ErrSignaling = errors.New("webrtc: negotiation failed")

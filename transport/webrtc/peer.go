@@ -60,6 +60,7 @@ func (t *Transport) handle(e signalEvent) {
 		t.c.signalsInvalid.Add(1)
 		return
 	}
+	t.noteArrival(id, e.Kind)
 	if e.Kind != peerLeft && !t.admit(id) {
 		return
 	}

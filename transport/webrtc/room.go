@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/signalurl"
@@ -90,6 +91,49 @@ func (t *Transport) AtJoin(dst []transport.Peer) []transport.Peer {
 	return dst
 }
 
+// maxArrived bounds the members Arrived keeps: the first ones to arrive,
+// which are those a room's seats are taken by.
+const maxArrived = 64
+
+// noteArrival keeps the order of the members that join after this
+// endpoint (Arrived), whether or not it connects to them.
+func (t *Transport) noteArrival(id transport.Peer, kind signalEventKind) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := slices.Index(t.arrived, id)
+	switch {
+	case kind == peerJoined && i < 0 && len(t.arrived) < maxArrived:
+		t.arrived = append(t.arrived, id)
+	case kind == peerLeft && i >= 0:
+		t.arrived = slices.Delete(t.arrived, i, i+1)
+	}
+}
+
+// Arrived appends the members that joined the room after this endpoint
+// and are still in it, in the order the signaling server announced them
+// (the same on every member), to dst and returns the extended slice:
+// connected or not, the first 64 (transport.Arrivals).
+func (t *Transport) Arrived(dst []transport.Peer) []transport.Peer {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return append(dst, t.arrived...)
+}
+
+// Disconnect closes the connection to p and does not connect to it again
+// (transport.Disconnecter): p is gone (a PeerGone event, reason
+// ErrDisconnected) and its offers are refused. It fails with
+// transport.ErrUnknownPeer for a peer it does not know.
+func (t *Transport) Disconnect(p transport.Peer) error {
+	t.mu.RLock()
+	pe := t.peers[p]
+	t.mu.RUnlock()
+	if pe == nil {
+		return transport.ErrUnknownPeer
+	}
+	t.peerGone(pe, ErrDisconnected, false)
+	return nil
+}
+
 // Path reports the round trip and the route of the selected candidate
 // pair to p (transport.PathReporter): PeerInfo's RTT and Route, partial
 // while the first hop's protocol is not known. Like PeerInfo it
@@ -122,4 +166,6 @@ var (
 	_ transport.RoomDialer   = RoomDialer{}
 	_ transport.Room         = (*Transport)(nil)
 	_ transport.PathReporter = (*Transport)(nil)
+	_ transport.Arrivals     = (*Transport)(nil)
+	_ transport.Disconnecter = (*Transport)(nil)
 )

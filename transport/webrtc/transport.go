@@ -93,7 +93,10 @@ type Transport struct {
 	closed bool
 	sigErr error
 	peers  map[transport.Peer]*peer
-	set    *recvqueue.PeerSet[*peer] // the open peers of peers, and the events
+	// arrived is the members that joined after this endpoint and have not
+	// left, oldest first: the first maxArrived (Arrived).
+	arrived []transport.Peer
+	set     *recvqueue.PeerSet[*peer] // the open peers of peers, and the events
 
 	joined []transport.Peer // signal loop only: joined, not offered to yet
 }
