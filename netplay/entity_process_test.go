@@ -21,6 +21,8 @@ import (
 // or "quic URL PIN" (the host certificate's quic.FormatHash).
 const entityClientEnv = "NETPLAY_ENTITY_CLIENT"
 
+func init() { processRoles[entityClientEnv] = entityClientProcess }
+
 // entityClientProcess connects to the host its environment names, plays
 // pressing +1 at 60 ticks a second, and succeeds once it has compared 60
 // of its predictions with the host's (nine in ten agreeing) while holding

@@ -13,9 +13,16 @@ import (
 	"github.com/rollnet/rollnet/signaling"
 )
 
+// processRoles maps an environment variable to the part the test binary
+// plays in another process when it is set; files built outside js add
+// theirs (entity_process_test.go).
+var processRoles = map[string]func(spec string) int{}
+
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(entityClientEnv); spec != "" { // the test binary as another process
-		os.Exit(entityClientProcess(spec))
+	for env, role := range processRoles {
+		if spec := os.Getenv(env); spec != "" { // the test binary as another process
+			os.Exit(role(spec))
+		}
 	}
 	goleak.VerifyTestMain(m)
 }
