@@ -186,10 +186,11 @@ func Measure(m *netplay.Match[World, Buttons], host *World) Report {
 	return rep
 }
 
-// lingerTravel is how far apart an entity and an avatar can get in the
-// ticks an entity lingers after it left a player's sight (30, at most
-// 1.5 and 2.9 pixels a tick), and a margin.
-const lingerTravel = 30*(1.5+2.9) + 10
+// lingerTravel is how far apart an entity and an avatar can get while the
+// entity is still held after it left the player's sight: 30 ticks of
+// linger (entity's default) and up to 20 more for its leave to arrive, at
+// most 1.5 and 2.9 pixels a tick.
+const lingerTravel = (30 + 20) * (1.5 + 2.9)
 
 func writePNG(path string, screen *ebiten.Image) error {
 	b := screen.Bounds()
