@@ -111,7 +111,7 @@ var rows = concat(
 			{Name: "arrival estimator observe", Bench: "ArrivalObserve", NoBase: noFloor},
 		},
 	),
-	group("pong rules (demo/pong/game)", "./demo/pong/game/",
+	group("pong rules (internal/ponggame)", "./internal/ponggame/",
 		[]row{
 			{Name: "pong Step", Bench: "Step", Base: "ChecksumState", BaseName: "checksum its state"},
 			{Name: "record a minute, a checksum/60", Bench: "RecordPong/checksum-every-60",

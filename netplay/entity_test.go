@@ -61,38 +61,52 @@ func crowdSimulate(c *Crowd, in []Buttons, _ rollnet.Frame) {
 	}
 }
 
+// The README's entity snippet is the body of crowdEntities
+// (TestREADMESnippets checks it); the tests below play it.
+
+func encodeMob(c *Crowd, dst []byte, i int) {
+	binary.LittleEndian.PutUint32(dst, uint32(c.Mobs[i].X))
+	binary.LittleEndian.PutUint32(dst[4:], uint32(c.Mobs[i].Y))
+}
+
+func decodeMob(c *Crowd, i int, a, b []byte, alpha float32) {
+	lerp := func(a, b []byte) int32 {
+		x, y := int32(binary.LittleEndian.Uint32(a)), int32(binary.LittleEndian.Uint32(b))
+		return x + int32(alpha*float32(y-x))
+	}
+	c.Mobs[i].X, c.Mobs[i].Y = lerp(a, b), lerp(a[4:], b[4:])
+}
+
+// near is the entities within crowdRadius of slot's avatar.
+func near(c *Crowd, slot int, dst []int32) []int32 {
+	me := c.Mobs[slot]
+	for i := range c.Mobs {
+		dx, dy := int64(c.Mobs[i].X-me.X), int64(c.Mobs[i].Y-me.Y)
+		if c.Slots[i].Live && dx*dx+dy*dy <= crowdRadius*crowdRadius {
+			dst = append(dst, int32(i))
+		}
+	}
+	return dst
+}
+
+func ownMob(c *Crowd, slot int) int {
+	if c.Slots[slot].Live {
+		return slot
+	}
+	return -1
+}
+
+func moveMob(c *Crowd, _, i int, in Buttons) { c.Mobs[i].X += crowdSpeed * int32(in) }
+
 func crowdEntities() netplay.EntityConfig[Crowd, Buttons] {
 	return netplay.EntityConfig[Crowd, Buttons]{
-		Capacity: crowdCap, Size: 8,
-		Slots: func(c *Crowd) []entity.Slot { return c.Slots[:] },
-		Encode: func(c *Crowd, dst []byte, i int) {
-			binary.LittleEndian.PutUint32(dst, uint32(c.Mobs[i].X))
-			binary.LittleEndian.PutUint32(dst[4:], uint32(c.Mobs[i].Y))
-		},
-		Decode: func(c *Crowd, i int, a, b []byte, alpha float32) {
-			lerp := func(a, b []byte) int32 {
-				x, y := int32(binary.LittleEndian.Uint32(a)), int32(binary.LittleEndian.Uint32(b))
-				return x + int32(alpha*float32(y-x))
-			}
-			c.Mobs[i].X, c.Mobs[i].Y = lerp(a, b), lerp(a[4:], b[4:])
-		},
-		Interest: func(c *Crowd, slot int, dst []int32) []int32 {
-			me := c.Mobs[slot]
-			for i := range c.Mobs {
-				dx, dy := int64(c.Mobs[i].X-me.X), int64(c.Mobs[i].Y-me.Y)
-				if c.Slots[i].Live && dx*dx+dy*dy <= crowdRadius*crowdRadius {
-					dst = append(dst, int32(i))
-				}
-			}
-			return dst
-		},
-		Own: func(c *Crowd, slot int) int {
-			if c.Slots[slot].Live {
-				return slot
-			}
-			return -1
-		},
-		Predict: func(c *Crowd, _, i int, in Buttons) { c.Mobs[i].X += crowdSpeed * int32(in) },
+		Capacity: crowdCap, Size: 8, // an entity's wire encoding: the game's quantization
+		Slots:    func(c *Crowd) []entity.Slot { return c.Slots[:] },
+		Encode:   encodeMob, // the wire bytes of an entity
+		Decode:   decodeMob, // an entity from them, at a blend of two
+		Interest: near,      // the indices relevant to a slot's player (or an entity.Grid)
+		Own:      ownMob,    // the index a slot's player controls, -1 for none
+		Predict:  moveMob,   // the client's step of its own entity by one input
 	}
 }
 

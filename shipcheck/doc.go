@@ -36,5 +36,5 @@
 // The simulation must build for the other architectures: keep it in a
 // package that does not import the game's engine (a cgo package, such as
 // Ebitengine on Linux, does not cross-compile), as the pong demo keeps it
-// in demo/pong/game.
+// in internal/ponggame and the tanks example in ebiten/examples/tanks/world.
 package shipcheck

@@ -131,6 +131,14 @@ type ServerConfig struct {
 	// room on every connection, checked before the upgrade. Without it,
 	// rooms are open.
 	TokenSecret []byte
+	// TokenRooms, with TokenSecret, narrows the token requirement to the
+	// named rooms whose names start with one of these prefixes (the
+	// command's -token-room, repeatable); the other rooms, and next=N
+	// grouping, stay open. Empty: every room requires a token. A game
+	// whose rooms must hold more players than the per-address caps
+	// guarantee (two addresses can fill a room of 2*MaxMembersPerAddr)
+	// names its rooms under such a prefix and hands its players tokens.
+	TokenRooms []string
 	// ICEServers are handed to every client at join. A TURN server needs a
 	// Username and Credential, unless TURNSecret is set and both are empty.
 	ICEServers []client.ICEServer
@@ -235,6 +243,15 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 	}
 	c.ICEServers = append([]wire.ICEServer(nil), c.ICEServers...)
 	c.TokenSecret = append([]byte(nil), c.TokenSecret...)
+	if len(c.TokenRooms) > 0 && len(c.TokenSecret) == 0 {
+		return c, fmt.Errorf("%w: TokenRooms without a TokenSecret", wire.ErrConfig)
+	}
+	for i, p := range c.TokenRooms {
+		if !validRoom(p) {
+			return c, fmt.Errorf("%w: TokenRooms[%d] %q is not the start of a room name", wire.ErrConfig, i, p)
+		}
+	}
+	c.TokenRooms = append([]string(nil), c.TokenRooms...)
 	c.TURNSecret = append([]byte(nil), c.TURNSecret...)
 	c.TrustedProxies = append([]netip.Prefix(nil), c.TrustedProxies...)
 	for i, p := range c.TrustedProxies {

@@ -156,7 +156,8 @@
 //	relay outside room                        refused: "error" message, connection kept
 //	binary message                            close 4000 (the protocol is text)
 //	protocol version       1 and 2            any other join: close 4007 ErrProtocolVersion
-//	join token             (optional)         HTTP 401 or 403 before the upgrade
+//	join token             (optional)         HTTP 401 or 403 before the upgrade; every room
+//	                                          (TokenSecret) or those under TokenRooms' prefixes
 //
 // Nobody pays for traffic another peer caused. Each join into a room lets
 // every member send the newcomer ReplyAllowance (16) signals free of its
@@ -213,8 +214,14 @@
 // address took 8 of a room's 8 places; named, 4, as directly. From real
 // addresses the caps hold per address: one address holds at most
 // MaxMembersPerAddr places of a named room, so two addresses can still
-// fill a room of 2*MaxMembersPerAddr; a game that needs more requires a
-// join token for its rooms (TokenSecret).
+// fill a room of 2*MaxMembersPerAddr (8 with the defaults, 4 places
+// each). A game that needs more, rooms only its own players can enter,
+// requires a join token for them: TokenSecret, and TokenRooms to require
+// it only for the rooms under some prefixes (rollnet-signal -token-room
+// ranked-), the others staying open. Such a room refuses a join without
+// a valid token for it (HTTP 401) or with another room's, an expired or
+// a forged one (403), before the upgrade (TestTokenRooms; the parser is
+// fuzzed by FuzzCheckToken).
 //
 // # Several instances (NATS)
 //

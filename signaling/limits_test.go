@@ -302,6 +302,52 @@ func TestToken(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrUnauthorized)
 }
 
+// TestTokenRooms: with TokenRooms, a room under one of its prefixes
+// refuses a join without a valid token for it, before the upgrade, and
+// takes one with; the other rooms and next=N stay open. Two addresses
+// can fill an open room of 8 (4 places each); a room that requires a
+// token holds only its token's holders.
+func TestTokenRooms(t *testing.T) {
+	clock := newFakeClock()
+	secret := []byte("s3cret")
+	h := start(t, ServerConfig{TokenSecret: secret, TokenRooms: []string{"ranked-", "vip"}, Now: clock.Now})
+	exp := clock.Now().Add(time.Minute)
+
+	require.Equal(t, "lobby", h.dial("/room/lobby").Room(), "a room under no prefix is open")
+	h.dial("/room?next=2")
+	require.Equal(t, "ranked-7", h.dial("/room/ranked-7?token="+Token(secret, "ranked-7", exp)).Room())
+	require.Equal(t, "vip2", h.dial("/room/vip2?token="+Token(secret, "vip2", exp)).Room())
+	for name, tc := range map[string]struct {
+		path   string
+		status int
+	}{
+		"missing":       {"/room/ranked-7", 401},
+		"empty":         {"/room/ranked-7?token=", 401},
+		"prefix only":   {"/room/vip", 401},
+		"other room":    {"/room/ranked-7?token=" + Token(secret, "ranked-8", exp), 403},
+		"open room's":   {"/room/ranked-7?token=" + Token(secret, "lobby", exp), 403},
+		"other secret":  {"/room/ranked-7?token=" + Token([]byte("guess"), "ranked-7", exp), 403},
+		"expired":       {"/room/ranked-7?token=" + Token(secret, "ranked-7", clock.Now()), 403},
+		"garbage":       {"/room/ranked-7?token=abc.def", 403},
+		"tampered":      {"/room/ranked-7?token=" + tamper(Token(secret, "ranked-7", exp)), 403},
+		"oversized":     {"/room/ranked-7?token=" + strings.Repeat("1", 200), 403},
+		"no expiry":     {"/room/ranked-7?token=." + Token(secret, "ranked-7", exp)[11:], 403},
+		"signed expiry": {"/room/ranked-7?token=1" + Token(secret, "ranked-7", exp), 403},
+	} {
+		_, err := h.tryDial(tc.path)
+		require.ErrorIs(t, err, client.ErrUnauthorized, name)
+		var he *client.HTTPError
+		require.ErrorAs(t, err, &he, "refused before the upgrade: %s", name)
+		require.Equal(t, tc.status, he.Status, name)
+	}
+	require.Equal(t, 4, h.srv.Stats().Connections)
+
+	_, err := NewServer(ServerConfig{TokenRooms: []string{"ranked-"}})
+	require.ErrorIs(t, err, wire.ErrConfig, "TokenRooms without a secret would leave the rooms open")
+	_, err = NewServer(ServerConfig{TokenSecret: secret, TokenRooms: []string{"a/b"}})
+	require.ErrorIs(t, err, wire.ErrConfig)
+}
+
 func tamper(tok string) string {
 	b := []byte(tok)
 	if b[len(b)-2] == 'A' {

@@ -241,6 +241,24 @@ type roomRequest struct {
 	next int
 }
 
+// tokenRequired reports whether q's room requires a join token:
+// TokenSecret set, and TokenRooms empty or naming a prefix of the room's
+// name (next=N grouping only when TokenRooms is empty).
+func (s *Server) tokenRequired(q roomRequest) bool {
+	if len(s.cfg.TokenSecret) == 0 {
+		return false
+	}
+	if len(s.cfg.TokenRooms) == 0 {
+		return true
+	}
+	for _, p := range s.cfg.TokenRooms {
+		if q.name != "" && strings.HasPrefix(q.name, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // tokenRoom is the room string a join token is signed for.
 func (q roomRequest) tokenRoom() string {
 	if q.next > 0 {
@@ -290,7 +308,7 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.reject(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
-	if len(s.cfg.TokenSecret) > 0 {
+	if s.tokenRequired(q) {
 		tok := r.URL.Query().Get("token")
 		if tok == "" {
 			s.reject(w, r, http.StatusUnauthorized, wire.ErrUnauthorized.Error()+": token required")

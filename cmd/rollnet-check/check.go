@@ -231,7 +231,7 @@ func (c *check) verdict(results []shipcheck.Result, replayed, skipped []string) 
 	if len(c.findings) > 0 {
 		return fmt.Sprintf("findings: rollnet-vet reports %d (above; first: %s); %s agreed", len(c.findings), c.findings[0], what), false
 	}
-	return fmt.Sprintf("agreed: rollnet-vet found nothing in %d packages; %s", c.analyzed, what), true
+	return fmt.Sprintf("agreed: rollnet-vet found nothing in %s; %s", countPackages(c.analyzed), what), true
 }
 
 // sameDir reports whether a and b name the same directory.
@@ -247,9 +247,17 @@ func sameDir(a, b string) bool {
 // vetSummary says what the analyzer found.
 func (c *check) vetSummary() string {
 	if len(c.findings) == 0 {
-		return fmt.Sprintf("nothing in %d packages", c.analyzed)
+		return "nothing in " + countPackages(c.analyzed)
 	}
-	return fmt.Sprintf("%d findings in %d packages (above)", len(c.findings), c.analyzed)
+	return fmt.Sprintf("%d findings in %s (above)", len(c.findings), countPackages(c.analyzed))
+}
+
+// countPackages is "1 package" or "N packages".
+func countPackages(n int) string {
+	if n == 1 {
+		return "1 package"
+	}
+	return strconv.Itoa(n) + " packages"
 }
 
 // analyze loads the packages with their tests, runs the analyzer over

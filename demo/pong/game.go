@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/demo/pong/game"
+	game "github.com/rollnet/rollnet/internal/ponggame"
 )
 
 // Short names for package game's rules, for the demo and the browser

@@ -15,7 +15,7 @@ import (
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/dedicated"
-	"github.com/rollnet/rollnet/demo/pong/game"
+	game "github.com/rollnet/rollnet/internal/ponggame"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/playout"

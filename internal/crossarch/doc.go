@@ -27,10 +27,10 @@
 // package; binfmt_misc is not needed, -exec names the emulator):
 //
 //	dir=$(mktemp -d)
-//	ROLLNET_CROSSARCH_RECORD=$dir go test -count=1 -run CrossArch ./internal/crossarch ./demo/pong/game
-//	GOARCH=386 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -run CrossArch ./internal/crossarch ./demo/pong/game
-//	GOARCH=arm64 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -exec qemu-aarch64-static -run CrossArch ./internal/crossarch ./demo/pong/game
-//	GOARCH=riscv64 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -exec qemu-riscv64-static -run CrossArch ./internal/crossarch ./demo/pong/game
+//	ROLLNET_CROSSARCH_RECORD=$dir go test -count=1 -run CrossArch ./internal/crossarch ./internal/ponggame
+//	GOARCH=386 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -run CrossArch ./internal/crossarch ./internal/ponggame
+//	GOARCH=arm64 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -exec qemu-aarch64-static -run CrossArch ./internal/crossarch ./internal/ponggame
+//	GOARCH=riscv64 ROLLNET_CROSSARCH_REPLAY=$dir go test -count=1 -v -exec qemu-riscv64-static -run CrossArch ./internal/crossarch ./internal/ponggame
 //
 // Each test logs the frames it replayed and the checksums that agreed on
 // its architecture ("crossarch linux/arm64: pong: 3600 frames replayed,

@@ -4,7 +4,7 @@
 // no player. It is package authority/dedicated's Main with the games this
 // binary links, chosen with -game: "court" (the default), a small example
 // (up to eight paddles, each client steering one), and "pong", the demo's
-// game (package demo/pong/game: two paddles and a spectator's slot; its
+// game (package internal/ponggame: two paddles and a spectator's slot; its
 // clients are go run ./demo/pong -mode authority). A game's own binary hands its
 // simulation to the same Main and offers the same command (the pong demo:
 // go run ./demo/pong host).
@@ -23,8 +23,8 @@ import (
 
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/dedicated"
-	"github.com/rollnet/rollnet/demo/pong/game"
 	"github.com/rollnet/rollnet/internal/court"
+	game "github.com/rollnet/rollnet/internal/ponggame"
 )
 
 // games are the games this binary hosts: court, and the demo's pong as its

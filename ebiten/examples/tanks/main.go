@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rollnet/rollnet/ebiten/examples/tanks/world"
 	"os"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -13,12 +14,12 @@ import (
 	"github.com/rollnet/rollnet/netplay"
 )
 
-var keys = rollebiten.KeyMap[Buttons]{
-	{Bits: Up, Keys: []ebiten.Key{ebiten.KeyArrowUp, ebiten.KeyW}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonLeftTop}},
-	{Bits: Down, Keys: []ebiten.Key{ebiten.KeyArrowDown, ebiten.KeyS}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonLeftBottom}},
-	{Bits: Left, Keys: []ebiten.Key{ebiten.KeyArrowLeft, ebiten.KeyA}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonLeftLeft}},
-	{Bits: Right, Keys: []ebiten.Key{ebiten.KeyArrowRight, ebiten.KeyD}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonLeftRight}},
-	{Bits: Fire, Keys: []ebiten.Key{ebiten.KeySpace}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonRightBottom}},
+var keys = rollebiten.KeyMap[world.Buttons]{
+	{Bits: world.Up, Keys: []ebiten.Key{ebiten.KeyArrowUp, ebiten.KeyW}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonLeftTop}},
+	{Bits: world.Down, Keys: []ebiten.Key{ebiten.KeyArrowDown, ebiten.KeyS}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonLeftBottom}},
+	{Bits: world.Left, Keys: []ebiten.Key{ebiten.KeyArrowLeft, ebiten.KeyA}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonLeftLeft}},
+	{Bits: world.Right, Keys: []ebiten.Key{ebiten.KeyArrowRight, ebiten.KeyD}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonLeftRight}},
+	{Bits: world.Fire, Keys: []ebiten.Key{ebiten.KeySpace}, Buttons: []ebiten.StandardGamepadButton{ebiten.StandardGamepadButtonRightBottom}},
 }
 
 var modes = map[string]netplay.Mode{"p2p": netplay.ModeP2P, "watch": netplay.ModeSpectator,
@@ -35,15 +36,15 @@ func main() {
 	if err := flag.CommandLine.Parse(args()); err != nil {
 		os.Exit(2)
 	}
-	if _, ok := modes[*mode]; !ok || *players < 2 || *players > MaxTanks {
+	if _, ok := modes[*mode]; !ok || *players < 2 || *players > world.MaxTanks {
 		fmt.Fprintf(os.Stderr, "tanks: -mode %q -players %d: see -help\n", *mode, *players)
 		os.Exit(2)
 	}
-	cfg := rollebiten.Config[World, Buttons]{
+	cfg := rollebiten.Config[world.World, world.Buttons]{
 		Match:    netplay.Config{Signal: *signal, Room: *room, Name: *name, Players: *players},
 		Mode:     modes[*mode],
-		Init:     func(w *World) { *w = NewWorld(*players) },
-		Simulate: Simulate, Input: keys.Reader(), Draw: Draw, Title: "tanks",
+		Init:     func(w *world.World) { *w = world.NewWorld(*players) },
+		Simulate: world.Simulate, Input: keys.Reader(), Draw: Draw, Title: "tanks",
 	}
 	if *mode == "listen" {
 		cfg.Match.LocalPlayers = 1

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/rollnet/rollnet/ebiten/examples/tanks/world"
 	"os"
 	"time"
 
@@ -39,14 +40,14 @@ type ReportTank struct {
 	R, G, B uint8
 }
 
-func testFlags() func(*rollebiten.Config[World, Buttons]) {
+func testFlags() func(*rollebiten.Config[world.World, world.Buttons]) {
 	frames := flag.Int("frames", 0, "stop at this frame (the last state stays on screen)")
 	report := flag.String("report", "", "with -frames: write a JSON report there at the stop (- for stdout)")
 	bot := flag.Bool("bot", false, "play by itself")
 	hold := flag.Duration("hold", 0, "with -frames: exit this long after the stop (0: stay until closed)")
 	overlay := flag.Bool("overlay", true, "draw the status overlay and the network graph")
 	logStatus := flag.Bool("log", false, "print the status line to stderr once a second")
-	return func(cfg *rollebiten.Config[World, Buttons]) {
+	return func(cfg *rollebiten.Config[world.World, world.Buttons]) {
 		cfg.HideStatus, cfg.HideGraph = !*overlay, !*overlay
 		if *bot {
 			cfg.Input = botInput()
@@ -54,7 +55,7 @@ func testFlags() func(*rollebiten.Config[World, Buttons]) {
 		cfg.Frames = rollnet.Frame(*frames)
 		var r Report
 		ticks := 0
-		cfg.OnUpdate = func(g *rollebiten.Game[World, Buttons]) {
+		cfg.OnUpdate = func(g *rollebiten.Game[world.World, world.Buttons]) {
 			if ticks++; *logStatus && ticks%g.TPS() == 0 {
 				fmt.Fprintf(os.Stderr, "tanks: %.1fs %v (frame %d)\n", time.Since(launched).Seconds(), g.Status(), g.Status().Frame)
 			}
@@ -75,10 +76,10 @@ func testFlags() func(*rollebiten.Config[World, Buttons]) {
 				}
 			}
 		}
-		cfg.OnStop = func(g *rollebiten.Game[World, Buttons]) {
+		cfg.OnStop = func(g *rollebiten.Game[world.World, world.Buttons]) {
 			st := g.Status()
 			r.Seat, r.Frame, r.Status, r.Desync = g.Match().Seat(), st.Frame, st.String(), st.Desync
-			v := rollebiten.View[World]{Seat: r.Seat}
+			v := rollebiten.View[world.World]{Seat: r.Seat}
 			v.Present = g.Match().State()
 			v.A, v.B = v.Present, v.Present
 			if g.Match().Mode() == netplay.ModeClient {
@@ -106,19 +107,19 @@ func testFlags() func(*rollebiten.Config[World, Buttons]) {
 
 // botInput drives around and fires, changing its mind every 40 ticks (a
 // different course for each process: it seeds from the launch time).
-func botInput() func() Buttons {
+func botInput() func() world.Buttons {
 	tick, seed := uint32(0), uint32(launched.UnixNano())|1
-	var b Buttons
-	return func() Buttons {
+	var b world.Buttons
+	return func() world.Buttons {
 		if tick%40 == 0 {
 			seed ^= seed << 13
 			seed ^= seed >> 17
 			seed ^= seed << 5
-			b = [8]Buttons{Up, Down, Left, Right, Up | Left, Up | Right, Down | Left, Down | Right}[seed%8]
+			b = [8]world.Buttons{world.Up, world.Down, world.Left, world.Right, world.Up | world.Left, world.Up | world.Right, world.Down | world.Left, world.Down | world.Right}[seed%8]
 		}
 		tick++
 		if tick%25 == 0 {
-			return b | Fire
+			return b | world.Fire
 		}
 		return b
 	}

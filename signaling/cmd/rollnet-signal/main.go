@@ -8,6 +8,7 @@
 //	go run ./signaling/cmd/rollnet-signal -stun stun:stun.l.google.com:19302 \
 //	    -turn turn:turn.example.org:3478 -turn-user u -turn-credential p
 //	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal   # tokens required
+//	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal -token-room ranked-   # only for rooms ranked-*
 //	ROLLNET_SIGNAL_SECRET=s3cret go run ./signaling/cmd/rollnet-signal -mint-token lobby -token-ttl 1h
 //	ROLLNET_TURN_SECRET=t go run ./signaling/cmd/rollnet-signal -turn turn:turn.example.org:3478  # per-client TURN credentials
 //	ROLLNET_TURN_SECRET=t go run ./signaling/cmd/rollnet-signal -turn-listen 0.0.0.0:3478 -turn-public-ip 203.0.113.7  # embedded relay
@@ -19,6 +20,12 @@
 // CIDR prefix, repeatable): the per-address limits then apply to the client
 // address the proxy writes in Forwarded or X-Forwarded-For, and to nobody
 // else's (without it, every client shares the proxy's 32 connections).
+//
+// From real addresses the caps hold per address: one address takes at
+// most half a named room's places (4 of 8), so two addresses can fill a
+// room. A game whose rooms must stay open to their own players signs
+// join tokens for them: -token-room PREFIX (repeatable) requires one for
+// the rooms under PREFIX only, and leaves the others open.
 //
 // Logs are structured (log/slog) on stderr: joins (with the peers the
 // newcomer meets), filled next=N rooms and leaves (with why) at info. SIGINT
@@ -142,6 +149,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		addr        = fs.String("addr", "127.0.0.1:8080", "listen address")
 		stun, turn  listFlag
 		origins     listFlag
+		tokenRooms  listFlag
 		turnUser    = fs.String("turn-user", "", "TURN username")
 		turnCred    = fs.String("turn-credential", "", "TURN credential")
 		mint        = fs.String("mint-token", "", "print a join token for this room (\"next=N\" for grouping) and exit")
@@ -185,6 +193,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.IntVar(&cfg.RoomJoinRate, "room-join-rate", def.RoomJoinRate, "joins per second into one named room")
 	fs.IntVar(&cfg.RoomJoinBurst, "room-join-burst", def.RoomJoinBurst, "join burst into one named room")
 	fs.Var(&proxies, "trusted-proxy", "reverse proxy address or CIDR whose Forwarded/X-Forwarded-For is believed (repeatable)")
+	fs.Var(&tokenRooms, "token-room", "with $ROLLNET_SIGNAL_SECRET: only the rooms whose names start with this `PREFIX` require a join token, the others stay open (repeatable; none: every room requires one)")
 	fs.Var(&origins, "origin", "browser origin pattern allowed besides the server's own host (repeatable)")
 	fs.Usage = func() {} // -h prints the usage below, to stdout
 	usage := func() {
@@ -209,11 +218,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return usageError{errors.New("-tls-cert and -tls-key go together")}
 	}
 	cfg.TrustedProxies = proxies
+	cfg.TokenRooms = tokenRooms
 	if s := getenv("ROLLNET_SIGNAL_SECRET"); s != "" {
 		cfg.TokenSecret = []byte(s)
 	}
 	if s := getenv("ROLLNET_TURN_SECRET"); s != "" {
 		cfg.TURNSecret = []byte(s)
+	}
+	if len(tokenRooms) > 0 && len(cfg.TokenSecret) == 0 {
+		return usageError{errors.New("-token-room needs $ROLLNET_SIGNAL_SECRET (the secret that signs the rooms' tokens)")}
 	}
 	if *mint != "" {
 		if len(cfg.TokenSecret) == 0 {
@@ -320,7 +333,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", client.ProtocolVersion,
-		"nats", *natsURL, "nats_auth", natsAuth.Auth(), "tokens", len(cfg.TokenSecret) > 0, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
+		"nats", *natsURL, "nats_auth", natsAuth.Auth(), "tokens", len(cfg.TokenSecret) > 0, "token_rooms", cfg.TokenRooms, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
 		"trusted_proxies", len(cfg.TrustedProxies))
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() && len(cfg.TrustedProxies) == 0 {
 		log.Warn("rollnet-signal listens on loopback without -trusted-proxy: behind a reverse proxy on this machine "+

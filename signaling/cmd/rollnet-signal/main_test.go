@@ -72,6 +72,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-turn", "turn:x:3478"}, // no credentials
 		{"-stun", "http://x"},
 		{"-log-level", "loud"},
+		{"-token-room", "ranked-"}, // no secret to sign its tokens
 		{"extra"},
 	} {
 		require.Error(t, run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}, none, nil), "%q", args)

@@ -1,4 +1,7 @@
-package main
+// Package world is the tanks example's simulation, apart from its window so
+// that it builds for every architecture: cmd/rollnet-check replays its
+// recordings on 386, arm64 and riscv64 (world_test.go's TestShipCheck).
+package world
 
 import "github.com/rollnet/rollnet"
 
@@ -12,7 +15,7 @@ const (
 	MaxTanks  = 4
 	MaxShells = 32
 
-	tankHalf   = 7 * Sub  // a tank is 14×14 pixels
+	TankHalf   = 7 * Sub  // a tank is 14×14 pixels: its half width
 	tankSpeed  = 24       // 1.5 px a frame
 	shellSpeed = 64       // 4 px a frame
 	shellLife  = 90       // frames
@@ -56,6 +59,10 @@ type World struct {
 	Players int32
 	Frame   int32
 }
+
+// Heading is direction d's unit step, ×16 (cos and sin rounded): d 0
+// is east and each next one 45° clockwise.
+func Heading(d int32) [2]int32 { return dirs[d&7] }
 
 // dirs are the eight directions' unit steps, ×16 (cos and sin rounded).
 var dirs = [8][2]int32{{16, 0}, {11, 11}, {0, 16}, {-11, 11}, {-16, 0}, {-11, -11}, {0, -16}, {11, -11}}
@@ -109,8 +116,8 @@ func (t *Tank) drive(b Buttons, me int32, w *World) {
 	t.Y += t.VY
 	t.VX -= t.VX / 8
 	t.VY -= t.VY / 8
-	t.X = clamp(t.X, tankHalf, ArenaW-tankHalf)
-	t.Y = clamp(t.Y, tankHalf, ArenaH-tankHalf)
+	t.X = clamp(t.X, TankHalf, ArenaW-TankHalf)
+	t.Y = clamp(t.Y, TankHalf, ArenaH-TankHalf)
 	t.Cool = max(t.Cool-1, 0)
 	t.Hit = max(t.Hit-1, 0)
 	if b&Fire != 0 && t.Cool == 0 {
@@ -142,7 +149,7 @@ func (s *Shell) fly(w *World) {
 	}
 	for i := range w.Players {
 		t := &w.Tanks[i]
-		if i != s.Owner && abs(s.X-t.X) < tankHalf && abs(s.Y-t.Y) < tankHalf {
+		if i != s.Owner && abs(s.X-t.X) < TankHalf && abs(s.Y-t.Y) < TankHalf {
 			t.VX += s.VX * knock / 2
 			t.VY += s.VY * knock / 2
 			t.Hit = 10
@@ -159,7 +166,7 @@ func (w *World) push() {
 		for j := i + 1; j < w.Players; j++ {
 			a, b := &w.Tanks[i], &w.Tanks[j]
 			dx, dy := b.X-a.X, b.Y-a.Y
-			ox, oy := 2*tankHalf-abs(dx), 2*tankHalf-abs(dy)
+			ox, oy := 2*TankHalf-abs(dx), 2*TankHalf-abs(dy)
 			if ox <= 0 || oy <= 0 {
 				continue
 			}

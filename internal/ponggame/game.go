@@ -1,11 +1,11 @@
-// Package game is the pong of demo/pong: its deterministic rules alone,
+// Package ponggame is the pong of demo/pong: its deterministic rules alone,
 // with nothing of the network, the screen or the browser, so that the
 // cross-architecture replays build it for every architecture in seconds.
 //
 // Everything here is integer arithmetic on a pointer-free, padding-free
 // State, so every peer that applies the same inputs from the same start
 // reaches the same bytes, on any machine.
-package game
+package ponggame
 
 import (
 	"github.com/rollnet/rollnet"

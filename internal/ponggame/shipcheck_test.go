@@ -1,4 +1,4 @@
-package game
+package ponggame
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/rollnet/rollnet/shipcheck"
 )
 
-// Pong's check before it ships (go run ./cmd/rollnet-check ./demo/pong/game):
+// Pong's check before it ships (go run ./cmd/rollnet-check ./internal/ponggame):
 // a sync test with random inputs and its recording replayed on other
 // architectures.
 func TestShipCheck(t *testing.T) {
