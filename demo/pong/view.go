@@ -302,7 +302,7 @@ func (v *view) draw(s *State, h hud) {
 
 	sc := v.screen
 	w, ht := sc.Size()
-	need := 9 + len(hl) // rows at the least width
+	need := 9 + len(hl)                       // rows at the least width
 	for i := 0; w >= 22 && i < len(hl); i++ { // a line wider than the terminal goes on below, not cut
 		if parts := wrap(hl[i].text, w-2); len(parts) > 1 {
 			more := make([]line, len(parts))
