@@ -22,7 +22,7 @@ func hostPathRows() []row {
 			row{Name: fmt.Sprintf("host path: UDP a datagram, %d cl", n),
 				Bench: fmt.Sprintf("HostPath/transport=udp-unbatched/clients=%d", n), Unit: "ns/client-tick",
 				Base: floor, BaseName: "batched UDP floor"})
-		for _, tr := range []struct{ name, bench string }{{"QUIC", "quic"}, {"WebRTC", "webrtc"}} {
+		for _, tr := range []struct{ name, bench string }{{"QUIC", "quic"}, {"WebRTC", "webrtc"}, {"transport/udp", "udp"}} {
 			if tr.bench == "webrtc" && n == 256 {
 				continue // not run: see hostPathTransports
 			}
