@@ -296,6 +296,8 @@ func (m *netMatch) failed(err error) error {
 	case errors.As(err, &se) && (se.Host.StateSize != se.Client.StateSize || se.Host.InputSize != se.Client.InputSize):
 		return fmt.Errorf("pong: the host in room %s runs another game than pong (a %d-byte state and %d-byte inputs, pong's are %d and %d): host pong with pong host, or rollnet-host -game pong",
 			room, se.Host.StateSize, se.Host.InputSize, se.Client.StateSize, se.Client.InputSize)
+	case errors.Is(err, netplay.ErrSettings) && m.o.mode == modeAuthority && !errors.As(err, &se):
+		return fmt.Errorf("pong: the host in room %s runs another game than pong, or pong at another -fps (%v): host pong with pong host, or rollnet-host -game pong", room, err)
 	case errors.Is(err, netplay.ErrTimeout) && m.o.spectate && m.o.mode == modeP2P:
 		return fmt.Errorf("pong: room %s: no match in it within %v; a spectator can join once both players are in the room", room, m.o.timeout)
 	case errors.Is(err, netplay.ErrTimeout) && m.next == math.MaxInt32 && m.mode() == netplay.ModeP2P: // nobody of its match answers: over
