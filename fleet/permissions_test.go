@@ -138,7 +138,7 @@ func TestBucketPermissions(t *testing.T) {
 	short := testConfig
 	short.OpTimeout = denied
 	require.ErrorIs(t, fleet.Drain(ctx, f.as(t, "host-"+attacker), short, victim), nats.ErrPermissionViolation, "a host's fleet.Drain of another")
-		after, err := placerKV.Get(ctx, "room.court.r1")
+	after, err := placerKV.Get(ctx, "room.court.r1")
 	require.NoError(t, err)
 	require.Equal(t, room.Revision(), after.Revision(), "the room key was written")
 
