@@ -93,7 +93,7 @@ func TestClusterNext(t *testing.T) {
 // once; the compare-and-set lets exactly one in, every time.
 func TestClusterRoomFullRace(t *testing.T) {
 	e := startNATS(t)
-	in := e.instances(t, 2, ServerConfig{MaxRoomSize: 3, JoinBurst: 1000, RoomJoinBurst: 1000})
+	in := e.instances(t, 2, ServerConfig{MaxRoomSize: 3, Tuning: ServerTuning{JoinBurst: 1000, RoomJoinBurst: 1000}})
 	for i := range *clusterRaces {
 		room := "/room/race-" + string(rune('a'+i%26)) + "-" + newID()
 		first := in[0].dial(room)
