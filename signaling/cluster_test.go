@@ -170,13 +170,13 @@ func TestClusterNATSRestart(t *testing.T) {
 
 	e.stop()
 	for _, h := range in {
-		eventually(t, func() bool { return !h.srv.Ready() }, "instance still ready without NATS")
+		eventually(t, func() bool { return !h.srv.ready() }, "instance still ready without NATS")
 		_, err := h.tryDial("/room/during")
 		require.ErrorIs(t, err, client.ErrClusterUnavailable)
 	}
 	e.start()
 	for _, h := range in {
-		eventually(t, h.srv.Ready, "instance not ready after NATS came back")
+		eventually(t, h.srv.ready, "instance not ready after NATS came back")
 	}
 	// The pair from before still relays across instances.
 	send(t, a, b.ID(), offer("after"))
