@@ -166,7 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		natsName    = fs.String("nats-name", def.Cluster.Name, "name of the set of instances on that NATS (bucket and subjects)")
 		fleetSecret = fs.String("fleet-secret-file", "", "with -nats: place matches on the fleet's hosts (POST "+fleet.PlacePath+", GET "+fleet.ViewPath+"), minting connect tokens with the secret in this file (the hosts' -token-secret-file)")
 		fleetPolicy = fs.String("fleet-policy", "fill", "with -fleet-secret-file: fill (the fullest host first) or spread (the emptiest first)")
-		fleetDead   = fs.Duration("fleet-dead-after", fleetDef.DeadAfter, "with -fleet-secret-file: a host whose heartbeat is not seen this long is gone")
+		fleetDead   = fs.Duration("fleet-dead-after", fleetDef.Tuning.DeadAfter, "with -fleet-secret-file: a host whose heartbeat is not seen this long is gone")
 		fleetRate   = fs.Int("fleet-rate", fleetDef.AddrRate, "with -fleet-secret-file: placement requests a second per client address")
 		fleetBurst  = fs.Int("fleet-burst", fleetDef.AddrBurst, "with -fleet-secret-file: placement request burst per client address")
 		metrics     = fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics, with /healthz and /readyz (e.g. 127.0.0.1:9090)")
@@ -291,7 +291,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		if err != nil {
 			return usageError{fmt.Errorf("-fleet-secret-file: %w", err)}
 		}
-		placer, err = fleet.NewPlacer(cfg.NATS, fleet.PlacerConfig{Config: fleet.Config{Name: *natsName, DeadAfter: *fleetDead},
+		placer, err = fleet.NewPlacer(cfg.NATS, fleet.PlacerConfig{Config: fleet.Config{Name: *natsName, Tuning: fleet.Tuning{DeadAfter: *fleetDead}},
 			Policy: policy, Secret: []byte(strings.TrimSpace(string(secret))), AddrRate: *fleetRate, AddrBurst: *fleetBurst, TrustedProxies: cfg.TrustedProxies, Logger: log})
 		if errors.Is(err, rollnet.ErrConfig) {
 			return usageError{err}
