@@ -134,7 +134,8 @@ Exit status:
   5  -rejoin: the other player refused to take this one back (another match's FILE, the window
      is over); one line says why, and FILE is removed
 A parent of player processes (no -signal) exits with its own status, or with theirs when its
-own is 0 and theirs is not.
+own is 0 and theirs is not. Under go run, a Ctrl-C signal (with -web, or outside pong's screen)
+makes go run itself exit 1 whatever pong's status: read the status of a built pong.
 `
 
 // usage writes -h's text to w, the flags' defaults as defined.
