@@ -126,7 +126,8 @@ Usage:
                                           a client keeping its rejoin token in FILE: started again with the same
                                           flags within the host's grace window, it takes its paddle back
   pong host [-signal URL] [-room NAME]    a dedicated pong host (pong host -h lists its flags); players join it with
-                                          pong -mode authority -signal URL -room NAME
+                                          pong -mode authority -signal URL -room NAME; its log's players=3
+                                          are pong's slots: the two paddles and a spectator's
 
 Keys: up/down arrows or W/S move your paddle (green); q, Esc or Ctrl-C quits, also while waiting.
 Without a terminal both sides are bots and it plays 600 frames.
