@@ -55,6 +55,17 @@ const (
 	// agreed frame) arrived, or, on the rejoining peer, it caught up and
 	// plays from Frame.
 	EventPlayerRejoined
+	// EventPlayerAwaited: Player is away under AbsenceFreeze or
+	// AbsenceForfeit: every peer agreed to stop at Frame (the next frame
+	// none of them simulates) until it is back or dropped.
+	EventPlayerAwaited
+	// EventPlayerDropped: Player, awaited under AbsenceFreeze, did not come
+	// back within its rejoin window: the match resumes from Frame (the
+	// agreed stop) with its input frozen.
+	EventPlayerDropped
+	// EventPlayerForfeited: Player is away under AbsenceForfeit: the match
+	// stops at Frame for good, on every peer, for the game to decide.
+	EventPlayerForfeited
 )
 
 var eventNames = [...]string{
@@ -70,6 +81,9 @@ var eventNames = [...]string{
 	EventDesyncDetected:     "DesyncDetected",
 	EventPlayerRejoining:    "PlayerRejoining",
 	EventPlayerRejoined:     "PlayerRejoined",
+	EventPlayerAwaited:      "PlayerAwaited",
+	EventPlayerDropped:      "PlayerDropped",
+	EventPlayerForfeited:    "PlayerForfeited",
 }
 
 // String names the kind.
@@ -85,11 +99,11 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind    EventKind
 	Peer    Peer
-	Frame   Frame         // DesyncDetected, PlayerDisconnected, PlayerRejoining, PlayerRejoined
+	Frame   Frame         // DesyncDetected, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
 	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame
 	Local   uint32        // DesyncDetected: this session's checksum
 	Remote  uint32        // DesyncDetected: Peer's checksum
-	Player  int           // PlayerDisconnected, PlayerRejoining, PlayerRejoined
+	Player  int           // PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
 	Frames  int           // WaitRecommended
 	Count   int           // Synchronizing: round trips done
 	Total   int           // Synchronizing: round trips needed
@@ -108,7 +122,7 @@ func (e Event) String() string {
 		return fmt.Sprintf("NetworkInterrupted{%s, timeout in %v}", e.Peer, e.Timeout)
 	case EventPlayerDisconnected:
 		return fmt.Sprintf("PlayerDisconnected{player %d, last frame %d}", e.Player, e.Frame)
-	case EventPlayerRejoining, EventPlayerRejoined:
+	case EventPlayerRejoining, EventPlayerRejoined, EventPlayerAwaited, EventPlayerDropped, EventPlayerForfeited:
 		return fmt.Sprintf("%v{player %d, frame %d}", e.Kind, e.Player, e.Frame)
 	case EventWaitRecommended:
 		return fmt.Sprintf("WaitRecommended{%d frames}", e.Frames)

@@ -25,6 +25,7 @@ package p2p
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/rollnet/rollnet"
@@ -83,6 +84,13 @@ type Config[I comparable] struct {
 	// Join makes this session a late joiner taking its (open) slots: like
 	// Rejoin, without a token. Its local players must be in Open.
 	Join bool
+	// Absence is what the match does while a player is away (disconnected):
+	// AbsencePredict (the zero value) plays on with its input frozen;
+	// AbsenceFreeze stops every peer at one agreed frame until it is back
+	// or its rejoin window passes; AbsenceForfeit stops them there for good
+	// (see absence.go). Every player peer must choose the same (it is in
+	// the settings hash); spectators follow whatever their host does.
+	Absence rollnet.Absence
 }
 
 // MaxSpectators is the most spectators one P2P session feeds, listed in
@@ -127,6 +135,12 @@ type Session[S any, I comparable] struct {
 	frozen   []I             // per player: the input repeated after frozenAt
 	added    []rollnet.Frame // per local player: the frame of the newest AddLocalInput
 	newest   rollnet.Frame   // newest local frame committed (sent to peers)
+
+	absence  rollnet.Absence
+	awaitAt  []rollnet.Frame // per player: the agreed frame no peer simulates while it is awaited, or NoFrame
+	awaitT   []int64         // per player: when it was first awaited (the session's clock)
+	awaiting uint64          // players awaited (awaitAt set)
+	forfeit  bool            // a player forfeited: the match stops at stopAt() for good
 
 	running  bool
 	unagreed bool // a player may be disconnected and not frozen yet: agree looks
@@ -198,6 +212,12 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 		frozen:   make([]I, players),
 		added:    make([]rollnet.Frame, players),
 		checks:   link.NewChecks(n.CheckInterval),
+		absence:  cfg.Absence,
+		awaitAt:  make([]rollnet.Frame, players),
+		awaitT:   make([]int64, players),
+	}
+	if !cfg.Absence.Valid() {
+		return fmt.Errorf("%w: Absence %v", errConfig, cfg.Absence)
 	}
 	for pl, peer := range cfg.Remote {
 		if peer == "" {
@@ -249,6 +269,10 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 				l.Offer = link.SettingsHash(l.Offer, cfg.Open)
 				l.Expect = link.SettingsHash(l.Expect, cfg.Open)
 			}
+			if cfg.Absence != rollnet.AbsencePredict { // (a Predict match hashes as before)
+				l.Offer = link.SettingsHash(l.Offer, absenceTag|uint64(cfg.Absence))
+				l.Expect = link.SettingsHash(l.Expect, absenceTag|uint64(cfg.Absence))
+			}
 		}
 	}
 	coreCfg := cfg.Session
@@ -277,6 +301,7 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 		p.fed[pl] = rollnet.Frame(p.delay) - 1
 		p.frozenAt[pl] = rollnet.NoFrame
 		p.added[pl] = rollnet.NoFrame
+		p.awaitAt[pl] = rollnet.NoFrame
 	}
 	p.newest = rollnet.Frame(p.delay) - 1
 	for _, l := range p.ep.Links() {
@@ -490,6 +515,10 @@ func (p *Session[S, I]) AdvanceFrame() error {
 		}
 	}
 	p.feed()
+	if p.awaiting != 0 && p.core.Frame() >= p.stopAt() {
+		p.flush()
+		return p.awaitError() // every peer stops here while the player is away
+	}
 	if p.core.Frame() == 0 {
 		*p.rj.restart.initial = *p.core.State()
 	}
@@ -590,6 +619,9 @@ func (p *Session[S, I]) pump() {
 	if p.unagreed {
 		p.agree()
 	}
+	if p.awaiting != 0 {
+		p.awaitTick()
+	}
 }
 
 // handle processes one packet from l.
@@ -675,6 +707,9 @@ func (p *Session[S, I]) handleInput(l *link.Link, b []byte) {
 	}
 	if !p.ep.Accept(l, m.Seq) {
 		return
+	}
+	if p.rj.phase == phaseCatching {
+		p.rj.live |= 1 << l.Index()
 	}
 	if p.rj.peers[l.Index()].pending {
 		p.rejoinHeard(l) // a player taken back is back
@@ -770,6 +805,7 @@ func (p *Session[S, I]) agree() {
 			continue
 		}
 		f := p.recv[pl]
+		heard := f // the most any remaining peer heard (the absence policy's stop)
 		known := true
 		for i, l := range p.ep.Links()[:p.nPlayers] {
 			if i == p.owner[pl] || l.State() != link.Running || p.rj.catching(i) {
@@ -781,6 +817,7 @@ func (p *Session[S, I]) agree() {
 				break
 			}
 			f = min(f, rollnet.Frame(s.LastFrame))
+			heard = max(heard, rollnet.Frame(s.LastFrame))
 		}
 		if !known {
 			pending = true
@@ -794,6 +831,9 @@ func (p *Session[S, I]) agree() {
 		}
 		p.frozen[pl] = in
 		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerDisconnected, Player: pl, Frame: f})
+		if p.absence != rollnet.AbsencePredict {
+			p.await(pl, max(heard, f))
+		}
 	}
 	p.unagreed = pending
 }
@@ -803,6 +843,10 @@ func (p *Session[S, I]) agree() {
 // too), and frozen ones for disconnected players.
 func (p *Session[S, I]) feed() {
 	hi := p.acceptHi()
+	stop := rollnet.Frame(math.MaxInt32) // frozen inputs stop below an awaited player's stop
+	if p.awaiting != 0 {
+		stop = p.stopAt()
+	}
 	for mask := p.all &^ p.local; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
 		o := p.owner[pl]
@@ -830,7 +874,7 @@ func (p *Session[S, I]) feed() {
 		}
 		if fz := p.frozenAt[pl]; fz != rollnet.NoFrame && p.fed[pl] >= fz {
 			in := p.frozen[pl]
-			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+rollnet.Frame(p.delay) && f < p.rj.until[pl]; f++ {
+			for f := p.fed[pl] + 1; f <= hi && f <= p.core.Frame()+rollnet.Frame(p.delay) && f < p.rj.until[pl] && f < stop; f++ {
 				if err := p.core.AddRemoteInput(pl, f, in); err != nil && !errors.Is(err, session.ErrConflict) {
 					break
 				}

@@ -42,6 +42,18 @@ var (
 	// simulated.
 	ErrStarted = errors.New("p2p: the first frame was simulated already")
 
+	// ErrAwaiting is returned by AdvanceFrame, under AbsenceFreeze, at the
+	// frame every peer stops at while a player is away
+	// (EventPlayerAwaited); the network was polled and served: call again
+	// next tick. Awaited says who and since when.
+	ErrAwaiting = errors.New("p2p: the match waits for a player who is away")
+
+	// ErrForfeited is returned by AdvanceFrame, under AbsenceForfeit, from
+	// the frame every peer stops at once a player is away
+	// (EventPlayerForfeited names it): the match goes no further; the game
+	// decides (every peer holds the same state).
+	ErrForfeited = errors.New("p2p: a player forfeited the match by leaving")
+
 	// ErrHostGone reports, on a spectator, that the host disconnected; the
 	// spectator plays on no further.
 	ErrHostGone = errors.New("p2p: spectator's host disconnected")

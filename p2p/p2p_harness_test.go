@@ -182,7 +182,8 @@ func (c *p2pCluster) tickNode(n *p2pNode) {
 			require.NoError(c.t, p.AddLocalInput(pl, n.in[pl]))
 		}
 		err = p.AdvanceFrame()
-		if err != nil && !errors.Is(err, ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) {
+		if err != nil && !errors.Is(err, ErrNotSynchronized) && !errors.Is(err, session.ErrPredictionLimit) &&
+			!errors.Is(err, ErrAwaiting) && !errors.Is(err, ErrForfeited) {
 			c.t.Fatalf("%s: %v", n.name, err)
 		}
 	}

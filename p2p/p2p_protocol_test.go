@@ -60,6 +60,9 @@ func TestP2PConfigMismatch(t *testing.T) {
 		// Issue 19 defect 1: intervals 30 and 60 synchronised and played,
 		// each refusing the other's checksum reports as malformed.
 		"checksum interval": func(i int, c *Config[uint16]) { c.Net.ChecksumInterval = 30 * (i + 1) },
+		// A peer of another absence policy (an older one, which knows only
+		// Predict, among them) is refused at the handshake.
+		"absence": func(i int, c *Config[uint16]) { c.Absence = rollnet.Absence(i) },
 		"placement": func(i int, c *Config[uint16]) {
 			if i == 1 { // p1 thinks it holds player 0 and p0 holds player 1
 				c.Remote[0], c.Remote[1] = "", "p0"

@@ -104,15 +104,18 @@ const (
 	ReasonRejoinWindow   = "the rejoin window (NetConfig.RejoinWindow) is over"
 	ReasonRejoinOff      = "rejoining is off (NetConfig.RejoinWindow < 0)"
 	ReasonRejoinArchive  = "the match's first inputs are no longer held (Config.SpectatorArchive)"
+	ReasonRejoinForfeit  = "the match stopped when the player left (Config.Absence Forfeit)"
 )
 
-var rejoinReasons = [...]string{1: ReasonRejoinIdentity, 2: ReasonRejoinWindow, 3: ReasonRejoinOff, 4: ReasonRejoinArchive}
+var rejoinReasons = [...]string{1: ReasonRejoinIdentity, 2: ReasonRejoinWindow, 3: ReasonRejoinOff, 4: ReasonRejoinArchive,
+	5: ReasonRejoinForfeit}
 
 const (
 	refuseIdentity = 1
 	refuseWindow   = 2
 	refuseOff      = 3
 	refuseArchive  = 4
+	refuseForfeit  = 5 // (only between peers of AbsenceForfeit, which older ones cannot be)
 )
 
 // Phases of this session's own rejoin.
@@ -174,6 +177,7 @@ type rejoiner[S any, I comparable] struct {
 	sponsor int
 	catch   catchRing // the catch-up frames from the sponsor (p2p_catchup.go)
 	began   int64
+	live    uint64 // (AbsenceFreeze) player links whose live inputs reached us while we caught up
 	stats   RejoinStats
 	refused error
 
@@ -477,6 +481,9 @@ func (p *Session[S, I]) rejoinRequest(l *link.Link, m *wire.Rejoin) {
 	switch {
 	case m.Players != l.Mask || !r.id.known:
 		return // a joiner for another slot, or our identities are not all in yet
+	case p.forfeit && !open:
+		refuse(refuseForfeit)
+		return
 	case n.Rejoin < 0 && !open:
 		refuse(refuseOff)
 		return
@@ -523,6 +530,9 @@ func (p *Session[S, I]) rejoinRequest(l *link.Link, m *wire.Rejoin) {
 	c := min(p.core.ConfirmedFrame(), p.core.Frame()-1)
 	margin := p.maxPred + p.delay + n.FrameRate/2 + 2*feedTicks(int(c), l.RTT(), n.FrameRate) + 2
 	rr := p.core.Frame() + rollnet.Frame(p.delay+margin)
+	if a := p.awaitR(l); a != rollnet.NoFrame {
+		rr = a // (AbsenceFreeze) every peer waits at a: it plays from there
+	}
 	r.peers[i].replyAt = t
 	if r.openSlot(i) {
 		p.takeJoiner(i, m.Secret)
@@ -635,6 +645,9 @@ func (p *Session[S, I]) rejoinHeard(l *link.Link) {
 	p.rj.peers[i].backR = rollnet.NoFrame
 	for mask := l.Mask; mask != 0; mask &= mask - 1 {
 		pl := bits.TrailingZeros64(mask)
+		if p.awaiting&(1<<pl) != 0 {
+			p.unawait(pl) // back: every peer resumes at its stop
+		}
 		p.ep.Push(rollnet.Event{Kind: rollnet.EventPlayerRejoined, Player: pl, Frame: p.rj.back[pl], Peer: l.Peer})
 	}
 }
@@ -866,6 +879,9 @@ func (p *Session[S, I]) catchUp() error {
 	if p.core.Frame() < r.r-rollnet.Frame(p.delay) || r.catch.caught < r.r-1 {
 		return ErrRejoining
 	}
+	if p.absence == rollnet.AbsenceFreeze && !p.heardLive() {
+		return ErrRejoining // the peers wait for us: play once each of them can hear us
+	}
 	// Every frame before R is in: the frames from R-InputDelay on are
 	// simulated live, with the inputs below R given now.
 	for f := max(r.r-rollnet.Frame(p.delay), rollnet.Frame(p.delay)); f < r.r; f++ {
@@ -888,6 +904,19 @@ func (p *Session[S, I]) catchUp() error {
 		}
 	}
 	return ErrRejoining
+}
+
+// heardLive reports whether every player peer but the sponsor (whose
+// feed shows its link runs) sent us live inputs while we caught up: its
+// handshake with us is complete on its side too, so our first live input
+// reaches it and ends its wait (AbsenceFreeze) a one-way trip later.
+func (p *Session[S, I]) heardLive() bool {
+	for i, l := range p.ep.Links()[:p.nPlayers] {
+		if i != p.rj.sponsor && l.State() == link.Running && p.rj.live&(1<<i) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // catchFeed gives the core every player's catch-up input of frame f.

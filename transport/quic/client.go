@@ -47,13 +47,8 @@ type clientState struct {
 	host  transport.Peer
 }
 
-// Dial connects to the host at addr ("host:port"), runs the hello
-// exchange, and returns a Transport whose one peer is the host (its id is
-// Host()). It fails with ErrPinMismatch for a certificate other than
-// Config.PinSHA256, ErrUntrusted for one that does not verify when no
-// hash is pinned, ErrRefused when the host does not admit this client,
-// or ctx's error.
-func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
+// dialUDP is Dial, natively.
+func dialUDP(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -175,23 +170,7 @@ func (c *clientState) hello(ctx context.Context, h hello) (welcome, error) {
 	return w, nil
 }
 
-// Host is the host's id on a client Transport (its only peer), and the
-// zero Peer on a host.
-func (t *Transport) Host() transport.Peer {
-	if t.cl == nil {
-		return ""
-	}
-	return t.cl.host
-}
-
-// Migrate moves a client's connection to a new UDP socket (a phone that
-// changed networks, a NAT that forgot the mapping): it opens the socket,
-// probes the new path, and switches to it once the host answered. The
-// connection, and so the peer on both sides, is the same; datagrams sent
-// meanwhile travel the old path. The old socket stays open until Close
-// (quic-go closes a connection with the socket it started on); at most
-// Config.MaxMigrations are held.
-func (t *Transport) Migrate(ctx context.Context) error {
+func (t *Transport) migrate(ctx context.Context) error {
 	c := t.cl
 	if c == nil {
 		return ErrNotClient

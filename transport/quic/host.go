@@ -47,11 +47,8 @@ type hostState struct {
 	seq     uint64             // ids of clients without a token
 }
 
-// Listen starts a host on addr ("host:port", ":4433"; port 0 picks one):
-// one UDP socket, QUIC with RFC 9221 datagrams, ALPN Protocol. Clients are
-// admitted after the handshake and the hello (see the package
-// documentation); each admitted connection is a peer.
-func Listen(addr string, cfg Config) (*Transport, error) {
+// listenUDP is Listen, natively.
+func listenUDP(addr string, cfg Config) (*Transport, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -165,18 +162,14 @@ func (t *Transport) quicConfig() *quicgo.Config {
 	return c
 }
 
-// CertHash is the SHA-256 of the host's certificate, for clients to pin
-// (Config.PinSHA256) and browsers to name in serverCertificateHashes. It
-// is zero on a client.
-func (t *Transport) CertHash() [32]byte {
+func (t *Transport) certHash() [32]byte {
 	if t.host == nil {
 		return [32]byte{}
 	}
 	return t.host.certHash
 }
 
-// Addr is the host's UDP socket address (nil on a client).
-func (t *Transport) Addr() net.Addr {
+func (t *Transport) addr() net.Addr {
 	if t.host == nil {
 		return nil
 	}

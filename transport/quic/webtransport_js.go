@@ -28,7 +28,8 @@ import (
 //   - The certificate is accepted by its hash (Config.PinSHA256, the
 //     serverCertificateHashes option: ECDSA, at most 14 days valid, which
 //     SelfSigned makes), or else verified by the browser.
-//   - Migrate, Listen and Dial do not exist here.
+//   - Migrate, Listen and Dial fail (errors.ErrUnsupported); CertHash and
+//     Addr are zero.
 
 // hostState and connSlot have no browser form: a page cannot listen.
 type (
@@ -52,27 +53,22 @@ func (c *clientState) close() error {
 	return nil
 }
 
-// Host is the host's id (the Transport's only peer).
-func (t *Transport) Host() transport.Peer { return t.cl.host }
-
 // errNotInBrowser is what the native-only calls return in a browser.
 var errNotInBrowser = fmt.Errorf("quic: not in a browser (use DialWebTransport): %w", errors.ErrUnsupported)
 
-// Listen is not available in a browser: a page cannot listen on UDP.
-func Listen(string, Config) (*Transport, error) { return nil, errNotInBrowser }
+// listenUDP: a page cannot listen on UDP.
+func listenUDP(string, Config) (*Transport, error) { return nil, errNotInBrowser }
 
-// Dial is not available in a browser, which has no raw QUIC: use
-// DialWebTransport.
-func Dial(context.Context, string, Config) (*Transport, error) { return nil, errNotInBrowser }
+// dialUDP: a browser has no raw QUIC (DialWebTransport is its way).
+func dialUDP(context.Context, string, Config) (*Transport, error) { return nil, errNotInBrowser }
 
-// Migrate is the browser's own business.
-func (t *Transport) Migrate(context.Context) error { return errNotInBrowser }
+// migrate: a migration is the browser's own business.
+func (t *Transport) migrate(context.Context) error { return errNotInBrowser }
 
-// CertHash and Addr are a host's; zero in a browser.
-func (t *Transport) CertHash() [32]byte { return [32]byte{} }
+// certHash and addr are a host's; zero in a browser.
+func (t *Transport) certHash() [32]byte { return [32]byte{} }
 
-// Addr is a host's socket address; nil in a browser.
-func (t *Transport) Addr() net.Addr { return nil }
+func (t *Transport) addr() net.Addr { return nil }
 
 // DialWebTransport opens a WebTransport session to the host at rawURL
 // ("https://HOST:PORT" + WebTransportPath), with Config.Grant's token in
