@@ -22,7 +22,7 @@ func hostPathRows() []row {
 			row{Name: fmt.Sprintf("host path: UDP a datagram, %d cl", n),
 				Bench: fmt.Sprintf("HostPath/transport=udp-unbatched/clients=%d", n), Unit: "ns/client-tick",
 				Base: floor, BaseName: "batched UDP floor"})
-		for _, tr := range []struct{ name, bench string }{{"QUIC", "quic"}, {"WebRTC", "webrtc"}} {
+		for _, tr := range []struct{ name, bench string }{{"QUIC", "quic"}, {"WebRTC", "webrtc"}, {"transport/udp", "udp"}} {
 			if tr.bench == "webrtc" && n == 256 {
 				continue // not run: see hostPathTransports
 			}
@@ -34,9 +34,9 @@ func hostPathRows() []row {
 	// The traffic on the wire a client a second at 60 Hz, headers and
 	// acknowledgements included, beside its payload (computed from the
 	// datagram counts: transportfigures.Overhead).
-	for _, tr := range []struct{ name, bench string }{{"UDP", "udp-batched"}, {"QUIC", "quic"}, {"WebRTC", "webrtc"}} {
+	for _, tr := range []struct{ name, bench string }{{"UDP", "udp-batched"}, {"QUIC", "quic"}, {"WebRTC", "webrtc"}, {"transport/udp", "udp"}} {
 		b := fmt.Sprintf("HostPath/transport=%s/clients=16", tr.bench)
-		out = append(out, row{Name: fmt.Sprintf("host path: %s on the wire", tr.name), Bench: b, Unit: "B/s/client",
+		out = append(out, row{Name: fmt.Sprintf("wire a client: %s", tr.name), Bench: b, Unit: "B/s/client",
 			Base: b, BaseUnit: "payload-B/s/client", BaseName: "payload"})
 	}
 	return out

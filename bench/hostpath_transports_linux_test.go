@@ -23,6 +23,7 @@ import (
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
+	"github.com/rollnet/rollnet/transport/udp"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -97,6 +98,7 @@ type hostPathTransport struct {
 // hostPathTransports are the transports beside the UDP floor.
 var hostPathTransports = []hostPathTransport{
 	{name: "quic", listen: quicHostPath, dial: quicClientPath, wire: transportfigures.QUIC, heavy: []int{64, 256}},
+	{name: "udp", listen: udpHostPath, dial: udpClientPath, wire: transportfigures.SealedUDP, dialers: 8, heavy: []int{64, 256}},
 	{name: "webrtc", listen: webrtcHostPath, dial: webrtcClientPath, wire: transportfigures.WebRTC, dialers: 8, heavy: []int{64},
 		skip: map[int]string{256: "256 WebRTC clients and their host are more than 2 shared cores connect in the bench's bound"}},
 }
@@ -223,6 +225,8 @@ func benchHostOver(b *testing.B, tr hostPathTransport, n int) {
 		case *quic.Transport:
 			b.Logf("%+v", h.Stats())
 		case *webrtc.Transport:
+			b.Logf("%+v", h.Stats())
+		case *udp.Transport:
 			b.Logf("%+v", h.Stats())
 		}
 	}

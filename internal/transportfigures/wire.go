@@ -35,6 +35,10 @@ type Overhead struct {
 var (
 	// UDP is plain datagrams: BenchmarkHostPath's floor.
 	UDP = Overhead{Name: "UDP", Packet: IPv4Header + UDPHeader, How: "IP 20 + UDP 8 a packet"}
+	// SealedUDP is transport/udp: its sealed packet's kind (1), sequence
+	// number (8) and AEAD tag (16), udp.Overhead; no acknowledgements.
+	SealedUDP = Overhead{Name: "transport/udp", Packet: IPv4Header + UDPHeader + 25,
+		How: "IP 20 + UDP 8 + kind 1 + sequence 8 + AEAD tag 16 a packet; no acknowledgements"}
 	// QUIC is transport/quic over quic-go: a 1-RTT short header (1 byte,
 	// the 4-byte connection ID quic-go's host chooses, a 2-byte packet
 	// number), the DATAGRAM frame's type and length (1 + 1), the ACK frame

@@ -354,6 +354,19 @@ func (v *Verifier) Redeem(t Ticket, key [KeySize]byte) error {
 	return nil
 }
 
+// ClientKey is the client key of a presented token, which the host
+// derives from the token and its secret as the backend did: a transport
+// that cannot take the key from the client inside its own encryption
+// (transport/udp, whose packets are sealed with keys derived from it)
+// uses it to check the client's proof, then Redeem.
+func (v *Verifier) ClientKey(t Ticket) [KeySize]byte {
+	m := v.macs.Get().(hash.Hash)
+	var k [KeySize]byte
+	deriveKey(m, t.mac[:], &k)
+	v.macs.Put(m)
+	return k
+}
+
 // Release ends a presentation that was not redeemed (its connection
 // ended first): a token no connection presents any more, and none
 // redeemed, is forgotten. A redeemed token stays used.

@@ -213,3 +213,18 @@ func ExampleMint() {
 	// 42 <nil>
 	// connecttoken: token already used
 }
+
+// The host derives a presented token's client key as the backend did,
+// and a different token's key differs.
+func TestClientKey(t *testing.T) {
+	now := epoch
+	v := verifier(t, &now)
+	g, err := Mint(secret, claims(), nil)
+	require.NoError(t, err)
+	other, err := Mint(secret, claims(), nil)
+	require.NoError(t, err)
+	tk, err := v.Check(g.Token)
+	require.NoError(t, err)
+	require.Equal(t, g.Key, v.ClientKey(tk))
+	require.NotEqual(t, other.Key, v.ClientKey(tk))
+}

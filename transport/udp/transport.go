@@ -1,0 +1,579 @@
+package udp
+
+import (
+	"context"
+	"crypto/cipher"
+	"errors"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+)
+
+// connState is a connection's place in its life.
+type connState uint32
+
+const (
+	// stateHandshake: a client's connection to its host, keys agreed,
+	// nothing authentic heard from the host yet.
+	stateHandshake connState = iota
+	// statePending: a host's client, admitted (its token redeemed), not
+	// yet heard under its keys.
+	statePending
+	// stateConnected: heard under its keys; Send reaches it.
+	stateConnected
+	// stateGone: timed out, disconnected, evicted, replaced or closed.
+	stateGone
+)
+
+// conn is one connection: a host has one a client, a client one to its
+// host.
+type conn struct {
+	id         transport.Peer
+	addr       netip.AddrPort
+	send, recv cipher.AEAD
+	seq        atomic.Uint64 // the last sequence number sealed
+	lastSent   atomic.Int64  // the clock's nanoseconds
+	lastRecv   atomic.Int64
+	since      int64 // admitted (host) or dialed (client)
+	state      atomic.Uint32
+
+	// Read and written by the read loop only.
+	win       window
+	lane      *recvqueue.Lane
+	recvNonce [12]byte
+
+	sendNonce [12]byte // under Transport.out.mu
+
+	// Host: the salts of the response that admitted it, to answer a
+	// repeated response with a keep-alive.
+	clientSalt [saltSize]byte
+	hostSalt   uint64
+}
+
+func (c *conn) is(s connState) bool { return connState(c.state.Load()) == s }
+
+// Transport is a host (Listen) or a client (Dial). See the package
+// documentation for the contract.
+type Transport struct {
+	cfg   Config
+	host  bool
+	local transport.Peer
+	bc    *batchConn
+
+	mu      sync.RWMutex
+	closed  bool
+	isDone  atomic.Bool
+	peers   map[transport.Peer]*conn  // connected, and gone ones still known
+	byAddr  map[netip.AddrPort]*conn  // every live connection
+	pending []*conn                   // host: pending, oldest first
+	perIP   map[netip.Addr]int        // host: live connections an IP holds
+	set     *recvqueue.PeerSet[*conn] // Peers, WaitPeers, Events
+	ka      []*conn                   // housekeep's scratch
+	q       *recvqueue.Queue
+	rc      recvqueue.Counters
+
+	out struct {
+		mu        sync.Mutex
+		cur, next *batch
+	}
+	wake, stop chan struct{}
+	wg         sync.WaitGroup
+
+	c counters
+
+	// Host.
+	tokens *connecttoken.Verifier
+	cookie cipher.AEAD
+	ctr    atomic.Uint64 // the last host salt
+
+	// Client.
+	cl *clientState
+}
+
+// counters are Stats' sources.
+type counters struct {
+	packetsSent, bytesSent, sendsDropped, sendErrors      atomic.Uint64
+	malformed, forged, replayed, unknownAddr, oversize    atomic.Uint64
+	versionRefused, tokensRefused, cookiesRefused         atomic.Uint64
+	challenges, admitted, evicted, deniedAddr, deniedFull atomic.Uint64
+	timedOut                                              atomic.Uint64
+}
+
+// Stats counts a Transport's traffic and what it refused. All only grow.
+type Stats struct {
+	// PacketsSent and BytesSent count packets handed to the socket
+	// (sealed, with Overhead), SendsDropped datagrams Send dropped
+	// because Config.SendQueueLen waited, SendErrors those the kernel
+	// refused.
+	PacketsSent, BytesSent, SendsDropped, SendErrors uint64
+	// PacketsReceived and BytesReceived count datagrams queued for
+	// Receive (the session's bytes); Dropped those a full queue refused
+	// or displaced; Unexpected those of peers Expect left out.
+	PacketsReceived, BytesReceived, Dropped, Unexpected uint64
+	// Malformed counts packets of no known layout or size (oversized
+	// ones included), Forged sealed packets or handshake tags that did
+	// not open under their keys, Replayed sealed packets whose sequence
+	// number was seen or is older than the replay window, UnknownAddr
+	// sealed packets from an address with no connection.
+	Malformed, Forged, Replayed, UnknownAddr uint64
+	// Host: VersionRefused counts requests of another version,
+	// TokensRefused connect tokens the verifier refused,
+	// CookiesRefused responses whose cookie was forged, expired or for
+	// another address, Challenges the challenges sent, Admitted the
+	// clients admitted, Evicted pending clients dropped for newer ones,
+	// DeniedAddr and DeniedFull clients refused because their address
+	// held its share or the host was full.
+	VersionRefused, TokensRefused, CookiesRefused         uint64
+	Challenges, Admitted, Evicted, DeniedAddr, DeniedFull uint64
+	// TimedOut counts connections dropped for silence.
+	TimedOut uint64
+}
+
+// Stats returns the counters.
+func (t *Transport) Stats() Stats {
+	c := &t.c
+	return Stats{
+		PacketsSent: c.packetsSent.Load(), BytesSent: c.bytesSent.Load(),
+		SendsDropped: c.sendsDropped.Load(), SendErrors: c.sendErrors.Load(),
+		PacketsReceived: t.rc.PacketsReceived.Load(), BytesReceived: t.rc.BytesReceived.Load(),
+		Dropped: t.rc.Dropped.Load(), Unexpected: t.rc.Unexpected.Load(),
+		Malformed: c.malformed.Load() + c.oversize.Load(), Forged: c.forged.Load(),
+		Replayed: c.replayed.Load(), UnknownAddr: c.unknownAddr.Load(),
+		VersionRefused: c.versionRefused.Load(), TokensRefused: c.tokensRefused.Load(),
+		CookiesRefused: c.cookiesRefused.Load(), Challenges: c.challenges.Load(),
+		Admitted: c.admitted.Load(), Evicted: c.evicted.Load(),
+		DeniedAddr: c.deniedAddr.Load(), DeniedFull: c.deniedFull.Load(),
+		TimedOut: c.timedOut.Load(),
+	}
+}
+
+func newTransport(cfg Config, host bool, udp *net.UDPConn, local transport.Peer) (*Transport, error) {
+	bc, err := newBatchConn(udp, cfg.Tuning.Batch)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transport{
+		cfg: cfg, host: host, local: local, bc: bc,
+		peers:  make(map[transport.Peer]*conn),
+		byAddr: make(map[netip.AddrPort]*conn),
+		perIP:  make(map[netip.Addr]int),
+		q:      recvqueue.New(cfg.QueueLen),
+		wake:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+	}
+	t.set = recvqueue.NewPeerSet(&t.mu, &t.closed, t.peers, func(c *conn) bool { return c.is(stateConnected) }, 4*cfg.MaxPeers, true)
+	t.out.cur = newBatch(cfg.SendQueueLen, maxPacket)
+	t.out.next = newBatch(cfg.SendQueueLen, maxPacket)
+	return t, nil
+}
+
+// start runs the read, write and housekeeping loops.
+func (t *Transport) start() {
+	t.wg.Add(3)
+	go t.readLoop()
+	go t.writeLoop()
+	go t.timerLoop()
+}
+
+func (t *Transport) now() int64 { return t.cfg.Now().UnixNano() }
+
+// Local is this endpoint's identity: "udp://" and the host's address on
+// a host, "client-" and the token's client id on a client.
+func (t *Transport) Local() transport.Peer { return t.local }
+
+// Send seals b for to and queues it for the socket; it never blocks. A
+// datagram that finds Config.SendQueueLen waiting is dropped and counted
+// (Stats.SendsDropped).
+func (t *Transport) Send(to transport.Peer, b []byte) error {
+	_, err := t.send(to, b, t.cfg.SendQueueLen)
+	return err
+}
+
+// SendBulk is Send for a burst: it takes b only while fewer than half of
+// Config.SendQueueLen wait, so that a catch-up leaves room for the
+// frame's own datagrams, and says whether it did.
+func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
+	return t.send(to, b, t.cfg.SendQueueLen/2)
+}
+
+func (t *Transport) send(to transport.Peer, b []byte, limit int) (bool, error) {
+	if t.isDone.Load() {
+		return false, transport.ErrClosed
+	}
+	if len(b) > transport.MaxDatagram {
+		return false, transport.ErrTooLarge
+	}
+	t.mu.RLock()
+	c := t.peers[to]
+	t.mu.RUnlock()
+	if c == nil {
+		return false, transport.ErrUnknownPeer
+	}
+	if !c.is(stateConnected) {
+		return false, transport.ErrPeerGone
+	}
+	if !t.sendSealed(c, kindPayload, b, limit) {
+		t.c.sendsDropped.Add(1)
+		return false, nil
+	}
+	return true, nil
+}
+
+// sendSealed seals p as a packet of kind for c and queues it, unless
+// limit packets wait.
+func (t *Transport) sendSealed(c *conn, kind byte, p []byte, limit int) bool {
+	o := &t.out
+	o.mu.Lock()
+	bt := o.cur
+	if bt.n >= limit {
+		o.mu.Unlock()
+		return false
+	}
+	pkt := sealPacket(bt.bufs[bt.n][:0], c.send, &c.sendNonce, kind, c.seq.Add(1), p)
+	bt.lens[bt.n], bt.addrs[bt.n] = len(pkt), c.addr
+	bt.n++
+	o.mu.Unlock()
+	c.lastSent.Store(t.now())
+	t.kick()
+	return true
+}
+
+// sendRaw queues a handshake packet for to.
+func (t *Transport) sendRaw(to netip.AddrPort, build func(b []byte) []byte) bool {
+	o := &t.out
+	o.mu.Lock()
+	bt := o.cur
+	if bt.n >= len(bt.bufs) {
+		o.mu.Unlock()
+		t.c.sendsDropped.Add(1)
+		return false
+	}
+	pkt := build(bt.bufs[bt.n][:0])
+	bt.lens[bt.n], bt.addrs[bt.n] = len(pkt), to
+	bt.n++
+	o.mu.Unlock()
+	t.kick()
+	return true
+}
+
+func (t *Transport) kick() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Receive copies the next waiting datagram into buf, the peers taken
+// round robin.
+func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+	if t.isDone.Load() {
+		return 0, "", transport.ErrClosed
+	}
+	return t.rc.Pop(t.q, buf)
+}
+
+// Expect implements transport.Expecter.
+func (t *Transport) Expect(peers ...transport.Peer) { t.rc.Expect(t.q, peers) }
+
+// ExpectAnyone implements transport.Expecter.
+func (t *Transport) ExpectAnyone() { t.q.ExpectAnyone() }
+
+// Peers implements transport.PeerSet.
+func (t *Transport) Peers(dst []transport.Peer) []transport.Peer { return t.set.Peers(dst) }
+
+// WaitPeers implements transport.PeerSet.
+func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+	return t.set.WaitPeers(ctx, n)
+}
+
+// Events implements transport.PeerSet. It keeps the latest 4*MaxPeers
+// events, the oldest dropped first past that.
+func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
+	return t.set.Events(dst)
+}
+
+// LocalAddr is the socket's address.
+func (t *Transport) LocalAddr() net.Addr { return t.bc.udp.LocalAddr() }
+
+// Close sends every live connection a disconnect (three times, sealed),
+// closes the socket and waits for the transport's goroutines.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.isDone.Store(true)
+	for _, c := range t.byAddr {
+		if c.is(stateConnected) || c.is(statePending) {
+			for range 3 {
+				t.sendSealed(c, kindDisconnect, nil, t.cfg.SendQueueLen)
+			}
+		}
+		c.state.Store(uint32(stateGone))
+	}
+	t.set.NotifyLocked()
+	t.mu.Unlock()
+	if t.cl != nil {
+		t.cl.fail(transport.ErrClosed)
+	}
+	close(t.stop) // the writer flushes the disconnects first
+	t.wg.Wait()
+	return nil
+}
+
+// readLoop reads batches and handles each packet.
+func (t *Transport) readLoop() {
+	defer t.wg.Done()
+	rb := newBatch(t.cfg.Tuning.Batch, readBufSize)
+	for {
+		if err := t.bc.read(rb); err != nil {
+			if errors.Is(err, net.ErrClosed) || t.isDone.Load() {
+				return
+			}
+			continue
+		}
+		for i := range rb.n {
+			t.handle(rb.bufs[i][:rb.lens[i]], rb.addrs[i])
+		}
+	}
+}
+
+// writeLoop hands the queued packets to the socket, a batch at a time.
+func (t *Transport) writeLoop() {
+	defer t.wg.Done()
+	defer t.bc.close() // after the last flush: the read loop then ends
+	for {
+		stopping := false
+		select {
+		case <-t.wake:
+		case <-t.stop:
+			stopping = true
+		}
+		o := &t.out
+		o.mu.Lock()
+		bt := o.cur
+		o.cur, o.next = o.next, bt
+		o.mu.Unlock()
+		if bt.n > 0 {
+			failed, err := t.bc.write(bt)
+			sent := bt.n - failed
+			if err != nil {
+				sent = 0
+			}
+			t.c.sendErrors.Add(uint64(bt.n - sent))
+			t.c.packetsSent.Add(uint64(sent))
+			var bytes int
+			for i := range bt.n {
+				bytes += bt.lens[i]
+			}
+			t.c.bytesSent.Add(uint64(bytes))
+			bt.n = 0
+		}
+		if stopping {
+			return
+		}
+	}
+}
+
+// handle takes one packet from from.
+func (t *Transport) handle(b []byte, from netip.AddrPort) {
+	if len(b) == 0 || len(b) > maxPacket {
+		t.c.oversize.Add(1)
+		return
+	}
+	switch b[0] {
+	case kindPayload, kindKeepAlive, kindDisconnect, kindDenied:
+		t.handleSealed(b, from)
+	case kindRequest:
+		if t.host {
+			t.handleRequest(b, from)
+			return
+		}
+		t.c.malformed.Add(1)
+	case kindResponse:
+		if t.host {
+			t.handleResponse(b, from)
+			return
+		}
+		t.c.malformed.Add(1)
+	case kindChallenge, kindVersion:
+		if !t.host {
+			t.cl.handleHandshake(t, b, from)
+			return
+		}
+		t.c.malformed.Add(1)
+	default:
+		t.c.malformed.Add(1)
+	}
+}
+
+// handleSealed opens a sealed packet from a connection's address.
+func (t *Transport) handleSealed(b []byte, from netip.AddrPort) {
+	kind, seq, err := parseSealed(b)
+	if err != nil {
+		t.c.malformed.Add(1)
+		return
+	}
+	t.mu.RLock()
+	c := t.byAddr[from]
+	t.mu.RUnlock()
+	if c == nil || c.is(stateGone) {
+		t.c.unknownAddr.Add(1)
+		return
+	}
+	if !c.win.fresh(seq) {
+		t.c.replayed.Add(1)
+		return
+	}
+	p, err := openPacket(b, c.recv, &c.recvNonce, seq)
+	if err != nil {
+		t.c.forged.Add(1)
+		return
+	}
+	c.win.mark(seq)
+	c.lastRecv.Store(t.now())
+	switch {
+	case c.is(statePending):
+		t.confirm(c)
+	case c.is(stateHandshake):
+		if kind == kindDenied {
+			t.cl.fail(deniedError(p))
+			return
+		}
+		t.cl.established(t, c)
+	}
+	switch kind {
+	case kindPayload:
+		if c.is(stateConnected) {
+			t.rc.Received(t.q, c.lane, p)
+		}
+	case kindDisconnect:
+		t.mu.Lock()
+		t.dropLocked(c, ErrPeerClosed, false)
+		t.mu.Unlock()
+	case kindDenied:
+		if !t.host && c.is(stateConnected) {
+			t.mu.Lock()
+			t.dropLocked(c, deniedError(p), false)
+			t.mu.Unlock()
+		}
+	}
+}
+
+// dropLocked ends c for reason; with notify it tells the peer (sealed).
+// t.mu must be held for writing.
+func (t *Transport) dropLocked(c *conn, reason error, notify bool) {
+	was := connState(c.state.Swap(uint32(stateGone)))
+	if was == stateGone {
+		return
+	}
+	if notify && (was == stateConnected || was == statePending) {
+		if errors.Is(reason, ErrEvicted) {
+			t.sendSealed(c, kindDenied, []byte{deniedEvicted}, t.cfg.SendQueueLen)
+		} else {
+			t.sendSealed(c, kindDisconnect, nil, t.cfg.SendQueueLen)
+		}
+	}
+	if t.byAddr[c.addr] == c {
+		delete(t.byAddr, c.addr)
+		if t.host {
+			ip := c.addr.Addr()
+			if t.perIP[ip]--; t.perIP[ip] <= 0 {
+				delete(t.perIP, ip)
+			}
+		}
+	}
+	if was == statePending {
+		for i, p := range t.pending {
+			if p == c {
+				t.pending = append(t.pending[:i], t.pending[i+1:]...)
+				break
+			}
+		}
+	}
+	if was == stateConnected && t.peers[c.id] == c {
+		t.q.Forget(c.id)
+		t.set.EmitLocked(transport.PeerEvent{Kind: transport.PeerGone, Peer: c.id, Err: reason})
+	}
+}
+
+// pruneLocked forgets the oldest-known gone peers past 2*MaxPeers, so that
+// Send to them is ErrUnknownPeer rather than ErrPeerGone: what a host
+// remembers stays bounded.
+func (t *Transport) pruneLocked() {
+	if len(t.peers) <= 2*t.cfg.MaxPeers {
+		return
+	}
+	for id, c := range t.peers {
+		if c.is(stateGone) {
+			delete(t.peers, id)
+			if len(t.peers) <= t.cfg.MaxPeers {
+				return
+			}
+		}
+	}
+}
+
+// timerLoop runs housekeep on the real clock's ticks.
+func (t *Transport) timerLoop() {
+	defer t.wg.Done()
+	tick := time.NewTicker(t.cfg.Tuning.Housekeep)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-tick.C:
+			t.housekeep()
+		}
+	}
+}
+
+// housekeep drops silent connections, sends keep-alives and repeats a
+// client's handshake, by the Config's clock.
+func (t *Transport) housekeep() {
+	now := t.now()
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.ka = t.ka[:0]
+	for _, c := range t.byAddr {
+		switch connState(c.state.Load()) {
+		case statePending:
+			if now-c.since > int64(t.cfg.PendingTimeout) {
+				t.c.timedOut.Add(1)
+				t.dropLocked(c, ErrTimeout, false)
+				continue
+			}
+		case stateConnected:
+			if now-c.lastRecv.Load() > int64(t.cfg.Timeout) {
+				t.c.timedOut.Add(1)
+				t.dropLocked(c, ErrTimeout, true)
+				continue
+			}
+		default:
+			continue
+		}
+		if now-c.lastSent.Load() >= int64(t.cfg.KeepAlive) {
+			t.ka = append(t.ka, c)
+		}
+	}
+	t.pruneLocked()
+	t.mu.Unlock()
+	for _, c := range t.ka {
+		t.sendSealed(c, kindKeepAlive, nil, t.cfg.SendQueueLen)
+	}
+	if t.cl != nil {
+		t.cl.housekeep(t, now)
+	}
+}
