@@ -148,6 +148,18 @@ func (m *Match[S, I]) away(ev rollnet.Event, window time.Duration) {
 	m.until.away = m.cfg.Now().Add(window)
 }
 
+// seatLabel is the name of the player at seat (one not named yet:
+// "player N").
+func (m *Match[S, I]) seatLabel(seat int) string {
+	if seat >= 0 && seat < len(m.names) && m.names[seat] != "" {
+		return m.names[seat]
+	}
+	return seatLabels[min(max(seat, 0), len(seatLabels)-1)]
+}
+
+// seatLabels name the players without a name, without allocating.
+var seatLabels = [...]string{"player 1", "player 2", "player 3", "player 4", "player 5", "player 6", "player 7", "player 8", "a player"}
+
 // back marks ev's player back, and reports whether it had a seat.
 func (m *Match[S, I]) back(ev rollnet.Event) bool {
 	if ev.Player < 0 || ev.Player >= len(m.gone) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -219,6 +220,7 @@ func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok rollnet.
 		SpectatorArchive: m.cfg.Archive,
 		Rejoin:           tok,
 		Net:              m.netConfig(),
+		Absence:          m.cfg.Absence,
 	}, &m.link.mx, m.simulate)
 	if err != nil {
 		return fmt.Errorf("netplay: %w", err)
@@ -254,6 +256,11 @@ func (d *p2pDriver[S, I]) tick(in I, now time.Time) error {
 	case errors.Is(err, session.ErrPredictionLimit):
 		m.st.Phase = Running
 		m.st.Waiting = d.laggard()
+	case errors.Is(err, p2p.ErrAwaiting):
+		m.st.Phase = Running
+		m.st.Waiting = m.st.Awaiting
+	case errors.Is(err, p2p.ErrForfeited):
+		m.st.Phase, m.st.Ended = Ended, EndForfeit
 	default:
 		var re *p2p.RejoinError
 		if errors.As(err, &re) {
@@ -266,6 +273,10 @@ func (d *p2pDriver[S, I]) tick(in I, now time.Time) error {
 	}
 	m.evs = p.Events(m.evs[:0])
 	d.events()
+	m.st.Awaiting, m.st.AwaitedAt, m.st.AwaitedFor = "", rollnet.NoFrame, 0
+	if players, at, since := p.Awaited(); players != 0 {
+		m.st.Awaiting, m.st.AwaitedAt, m.st.AwaitedFor = m.seatLabel(bits.TrailingZeros64(players)), at, since
+	}
 	m.st.RTT, m.st.FrameAdvantage, m.st.Rollbacks = 0, 0, p.Stats().Rollbacks
 	left := 0
 	for s, id := range d.remoteSeats() {
@@ -334,6 +345,13 @@ func (d *p2pDriver[S, I]) events() {
 				w = cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow)
 			}
 			m.away(ev, w)
+		case ev.Kind == rollnet.EventPlayerAwaited:
+			m.tell("waiting at frame %d for %s to come back (Absence freeze)", ev.Frame, m.seatLabel(ev.Player))
+		case ev.Kind == rollnet.EventPlayerDropped:
+			m.tell("%s did not come back in time: the match resumes at frame %d without them", m.seatLabel(ev.Player), ev.Frame)
+		case ev.Kind == rollnet.EventPlayerForfeited:
+			m.tell("%s forfeited by leaving: the match stops at frame %d", m.seatLabel(ev.Player), ev.Frame)
+			m.st.Away = m.seatLabel(ev.Player)
 		case ev.Kind == rollnet.EventPlayerRejoined && ev.Player == m.seat:
 			if m.back(ev) {
 				rs := d.p.RejoinStats()

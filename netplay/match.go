@@ -106,6 +106,17 @@ type Config struct {
 	WaitForPlayers int
 	LobbyTimeout   time.Duration
 
+	// Absence is what a P2P match does while a player is away (its peer
+	// silent for Net.DisconnectTimeout, or gone): rollnet.AbsencePredict
+	// (the zero value) plays on with its last input repeated;
+	// AbsenceFreeze stops every peer at one agreed frame (Status.Awaiting
+	// names the player, AwaitedFor says since when) until it rejoins or
+	// its rejoin window (Net.RejoinWindow) passes; AbsenceForfeit stops
+	// the match there for good (Status.Ended EndForfeit, Status.Away the
+	// player; every peer holds the same state: the game decides).
+	// Spectators follow. Every player must choose the same.
+	Absence rollnet.Absence
+
 	// OnMessage, when set, receives the other peers' Send messages, from
 	// inside AdvanceFrame: seat is the sender's (-1 for a spectator or an
 	// unseated peer), payload valid during the call.
@@ -280,6 +291,9 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	}
 	if cfg.Grace < 0 {
 		return fmt.Errorf("%w: Grace %v", errConfig, cfg.Grace)
+	}
+	if !cfg.Absence.Valid() {
+		return fmt.Errorf("%w: Absence %v", errConfig, cfg.Absence)
 	}
 	if cfg.WaitForPlayers < 0 || cfg.WaitForPlayers > cfg.Players || cfg.LobbyTimeout < 0 {
 		return fmt.Errorf("%w: WaitForPlayers %d (0 to Players) or LobbyTimeout %v (>= 0)", errConfig, cfg.WaitForPlayers, cfg.LobbyTimeout)

@@ -47,9 +47,10 @@ const (
 	EndClosed                // Close was called
 	EndPlayersLeft           // every other player left (and their time to come back passed)
 	EndHostGone              // the host (of a spectator or an authoritative client) is gone
+	EndForfeit               // a player left under AbsenceForfeit (Status.Away names it)
 )
 
-var endNames = [...]string{"", "closed", "every other player left", "the host is gone"}
+var endNames = [...]string{"", "closed", "every other player left", "the host is gone", "a player forfeited by leaving"}
 
 func (r EndReason) String() string {
 	if int(r) < len(endNames) {
@@ -83,6 +84,13 @@ type Status struct {
 	// rejoin (0: it will not).
 	Away     string
 	ComeBack time.Duration
+
+	// Awaiting names the player every peer waits for (Config.Absence
+	// AbsenceFreeze), stopped at frame AwaitedAt for AwaitedFor so far;
+	// "" when none.
+	Awaiting   string
+	AwaitedAt  rollnet.Frame
+	AwaitedFor time.Duration
 
 	// Done and Total measure progress while Rejoining or CatchingUp, in
 	// frames (Total may grow: the match goes on).
@@ -131,6 +139,9 @@ func (s Status) String() string {
 	}
 	if s.Interrupted != "" {
 		out += fmt.Sprintf(", %s interrupted (%v before dropped)", s.Interrupted, s.Timeout.Round(time.Second/10))
+	}
+	if s.Awaiting != "" {
+		out += fmt.Sprintf(", waiting at frame %d for %s (%v)", s.AwaitedAt, s.Awaiting, s.AwaitedFor.Round(time.Second))
 	}
 	if s.Away != "" {
 		if s.ComeBack > 0 {

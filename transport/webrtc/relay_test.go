@@ -63,9 +63,12 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 					require.NoError(t, err)
 					defer trs[j].Close()
 				}
-				for _, tr := range trs {
+				for j, tr := range trs {
 					_, err := tr.WaitPeers(ctx, 1)
-					require.NoError(t, err)
+					// On a loaded machine the one failure seen here was this
+					// wait running out: say what each side had seen by then.
+					require.NoError(t, err, "peer %d of the %s match waited 60 s for the other's data channel; its events %+v; its stats %+v; the relay's %+v",
+						j, c.name, tr.Events(nil), tr.Stats(), relay.Stats())
 				}
 				players := playGame(t, ctx, trs, frames)
 				rtts[i] = roundTrips(players)

@@ -1,0 +1,89 @@
+package netplay_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/race"
+	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/transport/local"
+)
+
+// hasNews reports whether a line of m's News contains s.
+func hasNews(p *player, s string) bool {
+	for _, line := range p.m.News() {
+		if strings.Contains(line, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAbsenceFreeze: under AbsenceFreeze, while bob's process is dead
+// alice's match stops (Status.Awaiting names bob, for how long), and
+// resumes when bob's new process rejoins from his token.
+func TestAbsenceFreeze(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
+	store := &memStore{tok: map[string]netplay.Token{}}
+	cfg := netplay.Config{Players: 2, Room: "r", Absence: rollnet.AbsenceFreeze}
+	cfg.Name = "alice"
+	a := l.add("a", join, cfg, "b", "b2")
+	cfg.Name, cfg.Tokens = "bob", store
+	b := l.add("b", join, cfg, "a")
+	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
+	l.until(120, "b's token saved", func() bool { _, ok := store.tok["r"]; return ok })
+
+	b.off = true // b's process dies: no goodbye
+	l.until(600, "alice awaits bob", func() bool { return a.st.Awaiting == "bob" })
+	stop := a.st.AwaitedAt
+	require.Equal(t, stop, a.m.Frame())
+	require.True(t, hasNews(a, "waiting at frame"), "%q", a.m.News())
+	for range 120 {
+		l.tick()
+		require.Equal(t, stop, a.m.Frame(), "alice stays at the agreed frame")
+		require.False(t, a.st.Advanced)
+		require.Equal(t, "bob", a.st.Waiting)
+	}
+	require.Greater(t, a.st.AwaitedFor, 1900*time.Millisecond)
+	require.Contains(t, a.st.String(), "waiting at frame")
+	if !race.Enabled {
+		n := testing.AllocsPerRun(60, func() { l.tick() })
+		require.Zero(t, n, "a tick that waits allocates nothing")
+	}
+
+	b2 := l.add("b2", join, cfg, "a") // b started again, on a new address
+	l.until(1200, "b2 playing", func() bool { return b2.err != nil || (b2.st.Phase == netplay.Running && b2.st.Advanced) })
+	require.NoError(t, b2.err)
+	l.until(60, "alice plays on", func() bool { return a.st.Awaiting == "" && a.st.Advanced })
+	require.Greater(t, a.m.Frame(), stop)
+	require.NoError(t, a.err)
+	t.Logf("stopped at %d; %q", stop, a.m.News())
+}
+
+// TestAbsenceForfeit: under AbsenceForfeit the match ends at the agreed
+// frame when bob's process dies, and says who forfeited.
+func TestAbsenceForfeit(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
+	cfg := netplay.Config{Players: 2, Absence: rollnet.AbsenceForfeit}
+	cfg.Name = "alice"
+	a := l.add("a", join, cfg, "b")
+	cfg.Name = "bob"
+	b := l.add("b", join, cfg, "a")
+	l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
+	b.off = true
+	l.until(600, "alice's match ends", func() bool { return a.st.Phase == netplay.Ended })
+	require.Equal(t, netplay.EndForfeit, a.st.Ended)
+	require.Equal(t, "bob", a.st.Away)
+	require.True(t, hasNews(a, "bob forfeited"), "%q", a.m.News())
+	require.NoError(t, a.err)
+}
+
+// TestAbsenceInvalid: a policy that is none of them is a config error.
+func TestAbsenceInvalid(t *testing.T) {
+	_, err := netplay.Join[World, Buttons](netplay.Config{Players: 2, Absence: 9}, simulate)
+	require.ErrorIs(t, err, rollnet.ErrConfig)
+}
