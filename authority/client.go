@@ -24,9 +24,22 @@ type ClientStats struct {
 	// RTT is the link's smoothed round-trip time (before its first
 	// measure, the round trip of the Hello and its answer).
 	RTT time.Duration
-	// Rate is the host's advised change of the tick rate (0.05: 5% fast);
-	// Depth how early the host says the client's inputs arrive, in frames.
+	// Rate is the host's advised change of the tick rate (0.05: 5% fast;
+	// Update runs the fixed step at 1+Rate, and a game that drives
+	// AdvanceFrame itself multiplies its frame time by 1+Rate before its
+	// fixed-step accumulator, so no step is skipped or doubled); Depth how
+	// early the host says the client's inputs arrive, in frames.
 	Rate, Depth float64
+	// Lead is how many frames the predicted present ran ahead of the
+	// newest host state received, a mean over the steps of Update since
+	// the client was made: what a press costs before the host's answer to
+	// it can be played (one round trip, the input's margin on the host,
+	// the host's state interval). Held is how many host states the paced
+	// queue held after its tick, the same mean: the playout's depth, what
+	// it keeps against a host that stalls. RenderDelay is the render
+	// clock's delay now, in frames behind the newest host state it
+	// observed.
+	Lead, Held, RenderDelay float64
 	// Matches counts host states equal to the client's own prediction of
 	// their frame, Mismatches those that were not (the client took the
 	// host's and re-simulated ResimulatedFrames frames to the present).
@@ -310,11 +323,9 @@ func (c *Client[S, I]) ChecksumAt(frame rollnet.Frame) (uint32, error) {
 	return rollback.Checksum(rollback.BytesOf(&c.base[k])), nil
 }
 
-// TimeScale is the rate to run the client's fixed step at: 1 plus the
-// host's advice (1.05 is 5% fast). A game multiplies its frame time by it
-// before feeding its fixed-step accumulator, so no step is skipped or
-// doubled.
-func (c *Client[S, I]) TimeScale() float64 { return 1 + float64(c.rate)/1000 }
+// timeScale is the rate to run the client's fixed step at: 1 plus the
+// host's advice (ClientStats.Rate).
+func (c *Client[S, I]) timeScale() float64 { return 1 + float64(c.rate)/1000 }
 
 // Stats returns the client's statistics.
 func (c *Client[S, I]) Stats() ClientStats {
@@ -327,6 +338,12 @@ func (c *Client[S, I]) Stats() ClientStats {
 		s.RTT = time.Duration(c.rtt)
 	}
 	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/10
+	p := &c.view
+	s.RenderDelay = p.clk.Delay()
+	if p.steps > 0 {
+		s.Lead = float64(p.leadSum) / float64(p.steps)
+		s.Held = float64(p.heldSum) / float64(p.steps)
+	}
 	return s
 }
 

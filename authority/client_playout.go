@@ -67,7 +67,7 @@ type presentation[S any] struct {
 	played S
 	newest rollnet.Frame
 	// Sums over the steps of Update since the client was made, for
-	// TimelineStats: the present's lead on the newest host state, the
+	// ClientStats' Lead and Held: the present's lead on the newest host state, the
 	// states the queue held after its tick.
 	steps, leadSum, heldSum int64
 	// ahead is how many steps of this Update follow the one running: the
@@ -157,7 +157,7 @@ func (p *presentation[S]) tick() {
 // (never a skipped or doubled step); then the render clock moves by dt.
 // Add inputs with AddLocalInput before. It returns the steps run.
 func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
-	_ = c.view.ts.SetScale(c.TimeScale())
+	_ = c.view.ts.SetScale(c.timeScale())
 	n := c.view.ts.Advance(dt)
 	c.fixed, c.updating = false, true
 	defer func() { c.updating = false }()
@@ -243,37 +243,4 @@ func (c *Client[S, I]) Played() (s *S, frame rollnet.Frame, ok bool) {
 // restarts) and the render clock's resyncs.
 func (c *Client[S, I]) PlayoutStats() (playout.QueueStats, int64) {
 	return c.view.q.Stats(), c.view.clk.Resyncs()
-}
-
-// TimelineStats say how far behind and ahead of the host the client runs,
-// each a mean over the steps of Update since the client was made.
-type TimelineStats struct {
-	// Lead is how many frames the predicted present ran ahead of the
-	// newest host state received: what a press costs before the host's
-	// answer to it can be played (one round trip, the input's margin on
-	// the host, the host's state interval).
-	Lead float64
-	// Held is how many host states the paced queue held after its tick:
-	// the playout's depth, what it keeps against a host that stalls.
-	Held float64
-	// RenderDelay is the render clock's delay now, in frames behind the
-	// newest host state it observed.
-	RenderDelay float64
-}
-
-// String says the stats in a line: "lead 2.1 frames, playout 3.0 states
-// held, render delay 3.0 frames".
-func (t TimelineStats) String() string {
-	return fmt.Sprintf("lead %.1f frames, playout %.1f states held, render delay %.1f frames", t.Lead, t.Held, t.RenderDelay)
-}
-
-// TimelineStats returns the client's lead and playout depth.
-func (c *Client[S, I]) TimelineStats() TimelineStats {
-	p := &c.view
-	st := TimelineStats{RenderDelay: p.clk.Delay()}
-	if p.steps > 0 {
-		st.Lead = float64(p.leadSum) / float64(p.steps)
-		st.Held = float64(p.heldSum) / float64(p.steps)
-	}
-	return st
 }

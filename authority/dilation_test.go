@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestTimeDilation(t *testing.T) {
 	watch := func(d time.Duration) {
 		for end := c.clock.Now().Add(d); c.clock.Now().Before(end); {
 			c.run(tick)
-			worst = max(worst, math.Abs(a.c.TimeScale()-1))
+			worst = max(worst, math.Abs(a.c.timeScale()-1))
 			if s := c.h.Clients(nil); len(s) > 0 {
 				worst = max(worst, math.Abs(s[0].Rate))
 			}
@@ -166,14 +167,15 @@ func TestTimeDilationStalls(t *testing.T) {
 	}
 	s, q := c.h.Clients(nil)[0], a.c.view.q.Stats()
 	late, jumps := s.LateInputs-before.LateInputs, q.Jumps-qBefore.Jumps
-	tl := a.c.TimelineStats()
+	cs := a.c.Stats()
+	tl := fmt.Sprintf("lead %.1f frames, playout %.1f states held, render delay %.1f frames", cs.Lead, cs.Held, cs.RenderDelay)
 	t.Logf("rate %.3f (worst %.3f), late inputs %d, jumps %d, stalls %d, coasts %d in %d frames; %v",
 		s.Rate, worst, late, jumps, q.Stalls-qBefore.Stalls, q.Coasted-qBefore.Coasted, n, tl)
 	require.LessOrEqual(t, late, uint64(3), "late inputs")
 	require.LessOrEqual(t, jumps, int64(2), "playout jumps")
 	require.Less(t, math.Abs(s.Rate), 0.02, "the advice settles near 0")
 	require.Less(t, worst, 0.05, "and stays there")
-	require.Less(t, tl.Lead, 8.0, "for a lead of a few frames")
+	require.Less(t, cs.Lead, 8.0, "for a lead of a few frames")
 }
 
 // A client anchored frames ahead of the target (its first round trip was
@@ -205,8 +207,8 @@ func TestTimeDilationApproach(t *testing.T) {
 		}
 	}
 	s, q := c.h.Clients(nil)[0], a.c.view.q.Stats()
-	t.Logf("depth %.2f → %.2f, rate %.3f (worst past 15 s %.3f), late %d, jumps %d, stalls %d, re-anchors %d, %d states held; %v",
-		before.Depth, s.Depth, s.Rate, worst, s.LateInputs-before.LateInputs, q.Jumps-qBefore.Jumps, q.Stalls-qBefore.Stalls, a.c.Stats().Reanchors, a.c.view.q.Len(), a.c.TimelineStats())
+	t.Logf("depth %.2f → %.2f, rate %.3f (worst past 15 s %.3f), late %d, jumps %d, stalls %d, re-anchors %d, %d states held; lead %.1f frames",
+		before.Depth, s.Depth, s.Rate, worst, s.LateInputs-before.LateInputs, q.Jumps-qBefore.Jumps, q.Stalls-qBefore.Stalls, a.c.Stats().Reanchors, a.c.view.q.Len(), a.c.Stats().Lead)
 	require.Equal(t, uint64(1), a.c.Stats().Reanchors, "no re-anchor after the first")
 	require.LessOrEqual(t, s.LateInputs-before.LateInputs, uint64(2), "late inputs")
 	require.InDelta(t, 2, s.Depth, 1)

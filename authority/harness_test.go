@@ -173,7 +173,7 @@ func (c *cluster) clientTick(nd *node) {
 		require.Equal(c.t, want, rollback.Checksum(rollback.BytesOf(s)), "%s: host state %d differs from the host's", nd.name, f)
 		c.checked++
 	}
-	period := float64(tick) / cl.TimeScale() / (1 + nd.skew)
+	period := float64(tick) / cl.timeScale() / (1 + nd.skew)
 	nd.ticks++
 	switch {
 	case nd.hog > 0 && nd.ticks%30 == 0:

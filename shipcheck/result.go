@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 )
 
 // Result is one step of a check of one game, as Run writes it (JSON) for
-// cmd/rollnet-check, which reads it with ReadResults.
+// cmd/rollnet-check, which reads it back.
 type Result struct {
 	Game    string // Game.Name
 	Dir     string // the directory of the game's package
@@ -74,36 +72,4 @@ func (r Result) write(path string) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
-}
-
-// ReadResults reads the Results that Run wrote to dir (its EnvDir), sorted
-// by directory, game, then sync tests before replays.
-func ReadResults(dir string) ([]Result, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var out []Result
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		var r Result
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("shipcheck: %s: %w", filepath.Base(p), err)
-		}
-		out = append(out, r)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Dir != b.Dir {
-			return a.Dir < b.Dir
-		}
-		if a.Game != b.Game {
-			return a.Game < b.Game
-		}
-		return a.Step == StepSync && b.Step != StepSync
-	})
-	return out, nil
 }

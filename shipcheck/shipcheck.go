@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/inputbytes"
+	"github.com/rollnet/rollnet/internal/shipenv"
 	"github.com/rollnet/rollnet/replay"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/session"
@@ -23,15 +24,6 @@ import (
 // DefaultFrames is how many frames a Game with Frames 0 is checked for: ten
 // seconds at 60 frames a second.
 const DefaultFrames = 600
-
-// The environment cmd/rollnet-check sets for the tests it runs. Without
-// EnvDir, Run checks in one process.
-const (
-	EnvDir    = "ROLLNET_SHIPCHECK_DIR"    // where recordings and results are kept
-	EnvStep   = "ROLLNET_SHIPCHECK_STEP"   // StepSync (record) or StepReplay
-	EnvFrames = "ROLLNET_SHIPCHECK_FRAMES" // replaces Game.Frames
-	EnvSeed   = "ROLLNET_SHIPCHECK_SEED"   // the random inputs' seed; 1 if unset
-)
 
 // The steps of a check, as Result.Step names them.
 const (
@@ -64,8 +56,8 @@ type Game[S any, I comparable] struct {
 // Run checks g: the sync test with random inputs (every frame simulated
 // again after a rollback of 2 frames must give the same state), recording
 // the match, then the recording replayed. Run by cmd/rollnet-check (which
-// sets EnvDir), it does the step the command asks for and writes its Result
-// for the command; run by go test alone, it does both in this process and
+// sets ROLLNET_SHIPCHECK_DIR and the step in its environment), it does the
+// step the command asks for and writes its Result for the command; run by go test alone, it does both in this process and
 // fails t with the one-line verdict when they disagree. A Game that cannot
 // be checked (no Simulate, a state or input type the session refuses)
 // fails t either way.
@@ -78,7 +70,7 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := os.Getenv(EnvDir)
+	dir := os.Getenv(shipenv.Dir)
 	if dir == "" {
 		var rec bytes.Buffer
 		res := SyncTest(g, frames, seed, &rec)
@@ -97,7 +89,7 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 	}
 	key := fileKey(here, g.Name)
 	var res Result
-	switch step := os.Getenv(EnvStep); step {
+	switch step := os.Getenv(shipenv.Step); step {
 	case StepSync:
 		var rec bytes.Buffer
 		res = SyncTest(g, frames, seed, &rec)
@@ -113,7 +105,7 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 		}
 		res = Replay(g, file)
 	default:
-		t.Fatalf("shipcheck: %s=%q: want %q or %q", EnvStep, step, StepSync, StepReplay)
+		t.Fatalf("shipcheck: %s=%q: want %q or %q", shipenv.Step, step, StepSync, StepReplay)
 	}
 	res.Dir = here
 	if err := res.write(filepath.Join(dir, key+"."+runtime.GOARCH+"."+stepFile(res.Step)+".json")); err != nil {
@@ -129,17 +121,17 @@ func settingsFromEnv(frames int) (int, uint64, error) {
 		frames = DefaultFrames
 	}
 	seed := uint64(1)
-	if v := os.Getenv(EnvFrames); v != "" {
+	if v := os.Getenv(shipenv.Frames); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return 0, 0, fmt.Errorf("shipcheck: %s=%q: want a number of frames above 0", EnvFrames, v)
+			return 0, 0, fmt.Errorf("shipcheck: %s=%q: want a number of frames above 0", shipenv.Frames, v)
 		}
 		frames = n
 	}
-	if v := os.Getenv(EnvSeed); v != "" {
+	if v := os.Getenv(shipenv.Seed); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("shipcheck: %s=%q: want an unsigned number", EnvSeed, v)
+			return 0, 0, fmt.Errorf("shipcheck: %s=%q: want an unsigned number", shipenv.Seed, v)
 		}
 		seed = n
 	}

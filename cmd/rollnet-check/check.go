@@ -24,6 +24,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/rollnet/rollnet/cmd/rollnet-vet/simvet"
+	"github.com/rollnet/rollnet/internal/shipenv"
 	"github.com/rollnet/rollnet/shipcheck"
 )
 
@@ -134,16 +135,16 @@ func (c *check) check(patterns []string) (string, bool) {
 	}
 	defer os.RemoveAll(dir)
 	env := []string{
-		shipcheck.EnvDir + "=" + dir,
-		shipcheck.EnvFrames + "=" + strconv.Itoa(c.frames),
-		shipcheck.EnvSeed + "=" + strconv.FormatUint(c.seed, 10),
+		shipenv.Dir + "=" + dir,
+		shipenv.Frames + "=" + strconv.Itoa(c.frames),
+		shipenv.Seed + "=" + strconv.FormatUint(c.seed, 10),
 	}
 	start = time.Now()
-	if err := c.goTest(runtime.GOARCH, "", append(env, shipcheck.EnvStep+"="+shipcheck.StepSync)); err != nil {
+	if err := c.goTest(runtime.GOARCH, "", append(env, shipenv.Step+"="+shipcheck.StepSync)); err != nil {
 		return "failed: " + err.Error(), false
 	}
 	fmt.Fprintf(c.out, "rollnet-check: sync tests and recordings on %s (%.0fs)\n", runtime.GOARCH, time.Since(start).Seconds())
-	results, err := shipcheck.ReadResults(dir)
+	results, err := readResults(dir)
 	if err != nil {
 		return "failed: " + err.Error(), false
 	}
@@ -167,7 +168,7 @@ func (c *check) check(patterns []string) (string, bool) {
 			replayed = append(replayed, arch)
 			wg.Go(func() {
 				start := time.Now()
-				err := c.goTest(arch, exe, append(env, shipcheck.EnvStep+"="+shipcheck.StepReplay))
+				err := c.goTest(arch, exe, append(env, shipenv.Step+"="+shipcheck.StepReplay))
 				mu.Lock()
 				fmt.Fprintf(c.out, "rollnet-check: replays built for %s (%.0fs)\n", arch, time.Since(start).Seconds())
 				errs[arch] = err
@@ -180,7 +181,7 @@ func (c *check) check(patterns []string) (string, bool) {
 				return "failed: " + errs[arch].Error(), false
 			}
 		}
-		if results, err = shipcheck.ReadResults(dir); err != nil {
+		if results, err = readResults(dir); err != nil {
 			return "failed: " + err.Error(), false
 		}
 		for _, r := range results {

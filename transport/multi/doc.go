@@ -5,7 +5,7 @@
 //
 // # Contract
 //
-// A *Transport keeps the transport.Transport contract as long as its parts
+// A Transport keeps the transport.Transport contract as long as its parts
 // do and their peer identities are disjoint (WebRTC's are signaling ids,
 // 16 hex digits; QUIC's are "q1", "client-42", "quic://..."; local's are
 // the names given): a peer is reached through the part that knows it.

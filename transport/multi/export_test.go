@@ -2,4 +2,4 @@ package multi
 
 // Unexpected counts the datagrams t dropped for a part that is not an
 // Expecter (the parts that are count their own).
-func Unexpected(t *Transport) uint64 { return t.unexpected.Load() }
+func Unexpected(t Transport) uint64 { return t.(*combined).unexpected.Load() }

@@ -12,8 +12,19 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// Transport is several transports as one. See the package documentation.
-type Transport struct {
+// Transport is several transports as one, as New returns it: a
+// transport.Transport that is also a transport.PeerSet, a
+// transport.BulkSender and a transport.Expecter. See the package
+// documentation.
+type Transport interface {
+	transport.Transport
+	transport.PeerSet
+	transport.BulkSender
+	transport.Expecter
+}
+
+// combined is the Transport New returns.
+type combined struct {
 	parts []transport.Transport
 
 	mu        sync.RWMutex
@@ -27,7 +38,7 @@ type Transport struct {
 
 // New combines parts (at least one); the Transport owns them from now on
 // and closes them with Close.
-func New(parts ...transport.Transport) (*Transport, error) {
+func New(parts ...transport.Transport) (Transport, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: multi: no transports", rollnet.ErrConfig)
 	}
@@ -36,14 +47,14 @@ func New(parts ...transport.Transport) (*Transport, error) {
 			return nil, fmt.Errorf("%w: multi: part %d is nil", rollnet.ErrConfig, i)
 		}
 	}
-	return &Transport{parts: append([]transport.Transport(nil), parts...)}, nil
+	return &combined{parts: append([]transport.Transport(nil), parts...)}, nil
 }
 
 // Local is the first part's identity.
-func (t *Transport) Local() transport.Peer { return t.parts[0].Local() }
+func (t *combined) Local() transport.Peer { return t.parts[0].Local() }
 
 // Send hands b to the part that knows to.
-func (t *Transport) Send(to transport.Peer, b []byte) error {
+func (t *combined) Send(to transport.Peer, b []byte) error {
 	if t.isClosed() {
 		return transport.ErrClosed
 	}
@@ -57,7 +68,7 @@ func (t *Transport) Send(to transport.Peer, b []byte) error {
 
 // SendBulk is Send for a datagram of a bulk transfer: the part's own
 // SendBulk when it has one, else its Send (taken if it returned nil).
-func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
+func (t *combined) SendBulk(to transport.Peer, b []byte) (bool, error) {
 	if t.isClosed() {
 		return false, transport.ErrClosed
 	}
@@ -78,7 +89,7 @@ func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
 }
 
 // Receive returns the next datagram of the parts, taken round robin.
-func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+func (t *combined) Receive(buf []byte) (int, transport.Peer, error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -106,7 +117,7 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 
 // wanted reports whether a datagram from a part that cannot filter for
 // itself is from an expected peer.
-func (t *Transport) wanted(p transport.Transport, from transport.Peer) bool {
+func (t *combined) wanted(p transport.Transport, from transport.Peer) bool {
 	if _, ok := p.(transport.Expecter); ok {
 		return true
 	}
@@ -121,7 +132,7 @@ func (t *Transport) wanted(p transport.Transport, from transport.Peer) bool {
 
 // Expect names the peers whose datagrams Receive returns, on every part
 // (see transport.Expecter).
-func (t *Transport) Expect(peers ...transport.Peer) {
+func (t *combined) Expect(peers ...transport.Peer) {
 	set := make(map[transport.Peer]struct{}, len(peers))
 	for _, p := range peers {
 		set[p] = struct{}{}
@@ -138,7 +149,7 @@ func (t *Transport) Expect(peers ...transport.Peer) {
 
 // ExpectAnyone makes Receive return every peer's datagrams again, on
 // every part.
-func (t *Transport) ExpectAnyone() {
+func (t *combined) ExpectAnyone() {
 	t.mu.Lock()
 	t.expecting, t.expected = false, nil
 	t.mu.Unlock()
@@ -150,7 +161,7 @@ func (t *Transport) ExpectAnyone() {
 }
 
 // Close closes every part. It is idempotent.
-func (t *Transport) Close() error {
+func (t *combined) Close() error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -169,7 +180,7 @@ func (t *Transport) Close() error {
 
 // Peers appends the connected peers of every part that is a
 // transport.PeerSet to dst, sorted, and returns the extended slice.
-func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
+func (t *combined) Peers(dst []transport.Peer) []transport.Peer {
 	start := len(dst)
 	for _, p := range t.parts {
 		if ps, ok := p.(transport.PeerSet); ok {
@@ -183,7 +194,7 @@ func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
 // WaitPeers blocks until the parts that are transport.PeerSets have at
 // least n peers connected between them, and returns them, sorted. It fails
 // with ctx's error, or transport.ErrClosed.
-func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+func (t *combined) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
 	for {
 		if t.isClosed() {
 			return nil, transport.ErrClosed
@@ -223,7 +234,7 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 // Events appends the peer events of every part that is a
 // transport.PeerSet since the last call to dst, part by part, and returns
 // the extended slice.
-func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
+func (t *combined) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	for _, p := range t.parts {
 		if ps, ok := p.(transport.PeerSet); ok {
 			dst = ps.Events(dst)
@@ -232,15 +243,10 @@ func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return dst
 }
 
-func (t *Transport) isClosed() bool {
+func (t *combined) isClosed() bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.closed
 }
 
-var (
-	_ transport.Transport  = (*Transport)(nil)
-	_ transport.Expecter   = (*Transport)(nil)
-	_ transport.BulkSender = (*Transport)(nil)
-	_ transport.PeerSet    = (*Transport)(nil)
-)
+var _ Transport = (*combined)(nil)

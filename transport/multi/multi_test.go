@@ -21,7 +21,7 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // host is a multi over two networks: "h1" on the first (with "b" and
 // "c"), "h2" on the second (with "d").
 type rig struct {
-	h       *multi.Transport
+	h       multi.Transport
 	b, c, d *local.Endpoint
 	tick    func()
 }
