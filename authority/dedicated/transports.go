@@ -19,6 +19,7 @@ import (
 	"github.com/rollnet/rollnet/transport/multi"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
+	"github.com/rollnet/rollnet/transport/udp"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
@@ -33,6 +34,8 @@ type quicOptions struct {
 	secretFile   string // -token-secret-file: admit connect-token holders only
 	webrtc       bool   // -webrtc: also serve WebRTC clients through the signaling server
 	perAddr      int    // -quic-max-conns-per-address
+	udp          string // -udp: listen here over transport/udp ("" for none)
+	udpPublic    string // -udp-address: the address tokens for -udp name
 }
 
 func (q *quicOptions) register(fs *flag.FlagSet) {
@@ -43,24 +46,70 @@ func (q *quicOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.key, "key", "", "with -cert: its private key, a PEM `FILE`")
 	fs.StringVar(&q.secretFile, "token-secret-file", "", "with -quic: admit only clients with a connect token signed with the secret in `FILE` (the game backend's)")
 	fs.IntVar(&q.perAddr, "quic-max-conns-per-address", quic.DefaultMaxConnsPerAddr, "with -quic: connections one IP address may hold (handshaking or admitted)")
+	fs.StringVar(&q.udp, "udp", "", "also serve clients over plain UDP (transport/udp: connect tokens, one AEAD seal a datagram, the cheapest host path) on `ADDR`; needs -token-secret-file")
+	fs.StringVar(&q.udpPublic, "udp-address", "", "with -udp: the `HOST:PORT` clients dial, which their connect tokens name (empty: the listening address)")
 	fs.BoolVar(&q.webrtc, "webrtc", true, "serve WebRTC clients through the signaling server (with -quic, -webrtc=false serves QUIC alone)")
 }
 
 func (q quicOptions) validate() error {
 	switch {
-	case q.addr == "" && (q.webTransport || q.public != "" || q.cert != "" || q.key != "" || q.secretFile != ""):
-		return fmt.Errorf("%w: -webtransport, -quic-address, -cert, -key and -token-secret-file need -quic", ErrUsage)
+	case q.addr == "" && (q.webTransport || q.public != "" || q.cert != "" || q.key != ""):
+		return fmt.Errorf("%w: -webtransport, -quic-address, -cert and -key need -quic", ErrUsage)
+	case q.addr == "" && q.udp == "" && q.secretFile != "":
+		return fmt.Errorf("%w: -token-secret-file needs -quic or -udp", ErrUsage)
+	case q.udp == "" && q.udpPublic != "":
+		return fmt.Errorf("%w: -udp-address needs -udp", ErrUsage)
+	case q.udp != "" && q.secretFile == "":
+		return fmt.Errorf("%w: -udp needs -token-secret-file: its clients are admitted by connect token only", ErrUsage)
 	case (q.cert == "") != (q.key == ""):
 		return fmt.Errorf("%w: -cert and -key go together", ErrUsage)
-	case q.addr == "" && !q.webrtc:
-		return fmt.Errorf("%w: -webrtc=false needs -quic: no client could reach the host", ErrUsage)
+	case q.addr == "" && q.udp == "" && !q.webrtc:
+		return fmt.Errorf("%w: -webrtc=false needs -quic or -udp: no client could reach the host", ErrUsage)
 	}
 	if q.addr != "" {
 		if _, _, err := net.SplitHostPort(q.addr); err != nil {
 			return fmt.Errorf("%w: -quic wants HOST:PORT: %v", ErrUsage, err)
 		}
 	}
+	if q.udp != "" {
+		if _, _, err := net.SplitHostPort(q.udp); err != nil {
+			return fmt.Errorf("%w: -udp wants HOST:PORT: %v", ErrUsage, err)
+		}
+	}
 	return nil
+}
+
+// readSecret reads -token-secret-file.
+func readSecret(file string) ([]byte, error) {
+	secret, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("-token-secret-file: %w", err)
+	}
+	return []byte(strings.TrimSpace(string(secret))), nil
+}
+
+// listenUDP starts the transport/udp listener of q (-udp), admitting the
+// holders of connect tokens signed with -token-secret-file's secret for
+// -udp-address, and logs where clients reach it.
+func listenUDP(q quicOptions, maxPeers int, log *slog.Logger) (*udp.Transport, error) {
+	secret, err := readSecret(q.secretFile)
+	if err != nil {
+		return nil, err
+	}
+	public := q.udpPublic
+	if public == "" {
+		public = q.udp
+	}
+	v, err := connecttoken.NewVerifier(secret, public, connecttoken.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("-token-secret-file: %w", err)
+	}
+	tr, err := udp.Listen(q.udp, udp.Config{Tokens: v, Address: public, MaxPeers: maxPeers})
+	if err != nil {
+		return nil, err
+	}
+	log.Info("udp listening", "addr", tr.LocalAddr().String(), "id", string(tr.Local()))
+	return tr, nil
 }
 
 // listenQUIC starts the QUIC listener of q and logs what a client needs:
@@ -77,11 +126,10 @@ func listenQUIC(q quicOptions, maxPeers int, admit func(connecttoken.Claims) err
 		cfg.Certificate = &c
 	}
 	if q.secretFile != "" {
-		secret, err := os.ReadFile(q.secretFile)
+		secret, err := readSecret(q.secretFile)
 		if err != nil {
-			return nil, fmt.Errorf("-token-secret-file: %w", err)
+			return nil, err
 		}
-		secret = []byte(strings.TrimSpace(string(secret)))
 		public := q.public
 		if public == "" {
 			public = q.addr
@@ -114,6 +162,7 @@ type hostTransports struct {
 	id     string // the host's id in the room
 	rtc    *webrtc.Transport
 	qt     *quic.Transport
+	ut     *udp.Transport
 	closes []func() error
 }
 
@@ -130,6 +179,11 @@ func (h *hostTransports) logSends(log *slog.Logger) {
 		log.Info("sends", "transport", "quic", "sent", st.PacketsSent, "superseded", st.SendsSuperseded,
 			"stale", st.SendsStale, "skipped", st.SendsSkipped, "errors", st.SendErrors)
 	}
+	if h.ut != nil {
+		st := h.ut.Stats()
+		log.Info("sends", "transport", "udp", "sent", st.PacketsSent, "dropped", st.SendsDropped, "errors", st.SendErrors,
+			"forged", st.Forged, "replayed", st.Replayed, "malformed", st.Malformed, "evicted", st.Evicted)
+	}
 }
 
 func (h *hostTransports) close() {
@@ -140,7 +194,7 @@ func (h *hostTransports) close() {
 
 // openTransports starts what o asks for: a signaling server on loopback
 // when -signal is empty and WebRTC is on, the room's WebRTC transport,
-// the QUIC listener.
+// the QUIC and UDP listeners.
 func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logger) (*hostTransports, error) {
 	h := &hostTransports{room: o.room}
 	var parts []transport.Transport
@@ -184,9 +238,21 @@ func openTransports(ctx context.Context, o options, maxPeers int, log *slog.Logg
 		}
 		parts = append(parts, qt)
 	}
+	if o.q.udp != "" {
+		ut, err := listenUDP(o.q, maxPeers, log)
+		if err != nil {
+			return fail(err)
+		}
+		h.closes = append(h.closes, ut.Close)
+		h.ut = ut
+		if h.id == "" {
+			h.id = string(ut.Local())
+		}
+		parts = append(parts, ut)
+	}
 	switch len(parts) {
 	case 0:
-		return fail(errors.New("no transport: -webrtc=false without -quic"))
+		return fail(errors.New("no transport: -webrtc=false without -quic or -udp"))
 	case 1:
 		h.tr = parts[0]
 	default:

@@ -183,3 +183,15 @@ func (r *rawPeer) handshake(g connecttoken.Grant) (keys, bool) {
 }
 
 func netipAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
+
+// dialTo connects a new client of h through addr.
+func dialTo(t *testing.T, h *Transport, addr string) (*Transport, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, addr, "", grant(t, h), Config{})
+	if err == nil {
+		t.Cleanup(func() { _ = c.Close() })
+	}
+	return c, err
+}

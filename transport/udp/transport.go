@@ -577,3 +577,11 @@ func (t *Transport) housekeep() {
 		t.cl.housekeep(t, now)
 	}
 }
+
+var (
+	_ transport.Transport  = (*Transport)(nil)
+	_ transport.PeerSet    = (*Transport)(nil)
+	_ transport.Expecter   = (*Transport)(nil)
+	_ transport.BulkSender = (*Transport)(nil)
+	_ transport.HostDialer = Dialer{}
+)

@@ -21,7 +21,8 @@
 //
 // The token is signed, not encrypted: its fields are no secret (netcode.io
 // encrypts its private part because it carries the session keys; here TLS
-// makes those). Over QUIC the token travels in the ClientHello, in clear,
+// makes those, or, over transport/udp, keys derived from the client key,
+// which the host recomputes with Verifier.ClientKey). Over QUIC the token travels in the ClientHello, in clear,
 // so that the host can refuse it before any TLS work, and the key follows
 // inside TLS once the client has verified the host.
 //
