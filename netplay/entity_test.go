@@ -3,6 +3,7 @@ package netplay_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -296,4 +297,118 @@ func TestEntityHostileClient(t *testing.T) {
 	require.Greater(t, s.Compared, uint64(ticks/2))
 	require.GreaterOrEqual(t, s.Agreed, s.Compared*9/10)
 	require.Greater(t, h.Stats().Malformed, uint64(ticks))
+}
+
+// newCrowdLANWith is newCrowdLAN with the clients' EntityConfig changed
+// by client (the host's stays crowdEntities).
+func newCrowdLANWith(t *testing.T, link local.Link, clients int, change func(*netplay.EntityConfig[Crowd, Buttons])) *crowdLAN {
+	clock := local.NewClock(epoch)
+	n, err := local.NewNetwork(local.Config{Seed: 5, Now: clock.Now, Link: link})
+	require.NoError(t, err)
+	l := &crowdLAN{t: t, clock: clock, net: n}
+	for i := range clients + 1 {
+		name, ec := "host", crowdEntities()
+		change(&ec)
+		ep, err := n.Endpoint(name)
+		if i > 0 {
+			name = string(rune('a' + i - 1))
+			ep, err = n.Endpoint(name)
+		}
+		require.NoError(t, err)
+		cfg := netplay.Config{Transport: ep, Now: clock.Now, Players: clients + 1, Name: name}
+		var m *netplay.Match[Crowd, Buttons]
+		if i == 0 {
+			m, err = netplay.Host(cfg, crowdSimulate, netplay.Entities(ec))
+		} else {
+			cfg.Peers = []transport.Peer{"host"}
+			m, err = netplay.Connect(cfg, crowdSimulate, netplay.Entities(ec))
+		}
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = m.Close() })
+		l.ms = append(l.ms, m)
+	}
+	l.sts = make([]netplay.Status, len(l.ms))
+	l.errs = make([]error, len(l.ms))
+	l.press = make([]Buttons, len(l.ms))
+	return l
+}
+
+// TestEntityClientCorrectsAWrongPrediction: a client whose Predict is
+// wrong (a step one unit too long) finds out at each comparison with the
+// host's encoding, takes the host's values and predicts again from
+// them, so its avatar stays within the inputs in flight of the host's
+// instead of drifting by a unit a tick.
+func TestEntityClientCorrectsAWrongPrediction(t *testing.T) {
+	l := newCrowdLANWith(t, local.Link{Latency: 30 * time.Millisecond, Loss: 0.02}, 1, func(ec *netplay.EntityConfig[Crowd, Buttons]) {
+		ec.Predict = func(c *Crowd, _, i int, in Buttons) { c.Mobs[i].X += (crowdSpeed + 1) * int32(in) }
+	})
+	l.press[1] = 1
+	l.run(400)
+	host, c := l.ms[0].State(), l.ms[1].State()
+	s := l.ms[1].Stats()
+	require.Greater(t, s.Compared, uint64(300))
+	require.Greater(t, s.Rollbacks, s.Compared/2, "a wrong prediction is found at (nearly) every comparison")
+	ahead := c.Mobs[0].X - host.Mobs[0].X
+	// Redone from the host's values, it is ahead by its inputs in flight
+	// (a round trip, about 4 ticks, and the host's input buffer) at
+	// crowdSpeed+1 each: never 400 units of drift.
+	require.True(t, ahead >= 0 && ahead <= (crowdSpeed+1)*20, "the client's avatar at %d, the host's at %d", c.Mobs[0].X, host.Mobs[0].X)
+}
+
+// TestEntityClientDrawsOthersAtOneRenderTime: over a lossy, jittery link
+// (the updates of some ticks lost, others late), every wanderer a client
+// draws is where the host had it at one render time T: the wanderers
+// move at constant velocity, so host position − drawn position =
+// (host tick − T) × velocity with the same T for all, behind every
+// entity's newest state. An entity drawn from its newest state instead
+// is a tick or more off whenever its last update was lost or late; a
+// render time run past the newest states holds them all (a stall).
+func TestEntityClientDrawsOthersAtOneRenderTime(t *testing.T) {
+	for _, link := range []local.Link{
+		{Latency: 30 * time.Millisecond, Jitter: 8 * time.Millisecond, Loss: 0.2},
+		{Latency: 45 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: 0.05}, // the jitter needs a render delay past the default 3 ticks
+	} {
+		t.Run(fmt.Sprintf("%v±%v_loss%.2f", link.Latency, link.Jitter, link.Loss), func(t *testing.T) { testDrawsAtOneRenderTime(t, link) })
+	}
+}
+
+func testDrawsAtOneRenderTime(t *testing.T, link local.Link) {
+	l := newCrowdLANWith(t, link, 1, func(ec *netplay.EntityConfig[Crowd, Buttons]) {
+		ec.BytesPerSecond = 1 << 20 // every changed entity every tick: only loss and jitter make them differ
+	})
+	l.run(200)
+	const ticks = 240
+	apart, stalled, measured := 0, 0, 0
+	last := 0.0
+	for range ticks {
+		l.run(1)
+		host, c := l.ms[0].State(), l.ms[1].State()
+		me := host.Mobs[0]
+		lo, hi, n := 1e9, -1e9, 0
+		for i := range c.Mobs {
+			h := host.Mobs[i]
+			dx, dy := int64(h.X-me.X), int64(h.Y-me.Y)
+			if !c.Slots[i].Live || i < 2 || (h.VX != 3 && h.VX != -3) || dx*dx+dy*dy > (crowdRadius-50)*(crowdRadius-50) ||
+				h.X < 200 || h.X > crowdSide-200 || h.Y < 200 || h.Y > crowdSide-200 {
+				continue // a wanderer in sight at full speed in x, far from the walls (no bounce in the last 60 ticks)
+			}
+			delay := float64(h.X-c.Mobs[i].X) / float64(h.VX) // ticks behind the host's present
+			lo, hi, n = min(lo, delay), max(hi, delay), n+1
+		}
+		if n < 2 {
+			continue
+		}
+		measured++
+		if hi-lo >= 0.5 { // truncating a blend costs under 1/3 tick
+			apart++
+		}
+		if lo >= last+0.9 { // the whole crowd a tick further behind: held
+			stalled++
+		}
+		last = lo
+	}
+	t.Logf("%d ticks measured: wanderers drawn apart on %d, the crowd held on %d", measured, apart, stalled)
+	require.Greater(t, measured, ticks/2)
+	require.LessOrEqual(t, apart, measured/20, "drawn at one render time")
+	require.LessOrEqual(t, stalled, measured/20, "the render time stays behind the newest states")
 }
