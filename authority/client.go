@@ -140,6 +140,15 @@ type Client[S any, I comparable] struct {
 	updating bool // inside Update: its steps share one fixed flag
 	stats    ClientStats
 	done     bool
+
+	// Lag compensation (NewClientLagComp): the sight the next step's
+	// inputs carry (what was drawn last), each own frame's, by
+	// frame%capacity, the view handed to simulate, and a message's sights.
+	lagcomp  bool
+	stamp    claim
+	ownSight []claim
+	sights   Sights[S]
+	outSight []byte
 }
 
 // NewClient returns a client of cfg.Host over tr that advances S with
@@ -149,6 +158,28 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	if tr == nil || simulate == nil || cfg.Host == "" {
 		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", errConfig)
 	}
+	return newClient(cfg, tr, simulate, false)
+}
+
+// NewClientLagComp is NewClient for a game with lag compensation (see
+// NewHostLagComp): each input carries what the client drew when it was
+// made (the sight Update stamps at the end of each call, or DrawnAt), and
+// simulate is also given its own players' sights (Sights.Of), so it
+// predicts a hit as the host will judge it whenever it saw the host's
+// world; the host's state corrects it otherwise.
+func NewClientLagComp[S any, I comparable](cfg ClientConfig, tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame, seen *Sights[S])) (*Client[S, I], error) {
+	if tr == nil || simulate == nil || cfg.Host == "" {
+		return nil, fmt.Errorf("%w: nil transport or simulate, or no host", errConfig)
+	}
+	var c *Client[S, I]
+	c, err := newClient(cfg, tr, func(s *S, inputs []I, frame rollnet.Frame) {
+		c.sights.frame = frame
+		simulate(s, inputs, frame, &c.sights)
+	}, true)
+	return c, err
+}
+
+func newClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame), lagcomp bool) (*Client[S, I], error) {
 	stateSize, inputSize, err := checkTypes[S, I]()
 	if err != nil {
 		return nil, err
@@ -198,6 +229,13 @@ func NewClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	c.bodyData = make([]byte, c.bodyIn+stateSize)
 	c.out = make([]byte, 0, wire.MaxPacket)
 	c.outIn = make([]byte, 0, wire.MaxFrames*c.players*inputSize)
+	c.stamp = noClaim
+	if lagcomp {
+		c.lagcomp = true
+		c.sights.src = c
+		c.ownSight = make([]claim, c.capacity)
+		c.outSight = make([]byte, 0, wire.MaxFrames*wire.SightLen)
+	}
 	c.forget()
 	return c, nil
 }
@@ -742,6 +780,9 @@ func (c *Client[S, I]) reconcile(f rollnet.Frame) {
 func (c *Client[S, I]) step() {
 	o := int(c.frame) % c.capacity * c.players
 	copy(c.own[o+c.first:o+c.first+c.slots], c.pending[:c.slots])
+	if c.lagcomp {
+		c.ownSight[int(c.frame)%c.capacity] = c.stampFor(c.frame)
+	}
 	c.simulate(c.frame)
 	c.frame++
 }
@@ -773,6 +814,12 @@ func (c *Client[S, I]) sendInputs() {
 			}
 		}
 		m.Start, m.Frames, m.Inputs = int32(from), n, buf
+		if c.lagcomp {
+			m.Sights = c.outSight[:0]
+			for g := from; g < from+rollnet.Frame(n); g++ {
+				m.Sights = wire.AppendSight(m.Sights, sightOfClaim(c.ownSight[int(g)%c.capacity], g))
+			}
+		}
 		if m.Check() == nil {
 			break
 		}

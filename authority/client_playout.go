@@ -173,6 +173,11 @@ func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
 		}
 	}
 	c.view.clk.Advance(dt)
+	if c.lagcomp {
+		if t, ok := c.RenderTime(); ok {
+			c.DrawnAt(t)
+		}
+	}
 	return n, nil
 }
 

@@ -152,6 +152,12 @@ type HostConfig[I comparable] struct {
 	// waited this long from the first AdvanceFrame; 0 waits for
 	// WaitForPlayers however long.
 	LobbyTimeout time.Duration
+	// MaxRewind bounds lag compensation (NewHostLagComp): a player's
+	// sight is never older than this behind the frame it acts at (an
+	// older one is moved up to it and counted), so a client claiming an
+	// old view gets no rewind past it. 0 means DefaultMaxRewind (200 ms);
+	// at most 60 frames.
+	MaxRewind time.Duration
 	// Net is the per-connection link's settings, as a P2P session's:
 	// FrameRate (in the settings hash), keep-alive, quality reports (the
 	// round-trip time; in this mode a zero QualityInterval means 1 s, not
@@ -170,6 +176,7 @@ type hostSettings struct {
 	grace, spacing, joinTimeout              int64
 	waitFor                                  int
 	lobby                                    int64
+	rewind                                   int // MaxRewind in frames
 	late                                     LateInput
 	backlog                                  RejoinBacklog
 	net                                      link.Settings
@@ -244,6 +251,12 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 	if s.net, err = resolveNet(c.Net); err != nil {
 		return s, fmt.Errorf("%w: %w", errConfig, err)
 	}
+	rewind := or(c.MaxRewind, DefaultMaxRewind)
+	s.rewind = int(int64(rewind) * int64(s.net.FrameRate) / int64(time.Second))
+	if rewind < 0 || s.rewind > maxRewindFrames {
+		return s, fmt.Errorf("%w: MaxRewind %v not in [0, %d frames]", errConfig, c.MaxRewind, maxRewindFrames)
+	}
+	s.rewind = max(s.rewind, 1)
 	return s, nil
 }
 

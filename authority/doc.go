@@ -120,6 +120,28 @@
 // (Previous() the step before, to blend at Alpha()); HostState() the newest
 // host state.
 //
+// # Lag compensation
+//
+// A client draws what it does not control in the past (the render time T
+// of Presentation), so a shot aimed at what it sees would miss on the
+// host's present by about a round trip, the input's lead and the render
+// delay (some 15 frames at 100 ms round trip: 257 ms). With
+// NewHostLagComp and NewClientLagComp the simulate function gets a fourth
+// argument, *Sights: Sights.Of(player) is the world as that player saw it
+// when it made the frame's input (two host states and T, blended as
+// Sight.Lerp does, exactly, in integers), or false (the present). Each
+// client input carries its sight (the last DrawnAt, which Update does),
+// about 4 bytes a message while the render clock runs steadily. The host
+// bounds it: a sight older than MaxRewind (300 ms) behind the frame it
+// acts at is moved up to the bound (SightsTooOld), one naming a state not
+// sent the client down to the newest sent (SightsTooNew), one whose T
+// jumps against the previous frame's is counted (SightJumps). The rewind
+// is a lookup in the states the host keeps (64 frames): nothing is
+// re-simulated and nothing allocated. The client predicts its own shots
+// from its own sights (the others' are the host's to judge) and agrees
+// with the host whenever it drew the host's states within the bound;
+// otherwise the host's state corrects it, as any misprediction.
+//
 // # Presentation
 //
 // The obvious use is smooth: the game calls Update(dt) once per drawn frame,
@@ -157,7 +179,7 @@
 // # Wire
 //
 // codec's Hello, Welcome, AuthInput, StateFragment (carrying a StateBody)
-// and Nack, protocol 3 (Protocol): the version is in the settings hash a
+// and Nack, protocol 4 (Protocol): the version is in the settings hash a
 // Hello carries, and in the Hello itself, so a client of another version
 // is refused at its Hello with the host's settings (a protocol-2 client,
 // whose Hello ends before the version, cannot read the refusal, but the
@@ -173,7 +195,9 @@
 // otherwise), and quality reports once a second by default: pong's host sends
 // its client about 985 B/s all told, where protocol 2 sent about 1,480
 // (bench's BenchmarkAuthorityPongBytes). A delta's frame travels as its
-// low 16 bits (a long match's frames cost no third byte).
+// low 16 bits (a long match's frames cost no third byte). Protocol 4 adds a client's
+// sights to its inputs (lag compensation; a flag bit of the slots byte
+// says they follow, so a client without them sends what protocol 3 did).
 //
 // # Scale
 //

@@ -60,6 +60,10 @@ type HostStats struct {
 	// and those of its connected clients.
 	Waiting bool
 	Present int
+	// Rewinds counts the sights a lag-compensated simulate asked for and
+	// got (Sights.Of answered with a past view; a frame re-simulated asks
+	// again).
+	Rewinds uint64
 }
 
 // Host runs the simulation that counts. See the package documentation.
@@ -112,6 +116,15 @@ type Host[S any, I comparable] struct {
 	started  bool
 	openedAt int64
 	done     bool
+
+	// Lag compensation (NewHostLagComp): the sights in effect at each
+	// kept frame, [f%sentLen*len(clients) + client]; the bound, in 256ths
+	// of a frame; the view handed to simulate; the sights parse buffer.
+	lagcomp bool
+	seen    []claim
+	rewind  int64
+	view    Sights[S]
+	sightIn []byte
 }
 
 // NewHost returns a host that reads and writes tr and advances S with
@@ -122,6 +135,27 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 	if tr == nil || simulate == nil {
 		return nil, fmt.Errorf("%w: nil transport or simulate", errConfig)
 	}
+	return newHost(cfg, tr, simulate, nil)
+}
+
+// NewHostLagComp is NewHost for a game with lag compensation: simulate is
+// also given what each player saw when it made the frame's input
+// (Sights.Of), from the sights its clients (NewClientLagComp) stamp their
+// inputs with, bounded by HostConfig.MaxRewind. See Sights.
+func NewHostLagComp[S any, I comparable](cfg HostConfig[I], tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame, seen *Sights[S])) (*Host[S, I], error) {
+	if tr == nil || simulate == nil {
+		return nil, fmt.Errorf("%w: nil transport or simulate", errConfig)
+	}
+	var h *Host[S, I]
+	h, err := newHost(cfg, tr, func(s *S, inputs []I, frame rollnet.Frame) {
+		h.view.frame = frame
+		simulate(s, inputs, frame, &h.view)
+	}, simulate)
+	return h, err
+}
+
+// newHost makes a host; lagged is the lag-compensated simulate, or nil.
+func newHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, simulate func(s *S, inputs []I, frame rollnet.Frame), lagged func(*S, []I, rollnet.Frame, *Sights[S])) (*Host[S, I], error) {
 	s, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -145,6 +179,16 @@ func NewHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		started: s.waitFor == 0, openedAt: -1,
 	}
 	h.hash = settingsHash(h.settings)
+	h.sightIn = make([]byte, wire.MaxFrames*wire.SightLen)
+	if lagged != nil {
+		h.lagcomp = true
+		h.view.src = h
+		h.rewind = 256 * int64(s.rewind)
+		h.seen = make([]claim, sentLen*max(s.maxClients, 1))
+		for i := range h.seen {
+			h.seen[i] = noClaim
+		}
+	}
 	if s.players <= maxCorePlayers {
 		if h.session, err = session.New[S, I](session.Config[I]{Players: s.players, Capacity: 64, Predict: cfg.Predict}, simulate); err != nil {
 			return nil, fmt.Errorf("%w: %w", errConfig, err)
@@ -565,7 +609,7 @@ func (h *Host[S, I]) byToken(t [wire.TokenLen]byte) int {
 // and every frame it has not sent before.
 func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 	var m wire.AuthInput
-	if _, err := wire.ParseAuthInput(b, &m, h.ins); err != nil || m.Slots != h.s.perClient || m.Size != h.inputSize {
+	if _, err := wire.ParseAuthInput(b, &m, h.ins, h.sightIn); err != nil || m.Slots != h.s.perClient || m.Size != h.inputSize {
 		c.l.Malformed()
 		return
 	}
@@ -611,11 +655,16 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 		}
 		c.heard = g
 		vals := h.scratch
+		sight := noClaim
+		if h.lagcomp && m.Sights != nil {
+			sight = h.heardSight(c, wire.SightAt(m.Sights, k), g)
+		}
 		if g >= f {
 			c.resuming = false // on time: the backlog, if any, is whole
 			vals = c.at(g, per)
 			c.tags[int(g)%inputRing] = g
 			c.sent[int(g)%inputRing] = false
+			c.sights[int(g)%inputRing] = sight
 		}
 		for j := range vals {
 			o := (k*per + j) * size
@@ -631,10 +680,14 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 			}
 			copy(c.at(g, per), vals)
 			c.tags[int(g)%inputRing], c.sent[int(g)%inputRing] = g, true
+			c.sights[int(g)%inputRing] = sight
+			if h.lagcomp {
+				h.inEffect(c, sight, g) // the frame re-simulated: what the player saw then
+			}
 			c.stats.LateRolledBack++
 			continue
 		}
-		c.pushLate(f, vals, per)
+		c.pushLate(f, vals, sight, per)
 		if c.resuming && c.backlogN == c.lateN-1 {
 			c.backlogN++ // the resume's backlog: applied before anything newer
 		}
@@ -746,11 +799,13 @@ func (h *Host[S, I]) gather(f rollnet.Frame) error {
 	for _, c := range h.clients {
 		vals := h.used[c.first : c.first+per]
 		confirm := true
+		sight := noClaim
 		switch {
 		case c.state == clientFree:
 			clear(vals)
 		case c.backlogN > 0:
 			copy(vals, c.popLate(per))
+			sight = c.popped
 			c.stats.LateApplied++
 			if c.has(f) {
 				c.stats.Displaced++
@@ -760,10 +815,12 @@ func (h *Host[S, I]) gather(f rollnet.Frame) error {
 		case c.has(f):
 			c.supersede(f - rollnet.Frame(h.s.window))
 			copy(vals, c.at(f, per))
+			sight = c.sights[int(f)%inputRing]
 			c.sent[int(f)%inputRing] = true
 		default:
 			if late := c.popLate(per); late != nil {
 				copy(vals, late)
+				sight = c.popped
 				c.stats.LateApplied++
 				break
 			}
@@ -776,6 +833,9 @@ func (h *Host[S, I]) gather(f rollnet.Frame) error {
 			}
 		}
 		copy(c.last, vals)
+		if h.lagcomp {
+			h.inEffect(c, sight, f)
+		}
 		if confirm {
 			for j, v := range vals {
 				if err := h.core.AddRemoteInput(c.first+j, f, v); err != nil {

@@ -49,6 +49,14 @@ type HostClientStats struct {
 	// backlog held their frame (BacklogApply). Every late input is
 	// applied, rolled back for, superseded, dropped, or still waiting.
 	LateSuperseded, Displaced uint64
+	// SightsTooOld counts frames whose sight (lag compensation) was older
+	// than HostConfig.MaxRewind behind the frame it was applied at, moved
+	// up to it; SightsTooNew sights that named a state never sent to the
+	// client, moved down to the newest sent; SightJumps sights whose
+	// render time moved more than two frames off the frames between them
+	// (a render clock moves about one frame a frame: a client picking its
+	// view shot by shot jumps).
+	SightsTooOld, SightsTooNew, SightJumps uint64
 	// PredictedInputs counts frames simulated without the client's input;
 	// TooEarly input frames past InputAhead, not held (the client sends
 	// them again, and the advice slows it).
@@ -108,6 +116,14 @@ type hostClient[I comparable] struct {
 	backlogN int
 	resuming bool
 	last     []I // per slot: the input used at the newest simulated frame
+	// sights are the frames' sights, beside inputs (lag compensation);
+	// lateSight the late frames', beside late; sightLast the newest
+	// received, for SightJumps; popped the sight of the frame popLate
+	// returned last.
+	sights    []claim
+	lateSight []claim
+	sightLast claim
+	popped    claim
 
 	ack      rollnet.Frame // newest state frame the client acknowledged
 	sentUpTo rollnet.Frame // newest state frame sent it
@@ -138,6 +154,8 @@ func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
 		lateAt: make([]rollnet.Frame, lateCap),
 		last:   make([]I, slots),
 		out:    newOutbox(bodyCap),
+		sights: make([]claim, inputRing), lateSight: make([]claim, lateCap),
+		sightLast: noClaim,
 	}
 }
 
@@ -154,6 +172,7 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 	}
 	c.backlogN, c.resuming = 0, false
 	c.margin.restart() // the old connection's arrivals say nothing of the new one's
+	c.sightLast = noClaim
 	if keep {
 		// Late inputs of the old connection still waiting arrived before
 		// the cut: the backlog the new one brings supersedes them.
@@ -191,7 +210,7 @@ func (c *hostClient[I]) at(f rollnet.Frame, slots int) []I {
 }
 
 // pushLate queues frame f's inputs; a full queue drops the oldest.
-func (c *hostClient[I]) pushLate(arrived rollnet.Frame, in []I, slots int) {
+func (c *hostClient[I]) pushLate(arrived rollnet.Frame, in []I, sight claim, slots int) {
 	if c.lateN == lateCap {
 		c.lateHd = (c.lateHd + 1) % lateCap
 		c.lateN--
@@ -201,15 +220,18 @@ func (c *hostClient[I]) pushLate(arrived rollnet.Frame, in []I, slots int) {
 	k := (c.lateHd + c.lateN) % lateCap
 	copy(c.late[k*slots:(k+1)*slots], in)
 	c.lateAt[k] = arrived
+	c.lateSight[k] = sight
 	c.lateN++
 }
 
-// popLate returns the oldest late frame's inputs, or nil.
+// popLate returns the oldest late frame's inputs, or nil; its sight is
+// popped.
 func (c *hostClient[I]) popLate(slots int) []I {
 	if c.lateN == 0 {
 		return nil
 	}
 	k := c.lateHd
+	c.popped = c.lateSight[k]
 	c.lateHd = (c.lateHd + 1) % lateCap
 	c.lateN--
 	c.backlogN = max(c.backlogN-1, 0)

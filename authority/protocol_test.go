@@ -94,3 +94,38 @@ func TestOldProtocolRefused(t *testing.T) {
 	require.GreaterOrEqual(t, after.Malformed-st.Malformed, uint64(20))
 	require.True(t, a.c.Synchronized())
 }
+
+// Protocol 4 added sights to a client's inputs (lag compensation). A
+// protocol-3 client, whose Hello carries its protocol and a settings hash
+// of it, is refused clearly: counted, answered once with a WelcomeRefused
+// naming the host's protocol (which a protocol-3 client reads, and reports
+// as a *SettingsError "protocol 3 (host 4)"), no slot held.
+func TestProtocol3Refused(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 91, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
+	old, err := c.net.Endpoint("old")
+	require.NoError(t, err)
+	n := &c.h.s.net
+	v3 := link.SettingsHash(3, uint64(c.h.s.players), uint64(c.h.stateSize), uint64(c.h.inputSize), uint64(n.FrameRate), n.Game)
+	require.NotEqual(t, c.h.Settings(), v3)
+	hello := wire.Hello{Settings: v3, Nonce: 12, Protocol: 3}.Append(nil)
+	for k := range 10 {
+		hello[1] = byte(k)
+		require.NoError(t, old.Send("host", hello))
+		c.run(tick)
+	}
+	c.run(100 * time.Millisecond)
+	buf := make([]byte, transport.MaxDatagram)
+	k, _, err := old.Receive(buf)
+	require.NoError(t, err)
+	w, _, err := wire.ParseWelcome(buf[:k])
+	require.NoError(t, err)
+	require.Equal(t, wire.WelcomeRefused, w.Kind)
+	require.Equal(t, uint8(4), w.Host.Protocol)
+	_, _, err = old.Receive(buf)
+	require.Error(t, err, "one refusal")
+	require.Equal(t, uint64(10), c.h.Stats().HellosRefused)
+	require.Zero(t, c.h.Stats().Clients)
+	se := &SettingsError{Client: hostSettingsOf(wire.AuthSettings{Protocol: 3, Players: 2, StateSize: c.h.stateSize, InputSize: c.h.inputSize, FrameRate: n.FrameRate}),
+		Host: hostSettingsOf(w.Host)}
+	require.Contains(t, se.Error(), "protocol 3 (host 4)")
+}

@@ -16,13 +16,18 @@ import (
 //	Ack     the newest host state received whole, uvarint(uint32(Ack)+1)
 //	Start   uvarint: the first frame carried, or the marker's frame
 //	Frames  uvarint, 0..MaxFrames
-//	Slots   u8, 1..MaxPlayers
+//	Slots   u8: bits 0-6 the slots, 1..MaxPlayers; bit 7 says sights follow
 //	Size    u8, 1..MaxInputSize
 //	inputs  Frames × Slots × Size bytes frame-major, XORed frame to frame
 //	        and run-length coded as Input's
+//	sights  (authority protocol 4 on, when bit 7 is set) Frames × SightLen
+//	        bytes, one Sight a frame, XORed frame to frame and run-length
+//	        coded the same way
 //
 // The slots are not named: the host knows which a connection holds, so a
-// client cannot claim another's.
+// client cannot claim another's. A sight says what the client drew of the
+// host's world when it made the frame's input (lag compensation); a client
+// that does not say sends none, at no cost.
 type AuthInput struct {
 	Seq    uint16
 	Ack    int32 // -1 none
@@ -31,6 +36,10 @@ type AuthInput struct {
 	Slots  int
 	Size   int
 	Inputs []byte // Frames × Slots × Size bytes
+	// Sights is Frames × SightLen bytes (each frame's Sight, AppendSight),
+	// or nil: the client says nothing of what it drew. A marker (Frames 0)
+	// carries none.
+	Sights []byte
 }
 
 // Newest is the newest frame the message speaks for: the last carried, or
@@ -54,6 +63,9 @@ func (m AuthInput) Check() error {
 	if int64(m.Start)+int64(m.Frames)-1 > math.MaxInt32 || len(m.Inputs) != m.Frames*m.Slots*m.Size {
 		return ErrMalformed
 	}
+	if m.Frames > 0 && m.Sights != nil && (len(m.Sights) != m.Frames*SightLen || checkSights(m.Sights) != nil) {
+		return ErrMalformed
+	}
 	if m.Len() > MaxPacket {
 		return ErrTooLarge
 	}
@@ -65,6 +77,9 @@ func (m AuthInput) Len() int {
 	n := HeaderLen + frameLen(m.Ack) + uvarintLen(uint64(m.Start)) + uvarintLen(uint64(m.Frames)) + 2
 	if m.Frames > 0 {
 		n += rleLen(m.Inputs, m.Slots*m.Size)
+	}
+	if m.Sights != nil && m.Frames > 0 {
+		n += rleLen(m.Sights, SightLen)
 	}
 	return n
 }
@@ -79,17 +94,26 @@ func (m AuthInput) Append(b []byte) []byte {
 	b = appendFrame(b, m.Ack)
 	b = binary.AppendUvarint(b, uint64(m.Start))
 	b = binary.AppendUvarint(b, uint64(m.Frames))
-	b = append(b, byte(m.Slots), byte(m.Size))
+	slots := byte(m.Slots)
+	if m.Sights != nil && m.Frames > 0 {
+		slots |= sightsFlag
+	}
+	b = append(b, slots, byte(m.Size))
 	if m.Frames > 0 {
 		b = appendRLE(b, m.Inputs, m.Slots*m.Size)
+		if m.Sights != nil {
+			b = appendRLE(b, m.Sights, SightLen)
+		}
 	}
 	return b
 }
 
 // ParseAuthInput decodes a whole AuthInput packet into m, the inputs into
 // inputs (m.Inputs aliases it). More inputs than inputs holds is ErrLimit,
-// before anything is copied.
-func ParseAuthInput(b []byte, m *AuthInput, inputs []byte) (int, error) {
+// before anything is copied. Sights, when the message carries them, go into
+// sights (m.Sights aliases it; MaxFrames×SightLen bytes hold any); with a
+// sights too short for them (nil) it is ErrLimit.
+func ParseAuthInput(b []byte, m *AuthInput, inputs, sights []byte) (int, error) {
 	*m = AuthInput{}
 	seq, err := parseHeaderOf(b, TypeAuthInput)
 	if err != nil {
@@ -110,8 +134,12 @@ func ParseAuthInput(b []byte, m *AuthInput, inputs []byte) (int, error) {
 	if len(b)-i < 2 {
 		return 0, ErrShort
 	}
-	slots, size := int(b[i]), int(b[i+1])
+	slots, size := int(b[i]&^sightsFlag), int(b[i+1])
+	seen := b[i]&sightsFlag != 0
 	i += 2
+	if seen && frames == 0 {
+		return 0, ErrMalformed // a marker says nothing of sights: the flag is not canonical
+	}
 	switch {
 	case ack < -1 || start > math.MaxInt32 || slots < 1 || size < 1:
 		return 0, ErrMalformed
@@ -125,15 +153,31 @@ func ParseAuthInput(b []byte, m *AuthInput, inputs []byte) (int, error) {
 		return 0, ErrLimit
 	}
 	out := inputs[:total:total]
+	var saw []byte
+	if seen {
+		k := int(frames) * SightLen
+		if k > len(sights) {
+			return 0, ErrLimit
+		}
+		saw = sights[:k:k]
+	}
 	if frames > 0 {
 		if i, err = decodeRLE(b, i, out, slots*size); err != nil {
 			return 0, err
+		}
+		if seen {
+			if i, err = decodeRLE(b, i, saw, SightLen); err != nil {
+				return 0, err
+			}
+			if err := checkSights(saw); err != nil {
+				return 0, err
+			}
 		}
 	}
 	n, err := end(b, i)
 	if err != nil {
 		return 0, err
 	}
-	*m = AuthInput{Seq: seq, Ack: ack, Start: int32(start), Frames: int(frames), Slots: slots, Size: size, Inputs: out}
+	*m = AuthInput{Seq: seq, Ack: ack, Start: int32(start), Frames: int(frames), Slots: slots, Size: size, Inputs: out, Sights: saw}
 	return n, nil
 }

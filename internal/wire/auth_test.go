@@ -18,6 +18,7 @@ import (
 
 var (
 	authInputBuf = make([]byte, MaxFrames*MaxPlayers*MaxInputSize)
+	authSightBuf = make([]byte, MaxFrames*SightLen)
 	// A body's sizes are the caller's (host and client agree on them):
 	// the samples' and fuzz targets' are four bytes of inputs and a
 	// 700-byte state.
@@ -55,7 +56,7 @@ func authReencode(t Type, b []byte) ([]byte, error) {
 		}
 	case TypeAuthInput:
 		var m AuthInput
-		if n, err = ParseAuthInput(b, &m, authInputBuf); err == nil {
+		if n, err = ParseAuthInput(b, &m, authInputBuf, authSightBuf); err == nil {
 			if cerr := m.Check(); cerr != nil {
 				return nil, fmt.Errorf("parsed input fails Check: %w", cerr)
 			}
@@ -102,6 +103,8 @@ func authSamples() []sample {
 		{name: "input marker", t: TypeAuthInput, b: AuthInput{Seq: 5, Ack: -1, Start: 77, Slots: 1, Size: 2}.Append(nil)},
 		{name: "input", t: TypeAuthInput, b: AuthInput{Seq: 6, Ack: 70, Start: 75, Frames: 8, Slots: 1, Size: 2, Inputs: heldInputs(8)}.Append(nil)},
 		{name: "input two slots", t: TypeAuthInput, b: AuthInput{Seq: 7, Ack: 3, Start: 0, Frames: 10, Slots: 2, Size: 3, Inputs: patternInputs(60, 4)}.Append(nil)},
+		{name: "input sights", t: TypeAuthInput, b: AuthInput{Seq: 6, Ack: 70, Start: 75, Frames: 8, Slots: 1, Size: 2, Inputs: heldInputs(8), Sights: steadySights(8)}.Append(nil)},
+		{name: "input no sight", t: TypeAuthInput, b: AuthInput{Seq: 6, Ack: -1, Start: 0, Frames: 2, Slots: 2, Size: 1, Inputs: []byte{1, 2, 3, 4}, Sights: []byte{0xff, 0xff, 0, 0, 12, 1, 0, 1}}.Append(nil)},
 		{name: "fragment", t: TypeStateFragment, b: StateFragment{Seq: 8, Count: 1, Chunk: []byte{0x81, 2, 3}}.Append(nil)},
 		{name: "fragment first", t: TypeStateFragment, b: StateFragment{Seq: 8, Msg: 9, Index: 0, Count: 2, Chunk: big[:MaxChunk]}.Append(nil)},
 		{name: "fragment full", t: TypeStateFragment, b: StateFragment{Seq: 8, Msg: math.MaxUint32, Index: 63, Count: 64, Chunk: big[:MaxChunk]}.Append(nil)},
@@ -136,6 +139,7 @@ func TestAuthLen(t *testing.T) {
 		Hello{Nonce: 1, Protocol: 3}, Hello{Resume: true, Protocol: 2}, Welcome{Kind: WelcomeSync, Slots: 1, Frame: 300}, Welcome{Kind: WelcomeReject},
 		Welcome{Kind: WelcomeRefused, Host: AuthSettings{Protocol: 3, Players: 200, StateSize: 70000, InputSize: 2, FrameRate: 144}},
 		AuthInput{Ack: 5, Start: 9, Frames: 2, Slots: 1, Size: 1, Inputs: []byte{3, 4}},
+		AuthInput{Ack: 5, Start: 9, Frames: 3, Slots: 1, Size: 1, Inputs: []byte{3, 4, 5}, Sights: steadySights(3)},
 		StateFragment{Msg: 300, Count: 2, Chunk: []byte{1}}, StateFragment{Count: 1, Chunk: []byte{0x80, 2}}, Nack{Msg: 1 << 20, Missing: 1},
 	} {
 		require.Len(t, m.Append(nil), m.Len(), "%T", m)
@@ -257,8 +261,14 @@ func TestAuthMalformed(t *testing.T) {
 	// Inputs past the caller's buffer.
 	in := AuthInput{Ack: -1, Start: 0, Frames: 4, Slots: 1, Size: 2, Inputs: make([]byte, 8)}.Append(nil)
 	var a AuthInput
-	_, err = ParseAuthInput(in, &a, make([]byte, 7))
+	_, err = ParseAuthInput(in, &a, make([]byte, 7), nil)
 	require.ErrorIs(t, err, ErrLimit)
+	// Sights past the caller's buffer (none given).
+	in = AuthInput{Ack: -1, Start: 0, Frames: 4, Slots: 1, Size: 2, Inputs: make([]byte, 8), Sights: steadySights(4)}.Append(nil)
+	_, err = ParseAuthInput(in, &a, make([]byte, 8), nil)
+	require.ErrorIs(t, err, ErrLimit)
+	_, err = ParseAuthInput(in, &a, make([]byte, 8), make([]byte, 4*SightLen))
+	require.NoError(t, err)
 	// Encoders refuse what would not parse.
 	require.Empty(t, StateFragment{Count: 1}.Append(nil))
 	require.Empty(t, StateFragment{Count: 1, Msg: 3, Chunk: []byte{0x80}}.Append(nil), "a single fragment has no number")
@@ -308,7 +318,7 @@ func TestAuthAllocs(t *testing.T) {
 				buf = m.Append(buf[:0])
 			case TypeAuthInput:
 				var m AuthInput
-				_, _ = ParseAuthInput(s.b, &m, authInputBuf)
+				_, _ = ParseAuthInput(s.b, &m, authInputBuf, authSightBuf)
 				buf = m.Append(buf[:0])
 			case TypeStateFragment:
 				m, _, _ := ParseStateFragment(s.b)
