@@ -11,14 +11,71 @@
 //
 // # The bucket
 //
-// One key-value bucket, "<Config.Name>-fleet" (history 1, file storage):
+// One key-value bucket, "<Config.Name>-fleet" (history 1, file storage),
+// created by the first placer (or operator) that finds it missing, never
+// updated by a member:
 //
-//	host.<id>           a Host record (JSON): the host's QUIC address and
-//	                    WebTransport URL, certificate hash, version, games
-//	                    (with clients per match), capacity (matches,
-//	                    clients), Beat, Draining, its own counts, and
-//	                    Matches: every match placed on it
+//	host.<id>           a Host record (JSON): its layout (2), the host's
+//	                    QUIC address and WebTransport URL, certificate
+//	                    hash, version, games (with clients per match),
+//	                    capacity (matches, clients), Beat, Draining, its
+//	                    own counts, and Matches: every match placed on it
 //	room.<game>.<room>  {"host": id}: where the room's match is
+//	drain.<id>          an operator's drain order for host id
+//
+// # Who may write what (the trust model)
+//
+// The bucket is the fleet's control plane: whoever writes a key decides
+// something, so each key has one kind of writer, and NATS subject
+// permissions say so (a key K is the subject $KV.<bucket>.K). The file
+// nats-fleet.conf beside this package is a working configuration, and
+// TestBucketPermissions runs an embedded nats-server with exactly it:
+//
+//	host.<id>           host id (its own record only: $KV.<bucket>.host.<id>),
+//	                    and placers (the matches they add; the records of
+//	                    hosts gone for ForgetAfter)
+//	room.<game>.<room>  placers only
+//	drain.<id>          operators only (Drain; rollnet-fleet -drain ID)
+//
+// A host reads only its own record and drain order; placers and
+// operators read the whole bucket (addresses and counts, no secret). No
+// member may change the bucket's settings, purge it or delete its
+// messages. Clients have no NATS credentials: they ask a placer over HTTP
+// (rate-limited per address) and dial the host with the connect token it
+// minted. Every command that connects to NATS (rollnet-signal -nats,
+// rollnet-host -fleet, rollnet-fleet -drain) takes the credentials (a
+// creds file, an nkey seed, or a user and a password file) and TLS (the
+// server's CA, a client certificate) as -nats-* flags.
+//
+// What each role can do, and what it cannot:
+//
+//   - A host's credentials write its own record: they can lie about that
+//     host (its address, its capacity, rooms it claims to hold), which is
+//     what running that host already allows. They cannot write another
+//     host's record, a room key or a drain order: another host cannot be
+//     drained and no room redirected with them. A room a host claims in
+//     its record without its room key naming it gets no client: at most
+//     that room's placement waits (OpTimeout) and goes elsewhere.
+//   - A host drains only on SIGTERM, POST /drain on its own metrics
+//     address, or a drain order written after it joined (an order left
+//     from an earlier host under the same id does not drain the next).
+//     It never drains because its record says Draining: placers write the
+//     record too. It writes Draining there itself, for the placers.
+//   - A placer holds the fleet's connect-token secret and so can already
+//     send any client anywhere: it is trusted as the secret is. Still, a
+//     placer follows a room key only to a live host whose own record holds
+//     the room; a room key that names any other host is placed anew over
+//     (PlacerStats.Stale), so a room key alone sends no client anywhere.
+//   - An operator writes drain orders only.
+//
+// The layout changed in this version: before it, the drain order was the
+// record's Draining (which placers could write) and hosts wrote and
+// deleted room keys (which their permissions now refuse). Every record
+// carries its layout; a placer places nothing on a host whose record is
+// of another layout (logged once per host), so an older host gets no new
+// match until it is upgraded, and is never told to drain by a key it
+// cannot read. Placers go first in an upgrade: an older placer's writes
+// drop the layout field from a record until its host's next beat.
 //
 // # Heartbeat and the bound on a silent host
 //
@@ -103,17 +160,21 @@
 // (quic.Config.Admit), with the reason: the client's Dial fails with
 // quic.ErrRefused, netplay's with ErrHostUnreachable, and it asks the
 // fleet again at once instead of waiting out its connect timeout. A match whose
-// clients all left ends after -match-linger and leaves the record and its
-// room key; a client that comes meanwhile and resumes its slot keeps it,
+// clients all left ends after -match-linger and leaves the record (the
+// placers, seeing it leave, delete its room key if it still names that
+// host; hosts write no room key); a client that comes meanwhile and resumes its slot keeps it,
 // a fresh one starts the room's next match in its place (the entry and
 // the room key stay, its clients counted afresh). Two clients of a room
 // asking at once for the fleet's last free match are both placed: the
-// second waits for the first's room key and joins. A placed match no client reached within Config.PlaceExpiry is
-// dropped from the record.
+// second waits for the first's room key and joins. A placed match no
+// client reached within Config.PlaceExpiry is dropped from the record. A
+// running match the record lost (NATS lost its store) is put back in it
+// by the host's next beat, but its room key is not: the room's next new
+// client is placed in a new match (the players in it keep playing).
 //
-// Drain (SIGTERM, POST /drain on the host's -metrics address, or a record
-// someone marked Draining): the record says Draining at once (a beat is
-// written then), placers stop placing there, the running matches go on
+// Drain (SIGTERM, POST /drain on the host's -metrics address, or an
+// operator's drain order under drain.<id>: Drain, rollnet-fleet -drain
+// ID): the record says Draining at once (a beat is written then), placers stop placing there, the running matches go on
 // (their players may still join them) until they end or -drain-deadline
 // passes; then the host ends what is left (each client gets the
 // authoritative mode's disconnect notice: netplay's Status.Ended is

@@ -73,6 +73,9 @@ type PlacerStats struct {
 	Refused   map[string]uint64 `json:"refused"`
 	Conflict  uint64            `json:"conflict"`  // compare-and-set rounds lost (and retried)
 	Forgotten uint64            `json:"forgotten"` // gone hosts' records this placer deleted (Config.ForgetAfter)
+	// Stale counts room keys that named a live host whose own record
+	// does not hold the room: the room was placed anew, not joined there.
+	Stale uint64 `json:"stale"`
 }
 
 // Placer places matches on a fleet's hosts: a signaling instance runs one
@@ -93,10 +96,18 @@ type Placer struct {
 	gen     uint64
 	wg      sync.WaitGroup
 	addrs   map[string]*bucket
+	// freed are the room keys whose match left a host's record (ended,
+	// or the host left): the sweep deletes each that still names that
+	// host and that the host's record does not hold again.
+	freed []freedRoom
+	// oldLayout are the hosts whose records are of another layout,
+	// logged once each.
+	oldLayout map[string]bool
 
 	inFlight               atomic.Int64
 	placements, joins, cas atomic.Uint64
 	forgotten              atomic.Uint64
+	staleRooms             atomic.Uint64
 	refused                [nReasons]atomic.Uint64
 	lat                    latency
 
@@ -105,6 +116,14 @@ type Placer struct {
 	once sync.Once
 	now  func() time.Time
 }
+
+// maxFreed bounds the room keys queued for the sweep: past it they are
+// left (a stale room key is harmless: it is placed anew over, and the
+// forgotten host's sweep deletes it).
+const maxFreed = 4096
+
+// freedRoom is a room key to delete if it still names host.
+type freedRoom struct{ host, game, room string }
 
 // mirrored is a host's record as the watch last delivered it, and when its
 // Beat last changed (this placer's clock).
@@ -153,7 +172,7 @@ func NewPlacer(nc *nats.Conn, cfg PlacerConfig) (*Placer, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Placer{cfg: cfg, nc: nc, log: log, hosts: map[string]*mirrored{}, addrs: map[string]*bucket{},
+	p := &Placer{cfg: cfg, nc: nc, log: log, hosts: map[string]*mirrored{}, addrs: map[string]*bucket{}, oldLayout: map[string]bool{},
 		stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.OpTimeout)
 	defer cancel()
@@ -213,21 +232,33 @@ func (p *Placer) watchLoop(w jetstream.KeyWatcher, synced chan struct{}) {
 }
 
 // apply takes one record into the mirror. A record that does not decode
-// or validate is left out (the bucket is input).
+// or validate is left out (the bucket is input), and so is a record of
+// another layout (an older host: logged once). The rooms that left a
+// record (their match ended, or the host left) are queued for the sweep,
+// which deletes their room keys: hosts write none.
 func (p *Placer) apply(e jetstream.KeyValueEntry) {
 	id := e.Key()[len("host."):]
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if e.Operation() != jetstream.KeyValuePut {
-		delete(p.hosts, id)
-		return
-	}
+	old := p.hosts[id]
 	var rec Host
-	if json.Unmarshal(e.Value(), &rec) != nil || rec.Validate() != nil || rec.ID != id {
+	if e.Operation() != jetstream.KeyValuePut || json.Unmarshal(e.Value(), &rec) != nil || rec.Validate() != nil || rec.ID != id {
+		p.free(old, nil)
 		delete(p.hosts, id)
 		return
 	}
-	m := p.hosts[id]
+	if rec.Layout != fleetkv.Layout {
+		if !p.oldLayout[id] && len(p.oldLayout) < maxFreed {
+			p.oldLayout[id] = true
+			p.log.Warn("fleet: a host's record is of another bucket layout: nothing is placed on it (upgrade it)", "host", id, "layout", rec.Layout, "want", fleetkv.Layout)
+		}
+		p.free(old, nil)
+		delete(p.hosts, id)
+		return
+	}
+	delete(p.oldLayout, id)
+	p.free(old, &rec)
+	m := old
 	if m == nil {
 		m = &mirrored{beatAt: p.now()}
 		p.hosts[id] = m
@@ -235,6 +266,53 @@ func (p *Placer) apply(e jetstream.KeyValueEntry) {
 		m.beatAt = p.now()
 	}
 	m.rec, m.rev = rec, e.Revision()
+}
+
+// free queues the rooms of old's record that rec (nil: none) no longer
+// holds. Under p.mu.
+func (p *Placer) free(old *mirrored, rec *Host) {
+	if old == nil {
+		return
+	}
+	for _, x := range old.rec.Matches {
+		if (rec == nil || rec.match(x.Room) < 0) && len(p.freed) < maxFreed {
+			p.freed = append(p.freed, freedRoom{host: old.rec.ID, game: x.Game, room: x.Room})
+		}
+	}
+}
+
+// deleteFreed deletes the room keys of the rooms that left their host's
+// record, each only if it still names that host and that host's record
+// does not hold the room again, over the revision read (placers deleting
+// together delete it once; a room placed anew meanwhile keeps its key).
+func (p *Placer) deleteFreed() {
+	p.mu.Lock()
+	freed := p.freed
+	p.freed = nil
+	p.mu.Unlock()
+	if len(freed) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.OpTimeout)
+	defer cancel()
+	for _, f := range freed {
+		key := fleetkv.RoomKey(f.game, f.room)
+		e, err := p.kv.Get(ctx, key)
+		if err != nil {
+			continue
+		}
+		var v fleetkv.RoomValue
+		if json.Unmarshal(e.Value(), &v) != nil || v.Host != f.host {
+			continue
+		}
+		p.mu.Lock()
+		m := p.hosts[f.host]
+		again := m != nil && m.rec.match(f.room) >= 0
+		p.mu.Unlock()
+		if !again {
+			_ = p.kv.Delete(ctx, key, jetstream.LastRevision(e.Revision()))
+		}
+	}
 }
 
 // tick restarts the watch after NATS reconnected.
@@ -249,6 +327,7 @@ func (p *Placer) tick() {
 		case <-t.C:
 		}
 		p.sweep()
+		p.deleteFreed()
 		p.mu.Lock()
 		stale := p.gen != p.nc.Stats().Reconnects
 		p.mu.Unlock()
@@ -374,9 +453,13 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 					p.cas.Add(1)
 					continue
 				}
+				p.staleRooms.Add(1)
 			}
-			// A room whose host is gone or forgot it: placed anew below,
-			// over the same key's revision.
+			// A room whose host is gone, or whose host's own record does
+			// not hold it (the match ended, or the key was written by
+			// someone it should not have been): placed anew below, over
+			// the same key's revision. A room key alone never sends a
+			// client anywhere.
 		}
 		h, err := p.reserve(ctx, req)
 		if err != nil {
@@ -642,7 +725,7 @@ func reasonOf(err error) int {
 
 // Stats returns the counters.
 func (p *Placer) Stats() PlacerStats {
-	s := PlacerStats{Placements: p.placements.Load(), Joins: p.joins.Load(), Conflict: p.cas.Load(), Forgotten: p.forgotten.Load(), Refused: map[string]uint64{}}
+	s := PlacerStats{Placements: p.placements.Load(), Joins: p.joins.Load(), Conflict: p.cas.Load(), Forgotten: p.forgotten.Load(), Stale: p.staleRooms.Load(), Refused: map[string]uint64{}}
 	for i := range p.refused {
 		s.Refused[reasonNames[i]] = p.refused[i].Load()
 	}

@@ -36,6 +36,11 @@ type Match struct {
 // add by compare-and-set on the key's revision; both sides write only by
 // compare-and-set, so no write is lost.
 type Host struct {
+	// Layout is the bucket layout the host writes (2 for this version):
+	// a placer places nothing on a host of another layout (an older host
+	// takes drain orders from its record and writes room keys, which the
+	// fleet's permissions no longer let it do).
+	Layout  int    `json:"layout"`
 	ID      string `json:"id"`
 	Version string `json:"version"`
 	Games   []Game `json:"games"`
@@ -50,7 +55,10 @@ type Host struct {
 	// Beat counts the host's heartbeats: a placer that has not seen it
 	// change for Config.DeadAfter takes the host for gone.
 	Beat uint64 `json:"beat"`
-	// Draining hosts take no new match.
+	// Draining hosts take no new match. The host writes it when it
+	// drains (SIGTERM, POST /drain, or an operator's drain order under
+	// drain.<id>); it never drains because its record says so, since
+	// placers may write the record too.
 	Draining bool `json:"draining,omitempty"`
 	// Running and Connected are the host's own counts at its last beat:
 	// matches it steps and clients connected.

@@ -4,10 +4,10 @@ package fleet_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/fleet"
@@ -18,7 +18,7 @@ import (
 )
 
 // TestDrainingHostRefusesAtOnce: a client placed on a host just before an
-// operator drains it (its record marked Draining) comes for a new match:
+// operator drains it (fleet.Drain, rollnet-fleet -drain) comes for a new match:
 // the host refuses its connection at once, saying it drains, where the
 // client heard nothing until its connect timeout. A bot plays on the host
 // meanwhile, so the draining host stays up (its running match goes on).
@@ -38,24 +38,19 @@ func TestDrainingHostRefusesAtOnce(t *testing.T) {
 	rep, err := netplay.Place(ctx, f.Signals[0], fleet.Request{Game: "court", Room: "late", Version: "1"})
 	require.NoError(t, err)
 
-	// The operator's drain: the record marked Draining, which the host
-	// reads at its next beat; two beats later it drains.
+	// The operator's drain order, which the host reads at its next beat;
+	// then its record says it drains.
+	nc, err := nats.Connect(f.NATS)
+	require.NoError(t, err)
+	defer nc.Close()
+	require.NoError(t, fleet.Drain(ctx, nc, fleet.Config{}, "h1"))
 	kv := bucketAt(t, f.NATS)
-	var marked uint64
-	for marked == 0 {
-		h, rev := hostRecord(t, kv, "h1")
-		h.Draining = true
-		b, _ := json.Marshal(h)
-		if _, err := kv.Update(ctx, "host.h1", b, rev); err == nil {
-			marked = h.Beat
-		}
-	}
 	for {
 		h, _ := hostRecord(t, kv, "h1")
-		if h.Draining && h.Beat >= marked+2 {
+		if h.Draining {
 			break
 		}
-		require.NoError(t, ctx.Err(), "the host never beat twice after its record was marked draining: %+v", h)
+		require.NoError(t, ctx.Err(), "the host never took the drain order: %+v", h)
 		time.Sleep(20 * time.Millisecond)
 	}
 

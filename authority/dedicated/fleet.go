@@ -196,7 +196,7 @@ func (fh *fleetHost) loop(ctx context.Context) error {
 			n := ts.Advance(now.Sub(last))
 			last = now
 			if !fh.draining && fh.mem.Draining() {
-				fh.drain("the fleet's record says draining")
+				fh.drain("an operator's drain order (drain.<id>)")
 			}
 			fh.receive(now)
 			for range n {

@@ -29,7 +29,7 @@ func (f *fleetOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.version, "version", "1", "the game `VERSION` this host runs: a client of another is never placed here")
 	fs.IntVar(&f.matches, "capacity", 8, "with -fleet: matches run at once")
 	fs.IntVar(&f.clients, "capacity-clients", 0, "with -fleet: clients at once (0: -capacity times the game's clients per match)")
-	fs.DurationVar(&f.drain, "drain-deadline", time.Minute, "with -fleet: on SIGTERM (or POST /drain, or the record marked draining) take no new match and end the running ones after this long")
+	fs.DurationVar(&f.drain, "drain-deadline", time.Minute, "with -fleet: on SIGTERM (or POST /drain, or an operator's drain order: rollnet-fleet -drain ID) take no new match and end the running ones after this long")
 	fs.DurationVar(&f.linger, "match-linger", 5*time.Second, "with -fleet: how long a match whose clients all left waits for one to come back")
 	fs.DurationVar(&f.heartbeat, "fleet-heartbeat", def.Heartbeat, "with -fleet: how often the host rewrites its record")
 	fs.DurationVar(&f.deadAfter, "fleet-dead-after", def.DeadAfter, "with -fleet: silence after which placers take the host for gone (the placers' own setting decides; this one is checked against -fleet-heartbeat)")

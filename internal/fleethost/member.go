@@ -66,7 +66,12 @@ type Member struct {
 	placed    map[string]int       // the rooms of the record at the last beat: their clients
 	restarted map[string]bool      // rooms whose match ended and whose next one started at once
 	draining  bool
-	kick      chan struct{}
+	// drainRev is the revision of the drain order (drain.<id>) there was
+	// when the host joined, 0 for none: only a newer one drains it (an
+	// order left from a host that drained before under the same id does
+	// not drain this one).
+	drainRev uint64
+	kick     chan struct{}
 
 	beats, failures atomic.Uint64
 	// ctx ends when Close begins: a beat under way (NATS down, a
@@ -85,7 +90,7 @@ func Join(nc *nats.Conn, info HostInfo, cfg fleet.Config, log *slog.Logger) (*Me
 	if err != nil {
 		return nil, err
 	}
-	rec := fleet.Host{ID: info.ID, Version: info.Version, Games: info.Games, QUIC: info.QUIC,
+	rec := fleet.Host{Layout: fleetkv.Layout, ID: info.ID, Version: info.Version, Games: info.Games, QUIC: info.QUIC,
 		WebTransport: info.WebTransport, SHA256: info.SHA256, Capacity: info.Capacity}
 	if err := rec.Validate(); err != nil {
 		return nil, err
@@ -103,6 +108,12 @@ func Join(nc *nats.Conn, info HostInfo, cfg fleet.Config, log *slog.Logger) (*Me
 		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]bool{},
 		kick: make(chan struct{}, 1), done: make(chan struct{})}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
+	switch e, err := kv.Get(ctx, fleetkv.DrainKey(info.ID)); {
+	case err == nil:
+		m.drainRev = e.Revision()
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, unavailable("reading the host's drain order", err)
+	}
 	// A restart under the same id starts from an empty record: the matches
 	// of the process before are gone with it.
 	b, _ := json.Marshal(rec)
@@ -146,6 +157,9 @@ func (m *Member) beat() error {
 	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.OpTimeout)
 	defer cancel()
 	key := fleetkv.HostKey(m.info.ID)
+	if err := m.readDrain(ctx); err != nil {
+		return err
+	}
 	for range 4 {
 		var rec fleet.Host
 		var rev uint64
@@ -160,7 +174,7 @@ func (m *Member) beat() error {
 				rec = fleet.Host{} // not ours to trust: rewritten whole
 			}
 		}
-		ended, restore := m.update(&rec)
+		m.update(&rec)
 		b, err := json.Marshal(rec)
 		if err != nil {
 			return err
@@ -176,27 +190,42 @@ func (m *Member) beat() error {
 		if err != nil {
 			return unavailable("writing the host's record", err)
 		}
-		m.deleteRooms(ctx, ended)
-		m.restoreRooms(ctx, restore)
 		return nil
 	}
 	return errors.New("fleet: the host's record changed under four heartbeats in a row")
 }
 
-// update makes rec this beat's record and returns the rooms ended whose
-// room keys to delete, and the running rooms it put back, whose keys to
-// restore.
+// readDrain reads the host's drain order: one written after the host
+// joined drains it. Only an operator may write drain.<id> (see package
+// fleet's trust model); the record's own Draining, which placers may
+// write too, is never obeyed.
+func (m *Member) readDrain(ctx context.Context) error {
+	e, err := m.kv.Get(ctx, fleetkv.DrainKey(m.info.ID))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil
+	case err != nil:
+		return unavailable("reading the host's drain order", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e.Revision() > m.drainRev && !m.draining {
+		m.draining = true
+		m.log.Info("fleet: drain ordered by an operator", "key", e.Key())
+	}
+	return nil
+}
+
+// update makes rec this beat's record and returns the rooms ended (out
+// of the record: placers delete their room keys) and the running rooms it
+// put back (a placer writes their room keys again when their next client
+// asks). The host writes no room key.
 func (m *Member) update(rec *fleet.Host) (ended map[string]string, restore []fleet.Match) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	draining := m.draining || (rec.ID == m.info.ID && rec.Draining)
-	if draining && !m.draining {
-		m.log.Info("fleet: drain asked through the record")
-	}
-	m.draining = draining
 	old := rec.Matches
-	*rec = fleet.Host{ID: m.info.ID, Version: m.info.Version, Games: m.info.Games, QUIC: m.info.QUIC,
+	*rec = fleet.Host{Layout: fleetkv.Layout, ID: m.info.ID, Version: m.info.Version, Games: m.info.Games, QUIC: m.info.QUIC,
 		WebTransport: m.info.WebTransport, SHA256: m.info.SHA256, Capacity: m.info.Capacity,
 		Beat: rec.Beat + 1, Draining: m.draining, Running: len(m.running), Connected: m.connected}
 	ended = map[string]string{}
@@ -277,32 +306,6 @@ func (m *Member) gameOf(string) string {
 	return ""
 }
 
-// deleteRooms deletes the room keys of ended matches that still name this
-// host.
-func (m *Member) deleteRooms(ctx context.Context, ended map[string]string) {
-	for room, game := range ended {
-		key := fleetkv.RoomKey(game, room)
-		e, err := m.kv.Get(ctx, key)
-		if err != nil {
-			continue
-		}
-		var v fleetkv.RoomValue
-		if json.Unmarshal(e.Value(), &v) == nil && v.Host == m.info.ID {
-			_ = m.kv.Delete(ctx, key, jetstream.LastRevision(e.Revision()))
-		}
-	}
-}
-
-// restoreRooms writes the room keys of the running matches put back in
-// the record, unless a room's key exists (placed elsewhere meanwhile:
-// that one stands).
-func (m *Member) restoreRooms(ctx context.Context, restore []fleet.Match) {
-	b, _ := json.Marshal(fleetkv.RoomValue{Host: m.info.ID})
-	for _, x := range restore {
-		_, _ = m.kv.Create(ctx, fleetkv.RoomKey(x.Game, x.Room), b)
-	}
-}
-
 // SetLoad tells the member what the host runs: the rooms of its matches
 // and the clients connected. The next beat writes it.
 func (m *Member) SetLoad(rooms []string, connected int) {
@@ -345,8 +348,8 @@ func (m *Member) Drain() {
 	m.poke()
 }
 
-// Draining reports whether the host drains (Drain, or a record someone
-// marked draining: an operator's command).
+// Draining reports whether the host drains (Drain, or an operator's
+// drain order under drain.<id>).
 func (m *Member) Draining() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -52,7 +52,7 @@ func TestMemberEndedRoomRunsAgain(t *testing.T) {
 	require.Empty(t, ended)
 	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
 
-	// Ended, and nothing runs it: out of the record, its key deleted.
+	// Ended, and nothing runs it: out of the record (placers delete its key).
 	m.Ended("court", "a")
 	m.SetLoad(nil, 0)
 	ended, _ = m.update(&rec)
@@ -60,7 +60,8 @@ func TestMemberEndedRoomRunsAgain(t *testing.T) {
 	require.Empty(t, rec.Matches)
 
 	// A beat that took the room out before the host's load said its next
-	// match runs: the next beat puts it back, and its room key.
+	// match runs: the next beat puts it back (a placer, not the host, writes
+	// room keys).
 	m.SetLoad([]string{"a"}, 1)
 	ended, restore = m.update(&rec)
 	require.Empty(t, ended)

@@ -44,4 +44,17 @@ type RoomValue struct {
 func HostKey(id string) string { return "host." + id }
 
 // RoomKey is a room's key: "room.<game>.<room>".
+//
+// DrainKey is a host's drain order: "drain.<id>", written by an operator
+// (the value is not read; a write newer than the host's joining drains it).
 func RoomKey(game, room string) string { return "room." + game + "." + room }
+
+// DrainKey is host id's drain order key: "drain.<id>".
+func DrainKey(id string) string { return "drain." + id }
+
+// Drain is a drain order's value.
+type Drain struct {
+	// Ordered is when the operator wrote it (Unix ms, the operator's
+	// clock; for people, the host reads only the key's revision).
+	Ordered int64 `json:"ordered"`
+}

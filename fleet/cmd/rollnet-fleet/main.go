@@ -15,6 +15,13 @@
 //
 //	go run ./fleet/cmd/rollnet-fleet -play -signal ws://127.0.0.1:8080 -room r1
 //
+// With -drain it is an operator instead: it writes host ID's drain order
+// in the fleet's bucket on -nats (the key drain.<ID>, which only an
+// operator's NATS credentials may write: see package fleet's trust
+// model), and the host drains at its next beat.
+//
+//	go run ./fleet/cmd/rollnet-fleet -drain h1 -nats tls://NATS:4222 -nats-creds operator.creds
+//
 // SIGINT or SIGTERM stops the fleet (each host drains for -drain-deadline).
 package main
 
@@ -31,8 +38,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/fleet/fleetlocal"
+	"github.com/rollnet/rollnet/internal/natsauth"
 )
 
 func main() {
@@ -63,6 +72,9 @@ type options struct {
 	signal, room string
 	frames       int
 	timeout      time.Duration
+
+	drainID, natsURL, fleetName string
+	auth                        natsauth.Flags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -83,6 +95,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.room, "room", "r1", "with -play: the room (the players of a match agree on it)")
 	fs.IntVar(&o.frames, "frames", 300, "with -play: host states to apply (-1: play until the host is gone)")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "with -play: bound on connecting")
+	fs.StringVar(&o.drainID, "drain", "", "be an operator: order host `ID` of the fleet on -nats to drain, and exit")
+	fs.StringVar(&o.natsURL, "nats", "", "with -drain: the fleet's NATS `URL` (nats://HOST:4222 or tls://)")
+	fs.StringVar(&o.fleetName, "fleet-name", "rollnet", "with -drain: the fleet's `NAME` (its bucket is NAME-fleet)")
+	o.auth.Register(fs)
 	fs.Usage = func() {} // -h prints usage below, to stdout
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -93,6 +109,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if o.drainID != "" || o.natsURL != "" || o.auth != (natsauth.Flags{}) {
+		if o.drainID == "" || o.natsURL == "" {
+			return fmt.Errorf("%w: -drain ID and -nats URL go together (the -nats-* flags with them)", errUsage)
+		}
+		if err := o.auth.Validate(o.natsURL); err != nil {
+			return fmt.Errorf("%w: -nats: %v", errUsage, err)
+		}
+		return drainHost(ctx, o, stdout)
 	}
 	if o.play {
 		return play(ctx, o, stdout)
@@ -137,6 +162,23 @@ func local(ctx context.Context, o options, policy fleet.Policy, level slog.Level
 	}
 }
 
+// drainHost writes host o.drainID's drain order.
+func drainHost(ctx context.Context, o options, stdout io.Writer) error {
+	nc, err := o.auth.Connect(o.natsURL, "rollnet-fleet -drain")
+	if err != nil {
+		return fmt.Errorf("-nats %s: %w", o.natsURL, err)
+	}
+	defer nc.Close()
+	if err := fleet.Drain(ctx, nc, fleet.Config{Name: o.fleetName}, o.drainID); err != nil {
+		if errors.Is(err, rollnet.ErrConfig) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return fmt.Errorf("%w (the operator's credentials may write drain.%s; see package fleet's trust model)", err, o.drainID)
+	}
+	fmt.Fprintf(stdout, "ordered host %s of fleet %s to drain: it takes no new match from its next beat, and exits once its matches end or its -drain-deadline passes\n", o.drainID, o.fleetName)
+	return nil
+}
+
 // play is a bot of court: placed, connected, -frames states played.
 func play(ctx context.Context, o options, stdout io.Writer) error {
 	ctx, stop := context.WithCancel(ctx)
@@ -165,6 +207,7 @@ func play(ctx context.Context, o options, stdout io.Writer) error {
 // usageText is what -h prints before the flags.
 const usageText = `usage: rollnet-fleet [flags]             run a local fleet until SIGINT or SIGTERM
        rollnet-fleet -play [flags]       be a bot that asks a fleet for a match and plays it
+       rollnet-fleet -drain ID -nats URL [-nats-* flags]   order a fleet's host to drain
 
 A fleet of authoritative hosts on this machine, in one process, for development: an
 embedded NATS server with JetStream, -signals signaling instances that place matches
@@ -176,6 +219,7 @@ view URLs, then runs until SIGINT or SIGTERM, when each host drains for -drain-d
   rollnet-fleet -hosts 5 -capacity 2 -policy spread
   rollnet-fleet -play -signal ws://127.0.0.1:8080 -room r1
   curl -s http://127.0.0.1:8080/fleet              the hosts, their matches, the placements
+  rollnet-fleet -drain h1 -nats tls://NATS:4222 -nats-creds operator.creds
 
 Exit status: 0 when stopped by a signal or the bot played its frames, 1 on a failure,
 2 on a usage error.
@@ -188,6 +232,8 @@ var flagGroups = []struct {
 }{
 	{"The local fleet:", []string{"hosts", "signals", "capacity", "policy", "addr", "nats-port", "version", "drain-deadline", "log-level"}},
 	{"With -play (a bot of court; -version is the client's):", []string{"play", "signal", "room", "frames", "timeout"}},
+	{"With -drain (an operator's drain order, over the fleet's NATS; see package fleet's trust model):", []string{"drain", "nats", "fleet-name",
+		"nats-creds", "nats-nkey", "nats-user", "nats-password-file", "nats-ca", "nats-cert", "nats-key"}},
 }
 
 // usage prints usageText and fs's flags by group.

@@ -1,0 +1,42 @@
+//go:build !js
+
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/rollnet/rollnet/internal/fleetkv"
+)
+
+// Drain orders host id of the fleet cfg names to drain, over nc: it
+// writes the host's drain order, drain.<id>, which only an operator's
+// NATS credentials may write (see the trust model in the package
+// documentation). The host reads it at its next beat, marks its record
+// Draining and drains as on SIGTERM. A host that joins later under the
+// same id ignores the order (it takes only orders written after it
+// joined). The command's form is rollnet-fleet -drain ID.
+func Drain(ctx context.Context, nc *nats.Conn, cfg Config, id string) error {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return err
+	}
+	if !fleetkv.ValidName(id, fleetkv.MaxID) {
+		return fmt.Errorf("%w: host id %q", errConfig, id)
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
+	defer cancel()
+	kv, err := openBucket(ctx, nc, cfg)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(fleetkv.Drain{Ordered: time.Now().UnixMilli()})
+	if _, err := kv.Put(ctx, fleetkv.DrainKey(id), b); err != nil {
+		return unavailable("writing the drain order of "+id, err)
+	}
+	return nil
+}
