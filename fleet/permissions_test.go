@@ -149,9 +149,7 @@ func TestBucketPermissions(t *testing.T) {
 			break
 		}
 	}
-	for hosts[victim].Stats().Beats < beat+3 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitBeats(t, hosts[victim], beat+3)
 	require.False(t, hosts[victim].Draining(), "a host drained on its record's Draining, which placers may write")
 	rec, _ = hostRecord(t, placerKV, victim)
 	require.False(t, rec.Draining, "the host's next beat says it does not drain")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/fleethost"
 )
 
 // TestRoomKeyNotHeldByItsHost: a room key that names a live host whose
@@ -87,9 +88,7 @@ func TestDrainOrder(t *testing.T) {
 	m := join(t, e, "h1", "1", 4, 2)
 	waitHosts(t, p, 1)
 	beat := m.Stats().Beats
-	for m.Stats().Beats < beat+3 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitBeats(t, m, beat+3)
 	require.False(t, m.Draining(), "an order written before the host joined drained it")
 	_, err := p.Place(ctx, fleet.Request{Game: "court", Room: "a", Version: "1"})
 	require.NoError(t, err)
@@ -103,4 +102,14 @@ func TestDrainOrder(t *testing.T) {
 	_, err = p.Place(ctx, fleet.Request{Game: "court", Room: "b", Version: "1"})
 	require.ErrorIs(t, err, fleet.ErrNoHost)
 	require.ErrorIs(t, fleet.Drain(ctx, e.Connect(t), testConfig, "no/such"), rollnet.ErrConfig)
+}
+
+// waitBeats waits until m has beaten n times (10 s at most).
+func waitBeats(t *testing.T, m *fleethost.Member, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for m.Stats().Beats < n {
+		require.True(t, time.Now().Before(deadline), "the host beat %d times, not %d, in 10 s: %+v", m.Stats().Beats, n, m.Stats())
+		time.Sleep(5 * time.Millisecond)
+	}
 }

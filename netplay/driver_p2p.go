@@ -25,6 +25,7 @@ type p2pDriver[S any, I comparable] struct {
 	seatStats []rollnet.PeerStats
 	retired   rollnet.PeerStats // the links seats had before their players came back
 	roster    []greeting.RosterEntry
+	quit      [p2pSeats]bool // seats whose player quit (said so) rather than vanished: no rejoin is waited for
 }
 
 func newP2P[S any, I comparable](m *Match[S, I], _ bool) driver[S, I] { return &p2pDriver[S, I]{m: m} }
@@ -332,7 +333,9 @@ func (d *p2pDriver[S, I]) events() {
 				m.tell("spectator %s left at frame %d", m.nameOf(ev.Peer), f)
 			case pe != nil && pe.h.Seat != greeting.NoSeat && int(pe.h.Seat) < m.cfg.Players && d.remoteSeats()[pe.h.Seat] == ev.Peer:
 				then := ""
-				if m.cfg.Net.RejoinWindow >= 0 {
+				_, vanished := m.story.silent[ev.Peer]
+				d.quit[pe.h.Seat] = !vanished // one that quit deleted its token: it will not be back
+				if m.cfg.Net.RejoinWindow >= 0 && vanished {
 					w := cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow)
 					then = fmt.Sprintf(": may rejoin for %d s", int(w/time.Second))
 					m.story.dropped = m.nameOf(ev.Peer)
@@ -341,7 +344,7 @@ func (d *p2pDriver[S, I]) events() {
 			}
 		case ev.Kind == rollnet.EventPlayerDisconnected:
 			var w time.Duration
-			if m.cfg.Net.RejoinWindow >= 0 {
+			if m.cfg.Net.RejoinWindow >= 0 && (ev.Player < 0 || ev.Player >= len(d.quit) || !d.quit[ev.Player]) {
 				w = cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow)
 			}
 			m.away(ev, w)
@@ -358,6 +361,9 @@ func (d *p2pDriver[S, I]) events() {
 				m.tell("rejoined at frame %d: replayed %d frames in %v", ev.Frame, rs.Replayed, rs.CatchUp.Round(time.Millisecond))
 			}
 		default:
+			if ev.Kind == rollnet.EventPlayerRejoined && ev.Player >= 0 && ev.Player < len(d.quit) {
+				d.quit[ev.Player] = false
+			}
 			m.foldEvent(ev, f)
 		}
 	}

@@ -821,9 +821,15 @@ func (m *Match[S, I]) seatName(pe *peer) {
 // claim fails the stranger.
 func (m *Match[S, I]) checkSettings(pe *peer) error {
 	h := pe.h
-	if int(h.Players) != m.cfg.Players || int(h.FrameRate) != m.cfg.FrameRate || h.Settings != m.cfg.Settings {
-		return fmt.Errorf("%w: %q plays %d players at %d fps with settings %#x, this peer %d at %d fps with %#x",
-			ErrSettings, h.Name, h.Players, h.FrameRate, h.Settings, m.cfg.Players, m.cfg.FrameRate, m.cfg.Settings)
+	switch {
+	case int(h.Players) != m.cfg.Players || int(h.FrameRate) != m.cfg.FrameRate:
+		// Another game, most likely (a dedicated host's name says which):
+		// the hashes would say nothing more.
+		return fmt.Errorf("%w: %q plays %d players at %d fps, this peer %d at %d fps",
+			ErrSettings, h.Name, h.Players, h.FrameRate, m.cfg.Players, m.cfg.FrameRate)
+	case h.Settings != m.cfg.Settings:
+		return fmt.Errorf("%w: %q plays %d players at %d fps as this peer, with other game settings (Config.Settings %#x there, %#x here)",
+			ErrSettings, h.Name, h.Players, h.FrameRate, h.Settings, m.cfg.Settings)
 	}
 	return nil
 }

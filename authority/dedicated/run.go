@@ -184,7 +184,7 @@ func Run(ctx context.Context, name string, games []Game, args []string, logs io.
 	defer ts.close()
 	// The host announces itself through netplay: netplay.Connect finds it,
 	// and a client with other settings (or a P2P peer) is told at once.
-	an, err := greeting.NewAnnouncer(ts.tr, greeting.Announcement{Name: name, Players: players, FrameRate: o.fps,
+	an, err := greeting.NewAnnouncer(ts.tr, greeting.Announcement{Name: announced(name, gameName), Players: players, FrameRate: o.fps,
 		Settings: g.settings(ts.room), Grace: graceOr(o.lim.grace), MaxPeers: maxPeers})
 	if err != nil {
 		return err
@@ -372,4 +372,15 @@ func graceOr(g time.Duration) time.Duration {
 		return authority.DefaultGrace
 	}
 	return g
+}
+
+// announced is the name a host announces: the command's and its game's
+// ("rollnet-host (court)"), so that a client of another game that reaches
+// it reads which game it found.
+func announced(name, game string) string {
+	s := name + " (" + game + ")"
+	if len(s) > greeting.MaxName {
+		return name[:min(len(name), greeting.MaxName)]
+	}
+	return s
 }

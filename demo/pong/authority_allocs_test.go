@@ -113,3 +113,15 @@ func TestAuthorityHostScreenSaysWhoChecks(t *testing.T) {
 	require.NotContains(t, all, "no checksums compared yet")
 	require.Positive(t, p.c.nm.Stats().Compared, "its client did check")
 }
+
+// TestAuthorityHostSaysRejoinUnused: -rejoin on the process that ends up
+// hosting is not silently ignored: a host keeps no token, and it says so.
+func TestAuthorityHostSaysRejoinUnused(t *testing.T) {
+	p := newAuthPair(t, local.Link{Latency: 20 * time.Millisecond})
+	var out strings.Builder
+	p.h.o.rejoin, p.h.out = "left.rejoin", &out
+	for range 120 {
+		p.tick(t)
+	}
+	require.Contains(t, out.String(), "pong: -rejoin left.rejoin unused: this process hosts the match, and a host keeps no token")
+}

@@ -313,6 +313,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer v.close()
+	v.bot = o.bot
 	o.view = v
 	stdout, stderr = &restoring{v: v, w: stdout}, &restoring{v: v, w: stderr}
 	status := exitFailure

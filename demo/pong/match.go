@@ -247,6 +247,10 @@ func (m *netMatch) startLine() {
 		m.logf("pong: match started: %s (%s) against %s (%s) in room %s", m.name(s), sideName(s), m.name(1-s), m.nm.Peer(1-s), room)
 	case m.mode() == netplay.ModeHost:
 		m.logf("pong: match started: %s (left, host) in room %s (authority mode)", m.name(0), room)
+		if m.o.rejoin != "" {
+			m.note = "-rejoin " + m.o.rejoin + " unused: this process hosts the match, and a host keeps no token (its clients rejoin it; if it ends, so does the match)"
+			m.logf("pong: %s", m.note)
+		}
 	case m.mode() == netplay.ModeClient && s < 0:
 		m.logf("pong: match started: spectating %s in room %s (authority mode)", m.players(), room)
 	case m.mode() == netplay.ModeClient:
@@ -295,6 +299,8 @@ func (m *netMatch) failed(err error) error {
 	case errors.As(err, &se) && (se.Host.StateSize != se.Client.StateSize || se.Host.InputSize != se.Client.InputSize):
 		return fmt.Errorf("pong: the host in room %s runs another game than pong (a %d-byte state and %d-byte inputs, pong's are %d and %d): host pong with pong host, or rollnet-host -game pong",
 			room, se.Host.StateSize, se.Host.InputSize, se.Client.StateSize, se.Client.InputSize)
+	case errors.Is(err, netplay.ErrSettings) && m.o.mode == modeAuthority && !errors.As(err, &se):
+		return fmt.Errorf("pong: the host in room %s runs another game than pong, or pong at another -fps (%v): host pong with pong host, or rollnet-host -game pong", room, err)
 	case errors.Is(err, netplay.ErrTimeout) && m.o.spectate && m.o.mode == modeP2P:
 		return fmt.Errorf("pong: room %s: no match in it within %v; a spectator can join once both players are in the room", room, m.o.timeout)
 	case errors.Is(err, netplay.ErrTimeout) && m.next == math.MaxInt32 && m.mode() == netplay.ModeP2P: // nobody of its match answers: over
@@ -472,6 +478,9 @@ func (m *netMatch) Report() report {
 	}
 	if m.last > 0 && (m.mode() == netplay.ModeHost || m.mode() == netplay.ModeP2P) {
 		r.Frames = int32(m.last) // not the frames it went on for after its budget
+		if m.mode() == netplay.ModeP2P {
+			r.Ran = int32(m.nm.Frame()) // a recording holds them all, its checksums compared them
+		}
 	}
 	if m.mode() == netplay.ModeSpectator && m.o.frames > 0 {
 		r.Frames = min(r.Frames, int32(m.o.frames)) // its catch-up takes several frames a tick, past the budget

@@ -24,6 +24,7 @@ const hostChecked = "by its clients: every 8th state sent carries the host's che
 type report struct {
 	Role              string // "left", "right", "spectator", "left, host", ...
 	Frames            int32  // frames played
+	Ran               int32  // a P2P player's frames simulated in all: past Frames while the others confirmed their last
 	Compared, Desyncs int    // checksums compared with the peers (netplay.Stats), and those that disagreed
 	First             int32  // the first frame found to differ, when Desyncs > 0
 	Desync, Forensics string // netplay's line on the first desync; where the states parted (record.go)
@@ -70,21 +71,32 @@ func (r report) print(out io.Writer) {
 	}
 	fmt.Fprintf(w, "pong report (%s)\n", r.Role)
 	line("players", "%s", r.Players)
-	line("frames played", "%d", r.Frames)
+	if r.Ran > r.Frames {
+		line("frames played", "%d (%d simulated: the sides went on until both had confirmed the last one)", r.Frames, r.Ran)
+	} else {
+		line("frames played", "%d", r.Frames)
+	}
 	switch {
 	case strings.HasSuffix(r.Role, "host"):
 		line("states checked", "%s", hostChecked)
 	case strings.HasSuffix(r.Role, "client"):
 		line("states compared", "%d frames, the host's checksums (%s)", r.Compared, agree)
 	default:
-		line("confirmed compared", "%d frames, every %dth (%s)", r.Compared, checksumInterval, agree)
+		line("confirmed compared", "%d checksums, one every %dth confirmed frame (%s)", r.Compared, checksumInterval, agree)
 	}
 	for _, kv := range [][2]string{{"desync", r.Desync}, {"desync forensics", r.Forensics}} {
 		if kv[1] != "" {
 			line(kv[0], "%s", kv[1])
 		}
 	}
-	line("rollbacks", "%d (deepest %d, %d frames re-simulated)", r.Rollbacks, r.Deepest, r.Resim)
+	switch {
+	case strings.HasSuffix(r.Role, "host"):
+		line("rollbacks", "%d (late inputs rolled back for, %d frames re-simulated)", r.Rollbacks, r.Resim)
+	case strings.HasSuffix(r.Role, "client"):
+		line("rollbacks", "%d (host states that did not match the prediction, %d frames re-simulated)", r.Rollbacks, r.Resim)
+	default:
+		line("rollbacks", "%d (deepest %d, %d frames re-simulated)", r.Rollbacks, r.Deepest, r.Resim)
+	}
 	line("bytes/s", "out %.0f, in %.0f", r.OutBPS, r.InBPS)
 	if r.Wire != "" {
 		line("on the wire", "%s", r.Wire)

@@ -325,3 +325,29 @@ func TestRejoinScreen(t *testing.T) {
 	require.Contains(t, text, "█")
 	require.Contains(t, text, "rejoined at frame 2300")
 }
+
+// TestQuitterIsNotAwaited: a -rejoin player who quits (q: its FILE is
+// deleted, the others told) is for the other one a player who quit, not
+// one that may rejoin: no "may rejoin for 60 s", no countdown.
+func TestQuitterIsNotAwaited(t *testing.T) {
+	rp := newRejoinPair(t)
+	rp.playTo(t, 120)
+	require.NoError(t, rp.p[1].Close())
+	rp.p[1] = nil
+	_, err := os.Stat(rp.opts[1].rejoin)
+	require.ErrorIs(t, err, os.ErrNotExist, "a player who quits deletes its token")
+	var notes []string
+	for n := 0; n < 600; n++ {
+		if rp.tick(t)[0] != nil {
+			break
+		}
+		notes = append(notes, rp.p[0].HUD().Note)
+	}
+	r := rp.p[0].Report()
+	told := newsWith(r.News, "bob")
+	require.NotEmpty(t, told)
+	require.Regexp(t, `^bob quit at frame \d+$`, told[0])
+	for _, n := range notes {
+		require.NotContains(t, n, "to come back", "a quitter is not counted down")
+	}
+}

@@ -199,6 +199,12 @@ func TestDedicatedHost(t *testing.T) {
 	host := startWatched(ctx, t, "host", "-signal", srv.url, "-room", "dedicated", "-stats-every", "0")
 	host.waitFor(ctx, t, regexp.MustCompile(`msg=hosting game=pong`))
 	args := []string{"-mode", "authority", "-signal", srv.url, "-room", "dedicated", "-headless", "-timeout", "20s", "-frames", "600"}
+	// A client of other settings reads the host's game and what differs, not hashes.
+	other := startWatched(ctx, t, append(args, "-fps", "30", "-name", "other")...)
+	out, status := other.end(t)
+	require.Equal(t, exitFailure, status, out)
+	require.Contains(t, out, `pong: the host in room dedicated runs another game than pong, or pong at another -fps (netplay: the peer's settings differ: "pong host (pong)" plays 3 players at 60 fps, this peer 3 at 30 fps)`)
+	require.NotRegexp(t, `0x[0-9a-f]+`, out, "no settings hash")
 	left := startWatched(ctx, t, append(args, "-name", "lefty")...)
 	left.waitFor(ctx, t, regexp.MustCompile(`^pong: match started: lefty \(left, client\)`))
 	right := startWatched(ctx, t, append(args, "-name", "righty")...)
@@ -213,7 +219,7 @@ func TestDedicatedHost(t *testing.T) {
 		require.Greater(t, n, 50, "the host's states were checked by their checksums (every 8th of 600)")
 	}
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
-	out, status := host.end(t)
+	out, status = host.end(t)
 	t.Logf("host:\n%s", out)
 	require.Equal(t, 0, status)
 	require.Equal(t, 2, strings.Count(out, `msg="client joined"`))

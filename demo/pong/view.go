@@ -39,6 +39,7 @@ type view struct {
 	screen tcell.Screen
 	side   int // the local player's side, 0 left or 1 right; -1 a spectator (or not known yet)
 	keys   keys
+	bot    bool // -bot: a bot plays the local paddle, the keys only quit
 	quit   bool
 	closed bool
 
@@ -257,6 +258,10 @@ func (v *view) draw(s *State, h hud) {
 	}
 	frame := fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total, deepest %d)",
 		h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks, h.Deepest)
+	if h.Deepest == 0 && h.Rollbacks > 0 { // the authority modes count rollbacks, not their depth
+		frame = fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total)",
+			h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks)
+	}
 	if h.Progress != "" {
 		frame = fmt.Sprintf("frame %d  %s", h.Frame, h.Progress)
 	}
@@ -281,7 +286,10 @@ func (v *view) draw(s *State, h hud) {
 		check = "no checksums compared yet"
 	}
 	help := "spectating: q quits"
-	if v.side == 0 || v.side == 1 {
+	switch {
+	case (v.side == 0 || v.side == 1) && v.bot:
+		help = "you are " + sideName(v.side) + " (green), played by a bot (-bot): q quits"
+	case v.side == 0 || v.side == 1:
 		help = "you are " + sideName(v.side) + " (green): ↑/↓ or W/S move, q quits"
 	}
 	if h.Note != "" {
@@ -294,9 +302,20 @@ func (v *view) draw(s *State, h hud) {
 
 	sc := v.screen
 	w, ht := sc.Size()
+	need := 9 + len(hl)                       // rows at the least width
+	for i := 0; w >= 22 && i < len(hl); i++ { // a line wider than the terminal goes on below, not cut
+		if parts := wrap(hl[i].text, w-2); len(parts) > 1 {
+			more := make([]line, len(parts))
+			for j, p := range parts {
+				more[j] = line{p, hl[i].st}
+			}
+			hl = slices.Replace(hl, i, i+1, more...)
+			i += len(parts) - 1
+		}
+	}
 	cw, ch := w-2, ht-3-len(hl) // the court's interior, in cells, under the score line
 	if cw < 20 || ch < 6 {
-		v.message(styleAlarm, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, 9+len(hl)))
+		v.message(styleAlarm, fmt.Sprintf("terminal too small for pong: %dx%d, need at least 22x%d", w, ht, need))
 		return
 	}
 	sc.Clear()

@@ -203,3 +203,50 @@ func TestTerminalTooSmall(t *testing.T) {
 	}
 	require.Equal(t, "terminal too small for pong: 16x6, need at least 22x14", strings.Join(words, " "), "%q", rows)
 }
+
+// TestViewBotAndLongLines: a side a bot plays (-bot) says so instead of
+// offering keys that do nothing; a status line wider than the terminal
+// goes on on the next row instead of being cut.
+func TestViewBotAndLongLines(t *testing.T) {
+	v, sc := simView(t, 1)
+	v.bot = true
+	s := NewState(1)
+	long := "alice dropped at frame 412 (nothing heard for 5s): may rejoin for 60 s; bob is rejoining at frame 420 and its end is here"
+	v.draw(&s, hud{Note: long})
+	rows := screenText(sc)
+	all := strings.Join(rows, "\n")
+	require.Contains(t, all, "you are right (green), played by a bot (-bot): q quits")
+	require.NotContains(t, all, "W/S move")
+	var joined []string
+	for _, r := range rows {
+		require.LessOrEqual(t, len([]rune(strings.TrimRight(r, " "))), 100)
+		joined = append(joined, strings.TrimSpace(r))
+	}
+	require.Contains(t, strings.Join(joined, " "), "its end is here  |  you are right", "the whole line, wrapped")
+}
+
+// TestReportSaysWhatItCounted: the report's frames and checksums add up
+// (the frames simulated past the budget are said, the comparisons are
+// checksums, one every 6th frame), and the authority modes' rollbacks
+// name what they count instead of a depth they do not have.
+func TestReportSaysWhatItCounted(t *testing.T) {
+	var b strings.Builder
+	report{Role: "right", Frames: 60, Ran: 222, Compared: 36, Rollbacks: 3, Deepest: 2}.print(&b)
+	out := b.String()
+	require.Contains(t, out, "frames played       60 (222 simulated: the sides went on until both had confirmed the last one)")
+	require.Contains(t, out, "36 checksums, one every 6th confirmed frame (checksums agree)")
+	require.Contains(t, out, "rollbacks           3 (deepest 2, 0 frames re-simulated)")
+	for role, want := range map[string]string{
+		"right, client": "rollbacks           9 (host states that did not match the prediction, 40 frames re-simulated)",
+		"left, host":    "rollbacks           9 (late inputs rolled back for, 40 frames re-simulated)",
+	} {
+		b.Reset()
+		report{Role: role, Frames: 600, Rollbacks: 9, Resim: 40}.print(&b)
+		require.Contains(t, b.String(), want)
+		require.NotContains(t, b.String(), "deepest")
+	}
+	v, sc := simView(t, 1)
+	s := NewState(1)
+	v.draw(&s, hud{Frame: 100, Rollbacks: 9})
+	require.Contains(t, strings.Join(screenText(sc), "\n"), "rollbacks 0/s (9 total)  ")
+}
