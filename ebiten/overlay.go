@@ -50,6 +50,8 @@ type statusKey struct {
 	timeout, comeBack         int // tenths of a second, seconds
 	desync                    string
 	ended                     netplay.EndReason
+	awaiting                  string // a player every peer waits for (netplay Config.Absence)
+	awaitedAt, awaitedFor     int    // the frame stopped at; seconds waited
 }
 
 func (o *overlay) init(tps int, status, graph bool) {
@@ -133,19 +135,8 @@ func (o *overlay) draw(screen *ebiten.Image, st *netplay.Status) {
 }
 
 func (o *overlay) drawStatus(screen *ebiten.Image, box image.Rectangle, st *netplay.Status) {
-	k := statusKey{
-		phase: st.Phase, have: st.Have, need: st.Need, done: st.Done, total: st.Total,
-		waiting: st.Waiting, interrupted: st.Interrupted, out: st.Away,
-		timeout: int(st.Timeout / (time.Second / 10)), comeBack: int(st.ComeBack / time.Second),
-		desync: st.Desync, ended: st.Ended,
-	}
-	quiet := st.Phase == netplay.Running && st.Interrupted == "" && st.Away == "" && st.Desync == ""
-	if quiet {
+	if !o.text(st, box.Dx()) {
 		return // a running match says nothing; a tick's wait shows in the graph
-	}
-	if k != o.key || len(o.lines) == 0 || o.width != box.Dx() {
-		o.key, o.width = k, box.Dx()
-		o.lines = wrap(o.lines[:0], st.String(), (box.Dx()-2*margin)/charW)
 	}
 	h := min(len(o.lines)*lineH+2*margin, box.Dy())
 	vector.DrawFilledRect(screen, float32(box.Min.X), float32(box.Min.Y), float32(box.Dx()), float32(h), overlayShade, false)
@@ -156,6 +147,29 @@ func (o *overlay) drawStatus(screen *ebiten.Image, box image.Rectangle, st *netp
 		}
 		ebitenutil.DebugPrintAt(screen, l, box.Min.X+margin, box.Min.Y+y)
 	}
+}
+
+// text sets o.lines to what the status says, wrapped to a box width
+// wide, formatted only when it changed; it reports false when there is
+// nothing to say (a running match, no one away, interrupted or awaited,
+// no desync).
+func (o *overlay) text(st *netplay.Status, width int) bool {
+	k := statusKey{
+		phase: st.Phase, have: st.Have, need: st.Need, done: st.Done, total: st.Total,
+		waiting: st.Waiting, interrupted: st.Interrupted, out: st.Away,
+		timeout: int(st.Timeout / (time.Second / 10)), comeBack: int(st.ComeBack / time.Second),
+		desync: st.Desync, ended: st.Ended,
+		awaiting: st.Awaiting, awaitedAt: int(st.AwaitedAt), awaitedFor: int(st.AwaitedFor / time.Second),
+	}
+	quiet := st.Phase == netplay.Running && st.Interrupted == "" && st.Away == "" && st.Desync == "" && st.Awaiting == ""
+	if quiet {
+		return false
+	}
+	if k != o.key || len(o.lines) == 0 || o.width != width {
+		o.key, o.width = k, width
+		o.lines = wrap(o.lines[:0], st.String(), (width-2*margin)/charW)
+	}
+	return true
 }
 
 // wrap splits text into lines of at most width characters, at spaces

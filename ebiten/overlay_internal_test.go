@@ -3,7 +3,9 @@ package rollebiten
 import (
 	"image"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/stretchr/testify/require"
@@ -37,6 +39,31 @@ func TestWrap(t *testing.T) {
 		require.LessOrEqual(t, len(l), 20, "%q", l)
 	}
 	require.Equal(t, "interrupted: bob not", lines[0])
+}
+
+// The status says who every peer waits for (netplay Config.Absence),
+// where and for how long, and a forfeit; it formats again only when that
+// changes.
+func TestOverlayAbsence(t *testing.T) {
+	var o overlay
+	o.init(60, true, true)
+	st := netplay.Status{Phase: netplay.Running, Frame: 300, InputDelay: 2}
+	require.False(t, o.text(&st, 320), "a running match says nothing")
+	st.Waiting, st.Awaiting, st.AwaitedAt, st.AwaitedFor = "bob", "bob", 300, 3*time.Second+time.Second/3
+	require.True(t, o.text(&st, 320))
+	require.Contains(t, strings.Join(o.lines, " "), "waiting at frame 300 for bob (3s)")
+	first := &o.lines[0]
+	st.AwaitedFor += time.Second / 3
+	require.True(t, o.text(&st, 320))
+	require.Same(t, first, &o.lines[0], "the same second: not formatted again")
+	require.Equal(t, 0.0, testing.AllocsPerRun(10, func() { o.text(&st, 320) }))
+	st.AwaitedFor += time.Second
+	o.text(&st, 320)
+	require.Equal(t, "running, waiting at frame 300 for bob (5s)", strings.Join(o.lines, " "))
+
+	st = netplay.Status{Phase: netplay.Ended, Ended: netplay.EndForfeit, Away: "bob"}
+	require.True(t, o.text(&st, 320))
+	require.Contains(t, strings.Join(o.lines, " "), "ended: a player forfeited by leaving, bob left")
 }
 
 // Run's signal quits the game: the match closed, Update ending the game,

@@ -82,8 +82,11 @@ func TestAbsenceForfeit(t *testing.T) {
 	require.NoError(t, a.err)
 }
 
-// TestAbsenceInvalid: a policy that is none of them is a config error.
+// TestAbsenceInvalid: a policy that is none of them is a config error, as
+// is one the authoritative mode does not take.
 func TestAbsenceInvalid(t *testing.T) {
 	_, err := netplay.Join[World, Buttons](netplay.Config{Players: 2, Absence: 9}, simulate)
 	require.ErrorIs(t, err, rollnet.ErrConfig)
+	_, err = netplay.Host[World, Buttons](netplay.Config{Players: 2, Absence: rollnet.AbsenceFreeze}, simulate)
+	require.ErrorIs(t, err, rollnet.ErrConfig, "not the authoritative mode yet")
 }

@@ -292,8 +292,8 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	if cfg.Grace < 0 {
 		return fmt.Errorf("%w: Grace %v", errConfig, cfg.Grace)
 	}
-	if !cfg.Absence.Valid() {
-		return fmt.Errorf("%w: Absence %v", errConfig, cfg.Absence)
+	if !cfg.Absence.Valid() || (cfg.Absence != rollnet.AbsencePredict && k.mode != ModeP2P && k.mode != ModeSpectator) {
+		return fmt.Errorf("%w: Absence %v (the authoritative mode takes only AbsencePredict, for now)", errConfig, cfg.Absence)
 	}
 	if cfg.WaitForPlayers < 0 || cfg.WaitForPlayers > cfg.Players || cfg.LobbyTimeout < 0 {
 		return fmt.Errorf("%w: WaitForPlayers %d (0 to Players) or LobbyTimeout %v (>= 0)", errConfig, cfg.WaitForPlayers, cfg.LobbyTimeout)

@@ -134,7 +134,7 @@ func (s Status) String() string {
 	default:
 		out = s.Phase.String()
 	}
-	if s.Waiting != "" {
+	if s.Waiting != "" && s.Waiting != s.Awaiting { // (an awaited player is said below)
 		out += ", waiting for " + s.Waiting
 	}
 	if s.Interrupted != "" {
