@@ -111,7 +111,7 @@ const (
 )
 
 func quicHostPath(b *testing.B, n int) (transport.Transport, string, func(context.Context) ([]transport.Peer, error)) {
-	h, err := quic.Listen("127.0.0.1:0", quic.Config{MaxConnsPerAddr: n + 2, MaxPeers: n + 2, QueueLen: 2 * n})
+	h, err := quic.Listen("127.0.0.1:0", quic.Config{MaxPeers: n + 2, Tuning: quic.Tuning{MaxConnsPerAddr: n + 2, QueueLen: 2 * n}})
 	if err != nil {
 		b.Fatal(err)
 	}

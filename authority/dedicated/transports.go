@@ -117,7 +117,7 @@ func listenUDP(q quicOptions, maxPeers int, log *slog.Logger) (*udp.Transport, e
 // With -token-secret-file, admit (if not nil) may refuse a client by its
 // token's claims (quic.Config.Admit).
 func listenQUIC(q quicOptions, maxPeers int, admit func(connecttoken.Claims) error, log *slog.Logger) (*quic.Transport, error) {
-	cfg := quic.Config{WebTransport: q.webTransport, Address: q.public, MaxPeers: maxPeers, MaxConnsPerAddr: q.perAddr}
+	cfg := quic.Config{WebTransport: q.webTransport, Address: q.public, MaxPeers: maxPeers, Tuning: quic.Tuning{MaxConnsPerAddr: q.perAddr}}
 	if q.cert != "" {
 		c, err := tls.LoadX509KeyPair(q.cert, q.key)
 		if err != nil {

@@ -158,7 +158,7 @@ func quicConnect(cfg Config) (time.Duration, error) {
 }
 
 func quicHostCPU(cfg Config) (time.Duration, error) {
-	h, err := quic.Listen("127.0.0.1:0", quic.Config{MaxConnsPerAddr: cfg.Clients + 2, MaxPeers: cfg.Clients + 2})
+	h, err := quic.Listen("127.0.0.1:0", quic.Config{MaxPeers: cfg.Clients + 2, Tuning: quic.Tuning{MaxConnsPerAddr: cfg.Clients + 2}})
 	if err != nil {
 		return 0, err
 	}

@@ -42,7 +42,7 @@ func (t *Transport) Host() transport.Peer {
 // connection, and so the peer on both sides, is the same; datagrams sent
 // meanwhile travel the old path. The old socket stays open until Close
 // (quic-go closes a connection with the socket it started on); at most
-// Config.MaxMigrations are held.
+// Config.Tuning.MaxMigrations are held.
 func (t *Transport) Migrate(ctx context.Context) error { return t.migrate(ctx) }
 
 // CertHash is the SHA-256 of the host's certificate, for clients to pin

@@ -87,7 +87,7 @@ func BenchmarkSendReceive(b *testing.B) {
 	tr := newTransport(cfg)
 	defer tr.Close()
 	ctx, stop := context.WithCancel(context.Background())
-	p := &peer{id: "b", conn: nopConn{}, out: sendqueue.New(cfg.BulkQueueLen), ctx: ctx, stop: stop}
+	p := &peer{id: "b", conn: nopConn{}, out: sendqueue.New(cfg.Tuning.BulkQueueLen), ctx: ctx, stop: stop}
 	tr.peers[p.id] = p
 	p.lane = tr.q.Lane(p.id)
 	pkt := make([]byte, 64)

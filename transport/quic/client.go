@@ -130,14 +130,14 @@ func dialUDP(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 	}
 	t.local, c.host = w.you, w.host
 	pctx, stop := context.WithCancel(t.ctx)
-	p := &peer{id: w.host, conn: quicConn{conn}, out: sendqueue.New(cfg.BulkQueueLen), ctx: pctx, stop: stop}
+	p := &peer{id: w.host, conn: quicConn{conn}, out: sendqueue.New(cfg.Tuning.BulkQueueLen), ctx: pctx, stop: stop}
 	t.addPeer(p)
 	return t, nil
 }
 
 // hello sends h on a new stream and reads the host's welcome.
 func (c *clientState) hello(ctx context.Context, h hello) (welcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.t.cfg.HelloTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.t.cfg.Tuning.HelloTimeout)
 	defer cancel()
 	str, err := c.conn.OpenStreamSync(ctx)
 	if err != nil {
@@ -177,7 +177,7 @@ func (t *Transport) migrate(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.paths)+len(c.spare) > t.cfg.MaxMigrations {
+	if len(c.paths)+len(c.spare) > t.cfg.Tuning.MaxMigrations {
 		return ErrTooManyMigrations
 	}
 	network := "udp4"

@@ -38,31 +38,6 @@ const (
 // documented default. Fields marked host or client are read only on that
 // side.
 type Config struct {
-	// QueueLen is the number of received datagrams waiting for Receive,
-	// shared fairly by the peers (one lane each); a datagram arriving at a
-	// full queue is dropped and counted. 0 means 256.
-	QueueLen int
-
-	// SendQueueLen is the number of datagrams Send lets wait for a peer's
-	// connection; past it a datagram supersedes the oldest waiting one of
-	// its kind, or else pushes out the oldest (see Send). 0 means 8.
-	SendQueueLen int
-
-	// BulkQueueLen is SendQueueLen for SendBulk. 0 means
-	// 64. It must be at least SendQueueLen.
-	BulkQueueLen int
-
-	// IdleTimeout is how long a connection may stay silent before it is
-	// closed and its peer gone; KeepAlive is how often an idle side pings.
-	// 0 means 5 s and 1 s.
-	IdleTimeout time.Duration
-	KeepAlive   time.Duration
-
-	// HandshakeTimeout bounds the QUIC handshake, and HelloTimeout the
-	// hello exchange after it, on both sides. 0 means the defaults (2 s).
-	HandshakeTimeout time.Duration
-	HelloTimeout     time.Duration
-
 	// Certificate is the host's certificate chain and key (host). Nil
 	// means a self-signed certificate made by Listen (SelfSigned): its
 	// SHA-256 is CertHash, for clients to pin.
@@ -82,16 +57,8 @@ type Config struct {
 	WebTransport bool
 
 	// MaxPeers bounds the admitted peers (host); a client over it is
-	// refused. MaxPending bounds connections past the handshake waiting
-	// for their hello (or a WebTransport session's hello): a new one
-	// closes the oldest, its own address's oldest once the address holds
-	// an eighth of MaxPending. MaxConnsPerAddr bounds the connections
-	// (handshaking, pending or admitted) from one IP address: the next
-	// handshake from it is refused before any TLS work. 0 means the
-	// defaults (64, 16, 8).
-	MaxPeers        int
-	MaxPending      int
-	MaxConnsPerAddr int
+	// refused. 0 means 64.
+	MaxPeers int
 
 	// PinSHA256 is the SHA-256 of the host's certificate (client): when
 	// set, Dial accepts that certificate and no other, whoever signed it;
@@ -131,9 +98,51 @@ type Config struct {
 	// game's backend minted it for this host.
 	Grant *connecttoken.Grant
 
+	// Tuning holds the knobs a game rarely turns: queue lengths, timeouts,
+	// admission bounds.
+	Tuning Tuning
+}
+
+// Tuning holds Config's rarely turned knobs; the zero value of each means
+// its documented default.
+type Tuning struct {
+	// QueueLen is the number of received datagrams waiting for Receive,
+	// shared fairly by the peers (one lane each); a datagram arriving at a
+	// full queue is dropped and counted. 0 means 256.
+	QueueLen int
+
+	// SendQueueLen is the number of datagrams Send lets wait for a peer's
+	// connection; past it a datagram supersedes the oldest waiting one of
+	// its kind, or else pushes out the oldest (see Send). 0 means 8.
+	SendQueueLen int
+
+	// BulkQueueLen is SendQueueLen for SendBulk. 0 means 64. It must be at
+	// least SendQueueLen.
+	BulkQueueLen int
+
+	// IdleTimeout is how long a connection may stay silent before it is
+	// closed and its peer gone; KeepAlive is how often an idle side pings.
+	// 0 means 5 s and 1 s.
+	IdleTimeout time.Duration
+	KeepAlive   time.Duration
+
+	// HandshakeTimeout bounds the QUIC handshake, and HelloTimeout the
+	// hello exchange after it, on both sides. 0 means the defaults (2 s).
+	HandshakeTimeout time.Duration
+	HelloTimeout     time.Duration
+
+	// MaxPending bounds connections past the handshake waiting for their
+	// hello (host; or a WebTransport session's hello): a new one closes the
+	// oldest, its own address's oldest once the address holds an eighth of
+	// MaxPending. MaxConnsPerAddr bounds the connections (handshaking,
+	// pending or admitted) from one IP address: the next handshake from it
+	// is refused before any TLS work. 0 means the defaults (16,
+	// DefaultMaxConnsPerAddr).
+	MaxPending      int
+	MaxConnsPerAddr int
+
 	// MaxMigrations bounds the sockets Migrate may open (client): every
-	// path a connection has used stays open until Close. 0 means
-	// 8.
+	// path a connection has used stays open until Close. 0 means 8.
 	MaxMigrations int
 }
 
@@ -148,24 +157,24 @@ func (c Config) withDefaults() (Config, error) {
 			*v = d
 		}
 	}
-	def(&c.QueueLen, defaultQueueLen)
-	def(&c.SendQueueLen, defaultSendQueueLen)
-	def(&c.BulkQueueLen, defaultBulkQueueLen)
+	def(&c.Tuning.QueueLen, defaultQueueLen)
+	def(&c.Tuning.SendQueueLen, defaultSendQueueLen)
+	def(&c.Tuning.BulkQueueLen, defaultBulkQueueLen)
 	def(&c.MaxPeers, defaultMaxPeers)
-	def(&c.MaxPending, defaultMaxPending)
-	def(&c.MaxConnsPerAddr, DefaultMaxConnsPerAddr)
-	def(&c.MaxMigrations, defaultMaxMigrations)
-	defDur(&c.IdleTimeout, defaultIdleTimeout)
-	defDur(&c.KeepAlive, defaultKeepAlive)
-	defDur(&c.HandshakeTimeout, defaultHandshakeTimeout)
-	defDur(&c.HelloTimeout, defaultHelloTimeout)
+	def(&c.Tuning.MaxPending, defaultMaxPending)
+	def(&c.Tuning.MaxConnsPerAddr, DefaultMaxConnsPerAddr)
+	def(&c.Tuning.MaxMigrations, defaultMaxMigrations)
+	defDur(&c.Tuning.IdleTimeout, defaultIdleTimeout)
+	defDur(&c.Tuning.KeepAlive, defaultKeepAlive)
+	defDur(&c.Tuning.HandshakeTimeout, defaultHandshakeTimeout)
+	defDur(&c.Tuning.HelloTimeout, defaultHelloTimeout)
 	for _, f := range []struct {
 		name string
 		v    int
 	}{
-		{"QueueLen", c.QueueLen}, {"SendQueueLen", c.SendQueueLen}, {"BulkQueueLen", c.BulkQueueLen},
-		{"MaxPeers", c.MaxPeers}, {"MaxPending", c.MaxPending}, {"MaxConnsPerAddr", c.MaxConnsPerAddr},
-		{"MaxMigrations", c.MaxMigrations},
+		{"Tuning.QueueLen", c.Tuning.QueueLen}, {"Tuning.SendQueueLen", c.Tuning.SendQueueLen}, {"Tuning.BulkQueueLen", c.Tuning.BulkQueueLen},
+		{"MaxPeers", c.MaxPeers}, {"Tuning.MaxPending", c.Tuning.MaxPending}, {"Tuning.MaxConnsPerAddr", c.Tuning.MaxConnsPerAddr},
+		{"Tuning.MaxMigrations", c.Tuning.MaxMigrations},
 	} {
 		if f.v < 0 {
 			return c, fmt.Errorf("%w: quic: %s is %d", rollnet.ErrConfig, f.name, f.v)
@@ -175,18 +184,18 @@ func (c Config) withDefaults() (Config, error) {
 		name string
 		v    time.Duration
 	}{
-		{"IdleTimeout", c.IdleTimeout}, {"KeepAlive", c.KeepAlive},
-		{"HandshakeTimeout", c.HandshakeTimeout}, {"HelloTimeout", c.HelloTimeout},
+		{"Tuning.IdleTimeout", c.Tuning.IdleTimeout}, {"Tuning.KeepAlive", c.Tuning.KeepAlive},
+		{"Tuning.HandshakeTimeout", c.Tuning.HandshakeTimeout}, {"Tuning.HelloTimeout", c.Tuning.HelloTimeout},
 	} {
 		if f.v < 0 {
 			return c, fmt.Errorf("%w: quic: %s is %v", rollnet.ErrConfig, f.name, f.v)
 		}
 	}
-	if c.BulkQueueLen < c.SendQueueLen {
-		return c, fmt.Errorf("%w: quic: BulkQueueLen %d is below SendQueueLen %d", rollnet.ErrConfig, c.BulkQueueLen, c.SendQueueLen)
+	if c.Tuning.BulkQueueLen < c.Tuning.SendQueueLen {
+		return c, fmt.Errorf("%w: quic: Tuning.BulkQueueLen %d is below Tuning.SendQueueLen %d", rollnet.ErrConfig, c.Tuning.BulkQueueLen, c.Tuning.SendQueueLen)
 	}
-	if c.KeepAlive >= c.IdleTimeout {
-		return c, fmt.Errorf("%w: quic: KeepAlive %v is not below IdleTimeout %v", rollnet.ErrConfig, c.KeepAlive, c.IdleTimeout)
+	if c.Tuning.KeepAlive >= c.Tuning.IdleTimeout {
+		return c, fmt.Errorf("%w: quic: Tuning.KeepAlive %v is not below Tuning.IdleTimeout %v", rollnet.ErrConfig, c.Tuning.KeepAlive, c.Tuning.IdleTimeout)
 	}
 	if len(c.Address) > 255 {
 		return c, fmt.Errorf("%w: quic: Address is %d bytes, over 255", rollnet.ErrConfig, len(c.Address))

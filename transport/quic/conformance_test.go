@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 		// Loopback loses nothing: with room for a whole burst every
 		// datagram must arrive, exactly once.
 		transporttest.Run(t, func(t *testing.T) transporttest.Pair {
-			cfg := Config{SendQueueLen: transporttest.BurstLen, BulkQueueLen: transporttest.BurstLen}
+			cfg := Config{Tuning: Tuning{SendQueueLen: transporttest.BurstLen, BulkQueueLen: transporttest.BurstLen}}
 			h := listen(t, cfg)
 			c := dialHost(t, h, cfg)
 			return transporttest.Pair{A: h, B: c, Tick: tick, Patience: 500}

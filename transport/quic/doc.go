@@ -18,7 +18,7 @@
 //     id, "q1", "q2", ...; the host's, "quic://" + Config.Address) or a
 //     refusal, and closes the stream. Datagrams from a connection that has
 //     not said hello are never read: it is closed after
-//     Config.HelloTimeout. The layout is in hello.go; a change bumps
+//     Config.Tuning.HelloTimeout. The layout is in hello.go; a change bumps
 //     Protocol.
 //   - Admission before state: a host with Config.Tokens admits only clients
 //     whose connect token (transport/quic/connecttoken, minted by the
@@ -35,9 +35,9 @@
 //     and so the peer on both sides stay the same (a session sees nothing
 //     but a changed round trip). quic-go follows a NAT rebinding on its own.
 //   - Send never blocks: it copies the datagram into the peer's send ring
-//     (Config.BulkQueueLen slots allocated once) and the peer's send loop
+//     (Config.Tuning.BulkQueueLen slots allocated once) and the peer's send loop
 //     hands it to quic-go, whose SendDatagram blocks once it holds 32.
-//     A datagram that finds Config.SendQueueLen waiting (8 by default)
+//     A datagram that finds Config.Tuning.SendQueueLen waiting (8 by default)
 //     supersedes the oldest waiting one of its kind (the same first byte,
 //     a rollnet message's type: the newest state matters, not the first),
 //     or else pushes out the oldest; the send loop drops what waited over
@@ -45,12 +45,12 @@
 //     waits behind up to BulkQueueLen and says whether it took the
 //     datagram. (internal/sendqueue, shared with transport/webrtc.)
 //   - Received datagrams are copied into the fair queue of
-//     internal/recvqueue (Config.QueueLen slots, one lane per peer, round
+//     internal/recvqueue (Config.Tuning.QueueLen slots, one lane per peer, round
 //     robin, longest lane drops when full), the queue transport/webrtc
 //     uses. Expect gates it before a datagram takes a slot. A datagram
 //     over transport.MaxDatagram is dropped and counted.
 //   - A peer is gone (transport.ErrPeerGone, a transport.PeerGone event) when its
-//     connection closes or is silent for Config.IdleTimeout (5 s; each
+//     connection closes or is silent for Config.Tuning.IdleTimeout (5 s; each
 //     side pings every KeepAlive, 1 s).
 //   - Close closes every connection with a CONNECTION_CLOSE, then the
 //     sockets, and waits for every goroutine the Transport started.
@@ -86,7 +86,7 @@
 // connection (dropping past that), 1024 packets not yet processed by the
 // server, 32 connections waiting to be accepted, and 32 undecryptable
 // packets per connection. Its handshake times out after
-// Config.HandshakeTimeout (2 s). Every path starts at 1280-byte packets
+// Config.Tuning.HandshakeTimeout (2 s). Every path starts at 1280-byte packets
 // (a transport.MaxDatagram payload fits; quic-go's default after a
 // migration, 1200, would not) and path MTU discovery is off (no datagram
 // needs more; its probes cost a 32-byte input stream about 130 B per
@@ -95,7 +95,7 @@
 // few KiB (the hello is the only stream).
 //
 // This package's bounds, checked before quic-go does TLS work for a new
-// connection: an IP address holds at most Config.MaxConnsPerAddr
+// connection: an IP address holds at most Config.Tuning.MaxConnsPerAddr
 // connections (handshaking, waiting for the hello, or admitted), and its
 // next Initial is answered with CONNECTION_REFUSED and counted
 // (Stats.ConnsRefusedAddr, one per refused Initial packet, retransmissions
@@ -112,7 +112,7 @@
 // # Attacks, and what a host promises against each
 //
 //   - Squatters: connections that complete the handshake and never say
-//     hello, from a few addresses or many. At most Config.MaxPending
+//     hello, from a few addresses or many. At most Config.Tuning.MaxPending
 //     connections (native or WebTransport, which wait for their session's
 //     hello in the same pool) wait for their hello at once, and one IP
 //     address holds at most an eighth of them (2 of 16). The newest is
@@ -121,7 +121,7 @@
 //     the oldest of all is. An honest client says hello within a round
 //     trip of its handshake, so squatters must complete MaxPending
 //     handshakes within that round trip to push it out; each costs them a
-//     handshake, and an address holds at most Config.MaxConnsPerAddr
+//     handshake, and an address holds at most Config.Tuning.MaxConnsPerAddr
 //     connections at once, refused before any TLS work past that.
 //     TestPendingSquattersEvicted: squatters on 2 and on 32 addresses
 //     making 40 handshakes a second, honest clients admitted within 2 s

@@ -127,9 +127,9 @@ var clientTokens = quicgo.NewLRUTokenStore(64, 4)
 func (t *Transport) quicConfig() *quicgo.Config {
 	c := &quicgo.Config{
 		EnableDatagrams:       true,
-		HandshakeIdleTimeout:  t.cfg.HandshakeTimeout,
-		MaxIdleTimeout:        t.cfg.IdleTimeout,
-		KeepAlivePeriod:       t.cfg.KeepAlive,
+		HandshakeIdleTimeout:  t.cfg.Tuning.HandshakeTimeout,
+		MaxIdleTimeout:        t.cfg.Tuning.IdleTimeout,
+		KeepAlivePeriod:       t.cfg.Tuning.KeepAlive,
 		MaxIncomingStreams:    1,
 		MaxIncomingUniStreams: -1,
 		InitialPacketSize:     packetSize,
@@ -183,7 +183,7 @@ func (t *Transport) addr() net.Addr {
 func (h *hostState) connContext(ctx context.Context, info *quicgo.ClientInfo) (context.Context, error) {
 	ip := addrIP(info.RemoteAddr)
 	h.mu.Lock()
-	if h.perAddr[ip] >= h.t.cfg.MaxConnsPerAddr {
+	if h.perAddr[ip] >= h.t.cfg.Tuning.MaxConnsPerAddr {
 		h.mu.Unlock()
 		h.t.c.connsRefusedAddr.Add(1)
 		return nil, errTooManyFromAddr
@@ -373,7 +373,7 @@ func (h *hostState) admitConn(conn *quicgo.Conn) {
 // closes it.
 func (h *hostState) admit(a admitting) {
 	t := h.t
-	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.HelloTimeout)
+	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.Tuning.HelloTimeout)
 	defer cancel()
 	if a.slot != nil {
 		defer h.leave(a.slot)
@@ -384,7 +384,7 @@ func (h *hostState) admit(a admitting) {
 		a.conn.closeWith("no hello")
 		return
 	}
-	_ = str.SetDeadline(time.Now().Add(t.cfg.HelloTimeout))
+	_ = str.SetDeadline(time.Now().Add(t.cfg.Tuning.HelloTimeout))
 	b, err := io.ReadAll(io.LimitReader(str, maxHelloLen+1))
 	if a.slot != nil {
 		h.leave(a.slot) // what follows is the host's own work: not evicted
@@ -440,7 +440,7 @@ func (h *hostState) admit(a admitting) {
 		return
 	}
 	pctx, stop := context.WithCancel(a.ctx)
-	p := &peer{id: id, conn: a.conn, out: sendqueue.New(t.cfg.BulkQueueLen), ctx: pctx, stop: stop, slot: slot}
+	p := &peer{id: id, conn: a.conn, out: sendqueue.New(t.cfg.Tuning.BulkQueueLen), ctx: pctx, stop: stop, slot: slot}
 	if slot != nil {
 		h.mu.Lock()
 		if slot.unknown && !slot.released {

@@ -81,7 +81,7 @@ func TestHandshakeFloodFromOneAddress(t *testing.T) {
 	// The refused clients retransmit their Initials until their 1 s
 	// handshake timeout (rawDial); the hello timeout outlasts it, so no
 	// slot frees up meanwhile.
-	h := listen(t, Config{MaxConnsPerAddr: perAddr, HelloTimeout: 1500 * time.Millisecond})
+	h := listen(t, Config{Tuning: Tuning{MaxConnsPerAddr: perAddr, HelloTimeout: 1500 * time.Millisecond}})
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var (

@@ -10,7 +10,7 @@ import (
 
 // pendingConn is a connection past its handshake, waiting for its hello
 // (a native connection) or for its session's hello (WebTransport): one of
-// at most Config.MaxPending.
+// at most Config.Tuning.MaxPending.
 type pendingConn struct {
 	slot *connSlot
 	conn *quicgo.Conn
@@ -18,7 +18,7 @@ type pendingConn struct {
 
 // pendingShare is how many of the MaxPending one IP address may hold:
 // an eighth (2 of the default 16), at least one.
-func (h *hostState) pendingShare() int { return max(1, h.t.cfg.MaxPending/8) }
+func (h *hostState) pendingShare() int { return max(1, h.t.cfg.Tuning.MaxPending/8) }
 
 // enter makes conn pending. When its address already holds its share,
 // the address's oldest pending connection is closed ("busy") to make room;
@@ -53,7 +53,7 @@ func (h *hostState) enter(slot *connSlot, conn *quicgo.Conn) bool {
 	switch {
 	case n >= h.pendingShare():
 		victim = h.pending[first]
-	case len(h.pending) >= h.t.cfg.MaxPending:
+	case len(h.pending) >= h.t.cfg.Tuning.MaxPending:
 		victim = h.pending[0]
 	}
 	if victim != nil {

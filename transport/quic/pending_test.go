@@ -78,7 +78,7 @@ func TestPendingSquattersEvicted(t *testing.T) {
 		t.Run(fmt.Sprintf("addrs=%d", addrs), func(t *testing.T) {
 			// Squatters are let go only when evicted: the pool stays
 			// full however slowly they come.
-			h := listen(t, Config{HelloTimeout: wait})
+			h := listen(t, Config{Tuning: Tuning{HelloTimeout: wait}})
 			// The bound is 2 s, or four times the slowest of three honest
 			// dials at peace when the machine is so loaded that one
 			// handshake takes longer than half a second: what is measured
@@ -141,7 +141,7 @@ func TestPendingSquattersEvicted(t *testing.T) {
 // open, and an honest native client is admitted meanwhile.
 func TestWebTransportPendingCapped(t *testing.T) {
 	const addrs, per = 32, 2
-	h := listen(t, Config{WebTransport: true, HelloTimeout: wait})
+	h := listen(t, Config{WebTransport: true, Tuning: Tuning{HelloTimeout: wait}})
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var (

@@ -18,13 +18,13 @@ import (
 // stale; a queue full of a bulk transfer's refuses it. The send loop then
 // sends the newest of each kind.
 func TestSendSupersedes(t *testing.T) {
-	cfg, err := Config{SendQueueLen: 3, BulkQueueLen: 3}.withDefaults()
+	cfg, err := Config{Tuning: Tuning{SendQueueLen: 3, BulkQueueLen: 3}}.withDefaults()
 	require.NoError(t, err)
 	tr := newTransport(cfg)
 	defer tr.Close()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	p := &peer{id: "b", conn: nopConn{}, out: sendqueue.New(cfg.BulkQueueLen), ctx: ctx, stop: stop}
+	p := &peer{id: "b", conn: nopConn{}, out: sendqueue.New(cfg.Tuning.BulkQueueLen), ctx: ctx, stop: stop}
 	tr.peers[p.id] = p
 	p.lane = tr.q.Lane(p.id)
 

@@ -19,12 +19,12 @@ type Stats struct {
 	PacketsReceived uint64 // datagrams queued for Receive
 	BytesReceived   uint64
 	// SendsSkipped counts datagrams SendBulk refused because
-	// Config.BulkQueueLen datagrams already waited, and those Send refused
+	// Config.Tuning.BulkQueueLen datagrams already waited, and those Send refused
 	// because its queue was full of a bulk transfer's.
 	SendsSkipped uint64
 	// SendsSuperseded counts datagrams never sent because a newer one of
 	// their kind (their first byte: a rollnet message's type) was sent
-	// while Config.SendQueueLen datagrams waited.
+	// while Config.Tuning.SendQueueLen datagrams waited.
 	SendsSuperseded uint64
 	// SendsStale counts datagrams dropped unsent for their age: pushed out
 	// of a full queue by a datagram of another kind, or found waiting
@@ -54,7 +54,7 @@ type Stats struct {
 	PacketsDropped    uint64
 	PacketsDroppedDoS uint64
 	// ConnsRefusedAddr counts Initial packets refused (retransmissions
-	// too) because their IP address already held Config.MaxConnsPerAddr
+	// too) because their IP address already held Config.Tuning.MaxConnsPerAddr
 	// connections; ConnsRefusedFull counts connections closed because MaxPeers
 	// were admitted; ConnsEvicted connections closed still waiting for
 	// their hello to make room for a newer one (MaxPending, or the
@@ -136,7 +136,7 @@ func newTransport(cfg Config) *Transport {
 	t := &Transport{
 		cfg:    cfg,
 		start:  time.Now(),
-		q:      recvqueue.New(cfg.QueueLen),
+		q:      recvqueue.New(cfg.Tuning.QueueLen),
 		ctx:    ctx,
 		cancel: cancel,
 		peers:  make(map[transport.Peer]*peer),
@@ -151,22 +151,22 @@ func (t *Transport) Local() transport.Peer { return t.local }
 
 // Send copies b into the peer's send queue and returns at once; the
 // peer's send loop hands it to the connection. A datagram that finds
-// Config.SendQueueLen datagrams waiting supersedes the oldest waiting one
+// Config.Tuning.SendQueueLen datagrams waiting supersedes the oldest waiting one
 // of its kind (the same first byte), or else pushes out the oldest; the
 // send loop drops what waited more than 250 ms. Both are counted (see
 // Stats), and Send returns nil, as for a datagram lost on the wire.
 func (t *Transport) Send(to transport.Peer, b []byte) error {
-	_, err := t.send(to, b, t.cfg.SendQueueLen)
+	_, err := t.send(to, b, t.cfg.Tuning.SendQueueLen)
 	return err
 }
 
 // SendBulk is Send for a datagram of a bulk transfer (rollnet's session
 // feeding a peer that catches up): it may wait behind up to
-// Config.BulkQueueLen datagrams rather than SendQueueLen, and it reports
+// Config.Tuning.BulkQueueLen datagrams rather than SendQueueLen, and it reports
 // whether it was taken, so that the sender stops its burst at the first
 // one dropped and sends it again later.
 func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	return t.send(to, b, -t.cfg.BulkQueueLen)
+	return t.send(to, b, -t.cfg.Tuning.BulkQueueLen)
 }
 
 // send queues b for to: as a bulk datagram behind at most -limit when

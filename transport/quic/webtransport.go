@@ -43,7 +43,7 @@ func newWebTransportHost(h *hostState) *webTransportHost {
 func (w *webTransportHost) serve(conn *quicgo.Conn) {
 	t := w.h.t
 	slot, _ := conn.Context().Value(connSlotKey{}).(*connSlot)
-	timer := time.AfterFunc(t.cfg.HelloTimeout, func() {
+	timer := time.AfterFunc(t.cfg.Tuning.HelloTimeout, func() {
 		w.h.mu.Lock()
 		late := slot == nil || slot.unknown
 		w.h.mu.Unlock()

@@ -119,7 +119,7 @@ func DialWebTransport(ctx context.Context, rawURL string, cfg Config) (*Transpor
 	t.local, t.cl = w.you, c
 	pctx, stop := context.WithCancel(t.ctx)
 	jc := &jsConn{t: t, wt: wt, writer: wt.Get("datagrams").Get("writable").Call("getWriter"), ended: make(chan struct{})}
-	p := &peer{id: w.host, conn: jc, out: sendqueue.New(cfg.BulkQueueLen), ctx: pctx, stop: stop}
+	p := &peer{id: w.host, conn: jc, out: sendqueue.New(cfg.Tuning.BulkQueueLen), ctx: pctx, stop: stop}
 	if !t.addPeer(p) {
 		return fail(transport.ErrClosed)
 	}
