@@ -50,7 +50,7 @@ func udpClientPath(ctx context.Context, reach string) (transport.Transport, tran
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := udp.Dial(ctx, addr, "", g, udp.Config{})
+	c, err := udp.Dial(ctx, addr, udp.Config{Grant: &g})
 	if err != nil {
 		return nil, "", err
 	}

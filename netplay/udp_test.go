@@ -34,7 +34,7 @@ func TestConnectOverUDP(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ct, err := udp.Dial(ctx, ht.LocalAddr().String(), "", *quicGrant(t, 7), udp.Config{})
+	ct, err := udp.Dial(ctx, ht.LocalAddr().String(), udp.Config{Grant: quicGrant(t, 7)})
 	require.NoError(t, err)
 	c, err := netplay.Connect[World, Buttons](netplay.Config{Transport: ct, Peers: []transport.Peer{ct.Host()}, Players: 2, Name: "alice", Room: "court", Timeout: 10 * time.Second}, simulate)
 	if err != nil {

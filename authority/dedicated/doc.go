@@ -32,7 +32,7 @@
 // With -udp (and -token-secret-file) the host also listens over plain
 // UDP (transport/udp: the same connect tokens, for -udp-address, then
 // one AEAD seal a datagram): the cheapest host path a client a tick, for
-// native clients, which dial it with udp.Dial and a grant.
+// native clients, which dial it with udp.Dial and a grant (Config.Grant).
 //
 // With -fleet NATS_URL (and -quic, -token-secret-file) the host joins a
 // fleet (package fleet): it registers its address, capacity (-capacity

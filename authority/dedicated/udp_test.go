@@ -54,12 +54,12 @@ func TestMatchOverUDP(t *testing.T) {
 
 	other, err := connecttoken.Mint(secret, connecttoken.Claims{Room: line3Room, Client: 76, Expires: time.Now().Add(time.Minute), Address: "elsewhere:1"}, nil)
 	require.NoError(t, err)
-	_, err = udp.Dial(ctx, m[1], "", other, udp.Config{HandshakeTimeout: 300 * time.Millisecond})
+	_, err = udp.Dial(ctx, m[1], udp.Config{Grant: &other, HandshakeTimeout: 300 * time.Millisecond})
 	require.ErrorIs(t, err, udp.ErrHandshakeTimeout, "a token for another host")
 
 	g, err := connecttoken.Mint(secret, connecttoken.Claims{Room: line3Room, Client: 77, Expires: time.Now().Add(time.Minute), Address: "game.test:7777"}, nil)
 	require.NoError(t, err)
-	c, err := udp.Dial(ctx, m[1], "", g, udp.Config{})
+	c, err := udp.Dial(ctx, m[1], udp.Config{Grant: &g})
 	require.NoError(t, err)
 	defer c.Close()
 	require.Equal(t, transport.Peer("client-77"), c.Local())

@@ -30,31 +30,27 @@ type clientState struct {
 	err      error
 }
 
-// Dialer dials a host with a grant: a transport.HostDialer.
+// Dialer dials a host: a transport.HostDialer.
 type Dialer struct {
-	// Addr is the host's address, as the grant's Claims.Address names it
-	// or as the client reaches it.
-	Addr  string
-	Grant connecttoken.Grant
-	// LocalAddr is the address to send from; empty means any.
-	LocalAddr string
-	Config    Config
+	// Addr is the host's address as the client reaches it.
+	Addr string
+	// Config is Dial's, its Grant set.
+	Config Config
 }
 
 // DialHost implements transport.HostDialer.
 func (d Dialer) DialHost(ctx context.Context) (transport.Transport, transport.Peer, error) {
-	t, err := Dial(ctx, d.Addr, d.LocalAddr, d.Grant, d.Config)
+	t, err := Dial(ctx, d.Addr, d.Config)
 	if err != nil {
 		return nil, "", err
 	}
 	return t, t.Host(), nil
 }
 
-// Dial connects to the host at addr with grant (from the game's backend)
-// and returns once the host has admitted this client. local is the
-// address to send from ("" means any). It fails with ErrHandshakeTimeout,
-// ErrDenied, ErrVersion or ctx's error.
-func Dial(ctx context.Context, addr, local string, grant connecttoken.Grant, cfg Config) (*Transport, error) {
+// Dial connects to the host at addr with cfg.Grant (from the game's
+// backend) and returns once the host has admitted this client. It fails
+// with ErrHandshakeTimeout, ErrDenied, ErrVersion or ctx's error.
+func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 	if cfg.SendQueueLen == 0 {
 		cfg.SendQueueLen = 64
 	}
@@ -65,6 +61,10 @@ func Dial(ctx context.Context, addr, local string, grant connecttoken.Grant, cfg
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Grant == nil {
+		return nil, fmt.Errorf("%w: no Config.Grant", ErrInvalid)
+	}
+	grant := *cfg.Grant
 	if len(grant.Token) == 0 || len(grant.Token) > connecttoken.MaxSize {
 		return nil, fmt.Errorf("%w: a grant's token of %d bytes", ErrInvalid, len(grant.Token))
 	}
@@ -73,8 +73,8 @@ func Dial(ctx context.Context, addr, local string, grant connecttoken.Grant, cfg
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	var la *net.UDPAddr
-	if local != "" {
-		if la, err = net.ResolveUDPAddr("udp", local); err != nil {
+	if cfg.LocalAddr != "" {
+		if la, err = net.ResolveUDPAddr("udp", cfg.LocalAddr); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 	}

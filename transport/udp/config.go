@@ -30,6 +30,14 @@ type Config struct {
 	// this host's Address.
 	Tokens *connecttoken.Verifier
 
+	// Grant is the client's connect token and key, from the game's
+	// backend (client, required).
+	Grant *connecttoken.Grant
+
+	// LocalAddr is the address a client sends from ("127.0.0.2:0");
+	// empty means any (client).
+	LocalAddr string
+
 	// Address is the host's address as connect tokens name it (host); its
 	// Peer identity is "udp://" + Address. Empty means the socket's.
 	Address string

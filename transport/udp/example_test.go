@@ -39,7 +39,7 @@ func Example() {
 	// The player's client dials the host's real address with the grant.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	client, err := udp.Dial(ctx, host.LocalAddr().String(), "", grant, udp.Config{})
+	client, err := udp.Dial(ctx, host.LocalAddr().String(), udp.Config{Grant: &grant})
 	if err != nil {
 		panic(err)
 	}

@@ -80,7 +80,8 @@ func dialWith(t *testing.T, h *Transport, local string, g connecttoken.Grant, cf
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, h.LocalAddr().String(), local, g, cfg)
+	cfg.Grant, cfg.LocalAddr = &g, local
+	c, err := Dial(ctx, h.LocalAddr().String(), cfg)
 	if err == nil {
 		t.Cleanup(func() { _ = c.Close() })
 	}
@@ -189,7 +190,8 @@ func dialTo(t *testing.T, h *Transport, addr string) (*Transport, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, addr, "", grant(t, h), Config{})
+	g := grant(t, h)
+	c, err := Dial(ctx, addr, Config{Grant: &g})
 	if err == nil {
 		t.Cleanup(func() { _ = c.Close() })
 	}

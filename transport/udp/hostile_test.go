@@ -221,7 +221,7 @@ func TestVersionRefused(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err = Dial(ctx, fake.LocalAddr().String(), "", g, Config{})
+	_, err = Dial(ctx, fake.LocalAddr().String(), Config{Grant: &g})
 	require.ErrorIs(t, err, ErrVersion)
 	<-done
 }

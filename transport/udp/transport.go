@@ -74,7 +74,8 @@ type Transport struct {
 	pending []*conn                   // host: pending, oldest first
 	perIP   map[netip.Addr]int        // host: live connections an IP holds
 	set     *recvqueue.PeerSet[*conn] // Peers, WaitPeers, Events
-	ka      []*conn                   // housekeep's scratch
+	hk      sync.Mutex                // one housekeep at a time
+	ka      []*conn                   // housekeep's scratch, under hk
 	q       *recvqueue.Queue
 	rc      recvqueue.Counters
 
@@ -540,6 +541,8 @@ func (t *Transport) timerLoop() {
 // housekeep drops silent connections, sends keep-alives and repeats a
 // client's handshake, by the Config's clock.
 func (t *Transport) housekeep() {
+	t.hk.Lock()
+	defer t.hk.Unlock()
 	now := t.now()
 	t.mu.Lock()
 	if t.closed {
