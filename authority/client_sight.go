@@ -88,5 +88,5 @@ func (c *Client[S, I]) resolve(cl claim) (Sight[S], bool) {
 	if c.baseTags[a] != cl.from || c.baseTags[b] != cl.to {
 		return Sight[S]{}, false
 	}
-	return Sight[S]{From: &c.base[a], To: &c.base[b], FromFrame: cl.from, ToFrame: cl.to, T: cl.t}, true
+	return newSight(&c.base[a], &c.base[b], cl), true
 }

@@ -73,5 +73,5 @@ func (h *Host[S, I]) sightOf(player int, f rollnet.Frame) (Sight[S], bool) {
 		return Sight[S]{}, false
 	}
 	h.stats.Rewinds++
-	return Sight[S]{From: &h.sent[a], To: &h.sent[b], FromFrame: cl.from, ToFrame: cl.to, T: cl.t}, true
+	return newSight(&h.sent[a], &h.sent[b], cl), true
 }

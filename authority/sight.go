@@ -36,9 +36,18 @@ type Sight[S any] struct {
 	From, To           *S
 	FromFrame, ToFrame rollnet.Frame
 	// T is the render time, in 256ths of a frame: between FromFrame*256
-	// and ToFrame*256 (past FromFrame*256 with no To: the client drew
-	// the newest state it held).
+	// and ToFrame*256 (FromFrame*256 with no To).
 	T int64
+	// w is To's weight in 65536ths, floor(65536*num/den) of Weight.
+	w int64
+}
+
+// newSight is the sight of claim cl between states a and b.
+func newSight[S any](a, b *S, cl claim) Sight[S] {
+	s := Sight[S]{From: a, To: b, FromFrame: cl.from, ToFrame: cl.to, T: cl.t}
+	num, den := s.Weight()
+	s.w = num << 16 / den
+	return s
 }
 
 // Weight is To's weight in the blend, num/den (0/1 without a To): the
@@ -51,10 +60,12 @@ func (s Sight[S]) Weight() (num, den int64) {
 }
 
 // Lerp blends a (a value of From) and b (its value in To) as the sight
-// saw them: a + (b-a)*num/den, truncated toward zero, in 64-bit integers.
+// saw them: a + (b-a)*w>>16, w To's weight in 65536ths (Weight's num/den,
+// rounded down), in 64-bit integers: the same on every machine, a
+// multiply and a shift. A Sight not from Sights.Of or Client.Sight
+// blends nothing (a).
 func (s Sight[S]) Lerp(a, b int32) int32 {
-	num, den := s.Weight()
-	return a + int32((int64(b)-int64(a))*num/den)
+	return a + int32((int64(b)-int64(a))*s.w>>16)
 }
 
 // Sights answers a simulate given to NewHostLagComp or NewClientLagComp:
