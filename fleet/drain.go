@@ -5,6 +5,7 @@ package fleet
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -19,7 +20,10 @@ import (
 // documentation). The host reads it at its next beat, marks its record
 // Draining and drains as on SIGTERM. A host that joins later under the
 // same id ignores the order (it takes only orders written after it
-// joined). The command's form is rollnet-fleet -drain ID.
+// joined). The command's form is rollnet-fleet -drain ID. Credentials
+// that may not write the order get an error wrapping
+// nats.ErrPermissionViolation (after cfg.OpTimeout: NATS does not
+// acknowledge a publish it refuses).
 func Drain(ctx context.Context, nc *nats.Conn, cfg Config, id string) error {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -36,6 +40,11 @@ func Drain(ctx context.Context, nc *nats.Conn, cfg Config, id string) error {
 	}
 	b, _ := json.Marshal(fleetkv.Drain{Ordered: time.Now().UnixMilli()})
 	if _, err := kv.Put(ctx, fleetkv.DrainKey(id), b); err != nil {
+		if last := nc.LastError(); errors.Is(last, nats.ErrPermissionViolation) {
+			// NATS refused the write (it never acknowledges it): these
+			// are not an operator's credentials.
+			return fmt.Errorf("fleet: writing the drain order of %s: %w", id, last)
+		}
 		return unavailable("writing the drain order of "+id, err)
 	}
 	return nil

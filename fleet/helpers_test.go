@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/fleet/fleetlocal"
 	"github.com/rollnet/rollnet/internal/natstest"
 )
 
@@ -30,11 +31,12 @@ func bucket(t testing.TB, nc *nats.Conn) jetstream.KeyValue {
 	return kv
 }
 
-// bucketAt opens the bucket of the NATS server at url (a fleetlocal
-// fleet's), its connection closed when the test ends.
-func bucketAt(t testing.TB, url string) jetstream.KeyValue {
+// bucketAt opens the bucket of a fleetlocal fleet, as its placers read
+// it (its NATS runs with the fleet's permissions), its connection closed
+// when the test ends.
+func bucketAt(t testing.TB, f *fleetlocal.Fleet) jetstream.KeyValue {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	nc, err := f.Connect("placer")
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	return bucket(t, nc)

@@ -33,7 +33,7 @@ func TestFreshClientsAfterEveryoneLeft(t *testing.T) {
 	defer f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	kv := bucketAt(t, f.NATS)
+	kv := bucketAt(t, f)
 
 	for round := range 5 {
 		var wg sync.WaitGroup

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/fleet/fleetlocal"
 	"github.com/rollnet/rollnet/internal/fleethost"
 	"github.com/rollnet/rollnet/internal/natsauth"
 	"github.com/rollnet/rollnet/signaling"
@@ -134,6 +135,9 @@ func TestBucketPermissions(t *testing.T) {
 		}
 		return s.Purge(ctx)
 	})
+	short := testConfig
+	short.OpTimeout = denied
+	require.ErrorIs(t, fleet.Drain(ctx, f.as(t, "host-"+attacker), short, victim), nats.ErrPermissionViolation, "a host's fleet.Drain of another")
 	after, err := placerKV.Get(ctx, "room.court.r1")
 	require.NoError(t, err)
 	require.Equal(t, room.Revision(), after.Revision(), "the room key was written")
@@ -198,4 +202,16 @@ func hostState(p *fleet.Placer, id string) string {
 		}
 	}
 	return ""
+}
+
+// TestUsersAsConfigured: the users a local fleet (fleetlocal, rollnet-fleet)
+// runs its embedded NATS with have the permissions of nats-fleet.conf.
+func TestUsersAsConfigured(t *testing.T) {
+	startFleetNATS(t) // its environment: the conf's passwords
+	opts, err := natsserver.ProcessConfigFile("nats-fleet.conf")
+	require.NoError(t, err)
+	want := fleetlocal.Users([]string{"h1", "h2"}, func(user string) string {
+		return os.Getenv("ROLLNET_FLEET_" + strings.ToUpper(strings.ReplaceAll(user, "-", "_")) + "_PASSWORD")
+	})
+	require.Equal(t, want, opts.Users)
 }

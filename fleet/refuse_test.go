@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/fleet"
@@ -40,11 +39,11 @@ func TestDrainingHostRefusesAtOnce(t *testing.T) {
 
 	// The operator's drain order, which the host reads at its next beat;
 	// then its record says it drains.
-	nc, err := nats.Connect(f.NATS)
+	nc, err := f.Connect("operator")
 	require.NoError(t, err)
 	defer nc.Close()
 	require.NoError(t, fleet.Drain(ctx, nc, fleet.Config{}, "h1"))
-	kv := bucketAt(t, f.NATS)
+	kv := bucketAt(t, f)
 	for {
 		h, _ := hostRecord(t, kv, "h1")
 		if h.Draining {

@@ -2,7 +2,8 @@
 
 // Package fleetlocal runs a fleet of authoritative hosts inside one
 // process, for development and measurement: an embedded NATS server with
-// JetStream, signaling instances that place matches (package fleet's
+// JetStream (run with the users and permissions of fleet/nats-fleet.conf,
+// Users, each member connecting with its role's credentials), signaling instances that place matches (package fleet's
 // Placer) and hosts of the example game "court" (rollnet-host -fleet, as
 // package authority/dedicated runs it), all on loopback; and Play, a bot of court that asks the
 // fleet for a match and plays it. The command rollnet-fleet and the bench
@@ -35,6 +36,7 @@ import (
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/internal/court"
 	"github.com/rollnet/rollnet/internal/localsignal"
+	"github.com/rollnet/rollnet/internal/natsauth"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/signaling"
 )
@@ -70,9 +72,15 @@ type Host struct {
 
 // Fleet is a running local fleet.
 type Fleet struct {
-	NATS    string   // the embedded server's URL
-	Signals []string // ws://HOST:PORT of each instance
-	Hosts   []Host
+	// NATS is the embedded server's URL. It runs with the users and
+	// permissions of fleet/nats-fleet.conf (Users): each host connects
+	// as host-<id>, the signaling instances as placer; PasswordFiles
+	// holds each user's password file (operator's too: rollnet-fleet
+	// -drain ID -nats NATS -nats-user operator -nats-password-file FILE).
+	NATS          string
+	PasswordFiles map[string]string
+	Signals       []string // ws://HOST:PORT of each instance
+	Hosts         []Host
 
 	dir    string
 	ns     *natsserver.Server
@@ -122,7 +130,7 @@ func Start(o Options) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fleet{dir: dir, errc: make(chan error, o.Hosts)}
+	f := &Fleet{dir: dir, errc: make(chan error, o.Hosts), PasswordFiles: map[string]string{}}
 	fail := func(err error) (*Fleet, error) {
 		f.Close()
 		return nil, err
@@ -131,8 +139,25 @@ func Start(o Options) (*Fleet, error) {
 	if natsPort == 0 {
 		natsPort = -1
 	}
+	var ids []string
+	for i := range o.Hosts {
+		ids = append(ids, fmt.Sprintf("h%d", i+1))
+	}
+	passwords := map[string]string{}
+	users := Users(ids, func(user string) string {
+		pw := make([]byte, 16)
+		_, _ = rand.Read(pw)
+		passwords[user] = hex.EncodeToString(pw)
+		return passwords[user]
+	})
+	for user, pw := range passwords {
+		f.PasswordFiles[user] = filepath.Join(dir, user+".pw")
+		if err := os.WriteFile(f.PasswordFiles[user], []byte(pw), 0o600); err != nil {
+			return fail(err)
+		}
+	}
 	f.ns, err = natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: natsPort, JetStream: true,
-		StoreDir: filepath.Join(dir, "nats"), NoLog: true, NoSigs: true})
+		StoreDir: filepath.Join(dir, "nats"), NoLog: true, NoSigs: true, Users: users})
 	if err != nil {
 		return fail(err)
 	}
@@ -153,7 +178,7 @@ func Start(o Options) (*Fleet, error) {
 		if first != 0 {
 			p = first + i
 		}
-		url, stop, err := startSignal(net.JoinHostPort(host, strconv.Itoa(p)), f.NATS, o.Policy, []byte(secretHex), log)
+		url, stop, err := startSignal(net.JoinHostPort(host, strconv.Itoa(p)), f.NATS, f.auth("placer"), o.Policy, []byte(secretHex), log)
 		if err != nil {
 			return fail(err)
 		}
@@ -162,9 +187,8 @@ func Start(o Options) (*Fleet, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
-	for i := range o.Hosts {
-		id := fmt.Sprintf("h%d", i+1)
-		args := []string{"-fleet", f.NATS, "-fleet-id", id, "-quic", "127.0.0.1:0", "-webrtc=false",
+	for _, id := range ids {
+		args := []string{"-fleet", f.NATS, "-nats-user", "host-" + id, "-nats-password-file", f.PasswordFiles["host-"+id], "-fleet-id", id, "-quic", "127.0.0.1:0", "-webrtc=false",
 			"-token-secret-file", secretFile, "-capacity", strconv.Itoa(o.Capacity), "-version", o.Version,
 			"-drain-deadline", o.Drain.String(), "-match-linger", o.Linger.String(), "-quic-max-conns-per-address", "256",
 			"-log-level", o.LogLevel.String(), "-stats-every", "0"}
@@ -244,9 +268,23 @@ func (f *Fleet) Close() {
 	_ = os.RemoveAll(f.dir)
 }
 
+// auth is user's credentials on the embedded server.
+func (f *Fleet) auth(user string) natsauth.Flags {
+	return natsauth.Flags{User: user, PasswordFile: f.PasswordFiles[user]}
+}
+
+// Connect connects to the embedded server as user ("placer", "operator",
+// "host-<id>"), with that user's permissions.
+func (f *Fleet) Connect(user string) (*nats.Conn, error) {
+	if f.PasswordFiles[user] == "" {
+		return nil, fmt.Errorf("%w: no NATS user %q in this fleet", rollnet.ErrConfig, user)
+	}
+	return f.auth(user).Connect(f.NATS, "fleetlocal "+user)
+}
+
 // startSignal serves one signaling instance with a placer on addr.
-func startSignal(addr, natsURL string, policy fleet.Policy, secret []byte, log *slog.Logger) (string, func(), error) {
-	nc, err := nats.Connect(natsURL, nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+func startSignal(addr, natsURL string, auth natsauth.Flags, policy fleet.Policy, secret []byte, log *slog.Logger) (string, func(), error) {
+	nc, err := auth.Connect(natsURL, "fleetlocal signal")
 	if err != nil {
 		return "", nil, err
 	}

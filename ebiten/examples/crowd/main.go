@@ -36,7 +36,9 @@ type Report struct {
 	// Sight−40 pixels of this client's avatar that the client does not
 	// hold (-1 when the host is in another process).
 	Missed            int
+	Ticks             int // this process's ticks
 	Compared, Agreed  uint64
+	Corrections       uint64
 	Rebuilds          uint64
 	ReceivedPerSecond float64 // bytes a second from the host
 	Bots              int     // bots still playing
@@ -101,7 +103,9 @@ func run(mode string, bots, players int, signal, roomName, name string, bot bool
 		cfg.Input = NewBot(uint32(time.Now().UnixNano())).Input
 	}
 	var roomErr error
+	ticks := 0
 	cfg.OnUpdate = func(g *rollebiten.Game[World, Buttons]) {
+		ticks++
 		if r != nil && roomErr == nil {
 			if roomErr = r.Tick(); roomErr != nil {
 				fmt.Fprintln(os.Stderr, "crowd: the room:", roomErr)
@@ -118,6 +122,7 @@ func run(mode string, bots, players int, signal, roomName, name string, bot bool
 			host = r.Host.State()
 		}
 		rep := Measure(g.Match(), host)
+		rep.Ticks = ticks
 		if r != nil {
 			for _, b := range r.Bots {
 				if b.Seat() >= 0 {
@@ -160,7 +165,7 @@ func run(mode string, bots, players int, signal, roomName, name string, bot bool
 func Measure(m *netplay.Match[World, Buttons], host *World) Report {
 	w := m.State()
 	s := m.Stats()
-	rep := Report{Seat: m.Seat(), Frame: m.Frame(), Missed: -1, Compared: s.Compared, Agreed: s.Agreed, Rebuilds: s.Rebuilds}
+	rep := Report{Seat: m.Seat(), Frame: m.Frame(), Missed: -1, Compared: s.Compared, Agreed: s.Agreed, Corrections: s.Rollbacks, Rebuilds: s.Rebuilds}
 	me := rep.Seat
 	if me < 0 || me >= MaxPlayers || !w.Slots[me].Live {
 		return rep

@@ -144,7 +144,7 @@ func local(ctx context.Context, o options, policy fleet.Policy, level slog.Level
 		return err
 	}
 	defer f.Close()
-	fmt.Fprintln(stdout, "nats    ", f.NATS, "(embedded, JetStream)")
+	fmt.Fprintln(stdout, "nats    ", f.NATS, "(embedded, JetStream, the permissions of fleet/nats-fleet.conf: hosts host-<id>, instances placer)")
 	for _, s := range f.Signals {
 		http := "http" + strings.TrimPrefix(s, "ws")
 		fmt.Fprintln(stdout, "signal  ", s, "  place: POST", http+fleet.PlacePath, "  view: GET", http+fleet.ViewPath)
@@ -153,6 +153,7 @@ func local(ctx context.Context, o options, policy fleet.Policy, level slog.Level
 		fmt.Fprintln(stdout, "host    ", h.ID, "quic", h.QUIC, "court, capacity", o.capacity)
 	}
 	fmt.Fprintf(stdout, "ready: go run ./fleet/cmd/rollnet-fleet -play -signal %s -room r1   (two of them share a match)\n", f.Signals[0])
+	fmt.Fprintf(stdout, "drain: go run ./fleet/cmd/rollnet-fleet -drain %s -nats %s -nats-user operator -nats-password-file %s\n", f.Hosts[0].ID, f.NATS, f.PasswordFiles["operator"])
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(stdout, "stopping: the hosts drain")
@@ -173,7 +174,7 @@ func drainHost(ctx context.Context, o options, stdout io.Writer) error {
 		if errors.Is(err, rollnet.ErrConfig) {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		return fmt.Errorf("%w (the operator's credentials may write drain.%s; see package fleet's trust model)", err, o.drainID)
+		return fmt.Errorf("%w (only an operator's credentials may write drain.%s; see package fleet's trust model)", err, o.drainID)
 	}
 	fmt.Fprintf(stdout, "ordered host %s of fleet %s to drain: it takes no new match from its next beat, and exits once its matches end or its -drain-deadline passes\n", o.drainID, o.fleetName)
 	return nil
