@@ -63,7 +63,7 @@ type catchConfig struct {
 	CatchUp, FastForward int
 	// FastRate is the players' ticks a second in the first phase.
 	FastRate int
-	// SendThreshold is every transport's webrtc.Config.SendThreshold (0:
+	// SendThreshold is every transport's webrtc.Tuning.SendThreshold (0:
 	// its default).
 	SendThreshold int
 	// Timeout bounds the whole run.
@@ -85,7 +85,7 @@ type catchFigure struct {
 	R        int           `json:"r,omitempty"`  // the rejoiner's agreed frame R
 	// Sent and Skipped count the feeding player's datagrams while it
 	// caught up: handed to the data channel, and skipped by the transport
-	// (more than webrtc.Config.SendThreshold bytes buffered).
+	// (more than webrtc.Tuning.SendThreshold bytes buffered).
 	Sent    uint64 `json:"sent"`
 	Skipped uint64 `json:"skipped"`
 }
@@ -388,7 +388,7 @@ func runCatchUp(cfg catchConfig) (rep catchReport, err error) {
 		}
 	}()
 	dial := func() (*webrtc.Transport, error) {
-		tr, err := webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true, SendThreshold: cfg.SendThreshold})
+		tr, err := webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true, Tuning: webrtc.Tuning{SendThreshold: cfg.SendThreshold}})
 		if err != nil {
 			return nil, err
 		}

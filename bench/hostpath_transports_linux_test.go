@@ -114,7 +114,7 @@ func webrtcHostPath(b *testing.B, n int) (transport.Transport, string, func(cont
 	url := "ws://" + ln.Addr().String() + "/room/hostpath"
 	ctx, cancel := context.WithTimeout(context.Background(), hostPathConnect)
 	defer cancel()
-	h, err := webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true, MaxPeers: n + 2, QueueLen: 2 * n})
+	h, err := webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true, MaxPeers: n + 2, Tuning: webrtc.Tuning{QueueLen: 2 * n}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func main() {
 	catchFrames := flag.Int("catchup", 36000, "frames of a two-player match over loopback WebRTC that a fresh spectator and a fresh rejoiner catch up on, after the benchmarks (0: none)")
 	catchSteps := flag.Int("catchup-steps", 0, "the spectator's SpectatorConfig.CatchUp (0: the session's default)")
 	catchFast := flag.Int("catchup-fastforward", 0, "the spectator's SpectatorConfig.FastForward (0: the session's default)")
-	catchThresholds := flag.String("catchup-sendthreshold", "0", "comma-separated webrtc.Config.SendThreshold values, one catch-up run each (0: the transport's default)")
+	catchThresholds := flag.String("catchup-sendthreshold", "0", "comma-separated webrtc.Tuning.SendThreshold values, one catch-up run each (0: the transport's default)")
 	catchRejoin := flag.Bool("catchup-rejoin", true, "a rejoiner catches up after the spectator")
 	catchOnly := flag.Bool("catchup-only", false, "run the catch-up only: no benchmarks, no JSON")
 	hitchPlot := flag.String("hitchplot", "", "write an SVG of drawn displacement per frame, paced against on arrival, to this file, and run nothing else")

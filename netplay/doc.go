@@ -113,7 +113,7 @@
 // and the route ICE chose, when the first channel opened, the checksums
 // compared and agreed, bytes, spectators, rejoins); reading it allocates
 // nothing, except over WebRTC once a second, when it asks pion for the
-// network's figures (webrtc.Transport.PeerInfo). An authoritative client's checksums are its host's: every 8th
+// network's figures (webrtc.Transport.Path). An authoritative client's checksums are its host's: every 8th
 // state carries one, which the client checks (authority.ClientStats's
 // StatesVerified and StatesUnverified); a state that fails its check
 // after taking one that was not the host's is a desync, Status.Desync

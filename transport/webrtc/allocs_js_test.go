@@ -13,7 +13,7 @@ import (
 // copies what it is given; syscall/js's own dispatch of the message
 // event on the other side is not counted here).
 func TestAllocsBrowserSend(t *testing.T) {
-	a, b, _ := loopPair(t, Config{SendThreshold: 1 << 30})
+	a, b, _ := loopPair(t, Config{Tuning: Tuning{SendThreshold: 1 << 30}})
 	pkt := make([]byte, 64)
 	require.NoError(t, a.Send(b.Local(), pkt)) // makes the view
 	// On this goroutine only: the other side's onmessage dispatch runs on

@@ -42,7 +42,7 @@ func reportLatency(b *testing.B, rtts []time.Duration) {
 }
 
 func benchTransport(b *testing.B) {
-	a, c, _ := loopPair(b, Config{SendThreshold: 1 << 20})
+	a, c, _ := loopPair(b, Config{Tuning: Tuning{SendThreshold: 1 << 20}})
 	stop := make(chan struct{})
 	echoed := make(chan struct{})
 	go func() { // c echoes everything back

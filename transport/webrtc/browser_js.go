@@ -28,7 +28,7 @@ package webrtc
 //     but nothing keeps it. Send copies the datagram into a Uint8Array
 //     made once per peer and sends a view of it (one view per length, made
 //     on first use): RTCDataChannel.send copies what it is given.
-//   - Config.ICEDisconnectedTimeout, ICEFailedTimeout, ICEKeepAlive,
+//   - Config.Tuning.ICEDisconnectedTimeout, ICEFailedTimeout, ICEKeepAlive,
 //     ICEReflexiveWait, ICERelayWait, SCTPRTOMax, LoopbackOnly, Net and
 //     LoggerFactory are the browser's to decide and are ignored; the
 //     session's own keep-alive and disconnect timeout still bound how long
@@ -38,7 +38,7 @@ package webrtc
 //     password), and a Credential that is not a string is left out.
 //   - Local candidates are the browser's candidate.toJSON() (mDNS host
 //     names included), bundled as on the native side.
-//   - PeerInfo reads getStats: the nominated, succeeded candidate pair's
+//   - Path reads getStats: the nominated, succeeded candidate pair's
 //     currentRoundTripTime (RTT stays 0 where a browser leaves it out),
 //     its candidates' candidateType, and this end's first-hop protocol
 //     (a relay candidate's relayProtocol, else its protocol; "" where the
@@ -318,7 +318,7 @@ func (t *Transport) opened(p *peer) {
 // readStats fills info's round trip, candidate types and first hop's
 // protocol from the browser's getStats: the nominated, succeeded
 // candidate pair's current round trip, and its candidates.
-func (c *conn) readStats(info *PeerInfo) {
+func (c *conn) readStats(info *peerInfo) {
 	report, err := call(c.pc, "getStats")
 	if err != nil {
 		return

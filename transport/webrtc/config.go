@@ -38,65 +38,11 @@ type Config struct {
 	// means none (host candidates only).
 	ICEServers []ICEServer
 
-	// SendThreshold is the data channel's buffered amount, in bytes, above
-	// which Send keeps a datagram in its own short queue (where a newer
-	// one of its kind supersedes it; see Transport.Send) instead of
-	// queueing it behind SCTP congestion control. 0 means 256 B: after a
-	// blackout nothing seconds old is flushed to the peer.
-	SendThreshold int
-
-	// BulkThreshold is SendThreshold for SendBulk: the datagrams of a bulk
-	// transfer (rollnet's session feeding a peer that catches up), which
-	// a later datagram does not make stale, may queue up to it. 0 means
-	// 64 KiB.
-	BulkThreshold int
-
-	// QueueLen is the number of received datagrams waiting for Receive; a
-	// datagram arriving at a full queue is dropped and counted. 0 means
-	// 256.
-	QueueLen int
-
 	// MaxPeers bounds the number of peers known (open, connecting or
 	// gone). A new peer over it takes the place of a gone one (Send to the
 	// forgotten peer then returns transport.ErrUnknownPeer), or is ignored
 	// and counted when every peer is live. 0 means 16.
 	MaxPeers int
-
-	// MaxPendingCandidates bounds the remote ICE candidates buffered per
-	// peer until its remote description is set. 0 means
-	// 32.
-	MaxPendingCandidates int
-
-	// ICEDisconnectedTimeout, ICEFailedTimeout and ICEKeepAlive are pion's
-	// ICE timeouts: a peer silent for ICEDisconnectedTimeout is
-	// disconnected (it may recover), and ICEFailedTimeout later it has
-	// failed and is gone. 0 means 1 s, 2 s and 250 ms: a dead peer is
-	// detected in about 3.2 s instead of pion's 30 s.
-	ICEDisconnectedTimeout time.Duration
-	ICEFailedTimeout       time.Duration
-	ICEKeepAlive           time.Duration
-
-	// ICEReflexiveWait and ICERelayWait are how long after ICE's checks
-	// start a pair using a server- or peer-reflexive candidate (a NAT's
-	// mapping), or a TURN relay candidate, may be selected: a better pair
-	// that succeeds meanwhile is taken instead (pion's acceptance minimum
-	// waits; host pairs are taken at once). 0 means 100 ms and 1 s
-	// (pion's are 500 ms, 1 s and 2 s): behind two NATs that can be
-	// punched the reflexive pair succeeds within a few of ICE's 200 ms
-	// check rounds, and where none can the relay is chosen about a second
-	// after the checks start, not after ICE's failure timeout
-	// (internal/netlab's tests measure both).
-	ICEReflexiveWait time.Duration
-	ICERelayWait     time.Duration
-
-	// SCTPRTOMax caps SCTP's retransmission timeout, which otherwise
-	// doubles up to 60 s while a path is dead and then holds the channel
-	// silent for seconds after the path heals. 0 means 1 s
-	// (1 s, SCTP's minimum RTO: the cap only removes the backoff).
-	SCTPRTOMax time.Duration
-
-	// SignalTimeout bounds each signal sent through the signaling server. 0 means 5 s.
-	SignalTimeout time.Duration
 
 	// LoopbackOnly restricts ICE to UDP over IPv4 on the loopback
 	// interface, with mDNS off and no ICE servers: for tests and two
@@ -131,6 +77,68 @@ type Config struct {
 	// to every peer in the room, up to MaxPeers. To drop datagrams from a
 	// connected peer instead, see Transport.Expect.
 	Accept func(peer transport.Peer) bool
+
+	// Tuning holds the knobs a game rarely turns: send thresholds, queue
+	// lengths, ICE's and SCTP's timers.
+	Tuning Tuning
+}
+
+// Tuning holds Config's rarely turned knobs; the zero value of each means
+// its documented default.
+type Tuning struct {
+	// SendThreshold is the data channel's buffered amount, in bytes, above
+	// which Send keeps a datagram in its own short queue (where a newer
+	// one of its kind supersedes it; see Transport.Send) instead of
+	// queueing it behind SCTP congestion control. 0 means 256 B: after a
+	// blackout nothing seconds old is flushed to the peer.
+	SendThreshold int
+
+	// BulkThreshold is SendThreshold for SendBulk: the datagrams of a bulk
+	// transfer (rollnet's session feeding a peer that catches up), which
+	// a later datagram does not make stale, may queue up to it. 0 means
+	// 64 KiB.
+	BulkThreshold int
+
+	// QueueLen is the number of received datagrams waiting for Receive; a
+	// datagram arriving at a full queue is dropped and counted. 0 means
+	// 256.
+	QueueLen int
+
+	// MaxPendingCandidates bounds the remote ICE candidates buffered per
+	// peer until its remote description is set. 0 means 32.
+	MaxPendingCandidates int
+
+	// ICEDisconnectedTimeout, ICEFailedTimeout and ICEKeepAlive are pion's
+	// ICE timeouts: a peer silent for ICEDisconnectedTimeout is
+	// disconnected (it may recover), and ICEFailedTimeout later it has
+	// failed and is gone. 0 means 1 s, 2 s and 250 ms: a dead peer is
+	// detected in about 3.2 s instead of pion's 30 s.
+	ICEDisconnectedTimeout time.Duration
+	ICEFailedTimeout       time.Duration
+	ICEKeepAlive           time.Duration
+
+	// ICEReflexiveWait and ICERelayWait are how long after ICE's checks
+	// start a pair using a server- or peer-reflexive candidate (a NAT's
+	// mapping), or a TURN relay candidate, may be selected: a better pair
+	// that succeeds meanwhile is taken instead (pion's acceptance minimum
+	// waits; host pairs are taken at once). 0 means 100 ms and 1 s
+	// (pion's are 500 ms, 1 s and 2 s): behind two NATs that can be
+	// punched the reflexive pair succeeds within a few of ICE's 200 ms
+	// check rounds, and where none can the relay is chosen about a second
+	// after the checks start, not after ICE's failure timeout
+	// (internal/netlab's tests measure both).
+	ICEReflexiveWait time.Duration
+	ICERelayWait     time.Duration
+
+	// SCTPRTOMax caps SCTP's retransmission timeout, which otherwise
+	// doubles up to 60 s while a path is dead and then holds the channel
+	// silent for seconds after the path heals. 0 means 1 s
+	// (1 s, SCTP's minimum RTO: the cap only removes the backoff).
+	SCTPRTOMax time.Duration
+
+	// SignalTimeout bounds each signal sent through the signaling
+	// server. 0 means 5 s.
+	SignalTimeout time.Duration
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -144,61 +152,61 @@ func (c Config) withDefaults() (Config, error) {
 		name string
 		v    int64
 	}{
-		{"SendThreshold", int64(c.SendThreshold)},
-		{"BulkThreshold", int64(c.BulkThreshold)},
-		{"QueueLen", int64(c.QueueLen)},
+		{"Tuning.SendThreshold", int64(c.Tuning.SendThreshold)},
+		{"Tuning.BulkThreshold", int64(c.Tuning.BulkThreshold)},
+		{"Tuning.QueueLen", int64(c.Tuning.QueueLen)},
 		{"MaxPeers", int64(c.MaxPeers)},
-		{"MaxPendingCandidates", int64(c.MaxPendingCandidates)},
-		{"ICEDisconnectedTimeout", int64(c.ICEDisconnectedTimeout)},
-		{"ICEFailedTimeout", int64(c.ICEFailedTimeout)},
-		{"ICEKeepAlive", int64(c.ICEKeepAlive)},
-		{"SignalTimeout", int64(c.SignalTimeout)},
-		{"SCTPRTOMax", int64(c.SCTPRTOMax)},
-		{"ICEReflexiveWait", int64(c.ICEReflexiveWait)},
-		{"ICERelayWait", int64(c.ICERelayWait)},
+		{"Tuning.MaxPendingCandidates", int64(c.Tuning.MaxPendingCandidates)},
+		{"Tuning.ICEDisconnectedTimeout", int64(c.Tuning.ICEDisconnectedTimeout)},
+		{"Tuning.ICEFailedTimeout", int64(c.Tuning.ICEFailedTimeout)},
+		{"Tuning.ICEKeepAlive", int64(c.Tuning.ICEKeepAlive)},
+		{"Tuning.SignalTimeout", int64(c.Tuning.SignalTimeout)},
+		{"Tuning.SCTPRTOMax", int64(c.Tuning.SCTPRTOMax)},
+		{"Tuning.ICEReflexiveWait", int64(c.Tuning.ICEReflexiveWait)},
+		{"Tuning.ICERelayWait", int64(c.Tuning.ICERelayWait)},
 	} {
 		if err := neg(f.name, f.v); err != nil {
 			return c, err
 		}
 	}
-	if c.SendThreshold == 0 {
-		c.SendThreshold = defaultSendThreshold
+	if c.Tuning.SendThreshold == 0 {
+		c.Tuning.SendThreshold = defaultSendThreshold
 	}
-	if c.BulkThreshold == 0 {
-		c.BulkThreshold = defaultBulkThreshold
+	if c.Tuning.BulkThreshold == 0 {
+		c.Tuning.BulkThreshold = defaultBulkThreshold
 	}
-	if c.QueueLen == 0 {
-		c.QueueLen = defaultQueueLen
+	if c.Tuning.QueueLen == 0 {
+		c.Tuning.QueueLen = defaultQueueLen
 	}
-	if c.QueueLen > 1<<16 {
-		return c, fmt.Errorf("%w: webrtc: QueueLen %d over %d", rollnet.ErrConfig, c.QueueLen, 1<<16)
+	if c.Tuning.QueueLen > 1<<16 {
+		return c, fmt.Errorf("%w: webrtc: Tuning.QueueLen %d over %d", rollnet.ErrConfig, c.Tuning.QueueLen, 1<<16)
 	}
 	if c.MaxPeers == 0 {
 		c.MaxPeers = defaultMaxPeers
 	}
-	if c.MaxPendingCandidates == 0 {
-		c.MaxPendingCandidates = defaultMaxPendingCandidates
+	if c.Tuning.MaxPendingCandidates == 0 {
+		c.Tuning.MaxPendingCandidates = defaultMaxPendingCandidates
 	}
-	if c.ICEDisconnectedTimeout == 0 {
-		c.ICEDisconnectedTimeout = defaultICEDisconnectedTimeout
+	if c.Tuning.ICEDisconnectedTimeout == 0 {
+		c.Tuning.ICEDisconnectedTimeout = defaultICEDisconnectedTimeout
 	}
-	if c.ICEFailedTimeout == 0 {
-		c.ICEFailedTimeout = defaultICEFailedTimeout
+	if c.Tuning.ICEFailedTimeout == 0 {
+		c.Tuning.ICEFailedTimeout = defaultICEFailedTimeout
 	}
-	if c.ICEKeepAlive == 0 {
-		c.ICEKeepAlive = defaultICEKeepAlive
+	if c.Tuning.ICEKeepAlive == 0 {
+		c.Tuning.ICEKeepAlive = defaultICEKeepAlive
 	}
-	if c.SCTPRTOMax == 0 {
-		c.SCTPRTOMax = defaultSCTPRTOMax
+	if c.Tuning.SCTPRTOMax == 0 {
+		c.Tuning.SCTPRTOMax = defaultSCTPRTOMax
 	}
-	if c.ICEReflexiveWait == 0 {
-		c.ICEReflexiveWait = defaultICEReflexiveWait
+	if c.Tuning.ICEReflexiveWait == 0 {
+		c.Tuning.ICEReflexiveWait = defaultICEReflexiveWait
 	}
-	if c.ICERelayWait == 0 {
-		c.ICERelayWait = defaultICERelayWait
+	if c.Tuning.ICERelayWait == 0 {
+		c.Tuning.ICERelayWait = defaultICERelayWait
 	}
-	if c.SignalTimeout == 0 {
-		c.SignalTimeout = defaultSignalTimeout
+	if c.Tuning.SignalTimeout == 0 {
+		c.Tuning.SignalTimeout = defaultSignalTimeout
 	}
 	if c.LoopbackOnly && c.Net != nil {
 		return c, fmt.Errorf("%w: webrtc: LoopbackOnly and Net are exclusive", rollnet.ErrConfig)

@@ -22,7 +22,7 @@ func TestConformanceInBrowser(t *testing.T) {
 	})
 	t.Run("no send threshold", func(t *testing.T) {
 		transporttest.Run(t, func(t *testing.T) transporttest.Pair {
-			a, b, _ := loopPair(t, Config{SendThreshold: 1 << 30})
+			a, b, _ := loopPair(t, Config{Tuning: Tuning{SendThreshold: 1 << 30}})
 			return transporttest.Pair{A: a, B: b, Tick: tick, Patience: 500}
 		})
 	})

@@ -67,7 +67,7 @@ func TestConformance(t *testing.T) {
 		// Loopback loses nothing: with the threshold out of the way every
 		// datagram must arrive, exactly once.
 		transporttest.Run(t, func(t *testing.T) transporttest.Pair {
-			a, b := dialPair(t, base, Config{SendThreshold: 1 << 30})
+			a, b := dialPair(t, base, Config{Tuning: Tuning{SendThreshold: 1 << 30}})
 			return transporttest.Pair{A: a, B: b, Tick: tick, Patience: 500}
 		})
 	})

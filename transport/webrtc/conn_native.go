@@ -36,12 +36,12 @@ func newEngine(cfg Config, servers []ICEServer) engine {
 	var se pion.SettingEngine
 	se.DetachDataChannels()
 	se.SetSCTPMaxMessageSize(maxMessageSize)
-	se.SetSCTPRTOMax(cfg.SCTPRTOMax)
-	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepAlive)
-	se.SetSrflxAcceptanceMinWait(cfg.ICEReflexiveWait)
-	se.SetPrflxAcceptanceMinWait(cfg.ICEReflexiveWait)
+	se.SetSCTPRTOMax(cfg.Tuning.SCTPRTOMax)
+	se.SetICETimeouts(cfg.Tuning.ICEDisconnectedTimeout, cfg.Tuning.ICEFailedTimeout, cfg.Tuning.ICEKeepAlive)
+	se.SetSrflxAcceptanceMinWait(cfg.Tuning.ICEReflexiveWait)
+	se.SetPrflxAcceptanceMinWait(cfg.Tuning.ICEReflexiveWait)
 	if !cfg.RelayOnly {
-		se.SetRelayAcceptanceMinWait(cfg.ICERelayWait) // relay only: pion's 0, nothing better to wait for
+		se.SetRelayAcceptanceMinWait(cfg.Tuning.ICERelayWait) // relay only: pion's 0, nothing better to wait for
 	}
 	switch {
 	case cfg.LoopbackOnly:
@@ -107,7 +107,7 @@ func (t *Transport) watch(p *peer, c *conn) {
 	// SCTP counts a datagram buffered until the peer acknowledges it: the
 	// datagrams Send kept waiting go as soon as an acknowledgement brings
 	// the amount down to SendThreshold, not at the next Send.
-	c.dc.SetBufferedAmountLowThreshold(uint64(t.cfg.SendThreshold))
+	c.dc.SetBufferedAmountLowThreshold(uint64(t.cfg.Tuning.SendThreshold))
 	c.dc.OnBufferedAmountLow(func() { t.flushWaiting(p) })
 }
 
@@ -191,7 +191,7 @@ func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvqueue.Lan
 
 // readStats fills info's round trip, candidate types and first hop's
 // protocol from pion's statistics.
-func (c *conn) readStats(info *PeerInfo) {
+func (c *conn) readStats(info *peerInfo) {
 	pc := c.pc
 	var local pion.ICECandidate
 	if sctp := pc.SCTP(); sctp != nil {
@@ -224,7 +224,7 @@ func (c *conn) readStats(info *PeerInfo) {
 	}
 }
 
-// candidateType is c's type for PeerInfo, except that a server-reflexive
+// candidateType is c's type for peerInfo, except that a server-reflexive
 // candidate whose address is its own base (STUN saw the host's address:
 // no NAT between them) is the host candidate it equals. ICE may select
 // such a pair in place of host to host, and it costs what host to host

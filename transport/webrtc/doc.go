@@ -14,7 +14,7 @@
 //   - The channel is detached and read by one goroutine per peer into a
 //     buffer of transport.MaxDatagram bytes, the SCTP
 //     maximum message size this endpoint advertises; datagrams are copied
-//     into a bounded receive queue (Config.QueueLen slots allocated once,
+//     into a bounded receive queue (Config.Tuning.QueueLen slots allocated once,
 //     shared by one lane per peer). Receive takes the lanes round robin; a
 //     datagram that finds the queue full displaces the newest datagram of
 //     the peer holding the most slots, or is dropped when its own peer
@@ -26,7 +26,7 @@
 //   - Send never blocks. It refuses datagrams over transport.MaxDatagram
 //     (transport.ErrTooLarge), and drops and counts one when the peer's
 //     channel is not open yet. One that finds the channel holding more
-//     than Config.SendThreshold bytes (256 by default) waits in a queue of
+//     than Config.Tuning.SendThreshold bytes (256 by default) waits in a queue of
 //     four (internal/sendqueue, shared with transport/quic) until the
 //     peer's acknowledgements bring the channel down to it: there a newer
 //     datagram of its kind supersedes it (the newest
@@ -34,7 +34,7 @@
 //     dropped as stale, so that after a blackout seconds-old inputs are
 //     not flushed to the peer. SendBulk, for the datagrams of a bulk transfer (the
 //     session feeding a peer that catches up), queues up to
-//     Config.BulkThreshold (64 KiB) instead and says whether it took the
+//     Config.Tuning.BulkThreshold (64 KiB) instead and says whether it took the
 //     datagram, so that the sender stops its burst there.
 //   - A peer whose PeerConnection fails (ICE gave up: about 3.2 s of
 //     silence with the default timeouts) or closes is gone for good: Send
@@ -50,7 +50,7 @@
 //     (candidateArrays: signaling's protocol version 2), and one a message
 //     to any other (a browser page of version 1); a single candidate
 //     object, as browsers send, is accepted as well as an array, and remote
-//     ones are buffered (Config.MaxPendingCandidates) until the remote
+//     ones are buffered (Config.Tuning.MaxPendingCandidates) until the remote
 //     description is set. ICE servers come from Config.ICEServers or
 //     else from the signaling server. A peer that leaves the rendezvous before its
 //     channel opens is gone; one whose channel is open stays (the data
@@ -73,11 +73,12 @@
 // out; Config.LoopbackOnly suits tests and two processes on one machine;
 // Config.Net runs on pion's virtual network.
 //
-// PeerInfo names the candidate pair ICE selected: its Path ("direct",
-// "stun" through a NAT's mapping, "relay" through TURN) and the
-// protocol of this end's first hop ("tcp" when TURN runs over TCP because
-// UDP is blocked). A reflexive pair may be selected 250 ms after ICE's
-// checks start and a relay pair 1 s after (Config.ICEReflexiveWait,
+// Transport.Path (transport.PathReporter) names the candidate pair ICE
+// selected in its Route: the path ("direct", "stun" through a NAT's
+// mapping, "relay" through TURN), the protocol of this end's first hop
+// ("tcp" when TURN runs over TCP because UDP is blocked) and the two
+// candidates' types, as "relay over TCP (relay to srflx)". A reflexive pair may be selected 250 ms after ICE's
+// checks start and a relay pair 1 s after (Config.Tuning.ICEReflexiveWait,
 // ICERelayWait). Measured through kernel NATs in network namespaces
 // (internal/netlab): two players behind NATs that can be punched open
 // their channel 0.2 to 0.4 s after the second one joins; where no direct
@@ -100,7 +101,7 @@
 // ErrTextMessage); the ICE and SCTP timeouts and waits, LoopbackOnly, Net and
 // LoggerFactory are the browser's and ignored; ICEServer has no
 // CredentialType; candidates are the browser's own toJSON() (mDNS host
-// names); PeerInfo reads getStats (RTT is 0 where a browser leaves out
+// names); Path reads getStats (RTT is 0 where a browser leaves out
 // currentRoundTripTime, Protocol "" where it names neither relayProtocol
 // nor protocol). The Dial of a browser build goes through
 // signaling/client, which links neither the signaling server nor

@@ -159,7 +159,7 @@ func TestEndToEnd600Frames(t *testing.T) {
 	t.Logf("connection: data channels open %v after the first dial, sessions running %v", channelOpen, running)
 	t.Logf("input round trip over %d frames at 60 Hz: p50 %v, p99 %v, max %v (includes up to one 16.7 ms tick of the peer)",
 		len(rtts), pct(0.5), pct(0.99), rtts[len(rtts)-1])
-	info, err := trs[0].PeerInfo(players[0].opponent)
+	info, err := trs[0].peerInfo(players[0].opponent)
 	require.NoError(t, err)
 	t.Logf("ICE round trip on loopback: %v (%s to %s)", info.RTT, info.LocalCandidate, info.RemoteCandidate)
 	t.Logf("session smoothed RTT: %v and %v; transport stats: %+v",

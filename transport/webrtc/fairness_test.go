@@ -38,7 +38,7 @@ func meshOfThree(t *testing.T, ca, cb, cc Config) (a, b, c *Transport) {
 // returns how many of b's and c's datagrams a received.
 func floodRoom(t *testing.T, expect bool) (fromB, fromC int, st Stats) {
 	const ticks, ratio = 50, 300
-	a, b, c := meshOfThree(t, Config{QueueLen: 16}, Config{}, Config{SendThreshold: 1 << 30})
+	a, b, c := meshOfThree(t, Config{Tuning: Tuning{QueueLen: 16}}, Config{}, Config{Tuning: Tuning{SendThreshold: 1 << 30}})
 	if expect {
 		a.Expect("b")
 	}

@@ -113,7 +113,7 @@ func TestBothOfferLowerIDWins(t *testing.T) {
 func TestHostileSignalsAreIgnored(t *testing.T) {
 	h := newHub()
 	pa := h.join("a")
-	a, err := newOn(Config{LoopbackOnly: true, MaxPeers: 2, MaxPendingCandidates: 1}, pa)
+	a, err := newOn(Config{LoopbackOnly: true, MaxPeers: 2, Tuning: Tuning{MaxPendingCandidates: 1}}, pa)
 	require.NoError(t, err)
 	defer a.Close()
 
@@ -160,18 +160,18 @@ func TestHostileSignalsAreIgnored(t *testing.T) {
 func TestConfigValidation(t *testing.T) {
 	h := newHub()
 	for _, cfg := range []Config{
-		{SendThreshold: -1},
-		{QueueLen: -1},
-		{QueueLen: 1<<16 + 1},
+		{Tuning: Tuning{SendThreshold: -1}},
+		{Tuning: Tuning{QueueLen: -1}},
+		{Tuning: Tuning{QueueLen: 1<<16 + 1}},
 		{MaxPeers: -1},
-		{MaxPendingCandidates: -1},
-		{ICEDisconnectedTimeout: -1},
-		{ICEFailedTimeout: -1},
-		{ICEKeepAlive: -1},
-		{SignalTimeout: -1},
-		{SCTPRTOMax: -1},
-		{ICEReflexiveWait: -1},
-		{ICERelayWait: -1},
+		{Tuning: Tuning{MaxPendingCandidates: -1}},
+		{Tuning: Tuning{ICEDisconnectedTimeout: -1}},
+		{Tuning: Tuning{ICEFailedTimeout: -1}},
+		{Tuning: Tuning{ICEKeepAlive: -1}},
+		{Tuning: Tuning{SignalTimeout: -1}},
+		{Tuning: Tuning{SCTPRTOMax: -1}},
+		{Tuning: Tuning{ICEReflexiveWait: -1}},
+		{Tuning: Tuning{ICERelayWait: -1}},
 	} {
 		_, err := newOn(cfg, h.join("a"))
 		require.ErrorIs(t, err, rollnet.ErrConfig, "%+v", cfg)

@@ -189,7 +189,7 @@ func (t *Transport) stateChanged(p *peer, state string) {
 }
 
 func (t *Transport) signal(to transport.Peer, s signalMsg) {
-	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.SignalTimeout)
+	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.Tuning.SignalTimeout)
 	defer cancel()
 	if err := t.sig.send(ctx, string(to), s); err != nil {
 		t.c.signalErrors.Add(1)
@@ -332,7 +332,7 @@ func (t *Transport) remoteSet(p *peer) {
 // receiveCandidate takes one candidate (a JSON object, as a browser sends
 // it) or a bundle of them (a JSON array, as a Transport sends them).
 func (t *Transport) receiveCandidate(id transport.Peer, payload []byte) {
-	cs, ok := parseCandidates(payload, t.cfg.MaxPendingCandidates)
+	cs, ok := parseCandidates(payload, t.cfg.Tuning.MaxPendingCandidates)
 	if !ok {
 		t.c.signalsInvalid.Add(1)
 		return
@@ -344,7 +344,7 @@ func (t *Transport) receiveCandidate(id transport.Peer, payload []byte) {
 	}
 	for _, c := range cs {
 		if !p.remoteSet {
-			if len(p.pending) >= t.cfg.MaxPendingCandidates {
+			if len(p.pending) >= t.cfg.Tuning.MaxPendingCandidates {
 				t.c.signalsInvalid.Add(1)
 				return
 			}

@@ -8,9 +8,9 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// PeerInfo describes one peer's connection, for a heads-up display or a
+// peerInfo describes one peer's connection, for a heads-up display or a
 // log line.
-type PeerInfo struct {
+type peerInfo struct {
 	Peer        transport.Peer
 	Open        bool // the data channel is open
 	Interrupted bool // ICE disconnected: nothing heard lately
@@ -67,7 +67,7 @@ func pathOf(local, remote string) string {
 
 // Route describes the selected pair in a few words for a report line, as
 // "relay over TCP (relay to srflx)"; "" until a pair is selected.
-func (i PeerInfo) Route() string {
+func (i peerInfo) Route() string {
 	if i.Path == "" {
 		return ""
 	}
@@ -78,28 +78,28 @@ func (i PeerInfo) Route() string {
 	return fmt.Sprintf("%s over %s (%s to %s)", i.Path, proto, i.LocalCandidate, i.RemoteCandidate)
 }
 
-// PeerInfo returns what is known about peer's connection. It asks pion
+// peerInfo returns what is known about peer's connection. It asks pion
 // for its statistics (in a browser, the page's getStats, waiting for its
 // promise: never call it from a browser callback; see browser_js.go for
 // what a browser does not report) and allocates: call it
 // now and then, not every frame. It fails with transport.ErrUnknownPeer,
 // transport.ErrPeerGone or transport.ErrClosed.
-func (t *Transport) PeerInfo(peer transport.Peer) (PeerInfo, error) {
+func (t *Transport) peerInfo(peer transport.Peer) (peerInfo, error) {
 	t.mu.RLock()
 	if t.closed {
 		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrClosed
+		return peerInfo{}, transport.ErrClosed
 	}
 	p, ok := t.peers[peer]
 	if !ok {
 		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrUnknownPeer
+		return peerInfo{}, transport.ErrUnknownPeer
 	}
 	if p.gone != nil {
 		t.mu.RUnlock()
-		return PeerInfo{}, transport.ErrPeerGone
+		return peerInfo{}, transport.ErrPeerGone
 	}
-	info := PeerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}
+	info := peerInfo{Peer: peer, Open: p.rw != nil, Interrupted: p.interrupted}
 	c := p.c
 	t.mu.RUnlock()
 	if c != nil {

@@ -24,8 +24,8 @@ func TestPathOf(t *testing.T) {
 		require.Equal(t, c.path, pathOf(c.local, c.remote), "%s to %s", c.local, c.remote)
 	}
 	require.Equal(t, "relay over TCP (relay to prflx)",
-		PeerInfo{Path: pathRelay, Protocol: "tcp", LocalCandidate: "relay", RemoteCandidate: "prflx"}.Route())
+		peerInfo{Path: pathRelay, Protocol: "tcp", LocalCandidate: "relay", RemoteCandidate: "prflx"}.Route())
 	require.Equal(t, "stun over ? (srflx to srflx)",
-		PeerInfo{Path: pathSTUN, LocalCandidate: "srflx", RemoteCandidate: "srflx"}.Route())
-	require.Empty(t, PeerInfo{}.Route(), "nothing selected yet")
+		peerInfo{Path: pathSTUN, LocalCandidate: "srflx", RemoteCandidate: "srflx"}.Route())
+	require.Empty(t, peerInfo{}.Route(), "nothing selected yet")
 }

@@ -72,7 +72,7 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 				}
 				players := playGame(t, ctx, trs, frames)
 				rtts[i] = roundTrips(players)
-				info, err := trs[0].PeerInfo(players[0].opponent)
+				info, err := trs[0].peerInfo(players[0].opponent)
 				require.NoError(t, err)
 				kinds[i], ice[i] = info.LocalCandidate+" to "+info.RemoteCandidate, info.RTT
 				if c.cfg.RelayOnly {

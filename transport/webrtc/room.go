@@ -135,11 +135,11 @@ func (t *Transport) Disconnect(p transport.Peer) error {
 }
 
 // Path reports the round trip and the route of the selected candidate
-// pair to p (transport.PathReporter): PeerInfo's RTT and Route, partial
-// while the first hop's protocol is not known. Like PeerInfo it
-// allocates and waits on the WebRTC stack: call it now and then.
+// pair to p (transport.PathReporter), partial while the first hop's
+// protocol is not known. It allocates and waits on the WebRTC stack
+// (pion's statistics, a browser's getStats): call it now and then.
 func (t *Transport) Path(p transport.Peer) (transport.PathInfo, error) {
-	info, err := t.PeerInfo(p)
+	info, err := t.peerInfo(p)
 	if err != nil {
 		return transport.PathInfo{}, err
 	}

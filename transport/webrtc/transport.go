@@ -23,7 +23,7 @@ type Stats struct {
 	PacketsReceived uint64 // datagrams queued for Receive
 	BytesReceived   uint64
 	// SendsSkipped counts datagrams SendBulk refused because the
-	// channel's buffered amount was above Config.BulkThreshold.
+	// channel's buffered amount was above Config.Tuning.BulkThreshold.
 	SendsSkipped uint64
 	// SendsSuperseded counts datagrams never sent because a newer one of
 	// their kind (their first byte: a rollnet message's type) was sent
@@ -132,7 +132,7 @@ type peer struct {
 }
 
 // waitLen is the number of datagrams that wait for a peer's channel while
-// it holds more than Config.SendThreshold bytes.
+// it holds more than Config.Tuning.SendThreshold bytes.
 const waitLen = 4
 
 func newPeer(id transport.Peer) *peer {
@@ -177,7 +177,7 @@ func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error)
 		eng:      newEngine(cfg, servers),
 		local:    transport.Peer(sig.localID()),
 		start:    time.Now(),
-		q:        recvqueue.New(cfg.QueueLen),
+		q:        recvqueue.New(cfg.Tuning.QueueLen),
 		ctx:      ctx,
 		cancel:   cancel,
 		loopDone: make(chan struct{}),
@@ -193,7 +193,7 @@ func (t *Transport) Local() transport.Peer { return t.local }
 
 // Send hands b to the peer's data channel and returns at once. A datagram
 // for a peer whose channel is not open yet is dropped and counted. One
-// that finds the channel holding more than Config.SendThreshold bytes
+// that finds the channel holding more than Config.Tuning.SendThreshold bytes
 // waits (as do the ones sent after it, in order) until the peer's
 // acknowledgements bring the channel down to it (in a browser, until a
 // later Send finds it there): at most four wait, and past
@@ -209,7 +209,7 @@ func (t *Transport) Send(to transport.Peer, b []byte) error {
 
 // SendBulk is Send for a datagram of a bulk transfer (rollnet's session
 // feeding a peer that catches up: a burst of datagrams a tick, none made
-// stale by the next): it queues behind up to Config.BulkThreshold bytes
+// stale by the next): it queues behind up to Config.Tuning.BulkThreshold bytes
 // rather than SendThreshold, and never waits in Send's queue. It reports
 // whether the datagram was taken, so that the sender stops its burst at
 // the first one dropped (and sends it again later) instead of leaving
@@ -245,14 +245,14 @@ func (t *Transport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
 		return false, nil
 	}
 	if bulk {
-		if c.bufferedAmount() > uint64(t.cfg.BulkThreshold) {
+		if c.bufferedAmount() > uint64(t.cfg.Tuning.BulkThreshold) {
 			t.c.sendsSkipped.Add(1)
 			return false, nil
 		}
 		t.write(rw, b)
 		return true, nil
 	}
-	if p.out.Len() == 0 && c.bufferedAmount() <= uint64(t.cfg.SendThreshold) {
+	if p.out.Len() == 0 && c.bufferedAmount() <= uint64(t.cfg.Tuning.SendThreshold) {
 		t.write(rw, b)
 		return true, nil
 	}
@@ -268,11 +268,11 @@ func (t *Transport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
 }
 
 // flush writes p's waiting datagrams to its channel while the channel
-// holds at most Config.SendThreshold bytes, dropping the stale ones.
+// holds at most Config.Tuning.SendThreshold bytes, dropping the stale ones.
 func (t *Transport) flush(p *peer, w io.Writer, c *conn, now int64) {
 	p.flushMu.Lock()
 	defer p.flushMu.Unlock()
-	for c.bufferedAmount() <= uint64(t.cfg.SendThreshold) {
+	for c.bufferedAmount() <= uint64(t.cfg.Tuning.SendThreshold) {
 		n, stale, ok := p.out.Pop(p.flushBuf, now-int64(sendqueue.MaxAge))
 		if stale > 0 {
 			t.c.sendsStale.Add(uint64(stale))
@@ -349,8 +349,8 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 // Events appends the peer events since the last call to dst and returns the
 // extended slice (see transport.PeerSet): PeerConnected when a peer's data
 // channel opens; PeerInterrupted when nothing came from it for
-// Config.ICEDisconnectedTimeout, PeerResumed when it is heard again;
-// PeerGone, after Config.ICEFailedTimeout more or when it closed or left,
+// Config.Tuning.ICEDisconnectedTimeout, PeerResumed when it is heard again;
+// PeerGone, after Config.Tuning.ICEFailedTimeout more or when it closed or left,
 // with Err ErrICEFailed, ErrPeerClosed, ErrPeerLeft, ErrOversizeMessage or
 // an error wrapping ErrSignaling. Events are kept up to a bound (4 per peer slot); past it
 // they are dropped and counted in Stats.EventsDropped.

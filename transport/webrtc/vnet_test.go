@@ -215,7 +215,7 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 	})
 	t.Run("without threshold", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			stale, recovery, st, _ := blackout(t, Config{SendThreshold: 1 << 30})
+			stale, recovery, st, _ := blackout(t, Config{Tuning: Tuning{SendThreshold: 1 << 30}})
 			t.Logf("no threshold: %d of 94 blackout datagrams delivered late, recovered %v after the path healed", stale, recovery)
 			require.Zero(t, st.SendsStale+st.SendsSuperseded)
 			require.Greater(t, stale, 20, "the baseline this package avoids: the blackout is flushed late")
@@ -226,7 +226,7 @@ func TestVNetBlackoutSendsNothingStale(t *testing.T) {
 func TestVNetBlackoutRecoveryCapped(t *testing.T) {
 	var capped, uncapped time.Duration
 	synctest.Test(t, func(t *testing.T) { _, capped, _, _ = blackout(t, Config{}) })
-	synctest.Test(t, func(t *testing.T) { _, uncapped, _, _ = blackout(t, Config{SCTPRTOMax: time.Minute}) })
+	synctest.Test(t, func(t *testing.T) { _, uncapped, _, _ = blackout(t, Config{Tuning: Tuning{SCTPRTOMax: time.Minute}}) })
 	t.Logf("first datagram after a 1.5 s blackout arrives %v after the path heals (%v with SCTP's 60 s RTO cap)", capped, uncapped)
 	require.Less(t, capped, uncapped)
 }
@@ -238,13 +238,13 @@ func TestVNetPeerInfo(t *testing.T) {
 		time.Sleep(time.Second) // a few ICE keep-alives
 		for _, tr := range []*Transport{a, b} {
 			other := map[*Transport]transport.Peer{a: "b", b: "a"}[tr]
-			info, err := tr.PeerInfo(other)
+			info, err := tr.peerInfo(other)
 			require.NoError(t, err)
-			require.Equal(t, PeerInfo{Peer: other, Open: true, RTT: 50 * time.Millisecond,
+			require.Equal(t, peerInfo{Peer: other, Open: true, RTT: 50 * time.Millisecond,
 				LocalCandidate: "host", RemoteCandidate: "host", Path: pathDirect, Protocol: "udp"}, info)
 			require.Equal(t, "direct over UDP (host to host)", info.Route())
 		}
-		_, err := a.PeerInfo("nobody")
+		_, err := a.peerInfo("nobody")
 		require.ErrorIs(t, err, transport.ErrUnknownPeer)
 		// b goes silent rather than closing: a remote close would race
 		// pion's own close of a's connection (see vnetPair).
@@ -252,10 +252,10 @@ func TestVNetPeerInfo(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		waitEvent(ctx, t, a, transport.PeerGone)
-		_, err = a.PeerInfo("b")
+		_, err = a.peerInfo("b")
 		require.ErrorIs(t, err, transport.ErrPeerGone)
 		require.NoError(t, a.Close())
-		_, err = a.PeerInfo("b")
+		_, err = a.peerInfo("b")
 		require.ErrorIs(t, err, transport.ErrClosed)
 	})
 }

@@ -5,7 +5,9 @@
 //
 //	go run ./internal/cmd/surface [module root]
 //
-// The root defaults to the current directory. Counted, in non-test files:
+// The root defaults to the current directory. Its test (TestModule) fails
+// when the total passes a ceiling that only comes down, to the goal of 700
+// (issue 37). Counted, in non-test files:
 // exported funcs, types, consts and vars, and exported methods of exported
 // types. Not counted: struct fields and interface methods, and the packages
 // a user cannot import or does not build against: internal/, cmd/, demo/,
