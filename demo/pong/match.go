@@ -70,6 +70,8 @@ func netConfig(o options) netplay.Config {
 	}
 	if o.mode == modeAuthority {
 		cfg.Players, cfg.Grace, cfg.LateInput = authPlayers, o.grace, authority.LateRollback
+	} else {
+		cfg.Absence = o.absence
 	}
 	if o.impair != (impairment{}) {
 		ic := o.impair.config(seedFor(o.name + o.room))
