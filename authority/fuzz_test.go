@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -139,6 +140,59 @@ func FuzzHostPackets(f *testing.F) {
 		for _, p := range tr.sent {
 			if len(p) > transport.MaxDatagram {
 				t.Fatalf("sent %d bytes", len(p))
+			}
+		}
+	})
+}
+
+// FuzzLagCompHost has a client join a lag-compensated host, then sends
+// it arbitrary datagrams (seeded with inputs whose sights are honest,
+// too old, too new, absent or past the wire's reach): no panic, and every
+// sight simulate is given names states the host sent, within the bound.
+func FuzzLagCompHost(f *testing.F) {
+	sight := func(ss ...wire.Sight) []byte {
+		var b []byte
+		for _, s := range ss {
+			b = wire.AppendSight(b, s)
+		}
+		return b
+	}
+	for _, s := range [][]byte{
+		sight(wire.Sight{Lag: 2*256 + 10, Gap: 1}, wire.Sight{Lag: 2*256 + 10, Gap: 1}, wire.Sight{Lag: 2*256 + 10, Gap: 1}),
+		sight(wire.Sight{Lag: 0xfffe}, wire.Sight{Lag: wire.NoSight}, wire.Sight{Lag: 0, Down: 0, Gap: 255}),
+		sight(wire.Sight{Lag: 40 * 256, Down: 200, Gap: 201}, wire.Sight{Lag: 1}, wire.Sight{Lag: 255 * 256, Down: 3, Gap: 9}),
+	} {
+		for start := range int32(4) {
+			f.Add(wire.AuthInput{Seq: 1, Ack: -1, Start: start, Frames: 3, Slots: 1, Size: 2, Inputs: make([]byte, 6), Sights: s}.Append(nil))
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr := &feed{local: "host"}
+		var bad string
+		h, err := NewHostLagComp(HostConfig[uint16]{Players: 2, Net: stillNet, MaxRewind: 50 * time.Millisecond}, tr,
+			func(s *world, in []uint16, f rollnet.Frame, seen *Sights[world]) {
+				for p := range in {
+					if sg, ok := seen.Of(p); ok {
+						_ = sg.Lerp(sg.From.Pos[0], sg.To.Pos[0])
+						if sg.ToFrame >= f || sg.FromFrame > sg.ToFrame || int64(f)*256-sg.T > 3*256 || sg.T < int64(sg.FromFrame)*256 {
+							bad = fmt.Sprintf("frame %d: sight %d..%d at %d", f, sg.FromFrame, sg.ToFrame, sg.T)
+						}
+					}
+				}
+				simWorld(s, in, f)
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hello := wire.Hello{Protocol: protocol, Settings: h.Settings(), Nonce: 9}
+		tr.in = append(tr.in, feedPacket{"c", hello.Append(nil)})
+		for range 6 {
+			tr.in = append(tr.in, feedPacket{"c", b})
+			if err := h.AdvanceFrame(); err != nil {
+				t.Fatal(err)
+			}
+			if bad != "" {
+				t.Fatal(bad)
 			}
 		}
 	})

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/ipv4"
+
+	"github.com/rollnet/rollnet/internal/transportfigures"
 )
 
 // The host path's floor (issue 39): the datagrams an authoritative host
@@ -54,6 +56,7 @@ func BenchmarkHostPath(b *testing.B) {
 				if how.batched {
 					floors[n] = per
 				}
+				reportWire(b, transportfigures.UDP, b.N*hostPathTicks*n, b.N*hostPathTicks*n, n)
 			})
 		}
 		for _, tr := range hostPathTransports {

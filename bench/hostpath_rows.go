@@ -31,5 +31,13 @@ func hostPathRows() []row {
 				Base: b, BaseUnit: "floor-ns/client-tick", BaseName: "batched UDP floor"})
 		}
 	}
+	// The traffic on the wire a client a second at 60 Hz, headers and
+	// acknowledgements included, beside its payload (computed from the
+	// datagram counts: transportfigures.Overhead).
+	for _, tr := range []struct{ name, bench string }{{"UDP", "udp-batched"}, {"QUIC", "quic"}, {"WebRTC", "webrtc"}, {"transport/udp", "udp"}} {
+		b := fmt.Sprintf("HostPath/transport=%s/clients=16", tr.bench)
+		out = append(out, row{Name: fmt.Sprintf("wire a client: %s", tr.name), Bench: b, Unit: "B/s/client",
+			Base: b, BaseUnit: "payload-B/s/client", BaseName: "payload"})
+	}
 	return out
 }

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/transportfigures"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
@@ -37,6 +38,39 @@ import (
 // hostPathTickBound. The host polls Receive, sleeping hostPathPoll
 // when nothing waits: a handful of wake-ups a tick, well under a
 // microsecond a client from 16 clients on.
+//
+// Where the QUIC host's time goes (2026-12-07, 64 clients, 28.6 us a
+// client a tick, 8.2x the floor; ROLLNET_HOSTPATH=full go test -run '^$'
+// -bench 'HostPath/quic/clients=64$' -benchtime 15x -cpuprofile cpu.prof
+// ./bench/, then go tool pprof -top -cum):
+//   - quic-go's connection loops (Conn.run) 38% of the process: of it
+//     sendQueue.Run 23%, nearly all one sendmsg a packet (17%): GSO batches
+//     the packets of one connection, and a tick has one packet for each,
+//     so nothing is batched across connections as sendmmsg would; packet
+//     handling (ACK processing, decryption) 14%.
+//   - quic-go's socket reader (Transport.listen: recvmmsg 8 at a time)
+//     10%.
+//   - The Go scheduler between these goroutines (selectgo, schedule,
+//     findRunnable, futex, wakep) 15-20%: a datagram crosses 5 goroutines
+//     the floor does not have. Out: Send queues it, our sendLoop wakes
+//     and hands it to quic-go's SendDatagram, the connection's run loop
+//     packs it, its sendQueue goroutine writes it (3 handoffs). In:
+//     quic-go's reader hands the packet to the connection's run loop, the
+//     run loop's datagram queue wakes our readLoop (2 handoffs); Receive
+//     polls the queue without one.
+//   - AES-GCM and header protection about 8%, malloc and GC about 7%,
+//     our transport (Send, Receive, sendLoop, readLoop) about 10%.
+// Allocations (the same run, -memprofilerate 1): 6.1 a datagram for the
+// whole host process, none of them ours (transport/quic's loops and
+// queues reuse their buffers). quic-go: SendDatagram 2 a datagram sent
+// (its frame and a copy of the payload), composeNextPacket 1 and the
+// sent-packet history 0.5 a packet, net.ipToSockaddr 1.5 a packet sent
+// (WriteMsgUDP with an address, where a connected socket or a cached
+// sockaddr would have none); in, parseDatagramFrame and
+// HandleDatagramFrame 2 each a datagram received, and
+// golang.org/x/net's parseInetAddr one a packet read by ReadBatch. Each
+// of those could move upstream (a pooled datagram frame, a receive
+// callback instead of a copied queue entry, a cached sockaddr).
 
 // hostPathTransport is one transport BenchmarkHostPath runs the host over:
 // to add one, write its listen and dial and add it to hostPathTransports.
@@ -50,6 +84,8 @@ type hostPathTransport struct {
 	// dial connects one client, in the clients' process, and returns it
 	// and the host's peer.
 	dial func(ctx context.Context, reach string) (transport.Transport, transport.Peer, error)
+	// wire is what it adds to the datagrams on the wire.
+	wire transportfigures.Overhead
 	// dialers is how many clients dial at once (0: one at a time).
 	dialers int
 	// heavy are the client counts run only with ROLLNET_HOSTPATH=full
@@ -61,9 +97,9 @@ type hostPathTransport struct {
 
 // hostPathTransports are the transports beside the UDP floor.
 var hostPathTransports = []hostPathTransport{
-	{name: "quic", listen: quicHostPath, dial: quicClientPath, heavy: []int{64, 256}},
-	{name: "udp", listen: udpHostPath, dial: udpClientPath, dialers: 8, heavy: []int{64, 256}},
-	{name: "webrtc", listen: webrtcHostPath, dial: webrtcClientPath, dialers: 8, heavy: []int{64},
+	{name: "quic", listen: quicHostPath, dial: quicClientPath, wire: transportfigures.QUIC, heavy: []int{64, 256}},
+	{name: "udp", listen: udpHostPath, dial: udpClientPath, wire: transportfigures.SealedUDP, dialers: 8, heavy: []int{64, 256}},
+	{name: "webrtc", listen: webrtcHostPath, dial: webrtcClientPath, wire: transportfigures.WebRTC, dialers: 8, heavy: []int{64},
 		skip: map[int]string{256: "256 WebRTC clients and their host are more than 2 shared cores connect in the bench's bound"}},
 }
 
@@ -148,7 +184,7 @@ func hostPathFull() bool { return os.Getenv(hostPathFullEnv) == "full" }
 // the ratio (x-floor), the allocations of the whole host process a
 // datagram moved (allocs/datagram, in and out counted), the inputs
 // that did not arrive within the tick's bound (lost/tick), and the
-// figures on the wire (hostPathWire).
+// traffic on the wire (reportWire).
 func benchHostOver(b *testing.B, tr hostPathTransport, n int) {
 	if why, ok := tr.skip[n]; ok {
 		b.Skip(why)
@@ -185,6 +221,7 @@ func benchHostOver(b *testing.B, tr hostPathTransport, n int) {
 	b.ReportMetric(per/floor, "x-floor")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(2*ticks*n), "allocs/datagram")
 	b.ReportMetric(float64(p.lost)/float64(ticks), "lost/tick")
+	reportWire(b, tr.wire, ticks*n, ticks*n-p.lost, n)
 	if p.lost > 0 {
 		switch h := host.(type) {
 		case *quic.Transport:
@@ -195,6 +232,24 @@ func benchHostOver(b *testing.B, tr hostPathTransport, n int) {
 			b.Logf("%+v", h.Stats())
 		}
 	}
+}
+
+// hostPathRate is the tick rate the wire figures are given at.
+const hostPathRate = 60
+
+// reportWire reports the host's traffic on the wire a client a second at
+// hostPathRate, both ways, computed from the datagrams of the run (sent
+// states, received inputs) and o's overhead: B/s/client and pkts/s/client
+// on the wire, payload-B/s/client, and their ratio wire/payload.
+func reportWire(b *testing.B, o transportfigures.Overhead, sent, got, n int) {
+	scale := float64(hostPathRate) / (float64(sent) / float64(n)) // a client's datagrams a tick, to a second
+	out := o.Out(float64(sent)*scale/float64(n), float64(sent*hostPathState)*scale/float64(n), float64(got)*scale/float64(n))
+	in := o.Out(float64(got)*scale/float64(n), float64(got*hostPathInput)*scale/float64(n), float64(sent)*scale/float64(n))
+	payload := float64(sent*hostPathState+got*hostPathInput) * scale / float64(n)
+	b.ReportMetric(out.Bytes+in.Bytes, "B/s/client")
+	b.ReportMetric(out.Packets+in.Packets, "pkts/s/client")
+	b.ReportMetric(payload, "payload-B/s/client")
+	b.ReportMetric((out.Bytes+in.Bytes)/payload, "wire/payload")
 }
 
 // hostOver is the host's side of a transport's run.

@@ -51,6 +51,9 @@
 // (PlaceOverlay at run time); HideStatus and HideGraph, or SetOverlay,
 // switch them off, and Game.Figures hands the graph's figures (and
 // Game.Status the status) to a game that draws them in its own HUD.
+// Config.Draw is handed the View, not the Game: a game that calls Figures
+// (or Quit) from its drawing keeps the *Game that OnUpdate is handed, or
+// the one New returns. View.Present is nil until the first state.
 //
 // # Input
 //

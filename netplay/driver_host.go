@@ -163,6 +163,9 @@ func (d *hostDriver[S, I]) news(st authority.HostStats) {
 			}
 			d.slotPeers[c.Peer] = c.First
 			if back {
+				if m.st.Interrupted == m.nameOf(c.Peer) { // its old connection's silence is over
+					m.st.Interrupted = ""
+				}
 				m.story.rejoins++
 				m.tell("%s rejoined at frame %d (slot %d, kept)", m.nameOf(c.Peer), st.Frame, c.First+1)
 			} else {

@@ -159,3 +159,24 @@ func ExampleMatch_News() {
 	// ended: every other player left
 	// checksums compared with bob, all agreed: true
 }
+
+// TestNewsOfAClientRejoin: a host whose client vanished and came back from
+// its token says so, and its status no longer says the client is
+// interrupted (its old connection's silence ended with the rejoin).
+func TestNewsOfAClientRejoin(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
+	store := &memStore{tok: map[string]netplay.Token{}}
+	h := l.add("h", host, netplay.Config{Players: 2, LocalPlayers: 1, Room: "r", Name: "hana"}, "c", "c2")
+	cfg := netplay.Config{Players: 2, Room: "r", Name: "carl", Tokens: store}
+	c := l.add("c", connectTo, cfg, "h")
+	l.until(600, "the client running", func() bool { return c.st.Phase == netplay.Running })
+	l.until(120, "carl's token saved", func() bool { _, ok := store.tok["r"]; return ok })
+	c.off = true
+	l.until(600, "the host says carl is interrupted", func() bool { return h.st.Interrupted == "carl" })
+	c2 := l.add("c2", connectTo, cfg, "h") // carl started again, on a new address
+	l.until(900, "the host tells carl rejoined", func() bool { return len(told(h, "carl rejoined at frame ")) > 0 })
+	l.tick()
+	require.Empty(t, h.st.Interrupted, "%v", h.st)
+	require.NotContains(t, h.st.String(), "interrupted")
+	l.until(600, "carl plays on", func() bool { return c2.st.Phase == netplay.Running })
+}

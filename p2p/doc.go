@@ -75,6 +75,29 @@
 // heard no one can use it, but during its catch-up a fellow player that
 // kept it may take the slot of a joiner that has not played yet.
 //
+// # While a player is away
+//
+// Config.Absence chooses what a match does while a player is away (its
+// peer disconnected). AbsencePredict (the default) plays on with its
+// input frozen, as above. Under AbsenceFreeze, once the players' last
+// frame is agreed, every peer also computes one stop frame P from the
+// same reports (the most any of them heard of the player, plus the
+// prediction window, plus one: no peer can have simulated P), simulates
+// up to P-1 with the frozen input (confirmed: no rollback) and returns
+// ErrAwaiting from AdvanceFrame at P (EventPlayerAwaited; Awaited says
+// who, where, since when). A rejoin is agreed at R = P and the peers
+// resume when the player's first live input arrives, a one-way trip after
+// it plays again (the rejoining peer plays once every peer's live inputs
+// reached it, so their handshakes with it are complete); when its rejoin
+// window passes, each peer drops it (EventPlayerDropped) and plays on as
+// under AbsencePredict. Under AbsenceForfeit the peers stop at P for good
+// (ErrForfeited, EventPlayerForfeited), holding the same state, and the
+// player may not rejoin (ReasonRejoinForfeit). A tick that waits
+// allocates nothing. Spectators follow: they only get confirmed frames.
+// Every player peer must choose the same policy (it is in the settings
+// hash; another is refused at the handshake, ReasonSettings). See
+// absence.go.
+//
 // # Spectators who join late
 //
 // A Spectator replays the match from frame 0. One that joined late (with

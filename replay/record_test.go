@@ -330,3 +330,11 @@ func TestAllocsRecordAndReplay(t *testing.T) {
 		}
 	}, "Step")
 }
+
+// TestShortFileSaysItsSize: a file too short to be a recording is refused
+// as no recording, with its own size (not "0 bytes").
+func TestShortFileSaysItsSize(t *testing.T) {
+	_, err := replayAll([]byte("garbag"), ReplayerConfig{}, simWorld)
+	require.ErrorIs(t, err, ErrFormat)
+	require.ErrorContains(t, err, "(6 bytes, shorter than a recording's 9-byte start)")
+}

@@ -116,9 +116,9 @@ func NewReplayer[S any, I comparable](cfg ReplayerConfig, r io.Reader, simulate 
 // the initial state.
 func (p *Replayer[S, I]) readHeader(cfg ReplayerConfig) error {
 	var magic [len(recordMagic) + 1]byte
-	if _, err := io.ReadFull(p.r, magic[:]); err != nil {
+	if n, err := io.ReadFull(p.r, magic[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%w (%d bytes)", ErrFormat, 0)
+			return fmt.Errorf("%w (%d bytes, shorter than a recording's %d-byte start)", ErrFormat, n, len(magic))
 		}
 		return err
 	}

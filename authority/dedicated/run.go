@@ -336,7 +336,7 @@ func (w *watcher) watch(h host) {
 			w.log.Info("client resumed", "peer", peer, "frame", st.Frame, "clients", st.Clients)
 		}
 		for _, c := range w.cs {
-			w.log.Debug("client", "peer", string(c.Peer), "first_slot", c.First, "slots", c.Slots, "away", c.Away)
+			w.log.Debug("client", "peer", string(c.Peer), "slot", c.First+1, "slots", c.Slots, "away", c.Away)
 		}
 	}
 	w.last = st
@@ -359,7 +359,7 @@ func (w *watcher) stats(h host) {
 	w.log.Info("stats", "frame", st.Frame, "clients", st.Clients, "rollbacks", st.Rollbacks, "resimulated", st.ResimulatedFrames,
 		"hellos_refused", st.HellosRefused, "hellos_dropped", st.HellosDropped, "unknown_packets", st.UnknownPackets)
 	for _, c := range w.cs {
-		w.log.Info("client stats", "peer", string(c.Peer), "first_slot", c.First, "away", c.Away,
+		w.log.Info("client stats", "peer", string(c.Peer), "slot", c.First+1, "away", c.Away,
 			"rtt", c.Link.RTT.Round(100*time.Microsecond), "inputs_early", fmt.Sprintf("%.1f", c.Depth), "advised_rate", fmt.Sprintf("%+.1f%%", 100*c.Rate),
 			"late", c.LateInputs, "predicted", c.PredictedInputs, "malformed", c.Link.Malformed, "flooded", c.Flooded)
 	}

@@ -133,7 +133,7 @@ func TestAuthorityClientNotTaken(t *testing.T) {
 	out, status := client.end(t)
 	t.Logf("client:\n%s", out)
 	require.Equal(t, exitFailure, status)
-	require.Regexp(t, `netplay: the peer's settings differ: .* settings 0x1, this peer .* 0x2|authority: the host refused the client's settings: game settings 0x2 \(host 0x1\)`, out)
+	require.Regexp(t, `netplay: the peer's settings differ: .*\(Config.Settings 0x1 there, 0x2 here\)|authority: the host refused the client's settings: game settings 0x2 \(host 0x1\)`, out)
 	require.Less(t, time.Since(start), 15*time.Second, "told at once, not after -timeout")
 	out, status = host.end(t)
 	t.Logf("host:\n%s", withoutChecksums(out))

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/netplay"
@@ -47,11 +48,12 @@ type options struct {
 	replay   string // -replay: the recording to play back instead of a match
 	mode     string // modeP2P or modeAuthority
 	grace    time.Duration
-	web      string   // -web: serve the browser pong and a signaling server here (web.go)
-	rejoin   string   // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
-	connect  string   // -connect: a dedicated host's quic://HOST:PORT (quic.go)
-	pin      string   // -pin: its certificate's SHA-256
-	pinHash  [32]byte // -pin, parsed
+	absence  rollnet.Absence // -absence: what a P2P match does while the opponent is away
+	web      string          // -web: serve the browser pong and a signaling server here (web.go)
+	rejoin   string          // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
+	connect  string          // -connect: a dedicated host's quic://HOST:PORT (quic.go)
+	pin      string          // -pin: its certificate's SHA-256
+	pinHash  [32]byte        // -pin, parsed
 
 	view *view // the terminal view (nil headless): the wait's and the match's
 }
@@ -75,6 +77,15 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
 	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
 	fs.DurationVar(&o.grace, "grace", 20*time.Second, "authority mode, hosting: how long a vanished client's paddle and rejoin token are kept")
+	fs.Func("absence", "P2P: what the match does while the opponent is away: `predict` (its paddle plays on; the default), freeze (both stop until it rejoins: with -rejoin) or forfeit (the match ends)", func(v string) error {
+		for a := rollnet.AbsencePredict; a.Valid(); a++ {
+			if v == a.String() {
+				o.absence = a
+				return nil
+			}
+		}
+		return errors.New("want predict, freeze or forfeit")
+	})
 	fs.BoolVar(&o.bot, "bot", false, "let a bot play this side")
 	fs.IntVar(&o.frames, "frames", 0, "stop after `N` frames (0: 600 without a terminal, unlimited on one; -1: unlimited; an authority client back with -rejoin past frame N: N more)")
 	fs.IntVar(&o.delay, "delay", 2, "input delay in frames (`F`)")
@@ -115,7 +126,8 @@ Usage:
                                           a client keeping its rejoin token in FILE: started again with the same
                                           flags within the host's grace window, it takes its paddle back
   pong host [-signal URL] [-room NAME]    a dedicated pong host (pong host -h lists its flags); players join it with
-                                          pong -mode authority -signal URL -room NAME
+                                          pong -mode authority -signal URL -room NAME; its log's players=3
+                                          are pong's slots: the two paddles and a spectator's
 
 Keys: up/down arrows or W/S move your paddle (green); q, Esc or Ctrl-C quits, also while waiting.
 Without a terminal both sides are bots and it plays 600 frames.
@@ -134,7 +146,8 @@ Exit status:
   5  -rejoin: the other player refused to take this one back (another match's FILE, the window
      is over); one line says why, and FILE is removed
 A parent of player processes (no -signal) exits with its own status, or with theirs when its
-own is 0 and theirs is not.
+own is 0 and theirs is not. Under go run, a Ctrl-C signal (with -web, or outside pong's screen)
+makes go run itself exit 1 whatever pong's status: read the status of a built pong.
 `
 
 // usage writes -h's text to w, the flags' defaults as defined.
@@ -191,6 +204,8 @@ func parseOptions(args []string) (options, error) {
 		{o.side < -1 || o.side > 1, fmt.Sprintf("-side %d: want -1, 0 or 1", o.side)},
 		{o.mode != modeP2P && o.mode != modeAuthority, fmt.Sprintf("-mode %q: want p2p or authority", o.mode)},
 		{o.grace <= 0, fmt.Sprintf("-grace %v: want more than 0", o.grace)},
+		{o.absence != rollnet.AbsencePredict && o.mode != modeP2P, "-absence is the P2P mode's"},
+		{o.absence == rollnet.AbsenceFreeze && o.rejoin == "", "-absence freeze waits for the opponent to rejoin: give both players -rejoin (and a named -room)"},
 		{o.timeout < 0, "-timeout must be >= 0"},
 		{o.room != "" && o.signal == "" && o.connect == "", "-room needs -signal (or -connect)"},
 		{!validName(o.name), fmt.Sprintf("-name %q: want 1 to %d bytes of printable characters", o.name, netplay.MaxName)},

@@ -16,6 +16,7 @@ import (
 	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/dedicated"
 	game "github.com/rollnet/rollnet/internal/ponggame"
+	"github.com/rollnet/rollnet/internal/transportfigures"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/playout"
@@ -70,6 +71,8 @@ func netConfig(o options) netplay.Config {
 	}
 	if o.mode == modeAuthority {
 		cfg.Players, cfg.Grace, cfg.LateInput = authPlayers, o.grace, authority.LateRollback
+	} else {
+		cfg.Absence = o.absence
 	}
 	if o.impair != (impairment{}) {
 		ic := o.impair.config(seedFor(o.name + o.room))
@@ -91,6 +94,8 @@ type netMatch struct {
 	refused          string        // -rejoin: the one line saying why the other player refused
 	start, end       time.Time     // the first frame advanced (a host's: its client's arrival); the last (bytes/s), at frame last
 	last, next       rollnet.Frame // next: the frame a P2P -rejoin player prints the checksum of next
+	wireStart        wireCounts    // the transport's counts at start
+	wireEnd          wireCounts    // and at end
 	dbg              *debugging
 	line             []byte // a checksum line being written
 	ts               *playout.Timestep
@@ -203,7 +208,7 @@ func (m *netMatch) advance(in Input) {
 	client := m.mode() == netplay.ModeHost && m.slot1()
 	// A host starts with its client, a client once its host gave it its slot.
 	if ready := client || st.Advanced && m.mode() != netplay.ModeHost && (m.mode() != netplay.ModeClient || m.nm.Seat() >= 0); m.start.IsZero() && ready {
-		m.start = m.now()
+		m.start, m.wireStart = m.now(), m.wireCounts()
 		m.startLine()
 	}
 	switch {
@@ -373,7 +378,7 @@ func (m *netMatch) frames() int32 {
 // finish goes on up to linger (a host: hostLinger) after the budget, until
 // the others leave: they confirm their last frames, or play theirs out.
 func (m *netMatch) finish(tick time.Duration) {
-	m.end, m.last = m.now(), m.nm.Frame()
+	m.end, m.last, m.wireEnd = m.now(), m.nm.Frame(), m.wireCounts()
 	wait := linger
 	if m.mode() == netplay.ModeHost {
 		wait = hostLinger
@@ -489,6 +494,7 @@ func (m *netMatch) Report() report {
 	}
 	if d := cmp.Or(m.end, m.now()).Sub(m.start).Seconds(); !m.start.IsZero() && d > 0 {
 		r.OutBPS, r.InBPS = float64(s.BytesSent)/d, float64(s.BytesReceived)/d
+		r.Wire = m.wire(d)
 	}
 	switch {
 	case m.start.IsZero() && m.err != nil && !errors.Is(m.err, errPeerLeft):
@@ -503,6 +509,43 @@ func (m *netMatch) Report() report {
 		r.Err = m.err.Error()
 	}
 	return r
+}
+
+// wireCounts are a transport's datagram counts, and the overhead of its
+// kind on the wire (o.Name "" over a transport that is not a network's).
+type wireCounts struct {
+	o                              transportfigures.Overhead
+	sent, sentBytes, got, gotBytes float64
+}
+
+func (m *netMatch) wireCounts() wireCounts {
+	if rtc := m.nm.WebRTC(); rtc != nil {
+		st := rtc.Stats()
+		return wireCounts{transportfigures.WebRTC, float64(st.PacketsSent), float64(st.BytesSent), float64(st.PacketsReceived), float64(st.BytesReceived)}
+	}
+	if qt, ok := m.nm.Transport().(*quic.Transport); ok {
+		st := qt.Stats()
+		return wireCounts{transportfigures.QUIC, float64(st.PacketsSent), float64(st.BytesSent), float64(st.PacketsReceived), float64(st.BytesReceived)}
+	}
+	return wireCounts{}
+}
+
+// wire is the report's line on the bytes and packets on the wire a
+// second over the d seconds of the match (the datagrams since its first
+// frame, until its last), headers and acknowledgements included,
+// computed from the transport's datagram counts (see
+// transportfigures.Overhead); "" over a transport that is not a
+// network's.
+func (m *netMatch) wire(d float64) string {
+	now := m.wireEnd
+	if m.end.IsZero() {
+		now = m.wireCounts()
+	}
+	w := m.wireStart
+	if w.o.Name == "" || now.o.Name != w.o.Name {
+		return ""
+	}
+	return w.o.Line((now.sent-w.sent)/d, (now.sentBytes-w.sentBytes)/d, (now.got-w.got)/d, (now.gotBytes-w.gotBytes)/d)
 }
 
 func (m *netMatch) extra() (out []string) {

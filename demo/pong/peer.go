@@ -88,10 +88,14 @@ func (r report) status() int {
 // childArgs are a player process's flags (-frames -1: until we leave).
 func childArgs(o options, side, inject int) []string {
 	frames := cmp.Or(o.frames, -1)
-	return []string{"-child", "-bot", "-headless", "-name", "bot", "-signal", o.signal, "-room", o.room,
+	args := []string{"-child", "-bot", "-headless", "-name", "bot", "-signal", o.signal, "-room", o.room,
 		"-side", strconv.Itoa(side), "-delay", strconv.Itoa(o.delay), "-fps", strconv.Itoa(o.fps), "-mode", o.mode,
 		"-timeout", o.timeout.String(), "-seed", strconv.FormatUint(uint64(o.seedOr(o.room)), 10),
 		"-inject-desync", strconv.Itoa(inject), "-frames", strconv.Itoa(frames)}
+	if o.absence == rollnet.AbsenceForfeit { // (freeze needs -rejoin, which a bot child has not)
+		args = append(args, "-absence", o.absence.String())
+	}
+	return args
 }
 
 // runNet joins with the mode's netplay call, calls joined once in, and plays.

@@ -31,6 +31,7 @@ type report struct {
 	Rollbacks, Resim  int64  // rollbacks, and the frames they re-simulated
 	Deepest           int    // deepest rollback, frames
 	OutBPS, InBPS     float64
+	Wire              string        // the traffic on the wire a second, headers and acknowledgements included (match.go's wire)
 	LoopRTT, NetRTT   time.Duration // through both game loops; the network's own (WebRTC's ICE), 0 when unknown
 	WebRTC            bool          // played over WebRTC (NetRTT is known there)
 	Path, Impair      string        // the candidate pair ICE selected and when the channel opened; the -impair line
@@ -97,6 +98,9 @@ func (r report) print(out io.Writer) {
 		line("rollbacks", "%d (deepest %d, %d frames re-simulated)", r.Rollbacks, r.Deepest, r.Resim)
 	}
 	line("bytes/s", "out %.0f, in %.0f", r.OutBPS, r.InBPS)
+	if r.Wire != "" {
+		line("on the wire", "%s", r.Wire)
+	}
 	line("round trip", "game loop %s (a packet waits for each loop's tick)", fmtRTT(r.LoopRTT))
 	if r.WebRTC {
 		how := "WebRTC ICE"
