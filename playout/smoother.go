@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// DefaultDecay is the fraction a zero SmootherConfig.Decay means: a fifth of
+// defaultDecay is the fraction a zero SmootherConfig.Decay means: a fifth of
 // the visual offset goes per step, so half of it is gone in about three
 // steps (50 ms at 60 Hz).
-const DefaultDecay = 0.2
+const defaultDecay = 0.2
 
 // SmootherConfig configures a Smoother. The zero value of every field means
 // its documented default.
@@ -17,7 +17,8 @@ type SmootherConfig struct {
 	// DefaultStep. Range [1µs, 1s].
 	Step time.Duration
 	// Decay is the fraction of the visual offset removed per Step, in
-	// (0, 1]; 1 snaps every correction. Zero means DefaultDecay.
+	// (0, 1]; 1 snaps every correction. Zero means 0.2: half of the offset
+	// is gone in about three steps.
 	Decay float64
 }
 
@@ -46,7 +47,7 @@ func NewSmoother(cfg SmootherConfig) (*Smoother, error) {
 	if err := checkStep(&cfg.Step); err != nil {
 		return nil, err
 	}
-	if err := checkFraction("Decay", &cfg.Decay, DefaultDecay, 1); err != nil {
+	if err := checkFraction("Decay", &cfg.Decay, defaultDecay, 1); err != nil {
 		return nil, err
 	}
 	return &Smoother{cfg: cfg, keep: 1 - cfg.Decay}, nil

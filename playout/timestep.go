@@ -11,12 +11,12 @@ const DefaultStep = time.Second / 60
 
 // Defaults of TimestepConfig.
 const (
-	// DefaultMaxSteps is the cap on steps per Advance a zero
+	// defaultMaxSteps is the cap on steps per Advance a zero
 	// TimestepConfig.MaxSteps means: 250 ms of simulation at 60 Hz.
-	DefaultMaxSteps = 15
-	// DefaultMaxScale is the bound on time dilation a zero
+	defaultMaxSteps = 15
+	// defaultMaxScale is the bound on time dilation a zero
 	// TimestepConfig.MaxScale means: the scale stays in [0.9, 1.1].
-	DefaultMaxScale = 0.10
+	defaultMaxScale = 0.10
 )
 
 // TimestepConfig configures a Timestep. The zero value of every field means
@@ -27,11 +27,11 @@ type TimestepConfig struct {
 	Step time.Duration
 	// MaxSteps caps the steps one Advance returns, so a process that stalled
 	// catches up by at most this many steps and drops the rest of the time
-	// (counted by Dropped) instead of spiralling. Zero means
-	// DefaultMaxSteps. Range [1, 1000].
+	// (counted by Dropped) instead of spiralling. Zero means 15 (250 ms
+	// at 60 Hz). Range [1, 1000].
 	MaxSteps int
 	// MaxScale bounds the time scale: SetScale clamps to
-	// [1-MaxScale, 1+MaxScale]. Zero means DefaultMaxScale. Range (0, 0.5].
+	// [1-MaxScale, 1+MaxScale]. Zero means 0.10. Range (0, 0.5].
 	MaxScale float64
 }
 
@@ -58,12 +58,12 @@ func NewTimestep(cfg TimestepConfig) (*Timestep, error) {
 		return nil, err
 	}
 	if cfg.MaxSteps == 0 {
-		cfg.MaxSteps = DefaultMaxSteps
+		cfg.MaxSteps = defaultMaxSteps
 	}
 	if cfg.MaxSteps < 1 || cfg.MaxSteps > 1000 {
 		return nil, fmt.Errorf("%w: MaxSteps %d not in [1, 1000]", errConfig, cfg.MaxSteps)
 	}
-	if err := checkFraction("MaxScale", &cfg.MaxScale, DefaultMaxScale, 0.5); err != nil {
+	if err := checkFraction("MaxScale", &cfg.MaxScale, defaultMaxScale, 0.5); err != nil {
 		return nil, err
 	}
 	return &Timestep{step: cfg.Step, maxSteps: cfg.MaxSteps, maxScale: cfg.MaxScale, scale: 1}, nil
