@@ -134,8 +134,10 @@ func quicClientPath(ctx context.Context, reach string) (transport.Transport, tra
 }
 
 func webrtcHostPath(b *testing.B, n int) (transport.Transport, string, func(context.Context) ([]transport.Peer, error)) {
-	srv, err := signaling.NewServer(signaling.ServerConfig{MaxRoomSize: n + 1, RoomJoinRate: n + 1, RoomJoinBurst: 2 * (n + 1),
-		MaxConnsPerAddr: n + 8, MessageRate: 1000, MessageBurst: 1000})
+	srv, err := signaling.NewServer(signaling.ServerConfig{
+		MaxRoomSize: n + 1,
+		Tuning:      signaling.ServerTuning{RoomJoinRate: n + 1, RoomJoinBurst: 2 * (n + 1), MaxConnsPerAddr: n + 8, MessageRate: 1000, MessageBurst: 1000},
+	})
 	if err != nil {
 		b.Fatal(err)
 	}

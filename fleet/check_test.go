@@ -21,5 +21,5 @@ func TestPlacerConfigCheck(t *testing.T) {
 	require.Equal(t, 40, def.AddrBurst)
 	require.Equal(t, 64, def.MaxInFlight)
 	require.Equal(t, "rollnet", def.Config.Name)
-	require.Equal(t, 2*time.Second, def.Config.DeadAfter)
+	require.Equal(t, 2*time.Second, def.Config.Tuning.DeadAfter)
 }

@@ -16,12 +16,19 @@ const (
 	defaultForgetAfter = time.Minute
 )
 
-// Config is the fleet's timing and names, shared by hosts and placers. Its
+// Config is the fleet's name and timing, shared by hosts and placers. Its
 // zero value means the documented defaults.
 type Config struct {
 	// Name separates fleets on one NATS: the bucket is "<Name>-fleet"
 	// (default "rollnet", letters, digits, '-' and '_').
 	Name string
+	// Tuning holds the fleet's timing: heartbeats, timeouts, expiries.
+	Tuning Tuning
+}
+
+// Tuning holds Config's timing, which a game rarely turns; the zero value
+// of each means its documented default.
+type Tuning struct {
 	// Heartbeat is how often a host rewrites its record (default 500 ms).
 	// DeadAfter is how long a placer waits for a host's next beat before
 	// it takes the host for gone (default 2 s, at least two heartbeats).
@@ -57,12 +64,12 @@ func (c Config) withDefaults() (Config, error) {
 		v    *time.Duration
 		def  time.Duration
 	}{
-		{"Heartbeat", &c.Heartbeat, defaultHeartbeat},
-		{"DeadAfter", &c.DeadAfter, defaultDeadAfter},
-		{"OpTimeout", &c.OpTimeout, defaultOpTimeout},
-		{"TokenTTL", &c.TokenTTL, defaultTokenTTL},
-		{"PlaceExpiry", &c.PlaceExpiry, defaultPlaceExpiry},
-		{"ForgetAfter", &c.ForgetAfter, defaultForgetAfter},
+		{"Tuning.Heartbeat", &c.Tuning.Heartbeat, defaultHeartbeat},
+		{"Tuning.DeadAfter", &c.Tuning.DeadAfter, defaultDeadAfter},
+		{"Tuning.OpTimeout", &c.Tuning.OpTimeout, defaultOpTimeout},
+		{"Tuning.TokenTTL", &c.Tuning.TokenTTL, defaultTokenTTL},
+		{"Tuning.PlaceExpiry", &c.Tuning.PlaceExpiry, defaultPlaceExpiry},
+		{"Tuning.ForgetAfter", &c.Tuning.ForgetAfter, defaultForgetAfter},
 	} {
 		if *d.v < 0 {
 			return c, fmt.Errorf("%w: %s %v is negative", errConfig, d.name, *d.v)
@@ -71,11 +78,11 @@ func (c Config) withDefaults() (Config, error) {
 			*d.v = d.def
 		}
 	}
-	if c.DeadAfter < 2*c.Heartbeat {
-		return c, fmt.Errorf("%w: DeadAfter %v is under two heartbeats (%v)", errConfig, c.DeadAfter, c.Heartbeat)
+	if c.Tuning.DeadAfter < 2*c.Tuning.Heartbeat {
+		return c, fmt.Errorf("%w: DeadAfter %v is under two heartbeats (%v)", errConfig, c.Tuning.DeadAfter, c.Tuning.Heartbeat)
 	}
-	if c.ForgetAfter < c.DeadAfter {
-		return c, fmt.Errorf("%w: ForgetAfter %v is under DeadAfter (%v)", errConfig, c.ForgetAfter, c.DeadAfter)
+	if c.Tuning.ForgetAfter < c.Tuning.DeadAfter {
+		return c, fmt.Errorf("%w: ForgetAfter %v is under DeadAfter (%v)", errConfig, c.Tuning.ForgetAfter, c.Tuning.DeadAfter)
 	}
 	return c, nil
 }

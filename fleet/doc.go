@@ -79,10 +79,10 @@
 //
 // # Heartbeat and the bound on a silent host
 //
-// A host rewrites its record every Config.Heartbeat (500 ms), adding 1 to
+// A host rewrites its record every Config.Tuning.Heartbeat (500 ms), adding 1 to
 // Beat. A placer watches every record and notes, on its own clock, when
 // each host's Beat last changed; a host whose Beat has not changed for
-// Config.DeadAfter (2 s; the test runs 100 ms and 500 ms, the process
+// Config.Tuning.DeadAfter (2 s; the test runs 100 ms and 500 ms, the process
 // test 250 ms and 1.5 s) is gone: nothing is placed on it, and a room
 // whose key names it is placed anew on the next request. So a host that
 // stops (killed, cut off) is gone for every placer at most DeadAfter
@@ -95,7 +95,7 @@
 // deletes its record at once.
 //
 // A record a host left behind (killed, cut off) is deleted by the placers:
-// one that has seen no new beat for Config.ForgetAfter (1 min) deletes it,
+// one that has seen no new beat for Config.Tuning.ForgetAfter (1 min) deletes it,
 // and each room key that still names that host, over the revision it saw
 // (compare-and-delete), so a host that beat again, or a room placed anew,
 // keeps its key, and placers sweeping together delete each key once. A
@@ -125,7 +125,7 @@
 //     revision); if another placer created it first, it takes its match
 //     back out of the host's record and joins the other's (step 1);
 //  4. mints the client's connect token (room, a random client id, expiry
-//     Config.TokenTTL, the host's address) with the fleet's secret.
+//     Config.Tuning.TokenTTL, the host's address) with the fleet's secret.
 //
 // A version mismatch never places (ErrVersion). NATS unreachable, or the
 // mirror not current after a reconnect, refuses with ErrUnavailable
@@ -167,7 +167,7 @@
 // the room key stay, its clients counted afresh). Two clients of a room
 // asking at once for the fleet's last free match are both placed: the
 // second waits for the first's room key and joins. A placed match no
-// client reached within Config.PlaceExpiry is dropped from the record. A
+// client reached within Config.Tuning.PlaceExpiry is dropped from the record. A
 // running match the record lost (NATS lost its store) is put back in it
 // by the host's next beat, but its room key is not: the room's next new
 // client is placed in a new match (the players in it keep playing).

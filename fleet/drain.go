@@ -22,7 +22,7 @@ import (
 // same id ignores the order (it takes only orders written after it
 // joined). The command's form is rollnet-fleet -drain ID. Credentials
 // that may not write the order get an error wrapping
-// nats.ErrPermissionViolation (after cfg.OpTimeout: NATS does not
+// nats.ErrPermissionViolation (after cfg.Tuning.OpTimeout: NATS does not
 // acknowledge a publish it refuses).
 func Drain(ctx context.Context, nc *nats.Conn, cfg Config, id string) error {
 	cfg, err := cfg.withDefaults()
@@ -32,7 +32,7 @@ func Drain(ctx context.Context, nc *nats.Conn, cfg Config, id string) error {
 	if !fleetkv.ValidName(id, fleetkv.MaxID) {
 		return fmt.Errorf("%w: host id %q", errConfig, id)
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.Tuning.OpTimeout)
 	defer cancel()
 	kv, err := openBucket(ctx, nc, cfg)
 	if err != nil {

@@ -136,7 +136,7 @@ func TestBucketPermissions(t *testing.T) {
 		return s.Purge(ctx)
 	})
 	short := testConfig
-	short.OpTimeout = denied
+	short.Tuning.OpTimeout = denied
 	require.ErrorIs(t, fleet.Drain(ctx, f.as(t, "host-"+attacker), short, victim), nats.ErrPermissionViolation, "a host's fleet.Drain of another")
 	after, err := placerKV.Get(ctx, "room.court.r1")
 	require.NoError(t, err)

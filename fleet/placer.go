@@ -72,7 +72,7 @@ type PlacerStats struct {
 	// "version", "room_full", "busy", "bad_request".
 	Refused   map[string]uint64 `json:"refused"`
 	Conflict  uint64            `json:"conflict"`  // compare-and-set rounds lost (and retried)
-	Forgotten uint64            `json:"forgotten"` // gone hosts' records this placer deleted (Config.ForgetAfter)
+	Forgotten uint64            `json:"forgotten"` // gone hosts' records this placer deleted (Config.Tuning.ForgetAfter)
 	// Stale counts room keys that named a live host whose own record
 	// does not hold the room: the room was placed anew, not joined there.
 	Stale uint64 `json:"stale"`
@@ -174,7 +174,7 @@ func NewPlacer(nc *nats.Conn, cfg PlacerConfig) (*Placer, error) {
 	}
 	p := &Placer{cfg: cfg, nc: nc, log: log, hosts: map[string]*mirrored{}, addrs: map[string]*bucket{}, oldLayout: map[string]bool{},
 		stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.OpTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Tuning.OpTimeout)
 	defer cancel()
 	if p.kv, err = openBucket(ctx, nc, cfg.Config); err != nil {
 		return nil, err
@@ -293,7 +293,7 @@ func (p *Placer) deleteFreed() {
 	if len(freed) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.OpTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.Tuning.OpTimeout)
 	defer cancel()
 	for _, f := range freed {
 		key := fleetkv.RoomKey(f.game, f.room)
@@ -318,7 +318,7 @@ func (p *Placer) deleteFreed() {
 // tick restarts the watch after NATS reconnected.
 func (p *Placer) tick() {
 	defer close(p.done)
-	t := time.NewTicker(p.cfg.Heartbeat)
+	t := time.NewTicker(p.cfg.Tuning.Heartbeat)
 	defer t.Stop()
 	for {
 		select {
@@ -332,7 +332,7 @@ func (p *Placer) tick() {
 		stale := p.gen != p.nc.Stats().Reconnects
 		p.mu.Unlock()
 		if stale && p.nc.IsConnected() {
-			ctx, cancel := context.WithTimeout(context.Background(), p.cfg.OpTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), p.cfg.Tuning.OpTimeout)
 			if err := p.startWatch(ctx); err != nil {
 				p.log.Warn("fleet: watching the hosts again after a reconnect", "err", err)
 			}
@@ -361,7 +361,7 @@ func (p *Placer) sweep() {
 	var gone []dead
 	p.mu.Lock()
 	for id, m := range p.hosts {
-		if now.Sub(m.beatAt) > p.cfg.ForgetAfter {
+		if now.Sub(m.beatAt) > p.cfg.Tuning.ForgetAfter {
 			d := dead{id: id, rev: m.rev, beatAt: m.beatAt}
 			for _, pm := range m.rec.Matches {
 				d.rooms = append(d.rooms, fleetkv.RoomKey(pm.Game, pm.Room))
@@ -371,7 +371,7 @@ func (p *Placer) sweep() {
 	}
 	p.mu.Unlock()
 	for _, d := range gone {
-		ctx, cancel := context.WithTimeout(context.Background(), p.cfg.OpTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), p.cfg.Tuning.OpTimeout)
 		for _, key := range d.rooms {
 			e, err := p.kv.Get(ctx, key)
 			if err != nil {
@@ -404,7 +404,7 @@ func (p *Placer) ready() bool {
 
 // live reports whether m's host beat within DeadAfter.
 func (p *Placer) live(m *mirrored, now time.Time) bool {
-	return now.Sub(m.beatAt) <= p.cfg.DeadAfter
+	return now.Sub(m.beatAt) <= p.cfg.Tuning.DeadAfter
 }
 
 // Place places a client of req: in the room's match if it is placed on a
@@ -429,7 +429,7 @@ func (p *Placer) place(ctx context.Context, req Request) (Reply, error) {
 	if !p.ready() {
 		return Reply{}, fmt.Errorf("%w: not connected", ErrUnavailable)
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.OpTimeout)
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Tuning.OpTimeout)
 	defer cancel()
 	rkey := fleetkv.RoomKey(req.Game, req.Room)
 	waits := 0
@@ -667,7 +667,7 @@ func (p *Placer) unreserve(ctx context.Context, id, room string) {
 func (p *Placer) reply(h Host, req Request, joined bool) (Reply, error) {
 	var id [8]byte
 	_, _ = crand.Read(id[:])
-	exp := p.now().Add(p.cfg.TokenTTL)
+	exp := p.now().Add(p.cfg.Tuning.TokenTTL)
 	g, err := connecttoken.Mint(p.cfg.Secret, connecttoken.Claims{Room: req.Room, Client: binary.LittleEndian.Uint64(id[:]) >> 1,
 		Expires: exp, Address: h.QUIC}, nil)
 	if err != nil {

@@ -33,7 +33,7 @@ var testSecret = []byte("fleet-unit-test-secret-0123456789")
 // testConfig's OpTimeout bounds one key-value operation at 10 s, not the
 // default 2 s: creating the bucket on a loaded machine under -race (two
 // CPU hogs beside the test) took longer, and NewPlacer failed.
-var testConfig = fleet.Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond, OpTimeout: 10 * time.Second}
+var testConfig = fleet.Config{Tuning: fleet.Tuning{Heartbeat: 100 * time.Millisecond, DeadAfter: 500 * time.Millisecond, OpTimeout: 10 * time.Second}}
 
 func join(t *testing.T, e *natstest.Server, id, version string, matches, perMatch int) *fleethost.Member {
 	t.Helper()
@@ -238,11 +238,11 @@ func TestSilentHostGone(t *testing.T) {
 		}
 		// A bound on waiting, not on speed: DeadAfter+Heartbeat is the
 		// promise, a loaded machine adds to it.
-		require.Less(t, time.Since(silent), testConfig.DeadAfter+10*time.Second, "waited for the placer to take the silent host for gone")
+		require.Less(t, time.Since(silent), testConfig.Tuning.DeadAfter+10*time.Second, "waited for the placer to take the silent host for gone")
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Logf("silent host gone after %v (DeadAfter %v, heartbeat %v)", gone.Round(time.Millisecond), testConfig.DeadAfter, testConfig.Heartbeat)
-	require.Greater(t, gone, testConfig.DeadAfter-testConfig.Heartbeat, "gone before DeadAfter")
+	t.Logf("silent host gone after %v (DeadAfter %v, heartbeat %v)", gone.Round(time.Millisecond), testConfig.Tuning.DeadAfter, testConfig.Tuning.Heartbeat)
+	require.Greater(t, gone, testConfig.Tuning.DeadAfter-testConfig.Tuning.Heartbeat, "gone before DeadAfter")
 	_, err = p.Place(context.Background(), fleet.Request{Game: "court", Room: "r1", Version: "1"})
 	require.ErrorIs(t, err, fleet.ErrNoHost)
 	_ = m.Close() // fails: its connection is closed
@@ -358,7 +358,7 @@ func TestPlacerHTTP(t *testing.T) {
 func TestGoneHostForgotten(t *testing.T) {
 	e := startNATS(t)
 	cfg := testConfig
-	cfg.ForgetAfter = time.Second
+	cfg.Tuning.ForgetAfter = time.Second
 	join(t, e, "live", "1", 1, 2)
 	nc := e.Connect(t)
 	dead, err := fleethost.Join(nc, fleethost.HostInfo{ID: "dead", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
@@ -380,14 +380,14 @@ func TestGoneHostForgotten(t *testing.T) {
 	require.Len(t, rooms, 2, "a room on each host")
 	kv := bucket(t, e.Connect(t))
 	nc.Close() // "dead" is silent from here, its record left behind
-	deadline := time.Now().Add(cfg.ForgetAfter + 10*time.Second)
+	deadline := time.Now().Add(cfg.Tuning.ForgetAfter + 10*time.Second)
 	for {
 		_, err := kv.Get(context.Background(), "host.dead")
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			break
 		}
 		require.NoError(t, err)
-		require.True(t, time.Now().Before(deadline), "waited %v for the placer to forget the dead host's record", cfg.ForgetAfter+10*time.Second)
+		require.True(t, time.Now().Before(deadline), "waited %v for the placer to forget the dead host's record", cfg.Tuning.ForgetAfter+10*time.Second)
 		time.Sleep(20 * time.Millisecond)
 	}
 	_, err = kv.Get(context.Background(), "room.court."+rooms["dead"])

@@ -63,7 +63,7 @@ func TestOldLayoutHostNotPlaced(t *testing.T) {
 			select {
 			case <-stop:
 				return
-			case <-time.After(testConfig.Heartbeat):
+			case <-time.After(testConfig.Tuning.Heartbeat):
 			}
 		}
 	}()

@@ -195,16 +195,6 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 	return nil
 }
 
-// Poll runs the network for a tick without simulating.
-func (s *Spectator[S, I]) Poll() error {
-	if s.ep.Closed() {
-		return errClosed
-	}
-	s.pump()
-	s.flush()
-	return s.ep.Err()
-}
-
 func (s *Spectator[S, I]) pump() {
 	s.ep.Clock()
 	for {

@@ -63,7 +63,7 @@ func (m *member) run() {
 func TestChurnDoesNotChargeMembers(t *testing.T) {
 	const cycles = 14       // the room's join burst (16) less the two members
 	clock := newFakeClock() // stands still: no bucket refills during the test
-	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 10, Now: clock.Now})
+	h := start(t, ServerConfig{Now: clock.Now, Tuning: ServerTuning{MessageRate: 1, MessageBurst: 10}})
 	a := newMember(h.dial("/room/match"), 6)
 	b := newMember(h.dial("/room/match"), 6)
 	// The two players meet: a offers to b, the newcomer.
@@ -111,7 +111,7 @@ func TestReplyAllowanceIsBounded(t *testing.T) {
 	// Free replies grant nothing: two peers cannot trade signals past
 	// their rate limits by answering each other.
 	clock := newFakeClock()
-	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 4, ReplyAllowance: 2, Now: clock.Now})
+	h := start(t, ServerConfig{Now: clock.Now, Tuning: ServerTuning{MessageRate: 1, MessageBurst: 4, ReplyAllowance: 2}})
 	a := h.dial("/room/r")
 	b := h.dial("/room/r")
 	require.Equal(t, client.PeerJoined, next(t, a).Kind)
@@ -143,8 +143,11 @@ func TestReplyAllowanceIsBounded(t *testing.T) {
 
 func TestJoinRateLimits(t *testing.T) {
 	clock := newFakeClock()
-	h := start(t, ServerConfig{JoinRate: 1, JoinBurst: 3, RoomJoinRate: 1, RoomJoinBurst: 4, Now: clock.Now,
-		ClientAddr: func(r *http.Request) string { return r.URL.Query().Get("as") }})
+	h := start(t, ServerConfig{
+		Now:        clock.Now,
+		ClientAddr: func(r *http.Request) string { return r.URL.Query().Get("as") },
+		Tuning:     ServerTuning{JoinRate: 1, JoinBurst: 3, RoomJoinRate: 1, RoomJoinBurst: 4},
+	})
 	// Per address, across rooms.
 	for i := range 3 {
 		c := h.dial("/room/r" + string(rune('0'+i)) + "?as=x")
@@ -180,7 +183,7 @@ var churnCycles = flag.Int("signal.churn", 300,
 func TestChurnBackToBaseline(t *testing.T) {
 	n := *churnCycles
 	clock := newFakeClock()
-	h := start(t, ServerConfig{JoinBurst: n + 3, RoomJoinBurst: n + 3, Now: clock.Now})
+	h := start(t, ServerConfig{Now: clock.Now, Tuning: ServerTuning{JoinBurst: n + 3, RoomJoinBurst: n + 3}})
 	a := h.dial("/room/stay")
 	base := runtime.NumGoroutine()
 	for i := range n {
@@ -216,7 +219,7 @@ func TestJoinRateLoopbackExempt(t *testing.T) {
 	// From loopback (tests, the demo on one machine) only the per-room
 	// limit applies.
 	clock := newFakeClock()
-	h := start(t, ServerConfig{JoinBurst: 2, Now: clock.Now})
+	h := start(t, ServerConfig{Now: clock.Now, Tuning: ServerTuning{JoinBurst: 2}})
 	for i := range 10 {
 		c := h.dial("/room/l" + string(rune('0'+i)))
 		require.NoError(t, c.Close())

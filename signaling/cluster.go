@@ -262,7 +262,7 @@ func (cl *cluster) reconcile(key string, r *clusterRoom) {
 				continue
 			}
 			cm.known[m.ID] = m.Inst
-			c.grant(m.ID, s.cfg.ReplyAllowance) // its arrival makes c offer: it pays
+			c.grant(m.ID, s.cfg.Tuning.ReplyAllowance) // its arrival makes c offer: it pays
 			c.enqueue(peerJoined(c.v, m.ID, m.protocol()))
 		}
 		for id := range cm.known {
@@ -430,7 +430,7 @@ func (cl *cluster) joined(c *peerConn, key string, r *clusterRoom, rev uint64, p
 	}
 	cl.members[c] = cm
 	c.enqueue(mustMarshal(envelope{V: c.v, Type: typeJoin, ID: c.id, Room: name,
-		Peers: ids, Protocols: protocols, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
+		Peers: ids, Protocols: protocols, ICE: s.iceServersFor(c.id), Max: s.cfg.Tuning.MaxMessageSize}))
 	if len(r.Members) == 2 {
 		s.observePairing(time.Duration(s.cfg.Now().UnixNano() - r.Since))
 	}
@@ -524,7 +524,7 @@ func (cl *cluster) relay(c *peerConn, to string, b []byte, free bool) bool {
 // still in the room it was sent in.
 func (cl *cluster) onRelay(m *nats.Msg) {
 	s := cl.srv
-	rl, err := parseRelay(m.Data, s.cfg.MaxMessageSize+signalOverhead)
+	rl, err := parseRelay(m.Data, s.cfg.Tuning.MaxMessageSize+signalOverhead)
 	if err != nil {
 		s.stats.clusterDropped.Add(1)
 		s.log.Warn("signaling cluster: relay not understood", "err", err)
@@ -536,7 +536,7 @@ func (cl *cluster) onRelay(m *nats.Msg) {
 	if to != nil && to.room == nil {
 		cl.mu.Lock()
 		q, joining := cl.early[to]
-		if joining && len(q) < s.cfg.SendQueue {
+		if joining && len(q) < s.cfg.Tuning.SendQueue {
 			cl.early[to] = append(q, rl)
 		}
 		cl.mu.Unlock()
@@ -556,7 +556,7 @@ func (cl *cluster) onRelay(m *nats.Msg) {
 func (cl *cluster) deliver(to *peerConn, rl relayMsg) {
 	s := cl.srv
 	if !rl.free {
-		to.grant(rl.from, s.cfg.ReplyAllowance)
+		to.grant(rl.from, s.cfg.Tuning.ReplyAllowance)
 	}
 	b := rl.signal
 	if to.v != wire.ProtocolVersion {

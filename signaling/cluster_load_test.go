@@ -52,8 +52,10 @@ func TestClusterLoad(t *testing.T) {
 		// one second). With testCluster's, 200 clients under -race on a
 		// loaded 2-core machine saw instances declared dead and joins
 		// time out (4006, 4003) while every instance was running.
-		hs = e.instances(t, 3, ServerConfig{MaxConnsPerAddr: n, MaxConns: n, JoinBurst: n, JoinTimeout: time.Minute,
-			Cluster: ClusterConfig{Heartbeat: 500 * time.Millisecond, DeadAfter: 20 * time.Second, OpTimeout: 20 * time.Second}})
+		hs = e.instances(t, 3, ServerConfig{
+			Cluster: ClusterConfig{Heartbeat: 500 * time.Millisecond, DeadAfter: 20 * time.Second, OpTimeout: 20 * time.Second},
+			Tuning:  ServerTuning{MaxConnsPerAddr: n, MaxConns: n, JoinBurst: n, JoinTimeout: time.Minute},
+		})
 		for _, h := range hs {
 			bases = append(bases, h.url(""))
 		}

@@ -93,7 +93,7 @@ func TestClusterNext(t *testing.T) {
 // once; the compare-and-set lets exactly one in, every time.
 func TestClusterRoomFullRace(t *testing.T) {
 	e := startNATS(t)
-	in := e.instances(t, 2, ServerConfig{MaxRoomSize: 3, JoinBurst: 1000, RoomJoinBurst: 1000})
+	in := e.instances(t, 2, ServerConfig{MaxRoomSize: 3, Tuning: ServerTuning{JoinBurst: 1000, RoomJoinBurst: 1000}})
 	for i := range *clusterRaces {
 		room := "/room/race-" + string(rune('a'+i%26)) + "-" + newID()
 		first := in[0].dial(room)
@@ -170,13 +170,13 @@ func TestClusterNATSRestart(t *testing.T) {
 
 	e.stop()
 	for _, h := range in {
-		eventually(t, func() bool { return !h.srv.Ready() }, "instance still ready without NATS")
+		eventually(t, func() bool { return !h.srv.ready() }, "instance still ready without NATS")
 		_, err := h.tryDial("/room/during")
 		require.ErrorIs(t, err, client.ErrClusterUnavailable)
 	}
 	e.start()
 	for _, h := range in {
-		eventually(t, h.srv.Ready, "instance not ready after NATS came back")
+		eventually(t, h.srv.ready, "instance not ready after NATS came back")
 	}
 	// The pair from before still relays across instances.
 	send(t, a, b.ID(), offer("after"))

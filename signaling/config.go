@@ -54,6 +54,64 @@ type ServerConfig struct {
 	// next=N rooms are not capped (whoever comes next fills them). With
 	// NATS the count is per instance.
 	MaxMembersPerAddr int
+	// TrustedProxies are the reverse proxies whose word on the client's
+	// address is taken: a request whose TCP peer is in one counts against
+	// the address in its Forwarded header (else X-Forwarded-For), read
+	// right to left past the trusted hops. Headers from any other address
+	// are ignored. (ClientAddr, when set, overrides this.)
+	TrustedProxies []netip.Prefix
+	// TokenSecret, when set, requires a join token (see Token) for the
+	// room on every connection, checked before the upgrade. Without it,
+	// rooms are open.
+	TokenSecret []byte
+	// TokenRooms, with TokenSecret, narrows the token requirement to the
+	// named rooms whose names start with one of these prefixes (the
+	// command's -token-room, repeatable); the other rooms, and next=N
+	// grouping, stay open. Empty: every room requires a token. A game
+	// whose rooms must hold more players than the per-address caps
+	// guarantee (two addresses can fill a room of 2*MaxMembersPerAddr)
+	// names its rooms under such a prefix and hands its players tokens.
+	TokenRooms []string
+	// ICEServers are handed to every client at join. A TURN server needs a
+	// Username and Credential, unless TURNSecret is set and both are empty.
+	ICEServers []client.ICEServer
+	// TURNSecret, when set, makes the server mint short-lived TURN
+	// credentials at every join, in the TURN REST API scheme that coturn's
+	// use-auth-secret checks: each ICE server with a turn URL and no
+	// Username is handed out with username "EXPIRY:ID" (Unix seconds, the
+	// client's id) and credential base64(HMAC-SHA1(TURNSecret, username)).
+	TURNSecret []byte
+	// OriginPatterns lists the browser origins allowed besides the
+	// server's own host (see websocket.AcceptOptions). Clients that send no
+	// Origin header (Go programs) are always allowed.
+	OriginPatterns []string
+	// ClientAddr returns the address a request counts against for
+	// MaxConnsPerAddr and JoinRate (nil: the host of r.RemoteAddr, or the
+	// address a TrustedProxies proxy vouches for). It overrides
+	// TrustedProxies for that count; Serve's accept-time count still uses
+	// the TCP peer.
+	ClientAddr func(r *http.Request) string
+	// Now is the clock for token expiry and rate limits (nil: time.Now).
+	Now func() time.Time
+	// Logger receives structured logs (nil: discarded).
+	Logger *slog.Logger
+	// NATS, when set (a *nats.Conn of github.com/nats-io/nats.go), makes
+	// the server one of a set of instances that share rooms over this
+	// connection (JetStream must be enabled on the NATS server); nil: a
+	// single instance that needs nothing else. The caller owns the
+	// connection and closes it after Close. Cluster configures the
+	// sharing. In a browser build (GOOS=js), which leaves NATS out, it
+	// cannot be set.
+	NATS    natsConn
+	Cluster ClusterConfig
+	// Tuning holds the knobs an operator rarely turns: message and join
+	// rates, connection caps, timeouts, queue lengths.
+	Tuning ServerTuning
+}
+
+// ServerTuning holds ServerConfig's rarely turned knobs; the zero value of
+// each means its documented default.
+type ServerTuning struct {
 	// MaxMessageSize caps one incoming message in bytes (default 16 KiB);
 	// a larger one closes the connection with 1009.
 	MaxMessageSize int
@@ -103,12 +161,6 @@ type ServerConfig struct {
 	HeaderTimeout  time.Duration
 	IdleTimeout    time.Duration
 	MaxHeaderBytes int
-	// TrustedProxies are the reverse proxies whose word on the client's
-	// address is taken: a request whose TCP peer is in one counts against
-	// the address in its Forwarded header (else X-Forwarded-For), read
-	// right to left past the trusted hops. Headers from any other address
-	// are ignored. (ClientAddr, when set, overrides this.)
-	TrustedProxies []netip.Prefix
 	// JoinTimeout is how long a connection may stay open without joining
 	// (default 10 s); then it is closed with code 4003 (client.ErrJoinTimeout).
 	JoinTimeout time.Duration
@@ -127,53 +179,9 @@ type ServerConfig struct {
 	// it is dropped with code 4004 (client.ErrSlowConsumer), and no one
 	// else waits for it.
 	SendQueue int
-	// TokenSecret, when set, requires a join token (see Token) for the
-	// room on every connection, checked before the upgrade. Without it,
-	// rooms are open.
-	TokenSecret []byte
-	// TokenRooms, with TokenSecret, narrows the token requirement to the
-	// named rooms whose names start with one of these prefixes (the
-	// command's -token-room, repeatable); the other rooms, and next=N
-	// grouping, stay open. Empty: every room requires a token. A game
-	// whose rooms must hold more players than the per-address caps
-	// guarantee (two addresses can fill a room of 2*MaxMembersPerAddr)
-	// names its rooms under such a prefix and hands its players tokens.
-	TokenRooms []string
-	// ICEServers are handed to every client at join. A TURN server needs a
-	// Username and Credential, unless TURNSecret is set and both are empty.
-	ICEServers []client.ICEServer
-	// TURNSecret, when set, makes the server mint short-lived TURN
-	// credentials at every join, in the TURN REST API scheme that coturn's
-	// use-auth-secret checks: each ICE server with a turn URL and no
-	// Username is handed out with username "EXPIRY:ID" (Unix seconds, the
-	// client's id) and credential base64(HMAC-SHA1(TURNSecret, username)).
-	TURNSecret []byte
 	// TURNCredentialTTL is how long minted TURN credentials last (default
 	// 1 h).
 	TURNCredentialTTL time.Duration
-	// OriginPatterns lists the browser origins allowed besides the
-	// server's own host (see websocket.AcceptOptions). Clients that send no
-	// Origin header (Go programs) are always allowed.
-	OriginPatterns []string
-	// ClientAddr returns the address a request counts against for
-	// MaxConnsPerAddr and JoinRate (nil: the host of r.RemoteAddr, or the
-	// address a TrustedProxies proxy vouches for). It overrides
-	// TrustedProxies for that count; Serve's accept-time count still uses
-	// the TCP peer.
-	ClientAddr func(r *http.Request) string
-	// Now is the clock for token expiry and rate limits (nil: time.Now).
-	Now func() time.Time
-	// Logger receives structured logs (nil: discarded).
-	Logger *slog.Logger
-	// NATS, when set (a *nats.Conn of github.com/nats-io/nats.go), makes
-	// the server one of a set of instances that share rooms over this
-	// connection (JetStream must be enabled on the NATS server); nil: a
-	// single instance that needs nothing else. The caller owns the
-	// connection and closes it after Close. Cluster configures the
-	// sharing. In a browser build (GOOS=js), which leaves NATS out, it
-	// cannot be set.
-	NATS    natsConn
-	Cluster ClusterConfig
 }
 
 // Check returns c with every zero field set to its default, Cluster's
@@ -192,31 +200,31 @@ func (c ServerConfig) Check() (ServerConfig, error) {
 func (c ServerConfig) withDefaults() (ServerConfig, error) {
 	ints := []field[int]{
 		{"MaxRoomSize", &c.MaxRoomSize, defaultMaxRoomSize},
-		{"MaxMessageSize", &c.MaxMessageSize, defaultMaxMessageSize},
-		{"MessageRate", &c.MessageRate, defaultMessageRate},
-		{"MessageBurst", &c.MessageBurst, defaultMessageBurst},
-		{"MaxConnsPerAddr", &c.MaxConnsPerAddr, defaultMaxConnsPerAddr},
-		{"MaxConns", &c.MaxConns, defaultMaxConns},
-		{"SendQueue", &c.SendQueue, defaultSendQueue},
-		{"MaxHeaderBytes", &c.MaxHeaderBytes, defaultMaxHeaderBytes},
-		{"JoinRate", &c.JoinRate, defaultJoinRate},
-		{"JoinBurst", &c.JoinBurst, defaultJoinBurst},
-		{"RoomJoinRate", &c.RoomJoinRate, defaultRoomJoinRate},
-		{"RoomJoinBurst", &c.RoomJoinBurst, defaultRoomJoinBurst},
-		{"ReplyAllowance", &c.ReplyAllowance, defaultReplyAllowance},
+		{"MaxMessageSize", &c.Tuning.MaxMessageSize, defaultMaxMessageSize},
+		{"MessageRate", &c.Tuning.MessageRate, defaultMessageRate},
+		{"MessageBurst", &c.Tuning.MessageBurst, defaultMessageBurst},
+		{"MaxConnsPerAddr", &c.Tuning.MaxConnsPerAddr, defaultMaxConnsPerAddr},
+		{"MaxConns", &c.Tuning.MaxConns, defaultMaxConns},
+		{"SendQueue", &c.Tuning.SendQueue, defaultSendQueue},
+		{"MaxHeaderBytes", &c.Tuning.MaxHeaderBytes, defaultMaxHeaderBytes},
+		{"JoinRate", &c.Tuning.JoinRate, defaultJoinRate},
+		{"JoinBurst", &c.Tuning.JoinBurst, defaultJoinBurst},
+		{"RoomJoinRate", &c.Tuning.RoomJoinRate, defaultRoomJoinRate},
+		{"RoomJoinBurst", &c.Tuning.RoomJoinBurst, defaultRoomJoinBurst},
+		{"ReplyAllowance", &c.Tuning.ReplyAllowance, defaultReplyAllowance},
 	}
 	if err := setDefaults(ints); err != nil {
 		return c, err
 	}
 	durs := []field[time.Duration]{
-		{"JoinTimeout", &c.JoinTimeout, defaultJoinTimeout},
-		{"PingInterval", &c.PingInterval, defaultPingInterval},
-		{"PingTimeout", &c.PingTimeout, defaultPingTimeout},
-		{"WriteTimeout", &c.WriteTimeout, defaultWriteTimeout},
-		{"CloseTimeout", &c.CloseTimeout, defaultCloseTimeout},
-		{"TURNCredentialTTL", &c.TURNCredentialTTL, defaultTURNCredentialTTL},
-		{"HeaderTimeout", &c.HeaderTimeout, defaultHeaderTimeout},
-		{"IdleTimeout", &c.IdleTimeout, defaultIdleTimeout},
+		{"JoinTimeout", &c.Tuning.JoinTimeout, defaultJoinTimeout},
+		{"PingInterval", &c.Tuning.PingInterval, defaultPingInterval},
+		{"PingTimeout", &c.Tuning.PingTimeout, defaultPingTimeout},
+		{"WriteTimeout", &c.Tuning.WriteTimeout, defaultWriteTimeout},
+		{"CloseTimeout", &c.Tuning.CloseTimeout, defaultCloseTimeout},
+		{"TURNCredentialTTL", &c.Tuning.TURNCredentialTTL, defaultTURNCredentialTTL},
+		{"HeaderTimeout", &c.Tuning.HeaderTimeout, defaultHeaderTimeout},
+		{"IdleTimeout", &c.Tuning.IdleTimeout, defaultIdleTimeout},
 	}
 	if err := setDefaults(durs); err != nil {
 		return c, err
@@ -230,8 +238,8 @@ func (c ServerConfig) withDefaults() (ServerConfig, error) {
 	if c.MaxRoomSize < 2 {
 		return c, fmt.Errorf("%w: MaxRoomSize is %d, want >= 2", wire.ErrConfig, c.MaxRoomSize)
 	}
-	if c.MaxMessageSize < 512 {
-		return c, fmt.Errorf("%w: MaxMessageSize is %d, want >= 512", wire.ErrConfig, c.MaxMessageSize)
+	if c.Tuning.MaxMessageSize < 512 {
+		return c, fmt.Errorf("%w: MaxMessageSize is %d, want >= 512", wire.ErrConfig, c.Tuning.MaxMessageSize)
 	}
 	for i, s := range c.ICEServers {
 		if len(c.TURNSecret) > 0 && s.Username == "" && s.Credential == "" {

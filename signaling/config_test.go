@@ -16,9 +16,9 @@ func TestServerConfigCheck(t *testing.T) {
 	def, err := ServerConfig{}.Check()
 	require.NoError(t, err)
 	require.Equal(t, 8, def.MaxRoomSize)
-	require.Equal(t, 16<<10, def.MaxMessageSize)
-	require.Equal(t, 15*time.Second, def.PingInterval)
-	require.Equal(t, time.Hour, def.TURNCredentialTTL)
+	require.Equal(t, 16<<10, def.Tuning.MaxMessageSize)
+	require.Equal(t, 15*time.Second, def.Tuning.PingInterval)
+	require.Equal(t, time.Hour, def.Tuning.TURNCredentialTTL)
 	require.Equal(t, "rollnet", def.Cluster.Name)
 	require.Equal(t, 3*time.Second, def.Cluster.DeadAfter)
 
@@ -27,6 +27,6 @@ func TestServerConfigCheck(t *testing.T) {
 	require.Equal(t, 3, set.MaxRoomSize)
 	require.Equal(t, 5*time.Second, set.Cluster.DeadAfter)
 
-	_, err = ServerConfig{MessageRate: -1}.Check()
+	_, err = ServerConfig{Tuning: ServerTuning{MessageRate: -1}}.Check()
 	require.ErrorIs(t, err, client.ErrConfig)
 }

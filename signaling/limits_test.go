@@ -52,7 +52,7 @@ func TestLimitRoomSize(t *testing.T) {
 }
 
 func TestLimitMessageSize(t *testing.T) {
-	h := start(t, ServerConfig{MaxMessageSize: 1024})
+	h := start(t, ServerConfig{Tuning: ServerTuning{MaxMessageSize: 1024}})
 	a := h.dial("/room/big")
 	b := h.dial("/room/big")
 	require.Equal(t, 1024, b.MaxMessageSize())
@@ -79,7 +79,7 @@ func TestLimitMessageSize(t *testing.T) {
 
 func TestLimitMessageRate(t *testing.T) {
 	clock := newFakeClock()
-	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 3, Now: clock.Now})
+	h := start(t, ServerConfig{Now: clock.Now, Tuning: ServerTuning{MessageRate: 1, MessageBurst: 3}})
 	b := h.dial("/room/rate")
 	a := h.dial("/room/rate") // the join is 1 of a's 3
 	require.Equal(t, client.PeerJoined, next(t, b).Kind)
@@ -110,7 +110,7 @@ func TestLimitMessageRate(t *testing.T) {
 }
 
 func TestLimitConnsPerAddr(t *testing.T) {
-	h := start(t, ServerConfig{MaxConnsPerAddr: 2})
+	h := start(t, ServerConfig{Tuning: ServerTuning{MaxConnsPerAddr: 2}})
 	a := h.dial("/room/x")
 	h.raw("/room/x") // not joined: counts all the same
 	_, err := h.tryDial("/room/x")
@@ -127,7 +127,7 @@ func TestLimitConnsPerAddr(t *testing.T) {
 }
 
 func TestLimitConnsTotal(t *testing.T) {
-	h := start(t, ServerConfig{MaxConns: 1})
+	h := start(t, ServerConfig{Tuning: ServerTuning{MaxConns: 1}})
 	a := h.dial("/room/x")
 	_, err := h.tryDial("/room/y")
 	require.ErrorIs(t, err, client.ErrTooManyConnections)
@@ -138,7 +138,7 @@ func TestLimitConnsTotal(t *testing.T) {
 
 func TestLimitJoinTimeout(t *testing.T) {
 	// Long enough for a client on a loaded machine to join in time.
-	h := start(t, ServerConfig{JoinTimeout: 300 * time.Millisecond, CloseTimeout: 50 * time.Millisecond})
+	h := start(t, ServerConfig{Tuning: ServerTuning{JoinTimeout: 300 * time.Millisecond, CloseTimeout: 50 * time.Millisecond}})
 	ws := h.raw("/room/slow")
 	code, reason := rawCloseStatus(t, ws)
 	require.Equal(t, wire.CodeJoinTimeout, int(code))
@@ -154,11 +154,11 @@ func TestLimitJoinTimeout(t *testing.T) {
 }
 
 func TestLimitPingTimeout(t *testing.T) {
-	h := start(t, ServerConfig{
+	h := start(t, ServerConfig{Tuning: ServerTuning{
 		PingInterval: 10 * time.Millisecond,
 		PingTimeout:  300 * time.Millisecond, // ample for a client that reads, on a loaded machine
 		CloseTimeout: 50 * time.Millisecond,
-	})
+	}})
 	a := h.dial("/room/ping")
 	// A raw connection that joins, then stops reading: it answers no ping.
 	ws, joined := h.rawJoin("/room/ping")
@@ -181,10 +181,7 @@ func TestLimitPingTimeout(t *testing.T) {
 
 func TestLimitSlowConsumer(t *testing.T) {
 	h := startWith(t, ServerConfig{
-		SendQueue:    4,
-		MessageRate:  1 << 20,
-		MessageBurst: 1 << 20,
-		CloseTimeout: 50 * time.Millisecond,
+		Tuning: ServerTuning{SendQueue: 4, MessageRate: 1 << 20, MessageBurst: 1 << 20, CloseTimeout: 50 * time.Millisecond},
 	}, func(l net.Listener) net.Listener { return smallSendBuffers{l} })
 	a := h.dial("/room/slow")
 	// A raw connection that joins and never reads again, while a floods it.
@@ -361,9 +358,12 @@ func tamper(tok string) string {
 func TestLimitConnsPerAddrBehindProxy(t *testing.T) {
 	// Behind a proxy every request comes from the proxy; ClientAddr says
 	// whose it really is.
-	h := start(t, ServerConfig{MaxConnsPerAddr: 1, ClientAddr: func(r *http.Request) string {
-		return r.URL.Query().Get("as") // a stand-in for a header the proxy sets
-	}})
+	h := start(t, ServerConfig{
+		ClientAddr: func(r *http.Request) string {
+			return r.URL.Query().Get("as") // a stand-in for a header the proxy sets
+		},
+		Tuning: ServerTuning{MaxConnsPerAddr: 1},
+	})
 	h.dial("/room/x?as=alice")
 	h.dial("/room/x?as=bob")
 	_, err := h.tryDial("/room/x?as=alice")
@@ -394,7 +394,7 @@ func TestBinaryMessageRefused(t *testing.T) {
 
 func TestLimitPingsCountAgainstRate(t *testing.T) {
 	clock := newFakeClock() // stands still: the bucket never refills
-	h := start(t, ServerConfig{MessageRate: 1, MessageBurst: 10, Now: clock.Now, CloseTimeout: 50 * time.Millisecond})
+	h := start(t, ServerConfig{Now: clock.Now, Tuning: ServerTuning{MessageRate: 1, MessageBurst: 10, CloseTimeout: 50 * time.Millisecond}})
 	ws, _ := h.rawJoin("/room/ping") // the join is 1 of 10
 	type closed struct {
 		code websocket.StatusCode

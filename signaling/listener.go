@@ -30,9 +30,9 @@ func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
 func (s *Server) serve(ln net.Listener, certFile, keyFile string) error {
 	hs := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: s.cfg.HeaderTimeout,
-		IdleTimeout:       s.cfg.IdleTimeout,
-		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
+		ReadHeaderTimeout: s.cfg.Tuning.HeaderTimeout,
+		IdleTimeout:       s.cfg.Tuning.IdleTimeout,
+		MaxHeaderBytes:    s.cfg.Tuning.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	s.mu.Lock()
@@ -115,8 +115,8 @@ func remoteIP(a net.Addr) netip.Addr {
 func (s *Server) admitSocket(ip netip.Addr) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing || s.nsockets >= s.cfg.MaxConns ||
-		!s.trusted(ip) && s.sockets[ip] >= s.cfg.MaxConnsPerAddr+acceptSlack {
+	if s.closing || s.nsockets >= s.cfg.Tuning.MaxConns ||
+		!s.trusted(ip) && s.sockets[ip] >= s.cfg.Tuning.MaxConnsPerAddr+acceptSlack {
 		s.stats.acceptRefused.Add(1)
 		return false
 	}

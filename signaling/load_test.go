@@ -48,7 +48,7 @@ func TestLoad(t *testing.T) {
 	if *loadExternal {
 		base, rss = startExternal(t, n)
 	} else {
-		h := start(t, ServerConfig{MaxConnsPerAddr: n, MaxConns: n})
+		h := start(t, ServerConfig{Tuning: ServerTuning{MaxConnsPerAddr: n, MaxConns: n}})
 		base = h.url("")
 		rss = func() string { return inProcessMemory() }
 	}

@@ -62,10 +62,10 @@ func (s *Server) observePairing(d time.Duration) {
 	h.sumNs.Add(int64(d))
 }
 
-// Ready reports whether the server takes joins: not closing, and, as one
+// ready reports whether the server takes joins: not closing, and, as one
 // of a set of instances, connected to NATS with its rooms current. GET
 // /readyz answers 200 "ready" or 503 with why.
-func (s *Server) Ready() bool { return s.notReady() == "" }
+func (s *Server) ready() bool { return s.notReady() == "" }
 
 func (s *Server) notReady() string {
 	s.mu.Lock()

@@ -81,7 +81,7 @@ const roomShare = 4
 // the room's budget at now, or reports false. Under s.mu.
 func (s *Server) takeRoomJoin(room, addr string, now time.Time) bool {
 	cfg := &s.cfg
-	rate, burst := float64(cfg.RoomJoinRate), float64(cfg.RoomJoinBurst)
+	rate, burst := float64(cfg.Tuning.RoomJoinRate), float64(cfg.Tuning.RoomJoinBurst)
 	b := s.roomJoins.get(room, now, rate)
 	if b.used+1 > burst {
 		return false

@@ -85,7 +85,7 @@ func TestServeCapsConnectionsPerAddrAtAccept(t *testing.T) {
 	const perAddr = 4
 	attackers := *hoard
 	const held = perAddr + acceptSlack
-	s := serve(t, ServerConfig{MaxConnsPerAddr: perAddr})
+	s := serve(t, ServerConfig{Tuning: ServerTuning{MaxConnsPerAddr: perAddr}})
 	// One address opens many connections and sends nothing.
 	var conns []net.Conn
 	for range attackers {
@@ -123,7 +123,7 @@ func TestServeCapsConnectionsPerAddrAtAccept(t *testing.T) {
 }
 
 func TestServeCapsConnectionsInTotalAtAccept(t *testing.T) {
-	s := serve(t, ServerConfig{MaxConns: 3})
+	s := serve(t, ServerConfig{Tuning: ServerTuning{MaxConns: 3}})
 	for i := range 3 {
 		s.rawTCP("127.0.0." + string(rune('2'+i)))
 	}
@@ -133,7 +133,7 @@ func TestServeCapsConnectionsInTotalAtAccept(t *testing.T) {
 }
 
 func TestServeIdleAndHeaderLimits(t *testing.T) {
-	s := serve(t, ServerConfig{IdleTimeout: 50 * time.Millisecond, HeaderTimeout: 50 * time.Millisecond})
+	s := serve(t, ServerConfig{Tuning: ServerTuning{IdleTimeout: 50 * time.Millisecond, HeaderTimeout: 50 * time.Millisecond}})
 
 	// A keep-alive connection is closed once idle.
 	c := s.rawTCP("127.0.0.1")
@@ -166,8 +166,8 @@ func TestServeIdleAndHeaderLimits(t *testing.T) {
 
 func TestServeTrustedProxy(t *testing.T) {
 	s := serve(t, ServerConfig{
-		MaxConnsPerAddr: 2,
-		TrustedProxies:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8")},
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8")},
+		Tuning:         ServerTuning{MaxConnsPerAddr: 2},
 	})
 	xff := func(v string) http.Header { return http.Header{"X-Forwarded-For": {v}} }
 	// Through the proxy, each client has its own count, and the proxy's

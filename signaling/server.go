@@ -333,11 +333,11 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusServiceUnavailable, wire.ErrClusterUnavailable.Error())
 		return
-	case s.active >= s.cfg.MaxConns:
+	case s.active >= s.cfg.Tuning.MaxConns:
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, wire.ErrTooManyConnections.Error()+": server full")
 		return
-	case s.perAddr[addr] >= s.cfg.MaxConnsPerAddr:
+	case s.perAddr[addr] >= s.cfg.Tuning.MaxConnsPerAddr:
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, wire.ErrTooManyConnections.Error()+" from this address")
 		return
@@ -345,7 +345,7 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, wire.ErrTooManyConnections.Error()+" from this address in this room")
 		return
-	case !isLoopback(addr) && !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.JoinRate, s.cfg.JoinBurst):
+	case !isLoopback(addr) && !s.addrJoins.take(addr, s.cfg.Now(), s.cfg.Tuning.JoinRate, s.cfg.Tuning.JoinBurst):
 		s.mu.Unlock()
 		s.reject(w, r, http.StatusTooManyRequests, wire.ErrJoinRateLimited.Error()+" from this address")
 		return
@@ -385,7 +385,7 @@ func (s *Server) serveRoom(w http.ResponseWriter, r *http.Request) {
 		s.log.Info("signaling upgrade failed", "addr", r.RemoteAddr, "err", err)
 		return
 	}
-	ws.SetReadLimit(int64(s.cfg.MaxMessageSize))
+	ws.SetReadLimit(int64(s.cfg.Tuning.MaxMessageSize))
 	c.ws = ws
 	s.serveConn(c)
 }
@@ -438,7 +438,7 @@ func (s *Server) newConn(addr string, q roomRequest) *peerConn {
 		srv:        s,
 		addr:       addr,
 		want:       q,
-		out:        make(chan []byte, s.cfg.SendQueue),
+		out:        make(chan []byte, s.cfg.Tuning.SendQueue),
 		done:       make(chan struct{}),
 		readCtx:    readCtx,
 		cancelRead: cancelRead,
@@ -466,7 +466,7 @@ func (s *Server) serveConn(c *peerConn) {
 	c.wg.Add(2)
 	go c.writeLoop()
 	go c.pingLoop()
-	joinTimer := time.AfterFunc(s.cfg.JoinTimeout, func() {
+	joinTimer := time.AfterFunc(s.cfg.Tuning.JoinTimeout, func() {
 		c.kill(wire.CodeJoinTimeout, wire.ErrJoinTimeout)
 	})
 
@@ -587,7 +587,7 @@ func (c *peerConn) allow() bool {
 	c.rateMu.Lock()
 	defer c.rateMu.Unlock()
 	cfg := &c.srv.cfg
-	return c.rate.take(cfg.Now(), cfg.MessageRate, cfg.MessageBurst)
+	return c.rate.take(cfg.Now(), cfg.Tuning.MessageRate, cfg.Tuning.MessageBurst)
 }
 
 func mustMarshal(e envelope) []byte {
@@ -644,9 +644,9 @@ func (c *peerConn) join() {
 		delete(s.pending, rm.next)
 	}
 	c.enqueue(mustMarshal(envelope{V: c.v, Type: typeJoin, ID: c.id, Room: rm.name,
-		Peers: peers, Protocols: protocols, ICE: s.iceServersFor(c.id), Max: s.cfg.MaxMessageSize}))
+		Peers: peers, Protocols: protocols, ICE: s.iceServersFor(c.id), Max: s.cfg.Tuning.MaxMessageSize}))
 	for _, m := range rm.members[:len(rm.members)-1] {
-		m.grant(c.id, s.cfg.ReplyAllowance) // c's arrival makes m offer: c pays
+		m.grant(c.id, s.cfg.Tuning.ReplyAllowance) // c's arrival makes m offer: c pays
 		m.enqueue(peerJoined(m.v, c.id, c.v))
 	}
 	// peers is who c meets: with rollnet's convention each of them offers.
@@ -676,7 +676,7 @@ func (s *Server) iceServersFor(id string) []wire.ICEServer {
 	out := make([]wire.ICEServer, len(s.cfg.ICEServers))
 	for i, is := range s.cfg.ICEServers {
 		if is.IsTURN() && is.Username == "" && is.Credential == "" {
-			is.Username, is.Credential = turncred.Mint(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.TURNCredentialTTL))
+			is.Username, is.Credential = turncred.Mint(s.cfg.TURNSecret, id, s.cfg.Now().Add(s.cfg.Tuning.TURNCredentialTTL))
 		}
 		out[i] = is
 	}
@@ -716,7 +716,7 @@ func (c *peerConn) relay(e envelope) {
 		return
 	}
 	if !free {
-		to.grant(c.id, s.cfg.ReplyAllowance)
+		to.grant(c.id, s.cfg.Tuning.ReplyAllowance)
 	}
 	s.stats.relayed.Add(1)
 	s.stats.relayedBytes.Add(uint64(len(b)))
@@ -809,7 +809,7 @@ func (c *peerConn) kill(code int, reason error) {
 		}
 		s.log.Log(context.Background(), lvl, "signaling connection closed", "peer", c.id, "addr", c.addr,
 			"code", code, "reason", reason.Error())
-		c.closeTimer = time.AfterFunc(s.cfg.CloseTimeout, c.cancelRead)
+		c.closeTimer = time.AfterFunc(s.cfg.Tuning.CloseTimeout, c.cancelRead)
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
@@ -823,7 +823,7 @@ func (c *peerConn) writeLoop() {
 	for {
 		select {
 		case b := <-c.out:
-			ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.WriteTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.Tuning.WriteTimeout)
 			err := c.ws.Write(ctx, websocket.MessageText, b)
 			cancel()
 			if err != nil {
@@ -837,12 +837,12 @@ func (c *peerConn) writeLoop() {
 
 func (c *peerConn) pingLoop() {
 	defer c.wg.Done()
-	t := time.NewTicker(c.srv.cfg.PingInterval)
+	t := time.NewTicker(c.srv.cfg.Tuning.PingInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.PingTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.Tuning.PingTimeout)
 			err := c.ws.Ping(ctx)
 			cancel()
 			if err != nil {

@@ -164,7 +164,7 @@ func TestHealthAndRoutes(t *testing.T) {
 func TestShutdown(t *testing.T) {
 	// raw does not read during Close, so its close handshake never ends:
 	// Close cuts it after CloseTimeout.
-	h := start(t, ServerConfig{CloseTimeout: 50 * time.Millisecond})
+	h := start(t, ServerConfig{Tuning: ServerTuning{CloseTimeout: 50 * time.Millisecond}})
 	a := h.dial("/room/x")
 	b := h.dial("/room/x")
 	raw := h.raw("/room/x") // not joined yet
@@ -187,11 +187,11 @@ func TestNewServerConfig(t *testing.T) {
 	for name, cfg := range map[string]ServerConfig{
 		"negative room":    {MaxRoomSize: -1},
 		"room of one":      {MaxRoomSize: 1},
-		"tiny message":     {MaxMessageSize: 100},
-		"negative rate":    {MessageRate: -1},
-		"negative queue":   {SendQueue: -1},
-		"negative ping":    {PingInterval: -1},
-		"negative join":    {JoinTimeout: -1},
+		"tiny message":     {Tuning: ServerTuning{MaxMessageSize: 100}},
+		"negative rate":    {Tuning: ServerTuning{MessageRate: -1}},
+		"negative queue":   {Tuning: ServerTuning{SendQueue: -1}},
+		"negative ping":    {Tuning: ServerTuning{PingInterval: -1}},
+		"negative join":    {Tuning: ServerTuning{JoinTimeout: -1}},
 		"ICE without URL":  {ICEServers: []client.ICEServer{{}}},
 		"ICE bad scheme":   {ICEServers: []client.ICEServer{{URLs: []string{"http://x"}}}},
 		"TURN no password": {ICEServers: []client.ICEServer{{URLs: []string{"turn:x:3478"}, Username: "u"}}},
@@ -202,9 +202,9 @@ func TestNewServerConfig(t *testing.T) {
 	srv, err := NewServer(ServerConfig{})
 	require.NoError(t, err)
 	require.Equal(t, defaultMaxRoomSize, srv.cfg.MaxRoomSize)
-	require.Equal(t, 16<<10, srv.cfg.MaxMessageSize)
-	require.Equal(t, defaultSendQueue, srv.cfg.SendQueue)
-	require.Equal(t, defaultPingInterval, srv.cfg.PingInterval)
+	require.Equal(t, 16<<10, srv.cfg.Tuning.MaxMessageSize)
+	require.Equal(t, defaultSendQueue, srv.cfg.Tuning.SendQueue)
+	require.Equal(t, defaultPingInterval, srv.cfg.Tuning.PingInterval)
 	require.NoError(t, srv.Close())
 }
 
@@ -265,7 +265,7 @@ func TestClientReadLimitFollowsServer(t *testing.T) {
 	// A server that allows 2 MiB messages: a client must read a relayed
 	// signal of that size (its fixed 1 MiB read limit closed it).
 	const max = 2 << 20
-	h := start(t, ServerConfig{MaxMessageSize: max})
+	h := start(t, ServerConfig{Tuning: ServerTuning{MaxMessageSize: max}})
 	a := h.dial("/room/big")
 	b := h.dial("/room/big")
 	require.Equal(t, client.PeerJoined, next(t, a).Kind)

@@ -74,7 +74,7 @@ func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog
 		log.Warn("fleet: NATS without credentials: whoever reaches that NATS can drain this host and redirect its rooms (see package fleet's trust model; -nats-creds, -nats-nkey or -nats-user)")
 	}
 	defer nc.Close()
-	mem, err := fleethost.Join(nc, info, fleet.Config{Name: f.name, Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}, log)
+	mem, err := fleethost.Join(nc, info, fleet.Config{Name: f.name, Tuning: fleet.Tuning{Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}}, log)
 	if err != nil {
 		return err
 	}

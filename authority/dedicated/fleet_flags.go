@@ -31,8 +31,8 @@ func (f *fleetOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.clients, "capacity-clients", 0, "with -fleet: clients at once (0: -capacity times the game's clients per match)")
 	fs.DurationVar(&f.drain, "drain-deadline", time.Minute, "with -fleet: on SIGTERM (or POST /drain, or an operator's drain order: rollnet-fleet -drain ID) take no new match and end the running ones after this long")
 	fs.DurationVar(&f.linger, "match-linger", 5*time.Second, "with -fleet: how long a match whose clients all left waits for one to come back")
-	fs.DurationVar(&f.heartbeat, "fleet-heartbeat", def.Heartbeat, "with -fleet: how often the host rewrites its record")
-	fs.DurationVar(&f.deadAfter, "fleet-dead-after", def.DeadAfter, "with -fleet: silence after which placers take the host for gone (the placers' own setting decides; this one is checked against -fleet-heartbeat)")
+	fs.DurationVar(&f.heartbeat, "fleet-heartbeat", def.Tuning.Heartbeat, "with -fleet: how often the host rewrites its record")
+	fs.DurationVar(&f.deadAfter, "fleet-dead-after", def.Tuning.DeadAfter, "with -fleet: silence after which placers take the host for gone (the placers' own setting decides; this one is checked against -fleet-heartbeat)")
 	f.auth.Register(fs)
 	fs.StringVar(&f.metrics, "metrics", "", "with -fleet: serve Prometheus /metrics, the /fleet JSON view and POST /drain on `ADDR` (keep it private)")
 }
@@ -55,7 +55,7 @@ func (f fleetOptions) validate(q quicOptions) error {
 	case f.drain < 0 || f.linger < 0:
 		return fmt.Errorf("%w: -drain-deadline and -match-linger must be >= 0", ErrUsage)
 	}
-	if _, err := (fleet.Config{Name: f.name, Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}).Check(); err != nil {
+	if _, err := (fleet.Config{Name: f.name, Tuning: fleet.Tuning{Heartbeat: f.heartbeat, DeadAfter: f.deadAfter}}).Check(); err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	return nil

@@ -98,7 +98,7 @@ func Join(nc *nats.Conn, info HostInfo, cfg fleet.Config, log *slog.Logger) (*Me
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.OpTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Tuning.OpTimeout)
 	defer cancel()
 	kv, err := fleetkv.Open(ctx, nc, cfg.Name)
 	if err != nil {
@@ -127,7 +127,7 @@ func Join(nc *nats.Conn, info HostInfo, cfg fleet.Config, log *slog.Logger) (*Me
 
 func (m *Member) loop() {
 	defer close(m.done)
-	t := time.NewTicker(m.cfg.Heartbeat)
+	t := time.NewTicker(m.cfg.Tuning.Heartbeat)
 	defer t.Stop()
 	for {
 		select {
@@ -154,7 +154,7 @@ func (m *Member) loop() {
 // beat rewrites the record: a new Beat, the host's counts, its matches
 // (placers' additions kept, ended and expired ones out).
 func (m *Member) beat() error {
-	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.OpTimeout)
+	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.Tuning.OpTimeout)
 	defer cancel()
 	key := fleetkv.HostKey(m.info.ID)
 	if err := m.readDrain(ctx); err != nil {
@@ -260,7 +260,7 @@ func (m *Member) update(rec *fleet.Host) (ended map[string]string, restore []fle
 				first = now
 				m.firstSeen[x.Room] = now
 			}
-			if now.Sub(first) > m.cfg.PlaceExpiry {
+			if now.Sub(first) > m.cfg.Tuning.PlaceExpiry {
 				ended[x.Room] = x.Game // placed, never joined
 				delete(m.firstSeen, x.Room)
 				continue
@@ -378,10 +378,10 @@ func (m *Member) Close() error {
 		m.cancel()
 		<-m.done
 		if !m.nc.IsConnected() {
-			err = fmt.Errorf("%w: the host's record is left to the placers, who take the host for gone after %v", fleet.ErrUnavailable, m.cfg.DeadAfter)
+			err = fmt.Errorf("%w: the host's record is left to the placers, who take the host for gone after %v", fleet.ErrUnavailable, m.cfg.Tuning.DeadAfter)
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.Tuning.OpTimeout)
 		defer cancel()
 		if e := m.kv.Delete(ctx, fleetkv.HostKey(m.info.ID)); e != nil {
 			err = fmt.Errorf("%w: deleting the host's record: %v", fleet.ErrUnavailable, e)

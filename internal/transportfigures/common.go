@@ -99,7 +99,7 @@ type signalServer struct {
 
 func startSignaling() (*signalServer, error) {
 	// One room holds the host and every client of the CPU figure.
-	srv, err := signaling.NewServer(signaling.ServerConfig{MaxRoomSize: 64, RoomJoinRate: 64, RoomJoinBurst: 64})
+	srv, err := signaling.NewServer(signaling.ServerConfig{MaxRoomSize: 64, Tuning: signaling.ServerTuning{RoomJoinRate: 64, RoomJoinBurst: 64}})
 	if err != nil {
 		return nil, err
 	}

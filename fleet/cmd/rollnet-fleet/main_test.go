@@ -38,7 +38,7 @@ func TestUsage(t *testing.T) {
 // host drains; the flags' errors are usage errors.
 func TestDrain(t *testing.T) {
 	e := natstest.Start(t)
-	cfg := fleet.Config{Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, OpTimeout: 10 * time.Second}
+	cfg := fleet.Config{Tuning: fleet.Tuning{Heartbeat: 50 * time.Millisecond, DeadAfter: time.Second, OpTimeout: 10 * time.Second}}
 	m, err := fleethost.Join(e.Connect(t), fleethost.HostInfo{ID: "h1", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}},
 		QUIC: "127.0.0.1:4433", Capacity: fleet.Capacity{Matches: 1, Clients: 2}}, cfg, nil)
 	require.NoError(t, err)
