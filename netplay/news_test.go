@@ -1,6 +1,7 @@
 package netplay_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -179,4 +180,35 @@ func TestNewsOfAClientRejoin(t *testing.T) {
 	require.Empty(t, h.st.Interrupted, "%v", h.st)
 	require.NotContains(t, h.st.String(), "interrupted")
 	l.until(600, "carl plays on", func() bool { return c2.st.Phase == netplay.Running })
+}
+
+// TestHostScreenQuitAndThirdClient: on an authoritative host (three
+// slots, as pong's authority mode: two paddles and a third client's), a
+// third client that plays no paddle is neither marked away nor dropped
+// while it watches, and a client that quits cleanly (Close) reads as
+// "quit", in the news and the status, not "dropped".
+func TestHostScreenQuitAndThirdClient(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
+	h := l.add("h", host, netplay.Config{Players: 3, LocalPlayers: 1, Room: "r", Name: "hana"}, "c", "s")
+	c := l.add("c", connectTo, netplay.Config{Players: 3, Room: "r", Name: "carl"}, "h")
+	l.until(600, "carl running", func() bool { return c.st.Phase == netplay.Running })
+	s := l.add("s", connectTo, netplay.Config{Players: 3, Room: "r", Name: "sam"}, "h")
+	l.until(600, "sam running", func() bool { return s.st.Phase == netplay.Running })
+	for range 60 * 40 { // 40 s: past every timeout a silent or idle client meets
+		l.tick()
+		require.NotContains(t, h.st.String(), "sam", "%v", h.st)
+	}
+	require.Empty(t, told(h, "sam dropped"), "%q", h.m.News())
+	require.Empty(t, told(h, "sam quit"), "%q", h.m.News())
+	require.NoError(t, c.m.Close()) // carl quits
+	c.off = true
+	_, err := l.net.Endpoint("c") // its address taken again: the host's sends to it go on, unanswered
+	require.NoError(t, err)       // (only carl's goodbye says it quit)
+	l.until(600, "the host tells carl quit", func() bool { return len(told(h, "carl quit at frame ")) > 0 })
+	for range 60 * 10 {
+		l.tick()
+		require.NotContains(t, h.st.String(), "dropped", "%v", h.st)
+	}
+	require.Empty(t, told(h, "carl dropped"), "%q", h.m.News())
+	require.NoError(t, errors.Join(h.err, s.err))
 }
