@@ -653,6 +653,20 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	return m.st, m.err
 }
 
+// KeepWaiting gives a match that timed out in its lobby another
+// Config.Timeout from now: when AdvanceFrame failed with ErrTimeout while
+// Connecting, in the room but short of players (not while reaching the
+// signaling server), it clears that error, and the next AdvanceFrame
+// waits on. It reports whether it did; any other error stays.
+func (m *Match[S, I]) KeepWaiting() bool {
+	if m.closed || m.link.tr == nil || m.built() || m.st.Phase != Connecting || !errors.Is(m.err, ErrTimeout) {
+		return false
+	}
+	m.err = nil
+	m.deadline = m.cfg.Now().Add(m.cfg.Timeout)
+	return true
+}
+
 // reached is what the background dial reaches, for errors.
 func (m *Match[S, I]) reached() string {
 	if m.link.reach == "" {
