@@ -30,6 +30,17 @@
 // Match.Tokens set, a game started again in the same room comes back to
 // its seat, the overlay showing the replay's progress.
 //
+// # Waiting for players
+//
+// A player alone in its room past Match.Timeout (30 s by default) is not
+// closed: the overlay asks "no one joined in 30s: press W to keep
+// waiting, Esc to quit" while the match waits on (netplay's
+// Match.KeepWaiting); W takes the question away until the next
+// Timeout, Esc ends the game with netplay.ErrTimeout, and whoever joins
+// meanwhile starts the match. Game.Asking reports the question (drawn
+// even with HideStatus); Config.KeepWaiting waits without asking. A
+// timeout reaching the signaling server still ends the game.
+//
 // # Quitting
 //
 // Run returns when the window is closed, when the game calls Game.Quit

@@ -1,6 +1,8 @@
 package rollebiten
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"image"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/netplay"
@@ -74,6 +77,13 @@ type Config[S any, I comparable] struct {
 	// OnUpdate, when set, runs after every Update's step (to record
 	// checksums, inputs, or statistics).
 	OnUpdate func(g *Game[S, I])
+
+	// KeepWaiting keeps a player alone in its room waiting past
+	// Match.Timeout without asking. By default, when no one joined
+	// within it, the overlay asks (W keeps waiting, Esc quits) and the
+	// match waits on meanwhile; Esc ends the game with netplay's
+	// ErrTimeout. A timeout reaching the signaling server still ends it.
+	KeepWaiting bool
 }
 
 // View is what Draw is given each frame.
@@ -110,6 +120,9 @@ type Game[S any, I comparable] struct {
 	err     error
 	stopped bool
 	ov      overlay
+
+	asking  error // the lobby's timeout, while the overlay asks whether to keep waiting
+	askLine string
 
 	quit     bool
 	closeErr error
@@ -304,11 +317,30 @@ func (g *Game[S, I]) step(in I) error {
 	if g.stopped {
 		return nil
 	}
+	if g.asking != nil {
+		switch {
+		case keyPressed(ebiten.KeyEscape):
+			g.err = g.asking
+			return g.err
+		case keyPressed(ebiten.KeyW):
+			g.asking = nil
+		}
+	}
 	st, err := g.m.AdvanceFrame(in)
 	g.view.Status = st
+	if err != nil && errors.Is(err, netplay.ErrTimeout) && g.m.KeepWaiting() { // no one joined in time
+		if !g.cfg.KeepWaiting {
+			g.asking = err
+			g.askLine = fmt.Sprintf("no one joined in %v: press W to keep waiting, Esc to quit", cmp.Or(g.cfg.Match.Timeout, 30*time.Second))
+		}
+		return nil
+	}
 	if err != nil {
 		g.err = err
 		return err
+	}
+	if st.Phase != netplay.Connecting {
+		g.asking = nil // someone came while the overlay asked
 	}
 	g.ov.sample(&st)
 	if g.cfg.OnUpdate != nil {
@@ -332,7 +364,17 @@ func (g *Game[S, I]) Draw(screen *ebiten.Image) {
 	v := g.View()
 	g.cfg.Draw(screen, v)
 	g.ov.draw(screen, &v.Status)
+	if g.asking != nil { // a question, drawn even with HideStatus
+		g.ov.drawLines(screen, g.askLine)
+	}
 }
+
+// Asking reports whether the overlay asks whether to keep waiting (no
+// one joined within Match.Timeout; see Config.KeepWaiting).
+func (g *Game[S, I]) Asking() bool { return g.asking != nil }
+
+// keyPressed is inpututil.IsKeyJustPressed (the tests press keys here).
+var keyPressed = inpututil.IsKeyJustPressed
 
 // View is what Draw is given, as of now (valid until the next Update).
 func (g *Game[S, I]) View() *View[S] {

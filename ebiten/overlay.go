@@ -138,9 +138,21 @@ func (o *overlay) drawStatus(screen *ebiten.Image, box image.Rectangle, st *netp
 	if !o.text(st, box.Dx()) {
 		return // a running match says nothing; a tick's wait shows in the graph
 	}
-	h := min(len(o.lines)*lineH+2*margin, box.Dy())
+	o.shade(screen, box, o.lines)
+}
+
+// drawLines draws text in the status box, over what is there (it
+// allocates: for a question, not a frame's status).
+func (o *overlay) drawLines(screen *ebiten.Image, text string) {
+	box, _ := o.boxes(screen.Bounds())
+	o.shade(screen, box, wrap(nil, text, (box.Dx()-2*margin)/charW))
+}
+
+// shade draws lines on a shade at the top of box.
+func (o *overlay) shade(screen *ebiten.Image, box image.Rectangle, lines []string) {
+	h := min(len(lines)*lineH+2*margin, box.Dy())
 	vector.DrawFilledRect(screen, float32(box.Min.X), float32(box.Min.Y), float32(box.Dx()), float32(h), overlayShade, false)
-	for i, l := range o.lines {
+	for i, l := range lines {
 		y := margin + i*lineH
 		if y+lineH > box.Dy() {
 			break // the box is full: the rest is cut

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
@@ -85,4 +86,72 @@ func TestSignalQuits(t *testing.T) {
 	require.ErrorIs(t, g.Update(), ebiten.Termination)
 	require.True(t, g.signaled && g.Quitting())
 	require.ErrorIs(t, g.Match().Close(), nil, "the match is closed already")
+}
+
+// A player alone in its room past Match.Timeout is asked, not closed:
+// the match waits on while the overlay asks, W keeps waiting (the other
+// player comes and the match runs), Esc ends the game with netplay's
+// ErrTimeout; Config.KeepWaiting waits on without asking.
+func TestLobbyTimeoutAsks(t *testing.T) {
+	pressed := map[ebiten.Key]bool{}
+	keyPressed = func(k ebiten.Key) bool { return pressed[k] }
+	defer func() { keyPressed = inpututil.IsKeyJustPressed }()
+	clock := local.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	n, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now})
+	require.NoError(t, err)
+	game := func(name, peer string, keep bool) *Game[int32, uint8] {
+		ep, err := n.Endpoint(name)
+		require.NoError(t, err)
+		g, err := New(Config[int32, uint8]{
+			Match:    netplay.Config{Transport: ep, Peers: []transport.Peer{transport.Peer(peer)}, Players: 2, Now: clock.Now, Timeout: time.Second},
+			Simulate: func(*int32, []uint8, rollnet.Frame) {}, Draw: func(*ebiten.Image, *View[int32]) {},
+			KeepWaiting: keep,
+		})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = g.Close() })
+		return g
+	}
+	tick := func(gs ...*Game[int32, uint8]) {
+		clock.Advance(time.Second / 60)
+		for _, g := range gs {
+			require.NoError(t, g.Update())
+		}
+	}
+	a := game("a", "b", false)
+	for range 2 * 60 {
+		tick(a)
+	}
+	require.True(t, a.Asking(), "the overlay asks")
+	require.Contains(t, a.askLine, "no one joined in 1s: press W to keep waiting, Esc to quit")
+	screen := ebiten.NewImage(320, 240)
+	a.Draw(screen)
+	for range 3 * 60 {
+		tick(a) // the match waits on while it asks
+	}
+	pressed[ebiten.KeyW] = true
+	tick(a)
+	pressed[ebiten.KeyW] = false
+	require.False(t, a.Asking(), "W: keep waiting")
+	b := game("b", "a", false)
+	for range 2 * 60 {
+		tick(a, b)
+	}
+	require.Equal(t, netplay.Running, a.Status().Phase)
+	require.False(t, a.Asking())
+
+	c := game("c", "d", false)
+	for range 2 * 60 {
+		tick(c)
+	}
+	require.True(t, c.Asking())
+	pressed[ebiten.KeyEscape] = true
+	require.ErrorIs(t, c.Update(), netplay.ErrTimeout, "Esc: the game ends as it did")
+	pressed[ebiten.KeyEscape] = false
+
+	e := game("e", "f", true)
+	for range 5 * 60 {
+		tick(e)
+	}
+	require.False(t, e.Asking(), "KeepWaiting: no question")
+	require.Equal(t, netplay.Connecting, e.Status().Phase)
 }
