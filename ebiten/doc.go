@@ -34,8 +34,8 @@
 //
 // A player alone in its room past Match.Timeout (30 s by default) is not
 // closed: the overlay asks "no one joined in 30s: press W to keep
-// waiting, Esc to quit" while the match waits on (netplay's
-// Match.KeepWaiting); W takes the question away until the next
+// waiting, Esc to quit" while the match waits on (netplay's AdvanceFrame
+// returns the lobby's timeout once); W takes the question away until the next
 // Timeout, Esc ends the game with netplay.ErrTimeout, and whoever joins
 // meanwhile starts the match. Game.Asking reports the question (drawn
 // even with HideStatus); Config.KeepWaiting waits without asking. A

@@ -328,7 +328,7 @@ func (g *Game[S, I]) step(in I) error {
 	}
 	st, err := g.m.AdvanceFrame(in)
 	g.view.Status = st
-	if err != nil && errors.Is(err, netplay.ErrTimeout) && g.m.KeepWaiting() { // no one joined in time
+	if errors.Is(err, netplay.ErrTimeout) && st.Phase == netplay.Connecting && err != g.asking { // no one joined in time: the next call waits on
 		if !g.cfg.KeepWaiting {
 			g.asking = err
 			g.askLine = fmt.Sprintf("no one joined in %v: press W to keep waiting, Esc to quit", cmp.Or(g.cfg.Match.Timeout, 30*time.Second))

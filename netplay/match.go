@@ -611,7 +611,9 @@ func (m *Match[S, I]) Send(payload []byte) error {
 // peers catch up, a rejoin's replay) are in the Status, not errors; an
 // error is fatal (wrong settings, the wrong kind of room, a refused
 // rejoin, a timeout, a closed Match), and is returned again by every
-// later call.
+// later call, but for the lobby's ErrTimeout (in the room, short of
+// players, for Config.Timeout): returned once, a later call waits
+// another Timeout (a game may ask its player whether to keep waiting).
 func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	if m.closed {
 		return Status{Phase: Ended, Ended: EndClosed}, errClosed
@@ -653,20 +655,6 @@ func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	return m.st, m.err
 }
 
-// KeepWaiting gives a match that timed out in its lobby another
-// Config.Timeout from now: when AdvanceFrame failed with ErrTimeout while
-// Connecting, in the room but short of players (not while reaching the
-// signaling server), it clears that error, and the next AdvanceFrame
-// waits on. It reports whether it did; any other error stays.
-func (m *Match[S, I]) KeepWaiting() bool {
-	if m.closed || m.link.tr == nil || m.built() || m.st.Phase != Connecting || !errors.Is(m.err, ErrTimeout) {
-		return false
-	}
-	m.err = nil
-	m.deadline = m.cfg.Now().Add(m.cfg.Timeout)
-	return true
-}
-
 // reached is what the background dial reaches, for errors.
 func (m *Match[S, I]) reached() string {
 	if m.link.reach == "" {
@@ -681,7 +669,12 @@ func (m *Match[S, I]) timeout(now time.Time) (Status, error) {
 		if m.d != nil {
 			what = m.d.awaits()
 		}
-		m.fail(fmt.Errorf("%w: %v waiting for %s in room %q (%d of %d players heard)", ErrTimeout, m.cfg.Timeout, what, m.link.room, m.st.Have, m.st.Need))
+		err := fmt.Errorf("%w: %v waiting for %s in room %q (%d of %d players heard)", ErrTimeout, m.cfg.Timeout, what, m.link.room, m.st.Have, m.st.Need)
+		if m.link.tr != nil && m.err == nil { // in the room, short of players: a later call waits on
+			m.deadline = now.Add(m.cfg.Timeout)
+			return m.st, err
+		}
+		m.fail(err)
 	}
 	return m.st, m.err
 }
