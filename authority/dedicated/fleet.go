@@ -78,6 +78,7 @@ func runFleet(ctx context.Context, o options, g Game, gameName string, log *slog
 	if err != nil {
 		return err
 	}
+	gate.member.Store(mem)
 	fh := &fleetHost{g: g, game: gameName, o: o, f: f, qt: qt, mem: mem, log: log, info: info, gate: gate,
 		matches: map[string]*fleetMatch{}, byPeer: map[transport.Peer]*fleetMatch{}, refused: map[transport.Peer]bool{},
 		buf: make([]byte, transport.MaxDatagram), drainc: make(chan struct{}, 1)}
@@ -347,6 +348,11 @@ type fleetGate struct {
 	rooms    map[string]bool
 	capacity int
 	draining bool
+	// member, once the host joined, tells of an operator's drain order
+	// as soon as its beat read it, before the loop's next tick drains
+	// the host: the host's record says it drains from that beat on, and a
+	// client placed just before must be refused from then, not admitted.
+	member atomic.Pointer[fleethost.Member]
 	// Its refusals, in fleetStats' RefusedFull and RefusedDraining.
 	refusedFull, refusedDraining atomic.Uint64
 }
@@ -362,7 +368,7 @@ func (g *fleetGate) admit(c connecttoken.Claims) error {
 	switch {
 	case g.rooms[c.Room]:
 		return nil
-	case g.draining:
+	case g.draining || g.member.Load() != nil && g.member.Load().Draining():
 		g.refusedDraining.Add(1)
 		return errGateDraining
 	case len(g.rooms) >= g.capacity:
