@@ -109,7 +109,7 @@ type counters struct {
 // Stats counts a Transport's traffic and what it refused. All only grow.
 type Stats struct {
 	// PacketsSent and BytesSent count packets handed to the socket
-	// (sealed, with Overhead), SendsDropped datagrams Send dropped
+	// (sealed, with overhead), SendsDropped datagrams Send dropped
 	// because Config.SendQueueLen waited, SendErrors those the kernel
 	// refused.
 	PacketsSent, BytesSent, SendsDropped, SendErrors uint64
@@ -458,7 +458,7 @@ func (t *Transport) handleSealed(b []byte, from netip.AddrPort) {
 		}
 	case kindDisconnect:
 		t.mu.Lock()
-		t.dropLocked(c, ErrPeerClosed, false)
+		t.dropLocked(c, transport.ErrPeerClosed, false)
 		t.mu.Unlock()
 	case kindDenied:
 		if !t.host && c.is(stateConnected) {
