@@ -40,7 +40,7 @@ func (m *Match[S, I]) AuthClient() *authority.Client[S, I] {
 // WebRTC is the WebRTC transport joined through Config.Signal (nil while
 // connecting and with Config.Transport), for what netplay does not wrap:
 // ICE's round trip and route (PeerInfo), its drop counts (Stats).
-func (m *Match[S, I]) WebRTC() *webrtc.Transport {
-	rtc, _ := m.link.rm.(*webrtc.Transport)
+func (m *Match[S, I]) WebRTC() webrtc.Transport {
+	rtc, _ := m.link.rm.(webrtc.Transport)
 	return rtc
 }
