@@ -303,7 +303,7 @@ func TestRejoinRestartAtOnce(t *testing.T) {
 		require.NoError(t, err)
 	}
 	rp.playTo(t, rp.p[1].rejoinedAt()+120)
-	require.NotNil(t, w.Spectator(), "the spectator is fed")
+	require.NotNil(t, spectatorOf(w), "the spectator is fed")
 	spectators := newsWith(rp.p[0].nm.News(), "spectator ")
 	require.Len(t, spectators, 1, "the restarted player was not taken for a spectator: %q", spectators)
 	require.Equal(t, transport.Peer("right again"), rp.p[0].opponent())
