@@ -66,7 +66,7 @@ func netConfig(o options) netplay.Config {
 		cfg.Archive = o.frames + capacity // the whole match
 	}
 	if o.rejoin != "" {
-		cfg.Tokens = netplay.FileStore{Path: o.rejoin}
+		cfg.Tokens = netplay.FileStore(o.rejoin)
 		cfg.Net.RejoinWindow = rejoinWindow
 	}
 	if o.mode == modeAuthority {

@@ -135,7 +135,7 @@ func TestRejoinInProcess(t *testing.T) {
 			}
 			require.Equal(t, "running, "+who+" away (57s to come back)", rp.p[lives].HUD().Note)
 
-			tok, ok, err := netplay.FileStore{Path: rp.opts[dies].rejoin}.Load("friday")
+			tok, ok, err := netplay.FileStore(rp.opts[dies].rejoin).Load("friday")
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.Equal(t, dies, tok.Seat)
@@ -213,7 +213,7 @@ func TestRejoinRefused(t *testing.T) {
 	rp := newRejoinPair(t)
 	rp.playTo(t, 120)
 	rp.drop(t, 1)
-	store := netplay.FileStore{Path: rp.opts[1].rejoin}
+	store := netplay.FileStore(rp.opts[1].rejoin)
 	tok, _, err := store.Load("friday")
 	require.NoError(t, err)
 	tok.Rejoin.Secret[0] ^= 0xff // another match's
