@@ -46,7 +46,6 @@ type mmsgs struct {
 	hdrs  []unix.Mmsghdr
 	iovs  []unix.Iovec
 	names []unix.RawSockaddrInet6
-	off   int // first datagram of the batch the call moves
 }
 
 func newMmsgs(n int) mmsgs {
