@@ -32,7 +32,7 @@
 //     the client, which confirms at once with a keep-alive.
 //   - Keys. Each direction has its own AES-256-GCM key, HMAC-SHA256 of
 //     the grant's client key (which the host derives from the token and
-//     its secret, connecttoken.Verifier.ClientKey) over a label with the
+//     its secret, as the backend did) over a label with the
 //     version, the client's salt and the host's: every connection attempt
 //     has fresh keys. Sequence number 0 is the handshake's; sealed packets
 //     count from 1.

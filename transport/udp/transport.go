@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // connState is a connection's place in its life.
@@ -89,7 +89,7 @@ type Transport struct {
 	c counters
 
 	// Host.
-	tokens *connecttoken.Verifier
+	tokens *tokenverify.Verifier
 	cookie cipher.AEAD
 	ctr    atomic.Uint64 // the last host salt
 
