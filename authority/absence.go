@@ -267,7 +267,8 @@ func (c *hostClient[I]) leadSample(newest, ack rollnet.Frame) {
 // absenceStats fills st's absence fields.
 func (h *Host[S, I]) absenceStats(st *HostStats) {
 	a := &h.abs
-	st.Awaiting, st.Awaited, st.HoldAt, st.Forfeited = a.waiting, -1, a.stop, a.forfeit
+	st.Awaiting, st.Awaited, st.HoldAt = a.waiting, -1, a.stop
+	st.Forfeited = a.forfeit && h.core.Frame() >= a.stop // (there: until then it plays on to the stop)
 	for _, c := range h.clients {
 		if c.awaited {
 			if st.Awaited < 0 {

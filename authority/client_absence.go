@@ -88,7 +88,10 @@ func (c *Client[S, I]) holdStats(s *ClientStats) {
 		return
 	}
 	h := &c.hold
-	s.HoldAt, s.Forfeited, s.HeldFor = h.stop, h.forfeit, time.Duration(c.t-h.since)
+	s.HoldAt, s.HeldFor = h.stop, time.Duration(c.t-h.since)
+	// Forfeited once at the stop with the host's state before it: every
+	// peer holds the same.
+	s.Forfeited = h.forfeit && c.frame >= h.stop && c.reconciled >= h.stop-1
 	for _, p := range h.players[:h.n] {
 		if p.Outcome == wire.HoldAwaited {
 			if s.Awaiting++; s.Awaited < 0 {
