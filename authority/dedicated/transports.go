@@ -182,7 +182,8 @@ func (h *hostTransports) logSends(log *slog.Logger) {
 	}
 	if h.ut != nil {
 		st := h.ut.Stats()
-		log.Info("sends", "transport", "udp", "sent", st.PacketsSent, "dropped", st.SendsDropped, "errors", st.SendErrors,
+		log.Info("sends", "transport", "udp", "sent", st.PacketsSent, "superseded", st.SendsSuperseded,
+			"stale", st.SendsStale, "skipped", st.SendsSkipped, "errors", st.SendErrors,
 			"forged", st.Forged, "replayed", st.Replayed, "malformed", st.Malformed, "evicted", st.Evicted)
 	}
 }

@@ -50,8 +50,9 @@ type Config struct {
 	QueueLen int
 
 	// SendQueueLen is the number of sealed datagrams waiting for the
-	// socket; past it Send drops and counts (Stats.SendsDropped). 0 means
-	// 1024. SendBulk takes a datagram only while fewer than half wait.
+	// socket; past it a datagram supersedes the oldest of its kind (see
+	// Send). 0 means 1024. SendBulk takes a datagram only while fewer
+	// than half wait.
 	SendQueueLen int
 
 	// MaxPeers bounds the connected and pending clients together (host).
