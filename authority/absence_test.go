@@ -21,11 +21,10 @@ var absenceLink = local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Mi
 // absenceWorld is three clients of a host under policy; the cluster
 // records the furthest frame each client and the host simulated.
 type absenceWorld struct {
-	c       *cluster
-	nodes   []*node
-	newest  map[string]rollnet.Frame // the furthest frame each simulated (Frame()-1)
-	events  map[string][]rollnet.Event
-	holdEnd time.Time
+	c      *cluster
+	nodes  []*node
+	newest map[string]rollnet.Frame // the furthest frame each simulated (Frame()-1)
+	events map[string][]rollnet.Event
 }
 
 func newAbsenceWorld(t *testing.T, seed uint64, policy rollnet.Absence, grace time.Duration) *absenceWorld {
