@@ -248,7 +248,7 @@ func (h *Host[S, I]) sendHolds(f rollnet.Frame, held bool) {
 		h.send(c)
 		if held && f > 0 && c.ack < f-1 && h.t > c.welcomeAt && (c.sentUpTo < f-1 || h.t-c.heldAt >= resend) {
 			c.heldAt = h.t
-			c.fullAt = rollnet.NoFrame // (by time, not by frame)
+			c.fullAt = rollnet.NoFrame          // (by time, not by frame)
 			c.sentUpTo = min(c.sentUpTo, c.ack) // coded against what it acknowledged, never against itself
 			h.sendState(c, f-1)
 		}
