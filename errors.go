@@ -43,7 +43,6 @@ func (e *SyncError) Unwrap() error { return ErrSyncFailed }
 // Reasons a handshake fails, as SyncError.Reason and Event.Reason carry them.
 const (
 	ReasonSettings = "settings differ (players, input size, input delay, frame rate, checksum interval, player placement or game settings)"
-	ReasonProtocol = "protocol version differs"
-	ReasonWire     = "wire version differs"
+	ReasonProtocol = "protocol version differs" // or the wire version: a peer of another release
 	ReasonTimeout  = "no handshake within the sync timeout (peer absent, unreachable or failed)"
 )

@@ -66,6 +66,13 @@ const (
 	// EventPlayerForfeited: Player is away under AbsenceForfeit: the match
 	// stops at Frame for good, on every peer, for the game to decide.
 	EventPlayerForfeited
+	// EventDesyncRepaired: this peer's state had diverged at Frame (an
+	// EventDesyncDetected before): it took the state after frame Agreed
+	// from Peer (Player: that peer's lowest seat), the truth, simulated
+	// again to the present, and plays on; Timeout is how long the repair
+	// took from the desync found, Reason the fields that differed (the
+	// forensics line, or why they are unknown).
+	EventDesyncRepaired
 )
 
 var eventNames = [...]string{
@@ -84,6 +91,7 @@ var eventNames = [...]string{
 	EventPlayerAwaited:      "PlayerAwaited",
 	EventPlayerDropped:      "PlayerDropped",
 	EventPlayerForfeited:    "PlayerForfeited",
+	EventDesyncRepaired:     "DesyncRepaired",
 }
 
 // String names the kind.
@@ -99,16 +107,16 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind    EventKind
 	Peer    Peer
-	Frame   Frame         // DesyncDetected, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
-	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame
+	Frame   Frame         // DesyncDetected, DesyncRepaired, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
+	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame; DesyncRepaired: the state's frame
 	Local   uint32        // DesyncDetected: this session's checksum
 	Remote  uint32        // DesyncDetected: Peer's checksum
-	Player  int           // PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
+	Player  int           // DesyncRepaired, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
 	Frames  int           // WaitRecommended
 	Count   int           // Synchronizing: round trips done
 	Total   int           // Synchronizing: round trips needed
-	Timeout time.Duration // NetworkInterrupted: time left before Disconnected
-	Reason  string        // SyncFailed
+	Timeout time.Duration // NetworkInterrupted: time left before Disconnected; DesyncRepaired: how long the repair took
+	Reason  string        // SyncFailed; DesyncRepaired: the fields that differed
 }
 
 // String describes the event, for logs.
@@ -128,6 +136,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("WaitRecommended{%d frames}", e.Frames)
 	case EventDesyncDetected:
 		return fmt.Sprintf("DesyncDetected{frame %d (agreed at %d), local %08x, remote %08x, %s}", e.Frame, e.Agreed, e.Local, e.Remote, e.Peer)
+	case EventDesyncRepaired:
+		return fmt.Sprintf("DesyncRepaired{frame %d from the state after frame %d of %s (seat %d) in %v; %s}", e.Frame, e.Agreed, e.Peer, e.Player, e.Timeout, e.Reason)
 	case EventRunning:
 		return "Running"
 	}

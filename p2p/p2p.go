@@ -91,6 +91,19 @@ type Config[I comparable] struct {
 	// (see absence.go). Every player peer must choose the same (it is in
 	// the settings hash); spectators follow whatever their host does.
 	Absence rollnet.Absence
+	// NoRepair turns desync repair off: a desync is reported
+	// (EventDesyncDetected) and the match runs on with the simulations
+	// apart, as before protocol 5, for a game that ends the match itself.
+	// By default the peer whose state is not the truth's takes the
+	// truth's state and plays on (EventDesyncRepaired; see repair.go).
+	// Every player peer must choose the same (it is in the settings hash).
+	NoRepair bool
+	// Arbiter is the seat (player) whose peer holds the truth when a
+	// desync's checksums have no majority: always with two player peers,
+	// with more a tie. 0 by default; when its peer is gone, the lowest
+	// seat present. Every player peer must choose the same (it is in the
+	// settings hash).
+	Arbiter int
 }
 
 // MaxSpectators is the most spectators one P2P session feeds, listed in
@@ -157,6 +170,7 @@ type Session[S any, I comparable] struct {
 	feeds [MaxSpectators]feed // per spectator link: its bulk feed (feed.go)
 	acks  [MaxSpectators]specAcks
 	rj    rejoiner[S, I] // identity, rejoins of others, our own rejoin (p2p_rejoin.go)
+	rp    repairer[S]    // desync repair (repair.go)
 	gate  rebindGate     // strangers let in while a slot can be taken (p2p_rebind.go)
 }
 
@@ -273,6 +287,14 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 				l.Offer = link.SettingsHash(l.Offer, absenceTag|uint64(cfg.Absence))
 				l.Expect = link.SettingsHash(l.Expect, absenceTag|uint64(cfg.Absence))
 			}
+			if cfg.NoRepair || cfg.Arbiter != 0 { // (the defaults hash as nothing)
+				tag := uint64(repairTag) | uint64(cfg.Arbiter)<<1
+				if cfg.NoRepair {
+					tag |= 1
+				}
+				l.Offer = link.SettingsHash(l.Offer, tag)
+				l.Expect = link.SettingsHash(l.Expect, tag)
+			}
 		}
 	}
 	coreCfg := cfg.Session
@@ -318,6 +340,9 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 	p.outStat = make([]wire.PeerStatus, players)
 	p.rj.restart.cfg, p.rj.restart.sim, p.rj.restart.initial = cfg, simulate, new(S)
 	if err := p.initRejoin(cfg); err != nil {
+		return err
+	}
+	if err := p.initRepair(cfg); err != nil {
 		return err
 	}
 	p.ep.ExpectPeers()
@@ -536,6 +561,9 @@ func (p *Session[S, I]) AdvanceFrame() error {
 		p.fed[pl] = f
 	}
 	p.checksums()
+	if p.repairs() {
+		p.repairTick() // out of line: a desync reported, or a repair under way
+	}
 	p.rec.confirmed(p.core, p.checks.Interval)
 	if len(p.archive.rows) > 0 {
 		p.archiveConfirmed()
@@ -632,6 +660,10 @@ func (p *Session[S, I]) handle(l *link.Link, typ wire.Type, b []byte) {
 	}
 	switch typ {
 	case wire.TypeRejoin:
+		if wire.IsRepair(b) {
+			p.handleRepair(l, b)
+			return
+		}
 		p.handleRejoin(l, b)
 		return
 	case wire.TypeSyncRequest, wire.TypeSyncReply:
@@ -965,6 +997,9 @@ func (p *Session[S, I]) flush() {
 			p.ep.KeepAlive(l, l.LocalAdv)
 		}
 	}
+	if p.rp.want != rollnet.NoFrame || p.rp.serving != 0 {
+		p.repairFlush()
+	}
 }
 
 // sendInputs sends player link l every local input it has not
@@ -1086,6 +1121,9 @@ func (p *Session[S, I]) PeerStats(peer transport.Peer) (rollnet.PeerStats, error
 	st, err := peerStats(&p.ep, peer)
 	if i, ok := p.ep.Lookup(peer); ok {
 		st.Spectator = i >= p.nPlayers // a player taken back is optional until it runs
+		if i < p.nPlayers {
+			st.RepairsTaken, st.RepairsServed = p.repairCounts(i)
+		}
 	}
 	return st, err
 }

@@ -684,7 +684,7 @@ func TestMutationSyncTestConfig(t *testing.T) {
 	} {
 		st, err := NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: c.capacity}, CheckDistance: c.distance}, sim)
 		require.NoError(t, err, "%+v", c)
-		require.Equal(t, c.want, st.CheckDistance())
+		require.Equal(t, c.want, st.checkDistance())
 	}
 	for _, c := range []struct{ capacity, distance int }{{4, 4}, {4, -1}, {2, 2}, {2, 0}, {0, 16}} {
 		st, err := NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: c.capacity}, CheckDistance: c.distance}, sim)

@@ -45,6 +45,7 @@ type Endpoint struct {
 	strange  bool           // Receive returns strangers' Rejoin packets (AdmitStrangers)
 	from     transport.Peer // the sender of the packet Receive returned last
 	failErr  error
+	desyncs  uint64 // desyncs reported (Desyncs)
 	closed   bool
 	maxAdv   int32
 }
@@ -229,7 +230,7 @@ func (e *Endpoint) Receive() (l *Link, typ wire.Type, b []byte, ok bool) {
 		l.winRecv += uint64(n)
 		if err != nil {
 			if errors.Is(err, wire.ErrVersion) && l.state == Syncing {
-				e.fail(l, rollnet.ReasonWire)
+				e.fail(l, rollnet.ReasonProtocol) // (the wire's version: another release all the same)
 			}
 			l.malformed++
 			continue
