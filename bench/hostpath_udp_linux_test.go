@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 	"github.com/rollnet/rollnet/transport/udp"
@@ -22,7 +23,7 @@ const hostPathUDPAddress = "hostpath.bench:7777"
 
 func udpHostPath(b *testing.B, n int) (transport.Transport, string, func(context.Context) ([]transport.Peer, error)) {
 	secret := []byte("BenchmarkHostPath's backend secret")
-	v, err := connecttoken.NewVerifier(secret, hostPathUDPAddress, connecttoken.Config{})
+	v, err := tokenverify.NewVerifier(secret, hostPathUDPAddress, tokenverify.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/internal/fleethost"
 	"github.com/rollnet/rollnet/internal/natstest"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -193,7 +194,7 @@ func TestPlacementToken(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "r1", g.Claims.Room)
 	require.Equal(t, r.QUIC, g.Claims.Address)
-	v, err := connecttoken.NewVerifier(testSecret, r.QUIC, connecttoken.Config{})
+	v, err := tokenverify.NewVerifier(testSecret, r.QUIC, tokenverify.Config{})
 	require.NoError(t, err)
 	tk, err := v.Check(g.Token)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
@@ -25,7 +26,7 @@ var quicSecret = []byte("the backend's secret, shared with its hosts")
 // admits only connect tokens minted for it, and its URL.
 func quicHost(t *testing.T) (*netplay.Match[World, Buttons], *quic.Transport, string) {
 	t.Helper()
-	v, err := connecttoken.NewVerifier(quicSecret, quicHostAddr, connecttoken.Config{})
+	v, err := tokenverify.NewVerifier(quicSecret, quicHostAddr, tokenverify.Config{})
 	require.NoError(t, err)
 	qt, err := quic.Listen("127.0.0.1:0", quic.Config{Address: quicHostAddr, Tokens: v})
 	require.NoError(t, err)

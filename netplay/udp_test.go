@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 	"github.com/rollnet/rollnet/transport/udp"
 )
 
@@ -21,7 +21,7 @@ import (
 // authoritative match plays over it: the host's inputs reach the
 // client's state.
 func TestConnectOverUDP(t *testing.T) {
-	v, err := connecttoken.NewVerifier(quicSecret, quicHostAddr, connecttoken.Config{})
+	v, err := tokenverify.NewVerifier(quicSecret, quicHostAddr, tokenverify.Config{})
 	require.NoError(t, err)
 	ht, err := udp.Listen("127.0.0.1:0", udp.Config{Address: quicHostAddr, Tokens: v})
 	require.NoError(t, err)

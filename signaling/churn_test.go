@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"net/http"
 	"runtime"
 	"sync/atomic"
@@ -86,7 +87,7 @@ func TestChurnDoesNotChargeMembers(t *testing.T) {
 	}
 	// The room's join rate is spent: the attacker is refused, not the members.
 	_, err := h.tryDial("/room/match")
-	require.ErrorIs(t, err, client.ErrJoinRateLimited)
+	require.ErrorIs(t, err, wire.ErrJoinRateLimited)
 	var he *client.HTTPError
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, http.StatusTooManyRequests, he.Status)
@@ -122,7 +123,7 @@ func TestReplyAllowanceIsBounded(t *testing.T) {
 		require.Equal(t, client.SignalReceived, next(t, b).Kind, "signal %d", i)
 	}
 	send(t, a, b.ID(), offer("a"))
-	require.ErrorIs(t, ended(t, a), client.ErrRateLimited)
+	require.ErrorIs(t, ended(t, a), wire.ErrRateLimited)
 
 	// Ping-pong: d pays for each of its signals (its join took 1 of 4),
 	// which lets c answer each free; c's free answers let d send nothing
@@ -138,7 +139,7 @@ func TestReplyAllowanceIsBounded(t *testing.T) {
 			require.Equal(t, client.SignalReceived, next(t, c).Kind, "round %d", i)
 		}
 	}
-	require.ErrorIs(t, ended(t, d), client.ErrRateLimited)
+	require.ErrorIs(t, ended(t, d), wire.ErrRateLimited)
 }
 
 func TestJoinRateLimits(t *testing.T) {
@@ -154,7 +155,7 @@ func TestJoinRateLimits(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 	_, err := h.tryDial("/room/other?as=x")
-	require.ErrorIs(t, err, client.ErrJoinRateLimited)
+	require.ErrorIs(t, err, wire.ErrJoinRateLimited)
 	require.NotErrorIs(t, err, client.ErrTooManyConnections)
 	h.dial("/room/other?as=y") // another address is not affected
 	clock.Advance(time.Second)
@@ -166,7 +167,7 @@ func TestJoinRateLimits(t *testing.T) {
 		h.dial("/room/r0?as=" + as)
 	}
 	_, err = h.tryDial("/room/r0?as=t")
-	require.ErrorIs(t, err, client.ErrJoinRateLimited)
+	require.ErrorIs(t, err, wire.ErrJoinRateLimited)
 	h.dial("/room/r1?as=t")
 	// next=N grouping has no per-room join limit (its rooms do not outlive their filling).
 	for _, as := range []string{"v", "w", "y", "z"} {

@@ -98,7 +98,7 @@ func TestClientDropsMalformedServer(t *testing.T) {
 			c, err := client.Dial(context.Background(), url, client.Config{})
 			require.NoError(t, err)
 			defer c.Close()
-			require.ErrorIs(t, ended(t, c), client.ErrMalformed)
+			require.ErrorIs(t, ended(t, c), wire.ErrMalformed)
 		})
 	}
 }
@@ -114,7 +114,7 @@ func TestClientDialRefusesBadJoinReply(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			url := fakeServer(t, func(ctx context.Context, ws *websocket.Conn) { write(ctx, ws, msg) })
 			_, err := client.Dial(context.Background(), url, client.Config{})
-			require.ErrorIs(t, err, client.ErrMalformed)
+			require.ErrorIs(t, err, wire.ErrMalformed)
 		})
 	}
 }
@@ -143,7 +143,7 @@ func TestClientSendValidates(t *testing.T) {
 		"null payload": {Kind: client.SignalOffer, Payload: json.RawMessage(`null`)},
 		"not JSON":     {Kind: client.SignalOffer, Payload: json.RawMessage(`{`)},
 	} {
-		require.ErrorIs(t, b.Send(context.Background(), a.ID(), s), client.ErrInvalidSignal, name)
+		require.ErrorIs(t, b.Send(context.Background(), a.ID(), s), wire.ErrInvalidSignal, name)
 	}
 	require.ErrorIs(t, b.Send(context.Background(), "", offer("x")), client.ErrUnknownPeer)
 	require.ErrorIs(t, b.Send(context.Background(), b.ID(), offer("x")), client.ErrUnknownPeer, "not to itself")

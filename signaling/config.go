@@ -119,7 +119,7 @@ type ServerTuning struct {
 	// average, and MessageBurst how many it may send at once (defaults 50
 	// and 100; every message counts, the join, pings and pongs too, but
 	// not the signals ReplyAllowance covers). Exceeding it closes the
-	// connection with code 4002 (client.ErrRateLimited).
+	// connection with code 4002.
 	MessageRate  int
 	MessageBurst int
 	// JoinRate and JoinBurst bound the join attempts from one client
@@ -128,7 +128,7 @@ type ServerTuning struct {
 	// once; the last half is kept for addresses that joined the room at
 	// most RoomJoinBurst/4 times lately, each join counted down at
 	// RoomJoinRate/4 a second): over either, the request is refused with HTTP 429
-	// (client.ErrJoinRateLimited) before the upgrade. A loopback client address
+	// before the upgrade. A loopback client address
 	// (tests, the demo, a local proxy not in TrustedProxies) has no
 	// per-address join limit; a remote peer cannot send from one. Every join makes each
 	// member signal the newcomer, so join/leave churn would otherwise make
@@ -162,11 +162,11 @@ type ServerTuning struct {
 	IdleTimeout    time.Duration
 	MaxHeaderBytes int
 	// JoinTimeout is how long a connection may stay open without joining
-	// (default 10 s); then it is closed with code 4003 (client.ErrJoinTimeout).
+	// (default 10 s); then it is closed with code 4003.
 	JoinTimeout time.Duration
 	// PingInterval is how often the server pings every connection (default
 	// 15 s); one that does not answer within PingTimeout (default 10 s) is
-	// closed with code 4005 (client.ErrPingTimeout).
+	// closed with code 4005.
 	PingInterval time.Duration
 	PingTimeout  time.Duration
 	// WriteTimeout bounds one write to a connection (default 10 s).
@@ -176,7 +176,7 @@ type ServerTuning struct {
 	CloseTimeout time.Duration
 	// SendQueue is the number of messages queued for one connection
 	// (default 64). A connection whose queue overflows is a slow consumer:
-	// it is dropped with code 4004 (client.ErrSlowConsumer), and no one
+	// it is dropped with code 4004, and no one
 	// else waits for it.
 	SendQueue int
 	// TURNCredentialTTL is how long minted TURN credentials last (default

@@ -139,9 +139,9 @@
 //	conns per address      32                 HTTP 429 before the upgrade (the client address:
 //	                                          behind a TrustedProxies proxy, the one it vouches for)
 //	conns in total         10000              HTTP 429 before the upgrade
-//	joins per address      2/s, burst 20      HTTP 429 ErrJoinRateLimited before the upgrade
+//	joins per address      2/s, burst 20      HTTP 429 before the upgrade
 //	                                          (loopback addresses exempt: tests, the demo)
-//	joins per named room   2/s, burst 16      HTTP 429 ErrJoinRateLimited before the upgrade;
+//	joins per named room   2/s, burst 16      HTTP 429 before the upgrade;
 //	                                          shared fairly between addresses (below)
 //	places per address     half the room (4)  HTTP 429 ErrTooManyConnections before the upgrade:
 //	  per named room                          one address never fills a room alone (members
@@ -302,7 +302,7 @@
 // ServerError in the server's order and is closed when the connection
 // ends; Err then says why, as a *client.CloseError or *client.HTTPError that
 // errors.Is matches against the client's sentinels (client.ErrRoomFull,
-// ErrRateLimited, ErrUnauthorized, ...). Keep the client open during a
+// ErrUnauthorized, ...; the others by CloseError.Code). Keep the client open during a
 // match to hear peer-left.
 //
 // # Time and goroutines

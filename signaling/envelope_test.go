@@ -2,11 +2,10 @@ package signaling
 
 import (
 	"encoding/json"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/rollnet/rollnet/signaling/client"
 )
 
 // validEnvelopes are real messages of each type, in both directions; they
@@ -48,12 +47,12 @@ func TestParseEnvelopeVersions(t *testing.T) {
 		`{"v":2,"type":"peer-left","peer":"0123456789abcdef","protocol":2}`,
 	} {
 		_, err := parseEnvelope([]byte(msg), fromServer)
-		require.ErrorIs(t, err, client.ErrMalformed, msg)
+		require.ErrorIs(t, err, wire.ErrMalformed, msg)
 		require.NotErrorIs(t, err, errProtocolVersion, msg)
 	}
 	for _, msg := range []string{`{"v":3,"type":"join"}`, `{"v":-1,"type":"join"}`} {
 		_, err := parseEnvelope([]byte(msg), fromClient)
-		require.ErrorIs(t, err, client.ErrMalformed, msg)
+		require.ErrorIs(t, err, wire.ErrMalformed, msg)
 		require.ErrorIs(t, err, errProtocolVersion, msg)
 	}
 }
@@ -81,7 +80,7 @@ func TestParseEnvelopeDirection(t *testing.T) {
 		{fromServer, `{"v":1,"type":"join"}`},
 	} {
 		_, err := parseEnvelope([]byte(tc.msg), tc.dir)
-		require.ErrorIs(t, err, client.ErrMalformed, tc.msg)
+		require.ErrorIs(t, err, wire.ErrMalformed, tc.msg)
 	}
 }
 
@@ -89,7 +88,7 @@ func TestParseEnvelopeEveryPrefixFails(t *testing.T) {
 	for _, tc := range validEnvelopes {
 		for i := range len(tc.msg) {
 			_, err := parseEnvelope([]byte(tc.msg[:i]), tc.dir)
-			require.ErrorIs(t, err, client.ErrMalformed, "%q", tc.msg[:i])
+			require.ErrorIs(t, err, wire.ErrMalformed, "%q", tc.msg[:i])
 		}
 	}
 }
@@ -117,7 +116,7 @@ func FuzzParseEnvelope(f *testing.F) {
 		}
 		e, err := parseEnvelope(b, dir)
 		if err != nil {
-			require.ErrorIs(t, err, client.ErrMalformed)
+			require.ErrorIs(t, err, wire.ErrMalformed)
 			return
 		}
 		// Whatever passes re-encodes to something that passes again, the

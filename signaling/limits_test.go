@@ -47,7 +47,7 @@ func TestLimitRoomSize(t *testing.T) {
 	require.Equal(t, client.SignalReceived, next(t, a).Kind)
 	// next=N above the room size is refused before the upgrade.
 	_, err = h.tryDial("/room?next=3")
-	require.ErrorIs(t, err, client.ErrBadRequest)
+	require.ErrorIs(t, err, wire.ErrBadRequest)
 	stillServes(t, h, "other")
 }
 
@@ -59,7 +59,7 @@ func TestLimitMessageSize(t *testing.T) {
 
 	// The client refuses to send what the server would refuse.
 	big := client.Signal{Kind: client.SignalOffer, Payload: json.RawMessage(`"` + strings.Repeat("x", 1024) + `"`)}
-	require.ErrorIs(t, b.Send(context.Background(), a.ID(), big), client.ErrMessageTooBig)
+	require.ErrorIs(t, b.Send(context.Background(), a.ID(), big), wire.ErrMessageTooBig)
 
 	// A raw connection that sends it anyway is closed with 1009.
 	ws, _ := h.rawJoin("/room/big")
@@ -67,7 +67,7 @@ func TestLimitMessageSize(t *testing.T) {
 	code, _ := rawCloseStatus(t, ws)
 	require.Equal(t, websocket.StatusMessageTooBig, code)
 	eventually(t, func() bool { return h.srv.Stats().TooBig == 1 }, "counted")
-	require.Equal(t, (&client.CloseError{Code: 1009}).Is(client.ErrMessageTooBig), true)
+	require.Equal(t, (&client.CloseError{Code: 1009}).Is(wire.ErrMessageTooBig), true)
 
 	// Just under the limit goes through.
 	fits := client.Signal{Kind: client.SignalOffer, Payload: json.RawMessage(`"` + strings.Repeat("x", 900) + `"`)}
@@ -91,7 +91,7 @@ func TestLimitMessageRate(t *testing.T) {
 	// The clock stands still: the bucket is empty, the next message closes a.
 	send(t, a, b.ID(), offer("3"))
 	err := ended(t, a)
-	require.ErrorIs(t, err, client.ErrRateLimited)
+	require.ErrorIs(t, err, wire.ErrRateLimited)
 	require.Equal(t, client.Event{Kind: client.PeerLeft, Peer: a.ID()}, next(t, b))
 	require.Equal(t, uint64(1), h.srv.Stats().RateLimited)
 
@@ -142,7 +142,7 @@ func TestLimitJoinTimeout(t *testing.T) {
 	ws := h.raw("/room/slow")
 	code, reason := rawCloseStatus(t, ws)
 	require.Equal(t, wire.CodeJoinTimeout, int(code))
-	require.Equal(t, client.ErrJoinTimeout.Error(), reason)
+	require.Equal(t, wire.ErrJoinTimeout.Error(), reason)
 	require.Equal(t, uint64(1), h.srv.Stats().JoinTimeouts)
 	// A client that joins in time stays.
 	a := h.dial("/room/slow")
@@ -168,7 +168,7 @@ func TestLimitPingTimeout(t *testing.T) {
 	// When it reads again, it finds why.
 	code, reason := rawCloseStatus(t, ws)
 	require.Equal(t, wire.CodePingTimeout, int(code))
-	require.Equal(t, client.ErrPingTimeout.Error(), reason)
+	require.Equal(t, wire.ErrPingTimeout.Error(), reason)
 
 	// The client, which reads, answered every ping meanwhile and is still
 	// connected and served.
@@ -250,7 +250,7 @@ func TestMalformedClosesConnection(t *testing.T) {
 			}
 			code, reason := rawCloseStatus(t, ws)
 			require.Equal(t, wire.CodeMalformed, int(code))
-			require.Equal(t, client.ErrMalformed.Error(), reason)
+			require.Equal(t, wire.ErrMalformed.Error(), reason)
 		})
 	}
 	ws := h.raw("/room/m")
@@ -379,7 +379,7 @@ func TestBinaryMessageRefused(t *testing.T) {
 	require.NoError(t, ws.Write(ctx, websocket.MessageBinary, []byte(`{"v":1,"type":"join"}`)))
 	code, reason := rawCloseStatus(t, ws)
 	require.Equal(t, wire.CodeMalformed, int(code))
-	require.Equal(t, client.ErrMalformed.Error(), reason)
+	require.Equal(t, wire.ErrMalformed.Error(), reason)
 	// And after joining in text, a binary signal is refused the same way.
 	a := h.dial("/room/bin")
 	ws, _ = h.rawJoin("/room/bin")

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"io"
 	"net/http"
 	"strings"
@@ -152,7 +153,7 @@ func TestHealthAndRoutes(t *testing.T) {
 		"/room?next=1", "/room?next=9", "/room?next=02", "/room?next=x", "/room/x?next=2",
 	} {
 		_, err := h.tryDial(path)
-		require.ErrorIs(t, err, client.ErrBadRequest, "%q", path)
+		require.ErrorIs(t, err, wire.ErrBadRequest, "%q", path)
 		var he *client.HTTPError
 		require.ErrorAs(t, err, &he)
 		require.Equal(t, http.StatusBadRequest, he.Status)

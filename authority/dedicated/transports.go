@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rollnet/rollnet/internal/localsignal"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
@@ -100,7 +101,7 @@ func listenUDP(q quicOptions, maxPeers int, log *slog.Logger) (*udp.Transport, e
 	if public == "" {
 		public = q.udp
 	}
-	v, err := connecttoken.NewVerifier(secret, public, connecttoken.Config{})
+	v, err := tokenverify.NewVerifier(secret, public, tokenverify.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("-token-secret-file: %w", err)
 	}
@@ -134,7 +135,7 @@ func listenQUIC(q quicOptions, maxPeers int, admit func(connecttoken.Claims) err
 		if public == "" {
 			public = q.addr
 		}
-		v, err := connecttoken.NewVerifier(secret, public, connecttoken.Config{})
+		v, err := tokenverify.NewVerifier(secret, public, tokenverify.Config{})
 		if err != nil {
 			return nil, fmt.Errorf("-token-secret-file: %w", err)
 		}
@@ -181,7 +182,8 @@ func (h *hostTransports) logSends(log *slog.Logger) {
 	}
 	if h.ut != nil {
 		st := h.ut.Stats()
-		log.Info("sends", "transport", "udp", "sent", st.PacketsSent, "dropped", st.SendsDropped, "errors", st.SendErrors,
+		log.Info("sends", "transport", "udp", "sent", st.PacketsSent, "superseded", st.SendsSuperseded,
+			"stale", st.SendsStale, "skipped", st.SendsSkipped, "errors", st.SendErrors,
 			"forged", st.Forged, "replayed", st.Replayed, "malformed", st.Malformed, "evicted", st.Evicted)
 	}
 }

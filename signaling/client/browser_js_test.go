@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"strings"
 	"testing"
 	"time"
@@ -84,7 +85,7 @@ func TestBrowserClient(t *testing.T) {
 	require.NoError(t, err)
 	for range h.Events() {
 	}
-	require.ErrorIs(t, h.Err(), ErrMessageTooBig)
+	require.ErrorIs(t, h.Err(), wire.ErrMessageTooBig)
 	require.True(t, strings.Contains(h.Err().Error(), "limit"), h.Err().Error())
 	require.NoError(t, h.Close())
 }

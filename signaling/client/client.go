@@ -119,7 +119,8 @@ type Client struct {
 // without a deadline, 30 s apply.
 //
 // A refusal before the upgrade is an *HTTPError (errors.Is with
-// ErrUnauthorized, ErrTooManyConnections, ErrBadRequest, ErrServerClosing);
+// ErrUnauthorized, ErrTooManyConnections, ErrServerClosing; HTTP 400 or
+// 404 for a URL that names no valid room);
 // a refused join is a *CloseError (errors.Is with ErrRoomFull, ...).
 func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 	if cfg.EventQueue < 0 {
@@ -162,10 +163,10 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 	}
 	e, err := wire.ParseEnvelope(b, wire.FromServer)
 	if err == nil && e.Type != wire.TypeJoin {
-		err = fmt.Errorf("%w: %q message before the join reply", ErrMalformed, e.Type)
+		err = fmt.Errorf("%w: %q message before the join reply", wire.ErrMalformed, e.Type)
 	}
 	if err == nil && e.V != ProtocolVersion {
-		err = fmt.Errorf("%w: join reply in version %d, want %d", ErrMalformed, e.V, ProtocolVersion)
+		err = fmt.Errorf("%w: join reply in version %d, want %d", wire.ErrMalformed, e.V, ProtocolVersion)
 	}
 	if err != nil {
 		_ = ws.closeNow()
@@ -204,10 +205,10 @@ func (c *Client) readLoop(ctx context.Context) {
 		}
 		e, err := wire.ParseEnvelope(b, wire.FromServer)
 		if err == nil && e.Type == wire.TypeJoin {
-			err = fmt.Errorf("%w: a second join reply", ErrMalformed)
+			err = fmt.Errorf("%w: a second join reply", wire.ErrMalformed)
 		}
 		if err == nil && e.V != ProtocolVersion {
-			err = fmt.Errorf("%w: a message in version %d, want %d", ErrMalformed, e.V, ProtocolVersion)
+			err = fmt.Errorf("%w: a message in version %d, want %d", wire.ErrMalformed, e.V, ProtocolVersion)
 		}
 		if err != nil {
 			c.mu.Lock()
@@ -220,7 +221,7 @@ func (c *Client) readLoop(ctx context.Context) {
 			c.closers.Add(1)
 			go func() {
 				defer c.closers.Done()
-				_ = c.ws.close(wire.CodeMalformed, ErrMalformed.Error())
+				_ = c.ws.close(wire.CodeMalformed, wire.ErrMalformed.Error())
 			}()
 			time.AfterFunc(clientCloseTimeout, c.cancelRead)
 			c.finish(err)
@@ -321,8 +322,8 @@ func (c *Client) Events() <-chan Event { return c.evsRecv }
 
 // Send relays s to the peer with id to, which must be in this client's room
 // (ErrUnknownPeer otherwise). A signal over the server's message size limit
-// is refused with ErrMessageTooBig, a kind other than offer, answer or
-// candidate or a payload that is not JSON with ErrInvalidSignal. Cancelling
+// is refused before sending, as is a kind other than offer, answer or
+// candidate or a payload that is not JSON. Cancelling
 // ctx during the write closes the connection (a WebSocket message cannot be
 // abandoned half-sent).
 func (c *Client) Send(ctx context.Context, to string, s Signal) error {
@@ -334,10 +335,10 @@ func (c *Client) Send(ctx context.Context, to string, s Signal) error {
 	default:
 	}
 	if !s.Kind.Valid() {
-		return fmt.Errorf("%w: kind %q", ErrInvalidSignal, s.Kind)
+		return fmt.Errorf("%w: kind %q", wire.ErrInvalidSignal, s.Kind)
 	}
 	if len(s.Payload) == 0 || !json.Valid(s.Payload) || string(s.Payload) == "null" {
-		return fmt.Errorf("%w: payload is not a JSON value", ErrInvalidSignal)
+		return fmt.Errorf("%w: payload is not a JSON value", wire.ErrInvalidSignal)
 	}
 	c.mu.Lock()
 	_, ok := c.known[to]
@@ -352,7 +353,7 @@ func (c *Client) Send(ctx context.Context, to string, s Signal) error {
 	// HTML-escape them).
 	b := wire.AppendSignal(make([]byte, 0, wire.SignalOverhead+len(s.Payload)), ProtocolVersion, to, s.Kind, s.Payload)
 	if len(b) > c.max {
-		return fmt.Errorf("%w: %d bytes, limit %d", ErrMessageTooBig, len(b), c.max)
+		return fmt.Errorf("%w: %d bytes, limit %d", wire.ErrMessageTooBig, len(b), c.max)
 	}
 	if err := c.ws.write(ctx, b); err != nil {
 		return fmt.Errorf("%w: %w", ErrClosed, err)
@@ -362,8 +363,8 @@ func (c *Client) Send(ctx context.Context, to string, s Signal) error {
 
 // Err says why the connection ended, once Events is closed: nil after
 // Close or a normal closure, a *CloseError when the server closed it with a
-// reason (errors.Is with ErrRoomFull, ErrRateLimited, ErrSlowConsumer,
-// ErrServerClosing, ...), otherwise an error wrapping ErrClosed.
+// reason (its Code and Reason; errors.Is with ErrRoomFull, ErrServerClosing,
+// ...), otherwise an error wrapping ErrClosed.
 func (c *Client) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"sync"
 	"syscall/js"
 )
@@ -115,7 +116,7 @@ func (c *browserConn) received(ev js.Value) {
 		return
 	}
 	if int64(len(b)) > limit {
-		c.fail(1009, fmt.Errorf("%w: a message of %d bytes, limit %d", ErrMessageTooBig, len(b), limit))
+		c.fail(1009, fmt.Errorf("%w: a message of %d bytes, limit %d", wire.ErrMessageTooBig, len(b), limit))
 		return
 	}
 	select {

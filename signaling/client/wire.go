@@ -30,15 +30,17 @@ const (
 type Signal = wire.Signal
 
 // CloseError is why the server closed a connection: the WebSocket close
-// code and reason. errors.Is matches it against the sentinel for its code.
+// code and reason. errors.Is matches it against the sentinel for its code
+// (the codes of the protocol's other closes have none: signaling's
+// doc.go lists them).
 type CloseError = wire.CloseError
 
 // HTTPError is a refusal before the WebSocket upgrade: the HTTP status and
 // the server's message (natively only: a browser tells a page nothing of
 // it). errors.Is matches it against the sentinel for its status (401 and
-// 403: ErrUnauthorized; 429: ErrTooManyConnections or ErrJoinRateLimited,
-// as the message says; 400 and 404: ErrBadRequest; 503: ErrServerClosing,
-// or ErrClusterUnavailable as the message says).
+// 403: ErrUnauthorized; 429: ErrTooManyConnections unless the message says
+// the joins came too fast; 503: ErrServerClosing, or ErrClusterUnavailable
+// as the message says).
 type HTTPError = wire.HTTPError
 
 // The errors a Client reports; the server (package signaling) closes
@@ -54,36 +56,8 @@ var (
 	// reported by signaling.NewServer.
 	ErrConfig = wire.ErrConfig
 
-	// ErrMalformed: a message did not decode or broke the protocol (wrong
-	// version, unknown type, a field that does not belong). The server
-	// closes a connection that sends one; the client drops a server that
-	// does.
-	ErrMalformed = wire.ErrMalformed
-
-	// ErrMessageTooBig: a message over the size limit. The server closes
-	// the connection that sent it; Client.Send refuses it before sending.
-	ErrMessageTooBig = wire.ErrMessageTooBig
-
-	// ErrInvalidSignal: Client.Send was given a kind other than offer,
-	// answer or candidate, or a payload that is not a JSON value.
-	ErrInvalidSignal = wire.ErrInvalidSignal
-
 	// ErrRoomFull: the room already holds its maximum number of peers.
 	ErrRoomFull = wire.ErrRoomFull
-
-	// ErrRateLimited: the connection sent more messages per second than
-	// the server allows, and was closed.
-	ErrRateLimited = wire.ErrRateLimited
-
-	// ErrJoinTimeout: the connection did not join within the join timeout.
-	ErrJoinTimeout = wire.ErrJoinTimeout
-
-	// ErrSlowConsumer: the connection's bounded send queue overflowed
-	// because it did not read fast enough, and it was dropped.
-	ErrSlowConsumer = wire.ErrSlowConsumer
-
-	// ErrPingTimeout: the connection did not answer a ping in time.
-	ErrPingTimeout = wire.ErrPingTimeout
 
 	// ErrServerClosing: the server is shutting down (or refused a new
 	// connection because it is).
@@ -103,11 +77,6 @@ var (
 	// of connections, or the server holds its maximum in total (HTTP 429).
 	ErrTooManyConnections = wire.ErrTooManyConnections
 
-	// ErrJoinRateLimited: too many join attempts from this address, or
-	// into this room, lately (HTTP 429 before the upgrade); try again
-	// later.
-	ErrJoinRateLimited = wire.ErrJoinRateLimited
-
 	// ErrClusterUnavailable: the instance cannot reach the NATS its rooms
 	// live on (HTTP 503 before the upgrade, or close 4006 when a join
 	// could not be written in time, or when the other instances took this
@@ -119,9 +88,6 @@ var (
 	// with CodeProtocolVersion; Dial reports a server that refuses its
 	// join (a server older than version 2 closes it with CodeMalformed).
 	ErrProtocolVersion = wire.ErrProtocolVersion
-
-	// ErrBadRequest: the URL names no valid room (HTTP 400 or 404).
-	ErrBadRequest = wire.ErrBadRequest
 )
 
 // statusNormalClosure is WebSocket's 1000: a close without a reason.

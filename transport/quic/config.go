@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -81,8 +82,10 @@ type Config struct {
 	// any, is gone with ErrReplaced). Nil admits every client that
 	// completes the hello, with ids "q1", "q2", ... (Neither form can be a
 	// signaling id, 16 hex digits, so one host can serve QUIC and WebRTC
-	// clients side by side: transport/multi.)
-	Tokens *connecttoken.Verifier
+	// clients side by side: transport/multi.) The verifier is this
+	// module's (internal/tokenverify): authority/dedicated builds it from
+	// a secret file.
+	Tokens *tokenverify.Verifier
 
 	// Admit, when set with Tokens, is asked about each client whose
 	// token verified, before the token is redeemed (host): a non-nil

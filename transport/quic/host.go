@@ -21,8 +21,8 @@ import (
 	"github.com/quic-go/quic-go/qlogwriter"
 
 	"github.com/rollnet/rollnet/internal/sendqueue"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // packetSize is the UDP payload size quic-go starts every path at (and
@@ -204,10 +204,10 @@ type connSlot struct {
 	ip       netip.Addr
 	unknown  bool // counted in hostState.unknown
 	released bool
-	ticket   *connecttoken.Ticket // reserved by checkToken
-	redeemed bool                 // the hello showed the ticket's key
-	session  bool                 // a WebTransport session was asked for
-	pending  *pendingConn         // its place among the pending, once past the handshake
+	ticket   *tokenverify.Ticket // reserved by checkToken
+	redeemed bool                // the hello showed the ticket's key
+	session  bool                // a WebTransport session was asked for
+	pending  *pendingConn        // its place among the pending, once past the handshake
 }
 
 // tokenALPNPrefix marks the ALPN entry that carries a client's connect

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -20,12 +21,12 @@ import (
 var tokenSecret = []byte("the backend's secret, shared with its hosts")
 
 // tokenHost starts a host that admits only connect tokens minted for it.
-func tokenHost(t *testing.T) (*Transport, *connecttoken.Verifier) {
+func tokenHost(t *testing.T) (*Transport, *tokenverify.Verifier) {
 	t.Helper()
 	// The address the backend names is the host's public one; on loopback
 	// it is fixed before the socket is, so name it first.
 	const addr = "host.test:4433"
-	v, err := connecttoken.NewVerifier(tokenSecret, addr, connecttoken.Config{})
+	v, err := tokenverify.NewVerifier(tokenSecret, addr, tokenverify.Config{})
 	require.NoError(t, err)
 	return listen(t, Config{Address: addr, Tokens: v}), v
 }
@@ -109,7 +110,7 @@ func TestConnectTokens(t *testing.T) {
 // Admit without Tokens is a config error.
 func TestAdmitRefuses(t *testing.T) {
 	const addr = "host.test:4433"
-	v, err := connecttoken.NewVerifier(tokenSecret, addr, connecttoken.Config{})
+	v, err := tokenverify.NewVerifier(tokenSecret, addr, tokenverify.Config{})
 	require.NoError(t, err)
 	var open atomic.Bool
 	h := listen(t, Config{Address: addr, Tokens: v, Admit: func(c connecttoken.Claims) error {

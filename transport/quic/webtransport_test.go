@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/internal/browsertest"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -65,11 +66,11 @@ func TestWebTransportInBrowser(t *testing.T) {
 // tokenWebTransportHost starts a host that serves WebTransport too and
 // admits only connect tokens minted for its socket's address, as the page
 // dials it.
-func tokenWebTransportHost(t *testing.T) (*Transport, *connecttoken.Verifier) {
+func tokenWebTransportHost(t *testing.T) (*Transport, *tokenverify.Verifier) {
 	t.Helper()
 	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	require.NoError(t, err)
-	v, err := connecttoken.NewVerifier(tokenSecret, udp.LocalAddr().String(), connecttoken.Config{})
+	v, err := tokenverify.NewVerifier(tokenSecret, udp.LocalAddr().String(), tokenverify.Config{})
 	require.NoError(t, err)
 	cfg, err := Config{WebTransport: true, Tokens: v}.withDefaults()
 	require.NoError(t, err)

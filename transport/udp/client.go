@@ -212,7 +212,7 @@ func (cl *clientState) established(t *Transport, c *conn) {
 	c.lane = t.q.Lane(c.id)
 	t.set.EmitLocked(transport.PeerEvent{Kind: transport.PeerConnected, Peer: c.id})
 	t.mu.Unlock()
-	t.sendSealed(c, kindKeepAlive, nil, t.cfg.SendQueueLen)
+	t.sendSealed(c, kindKeepAlive, nil, sendControl)
 	cl.fail(nil)
 }
 

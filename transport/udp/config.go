@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -27,8 +28,10 @@ const (
 type Config struct {
 	// Tokens checks the clients' connect tokens (host, required): the
 	// verifier of the secret the game's backend mints them with, for
-	// this host's Address.
-	Tokens *connecttoken.Verifier
+	// this host's Address. The verifier is this module's
+	// (internal/tokenverify): authority/dedicated builds it from a secret
+	// file.
+	Tokens *tokenverify.Verifier
 
 	// Grant is the client's connect token and key, from the game's
 	// backend (client, required).
@@ -47,8 +50,9 @@ type Config struct {
 	QueueLen int
 
 	// SendQueueLen is the number of sealed datagrams waiting for the
-	// socket; past it Send drops and counts (Stats.SendsDropped). 0 means
-	// 1024. SendBulk takes a datagram only while fewer than half wait.
+	// socket; past it a datagram supersedes the oldest of its kind (see
+	// Send). 0 means 1024. SendBulk takes a datagram only while fewer
+	// than half wait.
 	SendQueueLen int
 
 	// MaxPeers bounds the connected and pending clients together (host).

@@ -32,7 +32,7 @@
 //     the client, which confirms at once with a keep-alive.
 //   - Keys. Each direction has its own AES-256-GCM key, HMAC-SHA256 of
 //     the grant's client key (which the host derives from the token and
-//     its secret, connecttoken.Verifier.ClientKey) over a label with the
+//     its secret, as the backend did) over a label with the
 //     version, the client's salt and the host's: every connection attempt
 //     has fresh keys. Sequence number 0 is the handshake's; sealed packets
 //     count from 1.
@@ -43,11 +43,17 @@
 //   - Send seals the datagram at once into the send queue
 //     (Config.SendQueueLen packets, allocated once) and returns; the
 //     write loop hands the queue to the socket a batch at a time
-//     (sendmmsg on Linux). A datagram that finds the queue full is
-//     dropped and counted (Stats.SendsDropped): the kernel takes UDP as
-//     fast as it comes, so the queue fills only when the process is not
-//     scheduled. SendBulk takes a datagram only while the queue is less
-//     than half full.
+//     (sendmmsg on Linux). The kernel takes UDP as fast as it comes, so
+//     the queue fills only when the process is not scheduled; then, as
+//     transport/quic's and transport/webrtc's (internal/sendqueue), a
+//     datagram supersedes the oldest waiting one to the same peer of its
+//     kind (its first byte, a rollnet message's type: the newest state
+//     matters, not the first; Stats.SendsSuperseded), or else pushes out
+//     the oldest waiting one, and the write loop drops those that waited
+//     250 ms: both stale (Stats.SendsStale). SendBulk takes a datagram
+//     only while the queue is less than half full, and never drops one
+//     it took; control packets (keep-alives, disconnects) are never
+//     dropped either.
 //   - The read loop reads batches (recvmmsg on Linux, one datagram a call
 //     elsewhere), opens each packet in place, and copies the payload into
 //     the fair receive queue of internal/recvqueue (one lane a peer,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 	"github.com/rollnet/rollnet/transport/udp"
@@ -18,7 +19,7 @@ import (
 func Example() {
 	secret := []byte("the backend's secret, shared with its hosts")
 	const address = "game.example:7777" // how tokens name the host
-	tokens, err := connecttoken.NewVerifier(secret, address, connecttoken.Config{})
+	tokens, err := tokenverify.NewVerifier(secret, address, tokenverify.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -20,7 +21,7 @@ import (
 func FuzzHandle(f *testing.F) {
 	now := time.Unix(1_800_000_000, 0)
 	clock := func() time.Time { return now }
-	v, err := connecttoken.NewVerifier(testSecret, "host.test:1", connecttoken.Config{Now: clock})
+	v, err := tokenverify.NewVerifier(testSecret, "host.test:1", tokenverify.Config{Now: clock})
 	require.NoError(f, err)
 	g, err := connecttoken.Mint(testSecret, connecttoken.Claims{Client: 7, Expires: now.Add(time.Minute), Address: "host.test:1"}, nil)
 	require.NoError(f, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
@@ -36,7 +37,7 @@ func listenOn(t *testing.T, addr string, cfg Config) *Transport {
 		cfg.Address = "host.test:7777"
 	}
 	if cfg.Tokens == nil {
-		v, err := connecttoken.NewVerifier(testSecret, cfg.Address, connecttoken.Config{Now: cfg.Now})
+		v, err := tokenverify.NewVerifier(testSecret, cfg.Address, tokenverify.Config{Now: cfg.Now})
 		require.NoError(t, err)
 		cfg.Tokens = v
 	}

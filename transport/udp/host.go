@@ -158,7 +158,7 @@ func (t *Transport) handleResponse(b []byte, from netip.AddrPort) {
 	if c != nil {
 		if c.clientSalt == r.salt && c.hostSalt == ctr && !c.is(stateGone) {
 			// Its welcome was lost: another, as small.
-			t.sendSealed(c, kindKeepAlive, nil, t.cfg.SendQueueLen)
+			t.sendSealed(c, kindKeepAlive, nil, sendControl)
 		}
 		return
 	}
@@ -208,7 +208,7 @@ func (t *Transport) admit(c *conn) {
 		if old == nil {
 			t.mu.Unlock()
 			t.c.deniedAddr.Add(1)
-			t.sendSealed(c, kindDenied, []byte{deniedAddr}, t.cfg.SendQueueLen)
+			t.sendSealed(c, kindDenied, []byte{deniedAddr}, sendControl)
 			return
 		}
 		t.c.evicted.Add(1)
@@ -219,7 +219,7 @@ func (t *Transport) admit(c *conn) {
 		if old == nil {
 			t.mu.Unlock()
 			t.c.deniedFull.Add(1)
-			t.sendSealed(c, kindDenied, []byte{deniedFull}, t.cfg.SendQueueLen)
+			t.sendSealed(c, kindDenied, []byte{deniedFull}, sendControl)
 			return
 		}
 		t.c.evicted.Add(1)
@@ -230,7 +230,7 @@ func (t *Transport) admit(c *conn) {
 	t.pending = append(t.pending, c)
 	t.mu.Unlock()
 	t.c.admitted.Add(1)
-	t.sendSealed(c, kindKeepAlive, nil, t.cfg.SendQueueLen) // the welcome
+	t.sendSealed(c, kindKeepAlive, nil, sendControl) // the welcome
 }
 
 // oldestPendingLocked is the oldest pending connection, of ip only when

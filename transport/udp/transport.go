@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/internal/recvqueue"
+	"github.com/rollnet/rollnet/internal/sendqueue"
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
-	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // connState is a connection's place in its life.
@@ -62,6 +63,7 @@ func (c *conn) is(s connState) bool { return connState(c.state.Load()) == s }
 // documentation for the contract.
 type Transport struct {
 	cfg   Config
+	epoch time.Time // mono's zero
 	host  bool
 	local transport.Peer
 	bc    *batchConn
@@ -89,7 +91,7 @@ type Transport struct {
 	c counters
 
 	// Host.
-	tokens *connecttoken.Verifier
+	tokens *tokenverify.Verifier
 	cookie cipher.AEAD
 	ctr    atomic.Uint64 // the last host salt
 
@@ -99,7 +101,8 @@ type Transport struct {
 
 // counters are Stats' sources.
 type counters struct {
-	packetsSent, bytesSent, sendsDropped, sendErrors      atomic.Uint64
+	packetsSent, bytesSent, sendErrors                    atomic.Uint64
+	sendsSkipped, sendsSuperseded, sendsStale             atomic.Uint64
 	malformed, forged, replayed, unknownAddr, oversize    atomic.Uint64
 	versionRefused, tokensRefused, cookiesRefused         atomic.Uint64
 	challenges, admitted, evicted, deniedAddr, deniedFull atomic.Uint64
@@ -109,10 +112,18 @@ type counters struct {
 // Stats counts a Transport's traffic and what it refused. All only grow.
 type Stats struct {
 	// PacketsSent and BytesSent count packets handed to the socket
-	// (sealed, with Overhead), SendsDropped datagrams Send dropped
-	// because Config.SendQueueLen waited, SendErrors those the kernel
-	// refused.
-	PacketsSent, BytesSent, SendsDropped, SendErrors uint64
+	// (sealed, with Overhead), SendErrors those the kernel refused.
+	PacketsSent, BytesSent, SendErrors uint64
+	// SendsSuperseded counts datagrams never sent because a newer one of
+	// their kind (to the same peer, with the same first byte: a rollnet
+	// message's type) was sent while Config.SendQueueLen packets waited.
+	// SendsStale counts datagrams dropped unsent for their age: pushed
+	// out of a full queue by a datagram of another kind, or found waiting
+	// since more than 250 ms by the write loop. SendsSkipped counts
+	// datagrams SendBulk refused because half of Config.SendQueueLen
+	// waited, and those refused because the queue was full of packets
+	// that are never dropped (bulk, control and handshake packets).
+	SendsSuperseded, SendsStale, SendsSkipped uint64
 	// PacketsReceived and BytesReceived count datagrams queued for
 	// Receive (the session's bytes); Dropped those a full queue refused
 	// or displaced; Unexpected those of peers Expect left out.
@@ -141,7 +152,8 @@ func (t *Transport) Stats() Stats {
 	c := &t.c
 	return Stats{
 		PacketsSent: c.packetsSent.Load(), BytesSent: c.bytesSent.Load(),
-		SendsDropped: c.sendsDropped.Load(), SendErrors: c.sendErrors.Load(),
+		SendErrors:      c.sendErrors.Load(),
+		SendsSuperseded: c.sendsSuperseded.Load(), SendsStale: c.sendsStale.Load(), SendsSkipped: c.sendsSkipped.Load(),
 		PacketsReceived: t.rc.PacketsReceived.Load(), BytesReceived: t.rc.BytesReceived.Load(),
 		Dropped: t.rc.Dropped.Load(), Unexpected: t.rc.Unexpected.Load(),
 		Malformed: c.malformed.Load() + c.oversize.Load(), Forged: c.forged.Load(),
@@ -160,7 +172,7 @@ func newTransport(cfg Config, host bool, udp *net.UDPConn, local transport.Peer)
 		return nil, err
 	}
 	t := &Transport{
-		cfg: cfg, host: host, local: local, bc: bc,
+		cfg: cfg, epoch: time.Now(), host: host, local: local, bc: bc,
 		peers:  make(map[transport.Peer]*conn),
 		byAddr: make(map[netip.AddrPort]*conn),
 		perIP:  make(map[netip.Addr]int),
@@ -169,8 +181,8 @@ func newTransport(cfg Config, host bool, udp *net.UDPConn, local transport.Peer)
 		stop:   make(chan struct{}),
 	}
 	t.set = recvqueue.NewPeerSet(&t.mu, &t.closed, t.peers, func(c *conn) bool { return c.is(stateConnected) }, 4*cfg.MaxPeers, true)
-	t.out.cur = newBatch(cfg.SendQueueLen, maxPacket)
-	t.out.next = newBatch(cfg.SendQueueLen, maxPacket)
+	t.out.cur = newSendBatch(cfg.SendQueueLen)
+	t.out.next = newSendBatch(cfg.SendQueueLen)
 	return t, nil
 }
 
@@ -184,26 +196,35 @@ func (t *Transport) start() {
 
 func (t *Transport) now() int64 { return t.cfg.Now().UnixNano() }
 
+// mono is the send queue's clock, the real one whatever Config.Now is:
+// nanoseconds since the Transport was made.
+func (t *Transport) mono() int64 { return int64(time.Since(t.epoch)) }
+
 // Local is this endpoint's identity: "udp://" and the host's address on
 // a host, "client-" and the token's client id on a client.
 func (t *Transport) Local() transport.Peer { return t.local }
 
 // Send seals b for to and queues it for the socket; it never blocks. A
-// datagram that finds Config.SendQueueLen waiting is dropped and counted
-// (Stats.SendsDropped).
+// datagram that finds Config.SendQueueLen waiting supersedes the oldest
+// waiting one to the same peer of its kind (its first byte: a rollnet
+// message's type), because the newest state or input matters, not the
+// first (Stats.SendsSuperseded); with none of its kind waiting it pushes
+// out the oldest waiting datagram (Stats.SendsStale). A datagram that
+// waited 250 ms is dropped as stale by the write loop.
 func (t *Transport) Send(to transport.Peer, b []byte) error {
-	_, err := t.send(to, b, t.cfg.SendQueueLen)
+	_, err := t.send(to, b, false)
 	return err
 }
 
 // SendBulk is Send for a burst: it takes b only while fewer than half of
 // Config.SendQueueLen wait, so that a catch-up leaves room for the
-// frame's own datagrams, and says whether it did.
+// frame's own datagrams, and says whether it did. A bulk datagram is
+// never superseded, pushed out nor aged.
 func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
-	return t.send(to, b, t.cfg.SendQueueLen/2)
+	return t.send(to, b, true)
 }
 
-func (t *Transport) send(to transport.Peer, b []byte, limit int) (bool, error) {
+func (t *Transport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
 	if t.isDone.Load() {
 		return false, transport.ErrClosed
 	}
@@ -219,29 +240,69 @@ func (t *Transport) send(to transport.Peer, b []byte, limit int) (bool, error) {
 	if !c.is(stateConnected) {
 		return false, transport.ErrPeerGone
 	}
-	if !t.sendSealed(c, kindPayload, b, limit) {
-		t.c.sendsDropped.Add(1)
-		return false, nil
+	how := sendPayload
+	if bulk {
+		how = sendBulk
 	}
-	return true, nil
+	return t.sendSealed(c, kindPayload, b, how), nil
 }
 
-// sendSealed seals p as a packet of kind for c and queues it, unless
-// limit packets wait.
-func (t *Transport) sendSealed(c *conn, kind byte, p []byte, limit int) bool {
+// sendHow is how sendSealed queues a packet.
+type sendHow uint8
+
+const (
+	// sendPayload: Send's datagram. When Config.SendQueueLen packets
+	// wait it supersedes the oldest payload of c of its kind or pushes
+	// out the oldest payload (batch.makeRoom).
+	sendPayload sendHow = iota
+	// sendBulk: SendBulk's, skipped when half of Config.SendQueueLen
+	// wait; never removed once queued.
+	sendBulk
+	// sendControl: a keep-alive, disconnect or denied packet; it pushes
+	// out the oldest payload of a full queue, and is never removed.
+	sendControl
+)
+
+// sendSealed seals p as a packet of kind for c and queues it as how says;
+// a packet that finds no room is skipped (Stats.SendsSkipped). It reports
+// whether p was queued.
+func (t *Transport) sendSealed(c *conn, kind byte, p []byte, how sendHow) bool {
+	var first byte
+	if len(p) > 0 {
+		first = p[0]
+	}
 	o := &t.out
 	o.mu.Lock()
 	bt := o.cur
-	if bt.n >= limit {
+	if how == sendBulk && bt.n >= t.cfg.SendQueueLen/2 ||
+		bt.n >= t.cfg.SendQueueLen && !t.makeRoomLocked(bt, c, first, how == sendPayload && len(p) > 0) {
 		o.mu.Unlock()
+		t.c.sendsSkipped.Add(1)
 		return false
 	}
 	pkt := sealPacket(bt.bufs[bt.n][:0], c.send, &c.sendNonce, kind, c.seq.Add(1), p)
 	bt.lens[bt.n], bt.addrs[bt.n] = len(pkt), c.addr
+	bt.out[bt.n] = outMeta{c: c, at: t.mono(), kind: first, payload: how == sendPayload}
 	bt.n++
 	o.mu.Unlock()
 	c.lastSent.Store(t.now())
 	t.kick()
+	return true
+}
+
+// makeRoomLocked makes room for a packet of c in a full batch and counts
+// what it removed (batch.makeRoom); with ofKind, one of c of kind is
+// superseded first. t.out.mu must be held.
+func (t *Transport) makeRoomLocked(bt *batch, c *conn, kind byte, ofKind bool) bool {
+	superseded, stale := bt.makeRoom(c, kind, ofKind)
+	switch {
+	case superseded:
+		t.c.sendsSuperseded.Add(1)
+	case stale:
+		t.c.sendsStale.Add(1)
+	default:
+		return false
+	}
 	return true
 }
 
@@ -250,13 +311,14 @@ func (t *Transport) sendRaw(to netip.AddrPort, build func(b []byte) []byte) bool
 	o := &t.out
 	o.mu.Lock()
 	bt := o.cur
-	if bt.n >= len(bt.bufs) {
+	if bt.n >= len(bt.bufs) && !t.makeRoomLocked(bt, nil, 0, false) {
 		o.mu.Unlock()
-		t.c.sendsDropped.Add(1)
+		t.c.sendsSkipped.Add(1)
 		return false
 	}
 	pkt := build(bt.bufs[bt.n][:0])
 	bt.lens[bt.n], bt.addrs[bt.n] = len(pkt), to
+	bt.out[bt.n] = outMeta{at: t.mono()}
 	bt.n++
 	o.mu.Unlock()
 	t.kick()
@@ -315,7 +377,7 @@ func (t *Transport) Close() error {
 	for _, c := range t.byAddr {
 		if c.is(stateConnected) || c.is(statePending) {
 			for range 3 {
-				t.sendSealed(c, kindDisconnect, nil, t.cfg.SendQueueLen)
+				t.sendSealed(c, kindDisconnect, nil, sendControl)
 			}
 		}
 		c.state.Store(uint32(stateGone))
@@ -358,30 +420,41 @@ func (t *Transport) writeLoop() {
 		case <-t.stop:
 			stopping = true
 		}
-		o := &t.out
-		o.mu.Lock()
-		bt := o.cur
-		o.cur, o.next = o.next, bt
-		o.mu.Unlock()
-		if bt.n > 0 {
-			failed, err := t.bc.write(bt)
-			sent := bt.n - failed
-			if err != nil {
-				sent = 0
-			}
-			t.c.sendErrors.Add(uint64(bt.n - sent))
-			t.c.packetsSent.Add(uint64(sent))
-			var bytes int
-			for i := range bt.n {
-				bytes += bt.lens[i]
-			}
-			t.c.bytesSent.Add(uint64(bytes))
-			bt.n = 0
-		}
+		t.flushOut()
 		if stopping {
 			return
 		}
 	}
+}
+
+// flushOut hands the packets queued now to the socket, those that waited
+// sendqueue.MaxAge dropped as stale.
+func (t *Transport) flushOut() {
+	o := &t.out
+	o.mu.Lock()
+	bt := o.cur
+	o.cur, o.next = o.next, bt
+	o.mu.Unlock()
+	if stale := bt.dropStale(t.mono() - int64(sendqueue.MaxAge)); stale > 0 {
+		t.c.sendsStale.Add(uint64(stale))
+	}
+	if bt.n == 0 {
+		return
+	}
+	failed, err := t.bc.write(bt)
+	sent := bt.n - failed
+	if err != nil {
+		sent = 0
+	}
+	t.c.sendErrors.Add(uint64(bt.n - sent))
+	t.c.packetsSent.Add(uint64(sent))
+	var bytes int
+	for i := range bt.n {
+		bytes += bt.lens[i]
+	}
+	t.c.bytesSent.Add(uint64(bytes))
+	clear(bt.out[:bt.n]) // no connection kept alive by the batch
+	bt.n = 0
 }
 
 // handle takes one packet from from.
@@ -478,9 +551,9 @@ func (t *Transport) dropLocked(c *conn, reason error, notify bool) {
 	}
 	if notify && (was == stateConnected || was == statePending) {
 		if errors.Is(reason, ErrEvicted) {
-			t.sendSealed(c, kindDenied, []byte{deniedEvicted}, t.cfg.SendQueueLen)
+			t.sendSealed(c, kindDenied, []byte{deniedEvicted}, sendControl)
 		} else {
-			t.sendSealed(c, kindDisconnect, nil, t.cfg.SendQueueLen)
+			t.sendSealed(c, kindDisconnect, nil, sendControl)
 		}
 	}
 	if t.byAddr[c.addr] == c {
@@ -574,7 +647,7 @@ func (t *Transport) housekeep() {
 	t.pruneLocked()
 	t.mu.Unlock()
 	for _, c := range t.ka {
-		t.sendSealed(c, kindKeepAlive, nil, t.cfg.SendQueueLen)
+		t.sendSealed(c, kindKeepAlive, nil, sendControl)
 	}
 	if t.cl != nil {
 		t.cl.housekeep(t, now)

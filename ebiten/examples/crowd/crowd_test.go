@@ -3,21 +3,15 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"image/color"
-	"image/png"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/rollnet/rollnet/ebiten/internal/xvfbtest"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -71,45 +65,15 @@ func TestCrowdRoom(t *testing.T) {
 // it saw what it should, and its screenshot shows its avatar at the
 // center and its sight around it.
 func TestCrowdWindow(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI=true and no DISPLAY: run the tests under xvfb-run -a")
-		}
-		t.Skip("no DISPLAY: run under xvfb-run -a")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "crowd")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	shot := filepath.Join(dir, "shot.png")
-	cmd := exec.Command(bin, "-bot", "-frames", "300", "-report", "-", "-shot", shot)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		require.NoError(t, err, "stderr: %s", stderr.String())
-	case <-time.After(90 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("crowd did not stop within 90 s; stderr: %s", stderr.String())
-	}
-	line, ok := strings.CutPrefix(strings.TrimSpace(stdout.String()), "report ")
-	require.True(t, ok, "stdout: %q", stdout.String())
+	bin := xvfbtest.Build(t, "crowd")
 	var rep Report
-	require.NoError(t, json.Unmarshal([]byte(line), &rep))
+	line, shot := xvfbtest.Run(t, bin, 90*time.Second, &rep, "-bot", "-frames", "300")
 	require.GreaterOrEqual(t, int(rep.Frame), 300) // the newest host tick: two may arrive in one
 	require.Equal(t, 31, rep.Bots, "every bot plays")
 	requireSees(t, "the window's player", rep)
 	t.Logf("report: %s", line)
 
-	f, err := os.Open(shot)
-	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	require.NoError(t, err)
+	img := xvfbtest.Screenshot(t, shot)
 	require.Equal(t, Width, img.Bounds().Dx())
 	same := func(x, y int, want color.RGBA) bool {
 		r, g, b, _ := img.At(x, y).RGBA()

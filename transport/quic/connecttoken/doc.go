@@ -22,11 +22,11 @@
 // The token is signed, not encrypted: its fields are no secret (netcode.io
 // encrypts its private part because it carries the session keys; here TLS
 // makes those, or, over transport/udp, keys derived from the client key,
-// which the host recomputes with Verifier.ClientKey). Over QUIC the token travels in the ClientHello, in clear,
+// which the host recomputes). Over QUIC the token travels in the ClientHello, in clear,
 // so that the host can refuse it before any TLS work, and the key follows
 // inside TLS once the client has verified the host.
 //
-// # Attacks, and what a Verifier promises against each
+// # Attacks, and what a host promises against each
 //
 //   - A copy of a token (read off the wire in a ClientHello) can be
 //     neither used nor burnt nor held: presenting it takes nothing from
@@ -47,13 +47,16 @@
 //
 // # Checks
 //
-// A Verifier checks, in this order and without keeping anything for a
-// token that fails: the layout (Malformed), the MAC under
-// its secret (Forged), the host address it was minted for (WrongAddress),
-// the room when it serves one (WrongRoom), the expiry (Expired, with a
-// bound on how far ahead a token may expire), and single use (Replayed):
-// a token is presented by any number of connections and redeemed by the
-// first that shows the key (WrongKey otherwise). Each refusal is counted. Used tokens are remembered until they expire, at
-// most Config.MaxRemembered of them; past that new tokens are refused
-// (Full) rather than forgotten early.
+// This package is the half a game's backend needs: Mint, and ParseGrant
+// for a client. The checking half is this module's own: transport/quic
+// and transport/udp hosts check tokens (their Config.Tokens), as
+// authority/dedicated and rollnet-host build them from -token-secret-file.
+// A host checks, in this order and without keeping anything for a token
+// that fails: the layout (ErrMalformed), the MAC under its secret, the
+// host address it was minted for, the room when it serves one, the
+// expiry (with a bound on how far ahead a token may expire, 10 minutes),
+// and single use: a token is presented by any number of connections and
+// redeemed by the first that shows the key. Each refusal is counted. Used
+// tokens are remembered until they expire, at most 4096 of them; past
+// that new tokens are refused rather than forgotten early.
 package connecttoken
