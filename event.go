@@ -66,6 +66,12 @@ const (
 	// EventPlayerForfeited: Player is away under AbsenceForfeit: the match
 	// stops at Frame for good, on every peer, for the game to decide.
 	EventPlayerForfeited
+	// EventDelayChanged: the match's input delay (P2P, following the
+	// network: p2p.Config.MaxInputDelay) went from Count to Frames frames
+	// at Frame: the local input given while Frame() is Frame is for frame
+	// Frame+Frames. Every peer reports it at the same Frame (a delay that
+	// shrinks by more than one frame is reported at each step).
+	EventDelayChanged
 	// EventDesyncRepaired: this peer's state had diverged at Frame (an
 	// EventDesyncDetected before): it took the state after frame Agreed
 	// from Peer (Player: that peer's lowest seat), the truth, simulated
@@ -91,6 +97,7 @@ var eventNames = [...]string{
 	EventPlayerAwaited:      "PlayerAwaited",
 	EventPlayerDropped:      "PlayerDropped",
 	EventPlayerForfeited:    "PlayerForfeited",
+	EventDelayChanged:       "DelayChanged",
 	EventDesyncRepaired:     "DesyncRepaired",
 }
 
@@ -107,13 +114,13 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind    EventKind
 	Peer    Peer
-	Frame   Frame         // DesyncDetected, DesyncRepaired, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
+	Frame   Frame         // DesyncDetected, DesyncRepaired, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited, DelayChanged
 	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame; DesyncRepaired: the state's frame
 	Local   uint32        // DesyncDetected: this session's checksum
 	Remote  uint32        // DesyncDetected: Peer's checksum
 	Player  int           // DesyncRepaired, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
-	Frames  int           // WaitRecommended
-	Count   int           // Synchronizing: round trips done
+	Frames  int           // WaitRecommended; DelayChanged: the new input delay
+	Count   int           // Synchronizing: round trips done; DelayChanged: the input delay before
 	Total   int           // Synchronizing: round trips needed
 	Timeout time.Duration // NetworkInterrupted: time left before Disconnected; DesyncRepaired: how long the repair took
 	Reason  string        // SyncFailed; DesyncRepaired: the fields that differed
@@ -134,6 +141,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("%v{player %d, frame %d}", e.Kind, e.Player, e.Frame)
 	case EventWaitRecommended:
 		return fmt.Sprintf("WaitRecommended{%d frames}", e.Frames)
+	case EventDelayChanged:
+		return fmt.Sprintf("DelayChanged{%d to %d frames at frame %d}", e.Count, e.Frames, e.Frame)
 	case EventDesyncDetected:
 		return fmt.Sprintf("DesyncDetected{frame %d (agreed at %d), local %08x, remote %08x, %s}", e.Frame, e.Agreed, e.Local, e.Remote, e.Peer)
 	case EventDesyncRepaired:

@@ -34,6 +34,8 @@ type entityClient[S any, I comparable] struct {
 	slot      int    // -1 until welcomed
 	seq       uint32 // inputs taken
 	ins       [inputRing]I
+	sights    [inputRing]int64 // what was drawn when each input was made (noSight: nothing)
+	drawn     int64            // the render time of the last draw, 256ths of a tick (noSight: none)
 	predSeq   [inputRing]uint32
 	pred      []byte // inputRing encodings of the own entity after each input
 	own       int32  // the entity this player controls, -1 for none
@@ -58,7 +60,7 @@ func newEntityClient[S any, I comparable](m *Match[S, I], ec EntityConfig[S, I])
 	m.gate.mu.Lock()
 	m.gate.client = true
 	m.gate.mu.Unlock()
-	return &entityClient[S, I]{m: m, ec: ec, slot: -1, own: -1, inputSize: inputSize[I]()}
+	return &entityClient[S, I]{m: m, ec: ec, slot: -1, own: -1, inputSize: inputSize[I](), drawn: noSight}
 }
 
 func (d *entityClient[S, I]) mode() Mode              { return ModeClient }
@@ -172,6 +174,9 @@ func (d *entityClient[S, I]) receive(b []byte, now time.Time) error {
 	switch b[0] {
 	case tagEntityWelcome:
 		w, err := parseEntityWelcome(b)
+		if err == errVersionMismatch && len(b) == 3 && b[2] == verdictSettings {
+			return fmt.Errorf("%w: host %s plays entity protocol version %d, this client %d", ErrSettings, d.host, b[1], entityVersion)
+		}
 		if err != nil {
 			d.malformed++
 			return nil
@@ -267,10 +272,12 @@ func (d *entityClient[S, I]) predict(q uint32) {
 }
 
 // step takes this tick's input: predicts the own entity and sends the
-// inputs the host has not applied, newest first, with the mirror's ack.
+// inputs the host has not applied, newest first, with what was drawn
+// when each was made and the mirror's ack.
 func (d *entityClient[S, I]) step(in I) {
 	d.seq++
 	d.ins[d.seq%inputRing] = in
+	d.sights[d.seq%inputRing] = d.drawn
 	if d.own >= 0 {
 		d.predict(d.seq)
 	}
@@ -280,6 +287,11 @@ func (d *entityClient[S, I]) step(in I) {
 	for i := range n {
 		d.out = append(d.out, rollback.BytesOf(&d.ins[(d.seq-uint32(i))%inputRing])...)
 	}
+	var sights [maxInputs]int64
+	for i := range n {
+		sights[i] = d.sights[(d.seq-uint32(i))%inputRing]
+	}
+	d.out = appendSights(d.out, sights[:n])
 	d.out = d.mirror.AppendAck(d.out)
 	d.send()
 }
@@ -293,8 +305,14 @@ func (d *entityClient[S, I]) send() {
 // time into the world, and frees the slots of those it no longer holds.
 func (d *entityClient[S, I]) draw() {
 	t, ok := d.clock.T()
+	d.drawn = noSight
 	if !ok {
 		t = math.Inf(1) // before the clock starts: the newest states
+	} else if t >= 0 {
+		// Drawn at a time the wire can say exactly (256ths of a tick),
+		// not past the newest tick heard: the sight of the next inputs.
+		d.drawn = min(int64(math.Floor(t*256)), int64(d.newest)*256)
+		t = float64(d.drawn) / 256
 	}
 	slots := d.ec.Slots(&d.world)
 	for i := range slots {

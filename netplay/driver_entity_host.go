@@ -39,6 +39,7 @@ type entityHost[S any, I comparable] struct {
 	isBuilt bool
 
 	inputs    []I
+	lag       entityRewind[S] // lag compensation (EntityConfig.MaxRewind)
 	peers     map[transport.Peer]*entityPeer[I]
 	slots     []*entityPeer[I] // by slot
 	byID      []*entityPeer[I] // by entity.Host client number
@@ -56,8 +57,12 @@ type entityPeer[I comparable] struct {
 	id       int // its number in the entity.Host
 	in       [inputRing]I
 	seqs     [inputRing]uint32
-	newest   uint32 // newest input number received
-	applied  uint32 // newest applied
+	sights   [inputRing]int64 // what the client drew making each input (noSight: nothing)
+	sentUpTo uint32           // the tick of the newest state message sent it
+	lastSeq  uint32           // the input of the last sight heard (0: none)
+	lastSeen int64            // that sight
+	newest   uint32           // newest input number received
+	applied  uint32           // newest applied
 	last     I
 	heard    uint32 // the tick it was last heard
 	welcomed uint32 // the tick of its last welcome (+1; 0 none)
@@ -65,7 +70,8 @@ type entityPeer[I comparable] struct {
 }
 
 type entityHostStats struct {
-	malformed, flooded, dropped uint64
+	malformed, flooded, dropped    uint64
+	rewinds, tooOld, tooNew, jumps uint64
 }
 
 func newEntityHost[S any, I comparable](m *Match[S, I], ec EntityConfig[S, I]) driver[S, I] {
@@ -84,9 +90,15 @@ func (d *entityHost[S, I]) admit(*peer)             {}
 
 func (d *entityHost[S, I]) connect() error {
 	m, ec := d.m, d.ec
+	if ec.MaxRewind > 0 {
+		d.lag.init(ec.Capacity, ec.Size, m.cfg.Players, ec.MaxRewind, m.cfg.FrameRate)
+	}
 	h, err := entity.NewHost(entity.HostConfig{
 		Capacity: ec.Capacity, Size: ec.Size,
-		Encode:         func(dst []byte, index int) { ec.Encode(&d.world, dst, index) },
+		Encode: func(dst []byte, index int) {
+			ec.Encode(&d.world, dst, index)
+			d.lag.keep(dst, index)
+		},
 		Interest:       d.interest,
 		Priority:       d.priority,
 		BytesPerSecond: ec.BytesPerSecond, TickRate: m.cfg.FrameRate, Linger: ec.Linger,
@@ -150,14 +162,25 @@ func (d *entityHost[S, I]) tick(in I, now time.Time) error {
 	if m.cfg.LocalPlayers > 0 {
 		d.inputs[0] = in
 	}
+	for i := range d.lag.sights {
+		d.lag.sights[i] = noSight
+	}
 	for _, p := range d.slots {
 		if p != nil {
-			d.inputs[p.slot] = p.next()
+			var seen int64
+			d.inputs[p.slot], seen = p.next()
+			if d.lag.on() {
+				d.lag.sights[p.slot] = d.sightOf(p, seen)
+			}
 		}
 	}
+	d.lag.simulating = true
 	m.simulate(&d.world, d.inputs, rollnet.Frame(d.now))
+	d.lag.simulating = false
 	d.now++
-	d.eh.Tick(d.ec.Slots(&d.world))
+	slots := d.ec.Slots(&d.world)
+	d.lag.start(d.now, slots)
+	d.eh.Tick(slots)
 	for _, p := range d.slots {
 		if p != nil {
 			d.send(p)
@@ -170,19 +193,21 @@ func (d *entityHost[S, I]) tick(in I, now time.Time) error {
 }
 
 // next is the input for this tick: the next by number when it arrived
-// (dropping the oldest past maxBacklog), else the last one again.
-func (p *entityPeer[I]) next() I {
+// (dropping the oldest past maxBacklog), else the last one again; and
+// what the client drew when it made it (noSight for one held again).
+func (p *entityPeer[I]) next() (I, int64) {
 	if p.newest > p.applied+maxBacklog {
 		p.applied = p.newest - maxBacklog
 	}
+	seen := int64(noSight)
 	if p.newest > p.applied {
 		want := p.applied + 1
 		if p.seqs[want%inputRing] == want {
-			p.last = p.in[want%inputRing]
+			p.last, seen = p.in[want%inputRing], p.sights[want%inputRing]
 		}
 		p.applied = want // a lost input is skipped, the last one held
 	}
-	return p.last
+	return p.last, seen
 }
 
 // receive handles one datagram.
@@ -222,6 +247,7 @@ func (d *entityHost[S, I]) receive(from transport.Peer, b []byte) {
 				break
 			}
 			p.seqs[seq%inputRing] = seq
+			p.sights[seq%inputRing] = in.sights[i]
 			copy(rollback.BytesOf(&p.in[seq%inputRing]), in.inputs[i*d.inputSize:])
 		}
 		p.newest = max(p.newest, in.seq)
@@ -241,7 +267,14 @@ func (d *entityHost[S, I]) join(from transport.Peer, p *entityPeer[I], b []byte)
 	w := entityWelcome{verdict: verdictAdmitted}
 	switch {
 	case err == errVersionMismatch:
-		w.verdict = verdictSettings
+		// Refused in the joiner's version: a refusal reads the same in
+		// every version, so an older client says why it cannot play.
+		if at, ok := d.refused[from]; ok && d.now-at < welcomeEvery {
+			return
+		}
+		d.refused[from] = d.now
+		_ = m.link.tr.Send(from, append(d.out[:0], tagEntityWelcome, b[1], verdictSettings))
+		return
 	case err != nil:
 		d.st.malformed++
 		return
@@ -296,6 +329,7 @@ func (d *entityHost[S, I]) send(p *entityPeer[I]) {
 	}
 	d.out = appendEntityStateHead(d.out[:0], s)
 	d.out = d.eh.Append(d.out, p.id)
+	p.sentUpTo = d.now
 	_ = d.m.link.tr.Send(p.peer, d.out)
 }
 
@@ -344,6 +378,7 @@ func (d *entityHost[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	}
 	s.RTT = time.Duration(float64(rtt) * float64(time.Second) / float64(d.m.cfg.FrameRate))
 	s.Malformed += d.st.malformed
+	s.Rewinds, s.SightsTooOld, s.SightsTooNew, s.SightJumps = d.st.rewinds, d.st.tooOld, d.st.tooNew, d.st.jumps
 	return s, far
 }
 

@@ -3,6 +3,7 @@ package netplay
 import (
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority/entity"
@@ -57,6 +58,14 @@ type EntityConfig[S any, I comparable] struct {
 	// entity's default, 16,000), Linger the ticks an entity stays after
 	// it was last relevant (0 means 30).
 	BytesPerSecond, Linger int
+	// MaxRewind, above 0, turns on lag compensation (Match.Seen): the
+	// host keeps every entity's encoding of its last MaxRewind of ticks
+	// (Capacity×(Size+4) bytes a tick) and judges a player's action
+	// against the entities as that player drew them, never further back
+	// than MaxRewind behind the frame it acts at (authority's
+	// DefaultMaxRewind, 300 ms, covers a 100 ms round trip). 0 is off;
+	// clients stamp what they drew either way.
+	MaxRewind time.Duration
 }
 
 // Option is an option of Host, Connect and HostOrConnect.
@@ -72,6 +81,9 @@ func Entities[S any, I comparable](cfg EntityConfig[S, I]) Option[S, I] {
 // maxEntityPlayers is the most slots of an entity match (a hello says
 // the players in a byte).
 const maxEntityPlayers = 250
+
+// maxEntityRewind bounds EntityConfig.MaxRewind: the history it keeps.
+const maxEntityRewind = 2 * time.Second
 
 // maxEntitySize is the largest entity encoding: a state message holds the
 // client's own entity and one record beside its headers in MaxDatagram.
@@ -117,6 +129,8 @@ func (c *EntityConfig[S, I]) check() error {
 		return fmt.Errorf("%w: EntityConfig needs Slots, Encode, Decode, Interest, Own and Predict", errConfig)
 	case c.BytesPerSecond < 0 || c.Linger < 0:
 		return fmt.Errorf("%w: EntityConfig: negative BytesPerSecond or Linger", errConfig)
+	case c.MaxRewind < 0 || c.MaxRewind > maxEntityRewind:
+		return fmt.Errorf("%w: EntityConfig.MaxRewind %v, want 0 to %v", errConfig, c.MaxRewind, maxEntityRewind)
 	}
 	ti := reflect.TypeFor[I]()
 	if err := rollback.CheckType(ti); err != nil {

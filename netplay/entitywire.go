@@ -25,10 +25,19 @@ import (
 //	         then the rest: package entity's update, or nothing
 //	input    client, every tick: tag 0xEB, version, seq uvarint (the
 //	         newest input's number, from 1), n byte (1 to maxInputs), n
-//	         inputs of input size bytes, newest first, then the rest:
-//	         package entity's ack, or nothing
+//	         inputs of input size bytes, newest first, their sights (what
+//	         the client drew when it made each: the render time in 256ths
+//	         of a host tick; below), then the rest: package entity's ack,
+//	         or nothing
+//
+// An input message's sights: a uvarint, 0 when the newest input has none
+// (and then nothing more), else its render time + 1; then for each older
+// input a uvarint, 0 for none, else zigzag(newer's − its − 256) + 1 (a
+// steady render clock moves a tick an input: one byte each).
+//
+// Version 2 added the sights (lag compensation, EntityConfig.MaxRewind).
 const (
-	entityVersion = 1
+	entityVersion = 2
 
 	tagEntityJoin    = 0xE8
 	tagEntityWelcome = 0xE9
@@ -213,15 +222,47 @@ type entityInput struct {
 	seq    uint32
 	n      int
 	inputs []byte // n × input size, newest first
+	// sights are the inputs' render times in 256ths of a host tick,
+	// newest first (noSight: none).
+	sights [maxInputs]int64
 	ack    []byte
 }
 
+// noSight is an input's sight when its client drew no host state.
+const noSight = -1
+
+// maxSight bounds a sight: a host tick (32 bits) in 256ths.
+const maxSight = 1<<40 - 1
+
 // appendEntityInputHead appends an input message's fields before its
-// inputs (which the caller appends, newest first, then the ack).
+// inputs (which the caller appends, newest first, then the sights with
+// appendSights, then the ack).
 func appendEntityInputHead(b []byte, seq uint32, n int) []byte {
 	b = append(b, tagEntityInput, entityVersion)
 	b = binary.AppendUvarint(b, uint64(seq))
 	return append(b, byte(n))
+}
+
+// appendSights appends the sights of an input message's inputs (newest
+// first); a newest input without one sends none.
+func appendSights(b []byte, sights []int64) []byte {
+	valid := func(t int64) bool { return t >= 0 && t <= maxSight }
+	if len(sights) == 0 || !valid(sights[0]) {
+		return append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(sights[0])+1)
+	for i := 1; i < len(sights); i++ {
+		if !valid(sights[i]) {
+			b = append(b, 0)
+			continue
+		}
+		d := sights[i-1] - sights[i] - 256
+		if !valid(sights[i-1]) {
+			d = sights[0] - sights[i] - 256*int64(i) // the gap counts from the newest
+		}
+		b = binary.AppendUvarint(b, uint64(d<<1^d>>63)+1)
+	}
+	return b
 }
 
 func parseEntityInput(b []byte, inputSize int) (in entityInput, err error) {
@@ -243,5 +284,37 @@ func parseEntityInput(b []byte, inputSize int) (in entityInput, err error) {
 	if len(b) < n*inputSize {
 		return in, io.ErrUnexpectedEOF
 	}
-	return entityInput{seq: uint32(seq), n: n, inputs: b[: n*inputSize : n*inputSize], ack: b[n*inputSize:]}, nil
+	in = entityInput{seq: uint32(seq), n: n, inputs: b[: n*inputSize : n*inputSize]}
+	b = b[n*inputSize:]
+	for i := range in.sights {
+		in.sights[i] = noSight
+	}
+	var v uint64
+	if v, b, err = uvarint(b, maxSight+1); err != nil {
+		return in, err
+	}
+	if v > 0 {
+		in.sights[0] = int64(v - 1)
+		for i := 1; i < n; i++ {
+			if v, b, err = uvarint(b, 1<<42); err != nil {
+				return in, err
+			}
+			if v == 0 {
+				continue
+			}
+			z := v - 1
+			d := int64(z>>1) ^ -int64(z&1)
+			newer := in.sights[i-1]
+			if newer < 0 {
+				newer, d = in.sights[0], d+256*int64(i-1)
+			}
+			t := newer - d - 256
+			if t < 0 || t > maxSight {
+				return in, errEntityMessage
+			}
+			in.sights[i] = t
+		}
+	}
+	in.ack = b
+	return in, nil
 }

@@ -2,9 +2,16 @@ package netplay
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority/entity"
+	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/local"
 )
 
 func TestEntityMessagesRoundTrip(t *testing.T) {
@@ -27,10 +34,102 @@ func TestEntityMessagesRoundTrip(t *testing.T) {
 	gs.ownState, gs.update = s.ownState, nil
 	require.Equal(t, s, gs)
 
-	in := append(appendEntityInputHead(nil, 5, 2), 1, 0, 2, 0, 0xE6)
+	in := append(appendEntityInputHead(nil, 5, 2), 1, 0, 2, 0, 0, 0xE6)
 	gi, err := parseEntityInput(in, 2)
 	require.NoError(t, err)
-	require.Equal(t, entityInput{seq: 5, n: 2, inputs: []byte{1, 0, 2, 0}, ack: []byte{0xE6}}, gi)
+	want := entityInput{seq: 5, n: 2, inputs: []byte{1, 0, 2, 0}, ack: []byte{0xE6}}
+	for i := range want.sights {
+		want.sights[i] = noSight
+	}
+	require.Equal(t, want, gi)
+
+	// Sights: a steady render clock costs a byte an older input; one
+	// without a sight, a jump back or forth, and one after a gap decode
+	// as sent.
+	for _, sights := range [][]int64{
+		{90 * 256, 89 * 256, 88*256 + 3, 87*256 + 40, 86 * 256},
+		{1 << 39, noSight, (1<<39 - 2*256), 5, maxSight},
+		{0},
+		{noSight, 7},
+	} {
+		n := len(sights)
+		b := appendEntityInputHead(nil, 100, n)
+		for range n {
+			b = append(b, 9, 0)
+		}
+		b = appendSights(b, sights)
+		head := len(b)
+		b = append(b, 0xE6)
+		gi, err := parseEntityInput(b, 2)
+		require.NoError(t, err, "%v", sights)
+		want := sights
+		if sights[0] < 0 {
+			want = []int64{noSight, noSight} // a newest without one sends none
+		}
+		require.Equal(t, want, gi.sights[:n], "%v", sights)
+		require.Equal(t, []byte{0xE6}, gi.ack)
+		if sights[0] == 90*256 {
+			require.Equal(t, 2+1+1+2*n+3+(n-1), head, "3 bytes for the newest, 1 for each older one")
+		}
+	}
+}
+
+// TestEntityVersionRefused: a client of the entity protocol before
+// sights (version 1) is refused at its join in its own version's words,
+// so it says why; a client of this version refused by an older host
+// says which version that host plays.
+func TestEntityVersionRefused(t *testing.T) {
+	clock := local.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	n, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now})
+	require.NoError(t, err)
+	he, err := n.Endpoint("host")
+	require.NoError(t, err)
+	h, err := Host(Config{Transport: he, Now: clock.Now, Players: 2}, func(*versionWorld, []int8, rollnet.Frame) {}, Entities(versionEntities()))
+	require.NoError(t, err)
+	defer h.Close()
+	old, err := n.Endpoint("old")
+	require.NoError(t, err)
+	defer old.Close()
+	buf := make([]byte, transport.MaxDatagram)
+	var got []byte
+	for range 30 {
+		_ = old.Send("host", []byte{tagEntityJoin, 1, 4, 4, 1}) // version 1: capacity 4, size 4, input size 1
+		_, err := h.AdvanceFrame(0)
+		require.NoError(t, err)
+		clock.Advance(time.Second / 60)
+		if k, _, err := old.Receive(buf); err == nil {
+			got = append([]byte(nil), buf[:k]...)
+			break
+		}
+	}
+	require.Equal(t, []byte{tagEntityWelcome, 1, verdictSettings}, got, "refused in version 1's words")
+	require.Zero(t, h.Stats().Malformed)
+
+	// This version refused by a host of version 1, which answers every
+	// join of another version so: the client ends, naming the versions.
+	d := newEntityClient(&Match[versionWorld, int8]{}, versionEntities()).(*entityClient[versionWorld, int8])
+	d.host = "oldhost"
+	err = d.receive([]byte{tagEntityWelcome, 1, verdictSettings}, clock.Now())
+	require.ErrorIs(t, err, ErrSettings)
+	require.ErrorContains(t, err, "host oldhost plays entity protocol version 1, this client 2")
+}
+
+// versionWorld is a table of four entities of 4 bytes.
+type versionWorld struct {
+	Slots [4]entity.Slot
+	X     [4]int32
+}
+
+func versionEntities() EntityConfig[versionWorld, int8] {
+	return EntityConfig[versionWorld, int8]{
+		Capacity: 4, Size: 4,
+		Slots:    func(w *versionWorld) []entity.Slot { return w.Slots[:] },
+		Encode:   func(w *versionWorld, dst []byte, i int) { binary.LittleEndian.PutUint32(dst, uint32(w.X[i])) },
+		Decode:   func(w *versionWorld, i int, a, _ []byte, _ float32) { w.X[i] = int32(binary.LittleEndian.Uint32(a)) },
+		Interest: func(_ *versionWorld, _ int, dst []int32) []int32 { return dst },
+		Own:      func(*versionWorld, int) int { return -1 },
+		Predict:  func(*versionWorld, int, int, int8) {},
+	}
 }
 
 // TestEntityMessagesRefused: a message of another version, cut short,
@@ -47,6 +146,8 @@ func TestEntityMessagesRefused(t *testing.T) {
 		{tagEntityInput, entityVersion, 1, 2, 0, 0},                // 2 inputs before the first
 		{tagEntityInput, entityVersion, 9, maxInputs + 1},          // too many inputs
 		append(appendEntityInputHead(nil, 5, 3), 1, 2),             // cut short
+		append(appendEntityInputHead(nil, 5, 2), 1, 2, 3, 0x80, 0), // a non-canonical sight
+		append(appendEntityInputHead(nil, 5, 2), 1, 2, 3, 5),       // an older sight before 0
 		append(entityWelcome{verdict: verdictFull}.append(nil), 0), // trailing bytes
 	} {
 		var err error
@@ -70,7 +171,8 @@ func FuzzEntityMessages(f *testing.F) {
 	f.Add(entityJoin{capacity: 10, size: 4, inputSize: 1}.append(nil))
 	f.Add(entityWelcome{verdict: verdictAdmitted, slot: 3}.append(nil))
 	f.Add(appendEntityStateHead(nil, entityState{tick: 9, input: 3, own: 2, ownState: []byte{1, 2, 3, 4}}))
-	f.Add(append(appendEntityInputHead(nil, 5, 2), 1, 2, 0xE6))
+	f.Add(append(appendEntityInputHead(nil, 5, 2), 1, 2, 0, 0xE6))
+	f.Add(append(appendSights(append(appendEntityInputHead(nil, 5, 3), 1, 2, 3), []int64{900, 640, noSight}), 0xE6))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if j, err := parseEntityJoin(b); err == nil && !bytes.Equal(j.append(nil), b) {
 			t.Fatalf("join %x re-encoded as %x", b, j.append(nil))
@@ -84,7 +186,8 @@ func FuzzEntityMessages(f *testing.F) {
 			}
 		}
 		if in, err := parseEntityInput(b, 1); err == nil {
-			got := append(append(appendEntityInputHead(nil, in.seq, in.n), in.inputs...), in.ack...)
+			got := appendSights(append(appendEntityInputHead(nil, in.seq, in.n), in.inputs...), in.sights[:in.n])
+			got = append(got, in.ack...)
 			if !bytes.Equal(got, b) {
 				t.Fatalf("input %x re-encoded as %x", b, got)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/rollnet/rollnet"
 
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/transport"
 )
 
 var (
@@ -59,9 +60,9 @@ var (
 	// rollnet.ErrClosed).
 	errClosed = fmt.Errorf("%w: netplay: match closed", rollnet.ErrClosed)
 
-	// ErrMessage reports an application message over MaxMessage bytes, or
-	// empty.
-	ErrMessage = errors.New("netplay: message size out of range")
+	// errMessage reports an application message over MaxMessage bytes, or
+	// empty (errors.Is transport.ErrTooLarge).
+	errMessage = fmt.Errorf("%w: netplay: a message is 1 to MaxMessage bytes", transport.ErrTooLarge)
 )
 
 // MaxName is the longest name, in bytes; MaxMessage the largest

@@ -403,8 +403,8 @@ func TestMessages(t *testing.T) {
 	require.NoError(t, a.m.Send([]byte("gg")))
 	l.until(30, "bob got it", func() bool { return len(got) > 0 })
 	require.Equal(t, []msg{{0, "alice", "gg"}}, got)
-	require.ErrorIs(t, a.m.Send(nil), netplay.ErrMessage)
-	require.ErrorIs(t, a.m.Send(make([]byte, netplay.MaxMessage+1)), netplay.ErrMessage)
+	require.ErrorIs(t, a.m.Send(nil), transport.ErrTooLarge)
+	require.ErrorIs(t, a.m.Send(make([]byte, netplay.MaxMessage+1)), transport.ErrTooLarge)
 	require.Zero(t, a.m.Stats().Malformed+b.m.Stats().Malformed)
 }
 

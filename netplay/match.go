@@ -584,13 +584,14 @@ func (m *Match[S, I]) Frame() rollnet.Frame {
 
 // Send sends payload (1 to MaxMessage bytes) to every peer heard: small
 // messages of the game's own (a chat line, a rematch request), unreliable
-// like every datagram. It allocates nothing.
+// like every datagram. It allocates nothing. A payload out of that range
+// fails with transport.ErrTooLarge.
 func (m *Match[S, I]) Send(payload []byte) error {
 	if m.closed {
 		return errClosed
 	}
 	if len(payload) == 0 || len(payload) > MaxMessage {
-		return ErrMessage
+		return errMessage
 	}
 	if m.link.tr == nil {
 		return nil

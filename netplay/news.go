@@ -63,6 +63,15 @@ type Stats struct {
 	// entity sets rebuilt after a digest mismatch (a host: over its
 	// clients).
 	Rebuilds uint64
+
+	// Lag compensation on an entity host (EntityConfig.MaxRewind), over
+	// its clients: Rewinds counts the entities Match.Seen decoded as a
+	// player saw them; SightsTooOld the inputs whose sight was older than
+	// MaxRewind (moved up to it: a peeker gains no more), SightsTooNew
+	// those naming a tick never sent (moved down to the newest sent), and
+	// SightJumps those whose render time jumped more than two ticks
+	// against the client's previous input's.
+	Rewinds, SightsTooOld, SightsTooNew, SightJumps uint64
 }
 
 // maxNews bounds News: a match that tells more keeps its first lines.

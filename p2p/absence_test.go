@@ -277,7 +277,7 @@ func TestP2PAbsenceForfeit(t *testing.T) {
 	require.ErrorIs(t, err, ErrRejoinRefused)
 	var re *RejoinError
 	require.ErrorAs(t, err, &re)
-	require.Equal(t, ReasonRejoinForfeit, re.Reason)
+	require.Equal(t, reasonRejoinForfeit, re.Reason)
 	for _, n := range c.nodes[:2] {
 		require.Equal(t, stop, n.p.Frame(), n.name)
 	}

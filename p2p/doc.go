@@ -54,10 +54,10 @@
 // HMAC-SHA256(secret, label, that peer's players), and keeps only its
 // SHA-256, checked in constant time, so what one peer was given proves
 // nothing to another (TestP2PSlotTheftWithTokenSecret). A request that
-// proves nothing is refused (ReasonRejoinIdentity) without changing
+// proves nothing is refused (a RejoinError: wrong match id or secret) without changing
 // anything (counted in Unknown, its refusals bounded: four per SyncRetry
 // for all strangers), as is a request after the window
-// (ReasonRejoinWindow). A slot is never moved to a new address while its
+// (the window is over). A slot is never moved to a new address while its
 // owner is heard (a valid packet from the slot's current address within
 // NetConfig.DisconnectNotify, 750 ms by default), whatever the proof: the
 // request is dropped unanswered (counted in Unknown), and the player
@@ -71,7 +71,7 @@
 // without drawing, from the confirmed inputs one peer (the sponsor) sends
 // it in bursts from its archive: the sponsor needs
 // Config.SpectatorArchive frames covering the match
-// (ReasonRejoinArchive otherwise). The other players never wait for it:
+// (refused otherwise). The other players never wait for it:
 // R lies far enough ahead (the prediction window, half a second, and the
 // replay's transfer time) that it is back before they reach it. See
 // p2p_rejoin.go for the protocol.
@@ -104,7 +104,7 @@
 // window passes, each peer drops it (EventPlayerDropped) and plays on as
 // under AbsencePredict. Under AbsenceForfeit the peers stop at P for good
 // (ErrForfeited, EventPlayerForfeited), holding the same state, and the
-// player may not rejoin (ReasonRejoinForfeit). A tick that waits
+// player may not rejoin (refused: the match stopped). A tick that waits
 // allocates nothing. Spectators follow: they only get confirmed frames.
 // Every player peer must choose the same policy (it is in the settings
 // hash; another is refused at the handshake, ReasonSettings). See

@@ -91,6 +91,17 @@ type Config[I comparable] struct {
 	// (see absence.go). Every player peer must choose the same (it is in
 	// the settings hash); spectators follow whatever their host does.
 	Absence rollnet.Absence
+	// MinInputDelay and MaxInputDelay, when MaxInputDelay is above 0, make
+	// the input delay follow the network during the match, within
+	// [MinInputDelay, MaxInputDelay] from Session.InputDelay (which must
+	// lie between them): the peers agree on a new delay when the round
+	// trip moves past a hysteresis, at an agreed frame, with no input
+	// skipped (EventDelayChanged; see delay.go for what happens to local
+	// input on that frame). MaxInputDelay may exceed Session.InputDelay by
+	// at most the prediction window, and at most 255. Both 0 (the
+	// default): the delay stays Session.InputDelay. Every player peer must
+	// choose the same (it is in the settings hash).
+	MinInputDelay, MaxInputDelay int
 	// NoRepair turns desync repair off: a desync is reported
 	// (EventDesyncDetected) and the match runs on with the simulations
 	// apart, as before protocol 5, for a game that ends the match itself.
@@ -150,6 +161,7 @@ type Session[S any, I comparable] struct {
 	newest   rollnet.Frame   // newest local frame committed (sent to peers)
 
 	absence  rollnet.Absence
+	dl       follower        // the delay that follows the network (delay.go)
 	awaitAt  []rollnet.Frame // per player: the agreed frame no peer simulates while it is awaited, or NoFrame
 	awaitT   []int64         // per player: when it was first awaited (the session's clock)
 	awaiting uint64          // players awaited (awaitAt set)
@@ -295,6 +307,11 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 				l.Offer = link.SettingsHash(l.Offer, tag)
 				l.Expect = link.SettingsHash(l.Expect, tag)
 			}
+			if cfg.MaxInputDelay != 0 || cfg.MinInputDelay != 0 { // (a fixed delay hashes as before)
+				tag := delayTag | uint64(uint16(cfg.MinInputDelay))<<16 | uint64(uint16(cfg.MaxInputDelay))
+				l.Offer = link.SettingsHash(l.Offer, tag)
+				l.Expect = link.SettingsHash(l.Expect, tag)
+			}
 		}
 	}
 	coreCfg := cfg.Session
@@ -309,10 +326,13 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 	p.core = core
 	lim, _ := window.Resolve(cfg.Session.Capacity, p.delay, cfg.Session.MaxPrediction, cfg.Session.Lockstep) // session.New accepted them
 	p.capacity, p.maxPred = lim.Capacity, lim.MaxPrediction
+	if err := p.initFollower(cfg); err != nil {
+		return err
+	}
 	// How far a peer may honestly claim to run ahead or behind: the
 	// prediction window, the input delay both ways, and a second of
 	// flight. A quality report claiming more is forged.
-	p.ep.SetMaxAdvantage(int32(p.maxPred + 2*p.delay + n.FrameRate))
+	p.ep.SetMaxAdvantage(int32(p.maxPred + 2*max(p.delay, cfg.MaxInputDelay) + n.FrameRate))
 	histFrames := 256
 	for histFrames < 4*(p.capacity+p.delay+p.maxPred) {
 		histFrames *= 2
@@ -500,6 +520,10 @@ func (p *Session[S, I]) AddLocalInput(player int, in I) error {
 	if p.rejoining() {
 		return nil // not back yet: the input counts for nothing
 	}
+	if p.dl.on {
+		p.addLocal(player, in)
+		return nil
+	}
 	f := p.core.Frame() + rollnet.Frame(p.delay)
 	if err := p.core.AddLocalInput(player, in); err != nil {
 		return err
@@ -533,7 +557,15 @@ func (p *Session[S, I]) AdvanceFrame() error {
 		return ErrNotSynchronized
 	}
 	f := p.core.Frame() + rollnet.Frame(p.delay)
-	for mask := p.local; mask != 0; mask &= mask - 1 {
+	if p.dl.on {
+		newest, ok := p.localReady()
+		if !ok {
+			p.flush()
+			return fmt.Errorf("%w: frame %d", ErrNoLocalInput, p.core.Frame())
+		}
+		f = newest
+	}
+	for mask := p.local; mask != 0 && !p.dl.on; mask &= mask - 1 {
 		if pl := bits.TrailingZeros64(mask); p.added[pl] != f {
 			p.flush()
 			return fmt.Errorf("%w: player %d, frame %d", ErrNoLocalInput, pl, f)
@@ -546,6 +578,12 @@ func (p *Session[S, I]) AdvanceFrame() error {
 	}
 	if p.core.Frame() == 0 {
 		*p.rj.restart.initial = *p.core.State()
+	}
+	if p.dl.on {
+		if err := p.commitLocal(); err != nil {
+			p.flush()
+			return err
+		}
 	}
 	if err := p.core.AdvanceFrame(); err != nil {
 		p.flush()
@@ -569,6 +607,9 @@ func (p *Session[S, I]) AdvanceFrame() error {
 		p.archiveConfirmed()
 	}
 	p.timeSync()
+	if p.dl.on {
+		p.follow()
+	}
 	p.flush()
 	return nil
 }
@@ -732,7 +773,7 @@ func (p *Session[S, I]) handle(l *link.Link, typ wire.Type, b []byte) {
 // handleInput processes an Input message from player link l.
 func (p *Session[S, I]) handleInput(l *link.Link, b []byte) {
 	m := wire.Input{Size: p.size}
-	if _, err := wire.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.Mask ||
+	if _, err := wire.ParseInput(b, &m, p.inBuf, p.inStat); err != nil || m.Players != l.Mask || !p.dl.delayValid(&m) ||
 		rollnet.Frame(m.Ack) > p.newest || rollnet.Frame(m.Ack) < rollnet.Frame(p.delay)-1 || (p.multi && len(m.Status) != p.players) {
 		l.Malformed()
 		return
@@ -747,6 +788,9 @@ func (p *Session[S, I]) handleInput(l *link.Link, b []byte) {
 		p.rejoinHeard(l) // a player taken back is back
 	}
 	l.Acked = rollnet.Frame(m.Ack) // the newest ack to arrive stands: a forged one heals at the next
+	if p.dl.on {
+		p.takeDelay(l, &m)
+	}
 	if m.HasChecksum {
 		takeChecksum(&p.ep, l, &p.checks, m.Seq, m.Ack, m.CheckFrame, m.Checksum)
 	}
@@ -952,7 +996,11 @@ func (p *Session[S, I]) timeSync() {
 		oneWay := l.RTT() / 2 * int64(n.FrameRate) / 1e9
 		// The peer's frame now: the frame its newest input was for, less
 		// the input delay, plus the frames it ran while that input flew.
-		est := int64(p.recv[first]) - int64(p.delay) + 1 + oneWay
+		delay := p.delay
+		if p.dl.on {
+			delay = p.dl.now
+		}
+		est := int64(p.recv[first]) - int64(delay) + 1 + oneWay
 		adv := int32(int64(p.core.Frame()) - est)
 		l.AddLocalAdvantage(adv, n.Window)
 		if local, remote, ok := l.Advantages(n.Window / 2); ok {
@@ -1046,6 +1094,9 @@ func (p *Session[S, I]) sendInputs(l *link.Link) {
 			p.outStat[pl] = wire.PeerStatus{Connected: !p.disc[pl], LastFrame: int32(p.recv[pl])}
 		}
 		m.Status = p.outStat
+	}
+	if p.dl.on {
+		p.delayBlock(&m)
 	}
 	p.sendInput(l, &m, stride, false)
 }

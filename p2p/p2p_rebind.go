@@ -24,7 +24,7 @@ package p2p
 // still running, silent, when its player proves itself from elsewhere is
 // disconnected first: that process is gone. A request that proves nothing changes
 // nothing: it is counted in Unknown (not in a link's Malformed: a stranger
-// is no link's peer) and answered by a refusal (ReasonRejoinIdentity), at
+// is no link's peer) and answered by a refusal (wrong match id or secret), at
 // most four per SyncRetry for all strangers together, so a flood gets
 // bounded replies and costs no memory.
 //

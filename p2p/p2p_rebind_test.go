@@ -299,7 +299,7 @@ func TestP2PRebindStranger(t *testing.T) {
 	// A fresh process with the wrong secret from a new address learns why.
 	cfg.Rejoin = rollnet.RejoinToken{Match: tok.Match, Secret: [wire.SecretLen]byte{1}}
 	c.comeBackAs(n, cfg, "p2-wrong", nil)
-	c.refused(n, ReasonRejoinIdentity)
+	c.refused(n, reasonRejoinIdentity)
 	require.NoError(t, n.ep.Close())
 
 	// The player itself still comes back.
@@ -369,7 +369,7 @@ func TestP2PRebindLateJoin(t *testing.T) {
 	c2 := &p2pNode{locals: n.locals, in: make([]uint16, 4), rng: n.rng, period: n.period, next: c.clock.Now(), paused: true}
 	c.nodes = append(c.nodes, c2)
 	c.comeBackAs(c2, cfg2, "joiner2", nil)
-	c.refused(c2, ReasonRejoinIdentity)
+	c.refused(c2, reasonRejoinIdentity)
 }
 
 // TestP2PRebindThenRejoin: after player 2 moved to a new address, player
@@ -437,7 +437,7 @@ func TestP2PRebindJoinRace(t *testing.T) {
 	})
 	var re *RejoinError
 	require.ErrorAs(t, errB, &re, "B refused")
-	require.Equal(t, ReasonRejoinIdentity, re.Reason)
+	require.Equal(t, reasonRejoinIdentity, re.Reason)
 	c.nodes = c.nodes[:3]
 	r := c.rejoined(n, 2)
 	c.frames(int(r)+200, 20*time.Second)

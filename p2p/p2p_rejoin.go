@@ -98,17 +98,18 @@ func (e *RejoinError) Error() string {
 // Unwrap returns ErrRejoinRefused.
 func (e *RejoinError) Unwrap() error { return ErrRejoinRefused }
 
-// Reasons a rejoin is refused, as RejoinError.Reason carries them.
+// Reasons a rejoin is refused, as RejoinError.Reason carries them: text
+// for a person (a caller tells a refusal by ErrRejoinRefused).
 const (
-	ReasonRejoinIdentity = "wrong match id or secret (not the player who left)"
-	ReasonRejoinWindow   = "the rejoin window (NetConfig.RejoinWindow) is over"
-	ReasonRejoinOff      = "rejoining is off (NetConfig.RejoinWindow < 0)"
-	ReasonRejoinArchive  = "the match's first inputs are no longer held (Config.SpectatorArchive)"
-	ReasonRejoinForfeit  = "the match stopped when the player left (Config.Absence Forfeit)"
+	reasonRejoinIdentity = "wrong match id or secret (not the player who left)"
+	reasonRejoinWindow   = "the rejoin window (NetConfig.RejoinWindow) is over"
+	reasonRejoinOff      = "rejoining is off (NetConfig.RejoinWindow < 0)"
+	reasonRejoinArchive  = "the match's first inputs are no longer held (Config.SpectatorArchive)"
+	reasonRejoinForfeit  = "the match stopped when the player left (Config.Absence Forfeit)"
 )
 
-var rejoinReasons = [...]string{1: ReasonRejoinIdentity, 2: ReasonRejoinWindow, 3: ReasonRejoinOff, 4: ReasonRejoinArchive,
-	5: ReasonRejoinForfeit}
+var rejoinReasons = [...]string{1: reasonRejoinIdentity, 2: reasonRejoinWindow, 3: reasonRejoinOff, 4: reasonRejoinArchive,
+	5: reasonRejoinForfeit}
 
 const (
 	refuseIdentity = 1

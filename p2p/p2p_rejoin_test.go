@@ -215,7 +215,7 @@ func TestP2PRejoinAfterWindow(t *testing.T) {
 	var re *RejoinError
 	require.ErrorAs(t, err, &re)
 	require.ErrorIs(t, err, ErrRejoinRefused)
-	require.Equal(t, ReasonRejoinWindow, re.Reason)
+	require.Equal(t, reasonRejoinWindow, re.Reason)
 	for _, m := range c.nodes[:2] {
 		_, ok := m.first(rollnet.EventPlayerRejoining)
 		require.False(t, ok)
@@ -241,7 +241,7 @@ func TestP2PRejoinStranger(t *testing.T) {
 	for _, bad := range []rollnet.RejoinToken{{Match: tok.Match, Secret: [16]byte{1}}, {Match: tok.Match + 1, Secret: tok.Secret}} {
 		cfg.Rejoin = bad
 		c.comeBack(n, cfg)
-		c.refused(n, ReasonRejoinIdentity)
+		c.refused(n, reasonRejoinIdentity)
 		require.NoError(t, n.ep.Close())
 	}
 	require.Greater(t, malformed(), was, "counted")
@@ -431,7 +431,7 @@ func TestP2PLateJoin(t *testing.T) {
 	n.paused = true
 	var re *RejoinError
 	require.ErrorAs(t, c.tickManual(n, 5*time.Second), &re)
-	require.Equal(t, ReasonRejoinIdentity, re.Reason)
+	require.Equal(t, reasonRejoinIdentity, re.Reason)
 }
 
 func TestP2PRejoinConfig(t *testing.T) {

@@ -515,15 +515,16 @@ func (p *Session[S, I]) applyRepair() {
 	if err == nil {
 		*r.mine = *own
 	}
-	_ = p.core.Rebase(c, r.state) // c >= 0
-	first := bits.TrailingZeros64(p.local)
-	lf := c // the local inputs given again
-	for pl := range p.players {
+	_ = p.core.Rebase(c, r.state)               // c >= 0
+	end := p.fed[bits.TrailingZeros64(p.local)] // the local inputs the core had (all local players': the same frame)
+	lf := c                                     // the local inputs given again
+	for mask := p.all &^ p.local; mask != 0; mask &= mask - 1 {
+		pl := bits.TrailingZeros64(mask)
 		p.fed[pl] = min(p.fed[pl], c)
 	}
 	for {
 		hi := p.acceptHi()
-		for ; lf < p.added[first] && lf < hi; lf++ {
+		for ; lf < end && lf < hi; lf++ {
 			for mask := p.local; mask != 0; mask &= mask - 1 {
 				pl := bits.TrailingZeros64(mask)
 				var in I

@@ -143,17 +143,24 @@ func TestP2PRepair(t *testing.T) {
 		name         string
 		players, bad int
 		arbiter      int
-		from         int // the seat the state comes from
+		from         int  // the seat the state comes from
+		adaptive     bool // the input delay follows the network (Config.MaxInputDelay)
 	}{
-		{"two peers, seat 1 diverged", 2, 1, 0, 0},
-		{"two peers, seat 0 diverged, arbiter seat 1", 2, 0, 1, 1},
-		{"three peers, seat 2 diverged", 3, 2, 0, 0},
-		{"three peers, seat 0 diverged: the majority", 3, 0, 0, 1},
+		{"two peers, seat 1 diverged", 2, 1, 0, 0, false},
+		{"two peers, seat 0 diverged, arbiter seat 1", 2, 0, 1, 1, false},
+		{"three peers, seat 2 diverged", 3, 2, 0, 0, false},
+		{"three peers, seat 0 diverged: the majority", 3, 0, 0, 1, false},
+		{"three peers, seat 1 diverged, adaptive delay", 3, 1, 0, 0, true},
 	}
 	for _, tc := range cases {
 		for _, seed := range []uint64{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/seed %d", tc.name, seed), func(t *testing.T) {
-				rc := newRepairCluster(t, tc.players, tc.bad, plant, 5, seed, lk, func(i int, c *Config[uint16]) { c.Arbiter = tc.arbiter })
+				rc := newRepairCluster(t, tc.players, tc.bad, plant, 5, seed, lk, func(i int, c *Config[uint16]) {
+					c.Arbiter = tc.arbiter
+					if tc.adaptive {
+						c.MinInputDelay, c.MaxInputDelay = 1, 8
+					}
+				})
 				bad := rc.nodes[tc.bad]
 				var ev rollnet.Event
 				for range 20 * 60 {

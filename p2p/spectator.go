@@ -90,15 +90,15 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 	if err != nil {
 		return nil, err
 	}
-	if core.InputSize() > wire.MaxInputSize {
-		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", errConfig, core.InputSize(), wire.MaxInputSize)
+	if ic.Size > wire.MaxInputSize {
+		return nil, fmt.Errorf("%w: input of %d bytes (at most %d)", errConfig, ic.Size, wire.MaxInputSize)
 	}
 	s := &Spectator[S, I]{
 		ep:      link.NewEndpoint(t, n, protocolVersion),
 		core:    core,
 		codec:   ic,
 		players: cfg.Players,
-		size:    core.InputSize(),
+		size:    ic.Size,
 		delay:   cfg.InputDelay,
 		catchUp: cfg.CatchUp,
 		fast:    cfg.FastForward,

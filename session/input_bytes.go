@@ -36,6 +36,6 @@ func (c *inputCodec[I]) decode(b []byte, out *I) error {
 	return nil
 }
 
-// InputSize returns the size of one input in bytes: the size of I, which
+// inputSize returns the size of one input in bytes: the size of I, which
 // is how many bytes each player's slot takes in PackInputs' frames.
-func (s *Session[S, I]) InputSize() int { return s.codec.size }
+func (s *Session[S, I]) inputSize() int { return s.codec.size }

@@ -105,7 +105,7 @@ func TestMutationConfigAccepted(t *testing.T) {
 		require.Equal(t, c.window, s.window)
 		require.Equal(t, c.maxPred, s.maxPred)
 		require.Equal(t, c.cfg.InputDelay, s.delay)
-		require.Equal(t, 2, s.InputSize())
+		require.Equal(t, 2, s.inputSize())
 		require.Equal(t, bits.OnesCount64(s.all), c.cfg.Players)
 		require.Equal(t, uint64(1), s.all&1)
 		// The input ring is the smallest power of two holding frames

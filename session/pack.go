@@ -11,9 +11,9 @@ import (
 // PackInputs appends to dst codec's plain packing of the inputs of the
 // players in playerMask for the n frames ending at baseFrame, oldest
 // first: [baseFrame u32 LE][playerMask u32 LE], then each frame's
-// Players × InputSize() bytes, every player's slot present; slots of
+// Players × the size of I bytes, every player's slot present; slots of
 // players outside the mask are zero. It allocates nothing when dst has
-// room (codec.InputsHeaderLen + n × Players × InputSize() bytes).
+// room (codec.InputsHeaderLen + n × Players × the size of I bytes).
 //
 // n is clamped to the frames the session holds (from Frame()-W, never
 // before frame 0) and to the run of frames ending at baseFrame in which

@@ -32,7 +32,7 @@ func TestPackLayout(t *testing.T) {
 	want = append(want, 0, 0, 0x01, 0x01, 0, 0) // frame 1: players 0..2, only 1 meaningful
 	want = append(want, 0, 0, 0x02, 0x01, 0, 0) // frame 2
 	require.Equal(t, want, pkt)
-	require.Equal(t, 2, s.InputSize())
+	require.Equal(t, 2, s.inputSize())
 
 	// n clamped to baseFrame+1: never a frame before 0.
 	pkt, err = s.PackInputs(pkt[:0], 1, 10, 0b010)
@@ -173,7 +173,7 @@ func TestUnpackErrors(t *testing.T) {
 func TestUnpackRefusesBadBool(t *testing.T) {
 	s, err := New[world](Config[pad]{Players: 2}, func(*world, []pad, rollnet.Frame) {})
 	require.NoError(t, err)
-	require.Equal(t, 4, s.InputSize())
+	require.Equal(t, 4, s.inputSize())
 	good := []byte{1, 1, 0, 0, 0, 0, 0, 0}
 	bad := []byte{1, 2, 0, 0, 0, 0, 0, 0}
 	// Frame 0 good, frame 1 bad: nothing is fed.

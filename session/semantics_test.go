@@ -564,7 +564,9 @@ func TestErrorsAreSentinels(t *testing.T) {
 // same inputs again, it reaches the same states as the session that
 // never stopped, with the same frame numbers.
 func TestRebase(t *testing.T) {
-	sim := func(s *uint64, in []uint16, f rollnet.Frame) { *s = *s*31 + uint64(in[0])*7 + uint64(in[1]) + uint64(f) }
+	sim := func(s *uint64, in []uint16, f rollnet.Frame) {
+		*s = *s*31 + uint64(in[0])*7 + uint64(in[1]) + uint64(f)
+	}
 	a, err := New[uint64](Config[uint16]{Players: 2, InputDelay: 1, Capacity: 16}, sim)
 	require.NoError(t, err)
 	in := func(f rollnet.Frame, p int) uint16 { return uint16(int(f)*3 + p) }

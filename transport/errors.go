@@ -23,4 +23,11 @@ var (
 	// ErrPeerGone is returned by Send for a peer whose connection failed or
 	// closed. The session treats it as that peer's disconnection.
 	ErrPeerGone = errors.New("transport: peer gone")
+	// ErrPeerClosed is a PeerGone event's Err when the peer's connection
+	// closed: the peer closed its transport, or (by the transport's own
+	// rule) it was silent too long.
+	ErrPeerClosed = errors.New("transport: peer closed the connection")
+	// ErrReplaced is a PeerGone event's Err on a host when the same client
+	// was admitted again on a new connection: the old one is gone.
+	ErrReplaced = errors.New("transport: peer replaced by a newer connection")
 )

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/p2p"
 	"github.com/stretchr/testify/require"
 )
 
@@ -85,7 +84,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	out, status := startWatched(ctx, t, playerArgs("mallory", stranger)...).end(t)
 	t.Logf("stranger (status %d):\n%s", status, out)
 	require.Equal(t, exitRejoinRefused, status)
-	require.Contains(t, out, "pong: rejoin refused by alice: "+p2p.ReasonRejoinIdentity)
+	require.Contains(t, out, "pong: rejoin refused by alice: wrong match id or secret (not the player who left)")
 	_, err = os.Stat(stranger)
 	require.ErrorIs(t, err, os.ErrNotExist, "a refusal removes FILE")
 

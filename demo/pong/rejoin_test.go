@@ -14,7 +14,6 @@ import (
 	"github.com/rollnet/rollnet/internal/allocs"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/netplay"
-	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 	"github.com/stretchr/testify/require"
@@ -230,7 +229,7 @@ func TestRejoinRefused(t *testing.T) {
 	require.Equal(t, exitRejoinRefused, r.status())
 	var out strings.Builder
 	r.print(&out)
-	require.Equal(t, "pong: rejoin refused by alice: "+p2p.ReasonRejoinIdentity+" ("+rp.opts[1].rejoin+" removed)\n", out.String())
+	require.Equal(t, "pong: rejoin refused by alice: wrong match id or secret (not the player who left) ("+rp.opts[1].rejoin+" removed)\n", out.String())
 	require.True(t, rp.p[0].away(), "the left player still waits for the real one")
 }
 

@@ -112,6 +112,8 @@ type Link struct {
 
 	// time sync
 	rtt       int64
+	raw       [RecentRTTs]int64 // the newest round-trip samples, unsmoothed (raw[rawN%RecentRTTs] the next)
+	rawN      int
 	pings     [pingRing]uint64 // pings sent and not answered yet (0: none)
 	pingNext  int
 	remoteAdv int32
@@ -165,6 +167,8 @@ func (l *Link) ping(ping uint64) int {
 // loop (a pause, a hitch) read late says little of the network, and would
 // skew time sync for seconds.
 func (l *Link) sampleRTT(rtt int64) {
+	l.raw[l.rawN%RecentRTTs] = rtt
+	l.rawN++
 	switch {
 	case l.rtt == 0:
 		l.rtt = rtt
@@ -172,6 +176,26 @@ func (l *Link) sampleRTT(rtt int64) {
 		rtt = min(rtt, 2*l.rtt)
 		l.rtt += (rtt - l.rtt) / 4
 	}
+}
+
+// RecentRTTs is how many raw round-trip samples a link keeps.
+const RecentRTTs = 4
+
+// RecentRTT returns the newest n raw round-trip samples' least and most
+// (n at most RecentRTTs) and the newest, unsmoothed: what an input delay
+// that follows the network reads, since the smoothed RTT takes seconds to
+// follow a step. ok is false until n samples were taken.
+func (l *Link) RecentRTT(n int) (lo, hi, last int64, ok bool) {
+	if n < 1 || n > RecentRTTs || l.rawN < n {
+		return 0, 0, 0, false
+	}
+	last = l.raw[(l.rawN-1)%RecentRTTs]
+	lo, hi = last, last
+	for k := 2; k <= n; k++ {
+		v := l.raw[(l.rawN-k)%RecentRTTs]
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi, last, true
 }
 
 // Index is the link's position in its endpoint's Links.

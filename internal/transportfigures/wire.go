@@ -36,7 +36,7 @@ var (
 	// UDP is plain datagrams: BenchmarkHostPath's floor.
 	UDP = Overhead{Name: "UDP", Packet: IPv4Header + UDPHeader, How: "IP 20 + UDP 8 a packet"}
 	// SealedUDP is transport/udp: its sealed packet's kind (1), sequence
-	// number (8) and AEAD tag (16), udp.Overhead; no acknowledgements.
+	// number (8) and AEAD tag (16), transport/udp's 25 bytes; no acknowledgements.
 	SealedUDP = Overhead{Name: "transport/udp", Packet: IPv4Header + UDPHeader + 25,
 		How: "IP 20 + UDP 8 + kind 1 + sequence 8 + AEAD tag 16 a packet; no acknowledgements"}
 	// QUIC is transport/quic over quic-go: a 1-RTT short header (1 byte,

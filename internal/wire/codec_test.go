@@ -163,6 +163,13 @@ func inputSamples() []Input {
 			HasChecksum: true, CheckFrame: 40, Checksum: 1},
 		{Seq: 18, Ack: math.MaxInt32, Start: math.MaxInt32 - 127, Frames: MaxFrames, Players: 1 << 63,
 			Size: 1, Inputs: patternInputs(MaxFrames, 11), HasChecksum: true, CheckFrame: math.MaxInt32, Checksum: math.MaxUint32},
+		{Seq: 19, Ack: 1, Start: 2, Frames: 1, Players: 0b1, Size: 2, Inputs: []byte{1, 2},
+			HasDelay: true, DelayWish: 5, DelayFrom: 2, DelayTo: 5, DelayAt: 40},
+		{Seq: 20, Ack: 100, Start: 50, Frames: 3, Players: 0b1010, Size: 4, Inputs: patternInputs(24, 3),
+			Status:      []PeerStatus{{true, 49}, {false, -1}, {true, 60}, {true, math.MaxInt32}},
+			HasChecksum: true, CheckFrame: 40, Checksum: 1, HasDelay: true, DelayWish: MaxDelay, DelayFrom: MaxDelay, DelayTo: 0, DelayAt: 0},
+		{Seq: 21, Ack: math.MaxInt32, Start: math.MaxInt32 - 127, Frames: MaxFrames, Players: 1 << 63, Size: 1, Inputs: patternInputs(MaxFrames, 11),
+			HasDelay: true, DelayWish: 1, DelayFrom: 1, DelayTo: 1, DelayAt: math.MaxInt32},
 	}
 }
 

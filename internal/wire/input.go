@@ -29,6 +29,10 @@ type PeerStatus struct {
 //	inputs   XOR-then-run-length coded, see below
 //	checksum present when HasChecksum's bit is set, and only then:
 //	         zigzag varint of CheckFrame-Start, then Checksum u32 LE
+//	delay    present when HasDelay's bit (bit 8 of the status word) is
+//	         set, and only then (protocol 5): DelayWish, DelayFrom and
+//	         DelayTo uvarints (each at most MaxDelay), then the zigzag
+//	         varint of DelayAt-Start
 //
 // Nothing follows: a byte left over is malformed, so bytes appended to a
 // real packet never read as a checksum. (Before protocol 3 a checksum was
@@ -63,11 +67,24 @@ type Input struct {
 	HasChecksum bool   // CheckFrame and Checksum are carried
 	CheckFrame  int32  // the frame (>= 0) whose state Checksum is of
 	Checksum    uint32 // CRC32-C of the sender's state after CheckFrame
+
+	// The input delay that follows the network (p2p's delay.go): the
+	// sender's wish, and the newest change of the match's delay it knows,
+	// from DelayFrom to DelayTo at frame DelayAt (>= 0).
+	HasDelay                      bool
+	DelayWish, DelayFrom, DelayTo uint8
+	DelayAt                       int32
 }
+
+// MaxDelay is the largest input delay an Input's delay block carries.
+const MaxDelay = 255
+
+// statusDelay is the status word's bit saying a delay block follows.
+const statusDelay = 1 << 8
 
 // checkFields reports whether the fields agree with each other and the limits.
 func (m Input) checkFields() error {
-	if m.Frames < 0 || m.Size < 1 || m.Start < 0 || m.Ack < -1 || (m.HasChecksum && m.CheckFrame < 0) {
+	if m.Frames < 0 || m.Size < 1 || m.Start < 0 || m.Ack < -1 || (m.HasChecksum && m.CheckFrame < 0) || (m.HasDelay && m.DelayAt < 0) {
 		return ErrMalformed
 	}
 	if m.Frames > MaxFrames || m.Size > MaxInputSize || len(m.Status) > MaxPlayers {
@@ -108,13 +125,17 @@ func (m Input) Len() int {
 	if m.HasChecksum {
 		n += uvarintLen(zigzag(int64(m.CheckFrame)-int64(m.Start))) + 4
 	}
+	if m.HasDelay {
+		n += uvarintLen(uint64(m.DelayWish)) + uvarintLen(uint64(m.DelayFrom)) + uvarintLen(uint64(m.DelayTo)) +
+			uvarintLen(zigzag(int64(m.DelayAt)-int64(m.Start)))
+	}
 	return n
 }
 
 // safeInputs is a stream length whose coding, with every other field at its
 // largest, cannot exceed MaxPacket: a coding is at most one byte longer than
-// its stream plus one per 64 bytes, and the fields take at most 3+5+10+2+10+1
-// bytes, 64 statuses of 6 and a checksum of 10.
+// its stream plus one per 64 bytes, and the fields take at most 3+5+10+2+10+2
+// bytes, 64 statuses of 6, a checksum of 10 and a delay block of 11.
 const safeInputs = MaxPacket/2 + 64
 
 // Append appends the encoded message to b. It never emits more than
@@ -141,17 +162,27 @@ func (m Input) Append(b []byte) []byte {
 		b = binary.AppendUvarint(b, zigzag(int64(m.CheckFrame)-int64(m.Start)))
 		b = binary.LittleEndian.AppendUint32(b, m.Checksum)
 	}
+	if m.HasDelay {
+		b = binary.AppendUvarint(b, uint64(m.DelayWish))
+		b = binary.AppendUvarint(b, uint64(m.DelayFrom))
+		b = binary.AppendUvarint(b, uint64(m.DelayTo))
+		b = binary.AppendUvarint(b, zigzag(int64(m.DelayAt)-int64(m.Start)))
+	}
 	if len(b)-n0 > MaxPacket {
 		return b[:n0]
 	}
 	return b
 }
 
-// statusWord is the count of statuses and the checksum flag, as coded.
+// statusWord is the count of statuses and the checksum and delay flags,
+// as coded.
 func (m Input) statusWord() uint64 {
 	w := uint64(len(m.Status)) << 1
 	if m.HasChecksum {
 		w |= 1
+	}
+	if m.HasDelay {
+		w |= statusDelay
 	}
 	return w
 }
@@ -246,11 +277,11 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 	} else if v, i, err = readUvarintSlow(b, i); err != nil {
 		return 0, err
 	}
-	has := v&1 == 1
-	if v>>1 > MaxPlayers {
+	has, hasDelay := v&1 == 1, v&statusDelay != 0
+	if v >>= 1; v&^(statusDelay>>1) > MaxPlayers {
 		return 0, ErrLimit
 	}
-	count := int(v >> 1)
+	count := int(v &^ (statusDelay >> 1))
 	stride := bits.OnesCount64(players) * size
 	if cap(inputs) < MaxFrames*stride || (count > 0 && cap(status) < MaxPlayers) {
 		return 0, ErrLimit
@@ -287,6 +318,27 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 		sum = binary.LittleEndian.Uint32(b[i:])
 		i += 4
 	}
+	var dl [3]uint8
+	var at int64
+	if hasDelay {
+		for k := range dl {
+			if v, i, err = readUvarint(b, i); err != nil {
+				return 0, err
+			}
+			if v > MaxDelay {
+				return 0, ErrMalformed
+			}
+			dl[k] = uint8(v)
+		}
+		if v, i, err = readUvarint(b, i); err != nil {
+			return 0, err
+		}
+		d := unzigzag(v)
+		if d < -maxDelta || d > maxDelta || start+d < 0 || start+d > math.MaxInt32 {
+			return 0, ErrMalformed
+		}
+		at = start + d
+	}
 	n, err := end(b, i)
 	if err != nil {
 		return 0, err
@@ -298,5 +350,6 @@ func ParseInput(b []byte, m *Input, inputs []byte, status []PeerStatus) (int, er
 	m.Seq, m.Ack, m.Start, m.Frames, m.Players = seq, int32(ack), int32(start), frames, players
 	m.Inputs, m.Status = inputs, status
 	m.HasChecksum, m.CheckFrame, m.Checksum = has, int32(check), sum
+	m.HasDelay, m.DelayWish, m.DelayFrom, m.DelayTo, m.DelayAt = hasDelay, dl[0], dl[1], dl[2], int32(at)
 	return n, nil
 }

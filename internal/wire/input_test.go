@@ -239,6 +239,15 @@ func TestParseInputRejects(t *testing.T) {
 		{"byte after the checksum", encodeFields(10, 0, 1, 1, 0, cat(lit(1, 2), []byte{0, 1, 2, 3, 4, 0})...), ErrMalformed},
 		{"checksum frame before 0", encodeFields(10, 0, 1, 1, 0, cat(lit(1, 2), []byte{21, 1, 2, 3, 4})...), ErrMalformed},
 		{"literal cut short", encodeFields(10, 0, 2, 1, 0, lit(1, 2, 3, 4)[:3]...), ErrShort},
+		{"delay", encodeFields(10, 0, 1, 1, statusDelay, cat(lit(1, 2), []byte{2, 1, 2, 20})...), nil},
+		{"delay and checksum", encodeFields(10, 0, 1, 1, statusDelay|1, cat(lit(1, 2), []byte{0, 1, 2, 3, 4}, []byte{2, 1, 2, 20})...), nil},
+		{"delay above MaxDelay", encodeFields(10, 0, 1, 1, statusDelay, cat(lit(1, 2), []byte{0x80, 0x02, 1, 2, 20})...), ErrMalformed},
+		{"delay frame before 0", encodeFields(10, 0, 1, 1, statusDelay, cat(lit(1, 2), []byte{2, 1, 2, 21})...), ErrMalformed},
+		{"delay cut short", encodeFields(10, 0, 1, 1, statusDelay, cat(lit(1, 2), []byte{2, 1})...), ErrShort},
+		{"delay flag, no delay", encodeFields(10, 0, 1, 1, statusDelay, lit(1, 2)...), ErrShort},
+		{"byte after the delay", encodeFields(10, 0, 1, 1, statusDelay, cat(lit(1, 2), []byte{2, 1, 2, 20, 0})...), ErrMalformed},
+		{"too many statuses with the delay", encodeFields(0, 0, 0, 1, statusDelay|(MaxPlayers+1)<<1), ErrLimit},
+		{"a status word past the delay bit", encodeFields(0, 0, 0, 1, statusDelay<<1), ErrLimit},
 		{"too large", append(encodeFields(10, 0, 1, 1, 0, lit(1, 2)...), make([]byte, MaxPacket)...), ErrTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -79,7 +79,7 @@ type Config struct {
 	// transport/quic/connecttoken). An admitted client's id is "client-"
 	// and the token's client id in decimal, so that a client who
 	// reconnects with a new token is the same peer (its old connection, if
-	// any, is gone with ErrReplaced). Nil admits every client that
+	// any, is gone with transport.ErrReplaced). Nil admits every client that
 	// completes the hello, with ids "q1", "q2", ... (Neither form can be a
 	// signaling id, 16 hex digits, so one host can serve QUIC and WebRTC
 	// clients side by side: transport/multi.) The verifier is this

@@ -28,14 +28,6 @@ var (
 	// handshake is malformed, truncated or late.
 	ErrHello = errors.New("quic: bad hello")
 
-	// ErrPeerClosed is the reason a peer is gone when its connection closed
-	// or timed out (no packet for Config.Tuning.IdleTimeout).
-	ErrPeerClosed = errors.New("quic: peer closed the connection")
-
-	// ErrReplaced is the reason a peer's old connection is gone when the
-	// same client was admitted again on a new one.
-	ErrReplaced = errors.New("quic: peer replaced by a newer connection")
-
 	// ErrTooManyMigrations is returned by Migrate once Config.Tuning.MaxMigrations
 	// sockets are held.
 	ErrTooManyMigrations = errors.New("quic: too many migrations")

@@ -456,7 +456,7 @@ func (h *hostState) admit(a admitting) {
 	}
 	t.c.peersAdmitted.Add(1)
 	if _, err := str.Write(w.Append(nil)); err != nil {
-		t.peerGone(p, ErrPeerClosed)
+		t.peerGone(p, transport.ErrPeerClosed)
 		return
 	}
 	_ = str.Close()

@@ -140,7 +140,7 @@ func TestAdmitRefuses(t *testing.T) {
 }
 
 // A client who reconnects with a new token is the same peer: the old
-// connection is gone (ErrReplaced), the new one is heard under the same id.
+// connection is gone (transport.ErrReplaced), the new one is heard under the same id.
 func TestTokenReconnectIsTheSamePeer(t *testing.T) {
 	h, _ := tokenHost(t)
 	first, err := dialGrant(h, grant(t, 7, nil))
@@ -158,7 +158,7 @@ func TestTokenReconnectIsTheSamePeer(t *testing.T) {
 		}
 	}
 	require.Len(t, gone, 1)
-	require.ErrorIs(t, gone[0].Err, ErrReplaced)
+	require.ErrorIs(t, gone[0].Err, transport.ErrReplaced)
 	require.NoError(t, second.Send(second.Host(), []byte("again")))
 	got, from := receiveWithin(t, h, "the reconnected client")
 	require.Equal(t, "again", string(got))

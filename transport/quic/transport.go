@@ -252,7 +252,7 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 // Events appends the peer events since the last call to dst and returns
 // the extended slice (see transport.PeerSet): PeerConnected when a peer
 // is admitted (host) or welcomed (client), PeerGone when its connection
-// closed or timed out, with Err ErrPeerClosed or ErrReplaced. At most 4
+// closed or timed out, with Err transport.ErrPeerClosed or transport.ErrReplaced. At most 4
 // per Config.MaxPeers are kept; older ones are dropped first.
 func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
@@ -318,7 +318,7 @@ func (t *Transport) Close() error {
 
 // addPeer makes p known and starts its loops. It reports false, and
 // starts nothing, when the Transport is closed. A peer with p's id that
-// is still connected is replaced: gone with ErrReplaced, its lane (and the
+// is still connected is replaced: gone with transport.ErrReplaced, its lane (and the
 // datagrams waiting in it) kept for p.
 func (t *Transport) addPeer(p *peer) bool {
 	t.mu.Lock()
@@ -328,8 +328,8 @@ func (t *Transport) addPeer(p *peer) bool {
 	}
 	old := t.peers[p.id]
 	if old != nil && old.gone == nil {
-		old.gone = ErrReplaced
-		t.emitLocked(transport.PeerEvent{Kind: transport.PeerGone, Peer: old.id, Err: ErrReplaced})
+		old.gone = transport.ErrReplaced
+		t.emitLocked(transport.PeerEvent{Kind: transport.PeerGone, Peer: old.id, Err: transport.ErrReplaced})
 	}
 	if old == nil {
 		t.pruneGoneLocked()
@@ -393,7 +393,7 @@ func (t *Transport) readLoop(p *peer) {
 	for {
 		b, err := p.conn.ReceiveDatagram(p.ctx)
 		if err != nil {
-			t.peerGone(p, ErrPeerClosed)
+			t.peerGone(p, transport.ErrPeerClosed)
 			return
 		}
 		if len(b) > transport.MaxDatagram {

@@ -240,7 +240,7 @@ func (c *jsConn) ReceiveDatagram(ctx context.Context) ([]byte, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-c.ended:
-		return nil, ErrPeerClosed
+		return nil, transport.ErrPeerClosed
 	}
 }
 

@@ -159,7 +159,7 @@ func (cl *clientState) handleHandshake(t *Transport, b []byte, from netip.AddrPo
 		handshaking := cl.c == nil
 		cl.mu.Unlock()
 		if handshaking {
-			cl.fail(fmt.Errorf("%w: the host speaks %d, this client %d", ErrVersion, b[1], Version))
+			cl.fail(fmt.Errorf("%w: the host speaks %d, this client %d", ErrVersion, b[1], wireVersion))
 		}
 		return
 	}

@@ -16,7 +16,7 @@
 // host, "udp://" and the grant's Claims.Address.
 //
 //   - Handshake. The client sends a request: its connect token, a random
-//     salt, padded to RequestSize (256 bytes). The host checks the token
+//     salt, padded to 256 bytes. The host checks the token
 //     (one HMAC, its address, room and expiry) and answers with a
 //     challenge: a cookie sealed under a key only the host holds, bound
 //     to the request's address, salt and token, with a host salt and an
@@ -38,7 +38,7 @@
 //     count from 1.
 //   - Sealed packets: kind (1 byte), sequence number (8 bytes LE), the
 //     payload sealed with the sequence number as the nonce and the header
-//     as additional data, a 16-byte tag: Overhead (25) bytes a datagram.
+//     as additional data, a 16-byte tag: 25 bytes a datagram.
 //     Kinds: payload, keep-alive, disconnect, denied.
 //   - Send seals the datagram at once into the send queue
 //     (Config.SendQueueLen packets, allocated once) and returns; the
@@ -61,10 +61,10 @@
 //   - Neither loop allocates per datagram (TestZeroAllocsPerDatagram
 //     counts the process's allocations over a datagram each way).
 //   - A peer is gone (transport.PeerGone, Send returns ErrPeerGone) when
-//     it sends a disconnect (ErrPeerClosed; Close sends three), is silent
+//     it sends a disconnect (transport.ErrPeerClosed; Close sends three), is silent
 //     for Config.Timeout (ErrTimeout; each side sends a keep-alive after
 //     Config.KeepAlive without sending), or, on a host, when the same
-//     client connects again (ErrReplaced). Timeouts run on Config.Now.
+//     client connects again (transport.ErrReplaced). Timeouts run on Config.Now.
 //   - Close sends the disconnects, flushes them, closes the socket and
 //     waits for the three goroutines the Transport started.
 //

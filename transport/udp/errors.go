@@ -23,17 +23,9 @@ var (
 	// of this package's protocol.
 	ErrVersion = errors.New("udp: host speaks another protocol version")
 
-	// ErrPeerClosed is the reason a peer is gone when it sent a disconnect
-	// (it closed its transport).
-	ErrPeerClosed = errors.New("udp: peer closed the connection")
-
 	// ErrTimeout is the reason a peer is gone when nothing authentic came
 	// from it for Config.Timeout.
 	ErrTimeout = errors.New("udp: peer timed out")
-
-	// ErrReplaced is the reason a host's peer is gone when the same client
-	// (the same client id in a new connect token) connected again.
-	ErrReplaced = errors.New("udp: peer replaced by a newer connection")
 
 	// ErrEvicted is the reason a pending client (admitted, not yet heard
 	// under its keys) was dropped to make room for a newer one.

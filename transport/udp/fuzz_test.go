@@ -59,7 +59,7 @@ func FuzzHandle(f *testing.F) {
 			if err != nil {
 				break
 			}
-			require.LessOrEqual(t, n, len(b)-Overhead, "a datagram larger than its packet")
+			require.LessOrEqual(t, n, len(b)-overhead, "a datagram larger than its packet")
 		}
 		h.out.mu.Lock()
 		h.out.cur.n = 0 // what the write loop would have sent

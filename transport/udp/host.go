@@ -91,7 +91,7 @@ func (t *Transport) handleRequest(b []byte, from netip.AddrPort) {
 	r, err := parseRequest(b)
 	if err == ErrVersion {
 		t.c.versionRefused.Add(1)
-		t.sendRaw(from, func(b []byte) []byte { return append(b, kindVersion, Version) })
+		t.sendRaw(from, func(b []byte) []byte { return append(b, kindVersion, wireVersion) })
 		return
 	}
 	if err != nil {
@@ -259,7 +259,7 @@ func (t *Transport) confirm(c *conn) {
 		}
 	}
 	if old := t.peers[c.id]; old != nil && !old.is(stateGone) {
-		t.dropLocked(old, ErrReplaced, true)
+		t.dropLocked(old, transport.ErrReplaced, true)
 	}
 	t.peers[c.id] = c
 	c.lane = t.q.Lane(c.id)

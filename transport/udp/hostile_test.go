@@ -121,7 +121,7 @@ func TestAmplificationBound(t *testing.T) {
 		r.send(request{salt: salt, token: forged}.Append(nil))
 		r.send(request{salt: salt}.Append(nil))
 		old := request{salt: salt, token: g.Token}.Append(nil)
-		old[1] = Version + 1
+		old[1] = wireVersion + 1
 		r.send(old)
 		r.send(old[:40]) // short: no answer
 		resp := response{salt: salt, token: g.Token, cookie: make([]byte, cookieSize)}.Append(nil)
@@ -212,10 +212,10 @@ func TestVersionRefused(t *testing.T) {
 		defer close(done)
 		buf := make([]byte, 2048)
 		n, from, err := fake.ReadFromUDPAddrPort(buf)
-		if err != nil || n != RequestSize {
+		if err != nil || n != requestSize {
 			return
 		}
-		_, _ = fake.WriteToUDPAddrPort([]byte{kindVersion, Version + 1}, from)
+		_, _ = fake.WriteToUDPAddrPort([]byte{kindVersion, wireVersion + 1}, from)
 	}()
 	g, err := connecttoken.Mint(testSecret, connecttoken.Claims{Client: 1, Expires: time.Now().Add(time.Minute), Address: "x:1"}, nil)
 	require.NoError(t, err)
@@ -260,11 +260,11 @@ func TestDisconnect(t *testing.T) {
 	b := dial(t, h, "127.0.0.3:0", Config{})
 	h.Events(nil)
 	require.NoError(t, a.Close())
-	gone := transport.PeerEvent{Kind: transport.PeerGone, Peer: a.Local(), Err: ErrPeerClosed}
+	gone := transport.PeerEvent{Kind: transport.PeerGone, Peer: a.Local(), Err: transport.ErrPeerClosed}
 	var evs []transport.PeerEvent
 	eventually(t, func() bool { evs = h.Events(evs); return containsEvent(evs, gone) }, "the host never saw the client go")
 	require.NoError(t, h.Close())
-	gone = transport.PeerEvent{Kind: transport.PeerGone, Peer: b.Host(), Err: ErrPeerClosed}
+	gone = transport.PeerEvent{Kind: transport.PeerGone, Peer: b.Host(), Err: transport.ErrPeerClosed}
 	evs = nil
 	eventually(t, func() bool { evs = b.Events(evs); return containsEvent(evs, gone) }, "the client never saw the host go")
 	require.ErrorIs(t, b.Send(b.Host(), []byte("x")), transport.ErrPeerGone)
@@ -296,7 +296,7 @@ func TestReplaced(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, b.Send(h.Local(), []byte("b")))
 	require.Equal(t, []byte("b"), receiveFrom(t, h, b.Local()))
-	require.Contains(t, h.Events(nil), transport.PeerEvent{Kind: transport.PeerGone, Peer: a.Local(), Err: ErrReplaced})
+	require.Contains(t, h.Events(nil), transport.PeerEvent{Kind: transport.PeerGone, Peer: a.Local(), Err: transport.ErrReplaced})
 	require.NoError(t, h.Send(b.Local(), []byte("to b")))
 	require.Equal(t, []byte("to b"), receiveFrom(t, b, h.Local()))
 }

@@ -112,7 +112,7 @@ type counters struct {
 // Stats counts a Transport's traffic and what it refused. All only grow.
 type Stats struct {
 	// PacketsSent and BytesSent count packets handed to the socket
-	// (sealed, with Overhead), SendErrors those the kernel refused.
+	// (sealed, with overhead), SendErrors those the kernel refused.
 	PacketsSent, BytesSent, SendErrors uint64
 	// SendsSuperseded counts datagrams never sent because a newer one of
 	// their kind (to the same peer, with the same first byte: a rollnet
@@ -531,7 +531,7 @@ func (t *Transport) handleSealed(b []byte, from netip.AddrPort) {
 		}
 	case kindDisconnect:
 		t.mu.Lock()
-		t.dropLocked(c, ErrPeerClosed, false)
+		t.dropLocked(c, transport.ErrPeerClosed, false)
 		t.mu.Unlock()
 	case kindDenied:
 		if !t.host && c.is(stateConnected) {

@@ -13,14 +13,14 @@ import (
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
-// Version is the version of this package's wire format. It is the second
+// wireVersion is the version of this package's wire format. It is the second
 // byte of a connection request and is mixed into every key; a change to
 // any packet's layout bumps it.
-const Version = 1
+const wireVersion = 1
 
 // The packet kinds, each packet's first byte.
 const (
-	kindRequest    = 1 // client: connection request, padded to RequestSize
+	kindRequest    = 1 // client: connection request, padded to requestSize
 	kindChallenge  = 2 // host: a cookie for the request's address
 	kindResponse   = 3 // client: the cookie back, sealed with its key
 	kindVersion    = 4 // host: the request's version is not ours
@@ -32,18 +32,18 @@ const (
 
 // Sizes of the wire format.
 const (
-	// RequestSize is a connection request's exact size: a token and its
+	// requestSize is a connection request's exact size: a token and its
 	// fields, padded, so that the challenge that answers it is smaller.
-	RequestSize = 256
+	requestSize = 256
 	saltSize    = 8
 	tagSize     = 16
 	headerSize  = 1 + 8 // kind, sequence number
-	// Overhead is what a sealed datagram adds to the session's bytes.
-	Overhead      = headerSize + tagSize
+	// overhead is what a sealed datagram adds to the session's bytes.
+	overhead      = headerSize + tagSize
 	cookieSize    = 8 + 8 + tagSize // counter (the host's salt), sealed expiry
 	challengeSize = 1 + cookieSize + tagSize
 	requestFixed  = 1 + 1 + saltSize + 1
-	maxPacket     = transport.MaxDatagram + Overhead
+	maxPacket     = transport.MaxDatagram + overhead
 )
 
 // request is a client's connection request.
@@ -54,23 +54,23 @@ type request struct {
 
 func (r request) Append(b []byte) []byte {
 	start := len(b)
-	b = append(b, kindRequest, Version)
+	b = append(b, kindRequest, wireVersion)
 	b = append(b, r.salt[:]...)
 	b = append(b, byte(len(r.token)))
 	b = append(b, r.token...)
-	for len(b)-start < RequestSize {
+	for len(b)-start < requestSize {
 		b = append(b, 0)
 	}
 	return b
 }
 
-// parseRequest reads a request. A request must be exactly RequestSize
+// parseRequest reads a request. A request must be exactly requestSize
 // bytes, so that no smaller one gets a challenge.
 func parseRequest(b []byte) (r request, err error) {
-	if len(b) != RequestSize || b[0] != kindRequest {
+	if len(b) != requestSize || b[0] != kindRequest {
 		return r, io.ErrUnexpectedEOF
 	}
-	if b[1] != Version {
+	if b[1] != wireVersion {
 		return r, ErrVersion
 	}
 	copy(r.salt[:], b[2:])
@@ -92,7 +92,7 @@ type response struct {
 
 // Append appends the response without its tag.
 func (r response) Append(b []byte) []byte {
-	b = append(b, kindResponse, Version)
+	b = append(b, kindResponse, wireVersion)
 	b = append(b, r.salt[:]...)
 	b = append(b, byte(len(r.token)))
 	b = append(b, r.token...)
@@ -104,7 +104,7 @@ func parseResponse(b []byte) (r response, body, tag []byte, err error) {
 	if len(b) < requestFixed+cookieSize+tagSize || b[0] != kindResponse {
 		return r, nil, nil, io.ErrUnexpectedEOF
 	}
-	if b[1] != Version {
+	if b[1] != wireVersion {
 		return r, nil, nil, ErrVersion
 	}
 	copy(r.salt[:], b[2:])
@@ -137,7 +137,7 @@ func sealPacket(b []byte, a cipher.AEAD, n *[12]byte, kind byte, seq uint64, p [
 
 // parseSealed reads a sealed packet's header; it does not open it.
 func parseSealed(b []byte) (kind byte, seq uint64, err error) {
-	if len(b) < Overhead || len(b) > maxPacket {
+	if len(b) < overhead || len(b) > maxPacket {
 		return 0, 0, io.ErrUnexpectedEOF
 	}
 	kind = b[0]

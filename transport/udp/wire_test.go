@@ -18,7 +18,7 @@ func testKeys() keys {
 func TestRequestRoundTrip(t *testing.T) {
 	r := request{salt: [saltSize]byte{9, 8, 7}, token: testToken}
 	b := r.Append(nil)
-	require.Len(t, b, RequestSize, "a request is padded to RequestSize")
+	require.Len(t, b, requestSize, "a request is padded to requestSize")
 	got, err := parseRequest(b)
 	require.NoError(t, err)
 	require.Equal(t, r, got)
@@ -27,9 +27,9 @@ func TestRequestRoundTrip(t *testing.T) {
 		require.Error(t, err, "a request cut to %d bytes", n)
 	}
 	_, err = parseRequest(append(b, 0))
-	require.Error(t, err, "a request over RequestSize")
+	require.Error(t, err, "a request over requestSize")
 	old := bytes.Clone(b)
-	old[1] = Version + 1
+	old[1] = wireVersion + 1
 	_, err = parseRequest(old)
 	require.ErrorIs(t, err, ErrVersion, "another version is refused as such")
 	long := bytes.Clone(b)
@@ -54,14 +54,14 @@ func TestResponseRoundTrip(t *testing.T) {
 		_, _, _, err := parseResponse(b[:i])
 		require.Error(t, err, "a response cut to %d bytes", i)
 	}
-	require.Less(t, len(b), RequestSize, "a response fits in what a request pays for")
+	require.Less(t, len(b), requestSize, "a response fits in what a request pays for")
 }
 
 func TestSealedRoundTrip(t *testing.T) {
 	ks := testKeys()
 	p := []byte("a datagram of the session's")
 	b := sealPacket(nil, ks.c2s, new([12]byte), kindPayload, 5, p)
-	require.Len(t, b, len(p)+Overhead)
+	require.Len(t, b, len(p)+overhead)
 	kind, seq, err := parseSealed(b)
 	require.NoError(t, err)
 	require.Equal(t, byte(kindPayload), kind)
@@ -80,7 +80,7 @@ func TestSealedRoundTrip(t *testing.T) {
 			require.Error(t, err, "a flipped byte %d opens", i)
 		}
 	}
-	for i := range Overhead {
+	for i := range overhead {
 		_, _, err := parseSealed(b[:i])
 		require.Error(t, err, "a sealed packet cut to %d bytes", i)
 	}
@@ -123,7 +123,7 @@ func TestWindow(t *testing.T) {
 
 func FuzzParseRequest(f *testing.F) {
 	f.Add(request{salt: [saltSize]byte{1}, token: testToken}.Append(nil))
-	f.Add([]byte{kindRequest, Version})
+	f.Add([]byte{kindRequest, wireVersion})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := parseRequest(b)
 		if err != nil {

@@ -312,7 +312,7 @@ func (t *Transport) opened(p *peer) {
 		js.CopyBytesToGo(buf[:n], view.New(data))
 		t.rc.Received(t.q, lane, buf[:n])
 	})
-	c.on(c.dc, "close", func(js.Value, []js.Value) { go t.peerGone(p, ErrPeerClosed, false) })
+	c.on(c.dc, "close", func(js.Value, []js.Value) { go t.peerGone(p, transport.ErrPeerClosed, false) })
 }
 
 // readStats fills info's round trip, candidate types and first hop's

@@ -1,6 +1,7 @@
 package webrtc
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -169,44 +170,21 @@ func (c Config) withDefaults() (Config, error) {
 			return c, err
 		}
 	}
-	if c.Tuning.SendThreshold == 0 {
-		c.Tuning.SendThreshold = defaultSendThreshold
-	}
-	if c.Tuning.BulkThreshold == 0 {
-		c.Tuning.BulkThreshold = defaultBulkThreshold
-	}
-	if c.Tuning.QueueLen == 0 {
-		c.Tuning.QueueLen = defaultQueueLen
-	}
+	// A zero field takes its default (cmp.Or: the first non-zero).
+	c.Tuning.SendThreshold = cmp.Or(c.Tuning.SendThreshold, defaultSendThreshold)
+	c.Tuning.BulkThreshold = cmp.Or(c.Tuning.BulkThreshold, defaultBulkThreshold)
+	c.Tuning.QueueLen = cmp.Or(c.Tuning.QueueLen, defaultQueueLen)
+	c.MaxPeers = cmp.Or(c.MaxPeers, defaultMaxPeers)
+	c.Tuning.MaxPendingCandidates = cmp.Or(c.Tuning.MaxPendingCandidates, defaultMaxPendingCandidates)
+	c.Tuning.ICEDisconnectedTimeout = cmp.Or(c.Tuning.ICEDisconnectedTimeout, defaultICEDisconnectedTimeout)
+	c.Tuning.ICEFailedTimeout = cmp.Or(c.Tuning.ICEFailedTimeout, defaultICEFailedTimeout)
+	c.Tuning.ICEKeepAlive = cmp.Or(c.Tuning.ICEKeepAlive, defaultICEKeepAlive)
+	c.Tuning.SCTPRTOMax = cmp.Or(c.Tuning.SCTPRTOMax, defaultSCTPRTOMax)
+	c.Tuning.ICEReflexiveWait = cmp.Or(c.Tuning.ICEReflexiveWait, defaultICEReflexiveWait)
+	c.Tuning.ICERelayWait = cmp.Or(c.Tuning.ICERelayWait, defaultICERelayWait)
+	c.Tuning.SignalTimeout = cmp.Or(c.Tuning.SignalTimeout, defaultSignalTimeout)
 	if c.Tuning.QueueLen > 1<<16 {
 		return c, fmt.Errorf("%w: webrtc: Tuning.QueueLen %d over %d", rollnet.ErrConfig, c.Tuning.QueueLen, 1<<16)
-	}
-	if c.MaxPeers == 0 {
-		c.MaxPeers = defaultMaxPeers
-	}
-	if c.Tuning.MaxPendingCandidates == 0 {
-		c.Tuning.MaxPendingCandidates = defaultMaxPendingCandidates
-	}
-	if c.Tuning.ICEDisconnectedTimeout == 0 {
-		c.Tuning.ICEDisconnectedTimeout = defaultICEDisconnectedTimeout
-	}
-	if c.Tuning.ICEFailedTimeout == 0 {
-		c.Tuning.ICEFailedTimeout = defaultICEFailedTimeout
-	}
-	if c.Tuning.ICEKeepAlive == 0 {
-		c.Tuning.ICEKeepAlive = defaultICEKeepAlive
-	}
-	if c.Tuning.SCTPRTOMax == 0 {
-		c.Tuning.SCTPRTOMax = defaultSCTPRTOMax
-	}
-	if c.Tuning.ICEReflexiveWait == 0 {
-		c.Tuning.ICEReflexiveWait = defaultICEReflexiveWait
-	}
-	if c.Tuning.ICERelayWait == 0 {
-		c.Tuning.ICERelayWait = defaultICERelayWait
-	}
-	if c.Tuning.SignalTimeout == 0 {
-		c.Tuning.SignalTimeout = defaultSignalTimeout
 	}
 	if c.LoopbackOnly && c.Net != nil {
 		return c, fmt.Errorf("%w: webrtc: LoopbackOnly and Net are exclusive", rollnet.ErrConfig)

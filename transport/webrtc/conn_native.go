@@ -181,7 +181,7 @@ func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvqueue.Lan
 				t.peerGone(p, ErrOversizeMessage, false)
 				_ = rw.Close()
 			} else {
-				t.peerGone(p, ErrPeerClosed, false)
+				t.peerGone(p, transport.ErrPeerClosed, false)
 			}
 			return
 		}

@@ -7,10 +7,6 @@ var (
 	// (no packet through for the configured failed timeout).
 	ErrICEFailed = errors.New("webrtc: ICE failed")
 
-	// ErrPeerClosed is the reason a peer is gone when its connection or
-	// data channel was closed (usually by the remote side).
-	ErrPeerClosed = errors.New("webrtc: peer closed the connection")
-
 	// ErrPeerLeft is the reason a peer is gone when signaling reported it
 	// left before its data channel opened.
 	ErrPeerLeft = errors.New("webrtc: peer left before connecting")

@@ -180,7 +180,7 @@ func (t *Transport) stateChanged(p *peer, state string) {
 	case "failed":
 		t.peerGone(p, ErrICEFailed, false)
 	case "closed":
-		t.peerGone(p, ErrPeerClosed, false)
+		t.peerGone(p, transport.ErrPeerClosed, false)
 	case "disconnected":
 		t.interrupted(p, true)
 	case "connected":

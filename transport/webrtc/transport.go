@@ -351,7 +351,7 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 // channel opens; PeerInterrupted when nothing came from it for
 // Config.Tuning.ICEDisconnectedTimeout, PeerResumed when it is heard again;
 // PeerGone, after Config.Tuning.ICEFailedTimeout more or when it closed or left,
-// with Err ErrICEFailed, ErrPeerClosed, ErrPeerLeft, ErrOversizeMessage or
+// with Err ErrICEFailed, transport.ErrPeerClosed, ErrPeerLeft, ErrOversizeMessage or
 // an error wrapping ErrSignaling. Events are kept up to a bound (4 per peer slot); past it
 // they are dropped and counted in Stats.EventsDropped.
 func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {

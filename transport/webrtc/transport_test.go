@@ -127,7 +127,7 @@ func TestRemoteCloseRemovesPeer(t *testing.T) {
 	defer cancel()
 	ev := waitEvent(ctx, t, a, transport.PeerGone)
 	require.Equal(t, transport.Peer("b"), ev.Peer)
-	require.ErrorIs(t, ev.Err, ErrPeerClosed)
+	require.ErrorIs(t, ev.Err, transport.ErrPeerClosed)
 	require.ErrorIs(t, a.Send("b", []byte("x")), transport.ErrPeerGone)
 	require.Empty(t, a.Peers(nil))
 }
