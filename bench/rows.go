@@ -152,6 +152,8 @@ var rows = concat(
 				Base: "AuthorityStateBytes/full", BaseName: "full states"},
 			{Name: "host: a rewound shot, 128 entities", Bench: "AuthorityRewindShot", Unit: "ns/shot",
 				Base: "AuthorityRewindShotBaselineSimulate", BaseUnit: "ns/op", BaseName: "one simulate step"},
+			{Name: "entity host: rewound shot, 128 ent", Bench: "EntityRewindShot", Unit: "ns/shot",
+				Base: "EntityRewindShotBaselineSimulate", BaseUnit: "ns/op", BaseName: "one simulate step"},
 			{Name: "pong: bytes/s a client", Bench: "AuthorityPongBytes/delta", Unit: "B/s/client",
 				NoBase: "a goal, not a floor: at most 1,000 B/s all told (issue 29); its 56-byte state sent whole each tick is 3,360 B/s of payload alone"},
 		},

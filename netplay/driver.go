@@ -61,7 +61,7 @@ type driver[S any, I comparable] interface {
 
 	close()
 
-	// sessions is the session this driver runs, for the escape hatches
+	// sessions is the session this driver runs, for internal/netplayhatch
 	// (the other fields nil). A method, not a type assertion on the
 	// driver: an assertion in any of Match's methods puts every driver in
 	// Match's generic dictionary, and so links both modes into a game

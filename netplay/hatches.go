@@ -1,46 +1,45 @@
 package netplay
 
 import (
-	"github.com/rollnet/rollnet/authority"
-	"github.com/rollnet/rollnet/p2p"
+	"github.com/rollnet/rollnet/internal/netplayhatch"
 	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
-// P2P, Spectator, AuthHost and AuthClient are the session underneath (nil
-// until built, and for the other modes), for what netplay does not wrap
-// (recording, statistics).
-func (m *Match[S, I]) P2P() *p2p.Session[S, I] {
-	if m.d == nil {
-		return nil
+// hatched is a *Match of any types: internal/netplayhatch reaches under it
+// for this module's binaries (the demo's recording and report).
+type hatched interface{ under() [5]any }
+
+func init() {
+	netplayhatch.Under = func(m any) [5]any {
+		if h, ok := m.(hatched); ok {
+			return h.under()
+		}
+		return [5]any{}
 	}
-	return m.d.sessions().p
 }
 
-func (m *Match[S, I]) Spectator() *p2p.Spectator[S, I] {
-	if m.d == nil {
-		return nil
+// under is the session underneath (one set, once built) and the WebRTC
+// transport joined through Config.Signal (nil while connecting and with
+// Config.Transport). A nil pointer of each type is left out, so that
+// netplayhatch.Of finds none.
+func (m *Match[S, I]) under() (out [5]any) {
+	if m.d != nil {
+		s := m.d.sessions()
+		if s.p != nil {
+			out[0] = s.p
+		}
+		if s.sp != nil {
+			out[1] = s.sp
+		}
+		if s.h != nil {
+			out[2] = s.h
+		}
+		if s.c != nil {
+			out[3] = s.c
+		}
 	}
-	return m.d.sessions().sp
-}
-
-func (m *Match[S, I]) AuthHost() *authority.Host[S, I] {
-	if m.d == nil {
-		return nil
+	if rtc, ok := m.link.rm.(*webrtc.Transport); ok && rtc != nil {
+		out[4] = rtc
 	}
-	return m.d.sessions().h
-}
-
-func (m *Match[S, I]) AuthClient() *authority.Client[S, I] {
-	if m.d == nil {
-		return nil
-	}
-	return m.d.sessions().c
-}
-
-// WebRTC is the WebRTC transport joined through Config.Signal (nil while
-// connecting and with Config.Transport), for what netplay does not wrap:
-// ICE's round trip and route (PeerInfo), its drop counts (Stats).
-func (m *Match[S, I]) WebRTC() *webrtc.Transport {
-	rtc, _ := m.link.rm.(*webrtc.Transport)
-	return rtc
+	return out
 }

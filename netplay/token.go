@@ -92,14 +92,18 @@ type TokenStore interface {
 	Delete(room string) error
 }
 
-// FileStore keeps one token in the file at Path (mode 0600, written
+// FileStore keeps one token in the file at path (mode 0600, written
 // atomically: a temporary file in the same directory, synced, then
-// renamed over it).
-type FileStore struct{ Path string }
+// renamed over it). Load finds no token in a missing file, or in one that
+// holds another room's; Delete removes the file if it holds room's token.
+func FileStore(path string) TokenStore { return fileStore{path} }
+
+// fileStore is FileStore's.
+type fileStore struct{ Path string }
 
 // Load reads the token; a missing file, or a token of another room, is no
 // token.
-func (s FileStore) Load(room string) (Token, bool, error) {
+func (s fileStore) Load(room string) (Token, bool, error) {
 	b, err := os.ReadFile(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Token{}, false, nil
@@ -122,7 +126,7 @@ func trimSpace(b []byte) []byte {
 }
 
 // Save writes t.
-func (s FileStore) Save(t Token) error {
+func (s fileStore) Save(t Token) error {
 	text, err := t.MarshalText()
 	if err != nil {
 		return err
@@ -152,7 +156,7 @@ func (s FileStore) Save(t Token) error {
 }
 
 // Delete removes the file if it holds room's token.
-func (s FileStore) Delete(room string) error {
+func (s fileStore) Delete(room string) error {
 	if _, ok, err := s.Load(room); err != nil || !ok {
 		return err
 	}

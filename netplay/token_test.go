@@ -54,7 +54,7 @@ func TestTokenText(t *testing.T) {
 
 func TestFileStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pong.token")
-	s := netplay.FileStore{Path: path}
+	s := netplay.FileStore(path)
 	_, ok, err := s.Load("friday")
 	require.NoError(t, err)
 	require.False(t, ok, "no file, no token")

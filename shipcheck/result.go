@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/rollnet/rollnet/internal/shipenv"
 )
 
 // Result is one step of a check of one game, as Run writes it (JSON) for
@@ -12,7 +14,7 @@ import (
 type Result struct {
 	Game    string // Game.Name
 	Dir     string // the directory of the game's package
-	Step    string // StepSync or StepReplay
+	Step    string // "sync test" (which also records the match) or "replay" (the recording replayed by this build)
 	Arch    string // GOOS/GOARCH of the build that ran it
 	Frames  int    // frames simulated (sync test) or whose checksums agreed (replay)
 	Seed    uint64 // the random inputs' seed (sync test)
@@ -39,13 +41,13 @@ func (r Result) Summary() string {
 	switch {
 	case r.Err != "":
 		return fmt.Sprintf("%s: could not run: %s", head, r.Err)
-	case r.Agreed && r.Step == StepSync:
+	case r.Agreed && r.Step == shipenv.StepSync:
 		return fmt.Sprintf("%s: %d frames agreed (random inputs, seed %d)", head, r.Frames, r.Seed)
 	case r.Agreed:
 		return fmt.Sprintf("%s: %d frames agreed", head, r.Frames)
 	}
 	first, again := "first", "re-simulated"
-	if r.Step == StepReplay {
+	if r.Step == shipenv.StepReplay {
 		first, again = "recorded", "replayed"
 	}
 	where := fmt.Sprintf("frame %d differs first", r.Frame)

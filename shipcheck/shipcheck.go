@@ -25,12 +25,6 @@ import (
 // seconds at 60 frames a second.
 const DefaultFrames = 600
 
-// The steps of a check, as Result.Step names them.
-const (
-	StepSync   = "sync test" // the sync test, which also records the match
-	StepReplay = "replay"    // the recording replayed by this build
-)
-
 // Game is a simulation as the check drives it: the same simulate function
 // and initial state the game hands its session.
 type Game[S any, I comparable] struct {
@@ -90,7 +84,7 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 	key := fileKey(here, g.Name)
 	var res Result
 	switch step := os.Getenv(shipenv.Step); step {
-	case StepSync:
+	case shipenv.StepSync:
 		var rec bytes.Buffer
 		res = SyncTest(g, frames, seed, &rec)
 		if res.Err == "" && res.Agreed {
@@ -98,14 +92,14 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 				t.Fatal(err)
 			}
 		}
-	case StepReplay:
+	case shipenv.StepReplay:
 		file, err := os.ReadFile(filepath.Join(dir, key+".rnr"))
 		if err != nil {
 			t.Fatalf("shipcheck: %s: no recording to replay (the sync test did not record one): %v", g.Name, err)
 		}
 		res = Replay(g, file)
 	default:
-		t.Fatalf("shipcheck: %s=%q: want %q or %q", shipenv.Step, step, StepSync, StepReplay)
+		t.Fatalf("shipcheck: %s=%q: want %q or %q", shipenv.Step, step, shipenv.StepSync, shipenv.StepReplay)
 	}
 	res.Dir = here
 	if err := res.write(filepath.Join(dir, key+"."+runtime.GOARCH+"."+stepFile(res.Step)+".json")); err != nil {
@@ -161,7 +155,7 @@ func settingsHash(name string) uint64 { return uint64(crc32.ChecksumIEEE([]byte(
 // Result names the first frame whose state differed when simulated again
 // and the first field that did. cmd/rollnet-check runs it through Run.
 func SyncTest[S any, I comparable](g Game[S, I], frames int, seed uint64, rec io.Writer) Result {
-	res := Result{Game: g.Name, Step: StepSync, Arch: runtime.GOOS + "/" + runtime.GOARCH, Seed: seed, Players: g.Players}
+	res := Result{Game: g.Name, Step: shipenv.StepSync, Arch: runtime.GOOS + "/" + runtime.GOARCH, Seed: seed, Players: g.Players}
 	if g.Simulate == nil {
 		res.Err = "Game.Simulate is nil"
 		return res
@@ -242,7 +236,7 @@ func SyncTest[S any, I comparable](g Game[S, I], frames int, seed uint64, rec io
 // recorded one (a difference there is frame -1). cmd/rollnet-check runs it
 // through Run, built for each architecture.
 func Replay[S any, I comparable](g Game[S, I], file []byte) Result {
-	res := Result{Game: g.Name, Step: StepReplay, Arch: runtime.GOOS + "/" + runtime.GOARCH, Players: g.Players}
+	res := Result{Game: g.Name, Step: shipenv.StepReplay, Arch: runtime.GOOS + "/" + runtime.GOARCH, Players: g.Players}
 	if g.Simulate == nil {
 		res.Err = "Game.Simulate is nil"
 		return res

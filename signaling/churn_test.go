@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"net/http"
 	"runtime"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // member plays a room member as transport/webrtc does: it offers to every

@@ -2,10 +2,11 @@ package signaling
 
 import (
 	"encoding/json"
-	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // validEnvelopes are real messages of each type, in both directions; they

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"io"
 	"net/http"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 func TestJoinRelayLeave(t *testing.T) {

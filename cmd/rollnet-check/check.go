@@ -140,7 +140,7 @@ func (c *check) check(patterns []string) (string, bool) {
 		shipenv.Seed + "=" + strconv.FormatUint(c.seed, 10),
 	}
 	start = time.Now()
-	if err := c.goTest(runtime.GOARCH, "", append(env, shipenv.Step+"="+shipcheck.StepSync)); err != nil {
+	if err := c.goTest(runtime.GOARCH, "", append(env, shipenv.Step+"="+shipenv.StepSync)); err != nil {
 		return "failed: " + err.Error(), false
 	}
 	fmt.Fprintf(c.out, "rollnet-check: sync tests and recordings on %s (%.0fs)\n", runtime.GOARCH, time.Since(start).Seconds())
@@ -168,7 +168,7 @@ func (c *check) check(patterns []string) (string, bool) {
 			replayed = append(replayed, arch)
 			wg.Go(func() {
 				start := time.Now()
-				err := c.goTest(arch, exe, append(env, shipenv.Step+"="+shipcheck.StepReplay))
+				err := c.goTest(arch, exe, append(env, shipenv.Step+"="+shipenv.StepReplay))
 				mu.Lock()
 				fmt.Fprintf(c.out, "rollnet-check: replays built for %s (%.0fs)\n", arch, time.Since(start).Seconds())
 				errs[arch] = err
@@ -185,7 +185,7 @@ func (c *check) check(patterns []string) (string, bool) {
 			return "failed: " + err.Error(), false
 		}
 		for _, r := range results {
-			if r.Step == shipcheck.StepReplay {
+			if r.Step == shipenv.StepReplay {
 				fmt.Fprintln(c.out, "rollnet-check: "+r.Summary())
 			}
 		}
@@ -218,7 +218,7 @@ func (c *check) verdict(results []shipcheck.Result, replayed, skipped []string) 
 		}
 	}
 	for _, g := range c.games {
-		if !slices.ContainsFunc(results, func(r shipcheck.Result) bool { return r.Step == shipcheck.StepSync && sameDir(r.Dir, g.dir) }) {
+		if !slices.ContainsFunc(results, func(r shipcheck.Result) bool { return r.Step == shipenv.StepSync && sameDir(r.Dir, g.dir) }) {
 			return fmt.Sprintf("failed: %s: no check ran (is shipcheck.Run called from a test whose name starts with TestShipCheck?)", g.path), false
 		}
 	}

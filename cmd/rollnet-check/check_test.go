@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rollnet/rollnet/internal/shipenv"
 	"github.com/rollnet/rollnet/shipcheck"
 	"github.com/stretchr/testify/require"
 )
@@ -34,8 +35,8 @@ func TestVerdict(t *testing.T) {
 func TestVerdictAgreed(t *testing.T) {
 	c := &check{frames: 600, seed: 1, analyzed: 3, games: []game{{path: "example.com/pong", dir: "/pong"}}}
 	results := []shipcheck.Result{
-		{Game: "pong", Dir: "/pong", Step: shipcheck.StepSync, Arch: "linux/amd64", Agreed: true, Frames: 600},
-		{Game: "pong", Dir: "/pong", Step: shipcheck.StepReplay, Arch: "linux/386", Agreed: true, Frames: 600},
+		{Game: "pong", Dir: "/pong", Step: shipenv.StepSync, Arch: "linux/amd64", Agreed: true, Frames: 600},
+		{Game: "pong", Dir: "/pong", Step: shipenv.StepReplay, Arch: "linux/386", Agreed: true, Frames: 600},
 	}
 	verdict, ok := c.verdict(results, []string{"386"}, []string{"riscv64 (no qemu)"})
 	require.True(t, ok)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rollnet/rollnet/internal/shipenv"
 	"github.com/rollnet/rollnet/shipcheck"
 )
 
@@ -23,7 +24,7 @@ var (
 // line names the differing field, in the game's package first.
 func (c *check) explain(r shipcheck.Result) string {
 	fits := syncCategories
-	if r.Step == shipcheck.StepReplay {
+	if r.Step == shipenv.StepReplay {
 		fits = nativeCategories
 		arch := r.Arch[strings.Index(r.Arch, "/")+1:]
 		if arch != "386" && arch != "amd64" && arch != "arm" {

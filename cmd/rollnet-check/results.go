@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/rollnet/rollnet/internal/shipenv"
 	"github.com/rollnet/rollnet/shipcheck"
 )
 
@@ -38,7 +39,7 @@ func readResults(dir string) ([]shipcheck.Result, error) {
 		if a.Game != b.Game {
 			return a.Game < b.Game
 		}
-		return a.Step == shipcheck.StepSync && b.Step != shipcheck.StepSync
+		return a.Step == shipenv.StepSync && b.Step != shipenv.StepSync
 	})
 	return out, nil
 }

@@ -72,13 +72,13 @@ func TestAuthorityTickAllocs(t *testing.T) {
 	for range 600 {
 		p.tick(t)
 	}
-	before := p.c.nm.AuthClient().Stats().Mismatches
+	before := authClientOf(p.c.nm).Stats().Mismatches
 	allocs.RequireZero(t, 600, func() { p.tick(t) }, "600 ticks of the authority mode's host and client")
 	s := p.c.nm.Stats()
 	require.Greater(t, s.Compared, uint64(100), "the host's checksums were checked")
 	require.Equal(t, s.Compared, s.Agreed)
 	require.Empty(t, p.c.st.Desync)
-	t.Logf("mismatches while measured: %d; states checked %d", p.c.nm.AuthClient().Stats().Mismatches-before, s.Compared)
+	t.Logf("mismatches while measured: %d; states checked %d", authClientOf(p.c.nm).Stats().Mismatches-before, s.Compared)
 }
 
 // TestAuthorityDesyncCaught: a client whose copy of a host state is not

@@ -66,7 +66,7 @@ func netConfig(o options) netplay.Config {
 		cfg.Archive = o.frames + capacity // the whole match
 	}
 	if o.rejoin != "" {
-		cfg.Tokens = netplay.FileStore{Path: o.rejoin}
+		cfg.Tokens = netplay.FileStore(o.rejoin)
 		cfg.Net.RejoinWindow = rejoinWindow
 	}
 	if o.mode == modeAuthority {
@@ -118,7 +118,7 @@ func newNetMatch(nm *netplay.Match[State, Input], o options, now func() time.Tim
 	m.ts, err = playout.NewTimestep(playout.TimestepConfig{Step: time.Second / time.Duration(o.fps)})
 	nm.OnSession(func() (err error) {
 		*nm.State() = NewState(o.seed)
-		if p := nm.P2P(); p != nil {
+		if p := p2pOf(nm); p != nil {
 			m.dbg, err = debugTo(p, o, nm.Seat())
 		}
 		return err
@@ -169,10 +169,10 @@ func (m *netMatch) Tick(in Input) error {
 // inject is -inject-desync F: a P2P player's state at F; a client's base
 // host state from F on, until the checksums catch it.
 func (m *netMatch) inject() {
-	if p := m.nm.P2P(); p != nil && m.o.inject > 0 && int(p.Frame()) == m.o.inject {
+	if p := p2pOf(m.nm); p != nil && m.o.inject > 0 && int(p.Frame()) == m.o.inject {
 		p.State().Wins[m.Side()]++
 	}
-	if c := m.nm.AuthClient(); c != nil && m.o.inject > 0 && m.st.Desync == "" {
+	if c := authClientOf(m.nm); c != nil && m.o.inject > 0 && m.st.Desync == "" {
 		if s, f := c.HostState(); s != nil && int(f) >= m.o.inject {
 			s.Wins[1]++
 		}
@@ -186,7 +186,7 @@ func (m *netMatch) advance(in Input) {
 		m.err = m.failed(err)
 		return
 	}
-	p := m.nm.P2P()
+	p := p2pOf(m.nm)
 	for _, e := range m.nm.Events() {
 		switch {
 		case p != nil && e.Kind == rollnet.EventDesyncDetected:
@@ -315,7 +315,7 @@ func (m *netMatch) failed(err error) error {
 // compose draws a client's world from the playout and its own paddle from
 // the prediction, held to ownSpeed; it prints the played states' checksums.
 func (m *netMatch) compose() {
-	c := m.nm.AuthClient()
+	c := authClientOf(m.nm)
 	if c == nil || !c.Synchronized() {
 		return
 	}
@@ -447,16 +447,16 @@ func (m *netMatch) HUD() hud {
 	if m.mode() == netplay.ModeHost {
 		h.Checks = "states checked " + hostChecked
 	}
-	if p := m.nm.P2P(); p != nil {
+	if p := p2pOf(m.nm); p != nil {
 		h.Confirmed = int32(min(p.ConfirmedFrame(), p.Frame()-1))
 	}
-	if sp := m.nm.Spectator(); sp != nil {
+	if sp := spectatorOf(m.nm); sp != nil {
 		h.Advantage, h.Progress = -sp.Behind(), fmt.Sprintf("%d frames behind the host", sp.Behind())
 		if m.catchingUp() {
 			h.Progress = fmt.Sprintf("catching up with the host: %d frames to go", sp.Behind())
 		}
 	}
-	if c := m.nm.AuthClient(); c != nil {
+	if c := authClientOf(m.nm); c != nil {
 		st := c.Stats()
 		qs, resyncs := c.PlayoutStats()
 		h.Progress = fmt.Sprintf("(predicting %d)  buffer %.1f, rate %+.1f%%", c.Frame(), st.Depth, 100*st.Rate)
@@ -471,7 +471,7 @@ func (m *netMatch) Report() report {
 		Role: m.role(), Frames: m.frames(), Compared: int(s.Compared), Desyncs: int(s.Compared - s.Agreed),
 		First: int32(s.FirstDesync), Desync: m.st.Desync, Forensics: m.dbg.forensics(),
 		Rollbacks: int64(s.Rollbacks), Deepest: s.DeepestRollback, Resim: int64(s.Resimulated),
-		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, WebRTC: m.nm.WebRTC() != nil,
+		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, WebRTC: webRTCOf(m.nm) != nil,
 		Score: m.State().Score, Wins: m.State().Wins, Players: m.players(), Impair: m.impairNote(),
 		News: m.nm.News(), Refused: m.refused, Extra: m.extra(),
 	}
@@ -519,7 +519,7 @@ type wireCounts struct {
 }
 
 func (m *netMatch) wireCounts() wireCounts {
-	if rtc := m.nm.WebRTC(); rtc != nil {
+	if rtc := webRTCOf(m.nm); rtc != nil {
 		st := rtc.Stats()
 		return wireCounts{transportfigures.WebRTC, float64(st.PacketsSent), float64(st.BytesSent), float64(st.PacketsReceived), float64(st.BytesReceived)}
 	}
@@ -549,11 +549,11 @@ func (m *netMatch) wire(d float64) string {
 }
 
 func (m *netMatch) extra() (out []string) {
-	if h := m.nm.AuthHost(); h != nil {
+	if h := authHostOf(m.nm); h != nil {
 		st := h.Stats()
 		out = append(out, fmt.Sprintf("clients             joined %d, rejoined %d, expired %d (each one's inputs and their lateness: its own report)", st.Joined, st.Rejoined, st.Expired))
 	}
-	if c := m.nm.AuthClient(); c != nil {
+	if c := authClientOf(m.nm); c != nil {
 		st := c.Stats()
 		qs, resyncs := c.PlayoutStats()
 		out = append(out,
@@ -562,7 +562,7 @@ func (m *netMatch) extra() (out []string) {
 			fmt.Sprintf("playout             %d played, %d coasted, stalls %d, jumps %d, underruns %d, clock resyncs %d; own paddle held to its top speed on %d drawn frames",
 				qs.Applied, qs.Coasted, qs.Stalls, qs.Jumps, qs.Underruns, resyncs, m.heldFrames))
 	}
-	if rtc := m.nm.WebRTC(); rtc != nil {
+	if rtc := webRTCOf(m.nm); rtc != nil {
 		if st := rtc.Stats(); st.SendsSkipped+st.SendsStale+st.ReceivesDropped+st.SendErrors > 0 {
 			out = append(out, fmt.Sprintf("WebRTC dropped      %d sends (%d stale, %d bulk refused), %d receives (queue full), %d send errors",
 				st.SendsSkipped+st.SendsStale, st.SendsStale, st.SendsSkipped, st.ReceivesDropped, st.SendErrors))

@@ -85,7 +85,7 @@ func newP2PMatch(tr transport.Transport, peer transport.Peer, o options, now fun
 }
 
 // p2p is a player's session, nil before it is seated.
-func (m *netMatch) p2p() *p2p.Session[State, Input] { return m.nm.P2P() }
+func (m *netMatch) p2p() *p2p.Session[State, Input] { return p2pOf(m.nm) }
 
 // away reports whether the other player is away.
 func (m *netMatch) away() bool { return m.st.Away != "" }
@@ -289,12 +289,12 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 	w, err := newNetMatch(nm, o, m.clock.Now)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = w.Close() })
-	for n := 0; nm.Spectator() == nil; n++ {
+	for n := 0; spectatorOf(nm) == nil; n++ {
 		require.Less(t, n, 120, "the spectator never starts")
 		m.tick(t)
 		require.NoError(t, w.Tick(0))
 	}
-	ws := nm.Spectator()
+	ws := spectatorOf(nm)
 	var progress []string // what the screen says while it catches up
 	ran := 0              // ticks that advanced while not catching up
 	for tick := 0; ws.Frame() < m.a.p2p().Frame()-30; tick++ {

@@ -80,7 +80,7 @@ func TestRejoinAcrossProcesses(t *testing.T) {
 	require.NoError(t, tok.UnmarshalText(saved[:len(saved)-1]))
 	tok.Rejoin.Secret[0] ^= 0x5a
 	stranger := filepath.Join(dir, "stranger.rejoin")
-	require.NoError(t, netplay.FileStore{Path: stranger}.Save(tok))
+	require.NoError(t, netplay.FileStore(stranger).Save(tok))
 	out, status := startWatched(ctx, t, playerArgs("mallory", stranger)...).end(t)
 	t.Logf("stranger (status %d):\n%s", status, out)
 	require.Equal(t, exitRejoinRefused, status)
@@ -150,7 +150,7 @@ func TestRejoinMatchOver(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "f")
 	var tok netplay.Token
 	tok.Mode, tok.Room, tok.Seat, tok.Rejoin.Match = netplay.ModeP2P, "over", 1, 0x0011223344556677
-	require.NoError(t, netplay.FileStore{Path: f}.Save(tok))
+	require.NoError(t, netplay.FileStore(f).Save(tok))
 	out, status := demo(t, 30*time.Second, "-signal", srv.url, "-room", "over", "-rejoin", f, "-headless", "-timeout", "5s")
 	require.Equal(t, exitFailure, status, out)
 	require.Contains(t, out, "pong: -rejoin: nobody of the match in room over answered within 5s, so it is over")

@@ -134,7 +134,7 @@ func TestRejoinInProcess(t *testing.T) {
 			}
 			require.Equal(t, "running, "+who+" away (57s to come back)", rp.p[lives].HUD().Note)
 
-			tok, ok, err := netplay.FileStore{Path: rp.opts[dies].rejoin}.Load("friday")
+			tok, ok, err := netplay.FileStore(rp.opts[dies].rejoin).Load("friday")
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.Equal(t, dies, tok.Seat)
@@ -212,7 +212,7 @@ func TestRejoinRefused(t *testing.T) {
 	rp := newRejoinPair(t)
 	rp.playTo(t, 120)
 	rp.drop(t, 1)
-	store := netplay.FileStore{Path: rp.opts[1].rejoin}
+	store := netplay.FileStore(rp.opts[1].rejoin)
 	tok, _, err := store.Load("friday")
 	require.NoError(t, err)
 	tok.Rejoin.Secret[0] ^= 0xff // another match's
@@ -302,7 +302,7 @@ func TestRejoinRestartAtOnce(t *testing.T) {
 		require.NoError(t, err)
 	}
 	rp.playTo(t, rp.p[1].rejoinedAt()+120)
-	require.NotNil(t, w.Spectator(), "the spectator is fed")
+	require.NotNil(t, spectatorOf(w), "the spectator is fed")
 	spectators := newsWith(rp.p[0].nm.News(), "spectator ")
 	require.Len(t, spectators, 1, "the restarted player was not taken for a spectator: %q", spectators)
 	require.Equal(t, transport.Peer("right again"), rp.p[0].opponent())

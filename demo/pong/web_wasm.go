@@ -19,8 +19,11 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/netplayhatch"
 	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/p2p"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/webrtc"
 )
 
 const webFPS = 60 // the native pong's frame rate (the handshake compares them)
@@ -157,7 +160,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 	watchers := 0
 	for n := 0; ; n++ {
 		<-tick.C
-		if rtc := m.WebRTC(); rtc != nil {
+		if rtc := netplayhatch.Of[*webrtc.Transport](m); rtc != nil {
 			peerEvents = rtc.Events(peerEvents[:0])
 			for _, e := range peerEvents {
 				if e.Kind == transport.PeerGone && e.Err != nil {
@@ -172,7 +175,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 		done := o.frames > 0 && int(m.Frame()) >= o.frames
 		var st netplay.Status
 		if done {
-			if p := m.P2P(); p != nil {
+			if p := netplayhatch.Of[*p2p.Session[State, Input]](m); p != nil {
 				err = p.Poll() // the opponent confirms its last frames
 			}
 		} else {
@@ -226,7 +229,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 func publish(pg *page, m *netplay.Match[State, Input], st netplay.Status) {
 	s, confirmed := m.Stats(), int(m.Frame())-1
 	title := fmt.Sprintf("watching %s (left) vs %s (right)", m.Name(0), m.Name(1))
-	if p, side := m.P2P(), m.Seat(); p != nil {
+	if p, side := netplayhatch.Of[*p2p.Session[State, Input]](m), m.Seat(); p != nil {
 		confirmed = int(p.ConfirmedFrame())
 		title = fmt.Sprintf("%s (you, %s) vs %s", m.Name(side), sideName(side), m.Name(1-side))
 	}

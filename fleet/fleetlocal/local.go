@@ -32,11 +32,13 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/internal/court"
 	"github.com/rollnet/rollnet/internal/localsignal"
 	"github.com/rollnet/rollnet/internal/natsauth"
+	"github.com/rollnet/rollnet/internal/netplayhatch"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/signaling"
 )
@@ -387,7 +389,7 @@ func Play(ctx context.Context, signal, room, version string, states int, connect
 			return o
 		case st.Phase == netplay.Running && o.First == 0:
 			o.First = time.Since(start)
-		case o.First > 0 && states >= 0 && m.AuthClient().Stats().StatesApplied >= uint64(states):
+		case o.First > 0 && states >= 0 && netplayhatch.Of[*authority.Client[court.State, int8]](m).Stats().StatesApplied >= uint64(states):
 			o.Played = true
 			return o
 		}

@@ -5,7 +5,13 @@ package shipenv
 
 const (
 	Dir    = "ROLLNET_SHIPCHECK_DIR"    // where recordings and results are kept
-	Step   = "ROLLNET_SHIPCHECK_STEP"   // shipcheck.StepSync (record) or shipcheck.StepReplay
+	Step   = "ROLLNET_SHIPCHECK_STEP"   // StepSync (record) or StepReplay
 	Frames = "ROLLNET_SHIPCHECK_FRAMES" // replaces Game.Frames
 	Seed   = "ROLLNET_SHIPCHECK_SEED"   // the random inputs' seed; 1 if unset
+)
+
+// The steps of a check, as shipcheck.Result.Step names them.
+const (
+	StepSync   = "sync test" // the sync test, which also records the match
+	StepReplay = "replay"    // the recording replayed by this build
 )

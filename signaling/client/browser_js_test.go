@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // Set by TestClientInChromium (browser_test.go), which starts the servers

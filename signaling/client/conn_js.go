@@ -23,9 +23,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rollnet/rollnet/signaling/internal/wire"
 	"sync"
 	"syscall/js"
+
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 // maxQueued bounds the messages received and not yet read: the read loop

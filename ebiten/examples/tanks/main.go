@@ -50,7 +50,7 @@ func main() {
 		cfg.Match.LocalPlayers = 1
 	}
 	if *tokens != "" {
-		cfg.Match.Tokens = netplay.FileStore{Path: *tokens}
+		cfg.Match.Tokens = netplay.FileStore(*tokens)
 	}
 	hooks(&cfg)
 	err := rollebiten.Run(cfg)
