@@ -86,7 +86,11 @@
 // Min == Max fixes it without measuring). Each announces its proposal in
 // its hello once made (and never changes it), and the match uses the
 // largest: every player computes the same. Spectators and rejoiners take
-// the running match's. The delay is fixed for the match.
+// the running match's. The delay is fixed for the match, unless
+// DelayBounds.Follow is set: then it follows the network within [Min, Max]
+// during the match (p2p's delay.go says how the peers agree and what a
+// change does to local input), shown in Status.InputDelay, counted in
+// Stats.DelayChanges and told in News.
 //
 // # Coming back
 //

@@ -268,8 +268,8 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	if cfg.FrameRate < 1 || cfg.FrameRate > 1000 {
 		return fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", errConfig, cfg.FrameRate)
 	}
-	if cfg.InputDelay == (DelayBounds{}) {
-		cfg.InputDelay = DelayBounds{Min: 1, Max: 4}
+	if d := cfg.InputDelay; d.Min == 0 && d.Max == 0 {
+		cfg.InputDelay.Min, cfg.InputDelay.Max = 1, 4
 	}
 	if d := cfg.InputDelay; d.Min < 0 || d.Max < d.Min || d.Max > capacity/2 {
 		return fmt.Errorf("%w: InputDelay %+v (0 <= Min <= Max <= %d)", errConfig, d, capacity/2)
@@ -360,7 +360,7 @@ func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, 
 		seat:  -1,
 		names: make([]string, cfg.Players),
 		gone:  make([]bool, cfg.Players),
-		story: story{firstDesync: rollnet.NoFrame},
+		story: story{firstDesync: rollnet.NoFrame, delayFrom: rollnet.NoFrame},
 	}
 	m.epoch = cfg.Now()
 	m.deadline = m.epoch.Add(cfg.Timeout)
@@ -873,7 +873,7 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 		}
 	}
 	m.st.Frame = m.d.frame()
-	m.st.InputDelay = m.delay
+	m.st.InputDelay = m.inputDelay()
 	m.story.sampleRollbacks(now, m.st.Rollbacks)
 	m.st.Timeout = 0
 	if m.st.Interrupted != "" {
@@ -886,6 +886,15 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 	if m.st.Phase == Ended && m.cfg.Tokens != nil && m.st.Ended != EndHostGone {
 		_ = m.cfg.Tokens.Delete(m.cfg.Room)
 	}
+}
+
+// inputDelay is the P2P input delay now: as chosen, or as it last
+// changed following the network.
+func (m *Match[S, I]) inputDelay() int {
+	if m.story.delayChanges > 0 {
+		return m.story.delay
+	}
+	return m.delay
 }
 
 // earlier reports whether id was in the room when this peer joined it
