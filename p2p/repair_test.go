@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/session"
@@ -242,7 +243,7 @@ func TestP2PNoRepair(t *testing.T) {
 	rc.run(10 * time.Second)
 	var se *rollnet.SyncError
 	require.ErrorAs(t, rc.nodes[0].err, &se)
-	require.Equal(t, rollnet.ReasonSettings, se.Reason)
+	require.Equal(t, link.ReasonSettings, se.Reason)
 }
 
 // TestP2PRepairAllocs: a tick with no repair under way allocates nothing,

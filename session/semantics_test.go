@@ -411,22 +411,22 @@ func TestConfirmedFrameMayLeadFrame(t *testing.T) {
 	require.NoError(t, s.AddRemoteInput(1, 3, 1))
 	require.Equal(t, rollnet.Frame(2), s.ConfirmedFrame())
 	require.Equal(t, rollnet.Frame(0), s.Frame())
-	require.Equal(t, 0, s.FrameAdvantage()) // local covers frame 2; confirmed 2
+	require.Equal(t, 0, s.frameAdvantage()) // local covers frame 2; confirmed 2
 }
 
 // TestFrameAdvantage: the newest local frame minus ConfirmedFrame().
 func TestFrameAdvantage(t *testing.T) {
 	s := newRecord(t, Config[uint16]{Players: 2, InputDelay: 2})
-	require.Equal(t, 0, s.FrameAdvantage())
+	require.Equal(t, 0, s.frameAdvantage())
 	for range 4 {
 		require.NoError(t, s.AddLocalInput(0, 1))
 		step(t, s, 1)
 	}
 	// Local covers frames up to 5; confirmed is 1 (the delay frames).
-	require.Equal(t, 4, s.FrameAdvantage())
+	require.Equal(t, 4, s.frameAdvantage())
 	require.NoError(t, s.AddRemoteInput(1, 2, 1))
 	require.NoError(t, s.AddRemoteInput(1, 3, 1))
-	require.Equal(t, 2, s.FrameAdvantage())
+	require.Equal(t, 2, s.frameAdvantage())
 }
 
 // TestChecksumAtWindow: held committed states answer; others, and frames

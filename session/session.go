@@ -242,11 +242,11 @@ func (s *Session[S, I]) Frame() rollnet.Frame { return s.frame }
 // Frame()-1.
 func (s *Session[S, I]) ConfirmedFrame() rollnet.Frame { return s.confirmed }
 
-// FrameAdvantage returns the newest frame local input covers (the newest
+// frameAdvantage returns the newest frame local input covers (the newest
 // frame AddLocalInput has given an input for, or InputDelay-1) minus
 // ConfirmedFrame(): how far local input runs ahead of what every peer has
 // confirmed.
-func (s *Session[S, I]) FrameAdvantage() int { return int(s.lastLocal) - int(s.confirmed) }
+func (s *Session[S, I]) frameAdvantage() int { return int(s.lastLocal) - int(s.confirmed) }
 
 // Stats returns the counters since New or the last Reset.
 func (s *Session[S, I]) Stats() Stats { return s.stats }
