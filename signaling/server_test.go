@@ -133,7 +133,7 @@ func TestHealthAndRoutes(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&health))
 	resp.Body.Close()
 	require.Equal(t, "rollnet-signal", health.Service)
-	require.Equal(t, client.ProtocolVersion, health.Protocol)
+	require.Equal(t, wire.ProtocolVersion, health.Protocol)
 	require.Equal(t, "ok", health.Status)
 
 	resp, err = http.Get(h.hs.URL + "/healthz")
