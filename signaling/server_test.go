@@ -29,7 +29,6 @@ func TestJoinRelayLeave(t *testing.T) {
 	require.Empty(t, a.Peers())
 	require.Equal(t, "lobby", a.Room())
 	require.Equal(t, ice, a.ICEServers())
-	require.Equal(t, defaultMaxMessageSize, a.MaxMessageSize())
 
 	b := h.dial("/room/lobby")
 	require.Equal(t, []string{a.ID()}, b.Peers())

@@ -313,8 +313,6 @@ func (c *Client) ICEServers() []ICEServer {
 	return out
 }
 
-// MaxMessageSize is the server's limit on one message, learned at join.
-func (c *Client) MaxMessageSize() int { return c.max }
 
 // Events delivers what the server reports, in order. It is closed when the
 // client closes or the connection drops; Err then says why.
