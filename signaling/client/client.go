@@ -313,7 +313,6 @@ func (c *Client) ICEServers() []ICEServer {
 	return out
 }
 
-
 // Events delivers what the server reports, in order. It is closed when the
 // client closes or the connection drops; Err then says why.
 func (c *Client) Events() <-chan Event { return c.evsRecv }
