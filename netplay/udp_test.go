@@ -67,7 +67,7 @@ func TestConnectOverUDPConfig(t *testing.T) {
 
 // udpHost is a listen host (slot 0) on a transport/udp socket on loopback
 // that admits the connect tokens minted for quicHostAddr.
-func udpHost(t *testing.T) (*netplay.Match[World, Buttons], *udp.Transport) {
+func udpHost(t *testing.T) (*netplay.Match[World, Buttons], udp.Transport) {
 	t.Helper()
 	v, err := tokenverify.NewVerifier(quicSecret, quicHostAddr, tokenverify.Config{})
 	require.NoError(t, err)
