@@ -67,7 +67,7 @@ func (d *hostDriver[S, I]) connect() error {
 		Players: m.cfg.Players, LocalPlayers: m.cfg.LocalPlayers, Net: m.netConfig(),
 		Grace: m.cfg.Grace, LateInput: m.cfg.LateInput,
 		WaitForPlayers: m.cfg.WaitForPlayers, LobbyTimeout: m.cfg.LobbyTimeout,
-		Absence: m.cfg.Absence,
+		Absence: m.cfg.Absence, PlayingSlots: m.cfg.PlayingSlots,
 	}, &m.link.mx, m.simulate)
 	if err != nil {
 		return fmt.Errorf("netplay: %w", err)
