@@ -69,8 +69,9 @@ const (
 	// EventDelayChanged: the match's input delay (P2P, following the
 	// network: p2p.Config.MaxInputDelay) went from Count to Frames frames
 	// at Frame: the local input given while Frame() is Frame is for frame
-	// Frame+Frames. Every peer reports it at the same Frame (a delay that
-	// shrinks by more than one frame is reported at each step).
+	// Frame+Frames. Every peer reports it at the same Frame. A delay that
+	// shrinks by more than one frame is reported at each step, Total the
+	// delay it goes to (Total == Frames: the change is over).
 	EventDelayChanged
 )
 
@@ -113,7 +114,7 @@ type Event struct {
 	Player  int           // PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
 	Frames  int           // WaitRecommended; DelayChanged: the new input delay
 	Count   int           // Synchronizing: round trips done; DelayChanged: the input delay before
-	Total   int           // Synchronizing: round trips needed
+	Total   int           // Synchronizing: round trips needed; DelayChanged: the delay the change goes to
 	Timeout time.Duration // NetworkInterrupted: time left before Disconnected
 	Reason  string        // SyncFailed
 }

@@ -5,7 +5,7 @@
 // matches on them (Placer, rollnet-signal -fleet-secret-file) and hand a
 // client its host's address and a connect token (transport/quic/
 // connecttoken), and a host drains before it goes. A client asks through
-// netplay.ConnectFleet (or netplay.Place). The request and reply types
+// netplay.Connect with Config.Fleet (or netplay.Place). The request and reply types
 // (Request, Reply, Host) use only the standard library; the NATS parts
 // are native-only files, so a browser build links none of it.
 //
@@ -179,7 +179,7 @@
 // passes; then the host ends what is left (each client gets the
 // authoritative mode's disconnect notice: netplay's Status.Ended is
 // EndHostGone), deletes its record and exits 0. The players ask the fleet
-// again (netplay.ConnectFleet with the same room), which places the room
+// again (netplay.Connect with the same Config.Fleet), which places the room
 // anew on a live host: that is where they are told to go next.
 //
 // # What a match loses when its host dies, and what keeping it would take

@@ -17,7 +17,7 @@ type dialed struct {
 	// placed is the fleet's placement (fleet.go): the host is known
 	// without its hello.
 	placed *placement
-	// greet is the peers to greet on tr (ConnectQUIC's host), as
+	// greet is the peers to greet on tr (Config.QUIC's host), as
 	// Config.Peers.
 	greet []transport.Peer
 }

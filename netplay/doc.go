@@ -67,14 +67,14 @@
 // # A dedicated host over QUIC
 //
 // An authoritative client can reach a dedicated host without a signaling
-// server, over QUIC (transport/quic): ConnectQUIC dials
+// server, over QUIC (transport/quic): Connect with Config.QUIC dials
 // QUICHost.URL (quic://HOST:PORT), accepts the certificate whose SHA-256
 // QUICHost.PinSHA256 names (the sha256= a host logs) and presents
 // QUICHost.Grant, the connect token a host started with Config.Tokens
-// wants; ConnectFleet asks the fleet behind a signaling server where to
-// go and dials that host the same way. A host that cannot be reached,
-// shows another certificate or refuses the token is the error of
-// AdvanceFrame, wrapping ErrHostUnreachable. ConnectQUIC's client greets
+// wants; with Config.Fleet it asks the fleet behind a signaling server
+// where to go and dials that host the same way. A host that cannot be
+// reached, shows another certificate or refuses the token is the error of
+// AdvanceFrame, wrapping ErrHostUnreachable. Config.QUIC's client greets
 // the host as in a room (its settings are checked, its name known); the
 // fleet's client knows its host from the placement.
 //
@@ -86,7 +86,11 @@
 // Min == Max fixes it without measuring). Each announces its proposal in
 // its hello once made (and never changes it), and the match uses the
 // largest: every player computes the same. Spectators and rejoiners take
-// the running match's. The delay is fixed for the match.
+// the running match's. The delay is fixed for the match, unless
+// DelayBounds.Follow is set: then it follows the network within [Min, Max]
+// during the match (p2p's delay.go says how the peers agree and what a
+// change does to local input), shown in Status.InputDelay, counted in
+// Stats.DelayChanges and told in News.
 //
 // # Coming back
 //

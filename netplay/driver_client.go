@@ -11,8 +11,8 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// clientDriver is an authoritative client's (Connect, ConnectQUIC,
-// ConnectFleet, HostOrConnect's later peers): an authority.Client of the
+// clientDriver is an authoritative client's (Connect, with Config.QUIC
+// or Config.Fleet too, HostOrConnect's later peers): an authority.Client of the
 // room's host, found by its hello (or named by the fleet's placement).
 type clientDriver[S any, I comparable] struct {
 	m          *Match[S, I]

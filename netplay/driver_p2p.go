@@ -215,14 +215,18 @@ func (d *p2pDriver[S, I]) tryRejoin() error {
 func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok rollnet.RejoinToken) error {
 	m := d.m
 	m.delay, d.remote = delay, remote
-	p, err := p2p.New[S](p2p.Config[I]{
+	pc := p2p.Config[I]{
 		Session:          session.Config[I]{Players: m.cfg.Players, InputDelay: delay, Capacity: capacity},
 		Remote:           remote,
 		SpectatorArchive: m.cfg.Archive,
 		Rejoin:           tok,
 		Net:              m.netConfig(),
 		Absence:          m.cfg.Absence,
-	}, &m.link.mx, m.simulate)
+	}
+	if b := m.cfg.InputDelay; b.Follow && b.Min < b.Max {
+		pc.MinInputDelay, pc.MaxInputDelay = b.Min, b.Max
+	}
+	p, err := p2p.New[S](pc, &m.link.mx, m.simulate)
 	if err != nil {
 		return fmt.Errorf("netplay: %w", err)
 	}
@@ -352,6 +356,8 @@ func (d *p2pDriver[S, I]) events() {
 			m.tell("waiting at frame %d for %s to come back (Absence freeze)", ev.Frame, m.seatLabel(ev.Player))
 		case ev.Kind == rollnet.EventPlayerDropped:
 			m.tell("%s did not come back in time: the match resumes at frame %d without them", m.seatLabel(ev.Player), ev.Frame)
+		case ev.Kind == rollnet.EventDelayChanged:
+			m.delayChanged(ev)
 		case ev.Kind == rollnet.EventPlayerForfeited:
 			m.tell("%s forfeited by leaving: the match stops at frame %d", m.seatLabel(ev.Player), ev.Frame)
 			m.st.Away = m.seatLabel(ev.Player)
@@ -446,6 +452,7 @@ func (d *p2pDriver[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	var far transport.Peer
 	st := d.p.Stats()
 	s.Rollbacks, s.Resimulated, s.DeepestRollback = uint64(st.Rollbacks), uint64(st.ResimulatedFrames), st.MaxRollbackDepth
+	s.InputDelay, s.DelayChanges = d.m.inputDelay(), d.m.story.delayChanges
 	sumLink(&s, &far, d.retired)     // the links of players who came back from elsewhere
 	for _, ps := range d.seatStats { // as the last tick read them: a player gone keeps its counts
 		sumLink(&s, &far, ps)

@@ -40,7 +40,8 @@ func entityClientProcess(spec string) int {
 	case len(f) == 3 && f[0] == "quic":
 		var pin [32]byte
 		if pin, err = quic.ParseHash(f[2]); err == nil {
-			m, err = netplay.ConnectQUIC(cfg, netplay.QUICHost{URL: f[1], PinSHA256: pin}, crowdSimulate, opt)
+			cfg.QUIC = netplay.QUICHost{URL: f[1], PinSHA256: pin}
+			m, err = netplay.Connect(cfg, crowdSimulate, opt)
 		}
 	default:
 		err = fmt.Errorf("bad %s %q", entityClientEnv, spec)

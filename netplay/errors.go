@@ -50,10 +50,10 @@ var (
 	ErrToken = errors.New("netplay: malformed token")
 
 	// ErrHostUnreachable reports a host dialed over QUIC that did not
-	// answer or admit this client: ConnectQUIC's (the wrapping error
+	// answer or admit this client: Config.QUIC's (the wrapping error
 	// names the cause: a timeout, quic.ErrPinMismatch, a refused token)
 	// or the one the fleet placed the match on (it died before the fleet
-	// noticed: ask again, ConnectFleet).
+	// noticed: Connect again with Config.Fleet).
 	ErrHostUnreachable = errors.New("netplay: host unreachable")
 
 	// errClosed is returned by every call on a closed Match (errors.Is

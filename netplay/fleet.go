@@ -92,21 +92,18 @@ func placeURL(signal string) (string, error) {
 	return u.String(), nil
 }
 
-// ConnectFleet joins an authoritative match of req.Game in req.Room as a
-// client, placed by the fleet behind the signaling server cfg.Signal: it
-// returns at once, asks for the placement and dials the host over QUIC
-// in the background (Status.Phase Connecting until then; a refused
-// placement is the error of AdvanceFrame, wrapping the fleet's sentinel).
-// Then it is Connect's match: a host that dies or drains mid-match shows
-// as Status.Interrupted naming it, then Status.Ended EndHostGone. To play
-// on, call ConnectFleet again: the room is placed anew on a live host.
-// cfg.Room is req.Room.
-func ConnectFleet[S any, I comparable](cfg Config, req fleet.Request, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
+// connectFleet is Connect with Config.Fleet: it asks for the placement
+// and dials the host over QUIC in the background (Status.Phase Connecting
+// until then; a refused placement is the error of AdvanceFrame, wrapping
+// the fleet's sentinel). Then it is Connect's match. cfg.Room is
+// cfg.Fleet.Room.
+func connectFleet[S any, I comparable](k kind[S, I], cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
+	req := *cfg.Fleet
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Transport != nil {
-		return nil, fmt.Errorf("%w: ConnectFleet dials its own transport", errConfig)
+	if cfg.Transport != nil || cfg.Rooms != nil {
+		return nil, fmt.Errorf("%w: Config.Fleet dials its own transport: no Rooms or Transport", errConfig)
 	}
 	if _, err := placeURL(cfg.Signal); err != nil {
 		return nil, err
@@ -116,7 +113,7 @@ func ConnectFleet[S any, I comparable](cfg Config, req fleet.Request, simulate f
 		cfg.Signal = u.String()
 	}
 	cfg.Room = req.Room
-	return startWith(clientKind[S, I](), cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
+	return startWith(k, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
 		return dialFleet(ctx, cfg, req)
 	})
 }

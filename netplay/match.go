@@ -10,6 +10,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/internal/wire"
@@ -39,7 +40,8 @@ const (
 )
 
 // Config says where a match is and what it plays. The zero value of every
-// field but Players and one of Signal or Transport means its default.
+// field but Players and one of Signal, Rooms, Transport or QUIC means its
+// default.
 type Config struct {
 	// Signal is the signaling server (ws://HOST:PORT or wss://HOST) and
 	// Room the room on it ("" pairs the next two joiners; rejoining needs
@@ -57,6 +59,21 @@ type Config struct {
 	// Match closes it.
 	Transport transport.Transport
 	Peers     []transport.Peer
+
+	// QUIC, instead of Signal, is a dedicated host Connect dials directly
+	// over QUIC (transport/quic), without a signaling server: Room then
+	// names the match for the game and the token store only. See the
+	// package documentation.
+	QUIC QUICHost
+
+	// Fleet, with Signal (ws://, wss://, http:// or https://HOST:PORT),
+	// has Connect ask the fleet behind that signaling server for a match
+	// of Fleet.Game in Fleet.Room (Room is Fleet.Room) and dial the host
+	// it is placed on over QUIC (a native build only). A host that dies or
+	// drains mid-match shows as Status.Interrupted naming it, then
+	// Status.Ended EndHostGone; to play on, Connect again: the room is
+	// placed anew on a live host.
+	Fleet *fleet.Request
 
 	// Name is this player's name, shown to the others (at most MaxName
 	// bytes of printable text; "" means "player").
@@ -268,8 +285,8 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	if cfg.FrameRate < 1 || cfg.FrameRate > 1000 {
 		return fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", errConfig, cfg.FrameRate)
 	}
-	if cfg.InputDelay == (DelayBounds{}) {
-		cfg.InputDelay = DelayBounds{Min: 1, Max: 4}
+	if d := cfg.InputDelay; d.Min == 0 && d.Max == 0 {
+		cfg.InputDelay.Min, cfg.InputDelay.Max = 1, 4
 	}
 	if d := cfg.InputDelay; d.Min < 0 || d.Max < d.Min || d.Max > capacity/2 {
 		return fmt.Errorf("%w: InputDelay %+v (0 <= Min <= Max <= %d)", errConfig, d, capacity/2)
@@ -335,6 +352,9 @@ func eitherKind[S any, I comparable]() kind[S, I] {
 }
 
 func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame)) (*Match[S, I], error) {
+	if cfg.QUIC != (QUICHost{}) || cfg.Fleet != nil {
+		return nil, fmt.Errorf("%w: QUIC and Fleet are Connect's", errConfig)
+	}
 	if n := btoi(cfg.Signal != "") + btoi(cfg.Rooms != nil) + btoi(cfg.Transport != nil); n != 1 {
 		return nil, fmt.Errorf("%w: set one of Signal, Rooms and Transport", errConfig)
 	}
@@ -342,7 +362,7 @@ func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I,
 }
 
 // startWith is start with the background dial (dial, the fleet's
-// placement and QUIC dial: fleet.go, or ConnectQUIC's: quic.go).
+// placement and QUIC dial: fleet.go, or Config.QUIC's: quic.go).
 func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame),
 	dial func(context.Context, *Config, func(transport.Peer) bool) dialed) (*Match[S, I], error) {
 	if simulate == nil && k.lagcomp != nil {
@@ -363,7 +383,7 @@ func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, 
 		seat:  -1,
 		names: make([]string, cfg.Players),
 		gone:  make([]bool, cfg.Players),
-		story: story{firstDesync: rollnet.NoFrame},
+		story: story{firstDesync: rollnet.NoFrame, delayFrom: rollnet.NoFrame},
 	}
 	m.epoch = cfg.Now()
 	m.deadline = m.epoch.Add(cfg.Timeout)
@@ -438,7 +458,12 @@ func HostOrConnect[S any, I comparable](cfg Config, simulate func(s *S, inputs [
 
 // Connect joins an authoritative match as a client of the room's host,
 // found by its announcement (the client connects to no one else); with
-// Config.Tokens holding this room's token, it rejoins its slots.
+// Config.Tokens holding this room's token, it rejoins its slots. With
+// Config.QUIC it dials that dedicated host instead, and with Config.Fleet
+// the host the fleet places the match on: it returns at once and dials in
+// the background (Status.Phase Connecting until then; a host that does not
+// answer in Config.Timeout, or a refused placement, is the error of
+// AdvanceFrame).
 //
 // With the Entities option, the match is in the entity mode
 // (EntityConfig): the host must be hosting entities of the same
@@ -447,6 +472,12 @@ func Connect[S any, I comparable](cfg Config, simulate func(s *S, inputs []I, fr
 	k := clientKind[S, I]()
 	if err := k.apply(opts); err != nil {
 		return nil, err
+	}
+	switch {
+	case cfg.QUIC != (QUICHost{}):
+		return connectQUIC(k, cfg, simulate)
+	case cfg.Fleet != nil:
+		return connectFleet(k, cfg, simulate)
 	}
 	return start(k, cfg, simulate)
 }
@@ -876,7 +907,7 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 		}
 	}
 	m.st.Frame = m.d.frame()
-	m.st.InputDelay = m.delay
+	m.st.InputDelay = m.inputDelay()
 	m.story.sampleRollbacks(now, m.st.Rollbacks)
 	m.st.Timeout = 0
 	if m.st.Interrupted != "" {
@@ -889,6 +920,15 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 	if m.st.Phase == Ended && m.cfg.Tokens != nil && m.st.Ended != EndHostGone {
 		_ = m.cfg.Tokens.Delete(m.cfg.Room)
 	}
+}
+
+// inputDelay is the P2P input delay now: as chosen, or as it last
+// changed following the network.
+func (m *Match[S, I]) inputDelay() int {
+	if m.story.delayChanges > 0 {
+		return m.story.delay
+	}
+	return m.delay
 }
 
 // earlier reports whether id was in the room when this peer joined it

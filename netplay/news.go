@@ -73,6 +73,12 @@ type Stats struct {
 	// SightJumps those whose render time jumped more than two ticks
 	// against the client's previous input's.
 	Rewinds, SightsTooOld, SightsTooNew, SightJumps uint64
+
+	// InputDelay is a P2P match's input delay now, in frames, and
+	// DelayChanges how many times it changed following the network
+	// (DelayBounds.Follow).
+	InputDelay   int
+	DelayChanges uint64
 }
 
 // maxNews bounds News: a match that tells more keeps its first lines.
@@ -97,21 +103,46 @@ func (m *Match[S, I]) tell(format string, args ...any) {
 // story is the match's story and figures: News, and what Stats adds to
 // the driver's.
 type story struct {
-	news        []string
-	opened      time.Duration // from the transport up to the first channel open
-	netAt       time.Time     // when PeerInfo was last read
-	netRTT      time.Duration
-	route       string
-	firstDesync rollnet.Frame
-	spectators  int
-	rejoins     int
-	silent      map[transport.Peer]time.Time // peers interrupted, since when silent
-	dropped     string                       // the player last dropped, while it may come back
-	malformed   uint64                       // netplay messages that did not decode
-	strangers   uint64                       // Stats.Strangers
-	rbAt        [8]time.Time                 // the rollback count's samples, an eighth of a second apart
-	rbN         [8]int
-	rbI         int
+	news         []string
+	opened       time.Duration // from the transport up to the first channel open
+	netAt        time.Time     // when PeerInfo was last read
+	netRTT       time.Duration
+	route        string
+	firstDesync  rollnet.Frame
+	spectators   int
+	rejoins      int
+	silent       map[transport.Peer]time.Time // peers interrupted, since when silent
+	dropped      string                       // the player last dropped, while it may come back
+	malformed    uint64                       // netplay messages that did not decode
+	strangers    uint64                       // Stats.Strangers
+	delay        int                          // the P2P input delay since it last changed (with delayChanges > 0)
+	delayChanges uint64
+	delayFrom    rollnet.Frame // the frame the change under way began at, NoFrame none
+	delayWas     int           // the delay before it
+	rbAt         [8]time.Time  // the rollback count's samples, an eighth of a second apart
+	rbN          [8]int
+	rbI          int
+}
+
+// delayChanged folds a step of the P2P input delay following the network,
+// and tells News once the change is over: "input delay 2 -> 10 frames at
+// frame F" (a shrink: "from frame F to G", a frame every two ticks).
+func (m *Match[S, I]) delayChanged(ev rollnet.Event) {
+	st := &m.story
+	if st.delayFrom == rollnet.NoFrame {
+		st.delayFrom, st.delayWas = ev.Frame, ev.Count
+	}
+	st.delay = ev.Frames
+	st.delayChanges++
+	if ev.Frames != ev.Total {
+		return // a shrink goes on
+	}
+	if st.delayFrom == ev.Frame {
+		m.tell("input delay %d -> %d frames at frame %d", st.delayWas, ev.Frames, ev.Frame)
+	} else {
+		m.tell("input delay %d -> %d frames from frame %d to %d", st.delayWas, ev.Frames, st.delayFrom, ev.Frame)
+	}
+	st.delayFrom = rollnet.NoFrame
 }
 
 // sampleRollbacks keeps the rollback count n for RollbacksPerSecond.

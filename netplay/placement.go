@@ -12,7 +12,7 @@ type placement struct {
 	peer transport.Peer
 }
 
-// Placement is the fleet's answer for a match started by ConnectFleet
+// Placement is the fleet's answer for a match started with Config.Fleet
 // (its host, address and room), once the match is placed; ok is false
 // before, and for a match not placed by a fleet.
 func (m *Match[S, I]) Placement() (r fleet.Reply, ok bool) {

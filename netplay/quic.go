@@ -32,12 +32,6 @@ type QUICHost struct {
 	Grant *connecttoken.Grant
 }
 
-// Validate reports a URL that is not quic://HOST:PORT, wrapping errConfig.
-func (h QUICHost) Validate() error {
-	_, err := h.addr()
-	return err
-}
-
 // addr is the HOST:PORT of h.URL.
 func (h QUICHost) addr() (string, error) {
 	u, err := url.Parse(h.URL)
@@ -52,31 +46,27 @@ func (h QUICHost) addr() (string, error) {
 	return "", fmt.Errorf("%w: the host's URL wants quic://HOST:PORT, got %q", errConfig, signalurl.Redact(h.URL))
 }
 
-// ConnectQUIC joins the authoritative match of the dedicated host h as a
-// client, over QUIC and without a signaling server: it returns at once
-// and dials the host in the background (Status.Phase Connecting until
-// then; a host that does not answer in Config.Timeout, presents another
-// certificate than h.PinSHA256 or refuses h.Grant is the error of
-// AdvanceFrame, wrapping ErrHostUnreachable and transport/quic's
-// sentinel). Then it is Connect's match: the host's hello is checked
-// (ErrSettings at once), and with Config.Tokens a Match started again for
-// the same Config.Room rejoins its slots. Config.Signal and
-// Config.Transport must be empty: it dials its own transport
-// (Config.Impair applies to it); Config.Room names the match for the
-// game and the token store only. In a browser build the dial fails with
-// errConfig: a page reaches a host over WebTransport, not raw QUIC. The
-// Entities option joins a host of the entity mode (Connect's).
-func ConnectQUIC[S any, I comparable](cfg Config, h QUICHost, simulate func(s *S, inputs []I, frame rollnet.Frame), opts ...Option[S, I]) (*Match[S, I], error) {
+// connectQUIC is Connect with Config.QUIC: the authoritative match of
+// the dedicated host cfg.QUIC as a client, over QUIC and without a
+// signaling server. It returns at once and dials the host in the
+// background (Status.Phase Connecting until then; a host that does not
+// answer in Config.Timeout, presents another certificate than
+// QUIC.PinSHA256 or refuses QUIC.Grant is the error of AdvanceFrame,
+// wrapping ErrHostUnreachable and transport/quic's sentinel). Then it is
+// Connect's match: the host's hello is checked (ErrSettings at once), and
+// with Config.Tokens a Match started again for the same Config.Room
+// rejoins its slots. Config.Signal, Rooms, Transport and Fleet must be
+// empty: it dials its own transport (Config.Impair applies to it). In a
+// browser build the dial fails with errConfig: a page reaches a host over
+// WebTransport, not raw QUIC.
+func connectQUIC[S any, I comparable](k kind[S, I], cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
+	h := cfg.QUIC
 	addr, err := h.addr()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Signal != "" || cfg.Transport != nil {
-		return nil, fmt.Errorf("%w: ConnectQUIC dials its own transport: no Signal, no Transport", errConfig)
-	}
-	k := clientKind[S, I]()
-	if err := k.apply(opts); err != nil {
-		return nil, err
+	if cfg.Signal != "" || cfg.Rooms != nil || cfg.Transport != nil || cfg.Fleet != nil {
+		return nil, fmt.Errorf("%w: Config.QUIC dials its own transport: no Signal, Rooms, Transport or Fleet", errConfig)
 	}
 	m, err := startWith(k, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
 		host, tr, err := dialQUIC(ctx, cfg, addr, h)

@@ -10,7 +10,7 @@ import (
 	"github.com/rollnet/rollnet/transport/quic"
 )
 
-// dialQUIC dials ConnectQUIC's host at addr: the host's peer id and the
+// dialQUIC dials Config.QUIC's host at addr: the host's peer id and the
 // transport the match uses.
 func dialQUIC(ctx context.Context, cfg *Config, addr string, h QUICHost) (transport.Peer, transport.Transport, error) {
 	return dialHost(ctx, cfg, quic.Dialer{Addr: addr, Config: quic.Config{PinSHA256: h.PinSHA256, Grant: h.Grant}}, h.URL)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport/quic"
@@ -74,8 +75,8 @@ func tickUntil(t *testing.T, what string, done func() bool, ms ...*netplay.Match
 // saying why.
 func TestConnectQUIC(t *testing.T) {
 	h, qt, url := quicHost(t)
-	c, err := netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2, Name: "alice", Room: "court", Timeout: 10 * time.Second},
-		netplay.QUICHost{URL: url, PinSHA256: qt.CertHash(), Grant: quicGrant(t, 7)}, simulate)
+	c, err := netplay.Connect[World, Buttons](netplay.Config{Players: 2, Name: "alice", Room: "court", Timeout: 10 * time.Second,
+		QUIC: netplay.QUICHost{URL: url, PinSHA256: qt.CertHash(), Grant: quicGrant(t, 7)}}, simulate)
 	require.NoError(t, err)
 	defer c.Close()
 	err = tickUntil(t, "the client plays the host's frames", func() bool {
@@ -101,7 +102,7 @@ func TestConnectQUIC(t *testing.T) {
 		"no token":    {netplay.QUICHost{URL: url, PinSHA256: qt.CertHash()}, nil},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m, err := netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2, Timeout: 5 * time.Second}, tc.host, simulate)
+			m, err := netplay.Connect[World, Buttons](netplay.Config{Players: 2, Timeout: 5 * time.Second, QUIC: tc.host}, simulate)
 			require.NoError(t, err)
 			defer m.Close()
 			err = tickUntil(t, "the dial fails", func() bool { return false }, h, m)
@@ -118,29 +119,35 @@ func TestConnectQUIC(t *testing.T) {
 }
 
 // TestConnectQUICConfig: a URL that is not quic://HOST:PORT, or a Signal
-// or Transport beside it, is ErrConfig at once.
+// or Transport beside it, or QUIC given to another constructor than
+// Connect, is ErrConfig at once.
 func TestConnectQUICConfig(t *testing.T) {
 	for _, u := range []string{"", "127.0.0.1:4433", "ws://127.0.0.1:4433", "quic://127.0.0.1", "quic://:4433", "quic://127.0.0.1:4433x", "quic://127.0.0.1:0",
 		"quic://127.0.0.1:4433/room", "quic://127.0.0.1:4433?token=secret", "quic://u@127.0.0.1:4433"} {
-		h := netplay.QUICHost{URL: u}
-		require.ErrorIs(t, h.Validate(), rollnet.ErrConfig, u)
-		_, err := netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2}, h, simulate)
+		h := netplay.QUICHost{URL: u, PinSHA256: [32]byte{1}} // a URL of "" is still a QUIC host's
+		_, err := netplay.Connect[World, Buttons](netplay.Config{Players: 2, QUIC: h}, simulate)
 		require.ErrorIs(t, err, rollnet.ErrConfig, u)
 		require.NotContains(t, err.Error(), "secret", "the URL's query is redacted")
 	}
 	h := netplay.QUICHost{URL: "quic://127.0.0.1:4433"}
-	require.NoError(t, h.Validate())
-	_, err := netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2, Signal: "ws://127.0.0.1:1"}, h, simulate)
+	m, err := netplay.Connect[World, Buttons](netplay.Config{Players: 2, QUIC: h}, simulate)
+	require.NoError(t, err)
+	require.NoError(t, m.Close())
+	_, err = netplay.Connect[World, Buttons](netplay.Config{Players: 2, Signal: "ws://127.0.0.1:1", QUIC: h}, simulate)
 	require.ErrorIs(t, err, rollnet.ErrConfig)
-	_, err = netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2}, h, nil)
+	_, err = netplay.Connect[World, Buttons](netplay.Config{Players: 2, QUIC: h}, nil)
 	require.ErrorIs(t, err, rollnet.ErrConfig, "nil simulate")
-	_, err = netplay.ConnectQUIC[World, Buttons](netplay.Config{}, h, simulate)
+	_, err = netplay.Connect[World, Buttons](netplay.Config{QUIC: h}, simulate)
 	require.ErrorIs(t, err, rollnet.ErrConfig, "no players")
+	_, err = netplay.Join[World, Buttons](netplay.Config{Players: 2, Signal: "ws://127.0.0.1:1", QUIC: h}, simulate)
+	require.ErrorIs(t, err, rollnet.ErrConfig, "QUIC is Connect's")
+	_, err = netplay.Host[World, Buttons](netplay.Config{Players: 2, Signal: "ws://127.0.0.1:1", Fleet: &fleet.Request{Game: "court", Room: "r", Version: "1"}}, simulate)
+	require.ErrorIs(t, err, rollnet.ErrConfig, "Fleet is Connect's")
 }
 
 // A client dials a dedicated host directly over QUIC, without a signaling
 // server, pinning the certificate whose hash the host logs.
-func ExampleConnectQUIC() {
+func ExampleConnect_quic() {
 	qt, err := quic.Listen("127.0.0.1:0", quic.Config{}) // the host's process
 	if err != nil {
 		fmt.Println(err)
@@ -149,8 +156,8 @@ func ExampleConnectQUIC() {
 	h, _ := netplay.Host[World, Buttons](netplay.Config{Transport: qt, Players: 2, LocalPlayers: 1, Name: "court"}, simulate)
 	defer h.Close()
 
-	c, err := netplay.ConnectQUIC[World, Buttons](netplay.Config{Players: 2, Name: "alice"},
-		netplay.QUICHost{URL: "quic://" + qt.Addr().String(), PinSHA256: qt.CertHash()}, simulate)
+	c, err := netplay.Connect[World, Buttons](netplay.Config{Players: 2, Name: "alice",
+		QUIC: netplay.QUICHost{URL: "quic://" + qt.Addr().String(), PinSHA256: qt.CertHash()}}, simulate)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -139,7 +139,11 @@ func (p *Session[S, I]) addLocal(player int, in I) {
 	f := p.core.Frame()
 	if f != d.tick {
 		if n := d.delayAt(f); n != d.now {
-			p.ep.Push(rollnet.Event{Kind: rollnet.EventDelayChanged, Frame: f, Frames: n, Count: d.now})
+			to := d.prev.to
+			if f >= d.cur.at {
+				to = d.cur.to
+			}
+			p.ep.Push(rollnet.Event{Kind: rollnet.EventDelayChanged, Frame: f, Frames: n, Count: d.now, Total: to})
 			d.now = n
 		}
 		d.tick = f

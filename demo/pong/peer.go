@@ -109,9 +109,9 @@ func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 	case o.mode == modeP2P:
 	case o.connect != "":
 		o.say(stdout, "pong: dialing %s", o.connect)
-		host := netplay.QUICHost{URL: o.connect, PinSHA256: o.pinHash}
+		cfg.QUIC = netplay.QUICHost{URL: o.connect, PinSHA256: o.pinHash}
 		start = func(cfg netplay.Config, sim func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error) {
-			return netplay.ConnectQUIC(cfg, host, sim)
+			return netplay.Connect(cfg, sim)
 		}
 	case o.side == 0 && !o.spectate:
 		cfg.LocalPlayers = 1

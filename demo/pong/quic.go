@@ -1,7 +1,8 @@
 package main
 
 import (
-	"github.com/rollnet/rollnet/netplay"
+	"net/url"
+
 	"github.com/rollnet/rollnet/transport/quic"
 )
 
@@ -15,7 +16,7 @@ func checkConnect(o *options) error {
 		}
 		return nil
 	}
-	if err := (netplay.QUICHost{URL: o.connect}).Validate(); err != nil {
+	if u, err := url.Parse(o.connect); err != nil || u.Scheme != "quic" || u.Hostname() == "" || u.Port() == "" {
 		return usageError("-connect wants quic://HOST:PORT, got %q", o.connect)
 	}
 	switch {

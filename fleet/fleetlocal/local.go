@@ -338,8 +338,8 @@ type Outcome struct {
 func Play(ctx context.Context, signal, room, version string, states int, connect time.Duration) Outcome {
 	o := Outcome{Room: room}
 	start := time.Now()
-	m, err := netplay.ConnectFleet[court.State, int8](netplay.Config{Signal: signal, Players: court.Players, Timeout: connect, Name: "bot"},
-		fleet.Request{Game: "court", Room: room, Version: version}, court.Simulate)
+	m, err := netplay.Connect[court.State, int8](netplay.Config{Signal: signal, Players: court.Players, Timeout: connect, Name: "bot",
+		Fleet: &fleet.Request{Game: "court", Room: room, Version: version}}, court.Simulate)
 	if err != nil {
 		o.Err = err
 		return o
