@@ -178,6 +178,7 @@ type hostSettings struct {
 	lobby                                    int64
 	rewind                                   int // MaxRewind in frames
 	late                                     LateInput
+	noChain                                  bool // tests: code against acknowledgements alone (Host.base)
 	backlog                                  RejoinBacklog
 	net                                      link.Settings
 }

@@ -33,8 +33,13 @@
 //     client's last, or HostConfig.Predict) where none came;
 //   - sends each client (every StateInterval ticks) the state after the
 //     frame and every player's input at the frame, both XORed with those
-//     of the newest state it acknowledged and run-length coded (whole
-//     when it acknowledged none still kept); every eighth state (and
+//     of a base and run-length coded: the newest state it acknowledged
+//     (whole when it acknowledged none still kept), or, on a clean link,
+//     the previous state sent it (a chain: each change goes once, where
+//     coding against an acknowledgement sends a round trip of changes in
+//     every state; a state lost breaks the chain for about a round trip
+//     and sends the link back to acknowledgements; the chain starts again
+//     after a clean second, longer after each break); every eighth state (and
 //     every whole one) the state's checksum and the last input frame of
 //     its it holds; and time-dilation advice when it changed. The coded part
 //     depends on the frame and the base alone: it is coded once a tick
@@ -207,5 +212,8 @@
 // at 16 to 256 clients (bench's BenchmarkAuthorityHostScale beside its
 // baseline), with nothing allocated, and each client is sent about 4 KB/s
 // whatever the room's size while its players hold their inputs
-// (BenchmarkAuthorityStateBytesScale).
+// (BenchmarkAuthorityStateBytesScale). While each player changes its
+// input twice a second, a client is sent 1.38 times at 64 clients what it
+// is at one (2,834 to 3,914 B/s): the room's changes are news, each
+// change of the state and of a player's input sent once on a clean link.
 package authority

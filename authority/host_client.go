@@ -127,22 +127,32 @@ type hostClient[I comparable] struct {
 
 	ack      rollnet.Frame // newest state frame the client acknowledged
 	sentUpTo rollnet.Frame // newest state frame sent it
-	fullAt   rollnet.Frame // frame of the newest full state sent (NoFrame none)
-	fullGap  rollnet.Frame // frames before another full state may go, unacknowledged
-	advAt    rollnet.Frame // frame of the newest state that carried the advice
-	advDepth int32         // the advice it carried
-	advRate  int32
-	budget   int64 // bytes it may be sent now (ClientBudget's bucket)
-	budgetAt int64 // when the bucket was last filled
-	depth    float64
-	skew     float64 // the advice that cancels the client clock's own rate, estimated, in thousandths
-	asked    float64 // the advice, smoothed as the margins' mean is
-	skewHold int     // margins before the skew estimate takes the mean's drift again
-	rate     int32
-	margin   margins // the input margins the advice holds on time
-	out      outbox
-	seen     seen // the sequence numbers of the inputs and Nacks taken
-	stats    HostClientStats
+	// The chain (see Host.base): ackHigh is the greatest acknowledgement
+	// heard on this connection, ackAt the host frame it last rose at,
+	// cleanFrom the frame since which the acknowledgements rose one
+	// state at a time; chained says states go coded against the previous
+	// one sent, since chainFrom, once the acknowledgements were clean for
+	// hold frames.
+	ackHigh, ackAt, cleanFrom rollnet.Frame
+	chained                   bool
+	chainFrom, hold           rollnet.Frame
+	chainedN                  uint64        // states sent coded against the previous one (tests)
+	fullAt                    rollnet.Frame // frame of the newest full state sent (NoFrame none)
+	fullGap                   rollnet.Frame // frames before another full state may go, unacknowledged
+	advAt                     rollnet.Frame // frame of the newest state that carried the advice
+	advDepth                  int32         // the advice it carried
+	advRate                   int32
+	budget                    int64 // bytes it may be sent now (ClientBudget's bucket)
+	budgetAt                  int64 // when the bucket was last filled
+	depth                     float64
+	skew                      float64 // the advice that cancels the client clock's own rate, estimated, in thousandths
+	asked                     float64 // the advice, smoothed as the margins' mean is
+	skewHold                  int     // margins before the skew estimate takes the mean's drift again
+	rate                      int32
+	margin                    margins // the input margins the advice holds on time
+	out                       outbox
+	seen                      seen // the sequence numbers of the inputs and Nacks taken
+	stats                     HostClientStats
 }
 
 func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
@@ -165,6 +175,7 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
 	c.seen.reset(seq)
 	c.ack, c.sentUpTo, c.fullAt, c.fullGap, c.advAt = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame, 1, rollnet.NoFrame
+	c.ackHigh, c.ackAt, c.chained, c.hold = rollnet.NoFrame, rollnet.NoFrame, false, chainHoldMin
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired
 	for i := range c.out.slots {
@@ -190,6 +201,26 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 		c.tags[i] = rollnet.NoFrame
 	}
 	clear(c.last)
+}
+
+// heardAck notes acknowledgement a, heard at frame f, for the chain
+// (Host.base): a rise is timed; one of more than a state (interval
+// frames), or one that goes back, says a state or an input was lost or
+// reordered (or the client's tick slipped against the states' arrival),
+// and the clean span starts again.
+func (c *hostClient[I]) heardAck(a, f, interval rollnet.Frame) {
+	switch d := a - c.ackHigh; {
+	case a < 0:
+	case c.ackHigh == rollnet.NoFrame:
+		c.ackHigh, c.ackAt, c.cleanFrom = a, f, f
+	case d > 0:
+		if d > interval {
+			c.cleanFrom = f
+		}
+		c.ackHigh, c.ackAt = a, f
+	case d < 0:
+		c.cleanFrom = f
+	}
 }
 
 // fill fills the client's byte budget for the time since the last fill:
