@@ -98,7 +98,7 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 	cl := &clientState{host: netip.AddrPortFrom(ra.AddrPort().Addr().Unmap(), ra.AddrPort().Port()),
 		id: transport.Peer("udp://" + hostName), grant: grant, start: t.now(), done: make(chan struct{})}
 	if _, err := crand.Read(cl.salt[:]); err != nil {
-		_ = udp.Close()
+		_ = t.bc.close()
 		return nil, err
 	}
 	t.cl = cl

@@ -54,10 +54,16 @@
 //     only while the queue is less than half full, and never drops one
 //     it took; control packets (keep-alives, disconnects) are never
 //     dropped either.
-//   - The read loop reads batches (recvmmsg on Linux, one datagram a call
-//     elsewhere), opens each packet in place, and copies the payload into
-//     the fair receive queue of internal/recvqueue (one lane a peer,
-//     round robin; Expect gates it).
+//   - The socket is read in batches (recvmmsg on Linux, one datagram a
+//     call elsewhere); each packet is opened in place and its payload
+//     copied into the fair receive queue of internal/recvqueue (one lane
+//     a peer, round robin; Expect gates it). On Linux, Receive reads the
+//     socket itself when its queue is empty (and at least every
+//     millisecond), and the read loop leaves the socket to it while it is
+//     called (until it has not been for two Tuning.Housekeep periods):
+//     the socket is kept out of Go's network poller, so that a datagram
+//     that arrives wakes no thread while the game polls. Before the first
+//     Receive, and when the game stops calling it, the read loop reads.
 //   - Neither loop allocates per datagram (TestZeroAllocsPerDatagram
 //     counts the process's allocations over a datagram each way).
 //   - A peer is gone (transport.PeerGone, Send returns ErrPeerGone) when

@@ -27,11 +27,11 @@ func FuzzHandle(f *testing.F) {
 	require.NoError(f, err)
 	udpH, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	require.NoError(f, err)
-	f.Cleanup(func() { _ = udpH.Close() })
 	cfg, err := Config{Tokens: v, Now: clock}.withDefaults(true)
 	require.NoError(f, err)
-	h, err := newTransport(cfg, true, udpH, "udp://host.test:1")
+	h, err := newTransport(cfg, true, udpH, "udp://host.test:1") // it takes the socket over
 	require.NoError(f, err)
+	f.Cleanup(func() { _ = h.bc.close() })
 	h.tokens, h.cookie = v, newAEAD(make([]byte, 32))
 	// The read loop is not running: handle is called directly, as it would.
 	ks := testKeys()
@@ -73,9 +73,6 @@ func FuzzHandle(f *testing.F) {
 func FuzzClientHandle(f *testing.F) {
 	g, err := connecttoken.Mint(testSecret, connecttoken.Claims{Client: 7, Expires: time.Now().Add(time.Minute), Address: "host.test:1"}, nil)
 	require.NoError(f, err)
-	udpC, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	require.NoError(f, err)
-	f.Cleanup(func() { _ = udpC.Close() })
 	cfg, err := Config{}.withDefaults(false)
 	require.NoError(f, err)
 	host := netip.MustParseAddrPort("127.0.0.2:5000")
@@ -83,8 +80,11 @@ func FuzzClientHandle(f *testing.F) {
 	f.Add(make([]byte, challengeSize), false)
 	f.Add(sealPacket(nil, testKeys().s2c, new([12]byte), kindKeepAlive, 1, nil), false)
 	f.Fuzz(func(t *testing.T, b []byte, stranger bool) {
-		c, err := newTransport(cfg, false, udpC, "client-7")
+		udpC, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 		require.NoError(t, err)
+		c, err := newTransport(cfg, false, udpC, "client-7") // it takes the socket over
+		require.NoError(t, err)
+		defer c.bc.close()
 		c.cl = &clientState{host: host, id: "udp://host.test:1", grant: g, done: make(chan struct{})}
 		from := host
 		if stranger {

@@ -63,13 +63,13 @@ func Listen(addr string, cfg Config) (*Transport, error) {
 	t.tokens = cfg.Tokens
 	var key [32]byte
 	if _, err := crand.Read(key[:]); err != nil {
-		_ = udp.Close()
+		_ = t.bc.close()
 		return nil, err
 	}
 	t.cookie = newAEAD(key[:])
 	var ctr [8]byte
 	if _, err := crand.Read(ctr[:]); err != nil {
-		_ = udp.Close()
+		_ = t.bc.close()
 		return nil, err
 	}
 	t.ctr.Store(binary.LittleEndian.Uint64(ctr[:]) >> 1) // room to count

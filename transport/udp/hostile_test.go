@@ -40,8 +40,7 @@ func TestReplayedForgedDropped(t *testing.T) {
 	c := dial(t, h, "127.0.0.2:0", Config{})
 	hc := c.cl.c
 	inject := func(b []byte) {
-		_, err := c.bc.udp.WriteToUDPAddrPort(b, c.cl.host)
-		require.NoError(t, err)
+		require.NoError(t, c.bc.writeTo(b, c.cl.host))
 	}
 	pkt := sealPacket(nil, hc.send, new([12]byte), kindPayload, hc.seq.Add(1), []byte("once"))
 	inject(pkt)
@@ -235,7 +234,7 @@ func TestTimeouts(t *testing.T) {
 	r := newRaw(t, "127.0.0.2:0", h.LocalAddr())
 	_, ok := r.handshake(grant(t, h))
 	require.True(t, ok)
-	require.NoError(t, c.bc.udp.Close()) // the client vanishes without a word
+	require.NoError(t, c.bc.close()) // the client vanishes without a word
 	h.Events(nil)
 
 	clk.Add(defaultPendingTimeout + time.Millisecond)

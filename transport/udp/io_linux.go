@@ -5,23 +5,40 @@ package udp
 import (
 	"net"
 	"net/netip"
-	"syscall"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // batchConn moves batches through a UDP socket with recvmmsg and sendmmsg,
-// waiting in Go's network poller, and allocates nothing per call: the
-// headers, vectors and addresses are made once (x/net's ipv4.PacketConn
-// allocates an address per datagram read).
+// and allocates nothing per call: the headers, vectors and addresses are
+// made once (x/net's ipv4.PacketConn allocates an address per datagram
+// read).
+//
+// It owns the socket outside Go's network poller: newBatchConn keeps a
+// duplicate of the UDPConn's descriptor and closes the UDPConn, which
+// takes the socket out of the poller's epoll set. In the poller, every
+// datagram that arrives wakes a thread of the runtime, whether or not a
+// goroutine waits for it; here only a read loop that waits (wait, a
+// blocking ppoll) is woken, and Receive's poll reads what arrived in the
+// meantime without any wake-up. Every system call on the descriptor is
+// made under mu, read-locked; close takes it for writing, after it wakes
+// the waits with ev, so that no call is ever made on a descriptor closed
+// (and perhaps reused).
 type batchConn struct {
-	udp   *net.UDPConn
-	raw   syscall.RawConn
-	inet6 bool // the socket is AF_INET6 (IPv4 peers as mapped addresses)
+	fd, ev int // the socket, and an eventfd readable once closing
+	local  net.Addr
+	inet6  bool // the socket is AF_INET6 (IPv4 peers as mapped addresses)
 
-	rd, wr          mmsgs
-	readFn, writeFn func(fd uintptr) bool
+	mu      sync.RWMutex
+	closed  bool
+	closing atomic.Bool
+
+	rfds, wfds [2]unix.PollFd // wait's, for reading and for writing
+
+	rd, wr mmsgs
 }
 
 // mmsgs is one direction's system-call state.
@@ -29,10 +46,6 @@ type mmsgs struct {
 	hdrs  []unix.Mmsghdr
 	iovs  []unix.Iovec
 	names []unix.RawSockaddrInet6
-	b     *batch
-	off   int // first datagram of b the call moves
-	n     int // datagrams the call moved
-	errno syscall.Errno
 }
 
 func newMmsgs(n int) mmsgs {
@@ -45,30 +58,92 @@ func newMmsgs(n int) mmsgs {
 	return m
 }
 
+// newBatchConn takes c's socket over and closes c.
 func newBatchConn(c *net.UDPConn, n int) (*batchConn, error) {
+	defer c.Close()
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
-	bc := &batchConn{udp: c, raw: raw, rd: newMmsgs(n), wr: newMmsgs(n)}
+	bc := &batchConn{fd: -1, local: c.LocalAddr(), rd: newMmsgs(n), wr: newMmsgs(n)}
 	var serr error
 	if err := raw.Control(func(fd uintptr) {
 		var sa unix.Sockaddr
-		sa, serr = unix.Getsockname(int(fd))
+		if sa, serr = unix.Getsockname(int(fd)); serr != nil {
+			return
+		}
 		_, bc.inet6 = sa.(*unix.SockaddrInet6)
+		bc.fd, serr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
 	}); err != nil {
 		return nil, err
 	}
 	if serr != nil {
 		return nil, serr
 	}
-	bc.readFn, bc.writeFn = bc.doRead, bc.doWrite
+	if bc.ev, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		_ = unix.Close(bc.fd)
+		return nil, err
+	}
 	return bc, nil
 }
 
-// read fills b with at least one datagram, waiting for one.
-func (c *batchConn) read(b *batch) error {
+// pollable says whether poll reads: Receive reads the socket itself
+// while it is called, and the read loop waits.
+const pollable = true
+
+// wait waits until a datagram may be read (or, with out, written), or
+// the socket closes (net.ErrClosed).
+func (c *batchConn) wait(out bool) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return net.ErrClosed
+	}
+	fds, ev := &c.rfds, int16(unix.POLLIN)
+	if out {
+		fds, ev = &c.wfds, unix.POLLOUT
+	}
+	*fds = [2]unix.PollFd{{Fd: int32(c.fd), Events: ev}, {Fd: int32(c.ev), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Ppoll(fds[:], nil, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if fds[1].Revents != 0 {
+			return net.ErrClosed
+		}
+		return err
+	}
+}
+
+// read fills b with at least one datagram, waiting for one, unless quit
+// says to stop waiting when an attempt found none (b.n is then 0). Each
+// attempt reads under mu, and read returns with mu held when its error
+// is nil: the caller handles b, then unlocks. mu is also poll's, so that
+// the two readers share the system-call state and the connections' read
+// state.
+func (c *batchConn) read(b *batch, mu *sync.Mutex, quit func() bool) error {
+	for {
+		mu.Lock()
+		err := c.poll(b)
+		if err != nil || b.n > 0 || quit() {
+			if err != nil {
+				mu.Unlock()
+			}
+			return err
+		}
+		mu.Unlock()
+		if err := c.wait(false); err != nil {
+			return err
+		}
+	}
+}
+
+// poll fills b with the datagrams waiting, without waiting: b.n is 0 when
+// none waits. The caller holds read's mu.
+func (c *batchConn) poll(b *batch) error {
 	m := &c.rd
+	b.n = 0
 	k := min(len(b.bufs), len(m.hdrs))
 	for i := range k {
 		m.iovs[i].Base = &b.bufs[i][0]
@@ -77,39 +152,45 @@ func (c *batchConn) read(b *batch) error {
 		m.hdrs[i].Hdr.Flags = 0
 		m.hdrs[i].Len = 0
 	}
-	m.b, m.off, m.n = b, k, 0
-	if err := c.raw.Read(c.readFn); err != nil {
+	n, err := c.mmsg(unix.SYS_RECVMMSG, m, k)
+	if err != nil {
 		return err
 	}
-	if m.errno != 0 {
-		return m.errno
-	}
-	for i := range m.n {
+	for i := range n {
 		b.lens[i] = int(m.hdrs[i].Len)
 		if m.hdrs[i].Hdr.Flags&unix.MSG_TRUNC != 0 {
 			b.lens[i] = len(b.bufs[i]) // over any packet of ours: dropped
 		}
 		b.addrs[i] = sockaddrToAddrPort(&m.names[i])
 	}
-	b.n = m.n
+	b.n = n
 	return nil
 }
 
-func (c *batchConn) doRead(fd uintptr) bool {
-	m := &c.rd
-	n, _, e := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&m.hdrs[0])), uintptr(m.off), unix.MSG_DONTWAIT, 0, 0)
-	if e == unix.EAGAIN || e == unix.EINTR {
-		return false
+// mmsg makes one non-blocking recvmmsg or sendmmsg call of k headers of
+// m; it returns 0 datagrams, not an error, when none could move.
+func (c *batchConn) mmsg(call uintptr, m *mmsgs, k int) (int, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return 0, net.ErrClosed
 	}
-	m.n, m.errno = int(n), e
-	if e != 0 {
-		m.n = 0
+	for {
+		n, _, e := unix.Syscall6(call, uintptr(c.fd), uintptr(unsafe.Pointer(&m.hdrs[0])), uintptr(k), unix.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case 0:
+			return int(n), nil
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return 0, nil
+		}
+		return 0, e
 	}
-	return true
 }
 
-// write sends b's datagrams; a datagram the kernel refuses is skipped
-// and counted in failed.
+// write sends b's datagrams, waiting while the socket's buffer is full; a
+// datagram the kernel refuses is skipped and counted in failed.
 func (c *batchConn) write(b *batch) (failed int, err error) {
 	m := &c.wr
 	for off := 0; off < b.n; {
@@ -121,33 +202,55 @@ func (c *batchConn) write(b *batch) (failed int, err error) {
 			m.hdrs[i].Hdr.Namelen = c.putSockaddr(&m.names[i], b.addrs[j])
 			m.hdrs[i].Len = 0
 		}
-		m.b, m.off, m.n = b, k, 0
-		if err := c.raw.Write(c.writeFn); err != nil {
+		n, err := c.mmsg(unix.SYS_SENDMMSG, m, k)
+		switch {
+		case err == net.ErrClosed:
 			return failed, err
-		}
-		if m.errno != 0 {
+		case err != nil:
 			// The first datagram failed (an address the kernel will not
 			// reach): skip it.
 			failed++
 			off++
-			continue
+		case n == 0:
+			if err := c.wait(true); err != nil {
+				return failed, err
+			}
+		default:
+			off += n
 		}
-		off += m.n
 	}
 	return failed, nil
 }
 
-func (c *batchConn) doWrite(fd uintptr) bool {
-	m := &c.wr
-	n, _, e := unix.Syscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&m.hdrs[0])), uintptr(m.off), 0, 0, 0)
-	if e == unix.EAGAIN || e == unix.EINTR {
-		return false
+// writeTo sends one datagram as it is (tests inject packets with it).
+func (c *batchConn) writeTo(b []byte, to netip.AddrPort) error {
+	var sa unix.RawSockaddrInet6
+	l := c.putSockaddr(&sa, to)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return net.ErrClosed
 	}
-	m.n, m.errno = int(n), e
+	_, _, e := unix.Syscall6(unix.SYS_SENDTO, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, uintptr(unsafe.Pointer(&sa)), uintptr(l))
 	if e != 0 {
-		m.n = 0
+		return e
 	}
-	return true
+	return nil
+}
+
+// close wakes the waits, then closes the socket once no call is made on
+// it. It may be called again.
+func (c *batchConn) close() error {
+	if c.closing.Swap(true) {
+		return nil
+	}
+	one := [8]byte{1}
+	_, _ = unix.Write(c.ev, one[:])
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	_ = unix.Close(c.ev)
+	return unix.Close(c.fd)
 }
 
 func (c *batchConn) putSockaddr(sa *unix.RawSockaddrInet6, a netip.AddrPort) uint32 {
@@ -175,5 +278,3 @@ func sockaddrToAddrPort(sa *unix.RawSockaddrInet6) netip.AddrPort {
 	}
 	return netip.AddrPort{}
 }
-
-func (c *batchConn) close() error { return c.udp.Close() }

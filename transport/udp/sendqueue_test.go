@@ -105,3 +105,22 @@ func (p *testPeer) read(t *testing.T, n int) []string {
 	}
 	return got
 }
+
+// While the game calls Receive, Receive reads the socket and the read
+// loop leaves it (yielding, no goroutine woken a datagram); once the game
+// stops, the read loop reads again: a new client's handshake, which no
+// Receive reads, gets through.
+func TestReadLoopYieldsToReceiveAndResumes(t *testing.T) {
+	if !pollable {
+		t.Skip("Receive does not read the socket here")
+	}
+	h := listen(t, Config{})
+	c := dial(t, h, "", Config{})
+	eventually(t, func() bool {
+		require.NoError(t, c.Send(h.Local(), []byte("in")))
+		require.Equal(t, []byte("in"), receiveFrom(t, h, c.Local()))
+		return h.yielding.Load()
+	}, "the read loop never left the socket to Receive")
+	dial(t, h, "", Config{}) // no Receive on h from here
+	require.False(t, h.yielding.Load())
+}

@@ -44,7 +44,7 @@ type conn struct {
 	since      int64 // admitted (host) or dialed (client)
 	state      atomic.Uint32
 
-	// Read and written by the read loop only.
+	// Read and written under Transport.rmu only.
 	win       window
 	lane      *recvqueue.Lane
 	recvNonce [12]byte
@@ -87,6 +87,15 @@ type Transport struct {
 	}
 	wake, stop chan struct{}
 	wg         sync.WaitGroup
+
+	// The read side: the read loop and Receive's poll read under rmu,
+	// into rb. lastPoll is when Receive last read the socket (mono);
+	// while it reads, the read loop waits (yielding) for resume.
+	rmu      sync.Mutex
+	rb       *batch
+	lastPoll atomic.Int64
+	yielding atomic.Bool
+	resume   chan struct{}
 
 	c counters
 
@@ -179,6 +188,8 @@ func newTransport(cfg Config, host bool, udp *net.UDPConn, local transport.Peer)
 		q:      recvqueue.New(cfg.QueueLen),
 		wake:   make(chan struct{}, 1),
 		stop:   make(chan struct{}),
+		resume: make(chan struct{}, 1),
+		rb:     newBatch(cfg.Tuning.Batch, readBufSize),
 	}
 	t.set = recvqueue.NewPeerSet(&t.mu, &t.closed, t.peers, func(c *conn) bool { return c.is(stateConnected) }, 4*cfg.MaxPeers, true)
 	t.out.cur = newSendBatch(cfg.SendQueueLen)
@@ -333,12 +344,54 @@ func (t *Transport) kick() {
 }
 
 // Receive copies the next waiting datagram into buf, the peers taken
-// round robin.
+// round robin. It reads the socket itself when nothing waits, or when it
+// last did pollEvery ago; while it is called, the read loop waits (see
+// readLoop), so that a datagram costs no goroutine's wake-up.
 func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 	if t.isDone.Load() {
 		return 0, "", transport.ErrClosed
 	}
-	return t.rc.Pop(t.q, buf)
+	n, from, err := t.rc.Pop(t.q, buf)
+	if pollable && (err == transport.ErrNoPacket || t.mono()-t.lastPoll.Load() >= int64(pollEvery)) {
+		if t.poll() && err == transport.ErrNoPacket {
+			n, from, err = t.rc.Pop(t.q, buf)
+		}
+	}
+	return n, from, err
+}
+
+// pollEvery is how often Receive reads the socket while datagrams wait
+// in its queue, so that the socket's are not left behind a consumer that
+// takes fewer than arrive.
+const pollEvery = time.Millisecond
+
+// poll reads and handles what waits at the socket, unless the read loop
+// is reading; it reports whether it read anything.
+func (t *Transport) poll() bool {
+	if !t.rmu.TryLock() {
+		return false
+	}
+	defer t.rmu.Unlock()
+	t.lastPoll.Store(t.mono())
+	got := false
+	for {
+		if err := t.bc.poll(t.rb); err != nil || t.rb.n == 0 {
+			return got
+		}
+		got = true
+		t.handleBatch()
+		if t.rb.n < len(t.rb.bufs) {
+			return true
+		}
+	}
+}
+
+// handleBatch handles the packets read into rb; rmu must be held.
+func (t *Transport) handleBatch() {
+	rb := t.rb
+	for i := range rb.n {
+		t.handle(rb.bufs[i][:rb.lens[i]], rb.addrs[i])
+	}
 }
 
 // Expect implements transport.Expecter.
@@ -362,7 +415,7 @@ func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 }
 
 // LocalAddr is the socket's address.
-func (t *Transport) LocalAddr() net.Addr { return t.bc.udp.LocalAddr() }
+func (t *Transport) LocalAddr() net.Addr { return t.bc.local }
 
 // Close sends every live connection a disconnect (three times, sealed),
 // closes the socket and waits for the transport's goroutines.
@@ -392,22 +445,37 @@ func (t *Transport) Close() error {
 	return nil
 }
 
-// readLoop reads batches and handles each packet.
+// readLoop reads batches and handles each packet, while Receive does
+// not: from a read after which Receive was seen reading the socket within
+// yieldFor, it waits until the timer loop sees Receive stop (resume).
 func (t *Transport) readLoop() {
 	defer t.wg.Done()
-	rb := newBatch(t.cfg.Tuning.Batch, readBufSize)
+	polling := func() bool { return pollable && t.mono()-t.lastPoll.Load() < int64(t.yieldFor()) }
 	for {
-		if err := t.bc.read(rb); err != nil {
+		if polling() {
+			t.yielding.Store(true)
+			select {
+			case <-t.stop:
+				return
+			case <-t.resume:
+			}
+			t.yielding.Store(false)
+			continue
+		}
+		if err := t.bc.read(t.rb, &t.rmu, polling); err != nil {
 			if errors.Is(err, net.ErrClosed) || t.isDone.Load() {
 				return
 			}
 			continue
 		}
-		for i := range rb.n {
-			t.handle(rb.bufs[i][:rb.lens[i]], rb.addrs[i])
-		}
+		t.handleBatch()
+		t.rmu.Unlock()
 	}
 }
+
+// yieldFor is how long after Receive last read the socket the read loop
+// leaves it to Receive: two of the timer loop's periods.
+func (t *Transport) yieldFor() time.Duration { return 2 * t.cfg.Tuning.Housekeep }
 
 // writeLoop hands the queued packets to the socket, a batch at a time.
 func (t *Transport) writeLoop() {
@@ -606,6 +674,12 @@ func (t *Transport) timerLoop() {
 		case <-t.stop:
 			return
 		case <-tick.C:
+			if t.yielding.Load() && t.mono()-t.lastPoll.Load() >= int64(t.yieldFor()) {
+				select {
+				case t.resume <- struct{}{}:
+				default:
+				}
+			}
 			t.housekeep()
 		}
 	}
