@@ -162,7 +162,7 @@ const (
 // catchPlayer is one player's peer: its session, its transport, the
 // checksum of every frame it confirmed, and its ticks at 60 Hz.
 type catchPlayer struct {
-	tr    *webrtc.Transport
+	tr    webrtc.Transport
 	p2p   *p2p.Session[world, uint16]
 	index int
 	cfg   p2p.Config[uint16]
@@ -190,7 +190,7 @@ type tickSample struct {
 	refused bool
 }
 
-func newCatchPlayer(tr *webrtc.Transport, index int, cfg p2p.Config[uint16], frames int) (*catchPlayer, error) {
+func newCatchPlayer(tr webrtc.Transport, index int, cfg p2p.Config[uint16], frames int) (*catchPlayer, error) {
 	p2p, err := p2p.New[world](cfg, tr, simulate)
 	if err != nil {
 		return nil, err
@@ -387,7 +387,7 @@ func runCatchUp(cfg catchConfig) (rep catchReport, err error) {
 			}
 		}
 	}()
-	dial := func() (*webrtc.Transport, error) {
+	dial := func() (webrtc.Transport, error) {
 		tr, err := webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true, Tuning: webrtc.Tuning{SendThreshold: cfg.SendThreshold}})
 		if err != nil {
 			return nil, err
@@ -395,7 +395,7 @@ func runCatchUp(cfg catchConfig) (rep catchReport, err error) {
 		closers = append(closers, tr.Close)
 		return tr, nil
 	}
-	trs := make([]*webrtc.Transport, 2)
+	trs := make([]webrtc.Transport, 2)
 	for i := range trs {
 		if trs[i], err = dial(); err != nil {
 			return rep, err
@@ -530,7 +530,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 
 // catchSpectator starts a fresh spectator of host's session and measures
 // it until it is live.
-func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dial func() (*webrtc.Transport, error), total int) (catchFigure, error) {
+func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dial func() (webrtc.Transport, error), total int) (catchFigure, error) {
 	fig := catchFigure{Kind: "spectator"}
 	before := host.tr.Stats()
 	start := time.Now()
@@ -628,7 +628,7 @@ func catchSpectator(ctx context.Context, cfg catchConfig, host *catchPlayer, dia
 }
 
 // waitPeer waits until tr's channel with peer is open.
-func waitPeer(ctx context.Context, tr *webrtc.Transport, peer transport.Peer) error {
+func waitPeer(ctx context.Context, tr webrtc.Transport, peer transport.Peer) error {
 	for n := 1; ; n++ {
 		peers, err := tr.WaitPeers(ctx, n)
 		if err != nil {
@@ -644,7 +644,7 @@ func waitPeer(ctx context.Context, tr *webrtc.Transport, peer transport.Peer) er
 // a fresh session with its rejoin token on a fresh transport, and
 // measures it until it plays again. It returns the new player (running)
 // once it started.
-func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer, dial func() (*webrtc.Transport, error), total int) (catchFigure, *catchPlayer, error) {
+func catchRejoiner(ctx context.Context, cfg catchConfig, players []*catchPlayer, dial func() (webrtc.Transport, error), total int) (catchFigure, *catchPlayer, error) {
 	fig := catchFigure{Kind: "rejoiner"}
 	sponsor, gone := players[0], players[1]
 	var (

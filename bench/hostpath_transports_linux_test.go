@@ -224,9 +224,9 @@ func benchHostOver(b *testing.B, tr hostPathTransport, n int) {
 	reportWire(b, tr.wire, ticks*n, ticks*n-p.lost, n)
 	if p.lost > 0 {
 		switch h := host.(type) {
-		case *quic.Transport:
+		case quic.Transport:
 			b.Logf("%+v", h.Stats())
-		case *webrtc.Transport:
+		case webrtc.Transport:
 			b.Logf("%+v", h.Stats())
 		case *udp.Transport:
 			b.Logf("%+v", h.Stats())

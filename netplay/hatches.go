@@ -38,7 +38,7 @@ func (m *Match[S, I]) under() (out [5]any) {
 			out[3] = s.c
 		}
 	}
-	if rtc, ok := m.link.rm.(*webrtc.Transport); ok && rtc != nil {
+	if rtc, ok := m.link.rm.(webrtc.Transport); ok && rtc != nil {
 		out[4] = rtc
 	}
 	return out

@@ -573,7 +573,7 @@ func (m *Match[S, I]) Peer(seat int) transport.Peer {
 func (m *Match[S, I]) Room() string { return m.link.room }
 
 // Transport is the real transport (nil while connecting): Config.Transport,
-// or the WebRTC one (a *impair.Transport around it with Config.Impair).
+// or the WebRTC one (an impair.Transport around it with Config.Impair).
 func (m *Match[S, I]) Transport() transport.Transport { return m.link.tr }
 
 // Token is this player's rejoin token, once the match gave one.

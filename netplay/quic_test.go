@@ -25,7 +25,7 @@ var quicSecret = []byte("the backend's secret, shared with its hosts")
 
 // quicHost is a listen host (slot 0) on a QUIC socket on loopback that
 // admits only connect tokens minted for it, and its URL.
-func quicHost(t *testing.T) (*netplay.Match[World, Buttons], *quic.Transport, string) {
+func quicHost(t *testing.T) (*netplay.Match[World, Buttons], quic.Transport, string) {
 	t.Helper()
 	v, err := tokenverify.NewVerifier(quicSecret, quicHostAddr, tokenverify.Config{})
 	require.NoError(t, err)
@@ -88,7 +88,7 @@ func TestConnectQUIC(t *testing.T) {
 	require.Equal(t, "court", c.Name(0), "the host's name, from its hello")
 	require.Equal(t, "alice", h.Name(1))
 	require.Equal(t, "court", c.Room())
-	ct, ok := c.Transport().(*quic.Transport)
+	ct, ok := c.Transport().(quic.Transport)
 	require.True(t, ok, "the match's transport is QUIC's")
 	require.Equal(t, "quic://"+quicHostAddr, string(ct.Host()))
 	_, placed := c.Placement()

@@ -131,7 +131,7 @@ type fleetHost struct {
 	game string
 	o    options
 	f    fleetOptions
-	qt   *quic.Transport
+	qt   quic.Transport
 	gate *fleetGate
 	mem  *fleethost.Member
 	log  *slog.Logger

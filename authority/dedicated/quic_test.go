@@ -128,7 +128,7 @@ func TestMatchOverQUICWebTransportAndWebRTC(t *testing.T) {
 // closers is a WebRTC transport with the signaling client it negotiates
 // through.
 type closers struct {
-	*webrtc.Transport
+	webrtc.Transport
 	sc *client.Client
 }
 

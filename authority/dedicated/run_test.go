@@ -204,7 +204,7 @@ func TestGamesChecked(t *testing.T) {
 	require.Equal(t, []string{"line", "line3"}, gs.names())
 }
 
-var _ transport.Transport = (*webrtc.Transport)(nil)
+var _ transport.Transport = (webrtc.Transport)(nil)
 
 // TestHostAnnouncesThroughNetplay: a dedicated host is found by
 // netplay.Connect (its Announcer answers the client's hello), and a

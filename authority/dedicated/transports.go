@@ -117,7 +117,7 @@ func listenUDP(q quicOptions, maxPeers int, log *slog.Logger) (*udp.Transport, e
 // the address, the certificate's SHA-256 and the WebTransport URL.
 // With -token-secret-file, admit (if not nil) may refuse a client by its
 // token's claims (quic.Config.Admit).
-func listenQUIC(q quicOptions, maxPeers int, admit func(connecttoken.Claims) error, log *slog.Logger) (*quic.Transport, error) {
+func listenQUIC(q quicOptions, maxPeers int, admit func(connecttoken.Claims) error, log *slog.Logger) (quic.Transport, error) {
 	cfg := quic.Config{WebTransport: q.webTransport, Address: q.public, MaxPeers: maxPeers, Tuning: quic.Tuning{MaxConnsPerAddr: q.perAddr}}
 	if q.cert != "" {
 		c, err := tls.LoadX509KeyPair(q.cert, q.key)
@@ -161,8 +161,8 @@ type hostTransports struct {
 	room   string // the room's name (the game's settings derive from it)
 	join   string // the room's join URL; empty without WebRTC
 	id     string // the host's id in the room
-	rtc    *webrtc.Transport
-	qt     *quic.Transport
+	rtc    webrtc.Transport
+	qt     quic.Transport
 	ut     *udp.Transport
 	closes []func() error
 }

@@ -523,7 +523,7 @@ func (m *netMatch) wireCounts() wireCounts {
 		st := rtc.Stats()
 		return wireCounts{transportfigures.WebRTC, float64(st.PacketsSent), float64(st.BytesSent), float64(st.PacketsReceived), float64(st.BytesReceived)}
 	}
-	if qt, ok := m.nm.Transport().(*quic.Transport); ok {
+	if qt, ok := m.nm.Transport().(quic.Transport); ok {
 		st := qt.Stats()
 		return wireCounts{transportfigures.QUIC, float64(st.PacketsSent), float64(st.BytesSent), float64(st.PacketsReceived), float64(st.BytesReceived)}
 	}
@@ -571,7 +571,7 @@ func (m *netMatch) extra() (out []string) {
 			out = append(out, fmt.Sprintf("WebRTC superseded   %d sends by newer ones of their kind (channel above its threshold)", st.SendsSuperseded))
 		}
 	}
-	if qt, ok := m.nm.Transport().(*quic.Transport); ok { // a client of a dedicated host, not impaired
+	if qt, ok := m.nm.Transport().(quic.Transport); ok { // a client of a dedicated host, not impaired
 		if st := qt.Stats(); st.SendsSkipped+st.SendsStale+st.SendsSuperseded+st.ReceivesDropped+st.SendErrors > 0 {
 			out = append(out, fmt.Sprintf("QUIC dropped        %d sends (%d stale, %d bulk refused), %d superseded by newer ones of their kind, %d receives (queue full), %d send errors",
 				st.SendsSkipped+st.SendsStale, st.SendsStale, st.SendsSkipped, st.SendsSuperseded, st.ReceivesDropped, st.SendErrors))
@@ -581,7 +581,7 @@ func (m *netMatch) extra() (out []string) {
 }
 
 func (m *netMatch) impairNote() string {
-	imp, ok := m.nm.Transport().(*impair.Transport)
+	imp, ok := m.nm.Transport().(impair.Transport)
 	if !ok {
 		return ""
 	}

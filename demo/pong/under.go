@@ -28,6 +28,6 @@ func authClientOf(m *netplay.Match[State, Input]) *authority.Client[State, Input
 	return netplayhatch.Of[*authority.Client[State, Input]](m)
 }
 
-func webRTCOf(m *netplay.Match[State, Input]) *webrtc.Transport {
-	return netplayhatch.Of[*webrtc.Transport](m)
+func webRTCOf(m *netplay.Match[State, Input]) webrtc.Transport {
+	return netplayhatch.Of[webrtc.Transport](m)
 }

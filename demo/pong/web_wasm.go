@@ -160,7 +160,7 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 	watchers := 0
 	for n := 0; ; n++ {
 		<-tick.C
-		if rtc := netplayhatch.Of[*webrtc.Transport](m); rtc != nil {
+		if rtc := netplayhatch.Of[webrtc.Transport](m); rtc != nil {
 			peerEvents = rtc.Events(peerEvents[:0])
 			for _, e := range peerEvents {
 				if e.Kind == transport.PeerGone && e.Err != nil {

@@ -16,7 +16,7 @@ var Under func(m any) [5]any
 
 // Of returns what runs under the netplay.Match m as a T (*p2p.Session[S,
 // I], *p2p.Spectator[S, I], *authority.Host[S, I], *authority.Client[S,
-// I] or *webrtc.Transport), or T's zero value when m runs none (another
+// I] or webrtc.Transport), or T's zero value when m runs none (another
 // mode, not yet connected).
 func Of[T any](m any) T {
 	var zero T

@@ -162,7 +162,7 @@ func webrtcHostCPU(cfg Config) (time.Duration, error) {
 }
 
 // webrtcClient joins url and connects to host only.
-func webrtcClient(ctx context.Context, url string, host transport.Peer) (*webrtc.Transport, transport.Peer, error) {
+func webrtcClient(ctx context.Context, url string, host transport.Peer) (webrtc.Transport, transport.Peer, error) {
 	c, err := webrtc.Dial(ctx, url, webrtc.Config{LoopbackOnly: true, Accept: func(p transport.Peer) bool { return p == host }})
 	if err != nil {
 		return nil, "", err

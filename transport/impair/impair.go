@@ -46,9 +46,18 @@ type Stats struct {
 	HeldOut, HeldIn             int    // held back now
 }
 
-// Transport is an impaired transport.Transport: see the package
-// documentation.
-type Transport struct {
+// Transport is an impaired transport.Transport, as New returns it: see the
+// package documentation. It is a transport.Expecter too (Expect and
+// ExpectAnyone pass to the wrapped transport when it is one).
+type Transport interface {
+	transport.Transport
+	transport.Expecter
+	// Stats returns what the wrapper did to datagrams so far.
+	Stats() Stats
+}
+
+// impaired is the Transport New returns.
+type impaired struct {
 	inner transport.Transport
 
 	mu      sync.Mutex
@@ -75,7 +84,7 @@ func (c *Config) Wrap(inner transport.Transport) (transport.Transport, error) {
 // New wraps inner. It fails with rollnet.ErrConfig for a Config out of range
 // (wrapping rollnet.ErrConfig for a Link). The Transport owns inner from now on:
 // Close closes it.
-func New(inner transport.Transport, cfg Config) (*Transport, error) {
+func New(inner transport.Transport, cfg Config) (Transport, error) {
 	if inner == nil {
 		return nil, fmt.Errorf("%w: impair: nil transport", rollnet.ErrConfig)
 	}
@@ -94,7 +103,7 @@ func New(inner transport.Transport, cfg Config) (*Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: impair: In: %w", rollnet.ErrConfig, err)
 	}
-	t := &Transport{
+	t := &impaired{
 		inner:   inner,
 		out:     linkmodel.New(out, linkmodel.Seed(cfg.Seed, me, "out")),
 		in:      linkmodel.New(in, linkmodel.Seed(cfg.Seed, me, "in")),
@@ -111,10 +120,10 @@ func New(inner transport.Transport, cfg Config) (*Transport, error) {
 }
 
 // Local is the wrapped transport's identity.
-func (t *Transport) Local() transport.Peer { return t.inner.Local() }
+func (t *impaired) Local() transport.Peer { return t.inner.Local() }
 
 // Stats returns the counts so far.
-func (t *Transport) Stats() Stats {
+func (t *impaired) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.stats
@@ -124,7 +133,7 @@ func (t *Transport) Stats() Stats {
 
 // hold runs one datagram through a direction's model and holds what
 // survives (two copies for a duplicate); t.mu is held.
-func (t *Transport) hold(m *linkmodel.Model, l *line, ordered bool, now time.Time, peer transport.Peer, b []byte, lost, dup *uint64) {
+func (t *impaired) hold(m *linkmodel.Model, l *line, ordered bool, now time.Time, peer transport.Peer, b []byte, lost, dup *uint64) {
 	f := m.Next()
 	if f.Lost {
 		*lost++
@@ -153,7 +162,7 @@ func (t *Transport) hold(m *linkmodel.Model, l *line, ordered bool, now time.Tim
 // the wrapped transport at its delivery time, where an error (the peer
 // gone, say) is no longer the caller's to see. It fails with
 // transport.ErrTooLarge or transport.ErrClosed.
-func (t *Transport) Send(to transport.Peer, b []byte) error {
+func (t *impaired) Send(to transport.Peer, b []byte) error {
 	if len(b) > transport.MaxDatagram {
 		return transport.ErrTooLarge
 	}
@@ -174,7 +183,7 @@ func (t *Transport) Send(to transport.Peer, b []byte) error {
 // the rest back) and returns the earliest datagram whose time has come, or
 // transport.ErrNoPacket. A datagram longer than buf is dropped with
 // transport.ErrShortBuffer.
-func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+func (t *impaired) Receive(buf []byte) (int, transport.Peer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -211,7 +220,7 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 
 // run passes each datagram held on the way out to the wrapped transport
 // when its time comes.
-func (t *Transport) run() {
+func (t *impaired) run() {
 	defer close(t.stopped)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -244,7 +253,7 @@ func (t *Transport) run() {
 
 // Expect forwards to the wrapped transport when it is a
 // transport.Expecter. Datagrams already held are delivered.
-func (t *Transport) Expect(peers ...transport.Peer) {
+func (t *impaired) Expect(peers ...transport.Peer) {
 	if x, ok := t.inner.(transport.Expecter); ok {
 		x.Expect(peers...)
 	}
@@ -252,7 +261,7 @@ func (t *Transport) Expect(peers ...transport.Peer) {
 
 // ExpectAnyone forwards to the wrapped transport when it is a
 // transport.Expecter.
-func (t *Transport) ExpectAnyone() {
+func (t *impaired) ExpectAnyone() {
 	if x, ok := t.inner.(transport.Expecter); ok {
 		x.ExpectAnyone()
 	}
@@ -260,7 +269,7 @@ func (t *Transport) ExpectAnyone() {
 
 // Close stops the delay lines (what they hold is lost) and closes the
 // wrapped transport. It is safe to call more than once.
-func (t *Transport) Close() error {
+func (t *impaired) Close() error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -274,8 +283,8 @@ func (t *Transport) Close() error {
 }
 
 var (
-	_ transport.Transport = (*Transport)(nil)
-	_ transport.Expecter  = (*Transport)(nil)
+	_ transport.Transport = (*impaired)(nil)
+	_ transport.Expecter  = (*impaired)(nil)
 )
 
 // modelOf is l in the link model's terms (transport/local's Network

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // pair is two endpoints of a perfect local network on the wall clock
 // (fake inside synctest), a wrapped in cfg.
-func pair(t *testing.T, cfg impair.Config) (*impair.Transport, *local.Endpoint) {
+func pair(t *testing.T, cfg impair.Config) (impair.Transport, *local.Endpoint) {
 	t.Helper()
 	net, err := local.NewNetwork(local.Config{})
 	require.NoError(t, err)
@@ -343,7 +343,7 @@ func TestAllocs(t *testing.T) {
 }
 
 // TestWrap: Config.Wrap is New behind an interface (netplay.Config.Impair
-// holds it): a wrapped *Transport, or New's refusal.
+// holds it): a wrapped Transport, or New's refusal.
 func TestWrap(t *testing.T) {
 	net, err := local.NewNetwork(local.Config{})
 	require.NoError(t, err)
@@ -354,8 +354,8 @@ func TestWrap(t *testing.T) {
 	} = &impair.Config{Seed: 1}
 	tr, err := w.Wrap(a)
 	require.NoError(t, err)
-	it, ok := tr.(*impair.Transport)
-	require.True(t, ok, "Wrap returns the *impair.Transport: %T", tr)
+	it, ok := tr.(impair.Transport)
+	require.True(t, ok, "Wrap returns the impair.Transport: %T", tr)
 	require.Equal(t, a.Local(), it.Local())
 	require.NoError(t, it.Close())
 	_, err = (&impair.Config{QueueLen: -1}).Wrap(a)

@@ -14,7 +14,7 @@ import (
 
 // pollUntil polls r until a datagram arrives, yielding between polls
 // (the loops that fill the queue need the core).
-func pollUntil(r *Transport, buf []byte) {
+func pollUntil(r *qtransport, buf []byte) {
 	for {
 		if _, _, err := r.Receive(buf); err == nil {
 			return

@@ -37,7 +37,7 @@ func (c quicConn) closeWith(reason string) { _ = c.CloseWithError(0, reason) }
 // clientState is a client Transport's connection and the sockets it has
 // used.
 type clientState struct {
-	t    *Transport
+	t    *qtransport
 	conn *quicgo.Conn
 
 	mu    sync.Mutex
@@ -48,7 +48,7 @@ type clientState struct {
 }
 
 // dialUDP is Dial, natively.
-func dialUDP(ctx context.Context, addr string, cfg Config) (*Transport, error) {
+func dialUDP(ctx context.Context, addr string, cfg Config) (*qtransport, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func dialUDP(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 	t := newTransport(cfg)
 	c := &clientState{t: t, paths: []*quicgo.Transport{{Conn: udp}}}
 	t.cl = c
-	fail := func(err error) (*Transport, error) {
+	fail := func(err error) (*qtransport, error) {
 		t.cancel()
 		_ = c.close()
 		return nil, err
@@ -170,7 +170,7 @@ func (c *clientState) hello(ctx context.Context, h hello) (welcome, error) {
 	return w, nil
 }
 
-func (t *Transport) migrate(ctx context.Context) error {
+func (t *qtransport) migrate(ctx context.Context) error {
 	c := t.cl
 	if c == nil {
 		return ErrNotClient
@@ -211,7 +211,7 @@ func (t *Transport) migrate(ctx context.Context) error {
 
 // LocalAddr is the UDP address a client's connection sends from now (it
 // changes with Migrate), nil on a host.
-func (t *Transport) LocalAddr() net.Addr {
+func (t *qtransport) LocalAddr() net.Addr {
 	if t.cl == nil {
 		return nil
 	}

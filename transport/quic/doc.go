@@ -4,7 +4,7 @@
 //
 // # Contract
 //
-// A *Transport implements transport.Transport and transport.Expecter. A
+// A Transport implements transport.Transport and transport.Expecter. A
 // host (Listen) has one peer per admitted connection; a client (Dial) has
 // one peer, its host.
 //

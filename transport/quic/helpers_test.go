@@ -16,17 +16,17 @@ import (
 const wait = 10 * time.Second
 
 // listen starts a host on loopback for the test.
-func listen(t testing.TB, cfg Config) *Transport {
+func listen(t testing.TB, cfg Config) *qtransport {
 	t.Helper()
 	h, err := Listen("127.0.0.1:0", cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
-	return h
+	return h.(*qtransport)
 }
 
 // dialHost connects a client to h, pinning its certificate, and waits
 // until h has admitted it.
-func dialHost(t testing.TB, h *Transport, cfg Config) *Transport {
+func dialHost(t testing.TB, h *qtransport, cfg Config) *qtransport {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -35,11 +35,11 @@ func dialHost(t testing.TB, h *Transport, cfg Config) *Transport {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	require.Equal(t, h.Local(), c.Host(), "the client's name for the host")
-	return c
+	return c.(*qtransport)
 }
 
 // receiveWithin polls r until a datagram arrives, for at most wait.
-func receiveWithin(t testing.TB, r *Transport, what string) ([]byte, transport.Peer) {
+func receiveWithin(t testing.TB, r *qtransport, what string) ([]byte, transport.Peer) {
 	t.Helper()
 	buf := make([]byte, transport.MaxDatagram)
 	deadline := time.Now().Add(wait)

@@ -33,7 +33,7 @@ const packetSize = 1280
 
 // hostState is a host Transport's listener and its admission bookkeeping.
 type hostState struct {
-	t        *Transport
+	t        *qtransport
 	udp      net.PacketConn
 	qt       *quicgo.Transport
 	ln       *quicgo.Listener
@@ -48,7 +48,7 @@ type hostState struct {
 }
 
 // listenUDP is Listen, natively.
-func listenUDP(addr string, cfg Config) (*Transport, error) {
+func listenUDP(addr string, cfg Config) (*qtransport, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func listenUDP(addr string, cfg Config) (*Transport, error) {
 	return t, nil
 }
 
-func listenOn(udp net.PacketConn, cfg Config) (*Transport, error) {
+func listenOn(udp net.PacketConn, cfg Config) (*qtransport, error) {
 	cert := cfg.Certificate
 	if cert == nil {
 		c, err := SelfSigned()
@@ -124,7 +124,7 @@ var clientTokens = quicgo.NewLRUTokenStore(64, 4)
 // streams beyond the hello's, the timeouts of cfg, and a fixed initial
 // packet size so that every path (a migrated one too) carries a
 // transport.MaxDatagram payload from its first packet.
-func (t *Transport) quicConfig() *quicgo.Config {
+func (t *qtransport) quicConfig() *quicgo.Config {
 	c := &quicgo.Config{
 		EnableDatagrams:       true,
 		HandshakeIdleTimeout:  t.cfg.Tuning.HandshakeTimeout,
@@ -162,14 +162,14 @@ func (t *Transport) quicConfig() *quicgo.Config {
 	return c
 }
 
-func (t *Transport) certHash() [32]byte {
+func (t *qtransport) certHash() [32]byte {
 	if t.host == nil {
 		return [32]byte{}
 	}
 	return t.host.certHash
 }
 
-func (t *Transport) addr() net.Addr {
+func (t *qtransport) addr() net.Addr {
 	if t.host == nil {
 		return nil
 	}

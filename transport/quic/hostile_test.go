@@ -20,7 +20,7 @@ import (
 // rawDial completes a QUIC handshake with h from a socket on ip (a
 // loopback address), offering the ALPN entries alpn, and does nothing
 // else: no hello.
-func rawDial(ctx context.Context, h *Transport, ip string, alpn ...string) (*quicgo.Conn, error) {
+func rawDial(ctx context.Context, h *qtransport, ip string, alpn ...string) (*quicgo.Conn, error) {
 	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP(ip)})
 	if err != nil {
 		return nil, err

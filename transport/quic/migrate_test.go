@@ -64,7 +64,7 @@ func TestMigrationKeepsThePeer(t *testing.T) {
 	exchange(1000)
 }
 
-func tryReceive(r *Transport) ([]byte, transport.Peer, bool) {
+func tryReceive(r *qtransport) ([]byte, transport.Peer, bool) {
 	buf := make([]byte, 1200)
 	n, from, err := r.Receive(buf)
 	if err != nil {
@@ -82,7 +82,7 @@ func kinds(es []transport.PeerEvent) []transport.PeerEventKind {
 }
 
 // hostView is the client's address as the host's connection sees it.
-func hostView(t *testing.T, h, c *Transport) string {
+func hostView(t *testing.T, h, c *qtransport) string {
 	t.Helper()
 	h.mu.RLock()
 	defer h.mu.RUnlock()

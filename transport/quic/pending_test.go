@@ -22,7 +22,7 @@ import (
 // made again, at most rate handshakes a second in all, until ctx ends.
 // alpn is Protocol (a native client) or alpnH3 (a browser that never asks
 // for a session). It returns the handshakes completed, when done.
-func squatters(ctx context.Context, h *Transport, addrs, perAddr, rate int, alpn string) (wait func() int) {
+func squatters(ctx context.Context, h *qtransport, addrs, perAddr, rate int, alpn string) (wait func() int) {
 	var (
 		wg    sync.WaitGroup
 		made  atomic.Int64

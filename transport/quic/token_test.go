@@ -21,7 +21,7 @@ import (
 var tokenSecret = []byte("the backend's secret, shared with its hosts")
 
 // tokenHost starts a host that admits only connect tokens minted for it.
-func tokenHost(t *testing.T) (*Transport, *tokenverify.Verifier) {
+func tokenHost(t *testing.T) (*qtransport, *tokenverify.Verifier) {
 	t.Helper()
 	// The address the backend names is the host's public one; on loopback
 	// it is fixed before the socket is, so name it first.
@@ -42,11 +42,14 @@ func grant(t *testing.T, client uint64, mutate func(*connecttoken.Claims)) *conn
 	return &g
 }
 
-func dialGrant(h *Transport, g *connecttoken.Grant) (*Transport, error) {
+func dialGrant(h *qtransport, g *connecttoken.Grant) (*qtransport, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	c, err := Dial(ctx, h.Addr().String(), Config{PinSHA256: h.CertHash(), Grant: g})
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	return c.(*qtransport), nil
 }
 
 // A client with a token the host's Verifier accepts is admitted under the
@@ -165,7 +168,7 @@ func TestTokenReconnectIsTheSamePeer(t *testing.T) {
 	require.Equal(t, second.Local(), from)
 }
 
-func peerNames(h *Transport) []string {
+func peerNames(h *qtransport) []string {
 	var s []string
 	for _, p := range h.Peers(nil) {
 		s = append(s, string(p))

@@ -10,6 +10,7 @@ import (
 	"github.com/rollnet/rollnet/internal/recvqueue"
 	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // Stats counts what a Transport did. All counters only grow.
@@ -85,10 +86,72 @@ type counters struct {
 }
 
 // Transport carries datagrams over QUIC connections: a host's to each of
-// its clients (Listen), a client's to its host (Dial). It implements
-// transport.Transport and transport.Expecter; see the package
-// documentation.
-type Transport struct {
+// its clients (Listen), a client's to its host (Dial, DialWebTransport). It
+// is a transport.Transport, transport.PeerSet, transport.BulkSender and
+// transport.Expecter (their documentation is the contract; see the package
+// documentation for this transport's rules), and has QUIC's own calls.
+//
+// What the contract leaves to a transport, QUIC does so:
+//   - Local is "quic://" and the host's address on a host, the id the host
+//     assigned on a client.
+//   - Send copies b into the peer's send queue and returns at once; the
+//     peer's send loop hands it to the connection. A datagram that finds
+//     Config.Tuning.SendQueueLen datagrams waiting supersedes the oldest
+//     waiting one of its kind (the same first byte), or else pushes out the
+//     oldest; the send loop drops what waited more than 250 ms. Both are
+//     counted (Stats), and Send returns nil, as for a datagram lost on the
+//     wire. SendBulk may wait behind up to Config.Tuning.BulkQueueLen
+//     datagrams rather than SendQueueLen.
+//   - Receive takes the peers round robin. Expect drops any other peer's
+//     datagrams on arrival, and those waiting now; both count in
+//     Stats.ReceivesUnexpected.
+//   - Events: PeerConnected when a peer is admitted (host) or welcomed
+//     (client), PeerGone when its connection closed or timed out, with Err
+//     transport.ErrPeerClosed or transport.ErrReplaced. At most 4 per
+//     Config.MaxPeers are kept; older ones are dropped first.
+//   - Close closes every connection (telling each peer), then the sockets,
+//     and waits for every goroutine the Transport started. It is
+//     idempotent.
+type Transport interface {
+	transport.Transport
+	transport.PeerSet
+	transport.BulkSender
+	transport.Expecter
+
+	// Host is the host's id on a client Transport (its only peer), and
+	// the zero Peer on a host.
+	Host() transport.Peer
+	// Addr is the host's UDP socket address (nil on a client).
+	Addr() net.Addr
+	// LocalAddr is the UDP address a client's connection sends from now
+	// (it changes with Migrate), nil on a host and in a browser.
+	LocalAddr() net.Addr
+	// CertHash is the SHA-256 of the host's certificate, for clients to
+	// pin (Config.PinSHA256) and browsers to name in
+	// serverCertificateHashes. It is zero on a client.
+	CertHash() [32]byte
+	// Migrate moves a client's connection to a new UDP socket (a phone
+	// that changed networks, a NAT that forgot the mapping): it opens the
+	// socket, probes the new path, and switches to it once the host
+	// answered. The connection, and so the peer on both sides, is the
+	// same; datagrams sent meanwhile travel the old path. The old socket
+	// stays open until Close (quic-go closes a connection with the socket
+	// it started on); at most Config.Tuning.MaxMigrations are held. It
+	// fails with ErrNotClient on a host, ErrTooManyMigrations past that
+	// bound, and in a browser with an error wrapping
+	// errors.ErrUnsupported.
+	Migrate(ctx context.Context) error
+	// PeerClaims returns the claims of the connect token an admitted
+	// peer presented (host with Config.Tokens), and whether it has one:
+	// a host that runs several matches routes a peer to its match by
+	// Claims.Room.
+	PeerClaims(p transport.Peer) (connecttoken.Claims, bool)
+	// Stats returns the counts so far.
+	Stats() Stats
+}
+
+// qtransport is the Transport Listen, Dial and DialWebTransport return.
+type qtransport struct {
 	cfg   Config
 	local transport.Peer
 	start time.Time // the send queues' clock: nanoseconds since then
@@ -131,9 +194,9 @@ type datagramConn interface {
 	closeWith(reason string)
 }
 
-func newTransport(cfg Config) *Transport {
+func newTransport(cfg Config) *qtransport {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &Transport{
+	t := &qtransport{
 		cfg:    cfg,
 		start:  time.Now(),
 		q:      recvqueue.New(cfg.Tuning.QueueLen),
@@ -147,7 +210,7 @@ func newTransport(cfg Config) *Transport {
 
 // Local is this endpoint's identity: "quic://" and the host's address on a
 // host, the id the host assigned on a client.
-func (t *Transport) Local() transport.Peer { return t.local }
+func (t *qtransport) Local() transport.Peer { return t.local }
 
 // Send copies b into the peer's send queue and returns at once; the
 // peer's send loop hands it to the connection. A datagram that finds
@@ -155,7 +218,7 @@ func (t *Transport) Local() transport.Peer { return t.local }
 // of its kind (the same first byte), or else pushes out the oldest; the
 // send loop drops what waited more than 250 ms. Both are counted (see
 // Stats), and Send returns nil, as for a datagram lost on the wire.
-func (t *Transport) Send(to transport.Peer, b []byte) error {
+func (t *qtransport) Send(to transport.Peer, b []byte) error {
 	_, err := t.send(to, b, t.cfg.Tuning.SendQueueLen)
 	return err
 }
@@ -165,13 +228,13 @@ func (t *Transport) Send(to transport.Peer, b []byte) error {
 // Config.Tuning.BulkQueueLen datagrams rather than SendQueueLen, and it reports
 // whether it was taken, so that the sender stops its burst at the first
 // one dropped and sends it again later.
-func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
+func (t *qtransport) SendBulk(to transport.Peer, b []byte) (bool, error) {
 	return t.send(to, b, -t.cfg.Tuning.BulkQueueLen)
 }
 
 // send queues b for to: as a bulk datagram behind at most -limit when
 // limit is negative.
-func (t *Transport) send(to transport.Peer, b []byte, limit int) (bool, error) {
+func (t *qtransport) send(to transport.Peer, b []byte, limit int) (bool, error) {
 	t.mu.RLock()
 	if t.closed {
 		t.mu.RUnlock()
@@ -212,11 +275,11 @@ func (t *Transport) send(to transport.Peer, b []byte, limit int) (bool, error) {
 }
 
 // now is the send queues' clock.
-func (t *Transport) now() int64 { return int64(time.Since(t.start)) }
+func (t *qtransport) now() int64 { return int64(time.Since(t.start)) }
 
 // Receive copies the oldest received datagram of the next peer in turn into
 // buf (peers are taken round robin). It never blocks.
-func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+func (t *qtransport) Receive(buf []byte) (int, transport.Peer, error) {
 	t.mu.RLock()
 	closed := t.closed
 	t.mu.RUnlock()
@@ -229,23 +292,23 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 // Expect names the peers whose datagrams Receive returns (see
 // transport.Expecter): any other peer's are dropped on arrival, and those
 // waiting now are dropped; both count in Stats.ReceivesUnexpected.
-func (t *Transport) Expect(peers ...transport.Peer) {
+func (t *qtransport) Expect(peers ...transport.Peer) {
 	t.rc.Expect(t.q, peers)
 }
 
 // ExpectAnyone makes Receive return every peer's datagrams again (see
 // transport.Expecter) until the next Expect.
-func (t *Transport) ExpectAnyone() { t.q.ExpectAnyone() }
+func (t *qtransport) ExpectAnyone() { t.q.ExpectAnyone() }
 
 // Peers appends the connected peers to dst, sorted, and returns the
 // extended slice.
-func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
+func (t *qtransport) Peers(dst []transport.Peer) []transport.Peer {
 	return t.set.Peers(dst)
 }
 
 // WaitPeers blocks until at least n peers are connected and returns them,
 // sorted. It fails with ctx's error, or transport.ErrClosed.
-func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+func (t *qtransport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
 	return t.set.WaitPeers(ctx, n)
 }
 
@@ -254,12 +317,12 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 // is admitted (host) or welcomed (client), PeerGone when its connection
 // closed or timed out, with Err transport.ErrPeerClosed or transport.ErrReplaced. At most 4
 // per Config.MaxPeers are kept; older ones are dropped first.
-func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
+func (t *qtransport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
 }
 
 // Stats returns the counters.
-func (t *Transport) Stats() Stats {
+func (t *qtransport) Stats() Stats {
 	return Stats{
 		PacketsSent:        t.c.packetsSent.Load(),
 		BytesSent:          t.c.bytesSent.Load(),
@@ -287,7 +350,7 @@ func (t *Transport) Stats() Stats {
 
 // Close closes every connection (telling each peer), then the sockets, and
 // waits for every goroutine the Transport started. It is idempotent.
-func (t *Transport) Close() error {
+func (t *qtransport) Close() error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -320,7 +383,7 @@ func (t *Transport) Close() error {
 // starts nothing, when the Transport is closed. A peer with p's id that
 // is still connected is replaced: gone with transport.ErrReplaced, its lane (and the
 // datagrams waiting in it) kept for p.
-func (t *Transport) addPeer(p *peer) bool {
+func (t *qtransport) addPeer(p *peer) bool {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -350,7 +413,7 @@ func (t *Transport) addPeer(p *peer) bool {
 
 // pruneGoneLocked forgets gone peers (Send to them then returns
 // transport.ErrUnknownPeer) once more than MaxPeers are remembered.
-func (t *Transport) pruneGoneLocked() {
+func (t *qtransport) pruneGoneLocked() {
 	if len(t.peers) < 2*t.cfg.MaxPeers {
 		return
 	}
@@ -364,7 +427,7 @@ func (t *Transport) pruneGoneLocked() {
 
 // peerGone marks p gone for reason, unless it already is, and closes its
 // connection. The lane goes too unless a newer connection took p's id.
-func (t *Transport) peerGone(p *peer, reason error) {
+func (t *qtransport) peerGone(p *peer, reason error) {
 	t.mu.Lock()
 	if p.gone != nil {
 		t.mu.Unlock()
@@ -388,7 +451,7 @@ func (t *Transport) peerGone(p *peer, reason error) {
 
 // readLoop moves p's datagrams into the receive queue. quic-go allocates
 // each datagram it hands over; this loop allocates nothing of its own.
-func (t *Transport) readLoop(p *peer) {
+func (t *qtransport) readLoop(p *peer) {
 	defer t.wg.Done()
 	for {
 		b, err := p.conn.ReceiveDatagram(p.ctx)
@@ -406,7 +469,7 @@ func (t *Transport) readLoop(p *peer) {
 
 // sendLoop hands p's queued datagrams to its connection, which may block
 // (quic-go queues at most 32 datagrams per connection): Send never does.
-func (t *Transport) sendLoop(p *peer) {
+func (t *qtransport) sendLoop(p *peer) {
 	defer t.wg.Done()
 	buf := make([]byte, transport.MaxDatagram)
 	for {
@@ -435,11 +498,11 @@ func (t *Transport) sendLoop(p *peer) {
 
 // emitLocked records a peer event, dropping the oldest past the bound.
 // t.mu must be held for writing.
-func (t *Transport) emitLocked(e transport.PeerEvent) { t.set.EmitLocked(e) }
+func (t *qtransport) emitLocked(e transport.PeerEvent) { t.set.EmitLocked(e) }
 
 var (
-	_ transport.Transport  = (*Transport)(nil)
-	_ transport.Expecter   = (*Transport)(nil)
-	_ transport.PeerSet    = (*Transport)(nil)
-	_ transport.BulkSender = (*Transport)(nil)
+	_ transport.Transport  = (*qtransport)(nil)
+	_ transport.Expecter   = (*qtransport)(nil)
+	_ transport.PeerSet    = (*qtransport)(nil)
+	_ transport.BulkSender = (*qtransport)(nil)
 )

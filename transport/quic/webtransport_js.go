@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/transport"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // In a browser (GOOS=js) the package is a client only, over the page's own
@@ -57,25 +58,38 @@ func (c *clientState) close() error {
 var errNotInBrowser = fmt.Errorf("quic: not in a browser (use DialWebTransport): %w", errors.ErrUnsupported)
 
 // listenUDP: a page cannot listen on UDP.
-func listenUDP(string, Config) (*Transport, error) { return nil, errNotInBrowser }
+func listenUDP(string, Config) (*qtransport, error) { return nil, errNotInBrowser }
 
 // dialUDP: a browser has no raw QUIC (DialWebTransport is its way).
-func dialUDP(context.Context, string, Config) (*Transport, error) { return nil, errNotInBrowser }
+func dialUDP(context.Context, string, Config) (*qtransport, error) { return nil, errNotInBrowser }
 
 // migrate: a migration is the browser's own business.
-func (t *Transport) migrate(context.Context) error { return errNotInBrowser }
+func (t *qtransport) migrate(context.Context) error { return errNotInBrowser }
 
 // certHash and addr are a host's; zero in a browser.
-func (t *Transport) certHash() [32]byte { return [32]byte{} }
+func (t *qtransport) certHash() [32]byte { return [32]byte{} }
 
-func (t *Transport) addr() net.Addr { return nil }
+func (t *qtransport) addr() net.Addr { return nil }
+
+// LocalAddr: a browser's socket is its own.
+func (t *qtransport) LocalAddr() net.Addr { return nil }
+
+// PeerClaims: a browser is a client; only a host holds claims.
+func (t *qtransport) PeerClaims(transport.Peer) (connecttoken.Claims, bool) {
+	return connecttoken.Claims{}, false
+}
 
 // DialWebTransport opens a WebTransport session to the host at rawURL
 // ("https://HOST:PORT" + WebTransportPath), with Config.Grant's token in
 // the URL and its key in the hello, and returns a Transport whose one peer
 // is the host. It fails with ErrRefused when the host does not admit this
 // client, or ctx's error.
-func DialWebTransport(ctx context.Context, rawURL string, cfg Config) (*Transport, error) {
+func DialWebTransport(ctx context.Context, rawURL string, cfg Config) (Transport, error) {
+	return some(dialWebTransport(ctx, rawURL, cfg))
+}
+
+// dialWebTransport is DialWebTransport.
+func dialWebTransport(ctx context.Context, rawURL string, cfg Config) (*qtransport, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -103,7 +117,7 @@ func DialWebTransport(ctx context.Context, rawURL string, cfg Config) (*Transpor
 	}
 	wt := ctor.New(u.String(), opts)
 	c := &clientState{wt: wt}
-	fail := func(err error) (*Transport, error) {
+	fail := func(err error) (*qtransport, error) {
 		_ = c.close()
 		return nil, fmt.Errorf("quic: webtransport %s: %w", rawURL, err)
 	}
@@ -181,7 +195,7 @@ func (c *clientState) hello(ctx context.Context, h hello) (welcome, error) {
 // ReceiveDatagram only waits for the end: datagrams are pushed into the
 // receive queue by the page's read loop (read).
 type jsConn struct {
-	t      *Transport
+	t      *qtransport
 	wt     js.Value
 	writer js.Value
 	ended  chan struct{}

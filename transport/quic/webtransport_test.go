@@ -24,7 +24,7 @@ import (
 )
 
 // echo sends every datagram h receives back to its sender until ctx ends.
-func echo(ctx context.Context, h *Transport) {
+func echo(ctx context.Context, h *qtransport) {
 	buf := make([]byte, transport.MaxDatagram)
 	for ctx.Err() == nil {
 		n, from, err := h.Receive(buf)
@@ -66,7 +66,7 @@ func TestWebTransportInBrowser(t *testing.T) {
 // tokenWebTransportHost starts a host that serves WebTransport too and
 // admits only connect tokens minted for its socket's address, as the page
 // dials it.
-func tokenWebTransportHost(t *testing.T) (*Transport, *tokenverify.Verifier) {
+func tokenWebTransportHost(t *testing.T) (*qtransport, *tokenverify.Verifier) {
 	t.Helper()
 	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	require.NoError(t, err)

@@ -143,7 +143,7 @@ func (c *conn) on(v js.Value, event string, f func(this js.Value, args []js.Valu
 
 // watch hands c's local candidates, state changes and channel opening to
 // t, for p; each in a goroutine, off the page's event loop.
-func (t *Transport) watch(p *peer, c *conn) {
+func (t *rtcTransport) watch(p *peer, c *conn) {
 	c.on(c.pc, "icecandidate", func(_ js.Value, args []js.Value) {
 		ic := args[0].Get("candidate")
 		if ic.Type() != js.TypeObject || ic.Get("candidate").String() == "" {
@@ -279,7 +279,7 @@ func (ch browserChannel) Close() error { return ch.c.close() }
 
 // opened runs when p's data channel opens: it reads the channel through
 // its onmessage event into the receive queue.
-func (t *Transport) opened(p *peer) {
+func (t *rtcTransport) opened(p *peer) {
 	c := p.c
 	lane := t.q.Lane(p.id)
 	buf := make([]byte, maxMessageSize)

@@ -43,7 +43,7 @@ func TestCandidatesFollowDescription(t *testing.T) {
 			const rounds = 5
 			for i := range rounds {
 				ids := []string{fmt.Sprintf("a%d", i), fmt.Sprintf("b%d", i)}
-				trs := make([]*Transport, 2)
+				trs := make([]*rtcTransport, 2)
 				for j, id := range ids {
 					var sig signaler = h.join(id)
 					if !arrays {

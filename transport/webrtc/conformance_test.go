@@ -33,16 +33,16 @@ var rooms atomic.Int64
 
 // dialPair joins two loopback transports to a fresh room on the server at
 // base and waits until their data channel is open both ways.
-func dialPair(t testing.TB, base string, cfg Config) (a, b *Transport) {
+func dialPair(t testing.TB, base string, cfg Config) (a, b *rtcTransport) {
 	t.Helper()
 	cfg.LoopbackOnly = true
 	url := fmt.Sprintf("%s/room/r%d", base, rooms.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	a, err := Dial(ctx, url, cfg)
+	a, err := dial(ctx, url, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
-	b, err = Dial(ctx, url, cfg)
+	b, err = dial(ctx, url, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	_, err = a.WaitPeers(ctx, 1)

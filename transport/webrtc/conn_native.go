@@ -93,7 +93,7 @@ func (e engine) newConn() (*conn, error) {
 
 // watch hands c's local candidates, state changes and channel opening to
 // t, for p.
-func (t *Transport) watch(p *peer, c *conn) {
+func (t *rtcTransport) watch(p *peer, c *conn) {
 	c.pc.OnICECandidate(func(ic *pion.ICECandidate) {
 		if ic == nil {
 			t.bundleCandidate(p, nil) // gathering complete
@@ -148,7 +148,7 @@ func (c *conn) closeGracefully() error { return c.pc.GracefulClose() }
 
 // opened runs when p's data channel opens: it detaches the channel and
 // starts its read loop.
-func (t *Transport) opened(p *peer) {
+func (t *rtcTransport) opened(p *peer) {
 	rw, err := p.c.dc.Detach()
 	if err != nil {
 		t.peerGone(p, fmt.Errorf("%w: detach: %w", ErrSignaling, err), false)
@@ -170,7 +170,7 @@ func (t *Transport) opened(p *peer) {
 // readLoop moves p's datagrams into the receive queue. Its buffer is the
 // largest message the SCTP association accepts; it allocates nothing per
 // datagram.
-func (t *Transport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvqueue.Lane) {
+func (t *rtcTransport) readLoop(p *peer, rw io.ReadWriteCloser, lane *recvqueue.Lane) {
 	defer t.wg.Done()
 	buf := make([]byte, maxMessageSize)
 	for {

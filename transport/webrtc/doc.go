@@ -5,7 +5,7 @@
 //
 // # Contract
 //
-// A *Transport implements transport.Transport. Peer identities are the
+// A Transport implements transport.Transport. Peer identities are the
 // rendezvous ids (transport.Peer(signalingID)); Local is this endpoint's id.
 //
 //   - One PeerConnection per remote peer, one data channel on each:

@@ -117,7 +117,7 @@ func (p *inputProbe) Receive(buf []byte) (int, transport.Peer, error) {
 // player's peer has confirmed frames frames, recording the checksum of
 // every confirmed frame.
 type player struct {
-	tr        *Transport
+	tr        *rtcTransport
 	probe     *inputProbe
 	p2p       *p2p.Session[world, uint16]
 	index     int
@@ -140,9 +140,9 @@ func TestEndToEnd600Frames(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	trs := make([]*Transport, 2)
+	trs := make([]*rtcTransport, 2)
 	for i := range trs {
-		trs[i], err = Dial(ctx, url, Config{LoopbackOnly: true})
+		trs[i], err = dial(ctx, url, Config{LoopbackOnly: true})
 		require.NoError(t, err)
 		defer trs[i].Close()
 	}
@@ -183,7 +183,7 @@ func TestEndToEnd600Frames(t *testing.T) {
 // playGame runs a two-player P2P session over each of the two connected
 // transports until both have confirmed frames frames, checks that every
 // frame confirmed on both has the same checksum, and returns the players.
-func playGame(t *testing.T, ctx context.Context, trs []*Transport, frames rollnet.Frame) []*player {
+func playGame(t *testing.T, ctx context.Context, trs []*rtcTransport, frames rollnet.Frame) []*player {
 	t.Helper()
 	players := make([]*player, 2)
 	for i, tr := range trs {
@@ -327,7 +327,7 @@ func TestEndToEndVNetImpaired(t *testing.T) {
 		armed.Store(true)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		players := playGame(t, ctx, []*Transport{a, b}, 600)
+		players := playGame(t, ctx, []*rtcTransport{a, b}, 600)
 		rtts := roundTrips(players)
 		t.Logf("input round trip (fake time) over %d frames: p50 %v, p99 %v; %d packets dropped by the filter",
 			len(rtts), percentile(rtts, 0.5), percentile(rtts, 0.99), n.Load()/20)

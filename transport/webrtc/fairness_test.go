@@ -13,10 +13,10 @@ import (
 
 // meshOfThree connects player a, its real opponent b and a third room
 // member c on loopback through one hub, each with its own Config.
-func meshOfThree(t *testing.T, ca, cb, cc Config) (a, b, c *Transport) {
+func meshOfThree(t *testing.T, ca, cb, cc Config) (a, b, c *rtcTransport) {
 	t.Helper()
 	h := newHub()
-	trs := make([]*Transport, 3)
+	trs := make([]*rtcTransport, 3)
 	for i, cfg := range []Config{ca, cb, cc} {
 		cfg.LoopbackOnly = true
 		tr, err := newOn(cfg, h.join(string(rune('a'+i))))
@@ -110,7 +110,7 @@ func TestAcceptChoosesPeers(t *testing.T) {
 	h := newHub()
 	notC := func(p transport.Peer) bool { return p != "c" }
 	cfg := Config{LoopbackOnly: true, Accept: notC}
-	var trs []*Transport
+	var trs []*rtcTransport
 	for _, id := range []string{"a", "b", "c"} {
 		c := cfg
 		if id == "c" {

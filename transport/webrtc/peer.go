@@ -18,7 +18,7 @@ var errReplaced = errors.New("webrtc: connection replaced after both sides offer
 // their offer/answer exchange. It offers to the peers that joined only once
 // no event is waiting, so that a peer whose leave is already queued behind
 // its join is never offered to (a join/leave churn costs nothing).
-func (t *Transport) run() {
+func (t *rtcTransport) run() {
 	defer close(t.loopDone)
 	events := t.sig.events()
 	for {
@@ -54,7 +54,7 @@ func (t *Transport) run() {
 	}
 }
 
-func (t *Transport) handle(e signalEvent) {
+func (t *rtcTransport) handle(e signalEvent) {
 	id := transport.Peer(e.Peer)
 	if id == "" || id == t.local {
 		t.c.signalsInvalid.Add(1)
@@ -100,7 +100,7 @@ func (t *Transport) handle(e signalEvent) {
 }
 
 // offerJoined offers to every peer that joined since the last call.
-func (t *Transport) offerJoined() {
+func (t *rtcTransport) offerJoined() {
 	for _, id := range t.joined {
 		t.offer(id)
 	}
@@ -109,7 +109,7 @@ func (t *Transport) offerJoined() {
 
 // admit reports whether this endpoint connects to id: a peer it knows
 // already, or one Config.Accept accepts. A refusal is counted.
-func (t *Transport) admit(id transport.Peer) bool {
+func (t *rtcTransport) admit(id transport.Peer) bool {
 	if t.cfg.Accept == nil {
 		return true
 	}
@@ -125,7 +125,7 @@ func (t *Transport) admit(id transport.Peer) bool {
 
 // lookup returns the peer for id, creating a placeholder without a
 // connection when create is set. It returns nil over MaxPeers.
-func (t *Transport) lookup(id transport.Peer, create bool) *peer {
+func (t *rtcTransport) lookup(id transport.Peer, create bool) *peer {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if p, ok := t.peers[id]; ok || !create {
@@ -142,7 +142,7 @@ func (t *Transport) lookup(id transport.Peer, create bool) *peer {
 // evictGoneLocked forgets one gone peer to make room for a new one (Send to
 // it then returns transport.ErrUnknownPeer instead of ErrPeerGone). t.mu
 // must be held for writing.
-func (t *Transport) evictGoneLocked() bool {
+func (t *rtcTransport) evictGoneLocked() bool {
 	for id, p := range t.peers {
 		if p.gone != nil {
 			delete(t.peers, id)
@@ -153,7 +153,7 @@ func (t *Transport) evictGoneLocked() bool {
 	return false
 }
 
-func (t *Transport) isGone(p *peer) bool {
+func (t *rtcTransport) isGone(p *peer) bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return p.gone != nil
@@ -161,7 +161,7 @@ func (t *Transport) isGone(p *peer) bool {
 
 // connect gives p its PeerConnection and negotiated data channel
 // (conn_native.go, browser_js.go) and follows its state.
-func (t *Transport) connect(p *peer, offerer bool) error {
+func (t *rtcTransport) connect(p *peer, offerer bool) error {
 	c, err := t.eng.newConn()
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func (t *Transport) connect(p *peer, offerer bool) error {
 
 // stateChanged follows p's connection state, named as
 // RTCPeerConnection.connectionState names it.
-func (t *Transport) stateChanged(p *peer, state string) {
+func (t *rtcTransport) stateChanged(p *peer, state string) {
 	switch state {
 	case "failed":
 		t.peerGone(p, ErrICEFailed, false)
@@ -188,7 +188,7 @@ func (t *Transport) stateChanged(p *peer, state string) {
 	}
 }
 
-func (t *Transport) signal(to transport.Peer, s signalMsg) {
+func (t *rtcTransport) signal(to transport.Peer, s signalMsg) {
 	ctx, cancel := context.WithTimeout(t.ctx, t.cfg.Tuning.SignalTimeout)
 	defer cancel()
 	if err := t.sig.send(ctx, string(to), s); err != nil {
@@ -196,12 +196,12 @@ func (t *Transport) signal(to transport.Peer, s signalMsg) {
 	}
 }
 
-func (t *Transport) fail(p *peer, step string, err error) {
+func (t *rtcTransport) fail(p *peer, step string, err error) {
 	t.peerGone(p, fmt.Errorf("%w: %s: %w", ErrSignaling, step, err), true)
 }
 
 // offer starts the connection to a peer that joined after this endpoint.
-func (t *Transport) offer(id transport.Peer) {
+func (t *rtcTransport) offer(id transport.Peer) {
 	p := t.lookup(id, true)
 	if p == nil || p.c != nil || t.isGone(p) {
 		t.c.signalsInvalid.Add(1)
@@ -226,7 +226,7 @@ func (t *Transport) offer(id transport.Peer) {
 }
 
 // answer accepts an offer from a peer that was here first.
-func (t *Transport) answer(id transport.Peer, payload []byte) {
+func (t *rtcTransport) answer(id transport.Peer, payload []byte) {
 	offer, err := parseDescription(payload, "offer")
 	if err != nil {
 		t.c.signalsInvalid.Add(1)
@@ -288,7 +288,7 @@ func (t *Transport) answer(id transport.Peer, payload []byte) {
 
 // described records that p's offer or answer has been sent, and sends the
 // candidates gathered meanwhile.
-func (t *Transport) described(p *peer) {
+func (t *rtcTransport) described(p *peer) {
 	t.mu.Lock()
 	p.described = true
 	waits := p.flushWaits
@@ -299,7 +299,7 @@ func (t *Transport) described(p *peer) {
 	}
 }
 
-func (t *Transport) receiveAnswer(id transport.Peer, payload []byte) {
+func (t *rtcTransport) receiveAnswer(id transport.Peer, payload []byte) {
 	answer, err := parseDescription(payload, "answer")
 	if err != nil {
 		t.c.signalsInvalid.Add(1)
@@ -319,7 +319,7 @@ func (t *Transport) receiveAnswer(id transport.Peer, payload []byte) {
 
 // remoteSet marks p's remote description set and adds the candidates that
 // arrived before it.
-func (t *Transport) remoteSet(p *peer) {
+func (t *rtcTransport) remoteSet(p *peer) {
 	p.remoteSet = true
 	for _, c := range p.pending {
 		if err := p.c.addCandidate(c); err != nil {
@@ -331,7 +331,7 @@ func (t *Transport) remoteSet(p *peer) {
 
 // receiveCandidate takes one candidate (a JSON object, as a browser sends
 // it) or a bundle of them (a JSON array, as a Transport sends them).
-func (t *Transport) receiveCandidate(id transport.Peer, payload []byte) {
+func (t *rtcTransport) receiveCandidate(id transport.Peer, payload []byte) {
 	cs, ok := parseCandidates(payload, t.cfg.Tuning.MaxPendingCandidates)
 	if !ok {
 		t.c.signalsInvalid.Add(1)
@@ -368,7 +368,7 @@ const candidateBundleDelay = 50 * time.Millisecond
 // the first unsent one: a join costs the offerer an offer and about one
 // candidate message, not one message per candidate (to a peer that takes
 // arrays: see candidateArrays).
-func (t *Transport) bundleCandidate(p *peer, c *candidate) {
+func (t *rtcTransport) bundleCandidate(p *peer, c *candidate) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || p.gone != nil {
@@ -398,7 +398,7 @@ func (t *Transport) bundleCandidate(p *peer, c *candidate) {
 
 // flushCandidates sends p's bundled candidates, unless p or the Transport
 // is gone.
-func (t *Transport) flushCandidates(p *peer) {
+func (t *rtcTransport) flushCandidates(p *peer) {
 	t.mu.Lock()
 	if !p.described {
 		p.bundleTimer, p.flushWaits = nil, true // sent after the description
@@ -434,7 +434,7 @@ func (t *Transport) flushCandidates(p *peer) {
 }
 
 // interrupted records an open peer's ICE disconnection or recovery.
-func (t *Transport) interrupted(p *peer, now bool) {
+func (t *rtcTransport) interrupted(p *peer, now bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || p.gone != nil || p.rw == nil || p.interrupted == now {
@@ -453,7 +453,7 @@ func (t *Transport) interrupted(p *peer, now bool) {
 // left through signaling while its channel is open stays (onlyUnopened):
 // the data channel outlives the rendezvous, and ICE reports a real
 // departure.
-func (t *Transport) peerGone(p *peer, reason error, onlyUnopened bool) {
+func (t *rtcTransport) peerGone(p *peer, reason error, onlyUnopened bool) {
 	t.mu.Lock()
 	if t.closed || p.gone != nil || (onlyUnopened && p.rw != nil) {
 		t.mu.Unlock()

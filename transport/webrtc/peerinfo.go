@@ -84,7 +84,7 @@ func (i peerInfo) Route() string {
 // what a browser does not report) and allocates: call it
 // now and then, not every frame. It fails with transport.ErrUnknownPeer,
 // transport.ErrPeerGone or transport.ErrClosed.
-func (t *Transport) peerInfo(peer transport.Peer) (peerInfo, error) {
+func (t *rtcTransport) peerInfo(peer transport.Peer) (peerInfo, error) {
 	t.mu.RLock()
 	if t.closed {
 		t.mu.RUnlock()

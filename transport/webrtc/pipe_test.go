@@ -81,7 +81,7 @@ func (p *pipe) deliver(e signalEvent) {
 
 // newOn is New for any signaler: the tests' in-memory one, or a
 // signalingAdapter.
-func newOn(cfg Config, sig signaler) (*Transport, error) { return newTransport(cfg, sig, nil) }
+func newOn(cfg Config, sig signaler) (*rtcTransport, error) { return newTransport(cfg, sig, nil) }
 
 func (p *pipe) localID() string            { return p.id }
 func (p *pipe) present() []string          { return p.peers }

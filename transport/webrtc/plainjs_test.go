@@ -150,10 +150,10 @@ func plainJSMeetsNative(t *testing.T, browser context.Context, base, room string
 	tab, cancelTab := chromedp.NewContext(ctx)
 	defer cancelTab()
 	wsURL := "ws" + strings.TrimPrefix(base, "http") + "/room/" + room
-	var tr *Transport
+	var tr *rtcTransport
 	dial := func() {
 		var err error
-		tr, err = Dial(ctx, wsURL, Config{LoopbackOnly: true})
+		tr, err = dial(ctx, wsURL, Config{LoopbackOnly: true})
 		require.NoError(t, err)
 	}
 	if !pageFirst {
@@ -221,7 +221,7 @@ func pollPage(t *testing.T, tab context.Context, what string, cond func(plainJSS
 }
 
 // receiveFrom polls tr until a datagram from peer arrives, within ctx.
-func receiveFrom(t *testing.T, ctx context.Context, tr *Transport, peer transport.Peer) string {
+func receiveFrom(t *testing.T, ctx context.Context, tr *rtcTransport, peer transport.Peer) string {
 	t.Helper()
 	buf := make([]byte, transport.MaxDatagram)
 	for {

@@ -56,10 +56,10 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 				t.Parallel()
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
-				trs := make([]*Transport, 2)
+				trs := make([]*rtcTransport, 2)
 				for j := range trs {
 					var err error
-					trs[j], err = Dial(ctx, base+c.name, c.cfg)
+					trs[j], err = dial(ctx, base+c.name, c.cfg)
 					require.NoError(t, err)
 					defer trs[j].Close()
 				}
@@ -99,7 +99,7 @@ func TestEndToEndRelayOnly600Frames(t *testing.T) {
 }
 
 func TestRelayOnlyExcludesLoopbackOnly(t *testing.T) {
-	_, err := Dial(context.Background(), "ws://127.0.0.1:1/room/x", Config{RelayOnly: true, LoopbackOnly: true})
+	_, err := dial(context.Background(), "ws://127.0.0.1:1/room/x", Config{RelayOnly: true, LoopbackOnly: true})
 	require.ErrorIs(t, err, rollnet.ErrConfig)
 	require.Equal(t, "relay", newEngine(Config{RelayOnly: true}, nil).cfg.ICETransportPolicy.String())
 	require.Equal(t, "all", newEngine(Config{}, nil).cfg.ICETransportPolicy.String())

@@ -18,7 +18,7 @@ import (
 func TestThreePeersMesh(t *testing.T) {
 	names := []string{"a", "b", "c"}
 	a, b, c := meshOfThree(t, Config{}, Config{}, Config{})
-	trs := []*Transport{a, b, c}
+	trs := []*rtcTransport{a, b, c}
 	for _, tr := range trs {
 		require.Len(t, tr.Peers(nil), 2)
 	}
@@ -71,10 +71,10 @@ func TestChannelOutlivesSignaling(t *testing.T) {
 	url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/room/outlive"
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	a, err := Dial(ctx, url, Config{LoopbackOnly: true})
+	a, err := dial(ctx, url, Config{LoopbackOnly: true})
 	require.NoError(t, err)
 	defer a.Close()
-	b, err := Dial(ctx, url, Config{LoopbackOnly: true})
+	b, err := dial(ctx, url, Config{LoopbackOnly: true})
 	require.NoError(t, err)
 	defer b.Close()
 	_, err = a.WaitPeers(ctx, 1)

@@ -74,7 +74,7 @@ func (d RoomDialer) DialRoom(ctx context.Context, room string, accept func(trans
 // Name is the room's name as the signaling server knows it (the one
 // dialed, or the one it chose for ""), for a Transport made by DialRoom,
 // Dial or New.
-func (t *Transport) Name() string {
+func (t *rtcTransport) Name() string {
 	if a, ok := t.sig.(*signalingAdapter); ok {
 		return a.c.Room()
 	}
@@ -84,7 +84,7 @@ func (t *Transport) Name() string {
 // AtJoin appends the peers that were in the room when this endpoint
 // joined it (the signaling server said who at join), oldest first, to dst and returns the
 // extended slice: connected or not.
-func (t *Transport) AtJoin(dst []transport.Peer) []transport.Peer {
+func (t *rtcTransport) AtJoin(dst []transport.Peer) []transport.Peer {
 	for _, id := range t.sig.present() {
 		dst = append(dst, transport.Peer(id))
 	}
@@ -97,7 +97,7 @@ const maxArrived = 64
 
 // noteArrival keeps the order of the members that join after this
 // endpoint (Arrived), whether or not it connects to them.
-func (t *Transport) noteArrival(id transport.Peer, kind signalEventKind) {
+func (t *rtcTransport) noteArrival(id transport.Peer, kind signalEventKind) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i := slices.Index(t.arrived, id)
@@ -113,7 +113,7 @@ func (t *Transport) noteArrival(id transport.Peer, kind signalEventKind) {
 // and are still in it, in the order the signaling server announced them
 // (the same on every member), to dst and returns the extended slice:
 // connected or not, the first 64 (transport.Arrivals).
-func (t *Transport) Arrived(dst []transport.Peer) []transport.Peer {
+func (t *rtcTransport) Arrived(dst []transport.Peer) []transport.Peer {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return append(dst, t.arrived...)
@@ -123,7 +123,7 @@ func (t *Transport) Arrived(dst []transport.Peer) []transport.Peer {
 // (transport.Disconnecter): p is gone (a PeerGone event, reason
 // ErrDisconnected) and its offers are refused. It fails with
 // transport.ErrUnknownPeer for a peer it does not know.
-func (t *Transport) Disconnect(p transport.Peer) error {
+func (t *rtcTransport) Disconnect(p transport.Peer) error {
 	t.mu.RLock()
 	pe := t.peers[p]
 	t.mu.RUnlock()
@@ -138,7 +138,7 @@ func (t *Transport) Disconnect(p transport.Peer) error {
 // pair to p (transport.PathReporter), partial while the first hop's
 // protocol is not known. It allocates and waits on the WebRTC stack
 // (pion's statistics, a browser's getStats): call it now and then.
-func (t *Transport) Path(p transport.Peer) (transport.PathInfo, error) {
+func (t *rtcTransport) Path(p transport.Peer) (transport.PathInfo, error) {
 	info, err := t.peerInfo(p)
 	if err != nil {
 		return transport.PathInfo{}, err
@@ -164,8 +164,8 @@ func isLoopback(raw string) bool {
 
 var (
 	_ transport.RoomDialer   = RoomDialer{}
-	_ transport.Room         = (*Transport)(nil)
-	_ transport.PathReporter = (*Transport)(nil)
-	_ transport.Arrivals     = (*Transport)(nil)
-	_ transport.Disconnecter = (*Transport)(nil)
+	_ transport.Room         = (*rtcTransport)(nil)
+	_ transport.PathReporter = (*rtcTransport)(nil)
+	_ transport.Arrivals     = (*rtcTransport)(nil)
+	_ transport.Disconnecter = (*rtcTransport)(nil)
 )

@@ -151,7 +151,16 @@ func (a *signalingAdapter) Close() error {
 // Dial joins a signaling server (see client.Dial for the URL forms) and
 // starts a Transport that negotiates through it. The Transport owns the
 // connection: its Close closes it.
-func Dial(ctx context.Context, url string, cfg Config) (*Transport, error) {
+func Dial(ctx context.Context, url string, cfg Config) (Transport, error) {
+	t, err := dial(ctx, url, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// dial is Dial.
+func dial(ctx context.Context, url string, cfg Config) (*rtcTransport, error) {
 	if _, err := cfg.withDefaults(); err != nil {
 		return nil, err
 	}

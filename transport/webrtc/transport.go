@@ -71,9 +71,70 @@ type counters struct {
 	peersRefused, offersSkipped                        atomic.Uint64
 }
 
-// Transport carries datagrams to peers over WebRTC data channels. It
-// implements transport.Transport; see the package documentation.
-type Transport struct {
+// Transport carries datagrams to peers over WebRTC data channels, as
+// Dial, New and RoomDialer make it: a transport.Room (a Transport and a
+// PeerSet in a room of the signaling server), a transport.BulkSender,
+// transport.Expecter, transport.Arrivals, transport.Disconnecter and
+// transport.PathReporter. Their documentation is the contract; see the
+// package documentation for this transport's rules.
+//
+// What the contract leaves to a transport, WebRTC does so:
+//   - Local is this endpoint's signaling id; Name the room's name as the
+//     signaling server knows it (the one dialed, or the one it chose for
+//     ""); AtJoin the peers in the room when this endpoint joined it,
+//     oldest first, connected or not; Arrived the members that joined
+//     later and are still in it, in the order the signaling server
+//     announced them (the same on every member), the first 64.
+//   - Send hands b to the peer's data channel and returns at once. A
+//     datagram for a peer whose channel is not open yet is dropped and
+//     counted. One that finds the channel holding more than
+//     Config.Tuning.SendThreshold bytes waits (as do the ones sent after
+//     it, in order) until the peer's acknowledgements bring the channel
+//     down to it (in a browser, until a later Send finds it there): at
+//     most four wait, and past that a datagram supersedes the oldest
+//     waiting one of its kind (the same first byte: the newest state
+//     matters, not the first), or else pushes out the oldest; what waited
+//     over 250 ms is dropped, so that after a blackout nothing stale is
+//     flushed to the peer. Each is counted (Stats); Send returns nil, as
+//     for a datagram lost on the wire. SendBulk queues behind up to
+//     Config.Tuning.BulkThreshold bytes rather than SendThreshold, and
+//     never waits in Send's queue.
+//   - Receive takes the peers round robin. Expect makes the read loop of
+//     any other peer drop what it reads before it takes a queue slot, and
+//     drops that peer's datagrams still waiting; both count in
+//     Stats.ReceivesUnexpected. Connections are unaffected: to choose whom
+//     to connect to, see Config.Accept.
+//   - Peers and WaitPeers count the peers whose data channel is open.
+//     Events: PeerConnected when a data channel opens; PeerInterrupted
+//     when nothing came from the peer for
+//     Config.Tuning.ICEDisconnectedTimeout, PeerResumed when it is heard
+//     again; PeerGone, after Config.Tuning.ICEFailedTimeout more or when it
+//     closed or left, with Err ErrICEFailed, transport.ErrPeerClosed,
+//     ErrPeerLeft, ErrOversizeMessage, ErrDisconnected or an error wrapping
+//     ErrSignaling. Events are kept up to a bound (4 per peer slot); past
+//     it they are dropped and counted in Stats.EventsDropped.
+//   - Disconnect closes the connection to p and does not connect to it
+//     again: p is gone (reason ErrDisconnected) and its offers are
+//     refused. Path reports the round trip and the route of the selected
+//     candidate pair, partial while the first hop's protocol is not known;
+//     it allocates and waits on the WebRTC stack (pion's statistics, a
+//     browser's getStats): call it now and then.
+//   - Close closes every peer connection, stops reading the signaling
+//     server (and closes it if the Transport dialed it) and waits for
+//     every goroutine the Transport started. It is idempotent.
+type Transport interface {
+	transport.Room
+	transport.BulkSender
+	transport.Expecter
+	transport.Arrivals
+	transport.Disconnecter
+	transport.PathReporter
+	// Stats returns the counters.
+	Stats() Stats
+}
+
+// rtcTransport is the Transport Dial, New and RoomDialer make.
+type rtcTransport struct {
 	cfg   Config
 	sig   signaler
 	owned io.Closer // closed by Close when the Transport made the signaler
@@ -144,7 +205,7 @@ func newPeer(id transport.Peer) *peer {
 // none yourself). The peers already present offer to it; it offers to
 // every peer that joins later. New does not close c (close it after the
 // Transport); Close stops reading from it.
-func New(cfg Config, c *client.Client) (*Transport, error) {
+func New(cfg Config, c *client.Client) (Transport, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: webrtc: no signaling client", rollnet.ErrConfig)
 	}
@@ -157,7 +218,7 @@ func New(cfg Config, c *client.Client) (*Transport, error) {
 	return t, nil
 }
 
-func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error) {
+func newTransport(cfg Config, sig signaler, owned io.Closer) (*rtcTransport, error) {
 	if sig == nil {
 		return nil, fmt.Errorf("%w: webrtc: no signaler", rollnet.ErrConfig)
 	}
@@ -170,7 +231,7 @@ func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error)
 		servers = sig.iceServers()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &Transport{
+	t := &rtcTransport{
 		cfg:      cfg,
 		sig:      sig,
 		owned:    owned,
@@ -189,7 +250,7 @@ func newTransport(cfg Config, sig signaler, owned io.Closer) (*Transport, error)
 }
 
 // Local is this endpoint's signaling id.
-func (t *Transport) Local() transport.Peer { return t.local }
+func (t *rtcTransport) Local() transport.Peer { return t.local }
 
 // Send hands b to the peer's data channel and returns at once. A datagram
 // for a peer whose channel is not open yet is dropped and counted. One
@@ -202,7 +263,7 @@ func (t *Transport) Local() transport.Peer { return t.local }
 // out the oldest; what waited over 250 ms is dropped, so that after a
 // blackout nothing stale is flushed to the peer. Each is counted (see
 // Stats); Send returns nil, as for a datagram lost on the wire.
-func (t *Transport) Send(to transport.Peer, b []byte) error {
+func (t *rtcTransport) Send(to transport.Peer, b []byte) error {
 	_, err := t.send(to, b, false)
 	return err
 }
@@ -214,12 +275,12 @@ func (t *Transport) Send(to transport.Peer, b []byte) error {
 // whether the datagram was taken, so that the sender stops its burst at
 // the first one dropped (and sends it again later) instead of leaving
 // holes.
-func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
+func (t *rtcTransport) SendBulk(to transport.Peer, b []byte) (bool, error) {
 	return t.send(to, b, true)
 }
 
 // send is Send, or SendBulk; it reports whether b was taken.
-func (t *Transport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
+func (t *rtcTransport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
 	t.mu.RLock()
 	if t.closed {
 		t.mu.RUnlock()
@@ -269,7 +330,7 @@ func (t *Transport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
 
 // flush writes p's waiting datagrams to its channel while the channel
 // holds at most Config.Tuning.SendThreshold bytes, dropping the stale ones.
-func (t *Transport) flush(p *peer, w io.Writer, c *conn, now int64) {
+func (t *rtcTransport) flush(p *peer, w io.Writer, c *conn, now int64) {
 	p.flushMu.Lock()
 	defer p.flushMu.Unlock()
 	for c.bufferedAmount() <= uint64(t.cfg.Tuning.SendThreshold) {
@@ -286,7 +347,7 @@ func (t *Transport) flush(p *peer, w io.Writer, c *conn, now int64) {
 
 // flushWaiting is flush when p's channel drained to SendThreshold (the
 // browser's tab aside, where the next Send flushes).
-func (t *Transport) flushWaiting(p *peer) {
+func (t *rtcTransport) flushWaiting(p *peer) {
 	t.mu.RLock()
 	rw, c, gone := p.rw, p.c, p.gone
 	t.mu.RUnlock()
@@ -297,7 +358,7 @@ func (t *Transport) flushWaiting(p *peer) {
 }
 
 // write hands b to the channel and counts it.
-func (t *Transport) write(w io.Writer, b []byte) {
+func (t *rtcTransport) write(w io.Writer, b []byte) {
 	if _, err := w.Write(b); err != nil {
 		t.c.sendErrors.Add(1)
 		return
@@ -309,7 +370,7 @@ func (t *Transport) write(w io.Writer, b []byte) {
 // Receive copies the oldest received datagram of the next peer in turn into
 // buf (peers are taken round robin, so one peer's flood cannot delay
 // another's datagrams). It never blocks.
-func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+func (t *rtcTransport) Receive(buf []byte) (int, transport.Peer, error) {
 	t.mu.RLock()
 	closed := t.closed
 	t.mu.RUnlock()
@@ -325,24 +386,24 @@ func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
 // still waiting are dropped; both count in Stats.ReceivesUnexpected. Each
 // call replaces the last; with no peers nothing is received. Connections
 // are unaffected: to choose whom to connect to, see Config.Accept.
-func (t *Transport) Expect(peers ...transport.Peer) {
+func (t *rtcTransport) Expect(peers ...transport.Peer) {
 	t.rc.Expect(t.q, peers)
 }
 
 // ExpectAnyone makes Receive return every peer's datagrams again (see
 // transport.Expecter), as before the first Expect, until the next Expect.
 // The lanes keep each peer to its share of the queue meanwhile.
-func (t *Transport) ExpectAnyone() { t.q.ExpectAnyone() }
+func (t *rtcTransport) ExpectAnyone() { t.q.ExpectAnyone() }
 
 // Peers appends the peers whose data channel is open to dst, sorted, and
 // returns the extended slice.
-func (t *Transport) Peers(dst []transport.Peer) []transport.Peer {
+func (t *rtcTransport) Peers(dst []transport.Peer) []transport.Peer {
 	return t.set.Peers(dst)
 }
 
 // WaitPeers blocks until at least n peers have an open data channel and
 // returns them, sorted. It fails with ctx's error, or transport.ErrClosed.
-func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+func (t *rtcTransport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
 	return t.set.WaitPeers(ctx, n)
 }
 
@@ -354,21 +415,21 @@ func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, err
 // with Err ErrICEFailed, transport.ErrPeerClosed, ErrPeerLeft, ErrOversizeMessage or
 // an error wrapping ErrSignaling. Events are kept up to a bound (4 per peer slot); past it
 // they are dropped and counted in Stats.EventsDropped.
-func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
+func (t *rtcTransport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
 }
 
 // signalingErr is nil while the signaling server connection is up, and
 // why it ended (the client's Err, or io.EOF) once it did. Open data
 // channels outlive it; new peers can no longer connect.
-func (t *Transport) signalingErr() error {
+func (t *rtcTransport) signalingErr() error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.sigErr
 }
 
 // Stats returns the counters.
-func (t *Transport) Stats() Stats {
+func (t *rtcTransport) Stats() Stats {
 	t.mu.RLock()
 	dropped := t.set.DroppedLocked()
 	t.mu.RUnlock()
@@ -396,7 +457,7 @@ func (t *Transport) Stats() Stats {
 // Close closes every peer connection, stops reading the signaling server (and
 // closes it if the Transport dialed it) and waits for every goroutine the
 // Transport started. It is idempotent.
-func (t *Transport) Close() error {
+func (t *rtcTransport) Close() error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -436,14 +497,14 @@ func (t *Transport) Close() error {
 }
 
 // emitLocked records a peer event. t.mu must be held for writing.
-func (t *Transport) emitLocked(e transport.PeerEvent) { t.set.EmitLocked(e) }
+func (t *rtcTransport) emitLocked(e transport.PeerEvent) { t.set.EmitLocked(e) }
 
 // open reports whether p's data channel is open. Transport.mu must be held.
 func (p *peer) open() bool { return p.rw != nil && p.gone == nil }
 
 var (
-	_ transport.Transport  = (*Transport)(nil)
-	_ transport.Expecter   = (*Transport)(nil)
-	_ transport.PeerSet    = (*Transport)(nil)
-	_ transport.BulkSender = (*Transport)(nil)
+	_ transport.Transport  = (*rtcTransport)(nil)
+	_ transport.Expecter   = (*rtcTransport)(nil)
+	_ transport.PeerSet    = (*rtcTransport)(nil)
+	_ transport.BulkSender = (*rtcTransport)(nil)
 )

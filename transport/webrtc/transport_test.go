@@ -13,7 +13,7 @@ import (
 
 // loopPair starts two loopback transports through a fresh hub: a joins
 // first and offers to b. It waits until both see each other.
-func loopPair(t testing.TB, cfg Config) (a, b *Transport, h *hub) {
+func loopPair(t testing.TB, cfg Config) (a, b *rtcTransport, h *hub) {
 	t.Helper()
 	cfg.LoopbackOnly = true
 	h = newHub()
@@ -33,7 +33,7 @@ func loopPair(t testing.TB, cfg Config) (a, b *Transport, h *hub) {
 }
 
 // recv polls tr until a datagram arrives or the deadline passes.
-func recv(t *testing.T, tr *Transport, buf []byte) (int, transport.Peer) {
+func recv(t *testing.T, tr *rtcTransport, buf []byte) (int, transport.Peer) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
@@ -100,7 +100,7 @@ func TestSendAndReceiveErrors(t *testing.T) {
 }
 
 // recvShort waits for a datagram and receives it into a 2-byte buffer.
-func recvShort(t *testing.T, tr *Transport) error {
+func recvShort(t *testing.T, tr *rtcTransport) error {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
@@ -133,7 +133,7 @@ func TestRemoteCloseRemovesPeer(t *testing.T) {
 }
 
 // waitEvent waits for the next event of kind on tr.
-func waitEvent(ctx context.Context, t *testing.T, tr *Transport, kind transport.PeerEventKind) transport.PeerEvent {
+func waitEvent(ctx context.Context, t *testing.T, tr *rtcTransport, kind transport.PeerEventKind) transport.PeerEvent {
 	t.Helper()
 	for {
 		for _, e := range tr.Events(nil) {

@@ -30,14 +30,14 @@ import (
 // durably blocked, so fake time never reaches the timer and the test hangs
 // (real time always does). With the network cut first, each side's write
 // loop is alive when it closes, so Abort never waits on its timer.
-func vnetPair(t *testing.T, cfg Config, delay time.Duration, filter vnet.ChunkFilter) (a, b *Transport) {
+func vnetPair(t *testing.T, cfg Config, delay time.Duration, filter vnet.ChunkFilter) (a, b *rtcTransport) {
 	t.Helper()
 	return vnetPairOn(t, cfg, delay, filter, []string{"10.0.0.1"}, []string{"10.0.0.2"}, newHub())
 }
 
 // vnetPairOn is vnetPair with the addresses of each side's interface, and
 // a hub of the caller's, for tests that watch the signals.
-func vnetPairOn(t *testing.T, cfg Config, delay time.Duration, filter vnet.ChunkFilter, ipsA, ipsB []string, h *hub) (a, b *Transport) {
+func vnetPairOn(t *testing.T, cfg Config, delay time.Duration, filter vnet.ChunkFilter, ipsA, ipsB []string, h *hub) (a, b *rtcTransport) {
 	t.Helper()
 	lf := logging.NewDefaultLoggerFactory()
 	lf.DefaultLogLevel = logging.LogLevelError
@@ -83,7 +83,7 @@ func stamp(buf []byte, seq uint32) []byte {
 
 // drain receives everything waiting on tr and appends each datagram's age
 // (from its stamp) and sequence number.
-func drain(t *testing.T, tr *Transport, ages []time.Duration, seqs []uint32) ([]time.Duration, []uint32) {
+func drain(t *testing.T, tr *rtcTransport, ages []time.Duration, seqs []uint32) ([]time.Duration, []uint32) {
 	t.Helper()
 	buf := make([]byte, transport.MaxDatagram)
 	for {
@@ -236,8 +236,8 @@ func TestVNetPeerInfo(t *testing.T) {
 		var dead atomic.Bool
 		a, b := vnetPair(t, Config{}, 25*time.Millisecond, func(vnet.Chunk) bool { return !dead.Load() })
 		time.Sleep(time.Second) // a few ICE keep-alives
-		for _, tr := range []*Transport{a, b} {
-			other := map[*Transport]transport.Peer{a: "b", b: "a"}[tr]
+		for _, tr := range []*rtcTransport{a, b} {
+			other := map[*rtcTransport]transport.Peer{a: "b", b: "a"}[tr]
 			info, err := tr.peerInfo(other)
 			require.NoError(t, err)
 			require.Equal(t, peerInfo{Peer: other, Open: true, RTT: 50 * time.Millisecond,
