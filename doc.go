@@ -11,8 +11,7 @@
 //     round-trip time, disconnection, checksums, time sync, rejoin window);
 //     the zero value of every field is its documented default.
 //   - PeerStats is what one end sees of one remote end.
-//   - SyncError, ErrSyncFailed and the Reason constants say why a
-//     handshake failed.
+//   - SyncError and ErrSyncFailed say why a handshake failed.
 //   - Rand is a deterministic PRNG whose state lives inside the game
 //     state, so it rolls back with it.
 //

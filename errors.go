@@ -28,7 +28,13 @@ var (
 // SyncError is the error of a failed handshake: which peer, and why.
 // errors.Is(err, ErrSyncFailed) holds for it.
 type SyncError struct {
-	Peer   Peer
+	Peer Peer
+	// Reason says why in words, one of: the settings differ (players,
+	// input size, input delay, frame rate, checksum interval, player
+	// placement or game settings), the protocol version differs, the
+	// wire version differs, or no handshake within the sync timeout
+	// (peer absent, unreachable or failed). An EventSyncFailed carries the
+	// same.
 	Reason string
 }
 
@@ -39,11 +45,3 @@ func (e *SyncError) Error() string {
 
 // Unwrap returns ErrSyncFailed.
 func (e *SyncError) Unwrap() error { return ErrSyncFailed }
-
-// Reasons a handshake fails, as SyncError.Reason and Event.Reason carry them.
-const (
-	ReasonSettings = "settings differ (players, input size, input delay, frame rate, checksum interval, player placement or game settings)"
-	ReasonProtocol = "protocol version differs"
-	ReasonWire     = "wire version differs"
-	ReasonTimeout  = "no handshake within the sync timeout (peer absent, unreachable or failed)"
-)

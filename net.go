@@ -16,7 +16,7 @@ type NetConfig struct {
 	// completing, counted from its first request (for a link added during
 	// the match, such as a spectator added with AddSpectator, from the
 	// first poll after it was added); 0 means 10 s. Then the link fails
-	// with ReasonTimeout: a SyncFailed event and, for a link its owner
+	// (no handshake within the sync timeout): a SyncFailed event and, for a link its owner
 	// cannot play without (a player peer, a spectator's host), a
 	// *SyncError from AdvanceFrame. An optional link (a spectator at its
 	// host) only reports the event.

@@ -1,10 +1,10 @@
 package fleet
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/fleetkv"
 )
 
 // Sentinel errors. A placement's refusal wraps one of them, and its HTTP
@@ -15,20 +15,20 @@ var (
 	errConfig = fmt.Errorf("%w: fleet", rollnet.ErrConfig)
 	// ErrBadRequest is a placement request that does not decode or names
 	// a game, room or version outside the limits (HTTP 400).
-	ErrBadRequest = errors.New("fleet: bad placement request")
+	ErrBadRequest = fleetkv.ErrBadRequest
 	// ErrUnavailable is a fleet that cannot be reached: NATS is down or a
 	// key-value operation timed out (HTTP 503). Ask again later.
-	ErrUnavailable = errors.New("fleet: unavailable (NATS unreachable)")
+	ErrUnavailable = fleetkv.ErrUnavailable
 	// ErrNoHost is a fleet with no live, undrained host of the game and
 	// version with room for one more match (HTTP 503).
-	ErrNoHost = errors.New("fleet: no host with room")
+	ErrNoHost = fleetkv.ErrNoHost
 	// ErrVersion is a fleet whose hosts of the game all run another
 	// version (HTTP 409): a version mismatch never places.
-	ErrVersion = errors.New("fleet: no host runs this version")
+	ErrVersion = fleetkv.ErrVersion
 	// ErrRoomFull is a room whose match has every client it can take
 	// (HTTP 409).
-	ErrRoomFull = errors.New("fleet: the room's match is full")
+	ErrRoomFull = fleetkv.ErrRoomFull
 	// ErrBusy is a client address over its placement rate, or a placer
 	// at its limit of placements in flight (HTTP 429).
-	ErrBusy = errors.New("fleet: too many placement requests")
+	ErrBusy = fleetkv.ErrBusy
 )

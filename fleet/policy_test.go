@@ -109,12 +109,12 @@ func TestParseRequest(t *testing.T) {
 func TestErrorOf(t *testing.T) {
 	for _, e := range []error{ErrBadRequest, ErrUnavailable, ErrNoHost, ErrVersion, ErrRoomFull, ErrBusy} {
 		msg := e.Error() + ": details"
-		got := ErrorOf(statusOf(e), msg)
+		got := fleetkv.ErrorOf(statusOf(e), msg)
 		require.ErrorIs(t, got, e)
 		require.Contains(t, got.Error(), "details")
 	}
-	require.ErrorIs(t, ErrorOf(http.StatusServiceUnavailable, "proxy says no"), ErrUnavailable)
-	require.False(t, errors.Is(ErrorOf(http.StatusTeapot, "?"), ErrUnavailable))
+	require.ErrorIs(t, fleetkv.ErrorOf(http.StatusServiceUnavailable, "proxy says no"), ErrUnavailable)
+	require.False(t, errors.Is(fleetkv.ErrorOf(http.StatusTeapot, "?"), ErrUnavailable))
 }
 
 func TestRoomKeyOneToken(t *testing.T) {

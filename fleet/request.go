@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rollnet/rollnet/internal/fleetkv"
 )
@@ -89,19 +88,4 @@ func statusOf(err error) int {
 		return 429 // Too Many Requests
 	}
 	return 503 // Service Unavailable
-}
-
-// ErrorOf is the error a placement refusal's status and message stand
-// for: it wraps the sentinel its message starts with (ErrUnavailable when
-// none does and the status is 503).
-func ErrorOf(status int, msg string) error {
-	for _, e := range []error{ErrBadRequest, ErrUnavailable, ErrNoHost, ErrVersion, ErrRoomFull, ErrBusy} {
-		if strings.HasPrefix(msg, e.Error()) {
-			return fmt.Errorf("%w%s (HTTP %d)", e, strings.TrimPrefix(msg, e.Error()), status)
-		}
-	}
-	if status == 503 {
-		return fmt.Errorf("%w: HTTP %d %s", ErrUnavailable, status, msg)
-	}
-	return fmt.Errorf("fleet: placement refused: HTTP %d %s", status, msg)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
+	"github.com/rollnet/rollnet/internal/fleetkv"
 	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
@@ -61,7 +62,7 @@ func Place(ctx context.Context, signal string, req fleet.Request) (fleet.Reply, 
 		return fleet.Reply{}, fmt.Errorf("netplay: placement reply (HTTP %d): %w", res.StatusCode, err)
 	}
 	if res.StatusCode != http.StatusOK || rep.Error != "" {
-		return fleet.Reply{}, fleet.ErrorOf(res.StatusCode, rep.Error)
+		return fleet.Reply{}, fleetkv.ErrorOf(res.StatusCode, rep.Error)
 	}
 	if rep.QUIC == "" || rep.Grant == "" {
 		return fleet.Reply{}, errors.New("netplay: a placement without an address or a token")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/allocs"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/race"
 	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/session"
@@ -197,7 +198,7 @@ func TestP2PDelayConfig(t *testing.T) {
 			}
 		}
 		require.ErrorAs(t, c.nodes[0].p.ep.Err(), &se, "bounds %v", other)
-		require.Equal(t, rollnet.ReasonSettings, se.Reason)
+		require.Equal(t, link.ReasonSettings, se.Reason)
 	}
 }
 

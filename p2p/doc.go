@@ -95,7 +95,7 @@
 // player may not rejoin (refused: the match stopped). A tick that waits
 // allocates nothing. Spectators follow: they only get confirmed frames.
 // Every player peer must choose the same policy (it is in the settings
-// hash; another is refused at the handshake, ReasonSettings). See
+// hash; another is refused at the handshake: settings differ). See
 // absence.go.
 //
 // # Spectators who join late

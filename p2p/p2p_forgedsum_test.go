@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/testkit"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
@@ -117,7 +118,7 @@ func oldProtocolRefused(t *testing.T, version uint16) {
 		}
 	}
 	require.ErrorAs(t, err, &se, "refused at the handshake")
-	require.Equal(t, rollnet.ReasonProtocol, se.Reason)
+	require.Equal(t, link.ReasonProtocol, se.Reason)
 	buf := make([]byte, transport.MaxDatagram)
 	for {
 		n, _, err := old.Receive(buf)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -89,11 +90,11 @@ func TestP2PConfigMismatch(t *testing.T) {
 			for _, n := range c.nodes {
 				e, ok := n.first(rollnet.EventSyncFailed)
 				require.True(t, ok, "%s saw no SyncFailed: %v", n.name, n.events)
-				require.Equal(t, rollnet.ReasonSettings, e.Reason)
+				require.Equal(t, link.ReasonSettings, e.Reason)
 				err := n.p.AdvanceFrame()
 				var se *rollnet.SyncError
 				require.ErrorAs(t, err, &se)
-				require.Equal(t, rollnet.ReasonSettings, se.Reason)
+				require.Equal(t, link.ReasonSettings, se.Reason)
 				require.Zero(t, n.p.Frame())
 			}
 		})

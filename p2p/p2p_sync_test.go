@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -41,11 +42,11 @@ func TestP2PSyncTimeout(t *testing.T) {
 	err := tickHand(p0)
 	var se *rollnet.SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, rollnet.ReasonTimeout, se.Reason)
+	require.Equal(t, link.ReasonTimeout, se.Reason)
 	require.EqualValues(t, "p1", se.Peer)
 	e, ok := p0.first(rollnet.EventSyncFailed)
 	require.True(t, ok)
-	require.Equal(t, rollnet.ReasonTimeout, e.Reason)
+	require.Equal(t, link.ReasonTimeout, e.Reason)
 	require.EqualValues(t, "p1", e.Peer)
 	require.ErrorAs(t, p0.p.Poll(), &se)
 
@@ -61,7 +62,7 @@ func TestP2PSyncTimeout(t *testing.T) {
 		c.clock.Advance(time.Second / 60)
 	}
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, rollnet.ReasonTimeout, se.Reason)
+	require.Equal(t, link.ReasonTimeout, se.Reason)
 	require.False(t, p1.p.Running())
 	_, ok = p1.first(rollnet.EventSynchronized)
 	require.False(t, ok, "no handshake with a session that failed")
@@ -99,7 +100,7 @@ func TestP2PSyncTimeoutSpectator(t *testing.T) {
 	e, ok := c.nodes[0].first(rollnet.EventSyncFailed)
 	require.True(t, ok, "host: %v", c.nodes[0].events)
 	require.EqualValues(t, "s0", e.Peer)
-	require.Equal(t, rollnet.ReasonTimeout, e.Reason)
+	require.Equal(t, link.ReasonTimeout, e.Reason)
 	c.frames(300, 10*time.Second) // the players play on (tickNode fails on any other error)
 	st, err := c.nodes[0].p.PeerStats("s0")
 	require.NoError(t, err)
@@ -119,7 +120,7 @@ func TestP2PSyncTimeoutSpectator(t *testing.T) {
 	}
 	var se *rollnet.SyncError
 	require.ErrorAs(t, serr, &se)
-	require.Equal(t, rollnet.ReasonTimeout, se.Reason)
+	require.Equal(t, link.ReasonTimeout, se.Reason)
 	require.EqualValues(t, "p0", se.Peer)
 }
 

@@ -67,9 +67,9 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 	dir := os.Getenv(shipenv.Dir)
 	if dir == "" {
 		var rec bytes.Buffer
-		res := SyncTest(g, frames, seed, &rec)
+		res := syncTest(g, frames, seed, &rec)
 		if res.Err == "" && res.Agreed {
-			res = Replay(g, rec.Bytes())
+			res = replayRecording(g, rec.Bytes())
 		}
 		if res.Err != "" || !res.Agreed {
 			t.Fatal(res.Summary())
@@ -86,7 +86,7 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 	switch step := os.Getenv(shipenv.Step); step {
 	case shipenv.StepSync:
 		var rec bytes.Buffer
-		res = SyncTest(g, frames, seed, &rec)
+		res = syncTest(g, frames, seed, &rec)
 		if res.Err == "" && res.Agreed {
 			if err := os.WriteFile(filepath.Join(dir, key+".rnr"), rec.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
@@ -97,7 +97,7 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 		if err != nil {
 			t.Fatalf("shipcheck: %s: no recording to replay (the sync test did not record one): %v", g.Name, err)
 		}
-		res = Replay(g, file)
+		res = replayRecording(g, file)
 	default:
 		t.Fatalf("shipcheck: %s=%q: want %q or %q", shipenv.Step, step, shipenv.StepSync, shipenv.StepReplay)
 	}
@@ -149,12 +149,12 @@ func fileKey(dir, name string) string {
 // recording is never replayed by another game.
 func settingsHash(name string) uint64 { return uint64(crc32.ChecksumIEEE([]byte(name))) }
 
-// SyncTest runs g's sync test for frames frames with random inputs drawn
+// syncTest runs g's sync test for frames frames with random inputs drawn
 // from seed, through session.SyncTest, and records the match to rec (with
 // states, so that a replay that differs names the field). On a desync the
 // Result names the first frame whose state differed when simulated again
 // and the first field that did. cmd/rollnet-check runs it through Run.
-func SyncTest[S any, I comparable](g Game[S, I], frames int, seed uint64, rec io.Writer) Result {
+func syncTest[S any, I comparable](g Game[S, I], frames int, seed uint64, rec io.Writer) Result {
 	res := Result{Game: g.Name, Step: shipenv.StepSync, Arch: runtime.GOOS + "/" + runtime.GOARCH, Seed: seed, Players: g.Players}
 	if g.Simulate == nil {
 		res.Err = "Game.Simulate is nil"
@@ -231,11 +231,11 @@ func SyncTest[S any, I comparable](g Game[S, I], frames int, seed uint64, rec io
 	return res
 }
 
-// Replay replays the recording file made by SyncTest with g.Simulate,
+// replayRecording replays the recording file made by syncTest with g.Simulate,
 // after comparing the initial state this build makes (g.Initial) with the
 // recorded one (a difference there is frame -1). cmd/rollnet-check runs it
 // through Run, built for each architecture.
-func Replay[S any, I comparable](g Game[S, I], file []byte) Result {
+func replayRecording[S any, I comparable](g Game[S, I], file []byte) Result {
 	res := Result{Game: g.Name, Step: shipenv.StepReplay, Arch: runtime.GOOS + "/" + runtime.GOARCH, Players: g.Players}
 	if g.Simulate == nil {
 		res.Err = "Game.Simulate is nil"

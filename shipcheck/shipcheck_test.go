@@ -37,10 +37,10 @@ func game() Game[world, buttons] {
 func TestRunAgrees(t *testing.T) {
 	Run(t, game())
 	var rec bytes.Buffer
-	res := SyncTest(game(), 120, 7, &rec)
+	res := syncTest(game(), 120, 7, &rec)
 	require.True(t, res.Agreed, res.Summary())
 	require.Equal(t, "walk: sync test on "+res.Arch+": 120 frames agreed (random inputs, seed 7)", res.Summary())
-	res = Replay(game(), rec.Bytes())
+	res = replayRecording(game(), rec.Bytes())
 	require.True(t, res.Agreed, res.Summary())
 	require.Equal(t, 120, res.Frames)
 }
@@ -57,7 +57,7 @@ func TestSyncTestNamesField(t *testing.T) {
 			w.Y += calls
 		}
 	}
-	res := SyncTest(g, 120, 1, &bytes.Buffer{})
+	res := syncTest(g, 120, 1, &bytes.Buffer{})
 	require.False(t, res.Agreed)
 	require.Empty(t, res.Err)
 	require.Equal(t, int64(40), res.Frame)
@@ -71,7 +71,7 @@ func TestSyncTestNamesField(t *testing.T) {
 // built differently is frame -1.
 func TestReplayNamesField(t *testing.T) {
 	var rec bytes.Buffer
-	require.True(t, SyncTest(game(), 120, 1, &rec).Agreed)
+	require.True(t, syncTest(game(), 120, 1, &rec).Agreed)
 	g := game()
 	g.Simulate = func(w *world, in []buttons, f rollnet.Frame) {
 		walk(w, in, f)
@@ -79,7 +79,7 @@ func TestReplayNamesField(t *testing.T) {
 			w.X++
 		}
 	}
-	res := Replay(g, rec.Bytes())
+	res := replayRecording(g, rec.Bytes())
 	require.False(t, res.Agreed)
 	require.Equal(t, int64(70), res.Frame)
 	require.Equal(t, "world.X", res.Field)
@@ -89,7 +89,7 @@ func TestReplayNamesField(t *testing.T) {
 
 	g = game()
 	g.Initial.Hot = true
-	res = Replay(g, rec.Bytes())
+	res = replayRecording(g, rec.Bytes())
 	require.Equal(t, int64(-1), res.Frame)
 	require.Equal(t, "world.Hot", res.Field)
 	require.Contains(t, res.Summary(), ": the initial state differs, at world.Hot: false recorded, true built here")

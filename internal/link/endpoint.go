@@ -229,7 +229,7 @@ func (e *Endpoint) Receive() (l *Link, typ wire.Type, b []byte, ok bool) {
 		l.winRecv += uint64(n)
 		if err != nil {
 			if errors.Is(err, wire.ErrVersion) && l.state == Syncing {
-				e.fail(l, rollnet.ReasonWire)
+				e.fail(l, ReasonWire)
 			}
 			l.malformed++
 			continue
@@ -338,9 +338,9 @@ func (e *Endpoint) HandleSync(l *Link, typ wire.Type, b []byte) bool {
 			// After the handshake a request changes nothing: the peer
 			// missed a reply, or someone forged it.
 		case m.Protocol != e.protocol:
-			e.fail(l, rollnet.ReasonProtocol)
+			e.fail(l, ReasonProtocol)
 		case m.Settings != l.Expect:
-			e.fail(l, rollnet.ReasonSettings)
+			e.fail(l, ReasonSettings)
 		default:
 			e.alive(l)
 		}
@@ -355,10 +355,10 @@ func (e *Endpoint) HandleSync(l *Link, typ wire.Type, b []byte) bool {
 		}
 		switch {
 		case m.Protocol != e.protocol:
-			e.fail(l, rollnet.ReasonProtocol)
+			e.fail(l, ReasonProtocol)
 			return false
 		case m.Settings != l.Expect:
-			e.fail(l, rollnet.ReasonSettings)
+			e.fail(l, ReasonSettings)
 			return false
 		}
 		e.authentic(l, m.Seq)
@@ -476,7 +476,7 @@ func (e *Endpoint) Tick(l *Link) bool {
 	switch l.state {
 	case Syncing:
 		if l.syncGoing && e.t-l.syncBegan >= e.net.SyncTimeout {
-			e.fail(l, rollnet.ReasonTimeout)
+			e.fail(l, ReasonTimeout)
 			return false
 		}
 		if l.nonce == 0 || e.t-l.syncSent >= e.net.SyncRetry {

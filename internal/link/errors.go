@@ -27,3 +27,12 @@ func (e *ConfigError) Unwrap() error { return ErrConfig }
 func configError(format string, args ...any) error {
 	return &ConfigError{Detail: fmt.Sprintf(format, args...)}
 }
+
+// Reasons a handshake fails, as rollnet.SyncError.Reason and
+// rollnet.Event.Reason carry them.
+const (
+	ReasonSettings = "settings differ (players, input size, input delay, frame rate, checksum interval, player placement or game settings)"
+	ReasonProtocol = "protocol version differs"
+	ReasonWire     = "wire version differs"
+	ReasonTimeout  = "no handshake within the sync timeout (peer absent, unreachable or failed)"
+)

@@ -169,7 +169,7 @@ func TestEndpointOptionalFailure(t *testing.T) {
 		host.tick()
 		c0.tick()
 		for _, e := range host.events {
-			failed = failed || (e.Kind == rollnet.EventSyncFailed && e.Reason == rollnet.ReasonSettings)
+			failed = failed || (e.Kind == rollnet.EventSyncFailed && e.Reason == link.ReasonSettings)
 		}
 		clock.Advance(time.Second / 60)
 	}

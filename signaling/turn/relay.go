@@ -273,18 +273,18 @@ func (r *Relay) url(a net.Addr, transport string) string {
 	return "turn:" + net.JoinHostPort(r.cfg.PublicIP.String(), port) + "?transport=" + transport
 }
 
-// UDPAddr returns the address the relay's UDP socket is bound to (nil
+// udpAddr returns the address the relay's UDP socket is bound to (nil
 // when serving TCP only).
-func (r *Relay) UDPAddr() net.Addr {
+func (r *Relay) udpAddr() net.Addr {
 	if r.udp == nil {
 		return nil
 	}
 	return r.udp.LocalAddr()
 }
 
-// TCPAddr returns the address the relay's TCP listener is bound to (nil
+// tcpAddr returns the address the relay's TCP listener is bound to (nil
 // when serving UDP only).
-func (r *Relay) TCPAddr() net.Addr {
+func (r *Relay) tcpAddr() net.Addr {
 	if r.tcp == nil {
 		return nil
 	}
