@@ -67,6 +67,19 @@ type ClientStats struct {
 	// Link is the connection's link statistics: round-trip time, bytes
 	// per second each way, totals.
 	Link rollnet.PeerStats
+	// The host's absence policy (HostConfig.Absence): Awaiting counts
+	// the players the host holds the match for, Awaited is the first
+	// (-1 none), HoldAt the frame every peer stops at (NoFrame: no
+	// hold), HeldFor how long the hold has lasted; Forfeited says the
+	// match stopped there for good. HoldTicks counts the ticks this
+	// client waited at a hold (not the network's doing); LeaseWaits those
+	// it waited at its lease with no hold announced: the host's states
+	// were late (network trouble).
+	Awaiting, Awaited     int
+	HoldAt                rollnet.Frame
+	HeldFor               time.Duration
+	Forfeited             bool
+	HoldTicks, LeaseWaits uint64
 }
 
 // Client predicts the world from the host's states and its own inputs. See
@@ -149,6 +162,13 @@ type Client[S any, I comparable] struct {
 	ownSight []claim
 	sights   Sights[S]
 	outSight []byte
+
+	// Absence (client_absence.go): the furthest lease the host sent
+	// (leased: one came), and the hold it announced.
+	leased  bool
+	until   rollnet.Frame
+	hold    clientHold
+	stepped bool // the last AdvanceFrame simulated a frame
 }
 
 // NewClient returns a client of cfg.Host over tr that advances S with
@@ -243,6 +263,7 @@ func newClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 // forget drops the world: the next host state anchors a fresh one.
 func (c *Client[S, I]) forget() {
 	c.started, c.wantFull = false, true
+	c.leased, c.until, c.hold = false, rollnet.NoFrame, clientHold{stop: rollnet.NoFrame}
 	c.newestHost, c.reconciled, c.hostAck = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame
 	c.checked = rollnet.NoFrame
 	for i := range c.baseTags {
@@ -376,6 +397,7 @@ func (c *Client[S, I]) Stats() ClientStats {
 		s.RTT = time.Duration(c.rtt)
 	}
 	s.Rate, s.Depth = float64(c.rate)/1000, float64(c.depth)/10
+	c.holdStats(&s)
 	p := &c.view
 	s.RenderDelay = p.clk.Delay()
 	if p.steps > 0 {
@@ -410,6 +432,7 @@ func (c *Client[S, I]) AdvanceFrame() error {
 	c.e.Clock()
 	c.t = c.e.Time()
 	c.tick++
+	c.stepped = false
 	if !c.updating {
 		c.fixed = false
 	}
@@ -439,8 +462,12 @@ func (c *Client[S, I]) AdvanceFrame() error {
 	case ready && c.newestHost > c.reconciled:
 		c.reconcile(c.newestHost)
 	}
-	c.view.tick()
-	c.step() // while a resume waits for its answer, the world goes on predicted
+	if c.stepped = c.mayStep(); c.stepped {
+		c.view.tick()
+		c.step() // while a resume waits for its answer, the world goes on predicted
+	} else {
+		c.waited()
+	}
 	if ready {
 		c.sendInputs()
 		c.sendNacks()
@@ -502,6 +529,12 @@ func (c *Client[S, I]) welcome(b []byte) {
 	}
 	if !c.helloSeq || m.Nonce != c.nonce {
 		return // stale or forged
+	}
+	if m.Kind == wire.WelcomeHold {
+		if (c.answer == wire.WelcomeSync || c.answer == wire.WelcomeResume) && c.e.Accept(c.l, m.Seq) {
+			c.takeHold(&m)
+		}
+		return
 	}
 	if m.Kind == wire.WelcomeRefused {
 		// Our nonce: the host's answer to this connection's Hello. Its
@@ -679,6 +712,9 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	}
 	if m.Advice {
 		c.rate, c.depth = m.Rate, m.Depth
+		if m.Lease > 0 {
+			c.leased, c.until = true, max(c.until, f+rollnet.Frame(m.Lease))
+		}
 	}
 	return true
 }
@@ -745,6 +781,9 @@ func (c *Client[S, I]) anchor(f rollnet.Frame) {
 	c.firstIn = c.frame
 	c.stats.Reanchors++
 	for range c.lead() - 1 {
+		if !c.mayStep() {
+			break
+		}
 		c.step()
 	}
 }

@@ -166,13 +166,15 @@ func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
 		if err := c.AdvanceFrame(); err != nil {
 			return 0, err
 		}
-		if p := &c.view; c.started {
+		if p := &c.view; c.started && c.stepped {
 			p.steps++
 			p.leadSum += int64(c.frame - c.newestHost)
 			p.heldSum += int64(p.q.Len())
 		}
 	}
-	c.view.clk.Advance(dt)
+	if !c.holding() {
+		c.view.clk.Advance(dt) // (held, what is drawn stands still)
+	}
 	if c.lagcomp {
 		if t, ok := c.RenderTime(); ok {
 			c.DrawnAt(t)

@@ -152,6 +152,17 @@ type HostConfig[I comparable] struct {
 	// waited this long from the first AdvanceFrame; 0 waits for
 	// WaitForPlayers however long.
 	LobbyTimeout time.Duration
+	// Absence is what the match does while a client's player is away
+	// (its connection silent for Net.DisconnectNotify, or gone):
+	// rollnet.AbsencePredict (the zero value) plays on with its input
+	// predicted; AbsenceFreeze stops the match for every peer at one
+	// frame no client has simulated past, until the player is back (a
+	// rejoin, or its connection heard again) or its Grace passes, and
+	// resumes it for all within a round trip; AbsenceForfeit stops it
+	// there for good (HostStats.Forfeited, rollnet.EventPlayerForfeited)
+	// and the game decides. The host decides for its clients: they follow
+	// what its states and holds say (see absence.go).
+	Absence rollnet.Absence
 	// MaxRewind bounds lag compensation (NewHostLagComp): a player's
 	// sight is never older than this behind the frame it acts at (an
 	// older one is moved up to it and counted), so a client claiming an
@@ -242,6 +253,8 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: WelcomeCopies, MaxPacketsPerTick, MaxJoinsPerTick, MaxClientsPerAddress must be positive (copies at most 10)", errConfig)
 	case s.budget < 1:
 		return s, fmt.Errorf("%w: ClientBudget %d not positive", errConfig, c.ClientBudget)
+	case !c.Absence.Valid():
+		return s, fmt.Errorf("%w: Absence %v unknown", errConfig, c.Absence)
 	case s.waitFor < 0 || s.waitFor > s.players:
 		return s, fmt.Errorf("%w: WaitForPlayers %d not in [0, Players]", errConfig, c.WaitForPlayers)
 	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0 || s.lobby < 0:

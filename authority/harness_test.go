@@ -62,6 +62,8 @@ type cluster struct {
 	// afterHost, if set, runs after each host tick, with the frame
 	// simulated.
 	afterHost func(f rollnet.Frame)
+	// afterClient, if set, runs after each client tick.
+	afterClient func(nd *node)
 }
 
 type clusterOpts struct {
@@ -149,7 +151,7 @@ func (c *cluster) hostTick() {
 	require.NoError(c.t, c.h.AdvanceFrame())
 	c.hnext = c.hnext.Add(tick)
 	if c.h.Frame() == f {
-		return // a lobby (HostConfig.WaitForPlayers): nothing simulated
+		return // a lobby (HostConfig.WaitForPlayers), or a hold (HostConfig.Absence): nothing simulated
 	}
 	if c.afterHost != nil {
 		c.afterHost(f)
@@ -172,6 +174,9 @@ func (c *cluster) clientTick(nd *node) {
 		require.True(c.t, ok, "%s: host state %d the host never made", nd.name, f)
 		require.Equal(c.t, want, rollback.Checksum(rollback.BytesOf(s)), "%s: host state %d differs from the host's", nd.name, f)
 		c.checked++
+	}
+	if c.afterClient != nil {
+		c.afterClient(nd)
 	}
 	period := float64(tick) / cl.timeScale() / (1 + nd.skew)
 	nd.ticks++

@@ -68,6 +68,16 @@ type HostStats struct {
 	// and those of its connected clients.
 	Waiting bool
 	Present int
+	// Awaiting counts the clients whose players the host waits for
+	// (HostConfig.Absence AbsenceFreeze or AbsenceForfeit); Awaited is
+	// the first slot of the first of them (-1 none), HoldAt the frame the
+	// match stops at (NoFrame: no hold), HeldFor how long the longest
+	// awaited has been; Forfeited says the match stopped at HoldAt for
+	// good (AbsenceForfeit).
+	Awaiting, Awaited int
+	HoldAt            rollnet.Frame
+	HeldFor           time.Duration
+	Forfeited         bool
 	// Rewinds counts the sights a lag-compensated simulate asked for and
 	// got (Sights.Of answered with a past view; a frame re-simulated asks
 	// again).
@@ -124,6 +134,7 @@ type Host[S any, I comparable] struct {
 	started  bool
 	openedAt int64
 	done     bool
+	abs      absence // HostConfig.Absence's state (absence.go)
 
 	// Lag compensation (NewHostLagComp): the sights in effect at each
 	// kept frame, [f%sentLen*len(clients) + client]; the bound, in 256ths
@@ -185,6 +196,7 @@ func newHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		ins:   make([]byte, wire.MaxFrames*s.perClient*inputSize), data: make([]byte, s.players*inputSize+stateSize),
 		barred:  make([]barredAddress, max(s.maxClients, 1)),
 		started: s.waitFor == 0, openedAt: -1,
+		abs: absence{policy: cfg.Absence, until: rollnet.NoFrame, stop: rollnet.NoFrame},
 	}
 	h.hash = settingsHash(h.settings)
 	h.sightIn = make([]byte, wire.MaxFrames*wire.SightLen)
@@ -281,6 +293,7 @@ func (h *Host[S, I]) Stats() HostStats {
 	cs := h.core.Stats()
 	st.Rollbacks, st.ResimulatedFrames = cs.Rollbacks, cs.ResimulatedFrames
 	st.Waiting, st.Present = !h.started, h.present()
+	h.absenceStats(&st)
 	return st
 }
 
@@ -372,6 +385,17 @@ func (h *Host[S, I]) AdvanceFrame() error {
 			}
 		}
 		return nil
+	}
+	if h.abs.policy != rollnet.AbsencePredict {
+		h.sendWelcomes() // a returning client reads the hold's word after its answer
+		if h.holds(f) {
+			for _, c := range h.clients {
+				if c.state == clientConnected {
+					h.e.KeepAlive(c.l, 0)
+				}
+			}
+			return nil
+		}
 	}
 	if err := h.gather(f); err != nil {
 		return err
@@ -496,7 +520,9 @@ func (h *Host[S, I]) hello(from transport.Peer, b []byte) {
 	if resume >= 0 {
 		c := h.clients[resume]
 		c.reset(from, h.connect(resume, from, m.Seq), m.Seq, true)
-		c.resuming = h.s.backlog == BacklogApply
+		// Under AbsenceFreeze the frames it missed were held for it or
+		// played without it: its backlog is superseded.
+		c.resuming = h.s.backlog == BacklogApply && h.abs.policy == rollnet.AbsencePredict
 		h.answer(c, wire.WelcomeResume, m.Nonce)
 		h.stats.Rejoined++
 		return
@@ -642,13 +668,16 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 	if c.fullAt != rollnet.NoFrame && c.ack >= c.fullAt {
 		c.fullGap = 1 // a full state arrived: the next may go at once
 	}
-	d := float64(newest - f + 1)
-	if c.stats.StatesSent == 0 && c.depth == 0 {
-		c.depth = d
-	} else {
-		c.depth += (d - c.depth) / 8
+	c.leadSample(newest, c.ack)
+	if !h.abs.held { // (held, the client waits at the stop: its inputs' lead says nothing)
+		d := float64(newest - f + 1)
+		if c.stats.StatesSent == 0 && c.depth == 0 {
+			c.depth = d
+		} else {
+			c.depth += (d - c.depth) / 8
+		}
+		c.margin.heard(newest, f)
 	}
-	c.margin.heard(newest, f)
 	per, size := h.s.perClient, h.inputSize
 	for k := range m.Frames {
 		g := rollnet.Frame(m.Start) + rollnet.Frame(k)
@@ -760,7 +789,7 @@ func (h *Host[S, I]) timers() {
 			h.free(i, c)
 			h.stats.Expired++
 		}
-		if c.state != clientFree {
+		if c.state != clientFree && !h.abs.held {
 			c.advise(h.core.Frame(), h.s.target, h.s.maxRate)
 		}
 	}
@@ -925,9 +954,10 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	// state, and at least every adviceEvery frames against loss; the
 	// client keeps the last it got.
 	depth := int32(math.Round(c.depth * 10))
+	lease := h.leaseFor(c, f, base == rollnet.NoFrame)
 	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || max(c.rate-c.advRate, c.advRate-c.rate) >= adviceStep ||
-		f-c.advAt >= adviceEvery {
-		head.Advice, head.Depth, head.Rate = true, depth, c.rate
+		f-c.advAt >= adviceEvery || lease > 0 {
+		head.Advice, head.Depth, head.Rate, head.Lease = true, depth, c.rate, lease
 		c.advAt, c.advDepth, c.advRate = f, depth, c.rate
 	}
 	if len(coded) == 0 {

@@ -153,6 +153,17 @@ type hostClient[I comparable] struct {
 	out                       outbox
 	seen                      seen // the sequence numbers of the inputs and Nacks taken
 	stats                     HostClientStats
+
+	// Absence (absence.go): awaited since awaitT; the furthest lease
+	// sent on this connection; how far ahead of the states it holds the
+	// client runs (a decaying peak); when the held frame's state was
+	// last sent it.
+	awaited   bool
+	awaitT    int64
+	leaseSent rollnet.Frame
+	leaseAt   rollnet.Frame // the state that carried it
+	leadPeak  float64
+	heldAt    int64
 }
 
 func newHostClient[I comparable](slots, bodyCap int) *hostClient[I] {
@@ -175,6 +186,7 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 	c.peer, c.l, c.state, c.pkts = peer, l, clientConnected, 0
 	c.seen.reset(seq)
 	c.ack, c.sentUpTo, c.fullAt, c.fullGap, c.advAt = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame, 1, rollnet.NoFrame
+	c.leaseSent, c.leaseAt, c.heldAt = rollnet.NoFrame, rollnet.NoFrame, 0
 	c.ackHigh, c.ackAt, c.chained, c.hold = rollnet.NoFrame, rollnet.NoFrame, false, chainHoldMin
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired
@@ -191,7 +203,7 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 		c.lateHd, c.lateN = 0, 0
 		return
 	}
-	c.played = false
+	c.played, c.leadPeak = false, 0
 	c.stats = HostClientStats{}
 	c.heard = rollnet.NoFrame
 	c.lateHd, c.lateN = 0, 0

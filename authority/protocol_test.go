@@ -2,6 +2,7 @@ package authority
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 	"time"
 
@@ -99,33 +100,41 @@ func TestOldProtocolRefused(t *testing.T) {
 // protocol-3 client, whose Hello carries its protocol and a settings hash
 // of it, is refused clearly: counted, answered once with a WelcomeRefused
 // naming the host's protocol (which a protocol-3 client reads, and reports
-// as a *SettingsError "protocol 3 (host 4)"), no slot held.
-func TestProtocol3Refused(t *testing.T) {
+// as a *SettingsError "protocol 3 (host 5)"), no slot held.
+func TestProtocol3Refused(t *testing.T) { testOldProtocolRefused(t, 3) }
+
+// Protocol 5 added a lease to a state's advice and the host's WelcomeHold
+// (HostConfig.Absence): a protocol-4 client would read neither (a state
+// with advice would not decode, and it would simulate past a hold). It is
+// refused as a protocol-3 one is.
+func TestProtocol4Refused(t *testing.T) { testOldProtocolRefused(t, 4) }
+
+func testOldProtocolRefused(t *testing.T, old uint8) {
 	c := newCluster(t, clusterOpts{seed: 91, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
-	old, err := c.net.Endpoint("old")
+	ep, err := c.net.Endpoint("old")
 	require.NoError(t, err)
 	n := &c.h.s.net
-	v3 := link.SettingsHash(3, uint64(c.h.s.players), uint64(c.h.stateSize), uint64(c.h.inputSize), uint64(n.FrameRate), n.Game)
-	require.NotEqual(t, c.h.Settings(), v3)
-	hello := wire.Hello{Settings: v3, Nonce: 12, Protocol: 3}.Append(nil)
+	hash := link.SettingsHash(uint64(old), uint64(c.h.s.players), uint64(c.h.stateSize), uint64(c.h.inputSize), uint64(n.FrameRate), n.Game)
+	require.NotEqual(t, c.h.Settings(), hash)
+	hello := wire.Hello{Settings: hash, Nonce: 12, Protocol: old}.Append(nil)
 	for k := range 10 {
 		hello[1] = byte(k)
-		require.NoError(t, old.Send("host", hello))
+		require.NoError(t, ep.Send("host", hello))
 		c.run(tick)
 	}
 	c.run(100 * time.Millisecond)
 	buf := make([]byte, transport.MaxDatagram)
-	k, _, err := old.Receive(buf)
+	k, _, err := ep.Receive(buf)
 	require.NoError(t, err)
 	w, _, err := wire.ParseWelcome(buf[:k])
 	require.NoError(t, err)
 	require.Equal(t, wire.WelcomeRefused, w.Kind)
-	require.Equal(t, uint8(4), w.Host.Protocol)
-	_, _, err = old.Receive(buf)
+	require.Equal(t, uint8(5), w.Host.Protocol)
+	_, _, err = ep.Receive(buf)
 	require.Error(t, err, "one refusal")
 	require.Equal(t, uint64(10), c.h.Stats().HellosRefused)
 	require.Zero(t, c.h.Stats().Clients)
-	se := &SettingsError{Client: hostSettingsOf(wire.AuthSettings{Protocol: 3, Players: 2, StateSize: c.h.stateSize, InputSize: c.h.inputSize, FrameRate: n.FrameRate}),
+	se := &SettingsError{Client: hostSettingsOf(wire.AuthSettings{Protocol: old, Players: 2, StateSize: c.h.stateSize, InputSize: c.h.inputSize, FrameRate: n.FrameRate}),
 		Host: hostSettingsOf(w.Host)}
-	require.Contains(t, se.Error(), "protocol 3 (host 4)")
+	require.Contains(t, se.Error(), fmt.Sprintf("protocol %d (host 5)", old))
 }

@@ -82,11 +82,84 @@ func TestAbsenceForfeit(t *testing.T) {
 	require.NoError(t, a.err)
 }
 
+// TestAbsenceFreezeAuthoritative: under the host's AbsenceFreeze, while
+// bob's client process is dead the host and alice's client stop at one
+// frame (Status.Awaiting names bob, for how long; News says so), and
+// both resume when bob's new process rejoins from his token.
+func TestAbsenceFreezeAuthoritative(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
+	store := &memStore{tok: map[string]netplay.Token{}}
+	cfg := netplay.Config{Players: 2, Room: "r", Absence: rollnet.AbsenceFreeze, Name: "host"}
+	h := l.add("h", host, cfg, "a", "b", "b2")
+	cfg.Name = "alice"
+	a := l.add("a", connectTo, cfg, "h")
+	cfg.Name, cfg.Tokens = "bob", store
+	b := l.add("b", connectTo, cfg, "h")
+	l.until(300, "both clients running", func() bool {
+		return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running && a.m.Seat() >= 0 && b.m.Seat() >= 0
+	})
+	l.until(120, "b's token saved", func() bool { _, ok := store.tok["r"]; return ok })
+	l.until(60, "names known", func() bool { return a.m.Name(b.m.Seat()) == "bob" && h.m.Name(b.m.Seat()) == "bob" })
+
+	b.off = true // b's process dies: no goodbye
+	l.until(600, "alice awaits bob", func() bool {
+		return a.st.Awaiting == "bob" && a.m.Frame() == a.st.AwaitedAt && h.m.Frame() == a.st.AwaitedAt
+	})
+	stop := a.st.AwaitedAt
+	require.Equal(t, "bob", h.st.Awaiting)
+	require.Equal(t, stop, h.st.AwaitedAt)
+	for range 120 {
+		l.tick()
+		require.Equal(t, stop, a.m.Frame(), "alice stays at the host's stop")
+		require.Equal(t, stop, h.m.Frame(), "so does the host")
+		require.False(t, a.st.Advanced)
+	}
+	require.Greater(t, a.st.AwaitedFor, 1900*time.Millisecond)
+	require.Contains(t, a.st.String(), "waiting at frame")
+	require.True(t, hasNews(a, "waiting at frame"), "%q", a.m.News())
+	require.True(t, hasNews(h, "waiting at frame"), "%q", h.m.News())
+
+	b2 := l.add("b2", connectTo, cfg, "h") // b started again, on a new address
+	l.until(600, "b2 playing", func() bool { return b2.err != nil || (b2.st.Phase == netplay.Running && b2.m.Frame() > stop) })
+	require.NoError(t, b2.err)
+	l.until(60, "alice plays on", func() bool { return a.st.Awaiting == "" && a.m.Frame() > stop+10 })
+	require.Greater(t, h.m.Frame(), stop)
+	require.Empty(t, h.st.Awaiting)
+	require.True(t, hasNews(a, "bob is back"), "%q", a.m.News())
+	require.NoError(t, a.err)
+	require.NoError(t, h.err)
+	t.Logf("stopped at %d; alice %q; host %q", stop, a.m.News(), h.m.News())
+}
+
+// TestAbsenceForfeitAuthoritative: under the host's AbsenceForfeit the
+// match ends at the host's stop for the host and every client.
+func TestAbsenceForfeitAuthoritative(t *testing.T) {
+	l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
+	cfg := netplay.Config{Players: 2, Absence: rollnet.AbsenceForfeit, Name: "host"}
+	h := l.add("h", host, cfg, "a", "b")
+	cfg.Name = "alice"
+	a := l.add("a", connectTo, cfg, "h")
+	cfg.Name = "bob"
+	b := l.add("b", connectTo, cfg, "h")
+	l.until(300, "both clients running", func() bool {
+		return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running && a.m.Seat() >= 0 && b.m.Seat() >= 0
+	})
+	l.until(60, "names known", func() bool { return a.m.Name(b.m.Seat()) == "bob" })
+	b.off = true
+	l.until(600, "alice's match ends", func() bool { return a.st.Phase == netplay.Ended && h.st.Phase == netplay.Ended })
+	require.Equal(t, netplay.EndForfeit, a.st.Ended)
+	require.Equal(t, netplay.EndForfeit, h.st.Ended)
+	require.Equal(t, "bob", a.st.Away)
+	require.True(t, hasNews(a, "bob forfeited"), "%q", a.m.News())
+	require.Equal(t, h.m.Frame(), a.m.Frame(), "both at the stop")
+	require.Equal(t, *h.m.State(), *a.m.State(), "with the same state")
+}
+
 // TestAbsenceInvalid: a policy that is none of them is a config error, as
-// is one the authoritative mode does not take.
+// is one the entity mode does not take.
 func TestAbsenceInvalid(t *testing.T) {
 	_, err := netplay.Join[World, Buttons](netplay.Config{Players: 2, Absence: 9}, simulate)
 	require.ErrorIs(t, err, rollnet.ErrConfig)
-	_, err = netplay.Host[World, Buttons](netplay.Config{Players: 2, Absence: rollnet.AbsenceFreeze}, simulate)
-	require.ErrorIs(t, err, rollnet.ErrConfig, "not the authoritative mode yet")
+	_, err = netplay.Host(netplay.Config{Players: 2, Absence: rollnet.AbsenceFreeze}, crowdSimulate, netplay.Entities(crowdEntities()))
+	require.ErrorIs(t, err, rollnet.ErrConfig, "not the entity mode yet")
 }

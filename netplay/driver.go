@@ -85,6 +85,7 @@ type kind[S any, I comparable] struct {
 	listen             bool // Config.LocalPlayers may be 1
 	rejoin             Mode // a stored token of this mode rejoins; 0: none is loaded
 	proposes           bool // measures and proposes an input delay
+	entities           bool // the entity mode (Entities)
 	// choose is the driver, once the transport is up: first says whether
 	// the room was empty as this peer joined.
 	choose func(m *Match[S, I], first bool) driver[S, I]
@@ -122,6 +123,13 @@ func (m *Match[S, I]) foldEvent(ev rollnet.Event, f rollnet.Frame) {
 			m.story.dropped = ""
 			m.tell("%s rejoined at frame %d", m.names[ev.Player], ev.Frame)
 		}
+	case rollnet.EventPlayerAwaited:
+		m.tell("waiting at frame %d for %s to come back (Absence freeze)", ev.Frame, m.seatLabel(ev.Player))
+	case rollnet.EventPlayerDropped:
+		m.tell("%s did not come back in time: the match resumes at frame %d without them", m.seatLabel(ev.Player), ev.Frame)
+	case rollnet.EventPlayerForfeited:
+		m.tell("%s forfeited by leaving: the match stops at frame %d", m.seatLabel(ev.Player), ev.Frame)
+		m.st.Away = m.seatLabel(ev.Player)
 	case rollnet.EventDesyncDetected:
 		if m.st.Desync == "" {
 			m.story.firstDesync = ev.Frame

@@ -139,6 +139,14 @@ func (d *clientDriver[S, I]) synchronized(now time.Time, newest rollnet.Frame, s
 	m.st.Phase, m.st.Advanced, m.st.RTT, m.st.Waiting = Running, steps > 0, st.RTT, ""
 
 	m.st.Rollbacks = int(st.Mismatches)
+	m.st.Awaiting, m.st.AwaitedAt, m.st.AwaitedFor = "", rollnet.NoFrame, 0
+	if st.Awaiting > 0 { // the host holds the match (its Absence): not the network's trouble
+		m.st.Awaiting, m.st.AwaitedAt, m.st.AwaitedFor = m.seatLabel(st.Awaited), st.HoldAt, st.HeldFor
+		m.st.Advanced = false
+	}
+	if st.Forfeited {
+		m.st.Phase, m.st.Ended, m.st.Away = Ended, EndForfeit, m.st.Awaiting
+	}
 	if st.StatesUnverified > d.unverified {
 		d.unverified = st.StatesUnverified
 		if m.st.Desync == "" {
@@ -177,6 +185,11 @@ func (d *clientDriver[S, I]) events() {
 			m.resumed(ev)
 			m.st.Phase, m.st.Ended = Ended, EndHostGone
 			m.left(ev.Peer, "the host "+m.nameOf(ev.Peer), f, "")
+			continue
+		}
+		if ev.Kind == rollnet.EventPlayerRejoined { // (the host's Absence: the player it waited for)
+			m.back(ev)
+			m.tell("%s is back: the match resumes at frame %d", m.seatLabel(ev.Player), ev.Frame)
 			continue
 		}
 		m.foldEvent(ev, f)

@@ -67,7 +67,7 @@ func (d *hostDriver[S, I]) connect() error {
 		Players: m.cfg.Players, LocalPlayers: m.cfg.LocalPlayers, Net: m.netConfig(),
 		Grace: m.cfg.Grace, LateInput: m.cfg.LateInput,
 		WaitForPlayers: m.cfg.WaitForPlayers, LobbyTimeout: m.cfg.LobbyTimeout,
-		MaxRewind: m.kind.maxRewind,
+		MaxRewind: m.kind.maxRewind, Absence: m.cfg.Absence,
 	}
 	var h *authority.Host[S, I]
 	var err error
@@ -124,8 +124,16 @@ func (d *hostDriver[S, I]) tick(in I, _ time.Time) error {
 	}
 	d.waiting = st.Waiting
 	m.st.Rollbacks = st.Rollbacks
+	m.st.Awaiting, m.st.AwaitedAt, m.st.AwaitedFor = "", rollnet.NoFrame, 0
+	if st.Awaiting > 0 {
+		m.st.Awaiting, m.st.AwaitedAt, m.st.AwaitedFor = m.seatLabel(st.Awaited), st.HoldAt, st.HeldFor
+		m.st.Advanced = false
+	}
 	d.news(st)
 	d.events()
+	if st.Forfeited {
+		m.st.Phase, m.st.Ended, m.st.Advanced, m.st.Away = Ended, EndForfeit, false, m.st.Awaiting
+	}
 	if d.ticks++; d.ticks%(m.cfg.FrameRate/4+1) == 1 {
 		d.sendRoster()
 	}
@@ -138,6 +146,11 @@ func (d *hostDriver[S, I]) events() {
 	m := d.m
 	f := d.h.Frame()
 	for _, ev := range m.evs {
+		if ev.Kind == rollnet.EventPlayerRejoined { // (Absence: the player the match waited for)
+			m.back(ev)
+			m.tell("%s is back: the match resumes at frame %d", m.seatLabel(ev.Player), ev.Frame)
+			continue
+		}
 		if ev.Kind != rollnet.EventDisconnected {
 			m.foldEvent(ev, f)
 			continue

@@ -126,6 +126,7 @@ func (k *kind[S, I]) apply(opts []Option[S, I]) error {
 		ec := *o.entities
 		k.maxSeats = maxEntityPlayers
 		k.rejoin = 0 // an entity client joins afresh
+		k.entities = true
 		switch k.mode {
 		case ModeHost:
 			k.choose = func(m *Match[S, I], _ bool) driver[S, I] { return newEntityHost(m, ec) }

@@ -123,15 +123,19 @@ type Config struct {
 	WaitForPlayers int
 	LobbyTimeout   time.Duration
 
-	// Absence is what a P2P match does while a player is away (its peer
-	// silent for Net.DisconnectTimeout, or gone): rollnet.AbsencePredict
-	// (the zero value) plays on with its last input repeated;
-	// AbsenceFreeze stops every peer at one agreed frame (Status.Awaiting
-	// names the player, AwaitedFor says since when) until it rejoins or
-	// its rejoin window (Net.RejoinWindow) passes; AbsenceForfeit stops
-	// the match there for good (Status.Ended EndForfeit, Status.Away the
-	// player; every peer holds the same state: the game decides).
-	// Spectators follow. Every player must choose the same.
+	// Absence is what a match does while a player is away:
+	// rollnet.AbsencePredict (the zero value) plays on with its last
+	// input repeated; AbsenceFreeze stops every peer at one agreed frame
+	// (Status.Awaiting names the player, AwaitedFor says since when)
+	// until it rejoins or is dropped; AbsenceForfeit stops the match
+	// there for good (Status.Ended EndForfeit, Status.Away the player;
+	// every peer holds the same state: the game decides). In P2P a
+	// player is away once its peer is silent for Net.DisconnectTimeout
+	// (or gone), dropped when its Net.RejoinWindow passes, and every
+	// player must choose the same; spectators follow. In the
+	// authoritative mode (not the entity mode) the host's choice rules
+	// (a client's is not used): a player is away once its connection is
+	// silent for Net.DisconnectNotify, dropped when Grace passes.
 	Absence rollnet.Absence
 
 	// OnMessage, when set, receives the other peers' Send messages, from
@@ -309,8 +313,8 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	if cfg.Grace < 0 {
 		return fmt.Errorf("%w: Grace %v", errConfig, cfg.Grace)
 	}
-	if !cfg.Absence.Valid() || (cfg.Absence != rollnet.AbsencePredict && k.mode != ModeP2P && k.mode != ModeSpectator) {
-		return fmt.Errorf("%w: Absence %v (the authoritative mode takes only AbsencePredict, for now)", errConfig, cfg.Absence)
+	if !cfg.Absence.Valid() || (cfg.Absence != rollnet.AbsencePredict && k.entities) {
+		return fmt.Errorf("%w: Absence %v (the entity mode takes only AbsencePredict, for now)", errConfig, cfg.Absence)
 	}
 	if cfg.WaitForPlayers < 0 || cfg.WaitForPlayers > cfg.Players || cfg.LobbyTimeout < 0 {
 		return fmt.Errorf("%w: WaitForPlayers %d (0 to Players) or LobbyTimeout %v (>= 0)", errConfig, cfg.WaitForPlayers, cfg.LobbyTimeout)

@@ -48,7 +48,7 @@ type options struct {
 	replay   string // -replay: the recording to play back instead of a match
 	mode     string // modeP2P or modeAuthority
 	grace    time.Duration
-	absence  rollnet.Absence // -absence: what a P2P match does while the opponent is away
+	absence  rollnet.Absence // -absence: what the match does while the opponent is away
 	web      string          // -web: serve the browser pong and a signaling server here (web.go)
 	rejoin   string          // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
 	connect  string          // -connect: a dedicated host's quic://HOST:PORT (quic.go)
@@ -77,7 +77,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.name, "name", defaultName(), "your `name`, as your opponent and spectators see it (at most 32 bytes)")
 	fs.StringVar(&o.mode, "mode", modeP2P, "`p2p` (rollback between two peers) or authority (the left player hosts, the right one is its client)")
 	fs.DurationVar(&o.grace, "grace", 20*time.Second, "authority mode, hosting: how long a vanished client's paddle and rejoin token are kept")
-	fs.Func("absence", "P2P: what the match does while the opponent is away: `predict` (its paddle plays on; the default), freeze (both stop until it rejoins: with -rejoin) or forfeit (the match ends)", func(v string) error {
+	fs.Func("absence", "what the match does while the opponent is away: `predict` (its paddle plays on; the default), freeze (both stop until it rejoins: with -rejoin; in authority mode the host's choice, its client rejoining with -rejoin) or forfeit (the match ends)", func(v string) error {
 		for a := rollnet.AbsencePredict; a.Valid(); a++ {
 			if v == a.String() {
 				o.absence = a
@@ -204,8 +204,7 @@ func parseOptions(args []string) (options, error) {
 		{o.side < -1 || o.side > 1, fmt.Sprintf("-side %d: want -1, 0 or 1", o.side)},
 		{o.mode != modeP2P && o.mode != modeAuthority, fmt.Sprintf("-mode %q: want p2p or authority", o.mode)},
 		{o.grace <= 0, fmt.Sprintf("-grace %v: want more than 0", o.grace)},
-		{o.absence != rollnet.AbsencePredict && o.mode != modeP2P, "-absence is the P2P mode's"},
-		{o.absence == rollnet.AbsenceFreeze && o.rejoin == "", "-absence freeze waits for the opponent to rejoin: give both players -rejoin (and a named -room)"},
+		{o.absence == rollnet.AbsenceFreeze && o.rejoin == "" && o.mode == modeP2P, "-absence freeze waits for the opponent to rejoin: give both players -rejoin (and a named -room)"},
 		{o.timeout < 0, "-timeout must be >= 0"},
 		{o.room != "" && o.signal == "" && o.connect == "", "-room needs -signal (or -connect)"},
 		{!validName(o.name), fmt.Sprintf("-name %q: want 1 to %d bytes of printable characters", o.name, netplay.MaxName)},

@@ -69,10 +69,9 @@ func netConfig(o options) netplay.Config {
 		cfg.Tokens = netplay.FileStore(o.rejoin)
 		cfg.Net.RejoinWindow = rejoinWindow
 	}
+	cfg.Absence = o.absence
 	if o.mode == modeAuthority {
 		cfg.Players, cfg.Grace, cfg.LateInput = authPlayers, o.grace, authority.LateRollback
-	} else {
-		cfg.Absence = o.absence
 	}
 	if o.impair != (impairment{}) {
 		ic := o.impair.config(seedFor(o.name + o.room))
@@ -426,7 +425,7 @@ func (m *netMatch) role() string {
 
 // noteLine is the status while something is waited for, else the news.
 func (m *netMatch) noteLine() string {
-	if st := m.st; st.Phase != netplay.Ended && (st.Phase <= netplay.Synchronizing || st.Interrupted != "" || st.Away != "" || st.Waiting != "") {
+	if st := m.st; st.Phase != netplay.Ended && (st.Phase <= netplay.Synchronizing || st.Interrupted != "" || st.Away != "" || st.Waiting != "" || st.Awaiting != "") {
 		return st.String()
 	}
 	return m.note

@@ -33,6 +33,9 @@ import (
 //	          arrive, in tenths of a frame (protocol 2: hundredths)
 //	Rate      (A only) zigzag varint: the advised change of the client's
 //	          tick rate, in thousandths, |Rate| <= MaxRate
+//	Lease     (A only; protocol 5) uvarint, 0..MaxLease: the client may
+//	          simulate the frames before Frame+Lease (a host that may hold
+//	          the match, authority.HostConfig.Absence); 0: no bound
 //
 // then the coded part, which depends on Frame and Base alone (every client
 // that acknowledged the same Base is sent the same bytes):
@@ -62,7 +65,10 @@ type StateBody struct {
 	// got); without it they are zero.
 	Advice      bool
 	Depth, Rate int32
-	Checksum    uint32 // Checked only; else zero
+	// Lease (Advice only) bounds the client's prediction: it simulates no
+	// frame at or past Frame+Lease; 0 sets no bound.
+	Lease    int32
+	Checksum uint32 // Checked only; else zero
 	// Data is every player's input at Frame then the state, XORed with
 	// those at Base (themselves when Base is -1): MaxStateInputs bytes of
 	// inputs at most, then the state.
@@ -90,7 +96,9 @@ func (m StateBody) Check() error {
 		return ErrMalformed
 	case m.Base == -1 && !m.Checked, !m.Checked && (m.InputAck != 0 || m.Checksum != 0), m.Checked && m.InputAck < -1:
 		return ErrMalformed
-	case m.Rate < -MaxRate || m.Rate > MaxRate || (!m.Advice && (m.Depth != 0 || m.Rate != 0)):
+	case m.Rate < -MaxRate || m.Rate > MaxRate || (!m.Advice && (m.Depth != 0 || m.Rate != 0 || m.Lease != 0)):
+		return ErrMalformed
+	case m.Lease < 0 || m.Lease > MaxLease || int64(m.Frame)+int64(m.Lease) > math.MaxInt32:
 		return ErrMalformed
 	case len(m.Data) > math.MaxInt32:
 		return ErrLimit
@@ -138,7 +146,8 @@ func (m StateBody) AppendHead(b []byte) []byte {
 		return b
 	}
 	b = appendInt32(b, m.Depth)
-	return appendInt32(b, m.Rate)
+	b = appendInt32(b, m.Rate)
+	return binary.AppendUvarint(b, uint64(m.Lease))
 }
 
 // AppendCoded appends the coded part alone: Checksum when Checked, then
@@ -225,7 +234,7 @@ func ParseStateBody(b []byte, m *StateBody, data []byte, near int32) (int, error
 		}
 		ack += frame
 	}
-	var depth, rate int32
+	var depth, rate, lease int32
 	if advice {
 		if depth, i, err = readInt32(b, i); err != nil {
 			return 0, err
@@ -236,6 +245,14 @@ func ParseStateBody(b []byte, m *StateBody, data []byte, near int32) (int, error
 		if rate < -MaxRate || rate > MaxRate {
 			return 0, ErrMalformed
 		}
+		var l uint64
+		if l, i, err = readUvarint(b, i); err != nil {
+			return 0, err
+		}
+		if l > MaxLease || int64(frame)+int64(l) > math.MaxInt32 {
+			return 0, ErrMalformed
+		}
+		lease = int32(l)
 	}
 	var sum uint32
 	if checked {
@@ -250,7 +267,7 @@ func ParseStateBody(b []byte, m *StateBody, data []byte, near int32) (int, error
 		return 0, err
 	}
 	*m = StateBody{Frame: frame, Base: base, Checked: checked, InputAck: ack, Advice: advice, Depth: depth, Rate: rate,
-		Checksum: sum, Data: out}
+		Lease: lease, Checksum: sum, Data: out}
 	return i, nil
 }
 

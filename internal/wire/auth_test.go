@@ -100,6 +100,11 @@ func authSamples() []sample {
 		{name: "welcome resume", t: TypeWelcome, b: Welcome{Seq: 3, Kind: WelcomeResume, Nonce: 42, Token: token, First: 0, Slots: 64, Frame: math.MaxInt32}.Append(nil)},
 		{name: "welcome slot 255", t: TypeWelcome, b: Welcome{Seq: 3, Kind: WelcomeSync, Nonce: 1, Token: token, First: 255, Slots: 1, Frame: 9}.Append(nil)},
 		{name: "welcome reject", t: TypeWelcome, b: Welcome{Seq: 4, Kind: WelcomeReject, Nonce: 7}.Append(nil)},
+		{name: "hold", t: TypeWelcome, b: Welcome{Seq: 5, Kind: WelcomeHold, Nonce: 7, Stop: 1234, Until: 1234, Age: 2500, N: 1,
+			Players: [MaxHoldPlayers]HoldPlayer{{Player: 3}}}.Append(nil)},
+		{name: "hold released", t: TypeWelcome, b: Welcome{Seq: 5, Kind: WelcomeHold, Nonce: 7, Stop: 9, Until: 9 + MaxLease, Age: math.MaxUint32, N: MaxHoldPlayers,
+			Players: [MaxHoldPlayers]HoldPlayer{{Player: 255, Outcome: HoldBack}, {Player: 1, Outcome: HoldDropped}, {}, {}, {}, {}, {}, {Player: 7}}}.Append(nil)},
+		{name: "hold forfeit", t: TypeWelcome, b: Welcome{Seq: 5, Kind: WelcomeHold, Nonce: 1, Forfeit: true, Stop: math.MaxInt32, Until: math.MaxInt32}.Append(nil)},
 		{name: "input marker", t: TypeAuthInput, b: AuthInput{Seq: 5, Ack: -1, Start: 77, Slots: 1, Size: 2}.Append(nil)},
 		{name: "input", t: TypeAuthInput, b: AuthInput{Seq: 6, Ack: 70, Start: 75, Frames: 8, Slots: 1, Size: 2, Inputs: heldInputs(8)}.Append(nil)},
 		{name: "input two slots", t: TypeAuthInput, b: AuthInput{Seq: 7, Ack: 3, Start: 0, Frames: 10, Slots: 2, Size: 3, Inputs: patternInputs(60, 4)}.Append(nil)},
@@ -115,6 +120,10 @@ func authSamples() []sample {
 			Checksum: 1, Data: make([]byte, 704)}.Append(nil)},
 		{name: "body unchecked", t: 0, b: StateBody{Frame: bodyNear + 3, Base: bodyNear + 3 - MaxBaseDistance,
 			Data: append(make([]byte, 300), 9, 0, 0, 0, 7)}.Append(nil)},
+		{name: "body lease", t: 0, b: StateBody{Frame: bodyNear + 11, Base: bodyNear + 10, Advice: true, Depth: 20, Rate: 3, Lease: 17,
+			Data: append(make([]byte, 300), 9, 0, 0, 0, 7)}.Append(nil)},
+		{name: "body lease full", t: 0, b: StateBody{Frame: 40, Base: -1, Checked: true, InputAck: 39, Advice: true, Lease: MaxLease,
+			Checksum: 2, Data: []byte{1, 2, 3, 4}}.Append(nil)},
 		{name: "body far", t: 0, b: StateBody{Frame: math.MaxInt32, Base: -1, Checked: true, InputAck: math.MaxInt32,
 			Checksum: math.MaxUint32, Data: append([]byte{0, 0, 7, 0}, big[1000:1700]...)}.Append(nil)},
 	}
@@ -283,6 +292,12 @@ func TestAuthMalformed(t *testing.T) {
 	require.Empty(t, Hello{Protocol: 1}.Append(nil), "protocol 1 had no Hello of this form")
 	require.Equal(t, Hello{Protocol: AuthProtocol, Nonce: 3}.Append(nil), Hello{Nonce: 3}.Append(nil), "0 is this package's protocol")
 	require.Empty(t, Welcome{Kind: WelcomeRefused}.Append(nil), "refused without the host's settings")
+	require.Empty(t, Welcome{Kind: WelcomeHold, Stop: 5, Until: 4}.Append(nil), "a hold's Until before its Stop")
+	require.Empty(t, Welcome{Kind: WelcomeHold, Stop: 5, Until: 6 + MaxLease}.Append(nil), "a hold's Until past MaxLease")
+	require.Empty(t, Welcome{Kind: WelcomeHold, N: MaxHoldPlayers + 1}.Append(nil), "a hold naming too many")
+	require.Empty(t, Welcome{Kind: WelcomeHold, N: 1, Players: [MaxHoldPlayers]HoldPlayer{{Outcome: 3}}}.Append(nil), "an unknown outcome")
+	require.Empty(t, StateBody{Frame: 1, Base: -1, Checked: true, Lease: 1, Data: []byte{1}}.Append(nil), "a lease without Advice")
+	require.Empty(t, StateBody{Frame: 1, Base: -1, Checked: true, Advice: true, Lease: MaxLease + 1, Data: []byte{1}}.Append(nil), "a lease past MaxLease")
 	require.ErrorIs(t, AuthInput{Slots: 64, Size: 32, Frames: 128, Inputs: patternInputs(128*64*32, 3)}.Check(), ErrTooLarge)
 }
 

@@ -23,7 +23,39 @@ const (
 	// settings hash is not the host's: it carries the host's settings, so
 	// the client can say what differs. No slot is held.
 	WelcomeRefused
+	// WelcomeHold (authority protocol 5) is not an answer but the host's
+	// word on the match, sent on an admitted connection (with its Hello's
+	// nonce) every tick while it holds the match for a player who is away
+	// (authority.HostConfig.Absence), and while it resumes: every peer
+	// stops at Stop, and may simulate the frames before Until. (The
+	// header's sixteen types are all taken: the hold rides as a Welcome,
+	// which a client already reads at any time.)
+	WelcomeHold
 )
+
+// MaxHoldPlayers is the most players a WelcomeHold names.
+const MaxHoldPlayers = 8
+
+// MaxLease bounds how many frames past its own a state's lease (StateBody
+// Lease), or past its Stop a hold's Until, may reach.
+const MaxLease = 1 << 12
+
+// HoldOutcome is what became of a player a WelcomeHold names.
+type HoldOutcome uint8
+
+// The outcomes.
+const (
+	HoldAwaited HoldOutcome = iota // away: the match waits for it
+	HoldBack                       // it came back: the match resumes
+	HoldDropped                    // its grace passed: the match resumes without it
+	holdOutcomes
+)
+
+// HoldPlayer is a player a WelcomeHold names, and its outcome.
+type HoldPlayer struct {
+	Player  uint8
+	Outcome HoldOutcome
+}
 
 // AuthSettings are what an authoritative host and its clients must agree
 // on, whose hash a Hello carries: a WelcomeRefused sends the host's.
@@ -99,7 +131,10 @@ func parseAuthSettings(b []byte, i int) (AuthSettings, int, error) {
 // WelcomeResume only: Token (TokenLen bytes), First u8, Slots u8 (at least
 // 1, First+Slots at most MaxAuthPlayers; protocol 1: MaxPlayers), Frame as
 // uvarint(uint32(Frame)+1); for WelcomeRefused only: the host's
-// AuthSettings.
+// AuthSettings; for WelcomeHold only: Flags u8 (1: Forfeit; other bits
+// zero), Stop uvarint (>= 0), Until-Stop uvarint (0..MaxLease), Age uvarint
+// (milliseconds, < 2^32), N u8 (0..MaxHoldPlayers), then N times Player u8,
+// Outcome u8 (a HoldOutcome).
 type Welcome struct {
 	Seq   uint16
 	Kind  WelcomeKind
@@ -111,6 +146,28 @@ type Welcome struct {
 	Frame int32
 	// Host is the host's settings (WelcomeRefused only).
 	Host AuthSettings
+	// WelcomeHold only: Forfeit says the match stops at Stop for good; a
+	// client simulates no frame at or past Until (Until == Stop while the
+	// host holds, past it once the host resumes); Age is how long the
+	// hold has lasted, in milliseconds; Players[:N] are the players it
+	// waits for (or waited for: their outcome).
+	Forfeit     bool
+	Stop, Until int32
+	Age         uint32
+	N           uint8
+	Players     [MaxHoldPlayers]HoldPlayer
+}
+
+func (m Welcome) holdValid() bool {
+	if m.Stop < 0 || m.Until < m.Stop || int64(m.Until)-int64(m.Stop) > MaxLease || m.N > MaxHoldPlayers {
+		return false
+	}
+	for _, p := range m.Players[:m.N] {
+		if p.Outcome >= holdOutcomes {
+			return false
+		}
+	}
+	return true
 }
 
 func (m Welcome) hasSlots() bool { return m.Kind == WelcomeSync || m.Kind == WelcomeResume }
@@ -124,13 +181,17 @@ func (m Welcome) Len() int {
 	if m.Kind == WelcomeRefused {
 		n += m.Host.len()
 	}
+	if m.Kind == WelcomeHold {
+		n += 1 + uvarintLen(uint64(m.Stop)) + uvarintLen(uint64(m.Until-m.Stop)) + uvarintLen(uint64(m.Age)) + 1 + 2*int(m.N)
+	}
 	return n
 }
 
 // Append appends the encoded message to b (no allocation when b has room);
-// it appends nothing for a WelcomeRefused whose settings would not parse.
+// it appends nothing for a WelcomeRefused whose settings would not parse,
+// or a WelcomeHold whose fields are out of range.
 func (m Welcome) Append(b []byte) []byte {
-	if m.Kind == WelcomeRefused && !m.Host.valid() {
+	if (m.Kind == WelcomeRefused && !m.Host.valid()) || (m.Kind == WelcomeHold && !m.holdValid()) {
 		return b
 	}
 	b = appendHeader(b, TypeWelcome, m.Seq)
@@ -138,6 +199,21 @@ func (m Welcome) Append(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, m.Nonce)
 	if m.Kind == WelcomeRefused {
 		return m.Host.append(b)
+	}
+	if m.Kind == WelcomeHold {
+		flags := byte(0)
+		if m.Forfeit {
+			flags = 1
+		}
+		b = append(b, flags)
+		b = binary.AppendUvarint(b, uint64(m.Stop))
+		b = binary.AppendUvarint(b, uint64(m.Until-m.Stop))
+		b = binary.AppendUvarint(b, uint64(m.Age))
+		b = append(b, m.N)
+		for _, p := range m.Players[:m.N] {
+			b = append(b, p.Player, byte(p.Outcome))
+		}
+		return b
 	}
 	if !m.hasSlots() {
 		return b
@@ -168,6 +244,10 @@ func ParseWelcome(b []byte) (Welcome, int, error) {
 		if m.Host, i, err = parseAuthSettings(b, i); err != nil {
 			return Welcome{}, 0, err
 		}
+	case WelcomeHold:
+		if i, err = m.parseHold(b, i); err != nil {
+			return Welcome{}, 0, err
+		}
 	case WelcomeSync, WelcomeResume:
 		if len(b)-i < TokenLen+2 {
 			return Welcome{}, 0, ErrShort
@@ -193,4 +273,51 @@ func ParseWelcome(b []byte) (Welcome, int, error) {
 		return Welcome{}, 0, err
 	}
 	return m, n, nil
+}
+
+// parseHold reads a WelcomeHold's fields from b[i:].
+func (m *Welcome) parseHold(b []byte, i int) (int, error) {
+	if len(b)-i < 1 {
+		return i, ErrShort
+	}
+	flags := b[i]
+	if flags > 1 {
+		return i, ErrMalformed
+	}
+	m.Forfeit = flags == 1
+	stop, i, err := readUvarint(b, i+1)
+	if err != nil {
+		return i, err
+	}
+	until, i, err := readUvarint(b, i)
+	if err != nil {
+		return i, err
+	}
+	age, i, err := readUvarint(b, i)
+	if err != nil {
+		return i, err
+	}
+	if stop > math.MaxInt32 || until > MaxLease || stop+until > math.MaxInt32 || age > math.MaxUint32 {
+		return i, ErrMalformed
+	}
+	m.Stop, m.Until, m.Age = int32(stop), int32(stop+until), uint32(age)
+	if len(b)-i < 1 {
+		return i, ErrShort
+	}
+	m.N = b[i]
+	i++
+	if m.N > MaxHoldPlayers {
+		return i, ErrMalformed
+	}
+	if len(b)-i < 2*int(m.N) {
+		return i, ErrShort
+	}
+	for k := range int(m.N) {
+		m.Players[k] = HoldPlayer{Player: b[i], Outcome: HoldOutcome(b[i+1])}
+		if m.Players[k].Outcome >= holdOutcomes {
+			return i, ErrMalformed
+		}
+		i += 2
+	}
+	return i, nil
 }
