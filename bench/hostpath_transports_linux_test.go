@@ -228,7 +228,7 @@ func benchHostOver(b *testing.B, tr hostPathTransport, n int) {
 			b.Logf("%+v", h.Stats())
 		case webrtc.Transport:
 			b.Logf("%+v", h.Stats())
-		case *udp.Transport:
+		case udp.Transport:
 			b.Logf("%+v", h.Stats())
 		}
 	}

@@ -92,7 +92,7 @@ func readSecret(file string) ([]byte, error) {
 // listenUDP starts the transport/udp listener of q (-udp), admitting the
 // holders of connect tokens signed with -token-secret-file's secret for
 // -udp-address, and logs where clients reach it.
-func listenUDP(q quicOptions, maxPeers int, log *slog.Logger) (*udp.Transport, error) {
+func listenUDP(q quicOptions, maxPeers int, log *slog.Logger) (udp.Transport, error) {
 	secret, err := readSecret(q.secretFile)
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ type hostTransports struct {
 	id     string // the host's id in the room
 	rtc    webrtc.Transport
 	qt     quic.Transport
-	ut     *udp.Transport
+	ut     udp.Transport
 	closes []func() error
 }
 

@@ -23,7 +23,7 @@ func TestZeroAllocsPerDatagram(t *testing.T) {
 	c := dial(t, h, "", Config{})
 	state, input := make([]byte, 200), make([]byte, 32)
 	buf := make([]byte, transport.MaxDatagram)
-	take := func(r *Transport) {
+	take := func(r *udpTransport) {
 		for {
 			if _, _, err := r.Receive(buf); err == nil {
 				return

@@ -40,7 +40,7 @@ type Dialer struct {
 
 // DialHost implements transport.HostDialer.
 func (d Dialer) DialHost(ctx context.Context) (transport.Transport, transport.Peer, error) {
-	t, err := Dial(ctx, d.Addr, d.Config)
+	t, err := dialUDP(ctx, d.Addr, d.Config)
 	if err != nil {
 		return nil, "", err
 	}
@@ -50,7 +50,16 @@ func (d Dialer) DialHost(ctx context.Context) (transport.Transport, transport.Pe
 // Dial connects to the host at addr with cfg.Grant (from the game's
 // backend) and returns once the host has admitted this client. It fails
 // with ErrHandshakeTimeout, ErrDenied, ErrVersion or ctx's error.
-func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
+func Dial(ctx context.Context, addr string, cfg Config) (Transport, error) {
+	t, err := dialUDP(ctx, addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// dialUDP is Dial.
+func dialUDP(ctx context.Context, addr string, cfg Config) (*udpTransport, error) {
 	if cfg.SendQueueLen == 0 {
 		cfg.SendQueueLen = 64
 	}
@@ -119,7 +128,7 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Transport, error) {
 }
 
 // Host is a client's host: "udp://" and the grant's address.
-func (t *Transport) Host() transport.Peer {
+func (t *udpTransport) Host() transport.Peer {
 	if t.cl == nil {
 		return ""
 	}
@@ -127,7 +136,7 @@ func (t *Transport) Host() transport.Peer {
 }
 
 // sendRequest sends the request; cl.mu must be held.
-func (cl *clientState) sendRequest(t *Transport, now int64) {
+func (cl *clientState) sendRequest(t *udpTransport, now int64) {
 	cl.lastSent = now
 	t.sendRaw(cl.host, func(b []byte) []byte { return request{salt: cl.salt, token: cl.grant.Token}.Append(b) })
 }
@@ -145,7 +154,7 @@ func (cl *clientState) fail(err error) {
 }
 
 // handleHandshake takes a challenge or a version refusal from the host.
-func (cl *clientState) handleHandshake(t *Transport, b []byte, from netip.AddrPort) {
+func (cl *clientState) handleHandshake(t *udpTransport, b []byte, from netip.AddrPort) {
 	if from != cl.host {
 		t.c.unknownAddr.Add(1)
 		return
@@ -194,7 +203,7 @@ func (cl *clientState) handleHandshake(t *Transport, b []byte, from netip.AddrPo
 }
 
 // sendResponse sends the response; cl.mu must be held.
-func (cl *clientState) sendResponse(t *Transport, now int64) {
+func (cl *clientState) sendResponse(t *udpTransport, now int64) {
 	cl.lastSent = now
 	r := cl.response
 	t.sendRaw(cl.host, func(b []byte) []byte { return append(b, r...) })
@@ -202,7 +211,7 @@ func (cl *clientState) sendResponse(t *Transport, now int64) {
 
 // established makes the host's connection connected, on its first
 // authentic packet, and confirms it to the host at once.
-func (cl *clientState) established(t *Transport, c *conn) {
+func (cl *clientState) established(t *udpTransport, c *conn) {
 	t.mu.Lock()
 	if t.closed || !c.state.CompareAndSwap(uint32(stateHandshake), uint32(stateConnected)) {
 		t.mu.Unlock()
@@ -218,7 +227,7 @@ func (cl *clientState) established(t *Transport, c *conn) {
 
 // housekeep repeats the handshake's packet, and gives up after
 // Config.HandshakeTimeout.
-func (cl *clientState) housekeep(t *Transport, now int64) {
+func (cl *clientState) housekeep(t *udpTransport, now int64) {
 	cl.mu.Lock()
 	select {
 	case <-cl.done:

@@ -9,7 +9,7 @@
 //
 // # Contract
 //
-// A *Transport implements transport.Transport, transport.PeerSet,
+// A Transport implements transport.Transport, transport.PeerSet,
 // transport.Expecter and transport.BulkSender; Dialer is a
 // transport.HostDialer. A host (Listen) has one peer a connected client,
 // named "client-" and the token's client id; a client (Dial) has one, its

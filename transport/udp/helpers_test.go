@@ -26,12 +26,12 @@ var nextClient atomic.Uint64
 
 // listen opens a host on 127.0.0.1 whose tokens name it by its socket's
 // address.
-func listen(t *testing.T, cfg Config) *Transport {
+func listen(t *testing.T, cfg Config) *udpTransport {
 	t.Helper()
 	return listenOn(t, "127.0.0.1:0", cfg)
 }
 
-func listenOn(t *testing.T, addr string, cfg Config) *Transport {
+func listenOn(t *testing.T, addr string, cfg Config) *udpTransport {
 	t.Helper()
 	if cfg.Address == "" {
 		cfg.Address = "host.test:7777"
@@ -41,14 +41,14 @@ func listenOn(t *testing.T, addr string, cfg Config) *Transport {
 		require.NoError(t, err)
 		cfg.Tokens = v
 	}
-	h, err := Listen(addr, cfg)
+	h, err := listenUDP(addr, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
 	return h
 }
 
 // grant mints a grant for a new client of h.
-func grant(t *testing.T, h *Transport) connecttoken.Grant {
+func grant(t *testing.T, h *udpTransport) connecttoken.Grant {
 	t.Helper()
 	g, err := connecttoken.Mint(testSecret, connecttoken.Claims{
 		Client: nextClient.Add(1), Expires: h.cfg.Now().Add(30 * time.Second), Address: h.cfg.Address,
@@ -59,7 +59,7 @@ func grant(t *testing.T, h *Transport) connecttoken.Grant {
 
 // dial connects a client to h from local ("" is any address) and waits
 // until h has it among its peers.
-func dial(t *testing.T, h *Transport, local string, cfg Config) *Transport {
+func dial(t *testing.T, h *udpTransport, local string, cfg Config) *udpTransport {
 	t.Helper()
 	c, err := dialWith(t, h, local, grant(t, h), cfg)
 	require.NoError(t, err)
@@ -77,12 +77,12 @@ func dial(t *testing.T, h *Transport, local string, cfg Config) *Transport {
 	}
 }
 
-func dialWith(t *testing.T, h *Transport, local string, g connecttoken.Grant, cfg Config) (*Transport, error) {
+func dialWith(t *testing.T, h *udpTransport, local string, g connecttoken.Grant, cfg Config) (*udpTransport, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cfg.Grant, cfg.LocalAddr = &g, local
-	c, err := Dial(ctx, h.LocalAddr().String(), cfg)
+	c, err := dialUDP(ctx, h.LocalAddr().String(), cfg)
 	if err == nil {
 		t.Cleanup(func() { _ = c.Close() })
 	}
@@ -187,12 +187,12 @@ func (r *rawPeer) handshake(g connecttoken.Grant) (keys, bool) {
 func netipAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
 
 // dialTo connects a new client of h through addr.
-func dialTo(t *testing.T, h *Transport, addr string) (*Transport, error) {
+func dialTo(t *testing.T, h *udpTransport, addr string) (*udpTransport, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	g := grant(t, h)
-	c, err := Dial(ctx, addr, Config{Grant: &g})
+	c, err := dialUDP(ctx, addr, Config{Grant: &g})
 	if err == nil {
 		t.Cleanup(func() { _ = c.Close() })
 	}

@@ -35,7 +35,16 @@ func deniedError(p []byte) error {
 
 // Listen opens a host on addr ("127.0.0.1:7777", ":7777") that admits the
 // clients whose connect tokens cfg.Tokens accepts.
-func Listen(addr string, cfg Config) (*Transport, error) {
+func Listen(addr string, cfg Config) (Transport, error) {
+	t, err := listenUDP(addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// listenUDP is Listen.
+func listenUDP(addr string, cfg Config) (*udpTransport, error) {
 	cfg, err := cfg.withDefaults(true)
 	if err != nil {
 		return nil, err
@@ -87,7 +96,7 @@ func cookieAD(b []byte, from netip.AddrPort, salt [saltSize]byte, token []byte) 
 
 // handleRequest answers a well-formed request whose token the verifier
 // accepts with a challenge, keeping nothing.
-func (t *Transport) handleRequest(b []byte, from netip.AddrPort) {
+func (t *udpTransport) handleRequest(b []byte, from netip.AddrPort) {
 	r, err := parseRequest(b)
 	if err == ErrVersion {
 		t.c.versionRefused.Add(1)
@@ -125,7 +134,7 @@ func (t *Transport) handleRequest(b []byte, from netip.AddrPort) {
 // openCookie checks a response's cookie: sealed by this host for from,
 // the response's salt and token, and not expired. It returns the host's
 // salt.
-func (t *Transport) openCookie(r response, from netip.AddrPort) (uint64, bool) {
+func (t *udpTransport) openCookie(r response, from netip.AddrPort) (uint64, bool) {
 	ctr := binary.LittleEndian.Uint64(r.cookie)
 	var ad [16 + 2 + saltSize + connecttoken.MaxSize]byte
 	var n [12]byte
@@ -141,7 +150,7 @@ func (t *Transport) openCookie(r response, from netip.AddrPort) (uint64, bool) {
 
 // handleResponse admits the client of a response whose cookie this host
 // issued to its address and whose tag proves the token's key.
-func (t *Transport) handleResponse(b []byte, from netip.AddrPort) {
+func (t *udpTransport) handleResponse(b []byte, from netip.AddrPort) {
 	r, body, tag, err := parseResponse(b)
 	if err != nil {
 		t.c.malformed.Add(1)
@@ -196,7 +205,7 @@ func (t *Transport) handleResponse(b []byte, from netip.AddrPort) {
 // or of all) makes room, so that the newest, proven client always gets
 // in while anything is pending; only connected clients fill a host for
 // good.
-func (t *Transport) admit(c *conn) {
+func (t *udpTransport) admit(c *conn) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -235,7 +244,7 @@ func (t *Transport) admit(c *conn) {
 
 // oldestPendingLocked is the oldest pending connection, of ip only when
 // sameIP.
-func (t *Transport) oldestPendingLocked(ip netip.Addr, sameIP bool) *conn {
+func (t *udpTransport) oldestPendingLocked(ip netip.Addr, sameIP bool) *conn {
 	for _, p := range t.pending {
 		if !sameIP || p.addr.Addr() == ip {
 			return p
@@ -246,7 +255,7 @@ func (t *Transport) oldestPendingLocked(ip netip.Addr, sameIP bool) *conn {
 
 // confirm makes a pending client connected, on its first authentic
 // packet; an older connection of the same client is replaced.
-func (t *Transport) confirm(c *conn) {
+func (t *udpTransport) confirm(c *conn) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || !c.state.CompareAndSwap(uint32(statePending), uint32(stateConnected)) {

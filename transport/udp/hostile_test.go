@@ -18,7 +18,7 @@ import (
 )
 
 // receiveFrom polls r for one datagram from from.
-func receiveFrom(t *testing.T, r *Transport, from transport.Peer) []byte {
+func receiveFrom(t *testing.T, r *udpTransport, from transport.Peer) []byte {
 	t.Helper()
 	buf := make([]byte, transport.MaxDatagram)
 	var got []byte
@@ -220,7 +220,7 @@ func TestVersionRefused(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err = Dial(ctx, fake.LocalAddr().String(), Config{Grant: &g})
+	_, err = dialUDP(ctx, fake.LocalAddr().String(), Config{Grant: &g})
 	require.ErrorIs(t, err, ErrVersion)
 	<-done
 }

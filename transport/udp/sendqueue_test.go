@@ -72,7 +72,7 @@ type testPeer struct {
 	c    *conn
 }
 
-func fakePeer(t *testing.T, h *Transport, id transport.Peer) *testPeer {
+func fakePeer(t *testing.T, h *udpTransport, id transport.Peer) *testPeer {
 	t.Helper()
 	sock, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	require.NoError(t, err)

@@ -59,9 +59,44 @@ type conn struct {
 
 func (c *conn) is(s connState) bool { return connState(c.state.Load()) == s }
 
-// Transport is a host (Listen) or a client (Dial). See the package
-// documentation for the contract.
-type Transport struct {
+// Transport is a host (Listen) or a client (Dial): a
+// transport.Transport, transport.PeerSet, transport.BulkSender and
+// transport.Expecter (their documentation is the contract; see the package
+// documentation for this transport's rules), with its own calls below.
+//
+// What the contract leaves to a transport, this one does so:
+//   - Local is "udp://" and the host's address on a host, "client-" and
+//     the token's client id on a client.
+//   - Send seals b for to and queues it for the socket; it never blocks. A
+//     datagram that finds Config.SendQueueLen waiting supersedes the
+//     oldest waiting one to the same peer of its kind (its first byte: a
+//     rollnet message's type), because the newest state or input matters,
+//     not the first (Stats.SendsSuperseded); with none of its kind waiting
+//     it pushes out the oldest waiting datagram (Stats.SendsStale). A
+//     datagram that waited 250 ms is dropped as stale by the write loop.
+//     SendBulk takes b only while fewer than half of Config.SendQueueLen
+//     wait, so that a catch-up leaves room for the frame's own datagrams;
+//     a bulk datagram is never superseded, pushed out nor aged.
+//   - Receive takes the peers round robin. Events keeps the latest
+//     4*MaxPeers events, the oldest dropped first past that.
+//   - Close sends every live connection a disconnect (three times,
+//     sealed), closes the socket and waits for the transport's goroutines.
+type Transport interface {
+	transport.Transport
+	transport.PeerSet
+	transport.BulkSender
+	transport.Expecter
+
+	// Host is a client's host: "udp://" and the grant's address.
+	Host() transport.Peer
+	// LocalAddr is the socket's address.
+	LocalAddr() net.Addr
+	// Stats returns the counters.
+	Stats() Stats
+}
+
+// udpTransport is the Transport Listen and Dial return.
+type udpTransport struct {
 	cfg   Config
 	epoch time.Time // mono's zero
 	host  bool
@@ -157,7 +192,7 @@ type Stats struct {
 }
 
 // Stats returns the counters.
-func (t *Transport) Stats() Stats {
+func (t *udpTransport) Stats() Stats {
 	c := &t.c
 	return Stats{
 		PacketsSent: c.packetsSent.Load(), BytesSent: c.bytesSent.Load(),
@@ -175,12 +210,12 @@ func (t *Transport) Stats() Stats {
 	}
 }
 
-func newTransport(cfg Config, host bool, udp *net.UDPConn, local transport.Peer) (*Transport, error) {
+func newTransport(cfg Config, host bool, udp *net.UDPConn, local transport.Peer) (*udpTransport, error) {
 	bc, err := newBatchConn(udp, cfg.Tuning.Batch)
 	if err != nil {
 		return nil, err
 	}
-	t := &Transport{
+	t := &udpTransport{
 		cfg: cfg, epoch: time.Now(), host: host, local: local, bc: bc,
 		peers:  make(map[transport.Peer]*conn),
 		byAddr: make(map[netip.AddrPort]*conn),
@@ -198,22 +233,22 @@ func newTransport(cfg Config, host bool, udp *net.UDPConn, local transport.Peer)
 }
 
 // start runs the read, write and housekeeping loops.
-func (t *Transport) start() {
+func (t *udpTransport) start() {
 	t.wg.Add(3)
 	go t.readLoop()
 	go t.writeLoop()
 	go t.timerLoop()
 }
 
-func (t *Transport) now() int64 { return t.cfg.Now().UnixNano() }
+func (t *udpTransport) now() int64 { return t.cfg.Now().UnixNano() }
 
 // mono is the send queue's clock, the real one whatever Config.Now is:
 // nanoseconds since the Transport was made.
-func (t *Transport) mono() int64 { return int64(time.Since(t.epoch)) }
+func (t *udpTransport) mono() int64 { return int64(time.Since(t.epoch)) }
 
 // Local is this endpoint's identity: "udp://" and the host's address on
 // a host, "client-" and the token's client id on a client.
-func (t *Transport) Local() transport.Peer { return t.local }
+func (t *udpTransport) Local() transport.Peer { return t.local }
 
 // Send seals b for to and queues it for the socket; it never blocks. A
 // datagram that finds Config.SendQueueLen waiting supersedes the oldest
@@ -222,7 +257,7 @@ func (t *Transport) Local() transport.Peer { return t.local }
 // first (Stats.SendsSuperseded); with none of its kind waiting it pushes
 // out the oldest waiting datagram (Stats.SendsStale). A datagram that
 // waited 250 ms is dropped as stale by the write loop.
-func (t *Transport) Send(to transport.Peer, b []byte) error {
+func (t *udpTransport) Send(to transport.Peer, b []byte) error {
 	_, err := t.send(to, b, false)
 	return err
 }
@@ -231,11 +266,11 @@ func (t *Transport) Send(to transport.Peer, b []byte) error {
 // Config.SendQueueLen wait, so that a catch-up leaves room for the
 // frame's own datagrams, and says whether it did. A bulk datagram is
 // never superseded, pushed out nor aged.
-func (t *Transport) SendBulk(to transport.Peer, b []byte) (bool, error) {
+func (t *udpTransport) SendBulk(to transport.Peer, b []byte) (bool, error) {
 	return t.send(to, b, true)
 }
 
-func (t *Transport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
+func (t *udpTransport) send(to transport.Peer, b []byte, bulk bool) (bool, error) {
 	if t.isDone.Load() {
 		return false, transport.ErrClosed
 	}
@@ -277,7 +312,7 @@ const (
 // sendSealed seals p as a packet of kind for c and queues it as how says;
 // a packet that finds no room is skipped (Stats.SendsSkipped). It reports
 // whether p was queued.
-func (t *Transport) sendSealed(c *conn, kind byte, p []byte, how sendHow) bool {
+func (t *udpTransport) sendSealed(c *conn, kind byte, p []byte, how sendHow) bool {
 	var first byte
 	if len(p) > 0 {
 		first = p[0]
@@ -304,7 +339,7 @@ func (t *Transport) sendSealed(c *conn, kind byte, p []byte, how sendHow) bool {
 // makeRoomLocked makes room for a packet of c in a full batch and counts
 // what it removed (batch.makeRoom); with ofKind, one of c of kind is
 // superseded first. t.out.mu must be held.
-func (t *Transport) makeRoomLocked(bt *batch, c *conn, kind byte, ofKind bool) bool {
+func (t *udpTransport) makeRoomLocked(bt *batch, c *conn, kind byte, ofKind bool) bool {
 	superseded, stale := bt.makeRoom(c, kind, ofKind)
 	switch {
 	case superseded:
@@ -318,7 +353,7 @@ func (t *Transport) makeRoomLocked(bt *batch, c *conn, kind byte, ofKind bool) b
 }
 
 // sendRaw queues a handshake packet for to.
-func (t *Transport) sendRaw(to netip.AddrPort, build func(b []byte) []byte) bool {
+func (t *udpTransport) sendRaw(to netip.AddrPort, build func(b []byte) []byte) bool {
 	o := &t.out
 	o.mu.Lock()
 	bt := o.cur
@@ -336,7 +371,7 @@ func (t *Transport) sendRaw(to netip.AddrPort, build func(b []byte) []byte) bool
 	return true
 }
 
-func (t *Transport) kick() {
+func (t *udpTransport) kick() {
 	select {
 	case t.wake <- struct{}{}:
 	default:
@@ -347,7 +382,7 @@ func (t *Transport) kick() {
 // round robin. It reads the socket itself when nothing waits, or when it
 // last did pollEvery ago; while it is called, the read loop waits (see
 // readLoop), so that a datagram costs no goroutine's wake-up.
-func (t *Transport) Receive(buf []byte) (int, transport.Peer, error) {
+func (t *udpTransport) Receive(buf []byte) (int, transport.Peer, error) {
 	if t.isDone.Load() {
 		return 0, "", transport.ErrClosed
 	}
@@ -367,7 +402,7 @@ const pollEvery = time.Millisecond
 
 // poll reads and handles what waits at the socket, unless the read loop
 // is reading; it reports whether it read anything.
-func (t *Transport) poll() bool {
+func (t *udpTransport) poll() bool {
 	if !t.rmu.TryLock() {
 		return false
 	}
@@ -387,7 +422,7 @@ func (t *Transport) poll() bool {
 }
 
 // handleBatch handles the packets read into rb; rmu must be held.
-func (t *Transport) handleBatch() {
+func (t *udpTransport) handleBatch() {
 	rb := t.rb
 	for i := range rb.n {
 		t.handle(rb.bufs[i][:rb.lens[i]], rb.addrs[i])
@@ -395,31 +430,31 @@ func (t *Transport) handleBatch() {
 }
 
 // Expect implements transport.Expecter.
-func (t *Transport) Expect(peers ...transport.Peer) { t.rc.Expect(t.q, peers) }
+func (t *udpTransport) Expect(peers ...transport.Peer) { t.rc.Expect(t.q, peers) }
 
 // ExpectAnyone implements transport.Expecter.
-func (t *Transport) ExpectAnyone() { t.q.ExpectAnyone() }
+func (t *udpTransport) ExpectAnyone() { t.q.ExpectAnyone() }
 
 // Peers implements transport.PeerSet.
-func (t *Transport) Peers(dst []transport.Peer) []transport.Peer { return t.set.Peers(dst) }
+func (t *udpTransport) Peers(dst []transport.Peer) []transport.Peer { return t.set.Peers(dst) }
 
 // WaitPeers implements transport.PeerSet.
-func (t *Transport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
+func (t *udpTransport) WaitPeers(ctx context.Context, n int) ([]transport.Peer, error) {
 	return t.set.WaitPeers(ctx, n)
 }
 
 // Events implements transport.PeerSet. It keeps the latest 4*MaxPeers
 // events, the oldest dropped first past that.
-func (t *Transport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
+func (t *udpTransport) Events(dst []transport.PeerEvent) []transport.PeerEvent {
 	return t.set.Events(dst)
 }
 
 // LocalAddr is the socket's address.
-func (t *Transport) LocalAddr() net.Addr { return t.bc.local }
+func (t *udpTransport) LocalAddr() net.Addr { return t.bc.local }
 
 // Close sends every live connection a disconnect (three times, sealed),
 // closes the socket and waits for the transport's goroutines.
-func (t *Transport) Close() error {
+func (t *udpTransport) Close() error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -448,7 +483,7 @@ func (t *Transport) Close() error {
 // readLoop reads batches and handles each packet, while Receive does
 // not: from a read after which Receive was seen reading the socket within
 // yieldFor, it waits until the timer loop sees Receive stop (resume).
-func (t *Transport) readLoop() {
+func (t *udpTransport) readLoop() {
 	defer t.wg.Done()
 	polling := func() bool { return pollable && t.mono()-t.lastPoll.Load() < int64(t.yieldFor()) }
 	for {
@@ -475,10 +510,10 @@ func (t *Transport) readLoop() {
 
 // yieldFor is how long after Receive last read the socket the read loop
 // leaves it to Receive: two of the timer loop's periods.
-func (t *Transport) yieldFor() time.Duration { return 2 * t.cfg.Tuning.Housekeep }
+func (t *udpTransport) yieldFor() time.Duration { return 2 * t.cfg.Tuning.Housekeep }
 
 // writeLoop hands the queued packets to the socket, a batch at a time.
-func (t *Transport) writeLoop() {
+func (t *udpTransport) writeLoop() {
 	defer t.wg.Done()
 	defer t.bc.close() // after the last flush: the read loop then ends
 	for {
@@ -497,7 +532,7 @@ func (t *Transport) writeLoop() {
 
 // flushOut hands the packets queued now to the socket, those that waited
 // sendqueue.MaxAge dropped as stale.
-func (t *Transport) flushOut() {
+func (t *udpTransport) flushOut() {
 	o := &t.out
 	o.mu.Lock()
 	bt := o.cur
@@ -526,7 +561,7 @@ func (t *Transport) flushOut() {
 }
 
 // handle takes one packet from from.
-func (t *Transport) handle(b []byte, from netip.AddrPort) {
+func (t *udpTransport) handle(b []byte, from netip.AddrPort) {
 	if len(b) == 0 || len(b) > maxPacket {
 		t.c.oversize.Add(1)
 		return
@@ -558,7 +593,7 @@ func (t *Transport) handle(b []byte, from netip.AddrPort) {
 }
 
 // handleSealed opens a sealed packet from a connection's address.
-func (t *Transport) handleSealed(b []byte, from netip.AddrPort) {
+func (t *udpTransport) handleSealed(b []byte, from netip.AddrPort) {
 	kind, seq, err := parseSealed(b)
 	if err != nil {
 		t.c.malformed.Add(1)
@@ -612,7 +647,7 @@ func (t *Transport) handleSealed(b []byte, from netip.AddrPort) {
 
 // dropLocked ends c for reason; with notify it tells the peer (sealed).
 // t.mu must be held for writing.
-func (t *Transport) dropLocked(c *conn, reason error, notify bool) {
+func (t *udpTransport) dropLocked(c *conn, reason error, notify bool) {
 	was := connState(c.state.Swap(uint32(stateGone)))
 	if was == stateGone {
 		return
@@ -650,7 +685,7 @@ func (t *Transport) dropLocked(c *conn, reason error, notify bool) {
 // pruneLocked forgets the oldest-known gone peers past 2*MaxPeers, so that
 // Send to them is ErrUnknownPeer rather than ErrPeerGone: what a host
 // remembers stays bounded.
-func (t *Transport) pruneLocked() {
+func (t *udpTransport) pruneLocked() {
 	if len(t.peers) <= 2*t.cfg.MaxPeers {
 		return
 	}
@@ -665,7 +700,7 @@ func (t *Transport) pruneLocked() {
 }
 
 // timerLoop runs housekeep on the real clock's ticks.
-func (t *Transport) timerLoop() {
+func (t *udpTransport) timerLoop() {
 	defer t.wg.Done()
 	tick := time.NewTicker(t.cfg.Tuning.Housekeep)
 	defer tick.Stop()
@@ -687,7 +722,7 @@ func (t *Transport) timerLoop() {
 
 // housekeep drops silent connections, sends keep-alives and repeats a
 // client's handshake, by the Config's clock.
-func (t *Transport) housekeep() {
+func (t *udpTransport) housekeep() {
 	t.hk.Lock()
 	defer t.hk.Unlock()
 	now := t.now()
@@ -729,9 +764,9 @@ func (t *Transport) housekeep() {
 }
 
 var (
-	_ transport.Transport  = (*Transport)(nil)
-	_ transport.PeerSet    = (*Transport)(nil)
-	_ transport.Expecter   = (*Transport)(nil)
-	_ transport.BulkSender = (*Transport)(nil)
+	_ transport.Transport  = (*udpTransport)(nil)
+	_ transport.PeerSet    = (*udpTransport)(nil)
+	_ transport.Expecter   = (*udpTransport)(nil)
+	_ transport.BulkSender = (*udpTransport)(nil)
 	_ transport.HostDialer = Dialer{}
 )
