@@ -6,16 +6,23 @@ import "math"
 // distance: the game inserts each live entity's position every tick and
 // asks for the indices near a point. Cells are hashed into a table sized
 // once, so the grid has no bounds and allocates nothing after NewGrid.
+// The first query after an Insert or a Clear orders the entries by cell
+// (one pass over them), so a query reads each cell's entries from one
+// run of memory; a Grid is not safe for concurrent use.
 type Grid struct {
-	cell float32
-	mask uint32
-	head []int32     // by bucket: first index, or -1
-	at   []gridEntry // by index
+	cell   float32
+	mask   uint32
+	at     []gridEntry // by index
+	ins    []int32     // the indices inserted since Clear, in order
+	start  []int32     // by bucket: its first entry in sorted; start[b+1] ends it
+	sorted []gridEntry // the entries in bucket order
+	dirty  bool        // inserted or cleared since sorted was made
 }
 
-// gridEntry is where an index is, in one cache line's share.
+// gridEntry is where an index is.
 type gridEntry struct {
-	next   int32 // next index in its bucket, or -1
+	index  int32
+	bucket uint32
 	cx, cy int32 // its cell
 	x, y   float32
 }
@@ -31,47 +38,71 @@ func NewGrid(cell float32, capacity int) *Grid {
 	for buckets < capacity {
 		buckets <<= 1
 	}
-	g := &Grid{
+	return &Grid{
 		cell: cell, mask: uint32(buckets - 1),
-		head: make([]int32, buckets), at: make([]gridEntry, capacity),
+		at: make([]gridEntry, capacity), ins: make([]int32, 0, capacity),
+		start: make([]int32, buckets+1), sorted: make([]gridEntry, 0, capacity),
+		dirty: true,
 	}
-	g.Clear()
-	return g
 }
 
 // Clear empties the grid.
 func (g *Grid) Clear() {
-	for i := range g.head {
-		g.head[i] = -1
-	}
+	g.ins = g.ins[:0]
+	g.dirty = true
 }
 
 // Insert places index at (x, y). An index is inserted at most once
 // between Clears.
 func (g *Grid) Insert(index int, x, y float32) {
 	cx, cy := g.cellOf(x), g.cellOf(y)
-	b := g.bucket(cx, cy)
-	g.at[index] = gridEntry{next: g.head[b], cx: cx, cy: cy, x: x, y: y}
-	g.head[b] = int32(index)
+	g.at[index] = gridEntry{index: int32(index), bucket: g.bucket(cx, cy), cx: cx, cy: cy, x: x, y: y}
+	if len(g.ins) < cap(g.ins) {
+		g.ins = append(g.ins, int32(index))
+	}
+	g.dirty = true
+}
+
+// order sorts the inserted entries by bucket (a counting sort).
+func (g *Grid) order() {
+	clear(g.start)
+	for _, i := range g.ins {
+		g.start[g.at[i].bucket+1]++
+	}
+	for b := 1; b < len(g.start); b++ {
+		g.start[b] += g.start[b-1]
+	}
+	g.sorted = g.sorted[:len(g.ins)]
+	for _, i := range g.ins {
+		e := &g.at[i]
+		g.sorted[g.start[e.bucket]] = *e
+		g.start[e.bucket]++
+	}
+	// Each start now ends its bucket: shift them back by one bucket.
+	copy(g.start[1:], g.start[:len(g.start)-1])
+	g.start[0] = 0
+	g.dirty = false
 }
 
 // AppendNear appends to dst the indices within radius r of (x, y), and
 // returns the extended slice; it does not allocate when dst has room.
 func (g *Grid) AppendNear(dst []int32, x, y, r float32) []int32 {
+	if g.dirty {
+		g.order()
+	}
 	x0, x1 := g.cellOf(x-r), g.cellOf(x+r)
 	y0, y1 := g.cellOf(y-r), g.cellOf(y+r)
 	r2 := r * r
 	for cy := y0; cy <= y1; cy++ {
 		for cx := x0; cx <= x1; cx++ {
-			for i := g.head[g.bucket(cx, cy)]; i >= 0; {
-				e := &g.at[i]
+			b := g.bucket(cx, cy)
+			for _, e := range g.sorted[g.start[b]:g.start[b+1]] {
 				if e.cx == cx && e.cy == cy { // not another cell hashed to this bucket
 					dx, dy := e.x-x, e.y-y
 					if dx*dx+dy*dy <= r2 {
-						dst = append(dst, i)
+						dst = append(dst, e.index)
 					}
 				}
-				i = e.next
 			}
 		}
 	}

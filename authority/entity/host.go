@@ -26,7 +26,11 @@ type HostConfig struct {
 	Size int
 	// Encode writes the wire encoding of the live entity at index into
 	// dst (Size bytes): the game's quantization. The host's simulation
-	// keeps its exact values; clients receive these bytes.
+	// keeps its exact values; clients receive these bytes. It is called
+	// during the tick's Appends, at most once a tick for each entity some
+	// client holds or is entering (an entity no client holds costs
+	// nothing), so the game leaves what it encodes as it was at Tick until
+	// the tick's last Append.
 	Encode func(dst []byte, index int)
 	// Interest appends to dst the indices relevant to client and returns
 	// the extended slice (a Grid's AppendNear fits). Indices of free
@@ -61,7 +65,8 @@ type Host struct {
 	slots     []Slot
 	cur       []byte   // by index: Size bytes of this tick's encoding
 	scratch   []byte   // one encoding
-	changedAt []uint32 // by index: the tick its encoding last changed
+	changedAt []uint32 // by index: the tick its encoding was last seen to change
+	encodedAt []uint32 // by index: the tick it was last encoded
 	clients   []*hostClient
 	free      []int
 }
@@ -98,6 +103,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		cur:       make([]byte, cfg.Capacity*cfg.Size),
 		scratch:   make([]byte, cfg.Size),
 		changedAt: make([]uint32, cfg.Capacity),
+		encodedAt: make([]uint32, cfg.Capacity),
 	}, nil
 }
 
@@ -137,28 +143,35 @@ func (h *Host) client(id int) *hostClient {
 }
 
 // Tick starts a tick over the game's table (len(slots) is Capacity; the
-// host reads it until the next Tick): it encodes every live entity and
-// notes which encodings changed. Call it once per tick, after the
+// host reads it until the next Tick). Call it once per tick, after the
 // simulation step and before the tick's Appends.
 func (h *Host) Tick(slots []Slot) {
 	h.tick++
 	h.slots = slots[:h.cfg.Capacity]
-	size := h.cfg.Size
-	for i := range h.slots {
-		if !h.slots[i].Live {
-			continue
-		}
-		h.cfg.Encode(h.scratch, i)
-		cur := h.cur[i*size : (i+1)*size]
-		if !bytes.Equal(cur, h.scratch) {
-			copy(cur, h.scratch)
-			h.changedAt[i] = h.tick
-		}
-	}
 	for _, c := range h.clients {
 		if c != nil {
 			c.acksThisTick = 0
 		}
+	}
+}
+
+// encode encodes the live entity at idx once a tick, the first time a
+// client's update needs it, and notes when its encoding changed. An
+// entity not encoded for some ticks is compared with its last encoding:
+// a change is seen at the tick it is first looked at, never after a
+// state of it was sent (sending encodes), so a client that acknowledged
+// an older state is sent the new one.
+func (h *Host) encode(idx uint32) {
+	if h.encodedAt[idx] == h.tick {
+		return
+	}
+	h.encodedAt[idx] = h.tick
+	size := h.cfg.Size
+	h.cfg.Encode(h.scratch, int(idx))
+	cur := h.cur[int(idx)*size : (int(idx)+1)*size]
+	if !bytes.Equal(cur, h.scratch) {
+		copy(cur, h.scratch)
+		h.changedAt[idx] = h.tick
 	}
 }
 
@@ -223,6 +236,7 @@ func (h *Host) candidates(client int, c *hostClient) {
 		}
 		var need bool
 		if e.want {
+			h.encode(idx)
 			changed := h.changedAt[idx]
 			need = !e.ackedIn || changed > e.ackedTick
 			if need && e.lastSentState && e.sentTick >= changed && h.tick-e.sentTick < wait {
