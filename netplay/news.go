@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -73,6 +74,12 @@ type Stats struct {
 	// SightJumps those whose render time jumped more than two ticks
 	// against the client's previous input's.
 	Rewinds, SightsTooOld, SightsTooNew, SightJumps uint64
+
+	// Placement is the fleet's answer for a match started with
+	// Config.Fleet (its host, address and room; Grant cleared: used), once
+	// the match is placed; zero (Host "") before, and for a match not
+	// placed by a fleet.
+	Placement fleet.Reply
 
 	// InputDelay is a P2P match's input delay now, in frames, and
 	// DelayChanges how many times it changed following the network
@@ -188,6 +195,10 @@ func (m *Match[S, I]) Stats() Stats {
 	}
 	s.NetworkRTT, s.Route = st.netRTT, st.route
 	s.RollbacksPerSecond = st.rollbacksPerSecond()
+	if m.link.placed != nil {
+		s.Placement = m.link.placed.Reply
+		s.Placement.Grant = "" // used: nothing to show
+	}
 	return s
 }
 

@@ -91,8 +91,7 @@ func TestConnectQUIC(t *testing.T) {
 	ct, ok := c.Transport().(quic.Transport)
 	require.True(t, ok, "the match's transport is QUIC's")
 	require.Equal(t, "quic://"+quicHostAddr, string(ct.Host()))
-	_, placed := c.Placement()
-	require.False(t, placed, "not a fleet's placement")
+	require.Zero(t, c.Stats().Placement, "not a fleet's placement")
 
 	for name, tc := range map[string]struct {
 		host netplay.QUICHost

@@ -51,7 +51,7 @@ type Game[S any, I comparable] struct {
 // again after a rollback of 2 frames must give the same state), recording
 // the match, then the recording replayed. Run by cmd/rollnet-check (which
 // sets ROLLNET_SHIPCHECK_DIR and the step in its environment), it does the
-// step the command asks for and writes its Result for the command; run by go test alone, it does both in this process and
+// step the command asks for and writes its result for the command; run by go test alone, it does both in this process and
 // fails t with the one-line verdict when they disagree. A Game that cannot
 // be checked (no Simulate, a state or input type the session refuses)
 // fails t either way.
@@ -82,7 +82,7 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 		t.Fatal(err)
 	}
 	key := fileKey(here, g.Name)
-	var res Result
+	var res shipenv.Result
 	switch step := os.Getenv(shipenv.Step); step {
 	case shipenv.StepSync:
 		var rec bytes.Buffer
@@ -102,7 +102,7 @@ func Run[S any, I comparable](t testing.TB, g Game[S, I]) {
 		t.Fatalf("shipcheck: %s=%q: want %q or %q", shipenv.Step, step, shipenv.StepSync, shipenv.StepReplay)
 	}
 	res.Dir = here
-	if err := res.write(filepath.Join(dir, key+"."+runtime.GOARCH+"."+stepFile(res.Step)+".json")); err != nil {
+	if err := writeResult(res, filepath.Join(dir, key+"."+runtime.GOARCH+"."+stepFile(res.Step)+".json")); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(res.Summary())
@@ -154,8 +154,8 @@ func settingsHash(name string) uint64 { return uint64(crc32.ChecksumIEEE([]byte(
 // states, so that a replay that differs names the field). On a desync the
 // Result names the first frame whose state differed when simulated again
 // and the first field that did. cmd/rollnet-check runs it through Run.
-func syncTest[S any, I comparable](g Game[S, I], frames int, seed uint64, rec io.Writer) Result {
-	res := Result{Game: g.Name, Step: shipenv.StepSync, Arch: runtime.GOOS + "/" + runtime.GOARCH, Seed: seed, Players: g.Players}
+func syncTest[S any, I comparable](g Game[S, I], frames int, seed uint64, rec io.Writer) shipenv.Result {
+	res := shipenv.Result{Game: g.Name, Step: shipenv.StepSync, Arch: runtime.GOOS + "/" + runtime.GOARCH, Seed: seed, Players: g.Players}
 	if g.Simulate == nil {
 		res.Err = "Game.Simulate is nil"
 		return res
@@ -235,8 +235,8 @@ func syncTest[S any, I comparable](g Game[S, I], frames int, seed uint64, rec io
 // after comparing the initial state this build makes (g.Initial) with the
 // recorded one (a difference there is frame -1). cmd/rollnet-check runs it
 // through Run, built for each architecture.
-func replayRecording[S any, I comparable](g Game[S, I], file []byte) Result {
-	res := Result{Game: g.Name, Step: shipenv.StepReplay, Arch: runtime.GOOS + "/" + runtime.GOARCH, Players: g.Players}
+func replayRecording[S any, I comparable](g Game[S, I], file []byte) shipenv.Result {
+	res := shipenv.Result{Game: g.Name, Step: shipenv.StepReplay, Arch: runtime.GOOS + "/" + runtime.GOARCH, Players: g.Players}
 	if g.Simulate == nil {
 		res.Err = "Game.Simulate is nil"
 		return res
@@ -270,7 +270,7 @@ func replayRecording[S any, I comparable](g Game[S, I], file []byte) Result {
 
 // diffStates sets res's field, values and count of differing fields from
 // the states a (first, or recorded) and b (again, or built here).
-func diffStates[S any](res *Result, a, b *S) {
+func diffStates[S any](res *shipenv.Result, a, b *S) {
 	fields, total, err := rollback.DiffBytes(reflect.TypeFor[S](), rollback.BytesOf(a), rollback.BytesOf(b), 1)
 	if err != nil {
 		res.Err = err.Error()

@@ -194,7 +194,7 @@ func (c *check) check(patterns []string) (string, bool) {
 }
 
 // agreed reports whether every result agreed.
-func agreed(results []shipcheck.Result) bool {
+func agreed(results []shipenv.Result) bool {
 	for _, r := range results {
 		if !r.Agreed {
 			return false
@@ -204,7 +204,7 @@ func agreed(results []shipcheck.Result) bool {
 }
 
 // verdict is the last line, from the results and the findings.
-func (c *check) verdict(results []shipcheck.Result, replayed, skipped []string) (string, bool) {
+func (c *check) verdict(results []shipenv.Result, replayed, skipped []string) (string, bool) {
 	var names []string
 	for _, r := range results {
 		if r.Err != "" {
@@ -218,7 +218,7 @@ func (c *check) verdict(results []shipcheck.Result, replayed, skipped []string) 
 		}
 	}
 	for _, g := range c.games {
-		if !slices.ContainsFunc(results, func(r shipcheck.Result) bool { return r.Step == shipenv.StepSync && sameDir(r.Dir, g.dir) }) {
+		if !slices.ContainsFunc(results, func(r shipenv.Result) bool { return r.Step == shipenv.StepSync && sameDir(r.Dir, g.dir) }) {
 			return fmt.Sprintf("failed: %s: no check ran (is shipcheck.Run called from a test whose name starts with TestShipCheck?)", g.path), false
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rollnet/rollnet/internal/shipenv"
-	"github.com/rollnet/rollnet/shipcheck"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +33,7 @@ func TestVerdict(t *testing.T) {
 // agreed, with what was checked.
 func TestVerdictAgreed(t *testing.T) {
 	c := &check{frames: 600, seed: 1, analyzed: 3, games: []game{{path: "example.com/pong", dir: "/pong"}}}
-	results := []shipcheck.Result{
+	results := []shipenv.Result{
 		{Game: "pong", Dir: "/pong", Step: shipenv.StepSync, Arch: "linux/amd64", Agreed: true, Frames: 600},
 		{Game: "pong", Dir: "/pong", Step: shipenv.StepReplay, Arch: "linux/386", Agreed: true, Frames: 600},
 	}

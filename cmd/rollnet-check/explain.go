@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rollnet/rollnet/internal/shipenv"
-	"github.com/rollnet/rollnet/shipcheck"
 )
 
 // Which analyzer categories explain a difference: a sync test catches
@@ -22,7 +21,7 @@ var (
 // explain names the analyzer's finding that explains r's difference: the
 // best of those whose category fits the step (and architecture) and whose
 // line names the differing field, in the game's package first.
-func (c *check) explain(r shipcheck.Result) string {
+func (c *check) explain(r shipenv.Result) string {
 	fits := syncCategories
 	if r.Step == shipenv.StepReplay {
 		fits = nativeCategories

@@ -8,24 +8,23 @@ import (
 	"sort"
 
 	"github.com/rollnet/rollnet/internal/shipenv"
-	"github.com/rollnet/rollnet/shipcheck"
 )
 
 // readResults reads the Results that shipcheck.Run wrote to dir (its
 // shipenv.Dir), sorted
 // by directory, game, then sync tests before replays.
-func readResults(dir string) ([]shipcheck.Result, error) {
+func readResults(dir string) ([]shipenv.Result, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
 	}
-	var out []shipcheck.Result
+	var out []shipenv.Result
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}
-		var r shipcheck.Result
+		var r shipenv.Result
 		if err := json.Unmarshal(b, &r); err != nil {
 			return nil, fmt.Errorf("shipcheck: %s: %w", filepath.Base(p), err)
 		}

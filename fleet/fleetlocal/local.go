@@ -364,7 +364,7 @@ func Play(ctx context.Context, signal, room, version string, states int, connect
 		}
 		st, err = m.AdvanceFrame(in)
 		if o.Host == "" {
-			if p, ok := m.Placement(); ok {
+			if p := m.Stats().Placement; p.Host != "" {
 				o.Host, o.Joined = p.Host, p.Joined
 			}
 		}

@@ -6,9 +6,9 @@ import "strings"
 const (
 	MaxID      = 64
 	MaxName    = 32 // a game's name, a version
-	MaxRoom    = 32 // as connecttoken.maxRoom: the room rides in the token
+	MaxRoom    = 32 // as tokenwire.MaxRoom: the room rides in the token
 	MaxGames   = 16
-	MaxAddress = 64 // as connecttoken.maxAddress
+	MaxAddress = 64 // as tokenwire.MaxAddress
 )
 
 // ValidName reports whether s is 1 to max letters, digits, '-' or '_'

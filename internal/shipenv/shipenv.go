@@ -10,7 +10,7 @@ const (
 	Seed   = "ROLLNET_SHIPCHECK_SEED"   // the random inputs' seed; 1 if unset
 )
 
-// The steps of a check, as shipcheck.Result.Step names them.
+// The steps of a check, as Result.Step names them.
 const (
 	StepSync   = "sync test" // the sync test, which also records the match
 	StepReplay = "replay"    // the recording replayed by this build

@@ -163,7 +163,7 @@ func TestBadArguments(t *testing.T) {
 	_, err := connecttoken.Mint([]byte("short"), claims(), nil)
 	require.ErrorIs(t, err, connecttoken.ErrInvalid)
 	c := claims()
-	c.Room = string(make([]byte, connecttoken.MaxRoom+1))
+	c.Room = string(make([]byte, tokenwire.MaxRoom+1))
 	_, err = connecttoken.Mint(secret, c, nil)
 	require.ErrorIs(t, err, connecttoken.ErrInvalid)
 	c = claims()

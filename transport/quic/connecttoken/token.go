@@ -17,9 +17,7 @@ var cryptoRand = crand.Reader
 
 // Limits of the token's fields.
 const (
-	MaxRoom    = tokenwire.MaxRoom
-	MaxAddress = tokenwire.MaxAddress
-	KeySize    = tokenwire.KeySize
+	KeySize = tokenwire.KeySize // a Grant's client key
 	// MaxSize is the longest token, which fits an ALPN protocol name (255).
 	MaxSize = tokenwire.MaxSize
 	// MinSecret is the shortest secret Mint and a host accept.
@@ -28,10 +26,10 @@ const (
 
 // Claims are what the backend vouches for.
 type Claims struct {
-	Room    string    // the match the client may join, at most MaxRoom bytes
+	Room    string    // the match the client may join, at most 32 bytes
 	Client  uint64    // the backend's id for the player
 	Expires time.Time // kept to the second
-	Address string    // the host's address as it names itself (its Config.Address), at most MaxAddress bytes
+	Address string    // the host's address as it names itself (its Config.Address), 1 to 64 bytes
 }
 
 // Grant is what the backend hands a client: Token to present, Key to
@@ -49,8 +47,8 @@ func Mint(secret []byte, c Claims, rand io.Reader) (Grant, error) {
 	if len(secret) < MinSecret {
 		return Grant{}, fmt.Errorf("%w: secret of %d bytes, under %d", ErrInvalid, len(secret), MinSecret)
 	}
-	if len(c.Room) > MaxRoom || len(c.Address) > MaxAddress || c.Address == "" {
-		return Grant{}, fmt.Errorf("%w: room of %d bytes (max %d) or address of %d (1 to %d)", ErrInvalid, len(c.Room), MaxRoom, len(c.Address), MaxAddress)
+	if len(c.Room) > tokenwire.MaxRoom || len(c.Address) > tokenwire.MaxAddress || c.Address == "" {
+		return Grant{}, fmt.Errorf("%w: room of %d bytes (max %d) or address of %d (1 to %d)", ErrInvalid, len(c.Room), tokenwire.MaxRoom, len(c.Address), tokenwire.MaxAddress)
 	}
 	if rand == nil {
 		rand = cryptoRand
