@@ -73,6 +73,13 @@ const (
 	// shrinks by more than one frame is reported at each step, Total the
 	// delay it goes to (Total == Frames: the change is over).
 	EventDelayChanged
+	// EventDesyncRepaired: this peer's state had diverged at Frame (an
+	// EventDesyncDetected before): it took the state after frame Agreed
+	// from Peer (Player: that peer's lowest seat), the truth, simulated
+	// again to the present, and plays on; Timeout is how long the repair
+	// took from the desync found, Reason the fields that differed (the
+	// forensics line, or why they are unknown).
+	EventDesyncRepaired
 )
 
 var eventNames = [...]string{
@@ -92,6 +99,7 @@ var eventNames = [...]string{
 	EventPlayerDropped:      "PlayerDropped",
 	EventPlayerForfeited:    "PlayerForfeited",
 	EventDelayChanged:       "DelayChanged",
+	EventDesyncRepaired:     "DesyncRepaired",
 }
 
 // String names the kind.
@@ -107,16 +115,16 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind    EventKind
 	Peer    Peer
-	Frame   Frame         // DesyncDetected, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited, DelayChanged
-	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame
+	Frame   Frame         // DesyncDetected, DesyncRepaired, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited, DelayChanged
+	Agreed  Frame         // DesyncDetected: newest frame known to agree before Frame, or NoFrame; DesyncRepaired: the state's frame
 	Local   uint32        // DesyncDetected: this session's checksum
 	Remote  uint32        // DesyncDetected: Peer's checksum
-	Player  int           // PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
+	Player  int           // DesyncRepaired, PlayerDisconnected, PlayerRejoining, PlayerRejoined, PlayerAwaited, PlayerDropped, PlayerForfeited
 	Frames  int           // WaitRecommended; DelayChanged: the new input delay
 	Count   int           // Synchronizing: round trips done; DelayChanged: the input delay before
 	Total   int           // Synchronizing: round trips needed; DelayChanged: the delay the change goes to
-	Timeout time.Duration // NetworkInterrupted: time left before Disconnected
-	Reason  string        // SyncFailed
+	Timeout time.Duration // NetworkInterrupted: time left before Disconnected; DesyncRepaired: how long the repair took
+	Reason  string        // SyncFailed; DesyncRepaired: the fields that differed
 }
 
 // String describes the event, for logs.
@@ -138,6 +146,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("DelayChanged{%d to %d frames at frame %d}", e.Count, e.Frames, e.Frame)
 	case EventDesyncDetected:
 		return fmt.Sprintf("DesyncDetected{frame %d (agreed at %d), local %08x, remote %08x, %s}", e.Frame, e.Agreed, e.Local, e.Remote, e.Peer)
+	case EventDesyncRepaired:
+		return fmt.Sprintf("DesyncRepaired{frame %d from the state after frame %d of %s (seat %d) in %v; %s}", e.Frame, e.Agreed, e.Peer, e.Player, e.Timeout, e.Reason)
 	case EventRunning:
 		return "Running"
 	}

@@ -44,4 +44,8 @@ type PeerStats struct {
 	// EventDesyncDetected). A spectator's own stats count its comparisons
 	// with its host.
 	ChecksumsCompared, ChecksumsAgreed uint64
+	// RepairsTaken counts the desyncs this session repaired with the
+	// peer's state (EventDesyncRepaired), RepairsServed those the peer
+	// repaired with this session's (P2P players).
+	RepairsTaken, RepairsServed int
 }

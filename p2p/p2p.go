@@ -102,6 +102,19 @@ type Config[I comparable] struct {
 	// default): the delay stays Session.InputDelay. Every player peer must
 	// choose the same (it is in the settings hash).
 	MinInputDelay, MaxInputDelay int
+	// NoRepair turns desync repair off: a desync is reported
+	// (EventDesyncDetected) and the match runs on with the simulations
+	// apart, as before protocol 5, for a game that ends the match itself.
+	// By default the peer whose state is not the truth's takes the
+	// truth's state and plays on (EventDesyncRepaired; see repair.go).
+	// Every player peer must choose the same (it is in the settings hash).
+	NoRepair bool
+	// Arbiter is the seat (player) whose peer holds the truth when a
+	// desync's checksums have no majority: always with two player peers,
+	// with more a tie. 0 by default; when its peer is gone, the lowest
+	// seat present. Every player peer must choose the same (it is in the
+	// settings hash).
+	Arbiter int
 }
 
 // MaxSpectators is the most spectators one P2P session feeds, listed in
@@ -169,6 +182,7 @@ type Session[S any, I comparable] struct {
 	feeds [MaxSpectators]feed // per spectator link: its bulk feed (feed.go)
 	acks  [MaxSpectators]specAcks
 	rj    rejoiner[S, I] // identity, rejoins of others, our own rejoin (p2p_rejoin.go)
+	rp    repairer[S]    // desync repair (repair.go)
 	gate  rebindGate     // strangers let in while a slot can be taken (p2p_rebind.go)
 }
 
@@ -285,6 +299,14 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 				l.Offer = link.SettingsHash(l.Offer, absenceTag|uint64(cfg.Absence))
 				l.Expect = link.SettingsHash(l.Expect, absenceTag|uint64(cfg.Absence))
 			}
+			if cfg.NoRepair || cfg.Arbiter != 0 { // (the defaults hash as nothing)
+				tag := uint64(repairTag) | uint64(cfg.Arbiter)<<1
+				if cfg.NoRepair {
+					tag |= 1
+				}
+				l.Offer = link.SettingsHash(l.Offer, tag)
+				l.Expect = link.SettingsHash(l.Expect, tag)
+			}
 			if cfg.MaxInputDelay != 0 || cfg.MinInputDelay != 0 { // (a fixed delay hashes as before)
 				tag := delayTag | uint64(uint16(cfg.MinInputDelay))<<16 | uint64(uint16(cfg.MaxInputDelay))
 				l.Offer = link.SettingsHash(l.Offer, tag)
@@ -338,6 +360,9 @@ func (p *Session[S, I]) init(cfg Config[I], t transport.Transport, simulate func
 	p.outStat = make([]wire.PeerStatus, players)
 	p.rj.restart.cfg, p.rj.restart.sim, p.rj.restart.initial = cfg, simulate, new(S)
 	if err := p.initRejoin(cfg); err != nil {
+		return err
+	}
+	if err := p.initRepair(cfg); err != nil {
 		return err
 	}
 	p.ep.ExpectPeers()
@@ -574,6 +599,9 @@ func (p *Session[S, I]) AdvanceFrame() error {
 		p.fed[pl] = f
 	}
 	p.checksums()
+	if p.repairs() {
+		p.repairTick() // out of line: a desync reported, or a repair under way
+	}
 	p.rec.confirmed(p.core, p.checks.Interval)
 	if len(p.archive.rows) > 0 {
 		p.archiveConfirmed()
@@ -673,6 +701,10 @@ func (p *Session[S, I]) handle(l *link.Link, typ wire.Type, b []byte) {
 	}
 	switch typ {
 	case wire.TypeRejoin:
+		if wire.IsRepair(b) {
+			p.handleRepair(l, b)
+			return
+		}
 		p.handleRejoin(l, b)
 		return
 	case wire.TypeSyncRequest, wire.TypeSyncReply:
@@ -1013,6 +1045,9 @@ func (p *Session[S, I]) flush() {
 			p.ep.KeepAlive(l, l.LocalAdv)
 		}
 	}
+	if p.rp.want != rollnet.NoFrame || p.rp.serving != 0 {
+		p.repairFlush()
+	}
 }
 
 // sendInputs sends player link l every local input it has not
@@ -1137,6 +1172,9 @@ func (p *Session[S, I]) PeerStats(peer transport.Peer) (rollnet.PeerStats, error
 	st, err := peerStats(&p.ep, peer)
 	if i, ok := p.ep.Lookup(peer); ok {
 		st.Spectator = i >= p.nPlayers // a player taken back is optional until it runs
+		if i < p.nPlayers {
+			st.RepairsTaken, st.RepairsServed = p.repairCounts(i)
+		}
 	}
 	return st, err
 }

@@ -89,11 +89,12 @@ func TestP2PForgedChecksumTail(t *testing.T) {
 // TestP2POldProtocolRefused: a peer of protocol 2 (checksums as leftover
 // bytes), 3 (its raw rejoin secret in its Token and requests) or 4 (no
 // delay block in its Input, which a match whose delay follows the network
-// needs), a raw
+// needs) or 5 (no desync repair: it would count a Repair malformed and
+// never answer), a raw
 // endpoint on the local network, is refused at the handshake with ReasonProtocol on our side, and our reply tells it our
 // protocol, so that it fails clearly on its own.
 func TestP2POldProtocolRefused(t *testing.T) {
-	for _, old := range []uint16{2, 3, 4} {
+	for _, old := range []uint16{2, 3, 4, 5} {
 		t.Run(fmt.Sprint(old), func(t *testing.T) { oldProtocolRefused(t, old) })
 	}
 }
@@ -129,7 +130,7 @@ func oldProtocolRefused(t *testing.T, version uint16) {
 		m, _, err := wire.ParseSyncReply(buf[:n])
 		require.NoError(t, err)
 		require.Equal(t, uint16(protocolVersion), m.Protocol, "the reply names our protocol")
-		require.Equal(t, uint16(5), m.Protocol)
+		require.Equal(t, uint16(6), m.Protocol)
 		return
 	}
 }

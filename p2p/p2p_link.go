@@ -62,7 +62,7 @@ import (
 
 // protocolVersion is the P2P protocol's version, exchanged (and required to
 // match) in the handshake. The wire version is wire.Version (internal/wire).
-const protocolVersion = 5 // 2: checksums ride on Input and InputAck; 3: behind a flag bit, not leftover bytes; 4: a rejoin key per pair of peers, never the secret; 5: Input's delay block (delay.go)
+const protocolVersion = 6 // 2: checksums ride on Input and InputAck; 3: behind a flag bit, not leftover bytes; 4: a rejoin key per pair of peers, never the secret; 5: Input's delay block (delay.go); 6: desync repair (Repair messages, repair.go)
 
 // syncReplyBudget is how many handshake replies a peer gets per SyncRetry
 // period.

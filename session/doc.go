@@ -90,10 +90,11 @@
 // CheckDistance frames and re-simulates them with the same inputs,
 // returning a *DesyncError when a checksum differs. Run a game's
 // simulation under it in tests. A desync found in a match instead (see
-// package p2p, Desyncs in a match) is turned into a recovery by the game: end the
-// match, or restart from one peer's confirmed state; replaying the match's
-// inputs under the sync test then finds the code that is not
-// deterministic.
+// package p2p, Desyncs in a match) is repaired there: the diverged peer
+// takes a peer's confirmed state and starts over from it with Rebase,
+// which keeps the frame numbers and lets the inputs be given again;
+// replaying the match's inputs under the sync test then finds the code
+// that is not deterministic.
 //
 // # Plain packing
 //

@@ -116,7 +116,7 @@ func TestMutationConfigAccepted(t *testing.T) {
 		require.Less(t, slots/2, span, "%+v", c.cfg)
 		require.Equal(t, 0, slots&(slots-1))
 		require.Equal(t, rollnet.NoFrame+rollnet.Frame(c.cfg.InputDelay), s.ConfirmedFrame())
-		require.Zero(t, s.FrameAdvantage())
+		require.Zero(t, s.frameAdvantage())
 	}
 }
 
@@ -178,7 +178,7 @@ func TestMutationConfirmation(t *testing.T) {
 	s := newMutRec(t, Config[uint16]{Players: 2, Capacity: 8, InputDelay: 2,
 		OnDesync: func(f rollnet.Frame, p int) { desyncs = append(desyncs, [2]int{int(f), p}) }})
 	require.Equal(t, rollnet.Frame(1), s.ConfirmedFrame())
-	require.Equal(t, 0, s.FrameAdvantage())
+	require.Equal(t, 0, s.frameAdvantage())
 	for p := range 2 {
 		require.Equal(t, rollnet.Frame(1), s.playerConfirmedFrame(p))
 		for f := range rollnet.Frame(2) {
@@ -197,7 +197,7 @@ func TestMutationConfirmation(t *testing.T) {
 	require.False(t, ok)
 
 	require.NoError(t, s.AddLocalInput(0, 5)) // frame 2
-	require.Equal(t, 1, s.FrameAdvantage())
+	require.Equal(t, 1, s.frameAdvantage())
 	require.NoError(t, s.AddLocalInput(0, 6)) // replaces
 	in, _ := s.confirmedInput(0, 2)
 	require.Equal(t, uint16(6), in)
@@ -211,7 +211,7 @@ func TestMutationConfirmation(t *testing.T) {
 	require.NoError(t, s.AddRemoteInput(1, 2, 8))
 	require.Equal(t, rollnet.Frame(3), s.playerConfirmedFrame(1))
 	require.Equal(t, rollnet.Frame(2), s.ConfirmedFrame()) // min over players
-	require.Equal(t, 0, s.FrameAdvantage())
+	require.Equal(t, 0, s.frameAdvantage())
 
 	// A conflict keeps the first value and calls OnDesync.
 	err := s.AddRemoteInput(1, 3, 9)
@@ -230,7 +230,7 @@ func TestMutationConfirmation(t *testing.T) {
 	require.NoError(t, s.AdvanceFrame())
 	require.NoError(t, s.AddLocalInput(0, 6)) // frame 4
 	require.Equal(t, rollnet.Frame(3), s.ConfirmedFrame())
-	require.Equal(t, 1, s.FrameAdvantage())
+	require.Equal(t, 1, s.frameAdvantage())
 }
 
 func TestMutationPrediction(t *testing.T) {
@@ -684,7 +684,7 @@ func TestMutationSyncTestConfig(t *testing.T) {
 	} {
 		st, err := NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: c.capacity}, CheckDistance: c.distance}, sim)
 		require.NoError(t, err, "%+v", c)
-		require.Equal(t, c.want, st.CheckDistance())
+		require.Equal(t, c.want, st.checkDistance())
 	}
 	for _, c := range []struct{ capacity, distance int }{{4, 4}, {4, -1}, {2, 2}, {2, 0}, {0, 16}} {
 		st, err := NewSyncTest[uint8](SyncTestConfig[uint16]{Config: Config[uint16]{Players: 1, Capacity: c.capacity}, CheckDistance: c.distance}, sim)

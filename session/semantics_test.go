@@ -411,22 +411,22 @@ func TestConfirmedFrameMayLeadFrame(t *testing.T) {
 	require.NoError(t, s.AddRemoteInput(1, 3, 1))
 	require.Equal(t, rollnet.Frame(2), s.ConfirmedFrame())
 	require.Equal(t, rollnet.Frame(0), s.Frame())
-	require.Equal(t, 0, s.FrameAdvantage()) // local covers frame 2; confirmed 2
+	require.Equal(t, 0, s.frameAdvantage()) // local covers frame 2; confirmed 2
 }
 
 // TestFrameAdvantage: the newest local frame minus ConfirmedFrame().
 func TestFrameAdvantage(t *testing.T) {
 	s := newRecord(t, Config[uint16]{Players: 2, InputDelay: 2})
-	require.Equal(t, 0, s.FrameAdvantage())
+	require.Equal(t, 0, s.frameAdvantage())
 	for range 4 {
 		require.NoError(t, s.AddLocalInput(0, 1))
 		step(t, s, 1)
 	}
 	// Local covers frames up to 5; confirmed is 1 (the delay frames).
-	require.Equal(t, 4, s.FrameAdvantage())
+	require.Equal(t, 4, s.frameAdvantage())
 	require.NoError(t, s.AddRemoteInput(1, 2, 1))
 	require.NoError(t, s.AddRemoteInput(1, 3, 1))
-	require.Equal(t, 2, s.FrameAdvantage())
+	require.Equal(t, 2, s.frameAdvantage())
 }
 
 // TestChecksumAtWindow: held committed states answer; others, and frames
@@ -558,4 +558,49 @@ func TestErrorsAreSentinels(t *testing.T) {
 	require.ErrorIs(t, errConfig, rollnet.ErrConfig)
 	d := &DesyncError{Frame: 3, Want: 1, Got: 2}
 	require.Contains(t, d.Error(), "frame 3")
+}
+
+// Rebase starts the session over from a state and a frame: given the
+// same inputs again, it reaches the same states as the session that
+// never stopped, with the same frame numbers.
+func TestRebase(t *testing.T) {
+	sim := func(s *uint64, in []uint16, f rollnet.Frame) {
+		*s = *s*31 + uint64(in[0])*7 + uint64(in[1]) + uint64(f)
+	}
+	a, err := New[uint64](Config[uint16]{Players: 2, InputDelay: 1, Capacity: 16}, sim)
+	require.NoError(t, err)
+	in := func(f rollnet.Frame, p int) uint16 { return uint16(int(f)*3 + p) }
+	for a.Frame() < 30 {
+		f := a.Frame() + 1
+		require.NoError(t, a.AddLocalInput(0, in(f, 0)))
+		require.NoError(t, a.AddRemoteInput(1, f, in(f, 1)))
+		require.NoError(t, a.AdvanceFrame())
+	}
+	want, err := a.ChecksumAt(29)
+	require.NoError(t, err)
+	st, err := a.StateAt(20)
+	require.NoError(t, err)
+	at20 := *st
+
+	b, err := New[uint64](Config[uint16]{Players: 2, InputDelay: 1, Capacity: 16}, sim)
+	require.NoError(t, err)
+	require.ErrorIs(t, b.Rebase(-2, &at20), ErrArgument)
+	require.NoError(t, b.Rebase(20, &at20))
+	require.Equal(t, rollnet.Frame(21), b.Frame())
+	require.Equal(t, rollnet.Frame(20), b.ConfirmedFrame())
+	got, err := b.ChecksumAt(20)
+	require.NoError(t, err)
+	sum20, _ := a.ChecksumAt(20)
+	require.Equal(t, sum20, got)
+	require.NoError(t, b.AddRemoteInput(0, 21, in(21, 0))) // a local player's input before Frame()+InputDelay, given again
+	for b.Frame() < 30 {
+		f := b.Frame() + 1
+		require.NoError(t, b.AddLocalInput(0, in(f, 0)))
+		require.NoError(t, b.AddRemoteInput(1, b.Frame(), in(b.Frame(), 1)))
+		require.NoError(t, b.AddRemoteInput(1, f, in(f, 1)))
+		require.NoError(t, b.AdvanceFrame())
+	}
+	got, err = b.ChecksumAt(29)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
 }

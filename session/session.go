@@ -197,6 +197,38 @@ func (s *Session[S, I]) Reset() {
 	s.reset()
 }
 
+// Rebase starts the session over from the state after frame, st (a
+// peer's state, to repair a desync): every input and committed state is
+// forgotten, the counters stay, and the next AdvanceFrame simulates
+// frame+1. Give every player's inputs from frame+1 on again, with
+// AddRemoteInput (a local player's too: AddLocalInput gives only
+// Frame()+InputDelay). frame must be at least -1 (the genesis), else
+// ErrArgument.
+func (s *Session[S, I]) Rebase(frame rollnet.Frame, st *S) error {
+	if frame < -1 {
+		return fmt.Errorf("%w: Rebase at frame %d", ErrArgument, frame)
+	}
+	*s.ring.Live() = *st
+	s.ring.Reset()
+	s.ring.Commit()
+	s.started = true
+	s.frame = frame + 1
+	s.pending = rollnet.NoFrame
+	for i := range s.tags {
+		s.tags[i] = rollnet.NoFrame
+		s.conf[i] = 0
+	}
+	clear(s.inputs)
+	clear(s.used)
+	for p := range s.contig {
+		s.contig[p] = frame
+		s.newest[p] = frame
+	}
+	s.confirmed = frame
+	s.lastLocal = frame
+	return nil
+}
+
 // State returns the live state. Write the initial state through it before
 // the first AdvanceFrame; afterwards read it (the state after frame Frame()-1) but
 // do not write it, or peers will disagree.
@@ -210,11 +242,11 @@ func (s *Session[S, I]) Frame() rollnet.Frame { return s.frame }
 // Frame()-1.
 func (s *Session[S, I]) ConfirmedFrame() rollnet.Frame { return s.confirmed }
 
-// FrameAdvantage returns the newest frame local input covers (the newest
+// frameAdvantage returns the newest frame local input covers (the newest
 // frame AddLocalInput has given an input for, or InputDelay-1) minus
 // ConfirmedFrame(): how far local input runs ahead of what every peer has
 // confirmed.
-func (s *Session[S, I]) FrameAdvantage() int { return int(s.lastLocal) - int(s.confirmed) }
+func (s *Session[S, I]) frameAdvantage() int { return int(s.lastLocal) - int(s.confirmed) }
 
 // Stats returns the counters since New or the last Reset.
 func (s *Session[S, I]) Stats() Stats { return s.stats }

@@ -48,8 +48,8 @@ func NewSyncTest[S any, I comparable](cfg SyncTestConfig[I], simulate func(s *S,
 	return &SyncTest[S, I]{Session: s, distance: d, want: make([]uint32, d)}, nil
 }
 
-// CheckDistance returns how many frames every AdvanceFrame re-simulates.
-func (t *SyncTest[S, I]) CheckDistance() int { return t.distance }
+// checkDistance returns how many frames every AdvanceFrame re-simulates.
+func (t *SyncTest[S, I]) checkDistance() int { return t.distance }
 
 // AdvanceFrame steps the session (see Session.AdvanceFrame), then rolls back up to
 // CheckDistance frames (fewer at the start of a match) and re-simulates

@@ -37,7 +37,7 @@ func TestSyncTestPassesDeterministicSimulation(t *testing.T) {
 		if d == 0 {
 			d = 2
 		}
-		require.Equal(t, d, st.CheckDistance())
+		require.Equal(t, d, st.checkDistance())
 		// The sync test ends where a plain run ends.
 		var o world
 		for f := range rollnet.Frame(300) {

@@ -65,7 +65,8 @@ type pOpts struct {
 	net        rollnet.NetConfig
 	sim        func(player int) func(*testkit.World, []uint16, rollnet.Frame)
 	wrap       func(player int, tr transport.Transport) transport.Transport
-	archive    int // p2p.Config.SpectatorArchive
+	archive    int  // p2p.Config.SpectatorArchive
+	noRepair   bool // p2p.Config.NoRepair
 }
 
 func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
@@ -94,6 +95,7 @@ func newPCluster(t testing.TB, seed uint64, o pOpts) *pCluster {
 			Spectators:       specs,
 			Net:              nc,
 			SpectatorArchive: o.archive,
+			NoRepair:         o.noRepair,
 		}
 		cfg.Net.Tuning.Rand = rand.New(rand.NewPCG(seed, uint64(i))).Uint64
 		var tr transport.Transport = ep

@@ -30,7 +30,7 @@ func TestT8PlantedDesync(t *testing.T) {
 	for k := range scaled(3) {
 		seed := baseSeed() + 800 + uint64(k)
 		plant := rollnet.Frame(200 + int(seed%97))
-		c := newPCluster(t, seed, pOpts{players: 3, spectators: 2,
+		c := newPCluster(t, seed, pOpts{players: 3, spectators: 2, noRepair: true, // p0 stays broken: detection alone
 			link: local.Link{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.01},
 			net:  rollnet.NetConfig{ChecksumInterval: interval},
 			sim: func(player int) func(*testkit.World, []uint16, rollnet.Frame) {

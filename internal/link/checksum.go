@@ -27,6 +27,9 @@ func NewChecks(interval int) Checks {
 // Newest returns the newest frame checksummed, or NoFrame.
 func (c *Checks) Newest() rollnet.Frame { return c.newest.frame }
 
+// Find returns our checksum of f, while the ring holds it.
+func (c *Checks) Find(f rollnet.Frame) (uint32, bool) { return c.find(f) }
+
 func (c *Checks) find(f rollnet.Frame) (uint32, bool) {
 	e := c.ring[int(f/rollnet.Frame(max(c.Interval, 1)))%checkRing]
 	return e.sum, e.frame == f
@@ -164,10 +167,15 @@ func (e *Endpoint) compare(l *Link, r *checkEntry, f rollnet.Frame, local, remot
 		l.agreed++
 		l.agreedAt = max(l.agreedAt, f)
 		r.same = true
+		if l.desyncAt != rollnet.NoFrame && f > l.desyncAt {
+			// Healed (a desync repaired): a later difference is a new
+			// desync, reported again; older reports arriving late are not.
+			l.desyncAt, l.quietTo = rollnet.NoFrame, f
+		}
 		return
 	}
-	if l.desyncAt != rollnet.NoFrame && f >= l.desyncAt {
-		return // reported already, at this frame or an earlier one
+	if l.desyncAt != rollnet.NoFrame && f >= l.desyncAt || f <= l.quietTo {
+		return // reported already, at this frame or an earlier one; or before a repair
 	}
 	// The first difference found, or one earlier than the one reported
 	// (reports can arrive out of order): the event names the earliest
@@ -183,8 +191,41 @@ func (e *Endpoint) compare(l *Link, r *checkEntry, f rollnet.Frame, local, remot
 			}
 		}
 	}
+	e.desyncs++
 	e.events.Push(rollnet.Event{Kind: rollnet.EventDesyncDetected, Peer: l.Peer, Frame: f, Agreed: agreed, Local: local, Remote: remote})
 }
+
+// Desyncs counts the desyncs reported (EventDesyncDetected) on every link:
+// an owner that acts on them looks at its links when it moves.
+func (e *Endpoint) Desyncs() uint64 { return e.desyncs }
+
+// DesyncAt is the frame of the desync reported with l and not healed
+// since (a later frame compared equal), or NoFrame.
+func (l *Link) DesyncAt() rollnet.Frame { return l.desyncAt }
+
+// AgreedAt is the newest frame whose checksums compared equal with l, or
+// NoFrame.
+func (l *Link) AgreedAt() rollnet.Frame { return l.agreedAt }
+
+// Reported returns l's checksum of f, as it reported it, while held.
+func (l *Link) Reported(f rollnet.Frame, interval int) (uint32, bool) {
+	if f < 0 || interval <= 0 {
+		return 0, false
+	}
+	r := l.checks[int(f/rollnet.Frame(interval))%checkRing]
+	return r.sum, r.frame == f
+}
+
+// ForgetDesync ends the desync reported with l (this end's state was
+// repaired): a difference at a frame after quiet is reported again, none
+// at or before it (our checksums up to quiet were of the state repaired).
+func (l *Link) ForgetDesync(quiet rollnet.Frame) {
+	l.desyncAt, l.quietTo = rollnet.NoFrame, max(l.quietTo, quiet)
+}
+
+// Fail ends the match with l for reason, as a failed handshake does: the
+// endpoint fails (Err) unless l is Optional.
+func (e *Endpoint) Fail(l *Link, reason string) { e.fail(l, reason) }
 
 // LocalChecksum records our checksum at f, compares it with what each
 // link reported (RecordChecksum), and sends it to every running link in a

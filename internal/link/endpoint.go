@@ -45,6 +45,7 @@ type Endpoint struct {
 	strange  bool           // Receive returns strangers' Rejoin packets (AdmitStrangers)
 	from     transport.Peer // the sender of the packet Receive returned last
 	failErr  error
+	desyncs  uint64 // desyncs reported (Desyncs)
 	closed   bool
 	maxAdv   int32
 }

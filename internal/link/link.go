@@ -124,6 +124,7 @@ type Link struct {
 	// checksums it reported, and the newest frame a desync was reported at
 	checks     [checkRing]checkEntry
 	desyncAt   rollnet.Frame
+	quietTo    rollnet.Frame // no desync is reported at or before it (healed, or repaired)
 	checkAgain int
 	agreedAt   rollnet.Frame // newest frame compared equal
 
@@ -143,7 +144,7 @@ type Link struct {
 
 // New returns a link to peer, in the Syncing state.
 func New(peer transport.Peer) *Link {
-	l := &Link{Peer: peer, Acked: rollnet.NoFrame, Sent: rollnet.NoFrame, desyncAt: rollnet.NoFrame, agreedAt: rollnet.NoFrame,
+	l := &Link{Peer: peer, Acked: rollnet.NoFrame, Sent: rollnet.NoFrame, desyncAt: rollnet.NoFrame, quietTo: rollnet.NoFrame, agreedAt: rollnet.NoFrame,
 		carried: rollnet.NoFrame, carriedEnd: rollnet.NoFrame, budget: SyncReplyBudget}
 	for i := range l.checks {
 		l.checks[i].frame = rollnet.NoFrame
