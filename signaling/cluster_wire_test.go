@@ -6,10 +6,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 func TestRelayRoundTrip(t *testing.T) {
-	sig := appendSignal(nil, client.ProtocolVersion, "0123456789abcdef", client.SignalOffer, []byte(`{"sdp":"<x>"}`))
+	sig := appendSignal(nil, wire.ProtocolVersion, "0123456789abcdef", client.SignalOffer, []byte(`{"sdp":"<x>"}`))
 	b := appendRelay(nil, "fedcba9876543210", "0123456789abcdef", true, "lobby.1", sig)
 	m, err := parseRelay(b, len(sig))
 	require.NoError(t, err)
@@ -25,7 +26,7 @@ func TestRelayRoundTrip(t *testing.T) {
 // FuzzParseRelay: whatever NATS delivers, parseRelay returns an error or
 // a relay whose fields are valid, and never panics.
 func FuzzParseRelay(f *testing.F) {
-	sig := appendSignal(nil, client.ProtocolVersion, "0123456789abcdef", client.SignalCandidate, []byte(`{"candidate":"c"}`))
+	sig := appendSignal(nil, wire.ProtocolVersion, "0123456789abcdef", client.SignalCandidate, []byte(`{"candidate":"c"}`))
 	f.Add(appendRelay(nil, "fedcba9876543210", "0123456789abcdef", false, "r", sig))
 	f.Add(appendRelay(nil, "fedcba9876543210", "0123456789abcdef", true, "next2-0123456789abcdef", sig))
 	f.Fuzz(func(t *testing.T, b []byte) {

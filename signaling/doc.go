@@ -6,7 +6,7 @@
 // client.Config, client.Event), and so are the protocol's names both sides
 // share: its errors (client.ErrRoomFull, ...), which its close codes
 // (4000 to 4007) stand for, client.CloseError, client.HTTPError,
-// client.ICEServer, client.Signal and client.ProtocolVersion. This package
+// client.ICEServer and client.Signal. This package
 // is the server alone and names none of them again: a game imports the
 // client, a server program this package (and the client for those names).
 // The client builds for GOOS=js GOARCH=wasm and dials through the

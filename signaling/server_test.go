@@ -29,7 +29,6 @@ func TestJoinRelayLeave(t *testing.T) {
 	require.Empty(t, a.Peers())
 	require.Equal(t, "lobby", a.Room())
 	require.Equal(t, ice, a.ICEServers())
-	require.Equal(t, defaultMaxMessageSize, a.MaxMessageSize())
 
 	b := h.dial("/room/lobby")
 	require.Equal(t, []string{a.ID()}, b.Peers())
@@ -133,7 +132,7 @@ func TestHealthAndRoutes(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&health))
 	resp.Body.Close()
 	require.Equal(t, "rollnet-signal", health.Service)
-	require.Equal(t, client.ProtocolVersion, health.Protocol)
+	require.Equal(t, wire.ProtocolVersion, health.Protocol)
 	require.Equal(t, "ok", health.Status)
 
 	resp, err = http.Get(h.hs.URL + "/healthz")

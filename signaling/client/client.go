@@ -139,7 +139,7 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	ws.setReadLimit(joinReadLimit)
-	join, err := json.Marshal(wire.Envelope{V: ProtocolVersion, Type: wire.TypeJoin})
+	join, err := json.Marshal(wire.Envelope{V: wire.ProtocolVersion, Type: wire.TypeJoin})
 	if err == nil {
 		err = ws.write(ctx, join)
 	}
@@ -157,7 +157,7 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 			// Our join is well-formed: a server that refuses it does not
 			// speak our version (one older than version 2 says 4000).
 			err = fmt.Errorf("%w: the server does not speak version %d (an older server?): %w",
-				ErrProtocolVersion, ProtocolVersion, err)
+				ErrProtocolVersion, wire.ProtocolVersion, err)
 		}
 		return nil, err
 	}
@@ -165,8 +165,8 @@ func Dial(ctx context.Context, url string, cfg Config) (*Client, error) {
 	if err == nil && e.Type != wire.TypeJoin {
 		err = fmt.Errorf("%w: %q message before the join reply", wire.ErrMalformed, e.Type)
 	}
-	if err == nil && e.V != ProtocolVersion {
-		err = fmt.Errorf("%w: join reply in version %d, want %d", wire.ErrMalformed, e.V, ProtocolVersion)
+	if err == nil && e.V != wire.ProtocolVersion {
+		err = fmt.Errorf("%w: join reply in version %d, want %d", wire.ErrMalformed, e.V, wire.ProtocolVersion)
 	}
 	if err != nil {
 		_ = ws.closeNow()
@@ -207,8 +207,8 @@ func (c *Client) readLoop(ctx context.Context) {
 		if err == nil && e.Type == wire.TypeJoin {
 			err = fmt.Errorf("%w: a second join reply", wire.ErrMalformed)
 		}
-		if err == nil && e.V != ProtocolVersion {
-			err = fmt.Errorf("%w: a message in version %d, want %d", wire.ErrMalformed, e.V, ProtocolVersion)
+		if err == nil && e.V != wire.ProtocolVersion {
+			err = fmt.Errorf("%w: a message in version %d, want %d", wire.ErrMalformed, e.V, wire.ProtocolVersion)
 		}
 		if err != nil {
 			c.mu.Lock()
@@ -313,9 +313,6 @@ func (c *Client) ICEServers() []ICEServer {
 	return out
 }
 
-// MaxMessageSize is the server's limit on one message, learned at join.
-func (c *Client) MaxMessageSize() int { return c.max }
-
 // Events delivers what the server reports, in order. It is closed when the
 // client closes or the connection drops; Err then says why.
 func (c *Client) Events() <-chan Event { return c.evsRecv }
@@ -351,7 +348,7 @@ func (c *Client) Send(ctx context.Context, to string, s Signal) error {
 	}
 	// By hand, so the payload's bytes go as they are (json.Marshal would
 	// HTML-escape them).
-	b := wire.AppendSignal(make([]byte, 0, wire.SignalOverhead+len(s.Payload)), ProtocolVersion, to, s.Kind, s.Payload)
+	b := wire.AppendSignal(make([]byte, 0, wire.SignalOverhead+len(s.Payload)), wire.ProtocolVersion, to, s.Kind, s.Payload)
 	if len(b) > c.max {
 		return fmt.Errorf("%w: %d bytes, limit %d", wire.ErrMessageTooBig, len(b), c.max)
 	}

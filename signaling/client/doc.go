@@ -5,7 +5,7 @@
 // build does: it imports nothing of the server, and in a browser
 // (GOOS=js) nothing of net/http either, using the page's own WebSocket
 // (conn_js.go). Its names (Client, Config, Event, the errors, close codes,
-// ICEServer, Signal, ProtocolVersion) are the only ones for these things:
+// ICEServer, Signal) are the only ones for these things:
 // package signaling, the server, uses them and names none of them again;
 // its doc.go states the protocol.
 package client

@@ -6,12 +6,6 @@ import "github.com/rollnet/rollnet/signaling/internal/wire"
 // each for the client and for the server (package signaling, which uses
 // these and names none of them again; its doc.go states the protocol).
 
-// ProtocolVersion is the newest version of the protocol (signaling's
-// doc.go), the one a Client speaks: the version carried in every envelope
-// ("v"), and reported by the server on GET /. The server also speaks every
-// version down to 1, to each connection in the version it joined with.
-const ProtocolVersion = wire.ProtocolVersion
-
 // ICEServer is one STUN or TURN server handed out to clients at join. Its
 // JSON form matches the browser's RTCIceServer.
 type ICEServer = wire.ICEServer

@@ -70,6 +70,7 @@ import (
 	"github.com/rollnet/rollnet/internal/natsauth"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 func main() {
@@ -332,7 +333,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		return err
 	}
-	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", client.ProtocolVersion,
+	log.Info("rollnet-signal listening", "addr", ln.Addr().String(), "protocol", wire.ProtocolVersion,
 		"nats", *natsURL, "nats_auth", natsAuth.Auth(), "tokens", len(cfg.TokenSecret) > 0, "token_rooms", cfg.TokenRooms, "ice_servers", len(cfg.ICEServers), "tls", *tlsCert != "",
 		"trusted_proxies", len(cfg.TrustedProxies))
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() && len(cfg.TrustedProxies) == 0 {

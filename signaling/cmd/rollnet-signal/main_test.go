@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rollnet/rollnet/signaling/client"
+	"github.com/rollnet/rollnet/signaling/internal/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -38,7 +39,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&health))
 	resp.Body.Close()
-	require.Equal(t, client.ProtocolVersion, health.Protocol)
+	require.Equal(t, wire.ProtocolVersion, health.Protocol)
 	require.Equal(t, "ok", health.Status)
 
 	c, err := client.Dial(ctx, "ws://"+addr+"/room/a", client.Config{})
