@@ -37,9 +37,15 @@ type overlay struct {
 
 	key   statusKey
 	width int // the width the lines were wrapped to
-	lines []string
-	nums  [3]int32
-	label [3]string
+
+	// The input delay (netplay DelayBounds.Follow): the running match's,
+	// and while a change shows (delayShow samples after the last step),
+	// the delay before it began and the sample of its last step.
+	delay, delayWas, delayAt int
+	delaySeen                bool
+	lines                    []string
+	nums                     [3]int32
+	label                    [3]string
 }
 
 // statusKey is what the status text says, to tell when to format it.
@@ -52,7 +58,12 @@ type statusKey struct {
 	ended                     netplay.EndReason
 	awaiting                  string // a player every peer waits for (netplay Config.Absence)
 	awaitedAt, awaitedFor     int    // the frame stopped at; seconds waited
+	delayWas, delay           int    // a change of the input delay showing (delayWas != delay)
 }
+
+// delayShow is how long a change of the input delay shows, in seconds
+// after its last step.
+const delayShow = 3
 
 func (o *overlay) init(tps int, status, graph bool) {
 	o.status, o.graph, o.tps = status, graph, tps
@@ -86,6 +97,23 @@ func (o *overlay) sample(st *netplay.Status) {
 		advantage: int32(st.FrameAdvantage),
 	}
 	o.n++
+	if st.Phase != netplay.Running {
+		return
+	}
+	switch {
+	case !o.delaySeen:
+		o.delay, o.delayWas, o.delaySeen = st.InputDelay, st.InputDelay, true
+	case st.InputDelay != o.delay:
+		if !o.delayShowing() {
+			o.delayWas = o.delay // a new change (else a shrink's next step)
+		}
+		o.delay, o.delayAt = st.InputDelay, o.n
+	}
+}
+
+// delayShowing reports whether a change of the input delay shows.
+func (o *overlay) delayShowing() bool {
+	return o.delayWas != o.delay && o.n-o.delayAt < delayShow*o.tps
 }
 
 // at is the i-th newest sample (0: the newest) and whether there is one.
@@ -164,7 +192,7 @@ func (o *overlay) shade(screen *ebiten.Image, box image.Rectangle, lines []strin
 // text sets o.lines to what the status says, wrapped to a box width
 // wide, formatted only when it changed; it reports false when there is
 // nothing to say (a running match, no one away, interrupted or awaited,
-// no desync).
+// no desync, the input delay not changed in the last delayShow seconds).
 func (o *overlay) text(st *netplay.Status, width int) bool {
 	k := statusKey{
 		phase: st.Phase, have: st.Have, need: st.Need, done: st.Done, total: st.Total,
@@ -173,13 +201,26 @@ func (o *overlay) text(st *netplay.Status, width int) bool {
 		desync: st.Desync, ended: st.Ended,
 		awaiting: st.Awaiting, awaitedAt: int(st.AwaitedAt), awaitedFor: int(st.AwaitedFor / time.Second),
 	}
+	if o.delayShowing() {
+		k.delayWas, k.delay = o.delayWas, o.delay
+	}
 	quiet := st.Phase == netplay.Running && st.Interrupted == "" && st.Away == "" && st.Desync == "" && st.Awaiting == ""
-	if quiet {
+	if quiet && k.delayWas == k.delay {
 		return false
 	}
 	if k != o.key || len(o.lines) == 0 || o.width != width {
 		o.key, o.width = k, width
-		o.lines = wrap(o.lines[:0], st.String(), (width-2*margin)/charW)
+		text := ""
+		if !quiet {
+			text = st.String()
+		}
+		if k.delayWas != k.delay {
+			if text != "" {
+				text += "; "
+			}
+			text += fmt.Sprintf("input delay %d -> %d frames (following the network)", k.delayWas, k.delay)
+		}
+		o.lines = wrap(o.lines[:0], text, (width-2*margin)/charW)
 	}
 	return true
 }

@@ -67,6 +67,36 @@ func TestOverlayAbsence(t *testing.T) {
 	require.Contains(t, strings.Join(o.lines, " "), "ended: a player forfeited by leaving, bob left")
 }
 
+// A change of the input delay (netplay DelayBounds.Follow) shows for
+// delayShow seconds after its last step, a shrink's steps as one change;
+// it formats only when it changes.
+func TestOverlayDelayChanged(t *testing.T) {
+	var o overlay
+	o.init(60, true, true)
+	st := netplay.Status{Phase: netplay.Running, Frame: 300, InputDelay: 2}
+	o.sample(&st)
+	require.False(t, o.text(&st, 320), "a running match says nothing")
+	st.InputDelay = 10
+	o.sample(&st)
+	require.True(t, o.text(&st, 320))
+	require.Equal(t, "input delay 2 -> 10 frames (following the network)", strings.Join(o.lines, " "))
+	require.Equal(t, 0.0, testing.AllocsPerRun(10, func() { o.sample(&st); o.text(&st, 320) }))
+	for range delayShow * 60 {
+		o.sample(&st)
+	}
+	require.False(t, o.text(&st, 320), "shown for delayShow seconds")
+	for _, d := range []int{9, 8, 7} { // a shrink, a step every two ticks
+		st.InputDelay = d
+		o.sample(&st)
+		o.sample(&st)
+	}
+	require.True(t, o.text(&st, 320))
+	require.Equal(t, "input delay 10 -> 7 frames (following the network)", strings.Join(o.lines, " "))
+	st.Interrupted = "bob"
+	require.True(t, o.text(&st, 320))
+	require.Contains(t, strings.Join(o.lines, " "), "; input delay 10 -> 7 frames")
+}
+
 // Run's signal quits the game: the match closed, Update ending the game,
 // and Run reporting ErrInterrupted.
 func TestSignalQuits(t *testing.T) {
