@@ -73,12 +73,15 @@ const (
 	// shrinks by more than one frame is reported at each step, Total the
 	// delay it goes to (Total == Frames: the change is over).
 	EventDelayChanged
-	// EventDesyncRepaired: this peer's state had diverged at Frame (an
-	// EventDesyncDetected before): it took the state after frame Agreed
-	// from Peer (Player: that peer's lowest seat), the truth, simulated
-	// again to the present, and plays on; Timeout is how long the repair
-	// took from the desync found, Reason the fields that differed (the
-	// forensics line, or why they are unknown).
+	// EventDesyncRepaired: the desync at Frame (an EventDesyncDetected
+	// before) is over. On the peer that was repaired, its state had
+	// diverged: it took the state after frame Agreed from Peer (Player:
+	// that peer's lowest seat), the truth, simulated again to the present,
+	// and plays on; Timeout is how long the repair took from the desync
+	// found, Reason the fields that differed (the forensics line, or why
+	// they are unknown). On every other peer (Reason empty), a checksum
+	// with Peer (Player: its lowest seat) agreed again, at frame Agreed,
+	// Timeout after the desync was found.
 	EventDesyncRepaired
 )
 
@@ -147,6 +150,9 @@ func (e Event) String() string {
 	case EventDesyncDetected:
 		return fmt.Sprintf("DesyncDetected{frame %d (agreed at %d), local %08x, remote %08x, %s}", e.Frame, e.Agreed, e.Local, e.Remote, e.Peer)
 	case EventDesyncRepaired:
+		if e.Reason == "" {
+			return fmt.Sprintf("DesyncRepaired{frame %d: %s (seat %d) agrees again at frame %d, after %v}", e.Frame, e.Peer, e.Player, e.Agreed, e.Timeout)
+		}
 		return fmt.Sprintf("DesyncRepaired{frame %d from the state after frame %d of %s (seat %d) in %v; %s}", e.Frame, e.Agreed, e.Peer, e.Player, e.Timeout, e.Reason)
 	case EventRunning:
 		return "Running"

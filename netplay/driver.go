@@ -130,6 +130,8 @@ func (m *Match[S, I]) foldEvent(ev rollnet.Event, f rollnet.Frame) {
 	case rollnet.EventPlayerForfeited:
 		m.tell("%s forfeited by leaving: the match stops at frame %d", m.seatLabel(ev.Player), ev.Frame)
 		m.st.Away = m.seatLabel(ev.Player)
+	case rollnet.EventDesyncRepaired:
+		m.repaired(ev)
 	case rollnet.EventDesyncDetected:
 		if m.st.Desync == "" {
 			m.story.firstDesync = ev.Frame
@@ -137,6 +139,25 @@ func (m *Match[S, I]) foldEvent(ev rollnet.Event, f rollnet.Frame) {
 				ev.Frame, ev.Local, ev.Remote, m.nameOf(ev.Peer), ev.Agreed)
 		}
 	}
+}
+
+// repairedFor is how long Status.Repaired says a repair.
+const repairedFor = 5 * time.Second
+
+// repaired tells of a desync repaired (EventDesyncRepaired): this peer's
+// state (ev.Reason names the fields), or a peer's, which agrees again.
+func (m *Match[S, I]) repaired(ev rollnet.Event) {
+	m.story.repairs++
+	if ev.Reason != "" {
+		m.st.Repaired = fmt.Sprintf("desync at frame %d repaired from seat %d (%s) in %d ms; %s",
+			ev.Frame, ev.Player, m.seatLabel(ev.Player), ev.Timeout.Milliseconds(), ev.Reason)
+	} else {
+		m.st.Repaired = fmt.Sprintf("desync at frame %d with seat %d (%s) repaired in %d ms",
+			ev.Frame, ev.Player, m.seatLabel(ev.Player), ev.Timeout.Milliseconds())
+	}
+	m.st.Desync = "" // the match is whole again
+	m.until.repaired = m.cfg.Now().Add(repairedFor)
+	m.tell("%s", m.st.Repaired)
 }
 
 // resumed clears Status.Interrupted if it names ev's peer.

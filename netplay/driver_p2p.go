@@ -222,6 +222,7 @@ func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok rollnet.
 		Rejoin:           tok,
 		Net:              m.netConfig(),
 		Absence:          m.cfg.Absence,
+		NoRepair:         m.cfg.NoRepair,
 	}
 	if b := m.cfg.InputDelay; b.Follow && b.Min < b.Max {
 		pc.MinInputDelay, pc.MaxInputDelay = b.Min, b.Max

@@ -347,6 +347,43 @@ func TestDesyncLine(t *testing.T) {
 	require.NoError(t, errors.Join(a.err, b.err), "a desync is a status, not an error")
 }
 
+// TestRepairedLine: a peer whose simulation went wrong once is repaired
+// from seat 0's state; both say so (Status.Repaired, News, Stats.Repairs)
+// and the desync line clears; with NoRepair the desync stays.
+func TestRepairedLine(t *testing.T) {
+	broken := func(cfg netplay.Config, _ func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error) {
+		return netplay.Join[World, Buttons](cfg, func(w *World, in []Buttons, f rollnet.Frame) {
+			simulate(w, in, f)
+			if f == 100 {
+				w.X[0]++ // a simulation that is not deterministic
+			}
+		})
+	}
+	l := newLAN(t, local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.03})
+	a := l.add("a", join, netplay.Config{Players: 2, Name: "alice"}, "b")
+	b := l.add("b", broken, netplay.Config{Players: 2, Name: "bob"}, "a")
+	l.until(600, "both told of the repair", func() bool { return a.st.Repaired != "" && b.st.Repaired != "" })
+	require.Regexp(t, `^desync at frame 100 repaired from seat 0 \(alice\) in \d+ ms; World\.X\[0\]: `, b.st.Repaired)
+	require.Regexp(t, `^desync at frame 100 with seat 1 \(bob\) repaired in \d+ ms$`, a.st.Repaired)
+	require.Contains(t, b.m.News(), b.st.Repaired)
+	require.Contains(t, a.m.News(), a.st.Repaired)
+	l.until(600, "the line passes", func() bool { return a.st.Repaired == "" && b.st.Repaired == "" })
+	require.Empty(t, a.st.Desync)
+	require.Empty(t, b.st.Desync)
+	require.Equal(t, 1, a.m.Stats().Repairs)
+	require.Equal(t, 1, b.m.Stats().Repairs)
+	require.NoError(t, errors.Join(a.err, b.err))
+
+	l = newLAN(t, local.Link{Latency: 10 * time.Millisecond})
+	a = l.add("a", join, netplay.Config{Players: 2, NoRepair: true}, "b")
+	b = l.add("b", broken, netplay.Config{Players: 2, Name: "bob", NoRepair: true}, "a")
+	l.until(600, "both see the desync", func() bool { return a.st.Desync != "" && b.st.Desync != "" })
+	l.until(600, "a while", func() bool { return a.st.Frame > 300 })
+	require.NotEmpty(t, b.st.Desync, "still apart")
+	require.Empty(t, b.st.Repaired)
+	require.Zero(t, b.m.Stats().Repairs)
+}
+
 func TestEndedWhenTheOtherLeaves(t *testing.T) {
 	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
 	a := l.add("a", join, netplay.Config{Players: 2, Name: "alice"}, "b", "s")

@@ -138,6 +138,17 @@ type Config struct {
 	// silent for Net.DisconnectNotify, dropped when Grace passes.
 	Absence rollnet.Absence
 
+	// NoRepair turns P2P desync repair off (p2p.Config.NoRepair): a
+	// desync sets Status.Desync and the match runs on with the
+	// simulations apart, for a game that ends the match itself when it
+	// sees it. By default the peer whose state is not the truth's (the
+	// majority's of three players or more, else seat 0's) takes the
+	// truth's and the match goes on: Status.Repaired says so for a few
+	// seconds, News tells it, Stats.Repairs counts it. Every player must
+	// choose the same. (An authoritative client is repaired by every
+	// host state: the host is the truth.)
+	NoRepair bool
+
 	// OnMessage, when set, receives the other peers' Send messages, from
 	// inside AdvanceFrame: seat is the sender's (-1 for a spectator or an
 	// unseated peer), payload valid during the call.
@@ -268,7 +279,7 @@ type Match[S any, I comparable] struct {
 	tok         tokenState
 	evs         []rollnet.Event
 	st          Status
-	until       struct{ away, interrupted time.Time } // Status.ComeBack's and Timeout's ends
+	until       struct{ away, interrupted, repaired time.Time } // Status.ComeBack's, Timeout's and Repaired's ends
 	onSession   func() error
 	err         error
 	closed      bool
@@ -916,6 +927,9 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 	m.st.Timeout = 0
 	if m.st.Interrupted != "" {
 		m.st.Timeout = max(m.until.interrupted.Sub(now), 0)
+	}
+	if m.st.Repaired != "" && !now.Before(m.until.repaired) {
+		m.st.Repaired = ""
 	}
 	m.st.ComeBack = 0
 	if m.st.Away != "" {

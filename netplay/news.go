@@ -41,6 +41,9 @@ type Stats struct {
 	// first frame found to differ (NoFrame if none).
 	Compared, Agreed uint64
 	FirstDesync      rollnet.Frame
+	// Repairs counts the desyncs repaired (P2P: this peer's state, or a
+	// peer's that agrees again; see Config.NoRepair).
+	Repairs int
 
 	// BytesSent and BytesReceived are the session's totals with its peers.
 	BytesSent, BytesReceived uint64
@@ -116,6 +119,7 @@ type story struct {
 	netRTT       time.Duration
 	route        string
 	firstDesync  rollnet.Frame
+	repairs      int // Stats.Repairs
 	spectators   int
 	rejoins      int
 	silent       map[transport.Peer]time.Time // peers interrupted, since when silent
@@ -174,7 +178,7 @@ func (s *story) rollbacksPerSecond() float64 {
 // a host's with its clients, an authoritative client's with its host.
 func (m *Match[S, I]) Stats() Stats {
 	st := &m.story
-	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Spectators: st.spectators, Rejoins: st.rejoins, Malformed: st.malformed, Strangers: st.strangers}
+	s := Stats{Opened: st.opened, FirstDesync: st.firstDesync, Repairs: st.repairs, Spectators: st.spectators, Rejoins: st.rejoins, Malformed: st.malformed, Strangers: st.strangers}
 	var far transport.Peer // the peer whose network round trip is asked for
 	if m.built() {
 		s, far = m.d.stats(s)

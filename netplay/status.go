@@ -100,6 +100,12 @@ type Status struct {
 	// line: the frame, both checksums, the peer, the range the
 	// simulations parted in.
 	Desync string
+	// Repaired, for a few seconds after a desync was repaired (P2P, see
+	// Config.NoRepair), says so: "desync at frame F repaired from seat S
+	// (name) in T ms; fields ..." on the peer repaired, "desync at frame
+	// F with seat S (name) repaired in T ms" on the others. Desync is
+	// cleared then: the simulations agree again.
+	Repaired string
 
 	Ended EndReason
 
@@ -152,6 +158,9 @@ func (s Status) String() string {
 	}
 	if s.Desync != "" {
 		out += ", DESYNC " + s.Desync
+	}
+	if s.Repaired != "" {
+		out += ", " + s.Repaired
 	}
 	return out
 }

@@ -87,6 +87,10 @@ type repairer[S any] struct {
 	row       int   // repairs since a checksum last agreed with the source
 	taken     []int // per player link: repairs taken from it
 
+	apart   uint64          // player links whose desync is not healed yet (bit i)
+	apartAt []rollnet.Frame // per player link: the frame of its desync
+	apartT  []int64         // and when it was found
+
 	serve   []serving // per player link: the states served it
 	serving uint64    // links being served (bit i)
 	served  []int     // per player link: repairs served it
@@ -116,7 +120,7 @@ func (p *Session[S, I]) initRepair(cfg Config[I]) error {
 // waiting for reports, one asked for, states being served.
 func (p *Session[S, I]) repairs() bool {
 	r := &p.rp
-	return p.ep.Desyncs() != r.seen || r.look || r.want != rollnet.NoFrame || r.serving != 0
+	return p.ep.Desyncs() != r.seen || r.look || r.want != rollnet.NoFrame || r.serving != 0 || r.apart != 0
 }
 
 // repairTick runs the repair after the tick's frame was simulated (the
@@ -139,6 +143,9 @@ func (p *Session[S, I]) repairTick() {
 	if p.ep.Desyncs() != r.seen || r.look {
 		p.repairLook()
 	}
+	if r.apart != 0 {
+		p.healed()
+	}
 	for m := r.serving; m != 0; m &= m - 1 {
 		if sv := &r.serve[bits.TrailingZeros64(m)]; sv.frame == rollnet.NoFrame {
 			p.snapshot(sv)
@@ -151,22 +158,25 @@ func (p *Session[S, I]) repairTick() {
 func (p *Session[S, I]) repairLook() {
 	r := &p.rp
 	r.seen, r.look = p.ep.Desyncs(), false
-	if r.want != rollnet.NoFrame {
-		return // one repair at a time
-	}
 	for i, l := range p.ep.Links()[:p.nPlayers] {
 		f := l.DesyncAt()
 		if f == rollnet.NoFrame || l.State() != link.Running || p.rj.catching(i) {
 			continue
+		}
+		if r.apartAt == nil {
+			r.apartAt, r.apartT = make([]rollnet.Frame, p.nPlayers), make([]int64, p.nPlayers) // at the first desync
+		}
+		if r.apart&(1<<i) == 0 {
+			r.apart |= 1 << i
+			r.apartAt[i], r.apartT[i] = f, p.ep.Time()
 		}
 		src, known := p.truth(f)
 		if !known {
 			r.look = true // a peer's report of f is still on its way
 			continue
 		}
-		if src >= 0 {
+		if src >= 0 && r.want == rollnet.NoFrame { // (one repair at a time)
 			p.ask(src, f)
-			return
 		}
 	}
 }
@@ -551,6 +561,7 @@ func (p *Session[S, I]) applyRepair() {
 	for _, pl := range p.ep.Links()[:p.nPlayers] {
 		pl.ForgetDesync(p.checks.Newest()) // our checksums so far were of the state repaired
 	}
+	r.apart = 0 // (told here: not healed again)
 	if r.taken == nil {
 		r.taken = make([]int, p.nPlayers)
 	}
@@ -560,6 +571,24 @@ func (p *Session[S, I]) applyRepair() {
 	r.want, r.frame, r.seen = rollnet.NoFrame, rollnet.NoFrame, p.ep.Desyncs()
 	p.ep.Push(rollnet.Event{Kind: rollnet.EventDesyncRepaired, Peer: l.Peer, Player: bits.TrailingZeros64(l.Mask),
 		Frame: f, Agreed: c, Timeout: time.Duration(p.ep.Time() - r.found), Reason: fields})
+}
+
+// healed tells of each desync with a peer that healed: a later checksum
+// agreed (the peer was repaired, or this one by another's state).
+func (p *Session[S, I]) healed() {
+	r := &p.rp
+	for m := r.apart; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		l := p.ep.Links()[i]
+		if l.DesyncAt() != rollnet.NoFrame && l.State() == link.Running {
+			continue
+		}
+		r.apart &^= 1 << i
+		if l.DesyncAt() == rollnet.NoFrame {
+			p.ep.Push(rollnet.Event{Kind: rollnet.EventDesyncRepaired, Peer: l.Peer, Player: bits.TrailingZeros64(l.Mask),
+				Frame: r.apartAt[i], Agreed: l.AgreedAt(), Timeout: time.Duration(p.ep.Time() - r.apartT[i])})
+		}
+	}
 }
 
 // repairCounts returns how many desync repairs this session took from
