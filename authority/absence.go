@@ -68,6 +68,7 @@ const resumeWaitLeast = 250 * time.Millisecond
 // absence is a host's hold state (HostConfig.Absence).
 type absence struct {
 	policy   rollnet.Absence
+	playing  int           // PlayingSlots: a client from this slot on is a spectator, never awaited
 	until    rollnet.Frame // the furthest lease sent any client
 	lease    rollnet.Frame // this tick's lease length
 	stop     rollnet.Frame // the frame the match stops at; NoFrame: no hold
@@ -85,7 +86,7 @@ func (h *Host[S, I]) holds(f rollnet.Frame) bool {
 	a := &h.abs
 	a.lease = h.leaseLen()
 	for _, c := range h.clients {
-		away := c.played && (c.state == clientAway || (c.state == clientConnected && c.l.Interrupted()))
+		away := c.played && c.first < a.playing && (c.state == clientAway || (c.state == clientConnected && c.l.Interrupted()))
 		switch {
 		case away && !c.awaited:
 			if a.waiting == 0 && !a.forfeit {

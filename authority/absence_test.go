@@ -214,6 +214,26 @@ func (w *absenceWorld) kill2(_ *testing.T, nd *node) {
 	nd.cut = true
 }
 
+// A client in a spectator's slot (HostConfig.PlayingSlots) is never
+// awaited: the match plays on without it.
+func TestHostAbsenceSpectatorNotAwaited(t *testing.T) {
+	c := newCluster(t, clusterOpts{seed: 66, players: 3, link: absenceLink, host: HostConfig[uint16]{Absence: rollnet.AbsenceFreeze, PlayingSlots: 2}})
+	for i, name := range []string{"a", "b", "watcher"} {
+		c.add(name, ClientConfig{}, mash(uint16(i+1), 3))
+		c.run(500 * time.Millisecond) // joined in order: the watcher holds slot 2
+	}
+	c.run(2 * time.Second)
+	w := c.nodes[2]
+	require.Equal(t, 2, w.c.Stats().First)
+	c.net.Partition("watcher", "host")
+	w.cut = true
+	f := c.h.Frame()
+	c.run(3 * time.Second)
+	require.Zero(t, c.h.Stats().Awaiting)
+	require.Greater(t, c.h.Frame(), f+150, "played on")
+	require.Greater(t, c.nodes[0].c.Frame(), f+150)
+}
+
 // A tick of a held match allocates nothing, on the host and on a client.
 func TestHostAbsenceHoldAllocatesNothing(t *testing.T) {
 	if race.Enabled {

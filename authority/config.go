@@ -163,6 +163,11 @@ type HostConfig[I comparable] struct {
 	// and the game decides. The host decides for its clients: they follow
 	// what its states and holds say (see absence.go).
 	Absence rollnet.Absence
+	// PlayingSlots, when above 0, says slots 0..PlayingSlots-1 are the
+	// players' and the rest spectators' (whose inputs move nothing):
+	// under Absence the match waits only for a client holding a
+	// player's slot. 0: every slot is a player's.
+	PlayingSlots int
 	// MaxRewind bounds lag compensation (NewHostLagComp): a player's
 	// sight is never older than this behind the frame it acts at (an
 	// older one is moved up to it and counted), so a client claiming an
@@ -255,6 +260,8 @@ func (c HostConfig[I]) resolve() (hostSettings, error) {
 		return s, fmt.Errorf("%w: ClientBudget %d not positive", errConfig, c.ClientBudget)
 	case !c.Absence.Valid():
 		return s, fmt.Errorf("%w: Absence %v unknown", errConfig, c.Absence)
+	case c.PlayingSlots < 0 || c.PlayingSlots > s.players:
+		return s, fmt.Errorf("%w: PlayingSlots %d not in [0, Players]", errConfig, c.PlayingSlots)
 	case s.waitFor < 0 || s.waitFor > s.players:
 		return s, fmt.Errorf("%w: WaitForPlayers %d not in [0, Players]", errConfig, c.WaitForPlayers)
 	case s.grace < 0 || s.spacing < 0 || s.joinTimeout < 0 || s.lobby < 0:

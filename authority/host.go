@@ -196,7 +196,7 @@ func newHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 		ins:   make([]byte, wire.MaxFrames*s.perClient*inputSize), data: make([]byte, s.players*inputSize+stateSize),
 		barred:  make([]barredAddress, max(s.maxClients, 1)),
 		started: s.waitFor == 0, openedAt: -1,
-		abs: absence{policy: cfg.Absence, until: rollnet.NoFrame, stop: rollnet.NoFrame},
+		abs: absence{policy: cfg.Absence, playing: or(cfg.PlayingSlots, s.players), until: rollnet.NoFrame, stop: rollnet.NoFrame},
 	}
 	h.hash = settingsHash(h.settings)
 	h.sightIn = make([]byte, wire.MaxFrames*wire.SightLen)

@@ -67,7 +67,7 @@ func (d *hostDriver[S, I]) connect() error {
 		Players: m.cfg.Players, LocalPlayers: m.cfg.LocalPlayers, Net: m.netConfig(),
 		Grace: m.cfg.Grace, LateInput: m.cfg.LateInput,
 		WaitForPlayers: m.cfg.WaitForPlayers, LobbyTimeout: m.cfg.LobbyTimeout,
-		MaxRewind: m.kind.maxRewind, Absence: m.cfg.Absence,
+		MaxRewind: m.kind.maxRewind, Absence: m.cfg.Absence, PlayingSlots: m.cfg.PlayingSlots,
 	}
 	var h *authority.Host[S, I]
 	var err error

@@ -137,6 +137,10 @@ type Config struct {
 	// (a client's is not used): a player is away once its connection is
 	// silent for Net.DisconnectNotify, dropped when Grace passes.
 	Absence rollnet.Absence
+	// PlayingSlots, for an authoritative host, when above 0: slots
+	// 0..PlayingSlots-1 are the players', the rest spectators' (a client
+	// whose input moves nothing), whom Absence never waits for.
+	PlayingSlots int
 
 	// NoRepair turns P2P desync repair off (p2p.Config.NoRepair): a
 	// desync sets Status.Desync and the match runs on with the

@@ -72,6 +72,7 @@ func netConfig(o options) netplay.Config {
 	cfg.Absence = o.absence
 	if o.mode == modeAuthority {
 		cfg.Players, cfg.Grace, cfg.LateInput = authPlayers, o.grace, authority.LateRollback
+		cfg.PlayingSlots = 2 // the third is a spectator's: the match never waits for it
 	}
 	if o.impair != (impairment{}) {
 		ic := o.impair.config(seedFor(o.name + o.room))
