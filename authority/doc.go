@@ -151,7 +151,11 @@
 // inputs and the others' as the host last reported them. A host state for
 // frame F is compared with the client's own state at F: equal (byte for
 // byte) costs nothing; different restores the host's F and re-simulates
-// to the present, at most once per tick. State() is the predicted present
+// to the present, at most once per tick. So a client whose own simulation
+// went wrong (a desync) is repaired by the host's next state: the host is
+// the truth, and the client predicts every later state exactly again
+// (TestClientRepairedByHost: five wrong frames over 60 ± 10 ms one way
+// with 3% loss). State() is the predicted present
 // (Previous() the step before, to blend at Alpha()); HostState() the newest
 // host state.
 //

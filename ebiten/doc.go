@@ -56,9 +56,9 @@
 // what the player controls and the two host states around the render
 // time with the blend factor for the rest (netplay's Playout). Then the
 // overlay: the status while it says something (connecting, waiting for
-// whom, interrupted, away, rejoining with progress, desynced, ended) and
-// a network graph of the last 120 ticks (round trip, rollbacks per
-// second, frame advantage). StatusBox and GraphBox place and size them
+// whom, interrupted, away, rejoining with progress, desynced, a desync
+// repaired, ended) and a network graph of the last 120 ticks (round trip,
+// rollbacks per second, frame advantage). StatusBox and GraphBox place and size them
 // (PlaceOverlay at run time); HideStatus and HideGraph, or SetOverlay,
 // switch them off, and Game.Figures hands the graph's figures (and
 // Game.Status the status) to a game that draws them in its own HUD.

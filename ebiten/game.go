@@ -53,7 +53,7 @@ type Config[S any, I comparable] struct {
 	Title                string
 
 	// HideStatus hides the status overlay (connecting, waiting for whom,
-	// interrupted, rejoining, desynced, ended); HideGraph the network
+	// interrupted, rejoining, desynced, repaired, ended); HideGraph the network
 	// graph (round trip, rollbacks per second, frame advantage).
 	// Game.SetOverlay switches them at run time.
 	HideStatus, HideGraph bool

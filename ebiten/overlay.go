@@ -54,7 +54,7 @@ type statusKey struct {
 	have, need, done, total   int
 	waiting, interrupted, out string
 	timeout, comeBack         int // tenths of a second, seconds
-	desync                    string
+	desync, repaired          string
 	ended                     netplay.EndReason
 	awaiting                  string // a player every peer waits for (netplay Config.Absence)
 	awaitedAt, awaitedFor     int    // the frame stopped at; seconds waited
@@ -192,19 +192,20 @@ func (o *overlay) shade(screen *ebiten.Image, box image.Rectangle, lines []strin
 // text sets o.lines to what the status says, wrapped to a box width
 // wide, formatted only when it changed; it reports false when there is
 // nothing to say (a running match, no one away, interrupted or awaited,
-// no desync, the input delay not changed in the last delayShow seconds).
+// no desync, none repaired in the last few seconds, the input delay not
+// changed in the last delayShow seconds).
 func (o *overlay) text(st *netplay.Status, width int) bool {
 	k := statusKey{
 		phase: st.Phase, have: st.Have, need: st.Need, done: st.Done, total: st.Total,
 		waiting: st.Waiting, interrupted: st.Interrupted, out: st.Away,
 		timeout: int(st.Timeout / (time.Second / 10)), comeBack: int(st.ComeBack / time.Second),
-		desync: st.Desync, ended: st.Ended,
+		desync: st.Desync, repaired: st.Repaired, ended: st.Ended,
 		awaiting: st.Awaiting, awaitedAt: int(st.AwaitedAt), awaitedFor: int(st.AwaitedFor / time.Second),
 	}
 	if o.delayShowing() {
 		k.delayWas, k.delay = o.delayWas, o.delay
 	}
-	quiet := st.Phase == netplay.Running && st.Interrupted == "" && st.Away == "" && st.Desync == "" && st.Awaiting == ""
+	quiet := st.Phase == netplay.Running && st.Interrupted == "" && st.Away == "" && st.Desync == "" && st.Awaiting == "" && st.Repaired == ""
 	if quiet && k.delayWas == k.delay {
 		return false
 	}

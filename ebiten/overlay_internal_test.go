@@ -70,6 +70,21 @@ func TestOverlayAbsence(t *testing.T) {
 // A change of the input delay (netplay DelayBounds.Follow) shows for
 // delayShow seconds after its last step, a shrink's steps as one change;
 // it formats only when it changes.
+// A desync repaired shows while netplay's Status.Repaired says it, and
+// then the overlay is quiet again.
+func TestOverlayRepaired(t *testing.T) {
+	var o overlay
+	o.init(60, true, true)
+	st := netplay.Status{Phase: netplay.Running, Frame: 300, InputDelay: 2}
+	require.False(t, o.text(&st, 320))
+	st.Repaired = "desync at frame 200 repaired from seat 0 (alice) in 150 ms; World.X[0]: 3 here, 4 at peer a"
+	require.True(t, o.text(&st, 320))
+	require.Contains(t, strings.Join(o.lines, " "), "desync at frame 200 repaired from seat 0 (alice) in 150 ms")
+	require.Equal(t, 0.0, testing.AllocsPerRun(10, func() { o.text(&st, 320) }))
+	st.Repaired = ""
+	require.False(t, o.text(&st, 320), "quiet again")
+}
+
 func TestOverlayDelayChanged(t *testing.T) {
 	var o overlay
 	o.init(60, true, true)
