@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 	"github.com/rollnet/rollnet/transport/udp"
@@ -23,11 +22,7 @@ const hostPathUDPAddress = "hostpath.bench:7777"
 
 func udpHostPath(b *testing.B, n int) (transport.Transport, string, func(context.Context) ([]transport.Peer, error)) {
 	secret := []byte("BenchmarkHostPath's backend secret")
-	v, err := tokenverify.NewVerifier(secret, hostPathUDPAddress, tokenverify.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, err := udp.Listen("127.0.0.1:0", udp.Config{Tokens: v, Address: hostPathUDPAddress,
+	h, err := udp.Listen("127.0.0.1:0", udp.Config{TokenSecret: secret, Address: hostPathUDPAddress,
 		MaxPeers: n + 2, MaxPending: n + 2, MaxPerAddr: n + 2, QueueLen: 2 * n})
 	if err != nil {
 		b.Fatal(err)

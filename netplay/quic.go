@@ -29,7 +29,7 @@ type QUICHost struct {
 	PinSHA256 [32]byte
 
 	// Grant is the connect token to present, for a host that admits only
-	// token holders (transport/quic's Config.Tokens): as the game's
+	// token holders (transport/quic's Config.TokenSecret): as the game's
 	// backend minted it for this host (connecttoken.ParseGrant). Nil
 	// presents none.
 	Grant *connecttoken.Grant

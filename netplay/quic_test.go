@@ -11,7 +11,6 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/fleet"
-	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
@@ -27,9 +26,7 @@ var quicSecret = []byte("the backend's secret, shared with its hosts")
 // admits only connect tokens minted for it, and its URL.
 func quicHost(t *testing.T) (*netplay.Match[World, Buttons], quic.Transport, string) {
 	t.Helper()
-	v, err := tokenverify.NewVerifier(quicSecret, quicHostAddr, tokenverify.Config{})
-	require.NoError(t, err)
-	qt, err := quic.Listen("127.0.0.1:0", quic.Config{Address: quicHostAddr, Tokens: v})
+	qt, err := quic.Listen("127.0.0.1:0", quic.Config{Address: quicHostAddr, TokenSecret: quicSecret})
 	require.NoError(t, err)
 	h, err := netplay.Host[World, Buttons](netplay.Config{Transport: qt, Players: 2, LocalPlayers: 1, Name: "court"}, simulate)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
-	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/netplay"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/udp"
@@ -69,9 +68,7 @@ func TestConnectOverUDPConfig(t *testing.T) {
 // that admits the connect tokens minted for quicHostAddr.
 func udpHost(t *testing.T) (*netplay.Match[World, Buttons], udp.Transport) {
 	t.Helper()
-	v, err := tokenverify.NewVerifier(quicSecret, quicHostAddr, tokenverify.Config{})
-	require.NoError(t, err)
-	ht, err := udp.Listen("127.0.0.1:0", udp.Config{Address: quicHostAddr, Tokens: v})
+	ht, err := udp.Listen("127.0.0.1:0", udp.Config{Address: quicHostAddr, TokenSecret: quicSecret})
 	require.NoError(t, err)
 	h, err := netplay.Host[World, Buttons](netplay.Config{Transport: ht, Players: 2, LocalPlayers: 1, Name: "court"}, simulate)
 	if err != nil {

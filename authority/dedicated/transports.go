@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/rollnet/rollnet/internal/localsignal"
-	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/signaling"
 	"github.com/rollnet/rollnet/signaling/client"
 	"github.com/rollnet/rollnet/transport"
@@ -101,13 +100,9 @@ func listenUDP(q quicOptions, maxPeers int, log *slog.Logger) (udp.Transport, er
 	if public == "" {
 		public = q.udp
 	}
-	v, err := tokenverify.NewVerifier(secret, public, tokenverify.Config{})
+	tr, err := udp.Listen(q.udp, udp.Config{TokenSecret: secret, Address: public, MaxPeers: maxPeers})
 	if err != nil {
-		return nil, fmt.Errorf("-token-secret-file: %w", err)
-	}
-	tr, err := udp.Listen(q.udp, udp.Config{Tokens: v, Address: public, MaxPeers: maxPeers})
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-udp with -token-secret-file: %w", err)
 	}
 	log.Info("udp listening", "addr", tr.LocalAddr().String(), "id", string(tr.Local()))
 	return tr, nil
@@ -131,15 +126,10 @@ func listenQUIC(q quicOptions, maxPeers int, admit func(connecttoken.Claims) err
 		if err != nil {
 			return nil, err
 		}
-		public := q.public
-		if public == "" {
-			public = q.addr
+		if cfg.Address == "" {
+			cfg.Address = q.addr
 		}
-		v, err := tokenverify.NewVerifier(secret, public, tokenverify.Config{})
-		if err != nil {
-			return nil, fmt.Errorf("-token-secret-file: %w", err)
-		}
-		cfg.Tokens, cfg.Admit = v, admit
+		cfg.TokenSecret, cfg.Admit = secret, admit
 	}
 	tr, err := quic.Listen(q.addr, cfg)
 	if err != nil {

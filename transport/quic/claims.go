@@ -8,7 +8,7 @@ import (
 )
 
 // PeerClaims returns the claims of the connect token an admitted peer
-// presented (host with Config.Tokens), and whether it has one: a host
+// presented (host with Config.TokenSecret), and whether it has one: a host
 // that runs several matches routes a peer to its match by Claims.Room.
 func (t *qtransport) PeerClaims(p transport.Peer) (connecttoken.Claims, bool) {
 	t.mu.RLock()

@@ -73,21 +73,24 @@ type Config struct {
 	RootCAs    *x509.CertPool
 	ServerName string
 
-	// Tokens, when set, admits only clients that present a connect token
-	// it accepts (host): the token in the ClientHello, checked before any
-	// TLS work, and its client key in the hello (see
-	// transport/quic/connecttoken). An admitted client's id is "client-"
-	// and the token's client id in decimal, so that a client who
-	// reconnects with a new token is the same peer (its old connection, if
-	// any, is gone with transport.ErrReplaced). Nil admits every client that
+	// TokenSecret, when set, admits only clients that present a connect
+	// token minted with it for this host's Address (host; the secret the
+	// game's backend mints with, at least 32 bytes): the token in the
+	// ClientHello, checked before any TLS work, and its client key in the
+	// hello (see transport/quic/connecttoken). A token is single use and
+	// expires as its claims say. An admitted client's id is "client-" and
+	// the token's client id in decimal, so that a client who reconnects
+	// with a new token is the same peer (its old connection, if any, is
+	// gone with transport.ErrReplaced). Nil admits every client that
 	// completes the hello, with ids "q1", "q2", ... (Neither form can be a
 	// signaling id, 16 hex digits, so one host can serve QUIC and WebRTC
-	// clients side by side: transport/multi.) The verifier is this
-	// module's (internal/tokenverify): authority/dedicated builds it from
-	// a secret file.
-	Tokens *tokenverify.Verifier
+	// clients side by side: transport/multi.)
+	TokenSecret []byte
 
-	// Admit, when set with Tokens, is asked about each client whose
+	// tokens is the verifier built from TokenSecret (or set by a test).
+	tokens *tokenverify.Verifier
+
+	// Admit, when set with TokenSecret, is asked about each client whose
 	// token verified, before the token is redeemed (host): a non-nil
 	// error refuses the client with the error's text, which its Dial
 	// returns wrapped in ErrRefused, and leaves the token unused. A host
@@ -203,8 +206,8 @@ func (c Config) withDefaults() (Config, error) {
 	if len(c.Address) > 255 {
 		return c, fmt.Errorf("%w: quic: Address is %d bytes, over 255", rollnet.ErrConfig, len(c.Address))
 	}
-	if c.Admit != nil && c.Tokens == nil {
-		return c, fmt.Errorf("%w: quic: Admit without Tokens (it is asked about a client's token)", rollnet.ErrConfig)
+	if c.Admit != nil && c.tokens == nil && len(c.TokenSecret) == 0 {
+		return c, fmt.Errorf("%w: quic: Admit without TokenSecret (it is asked about a client's token)", rollnet.ErrConfig)
 	}
 	return c, nil
 }

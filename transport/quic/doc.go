@@ -20,7 +20,7 @@
 //     not said hello are never read: it is closed after
 //     Config.Tuning.HelloTimeout. The layout is in hello.go; a change bumps
 //     Protocol.
-//   - Admission before state: a host with Config.Tokens admits only clients
+//   - Admission before state: a host with Config.TokenSecret admits only clients
 //     whose connect token (transport/quic/connecttoken, minted by the
 //     game's backend) it accepts. The token rides in the ClientHello as a
 //     second ALPN entry ("rollnet-token/1:" and the token's bytes), so
@@ -62,7 +62,7 @@
 // webtransport-go, and a session at WebTransportPath is admitted exactly as
 // a native connection is (the same hello on its first bidirectional
 // stream, the same ids, the same datagram path). A browser cannot put a
-// token in its ClientHello, so with Config.Tokens its token travels in the
+// token in its ClientHello, so with Config.TokenSecret its token travels in the
 // URL (?token=, unpadded base64url) and is checked before the session is
 // made, after the handshake; its key still comes in the hello. The page
 // accepts a self-signed certificate by its hash:
@@ -137,7 +137,7 @@
 //     (TestAmplificationBound). The Retry costs an honest client's first
 //     connection one round trip.
 //   - Spoofed Initials: answered with a Retry, no state kept.
-//   - A copied connect token (Config.Tokens; the token rides in clear in
+//   - A copied connect token (Config.TokenSecret; the token rides in clear in
 //     the ClientHello): presenting it takes nothing from its owner, since
 //     any number of connections may present a token at once and the first
 //     to show its key in the hello takes it (transport/quic/connecttoken).

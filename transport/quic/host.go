@@ -70,6 +70,17 @@ func listenUDP(addr string, cfg Config) (*qtransport, error) {
 }
 
 func listenOn(udp net.PacketConn, cfg Config) (*qtransport, error) {
+	if len(cfg.TokenSecret) > 0 && cfg.tokens == nil {
+		address := cfg.Address
+		if address == "" {
+			address = udp.LocalAddr().String()
+		}
+		v, err := tokenverify.NewVerifier(cfg.TokenSecret, address, tokenverify.Config{})
+		if err != nil {
+			return nil, fmt.Errorf("quic: TokenSecret: %w", err)
+		}
+		cfg.tokens = v
+	}
 	cert := cfg.Certificate
 	if cert == nil {
 		c, err := SelfSigned()
@@ -103,7 +114,7 @@ func listenOn(udp net.PacketConn, cfg Config) (*qtransport, error) {
 		tlsConf.NextProtos = append(tlsConf.NextProtos, alpnH3)
 		h.wt = newWebTransportHost(h)
 	}
-	if cfg.Tokens != nil {
+	if cfg.tokens != nil {
 		tlsConf.GetConfigForClient = h.checkToken
 	}
 	ln, err := h.qt.Listen(tlsConf, t.quicConfig())
@@ -230,14 +241,14 @@ func (h *hostState) checkToken(chi *tls.ClientHelloInfo) (*tls.Config, error) {
 		if !ok {
 			continue
 		}
-		tk, err := h.t.cfg.Tokens.Check([]byte(tok))
+		tk, err := h.t.cfg.tokens.Check([]byte(tok))
 		if err != nil {
 			return nil, err
 		}
 		h.mu.Lock()
 		if slot.released {
 			h.mu.Unlock()
-			h.t.cfg.Tokens.Release(tk)
+			h.t.cfg.tokens.Release(tk)
 			return nil, errNoToken
 		}
 		slot.ticket = &tk
@@ -266,7 +277,7 @@ func (h *hostState) release(c *connSlot) {
 	}
 	c.released = true
 	if c.ticket != nil && !c.redeemed {
-		h.t.cfg.Tokens.Release(*c.ticket)
+		h.t.cfg.tokens.Release(*c.ticket)
 	}
 	if c.unknown {
 		h.known(c)
@@ -404,7 +415,7 @@ func (h *hostState) admit(a admitting) {
 	}
 	slot := a.slot
 	var id transport.Peer
-	if t.cfg.Tokens != nil {
+	if t.cfg.tokens != nil {
 		if slot == nil || slot.ticket == nil || !hi.hasKey {
 			t.c.hellosBad.Add(1)
 			refuse(a.conn, str, "no connect token")
@@ -417,7 +428,7 @@ func (h *hostState) admit(a admitting) {
 				return
 			}
 		}
-		if err := t.cfg.Tokens.Redeem(*slot.ticket, hi.key); err != nil {
+		if err := t.cfg.tokens.Redeem(*slot.ticket, hi.key); err != nil {
 			refuse(a.conn, str, err.Error())
 			return
 		}

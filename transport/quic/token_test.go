@@ -28,7 +28,7 @@ func tokenHost(t *testing.T) (*qtransport, *tokenverify.Verifier) {
 	const addr = "host.test:4433"
 	v, err := tokenverify.NewVerifier(tokenSecret, addr, tokenverify.Config{})
 	require.NoError(t, err)
-	return listen(t, Config{Address: addr, Tokens: v}), v
+	return listen(t, Config{Address: addr, tokens: v}), v
 }
 
 func grant(t *testing.T, client uint64, mutate func(*connecttoken.Claims)) *connecttoken.Grant {
@@ -116,7 +116,7 @@ func TestAdmitRefuses(t *testing.T) {
 	v, err := tokenverify.NewVerifier(tokenSecret, addr, tokenverify.Config{})
 	require.NoError(t, err)
 	var open atomic.Bool
-	h := listen(t, Config{Address: addr, Tokens: v, Admit: func(c connecttoken.Claims) error {
+	h := listen(t, Config{Address: addr, tokens: v, Admit: func(c connecttoken.Claims) error {
 		if c.Room != "r" || !open.Load() {
 			return errors.New("draining: ask again")
 		}

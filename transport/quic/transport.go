@@ -71,7 +71,7 @@ type Stats struct {
 	// PeersAdmitted counts peers admitted.
 	PeersAdmitted uint64
 	// TokensMissing counts handshakes refused for offering no connect
-	// token to a host that requires one (Config.Tokens, whose own Stats
+	// token to a host that requires one (Config.TokenSecret, whose own Stats
 	// count the tokens it refused).
 	TokensMissing uint64
 }
@@ -142,7 +142,7 @@ type Transport interface {
 	// errors.ErrUnsupported.
 	Migrate(ctx context.Context) error
 	// PeerClaims returns the claims of the connect token an admitted
-	// peer presented (host with Config.Tokens), and whether it has one:
+	// peer presented (host with Config.TokenSecret), and whether it has one:
 	// a host that runs several matches routes a peer to its match by
 	// Claims.Room.
 	PeerClaims(p transport.Peer) (connecttoken.Claims, bool)

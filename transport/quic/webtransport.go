@@ -75,14 +75,14 @@ func (w *webTransportHost) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		http.Error(rw, "one session per connection", http.StatusTooManyRequests)
 		return
 	}
-	if t.cfg.Tokens != nil {
+	if t.cfg.tokens != nil {
 		tok, err := base64.RawURLEncoding.DecodeString(r.URL.Query().Get("token"))
 		if err != nil || len(tok) == 0 {
 			t.c.tokensMissing.Add(1)
 			http.Error(rw, "no connect token", http.StatusUnauthorized)
 			return
 		}
-		tk, err := t.cfg.Tokens.Check(tok)
+		tk, err := t.cfg.tokens.Check(tok)
 		if err != nil {
 			http.Error(rw, err.Error(), http.StatusForbidden)
 			return
@@ -90,7 +90,7 @@ func (w *webTransportHost) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		if slot.released {
 			h.mu.Unlock()
-			t.cfg.Tokens.Release(tk)
+			t.cfg.tokens.Release(tk)
 			http.Error(rw, "connection closed", http.StatusGone)
 			return
 		}

@@ -72,7 +72,7 @@ func tokenWebTransportHost(t *testing.T) (*qtransport, *tokenverify.Verifier) {
 	require.NoError(t, err)
 	v, err := tokenverify.NewVerifier(tokenSecret, udp.LocalAddr().String(), tokenverify.Config{})
 	require.NoError(t, err)
-	cfg, err := Config{WebTransport: true, Tokens: v}.withDefaults()
+	cfg, err := Config{WebTransport: true, tokens: v}.withDefaults()
 	require.NoError(t, err)
 	h, err := listenOn(udp, cfg)
 	require.NoError(t, err)

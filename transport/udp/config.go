@@ -26,12 +26,14 @@ const (
 // documented default. Fields marked host or client are read only on that
 // side.
 type Config struct {
-	// Tokens checks the clients' connect tokens (host, required): the
-	// verifier of the secret the game's backend mints them with, for
-	// this host's Address. The verifier is this module's
-	// (internal/tokenverify): authority/dedicated builds it from a secret
-	// file.
-	Tokens *tokenverify.Verifier
+	// TokenSecret is the secret the game's backend mints connect tokens
+	// with (host, required, at least 32 bytes): the host admits only
+	// clients with a token minted with it for this host's Address, once
+	// each (TestCopiedTokenNotHeld).
+	TokenSecret []byte
+
+	// tokens is the verifier built from TokenSecret (or set by a test).
+	tokens *tokenverify.Verifier
 
 	// Grant is the client's connect token and key, from the game's
 	// backend (client, required).
@@ -96,7 +98,7 @@ type Tuning struct {
 }
 
 func (c Config) withDefaults(host bool) (Config, error) {
-	if host && c.Tokens == nil {
+	if host && c.tokens == nil && len(c.TokenSecret) == 0 {
 		return c, ErrNoVerifier
 	}
 	for _, v := range []int{c.QueueLen, c.SendQueueLen, c.MaxPeers, c.MaxPending, c.MaxPerAddr, c.Tuning.Batch} {

@@ -3,9 +3,9 @@ package udp
 import "errors"
 
 var (
-	// ErrNoVerifier is returned by Listen without Config.Tokens: a host
+	// ErrNoVerifier is returned by Listen without Config.TokenSecret: a host
 	// admits only clients with a connect token.
-	ErrNoVerifier = errors.New("udp: a host needs Config.Tokens (a connect-token verifier)")
+	ErrNoVerifier = errors.New("udp: a host needs Config.TokenSecret (the connect tokens' secret)")
 
 	// ErrHandshakeTimeout is returned by Dial when the host did not
 	// complete the handshake within Config.HandshakeTimeout: it is not

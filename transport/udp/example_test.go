@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 	"github.com/rollnet/rollnet/transport/udp"
@@ -19,11 +18,7 @@ import (
 func Example() {
 	secret := []byte("the backend's secret, shared with its hosts")
 	const address = "game.example:7777" // how tokens name the host
-	tokens, err := tokenverify.NewVerifier(secret, address, tokenverify.Config{})
-	if err != nil {
-		panic(err)
-	}
-	host, err := udp.Listen("127.0.0.1:0", udp.Config{Tokens: tokens, Address: address})
+	host, err := udp.Listen("127.0.0.1:0", udp.Config{TokenSecret: secret, Address: address})
 	if err != nil {
 		panic(err)
 	}

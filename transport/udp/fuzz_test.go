@@ -27,7 +27,7 @@ func FuzzHandle(f *testing.F) {
 	require.NoError(f, err)
 	udpH, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	require.NoError(f, err)
-	cfg, err := Config{Tokens: v, Now: clock}.withDefaults(true)
+	cfg, err := Config{tokens: v, Now: clock}.withDefaults(true)
 	require.NoError(f, err)
 	h, err := newTransport(cfg, true, udpH, "udp://host.test:1") // it takes the socket over
 	require.NoError(f, err)

@@ -36,10 +36,10 @@ func listenOn(t *testing.T, addr string, cfg Config) *udpTransport {
 	if cfg.Address == "" {
 		cfg.Address = "host.test:7777"
 	}
-	if cfg.Tokens == nil {
+	if cfg.tokens == nil {
 		v, err := tokenverify.NewVerifier(testSecret, cfg.Address, tokenverify.Config{Now: cfg.Now})
 		require.NoError(t, err)
-		cfg.Tokens = v
+		cfg.tokens = v
 	}
 	h, err := listenUDP(addr, cfg)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/rollnet/rollnet/internal/tokenverify"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
@@ -34,7 +35,7 @@ func deniedError(p []byte) error {
 }
 
 // Listen opens a host on addr ("127.0.0.1:7777", ":7777") that admits the
-// clients whose connect tokens cfg.Tokens accepts.
+// clients whose connect tokens cfg.TokenSecret's tokens admit.
 func Listen(addr string, cfg Config) (Transport, error) {
 	t, err := listenUDP(addr, cfg)
 	if err != nil {
@@ -69,7 +70,15 @@ func listenUDP(addr string, cfg Config) (*udpTransport, error) {
 		_ = udp.Close()
 		return nil, err
 	}
-	t.tokens = cfg.Tokens
+	t.tokens = cfg.tokens
+	if t.tokens == nil {
+		v, err := tokenverify.NewVerifier(cfg.TokenSecret, cfg.Address, tokenverify.Config{Now: cfg.Now})
+		if err != nil {
+			_ = t.bc.close()
+			return nil, fmt.Errorf("udp: TokenSecret: %w", err)
+		}
+		t.tokens = v
+	}
 	var key [32]byte
 	if _, err := crand.Read(key[:]); err != nil {
 		_ = t.bc.close()

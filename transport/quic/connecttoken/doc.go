@@ -49,7 +49,7 @@
 //
 // This package is the half a game's backend needs: Mint, and ParseGrant
 // for a client. The checking half is this module's own: transport/quic
-// and transport/udp hosts check tokens (their Config.Tokens), as
+// and transport/udp hosts check tokens (their Config.TokenSecret), as
 // authority/dedicated and rollnet-host build them from -token-secret-file.
 // A host checks, in this order and without keeping anything for a token
 // that fails: the layout (ErrMalformed), the MAC under its secret, the
