@@ -76,7 +76,9 @@
 // reached, shows another certificate or refuses the token is the error of
 // AdvanceFrame, wrapping ErrHostUnreachable. Config.QUIC's client greets
 // the host as in a room (its settings are checked, its name known); the
-// fleet's client knows its host from the placement.
+// fleet's client knows its host from the placement. A udp://HOST:PORT
+// URL dials the host's plain UDP port instead (transport/udp, the lean
+// transport a host serves with -udp): the same grant, no certificate.
 //
 // # Input delay from the round trip
 //

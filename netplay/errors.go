@@ -49,9 +49,10 @@ var (
 	// ErrToken reports a token text that does not decode.
 	ErrToken = errors.New("netplay: malformed token")
 
-	// ErrHostUnreachable reports a host dialed over QUIC that did not
-	// answer or admit this client: Config.QUIC's (the wrapping error
-	// names the cause: a timeout, quic.ErrPinMismatch, a refused token)
+	// ErrHostUnreachable reports a host dialed over QUIC (or
+	// transport/udp) that did not answer or admit this client:
+	// Config.QUIC's (the wrapping error names the cause: a timeout,
+	// quic.ErrPinMismatch, a refused token, udp.ErrDenied)
 	// or the one the fleet placed the match on (it died before the fleet
 	// noticed: Connect again with Config.Fleet).
 	ErrHostUnreachable = errors.New("netplay: host unreachable")

@@ -61,7 +61,8 @@ type Config struct {
 	Peers     []transport.Peer
 
 	// QUIC, instead of Signal, is a dedicated host Connect dials directly
-	// over QUIC (transport/quic), without a signaling server: Room then
+	// over QUIC (transport/quic) or, for a udp:// URL, transport/udp,
+	// without a signaling server: Room then
 	// names the match for the game and the token store only. See the
 	// package documentation.
 	QUIC QUICHost

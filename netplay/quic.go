@@ -14,9 +14,12 @@ import (
 
 // QUICHost is a dedicated host a client dials directly over QUIC
 // (transport/quic), without a signaling server: its URL, the certificate
-// to accept and the connect token to present.
+// to accept and the connect token to present. With a udp:// URL the host
+// is dialed over plain UDP instead (transport/udp, a host's -udp): Grant
+// is then required and no certificate is pinned.
 type QUICHost struct {
-	// URL is the host's address, quic://HOST:PORT.
+	// URL is the host's address, quic://HOST:PORT, or udp://HOST:PORT
+	// for transport/udp.
 	URL string
 
 	// PinSHA256 is the SHA-256 of the host's certificate (quic.ParseHash
@@ -32,23 +35,36 @@ type QUICHost struct {
 	Grant *connecttoken.Grant
 }
 
-// addr is the HOST:PORT of h.URL.
-func (h QUICHost) addr() (string, error) {
+// addr is the HOST:PORT of h.URL, and whether it names transport/udp.
+func (h QUICHost) addr() (string, bool, error) {
 	u, err := url.Parse(h.URL)
-	if err == nil && u.Scheme == "quic" && u.Host != "" && u.User == nil && (u.Path == "" || u.Path == "/") &&
+	if err == nil && (u.Scheme == "quic" || u.Scheme == "udp") && u.Host != "" && u.User == nil && (u.Path == "" || u.Path == "/") &&
 		u.RawQuery == "" && u.Fragment == "" {
 		if u.Hostname() != "" {
 			if n, err := strconv.ParseUint(u.Port(), 10, 16); err == nil && n > 0 {
-				return u.Host, nil
+				return u.Host, u.Scheme == "udp", h.checkUDP(u.Scheme == "udp")
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: the host's URL wants quic://HOST:PORT, got %q", errConfig, signalurl.Redact(h.URL))
+	return "", false, fmt.Errorf("%w: the host's URL wants quic://HOST:PORT or udp://HOST:PORT, got %q", errConfig, signalurl.Redact(h.URL))
+}
+
+// checkUDP checks what a udp:// host needs: a grant, and no certificate.
+func (h QUICHost) checkUDP(udp bool) error {
+	switch {
+	case !udp:
+		return nil
+	case h.Grant == nil:
+		return fmt.Errorf("%w: a udp:// host admits only a connect token's holder: QUIC.Grant is nil", errConfig)
+	case h.PinSHA256 != [32]byte{}:
+		return fmt.Errorf("%w: a udp:// host has no certificate to pin: QUIC.PinSHA256 is set", errConfig)
+	}
+	return nil
 }
 
 // connectQUIC is Connect with Config.QUIC: the authoritative match of
-// the dedicated host cfg.QUIC as a client, over QUIC and without a
-// signaling server. It returns at once and dials the host in the
+// the dedicated host cfg.QUIC as a client, over QUIC (or transport/udp
+// for a udp:// URL) and without a signaling server. It returns at once and dials the host in the
 // background (Status.Phase Connecting until then; a host that does not
 // answer in Config.Timeout, presents another certificate than
 // QUIC.PinSHA256 or refuses QUIC.Grant is the error of AdvanceFrame,
@@ -61,7 +77,7 @@ func (h QUICHost) addr() (string, error) {
 // WebTransport, not raw QUIC.
 func connectQUIC[S any, I comparable](k kind[S, I], cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {
 	h := cfg.QUIC
-	addr, err := h.addr()
+	addr, overUDP, err := h.addr()
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +85,7 @@ func connectQUIC[S any, I comparable](k kind[S, I], cfg Config, simulate func(s 
 		return nil, fmt.Errorf("%w: Config.QUIC dials its own transport: no Signal, Rooms, Transport or Fleet", errConfig)
 	}
 	m, err := startWith(k, cfg, simulate, func(ctx context.Context, cfg *Config, _ func(transport.Peer) bool) dialed {
-		host, tr, err := dialQUIC(ctx, cfg, addr, h)
+		host, tr, err := dialQUIC(ctx, cfg, addr, overUDP, h)
 		if err != nil {
 			return dialed{err: err}
 		}

@@ -8,11 +8,15 @@ import (
 
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
+	"github.com/rollnet/rollnet/transport/udp"
 )
 
-// dialQUIC dials Config.QUIC's host at addr: the host's peer id and the
-// transport the match uses.
-func dialQUIC(ctx context.Context, cfg *Config, addr string, h QUICHost) (transport.Peer, transport.Transport, error) {
+// dialQUIC dials Config.QUIC's host at addr, over transport/udp when
+// overUDP: the host's peer id and the transport the match uses.
+func dialQUIC(ctx context.Context, cfg *Config, addr string, overUDP bool, h QUICHost) (transport.Peer, transport.Transport, error) {
+	if overUDP {
+		return dialHost(ctx, cfg, udp.Dialer{Addr: addr, Config: udp.Config{Grant: h.Grant}}, h.URL)
+	}
 	return dialHost(ctx, cfg, quic.Dialer{Addr: addr, Config: quic.Config{PinSHA256: h.PinSHA256, Grant: h.Grant}}, h.URL)
 }
 

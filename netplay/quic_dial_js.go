@@ -13,6 +13,6 @@ import (
 // (it reaches a host over WebTransport), and linking transport/quic's
 // client would put crypto/tls and x509 in every browser game
 // (1.4 MB of the pong's wasm, 0.4 MB gzipped).
-func dialQUIC(context.Context, *Config, string, QUICHost) (transport.Peer, transport.Transport, error) {
+func dialQUIC(context.Context, *Config, string, bool, QUICHost) (transport.Peer, transport.Transport, error) {
 	return "", nil, fmt.Errorf("%w: Config.QUIC needs a native build: a browser reaches a host over WebTransport", errConfig)
 }
