@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet/fleet"
-	"github.com/rollnet/rollnet/fleet/fleetlocal"
 	"github.com/rollnet/rollnet/internal/fleethost"
 	"github.com/rollnet/rollnet/internal/natsauth"
 	"github.com/rollnet/rollnet/signaling"
@@ -202,16 +201,4 @@ func hostState(p *fleet.Placer, id string) string {
 		}
 	}
 	return ""
-}
-
-// TestUsersAsConfigured: the users a local fleet (fleetlocal, rollnet-fleet)
-// runs its embedded NATS with have the permissions of nats-fleet.conf.
-func TestUsersAsConfigured(t *testing.T) {
-	startFleetNATS(t) // its environment: the conf's passwords
-	opts, err := natsserver.ProcessConfigFile("nats-fleet.conf")
-	require.NoError(t, err)
-	want := fleetlocal.Users([]string{"h1", "h2"}, func(user string) string {
-		return os.Getenv("ROLLNET_FLEET_" + strings.ToUpper(strings.ReplaceAll(user, "-", "_")) + "_PASSWORD")
-	})
-	require.Equal(t, want, opts.Users)
 }

@@ -28,7 +28,7 @@ func rooms(cfg *Config) transport.RoomDialer {
 	if cfg.Rooms != nil {
 		return cfg.Rooms
 	}
-	return webrtc.RoomDialer{Signal: cfg.Signal, Token: cfg.RoomToken, Relay: cfg.Relay, Config: cfg.WebRTC}
+	return webrtc.RoomDialer{Signal: cfg.Signal, Token: cfg.RoomToken, Relay: cfg.Tuning.Relay, Config: cfg.Tuning.WebRTC}
 }
 
 // dial joins the room and starts its transport connecting to the room's
@@ -39,8 +39,8 @@ func dial(ctx context.Context, cfg *Config, accept func(transport.Peer) bool) di
 		return dialed{err: err} // a Relay without TURN: rollnet.ErrConfig, as errConfig
 	}
 	d := dialed{room: rm, tr: rm, name: rm.Name(), first: len(rm.AtJoin(nil)) == 0}
-	if cfg.Impair != nil {
-		imp, err := cfg.Impair.Wrap(rm)
+	if cfg.Tuning.Impair != nil {
+		imp, err := cfg.Tuning.Impair.Wrap(rm)
 		if err != nil {
 			_ = rm.Close()
 			return dialed{err: err}

@@ -41,7 +41,7 @@
 //     their transport ids (the server's, 16 hex digits) sorted ascending:
 //     the same seats on every peer, without a leader.
 //   - Spectators are fed by the player in seat 0, from the first frame
-//     (players keep Config.Archive frames of inputs for them).
+//     (players keep Tuning.Archive frames of inputs for them).
 //   - The authoritative host announces itself in its hello; a client
 //     connects to the host only (its WebRTC Accept refuses every other
 //     peer once it knows the host). A client that reaches a P2P room gets

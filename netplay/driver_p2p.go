@@ -218,7 +218,7 @@ func (d *p2pDriver[S, I]) build(remote []transport.Peer, delay int, tok rollnet.
 	pc := p2p.Config[I]{
 		Session:          session.Config[I]{Players: m.cfg.Players, InputDelay: delay, Capacity: capacity},
 		Remote:           remote,
-		SpectatorArchive: m.cfg.Archive,
+		SpectatorArchive: m.cfg.Tuning.Archive,
 		Rejoin:           tok,
 		Net:              m.netConfig(),
 		Absence:          m.cfg.Absence,
@@ -308,7 +308,7 @@ func (d *p2pDriver[S, I]) tick(in I, now time.Time) error {
 	if left == m.cfg.Players-1 && !now.Before(m.until.away) {
 		m.st.Phase, m.st.Ended = Ended, EndPlayersLeft
 		if m.story.dropped != "" {
-			m.tell("%s did not rejoin within %v", m.story.dropped, cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow))
+			m.tell("%s did not rejoin within %v", m.story.dropped, cmp.Or(m.cfg.Tuning.Net.RejoinWindow, p2p.DefaultRejoinWindow))
 		}
 	}
 	if m.seat == 0 && p.Frame()%rollnet.Frame(m.cfg.FrameRate/4+1) == 0 {
@@ -340,8 +340,8 @@ func (d *p2pDriver[S, I]) events() {
 				then := ""
 				_, vanished := m.story.silent[ev.Peer]
 				d.quit[pe.h.Seat] = !vanished // one that quit deleted its token: it will not be back
-				if m.cfg.Net.RejoinWindow >= 0 && vanished {
-					w := cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow)
+				if m.cfg.Tuning.Net.RejoinWindow >= 0 && vanished {
+					w := cmp.Or(m.cfg.Tuning.Net.RejoinWindow, p2p.DefaultRejoinWindow)
 					then = fmt.Sprintf(": may rejoin for %d s", int(w/time.Second))
 					m.story.dropped = m.nameOf(ev.Peer)
 				}
@@ -349,8 +349,8 @@ func (d *p2pDriver[S, I]) events() {
 			}
 		case ev.Kind == rollnet.EventPlayerDisconnected:
 			var w time.Duration
-			if m.cfg.Net.RejoinWindow >= 0 && (ev.Player < 0 || ev.Player >= len(d.quit) || !d.quit[ev.Player]) {
-				w = cmp.Or(m.cfg.Net.RejoinWindow, p2p.DefaultRejoinWindow)
+			if m.cfg.Tuning.Net.RejoinWindow >= 0 && (ev.Player < 0 || ev.Player >= len(d.quit) || !d.quit[ev.Player]) {
+				w = cmp.Or(m.cfg.Tuning.Net.RejoinWindow, p2p.DefaultRejoinWindow)
 			}
 			m.away(ev, w)
 		case ev.Kind == rollnet.EventPlayerAwaited:

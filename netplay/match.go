@@ -105,10 +105,6 @@ type Config struct {
 	// rejoins), deleted when the match ends or is closed.
 	Tokens TokenStore
 
-	// Archive is the frames of inputs each P2P player keeps for late
-	// spectators and rejoiners (0 means 36000: ten minutes at 60 fps).
-	Archive int
-
 	// An authoritative host's choices (authority.HostConfig's): Grace is
 	// how long an away client's slots and rejoin token wait for it (0
 	// means 20 s), LateInput what a late input does (0: applied late).
@@ -131,12 +127,12 @@ type Config struct {
 	// until it rejoins or is dropped; AbsenceForfeit stops the match
 	// there for good (Status.Ended EndForfeit, Status.Away the player;
 	// every peer holds the same state: the game decides). In P2P a
-	// player is away once its peer is silent for Net.DisconnectTimeout
-	// (or gone), dropped when its Net.RejoinWindow passes, and every
+	// player is away once its peer is silent for Tuning.Net.DisconnectTimeout
+	// (or gone), dropped when its Tuning.Net.RejoinWindow passes, and every
 	// player must choose the same; spectators follow. In the
 	// authoritative mode (not the entity mode) the host's choice rules
 	// (a client's is not used): a player is away once its connection is
-	// silent for Net.DisconnectNotify, dropped when Grace passes.
+	// silent for Tuning.Net.DisconnectNotify, dropped when Grace passes.
 	Absence rollnet.Absence
 	// PlayingSlots, for an authoritative host, when above 0: slots
 	// 0..PlayingSlots-1 are the players', the rest spectators' (a client
@@ -159,6 +155,21 @@ type Config struct {
 	// unseated peer), payload valid during the call.
 	OnMessage func(seat int, name string, payload []byte)
 
+	// Tuning holds the knobs a game rarely turns.
+	Tuning Tuning
+
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Tuning holds a Match's knobs a game rarely turns, beside Config (as
+// authority's, quic's and webrtc's Tuning): the zero value of every field
+// means its default.
+type Tuning struct {
+	// Archive is the frames of inputs each P2P player keeps for late
+	// spectators and rejoiners (0 means 36000: ten minutes at 60 fps).
+	Archive int
+
 	// Impair, when set, impairs the link both ways: an *impair.Config
 	// (transport/impair), whose Wrap is called on the transport once it is
 	// dialed. (An interface, so that a game that never sets it links none
@@ -169,16 +180,13 @@ type Config struct {
 	// Relay sends everything through the signaling server's TURN relay.
 	Relay bool
 	// WebRTC configures the transport (ICE servers, timeouts); netplay
-	// sets its Accept and, for a loopback Signal, LoopbackOnly.
+	// sets its Accept and, for a loopback Config.Signal, LoopbackOnly.
 	WebRTC webrtc.Config
 
 	// Net tunes the sessions' links (rollnet.NetConfig's timers, checksum
 	// interval, rejoin window, handshake nonces); netplay sets its
-	// FrameRate, Settings and Now from the fields above.
+	// FrameRate, Settings and Now from Config's.
 	Net rollnet.NetConfig
-
-	// Now is the clock (nil: time.Now).
-	Now func() time.Time
 }
 
 // peer is what a Match knows of one other peer.
@@ -317,11 +325,11 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 	if cfg.Timeout < 0 {
 		return fmt.Errorf("%w: Timeout %v", errConfig, cfg.Timeout)
 	}
-	if cfg.Archive == 0 {
-		cfg.Archive = defaultArchive
+	if cfg.Tuning.Archive == 0 {
+		cfg.Tuning.Archive = defaultArchive
 	}
-	if cfg.Archive < 0 {
-		return fmt.Errorf("%w: Archive %d", errConfig, cfg.Archive)
+	if cfg.Tuning.Archive < 0 {
+		return fmt.Errorf("%w: Tuning.Archive %d", errConfig, cfg.Tuning.Archive)
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = authority.DefaultGrace
@@ -548,7 +556,7 @@ func (m *Match[S, I]) fail(err error) {
 }
 
 func (m *Match[S, I]) netConfig() rollnet.NetConfig {
-	n := m.cfg.Net
+	n := m.cfg.Tuning.Net
 	n.FrameRate, n.Settings, n.Now = m.cfg.FrameRate, m.cfg.Settings, m.cfg.Now
 	return n
 }
@@ -590,7 +598,7 @@ func (m *Match[S, I]) Peer(seat int) transport.Peer {
 func (m *Match[S, I]) Room() string { return m.link.room }
 
 // Transport is the real transport (nil while connecting): Config.Transport,
-// or the WebRTC one (an impair.Transport around it with Config.Impair).
+// or the WebRTC one (an impair.Transport around it with Tuning.Impair).
 func (m *Match[S, I]) Transport() transport.Transport { return m.link.tr }
 
 // Token is this player's rejoin token, once the match gave one.
@@ -1001,7 +1009,7 @@ func (m *Match[S, I]) strange(pe *peer) {
 	m.gate.refuse(pe.id)
 	var tr transport.Transport = m.link.tr
 	if m.link.rm != nil {
-		tr = m.link.rm // under Config.Impair's wrapper
+		tr = m.link.rm // under Tuning.Impair's wrapper
 	}
 	if d, ok := tr.(transport.Disconnecter); ok {
 		_ = d.Disconnect(pe.id)

@@ -234,5 +234,5 @@ func (m *Match[S, I]) silence(ev rollnet.Event) {
 	if m.story.silent == nil {
 		m.story.silent = make(map[transport.Peer]time.Time)
 	}
-	m.story.silent[ev.Peer] = m.cfg.Now().Add(ev.Timeout - cmp.Or(m.cfg.Net.DisconnectTimeout, 5*time.Second))
+	m.story.silent[ev.Peer] = m.cfg.Now().Add(ev.Timeout - cmp.Or(m.cfg.Tuning.Net.DisconnectTimeout, 5*time.Second))
 }

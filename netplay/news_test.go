@@ -33,7 +33,7 @@ func told(p *player, s string) []string {
 // both tell what happened (News), with the figures of the match (Stats).
 func TestSpectatorSurvivesAPlayerDropping(t *testing.T) {
 	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
-	cfg := netplay.Config{Players: 2, Room: "r", Net: rollnet.NetConfig{ChecksumInterval: 6}}
+	cfg := netplay.Config{Players: 2, Room: "r", Tuning: netplay.Tuning{Net: rollnet.NetConfig{ChecksumInterval: 6}}}
 	cfg.Name = "alice"
 	a := l.add("a", join, cfg, "b", "s")
 	cfg.Name = "bob"
@@ -128,7 +128,7 @@ func ExampleMatch_News() {
 		ep, _ := nw.Endpoint(me)
 		m, _ := netplay.Join[World, Buttons](netplay.Config{
 			Name: me, Players: 2, Transport: ep, Peers: []transport.Peer{transport.Peer(other)}, Now: clock.Now,
-			Net: rollnet.NetConfig{RejoinWindow: -1}, // a player who leaves does not come back
+			Tuning: netplay.Tuning{Net: rollnet.NetConfig{RejoinWindow: -1}}, // a player who leaves does not come back
 		}, simulate)
 		return m
 	}

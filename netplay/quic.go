@@ -72,7 +72,7 @@ func (h QUICHost) checkUDP(udp bool) error {
 // Connect's match: the host's hello is checked (ErrSettings at once), and
 // with Config.Tokens a Match started again for the same Config.Room
 // rejoins its slots. Config.Signal, Rooms, Transport and Fleet must be
-// empty: it dials its own transport (Config.Impair applies to it). In a
+// empty: it dials its own transport (Tuning.Impair applies to it). In a
 // browser build the dial fails with errConfig: a page reaches a host over
 // WebTransport, not raw QUIC.
 func connectQUIC[S any, I comparable](k kind[S, I], cfg Config, simulate func(s *S, inputs []I, frame rollnet.Frame)) (*Match[S, I], error) {

@@ -28,10 +28,10 @@ func dialHost(ctx context.Context, cfg *Config, hd transport.HostDialer, name st
 	if err != nil {
 		return "", nil, fmt.Errorf("%w: %s: %w", ErrHostUnreachable, name, err)
 	}
-	if cfg.Impair == nil {
+	if cfg.Tuning.Impair == nil {
 		return host, tr, nil
 	}
-	imp, err := cfg.Impair.Wrap(tr)
+	imp, err := cfg.Tuning.Impair.Wrap(tr)
 	if err != nil {
 		_ = tr.Close()
 		return "", nil, err

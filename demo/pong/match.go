@@ -57,17 +57,20 @@ var hostGames = []dedicated.Game{dedicated.Sim[State, Input]{
 func netConfig(o options) netplay.Config {
 	cfg := netplay.Config{
 		Signal: o.signal, Room: o.room, Name: o.name, Players: 2, FrameRate: o.fps, Settings: uint64(o.seed),
-		InputDelay: netplay.DelayBounds{Min: o.delay, Max: o.delay}, Timeout: o.timeout, Relay: o.relay,
-		Archive: 10 * 60 * o.fps, // ten minutes for late spectators and rejoiners
-		Net: rollnet.NetConfig{ChecksumInterval: checksumInterval, DisconnectTimeout: dropAfter,
-			SyncTimeout: syncTimeout, RejoinWindow: -1},
+		InputDelay: netplay.DelayBounds{Min: o.delay, Max: o.delay}, Timeout: o.timeout,
+		Tuning: netplay.Tuning{
+			Relay:   o.relay,
+			Archive: 10 * 60 * o.fps, // ten minutes for late spectators and rejoiners
+			Net: rollnet.NetConfig{ChecksumInterval: checksumInterval, DisconnectTimeout: dropAfter,
+				SyncTimeout: syncTimeout, RejoinWindow: -1},
+		},
 	}
 	if o.frames > 0 {
-		cfg.Archive = o.frames + capacity // the whole match
+		cfg.Tuning.Archive = o.frames + capacity // the whole match
 	}
 	if o.rejoin != "" {
 		cfg.Tokens = netplay.FileStore(o.rejoin)
-		cfg.Net.RejoinWindow = rejoinWindow
+		cfg.Tuning.Net.RejoinWindow = rejoinWindow
 	}
 	cfg.Absence = o.absence
 	if o.mode == modeAuthority {
@@ -76,7 +79,7 @@ func netConfig(o options) netplay.Config {
 	}
 	if o.impair != (impairment{}) {
 		ic := o.impair.config(seedFor(o.name + o.room))
-		cfg.Impair = &ic
+		cfg.Tuning.Impair = &ic
 	}
 	return cfg
 }

@@ -76,7 +76,7 @@ func newMirror(t *testing.T, seed uint64, link local.Link, delay int) *mirror {
 func newP2PMatch(tr transport.Transport, peer transport.Peer, o options, now func() time.Time, nonce func() uint64) (*netMatch, error) {
 	cfg := netConfig(o)
 	cfg.Signal, cfg.Transport, cfg.Peers, cfg.Now = "", tr, []transport.Peer{peer}, now
-	cfg.Net.Tuning.Rand = nonce
+	cfg.Tuning.Net.Tuning.Rand = nonce
 	nm, err := netplay.Join[State, Input](cfg, simulate)
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func TestSpectatorJoinsRunningMatch(t *testing.T) {
 	o := options{delay: 2, fps: 60, seed: 7}
 	cfg := netConfig(o)
 	cfg.Signal, cfg.Transport, cfg.Peers, cfg.Now = "", ew, []transport.Peer{"left"}, m.clock.Now
-	cfg.Net.Tuning.Rand = rw.Uint64
+	cfg.Tuning.Net.Tuning.Rand = rw.Uint64
 	nm, err := netplay.Watch[State, Input](cfg, simulate)
 	require.NoError(t, err)
 	w, err := newNetMatch(nm, o, m.clock.Now)

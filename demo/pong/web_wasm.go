@@ -140,8 +140,9 @@ func run(pg *page, o webOptions, start func(netplay.Config, func(*State, []Input
 	m, err := start(netplay.Config{
 		Signal: strings.Replace(loc.Get("protocol").String(), "http", "ws", 1) + "//" + loc.Get("host").String(), // ws: or wss:
 		Room:   o.room, Name: o.name, Players: 2, FrameRate: webFPS, Settings: uint64(seedFor(o.room)),
-		InputDelay: netplay.DelayBounds{Min: o.delay, Max: o.delay}, Archive: 10 * 60 * webFPS, Timeout: 2 * time.Minute,
-		Net: rollnet.NetConfig{ChecksumInterval: 6, DisconnectTimeout: 5 * time.Second, SyncTimeout: 30 * time.Second, RejoinWindow: 60 * time.Second},
+		InputDelay: netplay.DelayBounds{Min: o.delay, Max: o.delay}, Timeout: 2 * time.Minute,
+		Tuning: netplay.Tuning{Archive: 10 * 60 * webFPS,
+			Net: rollnet.NetConfig{ChecksumInterval: 6, DisconnectTimeout: 5 * time.Second, SyncTimeout: 30 * time.Second, RejoinWindow: 60 * time.Second}},
 	}, simulate)
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@
 // Package fleetlocal runs a fleet of authoritative hosts inside one
 // process, for development and measurement: an embedded NATS server with
 // JetStream (run with the users and permissions of fleet/nats-fleet.conf,
-// Users, each member connecting with its role's credentials), signaling instances that place matches (package fleet's
+// users.go, each member connecting with its role's credentials), signaling instances that place matches (package fleet's
 // Placer) and hosts of the example game "court" (rollnet-host -fleet, as
 // package authority/dedicated runs it), all on loopback; and Play, a bot of court that asks the
 // fleet for a match and plays it. The command rollnet-fleet and the bench
@@ -75,7 +75,7 @@ type Host struct {
 // Fleet is a running local fleet.
 type Fleet struct {
 	// NATS is the embedded server's URL. It runs with the users and
-	// permissions of fleet/nats-fleet.conf (Users): each host connects
+	// permissions of fleet/nats-fleet.conf (users.go): each host connects
 	// as host-<id>, the signaling instances as placer; PasswordFiles
 	// holds each user's password file (operator's too: rollnet-fleet
 	// -drain ID -nats NATS -nats-user operator -nats-password-file FILE).
@@ -146,7 +146,7 @@ func Start(o Options) (*Fleet, error) {
 		ids = append(ids, fmt.Sprintf("h%d", i+1))
 	}
 	passwords := map[string]string{}
-	users := Users(ids, func(user string) string {
+	users := users(ids, func(user string) string {
 		pw := make([]byte, 16)
 		_, _ = rand.Read(pw)
 		passwords[user] = hex.EncodeToString(pw)

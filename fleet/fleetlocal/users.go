@@ -6,14 +6,14 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 )
 
-// Users are the NATS users of a fleet named "rollnet" (its signaling
+// users are the NATS users of a fleet named "rollnet" (its signaling
 // instances' set named "rollnet" too) with hosts hosts, with the
 // permissions fleet/nats-fleet.conf gives them (package fleet's trust
 // model; TestUsersAsConfigured holds the two together): "host-<id>" per
 // host (its own record and drain order), "placer" (room keys and host
 // records, and the signaling cluster), "operator" (drain orders).
 // password gives each user's password.
-func Users(hosts []string, password func(user string) string) []*natsserver.User {
+func users(hosts []string, password func(user string) string) []*natsserver.User {
 	const b, kv = "rollnet-fleet", "KV_rollnet-fleet"
 	user := func(name string, pub, sub []string) *natsserver.User {
 		return &natsserver.User{Username: name, Password: password(name), Permissions: &natsserver.Permissions{
