@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -323,61 +321,20 @@ func hostPathFloor(b *testing.B, n int) float64 {
 // peers once all n are connected; the process ends at b's cleanup.
 func startHostPathClients(b *testing.B, tr hostPathTransport, n int, reach string,
 	wait func(context.Context) ([]transport.Peer, error)) []transport.Peer {
-	exe, err := os.Executable()
+	ch, err := transportfigures.StartChild(hostPathChildEnv, tr.name+"|"+strconv.Itoa(n)+"|"+reach)
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), hostPathChildEnv+"="+tr.name+"|"+strconv.Itoa(n)+"|"+reach)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	ready := make(chan error, 1)
-	go func() {
-		line, err := bufio.NewReader(stdout).ReadString('\n')
-		if err == nil && line != "ready\n" {
-			err = fmt.Errorf("the clients said %q", line)
-		}
-		ready <- err
-		_, _ = io.Copy(io.Discard, stdout)
-		exited <- cmd.Wait()
-	}()
 	b.Cleanup(func() {
-		_ = stdin.Close() // the clients end when their stdin does
-		select {
-		case err := <-exited:
-			if err != nil {
-				b.Errorf("the clients' process: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-			b.Error("the clients' process did not end within 20 s of its stdin closing")
+		if err := ch.Stop(); err != nil {
+			b.Errorf("the clients' process: %v", err)
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), hostPathConnect)
 	defer cancel()
-	peers, err := wait(ctx)
+	peers, err := ch.Connected(ctx, wait)
 	if err != nil {
 		b.Fatalf("%d clients over %s: %v", n, tr.name, err)
-	}
-	select {
-	case err = <-ready:
-	case <-ctx.Done():
-		err = errors.New("the clients never said ready")
-	}
-	if err != nil {
-		b.Fatal(err)
 	}
 	return peers
 }
@@ -385,15 +342,7 @@ func startHostPathClients(b *testing.B, tr hostPathTransport, n int, reach strin
 // hostPathClientsMain runs BenchmarkHostPath's clients and exits, when
 // this test binary was started as their process; otherwise it returns.
 func hostPathClientsMain() {
-	spec := os.Getenv(hostPathChildEnv)
-	if spec == "" {
-		return
-	}
-	if err := runHostPathClients(spec); err != nil {
-		fmt.Fprintln(os.Stderr, "host path clients:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	transportfigures.ChildMain(hostPathChildEnv, "host path clients", runHostPathClients)
 }
 
 // runHostPathClients dials the clients of spec (transport|n|reach), says

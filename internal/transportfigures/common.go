@@ -125,41 +125,49 @@ var rooms atomic.Int64
 func (s *signalServer) room() string { return fmt.Sprintf("%s/room/figures%d", s.url, rooms.Add(1)) }
 
 // The CPU figures' clients run in a child process: ClientsMain is its
-// entry point.
+// entry point. The bench's host path runs its clients the same way
+// (StartChild, ChildMain).
 
 const childEnv = "ROLLNET_TRANSPORTFIGURES_CLIENTS"
 
 // ClientsMain runs the clients of a CPU figure and exits, when this
 // process was started as the child of one; otherwise it returns at once.
 // Call it first thing in main (or TestMain).
-func ClientsMain() {
-	spec := os.Getenv(childEnv)
+func ClientsMain() { ChildMain(childEnv, "transportfigures clients", runClients) }
+
+// ChildMain runs run with the spec StartChild passed in env and exits
+// (1 when run fails, saying what failed), when this process is such a
+// child; otherwise it returns at once.
+func ChildMain(env, what string, run func(spec string) error) {
+	spec := os.Getenv(env)
 	if spec == "" {
 		return
 	}
-	if err := runClients(spec); err != nil {
-		fmt.Fprintln(os.Stderr, "transportfigures clients:", err)
+	if err := run(spec); err != nil {
+		fmt.Fprintln(os.Stderr, what+":", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-// child is a running client process.
-type child struct {
+// Child is a process of clients: this binary started again, whose
+// ChildMain runs them. It prints "ready" once every client is connected,
+// and ends when its stdin closes.
+type Child struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	ready chan error
 }
 
-// startChild starts this binary as the clients of spec and returns once
-// it has started; ready reports when every client is connected.
-func startChild(spec string) (*child, error) {
+// StartChild starts this binary as the clients of spec (in env) and
+// returns once it has started.
+func StartChild(env, spec string) (*Child, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), childEnv+"="+spec)
+	cmd.Env = append(os.Environ(), env+"="+spec)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -172,7 +180,7 @@ func startChild(spec string) (*child, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, stdin: stdin, ready: make(chan error, 1)}
+	c := &Child{cmd: cmd, stdin: stdin, ready: make(chan error, 1)}
 	go func() {
 		line, err := bufio.NewReader(stdout).ReadString('\n')
 		if err == nil && strings.TrimSpace(line) != "ready" {
@@ -184,18 +192,34 @@ func startChild(spec string) (*child, error) {
 	return c, nil
 }
 
-// stop tells the child to end (closing its stdin) and waits for it.
-func (c *child) stop() error {
+// Connected waits for the host's peers (wait) and then for the child to
+// say it is ready, within ctx.
+func (c *Child) Connected(ctx context.Context, wait func(context.Context) ([]transport.Peer, error)) ([]transport.Peer, error) {
+	peers, err := wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case err = <-c.ready:
+	case <-ctx.Done():
+		err = errors.New("the clients never said ready")
+	}
+	return peers, err
+}
+
+// Stop tells the child to end (closing its stdin) and waits for it, 20 s
+// at most before it kills it.
+func (c *Child) Stop() error {
 	_ = c.stdin.Close()
 	done := make(chan error, 1)
 	go func() { done <- c.cmd.Wait() }()
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(10 * time.Second):
+	case <-time.After(20 * time.Second):
 		_ = c.cmd.Process.Kill()
 		<-done
-		return errors.New("the clients' process did not end within 10 s of its stdin closing")
+		return errors.New("the clients' process did not end within 20 s of its stdin closing")
 	}
 }
 

@@ -4,7 +4,6 @@ package transportfigures
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -171,26 +170,19 @@ func quicHostCPU(cfg Config) (time.Duration, error) {
 // measureHost starts the clients' process, waits for them, and measures
 // the host's ticks.
 func measureHost(cfg Config, tr transport.Transport, spec string, wait func(context.Context) ([]transport.Peer, error)) (time.Duration, error) {
-	ch, err := startChild(spec)
+	ch, err := StartChild(childEnv, spec)
 	if err != nil {
 		return 0, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Limit)
 	defer cancel()
-	peers, err := wait(ctx)
-	if err == nil {
-		select {
-		case err = <-ch.ready:
-		case <-ctx.Done():
-			err = errors.New("the clients never said ready")
-		}
-	}
+	peers, err := ch.Connected(ctx, wait)
 	if err != nil {
-		_ = ch.stop()
+		_ = ch.Stop()
 		return 0, err
 	}
 	cpu := hostTicks(tr, peers, cfg.Rate, cfg.State, cfg.Rate/2, cfg.Ticks)
-	if err := ch.stop(); err != nil {
+	if err := ch.Stop(); err != nil {
 		return 0, fmt.Errorf("clients: %w", err)
 	}
 	return cpu / time.Duration(cfg.Clients*cfg.Ticks), nil
