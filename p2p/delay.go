@@ -17,8 +17,10 @@ package p2p
 // its side), at = its newest input frame + the prediction window + 2: a
 // peer cannot reach that frame without the leader's next input, which
 // carries the change, so every peer applies it at the same frame. (A peer
-// that hears a change only after that frame, which only a peer fed the
-// leader's frozen input can, applies it at its next tick.)
+// that hears a change only after that frame applies it at its next tick:
+// one fed the leader's frozen input, and a rejoining player, which plays
+// from R with the match's first delay and takes the match's from the
+// leader's next message, TestP2PDelayRejoin.)
 //
 // What local input does on the frame the delay changes, exactly. The
 // input given at the tick where Frame() is F is for frame F+d(F):

@@ -290,3 +290,25 @@ func TestP2PDelayAllocs(t *testing.T) {
 	allocs.RequireZero(t, 240, func() { c.run(time.Second / 60) }, "down")
 	require.GreaterOrEqual(t, len(c.nodes[0].kinds(rollnet.EventDelayChanged)), 2, "the delay changed both ways")
 }
+
+// TestP2PDelayRejoin: a player whose process restarts comes back into a
+// match whose delay grew since it began (its new session starts from the
+// match's first delay, replays, plays from the agreed R, then takes the
+// match's delay from the leader at its next tick); the checksums agree
+// throughout and its delay ends equal to the others'.
+func TestP2PDelayRejoin(t *testing.T) {
+	c := archiveCluster(t, 3, 41, 0, func(i int, cfg *Config[uint16]) { cfg.MinInputDelay, cfg.MaxInputDelay = 1, 14 })
+	c.frames(120, 10*time.Second)
+	require.NoError(t, c.net.SetDefaultLink(delayLink(100*time.Millisecond)))
+	c.run(3 * time.Second)
+	grown := c.nodes[0].p.dl.now
+	require.Greater(t, grown, 4, "100 ms one way")
+	n := c.nodes[2]
+	q := c.restart(n, 3*time.Second)
+	r := c.rejoined(n, 2)
+	c.frames(int(r)+300, 30*time.Second)
+	c.noDesync()
+	require.Equal(t, c.nodes[0].p.dl.now, q.dl.now, "the rejoined player's delay is the match's")
+	require.Equal(t, c.nodes[0].p.dl.now, c.nodes[1].p.dl.now)
+	t.Logf("grown to %d, rejoined at %d, delay now %d; %v", grown, r, q.dl.now, n.kinds(rollnet.EventDelayChanged))
+}
