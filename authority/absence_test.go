@@ -88,6 +88,11 @@ func TestHostAbsenceFreeze(t *testing.T) {
 	require.True(t, ok)
 	waits := a.c.Stats().LeaseWaits + cc.c.Stats().LeaseWaits
 
+	var before [2][2]int64
+	for i, nd := range []*node{a, cc} {
+		ps, _ := nd.c.PlayoutStats()
+		before[i] = [2]int64{ps.Jumps, ps.Stalls}
+	}
 	stop := w.kill(t, b)
 	c.run(2 * time.Second)
 	require.Equal(t, stop, c.h.Frame(), "the host holds at the stop")
@@ -148,6 +153,12 @@ func TestHostAbsenceFreeze(t *testing.T) {
 	require.Greater(t, c.checked, checked+300, "states taken after the hold, each the host's")
 	require.True(t, hasEvent(w.events["a"], rollnet.EventPlayerRejoined, slot, stop), "a told b is back: %v", w.events["a"])
 	require.Equal(t, -1, a.c.Stats().Awaited)
+	for i, nd := range []*node{a, cc} {
+		ps, _ := nd.c.PlayoutStats()
+		t.Logf("%s playout across the hold: %+v", nd.name, ps)
+		require.Equal(t, before[i][0], ps.Jumps, "%s's playout did not jump across the hold (3 did when it stopped ticking with states queued)", nd.name)
+		require.LessOrEqual(t, ps.Stalls-before[i][1], int64(1), "%s: at most a lost state's stall over the hold and 3 s of play", nd.name)
+	}
 	require.Equal(t, rollnet.NoFrame, c.h.Stats().HoldAt)
 	require.Equal(t, slot, b2.c.Stats().First)
 	require.Greater(t, b2.c.Frame(), stop+150)

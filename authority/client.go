@@ -463,10 +463,22 @@ func (c *Client[S, I]) AdvanceFrame() error {
 		c.reconcile(c.newestHost)
 	}
 	if c.stepped = c.mayStep(); c.stepped {
-		c.view.tick()
+		// Resumed after a hold, the host's states from the stop come a
+		// round trip after the present moves: the playout waits for the
+		// first rather than coast (it would count it late).
+		if c.view.applied = c.hold.stop == rollnet.NoFrame || c.newestHost >= c.hold.stop || c.view.q.Len() > 0; c.view.applied {
+			c.view.tick()
+		}
 		c.step() // while a resume waits for its answer, the world goes on predicted
 	} else {
 		c.waited()
+		// The host states before the stop still arrive (the client ran
+		// ahead of them): they play out paced as ever, and once none is
+		// left the playout waits, coasting nothing (a state that came to
+		// a coasted tick would count as late, a deep queue would jump).
+		if c.view.applied = c.view.q.Len() > 0; c.view.applied {
+			c.view.tick()
+		}
 	}
 	if ready {
 		c.sendInputs()

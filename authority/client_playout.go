@@ -74,6 +74,9 @@ type presentation[S any] struct {
 	// queue's ticks to come, which a backlog is theirs to apply.
 	ahead int
 	sized bool // the queue's depth follows the stream
+	// applied says the last tick ran the queue (a tick at a hold with
+	// nothing to play out does not): the render clock moves on with it.
+	applied bool
 }
 
 func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentation[S], error) {
@@ -172,8 +175,8 @@ func (c *Client[S, I]) Update(dt time.Duration) (int, error) {
 			p.heldSum += int64(p.q.Len())
 		}
 	}
-	if !c.holding() {
-		c.view.clk.Advance(dt) // (held, what is drawn stands still)
+	if c.view.applied {
+		c.view.clk.Advance(dt) // (held with nothing to play out, what is drawn stands still)
 	}
 	if c.lagcomp {
 		if t, ok := c.RenderTime(); ok {
