@@ -17,7 +17,7 @@ import (
 // connection alive: a keep-alive a second (play, when set: a frame marker
 // a tick, which makes it a player).
 type squatter struct {
-	ep   *local.Endpoint
+	ep   local.Endpoint
 	seq  uint16
 	play bool
 	in   bool // answered

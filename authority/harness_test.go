@@ -27,7 +27,7 @@ const tick = time.Second / 60
 // node is one client of a test world.
 type node struct {
 	name   string
-	ep     *local.Endpoint
+	ep     local.Endpoint
 	c      *Client[world, uint16]
 	input  func(f rollnet.Frame) uint16 // nil: constant 0
 	skew   float64                      // its clock runs this much fast (0.05: 5%)
@@ -46,7 +46,7 @@ type cluster struct {
 	t      testing.TB
 	clock  *local.Clock
 	net    *local.Network
-	hep    *local.Endpoint
+	hep    local.Endpoint
 	h      *Host[world, uint16]
 	hnext  time.Time
 	hinput func(f rollnet.Frame) uint16 // the host's local player, if any

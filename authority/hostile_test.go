@@ -17,7 +17,7 @@ import (
 )
 
 // drain reads and counts what an endpoint received.
-func drain(ep *local.Endpoint) (n int, kinds map[wire.Type]int) {
+func drain(ep local.Endpoint) (n int, kinds map[wire.Type]int) {
 	kinds = map[wire.Type]int{}
 	buf := make([]byte, transport.MaxDatagram)
 	for {
@@ -72,7 +72,7 @@ func TestHostileClients(t *testing.T) {
 	// Resume Hellos with forged tokens from 50 addresses: two records are
 	// free, so two get RESUME_REJECT and an INITIAL_SYNC (copies bounded);
 	// the rest nothing.
-	var spoofs []*local.Endpoint
+	var spoofs []local.Endpoint
 	for i := range 50 {
 		ep, err := c.net.Endpoint("spoof" + strconv.Itoa(i))
 		require.NoError(t, err)
@@ -353,7 +353,7 @@ func TestHelloAnchorsSequence(t *testing.T) {
 // sent among them every tick, gets its answer at once.
 func TestWrongHellosDoNotStarveJoins(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 71, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
-	var strangers []*local.Endpoint
+	var strangers []local.Endpoint
 	for i := range 4 {
 		ep, err := c.net.Endpoint("stranger" + strconv.Itoa(i))
 		require.NoError(t, err)

@@ -88,7 +88,7 @@ func TestWrongStateRefused(t *testing.T) {
 func TestRefusalsBounded(t *testing.T) {
 	c := newCluster(t, clusterOpts{seed: 33, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
 	a := c.add("a", ClientConfig{}, mash(1, 3))
-	var eps []*local.Endpoint
+	var eps []local.Endpoint
 	for i := range 20 {
 		ep, err := c.net.Endpoint("raw" + string(rune('a'+i)))
 		require.NoError(t, err)

@@ -187,7 +187,7 @@ func runBigWorld(b *testing.B, entities, clients int) bigResult {
 	type seat struct {
 		id   int
 		peer transport.Peer
-		ep   *local.Endpoint
+		ep   local.Endpoint
 		c    *replica.Client
 	}
 	seats := make([]seat, clients)

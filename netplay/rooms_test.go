@@ -43,7 +43,7 @@ func (r *lanRooms) DialRoom(_ context.Context, room string, _ func(transport.Pee
 
 // lanRoom is one member's transport.Room.
 type lanRoom struct {
-	*local.Endpoint
+	local.Endpoint
 	rooms  *lanRooms
 	name   string
 	atJoin []transport.Peer

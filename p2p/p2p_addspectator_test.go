@@ -15,7 +15,7 @@ import (
 
 // joinSpectator starts a spectator node called name watching host, ticking
 // from now on, on ep (nil: a new endpoint called name).
-func (c *p2pCluster) joinSpectator(name, host string, catchUp int, ep *local.Endpoint) *p2pNode {
+func (c *p2pCluster) joinSpectator(name, host string, catchUp int, ep local.Endpoint) *p2pNode {
 	c.t.Helper()
 	var err error
 	if ep == nil {

@@ -37,7 +37,7 @@ func TestP2PBoolInputChecked(t *testing.T) {
 		w.Frame = int32(f)
 	}
 	var peers [2]*Session[p2pWorld, boolIn]
-	var eps [2]*local.Endpoint
+	var eps [2]local.Endpoint
 	for i := range peers {
 		var err error
 		eps[i], err = nw.Endpoint([]string{"p0", "p1"}[i])

@@ -25,7 +25,7 @@ var p2pEpoch = testkit.Epoch
 // p2pNode is one peer (or spectator) of a test cluster.
 type p2pNode struct {
 	name    string
-	ep      *local.Endpoint
+	ep      local.Endpoint
 	p       *Session[p2pWorld, uint16]
 	s       *Spectator[p2pWorld, uint16]
 	locals  []int

@@ -18,7 +18,7 @@ import (
 
 // comeBackAs starts a new session for n with cfg (a new process) on a new
 // endpoint called name: an address no other peer knows.
-func (c *p2pCluster) comeBackAs(n *p2pNode, cfg Config[uint16], name string, wrap func(*local.Endpoint) transport.Transport) *Session[p2pWorld, uint16] {
+func (c *p2pCluster) comeBackAs(n *p2pNode, cfg Config[uint16], name string, wrap func(local.Endpoint) transport.Transport) *Session[p2pWorld, uint16] {
 	ep, err := c.net.Endpoint(name)
 	require.NoError(c.t, err)
 	var tr transport.Transport = ep
@@ -34,7 +34,7 @@ func (c *p2pCluster) comeBackAs(n *p2pNode, cfg Config[uint16], name string, wra
 // elsewhere is rejoinCluster (seed) with player 2's process dead for 5 s
 // and a new one, with its token and settings, started at the address
 // name (its transport wrapped by wrap, if set).
-func elsewhere(t *testing.T, seed uint64, name string, wrap func(*local.Endpoint) transport.Transport) (*p2pCluster, *p2pNode, rollnet.RejoinToken) {
+func elsewhere(t *testing.T, seed uint64, name string, wrap func(local.Endpoint) transport.Transport) (*p2pCluster, *p2pNode, rollnet.RejoinToken) {
 	c := rejoinCluster(t, seed, 0)
 	n := c.nodes[2]
 	tok, _ := n.p.RejoinToken()
@@ -82,7 +82,7 @@ func (c *p2pCluster) refused(n *p2pNode, reason string) {
 
 // refusals counts the rejoin refusals waiting at ep, each checked to be
 // one for the identity.
-func refusals(t *testing.T, ep *local.Endpoint, buf []byte) int {
+func refusals(t *testing.T, ep local.Endpoint, buf []byte) int {
 	k := 0
 	for {
 		nb, _, err := ep.Receive(buf)
@@ -119,7 +119,7 @@ func (c *p2pCluster) movedTo(n *p2pNode, player int, old string) {
 // dropRequests is a transport that loses every rejoin request to one
 // peer while drop says so.
 type dropRequests struct {
-	*local.Endpoint
+	local.Endpoint
 	to      transport.Peer
 	drop    func() bool
 	dropped int
@@ -205,7 +205,7 @@ func TestP2PRebindFreshProcess(t *testing.T) {
 func TestP2PRebindLostRequest(t *testing.T) {
 	var tr *dropRequests
 	var n *p2pNode
-	c, n, _ := elsewhere(t, 52, "p2-new", func(ep *local.Endpoint) transport.Transport {
+	c, n, _ := elsewhere(t, 52, "p2-new", func(ep local.Endpoint) transport.Transport {
 		// p0 sponsors (the lowest player still connected); p1 loses every
 		// request sent while the new session asks.
 		tr = &dropRequests{Endpoint: ep, to: "p1", drop: func() bool { return n.p.rj.phase == phaseAsking }}
@@ -233,7 +233,7 @@ func TestP2PRebindStranger(t *testing.T) {
 
 	// Before anyone left, no slot can be taken: a stranger's datagrams
 	// stop at the transport.
-	var strangers []*local.Endpoint
+	var strangers []local.Endpoint
 	for k := range 10 {
 		ep, err := c.net.Endpoint(fmt.Sprintf("mallory%d", k))
 		require.NoError(t, err)
@@ -403,7 +403,7 @@ func TestP2PRebindJoinRace(t *testing.T) {
 	c.nodes = append(c.nodes, b)
 	cfgB := cfg
 	cfgB.Net.Tuning.Rand = func() uint64 { return 0xb }
-	c.comeBackAs(b, cfgB, "joiner-b", func(ep *local.Endpoint) transport.Transport {
+	c.comeBackAs(b, cfgB, "joiner-b", func(ep local.Endpoint) transport.Transport {
 		return &dropRequests{Endpoint: ep, to: "p0", drop: func() bool { return true }}
 	})
 	b.paused = true
@@ -414,7 +414,7 @@ func TestP2PRebindJoinRace(t *testing.T) {
 	})
 
 	var q *Session[p2pWorld, uint16]
-	q = c.comeBackAs(n, cfg, "joiner-a", func(ep *local.Endpoint) transport.Transport {
+	q = c.comeBackAs(n, cfg, "joiner-a", func(ep local.Endpoint) transport.Transport {
 		return &dropRequests{Endpoint: ep, to: "p1", drop: func() bool { return q == nil || q.rj.phase == phaseAsking }}
 	})
 	n.checked = 1 << 30 // nothing to compare while it replays

@@ -68,7 +68,7 @@ func (c *p2pCluster) drop(n *p2pNode, d time.Duration) {
 }
 
 // reopen opens a new endpoint under n's name.
-func (c *p2pCluster) reopen(n *p2pNode) *local.Endpoint {
+func (c *p2pCluster) reopen(n *p2pNode) local.Endpoint {
 	ep, err := c.net.Endpoint(n.name)
 	require.NoError(c.t, err)
 	n.ep = ep

@@ -198,7 +198,7 @@ func (w *t10World) tick() {
 
 // t10Attacker is a client that joined properly and then sends junk.
 type t10Attacker struct {
-	ep     *local.Endpoint
+	ep     local.Endpoint
 	rng    *rand.Rand
 	real   [][]byte // what it received, to truncate and flip
 	newest uint32   // the newest state body it saw

@@ -86,7 +86,7 @@ type t6World struct {
 	status []wire.PeerStatus
 
 	// Raw datagrams.
-	x, y  *local.Endpoint
+	x, y  local.Endpoint
 	dgram []byte
 	recv  []byte
 }

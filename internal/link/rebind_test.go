@@ -17,7 +17,7 @@ import (
 // strangerNet is an endpoint "host" with one link, to "a", which expects
 // only its peers, and two endpoints that send to it: "a" and the stranger
 // "x".
-func strangerNet(t *testing.T) (host *link.Endpoint, a, x *local.Endpoint, stats func() local.Stats) {
+func strangerNet(t *testing.T) (host *link.Endpoint, a, x local.Endpoint, stats func() local.Stats) {
 	t.Helper()
 	clock := local.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	nw, err := local.NewNetwork(local.Config{Seed: 3, Now: clock.Now})

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // pair is two endpoints of a perfect local network on the wall clock
 // (fake inside synctest), a wrapped in cfg.
-func pair(t *testing.T, cfg impair.Config) (impair.Transport, *local.Endpoint) {
+func pair(t *testing.T, cfg impair.Config) (impair.Transport, local.Endpoint) {
 	t.Helper()
 	net, err := local.NewNetwork(local.Config{})
 	require.NoError(t, err)

@@ -6,10 +6,44 @@ import (
 	"github.com/rollnet/rollnet/transport"
 )
 
-// Endpoint is one named endpoint of a Network. It implements
-// transport.Transport; its peer identity is transport.Peer(name). Safe for
+// Endpoint is one named endpoint of a Network, as Network.Endpoint opens
+// it: a transport.Transport and a transport.Expecter (their documentation
+// is the contract), whose peer identity is transport.Peer(name). Safe for
 // concurrent use.
-type Endpoint struct {
+//
+// What the contract leaves to a transport, an Endpoint does so:
+//   - Send runs b through the link from this endpoint to the endpoint named
+//     to, which will find a copy in its queue after the link's delay,
+//     unless the link loses it. It fails with transport.ErrClosed after
+//     Close, transport.ErrTooLarge over transport.MaxDatagram bytes,
+//     transport.ErrUnknownPeer for a name never opened on the network, and
+//     transport.ErrPeerGone for an endpoint that has closed. It copies b
+//     and does not allocate.
+//   - Receive copies a datagram due at the clock's current reading into
+//     buf: the earliest due from the next sender in turn (senders are taken
+//     round robin, so a flood from one cannot delay another's datagrams).
+//     With none due it returns transport.ErrNoPacket; a datagram longer
+//     than buf is dropped with transport.ErrShortBuffer (and its sender).
+//     It does not allocate.
+//   - Expect: from now on a datagram from any other endpoint is dropped on
+//     arrival, before it takes a queue slot, and counted as
+//     Stats.DroppedUnexpected, as are the datagrams of senders left out
+//     that are still queued. A reopened endpoint expects everyone again.
+//   - Close discards the datagrams queued for the endpoint (counted as
+//     Stats.DroppedClosed); its Send and Receive return
+//     transport.ErrClosed, and its peers' Sends to it return
+//     transport.ErrPeerGone until the name is opened again. Close is
+//     idempotent and always returns nil.
+type Endpoint interface {
+	transport.Transport
+	transport.Expecter
+	// Stats returns the counts of this endpoint's links: sent sums every
+	// direction from it, received every direction to it.
+	Stats() (sent, received Stats)
+}
+
+// endpoint is the Endpoint Network.Endpoint opens.
+type endpoint struct {
 	net    *Network
 	node   *node
 	q      *queue
@@ -28,7 +62,7 @@ type Endpoint struct {
 }
 
 // Local returns the endpoint's name as a transport.Peer.
-func (e *Endpoint) Local() transport.Peer { return transport.Peer(e.node.name) }
+func (e *endpoint) Local() transport.Peer { return transport.Peer(e.node.name) }
 
 // Send runs b through the link from this endpoint to the endpoint named to,
 // which will find a copy in its queue after the link's delay, unless the
@@ -37,7 +71,7 @@ func (e *Endpoint) Local() transport.Peer { return transport.Peer(e.node.name) }
 // transport.ErrUnknownPeer for a name never opened on the network, and
 // transport.ErrPeerGone for an endpoint that has closed. It copies b and
 // does not allocate.
-func (e *Endpoint) Send(to transport.Peer, b []byte) error {
+func (e *endpoint) Send(to transport.Peer, b []byte) error {
 	n := e.net
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -68,7 +102,7 @@ func (e *Endpoint) Send(to transport.Peer, b []byte) error {
 // due it returns transport.ErrNoPacket; a datagram longer than buf is
 // dropped with transport.ErrShortBuffer (and its sender). It does not
 // allocate.
-func (e *Endpoint) Receive(buf []byte) (int, transport.Peer, error) {
+func (e *endpoint) Receive(buf []byte) (int, transport.Peer, error) {
 	n := e.net
 	n.mu.Lock()
 	k, from, err := e.receive(buf)
@@ -77,7 +111,7 @@ func (e *Endpoint) Receive(buf []byte) (int, transport.Peer, error) {
 }
 
 // receive is Receive with the network's mutex held.
-func (e *Endpoint) receive(buf []byte) (int, transport.Peer, error) {
+func (e *endpoint) receive(buf []byte) (int, transport.Peer, error) {
 	if e.closed {
 		return 0, "", transport.ErrClosed
 	}
@@ -107,7 +141,7 @@ func (e *Endpoint) receive(buf []byte) (int, transport.Peer, error) {
 // nextArrival reports when the earliest datagram queued for this endpoint is
 // due, for tests that advance a fake clock from event to event. It is false
 // when nothing is queued or the endpoint is closed.
-func (e *Endpoint) nextArrival() (time.Time, bool) {
+func (e *endpoint) nextArrival() (time.Time, bool) {
 	n := e.net
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -120,7 +154,7 @@ func (e *Endpoint) nextArrival() (time.Time, bool) {
 
 // Stats returns the counts of this endpoint's links: sent sums every
 // direction from it, received every direction to it.
-func (e *Endpoint) Stats() (sent, received Stats) {
+func (e *endpoint) Stats() (sent, received Stats) {
 	n := e.net
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -139,7 +173,7 @@ func (e *Endpoint) Stats() (sent, received Stats) {
 // as Stats.DroppedClosed), its Send and Receive return transport.ErrClosed,
 // and its peers' Sends to it return transport.ErrPeerGone until the name is
 // opened again. Close is idempotent and always returns nil.
-func (e *Endpoint) Close() error {
+func (e *endpoint) Close() error {
 	n := e.net
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -160,7 +194,7 @@ func (e *Endpoint) Close() error {
 // Stats.DroppedUnexpected, as are the datagrams of senders left out that
 // are still queued. Each call replaces the last; with no peers nothing is
 // received. A reopened endpoint expects everyone again.
-func (e *Endpoint) Expect(peers ...transport.Peer) {
+func (e *endpoint) Expect(peers ...transport.Peer) {
 	set := make(map[string]struct{}, len(peers))
 	for _, p := range peers {
 		set[string(p)] = struct{}{}
@@ -182,7 +216,7 @@ func (e *Endpoint) Expect(peers ...transport.Peer) {
 
 // ExpectAnyone receives every sender's datagrams again (see
 // transport.Expecter), as before the first Expect, until the next Expect.
-func (e *Endpoint) ExpectAnyone() {
+func (e *endpoint) ExpectAnyone() {
 	n := e.net
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -192,7 +226,7 @@ func (e *Endpoint) ExpectAnyone() {
 
 // expects reports whether datagrams from the sender called from are
 // received. Called with the network's mutex held.
-func (e *Endpoint) expects(from string) bool {
+func (e *endpoint) expects(from string) bool {
 	if !e.expecting {
 		return true
 	}
@@ -202,7 +236,7 @@ func (e *Endpoint) expects(from string) bool {
 
 // expects is e.expects(lk.from), remembered on lk until e's next Expect or
 // ExpectAnyone.
-func (lk *link) expects(e *Endpoint) bool {
+func (lk *link) expects(e *endpoint) bool {
 	if lk.expEp != e || lk.expGen != e.expectGen {
 		lk.expEp, lk.expGen, lk.expOK = e, e.expectGen, e.expects(lk.from)
 	}

@@ -119,4 +119,4 @@ func TestReceiveTakesSendersInTurn(t *testing.T) {
 	require.ElementsMatch(t, []transport.Peer{"b", "c"}, []transport.Peer{from1, from2})
 }
 
-var _ transport.Expecter = (*local.Endpoint)(nil)
+var _ transport.Expecter = (local.Endpoint)(nil)

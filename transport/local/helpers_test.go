@@ -17,13 +17,13 @@ type fixture struct {
 	t     testing.TB
 	clock *local.Clock
 	net   *local.Network
-	eps   map[string]*local.Endpoint
+	eps   map[string]local.Endpoint
 	buf   []byte
 }
 
 func newFixture(t testing.TB, cfg local.Config, names ...string) *fixture {
 	t.Helper()
-	f := &fixture{t: t, clock: local.NewClock(epoch), eps: map[string]*local.Endpoint{}, buf: make([]byte, transport.MaxDatagram)}
+	f := &fixture{t: t, clock: local.NewClock(epoch), eps: map[string]local.Endpoint{}, buf: make([]byte, transport.MaxDatagram)}
 	cfg.Now = f.clock.Now
 	net, err := local.NewNetwork(cfg)
 	require.NoError(t, err)

@@ -34,7 +34,7 @@ type Network struct {
 // node is a name on the network; its endpoint may be closed and reopened.
 type node struct {
 	name string
-	ep   *Endpoint // the latest endpoint opened under name
+	ep   *endpoint // the latest endpoint opened under name
 }
 
 type dirKey struct{ from, to string }
@@ -52,7 +52,7 @@ type link struct {
 
 	// Whether expEp expects from (Endpoint.expects) at its Expect number
 	// expGen.
-	expEp  *Endpoint
+	expEp  *endpoint
 	expGen uint64
 	expOK  bool
 }
@@ -117,7 +117,7 @@ func NewNetwork(cfg Config) (*Network, error) {
 // ErrNameTaken while an endpoint of that name is open. A closed endpoint's
 // name may be opened again: the new endpoint starts with an empty queue and
 // keeps the name's links, their settings, randomness and stats.
-func (n *Network) Endpoint(name string) (*Endpoint, error) {
+func (n *Network) Endpoint(name string) (Endpoint, error) {
 	if name == "" {
 		return nil, fmt.Errorf("%w: local: empty endpoint name", rollnet.ErrConfig)
 	}
@@ -131,7 +131,7 @@ func (n *Network) Endpoint(name string) (*Endpoint, error) {
 	if nd.ep != nil && !nd.ep.closed {
 		return nil, fmt.Errorf("%w: %q", ErrNameTaken, name)
 	}
-	nd.ep = &Endpoint{net: n, node: nd, q: newQueue(n.cfg.QueueLen)}
+	nd.ep = &endpoint{net: n, node: nd, q: newQueue(n.cfg.QueueLen)}
 	return nd.ep, nil
 }
 
@@ -242,7 +242,7 @@ func (n *Network) now() int64 {
 }
 
 // send runs one datagram through the link from → dst. Called with n.mu held.
-func (n *Network) send(lk *link, dst *Endpoint, b []byte) {
+func (n *Network) send(lk *link, dst *endpoint, b []byte) {
 	lk.stats.Sent++
 	if lk.partitioned {
 		lk.model.Skip()
@@ -262,7 +262,7 @@ func (n *Network) send(lk *link, dst *Endpoint, b []byte) {
 	}
 }
 
-func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
+func (n *Network) enqueue(lk *link, dst *endpoint, at int64, b []byte) {
 	if lk.model.Link().Ordered {
 		at = max(at, lk.last)
 	}
@@ -283,6 +283,6 @@ func (n *Network) enqueue(lk *link, dst *Endpoint, at int64, b []byte) {
 }
 
 var (
-	_ transport.Transport = (*Endpoint)(nil)
-	_ transport.Expecter  = (*Endpoint)(nil)
+	_ transport.Transport = (*endpoint)(nil)
+	_ transport.Expecter  = (*endpoint)(nil)
 )

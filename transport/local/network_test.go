@@ -130,7 +130,7 @@ func TestConcurrentUse(t *testing.T) {
 	net, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now, QueueLen: 64, Link: nasty})
 	require.NoError(t, err)
 	names := []string{"a", "b", "c", "d"}
-	eps := make([]*local.Endpoint, len(names))
+	eps := make([]local.Endpoint, len(names))
 	for i, n := range names {
 		eps[i], err = net.Endpoint(n)
 		require.NoError(t, err)

@@ -22,7 +22,7 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // "c"), "h2" on the second (with "d").
 type rig struct {
 	h       multi.Transport
-	b, c, d *local.Endpoint
+	b, c, d local.Endpoint
 	tick    func()
 }
 
@@ -32,7 +32,7 @@ func newRig(t *testing.T) rig {
 	require.NoError(t, err)
 	n2, err := local.NewNetwork(local.Config{Seed: 2, Now: clock.Now})
 	require.NoError(t, err)
-	ep := func(n *local.Network, name string) *local.Endpoint {
+	ep := func(n *local.Network, name string) local.Endpoint {
 		e, err := n.Endpoint(name)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = e.Close() })

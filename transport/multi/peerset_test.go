@@ -88,7 +88,7 @@ func (p *peered) Close() error {
 func TestPeerSetGathersParts(t *testing.T) {
 	n, err := local.NewNetwork(local.Config{Seed: 1})
 	require.NoError(t, err)
-	ep := func(name string) *local.Endpoint {
+	ep := func(name string) local.Endpoint {
 		e, err := n.Endpoint(name)
 		require.NoError(t, err)
 		return e
