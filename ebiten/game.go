@@ -150,7 +150,7 @@ func New[S any, I comparable](cfg Config[S, I]) (*Game[S, I], error) {
 		cfg.Scale = 2
 	}
 	if cfg.Match.FrameRate == 0 {
-		cfg.Match.FrameRate = netplay.DefaultFrameRate
+		cfg.Match.FrameRate = 60 // netplay.Config.FrameRate's default
 	}
 	var m *netplay.Match[S, I]
 	var err error

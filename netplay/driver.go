@@ -89,6 +89,9 @@ type kind[S any, I comparable] struct {
 	// choose is the driver, once the transport is up: first says whether
 	// the room was empty as this peer joined.
 	choose func(m *Match[S, I], first bool) driver[S, I]
+	// lagcomp is LagComp's simulate (nil: none), maxRewind its bound.
+	lagcomp   func(*S, []I, rollnet.Frame, *authority.Sights[S])
+	maxRewind time.Duration
 }
 
 // p2pSeats is the most P2P seats (an authoritative host's slots:

@@ -69,7 +69,13 @@ func (d *clientDriver[S, I]) connect() error {
 		if m.tok.rejoining {
 			cfg.Rejoin = m.tok.t.Rejoin
 		}
-		c, err := authority.NewClient[S, I](cfg, &m.link.mx, m.simulate)
+		var c *authority.Client[S, I]
+		var err error
+		if m.kind.lagcomp != nil {
+			c, err = authority.NewClientLagComp(cfg, &m.link.mx, m.kind.lagcomp)
+		} else {
+			c, err = authority.NewClient[S, I](cfg, &m.link.mx, m.simulate)
+		}
 		if err != nil {
 			return fmt.Errorf("netplay: %w", err)
 		}
@@ -194,6 +200,13 @@ func (d *clientDriver[S, I]) state() *S            { return d.c.State() }
 func (d *clientDriver[S, I]) frame() rollnet.Frame { return d.c.Frame() }
 
 func (d *clientDriver[S, I]) playout() (a, b *S, alpha float64, ok bool) {
+	if d.m.kind.lagcomp != nil {
+		// What the next inputs are stamped with, and judged against.
+		if sg, ok := d.c.Sight(); ok {
+			num, den := sg.Weight()
+			return sg.From, sg.To, float64(num) / float64(den), true
+		}
+	}
 	if t, ok := d.c.RenderTime(); ok {
 		return d.c.PlayoutAt(t)
 	}

@@ -63,12 +63,19 @@ func (d *hostDriver[S, I]) admit(*peer) {}
 
 func (d *hostDriver[S, I]) connect() error {
 	m := d.m
-	h, err := authority.NewHost[S](authority.HostConfig[I]{
+	hc := authority.HostConfig[I]{
 		Players: m.cfg.Players, LocalPlayers: m.cfg.LocalPlayers, Net: m.netConfig(),
 		Grace: m.cfg.Grace, LateInput: m.cfg.LateInput,
 		WaitForPlayers: m.cfg.WaitForPlayers, LobbyTimeout: m.cfg.LobbyTimeout,
-		Absence: m.cfg.Absence, PlayingSlots: m.cfg.PlayingSlots,
-	}, &m.link.mx, m.simulate)
+		MaxRewind: m.kind.maxRewind, Absence: m.cfg.Absence, PlayingSlots: m.cfg.PlayingSlots,
+	}
+	var h *authority.Host[S, I]
+	var err error
+	if m.kind.lagcomp != nil {
+		h, err = authority.NewHostLagComp(hc, &m.link.mx, m.kind.lagcomp)
+	} else {
+		h, err = authority.NewHost[S](hc, &m.link.mx, m.simulate)
+	}
 	if err != nil {
 		return fmt.Errorf("netplay: %w", err)
 	}
@@ -261,9 +268,13 @@ func (d *hostDriver[S, I]) checksumAt(frame rollnet.Frame) (uint32, error) {
 func (d *hostDriver[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	st := d.h.Stats()
 	s.Rollbacks, s.Resimulated = uint64(st.Rollbacks), uint64(st.ResimulatedFrames)
+	s.Rewinds = st.Rewinds
 	var far transport.Peer
 	d.cs = d.h.Clients(d.cs[:0])
 	for _, c := range d.cs {
+		s.SightsTooOld += c.SightsTooOld
+		s.SightsTooNew += c.SightsTooNew
+		s.SightJumps += c.SightJumps
 		if c.Link.RTT >= s.RTT {
 			s.RTT, far = c.Link.RTT, c.Peer
 		}

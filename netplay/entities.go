@@ -3,9 +3,11 @@ package netplay
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/authority"
 	"github.com/rollnet/rollnet/authority/entity"
 	"github.com/rollnet/rollnet/rollback"
 )
@@ -70,7 +72,24 @@ type EntityConfig[S any, I comparable] struct {
 
 // Option is an option of Host, Connect and HostOrConnect.
 type Option[S any, I comparable] struct {
-	entities *EntityConfig[S, I]
+	entities  *EntityConfig[S, I]
+	lagcomp   func(s *S, inputs []I, frame rollnet.Frame, seen *authority.Sights[S])
+	maxRewind time.Duration
+}
+
+// LagComp plays an authoritative match of the whole world with lag
+// compensation (authority.NewHostLagComp and NewClientLagComp): simulate
+// is the game's step given what each player saw when it made the frame's
+// input (seen.Of), and is used in place of the simulate passed to Host or
+// Connect (which may be nil). The client stamps every input with the host
+// states it drew, and its Playout returns them (the states and the blend
+// its next inputs are judged against: draw from it); the
+// host honours a sight up to maxRewind behind the frame acted at (0
+// means authority.DefaultMaxRewind, 300 ms) and counts older, newer and
+// jumping ones (authority.HostClientStats). The entity mode's lag
+// compensation is EntityConfig.MaxRewind.
+func LagComp[S any, I comparable](maxRewind time.Duration, simulate func(s *S, inputs []I, frame rollnet.Frame, seen *authority.Sights[S])) Option[S, I] {
+	return Option[S, I]{lagcomp: simulate, maxRewind: maxRewind}
 }
 
 // Entities plays the match in the entity mode (EntityConfig).
@@ -92,6 +111,12 @@ const maxEntitySize = 512
 // apply sets the options on a kind.
 func (k *kind[S, I]) apply(opts []Option[S, I]) error {
 	for _, o := range opts {
+		if o.lagcomp != nil {
+			if o.maxRewind < 0 {
+				return fmt.Errorf("%w: LagComp's maxRewind %v", errConfig, o.maxRewind)
+			}
+			k.lagcomp, k.maxRewind = o.lagcomp, o.maxRewind
+		}
 		if o.entities == nil {
 			continue
 		}
@@ -116,6 +141,9 @@ func (k *kind[S, I]) apply(opts []Option[S, I]) error {
 				return newEntityClient(m, ec)
 			}
 		}
+	}
+	if k.lagcomp != nil && slices.ContainsFunc(opts, func(o Option[S, I]) bool { return o.entities != nil }) {
+		return fmt.Errorf("%w: LagComp is the whole world's; the entity mode's is EntityConfig.MaxRewind", errConfig)
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ const (
 
 // Defaults of Config.
 const (
-	DefaultFrameRate = 60
+	defaultFrameRate = 60
 	defaultTimeout   = 30 * time.Second
 	// defaultArchive is the frames every P2P player keeps for spectators
 	// who join late and players who rejoin: ten minutes at 60 fps.
@@ -308,7 +308,7 @@ func validate[S any, I comparable](k *kind[S, I], cfg *Config) error {
 		return fmt.Errorf("%w: LocalPlayers %d (0, or 1 for a listen host)", errConfig, cfg.LocalPlayers)
 	}
 	if cfg.FrameRate == 0 {
-		cfg.FrameRate = DefaultFrameRate
+		cfg.FrameRate = defaultFrameRate
 	}
 	if cfg.FrameRate < 1 || cfg.FrameRate > 1000 {
 		return fmt.Errorf("%w: FrameRate %d is outside [1, 1000]", errConfig, cfg.FrameRate)
@@ -393,6 +393,9 @@ func start[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I,
 // placement and QUIC dial: fleet.go, or Config.QUIC's: quic.go).
 func startWith[S any, I comparable](k kind[S, I], cfg Config, simulate func(*S, []I, rollnet.Frame),
 	dial func(context.Context, *Config, func(transport.Peer) bool) dialed) (*Match[S, I], error) {
+	if simulate == nil && k.lagcomp != nil {
+		simulate = func(s *S, in []I, f rollnet.Frame) { k.lagcomp(s, in, f, &authority.Sights[S]{}) }
+	}
 	if simulate == nil {
 		return nil, fmt.Errorf("%w: nil simulate", errConfig)
 	}

@@ -68,9 +68,10 @@ type Stats struct {
 	// clients).
 	Rebuilds uint64
 
-	// Lag compensation on an entity host (EntityConfig.MaxRewind), over
-	// its clients: Rewinds counts the entities Match.Seen decoded as a
-	// player saw them; SightsTooOld the inputs whose sight was older than
+	// Lag compensation on a host (LagComp, EntityConfig.MaxRewind), over
+	// its clients: Rewinds counts the sights resolved (the whole world's
+	// Sights.Of) or entities decoded as a player saw them (Match.Seen);
+	// SightsTooOld the inputs whose sight was older than
 	// MaxRewind (moved up to it: a peeker gains no more), SightsTooNew
 	// those naming a tick never sent (moved down to the newest sent), and
 	// SightJumps those whose render time jumped more than two ticks

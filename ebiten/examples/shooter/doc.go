@@ -7,8 +7,8 @@
 //
 // Every player draws the targets in the past (at its render time), and
 // each shot carries what its player drew: the host judges the hit there
-// (authority.NewHostLagComp), so a shot that lands on the screen lands on
-// the host. -lagcomp=false judges at the host's present instead: the same
+// (netplay's LagComp option over authority's lag compensation), so a shot
+// that lands on the screen lands on the host. -lagcomp=false judges at the host's present instead: the same
 // shots miss. The top line counts the window player's hits as it saw them
 // and as the host confirmed them.
 //

@@ -22,9 +22,9 @@ var (
 // crosshair, and the hits seen and confirmed.
 func (r *Room) Draw(screen *ebiten.Image) {
 	screen.Fill(Background)
-	if sg, ok := r.you.Sight(); ok {
-		for i := range sg.From.T {
-			x, y := Seen(sg, i)
+	if a, b, alpha, ok := r.you.Playout(); ok {
+		for i := range a.T {
+			x, y := Seen(a, b, alpha, i)
 			vector.DrawFilledCircle(screen, float32(x), float32(y), Radius, TargetRed, true)
 		}
 	}
@@ -39,7 +39,8 @@ func (r *Room) Draw(screen *ebiten.Image) {
 	}
 	// Every player's hits, as this client's world has them (the host's,
 	// corrected), along the bottom.
-	me := r.you.Stats().First
+	me := r.you.Seat()
+	w := r.you.State()
 	for p := range len(r.bots) + 1 {
 		c := Others
 		if p == me {
@@ -47,16 +48,24 @@ func (r *Room) Draw(screen *ebiten.Image) {
 		}
 		px := float32(20 + p*76)
 		vector.DrawFilledRect(screen, px, Height-24, 12, 12, c, false)
-		ebitenutil.DebugPrintAt(screen, fmt.Sprintf("%d", r.you.State().Hits[p]), int(px)+16, Height-27)
+		hits := int32(0)
+		if w != nil {
+			hits = w.Hits[p]
+		}
+		ebitenutil.DebugPrintAt(screen, fmt.Sprintf("%d", hits), int(px)+16, Height-27)
 	}
-	slot := r.you.Stats().First
-	w := r.host.State()
+	slot := max(me, 0)
+	hw := r.host.State()
+	confirmed := int32(0)
+	if hw != nil {
+		confirmed = hw.Hits[slot]
+	}
 	mode := "on"
 	if !r.lagcomp {
 		mode = "off"
 	}
 	ebitenutil.DebugPrint(screen, fmt.Sprintf("lag compensation %s, %d players: you saw %d hits, the host confirmed %d",
-		mode, len(r.bots)+1, r.seen, w.Hits[slot]))
+		mode, len(r.bots)+1, r.seen, confirmed))
 	if r.stopAt > 0 && r.frames >= r.stopAt && !r.done {
 		r.finish(screen)
 	}

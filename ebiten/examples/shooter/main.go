@@ -12,7 +12,8 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"github.com/rollnet/rollnet/authority"
+	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
 )
 
@@ -24,8 +25,8 @@ type Report struct {
 	// its hits as the host judged them; Shots the shots the host saw.
 	Seen, Confirmed, Shots int32
 	Players                int
-	// The host's counts of the window player's sights: older than the
-	// bound, naming states never sent, jumping.
+	// The host's counts of its players' sights: older than the bound,
+	// naming states never sent, jumping.
 	TooOld, TooNew, Jumps uint64
 }
 
@@ -38,9 +39,9 @@ const tick = time.Second / 60
 // runs them), so a busy machine plays the same match as a quiet one.
 type Room struct {
 	clock   *local.Clock
-	host    *authority.Host[World, Shot]
-	you     *authority.Client[World, Shot]
-	bots    []*authority.Client[World, Shot]
+	host    *netplay.Match[World, Shot]
+	you     *netplay.Match[World, Shot]
+	bots    []*netplay.Match[World, Shot]
 	bot     []*Bot
 	botSelf *Bot // the window's player, with -bot
 	seen    int32
@@ -67,20 +68,19 @@ func NewRoom(players int, lagcomp bool) (*Room, error) {
 		return nil, err
 	}
 	r := &Room{clock: clock, lagcomp: lagcomp}
-	hc := authority.HostConfig[Shot]{Players: players}
-	hc.Net.Now = clock.Now
-	if r.host, err = authority.NewHostLagComp(hc, hep, Simulate); err != nil {
+	// netplay's LagComp: the host judges each shot with Simulate's
+	// sights, the clients stamp their inputs with what they drew.
+	lc := netplay.LagComp(0, Simulate)
+	if r.host, err = netplay.Host(netplay.Config{Transport: hep, Now: clock.Now, Players: players, Name: "host"}, nil, lc); err != nil {
 		return nil, err
 	}
-	*r.host.State() = NewWorld(lagcomp)
-	client := func(name string) (*authority.Client[World, Shot], error) {
+	r.host.OnSession(func() error { *r.host.State() = NewWorld(lagcomp); return nil })
+	client := func(name string) (*netplay.Match[World, Shot], error) {
 		ep, err := nw.Endpoint(name)
 		if err != nil {
 			return nil, err
 		}
-		cfg := authority.ClientConfig{Host: "host", Players: players}
-		cfg.Net.Now = clock.Now
-		return authority.NewClientLagComp(cfg, ep, Simulate)
+		return netplay.Connect(netplay.Config{Transport: ep, Now: clock.Now, Players: players, Name: name, Peers: []transport.Peer{"host"}}, nil, lc)
 	}
 	if r.you, err = client("you"); err != nil {
 		return nil, err
@@ -102,11 +102,11 @@ func (r *Room) Update() error {
 		return ebiten.Termination
 	}
 	r.clock.Advance(tick)
-	if err := r.host.AdvanceFrame(); err != nil {
+	if _, err := r.host.AdvanceFrame(Shot{}); err != nil {
 		return err
 	}
 	for i, c := range r.bots {
-		if err := play(c, r.bot[i].Shot(c)); err != nil {
+		if _, err := c.AdvanceFrame(r.bot[i].Shot(c)); err != nil {
 			return err
 		}
 	}
@@ -124,32 +124,21 @@ func (r *Room) Update() error {
 			r.seen++
 		}
 	}
-	if err := play(r.you, in); err != nil {
+	if _, err := r.you.AdvanceFrame(in); err != nil {
 		return err
 	}
 	r.frames++
 	return nil
 }
 
-// play gives client c its input and runs its step (and render clock).
-func play(c *authority.Client[World, Shot], in Shot) error {
-	if c.Synchronized() {
-		if err := c.AddLocalInput(0, in); err != nil {
-			return err
-		}
-	}
-	_, err := c.Update(tick)
-	return err
-}
-
 // hitsDrawn says a shot hits a target where client c draws it.
-func hitsDrawn(c *authority.Client[World, Shot], s Shot) bool {
-	sg, ok := c.Sight()
+func hitsDrawn(c *netplay.Match[World, Shot], s Shot) bool {
+	a, b, alpha, ok := c.Playout()
 	if !ok {
 		return false
 	}
-	for i := range sg.From.T {
-		x, y := Seen(sg, i)
+	for i := range a.T {
+		x, y := Seen(a, b, alpha, i)
 		if dx, dy := int32(s.X)-x, int32(s.Y)-y; dx*dx+dy*dy <= Radius*Radius {
 			return true
 		}
@@ -161,13 +150,13 @@ func hitsDrawn(c *authority.Client[World, Shot], s Shot) bool {
 type Bot struct{ every, phase, n int }
 
 // Shot is the bot's input this frame.
-func (b *Bot) Shot(c *authority.Client[World, Shot]) Shot {
+func (b *Bot) Shot(c *netplay.Match[World, Shot]) Shot {
 	b.n++
-	sg, ok := c.Sight()
+	from, to, alpha, ok := c.Playout()
 	if !ok || (b.n+b.phase)%b.every != 0 {
 		return Shot{}
 	}
-	x, y := Seen(sg, (b.n/b.every+b.phase)%Targets)
+	x, y := Seen(from, to, alpha, (b.n/b.every+b.phase)%Targets)
 	return Shot{X: int16(x), Y: int16(y), Fire: 1}
 }
 
@@ -207,14 +196,11 @@ func main() {
 // finish writes the report and the screenshot at -frames.
 func (r *Room) finish(screen *ebiten.Image) {
 	r.done = true
-	slot := r.you.Stats().First
+	slot := max(r.you.Seat(), 0)
 	w := r.host.State()
 	rep := Report{Frames: r.frames, LagComp: r.lagcomp, Seen: r.seen, Confirmed: w.Hits[slot], Shots: w.Shots[slot], Players: len(r.bots) + 1}
-	for _, c := range r.host.Clients(nil) {
-		if c.First == slot {
-			rep.TooOld, rep.TooNew, rep.Jumps = c.SightsTooOld, c.SightsTooNew, c.SightJumps
-		}
-	}
+	st := r.host.Stats()
+	rep.TooOld, rep.TooNew, rep.Jumps = st.SightsTooOld, st.SightsTooNew, st.SightJumps
 	if r.shot != "" {
 		if err := writePNG(r.shot, screen); err != nil {
 			fmt.Fprintln(os.Stderr, "shooter:", err)

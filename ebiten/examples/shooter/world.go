@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority"
 )
@@ -80,7 +82,10 @@ func Simulate(w *World, in []Shot, _ rollnet.Frame, seen *authority.Sights[World
 	}
 }
 
-// Seen is where sight sg shows target i (the host's present when none).
-func Seen(sg authority.Sight[World], i int) (x, y int32) {
-	return sg.Lerp(sg.From.T[i].X, sg.To.T[i].X), sg.From.T[i].Y
+// Seen is where a client draws target i: between the host states from
+// and to at alpha (netplay's Playout: with LagComp, what its shots are
+// judged against).
+func Seen(from, to *World, alpha float64, i int) (x, y int32) {
+	a, b := from.T[i].X, to.T[i].X
+	return a + int32(math.Floor(alpha*float64(b-a))), from.T[i].Y
 }
