@@ -91,6 +91,7 @@ type netMatch struct {
 	now              func() time.Time
 	out              io.Writer // progress lines (headless), nil: none
 	st               netplay.Status
+	desync           string // the first desync's line, kept once netplay repaired it (Status.Desync clears)
 	err              error
 	told             int           // News lines printed
 	note             string        // the newest, for the screen
@@ -175,7 +176,7 @@ func (m *netMatch) inject() {
 	if p := p2pOf(m.nm); p != nil && m.o.inject > 0 && int(p.Frame()) == m.o.inject {
 		p.State().Wins[m.Side()]++
 	}
-	if c := authClientOf(m.nm); c != nil && m.o.inject > 0 && m.st.Desync == "" {
+	if c := authClientOf(m.nm); c != nil && m.o.inject > 0 && m.desync == "" {
 		if s, f := c.HostState(); s != nil && int(f) >= m.o.inject {
 			s.Wins[1]++
 		}
@@ -188,6 +189,9 @@ func (m *netMatch) advance(in Input) {
 	if m.st = st; err != nil {
 		m.err = m.failed(err)
 		return
+	}
+	if m.desync == "" {
+		m.desync = st.Desync
 	}
 	p := p2pOf(m.nm)
 	for _, e := range m.nm.Events() {
@@ -435,13 +439,23 @@ func (m *netMatch) noteLine() string {
 	return m.note
 }
 
+// desyncLine is the first desync netplay found, and, once it was
+// repaired in place, what the repair said: the demo exists to show the
+// simulations agree, so a repaired desync is still one.
+func (m *netMatch) desyncLine() string {
+	if m.desync != "" && m.st.Desync == "" && m.st.Repaired != "" {
+		return m.desync + "; " + m.st.Repaired
+	}
+	return m.desync
+}
+
 func (m *netMatch) HUD() hud {
 	s := m.nm.Stats()
 	h := hud{
 		Title: m.title(), Frame: m.frames(), Confirmed: m.frames() - 1,
 		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, Path: s.Route, Advantage: m.st.FrameAdvantage,
 		RollbacksS: s.RollbacksPerSecond, Rollbacks: int64(s.Rollbacks), Deepest: s.DeepestRollback,
-		Compared: s.Compared, Agreed: s.Agreed, Desync: m.st.Desync, Note: m.noteLine(),
+		Compared: s.Compared, Agreed: s.Agreed, Desync: m.desyncLine(), Note: m.noteLine(),
 		Impair: m.impairNote(), ImpairRTT: 2 * m.o.impair.Latency,
 	}
 	if m.st.Phase == netplay.Rejoining {
@@ -472,7 +486,7 @@ func (m *netMatch) Report() report {
 	s := m.nm.Stats()
 	r := report{
 		Role: m.role(), Frames: m.frames(), Compared: int(s.Compared), Desyncs: int(s.Compared - s.Agreed),
-		First: int32(s.FirstDesync), Desync: m.st.Desync, Forensics: m.dbg.forensics(),
+		First: int32(s.FirstDesync), Desync: m.desyncLine(), Forensics: m.dbg.forensics(),
 		Rollbacks: int64(s.Rollbacks), Deepest: s.DeepestRollback, Resim: int64(s.Resimulated),
 		LoopRTT: s.RTT, NetRTT: s.NetworkRTT, WebRTC: webRTCOf(m.nm) != nil,
 		Score: m.State().Score, Wins: m.State().Wins, Players: m.players(), Impair: m.impairNote(),
