@@ -68,6 +68,10 @@ func fuzzSeeds(f *testing.F) {
 	d := wire.Disconnect{Seq: 9}
 	f.Add(d.Append(nil))
 	rejoinSeeds(f)
+	// The desync repair's (protocol 6).
+	f.Add((&wire.Repair{Seq: 10, Kind: wire.RepairAsk, Frame: 2}).Append(nil))
+	f.Add((&wire.Repair{Seq: 11, Kind: wire.RepairPart, Frame: 2, Sum: 9, Size: 40, Part: 0, Data: make([]byte, 40)}).Append(nil))
+	f.Add((&wire.Repair{Seq: 12, Kind: wire.RepairAck, Frame: 2, Part: 0, Sum: 1}).Append(nil))
 }
 
 // FuzzP2PPacket feeds arbitrary packets from a known peer to a running

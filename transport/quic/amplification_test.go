@@ -64,7 +64,7 @@ func TestAmplificationBound(t *testing.T) {
 	// second after: every byte the host sends is counted by then.
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	tlsConf := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{Protocol}} //nolint:gosec // never completes
+	tlsConf := &tls.Config{InsecureSkipVerify: true, NextProtos: []string{alpnProtocol}} //nolint:gosec // never completes
 	conn, err := qt.Dial(ctx, h.Addr(), tlsConf, &quicgo.Config{HandshakeIdleTimeout: defaultHandshakeTimeout + time.Second, MaxIdleTimeout: time.Second, InitialPacketSize: packetSize})
 	if err == nil {
 		select {

@@ -12,7 +12,7 @@ import (
 // errors.ErrUnsupported, and CertHash and Addr are zero.
 
 // Listen starts a host on addr ("host:port", ":4433"; port 0 picks one):
-// one UDP socket, QUIC with RFC 9221 datagrams, ALPN Protocol. Clients are
+// one UDP socket, QUIC with RFC 9221 datagrams, ALPN "rollnet/1". Clients are
 // admitted after the handshake and the hello (see the package
 // documentation); each admitted connection is a peer.
 func Listen(addr string, cfg Config) (Transport, error) { return some(listenUDP(addr, cfg)) }

@@ -77,7 +77,7 @@ func dialUDP(ctx context.Context, addr string, cfg Config) (*qtransport, error) 
 	host, _, _ := net.SplitHostPort(addr)
 	tlsConf := &tls.Config{
 		MinVersion: tls.VersionTLS13,
-		NextProtos: []string{Protocol},
+		NextProtos: []string{alpnProtocol},
 		ServerName: cfg.ServerName,
 		RootCAs:    cfg.RootCAs,
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
-// Protocol is the ALPN protocol name of rollnet's datagrams over QUIC,
+// alpnProtocol is the ALPN protocol name of rollnet's datagrams over QUIC,
 // version 1. A host refuses a handshake that does not offer it; a change to
 // the hello exchange or the datagram framing bumps it.
-const Protocol = "rollnet/1"
+const alpnProtocol = "rollnet/1"
 
 // WebTransportPath is the path of a host's WebTransport endpoint: a
 // browser connects to https://HOST:PORT/rollnet.
@@ -53,7 +53,7 @@ type Config struct {
 	// WebTransport also serves browsers on the same port (host): a page
 	// connects with new WebTransport("https://" + Address +
 	// WebTransportPath, ...) (DialWebTransport in a Go wasm build), offers
-	// HTTP/3 instead of Protocol, passes its connect token in the URL, and
+	// HTTP/3 instead of "rollnet/1", passes its connect token in the URL, and
 	// runs the same hello on the session's first stream.
 	WebTransport bool
 

@@ -8,7 +8,7 @@
 // host (Listen) has one peer per admitted connection; a client (Dial) has
 // one peer, its host.
 //
-//   - TLS 1.3, ALPN Protocol ("rollnet/1"). The host presents
+//   - TLS 1.3, ALPN "rollnet/1". The host presents
 //     Config.Certificate, or a self-signed ECDSA P-256 certificate valid
 //     for 13 days (SelfSigned) whose SHA-256 (CertHash, FormatHash) the
 //     commands print and a client pins (Config.PinSHA256, ParseHash).
@@ -19,7 +19,7 @@
 //     refusal, and closes the stream. Datagrams from a connection that has
 //     not said hello are never read: it is closed after
 //     Config.Tuning.HelloTimeout. The layout is in hello.go; a change bumps
-//     Protocol.
+//     the ALPN name.
 //   - Admission before state: a host with Config.TokenSecret admits only clients
 //     whose connect token (transport/quic/connecttoken, minted by the
 //     game's backend) it accepts. The token rides in the ClientHello as a
@@ -28,7 +28,7 @@
 //     its key exchange and signature, and fails the handshake otherwise;
 //     the token's client key follows in the hello, inside TLS, and
 //     redeems it (single use). A client's id is then "client-" and its
-//     client id, the same across reconnections. Without Tokens anyone who
+//     client id, the same across reconnections. Without TokenSecret anyone who
 //     completes the hello is admitted.
 //   - A connection is a peer. A client that changes networks calls Migrate:
 //     quic-go probes the new path and switches to it, and the connection

@@ -108,7 +108,7 @@ func listenOn(udp net.PacketConn, cfg Config) (*qtransport, error) {
 	tlsConf := &tls.Config{
 		MinVersion:   tls.VersionTLS13,
 		Certificates: []tls.Certificate{*cert},
-		NextProtos:   []string{Protocol},
+		NextProtos:   []string{alpnProtocol},
 	}
 	if cfg.WebTransport {
 		tlsConf.NextProtos = append(tlsConf.NextProtos, alpnH3)
@@ -222,7 +222,7 @@ type connSlot struct {
 }
 
 // tokenALPNPrefix marks the ALPN entry that carries a client's connect
-// token in its ClientHello, beside Protocol. The host never selects it.
+// token in its ClientHello, beside alpnProtocol. The host never selects it.
 const tokenALPNPrefix = "rollnet-token/1:"
 
 // checkToken runs when the ClientHello arrives, before the host's key

@@ -92,7 +92,7 @@ func TestHandshakeFloodFromOneAddress(t *testing.T) {
 	)
 	for range flood {
 		wg.Go(func() {
-			conn, err := rawDial(ctx, h, "127.0.0.2", Protocol)
+			conn, err := rawDial(ctx, h, "127.0.0.2", alpnProtocol)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -143,7 +143,7 @@ func TestHandshakeFloodFromOneAddress(t *testing.T) {
 	n, _, err := h.Receive(make([]byte, transport.MaxDatagram))
 	require.ErrorIs(t, err, transport.ErrNoPacket, "a %d-byte datagram from a connection never admitted", n)
 	// Their slots are free again.
-	again, err := rawDial(ctx, h, "127.0.0.2", Protocol)
+	again, err := rawDial(ctx, h, "127.0.0.2", alpnProtocol)
 	require.NoError(t, err, "the address's slots after its connections closed")
 	_ = again.CloseWithError(0, "")
 }

@@ -20,7 +20,7 @@ import (
 // hello, from addrs loopback addresses (127.0.1.1, 127.0.1.2, ...), each
 // address holding up to perAddr at once: a connection the host closes is
 // made again, at most rate handshakes a second in all, until ctx ends.
-// alpn is Protocol (a native client) or alpnH3 (a browser that never asks
+// alpn is alpnProtocol (a native client) or alpnH3 (a browser that never asks
 // for a session). It returns the handshakes completed, when done.
 func squatters(ctx context.Context, h *qtransport, addrs, perAddr, rate int, alpn string) (wait func() int) {
 	var (
@@ -99,7 +99,7 @@ func TestPendingSquattersEvicted(t *testing.T) {
 			if race.Enabled {
 				rate = 12 // the race detector slows the honest handshake about tenfold
 			}
-			done := squatters(ctx, h, addrs, DefaultMaxConnsPerAddr, rate, Protocol)
+			done := squatters(ctx, h, addrs, DefaultMaxConnsPerAddr, rate, alpnProtocol)
 			// Let the squatters fill the pool (or time out trying).
 			for range 200 {
 				if h.host.pendingLen() >= min(defaultMaxPending, 2*addrs) {

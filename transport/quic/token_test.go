@@ -193,7 +193,7 @@ func TestCopiedTokenNotHeld(t *testing.T) {
 	defer cancel()
 	copiers := 0
 	for i := range 8 {
-		conn, err := rawDial(ctx, h, fmt.Sprintf("127.0.1.%d", i+1), Protocol, tokenALPNPrefix+string(owner.Token))
+		conn, err := rawDial(ctx, h, fmt.Sprintf("127.0.1.%d", i+1), alpnProtocol, tokenALPNPrefix+string(owner.Token))
 		if err != nil {
 			t.Logf("copier %d: %v", i, err)
 			continue

@@ -15,7 +15,7 @@ const goal = 700
 // ceiling is the most they may have today: the count when the bound was
 // first held, on the way down to goal. Lower it as names go; never raise
 // it. A change that needs a new public name removes another.
-const ceiling = 701
+const ceiling = 700
 
 // TestModule counts the module's public surface, logs the table (go test
 // -v prints it) and fails when it grew past ceiling.
