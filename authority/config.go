@@ -171,7 +171,7 @@ type HostConfig[I comparable] struct {
 	// MaxRewind bounds lag compensation (NewHostLagComp): a player's
 	// sight is never older than this behind the frame it acts at (an
 	// older one is moved up to it and counted), so a client claiming an
-	// old view gets no rewind past it. 0 means DefaultMaxRewind (200 ms);
+	// old view gets no rewind past it. 0 means DefaultMaxRewind (300 ms);
 	// at most 60 frames.
 	MaxRewind time.Duration
 	// Net is the per-connection link's settings, as a P2P session's:
