@@ -23,7 +23,7 @@ import (
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
-	"github.com/rollnet/rollnet/cmd/rollnet-vet/simvet"
+	"github.com/rollnet/rollnet/internal/simvet"
 	"github.com/rollnet/rollnet/internal/shipenv"
 	"github.com/rollnet/rollnet/shipcheck"
 )

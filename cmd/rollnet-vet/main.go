@@ -23,7 +23,7 @@ package main
 import (
 	"golang.org/x/tools/go/analysis/singlechecker"
 
-	"github.com/rollnet/rollnet/cmd/rollnet-vet/simvet"
+	"github.com/rollnet/rollnet/internal/simvet"
 )
 
 // singlechecker.Main is both drivers: given packages it loads them itself

@@ -27,7 +27,7 @@ and calls through interfaces; and it checks the state type of every
 constructor like the ring does at run time. A //rollnet:ok comment with a
 reason silences a finding on its line or the next one, or in the function
 whose doc comment holds it.`,
-	URL:       "https://pkg.go.dev/github.com/rollnet/rollnet/cmd/rollnet-vet/simvet",
+	URL:       "https://pkg.go.dev/github.com/rollnet/rollnet/cmd/rollnet-vet",
 	Run:       run,
 	FactTypes: []analysis.Fact{new(hazardsFact), new(simulateFact), new(writtenFact), new(productFact)},
 }
