@@ -23,8 +23,8 @@ import (
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
-	"github.com/rollnet/rollnet/internal/simvet"
 	"github.com/rollnet/rollnet/internal/shipenv"
+	"github.com/rollnet/rollnet/internal/simvet"
 	"github.com/rollnet/rollnet/shipcheck"
 )
 
