@@ -28,6 +28,10 @@ type Sim[S any, I comparable] struct {
 	Init func(settings uint64) S
 	// LateInput is the host's choice for late inputs (authority.LateInput).
 	LateInput authority.LateInput
+	// PlayingSlots, when above 0, says the slots past it are spectators'
+	// (authority.HostConfig.PlayingSlots): the host's -absence never
+	// waits for them.
+	PlayingSlots int
 	// Announce, if set, is the game's own message after each frame, sent
 	// to every connected client beside the mode's packets (for a
 	// netplay.Match's Config.OnMessage, frame it with greeting.AppendMessage):
@@ -86,6 +90,7 @@ func (g Sim[S, I]) open(tr transport.Transport, room string, lim limits, net rol
 		Grace: lim.grace, Tuning: authority.HostTuning{MaxPacketsPerTick: lim.packets, MaxJoinsPerTick: lim.joins},
 		JoinTimeout: lim.joinTimeout, MaxClientsPerAddress: lim.perAddress, ClientBudget: lim.budget,
 		WaitForPlayers: lim.waitFor, LobbyTimeout: lim.lobby,
+		Absence: lim.absence, PlayingSlots: g.PlayingSlots,
 		Net: net,
 	}, tr, g.Simulate)
 	if err != nil {

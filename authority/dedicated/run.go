@@ -43,6 +43,7 @@ type limits struct {
 	perAddress, budget         int
 	waitFor                    int
 	lobby                      time.Duration
+	absence                    rollnet.Absence
 }
 
 type options struct {
@@ -77,6 +78,15 @@ func parse(name string, gs games, args []string, stderr io.Writer) (options, err
 	fs.IntVar(&o.lim.budget, "client-budget", authority.ClientBudgetDefault, "bytes a second of states and repairs one client may be sent")
 	fs.IntVar(&o.lim.waitFor, "wait-for", 0, "hold frame 0 until `N` players are connected, then start the match for all (0: start at launch)")
 	fs.DurationVar(&o.lim.lobby, "lobby-timeout", 0, "with -wait-for, start with whoever is there after this long (0: wait for them however long)")
+	fs.Func("absence", "what the match does while a client's player is away: `predict` (its input is predicted; the default), freeze (every client stops at one frame until the player rejoins or its -grace passes) or forfeit (the match ends there, for the game to decide)", func(v string) error {
+		for a := rollnet.AbsencePredict; a.Valid(); a++ {
+			if v == a.String() {
+				o.lim.absence = a
+				return nil
+			}
+		}
+		return fmt.Errorf("want predict, freeze or forfeit")
+	})
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&o.logJSON, "log-json", false, "log JSON instead of text")
 	o.q.register(fs)

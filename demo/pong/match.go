@@ -48,7 +48,7 @@ const (
 // hostGames are what the dedicated host (pong host) runs: the same
 // simulation, both players clients.
 var hostGames = []dedicated.Game{dedicated.Sim[State, Input]{
-	Name: "pong", Players: authPlayers, Simulate: simulate, LateInput: authority.LateRollback,
+	Name: "pong", Players: authPlayers, PlayingSlots: 2, Simulate: simulate, LateInput: authority.LateRollback,
 	Settings: func(room string) uint64 { return uint64(seedFor(room)) },
 	Init:     func(seed uint64) State { return NewState(uint32(seed)) },
 }}

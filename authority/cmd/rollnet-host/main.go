@@ -39,6 +39,8 @@ var games = []dedicated.Game{
 		Settings:  func(room string) uint64 { return uint64(game.SeedFor(room)) },
 		Init:      func(seed uint64) game.State { return game.NewState(uint32(seed)) },
 		LateInput: authority.LateRollback,
+		// The third slot is a spectator's: -absence never waits for it.
+		PlayingSlots: 2,
 	},
 }
 
