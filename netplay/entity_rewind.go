@@ -172,7 +172,9 @@ func (m *Match[S, I]) Seen(player, index int) (*S, bool) {
 	// An assertion to an interface, not to *entityHost: a concrete type
 	// here would put the entity host in Match's generic dictionary and
 	// link it into every game (the browser pong grew 85 KB gzipped).
-	if d, ok := m.d.(interface{ seen(player, index int) (*S, bool) }); ok {
+	if d, ok := m.d.(interface {
+		seen(player, index int) (*S, bool)
+	}); ok {
 		return d.seen(player, index)
 	}
 	return nil, false
