@@ -22,7 +22,7 @@ func entityRows() []row {
 	}
 	for _, n := range []int{16, 64, 256} {
 		out = append(out, row{Name: fmt.Sprintf("entity world: host CPU/cl, %d cl", n), Bench: world(10000, n), Unit: "cpu-ns/client-tick",
-			Base: world(10000, n), BaseUnit: "floor-ns/client-tick", BaseName: "touch a client's set"})
+			Base: world(10000, n), BaseUnit: "floor-ns/client-tick", BaseName: "touch its set"})
 	}
 	return out
 }
