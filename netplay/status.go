@@ -103,8 +103,10 @@ type Status struct {
 	// Repaired, for a few seconds after a desync was repaired (P2P, see
 	// Config.NoRepair), says so: "desync at frame F repaired from seat S
 	// (name) in T ms; fields ..." on the peer repaired, "desync at frame
-	// F with seat S (name) repaired in T ms" on the others. Desync is
-	// cleared then: the simulations agree again.
+	// F with seat S (name) repaired in T ms" on the others; a spectator
+	// repaired from its host says "repaired from NAME", and its host
+	// "with NAME" (the spectator's). Desync is cleared then: the
+	// simulations agree again.
 	Repaired string
 
 	Ended EndReason
