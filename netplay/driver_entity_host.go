@@ -278,7 +278,7 @@ func (d *entityHost[S, I]) join(from transport.Peer, p *entityPeer[I], b []byte)
 		d.out = append(d.out[:0], tagEntityWelcome, b[1], verdictSettings)
 		d.st.sent += uint64(len(d.out))
 		d.st.sent += uint64(len(d.out))
-	_ = m.link.tr.Send(from, d.out)
+		_ = m.link.tr.Send(from, d.out)
 		return
 	case err != nil:
 		d.st.malformed++
