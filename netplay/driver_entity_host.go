@@ -86,6 +86,7 @@ type entityPeer[I comparable] struct {
 type entityHostStats struct {
 	malformed, flooded, dropped    uint64
 	rewinds, tooOld, tooNew, jumps uint64
+	sent, received                 uint64 // datagram payload bytes, both ways
 	// Inputs: arrived after the host skipped their number (late), past
 	// the backlog (too early), missing when needed with newer ones there
 	// (skipped: the last applied again), and ticks with none waiting
@@ -250,6 +251,7 @@ func (d *entityHost[S, I]) backlog(p *entityPeer[I]) uint32 {
 
 // receive handles one datagram.
 func (d *entityHost[S, I]) receive(from transport.Peer, b []byte) {
+	d.st.received += uint64(len(b))
 	p := d.peers[from]
 	if p != nil {
 		if p.msgs >= maxEntityMessages {
@@ -321,7 +323,10 @@ func (d *entityHost[S, I]) join(from transport.Peer, p *entityPeer[I], b []byte)
 			return
 		}
 		d.refused[from] = d.now
-		_ = m.link.tr.Send(from, append(d.out[:0], tagEntityWelcome, b[1], verdictSettings))
+		d.out = append(d.out[:0], tagEntityWelcome, b[1], verdictSettings)
+		d.st.sent += uint64(len(d.out))
+		d.st.sent += uint64(len(d.out))
+		_ = m.link.tr.Send(from, d.out)
 		return
 	case err != nil:
 		d.st.malformed++
@@ -363,6 +368,7 @@ func (d *entityHost[S, I]) join(from transport.Peer, p *entityPeer[I], b []byte)
 		d.refused[from] = d.now
 	}
 	d.out = w.append(d.out[:0])
+	d.st.sent += uint64(len(d.out))
 	_ = m.link.tr.Send(from, d.out)
 }
 
@@ -379,6 +385,7 @@ func (d *entityHost[S, I]) send(p *entityPeer[I]) {
 	d.out = appendEntityStateHead(d.out[:0], s)
 	d.out = d.eh.Append(d.out, p.id)
 	p.sentUpTo = d.now
+	d.st.sent += uint64(len(d.out))
 	_ = d.m.link.tr.Send(p.peer, d.out)
 }
 
@@ -418,7 +425,6 @@ func (d *entityHost[S, I]) stats(s Stats) (Stats, transport.Peer) {
 			continue
 		}
 		hs := d.eh.Stats(p.id)
-		s.BytesSent += hs.Bytes
 		s.Rebuilds += hs.Mismatches
 		s.Malformed += hs.Malformed
 		if hs.RTT >= rtt {
@@ -427,6 +433,7 @@ func (d *entityHost[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	}
 	s.RTT = time.Duration(float64(rtt) * float64(time.Second) / float64(d.m.cfg.FrameRate))
 	s.Malformed += d.st.malformed
+	s.BytesSent, s.BytesReceived = d.st.sent, d.st.received
 	s.Rewinds, s.SightsTooOld, s.SightsTooNew, s.SightJumps = d.st.rewinds, d.st.tooOld, d.st.tooNew, d.st.jumps
 	s.InputsLate, s.InputsTooEarly, s.InputsSkipped, s.InputsHeld = d.st.late, d.st.tooEarly, d.st.skipped, d.st.held
 	return s, far
