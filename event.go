@@ -81,7 +81,9 @@ const (
 	// found, Reason the fields that differed (the forensics line, or why
 	// they are unknown). On every other peer (Reason empty), a checksum
 	// with Peer (Player: its lowest seat) agreed again, at frame Agreed,
-	// Timeout after the desync was found.
+	// Timeout after the desync was found. A P2P spectator is repaired
+	// from its host the same way; Player is -1 on both ends (a
+	// spectator's events, and its host's events about it).
 	EventDesyncRepaired
 )
 
@@ -150,10 +152,14 @@ func (e Event) String() string {
 	case EventDesyncDetected:
 		return fmt.Sprintf("DesyncDetected{frame %d (agreed at %d), local %08x, remote %08x, %s}", e.Frame, e.Agreed, e.Local, e.Remote, e.Peer)
 	case EventDesyncRepaired:
-		if e.Reason == "" {
-			return fmt.Sprintf("DesyncRepaired{frame %d: %s (seat %d) agrees again at frame %d, after %v}", e.Frame, e.Peer, e.Player, e.Agreed, e.Timeout)
+		who := fmt.Sprintf("%s (seat %d)", e.Peer, e.Player)
+		if e.Player < 0 {
+			who = string(e.Peer) // a spectator's host, or its host's spectator
 		}
-		return fmt.Sprintf("DesyncRepaired{frame %d from the state after frame %d of %s (seat %d) in %v; %s}", e.Frame, e.Agreed, e.Peer, e.Player, e.Timeout, e.Reason)
+		if e.Reason == "" {
+			return fmt.Sprintf("DesyncRepaired{frame %d: %s agrees again at frame %d, after %v}", e.Frame, who, e.Agreed, e.Timeout)
+		}
+		return fmt.Sprintf("DesyncRepaired{frame %d from the state after frame %d of %s in %v; %s}", e.Frame, e.Agreed, who, e.Timeout, e.Reason)
 	case EventRunning:
 		return "Running"
 	}

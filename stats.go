@@ -46,6 +46,7 @@ type PeerStats struct {
 	ChecksumsCompared, ChecksumsAgreed uint64
 	// RepairsTaken counts the desyncs this session repaired with the
 	// peer's state (EventDesyncRepaired), RepairsServed those the peer
-	// repaired with this session's (P2P players).
+	// repaired with this session's (P2P players; a P2P spectator counts
+	// those it took from its host, and its host those it served it).
 	RepairsTaken, RepairsServed int
 }

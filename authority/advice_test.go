@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rollnet/rollnet"
+	"github.com/rollnet/rollnet/internal/pacing"
 )
 
 // A client that talks every frame but sits far behind the host (it
@@ -21,28 +22,28 @@ func TestAdviceReachesAClientFarBehind(t *testing.T) {
 		c := newHostClient[uint16](1, 64)
 		c.state = clientConnected
 		for f := rollnet.Frame(100); f < 400; f++ {
-			c.margin.heard(f-behind, f) // a message every frame, behind frames late
+			c.adv.Heard(int32(f-behind), int32(f)) // a message every frame, behind frames late
 			c.advise(f, target, maxRate)
 		}
-		require.Equal(t, int32(maxRate), c.rate, "%d frames late: the advice (thousandths) asks the client to speed up", behind)
+		require.Equal(t, int32(maxRate), c.adv.Rate(), "%d frames late: the advice (thousandths) asks the client to speed up", behind)
 	}
 
 	c := newHostClient[uint16](1, 64)
 	c.state = clientConnected
 	for f := rollnet.Frame(100); f < 200; f++ {
-		c.margin.heard(f+target, f)
+		c.adv.Heard(int32(f+target), int32(f))
 		c.advise(f, target, maxRate)
 	}
 	// Silent from frame 200 on: its margins shrink for as long as the lead
 	// and the tail would cover, then the advice stops moving.
-	quiet := rollnet.Frame(200 + target + maxTail + 1)
+	quiet := rollnet.Frame(200 + target + pacing.AdviceMaxTail + 1)
 	for f := rollnet.Frame(200); f < quiet; f++ {
 		c.advise(f, target, maxRate)
 	}
-	was := c.rate
+	was := c.adv.Rate()
 	for f := quiet; f < 400; f++ {
 		c.advise(f, target, maxRate)
 	}
-	require.Equal(t, was, c.rate, "a silent client's advice stays what it was")
+	require.Equal(t, was, c.adv.Rate(), "a silent client's advice stays what it was")
 	require.Less(t, was, int32(maxRate), "a client silent 8 frames is not yet told to hurry")
 }

@@ -25,7 +25,7 @@ const defaultRenderDelay = 3.0
 
 // A zero Queue.Depth means a depth sized to the host's stream as it goes:
 // the stream's needed render delay (pacing.Arrival) and 3 frames more,
-// between 4 and 8. The queue holds what it started with (playout's Start,
+// between 4 and 10. The queue holds what it started with (playout's Start,
 // 3) and one more for each state that came after its tick was coasted,
 // and as many more as the client's lead shrank by (its steps slow while
 // the states keep coming); the depth is the ceiling past which it drains,
@@ -35,18 +35,28 @@ const defaultRenderDelay = 3.0
 // two-process run, 0 under 8. A fixed 8 kept on a quiet machine the 6
 // frames a client anchored ahead shed on its approach, 7.7 states held
 // for good (TestTimeDilationApproach); sized to the stream they drain.
+//
+// The depth also follows the stream's longest wait for a state (a host
+// whose process paused, then sent what it owed at once), remembered for
+// peakHold states: the cushion a pause's coasts grew stays for the next
+// pause instead of draining before it. Sized to the mean jitter alone, a
+// host pausing 133 ms every 97 frames cost 12 stalls and 16 jumps in
+// 1,200 frames (a stall to grow the cushion, jumps to drain it, again);
+// held, 1 stall and no jump, with a ceiling of 10 to keep a 133 ms
+// cushion (TestPlayoutKeepsTheCushionAHostPauseNeeds).
 const (
 	minQueueDepth = 4
-	maxQueueDepth = 8
+	maxQueueDepth = 10
 	queueSlack    = 3
+	peakHold      = 600
 )
 
 // PlayoutConfig configures a client's presentation; the zero value of every
 // field means playout's default.
 type PlayoutConfig struct {
 	// Queue paces host states: at most one applied per step (rule 7 of
-	// the design). A zero Depth means one sized to the stream, 4 to 8
-	// (see minQueueDepth), and a zero Capacity then 3×8.
+	// the design). A zero Depth means one sized to the stream, 4 to 10
+	// (see minQueueDepth), and a zero Capacity then 3×10.
 	Queue playout.QueueConfig
 	// Render is the interpolation clock; its Step defaults to the frame
 	// period, its Delay to 3 frames.
@@ -74,6 +84,13 @@ type presentation[S any] struct {
 	// queue's ticks to come, which a backlog is theirs to apply.
 	ahead int
 	sized bool // the queue's depth follows the stream
+	// gapAt is when the newest state, of frame pushed, arrived (client
+	// time), and gap the longest wait for a newer one, in frames, let go
+	// by a frame every peakHold states.
+	pushed rollnet.Frame
+	gapAt  int64
+	gap    float64
+	period float64 // ns
 	// applied says the last tick ran the queue (a tick at a hold with
 	// nothing to play out does not): the render clock moves on with it.
 	applied bool
@@ -109,6 +126,7 @@ func newPresentation[S any](cfg PlayoutConfig, period time.Duration) (presentati
 		return p, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	p.least = p.clk.Delay()
+	p.period = float64(period)
 	p.reset()
 	return p, nil
 }
@@ -118,15 +136,23 @@ func (p *presentation[S]) reset() {
 	p.clk.Reset()
 	p.arr.Reset()
 	p.newest = rollnet.NoFrame
+	p.pushed, p.gapAt, p.gap = rollnet.NoFrame, 0, 0
 }
 
 // push offers a verified host state, arrived at (client time), to the
 // paced queue and the arrival monitor.
 func (p *presentation[S]) push(f rollnet.Frame, s *S, at int64) {
 	p.arr.Observe(int32(f), time.Duration(at))
+	if f > p.pushed {
+		if p.pushed != rollnet.NoFrame {
+			p.gap = max(p.gap-1.0/peakHold, float64(at-p.gapAt)/p.period)
+		}
+		p.pushed, p.gapAt = f, at
+	}
 	if p.q.Push(int32(f), s) == pacing.TimelineLost {
 		p.clk.Reset()
 		p.arr.Reset()
+		p.pushed, p.gap = f, 0
 	}
 }
 
@@ -142,7 +168,7 @@ func (p *presentation[S]) tick() {
 	p.clk.Observe(f)
 	if p.arr.WarmedUp() {
 		if p.sized {
-			n := int(math.Ceil(p.arr.NeededFrames())) + queueSlack
+			n := int(math.Ceil(max(p.arr.NeededFrames(), p.gap))) + queueSlack
 			_ = p.q.SetDepth(max(minQueueDepth, min(maxQueueDepth, n)))
 		}
 		// What the arrivals need behind the newest received, plus the

@@ -234,7 +234,7 @@ func TestTimeDilationReanchor(t *testing.T) {
 	worst := 0.0
 	for range 360 { // 6 s
 		c.run(tick)
-		worst = max(worst, math.Abs(c.h.clients[0].skew))
+		worst = max(worst, math.Abs(c.h.clients[0].adv.Skew()))
 	}
 	s := c.h.Clients(nil)[0]
 	t.Logf("re-anchors %d → %d, rate %.3f, depth %.2f, clock rate estimate at worst %.1f‰", re, a.c.Stats().Reanchors, s.Rate, s.Depth, worst)

@@ -677,7 +677,7 @@ func (h *Host[S, I]) input(c *hostClient[I], b []byte, f rollnet.Frame) {
 		} else {
 			c.depth += (d - c.depth) / 8
 		}
-		c.margin.heard(newest, f)
+		c.adv.Heard(int32(newest), int32(f))
 	}
 	per, size := h.s.perClient, h.inputSize
 	for k := range m.Frames {
@@ -956,10 +956,10 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 	// client keeps the last it got.
 	depth := int32(math.Round(c.depth * 10))
 	lease := h.leaseFor(c, f, base == rollnet.NoFrame)
-	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || max(c.rate-c.advRate, c.advRate-c.rate) >= adviceStep ||
+	if base == rollnet.NoFrame || c.advAt == rollnet.NoFrame || max(c.adv.Rate()-c.advRate, c.advRate-c.adv.Rate()) >= adviceStep ||
 		f-c.advAt >= adviceEvery || lease > 0 {
-		head.Advice, head.Depth, head.Rate, head.Lease = true, depth, c.rate, lease
-		c.advAt, c.advDepth, c.advRate = f, depth, c.rate
+		head.Advice, head.Depth, head.Rate, head.Lease = true, depth, c.adv.Rate(), lease
+		c.advAt, c.advDepth, c.advRate = f, depth, c.adv.Rate()
 	}
 	if len(coded) == 0 {
 		return

@@ -1,10 +1,9 @@
 package authority
 
 import (
-	"math"
-
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/link"
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -145,11 +144,7 @@ type hostClient[I comparable] struct {
 	budget                    int64 // bytes it may be sent now (ClientBudget's bucket)
 	budgetAt                  int64 // when the bucket was last filled
 	depth                     float64
-	skew                      float64 // the advice that cancels the client clock's own rate, estimated, in thousandths
-	asked                     float64 // the advice, smoothed as the margins' mean is
-	skewHold                  int     // margins before the skew estimate takes the mean's drift again
-	rate                      int32
-	margin                    margins // the input margins the advice holds on time
+	adv                       pacing.Advice // the rate advice, from how early its inputs arrive
 	out                       outbox
 	seen                      seen // the sequence numbers of the inputs and Nacks taken
 	stats                     HostClientStats
@@ -194,7 +189,7 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 		c.out.slots[i].active = false
 	}
 	c.backlogN, c.resuming = 0, false
-	c.margin.restart() // the old connection's arrivals say nothing of the new one's
+	c.adv.Restart() // the old connection's arrivals say nothing of the new one's
 	c.sightLast = noClaim
 	if keep {
 		// Late inputs of the old connection still waiting arrived before
@@ -207,8 +202,8 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 	c.stats = HostClientStats{}
 	c.heard = rollnet.NoFrame
 	c.lateHd, c.lateN = 0, 0
-	c.depth, c.skew, c.asked, c.rate, c.skewHold = 0, 0, 0, 0, 0
-	c.margin.seen = false
+	c.depth = 0
+	c.adv.Reset()
 	for i := range c.tags {
 		c.tags[i] = rollnet.NoFrame
 	}
@@ -293,198 +288,20 @@ func (c *hostClient[I]) supersede(f rollnet.Frame) {
 }
 
 // advise samples the client's input margin at host frame f (about to be
-// simulated) and updates its rate advice. The margin is how many of the
-// client's input frames from f on the host has heard of when it needs f
-// (the newest frame of its messages on this connection, its present: a
-// resume's backlog, sent oldest first, does not make it look late), 1
-// just on time, 0 or less: f goes without it; one sample per host
-// frame, so what decides is what the simulation met: the client's
-// stalls (its inputs stop while the host goes on), the host's own
-// (it catches up on frames back to back), the network's jitter, all in
-// one number, and a burst of packets after a stall counts once, not once
-// per packet.
-//
-// The advice holds the mean margin (smoothed, it follows the lead at
-// once) at the target, or deeper by the tail's shortfall: how far the
-// low quantile of the last 4 s of margins (about the 0.5th percentile) fell
-// below the mean at the time, so that the latest-arriving inputs are on
-// time (a margin of target-1 or more). The tail is kept as deviations
-// from the mean, a property of the jitter and the stalls, not of the
-// lead: a quantile of the margins themselves remembers the old lead for
-// the window's length, and holding it drove the lead up and down in a
-// cycle of twice the window. On a quiet machine the tail is within a
-// frame of the mean and the target decides, as before.
-//
-// The advice is a proportional term, 1.5% per frame of shortfall past
-// half a frame (within it, none: a rate off 1 makes the client's paced
-// playout jump or stall a frame per frame of drift, so it must not hunt),
-// plus the client clock's own rate, estimated as how fast the mean drifts
-// beyond what the advice asked, over 4 s. An integral of the error held
-// that rate before; it wound up on every long approach (a client anchored
-// frames ahead) into an overshoot: on a quiet machine the overshoot made
-// inputs late until the client re-anchored far ahead and approached again,
-// a cycle of a few seconds, the advice at -5% to -10% at the end of the
-// match and 50 to 75 playout jumps in 1200 frames. The drift during an
-// approach is what the advice asked, so the estimate stays at the clock's.
+// simulated) and updates its rate advice (pacing.Advice, which the
+// entity host shares): the margin is how many of the client's input
+// frames from f on the host has heard of when it needs f.
 func (c *hostClient[I]) advise(f rollnet.Frame, target, maxRate int) {
-	if c.state != clientConnected || !c.margin.present {
-		return
+	if c.state == clientConnected {
+		c.adv.Advise(int32(f), int32(f), target, maxRate)
 	}
-	// A client silent longer than the lead would ever cover is cut off,
-	// not late: its margins say nothing of the lead it needs (taken, a
-	// second's outage left the advice at +10% for seconds after it).
-	// Silence is the host frames since its last message, not its margin:
-	// a client that talks every frame but far behind (one that anchored
-	// late) was taken for silent, never advised, and stayed 7 to 22
-	// frames late for the rest of the match, its inputs waiting up to
-	// two seconds in the late queue.
-	// While the lead moves fast the deviations from the mean are its lag,
-	// not the jitter's: the tail keeps what it had.
-	if f-c.margin.heardAt > rollnet.Frame(target+maxTail) {
-		return
-	}
-	d := int(c.margin.newest - f + 1)
-	was := c.margin.mean
-	first := !c.margin.seen
-	c.margin.add(d, max(c.rate, -c.rate) <= steadyRate)
-	// The clock's own rate (negated: what cancels it), from the mean's
-	// drift in thousandths of a frame per frame, less the advice asked
-	// (smoothed as the mean is, so lagged alike).
-	// A margin far from the mean (a stall's dip, a re-anchor's step) moves
-	// the mean for a while by what is not a clock's rate: the estimate
-	// waits until the mean has taken it (a re-anchor 5 frames ahead would
-	// read as -2% for the next seconds).
-	lim := float64(maxRate)
-	c.asked += (float64(c.rate) - c.asked) / 16
-	if math.Abs(float64(d)-was) > 2 {
-		c.skewHold = 32
-	}
-	switch {
-	case first:
-	case c.skewHold > 0:
-		c.skewHold--
-	default:
-		drift := 1000 * (c.margin.mean - was)
-		c.skew = max(-lim, min(lim, c.skew+(c.asked-drift-c.skew)/240))
-	}
-	want := float64(target)
-	if tail, ok := c.margin.tail(); ok {
-		want = max(want, float64(target-1)+min(tail, maxTail))
-	}
-	e := want - c.margin.mean // frames short
-	const (
-		kp   = 15.0 // thousandths per frame of error
-		band = 0.5  // frames of error the proportional term ignores
-	)
-	switch {
-	case e > band:
-		e -= band
-	case e < -band:
-		e += band
-	default:
-		e = 0
-	}
-	c.rate = int32(max(-lim, min(lim, kp*e+c.skew)))
-}
-
-// margins keeps a client's input margins (see advise): their smoothed
-// mean, and the last marginWindow deviations from it, in quarter frames,
-// in a ring and a histogram of the ring, so the low quantile is a walk of
-// the bins, not a sort.
-type margins struct {
-	newest  rollnet.Frame // the newest input frame of the connection's messages
-	heardAt rollnet.Frame // the host's frame when the last of them arrived
-	present bool          // newest is set
-	ring    [marginWindow]int8
-	hist    [marginBins]uint16
-	next    int
-	n       int
-	mean    float64 // smoothed over about 16 frames
-	seen    bool
-}
-
-// steadyRate is the largest advice, in thousandths, under which the
-// margins' deviations are the tail's: 2% moves the lead 1.2 frames a
-// second, a lag of the mean of a fraction of a frame.
-const steadyRate = 20
-
-// maxTail bounds the tail's shortfall the advice deepens the lead for, in
-// frames (100 ms at 60 Hz): a stall longer than that (seen now and then
-// beside a CPU hog: 150 to 300 ms) makes its inputs late, rolled back or
-// applied late, rather than the lead of the next 4 s that long.
-const maxTail = 6
-
-// marginWindow is 4 s of a 60 Hz host's frames; marginRank the rank of
-// the deviation tail holds, 1-based: the 2nd lowest of 240, about the
-// 0.5th percentile (none is used before marginMin samples). The 3rd
-// lowest left 8 inputs late in 27 s of TestTimeDilationJitterAndHog where
-// the 2nd and the lowest left 2, for a lead 0.4 frames deeper; the 2nd
-// is not moved by one sample alone.
-const (
-	marginWindow = 240
-	marginRank   = 2
-	marginMin    = 60
-	marginBins   = 256 // deviations of -32 to 31.75 frames, clamped
-)
-
-// restart forgets the connection's newest input and the tail: a new
-// connection (a resume's too) starts them again; the mean goes on.
-func (m *margins) restart() {
-	m.present, m.n, m.next = false, 0, 0
-	m.hist = [marginBins]uint16{}
-}
-
-// heard notes a message whose newest input frame is newest, arrived at
-// host frame at.
-func (m *margins) heard(newest, at rollnet.Frame) {
-	m.heardAt = at
-	if !m.present || newest > m.newest {
-		m.newest, m.present = newest, true
-	}
-}
-
-// add takes a margin into the mean, and its deviation from the mean into
-// the tail's window if tail is true.
-func (m *margins) add(margin int, tail bool) {
-	d := float64(margin)
-	if !m.seen {
-		m.mean, m.seen = d, true
-	}
-	if tail {
-		q := int(math.Round(4 * (d - m.mean)))
-		q = max(-marginBins/2, min(marginBins/2-1, q))
-		if m.n == marginWindow {
-			m.hist[int(m.ring[m.next])+marginBins/2]--
-		} else {
-			m.n++
-		}
-		m.ring[m.next] = int8(q)
-		m.hist[q+marginBins/2]++
-		m.next = (m.next + 1) % marginWindow
-	}
-	m.mean += (d - m.mean) / 16
-}
-
-// tail is how many frames the marginRank-th lowest deviation held lies
-// below the mean (0 if none does); ok once marginMin are held.
-func (m *margins) tail() (float64, bool) {
-	if m.n < marginMin {
-		return 0, false
-	}
-	k := 0
-	for i, h := range m.hist {
-		if k += int(h); k >= marginRank {
-			return max(0, -float64(i-marginBins/2)/4), true
-		}
-	}
-	return 0, true
 }
 
 func (c *hostClient[I]) clientStats(slots int) HostClientStats {
 	s := c.stats
 	s.Peer, s.First, s.Slots = c.peer, c.first, slots
 	s.Connected, s.Away = c.state == clientConnected, c.state == clientAway
-	s.Depth, s.Rate = c.depth, float64(c.rate)/1000
+	s.Depth, s.Rate = c.depth, float64(c.adv.Rate())/1000
 	if c.l != nil {
 		s.Link = c.l.Stats()
 		s.Link.Peer = c.peer

@@ -84,8 +84,7 @@ func (w *bigWorld) step(tick, players int) {
 			w.vx[p], w.vy[p] = float32(3*math.Cos(a)), float32(3*math.Sin(a))
 		}
 	}
-	w.grid.Clear()
-	for i := range w.slots {
+	for i := range w.slots { // the grid moves what was inserted before
 		x, y := w.x[i]+w.vx[i]/60, w.y[i]+w.vy[i]/60
 		if x < 0 || x >= w.side {
 			w.vx[i] = -w.vx[i]

@@ -64,7 +64,7 @@ func TestOverlayAbsence(t *testing.T) {
 
 	st = netplay.Status{Phase: netplay.Ended, Ended: netplay.EndForfeit, Away: "bob"}
 	require.True(t, o.text(&st, 320))
-	require.Contains(t, strings.Join(o.lines, " "), "ended: a player forfeited by leaving, bob left")
+	require.Contains(t, strings.Join(o.lines, " "), "ended: a player forfeited by leaving (bob)")
 }
 
 // A change of the input delay (netplay DelayBounds.Follow) shows for

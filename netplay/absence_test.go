@@ -1,6 +1,7 @@
 package netplay_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,45 @@ func TestAbsenceForfeit(t *testing.T) {
 	require.Equal(t, "bob", a.st.Away)
 	require.True(t, hasNews(a, "bob forfeited"), "%q", a.m.News())
 	require.NoError(t, a.err)
+}
+
+// TestEndedStatusSaysEnded: a match that ended (bob quit cleanly under
+// AbsenceFreeze, the case that printed "ended: every other player left,
+// waiting at frame 150 for bob (0s), bob left") waits for nobody: its
+// status says it ended, at which frame, why and who left; a forfeit says
+// who forfeited.
+func TestEndedStatusSaysEnded(t *testing.T) {
+	for _, absence := range []rollnet.Absence{rollnet.AbsenceFreeze, rollnet.AbsenceForfeit} {
+		t.Run(absence.String(), func(t *testing.T) {
+			l := newLAN(t, local.Link{Latency: 20 * time.Millisecond})
+			cfg := netplay.Config{Players: 2, Absence: absence}
+			cfg.Name = "alice"
+			a := l.add("a", join, cfg, "b")
+			cfg.Name = "bob"
+			b := l.add("b", join, cfg, "a")
+			l.until(300, "both running", func() bool { return a.st.Phase == netplay.Running && b.st.Phase == netplay.Running })
+			l.until(120, "a while", func() bool { return a.st.Frame > 120 })
+			if absence == rollnet.AbsenceFreeze {
+				require.NoError(t, b.m.Close()) // a clean quit
+			}
+			b.off = true
+			l.until(600, "alice's match ends", func() bool { return a.st.Phase == netplay.Ended })
+			st := a.st
+			require.Empty(t, st.Awaiting)
+			require.Empty(t, st.Waiting)
+			require.Empty(t, st.Interrupted)
+			require.Zero(t, st.ComeBack)
+			require.Equal(t, "bob", st.Away)
+			why := "every other player left"
+			if absence == rollnet.AbsenceForfeit {
+				why = "a player forfeited by leaving"
+			}
+			require.Equal(t, fmt.Sprintf("ended at frame %d: %s (bob)", st.Frame, why), st.String())
+			require.Positive(t, st.Frame)
+			require.NoError(t, a.err)
+		})
+	}
+	require.Equal(t, "ended: closed", netplay.Status{Phase: netplay.Ended, Ended: netplay.EndClosed}.String())
 }
 
 // TestAbsenceFreezeAuthoritative: under the host's AbsenceFreeze, while

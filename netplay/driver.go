@@ -145,15 +145,18 @@ func (m *Match[S, I]) foldEvent(ev rollnet.Event, f rollnet.Frame) {
 const repairedFor = 5 * time.Second
 
 // repaired tells of a desync repaired (EventDesyncRepaired): this peer's
-// state (ev.Reason names the fields), or a peer's, which agrees again.
+// state (ev.Reason names the fields), or a peer's, which agrees again; a
+// P2P spectator's (Player -1) names the peer, its host or the spectator.
 func (m *Match[S, I]) repaired(ev rollnet.Event) {
 	m.story.repairs++
+	who := fmt.Sprintf("seat %d (%s)", ev.Player, m.seatLabel(ev.Player))
+	if ev.Player < 0 {
+		who = m.nameOf(ev.Peer) // a spectator's host, or a spectator of ours
+	}
 	if ev.Reason != "" {
-		m.st.Repaired = fmt.Sprintf("desync at frame %d repaired from seat %d (%s) in %d ms; %s",
-			ev.Frame, ev.Player, m.seatLabel(ev.Player), ev.Timeout.Milliseconds(), ev.Reason)
+		m.st.Repaired = fmt.Sprintf("desync at frame %d repaired from %s in %d ms; %s", ev.Frame, who, ev.Timeout.Milliseconds(), ev.Reason)
 	} else {
-		m.st.Repaired = fmt.Sprintf("desync at frame %d with seat %d (%s) repaired in %d ms",
-			ev.Frame, ev.Player, m.seatLabel(ev.Player), ev.Timeout.Milliseconds())
+		m.st.Repaired = fmt.Sprintf("desync at frame %d with %s repaired in %d ms", ev.Frame, who, ev.Timeout.Milliseconds())
 	}
 	m.st.Desync = "" // the match is whole again
 	m.until.repaired = m.cfg.Now().Add(repairedFor)

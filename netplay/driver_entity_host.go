@@ -72,6 +72,7 @@ type entityPeer[I comparable] struct {
 type entityHostStats struct {
 	malformed, flooded, dropped    uint64
 	rewinds, tooOld, tooNew, jumps uint64
+	sent, received                 uint64 // datagram payload bytes, both ways
 }
 
 func newEntityHost[S any, I comparable](m *Match[S, I], ec EntityConfig[S, I]) driver[S, I] {
@@ -212,6 +213,7 @@ func (p *entityPeer[I]) next() (I, int64) {
 
 // receive handles one datagram.
 func (d *entityHost[S, I]) receive(from transport.Peer, b []byte) {
+	d.st.received += uint64(len(b))
 	p := d.peers[from]
 	if p != nil {
 		if p.msgs >= maxEntityMessages {
@@ -273,7 +275,10 @@ func (d *entityHost[S, I]) join(from transport.Peer, p *entityPeer[I], b []byte)
 			return
 		}
 		d.refused[from] = d.now
-		_ = m.link.tr.Send(from, append(d.out[:0], tagEntityWelcome, b[1], verdictSettings))
+		d.out = append(d.out[:0], tagEntityWelcome, b[1], verdictSettings)
+		d.st.sent += uint64(len(d.out))
+		d.st.sent += uint64(len(d.out))
+		_ = m.link.tr.Send(from, d.out)
 		return
 	case err != nil:
 		d.st.malformed++
@@ -315,6 +320,7 @@ func (d *entityHost[S, I]) join(from transport.Peer, p *entityPeer[I], b []byte)
 		d.refused[from] = d.now
 	}
 	d.out = w.append(d.out[:0])
+	d.st.sent += uint64(len(d.out))
 	_ = m.link.tr.Send(from, d.out)
 }
 
@@ -330,6 +336,7 @@ func (d *entityHost[S, I]) send(p *entityPeer[I]) {
 	d.out = appendEntityStateHead(d.out[:0], s)
 	d.out = d.eh.Append(d.out, p.id)
 	p.sentUpTo = d.now
+	d.st.sent += uint64(len(d.out))
 	_ = d.m.link.tr.Send(p.peer, d.out)
 }
 
@@ -369,7 +376,6 @@ func (d *entityHost[S, I]) stats(s Stats) (Stats, transport.Peer) {
 			continue
 		}
 		hs := d.eh.Stats(p.id)
-		s.BytesSent += hs.Bytes
 		s.Rebuilds += hs.Mismatches
 		s.Malformed += hs.Malformed
 		if hs.RTT >= rtt {
@@ -378,6 +384,7 @@ func (d *entityHost[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	}
 	s.RTT = time.Duration(float64(rtt) * float64(time.Second) / float64(d.m.cfg.FrameRate))
 	s.Malformed += d.st.malformed
+	s.BytesSent, s.BytesReceived = d.st.sent, d.st.received
 	s.Rewinds, s.SightsTooOld, s.SightsTooNew, s.SightJumps = d.st.rewinds, d.st.tooOld, d.st.tooNew, d.st.jumps
 	return s, far
 }

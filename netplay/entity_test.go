@@ -202,6 +202,16 @@ func TestEntityMatch(t *testing.T) {
 		require.Zero(t, s.Rebuilds)
 		require.Zero(t, s.Malformed)
 	}
+	// The host counts what crossed the link both ways, as its clients do:
+	// what they sent less the 2% lost and what is still in flight.
+	hs := l.ms[0].Stats()
+	var sent, received uint64
+	for _, m := range l.ms[1:] {
+		s := m.Stats()
+		sent, received = sent+s.BytesSent, received+s.BytesReceived
+	}
+	require.True(t, hs.BytesReceived <= sent && hs.BytesReceived > sent*9/10, "the host received %d B of the %d its clients sent", hs.BytesReceived, sent)
+	require.True(t, received <= hs.BytesSent && received > hs.BytesSent*9/10, "the clients received %d B of the %d the host sent", received, hs.BytesSent)
 }
 
 // TestEntityMismatchedSettings: a client of another entity size is

@@ -384,6 +384,42 @@ func TestRepairedLine(t *testing.T) {
 	require.Zero(t, b.m.Stats().Repairs)
 }
 
+// TestSpectatorRepairedLine: a spectator whose simulation went wrong once
+// takes its host's state and says so (Status.Repaired, News,
+// Stats.Repairs); its desync line clears, and it agrees with the players
+// afterwards.
+func TestSpectatorRepairedLine(t *testing.T) {
+	hit := false
+	broken := func(cfg netplay.Config, _ func(*World, []Buttons, rollnet.Frame)) (*netplay.Match[World, Buttons], error) {
+		return netplay.Watch[World, Buttons](cfg, func(w *World, in []Buttons, f rollnet.Frame) {
+			simulate(w, in, f)
+			if f == 200 && !hit {
+				hit = true
+				w.X[0]++ // once: a repair simulates frame 200 again
+			}
+		})
+	}
+	l := newLAN(t, local.Link{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.03})
+	a := l.add("a", join, netplay.Config{Players: 2, Name: "alice"}, "b", "s")
+	b := l.add("b", join, netplay.Config{Players: 2, Name: "bob"}, "a", "s")
+	s := l.add("s", broken, netplay.Config{Players: 2}, "a", "b")
+	l.until(900, "the spectator told of its repair", func() bool { return s.st.Repaired != "" })
+	require.Regexp(t, `^desync at frame 200 repaired from (alice|bob) in \d+ ms; World\.X\[0\]: `, s.st.Repaired)
+	require.Contains(t, s.m.News(), s.st.Repaired)
+	require.Empty(t, s.st.Desync)
+	require.Equal(t, 1, s.m.Stats().Repairs)
+	for range 60 { // the checksums on their way before the repair
+		l.tick()
+	}
+	before := s.m.Stats()
+	l.until(600, "a while", func() bool { return s.st.Frame > 600 })
+	after := s.m.Stats()
+	require.Greater(t, after.Agreed, before.Agreed+10, "checksums compared with the host's")
+	require.Equal(t, before.Compared-before.Agreed, after.Compared-after.Agreed, "every one agreed")
+	require.Empty(t, s.st.Desync)
+	require.NoError(t, errors.Join(a.err, b.err, s.err))
+}
+
 func TestEndedWhenTheOtherLeaves(t *testing.T) {
 	l := newLAN(t, local.Link{Latency: 10 * time.Millisecond})
 	a := l.add("a", join, netplay.Config{Players: 2, Name: "alice"}, "b", "s")

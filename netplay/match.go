@@ -948,7 +948,20 @@ func (m *Match[S, I]) afterTick(now time.Time) {
 	if m.st.Away != "" {
 		m.st.ComeBack = max(m.until.away.Sub(now), 0)
 	}
-	if m.st.Phase == Ended && m.cfg.Tokens != nil && m.st.Ended != EndHostGone {
+	if m.st.Phase == Ended {
+		m.ended()
+	}
+}
+
+// ended clears what a match over no longer does: it waits for nobody
+// (the awaited player, the late one, the one interrupted) and nobody may
+// come back; Away stays, naming who left. The rejoin token is deleted
+// unless the host went away.
+func (m *Match[S, I]) ended() {
+	m.st.Waiting, m.st.Interrupted, m.st.Timeout = "", "", 0
+	m.st.Awaiting, m.st.AwaitedAt, m.st.AwaitedFor = "", rollnet.NoFrame, 0
+	m.st.ComeBack = 0
+	if m.cfg.Tokens != nil && m.st.Ended != EndHostGone {
 		_ = m.cfg.Tokens.Delete(m.cfg.Room)
 	}
 }

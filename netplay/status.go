@@ -103,8 +103,10 @@ type Status struct {
 	// Repaired, for a few seconds after a desync was repaired (P2P, see
 	// Config.NoRepair), says so: "desync at frame F repaired from seat S
 	// (name) in T ms; fields ..." on the peer repaired, "desync at frame
-	// F with seat S (name) repaired in T ms" on the others. Desync is
-	// cleared then: the simulations agree again.
+	// F with seat S (name) repaired in T ms" on the others; a spectator
+	// repaired from its host says "repaired from NAME", and its host
+	// "with NAME" (the spectator's). Desync is cleared then: the
+	// simulations agree again.
 	Repaired string
 
 	Ended EndReason
@@ -128,6 +130,8 @@ type Status struct {
 }
 
 // String is the status in a few words, for a status line (it allocates).
+// An ended match says only that it ended, at which frame, why, who left
+// and any desync: "ended at frame 150: every other player left (bob)".
 func (s Status) String() string {
 	var out string
 	switch s.Phase {
@@ -136,7 +140,18 @@ func (s Status) String() string {
 	case Rejoining, CatchingUp:
 		out = fmt.Sprintf("%v: frame %d of %d", s.Phase, s.Done, s.Total)
 	case Ended:
+		// Over: nobody is waited for; say why, who left, and any desync.
 		out = "ended: " + s.Ended.String()
+		if s.Frame > 0 {
+			out = fmt.Sprintf("ended at frame %d: %v", s.Frame, s.Ended)
+		}
+		if s.Away != "" && (s.Ended == EndPlayersLeft || s.Ended == EndForfeit) {
+			out += " (" + s.Away + ")"
+		}
+		if s.Desync != "" {
+			out += ", DESYNC " + s.Desync
+		}
+		return out
 	default:
 		out = s.Phase.String()
 	}

@@ -37,6 +37,16 @@
 // the desync is reported and the session runs on apart, for a game that
 // ends the match itself (the policy is in the settings hash).
 //
+// A Spectator apart from its host (its checksums against the host's)
+// takes its host's state with the same messages, once the host agrees
+// with every player (so the state is the players' truth), and simulates
+// again from it: EventDesyncRepaired on both ends (Player -1),
+// PeerStats.RepairsTaken on the spectator and RepairsServed on its host
+// (TestP2PSpectatorRepair: 166 to 333 ms over the same link). A host that
+// was itself apart heals the spectator with its own repair. A spectator
+// not repaired within 10 s, or three times in a row, stops asking and
+// watches on apart; it never ends the players' match.
+//
 // # A dropped player comes back
 //
 // A player peer that dropped (a network change, a sleep, a crash) can come

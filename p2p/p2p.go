@@ -391,6 +391,7 @@ func (p *Session[S, I]) initLink(l *link.Link) {
 	l.Sent = rollnet.Frame(p.delay) - 1
 	if l.Index() >= p.nPlayers {
 		p.feeds[l.Index()-p.nPlayers], p.acks[l.Index()-p.nPlayers] = feed{}, specAcks{} // a spectator
+		p.rp.forget(l.Index())
 		return
 	}
 	for pl := range p.status[l.Index()] {
@@ -1045,7 +1046,7 @@ func (p *Session[S, I]) flush() {
 			p.ep.KeepAlive(l, l.LocalAdv)
 		}
 	}
-	if p.rp.want != rollnet.NoFrame || p.rp.serving != 0 {
+	if p.rp.want != rollnet.NoFrame || p.rp.serving != 0 || p.rp.watchers != 0 {
 		p.repairFlush()
 	}
 }
@@ -1172,9 +1173,7 @@ func (p *Session[S, I]) PeerStats(peer transport.Peer) (rollnet.PeerStats, error
 	st, err := peerStats(&p.ep, peer)
 	if i, ok := p.ep.Lookup(peer); ok {
 		st.Spectator = i >= p.nPlayers // a player taken back is optional until it runs
-		if i < p.nPlayers {
-			st.RepairsTaken, st.RepairsServed = p.repairCounts(i)
-		}
+		st.RepairsTaken, st.RepairsServed = p.repairCounts(i)
 	}
 	return st, err
 }

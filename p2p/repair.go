@@ -63,37 +63,50 @@ const (
 )
 
 // repairer is a session's desync repair: as a diverged peer (the repair
-// it asked for) and as the truth (the states it serves).
+// it asked for) and as the truth (the states it serves, to players and
+// spectators).
 type repairer[S any] struct {
+	taking[S]
 	off     bool   // Config.NoRepair
 	arbiter int    // Config.Arbiter
 	seen    uint64 // the endpoint's desync count last looked at
 	look    bool   // a desync waits for reports to decide
+	src     int    // the link asked
 
+	taken []int // per player link: repairs taken from it
+
+	apart   uint64          // player links whose desync is not healed yet (bit i)
+	apartAt []rollnet.Frame // per player link: the frame of its desync
+	apartT  []int64         // and when it was found
+
+	serve    []serving // per link (players', then spectators'): the states served it
+	np       int       // the player links (links[:np]); spectators' follow
+	serving  uint64    // player links being served (bit i)
+	watchers uint32    // spectator links being served (bit i-nPlayers)
+	served   []int     // per link: repairs served it
+
+	watchApart uint32                       // spectator links whose desync is not healed yet (bit i-np)
+	watchAt    [MaxSpectators]rollnet.Frame // per spectator link: the frame of its desync
+	watchT     [MaxSpectators]int64         // and when it was found
+}
+
+// taking is the diverged end of a repair, a player's or a spectator's:
+// the state asked for and its parts as they arrive.
+type taking[S any] struct {
 	want   rollnet.Frame // the desync being repaired (F), NoFrame when none
-	src    int           // the link asked
 	found  int64         // when the desync was found
 	askAt  int64         // when the last ask went out
 	frame  rollnet.Frame // the state being received (C), NoFrame before its first part
 	sum    uint32
 	parts  int32
 	state  *S     // the state received
-	mine   *S     // the newest confirmed state before the repair
+	mine   *S     // this end's state before the repair
 	held   []bool // its parts held
 	contig int32  // parts held from the first, less one
 
 	done      rollnet.Frame // the state of the last repair (its stray parts are acknowledged)
 	doneParts int32
-	row       int   // repairs since a checksum last agreed with the source
-	taken     []int // per player link: repairs taken from it
-
-	apart   uint64          // player links whose desync is not healed yet (bit i)
-	apartAt []rollnet.Frame // per player link: the frame of its desync
-	apartT  []int64         // and when it was found
-
-	serve   []serving // per player link: the states served it
-	serving uint64    // links being served (bit i)
-	served  []int     // per player link: repairs served it
+	row       int // repairs since a checksum last agreed with the source
 }
 
 // serving is a state served to one diverged peer.
@@ -112,15 +125,20 @@ func (p *Session[S, I]) initRepair(cfg Config[I]) error {
 	if cfg.Arbiter < 0 || cfg.Arbiter >= p.players {
 		return fmt.Errorf("%w: Arbiter %d not a player of %d", errConfig, cfg.Arbiter, p.players)
 	}
-	p.rp = repairer[S]{off: cfg.NoRepair, arbiter: cfg.Arbiter, want: rollnet.NoFrame, frame: rollnet.NoFrame, done: rollnet.NoFrame}
+	p.rp = repairer[S]{off: cfg.NoRepair, arbiter: cfg.Arbiter, np: p.nPlayers, taking: newTaking[S]()}
 	return nil
+}
+
+func newTaking[S any]() taking[S] {
+	return taking[S]{want: rollnet.NoFrame, frame: rollnet.NoFrame, done: rollnet.NoFrame}
 }
 
 // repairs reports whether a repair needs the tick: a desync reported, one
 // waiting for reports, one asked for, states being served.
 func (p *Session[S, I]) repairs() bool {
 	r := &p.rp
-	return p.ep.Desyncs() != r.seen || r.look || r.want != rollnet.NoFrame || r.serving != 0 || r.apart != 0
+	return p.ep.Desyncs() != r.seen || r.look || r.want != rollnet.NoFrame || r.serving != 0 || r.watchers != 0 || r.apart != 0 ||
+		r.watchApart != 0
 }
 
 // repairTick runs the repair after the tick's frame was simulated (the
@@ -133,7 +151,7 @@ func (p *Session[S, I]) repairTick() {
 		r.seen = p.ep.Desyncs()
 		return
 	}
-	if r.want != rollnet.NoFrame && r.frame != rollnet.NoFrame && r.contig == r.parts-1 && r.frame < p.core.Frame() {
+	if r.whole() && r.frame < p.core.Frame() {
 		p.applyRepair()
 	}
 	if r.want != rollnet.NoFrame && p.ep.Time()-r.found > int64(repairTimeout) {
@@ -146,9 +164,21 @@ func (p *Session[S, I]) repairTick() {
 	if r.apart != 0 {
 		p.healed()
 	}
+	if r.watchApart != 0 {
+		p.watchHealed()
+	}
 	for m := r.serving; m != 0; m &= m - 1 {
 		if sv := &r.serve[bits.TrailingZeros64(m)]; sv.frame == rollnet.NoFrame {
 			p.snapshot(sv)
+		}
+	}
+	// A spectator is served the players' truth: not while this peer is
+	// apart from one of them, or repairing (it asks again until then).
+	if r.watchers != 0 && r.want == rollnet.NoFrame && r.apart == 0 && !r.look {
+		for m := r.watchers; m != 0; m &= m - 1 {
+			if sv := &r.serve[r.np+bits.TrailingZeros32(m)]; sv.frame == rollnet.NoFrame {
+				p.snapshot(sv)
+			}
 		}
 	}
 }
@@ -177,6 +207,31 @@ func (p *Session[S, I]) repairLook() {
 		}
 		if src >= 0 && r.want == rollnet.NoFrame { // (one repair at a time)
 			p.ask(src, f)
+		}
+	}
+	// A spectator apart: it asks for this peer's state (spectator_repair.go).
+	for k, l := range p.ep.Links()[p.nPlayers:] {
+		if f := l.DesyncAt(); f != rollnet.NoFrame && l.State() == link.Running && r.watchApart&(1<<k) == 0 {
+			r.watchApart |= 1 << k
+			r.watchAt[k], r.watchT[k] = f, p.ep.Time()
+		}
+	}
+}
+
+// watchHealed tells of each desync with a spectator that healed: a later
+// checksum agreed (it took this peer's state, or this peer was repaired).
+func (p *Session[S, I]) watchHealed() {
+	r := &p.rp
+	for m := r.watchApart; m != 0; m &= m - 1 {
+		k := bits.TrailingZeros32(m)
+		l := p.ep.Links()[p.nPlayers+k]
+		if l.DesyncAt() != rollnet.NoFrame && l.State() == link.Running {
+			continue
+		}
+		r.watchApart &^= 1 << k
+		if l.DesyncAt() == rollnet.NoFrame {
+			p.ep.Push(rollnet.Event{Kind: rollnet.EventDesyncRepaired, Peer: l.Peer, Player: -1,
+				Frame: r.watchAt[k], Agreed: l.AgreedAt(), Timeout: time.Duration(p.ep.Time() - r.watchT[k])})
 		}
 	}
 }
@@ -263,15 +318,31 @@ func (p *Session[S, I]) truth(f rollnet.Frame) (src int, known bool) {
 func (p *Session[S, I]) ask(src int, f rollnet.Frame) {
 	r := &p.rp
 	l := p.ep.Links()[src]
-	if r.row > 0 && l.AgreedAt() > r.done {
-		r.row = 0 // the last repair held: a checksum agreed since
-	}
-	if r.row >= maxRepairs {
+	if !r.begin(l, f, p.ep.Time()) {
 		p.giveUp(l, f, fmt.Sprintf("%d repairs in a row did not hold", r.row))
 		return
 	}
-	r.row++
-	r.want, r.src, r.found, r.askAt, r.frame = f, src, p.ep.Time(), 0, rollnet.NoFrame
+	r.src = src
+}
+
+// begin starts taking the state for the desync at f from l (at time
+// now); false when maxRepairs in a row were taken from l without a
+// checksum agreeing since (nothing started).
+func (t *taking[S]) begin(l *link.Link, f rollnet.Frame, now int64) bool {
+	if t.row > 0 && l.AgreedAt() > t.done {
+		t.row = 0 // the last repair held: a checksum agreed since
+	}
+	if t.row >= maxRepairs {
+		return false
+	}
+	t.row++
+	t.want, t.found, t.askAt, t.frame = f, now, 0, rollnet.NoFrame
+	return true
+}
+
+// whole reports whether the state asked for arrived whole.
+func (t *taking[S]) whole() bool {
+	return t.want != rollnet.NoFrame && t.frame != rollnet.NoFrame && t.contig == t.parts-1
 }
 
 // giveUp ends the match: the desync at f cannot be repaired (why says
@@ -306,15 +377,9 @@ func (p *Session[S, I]) snapshot(sv *serving) {
 // came, the parts served.
 func (p *Session[S, I]) repairFlush() {
 	r := &p.rp
-	t := p.ep.Time()
 	tick := int64(time.Second) / int64(p.ep.Settings().FrameRate)
-	if r.want != rollnet.NoFrame && r.frame == rollnet.NoFrame {
-		l := p.ep.Links()[r.src]
-		if l.State() == link.Running && (r.askAt == 0 || t-r.askAt > max(l.RTT(), 2*tick)+tick) {
-			r.askAt = t
-			m := wire.Repair{Seq: l.Seq(), Kind: wire.RepairAsk, Frame: int32(r.want)}
-			p.ep.Send(l, m.Append(p.ep.Buffer()))
-		}
+	if r.want != rollnet.NoFrame {
+		r.askFlush(&p.ep, p.ep.Links()[r.src])
 	}
 	for m := r.serving; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros64(m)
@@ -322,6 +387,62 @@ func (p *Session[S, I]) repairFlush() {
 			p.feedRepair(p.ep.Links()[i], sv, tick)
 		}
 	}
+	for m := r.watchers; m != 0; m &= m - 1 {
+		i := r.np + bits.TrailingZeros32(m)
+		if sv := &r.serve[i]; sv.frame != rollnet.NoFrame {
+			p.feedRepair(p.ep.Links()[i], sv, tick)
+		}
+	}
+}
+
+// askFlush asks l (the source) for the state while no part of it came:
+// at once, then again once a round trip and a tick.
+func (t *taking[S]) askFlush(ep *link.Endpoint, l *link.Link) {
+	if t.want == rollnet.NoFrame || t.frame != rollnet.NoFrame || l.State() != link.Running {
+		return
+	}
+	now, tick := ep.Time(), int64(time.Second)/int64(ep.Settings().FrameRate)
+	if t.askAt == 0 || now-t.askAt > max(l.RTT(), 2*tick)+tick {
+		t.askAt = now
+		m := wire.Repair{Seq: l.Seq(), Kind: wire.RepairAsk, Frame: int32(t.want)}
+		ep.Send(l, m.Append(ep.Buffer()))
+	}
+}
+
+// servingLink reports whether link i is being served a state.
+func (r *repairer[S]) servingLink(i int) bool {
+	if i < r.np {
+		return r.serving&(1<<i) != 0
+	}
+	return r.watchers&(1<<(i-r.np)) != 0
+}
+
+// setServing marks link i served a state, or not.
+func (r *repairer[S]) setServing(i int, on bool) {
+	switch {
+	case i < r.np && on:
+		r.serving |= 1 << i
+	case i < r.np:
+		r.serving &^= 1 << i
+	case on:
+		r.watchers |= 1 << (i - r.np)
+	default:
+		r.watchers &^= 1 << (i - r.np)
+	}
+}
+
+// forget ends what link i was served: a spectator's link that starts
+// over (a new spectator on its index).
+func (r *repairer[S]) forget(i int) {
+	if i >= r.np {
+		r.watchApart &^= 1 << (i - r.np)
+	}
+	if r.serve == nil {
+		return
+	}
+	r.setServing(i, false)
+	r.serve[i].asked, r.serve[i].frame, r.serve[i].at = rollnet.NoFrame, rollnet.NoFrame, 0
+	r.served[i] = 0
 }
 
 // feedRepair sends l the parts of sv's state due: each once, in bursts
@@ -331,7 +452,7 @@ func (p *Session[S, I]) repairFlush() {
 // so that every part lost in a round comes back in the next.
 func (p *Session[S, I]) feedRepair(l *link.Link, sv *serving, tick int64) {
 	if l.State() != link.Running {
-		p.rp.serving &^= 1 << l.Index()
+		p.rp.setServing(l.Index(), false)
 		return
 	}
 	t := p.ep.Time()
@@ -379,11 +500,12 @@ func (p *Session[S, I]) sendPart(l *link.Link, sv *serving, k rollnet.Frame) int
 	return len(b)
 }
 
-// handleRepair processes a Repair message from player link l.
+// handleRepair processes a Repair message from link l: a player's, or a
+// spectator's ask and acknowledgements (a spectator serves nothing).
 func (p *Session[S, I]) handleRepair(l *link.Link, b []byte) {
 	var m wire.Repair
 	i := l.Index()
-	if err := wire.ParseRepair(b, &m); err != nil || i >= p.nPlayers || l.State() != link.Running {
+	if err := wire.ParseRepair(b, &m); err != nil || l.State() != link.Running || (i >= p.nPlayers && m.Kind == wire.RepairPart) {
 		l.Malformed()
 		return
 	}
@@ -409,8 +531,9 @@ func (p *Session[S, I]) repairAsked(l *link.Link, f rollnet.Frame) {
 		return
 	}
 	if r.serve == nil {
-		r.serve = make([]serving, p.nPlayers) // at the first ask of the match
-		r.served = make([]int, p.nPlayers)
+		n := p.nPlayers + MaxSpectators
+		r.serve = make([]serving, n) // at the first ask of the match
+		r.served = make([]int, n)
 		for k := range r.serve {
 			r.serve[k].asked, r.serve[k].frame = rollnet.NoFrame, rollnet.NoFrame
 		}
@@ -420,7 +543,7 @@ func (p *Session[S, I]) repairAsked(l *link.Link, f rollnet.Frame) {
 		return // served already (or being served), or too soon: it asks again
 	}
 	sv.asked, sv.frame = f, rollnet.NoFrame
-	r.serving |= 1 << i
+	r.setServing(i, true)
 }
 
 // repairAcked takes l's acknowledgement of the parts of the state it is
@@ -428,7 +551,7 @@ func (p *Session[S, I]) repairAsked(l *link.Link, f rollnet.Frame) {
 func (p *Session[S, I]) repairAcked(l *link.Link, m *wire.Repair) {
 	r := &p.rp
 	i := l.Index()
-	if r.serving&(1<<i) == 0 || r.serve[i].frame != rollnet.Frame(m.Frame) {
+	if !r.servingLink(i) || r.serve[i].frame != rollnet.Frame(m.Frame) {
 		return // a state served before
 	}
 	sv := &r.serve[i]
@@ -441,63 +564,95 @@ func (p *Session[S, I]) repairAcked(l *link.Link, m *wire.Repair) {
 		sv.feed.ack, sv.sack = a, m.Sum // the newest stands (a late one only costs parts sent again)
 	}
 	if int(a) == (len(sv.buf)+wire.RepairChunk-1)/wire.RepairChunk-1 {
-		r.serving &^= 1 << i
+		r.setServing(i, false)
 		r.served[i]++
 	}
 }
 
 // repairPart takes a part of the state this peer asked l for.
 func (p *Session[S, I]) repairPart(l *link.Link, m *wire.Repair) {
-	r := &p.rp
+	if p.rp.want != rollnet.NoFrame && l.Index() != p.rp.src {
+		return // not asked for
+	}
+	p.rp.take(&p.ep, l, m)
+}
+
+// take takes part m of a state from l, the source asked; it acknowledges
+// the parts held. A part of the state last applied, or of one no longer
+// wanted, is acknowledged as held (the source stops sending it).
+func (t *taking[S]) take(ep *link.Endpoint, l *link.Link, m *wire.Repair) {
 	c := rollnet.Frame(m.Frame)
-	if c == r.done && r.want == rollnet.NoFrame {
-		p.repairAck(l, c, r.doneParts, 0) // a stray part of the state applied: it is held
+	if t.want == rollnet.NoFrame {
+		if c == t.done {
+			t.ack(ep, l, c, t.doneParts, 0) // a stray part of the state applied: it is held
+		} else if c > t.done {
+			t.ack(ep, l, c, m.Part, 0) // of a repair given up (healed before): enough
+		}
 		return
 	}
-	if r.want == rollnet.NoFrame || l.Index() != r.src || (r.frame != rollnet.NoFrame && c < r.frame) {
-		return // not asked for, or of an older state
+	if t.frame != rollnet.NoFrame && c < t.frame {
+		return // of an older state
 	}
-	if r.frame != c || m.Sum != r.sum {
-		if r.state == nil {
-			r.state = new(S) // at the first repair of the match
+	if t.frame != c || m.Sum != t.sum {
+		if t.state == nil {
+			t.state = new(S) // at the first repair of the match
 		}
-		if int(m.Size) != len(rollback.BytesOf(r.state)) {
+		if int(m.Size) != len(rollback.BytesOf(t.state)) {
 			l.Malformed() // not a state of ours
 			return
 		}
-		r.parts = int32((int(m.Size) + wire.RepairChunk - 1) / wire.RepairChunk)
-		if cap(r.held) < int(r.parts) {
-			r.held = make([]bool, r.parts)
+		t.parts = int32((int(m.Size) + wire.RepairChunk - 1) / wire.RepairChunk)
+		if cap(t.held) < int(t.parts) {
+			t.held = make([]bool, t.parts)
 		}
-		r.held = r.held[:r.parts]
-		clear(r.held)
-		r.frame, r.sum, r.contig = c, m.Sum, -1
+		t.held = t.held[:t.parts]
+		clear(t.held)
+		t.frame, t.sum, t.contig = c, m.Sum, -1
 	}
-	if m.Part >= r.parts {
+	if m.Part >= t.parts {
 		l.Malformed()
 		return
 	}
-	if !r.held[m.Part] {
-		copy(rollback.BytesOf(r.state)[int(m.Part)*wire.RepairChunk:], m.Data)
-		r.held[m.Part] = true
-		for r.contig+1 < r.parts && r.held[r.contig+1] {
-			r.contig++
+	if !t.held[m.Part] {
+		copy(rollback.BytesOf(t.state)[int(m.Part)*wire.RepairChunk:], m.Data)
+		t.held[m.Part] = true
+		for t.contig+1 < t.parts && t.held[t.contig+1] {
+			t.contig++
 		}
 	}
 	var sack uint32
 	for d := range int32(32) {
-		if k := r.contig + 2 + d; k < r.parts && r.held[k] {
+		if k := t.contig + 2 + d; k < t.parts && t.held[k] {
 			sack |= 1 << d
 		}
 	}
-	p.repairAck(l, c, r.contig, sack)
+	t.ack(ep, l, c, t.contig, sack)
 }
 
-// repairAck acknowledges to l the parts 0..k of the state after c, and
-// those past k+1 sack names (bit d: part k+2+d).
-func (p *Session[S, I]) repairAck(l *link.Link, c rollnet.Frame, k int32, sack uint32) {
+// ack acknowledges to l the parts 0..k of the state after c, and those
+// past k+1 sack names (bit d: part k+2+d).
+func (t *taking[S]) ack(ep *link.Endpoint, l *link.Link, c rollnet.Frame, k int32, sack uint32) {
 	m := wire.Repair{Seq: l.Seq(), Kind: wire.RepairAck, Frame: int32(c), Part: k, Sum: sack}
-	p.ep.Send(l, m.Append(p.ep.Buffer()))
+	ep.Send(l, m.Append(ep.Buffer()))
+}
+
+// checked reports whether the state received is the one its parts named
+// (its CRC32-C); if not, it is asked for again.
+func (t *taking[S]) checked() bool {
+	if rollback.Checksum(rollback.BytesOf(t.state)) != t.sum {
+		t.frame, t.askAt = rollnet.NoFrame, 0
+		return false
+	}
+	return true
+}
+
+// applied ends the repair whose state was applied: it returns the desync
+// it repaired, and how long after it was found.
+func (t *taking[S]) applied(now int64) (f rollnet.Frame, took time.Duration) {
+	f, took = t.want, time.Duration(now-t.found)
+	t.done, t.doneParts = t.frame, t.parts-1
+	t.want, t.frame = rollnet.NoFrame, rollnet.NoFrame
+	return f, took
 }
 
 // applyRepair takes the state received whole: checks it, starts the core
@@ -505,9 +660,8 @@ func (p *Session[S, I]) repairAck(l *link.Link, c rollnet.Frame, k int32, sack u
 func (p *Session[S, I]) applyRepair() {
 	r := &p.rp
 	l := p.ep.Links()[r.src]
-	if rollback.Checksum(rollback.BytesOf(r.state)) != r.sum {
+	if !r.checked() {
 		l.Malformed() // not the state its parts said: ask again
-		r.frame, r.askAt = rollnet.NoFrame, 0
 		return
 	}
 	c, target := r.frame, p.core.Frame()
@@ -566,11 +720,10 @@ func (p *Session[S, I]) applyRepair() {
 		r.taken = make([]int, p.nPlayers)
 	}
 	r.taken[r.src]++
-	r.done, r.doneParts = c, r.parts-1
-	f := r.want
-	r.want, r.frame, r.seen = rollnet.NoFrame, rollnet.NoFrame, p.ep.Desyncs()
+	f, took := r.applied(p.ep.Time())
+	r.seen = p.ep.Desyncs()
 	p.ep.Push(rollnet.Event{Kind: rollnet.EventDesyncRepaired, Peer: l.Peer, Player: bits.TrailingZeros64(l.Mask),
-		Frame: f, Agreed: c, Timeout: time.Duration(p.ep.Time() - r.found), Reason: fields})
+		Frame: f, Agreed: c, Timeout: took, Reason: fields})
 }
 
 // healed tells of each desync with a peer that healed: a later checksum
@@ -592,9 +745,10 @@ func (p *Session[S, I]) healed() {
 }
 
 // repairCounts returns how many desync repairs this session took from
-// player link i (its state was wrong) and served to it (i's was).
+// player link i (its state was wrong) and served to link i (a player's or
+// a spectator's: i's was).
 func (p *Session[S, I]) repairCounts(i int) (taken, served int) {
-	if p.rp.taken != nil {
+	if p.rp.taken != nil && i < p.nPlayers {
 		taken = p.rp.taken[i]
 	}
 	if p.rp.served != nil {

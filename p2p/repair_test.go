@@ -86,7 +86,17 @@ type repairCluster struct {
 }
 
 func newRepairCluster(t *testing.T, players, bad int, plant rollnet.Frame, span int, seed uint64, lk local.Link, mutate func(i int, c *Config[uint16])) *repairCluster {
+	return newRepairClusterOn(t, players, bad, plant, span, seed, lk, nil, mutate)
+}
+
+// newRepairClusterOn is newRepairCluster, setting *net (when not nil) to
+// its network.
+func newRepairClusterOn(t *testing.T, players, bad int, plant rollnet.Frame, span int, seed uint64, lk local.Link, net **local.Network,
+	mutate func(i int, c *Config[uint16])) *repairCluster {
 	clock, nw := testkit.NewNet(t, local.Config{Seed: seed, Link: lk})
+	if net != nil {
+		*net = nw
+	}
 	rc := &repairCluster{clock: clock, sums: testkit.NewAgreement()}
 	name := func(i int) transport.Peer { return transport.Peer(fmt.Sprintf("p%d", i)) }
 	for i := range players {

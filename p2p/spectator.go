@@ -67,6 +67,7 @@ type Spectator[S any, I comparable] struct {
 	rec     recording[S, I] // SetRecorder's and KeepStates' (forensics.go)
 	inBuf   []byte
 	inStat  []wire.PeerStatus
+	rp      watchRepair[S] // desync repair (spectator_repair.go)
 }
 
 // NewSpectator returns a spectator of the session its host plays, over t,
@@ -106,6 +107,7 @@ func NewSpectator[S any, I comparable](cfg SpectatorConfig, t transport.Transpor
 		live:    rollnet.Frame(cfg.InputDelay) - 1,
 		ackSent: rollnet.Frame(cfg.InputDelay) - 1,
 		checks:  link.NewChecks(n.CheckInterval),
+		rp:      newWatchRepair[S](),
 	}
 	if s.catchUp == 0 {
 		s.catchUp = 4
@@ -154,6 +156,9 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 	case !s.running:
 		return ErrNotSynchronized
 	}
+	if s.repairs() {
+		s.repairTick() // out of line: a desync reported, or a repair under way
+	}
 	avail := int(s.recv - s.core.Frame() + 1)
 	if avail <= 0 {
 		return session.ErrPredictionLimit
@@ -166,30 +171,38 @@ func (s *Spectator[S, I]) AdvanceFrame() error {
 		n = min(avail-1, s.catchUp)
 	}
 	for range n {
-		f := s.core.Frame()
-		for g := f; g <= f+rollnet.Frame(s.delay) && g <= s.recv; g++ {
-			for pl := range s.players {
-				b, ok := s.hist.get(g, pl)
-				if !ok {
-					continue
-				}
-				var in I
-				copy(rollback.BytesOf(&in), b)
-				_ = s.core.AddRemoteInput(pl, g, in)
-			}
-		}
-		if err := s.core.AdvanceFrame(); err != nil {
+		if err := s.step(); err != nil {
 			return err
 		}
-		s.rec.confirmed(s.core, s.checks.Interval)
-		// Each frame's checksum while it is held: a fast forward runs
-		// past Capacity.
-		if s.checks.Interval > 0 && s.checks.Next <= f {
-			g := s.checks.Next
-			s.checks.Next += rollnet.Frame(s.checks.Interval)
-			if sum, err := s.core.ChecksumAt(g); err == nil {
-				s.ep.RecordChecksum(&s.checks, g, sum)
+	}
+	return nil
+}
+
+// step simulates the next frame, whose inputs are held.
+func (s *Spectator[S, I]) step() error {
+	f := s.core.Frame()
+	for g := f; g <= f+rollnet.Frame(s.delay) && g <= s.recv; g++ {
+		for pl := range s.players {
+			b, ok := s.hist.get(g, pl)
+			if !ok {
+				continue
 			}
+			var in I
+			copy(rollback.BytesOf(&in), b)
+			_ = s.core.AddRemoteInput(pl, g, in)
+		}
+	}
+	if err := s.core.AdvanceFrame(); err != nil {
+		return err
+	}
+	s.rec.confirmed(s.core, s.checks.Interval)
+	// Each frame's checksum while it is held: a fast forward runs past
+	// Capacity.
+	if s.checks.Interval > 0 && s.checks.Next <= f {
+		g := s.checks.Next
+		s.checks.Next += rollnet.Frame(s.checks.Interval)
+		if sum, err := s.core.ChecksumAt(g); err == nil {
+			s.ep.RecordChecksum(&s.checks, g, sum)
 		}
 	}
 	return nil
@@ -227,6 +240,12 @@ func (s *Spectator[S, I]) handle(l *link.Link, typ wire.Type, b []byte) {
 		s.handleInput(l, b)
 	case wire.TypeChecksum:
 		s.ep.RemoteChecksum(l, &s.checks, b)
+	case wire.TypeRejoin:
+		if !wire.IsRepair(b) {
+			l.Malformed()
+			return
+		}
+		s.handleRepair(l, b)
 	default:
 		l.Malformed()
 	}
@@ -307,6 +326,9 @@ func (s *Spectator[S, I]) flush() {
 		m := wire.InputAck{Seq: l.Seq(), Ack: int32(ack), HasChecksum: check, CheckFrame: int32(f), Checksum: sum}
 		s.ep.Send(l, m.Append(s.ep.Buffer()))
 	}
+	if s.rp.want != rollnet.NoFrame {
+		s.rp.askFlush(&s.ep, l)
+	}
 	s.ep.KeepAlive(l, 0)
 }
 
@@ -314,7 +336,13 @@ func (s *Spectator[S, I]) flush() {
 func (s *Spectator[S, I]) Events(dst []rollnet.Event) []rollnet.Event { return s.ep.Events(dst) }
 
 // PeerStats returns the network statistics of the host.
-func (s *Spectator[S, I]) PeerStats() rollnet.PeerStats { return linkStats(s.host) }
+// RepairsTaken counts the desyncs this spectator repaired with the
+// host's state.
+func (s *Spectator[S, I]) PeerStats() rollnet.PeerStats {
+	st := linkStats(s.host)
+	st.RepairsTaken = s.rp.taken
+	return st
+}
 
 // State returns the live state: read it to draw. Set the initial state
 // with SetInitialState (writing through State before the first frame does

@@ -23,7 +23,6 @@ import (
 	"github.com/rollnet/rollnet/internal/fleethost"
 	"github.com/rollnet/rollnet/internal/greeting"
 	"github.com/rollnet/rollnet/internal/wire"
-	"github.com/rollnet/rollnet/playout"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
@@ -177,14 +176,12 @@ type fleetMatchView struct {
 }
 
 func (fh *fleetHost) loop(ctx context.Context) error {
-	step := time.Second / time.Duration(fh.o.fps)
-	ts, err := playout.NewTimestep(playout.TimestepConfig{Step: step})
+	pc, err := newPacer(fh.o.fps)
 	if err != nil {
 		return err
 	}
-	tick := time.NewTicker(step)
-	defer tick.Stop()
-	last, lastLoad := time.Now(), time.Time{}
+	defer pc.stop()
+	var lastLoad time.Time
 	done := ctx.Done()
 	for {
 		select {
@@ -193,9 +190,8 @@ func (fh *fleetHost) loop(ctx context.Context) error {
 			fh.drain("SIGTERM")
 		case <-fh.drainc:
 			fh.drain("asked on the metrics address")
-		case now := <-tick.C:
-			n := ts.Advance(now.Sub(last))
-			last = now
+		case <-pc.tick.C:
+			now, n := pc.owed()
 			if !fh.draining && fh.mem.Draining() {
 				fh.drain("an operator's drain order (drain.<id>)")
 			}

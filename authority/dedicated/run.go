@@ -226,26 +226,23 @@ func Run(ctx context.Context, name string, games []Game, args []string, logs io.
 // loop runs the fixed step on the wall clock until ctx ends or the frame
 // budget is spent, logging what happens to clients.
 func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer) error {
-	step := time.Second / time.Duration(o.fps)
-	ts, err := playout.NewTimestep(playout.TimestepConfig{Step: step})
+	pc, err := newPacer(o.fps)
 	if err != nil {
 		return err
 	}
-	tick := time.NewTicker(step)
-	defer tick.Stop()
+	defer pc.stop()
 	w := watcher{log: log, waiting: o.lim.waitFor > 0}
 	if w.waiting {
 		log.Info("lobby: holding frame 0 until the players are there", "wait_for", o.lim.waitFor, "lobby_timeout", o.lim.lobby)
 	}
-	last, lastStats := time.Now(), time.Now()
+	lastStats := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			log.Info("shutting down: telling the clients", "frame", h.Frame())
 			return nil
-		case now := <-tick.C:
-			n := ts.Advance(now.Sub(last))
-			last = now
+		case <-pc.tick.C:
+			now, n := pc.owed()
 			for range n {
 				if o.frames > 0 && int(h.Frame()) >= o.frames {
 					log.Info("frame budget spent", "frames", o.frames)
@@ -265,6 +262,38 @@ func loop(ctx context.Context, h host, o options, log *slog.Logger, a announcer)
 		}
 	}
 }
+
+// pacer runs the fixed step on the wall clock: at each tick of its
+// ticker, owed is the number of frames due since the last.
+type pacer struct {
+	tick *time.Ticker
+	ts   *playout.Timestep
+	last time.Time
+}
+
+func newPacer(fps int) (*pacer, error) {
+	step := time.Second / time.Duration(fps)
+	ts, err := playout.NewTimestep(playout.TimestepConfig{Step: step})
+	if err != nil {
+		return nil, err
+	}
+	return &pacer{tick: time.NewTicker(step), ts: ts, last: time.Now()}, nil
+}
+
+// owed returns the time now and the frames due by then (at most the
+// timestep's cap), after a tick of p.tick. It reads the clock rather
+// than taking the tick's value: a ticker read late hands over the time
+// the missed tick was due, so a host whose process paused would run one
+// frame on waking and the others a tick later, its clients a tick longer
+// without a state. Read now, it runs every frame it owes at once.
+func (p *pacer) owed() (time.Time, int) {
+	now := time.Now()
+	n := p.ts.Advance(now.Sub(p.last))
+	p.last = now
+	return now, n
+}
+
+func (p *pacer) stop() { p.tick.Stop() }
 
 // announcer sends, after each frame, the game's own message (Sim.Announce)
 // to every connected client, and four times a second

@@ -68,3 +68,54 @@ func TestGridAgreesWithBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// Entities inserted again move: within their cell, to another, after a
+// Clear; every query still agrees with a brute force over the present
+// ones, however many moved since the grid was last laid out.
+func TestGridMovesAgreeWithBruteForce(t *testing.T) {
+	const n = 400
+	g := NewGrid(5, n)
+	xs, ys, in := make([]float32, n), make([]float32, n), make([]bool, n)
+	r := uint64(7)
+	next := func(m uint64) float32 {
+		r ^= r << 13
+		r ^= r >> 7
+		r ^= r << 17
+		return float32(r%m) / 10
+	}
+	var got []int32
+	for round := range 60 {
+		switch {
+		case round%20 == 10: // a Clear, then some of them back
+			g.Clear()
+			clear(in)
+			for i := 0; i < n; i += 3 {
+				g.Insert(i, xs[i], ys[i])
+				in[i] = true
+			}
+		default:
+			for range 1 + round%7*10 { // a few to many moves
+				i := int(next(n * 10))
+				if round%2 == 0 { // a step, mostly within its cell
+					xs[i], ys[i] = xs[i]+next(20)-1, ys[i]+next(20)-1
+				} else {
+					xs[i], ys[i] = next(1000)-50, next(1000)-50
+				}
+				g.Insert(i, xs[i], ys[i])
+				in[i] = true
+			}
+		}
+		for _, q := range [][3]float32{{0, 0, 10}, {-30, 20, 7}, {40, 40, 3}, {0, 0, 300}, {10, 10, 0}} {
+			seen := map[int32]bool{}
+			got = g.AppendNear(got[:0], q[0], q[1], q[2])
+			for _, i := range got {
+				require.False(t, seen[i], "index %d twice", i)
+				seen[i] = true
+			}
+			for i := range xs {
+				dx, dy := xs[i]-q[0], ys[i]-q[1]
+				require.Equal(t, in[i] && dx*dx+dy*dy <= q[2]*q[2], seen[int32(i)], "round %d, index %d, query %v", round, i, q)
+			}
+		}
+	}
+}

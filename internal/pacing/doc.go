@@ -21,6 +21,9 @@
 //   - History keeps the states of the newest frames by frame, and gives the
 //     two to blend (and the weight) for the Clock's T, bridging a frame the
 //     playout jumped over and holding at the newest.
+//   - Advice is a host's time-dilation advice to one client from how
+//     early its inputs arrive (their margin): the whole-world host's and
+//     the entity host's.
 //   - RTT (RFC 6298 mean, deviation, minimum), ClockSync (offset and skew
 //     by least squares over a window) and Arrival (send interval between
 //     declared frames, lateness, jitter, the render delay a stream needs)
