@@ -42,6 +42,10 @@ const (
 	bigBudget = 8000
 	bigWarmup = 120
 	bigTicks  = 300
+	// bigInterestEvery: the host asks about a client's interest every
+	// fourth tick, as a game with the default hysteresis (30 ticks) may;
+	// an entity enters up to 3 ticks (50 ms) late.
+	bigInterestEvery = 4
 )
 
 type bigWorld struct {
@@ -177,7 +181,7 @@ func runBigWorld(b *testing.B, entities, clients int) bigResult {
 	}
 	hep.ExpectAnyone()
 	host, err := replica.NewHost(replica.HostConfig{
-		Capacity: entities, Size: bigSize, Encode: w.encode, BytesPerSecond: bigBudget,
+		Capacity: entities, Size: bigSize, Encode: w.encode, BytesPerSecond: bigBudget, InterestEvery: bigInterestEvery,
 		Interest: func(c int, dst []int32) []int32 { return w.grid.AppendNear(dst, w.x[c], w.y[c], bigRadius) },
 	})
 	if err != nil {

@@ -22,7 +22,8 @@
 // entity's wire encoding (the game's quantization; the host's state stays
 // exact) and notes which encodings changed. Host.Append then builds each
 // client's update: HostConfig.Interest names the relevant entities (a
-// Grid answers by distance); one relevant for the first time is entered
+// Grid answers by distance; the host asks about each client every
+// HostConfig.InterestEvery ticks); one relevant for the first time is entered
 // (its whole encoding), one whose encoding changed since the newest state
 // that client acknowledged of it is changed (its whole encoding again,
 // absolute, so applying it twice or late is harmless), and one irrelevant

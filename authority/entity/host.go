@@ -1,8 +1,9 @@
 package entity
 
 import (
-	"bytes"
+	"encoding/binary"
 	"fmt"
+	mbits "math/bits"
 	"slices"
 
 	"github.com/rollnet/rollnet"
@@ -51,6 +52,15 @@ type HostConfig struct {
 	// Linger is how many ticks an entity stays in a client's set after
 	// it was last relevant (the hysteresis on leaving). Zero means 30.
 	Linger int
+	// InterestEvery is how many ticks apart the host asks Interest about
+	// one client (1 to Linger): each tick it asks about a share of the
+	// clients, so the queries cost 1/InterestEvery of asking every client
+	// every tick. An entity that becomes relevant enters up to
+	// InterestEvery-1 ticks late, and Linger counts from the last time
+	// Interest named it. The host asks about a client the first time
+	// its update is built, whatever the tick. Zero means 1: every client,
+	// every tick.
+	InterestEvery int
 }
 
 // Host replicates a game's entity table to clients: per client, the
@@ -60,15 +70,22 @@ type HostConfig struct {
 // client's budget. It does no I/O: the game moves its updates and acks.
 // A Host is not safe for concurrent use.
 type Host struct {
-	cfg       HostConfig
-	tick      uint32
-	slots     []Slot
-	cur       []byte   // by index: Size bytes of this tick's encoding
-	scratch   []byte   // one encoding
-	changedAt []uint32 // by index: the tick its encoding was last seen to change
-	encodedAt []uint32 // by index: the tick it was last encoded
-	clients   []*hostClient
-	free      []int
+	cfg     HostConfig
+	tick    uint32
+	slots   []Slot
+	cur     []byte     // by index: Size bytes of this tick's encoding
+	scratch []byte     // one encoding
+	enc     []encState // by index
+	mark    []uint32   // by index: the stamp of the interest query that named it
+	stamp   uint32     // of the client being appended: it named an index marked stamp, claimed one stamp+1
+	clients []*hostClient
+	free    []int
+}
+
+// encState is when an entity was last encoded, and when its encoding
+// was last seen to change.
+type encState struct {
+	encodedAt, changedAt uint32
 }
 
 // NewHost returns a host for a table of cfg.Capacity entities.
@@ -80,8 +97,8 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		return nil, fmt.Errorf("%w: entity: Size %d, want 1 to 1024", rollnet.ErrConfig, cfg.Size)
 	case cfg.Encode == nil || cfg.Interest == nil:
 		return nil, fmt.Errorf("%w: entity: Encode and Interest are required", rollnet.ErrConfig)
-	case cfg.BytesPerSecond < 0 || cfg.TickRate < 0 || cfg.MTU < 0 || cfg.Linger < 0:
-		return nil, fmt.Errorf("%w: entity: negative BytesPerSecond, TickRate, MTU or Linger", rollnet.ErrConfig)
+	case cfg.BytesPerSecond < 0 || cfg.TickRate < 0 || cfg.MTU < 0 || cfg.Linger < 0 || cfg.InterestEvery < 0:
+		return nil, fmt.Errorf("%w: entity: negative BytesPerSecond, TickRate, MTU, Linger or InterestEvery", rollnet.ErrConfig)
 	}
 	if cfg.BytesPerSecond == 0 {
 		cfg.BytesPerSecond = 16000
@@ -95,15 +112,21 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if cfg.Linger == 0 {
 		cfg.Linger = 30
 	}
+	if cfg.InterestEvery == 0 {
+		cfg.InterestEvery = 1
+	}
+	if cfg.InterestEvery > cfg.Linger {
+		return nil, fmt.Errorf("%w: entity: InterestEvery %d is past Linger %d: an entity named at every question would leave between them", rollnet.ErrConfig, cfg.InterestEvery, cfg.Linger)
+	}
 	if cfg.MTU < updateHeaderMax+8+cfg.Size {
 		return nil, fmt.Errorf("%w: entity: MTU %d holds no record of Size %d", rollnet.ErrConfig, cfg.MTU, cfg.Size)
 	}
 	return &Host{
-		cfg:       cfg,
-		cur:       make([]byte, cfg.Capacity*cfg.Size),
-		scratch:   make([]byte, cfg.Size),
-		changedAt: make([]uint32, cfg.Capacity),
-		encodedAt: make([]uint32, cfg.Capacity),
+		cfg:     cfg,
+		cur:     make([]byte, cfg.Capacity*cfg.Size),
+		scratch: make([]byte, cfg.Size),
+		enc:     make([]encState, cfg.Capacity),
+		mark:    make([]uint32, cfg.Capacity),
 	}, nil
 }
 
@@ -161,18 +184,40 @@ func (h *Host) Tick(slots []Slot) {
 // a change is seen at the tick it is first looked at, never after a
 // state of it was sent (sending encodes), so a client that acknowledged
 // an older state is sent the new one.
-func (h *Host) encode(idx uint32) {
-	if h.encodedAt[idx] == h.tick {
-		return
+func (h *Host) encode(idx uint32) uint32 {
+	st := &h.enc[idx]
+	if st.encodedAt == h.tick {
+		return st.changedAt
 	}
-	h.encodedAt[idx] = h.tick
+	st.encodedAt = h.tick
 	size := h.cfg.Size
 	h.cfg.Encode(h.scratch, int(idx))
-	cur := h.cur[int(idx)*size : (int(idx)+1)*size]
-	if !bytes.Equal(cur, h.scratch) {
-		copy(cur, h.scratch)
-		h.changedAt[idx] = h.tick
+	if refresh(h.cur[int(idx)*size:(int(idx)+1)*size], h.scratch) {
+		st.changedAt = h.tick
 	}
+	return st.changedAt
+}
+
+// refresh copies next over cur (as long) and says whether they differed.
+// It works 8 bytes at a time, since encodings are short and a call to
+// compare and another to copy cost more than the bytes.
+func refresh(cur, next []byte) (changed bool) {
+	next = next[:len(cur)]
+	for len(cur) >= 8 {
+		a, b := binary.LittleEndian.Uint64(cur), binary.LittleEndian.Uint64(next)
+		if a != b {
+			binary.LittleEndian.PutUint64(cur, b)
+			changed = true
+		}
+		cur, next = cur[8:], next[8:]
+	}
+	for i := range cur {
+		if cur[i] != next[i] {
+			cur[i] = next[i]
+			changed = true
+		}
+	}
+	return changed
 }
 
 // Append appends the client's update for this tick to dst and returns
@@ -186,8 +231,7 @@ func (h *Host) Append(dst []byte, client int) []byte {
 	}
 	rate := int64(h.cfg.TickRate)
 	c.tokens = min(c.tokens+int64(h.cfg.BytesPerSecond), int64(h.cfg.MTU+overhead)*rate+int64(h.cfg.BytesPerSecond))
-	h.interest(client, c)
-	h.candidates(client, c)
+	h.gather(client, c)
 	limit := min(int64(h.cfg.MTU), c.tokens/rate-overhead)
 	announce := c.announce && h.tick-c.announced > uint32(c.rtt)+2
 	if (len(c.cands) == 0 && !announce) || limit < int64(updateHeaderMax+8) {
@@ -196,83 +240,112 @@ func (h *Host) Append(dst []byte, client int) []byte {
 	return h.write(dst, c, int(limit))
 }
 
-// interest asks the game which entities are relevant to the client, and
-// starts an entry for each one new to it.
-func (h *Host) interest(client int, c *hostClient) {
-	c.interest = h.cfg.Interest(client, c.interest[:0])
-	for _, idx := range c.interest {
-		if idx < 0 || int(idx) >= len(h.slots) || !h.slots[idx].Live {
-			continue
-		}
-		if p := c.pos.get(uint32(idx)); p >= 0 {
-			if e := &c.entries[p]; e.key.Gen == h.slots[idx].Gen {
-				e.lastRelevant = h.tick
-			}
-			continue // or the old occupant is still leaving
-		}
-		c.pos.set(uint32(idx), int32(len(c.entries)))
-		c.entries = append(c.entries, entry{
-			key:          Key{Index: uint32(idx), Gen: h.slots[idx].Gen},
-			since:        c.nextSeq,
-			lastRelevant: h.tick,
-		})
+// gather asks the game which entities are relevant to the client,
+// starts an entry for each one new to it, decides for each entry whether
+// it is in the set and what it needs sent, adds to the priority of those
+// that need something, and lists them (c.cands). The indices the game
+// names are marked in a table shared by the clients, so an entry finds
+// whether it was named without a lookup.
+func (h *Host) gather(client int, c *hostClient) {
+	every := uint32(h.cfg.InterestEvery)
+	ask := every == 1 || !c.asked || (h.tick+uint32(client))%every == 0
+	c.interest = c.interest[:0]
+	if ask {
+		c.asked = true
+		c.interest = h.cfg.Interest(client, c.interest)
 	}
-}
-
-// candidates decides, for each entry, whether it is in the set and what
-// it needs sent, adds to the priority of those that need something, and
-// lists them (c.cands).
-func (h *Host) candidates(client int, c *hostClient) {
+	if h.stamp += 2; h.stamp < 2 { // wrapped: no mark may still claim the new stamp
+		clear(h.mark)
+		h.stamp = 2
+	}
+	named, claimed := h.stamp, h.stamp+1 // a tick without a question marks nothing named
+	mark := h.mark
+	for _, idx := range c.interest {
+		if uint32(idx) < uint32(len(mark)) {
+			mark[idx] = named
+		}
+	}
 	c.cands = c.cands[:0]
-	wait := uint32(c.rtt) + 2
+	c.minLen = 1 << 30
 	for i := 0; i < len(c.entries); {
 		e := &c.entries[i]
 		idx := e.key.Index
 		s := h.slots[idx]
+		if mark[idx] == named {
+			mark[idx] = claimed // an old occupant still leaving holds the index
+			if s.Live && s.Gen == e.key.Gen {
+				e.lastRelevant = h.tick
+			}
+		}
 		e.want = s.Live && s.Gen == e.key.Gen && h.tick-e.lastRelevant <= uint32(h.cfg.Linger)
 		if !e.want && !e.sentState && !e.ackedIn {
 			c.remove(i) // the client was never told of it: forget it
 			continue
 		}
-		var need bool
-		if e.want {
-			h.encode(idx)
-			changed := h.changedAt[idx]
-			need = !e.ackedIn || changed > e.ackedTick
-			if need && e.lastSentState && e.sentTick >= changed && h.tick-e.sentTick < wait {
-				need = false // what was sent is current and may still be acknowledged
-			}
-		} else {
-			need = e.lastSentState || h.tick-e.sentTick >= wait
-		}
-		if need {
-			w := float32(1)
-			if h.cfg.Priority != nil && e.want {
-				w += max(h.cfg.Priority(client, int(idx)), 0)
-			}
-			e.prio += w
-			c.cands = append(c.cands, cand{prio: e.prio, index: idx, pos: int32(i)})
-		}
+		h.consider(client, c, e, int32(i))
 		i++
 	}
+	for _, idx := range c.interest {
+		if uint32(idx) >= uint32(len(mark)) || mark[idx] != named || !h.slots[idx].Live {
+			continue // out of range, held already, repeated or free
+		}
+		mark[idx] = claimed
+		i := len(c.entries)
+		c.pos.set(uint32(idx), int32(i))
+		c.entries = append(c.entries, entry{
+			key:          Key{Index: uint32(idx), Gen: h.slots[idx].Gen},
+			since:        c.nextSeq,
+			lastRelevant: h.tick,
+			want:         true,
+		})
+		h.consider(client, c, &c.entries[i], int32(i))
+	}
+}
+
+// consider lists entry e (at pos) as a candidate when it needs sending,
+// adding to its priority.
+func (h *Host) consider(client int, c *hostClient, e *entry, pos int32) {
+	idx := e.key.Index
+	var need bool
+	if e.want {
+		changed := h.encode(idx)
+		need = !e.ackedIn || changed > e.ackedTick
+		if need && e.lastSentState && e.sentTick >= changed && h.tick-e.sentTick < uint32(c.rtt)+2 {
+			need = false // what was sent is current and may still be acknowledged
+		}
+	} else {
+		need = e.lastSentState || h.tick-e.sentTick >= uint32(c.rtt)+2
+	}
+	if !need {
+		return
+	}
+	w := float32(1)
+	if h.cfg.Priority != nil && e.want {
+		w += max(h.cfg.Priority(client, int(idx)), 0)
+	}
+	e.prio += w
+	n := recordLen(idx, 0, kindLeft, e.key.Gen, 0)
+	if e.want {
+		n += h.cfg.Size
+	}
+	c.minLen = min(c.minLen, n)
+	c.cands = append(c.cands, cand{prio: e.prio, index: idx, pos: pos, n: int32(n)})
 }
 
 // write appends an update of the highest-priority candidates that fit
 // in limit bytes and in the record ring.
 func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
-	slices.SortFunc(c.cands, byPriority)
 	room := c.recordRoom()
 	used := updateHeaderMax
 	c.sel = c.sel[:0]
-	for _, cd := range c.cands {
-		if len(c.sel) == room {
-			break
-		}
-		e := &c.entries[cd.pos]
-		n := recordLen(cd.index, 0, kindLeft, e.key.Gen, 0)
-		if e.want {
-			n += h.cfg.Size
-		}
+	// Highest priority first, from a heap: only what is sent, and what is
+	// passed over on the way, is ordered.
+	heap := c.cands
+	heapify(heap)
+	for len(heap) > 0 && len(c.sel) < room && used+c.minLen <= limit {
+		cd := heap[0]
+		heap = popHeap(heap)
+		n := int(cd.n)
 		if used+n > limit {
 			continue // a smaller record may still fit
 		}
@@ -292,6 +365,7 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	*pk = packet{seq: seq, tick: h.tick, start: c.recHead, n: uint32(len(c.sel))}
 	next := uint32(0)
 	size := h.cfg.Size
+	ring := int(c.recHead % uint64(len(c.recs))) // divided once, not per record
 	for _, sel := range c.sel {
 		idx := uint32(sel >> 32)
 		e := &c.entries[uint32(sel)]
@@ -306,7 +380,10 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 		}
 		dst = appendRecord(dst, next, r)
 		next = idx + 1
-		c.recs[c.recHead%uint64(len(c.recs))] = idx<<2 | uint32(r.kind)
+		c.recs[ring] = idx<<2 | uint32(r.kind)
+		if ring++; ring == len(c.recs) {
+			ring = 0
+		}
 		c.recHead++
 		e.prio = 0
 		e.sentTick = h.tick
@@ -358,13 +435,26 @@ func (h *Host) Receive(client int, b []byte) error {
 	c.acksThisTick++
 	c.stats.Acks++
 	c.announce = false
-	for i := ackWindow - 1; i >= 0; i-- {
-		if a.bits&(1<<i) != 0 && a.seq > uint32(i)+1 {
-			h.acked(c, a.seq-1-uint32(i), false)
+	// Only the updates this ack names for the first time are applied:
+	// c.ackBits says which of the 64 before c.ackSeq an earlier ack named.
+	var known uint64
+	if d := a.seq - c.ackSeq; c.ackSeq > 0 && a.seq >= c.ackSeq && d < 64 {
+		known = c.ackBits << d
+		if d > 0 {
+			known |= 1 << (d - 1) // c.ackSeq itself
 		}
 	}
+	bits := a.bits
+	if a.seq <= ackWindow {
+		bits &= 1<<(a.seq-1) - 1 // none before update 1
+	}
+	for todo := bits &^ known; todo != 0; {
+		i := 63 - mbits.LeadingZeros64(todo) // oldest first
+		todo &^= 1 << i
+		h.acked(c, a.seq-1-uint32(i), false)
+	}
 	h.acked(c, a.seq, true)
-	c.ackSeq, c.ackNumber = a.seq, a.number
+	c.ackSeq, c.ackNumber, c.ackBits = a.seq, a.number, bits|known
 	if a.digest != c.digest || int(a.count) != c.count {
 		c.stats.Mismatches++
 		c.rebuild()
@@ -383,8 +473,12 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 	if newest {
 		c.rtt += (float32(h.tick-pk.tick) - c.rtt) / 8
 	}
-	for i := range uint64(pk.n) {
-		r := c.recs[(pk.start+i)%uint64(len(c.recs))]
+	ring := int(pk.start % uint64(len(c.recs))) // divided once, not per record
+	for range pk.n {
+		r := c.recs[ring]
+		if ring++; ring == len(c.recs) {
+			ring = 0
+		}
 		idx := r >> 2
 		p := c.pos.get(idx)
 		if p < 0 {

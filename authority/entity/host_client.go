@@ -6,8 +6,10 @@ type hostClient struct {
 	entries  []entry
 	interest []int32
 	cands    []cand
+	minLen   int      // the shortest record of cands
 	sel      []uint64 // index<<32 | entry
 
+	asked   bool // Interest was asked about it
 	nextSeq uint32
 	packets [packetRing]packet // by seq % packetRing
 	recs    []uint32           // ring of records sent: index<<2 | kind
@@ -17,6 +19,7 @@ type hostClient struct {
 	announce     bool   // a rebuild not yet acked: send updates even without records
 	announced    uint32 // the tick of the last update sent
 	ackSeq       uint32 // newest update acked, this epoch
+	ackBits      uint64 // bit i: update ackSeq-1-i was named by an ack
 	ackNumber    uint32 // the number of the last ack read
 	acksThisTick int
 	tokens       int64 // budget, in bytes times TickRate
@@ -61,21 +64,46 @@ type cand struct {
 	prio  float32
 	index uint32
 	pos   int32 // its entry
+	n     int32 // its record's length
 }
 
-// byPriority sorts highest priority first, then lowest index.
-func byPriority(a, b cand) int {
-	switch {
-	case a.prio > b.prio:
-		return -1
-	case a.prio < b.prio:
-		return 1
-	case a.index < b.index:
-		return -1
-	case a.index > b.index:
-		return 1
+// before says whether a goes before b: higher priority first, then lower
+// index.
+func before(a, b cand) bool {
+	return a.prio > b.prio || a.prio == b.prio && a.index < b.index
+}
+
+// heapify orders cs as a heap: cs[0] goes before the others.
+func heapify(cs []cand) {
+	for i := len(cs)/2 - 1; i >= 0; i-- {
+		siftDown(cs, i)
 	}
-	return 0
+}
+
+// popHeap removes cs[0] from the heap cs and returns the rest, a heap.
+func popHeap(cs []cand) []cand {
+	n := len(cs) - 1
+	cs[0] = cs[n]
+	cs = cs[:n]
+	siftDown(cs, 0)
+	return cs
+}
+
+func siftDown(cs []cand, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(cs) {
+			return
+		}
+		if r := l + 1; r < len(cs) && before(cs[r], cs[l]) {
+			l = r
+		}
+		if !before(cs[l], cs[i]) {
+			return
+		}
+		cs[i], cs[l] = cs[l], cs[i]
+		i = l
+	}
 }
 
 // remove forgets entry i.
@@ -106,7 +134,7 @@ func (c *hostClient) recordRoom() int {
 func (c *hostClient) rebuild() {
 	c.epoch++
 	c.announce = true
-	c.ackSeq = 0
+	c.ackSeq, c.ackBits = 0, 0
 	c.digest, c.count = 0, 0
 	for i := range c.packets {
 		c.packets[i].acked = true // acks of the old epoch name them

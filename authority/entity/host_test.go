@@ -3,6 +3,7 @@ package entity
 import (
 	"testing"
 
+	"github.com/rollnet/rollnet"
 	"github.com/stretchr/testify/require"
 )
 
@@ -130,4 +131,50 @@ func TestBudgetBoundsBytes(t *testing.T) {
 	sent := s.Bytes + overhead*s.Updates
 	require.LessOrEqual(t, sent, uint64(bps*ticks/60+bps+1300))
 	require.Greater(t, sent, uint64(bps*ticks/60*9/10), "the budget was not used")
+}
+
+// With InterestEvery 4 the host asks about each client every fourth
+// tick; the sets still come to what interest names, under loss, and
+// agree.
+func TestInterestEveryAsksAboutEachClientInTurn(t *testing.T) {
+	w := newWorld(512)
+	p := newPair(t, w, 4, HostConfig{BytesPerSecond: 64000, Linger: 10, InterestEvery: 4})
+	asked := make([]int, 4)
+	p.host.cfg.Interest = func(c int, dst []int32) []int32 {
+		asked[c]++
+		return w.interest(c, dst)
+	}
+	p.loss = 5
+	p.buf = make([]byte, 0, 1500)
+	for tick := range 600 {
+		w.moveSome(tick, 7)
+		for ci := range w.viewers {
+			w.viewers[ci] = [2]int16{int16((tick/4 + ci*40) % 128), int16(ci * 20)}
+		}
+		p.tick()
+	}
+	p.settle()
+	p.requireAgree()
+	for ci, n := range asked {
+		require.InDelta(t, (600+120)/4, n, 1, "client %d asked about %d times in 720 ticks", ci, n)
+		require.Zero(t, p.host.Stats(p.ids[ci]).Mismatches)
+	}
+
+	_, err := NewHost(HostConfig{Capacity: 8, Size: 4, Encode: w.encode, Interest: w.interest, Linger: 3, InterestEvery: 4})
+	require.ErrorIs(t, err, rollnet.ErrConfig, "an entity named at every question would leave between them")
+}
+
+func TestRefreshCopiesAndSaysWhetherChanged(t *testing.T) {
+	for size := 1; size <= 20; size++ {
+		for at := range size {
+			cur, next := make([]byte, size), make([]byte, size)
+			for i := range next {
+				cur[i], next[i] = byte(i), byte(i)
+			}
+			require.False(t, refresh(cur, next), "size %d", size)
+			next[at]++
+			require.True(t, refresh(cur, next), "size %d, byte %d", size, at)
+			require.Equal(t, next, cur)
+		}
+	}
 }
