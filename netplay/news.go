@@ -80,6 +80,21 @@ type Stats struct {
 	// against the client's previous input's.
 	Rewinds, SightsTooOld, SightsTooNew, SightJumps uint64
 
+	// Input timing. On an entity host (EntityConfig), over its clients:
+	// InputsLate counts the inputs that arrived after their tick
+	// went without them, InputsTooEarly those refused because more than
+	// the backlog the client's link allows were waiting (both dropped),
+	// InputsSkipped the inputs missing when needed while newer ones had
+	// come, and InputsHeld the ticks a client's next input had not come
+	// (each time its last input was applied again, which its prediction
+	// did not do). On an authoritative client (entities or the whole
+	// world): InputLead is how early its inputs reach the host, in ticks
+	// (smoothed; entities: how many were waiting when the host needed
+	// one), and TimeScale the rate its ticks run at, the host's advice
+	// (1.05: 5% fast) to keep that lead a little over 1.
+	InputsLate, InputsTooEarly, InputsSkipped, InputsHeld uint64
+	InputLead, TimeScale                                  float64
+
 	// Placement is the fleet's answer for a match started with
 	// Config.Fleet (its host, address and room; Grant cleared: used), once
 	// the match is placed; zero (Host "") before, and for a match not
