@@ -225,6 +225,7 @@ func (d *clientDriver[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	s.Rollbacks, s.Resimulated, s.RTT = st.Mismatches, st.ResimulatedFrames, st.RTT
 	s.BytesSent, s.BytesReceived = st.Link.BytesSent, st.Link.BytesReceived
 	s.Compared, s.Agreed = st.StatesVerified+st.StatesUnverified, st.StatesVerified
+	s.InputLead, s.TimeScale = st.Depth, 1+st.Rate
 	return s, d.m.gate.hostPeer()
 }
 

@@ -22,13 +22,17 @@ const entityHistory = 6
 // relevant to it (entity.Client), its own entity predicted from its
 // inputs and redone from the host's encoding when they differ, and the
 // others decoded at one render time T (a playout clock steered by the
-// host's ticks) into its world.
+// host's ticks) into its world. Its inputs are steps of a
+// playout.Timestep at the rate the host advises (pacing.Advice: a few
+// inputs waiting on the host when it needs one, and no more), so a game
+// whose ticks come in bursts sends inputs the host takes in order.
 type entityClient[S any, I comparable] struct {
 	m      *Match[S, I]
 	ec     EntityConfig[S, I]
 	host   transport.Peer
 	mirror *entity.Client
 	clock  *pacing.Clock
+	ts     *playout.Timestep
 	world  S
 
 	slot      int    // -1 until welcomed
@@ -41,6 +45,9 @@ type entityClient[S any, I comparable] struct {
 	own       int32  // the entity this player controls, -1 for none
 	ownGen    uint16
 	acked     uint32 // the newest input the host applied
+	lead      uint16 // the host's advice: its inputs waiting (tenths), and the rate (thousandths)
+	rate      int16
+	cmpTick   uint32 // the host tick of the newest state compared
 	pending   entityState
 	pendBuf   []byte
 	hasPend   bool
@@ -51,6 +58,7 @@ type entityClient[S any, I comparable] struct {
 	out       []byte
 	inputSize int
 	started   bool // a state arrived
+	again     bool // send the inputs again at the next tick
 
 	compared, agreed, corrections uint64
 	malformed, sent, received     uint64
@@ -101,7 +109,11 @@ func (d *entityClient[S, I]) connect() error {
 		if err != nil {
 			return fmt.Errorf("netplay: %w", err)
 		}
-		d.host, d.mirror, d.clock = pe.id, mirror, clock
+		ts, err := playout.NewTimestep(playout.TimestepConfig{Step: time.Second / time.Duration(m.cfg.FrameRate), MaxSteps: clientBurst})
+		if err != nil {
+			return fmt.Errorf("netplay: %w", err)
+		}
+		d.host, d.mirror, d.clock, d.ts = pe.id, mirror, clock, ts
 		d.pred = make([]byte, inputRing*ec.Size)
 		d.pendBuf = make([]byte, ec.Size)
 		d.out = make([]byte, 0, transport.MaxDatagram)
@@ -151,8 +163,20 @@ func (d *entityClient[S, I]) tick(in I, now time.Time) error {
 		m.left(d.host, "the host "+m.nameOf(d.host), entityFrame(d.newest), "")
 		return nil
 	}
+	heard := d.hasPend // a state to acknowledge
 	d.reconcile()
-	d.step(in)
+	_ = d.ts.SetScale(1 + float64(d.rate)/1000)
+	n := d.ts.Advance(dt)
+	for range n {
+		d.step(in)
+	}
+	// Sent when there are new inputs or updates to acknowledge, and once
+	// more at the next tick after new inputs: a burst's message lost
+	// would leave the host without inputs until the next burst.
+	if n > 0 || heard || d.again {
+		d.sendInputs()
+	}
+	d.again = n > 0
 	d.clock.Advance(dt)
 	d.draw()
 	m.st.Phase, m.st.Advanced = Synchronizing, false
@@ -206,8 +230,10 @@ func (d *entityClient[S, I]) receive(b []byte, now time.Time) error {
 		if !d.started || s.tick > d.newest {
 			d.started = true
 			d.newest = s.tick
+			d.lead, d.rate = s.lead, s.rate
 			d.clock.Observe(int32(s.tick))
 		}
+		d.compare(s)
 		if d.slot >= 0 && s.input <= d.seq && (!d.hasPend || s.input >= d.pending.input) {
 			d.pending = s
 			if s.own >= 0 {
@@ -223,9 +249,30 @@ func (d *entityClient[S, I]) receive(b []byte, now time.Time) error {
 	return nil
 }
 
-// reconcile compares the host's encoding of the own entity after input K
-// with what this client predicted after K; equal (the common case) costs
-// nothing, different takes the host's and predicts again from K+1.
+// compare counts a state's agreement with this client's prediction: the
+// host's encoding of the own entity after input K (and the ticks it held
+// K for want of the next) against what this client predicted after K.
+// Every state whose K it predicted counts once, duplicates and older
+// ones not, however many arrive between two of its ticks.
+func (d *entityClient[S, I]) compare(s entityState) {
+	k := s.input
+	if d.slot < 0 || s.own < 0 || s.own != d.own || s.ownGen != d.ownGen || k == 0 || k > d.seq || d.predSeq[k%inputRing] != k {
+		return
+	}
+	if s.tick <= d.cmpTick {
+		return
+	}
+	d.cmpTick = s.tick
+	d.compared++
+	size := d.ec.Size
+	if equalEncoding(d.pred[int(k%inputRing)*size:int(k%inputRing+1)*size], s.ownState) {
+		d.agreed++
+	}
+}
+
+// reconcile checks the host's encoding of the own entity after input K
+// against what this client predicted after K; equal (the common case)
+// costs nothing, different takes the host's and predicts again from K+1.
 func (d *entityClient[S, I]) reconcile() {
 	if !d.hasPend {
 		return
@@ -241,12 +288,9 @@ func (d *entityClient[S, I]) reconcile() {
 	size := d.ec.Size
 	k := p.input
 	held := p.own == d.own && p.ownGen == d.ownGen && slots[p.own].Live && slots[p.own].Gen == p.ownGen
-	if held && k > 0 && d.predSeq[k%inputRing] == k {
-		d.compared++
-		if equalEncoding(d.pred[int(k%inputRing)*size:int(k%inputRing+1)*size], p.ownState) {
-			d.agreed++
-			return
-		}
+	if held && k > 0 && d.predSeq[k%inputRing] == k &&
+		equalEncoding(d.pred[int(k%inputRing)*size:int(k%inputRing+1)*size], p.ownState) {
+		return
 	}
 	if held {
 		d.corrections++
@@ -271,15 +315,22 @@ func (d *entityClient[S, I]) predict(q uint32) {
 	d.predSeq[q%inputRing] = q
 }
 
-// step takes this tick's input: predicts the own entity and sends the
-// inputs the host has not applied, newest first, with what was drawn
-// when each was made and the mirror's ack.
+// step takes one step's input: predicts the own entity.
 func (d *entityClient[S, I]) step(in I) {
 	d.seq++
 	d.ins[d.seq%inputRing] = in
 	d.sights[d.seq%inputRing] = d.drawn
 	if d.own >= 0 {
 		d.predict(d.seq)
+	}
+}
+
+// sendInputs sends the inputs the host has not applied (at most
+// maxInputs), newest first, with what was drawn when each was made and
+// the mirror's ack.
+func (d *entityClient[S, I]) sendInputs() {
+	if d.seq == 0 {
+		return
 	}
 	n := int(min(d.seq-d.acked, maxInputs))
 	n = max(n, 1)
@@ -341,6 +392,10 @@ func (d *entityClient[S, I]) checksumAt(rollnet.Frame) (uint32, error) { return 
 func (d *entityClient[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	ms := d.mirror.Stats()
 	s.Rollbacks, s.Compared, s.Agreed = d.corrections, d.compared, d.agreed
+	s.InputLead, s.TimeScale = float64(d.lead)/10, 1+float64(d.rate)/1000
+	if d.ts != nil {
+		s.TimeScale = d.ts.Scale()
+	}
 	s.Rebuilds = ms.Divergences
 	s.Malformed += d.malformed + ms.Malformed
 	s.BytesSent, s.BytesReceived = d.sent, d.received

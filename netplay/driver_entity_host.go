@@ -3,11 +3,13 @@ package netplay
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/authority/entity"
 	"github.com/rollnet/rollnet/internal/greeting"
+	"github.com/rollnet/rollnet/internal/pacing"
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport"
 )
@@ -18,11 +20,22 @@ const (
 	// what a client's joins can make the host send is bounded by time,
 	// not by how often it asks.
 	welcomeEvery = 10
-	// inputRing holds a client's inputs by number.
-	inputRing = 32
-	// maxBacklog is the most inputs a client may have waiting; past it
-	// the oldest are dropped (it ran ahead, or a burst arrived).
-	maxBacklog = 6
+	// inputRing holds a client's inputs by number (and a client's
+	// predictions): the largest backlog and a round trip beside it.
+	inputRing = 64
+	// minBacklog and clientBurst size the inputs a client may have
+	// waiting (entityPeer.backlog): at least minBacklog; a client steps
+	// at most clientBurst ticks at once after a stall (its timestep's
+	// cap, 250 ms at 60 Hz), and sends them in one message.
+	minBacklog  = 8
+	clientBurst = 15
+	// leadTarget is how many of a client's inputs the host wants waiting
+	// when it needs one (authority's TargetDepth): one, and one spare;
+	// the advice deepens it by the tail of the margins' dips.
+	leadTarget = 2
+	// maxAdvice bounds the advice, in thousandths (the client's
+	// timestep clamps it to its MaxScale, 10%, too).
+	maxAdvice = 100
 	// maxEntityMessages bounds the messages the host reads from one
 	// client per tick; more are counted and dropped.
 	maxEntityMessages = 8
@@ -64,15 +77,21 @@ type entityPeer[I comparable] struct {
 	newest   uint32           // newest input number received
 	applied  uint32           // newest applied
 	last     I
-	heard    uint32 // the tick it was last heard
-	welcomed uint32 // the tick of its last welcome (+1; 0 none)
-	msgs     int    // messages read this tick
+	adv      pacing.Advice // the timing advice, from how many inputs wait when one is needed
+	heard    uint32        // the tick it was last heard
+	welcomed uint32        // the tick of its last welcome (+1; 0 none)
+	msgs     int           // messages read this tick
 }
 
 type entityHostStats struct {
 	malformed, flooded, dropped    uint64
 	rewinds, tooOld, tooNew, jumps uint64
 	sent, received                 uint64 // datagram payload bytes, both ways
+	// Inputs: arrived after the host skipped their number (late), past
+	// the backlog (too early), missing when needed with newer ones there
+	// (skipped: the last applied again), and ticks with none waiting
+	// (held: the last applied again).
+	late, tooEarly, skipped, held uint64
 }
 
 func newEntityHost[S any, I comparable](m *Match[S, I], ec EntityConfig[S, I]) driver[S, I] {
@@ -169,7 +188,8 @@ func (d *entityHost[S, I]) tick(in I, now time.Time) error {
 	for _, p := range d.slots {
 		if p != nil {
 			var seen int64
-			d.inputs[p.slot], seen = p.next()
+			p.adv.Advise(int32(p.applied+1), int32(d.now), leadTarget, maxAdvice)
+			d.inputs[p.slot], seen = p.next(&d.st)
 			if d.lag.on() {
 				d.lag.sights[p.slot] = d.sightOf(p, seen)
 			}
@@ -193,22 +213,40 @@ func (d *entityHost[S, I]) tick(in I, now time.Time) error {
 	return nil
 }
 
-// next is the input for this tick: the next by number when it arrived
-// (dropping the oldest past maxBacklog), else the last one again; and
-// what the client drew when it made it (noSight for one held again).
-func (p *entityPeer[I]) next() (I, int64) {
-	if p.newest > p.applied+maxBacklog {
-		p.applied = p.newest - maxBacklog
-	}
+// next is the input for this tick: the next by number when it arrived,
+// else the last one again (counted: skipped when newer ones are there,
+// held when none is); and what the client drew when it made it
+// (noSight for one applied again). Inputs are taken in order, one a
+// tick, however they arrived: a burst waits its turn (the advice slows
+// the client when too many wait).
+func (p *entityPeer[I]) next(st *entityHostStats) (I, int64) {
 	seen := int64(noSight)
-	if p.newest > p.applied {
+	switch {
+	case p.newest > p.applied:
 		want := p.applied + 1
 		if p.seqs[want%inputRing] == want {
 			p.last, seen = p.in[want%inputRing], p.sights[want%inputRing]
+		} else {
+			st.skipped++ // lost: the last one held in its place
 		}
-		p.applied = want // a lost input is skipped, the last one held
+		p.applied = want
+	case p.newest > 0:
+		st.held++
+		p.adv.Held()
 	}
 	return p.last, seen
+}
+
+// backlog is the most inputs the client may have waiting, sized from
+// its link: a round trip of it (the host's estimate), the clientBurst
+// ticks a client steps at once after a stall, and the lead the advice
+// holds (its target and the tail it deepens it by), at least minBacklog
+// and within the ring. Newer inputs are refused as too early (the
+// advice slows the client).
+func (d *entityHost[S, I]) backlog(p *entityPeer[I]) uint32 {
+	rtt := d.eh.Stats(p.id).RTT
+	n := int(math.Ceil(float64(rtt))) + clientBurst + leadTarget + pacing.AdviceMaxTail
+	return uint32(min(max(n, minBacklog), inputRing-1))
 }
 
 // receive handles one datagram.
@@ -240,19 +278,29 @@ func (d *entityHost[S, I]) receive(from transport.Peer, b []byte) {
 			return
 		}
 		p.heard = d.now
+		p.adv.Heard(int32(in.seq), int32(d.now))
+		limit := p.applied + d.backlog(p)
 		for i := range in.n {
 			seq := in.seq - uint32(i)
-			if seq <= p.applied || p.seqs[seq%inputRing] == seq {
+			k := seq % inputRing
+			switch {
+			case seq > limit:
+				d.st.tooEarly++ // refused: the client sends it again while it is among its newest
+				continue
+			case p.seqs[k] == seq:
+				continue // a copy
+			case seq <= p.applied:
+				if seq+inputRing > p.newest {
+					p.seqs[k] = seq // (counted once)
+					d.st.late++     // its tick went without it
+				}
 				continue
 			}
-			if seq+inputRing <= p.newest {
-				break
-			}
-			p.seqs[seq%inputRing] = seq
-			p.sights[seq%inputRing] = in.sights[i]
-			copy(rollback.BytesOf(&p.in[seq%inputRing]), in.inputs[i*d.inputSize:])
+			p.seqs[k] = seq
+			p.sights[k] = in.sights[i]
+			copy(rollback.BytesOf(&p.in[k]), in.inputs[i*d.inputSize:])
+			p.newest = max(p.newest, seq)
 		}
-		p.newest = max(p.newest, in.seq)
 		if len(in.ack) > 0 {
 			_ = d.eh.Receive(p.id, in.ack) // counted by the entity host
 		}
@@ -327,7 +375,8 @@ func (d *entityHost[S, I]) join(from transport.Peer, p *entityPeer[I], b []byte)
 // send sends a client its state message: the tick, its last input
 // applied, its own entity, and the entity update that fits.
 func (d *entityHost[S, I]) send(p *entityPeer[I]) {
-	s := entityState{tick: d.now, input: p.applied, own: -1}
+	s := entityState{tick: d.now, input: p.applied, own: -1, rate: int16(p.adv.Rate())}
+	s.lead = uint16(min(max(math.Round(p.adv.Margin()*10), 0), maxLead))
 	slots := d.ec.Slots(&d.world)
 	if own := d.ec.Own(&d.world, p.slot); own >= 0 && own < len(slots) && slots[own].Live {
 		d.ec.Encode(&d.world, d.enc, own)
@@ -386,6 +435,7 @@ func (d *entityHost[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	s.Malformed += d.st.malformed
 	s.BytesSent, s.BytesReceived = d.st.sent, d.st.received
 	s.Rewinds, s.SightsTooOld, s.SightsTooNew, s.SightJumps = d.st.rewinds, d.st.tooOld, d.st.tooNew, d.st.jumps
+	s.InputsLate, s.InputsTooEarly, s.InputsSkipped, s.InputsHeld = d.st.late, d.st.tooEarly, d.st.skipped, d.st.held
 	return s, far
 }
 

@@ -19,7 +19,11 @@ import (
 //	         settings, 2 full), slot uvarint (admitted); at most one per
 //	         client per welcomeEvery ticks, whatever it sends
 //	state    host, every tick: tag 0xEA, version, tick uvarint, last
-//	         input applied uvarint (0: none yet), own uvarint (the index
+//	         input applied uvarint (0: none yet), lead uvarint (how many
+//	         of the client's inputs were waiting when the host needed
+//	         one, smoothed, in tenths), rate uvarint (the change of its
+//	         tick rate the host advises, in thousandths, zigzag: 50 is
+//	         5% fast; pacing.Advice), own uvarint (the index
 //	         of the entity the client controls, plus 1; 0: none), then for
 //	         own > 0 its generation uvarint and its encoding (size bytes),
 //	         then the rest: package entity's update, or nothing
@@ -35,9 +39,11 @@ import (
 // input a uvarint, 0 for none, else zigzag(newer's − its − 256) + 1 (a
 // steady render clock moves a tick an input: one byte each).
 //
-// Version 2 added the sights (lag compensation, EntityConfig.MaxRewind).
+// Version 2 added the sights (lag compensation, EntityConfig.MaxRewind);
+// version 3 the host's timing advice (lead and rate) and 16 inputs a
+// message (a client that steps many ticks at once after a stall).
 const (
-	entityVersion = 2
+	entityVersion = 3
 
 	tagEntityJoin    = 0xE8
 	tagEntityWelcome = 0xE9
@@ -45,7 +51,11 @@ const (
 	tagEntityInput   = 0xEB
 
 	// maxInputs is the most inputs one input message repeats.
-	maxInputs = 8
+	maxInputs = 16
+	// maxLead and maxRate bound a state's lead (tenths of a tick) and
+	// rate (thousandths).
+	maxLead = 1<<16 - 1
+	maxRate = 1000
 )
 
 // A welcome's verdicts.
@@ -164,7 +174,9 @@ func parseEntityWelcome(b []byte) (w entityWelcome, err error) {
 // entityState is a state message; own and update alias the message.
 type entityState struct {
 	tick, input uint32
-	own         int32 // -1: none
+	lead        uint16 // tenths of a tick
+	rate        int16  // thousandths
+	own         int32  // -1: none
 	ownGen      uint16
 	ownState    []byte
 	update      []byte
@@ -176,6 +188,8 @@ func appendEntityStateHead(b []byte, s entityState) []byte {
 	b = append(b, tagEntityState, entityVersion)
 	b = binary.AppendUvarint(b, uint64(s.tick))
 	b = binary.AppendUvarint(b, uint64(s.input))
+	b = binary.AppendUvarint(b, uint64(s.lead))
+	b = binary.AppendUvarint(b, uint64(int64(s.rate)<<1^int64(s.rate)>>63))
 	b = binary.AppendUvarint(b, uint64(s.own+1))
 	if s.own >= 0 {
 		b = binary.AppendUvarint(b, uint64(s.ownGen))
@@ -186,19 +200,26 @@ func appendEntityStateHead(b []byte, s entityState) []byte {
 
 // entityStateHeadMax bounds a state message's bytes before its update,
 // beside the own entity's encoding.
-const entityStateHeadMax = 2 + 5 + 5 + 5 + 3
+const entityStateHeadMax = 2 + 5 + 5 + 3 + 2 + 5 + 3
 
 func parseEntityState(b []byte, capacity, size int) (s entityState, err error) {
 	if b, err = entityHead(b, tagEntityState); err != nil {
 		return s, err
 	}
-	var tick, input, own uint64
+	var tick, input, lead, rate, own uint64
 	if tick, b, err = uvarint(b, 1<<32-1); err != nil {
 		return s, err
 	}
 	if input, b, err = uvarint(b, 1<<32-1); err != nil {
 		return s, err
 	}
+	if lead, b, err = uvarint(b, maxLead); err != nil {
+		return s, err
+	}
+	if rate, b, err = uvarint(b, 2*maxRate); err != nil {
+		return s, err
+	}
+	s.lead, s.rate = uint16(lead), int16(int64(rate>>1)^-int64(rate&1))
 	if own, b, err = uvarint(b, uint64(capacity)); err != nil {
 		return s, err
 	}

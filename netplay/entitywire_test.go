@@ -3,6 +3,7 @@ package netplay
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func TestEntityMessagesRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, w, gw)
 
-	s := entityState{tick: 900, input: 42, own: 3, ownGen: 2, ownState: []byte{1, 2, 3, 4}}
+	s := entityState{tick: 900, input: 42, lead: 31, rate: -57, own: 3, ownGen: 2, ownState: []byte{1, 2, 3, 4}}
 	b := append(appendEntityStateHead(nil, s), 0xE5, 9)
 	gs, err := parseEntityState(b, 10, 4)
 	require.NoError(t, err)
@@ -74,44 +75,47 @@ func TestEntityMessagesRoundTrip(t *testing.T) {
 	}
 }
 
-// TestEntityVersionRefused: a client of the entity protocol before
-// sights (version 1) is refused at its join in its own version's words,
-// so it says why; a client of this version refused by an older host
-// says which version that host plays.
+// TestEntityVersionRefused: a client of an entity protocol before this
+// one (version 1, before sights; version 2, before the timing advice) is
+// refused at its join in its own version's words, so it says why; a
+// client of this version refused by an older host says which version
+// that host plays.
 func TestEntityVersionRefused(t *testing.T) {
-	clock := local.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
-	n, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now})
-	require.NoError(t, err)
-	he, err := n.Endpoint("host")
-	require.NoError(t, err)
-	h, err := Host(Config{Transport: he, Now: clock.Now, Players: 2}, func(*versionWorld, []int8, rollnet.Frame) {}, Entities(versionEntities()))
-	require.NoError(t, err)
-	defer h.Close()
-	old, err := n.Endpoint("old")
-	require.NoError(t, err)
-	defer old.Close()
-	buf := make([]byte, transport.MaxDatagram)
-	var got []byte
-	for range 30 {
-		_ = old.Send("host", []byte{tagEntityJoin, 1, 4, 4, 1}) // version 1: capacity 4, size 4, input size 1
-		_, err := h.AdvanceFrame(0)
+	for _, v := range []byte{1, 2} {
+		clock := local.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		n, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now})
 		require.NoError(t, err)
-		clock.Advance(time.Second / 60)
-		if k, _, err := old.Receive(buf); err == nil {
-			got = append([]byte(nil), buf[:k]...)
-			break
+		he, err := n.Endpoint("host")
+		require.NoError(t, err)
+		h, err := Host(Config{Transport: he, Now: clock.Now, Players: 2}, func(*versionWorld, []int8, rollnet.Frame) {}, Entities(versionEntities()))
+		require.NoError(t, err)
+		old, err := n.Endpoint("old")
+		require.NoError(t, err)
+		buf := make([]byte, transport.MaxDatagram)
+		var got []byte
+		for range 30 {
+			_ = old.Send("host", []byte{tagEntityJoin, v, 4, 4, 1}) // capacity 4, size 4, input size 1
+			_, err := h.AdvanceFrame(0)
+			require.NoError(t, err)
+			clock.Advance(time.Second / 60)
+			if k, _, err := old.Receive(buf); err == nil {
+				got = append([]byte(nil), buf[:k]...)
+				break
+			}
 		}
-	}
-	require.Equal(t, []byte{tagEntityWelcome, 1, verdictSettings}, got, "refused in version 1's words")
-	require.Zero(t, h.Stats().Malformed)
+		require.Equal(t, []byte{tagEntityWelcome, v, verdictSettings}, got, "refused in version %d's words", v)
+		require.Zero(t, h.Stats().Malformed)
+		old.Close()
+		h.Close()
 
-	// This version refused by a host of version 1, which answers every
-	// join of another version so: the client ends, naming the versions.
-	d := newEntityClient(&Match[versionWorld, int8]{}, versionEntities()).(*entityClient[versionWorld, int8])
-	d.host = "oldhost"
-	err = d.receive([]byte{tagEntityWelcome, 1, verdictSettings}, clock.Now())
-	require.ErrorIs(t, err, ErrSettings)
-	require.ErrorContains(t, err, "host oldhost plays entity protocol version 1, this client 2")
+		// This version refused by a host of version v, which answers every
+		// join of another version so: the client ends, naming the versions.
+		d := newEntityClient(&Match[versionWorld, int8]{}, versionEntities()).(*entityClient[versionWorld, int8])
+		d.host = "oldhost"
+		err = d.receive([]byte{tagEntityWelcome, v, verdictSettings}, clock.Now())
+		require.ErrorIs(t, err, ErrSettings)
+		require.ErrorContains(t, err, fmt.Sprintf("host oldhost plays entity protocol version %d, this client 3", v))
+	}
 }
 
 // versionWorld is a table of four entities of 4 bytes.
@@ -142,7 +146,9 @@ func TestEntityMessagesRefused(t *testing.T) {
 	for _, b := range [][]byte{
 		{tagEntityJoin, entityVersion, 0x80, 0x00, 1, 1},           // non-canonical
 		{tagEntityWelcome, entityVersion, 3},                       // no such verdict
-		{tagEntityState, entityVersion, 1, 1, 11},                  // own out of a capacity of 10
+		{tagEntityState, entityVersion, 1, 1, 0, 0, 11},            // own out of a capacity of 10
+		{tagEntityState, entityVersion, 1, 1, 0, 0xD1, 0x0F, 0},    // a rate past ±1000 thousandths (2001 zigzag)
+		{tagEntityState, entityVersion, 1, 1, 0x80, 0x00, 0, 0},    // a non-canonical lead
 		{tagEntityInput, entityVersion, 1, 2, 0, 0},                // 2 inputs before the first
 		{tagEntityInput, entityVersion, 9, maxInputs + 1},          // too many inputs
 		append(appendEntityInputHead(nil, 5, 3), 1, 2),             // cut short
@@ -171,6 +177,7 @@ func FuzzEntityMessages(f *testing.F) {
 	f.Add(entityJoin{capacity: 10, size: 4, inputSize: 1}.append(nil))
 	f.Add(entityWelcome{verdict: verdictAdmitted, slot: 3}.append(nil))
 	f.Add(appendEntityStateHead(nil, entityState{tick: 9, input: 3, own: 2, ownState: []byte{1, 2, 3, 4}}))
+	f.Add(appendEntityStateHead(nil, entityState{tick: 9, input: 3, lead: 25, rate: -100, own: -1}))
 	f.Add(append(appendEntityInputHead(nil, 5, 2), 1, 2, 0, 0xE6))
 	f.Add(append(appendSights(append(appendEntityInputHead(nil, 5, 3), 1, 2, 3), []int64{900, 640, noSight}), 0xE6))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -24,10 +24,12 @@ type Stats struct {
 	RollbacksPerSecond float64
 
 	// RTT is the round trip through both game loops (the session's, to the
-	// slowest peer); NetworkRTT the network's own (WebRTC's ICE, 0 while
-	// unknown and without WebRTC) and Route the candidate pair ICE
-	// selected to that peer ("" while unknown), read at most once a
-	// second.
+	// slowest peer); NetworkRTT the network's own (WebRTC's ICE, QUIC's;
+	// 0 while unknown and over transport/udp) and Route the path to that
+	// peer ("" while unknown), read at most once a second: over WebRTC
+	// the candidate pair ICE selected ("direct", "stun", "relay ..."), over
+	// QUIC "direct quic to ADDR" (or "webtransport"), over transport/udp
+	// "direct udp to ADDR", ADDR the peer's address as this end sees it.
 	RTT, NetworkRTT time.Duration
 	Route           string
 	// Opened is how long after the transport was up (the room joined) the
@@ -77,6 +79,21 @@ type Stats struct {
 	// SightJumps those whose render time jumped more than two ticks
 	// against the client's previous input's.
 	Rewinds, SightsTooOld, SightsTooNew, SightJumps uint64
+
+	// Input timing. On an entity host (EntityConfig), over its clients:
+	// InputsLate counts the inputs that arrived after their tick
+	// went without them, InputsTooEarly those refused because more than
+	// the backlog the client's link allows were waiting (both dropped),
+	// InputsSkipped the inputs missing when needed while newer ones had
+	// come, and InputsHeld the ticks a client's next input had not come
+	// (each time its last input was applied again, which its prediction
+	// did not do). On an authoritative client (entities or the whole
+	// world): InputLead is how early its inputs reach the host, in ticks
+	// (smoothed; entities: how many were waiting when the host needed
+	// one), and TimeScale the rate its ticks run at, the host's advice
+	// (1.05: 5% fast) to keep that lead a little over 1.
+	InputsLate, InputsTooEarly, InputsSkipped, InputsHeld uint64
+	InputLead, TimeScale                                  float64
 
 	// Placement is the fleet's answer for a match started with
 	// Config.Fleet (its host, address and room; Grant cleared: used), once
@@ -183,7 +200,7 @@ func (m *Match[S, I]) Stats() Stats {
 	if m.built() {
 		s, far = m.d.stats(s)
 	}
-	if pr, ok := m.link.rm.(transport.PathReporter); ok && far != "" {
+	if pr, ok := m.pathReporter(); ok && far != "" {
 		if now := m.cfg.Now(); now.Sub(st.netAt) >= time.Second {
 			st.netAt = now
 			if info, err := pr.Path(far); err == nil {
@@ -204,6 +221,18 @@ func (m *Match[S, I]) Stats() Stats {
 		s.Placement.Grant = "" // used: nothing to show
 	}
 	return s
+}
+
+// pathReporter is what reports the path to the peers: the room (WebRTC's,
+// under Tuning.Impair's wrapper), else the match's transport (QUIC's and
+// transport/udp's, through the wrapper), when it is one.
+func (m *Match[S, I]) pathReporter() (transport.PathReporter, bool) {
+	if m.link.rm != nil {
+		pr, ok := m.link.rm.(transport.PathReporter)
+		return pr, ok
+	}
+	pr, ok := m.link.tr.(transport.PathReporter)
+	return pr, ok
 }
 
 // noteOpen sets Opened once a channel to a peer is open.

@@ -89,6 +89,12 @@ func TestConnectQUIC(t *testing.T) {
 	require.True(t, ok, "the match's transport is QUIC's")
 	require.Equal(t, "quic://"+quicHostAddr, string(ct.Host()))
 	require.Zero(t, c.Stats().Placement, "not a fleet's placement")
+	// The route names the path and the address at the other end; QUIC
+	// measures its round trip.
+	cs := c.Stats()
+	require.Equal(t, "direct quic to "+qt.Addr().String(), cs.Route)
+	require.Positive(t, cs.NetworkRTT)
+	require.Regexp(t, `^direct quic to 127\.0\.0\.1:\d+$`, h.Stats().Route)
 
 	for name, tc := range map[string]struct {
 		host netplay.QUICHost

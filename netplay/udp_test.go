@@ -47,6 +47,9 @@ func TestConnectOverUDP(t *testing.T) {
 			require.Equal(t, "alice", h.Name(1))
 			require.Equal(t, "court", c.Name(0))
 			require.Zero(t, ht.Stats().Forged+ht.Stats().Replayed+ht.Stats().Malformed)
+			// The route names the path and the address at the other end.
+			require.Equal(t, "direct udp to "+ht.LocalAddr().String(), c.Stats().Route)
+			require.Regexp(t, `^direct udp to 127\.0\.0\.1:\d+$`, h.Stats().Route)
 		})
 	}
 }

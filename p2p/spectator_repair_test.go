@@ -9,6 +9,7 @@ import (
 
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/testkit"
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/session"
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/local"
@@ -173,4 +174,46 @@ func TestP2PSpectatorRepair(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestP2PSpectatorRepairHostile: repair messages a spectator has no
+// business sending (a part: a spectator serves nothing; an ask at a frame
+// off the checksum grid or past the host's) are counted malformed by its
+// host, and those a host never sends a spectator (an ask, an ack) by the
+// spectator; a part it did not ask for is acknowledged and changes
+// nothing. Nobody desyncs, nobody is dropped.
+func TestP2PSpectatorRepairHostile(t *testing.T) {
+	var h *hostileTransport
+	c := newCluster(t, clusterOpts{players: 2, spectators: 1, seed: 13, mash: 0.3,
+		link: local.Link{Latency: 40 * time.Millisecond, Jitter: 5 * time.Millisecond},
+		cfg:  session.Config[uint16]{InputDelay: 2, Capacity: 32}, wrap: hostileP0(&h)})
+	c.frames(120, 10*time.Second)
+	spec := c.nodes[2].s
+	before, err := c.nodes[0].p.PeerStats("s0")
+	require.NoError(t, err)
+	sb := spec.PeerStats()
+	seq := uint16(0)
+	attack(t, c, 300, func(rng *rand.Rand) {
+		seq++
+		data := make([]byte, 10)
+		part := wire.Repair{Seq: seq, Kind: wire.RepairPart, Frame: 50, Sum: 1, Size: 10, Data: data}
+		h.forge("s0", part.Append(nil))
+		ask := wire.Repair{Seq: seq, Kind: wire.RepairAsk, Frame: 7}
+		h.forge("s0", ask.Append(nil))
+		ask.Frame = 1 << 30
+		h.forge("s0", ask.Append(nil))
+		// To the spectator, as if from its host.
+		ask.Frame = 10
+		spec.handle(spec.host, wire.TypeRejoin, ask.Append(nil))
+		ack := wire.Repair{Seq: seq, Kind: wire.RepairAck, Frame: 10, Part: 0}
+		spec.handle(spec.host, wire.TypeRejoin, ack.Append(nil))
+		spec.handle(spec.host, wire.TypeRejoin, part.Append(nil))
+	})
+	st, err := c.nodes[0].p.PeerStats("s0")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, st.Malformed-before.Malformed, uint64(3*250), "the host counted them")
+	require.GreaterOrEqual(t, spec.PeerStats().Malformed-sb.Malformed, uint64(2*250), "the spectator counted them")
+	require.Zero(t, st.RepairsServed)
+	require.Zero(t, spec.PeerStats().RepairsTaken)
+	require.Empty(t, kindsOf(c.nodes[2].events, rollnet.EventDesyncRepaired))
 }

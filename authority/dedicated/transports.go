@@ -96,16 +96,26 @@ func listenUDP(q quicOptions, maxPeers int, log *slog.Logger) (udp.Transport, er
 	if err != nil {
 		return nil, err
 	}
-	public := q.udpPublic
-	if public == "" {
-		public = q.udp
-	}
-	tr, err := udp.Listen(q.udp, udp.Config{TokenSecret: secret, Address: public, MaxPeers: maxPeers})
+	tr, err := udp.Listen(q.udp, udp.Config{TokenSecret: secret, Address: tokenAddress(q.udpPublic, q.udp), MaxPeers: maxPeers})
 	if err != nil {
 		return nil, fmt.Errorf("-udp with -token-secret-file: %w", err)
 	}
 	log.Info("udp listening", "addr", tr.LocalAddr().String(), "id", string(tr.Local()))
 	return tr, nil
+}
+
+// tokenAddress is the address a host's connect tokens name: public
+// (-quic-address, -udp-address), else the one it listens on, but "" (the
+// socket's, port and all) for a port the system picks (:0), which no
+// token could name.
+func tokenAddress(public, listen string) string {
+	if public != "" {
+		return public
+	}
+	if _, port, err := net.SplitHostPort(listen); err == nil && port == "0" {
+		return ""
+	}
+	return listen
 }
 
 // listenQUIC starts the QUIC listener of q and logs what a client needs:
@@ -126,9 +136,7 @@ func listenQUIC(q quicOptions, maxPeers int, admit func(connecttoken.Claims) err
 		if err != nil {
 			return nil, err
 		}
-		if cfg.Address == "" {
-			cfg.Address = q.addr
-		}
+		cfg.Address = tokenAddress(q.public, q.addr)
 		cfg.TokenSecret, cfg.Admit = secret, admit
 	}
 	tr, err := quic.Listen(q.addr, cfg)

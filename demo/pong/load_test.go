@@ -21,7 +21,8 @@ import (
 const loadEnv = "ROLLNET_LOAD_TEST"
 
 // TestAuthorityUnderLoad: the authoritative pong plays 1,200 frames with
-// no dropped send and no playout stall, over WebRTC and over QUIC, under
+// no dropped send and no playout stall, over WebRTC, QUIC and
+// transport/udp (the dedicated host's; its player host over WebRTC), under
 // each of two loads: three busy shell loops, and those beside a cold
 // build of the module in a loop (an empty GOCACHE of its own each time,
 // the bursty load under which WebRTC's send threshold used to drop 10-18%
@@ -46,7 +47,7 @@ func TestAuthorityUnderLoad(t *testing.T) {
 				require.NoError(t, err)
 				startLoad(t, `cd "$1" && while :; do rm -rf "$2"/*; GOCACHE="$2" go build ./... >/dev/null 2>&1; done`, root, cache)
 			}
-			t.Run("dedicated host, QUIC and WebRTC", loadedDedicated)
+			t.Run("dedicated host, QUIC, UDP and WebRTC", loadedDedicated)
 			t.Run("player host, WebRTC", loadedPlayerHost)
 		})
 	}
@@ -66,25 +67,30 @@ func startLoad(t *testing.T, script string, args ...string) {
 	})
 }
 
-// loadedDedicated: a dedicated host serves a client over QUIC and one
-// over WebRTC for 1,200 frames.
+// loadedDedicated: a dedicated host serves a client over QUIC, one over
+// transport/udp and one over WebRTC for 1,200 frames.
 func loadedDedicated(t *testing.T) {
 	srv, ctx := processTest(t)
-	host := startWatched(ctx, t, "host", "-signal", srv.url, "-room", "loaded", "-stats-every", "0", "-quic", "127.0.0.1:0")
+	secret := tokenSecret(t)
+	host := startWatched(ctx, t, "host", "-signal", srv.url, "-room", "loaded", "-stats-every", "0", "-quic", "127.0.0.1:0",
+		"-udp", "127.0.0.1:0", "-token-secret-file", secret)
 	m := host.waitFor(ctx, t, regexp.MustCompile(`msg="quic listening" addr=(\S+) id=\S+ sha256=([0-9a-f]{64})`))
+	u := host.waitFor(ctx, t, regexp.MustCompile(`msg="udp listening" addr=(\S+)`))
 	host.waitFor(ctx, t, regexp.MustCompile(`msg=hosting game=pong`))
 	common := []string{"-mode", "authority", "-headless", "-timeout", "20s", "-frames", "1200", "-room", "loaded"}
-	overQUIC := startWatched(ctx, t, append(common, "-name", "quicky", "-connect", "quic://"+m[1], "-pin", m[2])...)
+	overQUIC := startWatched(ctx, t, append(common, "-name", "quicky", "-connect", "quic://"+m[1], "-pin", m[2], "-token-secret-file", secret)...)
 	overQUIC.waitFor(ctx, t, regexp.MustCompile(`^pong: match started: quicky`))
+	overUDP := startWatched(ctx, t, append(common, "-name", "udpy", "-connect", "udp://"+u[1], "-token-secret-file", secret)...)
+	overUDP.waitFor(ctx, t, regexp.MustCompile(`^pong: match started: udpy`))
 	overRTC := startWatched(ctx, t, append(common, "-name", "rtcy", "-signal", srv.url)...)
-	for name, c := range map[string]*watched{"QUIC": overQUIC, "WebRTC": overRTC} {
+	for name, c := range map[string]*watched{"QUIC": overQUIC, "transport/udp": overUDP, "WebRTC": overRTC} {
 		out, status := c.end(t)
 		checkSmooth(t, "client over "+name, out, status)
 	}
 	require.NoError(t, host.cmd.Process.Signal(syscall.SIGTERM))
 	out, _ := host.end(t)
 	sends := regexp.MustCompile(`msg=sends transport=(\w+) sent=(\d+) superseded=(\d+) stale=(\d+) skipped=(\d+)`).FindAllStringSubmatch(out, -1)
-	require.Len(t, sends, 2, "the host logs each transport's sends:\n%s", out)
+	require.Len(t, sends, 3, "the host logs each transport's sends:\n%s", out)
 	for _, s := range sends {
 		t.Logf("dedicated host over %s: %s sent, %s superseded, %s stale, %s skipped", s[1], s[2], s[3], s[4], s[5])
 		assert.Equal(t, "0", s[4], "%s: the host's stale sends", s[1])
@@ -110,7 +116,7 @@ func checkSmooth(t *testing.T, name, out string, status int) {
 		}
 	}
 	assert.Equal(t, exitOK, status, "%s:\n%s", name, withoutChecksums(out))
-	for _, m := range regexp.MustCompile(`(WebRTC|QUIC) dropped +(\d+) sends`).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`(WebRTC|QUIC|UDP) dropped +(\d+) sends`).FindAllStringSubmatch(out, -1) {
 		assert.Equal(t, "0", m[2], "%s: %s dropped sends", name, m[1])
 	}
 	stalls := regexp.MustCompile(`playout .* stalls (\d+),`).FindAllStringSubmatch(out, -1)

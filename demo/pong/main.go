@@ -23,6 +23,7 @@ import (
 	"github.com/rollnet/rollnet/authority/dedicated"
 	"github.com/rollnet/rollnet/internal/signalurl"
 	"github.com/rollnet/rollnet/netplay"
+	"github.com/rollnet/rollnet/transport/quic/connecttoken"
 )
 
 // options are the command line.
@@ -51,9 +52,11 @@ type options struct {
 	absence  rollnet.Absence // -absence: what the match does while the opponent is away
 	web      string          // -web: serve the browser pong and a signaling server here (web.go)
 	rejoin   string          // -rejoin: the file this player keeps its rejoin token in (rejoin.go)
-	connect  string          // -connect: a dedicated host's quic://HOST:PORT (quic.go)
+	connect  string          // -connect: a dedicated host's quic://HOST:PORT or udp://HOST:PORT (quic.go)
 	pin      string          // -pin: its certificate's SHA-256
 	pinHash  [32]byte        // -pin, parsed
+	secret   string          // -token-secret-file: the host's connect-token secret, to mint a token with
+	grant    *connecttoken.Grant
 
 	view *view // the terminal view (nil headless): the wait's and the match's
 }
@@ -100,8 +103,9 @@ func newFlagSet(o *options) (*flag.FlagSet, *uint) {
 	fs.StringVar(&o.record, "record", "", "record this side's match into `FILE` (replay it with -replay)")
 	fs.StringVar(&o.replay, "replay", "", "play the match recorded in `FILE` back (headless: check it at full speed) and report ok or the first difference")
 	fs.StringVar(&o.rejoin, "rejoin", "", "with -signal and a named -room: keep this player's rejoin token in `FILE`; started again with the same flags while FILE is there, it rejoins its match with the same paddle (P2P; in authority mode a client, within the host's grace window)")
-	fs.StringVar(&o.connect, "connect", "", "authority mode: play against the dedicated host at `quic://HOST:PORT` directly over QUIC (no signaling server)")
-	fs.StringVar(&o.pin, "pin", "", "with -connect: the host's certificate `SHA256` (its log's sha256=), accepted whoever signed it")
+	fs.StringVar(&o.connect, "connect", "", "authority mode: play against the dedicated host at `quic://HOST:PORT` directly over QUIC, or `udp://HOST:PORT` over transport/udp (with -token-secret-file); no signaling server")
+	fs.StringVar(&o.pin, "pin", "", "with -connect quic://: the host's certificate `SHA256` (its log's sha256=), accepted whoever signed it")
+	fs.StringVar(&o.secret, "token-secret-file", "", "with -connect: mint this client's connect token with the secret in `FILE`, the host's -token-secret-file (standing in for the game's backend, which would mint it); needed by udp://")
 	fs.StringVar(&o.web, "web", "", "serve the browser pong and a signaling server on `ADDR` (e.g. 127.0.0.1:8000)")
 	seed := fs.Uint("seed", 0, "serve PRNG seed (0: derived from the room name)")
 	fs.BoolVar(&o.child, "child", false, "internal: this process is the opponent a parent started")

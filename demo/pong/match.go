@@ -23,6 +23,7 @@ import (
 	"github.com/rollnet/rollnet/rollback"
 	"github.com/rollnet/rollnet/transport/impair"
 	"github.com/rollnet/rollnet/transport/quic"
+	"github.com/rollnet/rollnet/transport/udp"
 )
 
 // The network modes' numbers.
@@ -544,6 +545,13 @@ func (m *netMatch) wireCounts() wireCounts {
 		st := qt.Stats()
 		return wireCounts{transportfigures.QUIC, float64(st.PacketsSent), float64(st.BytesSent), float64(st.PacketsReceived), float64(st.BytesReceived)}
 	}
+	if ut, ok := m.nm.Transport().(udp.Transport); ok {
+		// Its bytes sent are sealed (kind, sequence, tag: the overhead's
+		// 25 a packet past the headers), its bytes received the payload.
+		st, sealed := ut.Stats(), float64(transportfigures.SealedUDP.Packet-transportfigures.UDP.Packet)
+		return wireCounts{transportfigures.SealedUDP, float64(st.PacketsSent), float64(st.BytesSent) - sealed*float64(st.PacketsSent),
+			float64(st.PacketsReceived), float64(st.BytesReceived)}
+	}
 	return wireCounts{}
 }
 
@@ -586,6 +594,12 @@ func (m *netMatch) extra() (out []string) {
 		}
 		if st := rtc.Stats(); st.SendsSuperseded > 0 {
 			out = append(out, fmt.Sprintf("WebRTC superseded   %d sends by newer ones of their kind (channel above its threshold)", st.SendsSuperseded))
+		}
+	}
+	if ut, ok := m.nm.Transport().(udp.Transport); ok { // a client of a dedicated host over transport/udp
+		if st := ut.Stats(); st.SendsSkipped+st.SendsStale+st.SendsSuperseded+st.Dropped+st.SendErrors > 0 {
+			out = append(out, fmt.Sprintf("UDP dropped         %d sends (%d stale, %d bulk refused), %d superseded by newer ones of their kind, %d receives (queue full), %d send errors",
+				st.SendsSkipped+st.SendsStale, st.SendsStale, st.SendsSkipped, st.SendsSuperseded, st.Dropped, st.SendErrors))
 		}
 	}
 	if qt, ok := m.nm.Transport().(quic.Transport); ok { // a client of a dedicated host, not impaired

@@ -109,7 +109,7 @@ func runNet(ctx context.Context, o options, stdout, stderr io.Writer, joined fun
 	case o.mode == modeP2P:
 	case o.connect != "":
 		o.say(stdout, "pong: dialing %s", o.connect)
-		cfg.QUIC = netplay.QUICHost{URL: o.connect, PinSHA256: o.pinHash}
+		cfg.QUIC = netplay.QUICHost{URL: o.connect, PinSHA256: o.pinHash, Grant: o.grant}
 		start = func(cfg netplay.Config, sim func(*State, []Input, rollnet.Frame)) (*netplay.Match[State, Input], error) {
 			return netplay.Connect(cfg, sim)
 		}

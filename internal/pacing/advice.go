@@ -48,6 +48,7 @@ type Advice struct {
 	skew     float64 // the advice that cancels the client clock's own rate, estimated, in thousandths
 	asked    float64 // the advice, smoothed as the margins' mean is
 	skewHold int     // margins before the skew estimate takes the mean's drift again
+	held     int     // ticks held since the last margin (Held)
 }
 
 // AdviceMaxTail bounds the tail's shortfall the advice deepens the lead
@@ -115,6 +116,14 @@ func (a *Advice) Reset() {
 	a.m.seen = false
 }
 
+// Held notes a tick that went without the client's input, when the host
+// holds its inputs' timeline instead (the entity host: it applies the
+// last input again and the next one a tick later). The lead grows by a
+// tick the client did not send, which the clock's rate estimate must not
+// take for the client's: a client 2% slow was otherwise held every 50
+// ticks, its mean margin steady and the advice at 0.
+func (a *Advice) Held() { a.held++ }
+
 // Rate is the advice: the change of the client's tick rate, in
 // thousandths.
 func (a *Advice) Rate() int32 { return a.rate }
@@ -161,19 +170,28 @@ func (a *Advice) Advise(need, now int32, target, maxRate int) {
 	// read as -2% for the next seconds).
 	lim := float64(maxRate)
 	a.asked += (float64(a.rate) - a.asked) / 16
-	if math.Abs(float64(d)-was) > 2 {
+	// Far is past the tail the margins usually dip by (a client whose
+	// ticks come in bursts swings by the burst every few ticks: under a
+	// fixed 2 the estimate never ran).
+	tail, tailOK := m.tail()
+	if math.Abs(float64(d)-was) > 2+tail {
 		a.skewHold = 32
 	}
+	held := float64(a.held)
+	a.held = 0
 	switch {
 	case first:
 	case a.skewHold > 0:
 		a.skewHold--
 	default:
-		drift := 1000 * (m.mean - was)
+		// (A held tick raises the margins by one, which the mean takes
+		// over the next ticks: counted against the drift at once, the
+		// estimate, smoothed over 240, sees none of it.)
+		drift := 1000 * (m.mean - was - held)
 		a.skew = max(-lim, min(lim, a.skew+(a.asked-drift-a.skew)/240))
 	}
 	want := float64(target)
-	if tail, ok := m.tail(); ok {
+	if tailOK {
 		want = max(want, float64(target-1)+min(tail, AdviceMaxTail))
 	}
 	e := want - m.mean // ticks short

@@ -251,6 +251,17 @@ func (t *impaired) run() {
 	}
 }
 
+// Path forwards to the wrapped transport when it is a
+// transport.PathReporter (the path under the impairment: its round trip
+// leaves the wrapper's delay out), and fails wrapping
+// errors.ErrUnsupported when it is not.
+func (t *impaired) Path(p transport.Peer) (transport.PathInfo, error) {
+	if pr, ok := t.inner.(transport.PathReporter); ok {
+		return pr.Path(p)
+	}
+	return transport.PathInfo{}, fmt.Errorf("impair: %w: the wrapped transport reports no path", errors.ErrUnsupported)
+}
+
 // Expect forwards to the wrapped transport when it is a
 // transport.Expecter. Datagrams already held are delivered.
 func (t *impaired) Expect(peers ...transport.Peer) {

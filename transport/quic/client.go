@@ -237,3 +237,8 @@ func (c *clientState) close() error {
 	}
 	return nil
 }
+
+// path is a QUIC connection's route and smoothed round trip.
+func (c quicConn) path() (string, time.Duration) {
+	return "direct quic", c.ConnectionStats().SmoothedRTT
+}

@@ -119,3 +119,6 @@ func (w *webTransportHost) close() error { return w.wt.Close() }
 type wtConn struct{ *webtransport.Session }
 
 func (c wtConn) closeWith(reason string) { _ = c.CloseWithError(0, reason) }
+
+// path is a WebTransport session's route (it shows no round trip).
+func (c wtConn) path() (string, time.Duration) { return "webtransport", 0 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"syscall/js"
+	"time"
 
 	"github.com/rollnet/rollnet/internal/sendqueue"
 	"github.com/rollnet/rollnet/transport"
@@ -300,3 +301,7 @@ func await(ctx context.Context, promise js.Value) (js.Value, error) {
 		return js.Undefined(), ctx.Err()
 	}
 }
+
+// path is a browser's WebTransport session's route (it shows no round
+// trip).
+func (c *jsConn) path() (string, time.Duration) { return "webtransport", 0 }
