@@ -33,7 +33,7 @@
 //     client's last, or HostConfig.Predict) where none came;
 //   - sends each client (every StateInterval ticks) the state after the
 //     frame and every player's input at the frame, both XORed with those
-//     of a base and run-length coded: the newest state it acknowledged
+//     of a base and range coded: the newest state it acknowledged
 //     (whole when it acknowledged none still kept), or, on a clean link,
 //     the previous state sent it (a chain: each change goes once, where
 //     coding against an acknowledgement sends a round trip of changes in
@@ -218,7 +218,7 @@
 // # Wire
 //
 // codec's Hello, Welcome, AuthInput, StateFragment (carrying a StateBody)
-// and Nack, protocol 5 (Protocol): the version is in the settings hash a
+// and Nack, protocol 6 (Protocol): the version is in the settings hash a
 // Hello carries, and in the Hello itself, so a client of another version
 // is refused at its Hello with the host's settings (a protocol-2 client,
 // whose Hello ends before the version, cannot read the refusal, but the
@@ -240,6 +240,12 @@
 // Protocol 5 adds a lease to a state's advice (one byte, 0 under
 // AbsencePredict) and the host's WelcomeHold (HostConfig.Absence): a
 // protocol-4 client is refused at its Hello, as a protocol-3 one is.
+// Protocol 6 range codes a state's inputs and delta (an adaptive model of
+// a sparse delta, afresh in every body; raw, a few bytes over, when the
+// model would cost more), where 3 to 5 run-length coded them: a changed
+// byte costs about the logarithm of its distance from the previous one in
+// bits and a few bits of value, where a run and a literal cost two or
+// three bytes and the byte. A protocol-5 client is refused at its Hello.
 //
 // # Scale
 //
@@ -247,10 +253,13 @@
 // eight moving a frame, the host's cost per client and tick is about
 // 1.4 to 2.2 times copying the state and checksumming it once per client,
 // at 16 to 256 clients (bench's BenchmarkAuthorityHostScale beside its
-// baseline), with nothing allocated, and each client is sent about 4 KB/s
+// baseline), with nothing allocated, and each client is sent about 2 KB/s
 // whatever the room's size while its players hold their inputs
 // (BenchmarkAuthorityStateBytesScale). While each player changes its
-// input twice a second, a client is sent 1.38 times at 64 clients what it
-// is at one (2,834 to 3,914 B/s): the room's changes are news, each
-// change of the state and of a player's input sent once on a clean link.
+// input twice a second, a client is sent 1.25 times at 64 clients what it
+// is at one (1,934 to 2,417 B/s): the room's changes are news, each
+// change of the state and of a player's input sent once on a clean link,
+// and each costs its position and value (about 3 bytes a press: the
+// player's input and the world it moved), where the world's steady motion
+// costs as much at one client as at 64.
 package authority

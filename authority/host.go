@@ -222,8 +222,9 @@ func newHost[S any, I comparable](cfg HostConfig[I], tr transport.Transport, sim
 	for i := range h.sentTags {
 		h.sentTags[i] = rollnet.NoFrame
 	}
-	// The run-length coding grows a state by a control byte per literal
-	// at worst; twice the state bounds it with room to spare.
+	// The range coding grows a state by wire's rawSlack bytes at most
+	// (and by a symbol more before it gives up on the model); twice the
+	// state bounds it with room to spare.
 	bodyCap := min(wire.MaxStateBody+64, 2*(stateSize+s.players*inputSize)+64)
 	h.coded = newCodedCache(bodyCap)
 	for i := range s.maxClients {

@@ -109,6 +109,12 @@ func TestProtocol3Refused(t *testing.T) { testOldProtocolRefused(t, 3) }
 // refused as a protocol-3 one is.
 func TestProtocol4Refused(t *testing.T) { testOldProtocolRefused(t, 4) }
 
+// Protocol 6 range codes a state body's inputs and delta, where protocol
+// 5 run-length coded them: a protocol-5 client could not decode a single
+// state. It is refused as a protocol-4 one is, and told the host's
+// protocol ("protocol 5 (host 6)").
+func TestProtocol5Refused(t *testing.T) { testOldProtocolRefused(t, 5) }
+
 func testOldProtocolRefused(t *testing.T, old uint8) {
 	c := newCluster(t, clusterOpts{seed: 91, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})
 	ep, err := c.net.Endpoint("old")
@@ -129,12 +135,12 @@ func testOldProtocolRefused(t *testing.T, old uint8) {
 	w, _, err := wire.ParseWelcome(buf[:k])
 	require.NoError(t, err)
 	require.Equal(t, wire.WelcomeRefused, w.Kind)
-	require.Equal(t, uint8(5), w.Host.Protocol)
+	require.Equal(t, uint8(Protocol), w.Host.Protocol)
 	_, _, err = ep.Receive(buf)
 	require.Error(t, err, "one refusal")
 	require.Equal(t, uint64(10), c.h.Stats().HellosRefused)
 	require.Zero(t, c.h.Stats().Clients)
 	se := &SettingsError{Client: hostSettingsOf(wire.AuthSettings{Protocol: old, Players: 2, StateSize: c.h.stateSize, InputSize: c.h.inputSize, FrameRate: n.FrameRate}),
 		Host: hostSettingsOf(w.Host)}
-	require.Contains(t, se.Error(), fmt.Sprintf("protocol %d (host 5)", old))
+	require.Contains(t, se.Error(), fmt.Sprintf("protocol %d (host %d)", old, Protocol))
 }

@@ -18,7 +18,8 @@ import (
 // client's input acknowledgement every checkedEvery-th state, codes a
 // state's inputs and delta as one run without its trailing zeros, sends a
 // body that fits one packet without a fragment count, and refuses a Hello
-// of other settings with the host's (WelcomeRefused).
+// of other settings with the host's (WelcomeRefused). Protocol 6 range
+// codes them (see doc.go's Wire).
 const protocol = Protocol
 
 // Protocol is the authoritative protocol's version a client says Hello with

@@ -13,7 +13,7 @@ import (
 // the host applied of the client's inputs; and the host's time-dilation
 // advice when it changed.
 //
-// Layout (body version 3, authority protocol 3), varints minimal (no
+// Layout (body version 4, authority protocol 6), varints minimal (no
 // header: a body travels in fragments). First the head, this client's:
 //
 //	Flags     u8: 1<<7 always (a body sent whole is told from a fragment
@@ -43,13 +43,15 @@ import (
 //	Checksum  (C only) u32 LE: CRC32-C of the whole state (not of the
 //	          delta)
 //	Data      every player's input at Frame then the state, XORed with
-//	          those at Base (as they are when full), run-length coded as
-//	          one run (Input's coding, nothing XORed frame to frame), its
-//	          trailing zeros not sent: the decoder fills them
+//	          those at Base (as they are when full), range coded to the
+//	          end of the body (rangecode.go: an adaptive model of a sparse
+//	          delta, started afresh in every body)
 //
 // The sizes of the inputs and of the state are not sent: host and client
 // agree on them (they are in the authority's settings hash), and the
-// decoder is given them. Body version 2 (authority protocol 2) sent
+// decoder is given them. Body version 3 (authority protocols 3 to 5)
+// run-length coded Data (Input's coding, nothing XORed frame to frame)
+// without its trailing zeros. Body version 2 (authority protocol 2) sent
 // InputAck and the checksum in every body, coded the inputs and the state
 // apart, each with its trailing zeros, and Base as a varint after Frame.
 type StateBody struct {
@@ -161,21 +163,7 @@ func (m StateBody) AppendCoded(b []byte) []byte {
 	if m.Checked {
 		b = binary.LittleEndian.AppendUint32(b, m.Checksum)
 	}
-	d := m.Data[:trimZeros(m.Data)]
-	return appendRLE(b, d, len(d))
-}
-
-// trimZeros is the length of b without its trailing zeros, read a word at
-// a time from the end.
-func trimZeros(b []byte) int {
-	n := len(b)
-	for n >= 8 && le.Uint64(b[n-8:]) == 0 {
-		n -= 8
-	}
-	for n > 0 && b[n-1] == 0 {
-		n--
-	}
-	return n
+	return appendRange(b, m.Data)
 }
 
 // ParseStateBody decodes a whole body into m, its Data into data (m.Data
@@ -263,49 +251,11 @@ func ParseStateBody(b []byte, m *StateBody, data []byte, near int32) (int, error
 		i += 4
 	}
 	out := data[:len(data):len(data)]
-	if i, err = decodeTrimmed(b, i, out); err != nil {
+	if err = decodeRange(b[i:], out); err != nil {
 		return 0, err
 	}
+	i = len(b)
 	*m = StateBody{Frame: frame, Base: base, Checked: checked, InputAck: ack, Advice: advice, Depth: depth, Rate: rate,
 		Lease: lease, Checksum: sum, Data: out}
 	return i, nil
-}
-
-// decodeTrimmed decodes a run-length coded stream that runs to the end of
-// b into out, and zeroes the rest of out (its trailing zeros, not sent).
-// The stream is canonical: it ends with a literal whose last byte is not
-// zero, or is empty.
-func decodeTrimmed(b []byte, i int, out []byte) (int, error) {
-	// The coded length first: the controls say it without the bytes.
-	n := uint64(0)
-	for j := i; j < len(b); {
-		c, k, err := readUvarint(b, j)
-		if err != nil {
-			return 0, err
-		}
-		j = k
-		if c&1 == 0 {
-			n += c>>1 + 2
-		} else {
-			l := c>>1 + 1
-			if l > uint64(len(b)-j) {
-				return 0, ErrShort
-			}
-			j += int(l)
-			n += l
-		}
-		if n > uint64(len(out)) {
-			return 0, ErrMalformed
-		}
-	}
-	d := out[:n]
-	j, err := decodeRLE(b, i, d, len(d))
-	if err != nil {
-		return 0, err
-	}
-	if j != len(b) || (n > 0 && d[n-1] == 0) {
-		return 0, ErrMalformed // bytes past the stream, or zeros at its end that are implied
-	}
-	clear(out[n:])
-	return j, nil
 }

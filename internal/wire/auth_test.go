@@ -247,9 +247,10 @@ func TestAuthMalformed(t *testing.T) {
 		{"body full unchecked", 0, []byte{0x80, 5, 1, 9}, ErrMalformed},
 		{"body input ack before -1", 0, append([]byte{0x80 | 0x40, 5}, appendInt32(nil, -7)...), ErrMalformed},
 		{"body rate", 0, append([]byte{0x80 | 0x20 | 1, 5, 0, 0}, appendInt32(nil, MaxRate+1)...), ErrMalformed},
-		{"body trailing zero run", 0, []byte{0x80 | 1, 5, 0, 1, 9, 2}, ErrMalformed},
-		{"body literal ends in zero", 0, []byte{0x80 | 1, 5, 0, 3, 9, 0}, ErrMalformed},
-		{"body past the data", 0, []byte{0x80 | 1, 5, 0, 0xbc, 0x0c}, ErrMalformed},
+		{"body ends in zero", 0, []byte{0x80 | 1, 5, 0, 9, 0}, ErrMalformed},
+		{"body bytes past the stream", 0, []byte{0x80 | 1, 5, 0, 1, 0, 0, 0, 0, 1}, ErrMalformed},
+		{"body not on its final value", 0, []byte{0x80 | 1, 5, 0, 1}, ErrMalformed},
+		{"body past the data", 0, append([]byte{0x80 | 1, 5, 0}, appendRange(nil, append(make([]byte, len(bodyDataBuf)), 1))...), ErrMalformed},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
