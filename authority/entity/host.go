@@ -266,6 +266,7 @@ func (h *Host) gather(client int, c *hostClient) {
 	c.cands = c.cands[:0]
 	c.minLen = 1 << 30
 	tick, linger := h.tick, uint32(h.cfg.Linger)
+	encode, scratch, cur, size := h.cfg.Encode, h.scratch, h.cur, h.cfg.Size
 	entries := c.entries
 	for i := range entries {
 		e := &entries[i]
@@ -283,10 +284,15 @@ func (h *Host) gather(client int, c *hostClient) {
 		}
 		e.want = live && tick-e.lastRelevant <= linger
 		if e.want {
-			changed := enc[idx].changedAt
-			if enc[idx].encodedAt != tick {
-				changed = h.encode(idx)
+			st := &enc[idx]
+			if st.encodedAt != tick { // encode's body, without its call
+				st.encodedAt = tick
+				encode(scratch, int(idx))
+				if o := int(idx) * size; refresh(cur[o:o+size], scratch) {
+					st.changedAt = tick
+				}
 			}
+			changed := st.changedAt
 			if e.ackedIn && changed <= e.ackedTick {
 				continue // the client holds its current state
 			}
