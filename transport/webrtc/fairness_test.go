@@ -24,7 +24,7 @@ func meshOfThree(t *testing.T, ca, cb, cc Config) (a, b, c *rtcTransport) {
 		t.Cleanup(func() { _ = tr.Close() })
 		trs[i] = tr
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	for _, tr := range trs {
 		_, err := tr.WaitPeers(ctx, 2)
@@ -127,7 +127,7 @@ func TestAcceptChoosesPeers(t *testing.T) {
 		trs = append(trs, tr)
 	}
 	a, b, c := trs[0], trs[1], trs[2]
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	peers, err := a.WaitPeers(ctx, 1)
 	require.NoError(t, err)

@@ -69,7 +69,7 @@ func TestChannelOutlivesSignaling(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/room/outlive"
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	a, err := dial(ctx, url, Config{LoopbackOnly: true})
 	require.NoError(t, err)

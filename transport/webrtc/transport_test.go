@@ -23,7 +23,7 @@ func loopPair(t testing.TB, cfg Config) (a, b *rtcTransport, h *hub) {
 	b, err = newOn(cfg, h.join("b"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	_, err = a.WaitPeers(ctx, 1)
 	require.NoError(t, err)
