@@ -2,6 +2,7 @@ package netplay
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rollnet/rollnet"
@@ -154,7 +155,13 @@ func (m *Match[S, I]) repaired(ev rollnet.Event) {
 		who = m.nameOf(ev.Peer) // a spectator's host, or a spectator of ours
 	}
 	if ev.Reason != "" {
-		m.st.Repaired = fmt.Sprintf("desync at frame %d repaired from %s in %d ms; %s", ev.Frame, who, ev.Timeout.Milliseconds(), ev.Reason)
+		// The fields' line names the source by its transport id: by its
+		// name here, as the rest of the line does.
+		fields := ev.Reason
+		if name := m.nameOf(ev.Peer); name != string(ev.Peer) {
+			fields = strings.ReplaceAll(fields, " at peer "+string(ev.Peer), " at "+name)
+		}
+		m.st.Repaired = fmt.Sprintf("desync at frame %d repaired from %s in %d ms; %s", ev.Frame, who, ev.Timeout.Milliseconds(), fields)
 	} else {
 		m.st.Repaired = fmt.Sprintf("desync at frame %d with %s repaired in %d ms", ev.Frame, who, ev.Timeout.Milliseconds())
 	}
