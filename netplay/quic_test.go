@@ -76,8 +76,8 @@ func TestConnectQUIC(t *testing.T) {
 		QUIC: netplay.QUICHost{URL: url, PinSHA256: qt.CertHash(), Grant: quicGrant(t, 7)}}, simulate)
 	require.NoError(t, err)
 	defer c.Close()
-	err = tickUntil(t, "the client plays the host's frames", func() bool {
-		return c.State() != nil && c.State().X[0] > 30
+	err = tickUntil(t, "the client plays the host's frames, its name heard", func() bool {
+		return c.State() != nil && c.State().X[0] > 30 && h.Name(1) == "alice" // (the hello may come after the frames)
 	}, h, c)
 	require.NoError(t, err)
 	require.Equal(t, netplay.ModeClient, c.Mode())

@@ -39,8 +39,8 @@ func TestConnectOverUDP(t *testing.T) {
 			c, err := netplay.Connect[World, Buttons](cfg, simulate)
 			require.NoError(t, err)
 			defer c.Close()
-			err = tickUntil(t, "the client plays the host's frames", func() bool {
-				return c.State() != nil && c.State().X[0] > 30
+			err = tickUntil(t, "the client plays the host's frames, its name heard", func() bool {
+				return c.State() != nil && c.State().X[0] > 30 && h.Name(1) == "alice" // (the hello may come after the frames)
 			}, h, c)
 			require.NoError(t, err)
 			require.Equal(t, netplay.ModeClient, c.Mode())
