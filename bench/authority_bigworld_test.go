@@ -21,11 +21,14 @@ import (
 // player entity and changing its input twice a second (at its own
 // times), one entity in ten wandering, 60 Hz, over transport/local (30 ms
 // each way, 2% loss each way) on a fake clock. Each client's budget is
-// 8,000 B/s. Per sub-benchmark: B/s/client (payload plus 28 bytes of IP
-// and UDP header per datagram), entities/client (the set's average
-// size), cpu-ns/client-tick (the host thread's CPU time per client per
-// tick: Tick, the game's interest queries, Append, Receive, and
-// transport/local's Send and Receive) and, beside it in the same run and
+// 8,000 B/s; the host asks about each client's interest every fourth
+// tick (HostConfig.InterestEvery), and the game moves its entities in an
+// entity.Grid it never clears. Per sub-benchmark: B/s/client (payload
+// plus 28 bytes of IP and UDP header per datagram), entities/client (the
+// set's average size), cpu-ns/client-tick (the host thread's CPU time per
+// client per tick: Tick, the game's interest queries and its Encode
+// calls, Append, Receive, and transport/local's Send and Receive, with
+// the bench's map from peer to client) and, beside it in the same run and
 // on the same world, floor-ns/client-tick: touching the entities that
 // client holds, in plain Go (for each index of its interest set, compare
 // the entity's encoding with the copy the client last acknowledged, copy

@@ -99,13 +99,11 @@ func BenchmarkAuthorityRewindShot(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var spent time.Duration
-	var shots int
-	measure := false
+	var run rewindRun
 	host, err := authority.NewHostLagComp(authority.HostConfig[uint16]{Players: authClients, Net: net}, hep,
 		func(w *gallery, in []uint16, f rollnet.Frame, seen *authority.Sights[gallery]) {
-			if measure {
-				simGallery(w, in, f, seen, &spent, &shots)
+			if run.measure {
+				simGallery(w, in, f, seen, &run.spent, &run.shots)
 			} else {
 				simGallery(w, in, f, seen, nil, nil)
 			}
@@ -129,14 +127,34 @@ func BenchmarkAuthorityRewindShot(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	run.shoot(b, clock, host.AdvanceFrame, func(i int, in uint16) error {
+		_ = clients[i].AddLocalInput(0, in)
+		_, err := clients[i].Update(time.Second / 60)
+		return err
+	}, func() uint64 { return host.Stats().Rewinds })
+}
+
+// rewindRun is the rewind benchmarks' run: the host's simulate times its
+// shots into spent and shots while measure is set.
+type rewindRun struct {
+	measure bool
+	spent   time.Duration
+	shots   int
+}
+
+// shoot plays the rewind benchmarks' ticks: each advances clock a 60th of
+// a second, steps the host, and steps every client, client i firing and
+// steering as i+1. After 240 ticks (the clients join, settle and draw),
+// b.Loop's ticks are measured; it reports the host's time per shot
+// (ns/shot) and its rewinds per shot (the host's counter, rewinds).
+func (r *rewindRun) shoot(b *testing.B, clock *local.Clock, host func() error, client func(i int, in uint16) error, rewinds func() uint64) {
 	tick := func() {
 		clock.Advance(time.Second / 60)
-		if err := host.AdvanceFrame(); err != nil {
+		if err := host(); err != nil {
 			b.Fatal(err)
 		}
-		for i, c := range clients {
-			_ = c.AddLocalInput(0, shotFire|uint16(i+1)&0x0303)
-			if _, err := c.Update(time.Second / 60); err != nil {
+		for i := range authClients {
+			if err := client(i, shotFire|uint16(i+1)&0x0303); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -144,17 +162,17 @@ func BenchmarkAuthorityRewindShot(b *testing.B) {
 	for range 240 { // join, settle, draw
 		tick()
 	}
-	rewinds := host.Stats().Rewinds
-	measure = true
+	before := rewinds()
+	r.measure = true
 	b.ReportAllocs()
 	for b.Loop() {
 		tick()
 	}
-	if shots == 0 {
+	if r.shots == 0 {
 		b.Fatal("no shot")
 	}
-	b.ReportMetric(float64(spent.Nanoseconds())/float64(shots), "ns/shot")
-	b.ReportMetric(float64(host.Stats().Rewinds-rewinds)/float64(shots), "rewinds/shot")
+	b.ReportMetric(float64(r.spent.Nanoseconds())/float64(r.shots), "ns/shot")
+	b.ReportMetric(float64(rewinds()-before)/float64(r.shots), "rewinds/shot")
 }
 
 // BenchmarkAuthorityRewindShotBaselineSimulate is one simulate step of the

@@ -94,9 +94,7 @@ func BenchmarkEntityRewindShot(b *testing.B) {
 		b.Fatal(err)
 	}
 	var host *netplay.Match[entGallery, uint16]
-	var spent time.Duration
-	var shots int
-	measure := false
+	var run rewindRun
 	simulate := func(w *entGallery, in []uint16, f rollnet.Frame) {
 		if !w.Ready {
 			w.Ready = true
@@ -106,7 +104,7 @@ func BenchmarkEntityRewindShot(b *testing.B) {
 			}
 		}
 		var t0 time.Time
-		if measure {
+		if run.measure {
 			t0 = time.Now()
 		}
 		n := 0
@@ -125,9 +123,9 @@ func BenchmarkEntityRewindShot(b *testing.B) {
 				}
 			}
 		}
-		if measure && n > 0 {
-			spent += time.Since(t0)
-			shots += n
+		if run.measure && n > 0 {
+			run.spent += time.Since(t0)
+			run.shots += n
 		}
 		stepGallery(w, in)
 	}
@@ -148,31 +146,13 @@ func BenchmarkEntityRewindShot(b *testing.B) {
 		}
 		defer clients[i].Close()
 	}
-	tick := func() {
-		clock.Advance(time.Second / 60)
-		if _, err := host.AdvanceFrame(0); err != nil {
-			b.Fatal(err)
-		}
-		for i, c := range clients {
-			if _, err := c.AdvanceFrame(shotFire | uint16(i+1)&0x0303); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	for range 240 { // join, settle, draw
-		tick()
-	}
-	rewinds := host.Stats().Rewinds
-	measure = true
-	b.ReportAllocs()
-	for b.Loop() {
-		tick()
-	}
-	if shots == 0 {
-		b.Fatal("no shot")
-	}
-	b.ReportMetric(float64(spent.Nanoseconds())/float64(shots), "ns/shot")
-	b.ReportMetric(float64(host.Stats().Rewinds-rewinds)/float64(shots), "rewinds/shot")
+	run.shoot(b, clock, func() error {
+		_, err := host.AdvanceFrame(0)
+		return err
+	}, func(i int, in uint16) error {
+		_, err := clients[i].AdvanceFrame(in)
+		return err
+	}, func() uint64 { return host.Stats().Rewinds })
 }
 
 // BenchmarkEntityRewindShotBaselineSimulate is one simulate step of the

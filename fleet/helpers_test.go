@@ -5,7 +5,9 @@ package fleet_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -50,4 +52,68 @@ func hostRecord(t testing.TB, kv jetstream.KeyValue, id string) (fleet.Host, uin
 	var h fleet.Host
 	require.NoError(t, json.Unmarshal(e.Value(), &h))
 	return h, e.Revision()
+}
+
+// eventBound bounds each wait for what a beat carries to reach the
+// placer's mirror (a host's record, its end of a match, its drain): the
+// beats come every 100 ms, and a loaded machine under -race delays them
+// by seconds. A wait that passes it fails saying what it waited for.
+const eventBound = 20 * time.Second
+
+// clock is a placer's clock that moves only when a test advances it
+// (fleet.NewPlacerAt): whether a host is live, gone or forgotten follows
+// the test's steps, not a loaded machine's late heartbeats. On the wall
+// clock, with the tests' 500 ms DeadAfter and 1 s ForgetAfter, a beat
+// that came late beside the other packages' tests under -race took a live
+// host for gone (Place refused with ErrNoHost) or forgot it.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// newClock is a clock stopped at the wall clock's now (a connect token
+// the placer mints on it is valid on the wall clock).
+func newClock() *clock { return &clock{t: time.Now()} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// beatOf is host id's beat in p's mirror (0 if it is not there).
+func beatOf(p *fleet.Placer, id string) uint64 {
+	for _, h := range p.View().Hosts {
+		if h.ID == id {
+			return h.Beat
+		}
+	}
+	return 0
+}
+
+// waitBeat waits until p's mirror has host id's beat n or a later one:
+// p saw that beat at its clock's now, or before.
+func waitBeat(t *testing.T, p *fleet.Placer, id string, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(eventBound)
+	for beatOf(p, id) < n {
+		require.True(t, time.Now().Before(deadline), "waited %v for the placer to see host %s's beat %d (it has %d)", eventBound, id, n, beatOf(p, id))
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// lastBeat waits until p's mirror has the beat host id's record holds in
+// the bucket kv, and returns it: with the host's connection closed, its
+// last (p saw it at its clock's now, or before).
+func lastBeat(t *testing.T, p *fleet.Placer, kv jetstream.KeyValue, id string) uint64 {
+	t.Helper()
+	h, _ := hostRecord(t, kv, id)
+	waitBeat(t, p, id, h.Beat)
+	return h.Beat
 }

@@ -163,7 +163,12 @@ func (cfg PlacerConfig) Check() (PlacerConfig, error) {
 
 // NewPlacer starts a placer on nc; it returns once the hosts' records are
 // mirrored.
-func NewPlacer(nc *nats.Conn, cfg PlacerConfig) (*Placer, error) {
+func NewPlacer(nc *nats.Conn, cfg PlacerConfig) (*Placer, error) { return newPlacer(nc, cfg, time.Now) }
+
+// newPlacer is NewPlacer on the clock now: when it saw each host's beat,
+// and whether a host is live or forgotten (the tests' clocks move only
+// when they say, so a loaded machine's late beat takes no host for gone).
+func newPlacer(nc *nats.Conn, cfg PlacerConfig, now func() time.Time) (*Placer, error) {
 	cfg, err := cfg.Check()
 	if err != nil {
 		return nil, err
@@ -173,7 +178,7 @@ func NewPlacer(nc *nats.Conn, cfg PlacerConfig) (*Placer, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := &Placer{cfg: cfg, nc: nc, log: log, hosts: map[string]*mirrored{}, addrs: map[string]*bucket{}, oldLayout: map[string]bool{},
-		stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
+		stop: make(chan struct{}), done: make(chan struct{}), now: now}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Tuning.OpTimeout)
 	defer cancel()
 	if p.kv, err = openBucket(ctx, nc, cfg.Config); err != nil {

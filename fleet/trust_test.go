@@ -94,7 +94,7 @@ func TestDrainOrder(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, fleet.Drain(ctx, e.Connect(t), testConfig, "h1"))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventBound)
 	for !m.Draining() || hostState(p, "h1") != "draining" {
 		require.True(t, time.Now().Before(deadline), "the drain order is not taken")
 		time.Sleep(5 * time.Millisecond)
@@ -104,12 +104,12 @@ func TestDrainOrder(t *testing.T) {
 	require.ErrorIs(t, fleet.Drain(ctx, e.Connect(t), testConfig, "no/such"), rollnet.ErrConfig)
 }
 
-// waitBeats waits until m has beaten n times (10 s at most).
+// waitBeats waits until m has beaten n times (eventBound at most).
 func waitBeats(t *testing.T, m *fleethost.Member, n uint64) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventBound)
 	for m.Stats().Beats < n {
-		require.True(t, time.Now().Before(deadline), "the host beat %d times, not %d, in 10 s: %+v", m.Stats().Beats, n, m.Stats())
+		require.True(t, time.Now().Before(deadline), "the host beat %d times, not %d, in %v: %+v", m.Stats().Beats, n, eventBound, m.Stats())
 		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -117,6 +117,10 @@ func TestEndedStatusSaysEnded(t *testing.T) {
 			require.Equal(t, fmt.Sprintf("ended at frame %d: %s (bob)", st.Frame, why), st.String())
 			require.Positive(t, st.Frame)
 			require.NoError(t, a.err)
+			require.NoError(t, a.m.Close())
+			closed, err := a.m.AdvanceFrame(0)
+			require.Error(t, err)
+			require.Equal(t, fmt.Sprintf("ended at frame %d: closed", st.Frame), closed.String(), "a closed match still says where it ended")
 		})
 	}
 	require.Equal(t, "ended: closed", netplay.Status{Phase: netplay.Ended, Ended: netplay.EndClosed}.String())

@@ -26,6 +26,14 @@ import (
 // of the same type that holds only the entities relevant to it: netplay
 // sets their slots and decodes them (Decode); the rest of S is the
 // game's.
+//
+// A client's inputs are numbered; the host applies one a tick, in
+// order, however they arrived (a burst waits its turn, within a backlog
+// sized from the link), and tells the client each tick how many were
+// waiting and the tick rate to run at to keep a few waiting: the
+// client's AdvanceFrame steps through a fixed timestep at that rate (at
+// most 10% off), so a call may take no step or several (Stats.InputLead,
+// TimeScale; the host counts late, too early, skipped and held inputs).
 type EntityConfig[S any, I comparable] struct {
 	// Capacity is the table's length, Size an entity's wire encoding in
 	// bytes (1 to 512).

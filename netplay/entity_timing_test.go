@@ -1,6 +1,7 @@
 package netplay_test
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -95,4 +96,73 @@ func TestEntityBurstyClient(t *testing.T) {
 	require.Greater(t, c.InputLead, 1.0, "inputs wait on the host")
 	require.Less(t, c.InputLead, 12.0, "but not many more than a burst")
 	require.InDelta(t, 1.02, c.TimeScale, 0.015, "the advice makes up for the slow clock")
+}
+
+// TestEntityInputsCountedApart: the host takes a client's inputs in
+// order and counts apart what it could not take: an input past the
+// backlog its link allows (too early, refused), inputs missing when
+// newer ones had come (skipped: the last applied again), one that came
+// after its tick went without it (late, dropped), and ticks with no
+// input waiting (held). Nothing is dropped uncounted.
+func TestEntityInputsCountedApart(t *testing.T) {
+	clock := local.NewClock(epoch)
+	n, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now})
+	require.NoError(t, err)
+	he, err := n.Endpoint("host")
+	require.NoError(t, err)
+	h, err := netplay.Host(netplay.Config{Transport: he, Now: clock.Now, Players: 2}, crowdSimulate, netplay.Entities(crowdEntities()))
+	require.NoError(t, err)
+	defer h.Close()
+	raw, err := n.Endpoint("raw")
+	require.NoError(t, err)
+	defer raw.Close()
+	buf := make([]byte, transport.MaxDatagram)
+	welcomed := false
+	tick := func() {
+		_, err := h.AdvanceFrame(0)
+		require.NoError(t, err)
+		clock.Advance(time.Second / 60)
+		for {
+			k, _, err := raw.Receive(buf)
+			if err != nil {
+				break
+			}
+			welcomed = welcomed || (k > 2 && buf[0] == 0xE9 && buf[2] == 0)
+		}
+	}
+	input := func(seq uint32) { // one input, +1, with no sight and no ack
+		_ = raw.Send("host", append(binary.AppendUvarint([]byte{0xEB, 3}, uint64(seq)), 1, 1, 0))
+	}
+	for range 10 {
+		if welcomed {
+			break
+		}
+		_ = raw.Send("host", []byte{0xE8, 3, 0x80, 0x08, 8, 1}) // version 3: capacity 1024, size 8, input size 1
+		tick()
+	}
+	require.True(t, welcomed)
+	for seq := uint32(1); seq <= 3; seq++ {
+		input(seq)
+		tick()
+	}
+	s := h.Stats()
+	require.Zero(t, s.InputsLate+s.InputsTooEarly+s.InputsSkipped+s.InputsHeld, "three inputs on time, taken one a tick")
+
+	input(100) // past the backlog (at most 63 ahead)
+	tick()
+	s = h.Stats()
+	require.Equal(t, uint64(1), s.InputsTooEarly)
+	require.Equal(t, uint64(1), s.InputsHeld, "input 4 had not come: input 3 held")
+
+	input(9) // 4 to 8 never come: skipped, one a tick, then 9 is taken
+	for range 6 {
+		tick()
+	}
+	input(5) // after its tick went by
+	tick()
+	s = h.Stats()
+	require.Equal(t, uint64(5), s.InputsSkipped)
+	require.Equal(t, uint64(1), s.InputsLate)
+	require.Equal(t, uint64(1), s.InputsTooEarly)
+	require.Equal(t, uint64(2), s.InputsHeld, "and the tick after 9, with nothing waiting")
 }

@@ -679,7 +679,7 @@ func (m *Match[S, I]) Send(payload []byte) error {
 // another Timeout (a game may ask its player whether to keep waiting).
 func (m *Match[S, I]) AdvanceFrame(in I) (Status, error) {
 	if m.closed {
-		return Status{Phase: Ended, Ended: EndClosed}, errClosed
+		return Status{Phase: Ended, Ended: EndClosed, Frame: m.st.Frame}, errClosed
 	}
 	if m.err != nil || m.st.Phase == Ended {
 		return m.st, m.err

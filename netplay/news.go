@@ -44,7 +44,8 @@ type Stats struct {
 	Compared, Agreed uint64
 	FirstDesync      rollnet.Frame
 	// Repairs counts the desyncs repaired (P2P: this peer's state, or a
-	// peer's that agrees again; see Config.NoRepair).
+	// peer's or a spectator's that agrees again; a spectator's: its own,
+	// from its host's state; see Config.NoRepair).
 	Repairs int
 
 	// BytesSent and BytesReceived are the session's totals with its peers.

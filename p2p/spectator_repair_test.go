@@ -217,3 +217,30 @@ func TestP2PSpectatorRepairHostile(t *testing.T) {
 	require.Zero(t, spec.PeerStats().RepairsTaken)
 	require.Empty(t, kindsOf(c.nodes[2].events, rollnet.EventDesyncRepaired))
 }
+
+// TestP2PSpectatorNotRepaired: under Config.NoRepair its host never
+// answers a spectator's ask; after repairTimeout it stops asking and
+// watches on apart (the desync stays reported), never failing.
+func TestP2PSpectatorNotRepaired(t *testing.T) {
+	lk := local.Link{Latency: 20 * time.Millisecond, Jitter: 2 * time.Millisecond}
+	var nw *local.Network
+	rc := newRepairClusterOn(t, 2, -1, 0, 0, 5, lk, &nw, func(i int, c *Config[uint16]) {
+		c.NoRepair = true
+		if i == 0 {
+			c.Spectators = []transport.Peer{"s"}
+		}
+	})
+	spec := rc.watch(t, nw, 0, 200)
+	rc.run(repairTimeout + 5*time.Second)
+	require.NoError(t, spec.err)
+	for _, n := range rc.nodes {
+		require.NoError(t, n.err, n.name)
+	}
+	require.Len(t, kindsOf(spec.events, rollnet.EventDesyncDetected), 1)
+	require.Empty(t, kindsOf(spec.events, rollnet.EventDesyncRepaired))
+	require.Equal(t, rollnet.NoFrame, spec.s.rp.want, "it stopped asking")
+	require.Greater(t, spec.s.Frame(), rollnet.Frame(60*(repairTimeout/time.Second)), "it watches on")
+	st, err := rc.nodes[0].p.PeerStats("s")
+	require.NoError(t, err)
+	require.Zero(t, st.RepairsServed)
+}

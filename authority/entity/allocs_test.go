@@ -52,3 +52,35 @@ func TestAllocsPerTick(t *testing.T) {
 	allocs.RequireZero(t, 400, step, "a tick of %d clients", clients)
 	require.NotZero(t, h.Stats(ids[0]).Records)
 }
+
+// A grid whose entities move every tick, some across cells, and a
+// query into a reused buffer: neither allocates once laid out.
+func TestGridAllocsPerTick(t *testing.T) {
+	const n = 2000
+	g := NewGrid(10, n)
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i], ys[i] = float32(i%50)*4, float32(i/50)*4
+		g.Insert(i, xs[i], ys[i])
+	}
+	dst := make([]int32, 0, n)
+	tick := 0
+	step := func() {
+		tick++
+		for i := range xs {
+			if (i+tick)%10 == 0 {
+				xs[i] += float32(tick%3 - 1)
+				ys[i] += float32(tick%5 - 2)
+			}
+			g.Insert(i, xs[i], ys[i])
+		}
+		for q := range 8 {
+			dst = g.AppendNear(dst[:0], float32(q*20), float32(q*15), 12)
+		}
+	}
+	for range 100 {
+		step()
+	}
+	allocs.RequireZero(t, 200, step, "a tick of moves and queries")
+	require.NotEmpty(t, dst)
+}

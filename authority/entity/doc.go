@@ -75,8 +75,8 @@
 //
 // # Memory and allocation
 //
-// The host keeps Capacity×(Size+4) bytes of encodings and, per client,
-// its set (about 56 bytes an entity, with their index) and a ring of the
+// The host keeps Capacity×(Size+12) bytes of encodings and marks and,
+// per client, its set (about 48 bytes an entity) and a ring of the
 // records of its last 65 updates (4 bytes a record, sized by the
 // budget); the client keeps Capacity×(Size+11) bytes. A world is bounded
 // by that memory, not by a datagram: 10,000 entities of 32 bytes is

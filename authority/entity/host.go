@@ -178,17 +178,15 @@ func (h *Host) Tick(slots []Slot) {
 	}
 }
 
-// encode encodes the live entity at idx once a tick, the first time a
-// client's update needs it, and notes when its encoding changed. An
-// entity not encoded for some ticks is compared with its last encoding:
-// a change is seen at the tick it is first looked at, never after a
-// state of it was sent (sending encodes), so a client that acknowledged
-// an older state is sent the new one.
+// encode encodes the live entity at idx, the first time in a tick a
+// client's update needs it (the caller checks encodedAt), and returns
+// the tick its encoding last changed. An entity not encoded for some
+// ticks is compared with its last encoding: a change is seen at the tick
+// it is first looked at, never after a state of it was sent (sending
+// encodes), so a client that acknowledged an older state is sent the new
+// one.
 func (h *Host) encode(idx uint32) uint32 {
 	st := &h.enc[idx]
-	if st.encodedAt == h.tick {
-		return st.changedAt
-	}
 	st.encodedAt = h.tick
 	size := h.cfg.Size
 	h.cfg.Encode(h.scratch, int(idx))
@@ -199,25 +197,22 @@ func (h *Host) encode(idx uint32) uint32 {
 }
 
 // refresh copies next over cur (as long) and says whether they differed.
-// It works 8 bytes at a time, since encodings are short and a call to
-// compare and another to copy cost more than the bytes.
+// It compares 8 bytes at a time and copies only a change, since
+// encodings are short and most do not change.
 func refresh(cur, next []byte) (changed bool) {
 	next = next[:len(cur)]
-	for len(cur) >= 8 {
-		a, b := binary.LittleEndian.Uint64(cur), binary.LittleEndian.Uint64(next)
-		if a != b {
-			binary.LittleEndian.PutUint64(cur, b)
-			changed = true
-		}
-		cur, next = cur[8:], next[8:]
+	var diff uint64
+	i := 0
+	for ; i+8 <= len(cur); i += 8 {
+		diff |= binary.LittleEndian.Uint64(cur[i:]) ^ binary.LittleEndian.Uint64(next[i:])
 	}
-	for i := range cur {
-		if cur[i] != next[i] {
-			cur[i] = next[i]
-			changed = true
-		}
+	for ; i < len(cur); i++ {
+		diff |= uint64(cur[i] ^ next[i])
 	}
-	return changed
+	if diff != 0 {
+		copy(cur, next)
+	}
+	return diff != 0
 }
 
 // Append appends the client's update for this tick to dst and returns
@@ -240,12 +235,14 @@ func (h *Host) Append(dst []byte, client int) []byte {
 	return h.write(dst, c, int(limit))
 }
 
-// gather asks the game which entities are relevant to the client,
-// starts an entry for each one new to it, decides for each entry whether
-// it is in the set and what it needs sent, adds to the priority of those
-// that need something, and lists them (c.cands). The indices the game
-// names are marked in a table shared by the clients, so an entry finds
-// whether it was named without a lookup.
+// gather asks the game which entities are relevant to the client (on
+// the ticks it asks), starts an entry for each one new to it, decides for
+// each entry whether it is in the set and what it needs sent, adds to the
+// priority of those that need something, and lists them (c.cands). The
+// indices the game names are marked in a table shared by the clients, so
+// an entry finds whether it was named without a lookup. The common case,
+// an entity in the set whose acknowledged state is current, costs a few
+// loads.
 func (h *Host) gather(client int, c *hostClient) {
 	every := uint32(h.cfg.InterestEvery)
 	ask := every == 1 || !c.asked || (h.tick+uint32(client))%every == 0
@@ -258,8 +255,9 @@ func (h *Host) gather(client int, c *hostClient) {
 		clear(h.mark)
 		h.stamp = 2
 	}
-	named, claimed := h.stamp, h.stamp+1 // a tick without a question marks nothing named
-	mark := h.mark
+	named, claimed := h.stamp, h.stamp+1
+	mark, slots, enc := h.mark, h.slots, h.enc[:len(h.slots)]
+	mark = mark[:len(slots)]
 	for _, idx := range c.interest {
 		if uint32(idx) < uint32(len(mark)) {
 			mark[idx] = named
@@ -267,48 +265,72 @@ func (h *Host) gather(client int, c *hostClient) {
 	}
 	c.cands = c.cands[:0]
 	c.minLen = 1 << 30
-	for i := 0; i < len(c.entries); {
-		e := &c.entries[i]
+	tick, linger := h.tick, uint32(h.cfg.Linger)
+	encode, scratch, cur, size := h.cfg.Encode, h.scratch, h.cur, h.cfg.Size
+	entries := c.entries
+	for i := range entries {
+		e := &entries[i]
 		idx := e.key.Index
-		s := h.slots[idx]
-		if mark[idx] == named {
+		if idx >= uint32(len(slots)) {
+			continue // freed
+		}
+		s := slots[idx]
+		live := s.Live && s.Gen == e.key.Gen
+		if ask && mark[idx] == named {
 			mark[idx] = claimed // an old occupant still leaving holds the index
-			if s.Live && s.Gen == e.key.Gen {
-				e.lastRelevant = h.tick
+			if live {
+				e.lastRelevant = tick
 			}
 		}
-		e.want = s.Live && s.Gen == e.key.Gen && h.tick-e.lastRelevant <= uint32(h.cfg.Linger)
-		if !e.want && !e.sentState && !e.ackedIn {
-			c.remove(i) // the client was never told of it: forget it
+		e.want = live && tick-e.lastRelevant <= linger
+		if e.want {
+			st := &enc[idx]
+			if st.encodedAt != tick { // encode's body, without its call
+				st.encodedAt = tick
+				encode(scratch, int(idx))
+				if o := int(idx) * size; refresh(cur[o:o+size], scratch) {
+					st.changedAt = tick
+				}
+			}
+			changed := st.changedAt
+			if e.ackedIn && changed <= e.ackedTick {
+				continue // the client holds its current state
+			}
+			h.consider(client, c, e, int32(i), changed)
 			continue
 		}
-		h.consider(client, c, e, int32(i))
-		i++
+		if !e.sentState && !e.ackedIn {
+			c.remove(int32(i)) // the client was never told of it: forget it
+			continue
+		}
+		h.consider(client, c, e, int32(i), 0)
 	}
 	for _, idx := range c.interest {
-		if uint32(idx) >= uint32(len(mark)) || mark[idx] != named || !h.slots[idx].Live {
+		if uint32(idx) >= uint32(len(mark)) || mark[idx] != named || !slots[idx].Live {
 			continue // out of range, held already, repeated or free
 		}
 		mark[idx] = claimed
-		i := len(c.entries)
-		c.pos.set(uint32(idx), int32(i))
-		c.entries = append(c.entries, entry{
-			key:          Key{Index: uint32(idx), Gen: h.slots[idx].Gen},
+		i := c.add(entry{
+			key:          Key{Index: uint32(idx), Gen: slots[idx].Gen},
 			since:        c.nextSeq,
-			lastRelevant: h.tick,
+			lastRelevant: tick,
 			want:         true,
 		})
-		h.consider(client, c, &c.entries[i], int32(i))
+		changed := enc[idx].changedAt
+		if enc[idx].encodedAt != tick {
+			changed = h.encode(uint32(idx))
+		}
+		h.consider(client, c, &c.entries[i], i, changed)
 	}
 }
 
 // consider lists entry e (at pos) as a candidate when it needs sending,
-// adding to its priority.
-func (h *Host) consider(client int, c *hostClient, e *entry, pos int32) {
+// adding to its priority. For an entry in the set, changed is the tick
+// its encoding last changed.
+func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed uint32) {
 	idx := e.key.Index
 	var need bool
 	if e.want {
-		changed := h.encode(idx)
 		need = !e.ackedIn || changed > e.ackedTick
 		if need && e.lastSentState && e.sentTick >= changed && h.tick-e.sentTick < uint32(c.rtt)+2 {
 			need = false // what was sent is current and may still be acknowledged
@@ -380,7 +402,7 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 		}
 		dst = appendRecord(dst, next, r)
 		next = idx + 1
-		c.recs[ring] = idx<<2 | uint32(r.kind)
+		c.recs[ring] = uint32(sel)<<2 | uint32(r.kind)
 		if ring++; ring == len(c.recs) {
 			ring = 0
 		}
@@ -479,14 +501,10 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 		if ring++; ring == len(c.recs) {
 			ring = 0
 		}
-		idx := r >> 2
-		p := c.pos.get(idx)
-		if p < 0 {
-			continue
-		}
+		p := int32(r >> 2)
 		e := &c.entries[p]
 		if seq < e.since || seq <= e.evSeq {
-			continue // an update to an earlier entry, or older than one already acked
+			continue // an update to an earlier (or a freed) entry, or older than one already acked
 		}
 		e.evSeq = seq
 		if r&3 != kindLeft {
@@ -506,7 +524,7 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 		e.ackedTick = 0
 		e.sentState = e.stateSeq > seq // a state sent after this leave may land
 		if !e.want && !e.sentState {
-			c.remove(int(p))
+			c.remove(p)
 		}
 	}
 }
@@ -540,6 +558,6 @@ func (h *Host) Stats(client int) HostStats {
 		return HostStats{}
 	}
 	s := c.stats
-	s.Entities, s.Digest, s.Tracked, s.Epoch, s.RTT = c.count, c.digest, len(c.entries), c.epoch, c.rtt
+	s.Entities, s.Digest, s.Tracked, s.Epoch, s.RTT = c.count, c.digest, len(c.entries)-len(c.free), c.epoch, c.rtt
 	return s
 }

@@ -1,9 +1,11 @@
 package entity
 
+import "slices"
+
 // hostClient is what a Host keeps for one client.
 type hostClient struct {
-	pos      positions // index to entry
-	entries  []entry
+	entries  []entry // where an entry stays until it is freed, so a record names it by position
+	free     []int32 // entries freed, to be reused
 	interest []int32
 	cands    []cand
 	minLen   int      // the shortest record of cands
@@ -12,7 +14,7 @@ type hostClient struct {
 	asked   bool // Interest was asked about it
 	nextSeq uint32
 	packets [packetRing]packet // by seq % packetRing
-	recs    []uint32           // ring of records sent: index<<2 | kind
+	recs    []uint32           // ring of records sent: entry<<2 | kind
 	recHead uint64             // records ever written
 
 	epoch        uint8
@@ -106,15 +108,27 @@ func siftDown(cs []cand, i int) {
 	}
 }
 
-// remove forgets entry i.
-func (c *hostClient) remove(i int) {
-	last := len(c.entries) - 1
-	c.pos.del(c.entries[i].key.Index)
-	if i != last {
-		c.entries[i] = c.entries[last]
-		c.pos.set(c.entries[i].key.Index, int32(i))
+// freeEntry is the index of a freed entry.
+const freeEntry = ^uint32(0)
+
+// add starts an entry and returns its position.
+func (c *hostClient) add(e entry) int32 {
+	if n := len(c.free); n > 0 {
+		i := c.free[n-1]
+		c.free = c.free[:n-1]
+		c.entries[i] = e
+		return i
 	}
-	c.entries = c.entries[:last]
+	c.entries = append(c.entries, e)
+	c.free = slices.Grow(c.free, cap(c.entries)-len(c.free)) // room to free them all, so remove never grows it
+	return int32(len(c.entries) - 1)
+}
+
+// remove forgets entry i: no record names it any more, since no update
+// is as new as its since (a later occupant of its place has a later one).
+func (c *hostClient) remove(i int32) {
+	c.entries[i] = entry{key: Key{Index: freeEntry}, since: ^uint32(0)}
+	c.free = append(c.free, i)
 }
 
 // recordRoom is how many records the next update may hold without
@@ -141,6 +155,9 @@ func (c *hostClient) rebuild() {
 	}
 	for i := range c.entries {
 		e := &c.entries[i]
+		if e.key.Index == freeEntry {
+			continue
+		}
 		e.since = c.nextSeq
 		e.evSeq, e.ackedTick, e.sentTick, e.stateSeq = 0, 0, 0, 0
 		e.ackedIn, e.sentState, e.lastSentState = false, false, false

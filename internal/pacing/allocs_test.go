@@ -35,6 +35,7 @@ func TestAllocs(t *testing.T) {
 	hist, err := pacing.NewHistory[bigWorld](pacing.HistoryConfig{})
 	require.NoError(t, err)
 
+	var adv pacing.Advice
 	var w bigWorld
 	var frame int32
 	var now time.Duration
@@ -54,6 +55,15 @@ func TestAllocs(t *testing.T) {
 			sink += float64(f)
 			frame++
 			_ = q.Stats()
+		},
+		"Advice": func() {
+			frame++
+			adv.Heard(frame+int32(frame%5), frame)
+			if frame%7 == 0 {
+				adv.Held()
+			}
+			adv.Advise(frame, frame, 2, 100)
+			sink += float64(adv.Rate()) + adv.Margin() + adv.Skew()
 		},
 		"Queue/lost": func() {
 			frame += 1000

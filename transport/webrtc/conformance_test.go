@@ -37,7 +37,7 @@ func dialPair(t testing.TB, base string, cfg Config) (a, b *rtcTransport) {
 	t.Helper()
 	cfg.LoopbackOnly = true
 	url := fmt.Sprintf("%s/room/r%d", base, rooms.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	a, err := dial(ctx, url, cfg)
 	require.NoError(t, err)

@@ -38,7 +38,7 @@ func TestCandidatesBeforeOfferAreBuffered(t *testing.T) {
 			cand = cand || hs.s.Kind == signalCandidate
 		}
 		return offer && cand
-	}, 5*time.Second, time.Millisecond)
+	}, waitBound, time.Millisecond)
 	h.mu.Lock()
 	h.hold = nil
 	var reordered []heldSignal
@@ -56,7 +56,7 @@ func TestCandidatesBeforeOfferAreBuffered(t *testing.T) {
 	h.mu.Unlock()
 	h.release()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	_, err = b.WaitPeers(ctx, 1)
 	require.NoError(t, err)
@@ -84,14 +84,14 @@ func TestBothOfferLowerIDWins(t *testing.T) {
 	b, err := newOn(cfg, pb)
 	require.NoError(t, err)
 	defer b.Close()
-	require.Eventually(t, func() bool { return a.Stats().SignalsInvalid == 1 }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return a.Stats().SignalsInvalid == 1 }, waitBound, time.Millisecond,
 		"a ignores b's offer")
 	h.mu.Lock()
 	h.hold = nil
 	h.mu.Unlock()
 	h.release()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	_, err = a.WaitPeers(ctx, 1)
 	require.NoError(t, err)
@@ -137,12 +137,12 @@ func TestHostileSignalsAreIgnored(t *testing.T) {
 	for _, e := range hostile {
 		pa.deliver(e)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	ev := waitEvent(ctx, t, a, transport.PeerGone) // y's garbage offer ends y
 	require.Equal(t, transport.Peer("y"), ev.Peer)
 	require.ErrorIs(t, ev.Err, ErrSignaling)
-	require.Eventually(t, func() bool { return a.Stats().SignalsInvalid == 10 }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return a.Stats().SignalsInvalid == 10 }, waitBound, time.Millisecond,
 		"got %d", a.Stats().SignalsInvalid)
 	require.ErrorIs(t, a.Send("y", []byte("x")), transport.ErrPeerGone)
 	require.NoError(t, a.Send("z", []byte("x")), "z is known, not connected: the datagram is dropped")
@@ -152,7 +152,7 @@ func TestHostileSignalsAreIgnored(t *testing.T) {
 	// Now that y is gone, a new peer takes its place.
 	pa.deliver(signalEvent{Kind: signalReceived, Peer: "v", Signal: signalMsg{Kind: signalCandidate, Payload: cand}})
 	require.Eventually(t, func() bool { return errors.Is(a.Send("y", []byte("x")), transport.ErrUnknownPeer) },
-		5*time.Second, time.Millisecond, "y forgotten")
+		waitBound, time.Millisecond, "y forgotten")
 	require.NoError(t, a.Send("v", []byte("x")))
 	require.Equal(t, uint64(10), a.Stats().SignalsInvalid)
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	pion "github.com/pion/webrtc/v4"
 	"github.com/stretchr/testify/require"
@@ -46,7 +45,7 @@ func TestOversizeMessageDisconnectsPeer(t *testing.T) {
 		}
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	var early []pion.ICECandidateInit
 	for remoteSet := false; ; {

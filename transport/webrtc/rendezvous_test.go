@@ -48,11 +48,11 @@ func TestPeerLeftBeforeConnecting(t *testing.T) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		return len(h.held) > 0
-	}, 5*time.Second, time.Millisecond)
+	}, waitBound, time.Millisecond)
 	require.NoError(t, a.Send("b", []byte("x")), "known, not open: dropped")
 	require.NoError(t, pb.Close())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	ev := waitEvent(ctx, t, a, transport.PeerGone)
 	require.Equal(t, transport.Peer("b"), ev.Peer)
@@ -69,7 +69,7 @@ func TestChannelOutlivesSignaling(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/room/outlive"
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	a, err := dial(ctx, url, Config{LoopbackOnly: true})
 	require.NoError(t, err)
@@ -85,7 +85,7 @@ func TestChannelOutlivesSignaling(t *testing.T) {
 
 	require.NoError(t, srv.Close())
 	require.Eventually(t, func() bool { return a.signalingErr() != nil && b.signalingErr() != nil },
-		5*time.Second, time.Millisecond)
+		waitBound, time.Millisecond)
 	t.Logf("signaling ended: %v", a.signalingErr())
 
 	buf := make([]byte, transport.MaxDatagram)

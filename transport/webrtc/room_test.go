@@ -53,7 +53,7 @@ func TestRoomDialerPairs(t *testing.T) {
 		p, err := pr.Path(a.Local())
 		require.NoError(t, err)
 		return p.Route != ""
-	}, 10*time.Second, 10*time.Millisecond, "a selected pair has a route")
+	}, waitBound, 10*time.Millisecond, "a selected pair has a route")
 	_, err = pr.Path("nobody")
 	require.ErrorIs(t, err, transport.ErrUnknownPeer)
 
@@ -69,7 +69,7 @@ func TestRoomDialerRefuses(t *testing.T) {
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	_, err = RoomDialer{Signal: "ws" + strings.TrimPrefix(hs.URL, "http"), Relay: true}.DialRoom(ctx, "r", nil)
 	require.ErrorIs(t, err, rollnet.ErrConfig)

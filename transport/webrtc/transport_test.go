@@ -23,7 +23,7 @@ func loopPair(t testing.TB, cfg Config) (a, b *rtcTransport, h *hub) {
 	b, err = newOn(cfg, h.join("b"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	_, err = a.WaitPeers(ctx, 1)
 	require.NoError(t, err)
@@ -32,10 +32,16 @@ func loopPair(t testing.TB, cfg Config) (a, b *rtcTransport, h *hub) {
 	return a, b, h
 }
 
+// waitBound bounds a test's wait for what a loopback connection does (a
+// datagram, an event, a counter): within milliseconds idle, but under
+// -race beside the other packages' tests on a loaded 2-core machine, by
+// seconds. A wait past it fails saying what it waited for.
+const waitBound = 20 * time.Second
+
 // recv polls tr until a datagram arrives or the deadline passes.
 func recv(t *testing.T, tr *rtcTransport, buf []byte) (int, transport.Peer) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for time.Now().Before(deadline) {
 		n, from, err := tr.Receive(buf)
 		if err == nil {
@@ -44,7 +50,7 @@ func recv(t *testing.T, tr *rtcTransport, buf []byte) (int, transport.Peer) {
 		require.ErrorIs(t, err, transport.ErrNoPacket)
 		time.Sleep(100 * time.Microsecond)
 	}
-	t.Fatal("no datagram within 5 s")
+	t.Fatalf("no datagram within %v", waitBound)
 	return 0, ""
 }
 
@@ -102,7 +108,7 @@ func TestSendAndReceiveErrors(t *testing.T) {
 // recvShort waits for a datagram and receives it into a 2-byte buffer.
 func recvShort(t *testing.T, tr *rtcTransport) error {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for time.Now().Before(deadline) {
 		_, _, err := tr.Receive(make([]byte, 2))
 		if !errors.Is(err, transport.ErrNoPacket) {
@@ -114,7 +120,7 @@ func recvShort(t *testing.T, tr *rtcTransport) error {
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
-	t.Fatal("no datagram within 5 s")
+	t.Fatalf("no datagram within %v", waitBound)
 	return nil
 }
 
@@ -123,7 +129,7 @@ func TestRemoteCloseRemovesPeer(t *testing.T) {
 	a.Events(nil)
 	require.NoError(t, b.Close())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	ev := waitEvent(ctx, t, a, transport.PeerGone)
 	require.Equal(t, transport.Peer("b"), ev.Peer)

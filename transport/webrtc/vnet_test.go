@@ -66,7 +66,7 @@ func vnetPairOn(t *testing.T, cfg Config, delay time.Duration, filter vnet.Chunk
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	t.Cleanup(func() { cut.Store(true) }) // runs first: see vnetPair
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	_, err = a.WaitPeers(ctx, 1)
 	require.NoError(t, err)
@@ -249,7 +249,7 @@ func TestVNetPeerInfo(t *testing.T) {
 		// b goes silent rather than closing: a remote close would race
 		// pion's own close of a's connection (see vnetPair).
 		dead.Store(true)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 		defer cancel()
 		waitEvent(ctx, t, a, transport.PeerGone)
 		_, err = a.peerInfo("b")
@@ -269,7 +269,7 @@ func TestVNetICEFailureRemovesPeer(t *testing.T) {
 
 		start := time.Now()
 		blackout.Store(true)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 		defer cancel()
 		ev := waitEvent(ctx, t, a, transport.PeerGone)
 		elapsed := time.Since(start)

@@ -54,9 +54,12 @@ func TestCrowdRoom(t *testing.T) {
 		perSecond := float64(m.Stats().BytesReceived) / (ticks / 60.0)
 		require.Less(t, perSecond, 16_000.0*1.1, "bot%d is sent its budget at most", i+1)
 		if i == 0 {
-			t.Logf("bot1: holds %d entities, %d of %d predictions agreed, %.0f B/s received", rep.Held, rep.Agreed, rep.Compared, perSecond)
+			t.Logf("bot1: holds %d entities, %.0f B/s received; %s", rep.Held, perSecond, Predictions(m.Stats()))
 		}
 	}
+	hs := r.Host.Stats()
+	t.Logf("host: inputs %d late, %d too early, %d skipped; %d ticks held for want of one", hs.InputsLate, hs.InputsTooEarly, hs.InputsSkipped, hs.InputsHeld)
+	require.Zero(t, hs.InputsTooEarly+hs.InputsSkipped, "no input refused or skipped")
 }
 
 // TestCrowdWindow plays the game as a person would: the program in a
@@ -69,6 +72,7 @@ func TestCrowdWindow(t *testing.T) {
 	var rep Report
 	line, shot := xvfbtest.Run(t, bin, 90*time.Second, &rep, "-bot", "-frames", "300")
 	require.GreaterOrEqual(t, int(rep.Frame), 300) // the newest host tick: two may arrive in one
+	t.Logf("the window's player: %d of %d predictions agreed, inputs %.1f ticks early, ticks at x%.3f", rep.Agreed, rep.Compared, rep.InputLead, rep.TimeScale)
 	require.Equal(t, 31, rep.Bots, "every bot plays")
 	requireSees(t, "the window's player", rep)
 	t.Logf("report: %s", line)

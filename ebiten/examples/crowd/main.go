@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
 
 	"github.com/rollnet/rollnet"
 	rollebiten "github.com/rollnet/rollnet/ebiten"
@@ -35,13 +36,17 @@ type Report struct {
 	// Missed is, in the default mode, the entities the host has within
 	// Sight−40 pixels of this client's avatar that the client does not
 	// hold (-1 when the host is in another process).
-	Missed            int
-	Ticks             int // this process's ticks
-	Compared, Agreed  uint64
-	Corrections       uint64
-	Rebuilds          uint64
-	ReceivedPerSecond float64 // bytes a second from the host
-	Bots              int     // bots still playing
+	Missed           int
+	Ticks            int // this process's ticks
+	Compared, Agreed uint64
+	Corrections      uint64
+	// InputLead is how many of this client's inputs wait on the host
+	// when it needs one (the host's advice), TimeScale the rate its
+	// ticks run at to hold that lead (netplay.Stats).
+	InputLead, TimeScale float64
+	Rebuilds             uint64
+	ReceivedPerSecond    float64 // bytes a second from the host
+	Bots                 int     // bots still playing
 }
 
 func main() {
@@ -104,8 +109,10 @@ func run(mode string, bots, players int, signal, roomName, name string, bot bool
 	}
 	var roomErr error
 	ticks := 0
+	var playing *netplay.Match[World, Buttons]
 	cfg.OnUpdate = func(g *rollebiten.Game[World, Buttons]) {
 		ticks++
+		playing = g.Match()
 		if r != nil && roomErr == nil {
 			if roomErr = r.Tick(); roomErr != nil {
 				fmt.Fprintln(os.Stderr, "crowd: the room:", roomErr)
@@ -144,6 +151,9 @@ func run(mode string, bots, players int, signal, roomName, name string, bot bool
 	draw := cfg.Draw
 	cfg.Draw = func(screen *ebiten.Image, v *rollebiten.View[World]) {
 		draw(screen, v)
+		if playing != nil {
+			ebitenutil.DebugPrintAt(screen, Predictions(playing.Stats()), 8, Height-36)
+		}
 		if !stopped || game == nil || game.Quitting() {
 			return
 		}
@@ -165,7 +175,8 @@ func run(mode string, bots, players int, signal, roomName, name string, bot bool
 func Measure(m *netplay.Match[World, Buttons], host *World) Report {
 	w := m.State()
 	s := m.Stats()
-	rep := Report{Seat: m.Seat(), Frame: m.Frame(), Missed: -1, Compared: s.Compared, Agreed: s.Agreed, Corrections: s.Rollbacks, Rebuilds: s.Rebuilds}
+	rep := Report{Seat: m.Seat(), Frame: m.Frame(), Missed: -1, Compared: s.Compared, Agreed: s.Agreed, Corrections: s.Rollbacks, Rebuilds: s.Rebuilds,
+		InputLead: s.InputLead, TimeScale: s.TimeScale}
 	me := rep.Seat
 	if me < 0 || me >= MaxPlayers || !w.Slots[me].Live {
 		return rep
@@ -189,6 +200,18 @@ func Measure(m *netplay.Match[World, Buttons], host *World) Report {
 		}
 	}
 	return rep
+}
+
+// Predictions is the line that says how this client's predictions of
+// its avatar fare: how many of the host's states agreed with them, and
+// how early its inputs reach the host at what tick rate (the host's
+// time-dilation advice).
+func Predictions(s netplay.Stats) string {
+	share := 100.0
+	if s.Compared > 0 {
+		share = 100 * float64(s.Agreed) / float64(s.Compared)
+	}
+	return fmt.Sprintf("predictions: %d of %d agreed (%.1f%%); inputs %.1f ticks early, ticks at x%.3f", s.Agreed, s.Compared, share, s.InputLead, s.TimeScale)
 }
 
 // lingerTravel is how far apart an entity and an avatar can get while the
