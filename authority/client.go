@@ -47,7 +47,8 @@ type ClientStats struct {
 	// StatesApplied counts host states received whole and taken (every
 	// checkedEvery-th verified by its checksum, the others by the next
 	// verified one coded against them); StatesDropped those older than
-	// the newest, or whose baseline was gone; StatesUnverified the times
+	// the newest, or whose baseline was gone (one that came before its
+	// baseline and was taken when it came is not counted); StatesUnverified the times
 	// a checked state coded against states taken unverified did not
 	// match (they were dropped: a forged state, or a bug); Reanchors the times the client's present was moved to the
 	// host's (a first state, or a host state outside the client's window).
@@ -143,6 +144,8 @@ type Client[S any, I comparable] struct {
 	body       wire.StateBody
 	bodyIn     int    // the inputs' bytes at the head of bodyData
 	bodyData   []byte // a body's inputs then state
+	early      [earlyLen]earlyState
+	earlyN     uint64 // states taken after waiting for their base (tests)
 
 	out      []byte
 	outIn    []byte
@@ -247,6 +250,9 @@ func newClient[S any, I comparable](cfg ClientConfig, tr transport.Transport, si
 	c.bodyIn = c.players * inputSize
 	c.baseIn = make([]byte, baselineWindow*c.bodyIn)
 	c.bodyData = make([]byte, c.bodyIn+stateSize)
+	for i := range c.early {
+		c.early[i].data = make([]byte, len(c.bodyData))
+	}
 	c.out = make([]byte, 0, wire.MaxPacket)
 	c.outIn = make([]byte, 0, wire.MaxFrames*c.players*inputSize)
 	c.stamp = noClaim
@@ -268,6 +274,9 @@ func (c *Client[S, I]) forget() {
 	c.checked = rollnet.NoFrame
 	for i := range c.baseTags {
 		c.baseTags[i] = rollnet.NoFrame
+	}
+	for i := range c.early {
+		c.early[i].held = false
 	}
 	if c.view.q != nil {
 		c.view.reset()
@@ -649,7 +658,9 @@ func (c *Client[S, I]) fragment(b []byte) {
 }
 
 // decode verifies a whole state body and keeps the state as a baseline;
-// it reports whether the state was taken.
+// it reports whether the state was taken. A state whose base has not come
+// yet (reordered on the way) waits among the early states, and is taken
+// when its base is.
 func (c *Client[S, I]) decode(body []byte) bool {
 	m := &c.body
 	near := c.newestHost
@@ -660,6 +671,32 @@ func (c *Client[S, I]) decode(body []byte) bool {
 		c.malformed()
 		return false
 	}
+	if !c.take(m) {
+		return false
+	}
+	c.takeEarly()
+	return true
+}
+
+// earlyLen is how many states a client keeps that came before their base
+// (reordered): a state of a chain (Host.base) is coded against the one
+// sent before it, and one that overtakes it would otherwise be dropped,
+// with every state coded against it, until the host gives the chain up.
+// Each holds a body's Data: the state and every player's input.
+const earlyLen = 4
+
+// earlyState is a state body (m, its Data in data) kept until its base
+// comes.
+type earlyState struct {
+	held bool
+	m    wire.StateBody
+	data []byte
+}
+
+// take verifies the state body m and keeps its state as a baseline; it
+// reports whether the state was taken. One whose base has not come, but
+// may, is kept among the early states (and not taken yet).
+func (c *Client[S, I]) take(m *wire.StateBody) bool {
 	f := rollnet.Frame(m.Frame)
 	if f <= c.newestHost {
 		c.stats.StatesDropped++
@@ -685,6 +722,9 @@ func (c *Client[S, I]) decode(body []byte) bool {
 	} else {
 		bk = int(m.Base) % baselineWindow
 		if c.baseTags[bk] != rollnet.Frame(m.Base) || bk == k {
+			if rollnet.Frame(m.Base) > c.newestHost && bk != k {
+				c.keepEarly(m) // its base may be on its way
+			}
 			c.stats.StatesDropped++
 			return false
 		}
@@ -729,6 +769,72 @@ func (c *Client[S, I]) decode(body []byte) bool {
 		}
 	}
 	return true
+}
+
+// keepEarly keeps m (its Data copied) among the early states: in a free
+// slot, or in place of the newest kept if m is older (the older come due
+// first). A state further ahead than the baselines reach is not kept.
+func (c *Client[S, I]) keepEarly(m *wire.StateBody) {
+	if c.newestHost == rollnet.NoFrame || rollnet.Frame(m.Frame)-c.newestHost >= baselineWindow {
+		return
+	}
+	slot := -1
+	for i := range c.early {
+		e := &c.early[i]
+		if e.held && rollnet.Frame(e.m.Frame) <= c.newestHost {
+			e.held = false // no newer than the newest taken: of no use
+		}
+		switch {
+		case e.held && e.m.Frame == m.Frame:
+			return // a copy: the first is as good
+		case !e.held:
+			if slot < 0 || c.early[slot].held {
+				slot = i
+			}
+		case slot < 0 || (c.early[slot].held && e.m.Frame > c.early[slot].m.Frame):
+			slot = i
+		}
+	}
+	e := &c.early[slot]
+	if e.held && e.m.Frame < m.Frame {
+		return
+	}
+	e.held, e.m = true, *m
+	e.m.Data = e.data
+	copy(e.data, m.Data)
+}
+
+// takeEarly takes the early states whose base is now held, oldest first,
+// while there are any (one taken may be the base of another), and lets go
+// of those no newer than the newest state taken.
+func (c *Client[S, I]) takeEarly() {
+	for {
+		next := -1
+		for i := range c.early {
+			e := &c.early[i]
+			if !e.held {
+				continue
+			}
+			if rollnet.Frame(e.m.Frame) <= c.newestHost {
+				e.held = false
+				continue
+			}
+			if bk := int(e.m.Base) % baselineWindow; c.baseTags[bk] == rollnet.Frame(e.m.Base) &&
+				(next < 0 || e.m.Frame < c.early[next].m.Frame) {
+				next = i
+			}
+		}
+		if next < 0 {
+			return
+		}
+		e := &c.early[next]
+		e.held = false
+		c.stats.StatesDropped-- // counted when it came early
+		if !c.take(&e.m) {
+			return
+		}
+		c.earlyN++
+	}
 }
 
 // ackLag is how many frames older than the newest state the client took

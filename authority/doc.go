@@ -38,8 +38,10 @@
 //     the previous state sent it (a chain: each change goes once, where
 //     coding against an acknowledgement sends a round trip of changes in
 //     every state; a state lost breaks the chain for about a round trip
-//     and sends the link back to acknowledgements; the chain starts again
-//     after a clean second, longer after each break); every eighth state (and
+//     and sends the link back to acknowledgements; one that overtakes
+//     its base waits at the client, four at most, until the base comes;
+//     the chain starts again after a second without loss, longer after
+//     each break); every eighth state (and
 //     every whole one) the state's checksum and the last input frame of
 //     its it holds; and time-dilation advice when it changed. The coded part
 //     depends on the frame and the base alone: it is coded once a tick

@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -440,6 +441,9 @@ func (h *Host[S, I]) receive(f rollnet.Frame) {
 		if c.pkts++; c.pkts > h.s.maxPkts {
 			c.stats.Flooded++
 			continue
+		}
+		if seq := binary.LittleEndian.Uint16(b[1:3]); l.Plausible(seq) {
+			c.heardSeq(seq, f)
 		}
 		if h.e.HandleCommon(l, typ, b) {
 			continue
@@ -1007,25 +1011,29 @@ func (h *Host[S, I]) sendState(c *hostClient[I], f rollnet.Frame) {
 // it acknowledged (still kept) otherwise; NoFrame (a full state) when
 // there is none.
 //
-// A state lost or reordered breaks the chain: the client cannot decode
-// the states coded against the one it lacks (about a round trip of them,
+// A state lost breaks the chain: the client cannot decode the states
+// coded against the one it lacks (about a round trip of them,
 // StatesDropped), so its acknowledgement stops rising; once it has not
-// risen for two state intervals the host codes against the newest
-// acknowledged again. So the chain is for clean links: it starts once the
-// acknowledgements rose one state at a time for hold frames (from
-// chainHoldMin, doubling when the chain breaks within four holds of its
-// start, to chainHoldMax; back to chainHoldMin when it held longer). A
-// link that loses or reorders a state every few seconds stays off it. A
-// client decodes a state only against the very state it names, so a wrong
-// guess costs states, never a wrong one. A full state is never chained
-// to: a client drops one it did not need (see Client.decode).
+// risen for two state intervals and the recent spread of its stalls (the
+// link's jitter, heardAck) the host codes against the newest acknowledged
+// again. A state that overtakes its base does not break it: the client
+// keeps it until its base comes (Client.take's early states). So the chain
+// is for links that lose nothing: it starts once the client's packets all
+// came (heardSeq: a link that loses them likely loses the host's) and its
+// acknowledgements rose without a jump past their spread for hold frames
+// (from chainHoldMin, doubling when the chain breaks within four holds of
+// its start, to chainHoldMax; back to chainHoldMin when it held longer).
+// A link that loses a state every few seconds stays off it. A client
+// decodes a state only against the very state it names, so a wrong guess
+// costs states, never a wrong one. A full state is never chained to: a
+// client drops one it did not need (see Client.take).
 func (h *Host[S, I]) base(c *hostClient[I], f rollnet.Frame) rollnet.Frame {
 	kept := func(g rollnet.Frame) bool { return g >= 0 && f-g < baselineWindow && h.sentTags[int(g)%sentLen] == g }
 	if !kept(c.ack) {
 		c.chained = false
 		return rollnet.NoFrame
 	}
-	rising := f-c.ackAt <= rollnet.Frame(2*h.s.interval)
+	rising := f-c.ackAt <= rollnet.Frame(2*h.s.interval)+c.spread
 	switch {
 	case c.chained && !rising:
 		c.chained = false
@@ -1035,7 +1043,7 @@ func (h *Host[S, I]) base(c *hostClient[I], f rollnet.Frame) rollnet.Frame {
 			c.hold = chainHoldMin
 		}
 		c.cleanFrom = f
-	case !c.chained && rising && f-c.cleanFrom >= c.hold && !h.s.noChain:
+	case !c.chained && rising && f-c.cleanFrom >= c.hold && c.lossGap >= 4*c.hold && !h.s.noChain:
 		c.chained, c.chainFrom = true, f
 	}
 	if p := c.sentUpTo; c.chained && p > c.ack && p != c.fullAt && kept(p) {

@@ -1,6 +1,8 @@
 package authority
 
 import (
+	"math/bits"
+
 	"github.com/rollnet/rollnet"
 	"github.com/rollnet/rollnet/internal/link"
 	"github.com/rollnet/rollnet/internal/pacing"
@@ -128,11 +130,19 @@ type hostClient[I comparable] struct {
 	sentUpTo rollnet.Frame // newest state frame sent it
 	// The chain (see Host.base): ackHigh is the greatest acknowledgement
 	// heard on this connection, ackAt the host frame it last rose at,
-	// cleanFrom the frame since which the acknowledgements rose one
-	// state at a time; chained says states go coded against the previous
+	// cleanFrom the frame since which the acknowledgements rose without a
+	// jump past their spread and no packet of the client's was lost;
+	// chained says states go coded against the previous
 	// one sent, since chainFrom, once the acknowledgements were clean for
 	// hold frames.
 	ackHigh, ackAt, cleanFrom rollnet.Frame
+	spread, spreadAt          rollnet.Frame // the longest recent stall past a state interval, and when it decays
+	wide                      rollnet.Frame // the last stall past the spread
+	upHigh                    uint16        // the newest sequence number of the client's packets
+	upSeen                    uint64        // bit i: the client's packet upHigh-i came (or came before upHigh was known)
+	upLost                    uint64        // the client's packets lost on the way (tests)
+	upKnown                   bool          // upHigh is a packet's
+	lossAt, lossGap           rollnet.Frame // the frame of the last loss of the client's packets, and the frames since the one before
 	chained                   bool
 	chainFrom, hold           rollnet.Frame
 	chainedN                  uint64        // states sent coded against the previous one (tests)
@@ -183,6 +193,8 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 	c.ack, c.sentUpTo, c.fullAt, c.fullGap, c.advAt = rollnet.NoFrame, rollnet.NoFrame, rollnet.NoFrame, 1, rollnet.NoFrame
 	c.leaseSent, c.leaseAt, c.heldAt = rollnet.NoFrame, rollnet.NoFrame, 0
 	c.ackHigh, c.ackAt, c.chained, c.hold = rollnet.NoFrame, rollnet.NoFrame, false, chainHoldMin
+	c.spread, c.wide, c.upSeen, c.upKnown = 0, 0, ^uint64(0), false
+	c.lossAt, c.lossGap = -chainHoldMax, chainHoldMax
 	c.welcomes, c.reject = 0, false
 	c.out.next++ // bodies of the old connection are never repaired
 	for i := range c.out.slots {
@@ -211,24 +223,81 @@ func (c *hostClient[I]) reset(peer transport.Peer, l *link.Link, seq uint16, kee
 }
 
 // heardAck notes acknowledgement a, heard at frame f, for the chain
-// (Host.base): a rise is timed; one of more than a state (interval
-// frames), or one that goes back, says a state or an input was lost or
-// reordered (or the client's tick slipped against the states' arrival),
-// and the clean span starts again.
+// (Host.base): a rise is timed, and the stall before it (past a state
+// interval) widens the spread when it is the second such of late (the
+// spread shrinks a frame a second; a stall past maxSpread intervals is a
+// loss, not jitter); a rise of more than a state and the spread says a
+// state was lost (or the client's tick slipped against the states'
+// arrival), and the clean span starts again. One that goes back is a
+// client's packet overtaken by the one before: nothing to go by.
 func (c *hostClient[I]) heardAck(a, f, interval rollnet.Frame) {
 	switch d := a - c.ackHigh; {
 	case a < 0:
 	case c.ackHigh == rollnet.NoFrame:
 		c.ackHigh, c.ackAt, c.cleanFrom = a, f, f
 	case d > 0:
-		if d > interval {
+		if stall := f - c.ackAt - interval; stall > c.spread && stall <= maxSpread*interval {
+			// Wider once a second such stall came, to the shorter of
+			// the two: a lone long one is a loss, not the link's jitter.
+			c.spread, c.wide, c.spreadAt = min(stall, c.wide), stall, f
+		} else if f-c.spreadAt >= spreadDecay {
+			c.spread, c.spreadAt = max(c.spread-1, 0), f
+			c.wide = c.spread
+		}
+		// A jump within the spread is jitter (states bunched on the
+		// way) once the link lost none of the client's packets for a
+		// while; on a link that loses them it may be a loss.
+		tol := c.spread
+		if f-c.lossAt < trustAfter {
+			tol = 0
+		}
+		if d > interval+tol {
 			c.cleanFrom = f
 		}
 		c.ackHigh, c.ackAt = a, f
-	case d < 0:
-		c.cleanFrom = f
 	}
 }
+
+// heardSeq notes the client's packet of sequence number seq, heard at
+// frame f, for the chain (Host.base): one not heard by the time 32 newer
+// ones were is lost (the reordering a link may do is shorter), and a
+// link that loses the client's packets likely loses the host's: the clean
+// span starts again.
+func (c *hostClient[I]) heardSeq(seq uint16, f rollnet.Frame) {
+	if !c.upKnown {
+		c.upHigh, c.upKnown, c.lossAt = seq, true, f // the connection's start counts as a loss
+		return
+	}
+	switch d := int(int16(seq - c.upHigh)); {
+	case d > 0:
+		// The bits moving from 31 and below to 32 and past leave the
+		// reordering window: a zero among them is a packet lost.
+		lost := 0
+		if d > 32 {
+			lost = d - 32 + bits.OnesCount32(^uint32(c.upSeen))
+		} else {
+			lost = bits.OnesCount64(^c.upSeen >> (32 - d) & (1<<d - 1))
+		}
+		if d >= 64 {
+			c.upSeen = 1
+		} else {
+			c.upSeen = c.upSeen<<d | 1
+		}
+		c.upHigh = seq
+		if lost > 0 {
+			c.upLost += uint64(lost)
+			c.lossGap, c.lossAt, c.cleanFrom = f-c.lossAt, f, f
+		}
+	case d < 0 && d > -32:
+		c.upSeen |= 1 << -d
+	}
+}
+
+const (
+	trustAfter  = 4 * chainHoldMin // frames without a loss of the client's packets before jumps are read as jitter
+	maxSpread   = 8                // state intervals: a longer stall is a loss, not jitter
+	spreadDecay = 60               // frames: the spread shrinks a frame each
+)
 
 // fill fills the client's byte budget for the time since the last fill:
 // rate bytes a second, at most a second's worth.
