@@ -83,7 +83,9 @@ func (w *watched) waitFor(ctx context.Context, t *testing.T, re *regexp.Regexp) 
 // kills it and fails the test) and returns its output and status.
 func (w *watched) end(t *testing.T) (string, int) {
 	t.Helper()
-	_ = w.cmd.Wait()
+	// Read to the end first: Wait closes the pipe once the process exits,
+	// and a reader still behind then loses the output's last lines (a
+	// client's report, seen missing once under load).
 	for {
 		w.mu.Lock()
 		done, changed := w.done, w.changed
@@ -93,6 +95,7 @@ func (w *watched) end(t *testing.T) (string, int) {
 		}
 		<-changed
 	}
+	_ = w.cmd.Wait()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.ctx.Err(); err != nil {
