@@ -428,8 +428,21 @@ func t2Corpus(t *testing.T) []t2Entry {
 	return out
 }
 
+// t2OtherInteger reports whether line is a corpus value of a wider
+// integer type than an input size's byte, such as uint16(16).
+func t2OtherInteger(line string) bool {
+	for _, ty := range []string{"int", "int8", "int16", "int32", "int64", "uint", "uint16", "uint32", "uint64"} {
+		if v, ok := strings.CutPrefix(line, ty+"("); ok && strings.HasSuffix(v, ")") {
+			_, err := strconv.ParseInt(strings.TrimSuffix(v, ")"), 0, 64)
+			return err == nil
+		}
+	}
+	return false
+}
+
 // t2ReadEntry reads one file of the "go test fuzz v1" format: a []byte
-// value, and for FuzzParseInput a byte (the input size) after it.
+// value, and for FuzzParseInput a byte (the input size) after it; another
+// target's integer after it is read and left.
 func t2ReadEntry(path string) (t2Entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -461,6 +474,9 @@ func t2ReadEntry(path string) (t2Entry, error) {
 			} else {
 				return e, fmt.Errorf("input size %q", v)
 			}
+		case t2OtherInteger(line):
+			// another target's integer argument (FuzzRange's length): the
+			// bytes are still fed to the decoders, at the default size
 		case line == "":
 		default:
 			return e, fmt.Errorf("unexpected line %q", line)
