@@ -44,7 +44,7 @@ func (q *quicOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.public, "quic-address", "", "with -quic: the `HOST:PORT` clients dial, which connect tokens name (empty: the listening address)")
 	fs.StringVar(&q.cert, "cert", "", "with -quic: the certificate chain, a PEM `FILE` (empty: a self-signed one, whose SHA-256 is logged for clients to pin)")
 	fs.StringVar(&q.key, "key", "", "with -cert: its private key, a PEM `FILE`")
-	fs.StringVar(&q.secretFile, "token-secret-file", "", "with -quic: admit only clients with a connect token signed with the secret in `FILE` (the game backend's)")
+	fs.StringVar(&q.secretFile, "token-secret-file", "", "with -quic or -udp (which needs it): admit only clients with a connect token signed with the secret in `FILE` (the game backend's)")
 	fs.IntVar(&q.perAddr, "quic-max-conns-per-address", quic.DefaultMaxConnsPerAddr, "with -quic: connections one IP address may hold (handshaking or admitted)")
 	fs.StringVar(&q.udp, "udp", "", "also serve clients over plain UDP (transport/udp: connect tokens, one AEAD seal a datagram, the cheapest host path) on `ADDR`; needs -token-secret-file")
 	fs.StringVar(&q.udpPublic, "udp-address", "", "with -udp: the `HOST:PORT` clients dial, which their connect tokens name (empty: the listening address)")
