@@ -276,7 +276,7 @@ func (c *Client[S, I]) forget() {
 		c.baseTags[i] = rollnet.NoFrame
 	}
 	for i := range c.early {
-		c.early[i].held = false
+		c.letGo(&c.early[i])
 	}
 	if c.view.q != nil {
 		c.view.reset()
@@ -722,10 +722,9 @@ func (c *Client[S, I]) take(m *wire.StateBody) bool {
 	} else {
 		bk = int(m.Base) % baselineWindow
 		if c.baseTags[bk] != rollnet.Frame(m.Base) || bk == k {
-			if rollnet.Frame(m.Base) > c.newestHost && bk != k {
-				c.keepEarly(m) // its base may be on its way
+			if rollnet.Frame(m.Base) <= c.newestHost || bk == k || !c.keepEarly(m) {
+				c.stats.StatesDropped++ // (a kept one is counted if it is let go)
 			}
-			c.stats.StatesDropped++
 			return false
 		}
 		xorInto(in, m.Data[:n], c.baseIn[bk*n:(bk+1)*n])
@@ -773,20 +772,21 @@ func (c *Client[S, I]) take(m *wire.StateBody) bool {
 
 // keepEarly keeps m (its Data copied) among the early states: in a free
 // slot, or in place of the newest kept if m is older (the older come due
-// first). A state further ahead than the baselines reach is not kept.
-func (c *Client[S, I]) keepEarly(m *wire.StateBody) {
+// first), and reports whether it did. A state further ahead than the
+// baselines reach is not kept.
+func (c *Client[S, I]) keepEarly(m *wire.StateBody) bool {
 	if c.newestHost == rollnet.NoFrame || rollnet.Frame(m.Frame)-c.newestHost >= baselineWindow {
-		return
+		return false
 	}
 	slot := -1
 	for i := range c.early {
 		e := &c.early[i]
 		if e.held && rollnet.Frame(e.m.Frame) <= c.newestHost {
-			e.held = false // no newer than the newest taken: of no use
+			c.letGo(e) // no newer than the newest taken: of no use
 		}
 		switch {
 		case e.held && e.m.Frame == m.Frame:
-			return // a copy: the first is as good
+			return false // a copy: the first is as good
 		case !e.held:
 			if slot < 0 || c.early[slot].held {
 				slot = i
@@ -797,11 +797,22 @@ func (c *Client[S, I]) keepEarly(m *wire.StateBody) {
 	}
 	e := &c.early[slot]
 	if e.held && e.m.Frame < m.Frame {
-		return
+		return false
 	}
+	c.letGo(e) // the newest kept makes room for an older one
 	e.held, e.m = true, *m
 	e.m.Data = e.data
 	copy(e.data, m.Data)
+	return true
+}
+
+// letGo drops an early state, if e holds one: counted in StatesDropped
+// then, not when it came.
+func (c *Client[S, I]) letGo(e *earlyState) {
+	if e.held {
+		e.held = false
+		c.stats.StatesDropped++
+	}
 }
 
 // takeEarly takes the early states whose base is now held, oldest first,
@@ -816,7 +827,7 @@ func (c *Client[S, I]) takeEarly() {
 				continue
 			}
 			if rollnet.Frame(e.m.Frame) <= c.newestHost {
-				e.held = false
+				c.letGo(e)
 				continue
 			}
 			if bk := int(e.m.Base) % baselineWindow; c.baseTags[bk] == rollnet.Frame(e.m.Base) &&
@@ -829,7 +840,6 @@ func (c *Client[S, I]) takeEarly() {
 		}
 		e := &c.early[next]
 		e.held = false
-		c.stats.StatesDropped-- // counted when it came early
 		if !c.take(&e.m) {
 			return
 		}
