@@ -26,8 +26,9 @@ import "math/bits"
 //
 // The stream is what the coder emits, its first byte (always zero) left
 // out and its end chosen to leave as many zero bytes as it can, which are
-// not sent: a decoder reads zeros past the end. It is canonical (one
-// stream for one Data): its last byte is not zero, the decoder reads
+// not sent: a decoder reads zeros past the end. A stream coded by the model is canonical (one
+// stream for one Data; a raw stream is accepted even where the encoder
+// would have used the model): its last byte is not zero, the decoder reads
 // every byte of it, the code never leaves the range, and it ends on the
 // value of the final range with the most trailing zero bits.
 //
