@@ -151,14 +151,13 @@ func TestPlacersNeverOverfill(t *testing.T) {
 // race found the host full (by its friend's reservation, its room key not
 // written yet) and was refused with ErrNoHost.
 //
-// Between rounds the host ends the round's match (Ended). A beat whose
-// write loses the compare-and-set to a placer's (the second friend's
-// join, written after the beat read the record) keeps the ended match in
-// the record as placed and never joined, until PlaceExpiry (fleethost
-// keeps it rather than take out an entry a placer may have joined a
-// client to since the end). The host's PlaceExpiry here is 5 s, not
-// 15 s, so such a round waits 5 s for its room, within eventBound: under
-// load it came 2 times in 30 (at the default, the wait ran out).
+// Between rounds the host ends the round's match (Ended). A beat that
+// wrote the entry with the first friend's client only, before the second
+// friend's join, keeps the ended match in the record as placed and never
+// joined, until PlaceExpiry: fleethost keeps an entry a placer placed a
+// client in since the host last wrote it (that client may come). The
+// host's PlaceExpiry here is 5 s, not 15 s, so such a round waits 5 s for
+// its room, within eventBound (at the default, the wait ran out).
 func TestFriendsAskForTheLastRoom(t *testing.T) {
 	e := startNATS(t)
 	cfg := testConfig

@@ -160,13 +160,17 @@ func TestMemberEndedSurvivesLostWrite(t *testing.T) {
 }
 
 // TestMemberJoinedAfterEndKept: a placer joins a client to the entry of
-// a match that ended, between the beat's read and its write: the next
-// attempt keeps the entry, as the placement of the room's next match
-// (that client comes), with the clients placed since the last beat.
+// a match that ended (the room's first bot played its match alone and
+// left before the second was placed): the beat keeps the entry, as the
+// placement of the room's next match (that client comes), with the
+// clients placed since the host last wrote it, whether the join came
+// before the beat read the record or between its read and its write.
 // Taken out, the record would miss the match the client starts, and a
 // placer could fill the host past its capacity (the host refuses a
-// client "full"): a fix of the lost end that also took this entry out
-// did that.
+// client "full"). Before, the lost end kept the entry in the second case
+// by chance (and in the first whenever the beat lost its compare-and-set
+// to another write): fixed alone, TestFleetProcesses's hosts refused
+// clients as full.
 func TestMemberJoinedAfterEndKept(t *testing.T) {
 	f := newLostWriteFleet(t)
 	f.placeRoom("a")
@@ -176,8 +180,17 @@ func TestMemberJoinedAfterEndKept(t *testing.T) {
 
 	f.m.Ended("court", "a")
 	f.m.SetLoad(nil, 0)
-	f.lose(func() { f.joinRoom("a") })
+	f.joinRoom("a")
+	f.beat()
 	require.Equal(t, map[string]int{"a": 1}, f.matches(), "the entry joined after the end is kept")
+	f.m.SetLoad([]string{"a"}, 1) // its client came
+	f.beat()
+	require.Equal(t, map[string]int{"a*": 1}, f.matches())
+
+	f.m.Ended("court", "a")
+	f.m.SetLoad(nil, 0)
+	f.lose(func() { f.joinRoom("a") })
+	require.Equal(t, map[string]int{"a": 1}, f.matches(), "the entry joined after the end is kept, across a lost write")
 
 	f.m.SetLoad([]string{"a"}, 1) // its client came
 	f.beat()

@@ -67,14 +67,9 @@ type Member struct {
 	restarted map[string]uint64    // rooms whose match ended and whose next one started at once: their mark's number
 	// marks numbers the Ended and Restarted calls: a written beat
 	// forgets the marks it acted on, not one set again since it read.
-	marks uint64
-	// unwritten are the entries the last beat's attempt took out of the
-	// record (ended, or placed and never joined), as it read them, until
-	// a beat is written: an entry a placer wrote since (a client joined
-	// it) is not taken out by the next attempt (see update).
-	unwritten map[string]fleet.Match
-	now       func() time.Time
-	draining  bool
+	marks    uint64
+	now      func() time.Time // time.Now; a test's clock in tests
+	draining bool
 	// drainRev is the revision of the drain order (drain.<id>) there was
 	// when the host joined, 0 for none: only a newer one drains it (an
 	// order left from a host that drained before under the same id does
@@ -227,15 +222,11 @@ func (m *Member) readDrain(ctx context.Context) error {
 }
 
 // endMark is a room's match ended (Ended): its room's entry goes out of
-// the record at the next beat written, unless the room runs again.
+// the record at the next beat written, unless the room runs again or a
+// client was placed in it since the host last wrote it (see update).
 type endMark struct {
 	game string
 	n    uint64 // its number (Member.marks)
-	// kept: a placer joined a client to the entry after an attempt that
-	// took it out had read it. The entry stays, as the placement of the
-	// room's next match (that client comes), whichever attempt is
-	// written.
-	kept bool
 }
 
 // beatWrite is what an attempt of a beat decided that holds only once
@@ -259,6 +250,18 @@ type beatWrite struct {
 // compare-and-set to a placer reads the record again and takes the ended
 // and expired entries out again, and subtracts the old match's clients
 // again, from the clients of the record last written.
+//
+// An entry a placer placed a client in since the host last wrote it
+// (more clients than the host wrote) stays, ended or expired: that
+// client holds a connect token for the room here and comes. It is the
+// placement of the room's next match, with the clients placed since,
+// and expires if none comes (PlaceExpiry). Taken out, the client's match
+// would start on the host with no entry in the record until the next
+// beat, and a placer could fill the host past its capacity meanwhile
+// (the host refused a client "full"). Two clients of a room connect
+// apart: the first can play its match to the end before the second is
+// placed in its entry. An entry the host never wrote goes when its
+// match ends, as before: which of its clients came is not known here.
 func (m *Member) update(rec *fleet.Host) beatWrite {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -269,34 +272,20 @@ func (m *Member) update(rec *fleet.Host) beatWrite {
 		Beat: rec.Beat + 1, Draining: m.draining, Running: len(m.running), Connected: m.connected}
 	w := beatWrite{ended: map[string]string{}, placed: make(map[string]int, len(old)), firstSeen: map[string]time.Time{},
 		marks: map[string]uint64{}, restarted: map[string]uint64{}}
-	out := map[string]fleet.Match{} // this attempt's m.unwritten
-	// takeOut reports whether the entry read, which this attempt would
-	// take out of the record, goes: not if the last attempt took it out
-	// too and a placer wrote it since (a client was joined to it, and
-	// comes).
-	takeOut := func(read fleet.Match) bool {
-		if last, ok := m.unwritten[read.Room]; ok && last != read {
-			return false
-		}
-		out[read.Room] = read
-		return true
-	}
 	seen := map[string]bool{}
 	for _, x := range old {
 		if seen[x.Room] || !fleetkv.ValidName(x.Room, fleetkv.MaxRoom) {
 			continue
 		}
 		seen[x.Room] = true
-		read := x
+		wrote, ok := m.placed[x.Room]
+		placedSince := ok && x.Clients > wrote // a client placed since the host last wrote the entry
 		mark := m.ended[x.Room]
 		if mark != nil {
 			w.marks[x.Room] = mark.n
-			if !m.running[x.Room] && !mark.kept {
-				if takeOut(read) {
-					w.ended[x.Room] = mark.game
-					continue
-				}
-				mark.kept = true
+			if !m.running[x.Room] && !placedSince {
+				w.ended[x.Room] = mark.game
+				continue
 			}
 		}
 		if n, ok := m.restarted[x.Room]; ok {
@@ -306,12 +295,12 @@ func (m *Member) update(rec *fleet.Host) beatWrite {
 			// The match ended, and the room's next one runs or comes: a
 			// client placed in the entry came before this beat took it
 			// out (Ended), the host started it at once (Restarted), or a
-			// client was placed in the entry after an attempt that took it
-			// out read it (kept). The entry is the new match's, with the
-			// clients placed since the old one's last beat, and its room
-			// key stays. Taken out, the record would miss a running match
-			// (or one whose client comes) for a beat, and a placer could
-			// fill the host past its capacity.
+			// client placed in it comes (Ended, placedSince). The entry
+			// is the new match's, with the clients placed since the old
+			// one's last beat, and its room key stays. Taken out, the
+			// record would miss a running match (or one whose client
+			// comes) for a beat, and a placer could fill the host past
+			// its capacity.
 			x.Clients = max(1, x.Clients-m.placed[x.Room])
 		}
 		x.Running = m.running[x.Room]
@@ -321,12 +310,11 @@ func (m *Member) update(rec *fleet.Host) beatWrite {
 			case !ok || mark != nil:
 				first = now // a placement first seen, or the next match's
 			case now.Sub(first) > m.cfg.Tuning.PlaceExpiry:
-				if takeOut(read) {
+				if !placedSince {
 					w.ended[x.Room] = x.Game // placed, never joined
 					continue
 				}
-				first = now // joined since the last attempt read it: its client comes
-				m.firstSeen[x.Room] = now
+				first = now // a client placed since the host last wrote it comes
 			}
 			w.firstSeen[x.Room] = first
 		}
@@ -358,7 +346,6 @@ func (m *Member) update(rec *fleet.Host) beatWrite {
 			w.restarted[room] = n // put back above, or gone: done once written
 		}
 	}
-	m.unwritten = out
 	slices.SortFunc(rec.Matches, func(a, b fleet.Match) int { return int(a.Placed - b.Placed) })
 	return w
 }
@@ -382,7 +369,6 @@ func (m *Member) written(w beatWrite) {
 	}
 	m.placed = w.placed
 	m.firstSeen = w.firstSeen
-	m.unwritten = nil
 }
 
 func (m *Member) gameOf(string) string {
