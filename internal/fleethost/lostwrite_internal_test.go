@@ -150,7 +150,7 @@ func TestMemberEndedSurvivesLostWrite(t *testing.T) {
 	f.beat()
 	require.Equal(t, map[string]int{"a*": 2}, f.matches())
 
-	f.m.Ended("court", "a")
+	f.m.Ended("court", "a", 2)
 	f.m.SetLoad(nil, 0)
 	f.lose(func() { f.placeRoom("b") })
 	require.Equal(t, map[string]int{"b": 1}, f.matches(), "the ended match is out, the placement written meanwhile kept")
@@ -159,46 +159,66 @@ func TestMemberEndedSurvivesLostWrite(t *testing.T) {
 	require.Empty(t, f.m.ended)
 }
 
-// TestMemberJoinedAfterEndKept: a placer joins a client to the entry of
-// a match that ended (the room's first bot played its match alone and
-// left before the second was placed): the beat keeps the entry, as the
-// placement of the room's next match (that client comes), with the
-// clients placed since the host last wrote it, whether the join came
-// before the beat read the record or between its read and its write.
-// Taken out, the record would miss the match the client starts, and a
-// placer could fill the host past its capacity (the host refuses a
-// client "full"). Before, the lost end kept the entry in the second case
-// by chance (and in the first whenever the beat lost its compare-and-set
-// to another write): fixed alone, TestFleetProcesses's hosts refused
-// clients as full.
-func TestMemberJoinedAfterEndKept(t *testing.T) {
+// TestMemberEndedWithClientsToCome: a match ends with fewer clients come
+// than its entry placed (Ended's came): the two clients of a room connect
+// apart, and the first can play its match to the end and leave before
+// the second, placed in the entry before the end or after it, comes. The
+// beat keeps the entry, as the placement of the room's next match, with
+// the clients yet to come, whether the placer's write came before the
+// beat read the record or between its read and its write; it expires if
+// nobody comes. Taken out, the late client's match would start on the
+// host with no entry in the record until the next beat, and a placer
+// could fill the host past its capacity meanwhile (the host refuses a
+// client "full"). Before, the lost end kept such entries by chance
+// whenever the beat lost its compare-and-set: fixing that alone made
+// TestFleetProcesses's hosts refuse clients as full.
+func TestMemberEndedWithClientsToCome(t *testing.T) {
 	f := newLostWriteFleet(t)
 	f.placeRoom("a")
 	f.m.SetLoad([]string{"a"}, 1)
 	f.beat()
 	require.Equal(t, map[string]int{"a*": 1}, f.matches())
 
-	f.m.Ended("court", "a")
+	// Placed after the end, before the beat read the record.
+	f.m.Ended("court", "a", 1)
 	f.m.SetLoad(nil, 0)
 	f.joinRoom("a")
 	f.beat()
-	require.Equal(t, map[string]int{"a": 1}, f.matches(), "the entry joined after the end is kept")
-	f.m.SetLoad([]string{"a"}, 1) // its client came
+	require.Equal(t, map[string]int{"a": 1}, f.matches(), "the client placed after the end comes")
+	f.m.SetLoad([]string{"a"}, 1) // it came
 	f.beat()
 	require.Equal(t, map[string]int{"a*": 1}, f.matches())
 
-	f.m.Ended("court", "a")
+	// Placed after the end, between the beat's read and its write.
+	f.m.Ended("court", "a", 1)
 	f.m.SetLoad(nil, 0)
 	f.lose(func() { f.joinRoom("a") })
-	require.Equal(t, map[string]int{"a": 1}, f.matches(), "the entry joined after the end is kept, across a lost write")
-
-	f.m.SetLoad([]string{"a"}, 1) // its client came
+	require.Equal(t, map[string]int{"a": 1}, f.matches(), "the client placed after the end comes, across a lost write")
+	f.m.SetLoad([]string{"a"}, 1)
 	f.beat()
 	require.Equal(t, map[string]int{"a*": 1}, f.matches())
+
+	// Placed before the end, not come at the end (and one more after).
+	f.joinRoom("a")
+	f.beat()
+	require.Equal(t, map[string]int{"a*": 2}, f.matches())
+	f.m.Ended("court", "a", 1)
 	f.m.SetLoad(nil, 0)
+	f.joinRoom("a")
+	f.beat()
+	require.Equal(t, map[string]int{"a": 2}, f.matches(), "the clients placed before and after the end, not come yet, come")
+
+	// Nobody comes: it expires.
 	*f.now = f.now.Add(f.m.cfg.Tuning.PlaceExpiry + time.Second)
 	f.beat()
-	require.Equal(t, map[string]int{"a": 1}, f.matches(), "not ended, not expired: first seen not running at the beat before")
+	require.Empty(t, f.matches())
+
+	// Every client placed came: out at once.
+	f.placeRoom("b")
+	f.joinRoom("b")
+	f.m.Ended("court", "b", 2)
+	f.beat()
+	require.Empty(t, f.matches())
 }
 
 // TestMemberExpirySurvivesLostWrite: a match placed and never joined
@@ -256,7 +276,7 @@ func TestMemberMarksAfterRead(t *testing.T) {
 	m.SetLoad([]string{"a"}, 2)
 	written(m, &rec)
 
-	m.Ended("court", "a")
+	m.Ended("court", "a", 2)
 	m.SetLoad(nil, 0)
 	again := rec
 	w := m.update(&rec) // not written
@@ -265,9 +285,20 @@ func TestMemberMarksAfterRead(t *testing.T) {
 	w = m.update(&rec)
 	require.Equal(t, map[string]string{"a": "court"}, w.ended, "an unwritten attempt keeps the end")
 
-	m.Ended("court", "a") // the room's next match ended too, before the write
+	m.Ended("court", "a", 0) // the room's next match ended too, before the write
 	m.written(w)
 	require.Contains(t, m.ended, "a", "an end after the read is the next beat's")
+
+	// Two matches of the room ended since the last beat: the entry
+	// counts the clients of both.
+	m, _ = newTestMember(t)
+	rec = fleet.Host{ID: "h1", Matches: []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}}
+	m.SetLoad([]string{"a"}, 1)
+	written(m, &rec)
+	m.Ended("court", "a", 1) // one of the two placed came, and left
+	m.Ended("court", "a", 1) // the other came, started the room's next match, and left
+	ended, _ := written(m, &rec)
+	require.Equal(t, map[string]string{"a": "court"}, ended)
 
 	m, _ = newTestMember(t)
 	rec = fleet.Host{ID: "h1", Matches: []fleet.Match{{Room: "a", Game: "court", Clients: 3, Placed: 1, Running: true}}}

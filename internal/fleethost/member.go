@@ -222,11 +222,12 @@ func (m *Member) readDrain(ctx context.Context) error {
 }
 
 // endMark is a room's match ended (Ended): its room's entry goes out of
-// the record at the next beat written, unless the room runs again or a
-// client was placed in it since the host last wrote it (see update).
+// the record at the next beat written, unless the room runs again or
+// clients placed in it have not come (see update).
 type endMark struct {
 	game string
 	n    uint64 // its number (Member.marks)
+	came int    // the clients (connect tokens) that came to the room's matches ended since the last beat written
 }
 
 // beatWrite is what an attempt of a beat decided that holds only once
@@ -251,17 +252,17 @@ type beatWrite struct {
 // and expired entries out again, and subtracts the old match's clients
 // again, from the clients of the record last written.
 //
-// An entry a placer placed a client in since the host last wrote it
-// (more clients than the host wrote) stays, ended or expired: that
-// client holds a connect token for the room here and comes. It is the
-// placement of the room's next match, with the clients placed since,
-// and expires if none comes (PlaceExpiry). Taken out, the client's match
-// would start on the host with no entry in the record until the next
-// beat, and a placer could fill the host past its capacity meanwhile
-// (the host refused a client "full"). Two clients of a room connect
-// apart: the first can play its match to the end before the second is
-// placed in its entry. An entry the host never wrote goes when its
-// match ends, as before: which of its clients came is not known here.
+// An ended match's entry with more clients placed than came (Ended's
+// came) stays, and so does an expired one a placer placed a client in
+// since the host last wrote it: those clients hold connect tokens for the
+// room here and come. The entry is the placement of the room's next
+// match, with the clients yet to come, and expires if none does
+// (PlaceExpiry). Taken out, such a client's match would start on the
+// host with no entry in the record until the next beat, and a placer
+// could fill the host past its capacity meanwhile (the host refused a
+// client "full"). The two clients of a room connect apart: the first
+// can play its match to the end and leave before the second, placed in
+// its entry before or after the end, comes.
 func (m *Member) update(rec *fleet.Host) beatWrite {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -278,29 +279,28 @@ func (m *Member) update(rec *fleet.Host) beatWrite {
 			continue
 		}
 		seen[x.Room] = true
-		wrote, ok := m.placed[x.Room]
-		placedSince := ok && x.Clients > wrote // a client placed since the host last wrote the entry
 		mark := m.ended[x.Room]
 		if mark != nil {
 			w.marks[x.Room] = mark.n
-			if !m.running[x.Room] && !placedSince {
-				w.ended[x.Room] = mark.game
-				continue
-			}
 		}
 		if n, ok := m.restarted[x.Room]; ok {
 			w.restarted[x.Room] = n
 		}
-		if mark != nil || m.restarted[x.Room] != 0 {
-			// The match ended, and the room's next one runs or comes: a
-			// client placed in the entry came before this beat took it
-			// out (Ended), the host started it at once (Restarted), or a
-			// client placed in it comes (Ended, placedSince). The entry
-			// is the new match's, with the clients placed since the old
-			// one's last beat, and its room key stays. Taken out, the
-			// record would miss a running match (or one whose client
-			// comes) for a beat, and a placer could fill the host past
-			// its capacity.
+		switch {
+		case mark != nil && !m.running[x.Room]:
+			if x.Clients <= mark.came {
+				w.ended[x.Room] = mark.game
+				continue
+			}
+			x.Clients -= mark.came // clients placed who have not come: they come
+		case mark != nil || m.restarted[x.Room] != 0:
+			// The match ended, and the room's next one runs: a client
+			// placed in the entry came before this beat took it out
+			// (Ended), or the host started it at once (Restarted). The
+			// entry is the new match's, with the clients placed since the
+			// old one's last beat, and its room key stays. Taken out, the
+			// record would miss a running match for a beat, and a placer
+			// could fill the host past its capacity.
 			x.Clients = max(1, x.Clients-m.placed[x.Room])
 		}
 		x.Running = m.running[x.Room]
@@ -310,7 +310,7 @@ func (m *Member) update(rec *fleet.Host) beatWrite {
 			case !ok || mark != nil:
 				first = now // a placement first seen, or the next match's
 			case now.Sub(first) > m.cfg.Tuning.PlaceExpiry:
-				if !placedSince {
+				if wrote, ok := m.placed[x.Room]; !ok || x.Clients <= wrote { // no client placed since the host last wrote it
 					w.ended[x.Room] = x.Game // placed, never joined
 					continue
 				}
@@ -391,11 +391,17 @@ func (m *Member) SetLoad(rooms []string, connected int) {
 }
 
 // Ended takes room's match out of the record at the next beat (now, in
-// the background) and frees its room key.
-func (m *Member) Ended(game, room string) {
+// the background) and frees its room key; came is the clients (connect
+// tokens) that came to it. If the record placed more clients in the
+// room, its entry stays for them, as the placement of the room's next
+// match (expiring after PlaceExpiry if none comes).
+func (m *Member) Ended(game, room string, came int) {
 	m.mu.Lock()
 	m.marks++
-	m.ended[room] = &endMark{game: game, n: m.marks}
+	if old := m.ended[room]; old != nil {
+		came += old.came // the room's matches since the last beat: all counted in its entry
+	}
+	m.ended[room] = &endMark{game: game, n: m.marks, came: came}
 	delete(m.running, room)
 	m.mu.Unlock()
 	m.poke()

@@ -49,7 +49,7 @@ func TestMemberEndedRoomRunsAgain(t *testing.T) {
 	require.Empty(t, restore)
 	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
 
-	m.Ended("court", "a")
+	m.Ended("court", "a", 2)
 	rec.Matches[0].Clients++ // a placer joins a client to the entry before the beat
 	m.SetLoad([]string{"a"}, 1)
 	ended, _ = written(m, &rec)
@@ -63,7 +63,7 @@ func TestMemberEndedRoomRunsAgain(t *testing.T) {
 	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
 
 	// Ended, and nothing runs it: out of the record (placers delete its key).
-	m.Ended("court", "a")
+	m.Ended("court", "a", 2)
 	m.SetLoad(nil, 0)
 	ended, _ = written(m, &rec)
 	require.Equal(t, map[string]string{"a": "court"}, ended)
