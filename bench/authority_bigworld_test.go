@@ -22,13 +22,16 @@ import (
 // times), one entity in ten wandering, 60 Hz, over transport/local (30 ms
 // each way, 2% loss each way) on a fake clock. Each client's budget is
 // 8,000 B/s; the host asks about each client's interest every fourth
-// tick (HostConfig.InterestEvery), and the game moves its entities in an
-// entity.Grid it never clears. Per sub-benchmark: B/s/client (payload
-// plus 28 bytes of IP and UDP header per datagram), entities/client (the
-// set's average size), cpu-ns/client-tick (the host thread's CPU time per
-// client per tick: Tick, the game's interest queries and its Encode
-// calls, Append, Receive, and transport/local's Send and Receive, with
-// the bench's map from peer to client) and, beside it in the same run and
+// tick (HostConfig.InterestEvery), the game moves its entities in an
+// entity.Grid it never clears and names the ones it moved or turned
+// (HostConfig.Changed, a list it keeps as it steps), so the host encodes
+// those alone. Per sub-benchmark: B/s/client (payload plus 28 bytes of
+// IP and UDP header per datagram), entities/client (the set's average
+// size), cpu-ns/client-tick (the host thread's CPU time per client per
+// tick: Tick with its copy of the game's list of changes, the game's
+// interest queries and its Encode calls, Append, Receive, and
+// transport/local's Send and Receive, with the bench's map from peer to
+// client) and, beside it in the same run and
 // on the same world, floor-ns/client-tick: touching the entities that
 // client holds, in plain Go (for each index of its interest set, compare
 // the entity's encoding with the copy the client last acknowledged, copy
@@ -57,6 +60,9 @@ type bigWorld struct {
 	vx, vy []float32
 	side   float32
 	grid   *replica.Grid
+	// moved lists the entities the last step moved or turned: the
+	// game's change feed (HostConfig.Changed).
+	moved []int32
 }
 
 func newBigWorld(n int) *bigWorld {
@@ -64,6 +70,7 @@ func newBigWorld(n int) *bigWorld {
 	w := &bigWorld{
 		slots: make([]replica.Slot, n), x: make([]float32, n), y: make([]float32, n),
 		vx: make([]float32, n), vy: make([]float32, n), side: side, grid: replica.NewGrid(bigRadius, n),
+		moved: make([]int32, 0, n),
 	}
 	r := uint64(1)
 	next := func() float32 { // xorshift, in [0, 1)
@@ -91,7 +98,11 @@ func (w *bigWorld) step(tick, players int) {
 			w.vx[p], w.vy[p] = float32(3*math.Cos(a)), float32(3*math.Sin(a))
 		}
 	}
+	w.moved = w.moved[:0]
 	for i := range w.slots { // the grid moves what was inserted before
+		if w.vx[i] != 0 || w.vy[i] != 0 {
+			w.moved = append(w.moved, int32(i))
+		}
 		x, y := w.x[i]+w.vx[i]/60, w.y[i]+w.vy[i]/60
 		if x < 0 || x >= w.side {
 			w.vx[i] = -w.vx[i]
@@ -186,6 +197,7 @@ func runBigWorld(b *testing.B, entities, clients int) bigResult {
 	host, err := replica.NewHost(replica.HostConfig{
 		Capacity: entities, Size: bigSize, Encode: w.encode, BytesPerSecond: bigBudget, InterestEvery: bigInterestEvery,
 		Interest: func(c int, dst []int32) []int32 { return w.grid.AppendNear(dst, w.x[c], w.y[c], bigRadius) },
+		Changed:  func(dst []int32) []int32 { return append(dst, w.moved...) },
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -18,9 +18,12 @@
 // # The host
 //
 // Each tick the game steps its exact simulation, then calls Host.Tick
-// with its table: the host asks HostConfig.Encode for every live
-// entity's wire encoding (the game's quantization; the host's state stays
-// exact) and notes which encodings changed. Host.Append then builds each
+// with its table. The host asks HostConfig.Encode for the wire encoding
+// (the game's quantization; the host's state stays exact) of each entity
+// some client holds or is entering, once a tick, and notes which
+// encodings changed; a game that knows what it moved sets
+// HostConfig.Changed, and the host then encodes only the entities it
+// names (and a slot's new occupant). Host.Append then builds each
 // client's update: HostConfig.Interest names the relevant entities (a
 // Grid answers by distance; the host asks about each client every
 // HostConfig.InterestEvery ticks); one relevant for the first time is entered
@@ -37,6 +40,19 @@
 // spawned again while a client still holds its previous occupant enters
 // that client once the previous occupant's leave is acknowledged, a
 // round trip later.
+//
+// # A slow link
+//
+// On a link slower than the budget the updates would queue on the way
+// (a transport's bulk path holds up to 64 KiB, 4 s at the default
+// budget), each state staler than the last. The host learns from its acks
+// the link's round trip without a queue (the least seen) and the bytes a
+// tick it carries. Once a round trip shows a queue, it holds back a
+// client's updates while what it has in flight passes what the link
+// carries in that round trip and a quarter of a second
+// (HostStats.HeldBack): an update waits about a quarter of a second and
+// one update's time on the link at most, where nothing bounded it before.
+// A path that gets longer is learned within 20 seconds.
 //
 // # The client
 //
@@ -75,7 +91,8 @@
 //
 // # Memory and allocation
 //
-// The host keeps Capacity×(Size+12) bytes of encodings and marks and,
+// The host keeps Capacity×(Size+16) bytes of encodings and marks (4
+// more with HostConfig.Changed) and,
 // per client, its set (about 48 bytes an entity) and a ring of the
 // records of its last 65 updates (4 bytes a record, sized by the
 // budget); the client keeps Capacity×(Size+11) bytes. A world is bounded

@@ -31,8 +31,21 @@ type HostConfig struct {
 	// during the tick's Appends, at most once a tick for each entity some
 	// client holds or is entering (an entity no client holds costs
 	// nothing), so the game leaves what it encodes as it was at Tick until
-	// the tick's last Append.
+	// the tick's last Append. With Changed set, it is called only for
+	// the entities Changed named since their last encoding, and for a
+	// slot's new occupant.
 	Encode func(dst []byte, index int)
+	// Changed, if set, appends to dst the indices of the entities whose
+	// encoding may have changed since the previous Tick, and returns the
+	// extended slice; Tick calls it once. The host then encodes an entity
+	// again only when Changed named it (or its slot has a new occupant),
+	// instead of every entity some client holds, every tick: a game that
+	// knows what it moved saves an Encode and a compare per held entity.
+	// An entity it does not name is taken as unchanged, so a game that
+	// sets Changed must name every change. Indices out of range are
+	// ignored; repeats cost nothing more. Nil means every held entity is
+	// encoded each tick.
+	Changed func(dst []int32) []int32
 	// Interest appends to dst the indices relevant to client and returns
 	// the extended slice (a Grid's AppendNear fits). Indices of free
 	// slots, out of range or repeated are ignored.
@@ -76,16 +89,20 @@ type Host struct {
 	cur     []byte     // by index: Size bytes of this tick's encoding
 	scratch []byte     // one encoding
 	enc     []encState // by index
+	fresh   uint32     // what encode sets encState.fresh to: this tick, or never stale with Changed set
+	changed []int32    // Changed's answer
 	mark    []uint32   // by index: the stamp of the interest query that named it
 	stamp   uint32     // of the client being appended: it named an index marked stamp, claimed one stamp+1
 	clients []*hostClient
 	free    []int
 }
 
-// encState is when an entity was last encoded, and when its encoding
-// was last seen to change.
+// encState is until when an entity's encoding is current, when it was
+// last seen to change, and the generation it is of.
 type encState struct {
-	encodedAt, changedAt uint32
+	fresh     uint32 // current while fresh >= tick: the tick encoded, or ^0 until Changed names it
+	changedAt uint32
+	gen       uint16
 }
 
 // NewHost returns a host for a table of cfg.Capacity entities.
@@ -121,13 +138,17 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if cfg.MTU < updateHeaderMax+8+cfg.Size {
 		return nil, fmt.Errorf("%w: entity: MTU %d holds no record of Size %d", rollnet.ErrConfig, cfg.MTU, cfg.Size)
 	}
-	return &Host{
+	h := &Host{
 		cfg:     cfg,
 		cur:     make([]byte, cfg.Capacity*cfg.Size),
 		scratch: make([]byte, cfg.Size),
 		enc:     make([]encState, cfg.Capacity),
 		mark:    make([]uint32, cfg.Capacity),
-	}, nil
+	}
+	if cfg.Changed != nil {
+		h.changed = make([]int32, 0, cfg.Capacity)
+	}
+	return h, nil
 }
 
 // AddClient adds a client with an empty set and returns its number,
@@ -139,6 +160,9 @@ func (h *Host) AddClient() int {
 		nextSeq: 1,
 		recs:    make([]uint32, ((ackWindow+1)*perTick+2*h.cfg.MTU)/2+1),
 		rtt:     6,
+		floor:   noFloor,
+		winMin:  noFloor,
+		floorAt: h.tick,
 	}
 	if n := len(h.free); n > 0 {
 		id := h.free[n-1]
@@ -171,6 +195,17 @@ func (h *Host) client(id int) *hostClient {
 func (h *Host) Tick(slots []Slot) {
 	h.tick++
 	h.slots = slots[:h.cfg.Capacity]
+	h.fresh = h.tick
+	if h.cfg.Changed != nil {
+		h.fresh = ^uint32(0)
+		h.changed = h.cfg.Changed(h.changed[:0])
+		enc := h.enc
+		for _, idx := range h.changed {
+			if uint32(idx) < uint32(len(enc)) {
+				enc[idx].fresh = 0
+			}
+		}
+	}
 	for _, c := range h.clients {
 		if c != nil {
 			c.acksThisTick = 0
@@ -179,15 +214,15 @@ func (h *Host) Tick(slots []Slot) {
 }
 
 // encode encodes the live entity at idx, the first time in a tick a
-// client's update needs it (the caller checks encodedAt), and returns
-// the tick its encoding last changed. An entity not encoded for some
+// client's update needs it and its encoding is not current (the caller
+// checks fresh and gen), and returns the tick its encoding last changed. An entity not encoded for some
 // ticks is compared with its last encoding: a change is seen at the tick
 // it is first looked at, never after a state of it was sent (sending
 // encodes), so a client that acknowledged an older state is sent the new
 // one.
 func (h *Host) encode(idx uint32) uint32 {
 	st := &h.enc[idx]
-	st.encodedAt = h.tick
+	st.fresh, st.gen = h.fresh, h.slots[idx].Gen
 	size := h.cfg.Size
 	h.cfg.Encode(h.scratch, int(idx))
 	if refresh(h.cur[int(idx)*size:(int(idx)+1)*size], h.scratch) {
@@ -229,7 +264,7 @@ func (h *Host) Append(dst []byte, client int) []byte {
 	h.gather(client, c)
 	limit := min(int64(h.cfg.MTU), c.tokens/rate-overhead)
 	announce := c.announce && h.tick-c.announced > uint32(c.rtt)+2
-	if (len(c.cands) == 0 && !announce) || limit < int64(updateHeaderMax+8) {
+	if (len(c.cands) == 0 && !announce) || limit < int64(updateHeaderMax+8) || h.backlogged(c) {
 		return dst
 	}
 	return h.write(dst, c, int(limit))
@@ -265,7 +300,7 @@ func (h *Host) gather(client int, c *hostClient) {
 	}
 	c.cands = c.cands[:0]
 	c.minLen = 1 << 30
-	tick, linger := h.tick, uint32(h.cfg.Linger)
+	tick, linger, fresh := h.tick, uint32(h.cfg.Linger), h.fresh
 	encode, scratch, cur, size := h.cfg.Encode, h.scratch, h.cur, h.cfg.Size
 	entries := c.entries
 	for i := range entries {
@@ -285,8 +320,8 @@ func (h *Host) gather(client int, c *hostClient) {
 		e.want = live && tick-e.lastRelevant <= linger
 		if e.want {
 			st := &enc[idx]
-			if st.encodedAt != tick { // encode's body, without its call
-				st.encodedAt = tick
+			if st.fresh < tick { // encode's body, without its call
+				st.fresh, st.gen = fresh, e.key.Gen
 				encode(scratch, int(idx))
 				if o := int(idx) * size; refresh(cur[o:o+size], scratch) {
 					st.changedAt = tick
@@ -317,7 +352,7 @@ func (h *Host) gather(client int, c *hostClient) {
 			want:         true,
 		})
 		changed := enc[idx].changedAt
-		if enc[idx].encodedAt != tick {
+		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen {
 			changed = h.encode(uint32(idx))
 		}
 		h.consider(client, c, &c.entries[i], i, changed)
@@ -417,6 +452,8 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	}
 	dst = finishUpdate(dst, start)
 	n := len(dst) - start
+	c.sentBytes += uint64(n + overhead)
+	pk.cum = c.sentBytes
 	c.tokens -= int64(n+overhead) * int64(h.cfg.TickRate)
 	c.stats.Updates++
 	c.stats.Bytes += uint64(n)
@@ -494,6 +531,7 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 	pk.acked = true
 	if newest {
 		c.rtt += (float32(h.tick-pk.tick) - c.rtt) / 8
+		h.noteAck(c, pk)
 	}
 	ring := int(pk.start % uint64(len(c.recs))) // divided once, not per record
 	for range pk.n {
@@ -549,6 +587,11 @@ type HostStats struct {
 	Replayed   uint64 // acks sent before one already read (replayed, or overtaken)
 	Flooded    uint64 // acks past the tick's four, dropped unread
 	OldEpoch   uint64 // acks of an epoch before the last rebuild
+
+	// HeldBack counts ticks the host held back the client's update
+	// because its updates queue on the way: the link is slower than the
+	// budget (see the package documentation, "A slow link").
+	HeldBack uint64
 }
 
 // Stats returns the counters for client.

@@ -178,3 +178,54 @@ func TestRefreshCopiesAndSaysWhetherChanged(t *testing.T) {
 		}
 	}
 }
+
+// With HostConfig.Changed the host encodes an entity again only when the
+// game named it since its last encoding, or its slot has a new occupant
+// (named or not); the mirrors still agree, under loss.
+func TestChangedEncodesOnlyWhatTheGameNamed(t *testing.T) {
+	w := newWorld(512)
+	var moved []int32
+	cfg := HostConfig{BytesPerSecond: 64000, Linger: 10, Changed: func(dst []int32) []int32 { return append(dst, moved...) }}
+	p := newPair(t, w, 3, cfg)
+	named := make([]bool, len(w.slots)) // since its last encoding
+	encGen := make([]int, len(w.slots)) // the generation last encoded, +1
+	encodes, all := 0, 0
+	p.host.cfg.Encode = func(dst []byte, i int) {
+		gen := int(w.slots[i].Gen) + 1
+		require.True(t, named[i] || encGen[i] != gen, "entity %d encoded again, unnamed", i)
+		named[i], encGen[i] = false, gen
+		encodes++
+		w.encode(dst, i)
+	}
+	p.loss = 5
+	p.buf = make([]byte, 0, 1500)
+	for tick := range 600 {
+		moved = moved[:0]
+		for i := range w.slots {
+			if (i+tick)%7 == 0 {
+				w.x[i] += int16(tick%3 - 1)
+				w.y[i] += int16(tick%5 - 2)
+				moved = append(moved, int32(i), -1, int32(len(w.slots))) // out of range: ignored
+				named[i] = true
+			}
+		}
+		for ci := range w.viewers { // viewers walk across the world
+			w.viewers[ci] = [2]int16{int16((tick/4 + ci*40) % 128), int16(ci * 20)}
+			all += len(w.interest(ci, nil))
+		}
+		p.tick()
+	}
+	moved = moved[:0]
+	// A new occupant the game does not name, that client 0 holds.
+	idx := w.viewers[0][0]/4 + 1
+	require.True(t, Despawn(w.slots, Key{Index: uint32(idx), Gen: w.slots[idx].Gen}))
+	_, ok := Spawn(w.slots)
+	require.True(t, ok)
+	w.y[idx] += 2
+	p.settle()
+	p.requireAgree()
+	for ci := range p.clients {
+		require.Zero(t, p.host.Stats(p.ids[ci]).Mismatches)
+	}
+	require.Less(t, encodes*3, all, "the host encoded %d times for %d held entities", encodes, all)
+}

@@ -16,17 +16,38 @@ type Slot struct {
 	Gen uint16
 	// Live says whether the slot holds an occupant.
 	Live bool
+	// next, in a table's first slot, is where Spawn starts looking:
+	// every slot before it is live (as Spawn and Despawn left them). It
+	// is part of the table, so a copy of the table spawns what the
+	// original would; a zero table starts at its first slot.
+	next uint32
 }
 
 // Spawn takes the lowest free slot and returns its key; false when every
-// slot is live. It scans the table (O(capacity)).
+// slot is live. It starts looking where the last Spawn stopped, or at a
+// slot despawned since (the table's first slot keeps where), so filling a
+// table reads each slot once. A table whose slots the game writes itself
+// stays safe: Spawn never takes a live slot, and says false only after
+// reading every slot, but one freed by hand below where Spawn looks is
+// taken only when nothing above it is free.
 func Spawn(slots []Slot) (Key, bool) {
-	for i := range slots {
+	if len(slots) == 0 {
+		return Key{}, false
+	}
+	n := len(slots)
+	start := int(min(slots[0].next, uint32(n)))
+	for k := range n {
+		i := start + k
+		if i >= n {
+			i -= n // slots freed by hand, below start
+		}
 		if !slots[i].Live {
 			slots[i].Live = true
+			slots[0].next = uint32(i + 1)
 			return Key{Index: uint32(i), Gen: slots[i].Gen}, true
 		}
 	}
+	slots[0].next = uint32(len(slots))
 	return Key{}, false
 }
 
@@ -46,6 +67,7 @@ func Despawn(slots []Slot, k Key) bool {
 	s := &slots[k.Index]
 	s.Live = false
 	s.Gen++
+	slots[0].next = min(slots[0].next, k.Index)
 	return true
 }
 
