@@ -442,6 +442,7 @@ func (d *entityHost[S, I]) stats(s Stats) (Stats, transport.Peer) {
 		}
 		hs := d.eh.Stats(p.id)
 		s.Rebuilds += hs.Mismatches
+		s.HeldBack += hs.HeldBack
 		s.Malformed += hs.Malformed
 		if hs.RTT >= rtt {
 			rtt, far = hs.RTT, p.peer
