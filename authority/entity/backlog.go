@@ -3,20 +3,23 @@ package entity
 // A link slower than a client's budget queues the host's updates
 // somewhere on the way (a transport's bulk path holds up to 64 KiB: 4 s
 // at the default budget), and a queued state grows stale while nothing
-// on the wire is lost. The host keeps, from its acks, the link's round
-// trip without a queue (the least seen: its floor; it rises only when
-// every round trip of a 10-second window passed it by more than the
-// queue the host allows itself adds: a path that got longer) and the
-// most bytes a
-// tick the client acknowledged (its rate), and holds back its updates
-// while the bytes it has in flight (sent after the newest update
-// acknowledged) pass what that rate carries in the floor and
-// backlogDelay: the rate's worth of backlogDelay may queue, no more.
-// Where the budget is the limit, the rate follows what the host sends,
-// and the window lets it grow by (floor + backlogDelay) ÷ floor a round
-// trip. One update goes every floor and backlogDelay without an ack of a
-// newer update even so, so that a client whose updates in flight were all
-// lost acknowledges again.
+// on the wire is lost. From its acks the host keeps:
+//
+//   - the floor: the link's round trip without a queue, the least seen.
+//     It rises only when every round trip of a 10-second window passed
+//     it by more than the queue the host allows itself adds (a path that
+//     got longer).
+//   - the rate: the most bytes a tick the client acknowledged.
+//
+// It holds back a client's updates while the newest round trip shows a
+// queue (past the floor by half of backlogDelay) and the bytes in flight
+// (sent after the newest update acknowledged) pass what the rate carries
+// in the floor and backlogDelay: the rate's worth of backlogDelay may
+// queue, no more. Where the budget is the limit, nothing queues and
+// nothing is held back, so a burst after a quiet spell goes at the
+// budget. Without an ack of a newer update for the floor and
+// backlogDelay, one update goes even so, so that a client whose updates
+// in flight were all lost acknowledges again.
 
 // backlogDelay is the queue, in ticks of the client's rate, the host
 // lets its updates wait in: a quarter of a second, the age past which the
@@ -56,6 +59,7 @@ func (h *Host) noteAck(c *hostClient, pk *packet) {
 		c.floorAt = h.tick
 	}
 	rtt := h.tick - pk.tick
+	c.lastRTT = rtt
 	c.floor, c.winMin = min(c.floor, rtt), min(c.winMin, rtt)
 	switch span := h.tick - c.rateTick; {
 	case c.rateTick == 0 || pk.cum < c.rateCum:
@@ -66,9 +70,12 @@ func (h *Host) noteAck(c *hostClient, pk *packet) {
 	}
 }
 
-// backlogged says whether the client's updates queue on their way: what
-// it has in flight passed its rate's worth of the floor and backlogDelay,
-// and the acks moved on within that time.
+// backlogged says whether the client's updates queue on their way: the
+// newest round trip passed the floor by half of backlogDelay (a queue:
+// without one, a rate measured while the host had little to send must
+// not hold back a burst), what it has in flight passed its rate's worth
+// of the floor and backlogDelay, and the acks moved on within that
+// time.
 func (h *Host) backlogged(c *hostClient) bool {
 	floor, rate := c.floor, max(c.rate[0], c.rate[1])
 	if c.ackSeq == 0 || floor == noFloor || rate == 0 {
@@ -79,6 +86,9 @@ func (h *Host) backlogged(c *hostClient) bool {
 		return false
 	}
 	allowed := floor + h.backlogDelay()
+	if c.lastRTT <= floor+h.backlogDelay()/2 {
+		return false
+	}
 	if c.sentBytes-pk.cum <= uint64(rate)*uint64(allowed) || h.tick-c.ackedAt >= allowed {
 		return false
 	}

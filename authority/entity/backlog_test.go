@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"cmp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,7 @@ type slowLink struct {
 	wire          []sent // past it, by arrival
 	up            []sent
 	now           int // ticks run
+	move          int // a 1/move of the entities move each tick (0: 4)
 }
 
 type sent struct {
@@ -38,7 +40,7 @@ func (l *slowLink) run(t *testing.T, h *Host, w *world, id int, c *Client, ticks
 	for range ticks {
 		l.now++
 		tick := l.now
-		w.moveSome(tick, 4)
+		w.moveSome(tick, cmp.Or(l.move, 4))
 		h.Tick(w.slots)
 		for len(l.up) > 0 && l.up[0].at+l.latency <= tick {
 			require.NoError(t, h.Receive(id, l.up[0].b))
@@ -126,4 +128,28 @@ func TestFastLinkIsNotHeldBack(t *testing.T) {
 	for _, id := range p.ids {
 		require.Zero(t, p.host.Stats(id).HeldBack)
 	}
+}
+
+// TestBurstAfterQuietIsNotHeldBack: a world quiet for 20 s (the host sent
+// little, so its acks measured a low rate) that bursts into motion over a
+// link faster than the budget and a long round trip: nothing queues, so
+// the host sends its whole budget at once, holding nothing back.
+func TestBurstAfterQuietIsNotHeldBack(t *testing.T) {
+	w := newWorld(1024)
+	w.radius = 1000
+	w.viewers = [][2]int16{{0, 0}}
+	h, err := NewHost(HostConfig{Capacity: 1024, Size: 4, Encode: w.encode, Interest: w.interest, BytesPerSecond: 16000})
+	require.NoError(t, err)
+	id := h.AddClient()
+	c, err := NewClient(ClientConfig{Capacity: 1024, Size: 4})
+	require.NoError(t, err)
+	l := &slowLink{rate: 1000, latency: 15, move: 1000}
+	l.run(t, h, w, id, c, 1500, 0)
+	l.move = 4
+	before := h.Stats(id).Bytes
+	l.run(t, h, w, id, c, 120, 0)
+	sent := h.Stats(id).Bytes - before
+	t.Logf("sent %d B in the 2 s after the burst, held back %d ticks", sent, h.Stats(id).HeldBack)
+	require.Zero(t, h.Stats(id).HeldBack)
+	require.Greater(t, sent, uint64(16000*2*8/10))
 }

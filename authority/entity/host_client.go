@@ -28,6 +28,7 @@ type hostClient struct {
 	rtt          float32
 	floor        uint32    // least round trip (ticks), the link without a queue (noFloor: none)
 	winMin       uint32    // least round trip of this window
+	lastRTT      uint32    // the newest round trip
 	floorAt      uint32    // the tick this window started
 	ackedAt      uint32    // the tick an ack last acknowledged a newer update
 	sentBytes    uint64    // bytes sent, headers counted (packet.cum)
