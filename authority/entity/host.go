@@ -91,17 +91,19 @@ type Host struct {
 	enc     []encState // by index
 	fresh   uint32     // what encode sets encState.fresh to: this tick, or never stale with Changed set
 	changed []int32    // Changed's answer
-	mark    []uint32   // by index: the stamp of the interest query that named it
 	stamp   uint32     // of the client being appended: it named an index marked stamp, claimed one stamp+1
 	clients []*hostClient
 	free    []int
 }
 
 // encState is until when an entity's encoding is current, when it was
-// last seen to change, and the generation it is of.
+// last seen to change, and the generation it is of; and the stamp of the
+// interest query that last named the entity (beside the rest, so an
+// entry's look at its entity reads one place).
 type encState struct {
 	fresh     uint32 // current while fresh >= tick: the tick encoded, or ^0 until Changed names it
 	changedAt uint32
+	mark      uint32
 	gen       uint16
 }
 
@@ -143,7 +145,6 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		cur:     make([]byte, cfg.Capacity*cfg.Size),
 		scratch: make([]byte, cfg.Size),
 		enc:     make([]encState, cfg.Capacity),
-		mark:    make([]uint32, cfg.Capacity),
 	}
 	if cfg.Changed != nil {
 		h.changed = make([]int32, 0, cfg.Capacity)
@@ -284,15 +285,16 @@ func (h *Host) gather(client int, c *hostClient) {
 		c.interest = h.cfg.Interest(client, c.interest)
 	}
 	if h.stamp += 2; h.stamp < 2 { // wrapped: no mark may still claim the new stamp
-		clear(h.mark)
+		for i := range h.enc {
+			h.enc[i].mark = 0
+		}
 		h.stamp = 2
 	}
 	named, claimed := h.stamp, h.stamp+1
-	mark, slots, enc := h.mark, h.slots, h.enc[:len(h.slots)]
-	mark = mark[:len(slots)]
+	slots, enc := h.slots, h.enc[:len(h.slots)]
 	for _, idx := range c.interest {
-		if uint32(idx) < uint32(len(mark)) {
-			mark[idx] = named
+		if uint32(idx) < uint32(len(enc)) {
+			enc[idx].mark = named
 		}
 	}
 	c.cands = c.cands[:0]
@@ -306,17 +308,16 @@ func (h *Host) gather(client int, c *hostClient) {
 		if idx >= uint32(len(slots)) {
 			continue // freed
 		}
-		s := slots[idx]
+		s, st := slots[idx], &enc[idx]
 		live := s.Live && s.Gen == e.key.Gen
-		if ask && mark[idx] == named {
-			mark[idx] = claimed // an old occupant still leaving holds the index
+		if ask && st.mark == named {
+			st.mark = claimed // an old occupant still leaving holds the index
 			if live {
 				e.lastRelevant = tick
 			}
 		}
 		e.want = live && tick-e.lastRelevant <= linger
 		if e.want {
-			st := &enc[idx]
 			if st.fresh < tick { // encode's body, without its call
 				st.fresh, st.gen = fresh, e.key.Gen
 				encode(scratch, int(idx))
@@ -338,10 +339,10 @@ func (h *Host) gather(client int, c *hostClient) {
 		h.consider(client, c, e, int32(i), 0)
 	}
 	for _, idx := range c.interest {
-		if uint32(idx) >= uint32(len(mark)) || mark[idx] != named || !slots[idx].Live {
+		if uint32(idx) >= uint32(len(enc)) || enc[idx].mark != named || !slots[idx].Live {
 			continue // out of range, held already, repeated or free
 		}
-		mark[idx] = claimed
+		enc[idx].mark = claimed
 		i := c.add(entry{
 			key:          Key{Index: uint32(idx), Gen: slots[idx].Gen},
 			since:        c.nextSeq,
