@@ -304,12 +304,12 @@ func (h *Host) gather(client int, c *hostClient) {
 	entries := c.entries
 	for i := range entries {
 		e := &entries[i]
-		idx := e.key.Index
+		idx := e.index
 		if idx >= uint32(len(slots)) {
 			continue // freed
 		}
 		s, st := slots[idx], &enc[idx]
-		live := s.Live && s.Gen == e.key.Gen
+		live := s.Live && s.Gen == e.gen
 		if ask && st.mark == named {
 			st.mark = claimed // an old occupant still leaving holds the index
 			if live {
@@ -319,7 +319,7 @@ func (h *Host) gather(client int, c *hostClient) {
 		e.want = live && tick-e.lastRelevant <= linger
 		if e.want {
 			if st.fresh < tick { // encode's body, without its call
-				st.fresh, st.gen = fresh, e.key.Gen
+				st.fresh, st.gen = fresh, e.gen
 				encode(scratch, int(idx))
 				if o := int(idx) * size; refresh(cur[o:o+size], scratch) {
 					st.changedAt = tick
@@ -332,7 +332,7 @@ func (h *Host) gather(client int, c *hostClient) {
 			h.consider(client, c, e, int32(i), changed)
 			continue
 		}
-		if !e.sentState && !e.ackedIn {
+		if !e.ackedIn && !c.sends[i].sentState {
 			c.remove(int32(i)) // the client was never told of it: forget it
 			continue
 		}
@@ -343,12 +343,7 @@ func (h *Host) gather(client int, c *hostClient) {
 			continue // out of range, held already, repeated or free
 		}
 		enc[idx].mark = claimed
-		i := c.add(entry{
-			key:          Key{Index: uint32(idx), Gen: slots[idx].Gen},
-			since:        c.nextSeq,
-			lastRelevant: tick,
-			want:         true,
-		})
+		i := c.add(entry{index: uint32(idx), gen: slots[idx].Gen, lastRelevant: tick, want: true}, entrySend{since: c.nextSeq})
 		changed := enc[idx].changedAt
 		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen {
 			changed = h.encode(uint32(idx))
@@ -361,15 +356,16 @@ func (h *Host) gather(client int, c *hostClient) {
 // adding to its priority. For an entry in the set, changed is the tick
 // its encoding last changed.
 func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed uint32) {
-	idx := e.key.Index
+	idx := e.index
+	s := &c.sends[pos]
 	var need bool
 	if e.want {
 		need = !e.ackedIn || changed > e.ackedTick
-		if need && e.lastSentState && e.sentTick >= changed && h.tick-e.sentTick < uint32(c.rtt)+2 {
+		if need && s.lastSentState && s.sentTick >= changed && h.tick-s.sentTick < uint32(c.rtt)+2 {
 			need = false // what was sent is current and may still be acknowledged
 		}
 	} else {
-		need = e.lastSentState || h.tick-e.sentTick >= uint32(c.rtt)+2
+		need = s.lastSentState || h.tick-s.sentTick >= uint32(c.rtt)+2
 	}
 	if !need {
 		return
@@ -378,13 +374,13 @@ func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed 
 	if h.cfg.Priority != nil && e.want {
 		w += max(h.cfg.Priority(client, int(idx)), 0)
 	}
-	e.prio += w
-	n := recordLen(idx, 0, kindLeft, e.key.Gen, 0)
+	s.prio += w
+	n := recordLen(idx, 0, kindLeft, e.gen, 0)
 	if e.want {
 		n += h.cfg.Size
 	}
 	c.minLen = min(c.minLen, n)
-	c.cands = append(c.cands, cand{prio: e.prio, index: idx, pos: pos, n: int32(n)})
+	c.cands = append(c.cands, cand{prio: s.prio, index: idx, pos: pos, n: int32(n)})
 }
 
 // write appends an update of the highest-priority candidates that fit
@@ -423,8 +419,8 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	ring := int(c.recHead % uint64(len(c.recs))) // divided once, not per record
 	for _, sel := range c.sel {
 		idx := uint32(sel >> 32)
-		e := &c.entries[uint32(sel)]
-		r := record{index: idx, kind: kindLeft, gen: e.key.Gen}
+		e, s := &c.entries[uint32(sel)], &c.sends[uint32(sel)]
+		r := record{index: idx, kind: kindLeft, gen: e.gen}
 		if e.want {
 			r.kind = kindChanged
 			if !e.ackedIn {
@@ -440,12 +436,12 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 			ring = 0
 		}
 		c.recHead++
-		e.prio = 0
-		e.sentTick = h.tick
-		e.lastSentState = e.want
+		s.prio = 0
+		s.sentTick = h.tick
+		s.lastSentState = e.want
 		if e.want {
-			e.sentState = true
-			e.stateSeq = seq
+			s.sentState = true
+			s.stateSeq = seq
 		}
 	}
 	dst = finishUpdate(dst, start)
@@ -535,15 +531,15 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 			ring = 0
 		}
 		p := int32(r >> 2)
-		e := &c.entries[p]
-		if seq < e.since || seq <= e.evSeq {
+		e, s := &c.entries[p], &c.sends[p]
+		if seq < s.since || seq <= s.evSeq {
 			continue // an update to an earlier (or a freed) entry, or older than one already acked
 		}
-		e.evSeq = seq
+		s.evSeq = seq
 		if r&3 != kindLeft {
 			if !e.ackedIn {
 				e.ackedIn = true
-				c.digest += mix(e.key)
+				c.digest += mix(e.key())
 				c.count++
 			}
 			e.ackedTick = pk.tick
@@ -551,12 +547,12 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 		}
 		if e.ackedIn {
 			e.ackedIn = false
-			c.digest -= mix(e.key)
+			c.digest -= mix(e.key())
 			c.count--
 		}
 		e.ackedTick = 0
-		e.sentState = e.stateSeq > seq // a state sent after this leave may land
-		if !e.want && !e.sentState {
+		s.sentState = s.stateSeq > seq // a state sent after this leave may land
+		if !e.want && !s.sentState {
 			c.remove(p)
 		}
 	}

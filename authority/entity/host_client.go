@@ -4,7 +4,8 @@ import "slices"
 
 // hostClient is what a Host keeps for one client.
 type hostClient struct {
-	entries  []entry // where an entry stays until it is freed, so a record names it by position
+	entries  []entry     // where an entry stays until it is freed, so a record names it by position
+	sends    []entrySend // by entry: its sending state
 	free     []int32 // entries freed, to be reused
 	interest []int32
 	cands    []cand
@@ -33,18 +34,27 @@ type hostClient struct {
 }
 
 // entry is an entity the host holds for a client: in its set, entering
-// or leaving.
+// or leaving. It holds what every tick reads of it (16 bytes, so a
+// client's entries are a short run of memory); entrySend, at the same
+// position of hostClient.sends, the rest.
 type entry struct {
-	key           Key
+	index        uint32 // its key's
+	gen          uint16
+	want         bool   // in the set this tick
+	ackedIn      bool   // in the set as the acks built it
+	lastRelevant uint32 // the tick interest last named it
+	ackedTick    uint32 // the tick of the newest state acked, 0 for none
+}
+
+func (e *entry) key() Key { return Key{Index: e.index, Gen: e.gen} }
+
+// entrySend is what an entry needs when it is sent or acked.
+type entrySend struct {
 	since         uint32 // the first update that may name this entry
 	evSeq         uint32 // the newest acked update that named it
-	lastRelevant  uint32 // the tick interest last named it
-	ackedTick     uint32 // the tick of the newest state acked, 0 for none
 	sentTick      uint32 // the tick it was last sent
 	stateSeq      uint32 // the update that last carried its state
 	prio          float32
-	want          bool // in the set this tick
-	ackedIn       bool // in the set as the acks built it
 	sentState     bool // a state was sent since the last acked leave: the client may hold it
 	lastSentState bool
 }
@@ -112,14 +122,14 @@ func siftDown(cs []cand, i int) {
 const freeEntry = ^uint32(0)
 
 // add starts an entry and returns its position.
-func (c *hostClient) add(e entry) int32 {
+func (c *hostClient) add(e entry, s entrySend) int32 {
 	if n := len(c.free); n > 0 {
 		i := c.free[n-1]
 		c.free = c.free[:n-1]
-		c.entries[i] = e
+		c.entries[i], c.sends[i] = e, s
 		return i
 	}
-	c.entries = append(c.entries, e)
+	c.entries, c.sends = append(c.entries, e), append(c.sends, s)
 	c.free = slices.Grow(c.free, cap(c.entries)-len(c.free)) // room to free them all, so remove never grows it
 	return int32(len(c.entries) - 1)
 }
@@ -127,7 +137,7 @@ func (c *hostClient) add(e entry) int32 {
 // remove forgets entry i: no record names it any more, since no update
 // is as new as its since (a later occupant of its place has a later one).
 func (c *hostClient) remove(i int32) {
-	c.entries[i] = entry{key: Key{Index: freeEntry}, since: ^uint32(0)}
+	c.entries[i], c.sends[i] = entry{index: freeEntry}, entrySend{since: ^uint32(0)}
 	c.free = append(c.free, i)
 }
 
@@ -154,12 +164,13 @@ func (c *hostClient) rebuild() {
 		c.packets[i].acked = true // acks of the old epoch name them
 	}
 	for i := range c.entries {
-		e := &c.entries[i]
-		if e.key.Index == freeEntry {
+		e, s := &c.entries[i], &c.sends[i]
+		if e.index == freeEntry {
 			continue
 		}
-		e.since = c.nextSeq
-		e.evSeq, e.ackedTick, e.sentTick, e.stateSeq = 0, 0, 0, 0
-		e.ackedIn, e.sentState, e.lastSentState = false, false, false
+		s.since = c.nextSeq
+		e.ackedTick, e.ackedIn = 0, false
+		s.evSeq, s.sentTick, s.stateSeq = 0, 0, 0
+		s.sentState, s.lastSentState = false, false
 	}
 }
