@@ -316,8 +316,11 @@ func (h *Host) gather(client int, c *hostClient) {
 				e.lastRelevant = tick
 			}
 		}
-		e.want = live && tick-e.lastRelevant <= linger
-		if e.want {
+		want := live && tick-e.lastRelevant <= linger
+		if want != e.want {
+			e.want = want // written only when it changes, so the entries stay clean in the cache
+		}
+		if want {
 			if st.fresh < tick { // encode's body, without its call
 				st.fresh, st.gen = fresh, e.gen
 				encode(scratch, int(idx))
@@ -380,7 +383,7 @@ func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed 
 		n += h.cfg.Size
 	}
 	c.minLen = min(c.minLen, n)
-	c.cands = append(c.cands, cand{prio: s.prio, index: idx, pos: pos, n: int32(n)})
+	c.cands = append(c.cands, cand{key: candKey(s.prio, idx), pos: pos, n: int32(n)})
 }
 
 // write appends an update of the highest-priority candidates that fit
@@ -401,7 +404,7 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 			continue // a smaller record may still fit
 		}
 		used += n
-		c.sel = append(c.sel, uint64(cd.index)<<32|uint64(cd.pos))
+		c.sel = append(c.sel, uint64(cd.index())<<32|uint64(cd.pos))
 	}
 	if len(c.sel) == 0 && !c.announce {
 		return dst

@@ -1,6 +1,9 @@
 package entity
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // hostClient is what a Host keeps for one client.
 type hostClient struct {
@@ -71,19 +74,23 @@ type packet struct {
 	acked     bool
 }
 
-// cand is an entry that needs sending, with its priority.
+// cand is an entry that needs sending, with its priority: key orders
+// cands as before wants, in one comparison.
 type cand struct {
-	prio  float32
-	index uint32
-	pos   int32 // its entry
-	n     int32 // its record's length
+	key uint64 // the priority's bits inverted (a priority is not negative), then the index
+	pos int32  // its entry
+	n   int32  // its record's length
 }
+
+func candKey(prio float32, index uint32) uint64 {
+	return uint64(^math.Float32bits(prio))<<32 | uint64(index)
+}
+
+func (cd cand) index() uint32 { return uint32(cd.key) }
 
 // before says whether a goes before b: higher priority first, then lower
 // index.
-func before(a, b cand) bool {
-	return a.prio > b.prio || a.prio == b.prio && a.index < b.index
-}
+func before(a, b cand) bool { return a.key < b.key }
 
 // heapify orders cs as a heap: cs[0] goes before the others.
 func heapify(cs []cand) {
