@@ -40,11 +40,14 @@ type HostConfig struct {
 	// extended slice; Tick calls it once. The host then encodes an entity
 	// again only when Changed named it (or its slot has a new occupant),
 	// instead of every entity some client holds, every tick: a game that
-	// knows what it moved saves an Encode and a compare per held entity.
-	// An entity it does not name is taken as unchanged, so a game that
-	// sets Changed must name every change. Indices out of range are
-	// ignored; repeats cost nothing more. Nil means every held entity is
-	// encoded each tick.
+	// knows what it moved saves an Encode and a compare per held entity,
+	// and, on the ticks the host does not ask Interest about a client,
+	// the look at each entity that client holds whose state it has
+	// acknowledged. An entity it does not name is taken as unchanged, so a
+	// game that sets Changed must name every change, a despawn or a spawn
+	// included (one it does not name is seen when Interest is next asked
+	// about each client). Indices out of range are ignored; repeats cost
+	// nothing more. Nil means every held entity is encoded each tick.
 	Changed func(dst []int32) []int32
 	// Interest appends to dst the indices relevant to client and returns
 	// the extended slice (a Grid's AppendNear fits). Indices of free
@@ -91,6 +94,7 @@ type Host struct {
 	enc     []encState // by index
 	fresh   uint32     // what encode sets encState.fresh to: this tick, or never stale with Changed set
 	changed []int32    // Changed's answer
+	named   []uint64   // by index, a bit: Changed named it at this Tick
 	stamp   uint32     // of the client being appended: it named an index marked stamp, claimed one stamp+1
 	clients []*hostClient
 	free    []int
@@ -148,6 +152,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	}
 	if cfg.Changed != nil {
 		h.changed = make([]int32, 0, cfg.Capacity)
+		h.named = make([]uint64, (cfg.Capacity+63)/64)
 	}
 	return h, nil
 }
@@ -196,11 +201,17 @@ func (h *Host) Tick(slots []Slot) {
 	h.fresh = h.tick
 	if h.cfg.Changed != nil {
 		h.fresh = ^uint32(0)
+		enc, named := h.enc, h.named
+		for _, idx := range h.changed { // the last Tick's
+			if uint32(idx) < uint32(len(enc)) {
+				named[idx>>6] = 0
+			}
+		}
 		h.changed = h.cfg.Changed(h.changed[:0])
-		enc := h.enc
 		for _, idx := range h.changed {
 			if uint32(idx) < uint32(len(enc)) {
 				enc[idx].fresh = 0
+				named[idx>>6] |= 1 << (idx & 63)
 			}
 		}
 	}
@@ -275,10 +286,16 @@ func (h *Host) Append(dst []byte, client int) []byte {
 // indices the game names are marked in a table shared by the clients, so
 // an entry finds whether it was named without a lookup. The common case,
 // an entity in the set whose acknowledged state is current, costs a few
-// loads.
+// loads; with HostConfig.Changed, on the ticks the host does not ask
+// about the client, such an entry found current at the client's last
+// tick, whose entity Changed did not name, is current still and costs
+// only its own loads (entry.clean).
 func (h *Host) gather(client int, c *hostClient) {
 	every := uint32(h.cfg.InterestEvery)
 	ask := every == 1 || !c.asked || (h.tick+uint32(client))%every == 0
+	fast := h.cfg.Changed != nil && !ask && c.gathered != 0 && c.gathered == h.tick-1
+	c.gathered = h.tick
+	changedNow := h.named
 	c.interest = c.interest[:0]
 	if ask {
 		c.asked = true
@@ -305,6 +322,12 @@ func (h *Host) gather(client int, c *hostClient) {
 	for i := range entries {
 		e := &entries[i]
 		idx := e.index
+		if fast && e.clean && changedNow[idx>>6]&(1<<(idx&63)) == 0 && tick-e.lastRelevant <= linger {
+			continue // current at the last tick, unchanged since, and still wanted
+		}
+		if e.clean {
+			e.clean = false
+		}
 		if idx >= uint32(len(slots)) {
 			continue // freed
 		}
@@ -330,6 +353,7 @@ func (h *Host) gather(client int, c *hostClient) {
 			}
 			changed := st.changedAt
 			if e.ackedIn && changed <= e.ackedTick {
+				e.clean = true
 				continue // the client holds its current state
 			}
 			h.consider(client, c, e, int32(i), changed)
@@ -548,6 +572,7 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 			e.ackedTick = pk.tick
 			continue
 		}
+		e.clean = false // its state is no longer known to be held
 		if e.ackedIn {
 			e.ackedIn = false
 			c.digest -= mix(e.key())

@@ -9,17 +9,18 @@ import (
 type hostClient struct {
 	entries  []entry     // where an entry stays until it is freed, so a record names it by position
 	sends    []entrySend // by entry: its sending state
-	free     []int32 // entries freed, to be reused
+	free     []int32     // entries freed, to be reused
 	interest []int32
 	cands    []cand
 	minLen   int      // the shortest record of cands
 	sel      []uint64 // index<<32 | entry
 
-	asked   bool // Interest was asked about it
-	nextSeq uint32
-	packets [packetRing]packet // by seq % packetRing
-	recs    []uint32           // ring of records sent: entry<<2 | kind
-	recHead uint64             // records ever written
+	asked    bool   // Interest was asked about it
+	gathered uint32 // the tick of its last gather
+	nextSeq  uint32
+	packets  [packetRing]packet // by seq % packetRing
+	recs     []uint32           // ring of records sent: entry<<2 | kind
+	recHead  uint64             // records ever written
 
 	epoch        uint8
 	announce     bool   // a rebuild not yet acked: send updates even without records
@@ -37,7 +38,7 @@ type hostClient struct {
 }
 
 // entry is an entity the host holds for a client: in its set, entering
-// or leaving. It holds what every tick reads of it (16 bytes, so a
+// or leaving. It holds what every tick reads of it (20 bytes, so a
 // client's entries are a short run of memory); entrySend, at the same
 // position of hostClient.sends, the rest.
 type entry struct {
@@ -47,6 +48,10 @@ type entry struct {
 	ackedIn      bool   // in the set as the acks built it
 	lastRelevant uint32 // the tick interest last named it
 	ackedTick    uint32 // the tick of the newest state acked, 0 for none
+	// clean: at the client's last gather the entity was live, wanted,
+	// and its current state acknowledged. Only a gather with
+	// HostConfig.Changed reads it; anything that may undo it clears it.
+	clean bool
 }
 
 func (e *entry) key() Key { return Key{Index: e.index, Gen: e.gen} }
@@ -176,7 +181,7 @@ func (c *hostClient) rebuild() {
 			continue
 		}
 		s.since = c.nextSeq
-		e.ackedTick, e.ackedIn = 0, false
+		e.ackedTick, e.ackedIn, e.clean = 0, false, false
 		s.evSeq, s.sentTick, s.stateSeq = 0, 0, 0
 		s.sentState, s.lastSentState = false, false
 	}
