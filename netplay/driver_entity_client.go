@@ -44,8 +44,12 @@ type entityClient[S any, I comparable] struct {
 	pred      []byte // inputRing encodings of the own entity after each input
 	own       int32  // the entity this player controls, -1 for none
 	ownGen    uint16
-	acked     uint32 // the newest input the host applied
-	lead      uint16 // the host's advice: its inputs waiting (tenths), and the rate (thousandths)
+	acked     uint32               // the newest input the host applied
+	sentAt    [inputRing]time.Time // when each input was first sent as the newest
+	sentSeq   uint32               // the newest input sent
+	echoed    uint32               // the newest input the host echoed
+	rtt       time.Duration        // smoothed round trip (0 before the first echo)
+	lead      uint16               // the host's advice: its inputs waiting (tenths), and the rate (thousandths)
 	rate      int16
 	cmpTick   uint32 // the host tick of the newest state compared
 	pending   entityState
@@ -174,7 +178,7 @@ func (d *entityClient[S, I]) tick(in I, now time.Time) error {
 	// more at the next tick after new inputs: a burst's message lost
 	// would leave the host without inputs until the next burst.
 	if n > 0 || heard || d.again {
-		d.sendInputs()
+		d.sendInputs(now)
 	}
 	d.again = n > 0
 	d.clock.Advance(dt)
@@ -183,7 +187,7 @@ func (d *entityClient[S, I]) tick(in I, now time.Time) error {
 	if d.started {
 		m.st.Phase, m.st.Advanced = Running, true
 	}
-	m.st.Rollbacks = int(d.corrections)
+	m.st.Rollbacks, m.st.RTT = int(d.corrections), d.rtt
 	m.st.Rebuilds = int(d.mirror.Stats().Divergences)
 	return nil
 }
@@ -224,6 +228,7 @@ func (d *entityClient[S, I]) receive(b []byte, now time.Time) error {
 			return nil
 		}
 		d.heardAt = now
+		d.sampleRTT(s, now)
 		if len(s.update) > 0 {
 			_ = d.mirror.Receive(s.update) // counted by the mirror
 		}
@@ -247,6 +252,26 @@ func (d *entityClient[S, I]) receive(b []byte, now time.Time) error {
 		d.malformed++
 	}
 	return nil
+}
+
+// sampleRTT takes a round-trip sample from a state that echoes an input
+// message newer than the last echoed: the time since that message was
+// sent, less the time the host held it. The estimate is smoothed as
+// TCP's (an eighth of each sample), from the first sample on.
+func (d *entityClient[S, I]) sampleRTT(s entityState, now time.Time) {
+	e := s.echo
+	if e <= d.echoed || e > d.sentSeq || d.sentSeq-e >= inputRing {
+		return // none, repeated, or naming an input never sent or too old to remember
+	}
+	d.echoed = e
+	sample := now.Sub(d.sentAt[e%inputRing]) - time.Duration(s.held)*100*time.Microsecond
+	sample = max(sample, 0)
+	if d.rtt == 0 {
+		d.rtt = max(sample, 1)
+		return
+	}
+	d.rtt += (sample - d.rtt) / 8
+	d.rtt = max(d.rtt, 1)
 }
 
 // compare counts a state's agreement with this client's prediction: the
@@ -328,9 +353,13 @@ func (d *entityClient[S, I]) step(in I) {
 // sendInputs sends the inputs the host has not applied (at most
 // maxInputs), newest first, with what was drawn when each was made and
 // the mirror's ack.
-func (d *entityClient[S, I]) sendInputs() {
+func (d *entityClient[S, I]) sendInputs(now time.Time) {
 	if d.seq == 0 {
 		return
+	}
+	if d.seq > d.sentSeq {
+		d.sentSeq = d.seq
+		d.sentAt[d.seq%inputRing] = now
 	}
 	n := int(min(d.seq-d.acked, maxInputs))
 	n = max(n, 1)
@@ -396,7 +425,7 @@ func (d *entityClient[S, I]) stats(s Stats) (Stats, transport.Peer) {
 	if d.ts != nil {
 		s.TimeScale = d.ts.Scale()
 	}
-	s.Rebuilds = ms.Divergences
+	s.Rebuilds, s.RTT = ms.Divergences, d.rtt
 	s.Malformed += d.malformed + ms.Malformed
 	s.BytesSent, s.BytesReceived = d.sent, d.received
 	return s, d.host

@@ -75,6 +75,8 @@ type entityPeer[I comparable] struct {
 	lastSeq  uint32           // the input of the last sight heard (0: none)
 	lastSeen int64            // that sight
 	newest   uint32           // newest input number received
+	echo     uint32           // newest input number a message named (the state's echo)
+	echoAt   time.Time        // when that message arrived
 	applied  uint32           // newest applied
 	last     I
 	adv      pacing.Advice // the timing advice, from how many inputs wait when one is needed
@@ -176,7 +178,7 @@ func (d *entityHost[S, I]) tick(in I, now time.Time) error {
 			}
 			break
 		}
-		d.receive(from, m.rbuf[:n])
+		d.receive(from, m.rbuf[:n], now)
 	}
 	clear(d.inputs)
 	if m.cfg.LocalPlayers > 0 {
@@ -204,7 +206,7 @@ func (d *entityHost[S, I]) tick(in I, now time.Time) error {
 	d.eh.Tick(slots)
 	for _, p := range d.slots {
 		if p != nil {
-			d.send(p)
+			d.send(p, now)
 		}
 	}
 	d.expire()
@@ -250,7 +252,7 @@ func (d *entityHost[S, I]) backlog(p *entityPeer[I]) uint32 {
 }
 
 // receive handles one datagram.
-func (d *entityHost[S, I]) receive(from transport.Peer, b []byte) {
+func (d *entityHost[S, I]) receive(from transport.Peer, b []byte, now time.Time) {
 	d.st.received += uint64(len(b))
 	p := d.peers[from]
 	if p != nil {
@@ -278,6 +280,9 @@ func (d *entityHost[S, I]) receive(from transport.Peer, b []byte) {
 			return
 		}
 		p.heard = d.now
+		if in.seq > p.echo {
+			p.echo, p.echoAt = in.seq, now
+		}
 		p.adv.Heard(int32(in.seq), int32(d.now))
 		limit := p.applied + d.backlog(p)
 		for i := range in.n {
@@ -373,8 +378,11 @@ func (d *entityHost[S, I]) join(from transport.Peer, p *entityPeer[I], b []byte)
 
 // send sends a client its state message: the tick, its last input
 // applied, its own entity, and the entity update that fits.
-func (d *entityHost[S, I]) send(p *entityPeer[I]) {
-	s := entityState{tick: d.now, input: p.applied, own: -1, rate: int16(p.adv.Rate())}
+func (d *entityHost[S, I]) send(p *entityPeer[I], now time.Time) {
+	s := entityState{tick: d.now, input: p.applied, echo: p.echo, own: -1, rate: int16(p.adv.Rate())}
+	if p.echo > 0 {
+		s.held = uint32(min(max((now.Sub(p.echoAt)+50*time.Microsecond)/(100*time.Microsecond), 0), maxHeld)) // rounded
+	}
 	s.lead = uint16(min(max(math.Round(p.adv.Margin()*10), 0), maxLead))
 	slots := d.ec.Slots(&d.world)
 	if own := d.ec.Own(&d.world, p.slot); own >= 0 && own < len(slots) && slots[own].Live {
@@ -434,6 +442,7 @@ func (d *entityHost[S, I]) stats(s Stats) (Stats, transport.Peer) {
 		}
 		hs := d.eh.Stats(p.id)
 		s.Rebuilds += hs.Mismatches
+		s.HeldBack += hs.HeldBack
 		s.Malformed += hs.Malformed
 		if hs.RTT >= rtt {
 			rtt, far = hs.RTT, p.peer

@@ -276,11 +276,11 @@ func TestEntityHostileClient(t *testing.T) {
 	bad, err := n.Endpoint("bad")
 	require.NoError(t, err)
 	defer bad.Close()
-	join := []byte{0xE8, 3, 0x80, 0x08, 8, 1} // version 3: capacity 1024, size 8, input size 1
+	join := []byte{0xE8, 4, 0x80, 0x08, 8, 1} // version 4: capacity 1024, size 8, input size 1
 	welcomes, ticks := 0, 600
 	buf := make([]byte, transport.MaxDatagram)
 	for tick := range ticks {
-		_ = bad.Send("host2", []byte{0xEB, 3, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 8, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0xE6, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+		_ = bad.Send("host2", []byte{0xEB, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 8, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0xE6, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 		_ = bad.Send("host2", []byte{0xEB, 7, 1, 2, 3})
 		_ = bad.Send("host2", []byte{byte(tick)})
 		for range 20 {

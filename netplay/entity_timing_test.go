@@ -131,13 +131,13 @@ func TestEntityInputsCountedApart(t *testing.T) {
 		}
 	}
 	input := func(seq uint32) { // one input, +1, with no sight and no ack
-		_ = raw.Send("host", append(binary.AppendUvarint([]byte{0xEB, 3}, uint64(seq)), 1, 1, 0))
+		_ = raw.Send("host", append(binary.AppendUvarint([]byte{0xEB, 4}, uint64(seq)), 1, 1, 0))
 	}
 	for range 10 {
 		if welcomed {
 			break
 		}
-		_ = raw.Send("host", []byte{0xE8, 3, 0x80, 0x08, 8, 1}) // version 3: capacity 1024, size 8, input size 1
+		_ = raw.Send("host", []byte{0xE8, 4, 0x80, 0x08, 8, 1}) // version 4: capacity 1024, size 8, input size 1
 		tick()
 	}
 	require.True(t, welcomed)

@@ -19,7 +19,11 @@ import (
 //	         settings, 2 full), slot uvarint (admitted); at most one per
 //	         client per welcomeEvery ticks, whatever it sends
 //	state    host, every tick: tag 0xEA, version, tick uvarint, last
-//	         input applied uvarint (0: none yet), lead uvarint (how many
+//	         input applied uvarint (0: none yet), echo uvarint (the
+//	         newest input number an input message named, 0: none yet,
+//	         less the last input applied: at least 0),
+//	         held uvarint (how long ago that message arrived, in tenths
+//	         of a millisecond, at most maxHeld), lead uvarint (how many
 //	         of the client's inputs were waiting when the host needed
 //	         one, smoothed, in tenths), rate uvarint (the change of its
 //	         tick rate the host advises, in thousandths, zigzag: 50 is
@@ -41,9 +45,12 @@ import (
 //
 // Version 2 added the sights (lag compensation, EntityConfig.MaxRewind);
 // version 3 the host's timing advice (lead and rate) and 16 inputs a
-// message (a client that steps many ticks at once after a stall).
+// message (a client that steps many ticks at once after a stall);
+// version 4 the echo and held of a state, from which the client times
+// its round trip (Stats.RTT): the time from sending input message N to
+// reading a state that echoes N, less the time the host held N.
 const (
-	entityVersion = 3
+	entityVersion = 4
 
 	tagEntityJoin    = 0xE8
 	tagEntityWelcome = 0xE9
@@ -56,6 +63,9 @@ const (
 	// rate (thousandths).
 	maxLead = 1<<16 - 1
 	maxRate = 1000
+	// maxHeld bounds a state's held, in tenths of a millisecond (about
+	// 28 minutes).
+	maxHeld = 1<<24 - 1
 )
 
 // A welcome's verdicts.
@@ -174,6 +184,8 @@ func parseEntityWelcome(b []byte) (w entityWelcome, err error) {
 // entityState is a state message; own and update alias the message.
 type entityState struct {
 	tick, input uint32
+	echo        uint32 // the newest input number heard (0: none)
+	held        uint32 // tenths of a millisecond since it was heard
 	lead        uint16 // tenths of a tick
 	rate        int16  // thousandths
 	own         int32  // -1: none
@@ -188,6 +200,8 @@ func appendEntityStateHead(b []byte, s entityState) []byte {
 	b = append(b, tagEntityState, entityVersion)
 	b = binary.AppendUvarint(b, uint64(s.tick))
 	b = binary.AppendUvarint(b, uint64(s.input))
+	b = binary.AppendUvarint(b, uint64(s.echo-s.input))
+	b = binary.AppendUvarint(b, uint64(s.held))
 	b = binary.AppendUvarint(b, uint64(s.lead))
 	b = binary.AppendUvarint(b, uint64(int64(s.rate)<<1^int64(s.rate)>>63))
 	b = binary.AppendUvarint(b, uint64(s.own+1))
@@ -200,19 +214,27 @@ func appendEntityStateHead(b []byte, s entityState) []byte {
 
 // entityStateHeadMax bounds a state message's bytes before its update,
 // beside the own entity's encoding.
-const entityStateHeadMax = 2 + 5 + 5 + 3 + 2 + 5 + 3
+const entityStateHeadMax = 2 + 5 + 5 + 5 + 4 + 3 + 2 + 5 + 3
 
 func parseEntityState(b []byte, capacity, size int) (s entityState, err error) {
 	if b, err = entityHead(b, tagEntityState); err != nil {
 		return s, err
 	}
-	var tick, input, lead, rate, own uint64
+	var tick, input, echo, held, lead, rate, own uint64
 	if tick, b, err = uvarint(b, 1<<32-1); err != nil {
 		return s, err
 	}
 	if input, b, err = uvarint(b, 1<<32-1); err != nil {
 		return s, err
 	}
+	if echo, b, err = uvarint(b, 1<<32-1-input); err != nil {
+		return s, err
+	}
+	echo += input
+	if held, b, err = uvarint(b, maxHeld); err != nil {
+		return s, err
+	}
+	s.echo, s.held = uint32(echo), uint32(held)
 	if lead, b, err = uvarint(b, maxLead); err != nil {
 		return s, err
 	}

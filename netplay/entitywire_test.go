@@ -26,7 +26,7 @@ func TestEntityMessagesRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, w, gw)
 
-	s := entityState{tick: 900, input: 42, lead: 31, rate: -57, own: 3, ownGen: 2, ownState: []byte{1, 2, 3, 4}}
+	s := entityState{tick: 900, input: 42, echo: 45, held: 167, lead: 31, rate: -57, own: 3, ownGen: 2, ownState: []byte{1, 2, 3, 4}}
 	b := append(appendEntityStateHead(nil, s), 0xE5, 9)
 	gs, err := parseEntityState(b, 10, 4)
 	require.NoError(t, err)
@@ -76,12 +76,13 @@ func TestEntityMessagesRoundTrip(t *testing.T) {
 }
 
 // TestEntityVersionRefused: a client of an entity protocol before this
-// one (version 1, before sights; version 2, before the timing advice) is
+// one (version 1, before sights; version 2, before the timing advice;
+// version 3, before the echo a client times its round trip by) is
 // refused at its join in its own version's words, so it says why; a
 // client of this version refused by an older host says which version
 // that host plays.
 func TestEntityVersionRefused(t *testing.T) {
-	for _, v := range []byte{1, 2} {
+	for _, v := range []byte{1, 2, 3} {
 		clock := local.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 		n, err := local.NewNetwork(local.Config{Seed: 1, Now: clock.Now})
 		require.NoError(t, err)
@@ -114,7 +115,7 @@ func TestEntityVersionRefused(t *testing.T) {
 		d.host = "oldhost"
 		err = d.receive([]byte{tagEntityWelcome, v, verdictSettings}, clock.Now())
 		require.ErrorIs(t, err, ErrSettings)
-		require.ErrorContains(t, err, fmt.Sprintf("host oldhost plays entity protocol version %d, this client 3", v))
+		require.ErrorContains(t, err, fmt.Sprintf("host oldhost plays entity protocol version %d, this client %d", v, entityVersion))
 	}
 }
 
@@ -144,17 +145,20 @@ func TestEntityMessagesRefused(t *testing.T) {
 	_, err := parseEntityJoin(j)
 	require.ErrorIs(t, err, errVersionMismatch)
 	for _, b := range [][]byte{
-		{tagEntityJoin, entityVersion, 0x80, 0x00, 1, 1},           // non-canonical
-		{tagEntityWelcome, entityVersion, 3},                       // no such verdict
-		{tagEntityState, entityVersion, 1, 1, 0, 0, 11},            // own out of a capacity of 10
-		{tagEntityState, entityVersion, 1, 1, 0, 0xD1, 0x0F, 0},    // a rate past ±1000 thousandths (2001 zigzag)
-		{tagEntityState, entityVersion, 1, 1, 0x80, 0x00, 0, 0},    // a non-canonical lead
-		{tagEntityInput, entityVersion, 1, 2, 0, 0},                // 2 inputs before the first
-		{tagEntityInput, entityVersion, 9, maxInputs + 1},          // too many inputs
-		append(appendEntityInputHead(nil, 5, 3), 1, 2),             // cut short
-		append(appendEntityInputHead(nil, 5, 2), 1, 2, 3, 0x80, 0), // a non-canonical sight
-		append(appendEntityInputHead(nil, 5, 2), 1, 2, 3, 5),       // an older sight before 0
-		append(entityWelcome{verdict: verdictFull}.append(nil), 0), // trailing bytes
+		{tagEntityJoin, entityVersion, 0x80, 0x00, 1, 1},                                // non-canonical
+		{tagEntityWelcome, entityVersion, 3},                                            // no such verdict
+		{tagEntityState, entityVersion, 1, 1, 0, 0, 0, 0, 11},                           // own out of a capacity of 10
+		{tagEntityState, entityVersion, 1, 1, 0, 0, 0, 0xD1, 0x0F, 0},                   // a rate past ±1000 thousandths (2001 zigzag)
+		{tagEntityState, entityVersion, 1, 1, 0, 0, 0x80, 0x00, 0, 0},                   // a non-canonical lead
+		{tagEntityState, entityVersion, 1, 2, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 0}, // an echo past 2^32-1
+		{tagEntityState, entityVersion, 1, 1, 0, 0x80, 0x80, 0x80, 0x08, 0, 0, 0},       // held past maxHeld
+		{tagEntityState, entityVersion, 1, 1, 0x80, 0x00, 0, 0, 0, 0},                   // a non-canonical echo
+		{tagEntityInput, entityVersion, 1, 2, 0, 0},                                     // 2 inputs before the first
+		{tagEntityInput, entityVersion, 9, maxInputs + 1},                               // too many inputs
+		append(appendEntityInputHead(nil, 5, 3), 1, 2),                                  // cut short
+		append(appendEntityInputHead(nil, 5, 2), 1, 2, 3, 0x80, 0),                      // a non-canonical sight
+		append(appendEntityInputHead(nil, 5, 2), 1, 2, 3, 5),                            // an older sight before 0
+		append(entityWelcome{verdict: verdictFull}.append(nil), 0),                      // trailing bytes
 	} {
 		var err error
 		switch b[0] {
@@ -178,6 +182,7 @@ func FuzzEntityMessages(f *testing.F) {
 	f.Add(entityWelcome{verdict: verdictAdmitted, slot: 3}.append(nil))
 	f.Add(appendEntityStateHead(nil, entityState{tick: 9, input: 3, own: 2, ownState: []byte{1, 2, 3, 4}}))
 	f.Add(appendEntityStateHead(nil, entityState{tick: 9, input: 3, lead: 25, rate: -100, own: -1}))
+	f.Add(appendEntityStateHead(nil, entityState{tick: 9, input: 3, echo: 1<<32 - 1, held: maxHeld, own: -1}))
 	f.Add(append(appendEntityInputHead(nil, 5, 2), 1, 2, 0, 0xE6))
 	f.Add(append(appendSights(append(appendEntityInputHead(nil, 5, 3), 1, 2, 3), []int64{900, 640, noSight}), 0xE6))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -68,8 +68,11 @@ type Stats struct {
 
 	// Rebuilds counts, in an entity match (EntityConfig), the client's
 	// entity sets rebuilt after a digest mismatch (a host: over its
-	// clients).
-	Rebuilds uint64
+	// clients). HeldBack counts, on an entity host over its clients, the
+	// ticks a client's entity update was held back because its link is
+	// slower than EntityConfig.BytesPerSecond and the updates queued on
+	// the way (authority/entity, "A slow link").
+	Rebuilds, HeldBack uint64
 
 	// Lag compensation on a host (LagComp, EntityConfig.MaxRewind), over
 	// its clients: Rewinds counts the sights resolved (the whole world's

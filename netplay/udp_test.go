@@ -50,6 +50,11 @@ func TestConnectOverUDP(t *testing.T) {
 			// The route names the path and the address at the other end.
 			require.Equal(t, "direct udp to "+ht.LocalAddr().String(), c.Stats().Route)
 			require.Regexp(t, `^direct udp to 127\.0\.0\.1:\d+$`, h.Stats().Route)
+			// The transport's own round trip reaches NetworkRTT (read
+			// once a second), as QUIC's and WebRTC's do.
+			require.NoError(t, tickUntil(t, "NetworkRTT measured on both ends", func() bool {
+				return c.Stats().NetworkRTT > 0 && h.Stats().NetworkRTT > 0
+			}, h, c))
 		})
 	}
 }

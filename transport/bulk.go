@@ -8,6 +8,14 @@ package transport
 // and sends it again later instead of leaving holes.
 //
 // A Transport without it gets Send; a caller counts a nil error as taken.
+//
+// What SendBulk took is never dropped for its age, so on a link slower
+// than the sender it may wait as long as the transport's bulk queue
+// takes to drain (64 datagrams over QUIC, 64 KiB over WebRTC: seconds). A
+// sender whose datagrams a newer one makes stale bounds its own queue
+// from what its peer acknowledges: authority/entity's host holds back
+// while more is in flight than the link carries in a round trip and a
+// quarter of a second.
 type BulkSender interface {
 	SendBulk(to Peer, b []byte) (taken bool, err error)
 }

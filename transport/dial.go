@@ -67,7 +67,8 @@ type HostDialer interface {
 
 // PathReporter is implemented by a Transport that measures the network
 // path to its peers (webrtc, from ICE's statistics; quic, its route and
-// QUIC's round trip; udp, its route; impair, the wrapped one's). A call may allocate
+// QUIC's round trip; udp, its route and its pings' round trip; impair,
+// the wrapped one's). A call may allocate
 // and wait on the network stack: call it now and then, not every frame.
 type PathReporter interface {
 	// Path returns what is known of the path to p. It fails with

@@ -41,6 +41,19 @@
 // that client once the previous occupant's leave is acknowledged, a
 // round trip later.
 //
+// # A slow link
+//
+// On a link slower than the budget the updates would queue on the way
+// (a transport's bulk path holds up to 64 KiB, 4 s at the default
+// budget), each state staler than the last. The host learns from its acks
+// the link's round trip without a queue (the least seen) and the bytes a
+// tick it carries. Once a round trip shows a queue, it holds back a
+// client's updates while what it has in flight passes what the link
+// carries in that round trip and a quarter of a second
+// (HostStats.HeldBack): an update waits about a quarter of a second and
+// one update's time on the link at most, where nothing bounded it before.
+// A path that gets longer is learned within 20 seconds.
+//
 // # The client
 //
 // A Client is the mirror: it applies each update (the newest update wins

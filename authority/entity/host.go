@@ -166,6 +166,9 @@ func (h *Host) AddClient() int {
 		nextSeq: 1,
 		recs:    make([]uint32, ((ackWindow+1)*perTick+2*h.cfg.MTU)/2+1),
 		rtt:     6,
+		floor:   noFloor,
+		winMin:  noFloor,
+		floorAt: h.tick,
 	}
 	if n := len(h.free); n > 0 {
 		id := h.free[n-1]
@@ -273,7 +276,7 @@ func (h *Host) Append(dst []byte, client int) []byte {
 	h.gather(client, c)
 	limit := min(int64(h.cfg.MTU), c.tokens/rate-overhead)
 	announce := c.announce && h.tick-c.announced > uint32(c.rtt)+2
-	if (len(c.cands) == 0 && !announce) || limit < int64(updateHeaderMax+8) {
+	if (len(c.cands) == 0 && !announce) || limit < int64(updateHeaderMax+8) || h.backlogged(c) {
 		return dst
 	}
 	return h.write(dst, c, int(limit))
@@ -473,6 +476,8 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	}
 	dst = finishUpdate(dst, start)
 	n := len(dst) - start
+	c.sentBytes += uint64(n + overhead)
+	pk.cum = c.sentBytes
 	c.tokens -= int64(n+overhead) * int64(h.cfg.TickRate)
 	c.stats.Updates++
 	c.stats.Bytes += uint64(n)
@@ -550,6 +555,7 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 	pk.acked = true
 	if newest {
 		c.rtt += (float32(h.tick-pk.tick) - c.rtt) / 8
+		h.noteAck(c, pk)
 	}
 	ring := int(pk.start % uint64(len(c.recs))) // divided once, not per record
 	for range pk.n {
@@ -606,6 +612,11 @@ type HostStats struct {
 	Replayed   uint64 // acks sent before one already read (replayed, or overtaken)
 	Flooded    uint64 // acks past the tick's four, dropped unread
 	OldEpoch   uint64 // acks of an epoch before the last rebuild
+
+	// HeldBack counts ticks the host held back the client's update
+	// because its updates queue on the way: the link is slower than the
+	// budget (see the package documentation, "A slow link").
+	HeldBack uint64
 }
 
 // Stats returns the counters for client.

@@ -31,6 +31,15 @@ type hostClient struct {
 	acksThisTick int
 	tokens       int64 // budget, in bytes times TickRate
 	rtt          float32
+	floor        uint32    // least round trip (ticks), the link without a queue (noFloor: none)
+	winMin       uint32    // least round trip of this window
+	lastRTT      uint32    // the newest round trip
+	floorAt      uint32    // the tick this window started
+	ackedAt      uint32    // the tick an ack last acknowledged a newer update
+	sentBytes    uint64    // bytes sent, headers counted (packet.cum)
+	rate         [2]uint32 // most bytes a tick acknowledged, this window and the last
+	rateCum      uint64    // the rate sample's start: the cum of the update acked
+	rateTick     uint32    // and when (0: none yet)
 
 	digest uint64 // of the set as the acks built it
 	count  int
@@ -75,6 +84,7 @@ const packetRing = 128
 type packet struct {
 	seq, tick uint32
 	start     uint64 // first record in the ring
+	cum       uint64 // bytes sent the client up to it, headers counted
 	n         uint32
 	acked     bool
 }

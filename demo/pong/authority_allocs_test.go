@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +125,30 @@ func TestAuthorityHostSaysRejoinUnused(t *testing.T) {
 		p.tick(t)
 	}
 	require.Contains(t, out.String(), "pong: -rejoin left.rejoin unused: this process hosts the match, and a host keeps no token")
+}
+
+// TestAuthorityClientScreenOneNumbering: a client that joined a running
+// match shows the match's frame (the host's numbering) beside its
+// prediction, and labels the frames it played since joining, where its
+// screen once put its own count ("frame 288") beside the host's
+// ("predicting 504").
+func TestAuthorityClientScreenOneNumbering(t *testing.T) {
+	p := newAuthPair(t, local.Link{Latency: 20 * time.Millisecond})
+	for range 200 { // the host plays alone: its client joins late
+		p.clock.Advance(time.Second / 60)
+		require.NoError(t, p.h.Tick(Bot(p.h.State(), 0)))
+	}
+	for range 300 {
+		p.tick(t)
+	}
+	require.Greater(t, p.c.from, rollnet.Frame(150), "the client joined a running match")
+	v, sc := simView(t, 1)
+	h := p.c.HUD()
+	v.draw(p.c.State(), h)
+	all := strings.Join(screenText(sc), "\n")
+	predicting := authClientOf(p.c.nm).Frame()
+	want := fmt.Sprintf("frame %d (%d played since joining)  predicting %d  buffer", p.c.played, p.c.frames(), predicting)
+	require.Contains(t, all, want)
+	require.Less(t, predicting-p.c.played, rollnet.Frame(20), "shown and predicted frames are of one numbering")
+	require.Equal(t, int32(p.c.played-p.c.from+1), h.Frame, "-frames still counts the frames played")
 }

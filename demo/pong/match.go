@@ -477,7 +477,10 @@ func (m *netMatch) HUD() hud {
 	if c := authClientOf(m.nm); c != nil {
 		st := c.Stats()
 		qs, resyncs := c.PlayoutStats()
-		h.Progress = fmt.Sprintf("(predicting %d)  buffer %.1f, rate %+.1f%%", c.Frame(), st.Depth, 100*st.Rate)
+		h.Progress = fmt.Sprintf("predicting %d  buffer %.1f, rate %+.1f%%", c.Frame(), st.Depth, 100*st.Rate)
+		if m.played != rollnet.NoFrame {
+			h.MatchFrame = int32(m.played)
+		}
 		h.Auth = fmt.Sprintf("playout stalls %d, jumps %d, own paddle held %d", qs.Stalls+resyncs, qs.Jumps, m.heldFrames)
 	}
 	return h

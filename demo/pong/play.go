@@ -32,7 +32,7 @@ type report struct {
 	Deepest           int    // deepest rollback, frames
 	OutBPS, InBPS     float64
 	Wire              string        // the traffic on the wire a second, headers and acknowledgements included (match.go's wire)
-	LoopRTT, NetRTT   time.Duration // through both game loops; the network's own (WebRTC's ICE), 0 when unknown
+	LoopRTT, NetRTT   time.Duration // through both game loops; the network's own (the transport's), 0 when unknown
 	WebRTC            bool          // played over WebRTC (NetRTT is known there)
 	Path, Impair      string        // the candidate pair ICE selected and when the channel opened; the -impair line
 	Score, Wins       [2]uint8
@@ -108,6 +108,8 @@ func (r report) print(out io.Writer) {
 			how += "; -impair adds its delay above the transport, in the game loop's figure"
 		}
 		line("", "network %s (%s)", fmtRTT(r.NetRTT), how)
+	} else if r.NetRTT > 0 {
+		line("", "network %s (the transport's own: QUIC's, or transport/udp's pings)", fmtRTT(r.NetRTT))
 	}
 	for _, kv := range [][2]string{{"path", r.Path}, {"impairment", r.Impair}} {
 		if kv[1] != "" {

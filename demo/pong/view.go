@@ -13,10 +13,11 @@ import (
 // hud is the live numbers the view shows under the court.
 type hud struct {
 	Title      string        // who plays whom
-	Frame      int32         // frames simulated
+	Frame      int32         // frames simulated (an authoritative client's: played since it joined, as -frames counts them)
+	MatchFrame int32         // an authoritative client's: the match's frame on screen, the host's numbering (0 otherwise)
 	Confirmed  int32         // newest frame with every input known
 	LoopRTT    time.Duration // round trip through both game loops (whole ticks); 0 when unknown
-	NetRTT     time.Duration // the network's own round trip (WebRTC's ICE); 0 when unknown
+	NetRTT     time.Duration // the network's own round trip (the transport's: ICE's, QUIC's, transport/udp's pings); 0 when unknown
 	Path       string        // the candidate pair ICE selected (direct, STUN or relay; UDP or TCP), "" when unknown
 	Advantage  int           // local frame advantage over the peer
 	RollbacksS float64       // rollbacks in the last second
@@ -262,7 +263,10 @@ func (v *view) draw(s *State, h hud) {
 		frame = fmt.Sprintf("frame %d (confirmed %d)  advantage %+d  rollbacks %.0f/s (%d total)",
 			h.Frame, h.Confirmed, h.Advantage, h.RollbacksS, h.Rollbacks)
 	}
-	if h.Progress != "" {
+	switch {
+	case h.MatchFrame > 0: // one numbering, the match's: what it shows and what it predicts
+		frame = fmt.Sprintf("frame %d (%d played since joining)  %s", h.MatchFrame, h.Frame, h.Progress)
+	case h.Progress != "":
 		frame = fmt.Sprintf("frame %d  %s", h.Frame, h.Progress)
 	}
 	rtt := "round trip: game loop " + hudMS(h.LoopRTT) + ", network " + hudMS(h.NetRTT)

@@ -6,10 +6,13 @@
 // A datagram that finds the queue at its limit is not dropped: it
 // supersedes the oldest waiting datagram of its kind (the same first
 // byte, where every rollnet message carries its type), because the
-// newest state or input matters, not the first. Only when no datagram of
-// its kind waits does it push out the oldest waiting one, and a datagram
-// that waited longer than the age limit Pop is given is dropped there:
-// both are stale, and counted apart from the superseded. A bulk datagram
+// newest state or input matters, not the first. When no datagram of its
+// kind waits, it removes the oldest waiting datagram that a newer one of
+// its own kind already follows (superseded by that one: a full queue of
+// states and one reply keeps the reply, not the oldest state). Only when
+// every waiting kind is alone does it push out the oldest waiting one,
+// and a datagram that waited longer than the age limit Pop is given is
+// dropped there: both are stale, and counted apart from the superseded. A bulk datagram
 // (a catch-up's burst, none of which a later one makes stale) is never
 // superseded, pushed out nor aged: a full queue refuses it instead.
 package sendqueue
@@ -36,7 +39,8 @@ const (
 	// Queued: the datagram waits behind those already queued.
 	Queued Result = iota
 	// Superseded: the datagram was queued and the oldest waiting one of
-	// its kind removed, unsent.
+	// its kind removed, unsent; or, none of its kind waiting, the oldest
+	// one a newer one of its own kind follows.
 	Superseded
 	// PushedOut: the datagram was queued and the oldest waiting one (of
 	// another kind) was dropped, stale.
@@ -77,8 +81,10 @@ func (q *Queue) Len() int {
 
 // Push queues b (at most transport.MaxDatagram bytes), pushed at now. When
 // limit datagrams (or every slot) already wait, b supersedes the oldest
-// waiting non-bulk datagram of its kind, or else pushes out the oldest
-// non-bulk one; with none of those it is Refused.
+// waiting non-bulk datagram of its kind, or else the oldest non-bulk one
+// a newer one of its kind follows supersedes it (both Superseded), or
+// else b pushes out the oldest non-bulk one; with none of those it is
+// Refused.
 func (q *Queue) Push(b []byte, limit int, now int64) Result {
 	q.mu.Lock()
 	r := Queued
@@ -98,9 +104,12 @@ func (q *Queue) Push(b []byte, limit int, now int64) Result {
 
 // makeRoomLocked makes room in a full queue for b, to be queued last: it
 // removes the oldest waiting datagram of b's kind (Superseded), or else
-// the oldest non-bulk one (PushedOut), or nothing (Refused).
+// the oldest one a newer one of its kind follows (Superseded: by that
+// one), or else the oldest non-bulk one (PushedOut), or nothing
+// (Refused). An empty datagram has no kind.
 func (q *Queue) makeRoomLocked(b []byte) Result {
 	oldest := -1
+	var waiting [256]int32 // non-bulk datagrams of each kind
 	for k := range q.n {
 		i := q.slot(k)
 		if q.bulk[i] {
@@ -113,9 +122,18 @@ func (q *Queue) makeRoomLocked(b []byte) Result {
 		if oldest < 0 {
 			oldest = k
 		}
+		if q.lens[i] > 0 {
+			waiting[q.data[i*transport.MaxDatagram]]++
+		}
 	}
 	if oldest < 0 {
 		return Refused
+	}
+	for k := oldest; k < q.n; k++ {
+		if i := q.slot(k); !q.bulk[i] && q.lens[i] > 0 && waiting[q.data[i*transport.MaxDatagram]] > 1 {
+			q.removeLocked(k)
+			return Superseded
+		}
 	}
 	q.removeLocked(oldest)
 	return PushedOut

@@ -42,6 +42,13 @@ func TestPush(t *testing.T) {
 			[]string{"Bs", "Bi", "Bk"}},
 		{"past the bulk ones, the oldest of another kind",
 			[]string{"Bs", "i1", "k1", "x1"}, []Result{Queued, Queued, Queued, PushedOut}, []string{"Bs", "k1", "x1"}},
+		// The player host's queue when its process starved (a quality
+		// reply behind three states, then a netplay message): the reply was
+		// pushed out, stale, while two newer states than the oldest waited.
+		{"none of its kind: the oldest a newer one of its kind follows is superseded",
+			[]string{"r1", "s1", "s2", "a1"}, []Result{Queued, Queued, Queued, Superseded}, []string{"r1", "s2", "a1"}},
+		{"past the bulk ones too",
+			[]string{"Bs", "k1", "k2", "x1"}, []Result{Queued, Queued, Queued, Superseded}, []string{"Bs", "k2", "x1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := New(8)

@@ -119,7 +119,9 @@ type Tuning struct {
 
 	// SendQueueLen is the number of datagrams Send lets wait for a peer's
 	// connection; past it a datagram supersedes the oldest waiting one of
-	// its kind, or else pushes out the oldest (see Send). 0 means 8.
+	// its kind, or else the oldest one a newer one of its own kind
+	// follows is superseded, or else it pushes out the oldest (see Send).
+	// 0 means 8.
 	SendQueueLen int
 
 	// BulkQueueLen is SendQueueLen for SendBulk. 0 means 64. It must be at

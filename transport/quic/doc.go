@@ -40,7 +40,8 @@
 //     A datagram that finds Config.Tuning.SendQueueLen waiting (8 by default)
 //     supersedes the oldest waiting one of its kind (the same first byte,
 //     a rollnet message's type: the newest state matters, not the first),
-//     or else pushes out the oldest; the send loop drops what waited over
+//     or else the oldest one a newer one of its own kind follows is
+//     superseded, or else it pushes out the oldest; the send loop drops what waited over
 //     250 ms, so that after a stall nothing stale is flushed. SendBulk
 //     waits behind up to BulkQueueLen and says whether it took the
 //     datagram. (internal/sendqueue, shared with transport/webrtc.)

@@ -14,8 +14,9 @@ import (
 
 // TestSendSupersedes: a datagram that finds SendQueueLen waiting (the
 // send loop not running) supersedes the oldest of its kind rather than
-// being dropped; one of a kind not waiting pushes out the oldest, counted
-// stale; a queue full of a bulk transfer's refuses it. The send loop then
+// being dropped; one of a kind not waiting makes the oldest one a newer
+// one of its kind follows superseded, or, every kind alone, pushes out the
+// oldest, counted stale; a queue full of a bulk transfer's refuses it. The send loop then
 // sends the newest of each kind.
 func TestSendSupersedes(t *testing.T) {
 	cfg, err := Config{Tuning: Tuning{SendQueueLen: 3, BulkQueueLen: 3}}.withDefaults()
@@ -28,12 +29,12 @@ func TestSendSupersedes(t *testing.T) {
 	tr.peers[p.id] = p
 	p.lane = tr.q.Lane(p.id)
 
-	for _, d := range []string{"s1", "i1", "s2", "s3", "s4", "k1"} {
+	for _, d := range []string{"s1", "i1", "s2", "s3", "s4", "k1", "x1"} {
 		require.NoError(t, tr.Send("b", []byte(d)))
 	}
 	st := tr.Stats()
-	require.Equal(t, uint64(2), st.SendsSuperseded, "s3 superseded s1, s4 s2")
-	require.Equal(t, uint64(1), st.SendsStale, "k1 pushed out i1")
+	require.Equal(t, uint64(3), st.SendsSuperseded, "s3 superseded s1, s4 s2, and s4 s3 when k1 came (i1, alone of its kind, kept)")
+	require.Equal(t, uint64(1), st.SendsStale, "x1 pushed out i1: every kind waiting was alone")
 	buf := make([]byte, transport.MaxDatagram)
 	var sent []string
 	for {
@@ -43,7 +44,7 @@ func TestSendSupersedes(t *testing.T) {
 		}
 		sent = append(sent, string(buf[:n]))
 	}
-	require.Equal(t, []string{"s3", "s4", "k1"}, sent)
+	require.Equal(t, []string{"s4", "k1", "x1"}, sent)
 
 	for range 3 {
 		taken, err := tr.SendBulk("b", []byte("b"))

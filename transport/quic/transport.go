@@ -97,8 +97,10 @@ type counters struct {
 //   - Send copies b into the peer's send queue and returns at once; the
 //     peer's send loop hands it to the connection. A datagram that finds
 //     Config.Tuning.SendQueueLen datagrams waiting supersedes the oldest
-//     waiting one of its kind (the same first byte), or else pushes out the
-//     oldest; the send loop drops what waited more than 250 ms. Both are
+//     waiting one of its kind (the same first byte), or else the oldest
+//     one a newer one of its own kind follows is superseded, or else it
+//     pushes out the oldest; the send loop drops what waited more than
+//     250 ms. Both are
 //     counted (Stats), and Send returns nil, as for a datagram lost on the
 //     wire. SendBulk may wait behind up to Config.Tuning.BulkQueueLen
 //     datagrams rather than SendQueueLen.
@@ -215,7 +217,8 @@ func (t *qtransport) Local() transport.Peer { return t.local }
 // Send copies b into the peer's send queue and returns at once; the
 // peer's send loop hands it to the connection. A datagram that finds
 // Config.Tuning.SendQueueLen datagrams waiting supersedes the oldest waiting one
-// of its kind (the same first byte), or else pushes out the oldest; the
+// of its kind (the same first byte), or else the oldest one a newer one of
+// its own kind follows is superseded, or else it pushes out the oldest; the
 // send loop drops what waited more than 250 ms. Both are counted (see
 // Stats), and Send returns nil, as for a datagram lost on the wire.
 func (t *qtransport) Send(to transport.Peer, b []byte) error {

@@ -39,7 +39,17 @@
 //   - Sealed packets: kind (1 byte), sequence number (8 bytes LE), the
 //     payload sealed with the sequence number as the nonce and the header
 //     as additional data, a 16-byte tag: 25 bytes a datagram.
-//     Kinds: payload, keep-alive, disconnect, denied.
+//     Kinds: payload, keep-alive, disconnect, denied, ping, pong.
+//   - Round trip (version 2). Each side pings a connected peer each
+//     second (8 bytes, a stamp of its clock, Config.Now); the peer
+//     answers at once with a pong: the stamp, and how long the ping
+//     waited between the kernel's receive time and its answer
+//     (SO_TIMESTAMPNS on Linux; elsewhere the read loop reads at once).
+//     The round trip is the time since the stamp, less that wait and the
+//     pong's own wait here, so that neither end's frame loop is in it (a
+//     socket Receive reads waits for the next call); it is smoothed (a
+//     sample weighs 1/8) and reported by Path. A ping counts as a
+//     keep-alive.
 //   - Send seals the datagram at once into the send queue
 //     (Config.SendQueueLen packets, allocated once) and returns; the
 //     write loop hands the queue to the socket a batch at a time

@@ -46,6 +46,8 @@ func FuzzHandle(f *testing.F) {
 	f.Add(append(response{token: g.Token, cookie: make([]byte, cookieSize)}.Append(nil), make([]byte, tagSize)...), false)
 	f.Add(sealPacket(nil, ks.c2s, new([12]byte), kindPayload, 1, []byte("hi")), false)
 	f.Add(sealPacket(nil, ks.c2s, new([12]byte), kindDisconnect, 2, nil), true)
+	f.Add(sealPacket(nil, ks.c2s, new([12]byte), kindPing, 3, appendPing(nil, 1)), false)
+	f.Add(sealPacket(nil, ks.c2s, new([12]byte), kindPong, 4, appendPong(nil, 1, 0)), false)
 	f.Add([]byte{kindChallenge, 0, 0}, true)
 	buf := make([]byte, 2048)
 	f.Fuzz(func(t *testing.T, b []byte, stranger bool) {
@@ -53,7 +55,7 @@ func FuzzHandle(f *testing.F) {
 		if stranger {
 			from = netip.MustParseAddrPort("127.0.0.3:6000")
 		}
-		h.handle(append([]byte(nil), b...), from)
+		h.handle(append([]byte(nil), b...), from, 0)
 		for {
 			n, _, err := h.Receive(buf)
 			if err != nil {
@@ -90,7 +92,7 @@ func FuzzClientHandle(f *testing.F) {
 		if stranger {
 			from = netip.MustParseAddrPort("127.0.0.3:6000")
 		}
-		c.handle(append([]byte(nil), b...), from)
+		c.handle(append([]byte(nil), b...), from, 0)
 		c.cl.mu.Lock()
 		keyed := c.cl.c != nil
 		c.cl.mu.Unlock()

@@ -10,8 +10,12 @@ type batch struct {
 	bufs  [][]byte
 	lens  []int
 	addrs []netip.AddrPort
-	out   []outMeta // send batches only
-	n     int       // datagrams in it
+	// stamps are when the kernel received each datagram read, the real
+	// clock's Unix nanoseconds (0 when not known: read batches on Linux
+	// only).
+	stamps []int64
+	out    []outMeta // send batches only
+	n      int       // datagrams in it
 }
 
 // readBufSize is a receive buffer: a datagram that fills it is over any
@@ -19,7 +23,7 @@ type batch struct {
 const readBufSize = maxPacket + 1
 
 func newBatch(n, size int) *batch {
-	b := &batch{bufs: make([][]byte, n), lens: make([]int, n), addrs: make([]netip.AddrPort, n)}
+	b := &batch{bufs: make([][]byte, n), lens: make([]int, n), addrs: make([]netip.AddrPort, n), stamps: make([]int64, n)}
 	mem := make([]byte, n*size)
 	for i := range b.bufs {
 		b.bufs[i] = mem[i*size : (i+1)*size : (i+1)*size]

@@ -41,21 +41,48 @@ type batchConn struct {
 	rd, wr mmsgs
 }
 
-// mmsgs is one direction's system-call state.
+// mmsgs is one direction's system-call state; a read's has room for a
+// control message each, the kernel's receive time (SO_TIMESTAMPNS).
 type mmsgs struct {
 	hdrs  []unix.Mmsghdr
 	iovs  []unix.Iovec
 	names []unix.RawSockaddrInet6
+	ctrl  []byte // ctrlSize a header (reads)
 }
 
-func newMmsgs(n int) mmsgs {
+// ctrlSize is room for one control message holding a timespec.
+var ctrlSize = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{})))
+
+func newMmsgs(n int, read bool) mmsgs {
 	m := mmsgs{hdrs: make([]unix.Mmsghdr, n), iovs: make([]unix.Iovec, n), names: make([]unix.RawSockaddrInet6, n)}
+	if read {
+		m.ctrl = make([]byte, n*ctrlSize)
+	}
 	for i := range m.hdrs {
 		m.hdrs[i].Hdr.Iov = &m.iovs[i]
 		m.hdrs[i].Hdr.SetIovlen(1)
 		m.hdrs[i].Hdr.Name = (*byte)(unsafe.Pointer(&m.names[i]))
+		if read {
+			m.hdrs[i].Hdr.Control = &m.ctrl[i*ctrlSize]
+		}
 	}
 	return m
+}
+
+// stamp is the kernel's receive time in the i-th header's control
+// message (Unix ns), 0 when it holds none.
+func (m *mmsgs) stamp(i int) int64 {
+	h := &m.hdrs[i].Hdr
+	if int(h.Controllen) < unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
+		return 0
+	}
+	b := m.ctrl[i*ctrlSize : (i+1)*ctrlSize]
+	cm := (*unix.Cmsghdr)(unsafe.Pointer(&b[0]))
+	if cm.Level != unix.SOL_SOCKET || cm.Type != unix.SO_TIMESTAMPNS {
+		return 0
+	}
+	ts := (*unix.Timespec)(unsafe.Pointer(&b[unix.CmsgLen(0)]))
+	return ts.Nano()
 }
 
 // newBatchConn takes c's socket over and closes c.
@@ -65,7 +92,7 @@ func newBatchConn(c *net.UDPConn, n int) (*batchConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := &batchConn{fd: -1, local: c.LocalAddr(), rd: newMmsgs(n), wr: newMmsgs(n)}
+	bc := &batchConn{fd: -1, local: c.LocalAddr(), rd: newMmsgs(n, true), wr: newMmsgs(n, false)}
 	var serr error
 	if err := raw.Control(func(fd uintptr) {
 		var sa unix.Sockaddr
@@ -73,7 +100,13 @@ func newBatchConn(c *net.UDPConn, n int) (*batchConn, error) {
 			return
 		}
 		_, bc.inet6 = sa.(*unix.SockaddrInet6)
-		bc.fd, serr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+		if bc.fd, serr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); serr != nil {
+			return
+		}
+		// The kernel's receive time of each datagram, so that a round
+		// trip leaves out how long a pong waited to be read. Without it
+		// (an error) the time it is handled stands in.
+		_ = unix.SetsockoptInt(bc.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
 	}); err != nil {
 		return nil, err
 	}
@@ -149,6 +182,7 @@ func (c *batchConn) poll(b *batch) error {
 		m.iovs[i].Base = &b.bufs[i][0]
 		m.iovs[i].SetLen(len(b.bufs[i]))
 		m.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet6
+		m.hdrs[i].Hdr.SetControllen(ctrlSize)
 		m.hdrs[i].Hdr.Flags = 0
 		m.hdrs[i].Len = 0
 	}
@@ -162,6 +196,7 @@ func (c *batchConn) poll(b *batch) error {
 			b.lens[i] = len(b.bufs[i]) // over any packet of ours: dropped
 		}
 		b.addrs[i] = sockaddrToAddrPort(&m.names[i])
+		b.stamps[i] = m.stamp(i)
 	}
 	b.n = n
 	return nil

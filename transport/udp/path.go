@@ -1,12 +1,17 @@
 package udp
 
-import "github.com/rollnet/rollnet/transport"
+import (
+	"time"
+
+	"github.com/rollnet/rollnet/transport"
+)
 
 // Path reports the route to p (transport.PathReporter): "direct udp to
-// ADDR", ADDR its address as this end sees it. This transport measures no
-// round trip of its own (RTT 0: the session's is the one to read). It
-// fails with transport.ErrUnknownPeer, ErrPeerGone or ErrClosed. It
-// allocates the route's text.
+// ADDR", ADDR its address as this end sees it, and the round trip of the
+// transport's own pings (each side pings each second; smoothed; 0 until
+// the first pong, and with a peer that does not answer). It fails with
+// transport.ErrUnknownPeer, ErrPeerGone or ErrClosed. It allocates the
+// route's text.
 func (t *udpTransport) Path(p transport.Peer) (transport.PathInfo, error) {
 	if t.isDone.Load() {
 		return transport.PathInfo{}, transport.ErrClosed
@@ -20,5 +25,5 @@ func (t *udpTransport) Path(p transport.Peer) (transport.PathInfo, error) {
 	case c.is(stateGone):
 		return transport.PathInfo{}, transport.ErrPeerGone
 	}
-	return transport.PathInfo{Route: "direct udp to " + c.addr.String()}, nil
+	return transport.PathInfo{Route: "direct udp to " + c.addr.String(), RTT: time.Duration(c.rtt.Load())}, nil
 }

@@ -51,6 +51,17 @@ type conn struct {
 
 	sendNonce [12]byte // under Transport.out.mu
 
+	// The round trip of its own (ping and pong): the stamp of the ping
+	// waiting for its pong (0: none), the smoothed round trip (ns, 0
+	// until measured), when housekeep last pinged (the clock's ns, under
+	// Transport.hk), and the payloads' scratch (ping's under
+	// Transport.hk, pong's under Transport.rmu).
+	pingStamp atomic.Uint64
+	rtt       atomic.Int64
+	lastPing  int64
+	pingBuf   [pingSize]byte
+	pongBuf   [pongSize]byte
+
 	// Host: the salts of the response that admitted it, to answer a
 	// repeated response with a keep-alive.
 	clientSalt [saltSize]byte
@@ -112,7 +123,8 @@ type udpTransport struct {
 	perIP   map[netip.Addr]int        // host: live connections an IP holds
 	set     *recvqueue.PeerSet[*conn] // Peers, WaitPeers, Events
 	hk      sync.Mutex                // one housekeep at a time
-	ka      []*conn                   // housekeep's scratch, under hk
+	ka      []*conn                   // housekeep's scratch, under hk: keep-alives
+	pings   []*conn                   // and pings
 	q       *recvqueue.Queue
 	rc      recvqueue.Counters
 
@@ -425,7 +437,7 @@ func (t *udpTransport) poll() bool {
 func (t *udpTransport) handleBatch() {
 	rb := t.rb
 	for i := range rb.n {
-		t.handle(rb.bufs[i][:rb.lens[i]], rb.addrs[i])
+		t.handle(rb.bufs[i][:rb.lens[i]], rb.addrs[i], rb.stamps[i])
 	}
 }
 
@@ -560,15 +572,16 @@ func (t *udpTransport) flushOut() {
 	bt.n = 0
 }
 
-// handle takes one packet from from.
-func (t *udpTransport) handle(b []byte, from netip.AddrPort) {
+// handle takes one packet from from, which the kernel received at at
+// (the real clock's Unix nanoseconds; 0 when not known).
+func (t *udpTransport) handle(b []byte, from netip.AddrPort, at int64) {
 	if len(b) == 0 || len(b) > maxPacket {
 		t.c.oversize.Add(1)
 		return
 	}
 	switch b[0] {
-	case kindPayload, kindKeepAlive, kindDisconnect, kindDenied:
-		t.handleSealed(b, from)
+	case kindPayload, kindKeepAlive, kindDisconnect, kindDenied, kindPing, kindPong:
+		t.handleSealed(b, from, at)
 	case kindRequest:
 		if t.host {
 			t.handleRequest(b, from)
@@ -593,7 +606,7 @@ func (t *udpTransport) handle(b []byte, from netip.AddrPort) {
 }
 
 // handleSealed opens a sealed packet from a connection's address.
-func (t *udpTransport) handleSealed(b []byte, from netip.AddrPort) {
+func (t *udpTransport) handleSealed(b []byte, from netip.AddrPort, at int64) {
 	kind, seq, err := parseSealed(b)
 	if err != nil {
 		t.c.malformed.Add(1)
@@ -642,7 +655,64 @@ func (t *udpTransport) handleSealed(b []byte, from netip.AddrPort) {
 			t.dropLocked(c, deniedError(p), false)
 			t.mu.Unlock()
 		}
+	case kindPing:
+		stamp, err := parsePing(p)
+		switch {
+		case err != nil:
+			t.c.malformed.Add(1)
+		case c.is(stateConnected):
+			t.sendSealed(c, kindPong, appendPong(c.pongBuf[:0], stamp, waited(at)), sendControl)
+		}
+	case kindPong:
+		t.pong(c, p, at)
 	}
+}
+
+// pingEvery is how often each side pings a connected peer.
+const pingEvery = time.Second
+
+// ping sends c a ping stamped with now (the clock's ns); the pong that
+// echoes the stamp gives a round trip. An unanswered ping is forgotten.
+// Transport.hk must be held.
+func (t *udpTransport) ping(c *conn, now int64) {
+	c.lastPing = now
+	c.pingStamp.Store(uint64(now))
+	t.sendSealed(c, kindPing, appendPing(c.pingBuf[:0], uint64(now)), sendControl)
+}
+
+// pong takes c's answer to the ping waiting, which arrived at at: the
+// round trip is the time since its stamp (by Config.Now), less what the
+// ping waited at the peer before it was read and answered, and what the
+// pong waited here (by the kernel's receive times), so that neither
+// end's frame loop is in it. It is smoothed as TCP's and QUIC's are (a
+// new sample weighs 1/8). A pong for no ping waiting (late, or for a
+// ping since replaced) is ignored.
+func (t *udpTransport) pong(c *conn, p []byte, at int64) {
+	stamp, held, err := parsePong(p)
+	if err != nil {
+		t.c.malformed.Add(1)
+		return
+	}
+	if stamp == 0 || !c.pingStamp.CompareAndSwap(stamp, 0) {
+		return
+	}
+	rtt := time.Duration(t.now()-int64(stamp)) - held - waited(at)
+	if rtt <= 0 {
+		return // a clock stepped back, or a peer's wait longer than the round trip
+	}
+	if old := c.rtt.Load(); old != 0 {
+		rtt = time.Duration(old) + (rtt-time.Duration(old))/8
+	}
+	c.rtt.Store(int64(rtt))
+}
+
+// waited is how long a packet the kernel received at at (Unix ns, 0 when
+// not known) waited before it was handled.
+func waited(at int64) time.Duration {
+	if at == 0 {
+		return 0
+	}
+	return max(time.Duration(time.Now().UnixNano()-at), 0)
 }
 
 // dropLocked ends c for reason; with notify it tells the peer (sealed).
@@ -731,7 +801,7 @@ func (t *udpTransport) housekeep() {
 		t.mu.Unlock()
 		return
 	}
-	t.ka = t.ka[:0]
+	t.ka, t.pings = t.ka[:0], t.pings[:0]
 	for _, c := range t.byAddr {
 		switch connState(c.state.Load()) {
 		case statePending:
@@ -746,6 +816,10 @@ func (t *udpTransport) housekeep() {
 				t.dropLocked(c, ErrTimeout, true)
 				continue
 			}
+			if c.lastPing == 0 || now-c.lastPing >= int64(pingEvery) {
+				t.pings = append(t.pings, c)
+				continue // the ping keeps it alive
+			}
 		default:
 			continue
 		}
@@ -757,6 +831,9 @@ func (t *udpTransport) housekeep() {
 	t.mu.Unlock()
 	for _, c := range t.ka {
 		t.sendSealed(c, kindKeepAlive, nil, sendControl)
+	}
+	for _, c := range t.pings {
+		t.ping(c, now)
 	}
 	if t.cl != nil {
 		t.cl.housekeep(t, now)

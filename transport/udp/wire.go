@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"io"
+	"math"
 	"net/netip"
+	"time"
 
 	"github.com/rollnet/rollnet/transport"
 	"github.com/rollnet/rollnet/transport/quic/connecttoken"
@@ -16,18 +18,21 @@ import (
 // wireVersion is the version of this package's wire format. It is the second
 // byte of a connection request and is mixed into every key; a change to
 // any packet's layout bumps it.
-const wireVersion = 1
+// Version 2 added the ping and the pong (a round trip of its own).
+const wireVersion = 2
 
 // The packet kinds, each packet's first byte.
 const (
-	kindRequest    = 1 // client: connection request, padded to requestSize
-	kindChallenge  = 2 // host: a cookie for the request's address
-	kindResponse   = 3 // client: the cookie back, sealed with its key
-	kindVersion    = 4 // host: the request's version is not ours
-	kindPayload    = 5 // sealed: a datagram of the session's
-	kindKeepAlive  = 6 // sealed: nothing to say
-	kindDisconnect = 7 // sealed: the sender closed
-	kindDenied     = 8 // sealed (host): full, or the address holds its share
+	kindRequest    = 1  // client: connection request, padded to requestSize
+	kindChallenge  = 2  // host: a cookie for the request's address
+	kindResponse   = 3  // client: the cookie back, sealed with its key
+	kindVersion    = 4  // host: the request's version is not ours
+	kindPayload    = 5  // sealed: a datagram of the session's
+	kindKeepAlive  = 6  // sealed: nothing to say
+	kindDisconnect = 7  // sealed: the sender closed
+	kindDenied     = 8  // sealed (host): full, or the address holds its share
+	kindPing       = 9  // sealed: a stamp for the peer to echo (version 2)
+	kindPong       = 10 // sealed: a ping's stamp back, and how long it waited (version 2)
 )
 
 // Sizes of the wire format.
@@ -141,7 +146,7 @@ func parseSealed(b []byte) (kind byte, seq uint64, err error) {
 		return 0, 0, io.ErrUnexpectedEOF
 	}
 	kind = b[0]
-	if kind < kindPayload || kind > kindDenied {
+	if kind < kindPayload || kind > kindPong {
 		return 0, 0, io.ErrUnexpectedEOF
 	}
 	seq = binary.LittleEndian.Uint64(b[1:])
@@ -157,6 +162,42 @@ func openPacket(b []byte, a cipher.AEAD, n *[12]byte, seq uint64) ([]byte, error
 	return a.Open(b[headerSize:headerSize], nonce(n, seq), b[headerSize:], b[:headerSize])
 }
 
+// Sizes of a ping's and a pong's payloads.
+const (
+	pingSize = 8     // the pinger's stamp, opaque to the peer
+	pongSize = 8 + 4 // the stamp, and the ping's wait before it was read (µs)
+)
+
+// appendPing appends a ping's payload: stamp, which the peer echoes.
+func appendPing(b []byte, stamp uint64) []byte {
+	return binary.LittleEndian.AppendUint64(b, stamp)
+}
+
+// parsePing reads a ping's payload.
+func parsePing(p []byte) (stamp uint64, err error) {
+	if len(p) != pingSize {
+		return 0, io.ErrUnexpectedEOF
+	}
+	return binary.LittleEndian.Uint64(p), nil
+}
+
+// appendPong appends a pong's payload: the ping's stamp, and how long
+// the ping waited at the answering end between its arrival (the kernel's
+// receive time) and its answer, in microseconds (at most 2^32-1).
+func appendPong(b []byte, stamp uint64, held time.Duration) []byte {
+	us := min(max(held.Microseconds(), 0), math.MaxUint32)
+	b = binary.LittleEndian.AppendUint64(b, stamp)
+	return binary.LittleEndian.AppendUint32(b, uint32(us))
+}
+
+// parsePong reads a pong's payload.
+func parsePong(p []byte) (stamp uint64, held time.Duration, err error) {
+	if len(p) != pongSize {
+		return 0, 0, io.ErrUnexpectedEOF
+	}
+	return binary.LittleEndian.Uint64(p), time.Duration(binary.LittleEndian.Uint32(p[8:])) * time.Microsecond, nil
+}
+
 // keys are one connection's two AEADs.
 type keys struct {
 	c2s, s2c cipher.AEAD
@@ -164,8 +205,8 @@ type keys struct {
 
 // Labels of the key derivation; the version is part of each.
 const (
-	labelC2S = "rollnet-udp/1 client to host\n"
-	labelS2C = "rollnet-udp/1 host to client\n"
+	labelC2S = "rollnet-udp/2 client to host\n"
+	labelS2C = "rollnet-udp/2 host to client\n"
 )
 
 // deriveKeys makes a connection's keys from the connect token's client key,

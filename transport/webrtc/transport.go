@@ -93,7 +93,8 @@ type counters struct {
 //     down to it (in a browser, until a later Send finds it there): at
 //     most four wait, and past that a datagram supersedes the oldest
 //     waiting one of its kind (the same first byte: the newest state
-//     matters, not the first), or else pushes out the oldest; what waited
+//     matters, not the first), or else the oldest one a newer one of its
+//     own kind follows is superseded, or else it pushes out the oldest; what waited
 //     over 250 ms is dropped, so that after a blackout nothing stale is
 //     flushed to the peer. Each is counted (Stats); Send returns nil, as
 //     for a datagram lost on the wire. SendBulk queues behind up to
@@ -259,8 +260,10 @@ func (t *rtcTransport) Local() transport.Peer { return t.local }
 // acknowledgements bring the channel down to it (in a browser, until a
 // later Send finds it there): at most four wait, and past
 // that a datagram supersedes the oldest waiting one of its kind (the same
-// first byte: the newest state matters, not the first), or else pushes
-// out the oldest; what waited over 250 ms is dropped, so that after a
+// first byte: the newest state matters, not the first), or else the
+// oldest one a newer one of its own kind follows is superseded (a reply
+// waiting behind three states stays, the oldest state goes), or else it
+// pushes out the oldest; what waited over 250 ms is dropped, so that after a
 // blackout nothing stale is flushed to the peer. Each is counted (see
 // Stats); Send returns nil, as for a datagram lost on the wire.
 func (t *rtcTransport) Send(to transport.Peer, b []byte) error {
