@@ -220,7 +220,7 @@
 // # Wire
 //
 // codec's Hello, Welcome, AuthInput, StateFragment (carrying a StateBody)
-// and Nack, protocol 6 (Protocol): the version is in the settings hash a
+// and Nack, protocol 7 (Protocol): the version is in the settings hash a
 // Hello carries, and in the Hello itself, so a client of another version
 // is refused at its Hello with the host's settings (a protocol-2 client,
 // whose Hello ends before the version, cannot read the refusal, but the
@@ -248,6 +248,12 @@
 // byte costs about the logarithm of its distance from the previous one in
 // bits and a few bits of value, where a run and a literal cost two or
 // three bytes and the byte. A protocol-5 client is refused at its Hello.
+// Protocol 7 codes a changed byte's position as a count of 4-byte words
+// and the byte in its word (a game's state is mostly words whose low bytes
+// change), decodes the bits at even odds by halving (no division), and
+// marks a raw body by its first byte: bench's states are 7 to 20% smaller
+// and a dense delta codes and decodes about 1.5x faster. A protocol-6
+// client is refused at its Hello.
 //
 // # Scale
 //

@@ -112,8 +112,14 @@ func TestProtocol4Refused(t *testing.T) { testOldProtocolRefused(t, 4) }
 // Protocol 6 range codes a state body's inputs and delta, where protocol
 // 5 run-length coded them: a protocol-5 client could not decode a single
 // state. It is refused as a protocol-4 one is, and told the host's
-// protocol ("protocol 5 (host 6)").
+// protocol ("protocol 5 (host 7)").
 func TestProtocol5Refused(t *testing.T) { testOldProtocolRefused(t, 5) }
+
+// Protocol 7 codes a changed byte's position in words and the byte in its
+// word, and marks a raw body by its first byte: a protocol-6 client would
+// decode every state to the wrong bytes (or refuse it). It is refused at
+// its Hello, as a protocol-5 one is, and told the host's protocol.
+func TestProtocol6Refused(t *testing.T) { testOldProtocolRefused(t, 6) }
 
 func testOldProtocolRefused(t *testing.T, old uint8) {
 	c := newCluster(t, clusterOpts{seed: 91, players: 2, link: local.Link{Latency: 10 * time.Millisecond}})

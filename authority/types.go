@@ -19,7 +19,7 @@ import (
 // state's inputs and delta as one run without its trailing zeros, sends a
 // body that fits one packet without a fragment count, and refuses a Hello
 // of other settings with the host's (WelcomeRefused). Protocol 6 range
-// codes them (see doc.go's Wire).
+// codes them, protocol 7 by word positions (see doc.go's Wire).
 const protocol = Protocol
 
 // Protocol is the authoritative protocol's version a client says Hello with

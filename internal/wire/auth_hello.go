@@ -40,7 +40,7 @@ func (m Hello) Len() int {
 
 // AuthProtocol is the authoritative protocol this package's layouts are
 // (package authority's Protocol).
-const AuthProtocol = 6
+const AuthProtocol = 7
 
 // Append appends the encoded message to b (no allocation when b has room);
 // it appends nothing for Protocol 1.

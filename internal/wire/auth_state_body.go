@@ -13,7 +13,7 @@ import (
 // the host applied of the client's inputs; and the host's time-dilation
 // advice when it changed.
 //
-// Layout (body version 4, authority protocol 6), varints minimal (no
+// Layout (body version 5, authority protocol 7), varints minimal (no
 // header: a body travels in fragments). First the head, this client's:
 //
 //	Flags     u8: 1<<7 always (a body sent whole is told from a fragment
@@ -49,7 +49,9 @@ import (
 //
 // The sizes of the inputs and of the state are not sent: host and client
 // agree on them (they are in the authority's settings hash), and the
-// decoder is given them. Body version 3 (authority protocols 3 to 5)
+// decoder is given them. Body version 4 (authority protocol 6) range
+// coded Data with a model of byte gaps (no word positions), a raw Data
+// flagged by the coder's first bit. Body version 3 (authority protocols 3 to 5)
 // run-length coded Data (Input's coding, nothing XORed frame to frame)
 // without its trailing zeros. Body version 2 (authority protocol 2) sent
 // InputAck and the checksum in every body, coded the inputs and the state

@@ -2,70 +2,82 @@ package wire
 
 import "math/bits"
 
-// The coding of a state body's Data (body version 4, authority protocol
-// 6): an adaptive binary range coder (the LZMA coder's arithmetic: 11-bit
+// The coding of a state body's Data (body version 5, authority protocol
+// 7): an adaptive binary range coder (the LZMA coder's arithmetic: 11-bit
 // probabilities, 32-bit range, carry through a cached byte) over a model
 // of a sparse XOR delta, reset for every body, so a body decodes alone.
 //
-// A first bit, at fixed odds of 1 in 2048, says the Data is coded raw
-// instead (each byte as eight bits at even odds): an encoder does so when
-// the model would pass the Data's length by more than rawSlack bytes,
-// which bounds a body. The model walks the nonzero bytes of Data in order. Before each it codes
-// a bit "more" (1: a nonzero byte follows; 0: the rest is zeros); then the
-// gap g, the zero bytes since the previous nonzero byte (or the start),
-// Elias-gamma coded: k = the bit length of g+1 less one, in unary (k ones
-// then a zero, each bit its own probability), then the top bit below the
-// leading one with a probability per k, then the other k-1 bits at even
-// odds; then the byte x: its bit length less one (0..7) as a three-bit
-// tree of probabilities, then the bits below its leading one at even
-// odds (up to seven bits at a time: the range cut into 2^k equal parts).
-// The probabilities of "more" and of the tree are kept apart for a
-// byte right after a nonzero byte (the rest of a changed word) and for
-// one after a gap. Every probability starts at one half and moves an
-// eighth of the way to each bit it codes (rangeShift).
+// A stream whose first byte is 0xff is raw: Data's bytes follow as they
+// are, without its trailing zeros. An encoder sends raw what the model
+// would code in more than len(Data)+rawSlack bytes, which bounds a body.
+// Any other stream is coded by the model: the coder starts on the range
+// [0, 0xff000000) (so its first byte is never 0xff) and walks the nonzero
+// bytes of Data in order. Before each it codes a bit "more" (1: a nonzero
+// byte follows; 0: the rest is zeros; one probability for the first, one
+// for the others), then its position j, from pos (the index after the
+// previous nonzero byte, or 0) in two parts: the count of 4-byte words
+// u = j/4 - pos/4, Elias-gamma like (k = the bit length of u in unary, a
+// probability per bit; when k >= 2, the bit below the leading one with a
+// probability per k and the other k-2 bits at even odds), then the byte
+// in its word r = j%4 as a two-bit tree (its probabilities kept apart for
+// u = 0). Then the byte x: its bit length less one (0..7) as a three-bit
+// tree, kept apart for a byte right after a nonzero byte (the rest of a
+// changed word) and one after a gap, then the bits below its leading one
+// at even odds. Every probability starts at one half ("more": at 600 in
+// 2048 for the end) and moves an eighth of the way to each bit it codes
+// (rangeShift); bits at even odds halve the range one at a time.
 //
 // The stream is what the coder emits, its first byte (always zero) left
 // out and its end chosen to leave as many zero bytes as it can, which are
-// not sent: a decoder reads zeros past the end. A stream coded by the model is canonical (one
-// stream for one Data; a raw stream is accepted even where the encoder
-// would have used the model): its last byte is not zero, the decoder reads
-// every byte of it, the code never leaves the range, and it ends on the
-// value of the final range with the most trailing zero bits.
+// not sent: a decoder reads zeros past the end. A stream coded by the
+// model is canonical (one stream for one Data): its last byte is not
+// zero, the decoder reads every byte of it, the code never leaves the
+// range, and it ends on the value of the final range with the most
+// trailing zero bits. A raw stream is canonical too: the decoder codes
+// its Data again by the model (counting, not writing) and refuses it
+// unless the encoder would have given up on the model.
 //
 // Why: a state coded against the previous one sent carries a few changed
 // bytes spread over the state, and each costs the position's information
-// (about the logarithm of the gap, in bits) and a few bits of value, where
-// the run-length coding spent a control byte for the run, one for the
-// literal and the literal itself. On bench's 1024-entity world the bodies
-// are 35% smaller, and the bytes a client grow less with the room (each
-// player's press is news to every client).
+// (about the logarithm of the gap, in bits) and a few bits of value.
+// Positions in words, with the byte in the word apart, cost fewer bits
+// where a game's state is words whose low bytes change (a struct of
+// int32s and float32s); the bits at even odds are decoded by a halving and
+// a compare, not a division.
 
 const (
 	probBits   = 11
 	probOne    = 1 << probBits
 	probInit   = probOne / 2
-	rangeShift = 3 // adaptation: an eighth of the way each bit
+	moreInit   = 600 // "more": a zero (the end) at 600 in 2048
+	rangeShift = 3   // adaptation: an eighth of the way each bit
 	rangeTop   = 1 << 24
-	rawSlack   = 8  // the most a coding by the model may pass its Data by
-	maxExpo    = 24 // the unary exponent's probabilities; a gap is below 2^24
+	rangeStart = 0xFF000000 // the model's first range: its first byte is below rawMark
+	rawMark    = 0xFF       // a raw stream's first byte
+	rawSlack   = 8          // the most a coding by the model may pass its Data by
+	maxExpo    = 24         // the unary exponent's probabilities; a word count is below 2^23
 )
 
 type prob = uint16
 
 // deltaModel is the adaptive model of one body's Data.
 type deltaModel struct {
-	more [2]prob // by "right after a nonzero byte"
+	more [2]prob // the first, the others
 	expo [maxExpo]prob
 	mant [maxExpo]prob
+	res  [2][4]prob // by "in the previous nonzero byte's word"
 	tree [2][8]prob // by "right after a nonzero byte"
 }
 
 func (m *deltaModel) reset() {
-	for i := range m.more {
-		m.more[i] = probInit
-	}
+	m.more = [2]prob{moreInit, moreInit}
 	for i := range m.expo {
 		m.expo[i], m.mant[i] = probInit, probInit
+	}
+	for i := range m.res {
+		for j := range m.res[i] {
+			m.res[i][j] = probInit
+		}
 	}
 	for i := range m.tree {
 		for j := range m.tree[i] {
@@ -81,11 +93,13 @@ type rangeEncoder struct {
 	cache     byte
 	cacheSize int64
 	first     bool // the first byte out is always zero, and not sent
+	count     bool // count the bytes out (n) without writing them
+	n         int  // bytes out
 	out       []byte
 }
 
 func (e *rangeEncoder) init(b []byte) {
-	*e = rangeEncoder{rng: 0xFFFFFFFF, cacheSize: 1, first: true, out: b}
+	*e = rangeEncoder{rng: rangeStart, cacheSize: 1, first: true, out: b}
 }
 
 func (e *rangeEncoder) shiftLow() {
@@ -93,9 +107,13 @@ func (e *rangeEncoder) shiftLow() {
 		carry := byte(e.low >> 32)
 		temp := e.cache
 		for {
-			if e.first {
+			switch {
+			case e.first:
 				e.first = false
-			} else {
+			case e.count:
+				e.n++
+			default:
+				e.n++
 				e.out = append(e.out, temp+carry)
 			}
 			temp = 0xFF
@@ -110,51 +128,38 @@ func (e *rangeEncoder) shiftLow() {
 	e.low = (e.low & 0x00FFFFFF) << 8
 }
 
-func (e *rangeEncoder) bit(p *prob, b uint32) {
-	bound := (e.rng >> probBits) * uint32(*p)
-	if b == 0 {
-		e.rng = bound
-		*p += (probOne - *p) >> rangeShift
-	} else {
-		e.low += uint64(bound)
-		e.rng -= bound
-		*p -= *p >> rangeShift
-	}
-	for e.rng < rangeTop {
-		e.rng <<= 8
-		e.shiftLow()
-	}
+// ebit codes bit b (0 or 1) at probability p of a zero, without branches
+// (the bits of a dense delta are not predictable), and moves p. The
+// caller shifts bytes out (shift) when the range falls below rangeTop.
+func ebit(low uint64, rng uint32, p *prob, b uint32) (uint64, uint32) {
+	v := uint32(*p)
+	bound := (rng >> probBits) * v
+	one := -b // all ones for a one
+	*p = prob((v+(probOne-v)>>rangeShift)&^one | (v-v>>rangeShift)&one)
+	return low + uint64(bound&one), bound&^one | (rng-bound)&one
 }
 
-// fixed codes the mode bit, 1 (raw) at odds of 1 in probOne.
-func (e *rangeEncoder) fixed(b uint32) {
-	bound := (e.rng >> probBits) * (probOne - 1)
-	if b == 0 {
-		e.rng = bound
-	} else {
-		e.low += uint64(bound)
-		e.rng -= bound
-	}
-	for e.rng < rangeTop {
-		e.rng <<= 8
+// shift shifts bytes out until the range is at least rangeTop again.
+func (e *rangeEncoder) shift(low uint64, rng uint32) (uint64, uint32) {
+	e.low = low
+	for rng < rangeTop {
+		rng <<= 8
 		e.shiftLow()
 	}
+	return e.low, rng
 }
 
-// direct codes the low n bits of v, high first, at even odds: as many at
-// a time as the range holds above rangeTop (up to seven), the range cut
-// into 2^k equal parts.
-func (e *rangeEncoder) direct(v uint32, n int) {
+// direct codes the low n bits of v, high first, at even odds.
+func (e *rangeEncoder) direct(low uint64, rng uint32, v uint32, n int) (uint64, uint32) {
 	for n > 0 {
-		k := min(max(bits.Len32(e.rng)-25, 1), n)
-		n -= k
-		e.rng >>= k
-		e.low += uint64(e.rng) * uint64(v>>n&(1<<k-1))
-		for e.rng < rangeTop {
-			e.rng <<= 8
-			e.shiftLow()
+		n--
+		rng >>= 1
+		low += uint64(rng & -(v >> n & 1))
+		if rng < rangeTop {
+			low, rng = e.shift(low, rng)
 		}
 	}
+	return low, rng
 }
 
 // finish ends the stream on the value in [low, low+range) with the most
@@ -180,37 +185,89 @@ func (e *rangeEncoder) finish(start int) []byte {
 // appendRange appends the range coding of d (see deltaModel) to b: by
 // the model, or raw when that would take more than len(d)+rawSlack bytes.
 func appendRange(b, d []byte) []byte {
-	var m deltaModel
-	m.reset()
 	var e rangeEncoder
 	start := len(b)
 	e.init(b)
-	e.fixed(0)
-	pos, after := 0, 0
+	if !e.model(d) {
+		n := len(d)
+		for n > 0 && d[n-1] == 0 {
+			n--
+		}
+		return append(append(b[:start], rawMark), d[:n]...)
+	}
+	return e.finish(start)
+}
+
+// model codes d by the model, up to finish; it gives up (false) when that
+// passes len(d)+rawSlack bytes, which appendRange then sends raw.
+func (e *rangeEncoder) model(d []byte) bool {
+	var m deltaModel
+	m.reset()
+	low, rng := e.low, e.rng
+	pos, started := 0, 0
 	for {
-		if len(e.out)-start > len(d)+rawSlack {
-			e.init(b[:start])
-			e.fixed(1)
-			for _, x := range d {
-				e.direct(uint32(x), 8)
-			}
-			return e.finish(start)
+		if e.n > len(d)+rawSlack {
+			return false
 		}
 		j := pos + zeroPrefix(d[pos:])
 		if j == len(d) {
-			e.bit(&m.more[after], 0)
+			if low, rng = ebit(low, rng, &m.more[started], 0); rng < rangeTop {
+				low, rng = e.shift(low, rng)
+			}
 			break
 		}
-		e.bit(&m.more[after], 1)
-		g := j - pos
-		if g > 0 {
-			after = 0
+		if low, rng = ebit(low, rng, &m.more[started], 1); rng < rangeTop {
+			low, rng = e.shift(low, rng)
 		}
-		m.encodeGap(&e, uint32(g))
-		m.encodeByte(&e, after, d[j])
-		after, pos = 1, j+1
+		started = 1
+		u := uint32(j>>2 - pos>>2)
+		k := bits.Len32(u)
+		for i := range k {
+			if low, rng = ebit(low, rng, &m.expo[i], 1); rng < rangeTop {
+				low, rng = e.shift(low, rng)
+			}
+		}
+		if low, rng = ebit(low, rng, &m.expo[k], 0); rng < rangeTop {
+			low, rng = e.shift(low, rng)
+		}
+		if k >= 2 {
+			if low, rng = ebit(low, rng, &m.mant[k], u>>(k-2)&1); rng < rangeTop {
+				low, rng = e.shift(low, rng)
+			}
+			low, rng = e.direct(low, rng, u, k-2)
+		}
+		z := 0
+		if u == 0 {
+			z = 1
+		}
+		r := uint32(j & 3)
+		if low, rng = ebit(low, rng, &m.res[z][1], r>>1); rng < rangeTop {
+			low, rng = e.shift(low, rng)
+		}
+		if low, rng = ebit(low, rng, &m.res[z][2+r>>1], r&1); rng < rangeTop {
+			low, rng = e.shift(low, rng)
+		}
+		adj := 0
+		if j == pos {
+			adj = 1
+		}
+		t := &m.tree[adj]
+		x := d[j]
+		l := uint32(bits.Len8(x) - 1)
+		if low, rng = ebit(low, rng, &t[1], l>>2); rng < rangeTop {
+			low, rng = e.shift(low, rng)
+		}
+		if low, rng = ebit(low, rng, &t[2+l>>2], l>>1&1); rng < rangeTop {
+			low, rng = e.shift(low, rng)
+		}
+		if low, rng = ebit(low, rng, &t[4+l>>1], l&1); rng < rangeTop {
+			low, rng = e.shift(low, rng)
+		}
+		low, rng = e.direct(low, rng, uint32(x), int(l))
+		pos = j + 1
 	}
-	return e.finish(start)
+	e.low, e.rng = low, rng
+	return true
 }
 
 // zeroPrefix is the count of zero bytes b starts with, read a word at a
@@ -229,135 +286,79 @@ func zeroPrefix(b []byte) int {
 	return n
 }
 
-func (m *deltaModel) encodeGap(e *rangeEncoder, g uint32) {
-	v := g + 1
-	k := bits.Len32(v) - 1
-	for i := range k {
-		e.bit(&m.expo[i], 1)
-	}
-	if k < maxExpo {
-		e.bit(&m.expo[k], 0)
-	}
-	if k > 0 {
-		e.bit(&m.mant[k], (v>>(k-1))&1)
-		e.direct(v, k-1)
-	}
-}
-
-func (m *deltaModel) encodeByte(e *rangeEncoder, after int, x byte) {
-	l := uint32(bits.Len8(x) - 1)
-	t := uint32(1)
-	for i := 2; i >= 0; i-- {
-		b := (l >> i) & 1
-		e.bit(&m.tree[after][t], b)
-		t = t<<1 | b
-	}
-	e.direct(uint32(x), int(l))
-}
-
-// rangeDecoder reads a stream from b, zeros past its end.
+// rangeDecoder reads a stream from b, zeros past its end. decodeRange
+// keeps its code and range in locals (dbit, dfill, ddirect) and stores
+// them back for canonical.
 type rangeDecoder struct {
 	code, rng uint32
-	win       uint32 // the last four bytes read
 	b         []byte
-	read      int  // bytes read, past the end too
-	bad       bool // the code left the range: no encoder wrote the stream
+	read      int // bytes read, past the end too
 }
 
-func (d *rangeDecoder) next() uint32 {
-	var x byte
-	if d.read < len(d.b) {
-		x = d.b[d.read]
-	}
-	d.read++
-	d.win = d.win<<8 | uint32(x)
-	return uint32(x)
+// dbit decodes a bit at probability p of a zero, without branches (the
+// bits of a dense delta are not predictable), and moves p. The caller
+// refills the range (dfill) when it falls below rangeTop.
+func dbit(code, rng uint32, p *prob) (uint32, uint32, uint32) {
+	v := uint32(*p)
+	bound := (rng >> probBits) * v
+	zero := uint32(int64(uint64(code)-uint64(bound)) >> 63) // all ones when code < bound
+	*p = prob((v+(probOne-v)>>rangeShift)&zero | (v-v>>rangeShift)&^zero)
+	return code - bound&^zero, bound&zero | (rng-bound)&^zero, 1 + zero
 }
 
-func (d *rangeDecoder) init(b []byte) {
-	*d = rangeDecoder{rng: 0xFFFFFFFF, b: b}
-	for range 4 {
-		d.code = d.code<<8 | d.next()
+// dfill reads bytes of b from rd into the code until the range is at
+// least rangeTop.
+func dfill(code, rng uint32, b []byte, rd int) (uint32, uint32, int) {
+	for rng < rangeTop {
+		var x byte
+		if rd < len(b) {
+			x = b[rd]
+		}
+		rd++
+		rng <<= 8
+		code = code<<8 | uint32(x)
 	}
+	return code, rng, rd
+}
+
+// ddirect decodes n bits at even odds, high first.
+func ddirect(code, rng uint32, n int, b []byte, rd int) (uint32, uint32, uint32, int) {
+	var v uint32
+	for range n {
+		rng >>= 1
+		one := uint32(int64(uint64(rng)-uint64(code)-1) >> 63) // all ones when code >= rng
+		code -= rng & one
+		v = v<<1 | one&1
+		if rng < rangeTop {
+			code, rng, rd = dfill(code, rng, b, rd)
+		}
+	}
+	return code, rng, v, rd
 }
 
 // canonical reports whether the stream ended as an encoder ends it: the
 // code within the range, on the value with the most trailing zero bits
 // (finish).
 func (d *rangeDecoder) canonical() bool {
-	if d.bad || d.code >= d.rng {
+	if d.code >= d.rng {
 		return false
 	}
-	low := uint64(d.win - d.code)
+	var win uint32 // the last four bytes read
+	for i := d.read - 4; i < d.read; i++ {
+		var x byte
+		if i >= 0 && i < len(d.b) {
+			x = d.b[i]
+		}
+		win = win<<8 | uint32(x)
+	}
+	low := uint64(win - d.code)
 	hi := low + uint64(d.rng) - 1
 	for s := 40; s > 0; s-- {
 		if v := hi &^ (1<<s - 1); v >= low {
-			return uint32(v) == d.win
+			return uint32(v) == win
 		}
 	}
-	return d.win == uint32(low)
-}
-
-func (d *rangeDecoder) bit(p *prob) uint32 {
-	if d.code >= d.rng {
-		d.bad = true
-	}
-	// Without branches (the bits of a dense delta are not predictable):
-	// zero is all ones when the code is below the bound.
-	v := uint32(*p)
-	bound := (d.rng >> probBits) * v
-	zero := uint32(int64(uint64(d.code)-uint64(bound)) >> 63)
-	d.code -= bound &^ zero
-	d.rng = bound&zero | (d.rng-bound)&^zero
-	*p = prob((v+(probOne-v)>>rangeShift)&zero | (v-v>>rangeShift)&^zero)
-	for d.rng < rangeTop {
-		d.rng <<= 8
-		d.code = d.code<<8 | d.next()
-	}
-	return 1 + zero // 0 or 1
-}
-
-func (d *rangeDecoder) fixed() uint32 {
-	if d.code >= d.rng {
-		d.bad = true
-	}
-	bound := (d.rng >> probBits) * (probOne - 1)
-	var b uint32
-	if d.code < bound {
-		d.rng = bound
-	} else {
-		d.code -= bound
-		d.rng -= bound
-		b = 1
-	}
-	for d.rng < rangeTop {
-		d.rng <<= 8
-		d.code = d.code<<8 | d.next()
-	}
-	return b
-}
-
-func (d *rangeDecoder) direct(n int) uint32 {
-	var v uint32
-	for n > 0 {
-		if d.code >= d.rng {
-			d.bad = true
-		}
-		k := min(max(bits.Len32(d.rng)-25, 1), n)
-		n -= k
-		d.rng >>= k
-		x := d.code / d.rng
-		if x >= 1<<k {
-			d.bad, x = true, 1<<k-1 // past the parts: no encoder wrote it
-		}
-		d.code -= x * d.rng
-		v = v<<k | x
-		for d.rng < rangeTop {
-			d.rng <<= 8
-			d.code = d.code<<8 | d.next()
-		}
-	}
-	return v
+	return win == uint32(low)
 }
 
 // decodeRange decodes a range-coded stream that runs to the end of b into
@@ -368,62 +369,108 @@ func decodeRange(b, out []byte) error {
 	if len(b) > 0 && b[len(b)-1] == 0 {
 		return ErrMalformed // the zeros at its end are implied
 	}
-	var m deltaModel
-	m.reset()
-	var d rangeDecoder
-	d.init(b)
-	if d.fixed() == 1 {
-		for i := range out {
-			out[i] = byte(d.direct(8))
+	if len(b) > 0 && b[0] == rawMark {
+		if len(b)-1 > len(out) {
+			return ErrMalformed
 		}
-		if !d.canonical() || d.read < len(b) {
+		clear(out[copy(out, b[1:]):])
+		// Canonical only if the encoder gives up on the model for it:
+		// code it again, counting bytes (a raw stream costs its decoder
+		// an encoding, bounded by its size).
+		e := rangeEncoder{rng: rangeStart, cacheSize: 1, first: true, count: true}
+		if e.model(out) {
 			return ErrMalformed
 		}
 		return nil
 	}
-	pos, after := 0, 0
-	for d.bit(&m.more[after]) == 1 {
-		g, ok := m.decodeGap(&d)
-		if !ok || g >= uint32(len(out)-pos) {
+	var m deltaModel
+	m.reset()
+	var code, bt uint32
+	rng, rd := uint32(rangeStart), 0
+	for range 4 { // the range starts full: the first four bytes, no shift
+		var x byte
+		if rd < len(b) {
+			x = b[rd]
+		}
+		rd++
+		code = code<<8 | uint32(x)
+	}
+	pos, started, bad := 0, 0, false
+	for {
+		if code >= rng {
+			bad = true // no encoder wrote it; bounded all the same
+		}
+		if code, rng, bt = dbit(code, rng, &m.more[started]); rng < rangeTop {
+			code, rng, rd = dfill(code, rng, b, rd)
+		}
+		if bt == 0 {
+			break
+		}
+		started = 1
+		k := 0
+		for ; k < maxExpo; k++ {
+			if code, rng, bt = dbit(code, rng, &m.expo[k]); rng < rangeTop {
+				code, rng, rd = dfill(code, rng, b, rd)
+			}
+			if bt == 0 {
+				break
+			}
+		}
+		if k >= maxExpo-1 {
+			return ErrMalformed // a count past any Data
+		}
+		u := uint32(k)
+		if k >= 2 {
+			if code, rng, bt = dbit(code, rng, &m.mant[k]); rng < rangeTop {
+				code, rng, rd = dfill(code, rng, b, rd)
+			}
+			var v uint32
+			code, rng, v, rd = ddirect(code, rng, k-2, b, rd)
+			u = (2|bt)<<(k-2) | v
+		}
+		z := 0
+		if u == 0 {
+			z = 1
+		}
+		res := &m.res[z]
+		if code, rng, bt = dbit(code, rng, &res[1]); rng < rangeTop {
+			code, rng, rd = dfill(code, rng, b, rd)
+		}
+		r := bt
+		if code, rng, bt = dbit(code, rng, &res[2+r]); rng < rangeTop {
+			code, rng, rd = dfill(code, rng, b, rd)
+		}
+		j := (pos>>2+int(u))<<2 | int(r<<1|bt)
+		if j < pos || j >= len(out) {
 			return ErrMalformed
 		}
-		if g > 0 {
-			after = 0
+		adj := 0
+		if j == pos {
+			adj = 1
 		}
-		clear(out[pos : pos+int(g)])
-		pos += int(g)
-		out[pos] = m.decodeByte(&d, after)
-		after = 1
-		pos++
+		t := &m.tree[adj]
+		if code, rng, bt = dbit(code, rng, &t[1]); rng < rangeTop {
+			code, rng, rd = dfill(code, rng, b, rd)
+		}
+		l := bt
+		if code, rng, bt = dbit(code, rng, &t[2+l]); rng < rangeTop {
+			code, rng, rd = dfill(code, rng, b, rd)
+		}
+		l = l<<1 | bt
+		if code, rng, bt = dbit(code, rng, &t[4+l]); rng < rangeTop {
+			code, rng, rd = dfill(code, rng, b, rd)
+		}
+		l = l<<1 | bt
+		var v uint32
+		code, rng, v, rd = ddirect(code, rng, int(l), b, rd)
+		clear(out[pos:j])
+		out[j] = byte(1<<l | v)
+		pos = j + 1
 	}
-	if !d.canonical() || d.read < len(b) {
+	d := rangeDecoder{code: code, rng: rng, b: b, read: rd}
+	if bad || !d.canonical() || rd < len(b) {
 		return ErrMalformed // not as an encoder ends a stream, or bytes past it
 	}
 	clear(out[pos:])
 	return nil
-}
-
-func (m *deltaModel) decodeGap(d *rangeDecoder) (uint32, bool) {
-	k := 0
-	for k < maxExpo && d.bit(&m.expo[k]) == 1 {
-		k++
-	}
-	if k >= maxExpo {
-		return 0, false
-	}
-	v := uint32(1)
-	if k > 0 {
-		v = 2 | d.bit(&m.mant[k])
-		v = v<<(k-1) | d.direct(k-1)
-	}
-	return v - 1, true
-}
-
-func (m *deltaModel) decodeByte(d *rangeDecoder, after int) byte {
-	t := uint32(1)
-	for range 3 {
-		t = t<<1 | d.bit(&m.tree[after][t])
-	}
-	l := int(t - 8)
-	return byte(1<<l | d.direct(l))
 }
