@@ -54,6 +54,7 @@ type pair struct {
 	up      [][]delivery
 	now     int
 	buf     []byte
+	skip    func(client int) bool // if set, the clients it names get no Append this tick
 }
 
 type delivery struct {
@@ -110,7 +111,9 @@ func (p *pair) tick() {
 	p.host.Tick(p.w.slots)
 	for i, c := range p.clients {
 		p.due(&p.up[i], func(b []byte) { require.NoError(p.t, p.host.Receive(p.ids[i], b)) })
-		if b := p.host.Append(p.buf[:0], p.ids[i]); len(b) > 0 {
+		if p.skip != nil && p.skip(i) {
+			// no Append this tick
+		} else if b := p.host.Append(p.buf[:0], p.ids[i]); len(b) > 0 {
 			p.send(&p.down[i], b)
 		}
 		p.due(&p.down[i], func(b []byte) { require.NoError(p.t, c.Receive(b)) })

@@ -40,11 +40,14 @@ type HostConfig struct {
 	// extended slice; Tick calls it once. The host then encodes an entity
 	// again only when Changed named it (or its slot has a new occupant),
 	// instead of every entity some client holds, every tick: a game that
-	// knows what it moved saves an Encode and a compare per held entity.
-	// An entity it does not name is taken as unchanged, so a game that
-	// sets Changed must name every change. Indices out of range are
-	// ignored; repeats cost nothing more. Nil means every held entity is
-	// encoded each tick.
+	// knows what it moved saves an Encode and a compare per held entity,
+	// and, on the ticks the host does not ask Interest about a client,
+	// the look at each entity that client holds whose state it has
+	// acknowledged. An entity it does not name is taken as unchanged, so a
+	// game that sets Changed must name every change, a despawn or a spawn
+	// included (one it does not name is seen when Interest is next asked
+	// about each client). Indices out of range are ignored; repeats cost
+	// nothing more. Nil means every held entity is encoded each tick.
 	Changed func(dst []int32) []int32
 	// Interest appends to dst the indices relevant to client and returns
 	// the extended slice (a Grid's AppendNear fits). Indices of free
@@ -91,17 +94,20 @@ type Host struct {
 	enc     []encState // by index
 	fresh   uint32     // what encode sets encState.fresh to: this tick, or never stale with Changed set
 	changed []int32    // Changed's answer
-	mark    []uint32   // by index: the stamp of the interest query that named it
+	named   []uint64   // by index, a bit: Changed named it at this Tick
 	stamp   uint32     // of the client being appended: it named an index marked stamp, claimed one stamp+1
 	clients []*hostClient
 	free    []int
 }
 
 // encState is until when an entity's encoding is current, when it was
-// last seen to change, and the generation it is of.
+// last seen to change, and the generation it is of; and the stamp of the
+// interest query that last named the entity (beside the rest, so an
+// entry's look at its entity reads one place).
 type encState struct {
 	fresh     uint32 // current while fresh >= tick: the tick encoded, or ^0 until Changed names it
 	changedAt uint32
+	mark      uint32
 	gen       uint16
 }
 
@@ -143,10 +149,10 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		cur:     make([]byte, cfg.Capacity*cfg.Size),
 		scratch: make([]byte, cfg.Size),
 		enc:     make([]encState, cfg.Capacity),
-		mark:    make([]uint32, cfg.Capacity),
 	}
 	if cfg.Changed != nil {
 		h.changed = make([]int32, 0, cfg.Capacity)
+		h.named = make([]uint64, (cfg.Capacity+63)/64)
 	}
 	return h, nil
 }
@@ -198,11 +204,17 @@ func (h *Host) Tick(slots []Slot) {
 	h.fresh = h.tick
 	if h.cfg.Changed != nil {
 		h.fresh = ^uint32(0)
+		enc, named := h.enc, h.named
+		for _, idx := range h.changed { // the last Tick's
+			if uint32(idx) < uint32(len(enc)) {
+				named[idx>>6] = 0
+			}
+		}
 		h.changed = h.cfg.Changed(h.changed[:0])
-		enc := h.enc
 		for _, idx := range h.changed {
 			if uint32(idx) < uint32(len(enc)) {
 				enc[idx].fresh = 0
+				named[idx>>6] |= 1 << (idx & 63)
 			}
 		}
 	}
@@ -277,25 +289,32 @@ func (h *Host) Append(dst []byte, client int) []byte {
 // indices the game names are marked in a table shared by the clients, so
 // an entry finds whether it was named without a lookup. The common case,
 // an entity in the set whose acknowledged state is current, costs a few
-// loads.
+// loads; with HostConfig.Changed, on the ticks the host does not ask
+// about the client, such an entry found current at the client's last
+// tick, whose entity Changed did not name, is current still and costs
+// only its own loads (entry.clean).
 func (h *Host) gather(client int, c *hostClient) {
 	every := uint32(h.cfg.InterestEvery)
 	ask := every == 1 || !c.asked || (h.tick+uint32(client))%every == 0
+	fast := h.cfg.Changed != nil && !ask && c.gathered != 0 && c.gathered == h.tick-1
+	c.gathered = h.tick
+	changedNow := h.named
 	c.interest = c.interest[:0]
 	if ask {
 		c.asked = true
 		c.interest = h.cfg.Interest(client, c.interest)
 	}
 	if h.stamp += 2; h.stamp < 2 { // wrapped: no mark may still claim the new stamp
-		clear(h.mark)
+		for i := range h.enc {
+			h.enc[i].mark = 0
+		}
 		h.stamp = 2
 	}
 	named, claimed := h.stamp, h.stamp+1
-	mark, slots, enc := h.mark, h.slots, h.enc[:len(h.slots)]
-	mark = mark[:len(slots)]
+	slots, enc := h.slots, h.enc[:len(h.slots)]
 	for _, idx := range c.interest {
-		if uint32(idx) < uint32(len(mark)) {
-			mark[idx] = named
+		if uint32(idx) < uint32(len(enc)) {
+			enc[idx].mark = named
 		}
 	}
 	c.cands = c.cands[:0]
@@ -305,23 +324,31 @@ func (h *Host) gather(client int, c *hostClient) {
 	entries := c.entries
 	for i := range entries {
 		e := &entries[i]
-		idx := e.key.Index
+		idx := e.index
+		if fast && e.clean && changedNow[idx>>6]&(1<<(idx&63)) == 0 && tick-e.lastRelevant <= linger {
+			continue // current at the last tick, unchanged since, and still wanted
+		}
+		if e.clean {
+			e.clean = false
+		}
 		if idx >= uint32(len(slots)) {
 			continue // freed
 		}
-		s := slots[idx]
-		live := s.Live && s.Gen == e.key.Gen
-		if ask && mark[idx] == named {
-			mark[idx] = claimed // an old occupant still leaving holds the index
+		s, st := slots[idx], &enc[idx]
+		live := s.Live && s.Gen == e.gen
+		if ask && st.mark == named {
+			st.mark = claimed // an old occupant still leaving holds the index
 			if live {
 				e.lastRelevant = tick
 			}
 		}
-		e.want = live && tick-e.lastRelevant <= linger
-		if e.want {
-			st := &enc[idx]
+		want := live && tick-e.lastRelevant <= linger
+		if want != e.want {
+			e.want = want // written only when it changes, so the entries stay clean in the cache
+		}
+		if want {
 			if st.fresh < tick { // encode's body, without its call
-				st.fresh, st.gen = fresh, e.key.Gen
+				st.fresh, st.gen = fresh, e.gen
 				encode(scratch, int(idx))
 				if o := int(idx) * size; refresh(cur[o:o+size], scratch) {
 					st.changedAt = tick
@@ -329,28 +356,24 @@ func (h *Host) gather(client int, c *hostClient) {
 			}
 			changed := st.changedAt
 			if e.ackedIn && changed <= e.ackedTick {
+				e.clean = true
 				continue // the client holds its current state
 			}
 			h.consider(client, c, e, int32(i), changed)
 			continue
 		}
-		if !e.sentState && !e.ackedIn {
+		if !e.ackedIn && !c.sends[i].sentState {
 			c.remove(int32(i)) // the client was never told of it: forget it
 			continue
 		}
 		h.consider(client, c, e, int32(i), 0)
 	}
 	for _, idx := range c.interest {
-		if uint32(idx) >= uint32(len(mark)) || mark[idx] != named || !slots[idx].Live {
+		if uint32(idx) >= uint32(len(enc)) || enc[idx].mark != named || !slots[idx].Live {
 			continue // out of range, held already, repeated or free
 		}
-		mark[idx] = claimed
-		i := c.add(entry{
-			key:          Key{Index: uint32(idx), Gen: slots[idx].Gen},
-			since:        c.nextSeq,
-			lastRelevant: tick,
-			want:         true,
-		})
+		enc[idx].mark = claimed
+		i := c.add(entry{index: uint32(idx), gen: slots[idx].Gen, lastRelevant: tick, want: true}, entrySend{since: c.nextSeq})
 		changed := enc[idx].changedAt
 		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen {
 			changed = h.encode(uint32(idx))
@@ -363,15 +386,16 @@ func (h *Host) gather(client int, c *hostClient) {
 // adding to its priority. For an entry in the set, changed is the tick
 // its encoding last changed.
 func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed uint32) {
-	idx := e.key.Index
+	idx := e.index
+	s := &c.sends[pos]
 	var need bool
 	if e.want {
 		need = !e.ackedIn || changed > e.ackedTick
-		if need && e.lastSentState && e.sentTick >= changed && h.tick-e.sentTick < uint32(c.rtt)+2 {
+		if need && s.lastSentState && s.sentTick >= changed && h.tick-s.sentTick < uint32(c.rtt)+2 {
 			need = false // what was sent is current and may still be acknowledged
 		}
 	} else {
-		need = e.lastSentState || h.tick-e.sentTick >= uint32(c.rtt)+2
+		need = s.lastSentState || h.tick-s.sentTick >= uint32(c.rtt)+2
 	}
 	if !need {
 		return
@@ -380,13 +404,13 @@ func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed 
 	if h.cfg.Priority != nil && e.want {
 		w += max(h.cfg.Priority(client, int(idx)), 0)
 	}
-	e.prio += w
-	n := recordLen(idx, 0, kindLeft, e.key.Gen, 0)
+	s.prio += w
+	n := recordLen(idx, 0, kindLeft, e.gen, 0)
 	if e.want {
 		n += h.cfg.Size
 	}
 	c.minLen = min(c.minLen, n)
-	c.cands = append(c.cands, cand{prio: e.prio, index: idx, pos: pos, n: int32(n)})
+	c.cands = append(c.cands, cand{key: candKey(s.prio, idx), pos: pos, n: int32(n)})
 }
 
 // write appends an update of the highest-priority candidates that fit
@@ -407,7 +431,7 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 			continue // a smaller record may still fit
 		}
 		used += n
-		c.sel = append(c.sel, uint64(cd.index)<<32|uint64(cd.pos))
+		c.sel = append(c.sel, uint64(cd.index())<<32|uint64(cd.pos))
 	}
 	if len(c.sel) == 0 && !c.announce {
 		return dst
@@ -425,8 +449,8 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	ring := int(c.recHead % uint64(len(c.recs))) // divided once, not per record
 	for _, sel := range c.sel {
 		idx := uint32(sel >> 32)
-		e := &c.entries[uint32(sel)]
-		r := record{index: idx, kind: kindLeft, gen: e.key.Gen}
+		e, s := &c.entries[uint32(sel)], &c.sends[uint32(sel)]
+		r := record{index: idx, kind: kindLeft, gen: e.gen}
 		if e.want {
 			r.kind = kindChanged
 			if !e.ackedIn {
@@ -442,12 +466,12 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 			ring = 0
 		}
 		c.recHead++
-		e.prio = 0
-		e.sentTick = h.tick
-		e.lastSentState = e.want
+		s.prio = 0
+		s.sentTick = h.tick
+		s.lastSentState = e.want
 		if e.want {
-			e.sentState = true
-			e.stateSeq = seq
+			s.sentState = true
+			s.stateSeq = seq
 		}
 	}
 	dst = finishUpdate(dst, start)
@@ -540,28 +564,29 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 			ring = 0
 		}
 		p := int32(r >> 2)
-		e := &c.entries[p]
-		if seq < e.since || seq <= e.evSeq {
+		e, s := &c.entries[p], &c.sends[p]
+		if seq < s.since || seq <= s.evSeq {
 			continue // an update to an earlier (or a freed) entry, or older than one already acked
 		}
-		e.evSeq = seq
+		s.evSeq = seq
 		if r&3 != kindLeft {
 			if !e.ackedIn {
 				e.ackedIn = true
-				c.digest += mix(e.key)
+				c.digest += mix(e.key())
 				c.count++
 			}
 			e.ackedTick = pk.tick
 			continue
 		}
+		e.clean = false // its state is no longer known to be held
 		if e.ackedIn {
 			e.ackedIn = false
-			c.digest -= mix(e.key)
+			c.digest -= mix(e.key())
 			c.count--
 		}
 		e.ackedTick = 0
-		e.sentState = e.stateSeq > seq // a state sent after this leave may land
-		if !e.want && !e.sentState {
+		s.sentState = s.stateSeq > seq // a state sent after this leave may land
+		if !e.want && !s.sentState {
 			c.remove(p)
 		}
 	}

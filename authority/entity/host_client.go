@@ -1,21 +1,26 @@
 package entity
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // hostClient is what a Host keeps for one client.
 type hostClient struct {
-	entries  []entry // where an entry stays until it is freed, so a record names it by position
-	free     []int32 // entries freed, to be reused
+	entries  []entry     // where an entry stays until it is freed, so a record names it by position
+	sends    []entrySend // by entry: its sending state
+	free     []int32     // entries freed, to be reused
 	interest []int32
 	cands    []cand
 	minLen   int      // the shortest record of cands
 	sel      []uint64 // index<<32 | entry
 
-	asked   bool // Interest was asked about it
-	nextSeq uint32
-	packets [packetRing]packet // by seq % packetRing
-	recs    []uint32           // ring of records sent: entry<<2 | kind
-	recHead uint64             // records ever written
+	asked    bool   // Interest was asked about it
+	gathered uint32 // the tick of its last gather
+	nextSeq  uint32
+	packets  [packetRing]packet // by seq % packetRing
+	recs     []uint32           // ring of records sent: entry<<2 | kind
+	recHead  uint64             // records ever written
 
 	epoch        uint8
 	announce     bool   // a rebuild not yet acked: send updates even without records
@@ -42,18 +47,31 @@ type hostClient struct {
 }
 
 // entry is an entity the host holds for a client: in its set, entering
-// or leaving.
+// or leaving. It holds what every tick reads of it (20 bytes, so a
+// client's entries are a short run of memory); entrySend, at the same
+// position of hostClient.sends, the rest.
 type entry struct {
-	key           Key
+	index        uint32 // its key's
+	gen          uint16
+	want         bool   // in the set this tick
+	ackedIn      bool   // in the set as the acks built it
+	lastRelevant uint32 // the tick interest last named it
+	ackedTick    uint32 // the tick of the newest state acked, 0 for none
+	// clean: at the client's last gather the entity was live, wanted,
+	// and its current state acknowledged. Only a gather with
+	// HostConfig.Changed reads it; anything that may undo it clears it.
+	clean bool
+}
+
+func (e *entry) key() Key { return Key{Index: e.index, Gen: e.gen} }
+
+// entrySend is what an entry needs when it is sent or acked.
+type entrySend struct {
 	since         uint32 // the first update that may name this entry
 	evSeq         uint32 // the newest acked update that named it
-	lastRelevant  uint32 // the tick interest last named it
-	ackedTick     uint32 // the tick of the newest state acked, 0 for none
 	sentTick      uint32 // the tick it was last sent
 	stateSeq      uint32 // the update that last carried its state
 	prio          float32
-	want          bool // in the set this tick
-	ackedIn       bool // in the set as the acks built it
 	sentState     bool // a state was sent since the last acked leave: the client may hold it
 	lastSentState bool
 }
@@ -71,19 +89,23 @@ type packet struct {
 	acked     bool
 }
 
-// cand is an entry that needs sending, with its priority.
+// cand is an entry that needs sending, with its priority: key orders
+// cands as before wants, in one comparison.
 type cand struct {
-	prio  float32
-	index uint32
-	pos   int32 // its entry
-	n     int32 // its record's length
+	key uint64 // the priority's bits inverted (a priority is not negative), then the index
+	pos int32  // its entry
+	n   int32  // its record's length
 }
+
+func candKey(prio float32, index uint32) uint64 {
+	return uint64(^math.Float32bits(prio))<<32 | uint64(index)
+}
+
+func (cd cand) index() uint32 { return uint32(cd.key) }
 
 // before says whether a goes before b: higher priority first, then lower
 // index.
-func before(a, b cand) bool {
-	return a.prio > b.prio || a.prio == b.prio && a.index < b.index
-}
+func before(a, b cand) bool { return a.key < b.key }
 
 // heapify orders cs as a heap: cs[0] goes before the others.
 func heapify(cs []cand) {
@@ -122,14 +144,14 @@ func siftDown(cs []cand, i int) {
 const freeEntry = ^uint32(0)
 
 // add starts an entry and returns its position.
-func (c *hostClient) add(e entry) int32 {
+func (c *hostClient) add(e entry, s entrySend) int32 {
 	if n := len(c.free); n > 0 {
 		i := c.free[n-1]
 		c.free = c.free[:n-1]
-		c.entries[i] = e
+		c.entries[i], c.sends[i] = e, s
 		return i
 	}
-	c.entries = append(c.entries, e)
+	c.entries, c.sends = append(c.entries, e), append(c.sends, s)
 	c.free = slices.Grow(c.free, cap(c.entries)-len(c.free)) // room to free them all, so remove never grows it
 	return int32(len(c.entries) - 1)
 }
@@ -137,7 +159,7 @@ func (c *hostClient) add(e entry) int32 {
 // remove forgets entry i: no record names it any more, since no update
 // is as new as its since (a later occupant of its place has a later one).
 func (c *hostClient) remove(i int32) {
-	c.entries[i] = entry{key: Key{Index: freeEntry}, since: ^uint32(0)}
+	c.entries[i], c.sends[i] = entry{index: freeEntry}, entrySend{since: ^uint32(0)}
 	c.free = append(c.free, i)
 }
 
@@ -164,12 +186,13 @@ func (c *hostClient) rebuild() {
 		c.packets[i].acked = true // acks of the old epoch name them
 	}
 	for i := range c.entries {
-		e := &c.entries[i]
-		if e.key.Index == freeEntry {
+		e, s := &c.entries[i], &c.sends[i]
+		if e.index == freeEntry {
 			continue
 		}
-		e.since = c.nextSeq
-		e.evSeq, e.ackedTick, e.sentTick, e.stateSeq = 0, 0, 0, 0
-		e.ackedIn, e.sentState, e.lastSentState = false, false, false
+		s.since = c.nextSeq
+		e.ackedTick, e.ackedIn, e.clean = 0, false, false
+		s.evSeq, s.sentTick, s.stateSeq = 0, 0, 0
+		s.sentState, s.lastSentState = false, false
 	}
 }

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/rollnet/rollnet"
@@ -181,11 +182,19 @@ func TestRefreshCopiesAndSaysWhetherChanged(t *testing.T) {
 
 // With HostConfig.Changed the host encodes an entity again only when the
 // game named it since its last encoding, or its slot has a new occupant
-// (named or not); the mirrors still agree, under loss.
+// (named or not); the mirrors still agree, under loss, when the host asks
+// about interest every tick and when it asks every fourth (between, an
+// entry found current is passed over unless Changed names its entity).
 func TestChangedEncodesOnlyWhatTheGameNamed(t *testing.T) {
+	for _, every := range []int{1, 4} {
+		t.Run(fmt.Sprint("InterestEvery=", every), func(t *testing.T) { testChanged(t, every) })
+	}
+}
+
+func testChanged(t *testing.T, every int) {
 	w := newWorld(512)
 	var moved []int32
-	cfg := HostConfig{BytesPerSecond: 64000, Linger: 10, Changed: func(dst []int32) []int32 { return append(dst, moved...) }}
+	cfg := HostConfig{BytesPerSecond: 64000, Linger: 10, InterestEvery: every, Changed: func(dst []int32) []int32 { return append(dst, moved...) }}
 	p := newPair(t, w, 3, cfg)
 	named := make([]bool, len(w.slots)) // since its last encoding
 	encGen := make([]int, len(w.slots)) // the generation last encoded, +1
@@ -213,6 +222,13 @@ func TestChangedEncodesOnlyWhatTheGameNamed(t *testing.T) {
 			w.viewers[ci] = [2]int16{int16((tick/4 + ci*40) % 128), int16(ci * 20)}
 			all += len(w.interest(ci, nil))
 		}
+		if tick%50 == 25 { // one that client 1 holds despawns, named
+			idx := w.viewers[1][0]/4 + 32*5
+			if w.slots[idx].Live {
+				require.True(t, Despawn(w.slots, Key{Index: uint32(idx), Gen: w.slots[idx].Gen}))
+				moved = append(moved, int32(idx))
+			}
+		}
 		p.tick()
 	}
 	moved = moved[:0]
@@ -228,4 +244,74 @@ func TestChangedEncodesOnlyWhatTheGameNamed(t *testing.T) {
 		require.Zero(t, p.host.Stats(p.ids[ci]).Mismatches)
 	}
 	require.Less(t, encodes*3, all, "the host encoded %d times for %d held entities", encodes, all)
+}
+
+// A host told what changed (HostConfig.Changed, which names every move,
+// despawn and spawn) does what a host that encodes every held entity
+// each tick does: the same counters for every client after every tick
+// (so the same updates, acks and sets), under loss, with interest asked
+// every fourth tick, entities despawning and spawning, a client whose
+// Append is skipped on some ticks, one that sways (so entities leave and
+// come back before the leave is acknowledged) and one whose set is
+// rebuilt.
+func TestChangedActsAsEncodingEverything(t *testing.T) {
+	w := newWorld(512)
+	var moved []int32
+	base := HostConfig{BytesPerSecond: 16000, Linger: 10, InterestEvery: 4}
+	fed := base
+	fed.Changed = func(dst []int32) []int32 { return append(dst, moved...) }
+	pa, pb := newPair(t, w, 3, base), newPair(t, w, 3, fed)
+	for _, p := range []*pair{pa, pb} {
+		p.loss = 10
+		p.buf = make([]byte, 0, 1500)
+		p.skip = func(client int) bool { return client == 2 && p.now%13 < 2 }
+	}
+	var gone []int32
+	for tick := range 900 {
+		moved = moved[:0]
+		for i := range w.slots {
+			if i%3 == 0 && (i+tick)%7 == 0 { // a third move; the rest stay, so their entries stay current
+				w.x[i] += int16(tick%3 - 1)
+				w.y[i] += int16(tick%5 - 2)
+				moved = append(moved, int32(i))
+			}
+		}
+		for ci := range 3 {
+			w.viewers[ci] = [2]int16{int16((tick/4 + ci*40) % 128), int16(ci * 20)}
+		}
+		if sway := tick % 24; sway < 12 { // client 0 sways 6 units
+			w.viewers[0][0] += int16(min(sway, 6))
+		} else {
+			w.viewers[0][0] += int16(max(18-sway, 0))
+		}
+		if tick%100 == 50 && tick > 400 { // client 0's digest goes wrong behind the protocol's back, on both
+			pa.clients[0].digest++
+			pb.clients[0].digest++
+		}
+		switch tick % 50 {
+		case 25: // one that client 1 holds despawns
+			idx := int32(w.viewers[1][0]/4 + 32*5)
+			if w.slots[idx].Live {
+				require.True(t, Despawn(w.slots, Key{Index: uint32(idx), Gen: w.slots[idx].Gen}))
+				moved, gone = append(moved, idx), append(gone, idx)
+			}
+		case 40: // and a slot is taken again, elsewhere
+			if len(gone) > 0 {
+				k, ok := Spawn(w.slots)
+				require.True(t, ok)
+				w.x[k.Index] += 3
+				moved = append(moved, int32(k.Index))
+			}
+		}
+		pa.tick()
+		pb.tick()
+		for ci := range 3 {
+			require.Equal(t, pa.host.Stats(pa.ids[ci]), pb.host.Stats(pb.ids[ci]), "tick %d, client %d", tick, ci)
+		}
+	}
+	moved = moved[:0]
+	pb.settle()
+	pb.requireAgree()
+	require.NotZero(t, pb.host.Stats(pb.ids[1]).Records)
+	require.Equal(t, uint64(5), pb.host.Stats(pb.ids[0]).Mismatches)
 }

@@ -315,3 +315,52 @@ func TestVNetCandidatesBundled(t *testing.T) {
 		require.Equal(t, []int{3}, bundled, "a's three host candidates in one message")
 	})
 }
+
+// A peer that stops acknowledging (its process starved; here its path
+// dead) keeps the channel above SendThreshold, and a player host's states,
+// a quality reply and a netplay message share the wait queue of four. The
+// message that finds the queue full ([reply, state, state, state])
+// supersedes the oldest state, which newer ones follow, and the reply,
+// alone of its kind, stays: it used to be pushed out, counted stale (the
+// player host's stale sends under load).
+func TestVNetFullWaitQueueKeepsALoneKind(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var dead atomic.Bool
+		a, _ := vnetPair(t, Config{}, 10*time.Millisecond, func(vnet.Chunk) bool { return !dead.Load() })
+		dead.Store(true)
+		const state, reply, app = 0x1e, 0x16, 0x10 // wire's StateFragment, QualityReply, netplay's
+		msg := func(kind byte) []byte {
+			b := make([]byte, 64)
+			b[0] = kind
+			return b
+		}
+		a.mu.RLock()
+		p := a.peers["b"]
+		c := p.c
+		a.mu.RUnlock()
+		// States straight to the channel until it holds more than the
+		// threshold (nothing is acknowledged: fake time stands still).
+		for c.bufferedAmount() <= uint64(a.cfg.Tuning.SendThreshold) {
+			require.NoError(t, a.Send("b", msg(state)))
+		}
+		require.Zero(t, p.out.Len())
+		before := a.Stats()
+		for _, k := range []byte{reply, state, state, state, app} {
+			require.NoError(t, a.Send("b", msg(k)))
+		}
+		st := a.Stats()
+		require.Equal(t, before.SendsStale, st.SendsStale, "nothing pushed out")
+		require.Equal(t, before.SendsSuperseded+1, st.SendsSuperseded, "the oldest state, superseded")
+		buf := make([]byte, transport.MaxDatagram)
+		var kinds []byte
+		for {
+			n, stale, ok := p.out.Pop(buf, 0)
+			require.Zero(t, stale)
+			if !ok {
+				break
+			}
+			kinds = append(kinds, buf[:n][0])
+		}
+		require.Equal(t, []byte{reply, state, state, app}, kinds)
+	})
+}
