@@ -92,7 +92,8 @@ type counters struct {
 //     it, in order) until the peer's acknowledgements bring the channel
 //     down to it (in a browser, until a later Send finds it there): at
 //     most four wait, and past that a datagram supersedes the oldest
-//     waiting one of its kind (the same first byte: the newest state
+//     waiting one of its kind (the same first byte, and for netplay's
+//     messages the second: the newest state
 //     matters, not the first), or else the oldest one a newer one of its
 //     own kind follows is superseded, or else it pushes out the oldest; what waited
 //     over 250 ms is dropped, so that after a blackout nothing stale is
@@ -260,7 +261,8 @@ func (t *rtcTransport) Local() transport.Peer { return t.local }
 // acknowledgements bring the channel down to it (in a browser, until a
 // later Send finds it there): at most four wait, and past
 // that a datagram supersedes the oldest waiting one of its kind (the same
-// first byte: the newest state matters, not the first), or else the
+// first byte, and for netplay's messages the second: the newest state
+// matters, not the first), or else the
 // oldest one a newer one of its own kind follows is superseded (a reply
 // waiting behind three states stays, the oldest state goes), or else it
 // pushes out the oldest; what waited over 250 ms is dropped, so that after a
