@@ -95,6 +95,7 @@ type Host struct {
 	fresh   uint32     // what encode sets encState.fresh to: this tick, or never stale with Changed set
 	changed []int32    // Changed's answer
 	named   []uint64   // by index, a bit: Changed named it at this Tick
+	stale   []uint64   // by index, a bit: Changed named it since its last encoding
 	stamp   uint32     // of the client being appended: it named an index marked stamp, claimed one stamp+1
 	clients []*hostClient
 	free    []int
@@ -105,7 +106,7 @@ type Host struct {
 // interest query that last named the entity (beside the rest, so an
 // entry's look at its entity reads one place).
 type encState struct {
-	fresh     uint32 // current while fresh >= tick: the tick encoded, or ^0 until Changed names it
+	fresh     uint32 // current while fresh >= tick (the tick encoded), or ^0 with Changed set: current unless its stale bit is set
 	changedAt uint32
 	mark      uint32
 	gen       uint16
@@ -153,6 +154,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if cfg.Changed != nil {
 		h.changed = make([]int32, 0, cfg.Capacity)
 		h.named = make([]uint64, (cfg.Capacity+63)/64)
+		h.stale = make([]uint64, (cfg.Capacity+63)/64)
 	}
 	return h, nil
 }
@@ -204,17 +206,21 @@ func (h *Host) Tick(slots []Slot) {
 	h.fresh = h.tick
 	if h.cfg.Changed != nil {
 		h.fresh = ^uint32(0)
-		enc, named := h.enc, h.named
-		for _, idx := range h.changed { // the last Tick's
-			if uint32(idx) < uint32(len(enc)) {
-				named[idx>>6] = 0
+		named, stale, n := h.named, h.stale, uint32(h.cfg.Capacity)
+		if len(h.changed) < len(named) { // the last Tick's, cleared
+			for _, idx := range h.changed {
+				if uint32(idx) < n {
+					named[idx>>6] = 0
+				}
 			}
+		} else {
+			clear(named)
 		}
 		h.changed = h.cfg.Changed(h.changed[:0])
 		for _, idx := range h.changed {
-			if uint32(idx) < uint32(len(enc)) {
-				enc[idx].fresh = 0
+			if uint32(idx) < n {
 				named[idx>>6] |= 1 << (idx & 63)
+				stale[idx>>6] |= 1 << (idx & 63)
 			}
 		}
 	}
@@ -235,6 +241,9 @@ func (h *Host) Tick(slots []Slot) {
 func (h *Host) encode(idx uint32) uint32 {
 	st := &h.enc[idx]
 	st.fresh, st.gen = h.fresh, h.slots[idx].Gen
+	if h.stale != nil {
+		h.stale[idx>>6] &^= 1 << (idx & 63)
+	}
 	size := h.cfg.Size
 	h.cfg.Encode(h.scratch, int(idx))
 	if refresh(h.cur[int(idx)*size:(int(idx)+1)*size], h.scratch) {
@@ -319,7 +328,7 @@ func (h *Host) gather(client int, c *hostClient) {
 	}
 	c.cands = c.cands[:0]
 	c.minLen = 1 << 30
-	tick, linger, fresh := h.tick, uint32(h.cfg.Linger), h.fresh
+	tick, linger, fresh, stale := h.tick, uint32(h.cfg.Linger), h.fresh, h.stale
 	encode, scratch, cur, size := h.cfg.Encode, h.scratch, h.cur, h.cfg.Size
 	entries := c.entries
 	for i := range entries {
@@ -347,8 +356,11 @@ func (h *Host) gather(client int, c *hostClient) {
 			e.want = want // written only when it changes, so the entries stay clean in the cache
 		}
 		if want {
-			if st.fresh < tick { // encode's body, without its call
+			if st.fresh < tick || stale != nil && stale[idx>>6]&(1<<(idx&63)) != 0 { // encode's body, without its call
 				st.fresh, st.gen = fresh, e.gen
+				if stale != nil {
+					stale[idx>>6] &^= 1 << (idx & 63)
+				}
 				encode(scratch, int(idx))
 				if o := int(idx) * size; refresh(cur[o:o+size], scratch) {
 					st.changedAt = tick
@@ -375,7 +387,7 @@ func (h *Host) gather(client int, c *hostClient) {
 		enc[idx].mark = claimed
 		i := c.add(entry{index: uint32(idx), gen: slots[idx].Gen, lastRelevant: tick, want: true}, entrySend{since: c.nextSeq})
 		changed := enc[idx].changedAt
-		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen {
+		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen || stale != nil && stale[idx>>6]&(1<<(idx&63)) != 0 {
 			changed = h.encode(uint32(idx))
 		}
 		h.consider(client, c, &c.entries[i], i, changed)
