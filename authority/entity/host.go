@@ -327,7 +327,7 @@ func (h *Host) gather(client int, c *hostClient) {
 		}
 	}
 	c.cands = c.cands[:0]
-	c.minLen = 1 << 30
+	c.minLen, c.candBytes = 1<<30, 0
 	tick, linger, fresh, stale := h.tick, uint32(h.cfg.Linger), h.fresh, h.stale
 	encode, scratch, cur, size := h.cfg.Encode, h.scratch, h.cur, h.cfg.Size
 	entries := c.entries
@@ -422,6 +422,7 @@ func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed 
 		n += h.cfg.Size
 	}
 	c.minLen = min(c.minLen, n)
+	c.candBytes += n
 	c.cands = append(c.cands, cand{key: candKey(s.prio, idx), pos: pos, n: int32(n)})
 }
 
@@ -432,8 +433,15 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	used := updateHeaderMax
 	c.sel = c.sel[:0]
 	// Highest priority first, from a heap: only what is sent, and what is
-	// passed over on the way, is ordered.
+	// passed over on the way, is ordered. When every candidate fits, all
+	// are sent, as the heap would send them, without ordering.
 	heap := c.cands
+	if used+c.candBytes <= limit && len(heap) <= room {
+		for _, cd := range heap {
+			c.sel = append(c.sel, uint64(cd.index())<<32|uint64(cd.pos))
+		}
+		heap = heap[:0]
+	}
 	heapify(heap)
 	for len(heap) > 0 && len(c.sel) < room && used+c.minLen <= limit {
 		cd := heap[0]

@@ -7,13 +7,14 @@ import (
 
 // hostClient is what a Host keeps for one client.
 type hostClient struct {
-	entries  []entry     // where an entry stays until it is freed, so a record names it by position
-	sends    []entrySend // by entry: its sending state
-	free     []int32     // entries freed, to be reused
-	interest []int32
-	cands    []cand
-	minLen   int      // the shortest record of cands
-	sel      []uint64 // index<<32 | entry
+	entries   []entry     // where an entry stays until it is freed, so a record names it by position
+	sends     []entrySend // by entry: its sending state
+	free      []int32     // entries freed, to be reused
+	interest  []int32
+	cands     []cand
+	minLen    int      // the shortest record of cands
+	candBytes int      // the records of cands, in all
+	sel       []uint64 // index<<32 | entry
 
 	asked    bool   // Interest was asked about it
 	gathered uint32 // the tick of its last gather
