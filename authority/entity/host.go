@@ -374,7 +374,7 @@ func (h *Host) gather(client int, c *hostClient) {
 			h.consider(client, c, e, int32(i), changed)
 			continue
 		}
-		if !e.ackedIn && !c.sends[i].sentState {
+		if !e.ackedIn && !e.sentState {
 			c.remove(int32(i)) // the client was never told of it: forget it
 			continue
 		}
@@ -399,7 +399,7 @@ func (h *Host) gather(client int, c *hostClient) {
 // its encoding last changed.
 func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed uint32) {
 	idx := e.index
-	s := &c.sends[pos]
+	s := &e.entrySend
 	var need bool
 	if e.want {
 		need = !e.ackedIn || changed > e.ackedTick
@@ -469,7 +469,8 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	ring := int(c.recHead % uint64(len(c.recs))) // divided once, not per record
 	for _, sel := range c.sel {
 		idx := uint32(sel >> 32)
-		e, s := &c.entries[uint32(sel)], &c.sends[uint32(sel)]
+		e := &c.entries[uint32(sel)]
+		s := &e.entrySend
 		r := record{index: idx, kind: kindLeft, gen: e.gen}
 		if e.want {
 			r.kind = kindChanged
@@ -584,7 +585,8 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 			ring = 0
 		}
 		p := int32(r >> 2)
-		e, s := &c.entries[p], &c.sends[p]
+		e := &c.entries[p]
+		s := &e.entrySend
 		if seq < s.since || seq <= s.evSeq {
 			continue // an update to an earlier (or a freed) entry, or older than one already acked
 		}

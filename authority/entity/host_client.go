@@ -7,9 +7,8 @@ import (
 
 // hostClient is what a Host keeps for one client.
 type hostClient struct {
-	entries   []entry     // where an entry stays until it is freed, so a record names it by position
-	sends     []entrySend // by entry: its sending state
-	free      []int32     // entries freed, to be reused
+	entries   []entry // where an entry stays until it is freed, so a record names it by position
+	free      []int32 // entries freed, to be reused
 	interest  []int32
 	cands     []cand
 	minLen    int      // the shortest record of cands
@@ -48,9 +47,10 @@ type hostClient struct {
 }
 
 // entry is an entity the host holds for a client: in its set, entering
-// or leaving. It holds what every tick reads of it (20 bytes, so a
-// client's entries are a short run of memory); entrySend, at the same
-// position of hostClient.sends, the rest.
+// or leaving. What every tick reads comes first, then (entrySend) what
+// sending and acks need, in one place: with the two in arrays apart, an
+// ack's records and a tick's candidates each read a second, cold line,
+// which cost more than the longer run of entries a tick reads.
 type entry struct {
 	index        uint32 // its key's
 	gen          uint16
@@ -62,6 +62,7 @@ type entry struct {
 	// and its current state acknowledged. Only a gather with
 	// HostConfig.Changed reads it; anything that may undo it clears it.
 	clean bool
+	entrySend
 }
 
 func (e *entry) key() Key { return Key{Index: e.index, Gen: e.gen} }
@@ -149,10 +150,12 @@ func (c *hostClient) add(e entry, s entrySend) int32 {
 	if n := len(c.free); n > 0 {
 		i := c.free[n-1]
 		c.free = c.free[:n-1]
-		c.entries[i], c.sends[i] = e, s
+		e.entrySend = s
+		c.entries[i] = e
 		return i
 	}
-	c.entries, c.sends = append(c.entries, e), append(c.sends, s)
+	e.entrySend = s
+	c.entries = append(c.entries, e)
 	c.free = slices.Grow(c.free, cap(c.entries)-len(c.free)) // room to free them all, so remove never grows it
 	return int32(len(c.entries) - 1)
 }
@@ -160,7 +163,7 @@ func (c *hostClient) add(e entry, s entrySend) int32 {
 // remove forgets entry i: no record names it any more, since no update
 // is as new as its since (a later occupant of its place has a later one).
 func (c *hostClient) remove(i int32) {
-	c.entries[i], c.sends[i] = entry{index: freeEntry}, entrySend{since: ^uint32(0)}
+	c.entries[i] = entry{index: freeEntry, entrySend: entrySend{since: ^uint32(0)}}
 	c.free = append(c.free, i)
 }
 
@@ -187,7 +190,8 @@ func (c *hostClient) rebuild() {
 		c.packets[i].acked = true // acks of the old epoch name them
 	}
 	for i := range c.entries {
-		e, s := &c.entries[i], &c.sends[i]
+		e := &c.entries[i]
+		s := &e.entrySend
 		if e.index == freeEntry {
 			continue
 		}
