@@ -180,7 +180,7 @@ func TestBucketPermissions(t *testing.T) {
 
 	// The honest end of a match: out of the host's record, and the placer
 	// deletes its room key.
-	hosts[attacker].Ended("court", "r2")
+	hosts[attacker].Ended("court", "r2", 1)
 	for {
 		_, err := placerKV.Get(ctx, "room.court.r2")
 		if err != nil {

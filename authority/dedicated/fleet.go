@@ -167,6 +167,10 @@ type fleetMatch struct {
 	// lingered: a client came after every client had left, and none has
 	// resumed its slot since (see relinger).
 	lingered bool
+	// came are the connect tokens (their Client ids) of the clients that
+	// came to the match: the fleet's record keeps the room's entry, when
+	// the match ends, for clients placed in it who have not come.
+	came map[uint64]bool
 }
 
 type fleetMatchView struct {
@@ -286,6 +290,7 @@ func (fh *fleetHost) admit(p transport.Peer, now time.Time) *fleetMatch {
 		m.lingered = true
 	}
 	m.peers[p] = true
+	m.came[claims.Client] = true
 	m.emptySince = time.Time{}
 	fh.byPeer[p] = m
 	return m
@@ -318,7 +323,7 @@ func (fh *fleetHost) start(room string, now time.Time) *fleetMatch {
 		fh.log.Warn("starting a match", "room", room, "err", err)
 		return nil
 	}
-	m := &fleetMatch{room: room, h: h, tr: tr, peers: map[transport.Peer]bool{}, started: now,
+	m := &fleetMatch{room: room, h: h, tr: tr, peers: map[transport.Peer]bool{}, came: map[uint64]bool{}, started: now,
 		a: announcer{say: fh.g.announce(), an: an, buf: make([]byte, 0, transport.MaxDatagram)}}
 	fh.matches[room] = m
 	fh.gate.set(room, true)
@@ -414,7 +419,7 @@ func (fh *fleetHost) relinger(m *fleetMatch, b []byte, now time.Time) *fleetMatc
 	fh.stop(m, "a fresh client came after every client had left")
 	next := fh.start(m.room, now)
 	if next == nil {
-		fh.mem.Ended(fh.game, m.room)
+		fh.mem.Ended(fh.game, m.room, len(m.came))
 	} else {
 		fh.mem.Restarted(m.room)
 	}
@@ -424,6 +429,9 @@ func (fh *fleetHost) relinger(m *fleetMatch, b []byte, now time.Time) *fleetMatc
 			continue
 		}
 		next.peers[p] = true
+		if claims, ok := fh.qt.PeerClaims(p); ok {
+			next.came[claims.Client] = true
+		}
 		fh.byPeer[p] = next
 	}
 	return next
@@ -455,7 +463,7 @@ func (fh *fleetHost) step(now time.Time) error {
 // its room.
 func (fh *fleetHost) end(m *fleetMatch, why string) {
 	fh.stop(m, why)
-	fh.mem.Ended(fh.game, m.room)
+	fh.mem.Ended(fh.game, m.room, len(m.came))
 }
 
 // stop closes m's host and forgets m (its room stays in the fleet's

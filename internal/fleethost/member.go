@@ -61,11 +61,15 @@ type Member struct {
 	mu        sync.Mutex
 	running   map[string]bool      // rooms the host steps
 	connected int                  // clients connected
-	ended     map[string]string    // rooms ended, by room: their game (their room keys to delete)
+	ended     map[string]*endMark  // rooms ended, by room
 	firstSeen map[string]time.Time // placed rooms not running yet, when first seen in the record
-	placed    map[string]int       // the rooms of the record at the last beat: their clients
-	restarted map[string]bool      // rooms whose match ended and whose next one started at once
-	draining  bool
+	placed    map[string]int       // the rooms of the record the host last wrote: their clients
+	restarted map[string]uint64    // rooms whose match ended and whose next one started at once: their mark's number
+	// marks numbers the Ended and Restarted calls: a written beat
+	// forgets the marks it acted on, not one set again since it read.
+	marks    uint64
+	now      func() time.Time // time.Now; a test's clock in tests
+	draining bool
 	// drainRev is the revision of the drain order (drain.<id>) there was
 	// when the host joined, 0 for none: only a newer one drains it (an
 	// order left from a host that drained before under the same id does
@@ -105,8 +109,8 @@ func Join(nc *nats.Conn, info HostInfo, cfg fleet.Config, log *slog.Logger) (*Me
 		return nil, fmt.Errorf("%w: %v", fleet.ErrUnavailable, err)
 	}
 	m := &Member{cfg: cfg, info: info, nc: nc, kv: kv, log: log,
-		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]bool{},
-		kick: make(chan struct{}, 1), done: make(chan struct{})}
+		running: map[string]bool{}, ended: map[string]*endMark{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]uint64{},
+		now: time.Now, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	switch e, err := kv.Get(ctx, fleetkv.DrainKey(info.ID)); {
 	case err == nil:
@@ -174,7 +178,7 @@ func (m *Member) beat() error {
 				rec = fleet.Host{} // not ours to trust: rewritten whole
 			}
 		}
-		m.update(&rec)
+		w := m.update(&rec)
 		b, err := json.Marshal(rec)
 		if err != nil {
 			return err
@@ -190,6 +194,7 @@ func (m *Member) beat() error {
 		if err != nil {
 			return unavailable("writing the host's record", err)
 		}
+		m.written(w)
 		return nil
 	}
 	return errors.New("fleet: the host's record changed under four heartbeats in a row")
@@ -216,33 +221,79 @@ func (m *Member) readDrain(ctx context.Context) error {
 	return nil
 }
 
-// update makes rec this beat's record and returns the rooms ended (out
-// of the record: placers delete their room keys) and the running rooms it
-// put back (a placer writes their room keys again when their next client
-// asks). The host writes no room key.
-func (m *Member) update(rec *fleet.Host) (ended map[string]string, restore []fleet.Match) {
+// endMark is a room's match ended (Ended): its room's entry goes out of
+// the record at the next beat written, unless the room runs again or
+// clients placed in it have not come (see update).
+type endMark struct {
+	game string
+	n    uint64 // its number (Member.marks)
+	came int    // the clients (connect tokens) that came to the room's matches ended since the last beat written
+}
+
+// beatWrite is what an attempt of a beat decided that holds only once
+// its record is written (Member.written); an attempt that loses the
+// compare-and-set, or whose write fails, leaves the member as it was, and
+// the next attempt decides again on what it reads.
+type beatWrite struct {
+	ended     map[string]string // the rooms taken out: their game
+	restore   []fleet.Match     // the running rooms put back
+	placed    map[string]int    // the record's rooms: their clients
+	firstSeen map[string]time.Time
+	marks     map[string]uint64 // the ended marks acted on: their numbers
+	restarted map[string]uint64 // the restarted marks acted on
+}
+
+// update makes rec this beat's record and returns what it decided: the
+// rooms ended (out of the record: placers delete their room keys) and the
+// running rooms it put back (a placer writes their room keys again when
+// their next client asks). The host writes no room key. Until the record
+// is written (written), m keeps its marks: an attempt that loses the
+// compare-and-set to a placer reads the record again and takes the ended
+// and expired entries out again, and subtracts the old match's clients
+// again, from the clients of the record last written.
+//
+// An ended match's entry with more clients placed than came (Ended's
+// came) stays, and so does an expired one a placer placed a client in
+// since the host last wrote it: those clients hold connect tokens for the
+// room here and come. The entry is the placement of the room's next
+// match, with the clients yet to come, and expires if none does
+// (PlaceExpiry). Taken out, such a client's match would start on the
+// host with no entry in the record until the next beat, and a placer
+// could fill the host past its capacity meanwhile (the host refused a
+// client "full"). The two clients of a room connect apart: the first
+// can play its match to the end and leave before the second, placed in
+// its entry before or after the end, comes.
+func (m *Member) update(rec *fleet.Host) beatWrite {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := time.Now()
+	now := m.now()
 	old := rec.Matches
 	*rec = fleet.Host{Layout: fleetkv.Layout, ID: m.info.ID, Version: m.info.Version, Games: m.info.Games, QUIC: m.info.QUIC,
 		WebTransport: m.info.WebTransport, SHA256: m.info.SHA256, Capacity: m.info.Capacity,
 		Beat: rec.Beat + 1, Draining: m.draining, Running: len(m.running), Connected: m.connected}
-	ended = map[string]string{}
+	w := beatWrite{ended: map[string]string{}, placed: make(map[string]int, len(old)), firstSeen: map[string]time.Time{},
+		marks: map[string]uint64{}, restarted: map[string]uint64{}}
 	seen := map[string]bool{}
-	before := m.placed
-	m.placed = make(map[string]int, len(old))
 	for _, x := range old {
 		if seen[x.Room] || !fleetkv.ValidName(x.Room, fleetkv.MaxRoom) {
 			continue
 		}
 		seen[x.Room] = true
-		game, isEnded := m.ended[x.Room]
-		if isEnded && !m.running[x.Room] {
-			ended[x.Room] = game
-			continue
+		mark := m.ended[x.Room]
+		if mark != nil {
+			w.marks[x.Room] = mark.n
 		}
-		if isEnded || m.restarted[x.Room] {
+		if n, ok := m.restarted[x.Room]; ok {
+			w.restarted[x.Room] = n
+		}
+		switch {
+		case mark != nil && !m.running[x.Room]:
+			if x.Clients <= mark.came {
+				w.ended[x.Room] = mark.game
+				continue
+			}
+			x.Clients -= mark.came // clients placed who have not come: they come
+		case mark != nil || m.restarted[x.Room] != 0:
 			// The match ended, and the room's next one runs: a client
 			// placed in the entry came before this beat took it out
 			// (Ended), or the host started it at once (Restarted). The
@@ -250,28 +301,26 @@ func (m *Member) update(rec *fleet.Host) (ended map[string]string, restore []fle
 			// old one's last beat, and its room key stays. Taken out, the
 			// record would miss a running match for a beat, and a placer
 			// could fill the host past its capacity.
-			delete(m.ended, x.Room)
-			x.Clients = max(1, x.Clients-before[x.Room])
+			x.Clients = max(1, x.Clients-m.placed[x.Room])
 		}
 		x.Running = m.running[x.Room]
 		if !x.Running {
 			first, ok := m.firstSeen[x.Room]
-			if !ok {
-				first = now
-				m.firstSeen[x.Room] = now
+			switch {
+			case !ok || mark != nil:
+				first = now // a placement first seen, or the next match's
+			case now.Sub(first) > m.cfg.Tuning.PlaceExpiry:
+				if wrote, ok := m.placed[x.Room]; !ok || x.Clients <= wrote { // no client placed since the host last wrote it
+					w.ended[x.Room] = x.Game // placed, never joined
+					continue
+				}
+				first = now // a client placed since the host last wrote it comes
 			}
-			if now.Sub(first) > m.cfg.Tuning.PlaceExpiry {
-				ended[x.Room] = x.Game // placed, never joined
-				delete(m.firstSeen, x.Room)
-				continue
-			}
-		} else {
-			delete(m.firstSeen, x.Room)
+			w.firstSeen[x.Room] = first
 		}
 		rec.Matches = append(rec.Matches, x)
-		m.placed[x.Room] = x.Clients
+		w.placed[x.Room] = x.Clients
 	}
-	clear(m.restarted)
 	// A match the host runs that the record lost (NATS lost its store, or
 	// a beat took a room out as ended before the host's next load said
 	// its next match runs) is put back: its clients hold its capacity,
@@ -280,23 +329,46 @@ func (m *Member) update(rec *fleet.Host) (ended map[string]string, restore []fle
 		if !seen[room] {
 			x := fleet.Match{Room: room, Game: m.gameOf(room), Clients: 1, Running: true}
 			rec.Matches = append(rec.Matches, x)
-			restore = append(restore, x)
-			m.placed[room] = 1
+			w.restore = append(w.restore, x)
+			w.placed[room] = 1
 		}
 	}
-	for room, g := range m.ended {
+	for room := range m.ended {
 		if !seen[room] {
-			delete(m.ended, room) // out of the record already
-		} else {
-			ended[room] = g
+			// Out of the record already: done now, written or not (an
+			// entry of the room a later attempt reads is a placement of
+			// its next match, to keep).
+			delete(m.ended, room)
 		}
 	}
-	for room := range ended {
-		delete(m.ended, room)
-		delete(m.firstSeen, room)
+	for room, n := range m.restarted {
+		if !seen[room] {
+			w.restarted[room] = n // put back above, or gone: done once written
+		}
 	}
 	slices.SortFunc(rec.Matches, func(a, b fleet.Match) int { return int(a.Placed - b.Placed) })
-	return ended, restore
+	return w
+}
+
+// written makes w, the decisions of the attempt whose record was written,
+// the member's: the marks it acted on are done (not one set again since),
+// and its clients are those the next beat subtracts a restarted match's
+// from.
+func (m *Member) written(w beatWrite) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for room, n := range w.marks {
+		if mark := m.ended[room]; mark != nil && mark.n == n {
+			delete(m.ended, room)
+		}
+	}
+	for room, n := range w.restarted {
+		if m.restarted[room] == n {
+			delete(m.restarted, room)
+		}
+	}
+	m.placed = w.placed
+	m.firstSeen = w.firstSeen
 }
 
 func (m *Member) gameOf(string) string {
@@ -319,10 +391,17 @@ func (m *Member) SetLoad(rooms []string, connected int) {
 }
 
 // Ended takes room's match out of the record at the next beat (now, in
-// the background) and frees its room key.
-func (m *Member) Ended(game, room string) {
+// the background) and frees its room key; came is the clients (connect
+// tokens) that came to it. If the record placed more clients in the
+// room, its entry stays for them, as the placement of the room's next
+// match (expiring after PlaceExpiry if none comes).
+func (m *Member) Ended(game, room string, came int) {
 	m.mu.Lock()
-	m.ended[room] = game
+	m.marks++
+	if old := m.ended[room]; old != nil {
+		came += old.came // the room's matches since the last beat: all counted in its entry
+	}
+	m.ended[room] = &endMark{game: game, n: m.marks, came: came}
 	delete(m.running, room)
 	m.mu.Unlock()
 	m.poke()
@@ -334,7 +413,8 @@ func (m *Member) Ended(game, room string) {
 // beat.
 func (m *Member) Restarted(room string) {
 	m.mu.Lock()
-	m.restarted[room] = true
+	m.marks++
+	m.restarted[room] = m.marks
 	m.running[room] = true
 	m.mu.Unlock()
 }

@@ -11,14 +11,24 @@ import (
 	"github.com/rollnet/rollnet/fleet"
 )
 
-// newTestMember is a Member without NATS, for update alone.
-func newTestMember(t *testing.T) *Member {
+// newTestMember is a Member without NATS, for update alone, on a clock
+// that moves only when the test moves it (*now).
+func newTestMember(t *testing.T) (*Member, *time.Time) {
 	t.Helper()
 	cfg, err := fleet.Config{}.Check()
 	require.NoError(t, err)
+	now := time.Unix(1_000_000, 0)
 	return &Member{cfg: cfg, info: HostInfo{ID: "h1", Version: "1", Games: []fleet.Game{{Name: "court", Clients: 2}}, Capacity: fleet.Capacity{Matches: 1, Clients: 2}},
-		running: map[string]bool{}, ended: map[string]string{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]bool{},
-		kick: make(chan struct{}, 1)}
+		running: map[string]bool{}, ended: map[string]*endMark{}, firstSeen: map[string]time.Time{}, placed: map[string]int{}, restarted: map[string]uint64{},
+		now: func() time.Time { return now }, kick: make(chan struct{}, 1)}, &now
+}
+
+// written is an attempt of a beat whose record is written: update, then
+// written.
+func written(m *Member, rec *fleet.Host) (ended map[string]string, restore []fleet.Match) {
+	w := m.update(rec)
+	m.written(w)
+	return w.ended, w.restore
 }
 
 // TestMemberEndedRoomRunsAgain: a room's match ends, and the room's next
@@ -31,31 +41,31 @@ func newTestMember(t *testing.T) *Member {
 // placement's client in silence (the fleet process test's rare "refused
 // full", and a bot that heard nothing from a host that was there).
 func TestMemberEndedRoomRunsAgain(t *testing.T) {
-	m := newTestMember(t)
+	m, _ := newTestMember(t)
 	rec := fleet.Host{ID: "h1", Matches: []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1}}}
 	m.SetLoad([]string{"a"}, 2)
-	ended, restore := m.update(&rec)
+	ended, restore := written(m, &rec)
 	require.Empty(t, ended)
 	require.Empty(t, restore)
 	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
 
-	m.Ended("court", "a")
+	m.Ended("court", "a", 2)
 	rec.Matches[0].Clients++ // a placer joins a client to the entry before the beat
 	m.SetLoad([]string{"a"}, 1)
-	ended, _ = m.update(&rec)
+	ended, _ = written(m, &rec)
 	require.Empty(t, ended, "the room runs again: its key stays")
 	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 1, Placed: 1, Running: true}}, rec.Matches)
 
 	rec.Matches[0].Clients += 2 // two clients joined, and the host ends the match and starts the next at once
 	m.Restarted("a")
-	ended, _ = m.update(&rec)
+	ended, _ = written(m, &rec)
 	require.Empty(t, ended)
 	require.Equal(t, []fleet.Match{{Room: "a", Game: "court", Clients: 2, Placed: 1, Running: true}}, rec.Matches)
 
 	// Ended, and nothing runs it: out of the record (placers delete its key).
-	m.Ended("court", "a")
+	m.Ended("court", "a", 2)
 	m.SetLoad(nil, 0)
-	ended, _ = m.update(&rec)
+	ended, _ = written(m, &rec)
 	require.Equal(t, map[string]string{"a": "court"}, ended)
 	require.Empty(t, rec.Matches)
 
@@ -63,7 +73,7 @@ func TestMemberEndedRoomRunsAgain(t *testing.T) {
 	// match runs: the next beat puts it back (a placer, not the host, writes
 	// room keys).
 	m.SetLoad([]string{"a"}, 1)
-	ended, restore = m.update(&rec)
+	ended, restore = written(m, &rec)
 	require.Empty(t, ended)
 	want := []fleet.Match{{Room: "a", Game: "court", Clients: 1, Running: true}}
 	require.Equal(t, want, rec.Matches)

@@ -5,7 +5,9 @@
 //
 // A datagram that finds the queue at its limit is not dropped: it
 // supersedes the oldest waiting datagram of its kind (the same first
-// byte, where every rollnet message carries its type), because the
+// byte, where every rollnet message carries its type; for netplay's
+// messages, the wire's TypeApp, the same second byte too: a ping does not
+// supersede a game's message), because the
 // newest state or input matters, not the first. When no datagram of its
 // kind waits, it removes the oldest waiting datagram that a newer one of
 // its own kind already follows (superseded by that one: a full queue of
@@ -21,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rollnet/rollnet/internal/wire"
 	"github.com/rollnet/rollnet/transport"
 )
 
@@ -109,34 +112,65 @@ func (q *Queue) Push(b []byte, limit int, now int64) Result {
 // (Refused). An empty datagram has no kind.
 func (q *Queue) makeRoomLocked(b []byte) Result {
 	oldest := -1
-	var waiting [256]int32 // non-bulk datagrams of each kind
+	kb, okb := kind(b)
+	var waiting [kinds]int32 // non-bulk datagrams of each kind
 	for k := range q.n {
 		i := q.slot(k)
 		if q.bulk[i] {
 			continue
 		}
-		if len(b) > 0 && q.lens[i] > 0 && q.data[i*transport.MaxDatagram] == b[0] {
+		ki, ok := q.kindAt(i)
+		if ok && ki == kb && okb {
 			q.removeLocked(k)
 			return Superseded
 		}
 		if oldest < 0 {
 			oldest = k
 		}
-		if q.lens[i] > 0 {
-			waiting[q.data[i*transport.MaxDatagram]]++
+		if ok {
+			waiting[ki]++
 		}
 	}
 	if oldest < 0 {
 		return Refused
 	}
 	for k := oldest; k < q.n; k++ {
-		if i := q.slot(k); !q.bulk[i] && q.lens[i] > 0 && waiting[q.data[i*transport.MaxDatagram]] > 1 {
-			q.removeLocked(k)
-			return Superseded
+		if i := q.slot(k); !q.bulk[i] {
+			if ki, ok := q.kindAt(i); ok && waiting[ki] > 1 {
+				q.removeLocked(k)
+				return Superseded
+			}
 		}
 	}
 	q.removeLocked(oldest)
 	return PushedOut
+}
+
+// appByte is the first byte of netplay's messages (internal/greeting's
+// AppByte: the wire's TypeApp), whose second byte is their kind: a ping
+// does not supersede a game's message.
+const appByte = wire.Version<<4 | byte(wire.TypeApp)
+
+// kinds is the number of kinds: a first byte, or netplay's second.
+const kinds = 512
+
+// kind is b's kind: its first byte, or for netplay's messages 256 and
+// their second; an empty datagram (or a netplay one of one byte) has none.
+func kind(b []byte) (int, bool) {
+	switch {
+	case len(b) == 0:
+		return 0, false
+	case b[0] != appByte:
+		return int(b[0]), true
+	case len(b) < 2:
+		return 0, false
+	}
+	return 256 + int(b[1]), true
+}
+
+// kindAt is the kind of the datagram in slot i.
+func (q *Queue) kindAt(i int) (int, bool) {
+	return kind(q.data[i*transport.MaxDatagram:][:q.lens[i]])
 }
 
 // PushBulk queues b unless limit datagrams (or every slot) already wait,

@@ -47,6 +47,13 @@ func TestPush(t *testing.T) {
 		// pushed out, stale, while two newer states than the oldest waited.
 		{"none of its kind: the oldest a newer one of its kind follows is superseded",
 			[]string{"r1", "s1", "s2", "a1"}, []Result{Queued, Queued, Queued, Superseded}, []string{"r1", "s2", "a1"}},
+		// netplay's messages share a first byte (the wire's TypeApp, 0x10)
+		// and carry their kind in the second: a game's message (4) is not
+		// a ping (2).
+		{"a ping does not supersede a game's message",
+			[]string{"\x10\x04m", "s1", "s2", "\x10\x02p"}, []Result{Queued, Queued, Queued, Superseded}, []string{"\x10\x04m", "s2", "\x10\x02p"}},
+		{"a ping supersedes a ping",
+			[]string{"\x10\x02p1", "s1", "k1", "\x10\x02p2"}, []Result{Queued, Queued, Queued, Superseded}, []string{"s1", "k1", "\x10\x02p2"}},
 		{"past the bulk ones too",
 			[]string{"Bs", "k1", "k2", "x1"}, []Result{Queued, Queued, Queued, Superseded}, []string{"Bs", "k2", "x1"}},
 	} {
@@ -108,12 +115,14 @@ func TestAllocs(t *testing.T) {
 		t.Skip("allocates under -race")
 	}
 	q := New(4)
-	pkt := make([]byte, 64)
+	pkt, other := make([]byte, 64), make([]byte, 64)
+	other[0] = 1
 	buf := make([]byte, transport.MaxDatagram)
 	allocs.RequireZero(t, 1000, func() {
 		for range 6 {
 			q.Push(pkt, 4, 1)
 		}
+		q.Push(other, 4, 1) // none of its kind: the oldest of another kind a newer one follows
 		q.PushBulk(pkt, 4, 1)
 		for {
 			if _, _, ok := q.Pop(buf, 0); !ok {

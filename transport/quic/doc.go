@@ -38,7 +38,8 @@
 //     (Config.Tuning.BulkQueueLen slots allocated once) and the peer's send loop
 //     hands it to quic-go, whose SendDatagram blocks once it holds 32.
 //     A datagram that finds Config.Tuning.SendQueueLen waiting (8 by default)
-//     supersedes the oldest waiting one of its kind (the same first byte,
+//     supersedes the oldest waiting one of its kind (the same first byte
+//     and, for netplay's messages, the second,
 //     a rollnet message's type: the newest state matters, not the first),
 //     or else the oldest one a newer one of its own kind follows is
 //     superseded, or else it pushes out the oldest; the send loop drops what waited over

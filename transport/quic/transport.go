@@ -97,7 +97,8 @@ type counters struct {
 //   - Send copies b into the peer's send queue and returns at once; the
 //     peer's send loop hands it to the connection. A datagram that finds
 //     Config.Tuning.SendQueueLen datagrams waiting supersedes the oldest
-//     waiting one of its kind (the same first byte), or else the oldest
+//     waiting one of its kind (the same first byte; for netplay's
+//     messages the second too), or else the oldest
 //     one a newer one of its own kind follows is superseded, or else it
 //     pushes out the oldest; the send loop drops what waited more than
 //     250 ms. Both are
@@ -217,7 +218,8 @@ func (t *qtransport) Local() transport.Peer { return t.local }
 // Send copies b into the peer's send queue and returns at once; the
 // peer's send loop hands it to the connection. A datagram that finds
 // Config.Tuning.SendQueueLen datagrams waiting supersedes the oldest waiting one
-// of its kind (the same first byte), or else the oldest one a newer one of
+// of its kind (the same first byte; for netplay's messages the second
+// too), or else the oldest one a newer one of
 // its own kind follows is superseded, or else it pushes out the oldest; the
 // send loop drops what waited more than 250 ms. Both are counted (see
 // Stats), and Send returns nil, as for a datagram lost on the wire.

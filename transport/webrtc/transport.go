@@ -91,8 +91,9 @@ type counters struct {
 //     Config.Tuning.SendThreshold bytes waits (as do the ones sent after
 //     it, in order) until the peer's acknowledgements bring the channel
 //     down to it (in a browser, until a later Send finds it there): at
-//     most four wait, and past that a datagram supersedes the oldest
-//     waiting one of its kind (the same first byte: the newest state
+//     most eight wait, and past that a datagram supersedes the oldest
+//     waiting one of its kind (the same first byte, and for netplay's
+//     messages the second: the newest state
 //     matters, not the first), or else the oldest one a newer one of its
 //     own kind follows is superseded, or else it pushes out the oldest; what waited
 //     over 250 ms is dropped, so that after a blackout nothing stale is
@@ -194,8 +195,12 @@ type peer struct {
 }
 
 // waitLen is the number of datagrams that wait for a peer's channel while
-// it holds more than Config.Tuning.SendThreshold bytes.
-const waitLen = 4
+// it holds more than Config.Tuning.SendThreshold bytes: eight, as QUIC's
+// default queue, so that a player host's kinds (a state, a quality report
+// and reply, a keep-alive, netplay's ping, pong and roster) each keep
+// their newest when the peer's acknowledgements stall; with four, the
+// fifth kind pushed out one alone of its own, stale.
+const waitLen = 8
 
 func newPeer(id transport.Peer) *peer {
 	return &peer{id: id, out: sendqueue.New(waitLen), flushBuf: make([]byte, transport.MaxDatagram)}
@@ -258,9 +263,10 @@ func (t *rtcTransport) Local() transport.Peer { return t.local }
 // that finds the channel holding more than Config.Tuning.SendThreshold bytes
 // waits (as do the ones sent after it, in order) until the peer's
 // acknowledgements bring the channel down to it (in a browser, until a
-// later Send finds it there): at most four wait, and past
+// later Send finds it there): at most eight wait, and past
 // that a datagram supersedes the oldest waiting one of its kind (the same
-// first byte: the newest state matters, not the first), or else the
+// first byte, and for netplay's messages the second: the newest state
+// matters, not the first), or else the
 // oldest one a newer one of its own kind follows is superseded (a reply
 // waiting behind three states stays, the oldest state goes), or else it
 // pushes out the oldest; what waited over 250 ms is dropped, so that after a

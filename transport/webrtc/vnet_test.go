@@ -318,11 +318,12 @@ func TestVNetCandidatesBundled(t *testing.T) {
 
 // A peer that stops acknowledging (its process starved; here its path
 // dead) keeps the channel above SendThreshold, and a player host's states,
-// a quality reply and a netplay message share the wait queue of four. The
-// message that finds the queue full ([reply, state, state, state])
+// a quality reply and a netplay message share the wait queue. The
+// message that finds the queue full ([reply, state, state, ...])
 // supersedes the oldest state, which newer ones follow, and the reply,
 // alone of its kind, stays: it used to be pushed out, counted stale (the
-// player host's stale sends under load).
+// player host's stale sends under load, seen as [reply, state, state,
+// state] and a netplay message in a queue of four).
 func TestVNetFullWaitQueueKeepsALoneKind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var dead atomic.Bool
@@ -345,7 +346,11 @@ func TestVNetFullWaitQueueKeepsALoneKind(t *testing.T) {
 		}
 		require.Zero(t, p.out.Len())
 		before := a.Stats()
-		for _, k := range []byte{reply, state, state, state, app} {
+		sent := []byte{reply}
+		for len(sent) < waitLen {
+			sent = append(sent, state)
+		}
+		for _, k := range append(sent, app) {
 			require.NoError(t, a.Send("b", msg(k)))
 		}
 		st := a.Stats()
@@ -361,6 +366,38 @@ func TestVNetFullWaitQueueKeepsALoneKind(t *testing.T) {
 			}
 			kinds = append(kinds, buf[:n][0])
 		}
-		require.Equal(t, []byte{reply, state, state, app}, kinds)
+		require.Equal(t, append(append([]byte{reply}, sent[2:]...), app), kinds)
+	})
+}
+
+// The wait queue holds the newest of eight kinds at once (a player host's
+// state, quality report and reply, keep-alive, and netplay's ping, pong,
+// roster and hello) while the peer's acknowledgements stall: none is
+// pushed out. A ninth kind pushes out the oldest, stale.
+func TestVNetWaitQueueHoldsEightKinds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var dead atomic.Bool
+		a, _ := vnetPair(t, Config{}, 10*time.Millisecond, func(vnet.Chunk) bool { return !dead.Load() })
+		dead.Store(true)
+		msg := func(kind ...byte) []byte {
+			b := make([]byte, 64)
+			copy(b, kind)
+			return b
+		}
+		a.mu.RLock()
+		c := a.peers["b"].c
+		a.mu.RUnlock()
+		for c.bufferedAmount() <= uint64(a.cfg.Tuning.SendThreshold) {
+			require.NoError(t, a.Send("b", msg(0x1e)))
+		}
+		before := a.Stats()
+		for _, k := range [][]byte{{0x1e}, {0x15}, {0x16}, {0x17}, {0x10, 2}, {0x10, 3}, {0x10, 5}, {0x10, 1}} {
+			require.NoError(t, a.Send("b", msg(k...)))
+		}
+		st := a.Stats()
+		require.Equal(t, before.SendsStale, st.SendsStale, "eight kinds wait")
+		require.Equal(t, before.SendsSuperseded, st.SendsSuperseded)
+		require.NoError(t, a.Send("b", msg(0x10, 4)))
+		require.Equal(t, before.SendsStale+1, a.Stats().SendsStale, "a ninth pushes out the oldest")
 	})
 }
