@@ -10,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rollnet/rollnet/fleet"
 	"github.com/rollnet/rollnet/fleet/fleetlocal"
+	"github.com/rollnet/rollnet/netplay"
 )
 
 // TestFreshClientsAfterEveryoneLeft: two bots play a room and leave, and
@@ -60,4 +62,48 @@ func TestFreshClientsAfterEveryoneLeft(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// TestLateClientKeepsItsRoom: a room's two clients connect apart. The
+// first plays its match alone and leaves; the second, placed in the
+// room's entry while the match lingers, has not come when it ends. The
+// host's record keeps the room for it, and its slot is not placed again.
+// Before, the beat took the entry out at the end, a placer could place
+// another room in the slot, and the late client, coming, started the
+// room's match beside it, past the host's capacity, or found the host
+// full (the fleet process test's "refused full", once a fix of a beat's
+// lost compare-and-set stopped keeping such entries by chance).
+func TestLateClientKeepsItsRoom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fleet on loopback, real time")
+	}
+	// The match lingers 3 s once its client left: beats (every 500 ms) say
+	// it runs before it ends, on a loaded machine too.
+	f, err := fleetlocal.Start(fleetlocal.Options{Hosts: 1, Signals: 1, Capacity: 1, Drain: time.Second, Linger: 3 * time.Second})
+	require.NoError(t, err)
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kv := bucketAt(t, f)
+
+	first := fleetlocal.Play(ctx, f.Signals[0], "r", "1", 20, 10*time.Second)
+	require.True(t, first.Played, "%+v", first)
+	late, err := netplay.Place(ctx, f.Signals[0], fleet.Request{Game: "court", Room: "r", Version: "1"})
+	require.NoError(t, err)
+	require.True(t, late.Joined, "the second client is placed in the first's match: %+v", late)
+	// The match ends (its linger over): the first beat that says the host
+	// runs none, after one said it ran the match, took the end.
+	for ran := false; ; {
+		h, _ := hostRecord(t, kv, "h1")
+		ran = ran || h.Running == 1
+		if ran && h.Running == 0 {
+			require.Len(t, h.Matches, 1, "the room's entry stays for its late client: %+v", h)
+			require.Equal(t, fleet.Match{Room: "r", Game: "court", Clients: 1, Placed: h.Matches[0].Placed}, h.Matches[0], "its one client to come")
+			break
+		}
+		require.NoError(t, ctx.Err(), "the host's match never ended: %+v", h)
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, err = netplay.Place(ctx, f.Signals[0], fleet.Request{Game: "court", Room: "x", Version: "1"})
+	require.ErrorIs(t, err, fleet.ErrNoHost, "the late client's slot was placed again")
 }
