@@ -403,11 +403,11 @@ func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed 
 	var need bool
 	if e.want {
 		need = !e.ackedIn || changed > e.ackedTick
-		if need && s.lastSentState && s.sentTick >= changed && h.tick-s.sentTick < uint32(c.rtt)+2 {
+		if need && e.lastSentState && s.sentTick >= changed && h.tick-s.sentTick < uint32(c.rtt)+2 {
 			need = false // what was sent is current and may still be acknowledged
 		}
 	} else {
-		need = s.lastSentState || h.tick-s.sentTick >= uint32(c.rtt)+2
+		need = e.lastSentState || h.tick-s.sentTick >= uint32(c.rtt)+2
 	}
 	if !need {
 		return
@@ -489,9 +489,9 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 		c.recHead++
 		s.prio = 0
 		s.sentTick = h.tick
-		s.lastSentState = e.want
+		e.lastSentState = e.want
 		if e.want {
-			s.sentState = true
+			e.sentState = true
 			s.stateSeq = seq
 		}
 	}
@@ -607,8 +607,8 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 			c.count--
 		}
 		e.ackedTick = 0
-		s.sentState = s.stateSeq > seq // a state sent after this leave may land
-		if !e.want && !s.sentState {
+		e.sentState = s.stateSeq > seq // a state sent after this leave may land
+		if !e.want && !e.sentState {
 			c.remove(p)
 		}
 	}

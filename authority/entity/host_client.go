@@ -52,16 +52,18 @@ type hostClient struct {
 // ack's records and a tick's candidates each read a second, cold line,
 // which cost more than the longer run of entries a tick reads.
 type entry struct {
-	index        uint32 // its key's
-	gen          uint16
-	want         bool   // in the set this tick
-	ackedIn      bool   // in the set as the acks built it
-	lastRelevant uint32 // the tick interest last named it
-	ackedTick    uint32 // the tick of the newest state acked, 0 for none
+	index   uint32 // its key's
+	gen     uint16
+	want    bool // in the set this tick
+	ackedIn bool // in the set as the acks built it
 	// clean: at the client's last gather the entity was live, wanted,
 	// and its current state acknowledged. Only a gather with
 	// HostConfig.Changed reads it; anything that may undo it clears it.
-	clean bool
+	clean         bool
+	sentState     bool // a state was sent since the last acked leave: the client may hold it
+	lastSentState bool
+	lastRelevant  uint32 // the tick interest last named it
+	ackedTick     uint32 // the tick of the newest state acked, 0 for none
 	entrySend
 }
 
@@ -69,13 +71,11 @@ func (e *entry) key() Key { return Key{Index: e.index, Gen: e.gen} }
 
 // entrySend is what an entry needs when it is sent or acked.
 type entrySend struct {
-	since         uint32 // the first update that may name this entry
-	evSeq         uint32 // the newest acked update that named it
-	sentTick      uint32 // the tick it was last sent
-	stateSeq      uint32 // the update that last carried its state
-	prio          float32
-	sentState     bool // a state was sent since the last acked leave: the client may hold it
-	lastSentState bool
+	since    uint32 // the first update that may name this entry
+	evSeq    uint32 // the newest acked update that named it
+	sentTick uint32 // the tick it was last sent
+	stateSeq uint32 // the update that last carried its state
+	prio     float32
 }
 
 // packetRing holds the updates an ack may name: the newest and the 64
@@ -198,6 +198,6 @@ func (c *hostClient) rebuild() {
 		s.since = c.nextSeq
 		e.ackedTick, e.ackedIn, e.clean = 0, false, false
 		s.evSeq, s.sentTick, s.stateSeq = 0, 0, 0
-		s.sentState, s.lastSentState = false, false
+		e.sentState, e.lastSentState = false, false
 	}
 }
