@@ -219,8 +219,8 @@ func BenchmarkAuthorityClientTickBaselineSimulate(b *testing.B) {
 
 // BenchmarkAuthorityStateBytes measures what one client receives per
 // second at 60 Hz in the 128-entity world with every entity moving: "delta"
-// is a client that acknowledges (states XORed against its baseline, run-
-// length coded); "full" is a peer that never does (every state whole). An
+// is a client that acknowledges (states XORed against its baseline, range
+// coded); "full" is a peer that never does (every state whole). An
 // op is a host tick.
 func BenchmarkAuthorityStateBytes(b *testing.B) {
 	b.Run("delta", func(b *testing.B) {

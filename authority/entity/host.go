@@ -95,6 +95,7 @@ type Host struct {
 	fresh   uint32     // what encode sets encState.fresh to: this tick, or never stale with Changed set
 	changed []int32    // Changed's answer
 	named   []uint64   // by index, a bit: Changed named it at this Tick
+	stale   []uint64   // by index, a bit: Changed named it since its last encoding
 	stamp   uint32     // of the client being appended: it named an index marked stamp, claimed one stamp+1
 	clients []*hostClient
 	free    []int
@@ -105,7 +106,7 @@ type Host struct {
 // interest query that last named the entity (beside the rest, so an
 // entry's look at its entity reads one place).
 type encState struct {
-	fresh     uint32 // current while fresh >= tick: the tick encoded, or ^0 until Changed names it
+	fresh     uint32 // current while fresh >= tick (the tick encoded), or ^0 with Changed set: current unless its stale bit is set
 	changedAt uint32
 	mark      uint32
 	gen       uint16
@@ -153,6 +154,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if cfg.Changed != nil {
 		h.changed = make([]int32, 0, cfg.Capacity)
 		h.named = make([]uint64, (cfg.Capacity+63)/64)
+		h.stale = make([]uint64, (cfg.Capacity+63)/64)
 	}
 	return h, nil
 }
@@ -204,17 +206,21 @@ func (h *Host) Tick(slots []Slot) {
 	h.fresh = h.tick
 	if h.cfg.Changed != nil {
 		h.fresh = ^uint32(0)
-		enc, named := h.enc, h.named
-		for _, idx := range h.changed { // the last Tick's
-			if uint32(idx) < uint32(len(enc)) {
-				named[idx>>6] = 0
+		named, stale, n := h.named, h.stale, uint32(h.cfg.Capacity)
+		if len(h.changed) < len(named) { // the last Tick's, cleared
+			for _, idx := range h.changed {
+				if uint32(idx) < n {
+					named[idx>>6] = 0
+				}
 			}
+		} else {
+			clear(named)
 		}
 		h.changed = h.cfg.Changed(h.changed[:0])
 		for _, idx := range h.changed {
-			if uint32(idx) < uint32(len(enc)) {
-				enc[idx].fresh = 0
+			if uint32(idx) < n {
 				named[idx>>6] |= 1 << (idx & 63)
+				stale[idx>>6] |= 1 << (idx & 63)
 			}
 		}
 	}
@@ -235,6 +241,9 @@ func (h *Host) Tick(slots []Slot) {
 func (h *Host) encode(idx uint32) uint32 {
 	st := &h.enc[idx]
 	st.fresh, st.gen = h.fresh, h.slots[idx].Gen
+	if h.stale != nil {
+		h.stale[idx>>6] &^= 1 << (idx & 63)
+	}
 	size := h.cfg.Size
 	h.cfg.Encode(h.scratch, int(idx))
 	if refresh(h.cur[int(idx)*size:(int(idx)+1)*size], h.scratch) {
@@ -318,8 +327,9 @@ func (h *Host) gather(client int, c *hostClient) {
 		}
 	}
 	c.cands = c.cands[:0]
-	c.minLen = 1 << 30
-	tick, linger, fresh := h.tick, uint32(h.cfg.Linger), h.fresh
+	c.minLen, c.candBytes = 1<<30, 0
+	tick, linger, fresh, stale := h.tick, uint32(h.cfg.Linger), h.fresh, h.stale
+	inFlight := uint32(c.rtt) + 2
 	encode, scratch, cur, size := h.cfg.Encode, h.scratch, h.cur, h.cfg.Size
 	entries := c.entries
 	for i := range entries {
@@ -347,8 +357,11 @@ func (h *Host) gather(client int, c *hostClient) {
 			e.want = want // written only when it changes, so the entries stay clean in the cache
 		}
 		if want {
-			if st.fresh < tick { // encode's body, without its call
+			if st.fresh < tick || stale != nil && stale[idx>>6]&(1<<(idx&63)) != 0 { // encode's body, without its call
 				st.fresh, st.gen = fresh, e.gen
+				if stale != nil {
+					stale[idx>>6] &^= 1 << (idx & 63)
+				}
 				encode(scratch, int(idx))
 				if o := int(idx) * size; refresh(cur[o:o+size], scratch) {
 					st.changedAt = tick
@@ -359,10 +372,13 @@ func (h *Host) gather(client int, c *hostClient) {
 				e.clean = true
 				continue // the client holds its current state
 			}
+			if e.lastSentState && e.sentTick >= changed && tick-e.sentTick < inFlight {
+				continue // what was sent is current and may still be acknowledged (consider's test, without its call)
+			}
 			h.consider(client, c, e, int32(i), changed)
 			continue
 		}
-		if !e.ackedIn && !c.sends[i].sentState {
+		if !e.ackedIn && !e.sentState {
 			c.remove(int32(i)) // the client was never told of it: forget it
 			continue
 		}
@@ -375,7 +391,7 @@ func (h *Host) gather(client int, c *hostClient) {
 		enc[idx].mark = claimed
 		i := c.add(entry{index: uint32(idx), gen: slots[idx].Gen, lastRelevant: tick, want: true}, entrySend{since: c.nextSeq})
 		changed := enc[idx].changedAt
-		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen {
+		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen || stale != nil && stale[idx>>6]&(1<<(idx&63)) != 0 {
 			changed = h.encode(uint32(idx))
 		}
 		h.consider(client, c, &c.entries[i], i, changed)
@@ -387,15 +403,15 @@ func (h *Host) gather(client int, c *hostClient) {
 // its encoding last changed.
 func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed uint32) {
 	idx := e.index
-	s := &c.sends[pos]
+	s := &e.entrySend
 	var need bool
 	if e.want {
 		need = !e.ackedIn || changed > e.ackedTick
-		if need && s.lastSentState && s.sentTick >= changed && h.tick-s.sentTick < uint32(c.rtt)+2 {
+		if need && e.lastSentState && s.sentTick >= changed && h.tick-s.sentTick < uint32(c.rtt)+2 {
 			need = false // what was sent is current and may still be acknowledged
 		}
 	} else {
-		need = s.lastSentState || h.tick-s.sentTick >= uint32(c.rtt)+2
+		need = e.lastSentState || h.tick-s.sentTick >= uint32(c.rtt)+2
 	}
 	if !need {
 		return
@@ -410,6 +426,7 @@ func (h *Host) consider(client int, c *hostClient, e *entry, pos int32, changed 
 		n += h.cfg.Size
 	}
 	c.minLen = min(c.minLen, n)
+	c.candBytes += n
 	c.cands = append(c.cands, cand{key: candKey(s.prio, idx), pos: pos, n: int32(n)})
 }
 
@@ -420,8 +437,15 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	used := updateHeaderMax
 	c.sel = c.sel[:0]
 	// Highest priority first, from a heap: only what is sent, and what is
-	// passed over on the way, is ordered.
+	// passed over on the way, is ordered. When every candidate fits, all
+	// are sent, as the heap would send them, without ordering.
 	heap := c.cands
+	if used+c.candBytes <= limit && len(heap) <= room {
+		for _, cd := range heap {
+			c.sel = append(c.sel, uint64(cd.index())<<32|uint64(cd.pos))
+		}
+		heap = heap[:0]
+	}
 	heapify(heap)
 	for len(heap) > 0 && len(c.sel) < room && used+c.minLen <= limit {
 		cd := heap[0]
@@ -449,7 +473,8 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 	ring := int(c.recHead % uint64(len(c.recs))) // divided once, not per record
 	for _, sel := range c.sel {
 		idx := uint32(sel >> 32)
-		e, s := &c.entries[uint32(sel)], &c.sends[uint32(sel)]
+		e := &c.entries[uint32(sel)]
+		s := &e.entrySend
 		r := record{index: idx, kind: kindLeft, gen: e.gen}
 		if e.want {
 			r.kind = kindChanged
@@ -468,9 +493,9 @@ func (h *Host) write(dst []byte, c *hostClient, limit int) []byte {
 		c.recHead++
 		s.prio = 0
 		s.sentTick = h.tick
-		s.lastSentState = e.want
+		e.lastSentState = e.want
 		if e.want {
-			s.sentState = true
+			e.sentState = true
 			s.stateSeq = seq
 		}
 	}
@@ -564,7 +589,8 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 			ring = 0
 		}
 		p := int32(r >> 2)
-		e, s := &c.entries[p], &c.sends[p]
+		e := &c.entries[p]
+		s := &e.entrySend
 		if seq < s.since || seq <= s.evSeq {
 			continue // an update to an earlier (or a freed) entry, or older than one already acked
 		}
@@ -585,8 +611,8 @@ func (h *Host) acked(c *hostClient, seq uint32, newest bool) {
 			c.count--
 		}
 		e.ackedTick = 0
-		s.sentState = s.stateSeq > seq // a state sent after this leave may land
-		if !e.want && !s.sentState {
+		e.sentState = s.stateSeq > seq // a state sent after this leave may land
+		if !e.want && !e.sentState {
 			c.remove(p)
 		}
 	}

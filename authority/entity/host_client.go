@@ -7,13 +7,13 @@ import (
 
 // hostClient is what a Host keeps for one client.
 type hostClient struct {
-	entries  []entry     // where an entry stays until it is freed, so a record names it by position
-	sends    []entrySend // by entry: its sending state
-	free     []int32     // entries freed, to be reused
-	interest []int32
-	cands    []cand
-	minLen   int      // the shortest record of cands
-	sel      []uint64 // index<<32 | entry
+	entries   []entry // where an entry stays until it is freed, so a record names it by position
+	free      []int32 // entries freed, to be reused
+	interest  []int32
+	cands     []cand
+	minLen    int      // the shortest record of cands
+	candBytes int      // the records of cands, in all
+	sel       []uint64 // index<<32 | entry
 
 	asked    bool   // Interest was asked about it
 	gathered uint32 // the tick of its last gather
@@ -47,33 +47,35 @@ type hostClient struct {
 }
 
 // entry is an entity the host holds for a client: in its set, entering
-// or leaving. It holds what every tick reads of it (20 bytes, so a
-// client's entries are a short run of memory); entrySend, at the same
-// position of hostClient.sends, the rest.
+// or leaving. What every tick reads comes first, then (entrySend) what
+// sending and acks need, in one place: with the two in arrays apart, an
+// ack's records and a tick's candidates each read a second, cold line,
+// which cost more than the longer run of entries a tick reads.
 type entry struct {
-	index        uint32 // its key's
-	gen          uint16
-	want         bool   // in the set this tick
-	ackedIn      bool   // in the set as the acks built it
-	lastRelevant uint32 // the tick interest last named it
-	ackedTick    uint32 // the tick of the newest state acked, 0 for none
+	index   uint32 // its key's
+	gen     uint16
+	want    bool // in the set this tick
+	ackedIn bool // in the set as the acks built it
 	// clean: at the client's last gather the entity was live, wanted,
 	// and its current state acknowledged. Only a gather with
 	// HostConfig.Changed reads it; anything that may undo it clears it.
-	clean bool
+	clean         bool
+	sentState     bool // a state was sent since the last acked leave: the client may hold it
+	lastSentState bool
+	lastRelevant  uint32 // the tick interest last named it
+	ackedTick     uint32 // the tick of the newest state acked, 0 for none
+	entrySend
 }
 
 func (e *entry) key() Key { return Key{Index: e.index, Gen: e.gen} }
 
 // entrySend is what an entry needs when it is sent or acked.
 type entrySend struct {
-	since         uint32 // the first update that may name this entry
-	evSeq         uint32 // the newest acked update that named it
-	sentTick      uint32 // the tick it was last sent
-	stateSeq      uint32 // the update that last carried its state
-	prio          float32
-	sentState     bool // a state was sent since the last acked leave: the client may hold it
-	lastSentState bool
+	since    uint32 // the first update that may name this entry
+	evSeq    uint32 // the newest acked update that named it
+	sentTick uint32 // the tick it was last sent
+	stateSeq uint32 // the update that last carried its state
+	prio     float32
 }
 
 // packetRing holds the updates an ack may name: the newest and the 64
@@ -148,10 +150,12 @@ func (c *hostClient) add(e entry, s entrySend) int32 {
 	if n := len(c.free); n > 0 {
 		i := c.free[n-1]
 		c.free = c.free[:n-1]
-		c.entries[i], c.sends[i] = e, s
+		e.entrySend = s
+		c.entries[i] = e
 		return i
 	}
-	c.entries, c.sends = append(c.entries, e), append(c.sends, s)
+	e.entrySend = s
+	c.entries = append(c.entries, e)
 	c.free = slices.Grow(c.free, cap(c.entries)-len(c.free)) // room to free them all, so remove never grows it
 	return int32(len(c.entries) - 1)
 }
@@ -159,7 +163,7 @@ func (c *hostClient) add(e entry, s entrySend) int32 {
 // remove forgets entry i: no record names it any more, since no update
 // is as new as its since (a later occupant of its place has a later one).
 func (c *hostClient) remove(i int32) {
-	c.entries[i], c.sends[i] = entry{index: freeEntry}, entrySend{since: ^uint32(0)}
+	c.entries[i] = entry{index: freeEntry, entrySend: entrySend{since: ^uint32(0)}}
 	c.free = append(c.free, i)
 }
 
@@ -186,13 +190,14 @@ func (c *hostClient) rebuild() {
 		c.packets[i].acked = true // acks of the old epoch name them
 	}
 	for i := range c.entries {
-		e, s := &c.entries[i], &c.sends[i]
+		e := &c.entries[i]
+		s := &e.entrySend
 		if e.index == freeEntry {
 			continue
 		}
 		s.since = c.nextSeq
 		e.ackedTick, e.ackedIn, e.clean = 0, false, false
 		s.evSeq, s.sentTick, s.stateSeq = 0, 0, 0
-		s.sentState, s.lastSentState = false, false
+		e.sentState, e.lastSentState = false, false
 	}
 }

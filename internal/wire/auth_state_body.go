@@ -9,7 +9,7 @@ import (
 // StateFragments: every player's input at Frame and the state at Frame,
 // XORed with those at Base (a state this client holds: the newest it
 // acknowledged, or the previous one sent it)
-// and run-length coded as one; now and then the state's checksum and what
+// and range coded as one (rangecode.go); now and then the state's checksum and what
 // the host applied of the client's inputs; and the host's time-dilation
 // advice when it changed.
 //

@@ -9,7 +9,7 @@ package wire
 //	               RESUME_REJECT
 //	AuthInput      a client's unacknowledged inputs, or a frame marker
 //	StateFragment  a piece of a StateBody: a host state XOR the acknowledged
-//	               baseline, run-length coded, with the inputs at its frame
+//	               baseline, range coded, with the inputs at its frame
 //	               and the host's rate advice
 //	Nack           fragments to resend
 const (

@@ -41,7 +41,8 @@
 //     as additional data, a 16-byte tag: 25 bytes a datagram.
 //     Kinds: payload, keep-alive, disconnect, denied, ping, pong.
 //   - Round trip (version 2). Each side pings a connected peer each
-//     second (8 bytes, a stamp of its clock, Config.Now); the peer
+//     second (a stamp of its clock, Config.Now, and 4 zero bytes, so
+//     that the answer is no larger); the peer
 //     answers at once with a pong: the stamp, and how long the ping
 //     waited between the kernel's receive time and its answer
 //     (SO_TIMESTAMPNS on Linux; elsewhere the read loop reads at once).

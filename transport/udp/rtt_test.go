@@ -181,6 +181,11 @@ func TestPingPongWire(t *testing.T) {
 	require.Error(t, err)
 	_, err = parsePing(nil)
 	require.Error(t, err)
+	padded := appendPing(nil, 7)
+	padded[pingSize-1] = 1
+	_, err = parsePing(padded)
+	require.Error(t, err, "a ping's padding is zeros")
+	require.Equal(t, len(appendPing(nil, 7)), len(appendPong(nil, 7, time.Second)), "no answer larger than its ping")
 }
 
 func FuzzParsePong(f *testing.F) {

@@ -164,18 +164,20 @@ func openPacket(b []byte, a cipher.AEAD, n *[12]byte, seq uint64) ([]byte, error
 
 // Sizes of a ping's and a pong's payloads.
 const (
-	pingSize = 8     // the pinger's stamp, opaque to the peer
+	pingSize = 8 + 4 // the pinger's stamp, opaque to the peer, and 4 zero bytes: a pong is no larger
 	pongSize = 8 + 4 // the stamp, and the ping's wait before it was read (µs)
 )
 
-// appendPing appends a ping's payload: stamp, which the peer echoes.
+// appendPing appends a ping's payload: stamp, which the peer echoes, and
+// zeros to a pong's size, so that no answer is larger than its ping.
 func appendPing(b []byte, stamp uint64) []byte {
-	return binary.LittleEndian.AppendUint64(b, stamp)
+	b = binary.LittleEndian.AppendUint64(b, stamp)
+	return append(b, 0, 0, 0, 0)
 }
 
 // parsePing reads a ping's payload.
 func parsePing(p []byte) (stamp uint64, err error) {
-	if len(p) != pingSize {
+	if len(p) != pingSize || binary.LittleEndian.Uint32(p[8:]) != 0 {
 		return 0, io.ErrUnexpectedEOF
 	}
 	return binary.LittleEndian.Uint64(p), nil
