@@ -38,8 +38,29 @@ func TestRoomKeyNotHeldByItsHost(t *testing.T) {
 		h, _ := hostRecord(t, kv, r.Host)
 		require.Len(t, h.Matches, 1, "the room is placed in the record of the host it names")
 		require.Equal(t, room, h.Matches[0].Room)
+		// Spread places the next room on the other host once the mirror
+		// has this placement (before, the next Place could run on a mirror
+		// without it, under -race, and put both rooms on one host).
+		waitMirrorHolds(t, p, r.Host, room)
 	}
 	require.Equal(t, uint64(2), p.Stats().Stale)
+}
+
+// waitMirrorHolds waits until p's mirror has host id's record with room.
+func waitMirrorHolds(t *testing.T, p *fleet.Placer, id, room string) {
+	t.Helper()
+	deadline := time.Now().Add(eventBound)
+	for {
+		for _, h := range p.View().Hosts {
+			for _, m := range h.Matches {
+				if h.ID == id && m.Room == room {
+					return
+				}
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "waited %v for the placer to see room %s on host %s", eventBound, room, id)
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // TestOldLayoutHostNotPlaced: a host whose record is of another bucket
