@@ -164,7 +164,13 @@
 // placers, seeing it leave, delete its room key if it still names that
 // host; hosts write no room key); a client that comes meanwhile and resumes its slot keeps it,
 // a fresh one starts the room's next match in its place (the entry and
-// the room key stay, its clients counted afresh). Two clients of a room
+// the room key stay, its clients counted afresh). An ended match whose
+// entry placed more clients than came (a room's clients connect apart:
+// the first can play to the end and leave before the second comes)
+// stays, with the clients yet to come, as the placement of the room's
+// next match. A beat whose write loses its compare-and-set reads the
+// record again and does again what it carried (the ends, the expiries,
+// the restarts). Two clients of a room
 // asking at once for the fleet's last free match are both placed: the
 // second waits for the first's room key and joins. A placed match no
 // client reached within Config.Tuning.PlaceExpiry is dropped from the record. A
