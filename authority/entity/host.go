@@ -41,13 +41,14 @@ type HostConfig struct {
 	// again only when Changed named it (or its slot has a new occupant),
 	// instead of every entity some client holds, every tick: a game that
 	// knows what it moved saves an Encode and a compare per held entity,
-	// and, on the ticks the host does not ask Interest about a client,
-	// the look at each entity that client holds whose state it has
-	// acknowledged. An entity it does not name is taken as unchanged, so a
-	// game that sets Changed must name every change, a despawn or a spawn
-	// included (one it does not name is seen when Interest is next asked
-	// about each client). Indices out of range are ignored; repeats cost
-	// nothing more. Nil means every held entity is encoded each tick.
+	// and most of the look at each entity a client holds whose state it
+	// has acknowledged (all of it on the ticks the host does not ask
+	// Interest about the client). An entity it does not name is taken as
+	// unchanged, so a game that sets Changed must name every change, a
+	// despawn or a spawn included (one it does not name is seen when
+	// Interest is next asked about each client). Indices out of range are
+	// ignored; repeats cost nothing more. Nil means every held entity is
+	// encoded each tick.
 	Changed func(dst []int32) []int32
 	// Interest appends to dst the indices relevant to client and returns
 	// the extended slice (a Grid's AppendNear fits). Indices of free
@@ -297,10 +298,10 @@ func (h *Host) Append(dst []byte, client int) []byte {
 // indices the game names are marked in a table shared by the clients, so
 // an entry finds whether it was named without a lookup. The common case,
 // an entity in the set whose acknowledged state is current, costs a few
-// loads; with HostConfig.Changed, on the ticks the host does not ask
-// about the client, such an entry found current at the client's last
-// tick, whose entity Changed did not name, is current still and costs
-// only its own loads (entry.clean).
+// loads; with HostConfig.Changed, such an entry found current at the
+// client's last tick, whose entity Changed did not name, is current
+// still (entry.clean): it costs only its own loads, and on the ticks the
+// host asks about the client its slot and mark.
 func (h *Host) gather(client int, c *hostClient) {
 	every := uint32(h.cfg.InterestEvery)
 	ask := every == 1 || !c.asked || (h.tick+uint32(client))%every == 0
