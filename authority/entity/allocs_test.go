@@ -8,12 +8,32 @@ import (
 )
 
 // Steady state: entities move, viewers walk, entities enter and leave;
-// neither the host nor the clients allocate.
+// neither the host nor the clients allocate, whether the game names what
+// it moved (HostConfig.Changed, with interest asked every other tick) or
+// not.
 func TestAllocsPerTick(t *testing.T) {
+	t.Run("every entity encoded", func(t *testing.T) { testAllocsPerTick(t, false) })
+	t.Run("Changed", func(t *testing.T) { testAllocsPerTick(t, true) })
+}
+
+func testAllocsPerTick(t *testing.T, fed bool) {
 	w := newWorld(2048)
 	const clients = 8
 	w.viewers = make([][2]int16, clients)
-	h, err := NewHost(HostConfig{Capacity: 2048, Size: 4, Encode: w.encode, Interest: w.interest, Linger: 5})
+	cfg := HostConfig{Capacity: 2048, Size: 4, Encode: w.encode, Interest: w.interest, Linger: 5}
+	tick := 0
+	if fed {
+		cfg.InterestEvery = 2
+		cfg.Changed = func(dst []int32) []int32 {
+			for i := range w.slots {
+				if (i+tick)%5 == 0 {
+					dst = append(dst, int32(i))
+				}
+			}
+			return dst
+		}
+	}
+	h, err := NewHost(cfg)
 	require.NoError(t, err)
 	var cs []*Client
 	var ids []int
@@ -23,7 +43,6 @@ func TestAllocsPerTick(t *testing.T) {
 		cs, ids = append(cs, c), append(ids, h.AddClient())
 	}
 	buf, abuf := make([]byte, 0, 1500), make([]byte, 0, 64)
-	tick := 0
 	step := func() {
 		tick++
 		w.moveSome(tick, 5)

@@ -41,13 +41,14 @@ type HostConfig struct {
 	// again only when Changed named it (or its slot has a new occupant),
 	// instead of every entity some client holds, every tick: a game that
 	// knows what it moved saves an Encode and a compare per held entity,
-	// and, on the ticks the host does not ask Interest about a client,
-	// the look at each entity that client holds whose state it has
-	// acknowledged. An entity it does not name is taken as unchanged, so a
-	// game that sets Changed must name every change, a despawn or a spawn
-	// included (one it does not name is seen when Interest is next asked
-	// about each client). Indices out of range are ignored; repeats cost
-	// nothing more. Nil means every held entity is encoded each tick.
+	// and most of the look at each entity a client holds whose state it
+	// has acknowledged (all of it on the ticks the host does not ask
+	// Interest about the client). An entity it does not name is taken as
+	// unchanged, so a game that sets Changed must name every change, a
+	// despawn or a spawn included (one it does not name is seen when
+	// Interest is next asked about each client). Indices out of range are
+	// ignored; repeats cost nothing more. Nil means every held entity is
+	// encoded each tick.
 	Changed func(dst []int32) []int32
 	// Interest appends to dst the indices relevant to client and returns
 	// the extended slice (a Grid's AppendNear fits). Indices of free
@@ -97,18 +98,16 @@ type Host struct {
 	named   []uint64   // by index, a bit: Changed named it at this Tick
 	stale   []uint64   // by index, a bit: Changed named it since its last encoding
 	stamp   uint32     // of the client being appended: it named an index marked stamp, claimed one stamp+1
+	mark    []uint32   // by index: the stamp of the interest query that last named it (apart from enc, 4 bytes an entity, so the marks stay in the cache)
 	clients []*hostClient
 	free    []int
 }
 
 // encState is until when an entity's encoding is current, when it was
-// last seen to change, and the generation it is of; and the stamp of the
-// interest query that last named the entity (beside the rest, so an
-// entry's look at its entity reads one place).
+// last seen to change, and the generation it is of.
 type encState struct {
 	fresh     uint32 // current while fresh >= tick (the tick encoded), or ^0 with Changed set: current unless its stale bit is set
 	changedAt uint32
-	mark      uint32
 	gen       uint16
 }
 
@@ -150,6 +149,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		cur:     make([]byte, cfg.Capacity*cfg.Size),
 		scratch: make([]byte, cfg.Size),
 		enc:     make([]encState, cfg.Capacity),
+		mark:    make([]uint32, cfg.Capacity),
 	}
 	if cfg.Changed != nil {
 		h.changed = make([]int32, 0, cfg.Capacity)
@@ -298,14 +298,14 @@ func (h *Host) Append(dst []byte, client int) []byte {
 // indices the game names are marked in a table shared by the clients, so
 // an entry finds whether it was named without a lookup. The common case,
 // an entity in the set whose acknowledged state is current, costs a few
-// loads; with HostConfig.Changed, on the ticks the host does not ask
-// about the client, such an entry found current at the client's last
-// tick, whose entity Changed did not name, is current still and costs
-// only its own loads (entry.clean).
+// loads; with HostConfig.Changed, such an entry found current at the
+// client's last tick, whose entity Changed did not name, is current
+// still (entry.clean): it costs only its own loads, and on the ticks the
+// host asks about the client its slot and mark.
 func (h *Host) gather(client int, c *hostClient) {
 	every := uint32(h.cfg.InterestEvery)
 	ask := every == 1 || !c.asked || (h.tick+uint32(client))%every == 0
-	fast := h.cfg.Changed != nil && !ask && c.gathered != 0 && c.gathered == h.tick-1
+	fast := h.cfg.Changed != nil && c.gathered != 0 && c.gathered == h.tick-1
 	c.gathered = h.tick
 	changedNow := h.named
 	c.interest = c.interest[:0]
@@ -314,16 +314,15 @@ func (h *Host) gather(client int, c *hostClient) {
 		c.interest = h.cfg.Interest(client, c.interest)
 	}
 	if h.stamp += 2; h.stamp < 2 { // wrapped: no mark may still claim the new stamp
-		for i := range h.enc {
-			h.enc[i].mark = 0
-		}
+		clear(h.mark)
 		h.stamp = 2
 	}
 	named, claimed := h.stamp, h.stamp+1
 	slots, enc := h.slots, h.enc[:len(h.slots)]
+	mark := h.mark[:len(enc)]
 	for _, idx := range c.interest {
-		if uint32(idx) < uint32(len(enc)) {
-			enc[idx].mark = named
+		if uint32(idx) < uint32(len(mark)) {
+			mark[idx] = named
 		}
 	}
 	c.cands = c.cands[:0]
@@ -335,8 +334,20 @@ func (h *Host) gather(client int, c *hostClient) {
 	for i := range entries {
 		e := &entries[i]
 		idx := e.index
-		if fast && e.clean && changedNow[idx>>6]&(1<<(idx&63)) == 0 && tick-e.lastRelevant <= linger {
-			continue // current at the last tick, unchanged since, and still wanted
+		if fast && e.clean && changedNow[idx>>6]&(1<<(idx&63)) == 0 {
+			if !ask {
+				if tick-e.lastRelevant <= linger {
+					continue // current at the last tick, unchanged since, and still wanted
+				}
+			} else if s := slots[idx]; s.Live && s.Gen == e.gen { // as below, without reading enc
+				if mark[idx] == named {
+					mark[idx] = claimed
+					e.lastRelevant = tick
+				}
+				if tick-e.lastRelevant <= linger {
+					continue
+				}
+			}
 		}
 		if e.clean {
 			e.clean = false
@@ -346,8 +357,8 @@ func (h *Host) gather(client int, c *hostClient) {
 		}
 		s, st := slots[idx], &enc[idx]
 		live := s.Live && s.Gen == e.gen
-		if ask && st.mark == named {
-			st.mark = claimed // an old occupant still leaving holds the index
+		if ask && mark[idx] == named {
+			mark[idx] = claimed // an old occupant still leaving holds the index
 			if live {
 				e.lastRelevant = tick
 			}
@@ -385,10 +396,10 @@ func (h *Host) gather(client int, c *hostClient) {
 		h.consider(client, c, e, int32(i), 0)
 	}
 	for _, idx := range c.interest {
-		if uint32(idx) >= uint32(len(enc)) || enc[idx].mark != named || !slots[idx].Live {
+		if uint32(idx) >= uint32(len(mark)) || mark[idx] != named || !slots[idx].Live {
 			continue // out of range, held already, repeated or free
 		}
-		enc[idx].mark = claimed
+		mark[idx] = claimed
 		i := c.add(entry{index: uint32(idx), gen: slots[idx].Gen, lastRelevant: tick, want: true}, entrySend{since: c.nextSeq})
 		changed := enc[idx].changedAt
 		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen || stale != nil && stale[idx>>6]&(1<<(idx&63)) != 0 {
