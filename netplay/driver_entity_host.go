@@ -115,12 +115,17 @@ func (d *entityHost[S, I]) connect() error {
 	if ec.MaxRewind > 0 {
 		d.lag.init(ec.Capacity, ec.Size, m.cfg.Players, ec.MaxRewind, m.cfg.FrameRate)
 	}
+	var changed func([]int32) []int32
+	if ec.Changed != nil && ec.MaxRewind <= 0 {
+		changed = func(dst []int32) []int32 { return ec.Changed(&d.world, dst) }
+	}
 	h, err := entity.NewHost(entity.HostConfig{
 		Capacity: ec.Capacity, Size: ec.Size,
 		Encode: func(dst []byte, index int) {
 			ec.Encode(&d.world, dst, index)
 			d.lag.keep(dst, index)
 		},
+		Changed:        changed,
 		Interest:       d.interest,
 		Priority:       d.priority,
 		BytesPerSecond: ec.BytesPerSecond, TickRate: m.cfg.FrameRate, Linger: ec.Linger,

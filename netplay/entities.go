@@ -64,6 +64,17 @@ type EntityConfig[S any, I comparable] struct {
 	// Priority, if set, is what an entity the player in slot has to be
 	// sent gains each tick beyond 1 (entity.HostConfig.Priority).
 	Priority func(s *S, slot, index int) float32
+	// Changed, if set, appends to dst the indices of the entities whose
+	// encoding may have changed since the host's previous frame and
+	// returns the extended slice (entity.HostConfig.Changed): the host
+	// then encodes only those, and passes over the entities a client
+	// holds that did not change, where it encodes and compares every
+	// held entity each frame. The game's simulate knows what it moved
+	// (keep the list in S, emptied as each frame starts); a game that
+	// sets Changed must name every change, spawns and despawns included.
+	// It is not used with MaxRewind above 0, whose history needs every
+	// held entity's encoding each frame.
+	Changed func(s *S, dst []int32) []int32
 	// BytesPerSecond is each client's budget for entities (0 means
 	// entity's default, 16,000), Linger the ticks an entity stays after
 	// it was last relevant (0 means 30).
