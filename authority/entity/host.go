@@ -400,7 +400,7 @@ func (h *Host) gather(client int, c *hostClient) {
 			continue // out of range, held already, repeated or free
 		}
 		mark[idx] = claimed
-		i := c.add(entry{index: uint32(idx), gen: slots[idx].Gen, lastRelevant: tick, want: true}, entrySend{since: c.nextSeq})
+		i := c.add(entry{index: uint32(idx), gen: slots[idx].Gen, lastRelevant: tick, want: true, entrySend: entrySend{since: c.nextSeq}})
 		changed := enc[idx].changedAt
 		if enc[idx].fresh < tick || enc[idx].gen != slots[idx].Gen || stale != nil && stale[idx>>6]&(1<<(idx&63)) != 0 {
 			changed = h.encode(uint32(idx))

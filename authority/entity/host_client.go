@@ -146,15 +146,13 @@ func siftDown(cs []cand, i int) {
 const freeEntry = ^uint32(0)
 
 // add starts an entry and returns its position.
-func (c *hostClient) add(e entry, s entrySend) int32 {
+func (c *hostClient) add(e entry) int32 {
 	if n := len(c.free); n > 0 {
 		i := c.free[n-1]
 		c.free = c.free[:n-1]
-		e.entrySend = s
 		c.entries[i] = e
 		return i
 	}
-	e.entrySend = s
 	c.entries = append(c.entries, e)
 	c.free = slices.Grow(c.free, cap(c.entries)-len(c.free)) // room to free them all, so remove never grows it
 	return int32(len(c.entries) - 1)
